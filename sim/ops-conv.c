@@ -1,0 +1,188 @@
+/* ops-conv.c — shape inference for sliding-window ops: Conv, ConvTranspose, MaxPool, AveragePool,
+ * LpPool and the global pools. Output sizes follow the ONNX operator specification (auto_pad, pads,
+ * strides, dilations, ceil_mode). */
+#include "ops-families.h"
+
+#include <string.h>
+
+typedef struct {
+    int spatial;
+    gint64 kernel[MAX_RANK], stride[MAX_RANK], dilation[MAX_RANK], pad_begin[MAX_RANK], pad_end[MAX_RANK];
+    const char *auto_pad;
+    gint64 ceil_mode;
+} Window;
+
+static gboolean read_list(Node *n, const char *name, int want, gint64 dflt, gint64 min, gint64 *out,
+                          GError **error)
+{
+    const GArray *a;
+    if (!node_attr_ints(n, name, &a, error))
+        return FALSE;
+    if (a && (int)a->len != want)
+        return infer_fail(error, n, "attribute '%s' has %u values, expected %d", name, a->len, want);
+    for (int k = 0; k < want; k++) {
+        out[k] = a ? g_array_index(a, gint64, k) : dflt;
+        if (out[k] < min)
+            return infer_fail(error, n, "attribute '%s' value %" G_GINT64_FORMAT " is below %" G_GINT64_FORMAT,
+                              name, out[k], min);
+    }
+    return TRUE;
+}
+
+/* kernel_from_weight: the weight's spatial dims (Conv) or NULL (pools, where kernel_shape is required). */
+static gboolean read_window(Node *n, int spatial, const gint64 *kernel_from_weight, Window *w, GError **error)
+{
+    memset(w, 0, sizeof(*w));
+    w->spatial = spatial;
+    const GArray *ks;
+    if (!node_attr_ints(n, "kernel_shape", &ks, error))
+        return FALSE;
+    if (!ks && !kernel_from_weight)
+        return infer_fail(error, n, "attribute 'kernel_shape' is required");
+    if (ks) {
+        if (!read_list(n, "kernel_shape", spatial, 1, 1, w->kernel, error))
+            return FALSE;
+    } else {
+        memcpy(w->kernel, kernel_from_weight, spatial * sizeof(gint64));
+    }
+    gint64 pads[2 * MAX_RANK];
+    if (!read_list(n, "strides", spatial, 1, 1, w->stride, error) ||
+        !read_list(n, "dilations", spatial, 1, 1, w->dilation, error) ||
+        !read_list(n, "pads", 2 * spatial, 0, 0, pads, error) ||
+        !node_attr_string(n, "auto_pad", "NOTSET", &w->auto_pad, error) ||
+        !node_attr_int(n, "ceil_mode", 0, &w->ceil_mode, error))
+        return FALSE;
+    for (int k = 0; k < spatial; k++) {
+        w->pad_begin[k] = pads[k];
+        w->pad_end[k] = pads[spatial + k];
+    }
+    if (strcmp(w->auto_pad, "NOTSET") && strcmp(w->auto_pad, "VALID") && strcmp(w->auto_pad, "SAME_UPPER") &&
+        strcmp(w->auto_pad, "SAME_LOWER"))
+        return infer_fail(error, n, "attribute 'auto_pad' is '%s' (NOTSET, VALID, SAME_UPPER or SAME_LOWER)",
+                          w->auto_pad);
+    return TRUE;
+}
+
+static gint64 div_round(gint64 num, gint64 den, gboolean up) { return up ? (num + den - 1) / den : num / den; }
+
+/* Output extent of a strided window over `in` elements along spatial axis k. */
+static gboolean window_out(Node *n, const Window *w, int k, gint64 in, gint64 *out, GError **error)
+{
+    gint64 eff = (w->kernel[k] - 1) * w->dilation[k] + 1;
+    if (!strncmp(w->auto_pad, "SAME", 4)) {
+        *out = div_round(in, w->stride[k], TRUE);
+        return TRUE;
+    }
+    gint64 pb = strcmp(w->auto_pad, "VALID") ? w->pad_begin[k] : 0;
+    gint64 pe = strcmp(w->auto_pad, "VALID") ? w->pad_end[k] : 0;
+    gint64 span = in + pb + pe - eff;
+    if (span < 0)
+        return infer_fail(error, n, "window of %" G_GINT64_FORMAT " (kernel %" G_GINT64_FORMAT ", dilation %"
+                          G_GINT64_FORMAT ") is larger than the padded input %" G_GINT64_FORMAT " on spatial axis %d",
+                          eff, w->kernel[k], w->dilation[k], in + pb + pe, k);
+    *out = div_round(span, w->stride[k], w->ceil_mode) + 1;
+    /* With ceil_mode the last window must start inside the input or the left padding. */
+    if (w->ceil_mode && (*out - 1) * w->stride[k] >= in + pb)
+        (*out)--;
+    return TRUE;
+}
+
+static gboolean check_spatial(Node *n, Tensor *x, GError **error)
+{
+    if (x->rank < 3)
+        return infer_fail(error, n, "input '%s' must be (N, C, spatial...), but has rank %d", x->name, x->rank);
+    return TRUE;
+}
+
+gboolean infer_conv(const OpInfo *op, Node *n, gint64 opset, GError **error)
+{
+    (void)op;
+    (void)opset;
+    Tensor *x, *w;
+    gint64 group;
+    if (!infer_input(n, 0, &x, error) || !infer_input(n, 1, &w, error) || !check_spatial(n, x, error) ||
+        !node_attr_int(n, "group", 1, &group, error))
+        return FALSE;
+    int spatial = x->rank - 2;
+    if (w->rank != x->rank)
+        return infer_fail(error, n, "weight '%s' has rank %d, input '%s' rank %d", w->name, w->rank, x->name,
+                          x->rank);
+    if (group < 1 || x->dims[1] != w->dims[1] * group)
+        return infer_fail(error, n, "input channels %" G_GINT64_FORMAT " != weight channels %" G_GINT64_FORMAT
+                          " x group %" G_GINT64_FORMAT, x->dims[1], w->dims[1], group);
+    Window win;
+    if (!read_window(n, spatial, w->dims + 2, &win, error))
+        return FALSE;
+    gint64 out[MAX_RANK] = {x->dims[0], w->dims[0]};
+    for (int k = 0; k < spatial; k++)
+        if (!window_out(n, &win, k, x->dims[2 + k], &out[2 + k], error))
+            return FALSE;
+    return infer_set_output(n, 0, x->dtype, x->rank, out, error);
+}
+
+gboolean infer_conv_transpose(const OpInfo *op, Node *n, gint64 opset, GError **error)
+{
+    (void)op;
+    (void)opset;
+    Tensor *x, *w;
+    gint64 group;
+    if (!infer_input(n, 0, &x, error) || !infer_input(n, 1, &w, error) || !check_spatial(n, x, error) ||
+        !node_attr_int(n, "group", 1, &group, error))
+        return FALSE;
+    int spatial = x->rank - 2;
+    if (w->rank != x->rank || x->dims[1] != w->dims[0] || group < 1)
+        return infer_fail(error, n, "weight '%s' does not match input '%s' (channels %" G_GINT64_FORMAT " vs %"
+                          G_GINT64_FORMAT ")", w->name, x->name, x->dims[1], w->rank > 0 ? w->dims[0] : -1);
+    Window win;
+    gint64 out_pad[MAX_RANK], out_shape[MAX_RANK];
+    const GArray *shape_attr;
+    if (!read_window(n, spatial, w->dims + 2, &win, error) ||
+        !read_list(n, "output_padding", spatial, 0, 0, out_pad, error) ||
+        !node_attr_ints(n, "output_shape", &shape_attr, error))
+        return FALSE;
+    if (shape_attr && !read_list(n, "output_shape", spatial, 0, 1, out_shape, error))
+        return FALSE;
+    gint64 out[MAX_RANK] = {x->dims[0], w->dims[1] * group};
+    for (int k = 0; k < spatial; k++) {
+        gint64 eff = (win.kernel[k] - 1) * win.dilation[k] + 1;
+        if (shape_attr)
+            out[2 + k] = out_shape[k];
+        else if (!strncmp(win.auto_pad, "SAME", 4))
+            out[2 + k] = x->dims[2 + k] * win.stride[k];
+        else
+            out[2 + k] = win.stride[k] * (x->dims[2 + k] - 1) + out_pad[k] + eff - win.pad_begin[k] - win.pad_end[k];
+    }
+    return infer_set_output(n, 0, x->dtype, x->rank, out, error);
+}
+
+gboolean infer_pool(const OpInfo *op, Node *n, gint64 opset, GError **error)
+{
+    (void)op;
+    (void)opset;
+    Tensor *x;
+    if (!infer_input(n, 0, &x, error) || !check_spatial(n, x, error))
+        return FALSE;
+    Window win;
+    if (!read_window(n, x->rank - 2, NULL, &win, error))
+        return FALSE;
+    gint64 out[MAX_RANK] = {x->dims[0], x->dims[1]};
+    for (int k = 0; k < x->rank - 2; k++)
+        if (!window_out(n, &win, k, x->dims[2 + k], &out[2 + k], error))
+            return FALSE;
+    /* MaxPool's optional second output holds the argmax indices. */
+    return infer_set_output(n, 0, x->dtype, x->rank, out, error) &&
+           infer_set_output(n, 1, DT_INT64, x->rank, out, error);
+}
+
+gboolean infer_global_pool(const OpInfo *op, Node *n, gint64 opset, GError **error)
+{
+    (void)op;
+    (void)opset;
+    Tensor *x;
+    if (!infer_input(n, 0, &x, error) || !check_spatial(n, x, error))
+        return FALSE;
+    gint64 out[MAX_RANK];
+    for (int k = 0; k < x->rank; k++)
+        out[k] = k < 2 ? x->dims[k] : 1;
+    return infer_set_output(n, 0, x->dtype, x->rank, out, error);
+}

@@ -1,0 +1,241 @@
+/* ops.c — the op table: the one place that lists the ONNX operators the simulator knows, one row
+ * each, with the scalar functions elementwise rows use for constant folding. Semantics follow the
+ * ONNX operator specification; op classes follow 001_84cba9e4119fb5d1.txt (noop) and
+ * 000_c324d345f708b909.txt (runtime). */
+#include "ops-families.h"
+
+#include <math.h>
+
+static const char *const op_class_names[OP_CLASS_COUNT] = {"compute", "noop", "runtime"};
+
+const char *op_class_name(OpClass c) { return c < OP_CLASS_COUNT ? op_class_names[c] : "?"; }
+
+/* ---- scalar functions (double, and int64 where integer semantics differ) ---- */
+static double f_relu(double x) { return x > 0 ? x : 0; }
+static double f_sigmoid(double x) { return 1 / (1 + exp(-x)); }
+static double f_neg(double x) { return -x; }
+static double f_reciprocal(double x) { return 1 / x; }
+static double f_sign(double x) { return (x > 0) - (x < 0); }
+static double f_not(double x) { return x == 0; }
+static double f_isnan(double x) { return isnan(x); }
+static double f_isinf(double x) { return isinf(x) != 0; }
+static double f_softplus(double x) { return log1p(exp(x)); }
+static double f_softsign(double x) { return x / (1 + fabs(x)); }
+static double f_add(double a, double b) { return a + b; }
+static double f_sub(double a, double b) { return a - b; }
+static double f_mul(double a, double b) { return a * b; }
+static double f_div(double a, double b) { return a / b; }
+static double f_max(double a, double b) { return a > b || isnan(a) ? a : b; }
+static double f_min(double a, double b) { return a < b || isnan(a) ? a : b; }
+static double f_mod(double a, double b) { return fmod(a, b); }
+static double f_eq(double a, double b) { return a == b; }
+static double f_lt(double a, double b) { return a < b; }
+static double f_gt(double a, double b) { return a > b; }
+static double f_le(double a, double b) { return a <= b; }
+static double f_ge(double a, double b) { return a >= b; }
+static double f_and(double a, double b) { return a != 0 && b != 0; }
+static double f_or(double a, double b) { return a != 0 || b != 0; }
+static double f_xor(double a, double b) { return (a != 0) != (b != 0); }
+/* Wrapping integer arithmetic (through unsigned: no undefined behaviour on hostile constants). */
+static gint64 i_add(gint64 a, gint64 b) { return (gint64)((guint64)a + (guint64)b); }
+static gint64 i_sub(gint64 a, gint64 b) { return (gint64)((guint64)a - (guint64)b); }
+static gint64 i_mul(gint64 a, gint64 b) { return (gint64)((guint64)a * (guint64)b); }
+static gint64 i_div(gint64 a, gint64 b) { return b == 0 || (a == G_MININT64 && b == -1) ? 0 : a / b; }
+/* ONNX Mod with fmod = 0: the result takes the divisor's sign (Python semantics). */
+static gint64 i_mod(gint64 a, gint64 b)
+{
+    if (b == 0 || b == -1)
+        return 0;
+    gint64 r = a % b;
+    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+static gint64 i_max(gint64 a, gint64 b) { return MAX(a, b); }
+static gint64 i_min(gint64 a, gint64 b) { return MIN(a, b); }
+static gint64 i_eq(gint64 a, gint64 b) { return a == b; }
+static gint64 i_lt(gint64 a, gint64 b) { return a < b; }
+static gint64 i_gt(gint64 a, gint64 b) { return a > b; }
+static gint64 i_le(gint64 a, gint64 b) { return a <= b; }
+static gint64 i_ge(gint64 a, gint64 b) { return a >= b; }
+
+/* ---- row builders ---- */
+#define OP(n, cls, imin, imax, omin, omax, fn)                                                              \
+    {.name = n, .op_class = cls, .min_inputs = imin, .max_inputs = imax, .min_outputs = omin,               \
+     .max_outputs = omax, .infer = fn}
+#define UNARY(n, fn) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1, .min_outputs = 1, \
+                      .max_outputs = 1, .infer = infer_unary, .elementwise = TRUE, .unary = fn}
+/* Unary maps with optional extra inputs (Clip's min/max, Trilu's k). */
+#define UNARY_N(n, imax) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = imax,            \
+                          .min_outputs = 1, .max_outputs = 1, .infer = infer_unary, .elementwise = TRUE}
+#define PREDICATE(n, fn) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1,                \
+                          .min_outputs = 1, .max_outputs = 1, .infer = infer_unary, .elementwise = TRUE,       \
+                          .unary = fn, .fixed_out_dtype = DT_BOOL}
+#define BINARY(n, f, i) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 2, .max_inputs = 2,                 \
+                         .min_outputs = 1, .max_outputs = 1, .infer = infer_nary, .elementwise = TRUE,         \
+                         .binary = f, .binary_int = i}
+#define COMPARE(n, f, i) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 2, .max_inputs = 2,                \
+                          .min_outputs = 1, .max_outputs = 1, .infer = infer_nary, .elementwise = TRUE,        \
+                          .binary = f, .binary_int = i, .fixed_out_dtype = DT_BOOL}
+#define VARIADIC(n, f, i) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = -1,              \
+                           .min_outputs = 1, .max_outputs = 1, .infer = infer_nary, .elementwise = TRUE,       \
+                           .binary = f, .binary_int = i}
+#define REDUCE(n, f) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 2, .min_outputs = 1,  \
+                      .max_outputs = 1, .infer = infer_reduce, .binary = f}
+
+static const OpInfo op_rows[] = {
+    /* metadata-only views (001_84cba9e4119fb5d1.txt) */
+    OP("Reshape", OP_NOOP, 1, 2, 1, 1, infer_reshape),
+    OP("Transpose", OP_NOOP, 1, 1, 1, 1, infer_transpose),
+    OP("Squeeze", OP_NOOP, 1, 2, 1, 1, infer_squeeze),
+    OP("Unsqueeze", OP_NOOP, 1, 2, 1, 1, infer_unsqueeze),
+    OP("Flatten", OP_NOOP, 1, 1, 1, 1, infer_flatten),
+    OP("Identity", OP_NOOP, 1, 1, 1, 1, infer_identity),
+    /* offset views and contiguous layouts (000_c324d345f708b909.txt) */
+    OP("Gather", OP_RUNTIME, 2, 2, 1, 1, infer_gather),
+    OP("Slice", OP_RUNTIME, 1, 5, 1, 1, infer_slice),
+    OP("Concat", OP_RUNTIME, 1, -1, 1, 1, infer_concat),
+    OP("Split", OP_RUNTIME, 1, 2, 1, -1, infer_split),
+    /* unary elementwise */
+    UNARY("Relu", f_relu),
+    UNARY("Sigmoid", f_sigmoid),
+    UNARY("Tanh", tanh),
+    UNARY("Exp", exp),
+    UNARY("Log", log),
+    UNARY("Sqrt", sqrt),
+    UNARY("Abs", fabs),
+    UNARY("Neg", f_neg),
+    UNARY("Reciprocal", f_reciprocal),
+    UNARY("Erf", erf),
+    UNARY("Floor", floor),
+    UNARY("Ceil", ceil),
+    UNARY("Round", nearbyint),
+    UNARY("Sign", f_sign),
+    UNARY("Sin", sin),
+    UNARY("Cos", cos),
+    UNARY("Tan", tan),
+    UNARY("Softplus", f_softplus),
+    UNARY("Softsign", f_softsign),
+    UNARY("Not", f_not),
+    UNARY("Gelu", NULL),
+    UNARY("HardSigmoid", NULL),
+    UNARY("HardSwish", NULL),
+    UNARY("LeakyRelu", NULL),
+    UNARY("Elu", NULL),
+    UNARY("Selu", NULL),
+    UNARY("Celu", NULL),
+    UNARY("Mish", NULL),
+    UNARY("ThresholdedRelu", NULL),
+    UNARY("Shrink", NULL),
+    UNARY("InstanceNormalization", NULL),
+    UNARY("LRN", NULL),
+    UNARY("Hardmax", NULL),
+    UNARY_N("Clip", 3),
+    UNARY_N("Trilu", 2),
+    UNARY_N("CumSum", 2),
+    UNARY_N("GroupNormalization", 3),
+    PREDICATE("IsNaN", f_isnan),
+    PREDICATE("IsInf", f_isinf),
+    OP("Dropout", OP_COMPUTE, 1, 3, 1, 2, infer_dropout),
+    OP("Cast", OP_COMPUTE, 1, 1, 1, 1, infer_cast),
+    OP("CastLike", OP_COMPUTE, 2, 2, 1, 1, infer_cast_like),
+    OP("EyeLike", OP_COMPUTE, 1, 1, 1, 1, infer_eye_like),
+    /* binary and n-ary elementwise, numpy broadcasting */
+    BINARY("Add", f_add, i_add),
+    BINARY("Sub", f_sub, i_sub),
+    BINARY("Mul", f_mul, i_mul),
+    BINARY("Div", f_div, i_div),
+    BINARY("Pow", pow, NULL),
+    BINARY("Mod", f_mod, i_mod),
+    BINARY("PRelu", NULL, NULL),
+    BINARY("BitShift", NULL, NULL),
+    VARIADIC("Sum", f_add, i_add),
+    VARIADIC("Max", f_max, i_max),
+    VARIADIC("Min", f_min, i_min),
+    VARIADIC("Mean", NULL, NULL),
+    COMPARE("Equal", f_eq, i_eq),
+    COMPARE("Less", f_lt, i_lt),
+    COMPARE("Greater", f_gt, i_gt),
+    COMPARE("LessOrEqual", f_le, i_le),
+    COMPARE("GreaterOrEqual", f_ge, i_ge),
+    COMPARE("And", f_and, NULL),
+    COMPARE("Or", f_or, NULL),
+    COMPARE("Xor", f_xor, NULL),
+    OP("Where", OP_COMPUTE, 3, 3, 1, 1, infer_where),
+    /* linear algebra and windows */
+    OP("MatMul", OP_COMPUTE, 2, 2, 1, 1, infer_matmul),
+    OP("Gemm", OP_COMPUTE, 2, 3, 1, 1, infer_gemm),
+    OP("Conv", OP_COMPUTE, 2, 3, 1, 1, infer_conv),
+    OP("ConvTranspose", OP_COMPUTE, 2, 3, 1, 1, infer_conv_transpose),
+    OP("MaxPool", OP_COMPUTE, 1, 1, 1, 2, infer_pool),
+    OP("AveragePool", OP_COMPUTE, 1, 1, 1, 1, infer_pool),
+    OP("LpPool", OP_COMPUTE, 1, 1, 1, 1, infer_pool),
+    OP("GlobalAveragePool", OP_COMPUTE, 1, 1, 1, 1, infer_global_pool),
+    OP("GlobalMaxPool", OP_COMPUTE, 1, 1, 1, 1, infer_global_pool),
+    OP("GlobalLpPool", OP_COMPUTE, 1, 1, 1, 1, infer_global_pool),
+    /* normalisation, softmax, reductions */
+    OP("BatchNormalization", OP_COMPUTE, 5, 5, 1, 5, infer_batch_norm),
+    OP("LayerNormalization", OP_COMPUTE, 2, 3, 1, 3, infer_layer_norm),
+    OP("Softmax", OP_COMPUTE, 1, 1, 1, 1, infer_softmax),
+    OP("LogSoftmax", OP_COMPUTE, 1, 1, 1, 1, infer_softmax),
+    REDUCE("ReduceSum", f_add),
+    REDUCE("ReduceProd", f_mul),
+    REDUCE("ReduceMax", f_max),
+    REDUCE("ReduceMin", f_min),
+    REDUCE("ReduceMean", NULL),
+    REDUCE("ReduceL1", NULL),
+    REDUCE("ReduceL2", NULL),
+    REDUCE("ReduceLogSum", NULL),
+    REDUCE("ReduceLogSumExp", NULL),
+    REDUCE("ReduceSumSquare", NULL),
+    OP("ArgMax", OP_COMPUTE, 1, 1, 1, 1, infer_arg_reduce),
+    OP("ArgMin", OP_COMPUTE, 1, 1, 1, 1, infer_arg_reduce),
+    OP("TopK", OP_COMPUTE, 1, 2, 2, 2, infer_topk),
+    /* data movement that computes */
+    OP("GatherElements", OP_COMPUTE, 2, 2, 1, 1, infer_gather_elements),
+    OP("ScatterND", OP_COMPUTE, 3, 3, 1, 1, infer_scatter),
+    OP("ScatterElements", OP_COMPUTE, 3, 3, 1, 1, infer_scatter),
+    OP("Expand", OP_COMPUTE, 2, 2, 1, 1, infer_expand),
+    OP("Tile", OP_COMPUTE, 2, 2, 1, 1, infer_tile),
+    OP("Pad", OP_COMPUTE, 1, 4, 1, 1, infer_pad),
+    OP("Resize", OP_COMPUTE, 1, 4, 1, 1, infer_resize),
+    OP("Upsample", OP_COMPUTE, 1, 2, 1, 1, infer_resize),
+    OP("DepthToSpace", OP_COMPUTE, 1, 1, 1, 1, infer_depth_to_space),
+    OP("SpaceToDepth", OP_COMPUTE, 1, 1, 1, 1, infer_space_to_depth),
+    /* shape arithmetic and constants */
+    OP("Shape", OP_COMPUTE, 1, 1, 1, 1, infer_shape_op),
+    OP("Size", OP_COMPUTE, 1, 1, 1, 1, infer_size_op),
+    {.name = "Constant", .op_class = OP_COMPUTE, .min_inputs = 0, .max_inputs = 0, .min_outputs = 1,
+     .max_outputs = 1, .infer = infer_constant, .plan_constant = TRUE},
+    OP("ConstantOfShape", OP_COMPUTE, 1, 1, 1, 1, infer_constant_of_shape),
+    OP("Range", OP_COMPUTE, 3, 3, 1, 1, infer_range),
+    /* control flow: one compute op each, shapes from the file */
+    OP("If", OP_COMPUTE, 1, 1, 1, -1, infer_control),
+    OP("Loop", OP_COMPUTE, 2, -1, 1, -1, infer_control),
+    OP("Scan", OP_COMPUTE, 1, -1, 1, -1, infer_control),
+};
+
+static GHashTable *op_index;
+
+static gpointer build_index(gpointer unused)
+{
+    (void)unused;
+    GHashTable *h = g_hash_table_new(g_str_hash, g_str_equal);
+    for (gsize k = 0; k < G_N_ELEMENTS(op_rows); k++)
+        g_hash_table_insert(h, (gpointer)op_rows[k].name, (gpointer)&op_rows[k]);
+    op_index = h;
+    return h;
+}
+
+const OpInfo *op_lookup(const char *domain, const char *op_type)
+{
+    static GOnce once = G_ONCE_INIT;
+    g_once(&once, build_index, NULL);
+    if (domain && *domain && strcmp(domain, "ai.onnx") != 0)
+        return NULL;
+    return g_hash_table_lookup(op_index, op_type);
+}
+
+const OpInfo *op_table(gsize *count)
+{
+    *count = G_N_ELEMENTS(op_rows);
+    return op_rows;
+}
