@@ -1,0 +1,104 @@
+/* testutil.c — helpers shared by the test programs (see testutil.h). */
+#include "testutil.h"
+
+#include <glib/gstdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+gboolean test_infer(Model *m, const char *const *dims, GError **error)
+{
+    ShapeOptions o;
+    shape_options_init(&o);
+    gboolean ok = TRUE;
+    for (const char *const *d = dims; ok && d && *d; d++)
+        ok = shape_options_add_dim(&o, *d, error);
+    ok = ok && shape_infer(m, &o, error);
+    shape_options_clear(&o);
+    return ok;
+}
+
+char *test_type_of(const Model *m, const char *tensor)
+{
+    const Tensor *t = graph_tensor(m->graph, tensor);
+    if (!t || !t->shape_known)
+        return g_strdup("?");
+    char *dims = dims_to_string(t->rank, t->dims);
+    char *s = g_strdup_printf("%s%s", dtype_name(t->dtype), dims);
+    g_free(dims);
+    return s;
+}
+
+char *test_finish_error(Builder *b, const char *const *dims)
+{
+    GError *error = NULL;
+    Model *m = builder_finish(b, &error);
+    if (m)
+        test_infer(m, dims, &error);
+    model_free(m);
+    if (!error)
+        return NULL;
+    char *msg = g_strdup(error->message);
+    g_error_free(error);
+    return msg;
+}
+
+RunResult test_run(const char *binary_env, const char *const *args)
+{
+    RunResult r = {0};
+    const char *bin = g_getenv(binary_env);
+    g_assert_nonnull(bin);
+    GPtrArray *argv = g_ptr_array_new();
+    g_ptr_array_add(argv, (gpointer)bin);
+    for (const char *const *a = args; *a; a++)
+        g_ptr_array_add(argv, (gpointer)*a);
+    g_ptr_array_add(argv, NULL);
+    GError *error = NULL;
+    int wait_status = 0;
+    gboolean ok = g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &r.out, &r.err,
+                               &wait_status, &error);
+    g_assert_no_error(error);
+    g_assert_true(ok);
+    r.status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status);
+    g_ptr_array_unref(argv);
+    return r;
+}
+
+void run_result_clear(RunResult *r)
+{
+    g_free(r->out);
+    g_free(r->err);
+}
+
+static char *scratch_dir;
+
+static void remove_scratch(void)
+{
+    GDir *d = g_dir_open(scratch_dir, 0, NULL);
+    const char *name;
+    while (d && (name = g_dir_read_name(d))) {
+        char *p = g_build_filename(scratch_dir, name, NULL);
+        g_remove(p);
+        g_free(p);
+    }
+    if (d)
+        g_dir_close(d);
+    g_rmdir(scratch_dir);
+    g_free(scratch_dir);
+}
+
+char *test_scratch_path(const char *name)
+{
+    if (!scratch_dir) {
+        scratch_dir = g_dir_make_tmp("arenasim-test-XXXXXX", NULL);
+        g_assert_nonnull(scratch_dir);
+        atexit(remove_scratch);
+    }
+    return g_build_filename(scratch_dir, name, NULL);
+}
+
+char *test_write_scratch(const char *name, const void *data, gsize len)
+{
+    char *path = test_scratch_path(name);
+    g_assert_true(g_file_set_contents(path, data, (gssize)len, NULL));
+    return path;
+}

@@ -1,0 +1,39 @@
+/* testutil.h — shared helpers for the g_test programs: running shape inference on a built model,
+ * describing a tensor's inferred type, running the sim and mkgraph binaries, scratch files. */
+#ifndef TESTUTIL_H
+#define TESTUTIL_H
+
+#include "builder.h"
+#include "onnx.h"
+#include "shape.h"
+
+/* Shape inference with optional "NAME=VALUE" bindings (NULL-terminated). */
+gboolean test_infer(Model *m, const char *const *dims, GError **error);
+/* "FLOAT[1,3,224,224]" for an inferred tensor; "?" when unknown or absent. Newly allocated. */
+char *test_type_of(const Model *m, const char *tensor);
+/* Assert shorthand: the inferred type of `tensor` equals `expect`. */
+#define assert_type(m, tensor, expect)                                                                      \
+    do {                                                                                                   \
+        char *got_ = test_type_of((m), (tensor));                                                          \
+        g_assert_cmpstr(got_, ==, (expect));                                                               \
+        g_free(got_);                                                                                      \
+    } while (0)
+
+/* Builds, finalizes and infers; returns the error message (or NULL on success). Newly allocated. */
+char *test_finish_error(Builder *b, const char *const *dims);
+
+typedef struct {
+    int status; /* exit status */
+    char *out;
+    char *err;
+} RunResult;
+/* Runs a test binary (SIM_BIN / MKGRAPH_BIN environment variables) with the given arguments. */
+RunResult test_run(const char *binary_env, const char *const *args);
+void run_result_clear(RunResult *r);
+
+/* A fresh scratch folder for this test program (removed at exit) and a path inside it. */
+char *test_scratch_path(const char *name);
+/* Writes bytes to a scratch file; returns its path. */
+char *test_write_scratch(const char *name, const void *data, gsize len);
+
+#endif
