@@ -57,16 +57,19 @@ deps:
 
 $(GEN_C) $(GEN_H): $(ONNX_PROTO)
 	@mkdir -p $(BUILD)/gen
-	protoc-c --proto_path=$(dir $(ONNX_PROTO)) --c_out=$(BUILD)/gen $(ONNX_PROTO)
+	@echo "  PROTOC  $<"
+	@protoc-c --proto_path=$(dir $(ONNX_PROTO)) --c_out=$(BUILD)/gen $(ONNX_PROTO)
 
 # Generated code is compiled without -Werror: its warnings are protoc-c's, not ours.
 $(BUILD)/obj/gen/onnx.pb-c.o: $(GEN_C)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_COMMON) -c $< -o $@
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS_COMMON) -c $< -o $@
 
 $(BUILD)/obj/%.o: %.c | $(GEN_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_STRICT) -c $< -o $@
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS_STRICT) -c $< -o $@
 
 $(LIB): $(LIB_OBJS)
 	rm -f $@

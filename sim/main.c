@@ -27,7 +27,7 @@ static int usage_error(const char *message)
 static int file_error(const char *path, const GError *error)
 {
     fprintf(stderr, "sim: %s: %s\n", path, error->message);
-    return error->domain == SIM_ERROR && error->code == SIM_ERROR_USAGE ? 2 : 1;
+    return 1;
 }
 
 static void list_ops(void)
@@ -38,22 +38,13 @@ static void list_ops(void)
         printf("%-24s %s\n", ops[k].name, op_class_name(ops[k].op_class));
 }
 
-static Model *load_model(const CliOptions *o, GError **error)
+static Model *load_model(const char *path, const ShapeOptions *shape_options, GError **error)
 {
-    ShapeOptions shape_options;
-    shape_options_init(&shape_options);
-    shape_options.allow_unknown_ops = o->allow_unknown_ops;
-    Model *m = NULL;
-    for (char **d = o->dims; d && *d; d++)
-        if (!shape_options_add_dim(&shape_options, *d, error))
-            goto out;
-    m = onnx_read_file(o->graph_path, error);
-    if (m && !shape_infer(m, &shape_options, error)) {
+    Model *m = onnx_read_file(path, error);
+    if (m && !shape_infer(m, shape_options, error)) {
         model_free(m);
         m = NULL;
     }
-out:
-    shape_options_clear(&shape_options);
     return m;
 }
 
@@ -82,6 +73,8 @@ int main(int argc, char **argv)
     GError *error = NULL;
     int status = 0;
     Model *m = NULL;
+    ShapeOptions shape_options;
+    shape_options_init(&shape_options);
     if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
         status = usage_error(error->message);
         goto out;
@@ -104,13 +97,21 @@ int main(int argc, char **argv)
         status = usage_error("no graph given: use --graph FILE");
         goto out;
     }
-    m = load_model(&o, &error);
+    shape_options.allow_unknown_ops = o.allow_unknown_ops;
+    for (char **d = o.dims; d && *d; d++) {
+        if (!shape_options_add_dim(&shape_options, *d, &error)) {
+            status = usage_error(error->message);
+            goto out;
+        }
+    }
+    m = load_model(o.graph_path, &shape_options, &error);
     if (!m) {
         status = file_error(o.graph_path, error);
         goto out;
     }
     info_print(stdout, m, o.graph_path);
 out:
+    shape_options_clear(&shape_options);
     if (error)
         g_error_free(error);
     model_free(m);
