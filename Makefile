@@ -41,6 +41,7 @@ TEST_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 TEST_SUPPORT_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(TEST_SUPPORT))
 
 .PHONY: all deps test check asan run graphs clean
+.SECONDARY:
 .DEFAULT_GOAL := all
 
 all: $(SIM) $(MKGRAPH) $(TEST_BINS) graphs/gpt2.onnx

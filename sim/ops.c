@@ -209,7 +209,7 @@ static const OpInfo op_rows[] = {
     OP("Range", OP_COMPUTE, 3, 3, 1, 1, infer_range),
     /* control flow: one compute op each, shapes from the file */
     OP("If", OP_COMPUTE, 1, 1, 1, -1, infer_control),
-    OP("Loop", OP_COMPUTE, 2, -1, 1, -1, infer_control),
+    OP("Loop", OP_COMPUTE, 0, -1, 1, -1, infer_control), /* M and cond are both optional */
     OP("Scan", OP_COMPUTE, 1, -1, 1, -1, infer_control),
 };
 

@@ -387,6 +387,46 @@ static void test_unknown_ops(void)
     model_free(m);
 }
 
+/* If takes its outputs from the then-branch's declared outputs, Loop from value_info; a control op
+ * whose output shape the file does not give is an error naming the output. */
+static void test_control_flow(void)
+{
+    Builder *b = builder_new("control", 13);
+    INPUT(b, "x", 2, 3);
+    gint64 one = 1;
+    const char *cond = b_ints(b, "cond", 0, NULL, &one);
+    Graph *then_g = graph_new("then"), *else_g = graph_new("else");
+    g_assert_nonnull(graph_add_node(then_g, "Relu", "", "r", (const char *const[]){"x"}, 1,
+                                    (const char *const[]){"t_out"}, 1, NULL, NULL));
+    graph_add_output(then_g, "t_out", type_info_new(DT_FLOAT, 2, DIMS(2, 3)), NULL);
+    g_assert_nonnull(graph_add_node(else_g, "Neg", "", "n", (const char *const[]){"x"}, 1,
+                                    (const char *const[]){"e_out"}, 1, NULL, NULL));
+    graph_add_output(else_g, "e_out", type_info_new(DT_FLOAT, 2, DIMS(2, 3)), NULL);
+    b_node(b, "If", (const char *const[]){cond, NULL}, 1, (const char *[]){"branch"},
+           attr_new_graph("then_branch", then_g), attr_new_graph("else_branch", else_g), NULL);
+    Graph *body = graph_new("body");
+    b_node(b, "Loop", (const char *const[]){cond, "", "x", NULL}, 1, (const char *[]){"looped"},
+           attr_new_graph("body", body), NULL);
+    graph_add_value_info(b->graph, "looped", type_info_new(DT_FLOAT, 2, DIMS(2, 3)), NULL);
+    Model *m = finish(b, NULL);
+    assert_type(m, "branch", "FLOAT[2,3]");
+    assert_type(m, "looped", "FLOAT[2,3]");
+    /* The If body reads the outer 'x': an implicit input, so 'x' lives until the If has run. */
+    const Node *if_node = graph_tensor(m->graph, "branch")->producer;
+    g_assert_cmpuint(if_node->implicit_inputs->len, ==, 1);
+    model_free(m);
+
+    b = builder_new("loop-unknown", 13);
+    INPUT(b, "x", 2, 3);
+    cond = b_ints(b, "cond", 0, NULL, &one);
+    b_node(b, "Loop", (const char *const[]){cond, "", "x", NULL}, 1, (const char *[]){"looped"},
+           attr_new_graph("body", graph_new("body")), NULL);
+    char *msg = test_finish_error(b, NULL);
+    g_assert_cmpstr(msg, ==, "node 'Loop_n0' (Loop): output 'looped' needs a static shape in value_info (subgraph "
+                             "ops are planned as one compute op and their shapes are not inferred)");
+    g_free(msg);
+}
+
 /* Every row of the op table has an inference function and a sane arity. */
 static void test_op_table_rows(void)
 {
@@ -419,6 +459,7 @@ int main(int argc, char **argv)
     g_test_add_func("/shape/symbolic-dims", test_symbolic_dims);
     g_test_add_func("/shape/value-info", test_value_info_checked);
     g_test_add_func("/shape/unknown-ops", test_unknown_ops);
+    g_test_add_func("/shape/control-flow", test_control_flow);
     g_test_add_func("/shape/op-table", test_op_table_rows);
     return g_test_run();
 }
