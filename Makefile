@@ -27,7 +27,7 @@ LDFLAGS_ALL   = $(SAN_FLAGS)
 
 SIM_SRCS      := $(filter-out sim/main.c,$(wildcard sim/*.c))
 STRATEGY_SRCS := $(wildcard strategies/*.c)
-MKGRAPH_SRCS  := $(wildcard graphs/mkgraph*.c)
+MKGRAPH_SRCS  := $(wildcard graphs/*.c)
 TEST_SRCS     := $(wildcard tests/test-*.c)
 TEST_SUPPORT  := $(filter-out $(TEST_SRCS),$(wildcard tests/*.c))
 

@@ -10,14 +10,44 @@
 #include <string.h>
 
 static const MkFamily *const families[] = {
-    &mk_gpt2,
+    &mk_gpt2, &mk_block, &mk_mlp, &mk_noop_chain, &mk_branches, &mk_pinned, &mk_gather, &mk_slice,
+    &mk_concat, &mk_split, &mk_chained_concat, &mk_densenet, &mk_unet, &mk_inception, &mk_random,
 };
 
-gint64 mk_param(const MkParams *p, const char *name)
+GArray *mk_ints(const MkParams *p, const char *name, GError **error)
 {
-    const gint64 *v = g_hash_table_lookup(p->values, name);
-    g_assert(v); /* families only ask for params they declare */
-    return *v;
+    const char *text = g_hash_table_lookup(p->values, name);
+    g_assert(text); /* families only ask for params they declare */
+    GArray *out = g_array_new(FALSE, FALSE, sizeof(gint64));
+    char **parts = g_strsplit(text, ",", -1);
+    for (char **part = parts; *part; part++) {
+        char *end;
+        errno = 0;
+        long long v = strtoll(*part, &end, 10);
+        if (!**part || *end || errno || v < 0) {
+            if (error && !*error)
+                g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--%s '%s' is not a non-negative integer%s", name,
+                            text, strchr(text, ',') ? " list" : "");
+            break;
+        }
+        g_array_append_val(out, v);
+    }
+    g_strfreev(parts);
+    if (out->len == 0) {
+        gint64 zero = 0;
+        g_array_append_val(out, zero);
+    }
+    return out;
+}
+
+gint64 mk_int(const MkParams *p, const char *name, GError **error)
+{
+    GArray *v = mk_ints(p, name, error);
+    gint64 first = g_array_index(v, gint64, 0);
+    if (v->len != 1 && error && !*error)
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--%s takes one integer", name);
+    g_array_unref(v);
+    return first;
 }
 
 static void list_families(void)
@@ -26,7 +56,7 @@ static void list_families(void)
         const MkFamily *f = families[k];
         printf("%s — %s\n", f->name, f->summary);
         for (const MkParam *p = f->params; p->name; p++)
-            printf("    --%-12s %s (default %" G_GINT64_FORMAT ")\n", p->name, p->help, p->dflt);
+            printf("    --%-14s %s (default %s)\n", p->name, p->help, p->dflt);
     }
 }
 
@@ -52,12 +82,9 @@ int main(int argc, char **argv)
             family = families[k];
     if (!family)
         return usage("unknown family '%s'", argv[1]);
-    MkParams params = {g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free)};
-    for (const MkParam *p = family->params; p->name; p++) {
-        gint64 *v = g_new(gint64, 1);
-        *v = p->dflt;
-        g_hash_table_insert(params.values, (gpointer)p->name, v);
-    }
+    MkParams params = {g_hash_table_new(g_str_hash, g_str_equal)};
+    for (const MkParam *p = family->params; p->name; p++)
+        g_hash_table_insert(params.values, (gpointer)p->name, (gpointer)p->dflt);
     const char *out = NULL;
     int status = 0;
     for (int k = 2; k < argc && !status; k++) {
@@ -65,8 +92,8 @@ int main(int argc, char **argv)
             out = argv[++k];
             continue;
         }
-        gint64 *slot = !strncmp(argv[k], "--", 2) ? g_hash_table_lookup(params.values, argv[k] + 2) : NULL;
-        if (!slot) {
+        const char *name = !strncmp(argv[k], "--", 2) ? argv[k] + 2 : NULL;
+        if (!name || !g_hash_table_contains(params.values, name)) {
             status = usage("unknown option '%s'", argv[k]);
             break;
         }
@@ -74,12 +101,7 @@ int main(int argc, char **argv)
             status = usage("option '%s' needs a value", argv[k]);
             break;
         }
-        char *end;
-        errno = 0;
-        long long v = strtoll(argv[++k], &end, 10);
-        if (*end || errno || v < 0)
-            status = usage("'%s' is not a non-negative integer", argv[k]);
-        *slot = v;
+        g_hash_table_insert(params.values, (gpointer)name, argv[++k]);
     }
     if (!status && !out)
         status = usage("%sno output file: use -o FILE.onnx", "");

@@ -5,25 +5,31 @@
 
 #include "builder.h"
 
+/* A family parameter: `--name value`; values are integers or comma-separated integer lists. */
 typedef struct {
     const char *name;
-    gint64 dflt;
+    const char *dflt;
     const char *help;
 } MkParam;
 
 typedef struct {
-    GHashTable *values; /* param name -> gint64*, every declared param present */
+    GHashTable *values; /* param name -> value text, every declared param present */
 } MkParams;
 
-gint64 mk_param(const MkParams *p, const char *name);
+/* Parsed parameter values; a malformed value sets *error (sticky: later calls keep it). */
+gint64 mk_int(const MkParams *p, const char *name, GError **error);
+/* A comma-separated list of integers (at least one). Newly allocated. */
+GArray *mk_ints(const MkParams *p, const char *name, GError **error);
 
 typedef struct {
     const char *name;
     const char *summary;
     const MkParam *params; /* terminated by {NULL} */
-    Model *(*build)(const MkParams *p, GError **error);
+    Model *(*build)(const MkParams *p, GError **error); /* error is never NULL */
 } MkFamily;
 
-extern const MkFamily mk_gpt2;
+/* The families (one file each), listed in mkgraph.c's registry. */
+extern const MkFamily mk_gpt2, mk_block, mk_mlp, mk_noop_chain, mk_branches, mk_pinned, mk_gather, mk_slice,
+    mk_concat, mk_split, mk_chained_concat, mk_densenet, mk_unet, mk_inception, mk_random;
 
 #endif
