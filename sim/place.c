@@ -1,0 +1,351 @@
+/* place.c — the placement driver (units, bins, online replay, offline planning) and the gap finder
+ * the offline strategies share (see place.h). */
+#include "place.h"
+#include "graph.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------- units ---------- */
+
+typedef struct {
+    PlaceProblem problem;
+    GArray *buffers;       /* guint: trace ids of this bin's buffers */
+    guint *unit_of;        /* per entry of `buffers` */
+    guint64 *member_offset;
+} BinProblem;
+
+static void bin_problem_clear(BinProblem *b)
+{
+    if (b->problem.units)
+        g_array_unref(b->problem.units);
+    if (b->buffers)
+        g_array_unref(b->buffers);
+    g_free(b->unit_of);
+    g_free(b->member_offset);
+}
+
+static gboolean build_bin(const Trace *t, guint bin, BinProblem *out, GError **error)
+{
+    memset(out, 0, sizeof(*out));
+    out->problem.units = g_array_new(FALSE, FALSE, sizeof(PlaceUnit));
+    out->problem.steps = t->steps;
+    out->buffers = g_array_new(FALSE, FALSE, sizeof(guint));
+    for (guint k = 0; k < trace_count(t); k++)
+        if (trace_buffer(t, k)->bin == bin)
+            g_array_append_val(out->buffers, k);
+    out->unit_of = g_new0(guint, out->buffers->len + 1);
+    out->member_offset = g_new0(guint64, out->buffers->len + 1);
+    GHashTable *group_unit = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    for (guint k = 0; k < out->buffers->len; k++) {
+        const TraceBuffer *b = trace_buffer(t, g_array_index(out->buffers, guint, k));
+        gpointer found = NULL;
+        if (b->group != TRACE_NONE && g_hash_table_lookup_extended(group_unit, &b->group, NULL, &found)) {
+            guint u = GPOINTER_TO_UINT(found);
+            PlaceUnit *unit = &g_array_index(out->problem.units, PlaceUnit, u);
+            unit->size = MAX(unit->size, b->group_offset + b->size);
+            unit->align = MAX(unit->align, b->align);
+            unit->first = MIN(unit->first, b->first);
+            unit->last = MAX(unit->last, b->last);
+            if (b->fixed != TRACE_NONE)
+                unit->fixed = b->fixed - (gint64)b->group_offset;
+            out->unit_of[k] = u;
+            out->member_offset[k] = b->group_offset;
+            continue;
+        }
+        PlaceUnit unit = {b->size, b->align, b->first, b->last, TRACE_NONE};
+        if (b->group != TRACE_NONE) {
+            unit.size = b->group_offset + b->size;
+            g_hash_table_insert(group_unit, g_memdup2(&b->group, sizeof(gint64)),
+                                GUINT_TO_POINTER(out->problem.units->len));
+            out->member_offset[k] = b->group_offset;
+            if (b->fixed != TRACE_NONE)
+                unit.fixed = b->fixed - (gint64)b->group_offset;
+        } else {
+            unit.fixed = b->fixed;
+        }
+        out->unit_of[k] = out->problem.units->len;
+        g_array_append_val(out->problem.units, unit);
+    }
+    g_hash_table_unref(group_unit);
+    /* A group base must be aligned for every member: member offsets must be multiples of their own
+     * alignment, and a pinned base must honour the largest one. */
+    for (guint k = 0; k < out->buffers->len; k++) {
+        guint id = g_array_index(out->buffers, guint, k);
+        const TraceBuffer *b = trace_buffer(t, id);
+        const PlaceUnit *u = &g_array_index(out->problem.units, PlaceUnit, out->unit_of[k]);
+        if (b->group != TRACE_NONE && (b->group_offset % b->align || (u->fixed != TRACE_NONE && u->fixed % u->align))) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT,
+                        "buffer %u '%s': its offset in group %" G_GINT64_FORMAT " breaks its alignment", id, b->name,
+                        b->group);
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+guint64 place_arena(const PlaceProblem *p, const guint64 *offsets)
+{
+    guint64 end = 0, align = 1;
+    for (guint u = 0; u < p->units->len; u++) {
+        const PlaceUnit *unit = &g_array_index(p->units, PlaceUnit, u);
+        end = MAX(end, offsets[u] + unit->size);
+        align = MAX(align, unit->align);
+    }
+    return round_up(end, align);
+}
+
+/* ---------- online replay ---------- */
+
+typedef struct {
+    guint64 start, end;
+} Range;
+
+static gint range_cmp(gconstpointer a, gconstpointer b)
+{
+    const Range *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Units grouped by a step (their first or last): CSR arrays. */
+static guint *bucket_units(const PlaceProblem *p, gboolean by_last, guint **starts_out)
+{
+    guint n = p->units->len, steps = p->steps;
+    guint *starts = g_new0(guint, steps + 2);
+    for (guint u = 0; u < n; u++) {
+        const PlaceUnit *unit = &g_array_index(p->units, PlaceUnit, u);
+        starts[(by_last ? unit->last : unit->first) + 1]++;
+    }
+    for (guint s = 0; s < steps; s++)
+        starts[s + 1] += starts[s];
+    guint *fill = g_memdup2(starts, (steps + 2) * sizeof(guint));
+    guint *items = g_new(guint, n ? n : 1);
+    for (guint u = 0; u < n; u++) {
+        const PlaceUnit *unit = &g_array_index(p->units, PlaceUnit, u);
+        items[fill[by_last ? unit->last : unit->first]++] = u;
+    }
+    g_free(fill);
+    *starts_out = starts;
+    return items;
+}
+
+static gboolean replay_online(const PlaceStrategy *s, const PlaceProblem *p, guint64 *offsets, GError **error)
+{
+    gpointer state = s->create();
+    /* Pinned ranges are reserved for the whole run (merged where they overlap). */
+    GArray *pins = g_array_new(FALSE, FALSE, sizeof(Range));
+    for (guint u = 0; u < p->units->len; u++) {
+        const PlaceUnit *unit = &g_array_index(p->units, PlaceUnit, u);
+        if (unit->fixed != TRACE_NONE) {
+            Range r = {(guint64)unit->fixed, (guint64)unit->fixed + unit->size};
+            g_array_append_val(pins, r);
+        }
+    }
+    g_array_sort(pins, range_cmp);
+    gboolean ok = TRUE;
+    for (guint k = 0; ok && k < pins->len;) {
+        Range r = g_array_index(pins, Range, k++);
+        while (k < pins->len && g_array_index(pins, Range, k).start <= r.end)
+            r.end = MAX(r.end, g_array_index(pins, Range, k++).end);
+        if (!s->reserve(state, r.start, r.end - r.start)) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "%s cannot reserve pinned range [%" G_GUINT64_FORMAT
+                        ", %" G_GUINT64_FORMAT ")", s->name, r.start, r.end);
+            ok = FALSE;
+        }
+    }
+    g_array_unref(pins);
+    guint *born_at, *die_at;
+    guint *born = bucket_units(p, FALSE, &born_at), *die = bucket_units(p, TRUE, &die_at);
+    for (guint step = 0; ok && step < p->steps; step++) {
+        for (guint k = born_at[step]; k < born_at[step + 1]; k++) {
+            guint u = born[k];
+            const PlaceUnit *unit = &g_array_index(p->units, PlaceUnit, u);
+            if (unit->fixed == TRACE_NONE)
+                offsets[u] = s->alloc(state, unit->size, unit->align);
+        }
+        for (guint k = die_at[step]; k < die_at[step + 1]; k++) {
+            guint u = die[k];
+            const PlaceUnit *unit = &g_array_index(p->units, PlaceUnit, u);
+            if (unit->fixed == TRACE_NONE)
+                s->release(state, offsets[u], unit->size);
+        }
+    }
+    g_free(born);
+    g_free(born_at);
+    g_free(die);
+    g_free(die_at);
+    s->destroy(state);
+    return ok;
+}
+
+gboolean place_problem(const PlaceStrategy *s, const PlaceProblem *p, guint64 *offsets, char **detail, GError **error)
+{
+    for (guint u = 0; u < p->units->len; u++) {
+        const PlaceUnit *unit = &g_array_index(p->units, PlaceUnit, u);
+        offsets[u] = unit->fixed != TRACE_NONE ? (guint64)unit->fixed : 0;
+    }
+    if (s->kind == PLACE_ONLINE)
+        return replay_online(s, p, offsets, error);
+    return s->plan(p, offsets, detail, error);
+}
+
+Plan *place_run(const PlaceStrategy *s, const Trace *t, GError **error)
+{
+    if (!trace_validate(t, error))
+        return NULL;
+    Plan *plan = g_new0(Plan, 1);
+    plan->strategy = s;
+    plan->offsets = g_new0(guint64, trace_count(t) + 1);
+    plan->bins = trace_bins(t);
+    plan->bin_arena = g_new0(guint64, plan->bins);
+    gboolean ok = TRUE;
+    for (guint bin = 0; ok && bin < plan->bins; bin++) {
+        BinProblem bp;
+        ok = build_bin(t, bin, &bp, error);
+        guint64 *unit_offsets = g_new0(guint64, bp.problem.units->len + 1);
+        char *detail = NULL;
+        gint64 start = g_get_monotonic_time();
+        ok = ok && place_problem(s, &bp.problem, unit_offsets, &detail, error);
+        plan->seconds += (double)(g_get_monotonic_time() - start) / G_USEC_PER_SEC;
+        if (ok) {
+            for (guint k = 0; k < bp.buffers->len; k++)
+                plan->offsets[g_array_index(bp.buffers, guint, k)] = unit_offsets[bp.unit_of[k]] + bp.member_offset[k];
+            plan->bin_arena[bin] = place_arena(&bp.problem, unit_offsets);
+            plan->arena += plan->bin_arena[bin];
+        }
+        if (detail) {
+            char *joined = plan->detail ? g_strdup_printf("%s; %s", plan->detail, detail) : g_strdup(detail);
+            g_free(plan->detail);
+            plan->detail = joined;
+            g_free(detail);
+        }
+        g_free(unit_offsets);
+        bin_problem_clear(&bp);
+    }
+    if (!ok) {
+        plan_free(plan);
+        return NULL;
+    }
+    return plan;
+}
+
+void plan_free(Plan *p)
+{
+    if (!p)
+        return;
+    g_free(p->offsets);
+    g_free(p->bin_arena);
+    g_free(p->detail);
+    g_free(p);
+}
+
+/* ---------- offline helpers ---------- */
+
+struct PlacedIndex {
+    const PlaceProblem *p;
+    const guint64 *offsets;
+    TreapNode *nodes; /* one per unit: key = first, tie = unit, val = last */
+    Treap tree;
+    GArray *scratch;  /* Range of the overlapping placed units, reused per query */
+};
+
+PlacedIndex *placed_index_new(const PlaceProblem *p, const guint64 *offsets)
+{
+    PlacedIndex *x = g_new0(PlacedIndex, 1);
+    x->p = p;
+    x->offsets = offsets;
+    x->nodes = g_new0(TreapNode, p->units->len + 1);
+    x->scratch = g_array_new(FALSE, FALSE, sizeof(Range));
+    treap_init(&x->tree);
+    for (guint u = 0; u < p->units->len; u++)
+        if (g_array_index(p->units, PlaceUnit, u).fixed != TRACE_NONE)
+            placed_index_add(x, u, offsets[u]);
+    return x;
+}
+
+void placed_index_free(PlacedIndex *x)
+{
+    if (!x)
+        return;
+    g_free(x->nodes);
+    g_array_unref(x->scratch);
+    g_free(x);
+}
+
+void placed_index_add(PlacedIndex *x, guint unit, guint64 offset)
+{
+    const PlaceUnit *u = &g_array_index(x->p->units, PlaceUnit, unit);
+    (void)offset; /* offsets are read from x->offsets, which the caller keeps current */
+    TreapNode *n = &x->nodes[unit];
+    n->key = u->first;
+    n->tie = unit;
+    n->val = u->last;
+    treap_insert(&x->tree, n);
+}
+
+static void collect(TreapNode *n, gpointer data)
+{
+    PlacedIndex *x = data;
+    guint unit = (guint)n->tie;
+    Range r = {x->offsets[unit], x->offsets[unit] + g_array_index(x->p->units, PlaceUnit, unit).size};
+    g_array_append_val(x->scratch, r);
+}
+
+guint64 placed_index_find(PlacedIndex *x, guint unit, GapPolicy policy)
+{
+    const PlaceUnit *u = &g_array_index(x->p->units, PlaceUnit, unit);
+    g_array_set_size(x->scratch, 0);
+    treap_overlapping(&x->tree, u->first, u->last, collect, x);
+    g_array_sort(x->scratch, range_cmp);
+    guint64 cursor = 0, best = G_MAXUINT64, best_gap = G_MAXUINT64;
+    for (guint k = 0; k < x->scratch->len; k++) {
+        Range r = g_array_index(x->scratch, Range, k);
+        if (r.start > cursor) {
+            guint64 start = round_up(cursor, u->align);
+            if (start + u->size <= r.start) {
+                if (policy == GAP_FIRST)
+                    return start;
+                if (r.start - cursor < best_gap) {
+                    best_gap = r.start - cursor;
+                    best = start;
+                }
+            }
+        }
+        cursor = MAX(cursor, r.end);
+    }
+    return best != G_MAXUINT64 ? best : round_up(cursor, u->align);
+}
+
+void place_in_order(const PlaceProblem *p, const guint *order, guint n, GapPolicy policy, guint64 *offsets)
+{
+    PlacedIndex *x = placed_index_new(p, offsets);
+    for (guint k = 0; k < n; k++) {
+        guint u = order[k];
+        if (g_array_index(p->units, PlaceUnit, u).fixed != TRACE_NONE)
+            continue;
+        offsets[u] = placed_index_find(x, u, policy);
+        placed_index_add(x, u, offsets[u]);
+    }
+    placed_index_free(x);
+}
+
+typedef struct {
+    GCompareDataFunc cmp;
+    gpointer data;
+} SortCtx;
+
+static gint sort_units(gconstpointer a, gconstpointer b, gpointer data)
+{
+    const SortCtx *c = data;
+    gint r = c->cmp(a, b, c->data);
+    if (r)
+        return r;
+    guint x = *(const guint *)a, y = *(const guint *)b;
+    return x < y ? -1 : x > y; /* final tie: unit id, so every order is total and deterministic */
+}
+
+void place_sort(guint *order, guint n, GCompareDataFunc cmp, gpointer data)
+{
+    SortCtx c = {cmp, data};
+    g_qsort_with_data(order, (gint)n, sizeof(guint), sort_units, &c);
+}

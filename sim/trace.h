@@ -1,0 +1,63 @@
+/* trace.h — the waist of the simulator: buffers with sizes, alignments and lifetimes. Everything
+ * above (graphs, orders, aliasing) produces a trace; everything below (placement, verification,
+ * reports, plots) only reads one. Traces can also be read from files (trace-io.c): our text format and
+ * MiniMalloc's CSV. */
+#ifndef SIM_TRACE_H
+#define SIM_TRACE_H
+
+#include <glib.h>
+
+#define TRACE_NONE (-1)
+
+typedef struct {
+    char *name;
+    guint64 size;      /* bytes, as placed (padding included) */
+    guint64 align;     /* offset alignment, a power of two */
+    guint first, last; /* live during steps first..last inclusive */
+    gint64 fixed;      /* pinned offset, or TRACE_NONE */
+    gint64 group;      /* rigid group id, or TRACE_NONE: members keep group_offset from the group base */
+    guint64 group_offset;
+    guint bin;         /* memory bin: each bin is its own arena */
+} TraceBuffer;
+
+typedef struct {
+    GArray *buffers; /* TraceBuffer; a buffer's id is its index */
+    guint steps;     /* every buffer's last < steps */
+    char *source;    /* what the trace was made from (a graph or file name) */
+} Trace;
+
+Trace *trace_new(const char *source);
+void trace_free(Trace *t);
+/* Appends a buffer (name copied); returns its id. */
+guint trace_add(Trace *t, const char *name, guint64 size, guint64 align, guint first, guint last);
+static inline TraceBuffer *trace_buffer(const Trace *t, guint id) { return &g_array_index(t->buffers, TraceBuffer, id); }
+static inline guint trace_count(const Trace *t) { return t->buffers->len; }
+
+/* Checks the trace is well formed: sizes > 0, alignments powers of two, first <= last < steps, fixed
+ * offsets aligned, groups consistent (members of a group share the bin; no two members fixed at
+ * different bases). */
+gboolean trace_validate(const Trace *t, GError **error);
+
+/* Max over steps of the bytes live at that step, summed over bins (each bin is its own arena): no
+ * placement can use less. */
+guint64 trace_lower_bound(const Trace *t);
+/* Live bytes at every step (array of t->steps guint64), for one bin or all (bin < 0). */
+guint64 *trace_live_bytes(const Trace *t, gint bin);
+/* Highest bin number + 1. */
+guint trace_bins(const Trace *t);
+
+static inline guint64 round_up(guint64 x, guint64 align) { return align > 1 ? (x + align - 1) / align * align : x; }
+
+/* Trace files (trace-io.c). The format is chosen by the file name: `.csv` is MiniMalloc's CSV
+ * (header naming id, lower, upper [half-open] or end [inclusive], size, and optionally alignment and
+ * offset — an offset is a fixed offset, as in MiniMalloc's problems, so a solution file replays as
+ * pins); anything else is our text format (docs/trace-format.md). Errors name FILE:LINE. */
+Trace *trace_read_file(const char *path, GError **error);
+Trace *trace_parse(const char *text, gsize len, const char *path, gboolean csv, GError **error);
+/* Writes the trace; with `offsets` (one per buffer) a CSV also gets the plan as its offset column.
+ * No partial file is left behind on failure. */
+gboolean trace_write_file(const Trace *t, const guint64 *offsets, const char *path, GError **error);
+char *trace_to_text(const Trace *t);
+char *trace_to_csv(const Trace *t, const guint64 *offsets, GError **error);
+
+#endif
