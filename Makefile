@@ -2,7 +2,7 @@
 #   make          build libsim.a, the sim command, mkgraph and the tests
 #   make test     install missing Debian packages, build, run every test through prove, then again
 #                 under AddressSanitizer + UndefinedBehaviorSanitizer
-#   make run      install, build, run the main job on graphs/gpt2.onnx
+#   make run      install, build, run the main job: sim --strategy bestfit --graph graphs/gpt2.onnx
 #   make deps     install missing Debian packages (apt-get; sudo when not root)
 #   make asan     the tests under ASan + UBSan only
 #   make graphs   regenerate the committed synthetic graphs
@@ -10,14 +10,14 @@
 #   make reference-shapes  regenerate tests/data/reference-shapes/ with the ONNX project's inference
 #   make clean
 
-DEB_PACKAGES := gcc make pkg-config perl libglib2.0-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev \
+DEB_PACKAGES := gcc make pkg-config perl libglib2.0-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev libjson-glib-dev \
                 python3-onnx python3-torch python3-torchvision
 ONNX_PROTO   ?= /usr/include/onnx/onnx.proto
 BUILD        ?= build
 CC           ?= gcc
 SAN_FLAGS    ?=
 OPT_FLAGS    ?= -O2
-PKGS         := glib-2.0 libprotobuf-c
+PKGS         := glib-2.0 libprotobuf-c json-glib-1.0
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Recursive (=) so pkg-config runs when a recipe needs it, after `deps` has installed it.
@@ -122,7 +122,7 @@ test: deps
 
 run: deps
 	$(MAKE) all
-	$(SIM) --graph graphs/gpt2.onnx --info
+	$(SIM) --strategy bestfit --graph graphs/gpt2.onnx
 
 clean:
 	rm -rf build build-asan

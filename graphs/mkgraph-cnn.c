@@ -157,8 +157,21 @@ static Model *build_inception(const MkParams *p, GError **error)
     return builder_finish(b, error);
 }
 
-const MkFamily mk_densenet = {"densenet", "dense blocks: each layer concatenates all earlier outputs", densenet_params,
-                              build_densenet};
-const MkFamily mk_unet = {"unet", "encoder/decoder with skip connections joined by Concat", unet_params, build_unet};
-const MkFamily mk_inception = {"inception", "parallel 1x1/3x3/5x5/pool branches joined by Concat", inception_params,
-                               build_inception};
+const MkFamily mk_densenet = {
+    .name = "densenet",
+    .summary = "dense blocks: each layer concatenates all earlier outputs",
+    .params = densenet_params,
+    .build = build_densenet,
+};
+const MkFamily mk_unet = {
+    .name = "unet",
+    .summary = "encoder/decoder with skip connections joined by Concat",
+    .params = unet_params,
+    .build = build_unet,
+};
+const MkFamily mk_inception = {
+    .name = "inception",
+    .summary = "parallel 1x1/3x3/5x5/pool branches joined by Concat",
+    .params = inception_params,
+    .build = build_inception,
+};

@@ -30,4 +30,9 @@ static Model *build_mlp(const MkParams *p, GError **error)
     return builder_finish(b, error);
 }
 
-const MkFamily mk_mlp = {"mlp", "Linear -> ReLU chain", mlp_params, build_mlp};
+const MkFamily mk_mlp = {
+    .name = "mlp",
+    .summary = "Linear -> ReLU chain",
+    .params = mlp_params,
+    .build = build_mlp,
+};

@@ -70,9 +70,22 @@ static Model *build_pinned(const MkParams *p, GError **error)
     return builder_finish(b, error);
 }
 
-const MkFamily mk_noop_chain = {"noop-chain", "001 seed: input -> Reshape -> Transpose -> Unsqueeze, 400 B each",
-                                no_params, build_chain};
-const MkFamily mk_branches = {"branches", "001 seed: Conv output feeding Reshape->Transpose, Unsqueeze->Flatten and conv2",
-                              no_params, build_branches};
-const MkFamily mk_pinned = {"pinned", "001 seed example 3: input -> Reshape -> Transpose -> intermediate -> Conv -> "
-                            "Reshape -> output (pin input and output with --pin)", no_params, build_pinned};
+const MkFamily mk_noop_chain = {
+    .name = "noop-chain",
+    .summary = "001 seed: input -> Reshape -> Transpose -> Unsqueeze, 400 B each",
+    .params = no_params,
+    .build = build_chain,
+};
+const MkFamily mk_branches = {
+    .name = "branches",
+    .summary = "001 seed: Conv output feeding Reshape->Transpose, Unsqueeze->Flatten and conv2",
+    .params = no_params,
+    .build = build_branches,
+};
+const MkFamily mk_pinned = {
+    .name = "pinned",
+    .summary = "001 seed example 3: input -> Reshape -> Transpose -> intermediate -> Conv -> "
+                            "Reshape -> output (pin input and output with --pin)",
+    .params = no_params,
+    .build = build_pinned,
+};

@@ -133,4 +133,9 @@ static Model *build_random(const MkParams *p, GError **error)
     return builder_finish(b, error);
 }
 
-const MkFamily mk_random = {"random", "random DAG of mixed op classes over [1, L] tensors", random_params, build_random};
+const MkFamily mk_random = {
+    .name = "random",
+    .summary = "random DAG of mixed op classes over [1, L] tensors",
+    .params = random_params,
+    .build = build_random,
+};

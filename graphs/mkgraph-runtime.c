@@ -170,11 +170,33 @@ static Model *build_chained(const MkParams *p, GError **error)
     return m;
 }
 
-const MkFamily mk_gather = {"gather", "000 seed Example 1: Gather of batches along N (NHWC)", gather_params, build_gather};
-const MkFamily mk_slice = {"slice", "000 seed Example 2: Slice of batches along N (NHWC)", slice_params, build_slice};
-const MkFamily mk_concat = {"concat", "000 seed Example 3: Concat along N of inputs with the given batches",
-                            concat_params, build_concat};
-const MkFamily mk_split = {"split", "000 seed Example 4: Split along N into the given batches", split_params,
-                           build_split};
-const MkFamily mk_chained_concat = {"chained-concat", "000 seed: Concat(t1, Concat(t1, t2, t3), t3) along N",
-                                    chained_params, build_chained};
+const MkFamily mk_gather = {
+    .name = "gather",
+    .summary = "000 seed Example 1: Gather of batches along N (NHWC)",
+    .params = gather_params,
+    .build = build_gather,
+};
+const MkFamily mk_slice = {
+    .name = "slice",
+    .summary = "000 seed Example 2: Slice of batches along N (NHWC)",
+    .params = slice_params,
+    .build = build_slice,
+};
+const MkFamily mk_concat = {
+    .name = "concat",
+    .summary = "000 seed Example 3: Concat along N of inputs with the given batches",
+    .params = concat_params,
+    .build = build_concat,
+};
+const MkFamily mk_split = {
+    .name = "split",
+    .summary = "000 seed Example 4: Split along N into the given batches",
+    .params = split_params,
+    .build = build_split,
+};
+const MkFamily mk_chained_concat = {
+    .name = "chained-concat",
+    .summary = "000 seed: Concat(t1, Concat(t1, t2, t3), t3) along N",
+    .params = chained_params,
+    .build = build_chained,
+};

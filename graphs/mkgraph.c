@@ -1,5 +1,6 @@
 /* mkgraph.c — `mkgraph FAMILY [--param value ...] -o FILE.onnx`: writes a synthetic graph family as
- * an ONNX file, deterministically for the same parameters. `mkgraph --list` describes the families.
+ * an ONNX file (the `trace` family writes a trace file), deterministically for the same parameters.
+ * `mkgraph --list` describes the families.
  * The registry below is the one list of families. */
 #include "mkgraph.h"
 #include "onnx.h"
@@ -11,7 +12,7 @@
 
 static const MkFamily *const families[] = {
     &mk_gpt2, &mk_block, &mk_mlp, &mk_noop_chain, &mk_branches, &mk_pinned, &mk_gather, &mk_slice,
-    &mk_concat, &mk_split, &mk_chained_concat, &mk_densenet, &mk_unet, &mk_inception, &mk_random,
+    &mk_concat, &mk_split, &mk_chained_concat, &mk_densenet, &mk_unet, &mk_inception, &mk_random, &mk_trace,
 };
 
 GArray *mk_ints(const MkParams *p, const char *name, GError **error)
@@ -107,13 +108,21 @@ int main(int argc, char **argv)
         status = usage("%sno output file: use -o FILE.onnx", "");
     if (!status) {
         GError *error = NULL;
-        Model *m = family->build(&params, &error);
-        if (!m || !onnx_write_file(m, out, &error)) {
+        gboolean ok;
+        if (family->build_trace) {
+            Trace *t = family->build_trace(&params, &error);
+            ok = t && trace_write_file(t, NULL, out, &error);
+            trace_free(t);
+        } else {
+            Model *m = family->build(&params, &error);
+            ok = m && onnx_write_file(m, out, &error);
+            model_free(m);
+        }
+        if (!ok) {
             fprintf(stderr, "mkgraph: %s: %s\n", out, error->message);
             g_error_free(error);
             status = 1;
         }
-        model_free(m);
     }
     g_hash_table_unref(params.values);
     return status;

@@ -4,6 +4,7 @@
 #define MKGRAPH_H
 
 #include "builder.h"
+#include "trace.h"
 
 /* A family parameter: `--name value`; values are integers or comma-separated integer lists. */
 typedef struct {
@@ -26,10 +27,11 @@ typedef struct {
     const char *summary;
     const MkParam *params; /* terminated by {NULL} */
     Model *(*build)(const MkParams *p, GError **error); /* error is never NULL */
+    Trace *(*build_trace)(const MkParams *p, GError **error); /* families that write a trace instead */
 } MkFamily;
 
 /* The families (one file each), listed in mkgraph.c's registry. */
 extern const MkFamily mk_gpt2, mk_block, mk_mlp, mk_noop_chain, mk_branches, mk_pinned, mk_gather, mk_slice,
-    mk_concat, mk_split, mk_chained_concat, mk_densenet, mk_unet, mk_inception, mk_random;
+    mk_concat, mk_split, mk_chained_concat, mk_densenet, mk_unet, mk_inception, mk_random, mk_trace;
 
 #endif

@@ -1,21 +1,28 @@
-/* main.c — the `sim` command: parse options, load a model, infer shapes, and run the requested job.
- * Errors a user can cause end as one line `sim: FILE: what is wrong` and exit 1; usage errors exit 2. */
+/* main.c — the `sim` command: parse options, load a model (inferring every shape) or a trace, then run
+ * the job: the graph summary (--info), one strategy's plan (the default), or every strategy side by side
+ * (--compare). Every plan goes through the verifier unless --no-verify. Errors a user can cause end as
+ * one line `sim: FILE: what is wrong` and exit 1; usage errors exit 2. */
 #include "graph.h"
 #include "info.h"
+#include "liveness.h"
 #include "onnx.h"
 #include "ops.h"
+#include "place.h"
+#include "registry.h"
+#include "report.h"
 #include "shape.h"
+#include "verify.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct {
-    char *graph_path;
+    char *graph_path, *trace_path, *trace_out;
     char **dims;
-    gboolean info;
-    gboolean allow_unknown_ops;
-    gboolean list_ops;
-    gboolean version;
+    char *strategy, *format, *weights;
+    gint64 pad_last, align;
+    gboolean info, allow_unknown_ops, list_ops, list, version, compare, map, ascii, no_verify;
 } CliOptions;
 
 static int usage_error(const char *message)
@@ -26,7 +33,11 @@ static int usage_error(const char *message)
 
 static int file_error(const char *path, const GError *error)
 {
-    fprintf(stderr, "sim: %s: %s\n", path, error->message);
+    /* Trace errors already carry FILE:LINE. */
+    if (g_str_has_prefix(error->message, path))
+        fprintf(stderr, "sim: %s\n", error->message);
+    else
+        fprintf(stderr, "sim: %s: %s\n", path, error->message);
     return 1;
 }
 
@@ -36,6 +47,15 @@ static void list_ops(void)
     const OpInfo *ops = op_table(&count);
     for (gsize k = 0; k < count; k++)
         printf("%-24s %s\n", ops[k].name, op_class_name(ops[k].op_class));
+}
+
+static void list_strategies(void)
+{
+    guint count;
+    const PlaceStrategy *const *all = place_strategies(&count);
+    printf("placement strategies (--strategy):\n");
+    for (guint k = 0; k < count; k++)
+        printf("  %-18s %s\n", all[k]->name, all[k]->summary);
 }
 
 static Model *load_model(const char *path, const ShapeOptions *shape_options, GError **error)
@@ -48,16 +68,185 @@ static Model *load_model(const char *path, const ShapeOptions *shape_options, GE
     return m;
 }
 
+/* The run's inputs, checked: which source, which strategies, which layout. */
+typedef struct {
+    ReportFormat format;
+    LayoutOptions layout;
+    const PlaceStrategy *strategy;
+    char *dims_text;
+} Job;
+
+static int check_options(const CliOptions *o, Job *job)
+{
+    if (o->graph_path && o->trace_path)
+        return usage_error("--graph and --trace exclude each other: plan a model or a trace");
+    if (!o->graph_path && !o->trace_path)
+        return usage_error("no input: use --graph FILE or --trace FILE");
+    if (o->info && o->trace_path)
+        return usage_error("--info summarises a model: use it with --graph");
+    if (o->info && (o->compare || o->map || o->ascii))
+        return usage_error("--info prints the graph summary; --compare, --map and --ascii need a plan");
+    if (o->trace_path && (o->dims || o->weights || o->pad_last || o->align))
+        return usage_error("--dim, --weights, --pad-last and --align shape a trace from a model: use them with --graph");
+    if (o->compare && o->strategy)
+        return usage_error("--compare runs every strategy: drop --strategy");
+    if (!report_format_parse(o->format ? o->format : "text", &job->format))
+        return usage_error("--format takes text, md, csv or json");
+    job->strategy = place_strategy_find(o->strategy ? o->strategy : "bestfit");
+    if (!job->strategy) {
+        char *names = place_strategy_names();
+        char *msg = g_strdup_printf("unknown strategy '%s' (one of: %s)", o->strategy, names);
+        int r = usage_error(msg);
+        g_free(msg);
+        g_free(names);
+        return r;
+    }
+    LayoutOptions defaults = LAYOUT_DEFAULTS;
+    job->layout = defaults;
+    if (o->pad_last)
+        job->layout.pad_last = (guint64)o->pad_last;
+    if (o->align)
+        job->layout.align = (guint64)o->align;
+    if (o->pad_last < 0 || o->pad_last > (1 << 20))
+        return usage_error("--pad-last takes a positive multiple (1 for no padding)");
+    if (o->align < 0 || (o->align && (o->align & (o->align - 1))) || o->align > (1 << 30))
+        return usage_error("--align takes a power of two");
+    if (o->weights && strcmp(o->weights, "arena") && strcmp(o->weights, "outside"))
+        return usage_error("--weights takes arena or outside");
+    job->layout.weights_in_arena = o->weights && !strcmp(o->weights, "arena");
+    job->dims_text = o->dims ? g_strjoinv(",", o->dims) : g_strdup("-");
+    return 0;
+}
+
+/* Plans with one strategy, verifies, fills a report row. */
+static Plan *plan_one(const PlaceStrategy *s, const Trace *t, gboolean verify, guint64 naive, ReportRow *row,
+                      GError **error)
+{
+    Plan *plan = place_run(s, t, error);
+    if (!plan)
+        return NULL;
+    if (verify && !verify_plan(t, plan, error)) {
+        g_prefix_error(error, "strategy %s: ", s->name);
+        plan_free(plan);
+        return NULL;
+    }
+    row->strategy = s->name;
+    row->verified = verify;
+    report_row_fill(row, t, plan, naive);
+    return plan;
+}
+
+static int run_plan(const CliOptions *o, const Job *job, const Trace *t)
+{
+    const char *source = o->graph_path ? o->graph_path : o->trace_path;
+    GError *error = NULL;
+    int status = 0;
+    Plan *naive = place_run(place_strategy_find("naive"), t, &error);
+    if (!naive)
+        return file_error(source, error);
+    ReportRow base = {.graph = source, .dims = job->dims_text, .order = "file"};
+    if (o->compare) {
+        guint count;
+        const PlaceStrategy *const *all = place_strategies(&count);
+        ReportRow *rows = g_new0(ReportRow, count);
+        Plan **plans = g_new0(Plan *, count);
+        for (guint k = 0; k < count && !status; k++) {
+            rows[k] = base;
+            plans[k] = plan_one(all[k], t, !o->no_verify, naive->arena, &rows[k], &error);
+            if (!plans[k])
+                status = file_error(source, error);
+        }
+        if (!status)
+            report_print(stdout, job->format, rows, count);
+        for (guint k = 0; k < count; k++)
+            plan_free(plans[k]);
+        g_free(plans);
+        g_free(rows);
+    } else {
+        ReportRow row = base;
+        Plan *plan = plan_one(job->strategy, t, !o->no_verify, naive->arena, &row, &error);
+        if (!plan) {
+            status = file_error(source, error);
+        } else {
+            report_print(stdout, job->format, &row, 1);
+            if (o->map)
+                report_map(stdout, t, plan->offsets);
+            if (o->ascii)
+                report_ascii(stdout, t, plan, 100, 32);
+        }
+        plan_free(plan);
+    }
+    plan_free(naive);
+    g_clear_error(&error);
+    return status;
+}
+
+static int run(const CliOptions *o)
+{
+    Job job = {0};
+    int status = check_options(o, &job);
+    if (status)
+        return status;
+    GError *error = NULL;
+    Model *m = NULL;
+    Trace *t = NULL;
+    ShapeOptions shape_options;
+    shape_options_init(&shape_options);
+    shape_options.allow_unknown_ops = o->allow_unknown_ops;
+    for (char **d = o->dims; d && *d && !status; d++)
+        if (!shape_options_add_dim(&shape_options, *d, &error))
+            status = usage_error(error->message);
+    if (!status && o->graph_path) {
+        m = load_model(o->graph_path, &shape_options, &error);
+        if (!m)
+            status = file_error(o->graph_path, error);
+        else if (o->info)
+            info_print(stdout, m, o->graph_path);
+        else if (!(t = trace_from_graph(m->graph, m->graph->order, &job.layout, &error)))
+            status = file_error(o->graph_path, error);
+    } else if (!status) {
+        t = trace_read_file(o->trace_path, &error);
+        if (!t)
+            status = file_error(o->trace_path, error);
+    }
+    if (!status && t && o->trace_out && !trace_write_file(t, NULL, o->trace_out, &error))
+        status = file_error(o->trace_out, error);
+    if (!status && t)
+        status = run_plan(o, &job, t);
+    g_clear_error(&error);
+    trace_free(t);
+    model_free(m);
+    shape_options_clear(&shape_options);
+    g_free(job.dims_text);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     CliOptions o = {0};
     GOptionEntry entries[] = {
-        {"graph", 'g', 0, G_OPTION_ARG_FILENAME, &o.graph_path, "The ONNX model to load", "FILE"},
+        {"graph", 'g', 0, G_OPTION_ARG_FILENAME, &o.graph_path, "The ONNX model to plan", "FILE"},
+        {"trace", 't', 0, G_OPTION_ARG_FILENAME, &o.trace_path,
+         "A trace to plan instead of a model: our text format, or MiniMalloc CSV (.csv)", "FILE"},
+        {"strategy", 's', 0, G_OPTION_ARG_STRING, &o.strategy, "Placement strategy (default bestfit; see --list)", "NAME"},
+        {"compare", 'c', 0, G_OPTION_ARG_NONE, &o.compare, "Run every strategy on the same trace, one table", NULL},
+        {"list", 'l', 0, G_OPTION_ARG_NONE, &o.list, "List the strategies with a one-line summary each", NULL},
         {"dim", 'd', 0, G_OPTION_ARG_STRING_ARRAY, &o.dims,
          "Bind a symbolic dimension (repeatable), e.g. --dim batch=1 --dim seq=128", "NAME=VALUE"},
+        {"weights", 0, 0, G_OPTION_ARG_STRING, &o.weights,
+         "Weights and constants: outside the arena (default) or in it (arena), live throughout", "outside|arena"},
+        {"pad-last", 0, 0, G_OPTION_ARG_INT64, &o.pad_last,
+         "Round every tensor's last dimension up to a multiple of N (the seeds' NHWC layout uses 64; default 1)", "N"},
+        {"align", 0, 0, G_OPTION_ARG_INT64, &o.align, "Align every buffer offset to A bytes (default 64)", "A"},
+        {"trace-out", 0, 0, G_OPTION_ARG_FILENAME, &o.trace_out,
+         "Write the trace (text format, or MiniMalloc CSV when FILE ends in .csv)", "FILE"},
+        {"format", 'f', 0, G_OPTION_ARG_STRING, &o.format, "Report format: text (default), md, csv, json", "FMT"},
+        {"map", 0, 0, G_OPTION_ARG_NONE, &o.map, "Print the plan, one buffer a line: offset size name first last", NULL},
+        {"ascii", 0, 0, G_OPTION_ARG_NONE, &o.ascii, "Draw the plan in characters: time across, address down", NULL},
+        {"no-verify", 0, 0, G_OPTION_ARG_NONE, &o.no_verify, "Skip the plan verifier", NULL},
         {"info", 'i', 0, G_OPTION_ARG_NONE, &o.info,
-         "Print the graph summary: opsets, nodes by op type, tensors by kind, weight and activation bytes, "
-         "the largest tensor (the default job)", NULL},
+         "Print the graph summary instead of planning: opsets, nodes by op type, tensors by kind, weight and "
+         "activation bytes, the largest tensor", NULL},
         {"allow-unknown-ops", 0, 0, G_OPTION_ARG_NONE, &o.allow_unknown_ops,
          "Accept ops missing from the op table when the file's value_info gives their output shapes", NULL},
         {"list-ops", 0, 0, G_OPTION_ARG_NONE, &o.list_ops, "List the op table: every known op and its class", NULL},
@@ -67,55 +256,38 @@ int main(int argc, char **argv)
     GOptionContext *ctx = g_option_context_new("— memory-arena planning simulator for ML inference graphs");
     g_option_context_add_main_entries(ctx, entries, NULL);
     g_option_context_set_description(
-        ctx, "Loads an ONNX model, infers every tensor's shape and reports on it.\n"
+        ctx, "Loads an ONNX model (inferring every shape) or a trace, turns tensors into buffers with lifetimes,\n"
+             "places them with a strategy, verifies the plan and reports the arena against the lower bound.\n"
              "Errors: one line 'sim: FILE: what is wrong' on stderr, exit 1; usage errors exit 2.\n"
-             "Example: sim --graph graphs/gpt2.onnx --info\n");
+             "Examples:\n"
+             "  sim --strategy bestfit --graph graphs/gpt2.onnx\n"
+             "  sim --compare --graph graphs/gpt2.onnx --format md\n"
+             "  sim --trace plan.csv --strategy greedy-size --map\n"
+             "  sim --graph graphs/gpt2.onnx --info\n");
     GError *error = NULL;
     int status = 0;
-    Model *m = NULL;
-    ShapeOptions shape_options;
-    shape_options_init(&shape_options);
     if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
         status = usage_error(error->message);
-        goto out;
-    }
-    if (argc > 1) {
+        g_error_free(error);
+    } else if (argc > 1) {
         char *msg = g_strdup_printf("unexpected argument '%s'", argv[1]);
         status = usage_error(msg);
         g_free(msg);
-        goto out;
-    }
-    if (o.version) {
-        printf("sim (arenasim) 0.1\n");
-        goto out;
-    }
-    if (o.list_ops) {
+    } else if (o.version) {
+        printf("sim (arenasim) 0.2\n");
+    } else if (o.list_ops) {
         list_ops();
-        goto out;
+    } else if (o.list) {
+        list_strategies();
+    } else {
+        status = run(&o);
     }
-    if (!o.graph_path) {
-        status = usage_error("no graph given: use --graph FILE");
-        goto out;
-    }
-    shape_options.allow_unknown_ops = o.allow_unknown_ops;
-    for (char **d = o.dims; d && *d; d++) {
-        if (!shape_options_add_dim(&shape_options, *d, &error)) {
-            status = usage_error(error->message);
-            goto out;
-        }
-    }
-    m = load_model(o.graph_path, &shape_options, &error);
-    if (!m) {
-        status = file_error(o.graph_path, error);
-        goto out;
-    }
-    info_print(stdout, m, o.graph_path);
-out:
-    shape_options_clear(&shape_options);
-    if (error)
-        g_error_free(error);
-    model_free(m);
     g_free(o.graph_path);
+    g_free(o.trace_path);
+    g_free(o.trace_out);
+    g_free(o.strategy);
+    g_free(o.format);
+    g_free(o.weights);
     g_strfreev(o.dims);
     g_option_context_free(ctx);
     return status;

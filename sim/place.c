@@ -247,6 +247,8 @@ struct PlacedIndex {
     TreapNode *nodes; /* one per unit: key = first, tie = unit, val = last */
     Treap tree;
     GArray *scratch;  /* Range of the overlapping placed units, reused per query */
+    TreapNode **stack; /* traversal stack, reused per query */
+    guint stack_size;
 };
 
 PlacedIndex *placed_index_new(const PlaceProblem *p, const guint64 *offsets)
@@ -268,6 +270,7 @@ void placed_index_free(PlacedIndex *x)
     if (!x)
         return;
     g_free(x->nodes);
+    g_free(x->stack);
     g_array_unref(x->scratch);
     g_free(x);
 }
@@ -283,20 +286,92 @@ void placed_index_add(PlacedIndex *x, guint unit, guint64 offset)
     treap_insert(&x->tree, n);
 }
 
-static void collect(TreapNode *n, gpointer data)
+/* Sorts ranges by start: an introsort-free quicksort with inline compares (median of three, insertion
+ * sort below 16) — the gap search calls it once per placed unit, where qsort's indirect compares
+ * dominated the planning time. */
+static void sort_ranges(Range *a, gsize n)
 {
-    PlacedIndex *x = data;
-    guint unit = (guint)n->tie;
-    Range r = {x->offsets[unit], x->offsets[unit] + g_array_index(x->p->units, PlaceUnit, unit).size};
-    g_array_append_val(x->scratch, r);
+    while (n > 16) {
+        gsize mid = n / 2;
+        if (a[mid].start < a[0].start) { Range t = a[mid]; a[mid] = a[0]; a[0] = t; }
+        if (a[n - 1].start < a[0].start) { Range t = a[n - 1]; a[n - 1] = a[0]; a[0] = t; }
+        if (a[n - 1].start < a[mid].start) { Range t = a[n - 1]; a[n - 1] = a[mid]; a[mid] = t; }
+        guint64 pivot = a[mid].start;
+        gsize i = 0, j = n - 1;
+        for (;;) {
+            while (a[i].start < pivot)
+                i++;
+            while (a[j].start > pivot)
+                j--;
+            if (i >= j)
+                break;
+            Range t = a[i];
+            a[i] = a[j];
+            a[j] = t;
+            i++;
+            j--;
+        }
+        /* Recurse into the smaller side, loop on the larger: stack depth O(log n). */
+        gsize left = j + 1;
+        if (left < n - left) {
+            sort_ranges(a, left);
+            a += left;
+            n -= left;
+        } else {
+            sort_ranges(a + left, n - left);
+            n = left;
+        }
+    }
+    for (gsize i = 1; i < n; i++) {
+        Range x = a[i];
+        gsize j = i;
+        while (j > 0 && a[j - 1].start > x.start) {
+            a[j] = a[j - 1];
+            j--;
+        }
+        a[j] = x;
+    }
+}
+
+/* Appends the [offset, end) of every placed unit whose lifetime meets [lo, hi]: the treap's overlap
+ * query, written out iteratively with the ranges stored directly (this loop is the offline planners'
+ * hot path). */
+static void collect_overlapping(PlacedIndex *x, guint64 lo, guint64 hi)
+{
+    guint depth = 0;
+    TreapNode *n = x->tree.root;
+    const PlaceUnit *units = (const PlaceUnit *)(void *)x->p->units->data;
+    while (n || depth) {
+        while (n && n->max_val >= lo) { /* descend left, remembering the way back */
+            if (depth == x->stack_size) {
+                x->stack_size = x->stack_size ? 2 * x->stack_size : 64;
+                x->stack = g_renew(TreapNode *, x->stack, x->stack_size);
+            }
+            x->stack[depth++] = n;
+            n = n->left;
+        }
+        if (!depth)
+            break;
+        n = x->stack[--depth];
+        if (n->key > hi) { /* this node and everything right of it start after the window */
+            n = NULL;
+            continue;
+        }
+        if (n->val >= lo) {
+            guint unit = (guint)n->tie;
+            Range r = {x->offsets[unit], x->offsets[unit] + units[unit].size};
+            g_array_append_val(x->scratch, r);
+        }
+        n = n->right;
+    }
 }
 
 guint64 placed_index_find(PlacedIndex *x, guint unit, GapPolicy policy)
 {
     const PlaceUnit *u = &g_array_index(x->p->units, PlaceUnit, unit);
     g_array_set_size(x->scratch, 0);
-    treap_overlapping(&x->tree, u->first, u->last, collect, x);
-    g_array_sort(x->scratch, range_cmp);
+    collect_overlapping(x, u->first, u->last);
+    sort_ranges((Range *)(void *)x->scratch->data, x->scratch->len);
     guint64 cursor = 0, best = G_MAXUINT64, best_gap = G_MAXUINT64;
     for (guint k = 0; k < x->scratch->len; k++) {
         Range r = g_array_index(x->scratch, Range, k);

@@ -1,0 +1,254 @@
+/* report.c — run reports in four formats, the plan map and the ASCII plan (see report.h). */
+#include "report.h"
+#include "units.h"
+
+#include <json-glib/json-glib.h>
+#include <stdlib.h>
+#include <string.h>
+
+gboolean report_format_parse(const char *name, ReportFormat *out)
+{
+    static const char *const names[] = {"text", "md", "csv", "json"};
+    for (guint k = 0; k < G_N_ELEMENTS(names); k++)
+        if (!strcmp(name, names[k])) {
+            *out = (ReportFormat)k;
+            return TRUE;
+        }
+    return FALSE;
+}
+
+void report_row_fill(ReportRow *row, const Trace *t, const Plan *plan, guint64 naive)
+{
+    row->buffers = trace_count(t);
+    row->steps = t->steps;
+    row->arena = plan->arena;
+    row->lower_bound = trace_lower_bound(t);
+    row->naive = naive;
+    row->seconds = plan->seconds;
+    row->detail = plan->detail ? plan->detail : "";
+}
+
+static double pct(guint64 part, guint64 whole) { return whole ? 100.0 * (double)part / (double)whole : 0.0; }
+
+/* Columns, in the one order every format uses. */
+static const char *const columns[] = {
+    "graph", "dims", "order", "strategy", "buffers", "steps", "arena_bytes", "lower_bound_bytes",
+    "fragmentation_bytes", "fragmentation_pct", "naive_bytes", "savings_bytes", "savings_pct", "plan_seconds",
+    "verified", "detail",
+};
+
+static char *cell(const ReportRow *r, guint c)
+{
+    guint64 frag = r->arena - MIN(r->arena, r->lower_bound), saved = r->naive - MIN(r->naive, r->arena);
+    switch (c) {
+    case 0: return g_strdup(r->graph);
+    case 1: return g_strdup(r->dims);
+    case 2: return g_strdup(r->order);
+    case 3: return g_strdup(r->strategy);
+    case 4: return g_strdup_printf("%u", r->buffers);
+    case 5: return g_strdup_printf("%u", r->steps);
+    case 6: return g_strdup_printf("%" G_GUINT64_FORMAT, r->arena);
+    case 7: return g_strdup_printf("%" G_GUINT64_FORMAT, r->lower_bound);
+    case 8: return g_strdup_printf("%" G_GUINT64_FORMAT, frag);
+    case 9: return g_strdup_printf("%.2f", pct(frag, r->lower_bound));
+    case 10: return g_strdup_printf("%" G_GUINT64_FORMAT, r->naive);
+    case 11: return g_strdup_printf("%" G_GUINT64_FORMAT, saved);
+    case 12: return g_strdup_printf("%.2f", pct(saved, r->naive));
+    case 13: return g_strdup_printf("%.6f", r->seconds);
+    case 14: return g_strdup(r->verified ? "yes" : "no");
+    default: return g_strdup(r->detail);
+    }
+}
+
+static void print_text_one(FILE *out, const ReportRow *r)
+{
+    guint64 frag = r->arena - MIN(r->arena, r->lower_bound), saved = r->naive - MIN(r->naive, r->arena);
+    char *arena = format_bytes(r->arena), *lb = format_bytes(r->lower_bound), *fr = format_bytes(frag),
+         *nv = format_bytes(r->naive), *sv = format_bytes(saved);
+    fprintf(out, "graph          %s (dims: %s)\n", r->graph, r->dims);
+    fprintf(out, "order          %s (%u steps)\n", r->order, r->steps);
+    fprintf(out, "strategy       %s%s%s%s\n", r->strategy, *r->detail ? " (" : "", r->detail, *r->detail ? ")" : "");
+    fprintf(out, "buffers        %u\n", r->buffers);
+    fprintf(out, "arena          %s\n", arena);
+    fprintf(out, "lower bound    %s (max live bytes over steps)\n", lb);
+    fprintf(out, "fragmentation  %s (%.2f%% of the lower bound)\n", fr, pct(frag, r->lower_bound));
+    fprintf(out, "naive          %s (no reuse)\n", nv);
+    fprintf(out, "savings        %s (%.2f%% of naive)\n", sv, pct(saved, r->naive));
+    fprintf(out, "planning       %.6f s\n", r->seconds);
+    fprintf(out, "verified       %s\n", r->verified ? "yes" : "no (--no-verify)");
+    g_free(arena);
+    g_free(lb);
+    g_free(fr);
+    g_free(nv);
+    g_free(sv);
+}
+
+/* Text comparison: one line per strategy, aligned. */
+static void print_text_table(FILE *out, const ReportRow *rows, guint n)
+{
+    fprintf(out, "graph %s (dims: %s), order %s, %u buffers, %u steps, lower bound %" G_GUINT64_FORMAT " B\n\n",
+            rows[0].graph, rows[0].dims, rows[0].order, rows[0].buffers, rows[0].steps, rows[0].lower_bound);
+    fprintf(out, "%-18s %16s %10s %10s %12s  %s\n", "strategy", "arena (B)", "vs LB", "saved", "plan (s)", "detail");
+    for (guint k = 0; k < n; k++) {
+        const ReportRow *r = &rows[k];
+        fprintf(out, "%-18s %16" G_GUINT64_FORMAT " %9.2f%% %9.2f%% %12.6f  %s%s\n", r->strategy, r->arena,
+                pct(r->arena - MIN(r->arena, r->lower_bound), r->lower_bound), pct(r->naive - MIN(r->naive, r->arena), r->naive),
+                r->seconds, r->detail, r->verified ? "" : " (not verified)");
+    }
+}
+
+static char *csv_quote(const char *s)
+{
+    if (!strpbrk(s, ",\"\n"))
+        return g_strdup(s);
+    GString *q = g_string_new("\"");
+    for (const char *p = s; *p; p++) {
+        if (*p == '"')
+            g_string_append_c(q, '"');
+        g_string_append_c(q, *p);
+    }
+    g_string_append_c(q, '"');
+    return g_string_free(q, FALSE);
+}
+
+static void print_json(FILE *out, const ReportRow *rows, guint n)
+{
+    JsonBuilder *b = json_builder_new();
+    json_builder_begin_array(b);
+    for (guint k = 0; k < n; k++) {
+        json_builder_begin_object(b);
+        for (guint c = 0; c < G_N_ELEMENTS(columns); c++) {
+            char *v = cell(&rows[k], c);
+            json_builder_set_member_name(b, columns[c]);
+            if (c >= 4 && c <= 13) {
+                if (c == 9 || c == 12 || c == 13)
+                    json_builder_add_double_value(b, g_ascii_strtod(v, NULL));
+                else
+                    json_builder_add_int_value(b, (gint64)g_ascii_strtoull(v, NULL, 10));
+            } else if (c == 14) {
+                json_builder_add_boolean_value(b, rows[k].verified);
+            } else {
+                json_builder_add_string_value(b, v);
+            }
+            g_free(v);
+        }
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    JsonGenerator *g = json_generator_new();
+    JsonNode *root = json_builder_get_root(b);
+    json_generator_set_root(g, root);
+    json_generator_set_pretty(g, TRUE);
+    char *text = json_generator_to_data(g, NULL);
+    fprintf(out, "%s\n", text);
+    g_free(text);
+    json_node_unref(root);
+    g_object_unref(g);
+    g_object_unref(b);
+}
+
+void report_print(FILE *out, ReportFormat f, const ReportRow *rows, guint n)
+{
+    if (f == FORMAT_JSON) {
+        print_json(out, rows, n);
+        return;
+    }
+    if (f == FORMAT_TEXT) {
+        if (n == 1)
+            print_text_one(out, rows);
+        else
+            print_text_table(out, rows, n);
+        return;
+    }
+    for (guint c = 0; c < G_N_ELEMENTS(columns); c++)
+        fprintf(out, f == FORMAT_MD ? "| %s " : (c ? ",%s" : "%s"), columns[c]);
+    fprintf(out, f == FORMAT_MD ? "|\n" : "\n");
+    if (f == FORMAT_MD) {
+        for (guint c = 0; c < G_N_ELEMENTS(columns); c++)
+            fprintf(out, c >= 4 && c <= 13 ? "|---:" : "|---");
+        fprintf(out, "|\n");
+    }
+    for (guint k = 0; k < n; k++) {
+        for (guint c = 0; c < G_N_ELEMENTS(columns); c++) {
+            char *v = cell(&rows[k], c);
+            if (f == FORMAT_MD) {
+                fprintf(out, "| %s ", v);
+            } else {
+                char *q = csv_quote(v);
+                fprintf(out, c ? ",%s" : "%s", q);
+                g_free(q);
+            }
+            g_free(v);
+        }
+        fprintf(out, f == FORMAT_MD ? "|\n" : "\n");
+    }
+}
+
+typedef struct {
+    const Trace *t;
+    const guint64 *offsets;
+} MapCtx;
+
+static gint by_offset(gconstpointer a, gconstpointer b, gpointer data)
+{
+    const MapCtx *c = data;
+    guint x = *(const guint *)a, y = *(const guint *)b;
+    if (c->offsets[x] != c->offsets[y])
+        return c->offsets[x] < c->offsets[y] ? -1 : 1;
+    gint r = strcmp(trace_buffer(c->t, x)->name, trace_buffer(c->t, y)->name);
+    return r ? r : (x < y ? -1 : x > y);
+}
+
+void report_map(FILE *out, const Trace *t, const guint64 *offsets)
+{
+    guint n = trace_count(t);
+    guint *order = g_new(guint, n + 1);
+    for (guint k = 0; k < n; k++)
+        order[k] = k;
+    MapCtx c = {t, offsets};
+    g_qsort_with_data(order, (gint)n, sizeof(guint), by_offset, &c);
+    fprintf(out, "# offset size name first last\n");
+    for (guint k = 0; k < n; k++) {
+        const TraceBuffer *b = trace_buffer(t, order[k]);
+        fprintf(out, "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %s %u %u\n", offsets[order[k]], b->size, b->name,
+                b->first, b->last);
+    }
+    g_free(order);
+}
+
+void report_ascii(FILE *out, const Trace *t, const Plan *plan, guint width, guint height)
+{
+    static const char symbols[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    guint64 arena = 0;
+    for (guint k = 0; k < trace_count(t); k++)
+        arena = MAX(arena, plan->offsets[k] + trace_buffer(t, k)->size);
+    width = MAX(1, MIN(width, t->steps));
+    if (arena == 0 || t->steps == 0) {
+        fprintf(out, "(empty plan)\n");
+        return;
+    }
+    height = MAX(1, height);
+    char *grid = g_malloc((gsize)width * height);
+    memset(grid, '.', (gsize)width * height);
+    for (guint k = 0; k < trace_count(t); k++) {
+        const TraceBuffer *b = trace_buffer(t, k);
+        guint c0 = (guint)((guint64)b->first * width / t->steps), c1 = (guint)((guint64)b->last * width / t->steps);
+        guint r0 = (guint)((double)plan->offsets[k] * height / (double)arena);
+        guint r1 = (guint)(((double)(plan->offsets[k] + b->size) * height - 1) / (double)arena);
+        for (guint r = r0; r <= MIN(r1, height - 1); r++)
+            for (guint c = c0; c <= MIN(c1, width - 1); c++)
+                grid[(gsize)r * width + c] = symbols[k % (sizeof symbols - 1)];
+    }
+    char *top = format_bytes(arena);
+    fprintf(out, "address 0 (top) to %s (bottom) down, steps 0..%u across; one letter per buffer (cycling)\n", top,
+            t->steps - 1);
+    for (guint r = 0; r < height; r++)
+        fprintf(out, "|%.*s|\n", (int)width, grid + (gsize)r * width);
+    guint shown = MIN(trace_count(t), (guint)(sizeof symbols - 1));
+    for (guint k = 0; k < shown; k++)
+        fprintf(out, "%s%c=%s", k ? " " : "", symbols[k], trace_buffer(t, k)->name);
+    if (shown)
+        fprintf(out, "%s\n", trace_count(t) > shown ? " ..." : "");
+    g_free(top);
+    g_free(grid);
+}
