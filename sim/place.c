@@ -145,8 +145,8 @@ static gboolean replay_online(const PlaceStrategy *s, const PlaceProblem *p, gui
     gboolean ok = TRUE;
     for (guint k = 0; ok && k < pins->len;) {
         Range r = g_array_index(pins, Range, k++);
-        while (k < pins->len && g_array_index(pins, Range, k).start <= r.end)
-            r.end = MAX(r.end, g_array_index(pins, Range, k++).end);
+        for (; k < pins->len && g_array_index(pins, Range, k).start <= r.end; k++)
+            r.end = MAX(r.end, g_array_index(pins, Range, k).end);
         if (!s->reserve(state, r.start, r.end - r.start)) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "%s cannot reserve pinned range [%" G_GUINT64_FORMAT
                         ", %" G_GUINT64_FORMAT ")", s->name, r.start, r.end);

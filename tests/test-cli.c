@@ -2,6 +2,7 @@
  * one-line errors for missing, empty, truncated and non-protobuf files and for usage mistakes. */
 #include "testutil.h"
 
+#include <json-glib/json-glib.h>
 #include <string.h>
 
 static char *gpt2_path(void) { return g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "gpt2.onnx", NULL); }
@@ -82,7 +83,7 @@ static void test_file_errors(void)
 
 static void test_usage_errors(void)
 {
-    expect_failure((const char *[]){NULL}, 2, "sim: no graph given: use --graph FILE (see sim --help)\n");
+    expect_failure((const char *[]){NULL}, 2, "sim: no input: use --graph FILE or --trace FILE (see sim --help)\n");
     expect_failure((const char *[]){"--frobnicate", NULL}, 2, "sim: Unknown option --frobnicate (see sim --help)\n");
     char *path = gpt2_path();
     expect_failure((const char *[]){"--graph", path, "--dim", "batch", NULL}, 2,
@@ -95,8 +96,10 @@ static void test_usage_errors(void)
 
     RunResult r = test_run("SIM_BIN", (const char *[]){"--help", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    for (const char *const *opt = (const char *[]){"--graph", "--dim", "--info", "--allow-unknown-ops", "--list-ops",
-                                                   "--version", NULL};
+    for (const char *const *opt = (const char *[]){"--graph", "--trace", "--strategy", "--compare", "--list", "--dim",
+                                                   "--weights", "--pad-last", "--align", "--trace-out", "--format",
+                                                   "--map", "--ascii", "--no-verify", "--info", "--allow-unknown-ops",
+                                                   "--list-ops", "--version", NULL};
          *opt; opt++)
         assert_contains(r.out, *opt);
     run_result_clear(&r);
@@ -117,7 +120,7 @@ static void test_dim_binding(void)
     char *line = g_strdup_printf("sim: %s: unbound symbolic dimensions: batch (input 'ids' dim 0), seq (input 'ids' "
                                  "dim 1); bind each with --dim NAME=VALUE\n", path);
     expect_failure((const char *[]){"--graph", path, NULL}, 1, line);
-    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--dim", "batch=4", "--dim", "seq=16", NULL});
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--dim", "batch=4", "--dim", "seq=16", "--info", NULL});
     g_assert_cmpint(r.status, ==, 0);
     assert_contains(r.out, "inputs         256 B\n");
     run_result_clear(&r);
@@ -146,10 +149,128 @@ static void test_mkgraph(void)
                                                  "16", "--vocab", "100", "-o", path, NULL});
     g_assert_cmpint(r.status, ==, 0);
     run_result_clear(&r);
-    r = test_run("SIM_BIN", (const char *[]){"--graph", path, NULL});
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--info", NULL});
     g_assert_cmpint(r.status, ==, 0);
     assert_contains(r.out, "nodes          77 in 16 op types\n");
     run_result_clear(&r);
+    g_free(path);
+}
+
+/* The main job: a strategy's plan of gpt2.onnx, verified, with the lower bound and the naive sum. */
+static void test_plan_gpt2(void)
+{
+    char *path = gpt2_path();
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--strategy", "bestfit", "--graph", path, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "strategy       bestfit\n");
+    assert_contains(r.out, "buffers        442\n");
+    assert_contains(r.out, "lower bound    26,124,800 B (24.9 MiB) (max live bytes over steps)\n");
+    assert_contains(r.out, "naive          376,483,456 B (359.0 MiB) (no reuse)\n");
+    assert_contains(r.out, "verified       yes\n");
+    run_result_clear(&r);
+
+    /* --compare: one csv row per strategy under the documented header. */
+    r = test_run("SIM_BIN", (const char *[]){"--compare", "--graph", path, "--format", "csv", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    g_assert_true(g_str_has_prefix(r.out, "graph,dims,order,strategy,buffers,steps,arena_bytes,lower_bound_bytes,"
+                                          "fragmentation_bytes,fragmentation_pct,naive_bytes,savings_bytes,savings_pct,"
+                                          "plan_seconds,verified,detail\n"));
+    char **lines = g_strsplit(r.out, "\n", -1);
+    g_assert_cmpuint(g_strv_length(lines), ==, 9); /* header, 7 strategies, trailing empty */
+    assert_contains(r.out, ",best,442,417,26124800,26124800,0,0.00,376483456,");
+    g_strfreev(lines);
+    run_result_clear(&r);
+
+    /* json parses, with numbers as numbers. */
+    r = test_run("SIM_BIN", (const char *[]){"--strategy", "greedy-size", "--graph", path, "--format", "json", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    JsonParser *parser = json_parser_new();
+    g_assert_true(json_parser_load_from_data(parser, r.out, -1, NULL));
+    JsonArray *rows = json_node_get_array(json_parser_get_root(parser));
+    g_assert_cmpuint(json_array_get_length(rows), ==, 1);
+    JsonObject *row = json_array_get_object_element(rows, 0);
+    g_assert_cmpint(json_object_get_int_member(row, "arena_bytes"), ==, 26124800);
+    g_assert_cmpstr(json_object_get_string_member(row, "strategy"), ==, "greedy-size");
+    g_assert_true(json_object_get_boolean_member(row, "verified"));
+    g_object_unref(parser);
+    run_result_clear(&r);
+    g_free(path);
+}
+
+/* --map lists every buffer sorted by offset; a MiniMalloc solution replays through --trace as pins. */
+static void test_map_and_trace_files(void)
+{
+    char *path = gpt2_path(), *csv = test_scratch_path("gpt2.csv");
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--strategy", "greedy-size", "--map",
+                                                       "--trace-out", csv, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    const char *map = strstr(r.out, "# offset size name first last\n");
+    g_assert_nonnull(map);
+    char **lines = g_strsplit(map, "\n", -1);
+    guint64 previous = 0;
+    guint count = 0;
+    for (char **line = lines + 1; *line && **line; line++, count++) {
+        char **f = g_strsplit(*line, " ", -1);
+        g_assert_cmpuint(g_strv_length(f), ==, 5);
+        guint64 offset = g_ascii_strtoull(f[0], NULL, 10);
+        g_assert_cmpuint(offset, >=, previous);
+        previous = offset;
+        g_strfreev(f);
+    }
+    g_assert_cmpuint(count, ==, 442);
+    g_strfreev(lines);
+    run_result_clear(&r);
+    /* The written trace plans to the same arena. */
+    r = test_run("SIM_BIN", (const char *[]){"--trace", csv, "--strategy", "greedy-size", "--format", "csv", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, ",greedy-size,442,417,26124800,26124800,");
+    run_result_clear(&r);
+    /* A solution file: every offset is a pin, so any strategy returns exactly that plan. */
+    const char solution[] = "id,lower,upper,size,offset\nb1,0,3,4,8\nb2,3,9,4,0\nb3,0,9,4,4\nb4,9,21,4,4\nb5,0,21,4,0\n";
+    const char overlapping[] = "id,lower,upper,size,offset\nb1,0,3,4,0\nb2,0,9,4,0\n";
+    char *sol = test_write_scratch("solution.csv", solution, sizeof solution - 1);
+    char *bad = test_write_scratch("overlap.csv", overlapping, sizeof overlapping - 1);
+    r = test_run("SIM_BIN", (const char *[]){"--trace", sol, "--strategy", "firstfit", "--format", "csv", NULL});
+    g_assert_cmpint(r.status, !=, 0); /* b2 and b5 both at 0 from step 3: an invalid solution */
+    assert_contains(r.err, "share bytes [0, 4) at step 3");
+    run_result_clear(&r);
+    const char valid[] = "id,lower,upper,size,offset\nb1,0,3,4,0\nb2,3,9,4,0\nb3,0,9,4,4\nb4,9,21,4,0\nb5,0,21,4,8\n";
+    char *good = test_write_scratch("valid.csv", valid, sizeof valid - 1);
+    r = test_run("SIM_BIN", (const char *[]){"--trace", good, "--strategy", "firstfit", "--format", "csv", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, ",firstfit,5,21,12,12,0,0.00,12,0,0.00,"); /* replayed as given; pins bind naive too */
+    run_result_clear(&r);
+    g_free(good);
+    r = test_run("SIM_BIN", (const char *[]){"--trace", bad, NULL});
+    g_assert_cmpint(r.status, ==, 1);
+    assert_contains(r.err, "plan is wrong: buffers 0 'b1' [0, 4) steps 0..2 and 1 'b2' [0, 4) steps 0..8 share bytes");
+    run_result_clear(&r);
+    g_free(sol);
+    g_free(bad);
+    g_free(csv);
+    g_free(path);
+}
+
+static void test_plan_usage_errors(void)
+{
+    char *path = gpt2_path();
+    expect_failure((const char *[]){"--graph", path, "--trace", path, NULL}, 2,
+                   "sim: --graph and --trace exclude each other: plan a model or a trace (see sim --help)\n");
+    expect_failure((const char *[]){"--graph", path, "--strategy", "magic", NULL}, 2,
+                   "sim: unknown strategy 'magic' (one of: naive, firstfit, bestfit, greedy-size, greedy-breadth, "
+                   "greedy-conflicts, best) (see sim --help)\n");
+    expect_failure((const char *[]){"--graph", path, "--info", "--compare", NULL}, 2,
+                   "sim: --info prints the graph summary; --compare, --map and --ascii need a plan (see sim --help)\n");
+    expect_failure((const char *[]){"--graph", path, "--format", "xml", NULL}, 2,
+                   "sim: --format takes text, md, csv or json (see sim --help)\n");
+    expect_failure((const char *[]){"--graph", path, "--align", "48", NULL}, 2,
+                   "sim: --align takes a power of two (see sim --help)\n");
+    const char text[] = "arenasim-trace 1\n0 a 10 0 1\n1 b ten 0 1\n";
+    char *bad = test_write_scratch("bad.trace", text, sizeof text - 1);
+    char *line = g_strdup_printf("sim: %s:3: size 'ten' is not a positive integer\n", bad);
+    expect_failure((const char *[]){"--trace", bad, NULL}, 1, line);
+    g_free(line);
+    g_free(bad);
     g_free(path);
 }
 
@@ -161,5 +282,8 @@ int main(int argc, char **argv)
     g_test_add_func("/cli/usage-errors", test_usage_errors);
     g_test_add_func("/cli/dim-binding", test_dim_binding);
     g_test_add_func("/cli/mkgraph", test_mkgraph);
+    g_test_add_func("/cli/plan-gpt2", test_plan_gpt2);
+    g_test_add_func("/cli/map-and-trace-files", test_map_and_trace_files);
+    g_test_add_func("/cli/plan-usage-errors", test_plan_usage_errors);
     return g_test_run();
 }

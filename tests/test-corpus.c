@@ -124,6 +124,10 @@ static void test_committed_graphs_are_current(void)
         if (!**line || **line == ' ')
             continue;
         char *family = g_strndup(*line, strcspn(*line, " "));
+        if (!strcmp(family, "trace")) { /* writes a trace file, not a graph: nothing committed */
+            g_free(family);
+            continue;
+        }
         char *committed = g_strconcat(dir, "/", family, ".onnx", NULL);
         char *fresh = test_scratch_path("fresh.onnx");
         RunResult r = test_run("MKGRAPH_BIN", (const char *[]){family, "-o", fresh, NULL});

@@ -1,0 +1,394 @@
+/* test-place.c — placement and verification: the free list's first/best-fit and coalescing; hand-built
+ * traces with known optimal arenas; pins and rigid groups honoured by every strategy; property tests
+ * over thousands of random traces (the verifier accepts every plan, arena >= lower bound, naive = sum of
+ * aligned sizes); every strategy on every corpus graph; trace text and MiniMalloc CSV round trips;
+ * broken plans and malformed trace lines caught with exact messages. */
+#include "freelist.h"
+#include "liveness.h"
+#include "registry.h"
+#include "testutil.h"
+#include "tracegen.h"
+#include "verify.h"
+
+#include <string.h>
+
+static Trace *parse(const char *text)
+{
+    GError *error = NULL;
+    Trace *t = trace_parse(text, strlen(text), "test.trace", FALSE, &error);
+    g_assert_no_error(error);
+    return t;
+}
+
+static Plan *plan_verified(const char *strategy, const Trace *t)
+{
+    GError *error = NULL;
+    const PlaceStrategy *s = place_strategy_find(strategy);
+    g_assert_nonnull(s);
+    Plan *p = place_run(s, t, &error);
+    g_assert_no_error(error);
+    if (!verify_plan(t, p, &error))
+        g_error("%s: %s", strategy, error->message);
+    return p;
+}
+
+static void test_freelist(void)
+{
+    FreeList *f = freelist_new();
+    g_assert_cmpuint(freelist_alloc_first(f, 100, 1), ==, 0);
+    g_assert_cmpuint(freelist_alloc_first(f, 50, 1), ==, 100);
+    g_assert_cmpuint(freelist_alloc_first(f, 200, 1), ==, 150);
+    freelist_release(f, 0, 100);   /* free: [0,100), [350, inf) */
+    freelist_release(f, 150, 200); /* free: [0,100), [150, inf) */
+    /* First fit takes the lowest block; best fit the smallest that fits. */
+    g_assert_cmpuint(freelist_alloc_first(f, 60, 1), ==, 0); /* free: [60,100), [150, inf) */
+    g_assert_cmpuint(freelist_alloc_best(f, 30, 1), ==, 60);  /* the 40-byte block, not the top */
+    g_assert_cmpuint(freelist_alloc_best(f, 30, 1), ==, 150); /* [90,100) is too small */
+    /* Alignment pads inside the block. */
+    g_assert_cmpuint(freelist_alloc_first(f, 8, 64), ==, 192);
+    /* Coalescing: free everything and the whole space is one block again. */
+    freelist_release(f, 0, 60);
+    freelist_release(f, 60, 30);
+    freelist_release(f, 150, 30);
+    freelist_release(f, 192, 8);
+    freelist_release(f, 100, 50);
+    g_assert_cmpuint(freelist_alloc_first(f, 1000, 1), ==, 0);
+    /* Reserving a range that is taken fails; a free one succeeds. */
+    g_assert_false(freelist_reserve(f, 500, 10));
+    g_assert_true(freelist_reserve(f, 2000, 10));
+    g_assert_cmpuint(freelist_alloc_first(f, 1000, 1), ==, 1000);
+    g_assert_cmpuint(freelist_alloc_first(f, 1, 1), ==, 2010);
+    freelist_free(f);
+}
+
+/* Traces whose optimum is known by hand, with the arena each strategy must reach. */
+typedef struct {
+    const char *name, *text;
+    guint64 optimum;
+    const char *reaching[8]; /* strategies that must reach the optimum */
+} KnownCase;
+
+static const KnownCase known_cases[] = {
+    /* Three in a row: A and C never overlap, so they share: 200. */
+    {"chain", "arenasim-trace 1\n0 A 100 0 1\n1 B 100 1 2\n2 C 100 2 3\n", 200,
+     {"firstfit", "bestfit", "greedy-size", "greedy-breadth", "greedy-conflicts", "best"}},
+    /* MiniMalloc's README example (lifetimes made inclusive): optimum = lower bound = 12. */
+    {"minimalloc", "arenasim-trace 1\n0 b1 4 0 2\n1 b2 4 3 8\n2 b3 4 0 8\n3 b4 4 9 20\n4 b5 4 0 20\n", 12,
+     {"firstfit", "bestfit", "greedy-size", "greedy-breadth", "greedy-conflicts", "best"}},
+    /* First fit puts the small early buffer low and the big late one cannot reuse the gap: greedy by size
+     * places the big one first. Lower bound 300 (steps 1..2), reachable. */
+    {"fragmenting", "arenasim-trace 1\n0 small 100 0 1\n1 keep 100 0 3\n2 tmp 100 1 1\n3 big 200 2 3\n", 300,
+     {"greedy-size", "best"}},
+};
+
+static void test_known_optimum(gconstpointer data)
+{
+    const KnownCase *c = data;
+    Trace *t = parse(c->text);
+    g_assert_cmpuint(trace_lower_bound(t), ==, c->optimum);
+    guint count;
+    const PlaceStrategy *const *all = place_strategies(&count);
+    for (guint k = 0; k < count; k++) {
+        Plan *p = plan_verified(all[k]->name, t);
+        g_assert_cmpuint(p->arena, >=, c->optimum);
+        for (guint j = 0; c->reaching[j]; j++)
+            if (!strcmp(c->reaching[j], all[k]->name) && p->arena != c->optimum)
+                g_error("%s on %s: arena %" G_GUINT64_FORMAT ", optimum %" G_GUINT64_FORMAT, all[k]->name, c->name,
+                        p->arena, c->optimum);
+        plan_free(p);
+    }
+    trace_free(t);
+}
+
+/* Pins and rigid groups: every strategy keeps them, and the verifier checks it. */
+static void test_pins_and_groups(void)
+{
+    Trace *t = parse("arenasim-trace 1\n"
+                     "0 pinned 64 0 5 fixed=256\n"
+                     "1 a 100 0 2\n"
+                     "2 b 300 1 3\n"
+                     "3 g0 100 2 4 group=7:0\n"
+                     "4 g1 50 3 5 group=7:128\n"
+                     "5 g2 10 4 5 group=7:192\n"
+                     "6 late 500 4 5 align=256\n");
+    guint count;
+    const PlaceStrategy *const *all = place_strategies(&count);
+    for (guint k = 0; k < count; k++) {
+        Plan *p = plan_verified(all[k]->name, t);
+        g_assert_cmpuint(p->offsets[0], ==, 256);
+        g_assert_cmpuint(p->offsets[4] - p->offsets[3], ==, 128);
+        g_assert_cmpuint(p->offsets[5] - p->offsets[3], ==, 192);
+        g_assert_cmpuint(p->offsets[6] % 256, ==, 0);
+        plan_free(p);
+    }
+    trace_free(t);
+}
+
+/* Random traces (random alignments, some pins and groups): every plan verifies, arena >= lower bound. */
+static void test_property_random_traces(void)
+{
+    guint count;
+    const PlaceStrategy *const *all = place_strategies(&count);
+    guint traces = g_test_thorough() ? 5000 : 1500;
+    for (guint seed = 1; seed <= traces; seed++) {
+        TraceGenOptions o = TRACEGEN_DEFAULTS;
+        o.buffers = 20 + seed % 120;
+        o.seed = seed;
+        o.max_size = seed % 2 ? 4096 : 1 << 20;
+        o.align = seed % 3 ? 64 : 0;
+        Trace *t = trace_random(&o);
+        gboolean plain = o.align == 64;
+        if (seed % 5 == 0) { /* a pinned buffer and a three-member group */
+            TraceBuffer *b = trace_buffer(t, 0);
+            b->fixed = (gint64)round_up(1000, b->align);
+            for (guint k = 1; k <= 3; k++) {
+                b = trace_buffer(t, k);
+                b->group = 1;
+                b->align = 64;
+                b->group_offset = (k - 1) * 65536;
+                b->size = MIN(b->size, 65536);
+            }
+            plain = FALSE;
+        }
+        guint64 lb = trace_lower_bound(t), sum = 0;
+        for (guint k = 0; k < trace_count(t); k++)
+            sum += round_up(trace_buffer(t, k)->size, trace_buffer(t, k)->align);
+        for (guint k = 0; k < count; k++) {
+            GError *error = NULL;
+            Plan *p = place_run(all[k], t, &error);
+            g_assert_no_error(error);
+            if (!verify_plan(t, p, &error))
+                g_error("seed %u, %s: %s", seed, all[k]->name, error->message);
+            g_assert_cmpuint(p->arena, >=, lb);
+            if (plain && !strcmp(all[k]->name, "naive"))
+                g_assert_cmpuint(p->arena, ==, sum);
+            plan_free(p);
+        }
+        trace_free(t);
+    }
+}
+
+static void test_corpus_graphs_all_strategies(void)
+{
+    const char *families[] = {"gpt2", "block", "mlp", "noop-chain", "branches", "pinned", "gather", "slice",
+                              "concat", "split", "chained-concat", "densenet", "unet", "inception", "random"};
+    guint count;
+    const PlaceStrategy *const *all = place_strategies(&count);
+    for (gsize f = 0; f < G_N_ELEMENTS(families); f++) {
+        char *path = g_strdup_printf("%s/graphs/%s.onnx", g_getenv("SIM_SOURCE_DIR"), families[f]);
+        GError *error = NULL;
+        Model *m = onnx_read_file(path, &error);
+        g_assert_no_error(error);
+        g_assert_true(test_infer(m, NULL, &error));
+        for (int pad = 0; pad < 2; pad++) {
+            LayoutOptions lo = LAYOUT_DEFAULTS;
+            lo.pad_last = pad ? 64 : 1;
+            lo.weights_in_arena = pad;
+            Trace *t = trace_from_graph(m->graph, m->graph->order, &lo, &error);
+            g_assert_no_error(error);
+            for (guint k = 0; k < count; k++)
+                plan_free(plan_verified(all[k]->name, t));
+            trace_free(t);
+        }
+        model_free(m);
+        g_free(path);
+    }
+}
+
+/* Lifetimes from a graph: inputs from step 0, outputs to the end, dead tensors for one step. */
+static void test_liveness(void)
+{
+    Builder *b = builder_new("live", 13);
+    gint64 d[1] = {16};
+    b_input(b, "x", DT_FLOAT, 1, d);
+    b_weight(b, "w", DT_FLOAT, 1, d, FALSE);
+    const char *a = B_OP(b, "Add", "x", "w");   /* step 0 */
+    const char *r = B_OP(b, "Relu", a);        /* step 1 */
+    const char *n = B_OP(b, "Neg", a);         /* step 2 */
+    b_output(b, B_OP(b, "Add", r, n));          /* step 3 */
+    GError *error = NULL;
+    Model *m = builder_finish(b, &error);
+    g_assert_true(test_infer(m, NULL, &error));
+    LayoutOptions lo = LAYOUT_DEFAULTS;
+    Trace *t = trace_from_graph(m->graph, m->graph->order, &lo, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(t->steps, ==, 4);
+    g_assert_cmpuint(trace_count(t), ==, 5); /* x, a, r, n, output; the weight stays outside */
+    guint expect[5][2] = {{0, 0}, {0, 2}, {1, 3}, {2, 3}, {3, 3}};
+    for (guint k = 0; k < 5; k++) {
+        g_assert_cmpuint(trace_buffer(t, k)->first, ==, expect[k][0]);
+        g_assert_cmpuint(trace_buffer(t, k)->last, ==, expect[k][1]);
+        g_assert_cmpuint(trace_buffer(t, k)->size, ==, 64);
+    }
+    trace_free(t);
+    lo.weights_in_arena = TRUE;
+    lo.pad_last = 64;
+    t = trace_from_graph(m->graph, m->graph->order, &lo, &error);
+    g_assert_cmpuint(trace_count(t), ==, 6);
+    g_assert_cmpuint(trace_buffer(t, 1)->size, ==, 256); /* last dim 16 padded to 64 floats */
+    g_assert_cmpuint(trace_buffer(t, 1)->last, ==, 3);   /* the weight lives throughout */
+    trace_free(t);
+    model_free(m);
+}
+
+static void assert_same_trace(const Trace *a, const Trace *b)
+{
+    g_assert_cmpuint(trace_count(a), ==, trace_count(b));
+    g_assert_cmpuint(a->steps, ==, b->steps);
+    for (guint k = 0; k < trace_count(a); k++) {
+        const TraceBuffer *x = trace_buffer(a, k), *y = trace_buffer(b, k);
+        g_assert_cmpstr(x->name, ==, y->name);
+        g_assert_cmpuint(x->size, ==, y->size);
+        g_assert_cmpuint(x->align, ==, y->align);
+        g_assert_cmpuint(x->first, ==, y->first);
+        g_assert_cmpuint(x->last, ==, y->last);
+        g_assert_cmpint(x->fixed, ==, y->fixed);
+        g_assert_cmpint(x->group, ==, y->group);
+        g_assert_cmpuint(x->group_offset, ==, y->group_offset);
+        g_assert_cmpuint(x->bin, ==, y->bin);
+    }
+}
+
+static void test_round_trips(void)
+{
+    Trace *t = parse("arenasim-trace 1\nsteps 9\n0 with%20space 100 0 2 align=8 fixed=64\n1 b,c 50 1 8\n"
+                     "2 g 10 2 3 group=3:16 bin=1\n");
+    g_assert_cmpstr(trace_buffer(t, 0)->name, ==, "with space");
+    char *text = trace_to_text(t);
+    Trace *back = parse(text);
+    assert_same_trace(t, back);
+    g_free(text);
+    trace_free(back);
+    trace_free(t);
+
+    /* MiniMalloc CSV: half-open [lower, upper), alignment and offset columns. */
+    TraceGenOptions o = TRACEGEN_DEFAULTS;
+    o.buffers = 300;
+    o.align = 0;
+    t = trace_random(&o);
+    trace_buffer(t, 5)->fixed = (gint64)round_up(4096, trace_buffer(t, 5)->align);
+    GError *error = NULL;
+    char *csv = trace_to_csv(t, NULL, &error);
+    g_assert_no_error(error);
+    g_assert_true(g_str_has_prefix(csv, "id,lower,upper,size,alignment,offset\n"));
+    back = trace_parse(csv, strlen(csv), "t.csv", TRUE, &error);
+    g_assert_no_error(error);
+    back->steps = t->steps; /* CSV carries no trailing empty steps */
+    assert_same_trace(t, back);
+    g_free(csv);
+    trace_free(back);
+    trace_free(t);
+
+    /* The newer header with an inclusive `end` reads the same lifetimes; times far apart compress. */
+    const char *end_csv = "buffer,start,end,size\nb1,0,2,4\nb2,3,8,4\n";
+    const char *sparse_csv = "id,lower,upper,size\nb1,1000000000000,1000000000003,4\nb2,1000000000003,2000000000000,4\n";
+    t = trace_parse(end_csv, strlen(end_csv), "e.csv", TRUE, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(trace_buffer(t, 0)->last, ==, 2);
+    g_assert_cmpuint(trace_buffer(t, 1)->first, ==, 3);
+    trace_free(t);
+    t = trace_parse(sparse_csv, strlen(sparse_csv), "s.csv", TRUE, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(t->steps, ==, 4); /* the distinct points 1e12, 1e12+2, 1e12+3, 2e12-1, in order */
+    g_assert_cmpuint(trace_buffer(t, 0)->last, <, trace_buffer(t, 1)->first);
+    trace_free(t);
+}
+
+static void expect_verify_error(const Trace *t, const guint64 *offsets, const char *expected)
+{
+    GError *error = NULL;
+    g_assert_false(verify_offsets(t, offsets, NULL, &error));
+    g_assert_cmpstr(error->message, ==, expected);
+    g_error_free(error);
+}
+
+static void test_broken_plans_are_caught(void)
+{
+    Trace *t = parse("arenasim-trace 1\n0 a 100 0 2 align=64\n1 b 100 1 3 align=64\n2 c 100 3 3 align=64\n"
+                     "3 p 64 0 3 fixed=512 align=64\n4 g0 64 0 1 group=1:0 align=64\n5 g1 64 0 1 group=1:64 align=64\n");
+    Plan *good = plan_verified("greedy-size", t);
+    guint64 o[6];
+    memcpy(o, good->offsets, sizeof o);
+    o[1] = o[0] + 64; /* b moved onto a while both live */
+    char *expected = g_strdup_printf("plan is wrong: buffers 0 'a' [%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT ") steps 0..2 "
+                                     "and 1 'b' [%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT ") steps 1..3 share bytes [%"
+                                     G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT ") at step 1",
+                                     o[0], o[0] + 100, o[1], o[1] + 100, o[1], o[0] + 100);
+    expect_verify_error(t, o, expected);
+    g_free(expected);
+    memcpy(o, good->offsets, sizeof o);
+    o[2] = 1000 + 8;
+    expect_verify_error(t, o, "plan is wrong: buffer 2 'c' (100 bytes, steps 3..3) is not aligned: offset 1008");
+    memcpy(o, good->offsets, sizeof o);
+    o[3] = 0;
+    expect_verify_error(t, o, "plan is wrong: buffer 3 'p' (64 bytes, steps 0..3) is pinned elsewhere: offset 0");
+    memcpy(o, good->offsets, sizeof o);
+    o[5] += 64;
+    char *moved = g_strdup_printf("plan is wrong: buffer 5 'g1' (64 bytes, steps 0..1) moved within its rigid group: "
+                                  "offset %" G_GUINT64_FORMAT, o[5]);
+    expect_verify_error(t, o, moved);
+    g_free(moved);
+    GError *error = NULL;
+    guint64 small_arena[1] = {good->arena - 64};
+    g_assert_false(verify_offsets(t, good->offsets, small_arena, &error));
+    g_assert_true(strstr(error->message, "ends past its arena") != NULL);
+    g_error_free(error);
+    plan_free(good);
+    trace_free(t);
+}
+
+static void expect_parse_error(const char *text, gboolean csv, const char *expected)
+{
+    GError *error = NULL;
+    g_assert_null(trace_parse(text, strlen(text), "bad.trace", csv, &error));
+    g_assert_cmpstr(error->message, ==, expected);
+    g_error_free(error);
+}
+
+static void test_malformed_traces(void)
+{
+    expect_parse_error("", FALSE, "bad.trace:1: empty trace: no header");
+    expect_parse_error("hello\n", FALSE, "bad.trace:1: not an arenasim trace (the first line must be 'arenasim-trace 1')");
+    expect_parse_error("arenasim-trace 1\n0 a 100 0\n", FALSE,
+                       "bad.trace:2: expected 'id name size first last [key=value ...]', got 4 fields");
+    expect_parse_error("arenasim-trace 1\n0 a -5 0 1\n", FALSE, "bad.trace:2: size '-5' is not a positive integer");
+    expect_parse_error("arenasim-trace 1\n0 a 10 3 1\n", FALSE, "bad.trace:2: last step 1 is before first step 3");
+    expect_parse_error("arenasim-trace 1\n1 a 10 0 1\n", FALSE,
+                       "bad.trace:2: id 1 out of sequence (ids count up from 0; expected 0)");
+    expect_parse_error("arenasim-trace 1\n0 a 10 0 1 align=3\n", FALSE, "bad.trace:2: bad value in 'align=3'");
+    expect_parse_error("arenasim-trace 1\n0 a 10 0 1 colour=red\n", FALSE,
+                       "bad.trace:2: unknown key 'colour=red' (align, fixed, group, bin)");
+    expect_parse_error("arenasim-trace 1\n0 a 10 0 x\n", FALSE,
+                       "bad.trace:2: first '0' and last 'x' must be non-negative integers");
+    expect_parse_error("arenasim-trace 1\n0 a 10 0 1 fixed=3 align=4\n", FALSE,
+                       "bad.trace: buffer 0 'a': fixed offset is negative or not aligned");
+    expect_parse_error("arenasim-trace 1\n0 a 10 0 1 group=1:0 fixed=0\n1 b 10 0 1 group=1:16 fixed=64\n", FALSE,
+                       "bad.trace: buffer 1 'b': two members of its group are fixed at offsets that disagree");
+    expect_parse_error("id,lower,upper\n", TRUE, "bad.trace:1: the header must name id, lower, upper and size");
+    expect_parse_error("id,lower,upper,size\nb1,5,5,4\n", TRUE,
+                       "bad.trace:2: upper 5 must be greater than lower 5 (lifetimes are half-open [lower, upper))");
+    expect_parse_error("id,lower,upper,size\nb1,0,5,4\nb1,1,2,4\n", TRUE, "bad.trace:3: id 'b1' appears twice");
+    expect_parse_error("id,lower,upper,size\nb1,0,5\n", TRUE, "bad.trace:2: 3 fields, the header has 4");
+    expect_parse_error("id,lower,upper,size\nb1,0,five,4\n", TRUE,
+                       "bad.trace:2: lower '0' and upper 'five' must be non-negative integers");
+    expect_parse_error("id,lower,upper,size,colour\n", TRUE, "bad.trace:1: unknown column 'colour'");
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/place/freelist", test_freelist);
+    for (gsize k = 0; k < G_N_ELEMENTS(known_cases); k++) {
+        char *path = g_strdup_printf("/place/known-optimum/%s", known_cases[k].name);
+        g_test_add_data_func(path, &known_cases[k], test_known_optimum);
+        g_free(path);
+    }
+    g_test_add_func("/place/pins-and-groups", test_pins_and_groups);
+    g_test_add_func("/place/property/random-traces", test_property_random_traces);
+    g_test_add_func("/place/corpus-graphs", test_corpus_graphs_all_strategies);
+    g_test_add_func("/place/liveness", test_liveness);
+    g_test_add_func("/place/round-trips", test_round_trips);
+    g_test_add_func("/place/broken-plans", test_broken_plans_are_caught);
+    g_test_add_func("/place/malformed-traces", test_malformed_traces);
+    return g_test_run();
+}
