@@ -107,10 +107,7 @@ gboolean infer_where(const OpInfo *op, Node *n, gint64 opset, GError **error)
             gboolean pick_x = value_get_i(c->value, broadcast_source(r2, d2, c->rank, c->dims, e)) != 0;
             Tensor *src = pick_x ? x : y;
             gsize s = broadcast_source(r2, d2, src->rank, src->dims, e);
-            if (v->f)
-                v->f[e] = value_get_f(src->value, s);
-            else
-                v->i[e] = value_get_i(src->value, s);
+            value_copy_element(v, e, src->value, s);
         }
         infer_set_value(n, 0, v);
     }

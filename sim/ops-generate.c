@@ -137,12 +137,8 @@ gboolean infer_constant_of_shape(const OpInfo *op, Node *n, gint64 opset, GError
         guint64 numel;
         shape_numel(rank, dims, &numel);
         Value *v = value_new(dt, numel);
-        for (gsize k = 0; k < numel; k++) {
-            if (v->f)
-                v->f[k] = fill ? value_get_f(fill, 0) : 0.0;
-            else
-                v->i[k] = fill ? value_get_i(fill, 0) : 0;
-        }
+        for (gsize k = 0; fill && k < numel; k++) /* without a fill value: zeros, as value_new gives */
+            value_copy_element(v, k, fill, 0);
         infer_set_value(n, 0, v);
     }
     value_free(fill);
@@ -211,10 +207,7 @@ gboolean infer_expand(const OpInfo *op, Node *n, gint64 opset, GError **error)
         Value *v = value_new(x->dtype, numel);
         for (gsize e = 0; e < numel; e++) {
             gsize s = broadcast_source(out_rank, out, x->rank, x->dims, e);
-            if (v->f)
-                v->f[e] = x->value->f[s];
-            else
-                v->i[e] = x->value->i[s];
+            value_copy_element(v, e, x->value, s);
         }
         infer_set_value(n, 0, v);
     }
@@ -254,10 +247,7 @@ gboolean infer_tile(const OpInfo *op, Node *n, gint64 opset, GError **error)
                 src += (idx % (gsize)x->dims[k]) * stride;
                 stride *= (gsize)x->dims[k];
             }
-            if (v->f)
-                v->f[e] = x->value->f[src];
-            else
-                v->i[e] = x->value->i[src];
+            value_copy_element(v, e, x->value, src);
         }
         infer_set_value(n, 0, v);
     }

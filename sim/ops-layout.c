@@ -129,10 +129,7 @@ gboolean infer_transpose(const OpInfo *op, Node *n, gint64 opset, GError **error
                 rest /= (gsize)dims[k];
                 src += idx * in_stride[perm[k]];
             }
-            if (v->f)
-                v->f[e] = x->value->f[src];
-            else
-                v->i[e] = x->value->i[src];
+            value_copy_element(v, e, x->value, src);
         }
         infer_set_value(n, 0, v);
     }

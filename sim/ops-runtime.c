@@ -54,10 +54,7 @@ gboolean infer_gather(const OpInfo *op, Node *n, gint64 opset, GError **error)
                     i += extent;
                 for (gsize in = 0; in < inner; in++, e++) {
                     gsize src = (o * (gsize)extent + (gsize)i) * inner + in;
-                    if (v->f)
-                        v->f[e] = data->value->f[src];
-                    else
-                        v->i[e] = data->value->i[src];
+                    value_copy_element(v, e, data->value, src);
                 }
             }
         infer_set_value(n, 0, v);
@@ -154,10 +151,7 @@ gboolean infer_slice(const OpInfo *op, Node *n, gint64 opset, GError **error)
                 src += (gsize)(first[k] + (gint64)idx * step_of[k]) * stride;
                 stride *= (gsize)x->dims[k];
             }
-            if (v->f)
-                v->f[e] = x->value->f[src];
-            else
-                v->i[e] = x->value->i[src];
+            value_copy_element(v, e, x->value, src);
         }
         infer_set_value(n, 0, v);
     }
@@ -209,10 +203,7 @@ gboolean infer_concat(const OpInfo *op, Node *n, gint64 opset, GError **error)
                 Tensor *t = n->inputs->pdata[k];
                 gsize chunk = row_stride(t->rank, t->dims, axis);
                 for (gsize c = 0; c < chunk; c++, e++) {
-                    if (v->f)
-                        v->f[e] = value_get_f(t->value, o * chunk + c);
-                    else
-                        v->i[e] = value_get_i(t->value, o * chunk + c);
+                    value_copy_element(v, e, t->value, o * chunk + c);
                 }
             }
         infer_set_value(n, 0, v);

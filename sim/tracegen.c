@@ -1,8 +1,13 @@
 /* tracegen.c — random trace generation (see tracegen.h). About 8 buffers start per step, so the live
- * set stays in the tens to hundreds as in real graphs; deterministic for a seed. */
+ * set stays in the tens to hundreds as in real graphs, at any trace length; deterministic for a seed. */
 #include "tracegen.h"
 
 #include <math.h>
+
+/* Long-lived buffers (residual streams, skip connections) live for a stretch of the graph, not all of
+ * it: bounding their lifetime keeps the number live at once independent of the trace's length, as in
+ * real graphs, instead of growing with it. */
+#define LONG_LIFE 2000
 
 Trace *trace_random(const TraceGenOptions *o)
 {
@@ -13,8 +18,8 @@ Trace *trace_random(const TraceGenOptions *o)
     for (guint k = 0; k < o->buffers; k++) {
         guint first = (guint)g_rand_int_range(r, 0, (gint32)steps);
         guint length;
-        if (g_rand_double(r) < o->long_lived)
-            length = (guint)g_rand_int_range(r, 1, (gint32)(steps / 2 + 2));
+        if (g_rand_double(r) < o->long_lived) /* long-lived: up to half the trace, at most LONG_LIFE steps */
+            length = (guint)g_rand_int_range(r, 1, (gint32)MIN(steps / 2, LONG_LIFE) + 2);
         else
             length = (guint)floor(-log(1.0 - g_rand_double(r)) * 4.0); /* geometric-like, mean 4 steps */
         guint last = MIN(first + length, steps - 1);

@@ -10,7 +10,7 @@ typedef struct {
     guint32 seed;
     guint64 min_size, max_size; /* log-uniform in [min_size, max_size] */
     guint64 align;              /* 0: a random power of two from 1 to 256 per buffer */
-    double long_lived;          /* fraction of buffers living ~half the trace */
+    double long_lived;          /* fraction of long-lived buffers (up to half the trace, at most 2000 steps) */
 } TraceGenOptions;
 
 #define TRACEGEN_DEFAULTS {.buffers = 1000, .seed = 1, .min_size = 64, .max_size = 1 << 20, .align = 64, .long_lived = 0.02}

@@ -70,6 +70,16 @@ void value_set_i(Value *v, gsize k, gint64 x)
         v->i[k] = x;
 }
 
+void value_copy_element(Value *dst, gsize d, const Value *src, gsize s)
+{
+    if (dst->f && src->f)
+        dst->f[d] = src->f[s];
+    else if (dst->i && src->i)
+        value_set_i(dst, d, src->i[s]);
+    else
+        value_set_f(dst, d, value_get_f(src, s));
+}
+
 /* Half-precision to double, for FLOAT16 constants (rare in shape arithmetic, but legal). */
 static double half_to_double(guint16 h)
 {

@@ -24,6 +24,8 @@ gint64 value_get_i(const Value *v, gsize k);
 /* Store a number into element k, converting (truncating to integer, or x != 0 for BOOL). */
 void value_set_f(Value *v, gsize k, double x);
 void value_set_i(Value *v, gsize k, gint64 x);
+/* dst[d] = src[s], converting when one holds doubles and the other integers. */
+void value_copy_element(Value *dst, gsize d, const Value *src, gsize s);
 /* Decode little-endian raw bytes of dtype into a value; NULL if the type has no numeric decoding
  * or the byte count does not match n. */
 Value *value_from_raw(DType dtype, gsize n, const guint8 *raw, gsize raw_len);
