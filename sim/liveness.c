@@ -1,5 +1,8 @@
 /* liveness.c — tensor lifetimes and physical sizes (see liveness.h). */
 #include "liveness.h"
+#include "alias.h"
+
+#include <string.h>
 
 gboolean tensor_physical_bytes(const Tensor *t, guint64 pad_last, guint64 *out)
 {
@@ -27,80 +30,91 @@ static gboolean needs_buffer(const Tensor *t, const LayoutOptions *o)
     return TRUE;
 }
 
-Trace *trace_from_graph(const Graph *g, const GPtrArray *schedule, const LayoutOptions *o, GError **error)
+gboolean lifetimes_compute(const Graph *g, const GPtrArray *schedule, const LayoutOptions *o, Lifetimes *out,
+                           GError **error)
 {
-    guint steps = MAX(schedule->len, 1);
-    gint *step_of = g_new(gint, g->nodes->len + 1);
+    guint n = g->tensors->len;
+    out->steps = MAX(schedule->len, 1);
+    out->step_of = g_new(gint, g->nodes->len + 1);
+    out->bytes = g_new0(guint64, n + 1);
+    out->birth = g_new0(guint, n + 1);
+    out->death = g_new0(guint, n + 1);
     for (guint k = 0; k < g->nodes->len; k++)
-        step_of[k] = -1;
+        out->step_of[k] = -1;
     for (guint s = 0; s < schedule->len; s++) {
-        const Node *n = schedule->pdata[s];
-        if (step_of[n->index] >= 0) {
-            g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH, "schedule runs node %s twice", n->label);
-            g_free(step_of);
-            return NULL;
+        const Node *node = schedule->pdata[s];
+        if (out->step_of[node->index] >= 0) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH, "schedule runs node %s twice", node->label);
+            return FALSE;
         }
-        step_of[n->index] = (gint)s;
+        out->step_of[node->index] = (gint)s;
     }
-    Trace *t = trace_new(g->name);
-    t->steps = steps;
-    gboolean ok = TRUE;
-    for (guint k = 0; ok && k < g->tensors->len; k++) {
+    for (guint k = 0; k < n; k++) {
         const Tensor *tensor = g->tensors->pdata[k];
         if (!needs_buffer(tensor, o))
             continue;
         if (!tensor->shape_known) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_SHAPE, "tensor '%s' has no known shape", tensor->name);
-            ok = FALSE;
-            break;
+            return FALSE;
         }
         guint64 bytes;
         if (!tensor_physical_bytes(tensor, o->pad_last, &bytes)) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_SHAPE, "tensor '%s': padded byte size overflows 64 bits", tensor->name);
-            ok = FALSE;
-            break;
+            return FALSE;
         }
         if (bytes == 0)
             continue; /* nothing to place */
         guint first = 0, last = 0;
         gboolean whole_run = tensor->kind == TENSOR_WEIGHT || tensor->kind == TENSOR_CONSTANT || tensor->is_graph_output;
         if (tensor->producer && tensor->kind != TENSOR_WEIGHT) {
-            gint s = step_of[tensor->producer->index];
+            gint s = out->step_of[tensor->producer->index];
             if (s < 0) {
                 g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH, "schedule never runs node %s", tensor->producer->label);
-                ok = FALSE;
-                break;
+                return FALSE;
             }
             first = last = (guint)s;
         }
         for (guint c = 0; c < tensor->consumers->len; c++) {
-            const Node *n = tensor->consumers->pdata[c];
-            gint s = step_of[n->index];
+            const Node *node = tensor->consumers->pdata[c];
+            gint s = out->step_of[node->index];
             if (s < 0) {
-                g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH, "schedule never runs node %s", n->label);
-                ok = FALSE;
-                break;
+                g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH, "schedule never runs node %s", node->label);
+                return FALSE;
             }
             if (s < (gint)first) {
                 g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH,
-                            "schedule runs node %s, which reads '%s', before the tensor is produced", n->label, tensor->name);
-                ok = FALSE;
-                break;
+                            "schedule runs node %s, which reads '%s', before the tensor is produced", node->label,
+                            tensor->name);
+                return FALSE;
             }
             last = MAX(last, (guint)s);
         }
         if (whole_run)
-            last = steps - 1;
+            last = out->steps - 1;
         if (tensor->kind == TENSOR_WEIGHT || tensor->kind == TENSOR_CONSTANT)
             first = 0;
-        if (ok)
-            trace_add(t, tensor->name, bytes, o->align, first, last);
+        out->bytes[k] = bytes;
+        out->birth[k] = first;
+        out->death[k] = last;
     }
-    g_free(step_of);
-    if (!ok) {
-        trace_free(t);
+    return TRUE;
+}
+
+void lifetimes_clear(Lifetimes *l)
+{
+    g_free(l->step_of);
+    g_free(l->bytes);
+    g_free(l->birth);
+    g_free(l->death);
+    memset(l, 0, sizeof(*l));
+}
+
+Trace *trace_from_graph(const Graph *g, const GPtrArray *schedule, const LayoutOptions *o, GError **error)
+{
+    AliasMap *m = alias_map_new(g, schedule, o, NULL, NULL, error);
+    if (!m)
         return NULL;
-    }
-    t->steps = steps;
+    Trace *t = trace_from_alias_map(m, NULL, error);
+    alias_map_free(m);
     return t;
 }

@@ -20,7 +20,20 @@ typedef struct {
 /* Bytes a tensor occupies under the layout (padding included); FALSE on overflow. */
 gboolean tensor_physical_bytes(const Tensor *t, guint64 pad_last, guint64 *out);
 
+/* Every tensor's physical bytes (0: no buffer) and own lifetime [birth, death] under a schedule. */
+typedef struct {
+    guint steps;
+    gint *step_of;        /* node index -> step */
+    guint64 *bytes;       /* per tensor id */
+    guint *birth, *death; /* per tensor id, valid where bytes > 0 */
+} Lifetimes;
+
 /* schedule: Node* in execution order (every node once, a topological order). */
+gboolean lifetimes_compute(const Graph *g, const GPtrArray *schedule, const LayoutOptions *o, Lifetimes *out,
+                           GError **error);
+void lifetimes_clear(Lifetimes *l);
+
+/* The trace with no aliasing: one buffer per tensor that needs memory (alias.h adds sharing). */
 Trace *trace_from_graph(const Graph *g, const GPtrArray *schedule, const LayoutOptions *o, GError **error);
 
 #endif

@@ -2,6 +2,7 @@
  * the job: the graph summary (--info), one strategy's plan (the default), or every strategy side by side
  * (--compare). Every plan goes through the verifier unless --no-verify. Errors a user can cause end as
  * one line `sim: FILE: what is wrong` and exit 1; usage errors exit 2. */
+#include "alias.h"
 #include "graph.h"
 #include "info.h"
 #include "liveness.h"
@@ -19,10 +20,10 @@
 
 typedef struct {
     char *graph_path, *trace_path, *trace_out;
-    char **dims;
-    char *strategy, *format, *weights;
+    char **dims, **pins;
+    char *strategy, *format, *weights, *alias;
     gint64 pad_last, align;
-    gboolean info, allow_unknown_ops, list_ops, list, version, compare, map, ascii, no_verify;
+    gboolean info, allow_unknown_ops, list_ops, list, version, compare, map, ascii, no_verify, strict_runtime, scratch;
 } CliOptions;
 
 static int usage_error(const char *message)
@@ -56,6 +57,10 @@ static void list_strategies(void)
     printf("placement strategies (--strategy):\n");
     for (guint k = 0; k < count; k++)
         printf("  %-18s %s\n", all[k]->name, all[k]->summary);
+    const AliasStrategy *const *aliases = alias_strategies(&count);
+    printf("alias strategies (--alias, applied in this order):\n");
+    for (guint k = 0; k < count; k++)
+        printf("  %-18s %s\n", aliases[k]->name, aliases[k]->summary);
 }
 
 static Model *load_model(const char *path, const ShapeOptions *shape_options, GError **error)
@@ -72,6 +77,9 @@ static Model *load_model(const char *path, const ShapeOptions *shape_options, GE
 typedef struct {
     ReportFormat format;
     LayoutOptions layout;
+    GHashTable *pins;
+    AliasMap *aliases; /* what sharing the graph's trace has (NULL for a trace file) */
+    guint64 no_alias_bytes;
     const PlaceStrategy *strategy;
     char *dims_text;
 } Job;
@@ -86,8 +94,10 @@ static int check_options(const CliOptions *o, Job *job)
         return usage_error("--info summarises a model: use it with --graph");
     if (o->info && (o->compare || o->map || o->ascii))
         return usage_error("--info prints the graph summary; --compare, --map and --ascii need a plan");
-    if (o->trace_path && (o->dims || o->weights || o->pad_last || o->align))
-        return usage_error("--dim, --weights, --pad-last and --align shape a trace from a model: use them with --graph");
+    if (o->trace_path && (o->dims || o->weights || o->pad_last || o->align || o->alias || o->pins || o->strict_runtime ||
+                          o->scratch))
+        return usage_error("--dim, --weights, --pad-last, --align, --alias, --pin and --strict-runtime shape a trace "
+                           "from a model: use them with --graph");
     if (o->compare && o->strategy)
         return usage_error("--compare runs every strategy: drop --strategy");
     if (!report_format_parse(o->format ? o->format : "text", &job->format))
@@ -115,7 +125,45 @@ static int check_options(const CliOptions *o, Job *job)
         return usage_error("--weights takes arena or outside");
     job->layout.weights_in_arena = o->weights && !strcmp(o->weights, "arena");
     job->dims_text = o->dims ? g_strjoinv(",", o->dims) : g_strdup("-");
+    job->pins = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    for (char **p = o->pins; p && *p; p++) {
+        GError *error = NULL;
+        if (!alias_pins_parse(job->pins, *p, &error)) {
+            int r = usage_error(error->message);
+            g_error_free(error);
+            return r;
+        }
+    }
     return 0;
+}
+
+/* Graph to trace, through the alias strategies chosen with --alias. */
+static Trace *graph_trace(const CliOptions *o, Job *job, const Model *m, GError **error)
+{
+    const Graph *g = m->graph;
+    job->aliases = alias_map_new(g, g->order, &job->layout, NULL, job->pins, error);
+    if (!job->aliases)
+        return NULL;
+    job->aliases->strict_runtime = o->strict_runtime;
+    job->aliases->scratch = o->scratch;
+    for (guint k = 0; k < g->tensors->len; k++)
+        job->no_alias_bytes += job->aliases->bytes[k];
+    if (!alias_apply_list(job->aliases, o->alias ? o->alias : "all", error))
+        return NULL;
+    return trace_from_alias_map(job->aliases, job->pins, error);
+}
+
+static void print_aliasing(const Job *job)
+{
+    if (!job->aliases)
+        return;
+    guint64 saved[SHARE_KIND_COUNT];
+    const char *names[SHARE_KIND_COUNT];
+    alias_savings(job->aliases, saved);
+    for (guint k = 0; k < SHARE_KIND_COUNT; k++)
+        names[k] = share_kind_name(k);
+    report_aliasing(stdout, job->format, job->aliases->aliased_ops, job->aliases->copied_ops, saved, names,
+                    SHARE_KIND_COUNT, job->aliases->notes);
 }
 
 /* Plans with one strategy, verifies, fills a report row. */
@@ -144,7 +192,9 @@ static int run_plan(const CliOptions *o, const Job *job, const Trace *t)
     Plan *naive = place_run(place_strategy_find("naive"), t, &error);
     if (!naive)
         return file_error(source, error);
-    ReportRow base = {.graph = source, .dims = job->dims_text, .order = "file"};
+    ReportRow base = {.graph = source, .dims = job->dims_text, .order = "file",
+                      .alias = o->graph_path ? (o->alias ? o->alias : "all") : "none",
+                      .no_alias_bytes = job->no_alias_bytes};
     if (o->compare) {
         guint count;
         const PlaceStrategy *const *all = place_strategies(&count);
@@ -156,8 +206,12 @@ static int run_plan(const CliOptions *o, const Job *job, const Trace *t)
             if (!plans[k])
                 status = file_error(source, error);
         }
-        if (!status)
+        for (guint k = 0; k < count && !status; k++)
+            rows[k].no_alias_bytes = o->graph_path ? job->no_alias_bytes : rows[k].trace_bytes;
+        if (!status) {
             report_print(stdout, job->format, rows, count);
+            print_aliasing(job);
+        }
         for (guint k = 0; k < count; k++)
             plan_free(plans[k]);
         g_free(plans);
@@ -168,7 +222,10 @@ static int run_plan(const CliOptions *o, const Job *job, const Trace *t)
         if (!plan) {
             status = file_error(source, error);
         } else {
+            if (!o->graph_path)
+                row.no_alias_bytes = row.trace_bytes;
             report_print(stdout, job->format, &row, 1);
+            print_aliasing(job);
             if (o->map)
                 report_map(stdout, t, plan->offsets);
             if (o->ascii)
@@ -202,7 +259,7 @@ static int run(const CliOptions *o)
             status = file_error(o->graph_path, error);
         else if (o->info)
             info_print(stdout, m, o->graph_path);
-        else if (!(t = trace_from_graph(m->graph, m->graph->order, &job.layout, &error)))
+        else if (!(t = graph_trace(o, &job, m, &error)))
             status = file_error(o->graph_path, error);
     } else if (!status) {
         t = trace_read_file(o->trace_path, &error);
@@ -217,6 +274,9 @@ static int run(const CliOptions *o)
     trace_free(t);
     model_free(m);
     shape_options_clear(&shape_options);
+    alias_map_free(job.aliases);
+    if (job.pins)
+        g_hash_table_unref(job.pins);
     g_free(job.dims_text);
     return status;
 }
@@ -238,6 +298,14 @@ int main(int argc, char **argv)
         {"pad-last", 0, 0, G_OPTION_ARG_INT64, &o.pad_last,
          "Round every tensor's last dimension up to a multiple of N (the seeds' NHWC layout uses 64; default 1)", "N"},
         {"align", 0, 0, G_OPTION_ARG_INT64, &o.align, "Align every buffer offset to A bytes (default 64)", "A"},
+        {"alias", 'a', 0, G_OPTION_ARG_STRING, &o.alias,
+         "Alias strategies: all (default), none, or a comma list of concat-dedup, runtime, noop, inplace", "LIST"},
+        {"pin", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.pins,
+         "Pre-allocate tensor NAME at byte OFFSET (repeatable); pins propagate through noop chains", "NAME=OFFSET"},
+        {"strict-runtime", 0, 0, G_OPTION_ARG_NONE, &o.strict_runtime,
+         "A Gather/Slice/Concat/Split that cannot alias is an error (the seed's texts), not a copy", NULL},
+        {"scratch", 0, 0, G_OPTION_ARG_NONE, &o.scratch,
+         "Add kernel workspace from the op table (Conv's im2col) as single-step buffers", NULL},
         {"trace-out", 0, 0, G_OPTION_ARG_FILENAME, &o.trace_out,
          "Write the trace (text format, or MiniMalloc CSV when FILE ends in .csv)", "FILE"},
         {"format", 'f', 0, G_OPTION_ARG_STRING, &o.format, "Report format: text (default), md, csv, json", "FMT"},
@@ -289,6 +357,8 @@ int main(int argc, char **argv)
     g_free(o.format);
     g_free(o.weights);
     g_strfreev(o.dims);
+    g_strfreev(o.pins);
+    g_free(o.alias);
     g_option_context_free(ctx);
     return status;
 }

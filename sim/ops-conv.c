@@ -186,3 +186,31 @@ gboolean infer_global_pool(const OpInfo *op, Node *n, gint64 opset, GError **err
         out[k] = k < 2 ? x->dims[k] : 1;
     return infer_set_output(n, 0, x->dtype, x->rank, out, error);
 }
+
+/* Conv's im2col workspace (the executor lowers Conv to im2col + sgemm, one group at a time):
+ * (C/group x kernel elements) x output positions floats; none for a 1x1, stride-1, unpadded Conv, which
+ * is a plain matrix product. */
+guint64 conv_im2col_scratch(const Node *n)
+{
+    const Tensor *x = node_input(n, 0), *w = node_input(n, 1), *y = node_output(n, 0);
+    if (!x || !w || !y || !x->shape_known || !w->shape_known || !y->shape_known || w->rank < 3)
+        return 0;
+    gboolean direct = TRUE;
+    for (int k = 2; k < w->rank; k++)
+        direct = direct && w->dims[k] == 1;
+    const GArray *strides = NULL, *pads = NULL;
+    node_attr_ints(n, "strides", &strides, NULL);
+    node_attr_ints(n, "pads", &pads, NULL);
+    for (guint k = 0; strides && k < strides->len; k++)
+        direct = direct && g_array_index(strides, gint64, k) == 1;
+    for (guint k = 0; pads && k < pads->len; k++)
+        direct = direct && g_array_index(pads, gint64, k) == 0;
+    if (direct)
+        return 0;
+    guint64 rows = (guint64)w->dims[1], cols = 1, bytes;
+    for (int k = 2; k < w->rank; k++)
+        rows *= (guint64)w->dims[k];
+    for (int k = 2; k < y->rank; k++)
+        cols *= (guint64)y->dims[k];
+    return size_mul(rows, cols, &bytes) && size_mul(bytes, sizeof(float), &bytes) ? bytes : 0;
+}

@@ -61,6 +61,9 @@ static gint64 i_ge(gint64 a, gint64 b) { return a >= b; }
 #define OP(n, cls, imin, imax, omin, omax, fn)                                                              \
     {.name = n, .op_class = cls, .min_inputs = imin, .max_inputs = imax, .min_outputs = omin,               \
      .max_outputs = omax, .infer = fn}
+#define RUNTIME_OP(n, kind, imin, imax, omin, omax, fn)                                                     \
+    {.name = n, .op_class = OP_RUNTIME, .runtime = kind, .min_inputs = imin, .max_inputs = imax,             \
+     .min_outputs = omin, .max_outputs = omax, .infer = fn}
 #define UNARY(n, fn) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1, .min_outputs = 1, \
                       .max_outputs = 1, .infer = infer_unary, .elementwise = TRUE, .unary = fn}
 /* Unary maps with optional extra inputs (Clip's min/max, Trilu's k). */
@@ -90,10 +93,10 @@ static const OpInfo op_rows[] = {
     OP("Flatten", OP_NOOP, 1, 1, 1, 1, infer_flatten),
     OP("Identity", OP_NOOP, 1, 1, 1, 1, infer_identity),
     /* offset views and contiguous layouts (000_c324d345f708b909.txt) */
-    OP("Gather", OP_RUNTIME, 2, 2, 1, 1, infer_gather),
-    OP("Slice", OP_RUNTIME, 1, 5, 1, 1, infer_slice),
-    OP("Concat", OP_RUNTIME, 1, -1, 1, 1, infer_concat),
-    OP("Split", OP_RUNTIME, 1, 2, 1, -1, infer_split),
+    RUNTIME_OP("Gather", RUNTIME_GATHER, 2, 2, 1, 1, infer_gather),
+    RUNTIME_OP("Slice", RUNTIME_SLICE, 1, 5, 1, 1, infer_slice),
+    RUNTIME_OP("Concat", RUNTIME_CONCAT, 1, -1, 1, 1, infer_concat),
+    RUNTIME_OP("Split", RUNTIME_SPLIT, 1, 2, 1, -1, infer_split),
     /* unary elementwise */
     UNARY("Relu", f_relu),
     UNARY("Sigmoid", f_sigmoid),
@@ -163,7 +166,8 @@ static const OpInfo op_rows[] = {
     /* linear algebra and windows */
     OP("MatMul", OP_COMPUTE, 2, 2, 1, 1, infer_matmul),
     OP("Gemm", OP_COMPUTE, 2, 3, 1, 1, infer_gemm),
-    OP("Conv", OP_COMPUTE, 2, 3, 1, 1, infer_conv),
+    {.name = "Conv", .op_class = OP_COMPUTE, .min_inputs = 2, .max_inputs = 3, .min_outputs = 1, .max_outputs = 1,
+     .infer = infer_conv, .scratch = conv_im2col_scratch},
     OP("ConvTranspose", OP_COMPUTE, 2, 3, 1, 1, infer_conv_transpose),
     OP("MaxPool", OP_COMPUTE, 1, 1, 1, 2, infer_pool),
     OP("AveragePool", OP_COMPUTE, 1, 1, 1, 1, infer_pool),

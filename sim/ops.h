@@ -15,12 +15,16 @@ typedef enum {
 } OpClass;
 const char *op_class_name(OpClass c);
 
+/* For OP_RUNTIME rows: which of 000_c324d345f708b909.txt's layouts the op can take. */
+typedef enum { RUNTIME_NONE, RUNTIME_GATHER, RUNTIME_SLICE, RUNTIME_CONCAT, RUNTIME_SPLIT } RuntimeKind;
+
 struct OpInfo;
 typedef gboolean (*OpInferFn)(const struct OpInfo *op, Node *n, gint64 opset, GError **error);
 
 typedef struct OpInfo {
     const char *name;
     OpClass op_class;
+    RuntimeKind runtime;          /* OP_RUNTIME rows: the layout rule */
     int min_inputs, max_inputs;   /* max -1: variadic */
     int min_outputs, max_outputs;
     OpInferFn infer;              /* output dtypes and shapes; values when inputs are known */
@@ -30,6 +34,7 @@ typedef struct OpInfo {
     double (*binary)(double, double);
     gint64 (*binary_int)(gint64, gint64); /* integer semantics where they differ (Div, Mod) */
     DType fixed_out_dtype;        /* e.g. BOOL for comparisons; DT_UNDEFINED: from the inputs */
+    guint64 (*scratch)(const Node *n); /* single-step workspace bytes the kernel needs, or NULL */
 } OpInfo;
 
 /* The row for (domain, op_type); NULL when the op is not in the table. "" and "ai.onnx" are the

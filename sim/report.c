@@ -26,6 +26,9 @@ void report_row_fill(ReportRow *row, const Trace *t, const Plan *plan, guint64 n
     row->naive = naive;
     row->seconds = plan->seconds;
     row->detail = plan->detail ? plan->detail : "";
+    row->trace_bytes = 0;
+    for (guint k = 0; k < trace_count(t); k++)
+        row->trace_bytes += trace_buffer(t, k)->size;
 }
 
 static double pct(guint64 part, guint64 whole) { return whole ? 100.0 * (double)part / (double)whole : 0.0; }
@@ -34,7 +37,7 @@ static double pct(guint64 part, guint64 whole) { return whole ? 100.0 * (double)
 static const char *const columns[] = {
     "graph", "dims", "order", "strategy", "buffers", "steps", "arena_bytes", "lower_bound_bytes",
     "fragmentation_bytes", "fragmentation_pct", "naive_bytes", "savings_bytes", "savings_pct", "plan_seconds",
-    "verified", "detail",
+    "verified", "detail", "alias", "no_alias_bytes", "trace_bytes",
 };
 
 static char *cell(const ReportRow *r, guint c)
@@ -56,7 +59,10 @@ static char *cell(const ReportRow *r, guint c)
     case 12: return g_strdup_printf("%.2f", pct(saved, r->naive));
     case 13: return g_strdup_printf("%.6f", r->seconds);
     case 14: return g_strdup(r->verified ? "yes" : "no");
-    default: return g_strdup(r->detail);
+    case 15: return g_strdup(r->detail);
+    case 16: return g_strdup(r->alias ? r->alias : "none");
+    case 17: return g_strdup_printf("%" G_GUINT64_FORMAT, r->no_alias_bytes);
+    default: return g_strdup_printf("%" G_GUINT64_FORMAT, r->trace_bytes);
     }
 }
 
@@ -76,6 +82,10 @@ static void print_text_one(FILE *out, const ReportRow *r)
     fprintf(out, "savings        %s (%.2f%% of naive)\n", sv, pct(saved, r->naive));
     fprintf(out, "planning       %.6f s\n", r->seconds);
     fprintf(out, "verified       %s\n", r->verified ? "yes" : "no (--no-verify)");
+    char *no_alias = format_bytes(r->no_alias_bytes), *traced = format_bytes(r->trace_bytes);
+    fprintf(out, "aliasing       %s: %s in buffers, %s without sharing\n", r->alias ? r->alias : "none", traced, no_alias);
+    g_free(no_alias);
+    g_free(traced);
     g_free(arena);
     g_free(lb);
     g_free(fr);
@@ -120,7 +130,7 @@ static void print_json(FILE *out, const ReportRow *rows, guint n)
         for (guint c = 0; c < G_N_ELEMENTS(columns); c++) {
             char *v = cell(&rows[k], c);
             json_builder_set_member_name(b, columns[c]);
-            if (c >= 4 && c <= 13) {
+            if ((c >= 4 && c <= 13) || c >= 17) {
                 if (c == 9 || c == 12 || c == 13)
                     json_builder_add_double_value(b, g_ascii_strtod(v, NULL));
                 else
@@ -165,7 +175,7 @@ void report_print(FILE *out, ReportFormat f, const ReportRow *rows, guint n)
     fprintf(out, f == FORMAT_MD ? "|\n" : "\n");
     if (f == FORMAT_MD) {
         for (guint c = 0; c < G_N_ELEMENTS(columns); c++)
-            fprintf(out, c >= 4 && c <= 13 ? "|---:" : "|---");
+            fprintf(out, (c >= 4 && c <= 13) || c >= 17 ? "|---:" : "|---");
         fprintf(out, "|\n");
     }
     for (guint k = 0; k < n; k++) {
@@ -182,6 +192,27 @@ void report_print(FILE *out, ReportFormat f, const ReportRow *rows, guint n)
         }
         fprintf(out, f == FORMAT_MD ? "|\n" : "\n");
     }
+}
+
+void report_aliasing(FILE *out, ReportFormat f, const guint *shared, const guint *copied, const guint64 *saved,
+                     const char *const *kind_names, guint kinds, const GPtrArray *notes)
+{
+    if (f == FORMAT_CSV || f == FORMAT_JSON)
+        return;
+    fprintf(out, f == FORMAT_MD ? "\n| sharing | ops shared | ops copied | bytes saved |\n|---|---:|---:|---:|\n"
+                                : "\nsharing          ops shared  ops copied  bytes saved\n");
+    for (guint k = 1; k < kinds; k++) {
+        if (!shared[k] && !copied[k])
+            continue;
+        char *b = format_bytes(saved[k]);
+        fprintf(out, f == FORMAT_MD ? "| %s | %u | %u | %s |\n" : "%-16s %10u  %10u  %s\n", kind_names[k], shared[k],
+                copied[k], b);
+        g_free(b);
+    }
+    if (notes->len)
+        fprintf(out, "\n%s%u fallbacks:\n", f == FORMAT_MD ? "" : "", notes->len);
+    for (guint k = 0; k < notes->len; k++)
+        fprintf(out, f == FORMAT_MD ? "- %s\n" : "  %s\n", (const char *)notes->pdata[k]);
 }
 
 typedef struct {

@@ -22,12 +22,19 @@ typedef struct {
     double seconds;
     const char *detail;   /* e.g. "kept greedy-size", or "" */
     gboolean verified;
+    const char *alias;    /* alias strategies applied ("none", "all", or a list) */
+    guint64 no_alias_bytes; /* every tensor its own buffer: the seeds' "without aliasing" total */
+    guint64 trace_bytes;  /* sum of the trace's buffer sizes after sharing: the seeds' "with aliasing" total */
 } ReportRow;
 
 /* Fills the numbers of a row from a trace and its plan (naive: the no-reuse arena of the same trace). */
 void report_row_fill(ReportRow *row, const Trace *t, const Plan *plan, guint64 naive);
 /* One row, or a comparison table of several, in the given format. */
 void report_print(FILE *out, ReportFormat f, const ReportRow *rows, guint n);
+/* What aliasing did: per kind, ops shared and copied and bytes saved, then every fallback with its reason
+ * (text and md; csv and json carry the totals in the row). */
+void report_aliasing(FILE *out, ReportFormat f, const guint *shared, const guint *copied, const guint64 *saved,
+                     const char *const *kind_names, guint kinds, const GPtrArray *notes);
 /* `offset size name first last`, sorted by offset (then name), one buffer a line. */
 void report_map(FILE *out, const Trace *t, const guint64 *offsets);
 /* The plan drawn in characters: time across, address down, one letter per buffer. */

@@ -1,4 +1,4 @@
-/* registry.c — the one place that lists the strategies. Adding one: a new file filling a descriptor,
+/* registry.c — the one place that lists the strategies (placement and aliasing). Adding one: a new file filling a descriptor,
  * one line here, one test. */
 #include "registry.h"
 
@@ -11,6 +11,66 @@ static const PlaceStrategy *const placement[] = {
     &place_naive, &place_firstfit, &place_bestfit, &place_greedy_size, &place_greedy_breadth,
     &place_greedy_conflicts, &place_best,
 };
+
+extern const AliasStrategy alias_concat_dedup, alias_runtime, alias_noop, alias_inplace;
+
+/* Application order matters: nested concats claim their inputs before plain ones, runtime layouts
+ * before noop views link around them, in-place last (it only reuses what nothing else shares). */
+static const AliasStrategy *const aliasing[] = {
+    &alias_concat_dedup, &alias_runtime, &alias_noop, &alias_inplace,
+};
+
+const AliasStrategy *const *alias_strategies(guint *count)
+{
+    *count = G_N_ELEMENTS(aliasing);
+    return aliasing;
+}
+
+const AliasStrategy *alias_strategy_find(const char *name)
+{
+    for (gsize k = 0; k < G_N_ELEMENTS(aliasing); k++)
+        if (!strcmp(aliasing[k]->name, name))
+            return aliasing[k];
+    return NULL;
+}
+
+char *alias_strategy_names(void)
+{
+    GString *s = g_string_new(NULL);
+    for (gsize k = 0; k < G_N_ELEMENTS(aliasing); k++)
+        g_string_append_printf(s, "%s%s", k ? ", " : "", aliasing[k]->name);
+    return g_string_free(s, FALSE);
+}
+
+gboolean alias_apply_list(AliasMap *m, const char *list, GError **error)
+{
+    gboolean chosen[G_N_ELEMENTS(aliasing)] = {FALSE};
+    if (!strcmp(list, "all")) {
+        for (gsize k = 0; k < G_N_ELEMENTS(aliasing); k++)
+            chosen[k] = TRUE;
+    } else if (strcmp(list, "none")) {
+        char **names = g_strsplit(list, ",", -1);
+        for (char **name = names; *name; name++) {
+            gsize k = 0;
+            while (k < G_N_ELEMENTS(aliasing) && strcmp(aliasing[k]->name, g_strstrip(*name)))
+                k++;
+            if (k == G_N_ELEMENTS(aliasing)) {
+                char *known = alias_strategy_names();
+                g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "unknown alias strategy '%s' (all, none, or of: %s)", *name,
+                            known);
+                g_free(known);
+                g_strfreev(names);
+                return FALSE;
+            }
+            chosen[k] = TRUE;
+        }
+        g_strfreev(names);
+    }
+    for (gsize k = 0; k < G_N_ELEMENTS(aliasing); k++)
+        if (chosen[k] && !aliasing[k]->apply(m, error))
+            return FALSE;
+    return TRUE;
+}
 
 const PlaceStrategy *const *place_strategies(guint *count)
 {

@@ -1,7 +1,8 @@
-/* registry.h — the strategy registry: the one list of placement strategies (registry.c). */
+/* registry.h — the strategy registry: the one list of placement and alias strategies (registry.c). */
 #ifndef STRATEGIES_REGISTRY_H
 #define STRATEGIES_REGISTRY_H
 
+#include "alias.h"
 #include "place.h"
 
 /* All placement strategies, in listing order; *count receives how many. */
@@ -10,5 +11,12 @@ const PlaceStrategy *const *place_strategies(guint *count);
 const PlaceStrategy *place_strategy_find(const char *name);
 /* "naive, firstfit, ..." for messages. Newly allocated. */
 char *place_strategy_names(void);
+
+/* Alias strategies in the order they apply (concat-dedup, runtime, noop, inplace). */
+const AliasStrategy *const *alias_strategies(guint *count);
+const AliasStrategy *alias_strategy_find(const char *name);
+char *alias_strategy_names(void);
+/* Applies the strategies named in `list` ("all", "none" or comma-separated names), in registry order. */
+gboolean alias_apply_list(AliasMap *m, const char *list, GError **error);
 
 #endif

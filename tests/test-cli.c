@@ -97,6 +97,7 @@ static void test_usage_errors(void)
     RunResult r = test_run("SIM_BIN", (const char *[]){"--help", NULL});
     g_assert_cmpint(r.status, ==, 0);
     for (const char *const *opt = (const char *[]){"--graph", "--trace", "--strategy", "--compare", "--list", "--dim",
+                                                   "--alias", "--pin", "--strict-runtime", "--scratch",
                                                    "--weights", "--pad-last", "--align", "--trace-out", "--format",
                                                    "--map", "--ascii", "--no-verify", "--info", "--allow-unknown-ops",
                                                    "--list-ops", "--version", NULL};
@@ -160,7 +161,7 @@ static void test_mkgraph(void)
 static void test_plan_gpt2(void)
 {
     char *path = gpt2_path();
-    RunResult r = test_run("SIM_BIN", (const char *[]){"--strategy", "bestfit", "--graph", path, NULL});
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--strategy", "bestfit", "--graph", path, "--alias", "none", NULL});
     g_assert_cmpint(r.status, ==, 0);
     assert_contains(r.out, "strategy       bestfit\n");
     assert_contains(r.out, "buffers        442\n");
@@ -170,11 +171,11 @@ static void test_plan_gpt2(void)
     run_result_clear(&r);
 
     /* --compare: one csv row per strategy under the documented header. */
-    r = test_run("SIM_BIN", (const char *[]){"--compare", "--graph", path, "--format", "csv", NULL});
+    r = test_run("SIM_BIN", (const char *[]){"--compare", "--graph", path, "--format", "csv", "--alias", "none", NULL});
     g_assert_cmpint(r.status, ==, 0);
     g_assert_true(g_str_has_prefix(r.out, "graph,dims,order,strategy,buffers,steps,arena_bytes,lower_bound_bytes,"
                                           "fragmentation_bytes,fragmentation_pct,naive_bytes,savings_bytes,savings_pct,"
-                                          "plan_seconds,verified,detail\n"));
+                                          "plan_seconds,verified,detail,alias,no_alias_bytes,trace_bytes\n"));
     char **lines = g_strsplit(r.out, "\n", -1);
     g_assert_cmpuint(g_strv_length(lines), ==, 9); /* header, 7 strategies, trailing empty */
     assert_contains(r.out, ",best,442,417,26124800,26124800,0,0.00,376483456,");
@@ -182,7 +183,8 @@ static void test_plan_gpt2(void)
     run_result_clear(&r);
 
     /* json parses, with numbers as numbers. */
-    r = test_run("SIM_BIN", (const char *[]){"--strategy", "greedy-size", "--graph", path, "--format", "json", NULL});
+    r = test_run("SIM_BIN", (const char *[]){"--strategy", "greedy-size", "--graph", path, "--format", "json", "--alias",
+                                              "none", NULL});
     g_assert_cmpint(r.status, ==, 0);
     JsonParser *parser = json_parser_new();
     g_assert_true(json_parser_load_from_data(parser, r.out, -1, NULL));
@@ -202,7 +204,7 @@ static void test_map_and_trace_files(void)
 {
     char *path = gpt2_path(), *csv = test_scratch_path("gpt2.csv");
     RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--strategy", "greedy-size", "--map",
-                                                       "--trace-out", csv, NULL});
+                                                       "--trace-out", csv, "--alias", "none", NULL});
     g_assert_cmpint(r.status, ==, 0);
     const char *map = strstr(r.out, "# offset size name first last\n");
     g_assert_nonnull(map);

@@ -1,0 +1,39 @@
+/* alias-inplace.c — in-place reuse: an elementwise op's output takes the buffer of a same-size input
+ * that dies at this op (003_ed2891d3a8e55e79.txt, "Unified Alias + In-Place Memory Sharing": one root map
+ * for aliases and in-place, so chains of in-place ops work). "Dies here" is judged on the input's
+ * graph-structural alias tree, never on earlier in-place decisions, so decisions do not feed back into
+ * consumer counts. Graph inputs and outputs and pinned tensors are never overwritten. */
+#include "alias.h"
+#include "ops.h"
+
+static gboolean inplace_apply(AliasMap *m, GError **error)
+{
+    (void)error;
+    guint *death = alias_structural_deaths(m);
+    for (guint s = 0; s < m->schedule->len; s++) {
+        const Node *n = m->schedule->pdata[s];
+        const Tensor *y = node_output(n, 0);
+        if (!n->op || !n->op->elementwise || !y || !m->bytes[y->id] || m->link[y->id].parent >= 0)
+            continue;
+        for (guint k = 0; k < n->inputs->len; k++) {
+            const Tensor *x = node_input(n, k);
+            if (!x || x == y || !m->bytes[x->id] || m->bytes[x->id] != m->bytes[y->id] || y->is_graph_output)
+                continue;
+            gint r = alias_structural_root(m, x->id);
+            if (death[r] != s || alias_structural_protected(m, x->id, TRUE))
+                continue;
+            if (alias_link(m, y->id, x->id, 0, SHARE_INPLACE)) {
+                alias_note_shared(m, n, SHARE_INPLACE);
+                break;
+            }
+        }
+    }
+    g_free(death);
+    return TRUE;
+}
+
+const AliasStrategy alias_inplace = {
+    .name = "inplace",
+    .summary = "an elementwise op writes over a same-size input that dies there (chains work)",
+    .apply = inplace_apply,
+};
