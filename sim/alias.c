@@ -1,6 +1,7 @@
 /* alias.c — the alias map: links, roots, lifetimes of shared buffers, pins, savings, and the trace
  * with one buffer per root (see alias.h). */
 #include "alias.h"
+#include "alias-block.h"
 #include "ops.h"
 
 #include <errno.h>
@@ -221,6 +222,45 @@ static gboolean pin_roots(const AliasMap *m, GHashTable *pins, gint64 *root_fixe
     return TRUE;
 }
 
+static gint by_birth(gconstpointer a, gconstpointer b, gpointer data)
+{
+    const AliasMap *m = data;
+    guint x = GPOINTER_TO_UINT(*(gconstpointer const *)a), y = GPOINTER_TO_UINT(*(gconstpointer const *)b);
+    if (m->birth[x] != m->birth[y])
+        return m->birth[x] < m->birth[y] ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+static gint by_death(gconstpointer a, gconstpointer b, gpointer data)
+{
+    const AliasMap *m = data;
+    guint x = GPOINTER_TO_UINT(*(gconstpointer const *)a), y = GPOINTER_TO_UINT(*(gconstpointer const *)b);
+    if (m->death[x] != m->death[y])
+        return m->death[x] < m->death[y] ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+/* When a shared buffer dies: its members join the block in birth order (the first is the primary
+ * owner), leave it in death order with ownership passing on, and the block is free at the release that
+ * empties it (001_84cba9e4119fb5d1.txt, "Memory Deallocation"). */
+static guint root_death(const AliasMap *m, GPtrArray *members)
+{
+    g_qsort_with_data(members->pdata, (gint)members->len, sizeof(gpointer), by_birth, (gpointer)m);
+    const Tensor *owner = m->g->tensors->pdata[GPOINTER_TO_UINT(members->pdata[0])];
+    AliasBlock *block = alias_block_new(owner->name);
+    for (guint k = 1; k < members->len; k++)
+        alias_block_add(block, ((const Tensor *)m->g->tensors->pdata[GPOINTER_TO_UINT(members->pdata[k])])->name);
+    g_qsort_with_data(members->pdata, (gint)members->len, sizeof(gpointer), by_death, (gpointer)m);
+    guint death = 0;
+    for (guint k = 0; k < members->len; k++) {
+        guint t = GPOINTER_TO_UINT(members->pdata[k]);
+        if (alias_block_release(block, ((const Tensor *)m->g->tensors->pdata[t])->name))
+            death = m->death[t];
+    }
+    alias_block_free(block);
+    return death;
+}
+
 Trace *trace_from_alias_map(const AliasMap *m, GHashTable *pins, GError **error)
 {
     guint n = m->g->tensors->len, steps = MAX(m->schedule->len, 1);
@@ -232,6 +272,7 @@ Trace *trace_from_alias_map(const AliasMap *m, GHashTable *pins, GError **error)
         first[k] = G_MAXUINT;
         fixed[k] = TRACE_NONE;
     }
+    GPtrArray **members = g_new0(GPtrArray *, n + 1);
     for (guint k = 0; k < n; k++) {
         if (!m->bytes[k])
             continue;
@@ -239,8 +280,16 @@ Trace *trace_from_alias_map(const AliasMap *m, GHashTable *pins, GError **error)
         gint r = alias_root(m, (gint)k, &off);
         extent[r] = MAX(extent[r], off + m->bytes[k]);
         first[r] = MIN(first[r], m->birth[k]);
-        last[r] = MAX(last[r], m->death[k]);
+        if (!members[r])
+            members[r] = g_ptr_array_new();
+        g_ptr_array_add(members[r], GUINT_TO_POINTER(k));
     }
+    for (guint r = 0; r < n; r++)
+        if (members[r]) {
+            last[r] = root_death(m, members[r]);
+            g_ptr_array_unref(members[r]);
+        }
+    g_free(members);
     Trace *t = NULL;
     if (pins && !pin_roots(m, pins, fixed, pinned_by, error))
         goto out;

@@ -3,6 +3,7 @@
  * (--compare). Every plan goes through the verifier unless --no-verify. Errors a user can cause end as
  * one line `sim: FILE: what is wrong` and exit 1; usage errors exit 2. */
 #include "alias.h"
+#include "bins.h"
 #include "graph.h"
 #include "info.h"
 #include "liveness.h"
@@ -19,7 +20,7 @@
 #include <string.h>
 
 typedef struct {
-    char *graph_path, *trace_path, *trace_out;
+    char *graph_path, *trace_path, *trace_out, *bins_path;
     char **dims, **pins;
     char *strategy, *format, *weights, *alias;
     gint64 pad_last, align;
@@ -95,9 +96,9 @@ static int check_options(const CliOptions *o, Job *job)
     if (o->info && (o->compare || o->map || o->ascii))
         return usage_error("--info prints the graph summary; --compare, --map and --ascii need a plan");
     if (o->trace_path && (o->dims || o->weights || o->pad_last || o->align || o->alias || o->pins || o->strict_runtime ||
-                          o->scratch))
-        return usage_error("--dim, --weights, --pad-last, --align, --alias, --pin and --strict-runtime shape a trace "
-                           "from a model: use them with --graph");
+                          o->scratch || o->bins_path))
+        return usage_error("--dim, --weights, --pad-last, --align, --alias, --pin, --bins, --scratch and --strict-runtime "
+                           "shape a trace from a model: use them with --graph");
     if (o->compare && o->strategy)
         return usage_error("--compare runs every strategy: drop --strategy");
     if (!report_format_parse(o->format ? o->format : "text", &job->format))
@@ -144,6 +145,15 @@ static Trace *graph_trace(const CliOptions *o, Job *job, const Model *m, GError 
     job->aliases = alias_map_new(g, g->order, &job->layout, NULL, job->pins, error);
     if (!job->aliases)
         return NULL;
+    if (o->bins_path) {
+        BinRules *rules = bin_rules_read_file(o->bins_path, error);
+        if (!rules)
+            return NULL;
+        guint *bins = bin_rules_assign(rules, g, job->aliases->bytes);
+        memcpy(job->aliases->bin, bins, g->tensors->len * sizeof(guint));
+        g_free(bins);
+        bin_rules_free(rules);
+    }
     job->aliases->strict_runtime = o->strict_runtime;
     job->aliases->scratch = o->scratch;
     for (guint k = 0; k < g->tensors->len; k++)
@@ -304,6 +314,8 @@ int main(int argc, char **argv)
          "Pre-allocate tensor NAME at byte OFFSET (repeatable); pins propagate through noop chains", "NAME=OFFSET"},
         {"strict-runtime", 0, 0, G_OPTION_ARG_NONE, &o.strict_runtime,
          "A Gather/Slice/Concat/Split that cannot alias is an error (the seed's texts), not a copy", NULL},
+        {"bins", 0, 0, G_OPTION_ARG_FILENAME, &o.bins_path,
+         "Memory bins: lines 'BIN name=GLOB' or 'BIN size>=BYTES'; each bin is its own arena", "FILE"},
         {"scratch", 0, 0, G_OPTION_ARG_NONE, &o.scratch,
          "Add kernel workspace from the op table (Conv's im2col) as single-step buffers", NULL},
         {"trace-out", 0, 0, G_OPTION_ARG_FILENAME, &o.trace_out,
@@ -353,6 +365,7 @@ int main(int argc, char **argv)
     g_free(o.graph_path);
     g_free(o.trace_path);
     g_free(o.trace_out);
+    g_free(o.bins_path);
     g_free(o.strategy);
     g_free(o.format);
     g_free(o.weights);
