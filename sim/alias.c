@@ -185,19 +185,22 @@ void alias_savings(const AliasMap *m, guint64 saved[SHARE_KIND_COUNT])
 /* Pinned root offsets from the pins; pins that disagree about one root are an error naming both. */
 static gboolean pin_roots(const AliasMap *m, GHashTable *pins, gint64 *root_fixed, const char **pinned_by, GError **error)
 {
-    GHashTableIter it;
-    gpointer key, value;
-    g_hash_table_iter_init(&it, pins);
-    while (g_hash_table_iter_next(&it, &key, &value)) {
+    /* In name order, so that an error names the same two pins every run. */
+    GList *names = g_list_sort(g_hash_table_get_keys(pins), (GCompareFunc)strcmp);
+    gboolean ok = TRUE;
+    for (GList *l = names; ok && l; l = l->next) {
+        gpointer key = l->data, value = g_hash_table_lookup(pins, key);
         const Tensor *t = graph_tensor((Graph *)m->g, key);
         if (!t) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--pin names '%s', which is not a tensor of the graph",
                         (const char *)key);
-            return FALSE;
+            ok = FALSE;
+            break;
         }
         if (!m->bytes[t->id]) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--pin names '%s', which has no buffer in the arena", t->name);
-            return FALSE;
+            ok = FALSE;
+            break;
         }
         guint64 off;
         gint r = alias_root(m, t->id, &off);
@@ -206,7 +209,8 @@ static gboolean pin_roots(const AliasMap *m, GHashTable *pins, gint64 *root_fixe
             g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH,
                         "pin '%s'=%" G_GINT64_FORMAT " would put its buffer '%s' below address 0 ('%s' lies %" G_GUINT64_FORMAT
                         " bytes into it)", t->name, want, ((Tensor *)m->g->tensors->pdata[r])->name, t->name, off);
-            return FALSE;
+            ok = FALSE;
+            break;
         }
         gint64 base = want - (gint64)off;
         if (root_fixed[r] != TRACE_NONE && root_fixed[r] != base) {
@@ -214,12 +218,14 @@ static gboolean pin_roots(const AliasMap *m, GHashTable *pins, gint64 *root_fixe
                         "pins '%s' and '%s' disagree: both live in buffer '%s', which they put at %" G_GINT64_FORMAT " and %"
                         G_GINT64_FORMAT, pinned_by[r], t->name, ((Tensor *)m->g->tensors->pdata[r])->name, root_fixed[r],
                         base);
-            return FALSE;
+            ok = FALSE;
+            break;
         }
         root_fixed[r] = base;
         pinned_by[r] = t->name;
     }
-    return TRUE;
+    g_list_free(names);
+    return ok;
 }
 
 static gint by_birth(gconstpointer a, gconstpointer b, gpointer data)

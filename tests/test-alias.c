@@ -1,0 +1,604 @@
+/* test-alias.c — aliasing against the seeds' worked examples, exactly: noop chain 1600 -> 400 B and the
+ * branching graph 2800 -> 800 B (001_84cba9e4119fb5d1.txt), the deallocation walk-through state by
+ * state, the four pinned cases, Gather 9,830,400 B buffers, Slice offsets 7,864,320 and 6,553,600,
+ * Concat Example 3 and Split Example 4 offsets, the 35,389,440-byte concat and split, the chained concat
+ * 2·t1 + t2 + 2·t3 (000_c324d345f708b909.txt); the seed's error texts under --strict-runtime; GPT-2's QKV
+ * Split falling back with its reason; bins and scratch; and every strategy under every alias set on
+ * every corpus graph passing the verifier. */
+#include "alias-block.h"
+#include "bins.h"
+#include "registry.h"
+#include "testutil.h"
+#include "verify.h"
+
+#include <string.h>
+
+typedef struct {
+    Model *model;
+    AliasMap *map;
+    Trace *trace;
+    GHashTable *pins;
+} Aliased;
+
+static Model *family_model(const char *const *args)
+{
+    char *path = test_scratch_path("family.onnx");
+    const char *argv[24];
+    guint n = 0;
+    for (; args[n]; n++)
+        argv[n] = args[n];
+    argv[n++] = "-o";
+    argv[n++] = path;
+    argv[n] = NULL;
+    RunResult r = test_run("MKGRAPH_BIN", argv);
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    GError *error = NULL;
+    Model *m = onnx_read_file(path, &error);
+    g_assert_no_error(error);
+    g_assert_true(test_infer(m, NULL, &error));
+    g_free(path);
+    return m;
+}
+
+/* Aliases a model with `list`, align 1 (the seeds count bytes exactly), optional pins "NAME=OFFSET". */
+static Aliased *alias_model(Model *m, const char *list, const char *const *pins, gboolean strict, GError **error)
+{
+    Aliased *a = g_new0(Aliased, 1);
+    a->model = m;
+    a->pins = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    for (const char *const *p = pins; p && *p; p++)
+        g_assert_true(alias_pins_parse(a->pins, *p, NULL));
+    LayoutOptions lo = LAYOUT_DEFAULTS;
+    lo.align = 1;
+    a->map = alias_map_new(m->graph, m->graph->order, &lo, NULL, a->pins, error);
+    g_assert_nonnull(a->map);
+    a->map->strict_runtime = strict;
+    if (alias_apply_list(a->map, list, error))
+        a->trace = trace_from_alias_map(a->map, a->pins, error);
+    return a;
+}
+
+static void aliased_free(Aliased *a)
+{
+    trace_free(a->trace);
+    alias_map_free(a->map);
+    g_hash_table_unref(a->pins);
+    model_free(a->model);
+    g_free(a);
+}
+
+static guint64 sum_bytes(const Aliased *a, gboolean after)
+{
+    guint64 s = 0;
+    if (after)
+        for (guint k = 0; k < trace_count(a->trace); k++)
+            s += trace_buffer(a->trace, k)->size;
+    else
+        for (guint k = 0; k < a->model->graph->tensors->len; k++)
+            s += a->map->bytes[k];
+    return s;
+}
+
+static Plan *plan(const Aliased *a, const char *strategy)
+{
+    GError *error = NULL;
+    Plan *p = place_run(place_strategy_find(strategy), a->trace, &error);
+    g_assert_no_error(error);
+    g_assert_true(verify_plan(a->trace, p, &error));
+    return p;
+}
+
+/* Root and byte offset of a tensor by name. */
+static gint root_of(const Aliased *a, const char *name, guint64 *offset)
+{
+    const Tensor *t = graph_tensor(a->model->graph, name);
+    g_assert_nonnull(t);
+    return alias_root(a->map, t->id, offset);
+}
+
+static const char *trace_name_of_root(const Aliased *a, const char *name)
+{
+    return ((const Tensor *)a->model->graph->tensors->pdata[root_of(a, name, NULL)])->name;
+}
+
+static void test_noop_chain(void)
+{
+    Aliased *a = alias_model(family_model((const char *[]){"noop-chain", NULL}), "all", NULL, FALSE, NULL);
+    g_assert_cmpuint(sum_bytes(a, FALSE), ==, 1600); /* without aliasing: 4 x 400 */
+    g_assert_cmpuint(sum_bytes(a, TRUE), ==, 400);   /* with: one block */
+    for (const char *const *n = (const char *[]){"reshape", "transpose", "unsqueeze", NULL}; *n; n++)
+        g_assert_cmpstr(trace_name_of_root(a, *n), ==, "input");
+    Plan *p = plan(a, "bestfit");
+    g_assert_cmpuint(p->arena, ==, 400);
+    plan_free(p);
+    aliased_free(a);
+}
+
+static void test_branching(void)
+{
+    Aliased *a = alias_model(family_model((const char *[]){"branches", NULL}), "all", NULL, FALSE, NULL);
+    g_assert_cmpuint(sum_bytes(a, FALSE), ==, 2800);
+    for (const char *const *n = (const char *[]){"reshape", "transpose", "unsqueeze", "flatten", NULL}; *n; n++)
+        g_assert_cmpstr(trace_name_of_root(a, *n), ==, "input");
+    g_assert_cmpstr(trace_name_of_root(a, "conv2_out"), ==, "conv2_out");
+    /* The seed's 800 B is the arena: block 1 (input and its four views) and conv2's output, which takes the
+     * slot of conv1's input x once x is dead; its "with aliasing" buffers sum to 1200 (x, block 1, conv2_out). */
+    g_assert_cmpuint(sum_bytes(a, TRUE), ==, 1200);
+    guint count;
+    const PlaceStrategy *const *all = place_strategies(&count);
+    for (guint k = 1; k < count; k++) { /* every strategy but naive */
+        Plan *p = plan(a, all[k]->name);
+        g_assert_cmpuint(p->arena, ==, 800);
+        plan_free(p);
+    }
+    aliased_free(a);
+}
+
+static void expect_block(const AliasBlock *b, const char *owner, const char *aliases, gboolean is_free)
+{
+    g_assert_cmpstr(b->owner, ==, owner);
+    GString *s = g_string_new(NULL);
+    for (guint k = 0; k < b->aliases->len; k++)
+        g_string_append_printf(s, "%s%s", k ? "," : "", (const char *)b->aliases->pdata[k]);
+    g_assert_cmpstr(s->str, ==, aliases);
+    g_assert_cmpint(b->is_free, ==, is_free);
+    g_string_free(s, TRUE);
+}
+
+/* 001's "Deallocation Example: Branching Graph", every state. */
+static void test_deallocation_walkthrough(void)
+{
+    AliasBlock *b = alias_block_new("input");
+    for (const char *const *n = (const char *[]){"reshape", "transpose", "unsqueeze", "flatten", NULL}; *n; n++)
+        alias_block_add(b, *n);
+    expect_block(b, "input", "reshape,transpose,unsqueeze,flatten", FALSE);
+    g_assert_false(alias_block_release(b, "reshape"));
+    expect_block(b, "input", "transpose,unsqueeze,flatten", FALSE);
+    g_assert_false(alias_block_release(b, "input")); /* the primary owner goes: ownership transfers */
+    expect_block(b, "transpose", "unsqueeze,flatten", FALSE);
+    g_assert_false(alias_block_release(b, "transpose"));
+    expect_block(b, "unsqueeze", "flatten", FALSE);
+    g_assert_false(alias_block_release(b, "unsqueeze"));
+    expect_block(b, "flatten", "", FALSE);
+    g_assert_true(alias_block_release(b, "flatten")); /* the last alias: freed */
+    expect_block(b, NULL, "", TRUE);
+    alias_block_free(b);
+}
+
+/* 001's four intermediate/pinned cases on its pre-allocated subgraph. */
+static void test_pinned_cases(void)
+{
+    /* intermediate -> intermediate: plain aliasing. */
+    Aliased *a = alias_model(family_model((const char *[]){"pinned", NULL}), "all", NULL, FALSE, NULL);
+    g_assert_cmpstr(trace_name_of_root(a, "transpose1"), ==, "input");
+    g_assert_cmpuint(sum_bytes(a, FALSE), ==, 2800);
+    /* The seed's Example 3 lists conv_out apart from [reshape2, output] (1600 B); its own rule
+     * "intermediate -> pre-allocated: input aliases to the fixed output address" (backward propagation
+     * through noop chains) puts conv_out there too. We follow the rule: three blocks, 1200 B. */
+    g_assert_cmpstr(trace_name_of_root(a, "output"), ==, "conv_out");
+    g_assert_cmpuint(sum_bytes(a, TRUE), ==, 1200);
+    aliased_free(a);
+
+    /* pre-allocated -> intermediate (forward) and intermediate -> pre-allocated (backward). */
+    a = alias_model(family_model((const char *[]){"pinned", NULL}), "all", (const char *[]){"input=4096", "output=8192", NULL},
+                    FALSE, NULL);
+    Plan *p = plan(a, "greedy-size");
+    for (guint k = 0; k < trace_count(a->trace); k++) {
+        const TraceBuffer *b = trace_buffer(a->trace, k);
+        if (!strcmp(b->name, "input")) /* input, reshape1, transpose1 */
+            g_assert_cmpuint(p->offsets[k], ==, 4096);
+        else if (!strcmp(b->name, "conv_out")) /* conv_out, reshape2, output */
+            g_assert_cmpuint(p->offsets[k], ==, 8192);
+        else
+            g_assert_cmpstr(b->name, ==, "intermediate");
+    }
+    plan_free(p);
+    aliased_free(a);
+
+    /* pre-allocated -> pre-allocated: must match. */
+    a = alias_model(family_model((const char *[]){"pinned", NULL}), "all", (const char *[]){"input=4096", "reshape1=4096", NULL},
+                    FALSE, NULL);
+    g_assert_nonnull(a->trace);
+    aliased_free(a);
+    GError *error = NULL;
+    a = alias_model(family_model((const char *[]){"pinned", NULL}), "all", (const char *[]){"input=4096", "reshape1=8192", NULL},
+                    FALSE, &error);
+    g_assert_null(a->trace);
+    g_assert_cmpstr(error->message, ==, "pins 'input' and 'reshape1' disagree: both live in buffer 'input', which they put "
+                                        "at 4096 and 8192");
+    g_clear_error(&error);
+    aliased_free(a);
+}
+
+static void test_gather(void)
+{
+    /* Example 1: (100,16,16,64) -> 150 batches: one buffer of max(6,553,600, 9,830,400). */
+    Aliased *a = alias_model(family_model((const char *[]){"gather", NULL}), "runtime", NULL, FALSE, NULL);
+    g_assert_cmpuint(trace_count(a->trace), ==, 1);
+    g_assert_cmpuint(trace_buffer(a->trace, 0)->size, ==, 9830400);
+    aliased_free(a);
+    /* The main example, (50,32,32,C) -> 30 batches, with the seed's padded C of 192. The seed writes
+     * "50 x 32 x 32 x 192 x 4 = 9,830,400 bytes", but that product is 39,321,600: 9,830,400 is the element
+     * count (its slice and concat examples multiply by 4 correctly). One buffer of the data's size. */
+    a = alias_model(family_model((const char *[]){"gather", "--n", "50", "--h", "32", "--w", "32", "--c", "192", "--indices",
+                                                  "30", NULL}), "runtime", NULL, FALSE, NULL);
+    g_assert_cmpuint(trace_count(a->trace), ==, 1);
+    g_assert_cmpuint(trace_buffer(a->trace, 0)->size, ==, 9830400 * 4);
+    aliased_free(a);
+}
+
+static void test_slice(void)
+{
+    guint64 off;
+    /* Example 2: batches [100:200) of (1000,16,16,64): 100 x 16,384 x 4 = 6,553,600. */
+    Aliased *a = alias_model(family_model((const char *[]){"slice", NULL}), "runtime", NULL, FALSE, NULL);
+    root_of(a, "output", &off);
+    g_assert_cmpuint(off, ==, 6553600);
+    aliased_free(a);
+    /* The main example: start 10 of (50,32,32,C). The seed pads C=128 "to 192", which round_up(128, 64)
+     * does not do (128 is a multiple of 64); C=192 reproduces its stride 32 x 32 x 192 and its 7,864,320. */
+    a = alias_model(family_model((const char *[]){"slice", "--n", "50", "--h", "32", "--w", "32", "--c", "192", "--start",
+                                                  "10", "--end", "30", NULL}), "runtime", NULL, FALSE, NULL);
+    root_of(a, "output", &off);
+    g_assert_cmpuint(off, ==, 7864320);
+    aliased_free(a);
+}
+
+static void expect_offsets(const Aliased *a, const char *const *names, const guint64 *offsets, guint64 extent)
+{
+    for (guint k = 0; names[k]; k++) {
+        guint64 off;
+        root_of(a, names[k], &off);
+        g_assert_cmpuint(off, ==, offsets[k]);
+    }
+    g_assert_cmpuint(trace_count(a->trace), ==, 1);
+    g_assert_cmpuint(trace_buffer(a->trace, 0)->size, ==, extent);
+}
+
+static void test_concat_and_split(void)
+{
+    /* Concat Example 3. The seed's addresses from base 0x1000 are 0x1000, 0xA0000, ... — 0xA0000 - 0x1000 =
+     * 651,264, not the 655,360 its own decimals give; the relative offsets are tested. */
+    Aliased *a = alias_model(family_model((const char *[]){"concat", NULL}), "runtime", NULL, FALSE, NULL);
+    expect_offsets(a, (const char *[]){"input_0", "input_1", "input_2", "input_3", NULL},
+                   (const guint64[]){0, 655360, 1966080, 2949120}, 4587520);
+    aliased_free(a);
+    /* Split Example 4: 40, 100, 60 of 200 batches. */
+    a = alias_model(family_model((const char *[]){"split", NULL}), "runtime", NULL, FALSE, NULL);
+    expect_offsets(a, (const char *[]){"output_0", "output_1", "output_2", NULL}, (const guint64[]){0, 2621440, 9175040},
+                   13107200);
+    aliased_free(a);
+    /* The main concat and split examples: 10, 20, 15 batches of (32,32,192 padded): 35,389,440 B. */
+    a = alias_model(family_model((const char *[]){"concat", "--h", "32", "--w", "32", "--c", "192", "--sizes", "10,20,15",
+                                                  NULL}), "runtime", NULL, FALSE, NULL);
+    expect_offsets(a, (const char *[]){"input_0", "input_1", "input_2", NULL}, (const guint64[]){0, 7864320, 23592960},
+                   35389440);
+    aliased_free(a);
+    a = alias_model(family_model((const char *[]){"split", "--h", "32", "--w", "32", "--c", "192", "--sizes", "10,20,15",
+                                                  NULL}), "runtime", NULL, FALSE, NULL);
+    expect_offsets(a, (const char *[]){"output_0", "output_1", "output_2", NULL}, (const guint64[]){0, 7864320, 23592960},
+                   35389440);
+    aliased_free(a);
+}
+
+static void test_chained_concat(void)
+{
+    /* t1, t2, t3 = 655,360, 1,310,720, 983,040 B. Nested: [t1 | t1' t2 t3' ] ... one region of
+     * 2·t1 + t2 + 2·t3 = 4,587,520 B, with concat_0_out at t1 and two copies. */
+    Aliased *a = alias_model(family_model((const char *[]){"chained-concat", NULL}), "all", NULL, FALSE, NULL);
+    expect_offsets(a, (const char *[]){"tensor_1", "concat_0_out", "tensor_2", "tensor_3", NULL},
+                   (const guint64[]){0, 655360, 655360 + 655360, 655360 + 2949120}, 2 * 655360 + 1310720 + 2 * 983040);
+    g_assert_cmpuint(a->map->copied_ops[SHARE_DEDUP], ==, 2);
+    aliased_free(a);
+    /* Without concat-dedup the inner concat keeps its own region: the seed's duplicated layout. */
+    a = alias_model(family_model((const char *[]){"chained-concat", NULL}), "runtime", NULL, FALSE, NULL);
+    g_assert_cmpuint(sum_bytes(a, TRUE), ==, 2949120 + 4587520);
+    aliased_free(a);
+}
+
+/* Concat of a split's pieces, in order, is no layout at all: x, its pieces and the result are one buffer. */
+static void test_concat_of_split(void)
+{
+    Builder *b = builder_new("split-concat", 13);
+    b_input(b, "x", DT_FLOAT, 2, (const gint64[]){6, 4});
+    const char *parts[3] = {NULL, NULL, NULL};
+    b_node(b, "Relu", (const char *const[]){"x", NULL}, 1, (const char *[]){"r"}, NULL);
+    b_node(b, "Split", (const char *const[]){"r", NULL}, 3, parts, attr_new_int("axis", 0), NULL);
+    b_output(b, b_node(b, "Concat", (const char *const[]){parts[0], parts[1], parts[2], NULL}, 1, (const char *[]){"y"},
+                       attr_new_int("axis", 0), NULL));
+    GError *error = NULL;
+    Model *m = builder_finish(b, &error);
+    g_assert_true(test_infer(m, NULL, &error));
+    Aliased *a = alias_model(m, "runtime", NULL, FALSE, NULL);
+    g_assert_cmpstr(trace_name_of_root(a, "r"), ==, "y");
+    g_assert_cmpstr(trace_name_of_root(a, parts[2]), ==, "y");
+    g_assert_cmpuint(sum_bytes(a, TRUE), ==, 96 + 96); /* x (input) and the one shared buffer */
+    aliased_free(a);
+}
+
+/* A concat output read by two concats nests in one; the other copies it, and says so. */
+static void test_concat_feeding_two(void)
+{
+    Builder *b = builder_new("two-outer", 13);
+    const gint64 d[2] = {1, 8};
+    for (const char *const *n = (const char *[]){"a", "b", "c", "d", NULL}; *n; n++)
+        b_input(b, *n, DT_FLOAT, 2, d);
+    b_node(b, "Concat", (const char *const[]){"a", "b", NULL}, 1, (const char *[]){"inner"}, attr_new_int("axis", 1), NULL);
+    b_output(b, b_node(b, "Concat", (const char *const[]){"inner", "c", NULL}, 1, (const char *[]){"y1"},
+                       attr_new_int("axis", 1), NULL));
+    b_output(b, b_node(b, "Concat", (const char *const[]){"inner", "d", NULL}, 1, (const char *[]){"y2"},
+                       attr_new_int("axis", 1), NULL));
+    GError *error = NULL;
+    Model *m = builder_finish(b, &error);
+    g_assert_true(test_infer(m, NULL, &error));
+    Aliased *a = alias_model(m, "all", NULL, FALSE, NULL);
+    g_assert_cmpstr(trace_name_of_root(a, "inner"), ==, "y2"); /* the reverse pass meets y2 first */
+    gboolean said = FALSE;
+    for (guint k = 0; k < a->map->notes->len; k++)
+        said |= strstr(a->map->notes->pdata[k], "input 'inner' already lives in another buffer") != NULL;
+    g_assert_true(said);
+    aliased_free(a);
+}
+
+static void expect_strict_error(Model *m, const char *expected)
+{
+    GError *error = NULL;
+    Aliased *a = alias_model(m, "all", NULL, TRUE, &error);
+    g_assert_null(a->trace);
+    g_assert_cmpstr(error->message, ==, expected);
+    g_error_free(error);
+    aliased_free(a);
+}
+
+static Model *one_op(const char *op, const gint64 *shape, Attr *attr, const char *second)
+{
+    Builder *b = builder_new("strict", 13);
+    b_input(b, "x", DT_FLOAT, 2, shape);
+    if (second && !strcmp(second, "x2"))
+        b_input(b, "x2", DT_FLOAT, 2, shape);
+    const char *in2 = second && !strcmp(second, "idx") ? b_int_vec(b, "idx", 2, (const gint64[]){0, 1}) : second;
+    const char *y;
+    if (!strcmp(op, "Slice"))
+        y = b_node(b, op, (const char *const[]){"x", b_int_vec(b, NULL, 1, (const gint64[]){1}),
+                                                b_int_vec(b, NULL, 1, (const gint64[]){3}),
+                                                b_int_vec(b, NULL, 1, (const gint64[]){1}), NULL}, 1, (const char *[]){"y"}, NULL);
+    else if (!strcmp(op, "Split"))
+        y = b_node(b, op, (const char *const[]){"x", NULL}, 2, (const char *[]){"y", "z"}, attr, NULL);
+    else
+        y = b_node(b, op, (const char *const[]){"x", in2, NULL}, 1, (const char *[]){"y"}, attr, NULL);
+    b_output(b, y);
+    if (!strcmp(op, "Split"))
+        b_output(b, "z");
+    GError *error = NULL;
+    Model *m = builder_finish(b, &error);
+    g_assert_no_error(error);
+    g_assert_true(test_infer(m, NULL, &error));
+    return m;
+}
+
+static void test_strict_runtime_errors(void)
+{
+    const gint64 shape[2] = {2, 10};
+    expect_strict_error(one_op("Slice", shape, NULL, NULL),
+                        "node 'Slice_n3' (Slice): slice_runtime: axis=1 requires all leading dimensions to be 1 for memory "
+                        "aliasing");
+    expect_strict_error(one_op("Split", shape, attr_new_int("axis", 1), NULL),
+                        "node 'Split_n0' (Split): split_runtime: axis=1 requires all leading dimensions to be 1 for memory "
+                        "aliasing");
+    expect_strict_error(one_op("Concat", shape, attr_new_int("axis", 1), "x2"),
+                        "node 'Concat_n0' (Concat): concat_runtime: axis=1 requires all leading dimensions to be 1 for "
+                        "memory aliasing");
+    expect_strict_error(one_op("Gather", shape, attr_new_int("axis", 1), "idx"),
+                        "node 'Gather_n0' (Gather): gather_runtime: axis=1 requires all leading dimensions to be 1 for "
+                        "memory aliasing");
+    /* Example 1's larger output: allowed (max) by default, the seed's size rule under --strict-runtime. */
+    expect_strict_error(family_model((const char *[]){"gather", NULL}),
+                        "node 'Gather_n0' (Gather): gather_runtime: output physical size exceeds input physical size "
+                        "after C-dimension padding");
+}
+
+/* GPT-2's QKV Split on the last axis, with batch·seq = 128 > 1, falls back to copies and says why. */
+static void test_gpt2_split_fallback(void)
+{
+    char *path = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "gpt2.onnx", NULL);
+    GError *error = NULL;
+    Model *m = onnx_read_file(path, &error);
+    g_assert_true(test_infer(m, NULL, &error));
+    Aliased *a = alias_model(m, "all", NULL, FALSE, NULL);
+    g_assert_cmpuint(a->map->copied_ops[SHARE_SPLIT], ==, 12);
+    g_assert_cmpuint(a->map->aliased_ops[SHARE_SPLIT], ==, 0);
+    guint split_notes = 0;
+    for (guint k = 0; k < a->map->notes->len; k++)
+        split_notes += g_str_has_suffix(a->map->notes->pdata[k], "copies: split_runtime: axis=2 requires all leading "
+                                                                 "dimensions to be 1 for memory aliasing");
+    g_assert_cmpuint(split_notes, ==, 12);
+    g_assert_cmpuint(a->map->aliased_ops[SHARE_NOOP], ==, 97);
+    aliased_free(a);
+    g_free(path);
+}
+
+/* Bins: a noop across bins copies; each bin is its own arena. */
+static void test_bins(void)
+{
+    GError *error = NULL;
+    const char rules_text[] = "# bin rule\n1 name=*transpose*\n2 size>=1000000000\n";
+    BinRules *rules = bin_rules_parse(rules_text, sizeof rules_text - 1, "b.bins", &error);
+    g_assert_no_error(error);
+    Model *m = family_model((const char *[]){"noop-chain", NULL});
+    LayoutOptions lo = LAYOUT_DEFAULTS;
+    lo.align = 1;
+    AliasMap *map = alias_map_new(m->graph, m->graph->order, &lo, NULL, NULL, &error);
+    guint *bins = bin_rules_assign(rules, m->graph, map->bytes);
+    memcpy(map->bin, bins, m->graph->tensors->len * sizeof(guint));
+    g_assert_true(alias_apply_list(map, "all", &error));
+    g_assert_cmpuint(map->copied_ops[SHARE_NOOP], ==, 2); /* into and out of bin 1 */
+    Trace *t = trace_from_alias_map(map, NULL, &error);
+    Plan *p = place_run(place_strategy_find("bestfit"), t, &error);
+    g_assert_true(verify_plan(t, p, &error));
+    g_assert_cmpuint(p->bins, ==, 2);
+    g_assert_cmpuint(p->bin_arena[1], ==, 400);
+    plan_free(p);
+    trace_free(t);
+    g_free(bins);
+    alias_map_free(map);
+    model_free(m);
+    bin_rules_free(rules);
+    g_assert_null(bin_rules_parse("1 colour=red\n", 13, "b.bins", &error));
+    g_assert_cmpstr(error->message, ==, "b.bins:1: rule 'colour=red' is neither name=GLOB nor size>=BYTES");
+    g_clear_error(&error);
+}
+
+/* Scratch from the op table: conv1's im2col of a 3x3 kernel over 10x10 outputs, 9 x 100 floats, one step. */
+static void test_scratch(void)
+{
+    Model *m = family_model((const char *[]){"branches", NULL});
+    GError *error = NULL;
+    LayoutOptions lo = LAYOUT_DEFAULTS;
+    lo.align = 1;
+    AliasMap *map = alias_map_new(m->graph, m->graph->order, &lo, NULL, NULL, &error);
+    map->scratch = TRUE;
+    Trace *t = trace_from_alias_map(map, NULL, &error);
+    guint scratch = 0;
+    for (guint k = 0; k < trace_count(t); k++) {
+        const TraceBuffer *b = trace_buffer(t, k);
+        if (g_str_has_suffix(b->name, "#scratch")) {
+            g_assert_cmpuint(b->size, ==, 9 * 100 * 4);
+            g_assert_cmpuint(b->first, ==, b->last);
+            scratch++;
+        }
+    }
+    g_assert_cmpuint(scratch, ==, 2);
+    trace_free(t);
+    alias_map_free(map);
+    model_free(m);
+}
+
+/* A Reshape that changes the padded last dimension is not metadata-only: a copy, with the reason. */
+static void test_padding_breaks_noop(void)
+{
+    Builder *b = builder_new("reshape-pad", 13);
+    b_input(b, "x", DT_FLOAT, 2, (const gint64[]){4, 6});
+    b_output(b, b_node(b, "Reshape", (const char *const[]){"x", b_int_vec(b, NULL, 2, (const gint64[]){6, 4}), NULL}, 1,
+                       (const char *[]){"y"}, NULL));
+    GError *error = NULL;
+    Model *m = builder_finish(b, &error);
+    g_assert_true(test_infer(m, NULL, &error));
+    LayoutOptions lo = LAYOUT_DEFAULTS;
+    lo.pad_last = 64; /* x: 4 rows of 64 floats, y: 6 rows of 64 floats */
+    AliasMap *map = alias_map_new(m->graph, m->graph->order, &lo, NULL, NULL, &error);
+    g_assert_true(alias_apply_list(map, "noop", &error));
+    g_assert_cmpuint(map->copied_ops[SHARE_NOOP], ==, 1);
+    g_assert_cmpstr(map->notes->pdata[0], ==, "noop: node 'Reshape_n1' (Reshape) copies: the last dimension changes under "
+                                              "--pad-last 64, so 'x' (1024 B) and 'y' (1536 B) differ in bytes");
+    alias_map_free(map);
+    model_free(m);
+}
+
+/* In-place chains (design log: one root map for alias and in-place): Exp cannot write over the graph
+ * input x, Relu writes over Exp's output, Neg over Relu's — one buffer for all three. */
+static void test_inplace_chain(void)
+{
+    Builder *b = builder_new("chain", 13);
+    b_input(b, "x", DT_FLOAT, 1, (const gint64[]){64});
+    const char *e = b_node(b, "Exp", (const char *const[]){"x", NULL}, 1, (const char *[]){"e"}, NULL);
+    const char *r = b_node(b, "Relu", (const char *const[]){e, NULL}, 1, (const char *[]){"r"}, NULL);
+    const char *n = b_node(b, "Neg", (const char *const[]){r, NULL}, 1, (const char *[]){"n"}, NULL);
+    b_output(b, b_node(b, "Add", (const char *const[]){n, "x", NULL}, 1, (const char *[]){"y"}, NULL));
+    GError *error = NULL;
+    Model *m = builder_finish(b, &error);
+    g_assert_true(test_infer(m, NULL, &error));
+    Aliased *a = alias_model(m, "inplace", NULL, FALSE, NULL);
+    g_assert_cmpstr(trace_name_of_root(a, "e"), ==, "e");
+    g_assert_cmpstr(trace_name_of_root(a, "r"), ==, "e");
+    g_assert_cmpstr(trace_name_of_root(a, "n"), ==, "e");
+    g_assert_cmpstr(trace_name_of_root(a, "y"), ==, "y"); /* a graph output is never written in place */
+    g_assert_cmpuint(a->map->aliased_ops[SHARE_INPLACE], ==, 2);
+    aliased_free(a);
+}
+
+/* The real models of graphs/models/models.tsv under no aliasing and all of it, every strategy. */
+static void test_models_alias_sets(void)
+{
+    char *dir = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "models", NULL);
+    char *list = g_build_filename(dir, "models.tsv", NULL), *text;
+    g_assert_true(g_file_get_contents(list, &text, NULL, NULL));
+    char **lines = g_strsplit(text, "\n", -1);
+    guint count, models = 0;
+    const PlaceStrategy *const *all = place_strategies(&count);
+    for (char **line = lines; *line; line++) {
+        if (!**line || **line == '#')
+            continue;
+        char **f = g_strsplit(*line, "\t", 3);
+        char *path = g_build_filename(dir, f[1], NULL);
+        char **dims = strcmp(f[2], "-") ? g_strsplit(f[2], ",", -1) : NULL;
+        for (const char *const *set = (const char *[]){"none", "all", NULL}; *set; set++) {
+            GError *error = NULL;
+            Model *m = onnx_read_file(path, &error);
+            g_assert_no_error(error);
+            g_assert_true(test_infer(m, (const char *const *)dims, &error));
+            Aliased *a = alias_model(m, *set, NULL, FALSE, &error);
+            g_assert_no_error(error);
+            for (guint k = 0; k < count; k++)
+                plan_free(plan(a, all[k]->name));
+            aliased_free(a);
+        }
+        models++;
+        g_strfreev(dims);
+        g_free(path);
+        g_strfreev(f);
+    }
+    g_assert_cmpuint(models, ==, 18);
+    g_strfreev(lines);
+    g_free(text);
+    g_free(list);
+    g_free(dir);
+}
+
+/* Every strategy under every alias set on every committed graph: the verifier accepts every plan. */
+static void test_corpus_all_alias_sets(void)
+{
+    const char *families[] = {"gpt2", "block", "mlp", "noop-chain", "branches", "pinned", "gather", "slice",
+                              "concat", "split", "chained-concat", "densenet", "unet", "inception", "random"};
+    const char *sets[] = {"none", "noop", "inplace", "runtime", "concat-dedup", "runtime,noop", "all"};
+    guint count;
+    const PlaceStrategy *const *all = place_strategies(&count);
+    for (gsize f = 0; f < G_N_ELEMENTS(families); f++) {
+        for (gsize s = 0; s < G_N_ELEMENTS(sets); s++) {
+            char *path = g_strdup_printf("%s/graphs/%s.onnx", g_getenv("SIM_SOURCE_DIR"), families[f]);
+            GError *error = NULL;
+            Model *m = onnx_read_file(path, &error);
+            g_assert_true(test_infer(m, NULL, &error));
+            Aliased *a = alias_model(m, sets[s], NULL, FALSE, &error);
+            g_assert_no_error(error);
+            for (guint k = 0; k < count; k++)
+                plan_free(plan(a, all[k]->name));
+            aliased_free(a);
+            g_free(path);
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/alias/noop/chain", test_noop_chain);
+    g_test_add_func("/alias/noop/branching", test_branching);
+    g_test_add_func("/alias/noop/deallocation-walkthrough", test_deallocation_walkthrough);
+    g_test_add_func("/alias/noop/pinned-cases", test_pinned_cases);
+    g_test_add_func("/alias/noop/padding", test_padding_breaks_noop);
+    g_test_add_func("/alias/runtime/gather", test_gather);
+    g_test_add_func("/alias/runtime/slice", test_slice);
+    g_test_add_func("/alias/runtime/concat-and-split", test_concat_and_split);
+    g_test_add_func("/alias/runtime/concat-of-split", test_concat_of_split);
+    g_test_add_func("/alias/runtime/strict-errors", test_strict_runtime_errors);
+    g_test_add_func("/alias/dedup/chained", test_chained_concat);
+    g_test_add_func("/alias/dedup/feeding-two", test_concat_feeding_two);
+    g_test_add_func("/alias/gpt2-split-fallback", test_gpt2_split_fallback);
+    g_test_add_func("/alias/bins", test_bins);
+    g_test_add_func("/alias/scratch", test_scratch);
+    g_test_add_func("/alias/corpus-all-alias-sets", test_corpus_all_alias_sets);
+    g_test_add_func("/alias/models-alias-sets", test_models_alias_sets);
+    g_test_add_func("/alias/inplace-chain", test_inplace_chain);
+    return g_test_run();
+}
