@@ -90,8 +90,9 @@ gboolean infer_slice(const OpInfo *op, Node *n, gint64 opset, GError **error)
         ok = infer_fail(error, n, "starts and ends are required");
     if (ok && starts->len != ends->len)
         ok = infer_fail(error, n, "starts has %u values but ends has %u", starts->len, ends->len);
-    if (ok && has_a && axes->len != starts->len)
-        ok = infer_fail(error, n, "axes has %u values but starts has %u", axes->len, starts->len);
+    if (ok && has_a && axes->len != starts->len) /* the seed's text (000_c324d345f708b909.txt), with the counts */
+        ok = infer_fail(error, n, "slice_runtime: starts and axes must have the same length (starts %u, axes %u)",
+                        starts->len, axes->len);
     if (ok && has_st && steps->len != starts->len)
         ok = infer_fail(error, n, "steps has %u values but starts has %u", steps->len, starts->len);
     gint64 dims[MAX_RANK], first[MAX_RANK], step_of[MAX_RANK];

@@ -166,10 +166,9 @@ static void test_deallocation_walkthrough(void)
     alias_block_free(b);
 }
 
-/* 001's four intermediate/pinned cases on its pre-allocated subgraph. */
-static void test_pinned_cases(void)
+/* 001's four intermediate/pinned cases on its pre-allocated subgraph, one test each. */
+static void test_pinned_intermediate_intermediate(void)
 {
-    /* intermediate -> intermediate: plain aliasing. */
     Aliased *a = alias_model(family_model((const char *[]){"pinned", NULL}), "all", NULL, FALSE, NULL);
     g_assert_cmpstr(trace_name_of_root(a, "transpose1"), ==, "input");
     g_assert_cmpuint(sum_bytes(a, FALSE), ==, 2800);
@@ -179,27 +178,40 @@ static void test_pinned_cases(void)
     g_assert_cmpstr(trace_name_of_root(a, "output"), ==, "conv_out");
     g_assert_cmpuint(sum_bytes(a, TRUE), ==, 1200);
     aliased_free(a);
+}
 
-    /* pre-allocated -> intermediate (forward) and intermediate -> pre-allocated (backward). */
-    a = alias_model(family_model((const char *[]){"pinned", NULL}), "all", (const char *[]){"input=4096", "output=8192", NULL},
-                    FALSE, NULL);
+static guint64 planned_offset(const char *pin_spec, const char *buffer)
+{
+    Aliased *a = alias_model(family_model((const char *[]){"pinned", NULL}), "all", (const char *[]){pin_spec, NULL}, FALSE,
+                             NULL);
     Plan *p = plan(a, "greedy-size");
-    for (guint k = 0; k < trace_count(a->trace); k++) {
-        const TraceBuffer *b = trace_buffer(a->trace, k);
-        if (!strcmp(b->name, "input")) /* input, reshape1, transpose1 */
-            g_assert_cmpuint(p->offsets[k], ==, 4096);
-        else if (!strcmp(b->name, "conv_out")) /* conv_out, reshape2, output */
-            g_assert_cmpuint(p->offsets[k], ==, 8192);
-        else
-            g_assert_cmpstr(b->name, ==, "intermediate");
-    }
+    guint64 offset = G_MAXUINT64;
+    for (guint k = 0; k < trace_count(a->trace); k++)
+        if (!strcmp(trace_buffer(a->trace, k)->name, buffer))
+            offset = p->offsets[k];
     plan_free(p);
     aliased_free(a);
+    return offset;
+}
 
-    /* pre-allocated -> pre-allocated: must match. */
-    a = alias_model(family_model((const char *[]){"pinned", NULL}), "all", (const char *[]){"input=4096", "reshape1=4096", NULL},
-                    FALSE, NULL);
-    g_assert_nonnull(a->trace);
+static void test_pinned_input_intermediate(void)
+{
+    /* Forward: input pinned at 0x1000; reshape1 and transpose1 live in its buffer, so they are there too. */
+    g_assert_cmpuint(planned_offset("input=4096", "input"), ==, 4096);
+    g_assert_cmpuint(planned_offset("transpose1=4096", "input"), ==, 4096);
+}
+
+static void test_pinned_intermediate_output(void)
+{
+    /* Backward: output pinned at 0x2000 pulls reshape2 and conv_out (its noop chain) to 0x2000. */
+    g_assert_cmpuint(planned_offset("output=8192", "conv_out"), ==, 8192);
+}
+
+static void test_pinned_pinned(void)
+{
+    Aliased *a = alias_model(family_model((const char *[]){"pinned", NULL}), "all", (const char *[]){"input=4096", "reshape1=4096", NULL},
+                             FALSE, NULL);
+    g_assert_nonnull(a->trace); /* both pinned, and they match */
     aliased_free(a);
     GError *error = NULL;
     a = alias_model(family_model((const char *[]){"pinned", NULL}), "all", (const char *[]){"input=4096", "reshape1=8192", NULL},
@@ -392,6 +404,16 @@ static void test_strict_runtime_errors(void)
     expect_strict_error(one_op("Gather", shape, attr_new_int("axis", 1), "idx"),
                         "node 'Gather_n0' (Gather): gather_runtime: axis=1 requires all leading dimensions to be 1 for "
                         "memory aliasing");
+    /* The seed's validation text for a Slice whose starts and axes differ in length (shape inference). */
+    Builder *b = builder_new("slice-axes", 13);
+    b_input(b, "x", DT_FLOAT, 2, shape);
+    b_node(b, "Slice", (const char *const[]){"x", b_int_vec(b, NULL, 1, (const gint64[]){1}),
+                                            b_int_vec(b, NULL, 1, (const gint64[]){3}),
+                                            b_int_vec(b, NULL, 2, (const gint64[]){0, 1}), NULL}, 1, (const char *[]){"y"}, NULL);
+    char *msg = test_finish_error(b, NULL);
+    g_assert_cmpstr(msg, ==, "node 'Slice_n3' (Slice): slice_runtime: starts and axes must have the same length (starts 1, "
+                             "axes 2)");
+    g_free(msg);
     /* Example 1's larger output: allowed (max) by default, the seed's size rule under --strict-runtime. */
     expect_strict_error(family_model((const char *[]){"gather", NULL}),
                         "node 'Gather_n0' (Gather): gather_runtime: output physical size exceeds input physical size "
@@ -585,7 +607,10 @@ int main(int argc, char **argv)
     g_test_add_func("/alias/noop/chain", test_noop_chain);
     g_test_add_func("/alias/noop/branching", test_branching);
     g_test_add_func("/alias/noop/deallocation-walkthrough", test_deallocation_walkthrough);
-    g_test_add_func("/alias/noop/pinned-cases", test_pinned_cases);
+    g_test_add_func("/alias/pinned/intermediate-intermediate", test_pinned_intermediate_intermediate);
+    g_test_add_func("/alias/pinned/pinned-input", test_pinned_input_intermediate);
+    g_test_add_func("/alias/pinned/pinned-output", test_pinned_intermediate_output);
+    g_test_add_func("/alias/pinned/pinned-pinned", test_pinned_pinned);
     g_test_add_func("/alias/noop/padding", test_padding_breaks_noop);
     g_test_add_func("/alias/runtime/gather", test_gather);
     g_test_add_func("/alias/runtime/slice", test_slice);

@@ -253,6 +253,22 @@ static void test_map_and_trace_files(void)
     g_free(path);
 }
 
+/* With the default aliasing, the report says what each kind of sharing saved and why ops copied. */
+static void test_aliasing_report(void)
+{
+    char *path = gpt2_path();
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "aliasing       all: ");
+    assert_contains(r.out, "\nsharing          ops shared  ops copied  bytes saved\n");
+    assert_contains(r.out, "noop                     97           0  ");
+    assert_contains(r.out, "split                     0          12  0 B\n");
+    assert_contains(r.out, "  split: node 'Split_n28' (Split) copies: split_runtime: axis=2 requires all leading dimensions "
+                           "to be 1 for memory aliasing\n");
+    run_result_clear(&r);
+    g_free(path);
+}
+
 static void test_plan_usage_errors(void)
 {
     char *path = gpt2_path();
@@ -287,5 +303,6 @@ int main(int argc, char **argv)
     g_test_add_func("/cli/plan-gpt2", test_plan_gpt2);
     g_test_add_func("/cli/map-and-trace-files", test_map_and_trace_files);
     g_test_add_func("/cli/plan-usage-errors", test_plan_usage_errors);
+    g_test_add_func("/cli/aliasing-report", test_aliasing_report);
     return g_test_run();
 }
