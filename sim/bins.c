@@ -97,11 +97,8 @@ BinRules *bin_rules_read_file(const char *path, GError **error)
 {
     gchar *text;
     gsize len;
-    GError *io = NULL;
-    if (!g_file_get_contents(path, &text, &len, &io)) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "%s: cannot read: %s", path,
-                    io->code == G_FILE_ERROR_NOENT ? "no such file" : io->message);
-        g_error_free(io);
+    if (!sim_read_file(path, &text, &len, error)) {
+        g_prefix_error(error, "%s: ", path);
         return NULL;
     }
     BinRules *r = bin_rules_parse(text, len, path, error);

@@ -19,6 +19,22 @@ static const char *const attr_type_names[ATTR_TYPE_COUNT] = {
 
 const char *attr_type_name(AttrType t) { return t < ATTR_TYPE_COUNT ? attr_type_names[t] : "INVALID"; }
 
+/* ---------- files ---------- */
+
+gboolean sim_read_file(const char *path, gchar **contents, gsize *len, GError **error)
+{
+    GError *io = NULL;
+    if (g_file_get_contents(path, contents, len, &io))
+        return TRUE;
+    const char *why = io->code == G_FILE_ERROR_NOENT  ? "no such file"
+                      : io->code == G_FILE_ERROR_ACCES ? "permission denied"
+                      : io->code == G_FILE_ERROR_ISDIR ? "is a directory"
+                                                       : io->message;
+    g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "cannot read: %s", why);
+    g_error_free(io);
+    return FALSE;
+}
+
 /* ---------- checked sizes ---------- */
 
 gboolean size_mul(guint64 a, guint64 b, guint64 *out) { return g_uint64_checked_mul(out, a, b); }

@@ -221,6 +221,10 @@ void model_free(Model *m);
 gint64 model_onnx_opset(const Model *m);
 void model_set_opset(Model *m, const char *domain, gint64 version);
 
+/* Reads a whole file; a failure is "cannot read: no such file" (or the system's reason), without the
+ * path, which callers add where their messages want it. */
+gboolean sim_read_file(const char *path, gchar **contents, gsize *len, GError **error);
+
 /* Checked arithmetic on sizes: FALSE on overflow. */
 gboolean size_mul(guint64 a, guint64 b, guint64 *out);
 gboolean size_add(guint64 a, guint64 b, guint64 *out);

@@ -424,16 +424,8 @@ Model *onnx_read_file(const char *path, GError **error)
 {
     gchar *data = NULL;
     gsize len = 0;
-    GError *io_error = NULL;
-    if (!g_file_get_contents(path, &data, &len, &io_error)) {
-        const char *why = io_error->code == G_FILE_ERROR_NOENT  ? "no such file"
-                          : io_error->code == G_FILE_ERROR_ACCES ? "permission denied"
-                          : io_error->code == G_FILE_ERROR_ISDIR ? "is a directory"
-                                                                  : io_error->message;
-        g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "cannot read: %s", why);
-        g_error_free(io_error);
+    if (!sim_read_file(path, &data, &len, error))
         return NULL;
-    }
     char *dir = g_path_get_dirname(path);
     Model *m = onnx_read_bytes((const guint8 *)data, len, dir, error);
     g_free(dir);
