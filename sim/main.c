@@ -22,7 +22,9 @@
 typedef struct {
     char *graph_path, *trace_path, *trace_out, *bins_path;
     char **dims, **pins;
-    char *strategy, *format, *weights, *alias;
+    char *strategy, *format, *weights, *alias, *order, *orders;
+    gint64 order_budget;
+    gdouble order_seconds;
     gint64 pad_last, align;
     gboolean info, allow_unknown_ops, list_ops, list, version, compare, map, ascii, no_verify, strict_runtime, scratch;
 } CliOptions;
@@ -58,6 +60,10 @@ static void list_strategies(void)
     printf("placement strategies (--strategy):\n");
     for (guint k = 0; k < count; k++)
         printf("  %-18s %s\n", all[k]->name, all[k]->summary);
+    const OrderStrategy *const *orders = order_strategies(&count);
+    printf("operator orders (--order, --orders):\n");
+    for (guint k = 0; k < count; k++)
+        printf("  %-18s %s\n", orders[k]->name, orders[k]->summary);
     const AliasStrategy *const *aliases = alias_strategies(&count);
     printf("alias strategies (--alias, applied in this order):\n");
     for (guint k = 0; k < count; k++)
@@ -79,7 +85,10 @@ typedef struct {
     ReportFormat format;
     LayoutOptions layout;
     GHashTable *pins;
-    AliasMap *aliases; /* what sharing the graph's trace has (NULL for a trace file) */
+    const OrderStrategy *order;
+    OrderProblem *order_problem;
+    GPtrArray *schedule; /* the order the trace was made in (the alias map points to it) */
+    AliasMap *aliases;   /* what sharing the graph's trace has (NULL for a trace file) */
     guint64 no_alias_bytes;
     const PlaceStrategy *strategy;
     char *dims_text;
@@ -99,8 +108,8 @@ static int check_options(const CliOptions *o, Job *job)
                           o->scratch || o->bins_path))
         return usage_error("--dim, --weights, --pad-last, --align, --alias, --pin, --bins, --scratch and --strict-runtime "
                            "shape a trace from a model: use them with --graph");
-    if (o->compare && o->strategy)
-        return usage_error("--compare runs every strategy: drop --strategy");
+    if (o->compare && o->strategy && !o->orders)
+        return usage_error("--compare runs every strategy: drop --strategy (or compare orders with --orders)");
     if (!report_format_parse(o->format ? o->format : "text", &job->format))
         return usage_error("--format takes text, md, csv or json");
     job->strategy = place_strategy_find(o->strategy ? o->strategy : "bestfit");
@@ -125,6 +134,23 @@ static int check_options(const CliOptions *o, Job *job)
     if (o->weights && strcmp(o->weights, "arena") && strcmp(o->weights, "outside"))
         return usage_error("--weights takes arena or outside");
     job->layout.weights_in_arena = o->weights && !strcmp(o->weights, "arena");
+    job->order = order_strategy_find(o->order ? o->order : "file");
+    if (!job->order) {
+        char *names = order_strategy_names();
+        char *msg = g_strdup_printf("unknown order '%s' (one of: %s)", o->order, names);
+        int r = usage_error(msg);
+        g_free(msg);
+        g_free(names);
+        return r;
+    }
+    if (o->trace_path && (o->order || o->orders))
+        return usage_error("--order and --orders schedule a model: use them with --graph");
+    if (o->orders && !o->compare)
+        return usage_error("--orders lists the orders --compare runs: add --compare");
+    if (o->orders && o->order)
+        return usage_error("--orders runs every listed order: drop --order");
+    if (o->order_budget < 0 || o->order_seconds < 0)
+        return usage_error("--order-budget and --order-seconds take positive numbers");
     job->dims_text = o->dims ? g_strjoinv(",", o->dims) : g_strdup("-");
     job->pins = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     for (char **p = o->pins; p && *p; p++) {
@@ -138,11 +164,28 @@ static int check_options(const CliOptions *o, Job *job)
     return 0;
 }
 
-/* Graph to trace, through the alias strategies chosen with --alias. */
+/* Graph to trace: the schedule from the order strategy, then the alias strategies chosen with --alias. */
 static Trace *graph_trace(const CliOptions *o, Job *job, const Model *m, GError **error)
 {
     const Graph *g = m->graph;
-    job->aliases = alias_map_new(g, g->order, &job->layout, NULL, job->pins, error);
+    if (!job->order_problem) {
+        job->order_problem = order_problem_new(g, &job->layout, error);
+        if (!job->order_problem)
+            return NULL;
+        if (o->order_budget)
+            job->order_problem->budget_states = (guint64)o->order_budget;
+        if (o->order_seconds > 0)
+            job->order_problem->budget_seconds = o->order_seconds;
+    }
+    if (job->schedule)
+        g_ptr_array_unref(job->schedule);
+    alias_map_free(job->aliases);
+    job->aliases = NULL;
+    job->no_alias_bytes = 0;
+    job->schedule = order_schedule(job->order, job->order_problem, error);
+    if (!job->schedule)
+        return NULL;
+    job->aliases = alias_map_new(g, job->schedule, &job->layout, NULL, job->pins, error);
     if (!job->aliases)
         return NULL;
     if (o->bins_path) {
@@ -202,7 +245,7 @@ static int run_plan(const CliOptions *o, const Job *job, const Trace *t)
     Plan *naive = place_run(place_strategy_find("naive"), t, &error);
     if (!naive)
         return file_error(source, error);
-    ReportRow base = {.graph = source, .dims = job->dims_text, .order = "file",
+    ReportRow base = {.graph = source, .dims = job->dims_text, .order = o->graph_path ? job->order->name : "file",
                       .alias = o->graph_path ? (o->alias ? o->alias : "all") : "none",
                       .no_alias_bytes = job->no_alias_bytes};
     if (o->compare) {
@@ -248,6 +291,69 @@ static int run_plan(const CliOptions *o, const Job *job, const Trace *t)
     return status;
 }
 
+/* --compare --orders: the chosen strategy under every listed order, one row each. */
+static int run_orders(const CliOptions *o, Job *job, const Model *m)
+{
+    guint count;
+    const OrderStrategy *const *all = order_strategies(&count);
+    GPtrArray *chosen = g_ptr_array_new();
+    if (!strcmp(o->orders, "all")) {
+        for (guint k = 0; k < count; k++)
+            g_ptr_array_add(chosen, (gpointer)all[k]);
+    } else {
+        char **names = g_strsplit(o->orders, ",", -1);
+        for (char **n = names; *n; n++) {
+            const OrderStrategy *s = order_strategy_find(g_strstrip(*n));
+            if (!s) {
+                char *msg = g_strdup_printf("unknown order '%s' in --orders", *n);
+                int r = usage_error(msg);
+                g_free(msg);
+                g_strfreev(names);
+                g_ptr_array_unref(chosen);
+                return r;
+            }
+            g_ptr_array_add(chosen, (gpointer)s);
+        }
+        g_strfreev(names);
+    }
+    ReportRow *rows = g_new0(ReportRow, chosen->len);
+    GPtrArray *keep = g_ptr_array_new_with_free_func((GDestroyNotify)plan_free);
+    int status = 0;
+    GError *error = NULL;
+    guint done = 0;
+    for (guint k = 0; k < chosen->len && !status; k++) {
+        job->order = chosen->pdata[k];
+        Trace *t = graph_trace(o, job, m, &error);
+        Plan *naive = t ? place_run(place_strategy_find("naive"), t, &error) : NULL;
+        Plan *plan = naive ? plan_one(job->strategy, t, !o->no_verify, naive->arena, &rows[k], &error) : NULL;
+        if (!plan) {
+            /* An order that cannot run here (optimal past its budget, file on an unsorted file) gets a row saying so. */
+            rows[k] = (ReportRow){.graph = o->graph_path, .dims = job->dims_text, .order = job->order->name,
+                                  .strategy = job->strategy->name, .alias = o->alias ? o->alias : "all"};
+            fprintf(stderr, "sim: %s: %s\n", o->graph_path, error->message);
+            g_clear_error(&error);
+        } else {
+            rows[k].graph = o->graph_path;
+            rows[k].dims = job->dims_text;
+            rows[k].order = job->order->name;
+            rows[k].alias = o->alias ? o->alias : "all";
+            rows[k].no_alias_bytes = job->no_alias_bytes;
+            done++;
+            g_ptr_array_add(keep, plan);
+        }
+        plan_free(naive);
+        trace_free(t);
+    }
+    if (!done)
+        status = 1;
+    else
+        report_print(stdout, job->format, rows, chosen->len);
+    g_ptr_array_unref(keep);
+    g_free(rows);
+    g_ptr_array_unref(chosen);
+    return status;
+}
+
 static int run(const CliOptions *o)
 {
     Job job = {0};
@@ -269,6 +375,8 @@ static int run(const CliOptions *o)
             status = file_error(o->graph_path, error);
         else if (o->info)
             info_print(stdout, m, o->graph_path);
+        else if (o->orders)
+            status = run_orders(o, &job, m);
         else if (!(t = graph_trace(o, &job, m, &error)))
             status = file_error(o->graph_path, error);
     } else if (!status) {
@@ -285,6 +393,9 @@ static int run(const CliOptions *o)
     model_free(m);
     shape_options_clear(&shape_options);
     alias_map_free(job.aliases);
+    if (job.schedule)
+        g_ptr_array_unref(job.schedule);
+    order_problem_free(job.order_problem);
     if (job.pins)
         g_hash_table_unref(job.pins);
     g_free(job.dims_text);
@@ -300,6 +411,13 @@ int main(int argc, char **argv)
          "A trace to plan instead of a model: our text format, or MiniMalloc CSV (.csv)", "FILE"},
         {"strategy", 's', 0, G_OPTION_ARG_STRING, &o.strategy, "Placement strategy (default bestfit; see --list)", "NAME"},
         {"compare", 'c', 0, G_OPTION_ARG_NONE, &o.compare, "Run every strategy on the same trace, one table", NULL},
+        {"order", 'o', 0, G_OPTION_ARG_STRING, &o.order, "Operator order (default file; see --list)", "NAME"},
+        {"orders", 0, 0, G_OPTION_ARG_STRING, &o.orders,
+         "With --compare: the strategy (--strategy, default bestfit) under each order: all or a comma list", "LIST"},
+        {"order-budget", 0, 0, G_OPTION_ARG_INT64, &o.order_budget,
+         "States the optimal order may explore before it gives up (default 2,000,000)", "STATES"},
+        {"order-seconds", 0, 0, G_OPTION_ARG_DOUBLE, &o.order_seconds,
+         "Seconds the optimal order may run before it gives up (default 10)", "S"},
         {"list", 'l', 0, G_OPTION_ARG_NONE, &o.list, "List the strategies with a one-line summary each", NULL},
         {"dim", 'd', 0, G_OPTION_ARG_STRING_ARRAY, &o.dims,
          "Bind a symbolic dimension (repeatable), e.g. --dim batch=1 --dim seq=128", "NAME=VALUE"},
@@ -372,6 +490,8 @@ int main(int argc, char **argv)
     g_strfreev(o.dims);
     g_strfreev(o.pins);
     g_free(o.alias);
+    g_free(o.order);
+    g_free(o.orders);
     g_option_context_free(ctx);
     return status;
 }

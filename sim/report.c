@@ -96,14 +96,19 @@ static void print_text_one(FILE *out, const ReportRow *r)
 /* Text comparison: one line per strategy, aligned. */
 static void print_text_table(FILE *out, const ReportRow *rows, guint n)
 {
-    fprintf(out, "graph %s (dims: %s), order %s, %u buffers, %u steps, lower bound %" G_GUINT64_FORMAT " B\n\n",
-            rows[0].graph, rows[0].dims, rows[0].order, rows[0].buffers, rows[0].steps, rows[0].lower_bound);
-    fprintf(out, "%-18s %16s %10s %10s %12s  %s\n", "strategy", "arena (B)", "vs LB", "saved", "plan (s)", "detail");
+    fprintf(out, "graph %s (dims: %s), alias %s, %u steps\n\n", rows[0].graph, rows[0].dims,
+            rows[0].alias ? rows[0].alias : "none", rows[0].steps);
+    fprintf(out, "%-10s %-18s %9s %16s %16s %10s %10s %12s  %s\n", "order", "strategy", "buffers", "lower bound (B)",
+            "arena (B)", "vs LB", "saved", "plan (s)", "detail");
     for (guint k = 0; k < n; k++) {
         const ReportRow *r = &rows[k];
-        fprintf(out, "%-18s %16" G_GUINT64_FORMAT " %9.2f%% %9.2f%% %12.6f  %s%s\n", r->strategy, r->arena,
-                pct(r->arena - MIN(r->arena, r->lower_bound), r->lower_bound), pct(r->naive - MIN(r->naive, r->arena), r->naive),
-                r->seconds, r->detail, r->verified ? "" : " (not verified)");
+        if (!r->buffers) { /* an order that could not run: sim said why on stderr */
+            fprintf(out, "%-10s %-18s %9s %16s %16s\n", r->order, r->strategy, "-", "-", "(failed)");
+            continue;
+        }
+        fprintf(out, "%-10s %-18s %9u %16" G_GUINT64_FORMAT " %16" G_GUINT64_FORMAT " %9.2f%% %9.2f%% %12.6f  %s%s\n", r->order,
+                r->strategy, r->buffers, r->lower_bound, r->arena, pct(r->arena - MIN(r->arena, r->lower_bound), r->lower_bound),
+                pct(r->naive - MIN(r->naive, r->arena), r->naive), r->seconds, r->detail, r->verified ? "" : " (not verified)");
     }
 }
 

@@ -1,4 +1,4 @@
-/* registry.c — the one place that lists the strategies (placement and aliasing). Adding one: a new file filling a descriptor,
+/* registry.c — the one place that lists the strategies (placement, aliasing and operator orders). Adding one: a new file filling a descriptor,
  * one line here, one test. */
 #include "registry.h"
 
@@ -11,6 +11,35 @@ static const PlaceStrategy *const placement[] = {
     &place_naive, &place_firstfit, &place_bestfit, &place_greedy_size, &place_greedy_breadth,
     &place_greedy_conflicts, &place_best,
 };
+
+extern const OrderStrategy order_file, order_topo, order_dfs, order_freed, order_lazy, order_event, order_event_gap,
+    order_optimal;
+
+static const OrderStrategy *const ordering[] = {
+    &order_file, &order_topo, &order_dfs, &order_freed, &order_lazy, &order_event, &order_event_gap, &order_optimal,
+};
+
+const OrderStrategy *const *order_strategies(guint *count)
+{
+    *count = G_N_ELEMENTS(ordering);
+    return ordering;
+}
+
+const OrderStrategy *order_strategy_find(const char *name)
+{
+    for (gsize k = 0; k < G_N_ELEMENTS(ordering); k++)
+        if (!strcmp(ordering[k]->name, name))
+            return ordering[k];
+    return NULL;
+}
+
+char *order_strategy_names(void)
+{
+    GString *s = g_string_new(NULL);
+    for (gsize k = 0; k < G_N_ELEMENTS(ordering); k++)
+        g_string_append_printf(s, "%s%s", k ? ", " : "", ordering[k]->name);
+    return g_string_free(s, FALSE);
+}
 
 extern const AliasStrategy alias_concat_dedup, alias_runtime, alias_noop, alias_inplace;
 

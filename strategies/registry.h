@@ -1,8 +1,9 @@
-/* registry.h — the strategy registry: the one list of placement and alias strategies (registry.c). */
+/* registry.h — the strategy registry: the one list of placement, alias and order strategies (registry.c). */
 #ifndef STRATEGIES_REGISTRY_H
 #define STRATEGIES_REGISTRY_H
 
 #include "alias.h"
+#include "order.h"
 #include "place.h"
 
 /* All placement strategies, in listing order; *count receives how many. */
@@ -11,6 +12,11 @@ const PlaceStrategy *const *place_strategies(guint *count);
 const PlaceStrategy *place_strategy_find(const char *name);
 /* "naive, firstfit, ..." for messages. Newly allocated. */
 char *place_strategy_names(void);
+
+/* Operator orders. */
+const OrderStrategy *const *order_strategies(guint *count);
+const OrderStrategy *order_strategy_find(const char *name);
+char *order_strategy_names(void);
 
 /* Alias strategies in the order they apply (concat-dedup, runtime, noop, inplace). */
 const AliasStrategy *const *alias_strategies(guint *count);

@@ -1,0 +1,234 @@
+/* order-optimal.c — the exact minimum-peak order: dynamic programming over downsets (the sets of nodes
+ * already run). A state keeps the smallest peak with which any order reaches it, its live bytes (a
+ * function of the set) and the last node added, from which the order is rebuilt. States are expanded
+ * by set size; any state whose peak already exceeds the best heuristic order's is dropped (that order is
+ * the answer if nothing beats it). It gives up with an error, never silently, when it would explore more
+ * than the problem's state budget or run longer than its time budget (--order-budget). */
+#include "order.h"
+#include "registry.h"
+
+#include <string.h>
+
+typedef struct {
+    guint64 *bits;  /* the downset */
+    guint64 peak;   /* best peak reaching it */
+    guint64 live;   /* bytes live after it */
+    guint last;     /* the node added last on the best path */
+} State;
+
+typedef struct {
+    guint words;
+    const OrderProblem *p;
+    GHashTable *states;  /* bits -> State* (owns both) */
+    guint **consumers;   /* per root: consuming nodes, terminated by G_MAXUINT */
+} Search;
+
+static guint state_hash(gconstpointer key)
+{
+    const guint64 *b = key;
+    guint64 h = 1469598103934665603ull;
+    guint words = (guint)b[-1];
+    for (guint k = 0; k < words; k++)
+        h = (h ^ b[k]) * 1099511628211ull;
+    return (guint)(h ^ (h >> 32));
+}
+
+static gboolean state_equal(gconstpointer a, gconstpointer b)
+{
+    const guint64 *x = a, *y = b;
+    return x[-1] == y[-1] && !memcmp(x, y, x[-1] * sizeof(guint64));
+}
+
+/* Bits with their word count stored just before them (so hash/equal need no context). */
+static guint64 *bits_new(guint words, const guint64 *from)
+{
+    guint64 *raw = g_new0(guint64, words + 1);
+    raw[0] = words;
+    if (from)
+        memcpy(raw + 1, from, words * sizeof(guint64));
+    return raw + 1;
+}
+
+static void bits_free(gpointer b) { g_free((guint64 *)b - 1); }
+
+static gboolean has(const guint64 *b, guint k) { return (b[k / 64] >> (k % 64)) & 1; }
+
+static void state_free(gpointer s) { g_free(s); }
+
+/* Live bytes after running k from the downset `b` whose live bytes are `live`. */
+static guint64 live_after(const Search *s, const guint64 *b, guint64 live, guint k, gboolean first_step)
+{
+    const OrderProblem *p = s->p;
+    live += p->alloc_bytes[k];
+    for (guint i = 0; i < p->inputs[k]->len; i++) {
+        guint r = g_array_index(p->inputs[k], RootUse, i).root;
+        if (p->root_kept[r])
+            continue;
+        gboolean all_done = TRUE;
+        for (const guint *c = s->consumers[r]; all_done && *c != G_MAXUINT; c++)
+            all_done = *c == k || has(b, *c);
+        if (all_done)
+            live -= p->root_bytes[r];
+    }
+    for (guint i = 0; i < p->outputs[k]->len; i++) {
+        guint r = g_array_index(p->outputs[k], guint, i);
+        if (!p->root_uses[r] && !p->root_kept[r])
+            live -= p->root_bytes[r];
+    }
+    if (first_step)
+        for (guint r = 0; r < p->n_roots; r++)
+            if (p->root_early[r] && !p->root_uses[r] && !p->root_kept[r])
+                live -= p->root_bytes[r];
+    return live;
+}
+
+static gboolean ready(const guint64 *b, guint k, guint **preds_of)
+{
+    if (has(b, k))
+        return FALSE;
+    for (const guint *q = preds_of[k]; *q != G_MAXUINT; q++)
+        if (!has(b, *q))
+            return FALSE;
+    return TRUE;
+}
+
+/* The best heuristic order from the registry: the incumbent to beat. */
+static guint64 incumbent(const OrderProblem *p, guint *order)
+{
+    guint count;
+    const OrderStrategy *const *all = order_strategies(&count);
+    guint64 best = G_MAXUINT64;
+    guint *trial = g_new(guint, p->n + 1);
+    for (guint k = 0; k < count; k++) {
+        guint64 peak;
+        if (!strcmp(all[k]->name, "optimal") || !all[k]->order(p, trial, NULL) || !order_peak(p, trial, &peak, NULL))
+            continue;
+        if (peak < best) {
+            best = peak;
+            memcpy(order, trial, p->n * sizeof(guint));
+        }
+    }
+    g_free(trial);
+    return best;
+}
+
+static guint **lists(const OrderProblem *p, gboolean consumers)
+{
+    guint count = consumers ? p->n_roots : p->n;
+    GArray **tmp = g_new0(GArray *, count + 1);
+    for (guint k = 0; k < count; k++)
+        tmp[k] = g_array_new(FALSE, FALSE, sizeof(guint));
+    for (guint k = 0; k < p->n; k++) {
+        if (consumers) {
+            for (guint i = 0; i < p->inputs[k]->len; i++)
+                g_array_append_val(tmp[g_array_index(p->inputs[k], RootUse, i).root], k);
+        } else {
+            for (guint j = 0; j < p->succs[k]->len; j++)
+                g_array_append_val(tmp[g_array_index(p->succs[k], guint, j)], k);
+        }
+    }
+    guint **out = g_new0(guint *, count + 1);
+    for (guint k = 0; k < count; k++) {
+        guint end = G_MAXUINT;
+        g_array_append_val(tmp[k], end);
+        out[k] = (guint *)(void *)g_array_free(tmp[k], FALSE);
+    }
+    g_free(tmp);
+    return out;
+}
+
+static void lists_free(guint **l, guint count)
+{
+    for (guint k = 0; k < count; k++)
+        g_free(l[k]);
+    g_free(l);
+}
+
+static gboolean optimal_order(const OrderProblem *p, guint *order, GError **error)
+{
+    guint64 best = incumbent(p, order);
+    if (p->n == 0)
+        return TRUE;
+    Search s = {.words = (p->n + 63) / 64, .p = p};
+    s.states = g_hash_table_new_full(state_hash, state_equal, bits_free, state_free);
+    s.consumers = lists(p, TRUE);
+    guint **preds_of = lists(p, FALSE);
+    guint64 early = 0;
+    for (guint r = 0; r < p->n_roots; r++)
+        if (p->root_early[r])
+            early += p->root_bytes[r];
+    GPtrArray *layer = g_ptr_array_new(), *next = g_ptr_array_new();
+    State *start = g_new0(State, 1);
+    start->bits = bits_new(s.words, NULL);
+    start->live = early;
+    start->last = G_MAXUINT;
+    g_hash_table_insert(s.states, start->bits, start);
+    g_ptr_array_add(layer, start);
+    gint64 deadline = g_get_monotonic_time() + (gint64)(p->budget_seconds * G_USEC_PER_SEC);
+    gboolean ok = TRUE;
+    guint64 *probe = bits_new(s.words, NULL);
+    for (guint size = 0; ok && size < p->n; size++) {
+        g_ptr_array_set_size(next, 0);
+        for (guint i = 0; ok && i < layer->len; i++) {
+            State *from = layer->pdata[i];
+            for (guint k = 0; k < p->n; k++) {
+                if (!ready(from->bits, k, preds_of))
+                    continue;
+                guint64 step_peak = MAX(from->peak, from->live + p->alloc_bytes[k]);
+                if (step_peak > best)
+                    continue; /* cannot beat the incumbent */
+                memcpy(probe, from->bits, s.words * sizeof(guint64));
+                probe[k / 64] |= (guint64)1 << (k % 64);
+                State *to = g_hash_table_lookup(s.states, probe);
+                if (to) {
+                    if (step_peak < to->peak) {
+                        to->peak = step_peak;
+                        to->last = k;
+                    }
+                    continue;
+                }
+                to = g_new0(State, 1);
+                to->bits = bits_new(s.words, probe);
+                to->peak = step_peak;
+                to->live = live_after(&s, from->bits, from->live, k, size == 0);
+                to->last = k;
+                g_hash_table_insert(s.states, to->bits, to);
+                g_ptr_array_add(next, to);
+            }
+            if (g_hash_table_size(s.states) > p->budget_states || g_get_monotonic_time() > deadline) {
+                g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED,
+                            "the exact order gave up after %u states and %.1f s (budget %" G_GUINT64_FORMAT " states, %.0f s): "
+                            "%u nodes are too many for it here; raise --order-budget or use a heuristic order",
+                            g_hash_table_size(s.states), p->budget_seconds - (double)(deadline - g_get_monotonic_time()) / G_USEC_PER_SEC,
+                            p->budget_states, p->budget_seconds, p->n);
+                ok = FALSE;
+            }
+        }
+        GPtrArray *t = layer;
+        layer = next;
+        next = t;
+    }
+    if (ok && layer->len) {
+        /* The full set: rebuild the order backwards through each state's last node. */
+        State *at = layer->pdata[0];
+        memcpy(probe, at->bits, s.words * sizeof(guint64));
+        for (guint pos = p->n; pos-- > 0;) {
+            at = g_hash_table_lookup(s.states, probe);
+            order[pos] = at->last;
+            probe[at->last / 64] &= ~((guint64)1 << (at->last % 64));
+        }
+    } /* else nothing beat the incumbent, which `order` already holds */
+    bits_free(probe);
+    g_ptr_array_unref(layer);
+    g_ptr_array_unref(next);
+    lists_free(s.consumers, p->n_roots);
+    lists_free(preds_of, p->n);
+    g_hash_table_unref(s.states);
+    return ok;
+}
+
+const OrderStrategy order_optimal = {
+    .name = "optimal",
+    .summary = "exact minimum peak: dynamic programming over downsets, pruned by the best heuristic",
+    .order = optimal_order,
+};
