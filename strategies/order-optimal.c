@@ -2,7 +2,8 @@
  * already run). A state keeps the smallest peak with which any order reaches it, its live bytes (a
  * function of the set) and the last node added, from which the order is rebuilt. States are expanded
  * by set size; any state whose peak already exceeds the best heuristic order's is dropped (that order is
- * the answer if nothing beats it). It gives up with an error, never silently, when it would explore more
+ * the answer if nothing beats it), and a ready node that allocates nothing is run at once (it cannot raise
+ * any later step's live bytes), which collapses Constant nodes and views. It gives up with an error, never silently, when it would explore more
  * than the problem's state budget or run longer than its time budget (--order-budget). */
 #include "order.h"
 #include "registry.h"
@@ -171,7 +172,15 @@ static gboolean optimal_order(const OrderProblem *p, guint *order, GError **erro
         g_ptr_array_set_size(next, 0);
         for (guint i = 0; ok && i < layer->len; i++) {
             State *from = layer->pdata[i];
-            for (guint k = 0; k < p->n; k++) {
+            /* Dominance: a ready node that allocates nothing can only lower the live bytes, so running it
+             * at once never raises a later step's; it is the only move considered (Constant nodes, views). */
+            gint forced = -1;
+            for (guint k = 0; forced < 0 && k < p->n; k++)
+                if (!p->alloc_bytes[k] && ready(from->bits, k, preds_of))
+                    forced = (gint)k;
+            for (guint k = forced >= 0 ? (guint)forced : 0; k < p->n; k++) {
+                if (forced >= 0 && k != (guint)forced)
+                    break;
                 if (!ready(from->bits, k, preds_of))
                     continue;
                 guint64 step_peak = MAX(from->peak, from->live + p->alloc_bytes[k]);

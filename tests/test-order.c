@@ -1,0 +1,268 @@
+/* test-order.c — operator orders: every order is a valid topological order on every corpus graph;
+ * hand-made graphs where v1's stale score picks a worse node than v2, and where v3's documented
+ * multi-edge trigger gap (Add(x, x)) costs memory that the fixed version saves; `optimal` never worse than
+ * any heuristic, equal to brute force over every topological order on small graphs, and stopping with an
+ * error at its budget. */
+#include "registry.h"
+#include "testutil.h"
+
+#include <string.h>
+
+static OrderProblem *problem_of(const Model *m)
+{
+    LayoutOptions lo = LAYOUT_DEFAULTS;
+    GError *error = NULL;
+    OrderProblem *p = order_problem_new(m->graph, &lo, &error);
+    g_assert_no_error(error);
+    return p;
+}
+
+/* Peak of one strategy's order, or G_MAXUINT64 when the strategy gave up (only `optimal` may). */
+static guint64 peak_of(const char *strategy, const OrderProblem *p)
+{
+    guint *order = g_new(guint, p->n + 1);
+    GError *error = NULL;
+    guint64 peak = G_MAXUINT64;
+    if (order_strategy_find(strategy)->order(p, order, &error)) {
+        g_assert_true(order_peak(p, order, &peak, &error));
+        g_assert_no_error(error);
+    } else {
+        g_assert_cmpstr(strategy, ==, "optimal");
+        g_assert_nonnull(strstr(error->message, "the exact order gave up after"));
+        g_error_free(error);
+    }
+    g_free(order);
+    return peak;
+}
+
+static Model *finish(Builder *b)
+{
+    GError *error = NULL;
+    Model *m = builder_finish(b, &error);
+    g_assert_no_error(error);
+    g_assert_true(test_infer(m, NULL, &error));
+    return m;
+}
+
+static const char *reduce(Builder *b, const char *x, const char *name)
+{
+    return b_node(b, "ReduceSum", (const char *const[]){x, NULL}, 1, (const char *[]){name}, attr_new_int("keepdims", 1),
+                  NULL);
+}
+
+/* t (400 B) is read by U and V; X (320 B out) becomes ready after U. v1 scored V at push, when t still had
+ * two readers (0 B freed), and never again: after U it prefers X (frees u, 4 B) while t is still live. v2
+ * re-scores V on pop (frees 400 B) and runs it first. */
+static void test_v1_staleness(void)
+{
+    Builder *b = builder_new("stale", 13);
+    b_input(b, "t", DT_FLOAT, 1, (const gint64[]){100});
+    const char *u = reduce(b, "t", "u");
+    const char *v = reduce(b, "t", "v");
+    const char *x = b_node(b, "Tile", (const char *const[]){u, b_int_vec(b, NULL, 1, (const gint64[]){80}), NULL}, 1,
+                           (const char *[]){"x"}, NULL);
+    b_output(b, B_OP(b, "Add", reduce(b, x, "sx"), v));
+    Model *m = finish(b);
+    OrderProblem *p = problem_of(m);
+    /* v1: U, X (t + x + u live: 400 + 320 + 4), V (t + x + v = 724)... */
+    g_assert_cmpuint(peak_of("freed", p), ==, 724);
+    /* v2: U, V (t + u + v = 408, then t is freed), X (u + v + x = 328). */
+    g_assert_cmpuint(peak_of("lazy", p), ==, 408);
+    g_assert_cmpuint(peak_of("optimal", p), ==, 408);
+    order_problem_free(p);
+    model_free(m);
+}
+
+/* V = Mul(t, t) reads t twice and is t's last reader once U has run. v3's trigger waits for one consuming
+ * *edge* left, which never happens (two are left), so V keeps its stale score and X runs first; the fixed
+ * trigger (one consuming node left) re-scores V, which frees t. */
+static void test_v3_multi_edge_gap(void)
+{
+    Builder *b = builder_new("gap", 13);
+    b_input(b, "t", DT_FLOAT, 1, (const gint64[]){100});
+    const char *u = reduce(b, "t", "u");
+    const char *v = b_node(b, "Mul", (const char *const[]){"t", "t", NULL}, 1, (const char *[]){"v"}, NULL);
+    const char *x = b_node(b, "Tile", (const char *const[]){u, b_int_vec(b, NULL, 1, (const gint64[]){80}), NULL}, 1,
+                           (const char *[]){"x"}, NULL);
+    b_output(b, B_OP(b, "Add", reduce(b, x, "sx"), reduce(b, v, "sv")));
+    Model *m = finish(b);
+    OrderProblem *p = problem_of(m);
+    guint64 gap = peak_of("event-gap", p), fixed = peak_of("event", p);
+    g_assert_cmpuint(gap, ==, 400 + 320 + 400); /* U, X, V: t, x and v live together */
+    g_assert_cmpuint(fixed, ==, 400 + 4 + 400); /* U, V: t, u and v, then t is freed */
+    g_assert_cmpuint(fixed, <, gap);
+    order_problem_free(p);
+    model_free(m);
+}
+
+/* Smallest peak over every topological order, by exhaustive search. */
+static void brute(const OrderProblem *p, guint *order, guint depth, guint *preds, gboolean *done, guint64 *best)
+{
+    if (depth == p->n) {
+        guint64 peak;
+        g_assert_true(order_peak(p, order, &peak, NULL));
+        *best = MIN(*best, peak);
+        return;
+    }
+    for (guint k = 0; k < p->n; k++) {
+        if (done[k] || preds[k])
+            continue;
+        done[k] = TRUE;
+        order[depth] = k;
+        for (guint j = 0; j < p->succs[k]->len; j++)
+            preds[g_array_index(p->succs[k], guint, j)]--;
+        brute(p, order, depth + 1, preds, done, best);
+        for (guint j = 0; j < p->succs[k]->len; j++)
+            preds[g_array_index(p->succs[k], guint, j)]++;
+        done[k] = FALSE;
+    }
+}
+
+static Model *random_model(guint nodes, guint seed)
+{
+    char *path = test_scratch_path("random.onnx"), n[16], s[16];
+    g_snprintf(n, sizeof n, "%u", nodes);
+    g_snprintf(s, sizeof s, "%u", seed);
+    RunResult r = test_run("MKGRAPH_BIN", (const char *[]){"random", "--nodes", n, "--seed", s, "--fanout", "3", "-o", path, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    GError *error = NULL;
+    Model *m = onnx_read_file(path, &error);
+    g_assert_no_error(error);
+    g_assert_true(test_infer(m, NULL, &error));
+    g_free(path);
+    return m;
+}
+
+static void test_optimal_equals_brute_force(void)
+{
+    for (guint seed = 1; seed <= 40; seed++) {
+        Model *m = random_model(6 + seed % 5, seed); /* 6 to 10 nodes */
+        OrderProblem *p = problem_of(m);
+        guint *order = g_new(guint, p->n + 1), *preds = g_memdup2(p->n_preds, (p->n + 1) * sizeof(guint));
+        gboolean *done = g_new0(gboolean, p->n + 1);
+        guint64 best = G_MAXUINT64;
+        brute(p, order, 0, preds, done, &best);
+        g_assert_cmpuint(peak_of("optimal", p), ==, best);
+        g_free(order);
+        g_free(preds);
+        g_free(done);
+        order_problem_free(p);
+        model_free(m);
+    }
+}
+
+/* Every order on every committed graph and corpus model is topological (order_schedule validates it), and
+ * wherever optimal finishes it is no worse than any heuristic. */
+static void check_all_orders(const Model *m, const char *what)
+{
+    OrderProblem *p = problem_of(m);
+    p->budget_states = 200000;
+    p->budget_seconds = 5;
+    guint count;
+    const OrderStrategy *const *all = order_strategies(&count);
+    guint64 optimal = peak_of("optimal", p);
+    for (guint k = 0; k < count; k++) {
+        if (!strcmp(all[k]->name, "file") && !m->graph->file_order_is_topological)
+            continue;
+        GError *error = NULL;
+        GPtrArray *schedule = order_schedule(all[k], p, &error);
+        if (!schedule) {
+            g_assert_cmpstr(all[k]->name, ==, "optimal");
+            g_error_free(error);
+            continue;
+        }
+        g_assert_cmpuint(schedule->len, ==, p->n);
+        g_ptr_array_unref(schedule);
+        guint64 peak = peak_of(all[k]->name, p);
+        if (optimal != G_MAXUINT64 && peak < optimal)
+            g_error("%s: %s peak %" G_GUINT64_FORMAT " beats optimal %" G_GUINT64_FORMAT, what, all[k]->name, peak, optimal);
+    }
+    order_problem_free(p);
+}
+
+static void test_corpus_orders(void)
+{
+    const char *families[] = {"gpt2", "block", "mlp", "noop-chain", "branches", "pinned", "gather", "slice",
+                              "concat", "split", "chained-concat", "densenet", "unet", "inception", "random"};
+    for (gsize f = 0; f < G_N_ELEMENTS(families); f++) {
+        char *path = g_strdup_printf("%s/graphs/%s.onnx", g_getenv("SIM_SOURCE_DIR"), families[f]);
+        GError *error = NULL;
+        Model *m = onnx_read_file(path, &error);
+        g_assert_true(test_infer(m, NULL, &error));
+        check_all_orders(m, families[f]);
+        model_free(m);
+        g_free(path);
+    }
+    char *dir = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "models", NULL);
+    char *list = g_build_filename(dir, "models.tsv", NULL), *text;
+    g_assert_true(g_file_get_contents(list, &text, NULL, NULL));
+    char **lines = g_strsplit(text, "\n", -1);
+    for (char **line = lines; *line; line++) {
+        if (!**line || **line == '#')
+            continue;
+        char **f = g_strsplit(*line, "\t", 3);
+        char *path = g_build_filename(dir, f[1], NULL);
+        char **dims = strcmp(f[2], "-") ? g_strsplit(f[2], ",", -1) : NULL;
+        GError *error = NULL;
+        Model *m = onnx_read_file(path, &error);
+        g_assert_true(test_infer(m, (const char *const *)dims, &error));
+        check_all_orders(m, f[0]);
+        model_free(m);
+        g_strfreev(dims);
+        g_free(path);
+        g_strfreev(f);
+    }
+    g_strfreev(lines);
+    g_free(text);
+    g_free(list);
+    g_free(dir);
+}
+
+static void test_optimal_budget(void)
+{
+    Model *m = random_model(60, 3);
+    OrderProblem *p = problem_of(m);
+    p->budget_states = 50;
+    guint *order = g_new(guint, p->n + 1);
+    GError *error = NULL;
+    g_assert_false(order_strategy_find("optimal")->order(p, order, &error));
+    g_assert_true(g_str_has_prefix(error->message, "the exact order gave up after "));
+    g_assert_nonnull(strstr(error->message, "(budget 50 states, 10 s): 60 nodes are too many for it here"));
+    g_error_free(error);
+    g_free(order);
+    order_problem_free(p);
+    model_free(m);
+}
+
+/* The CLI table of orders, and an unknown order. */
+static void test_cli_orders(void)
+{
+    char *path = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "inception.onnx", NULL);
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--compare", "--orders", "all", "--strategy",
+                                                       "greedy-size", "--alias", "noop", "--format", "csv", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    /* inception: the memory-aware heuristics stay at the file order's 2,207,744 B; optimal (and dfs) 1,806,336 B. */
+    g_assert_nonnull(strstr(r.out, ",freed,greedy-size,43,"));
+    g_assert_nonnull(strstr(r.out, ",optimal,greedy-size,43,86,1806336,1806336,"));
+    g_assert_nonnull(strstr(r.out, ",lazy,greedy-size,43,86,2207744,2207744,"));
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--order", "chaos", NULL});
+    g_assert_cmpint(r.status, ==, 2);
+    g_assert_cmpstr(r.err, ==, "sim: unknown order 'chaos' (one of: file, topo, dfs, freed, lazy, event, event-gap, optimal) "
+                               "(see sim --help)\n");
+    run_result_clear(&r);
+    g_free(path);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/order/v1-staleness", test_v1_staleness);
+    g_test_add_func("/order/v3-multi-edge-gap", test_v3_multi_edge_gap);
+    g_test_add_func("/order/optimal-brute-force", test_optimal_equals_brute_force);
+    g_test_add_func("/order/corpus", test_corpus_orders);
+    g_test_add_func("/order/optimal-budget", test_optimal_budget);
+    g_test_add_func("/order/cli", test_cli_orders);
+    return g_test_run();
+}
