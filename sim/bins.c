@@ -57,6 +57,11 @@ BinRules *bin_rules_parse(const char *text, gsize len, const char *path, GError 
         char *line = g_strstrip(lines[k]);
         if (!*line || *line == '#')
             continue;
+        if (!g_utf8_validate(line, -1, NULL)) { /* GLib's globs work on UTF-8 only */
+            g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "%s:%u: the line is not valid UTF-8", path, k + 1);
+            ok = FALSE;
+            break;
+        }
         char **f = g_strsplit_set(line, " \t", -1);
         guint nf = 0;
         for (guint j = 0; f[j]; j++)
@@ -111,9 +116,10 @@ guint *bin_rules_assign(const BinRules *r, const Graph *g, const guint64 *bytes)
     guint *bins = g_new0(guint, g->tensors->len + 1);
     for (guint k = 0; k < g->tensors->len; k++) {
         const Tensor *t = g->tensors->pdata[k];
+        gboolean utf8 = g_utf8_validate(t->name, -1, NULL); /* a name rule cannot match a name that is not */
         for (guint j = 0; j < r->rules->len; j++) {
             const BinRule *rule = &g_array_index(r->rules, BinRule, j);
-            if (rule->pattern ? g_pattern_spec_match_string(rule->pattern, t->name) : bytes[k] >= rule->min_bytes) {
+            if (rule->pattern ? utf8 && g_pattern_spec_match_string(rule->pattern, t->name) : bytes[k] >= rule->min_bytes) {
                 bins[k] = rule->bin;
                 break;
             }

@@ -668,6 +668,7 @@ gboolean graph_finalize(Graph *g, GError **error)
         return TRUE;
     if (!finalize_subgraphs(g, error) || !resolve_names(g, error))
         return FALSE;
+
     classify_tensors(g);
     if (!topological_order(g, error))
         return FALSE;

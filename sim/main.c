@@ -15,6 +15,7 @@
 #include "shape.h"
 #include "verify.h"
 
+#include <glib/gstdio.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,8 +244,11 @@ static int run_plan(const CliOptions *o, const Job *job, const Trace *t)
     GError *error = NULL;
     int status = 0;
     Plan *naive = place_run(place_strategy_find("naive"), t, &error);
-    if (!naive)
-        return file_error(source, error);
+    if (!naive) {
+        status = file_error(source, error);
+        g_error_free(error);
+        return status;
+    }
     ReportRow base = {.graph = source, .dims = job->dims_text, .order = o->graph_path ? job->order->name : "file",
                       .alias = o->graph_path ? (o->alias ? o->alias : "all") : "none",
                       .no_alias_bytes = job->no_alias_bytes};
@@ -357,14 +361,12 @@ static int run_orders(const CliOptions *o, Job *job, const Model *m)
 static int run(const CliOptions *o)
 {
     Job job = {0};
-    int status = check_options(o, &job);
-    if (status)
-        return status;
     GError *error = NULL;
     Model *m = NULL;
     Trace *t = NULL;
     ShapeOptions shape_options;
     shape_options_init(&shape_options);
+    int status = check_options(o, &job); /* on failure, fall through to the cleanup below */
     shape_options.allow_unknown_ops = o->allow_unknown_ops;
     for (char **d = o->dims; d && *d && !status; d++)
         if (!shape_options_add_dim(&shape_options, *d, &error))
@@ -388,6 +390,8 @@ static int run(const CliOptions *o)
         status = file_error(o->trace_out, error);
     if (!status && t)
         status = run_plan(o, &job, t);
+    if (status && o->trace_out && t) /* a failed run leaves no output behind */
+        g_unlink(o->trace_out);
     g_clear_error(&error);
     trace_free(t);
     model_free(m);

@@ -375,6 +375,15 @@ static gboolean read_graph(Graph *g, const Onnx__GraphProto *gp, int depth, GErr
     return read_value_infos(g, gp->value_info, gp->n_value_info, "value_info", graph_add_value_info, error);
 }
 
+/* A model must compute something: an ONNX graph without outputs is invalid. */
+static gboolean has_outputs(const Graph *g, GError **error)
+{
+    if (g->outputs->len)
+        return TRUE;
+    g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH, "the graph has no outputs (%u nodes): nothing to compute", g->nodes->len);
+    return FALSE;
+}
+
 Model *onnx_read_bytes(const guint8 *data, gsize len, const char *dir, GError **error)
 {
     if (len == 0) {
@@ -411,7 +420,7 @@ Model *onnx_read_bytes(const guint8 *data, gsize len, const char *dir, GError **
         g_ptr_array_add(m->metadata, g_strdup(S(mp->metadata_props[k]->value)));
     }
     m->graph = graph_new(mp->graph->name);
-    if (!read_graph(m->graph, mp->graph, 0, error) || !graph_finalize(m->graph, error)) {
+    if (!read_graph(m->graph, mp->graph, 0, error) || !has_outputs(m->graph, error) || !graph_finalize(m->graph, error)) {
         model_free(m);
         m = NULL;
     }

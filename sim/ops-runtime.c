@@ -237,7 +237,11 @@ gboolean infer_split(const OpInfo *op, Node *n, gint64 opset, GError **error)
             sizes[k] = g_array_index(split, gint64, k);
             if (sizes[k] < 0)
                 ok = infer_fail(error, n, "split size %" G_GINT64_FORMAT " is negative", sizes[k]);
-            sum += sizes[k];
+            else if (sizes[k] > dim - sum) /* checked: hostile sizes must not overflow the sum */
+                ok = infer_fail(error, n, "split sizes sum past %" G_GINT64_FORMAT ", the size of axis %d of '%s'", dim,
+                                axis, x->name);
+            else
+                sum += sizes[k];
         }
         if (ok && sum != dim)
             ok = infer_fail(error, n, "split sizes sum to %" G_GINT64_FORMAT " but axis %d of '%s' has %" G_GINT64_FORMAT,

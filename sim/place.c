@@ -2,6 +2,7 @@
  * the offline strategies share (see place.h). */
 #include "place.h"
 #include "graph.h"
+#include "verify.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -189,9 +190,66 @@ gboolean place_problem(const PlaceStrategy *s, const PlaceProblem *p, guint64 *o
     return s->plan(p, offsets, detail, error);
 }
 
+/* Constraints of the input that no plan can meet are the input's fault, said before planning: pinned
+ * buffers sharing bytes while both live, and members of one rigid group overlapping while both live. */
+static gboolean check_constraints(const Trace *t, GError **error)
+{
+    Trace *pins = trace_new(t->source);
+    GArray *pin_offsets = g_array_new(FALSE, FALSE, sizeof(guint64));
+    GHashTable *groups = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, (GDestroyNotify)trace_free);
+    for (guint k = 0; k < trace_count(t); k++) {
+        const TraceBuffer *b = trace_buffer(t, k);
+        if (b->fixed != TRACE_NONE) {
+            guint id = trace_add(pins, b->name, b->size, 1, b->first, b->last);
+            trace_buffer(pins, id)->bin = b->bin;
+            guint64 off = (guint64)b->fixed;
+            g_array_append_val(pin_offsets, off);
+        }
+        if (b->group != TRACE_NONE) {
+            Trace *g = g_hash_table_lookup(groups, &b->group);
+            if (!g) {
+                g = trace_new(t->source);
+                g_hash_table_insert(groups, g_memdup2(&b->group, sizeof(gint64)), g);
+            }
+            guint id = trace_add(g, b->name, b->size, 1, b->first, b->last);
+            trace_buffer(g, id)->fixed = (gint64)b->group_offset; /* the member's place within the group */
+        }
+    }
+    pins->steps = t->steps;
+    gboolean ok = TRUE;
+    GError *why = NULL;
+    if (!verify_offsets(pins, (guint64 *)(void *)pin_offsets->data, NULL, &why)) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "the trace pins two buffers onto the same bytes: %s",
+                    why->message + strlen("plan is wrong: "));
+        ok = FALSE;
+    }
+    g_clear_error(&why);
+    GHashTableIter it;
+    gpointer key, value;
+    g_hash_table_iter_init(&it, groups);
+    while (ok && g_hash_table_iter_next(&it, &key, &value)) {
+        Trace *g = value;
+        g->steps = t->steps;
+        guint64 *offs = g_new(guint64, trace_count(g) + 1);
+        for (guint k = 0; k < trace_count(g); k++)
+            offs[k] = (guint64)trace_buffer(g, k)->fixed;
+        if (!verify_offsets(g, offs, NULL, &why)) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "group %" G_GINT64_FORMAT " lays two live members on the same bytes: %s",
+                        *(const gint64 *)key, why->message + strlen("plan is wrong: "));
+            ok = FALSE;
+        }
+        g_clear_error(&why);
+        g_free(offs);
+    }
+    g_hash_table_unref(groups);
+    g_array_unref(pin_offsets);
+    trace_free(pins);
+    return ok;
+}
+
 Plan *place_run(const PlaceStrategy *s, const Trace *t, GError **error)
 {
-    if (!trace_validate(t, error))
+    if (!trace_validate(t, error) || !check_constraints(t, error))
         return NULL;
     Plan *plan = g_new0(Plan, 1);
     plan->strategy = s;

@@ -160,7 +160,7 @@ static gboolean parse_text_line(Trace *t, GArray *spans, char **fields, guint nf
     TraceBuffer *b = trace_buffer(t, trace_count(t) - 1);
     for (guint k = 5; k < nf; k++) {
         const char *eq = strchr(fields[k], '=');
-        guint64 v;
+        guint64 v = 0;
         if (!eq)
             return line_error(error, path, line, "'%s' is not key=value", fields[k]);
         char *key = g_strndup(fields[k], eq - fields[k]);
@@ -178,7 +178,7 @@ static gboolean parse_text_line(Trace *t, GArray *spans, char **fields, guint nf
         } else if (!strcmp(key, "group")) {
             const char *colon = strchr(val, ':');
             char *gid = colon ? g_strndup(val, colon - val) : NULL;
-            guint64 off;
+            guint64 off = 0;
             ok = colon && parse_u64(gid, &v) && v <= G_MAXINT64 && parse_u64(colon + 1, &off);
             b->group = (gint64)v;
             b->group_offset = off;

@@ -44,15 +44,29 @@ static gboolean fail(GError **error, const TraceBuffer *b, guint id, const char 
     return FALSE;
 }
 
+/* Sizes and offsets stay far from 2^64 so that no placement arithmetic can overflow. */
+#define TRACE_MAX_BYTES ((guint64)1 << 56)
+#define TRACE_MAX_TOTAL ((guint64)1 << 62)
+
 gboolean trace_validate(const Trace *t, GError **error)
 {
+    guint64 total = 0;
     GHashTable *group_base = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
     GHashTable *group_bin = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     gboolean ok = TRUE;
     for (guint k = 0; ok && k < trace_count(t); k++) {
         const TraceBuffer *b = trace_buffer(t, k);
+        total += MIN(b->size, TRACE_MAX_BYTES) + MIN(b->align, TRACE_MAX_BYTES);
         if (b->size == 0)
             ok = fail(error, b, k, "size is 0");
+        else if (b->size > TRACE_MAX_BYTES || b->align > TRACE_MAX_BYTES)
+            ok = fail(error, b, k, "size or alignment is beyond 2^56 bytes");
+        else if (total > TRACE_MAX_TOTAL)
+            ok = fail(error, b, k, "the buffers' sizes add up past 2^62 bytes");
+        else if (b->fixed != TRACE_NONE && (guint64)b->fixed > TRACE_MAX_BYTES)
+            ok = fail(error, b, k, "fixed offset is beyond 2^56 bytes");
+        else if (b->group != TRACE_NONE && b->group_offset > TRACE_MAX_BYTES)
+            ok = fail(error, b, k, "group offset is beyond 2^56 bytes");
         else if (b->align == 0 || (b->align & (b->align - 1)))
             ok = fail(error, b, k, "alignment is not a power of two");
         else if (b->first > b->last || b->last >= t->steps)

@@ -245,7 +245,8 @@ static void test_map_and_trace_files(void)
     g_free(good);
     r = test_run("SIM_BIN", (const char *[]){"--trace", bad, NULL});
     g_assert_cmpint(r.status, ==, 1);
-    assert_contains(r.err, "plan is wrong: buffers 0 'b1' [0, 4) steps 0..2 and 1 'b2' [0, 4) steps 0..8 share bytes");
+    assert_contains(r.err, "the trace pins two buffers onto the same bytes: buffers 0 'b1' [0, 4) steps 0..2 and 1 'b2' "
+                           "[0, 4) steps 0..8 share bytes");
     run_result_clear(&r);
     g_free(sol);
     g_free(bad);

@@ -180,10 +180,15 @@ static void test_typed_tensor_fields(void)
     b.name = "b"; b.has_data_type = TRUE; b.data_type = DT_BOOL; b.n_dims = 1; b.dims = d2;
     b.n_int32_data = 2; b.int32_data = bv;
     Onnx__TensorProto *inits[3] = {&f, &i64, &b};
+    Onnx__ValueInfoProto out = ONNX__VALUE_INFO_PROTO__INIT;
+    out.name = "f"; /* a model must have an output: the initializer itself will do */
+    Onnx__ValueInfoProto *outs[1] = {&out};
     Onnx__GraphProto g = ONNX__GRAPH_PROTO__INIT;
     g.name = "typed";
     g.n_initializer = 3;
     g.initializer = inits;
+    g.n_output = 1;
+    g.output = outs;
     Onnx__ModelProto mp = ONNX__MODEL_PROTO__INIT;
     mp.graph = &g;
     GBytes *bytes = pack(&mp.base);

@@ -1,0 +1,264 @@
+#!/usr/bin/env python3
+"""make_cases.py — writes the bad-input corpus of tests/data/bad/: ONNX files broken in every way the
+robustness issue lists (truncated at every field boundary of a small model, wrong wire types, oversized,
+negative and zero dims, NaN attributes, duplicate names, an empty graph, missing outputs, ...), traces
+and bins files, plus cases.tsv: one line per case with the sim arguments, the exit status and the one
+stderr line expected. Protobuf is written by hand (plain python, no onnx module) so every byte is
+deliberate. Regenerate with: python3 tests/data/bad/make_cases.py (from the repository root)."""
+import os
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def varint(n):
+    n &= (1 << 64) - 1
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def field(num, wire, payload):
+    tag = varint(num << 3 | wire)
+    if wire == 0:
+        return tag + varint(payload)
+    if wire == 5:
+        return tag + struct.pack("<f", payload)
+    return tag + varint(len(payload)) + payload
+
+
+def s(num, text):
+    return field(num, 2, text.encode() if isinstance(text, str) else text)
+
+
+def dim(value=None, param=None):
+    return field(1, 0, value) if value is not None else s(2, param)
+
+
+def tensor_type(elem, dims):
+    shape = b"".join(field(1, 2, d) for d in dims)
+    return field(1, 2, field(1, 0, elem) + field(2, 2, shape))  # TypeProto.tensor_type
+
+
+def value_info(name, elem=1, dims=(dim(2), dim(3))):
+    return s(1, name) + field(2, 2, tensor_type(elem, dims))
+
+
+def attr_int(name, v):
+    return s(1, name) + field(3, 0, v) + field(20, 0, 2)
+
+
+def attr_floats(name, vals):
+    return s(1, name) + b"".join(field(7, 5, v) for v in vals) + field(20, 0, 6)
+
+
+def node(op, inputs, outputs, attrs=(), name=""):
+    return (b"".join(s(1, i) for i in inputs) + b"".join(s(2, o) for o in outputs) + (s(3, name) if name else b"")
+            + s(4, op) + b"".join(field(5, 2, a) for a in attrs))
+
+
+def graph(nodes, inputs, outputs, extra=b""):
+    return (b"".join(field(1, 2, n) for n in nodes) + s(2, "g") + b"".join(field(11, 2, i) for i in inputs)
+            + b"".join(field(12, 2, o) for o in outputs) + extra)
+
+
+def model(g, opset=13):
+    return field(1, 0, 8) + s(2, "make_cases") + field(7, 2, g) + field(8, 2, s(1, "") + field(2, 0, opset))
+
+
+def relu_model():
+    return model(graph([node("Relu", ["x"], ["y"], name="r")], [value_info("x")], [value_info("y")]))
+
+
+cases = []  # (file, args, exit, stderr with {} for the file)
+
+
+def add(name, data, args, status, err):
+    path = os.path.join(HERE, name)
+    with open(path, "wb") as f:
+        f.write(data)
+    cases.append((name, args, status, err))
+
+
+def main():
+    good = relu_model()
+    # Truncated at every field boundary of a small model: walk the top-level fields and the graph's fields.
+    boundaries, pos = [], 0
+    top_level, seen_graph = {}, False
+    while pos < len(good):
+        tag_start = pos
+        key = 0
+        shift = 0
+        while True:
+            b = good[pos]
+            pos += 1
+            key |= (b & 0x7F) << shift
+            shift += 7
+            if not b & 0x80:
+                break
+        wire = key & 7
+        if wire == 0:
+            while good[pos] & 0x80:
+                pos += 1
+            pos += 1
+        elif wire == 2:
+            n, shift = 0, 0
+            while True:
+                b = good[pos]
+                pos += 1
+                n |= (b & 0x7F) << shift
+                shift += 7
+                if not b & 0x80:
+                    break
+            if key >> 3 == 7:  # the graph: its own field boundaries lie inside
+                inner = pos
+                while inner < pos + n:
+                    boundaries.append(inner + 1)  # one byte into each graph field
+                    ikey = good[inner]
+                    inner += 1
+                    if ikey & 7 == 2:
+                        m, sh = 0, 0
+                        while True:
+                            b = good[inner]
+                            inner += 1
+                            m |= (b & 0x7F) << sh
+                            sh += 7
+                            if not b & 0x80:
+                                break
+                        inner += m
+                    else:
+                        while good[inner] & 0x80:
+                            inner += 1
+                        inner += 1
+            pos += n
+        top_level[tag_start] = seen_graph  # a cut here leaves whole fields: valid once the graph is in
+        if key >> 3 == 7:
+            seen_graph = True
+        boundaries.append(tag_start)
+    for cut in sorted(set(b for b in boundaries if 0 < b < len(good))):
+        data = good[:cut]
+        if cut in top_level:
+            if top_level[cut]:
+                continue  # only fields after the graph are lost: a valid model, not a bad case
+            add(f"onnx-truncated-{cut:03d}.onnx", data, "--graph {}", 1, "sim: {}: not an ONNX model: it has no graph")
+        else:
+            add(f"onnx-truncated-{cut:03d}.onnx", data, "--graph {}", 1,
+                f"sim: {{}}: not a valid ONNX protobuf (truncated or corrupt, {cut} bytes)")
+    # A complete model minus its opset import: the oldest semantics, still fine: not a bad case. Others:
+    wrong_wire = bytearray(good)
+    wrong_wire[wrong_wire.index(0x3A)] = 0x38  # graph (field 7) declared a varint instead of bytes
+    add("onnx-wrong-wire-type.onnx", bytes(wrong_wire), "--graph {}", 1,
+        f"sim: {{}}: not a valid ONNX protobuf (truncated or corrupt, {len(wrong_wire)} bytes)")
+    add("onnx-not-protobuf.onnx", b"ONNX? no, just text\n", "--graph {}", 1,
+        "sim: {}: not a valid ONNX protobuf (truncated or corrupt, 20 bytes)")
+    add("onnx-empty.onnx", b"", "--graph {}", 1, "sim: {}: file is empty, not an ONNX model")
+    huge = model(graph([node("Relu", ["x"], ["y"])], [value_info("x", dims=(dim(1 << 62), dim(1 << 62)))], [value_info("y")]))
+    add("onnx-oversized-dims.onnx", huge, "--graph {}", 1,
+        "sim: {}: tensor 'x' [4611686018427387904,4611686018427387904] of FLOAT: byte size overflows 64 bits")
+    neg = model(graph([node("Relu", ["x"], ["y"])], [value_info("x", dims=(dim(-3), dim(3)))], [value_info("y")]))
+    add("onnx-negative-dim.onnx", neg, "--graph {}", 1, "sim: {}: graph input 'x': dimension 0 is -3 (negative)")
+    zero = model(graph([node("Relu", ["x"], ["y"])], [value_info("x", dims=(dim(0), dim(3)))], [value_info("y")]))
+    add("onnx-zero-dim.onnx", zero, "--graph {}", 1,
+        "sim: {}: graph input 'x' dimension 0 is 0 (empty inputs are not planned)")
+    nan = model(graph([node("Upsample", ["x"], ["y"], [attr_floats("scales", [1.0, float("nan")])], name="up")],
+                      [value_info("x")], [value_info("y")]), opset=7)
+    add("onnx-nan-attribute.onnx", nan, "--graph {}", 1, "sim: {}: node 'up' (Upsample): scale nan on axis 1 is not usable")
+    dup = model(graph([node("Relu", ["x"], ["y"])], [value_info("x"), value_info("x")], [value_info("y")]))
+    add("onnx-duplicate-input.onnx", dup, "--graph {}", 1, "sim: {}: graph input 'x' is listed twice")
+    twice = model(graph([node("Relu", ["x"], ["y"], name="a"), node("Neg", ["x"], ["y"], name="b")], [value_info("x")],
+                        [value_info("y")]))
+    add("onnx-produced-twice.onnx", twice, "--graph {}", 1,
+        "sim: {}: tensor 'y' is produced twice: by node 'a' (Relu) and by node 'b' (Neg)")
+    add("onnx-empty-graph.onnx", model(graph([], [], [])), "--graph {}", 1,
+        "sim: {}: the graph has no outputs (0 nodes): nothing to compute")
+    missing = model(graph([node("Relu", ["x"], ["y"])], [value_info("x")], [value_info("z")]))
+    add("onnx-missing-output.onnx", missing, "--graph {}", 1,
+        "sim: {}: graph output 'z' is not produced by any node and is not a graph input or initializer")
+    undefined = model(graph([node("Add", ["x", "ghost"], ["y"], name="add")], [value_info("x")], [value_info("y")]))
+    add("onnx-undefined-input.onnx", undefined, "--graph {}", 1,
+        "sim: {}: node 'add' (Add): input 'ghost' is not produced by any node and is not a graph input or initializer")
+    cycle = model(graph([node("Add", ["x", "b"], ["a"], name="p"), node("Relu", ["a"], ["b"], name="q")], [value_info("x")],
+                        [value_info("a")]))
+    add("onnx-cycle.onnx", cycle, "--graph {}", 1,
+        "sim: {}: graph has a cycle: node 'p' (Add) reads 'b', which depends on the node's own output")
+    unknown = model(graph([node("Frobnicate", ["x"], ["y"], name="f")], [value_info("x")], [value_info("y")]))
+    add("onnx-unknown-op.onnx", unknown, "--graph {}", 1,
+        "sim: {}: node 'f' (Frobnicate): unknown op 'Frobnicate' (--allow-unknown-ops takes its output shapes from value_info)")
+    sym = model(graph([node("Relu", ["x"], ["y"])], [value_info("x", dims=(dim(param="batch"), dim(3)))], [value_info("y")]))
+    add("onnx-unbound-dim.onnx", sym, "--graph {}", 1,
+        "sim: {}: unbound symbolic dimensions: batch (input 'x' dim 0); bind each with --dim NAME=VALUE")
+    badattr = model(graph([node("Concat", ["x", "x"], ["y"], [s(1, "axis") + s(4, "1") + field(20, 0, 3)], name="c")],
+                          [value_info("x")], [value_info("y")]))
+    add("onnx-attribute-type.onnx", badattr, "--graph {}", 1, "sim: {}: node 'c' (Concat): attribute 'axis' must be INT, not STRING")
+    badtype = model(graph([node("Relu", ["x"], ["y"])], [value_info("x", elem=99)], [value_info("y")]))
+    add("onnx-invalid-elem-type.onnx", badtype, "--graph {}", 1,
+        "sim: {}: graph input 'x': element type 99 is not a valid ONNX type")
+    # Traces (text and MiniMalloc CSV).
+    t = "arenasim-trace 1\n"
+    add("trace-negative-size.trace", (t + "0 a -5 0 1\n").encode(), "--trace {}", 1, "sim: {}:2: size '-5' is not a positive integer")
+    add("trace-upper-le-lower.csv", b"id,lower,upper,size\nb1,4,4,8\n", "--trace {}", 1,
+        "sim: {}:2: upper 4 must be greater than lower 4 (lifetimes are half-open [lower, upper))")
+    add("trace-non-numeric.trace", (t + "0 a ten 0 1\n").encode(), "--trace {}", 1, "sim: {}:2: size 'ten' is not a positive integer")
+    add("trace-duplicate-id.csv", b"id,lower,upper,size\nb1,0,2,8\nb1,1,3,8\n", "--trace {}", 1, "sim: {}:3: id 'b1' appears twice")
+    add("trace-huge-size.trace", (t + "0 a 18446744073709551615 0 1\n").encode(), "--trace {}", 1,
+        "sim: {}: buffer 0 'a': size or alignment is beyond 2^56 bytes")
+    add("trace-number-overflow.trace", (t + "0 a 99999999999999999999999 0 1\n").encode(), "--trace {}", 1,
+        "sim: {}:2: size '99999999999999999999999' is not a positive integer")
+    add("trace-overlapping-pins.trace", (t + "0 a 100 0 3 fixed=0\n1 b 100 2 5 fixed=64\n").encode(), "--trace {}", 1,
+        "sim: {}: the trace pins two buffers onto the same bytes: buffers 0 'a' [0, 100) steps 0..3 and 1 'b' [64, 164) steps 2..5 "
+        "share bytes [64, 100) at step 2")
+    add("trace-group-overlap.trace", (t + "0 a 100 0 3 group=1:0\n1 b 100 2 5 group=1:64\n").encode(), "--trace {}", 1,
+        "sim: {}: group 1 lays two live members on the same bytes: buffers 0 'a' [0, 100) steps 0..3 and 1 'b' [64, 164) steps "
+        "2..5 share bytes [64, 100) at step 2")
+    add("trace-group-pins-disagree.trace", (t + "0 a 10 0 1 group=1:0 fixed=0\n1 b 10 0 1 group=1:16 fixed=64\n").encode(),
+        "--trace {}", 1, "sim: {}: buffer 1 'b': two members of its group are fixed at offsets that disagree")
+    add("trace-bad-header.trace", b"trace v2\n0 a 1 0 0\n", "--trace {}", 1,
+        "sim: {}:1: not an arenasim trace (the first line must be 'arenasim-trace 1')")
+    add("trace-nul-bytes.trace", (t + "0 a\0 1 0 0\n").encode(), "--trace {}", 1, "sim: {}:1: the file holds NUL bytes: not a text trace")
+    add("trace-unknown-key.trace", (t + "0 a 1 0 0 colour=red\n").encode(), "--trace {}", 1,
+        "sim: {}:2: unknown key 'colour=red' (align, fixed, group, bin)")
+    add("trace-csv-gaps.csv", b"id,lower,upper,size,gaps\nb1,0,9,4,2-3\n", "--trace {}", 1,
+        "sim: {}:2: buffers with gaps in their lifetime are not supported")
+    add("trace-csv-missing-column.csv", b"id,lower,size\nb1,0,4\n", "--trace {}", 1,
+        "sim: {}:1: the header must name id, lower, upper and size")
+    # Bins files (with a committed graph) and the command line.
+    add("bins-bad-rule.bins", b"1 colour=red\n", "--graph graphs/noop-chain.onnx --bins {}", 1,
+        "sim: graphs/noop-chain.onnx: {}:1: rule 'colour=red' is neither name=GLOB nor size>=BYTES")
+    add("bins-bad-number.bins", b"2000 name=x\n", "--graph graphs/noop-chain.onnx --bins {}", 1,
+        "sim: graphs/noop-chain.onnx: {}:1: expected 'BIN RULE' with BIN a number below 1024")
+    # Reproducers the fuzzers found (tests/fuzz/run.sh), committed as they were found.
+    cases.append(("fuzz-bins-invalid-utf8.bins", "--graph graphs/noop-chain.onnx --bins {}", 1,
+                  "sim: graphs/noop-chain.onnx: {}:2: the line is not valid UTF-8"))
+    cases.append(("fuzz-onnx-split-overflow.onnx", "--graph {}", 1,
+                  "sim: {}: node 'Split_n0' (Split): split sizes sum past 200, the size of axis 0 of 'input'"))
+    cli = [
+        ("--graph graphs/gpt2.onnx --strategy magic", 2, "sim: unknown strategy 'magic' (one of: naive, firstfit, bestfit, "
+         "greedy-size, greedy-breadth, greedy-conflicts, best) (see sim --help)"),
+        ("--graph graphs/gpt2.onnx --trace graphs/gpt2.onnx", 2,
+         "sim: --graph and --trace exclude each other: plan a model or a trace (see sim --help)"),
+        ("--trace tests/data/bad/trace-negative-size.trace --info", 2, "sim: --info summarises a model: use it with --graph (see sim --help)"),
+        ("--graph graphs/gpt2.onnx --dim batch", 2, "sim: --dim 'batch' is not NAME=VALUE (see sim --help)"),
+        ("--graph graphs/gpt2.onnx --pin x=-4", 2, "sim: --pin 'x=-4' is not NAME=OFFSET (a non-negative byte offset) (see sim --help)"),
+        ("--graph graphs/gpt2.onnx --alias everything", 1,
+         "sim: graphs/gpt2.onnx: unknown alias strategy 'everything' (all, none, or of: concat-dedup, runtime, noop, inplace)"),
+        ("--graph graphs/gpt2.onnx --orders all", 2, "sim: --orders lists the orders --compare runs: add --compare (see sim --help)"),
+        ("--graph graphs/gpt2.onnx --pin nothing=64", 1, "sim: graphs/gpt2.onnx: --pin names 'nothing', which is not a tensor of the graph"),
+        ("--graph graphs/pinned.onnx --pin input=4096 --pin reshape1=8192 --trace-out {out}", 1,
+         "sim: graphs/pinned.onnx: pins 'input' and 'reshape1' disagree: both live in buffer 'input', which they put at 4096 and 8192"),
+        ("--graph graphs/gpt2.onnx --format yaml", 2, "sim: --format takes text, md, csv or json (see sim --help)"),
+    ]
+    for k, (args, status, err) in enumerate(cli):
+        cases.append((f"-cli-{k}", args, status, err))
+    with open(os.path.join(HERE, "cases.tsv"), "w") as f:
+        f.write("# file\targs ({} = the file, {out} = a scratch output that must not be left behind)\texit\tstderr\n")
+        for name, args, status, err in cases:
+            f.write(f"{name}\t{args}\t{status}\t{err}\n")
+    print(f"{len(cases)} cases")
+
+
+if __name__ == "__main__":
+    main()

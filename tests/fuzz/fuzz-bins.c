@@ -1,0 +1,15 @@
+/* fuzz-bins.c — libFuzzer harness for the --bins file parser. */
+#include "bins.h"
+
+#include <stdint.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    GError *error = NULL;
+    BinRules *r = bin_rules_parse((const char *)data, size, "fuzz", &error);
+    g_clear_error(&error);
+    bin_rules_free(r);
+    return 0;
+}

@@ -1,0 +1,31 @@
+/* fuzz-common.h — what every libFuzzer harness does with an input that loads: plan it with every
+ * placement strategy and insist the verifier accepts each plan (a rejected plan aborts: a bug). */
+#ifndef FUZZ_COMMON_H
+#define FUZZ_COMMON_H
+
+#include "registry.h"
+#include "verify.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static inline void fuzz_plan_all(const Trace *t)
+{
+    guint count;
+    const PlaceStrategy *const *all = place_strategies(&count);
+    for (guint k = 0; k < count; k++) {
+        GError *error = NULL;
+        Plan *p = place_run(all[k], t, &error);
+        if (!p) { /* the trace's own constraints cannot be met (e.g. overlapping pins): a clean refusal */
+            g_clear_error(&error);
+            return;
+        }
+        if (!verify_plan(t, p, &error)) {
+            fprintf(stderr, "fuzz: %s returned a plan the verifier rejects: %s\n", all[k]->name, error->message);
+            abort();
+        }
+        plan_free(p);
+    }
+}
+
+#endif

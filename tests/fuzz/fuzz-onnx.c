@@ -1,0 +1,35 @@
+/* fuzz-onnx.c — libFuzzer harness for the ONNX loader and everything behind it: bytes -> ModelProto ->
+ * graph -> shape inference -> aliasing -> trace -> every strategy -> verifier. */
+#include "alias.h"
+#include "fuzz-common.h"
+#include "onnx.h"
+#include "shape.h"
+
+#include <stdint.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    GError *error = NULL;
+    Model *m = onnx_read_bytes(data, size, NULL, &error);
+    if (m) {
+        ShapeOptions o;
+        shape_options_init(&o);
+        if (shape_infer(m, &o, &error)) {
+            LayoutOptions lo = LAYOUT_DEFAULTS;
+            AliasMap *map = alias_map_new(m->graph, m->graph->order, &lo, NULL, NULL, &error);
+            if (map && alias_apply_list(map, "all", &error)) {
+                Trace *t = trace_from_alias_map(map, NULL, &error);
+                if (t)
+                    fuzz_plan_all(t);
+                trace_free(t);
+            }
+            alias_map_free(map);
+        }
+        shape_options_clear(&o);
+    }
+    g_clear_error(&error);
+    model_free(m);
+    return 0;
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# run.sh SECONDS — runs every libFuzzer harness in build-fuzz/ for SECONDS each, from seed corpora made
+# here (the committed graphs, generated traces in both formats, the bins sample). A crash, leak, hang or a
+# plan the verifier rejects stops with the reproducer in build-fuzz/artifacts/ and a non-zero exit; every
+# reproducer found so far is a case in tests/data/bad/ with the error it must give.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+seconds=${1:-60}
+corpus=build-fuzz/corpus
+mkdir -p "$corpus"/{onnx,trace-text,trace-csv,bins,plan} build-fuzz/artifacts
+cp graphs/*.onnx "$corpus/onnx/"
+for n in 5 20 60; do
+    build/mkgraph trace --buffers $n --seed $n --align 0 -o "$corpus/trace-text/t$n.trace"
+    build/mkgraph trace --buffers $n --seed $n --align 0 -o "$corpus/trace-csv/t$n.csv"
+done
+cp tests/fuzz/seeds/bins/* "$corpus/bins/"
+head -c 400 /dev/zero > "$corpus/plan/zeros"
+status=0
+for f in onnx trace-text trace-csv bins plan; do
+    log=build-fuzz/fuzz-$f.log
+    if build-fuzz/fuzz-$f "$corpus/$f" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
+        -artifact_prefix="build-fuzz/artifacts/$f-" -print_final_stats=1 > "$log" 2>&1; then
+        execs=$(grep -m1 'stat::number_of_executed_units' "$log" | awk '{print $2}')
+        echo "fuzz-$f: ${execs:-?} executions in ${seconds} s, nothing found"
+    else
+        echo "fuzz-$f: FOUND something (see $log and build-fuzz/artifacts/)"
+        tail -30 "$log"
+        status=1
+    fi
+done
+exit $status
