@@ -1,4 +1,5 @@
-/* mkgraph-trace.c — `mkgraph trace`: a random trace (sim/tracegen.c) written as a trace file — our text
+/* mkgraph-trace.c — `mkgraph trace`: a random trace, or with --perfect 1 a perfect instance whose optimum is
+ * known (sim/tracegen.c), written as a trace file — our text
  * format, or MiniMalloc CSV when the output ends in .csv — for planning benchmarks and for replaying
  * in other tools. */
 #include "mkgraph.h"
@@ -10,6 +11,11 @@ static const MkParam trace_params[] = {
     {"min-size", "64", "smallest buffer (bytes; sizes are log-uniform)"},
     {"max-size", "1048576", "largest buffer (bytes)"},
     {"align", "64", "alignment of every buffer (0: random powers of two up to 256)"},
+    {"perfect", "0", "1: a perfect instance (guillotine cuts of width x time; optimum = width)"},
+    {"width", "1048576", "perfect: the rectangle's address extent in bytes"},
+    {"time", "1048576", "perfect: the rectangle's time extent (steps = time / quantum)"},
+    {"quantum", "1024", "perfect: cuts fall on multiples of this"},
+    {"drop", "0", "perfect: percent of the rectangles dropped"},
     {NULL, NULL, NULL},
 };
 
@@ -18,8 +24,18 @@ static Trace *build_trace(const MkParams *p, GError **error)
     TraceGenOptions o = TRACEGEN_DEFAULTS;
     gint64 buffers = mk_int(p, "buffers", error), seed = mk_int(p, "seed", error), min = mk_int(p, "min-size", error),
            max = mk_int(p, "max-size", error), align = mk_int(p, "align", error);
+    gint64 perfect = mk_int(p, "perfect", error), width = mk_int(p, "width", error), time = mk_int(p, "time", error),
+           quantum = mk_int(p, "quantum", error), drop = mk_int(p, "drop", error);
     if (*error)
         return NULL;
+    if (perfect) {
+        if (quantum < 1 || width < quantum || time < quantum || time / quantum > (1 << 24) || drop > 99) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "perfect traces need quantum <= width, time; time / quantum "
+                        "<= 2^24; drop < 100");
+            return NULL;
+        }
+        return trace_perfect((guint)buffers, (guint32)seed, (guint64)width, (guint64)time, (guint64)quantum, (guint)drop);
+    }
     if (buffers < 1 || buffers > 100000000 || min < 1 || max < min || (align & (align - 1))) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
                     "trace needs 1 <= buffers <= 1e8, 1 <= min-size <= max-size, align a power of two or 0");

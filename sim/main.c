@@ -24,8 +24,8 @@ typedef struct {
     char *graph_path, *trace_path, *trace_out, *bins_path;
     char **dims, **pins;
     char *strategy, *format, *weights, *alias, *order, *orders;
-    gint64 order_budget;
-    gdouble order_seconds;
+    gint64 order_budget, seed, search_max;
+    gdouble order_seconds, budget;
     gint64 pad_last, align;
     gboolean info, allow_unknown_ops, list_ops, list, version, compare, map, ascii, no_verify, strict_runtime, scratch;
 } CliOptions;
@@ -86,6 +86,7 @@ typedef struct {
     ReportFormat format;
     LayoutOptions layout;
     GHashTable *pins;
+    PlaceOptions place;
     const OrderStrategy *order;
     OrderProblem *order_problem;
     GPtrArray *schedule; /* the order the trace was made in (the alias map points to it) */
@@ -152,6 +153,16 @@ static int check_options(const CliOptions *o, Job *job)
         return usage_error("--orders runs every listed order: drop --order");
     if (o->order_budget < 0 || o->order_seconds < 0)
         return usage_error("--order-budget and --order-seconds take positive numbers");
+    PlaceOptions place_defaults = PLACE_OPTIONS_DEFAULTS;
+    job->place = place_defaults;
+    if (o->budget < 0 || o->search_max < 0 || o->seed < 0 || o->seed > G_MAXUINT32)
+        return usage_error("--budget, --search-max and --seed take non-negative numbers");
+    if (o->budget > 0)
+        job->place.budget_seconds = o->budget;
+    if (o->search_max > 0)
+        job->place.search_max = (guint)o->search_max;
+    if (o->seed > 0)
+        job->place.seed = (guint32)o->seed;
     job->dims_text = o->dims ? g_strjoinv(",", o->dims) : g_strdup("-");
     job->pins = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     for (char **p = o->pins; p && *p; p++) {
@@ -221,10 +232,10 @@ static void print_aliasing(const Job *job)
 }
 
 /* Plans with one strategy, verifies, fills a report row. */
-static Plan *plan_one(const PlaceStrategy *s, const Trace *t, gboolean verify, guint64 naive, ReportRow *row,
-                      GError **error)
+static Plan *plan_one(const PlaceStrategy *s, const Trace *t, const PlaceOptions *options, gboolean verify,
+                      guint64 naive, ReportRow *row, GError **error)
 {
-    Plan *plan = place_run(s, t, error);
+    Plan *plan = place_run_with(s, t, options, error);
     if (!plan)
         return NULL;
     if (verify && !verify_plan(t, plan, error)) {
@@ -259,7 +270,7 @@ static int run_plan(const CliOptions *o, const Job *job, const Trace *t)
         Plan **plans = g_new0(Plan *, count);
         for (guint k = 0; k < count && !status; k++) {
             rows[k] = base;
-            plans[k] = plan_one(all[k], t, !o->no_verify, naive->arena, &rows[k], &error);
+            plans[k] = plan_one(all[k], t, &job->place, !o->no_verify, naive->arena, &rows[k], &error);
             if (!plans[k])
                 status = file_error(source, error);
         }
@@ -275,7 +286,7 @@ static int run_plan(const CliOptions *o, const Job *job, const Trace *t)
         g_free(rows);
     } else {
         ReportRow row = base;
-        Plan *plan = plan_one(job->strategy, t, !o->no_verify, naive->arena, &row, &error);
+        Plan *plan = plan_one(job->strategy, t, &job->place, !o->no_verify, naive->arena, &row, &error);
         if (!plan) {
             status = file_error(source, error);
         } else {
@@ -329,7 +340,7 @@ static int run_orders(const CliOptions *o, Job *job, const Model *m)
         job->order = chosen->pdata[k];
         Trace *t = graph_trace(o, job, m, &error);
         Plan *naive = t ? place_run(place_strategy_find("naive"), t, &error) : NULL;
-        Plan *plan = naive ? plan_one(job->strategy, t, !o->no_verify, naive->arena, &rows[k], &error) : NULL;
+        Plan *plan = naive ? plan_one(job->strategy, t, &job->place, !o->no_verify, naive->arena, &rows[k], &error) : NULL;
         if (!plan) {
             /* An order that cannot run here (optimal past its budget, file on an unsorted file) gets a row saying so. */
             rows[k] = (ReportRow){.graph = o->graph_path, .dims = job->dims_text, .order = job->order->name,
@@ -423,6 +434,10 @@ int main(int argc, char **argv)
         {"order-seconds", 0, 0, G_OPTION_ARG_DOUBLE, &o.order_seconds,
          "Seconds the optimal order may run before it gives up (default 10)", "S"},
         {"list", 'l', 0, G_OPTION_ARG_NONE, &o.list, "List the strategies with a one-line summary each", NULL},
+        {"budget", 0, 0, G_OPTION_ARG_DOUBLE, &o.budget, "Seconds search and climb may take (default 10)", "S"},
+        {"seed", 0, 0, G_OPTION_ARG_INT64, &o.seed, "Seed of climb's random choices (default 1)", "N"},
+        {"search-max", 0, 0, G_OPTION_ARG_INT64, &o.search_max,
+         "best runs search on problems of at most N buffers (default 1000)", "N"},
         {"dim", 'd', 0, G_OPTION_ARG_STRING_ARRAY, &o.dims,
          "Bind a symbolic dimension (repeatable), e.g. --dim batch=1 --dim seq=128", "NAME=VALUE"},
         {"weights", 0, 0, G_OPTION_ARG_STRING, &o.weights,

@@ -249,6 +249,12 @@ static gboolean check_constraints(const Trace *t, GError **error)
 
 Plan *place_run(const PlaceStrategy *s, const Trace *t, GError **error)
 {
+    return place_run_with(s, t, NULL, error);
+}
+
+Plan *place_run_with(const PlaceStrategy *s, const Trace *t, const PlaceOptions *options, GError **error)
+{
+    static const PlaceOptions defaults = PLACE_OPTIONS_DEFAULTS;
     if (!trace_validate(t, error) || !check_constraints(t, error))
         return NULL;
     Plan *plan = g_new0(Plan, 1);
@@ -260,6 +266,7 @@ Plan *place_run(const PlaceStrategy *s, const Trace *t, GError **error)
     for (guint bin = 0; ok && bin < plan->bins; bin++) {
         BinProblem bp;
         ok = build_bin(t, bin, &bp, error);
+        bp.problem.options = options ? options : &defaults;
         guint64 *unit_offsets = g_new0(guint64, bp.problem.units->len + 1);
         char *detail = NULL;
         gint64 start = g_get_monotonic_time();

@@ -18,10 +18,22 @@ typedef struct {
     gint64 fixed; /* unit offset when pinned, else TRACE_NONE */
 } PlaceUnit;
 
+/* Knobs of the search-based strategies (climb, search) and of `best`. */
+typedef struct {
+    double budget_seconds;  /* search/climb stop after this long (--budget) */
+    guint64 max_nodes;      /* search stops after exploring this many nodes (0: no limit) */
+    guint32 seed;           /* climb's random choices (--seed) */
+    guint climb_steps;      /* climb stops after this many steps */
+    guint search_max;       /* `best` runs `search` on problems of at most this many units */
+} PlaceOptions;
+
+#define PLACE_OPTIONS_DEFAULTS {.budget_seconds = 10, .max_nodes = 0, .seed = 1, .climb_steps = 2000, .search_max = 1000}
+
 /* One bin's placement problem. */
 typedef struct {
     GArray *units; /* PlaceUnit */
     guint steps;
+    const PlaceOptions *options;
 } PlaceProblem;
 
 typedef enum { PLACE_ONLINE, PLACE_OFFLINE } PlaceKind;
@@ -51,8 +63,9 @@ typedef struct {
     char *detail;       /* strategy's note, e.g. which heuristic `best` kept */
 } Plan;
 
-/* Plans the whole trace with one strategy. */
+/* Plans the whole trace with one strategy (options NULL: the defaults). */
 Plan *place_run(const PlaceStrategy *s, const Trace *t, GError **error);
+Plan *place_run_with(const PlaceStrategy *s, const Trace *t, const PlaceOptions *options, GError **error);
 void plan_free(Plan *p);
 
 /* Arena of a set of unit offsets: highest end, rounded up to the largest alignment. */

@@ -33,3 +33,57 @@ Trace *trace_random(const TraceGenOptions *o)
     g_rand_free(r);
     return t;
 }
+
+typedef struct {
+    guint64 t0, t1, a0, a1; /* [t0, t1) time, [a0, a1) address, in quanta */
+} Rect;
+
+Trace *trace_perfect(guint buffers, guint32 seed, guint64 width, guint64 time, guint64 quantum, guint drop_percent)
+{
+    GRand *r = g_rand_new_with_seed(seed);
+    GArray *rects = g_array_new(FALSE, FALSE, sizeof(Rect));
+    Rect all = {0, MAX(time / quantum, 1), 0, MAX(width / quantum, 1)};
+    g_array_append_val(rects, all);
+    while (rects->len < buffers) {
+        /* Cut the largest rectangle that can still be cut, across its longer side more often. */
+        guint pick = G_MAXUINT;
+        guint64 best = 0;
+        for (guint k = 0; k < rects->len; k++) {
+            const Rect *x = &g_array_index(rects, Rect, k);
+            guint64 area = (x->t1 - x->t0) * (x->a1 - x->a0);
+            if ((x->t1 - x->t0 > 1 || x->a1 - x->a0 > 1) && area > best) {
+                best = area;
+                pick = k;
+            }
+        }
+        if (pick == G_MAXUINT)
+            break; /* every rectangle is one quantum square */
+        Rect x = g_array_index(rects, Rect, pick), y = x;
+        guint64 dt = x.t1 - x.t0, da = x.a1 - x.a0;
+        gboolean cut_time = da <= 1 || (dt > 1 && g_rand_double(r) < (double)dt / (double)(dt + da));
+        if (cut_time) {
+            guint64 at = x.t0 + 1 + (guint64)g_rand_int_range(r, 0, (gint32)(dt - 1));
+            x.t1 = at;
+            y.t0 = at;
+        } else {
+            guint64 at = x.a0 + 1 + (guint64)g_rand_int_range(r, 0, (gint32)(da - 1));
+            x.a1 = at;
+            y.a0 = at;
+        }
+        g_array_index(rects, Rect, pick) = x;
+        g_array_append_val(rects, y);
+    }
+    Trace *t = trace_new("perfect");
+    for (guint k = 0; k < rects->len; k++) {
+        const Rect *x = &g_array_index(rects, Rect, k);
+        if (drop_percent && (guint)g_rand_int_range(r, 0, 100) < drop_percent)
+            continue;
+        char name[32];
+        g_snprintf(name, sizeof name, "r%u", k);
+        trace_add(t, name, (x->a1 - x->a0) * quantum, 1, (guint)x->t0, (guint)x->t1 - 1);
+    }
+    t->steps = (guint)MAX(time / quantum, 1);
+    g_array_unref(rects);
+    g_rand_free(r);
+    return t;
+}

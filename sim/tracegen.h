@@ -17,4 +17,10 @@ typedef struct {
 
 Trace *trace_random(const TraceGenOptions *o);
 
+/* A perfect instance: a `width` (bytes) x `time` rectangle cut by random guillotine cuts at multiples of
+ * `quantum` (in both directions) into `buffers` rectangles, each a buffer (size = height, lifetime = its
+ * span of time / quantum steps). Every step is full, so the optimal arena is exactly `width`; with
+ * `drop_percent` of the rectangles removed it is at most that. Alignment 1. */
+Trace *trace_perfect(guint buffers, guint32 seed, guint64 width, guint64 time, guint64 quantum, guint drop_percent);
+
 #endif

@@ -1,6 +1,6 @@
 /* place-best.c — every heuristic on the same problem, keeping the smallest arena (XLA's
  * ChooseBestHeapAlgorithm); the report names the one kept. Candidates are the registry's strategies
- * other than `naive` and itself. */
+ * other than `naive` and itself; `search` only on problems of at most --search-max units. */
 #include "place.h"
 #include "registry.h"
 
@@ -15,7 +15,8 @@ static gboolean best_plan(const PlaceProblem *p, guint64 *offsets, char **detail
     const PlaceStrategy *winner = NULL;
     for (guint k = 0; k < count; k++) {
         const PlaceStrategy *s = all[k];
-        if (!strcmp(s->name, "naive") || !strcmp(s->name, "best"))
+        if (!strcmp(s->name, "naive") || !strcmp(s->name, "best") ||
+            (!strcmp(s->name, "search") && n > p->options->search_max))
             continue;
         char *ignored = NULL;
         if (!place_problem(s, p, trial, &ignored, error)) {

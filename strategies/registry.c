@@ -5,11 +5,11 @@
 #include <string.h>
 
 extern const PlaceStrategy place_naive, place_firstfit, place_bestfit, place_greedy_size, place_greedy_breadth,
-    place_greedy_conflicts, place_best;
+    place_greedy_conflicts, place_climb, place_search, place_best;
 
 static const PlaceStrategy *const placement[] = {
     &place_naive, &place_firstfit, &place_bestfit, &place_greedy_size, &place_greedy_breadth,
-    &place_greedy_conflicts, &place_best,
+    &place_greedy_conflicts, &place_climb, &place_search, &place_best,
 };
 
 extern const OrderStrategy order_file, order_topo, order_dfs, order_freed, order_lazy, order_event, order_event_gap,

@@ -83,7 +83,7 @@ static guint64 sum_bytes(const Aliased *a, gboolean after)
 static Plan *plan(const Aliased *a, const char *strategy)
 {
     GError *error = NULL;
-    Plan *p = place_run(place_strategy_find(strategy), a->trace, &error);
+    Plan *p = place_run_with(place_strategy_find(strategy), a->trace, &test_place_options, &error);
     g_assert_no_error(error);
     g_assert_true(verify_plan(a->trace, p, &error));
     return p;

@@ -171,13 +171,14 @@ static void test_plan_gpt2(void)
     run_result_clear(&r);
 
     /* --compare: one csv row per strategy under the documented header. */
-    r = test_run("SIM_BIN", (const char *[]){"--compare", "--graph", path, "--format", "csv", "--alias", "none", NULL});
+    r = test_run("SIM_BIN", (const char *[]){"--compare", "--graph", path, "--format", "csv", "--alias", "none", "--budget",
+                                              "2", NULL});
     g_assert_cmpint(r.status, ==, 0);
     g_assert_true(g_str_has_prefix(r.out, "graph,dims,order,strategy,buffers,steps,arena_bytes,lower_bound_bytes,"
                                           "fragmentation_bytes,fragmentation_pct,naive_bytes,savings_bytes,savings_pct,"
                                           "plan_seconds,verified,detail,alias,no_alias_bytes,trace_bytes\n"));
     char **lines = g_strsplit(r.out, "\n", -1);
-    g_assert_cmpuint(g_strv_length(lines), ==, 9); /* header, 7 strategies, trailing empty */
+    g_assert_cmpuint(g_strv_length(lines), ==, 11); /* header, 9 strategies, trailing empty */
     assert_contains(r.out, ",best,442,417,26124800,26124800,0,0.00,376483456,");
     g_strfreev(lines);
     run_result_clear(&r);
@@ -277,7 +278,7 @@ static void test_plan_usage_errors(void)
                    "sim: --graph and --trace exclude each other: plan a model or a trace (see sim --help)\n");
     expect_failure((const char *[]){"--graph", path, "--strategy", "magic", NULL}, 2,
                    "sim: unknown strategy 'magic' (one of: naive, firstfit, bestfit, greedy-size, greedy-breadth, "
-                   "greedy-conflicts, best) (see sim --help)\n");
+                   "greedy-conflicts, climb, search, best) (see sim --help)\n");
     expect_failure((const char *[]){"--graph", path, "--info", "--compare", NULL}, 2,
                    "sim: --info prints the graph summary; --compare, --map and --ascii need a plan (see sim --help)\n");
     expect_failure((const char *[]){"--graph", path, "--format", "xml", NULL}, 2,

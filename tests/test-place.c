@@ -25,7 +25,7 @@ static Plan *plan_verified(const char *strategy, const Trace *t)
     GError *error = NULL;
     const PlaceStrategy *s = place_strategy_find(strategy);
     g_assert_nonnull(s);
-    Plan *p = place_run(s, t, &error);
+    Plan *p = place_run_with(s, t, &test_place_options, &error);
     g_assert_no_error(error);
     if (!verify_plan(t, p, &error))
         g_error("%s: %s", strategy, error->message);
@@ -155,7 +155,7 @@ static void test_property_random_traces(void)
             sum += round_up(trace_buffer(t, k)->size, trace_buffer(t, k)->align);
         for (guint k = 0; k < count; k++) {
             GError *error = NULL;
-            Plan *p = place_run(all[k], t, &error);
+            Plan *p = place_run_with(all[k], t, &test_place_options, &error);
             g_assert_no_error(error);
             if (!verify_plan(t, p, &error))
                 g_error("seed %u, %s: %s", seed, all[k]->name, error->message);

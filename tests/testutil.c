@@ -5,6 +5,10 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 
+const PlaceOptions test_place_options = {
+    .budget_seconds = 600, .max_nodes = 5000, .seed = 1, .climb_steps = 30, .search_max = 1000,
+};
+
 gboolean test_infer(Model *m, const char *const *dims, GError **error)
 {
     ShapeOptions o;

@@ -5,6 +5,7 @@
 
 #include "builder.h"
 #include "onnx.h"
+#include "place.h"
 #include "shape.h"
 
 /* Shape inference with optional "NAME=VALUE" bindings (NULL-terminated). */
@@ -18,6 +19,10 @@ char *test_type_of(const Model *m, const char *tensor);
         g_assert_cmpstr(got_, ==, (expect));                                                               \
         g_free(got_);                                                                                      \
     } while (0)
+
+/* Placement options for tests: search and climb bounded by counters (nodes, steps), not by time, so
+ * every result is the same on any machine. */
+extern const PlaceOptions test_place_options;
 
 /* Builds, finalizes and infers; returns the error message (or NULL on success). Newly allocated. */
 char *test_finish_error(Builder *b, const char *const *dims);

@@ -11,11 +11,14 @@
 
 static inline void fuzz_plan_all(const Trace *t)
 {
+    /* Search and climb bounded by counters: an input must never take long. */
+    static const PlaceOptions options = {.budget_seconds = 5, .max_nodes = 200, .seed = 1, .climb_steps = 2,
+                                         .search_max = 1000};
     guint count;
     const PlaceStrategy *const *all = place_strategies(&count);
     for (guint k = 0; k < count; k++) {
         GError *error = NULL;
-        Plan *p = place_run(all[k], t, &error);
+        Plan *p = place_run_with(all[k], t, &options, &error);
         if (!p) { /* the trace's own constraints cannot be met (e.g. overlapping pins): a clean refusal */
             g_clear_error(&error);
             return;

@@ -1,0 +1,374 @@
+/* place-search.c — exact placement by branch and bound, after the ideas MiniMalloc (Moffitt, ASPLOS'23)
+ * published (our own implementation, facts only):
+ *  - canonical solutions: every placement can be "dropped" until each buffer rests on the highest
+ *    buffer below it that shares a step, so it suffices to build placements bottom-up: the next buffer
+ *    goes at the top of the skyline (the highest end among placed buffers live during its lifetime);
+ *  - branching at the lowest-left point of the skyline: a buffer resting there starts there and ends
+ *    within the flat stretch (largest first), or the point stays empty and rises to its neighbour;
+ *  - cross-section inference: at every step, skyline + bytes of unplaced buffers live there must fit;
+ *  - spatial inference: every unplaced buffer overlapping the one just placed must still fit above it;
+ *  - symmetry: buffers of equal size and lifetime are tried once per node, and a stack of one lifetime
+ *    only in one order;
+ *  - restarts: the candidate orders (largest, largest area, longest first) take turns with doubling node
+ *    limits until the budget is spent;
+ *  - temporal decomposition: steps no buffer crosses split the problem into independent parts.
+ * It minimises the arena between the lower bound (max live bytes) and the best heuristic's arena,
+ * first asking whether the lower bound itself is reachable. "optimal (proven)" is claimed only when the
+ * arena equals the lower bound, which no placement can beat; otherwise the report gives the remaining
+ * gap. Stops at the node budget (options->max_nodes) or the time budget (--budget). Pinned units are
+ * laid first and the skyline starts above them; groups are units like any other. */
+#include "place.h"
+#include "registry.h"
+
+#include <string.h>
+
+typedef struct {
+    const PlaceProblem *p;
+    guint64 target;      /* a placement must end at or below this */
+    guint steps;
+    guint64 *h;          /* skyline: highest end of placed units live at each step */
+    guint64 *left;       /* bytes of unplaced units live at each step */
+    gint *top;           /* per step: position (in units[]) of the unit whose end is h there, or -1 */
+    gboolean *placed;
+    guint64 *offsets;
+    guint *units;        /* this part's units, sorted largest first */
+    guint n;
+    guint placed_count;
+    guint64 nodes, max_nodes;
+    gint64 deadline;
+    gboolean out_of_budget;
+} Search;
+
+static const PlaceUnit *unit(const Search *s, guint u) { return &g_array_index(s->p->units, PlaceUnit, u); }
+
+static gboolean budget_left(Search *s)
+{
+    if ((s->max_nodes && s->nodes >= s->max_nodes) || ((s->nodes & 1023) == 0 && g_get_monotonic_time() > s->deadline))
+        s->out_of_budget = TRUE;
+    return !s->out_of_budget;
+}
+
+static gboolean fits_cross_section(const Search *s)
+{
+    for (guint t = 0; t < s->steps; t++)
+        if (s->left[t] && s->h[t] + s->left[t] > s->target)
+            return FALSE;
+    return TRUE;
+}
+
+static gboolean dfs(Search *s)
+{
+    if (s->placed_count == s->n)
+        return TRUE;
+    if (!budget_left(s)) /* checked before counting: a node budget of N explores exactly N nodes at most */
+        return FALSE;
+    s->nodes++;
+    if (!fits_cross_section(s))
+        return FALSE;
+    /* The lowest-left point of the skyline where something is still to be placed, and its flat stretch. */
+    guint a = G_MAXUINT;
+    for (guint t = 0; t < s->steps; t++)
+        if (s->left[t] && (a == G_MAXUINT || s->h[t] < s->h[a]))
+            a = t;
+    /* Steps where nothing is left to place are walls: no remaining buffer crosses them. */
+    guint b = a;
+    while (b + 1 < s->steps && s->left[b + 1] && s->h[b + 1] == s->h[a])
+        b++;
+    gboolean left_wall = a == 0 || !s->left[a - 1], right_wall = b + 1 == s->steps || !s->left[b + 1];
+    /* A buffer resting exactly on (a, h[a]) in a canonical placement starts at a (starting earlier it would
+     * rest on the higher step a - 1) and ends by b (going on, it would rest on the higher step b + 1). */
+    guint64 tried_size[64];
+    guint tried_last[64], tried = 0;
+    /* Column inference: below the left neighbour's level only units starting at a can fill column a
+     * (earlier ones rest on step a - 1); what they can stack, plus the slack step a may leave empty, must
+     * reach that level. */
+    if (!left_wall) {
+        guint64 gap = s->h[a - 1] - s->h[a], slack = s->target - s->h[a] - s->left[a], starting = 0;
+        for (guint k = 0; k < s->n && starting + slack < gap; k++) {
+            const PlaceUnit *x = unit(s, s->units[k]);
+            if (!s->placed[s->units[k]] && x->first == a)
+                starting += x->size;
+        }
+        if (starting + slack < gap)
+            return FALSE;
+    }
+    const PlaceUnit *below = s->top[a] >= 0 ? unit(s, s->units[s->top[a]]) : NULL;
+    for (guint k = 0; k < s->n; k++) {
+        guint u = s->units[k];
+        const PlaceUnit *x = unit(s, u);
+        if (s->placed[u] || x->first != a || x->last > b)
+            continue;
+        /* Symmetry: a stack of units with one lifetime gives the same skyline in any order; only the order of
+         * units[] is tried (a unit goes on a same-lifetime unit only if it comes later there). */
+        if (below && below->first == x->first && below->last == x->last && (gint)k < s->top[a])
+            continue;
+        gboolean twin = FALSE; /* an identical unit was tried at this node already */
+        for (guint j = 0; j < tried && !twin; j++)
+            twin = tried_size[j] == x->size && tried_last[j] == x->last;
+        if (twin)
+            continue;
+        if (tried < G_N_ELEMENTS(tried_size)) {
+            tried_size[tried] = x->size;
+            tried_last[tried++] = x->last;
+        }
+        guint64 floor = s->h[a], off = round_up(floor, x->align); /* the stretch is flat: floor everywhere */
+        if (off + x->size > s->target)
+            continue;
+        gint *saved_top = g_new(gint, x->last - x->first + 1);
+        for (guint t = x->first; t <= x->last; t++) {
+            saved_top[t - x->first] = s->top[t];
+            s->top[t] = (gint)k;
+            s->h[t] = off + x->size;
+            s->left[t] -= x->size;
+        }
+        s->placed[u] = TRUE;
+        s->offsets[u] = off;
+        s->placed_count++;
+        /* Spatial inference: the skyline only rises, so every unplaced buffer overlapping this one in time
+         * can only go above it; one that no longer fits under the target kills the branch now. */
+        gboolean dead = FALSE;
+        for (guint j = 0; j < s->n && !dead; j++) {
+            const PlaceUnit *y = unit(s, s->units[j]);
+            dead = !s->placed[s->units[j]] && y->first <= x->last && x->first <= y->last && off + x->size + y->size > s->target;
+        }
+        gboolean found = !dead && dfs(s);
+        s->placed_count--;
+        s->placed[u] = FALSE;
+        for (guint t = x->first; t <= x->last; t++) {
+            s->h[t] = floor;
+            s->top[t] = saved_top[t - x->first];
+            s->left[t] += x->size;
+        }
+        g_free(saved_top);
+        if (found || s->out_of_budget)
+            return found;
+    }
+    /* Nothing rests on (a, h[a]): raise step a to its left neighbour, or against a left wall the whole
+     * stretch to its right neighbour. Both are strictly higher (a is the leftmost lowest step), so every
+     * raise lifts the skyline and the recursion ends. Walled in on both sides and nothing fits: infeasible. */
+    guint64 was = s->h[a], up;
+    guint from = a, to = a;
+    if (!left_wall) {
+        up = s->h[a - 1];
+    } else if (!right_wall) {
+        up = s->h[b + 1];
+        to = b;
+    } else {
+        return FALSE;
+    }
+    gint *saved_top = g_new(gint, to - from + 1);
+    for (guint t = from; t <= to; t++) {
+        saved_top[t - from] = s->top[t];
+        s->top[t] = -1; /* a hole: nothing rests directly on the unit below */
+        s->h[t] = up;
+    }
+    gboolean found = dfs(s);
+    for (guint t = from; t <= to; t++) {
+        s->h[t] = was;
+        s->top[t] = saved_top[t - from];
+    }
+    g_free(saved_top);
+    return found;
+}
+
+/* Candidate orders tried in turn (restarts): largest first, largest area first, longest first. On the
+ * perfect instances no one order solves every instance quickly, a portfolio solves more. */
+typedef enum { ORDER_SIZE, ORDER_AREA, ORDER_LENGTH, ORDER_COUNT } CandidateOrder;
+
+typedef struct {
+    const PlaceProblem *p;
+    CandidateOrder order;
+} OrderCtx;
+
+static gint by_order(gconstpointer a, gconstpointer b, gpointer data)
+{
+    const OrderCtx *c = data;
+    const PlaceUnit *x = &g_array_index(c->p->units, PlaceUnit, *(const guint *)a);
+    const PlaceUnit *y = &g_array_index(c->p->units, PlaceUnit, *(const guint *)b);
+    guint64 lx = x->last - x->first + 1, ly = y->last - y->first + 1;
+    guint64 kx = c->order == ORDER_AREA ? x->size * lx : c->order == ORDER_LENGTH ? lx : x->size;
+    guint64 ky = c->order == ORDER_AREA ? y->size * ly : c->order == ORDER_LENGTH ? ly : y->size;
+    if (kx != ky)
+        return kx > ky ? -1 : 1;
+    if (x->size != y->size)
+        return x->size > y->size ? -1 : 1;
+    return lx > ly ? -1 : lx < ly;
+}
+
+/* Tries to place one part (its units in s->units) under s->target. */
+static gboolean solve_part(Search *s, const guint64 *pinned_floor)
+{
+    memcpy(s->h, pinned_floor, s->steps * sizeof(guint64));
+    for (guint t = 0; t < s->steps; t++)
+        s->top[t] = -1;
+    memset(s->left, 0, s->steps * sizeof(guint64));
+    for (guint k = 0; k < s->n; k++) {
+        const PlaceUnit *x = unit(s, s->units[k]);
+        for (guint t = x->first; t <= x->last; t++)
+            s->left[t] += x->size;
+    }
+    s->placed_count = 0;
+    return dfs(s);
+}
+
+static guint64 lower_bound(const PlaceProblem *p)
+{
+    guint64 *live = g_new0(guint64, p->steps + 1), best = 0;
+    for (guint u = 0; u < p->units->len; u++) {
+        const PlaceUnit *x = &g_array_index(p->units, PlaceUnit, u);
+        for (guint t = x->first; t <= x->last; t++)
+            live[t] += x->size;
+    }
+    for (guint t = 0; t < p->steps; t++)
+        best = MAX(best, live[t]);
+    g_free(live);
+    return best;
+}
+
+/* Parts: maximal runs of steps that some unit spans across; no unit crosses between parts. */
+static GPtrArray *parts_of(const PlaceProblem *p)
+{
+    guint n = p->units->len;
+    guint *order = g_new(guint, n + 1);
+    guint cnt = 0;
+    for (guint u = 0; u < n; u++)
+        if (g_array_index(p->units, PlaceUnit, u).fixed == TRACE_NONE)
+            order[cnt++] = u;
+    GPtrArray *parts = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+    /* Sort by first step, sweep the furthest last step. */
+    for (guint i = 1; i < cnt; i++) {
+        guint x = order[i], j = i;
+        while (j > 0 && g_array_index(p->units, PlaceUnit, order[j - 1]).first > g_array_index(p->units, PlaceUnit, x).first) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = x;
+    }
+    GArray *cur = NULL;
+    guint reach = 0;
+    for (guint i = 0; i < cnt; i++) {
+        const PlaceUnit *x = &g_array_index(p->units, PlaceUnit, order[i]);
+        if (!cur || x->first > reach) {
+            cur = g_array_new(FALSE, FALSE, sizeof(guint));
+            g_ptr_array_add(parts, cur);
+            reach = x->last;
+        }
+        reach = MAX(reach, x->last);
+        g_array_append_val(cur, order[i]);
+    }
+    g_free(order);
+    return parts;
+}
+
+static gboolean search_plan(const PlaceProblem *p, guint64 *offsets, char **detail, GError **error)
+{
+    gint64 start = g_get_monotonic_time();
+    const PlaceOptions *o = p->options;
+    guint n = p->units->len;
+    /* The incumbent: the best heuristic. */
+    guint count;
+    const PlaceStrategy *const *all = place_strategies(&count);
+    guint64 *trial = g_new(guint64, n + 1), incumbent = G_MAXUINT64;
+    for (guint k = 0; k < count; k++) {
+        if (!g_strcmp0(all[k]->name, "naive") || !g_strcmp0(all[k]->name, "best") || !g_strcmp0(all[k]->name, "search") ||
+            !g_strcmp0(all[k]->name, "climb"))
+            continue;
+        char *ignored = NULL;
+        if (!place_problem(all[k], p, trial, &ignored, error)) {
+            g_free(trial);
+            return FALSE;
+        }
+        g_free(ignored);
+        guint64 arena = place_arena(p, trial);
+        if (arena < incumbent) {
+            incumbent = arena;
+            memcpy(offsets, trial, n * sizeof(guint64));
+        }
+    }
+    guint64 lb = lower_bound(p);
+    Search s = {.p = p, .steps = p->steps, .max_nodes = o->max_nodes,
+                .deadline = start + (gint64)(o->budget_seconds * G_USEC_PER_SEC)};
+    s.h = g_new0(guint64, p->steps + 1);
+    s.left = g_new0(guint64, p->steps + 1);
+    s.top = g_new(gint, p->steps + 1);
+    s.placed = g_new0(gboolean, n + 1);
+    s.offsets = g_new0(guint64, n + 1);
+    s.units = g_new(guint, n + 1);
+    guint64 *floor = g_new0(guint64, p->steps + 1);
+    for (guint u = 0; u < n; u++) { /* pins first: the skyline starts above them */
+        const PlaceUnit *x = &g_array_index(p->units, PlaceUnit, u);
+        if (x->fixed != TRACE_NONE) {
+            s.offsets[u] = (guint64)x->fixed;
+            for (guint t = x->first; t <= x->last; t++)
+                floor[t] = MAX(floor[t], (guint64)x->fixed + x->size);
+        }
+    }
+    GPtrArray *parts = parts_of(p);
+    /* Targets: the lower bound first (a proof if reached), then halfway towards the incumbent. */
+    guint64 lo = lb, hi = incumbent; /* hi: achieved; lo: not yet ruled out */
+    gboolean proven = incumbent == lb;
+    guint64 budget_nodes = o->max_nodes;
+    while (!proven && lo < hi && !s.out_of_budget) {
+        guint64 target = lo == lb ? lb : lo + (hi - lo) / 2;
+        s.target = target;
+        gboolean all_found = FALSE, exhausted = FALSE;
+        /* Restarts: the candidate orders take turns with node limits doubling each round (100k, 200k, ...),
+         * until one succeeds, one searches its whole space, or the budget (nodes or seconds) is spent. */
+        for (guint64 round = 100000; !all_found && !exhausted; round *= 2) {
+            for (CandidateOrder ord = 0; ord < ORDER_COUNT && !all_found && !exhausted; ord++) {
+                guint64 limit = s.nodes + round;
+                s.max_nodes = budget_nodes ? MIN(limit, budget_nodes) : limit;
+                s.out_of_budget = FALSE;
+                OrderCtx ctx = {p, ord};
+                all_found = TRUE;
+                for (guint k = 0; all_found && k < parts->len; k++) {
+                    GArray *part = parts->pdata[k];
+                    s.n = part->len;
+                    memcpy(s.units, part->data, part->len * sizeof(guint));
+                    g_qsort_with_data(s.units, (gint)s.n, sizeof(guint), by_order, &ctx);
+                    all_found = solve_part(&s, floor);
+                }
+                exhausted = !all_found && !s.out_of_budget; /* this order's whole space: no use retrying */
+            }
+            if (s.out_of_budget && (g_get_monotonic_time() >= s.deadline || (budget_nodes && s.nodes >= budget_nodes)))
+                break; /* the real budget is spent */
+            if (!all_found && !exhausted)
+                s.out_of_budget = FALSE;
+        }
+        if (all_found) {
+            guint64 arena = place_arena(p, s.offsets);
+            if (arena < incumbent) {
+                incumbent = arena;
+                memcpy(offsets, s.offsets, n * sizeof(guint64));
+            }
+            hi = MIN(target, incumbent);
+            proven = incumbent == lb;
+        } else if (!s.out_of_budget) {
+            lo = target + 1; /* nothing at this target in the canonical space searched */
+        }
+    }
+    double seconds = (double)(g_get_monotonic_time() - start) / G_USEC_PER_SEC;
+    if (proven)
+        *detail = g_strdup_printf("optimal (proven: arena = lower bound), %" G_GUINT64_FORMAT " nodes, %.2f s", s.nodes, seconds);
+    else
+        *detail = g_strdup_printf("gap %.2f%% to the lower bound%s, %" G_GUINT64_FORMAT " nodes, %.2f s",
+                                  lb ? 100.0 * (double)(incumbent - lb) / (double)lb : 0.0,
+                                  s.out_of_budget ? " (budget spent)" : "", s.nodes, seconds);
+    g_ptr_array_unref(parts);
+    g_free(floor);
+    g_free(s.h);
+    g_free(s.left);
+    g_free(s.top);
+    g_free(s.placed);
+    g_free(s.offsets);
+    g_free(s.units);
+    g_free(trial);
+    return TRUE;
+}
+
+const PlaceStrategy place_search = {
+    .name = "search",
+    .summary = "exact branch and bound over canonical placements (MiniMalloc's ideas), from the best heuristic down",
+    .kind = PLACE_OFFLINE,
+    .plan = search_plan,
+};

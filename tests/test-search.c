@@ -1,0 +1,144 @@
+/* test-search.c — the search-based strategies: on the fixed perfect instances (optimum known, 1,048,576 B)
+ * `search` proves the optimum on those it solves today and never returns a plan the verifier rejects; it
+ * equals a brute force over canonical placements wherever it claims a proof; it stops at its node budget
+ * (a counter, not the clock); `climb` never ends above its greedy start and is deterministic for a seed. */
+#include "registry.h"
+#include "testutil.h"
+#include "verify.h"
+
+#include <string.h>
+
+static Trace *perfect(guint n)
+{
+    char *path = g_strdup_printf("%s/tests/data/perfect/perfect-%u.csv", g_getenv("SIM_SOURCE_DIR"), n);
+    GError *error = NULL;
+    Trace *t = trace_read_file(path, &error);
+    g_assert_no_error(error);
+    g_free(path);
+    return t;
+}
+
+static Plan *run(const char *strategy, const Trace *t, const PlaceOptions *o)
+{
+    GError *error = NULL;
+    Plan *p = place_run_with(place_strategy_find(strategy), t, o, &error);
+    g_assert_no_error(error);
+    g_assert_true(verify_plan(t, p, &error));
+    return p;
+}
+
+/* The instances search proves optimal today, within a generous node budget (counter, not time). The
+ * 400-buffer instance is not among them: see the closing note of issue 9. */
+static void test_perfect_instances(void)
+{
+    PlaceOptions o = test_place_options;
+    o.max_nodes = 20000000;
+    const guint proven[] = {150, 200, 250, 300, 350, 450};
+    for (gsize k = 0; k < G_N_ELEMENTS(proven); k++) {
+        Trace *t = perfect(proven[k]);
+        g_assert_cmpuint(trace_lower_bound(t), ==, 1048576);
+        Plan *p = run("search", t, &o);
+        if (p->arena != 1048576 || !strstr(p->detail, "optimal (proven"))
+            g_error("perfect-%u: arena %" G_GUINT64_FORMAT ", %s", proven[k], p->arena, p->detail);
+        plan_free(p);
+        trace_free(t);
+    }
+}
+
+/* A node budget stops the search where the counter says, and the report says so. */
+static void test_budget(void)
+{
+    PlaceOptions o = test_place_options;
+    o.max_nodes = 1000;
+    Trace *t = perfect(400);
+    Plan *p = run("search", t, &o);
+    g_assert_nonnull(strstr(p->detail, "(budget spent), 1000 nodes"));
+    g_assert_cmpuint(p->arena, >=, 1048576);
+    plan_free(p);
+    trace_free(t);
+}
+
+/* Smallest arena over every canonical placement: each order of the buffers, each buffer dropped onto the
+ * highest earlier one it shares a step with. MiniMalloc's theorem makes this the optimum. */
+static void brute(const Trace *t, guint *order, gboolean *used, guint depth, guint64 *off, guint64 *best)
+{
+    guint n = trace_count(t);
+    if (depth == n) {
+        guint64 end = 0;
+        for (guint k = 0; k < n; k++)
+            end = MAX(end, off[k] + trace_buffer(t, k)->size);
+        *best = MIN(*best, end);
+        return;
+    }
+    for (guint u = 0; u < n; u++) {
+        if (used[u])
+            continue;
+        const TraceBuffer *x = trace_buffer(t, u);
+        guint64 top = 0;
+        for (guint j = 0; j < depth; j++) {
+            const TraceBuffer *y = trace_buffer(t, order[j]);
+            if (x->first <= y->last && y->first <= x->last)
+                top = MAX(top, off[order[j]] + y->size);
+        }
+        used[u] = TRUE;
+        order[depth] = u;
+        off[u] = top;
+        brute(t, order, used, depth + 1, off, best);
+        used[u] = FALSE;
+    }
+}
+
+static void test_tiny_traces_against_brute_force(void)
+{
+    guint proofs = 0;
+    for (guint seed = 1; seed <= 150; seed++) {
+        GRand *r = g_rand_new_with_seed(seed);
+        Trace *t = trace_new("tiny");
+        guint n = 3 + seed % 5; /* 3 to 7 buffers */
+        for (guint k = 0; k < n; k++) {
+            guint first = (guint)g_rand_int_range(r, 0, 6);
+            trace_add(t, "b", (guint64)g_rand_int_range(r, 1, 9) * 8, 1, first, first + (guint)g_rand_int_range(r, 0, 4));
+        }
+        g_rand_free(r);
+        guint order[8];
+        gboolean used[8] = {FALSE};
+        guint64 off[8], best = G_MAXUINT64;
+        brute(t, order, used, 0, off, &best);
+        Plan *p = run("search", t, &test_place_options);
+        g_assert_cmpuint(p->arena, >=, best);
+        if (strstr(p->detail, "optimal (proven")) {
+            g_assert_cmpuint(p->arena, ==, best);
+            proofs++;
+        }
+        plan_free(p);
+        trace_free(t);
+    }
+    g_test_message("search proved %u of 150 tiny traces optimal", proofs);
+    g_assert_cmpuint(proofs, >, 75);
+}
+
+static void test_climb(void)
+{
+    Trace *t = perfect(300);
+    Plan *greedy = run("greedy-size", t, &test_place_options);
+    PlaceOptions o = test_place_options;
+    o.climb_steps = 300;
+    Plan *a = run("climb", t, &o), *b = run("climb", t, &o);
+    g_assert_cmpuint(a->arena, <=, greedy->arena);
+    g_assert_cmpuint(a->arena, ==, b->arena); /* same seed, same answer */
+    g_assert_cmpmem(a->offsets, trace_count(t) * sizeof(guint64), b->offsets, trace_count(t) * sizeof(guint64));
+    plan_free(greedy);
+    plan_free(a);
+    plan_free(b);
+    trace_free(t);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/search/perfect-instances", test_perfect_instances);
+    g_test_add_func("/search/budget", test_budget);
+    g_test_add_func("/search/brute-force", test_tiny_traces_against_brute_force);
+    g_test_add_func("/search/climb", test_climb);
+    return g_test_run();
+}
