@@ -254,7 +254,7 @@ static int run_plan(const CliOptions *o, const Job *job, const Trace *t)
     const char *source = o->graph_path ? o->graph_path : o->trace_path;
     GError *error = NULL;
     int status = 0;
-    Plan *naive = place_run(place_strategy_find("naive"), t, &error);
+    Plan *naive = place_run(place_strategy_baseline(), t, &error);
     if (!naive) {
         status = file_error(source, error);
         g_error_free(error);
@@ -339,7 +339,7 @@ static int run_orders(const CliOptions *o, Job *job, const Model *m)
     for (guint k = 0; k < chosen->len && !status; k++) {
         job->order = chosen->pdata[k];
         Trace *t = graph_trace(o, job, m, &error);
-        Plan *naive = t ? place_run(place_strategy_find("naive"), t, &error) : NULL;
+        Plan *naive = t ? place_run(place_strategy_baseline(), t, &error) : NULL;
         Plan *plan = naive ? plan_one(job->strategy, t, &job->place, !o->no_verify, naive->arena, &rows[k], &error) : NULL;
         if (!plan) {
             /* An order that cannot run here (optimal past its budget, file on an unsorted file) gets a row saying so. */

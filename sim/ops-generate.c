@@ -297,14 +297,13 @@ gboolean infer_pad(const OpInfo *op, Node *n, gint64 opset, GError **error)
     return ok && infer_set_output(n, 0, x->dtype, x->rank, out, error);
 }
 
-/* Resize (opset >= 11: X, roi, scales, sizes; opset 10: X, scales) and Upsample (scales). */
-gboolean infer_resize(const OpInfo *op, Node *n, gint64 opset, GError **error)
+/* Resize (opset >= 11: X, roi, scales, sizes; opset 10: X, scales) and Upsample (scales, as an input or
+ * before opset 9 an attribute). */
+static gboolean resize_shape(Node *n, gint64 opset, gboolean upsample, GError **error)
 {
-    (void)op;
     Tensor *x;
     if (!infer_input(n, 0, &x, error))
         return FALSE;
-    gboolean upsample = g_str_equal(n->op_type, "Upsample");
     int scales_at = (opset >= 11 && !upsample) ? 2 : 1;
     Tensor *scales_t = node_input(n, scales_at), *sizes_t = opset >= 11 && !upsample ? node_input(n, 3) : NULL;
     gint64 out[MAX_RANK];
@@ -352,6 +351,18 @@ gboolean infer_resize(const OpInfo *op, Node *n, gint64 opset, GError **error)
         out[axis_of[k]] = (gint64)d;
     }
     return infer_set_output(n, 0, x->dtype, x->rank, out, error);
+}
+
+gboolean infer_resize(const OpInfo *op, Node *n, gint64 opset, GError **error)
+{
+    (void)op;
+    return resize_shape(n, opset, FALSE, error);
+}
+
+gboolean infer_upsample(const OpInfo *op, Node *n, gint64 opset, GError **error)
+{
+    (void)op;
+    return resize_shape(n, opset, TRUE, error);
 }
 
 gboolean infer_eye_like(const OpInfo *op, Node *n, gint64 opset, GError **error)

@@ -201,7 +201,7 @@ static const OpInfo op_rows[] = {
     OP("Tile", OP_COMPUTE, 2, 2, 1, 1, infer_tile),
     OP("Pad", OP_COMPUTE, 1, 4, 1, 1, infer_pad),
     OP("Resize", OP_COMPUTE, 1, 4, 1, 1, infer_resize),
-    OP("Upsample", OP_COMPUTE, 1, 2, 1, 1, infer_resize),
+    OP("Upsample", OP_COMPUTE, 1, 2, 1, 1, infer_upsample),
     OP("DepthToSpace", OP_COMPUTE, 1, 1, 1, 1, infer_depth_to_space),
     OP("SpaceToDepth", OP_COMPUTE, 1, 1, 1, 1, infer_space_to_depth),
     /* shape arithmetic and constants */

@@ -38,10 +38,15 @@ typedef struct {
 
 typedef enum { PLACE_ONLINE, PLACE_OFFLINE } PlaceKind;
 
+/* What a strategy is for, so others can pick it without naming it: the no-reuse baseline, the fast
+ * heuristics (incumbents for the search), improvers, exact search, and portfolios of the others. */
+typedef enum { ROLE_BASELINE, ROLE_HEURISTIC, ROLE_IMPROVER, ROLE_EXACT, ROLE_PORTFOLIO } PlaceRole;
+
 typedef struct PlaceStrategy {
     const char *name;
     const char *summary;
     PlaceKind kind;
+    PlaceRole role;
     /* Online: sees alloc/free events in time order, nothing else. */
     gpointer (*create)(void);
     guint64 (*alloc)(gpointer state, guint64 size, guint64 align);

@@ -1,6 +1,7 @@
 /* place-best.c — every heuristic on the same problem, keeping the smallest arena (XLA's
  * ChooseBestHeapAlgorithm); the report names the one kept. Candidates are the registry's strategies
- * other than `naive` and itself; `search` only on problems of at most --search-max units. */
+ * other than the baseline and portfolios (itself); exact search only on problems of at most --search-max
+ * units. */
 #include "place.h"
 #include "registry.h"
 
@@ -15,8 +16,7 @@ static gboolean best_plan(const PlaceProblem *p, guint64 *offsets, char **detail
     const PlaceStrategy *winner = NULL;
     for (guint k = 0; k < count; k++) {
         const PlaceStrategy *s = all[k];
-        if (!strcmp(s->name, "naive") || !strcmp(s->name, "best") ||
-            (!strcmp(s->name, "search") && n > p->options->search_max))
+        if (s->role == ROLE_BASELINE || s->role == ROLE_PORTFOLIO || (s->role == ROLE_EXACT && n > p->options->search_max))
             continue;
         char *ignored = NULL;
         if (!place_problem(s, p, trial, &ignored, error)) {
@@ -41,5 +41,6 @@ const PlaceStrategy place_best = {
     .name = "best",
     .summary = "runs every heuristic and keeps the smallest arena (XLA ChooseBestHeapAlgorithm)",
     .kind = PLACE_OFFLINE,
+    .role = ROLE_PORTFOLIO,
     .plan = best_plan,
 };

@@ -13,5 +13,6 @@ const PlaceStrategy place_bestfit = {
     .name = "bestfit",
     .summary = "online: smallest free block that fits (ties to the lowest address), coalescing free list",
     .kind = PLACE_ONLINE,
+    .role = ROLE_HEURISTIC,
     .create = bf_create, .alloc = bf_alloc, .release = bf_release, .reserve = bf_reserve, .destroy = bf_destroy,
 };

@@ -91,5 +91,6 @@ const PlaceStrategy place_climb = {
     .name = "climb",
     .summary = "hill climb over greedy orders with annealing (TVM USMP), deterministic for --seed",
     .kind = PLACE_OFFLINE,
+    .role = ROLE_IMPROVER,
     .plan = climb_plan,
 };

@@ -13,5 +13,6 @@ const PlaceStrategy place_firstfit = {
     .name = "firstfit",
     .summary = "online: lowest-address free block that fits, coalescing free list",
     .kind = PLACE_ONLINE,
+    .role = ROLE_HEURISTIC,
     .create = ff_create, .alloc = ff_alloc, .release = ff_release, .reserve = ff_reserve, .destroy = ff_destroy,
 };

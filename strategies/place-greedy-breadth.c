@@ -93,5 +93,6 @@ const PlaceStrategy place_greedy_breadth = {
     .name = "greedy-breadth",
     .summary = "offline: widest step first, its buffers largest first, smallest fitting gap (Pisarchyk & Lee 2020)",
     .kind = PLACE_OFFLINE,
+    .role = ROLE_HEURISTIC,
     .plan = greedy_breadth_plan,
 };

@@ -84,5 +84,6 @@ const PlaceStrategy place_greedy_conflicts = {
     .name = "greedy-conflicts",
     .summary = "offline: most lifetime conflicts first, lowest fitting offset (TVM USMP greedy_by_conflicts)",
     .kind = PLACE_OFFLINE,
+    .role = ROLE_HEURISTIC,
     .plan = greedy_conflicts_plan,
 };

@@ -33,5 +33,6 @@ const PlaceStrategy place_greedy_size = {
     .name = "greedy-size",
     .summary = "offline: largest first into the smallest fitting gap (TFLite, XLA GlobalDecreasingSizeBestFit)",
     .kind = PLACE_OFFLINE,
+    .role = ROLE_HEURISTIC,
     .plan = greedy_size_plan,
 };

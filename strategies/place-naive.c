@@ -27,5 +27,6 @@ const PlaceStrategy place_naive = {
     .name = "naive",
     .summary = "no reuse: every buffer its own slot (the no-opt baseline)",
     .kind = PLACE_OFFLINE,
+    .role = ROLE_BASELINE,
     .plan = naive_plan,
 };

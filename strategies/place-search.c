@@ -270,8 +270,7 @@ static gboolean search_plan(const PlaceProblem *p, guint64 *offsets, char **deta
     const PlaceStrategy *const *all = place_strategies(&count);
     guint64 *trial = g_new(guint64, n + 1), incumbent = G_MAXUINT64;
     for (guint k = 0; k < count; k++) {
-        if (!g_strcmp0(all[k]->name, "naive") || !g_strcmp0(all[k]->name, "best") || !g_strcmp0(all[k]->name, "search") ||
-            !g_strcmp0(all[k]->name, "climb"))
+        if (all[k]->role != ROLE_HEURISTIC) /* the fast ones only: the incumbent, not a second search */
             continue;
         char *ignored = NULL;
         if (!place_problem(all[k], p, trial, &ignored, error)) {
@@ -370,5 +369,6 @@ const PlaceStrategy place_search = {
     .name = "search",
     .summary = "exact branch and bound over canonical placements (MiniMalloc's ideas), from the best heuristic down",
     .kind = PLACE_OFFLINE,
+    .role = ROLE_EXACT,
     .plan = search_plan,
 };

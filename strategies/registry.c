@@ -115,6 +115,14 @@ const PlaceStrategy *place_strategy_find(const char *name)
     return NULL;
 }
 
+const PlaceStrategy *place_strategy_baseline(void)
+{
+    for (gsize k = 0; k < G_N_ELEMENTS(placement); k++)
+        if (placement[k]->role == ROLE_BASELINE)
+            return placement[k];
+    g_assert_not_reached();
+}
+
 char *place_strategy_names(void)
 {
     GString *s = g_string_new(NULL);

@@ -10,6 +10,8 @@
 const PlaceStrategy *const *place_strategies(guint *count);
 /* By name; NULL when unknown. */
 const PlaceStrategy *place_strategy_find(const char *name);
+/* The no-reuse baseline every report compares against. */
+const PlaceStrategy *place_strategy_baseline(void);
 /* "naive, firstfit, ..." for messages. Newly allocated. */
 char *place_strategy_names(void);
 
