@@ -469,6 +469,17 @@ void place_in_order(const PlaceProblem *p, const guint *order, guint n, GapPolic
     placed_index_free(x);
 }
 
+gint place_cmp_size_desc(gconstpointer a, gconstpointer b, gpointer problem)
+{
+    const PlaceProblem *p = problem;
+    const PlaceUnit *x = &g_array_index(p->units, PlaceUnit, *(const guint *)a);
+    const PlaceUnit *y = &g_array_index(p->units, PlaceUnit, *(const guint *)b);
+    if (x->size != y->size)
+        return x->size > y->size ? -1 : 1;
+    guint lx = x->last - x->first, ly = y->last - y->first;
+    return lx > ly ? -1 : lx < ly;
+}
+
 typedef struct {
     GCompareDataFunc cmp;
     gpointer data;

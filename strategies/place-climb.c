@@ -8,17 +8,6 @@
 #include <math.h>
 #include <string.h>
 
-static gint by_size(gconstpointer a, gconstpointer b, gpointer data)
-{
-    const PlaceProblem *p = data;
-    const PlaceUnit *x = &g_array_index(p->units, PlaceUnit, *(const guint *)a);
-    const PlaceUnit *y = &g_array_index(p->units, PlaceUnit, *(const guint *)b);
-    if (x->size != y->size)
-        return x->size > y->size ? -1 : 1;
-    guint lx = x->last - x->first, ly = y->last - y->first;
-    return lx > ly ? -1 : lx < ly;
-}
-
 static gboolean overlap(const PlaceUnit *x, const PlaceUnit *y) { return x->first <= y->last && y->first <= x->last; }
 
 static gboolean climb_plan(const PlaceProblem *p, guint64 *offsets, char **detail, GError **error)
@@ -34,7 +23,7 @@ static gboolean climb_plan(const PlaceProblem *p, guint64 *offsets, char **detai
     guint *order = g_new(guint, n), *trial = g_new(guint, n);
     for (guint u = 0; u < n; u++)
         order[u] = u;
-    place_sort(order, n, by_size, (gpointer)p);
+    place_sort(order, n, place_cmp_size_desc, (gpointer)p);
     guint64 *cur = g_new(guint64, n), *best = g_new(guint64, n);
     memcpy(cur, offsets, n * sizeof(guint64));
     place_in_order(p, order, n, GAP_BEST, cur);

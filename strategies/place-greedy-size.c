@@ -4,17 +4,6 @@
  * time, or above them all. */
 #include "place.h"
 
-static gint by_size(gconstpointer a, gconstpointer b, gpointer data)
-{
-    const PlaceProblem *p = data;
-    const PlaceUnit *x = &g_array_index(p->units, PlaceUnit, *(const guint *)a);
-    const PlaceUnit *y = &g_array_index(p->units, PlaceUnit, *(const guint *)b);
-    if (x->size != y->size)
-        return x->size > y->size ? -1 : 1;
-    guint lx = x->last - x->first, ly = y->last - y->first;
-    return lx > ly ? -1 : lx < ly;
-}
-
 static gboolean greedy_size_plan(const PlaceProblem *p, guint64 *offsets, char **detail, GError **error)
 {
     (void)detail;
@@ -23,7 +12,7 @@ static gboolean greedy_size_plan(const PlaceProblem *p, guint64 *offsets, char *
     guint *order = g_new(guint, n ? n : 1);
     for (guint u = 0; u < n; u++)
         order[u] = u;
-    place_sort(order, n, by_size, (gpointer)p);
+    place_sort(order, n, place_cmp_size_desc, (gpointer)p);
     place_in_order(p, order, n, GAP_BEST, offsets);
     g_free(order);
     return TRUE;
