@@ -4,6 +4,7 @@
  * one line `sim: FILE: what is wrong` and exit 1; usage errors exit 2. */
 #include "alias.h"
 #include "bins.h"
+#include "chrome-trace.h"
 #include "graph.h"
 #include "info.h"
 #include "liveness.h"
@@ -21,7 +22,7 @@
 #include <string.h>
 
 typedef struct {
-    char *graph_path, *trace_path, *trace_out, *bins_path;
+    char *graph_path, *trace_path, *trace_out, *bins_path, *chrome_trace;
     char **dims, **pins;
     char *strategy, *format, *weights, *alias, *order, *orders;
     gint64 order_budget, seed, search_max;
@@ -110,6 +111,8 @@ static int check_options(const CliOptions *o, Job *job)
                           o->scratch || o->bins_path))
         return usage_error("--dim, --weights, --pad-last, --align, --alias, --pin, --bins, --scratch and --strict-runtime "
                            "shape a trace from a model: use them with --graph");
+    if (o->compare && o->chrome_trace)
+        return usage_error("--chrome-trace draws one plan: drop --compare");
     if (o->compare && o->strategy && !o->orders)
         return usage_error("--compare runs every strategy: drop --strategy (or compare orders with --orders)");
     if (!report_format_parse(o->format ? o->format : "text", &job->format))
@@ -231,6 +234,27 @@ static void print_aliasing(const Job *job)
                     SHARE_KIND_COUNT, job->aliases->notes);
 }
 
+/* --chrome-trace: the plan as trace events, each step named by the node the schedule runs there. */
+static gboolean write_chrome_trace(const CliOptions *o, const Job *job, const Trace *t, const Plan *plan,
+                                   GError **error)
+{
+    const char **names = g_new0(const char *, t->steps), **types = g_new0(const char *, t->steps);
+    for (guint s = 0; job->schedule && s < job->schedule->len && s < t->steps; s++) {
+        const Node *node = g_ptr_array_index(job->schedule, s);
+        names[s] = node->name && *node->name ? node->name : node->op_type;
+        types[s] = node->op_type;
+    }
+    char *title = o->graph_path ? g_strdup_printf("%s: %s, order %s, alias %s", o->graph_path, plan->strategy->name,
+                                                  job->order->name, o->alias ? o->alias : "all")
+                                : g_strdup_printf("%s: %s", o->trace_path, plan->strategy->name);
+    ChromeTraceLabels labels = {.title = title, .op_names = names, .op_types = types};
+    gboolean ok = chrome_trace_write(o->chrome_trace, t, plan, &labels, error);
+    g_free(title);
+    g_free(names);
+    g_free(types);
+    return ok;
+}
+
 /* Plans with one strategy, verifies, fills a report row. */
 static Plan *plan_one(const PlaceStrategy *s, const Trace *t, const PlaceOptions *options, gboolean verify,
                       guint64 naive, ReportRow *row, GError **error)
@@ -298,6 +322,8 @@ static int run_plan(const CliOptions *o, const Job *job, const Trace *t)
                 report_map(stdout, t, plan->offsets);
             if (o->ascii)
                 report_ascii(stdout, t, plan, 100, 32);
+            if (o->chrome_trace && !write_chrome_trace(o, job, t, plan, &error))
+                status = file_error(o->chrome_trace, error);
         }
         plan_free(plan);
     }
@@ -455,6 +481,9 @@ int main(int argc, char **argv)
          "Memory bins: lines 'BIN name=GLOB' or 'BIN size>=BYTES'; each bin is its own arena", "FILE"},
         {"scratch", 0, 0, G_OPTION_ARG_NONE, &o.scratch,
          "Add kernel workspace from the op table (Conv's im2col) as single-step buffers", NULL},
+        {"chrome-trace", 0, 0, G_OPTION_ARG_FILENAME, &o.chrome_trace,
+         "Write the plan as Chrome trace events (ui.perfetto.dev, chrome://tracing): ops and live bytes per step",
+         "FILE"},
         {"trace-out", 0, 0, G_OPTION_ARG_FILENAME, &o.trace_out,
          "Write the trace (text format, or MiniMalloc CSV when FILE ends in .csv)", "FILE"},
         {"format", 'f', 0, G_OPTION_ARG_STRING, &o.format, "Report format: text (default), md, csv, json", "FMT"},
@@ -502,6 +531,7 @@ int main(int argc, char **argv)
     g_free(o.graph_path);
     g_free(o.trace_path);
     g_free(o.trace_out);
+    g_free(o.chrome_trace);
     g_free(o.bins_path);
     g_free(o.strategy);
     g_free(o.format);

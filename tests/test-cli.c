@@ -294,6 +294,82 @@ static void test_plan_usage_errors(void)
     g_free(path);
 }
 
+static JsonParser *load_json_file(const char *path)
+{
+    JsonParser *parser = json_parser_new();
+    GError *error = NULL;
+    g_assert_true(json_parser_load_from_file(parser, path, &error));
+    g_assert_no_error(error);
+    return parser;
+}
+
+/* --chrome-trace: one span per step named by its node, one counter sample per step (+ the end) whose
+ * live bytes peak at the lower bound and whose spanned bytes peak at the arena. */
+static void test_chrome_trace(void)
+{
+    char *path = gpt2_path(), *out = test_scratch_path("gpt2-trace.json");
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--strategy", "greedy-size", "--alias", "none",
+                                                       "--chrome-trace", out, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    JsonParser *parser = load_json_file(out);
+    JsonObject *root = json_node_get_object(json_parser_get_root(parser));
+    JsonObject *other = json_object_get_object_member(root, "otherData");
+    g_assert_cmpint(json_object_get_int_member(other, "arena_bytes"), ==, 26124800);
+    g_assert_cmpint(json_object_get_int_member(other, "lower_bound_bytes"), ==, 26124800);
+    g_assert_cmpint(json_object_get_int_member(other, "steps"), ==, 417);
+    JsonArray *events = json_object_get_array_member(root, "traceEvents");
+    guint spans = 0, counters = 0;
+    gint64 peak_live = 0, peak_spanned = 0, last_ts = -1;
+    for (guint k = 0; k < json_array_get_length(events); k++) {
+        JsonObject *e = json_array_get_object_element(events, k);
+        const char *phase = json_object_get_string_member(e, "ph");
+        if (!strcmp(phase, "X")) {
+            if (spans == 0) {
+                g_assert_cmpstr(json_object_get_string_member(e, "name"), ==, "Gather_n1");
+                g_assert_cmpstr(json_object_get_string_member(e, "cat"), ==, "Gather");
+            }
+            g_assert_cmpint(json_object_get_int_member(e, "dur"), ==, 1000);
+            spans++;
+        } else if (!strcmp(phase, "C")) {
+            JsonObject *args = json_object_get_object_member(e, "args");
+            gint64 ts = json_object_get_int_member(e, "ts");
+            g_assert_cmpint(ts, >, last_ts);
+            last_ts = ts;
+            peak_live = MAX(peak_live, json_object_get_int_member(args, "live_bytes"));
+            peak_spanned = MAX(peak_spanned, json_object_get_int_member(args, "spanned_bytes"));
+            g_assert_cmpint(json_object_get_int_member(args, "live_bytes"), <=,
+                            json_object_get_int_member(args, "spanned_bytes"));
+            counters++;
+        }
+    }
+    g_assert_cmpuint(spans, ==, 417);
+    g_assert_cmpuint(counters, ==, 418);
+    g_assert_cmpint(peak_live, ==, 26124800);
+    g_assert_cmpint(peak_spanned, ==, 26124800);
+    g_object_unref(parser);
+
+    /* A trace file has no ops: steps are named by number; the worked example spans 12 bytes at its peak. */
+    const char valid[] = "id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\nb3,0,9,4\nb4,9,21,4\nb5,0,21,4\n";
+    char *csv = test_write_scratch("small.csv", valid, sizeof valid - 1);
+    r = test_run("SIM_BIN", (const char *[]){"--trace", csv, "--strategy", "firstfit", "--chrome-trace", out, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    parser = load_json_file(out);
+    root = json_node_get_object(json_parser_get_root(parser));
+    events = json_object_get_array_member(root, "traceEvents");
+    JsonObject *first_span = json_array_get_object_element(events, 2);
+    g_assert_cmpstr(json_object_get_string_member(first_span, "name"), ==, "step 0");
+    g_assert_cmpint(json_object_get_int_member(json_object_get_object_member(root, "otherData"), "steps"), ==, 21);
+    g_object_unref(parser);
+
+    expect_failure((const char *[]){"--graph", path, "--compare", "--chrome-trace", out, NULL}, 2,
+                   "sim: --chrome-trace draws one plan: drop --compare (see sim --help)\n");
+    g_free(csv);
+    g_free(out);
+    g_free(path);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -306,5 +382,6 @@ int main(int argc, char **argv)
     g_test_add_func("/cli/map-and-trace-files", test_map_and_trace_files);
     g_test_add_func("/cli/plan-usage-errors", test_plan_usage_errors);
     g_test_add_func("/cli/aliasing-report", test_aliasing_report);
+    g_test_add_func("/cli/chrome-trace", test_chrome_trace);
     return g_test_run();
 }

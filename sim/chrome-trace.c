@@ -1,0 +1,132 @@
+/* chrome-trace.c — writes a plan as Chrome trace event JSON (see chrome-trace.h), with json-glib. */
+#include "chrome-trace.h"
+
+#include <json-glib/json-glib.h>
+
+#define STEP_MICROSECONDS 1000 /* one schedule step shown as 1 ms */
+
+static void begin_event(JsonBuilder *b, const char *name, const char *phase, guint64 ts)
+{
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "name");
+    json_builder_add_string_value(b, name);
+    json_builder_set_member_name(b, "ph");
+    json_builder_add_string_value(b, phase);
+    json_builder_set_member_name(b, "ts");
+    json_builder_add_int_value(b, (gint64)ts);
+    json_builder_set_member_name(b, "pid");
+    json_builder_add_int_value(b, 1);
+    json_builder_set_member_name(b, "tid");
+    json_builder_add_int_value(b, 1);
+}
+
+static void add_int_member(JsonBuilder *b, const char *name, guint64 value)
+{
+    json_builder_set_member_name(b, name);
+    json_builder_add_int_value(b, (gint64)value);
+}
+
+static void add_metadata(JsonBuilder *b, const char *kind, const char *value)
+{
+    begin_event(b, kind, "M", 0);
+    json_builder_set_member_name(b, "args");
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "name");
+    json_builder_add_string_value(b, value);
+    json_builder_end_object(b);
+    json_builder_end_object(b);
+}
+
+/* Per step: the highest end among the buffers live then, summed over bins (each bin is its own arena). */
+static guint64 *spanned_bytes(const Trace *t, const Plan *plan)
+{
+    guint bins = MAX(plan->bins, trace_bins(t));
+    guint64 *top = g_new0(guint64, (gsize)t->steps * bins);
+    for (guint id = 0; id < trace_count(t); id++) {
+        const TraceBuffer *buf = trace_buffer(t, id);
+        guint64 end = plan->offsets[id] + buf->size;
+        for (guint s = buf->first; s <= buf->last; s++)
+            top[(gsize)s * bins + buf->bin] = MAX(top[(gsize)s * bins + buf->bin], end);
+    }
+    guint64 *spanned = g_new0(guint64, t->steps);
+    for (guint s = 0; s < t->steps; s++)
+        for (guint bin = 0; bin < bins; bin++)
+            spanned[s] += top[(gsize)s * bins + bin];
+    g_free(top);
+    return spanned;
+}
+
+char *chrome_trace_to_json(const Trace *t, const Plan *plan, const ChromeTraceLabels *labels)
+{
+    guint64 *live = trace_live_bytes(t, -1);
+    guint64 *spanned = spanned_bytes(t, plan);
+    JsonBuilder *b = json_builder_new();
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "traceEvents");
+    json_builder_begin_array(b);
+    add_metadata(b, "process_name", labels && labels->title ? labels->title : "arenasim");
+    add_metadata(b, "thread_name", "schedule");
+    for (guint s = 0; s < t->steps; s++) {
+        const char *name = labels && labels->op_names ? labels->op_names[s] : NULL;
+        const char *op = labels && labels->op_types ? labels->op_types[s] : NULL;
+        char *fallback = name ? NULL : g_strdup_printf("step %u", s);
+        begin_event(b, name ? name : fallback, "X", (guint64)s * STEP_MICROSECONDS);
+        json_builder_set_member_name(b, "cat");
+        json_builder_add_string_value(b, op ? op : "step");
+        add_int_member(b, "dur", STEP_MICROSECONDS);
+        json_builder_set_member_name(b, "args");
+        json_builder_begin_object(b);
+        add_int_member(b, "step", s);
+        add_int_member(b, "live_bytes", live[s]);
+        add_int_member(b, "spanned_bytes", spanned[s]);
+        json_builder_end_object(b);
+        json_builder_end_object(b);
+        g_free(fallback);
+    }
+    /* Counters: one sample per step, and a last one at the end so the final step has a width. */
+    for (guint s = 0; s <= t->steps; s++) {
+        begin_event(b, "memory", "C", (guint64)s * STEP_MICROSECONDS);
+        json_builder_set_member_name(b, "args");
+        json_builder_begin_object(b);
+        add_int_member(b, "live_bytes", s < t->steps ? live[s] : 0);
+        add_int_member(b, "spanned_bytes", s < t->steps ? spanned[s] : 0);
+        add_int_member(b, "arena_bytes", plan->arena);
+        json_builder_end_object(b);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    json_builder_set_member_name(b, "displayTimeUnit");
+    json_builder_add_string_value(b, "ms");
+    json_builder_set_member_name(b, "otherData");
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "strategy");
+    json_builder_add_string_value(b, plan->strategy->name);
+    add_int_member(b, "arena_bytes", plan->arena);
+    add_int_member(b, "lower_bound_bytes", trace_lower_bound(t));
+    add_int_member(b, "buffers", trace_count(t));
+    add_int_member(b, "steps", t->steps);
+    json_builder_set_member_name(b, "time_unit");
+    json_builder_add_string_value(b, "1 ms = 1 schedule step");
+    json_builder_end_object(b);
+    json_builder_end_object(b);
+
+    JsonGenerator *gen = json_generator_new();
+    JsonNode *root = json_builder_get_root(b);
+    json_generator_set_root(gen, root);
+    char *text = json_generator_to_data(gen, NULL);
+    json_node_unref(root);
+    g_object_unref(gen);
+    g_object_unref(b);
+    g_free(live);
+    g_free(spanned);
+    return text;
+}
+
+gboolean chrome_trace_write(const char *path, const Trace *t, const Plan *plan, const ChromeTraceLabels *labels,
+                            GError **error)
+{
+    char *text = chrome_trace_to_json(t, plan, labels);
+    gboolean ok = g_file_set_contents(path, text, -1, error);
+    g_free(text);
+    return ok;
+}
