@@ -1,5 +1,6 @@
 /* chrome-trace.c — writes a plan as Chrome trace event JSON (see chrome-trace.h), with json-glib. */
 #include "chrome-trace.h"
+#include "profile.h"
 
 #include <json-glib/json-glib.h>
 
@@ -37,29 +38,11 @@ static void add_metadata(JsonBuilder *b, const char *kind, const char *value)
     json_builder_end_object(b);
 }
 
-/* Per step: the highest end among the buffers live then, summed over bins (each bin is its own arena). */
-static guint64 *spanned_bytes(const Trace *t, const Plan *plan)
-{
-    guint bins = MAX(plan->bins, trace_bins(t));
-    guint64 *top = g_new0(guint64, (gsize)t->steps * bins);
-    for (guint id = 0; id < trace_count(t); id++) {
-        const TraceBuffer *buf = trace_buffer(t, id);
-        guint64 end = plan->offsets[id] + buf->size;
-        for (guint s = buf->first; s <= buf->last; s++)
-            top[(gsize)s * bins + buf->bin] = MAX(top[(gsize)s * bins + buf->bin], end);
-    }
-    guint64 *spanned = g_new0(guint64, t->steps);
-    for (guint s = 0; s < t->steps; s++)
-        for (guint bin = 0; bin < bins; bin++)
-            spanned[s] += top[(gsize)s * bins + bin];
-    g_free(top);
-    return spanned;
-}
-
 char *chrome_trace_to_json(const Trace *t, const Plan *plan, const ChromeTraceLabels *labels)
 {
-    guint64 *live = trace_live_bytes(t, -1);
-    guint64 *spanned = spanned_bytes(t, plan);
+    MemoryProfile profile;
+    memory_profile_compute(t, plan, &profile);
+    const guint64 *live = profile.live, *spanned = profile.spanned;
     JsonBuilder *b = json_builder_new();
     json_builder_begin_object(b);
     json_builder_set_member_name(b, "traceEvents");
@@ -117,8 +100,7 @@ char *chrome_trace_to_json(const Trace *t, const Plan *plan, const ChromeTraceLa
     json_node_unref(root);
     g_object_unref(gen);
     g_object_unref(b);
-    g_free(live);
-    g_free(spanned);
+    memory_profile_clear(&profile);
     return text;
 }
 

@@ -11,6 +11,7 @@
 #include "onnx.h"
 #include "ops.h"
 #include "place.h"
+#include "plot.h"
 #include "registry.h"
 #include "report.h"
 #include "shape.h"
@@ -22,7 +23,7 @@
 #include <string.h>
 
 typedef struct {
-    char *graph_path, *trace_path, *trace_out, *bins_path, *chrome_trace;
+    char *graph_path, *trace_path, *trace_out, *bins_path, *chrome_trace, *plot, *plot_out;
     char **dims, **pins;
     char *strategy, *format, *weights, *alias, *order, *orders;
     gint64 order_budget, seed, search_max;
@@ -85,6 +86,7 @@ static Model *load_model(const char *path, const ShapeOptions *shape_options, GE
 /* The run's inputs, checked: which source, which strategies, which layout. */
 typedef struct {
     ReportFormat format;
+    PlotKind plot;
     LayoutOptions layout;
     GHashTable *pins;
     PlaceOptions place;
@@ -111,6 +113,20 @@ static int check_options(const CliOptions *o, Job *job)
                           o->scratch || o->bins_path))
         return usage_error("--dim, --weights, --pad-last, --align, --alias, --pin, --bins, --scratch and --strict-runtime "
                            "shape a trace from a model: use them with --graph");
+    if (!o->plot != !o->plot_out)
+        return usage_error("--plot KIND and --out FILE go together");
+    if (o->plot && !plot_kind_parse(o->plot, &job->plot))
+        return usage_error("--plot takes timeline");
+    if (o->plot && o->info)
+        return usage_error("--plot draws plans: drop --info");
+    GError *plot_error = NULL;
+    if (o->plot_out && !plot_path_check(o->plot_out, &plot_error)) {
+        char *msg = g_strdup_printf("--out %s: %s", o->plot_out, plot_error->message);
+        int r = usage_error(msg);
+        g_free(msg);
+        g_error_free(plot_error);
+        return r;
+    }
     if (o->compare && o->chrome_trace)
         return usage_error("--chrome-trace draws one plan: drop --compare");
     if (o->compare && o->strategy && !o->orders)
@@ -255,6 +271,20 @@ static gboolean write_chrome_trace(const CliOptions *o, const Job *job, const Tr
     return ok;
 }
 
+/* --plot: the plans of one trace in one picture, titled by graph, dims, order and strategy. */
+static gboolean write_plot(const CliOptions *o, const Job *job, const Trace *t, const Plan *const *plans, guint count,
+                           GError **error)
+{
+    const char *strategy = count == 1 ? plans[0]->strategy->name : "every strategy";
+    char *title = o->graph_path ? g_strdup_printf("%s (dims %s), order %s, alias %s: %s", o->graph_path,
+                                                  job->dims_text ? job->dims_text : "-", job->order->name,
+                                                  o->alias ? o->alias : "all", strategy)
+                                : g_strdup_printf("%s: %s", o->trace_path, strategy);
+    gboolean ok = plot_timeline(o->plot_out, title, t, plans, count, error);
+    g_free(title);
+    return ok;
+}
+
 /* Plans with one strategy, verifies, fills a report row. */
 static Plan *plan_one(const PlaceStrategy *s, const Trace *t, const PlaceOptions *options, gboolean verify,
                       guint64 naive, ReportRow *row, GError **error)
@@ -303,6 +333,8 @@ static int run_plan(const CliOptions *o, const Job *job, const Trace *t)
         if (!status) {
             report_print(stdout, job->format, rows, count);
             print_aliasing(job);
+            if (o->plot && !write_plot(o, job, t, (const Plan *const *)plans, count, &error))
+                status = file_error(o->plot_out, error);
         }
         for (guint k = 0; k < count; k++)
             plan_free(plans[k]);
@@ -324,6 +356,8 @@ static int run_plan(const CliOptions *o, const Job *job, const Trace *t)
                 report_ascii(stdout, t, plan, 100, 32);
             if (o->chrome_trace && !write_chrome_trace(o, job, t, plan, &error))
                 status = file_error(o->chrome_trace, error);
+            if (!status && o->plot && !write_plot(o, job, t, (const Plan *const *)&plan, 1, &error))
+                status = file_error(o->plot_out, error);
         }
         plan_free(plan);
     }
@@ -481,6 +515,9 @@ int main(int argc, char **argv)
          "Memory bins: lines 'BIN name=GLOB' or 'BIN size>=BYTES'; each bin is its own arena", "FILE"},
         {"scratch", 0, 0, G_OPTION_ARG_NONE, &o.scratch,
          "Add kernel workspace from the op table (Conv's im2col) as single-step buffers", NULL},
+        {"plot", 0, 0, G_OPTION_ARG_STRING, &o.plot,
+         "Draw the plan (with --compare: every plan) with gnuplot: timeline (live and spanned bytes per step)", "KIND"},
+        {"out", 0, 0, G_OPTION_ARG_FILENAME, &o.plot_out, "Where --plot draws: FILE.png or FILE.svg", "FILE"},
         {"chrome-trace", 0, 0, G_OPTION_ARG_FILENAME, &o.chrome_trace,
          "Write the plan as Chrome trace events (ui.perfetto.dev, chrome://tracing): ops and live bytes per step",
          "FILE"},
@@ -532,6 +569,8 @@ int main(int argc, char **argv)
     g_free(o.trace_path);
     g_free(o.trace_out);
     g_free(o.chrome_trace);
+    g_free(o.plot);
+    g_free(o.plot_out);
     g_free(o.bins_path);
     g_free(o.strategy);
     g_free(o.format);

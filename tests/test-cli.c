@@ -370,6 +370,52 @@ static void test_chrome_trace(void)
     g_free(path);
 }
 
+static char *read_text(const char *path)
+{
+    char *text = NULL;
+    g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+    return text;
+}
+
+/* --plot timeline: gnuplot draws the live bytes, each plan's spanned bytes and the lower bound, in the
+ * units of the data, as PNG or SVG by the file name. */
+static void test_plot_timeline(void)
+{
+    char *path = gpt2_path(), *svg = test_scratch_path("timeline.svg"), *png = test_scratch_path("timeline.png");
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--strategy", "greedy-size", "--alias", "none",
+                                                       "--plot", "timeline", "--out", svg, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    char *text = read_text(svg);
+    assert_contains(text, "<svg");
+    assert_contains(text, "greedy-size (arena 24.91 MiB)");
+    assert_contains(text, "lower bound 24.91 MiB");
+    assert_contains(text, "bytes (MiB)");
+    assert_contains(text, "schedule step");
+    assert_contains(text, "order file, alias none: greedy-size");
+    g_free(text);
+
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--compare", "--alias", "none", "--budget", "1", "--plot",
+                                              "timeline", "--out", png, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    gsize length = 0;
+    g_assert_true(g_file_get_contents(png, &text, &length, NULL));
+    g_assert_cmpuint(length, >, 1000);
+    g_assert_true(!memcmp(text, "\x89PNG\r\n", 6));
+    g_free(text);
+
+    expect_failure((const char *[]){"--graph", path, "--plot", "timeline", NULL}, 2,
+                   "sim: --plot KIND and --out FILE go together (see sim --help)\n");
+    expect_failure((const char *[]){"--graph", path, "--plot", "pie", "--out", svg, NULL}, 2,
+                   "sim: --plot takes timeline (see sim --help)\n");
+    expect_failure((const char *[]){"--graph", path, "--plot", "timeline", "--out", "x.pdf", NULL}, 2,
+                   "sim: --out x.pdf: a plot is written as .png or .svg (see sim --help)\n");
+    g_free(png);
+    g_free(svg);
+    g_free(path);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -383,5 +429,6 @@ int main(int argc, char **argv)
     g_test_add_func("/cli/plan-usage-errors", test_plan_usage_errors);
     g_test_add_func("/cli/aliasing-report", test_aliasing_report);
     g_test_add_func("/cli/chrome-trace", test_chrome_trace);
+    g_test_add_func("/cli/plot-timeline", test_plot_timeline);
     return g_test_run();
 }

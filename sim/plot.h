@@ -1,0 +1,21 @@
+/* plot.h — pictures of plans, drawn by gnuplot through a pipe (popen; the data travel inline as a
+ * datablock, so no temporary files are left behind). The output format follows the file name: `.png`
+ * (pngcairo) or `.svg`. Kinds so far: `timeline`. */
+#ifndef SIM_PLOT_H
+#define SIM_PLOT_H
+
+#include "place.h"
+#include "trace.h"
+
+typedef enum { PLOT_TIMELINE } PlotKind;
+
+gboolean plot_kind_parse(const char *name, PlotKind *out);
+/* Checks the output name: a supported extension and no characters gnuplot's quoting cannot carry. */
+gboolean plot_path_check(const char *path, GError **error);
+
+/* timeline: bytes live per schedule step, and for each plan the bytes it spans at that step (whose peak
+ * is its arena); the lower bound dashed. `plans` are plans of the same trace. */
+gboolean plot_timeline(const char *path, const char *title, const Trace *t, const Plan *const *plans, guint count,
+                       GError **error);
+
+#endif
