@@ -116,7 +116,9 @@ static int check_options(const CliOptions *o, Job *job)
     if (!o->plot != !o->plot_out)
         return usage_error("--plot KIND and --out FILE go together");
     if (o->plot && !plot_kind_parse(o->plot, &job->plot))
-        return usage_error("--plot takes timeline");
+        return usage_error("--plot takes timeline or layout");
+    if (o->plot && job->plot == PLOT_LAYOUT && o->compare)
+        return usage_error("--plot layout draws one plan: drop --compare");
     if (o->plot && o->info)
         return usage_error("--plot draws plans: drop --info");
     GError *plot_error = NULL;
@@ -280,7 +282,8 @@ static gboolean write_plot(const CliOptions *o, const Job *job, const Trace *t, 
                                                   job->dims_text ? job->dims_text : "-", job->order->name,
                                                   o->alias ? o->alias : "all", strategy)
                                 : g_strdup_printf("%s: %s", o->trace_path, strategy);
-    gboolean ok = plot_timeline(o->plot_out, title, t, plans, count, error);
+    gboolean ok = job->plot == PLOT_LAYOUT ? plot_layout(o->plot_out, title, t, plans[0], error)
+                                           : plot_timeline(o->plot_out, title, t, plans, count, error);
     g_free(title);
     return ok;
 }
@@ -516,7 +519,8 @@ int main(int argc, char **argv)
         {"scratch", 0, 0, G_OPTION_ARG_NONE, &o.scratch,
          "Add kernel workspace from the op table (Conv's im2col) as single-step buffers", NULL},
         {"plot", 0, 0, G_OPTION_ARG_STRING, &o.plot,
-         "Draw the plan (with --compare: every plan) with gnuplot: timeline (live and spanned bytes per step)", "KIND"},
+         "Draw the plan with gnuplot: timeline (live and spanned bytes per step; with --compare every plan) or "
+         "layout (the plan as rectangles, step across, address up)", "KIND"},
         {"out", 0, 0, G_OPTION_ARG_FILENAME, &o.plot_out, "Where --plot draws: FILE.png or FILE.svg", "FILE"},
         {"chrome-trace", 0, 0, G_OPTION_ARG_FILENAME, &o.chrome_trace,
          "Write the plan as Chrome trace events (ui.perfetto.dev, chrome://tracing): ops and live bytes per step",

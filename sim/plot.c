@@ -16,6 +16,10 @@ gboolean plot_kind_parse(const char *name, PlotKind *out)
         *out = PLOT_TIMELINE;
         return TRUE;
     }
+    if (!strcmp(name, "layout")) {
+        *out = PLOT_LAYOUT;
+        return TRUE;
+    }
     return FALSE;
 }
 
@@ -155,5 +159,72 @@ gboolean plot_timeline(const char *path, const char *title, const Trace *t, cons
     for (guint k = 0; k < count; k++)
         memory_profile_clear(&profiles[k]);
     g_free(profiles);
+    return ok;
+}
+
+/* Where each bin starts on the picture's address axis: the bins below it, stacked. */
+static guint64 *bin_bases(const Plan *plan)
+{
+    guint64 *base = g_new0(guint64, plan->bins + 1);
+    for (guint bin = 0; bin < plan->bins; bin++)
+        base[bin + 1] = base[bin] + plan->bin_arena[bin];
+    return base;
+}
+
+gboolean plot_layout(const char *path, const char *title, const Trace *t, const Plan *plan, GError **error)
+{
+    if (!plot_path_check(path, error))
+        return FALSE;
+    const char *unit;
+    double scale;
+    byte_unit(MAX(plan->arena, 1), &unit, &scale);
+    guint64 *base = bin_bases(plan);
+    guint steps = MAX(t->steps, 1);
+
+    GString *s = g_string_new(NULL);
+    char *title_q = quoted(title);
+    g_string_append_printf(s, "set terminal %s\nset output '%s'\nset title %s\n", terminal_for(path), path, title_q);
+    g_string_append_printf(s, "set xlabel 'schedule step'\nset ylabel 'offset (%s)'\nset grid front\nunset key\n", unit);
+    g_string_append_printf(s, "set xrange [0:%u]\nset yrange [0:%.6f]\nset style fill solid 0.6 border lc rgb '#404040'\n",
+                           steps, (double)MAX(plan->arena, 1) / scale * 1.05);
+    /* Names only where they fit: a rectangle wide and tall enough for a short label at this size. */
+    for (guint id = 0; id < trace_count(t); id++) {
+        const TraceBuffer *b = trace_buffer(t, id);
+        double width = (double)(b->last - b->first + 1) / steps, height = (double)b->size / MAX(plan->arena, 1);
+        if (width < 0.003 * (strlen(b->name) + 2) || height < 0.035)
+            continue;
+        char *name_q = quoted(b->name);
+        double y = (double)(base[b->bin] + plan->offsets[id]) + (double)b->size / 2;
+        g_string_append_printf(s, "set label %s at %.3f,%.6f center front font 'sans,8'\n", name_q,
+                               b->first + (b->last - b->first + 1) / 2.0, y / scale);
+        g_free(name_q);
+    }
+    for (guint bin = 0; bin < plan->bins; bin++) {
+        double top = (double)base[bin + 1] / scale;
+        char *label = plan->bins > 1 ? g_strdup_printf("bin %u top %.2f %s", bin, top, unit)
+                                     : g_strdup_printf("arena %.2f %s", top, unit);
+        char *label_q = quoted(label);
+        g_string_append_printf(s, "set arrow from 0,%.6f to %u,%.6f nohead dt 2 lw 1.5 lc rgb '#c00000' front\n", top,
+                               steps, top);
+        g_string_append_printf(s, "set label %s at %u,%.6f right offset -1,0.6 front tc rgb '#c00000'\n", label_q, steps,
+                               top);
+        g_free(label_q);
+        g_free(label);
+    }
+    /* x_low x_high y_low y_high colour, one buffer a row. */
+    g_string_append(s, "$buffers << EOD\n");
+    for (guint id = 0; id < trace_count(t); id++) {
+        const TraceBuffer *b = trace_buffer(t, id);
+        guint64 low = base[b->bin] + plan->offsets[id];
+        guint colour = (guint)g_ascii_strtoull(plan_colours[id % G_N_ELEMENTS(plan_colours)] + 1, NULL, 16);
+        g_string_append_printf(s, "%u %u %.6f %.6f %u\n", b->first, b->last + 1, (double)low / scale,
+                               (double)(low + b->size) / scale, colour);
+    }
+    g_string_append(s, "EOD\n");
+    g_string_append(s, "plot $buffers using (($1+$2)/2):(($3+$4)/2):1:2:3:4:5 with boxxyerror lc rgb variable\n");
+    gboolean ok = run_gnuplot(path, s, error);
+    g_free(title_q);
+    g_string_free(s, TRUE);
+    g_free(base);
     return ok;
 }

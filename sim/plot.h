@@ -1,13 +1,13 @@
 /* plot.h — pictures of plans, drawn by gnuplot through a pipe (popen; the data travel inline as a
  * datablock, so no temporary files are left behind). The output format follows the file name: `.png`
- * (pngcairo) or `.svg`. Kinds so far: `timeline`. */
+ * (pngcairo) or `.svg`. Kinds so far: `timeline`, `layout`. */
 #ifndef SIM_PLOT_H
 #define SIM_PLOT_H
 
 #include "place.h"
 #include "trace.h"
 
-typedef enum { PLOT_TIMELINE } PlotKind;
+typedef enum { PLOT_TIMELINE, PLOT_LAYOUT } PlotKind;
 
 gboolean plot_kind_parse(const char *name, PlotKind *out);
 /* Checks the output name: a supported extension and no characters gnuplot's quoting cannot carry. */
@@ -17,5 +17,9 @@ gboolean plot_path_check(const char *path, GError **error);
  * is its arena); the lower bound dashed. `plans` are plans of the same trace. */
 gboolean plot_timeline(const char *path, const char *title, const Trace *t, const Plan *const *plans, guint count,
                        GError **error);
+
+/* layout: one plan as rectangles, schedule step across and address up, each bin stacked on the one below
+ * with its arena top drawn; a buffer's name is written inside it where it fits. */
+gboolean plot_layout(const char *path, const char *title, const Trace *t, const Plan *plan, GError **error);
 
 #endif

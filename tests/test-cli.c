@@ -405,10 +405,25 @@ static void test_plot_timeline(void)
     g_assert_true(!memcmp(text, "\x89PNG\r\n", 6));
     g_free(text);
 
+    /* layout: a rectangle per buffer and the arena top; names where they fit. */
+    char *unet = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "unet.onnx", NULL);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", unet, "--strategy", "firstfit", "--plot", "layout", "--out", svg,
+                                              NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    text = read_text(svg);
+    assert_contains(text, "arena 1.42 MiB");
+    assert_contains(text, "offset (MiB)");
+    assert_contains(text, "Concat_41");
+    g_free(text);
+    expect_failure((const char *[]){"--graph", unet, "--compare", "--plot", "layout", "--out", svg, NULL}, 2,
+                   "sim: --plot layout draws one plan: drop --compare (see sim --help)\n");
+    g_free(unet);
+
     expect_failure((const char *[]){"--graph", path, "--plot", "timeline", NULL}, 2,
                    "sim: --plot KIND and --out FILE go together (see sim --help)\n");
     expect_failure((const char *[]){"--graph", path, "--plot", "pie", "--out", svg, NULL}, 2,
-                   "sim: --plot takes timeline (see sim --help)\n");
+                   "sim: --plot takes timeline or layout (see sim --help)\n");
     expect_failure((const char *[]){"--graph", path, "--plot", "timeline", "--out", "x.pdf", NULL}, 2,
                    "sim: --out x.pdf: a plot is written as .png or .svg (see sim --help)\n");
     g_free(png);
