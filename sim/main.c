@@ -119,8 +119,8 @@ static int check_options(const CliOptions *o, Job *job)
         return usage_error("--plot takes timeline or layout");
     if (o->plot && job->plot == PLOT_LAYOUT && o->compare)
         return usage_error("--plot layout draws one plan: drop --compare");
-    if (o->plot && o->info)
-        return usage_error("--plot draws plans: drop --info");
+    if ((o->plot || o->chrome_trace) && (o->info || o->orders))
+        return usage_error("--plot and --chrome-trace draw the plan of one order: drop --info and --orders");
     GError *plot_error = NULL;
     if (o->plot_out && !plot_path_check(o->plot_out, &plot_error)) {
         char *msg = g_strdup_printf("--out %s: %s", o->plot_out, plot_error->message);

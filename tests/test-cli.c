@@ -418,6 +418,9 @@ static void test_plot_timeline(void)
     g_free(text);
     expect_failure((const char *[]){"--graph", unet, "--compare", "--plot", "layout", "--out", svg, NULL}, 2,
                    "sim: --plot layout draws one plan: drop --compare (see sim --help)\n");
+    expect_failure((const char *[]){"--graph", unet, "--compare", "--orders", "all", "--plot", "timeline", "--out", svg,
+                                    NULL},
+                   2, "sim: --plot and --chrome-trace draw the plan of one order: drop --info and --orders (see sim --help)\n");
     g_free(unet);
 
     expect_failure((const char *[]){"--graph", path, "--plot", "timeline", NULL}, 2,
