@@ -303,3 +303,36 @@ gboolean heap_pop(ScoreHeap *h, HeapItem *out)
     }
     return TRUE;
 }
+
+void order_by_score(const OrderProblem *p, OrderScoreFn score, gboolean rescore_on_pop, guint *order)
+{
+    guint *preds = g_memdup2(p->n_preds, (p->n + 1) * sizeof(guint));
+    guint *remaining = g_memdup2(p->root_uses, (p->n_roots + 1) * sizeof(guint)), placed = 0;
+    ScoreHeap heap;
+    heap_init(&heap);
+    for (guint k = 0; k < p->n; k++)
+        if (!preds[k])
+            heap_push(&heap, score(p, k, remaining), k, 0);
+    HeapItem it;
+    while (heap_pop(&heap, &it)) {
+        guint k = it.node;
+        if (rescore_on_pop) {
+            gint64 now = score(p, k, remaining);
+            if (now != it.score) { /* stale: back in at its current score */
+                heap_push(&heap, now, k, 0);
+                continue;
+            }
+        }
+        order[placed++] = k;
+        for (guint i = 0; i < p->inputs[k]->len; i++)
+            remaining[g_array_index(p->inputs[k], RootUse, i).root]--;
+        for (guint j = 0; j < p->succs[k]->len; j++) {
+            guint s = g_array_index(p->succs[k], guint, j);
+            if (--preds[s] == 0)
+                heap_push(&heap, score(p, s, remaining), s, 0);
+        }
+    }
+    heap_clear(&heap);
+    g_free(preds);
+    g_free(remaining);
+}

@@ -70,4 +70,11 @@ gboolean heap_pop(ScoreHeap *h, HeapItem *out);
  * counts consuming nodes (edges: FALSE) or consuming edges (edges: TRUE). */
 guint64 order_freed_bytes(const OrderProblem *p, guint node, const guint *remaining, gboolean edges);
 
+/* A node's priority when it is ready, given the remaining uses of every root (counted in consuming nodes). */
+typedef gint64 (*OrderScoreFn)(const OrderProblem *p, guint node, const guint *remaining);
+/* Kahn's algorithm on a max-heap of ready nodes scored by `score` at push. With `rescore_on_pop`, a popped
+ * node whose score has changed goes back in at its current score (lazy re-scoring); without, scores stay
+ * as pushed. Writes p->n node indices to `order`. */
+void order_by_score(const OrderProblem *p, OrderScoreFn score, gboolean rescore_on_pop, guint *order);
+
 #endif
