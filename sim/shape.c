@@ -41,13 +41,17 @@ gboolean shape_options_add_dim(ShapeOptions *o, const char *spec, GError **error
     return TRUE;
 }
 
-/* Declared types take the bound values of their symbolic dims (the names stay, for writing back). */
-static void bind_declared(Graph *g, const ShapeOptions *o)
+/* Declared types take the bound values of their symbolic dims (the names stay, for writing back).
+ * Every symbolic name met goes into seen, so a --dim naming none of them can be refused. */
+static void bind_declared(Graph *g, const ShapeOptions *o, GHashTable *seen)
 {
     for (guint k = 0; k < g->tensors->len; k++) {
         TypeInfo *t = ((Tensor *)g->tensors->pdata[k])->declared;
         for (int d = 0; t && t->params && d < t->rank; d++) {
-            const gint64 *v = t->params[d] ? g_hash_table_lookup(o->dims, t->params[d]) : NULL;
+            if (!t->params[d])
+                continue;
+            g_hash_table_add(seen, t->params[d]);
+            const gint64 *v = g_hash_table_lookup(o->dims, t->params[d]);
             if (v)
                 t->dims[d] = *v;
         }
@@ -57,11 +61,52 @@ static void bind_declared(Graph *g, const ShapeOptions *o)
         for (guint a = 0; a < n->attrs->len; a++) {
             Attr *attr = n->attrs->pdata[a];
             if (attr->g)
-                bind_declared(attr->g, o);
+                bind_declared(attr->g, o, seen);
             for (guint j = 0; attr->graphs && j < attr->graphs->len; j++)
-                bind_declared(attr->graphs->pdata[j], o);
+                bind_declared(attr->graphs->pdata[j], o, seen);
         }
     }
+}
+
+static gint compare_strings(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Binds every --dim; a name the graph never declares is an error (a typo would otherwise be a silent
+ * no-op and the report would show a binding that changed nothing). */
+static gboolean bind_dims(Graph *g, const ShapeOptions *o, GError **error)
+{
+    GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
+    bind_declared(g, o, seen);
+    GPtrArray *unknown = g_ptr_array_new();
+    GHashTableIter it;
+    gpointer name;
+    g_hash_table_iter_init(&it, o->dims);
+    while (g_hash_table_iter_next(&it, &name, NULL))
+        if (!g_hash_table_contains(seen, name))
+            g_ptr_array_add(unknown, name);
+    gboolean ok = unknown->len == 0;
+    if (!ok) {
+        g_ptr_array_sort(unknown, compare_strings);
+        GPtrArray *known = g_ptr_array_new();
+        g_hash_table_iter_init(&it, seen);
+        while (g_hash_table_iter_next(&it, &name, NULL))
+            g_ptr_array_add(known, name);
+        g_ptr_array_sort(known, compare_strings);
+        g_ptr_array_add(unknown, NULL);
+        g_ptr_array_add(known, NULL);
+        char *u = g_strjoinv(", ", (char **)unknown->pdata);
+        char *k = g_strjoinv(", ", (char **)known->pdata);
+        g_set_error(error, SIM_ERROR, SIM_ERROR_SHAPE, "--dim %s: the graph has no symbolic dimension %s (%s%s)",
+                    u, unknown->len > 2 ? "by these names" : "of that name", known->len > 1 ? "it has: " : "it has none", k);
+        g_free(u);
+        g_free(k);
+        g_ptr_array_unref(known);
+    }
+    g_ptr_array_unref(unknown);
+    g_hash_table_unref(seen);
+    return ok;
 }
 
 /* Every graph input needs a full static shape; all unbound names are reported at once. */
@@ -240,7 +285,8 @@ gboolean shape_infer(Model *m, const ShapeOptions *o, GError **error)
     gint64 opset = model_onnx_opset(m);
     if (opset == 0)
         opset = 1; /* no import of the default domain: the oldest semantics */
-    bind_declared(g, o);
+    if (!bind_dims(g, o, error))
+        return FALSE;
     if (!seed_initializers(g, error) || !seed_inputs(g, error))
         return FALSE;
     for (guint k = 0; k < g->order->len; k++)

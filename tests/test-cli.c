@@ -126,6 +126,13 @@ static void test_dim_binding(void)
     assert_contains(r.out, "inputs         256 B\n");
     run_result_clear(&r);
     g_free(line);
+    /* A name the graph does not declare is refused, not silently ignored (a typo would change nothing). */
+    line = g_strdup_printf("sim: %s: --dim sq: the graph has no symbolic dimension of that name (it has: batch, seq)\n", path);
+    expect_failure((const char *[]){"--graph", path, "--dim", "batch=4", "--dim", "sq=16", NULL}, 1, line);
+    g_free(line);
+    line = g_strdup_printf("sim: %s: --dim a, b: the graph has no symbolic dimension by these names (it has: batch, seq)\n", path);
+    expect_failure((const char *[]){"--graph", path, "--dim", "b=4", "--dim", "a=16", NULL}, 1, line);
+    g_free(line);
     g_free(path);
 }
 
