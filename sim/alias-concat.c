@@ -44,6 +44,9 @@ static char *input_obstacle(const AliasMap *m, const Node *n, guint k, gboolean 
 
 gboolean alias_concat_pass(AliasMap *m, gboolean nest, GError **error)
 {
+    /* With concat-dedup on, it handles every concat (nesting needs the inner layouts decided with the outer
+     * ones): links (bytes), copies and counts all go to one kind, so the report's rows agree. */
+    const ShareKind kind = nest ? SHARE_DEDUP : SHARE_CONCAT;
     for (guint s = m->schedule->len; s-- > 0;) {
         const Node *n = m->schedule->pdata[s];
         if (!n->op || n->op->runtime != RUNTIME_CONCAT || m->decided[n->index])
@@ -51,7 +54,7 @@ gboolean alias_concat_pass(AliasMap *m, gboolean nest, GError **error)
         const Tensor *y = node_output(n, 0);
         int axis;
         if (!y || !m->bytes[y->id] || !concat_axis(n, y, &axis)) {
-            alias_note_copy(m, n, SHARE_CONCAT, "the output has no buffer in the arena");
+            alias_note_copy(m, n, kind, "the output has no buffer in the arena");
             continue;
         }
         if (!alias_leading_ones(y, axis)) {
@@ -60,7 +63,7 @@ gboolean alias_concat_pass(AliasMap *m, gboolean nest, GError **error)
                             "leading dimensions to be 1 for memory aliasing", n->label, axis);
                 return FALSE;
             }
-            alias_note_copy(m, n, SHARE_CONCAT, "concat_runtime: axis=%d requires all leading dimensions to be 1 for "
+            alias_note_copy(m, n, kind, "concat_runtime: axis=%d requires all leading dimensions to be 1 for "
                             "memory aliasing", axis);
             continue;
         }
@@ -68,7 +71,7 @@ gboolean alias_concat_pass(AliasMap *m, gboolean nest, GError **error)
         for (guint k = 0; k < n->inputs->len; k++)
             total += physical(m, node_input(n, k));
         if (total != m->bytes[y->id]) {
-            alias_note_copy(m, n, SHARE_CONCAT, "the inputs' padded sizes (%" G_GUINT64_FORMAT " B) do not add up to the "
+            alias_note_copy(m, n, kind, "the inputs' padded sizes (%" G_GUINT64_FORMAT " B) do not add up to the "
                             "output's (%" G_GUINT64_FORMAT " B)", total, m->bytes[y->id]);
             continue;
         }
@@ -77,11 +80,10 @@ gboolean alias_concat_pass(AliasMap *m, gboolean nest, GError **error)
         for (guint k = 0; k < n->inputs->len; k++) {
             const Tensor *x = node_input(n, k);
             char *why = input_obstacle(m, n, k, nest);
-            gboolean nested = x->producer && x->producer->op && x->producer->op->runtime == RUNTIME_CONCAT;
-            if (!why && !alias_link(m, x->id, y->id, offset, nested ? SHARE_DEDUP : SHARE_CONCAT))
+            if (!why && !alias_link(m, x->id, y->id, offset, kind))
                 why = g_strdup_printf("input '%s' would make a cycle", x->name);
             if (why) {
-                alias_note_copy(m, n, nest ? SHARE_DEDUP : SHARE_CONCAT, "%s", why);
+                alias_note_copy(m, n, kind, "%s", why);
                 g_free(why);
             } else {
                 placed++;
@@ -89,7 +91,7 @@ gboolean alias_concat_pass(AliasMap *m, gboolean nest, GError **error)
             offset += physical(m, x);
         }
         if (placed)
-            alias_note_shared(m, n, nest ? SHARE_DEDUP : SHARE_CONCAT);
+            alias_note_shared(m, n, kind);
         m->decided[n->index] = TRUE;
     }
     return TRUE;

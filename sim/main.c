@@ -252,6 +252,17 @@ static void print_aliasing(const Job *job)
                     SHARE_KIND_COUNT, job->aliases->notes);
 }
 
+/* The row's per-kind savings and fallback count (zero for a trace file: no graph, no sharing decisions). */
+static void row_set_sharing(ReportRow *row, const Job *job)
+{
+    memset(row->saved, 0, sizeof row->saved);
+    row->fallbacks = 0;
+    if (!job->aliases)
+        return;
+    alias_savings(job->aliases, row->saved);
+    row->fallbacks = job->aliases->notes->len;
+}
+
 /* --chrome-trace: the plan as trace events, each step named by the node the schedule runs there. */
 static gboolean write_chrome_trace(const CliOptions *o, const Job *job, const Trace *t, const Plan *plan,
                                    GError **error)
@@ -320,6 +331,7 @@ static int run_plan(const CliOptions *o, const Job *job, const Trace *t)
     ReportRow base = {.graph = source, .dims = job->dims_text, .order = o->graph_path ? job->order->name : "file",
                       .alias = o->graph_path ? (o->alias ? o->alias : "all") : "none",
                       .no_alias_bytes = job->no_alias_bytes};
+    row_set_sharing(&base, job);
     if (o->compare) {
         guint count;
         const PlaceStrategy *const *all = place_strategies(&count);
@@ -416,6 +428,7 @@ static int run_orders(const CliOptions *o, Job *job, const Model *m)
             rows[k].order = job->order->name;
             rows[k].alias = o->alias ? o->alias : "all";
             rows[k].no_alias_bytes = job->no_alias_bytes;
+            row_set_sharing(&rows[k], job);
             done++;
             g_ptr_array_add(keep, plan);
         }

@@ -37,8 +37,16 @@ static double pct(guint64 part, guint64 whole) { return whole ? 100.0 * (double)
 static const char *const columns[] = {
     "graph", "dims", "order", "strategy", "buffers", "steps", "arena_bytes", "lower_bound_bytes",
     "fragmentation_bytes", "fragmentation_pct", "naive_bytes", "savings_bytes", "savings_pct", "plan_seconds",
-    "verified", "detail", "alias", "no_alias_bytes", "trace_bytes",
+    "verified", "detail", "alias", "no_alias_bytes", "trace_bytes", "saved_noop_bytes", "saved_inplace_bytes",
+    "saved_gather_bytes", "saved_slice_bytes", "saved_split_bytes", "saved_concat_bytes", "saved_concat_dedup_bytes",
+    "fallbacks",
 };
+/* The saved_*_bytes columns follow ShareKind from SHARE_NOOP on. */
+#define FIRST_SAVED_COLUMN 19
+G_STATIC_ASSERT(FIRST_SAVED_COLUMN + SHARE_KIND_COUNT - 1 + 1 == G_N_ELEMENTS(columns));
+
+/* Columns holding numbers: right-aligned in md, numbers in json. */
+static gboolean column_is_number(guint c) { return (c >= 4 && c <= 13) || c >= 17; }
 
 static char *cell(const ReportRow *r, guint c)
 {
@@ -62,7 +70,11 @@ static char *cell(const ReportRow *r, guint c)
     case 15: return g_strdup(r->detail);
     case 16: return g_strdup(r->alias ? r->alias : "none");
     case 17: return g_strdup_printf("%" G_GUINT64_FORMAT, r->no_alias_bytes);
-    default: return g_strdup_printf("%" G_GUINT64_FORMAT, r->trace_bytes);
+    case 18: return g_strdup_printf("%" G_GUINT64_FORMAT, r->trace_bytes);
+    default:
+        if (c < FIRST_SAVED_COLUMN + SHARE_KIND_COUNT - 1)
+            return g_strdup_printf("%" G_GUINT64_FORMAT, r->saved[c - FIRST_SAVED_COLUMN + SHARE_NOOP]);
+        return g_strdup_printf("%u", r->fallbacks);
     }
 }
 
@@ -135,7 +147,7 @@ static void print_json(FILE *out, const ReportRow *rows, guint n)
         for (guint c = 0; c < G_N_ELEMENTS(columns); c++) {
             char *v = cell(&rows[k], c);
             json_builder_set_member_name(b, columns[c]);
-            if ((c >= 4 && c <= 13) || c >= 17) {
+            if (column_is_number(c)) {
                 if (c == 9 || c == 12 || c == 13)
                     json_builder_add_double_value(b, g_ascii_strtod(v, NULL));
                 else
@@ -180,7 +192,7 @@ void report_print(FILE *out, ReportFormat f, const ReportRow *rows, guint n)
     fprintf(out, f == FORMAT_MD ? "|\n" : "\n");
     if (f == FORMAT_MD) {
         for (guint c = 0; c < G_N_ELEMENTS(columns); c++)
-            fprintf(out, (c >= 4 && c <= 13) || c >= 17 ? "|---:" : "|---");
+            fprintf(out, column_is_number(c) ? "|---:" : "|---");
         fprintf(out, "|\n");
     }
     for (guint k = 0; k < n; k++) {

@@ -5,6 +5,7 @@
 #ifndef SIM_REPORT_H
 #define SIM_REPORT_H
 
+#include "alias.h"
 #include "place.h"
 
 #include <stdio.h>
@@ -25,6 +26,8 @@ typedef struct {
     const char *alias;    /* alias strategies applied ("none", "all", or a list) */
     guint64 no_alias_bytes; /* every tensor its own buffer: the seeds' "without aliasing" total */
     guint64 trace_bytes;  /* sum of the trace's buffer sizes after sharing: the seeds' "with aliasing" total */
+    guint64 saved[SHARE_KIND_COUNT]; /* bytes each kind of sharing saved (index SHARE_OWN unused) */
+    guint fallbacks;      /* ops an alias strategy had to copy (each reason is in the text/md report) */
 } ReportRow;
 
 /* Fills the numbers of a row from a trace and its plan (naive: the no-reuse arena of the same trace). */
@@ -32,7 +35,7 @@ void report_row_fill(ReportRow *row, const Trace *t, const Plan *plan, guint64 n
 /* One row, or a comparison table of several, in the given format. */
 void report_print(FILE *out, ReportFormat f, const ReportRow *rows, guint n);
 /* What aliasing did: per kind, ops shared and copied and bytes saved, then every fallback with its reason
- * (text and md; csv and json carry the totals in the row). */
+ * (text and md; csv and json carry the per-kind bytes saved and the fallback count in the row). */
 void report_aliasing(FILE *out, ReportFormat f, const guint *shared, const guint *copied, const guint64 *saved,
                      const char *const *kind_names, guint kinds, const GPtrArray *notes);
 /* `offset size name first last`, sorted by offset (then name), one buffer a line. */

@@ -183,7 +183,9 @@ static void test_plan_gpt2(void)
     g_assert_cmpint(r.status, ==, 0);
     g_assert_true(g_str_has_prefix(r.out, "graph,dims,order,strategy,buffers,steps,arena_bytes,lower_bound_bytes,"
                                           "fragmentation_bytes,fragmentation_pct,naive_bytes,savings_bytes,savings_pct,"
-                                          "plan_seconds,verified,detail,alias,no_alias_bytes,trace_bytes\n"));
+                                          "plan_seconds,verified,detail,alias,no_alias_bytes,trace_bytes,saved_noop_bytes,"
+                                          "saved_inplace_bytes,saved_gather_bytes,saved_slice_bytes,saved_split_bytes,"
+                                          "saved_concat_bytes,saved_concat_dedup_bytes,fallbacks\n"));
     char **lines = g_strsplit(r.out, "\n", -1);
     g_assert_cmpuint(g_strv_length(lines), ==, 11); /* header, 9 strategies, trailing empty */
     assert_contains(r.out, ",best,442,417,26124800,26124800,0,0.00,376483456,");
@@ -276,6 +278,38 @@ static void test_aliasing_report(void)
                            "to be 1 for memory aliasing\n");
     run_result_clear(&r);
     g_free(path);
+
+    /* The same table in the json row: bytes saved per kind (they add up to the bytes sharing saved) and the
+     * fallback count. gpt2: noop and in-place, 8 B of Gather; chained-concat: all of it concat-dedup's. */
+    struct {
+        const char *graph;
+        gint64 noop, inplace, gather, concat, dedup, fallbacks;
+    } cases[] = {{"gpt2.onnx", 37749760, 193855488, 8, 0, 0, 14}, {"chained-concat.onnx", 0, 0, 0, 0, 5898240, 2}};
+    for (guint k = 0; k < G_N_ELEMENTS(cases); k++) {
+        path = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", cases[k].graph, NULL);
+        r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--format", "json", NULL});
+        g_assert_cmpint(r.status, ==, 0);
+        JsonParser *parser = json_parser_new();
+        g_assert_true(json_parser_load_from_data(parser, r.out, -1, NULL));
+        JsonObject *row = json_array_get_object_element(json_node_get_array(json_parser_get_root(parser)), 0);
+        g_assert_cmpint(json_object_get_int_member(row, "saved_noop_bytes"), ==, cases[k].noop);
+        g_assert_cmpint(json_object_get_int_member(row, "saved_inplace_bytes"), ==, cases[k].inplace);
+        g_assert_cmpint(json_object_get_int_member(row, "saved_gather_bytes"), ==, cases[k].gather);
+        g_assert_cmpint(json_object_get_int_member(row, "saved_concat_bytes"), ==, cases[k].concat);
+        g_assert_cmpint(json_object_get_int_member(row, "saved_concat_dedup_bytes"), ==, cases[k].dedup);
+        g_assert_cmpint(json_object_get_int_member(row, "fallbacks"), ==, cases[k].fallbacks);
+        gint64 sum = 0;
+        for (const char *const *c = (const char *[]){"saved_noop_bytes", "saved_inplace_bytes", "saved_gather_bytes",
+                                                     "saved_slice_bytes", "saved_split_bytes", "saved_concat_bytes",
+                                                     "saved_concat_dedup_bytes", NULL};
+             *c; c++)
+            sum += json_object_get_int_member(row, *c);
+        g_assert_cmpint(sum, ==, json_object_get_int_member(row, "no_alias_bytes") -
+                                     json_object_get_int_member(row, "trace_bytes"));
+        g_object_unref(parser);
+        run_result_clear(&r);
+        g_free(path);
+    }
 }
 
 static void test_plan_usage_errors(void)
