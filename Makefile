@@ -12,7 +12,7 @@
 #   make clean
 
 DEB_PACKAGES := gcc make pkg-config perl clang libclang-rt-14-dev valgrind libglib2.0-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev libjson-glib-dev \
-                gnuplot-nox fonts-dejavu-core \
+                gnuplot-nox fonts-dejavu-core parallel \
                 python3-onnx python3-torch python3-torchvision
 ONNX_PROTO   ?= /usr/include/onnx/onnx.proto
 BUILD        ?= build

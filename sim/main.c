@@ -12,6 +12,7 @@
 #include "ops.h"
 #include "place.h"
 #include "plot.h"
+#include "plot-table.h"
 #include "registry.h"
 #include "report.h"
 #include "shape.h"
@@ -24,6 +25,7 @@
 
 typedef struct {
     char *graph_path, *trace_path, *trace_out, *bins_path, *chrome_trace, *plot, *plot_out;
+    char *from, *plot_x, *plot_y, *plot_title;
     char **dims, **pins;
     char *strategy, *format, *weights, *alias, *order, *orders;
     gint64 order_budget, seed, search_max;
@@ -116,7 +118,11 @@ static int check_options(const CliOptions *o, Job *job)
     if (!o->plot != !o->plot_out)
         return usage_error("--plot KIND and --out FILE go together");
     if (o->plot && !plot_kind_parse(o->plot, &job->plot))
-        return usage_error("--plot takes timeline or layout");
+        return usage_error("--plot takes timeline, layout, compare or sweep");
+    if (o->plot && (job->plot == PLOT_COMPARE || job->plot == PLOT_SWEEP))
+        return usage_error("--plot compare and --plot sweep draw a result table: give it with --from FILE.csv");
+    if (o->plot_x || o->plot_y || o->plot_title)
+        return usage_error("--x, --y and --title shape --plot compare and --plot sweep (with --from)");
     if (o->plot && job->plot == PLOT_LAYOUT && o->compare)
         return usage_error("--plot layout draws one plan: drop --compare");
     if ((o->plot || o->chrome_trace) && (o->info || o->orders))
@@ -297,6 +303,41 @@ static gboolean write_plot(const CliOptions *o, const Job *job, const Trace *t, 
                                            : plot_timeline(o->plot_out, title, t, plans, count, error);
     g_free(title);
     return ok;
+}
+
+/* --from TABLE --plot compare|sweep: a picture of a result table, no planning. */
+static int run_table_plot(const CliOptions *o)
+{
+    PlotKind kind;
+    if (!o->plot || !o->plot_out)
+        return usage_error("--from FILE.csv is drawn with --plot compare|sweep --out FILE.png|svg");
+    if (!plot_kind_parse(o->plot, &kind) || (kind != PLOT_COMPARE && kind != PLOT_SWEEP))
+        return usage_error("--from draws a result table: --plot compare or --plot sweep");
+    if (o->graph_path || o->trace_path || o->compare || o->orders || o->info || o->chrome_trace || o->trace_out)
+        return usage_error("--from draws an existing table: drop --graph, --trace, --compare, --orders, --info, "
+                           "--chrome-trace and --trace-out");
+    if (kind == PLOT_SWEEP && !o->plot_x)
+        return usage_error("--plot sweep needs --x NAME: a column or a --dim name of the table");
+    GError *error = NULL;
+    if (!plot_path_check(o->plot_out, &error)) {
+        char *msg = g_strdup_printf("--out %s: %s", o->plot_out, error->message);
+        int r = usage_error(msg);
+        g_free(msg);
+        g_error_free(error);
+        return r;
+    }
+    CsvTable *table = csv_table_read(o->from, &error);
+    if (!table)
+        return file_error(o->from, error);
+    TablePlotOptions options = {.table_path = o->from, .x = o->plot_x, .title = o->plot_title,
+                                .y = o->plot_y ? o->plot_y : kind == PLOT_COMPARE ? "ratio" : "arena_bytes"};
+    gboolean ok = kind == PLOT_COMPARE ? plot_compare(o->plot_out, table, &options, &error)
+                                       : plot_sweep(o->plot_out, table, &options, &error);
+    csv_table_free(table);
+    /* What is wrong in the table is said against the table; a failed drawing against the picture. */
+    int status = ok ? 0 : file_error(error && error->code == 2 ? o->plot_out : o->from, error);
+    g_clear_error(&error);
+    return status;
 }
 
 /* Plans with one strategy, verifies, fills a report row. */
@@ -535,6 +576,16 @@ int main(int argc, char **argv)
          "Draw the plan with gnuplot: timeline (live and spanned bytes per step; with --compare every plan) or "
          "layout (the plan as rectangles, step across, address up)", "KIND"},
         {"out", 0, 0, G_OPTION_ARG_FILENAME, &o.plot_out, "Where --plot draws: FILE.png or FILE.svg", "FILE"},
+        {"from", 0, 0, G_OPTION_ARG_FILENAME, &o.from,
+         "Draw a result table (the CSV of --format csv or bench/sweep.sh) instead of planning: --plot compare "
+         "(bars of arena / lower bound, a cluster per graph, a bar per strategy) or --plot sweep (a metric against --x)",
+         "FILE.csv"},
+        {"x", 0, 0, G_OPTION_ARG_STRING, &o.plot_x, "--plot sweep: the swept parameter, a column or a --dim name (e.g. seq)",
+         "NAME"},
+        {"y", 0, 0, G_OPTION_ARG_STRING, &o.plot_y,
+         "--plot compare|sweep: the metric, a numeric column or ratio (arena / lower bound); default ratio for compare, "
+         "arena_bytes for sweep", "COLUMN"},
+        {"title", 0, 0, G_OPTION_ARG_STRING, &o.plot_title, "--plot compare|sweep: the picture's title", "TEXT"},
         {"chrome-trace", 0, 0, G_OPTION_ARG_FILENAME, &o.chrome_trace,
          "Write the plan as Chrome trace events (ui.perfetto.dev, chrome://tracing): ops and live bytes per step",
          "FILE"},
@@ -579,6 +630,8 @@ int main(int argc, char **argv)
         list_ops();
     } else if (o.list) {
         list_strategies();
+    } else if (o.from) {
+        status = run_table_plot(&o);
     } else {
         status = run(&o);
     }
@@ -588,6 +641,10 @@ int main(int argc, char **argv)
     g_free(o.chrome_trace);
     g_free(o.plot);
     g_free(o.plot_out);
+    g_free(o.from);
+    g_free(o.plot_x);
+    g_free(o.plot_y);
+    g_free(o.plot_title);
     g_free(o.bins_path);
     g_free(o.strategy);
     g_free(o.format);

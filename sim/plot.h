@@ -1,17 +1,17 @@
 /* plot.h — pictures of plans, drawn by gnuplot through a pipe (popen; the data travel inline as a
  * datablock, so no temporary files are left behind). The output format follows the file name: `.png`
- * (pngcairo) or `.svg`. Kinds so far: `timeline`, `layout`. */
+ * (pngcairo) or `.svg`. */
 #ifndef SIM_PLOT_H
 #define SIM_PLOT_H
 
+#include "gnuplot.h"
 #include "place.h"
 #include "trace.h"
 
-typedef enum { PLOT_TIMELINE, PLOT_LAYOUT } PlotKind;
+/* timeline and layout draw the plan of one run; compare and sweep draw a result table (plot-table.h). */
+typedef enum { PLOT_TIMELINE, PLOT_LAYOUT, PLOT_COMPARE, PLOT_SWEEP } PlotKind;
 
 gboolean plot_kind_parse(const char *name, PlotKind *out);
-/* Checks the output name: a supported extension and no characters gnuplot's quoting cannot carry. */
-gboolean plot_path_check(const char *path, GError **error);
 
 /* timeline: bytes live per schedule step, and for each plan the bytes it spans at that step (whose peak
  * is its arena); the lower bound dashed. `plans` are plans of the same trace. */

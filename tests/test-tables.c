@@ -1,0 +1,261 @@
+/* test-tables.c — result tables: the CSV reader, the table plots (`sim --from T --plot compare|sweep`)
+ * and the sweep runner (bench/sweep.sh with GNU parallel: rows appended, a rerun skips them, a failed run
+ * is reported and retried). */
+#include "csv-table.h"
+#include "graph.h"
+#include "testutil.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+
+static void assert_contains(const char *haystack, const char *needle)
+{
+    if (!strstr(haystack, needle))
+        g_error("expected to find\n  %s\nin\n%s", needle, haystack);
+}
+
+static CsvTable *read_text(const char *name, const char *text, GError **error)
+{
+    char *path = test_write_scratch(name, text, strlen(text));
+    CsvTable *t = csv_table_read(path, error);
+    g_free(path);
+    return t;
+}
+
+static void test_csv_reader(void)
+{
+    GError *error = NULL;
+    CsvTable *t = read_text("ok.csv", "a,b,c\r\n1,\"x,y\",\"say \"\"hi\"\"\"\n\n2,,\"two\nlines\"\n3,z,last", &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(t->header->len, ==, 3);
+    g_assert_cmpuint(t->rows->len, ==, 3);
+    g_assert_cmpint(csv_table_column(t, "c"), ==, 2);
+    g_assert_cmpint(csv_table_column(t, "d"), ==, -1);
+    g_assert_cmpstr(csv_table_cell(t, 0, 1), ==, "x,y");
+    g_assert_cmpstr(csv_table_cell(t, 0, 2), ==, "say \"hi\"");
+    g_assert_cmpstr(csv_table_cell(t, 1, 1), ==, "");
+    g_assert_cmpstr(csv_table_cell(t, 1, 2), ==, "two\nlines");
+    g_assert_cmpuint(csv_table_line(t, 1), ==, 4);
+    g_assert_cmpuint(csv_table_line(t, 2), ==, 6); /* the quoted newline counted */
+    g_assert_cmpstr(csv_table_cell(t, 2, 2), ==, "last");
+    csv_table_free(t);
+
+    struct {
+        const char *text, *message;
+    } bad[] = {
+        {"", "empty file: a CSV table starts with its header row"},
+        {"a,b\n1,2,3\n", "line 2: 3 fields where the header has 2"},
+        {"a,b\n1,\"open\n", "line 2: a quoted field is not closed"},
+        {"a,b\n1,\"x\"y\n", "line 2: text after a closing quote"},
+        {"a,b\n1,x\"y\n", "line 2: a quote inside an unquoted field"},
+        {"a,b\n1,\xff\n", "not a text file (NUL bytes or invalid UTF-8)"},
+    };
+    for (guint k = 0; k < G_N_ELEMENTS(bad); k++) {
+        g_assert_null(read_text("bad.csv", bad[k].text, &error));
+        g_assert_error(error, SIM_ERROR, SIM_ERROR_FORMAT);
+        g_assert_cmpstr(error->message, ==, bad[k].message);
+        g_clear_error(&error);
+    }
+}
+
+static char *read_all(const char *path)
+{
+    char *text = NULL;
+    g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+    return text;
+}
+
+/* A table the way --compare writes it: two graphs, two strategies, arena and lower bound. */
+static const char table[] =
+    "graph,dims,order,strategy,arena_bytes,lower_bound_bytes,plan_seconds\n"
+    "graphs/a.onnx,seq=16,file,firstfit,1500,1000,0.1\n"
+    "graphs/a.onnx,seq=16,file,best,1000,1000,0.2\n"
+    "graphs/b.onnx,seq=16,file,firstfit,3000,2000,0.1\n"
+    "graphs/b.onnx,seq=16,file,best,2500,2000,0.3\n"
+    "graphs/a.onnx,seq=32,file,firstfit,3072,2048,0.1\n"
+    "graphs/a.onnx,seq=32,file,best,2048,2048,0.2\n";
+
+static void expect_sim_failure(const char *const *args, int status, const char *line)
+{
+    RunResult r = test_run("SIM_BIN", args);
+    g_assert_cmpint(r.status, ==, status);
+    g_assert_cmpstr(r.err, ==, line);
+    g_assert_cmpstr(r.out, ==, "");
+    run_result_clear(&r);
+}
+
+static void test_table_plots(void)
+{
+    char *path = test_write_scratch("t.csv", table, sizeof table - 1);
+    char *svg = test_scratch_path("compare.svg");
+    /* The alias column is missing: the plot says which. */
+    char *line = g_strdup_printf("sim: %s: no column 'alias'\n", path);
+    expect_sim_failure((const char *[]){"--from", path, "--plot", "compare", "--out", svg, NULL}, 1, line);
+    g_free(line);
+    g_assert_false(g_file_test(svg, G_FILE_TEST_EXISTS));
+    g_free(path);
+
+    /* With the alias column: bars per graph (a at two dims: the dims name the cluster), one per strategy. */
+    GString *with_alias = g_string_new(NULL);
+    char **rows = g_strsplit(table, "\n", -1);
+    for (char **row = rows; *row && **row; row++)
+        g_string_append_printf(with_alias, "%s,%s\n", *row, row == rows ? "alias" : "all");
+    g_strfreev(rows);
+    path = test_write_scratch("t.csv", with_alias->str, with_alias->len);
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--from", path, "--plot", "compare", "--out", svg, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    g_assert_cmpstr(r.out, ==, "");
+    run_result_clear(&r);
+    char *text = read_all(svg);
+    assert_contains(text, "<svg");
+    assert_contains(text, "arena / lower bound per strategy");
+    assert_contains(text, ">a / dims seq=16<");
+    assert_contains(text, ">b / dims seq=16<");
+    assert_contains(text, ">firstfit<");
+    assert_contains(text, ">best<");
+    assert_contains(text, "1 = lower bound");
+    g_free(text);
+
+    /* Sweep over the seq dim, arena in bytes (KiB here) with the lower bound line; a title of our own. */
+    char *sweep = test_scratch_path("sweep.svg");
+    r = test_run("SIM_BIN", (const char *[]){"--from", path, "--plot", "sweep", "--x", "seq", "--title", "arena vs seq",
+                                              "--out", sweep, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    text = read_all(sweep);
+    assert_contains(text, ">arena vs seq<");
+    assert_contains(text, "arena_bytes (KiB)");
+    assert_contains(text, ">lower bound (a)<");
+    assert_contains(text, ">b / firstfit<");
+    g_free(text);
+    /* A numeric column as x, a column as y. */
+    r = test_run("SIM_BIN", (const char *[]){"--from", path, "--plot", "sweep", "--x", "lower_bound_bytes", "--y",
+                                              "plan_seconds", "--out", sweep, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+
+    /* Usage and table errors: one line each, nothing drawn. */
+    g_unlink(sweep);
+    expect_sim_failure((const char *[]){"--from", path, "--plot", "sweep", "--out", sweep, NULL}, 2,
+                       "sim: --plot sweep needs --x NAME: a column or a --dim name of the table (see sim --help)\n");
+    expect_sim_failure((const char *[]){"--from", path, "--plot", "layout", "--out", sweep, NULL}, 2,
+                       "sim: --from draws a result table: --plot compare or --plot sweep (see sim --help)\n");
+    expect_sim_failure((const char *[]){"--graph", path, "--plot", "compare", "--out", sweep, NULL}, 2,
+                       "sim: --plot compare and --plot sweep draw a result table: give it with --from FILE.csv (see "
+                       "sim --help)\n");
+    line = g_strdup_printf("sim: %s: line 2: 'batch' is neither a column nor a dimension in the dims column\n", path);
+    expect_sim_failure((const char *[]){"--from", path, "--plot", "sweep", "--x", "batch", "--out", sweep, NULL}, 1, line);
+    g_free(line);
+    line = g_strdup_printf("sim: %s: line 2: column 'graph' holds 'graphs/a.onnx', not a number\n", path);
+    expect_sim_failure((const char *[]){"--from", path, "--plot", "sweep", "--x", "seq", "--y", "graph", "--out", sweep,
+                                        NULL}, 1, line);
+    g_free(line);
+    g_assert_false(g_file_test(sweep, G_FILE_TEST_EXISTS));
+    g_free(path);
+    /* Two rows measuring the same thing. */
+    g_string_append(with_alias, "graphs/b.onnx,seq=16,file,best,2400,2000,0.3,all\n");
+    path = test_write_scratch("t.csv", with_alias->str, with_alias->len);
+    line = g_strdup_printf("sim: %s: lines 5 and 8 both measure b / dims seq=16, best\n", path);
+    expect_sim_failure((const char *[]){"--from", path, "--plot", "compare", "--out", svg, NULL}, 1, line);
+    g_free(line);
+    g_free(path);
+    g_string_free(with_alias, TRUE);
+    g_free(svg);
+    g_free(sweep);
+}
+
+/* Runs bench/sweep.sh with the sim under test. */
+static RunResult run_sweep(const char *const *args)
+{
+    char *script = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "bench", "sweep.sh", NULL);
+    g_setenv("SWEEP_BIN", script, TRUE);
+    g_free(script);
+    return test_run("SWEEP_BIN", args);
+}
+
+static guint count_lines(const char *path)
+{
+    char *text = read_all(path);
+    guint n = 0;
+    for (const char *c = text; *c; c++)
+        n += *c == '\n';
+    g_free(text);
+    return n;
+}
+
+static void test_sweep_runner(void)
+{
+    if (!g_find_program_in_path("parallel")) {
+        g_test_fail_printf("GNU parallel is not installed (make deps installs it)");
+        return;
+    }
+    char *out = test_scratch_path("sweep.csv");
+    g_unlink(out);
+    const char *const args[] = {"--out", out, "--graph", "graphs/gpt2.onnx", "--graph", "graphs/unet.onnx", "--alias",
+                                "all", "--alias", "none", "--strategies", "firstfit,greedy-size", "--jobs", "2", NULL};
+    RunResult r = run_sweep(args);
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.err, "sweep.sh: 8 runs, 0 already in ");
+    g_assert_cmpuint(count_lines(out), ==, 9); /* header and 8 rows */
+    char *text = read_all(out);
+    g_assert_true(g_str_has_prefix(text, "graph,dims,order,strategy,buffers,"));
+    /* gpt2 without sharing, greedy-size: the lower bound exactly (docs/corpus.md). */
+    assert_contains(text, "graphs/gpt2.onnx,-,file,greedy-size,442,417,26124800,26124800,");
+    g_free(text);
+    run_result_clear(&r);
+
+    /* A rerun has nothing left; a removed row is the one run again. */
+    r = run_sweep(args);
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.err, "8 runs, 8 already in ");
+    run_result_clear(&r);
+    text = read_all(out);
+    char **lines = g_strsplit(text, "\n", -1);
+    GString *kept = g_string_new(NULL);
+    for (guint k = 0; lines[k] && *lines[k]; k++)
+        if (k != 3)
+            g_string_append_printf(kept, "%s\n", lines[k]);
+    g_assert_true(g_file_set_contents(out, kept->str, (gssize)kept->len, NULL));
+    g_string_free(kept, TRUE);
+    g_strfreev(lines);
+    g_free(text);
+    r = run_sweep(args);
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.err, "8 runs, 7 already in ");
+    assert_contains(r.err, "1 to run");
+    g_assert_cmpuint(count_lines(out), ==, 9);
+    run_result_clear(&r);
+
+    /* A run that fails (an exact order past its budget) leaves no row, is reported, and is tried again. */
+    const char *const failing[] = {"--out", out, "--graph", "graphs/inception.onnx", "--orders", "optimal",
+                                   "--strategies", "bestfit", "--sim-args", "--order-budget 1", NULL};
+    r = run_sweep(failing);
+    g_assert_cmpint(r.status, ==, 1);
+    assert_contains(r.err, "sweep.sh: 1 of 1 runs failed; their rows are missing (a rerun retries them)");
+    assert_contains(r.err, "graphs/inception.onnx");
+    g_assert_cmpuint(count_lines(out), ==, 9);
+    run_result_clear(&r);
+    r = run_sweep(failing);
+    assert_contains(r.err, "1 runs, 0 already in ");
+    run_result_clear(&r);
+
+    /* Usage errors. */
+    r = run_sweep((const char *[]){"--graph", "graphs/gpt2.onnx", NULL});
+    g_assert_cmpint(r.status, ==, 2);
+    g_assert_cmpstr(r.err, ==, "sweep.sh: --out FILE.csv is required (see --help)\n");
+    run_result_clear(&r);
+    r = run_sweep((const char *[]){"--out", out, "--graph", "graphs/gpt2.onnx", "--dim", "seq", NULL});
+    g_assert_cmpint(r.status, ==, 2);
+    g_assert_cmpstr(r.err, ==, "sweep.sh: --dim 'seq' is not NAME=V1,V2,...\n");
+    run_result_clear(&r);
+    g_free(out);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/tables/csv-reader", test_csv_reader);
+    g_test_add_func("/tables/plots", test_table_plots);
+    g_test_add_func("/tables/sweep-runner", test_sweep_runner);
+    return g_test_run();
+}
