@@ -20,6 +20,7 @@
 #include "place.h"
 #include "registry.h"
 
+#include <pthread.h>
 #include <string.h>
 
 typedef struct {
@@ -56,15 +57,29 @@ static gboolean fits_cross_section(const Search *s)
     return TRUE;
 }
 
-static gboolean dfs(Search *s)
+/* A raise of the lowest stretch, undone when its frame returns. */
+typedef struct {
+    guint from, to;
+    guint64 was;
+    gint *saved_top;
+} Raise;
+
+typedef enum { NODE_FAILED, NODE_FOUND, NODE_RAISED } NodeResult;
+
+static gboolean dfs(Search *s);
+
+/* One node: place a unit at the lowest-left point of the skyline (recursing), or raise that point
+ * (recorded in raises; the caller goes on at the same depth, so the recursion depth is the number of units
+ * placed, not the number of raises, which can be a step count per unit). */
+static NodeResult dfs_node(Search *s, GArray **raises)
 {
     if (s->placed_count == s->n)
-        return TRUE;
+        return NODE_FOUND;
     if (!budget_left(s)) /* checked before counting: a node budget of N explores exactly N nodes at most */
-        return FALSE;
+        return NODE_FAILED;
     s->nodes++;
     if (!fits_cross_section(s))
-        return FALSE;
+        return NODE_FAILED;
     /* The lowest-left point of the skyline where something is still to be placed, and its flat stretch. */
     guint a = G_MAXUINT;
     for (guint t = 0; t < s->steps; t++)
@@ -90,7 +105,7 @@ static gboolean dfs(Search *s)
                 starting += x->size;
         }
         if (starting + slack < gap)
-            return FALSE;
+            return NODE_FAILED;
     }
     const PlaceUnit *below = s->top[a] >= 0 ? unit(s, s->units[s->top[a]]) : NULL;
     for (guint k = 0; k < s->n; k++) {
@@ -140,8 +155,10 @@ static gboolean dfs(Search *s)
             s->left[t] += x->size;
         }
         g_free(saved_top);
-        if (found || s->out_of_budget)
-            return found;
+        if (found)
+            return NODE_FOUND;
+        if (s->out_of_budget)
+            return NODE_FAILED;
     }
     /* Nothing rests on (a, h[a]): raise step a to its left neighbour, or against a left wall the whole
      * stretch to its right neighbour. Both are strictly higher (a is the leftmost lowest step), so every
@@ -154,21 +171,37 @@ static gboolean dfs(Search *s)
         up = s->h[b + 1];
         to = b;
     } else {
-        return FALSE;
+        return NODE_FAILED;
     }
-    gint *saved_top = g_new(gint, to - from + 1);
+    Raise r = {.from = from, .to = to, .was = was, .saved_top = g_new(gint, to - from + 1)};
     for (guint t = from; t <= to; t++) {
-        saved_top[t - from] = s->top[t];
+        r.saved_top[t - from] = s->top[t];
         s->top[t] = -1; /* a hole: nothing rests directly on the unit below */
         s->h[t] = up;
     }
-    gboolean found = dfs(s);
-    for (guint t = from; t <= to; t++) {
-        s->h[t] = was;
-        s->top[t] = saved_top[t - from];
+    if (!*raises)
+        *raises = g_array_new(FALSE, FALSE, sizeof(Raise));
+    g_array_append_val(*raises, r);
+    return NODE_RAISED;
+}
+
+static gboolean dfs(Search *s)
+{
+    GArray *raises = NULL;
+    NodeResult r;
+    while ((r = dfs_node(s, &raises)) == NODE_RAISED)
+        ;
+    for (guint k = raises ? raises->len : 0; k-- > 0;) { /* undo the raises, last first */
+        Raise *x = &g_array_index(raises, Raise, k);
+        for (guint t = x->from; t <= x->to; t++) {
+            s->h[t] = x->was;
+            s->top[t] = x->saved_top[t - x->from];
+        }
+        g_free(x->saved_top);
     }
-    g_free(saved_top);
-    return found;
+    if (raises)
+        g_array_unref(raises);
+    return r == NODE_FOUND;
 }
 
 /* Candidate orders tried in turn (restarts): largest first, largest area first, longest first. On the
@@ -260,7 +293,7 @@ static GPtrArray *parts_of(const PlaceProblem *p)
     return parts;
 }
 
-static gboolean search_plan(const PlaceProblem *p, guint64 *offsets, char **detail, GError **error)
+static gboolean search_on_this_stack(const PlaceProblem *p, guint64 *offsets, char **detail, GError **error)
 {
     gint64 start = g_get_monotonic_time();
     const PlaceOptions *o = p->options;
@@ -363,6 +396,41 @@ static gboolean search_plan(const PlaceProblem *p, guint64 *offsets, char **deta
     g_free(s.units);
     g_free(trial);
     return TRUE;
+}
+
+typedef struct {
+    const PlaceProblem *p;
+    guint64 *offsets;
+    char **detail;
+    GError **error;
+    gboolean ok;
+} SearchCall;
+
+static void *search_thread(void *data)
+{
+    SearchCall *c = data;
+    c->ok = search_on_this_stack(c->p, c->offsets, c->detail, c->error);
+    return NULL;
+}
+
+/* The search recurses once per unit placed; on a thread whose stack grows with the problem (reserved,
+ * touched only as deep as it goes) a trace of many buffers cannot overflow the process's 8 MB stack. */
+static gboolean search_plan(const PlaceProblem *p, guint64 *offsets, char **detail, GError **error)
+{
+    SearchCall call = {p, offsets, detail, error, FALSE};
+    size_t stack = ((size_t)MIN(p->units->len, 1u << 22) + 1024) * 4096; /* a frame is < 1 KB; sanitizers grow it */
+    pthread_attr_t attr;
+    pthread_t thread;
+    if (pthread_attr_init(&attr) != 0 || pthread_attr_setstacksize(&attr, stack) != 0 ||
+        pthread_create(&thread, &attr, search_thread, &call) != 0) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "search: cannot start a thread with a %zu MiB stack",
+                    stack >> 20);
+        pthread_attr_destroy(&attr);
+        return FALSE;
+    }
+    pthread_attr_destroy(&attr);
+    pthread_join(thread, NULL);
+    return call.ok;
 }
 
 const PlaceStrategy place_search = {

@@ -467,7 +467,7 @@ static void test_plot_timeline(void)
     expect_failure((const char *[]){"--graph", path, "--plot", "timeline", NULL}, 2,
                    "sim: --plot KIND and --out FILE go together (see sim --help)\n");
     expect_failure((const char *[]){"--graph", path, "--plot", "pie", "--out", svg, NULL}, 2,
-                   "sim: --plot takes timeline or layout (see sim --help)\n");
+                   "sim: --plot takes timeline, layout, compare or sweep (see sim --help)\n");
     expect_failure((const char *[]){"--graph", path, "--plot", "timeline", "--out", "x.pdf", NULL}, 2,
                    "sim: --out x.pdf: a plot is written as .png or .svg (see sim --help)\n");
     g_free(png);

@@ -58,6 +58,27 @@ static void test_budget(void)
     trace_free(t);
 }
 
+/* shufflenet_v2 without sharing (937 steps, 636 buffers): the search raises one step at a time across long
+ * stretches where nothing starts, thousands of raises per unit placed. Raises once recursed and overflowed
+ * the stack within 0.2 s (a crash found by the corpus sweep); now they loop within a frame, so the depth is
+ * the number of units placed, and the search runs on a thread whose stack grows with the trace. */
+static void test_deep_raises(void)
+{
+    char *path = g_strdup_printf("%s/tests/data/search-deep.csv", g_getenv("SIM_SOURCE_DIR"));
+    GError *error = NULL;
+    Trace *t = trace_read_file(path, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(trace_count(t), ==, 636);
+    PlaceOptions o = test_place_options;
+    o.max_nodes = 300000;
+    Plan *p = run("search", t, &o);
+    g_assert_nonnull(strstr(p->detail, "(budget spent), 300000 nodes"));
+    g_assert_cmpuint(p->arena, >=, trace_lower_bound(t));
+    plan_free(p);
+    trace_free(t);
+    g_free(path);
+}
+
 /* Smallest arena over every canonical placement: each order of the buffers, each buffer dropped onto the
  * highest earlier one it shares a step with. MiniMalloc's theorem makes this the optimum. */
 static void brute(const Trace *t, guint *order, gboolean *used, guint depth, guint64 *off, guint64 *best)
@@ -137,6 +158,7 @@ int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/search/perfect-instances", test_perfect_instances);
+    g_test_add_func("/search/deep-raises", test_deep_raises);
     g_test_add_func("/search/budget", test_budget);
     g_test_add_func("/search/brute-force", test_tiny_traces_against_brute_force);
     g_test_add_func("/search/climb", test_climb);
