@@ -45,7 +45,7 @@ LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(SIM_SRCS) $(STRATEGY_SRCS)) $(BUIL
 TEST_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 TEST_SUPPORT_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(TEST_SUPPORT))
 
-.PHONY: all deps test check asan run graphs models reference-shapes fuzz fuzz-build valgrind clean
+.PHONY: all deps test check asan run graphs models figures reference-shapes fuzz fuzz-build valgrind clean
 .SECONDARY:
 .DEFAULT_GOAL := all
 
@@ -104,6 +104,10 @@ graphs: $(MKGRAPH)
 
 models:
 	graphs/fetch-models.sh
+
+# Every table in results/ and figure in plots/ (bench/figures.sh; FIGURES="gpt2-seq corpus" for some).
+figures: models $(SIM) $(MKGRAPH)
+	bench/figures.sh $(FIGURES)
 
 reference-shapes: models
 	/usr/bin/python3 graphs/reference_shapes.py graphs/models/models.tsv tests/data/reference-shapes

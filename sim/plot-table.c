@@ -149,10 +149,20 @@ gboolean plot_compare(const char *path, const CsvTable *t, const TablePlotOption
     Columns c;
     if (!plot_path_check(path, error) || !columns_find(&c, t, o, error))
         return FALSE;
-    gboolean varies[ID_COUNT], category_use[ID_COUNT] = {0}, series_use[ID_COUNT] = {0};
+    gboolean varies[ID_COUNT], category_use[ID_COUNT] = {0}, category_dims_use[ID_COUNT] = {0},
+                               series_use[ID_COUNT] = {0};
     varying_fields(&c, NULL, varies);
-    category_use[ID_GRAPH] = TRUE;
-    category_use[ID_DIMS] = varies[ID_DIMS];
+    category_use[ID_GRAPH] = category_dims_use[ID_GRAPH] = category_dims_use[ID_DIMS] = TRUE;
+    /* A graph measured at several dims gets a cluster per dims; any other cluster is named by its graph. */
+    GHashTable *first_dims = g_hash_table_new(g_str_hash, g_str_equal), *several = g_hash_table_new(g_str_hash, g_str_equal);
+    for (guint r = 0; r < t->rows->len; r++) {
+        const char *graph = csv_table_cell(t, r, (guint)c.id[ID_GRAPH]), *dims = csv_table_cell(t, r, (guint)c.id[ID_DIMS]);
+        const char *seen = g_hash_table_lookup(first_dims, graph);
+        if (!seen)
+            g_hash_table_insert(first_dims, (gpointer)graph, (gpointer)dims);
+        else if (strcmp(seen, dims))
+            g_hash_table_add(several, (gpointer)graph);
+    }
     series_use[ID_ORDER] = varies[ID_ORDER];
     series_use[ID_ALIAS] = varies[ID_ALIAS];
     series_use[ID_STRATEGY] = TRUE;
@@ -162,7 +172,8 @@ gboolean plot_compare(const char *path, const CsvTable *t, const TablePlotOption
     double *value = g_new(double, rows), largest = 0;
     gboolean ok = TRUE;
     for (guint r = 0; ok && r < rows; r++) {
-        cat[r] = intern(categories, label_of(&c, r, NULL, category_use));
+        gboolean by_dims = g_hash_table_contains(several, csv_table_cell(t, r, (guint)c.id[ID_GRAPH]));
+        cat[r] = intern(categories, label_of(&c, r, NULL, by_dims ? category_dims_use : category_use));
         ser[r] = intern(series, label_of(&c, r, NULL, series_use));
         ok = metric(&c, r, &value[r], error);
         largest = MAX(largest, value[r]);
@@ -235,6 +246,8 @@ gboolean plot_compare(const char *path, const CsvTable *t, const TablePlotOption
     g_free(value);
     g_ptr_array_unref(categories);
     g_ptr_array_unref(series);
+    g_hash_table_unref(first_dims);
+    g_hash_table_unref(several);
     return ok;
 }
 

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# figures.sh — regenerates every published table in results/ and figure in plots/ (what `make figures`
+# runs; results/README.md says which part made which file). Parts, all by default, or name some:
+#   design-log   results/design-log-ordering.md                      (bench/design-log.sh)
+#   gpt2-seq     results/gpt2-seq.{csv,md}, plots/gpt2-seq-{arena,ratio}.png: arena against sequence length
+#   corpus       results/corpus-strategies.{csv,md}, plots/corpus-compare.png: strategies × corpus models
+#   aliasing     results/corpus-aliasing.csv, results/aliasing-savings.md: bytes saved per sharing kind
+#   pictures     plots/gpt2-timeline.png, plots/unet-layout.png: the README's pictures of one plan
+#   search       results/search.md                                    (bench/search.sh; timings)
+#   scaling      results/plan-scaling.md                              (bench/plan-scaling.sh; timings, slow)
+# Every table and figure is deterministic except the columns that are timings (search, scaling): the
+# sweeps start from an empty CSV each time and tables.py sorts rows and drops plan_seconds.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+make -s build/sim build/mkgraph
+parts=${*:-"design-log gpt2-seq corpus aliasing pictures search scaling"}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p results plots
+sim=build/sim
+say() { echo "figures.sh: $*" >&2; }
+tables() { /usr/bin/python3 bench/tables.py "$@"; }
+
+# Every placement strategy but naive (whose arena is 5–15× the others and flattens every picture).
+strategies=$("$sim" --list | awk '/^placement/{on=1; next} /^[a-z]/{on=0} on && $1 != "naive" {printf "%s%s", s, $1; s=","}')
+gpt2=graphs/models/torch/gpt2-torch.onnx
+
+need_models() {
+    [ -f "$gpt2" ] || { say "the corpus is missing: run make models first"; exit 1; }
+}
+
+part_design_log() { bench/design-log.sh; }
+
+part_gpt2_seq() {
+    need_models
+    bench/sweep.sh --out "$work/gpt2-seq.csv" --graph "$gpt2:batch=1" --dim seq=16,32,64,128,256,512,1024 \
+        --strategies "$strategies" --sim-args "--budget 5"
+    tables canon "$work/gpt2-seq.csv" results/gpt2-seq.csv
+    {
+        echo "# GPT-2 small: arena against sequence length"
+        echo
+        echo "Made by \`bench/figures.sh gpt2-seq\` (deterministic). Graph: \`$gpt2\` (torch.onnx.export of GPT-2"
+        echo "small, 12 layers, d = 768; \`make models\`), \`--dim batch=1 --dim seq=S\`, file order, all sharing"
+        echo "(\`--alias all\`), search and climb budget 5 s. Arena per strategy; the last column is the lower"
+        echo "bound (the most bytes live at one step). Raw rows: results/gpt2-seq.csv. Figures:"
+        echo "plots/gpt2-seq-arena.png, plots/gpt2-seq-ratio.png."
+        echo
+        echo "## Arena"
+        echo
+        tables pivot results/gpt2-seq.csv dims strategy arena
+        echo
+        echo "## Arena / lower bound"
+        echo
+        tables pivot results/gpt2-seq.csv dims strategy ratio
+    } > results/gpt2-seq.md
+    "$sim" --from results/gpt2-seq.csv --plot sweep --x seq --out plots/gpt2-seq-arena.png \
+        --title "GPT-2 small (torch export, batch 1): arena against sequence length, all sharing, file order"
+    "$sim" --from results/gpt2-seq.csv --plot sweep --x seq --y ratio --out plots/gpt2-seq-ratio.png \
+        --title "GPT-2 small (torch export, batch 1): arena / lower bound against sequence length"
+}
+
+part_corpus() {
+    need_models
+    bench/sweep.sh --out "$work/corpus.csv" --corpus --strategies "$strategies" --sim-args "--budget 5"
+    tables canon "$work/corpus.csv" results/corpus-strategies.csv
+    {
+        echo "# Strategies × corpus models"
+        echo
+        echo "Made by \`bench/figures.sh corpus\` (deterministic). Every model of graphs/models/models.tsv with its"
+        echo "dims, file order, all sharing, search and climb budget 5 s. Cells: arena / lower bound (1.000 = no"
+        echo "placement can do better). Raw rows: results/corpus-strategies.csv. Figure: plots/corpus-compare.png."
+        echo
+        tables pivot results/corpus-strategies.csv graph strategy ratio
+        echo
+        echo "## Arena"
+        echo
+        tables pivot results/corpus-strategies.csv graph strategy arena
+    } > results/corpus-strategies.md
+    "$sim" --from results/corpus-strategies.csv --plot compare --out plots/corpus-compare.png \
+        --title "Corpus models: arena / lower bound per strategy (all sharing, file order)"
+}
+
+part_aliasing() {
+    need_models
+    bench/sweep.sh --out "$work/aliasing.csv" --corpus --strategies best --alias all --alias none --sim-args "--budget 5"
+    tables canon "$work/aliasing.csv" results/corpus-aliasing.csv
+    /usr/bin/python3 - results/corpus-aliasing.csv "$work/all.csv" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1], newline="")) if r["alias"] == "all"]
+w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=list(rows[0].keys()), lineterminator="\n")
+w.writeheader(); w.writerows(rows)
+PY
+    {
+        echo "# What sharing saves, by kind, per corpus model"
+        echo
+        echo "Made by \`bench/figures.sh aliasing\` (deterministic). Every model of graphs/models/models.tsv with its"
+        echo "dims, file order, \`--alias all\`. *No sharing*: every tensor its own buffer (the sum of the activation"
+        echo "bytes); *with sharing*: the bytes of the buffers left after sharing; then the bytes saved by each kind"
+        echo "(docs/aliasing.md; · = none) and the number of ops an alias strategy had to copy (the reasons are in"
+        echo "\`sim --graph MODEL\`'s report). The arenas with \`best\`, with and without sharing, follow."
+        echo
+        tables savings "$work/all.csv"
+        echo
+        echo "## Arena with \`best\`: all sharing against none"
+        echo
+        tables pivot results/corpus-aliasing.csv graph alias arena
+    } > results/aliasing-savings.md
+}
+
+part_pictures() {
+    need_models
+    "$sim" --graph "$gpt2" --dim batch=1 --dim seq=64 --compare --plot timeline --out plots/gpt2-timeline.png \
+        --budget 5 > /dev/null
+    "$sim" --graph graphs/unet.onnx --strategy firstfit --plot layout --out plots/unet-layout.png > /dev/null
+}
+
+part_search() { bench/search.sh; }
+part_scaling() { bench/plan-scaling.sh; }
+
+for p in $parts; do
+    fn=part_${p//-/_}
+    declare -F "$fn" > /dev/null || { say "unknown part '$p' (see the header of bench/figures.sh)"; exit 2; }
+    say "$p"
+    "$fn"
+done
+say "done: $parts"
