@@ -31,7 +31,7 @@ static char *input_obstacle(const AliasMap *m, const Node *n, guint k, gboolean 
         if (node_input(n, j) == x)
             return g_strdup_printf("input '%s' appears twice; its second slot is a copy", x->name);
     if (!m->bytes[x->id])
-        return g_strdup_printf("input '%s' is a weight or constant outside the arena", x->name);
+        return g_strdup_printf("input '%s' is %s", x->name, alias_outside_reason(x));
     gboolean is_concat = x->producer && x->producer->op && x->producer->op->runtime == RUNTIME_CONCAT;
     if (is_concat && !nest)
         return g_strdup_printf("input '%s' is a concat output; nesting it needs concat-dedup", x->name);

@@ -15,6 +15,14 @@ static const char *const share_names[SHARE_KIND_COUNT] = {
 
 const char *share_kind_name(ShareKind k) { return k < SHARE_KIND_COUNT ? share_names[k] : "?"; }
 
+const char *alias_outside_reason(const Tensor *t)
+{
+    if (t->kind != TENSOR_WEIGHT && t->kind != TENSOR_CONSTANT && (t->is_graph_input || t->is_graph_output))
+        return t->is_graph_input ? "a graph input, outside the arena (--io outside)"
+                                 : "a graph output, outside the arena (--io outside)";
+    return "a weight or constant outside the arena";
+}
+
 AliasMap *alias_map_new(const Graph *g, const GPtrArray *schedule, const LayoutOptions *layout, const guint *bins,
                         GHashTable *pins, GError **error)
 {

@@ -69,6 +69,9 @@ gboolean alias_structural_protected(const AliasMap *m, gint t, gboolean inputs);
 gboolean alias_link(AliasMap *m, gint child, gint parent, guint64 offset, ShareKind kind);
 /* Records that node n handled by strategy `kind` had to copy, and why. */
 void alias_note_copy(AliasMap *m, const Node *n, ShareKind kind, const char *fmt, ...) G_GNUC_PRINTF(4, 5);
+/* Why a tensor has no buffer in the arena, for a fallback's reason: "a weight or constant outside the
+ * arena", or a graph input/output under --io outside. */
+const char *alias_outside_reason(const Tensor *t);
 void alias_note_shared(AliasMap *m, const Node *n, ShareKind kind);
 /* Physical stride in bytes of one step along `axis` (product of later dims, last dim padded). */
 guint64 alias_axis_stride(const AliasMap *m, const Tensor *t, int axis);

@@ -21,12 +21,14 @@ gboolean tensor_physical_bytes(const Tensor *t, guint64 pad_last, guint64 *out)
     return TRUE;
 }
 
-static gboolean needs_buffer(const Tensor *t, const LayoutOptions *o)
+gboolean tensor_in_arena(const Tensor *t, const LayoutOptions *o)
 {
     if (!t->producer && !t->is_graph_input && !t->init)
         return FALSE; /* a name only ever mentioned */
     if (t->kind == TENSOR_WEIGHT || t->kind == TENSOR_CONSTANT)
         return o->weights_in_arena;
+    if (t->is_graph_input || t->is_graph_output)
+        return !o->io_outside;
     return TRUE;
 }
 
@@ -51,7 +53,7 @@ gboolean lifetimes_compute(const Graph *g, const GPtrArray *schedule, const Layo
     }
     for (guint k = 0; k < n; k++) {
         const Tensor *tensor = g->tensors->pdata[k];
-        if (!needs_buffer(tensor, o))
+        if (!tensor_in_arena(tensor, o))
             continue;
         if (!tensor->shape_known) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_SHAPE, "tensor '%s' has no known shape", tensor->name);

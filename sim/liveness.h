@@ -2,7 +2,8 @@
  * its physical size (layout model of 000_c324d345f708b909.txt: the last dimension rounded up to a
  * multiple of --pad-last) and its lifetime — born at its producer's step, dead after its last
  * consumer's step; graph inputs from step 0, graph outputs to the end; weights and constants outside
- * the arena unless asked in (then live throughout, as 002_b197cfd4d0789788.txt plans them). */
+ * the arena unless asked in (then live throughout, as 002_b197cfd4d0789788.txt plans them); graph inputs
+ * and outputs outside it when asked (the caller's buffers, as ONNX Runtime treats them). */
 #ifndef SIM_LIVENESS_H
 #define SIM_LIVENESS_H
 
@@ -13,9 +14,13 @@ typedef struct {
     guint64 pad_last;          /* round the last dimension up to a multiple of this (1: no padding) */
     guint64 align;             /* offset alignment of every buffer */
     gboolean weights_in_arena; /* weights and constants get buffers too, live for the whole run */
+    gboolean io_outside;       /* graph inputs and outputs live in the caller's buffers, not the arena (ORT) */
 } LayoutOptions;
 
-#define LAYOUT_DEFAULTS {.pad_last = 1, .align = 64, .weights_in_arena = FALSE}
+#define LAYOUT_DEFAULTS {.pad_last = 1, .align = 64, .weights_in_arena = FALSE, .io_outside = FALSE}
+
+/* Whether a tensor gets a buffer in the arena under the layout (its size aside). */
+gboolean tensor_in_arena(const Tensor *t, const LayoutOptions *o);
 
 /* Bytes a tensor occupies under the layout (padding included); FALSE on overflow. */
 gboolean tensor_physical_bytes(const Tensor *t, guint64 pad_last, guint64 *out);

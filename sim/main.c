@@ -27,7 +27,7 @@ typedef struct {
     char *graph_path, *trace_path, *trace_out, *bins_path, *chrome_trace, *plot, *plot_out;
     char *from, *plot_x, *plot_y, *plot_title;
     char **dims, **pins;
-    char *strategy, *format, *weights, *alias, *order, *orders;
+    char *strategy, *format, *weights, *io, *alias, *order, *orders;
     gint64 order_budget, seed, search_max;
     gdouble order_seconds, budget;
     gint64 pad_last, align;
@@ -111,9 +111,9 @@ static int check_options(const CliOptions *o, Job *job)
         return usage_error("--info summarises a model: use it with --graph");
     if (o->info && (o->compare || o->map || o->ascii))
         return usage_error("--info prints the graph summary; --compare, --map and --ascii need a plan");
-    if (o->trace_path && (o->dims || o->weights || o->pad_last || o->align || o->alias || o->pins || o->strict_runtime ||
+    if (o->trace_path && (o->dims || o->weights || o->io || o->pad_last || o->align || o->alias || o->pins || o->strict_runtime ||
                           o->scratch || o->bins_path))
-        return usage_error("--dim, --weights, --pad-last, --align, --alias, --pin, --bins, --scratch and --strict-runtime "
+        return usage_error("--dim, --weights, --io, --pad-last, --align, --alias, --pin, --bins, --scratch and --strict-runtime "
                            "shape a trace from a model: use them with --graph");
     if (!o->plot != !o->plot_out)
         return usage_error("--plot KIND and --out FILE go together");
@@ -163,6 +163,9 @@ static int check_options(const CliOptions *o, Job *job)
     if (o->weights && strcmp(o->weights, "arena") && strcmp(o->weights, "outside"))
         return usage_error("--weights takes arena or outside");
     job->layout.weights_in_arena = o->weights && !strcmp(o->weights, "arena");
+    if (o->io && strcmp(o->io, "arena") && strcmp(o->io, "outside"))
+        return usage_error("--io takes arena or outside");
+    job->layout.io_outside = o->io && !strcmp(o->io, "outside");
     job->order = order_strategy_find(o->order ? o->order : "file");
     if (!job->order) {
         char *names = order_strategy_names();
@@ -557,6 +560,9 @@ int main(int argc, char **argv)
          "best runs search on problems of at most N buffers (default 1000)", "N"},
         {"dim", 'd', 0, G_OPTION_ARG_STRING_ARRAY, &o.dims,
          "Bind a symbolic dimension (repeatable), e.g. --dim batch=1 --dim seq=128", "NAME=VALUE"},
+        {"io", 0, 0, G_OPTION_ARG_STRING, &o.io,
+         "Graph inputs and outputs: in the arena (default, as TFLite plans them) or outside it (the caller's buffers, "
+         "as ONNX Runtime treats them)", "arena|outside"},
         {"weights", 0, 0, G_OPTION_ARG_STRING, &o.weights,
          "Weights and constants: outside the arena (default) or in it (arena), live throughout", "outside|arena"},
         {"pad-last", 0, 0, G_OPTION_ARG_INT64, &o.pad_last,
@@ -649,6 +655,7 @@ int main(int argc, char **argv)
     g_free(o.strategy);
     g_free(o.format);
     g_free(o.weights);
+    g_free(o.io);
     g_strfreev(o.dims);
     g_strfreev(o.pins);
     g_free(o.alias);

@@ -46,7 +46,7 @@ OrderProblem *order_problem_new(const Graph *g, const LayoutOptions *layout, GEr
         guint64 b = 0;
         gboolean outside = t->kind == TENSOR_WEIGHT || t->kind == TENSOR_CONSTANT;
         p->root_of[k] = -1;
-        if (!t->shape_known || (outside && !layout->weights_in_arena) || (!t->producer && !t->is_graph_input && !t->init))
+        if (!t->shape_known || !tensor_in_arena(t, layout))
             continue;
         if (!tensor_physical_bytes(t, layout->pad_last, &b)) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_SHAPE, "tensor '%s': padded byte size overflows 64 bits", t->name);

@@ -19,7 +19,7 @@ static gboolean noop_apply(AliasMap *m, GError **error)
             continue;
         }
         if (!m->bytes[x->id]) {
-            alias_note_copy(m, n, SHARE_NOOP, "input '%s' is a weight or constant outside the arena", x->name);
+            alias_note_copy(m, n, SHARE_NOOP, "input '%s' is %s", x->name, alias_outside_reason(x));
             continue;
         }
         if (m->bytes[x->id] != m->bytes[y->id]) {

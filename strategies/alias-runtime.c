@@ -61,7 +61,7 @@ static gboolean split_node(AliasMap *m, const Node *n, GError **error)
     int axis = attr_axis(n, x->rank, 0);
     gboolean fail;
     if (!m->bytes[x->id]) {
-        alias_note_copy(m, n, SHARE_SPLIT, "input '%s' is a weight or constant outside the arena", x->name);
+        alias_note_copy(m, n, SHARE_SPLIT, "input '%s' is %s", x->name, alias_outside_reason(x));
         return TRUE;
     }
     if (!leading_ones_or_fail(m, n, x, axis, SHARE_SPLIT, "split", error, &fail))
@@ -156,7 +156,7 @@ static gboolean slice_node(AliasMap *m, const Node *n, GError **error)
 {
     const Tensor *x = node_input(n, 0), *y = node_output(n, 0);
     if (!m->bytes[x->id] || !m->bytes[y->id]) {
-        alias_note_copy(m, n, SHARE_SLICE, "input '%s' is a weight or constant outside the arena", x->name);
+        alias_note_copy(m, n, SHARE_SLICE, "input '%s' is %s", x->name, alias_outside_reason(x));
         return TRUE;
     }
     int axis = -1, sliced = 0;
@@ -199,7 +199,7 @@ static gboolean gather_node(AliasMap *m, const Node *n, const guint *death, guin
 {
     const Tensor *x = node_input(n, 0), *y = node_output(n, 0);
     if (!m->bytes[x->id]) {
-        alias_note_copy(m, n, SHARE_GATHER, "data '%s' is a weight or constant outside the arena", x->name);
+        alias_note_copy(m, n, SHARE_GATHER, "data '%s' is %s", x->name, alias_outside_reason(x));
         return TRUE;
     }
     int axis = attr_axis(n, x->rank, 0);

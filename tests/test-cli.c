@@ -312,6 +312,30 @@ static void test_aliasing_report(void)
     }
 }
 
+/* --io outside: graph inputs and outputs live in the caller's buffers (ONNX Runtime's model), so the noop
+ * chain input -> Reshape -> Transpose -> Unsqueeze -> output keeps one 400 B buffer (Reshape's, shared by
+ * Transpose) and the Reshape says why it copies. */
+static void test_io_outside(void)
+{
+    char *path = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "noop-chain.onnx", NULL);
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--io", "outside", "--map", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "lower bound    400 B (max live bytes over steps)\n");
+    assert_contains(r.out, "noop                      1           1  400 B\n");
+    assert_contains(r.out, "  noop: node 'Reshape_n1' (Reshape) copies: input 'input' is a graph input, outside the arena "
+                           "(--io outside)\n");
+    assert_contains(r.out, "\n0 400 reshape 0 2\n");
+    run_result_clear(&r);
+    /* The default keeps them in: all four tensors are one buffer, the input's. */
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--io", "arena", "--map", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "\n0 400 input 0 2\n");
+    run_result_clear(&r);
+    expect_failure((const char *[]){"--graph", path, "--io", "caller", NULL}, 2,
+                   "sim: --io takes arena or outside (see sim --help)\n");
+    g_free(path);
+}
+
 static void test_plan_usage_errors(void)
 {
     char *path = gpt2_path();
@@ -487,6 +511,7 @@ int main(int argc, char **argv)
     g_test_add_func("/cli/map-and-trace-files", test_map_and_trace_files);
     g_test_add_func("/cli/plan-usage-errors", test_plan_usage_errors);
     g_test_add_func("/cli/aliasing-report", test_aliasing_report);
+    g_test_add_func("/cli/io-outside", test_io_outside);
     g_test_add_func("/cli/chrome-trace", test_chrome_trace);
     g_test_add_func("/cli/plot-timeline", test_plot_timeline);
     return g_test_run();

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# peers.sh — our best arena beside ONNX Runtime's memory figures, for every corpus model at its dims.
+# ORT is the npm package onnxruntime-node (pinned in bench/peers/package.json, installed with
+# ONNXRUNTIME_NODE_INSTALL=skip: the package carries the CPU library, nothing else is downloaded), run on
+# one thread with its profiler on; bench/peers/ort-memory.js reads the per-kernel memory figures out of
+# the profile. Models whose weights were stripped (the torch exports) get deterministic random weights
+# first (bench/peers/fill_weights.py). How each figure is derived: docs/peers.md.
+# Writes results/peers.csv and results/peers.md.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+make -s build/sim
+[ -f graphs/models/models.tsv ] && [ -f graphs/models/torch/resnet50.onnx ] || { echo "peers.sh: run make models first" >&2; exit 1; }
+command -v node > /dev/null || { echo "peers.sh: node is not installed (Debian's nodejs)" >&2; exit 1; }
+if [ ! -d bench/peers/node_modules/onnxruntime-node ]; then
+    (cd bench/peers && ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund --loglevel=error)
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+csv=results/peers.csv
+echo "model,dims,our_arena_bytes,our_lower_bound_bytes,ort_first_run_peak_bytes,ort_pattern_bytes,ort_outside_pattern_bytes,ort_arena_held_bytes,ort_baseline_bytes,ort_kernels,our_steps,ort_note" > "$csv"
+while IFS=$'\t' read -r name file dims; do
+    case $name in ''|'#'*) continue ;; esac
+    model=graphs/models/$file
+    [ -f "$model" ] || { echo "peers.sh: $model missing; skipped" >&2; continue; }
+    dim_args=() ort_dims=()
+    if [ "$dims" != "-" ]; then
+        IFS=, read -r -a ds <<< "$dims"
+        for d in "${ds[@]}"; do dim_args+=(--dim "$d"); ort_dims+=("$d"); done
+    fi
+    ours=$(build/sim --graph "$model" "${dim_args[@]}" --strategy best --alias all --io outside --format csv | tail -1)
+    arena=$(echo "$ours" | /usr/bin/python3 -c "import csv,sys; r=next(csv.reader(sys.stdin)); print(r[6], r[7], r[5])")
+    read -r our_arena our_bound our_steps <<< "$arena"
+    /usr/bin/python3 bench/peers/fill_weights.py "$model" "$work/model.onnx" 2> /dev/null
+    if ort=$(node bench/peers/ort-memory.js "$work/model.onnx" "$work/profile" "${ort_dims[@]}" 2> "$work/err"); then
+        fields=$(echo "$ort" | /usr/bin/python3 -c "import json,sys; j=json.load(sys.stdin); print(','.join(str(j[k]) for k in ('first_run_peak','pattern_bytes','outside_pattern','arena_held','baseline','kernels')))")
+        echo "$name,\"$dims\",$our_arena,$our_bound,$fields,$our_steps," >> "$csv"
+    else
+        note=$(tr '",' "' " < "$work/err" | head -c 200)
+        echo "$name,\"$dims\",$our_arena,$our_bound,,,,,,,$our_steps,\"$note\"" >> "$csv"
+    fi
+    echo "peers.sh: $name" >&2
+done < graphs/models/models.tsv
+ort_version=$(node -e "console.log(require('./bench/peers/node_modules/onnxruntime-node/package.json').version)")
+/usr/bin/python3 - "$csv" "$ort_version" > results/peers.md <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+def h(b):
+    if b == "":
+        return "—"
+    b = int(b)
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if b >= scale:
+            return f"{b / scale:,.2f} {unit}"
+    return f"{b} B"
+print(f"""# Our arena beside ONNX Runtime's
+
+Made by `bench/peers.sh` (deterministic for one ORT version; here onnxruntime-node {sys.argv[2]}, CPU, one
+thread, memory pattern and CPU arena on, the default graph optimisations). Every corpus model at the dims of
+graphs/models/models.tsv; torch exports with deterministic random weights. **Ours**: `sim --strategy best
+--alias all --io outside` (graph inputs and outputs outside the arena, as ORT keeps them) and its lower
+bound. **ORT**, from its profiler's per-kernel memory figures (docs/peers.md says exactly how):
+*first run* = the most activation bytes requested at once in the first run (allocated one by one, ORT's
+reuse plan applied, graph outputs included); *pattern* = the block ORT's memory pattern reserves from the
+second run on (its planned arena); *outside* = what the second run still allocates kernel by kernel
+(graph outputs, and tensors the pattern does not cover, e.g. with symbolic shapes); *held* = the CPU
+arena's reserved bytes at the end minus what it held before the first run (weights, prepacked kernels).
+ORT plans its own optimised graph (fused Conv+Add+Relu, NCHWc layouts, fused attention), so the tensors
+differ from ours; the comparison is of totals.
+
+| model | ours: best | ours: lower bound | ORT first run | ORT pattern | ORT outside | ORT pattern + outside | ORT held | ours / (ORT pattern + outside) |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|""")
+for r in rows:
+    if r["ort_pattern_bytes"]:
+        total = int(r["ort_pattern_bytes"]) + int(r["ort_outside_pattern_bytes"])
+        held = int(r["ort_arena_held_bytes"]) - int(r["ort_baseline_bytes"])
+        ratio = f"{int(r['our_arena_bytes']) / total:.2f}" if total else "—"
+        cells = [h(r["ort_first_run_peak_bytes"]), h(r["ort_pattern_bytes"]), h(r["ort_outside_pattern_bytes"]), h(total), h(held), ratio]
+    else:
+        cells = ["ORT failed: " + r["ort_note"], "", "", "", "", ""]
+    print(f"| {r['model']} | {h(r['our_arena_bytes'])} | {h(r['our_lower_bound_bytes'])} | " + " | ".join(cells) + " |")
+PY
+echo "peers.sh: wrote $csv and results/peers.md" >&2
