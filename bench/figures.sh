@@ -6,6 +6,7 @@
 #   corpus       results/corpus-strategies.{csv,md}, plots/corpus-compare.png: strategies × corpus models
 #   aliasing     results/corpus-aliasing.csv, results/aliasing-savings.md: bytes saved per sharing kind
 #   pictures     plots/gpt2-timeline.png, plots/unet-layout.png: the README's pictures of one plan
+#   peers        results/peers.{csv,md}: our arena beside ONNX Runtime's (bench/peers.sh; npm onnxruntime-node)
 #   search       results/search.md                                    (bench/search.sh; timings)
 #   scaling      results/plan-scaling.md                              (bench/plan-scaling.sh; timings, slow)
 # Every table and figure is deterministic except the columns that are timings (search, scaling): the
@@ -14,7 +15,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 make -s build/sim build/mkgraph
-parts=${*:-"design-log gpt2-seq corpus aliasing pictures search scaling"}
+parts=${*:-"design-log gpt2-seq corpus aliasing pictures peers search scaling"}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p results plots
@@ -115,6 +116,7 @@ part_pictures() {
     "$sim" --graph graphs/unet.onnx --strategy firstfit --plot layout --out plots/unet-layout.png > /dev/null
 }
 
+part_peers() { need_models; bench/peers.sh; }
 part_search() { bench/search.sh; }
 part_scaling() { bench/plan-scaling.sh; }
 

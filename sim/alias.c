@@ -17,10 +17,11 @@ const char *share_kind_name(ShareKind k) { return k < SHARE_KIND_COUNT ? share_n
 
 const char *alias_outside_reason(const Tensor *t)
 {
-    if (t->kind != TENSOR_WEIGHT && t->kind != TENSOR_CONSTANT && (t->is_graph_input || t->is_graph_output))
-        return t->is_graph_input ? "a graph input, outside the arena (--io outside)"
-                                 : "a graph output, outside the arena (--io outside)";
-    return "a weight or constant outside the arena";
+    if (t->kind == TENSOR_WEIGHT || t->kind == TENSOR_CONSTANT)
+        return "a weight or constant outside the arena";
+    if (t->is_graph_input || t->is_graph_output)
+        return t->is_graph_input ? "a graph input, outside the arena (--io)" : "a graph output, outside the arena (--io)";
+    return "a view of a tensor outside the arena";
 }
 
 AliasMap *alias_map_new(const Graph *g, const GPtrArray *schedule, const LayoutOptions *layout, const guint *bins,
@@ -127,6 +128,16 @@ gboolean alias_link(AliasMap *m, gint child, gint parent, guint64 offset, ShareK
     return TRUE;
 }
 
+gboolean alias_view_outside(AliasMap *m, gint t, ShareKind kind)
+{
+    const Tensor *tensor = m->g->tensors->pdata[t];
+    if (!m->bytes[t] || tensor->is_graph_output || (m->pins && g_hash_table_contains(m->pins, tensor->name)))
+        return FALSE;
+    m->outside_saved[kind] += m->bytes[t];
+    m->bytes[t] = 0;
+    return TRUE;
+}
+
 void alias_note_copy(AliasMap *m, const Node *n, ShareKind kind, const char *fmt, ...)
 {
     va_list ap;
@@ -179,7 +190,7 @@ gboolean alias_pins_parse(GHashTable *pins, const char *spec, GError **error)
 
 void alias_savings(const AliasMap *m, guint64 saved[SHARE_KIND_COUNT])
 {
-    memset(saved, 0, SHARE_KIND_COUNT * sizeof(guint64));
+    memcpy(saved, m->outside_saved, SHARE_KIND_COUNT * sizeof(guint64));
     for (guint k = 0; k < m->g->tensors->len; k++) {
         const AliasLink *l = &m->link[k];
         if (l->parent < 0 || !m->bytes[k])

@@ -43,6 +43,7 @@ typedef struct {
     gboolean *structural;    /* per tensor: its link is graph-structural (not in-place) */
     gboolean *decided;       /* per node: an alias strategy has handled it (aliased or copied) */
     guint aliased_ops[SHARE_KIND_COUNT], copied_ops[SHARE_KIND_COUNT];
+    guint64 outside_saved[SHARE_KIND_COUNT]; /* bytes of views that stay outside the arena (alias_view_outside) */
     GPtrArray *notes;        /* "node X: copy: why", one per fallback */
     GHashTable *pins;        /* tensor name -> gint64* offset (pre-allocated tensors), or NULL */
     gboolean scratch;        /* add the op table's single-step kernel workspace to the trace */
@@ -67,10 +68,14 @@ gboolean alias_structural_protected(const AliasMap *m, gint t, gboolean inputs);
 /* Places root `child` inside `parent` at `offset` bytes from parent's start. FALSE (no change) when the
  * child is not a root, the two are in different bins or would form a cycle. */
 gboolean alias_link(AliasMap *m, gint child, gint parent, guint64 offset, ShareKind kind);
+/* Tensor t is a view of bytes outside the arena (a weight, a constant, a caller's input): it gets no buffer
+ * either, and its bytes count as saved by `kind`. FALSE (nothing changed) when t must be in the arena: a
+ * graph output the caller reads from the arena, or a pinned tensor. */
+gboolean alias_view_outside(AliasMap *m, gint t, ShareKind kind);
 /* Records that node n handled by strategy `kind` had to copy, and why. */
 void alias_note_copy(AliasMap *m, const Node *n, ShareKind kind, const char *fmt, ...) G_GNUC_PRINTF(4, 5);
 /* Why a tensor has no buffer in the arena, for a fallback's reason: "a weight or constant outside the
- * arena", or a graph input/output under --io outside. */
+ * arena", a graph input/output under --io outside, or a view of one of those. */
 const char *alias_outside_reason(const Tensor *t);
 void alias_note_shared(AliasMap *m, const Node *n, ShareKind kind);
 /* Physical stride in bytes of one step along `axis` (product of later dims, last dim padded). */

@@ -27,8 +27,10 @@ gboolean tensor_in_arena(const Tensor *t, const LayoutOptions *o)
         return FALSE; /* a name only ever mentioned */
     if (t->kind == TENSOR_WEIGHT || t->kind == TENSOR_CONSTANT)
         return o->weights_in_arena;
-    if (t->is_graph_input || t->is_graph_output)
-        return !o->io_outside;
+    if (t->is_graph_input && o->inputs_outside)
+        return FALSE;
+    if (t->is_graph_output && o->outputs_outside)
+        return FALSE;
     return TRUE;
 }
 

@@ -14,10 +14,11 @@ typedef struct {
     guint64 pad_last;          /* round the last dimension up to a multiple of this (1: no padding) */
     guint64 align;             /* offset alignment of every buffer */
     gboolean weights_in_arena; /* weights and constants get buffers too, live for the whole run */
-    gboolean io_outside;       /* graph inputs and outputs live in the caller's buffers, not the arena (ORT) */
+    gboolean inputs_outside;   /* graph inputs live in the caller's buffers, not the arena (as ORT takes them) */
+    gboolean outputs_outside;  /* graph outputs too (written into buffers the caller provides) */
 } LayoutOptions;
 
-#define LAYOUT_DEFAULTS {.pad_last = 1, .align = 64, .weights_in_arena = FALSE, .io_outside = FALSE}
+#define LAYOUT_DEFAULTS {.pad_last = 1, .align = 64, .weights_in_arena = FALSE}
 
 /* Whether a tensor gets a buffer in the arena under the layout (its size aside). */
 gboolean tensor_in_arena(const Tensor *t, const LayoutOptions *o);

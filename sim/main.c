@@ -163,9 +163,10 @@ static int check_options(const CliOptions *o, Job *job)
     if (o->weights && strcmp(o->weights, "arena") && strcmp(o->weights, "outside"))
         return usage_error("--weights takes arena or outside");
     job->layout.weights_in_arena = o->weights && !strcmp(o->weights, "arena");
-    if (o->io && strcmp(o->io, "arena") && strcmp(o->io, "outside"))
-        return usage_error("--io takes arena or outside");
-    job->layout.io_outside = o->io && !strcmp(o->io, "outside");
+    if (o->io && strcmp(o->io, "arena") && strcmp(o->io, "outside") && strcmp(o->io, "inputs-outside"))
+        return usage_error("--io takes arena, outside or inputs-outside");
+    job->layout.inputs_outside = o->io && strcmp(o->io, "arena");
+    job->layout.outputs_outside = o->io && !strcmp(o->io, "outside");
     job->order = order_strategy_find(o->order ? o->order : "file");
     if (!job->order) {
         char *names = order_strategy_names();
@@ -561,8 +562,9 @@ int main(int argc, char **argv)
         {"dim", 'd', 0, G_OPTION_ARG_STRING_ARRAY, &o.dims,
          "Bind a symbolic dimension (repeatable), e.g. --dim batch=1 --dim seq=128", "NAME=VALUE"},
         {"io", 0, 0, G_OPTION_ARG_STRING, &o.io,
-         "Graph inputs and outputs: in the arena (default, as TFLite plans them) or outside it (the caller's buffers, "
-         "as ONNX Runtime treats them)", "arena|outside"},
+         "Graph inputs and outputs: in the arena (default, as TFLite plans them), outside it (the caller's buffers), or "
+         "inputs-outside (the caller's inputs, outputs allocated by the runtime: ONNX Runtime's model)",
+         "arena|outside|inputs-outside"},
         {"weights", 0, 0, G_OPTION_ARG_STRING, &o.weights,
          "Weights and constants: outside the arena (default) or in it (arena), live throughout", "outside|arena"},
         {"pad-last", 0, 0, G_OPTION_ARG_INT64, &o.pad_last,

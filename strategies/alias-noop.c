@@ -2,7 +2,8 @@
  * classifies it, Squeeze, Unsqueeze, Flatten, Identity) share their input's bytes, transitively and
  * across branches. The link goes whichever way is free: output into the input's buffer, or — when the
  * output is already placed (a concat slot, a pinned tensor's buffer) — the input into the output's,
- * which is how pins propagate backward through noop chains. */
+ * which is how pins propagate backward through noop chains. A view of a tensor outside the arena (a
+ * weight, a constant, a caller's input under --io outside) stays outside too. */
 #include "alias.h"
 #include "ops.h"
 
@@ -19,7 +20,13 @@ static gboolean noop_apply(AliasMap *m, GError **error)
             continue;
         }
         if (!m->bytes[x->id]) {
-            alias_note_copy(m, n, SHARE_NOOP, "input '%s' is %s", x->name, alias_outside_reason(x));
+            /* A view of bytes outside the arena stays outside (runtimes point at the weight or the caller's
+             * input, or fold it); only a graph output or a pinned tensor must be copied in. */
+            if (alias_view_outside(m, y->id, SHARE_NOOP))
+                alias_note_shared(m, n, SHARE_NOOP);
+            else
+                alias_note_copy(m, n, SHARE_NOOP, "input '%s' is %s and '%s' must be in the arena", x->name,
+                                alias_outside_reason(x), y->name);
             continue;
         }
         if (m->bytes[x->id] != m->bytes[y->id]) {

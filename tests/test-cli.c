@@ -312,19 +312,31 @@ static void test_aliasing_report(void)
     }
 }
 
-/* --io outside: graph inputs and outputs live in the caller's buffers (ONNX Runtime's model), so the noop
- * chain input -> Reshape -> Transpose -> Unsqueeze -> output keeps one 400 B buffer (Reshape's, shared by
- * Transpose) and the Reshape says why it copies. */
+/* --io outside: graph inputs and outputs live in the caller's buffers (ONNX Runtime's model). In the noop
+ * chain input -> Reshape -> Transpose -> Unsqueeze -> output every tensor is then a view of the caller's
+ * input or the output itself: nothing is left in the arena. A pinned view must be in the arena: it copies,
+ * saying why. */
 static void test_io_outside(void)
 {
     char *path = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "noop-chain.onnx", NULL);
-    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--io", "outside", "--map", NULL});
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--io", "outside", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    assert_contains(r.out, "lower bound    400 B (max live bytes over steps)\n");
+    assert_contains(r.out, "arena          0 B\n");
+    assert_contains(r.out, "noop                      2           0  800 B\n");
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--io", "outside", "--pin", "transpose=0", "--map", NULL});
+    g_assert_cmpint(r.status, ==, 0);
     assert_contains(r.out, "noop                      1           1  400 B\n");
-    assert_contains(r.out, "  noop: node 'Reshape_n1' (Reshape) copies: input 'input' is a graph input, outside the arena "
-                           "(--io outside)\n");
-    assert_contains(r.out, "\n0 400 reshape 0 2\n");
+    assert_contains(r.out, "  noop: node 'Transpose_n2' (Transpose) copies: input 'reshape' is a view of a tensor outside the "
+                           "arena and 'transpose' must be in the arena\n");
+    assert_contains(r.out, "\n0 400 transpose 0 2\n");
+    run_result_clear(&r);
+    /* Inputs outside, the output in: the output is a copy of the view chain (the caller reads it from the arena). */
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--io", "inputs-outside", "--map", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "  noop: node 'Unsqueeze_n4' (Unsqueeze) copies: input 'transpose' is a view of a tensor outside "
+                           "the arena and 'unsqueeze' must be in the arena\n");
+    assert_contains(r.out, "\n0 400 unsqueeze 2 2\n");
     run_result_clear(&r);
     /* The default keeps them in: all four tensors are one buffer, the input's. */
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--io", "arena", "--map", NULL});
@@ -332,7 +344,7 @@ static void test_io_outside(void)
     assert_contains(r.out, "\n0 400 input 0 2\n");
     run_result_clear(&r);
     expect_failure((const char *[]){"--graph", path, "--io", "caller", NULL}, 2,
-                   "sim: --io takes arena or outside (see sim --help)\n");
+                   "sim: --io takes arena, outside or inputs-outside (see sim --help)\n");
     g_free(path);
 }
 
