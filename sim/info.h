@@ -4,6 +4,7 @@
 #define SIM_INFO_H
 
 #include "graph.h"
+#include "report.h"
 
 #include <stdio.h>
 
@@ -16,6 +17,8 @@ typedef struct {
 } GraphStats;
 
 void graph_stats(const Graph *g, GraphStats *out);
-void info_print(FILE *out, const Model *m, const char *path);
+/* text: the summary for people; md, csv, json: one row with stable columns (docs/report-format.md), the op
+ * counts as `ops` ("Conv=8 Relu=8 ...", most frequent first). */
+void info_print(FILE *out, ReportFormat f, const Model *m, const char *path);
 
 #endif

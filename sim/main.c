@@ -408,10 +408,14 @@ static int run_plan(const CliOptions *o, const Job *job, const Trace *t)
         } else {
             if (!o->graph_path)
                 row.no_alias_bytes = row.trace_bytes;
+            if (o->map) {
+                row.map_trace = t;
+                row.map_offsets = plan->offsets;
+            }
             report_print(stdout, job->format, &row, 1);
             print_aliasing(job);
             if (o->map)
-                report_map(stdout, t, plan->offsets);
+                report_map(stdout, job->format, t, plan->offsets);
             if (o->ascii)
                 report_ascii(stdout, t, plan, 100, 32);
             if (o->chrome_trace && !write_chrome_trace(o, job, t, plan, &error))
@@ -508,7 +512,7 @@ static int run(const CliOptions *o)
         if (!m)
             status = file_error(o->graph_path, error);
         else if (o->info)
-            info_print(stdout, m, o->graph_path);
+            info_print(stdout, job.format, m, o->graph_path);
         else if (o->orders)
             status = run_orders(o, &job, m);
         else if (!(t = graph_trace(o, &job, m, &error)))

@@ -138,6 +138,33 @@ static char *csv_quote(const char *s)
     return g_string_free(q, FALSE);
 }
 
+static guint *map_order(const Trace *t, const guint64 *offsets);
+
+/* The plan as an array of {offset, size, name, first, last}, sorted as --map sorts it. */
+static void json_add_plan(JsonBuilder *b, const Trace *t, const guint64 *offsets)
+{
+    guint *order = map_order(t, offsets);
+    json_builder_set_member_name(b, "plan");
+    json_builder_begin_array(b);
+    for (guint k = 0; k < trace_count(t); k++) {
+        const TraceBuffer *buf = trace_buffer(t, order[k]);
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "offset");
+        json_builder_add_int_value(b, (gint64)offsets[order[k]]);
+        json_builder_set_member_name(b, "size");
+        json_builder_add_int_value(b, (gint64)buf->size);
+        json_builder_set_member_name(b, "name");
+        json_builder_add_string_value(b, buf->name);
+        json_builder_set_member_name(b, "first");
+        json_builder_add_int_value(b, buf->first);
+        json_builder_set_member_name(b, "last");
+        json_builder_add_int_value(b, buf->last);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    g_free(order);
+}
+
 static void print_json(FILE *out, const ReportRow *rows, guint n)
 {
     JsonBuilder *b = json_builder_new();
@@ -159,6 +186,8 @@ static void print_json(FILE *out, const ReportRow *rows, guint n)
             }
             g_free(v);
         }
+        if (rows[k].map_trace)
+            json_add_plan(b, rows[k].map_trace, rows[k].map_offsets);
         json_builder_end_object(b);
     }
     json_builder_end_array(b);
@@ -211,6 +240,48 @@ void report_print(FILE *out, ReportFormat f, const ReportRow *rows, guint n)
     }
 }
 
+void report_print_row(FILE *out, ReportFormat f, const char *const *names, const char *const *values,
+                      const gboolean *numbers, guint n)
+{
+    if (f == FORMAT_JSON) {
+        JsonBuilder *b = json_builder_new();
+        json_builder_begin_object(b);
+        for (guint k = 0; k < n; k++) {
+            json_builder_set_member_name(b, names[k]);
+            if (numbers[k])
+                json_builder_add_int_value(b, g_ascii_strtoll(values[k], NULL, 10));
+            else
+                json_builder_add_string_value(b, values[k]);
+        }
+        json_builder_end_object(b);
+        JsonGenerator *g = json_generator_new();
+        JsonNode *root = json_builder_get_root(b);
+        json_generator_set_root(g, root);
+        json_generator_set_pretty(g, TRUE);
+        char *text = json_generator_to_data(g, NULL);
+        fprintf(out, "%s\n", text);
+        g_free(text);
+        json_node_unref(root);
+        g_object_unref(g);
+        g_object_unref(b);
+        return;
+    }
+    for (guint k = 0; k < n; k++)
+        fprintf(out, f == FORMAT_MD ? "| %s " : (k ? ",%s" : "%s"), names[k]);
+    fprintf(out, f == FORMAT_MD ? "|\n" : "\n");
+    if (f == FORMAT_MD) {
+        for (guint k = 0; k < n; k++)
+            fprintf(out, numbers[k] ? "|---:" : "|---");
+        fprintf(out, "|\n");
+    }
+    for (guint k = 0; k < n; k++) {
+        char *v = f == FORMAT_CSV ? csv_quote(values[k]) : g_strdup(values[k]);
+        fprintf(out, f == FORMAT_MD ? "| %s " : (k ? ",%s" : "%s"), v);
+        g_free(v);
+    }
+    fprintf(out, f == FORMAT_MD ? "|\n" : "\n");
+}
+
 void report_aliasing(FILE *out, ReportFormat f, const guint *shared, const guint *copied, const guint64 *saved,
                      const char *const *kind_names, guint kinds, const GPtrArray *notes)
 {
@@ -247,7 +318,8 @@ static gint by_offset(gconstpointer a, gconstpointer b, gpointer data)
     return r ? r : (x < y ? -1 : x > y);
 }
 
-void report_map(FILE *out, const Trace *t, const guint64 *offsets)
+/* The plan's buffers sorted by offset, then name: the order every format of --map uses. */
+static guint *map_order(const Trace *t, const guint64 *offsets)
 {
     guint n = trace_count(t);
     guint *order = g_new(guint, n + 1);
@@ -255,11 +327,29 @@ void report_map(FILE *out, const Trace *t, const guint64 *offsets)
         order[k] = k;
     MapCtx c = {t, offsets};
     g_qsort_with_data(order, (gint)n, sizeof(guint), by_offset, &c);
-    fprintf(out, "# offset size name first last\n");
+    return order;
+}
+
+void report_map(FILE *out, ReportFormat f, const Trace *t, const guint64 *offsets)
+{
+    if (f == FORMAT_JSON)
+        return; /* the json report carries the plan in its row (ReportRow.map_trace) */
+    guint n = trace_count(t);
+    guint *order = map_order(t, offsets);
+    if (f == FORMAT_MD)
+        fprintf(out, "\n| offset | size | name | first | last |\n|---:|---:|---|---:|---:|\n");
+    else if (f == FORMAT_CSV)
+        fprintf(out, "\noffset,size,name,first,last\n");
+    else
+        fprintf(out, "# offset size name first last\n");
     for (guint k = 0; k < n; k++) {
         const TraceBuffer *b = trace_buffer(t, order[k]);
-        fprintf(out, "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %s %u %u\n", offsets[order[k]], b->size, b->name,
-                b->first, b->last);
+        char *name = f == FORMAT_CSV ? csv_quote(b->name) : g_strdup(b->name);
+        fprintf(out, f == FORMAT_MD ? "| %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT " | %s | %u | %u |\n"
+                     : f == FORMAT_CSV ? "%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%s,%u,%u\n"
+                                       : "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %s %u %u\n",
+                offsets[order[k]], b->size, name, b->first, b->last);
+        g_free(name);
     }
     g_free(order);
 }

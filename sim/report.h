@@ -28,18 +28,24 @@ typedef struct {
     guint64 trace_bytes;  /* sum of the trace's buffer sizes after sharing: the seeds' "with aliasing" total */
     guint64 saved[SHARE_KIND_COUNT]; /* bytes each kind of sharing saved (index SHARE_OWN unused) */
     guint fallbacks;      /* ops an alias strategy had to copy (each reason is in the text/md report) */
+    const Trace *map_trace;      /* with --map in json: the plan goes into the row as "plan" */
+    const guint64 *map_offsets;
 } ReportRow;
 
 /* Fills the numbers of a row from a trace and its plan (naive: the no-reuse arena of the same trace). */
 void report_row_fill(ReportRow *row, const Trace *t, const Plan *plan, guint64 naive);
 /* One row, or a comparison table of several, in the given format. */
 void report_print(FILE *out, ReportFormat f, const ReportRow *rows, guint n);
+/* One row of named columns in md, csv or json (numbers[k]: a number in json, right-aligned in md). */
+void report_print_row(FILE *out, ReportFormat f, const char *const *names, const char *const *values,
+                      const gboolean *numbers, guint n);
 /* What aliasing did: per kind, ops shared and copied and bytes saved, then every fallback with its reason
  * (text and md; csv and json carry the per-kind bytes saved and the fallback count in the row). */
 void report_aliasing(FILE *out, ReportFormat f, const guint *shared, const guint *copied, const guint64 *saved,
                      const char *const *kind_names, guint kinds, const GPtrArray *notes);
-/* `offset size name first last`, sorted by offset (then name), one buffer a line. */
-void report_map(FILE *out, const Trace *t, const guint64 *offsets);
+/* `offset size name first last`, sorted by offset (then name), one buffer a line; in md and csv a table
+ * after a blank line; in json nothing here (the row carries the plan: map_trace). */
+void report_map(FILE *out, ReportFormat f, const Trace *t, const guint64 *offsets);
 /* The plan drawn in characters: time across, address down, one letter per buffer. */
 void report_ascii(FILE *out, const Trace *t, const Plan *plan, guint width, guint height);
 

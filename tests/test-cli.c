@@ -348,6 +348,52 @@ static void test_io_outside(void)
     g_free(path);
 }
 
+/* Every report in md, csv and json: --info as one row, --map as a second table (csv, md) or in the row (json). */
+static void test_report_formats(void)
+{
+    char *path = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "unet.onnx", NULL);
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--info", "--format", "csv", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    char *expected = g_strdup_printf(
+        "file,model,producer,ir_version,opsets,nodes,op_types,tensors_intermediate,tensors_input,tensors_output,"
+        "tensors_weight,tensors_constant,weight_bytes,constant_bytes,input_bytes,activation_bytes,output_bytes,"
+        "largest_tensor,largest_bytes,unknown_shapes,ops\n"
+        "%s,unet,arenasim,8,ai.onnx 13,26,6,24,1,1,8,1,969472,16,49152,4325376,16384,Concat_41,786432,0,"
+        "Conv=8 Relu=8 Concat=3 MaxPool=3 Resize=3 Constant=1\n", path);
+    g_assert_cmpstr(r.out, ==, expected);
+    g_free(expected);
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--info", "--format", "json", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "\"activation_bytes\" : 4325376,");
+    run_result_clear(&r);
+    g_free(path);
+
+    path = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "noop-chain.onnx", NULL);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--alias", "none", "--map", "--format", "csv", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "\n\noffset,size,name,first,last\n0,400,input,0,0\n0,400,transpose,1,2\n448,400,reshape,0,1\n"
+                           "448,400,unsqueeze,2,2\n");
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--alias", "none", "--map", "--format", "md", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "\n| offset | size | name | first | last |\n|---:|---:|---|---:|---:|\n| 0 | 400 | input | 0 | 0 |\n");
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--alias", "none", "--map", "--format", "json", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    JsonParser *parser = json_parser_new();
+    g_assert_true(json_parser_load_from_data(parser, r.out, -1, NULL));
+    JsonObject *row = json_array_get_object_element(json_node_get_array(json_parser_get_root(parser)), 0);
+    JsonArray *plan = json_object_get_array_member(row, "plan");
+    g_assert_cmpuint(json_array_get_length(plan), ==, 4);
+    JsonObject *last = json_array_get_object_element(plan, 3);
+    g_assert_cmpstr(json_object_get_string_member(last, "name"), ==, "unsqueeze");
+    g_assert_cmpint(json_object_get_int_member(last, "offset"), ==, 448);
+    g_object_unref(parser);
+    run_result_clear(&r);
+    g_free(path);
+}
+
 static void test_plan_usage_errors(void)
 {
     char *path = gpt2_path();
@@ -524,6 +570,7 @@ int main(int argc, char **argv)
     g_test_add_func("/cli/plan-usage-errors", test_plan_usage_errors);
     g_test_add_func("/cli/aliasing-report", test_aliasing_report);
     g_test_add_func("/cli/io-outside", test_io_outside);
+    g_test_add_func("/cli/report-formats", test_report_formats);
     g_test_add_func("/cli/chrome-trace", test_chrome_trace);
     g_test_add_func("/cli/plot-timeline", test_plot_timeline);
     return g_test_run();
