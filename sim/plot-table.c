@@ -315,7 +315,7 @@ gboolean plot_sweep(const char *path, const CsvTable *t, const TablePlotOptions 
     GPtrArray *names = g_ptr_array_new_with_free_func(g_free), *bound_names = g_ptr_array_new_with_free_func(g_free);
     GPtrArray *lines = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
     GPtrArray *bounds = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
-    double largest = 0, xmin = INFINITY, xmax = -INFINITY;
+    double largest = 0, smallest = INFINITY, xmin = INFINITY, xmax = -INFINITY;
     gboolean ok = TRUE;
     for (guint r = 0; ok && r < t->rows->len; r++) {
         Point p = {.row = r};
@@ -327,6 +327,7 @@ gboolean plot_sweep(const char *path, const CsvTable *t, const TablePlotOptions 
             g_ptr_array_add(lines, g_array_new(FALSE, FALSE, sizeof(Point)));
         g_array_append_val(lines->pdata[k], p);
         largest = MAX(largest, p.y);
+        smallest = MIN(smallest, p.y);
         xmin = MIN(xmin, p.x);
         xmax = MAX(xmax, p.x);
         if (with_bound) {
@@ -358,14 +359,19 @@ gboolean plot_sweep(const char *path, const CsvTable *t, const TablePlotOptions 
         GString *s = gnuplot_script_new(path, title);
         g_free(title);
         g_string_append_printf(s, "set xlabel '%s'\nset grid\nset key outside right top box\n", o->x);
-        if (xmin > 0 && xmax / xmin >= 16)
+        /* Log scales when the values span a factor of 16 or more: then growth laws read as straight lines. */
+        gboolean log_x = xmin > 0 && xmax / xmin >= 16, log_y = !c.ratio && smallest > 0 && largest / smallest >= 16;
+        if (log_x)
             g_string_append(s, "set logscale x 2\n");
+        if (log_y)
+            g_string_append(s, "set logscale y 2\n");
         if (c.ratio)
             g_string_append(s, "set ylabel 'arena / lower bound (1 = lower bound)'\nset yrange [0.95:*]\n");
         else if (is_bytes(o))
-            g_string_append_printf(s, "set ylabel '%s (%s)'\nset yrange [0:*]\n", o->y, unit);
+            g_string_append_printf(s, "set ylabel '%s (%s%s)'\nset yrange [%s:*]\n", o->y, unit, log_y ? ", log scale" : "",
+                                   log_y ? "*" : "0");
         else
-            g_string_append_printf(s, "set ylabel '%s'\n", o->y);
+            g_string_append_printf(s, "set ylabel '%s%s'\n", o->y, log_y ? " (log scale)" : "");
         for (guint k = 0; k < lines->len + bounds->len; k++) {
             GArray *a = k < lines->len ? lines->pdata[k] : bounds->pdata[k - lines->len];
             g_string_append_printf(s, "$s%u << EOD\n", k);
