@@ -12,14 +12,14 @@
 #   make clean
 
 DEB_PACKAGES := gcc make pkg-config perl clang libclang-rt-14-dev valgrind libglib2.0-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev libjson-glib-dev \
-                gnuplot-nox fonts-dejavu-core parallel \
+                gnuplot-nox fonts-dejavu-core parallel libopenblas-dev libonnx-testdata \
                 python3-onnx python3-torch python3-torchvision
 ONNX_PROTO   ?= /usr/include/onnx/onnx.proto
 BUILD        ?= build
 CC           ?= gcc
 SAN_FLAGS    ?=
 OPT_FLAGS    ?= -O2
-PKGS         := glib-2.0 libprotobuf-c json-glib-1.0
+PKGS         := glib-2.0 libprotobuf-c json-glib-1.0 openblas
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Recursive (=) so pkg-config runs when a recipe needs it, after `deps` has installed it.
@@ -30,7 +30,7 @@ CFLAGS_COMMON = -std=c11 -D_POSIX_C_SOURCE=200809L -g $(OPT_FLAGS) -fno-strict-a
 CFLAGS_STRICT = $(CFLAGS_COMMON) -Wall -Wextra -Werror -Wshadow -Wno-sign-compare
 LDFLAGS_ALL   = $(SAN_FLAGS)
 
-SIM_SRCS      := $(filter-out sim/main.c,$(wildcard sim/*.c))
+SIM_SRCS      := $(filter-out sim/main.c,$(wildcard sim/*.c sim/kernels/*.c))
 STRATEGY_SRCS := $(wildcard strategies/*.c)
 MKGRAPH_SRCS  := $(wildcard graphs/*.c)
 TEST_SRCS     := $(wildcard tests/test-*.c)

@@ -13,6 +13,7 @@
 #include "place.h"
 #include "plot.h"
 #include "plot-table.h"
+#include "run.h"
 #include "registry.h"
 #include "report.h"
 #include "shape.h"
@@ -32,6 +33,9 @@ typedef struct {
     gdouble order_seconds, budget;
     gint64 pad_last, align;
     gboolean info, allow_unknown_ops, list_ops, list, version, compare, map, ascii, no_verify, strict_runtime, scratch;
+    gboolean run, check, poison;
+    gint64 repeat;
+    char *profile;
 } CliOptions;
 
 static int usage_error(const char *message)
@@ -99,6 +103,7 @@ typedef struct {
     guint64 no_alias_bytes;
     const PlaceStrategy *strategy;
     char *dims_text;
+    const Model *model;  /* the graph's model (NULL for a trace file), for --run */
 } Job;
 
 static int check_options(const CliOptions *o, Job *job)
@@ -135,6 +140,12 @@ static int check_options(const CliOptions *o, Job *job)
         g_error_free(plot_error);
         return r;
     }
+    if ((o->check || o->poison || o->repeat || o->profile) && !o->run)
+        return usage_error("--check, --poison, --repeat and --profile go with --run");
+    if (o->run && (!o->graph_path || o->compare || o->orders || o->info))
+        return usage_error("--run executes one plan of a model: use it with --graph and one --strategy");
+    if (o->repeat < 0 || o->repeat > 100000)
+        return usage_error("--repeat takes a count from 1 to 100,000");
     if (o->compare && o->chrome_trace)
         return usage_error("--chrome-trace draws one plan: drop --compare");
     if (o->compare && o->strategy && !o->orders)
@@ -422,6 +433,12 @@ static int run_plan(const CliOptions *o, const Job *job, const Trace *t)
                 status = file_error(o->chrome_trace, error);
             if (!status && o->plot && !write_plot(o, job, t, (const Plan *const *)&plan, 1, &error))
                 status = file_error(o->plot_out, error);
+            RunOptions run = {.repeat = (guint)MAX(o->repeat, 1), .check = o->check, .poison = o->poison,
+                              .profile_path = o->profile, .format = job->format};
+            if (!status && o->run &&
+                !run_execute(stdout, &run, job->model->graph, model_onnx_opset(job->model), job->schedule, job->aliases,
+                             t, plan, &error))
+                status = file_error(error && error->domain == G_FILE_ERROR ? o->profile : o->graph_path, error);
         }
         plan_free(plan);
     }
@@ -509,6 +526,7 @@ static int run(const CliOptions *o)
             status = usage_error(error->message);
     if (!status && o->graph_path) {
         m = load_model(o->graph_path, &shape_options, &error);
+        job.model = m;
         if (!m)
             status = file_error(o->graph_path, error);
         else if (o->info)
@@ -601,6 +619,15 @@ int main(int argc, char **argv)
         {"chrome-trace", 0, 0, G_OPTION_ARG_FILENAME, &o.chrome_trace,
          "Write the plan as Chrome trace events (ui.perfetto.dev, chrome://tracing): ops and live bytes per step",
          "FILE"},
+        {"run", 0, 0, G_OPTION_ARG_NONE, &o.run,
+         "Execute the plan: real kernels (OpenBLAS) inside one arena of the planned size, every tensor at its planned "
+         "offset; reports the median time per op type", NULL},
+        {"repeat", 0, 0, G_OPTION_ARG_INT64, &o.repeat, "--run: runs to take the median of (default 1)", "N"},
+        {"check", 0, 0, G_OPTION_ARG_NONE, &o.check,
+         "--run: run again with nothing shared (--alias none, naive) and require equal outputs, bit for bit", NULL},
+        {"poison", 0, 0, G_OPTION_ARG_NONE, &o.poison,
+         "--run: fill the arena, and every buffer when it dies, with NaN bytes, so early reuse shows", NULL},
+        {"profile", 0, 0, G_OPTION_ARG_FILENAME, &o.profile, "--run: write the per-node times (median) as CSV", "FILE"},
         {"trace-out", 0, 0, G_OPTION_ARG_FILENAME, &o.trace_out,
          "Write the trace (text format, or MiniMalloc CSV when FILE ends in .csv)", "FILE"},
         {"format", 'f', 0, G_OPTION_ARG_STRING, &o.format, "Report format: text (default), md, csv, json", "FMT"},
@@ -661,6 +688,7 @@ int main(int argc, char **argv)
     g_free(o.strategy);
     g_free(o.format);
     g_free(o.weights);
+    g_free(o.profile);
     g_free(o.io);
     g_strfreev(o.dims);
     g_strfreev(o.pins);

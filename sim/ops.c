@@ -58,45 +58,49 @@ static gint64 i_le(gint64 a, gint64 b) { return a <= b; }
 static gint64 i_ge(gint64 a, gint64 b) { return a >= b; }
 
 /* ---- row builders ---- */
-#define OP(n, cls, imin, imax, omin, omax, fn)                                                              \
+#define OP(n, cls, imin, imax, omin, omax, fn, k)                                                           \
     {.name = n, .op_class = cls, .min_inputs = imin, .max_inputs = imax, .min_outputs = omin,               \
-     .max_outputs = omax, .infer = fn}
-#define RUNTIME_OP(n, kind, imin, imax, omin, omax, fn)                                                     \
+     .max_outputs = omax, .infer = fn, .kernel = k}
+#define RUNTIME_OP(n, kind, imin, imax, omin, omax, fn, k)                                                  \
     {.name = n, .op_class = OP_RUNTIME, .runtime = kind, .min_inputs = imin, .max_inputs = imax,             \
-     .min_outputs = omin, .max_outputs = omax, .infer = fn}
-#define UNARY(n, fn) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1, .min_outputs = 1, \
-                      .max_outputs = 1, .infer = infer_unary, .elementwise = TRUE, .unary = fn}
+     .min_outputs = omin, .max_outputs = omax, .infer = fn, .kernel = k}
+/* Unary maps; fn NULL: a parametric map the kernel computes from the op's attributes (or none). */
+#define UNARY_K(n, fn, k) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1,               \
+                           .min_outputs = 1, .max_outputs = 1, .infer = infer_unary, .elementwise = TRUE,      \
+                           .unary = fn, .kernel = k}
+#define UNARY(n, fn) UNARY_K(n, fn, kernel_unary)
 /* Unary maps with optional extra inputs (Clip's min/max, Trilu's k). */
-#define UNARY_N(n, imax) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = imax,            \
-                          .min_outputs = 1, .max_outputs = 1, .infer = infer_unary, .elementwise = TRUE}
+#define UNARY_N(n, imax, k) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = imax,         \
+                             .min_outputs = 1, .max_outputs = 1, .infer = infer_unary, .elementwise = TRUE,    \
+                             .kernel = k}
 #define PREDICATE(n, fn) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1,                \
                           .min_outputs = 1, .max_outputs = 1, .infer = infer_unary, .elementwise = TRUE,       \
-                          .unary = fn, .fixed_out_dtype = DT_BOOL}
+                          .unary = fn, .fixed_out_dtype = DT_BOOL, .kernel = kernel_unary}
 #define BINARY(n, f, i) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 2, .max_inputs = 2,                 \
                          .min_outputs = 1, .max_outputs = 1, .infer = infer_nary, .elementwise = TRUE,         \
-                         .binary = f, .binary_int = i}
+                         .binary = f, .binary_int = i, .kernel = kernel_binary}
 #define COMPARE(n, f, i) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 2, .max_inputs = 2,                \
                           .min_outputs = 1, .max_outputs = 1, .infer = infer_nary, .elementwise = TRUE,        \
-                          .binary = f, .binary_int = i, .fixed_out_dtype = DT_BOOL}
+                          .binary = f, .binary_int = i, .fixed_out_dtype = DT_BOOL, .kernel = kernel_binary}
 #define VARIADIC(n, f, i) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = -1,              \
                            .min_outputs = 1, .max_outputs = 1, .infer = infer_nary, .elementwise = TRUE,       \
-                           .binary = f, .binary_int = i}
+                           .binary = f, .binary_int = i, .kernel = kernel_variadic}
 #define REDUCE(n, f) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 2, .min_outputs = 1,  \
-                      .max_outputs = 1, .infer = infer_reduce, .binary = f}
+                      .max_outputs = 1, .infer = infer_reduce, .binary = f, .kernel = kernel_reduce}
 
 static const OpInfo op_rows[] = {
     /* metadata-only views (001_84cba9e4119fb5d1.txt) */
-    OP("Reshape", OP_NOOP, 1, 2, 1, 1, infer_reshape),
-    OP("Transpose", OP_NOOP, 1, 1, 1, 1, infer_transpose),
-    OP("Squeeze", OP_NOOP, 1, 2, 1, 1, infer_squeeze),
-    OP("Unsqueeze", OP_NOOP, 1, 2, 1, 1, infer_unsqueeze),
-    OP("Flatten", OP_NOOP, 1, 1, 1, 1, infer_flatten),
-    OP("Identity", OP_NOOP, 1, 1, 1, 1, infer_identity),
+    OP("Reshape", OP_NOOP, 1, 2, 1, 1, infer_reshape, kernel_view),
+    OP("Transpose", OP_NOOP, 1, 1, 1, 1, infer_transpose, kernel_transpose),
+    OP("Squeeze", OP_NOOP, 1, 2, 1, 1, infer_squeeze, kernel_view),
+    OP("Unsqueeze", OP_NOOP, 1, 2, 1, 1, infer_unsqueeze, kernel_view),
+    OP("Flatten", OP_NOOP, 1, 1, 1, 1, infer_flatten, kernel_view),
+    OP("Identity", OP_NOOP, 1, 1, 1, 1, infer_identity, kernel_view),
     /* offset views and contiguous layouts (000_c324d345f708b909.txt) */
-    RUNTIME_OP("Gather", RUNTIME_GATHER, 2, 2, 1, 1, infer_gather),
-    RUNTIME_OP("Slice", RUNTIME_SLICE, 1, 5, 1, 1, infer_slice),
-    RUNTIME_OP("Concat", RUNTIME_CONCAT, 1, -1, 1, 1, infer_concat),
-    RUNTIME_OP("Split", RUNTIME_SPLIT, 1, 2, 1, -1, infer_split),
+    RUNTIME_OP("Gather", RUNTIME_GATHER, 2, 2, 1, 1, infer_gather, kernel_gather),
+    RUNTIME_OP("Slice", RUNTIME_SLICE, 1, 5, 1, 1, infer_slice, kernel_slice),
+    RUNTIME_OP("Concat", RUNTIME_CONCAT, 1, -1, 1, 1, infer_concat, kernel_concat),
+    RUNTIME_OP("Split", RUNTIME_SPLIT, 1, 2, 1, -1, infer_split, kernel_split),
     /* unary elementwise */
     UNARY("Relu", f_relu),
     UNARY("Sigmoid", f_sigmoid),
@@ -127,20 +131,20 @@ static const OpInfo op_rows[] = {
     UNARY("Celu", NULL),
     UNARY("Mish", NULL),
     UNARY("ThresholdedRelu", NULL),
-    UNARY("Shrink", NULL),
-    UNARY("InstanceNormalization", NULL),
-    UNARY("LRN", NULL),
-    UNARY("Hardmax", NULL),
-    UNARY_N("Clip", 3),
-    UNARY_N("Trilu", 2),
-    UNARY_N("CumSum", 2),
-    UNARY_N("GroupNormalization", 3),
+    UNARY_K("Shrink", NULL, NULL),
+    UNARY_K("InstanceNormalization", NULL, NULL),
+    UNARY_K("LRN", NULL, NULL),
+    UNARY_K("Hardmax", NULL, NULL),
+    UNARY_N("Clip", 3, kernel_clip),
+    UNARY_N("Trilu", 2, NULL),
+    UNARY_N("CumSum", 2, NULL),
+    UNARY_N("GroupNormalization", 3, NULL),
     PREDICATE("IsNaN", f_isnan),
     PREDICATE("IsInf", f_isinf),
-    OP("Dropout", OP_COMPUTE, 1, 3, 1, 2, infer_dropout),
-    OP("Cast", OP_COMPUTE, 1, 1, 1, 1, infer_cast),
-    OP("CastLike", OP_COMPUTE, 2, 2, 1, 1, infer_cast_like),
-    OP("EyeLike", OP_COMPUTE, 1, 1, 1, 1, infer_eye_like),
+    OP("Dropout", OP_COMPUTE, 1, 3, 1, 2, infer_dropout, kernel_dropout),
+    OP("Cast", OP_COMPUTE, 1, 1, 1, 1, infer_cast, kernel_cast),
+    OP("CastLike", OP_COMPUTE, 2, 2, 1, 1, infer_cast_like, kernel_cast),
+    OP("EyeLike", OP_COMPUTE, 1, 1, 1, 1, infer_eye_like, NULL),
     /* binary and n-ary elementwise, numpy broadcasting */
     BINARY("Add", f_add, i_add),
     BINARY("Sub", f_sub, i_sub),
@@ -162,24 +166,24 @@ static const OpInfo op_rows[] = {
     COMPARE("And", f_and, NULL),
     COMPARE("Or", f_or, NULL),
     COMPARE("Xor", f_xor, NULL),
-    OP("Where", OP_COMPUTE, 3, 3, 1, 1, infer_where),
+    OP("Where", OP_COMPUTE, 3, 3, 1, 1, infer_where, kernel_where),
     /* linear algebra and windows */
-    OP("MatMul", OP_COMPUTE, 2, 2, 1, 1, infer_matmul),
-    OP("Gemm", OP_COMPUTE, 2, 3, 1, 1, infer_gemm),
+    OP("MatMul", OP_COMPUTE, 2, 2, 1, 1, infer_matmul, kernel_matmul),
+    OP("Gemm", OP_COMPUTE, 2, 3, 1, 1, infer_gemm, kernel_gemm),
     {.name = "Conv", .op_class = OP_COMPUTE, .min_inputs = 2, .max_inputs = 3, .min_outputs = 1, .max_outputs = 1,
-     .infer = infer_conv, .scratch = conv_im2col_scratch},
-    OP("ConvTranspose", OP_COMPUTE, 2, 3, 1, 1, infer_conv_transpose),
-    OP("MaxPool", OP_COMPUTE, 1, 1, 1, 2, infer_pool),
-    OP("AveragePool", OP_COMPUTE, 1, 1, 1, 1, infer_pool),
-    OP("LpPool", OP_COMPUTE, 1, 1, 1, 1, infer_pool),
-    OP("GlobalAveragePool", OP_COMPUTE, 1, 1, 1, 1, infer_global_pool),
-    OP("GlobalMaxPool", OP_COMPUTE, 1, 1, 1, 1, infer_global_pool),
-    OP("GlobalLpPool", OP_COMPUTE, 1, 1, 1, 1, infer_global_pool),
+     .infer = infer_conv, .scratch = conv_im2col_scratch, .kernel = kernel_conv},
+    OP("ConvTranspose", OP_COMPUTE, 2, 3, 1, 1, infer_conv_transpose, NULL),
+    OP("MaxPool", OP_COMPUTE, 1, 1, 1, 2, infer_pool, kernel_pool),
+    OP("AveragePool", OP_COMPUTE, 1, 1, 1, 1, infer_pool, kernel_pool),
+    OP("LpPool", OP_COMPUTE, 1, 1, 1, 1, infer_pool, NULL),
+    OP("GlobalAveragePool", OP_COMPUTE, 1, 1, 1, 1, infer_global_pool, kernel_global_pool),
+    OP("GlobalMaxPool", OP_COMPUTE, 1, 1, 1, 1, infer_global_pool, kernel_global_pool),
+    OP("GlobalLpPool", OP_COMPUTE, 1, 1, 1, 1, infer_global_pool, NULL),
     /* normalisation, softmax, reductions */
-    OP("BatchNormalization", OP_COMPUTE, 5, 5, 1, 5, infer_batch_norm),
-    OP("LayerNormalization", OP_COMPUTE, 2, 3, 1, 3, infer_layer_norm),
-    OP("Softmax", OP_COMPUTE, 1, 1, 1, 1, infer_softmax),
-    OP("LogSoftmax", OP_COMPUTE, 1, 1, 1, 1, infer_softmax),
+    OP("BatchNormalization", OP_COMPUTE, 5, 5, 1, 5, infer_batch_norm, kernel_batch_norm),
+    OP("LayerNormalization", OP_COMPUTE, 2, 3, 1, 3, infer_layer_norm, kernel_layer_norm),
+    OP("Softmax", OP_COMPUTE, 1, 1, 1, 1, infer_softmax, kernel_softmax),
+    OP("LogSoftmax", OP_COMPUTE, 1, 1, 1, 1, infer_softmax, kernel_softmax),
     REDUCE("ReduceSum", f_add),
     REDUCE("ReduceProd", f_mul),
     REDUCE("ReduceMax", f_max),
@@ -190,31 +194,31 @@ static const OpInfo op_rows[] = {
     REDUCE("ReduceLogSum", NULL),
     REDUCE("ReduceLogSumExp", NULL),
     REDUCE("ReduceSumSquare", NULL),
-    OP("ArgMax", OP_COMPUTE, 1, 1, 1, 1, infer_arg_reduce),
-    OP("ArgMin", OP_COMPUTE, 1, 1, 1, 1, infer_arg_reduce),
-    OP("TopK", OP_COMPUTE, 1, 2, 2, 2, infer_topk),
+    OP("ArgMax", OP_COMPUTE, 1, 1, 1, 1, infer_arg_reduce, NULL),
+    OP("ArgMin", OP_COMPUTE, 1, 1, 1, 1, infer_arg_reduce, NULL),
+    OP("TopK", OP_COMPUTE, 1, 2, 2, 2, infer_topk, NULL),
     /* data movement that computes */
-    OP("GatherElements", OP_COMPUTE, 2, 2, 1, 1, infer_gather_elements),
-    OP("ScatterND", OP_COMPUTE, 3, 3, 1, 1, infer_scatter),
-    OP("ScatterElements", OP_COMPUTE, 3, 3, 1, 1, infer_scatter),
-    OP("Expand", OP_COMPUTE, 2, 2, 1, 1, infer_expand),
-    OP("Tile", OP_COMPUTE, 2, 2, 1, 1, infer_tile),
-    OP("Pad", OP_COMPUTE, 1, 4, 1, 1, infer_pad),
-    OP("Resize", OP_COMPUTE, 1, 4, 1, 1, infer_resize),
-    OP("Upsample", OP_COMPUTE, 1, 2, 1, 1, infer_upsample),
-    OP("DepthToSpace", OP_COMPUTE, 1, 1, 1, 1, infer_depth_to_space),
-    OP("SpaceToDepth", OP_COMPUTE, 1, 1, 1, 1, infer_space_to_depth),
+    OP("GatherElements", OP_COMPUTE, 2, 2, 1, 1, infer_gather_elements, NULL),
+    OP("ScatterND", OP_COMPUTE, 3, 3, 1, 1, infer_scatter, NULL),
+    OP("ScatterElements", OP_COMPUTE, 3, 3, 1, 1, infer_scatter, NULL),
+    OP("Expand", OP_COMPUTE, 2, 2, 1, 1, infer_expand, kernel_expand),
+    OP("Tile", OP_COMPUTE, 2, 2, 1, 1, infer_tile, NULL),
+    OP("Pad", OP_COMPUTE, 1, 4, 1, 1, infer_pad, kernel_pad),
+    OP("Resize", OP_COMPUTE, 1, 4, 1, 1, infer_resize, kernel_resize),
+    OP("Upsample", OP_COMPUTE, 1, 2, 1, 1, infer_upsample, kernel_resize),
+    OP("DepthToSpace", OP_COMPUTE, 1, 1, 1, 1, infer_depth_to_space, NULL),
+    OP("SpaceToDepth", OP_COMPUTE, 1, 1, 1, 1, infer_space_to_depth, NULL),
     /* shape arithmetic and constants */
-    OP("Shape", OP_COMPUTE, 1, 1, 1, 1, infer_shape_op),
-    OP("Size", OP_COMPUTE, 1, 1, 1, 1, infer_size_op),
+    OP("Shape", OP_COMPUTE, 1, 1, 1, 1, infer_shape_op, kernel_shape),
+    OP("Size", OP_COMPUTE, 1, 1, 1, 1, infer_size_op, NULL),
     {.name = "Constant", .op_class = OP_COMPUTE, .min_inputs = 0, .max_inputs = 0, .min_outputs = 1,
      .max_outputs = 1, .infer = infer_constant, .plan_constant = TRUE},
-    OP("ConstantOfShape", OP_COMPUTE, 1, 1, 1, 1, infer_constant_of_shape),
-    OP("Range", OP_COMPUTE, 3, 3, 1, 1, infer_range),
+    OP("ConstantOfShape", OP_COMPUTE, 1, 1, 1, 1, infer_constant_of_shape, kernel_constant_of_shape),
+    OP("Range", OP_COMPUTE, 3, 3, 1, 1, infer_range, kernel_range),
     /* control flow: one compute op each, shapes from the file */
-    OP("If", OP_COMPUTE, 1, 1, 1, -1, infer_control),
-    OP("Loop", OP_COMPUTE, 0, -1, 1, -1, infer_control), /* M and cond are both optional */
-    OP("Scan", OP_COMPUTE, 1, -1, 1, -1, infer_control),
+    OP("If", OP_COMPUTE, 1, 1, 1, -1, infer_control, NULL),
+    OP("Loop", OP_COMPUTE, 0, -1, 1, -1, infer_control, NULL), /* M and cond are both optional */
+    OP("Scan", OP_COMPUTE, 1, -1, 1, -1, infer_control, NULL),
 };
 
 static GHashTable *op_index;

@@ -1,10 +1,12 @@
 /* ops.h — the op table: everything the simulator knows about an ONNX operator lives in its one row
- * (class for aliasing, arity, shape inference with constant folding, elementwise scalar functions).
+ * (class for aliasing, arity, shape inference with constant folding, elementwise scalar functions, the
+ * executor's kernel).
  * ops.c holds the table; the ops-*.c files hold the inference functions it points to. */
 #ifndef SIM_OPS_H
 #define SIM_OPS_H
 
 #include "graph.h"
+#include "kernels/kernel.h"
 
 /* How an op's output may share memory (000_c324d345f708b909.txt, 001_84cba9e4119fb5d1.txt). */
 typedef enum {
@@ -35,6 +37,7 @@ typedef struct OpInfo {
     gint64 (*binary_int)(gint64, gint64); /* integer semantics where they differ (Div, Mod) */
     DType fixed_out_dtype;        /* e.g. BOOL for comparisons; DT_UNDEFINED: from the inputs */
     guint64 (*scratch)(const Node *n); /* single-step workspace bytes the kernel needs, or NULL */
+    KernelFn kernel;              /* the executor's kernel (sim/kernels/), or NULL: the op cannot run */
 } OpInfo;
 
 /* The row for (domain, op_type); NULL when the op is not in the table. "" and "ai.onnx" are the

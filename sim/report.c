@@ -282,6 +282,56 @@ void report_print_row(FILE *out, ReportFormat f, const char *const *names, const
     fprintf(out, f == FORMAT_MD ? "|\n" : "\n");
 }
 
+void report_print_table(FILE *out, ReportFormat f, const char *const *names, const gboolean *numbers, guint ncols,
+                        const char *const *values, guint nrows)
+{
+    if (f == FORMAT_JSON) {
+        JsonBuilder *b = json_builder_new();
+        json_builder_begin_array(b);
+        for (guint r = 0; r < nrows; r++) {
+            json_builder_begin_object(b);
+            for (guint k = 0; k < ncols; k++) {
+                const char *v = values[(gsize)r * ncols + k];
+                json_builder_set_member_name(b, names[k]);
+                if (numbers[k])
+                    json_builder_add_double_value(b, g_ascii_strtod(v, NULL));
+                else
+                    json_builder_add_string_value(b, v);
+            }
+            json_builder_end_object(b);
+        }
+        json_builder_end_array(b);
+        JsonGenerator *g = json_generator_new();
+        JsonNode *root = json_builder_get_root(b);
+        json_generator_set_root(g, root);
+        json_generator_set_pretty(g, TRUE);
+        char *text = json_generator_to_data(g, NULL);
+        fprintf(out, "%s\n", text);
+        g_free(text);
+        json_node_unref(root);
+        g_object_unref(g);
+        g_object_unref(b);
+        return;
+    }
+    for (guint k = 0; k < ncols; k++)
+        fprintf(out, f == FORMAT_MD ? "| %s " : (k ? ",%s" : "%s"), names[k]);
+    fprintf(out, f == FORMAT_MD ? "|\n" : "\n");
+    if (f == FORMAT_MD) {
+        for (guint k = 0; k < ncols; k++)
+            fprintf(out, numbers[k] ? "|---:" : "|---");
+        fprintf(out, "|\n");
+    }
+    for (guint r = 0; r < nrows; r++) {
+        for (guint k = 0; k < ncols; k++) {
+            const char *v = values[(gsize)r * ncols + k];
+            char *q = f == FORMAT_CSV ? csv_quote(v) : g_strdup(v);
+            fprintf(out, f == FORMAT_MD ? "| %s " : (k ? ",%s" : "%s"), q);
+            g_free(q);
+        }
+        fprintf(out, f == FORMAT_MD ? "|\n" : "\n");
+    }
+}
+
 void report_aliasing(FILE *out, ReportFormat f, const guint *shared, const guint *copied, const guint64 *saved,
                      const char *const *kind_names, guint kinds, const GPtrArray *notes)
 {

@@ -39,6 +39,9 @@ void report_print(FILE *out, ReportFormat f, const ReportRow *rows, guint n);
 /* One row of named columns in md, csv or json (numbers[k]: a number in json, right-aligned in md). */
 void report_print_row(FILE *out, ReportFormat f, const char *const *names, const char *const *values,
                       const gboolean *numbers, guint n);
+/* A table: ncols named columns, nrows rows of values (row-major); json: an array of objects. */
+void report_print_table(FILE *out, ReportFormat f, const char *const *names, const gboolean *numbers, guint ncols,
+                        const char *const *values, guint nrows);
 /* What aliasing did: per kind, ops shared and copied and bytes saved, then every fallback with its reason
  * (text and md; csv and json carry the per-kind bytes saved and the fallback count in the row). */
 void report_aliasing(FILE *out, ReportFormat f, const guint *shared, const guint *copied, const guint64 *saved,

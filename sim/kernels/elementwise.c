@@ -1,0 +1,312 @@
+/* elementwise.c — unary maps, binary and n-ary ops with numpy broadcasting, Where, Cast, Clip,
+ * Dropout (inference: a copy); the unary maps with attributes (LeakyRelu, Elu, Gelu, HardSigmoid, ...). The scalar functions are the op table's own (the ones shape
+ * inference folds constants with), so a kernel and the folding agree by construction. An output may
+ * share an input's buffer (in-place): every loop reads element k of that input before writing k. */
+#include "kernel.h"
+#include "ops.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Walks the output in row-major order keeping, per input, the element offset broadcasting maps to. */
+typedef struct {
+    int rank;
+    const gint64 *dims;
+    guint n;
+    gint64 *strides; /* n x rank */
+    gint64 *idx;     /* rank */
+    gint64 off[3];
+} BroadcastWalk;
+
+static void walk_init(BroadcastWalk *w, const ExecTensor *out, guint n, const ExecTensor *const *ins)
+{
+    w->rank = out->rank;
+    w->dims = out->dims;
+    w->n = n;
+    w->strides = g_new0(gint64, (gsize)n * MAX(out->rank, 1));
+    w->idx = g_new0(gint64, MAX(out->rank, 1));
+    for (guint k = 0; k < n; k++) {
+        broadcast_strides(ins[k], out->rank, out->dims, w->strides + (gsize)k * MAX(out->rank, 1));
+        w->off[k] = 0;
+    }
+}
+
+static void walk_next(BroadcastWalk *w)
+{
+    int r = MAX(w->rank, 1);
+    for (int a = w->rank - 1; a >= 0; a--) {
+        w->idx[a]++;
+        for (guint k = 0; k < w->n; k++)
+            w->off[k] += w->strides[(gsize)k * r + a];
+        if (w->idx[a] < w->dims[a])
+            return;
+        for (guint k = 0; k < w->n; k++)
+            w->off[k] -= w->strides[(gsize)k * r + a] * w->dims[a];
+        w->idx[a] = 0;
+    }
+}
+
+static void walk_clear(BroadcastWalk *w)
+{
+    g_free(w->strides);
+    g_free(w->idx);
+}
+
+static gboolean same_shape(const ExecTensor *a, const ExecTensor *b)
+{
+    return a->rank == b->rank && !memcmp(a->dims, b->dims, sizeof(gint64) * a->rank);
+}
+
+/* The unary maps with attributes (the op table has no scalar function for them). */
+typedef enum { P_GELU, P_GELU_TANH, P_HARD_SIGMOID, P_HARD_SWISH, P_LEAKY_RELU, P_ELU, P_SELU, P_CELU, P_MISH,
+               P_THRESHOLDED_RELU, P_NONE } Parametric;
+
+static double parametric(Parametric p, double alpha, double beta, double gamma, double x)
+{
+    switch (p) {
+    case P_GELU: return 0.5 * x * (1.0 + erf(x / sqrt(2.0)));
+    case P_GELU_TANH: return 0.5 * x * (1.0 + tanh(sqrt(2.0 / G_PI) * (x + 0.044715 * x * x * x)));
+    case P_HARD_SIGMOID: return MAX(0.0, MIN(1.0, alpha * x + beta));
+    case P_HARD_SWISH: return x * MAX(0.0, MIN(1.0, x / 6.0 + 0.5));
+    case P_LEAKY_RELU: return x < 0 ? alpha * x : x;
+    case P_ELU: return x < 0 ? alpha * (exp(x) - 1.0) : x;
+    case P_SELU: return x <= 0 ? gamma * (alpha * exp(x) - alpha) : gamma * x;
+    case P_CELU: return MAX(0.0, x) + MIN(0.0, alpha * (exp(x / alpha) - 1.0));
+    case P_MISH: return x * tanh(log1p(exp(x)));
+    case P_THRESHOLDED_RELU: return x > alpha ? x : 0.0;
+    default: return x;
+    }
+}
+
+static gboolean parametric_of(const KernelCall *c, Parametric *p, double *alpha, double *beta, double *gamma,
+                              GError **error)
+{
+    static const struct {
+        const char *name;
+        Parametric p;
+        float alpha, beta, gamma;
+    } rows[] = {{"Gelu", P_GELU, 0, 0, 0}, {"HardSigmoid", P_HARD_SIGMOID, 0.2f, 0.5f, 0}, {"HardSwish", P_HARD_SWISH, 0, 0, 0},
+                {"LeakyRelu", P_LEAKY_RELU, 0.01f, 0, 0}, {"Elu", P_ELU, 1.0f, 0, 0},
+                {"Selu", P_SELU, 1.67326319217681884765625f, 0, 1.05070102214813232421875f}, {"Celu", P_CELU, 1.0f, 0, 0},
+                {"Mish", P_MISH, 0, 0, 0}, {"ThresholdedRelu", P_THRESHOLDED_RELU, 1.0f, 0, 0}};
+    for (gsize k = 0; k < G_N_ELEMENTS(rows); k++) {
+        if (strcmp(rows[k].name, c->node->op->name))
+            continue;
+        float a, b, g;
+        const char *approximate;
+        if (!node_attr_float(c->node, "alpha", rows[k].alpha, &a, error) ||
+            !node_attr_float(c->node, "beta", rows[k].beta, &b, error) ||
+            !node_attr_float(c->node, "gamma", rows[k].gamma, &g, error) ||
+            !node_attr_string(c->node, "approximate", "none", &approximate, error))
+            return FALSE;
+        *p = rows[k].p == P_GELU && !strcmp(approximate, "tanh") ? P_GELU_TANH : rows[k].p;
+        *alpha = a, *beta = b, *gamma = g;
+        return TRUE;
+    }
+    return kernel_fail(c, error, "the executor has no kernel for %s", c->node->op->name);
+}
+
+gboolean kernel_unary(const KernelCall *c, GError **error)
+{
+    const OpInfo *op = c->node->op;
+    const ExecTensor *x = kernel_in(c, 0);
+    ExecTensor *y = kernel_out(c, 0);
+    if (!op->unary) {
+        Parametric p = P_NONE;
+        double alpha = 0, beta = 0, gamma = 0;
+        if (!parametric_of(c, &p, &alpha, &beta, &gamma, error) || !kernel_need_float(c, x, op->name, error))
+            return FALSE;
+        const float *in = x->data;
+        float *out = y->data;
+        for (gsize k = 0; k < y->count; k++)
+            out[k] = (float)parametric(p, alpha, beta, gamma, in[k]);
+        return TRUE;
+    }
+    if (!elem_supported(x->dtype) || !elem_supported(y->dtype))
+        return kernel_fail(c, error, "element type %s is not supported by the executor", dtype_name(x->dtype));
+    if (x->dtype == DT_FLOAT && y->dtype == DT_FLOAT) {
+        const float *in = x->data;
+        float *out = y->data;
+        for (gsize k = 0; k < y->count; k++)
+            out[k] = (float)op->unary(in[k]);
+        return TRUE;
+    }
+    for (gsize k = 0; k < y->count; k++)
+        elem_set_f(y, k, op->unary(elem_get_f(x, k)));
+    return TRUE;
+}
+
+/* out = f(a, b) with broadcasting; integer semantics when both inputs are integers. */
+static gboolean binary_apply(const KernelCall *c, const ExecTensor *a, const ExecTensor *b, ExecTensor *y,
+                             GError **error)
+{
+    const OpInfo *op = c->node->op;
+    gboolean prelu = !strcmp(op->name, "PRelu");
+    if (!op->binary && !prelu)
+        return kernel_fail(c, error, "the executor has no kernel for %s", op->name);
+    if (!elem_supported(a->dtype) || !elem_supported(b->dtype) || !elem_supported(y->dtype))
+        return kernel_fail(c, error, "element type %s is not supported by the executor", dtype_name(a->dtype));
+    gboolean ints = !dtype_is_float(a->dtype) && !dtype_is_float(b->dtype) && op->binary_int;
+    if (!prelu && a->dtype == DT_FLOAT && b->dtype == DT_FLOAT && y->dtype == DT_FLOAT) {
+        const float *pa = a->data, *pb = b->data;
+        float *py = y->data;
+        if (same_shape(a, y) && same_shape(b, y)) { /* the common case: no index arithmetic */
+            for (gsize k = 0; k < y->count; k++)
+                py[k] = (float)op->binary(pa[k], pb[k]);
+            return TRUE;
+        }
+        if (same_shape(a, y) && b->count == 1) {
+            double s = pb[0];
+            for (gsize k = 0; k < y->count; k++)
+                py[k] = (float)op->binary(pa[k], s);
+            return TRUE;
+        }
+        const ExecTensor *ins[2] = {a, b};
+        BroadcastWalk w;
+        walk_init(&w, y, 2, ins);
+        for (gsize k = 0; k < y->count; k++, walk_next(&w))
+            py[k] = (float)op->binary(pa[w.off[0]], pb[w.off[1]]);
+        walk_clear(&w);
+        return TRUE;
+    }
+    const ExecTensor *ins[2] = {a, b};
+    BroadcastWalk w;
+    walk_init(&w, y, 2, ins);
+    for (gsize k = 0; k < y->count; k++, walk_next(&w)) {
+        if (prelu) {
+            double x = elem_get_f(a, w.off[0]);
+            elem_set_f(y, k, x < 0 ? x * elem_get_f(b, w.off[1]) : x);
+        } else if (ints) {
+            elem_set_i(y, k, op->binary_int(elem_get_i(a, w.off[0]), elem_get_i(b, w.off[1])));
+        } else {
+            elem_set_f(y, k, op->binary(elem_get_f(a, w.off[0]), elem_get_f(b, w.off[1])));
+        }
+    }
+    walk_clear(&w);
+    return TRUE;
+}
+
+gboolean kernel_binary(const KernelCall *c, GError **error)
+{
+    return binary_apply(c, kernel_in(c, 0), kernel_in(c, 1), kernel_out(c, 0), error);
+}
+
+gboolean kernel_variadic(const KernelCall *c, GError **error)
+{
+    ExecTensor *y = kernel_out(c, 0);
+    gboolean mean = !strcmp(c->node->op->name, "Mean");
+    if (mean && y->dtype != DT_FLOAT)
+        return kernel_need_float(c, y, "Mean", error);
+    /* y = in0 broadcast, then y = f(y, in_k); Mean sums and divides. An input sharing y's buffer can only
+     * be in0 (in-place takes a same-size input), which the first step reads in place. */
+    const ExecTensor *first = kernel_in(c, 0);
+    {
+        const ExecTensor *ins[1] = {first};
+        BroadcastWalk w;
+        walk_init(&w, y, 1, ins);
+        gsize size = dtype_size(y->dtype);
+        if (first->data != y->data || !same_shape(first, y)) {
+            void *copy = g_memdup2(first->data, first->count * size);
+            for (gsize k = 0; k < y->count; k++, walk_next(&w))
+                memcpy((char *)y->data + k * size, (const char *)copy + w.off[0] * size, size);
+            g_free(copy);
+        }
+        walk_clear(&w);
+    }
+    for (guint k = 1; k < c->n_in; k++) {
+        const ExecTensor *x = kernel_in(c, k);
+        if (!x)
+            continue;
+        if (mean) {
+            const ExecTensor *ins[1] = {x};
+            BroadcastWalk w;
+            walk_init(&w, y, 1, ins);
+            float *py = y->data;
+            for (gsize j = 0; j < y->count; j++, walk_next(&w))
+                py[j] += (float)elem_get_f(x, w.off[0]);
+            walk_clear(&w);
+        } else if (!binary_apply(c, y, x, y, error)) {
+            return FALSE;
+        }
+    }
+    if (mean) {
+        float *py = y->data;
+        for (gsize j = 0; j < y->count; j++)
+            py[j] /= (float)c->n_in;
+    }
+    return TRUE;
+}
+
+gboolean kernel_where(const KernelCall *c, GError **error)
+{
+    const ExecTensor *cond = kernel_in(c, 0), *x = kernel_in(c, 1), *z = kernel_in(c, 2);
+    ExecTensor *y = kernel_out(c, 0);
+    if (!elem_supported(x->dtype))
+        return kernel_fail(c, error, "element type %s is not supported by the executor", dtype_name(x->dtype));
+    const ExecTensor *ins[3] = {cond, x, z};
+    BroadcastWalk w;
+    walk_init(&w, y, 3, ins);
+    gsize size = dtype_size(y->dtype);
+    const guint8 *pc = cond->data;
+    for (gsize k = 0; k < y->count; k++, walk_next(&w)) {
+        const ExecTensor *from = pc[w.off[0]] ? x : z;
+        memcpy((char *)y->data + k * size, (const char *)from->data + (pc[w.off[0]] ? w.off[1] : w.off[2]) * size, size);
+    }
+    walk_clear(&w);
+    return TRUE;
+}
+
+gboolean kernel_cast(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0);
+    ExecTensor *y = kernel_out(c, 0);
+    if (!elem_supported(x->dtype) || !elem_supported(y->dtype))
+        return kernel_fail(c, error, "Cast from %s to %s is not supported by the executor", dtype_name(x->dtype),
+                           dtype_name(y->dtype));
+    if (x->dtype == y->dtype) {
+        kernel_move(y->data, x->data, y->count * dtype_size(y->dtype));
+        return TRUE;
+    }
+    /* A narrower output may share the input's buffer only if same size (in-place): element order is kept. */
+    for (gsize k = 0; k < y->count; k++) {
+        if (dtype_is_float(x->dtype) || dtype_is_float(y->dtype))
+            elem_set_f(y, k, elem_get_f(x, k));
+        else
+            elem_set_i(y, k, elem_get_i(x, k));
+    }
+    return TRUE;
+}
+
+gboolean kernel_clip(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0), *lo_t = kernel_in(c, 1), *hi_t = kernel_in(c, 2);
+    ExecTensor *y = kernel_out(c, 0);
+    if (!kernel_need_float(c, x, "Clip", error))
+        return FALSE;
+    float lo = -INFINITY, hi = INFINITY;
+    if (c->opset < 11) {
+        if (!node_attr_float(c->node, "min", -INFINITY, &lo, error) || !node_attr_float(c->node, "max", INFINITY, &hi, error))
+            return FALSE;
+    } else {
+        if (lo_t && lo_t->count)
+            lo = (float)elem_get_f(lo_t, 0);
+        if (hi_t && hi_t->count)
+            hi = (float)elem_get_f(hi_t, 0);
+    }
+    const float *in = x->data;
+    float *out = y->data;
+    for (gsize k = 0; k < y->count; k++)
+        out[k] = in[k] < lo ? lo : in[k] > hi ? hi : in[k];
+    return TRUE;
+}
+
+gboolean kernel_dropout(const KernelCall *c, GError **error)
+{
+    (void)error;
+    const ExecTensor *x = kernel_in(c, 0);
+    ExecTensor *y = kernel_out(c, 0), *mask = kernel_out(c, 1);
+    kernel_move(y->data, x->data, y->count * dtype_size(y->dtype));
+    if (mask && mask->data)
+        memset(mask->data, 1, mask->count * dtype_size(mask->dtype)); /* inference: everything kept */
+    return TRUE;
+}

@@ -1,0 +1,178 @@
+/* norm.c — BatchNormalization (inference), LayerNormalization, Softmax and LogSoftmax (opset < 13:
+ * over the flattened trailing dimensions from axis; from 13: along one axis), and the reductions. All
+ * float32, accumulating in double. Normalisation may run in place: each row is read before written. */
+#include "kernel.h"
+#include "ops.h"
+
+#include <math.h>
+#include <string.h>
+
+gboolean kernel_batch_norm(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0), *scale = kernel_in(c, 1), *bias = kernel_in(c, 2), *mean = kernel_in(c, 3),
+                     *var = kernel_in(c, 4);
+    ExecTensor *y = kernel_out(c, 0);
+    float eps;
+    if (!kernel_need_float(c, x, "BatchNormalization", error) || !node_attr_float(c->node, "epsilon", 1e-5f, &eps, error))
+        return FALSE;
+    if (kernel_out(c, 1))
+        return kernel_fail(c, error, "BatchNormalization in training mode is not supported by the executor");
+    gint64 n = x->dims[0], ch = x->rank > 1 ? x->dims[1] : 1, inner = (gint64)x->count / MAX(n * ch, 1);
+    const float *px = x->data;
+    float *py = y->data;
+    for (gint64 k = 0; k < ch; k++) {
+        double a = elem_get_f(scale, k) / sqrt(elem_get_f(var, k) + eps);
+        double b = elem_get_f(bias, k) - a * elem_get_f(mean, k);
+        for (gint64 i = 0; i < n; i++) {
+            gsize base = (gsize)((i * ch + k) * inner);
+            for (gint64 j = 0; j < inner; j++)
+                py[base + j] = (float)(a * px[base + j] + b);
+        }
+    }
+    return TRUE;
+}
+
+gboolean kernel_layer_norm(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0), *scale = kernel_in(c, 1), *bias = kernel_in(c, 2);
+    ExecTensor *y = kernel_out(c, 0), *mean_out = kernel_out(c, 1), *inv_out = kernel_out(c, 2);
+    gint64 axis;
+    float eps;
+    if (!kernel_need_float(c, x, "LayerNormalization", error) || !node_attr_int(c->node, "axis", -1, &axis, error) ||
+        !node_attr_float(c->node, "epsilon", 1e-5f, &eps, error))
+        return FALSE;
+    int a = kernel_axis(axis, x->rank);
+    gint64 inner = 1;
+    for (int d = a; d < x->rank; d++)
+        inner *= x->dims[d];
+    gint64 rows = (gint64)x->count / MAX(inner, 1);
+    gboolean flat_scale = scale->count == (gsize)inner, flat_bias = !bias || bias->count == (gsize)inner;
+    if (!flat_scale || !flat_bias)
+        return kernel_fail(c, error, "LayerNormalization with a broadcast scale or bias is not supported by the executor");
+    const float *px = x->data, *ps = scale->data, *pb = bias ? bias->data : NULL;
+    float *py = y->data;
+    for (gint64 r = 0; r < rows; r++) {
+        const float *row = px + r * inner;
+        double sum = 0, sq = 0;
+        for (gint64 j = 0; j < inner; j++)
+            sum += row[j];
+        double mean = sum / (double)inner;
+        for (gint64 j = 0; j < inner; j++)
+            sq += (row[j] - mean) * (row[j] - mean);
+        double inv = 1.0 / sqrt(sq / (double)inner + eps);
+        if (mean_out)
+            ((float *)mean_out->data)[r] = (float)mean;
+        if (inv_out)
+            ((float *)inv_out->data)[r] = (float)inv;
+        float *out = py + r * inner;
+        for (gint64 j = 0; j < inner; j++)
+            out[j] = (float)((row[j] - mean) * inv * ps[j] + (pb ? pb[j] : 0.0f));
+    }
+    return TRUE;
+}
+
+gboolean kernel_softmax(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0);
+    ExecTensor *y = kernel_out(c, 0);
+    gint64 axis;
+    gboolean log_form = !strcmp(c->node->op->name, "LogSoftmax");
+    if (!kernel_need_float(c, x, c->node->op->name, error) ||
+        !node_attr_int(c->node, "axis", c->opset >= 13 ? -1 : 1, &axis, error))
+        return FALSE;
+    int a = kernel_axis(axis, x->rank);
+    /* outer x len x inner: before 13 the whole tail from axis is one row (inner 1). */
+    gint64 outer = 1, len = 1, inner = 1;
+    for (int d = 0; d < a; d++)
+        outer *= x->dims[d];
+    if (c->opset >= 13) {
+        len = x->dims[a];
+        for (int d = a + 1; d < x->rank; d++)
+            inner *= x->dims[d];
+    } else {
+        for (int d = a; d < x->rank; d++)
+            len *= x->dims[d];
+    }
+    const float *px = x->data;
+    float *py = y->data;
+    for (gint64 o = 0; o < outer; o++)
+        for (gint64 i = 0; i < inner; i++) {
+            gsize base = (gsize)(o * len * inner + i);
+            float top = -INFINITY;
+            for (gint64 j = 0; j < len; j++)
+                top = MAX(top, px[base + j * inner]);
+            double sum = 0;
+            for (gint64 j = 0; j < len; j++)
+                sum += exp((double)px[base + j * inner] - top);
+            for (gint64 j = 0; j < len; j++) {
+                double v = (double)px[base + j * inner] - top;
+                py[base + j * inner] = (float)(log_form ? v - log(sum) : exp(v) / sum);
+            }
+        }
+    return TRUE;
+}
+
+gboolean kernel_reduce(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0), *axes_t = kernel_in(c, 1);
+    ExecTensor *y = kernel_out(c, 0);
+    const char *name = c->node->op->name;
+    gint64 noop_empty;
+    const GArray *axes_attr = NULL;
+    if (!kernel_need_float(c, x, name, error) || !node_attr_ints(c->node, "axes", &axes_attr, error) ||
+        !node_attr_int(c->node, "noop_with_empty_axes", 0, &noop_empty, error))
+        return FALSE;
+    gboolean reduced[16] = {0};
+    if (x->rank > 16)
+        return kernel_fail(c, error, "rank %d is beyond the executor's reductions", x->rank);
+    gsize n_axes = axes_t ? axes_t->count : axes_attr ? axes_attr->len : 0;
+    for (gsize k = 0; k < n_axes; k++)
+        reduced[kernel_axis(axes_t ? elem_get_i(axes_t, k) : g_array_index(axes_attr, gint64, k), x->rank)] = TRUE;
+    if (!n_axes && !noop_empty)
+        for (int d = 0; d < x->rank; d++)
+            reduced[d] = TRUE;
+    /* Output index of each input element: drop (or keep as 1) the reduced axes. */
+    gint64 out_stride[16], stride = 1;
+    for (int d = x->rank - 1; d >= 0; d--) {
+        out_stride[d] = reduced[d] ? 0 : stride;
+        stride *= reduced[d] ? 1 : x->dims[d];
+    }
+    double *acc = g_new0(double, y->count + 1);
+    gsize *cnt = g_new0(gsize, y->count + 1);
+    gboolean is_max = !strcmp(name, "ReduceMax"), is_min = !strcmp(name, "ReduceMin"), is_prod = !strcmp(name, "ReduceProd");
+    for (gsize k = 0; k < y->count; k++)
+        acc[k] = is_max ? -INFINITY : is_min ? INFINITY : is_prod ? 1.0 : 0.0;
+    gint64 idx[16] = {0};
+    const float *px = x->data;
+    gsize o = 0;
+    for (gsize k = 0; k < x->count; k++) {
+        double v = px[k];
+        if (is_max) acc[o] = MAX(acc[o], v);
+        else if (is_min) acc[o] = MIN(acc[o], v);
+        else if (is_prod) acc[o] *= v;
+        else if (!strcmp(name, "ReduceL1")) acc[o] += fabs(v);
+        else if (!strcmp(name, "ReduceL2") || !strcmp(name, "ReduceSumSquare")) acc[o] += v * v;
+        else if (!strcmp(name, "ReduceLogSumExp")) acc[o] += exp(v);
+        else acc[o] += v; /* Sum, Mean, LogSum */
+        cnt[o]++;
+        for (int d = x->rank - 1; d >= 0; d--) {
+            idx[d]++;
+            o += out_stride[d];
+            if (idx[d] < x->dims[d])
+                break;
+            o -= out_stride[d] * x->dims[d];
+            idx[d] = 0;
+        }
+    }
+    float *py = y->data;
+    for (gsize k = 0; k < y->count; k++) {
+        double v = acc[k];
+        if (!strcmp(name, "ReduceMean")) v /= (double)MAX(cnt[k], 1);
+        else if (!strcmp(name, "ReduceL2")) v = sqrt(v);
+        else if (!strcmp(name, "ReduceLogSum") || !strcmp(name, "ReduceLogSumExp")) v = log(v);
+        py[k] = (float)v;
+    }
+    g_free(acc);
+    g_free(cnt);
+    return TRUE;
+}
