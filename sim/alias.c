@@ -133,6 +133,10 @@ gboolean alias_view_outside(AliasMap *m, gint t, ShareKind kind)
     const Tensor *tensor = m->g->tensors->pdata[t];
     if (!m->bytes[t] || tensor->is_graph_output || (m->pins && g_hash_table_contains(m->pins, tensor->name)))
         return FALSE;
+    /* Something an earlier pass placed inside t (a Slice view, a concat piece) needs t's bytes in the arena. */
+    for (guint k = 0; k < m->g->tensors->len; k++)
+        if (m->link[k].parent == t)
+            return FALSE;
     m->outside_saved[kind] += m->bytes[t];
     m->bytes[t] = 0;
     return TRUE;
@@ -298,11 +302,21 @@ Trace *trace_from_alias_map(const AliasMap *m, GHashTable *pins, GError **error)
         fixed[k] = TRACE_NONE;
     }
     GPtrArray **members = g_new0(GPtrArray *, n + 1);
+    Trace *t = NULL;
     for (guint k = 0; k < n; k++) {
         if (!m->bytes[k])
             continue;
         guint64 off;
         gint r = alias_root(m, (gint)k, &off);
+        if (!m->bytes[r]) { /* an invariant of the alias map: a tensor in the arena lives in a root that is */
+            g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH, "tensor '%s' lives in '%s', which has no buffer",
+                        ((const Tensor *)m->g->tensors->pdata[k])->name, ((const Tensor *)m->g->tensors->pdata[r])->name);
+            for (guint j = 0; j < n; j++)
+                if (members[j])
+                    g_ptr_array_unref(members[j]);
+            g_free(members);
+            goto out;
+        }
         extent[r] = MAX(extent[r], off + m->bytes[k]);
         first[r] = MIN(first[r], m->birth[k]);
         if (!members[r])
@@ -315,7 +329,6 @@ Trace *trace_from_alias_map(const AliasMap *m, GHashTable *pins, GError **error)
             g_ptr_array_unref(members[r]);
         }
     g_free(members);
-    Trace *t = NULL;
     if (pins && !pin_roots(m, pins, fixed, pinned_by, error))
         goto out;
     t = trace_new(m->g->name);

@@ -70,7 +70,7 @@ gboolean alias_structural_protected(const AliasMap *m, gint t, gboolean inputs);
 gboolean alias_link(AliasMap *m, gint child, gint parent, guint64 offset, ShareKind kind);
 /* Tensor t is a view of bytes outside the arena (a weight, a constant, a caller's input): it gets no buffer
  * either, and its bytes count as saved by `kind`. FALSE (nothing changed) when t must be in the arena: a
- * graph output the caller reads from the arena, or a pinned tensor. */
+ * graph output the caller reads from the arena, a pinned tensor, or one another tensor already lives in. */
 gboolean alias_view_outside(AliasMap *m, gint t, ShareKind kind);
 /* Records that node n handled by strategy `kind` had to copy, and why. */
 void alias_note_copy(AliasMap *m, const Node *n, ShareKind kind, const char *fmt, ...) G_GNUC_PRINTF(4, 5);

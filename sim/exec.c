@@ -159,7 +159,7 @@ static gboolean bind(Executor *e, const AliasMap *m, GError **error)
         if (!bytes)
             continue;
         const Node *p = t->producer;
-        if (p && p->op && p->op->op_class == OP_NOOP && node_input(p, 0) && !m->bytes[node_input(p, 0)->id]) {
+        if (node_is_view(p, &m->layout) && node_input(p, 0) && !m->bytes[node_input(p, 0)->id]) {
             e->view_of_input[k] = TRUE; /* a view of bytes outside the arena: points at them when it runs */
             continue;
         }

@@ -1,6 +1,7 @@
 /* liveness.c — tensor lifetimes and physical sizes (see liveness.h). */
 #include "liveness.h"
 #include "alias.h"
+#include "ops.h"
 
 #include <string.h>
 
@@ -19,6 +20,11 @@ gboolean tensor_physical_bytes(const Tensor *t, guint64 pad_last, guint64 *out)
     }
     *out = n;
     return TRUE;
+}
+
+gboolean node_is_view(const Node *n, const LayoutOptions *o)
+{
+    return n && n->op && n->op->op_class == OP_NOOP && !(o->transpose_moves && !strcmp(n->op->name, "Transpose"));
 }
 
 gboolean tensor_in_arena(const Tensor *t, const LayoutOptions *o)

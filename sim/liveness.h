@@ -16,10 +16,14 @@ typedef struct {
     gboolean weights_in_arena; /* weights and constants get buffers too, live for the whole run */
     gboolean inputs_outside;   /* graph inputs live in the caller's buffers, not the arena (as ORT takes them) */
     gboolean outputs_outside;  /* graph outputs too (written into buffers the caller provides) */
+    gboolean transpose_moves;  /* Transpose moves data (a dense kernel), not a metadata view as the seeds have it */
 } LayoutOptions;
 
 #define LAYOUT_DEFAULTS {.pad_last = 1, .align = 64, .weights_in_arena = FALSE}
 
+/* Whether a node's output is a view of its input's bytes: the op table's noop rows, except Transpose
+ * under transpose_moves. */
+gboolean node_is_view(const Node *n, const LayoutOptions *o);
 /* Whether a tensor gets a buffer in the arena under the layout (its size aside). */
 gboolean tensor_in_arena(const Tensor *t, const LayoutOptions *o);
 

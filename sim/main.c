@@ -28,7 +28,7 @@ typedef struct {
     char *graph_path, *trace_path, *trace_out, *bins_path, *chrome_trace, *plot, *plot_out;
     char *from, *plot_x, *plot_y, *plot_title;
     char **dims, **pins;
-    char *strategy, *format, *weights, *io, *alias, *order, *orders;
+    char *strategy, *format, *weights, *io, *transpose, *alias, *order, *orders;
     gint64 order_budget, seed, search_max;
     gdouble order_seconds, budget;
     gint64 pad_last, align;
@@ -116,9 +116,9 @@ static int check_options(const CliOptions *o, Job *job)
         return usage_error("--info summarises a model: use it with --graph");
     if (o->info && (o->compare || o->map || o->ascii))
         return usage_error("--info prints the graph summary; --compare, --map and --ascii need a plan");
-    if (o->trace_path && (o->dims || o->weights || o->io || o->pad_last || o->align || o->alias || o->pins || o->strict_runtime ||
+    if (o->trace_path && (o->dims || o->weights || o->io || o->transpose || o->pad_last || o->align || o->alias || o->pins || o->strict_runtime ||
                           o->scratch || o->bins_path))
-        return usage_error("--dim, --weights, --io, --pad-last, --align, --alias, --pin, --bins, --scratch and --strict-runtime "
+        return usage_error("--dim, --weights, --io, --transpose, --pad-last, --align, --alias, --pin, --bins, --scratch and --strict-runtime "
                            "shape a trace from a model: use them with --graph");
     if (!o->plot != !o->plot_out)
         return usage_error("--plot KIND and --out FILE go together");
@@ -178,6 +178,9 @@ static int check_options(const CliOptions *o, Job *job)
         return usage_error("--io takes arena, outside or inputs-outside");
     job->layout.inputs_outside = o->io && strcmp(o->io, "arena");
     job->layout.outputs_outside = o->io && !strcmp(o->io, "outside");
+    if (o->transpose && strcmp(o->transpose, "view") && strcmp(o->transpose, "move"))
+        return usage_error("--transpose takes view or move");
+    job->layout.transpose_moves = o->transpose && !strcmp(o->transpose, "move");
     job->order = order_strategy_find(o->order ? o->order : "file");
     if (!job->order) {
         char *names = order_strategy_names();
@@ -583,6 +586,9 @@ int main(int argc, char **argv)
          "best runs search on problems of at most N buffers (default 1000)", "N"},
         {"dim", 'd', 0, G_OPTION_ARG_STRING_ARRAY, &o.dims,
          "Bind a symbolic dimension (repeatable), e.g. --dim batch=1 --dim seq=128", "NAME=VALUE"},
+        {"transpose", 0, 0, G_OPTION_ARG_STRING, &o.transpose,
+         "Transpose as a metadata view sharing its input's bytes (view, the seeds' default) or as a data move that "
+         "may only overwrite a dying input (move: what a dense-kernel runtime, and --run, can honour)", "view|move"},
         {"io", 0, 0, G_OPTION_ARG_STRING, &o.io,
          "Graph inputs and outputs: in the arena (default, as TFLite plans them), outside it (the caller's buffers), or "
          "inputs-outside (the caller's inputs, outputs allocated by the runtime: ONNX Runtime's model)",
@@ -690,6 +696,7 @@ int main(int argc, char **argv)
     g_free(o.weights);
     g_free(o.profile);
     g_free(o.io);
+    g_free(o.transpose);
     g_strfreev(o.dims);
     g_strfreev(o.pins);
     g_free(o.alias);

@@ -56,7 +56,7 @@ OrderProblem *order_problem_new(const Graph *g, const LayoutOptions *layout, GEr
             continue;
         /* A noop output is its input's root (resolved below, in topological order); others are roots. */
         const Node *prod = t->producer;
-        if (prod && prod->op && prod->op->op_class == OP_NOOP && node_input(prod, 0) && !outside)
+        if (node_is_view(prod, layout) && node_input(prod, 0) && !outside)
             continue;
         p->root_of[k] = (gint)bytes->len;
         gboolean is_kept = t->is_graph_output || outside, is_early = t->is_graph_input || outside;
@@ -67,7 +67,7 @@ OrderProblem *order_problem_new(const Graph *g, const LayoutOptions *layout, GEr
     for (guint s = 0; s < g->order->len; s++) {
         const Node *n = g->order->pdata[s];
         const Tensor *x = node_input(n, 0), *y = node_output(n, 0);
-        if (!n->op || n->op->op_class != OP_NOOP || !x || !y || p->root_of[y->id] >= 0)
+        if (!node_is_view(n, layout) || !x || !y || p->root_of[y->id] >= 0)
             continue;
         guint64 bx = 0, by = 0;
         tensor_physical_bytes(x, layout->pad_last, &bx);

@@ -1,5 +1,6 @@
 /* run.c — the --run report, --profile and --check (see run.h). */
 #include "run.h"
+#include "ops.h"
 #include "registry.h"
 #include "units.h"
 
@@ -94,6 +95,26 @@ static gboolean write_profile(const char *path, const GPtrArray *schedule, const
     return ok;
 }
 
+/* A Transpose sharing its input's bytes (the seeds' metadata-only Transpose) is honoured by the executor
+ * only when nothing reads those bytes afterwards; name the first such node when a check fails. */
+static void hint_transpose_views(const GPtrArray *schedule, const AliasMap *aliases, GError **error)
+{
+    if (!error || !*error || aliases->layout.transpose_moves)
+        return;
+    for (guint s = 0; s < schedule->len; s++) {
+        const Node *n = schedule->pdata[s];
+        const Tensor *y = node_output(n, 0);
+        if (n->op && !strcmp(n->op->name, "Transpose") && y && aliases->link[y->id].parent >= 0) {
+            char *msg = g_strdup_printf("%s (node %s shares its input's bytes as a metadata view, as the seeds plan "
+                                        "Transpose; a dense kernel moves the data: plan with --transpose move)",
+                                        (*error)->message, n->label);
+            g_free((*error)->message);
+            (*error)->message = msg;
+            return;
+        }
+    }
+}
+
 gboolean run_execute(FILE *out, const RunOptions *o, const Graph *g, gint64 opset, const GPtrArray *schedule,
                      const AliasMap *aliases, const Trace *t, const Plan *plan, GError **error)
 {
@@ -115,6 +136,8 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Graph *g, gint64 opse
     if (ok && o->check)
         ok = reference_run(&ref, g, opset, schedule, &aliases->layout, o->poison, error) &&
              outputs_equal(e, ref.e, &elements, error);
+    if (!ok)
+        hint_transpose_views(schedule, aliases, error);
     double *node_median = g_new0(double, steps + 1);
     for (guint s = 0; ok && s < steps; s++)
         node_median[s] = median(per_node + (gsize)s * repeat, repeat);

@@ -6,6 +6,8 @@
 #include "alias.h"
 #include "ops.h"
 
+#include <string.h>
+
 static gboolean inplace_apply(AliasMap *m, GError **error)
 {
     (void)error;
@@ -13,7 +15,10 @@ static gboolean inplace_apply(AliasMap *m, GError **error)
     for (guint s = 0; s < m->schedule->len; s++) {
         const Node *n = m->schedule->pdata[s];
         const Tensor *y = node_output(n, 0);
-        if (!n->op || !n->op->elementwise || !y || !m->bytes[y->id] || m->link[y->id].parent >= 0)
+        /* A Transpose that moves data (--transpose move) may write over its dying input too: the kernel
+         * transposes through a temporary. */
+        gboolean moving_transpose = m->layout.transpose_moves && n->op && !strcmp(n->op->name, "Transpose");
+        if (!n->op || !(n->op->elementwise || moving_transpose) || !y || !m->bytes[y->id] || m->link[y->id].parent >= 0)
             continue;
         for (guint k = 0; k < n->inputs->len; k++) {
             const Tensor *x = node_input(n, k);
@@ -27,6 +32,12 @@ static gboolean inplace_apply(AliasMap *m, GError **error)
                 break;
             }
         }
+        const Tensor *x0 = node_input(n, 0);
+        if (moving_transpose && m->link[y->id].parent < 0 && x0 && m->bytes[x0->id])
+            alias_note_copy(m, n, SHARE_INPLACE, "Transpose moves data (--transpose move) and '%s' %s", x0->name,
+                            death[alias_structural_root(m, x0->id)] != s ? "is read again later"
+                            : y->is_graph_output ? "cannot take a graph output's place"
+                                                 : "shares bytes with a graph input, output or pin");
     }
     g_free(death);
     return TRUE;

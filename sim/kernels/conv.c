@@ -1,5 +1,5 @@
 /* conv.c — Conv (1-D and 2-D, NCHW: im2col then one cblas_sgemm per group and image; groups, strides,
- * pads, dilations, auto_pad, bias) and pooling (MaxPool, AveragePool with count_include_pad, the global
+ * pads, dilations, auto_pad, bias), ConvTranspose (sgemm then col2im) and pooling (MaxPool, AveragePool with count_include_pad, the global
  * pools). A 1-D op runs as 2-D with height 1. */
 #include "kernel.h"
 #include "ops.h"
@@ -156,5 +156,74 @@ gboolean kernel_global_pool(const KernelCall *c, GError **error)
             acc = is_max ? MAX(acc, px[p * size + k]) : acc + px[p * size + k];
         py[p] = is_max ? acc : acc / (float)size;
     }
+    return TRUE;
+}
+
+/* ConvTranspose, 2-D (1-D as height 1): per image and group, col = W_g^T X_g, then col2im adds each
+ * column entry at its output position (stride, dilation, padding from pads or from the output size). */
+gboolean kernel_conv_transpose(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0), *wt = kernel_in(c, 1), *bias = kernel_in(c, 2);
+    ExecTensor *y = kernel_out(c, 0);
+    gint64 group;
+    const GArray *strides = NULL, *pads = NULL, *dil = NULL;
+    const char *auto_pad;
+    if (!kernel_need_float(c, x, "ConvTranspose", error) || !node_attr_int(c->node, "group", 1, &group, error) ||
+        !node_attr_ints(c->node, "strides", &strides, error) || !node_attr_ints(c->node, "pads", &pads, error) ||
+        !node_attr_ints(c->node, "dilations", &dil, error) ||
+        !node_attr_string(c->node, "auto_pad", "NOTSET", &auto_pad, error))
+        return FALSE;
+    if (x->rank != 3 && x->rank != 4)
+        return kernel_fail(c, error, "the executor runs 1-D and 2-D ConvTranspose (input rank %d)", x->rank);
+    gboolean one_d = x->rank == 3;
+    gint64 n_img = x->dims[0], ch = x->dims[1], h = one_d ? 1 : x->dims[2], w = x->dims[x->rank - 1];
+    gint64 oh = one_d ? 1 : y->dims[2], ow = y->dims[y->rank - 1], m = y->dims[1];
+    gint64 kh = one_d ? 1 : wt->dims[2], kw = wt->dims[wt->rank - 1];
+    gint64 sh = one_d ? 1 : ints_at(strides, 0, 1), sw = ints_at(strides, one_d ? 0 : 1, 1);
+    gint64 dh = one_d ? 1 : ints_at(dil, 0, 1), dw = ints_at(dil, one_d ? 0 : 1, 1);
+    gint64 pt, pl;
+    if (strcmp(auto_pad, "NOTSET") || node_attr(c->node, "output_shape")) {
+        /* the padding that makes the inferred output size: the spec's total_padding, split by auto_pad */
+        gint64 th = sh * (h - 1) + (kh - 1) * dh + 1 - oh, tw = sw * (w - 1) + (kw - 1) * dw + 1 - ow;
+        gboolean upper = !strcmp(auto_pad, "SAME_UPPER");
+        th = MAX(th, 0), tw = MAX(tw, 0);
+        pt = one_d ? 0 : upper ? th / 2 : th - th / 2;
+        pl = upper ? tw / 2 : tw - tw / 2;
+    } else {
+        pt = one_d ? 0 : ints_at(pads, 0, 0);
+        pl = ints_at(pads, one_d ? 0 : 1, 0);
+    }
+    gint64 cg = ch / group, mg = m / group, rows = mg * kh * kw, cols = h * w;
+    float *col = g_new(float, (gsize)(rows * cols));
+    const float *px = x->data, *pw = wt->data;
+    float *py = y->data;
+    memset(py, 0, y->count * sizeof(float));
+    for (gint64 n = 0; n < n_img; n++)
+        for (gint64 g = 0; g < group; g++) {
+            /* W_g is [cg, mg*kh*kw]: col = W_g^T [rows x cg] times X_g [cg x cols] */
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)rows, (int)cols, (int)cg, 1.0f, pw + g * cg * rows,
+                        (int)rows, px + (n * ch + g * cg) * cols, (int)cols, 0.0f, col, (int)cols);
+            for (gint64 oc = 0; oc < mg; oc++) {
+                float *plane = py + (n * m + g * mg + oc) * oh * ow;
+                for (gint64 ky = 0; ky < kh; ky++)
+                    for (gint64 kx = 0; kx < kw; kx++) {
+                        const float *row = col + ((oc * kh + ky) * kw + kx) * cols;
+                        for (gint64 iy = 0; iy < h; iy++) {
+                            gint64 oy = iy * sh - pt + ky * dh;
+                            if (oy < 0 || oy >= oh)
+                                continue;
+                            for (gint64 ix = 0; ix < w; ix++) {
+                                gint64 ox = ix * sw - pl + kx * dw;
+                                if (ox >= 0 && ox < ow)
+                                    plane[oy * ow + ox] += row[iy * w + ix];
+                            }
+                        }
+                    }
+                if (bias)
+                    for (gint64 k = 0; k < oh * ow; k++)
+                        plane[k] += ((const float *)bias->data)[g * mg + oc];
+            }
+        }
+    g_free(col);
     return TRUE;
 }

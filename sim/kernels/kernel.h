@@ -61,6 +61,7 @@ gboolean kernel_dropout(const KernelCall *c, GError **error);
 gboolean kernel_matmul(const KernelCall *c, GError **error);
 gboolean kernel_gemm(const KernelCall *c, GError **error);
 gboolean kernel_conv(const KernelCall *c, GError **error);
+gboolean kernel_conv_transpose(const KernelCall *c, GError **error);
 gboolean kernel_pool(const KernelCall *c, GError **error);
 gboolean kernel_global_pool(const KernelCall *c, GError **error);
 gboolean kernel_batch_norm(const KernelCall *c, GError **error);
