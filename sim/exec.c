@@ -145,7 +145,8 @@ static gboolean bind(Executor *e, const AliasMap *m, GError **error)
             }
             const TraceBuffer *buf = trace_buffer(e->t, b - 1);
             x->data = e->arena[buf->bin] + e->plan->offsets[b - 1] + off;
-            if (t->is_graph_input || t->kind == TENSOR_WEIGHT || t->kind == TENSOR_CONSTANT) {
+            gboolean constant = t->producer && t->producer->op && t->producer->op->plan_constant;
+            if (t->is_graph_input || t->kind == TENSOR_WEIGHT || t->kind == TENSOR_CONSTANT || constant) {
                 /* the bytes to put there before every run */
                 ExecTensor staged = *x;
                 staged.data = e->source[k] = g_malloc0(MAX(bytes, 1));
@@ -164,7 +165,7 @@ static gboolean bind(Executor *e, const AliasMap *m, GError **error)
             continue;
         }
         x->data = e->own[k] = g_malloc0(bytes);
-        if (t->kind == TENSOR_WEIGHT || t->kind == TENSOR_CONSTANT || t->init)
+        if (t->kind == TENSOR_WEIGHT || t->kind == TENSOR_CONSTANT || t->init || (p && p->op && p->op->plan_constant))
             fill_weight(e, t, x);
         else if (t->is_graph_input)
             fill_pseudo_random(x, t->name, FALSE);
@@ -215,6 +216,26 @@ Executor *executor_new(const Graph *g, gint64 opset, const GPtrArray *schedule, 
         return NULL;
     }
     return e;
+}
+
+gboolean executor_set_input(Executor *e, const char *name, const TensorData *d, GError **error)
+{
+    const Tensor *t = graph_tensor((Graph *)e->g, name);
+    if (!t || !t->is_graph_input) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "'%s' is not a graph input", name);
+        return FALSE;
+    }
+    ExecTensor *x = &e->tensors[t->id];
+    gsize bytes = x->count * dtype_size(x->dtype);
+    if (d->dtype != x->dtype || !d->raw || g_bytes_get_size(d->raw) != bytes) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_SHAPE, "input '%s': the data is not %" G_GSIZE_FORMAT " elements of %s",
+                    name, x->count, dtype_name(x->dtype));
+        return FALSE;
+    }
+    guint8 *to = e->source[t->id] ? e->source[t->id] : e->own[t->id];
+    if (to && bytes)
+        memcpy(to, g_bytes_get_data(d->raw, NULL), bytes);
+    return TRUE;
 }
 
 static double now(void)

@@ -20,6 +20,9 @@ typedef struct Executor Executor;
  * pads tensors (the kernels assume dense row-major tensors: --pad-last 1). */
 Executor *executor_new(const Graph *g, gint64 opset, const GPtrArray *schedule, const AliasMap *aliases,
                        const Trace *t, const Plan *plan, GError **error);
+/* The values a graph input takes in every run from now on (instead of pseudo-random ones): raw bytes of
+ * its dtype and element count. */
+gboolean executor_set_input(Executor *e, const char *name, const TensorData *d, GError **error);
 /* One run over the schedule; node k's time goes to executor_node_seconds. */
 gboolean executor_run(Executor *e, gboolean poison, GError **error);
 double executor_node_seconds(const Executor *e, guint step);

@@ -441,3 +441,20 @@ Model *onnx_read_file(const char *path, GError **error)
     g_free(data);
     return m;
 }
+
+TensorData *onnx_read_tensor_file(const char *path, GError **error)
+{
+    gchar *bytes;
+    gsize len;
+    if (!sim_read_file(path, &bytes, &len, error))
+        return NULL;
+    Onnx__TensorProto *tp = onnx__tensor_proto__unpack(NULL, len, (const uint8_t *)bytes);
+    g_free(bytes);
+    if (!tp) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "not a TensorProto (protobuf decoding failed)");
+        return NULL;
+    }
+    TensorData *t = read_tensor(tp, "tensor", error);
+    onnx__tensor_proto__free_unpacked(tp, NULL);
+    return t;
+}

@@ -15,6 +15,9 @@ Model *onnx_read_file(const char *path, GError **error);
 /* dir: the folder that external-data locations are relative to (may be NULL). */
 Model *onnx_read_bytes(const guint8 *data, gsize len, const char *dir, GError **error);
 
+/* A TensorProto file (the ONNX test data's input_K.pb / output_K.pb). */
+TensorData *onnx_read_tensor_file(const char *path, GError **error);
+
 GBytes *onnx_write_bytes(const Model *m);
 gboolean onnx_write_file(const Model *m, const char *path, GError **error);
 

@@ -124,6 +124,16 @@ gboolean kernel_unary(const KernelCall *c, GError **error)
     }
     if (!elem_supported(x->dtype) || !elem_supported(y->dtype))
         return kernel_fail(c, error, "element type %s is not supported by the executor", dtype_name(x->dtype));
+    if (!strcmp(op->name, "IsInf")) { /* which infinities count: its attributes */
+        gint64 neg, pos;
+        if (!node_attr_int(c->node, "detect_negative", 1, &neg, error) || !node_attr_int(c->node, "detect_positive", 1, &pos, error))
+            return FALSE;
+        for (gsize k = 0; k < y->count; k++) {
+            double v = elem_get_f(x, k);
+            elem_set_i(y, k, isinf(v) && ((v > 0 && pos) || (v < 0 && neg)));
+        }
+        return TRUE;
+    }
     if (x->dtype == DT_FLOAT && y->dtype == DT_FLOAT) {
         const float *in = x->data;
         float *out = y->data;
@@ -147,6 +157,24 @@ static gboolean binary_apply(const KernelCall *c, const ExecTensor *a, const Exe
     if (!elem_supported(a->dtype) || !elem_supported(b->dtype) || !elem_supported(y->dtype))
         return kernel_fail(c, error, "element type %s is not supported by the executor", dtype_name(a->dtype));
     gboolean ints = !dtype_is_float(a->dtype) && !dtype_is_float(b->dtype) && op->binary_int;
+    gint64 fmod_attr = 0;
+    if (!strcmp(op->name, "Mod") && !node_attr_int(c->node, "fmod", 0, &fmod_attr, error))
+        return FALSE;
+    if (fmod_attr) { /* C's remainder: the sign of the dividend */
+        const ExecTensor *ins[2] = {a, b};
+        BroadcastWalk w;
+        walk_init(&w, y, 2, ins);
+        for (gsize k = 0; k < y->count; k++, walk_next(&w)) {
+            if (ints) {
+                gint64 d = elem_get_i(b, w.off[1]);
+                elem_set_i(y, k, d ? elem_get_i(a, w.off[0]) % d : 0);
+            } else {
+                elem_set_f(y, k, fmod(elem_get_f(a, w.off[0]), elem_get_f(b, w.off[1])));
+            }
+        }
+        walk_clear(&w);
+        return TRUE;
+    }
     if (!prelu && a->dtype == DT_FLOAT && b->dtype == DT_FLOAT && y->dtype == DT_FLOAT) {
         const float *pa = a->data, *pb = b->data;
         float *py = y->data;
@@ -302,9 +330,10 @@ gboolean kernel_clip(const KernelCall *c, GError **error)
 
 gboolean kernel_dropout(const KernelCall *c, GError **error)
 {
-    (void)error;
-    const ExecTensor *x = kernel_in(c, 0);
+    const ExecTensor *x = kernel_in(c, 0), *training = kernel_in(c, 2);
     ExecTensor *y = kernel_out(c, 0), *mask = kernel_out(c, 1);
+    if (training && training->count && elem_get_i(training, 0))
+        return kernel_fail(c, error, "Dropout in training mode draws a random mask; the executor runs inference");
     kernel_move(y->data, x->data, y->count * dtype_size(y->dtype));
     if (mask && mask->data)
         memset(mask->data, 1, mask->count * dtype_size(mask->dtype)); /* inference: everything kept */

@@ -1,0 +1,249 @@
+/* test-conformance.c — the executor's kernels against data nobody here wrote: the ONNX project's node
+ * tests as Debian's libonnx-testdata ships them (/usr/share/libonnx-testdata/data/node/NAME/model.onnx
+ * with test_data_set_0/input_K.pb and output_K.pb). Every test whose ops all have kernels is planned
+ * (all sharing, greedy-size, Transpose as a data move), run inside its arena with the test's inputs, and
+ * each output compared: floats within 1e-4 relative (plus 1e-5 absolute near zero), integers exactly.
+ * The pass count per op goes to the test output (TAP comments) and, when CONFORMANCE_MD is set, into that
+ * markdown file (results/conformance.md via bench/figures.sh). A failing test fails this program unless
+ * it is in known_failures below, each with its reason. */
+#include "exec.h"
+#include "onnx.h"
+#include "registry.h"
+#include "shape.h"
+#include "testutil.h"
+
+#include <math.h>
+#include <string.h>
+
+#define NODE_TESTS "/usr/share/libonnx-testdata/data/node"
+
+/* Tests that run but disagree, and why (none may pass silently: the program fails if one starts passing
+ * unlisted or an unlisted one fails). */
+static const char *const known_failures[][2] = {
+    {NULL, NULL},
+};
+
+typedef struct {
+    guint run, passed;
+    GString *failed;
+} OpCount;
+
+typedef enum { OUTCOME_PASS, OUTCOME_FAIL, OUTCOME_SKIP } Outcome;
+
+static gboolean close_enough(const ExecTensor *got, const TensorData *want, gsize *bad)
+{
+    ExecTensor w = {.data = (void *)g_bytes_get_data(want->raw, NULL), .dtype = want->dtype, .count = got->count};
+    for (gsize k = 0; k < got->count; k++) {
+        if (dtype_is_float(got->dtype)) {
+            double a = elem_get_f(got, k), b = elem_get_f(&w, k);
+            if (isnan(a) && isnan(b))
+                continue;
+            if (!(fabs(a - b) <= 1e-4 * fabs(b) + 1e-5) && !(isinf(a) && a == b)) {
+                *bad = k;
+                return FALSE;
+            }
+        } else if (elem_get_i(got, k) != elem_get_i(&w, k)) {
+            *bad = k;
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+/* One node test: SKIP when the executor cannot run it (its reason in *why), else PASS or FAIL. */
+static Outcome run_one(const char *dir, char **op, char **why)
+{
+    GError *error = NULL;
+    char *path = g_build_filename(dir, "model.onnx", NULL);
+    Model *m = onnx_read_file(path, &error);
+    g_free(path);
+    Outcome outcome = OUTCOME_SKIP;
+    AliasMap *aliases = NULL;
+    Trace *t = NULL;
+    Plan *plan = NULL;
+    Executor *e = NULL;
+    ShapeOptions so;
+    shape_options_init(&so);
+    if (!m || !shape_infer(m, &so, &error)) {
+        *why = g_strdup_printf("not planned: %s", error->message);
+        *op = g_strdup(m && m->graph->nodes->len ? ((Node *)m->graph->nodes->pdata[0])->op_type : "?");
+        goto out;
+    }
+    const Graph *g = m->graph;
+    *op = g_strdup(g->nodes->len == 1 ? ((Node *)g->nodes->pdata[0])->op_type : "(several ops)");
+    LayoutOptions layout = LAYOUT_DEFAULTS;
+    layout.transpose_moves = TRUE;
+    aliases = alias_map_new(g, g->order, &layout, NULL, NULL, &error);
+    if (!aliases || !alias_apply_list(aliases, "all", &error) || !(t = trace_from_alias_map(aliases, NULL, &error)) ||
+        !(plan = place_run(place_strategy_find("greedy-size"), t, &error))) {
+        *why = g_strdup_printf("not planned: %s", error->message);
+        goto out;
+    }
+    e = executor_new(g, model_onnx_opset(m), g->order, aliases, t, plan, &error);
+    if (!e) {
+        *why = g_strdup(error->message);
+        goto out;
+    }
+    /* Inputs: the graph inputs that are not initializers, in order, from input_K.pb. */
+    guint k = 0;
+    for (guint i = 0; i < g->inputs->len; i++) {
+        const Tensor *x = g->inputs->pdata[i];
+        if (x->init)
+            continue;
+        char *name = g_strdup_printf("input_%u.pb", k++);
+        char *file = g_build_filename(dir, "test_data_set_0", name, NULL);
+        TensorData *d = onnx_read_tensor_file(file, &error);
+        gboolean ok = d && executor_set_input(e, x->name, d, &error);
+        tensor_data_free(d);
+        g_free(file);
+        g_free(name);
+        if (!ok) {
+            *why = g_strdup_printf("inputs: %s", error->message);
+            goto out;
+        }
+    }
+    if (!executor_run(e, TRUE, &error)) {
+        /* a kernel that does not cover this case says so (a dtype, a rank, training mode): not run */
+        outcome = g_error_matches(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED) ? OUTCOME_SKIP : OUTCOME_FAIL;
+        *why = g_strdup_printf("run: %s", error->message);
+        goto out;
+    }
+    outcome = OUTCOME_FAIL;
+    for (guint o = 0; o < executor_output_count(e); o++) {
+        const char *out_name;
+        const ExecTensor *got = executor_output(e, o, &out_name);
+        char *name = g_strdup_printf("output_%u.pb", o);
+        char *file = g_build_filename(dir, "test_data_set_0", name, NULL);
+        TensorData *want = onnx_read_tensor_file(file, &error);
+        g_free(file);
+        g_free(name);
+        gsize bad = 0;
+        if (!want || !want->raw || want->dtype != got->dtype || g_bytes_get_size(want->raw) != got->count * dtype_size(got->dtype)) {
+            *why = g_strdup_printf("output '%s': expected data unreadable or of another type/size", out_name);
+            tensor_data_free(want);
+            goto out;
+        }
+        gboolean same = close_enough(got, want, &bad);
+        tensor_data_free(want);
+        if (!same) {
+            *why = g_strdup_printf("output '%s' differs at element %" G_GSIZE_FORMAT, out_name, bad);
+            goto out;
+        }
+    }
+    outcome = OUTCOME_PASS;
+out:
+    g_clear_error(&error);
+    executor_free(e);
+    plan_free(plan);
+    trace_free(t);
+    alias_map_free(aliases);
+    shape_options_clear(&so);
+    model_free(m);
+    return outcome;
+}
+
+static gint compare_names(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static const char *known_reason(const char *test)
+{
+    for (gsize k = 0; known_failures[k][0]; k++)
+        if (!strcmp(known_failures[k][0], test))
+            return known_failures[k][1];
+    return NULL;
+}
+
+static void test_node_tests(void)
+{
+    GDir *d = g_dir_open(NODE_TESTS, 0, NULL);
+    if (!d) {
+        g_test_fail_printf("%s is missing (make deps installs libonnx-testdata)", NODE_TESTS);
+        return;
+    }
+    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+    for (const char *n; (n = g_dir_read_name(d));)
+        g_ptr_array_add(names, g_strdup(n));
+    g_dir_close(d);
+    g_ptr_array_sort(names, compare_names);
+    GHashTable *ops = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    GPtrArray *op_order = g_ptr_array_new();
+    guint run = 0, passed = 0, skipped = 0;
+    GString *unexpected = g_string_new(NULL);
+    for (guint k = 0; k < names->len; k++) {
+        const char *name = names->pdata[k];
+        char *dir = g_build_filename(NODE_TESTS, name, NULL);
+        char *op = NULL, *why = NULL;
+        Outcome outcome = run_one(dir, &op, &why);
+        g_free(dir);
+        if (outcome == OUTCOME_SKIP) {
+            skipped++;
+        } else {
+            OpCount *c = g_hash_table_lookup(ops, op);
+            if (!c) {
+                c = g_new0(OpCount, 1);
+                c->failed = g_string_new(NULL);
+                g_hash_table_insert(ops, g_strdup(op), c);
+                g_ptr_array_add(op_order, g_strdup(op));
+            }
+            c->run++;
+            run++;
+            const char *reason = known_reason(name);
+            if (outcome == OUTCOME_PASS) {
+                c->passed++;
+                passed++;
+                if (reason)
+                    g_string_append_printf(unexpected, "%s passes but is listed as a known failure\n", name);
+            } else {
+                g_string_append_printf(c->failed, "%s%s", c->failed->len ? ", " : "", name);
+                if (!reason)
+                    g_string_append_printf(unexpected, "%s: %s\n", name, why);
+            }
+        }
+        g_free(op);
+        g_free(why);
+    }
+    g_ptr_array_sort(op_order, compare_names);
+    GString *md = g_string_new(NULL);
+    g_string_append_printf(md, "# Kernel conformance: the ONNX node tests\n\nMade by `tests/test-conformance.c` (`make test`; "
+                           "`bench/figures.sh conformance` writes this file). Debian's libonnx-testdata, %u node tests: "
+                           "%u run, %u pass, %u not run (an op without a kernel, a case a kernel does not cover — "
+                           "float16, 3-D windows, training mode — or a model the planner refuses). Each is planned with all sharing and greedy-size, run in its arena with "
+                           "poison, and compared with the test's outputs: floats within 1e-4 relative (+1e-5 absolute), "
+                           "integers exactly.\n\n| op | run | pass | failing tests |\n|---|---:|---:|---|\n",
+                           names->len, run, passed, skipped);
+    for (guint k = 0; k < op_order->len; k++) {
+        OpCount *c = g_hash_table_lookup(ops, op_order->pdata[k]);
+        g_test_message("%s: %u/%u", (const char *)op_order->pdata[k], c->passed, c->run);
+        g_string_append_printf(md, "| %s | %u | %u | %s |\n", (const char *)op_order->pdata[k], c->run, c->passed,
+                               c->failed->str);
+    }
+    g_test_message("node tests: %u, run %u, passed %u, not run %u", names->len, run, passed, skipped);
+    const char *md_path = g_getenv("CONFORMANCE_MD");
+    if (md_path)
+        g_assert_true(g_file_set_contents(md_path, md->str, (gssize)md->len, NULL));
+    if (unexpected->len)
+        g_test_fail_printf("unexpected conformance results:\n%s", unexpected->str);
+    g_assert_cmpuint(run, >=, 300); /* the executor covers most of the common ops */
+    GHashTableIter it;
+    gpointer key, value;
+    g_hash_table_iter_init(&it, ops);
+    while (g_hash_table_iter_next(&it, &key, &value)) {
+        g_string_free(((OpCount *)value)->failed, TRUE);
+        g_free(value);
+    }
+    g_hash_table_unref(ops);
+    g_ptr_array_set_free_func(op_order, g_free);
+    g_ptr_array_unref(op_order);
+    g_ptr_array_unref(names);
+    g_string_free(unexpected, TRUE);
+    g_string_free(md, TRUE);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/conformance/node-tests", test_node_tests);
+    return g_test_run();
+}
