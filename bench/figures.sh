@@ -7,6 +7,8 @@
 #   aliasing     results/corpus-aliasing.csv, results/aliasing-savings.md: bytes saved per sharing kind
 #   pictures     plots/gpt2-timeline.png, plots/unet-layout.png: the README's pictures of one plan
 #   peers        results/peers.{csv,md}: our arena beside ONNX Runtime's (bench/peers.sh; npm onnxruntime-node)
+#   conformance  results/conformance.md: the executor on the ONNX node tests (tests/test-conformance.c)
+#   timing       results/exec-timing.md: the executor's time, strategies and sharing, beside ORT (bench/kernels.sh)
 #   search       results/search.md                                    (bench/search.sh; timings)
 #   scaling      results/plan-scaling.md                              (bench/plan-scaling.sh; timings, slow)
 # Every table and figure is deterministic except the columns that are timings (search, scaling): the
@@ -15,7 +17,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 make -s build/sim build/mkgraph
-parts=${*:-"design-log gpt2-seq corpus aliasing pictures peers search scaling"}
+parts=${*:-"design-log gpt2-seq corpus aliasing pictures peers conformance timing search scaling"}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p results plots
@@ -117,6 +119,11 @@ part_pictures() {
 }
 
 part_peers() { need_models; bench/peers.sh; }
+part_conformance() {
+    make -s build/tests/test-conformance
+    CONFORMANCE_MD=results/conformance.md SIM_SOURCE_DIR="$root" build/tests/test-conformance > /dev/null
+}
+part_timing() { need_models; bench/kernels.sh; }
 part_search() { bench/search.sh; }
 part_scaling() { bench/plan-scaling.sh; }
 

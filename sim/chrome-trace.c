@@ -43,6 +43,12 @@ char *chrome_trace_to_json(const Trace *t, const Plan *plan, const ChromeTraceLa
     MemoryProfile profile;
     memory_profile_compute(t, plan, &profile);
     const guint64 *live = profile.live, *spanned = profile.spanned;
+    /* When each step starts and how long it lasts, in microseconds (at least 1, so every span shows). */
+    guint64 *start = g_new0(guint64, t->steps + 1), *dur = g_new0(guint64, t->steps + 1);
+    for (guint s = 0; s < t->steps; s++) {
+        dur[s] = labels && labels->seconds ? MAX((guint64)(labels->seconds[s] * 1e6 + 0.5), 1) : STEP_MICROSECONDS;
+        start[s + 1] = start[s] + dur[s];
+    }
     JsonBuilder *b = json_builder_new();
     json_builder_begin_object(b);
     json_builder_set_member_name(b, "traceEvents");
@@ -53,10 +59,10 @@ char *chrome_trace_to_json(const Trace *t, const Plan *plan, const ChromeTraceLa
         const char *name = labels && labels->op_names ? labels->op_names[s] : NULL;
         const char *op = labels && labels->op_types ? labels->op_types[s] : NULL;
         char *fallback = name ? NULL : g_strdup_printf("step %u", s);
-        begin_event(b, name ? name : fallback, "X", (guint64)s * STEP_MICROSECONDS);
+        begin_event(b, name ? name : fallback, "X", start[s]);
         json_builder_set_member_name(b, "cat");
         json_builder_add_string_value(b, op ? op : "step");
-        add_int_member(b, "dur", STEP_MICROSECONDS);
+        add_int_member(b, "dur", dur[s]);
         json_builder_set_member_name(b, "args");
         json_builder_begin_object(b);
         add_int_member(b, "step", s);
@@ -68,7 +74,7 @@ char *chrome_trace_to_json(const Trace *t, const Plan *plan, const ChromeTraceLa
     }
     /* Counters: one sample per step, and a last one at the end so the final step has a width. */
     for (guint s = 0; s <= t->steps; s++) {
-        begin_event(b, "memory", "C", (guint64)s * STEP_MICROSECONDS);
+        begin_event(b, "memory", "C", start[s]);
         json_builder_set_member_name(b, "args");
         json_builder_begin_object(b);
         add_int_member(b, "live_bytes", s < t->steps ? live[s] : 0);
@@ -89,7 +95,8 @@ char *chrome_trace_to_json(const Trace *t, const Plan *plan, const ChromeTraceLa
     add_int_member(b, "buffers", trace_count(t));
     add_int_member(b, "steps", t->steps);
     json_builder_set_member_name(b, "time_unit");
-    json_builder_add_string_value(b, "1 ms = 1 schedule step");
+    json_builder_add_string_value(b, labels && labels->seconds ? "measured: each span is its node's median kernel time (sim --run)"
+                                                                : "1 ms = 1 schedule step");
     json_builder_end_object(b);
     json_builder_end_object(b);
 
@@ -101,6 +108,8 @@ char *chrome_trace_to_json(const Trace *t, const Plan *plan, const ChromeTraceLa
     g_object_unref(gen);
     g_object_unref(b);
     memory_profile_clear(&profile);
+    g_free(start);
+    g_free(dur);
     return text;
 }
 

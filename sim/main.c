@@ -289,7 +289,7 @@ static void row_set_sharing(ReportRow *row, const Job *job)
 
 /* --chrome-trace: the plan as trace events, each step named by the node the schedule runs there. */
 static gboolean write_chrome_trace(const CliOptions *o, const Job *job, const Trace *t, const Plan *plan,
-                                   GError **error)
+                                   const double *seconds, GError **error)
 {
     const char **names = g_new0(const char *, t->steps), **types = g_new0(const char *, t->steps);
     for (guint s = 0; job->schedule && s < job->schedule->len && s < t->steps; s++) {
@@ -300,7 +300,7 @@ static gboolean write_chrome_trace(const CliOptions *o, const Job *job, const Tr
     char *title = o->graph_path ? g_strdup_printf("%s: %s, order %s, alias %s", o->graph_path, plan->strategy->name,
                                                   job->order->name, o->alias ? o->alias : "all")
                                 : g_strdup_printf("%s: %s", o->trace_path, plan->strategy->name);
-    ChromeTraceLabels labels = {.title = title, .op_names = names, .op_types = types};
+    ChromeTraceLabels labels = {.title = title, .op_names = names, .op_types = types, .seconds = seconds};
     gboolean ok = chrome_trace_write(o->chrome_trace, t, plan, &labels, error);
     g_free(title);
     g_free(names);
@@ -432,16 +432,18 @@ static int run_plan(const CliOptions *o, const Job *job, const Trace *t)
                 report_map(stdout, job->format, t, plan->offsets);
             if (o->ascii)
                 report_ascii(stdout, t, plan, 100, 32);
-            if (o->chrome_trace && !write_chrome_trace(o, job, t, plan, &error))
-                status = file_error(o->chrome_trace, error);
-            if (!status && o->plot && !write_plot(o, job, t, (const Plan *const *)&plan, 1, &error))
-                status = file_error(o->plot_out, error);
+            double *seconds = NULL; /* measured per step, when --run: the Chrome trace's span lengths */
             RunOptions run = {.repeat = (guint)MAX(o->repeat, 1), .check = o->check, .poison = o->poison,
-                              .profile_path = o->profile, .format = job->format};
-            if (!status && o->run &&
+                              .profile_path = o->profile, .format = job->format, .node_seconds = &seconds};
+            if (o->run &&
                 !run_execute(stdout, &run, job->model->graph, model_onnx_opset(job->model), job->schedule, job->aliases,
                              t, plan, &error))
                 status = file_error(error && error->domain == G_FILE_ERROR ? o->profile : o->graph_path, error);
+            if (!status && o->chrome_trace && !write_chrome_trace(o, job, t, plan, seconds, &error))
+                status = file_error(o->chrome_trace, error);
+            if (!status && o->plot && !write_plot(o, job, t, (const Plan *const *)&plan, 1, &error))
+                status = file_error(o->plot_out, error);
+            g_free(seconds);
         }
         plan_free(plan);
     }

@@ -199,6 +199,10 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Graph *g, gint64 opse
         g_hash_table_unref(by_op);
     }
     reference_clear(&ref);
+    if (ok && o->node_seconds) {
+        *o->node_seconds = node_median;
+        node_median = NULL;
+    }
     g_free(node_median);
     g_free(per_node);
     g_free(totals);

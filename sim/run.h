@@ -14,6 +14,7 @@ typedef struct {
     gboolean check, poison;
     const char *profile_path; /* per-node CSV, or NULL */
     ReportFormat format;
+    double **node_seconds;   /* if not NULL: receives the median seconds per step (g_free it) */
 } RunOptions;
 
 gboolean run_execute(FILE *out, const RunOptions *o, const Graph *g, gint64 opset, const GPtrArray *schedule,

@@ -47,6 +47,50 @@ static void test_graphs_check(void)
             }
 }
 
+/* The corpus models the executor covers (all but the two with If), all sharing, greedy-size, checked under
+ * poison (make test fetches and exports them first: make models). */
+static void test_corpus_check(void)
+{
+    static const char *const models[][2] = {
+        {"ocr/ch_PP-OCRv4_det_infer.onnx", "p2o.DynamicDimension.0=1,p2o.DynamicDimension.1=640,p2o.DynamicDimension.2=640"},
+        {"ocr/ch_PP-OCRv4_rec_infer.onnx", "p2o.DynamicDimension.0=1,p2o.DynamicDimension.1=320"},
+        {"ocr/ch_ppocr_mobile_v2.0_cls_infer.onnx", "p2o.DynamicDimension.0=1,p2o.DynamicDimension.1=48,p2o.DynamicDimension.2=192"},
+        {"openwakeword/melspectrogram.onnx", "batch_size=1,samples=1280"},
+        {"openwakeword/embedding_model.onnx", "unk__314=1"},
+        {"openwakeword/alexa_v0.1.onnx", ""},
+        {"torch/gpt2-torch.onnx", "batch=1,seq=128"},
+        {"torch/resnet50.onnx", "batch=1"},
+        {"torch/densenet121.onnx", "batch=1"},
+        {"torch/mobilenet_v2.onnx", "batch=1"},
+        {"torch/shufflenet_v2_x1_0.onnx", "batch=1"},
+    };
+    for (gsize k = 0; k < G_N_ELEMENTS(models); k++) {
+        char *path = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "models", models[k][0], NULL);
+        if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
+            g_test_fail_printf("%s is missing: make models", path);
+            g_free(path);
+            return;
+        }
+        GPtrArray *args = g_ptr_array_new_with_free_func(g_free);
+        for (const char *const *a = (const char *[]){"--graph", path, "--strategy", "greedy-size", "--transpose", "move",
+                                                     "--run", "--check", "--poison", NULL}; *a; a++)
+            g_ptr_array_add(args, g_strdup(*a));
+        char **dims = g_strsplit(models[k][1], ",", -1);
+        for (char **d = dims; *d && **d; d++) {
+            g_ptr_array_add(args, g_strdup("--dim"));
+            g_ptr_array_add(args, g_strdup(*d));
+        }
+        g_strfreev(dims);
+        g_ptr_array_add(args, NULL);
+        RunResult r = test_run("SIM_BIN", (const char *const *)args->pdata);
+        if (r.status != 0 || !strstr(r.out, "equal the reference run (nothing shared) bit for bit, with poison"))
+            g_error("%s: status %d\n%s", models[k][0], r.status, r.err);
+        run_result_clear(&r);
+        g_ptr_array_unref(args);
+        g_free(path);
+    }
+}
+
 /* The plan of the MLP with two simultaneously live buffers moved onto each other: the verifier rejects it,
  * and run with poison its outputs differ from the reference — the executor does not pass a bad plan. */
 static void test_early_reuse_is_caught(void)
@@ -145,6 +189,16 @@ static void test_usage_and_profile(void)
     g_assert_cmpuint(lines, ==, 27);
     g_free(csv);
     g_free(profile);
+    /* With --run, the Chrome trace's spans last the measured median times, back to back. */
+    char *trace = test_scratch_path("run.json");
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--chrome-trace", trace, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    char *json = NULL;
+    g_assert_true(g_file_get_contents(trace, &json, NULL, NULL));
+    assert_contains(json, "\"time_unit\":\"measured: each span is its node's median kernel time (sim --run)\"");
+    g_free(json);
+    g_free(trace);
     /* The table formats carry the timing table after the plan's row. */
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--format", "csv", NULL});
     g_assert_cmpint(r.status, ==, 0);
@@ -158,6 +212,7 @@ int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/exec/graphs-check", test_graphs_check);
+    g_test_add_func("/exec/corpus-check", test_corpus_check);
     g_test_add_func("/exec/early-reuse-is-caught", test_early_reuse_is_caught);
     g_test_add_func("/exec/seed-transpose-view", test_seed_transpose_view);
     g_test_add_func("/exec/usage-and-profile", test_usage_and_profile);

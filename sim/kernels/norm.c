@@ -102,12 +102,15 @@ gboolean kernel_softmax(const KernelCall *c, GError **error)
             for (gint64 j = 0; j < len; j++)
                 top = MAX(top, px[base + j * inner]);
             double sum = 0;
-            for (gint64 j = 0; j < len; j++)
-                sum += exp((double)px[base + j * inner] - top);
-            for (gint64 j = 0; j < len; j++) {
-                double v = (double)px[base + j * inner] - top;
-                py[base + j * inner] = (float)(log_form ? v - log(sum) : exp(v) / sum);
+            for (gint64 j = 0; j < len; j++) { /* exponentials once, kept in the output (in place is fine) */
+                float v = expf(px[base + j * inner] - top);
+                if (!log_form)
+                    py[base + j * inner] = v;
+                sum += v;
             }
+            float inv = (float)(1.0 / sum), log_sum = (float)log(sum);
+            for (gint64 j = 0; j < len; j++)
+                py[base + j * inner] = log_form ? px[base + j * inner] - top - log_sum : py[base + j * inner] * inv;
         }
     return TRUE;
 }

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# kernels.sh — the executor's time on GPT-2 small (seq 128) and resnet50, one thread: strategies (naive
+# vs bestfit vs greedy-size, all sharing) and sharing on/off — does sharing save time (copies avoided) as
+# well as bytes? — beside ONNX Runtime (npm onnxruntime-node, one intra-op thread) on the same files.
+# Two measurements: each tool's own median per inference run (`sim --run --repeat N`, ORT timed around
+# session.run after a warm-up), and hyperfine over the whole commands in one run (load, plan and the runs
+# included) so their ratios come from the same conditions. Writes results/exec-timing.md.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+command -v hyperfine > /dev/null || { sudo_=$([ "$(id -u)" = 0 ] || echo sudo); $sudo_ apt-get install -y -q hyperfine; }
+make -s build/sim
+[ -f graphs/models/torch/resnet50.onnx ] || { echo "kernels.sh: run make models first" >&2; exit 1; }
+if [ ! -d bench/peers/node_modules/onnxruntime-node ]; then
+    (cd bench/peers && ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund --loglevel=error)
+fi
+export OPENBLAS_NUM_THREADS=1
+repeat=${REPEAT:-10}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+out=results/exec-timing.md
+models=("gpt2-small-seq128 graphs/models/torch/gpt2-torch.onnx batch=1,seq=128" "resnet50 graphs/models/torch/resnet50.onnx batch=1")
+configs=("naive none" "bestfit all" "greedy-size all" "greedy-size none")
+ms() { /usr/bin/python3 -c "import sys; print(f'{float(sys.argv[1]):.1f}')" "$1"; }
+{
+    echo "# Executor timings"
+    echo
+    echo "Made by \`bench/kernels.sh\` on $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')),"
+    echo "one thread everywhere (\`OPENBLAS_NUM_THREADS=1\`; ORT \`intraOpNumThreads: 1\`). Ours: \`sim --run --repeat $repeat"
+    echo "--transpose move\` (float32 kernels, OpenBLAS sgemm), the median of $repeat runs inside the planned arena;"
+    echo "ORT: onnxruntime-node $(node -e "console.log(require('./bench/peers/node_modules/onnxruntime-node/package.json').version)"),"
+    echo "the median of $repeat \`session.run\` calls after a warm-up, on the same file with deterministic random weights"
+    echo "(bench/peers/fill_weights.py). Timings vary run to run by a few percent."
+    echo
+    echo "## Median time per inference (ms)"
+    echo
+    echo "| model | naive, no sharing | bestfit, all sharing | greedy-size, all sharing | greedy-size, no sharing | ONNX Runtime | ours (greedy-size, all) / ORT |"
+    echo "|---|---:|---:|---:|---:|---:|---:|"
+} > "$out"
+hf_cmds=()
+for m in "${models[@]}"; do
+    set -- $m
+    name=$1 file=$2 dims=$3
+    dim_args=() ort_dims=()
+    IFS=, read -r -a ds <<< "$dims"
+    for d in "${ds[@]}"; do dim_args+=(--dim "$d"); ort_dims+=("$d"); done
+    row="| $name "
+    ours=""
+    for c in "${configs[@]}"; do
+        set -- $c
+        line=$(build/sim --graph "$file" "${dim_args[@]}" --strategy "$1" --alias "$2" --transpose move --run \
+            --repeat "$repeat" | grep '^run ')
+        t=$(echo "$line" | sed 's/.*median \([0-9.]*\) ms.*/\1/')
+        row+="| $(ms "$t") "
+        [ "$1 $2" = "greedy-size all" ] && ours=$t
+        hf_cmds+=("build/sim --graph $file ${dim_args[*]} --strategy $1 --alias $2 --transpose move --run")
+    done
+    /usr/bin/python3 bench/peers/fill_weights.py "$file" "$work/$name.onnx" 2> /dev/null
+    ort=$(node bench/peers/ort-time.js "$work/$name.onnx" 1 "$repeat" "${ort_dims[@]}" | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['median_ms'])")
+    row+="| $(ms "$ort") | $(/usr/bin/python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2]):.2f}×')" "$ours" "$ort") |"
+    echo "$row" >> "$out"
+    hf_cmds+=("node bench/peers/ort-time.js $work/$name.onnx 1 1 ${ort_dims[*]}")
+    echo "kernels.sh: $name" >&2
+done
+{
+    echo
+    echo "## Whole commands (hyperfine, one run, each command's mean ± σ)"
+    echo
+    echo "Each command loads the model, plans (ours) or builds a session (ORT), and runs once; so these include"
+    echo "what a single inference costs end to end."
+    echo
+} >> "$out"
+hyperfine --warmup 1 --runs 5 --export-markdown "$work/hf.md" "${hf_cmds[@]}" > /dev/null
+sed "s|$work/||g" "$work/hf.md" >> "$out"
+echo "kernels.sh: wrote $out" >&2
