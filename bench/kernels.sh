@@ -15,6 +15,15 @@ if [ ! -d bench/peers/node_modules/onnxruntime-node ]; then
     (cd bench/peers && ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund --loglevel=error)
 fi
 export OPENBLAS_NUM_THREADS=1
+# OpenBLAS's kernels for the CPU: Debian's 0.3.21 runs its Haswell (AVX2) kernels on AMD CPUs with AVX-512
+# (and this workplace's environment pins OPENBLAS_CORETYPE=Haswell); ORT's MLAS uses AVX-512 wherever it
+# exists. So that both use the CPU's widest vectors, the SkylakeX kernels are chosen when the CPU has the
+# AVX-512 subsets they need (CORETYPE=... overrides).
+if [ -n "${CORETYPE:-}" ]; then
+    export OPENBLAS_CORETYPE=$CORETYPE
+elif grep -qw avx512f /proc/cpuinfo && grep -qw avx512bw /proc/cpuinfo && grep -qw avx512dq /proc/cpuinfo && grep -qw avx512vl /proc/cpuinfo; then
+    export OPENBLAS_CORETYPE=SkylakeX
+fi
 repeat=${REPEAT:-10}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -26,7 +35,8 @@ ms() { /usr/bin/python3 -c "import sys; print(f'{float(sys.argv[1]):.1f}')" "$1"
     echo "# Executor timings"
     echo
     echo "Made by \`bench/kernels.sh\` on $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')),"
-    echo "one thread everywhere (\`OPENBLAS_NUM_THREADS=1\`; ORT \`intraOpNumThreads: 1\`). Ours: \`sim --run --repeat $repeat"
+    echo "one thread everywhere (\`OPENBLAS_NUM_THREADS=1\`; ORT \`intraOpNumThreads: 1\`), OpenBLAS kernels"
+    echo "\`OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-default}\`. Ours: \`sim --run --repeat $repeat"
     echo "--transpose move\` (float32 kernels, OpenBLAS sgemm), the median of $repeat runs inside the planned arena;"
     echo "ORT: onnxruntime-node $(node -e "console.log(require('./bench/peers/node_modules/onnxruntime-node/package.json').version)"),"
     echo "the median of $repeat \`session.run\` calls after a warm-up, on the same file with deterministic random weights"

@@ -43,9 +43,20 @@ gboolean kernel_transpose(const KernelCall *c, GError **error)
         src = copy = g_memdup2(x->data, x->count * size);
     gint64 idx[16] = {0}, off = 0;
     char *dst = y->data;
-    for (gsize k = 0; k < y->count; k++) {
-        memcpy(dst + k * size, src + off * size, size);
-        for (int d = r - 1; d >= 0; d--) { /* output index idx over y's dims; input offset follows perm */
+    /* Rows along the output's last dimension (contiguous in y, stride `step` in x), then the odometer
+     * over the other dimensions. */
+    gint64 inner = r ? y->dims[r - 1] : 1, step = r ? in_stride[perm[r - 1]] : 0;
+    for (gsize k = 0; k < y->count; k += (gsize)inner) {
+        if (size == 4) {
+            const guint32 *s4 = (const guint32 *)src + off;
+            guint32 *d4 = (guint32 *)dst + k;
+            for (gint64 j = 0; j < inner; j++)
+                d4[j] = s4[j * step];
+        } else {
+            for (gint64 j = 0; j < inner; j++)
+                memcpy(dst + (k + (gsize)j) * size, src + (off + j * step) * size, size);
+        }
+        for (int d = r - 2; d >= 0; d--) { /* output index idx over y's dims; input offset follows perm */
             idx[d]++;
             off += in_stride[perm[d]];
             if (idx[d] < y->dims[d])

@@ -142,21 +142,44 @@ gboolean kernel_reduce(const KernelCall *c, GError **error)
     }
     double *acc = g_new0(double, y->count + 1);
     gsize *cnt = g_new0(gsize, y->count + 1);
-    gboolean is_max = !strcmp(name, "ReduceMax"), is_min = !strcmp(name, "ReduceMin"), is_prod = !strcmp(name, "ReduceProd");
+    /* How each element folds in, decided once. */
+    enum { R_SUM, R_MAX, R_MIN, R_PROD, R_ABS, R_SQUARE, R_EXP } fold =
+        !strcmp(name, "ReduceMax") ? R_MAX : !strcmp(name, "ReduceMin") ? R_MIN : !strcmp(name, "ReduceProd") ? R_PROD
+        : !strcmp(name, "ReduceL1") ? R_ABS : !strcmp(name, "ReduceL2") || !strcmp(name, "ReduceSumSquare") ? R_SQUARE
+        : !strcmp(name, "ReduceLogSumExp") ? R_EXP : R_SUM;
     for (gsize k = 0; k < y->count; k++)
-        acc[k] = is_max ? -INFINITY : is_min ? INFINITY : is_prod ? 1.0 : 0.0;
-    gint64 idx[16] = {0};
+        acc[k] = fold == R_MAX ? -INFINITY : fold == R_MIN ? INFINITY : fold == R_PROD ? 1.0 : 0.0;
     const float *px = x->data;
+    /* Reducing the trailing axes only (LayerNorm's mean, a row sum): contiguous rows, no odometer. */
+    int first_reduced = x->rank;
+    while (first_reduced > 0 && reduced[first_reduced - 1])
+        first_reduced--;
+    gboolean trailing = first_reduced < x->rank;
+    for (int d = 0; d < first_reduced; d++)
+        trailing = trailing && !reduced[d];
+    if (trailing && fold == R_SUM) {
+        gsize row = x->count / MAX(y->count, 1);
+        for (gsize o = 0; o < y->count; o++) {
+            double s = 0;
+            for (gsize j = 0; j < row; j++)
+                s += px[o * row + j];
+            acc[o] = s;
+            cnt[o] = row;
+        }
+    }
+    gint64 idx[16] = {0};
     gsize o = 0;
-    for (gsize k = 0; k < x->count; k++) {
+    for (gsize k = 0; !(trailing && fold == R_SUM) && k < x->count; k++) {
         double v = px[k];
-        if (is_max) acc[o] = MAX(acc[o], v);
-        else if (is_min) acc[o] = MIN(acc[o], v);
-        else if (is_prod) acc[o] *= v;
-        else if (!strcmp(name, "ReduceL1")) acc[o] += fabs(v);
-        else if (!strcmp(name, "ReduceL2") || !strcmp(name, "ReduceSumSquare")) acc[o] += v * v;
-        else if (!strcmp(name, "ReduceLogSumExp")) acc[o] += exp(v);
-        else acc[o] += v; /* Sum, Mean, LogSum */
+        switch (fold) {
+        case R_MAX: acc[o] = MAX(acc[o], v); break;
+        case R_MIN: acc[o] = MIN(acc[o], v); break;
+        case R_PROD: acc[o] *= v; break;
+        case R_ABS: acc[o] += fabs(v); break;
+        case R_SQUARE: acc[o] += v * v; break;
+        case R_EXP: acc[o] += exp(v); break;
+        default: acc[o] += v; break; /* Sum, Mean, LogSum */
+        }
         cnt[o]++;
         for (int d = x->rank - 1; d >= 0; d--) {
             idx[d]++;
