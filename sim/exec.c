@@ -8,6 +8,7 @@
 
 struct Executor {
     const Graph *g;
+    const char *model_dir; /* external data paths are relative to it */
     gint64 opset;
     const GPtrArray *schedule;
     const Trace *t;
@@ -51,10 +52,51 @@ static void fill_pseudo_random(ExecTensor *x, const char *name, gboolean weight)
     }
 }
 
-/* A weight's or constant's values into x: raw bytes of the right size, a folded value, else random. */
-static gboolean fill_weight(Executor *e, const Tensor *t, ExecTensor *x)
+/* External data (ONNX's `location`, `offset`, `length` keys), read from a file in the model's folder. */
+static gboolean read_external(const Executor *e, const Tensor *t, void *to, gsize bytes, GError **error)
+{
+    const char *location = NULL;
+    guint64 offset = 0, length = bytes;
+    for (guint k = 0; k + 1 < t->init->external->len; k += 2) {
+        const char *key = t->init->external->pdata[k], *value = t->init->external->pdata[k + 1];
+        if (!strcmp(key, "location"))
+            location = value;
+        else if (!strcmp(key, "offset"))
+            offset = g_ascii_strtoull(value, NULL, 10);
+        else if (!strcmp(key, "length"))
+            length = g_ascii_strtoull(value, NULL, 10);
+    }
+    if (!location || !*location || g_path_is_absolute(location) || strstr(location, "..")) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "initializer '%s': external data location '%s' is not a file "
+                    "in the model's folder", t->name, location ? location : "");
+        return FALSE;
+    }
+    if (length != bytes) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "initializer '%s': external data length %" G_GUINT64_FORMAT
+                    " is not its %" G_GSIZE_FORMAT " bytes", t->name, length, bytes);
+        return FALSE;
+    }
+    char *path = g_build_filename(e->model_dir ? e->model_dir : ".", location, NULL);
+    gchar *contents = NULL;
+    gsize len = 0;
+    gboolean ok = g_file_get_contents(path, &contents, &len, NULL) && offset <= len && len - offset >= bytes;
+    if (ok)
+        memcpy(to, contents + offset, bytes);
+    else
+        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "initializer '%s': cannot read %" G_GSIZE_FORMAT " bytes at "
+                    "offset %" G_GUINT64_FORMAT " of external data '%s'", t->name, bytes, offset, path);
+    g_free(contents);
+    g_free(path);
+    return ok;
+}
+
+/* A weight's or constant's values into x: raw bytes of the right size, external data, a folded value,
+ * else (shapes-only initializers) pseudo-random values. */
+static gboolean fill_weight(Executor *e, const Tensor *t, ExecTensor *x, GError **error)
 {
     gsize bytes = x->count * dtype_size(x->dtype);
+    if (t->init && t->init->external)
+        return read_external(e, t, x->data, bytes, error);
     if (t->init && t->init->raw && g_bytes_get_size(t->init->raw) == bytes) {
         memcpy(x->data, g_bytes_get_data(t->init->raw, NULL), bytes);
         return TRUE;
@@ -153,7 +195,7 @@ static gboolean bind(Executor *e, const AliasMap *m, GError **error)
                 if (t->is_graph_input && !t->init)
                     fill_pseudo_random(&staged, t->name, FALSE);
                 else
-                    fill_weight(e, t, &staged);
+                    ok = fill_weight(e, t, &staged, error);
             }
             continue;
         }
@@ -166,7 +208,7 @@ static gboolean bind(Executor *e, const AliasMap *m, GError **error)
         }
         x->data = e->own[k] = g_malloc0(bytes);
         if (t->kind == TENSOR_WEIGHT || t->kind == TENSOR_CONSTANT || t->init || (p && p->op && p->op->plan_constant))
-            fill_weight(e, t, x);
+            ok = fill_weight(e, t, x, error);
         else if (t->is_graph_input)
             fill_pseudo_random(x, t->name, FALSE);
     }
@@ -174,9 +216,11 @@ static gboolean bind(Executor *e, const AliasMap *m, GError **error)
     return ok;
 }
 
-Executor *executor_new(const Graph *g, gint64 opset, const GPtrArray *schedule, const AliasMap *aliases,
-                       const Trace *t, const Plan *plan, GError **error)
+Executor *executor_new(const Model *m, const GPtrArray *schedule, const AliasMap *aliases, const Trace *t,
+                       const Plan *plan, GError **error)
 {
+    const Graph *g = m->graph;
+    gint64 opset = model_onnx_opset(m);
     if (aliases->layout.pad_last > 1) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED,
                     "the executor runs dense tensors: --pad-last %" G_GUINT64_FORMAT " pads them (use --pad-last 1)",
@@ -188,6 +232,7 @@ Executor *executor_new(const Graph *g, gint64 opset, const GPtrArray *schedule, 
     Executor *e = g_new0(Executor, 1);
     guint n = g->tensors->len;
     e->g = g;
+    e->model_dir = m->dir;
     e->opset = opset;
     e->schedule = schedule;
     e->t = t;

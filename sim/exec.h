@@ -2,7 +2,8 @@
  * inside one planned arena. Every tensor the trace placed is bound to its plan offset (through the alias
  * map: views, in-place outputs and concat/split layouts share bytes exactly as planned); weights,
  * constants and the caller's inputs/outputs outside the arena get their own memory. Weight values come
- * from the file (raw or typed initializer data, Constant values); an initializer without data (the
+ * from the file (raw or typed initializer data, external data next to the model, Constant values); an
+ * initializer without data (the
  * corpus's torch exports keep shapes only) gets deterministic pseudo-random values, and the count is
  * reported. Inputs are deterministic pseudo-random floats in [-1, 1) and zeros for integer inputs.
  * With `poison`, the arena is filled with 0xFF bytes (a NaN pattern) before the run and every buffer
@@ -18,8 +19,8 @@ typedef struct Executor Executor;
 
 /* Binds every tensor; fails (naming the node) when an op of the schedule has no kernel, or the layout
  * pads tensors (the kernels assume dense row-major tensors: --pad-last 1). */
-Executor *executor_new(const Graph *g, gint64 opset, const GPtrArray *schedule, const AliasMap *aliases,
-                       const Trace *t, const Plan *plan, GError **error);
+Executor *executor_new(const Model *m, const GPtrArray *schedule, const AliasMap *aliases, const Trace *t,
+                       const Plan *plan, GError **error);
 /* The values a graph input takes in every run from now on (instead of pseudo-random ones): raw bytes of
  * its dtype and element count. */
 gboolean executor_set_input(Executor *e, const char *name, const TensorData *d, GError **error);

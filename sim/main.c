@@ -436,8 +436,7 @@ static int run_plan(const CliOptions *o, const Job *job, const Trace *t)
             RunOptions run = {.repeat = (guint)MAX(o->repeat, 1), .check = o->check, .poison = o->poison,
                               .profile_path = o->profile, .format = job->format, .node_seconds = &seconds};
             if (o->run &&
-                !run_execute(stdout, &run, job->model->graph, model_onnx_opset(job->model), job->schedule, job->aliases,
-                             t, plan, &error))
+                !run_execute(stdout, &run, job->model, job->schedule, job->aliases, t, plan, &error))
                 status = file_error(error && error->domain == G_FILE_ERROR ? o->profile : o->graph_path, error);
             if (!status && o->chrome_trace && !write_chrome_trace(o, job, t, plan, seconds, &error))
                 status = file_error(o->chrome_trace, error);

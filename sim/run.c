@@ -35,9 +35,10 @@ static void reference_clear(Reference *r)
     alias_map_free(r->aliases);
 }
 
-static gboolean reference_run(Reference *r, const Graph *g, gint64 opset, const GPtrArray *schedule,
-                              const LayoutOptions *layout, gboolean poison, GError **error)
+static gboolean reference_run(Reference *r, const Model *m, const GPtrArray *schedule, const LayoutOptions *layout,
+                              gboolean poison, GError **error)
 {
+    const Graph *g = m->graph;
     memset(r, 0, sizeof *r);
     r->aliases = alias_map_new(g, schedule, layout, NULL, NULL, error);
     if (!r->aliases || !alias_apply_list(r->aliases, "none", error))
@@ -45,7 +46,7 @@ static gboolean reference_run(Reference *r, const Graph *g, gint64 opset, const 
     r->t = trace_from_alias_map(r->aliases, NULL, error);
     if (!r->t || !(r->plan = place_run(place_strategy_baseline(), r->t, error)))
         return FALSE;
-    r->e = executor_new(g, opset, schedule, r->aliases, r->t, r->plan, error);
+    r->e = executor_new(m, schedule, r->aliases, r->t, r->plan, error);
     return r->e && executor_run(r->e, poison, error);
 }
 
@@ -115,10 +116,10 @@ static void hint_transpose_views(const GPtrArray *schedule, const AliasMap *alia
     }
 }
 
-gboolean run_execute(FILE *out, const RunOptions *o, const Graph *g, gint64 opset, const GPtrArray *schedule,
-                     const AliasMap *aliases, const Trace *t, const Plan *plan, GError **error)
+gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrArray *schedule, const AliasMap *aliases,
+                     const Trace *t, const Plan *plan, GError **error)
 {
-    Executor *e = executor_new(g, opset, schedule, aliases, t, plan, error);
+    Executor *e = executor_new(m, schedule, aliases, t, plan, error);
     if (!e)
         return FALSE;
     guint repeat = MAX(o->repeat, 1), steps = schedule->len;
@@ -134,7 +135,7 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Graph *g, gint64 opse
     Reference ref = {0};
     gsize elements = 0;
     if (ok && o->check)
-        ok = reference_run(&ref, g, opset, schedule, &aliases->layout, o->poison, error) &&
+        ok = reference_run(&ref, m, schedule, &aliases->layout, o->poison, error) &&
              outputs_equal(e, ref.e, &elements, error);
     if (!ok)
         hint_transpose_views(schedule, aliases, error);

@@ -17,7 +17,7 @@ typedef struct {
     double **node_seconds;   /* if not NULL: receives the median seconds per step (g_free it) */
 } RunOptions;
 
-gboolean run_execute(FILE *out, const RunOptions *o, const Graph *g, gint64 opset, const GPtrArray *schedule,
-                     const AliasMap *aliases, const Trace *t, const Plan *plan, GError **error);
+gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrArray *schedule, const AliasMap *aliases,
+                     const Trace *t, const Plan *plan, GError **error);
 
 #endif

@@ -79,7 +79,7 @@ static Outcome run_one(const char *dir, char **op, char **why)
         *why = g_strdup_printf("not planned: %s", error->message);
         goto out;
     }
-    e = executor_new(g, model_onnx_opset(m), g->order, aliases, t, plan, &error);
+    e = executor_new(m, g->order, aliases, t, plan, &error);
     if (!e) {
         *why = g_strdup(error->message);
         goto out;

@@ -120,8 +120,8 @@ static void test_early_reuse_is_caught(void)
     bad->offsets[b] = bad->offsets[a];
     g_assert_false(verify_plan(t, bad, &error));
     g_clear_error(&error);
-    Executor *ref = executor_new(g, model_onnx_opset(m), g->order, aliases, t, good, &error);
-    Executor *run = executor_new(g, model_onnx_opset(m), g->order, aliases, t, bad, &error);
+    Executor *ref = executor_new(m, g->order, aliases, t, good, &error);
+    Executor *run = executor_new(m, g->order, aliases, t, bad, &error);
     g_assert_no_error(error);
     g_assert_true(executor_run(ref, TRUE, &error) && executor_run(run, TRUE, &error));
     const char *name;
@@ -154,6 +154,98 @@ static void test_seed_transpose_view(void)
                            "'reshape' is read again later\n");
     run_result_clear(&r);
     g_free(path);
+}
+
+/* Runs the MLP (weights: shapes only) with its first initializer given as `how` prepares it; the output. */
+static float *run_mlp_with(void (*how)(Model *m, Tensor *w, gpointer data), gpointer data, GError **error)
+{
+    char *path = graph_path("mlp");
+    Model *m = onnx_read_file(path, error);
+    g_assert_true(m && test_infer(m, NULL, error));
+    Tensor *w = m->graph->initializers->pdata[0];
+    how(m, w, data);
+    const Graph *g = m->graph;
+    LayoutOptions layout = LAYOUT_DEFAULTS;
+    AliasMap *aliases = alias_map_new(g, g->order, &layout, NULL, NULL, error);
+    g_assert_true(alias_apply_list(aliases, "all", error));
+    Trace *t = trace_from_alias_map(aliases, NULL, error);
+    Plan *plan = place_run(place_strategy_find("greedy-size"), t, error);
+    Executor *e = executor_new(m, g->order, aliases, t, plan, error);
+    float *out = NULL;
+    if (e && executor_run(e, TRUE, error)) {
+        const char *name;
+        const ExecTensor *y = executor_output(e, 0, &name);
+        out = g_memdup2(y->data, y->count * sizeof(float));
+    }
+    executor_free(e);
+    plan_free(plan);
+    trace_free(t);
+    alias_map_free(aliases);
+    model_free(m);
+    g_free(path);
+    return out;
+}
+
+static void weight_inline(Model *m, Tensor *w, gpointer data)
+{
+    (void)m;
+    w->init->raw = g_bytes_ref(data);
+}
+
+static void weight_as_is(Model *m, Tensor *w, gpointer data)
+{
+    (void)m, (void)w, (void)data;
+}
+
+static void weight_external(Model *m, Tensor *w, gpointer data)
+{
+    g_free(m->dir);
+    m->dir = g_path_get_dirname(data);
+    w->init->external = g_ptr_array_new_with_free_func(g_free);
+    g_ptr_array_add(w->init->external, g_strdup("location"));
+    g_ptr_array_add(w->init->external, g_path_get_basename(data));
+    g_ptr_array_add(w->init->external, g_strdup("offset"));
+    g_ptr_array_add(w->init->external, g_strdup("16"));
+}
+
+/* Weights from external data next to the model (ONNX's location/offset keys) are the file's bytes: the
+ * run equals one with the same values inline; a missing file is an error, not pseudo-random weights. */
+static void test_external_weights(void)
+{
+    char *path = graph_path("mlp");
+    GError *error = NULL;
+    Model *m = onnx_read_file(path, &error);
+    g_assert_true(test_infer(m, NULL, &error));
+    Tensor *w = m->graph->initializers->pdata[0];
+    gsize bytes = w->bytes;
+    model_free(m);
+    g_free(path);
+    float *values = g_new(float, bytes / 4 + 4);
+    for (gsize k = 0; k < bytes / 4 + 4; k++)
+        values[k] = (float)((k * 37) % 101) / 101.0f - 0.5f;
+    char *file = test_write_scratch("weights.bin", values, bytes + 16);
+    GBytes *inline_bytes = g_bytes_new((const char *)values + 16, bytes);
+    float *a = run_mlp_with(weight_inline, inline_bytes, &error);
+    g_assert_no_error(error);
+    float *b = run_mlp_with(weight_external, file, &error);
+    g_assert_no_error(error);
+    g_assert_cmpint(memcmp(a, b, 256 * sizeof(float)), ==, 0);
+    g_free(b);
+    b = run_mlp_with(weight_as_is, NULL, &error); /* pseudo-random W: another output, so the bytes were used */
+    g_assert_cmpint(memcmp(a, b, 256 * sizeof(float)), !=, 0);
+    g_free(b);
+    char *missing = test_scratch_path("missing.bin");
+    b = run_mlp_with(weight_external, missing, &error);
+    g_assert_null(b);
+    g_assert_nonnull(error);
+    assert_contains(error->message, "cannot read ");
+    assert_contains(error->message, " bytes at offset 16 of external data ");
+    g_clear_error(&error);
+    g_free(missing);
+    g_free(a);
+    g_bytes_unref(inline_bytes);
+    g_free(file);
+    g_free(values);
 }
 
 static void test_usage_and_profile(void)
@@ -214,6 +306,7 @@ int main(int argc, char **argv)
     g_test_add_func("/exec/graphs-check", test_graphs_check);
     g_test_add_func("/exec/corpus-check", test_corpus_check);
     g_test_add_func("/exec/early-reuse-is-caught", test_early_reuse_is_caught);
+    g_test_add_func("/exec/external-weights", test_external_weights);
     g_test_add_func("/exec/seed-transpose-view", test_seed_transpose_view);
     g_test_add_func("/exec/usage-and-profile", test_usage_and_profile);
     return g_test_run();

@@ -74,7 +74,7 @@ static gboolean same_shape(const ExecTensor *a, const ExecTensor *b)
 
 /* The unary maps with attributes (the op table has no scalar function for them). */
 typedef enum { P_GELU, P_GELU_TANH, P_HARD_SIGMOID, P_HARD_SWISH, P_LEAKY_RELU, P_ELU, P_SELU, P_CELU, P_MISH,
-               P_THRESHOLDED_RELU, P_NONE } Parametric;
+               P_THRESHOLDED_RELU, P_SHRINK, P_NONE } Parametric;
 
 static double parametric(Parametric p, double alpha, double beta, double gamma, double x)
 {
@@ -89,6 +89,7 @@ static double parametric(Parametric p, double alpha, double beta, double gamma, 
     case P_CELU: return MAX(0.0, x) + MIN(0.0, alpha * (exp(x / alpha) - 1.0));
     case P_MISH: return x * tanh(log1p(exp(x)));
     case P_THRESHOLDED_RELU: return x > alpha ? x : 0.0;
+    case P_SHRINK: return x < -gamma ? x + beta : x > gamma ? x - beta : 0.0; /* gamma: lambd, beta: bias */
     default: return x;
     }
 }
@@ -103,15 +104,17 @@ static gboolean parametric_of(const KernelCall *c, Parametric *p, double *alpha,
     } rows[] = {{"Gelu", P_GELU, 0, 0, 0}, {"HardSigmoid", P_HARD_SIGMOID, 0.2f, 0.5f, 0}, {"HardSwish", P_HARD_SWISH, 0, 0, 0},
                 {"LeakyRelu", P_LEAKY_RELU, 0.01f, 0, 0}, {"Elu", P_ELU, 1.0f, 0, 0},
                 {"Selu", P_SELU, 1.67326319217681884765625f, 0, 1.05070102214813232421875f}, {"Celu", P_CELU, 1.0f, 0, 0},
-                {"Mish", P_MISH, 0, 0, 0}, {"ThresholdedRelu", P_THRESHOLDED_RELU, 1.0f, 0, 0}};
+                {"Mish", P_MISH, 0, 0, 0}, {"ThresholdedRelu", P_THRESHOLDED_RELU, 1.0f, 0, 0},
+                {"Shrink", P_SHRINK, 0, 0, 0.5f}};
     for (gsize k = 0; k < G_N_ELEMENTS(rows); k++) {
         if (strcmp(rows[k].name, c->node->op->name))
             continue;
         float a, b, g;
         const char *approximate;
+        gboolean shrink = rows[k].p == P_SHRINK; /* its attributes are called bias and lambd */
         if (!node_attr_float(c->node, "alpha", rows[k].alpha, &a, error) ||
-            !node_attr_float(c->node, "beta", rows[k].beta, &b, error) ||
-            !node_attr_float(c->node, "gamma", rows[k].gamma, &g, error) ||
+            !node_attr_float(c->node, shrink ? "bias" : "beta", rows[k].beta, &b, error) ||
+            !node_attr_float(c->node, shrink ? "lambd" : "gamma", rows[k].gamma, &g, error) ||
             !node_attr_string(c->node, "approximate", "none", &approximate, error))
             return FALSE;
         *p = rows[k].p == P_GELU && !strcmp(approximate, "tanh") ? P_GELU_TANH : rows[k].p;
@@ -259,6 +262,21 @@ static gboolean binary_apply(const KernelCall *c, const ExecTensor *a, const Exe
 {
     const OpInfo *op = c->node->op;
     gboolean prelu = !strcmp(op->name, "PRelu");
+    if (!strcmp(op->name, "BitShift")) { /* unsigned integers, shifted left or right by the second input */
+        const char *direction;
+        if (!node_attr_string(c->node, "direction", "LEFT", &direction, error))
+            return FALSE;
+        gboolean left = !strcmp(direction, "LEFT");
+        const ExecTensor *ins[2] = {a, b};
+        BroadcastWalk w;
+        walk_init(&w, y, 2, ins);
+        for (gsize k = 0; k < y->count; k++, walk_next(&w)) {
+            guint64 v = (guint64)elem_get_i(a, w.off[0]), s = (guint64)elem_get_i(b, w.off[1]);
+            elem_set_i(y, k, (gint64)(s >= 64 ? 0 : left ? v << s : v >> s));
+        }
+        walk_clear(&w);
+        return TRUE;
+    }
     if (!op->binary && !prelu)
         return kernel_fail(c, error, "the executor has no kernel for %s", op->name);
     if (!elem_supported(a->dtype) || !elem_supported(b->dtype) || !elem_supported(y->dtype))

@@ -77,6 +77,7 @@ gboolean kernel_gather(const KernelCall *c, GError **error);
 gboolean kernel_expand(const KernelCall *c, GError **error);
 gboolean kernel_resize(const KernelCall *c, GError **error);
 gboolean kernel_pad(const KernelCall *c, GError **error);
+gboolean kernel_tile(const KernelCall *c, GError **error);
 gboolean kernel_range(const KernelCall *c, GError **error);
 gboolean kernel_shape(const KernelCall *c, GError **error);
 gboolean kernel_constant_of_shape(const KernelCall *c, GError **error);

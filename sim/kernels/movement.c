@@ -1,7 +1,7 @@
 /* movement.c — kernels that move bytes: the views (Reshape, Squeeze, Unsqueeze, Flatten, Identity: free
  * when aliasing put the output on its input, a copy otherwise), Transpose (N-d; through a temporary when
  * aliasing made it share its input's bytes), Concat and Split (nothing to do for a piece that already
- * lives at its place in the layout, strided copies otherwise), Slice, Gather, Expand, Pad, Resize, and
+ * lives at its place in the layout, strided copies otherwise), Slice, Gather, Expand, Tile, Pad, Resize, and
  * the shape ops for when their values were not folded at plan time. */
 #include "kernel.h"
 #include "ops.h"
@@ -255,39 +255,80 @@ gboolean kernel_expand(const KernelCall *c, GError **error)
     return TRUE;
 }
 
+/* Pad: constant (the value input, 0 by default), edge (clamp) or reflect (mirror without the edge),
+ * output index by output index; pads before each axis from the input (opset >= 11) or the attribute. */
 gboolean kernel_pad(const KernelCall *c, GError **error)
 {
     const ExecTensor *x = kernel_in(c, 0), *pads_t = kernel_in(c, 1), *value_t = kernel_in(c, 2);
     ExecTensor *y = kernel_out(c, 0);
     const char *mode;
     const GArray *pads_a = NULL;
-    if (!node_attr_string(c->node, "mode", "constant", &mode, error) || !node_attr_ints(c->node, "pads", &pads_a, error))
+    float value_attr;
+    if (!node_attr_string(c->node, "mode", "constant", &mode, error) || !node_attr_ints(c->node, "pads", &pads_a, error) ||
+        !node_attr_float(c->node, "value", 0.0f, &value_attr, error))
         return FALSE;
-    if (strcmp(mode, "constant"))
-        return kernel_fail(c, error, "Pad mode '%s' is not supported by the executor (constant only)", mode);
+    gboolean edge = !strcmp(mode, "edge"), reflect = !strcmp(mode, "reflect");
+    if (!edge && !reflect && strcmp(mode, "constant"))
+        return kernel_fail(c, error, "Pad mode '%s' is not supported by the executor", mode);
     if (kernel_in(c, 3))
         return kernel_fail(c, error, "Pad with axes is not supported by the executor");
     int r = x->rank;
+    if (r > 16)
+        return kernel_fail(c, error, "rank %d is beyond the executor's Pad", r);
     gint64 before[16];
-    for (int d = 0; d < r && d < 16; d++)
+    for (int d = 0; d < r; d++)
         before[d] = c->opset >= 11 ? elem_get_i(pads_t, d) : g_array_index(pads_a, gint64, d);
-    double value = value_t && value_t->count ? elem_get_f(value_t, 0) : 0.0;
-    for (gsize k = 0; k < y->count; k++)
-        elem_set_f(y, k, value);
+    double value = c->opset >= 11 ? (value_t && value_t->count ? elem_get_f(value_t, 0) : 0.0) : value_attr;
+    gsize size = dtype_size(y->dtype);
     gint64 idx[16] = {0};
-    for (gsize k = 0; k < x->count; k++) {
+    for (gsize k = 0; k < y->count; k++) {
         gint64 off = 0;
         gboolean inside = TRUE;
         for (int d = 0; d < r; d++) {
-            gint64 o = idx[d] + before[d];
-            inside = inside && o >= 0 && o < y->dims[d];
-            off = off * y->dims[d] + o;
+            gint64 i = idx[d] - before[d], n = x->dims[d];
+            if (i < 0 || i >= n) {
+                if (edge) {
+                    i = CLAMP(i, 0, n - 1);
+                } else if (reflect && n > 1) {
+                    gint64 period = 2 * (n - 1);
+                    i = ((i % period) + period) % period;
+                    i = i >= n ? period - i : i;
+                } else {
+                    inside = FALSE;
+                }
+            }
+            off = off * n + i;
         }
         if (inside)
-            memcpy((char *)y->data + off * dtype_size(y->dtype), (const char *)x->data + k * dtype_size(x->dtype),
-                   dtype_size(x->dtype));
+            memcpy((char *)y->data + k * size, (const char *)x->data + off * size, size);
+        else
+            elem_set_f(y, k, value);
         for (int d = r - 1; d >= 0; d--) {
-            if (++idx[d] < x->dims[d])
+            if (++idx[d] < y->dims[d])
+                break;
+            idx[d] = 0;
+        }
+    }
+    return TRUE;
+}
+
+/* Tile: output index k maps to input index (k mod the input's dims), dimension by dimension. */
+gboolean kernel_tile(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0);
+    ExecTensor *y = kernel_out(c, 0);
+    int r = x->rank;
+    if (r > 16)
+        return kernel_fail(c, error, "rank %d is beyond the executor's Tile", r);
+    gsize size = dtype_size(y->dtype);
+    gint64 idx[16] = {0};
+    for (gsize k = 0; k < y->count; k++) {
+        gint64 off = 0;
+        for (int d = 0; d < r; d++)
+            off = off * x->dims[d] + idx[d] % x->dims[d];
+        memcpy((char *)y->data + k * size, (const char *)x->data + off * size, size);
+        for (int d = r - 1; d >= 0; d--) {
+            if (++idx[d] < y->dims[d])
                 break;
             idx[d] = 0;
         }
