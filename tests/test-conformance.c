@@ -24,8 +24,9 @@ static const char *const known_failures[][2] = {
 };
 
 typedef struct {
-    guint run, passed;
+    guint run, passed, not_run;
     GString *failed;
+    char *why_not; /* the first reason a test of this op was not run */
 } OpCount;
 
 typedef enum { OUTCOME_PASS, OUTCOME_FAIL, OUTCOME_SKIP } Outcome;
@@ -177,16 +178,19 @@ static void test_node_tests(void)
         char *op = NULL, *why = NULL;
         Outcome outcome = run_one(dir, &op, &why);
         g_free(dir);
+        OpCount *c = g_hash_table_lookup(ops, op);
+        if (!c) {
+            c = g_new0(OpCount, 1);
+            c->failed = g_string_new(NULL);
+            g_hash_table_insert(ops, g_strdup(op), c);
+            g_ptr_array_add(op_order, g_strdup(op));
+        }
         if (outcome == OUTCOME_SKIP) {
             skipped++;
+            c->not_run++;
+            if (!c->why_not) /* the reason without the node's name: "node #0 (Op): why" -> "why" */
+                c->why_not = g_strdup(strstr(why, "): ") ? strstr(why, "): ") + 3 : why);
         } else {
-            OpCount *c = g_hash_table_lookup(ops, op);
-            if (!c) {
-                c = g_new0(OpCount, 1);
-                c->failed = g_string_new(NULL);
-                g_hash_table_insert(ops, g_strdup(op), c);
-                g_ptr_array_add(op_order, g_strdup(op));
-            }
             c->run++;
             run++;
             const char *reason = known_reason(name);
@@ -211,13 +215,19 @@ static void test_node_tests(void)
                            "%u run, %u pass, %u not run (an op without a kernel, a case a kernel does not cover — "
                            "float16, 3-D windows, training mode — or a model the planner refuses). Each is planned with all sharing and greedy-size, run in its arena with "
                            "poison, and compared with the test's outputs: floats within 1e-4 relative (+1e-5 absolute), "
-                           "integers exactly.\n\n| op | run | pass | failing tests |\n|---|---:|---:|---|\n",
+                           "integers exactly. *Not run* gives the first reason met for that op.\n\n| op | run | pass | not run | failing tests, or why not run |\n|---|---:|---:|---:|---|\n",
                            names->len, run, passed, skipped);
     for (guint k = 0; k < op_order->len; k++) {
         OpCount *c = g_hash_table_lookup(ops, op_order->pdata[k]);
-        g_test_message("%s: %u/%u", (const char *)op_order->pdata[k], c->passed, c->run);
-        g_string_append_printf(md, "| %s | %u | %u | %s |\n", (const char *)op_order->pdata[k], c->run, c->passed,
-                               c->failed->str);
+        if (c->run)
+            g_test_message("%s: %u/%u", (const char *)op_order->pdata[k], c->passed, c->run);
+        char *why = c->why_not ? g_strescape(c->why_not, NULL) : NULL;
+        for (char *p = why; p && *p; p++)
+            if (*p == '|')
+                *p = '/';
+        g_string_append_printf(md, "| %s | %u | %u | %u | %s%s%s |\n", (const char *)op_order->pdata[k], c->run,
+                               c->passed, c->not_run, c->failed->str, c->failed->len && why ? "; " : "", why ? why : "");
+        g_free(why);
     }
     g_test_message("node tests: %u, run %u, passed %u, not run %u", names->len, run, passed, skipped);
     const char *md_path = g_getenv("CONFORMANCE_MD");
@@ -231,6 +241,7 @@ static void test_node_tests(void)
     g_hash_table_iter_init(&it, ops);
     while (g_hash_table_iter_next(&it, &key, &value)) {
         g_string_free(((OpCount *)value)->failed, TRUE);
+        g_free(((OpCount *)value)->why_not);
         g_free(value);
     }
     g_hash_table_unref(ops);
