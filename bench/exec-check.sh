@@ -42,7 +42,7 @@ bar=()
 [ -t 2 ] && bar=(--bar)
 # One line per run: model, strategy, alias, pass/fail and sim's message when it failed.
 PARALLEL_SHELL=bash parallel --will-cite --colsep '\t' "${bar[@]}" \
-    'if out=$(OPENBLAS_NUM_THREADS=1 build/sim {4} --transpose move --run --check --poison --budget 1 2>&1); then
+    'if out=$(OPENBLAS_NUM_THREADS=1 build/sim {=4 uq() =} --transpose move --run --check --poison --budget 1 2>&1); then
          echo "{1}	{2}	{3}	pass"; else echo "{1}	{2}	{3}	FAIL: $(echo "$out" | grep "^sim:" | head -1)"; fi' \
     :::: "$jobs" >> "$work/results"
 total=$(grep -c . "$jobs")

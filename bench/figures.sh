@@ -8,6 +8,7 @@
 #   pictures     plots/gpt2-timeline.png, plots/unet-layout.png: the README's pictures of one plan
 #   peers        results/peers.{csv,md}: our arena beside ONNX Runtime's (bench/peers.sh; npm onnxruntime-node)
 #   conformance  results/conformance.md: the executor on the ONNX node tests (tests/test-conformance.c)
+#   exec-check   results/exec-check.md: every corpus plan (strategies x sharing) run under --check --poison
 #   timing       results/exec-timing.md: the executor's time, strategies and sharing, beside ORT (bench/kernels.sh)
 #   search       results/search.md                                    (bench/search.sh; timings)
 #   scaling      results/plan-scaling.md                              (bench/plan-scaling.sh; timings, slow)
@@ -17,7 +18,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 make -s build/sim build/mkgraph
-parts=${*:-"design-log gpt2-seq corpus aliasing pictures peers conformance timing search scaling"}
+parts=${*:-"design-log gpt2-seq corpus aliasing pictures peers conformance exec-check timing search scaling"}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p results plots
@@ -123,6 +124,7 @@ part_conformance() {
     make -s build/tests/test-conformance
     CONFORMANCE_MD=results/conformance.md SIM_SOURCE_DIR="$root" build/tests/test-conformance > /dev/null
 }
+part_exec_check() { need_models; bench/exec-check.sh; }
 part_timing() { need_models; bench/kernels.sh; }
 part_search() { bench/search.sh; }
 part_scaling() { bench/plan-scaling.sh; }

@@ -138,6 +138,21 @@ static char *csv_quote(const char *s)
     return g_string_free(q, FALSE);
 }
 
+/* The builder's document, pretty-printed, then the builder freed. */
+static void print_json_document(FILE *out, JsonBuilder *b)
+{
+    JsonGenerator *g = json_generator_new();
+    JsonNode *root = json_builder_get_root(b);
+    json_generator_set_root(g, root);
+    json_generator_set_pretty(g, TRUE);
+    char *text = json_generator_to_data(g, NULL);
+    fprintf(out, "%s\n", text);
+    g_free(text);
+    json_node_unref(root);
+    g_object_unref(g);
+    g_object_unref(b);
+}
+
 static guint *map_order(const Trace *t, const guint64 *offsets);
 
 /* The plan as an array of {offset, size, name, first, last}, sorted as --map sorts it. */
@@ -191,16 +206,7 @@ static void print_json(FILE *out, const ReportRow *rows, guint n)
         json_builder_end_object(b);
     }
     json_builder_end_array(b);
-    JsonGenerator *g = json_generator_new();
-    JsonNode *root = json_builder_get_root(b);
-    json_generator_set_root(g, root);
-    json_generator_set_pretty(g, TRUE);
-    char *text = json_generator_to_data(g, NULL);
-    fprintf(out, "%s\n", text);
-    g_free(text);
-    json_node_unref(root);
-    g_object_unref(g);
-    g_object_unref(b);
+    print_json_document(out, b);
 }
 
 void report_print(FILE *out, ReportFormat f, const ReportRow *rows, guint n)
@@ -243,43 +249,21 @@ void report_print(FILE *out, ReportFormat f, const ReportRow *rows, guint n)
 void report_print_row(FILE *out, ReportFormat f, const char *const *names, const char *const *values,
                       const gboolean *numbers, guint n)
 {
-    if (f == FORMAT_JSON) {
-        JsonBuilder *b = json_builder_new();
-        json_builder_begin_object(b);
-        for (guint k = 0; k < n; k++) {
-            json_builder_set_member_name(b, names[k]);
-            if (numbers[k])
-                json_builder_add_int_value(b, g_ascii_strtoll(values[k], NULL, 10));
-            else
-                json_builder_add_string_value(b, values[k]);
-        }
-        json_builder_end_object(b);
-        JsonGenerator *g = json_generator_new();
-        JsonNode *root = json_builder_get_root(b);
-        json_generator_set_root(g, root);
-        json_generator_set_pretty(g, TRUE);
-        char *text = json_generator_to_data(g, NULL);
-        fprintf(out, "%s\n", text);
-        g_free(text);
-        json_node_unref(root);
-        g_object_unref(g);
-        g_object_unref(b);
+    if (f != FORMAT_JSON) {
+        report_print_table(out, f, names, numbers, n, values, 1);
         return;
     }
-    for (guint k = 0; k < n; k++)
-        fprintf(out, f == FORMAT_MD ? "| %s " : (k ? ",%s" : "%s"), names[k]);
-    fprintf(out, f == FORMAT_MD ? "|\n" : "\n");
-    if (f == FORMAT_MD) {
-        for (guint k = 0; k < n; k++)
-            fprintf(out, numbers[k] ? "|---:" : "|---");
-        fprintf(out, "|\n");
-    }
+    JsonBuilder *b = json_builder_new(); /* one row in json: an object, not an array */
+    json_builder_begin_object(b);
     for (guint k = 0; k < n; k++) {
-        char *v = f == FORMAT_CSV ? csv_quote(values[k]) : g_strdup(values[k]);
-        fprintf(out, f == FORMAT_MD ? "| %s " : (k ? ",%s" : "%s"), v);
-        g_free(v);
+        json_builder_set_member_name(b, names[k]);
+        if (numbers[k])
+            json_builder_add_int_value(b, g_ascii_strtoll(values[k], NULL, 10));
+        else
+            json_builder_add_string_value(b, values[k]);
     }
-    fprintf(out, f == FORMAT_MD ? "|\n" : "\n");
+    json_builder_end_object(b);
+    print_json_document(out, b);
 }
 
 void report_print_table(FILE *out, ReportFormat f, const char *const *names, const gboolean *numbers, guint ncols,
@@ -301,16 +285,7 @@ void report_print_table(FILE *out, ReportFormat f, const char *const *names, con
             json_builder_end_object(b);
         }
         json_builder_end_array(b);
-        JsonGenerator *g = json_generator_new();
-        JsonNode *root = json_builder_get_root(b);
-        json_generator_set_root(g, root);
-        json_generator_set_pretty(g, TRUE);
-        char *text = json_generator_to_data(g, NULL);
-        fprintf(out, "%s\n", text);
-        g_free(text);
-        json_node_unref(root);
-        g_object_unref(g);
-        g_object_unref(b);
+        print_json_document(out, b);
         return;
     }
     for (guint k = 0; k < ncols; k++)
