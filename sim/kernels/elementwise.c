@@ -242,6 +242,17 @@ static gboolean arith_fast(Arith op, const ExecTensor *a, const ExecTensor *b, E
         arith_scalar_right(op, pa, pb[0], py, y->count);
         return TRUE;
     }
+    /* b one value per row: y's shape with the last dimension 1 (a LayerNorm's mean or deviation) */
+    if (b->rank == y->rank && b->dims[b->rank - 1] == 1 && y->dims[y->rank - 1] > 1 &&
+        !memcmp(b->dims, y->dims, sizeof(gint64) * (y->rank - 1))) {
+        gsize row = (gsize)y->dims[y->rank - 1];
+        for (gsize r = 0; r < b->count; r++) {
+            float s = pb[r];
+            for (gsize k = 0; k < row; k++)
+                py[r * row + k] = arith(op, pa[r * row + k], s);
+        }
+        return TRUE;
+    }
     /* b equal to y's trailing dimensions (leading 1s allowed): repeat it along the rows */
     int lead = 0;
     while (lead < b->rank && b->dims[lead] == 1)
@@ -397,6 +408,21 @@ gboolean kernel_where(const KernelCall *c, GError **error)
     walk_init(&w, y, 3, ins);
     gsize size = dtype_size(y->dtype);
     const guint8 *pc = cond->data;
+    /* The attention mask: x has y's shape, the condition y's trailing dimensions, the other value a scalar. */
+    int lead = 0; /* the condition's leading 1s broadcast */
+    while (lead < cond->rank && cond->dims[lead] == 1)
+        lead++;
+    int tail = cond->rank - lead;
+    if (size == 4 && same_shape(x, y) && (z->count == 1 || same_shape(z, y)) && cond->count && tail <= y->rank &&
+        !memcmp(cond->dims + lead, y->dims + y->rank - tail, sizeof(gint64) * tail)) {
+        const guint32 *px = x->data, *pz = z->data;
+        guint32 *py = y->data;
+        gsize period = cond->count, zs = z->count == 1 ? 0 : 1;
+        for (gsize k = 0; k < y->count; k++)
+            py[k] = pc[k % period] ? px[k] : pz[k * zs];
+        walk_clear(&w);
+        return TRUE;
+    }
     if (size == 4) {
         const guint32 *px = x->data, *pz = z->data;
         guint32 *py = y->data;
