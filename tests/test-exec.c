@@ -2,6 +2,7 @@
  * with and without sharing, and its outputs equal the nothing-shared run bit for bit under poison; a plan
  * that reuses memory too early is caught (so --check can fail); the seeds' metadata-only Transpose is
  * named when a dense kernel cannot honour it; usage errors and --profile. */
+#include "builder.h"
 #include "exec.h"
 #include "onnx.h"
 #include "registry.h"
@@ -248,6 +249,54 @@ static void test_external_weights(void)
     g_free(values);
 }
 
+/* Pad (edge, reflect) and Tile with their pads/repeats as constants, on x = [[1, 2, 3], [4, 5, 6]]: values
+ * worked out by hand (the ONNX node tests give these inputs as graph inputs, which the planner cannot fold). */
+static void test_pad_and_tile(void)
+{
+    Builder *b = builder_new("pad-tile", 13);
+    const char *x = b_input(b, "x", DT_FLOAT, 2, (const gint64[]){2, 3});
+    const char *pads = b_int_vec(b, "pads", 4, (const gint64[]){1, 1, 1, 1});
+    const char *repeats = b_int_vec(b, "repeats", 2, (const gint64[]){2, 1});
+    b_output(b, B_OPA(b, "Pad", attr_new_string("mode", "edge"), x, pads));
+    b_output(b, B_OPA(b, "Pad", attr_new_string("mode", "reflect"), x, pads));
+    b_output(b, B_OP(b, "Tile", x, repeats));
+    GError *error = NULL;
+    Model *m = builder_finish(b, &error);
+    g_assert_no_error(error);
+    g_assert_true(test_infer(m, NULL, &error));
+    const Graph *g = m->graph;
+    LayoutOptions layout = LAYOUT_DEFAULTS;
+    AliasMap *aliases = alias_map_new(g, g->order, &layout, NULL, NULL, &error);
+    g_assert_true(alias_apply_list(aliases, "all", &error));
+    Trace *t = trace_from_alias_map(aliases, NULL, &error);
+    Plan *plan = place_run(place_strategy_find("greedy-size"), t, &error);
+    Executor *e = executor_new(m, g->order, aliases, t, plan, &error);
+    g_assert_no_error(error);
+    const float in[] = {1, 2, 3, 4, 5, 6};
+    TensorData *d = tensor_data_new("x", DT_FLOAT, 2, (const gint64[]){2, 3});
+    d->raw = g_bytes_new(in, sizeof in);
+    g_assert_true(executor_set_input(e, "x", d, &error));
+    tensor_data_free(d);
+    g_assert_true(executor_run(e, TRUE, &error));
+    const float edge[] = {1, 1, 2, 3, 3, 1, 1, 2, 3, 3, 4, 4, 5, 6, 6, 4, 4, 5, 6, 6};
+    const float reflect[] = {5, 4, 5, 6, 5, 2, 1, 2, 3, 2, 5, 4, 5, 6, 5, 2, 1, 2, 3, 2};
+    const float tile[] = {1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6};
+    const float *want[] = {edge, reflect, tile};
+    const gsize counts[] = {20, 20, 12};
+    for (guint k = 0; k < 3; k++) {
+        const char *name;
+        const ExecTensor *y = executor_output(e, k, &name);
+        g_assert_cmpuint(y->count, ==, counts[k]);
+        for (gsize j = 0; j < y->count; j++)
+            g_assert_cmpfloat(((const float *)y->data)[j], ==, want[k][j]);
+    }
+    executor_free(e);
+    plan_free(plan);
+    trace_free(t);
+    alias_map_free(aliases);
+    model_free(m);
+}
+
 static void test_usage_and_profile(void)
 {
     char *path = graph_path("unet");
@@ -307,6 +356,7 @@ int main(int argc, char **argv)
     g_test_add_func("/exec/corpus-check", test_corpus_check);
     g_test_add_func("/exec/early-reuse-is-caught", test_early_reuse_is_caught);
     g_test_add_func("/exec/external-weights", test_external_weights);
+    g_test_add_func("/exec/pad-and-tile", test_pad_and_tile);
     g_test_add_func("/exec/seed-transpose-view", test_seed_transpose_view);
     g_test_add_func("/exec/usage-and-profile", test_usage_and_profile);
     return g_test_run();
