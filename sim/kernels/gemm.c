@@ -77,13 +77,9 @@ gboolean kernel_gemm(const KernelCall *c, GError **error)
         gint64 strides[2];
         broadcast_strides(bias, 2, y->dims, strides);
         const float *pc = bias->data;
-        if (bias->data == y->data) {
-            /* in-place over C: same shape, already in place */
-        } else {
-            for (gint64 i = 0; i < M; i++)
-                for (gint64 j = 0; j < N; j++)
-                    py[i * N + j] = pc[i * strides[0] + j * strides[1]];
-        }
+        for (gint64 i = 0; i < M; i++)
+            for (gint64 j = 0; j < N; j++)
+                py[i * N + j] = pc[i * strides[0] + j * strides[1]];
         use_beta = beta;
     }
     cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, (int)M, (int)N,
