@@ -69,6 +69,10 @@ static gint64 i_ge(gint64 a, gint64 b) { return a >= b; }
                            .min_outputs = 1, .max_outputs = 1, .infer = infer_unary, .elementwise = TRUE,      \
                            .unary = fn, .kernel = k}
 #define UNARY(n, fn) UNARY_K(n, fn, kernel_unary)
+/* With a float32 form the kernel calls directly. */
+#define UNARY_F(n, fn, ff) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1,               \
+                            .min_outputs = 1, .max_outputs = 1, .infer = infer_unary, .elementwise = TRUE,     \
+                            .unary = fn, .kernel = kernel_unary, .unary_f = ff}
 /* Unary maps with optional extra inputs (Clip's min/max, Trilu's k). */
 #define UNARY_N(n, imax, k) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = imax,         \
                              .min_outputs = 1, .max_outputs = 1, .infer = infer_unary, .elementwise = TRUE,    \
@@ -79,6 +83,10 @@ static gint64 i_ge(gint64 a, gint64 b) { return a >= b; }
 #define BINARY(n, f, i) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 2, .max_inputs = 2,                 \
                          .min_outputs = 1, .max_outputs = 1, .infer = infer_nary, .elementwise = TRUE,         \
                          .binary = f, .binary_int = i, .kernel = kernel_binary}
+/* Arithmetic the kernel computes inline on floats. */
+#define ARITH(n, f, i, a) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 2, .max_inputs = 2,               \
+                           .min_outputs = 1, .max_outputs = 1, .infer = infer_nary, .elementwise = TRUE,       \
+                           .binary = f, .binary_int = i, .kernel = kernel_binary, .arith = a}
 #define COMPARE(n, f, i) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 2, .max_inputs = 2,                \
                           .min_outputs = 1, .max_outputs = 1, .infer = infer_nary, .elementwise = TRUE,        \
                           .binary = f, .binary_int = i, .fixed_out_dtype = DT_BOOL, .kernel = kernel_binary}
@@ -102,16 +110,16 @@ static const OpInfo op_rows[] = {
     RUNTIME_OP("Concat", RUNTIME_CONCAT, 1, -1, 1, 1, infer_concat, kernel_concat),
     RUNTIME_OP("Split", RUNTIME_SPLIT, 1, 2, 1, -1, infer_split, kernel_split),
     /* unary elementwise */
-    UNARY("Relu", f_relu),
-    UNARY("Sigmoid", f_sigmoid),
-    UNARY("Tanh", tanh),
-    UNARY("Exp", exp),
+    UNARY_F("Relu", f_relu, kernel_relu_f),
+    UNARY_F("Sigmoid", f_sigmoid, kernel_sigmoid_f),
+    UNARY_F("Tanh", tanh, kernel_fast_tanh),
+    UNARY_F("Exp", exp, expf),
     UNARY("Log", log),
-    UNARY("Sqrt", sqrt),
+    UNARY_F("Sqrt", sqrt, sqrtf),
     UNARY("Abs", fabs),
     UNARY("Neg", f_neg),
     UNARY("Reciprocal", f_reciprocal),
-    UNARY("Erf", erf),
+    UNARY_F("Erf", erf, erff),
     UNARY("Floor", floor),
     UNARY("Ceil", ceil),
     UNARY("Round", nearbyint),
@@ -146,11 +154,11 @@ static const OpInfo op_rows[] = {
     OP("CastLike", OP_COMPUTE, 2, 2, 1, 1, infer_cast_like, kernel_cast),
     OP("EyeLike", OP_COMPUTE, 1, 1, 1, 1, infer_eye_like, NULL),
     /* binary and n-ary elementwise, numpy broadcasting */
-    BINARY("Add", f_add, i_add),
-    BINARY("Sub", f_sub, i_sub),
-    BINARY("Mul", f_mul, i_mul),
-    BINARY("Div", f_div, i_div),
-    BINARY("Pow", pow, NULL),
+    ARITH("Add", f_add, i_add, ARITH_ADD),
+    ARITH("Sub", f_sub, i_sub, ARITH_SUB),
+    ARITH("Mul", f_mul, i_mul, ARITH_MUL),
+    ARITH("Div", f_div, i_div, ARITH_DIV),
+    ARITH("Pow", pow, NULL, ARITH_POW),
     BINARY("Mod", f_mod, i_mod),
     BINARY("PRelu", NULL, NULL),
     BINARY("BitShift", NULL, NULL) /* the kernel reads its direction */,

@@ -38,6 +38,8 @@ typedef struct OpInfo {
     DType fixed_out_dtype;        /* e.g. BOOL for comparisons; DT_UNDEFINED: from the inputs */
     guint64 (*scratch)(const Node *n); /* single-step workspace bytes the kernel needs, or NULL */
     KernelFn kernel;              /* the executor's kernel (sim/kernels/), or NULL: the op cannot run */
+    float (*unary_f)(float);      /* float32 form of unary, for the kernel's fast path, or NULL */
+    KernelArith arith;            /* binary ops the kernel computes inline on floats (ARITH_NONE: through binary) */
 } OpInfo;
 
 /* The row for (domain, op_type); NULL when the op is not in the table. "" and "ai.onnx" are the

@@ -55,7 +55,7 @@ static void walk_clear(BroadcastWalk *w)
 /* tanh through one expf (glibc's tanhf is several times slower), a short series near zero where
  * 1 - 2/(e^2x + 1) would lose relative precision: relative error at most 1.7e-6 against double tanh
  * (checked over [-12, 12] in steps of 1e-5). */
-static inline float fast_tanh(float x)
+float kernel_fast_tanh(float x)
 {
     float a = fabsf(x);
     if (a < 0.0625f) {
@@ -66,6 +66,9 @@ static inline float fast_tanh(float x)
         return x > 0 ? 1.0f : -1.0f;
     return 1.0f - 2.0f / (expf(2.0f * x) + 1.0f);
 }
+
+float kernel_relu_f(float x) { return x > 0.0f ? x : 0.0f; }
+float kernel_sigmoid_f(float x) { return 1.0f / (1.0f + expf(-x)); }
 
 static gboolean same_shape(const ExecTensor *a, const ExecTensor *b)
 {
@@ -155,24 +158,9 @@ gboolean kernel_unary(const KernelCall *c, GError **error)
     if (x->dtype == DT_FLOAT && y->dtype == DT_FLOAT) {
         const float *in = x->data;
         float *out = y->data;
-        if (!strcmp(op->name, "Tanh")) {
+        if (op->unary_f) {
             for (gsize k = 0; k < y->count; k++)
-                out[k] = fast_tanh(in[k]);
-        } else if (!strcmp(op->name, "Relu")) {
-            for (gsize k = 0; k < y->count; k++)
-                out[k] = in[k] > 0.0f ? in[k] : 0.0f;
-        } else if (!strcmp(op->name, "Sigmoid")) {
-            for (gsize k = 0; k < y->count; k++)
-                out[k] = 1.0f / (1.0f + expf(-in[k]));
-        } else if (!strcmp(op->name, "Exp")) {
-            for (gsize k = 0; k < y->count; k++)
-                out[k] = expf(in[k]);
-        } else if (!strcmp(op->name, "Sqrt")) {
-            for (gsize k = 0; k < y->count; k++)
-                out[k] = sqrtf(in[k]);
-        } else if (!strcmp(op->name, "Erf")) {
-            for (gsize k = 0; k < y->count; k++)
-                out[k] = erff(in[k]);
+                out[k] = op->unary_f(in[k]);
         } else {
             for (gsize k = 0; k < y->count; k++)
                 out[k] = (float)op->unary(in[k]);
@@ -184,17 +172,7 @@ gboolean kernel_unary(const KernelCall *c, GError **error)
     return TRUE;
 }
 
-/* The arithmetic the fast float path does inline (no call through the op table per element). */
-typedef enum { ARITH_ADD, ARITH_SUB, ARITH_MUL, ARITH_DIV, ARITH_POW, ARITH_OTHER } Arith;
-
-static Arith arith_of(const char *name)
-{
-    static const char *const names[] = {"Add", "Sub", "Mul", "Div", "Pow"};
-    for (guint k = 0; k < G_N_ELEMENTS(names); k++)
-        if (!strcmp(name, names[k]))
-            return (Arith)k;
-    return ARITH_OTHER;
-}
+typedef KernelArith Arith;
 
 static inline float arith(Arith op, float x, float y)
 {
@@ -231,7 +209,7 @@ static gboolean arith_fast(Arith op, const ExecTensor *a, const ExecTensor *b, E
 {
     const float *pa = a->data, *pb = b->data;
     float *py = y->data;
-    if (op == ARITH_OTHER || !same_shape(a, y))
+    if (op == ARITH_NONE || !same_shape(a, y))
         return FALSE;
     if (same_shape(b, y)) {
         for (gsize k = 0; k < y->count; k++)
@@ -314,7 +292,7 @@ static gboolean binary_apply(const KernelCall *c, const ExecTensor *a, const Exe
     if (!prelu && a->dtype == DT_FLOAT && b->dtype == DT_FLOAT && y->dtype == DT_FLOAT) {
         const float *pa = a->data, *pb = b->data;
         float *py = y->data;
-        Arith ar = arith_of(op->name);
+        Arith ar = op->arith;
         if (arith_fast(ar, a, b, y))
             return TRUE;
         if (ar == ARITH_ADD || ar == ARITH_MUL) { /* commutative: the broadcast side may be the first */

@@ -27,6 +27,13 @@ typedef struct KernelCall {
 
 typedef gboolean (*KernelFn)(const KernelCall *c, GError **error);
 
+/* The float arithmetic a binary row asks the kernel to do inline (OpInfo.arith). */
+typedef enum { ARITH_NONE, ARITH_ADD, ARITH_SUB, ARITH_MUL, ARITH_DIV, ARITH_POW } KernelArith;
+/* tanh through one expf (the op table's float form of Tanh). */
+float kernel_fast_tanh(float x);
+float kernel_relu_f(float x);
+float kernel_sigmoid_f(float x);
+
 /* Input/output k, or NULL when absent. */
 const ExecTensor *kernel_in(const KernelCall *c, guint k);
 ExecTensor *kernel_out(const KernelCall *c, guint k);
