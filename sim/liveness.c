@@ -24,7 +24,7 @@ gboolean tensor_physical_bytes(const Tensor *t, guint64 pad_last, guint64 *out)
 
 gboolean node_is_view(const Node *n, const LayoutOptions *o)
 {
-    return n && n->op && n->op->op_class == OP_NOOP && !(o->transpose_moves && !strcmp(n->op->name, "Transpose"));
+    return n && n->op && n->op->op_class == OP_NOOP && !(o->transpose_moves && n->op->moves_data);
 }
 
 gboolean tensor_in_arena(const Tensor *t, const LayoutOptions *o)

@@ -21,8 +21,8 @@ typedef struct {
 
 #define LAYOUT_DEFAULTS {.pad_last = 1, .align = 64, .weights_in_arena = FALSE}
 
-/* Whether a node's output is a view of its input's bytes: the op table's noop rows, except Transpose
- * under transpose_moves. */
+/* Whether a node's output is a view of its input's bytes: the op table's noop rows, except those whose
+ * kernel moves data (Transpose) under transpose_moves. */
 gboolean node_is_view(const Node *n, const LayoutOptions *o);
 /* Whether a tensor gets a buffer in the arena under the layout (its size aside). */
 gboolean tensor_in_arena(const Tensor *t, const LayoutOptions *o);

@@ -99,7 +99,8 @@ static gint64 i_ge(gint64 a, gint64 b) { return a >= b; }
 static const OpInfo op_rows[] = {
     /* metadata-only views (001_84cba9e4119fb5d1.txt) */
     OP("Reshape", OP_NOOP, 1, 2, 1, 1, infer_reshape, kernel_view),
-    OP("Transpose", OP_NOOP, 1, 1, 1, 1, infer_transpose, kernel_transpose),
+    {.name = "Transpose", .op_class = OP_NOOP, .moves_data = TRUE, .min_inputs = 1, .max_inputs = 1, .min_outputs = 1,
+     .max_outputs = 1, .infer = infer_transpose, .kernel = kernel_transpose},
     OP("Squeeze", OP_NOOP, 1, 2, 1, 1, infer_squeeze, kernel_view),
     OP("Unsqueeze", OP_NOOP, 1, 2, 1, 1, infer_unsqueeze, kernel_view),
     OP("Flatten", OP_NOOP, 1, 1, 1, 1, infer_flatten, kernel_view),

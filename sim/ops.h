@@ -26,6 +26,8 @@ typedef gboolean (*OpInferFn)(const struct OpInfo *op, Node *n, gint64 opset, GE
 typedef struct OpInfo {
     const char *name;
     OpClass op_class;
+    gboolean moves_data;          /* OP_NOOP rows whose kernel moves bytes (Transpose): a view only as the
+                                     seeds plan it, a data move under --transpose move */
     RuntimeKind runtime;          /* OP_RUNTIME rows: the layout rule */
     int min_inputs, max_inputs;   /* max -1: variadic */
     int min_outputs, max_outputs;

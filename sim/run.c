@@ -105,7 +105,7 @@ static void hint_transpose_views(const GPtrArray *schedule, const AliasMap *alia
     for (guint s = 0; s < schedule->len; s++) {
         const Node *n = schedule->pdata[s];
         const Tensor *y = node_output(n, 0);
-        if (n->op && !strcmp(n->op->name, "Transpose") && y && aliases->link[y->id].parent >= 0) {
+        if (n->op && n->op->moves_data && y && aliases->link[y->id].parent >= 0) {
             char *msg = g_strdup_printf("%s (node %s shares its input's bytes as a metadata view, as the seeds plan "
                                         "Transpose; a dense kernel moves the data: plan with --transpose move)",
                                         (*error)->message, n->label);

@@ -6,7 +6,6 @@
 #include "alias.h"
 #include "ops.h"
 
-#include <string.h>
 
 static gboolean inplace_apply(AliasMap *m, GError **error)
 {
@@ -17,7 +16,7 @@ static gboolean inplace_apply(AliasMap *m, GError **error)
         const Tensor *y = node_output(n, 0);
         /* A Transpose that moves data (--transpose move) may write over its dying input too: the kernel
          * transposes through a temporary. */
-        gboolean moving_transpose = m->layout.transpose_moves && n->op && !strcmp(n->op->name, "Transpose");
+        gboolean moving_transpose = m->layout.transpose_moves && n->op && n->op->moves_data;
         if (!n->op || !(n->op->elementwise || moving_transpose) || !y || !m->bytes[y->id] || m->link[y->id].parent >= 0)
             continue;
         for (guint k = 0; k < n->inputs->len; k++) {
