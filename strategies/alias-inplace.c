@@ -6,7 +6,6 @@
 #include "alias.h"
 #include "ops.h"
 
-
 static gboolean inplace_apply(AliasMap *m, GError **error)
 {
     (void)error;
