@@ -293,30 +293,22 @@ static GPtrArray *parts_of(const PlaceProblem *p)
     return parts;
 }
 
+static gboolean is_heuristic(const PlaceStrategy *s, const PlaceProblem *p)
+{
+    (void)p;
+    return s->role == ROLE_HEURISTIC;
+}
+
 static gboolean search_on_this_stack(const PlaceProblem *p, guint64 *offsets, char **detail, GError **error)
 {
     gint64 start = g_get_monotonic_time();
     const PlaceOptions *o = p->options;
     guint n = p->units->len;
-    /* The incumbent: the best heuristic. */
-    guint count;
-    const PlaceStrategy *const *all = place_strategies(&count);
-    guint64 *trial = g_new(guint64, n + 1), incumbent = G_MAXUINT64;
-    for (guint k = 0; k < count; k++) {
-        if (all[k]->role != ROLE_HEURISTIC) /* the fast ones only: the incumbent, not a second search */
-            continue;
-        char *ignored = NULL;
-        if (!place_problem(all[k], p, trial, &ignored, error)) {
-            g_free(trial);
-            return FALSE;
-        }
-        g_free(ignored);
-        guint64 arena = place_arena(p, trial);
-        if (arena < incumbent) {
-            incumbent = arena;
-            memcpy(offsets, trial, n * sizeof(guint64));
-        }
-    }
+    /* The incumbent: the best heuristic (the fast ones only, not a second search). */
+    const PlaceStrategy *kept;
+    guint64 incumbent;
+    if (!place_keep_smallest(p, is_heuristic, offsets, &kept, &incumbent, error))
+        return FALSE;
     guint64 lb = lower_bound(p);
     Search s = {.p = p, .steps = p->steps, .max_nodes = o->max_nodes,
                 .deadline = start + (gint64)(o->budget_seconds * G_USEC_PER_SEC)};
@@ -394,7 +386,6 @@ static gboolean search_on_this_stack(const PlaceProblem *p, guint64 *offsets, ch
     g_free(s.placed);
     g_free(s.offsets);
     g_free(s.units);
-    g_free(trial);
     return TRUE;
 }
 

@@ -123,6 +123,33 @@ const PlaceStrategy *place_strategy_baseline(void)
     g_assert_not_reached();
 }
 
+gboolean place_keep_smallest(const PlaceProblem *p, gboolean (*take)(const PlaceStrategy *s, const PlaceProblem *p),
+                             guint64 *offsets, const PlaceStrategy **winner, guint64 *arena, GError **error)
+{
+    guint n = p->units->len;
+    guint64 *trial = g_new(guint64, n + 1);
+    *winner = NULL;
+    *arena = G_MAXUINT64;
+    for (gsize k = 0; k < G_N_ELEMENTS(placement); k++) {
+        if (!take(placement[k], p))
+            continue;
+        char *ignored = NULL;
+        if (!place_problem(placement[k], p, trial, &ignored, error)) {
+            g_free(trial);
+            return FALSE;
+        }
+        g_free(ignored);
+        guint64 a = place_arena(p, trial);
+        if (a < *arena) {
+            *arena = a;
+            *winner = placement[k];
+            memcpy(offsets, trial, n * sizeof(guint64));
+        }
+    }
+    g_free(trial);
+    return TRUE;
+}
+
 char *place_strategy_names(void)
 {
     GString *s = g_string_new(NULL);

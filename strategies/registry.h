@@ -12,6 +12,10 @@ const PlaceStrategy *const *place_strategies(guint *count);
 const PlaceStrategy *place_strategy_find(const char *name);
 /* The no-reuse baseline every report compares against. */
 const PlaceStrategy *place_strategy_baseline(void);
+/* Runs every placement strategy `take` accepts on the problem and keeps the smallest arena's offsets
+ * (problem units); *winner is the one kept (NULL when none ran) and *arena its arena. */
+gboolean place_keep_smallest(const PlaceProblem *p, gboolean (*take)(const PlaceStrategy *s, const PlaceProblem *p),
+                             guint64 *offsets, const PlaceStrategy **winner, guint64 *arena, GError **error);
 /* "naive, firstfit, ..." for messages. Newly allocated. */
 char *place_strategy_names(void);
 
