@@ -104,6 +104,15 @@ void broadcast_strides(const ExecTensor *t, int rank, const gint64 *out_dims, gi
     }
 }
 
+void kernel_index_next(gint64 *idx, const gint64 *dims, int rank)
+{
+    for (int d = rank - 1; d >= 0; d--) {
+        if (++idx[d] < dims[d])
+            return;
+        idx[d] = 0;
+    }
+}
+
 void kernel_move(void *dst, const void *src, gsize bytes)
 {
     if (dst == src || !bytes)

@@ -52,6 +52,8 @@ gboolean elem_supported(DType d);
 /* Row-major strides of t aligned to an output of rank `rank` (numpy broadcasting: missing leading
  * dimensions and dimensions of 1 get stride 0). strides must hold `rank` entries. */
 void broadcast_strides(const ExecTensor *t, int rank, const gint64 *out_dims, gint64 *strides);
+/* Advances a row-major index over dims (the last dimension fastest), wrapping to all zeros at the end. */
+void kernel_index_next(gint64 *idx, const gint64 *dims, int rank);
 /* Copies bytes, through a temporary when the ranges overlap but differ. */
 void kernel_move(void *dst, const void *src, gsize bytes);
 /* An axis attribute normalised to [0, rank). */

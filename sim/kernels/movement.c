@@ -303,11 +303,7 @@ gboolean kernel_pad(const KernelCall *c, GError **error)
             memcpy((char *)y->data + k * size, (const char *)x->data + off * size, size);
         else
             elem_set_f(y, k, value);
-        for (int d = r - 1; d >= 0; d--) {
-            if (++idx[d] < y->dims[d])
-                break;
-            idx[d] = 0;
-        }
+        kernel_index_next(idx, y->dims, r);
     }
     return TRUE;
 }
@@ -327,11 +323,7 @@ gboolean kernel_tile(const KernelCall *c, GError **error)
         for (int d = 0; d < r; d++)
             off = off * x->dims[d] + idx[d] % x->dims[d];
         memcpy((char *)y->data + k * size, (const char *)x->data + off * size, size);
-        for (int d = r - 1; d >= 0; d--) {
-            if (++idx[d] < y->dims[d])
-                break;
-            idx[d] = 0;
-        }
+        kernel_index_next(idx, y->dims, r);
     }
     return TRUE;
 }
