@@ -29,12 +29,19 @@ typedef struct {
     guint steps;
     guint64 *h;          /* skyline: highest end of placed units live at each step */
     guint64 *left;       /* bytes of unplaced units live at each step */
+    guint64 *left_first; /* ... of those, the ones starting at the step */
+    guint64 *left_last;  /* ... the ones ending at the step */
+    guint64 *left_only;  /* ... the ones living at the step alone */
+    guint64 *peak;       /* per unit (index into p->units): highest skyline over its lifetime */
+    GArray *peak_undo;   /* PeakChange: earlier peaks, restored when a change is undone */
+    guint *live_from;    /* per step t: live[live_from[t] .. live_from[t + 1]) are the part's units live at t */
+    guint *live;
+    guint *cross;        /* per boundary t|t+1: unplaced units live on both sides */
     gint *top;           /* per step: position (in units[]) of the unit whose end is h there, or -1 */
     gboolean *placed;
     guint64 *offsets;
-    guint *units;        /* this part's units, sorted largest first */
+    guint *units;        /* this part's units, in the candidate order */
     guint n;
-    guint placed_count;
     guint64 nodes, max_nodes;
     gint64 deadline;
     gboolean out_of_budget;
@@ -49,11 +56,107 @@ static gboolean budget_left(Search *s)
     return !s->out_of_budget;
 }
 
-static gboolean fits_cross_section(const Search *s)
+/* Adds (sign +1) or removes (-1) a unit from the unplaced bookkeeping. */
+static void count_unplaced(Search *s, const PlaceUnit *x, gint sign)
 {
-    for (guint t = 0; t < s->steps; t++)
-        if (s->left[t] && s->h[t] + s->left[t] > s->target)
+    guint64 size = x->size;
+    for (guint t = x->first; t <= x->last; t++)
+        s->left[t] += sign > 0 ? size : -size;
+    s->left_first[x->first] += sign > 0 ? size : -size;
+    s->left_last[x->last] += sign > 0 ? size : -size;
+    if (x->first == x->last)
+        s->left_only[x->first] += sign > 0 ? size : -size;
+    for (guint t = x->first; t < x->last; t++)
+        s->cross[t] += (guint)sign;
+}
+
+typedef struct {
+    guint u;
+    guint64 was;
+} PeakChange;
+
+/* The skyline on [from, to] rose to level: so did the peak of every unplaced unit living there. */
+static void raise_peaks(Search *s, guint from, guint to, guint64 level)
+{
+    for (guint k = 0; k < s->n; k++) {
+        guint u = s->units[k];
+        const PlaceUnit *x = unit(s, u);
+        if (!s->placed[u] && x->first <= to && from <= x->last && s->peak[u] < level) {
+            PeakChange c = {u, s->peak[u]};
+            g_array_append_val(s->peak_undo, c);
+            s->peak[u] = level;
+        }
+    }
+}
+
+static void restore_peaks(Search *s, guint mark)
+{
+    for (guint k = s->peak_undo->len; k-- > mark;) {
+        PeakChange *c = &g_array_index(s->peak_undo, PeakChange, k);
+        s->peak[c->u] = c->was;
+    }
+    g_array_set_size(s->peak_undo, mark);
+}
+
+/* Checks after a change only look at the steps it can have affected: a window [lo, hi) of steps. */
+typedef struct {
+    guint lo, hi;
+} Window;
+
+/* The steps whose checks a change of the skyline on [from, to] (now all at one level, within the range
+ * [lo, hi)) can fail: the valley the change sits in, below the new level (a column's floor support looks
+ * across its valley), and one step either side (column inference looks at neighbours). Support and
+ * column inference elsewhere only depend on skyline and units that did not change. */
+static Window changed_window(const Search *s, guint lo, guint hi, guint from, guint to)
+{
+    guint64 level = s->h[from];
+    while (from > lo && s->h[from - 1] < level)
+        from--;
+    while (to + 1 < hi && s->h[to + 1] < level)
+        to++;
+    return (Window){from > lo ? from - 1 : lo, to + 1 < hi ? to + 2 : hi};
+}
+
+/* Cross-section and column inference over the steps w of the range [lo, hi). Cross-section: at every step the skyline
+ * plus the unplaced bytes live there must fit under the target; what is left over is the step's slack,
+ * the most it may waste. Column inference: placements only ever go on top of the skyline, so a unit
+ * unplaced at t - 1 will sit at or above h[t - 1]: in column t the band from h[t] up to h[t - 1] can only
+ * be filled by units starting at t, or wasted. Likewise up to h[t + 1] by units ending at t, and up to the
+ * lower neighbour by units living at t alone. */
+static gboolean columns_can_fill(const Search *s, guint lo, guint hi, Window w)
+{
+    for (guint t = w.lo; t < w.hi; t++) {
+        if (!s->left[t])
+            continue;
+        guint64 floor = s->h[t];
+        if (floor + s->left[t] > s->target)
             return FALSE;
+        guint64 slack = s->target - floor - s->left[t];
+        guint64 wall_left = t > lo && s->cross[t - 1] ? MAX(s->h[t - 1], floor) : floor;
+        guint64 wall_right = t + 1 < hi && s->cross[t] ? MAX(s->h[t + 1], floor) : floor;
+        if (s->left_first[t] + slack < wall_left - floor || s->left_last[t] + slack < wall_right - floor ||
+            s->left_only[t] + slack < MIN(wall_left, wall_right) - floor)
+            return FALSE;
+    }
+    return TRUE;
+}
+
+/* Support inference: a step with no slack wastes nothing, so the byte just above its skyline belongs to an
+ * unplaced unit sitting exactly there, and such a unit's whole lifetime lies in the valley around the step
+ * (no step of it higher, or it would collide there: its peak is that step's level) and it is aligned there. */
+static gboolean floors_supported(const Search *s, Window w)
+{
+    for (guint t = w.lo; t < w.hi; t++) {
+        if (!s->left[t] || s->h[t] + s->left[t] != s->target)
+            continue;
+        gboolean supported = FALSE;
+        for (guint i = s->live_from[t]; i < s->live_from[t + 1] && !supported; i++) {
+            guint u = s->live[i];
+            supported = !s->placed[u] && s->peak[u] == s->h[t] && s->h[t] % unit(s, u)->align == 0;
+        }
+        if (!supported)
+            return FALSE;
+    }
     return TRUE;
 }
 
@@ -62,51 +165,58 @@ typedef struct {
     guint from, to;
     guint64 was;
     gint *saved_top;
+    guint peaks; /* peak_undo's length before the raise */
 } Raise;
 
 typedef enum { NODE_FAILED, NODE_FOUND, NODE_RAISED } NodeResult;
 
-static gboolean dfs(Search *s);
+static gboolean dfs(Search *s, guint lo, guint hi, Window changed);
 
-/* One node: place a unit at the lowest-left point of the skyline (recursing), or raise that point
- * (recorded in raises; the caller goes on at the same depth, so the recursion depth is the number of units
- * placed, not the number of raises, which can be a step count per unit). */
-static NodeResult dfs_node(Search *s, GArray **raises)
+/* After a placement that took the last unplaced unit across some boundaries of [lo, hi) away, the steps
+ * between those cuts are independent problems (no unplaced unit spans two of them): each is solved on
+ * its own, and if one has no solution, no choice in the others can help (MiniMalloc's dynamic
+ * decomposition), so the node fails without trying their alternatives against each other. */
+static gboolean solve_pieces(Search *s, guint lo, guint hi, const PlaceUnit *x, Window changed)
 {
-    if (s->placed_count == s->n)
+    guint from = lo;
+    for (guint c = x->first; c <= x->last; c++) {
+        if (c < x->last && s->cross[c])
+            continue;
+        guint to = c < x->last ? c + 1 : hi; /* the piece [from, to) */
+        Window w = {MAX(from, changed.lo), MIN(to, changed.hi)};
+        if (!dfs(s, from, to, w.lo < w.hi ? w : (Window){from, from}))
+            return FALSE;
+        from = to;
+    }
+    return TRUE;
+}
+
+/* One node within [lo, hi): place a unit at the lowest-left point of the skyline (recursing), or raise
+ * that point (recorded in raises; the caller goes on at the same depth, so the recursion depth is the
+ * number of units placed, not the number of raises, which can be a step count per unit). */
+static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed, GArray **raises)
+{
+    /* The lowest-left point of the skyline where something is still to be placed, and its flat stretch.
+     * Within [lo, hi) every step has something left (a boundary nothing crosses would have split it). */
+    guint a = G_MAXUINT;
+    for (guint t = lo; t < hi; t++)
+        if (s->left[t] && (a == G_MAXUINT || s->h[t] < s->h[a]))
+            a = t;
+    if (a == G_MAXUINT)
         return NODE_FOUND;
     if (!budget_left(s)) /* checked before counting: a node budget of N explores exactly N nodes at most */
         return NODE_FAILED;
     s->nodes++;
-    if (!fits_cross_section(s))
+    if (!columns_can_fill(s, lo, hi, *changed) || !floors_supported(s, *changed))
         return NODE_FAILED;
-    /* The lowest-left point of the skyline where something is still to be placed, and its flat stretch. */
-    guint a = G_MAXUINT;
-    for (guint t = 0; t < s->steps; t++)
-        if (s->left[t] && (a == G_MAXUINT || s->h[t] < s->h[a]))
-            a = t;
-    /* Steps where nothing is left to place are walls: no remaining buffer crosses them. */
     guint b = a;
-    while (b + 1 < s->steps && s->left[b + 1] && s->h[b + 1] == s->h[a])
+    while (b + 1 < hi && s->h[b + 1] == s->h[a])
         b++;
-    gboolean left_wall = a == 0 || !s->left[a - 1], right_wall = b + 1 == s->steps || !s->left[b + 1];
+    gboolean left_wall = a == lo, right_wall = b + 1 == hi;
     /* A buffer resting exactly on (a, h[a]) in a canonical placement starts at a (starting earlier it would
      * rest on the higher step a - 1) and ends by b (going on, it would rest on the higher step b + 1). */
     guint64 tried_size[64];
     guint tried_last[64], tried = 0;
-    /* Column inference: below the left neighbour's level only units starting at a can fill column a
-     * (earlier ones rest on step a - 1); what they can stack, plus the slack step a may leave empty, must
-     * reach that level. */
-    if (!left_wall) {
-        guint64 gap = s->h[a - 1] - s->h[a], slack = s->target - s->h[a] - s->left[a], starting = 0;
-        for (guint k = 0; k < s->n && starting + slack < gap; k++) {
-            const PlaceUnit *x = unit(s, s->units[k]);
-            if (!s->placed[s->units[k]] && x->first == a)
-                starting += x->size;
-        }
-        if (starting + slack < gap)
-            return NODE_FAILED;
-    }
     const PlaceUnit *below = s->top[a] >= 0 ? unit(s, s->units[s->top[a]]) : NULL;
     for (guint k = 0; k < s->n; k++) {
         guint u = s->units[k];
@@ -134,11 +244,12 @@ static NodeResult dfs_node(Search *s, GArray **raises)
             saved_top[t - x->first] = s->top[t];
             s->top[t] = (gint)k;
             s->h[t] = off + x->size;
-            s->left[t] -= x->size;
         }
+        count_unplaced(s, x, -1);
         s->placed[u] = TRUE;
+        guint peaks = s->peak_undo->len;
+        raise_peaks(s, x->first, x->last, off + x->size);
         s->offsets[u] = off;
-        s->placed_count++;
         /* Spatial inference: the skyline only rises, so every unplaced buffer overlapping this one in time
          * can only go above it; one that no longer fits under the target kills the branch now. */
         gboolean dead = FALSE;
@@ -146,13 +257,13 @@ static NodeResult dfs_node(Search *s, GArray **raises)
             const PlaceUnit *y = unit(s, s->units[j]);
             dead = !s->placed[s->units[j]] && y->first <= x->last && x->first <= y->last && off + x->size + y->size > s->target;
         }
-        gboolean found = !dead && dfs(s);
-        s->placed_count--;
+        gboolean found = !dead && solve_pieces(s, lo, hi, x, changed_window(s, lo, hi, x->first, x->last));
+        restore_peaks(s, peaks);
         s->placed[u] = FALSE;
+        count_unplaced(s, x, +1);
         for (guint t = x->first; t <= x->last; t++) {
             s->h[t] = floor;
             s->top[t] = saved_top[t - x->first];
-            s->left[t] += x->size;
         }
         g_free(saved_top);
         if (found)
@@ -162,7 +273,7 @@ static NodeResult dfs_node(Search *s, GArray **raises)
     }
     /* Nothing rests on (a, h[a]): raise step a to its left neighbour, or against a left wall the whole
      * stretch to its right neighbour. Both are strictly higher (a is the leftmost lowest step), so every
-     * raise lifts the skyline and the recursion ends. Walled in on both sides and nothing fits: infeasible. */
+     * raise lifts the skyline and the loop ends. Walled in on both sides and nothing fits: infeasible. */
     guint64 was = s->h[a], up;
     guint from = a, to = a;
     if (!left_wall) {
@@ -173,23 +284,26 @@ static NodeResult dfs_node(Search *s, GArray **raises)
     } else {
         return NODE_FAILED;
     }
-    Raise r = {.from = from, .to = to, .was = was, .saved_top = g_new(gint, to - from + 1)};
+    Raise r = {.from = from, .to = to, .was = was, .saved_top = g_new(gint, to - from + 1), .peaks = s->peak_undo->len};
     for (guint t = from; t <= to; t++) {
         r.saved_top[t - from] = s->top[t];
         s->top[t] = -1; /* a hole: nothing rests directly on the unit below */
         s->h[t] = up;
     }
+    raise_peaks(s, from, to, up);
+    *changed = changed_window(s, lo, hi, from, to);
     if (!*raises)
         *raises = g_array_new(FALSE, FALSE, sizeof(Raise));
     g_array_append_val(*raises, r);
     return NODE_RAISED;
 }
 
-static gboolean dfs(Search *s)
+/* Solves the steps [lo, hi): every unplaced unit living there is placed, or FALSE. */
+static gboolean dfs(Search *s, guint lo, guint hi, Window changed)
 {
     GArray *raises = NULL;
     NodeResult r;
-    while ((r = dfs_node(s, &raises)) == NODE_RAISED)
+    while ((r = dfs_node(s, lo, hi, &changed, &raises)) == NODE_RAISED)
         ;
     for (guint k = raises ? raises->len : 0; k-- > 0;) { /* undo the raises, last first */
         Raise *x = &g_array_index(raises, Raise, k);
@@ -198,6 +312,7 @@ static gboolean dfs(Search *s)
             s->top[t] = x->saved_top[t - x->from];
         }
         g_free(x->saved_top);
+        restore_peaks(s, x->peaks);
     }
     if (raises)
         g_array_unref(raises);
@@ -235,13 +350,35 @@ static gboolean solve_part(Search *s, const guint64 *pinned_floor)
     for (guint t = 0; t < s->steps; t++)
         s->top[t] = -1;
     memset(s->left, 0, s->steps * sizeof(guint64));
+    memset(s->left_first, 0, s->steps * sizeof(guint64));
+    memset(s->left_last, 0, s->steps * sizeof(guint64));
+    memset(s->left_only, 0, s->steps * sizeof(guint64));
+    memset(s->cross, 0, s->steps * sizeof(guint));
+    memset(s->live_from, 0, (s->steps + 1) * sizeof(guint));
+    guint lo = G_MAXUINT, hi = 0;
+    for (guint k = 0; k < s->n; k++) {
+        const PlaceUnit *x = unit(s, s->units[k]);
+        count_unplaced(s, x, +1);
+        lo = MIN(lo, x->first);
+        hi = MAX(hi, x->last + 1);
+        s->peak[s->units[k]] = 0;
+        for (guint t = x->first; t <= x->last; t++) {
+            s->live_from[t + 1]++;
+            s->peak[s->units[k]] = MAX(s->peak[s->units[k]], s->h[t]);
+        }
+    }
+    for (guint t = 0; t < s->steps; t++)
+        s->live_from[t + 1] += s->live_from[t];
+    g_free(s->live);
+    s->live = g_new(guint, s->live_from[s->steps] + 1);
+    guint *fill = g_memdup2(s->live_from, s->steps * sizeof(guint));
     for (guint k = 0; k < s->n; k++) {
         const PlaceUnit *x = unit(s, s->units[k]);
         for (guint t = x->first; t <= x->last; t++)
-            s->left[t] += x->size;
+            s->live[fill[t]++] = s->units[k];
     }
-    s->placed_count = 0;
-    return dfs(s);
+    g_free(fill);
+    return s->n == 0 || dfs(s, lo, hi, (Window){lo, hi});
 }
 
 static guint64 lower_bound(const PlaceProblem *p)
@@ -314,6 +451,13 @@ static gboolean search_on_this_stack(const PlaceProblem *p, guint64 *offsets, ch
                 .deadline = start + (gint64)(o->budget_seconds * G_USEC_PER_SEC)};
     s.h = g_new0(guint64, p->steps + 1);
     s.left = g_new0(guint64, p->steps + 1);
+    s.left_first = g_new0(guint64, p->steps + 1);
+    s.left_last = g_new0(guint64, p->steps + 1);
+    s.left_only = g_new0(guint64, p->steps + 1);
+    s.cross = g_new0(guint, p->steps + 1);
+    s.peak = g_new0(guint64, n + 1);
+    s.peak_undo = g_array_new(FALSE, FALSE, sizeof(PeakChange));
+    s.live_from = g_new0(guint, p->steps + 1);
     s.top = g_new(gint, p->steps + 1);
     s.placed = g_new0(gboolean, n + 1);
     s.offsets = g_new0(guint64, n + 1);
@@ -382,6 +526,14 @@ static gboolean search_on_this_stack(const PlaceProblem *p, guint64 *offsets, ch
     g_free(floor);
     g_free(s.h);
     g_free(s.left);
+    g_free(s.left_first);
+    g_free(s.left_last);
+    g_free(s.left_only);
+    g_free(s.cross);
+    g_free(s.peak);
+    g_array_unref(s.peak_undo);
+    g_free(s.live_from);
+    g_free(s.live);
     g_free(s.top);
     g_free(s.placed);
     g_free(s.offsets);
