@@ -36,8 +36,14 @@ typedef struct {
     GArray *peak_undo;   /* PeakChange: earlier peaks, restored when a change is undone */
     guint *live_from;    /* per step t: live[live_from[t] .. live_from[t + 1]) are the part's units live at t */
     guint *live;
+    guint *starts_from;  /* per step t: starts[starts_from[t] .. starts_from[t + 1]) are the part's units starting at t */
+    guint *starts;
+    guint8 *reach;       /* scratch of run_tiled */
     guint *cross;        /* per boundary t|t+1: unplaced units live on both sides */
-    gint *top;           /* per step: position (in units[]) of the unit whose end is h there, or -1 */
+    guint64 *zobrist;    /* per unit: a random key; a set of units is keyed by XOR */
+    guint64 *failed;     /* open-addressing set of keys of states that have no completion (0: empty) */
+    guint failed_count;
+    guint64 repeats;     /* states skipped because they failed before */
     gboolean *placed;
     guint64 *offsets;
     guint *units;        /* this part's units, in the candidate order */
@@ -46,6 +52,18 @@ typedef struct {
     gint64 deadline;
     gboolean out_of_budget;
 } Search;
+
+/* Failed states remembered: 2^21 keys (16 MiB); when three quarters are taken, no more are added. */
+#define FAILED_SLOTS (1u << 21)
+
+static guint64 mix64(guint64 x) /* splitmix64's finaliser */
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
 
 static const PlaceUnit *unit(const Search *s, guint u) { return &g_array_index(s->p->units, PlaceUnit, u); }
 
@@ -160,11 +178,99 @@ static gboolean floors_supported(const Search *s, Window w)
     return TRUE;
 }
 
+/* Layer inference: with no slack every byte above the skyline is some unplaced unit's. At a level y, the
+ * units holding byte y do not overlap in time, and each lies within a run of steps whose skyline is at or
+ * below y (a higher step would collide). So each such run, if it has no slack, must be cut exactly into
+ * lifetimes of unplaced units lying within it (a run that has slack may waste byte y: not judged). */
+static gboolean run_tiled(const Search *s, guint p, guint q)
+{
+    for (guint t = p; t <= q; t++)
+        if (s->h[t] + s->left[t] != s->target)
+            return TRUE;
+    memset(s->reach + p, 0, q - p + 2);
+    s->reach[p] = 1;
+    for (guint t = p; t <= q; t++) {
+        if (!s->reach[t])
+            continue;
+        for (guint i = s->starts_from[t]; i < s->starts_from[t + 1]; i++) {
+            const PlaceUnit *x = unit(s, s->starts[i]);
+            if (!s->placed[s->starts[i]] && x->last <= q)
+                s->reach[x->last + 1] = 1;
+        }
+    }
+    return s->reach[q + 1];
+}
+
+/* Checks the runs around the steps [from, to] of the range [lo, hi), level by level from the highest
+ * skyline in it, while the level stays below cap (the runs a change can have altered: after a placement,
+ * the runs containing it up to the target, and the runs beside it below its new top, which it cut). */
+static gboolean layers_tiled(const Search *s, guint lo, guint hi, guint from, guint to, guint64 cap)
+{
+    guint64 level = 0;
+    for (guint t = from; t <= to; t++)
+        level = MAX(level, s->h[t]);
+    while (level < cap) {
+        while (from > lo && s->h[from - 1] <= level)
+            from--;
+        while (to + 1 < hi && s->h[to + 1] <= level)
+            to++;
+        if (!run_tiled(s, from, to))
+            return FALSE;
+        if (from == lo && to + 1 == hi)
+            break;
+        level = MIN(from > lo ? s->h[from - 1] : G_MAXUINT64, to + 1 < hi ? s->h[to + 1] : G_MAXUINT64);
+    }
+    return TRUE;
+}
+
+/* Could unit x rest on the floor [p, q] at level v of a tight valley, from its left (right) end? */
+static gboolean rests_on(const Search *s, const PlaceUnit *x, guint p, guint q, gboolean from_right)
+{
+    guint64 v = s->h[p];
+    gboolean ends = from_right ? x->last == q && x->first >= p : x->first == p && x->last <= q;
+    return ends && v % x->align == 0 && v + x->size <= s->target;
+}
+
+/* Branching choice (fail first): a valley floor — a flat stretch [p, q] lower than both neighbours — whose
+ * steps have no slack is covered exactly by the units resting on it, and its left end's byte is some unit's
+ * that starts at p, its right end's byte some unit's that ends at q. Placing that unit is on top of the
+ * skyline like any other placement, so any such floor can be branched on, not only the lowest: the one
+ * with the fewest candidates is taken. Returns that count (0: a dead end), or G_MAXUINT when no floor is
+ * tight (then the lowest-left point is branched on, with raises). */
+static guint tightest_floor(const Search *s, guint lo, guint hi, guint *p_out, guint *q_out, gboolean *from_right)
+{
+    guint best = G_MAXUINT;
+    for (guint p = lo, q; p < hi; p = q + 1) {
+        for (q = p; q + 1 < hi && s->h[q + 1] == s->h[p];)
+            q++;
+        if ((p > lo && s->h[p - 1] < s->h[p]) || (q + 1 < hi && s->h[q + 1] < s->h[q]))
+            continue; /* not a valley floor */
+        gboolean tight = TRUE;
+        for (guint t = p; t <= q && tight; t++)
+            tight = s->h[t] + s->left[t] == s->target;
+        if (!tight)
+            continue;
+        guint starting = 0, ending = 0;
+        for (guint i = s->starts_from[p]; i < s->starts_from[p + 1]; i++)
+            starting += !s->placed[s->starts[i]] && rests_on(s, unit(s, s->starts[i]), p, q, FALSE);
+        for (guint i = s->live_from[q]; i < s->live_from[q + 1]; i++)
+            ending += !s->placed[s->live[i]] && rests_on(s, unit(s, s->live[i]), p, q, TRUE);
+        if (MIN(starting, ending) < best) {
+            best = MIN(starting, ending);
+            *p_out = p;
+            *q_out = q;
+            *from_right = ending < starting;
+            if (best == 0)
+                break;
+        }
+    }
+    return best;
+}
+
 /* A raise of the lowest stretch, undone when its frame returns. */
 typedef struct {
     guint from, to;
     guint64 was;
-    gint *saved_top;
     guint peaks; /* peak_undo's length before the raise */
 } Raise;
 
@@ -214,37 +320,36 @@ static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed, GArra
         b++;
     gboolean left_wall = a == lo, right_wall = b + 1 == hi;
     /* A buffer resting exactly on (a, h[a]) in a canonical placement starts at a (starting earlier it would
-     * rest on the higher step a - 1) and ends by b (going on, it would rest on the higher step b + 1). */
+     * rest on the higher step a - 1) and ends by b (going on, it would rest on the higher step b + 1).
+     * A tight valley floor elsewhere may offer fewer choices: then that floor is branched on. */
+    guint p = a, q = b;
+    gboolean from_right = FALSE;
+    guint choices = tightest_floor(s, lo, hi, &p, &q, &from_right);
+    if (choices == 0)
+        return NODE_FAILED;
+    gboolean tight = choices != G_MAXUINT;
     guint64 tried_size[64];
-    guint tried_last[64], tried = 0;
-    const PlaceUnit *below = s->top[a] >= 0 ? unit(s, s->units[s->top[a]]) : NULL;
+    guint tried_first[64], tried_last[64], tried = 0;
     for (guint k = 0; k < s->n; k++) {
         guint u = s->units[k];
         const PlaceUnit *x = unit(s, u);
-        if (s->placed[u] || x->first != a || x->last > b)
-            continue;
-        /* Symmetry: a stack of units with one lifetime gives the same skyline in any order; only the order of
-         * units[] is tried (a unit goes on a same-lifetime unit only if it comes later there). */
-        if (below && below->first == x->first && below->last == x->last && (gint)k < s->top[a])
+        if (s->placed[u] || !(tight ? rests_on(s, x, p, q, from_right) : x->first == a && x->last <= b))
             continue;
         gboolean twin = FALSE; /* an identical unit was tried at this node already */
         for (guint j = 0; j < tried && !twin; j++)
-            twin = tried_size[j] == x->size && tried_last[j] == x->last;
+            twin = tried_size[j] == x->size && tried_first[j] == x->first && tried_last[j] == x->last;
         if (twin)
             continue;
         if (tried < G_N_ELEMENTS(tried_size)) {
             tried_size[tried] = x->size;
+            tried_first[tried] = x->first;
             tried_last[tried++] = x->last;
         }
-        guint64 floor = s->h[a], off = round_up(floor, x->align); /* the stretch is flat: floor everywhere */
+        guint64 floor = s->h[p], off = round_up(floor, x->align); /* the stretch is flat: floor everywhere */
         if (off + x->size > s->target)
             continue;
-        gint *saved_top = g_new(gint, x->last - x->first + 1);
-        for (guint t = x->first; t <= x->last; t++) {
-            saved_top[t - x->first] = s->top[t];
-            s->top[t] = (gint)k;
+        for (guint t = x->first; t <= x->last; t++)
             s->h[t] = off + x->size;
-        }
         count_unplaced(s, x, -1);
         s->placed[u] = TRUE;
         guint peaks = s->peak_undo->len;
@@ -257,20 +362,24 @@ static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed, GArra
             const PlaceUnit *y = unit(s, s->units[j]);
             dead = !s->placed[s->units[j]] && y->first <= x->last && x->first <= y->last && off + x->size + y->size > s->target;
         }
+        dead = dead || !layers_tiled(s, lo, hi, x->first, x->last, s->target) ||
+               (x->first > lo && s->h[x->first - 1] < off + x->size &&
+                !layers_tiled(s, lo, hi, x->first - 1, x->first - 1, off + x->size)) ||
+               (x->last + 1 < hi && s->h[x->last + 1] < off + x->size &&
+                !layers_tiled(s, lo, hi, x->last + 1, x->last + 1, off + x->size));
         gboolean found = !dead && solve_pieces(s, lo, hi, x, changed_window(s, lo, hi, x->first, x->last));
         restore_peaks(s, peaks);
         s->placed[u] = FALSE;
         count_unplaced(s, x, +1);
-        for (guint t = x->first; t <= x->last; t++) {
+        for (guint t = x->first; t <= x->last; t++)
             s->h[t] = floor;
-            s->top[t] = saved_top[t - x->first];
-        }
-        g_free(saved_top);
         if (found)
             return NODE_FOUND;
         if (s->out_of_budget)
             return NODE_FAILED;
     }
+    if (tight)
+        return NODE_FAILED; /* a floor without slack cannot stay empty */
     /* Nothing rests on (a, h[a]): raise step a to its left neighbour, or against a left wall the whole
      * stretch to its right neighbour. Both are strictly higher (a is the leftmost lowest step), so every
      * raise lifts the skyline and the loop ends. Walled in on both sides and nothing fits: infeasible. */
@@ -284,12 +393,9 @@ static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed, GArra
     } else {
         return NODE_FAILED;
     }
-    Raise r = {.from = from, .to = to, .was = was, .saved_top = g_new(gint, to - from + 1), .peaks = s->peak_undo->len};
-    for (guint t = from; t <= to; t++) {
-        r.saved_top[t - from] = s->top[t];
-        s->top[t] = -1; /* a hole: nothing rests directly on the unit below */
+    Raise r = {.from = from, .to = to, .was = was, .peaks = s->peak_undo->len};
+    for (guint t = from; t <= to; t++)
         s->h[t] = up;
-    }
     raise_peaks(s, from, to, up);
     *changed = changed_window(s, lo, hi, from, to);
     if (!*raises)
@@ -299,23 +405,72 @@ static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed, GArra
 }
 
 /* Solves the steps [lo, hi): every unplaced unit living there is placed, or FALSE. */
+/* Transposition memo: the state of a range — its steps, their skyline, the units still to place there —
+ * decides whether it can be completed (the candidate order only changes how fast), so a state that failed
+ * once (searched to the end, not stopped by the budget) is not searched again: the same state is reached
+ * again whenever two placements can be made in either order (a stack of two units in one column, two
+ * regions filled in turn). Keys are 64-bit hashes; a collision could only hide a placement, never make a
+ * wrong one (every plan is verified, and a proof is claimed only by reaching the lower bound). */
+static guint64 state_key(const Search *s, guint lo, guint hi)
+{
+    guint64 key = mix64(((guint64)lo << 32) | hi);
+    for (guint t = lo; t < hi; t++)
+        key = mix64(key ^ s->h[t]);
+    for (guint k = 0; k < s->n; k++) {
+        guint u = s->units[k];
+        const PlaceUnit *x = unit(s, u);
+        if (!s->placed[u] && x->first >= lo && x->last < hi)
+            key ^= s->zobrist[u];
+    }
+    return key ? key : 1;
+}
+
+static gboolean failed_before(const Search *s, guint64 key)
+{
+    if (!s->failed)
+        return FALSE;
+    for (guint i = (guint)key & (FAILED_SLOTS - 1); s->failed[i]; i = (i + 1) & (FAILED_SLOTS - 1))
+        if (s->failed[i] == key)
+            return TRUE;
+    return FALSE;
+}
+
+static void remember_failed(Search *s, guint64 key)
+{
+    if (s->failed_count >= FAILED_SLOTS / 4 * 3)
+        return;
+    if (!s->failed)
+        s->failed = g_new0(guint64, FAILED_SLOTS);
+    guint i = (guint)key & (FAILED_SLOTS - 1);
+    while (s->failed[i] && s->failed[i] != key)
+        i = (i + 1) & (FAILED_SLOTS - 1);
+    if (!s->failed[i]) {
+        s->failed[i] = key;
+        s->failed_count++;
+    }
+}
+
 static gboolean dfs(Search *s, guint lo, guint hi, Window changed)
 {
+    guint64 key = state_key(s, lo, hi);
+    if (failed_before(s, key)) {
+        s->repeats++;
+        return FALSE;
+    }
     GArray *raises = NULL;
     NodeResult r;
     while ((r = dfs_node(s, lo, hi, &changed, &raises)) == NODE_RAISED)
         ;
     for (guint k = raises ? raises->len : 0; k-- > 0;) { /* undo the raises, last first */
         Raise *x = &g_array_index(raises, Raise, k);
-        for (guint t = x->from; t <= x->to; t++) {
+        for (guint t = x->from; t <= x->to; t++)
             s->h[t] = x->was;
-            s->top[t] = x->saved_top[t - x->from];
-        }
-        g_free(x->saved_top);
         restore_peaks(s, x->peaks);
     }
     if (raises)
         g_array_unref(raises);
+    if (r == NODE_FAILED && !s->out_of_budget)
+        remember_failed(s, key);
     return r == NODE_FOUND;
 }
 
@@ -347,8 +502,6 @@ static gint by_order(gconstpointer a, gconstpointer b, gpointer data)
 static gboolean solve_part(Search *s, const guint64 *pinned_floor)
 {
     memcpy(s->h, pinned_floor, s->steps * sizeof(guint64));
-    for (guint t = 0; t < s->steps; t++)
-        s->top[t] = -1;
     memset(s->left, 0, s->steps * sizeof(guint64));
     memset(s->left_first, 0, s->steps * sizeof(guint64));
     memset(s->left_last, 0, s->steps * sizeof(guint64));
@@ -377,6 +530,15 @@ static gboolean solve_part(Search *s, const guint64 *pinned_floor)
         for (guint t = x->first; t <= x->last; t++)
             s->live[fill[t]++] = s->units[k];
     }
+    g_free(fill);
+    memset(s->starts_from, 0, (s->steps + 1) * sizeof(guint));
+    for (guint k = 0; k < s->n; k++)
+        s->starts_from[unit(s, s->units[k])->first + 1]++;
+    for (guint t = 0; t < s->steps; t++)
+        s->starts_from[t + 1] += s->starts_from[t];
+    fill = g_memdup2(s->starts_from, s->steps * sizeof(guint));
+    for (guint k = 0; k < s->n; k++)
+        s->starts[fill[unit(s, s->units[k])->first]++] = s->units[k];
     g_free(fill);
     return s->n == 0 || dfs(s, lo, hi, (Window){lo, hi});
 }
@@ -458,7 +620,12 @@ static gboolean search_on_this_stack(const PlaceProblem *p, guint64 *offsets, ch
     s.peak = g_new0(guint64, n + 1);
     s.peak_undo = g_array_new(FALSE, FALSE, sizeof(PeakChange));
     s.live_from = g_new0(guint, p->steps + 1);
-    s.top = g_new(gint, p->steps + 1);
+    s.starts_from = g_new0(guint, p->steps + 1);
+    s.starts = g_new0(guint, n + 1);
+    s.reach = g_new0(guint8, p->steps + 2);
+    s.zobrist = g_new(guint64, n + 1);
+    for (guint u = 0; u < n; u++)
+        s.zobrist[u] = mix64(((guint64)u << 32) ^ 0x9e3779b97f4a7c15ULL);
     s.placed = g_new0(gboolean, n + 1);
     s.offsets = g_new0(guint64, n + 1);
     s.units = g_new(guint, n + 1);
@@ -479,10 +646,14 @@ static gboolean search_on_this_stack(const PlaceProblem *p, guint64 *offsets, ch
     while (!proven && lo < hi && !s.out_of_budget) {
         guint64 target = lo == lb ? lb : lo + (hi - lo) / 2;
         s.target = target;
+        if (s.failed_count) { /* failures hold for one target */
+            memset(s.failed, 0, FAILED_SLOTS * sizeof(guint64));
+            s.failed_count = 0;
+        }
         gboolean all_found = FALSE, exhausted = FALSE;
         /* Restarts: the candidate orders take turns with node limits doubling each round (100k, 200k, ...),
          * until one succeeds, one searches its whole space, or the budget (nodes or seconds) is spent. */
-        for (guint64 round = 100000; !all_found && !exhausted; round *= 2) {
+        for (guint64 round = 1000; !all_found && !exhausted; round *= 2) {
             for (CandidateOrder ord = 0; ord < ORDER_COUNT && !all_found && !exhausted; ord++) {
                 guint64 limit = s.nodes + round;
                 s.max_nodes = budget_nodes ? MIN(limit, budget_nodes) : limit;
@@ -534,7 +705,11 @@ static gboolean search_on_this_stack(const PlaceProblem *p, guint64 *offsets, ch
     g_array_unref(s.peak_undo);
     g_free(s.live_from);
     g_free(s.live);
-    g_free(s.top);
+    g_free(s.starts_from);
+    g_free(s.starts);
+    g_free(s.reach);
+    g_free(s.zobrist);
+    g_free(s.failed);
     g_free(s.placed);
     g_free(s.offsets);
     g_free(s.units);
