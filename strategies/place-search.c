@@ -498,6 +498,59 @@ static gint by_order(gconstpointer a, gconstpointer b, gpointer data)
     return lx > ly ? -1 : lx < ly;
 }
 
+/* One target's attempt: the candidate orders take turns (restarts) with node limits doubling each round
+ * (1000, 2000, ...), until one succeeds, one searches its whole space, the attempt's allowance is used, or
+ * the budget (nodes or seconds) is spent. */
+typedef enum { TARGET_FOUND, TARGET_NONE, TARGET_UNKNOWN } TargetResult;
+
+typedef struct {
+    Search *s;
+    const PlaceProblem *p;
+    GPtrArray *parts;
+    const guint64 *floor;
+    guint64 budget_nodes; /* options->max_nodes (0: none) */
+    gboolean spent;       /* the budget is spent */
+} TargetRun;
+
+static gboolean solve_part(Search *s, const guint64 *pinned_floor);
+
+static TargetResult try_target(TargetRun *run, guint64 target, guint64 allowance)
+{
+    Search *s = run->s;
+    s->target = target;
+    if (s->failed_count) { /* failures hold for one target */
+        memset(s->failed, 0, FAILED_SLOTS * sizeof(guint64));
+        s->failed_count = 0;
+    }
+    guint64 end = s->nodes + allowance;
+    for (guint64 round = 1000;; round *= 2) {
+        for (CandidateOrder ord = 0; ord < ORDER_COUNT; ord++) {
+            guint64 limit = MIN(s->nodes + round, end);
+            s->max_nodes = run->budget_nodes ? MIN(limit, run->budget_nodes) : limit;
+            s->out_of_budget = FALSE;
+            OrderCtx ctx = {run->p, ord};
+            gboolean all_found = TRUE;
+            for (guint k = 0; all_found && k < run->parts->len; k++) {
+                GArray *part = run->parts->pdata[k];
+                s->n = part->len;
+                memcpy(s->units, part->data, part->len * sizeof(guint));
+                g_qsort_with_data(s->units, (gint)s->n, sizeof(guint), by_order, &ctx);
+                all_found = solve_part(s, run->floor);
+            }
+            if (all_found)
+                return TARGET_FOUND;
+            if (!s->out_of_budget)
+                return TARGET_NONE; /* this order's whole space: no use retrying */
+            if (g_get_monotonic_time() >= s->deadline || (run->budget_nodes && s->nodes >= run->budget_nodes)) {
+                run->spent = TRUE;
+                return TARGET_UNKNOWN;
+            }
+            if (s->nodes >= end)
+                return TARGET_UNKNOWN;
+        }
+    }
+}
+
 /* Tries to place one part (its units in s->units) under s->target. */
 static gboolean solve_part(Search *s, const guint64 *pinned_floor)
 {
@@ -639,51 +692,31 @@ static gboolean search_on_this_stack(const PlaceProblem *p, guint64 *offsets, ch
         }
     }
     GPtrArray *parts = parts_of(p);
-    /* Targets: the lower bound first (a proof if reached), then halfway towards the incumbent. */
-    guint64 lo = lb, hi = incumbent; /* hi: achieved; lo: not yet ruled out */
+    /* Targets, in passes: each pass is a binary search between the lowest target not ruled out and the
+     * incumbent, starting at the former (the lower bound first: a proof if reached), where a target the
+     * pass's node allowance did not settle counts as unreachable for this pass only; the next pass doubles
+     * the allowance. So a hard lower bound does not eat the whole budget while easier targets above it
+     * would shrink the arena. */
+    guint64 lo = lb, hi = incumbent; /* hi: achieved; lo: not ruled out */
     gboolean proven = incumbent == lb;
-    guint64 budget_nodes = o->max_nodes;
-    while (!proven && lo < hi && !s.out_of_budget) {
-        guint64 target = lo == lb ? lb : lo + (hi - lo) / 2;
-        s.target = target;
-        if (s.failed_count) { /* failures hold for one target */
-            memset(s.failed, 0, FAILED_SLOTS * sizeof(guint64));
-            s.failed_count = 0;
-        }
-        gboolean all_found = FALSE, exhausted = FALSE;
-        /* Restarts: the candidate orders take turns with node limits doubling each round (100k, 200k, ...),
-         * until one succeeds, one searches its whole space, or the budget (nodes or seconds) is spent. */
-        for (guint64 round = 1000; !all_found && !exhausted; round *= 2) {
-            for (CandidateOrder ord = 0; ord < ORDER_COUNT && !all_found && !exhausted; ord++) {
-                guint64 limit = s.nodes + round;
-                s.max_nodes = budget_nodes ? MIN(limit, budget_nodes) : limit;
-                s.out_of_budget = FALSE;
-                OrderCtx ctx = {p, ord};
-                all_found = TRUE;
-                for (guint k = 0; all_found && k < parts->len; k++) {
-                    GArray *part = parts->pdata[k];
-                    s.n = part->len;
-                    memcpy(s.units, part->data, part->len * sizeof(guint));
-                    g_qsort_with_data(s.units, (gint)s.n, sizeof(guint), by_order, &ctx);
-                    all_found = solve_part(&s, floor);
+    TargetRun run = {.s = &s, .p = p, .parts = parts, .floor = floor, .budget_nodes = o->max_nodes};
+    for (guint64 allowance = 100000; !proven && lo < hi && !run.spent; allowance *= 2) {
+        for (guint64 pass_lo = lo; !proven && pass_lo < hi && !run.spent;) {
+            guint64 target = pass_lo == lo ? lo : pass_lo + (hi - pass_lo) / 2;
+            TargetResult r = try_target(&run, target, allowance);
+            if (r == TARGET_FOUND) {
+                guint64 arena = place_arena(p, s.offsets);
+                if (arena < incumbent) {
+                    incumbent = arena;
+                    memcpy(offsets, s.offsets, n * sizeof(guint64));
                 }
-                exhausted = !all_found && !s.out_of_budget; /* this order's whole space: no use retrying */
+                hi = MIN(target, incumbent);
+                proven = incumbent == lb;
+            } else {
+                if (r == TARGET_NONE)
+                    lo = MAX(lo, target + 1); /* nothing at this target in the canonical space */
+                pass_lo = target + 1;
             }
-            if (s.out_of_budget && (g_get_monotonic_time() >= s.deadline || (budget_nodes && s.nodes >= budget_nodes)))
-                break; /* the real budget is spent */
-            if (!all_found && !exhausted)
-                s.out_of_budget = FALSE;
-        }
-        if (all_found) {
-            guint64 arena = place_arena(p, s.offsets);
-            if (arena < incumbent) {
-                incumbent = arena;
-                memcpy(offsets, s.offsets, n * sizeof(guint64));
-            }
-            hi = MIN(target, incumbent);
-            proven = incumbent == lb;
-        } else if (!s.out_of_budget) {
-            lo = target + 1; /* nothing at this target in the canonical space searched */
         }
     }
     double seconds = (double)(g_get_monotonic_time() - start) / G_USEC_PER_SEC;
@@ -692,7 +725,7 @@ static gboolean search_on_this_stack(const PlaceProblem *p, guint64 *offsets, ch
     else
         *detail = g_strdup_printf("gap %.2f%% to the lower bound%s, %" G_GUINT64_FORMAT " nodes, %.2f s",
                                   lb ? 100.0 * (double)(incumbent - lb) / (double)lb : 0.0,
-                                  s.out_of_budget ? " (budget spent)" : "", s.nodes, seconds);
+                                  run.spent ? " (budget spent)" : "", s.nodes, seconds);
     g_ptr_array_unref(parts);
     g_free(floor);
     g_free(s.h);
