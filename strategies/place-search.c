@@ -48,6 +48,7 @@ typedef struct {
     guint64 *offsets;
     guint *units;        /* this part's units, in the candidate order */
     guint n;
+    gboolean exact_raises; /* raises that lose no placement (see dfs_node), or faster coarse ones */
     guint64 nodes, max_nodes;
     gint64 deadline;
     gboolean out_of_budget;
@@ -318,7 +319,6 @@ static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed, GArra
     guint b = a;
     while (b + 1 < hi && s->h[b + 1] == s->h[a])
         b++;
-    gboolean left_wall = a == lo, right_wall = b + 1 == hi;
     /* A buffer resting exactly on (a, h[a]) in a canonical placement starts at a (starting earlier it would
      * rest on the higher step a - 1) and ends by b (going on, it would rest on the higher step b + 1).
      * A tight valley floor elsewhere may offer fewer choices: then that floor is branched on. */
@@ -328,7 +328,7 @@ static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed, GArra
     if (choices == 0)
         return NODE_FAILED;
     gboolean tight = choices != G_MAXUINT;
-    guint64 tried_size[64];
+    guint64 tried_size[64], tried_align[64];
     guint tried_first[64], tried_last[64], tried = 0;
     for (guint k = 0; k < s->n; k++) {
         guint u = s->units[k];
@@ -337,11 +337,13 @@ static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed, GArra
             continue;
         gboolean twin = FALSE; /* an identical unit was tried at this node already */
         for (guint j = 0; j < tried && !twin; j++)
-            twin = tried_size[j] == x->size && tried_first[j] == x->first && tried_last[j] == x->last;
+            twin = tried_size[j] == x->size && tried_align[j] == x->align && tried_first[j] == x->first &&
+                   tried_last[j] == x->last;
         if (twin)
             continue;
         if (tried < G_N_ELEMENTS(tried_size)) {
             tried_size[tried] = x->size;
+            tried_align[tried] = x->align;
             tried_first[tried] = x->first;
             tried_last[tried++] = x->last;
         }
@@ -380,14 +382,29 @@ static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed, GArra
     }
     if (tight)
         return NODE_FAILED; /* a floor without slack cannot stay empty */
-    /* Nothing rests on (a, h[a]): raise step a to its left neighbour, or against a left wall the whole
-     * stretch to its right neighbour. Both are strictly higher (a is the leftmost lowest step), so every
-     * raise lifts the skyline and the loop ends. Walled in on both sides and nothing fits: infeasible. */
-    guint64 was = s->h[a], up;
+    /* Nothing rests on (a, h[a]): in such a placement column a stays empty from h[a] up to the lowest unit
+     * X above it there. If X also lives at a - 1 it sits at or above h[a - 1]; else it rests on a unit at a
+     * later step: a placed one, whose top is that step's skyline (above h[a]), or one still to place, which
+     * sits at its peak or higher (aligned) and ends its size above that. Exact raises lift step a alone to
+     * the lowest of these levels, which loses no placement. Coarse raises (faster, but they can miss a
+     * placement) lift step a to its left neighbour, or against the range's left end the whole stretch to
+     * its right neighbour. Every raise lifts the skyline, so the loop ends. */
+    guint64 was = s->h[a], up = s->target;
     guint from = a, to = a;
-    if (!left_wall) {
+    if (s->exact_raises) {
+        if (a > lo)
+            up = MIN(up, s->h[a - 1]);
+        for (guint t = a + 1; t < hi; t++)
+            if (s->h[t] > was)
+                up = MIN(up, s->h[t]);
+        for (guint k = 0; k < s->n; k++) {
+            const PlaceUnit *x = unit(s, s->units[k]);
+            if (!s->placed[s->units[k]] && x->first >= lo && x->last < hi)
+                up = MIN(up, round_up(s->peak[s->units[k]], x->align) + x->size);
+        }
+    } else if (a > lo) {
         up = s->h[a - 1];
-    } else if (!right_wall) {
+    } else if (b + 1 < hi) {
         up = s->h[b + 1];
         to = b;
     } else {
@@ -413,7 +430,7 @@ static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed, GArra
  * wrong one (every plan is verified, and a proof is claimed only by reaching the lower bound). */
 static guint64 state_key(const Search *s, guint lo, guint hi)
 {
-    guint64 key = mix64(((guint64)lo << 32) | hi);
+    guint64 key = mix64(((guint64)lo << 32) | hi) ^ (s->exact_raises ? 0x5bd1e9955bd1e995ULL : 0); /* coarse failures are not failures */
     for (guint t = lo; t < hi; t++)
         key = mix64(key ^ s->h[t]);
     for (guint k = 0; k < s->n; k++) {
@@ -498,9 +515,10 @@ static gint by_order(gconstpointer a, gconstpointer b, gpointer data)
     return lx > ly ? -1 : lx < ly;
 }
 
-/* One target's attempt: the candidate orders take turns (restarts) with node limits doubling each round
- * (1000, 2000, ...), until one succeeds, one searches its whole space, the attempt's allowance is used, or
- * the budget (nodes or seconds) is spent. */
+/* One target's attempt: searches over the candidate orders, each with coarse and with exact raises, take
+ * turns (restarts) with node limits doubling each round (1000, 2000, ...), until one succeeds, an exact one
+ * searches its whole space (nothing at this target), the attempt's allowance is used, or the budget (nodes
+ * or seconds) is spent. A coarse search that ends without a placement proves nothing and is not rerun. */
 typedef enum { TARGET_FOUND, TARGET_NONE, TARGET_UNKNOWN } TargetResult;
 
 typedef struct {
@@ -523,8 +541,13 @@ static TargetResult try_target(TargetRun *run, guint64 target, guint64 allowance
         s->failed_count = 0;
     }
     guint64 end = s->nodes + allowance;
+    gboolean coarse_done[ORDER_COUNT] = {FALSE};
     for (guint64 round = 1000;; round *= 2) {
-        for (CandidateOrder ord = 0; ord < ORDER_COUNT; ord++) {
+        for (guint turn = 0; turn < 2 * ORDER_COUNT; turn++) {
+            CandidateOrder ord = turn / 2;
+            s->exact_raises = turn % 2;
+            if (!s->exact_raises && coarse_done[ord])
+                continue;
             guint64 limit = MIN(s->nodes + round, end);
             s->max_nodes = run->budget_nodes ? MIN(limit, run->budget_nodes) : limit;
             s->out_of_budget = FALSE;
@@ -539,8 +562,10 @@ static TargetResult try_target(TargetRun *run, guint64 target, guint64 allowance
             }
             if (all_found)
                 return TARGET_FOUND;
+            if (!s->out_of_budget && s->exact_raises)
+                return TARGET_NONE; /* the whole space of placements: no use retrying */
             if (!s->out_of_budget)
-                return TARGET_NONE; /* this order's whole space: no use retrying */
+                coarse_done[ord] = TRUE;
             if (g_get_monotonic_time() >= s->deadline || (run->budget_nodes && s->nodes >= run->budget_nodes)) {
                 run->spent = TRUE;
                 return TARGET_UNKNOWN;
@@ -683,9 +708,11 @@ static gboolean search_on_this_stack(const PlaceProblem *p, guint64 *offsets, ch
     s.offsets = g_new0(guint64, n + 1);
     s.units = g_new(guint, n + 1);
     guint64 *floor = g_new0(guint64, p->steps + 1);
+    gboolean pinned = FALSE;
     for (guint u = 0; u < n; u++) { /* pins first: the skyline starts above them */
         const PlaceUnit *x = &g_array_index(p->units, PlaceUnit, u);
         if (x->fixed != TRACE_NONE) {
+            pinned = TRUE;
             s.offsets[u] = (guint64)x->fixed;
             for (guint t = x->first; t <= x->last; t++)
                 floor[t] = MAX(floor[t], (guint64)x->fixed + x->size);
@@ -719,9 +746,17 @@ static gboolean search_on_this_stack(const PlaceProblem *p, guint64 *offsets, ch
             }
         }
     }
+    /* Every target below the incumbent searched to the end with exact raises: nothing smaller exists (all
+     * the inferences only cut placements that cannot complete; tests/test-search.c checks this against a
+     * brute force). Not so with pins: units could also go below a pinned one, which the skyline above
+     * the pins does not try. */
+    gboolean exhausted = !proven && lo >= hi && !pinned;
     double seconds = (double)(g_get_monotonic_time() - start) / G_USEC_PER_SEC;
     if (proven)
         *detail = g_strdup_printf("optimal (proven: arena = lower bound), %" G_GUINT64_FORMAT " nodes, %.2f s", s.nodes, seconds);
+    else if (exhausted)
+        *detail = g_strdup_printf("optimal (proven: no placement ends below %" G_GUINT64_FORMAT " B), gap %.2f%% to the lower bound, %" G_GUINT64_FORMAT " nodes, %.2f s",
+                                  lo, lb ? 100.0 * (double)(incumbent - lb) / (double)lb : 0.0, s.nodes, seconds);
     else
         *detail = g_strdup_printf("gap %.2f%% to the lower bound%s, %" G_GUINT64_FORMAT " nodes, %.2f s",
                                   lb ? 100.0 * (double)(incumbent - lb) / (double)lb : 0.0,
