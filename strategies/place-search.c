@@ -1,22 +1,23 @@
 /* place-search.c — exact placement by branch and bound, after the ideas MiniMalloc (Moffitt, ASPLOS'23)
- * published (our own implementation, facts only):
+ * published (our own implementation, facts only), with inferences of our own for tight instances:
  *  - canonical solutions: every placement can be "dropped" until each buffer rests on the highest
- *    buffer below it that shares a step, so it suffices to build placements bottom-up: the next buffer
- *    goes at the top of the skyline (the highest end among placed buffers live during its lifetime);
- *  - branching at the lowest-left point of the skyline: a buffer resting there starts there and ends
- *    within the flat stretch (largest first), or the point stays empty and rises to its neighbour;
- *  - cross-section inference: at every step, skyline + bytes of unplaced buffers live there must fit;
- *  - spatial inference: every unplaced buffer overlapping the one just placed must still fit above it;
- *  - symmetry: buffers of equal size and lifetime are tried once per node, and a stack of one lifetime
- *    only in one order;
- *  - restarts: the candidate orders (largest, largest area, longest first) take turns with doubling node
- *    limits until the budget is spent;
- *  - temporal decomposition: steps no buffer crosses split the problem into independent parts.
- * It minimises the arena between the lower bound (max live bytes) and the best heuristic's arena,
- * first asking whether the lower bound itself is reachable. "optimal (proven)" is claimed only when the
- * arena equals the lower bound, which no placement can beat; otherwise the report gives the remaining
- * gap. Stops at the node budget (options->max_nodes) or the time budget (--budget). Pinned units are
- * laid first and the skyline starts above them; groups are units like any other. */
+ *    buffer below it that shares a step, so it suffices to build placements bottom-up, each buffer on a
+ *    flat stretch of the skyline (the highest end among placed buffers live at each step);
+ *  - branching, fail first: a valley floor without slack is covered exactly, from its left end by a
+ *    buffer starting there and from its right end by one ending there; the floor end with the fewest
+ *    candidates is branched on. Elsewhere, the lowest-left point: a buffer starting there and ending
+ *    within the flat stretch rests on it, or the point stays empty and its step is raised (exact raises
+ *    lose nothing, coarse ones are faster; searches with each take turns);
+ *  - inference: cross-section, spatial, column, floor support and layer inference (see each function);
+ *    after a change only the window of steps it can affect is checked;
+ *  - dynamic decomposition: a boundary no remaining buffer crosses splits the problem; a memo of failed
+ *    states prunes repeats; restarts over three candidate orders with doubling node limits;
+ *  - targets: passes of a binary search from the lower bound (max live bytes) to the best heuristic's
+ *    arena, targets left open by a pass's node allowance retried by the next with double the allowance.
+ * "optimal (proven)" is claimed when the arena equals the lower bound, or when every smaller target was
+ * searched to the end with exact raises; otherwise the report gives the remaining gap. Stops at the node
+ * budget (options->max_nodes) or the time budget (--budget). Pinned units are laid first and the skyline
+ * starts above them; groups are units like any other. docs/DESIGN.md has the reasoning. */
 #include "place.h"
 #include "registry.h"
 
@@ -43,7 +44,6 @@ typedef struct {
     guint64 *zobrist;    /* per unit: a random key; a set of units is keyed by XOR */
     guint64 *failed;     /* open-addressing set of keys of states that have no completion (0: empty) */
     guint failed_count;
-    guint64 repeats;     /* states skipped because they failed before */
     gboolean *placed;
     guint64 *offsets;
     guint *units;        /* this part's units, in the candidate order */
@@ -402,6 +402,7 @@ static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed, GArra
             if (!s->placed[s->units[k]] && x->first >= lo && x->last < hi)
                 up = MIN(up, round_up(s->peak[s->units[k]], x->align) + x->size);
         }
+        up = MAX(up, was + 1); /* X sits above h[a] in any case (and zero-byte units must not stall this) */
     } else if (a > lo) {
         up = s->h[a - 1];
     } else if (b + 1 < hi) {
@@ -421,16 +422,17 @@ static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed, GArra
     return NODE_RAISED;
 }
 
-/* Solves the steps [lo, hi): every unplaced unit living there is placed, or FALSE. */
 /* Transposition memo: the state of a range — its steps, their skyline, the units still to place there —
  * decides whether it can be completed (the candidate order only changes how fast), so a state that failed
  * once (searched to the end, not stopped by the budget) is not searched again: the same state is reached
  * again whenever two placements can be made in either order (a stack of two units in one column, two
- * regions filled in turn). Keys are 64-bit hashes; a collision could only hide a placement, never make a
- * wrong one (every plan is verified, and a proof is claimed only by reaching the lower bound). */
+ * regions filled in turn). Keys are 64-bit hashes: a collision would hide a placement (never make a wrong
+ * one: every plan is verified) and could make an exhaustive proof claim too much; with at most 1.5M keys
+ * stored and a few million looked up per search the odds are below one in a million. Failures found with
+ * coarse raises are keyed apart: they prove nothing. */
 static guint64 state_key(const Search *s, guint lo, guint hi)
 {
-    guint64 key = mix64(((guint64)lo << 32) | hi) ^ (s->exact_raises ? 0x5bd1e9955bd1e995ULL : 0); /* coarse failures are not failures */
+    guint64 key = mix64(((guint64)lo << 32) | hi) ^ (s->exact_raises ? 0x5bd1e9955bd1e995ULL : 0);
     for (guint t = lo; t < hi; t++)
         key = mix64(key ^ s->h[t]);
     for (guint k = 0; k < s->n; k++) {
@@ -467,13 +469,12 @@ static void remember_failed(Search *s, guint64 key)
     }
 }
 
+/* Solves the steps [lo, hi): every unplaced unit living there is placed, or FALSE. */
 static gboolean dfs(Search *s, guint lo, guint hi, Window changed)
 {
     guint64 key = state_key(s, lo, hi);
-    if (failed_before(s, key)) {
-        s->repeats++;
+    if (failed_before(s, key))
         return FALSE;
-    }
     GArray *raises = NULL;
     NodeResult r;
     while ((r = dfs_node(s, lo, hi, &changed, &raises)) == NODE_RAISED)
@@ -576,6 +577,29 @@ static TargetResult try_target(TargetRun *run, guint64 target, guint64 allowance
     }
 }
 
+/* Lists the part's units per step (CSR: list[from[t] .. from[t + 1]) for step t), by every step of their
+ * lifetimes, or by their first step only (into s->starts, which has room for every unit). */
+static guint *index_by_step(Search *s, guint *from, gboolean first_only)
+{
+    memset(from, 0, (s->steps + 1) * sizeof(guint));
+    for (guint k = 0; k < s->n; k++) {
+        const PlaceUnit *x = unit(s, s->units[k]);
+        for (guint t = x->first; t <= (first_only ? x->first : x->last); t++)
+            from[t + 1]++;
+    }
+    for (guint t = 0; t < s->steps; t++)
+        from[t + 1] += from[t];
+    guint *list = first_only ? s->starts : g_new(guint, from[s->steps] + 1);
+    guint *fill = g_memdup2(from, s->steps * sizeof(guint));
+    for (guint k = 0; k < s->n; k++) {
+        const PlaceUnit *x = unit(s, s->units[k]);
+        for (guint t = x->first; t <= (first_only ? x->first : x->last); t++)
+            list[fill[t]++] = s->units[k];
+    }
+    g_free(fill);
+    return list;
+}
+
 /* Tries to place one part (its units in s->units) under s->target. */
 static gboolean solve_part(Search *s, const guint64 *pinned_floor)
 {
@@ -585,7 +609,6 @@ static gboolean solve_part(Search *s, const guint64 *pinned_floor)
     memset(s->left_last, 0, s->steps * sizeof(guint64));
     memset(s->left_only, 0, s->steps * sizeof(guint64));
     memset(s->cross, 0, s->steps * sizeof(guint));
-    memset(s->live_from, 0, (s->steps + 1) * sizeof(guint));
     guint lo = G_MAXUINT, hi = 0;
     for (guint k = 0; k < s->n; k++) {
         const PlaceUnit *x = unit(s, s->units[k]);
@@ -593,31 +616,12 @@ static gboolean solve_part(Search *s, const guint64 *pinned_floor)
         lo = MIN(lo, x->first);
         hi = MAX(hi, x->last + 1);
         s->peak[s->units[k]] = 0;
-        for (guint t = x->first; t <= x->last; t++) {
-            s->live_from[t + 1]++;
-            s->peak[s->units[k]] = MAX(s->peak[s->units[k]], s->h[t]);
-        }
-    }
-    for (guint t = 0; t < s->steps; t++)
-        s->live_from[t + 1] += s->live_from[t];
-    g_free(s->live);
-    s->live = g_new(guint, s->live_from[s->steps] + 1);
-    guint *fill = g_memdup2(s->live_from, s->steps * sizeof(guint));
-    for (guint k = 0; k < s->n; k++) {
-        const PlaceUnit *x = unit(s, s->units[k]);
         for (guint t = x->first; t <= x->last; t++)
-            s->live[fill[t]++] = s->units[k];
+            s->peak[s->units[k]] = MAX(s->peak[s->units[k]], s->h[t]);
     }
-    g_free(fill);
-    memset(s->starts_from, 0, (s->steps + 1) * sizeof(guint));
-    for (guint k = 0; k < s->n; k++)
-        s->starts_from[unit(s, s->units[k])->first + 1]++;
-    for (guint t = 0; t < s->steps; t++)
-        s->starts_from[t + 1] += s->starts_from[t];
-    fill = g_memdup2(s->starts_from, s->steps * sizeof(guint));
-    for (guint k = 0; k < s->n; k++)
-        s->starts[fill[unit(s, s->units[k])->first]++] = s->units[k];
-    g_free(fill);
+    g_free(s->live);
+    s->live = index_by_step(s, s->live_from, FALSE);
+    index_by_step(s, s->starts_from, TRUE);
     return s->n == 0 || dfs(s, lo, hi, (Window){lo, hi});
 }
 
