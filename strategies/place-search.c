@@ -43,6 +43,7 @@ typedef struct {
     guint *cross;        /* per boundary t|t+1: unplaced units live on both sides */
     guint64 *zobrist;    /* per unit: a random key; a set of units is keyed by XOR */
     guint64 *failed;     /* open-addressing set of keys of states that have no completion (0: empty) */
+    guint failed_slots;  /* a power of two */
     guint failed_count;
     gboolean *placed;
     guint64 *offsets;
@@ -54,8 +55,9 @@ typedef struct {
     gboolean out_of_budget;
 } Search;
 
-/* Failed states remembered: 2^21 keys (16 MiB); when three quarters are taken, no more are added. */
-#define FAILED_SLOTS (1u << 21)
+/* Failed states remembered: up to 2^21 keys (16 MiB; 1024 per unit, so small problems clear a small
+ * table per target); when three quarters are taken, no more are added. */
+#define FAILED_SLOTS_MAX (1u << 21)
 
 static guint64 mix64(guint64 x) /* splitmix64's finaliser */
 {
@@ -448,7 +450,7 @@ static gboolean failed_before(const Search *s, guint64 key)
 {
     if (!s->failed)
         return FALSE;
-    for (guint i = (guint)key & (FAILED_SLOTS - 1); s->failed[i]; i = (i + 1) & (FAILED_SLOTS - 1))
+    for (guint i = (guint)key & (s->failed_slots - 1); s->failed[i]; i = (i + 1) & (s->failed_slots - 1))
         if (s->failed[i] == key)
             return TRUE;
     return FALSE;
@@ -456,13 +458,13 @@ static gboolean failed_before(const Search *s, guint64 key)
 
 static void remember_failed(Search *s, guint64 key)
 {
-    if (s->failed_count >= FAILED_SLOTS / 4 * 3)
+    if (s->failed_count >= s->failed_slots / 4 * 3)
         return;
     if (!s->failed)
-        s->failed = g_new0(guint64, FAILED_SLOTS);
-    guint i = (guint)key & (FAILED_SLOTS - 1);
+        s->failed = g_new0(guint64, s->failed_slots);
+    guint i = (guint)key & (s->failed_slots - 1);
     while (s->failed[i] && s->failed[i] != key)
-        i = (i + 1) & (FAILED_SLOTS - 1);
+        i = (i + 1) & (s->failed_slots - 1);
     if (!s->failed[i]) {
         s->failed[i] = key;
         s->failed_count++;
@@ -538,7 +540,7 @@ static TargetResult try_target(TargetRun *run, guint64 target, guint64 allowance
     Search *s = run->s;
     s->target = target;
     if (s->failed_count) { /* failures hold for one target */
-        memset(s->failed, 0, FAILED_SLOTS * sizeof(guint64));
+        memset(s->failed, 0, s->failed_slots * sizeof(guint64));
         s->failed_count = 0;
     }
     guint64 end = s->nodes + allowance;
@@ -705,6 +707,9 @@ static gboolean search_on_this_stack(const PlaceProblem *p, guint64 *offsets, ch
     s.starts_from = g_new0(guint, p->steps + 1);
     s.starts = g_new0(guint, n + 1);
     s.reach = g_new0(guint8, p->steps + 2);
+    s.failed_slots = 1024;
+    while (s.failed_slots < FAILED_SLOTS_MAX && s.failed_slots < 1024 * (guint64)n)
+        s.failed_slots *= 2;
     s.zobrist = g_new(guint64, n + 1);
     for (guint u = 0; u < n; u++)
         s.zobrist[u] = mix64(((guint64)u << 32) ^ 0x9e3779b97f4a7c15ULL);
@@ -759,8 +764,10 @@ static gboolean search_on_this_stack(const PlaceProblem *p, guint64 *offsets, ch
     if (proven)
         *detail = g_strdup_printf("optimal (proven: arena = lower bound), %" G_GUINT64_FORMAT " nodes, %.2f s", s.nodes, seconds);
     else if (exhausted)
-        *detail = g_strdup_printf("optimal (proven: no placement ends below %" G_GUINT64_FORMAT " B), gap %.2f%% to the lower bound, %" G_GUINT64_FORMAT " nodes, %.2f s",
-                                  lo, lb ? 100.0 * (double)(incumbent - lb) / (double)lb : 0.0, s.nodes, seconds);
+        *detail = g_strdup_printf("optimal (proven: no placement ends below %" G_GUINT64_FORMAT " B%s), gap %.2f%% to the lower "
+                                  "bound, %" G_GUINT64_FORMAT " nodes, %.2f s",
+                                  lo, incumbent > lo ? ", rounded up to the largest alignment" : "",
+                                  lb ? 100.0 * (double)(incumbent - lb) / (double)lb : 0.0, s.nodes, seconds);
     else
         *detail = g_strdup_printf("gap %.2f%% to the lower bound%s, %" G_GUINT64_FORMAT " nodes, %.2f s",
                                   lb ? 100.0 * (double)(incumbent - lb) / (double)lb : 0.0,
