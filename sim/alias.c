@@ -128,17 +128,44 @@ gboolean alias_link(AliasMap *m, gint child, gint parent, guint64 offset, ShareK
     return TRUE;
 }
 
-gboolean alias_view_outside(AliasMap *m, gint t, ShareKind kind)
+/* Can t leave the arena with everything an earlier pass placed inside it? Read-only views of it (noop,
+ * Slice, Split pieces) can follow it out, unless one is a graph output or pinned; a tensor written into
+ * it (an in-place output, a Gather over its data, a concat piece) needs its bytes in the arena. */
+static gboolean can_leave(const AliasMap *m, gint t)
 {
     const Tensor *tensor = m->g->tensors->pdata[t];
-    if (!m->bytes[t] || tensor->is_graph_output || (m->pins && g_hash_table_contains(m->pins, tensor->name)))
+    if (tensor->is_graph_output || (m->pins && g_hash_table_contains(m->pins, tensor->name)))
         return FALSE;
-    /* Something an earlier pass placed inside t (a Slice view, a concat piece) needs t's bytes in the arena. */
-    for (guint k = 0; k < m->g->tensors->len; k++)
-        if (m->link[k].parent == t)
+    for (guint k = 0; k < m->g->tensors->len; k++) {
+        if (m->link[k].parent != t)
+            continue;
+        ShareKind kind = m->link[k].kind;
+        if ((kind != SHARE_NOOP && kind != SHARE_SLICE && kind != SHARE_SPLIT) || !can_leave(m, (gint)k))
             return FALSE;
+    }
+    return TRUE;
+}
+
+/* Moves t and the views inside it out of the arena; each one's bytes count as saved by its kind. */
+static void leave(AliasMap *m, gint t, ShareKind kind)
+{
+    for (guint k = 0; k < m->g->tensors->len; k++) {
+        if (m->link[k].parent != t)
+            continue;
+        ShareKind inner = m->link[k].kind;
+        m->link[k] = (AliasLink){-1, 0, SHARE_OWN};
+        m->structural[k] = FALSE;
+        leave(m, (gint)k, inner);
+    }
     m->outside_saved[kind] += m->bytes[t];
     m->bytes[t] = 0;
+}
+
+gboolean alias_view_outside(AliasMap *m, gint t, ShareKind kind)
+{
+    if (!m->bytes[t] || !can_leave(m, t))
+        return FALSE;
+    leave(m, t, kind);
     return TRUE;
 }
 
