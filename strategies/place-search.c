@@ -270,6 +270,31 @@ static guint tightest_floor(const Search *s, guint lo, guint hi, guint *p_out, g
     return best;
 }
 
+/* The lowest offset unplaced unit x (live at the lowest step, whose floor is v and stays empty) could
+ * have: at or above its peak, aligned; if its peak is v, its first aligned offset above v, or where v is
+ * aligned for it, something it rests on in its lifetime (G_MAXUINT64 if nothing can be there):
+ * a placed unit's top (a step's skyline above v) or a unit still to place, which sits at its own peak or
+ * higher (aligned) and ends its size above that. */
+static guint64 lowest_above(const Search *s, guint lo, guint hi, guint u, guint64 v)
+{
+    const PlaceUnit *x = unit(s, u);
+    if (s->peak[u] > v)
+        return round_up(s->peak[u], x->align);
+    if (v % x->align)
+        return round_up(v, x->align); /* dropped as far as it goes, it stops at its first aligned offset */
+    guint64 rest = G_MAXUINT64;
+    for (guint t = MAX(x->first, lo); t <= x->last && t < hi; t++)
+        if (s->h[t] > v)
+            rest = MIN(rest, s->h[t]);
+    for (guint k = 0; k < s->n; k++) {
+        guint w = s->units[k];
+        const PlaceUnit *y = unit(s, w);
+        if (w != u && !s->placed[w] && y->first <= x->last && x->first <= y->last)
+            rest = MIN(rest, round_up(s->peak[w], y->align) + y->size);
+    }
+    return rest == G_MAXUINT64 ? G_MAXUINT64 : round_up(MAX(rest, v + 1), x->align);
+}
+
 /* A raise of the lowest stretch, undone when its frame returns. */
 typedef struct {
     guint from, to;
@@ -385,26 +410,16 @@ static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed, GArra
     if (tight)
         return NODE_FAILED; /* a floor without slack cannot stay empty */
     /* Nothing rests on (a, h[a]): in such a placement column a stays empty from h[a] up to the lowest unit
-     * X above it there. If X also lives at a - 1 it sits at or above h[a - 1]; else it rests on a unit at a
-     * later step: a placed one, whose top is that step's skyline (above h[a]), or one still to place, which
-     * sits at its peak or higher (aligned) and ends its size above that. Exact raises lift step a alone to
-     * the lowest of these levels, which loses no placement. Coarse raises (faster, but they can miss a
+     * X above it there, one of the unplaced units live at a. Exact raises lift step a alone to the lowest
+     * offset any of them could have (lowest_above), which loses no placement. Coarse raises (faster, but they can miss a
      * placement) lift step a to its left neighbour, or against the range's left end the whole stretch to
      * its right neighbour. Every raise lifts the skyline, so the loop ends. */
     guint64 was = s->h[a], up = s->target;
     guint from = a, to = a;
     if (s->exact_raises) {
-        if (a > lo)
-            up = MIN(up, s->h[a - 1]);
-        for (guint t = a + 1; t < hi; t++)
-            if (s->h[t] > was)
-                up = MIN(up, s->h[t]);
-        for (guint k = 0; k < s->n; k++) {
-            const PlaceUnit *x = unit(s, s->units[k]);
-            if (!s->placed[s->units[k]] && x->first >= lo && x->last < hi)
-                up = MIN(up, round_up(s->peak[s->units[k]], x->align) + x->size);
-        }
-        up = MAX(up, was + 1); /* X sits above h[a] in any case (and zero-byte units must not stall this) */
+        for (guint i = s->live_from[a]; i < s->live_from[a + 1]; i++)
+            if (!s->placed[s->live[i]])
+                up = MIN(up, lowest_above(s, lo, hi, s->live[i], was));
     } else if (a > lo) {
         up = s->h[a - 1];
     } else if (b + 1 < hi) {
@@ -733,7 +748,12 @@ static gboolean search_on_this_stack(const PlaceProblem *p, guint64 *offsets, ch
      * pass's node allowance did not settle counts as unreachable for this pass only; the next pass doubles
      * the allowance. So a hard lower bound does not eat the whole budget while easier targets above it
      * would shrink the arena. */
-    guint64 lo = lb, hi = incumbent; /* hi: achieved; lo: not ruled out */
+    /* The arena is the highest end rounded up to the largest alignment, so only ends at least one
+     * alignment below the incumbent improve it: targets stay below hi = incumbent - align + 1. */
+    guint64 align = 1;
+    for (guint u = 0; u < n; u++)
+        align = MAX(align, g_array_index(p->units, PlaceUnit, u).align);
+    guint64 lo = lb, hi = incumbent - MIN(align - 1, incumbent); /* lo: not ruled out; below hi: improves */
     gboolean proven = incumbent == lb;
     TargetRun run = {.s = &s, .p = p, .parts = parts, .floor = floor, .budget_nodes = o->max_nodes};
     for (guint64 allowance = 100000; !proven && lo < hi && !run.spent; allowance *= 2) {
@@ -746,7 +766,7 @@ static gboolean search_on_this_stack(const PlaceProblem *p, guint64 *offsets, ch
                     incumbent = arena;
                     memcpy(offsets, s.offsets, n * sizeof(guint64));
                 }
-                hi = MIN(target, incumbent);
+                hi = MIN(target, incumbent - MIN(align - 1, incumbent));
                 proven = incumbent == lb;
             } else {
                 if (r == TARGET_NONE)
