@@ -20,7 +20,7 @@ seconds_of() { echo "$1" | cut -d, -f14; }
 detail_of() { echo "$1" | cut -d'"' -f2; }
 words_of() { detail_of "$1" | sed -E 's/, [0-9]+ nodes, [0-9.]+ s$//'; }
 nodes_of() { detail_of "$1" | sed -E 's/.*, ([0-9]+) nodes, [0-9.]+ s$/\1/'; }
-pct() { /usr/bin/python3 -c "import sys; print(f'+{100*(int(sys.argv[1])/int(sys.argv[2])-1):.1f}%')" "$1" "$2"; }
+pct() { /usr/bin/python3 -c "import sys; print(f'{100*(int(sys.argv[1])/int(sys.argv[2])-1):+.1f}%')" "$1" "$2"; }
 bytes() { /usr/bin/python3 -c "import sys; print(f'{int(sys.argv[1]):,}')" "$1"; }
 
 {
