@@ -1,0 +1,217 @@
+/* search-infer.c — the exact search's bookkeeping of unplaced units and peaks, and its inferences over
+ * the skyline: which steps a change can affect, cross-section and column inference, floor support,
+ * layer tiling, and the two branching aids (the tightest valley floor, the lowest offset a raise may
+ * lift a step to). Each says why it only cuts placements that cannot complete. */
+#include "search.h"
+
+#include <string.h>
+
+/* Adds (sign +1) or removes (-1) a unit from the unplaced bookkeeping. */
+void count_unplaced(Search *s, const PlaceUnit *x, gint sign)
+{
+    guint64 size = x->size;
+    for (guint t = x->first; t <= x->last; t++)
+        s->left[t] += sign > 0 ? size : -size;
+    s->left_first[x->first] += sign > 0 ? size : -size;
+    s->left_last[x->last] += sign > 0 ? size : -size;
+    if (x->first == x->last)
+        s->left_only[x->first] += sign > 0 ? size : -size;
+    for (guint t = x->first; t < x->last; t++)
+        s->cross[t] += (guint)sign;
+}
+
+
+/* The skyline on [from, to] rose to level: so did the peak of every unplaced unit living there. */
+void raise_peaks(Search *s, guint from, guint to, guint64 level)
+{
+    for (guint k = 0; k < s->n; k++) {
+        guint u = s->units[k];
+        const PlaceUnit *x = unit(s, u);
+        if (!s->placed[u] && x->first <= to && from <= x->last && s->peak[u] < level) {
+            PeakChange c = {u, s->peak[u]};
+            g_array_append_val(s->peak_undo, c);
+            s->peak[u] = level;
+        }
+    }
+}
+
+void restore_peaks(Search *s, guint mark)
+{
+    for (guint k = s->peak_undo->len; k-- > mark;) {
+        PeakChange *c = &g_array_index(s->peak_undo, PeakChange, k);
+        s->peak[c->u] = c->was;
+    }
+    g_array_set_size(s->peak_undo, mark);
+}
+
+
+/* The steps whose checks a change of the skyline on [from, to] (now all at one level, within the range
+ * [lo, hi)) can fail: the valley the change sits in, below the new level (a column's floor support looks
+ * across its valley), and one step either side (column inference looks at neighbours). Support and
+ * column inference elsewhere only depend on skyline and units that did not change. */
+Window changed_window(const Search *s, guint lo, guint hi, guint from, guint to)
+{
+    guint64 level = s->h[from];
+    while (from > lo && s->h[from - 1] < level)
+        from--;
+    while (to + 1 < hi && s->h[to + 1] < level)
+        to++;
+    return (Window){from > lo ? from - 1 : lo, to + 1 < hi ? to + 2 : hi};
+}
+
+/* Cross-section and column inference over the steps w of the range [lo, hi). Cross-section: at every step the skyline
+ * plus the unplaced bytes live there must fit under the target; what is left over is the step's slack,
+ * the most it may waste. Column inference: placements only ever go on top of the skyline, so a unit
+ * unplaced at t - 1 will sit at or above h[t - 1]: in column t the band from h[t] up to h[t - 1] can only
+ * be filled by units starting at t, or wasted. Likewise up to h[t + 1] by units ending at t, and up to the
+ * lower neighbour by units living at t alone. */
+gboolean columns_can_fill(const Search *s, guint lo, guint hi, Window w)
+{
+    for (guint t = w.lo; t < w.hi; t++) {
+        if (!s->left[t])
+            continue;
+        guint64 floor = s->h[t];
+        if (floor + s->left[t] > s->target)
+            return FALSE;
+        guint64 slack = s->target - floor - s->left[t];
+        guint64 wall_left = t > lo && s->cross[t - 1] ? MAX(s->h[t - 1], floor) : floor;
+        guint64 wall_right = t + 1 < hi && s->cross[t] ? MAX(s->h[t + 1], floor) : floor;
+        if (s->left_first[t] + slack < wall_left - floor || s->left_last[t] + slack < wall_right - floor ||
+            s->left_only[t] + slack < MIN(wall_left, wall_right) - floor)
+            return FALSE;
+    }
+    return TRUE;
+}
+
+/* Support inference: a step with no slack wastes nothing, so the byte just above its skyline belongs to an
+ * unplaced unit sitting exactly there, and such a unit's whole lifetime lies in the valley around the step
+ * (no step of it higher, or it would collide there: its peak is that step's level) and it is aligned there. */
+gboolean floors_supported(const Search *s, Window w)
+{
+    for (guint t = w.lo; t < w.hi; t++) {
+        if (!s->left[t] || s->h[t] + s->left[t] != s->target)
+            continue;
+        gboolean supported = FALSE;
+        for (guint i = s->live_from[t]; i < s->live_from[t + 1] && !supported; i++) {
+            guint u = s->live[i];
+            supported = !s->placed[u] && s->peak[u] == s->h[t] && s->h[t] % unit(s, u)->align == 0;
+        }
+        if (!supported)
+            return FALSE;
+    }
+    return TRUE;
+}
+
+/* Layer inference: with no slack every byte above the skyline is some unplaced unit's. At a level y, the
+ * units holding byte y do not overlap in time, and each lies within a run of steps whose skyline is at or
+ * below y (a higher step would collide). So each such run, if it has no slack, must be cut exactly into
+ * lifetimes of unplaced units lying within it (a run that has slack may waste byte y: not judged). */
+static gboolean run_tiled(const Search *s, guint p, guint q)
+{
+    for (guint t = p; t <= q; t++)
+        if (s->h[t] + s->left[t] != s->target)
+            return TRUE;
+    memset(s->reach + p, 0, q - p + 2);
+    s->reach[p] = 1;
+    for (guint t = p; t <= q; t++) {
+        if (!s->reach[t])
+            continue;
+        for (guint i = s->starts_from[t]; i < s->starts_from[t + 1]; i++) {
+            const PlaceUnit *x = unit(s, s->starts[i]);
+            if (!s->placed[s->starts[i]] && x->last <= q)
+                s->reach[x->last + 1] = 1;
+        }
+    }
+    return s->reach[q + 1];
+}
+
+/* Checks the runs around the steps [from, to] of the range [lo, hi), level by level from the highest
+ * skyline in it, while the level stays below cap (the runs a change can have altered: after a placement,
+ * the runs containing it up to the target, and the runs beside it below its new top, which it cut). */
+gboolean layers_tiled(const Search *s, guint lo, guint hi, guint from, guint to, guint64 cap)
+{
+    guint64 level = 0;
+    for (guint t = from; t <= to; t++)
+        level = MAX(level, s->h[t]);
+    while (level < cap) {
+        while (from > lo && s->h[from - 1] <= level)
+            from--;
+        while (to + 1 < hi && s->h[to + 1] <= level)
+            to++;
+        if (!run_tiled(s, from, to))
+            return FALSE;
+        if (from == lo && to + 1 == hi)
+            break;
+        level = MIN(from > lo ? s->h[from - 1] : G_MAXUINT64, to + 1 < hi ? s->h[to + 1] : G_MAXUINT64);
+    }
+    return TRUE;
+}
+
+/* Could unit x rest on the floor [p, q] at level v of a tight valley, from its left (right) end? */
+gboolean rests_on(const Search *s, const PlaceUnit *x, guint p, guint q, gboolean from_right)
+{
+    guint64 v = s->h[p];
+    gboolean ends = from_right ? x->last == q && x->first >= p : x->first == p && x->last <= q;
+    return ends && v % x->align == 0 && v + x->size <= s->target;
+}
+
+/* Branching choice (fail first): a valley floor — a flat stretch [p, q] lower than both neighbours — whose
+ * steps have no slack is covered exactly by the units resting on it, and its left end's byte is some unit's
+ * that starts at p, its right end's byte some unit's that ends at q. Placing that unit is on top of the
+ * skyline like any other placement, so any such floor can be branched on, not only the lowest: the one
+ * with the fewest candidates is taken. Returns that count (0: a dead end), or G_MAXUINT when no floor is
+ * tight (then the lowest-left point is branched on, with raises). */
+guint tightest_floor(const Search *s, guint lo, guint hi, guint *p_out, guint *q_out, gboolean *from_right)
+{
+    guint best = G_MAXUINT;
+    for (guint p = lo, q; p < hi; p = q + 1) {
+        for (q = p; q + 1 < hi && s->h[q + 1] == s->h[p];)
+            q++;
+        if ((p > lo && s->h[p - 1] < s->h[p]) || (q + 1 < hi && s->h[q + 1] < s->h[q]))
+            continue; /* not a valley floor */
+        gboolean tight = TRUE;
+        for (guint t = p; t <= q && tight; t++)
+            tight = s->h[t] + s->left[t] == s->target;
+        if (!tight)
+            continue;
+        guint starting = 0, ending = 0;
+        for (guint i = s->starts_from[p]; i < s->starts_from[p + 1]; i++)
+            starting += !s->placed[s->starts[i]] && rests_on(s, unit(s, s->starts[i]), p, q, FALSE);
+        for (guint i = s->live_from[q]; i < s->live_from[q + 1]; i++)
+            ending += !s->placed[s->live[i]] && rests_on(s, unit(s, s->live[i]), p, q, TRUE);
+        if (MIN(starting, ending) < best) {
+            best = MIN(starting, ending);
+            *p_out = p;
+            *q_out = q;
+            *from_right = ending < starting;
+            if (best == 0)
+                break;
+        }
+    }
+    return best;
+}
+
+/* The lowest offset unplaced unit x (live at the lowest step, whose floor is v and stays empty) could
+ * have: at or above its peak, aligned; if its peak is v, its first aligned offset above v, or where v is
+ * aligned for it, something it rests on in its lifetime (G_MAXUINT64 if nothing can be there):
+ * a placed unit's top (a step's skyline above v) or a unit still to place, which sits at its own peak or
+ * higher (aligned) and ends its size above that. */
+guint64 lowest_above(const Search *s, guint lo, guint hi, guint u, guint64 v)
+{
+    const PlaceUnit *x = unit(s, u);
+    if (s->peak[u] > v)
+        return round_up(s->peak[u], x->align);
+    if (v % x->align)
+        return round_up(v, x->align); /* dropped as far as it goes, it stops at its first aligned offset */
+    guint64 rest = G_MAXUINT64;
+    for (guint t = MAX(x->first, lo); t <= x->last && t < hi; t++)
+        if (s->h[t] > v)
+            rest = MIN(rest, s->h[t]);
+    for (guint k = 0; k < s->n; k++) {
+        guint w = s->units[k];
+        const PlaceUnit *y = unit(s, w);
+        if (w != u && !s->placed[w] && y->first <= x->last && x->first <= y->last)
+            rest = MIN(rest, round_up(s->peak[w], y->align) + y->size);
+    }
+    return rest == G_MAXUINT64 ? G_MAXUINT64 : round_up(MAX(rest, v + 1), x->align);
+}

@@ -1,0 +1,59 @@
+/* search-memo.c — the exact search's memo of failed states: keys of (range, skyline, units still to
+ * place) in an open-addressing table. */
+#include "search.h"
+
+guint64 mix64(guint64 x) /* splitmix64's finaliser */
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+/* Transposition memo: the state of a range — its steps, their skyline, the units still to place there —
+ * decides whether it can be completed (the candidate order only changes how fast), so a state that failed
+ * once (searched to the end, not stopped by the budget) is not searched again: the same state is reached
+ * again whenever two placements can be made in either order (a stack of two units in one column, two
+ * regions filled in turn). Keys are 64-bit hashes: a collision would hide a placement (never make a wrong
+ * one: every plan is verified) and could make an exhaustive proof claim too much; with at most 1.5M keys
+ * stored and a few million looked up per search the odds are below one in a million. Failures found with
+ * coarse raises are keyed apart: they prove nothing. */
+guint64 state_key(const Search *s, guint lo, guint hi)
+{
+    guint64 key = mix64(((guint64)lo << 32) | hi) ^ (s->exact_raises ? 0x5bd1e9955bd1e995ULL : 0);
+    for (guint t = lo; t < hi; t++)
+        key = mix64(key ^ s->h[t]);
+    for (guint k = 0; k < s->n; k++) {
+        guint u = s->units[k];
+        const PlaceUnit *x = unit(s, u);
+        if (!s->placed[u] && x->first >= lo && x->last < hi)
+            key ^= s->zobrist[u];
+    }
+    return key ? key : 1;
+}
+
+gboolean failed_before(const Search *s, guint64 key)
+{
+    if (!s->failed)
+        return FALSE;
+    for (guint i = (guint)key & (s->failed_slots - 1); s->failed[i]; i = (i + 1) & (s->failed_slots - 1))
+        if (s->failed[i] == key)
+            return TRUE;
+    return FALSE;
+}
+
+void remember_failed(Search *s, guint64 key)
+{
+    if (s->failed_count >= s->failed_slots / 4 * 3)
+        return;
+    if (!s->failed)
+        s->failed = g_new0(guint64, s->failed_slots);
+    guint i = (guint)key & (s->failed_slots - 1);
+    while (s->failed[i] && s->failed[i] != key)
+        i = (i + 1) & (s->failed_slots - 1);
+    if (!s->failed[i]) {
+        s->failed[i] = key;
+        s->failed_count++;
+    }
+}

@@ -1,0 +1,74 @@
+/* search.h — the state of the exact placement search (strategies/place-search.c) and the pieces it is
+ * built from: bookkeeping and inference over the skyline (search-infer.c), the memo of failed states
+ * (search-memo.c). Internal to the search. */
+#ifndef SIM_SEARCH_H
+#define SIM_SEARCH_H
+
+#include "place.h"
+
+typedef struct {
+    const PlaceProblem *p;
+    guint64 target;      /* a placement must end at or below this */
+    guint steps;
+    guint64 *h;          /* skyline: highest end of placed units live at each step */
+    guint64 *left;       /* bytes of unplaced units live at each step */
+    guint64 *left_first; /* ... of those, the ones starting at the step */
+    guint64 *left_last;  /* ... the ones ending at the step */
+    guint64 *left_only;  /* ... the ones living at the step alone */
+    guint64 *peak;       /* per unit (index into p->units): highest skyline over its lifetime */
+    GArray *peak_undo;   /* PeakChange: earlier peaks, restored when a change is undone */
+    guint *live_from;    /* per step t: live[live_from[t] .. live_from[t + 1]) are the part's units live at t */
+    guint *live;
+    guint *starts_from;  /* per step t: starts[starts_from[t] .. starts_from[t + 1]) are the part's units starting at t */
+    guint *starts;
+    guint8 *reach;       /* scratch of run_tiled */
+    guint *cross;        /* per boundary t|t+1: unplaced units live on both sides */
+    guint64 *zobrist;    /* per unit: a random key; a set of units is keyed by XOR */
+    guint64 *failed;     /* open-addressing set of keys of states that have no completion (0: empty) */
+    guint failed_slots;  /* a power of two */
+    guint failed_count;
+    gboolean *placed;
+    guint64 *offsets;
+    guint *units;        /* this part's units, in the candidate order */
+    guint n;
+    gboolean exact_raises; /* raises that lose no placement (see dfs_node), or faster coarse ones */
+    guint64 nodes, max_nodes;
+    gint64 deadline;
+    gboolean out_of_budget;
+} Search;
+
+/* Checks after a change only look at the steps it can have affected: a window [lo, hi) of steps. */
+typedef struct {
+    guint lo, hi;
+} Window;
+
+typedef struct {
+    guint u;
+    guint64 was;
+} PeakChange;
+
+/* Failed states remembered: up to 2^21 keys (16 MiB; 1024 per unit, so small problems clear a small
+ * table per target); when three quarters are taken, no more are added. */
+#define FAILED_SLOTS_MAX (1u << 21)
+
+static inline const PlaceUnit *unit(const Search *s, guint u) { return &g_array_index(s->p->units, PlaceUnit, u); }
+
+/* search-infer.c */
+void count_unplaced(Search *s, const PlaceUnit *x, gint sign);
+void raise_peaks(Search *s, guint from, guint to, guint64 level);
+void restore_peaks(Search *s, guint mark);
+Window changed_window(const Search *s, guint lo, guint hi, guint from, guint to);
+gboolean columns_can_fill(const Search *s, guint lo, guint hi, Window w);
+gboolean floors_supported(const Search *s, Window w);
+gboolean layers_tiled(const Search *s, guint lo, guint hi, guint from, guint to, guint64 cap);
+gboolean rests_on(const Search *s, const PlaceUnit *x, guint p, guint q, gboolean from_right);
+guint tightest_floor(const Search *s, guint lo, guint hi, guint *p_out, guint *q_out, gboolean *from_right);
+guint64 lowest_above(const Search *s, guint lo, guint hi, guint u, guint64 v);
+
+/* search-memo.c */
+guint64 mix64(guint64 x); /* splitmix64's finaliser */
+guint64 state_key(const Search *s, guint lo, guint hi);
+gboolean failed_before(const Search *s, guint64 key);
+void remember_failed(Search *s, guint64 key);
+
+#endif
