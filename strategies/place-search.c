@@ -70,9 +70,13 @@ static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed, GArra
     /* The lowest-left point of the skyline where something is still to be placed, and its flat stretch.
      * Within [lo, hi) every step has something left (a boundary nothing crosses would have split it). */
     guint a = G_MAXUINT;
+    guint64 lowest = G_MAXUINT64;
+    const guint64 *h = s->h, *left = s->left;
     for (guint t = lo; t < hi; t++)
-        if (s->left[t] && (a == G_MAXUINT || s->h[t] < s->h[a]))
+        if (left[t] && h[t] < lowest) {
+            lowest = h[t];
             a = t;
+        }
     if (a == G_MAXUINT)
         return NODE_FOUND;
     if (!budget_left(s)) /* checked before counting: a node budget of N explores exactly N nodes at most */
