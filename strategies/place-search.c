@@ -351,6 +351,44 @@ static guint64 lower_bound(const PlaceProblem *p)
 }
 
 /* Parts: maximal runs of steps that some unit spans across; no unit crosses between parts. */
+static guint64 gcd64(guint64 a, guint64 b)
+{
+    while (b) {
+        guint64 r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+/* The grain of the arena: every end of a canonical placement (each unit as low as it goes) is a multiple
+ * of it, so targets between two multiples are one target. Offsets there are built from 0, pinned offsets,
+ * ends of units below (offset + size) and roundings up to alignments; a multiple of g stays one under
+ * each if g divides every size and pinned offset, and each alignment a either divides g (rounding changes
+ * nothing) or is a multiple of it (the result is a multiple of a). Sizes in quanta (1024 B in the perfect
+ * instances, 64 B in padded models) thus cut the byte-by-byte targets the binary search would try. */
+static guint64 placement_grain(const PlaceProblem *p)
+{
+    guint64 g = 0;
+    for (guint u = 0; u < p->units->len; u++) {
+        const PlaceUnit *x = &g_array_index(p->units, PlaceUnit, u);
+        g = gcd64(g, x->size);
+        if (x->fixed != TRACE_NONE)
+            g = gcd64(g, (guint64)x->fixed);
+    }
+    for (gboolean changed = g > 1; changed;) {
+        changed = FALSE;
+        for (guint u = 0; u < p->units->len; u++) {
+            guint64 a = g_array_index(p->units, PlaceUnit, u).align;
+            if (g % a && a % g) {
+                g = gcd64(g, a);
+                changed = TRUE;
+            }
+        }
+    }
+    return MAX(g, 1);
+}
+
 static GPtrArray *parts_of(const PlaceProblem *p)
 {
     guint n = p->units->len;
@@ -447,12 +485,15 @@ static gboolean search_on_this_stack(const PlaceProblem *p, guint64 *offsets, ch
     guint64 align = 1;
     for (guint u = 0; u < n; u++)
         align = MAX(align, g_array_index(p->units, PlaceUnit, u).align);
-    guint64 lo = lb, hi = incumbent - MIN(align - 1, incumbent); /* lo: not ruled out; below hi: improves */
+    /* Targets are multiples of the grain: lo and pass_lo stay on it. */
+    guint64 grain = placement_grain(p);
+    guint64 lo = round_up(lb, grain), hi = incumbent - MIN(align - 1, incumbent); /* lo: not ruled out; below hi: improves */
     gboolean proven = incumbent == lb;
     TargetRun run = {.s = &s, .p = p, .parts = parts, .floor = floor, .budget_nodes = o->max_nodes};
     for (guint64 allowance = 100000; !proven && lo < hi && !run.spent; allowance *= 2) {
         for (guint64 pass_lo = lo; !proven && pass_lo < hi && !run.spent;) {
-            guint64 target = pass_lo == lo ? lo : pass_lo + (hi - pass_lo) / 2;
+            guint64 open_targets = (hi - pass_lo + grain - 1) / grain; /* pass_lo, pass_lo + grain, ... below hi */
+            guint64 target = pass_lo == lo ? lo : pass_lo + open_targets / 2 * grain;
             TargetResult r = try_target(&run, target, allowance);
             if (r == TARGET_FOUND) {
                 guint64 arena = place_arena(p, s.offsets);
@@ -464,8 +505,8 @@ static gboolean search_on_this_stack(const PlaceProblem *p, guint64 *offsets, ch
                 proven = incumbent == lb;
             } else {
                 if (r == TARGET_NONE)
-                    lo = MAX(lo, target + 1); /* nothing at this target in the canonical space */
-                pass_lo = target + 1;
+                    lo = MAX(lo, target + grain); /* nothing at this target in the canonical space */
+                pass_lo = target + grain;
             }
         }
     }
