@@ -1,7 +1,8 @@
 /* test-search.c — the search-based strategies: on every fixed perfect instance (optimum known, 1,048,576 B)
  * `search` proves the optimum within a node budget and never returns a plan the verifier rejects; on tiny
  * traces (3 to 8 buffers, some aligned) it equals a brute force over canonical placements and proves it,
- * also where the optimum is above the lower bound; it stops at its node budget (a counter, not the clock);
+ * also where the optimum is above the lower bound, and with sizes in quanta it tries targets a quantum
+ * apart; it stops at its node budget (a counter, not the clock);
  * `climb` never ends above its greedy start and is deterministic for a seed. */
 #include "registry.h"
 #include "testutil.h"
@@ -29,7 +30,7 @@ static Plan *run(const char *strategy, const Trace *t, const PlaceOptions *o)
 }
 
 /* Every fixed perfect instance is proven optimal within a node budget (a counter, not time): 100,000
- * nodes, about five times what the hardest (400 buffers, ~19,000 nodes) needs today. */
+ * nodes, about three times what the hardest (400 buffers, 35,667 nodes) needs today. */
 static void test_perfect_instances(void)
 {
     PlaceOptions o = test_place_options;
@@ -113,29 +114,41 @@ static void brute(const Trace *t, guint *order, gboolean *used, guint depth, gui
     }
 }
 
+/* A tiny random trace: 3 to 8 buffers over 6 steps; a third of the seeds with alignments up to 32. Sizes
+ * are multiples of 8 (5 when aligned). Sizes and alignments times scale: the same problem, scaled. */
+static Trace *tiny_trace(guint seed, guint64 scale)
+{
+    GRand *r = g_rand_new_with_seed(seed);
+    Trace *t = trace_new("tiny");
+    guint n = 3 + seed % 6;
+    for (guint k = 0; k < n; k++) {
+        guint first = (guint)g_rand_int_range(r, 0, 6);
+        guint64 align = seed % 3 ? 1 : 1u << g_rand_int_range(r, 0, 6);
+        trace_add(t, "b", (guint64)g_rand_int_range(r, 1, 9) * (align > 1 ? 5 : 8) * scale, align * scale, first,
+                  first + (guint)g_rand_int_range(r, 0, 4));
+    }
+    g_rand_free(r);
+    return t;
+}
+
+static guint64 brute_optimum(const Trace *t)
+{
+    guint order[8];
+    gboolean used[8] = {FALSE};
+    guint64 off[8], best = G_MAXUINT64;
+    brute(t, order, used, 0, off, &best);
+    return best;
+}
+
 static void test_tiny_traces_against_brute_force(void)
 {
     guint proofs = 0, above = 0;
     PlaceOptions o = test_place_options;
     o.max_nodes = 1000000; /* a counter, so the search ends; none of these needs near as many */
     for (guint seed = 1; seed <= 1500; seed++) {
-        GRand *r = g_rand_new_with_seed(seed);
-        Trace *t = trace_new("tiny");
-        guint n = 3 + seed % 6; /* 3 to 8 buffers */
-        for (guint k = 0; k < n; k++) {
-            guint first = (guint)g_rand_int_range(r, 0, 6);
-            guint64 align = seed % 3 ? 1 : 1u << g_rand_int_range(r, 0, 6); /* a third with alignments up to 32 */
-            trace_add(t, "b", (guint64)g_rand_int_range(r, 1, 9) * (align > 1 ? 5 : 8), align, first,
-                      first + (guint)g_rand_int_range(r, 0, 4));
-        }
-        g_rand_free(r);
-        guint order[8];
-        gboolean used[8] = {FALSE};
-        guint64 off[8], best = G_MAXUINT64;
-        brute(t, order, used, 0, off, &best);
+        Trace *t = tiny_trace(seed, 1);
+        guint64 best = brute_optimum(t);
         Plan *p = run("search", t, &o);
-        if (p->arena != best && g_getenv("DUMP"))
-            for (guint k = 0; k < n; k++) g_printerr("%u b%u %lu %u %u align=%lu\n", k, k, (unsigned long)trace_buffer(t,k)->size, trace_buffer(t,k)->first, trace_buffer(t,k)->last, (unsigned long)trace_buffer(t,k)->align);
         if (p->arena != best)
             g_error("seed %u: search %" G_GUINT64_FORMAT " B, brute force %" G_GUINT64_FORMAT " B (%s)", seed, p->arena, best, p->detail);
         if (!strstr(p->detail, "optimal (proven"))
@@ -148,6 +161,45 @@ static void test_tiny_traces_against_brute_force(void)
     g_test_message("search equals brute force on 1500 tiny traces and proves each optimal: %u at the lower bound, %u above it",
                    proofs, above);
     g_assert_cmpuint(above, >, 0); /* the cases where the search must do more than reach the bound */
+}
+
+static guint64 nodes_of(const Plan *p)
+{
+    const char *at = strstr(p->detail, " nodes, ");
+    g_assert_nonnull(at);
+    while (at > p->detail && g_ascii_isdigit(at[-1]))
+        at--;
+    return g_ascii_strtoull(at, NULL, 10);
+}
+
+/* Sizes in quanta: every end of a canonical placement is a multiple of the grain (here the sizes' gcd), so
+ * the targets between the lower bound and the optimum are tried a grain apart, not byte by byte. A tiny
+ * trace with the optimum above the bound, scaled by 1024 (sizes and alignments), is the same problem: the
+ * search proves the scaled optimum with exactly as many nodes (byte-by-byte targets would take at least
+ * a node per byte of the gap, over a thousand more). */
+static void test_targets_on_the_grain(void)
+{
+    PlaceOptions o = test_place_options;
+    o.max_nodes = 1000000;
+    guint searched = 0;
+    for (guint seed = 1; seed <= 300; seed++) {
+        Trace *small = tiny_trace(seed, 1);
+        Plan *p = run("search", small, &o);
+        if (p->arena > trace_lower_bound(small)) {
+            Trace *t = tiny_trace(seed, 1024);
+            Plan *q = run("search", t, &o);
+            if (q->arena != p->arena * 1024 || nodes_of(q) != nodes_of(p) || !strstr(q->detail, "optimal (proven"))
+                g_error("seed %u: %" G_GUINT64_FORMAT " B (%s); scaled by 1024: %" G_GUINT64_FORMAT " B (%s)", seed,
+                        p->arena, p->detail, q->arena, q->detail);
+            searched += nodes_of(p) > 0;
+            plan_free(q);
+            trace_free(t);
+        }
+        plan_free(p);
+        trace_free(small);
+    }
+    g_test_message("%u scaled traces proven above the lower bound with the same nodes", searched);
+    g_assert_cmpuint(searched, >=, 20); /* ones where targets were searched, not only ruled out at once */
 }
 
 static void test_climb(void)
@@ -173,6 +225,7 @@ int main(int argc, char **argv)
     g_test_add_func("/search/deep-raises", test_deep_raises);
     g_test_add_func("/search/budget", test_budget);
     g_test_add_func("/search/brute-force", test_tiny_traces_against_brute_force);
+    g_test_add_func("/search/targets-on-the-grain", test_targets_on_the_grain);
     g_test_add_func("/search/climb", test_climb);
     return g_test_run();
 }
