@@ -1,10 +1,12 @@
 #!/usr/bin/python3
 """tables.py — turns sweep CSVs (sim --format csv rows, as bench/sweep.sh appends them) into the
-deterministic files of results/: a canonical CSV (rows sorted, the timing column dropped, so a rerun
-writes the same bytes) and markdown tables. Standard library only.
+deterministic files of results/: a canonical CSV (rows sorted, the timing column and the clock's part of
+the detail dropped, so a rerun writes the same bytes) and markdown tables. Standard library only.
 
 Usage:
   tables.py canon IN.csv OUT.csv                 sort rows (strategies keep their order), drop plan_seconds
+                                                 and search's seconds (and its nodes when the clock
+                                                 stopped it)
   tables.py pivot IN.csv ROW COL VALUE           markdown: one row per ROW value, one column per COL value
                                                  (VALUE: a column, ratio = arena / lower bound, or
                                                  arena in B/KiB/MiB/GiB); first column order follows the file
@@ -12,6 +14,7 @@ Usage:
 """
 import csv
 import os
+import re
 import sys
 
 KEY = ("graph", "dims", "order", "alias", "strategy")
@@ -58,8 +61,19 @@ def natural(value):
     return parts
 
 
+def timeless(detail):
+    """search's detail without what the clock decides: its seconds, and its node count when the time
+    budget ended it (a node count reached to the end is the same on every machine)."""
+    m = re.search(r", (\d+) nodes, [0-9.]+ s$", detail)
+    if not m:
+        return detail
+    return detail[:m.start()] + ("" if "(budget spent)" in detail else f", {m.group(1)} nodes")
+
+
 def canon(src, dst):
     rows = read(src)
+    for r in rows:
+        r["detail"] = timeless(r["detail"])
     fields = [c for c in rows[0].keys() if c != "plan_seconds"] if rows else []
     # Stable: within one graph/dims/order/alias the strategies keep the file's order (the registry's, as
     # bench/sweep.sh runs them).

@@ -254,11 +254,39 @@ static void test_sweep_runner(void)
     g_free(out);
 }
 
+/* bench/tables.py canon: rows sorted, the timing column dropped, and of search's detail what the clock
+ * decides (its seconds; its node count when the time budget ended it), so a rerun writes the same bytes. */
+static void test_canonical_csv(void)
+{
+    char *in = test_scratch_path("canon-in.csv"), *out = test_scratch_path("canon-out.csv");
+    const char *rows = "graph,dims,order,alias,strategy,plan_seconds,detail\n"
+                       "b.onnx,-,file,all,search,5.01,\"gap 0.00% to the lower bound (budget spent), 6266880 nodes, 5.00 s\"\n"
+                       "a.onnx,-,file,all,search,0.02,\"optimal (proven: arena = lower bound), 150 nodes, 0.01 s\"\n"
+                       "a.onnx,-,file,all,best,0.30,kept climb\n";
+    g_assert_true(g_file_set_contents(in, rows, -1, NULL));
+    char *script = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "bench", "tables.py", NULL);
+    g_setenv("TABLES_BIN", script, TRUE);
+    RunResult r = test_run("TABLES_BIN", (const char *[]){"canon", in, out, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    char *text = read_all(out);
+    g_assert_cmpstr(text, ==,
+                    "graph,dims,order,alias,strategy,detail\n"
+                    "a.onnx,-,file,all,search,\"optimal (proven: arena = lower bound), 150 nodes\"\n"
+                    "a.onnx,-,file,all,best,kept climb\n"
+                    "b.onnx,-,file,all,search,gap 0.00% to the lower bound (budget spent)\n");
+    g_free(text);
+    run_result_clear(&r);
+    g_free(script);
+    g_free(in);
+    g_free(out);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/tables/csv-reader", test_csv_reader);
     g_test_add_func("/tables/plots", test_table_plots);
     g_test_add_func("/tables/sweep-runner", test_sweep_runner);
+    g_test_add_func("/tables/canonical-csv", test_canonical_csv);
     return g_test_run();
 }
