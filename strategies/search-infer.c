@@ -21,11 +21,16 @@ void count_unplaced(Search *s, const PlaceUnit *x, gint sign)
 }
 
 
-/* The skyline on [from, to] rose to level: so did the peak of every unplaced unit living there. */
+/* The skyline on [from, to] rose to level: so did the peak of every unplaced unit living there. Those are
+ * found through the steps' live lists when the stretch is short (a raise is often one step), else by a
+ * scan of the part's units; a unit met at several steps is changed (and recorded) once. */
 void raise_peaks(Search *s, guint from, guint to, guint64 level)
 {
-    for (guint k = 0; k < s->n; k++) {
-        guint u = s->units[k];
+    guint listed = s->live_from[to + 1] - s->live_from[from];
+    const guint *units = listed < s->n ? s->live + s->live_from[from] : s->units;
+    guint count = listed < s->n ? listed : s->n;
+    for (guint k = 0; k < count; k++) {
+        guint u = units[k];
         const PlaceUnit *x = unit(s, u);
         if (!s->placed[u] && x->first <= to && from <= x->last && s->peak[u] < level) {
             PeakChange c = {u, s->peak[u]};
@@ -108,36 +113,52 @@ gboolean floors_supported(const Search *s, Window w)
  * lifetimes of unplaced units lying within it (a run that has slack may waste byte y: not judged). */
 static gboolean run_tiled(const Search *s, guint p, guint q)
 {
+    /* Locals: the byte stores into reach could alias anything read through s. */
+    guint8 *reach = s->reach;
+    const guint *starts = s->starts, *starts_from = s->starts_from;
+    const gboolean *placed = s->placed;
+    const PlaceUnit *units = (const PlaceUnit *)(void *)s->p->units->data;
+    memset(reach + p, 0, q - p + 2);
+    reach[p] = 1;
+    for (guint t = p; t <= q; t++) {
+        if (!reach[t])
+            continue;
+        for (guint i = starts_from[t]; i < starts_from[t + 1]; i++) {
+            guint last = units[starts[i]].last;
+            if (!placed[starts[i]] && last <= q)
+                reach[last + 1] = 1;
+        }
+    }
+    return reach[q + 1];
+}
+
+static gboolean has_slack(const Search *s, guint p, guint q)
+{
     for (guint t = p; t <= q; t++)
         if (s->h[t] + s->left[t] != s->target)
             return TRUE;
-    memset(s->reach + p, 0, q - p + 2);
-    s->reach[p] = 1;
-    for (guint t = p; t <= q; t++) {
-        if (!s->reach[t])
-            continue;
-        for (guint i = s->starts_from[t]; i < s->starts_from[t + 1]; i++) {
-            const PlaceUnit *x = unit(s, s->starts[i]);
-            if (!s->placed[s->starts[i]] && x->last <= q)
-                s->reach[x->last + 1] = 1;
-        }
-    }
-    return s->reach[q + 1];
+    return FALSE;
 }
 
 /* Checks the runs around the steps [from, to] of the range [lo, hi), level by level from the highest
  * skyline in it, while the level stays below cap (the runs a change can have altered: after a placement,
- * the runs containing it up to the target, and the runs beside it below its new top, which it cut). */
+ * the runs containing it up to the target, and the runs beside it below its new top, which it cut). Runs
+ * only widen with the level, so once one has slack every later one has: nothing more to judge. */
 gboolean layers_tiled(const Search *s, guint lo, guint hi, guint from, guint to, guint64 cap)
 {
     guint64 level = 0;
     for (guint t = from; t <= to; t++)
         level = MAX(level, s->h[t]);
+    if (has_slack(s, from, to))
+        return TRUE;
     while (level < cap) {
+        guint was_from = from, was_to = to; /* [was_from, was_to] has no slack */
         while (from > lo && s->h[from - 1] <= level)
             from--;
         while (to + 1 < hi && s->h[to + 1] <= level)
             to++;
+        if ((from < was_from && has_slack(s, from, was_from - 1)) || (to > was_to && has_slack(s, was_to + 1, to)))
+            return TRUE;
         if (!run_tiled(s, from, to))
             return FALSE;
         if (from == lo && to + 1 == hi)
