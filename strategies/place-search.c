@@ -98,8 +98,12 @@ static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed, GArra
     gboolean tight = choices != G_MAXUINT;
     guint64 tried_size[64], tried_align[64];
     guint tried_first[64], tried_last[64], tried = 0;
-    for (guint k = 0; k < s->n; k++) {
-        guint u = s->units[k];
+    /* Candidates start at a (or p), or end at q: that step's list holds them, in the candidate order. */
+    const guint *list = tight && from_right ? s->live + s->live_from[q] : s->starts + s->starts_from[tight ? p : a];
+    guint listed = tight && from_right ? s->live_from[q + 1] - s->live_from[q]
+                                       : s->starts_from[(tight ? p : a) + 1] - s->starts_from[tight ? p : a];
+    for (guint k = 0; k < listed; k++) {
+        guint u = list[k];
         const PlaceUnit *x = unit(s, u);
         if (s->placed[u] || !(tight ? rests_on(s, x, p, q, from_right) : x->first == a && x->last <= b))
             continue;
@@ -128,9 +132,11 @@ static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed, GArra
         /* Spatial inference: the skyline only rises, so every unplaced buffer overlapping this one in time
          * can only go above it; one that no longer fits under the target kills the branch now. */
         gboolean dead = FALSE;
-        for (guint j = 0; j < s->n && !dead; j++) {
-            const PlaceUnit *y = unit(s, s->units[j]);
-            dead = !s->placed[s->units[j]] && y->first <= x->last && x->first <= y->last && off + x->size + y->size > s->target;
+        guint around;
+        const guint *near = units_around(s, x->first, x->last, &around);
+        for (guint j = 0; j < around && !dead; j++) {
+            const PlaceUnit *y = unit(s, near[j]);
+            dead = !s->placed[near[j]] && y->first <= x->last && x->first <= y->last && off + x->size + y->size > s->target;
         }
         dead = dead || !layers_tiled(s, lo, hi, x->first, x->last, s->target) ||
                (x->first > lo && s->h[x->first - 1] < off + x->size &&
@@ -333,6 +339,8 @@ static gboolean solve_part(Search *s, const guint64 *pinned_floor)
     g_free(s->live);
     s->live = index_by_step(s, s->live_from, FALSE);
     index_by_step(s, s->starts_from, TRUE);
+    for (guint i = 0; i < s->n; i++)
+        s->starts_last[i] = unit(s, s->starts[i])->last;
     return s->n == 0 || dfs(s, lo, hi, (Window){lo, hi});
 }
 
@@ -453,6 +461,7 @@ static gboolean search_on_this_stack(const PlaceProblem *p, guint64 *offsets, ch
     s.live_from = g_new0(guint, p->steps + 1);
     s.starts_from = g_new0(guint, p->steps + 1);
     s.starts = g_new0(guint, n + 1);
+    s.starts_last = g_new0(guint, n + 1);
     s.reach = g_new0(guint8, p->steps + 2);
     s.failed_slots = 1024;
     while (s.failed_slots < FAILED_SLOTS_MAX && s.failed_slots < 1024 * (guint64)n)
@@ -541,6 +550,7 @@ static gboolean search_on_this_stack(const PlaceProblem *p, guint64 *offsets, ch
     g_free(s.live);
     g_free(s.starts_from);
     g_free(s.starts);
+    g_free(s.starts_last);
     g_free(s.reach);
     g_free(s.zobrist);
     g_free(s.failed);

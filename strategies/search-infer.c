@@ -21,14 +21,12 @@ void count_unplaced(Search *s, const PlaceUnit *x, gint sign)
 }
 
 
-/* The skyline on [from, to] rose to level: so did the peak of every unplaced unit living there. Those are
- * found through the steps' live lists when the stretch is short (a raise is often one step), else by a
- * scan of the part's units; a unit met at several steps is changed (and recorded) once. */
+/* The skyline on [from, to] rose to level: so did the peak of every unplaced unit living there (a unit
+ * listed twice is changed, and recorded, once). */
 void raise_peaks(Search *s, guint from, guint to, guint64 level)
 {
-    guint listed = s->live_from[to + 1] - s->live_from[from];
-    const guint *units = listed < s->n ? s->live + s->live_from[from] : s->units;
-    guint count = listed < s->n ? listed : s->n;
+    guint count;
+    const guint *units = units_around(s, from, to, &count);
     for (guint k = 0; k < count; k++) {
         guint u = units[k];
         const PlaceUnit *x = unit(s, u);
@@ -115,19 +113,16 @@ static gboolean run_tiled(const Search *s, guint p, guint q)
 {
     /* Locals: the byte stores into reach could alias anything read through s. */
     guint8 *reach = s->reach;
-    const guint *starts = s->starts, *starts_from = s->starts_from;
+    const guint *starts = s->starts, *starts_last = s->starts_last, *starts_from = s->starts_from;
     const gboolean *placed = s->placed;
-    const PlaceUnit *units = (const PlaceUnit *)(void *)s->p->units->data;
     memset(reach + p, 0, q - p + 2);
     reach[p] = 1;
     for (guint t = p; t <= q; t++) {
         if (!reach[t])
             continue;
-        for (guint i = starts_from[t]; i < starts_from[t + 1]; i++) {
-            guint last = units[starts[i]].last;
-            if (!placed[starts[i]] && last <= q)
-                reach[last + 1] = 1;
-        }
+        for (guint i = starts_from[t]; i < starts_from[t + 1]; i++)
+            if (starts_last[i] <= q && !placed[starts[i]])
+                reach[starts_last[i] + 1] = 1;
     }
     return reach[q + 1];
 }

@@ -21,6 +21,7 @@ typedef struct {
     guint *live;
     guint *starts_from;  /* per step t: starts[starts_from[t] .. starts_from[t + 1]) are the part's units starting at t */
     guint *starts;
+    guint *starts_last;  /* parallel to starts: each one's last step (read by the layer check's hot loop) */
     guint8 *reach;       /* scratch of run_tiled */
     guint *cross;        /* per boundary t|t+1: unplaced units live on both sides */
     guint64 *zobrist;    /* per unit: a random key; a set of units is keyed by XOR */
@@ -52,6 +53,16 @@ typedef struct {
 #define FAILED_SLOTS_MAX (1u << 21)
 
 static inline const PlaceUnit *unit(const Search *s, guint u) { return &g_array_index(s->p->units, PlaceUnit, u); }
+
+/* A list holding every unit of the part that lives somewhere in [from, to] (and maybe others, placed or
+ * not, so callers still test): the steps' live lists when they are shorter than the part (a unit living
+ * at several of the steps is listed at each), else the part's units. */
+static inline const guint *units_around(const Search *s, guint from, guint to, guint *count)
+{
+    guint listed = s->live_from[to + 1] - s->live_from[from];
+    *count = listed < s->n ? listed : s->n;
+    return listed < s->n ? s->live + s->live_from[from] : s->units;
+}
 
 /* search-infer.c */
 void count_unplaced(Search *s, const PlaceUnit *x, gint sign);
