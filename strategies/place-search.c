@@ -358,7 +358,6 @@ static guint64 lower_bound(const PlaceProblem *p)
     return best;
 }
 
-/* Parts: maximal runs of steps that some unit spans across; no unit crosses between parts. */
 static guint64 gcd64(guint64 a, guint64 b)
 {
     while (b) {
@@ -397,6 +396,7 @@ static guint64 placement_grain(const PlaceProblem *p)
     return MAX(g, 1);
 }
 
+/* Parts: maximal runs of steps that some unit spans across; no unit crosses between parts. */
 static GPtrArray *parts_of(const PlaceProblem *p)
 {
     guint n = p->units->len;
