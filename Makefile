@@ -19,7 +19,7 @@ BUILD        ?= build
 CC           ?= gcc
 SAN_FLAGS    ?=
 OPT_FLAGS    ?= -O2
-PKGS         := glib-2.0 libprotobuf-c json-glib-1.0 openblas
+PKGS         := glib-2.0 gio-2.0 libprotobuf-c json-glib-1.0 openblas
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Recursive (=) so pkg-config runs when a recipe needs it, after `deps` has installed it.

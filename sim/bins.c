@@ -102,7 +102,7 @@ BinRules *bin_rules_read_file(const char *path, GError **error)
 {
     gchar *text;
     gsize len;
-    if (!sim_read_file(path, &text, &len, error)) {
+    if (!sim_read_file(path, SIM_TEXT_MAX_BYTES, &text, &len, error)) {
         g_prefix_error(error, "%s: ", path);
         return NULL;
     }

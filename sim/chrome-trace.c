@@ -1,8 +1,10 @@
 /* chrome-trace.c — writes a plan as Chrome trace event JSON (see chrome-trace.h), with json-glib. */
 #include "chrome-trace.h"
+#include "files.h"
 #include "profile.h"
 
 #include <json-glib/json-glib.h>
+#include <string.h>
 
 #define STEP_MICROSECONDS 1000 /* one schedule step shown as 1 ms */
 
@@ -117,7 +119,7 @@ gboolean chrome_trace_write(const char *path, const Trace *t, const Plan *plan, 
                             GError **error)
 {
     char *text = chrome_trace_to_json(t, plan, labels);
-    gboolean ok = g_file_set_contents(path, text, -1, error);
+    gboolean ok = sim_write_file(path, text, strlen(text), error);
     g_free(text);
     return ok;
 }

@@ -1,8 +1,24 @@
-/* csv-table.c — the CSV reader (see csv-table.h). */
+/* csv-table.c — CSV quoting and the CSV reader (see csv-table.h). */
 #include "csv-table.h"
-#include "graph.h"
+#include "error.h"
+#include "files.h"
 
 #include <string.h>
+
+char *csv_quote(const char *field)
+{
+    size_t n = strlen(field);
+    if (!strpbrk(field, ",\"\n\r") && !(n && (g_ascii_isspace(field[0]) || g_ascii_isspace(field[n - 1]))))
+        return g_strdup(field);
+    GString *q = g_string_new("\"");
+    for (const char *p = field; *p; p++) {
+        if (*p == '"')
+            g_string_append_c(q, '"');
+        g_string_append_c(q, *p);
+    }
+    g_string_append_c(q, '"');
+    return g_string_free(q, FALSE);
+}
 
 /* Splits one record starting at *p; advances *p past its line end and counts the lines it spans. */
 static GPtrArray *read_record(const char **p, const char *end, guint *line, GError **error)
@@ -70,7 +86,7 @@ CsvTable *csv_table_read(const char *path, GError **error)
 {
     char *text;
     gsize length;
-    if (!g_file_get_contents(path, &text, &length, error))
+    if (!sim_read_file(path, SIM_TEXT_MAX_BYTES, &text, &length, error))
         return NULL;
     CsvTable *t = g_new0(CsvTable, 1);
     t->rows = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
@@ -85,6 +101,8 @@ CsvTable *csv_table_read(const char *path, GError **error)
         g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "empty file: a CSV table starts with its header row");
         goto fail;
     }
+    if (length >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3)) /* a UTF-8 byte-order mark, as spreadsheets write it */
+        p += 3;
     if (!(t->header = read_record(&p, end, &line, error)))
         goto fail;
     while (p < end) {

@@ -1,6 +1,7 @@
-/* csv-table.h — reads a CSV table with a header row (RFC 4180: fields quoted with '"' when they hold a
- * comma, a quote or a newline; '""' inside quotes is a quote): what `sim --format csv` and
- * bench/sweep.sh write, read back for the table plots. Bad input is an error naming the line. */
+/* csv-table.h — CSV in both directions, one rule (RFC 4180: fields quoted with '"' when they hold a
+ * comma, a quote or a line break; '""' inside quotes is a quote). csv_quote is the only way the tool
+ * writes a CSV field (reports, --profile); the reader takes back what `sim --format csv` and
+ * bench/sweep.sh write, for the table plots. Bad input is an error naming the line. */
 #ifndef SIM_CSV_TABLE_H
 #define SIM_CSV_TABLE_H
 
@@ -11,6 +12,9 @@ typedef struct {
     GPtrArray *rows;   /* each a GPtrArray of char *, as many as the header */
     GArray *lines;     /* guint: the line each row starts on, for error messages */
 } CsvTable;
+
+/* A field as written: quoted when it holds ',', '"', '\n' or '\r' (or leading/trailing blanks). Newly allocated. */
+char *csv_quote(const char *field);
 
 CsvTable *csv_table_read(const char *path, GError **error);
 /* The index of a column, or -1. */

@@ -1,10 +1,14 @@
 /* exec.c — binding tensors to the planned arena and running the schedule (see exec.h). */
 #include "exec.h"
+#include "files.h"
 #include "ops.h"
+#include "units.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 struct Executor {
     const Graph *g;
@@ -52,42 +56,60 @@ static void fill_pseudo_random(ExecTensor *x, const char *name, gboolean weight)
     }
 }
 
-/* External data (ONNX's `location`, `offset`, `length` keys), read from a file in the model's folder. */
+/* External data (ONNX's `location`, `offset`, `length` keys): the range of a regular file under the model's
+ * folder (symlinks resolved), read alone (files.h). */
 static gboolean read_external(const Executor *e, const Tensor *t, void *to, gsize bytes, GError **error)
 {
     const char *location = NULL;
     guint64 offset = 0, length = bytes;
     for (guint k = 0; k + 1 < t->init->external->len; k += 2) {
         const char *key = t->init->external->pdata[k], *value = t->init->external->pdata[k + 1];
+        char *end = NULL;
         if (!strcmp(key, "location"))
             location = value;
-        else if (!strcmp(key, "offset"))
-            offset = g_ascii_strtoull(value, NULL, 10);
-        else if (!strcmp(key, "length"))
-            length = g_ascii_strtoull(value, NULL, 10);
-    }
-    if (!location || !*location || g_path_is_absolute(location) || strstr(location, "..")) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "initializer '%s': external data location '%s' is not a file "
-                    "in the model's folder", t->name, location ? location : "");
-        return FALSE;
+        else if (!strcmp(key, "offset") || !strcmp(key, "length")) {
+            guint64 v = g_ascii_strtoull(value, &end, 10);
+            if (!*value || *end || !g_ascii_isdigit(*value)) {
+                g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "initializer '%s': external data %s '%s' is not a "
+                            "number", t->name, key, value);
+                return FALSE;
+            }
+            *(strcmp(key, "offset") ? &length : &offset) = v;
+        }
     }
     if (length != bytes) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "initializer '%s': external data length %" G_GUINT64_FORMAT
                     " is not its %" G_GSIZE_FORMAT " bytes", t->name, length, bytes);
         return FALSE;
     }
-    char *path = g_build_filename(e->model_dir ? e->model_dir : ".", location, NULL);
-    gchar *contents = NULL;
-    gsize len = 0;
-    gboolean ok = g_file_get_contents(path, &contents, &len, NULL) && offset <= len && len - offset >= bytes;
-    if (ok)
-        memcpy(to, contents + offset, bytes);
-    else
-        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "initializer '%s': cannot read %" G_GSIZE_FORMAT " bytes at "
-                    "offset %" G_GUINT64_FORMAT " of external data '%s'", t->name, bytes, offset, path);
-    g_free(contents);
-    g_free(path);
-    return ok;
+    GError *io = NULL;
+    if (!sim_read_range_inside(e->model_dir ? e->model_dir : ".", location ? location : "", offset, bytes, to, &io)) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "initializer '%s': external data '%s': %s", t->name,
+                    location ? location : "", io->message);
+        g_error_free(io);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/* Memory for --run, asked for politely: a plan bigger than the machine, or than what malloc gives, is an
+ * error saying how many bytes were wanted, not an abort. Zeroed, aligned to 64 bytes. */
+static void *exec_alloc(guint64 bytes, const char *what, GError **error)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    guint64 physical = pages > 0 && page > 0 ? (guint64)pages * (guint64)page : G_MAXUINT64;
+    guint64 rounded = (MAX(bytes, 1) + 63) / 64 * 64;
+    void *p = NULL;
+    if (bytes < physical && rounded >= bytes && posix_memalign(&p, 64, (size_t)rounded) == 0) {
+        memset(p, 0, (size_t)rounded);
+        return p;
+    }
+    char *want = format_bytes(bytes), *have = format_bytes(physical);
+    g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "--run needs %s for %s and cannot have it (this machine has %s)",
+                want, what, have);
+    g_free(want);
+    g_free(have);
+    return NULL;
 }
 
 /* A weight's or constant's values into x: raw bytes of the right size, external data, a folded value,
@@ -191,8 +213,10 @@ static gboolean bind(Executor *e, const AliasMap *m, GError **error)
             if (t->is_graph_input || t->kind == TENSOR_WEIGHT || t->kind == TENSOR_CONSTANT || constant) {
                 /* the bytes to put there before every run */
                 ExecTensor staged = *x;
-                staged.data = e->source[k] = g_malloc0(MAX(bytes, 1));
-                if (t->is_graph_input && !t->init)
+                staged.data = e->source[k] = exec_alloc(bytes, "a copy of an input or weight", error);
+                if (!staged.data)
+                    ok = FALSE;
+                else if (t->is_graph_input && !t->init)
                     fill_pseudo_random(&staged, t->name, FALSE);
                 else
                     ok = fill_weight(e, t, &staged, error);
@@ -206,8 +230,10 @@ static gboolean bind(Executor *e, const AliasMap *m, GError **error)
             e->view_of_input[k] = TRUE; /* a view of bytes outside the arena: points at them when it runs */
             continue;
         }
-        x->data = e->own[k] = g_malloc0(bytes);
-        if (t->kind == TENSOR_WEIGHT || t->kind == TENSOR_CONSTANT || t->init || (p && p->op && p->op->plan_constant))
+        x->data = e->own[k] = exec_alloc(bytes, "a tensor outside the arena", error);
+        if (!x->data)
+            ok = FALSE;
+        else if (t->kind == TENSOR_WEIGHT || t->kind == TENSOR_CONSTANT || t->init || (p && p->op && p->op->plan_constant))
             ok = fill_weight(e, t, x, error);
         else if (t->is_graph_input)
             fill_pseudo_random(x, t->name, FALSE);
@@ -238,10 +264,8 @@ Executor *executor_new(const Model *m, const GPtrArray *schedule, const AliasMap
     e->t = t;
     e->plan = plan;
     e->arena = g_new0(guint8 *, plan->bins + 1);
-    for (guint b = 0; b < plan->bins; b++) {
-        e->arena[b] = g_aligned_alloc0(MAX(plan->bin_arena[b], 1), 1, 64);
+    for (guint b = 0; b < plan->bins; b++)
         e->arena_bytes += plan->bin_arena[b];
-    }
     e->tensors = g_new0(ExecTensor, n + 1);
     e->own = g_new0(guint8 *, n + 1);
     e->source = g_new0(guint8 *, n + 1);
@@ -256,7 +280,10 @@ Executor *executor_new(const Model *m, const GPtrArray *schedule, const AliasMap
             e->dying[last] = g_ptr_array_new();
         g_ptr_array_add(e->dying[last], GUINT_TO_POINTER(b));
     }
-    if (!bind(e, aliases, error)) {
+    gboolean ok = TRUE;
+    for (guint b = 0; b < plan->bins && ok; b++)
+        ok = (e->arena[b] = exec_alloc(plan->bin_arena[b], "the planned arena", error)) != NULL;
+    if (!ok || !bind(e, aliases, error)) {
         executor_free(e);
         return NULL;
     }
@@ -378,11 +405,11 @@ void executor_free(Executor *e)
         return;
     guint n = e->g->tensors->len;
     for (guint k = 0; k < n; k++) {
-        g_free(e->own[k]);
-        g_free(e->source[k]);
+        free(e->own[k]);
+        free(e->source[k]);
     }
     for (guint b = 0; b < e->plan->bins; b++)
-        g_aligned_free(e->arena[b]);
+        free(e->arena[b]);
     for (guint s = 0; s < e->schedule->len; s++)
         if (e->dying[s])
             g_ptr_array_unref(e->dying[s]);

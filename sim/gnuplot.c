@@ -1,7 +1,9 @@
 /* gnuplot.c — the script preamble, quoting, units, palette and the pipe to gnuplot (see gnuplot.h). */
 #include "gnuplot.h"
 
-#include <glib/gstdio.h>
+#include "files.h"
+
+#include <gio/gio.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -21,30 +23,51 @@ gboolean plot_path_check(const char *path, GError **error)
         g_set_error(error, PLOT_ERROR, 1, "a plot is written as .png or .svg");
         return FALSE;
     }
-    if (strpbrk(path, "'\n\r")) {
-        g_set_error(error, PLOT_ERROR, 1, "a plot's file name cannot hold quotes or newlines");
-        return FALSE;
-    }
     return TRUE;
+}
+
+/* Bytes a label may carry literally: nothing gnuplot's reader acts on (backquotes run a command even inside
+ * double quotes, '@' expands a macro, '$' names a datablock, quotes and backslashes end or escape). */
+static gboolean label_byte_is_plain(guchar c)
+{
+    return g_ascii_isalnum(c) || (c && strchr(" .,:;_+-=()[]/%", c));
 }
 
 char *gnuplot_quote(const char *text)
 {
+    /* Valid UTF-8 (an SVG is XML), no control characters (XML 1.0 forbids them; a newline would end the
+     * command), every other byte as a \ooo escape, which gnuplot decodes inside double quotes only after
+     * it has looked for backquotes and macros: no user text reaches gnuplot's command language. */
+    char *valid = g_utf8_make_valid(text, -1);
     GString *s = g_string_new("\"");
-    for (const char *c = text; *c; c++) {
-        if (*c == '"' || *c == '\\')
-            g_string_append_c(s, '\\');
-        g_string_append_c(s, *c == '\n' || *c == '\r' ? ' ' : *c);
+    for (const guchar *c = (const guchar *)valid; *c; c++) {
+        if (*c < 0x20 || *c == 0x7f)
+            g_string_append_c(s, ' ');
+        else if (label_byte_is_plain(*c))
+            g_string_append_c(s, (char)*c);
+        else
+            g_string_append_printf(s, "\\%03o", *c);
     }
     g_string_append_c(s, '"');
+    g_free(valid);
     return g_string_free(s, FALSE);
+}
+
+void gnuplot_set_text(GString *script, const char *what, const char *text, const char *unit, const char *suffix)
+{
+    char *label = unit ? g_strdup_printf("%s (%s%s)", text, unit, suffix) : g_strconcat(text, suffix, NULL);
+    char *label_q = gnuplot_quote(label);
+    g_string_append_printf(script, "set %s %s\n", what, label_q);
+    g_free(label_q);
+    g_free(label);
 }
 
 GString *gnuplot_script_new(const char *path, const char *title)
 {
+    /* No `set output`: gnuplot draws to its stdout, which gnuplot_run reads; the file name never reaches it. */
     GString *s = g_string_new(NULL);
     char *title_q = gnuplot_quote(title);
-    g_string_append_printf(s, "set terminal %s\nset output '%s'\nset title %s\n", terminal_for(path), path, title_q);
+    g_string_append_printf(s, "set terminal %s\nset title %s\n", terminal_for(path), title_q);
     g_free(title_q);
     return s;
 }
@@ -74,23 +97,34 @@ gboolean gnuplot_run(const char *path, const GString *script, GError **error)
         g_set_error(error, PLOT_ERROR, 2, "gnuplot is not installed (make deps installs gnuplot-nox)");
         return FALSE;
     }
-    char *command = g_shell_quote(gnuplot);
-    FILE *pipe = popen(command, "w");
-    g_free(command);
+    /* gnuplot runs without a shell, the script on its stdin, the picture read back from its stdout: only a
+     * complete picture from a successful run is written, through the checked writer (files.h). */
+    GError *spawn_error = NULL;
+    GSubprocess *proc = g_subprocess_new(G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE, &spawn_error,
+                                         gnuplot, NULL);
     g_free(gnuplot);
-    if (!pipe) {
-        g_set_error(error, PLOT_ERROR, 2, "cannot start gnuplot");
+    if (!proc) {
+        g_set_error(error, PLOT_ERROR, 2, "cannot start gnuplot: %s", spawn_error->message);
+        g_error_free(spawn_error);
         return FALSE;
     }
     void (*previous)(int) = signal(SIGPIPE, SIG_IGN); /* gnuplot may stop reading at a failed line */
-    fwrite(script->str, 1, script->len, pipe);
-    int status = pclose(pipe);
+    GBytes *in = g_bytes_new_static(script->str, script->len), *picture = NULL;
+    gboolean ran = g_subprocess_communicate(proc, in, NULL, &picture, NULL, NULL) && g_subprocess_get_if_exited(proc) &&
+                   g_subprocess_get_exit_status(proc) == 0;
     signal(SIGPIPE, previous);
-    GStatBuf st;
-    if (status != 0 || g_stat(path, &st) != 0 || st.st_size == 0) {
-        g_unlink(path);
+    g_bytes_unref(in);
+    g_object_unref(proc);
+    gsize len = 0;
+    const void *data = picture ? g_bytes_get_data(picture, &len) : NULL;
+    gboolean ok = FALSE;
+    if (!ran || !len) {
         g_set_error(error, PLOT_ERROR, 2, "gnuplot could not draw the plot (its messages are above)");
-        return FALSE;
+    } else if (!(ok = sim_write_file(path, data, len, error))) {
+        (*error)->domain = PLOT_ERROR;
+        (*error)->code = 2;
     }
-    return TRUE;
+    if (picture)
+        g_bytes_unref(picture);
+    return ok;
 }

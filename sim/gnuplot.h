@@ -1,7 +1,8 @@
 /* gnuplot.h — what every picture shares: the terminal chosen by the file name (`.png` through pngcairo,
- * `.svg`), gnuplot string quoting, a byte unit that keeps the axis readable, one colour palette, and
- * running a script through a pipe to gnuplot (popen; data travel inline as datablocks, so no temporary
- * files are left behind, and a failed plot leaves no output file). */
+ * `.svg`), the one way user text enters a script (gnuplot_quote), a byte unit that keeps the axis readable,
+ * one colour palette, and running a script through gnuplot (no shell; the script on its stdin, numbers only
+ * in inline datablocks, the picture read from its stdout and written by the checked writer, so a failed or
+ * cut-short plot leaves no output file and a bad output path never reaches gnuplot). */
 #ifndef SIM_GNUPLOT_H
 #define SIM_GNUPLOT_H
 
@@ -9,12 +10,15 @@
 
 #define PLOT_ERROR (g_quark_from_static_string("sim-plot"))
 
-/* Checks the output name: a supported extension and no characters gnuplot's quoting cannot carry. */
+/* Checks the output name: a supported extension (.png or .svg). */
 gboolean plot_path_check(const char *path, GError **error);
 /* A new script that opens the output (terminal from the file name, 1200x600) and sets the title. */
 GString *gnuplot_script_new(const char *path, const char *title);
-/* A gnuplot double-quoted string: backslashes and double quotes escaped, newlines made spaces. */
+/* A gnuplot double-quoted string holding `text` for display and nothing gnuplot acts on: invalid UTF-8 made
+ * valid, control characters made spaces, every byte but letters, digits and plain punctuation as \ooo. */
 char *gnuplot_quote(const char *text);
+/* Appends `set WHAT "TEXT (UNIT)SUFFIX"` (no parentheses when unit is NULL), TEXT quoted by gnuplot_quote. */
+void gnuplot_set_text(GString *script, const char *what, const char *text, const char *unit, const char *suffix);
 /* The unit a byte axis is labelled in, chosen so the largest value reads between 1 and 1024. */
 void gnuplot_byte_unit(double largest, const char **name, double *scale);
 /* Colour k of the palette (matplotlib's "tab10", "#rrggbb"), cycling; gnuplot_palette_size() of them. */

@@ -3,8 +3,6 @@
 
 #include <string.h>
 
-G_DEFINE_QUARK(sim-error-quark, sim_error)
-
 static const char *const tensor_kind_names[TENSOR_KIND_COUNT] = {
     [TENSOR_INTERMEDIATE] = "intermediate", [TENSOR_INPUT] = "input", [TENSOR_OUTPUT] = "output",
     [TENSOR_WEIGHT] = "weight", [TENSOR_CONSTANT] = "constant",
@@ -18,22 +16,6 @@ static const char *const attr_type_names[ATTR_TYPE_COUNT] = {
 };
 
 const char *attr_type_name(AttrType t) { return t < ATTR_TYPE_COUNT ? attr_type_names[t] : "INVALID"; }
-
-/* ---------- files ---------- */
-
-gboolean sim_read_file(const char *path, gchar **contents, gsize *len, GError **error)
-{
-    GError *io = NULL;
-    if (g_file_get_contents(path, contents, len, &io))
-        return TRUE;
-    const char *why = io->code == G_FILE_ERROR_NOENT  ? "no such file"
-                      : io->code == G_FILE_ERROR_ACCES ? "permission denied"
-                      : io->code == G_FILE_ERROR_ISDIR ? "is a directory"
-                                                       : io->message;
-    g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "cannot read: %s", why);
-    g_error_free(io);
-    return FALSE;
-}
 
 /* ---------- checked sizes ---------- */
 

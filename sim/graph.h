@@ -8,20 +8,12 @@
 #define SIM_GRAPH_H
 
 #include "dtype.h"
+#include "error.h"
+#include "files.h"
 #include "value.h"
 
 #include <glib.h>
 
-#define SIM_ERROR (sim_error_quark())
-GQuark sim_error_quark(void);
-typedef enum {
-    SIM_ERROR_IO,      /* a file cannot be read or written */
-    SIM_ERROR_FORMAT,  /* the bytes are not a well-formed model, trace or list */
-    SIM_ERROR_GRAPH,   /* the graph breaks a structural rule (undefined tensor, cycle, ...) */
-    SIM_ERROR_SHAPE,   /* shapes or attributes are inconsistent */
-    SIM_ERROR_UNSUPPORTED, /* well-formed, but outside what the simulator handles */
-    SIM_ERROR_USAGE,   /* a command-line mistake */
-} SimErrorCode;
 
 typedef enum {
     TENSOR_INTERMEDIATE,
@@ -220,10 +212,6 @@ void model_free(Model *m);
 /* Version imported for the default ONNX domain ("" or "ai.onnx"); 0 if none. */
 gint64 model_onnx_opset(const Model *m);
 void model_set_opset(Model *m, const char *domain, gint64 version);
-
-/* Reads a whole file; a failure is "cannot read: no such file" (or the system's reason), without the
- * path, which callers add where their messages want it. */
-gboolean sim_read_file(const char *path, gchar **contents, gsize *len, GError **error);
 
 /* Checked arithmetic on sizes: FALSE on overflow. */
 gboolean size_mul(guint64 a, guint64 b, guint64 *out);

@@ -5,6 +5,8 @@
 #include "alias.h"
 #include "bins.h"
 #include "chrome-trace.h"
+#include "cli-options.h"
+#include "files.h"
 #include "graph.h"
 #include "info.h"
 #include "liveness.h"
@@ -36,6 +38,7 @@ typedef struct {
     gboolean run, check, poison;
     gint64 repeat;
     char *profile;
+    const CliStrict *given; /* which options were on the command line */
 } CliOptions;
 
 static int usage_error(const char *message)
@@ -144,7 +147,7 @@ static int check_options(const CliOptions *o, Job *job)
         return usage_error("--check, --poison, --repeat and --profile go with --run");
     if (o->run && (!o->graph_path || o->compare || o->orders || o->info))
         return usage_error("--run executes one plan of a model: use it with --graph and one --strategy");
-    if (o->repeat < 0 || o->repeat > 100000)
+    if (cli_strict_given(o->given, "repeat") && (o->repeat < 1 || o->repeat > 100000))
         return usage_error("--repeat takes a count from 1 to 100,000");
     if (o->compare && o->chrome_trace)
         return usage_error("--chrome-trace draws one plan: drop --compare");
@@ -163,14 +166,14 @@ static int check_options(const CliOptions *o, Job *job)
     }
     LayoutOptions defaults = LAYOUT_DEFAULTS;
     job->layout = defaults;
+    if (cli_strict_given(o->given, "pad-last") && (o->pad_last < 1 || o->pad_last > (1 << 20)))
+        return usage_error("--pad-last takes a positive multiple (1 for no padding)");
+    if (cli_strict_given(o->given, "align") && (o->align < 1 || (o->align & (o->align - 1)) || o->align > (1 << 30)))
+        return usage_error("--align takes a power of two");
     if (o->pad_last)
         job->layout.pad_last = (guint64)o->pad_last;
     if (o->align)
         job->layout.align = (guint64)o->align;
-    if (o->pad_last < 0 || o->pad_last > (1 << 20))
-        return usage_error("--pad-last takes a positive multiple (1 for no padding)");
-    if (o->align < 0 || (o->align && (o->align & (o->align - 1))) || o->align > (1 << 30))
-        return usage_error("--align takes a power of two");
     if (o->weights && strcmp(o->weights, "arena") && strcmp(o->weights, "outside"))
         return usage_error("--weights takes arena or outside");
     job->layout.weights_in_arena = o->weights && !strcmp(o->weights, "arena");
@@ -196,17 +199,20 @@ static int check_options(const CliOptions *o, Job *job)
         return usage_error("--orders lists the orders --compare runs: add --compare");
     if (o->orders && o->order)
         return usage_error("--orders runs every listed order: drop --order");
-    if (o->order_budget < 0 || o->order_seconds < 0)
+    if ((cli_strict_given(o->given, "order-budget") && o->order_budget < 1) ||
+        (cli_strict_given(o->given, "order-seconds") && o->order_seconds <= 0))
         return usage_error("--order-budget and --order-seconds take positive numbers");
     PlaceOptions place_defaults = PLACE_OPTIONS_DEFAULTS;
     job->place = place_defaults;
-    if (o->budget < 0 || o->search_max < 0 || o->seed < 0 || o->seed > G_MAXUINT32)
-        return usage_error("--budget, --search-max and --seed take non-negative numbers");
-    if (o->budget > 0)
+    if (cli_strict_given(o->given, "budget") && o->budget <= 0)
+        return usage_error("--budget takes a positive number of seconds");
+    if (o->search_max < 0 || o->search_max > G_MAXUINT32 || o->seed < 0 || o->seed > G_MAXUINT32)
+        return usage_error("--search-max and --seed take numbers from 0 to 4,294,967,295");
+    if (cli_strict_given(o->given, "budget"))
         job->place.budget_seconds = o->budget;
-    if (o->search_max > 0)
+    if (cli_strict_given(o->given, "search-max"))
         job->place.search_max = (guint)o->search_max;
-    if (o->seed > 0)
+    if (cli_strict_given(o->given, "seed"))
         job->place.seed = (guint32)o->seed;
     job->dims_text = o->dims ? g_strjoinv(",", o->dims) : g_strdup("-");
     job->pins = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
@@ -437,7 +443,7 @@ static int run_plan(const CliOptions *o, const Job *job, const Trace *t)
                               .profile_path = o->profile, .format = job->format, .node_seconds = &seconds};
             if (o->run &&
                 !run_execute(stdout, &run, job->model, job->schedule, job->aliases, t, plan, &error))
-                status = file_error(error && error->domain == G_FILE_ERROR ? o->profile : o->graph_path, error);
+                status = file_error(error && error->domain == SIM_ERROR && error->code == SIM_ERROR_IO ? o->profile : o->graph_path, error);
             if (!status && o->chrome_trace && !write_chrome_trace(o, job, t, plan, seconds, &error))
                 status = file_error(o->chrome_trace, error);
             if (!status && o->plot && !write_plot(o, job, t, (const Plan *const *)&plan, 1, &error))
@@ -651,7 +657,10 @@ int main(int argc, char **argv)
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
     GOptionContext *ctx = g_option_context_new("— memory-arena planning simulator for ML inference graphs");
-    g_option_context_add_main_entries(ctx, entries, NULL);
+    GOptionGroup *main_group;
+    CliStrict *strict = cli_strict_new(entries, &main_group);
+    o.given = strict;
+    g_option_context_set_main_group(ctx, main_group);
     g_option_context_set_description(
         ctx, "Loads an ONNX model (inferring every shape) or a trace, turns tensors into buffers with lifetimes,\n"
              "places them with a strategy, verifies the plan and reports the arena against the lower bound.\n"
@@ -681,6 +690,13 @@ int main(int argc, char **argv)
     } else {
         status = run(&o);
     }
+    /* Every report goes to stdout: a write that failed there (a full disk, a closed pipe) is an error too. */
+    GError *out_error = NULL;
+    if (!sim_stdout_finish(&out_error)) {
+        fprintf(stderr, "sim: stdout: %s\n", out_error->message);
+        g_error_free(out_error);
+        status = status ? status : 1;
+    }
     g_free(o.graph_path);
     g_free(o.trace_path);
     g_free(o.trace_out);
@@ -704,5 +720,6 @@ int main(int argc, char **argv)
     g_free(o.order);
     g_free(o.orders);
     g_option_context_free(ctx);
+    cli_strict_free(strict);
     return status;
 }

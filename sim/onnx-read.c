@@ -433,7 +433,7 @@ Model *onnx_read_file(const char *path, GError **error)
 {
     gchar *data = NULL;
     gsize len = 0;
-    if (!sim_read_file(path, &data, &len, error))
+    if (!sim_read_file(path, SIM_MODEL_MAX_BYTES, &data, &len, error))
         return NULL;
     char *dir = g_path_get_dirname(path);
     Model *m = onnx_read_bytes((const guint8 *)data, len, dir, error);
@@ -446,7 +446,7 @@ TensorData *onnx_read_tensor_file(const char *path, GError **error)
 {
     gchar *bytes;
     gsize len;
-    if (!sim_read_file(path, &bytes, &len, error))
+    if (!sim_read_file(path, SIM_MODEL_MAX_BYTES, &bytes, &len, error))
         return NULL;
     Onnx__TensorProto *tp = onnx__tensor_proto__unpack(NULL, len, (const uint8_t *)bytes);
     g_free(bytes);

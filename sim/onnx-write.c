@@ -287,13 +287,8 @@ gboolean onnx_write_file(const Model *m, const char *path, GError **error)
     GBytes *bytes = onnx_write_bytes(m);
     gsize len;
     const char *data = g_bytes_get_data(bytes, &len);
-    /* g_file_set_contents writes to a temporary and renames: no partial file is ever left behind. */
-    GError *io_error = NULL;
-    gboolean ok = g_file_set_contents(path, data, (gssize)len, &io_error);
-    if (!ok) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "cannot write: %s", io_error->message);
-        g_error_free(io_error);
-    }
+    /* A temporary renamed over a regular file (no partial file is ever left behind); in place over a device. */
+    gboolean ok = sim_write_file(path, data, len, error);
     g_bytes_unref(bytes);
     return ok;
 }

@@ -63,26 +63,42 @@ static gboolean read_window(Node *n, int spatial, const gint64 *kernel_from_weig
     return TRUE;
 }
 
-static gint64 div_round(gint64 num, gint64 den, gboolean up) { return up ? (num + den - 1) / den : num / den; }
+static gint64 div_round(gint64 num, gint64 den, gboolean up) { return num / den + (up && num % den != 0); }
+
+/* a * b + c, FALSE when it leaves 64 bits (hostile attributes: kernel 2^40 with dilation 2^40). */
+static gboolean mul_add(gint64 a, gint64 b, gint64 c, gint64 *out)
+{
+    return !__builtin_mul_overflow(a, b, out) && !__builtin_add_overflow(*out, c, out);
+}
+
+static gboolean overflow_fail(GError **error, Node *n, int k)
+{
+    return infer_fail(error, n, "the window arithmetic on spatial axis %d overflows 64 bits (kernel, dilation, "
+                      "stride or pads too large)", k);
+}
 
 /* Output extent of a strided window over `in` elements along spatial axis k. */
 static gboolean window_out(Node *n, const Window *w, int k, gint64 in, gint64 *out, GError **error)
 {
-    gint64 eff = (w->kernel[k] - 1) * w->dilation[k] + 1;
+    gint64 eff, padded, span, last_start;
+    if (!mul_add(w->kernel[k] - 1, w->dilation[k], 1, &eff))
+        return overflow_fail(error, n, k);
     if (!strncmp(w->auto_pad, "SAME", 4)) {
         *out = div_round(in, w->stride[k], TRUE);
         return TRUE;
     }
     gint64 pb = strcmp(w->auto_pad, "VALID") ? w->pad_begin[k] : 0;
     gint64 pe = strcmp(w->auto_pad, "VALID") ? w->pad_end[k] : 0;
-    gint64 span = in + pb + pe - eff;
+    if (__builtin_add_overflow(in, pb, &padded) || __builtin_add_overflow(padded, pe, &padded))
+        return overflow_fail(error, n, k);
+    span = padded - eff;
     if (span < 0)
         return infer_fail(error, n, "window of %" G_GINT64_FORMAT " (kernel %" G_GINT64_FORMAT ", dilation %"
                           G_GINT64_FORMAT ") is larger than the padded input %" G_GINT64_FORMAT " on spatial axis %d",
-                          eff, w->kernel[k], w->dilation[k], in + pb + pe, k);
+                          eff, w->kernel[k], w->dilation[k], padded, k);
     *out = div_round(span, w->stride[k], w->ceil_mode) + 1;
     /* With ceil_mode the last window must start inside the input or the left padding. */
-    if (w->ceil_mode && (*out - 1) * w->stride[k] >= in + pb)
+    if (w->ceil_mode && (!mul_add(*out - 1, w->stride[k], 0, &last_start) || last_start >= in + pb))
         (*out)--;
     return TRUE;
 }
@@ -144,13 +160,18 @@ gboolean infer_conv_transpose(const OpInfo *op, Node *n, gint64 opset, GError **
         return FALSE;
     gint64 out[MAX_RANK] = {x->dims[0], w->dims[1] * group};
     for (int k = 0; k < spatial; k++) {
-        gint64 eff = (win.kernel[k] - 1) * win.dilation[k] + 1;
+        gint64 eff, grown;
+        gboolean fits = mul_add(win.kernel[k] - 1, win.dilation[k], 1, &eff) &&
+                        mul_add(win.stride[k], x->dims[2 + k] - 1, out_pad[k], &grown) &&
+                        !__builtin_add_overflow(grown, eff, &grown) && !__builtin_sub_overflow(grown, win.pad_begin[k], &grown) &&
+                        !__builtin_sub_overflow(grown, win.pad_end[k], &grown) &&
+                        mul_add(x->dims[2 + k], win.stride[k], 0, &out[2 + k]);
+        if (!fits)
+            return overflow_fail(error, n, k);
         if (shape_attr)
             out[2 + k] = out_shape[k];
-        else if (!strncmp(win.auto_pad, "SAME", 4))
-            out[2 + k] = x->dims[2 + k] * win.stride[k];
-        else
-            out[2 + k] = win.stride[k] * (x->dims[2 + k] - 1) + out_pad[k] + eff - win.pad_begin[k] - win.pad_end[k];
+        else if (strncmp(win.auto_pad, "SAME", 4))
+            out[2 + k] = grown;
     }
     return infer_set_output(n, 0, x->dtype, x->rank, out, error);
 }

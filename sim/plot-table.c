@@ -211,15 +211,23 @@ gboolean plot_compare(const char *path, const CsvTable *t, const TablePlotOption
             g_string_append(s, "set ylabel 'arena / lower bound (1 = lower bound)'\nset yrange [0.98:*]\n"
                                "set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lw 1.5 lc rgb '#808080'\n");
         } else if (is_bytes(o)) {
-            g_string_append_printf(s, "set ylabel '%s (%s)'\nset yrange [0:*]\n", o->y, unit);
+            gnuplot_set_text(s, "ylabel", o->y, unit, "");
+            g_string_append(s, "set yrange [0:*]\n");
         } else {
-            g_string_append_printf(s, "set ylabel '%s'\nset yrange [0:*]\n", o->y);
+            gnuplot_set_text(s, "ylabel", o->y, NULL, "");
+            g_string_append(s, "set yrange [0:*]\n");
         }
-        g_string_append(s, "$bars << EOD\n");
+        /* The category names as tic labels at 0, 1, ... (where the clusters stand): the datablock holds
+         * numbers only. */
+        g_string_append(s, "set xtics (");
         for (guint k = 0; k < categories->len; k++) {
             char *name_q = gnuplot_quote(categories->pdata[k]);
-            g_string_append(s, name_q);
+            g_string_append_printf(s, "%s%s %u", k ? ", " : "", name_q, k);
             g_free(name_q);
+        }
+        g_string_append(s, ")\n$bars << EOD\n");
+        for (guint k = 0; k < categories->len; k++) {
+            g_string_append_printf(s, "%u", k);
             for (guint j = 0; j < series->len; j++) {
                 gint r = cell[k * series->len + j];
                 if (r < 0)
@@ -232,8 +240,8 @@ gboolean plot_compare(const char *path, const CsvTable *t, const TablePlotOption
         g_string_append(s, "EOD\nplot ");
         for (guint j = 0; j < series->len; j++) {
             char *name_q = gnuplot_quote(series->pdata[j]);
-            g_string_append_printf(s, "%s$bars using %u%s title %s lc rgb '%s'", j ? ", " : "", j + 2,
-                                   j ? "" : ":xtic(1)", name_q, gnuplot_colour(j));
+            g_string_append_printf(s, "%s$bars using %u title %s lc rgb '%s'", j ? ", " : "", j + 2, name_q,
+                                   gnuplot_colour(j));
             g_free(name_q);
         }
         g_string_append_c(s, '\n');
@@ -358,7 +366,8 @@ gboolean plot_sweep(const char *path, const CsvTable *t, const TablePlotOptions 
                                : g_strdup_printf("%s against %s (%s)", metric_label(o), o->x, o->table_path);
         GString *s = gnuplot_script_new(path, title);
         g_free(title);
-        g_string_append_printf(s, "set xlabel '%s'\nset grid\nset key outside right top box\n", o->x);
+        gnuplot_set_text(s, "xlabel", o->x, NULL, "");
+        g_string_append(s, "set grid\nset key outside right top box\n");
         /* Log scales when the values span a factor of 16 or more: then growth laws read as straight lines. */
         gboolean log_x = xmin > 0 && xmax / xmin >= 16, log_y = !c.ratio && smallest > 0 && largest / smallest >= 16;
         if (log_x)
@@ -367,11 +376,11 @@ gboolean plot_sweep(const char *path, const CsvTable *t, const TablePlotOptions 
             g_string_append(s, "set logscale y 2\n");
         if (c.ratio)
             g_string_append(s, "set ylabel 'arena / lower bound (1 = lower bound)'\nset yrange [0.95:*]\n");
-        else if (is_bytes(o))
-            g_string_append_printf(s, "set ylabel '%s (%s%s)'\nset yrange [%s:*]\n", o->y, unit, log_y ? ", log scale" : "",
-                                   log_y ? "*" : "0");
-        else
-            g_string_append_printf(s, "set ylabel '%s%s'\n", o->y, log_y ? " (log scale)" : "");
+        else if (is_bytes(o)) {
+            gnuplot_set_text(s, "ylabel", o->y, unit, log_y ? ", log scale" : "");
+            g_string_append_printf(s, "set yrange [%s:*]\n", log_y ? "*" : "0");
+        } else
+            gnuplot_set_text(s, "ylabel", o->y, NULL, log_y ? " (log scale)" : "");
         for (guint k = 0; k < lines->len + bounds->len; k++) {
             GArray *a = k < lines->len ? lines->pdata[k] : bounds->pdata[k - lines->len];
             g_string_append_printf(s, "$s%u << EOD\n", k);

@@ -1,5 +1,6 @@
 /* report.c — run reports in four formats, the plan map and the ASCII plan (see report.h). */
 #include "report.h"
+#include "csv-table.h"
 #include "units.h"
 
 #include <json-glib/json-glib.h>
@@ -122,20 +123,6 @@ static void print_text_table(FILE *out, const ReportRow *rows, guint n)
                 r->strategy, r->buffers, r->lower_bound, r->arena, pct(r->arena - MIN(r->arena, r->lower_bound), r->lower_bound),
                 pct(r->naive - MIN(r->naive, r->arena), r->naive), r->seconds, r->detail, r->verified ? "" : " (not verified)");
     }
-}
-
-static char *csv_quote(const char *s)
-{
-    if (!strpbrk(s, ",\"\n"))
-        return g_strdup(s);
-    GString *q = g_string_new("\"");
-    for (const char *p = s; *p; p++) {
-        if (*p == '"')
-            g_string_append_c(q, '"');
-        g_string_append_c(q, *p);
-    }
-    g_string_append_c(q, '"');
-    return g_string_free(q, FALSE);
 }
 
 /* The builder's document, pretty-printed, then the builder freed. */

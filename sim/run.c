@@ -1,5 +1,7 @@
 /* run.c — the --run report, --profile and --check (see run.h). */
 #include "run.h"
+#include "csv-table.h"
+#include "files.h"
 #include "ops.h"
 #include "registry.h"
 #include "units.h"
@@ -89,9 +91,12 @@ static gboolean write_profile(const char *path, const GPtrArray *schedule, const
     GString *s = g_string_new("step,node,op,seconds\n");
     for (guint k = 0; k < schedule->len; k++) {
         const Node *n = schedule->pdata[k];
-        g_string_append_printf(s, "%u,\"%s\",%s,%.9f\n", k, *n->name ? n->name : n->label, n->op_type, node_median[k]);
+        char *name = csv_quote(*n->name ? n->name : n->label), *op = csv_quote(n->op_type);
+        g_string_append_printf(s, "%u,%s,%s,%.9f\n", k, name, op, node_median[k]);
+        g_free(name);
+        g_free(op);
     }
-    gboolean ok = g_file_set_contents(path, s->str, (gssize)s->len, error);
+    gboolean ok = sim_write_file(path, s->str, s->len, error);
     g_string_free(s, TRUE);
     return ok;
 }

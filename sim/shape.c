@@ -205,6 +205,9 @@ static gboolean check_arity(const OpInfo *op, const Node *n, GError **error)
         g_strlcpy(most, "any number", sizeof most);
     if ((int)no < op->min_outputs || (op->max_outputs >= 0 && (int)no > op->max_outputs))
         return infer_fail(error, n, "has %u outputs; %s gives %d to %s", no, op->name, op->min_outputs, most);
+    for (int k = 0; k < op->min_outputs; k++)
+        if (!node_output(n, k))
+            return infer_fail(error, n, "required output %d is empty (an empty name omits an optional output)", k);
     return TRUE;
 }
 

@@ -295,6 +295,8 @@ Trace *trace_parse(const char *text, gsize len, const char *path, gboolean csv, 
     }
     guint line = 0;
     const char *p = text, *end = text + len;
+    if (len >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3)) /* a UTF-8 byte-order mark, as spreadsheets write it */
+        p += 3;
     while (ok && p < end) {
         const char *nl = memchr(p, '\n', end - p);
         char *l = g_strndup(p, (nl ? nl : end) - p);
@@ -359,7 +361,7 @@ Trace *trace_read_file(const char *path, GError **error)
 {
     gchar *text;
     gsize len;
-    if (!sim_read_file(path, &text, &len, error)) {
+    if (!sim_read_file(path, SIM_TEXT_MAX_BYTES, &text, &len, error)) {
         g_prefix_error(error, "%s: ", path);
         return NULL;
     }
@@ -371,8 +373,13 @@ Trace *trace_read_file(const char *path, GError **error)
 char *trace_to_text(const Trace *t)
 {
     GString *s = g_string_new(TRACE_MAGIC "\n");
+    char *source = g_strdup(t->source);
+    for (char *c = source; *c; c++) /* a comment line: a newline in the source's name must not end it */
+        if ((guchar)*c < ' ' || *c == 0x7f)
+            *c = '?';
     g_string_append_printf(s, "# source: %s\n# id name size first last [align=A] [fixed=OFFSET] [group=G:OFFSET] [bin=B]\n",
-                           t->source);
+                           source);
+    g_free(source);
     g_string_append_printf(s, "steps %u\n", t->steps);
     for (guint k = 0; k < trace_count(t); k++) {
         const TraceBuffer *b = trace_buffer(t, k);
@@ -435,12 +442,9 @@ gboolean trace_write_file(const Trace *t, const guint64 *offsets, const char *pa
     char *text = g_str_has_suffix(path, ".csv") ? trace_to_csv(t, offsets, error) : trace_to_text(t);
     if (!text)
         return FALSE;
-    GError *io = NULL;
-    gboolean ok = g_file_set_contents(path, text, -1, &io);
-    if (!ok) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "%s: cannot write: %s", path, io->message);
-        g_error_free(io);
-    }
+    gboolean ok = sim_write_file(path, text, strlen(text), error);
+    if (!ok)
+        g_prefix_error(error, "%s: ", path);
     g_free(text);
     return ok;
 }

@@ -9,7 +9,10 @@
 #include "testutil.h"
 #include "verify.h"
 
+#include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static void assert_contains(const char *haystack, const char *needle)
 {
@@ -198,15 +201,30 @@ static void weight_as_is(Model *m, Tensor *w, gpointer data)
     (void)m, (void)w, (void)data;
 }
 
-static void weight_external(Model *m, Tensor *w, gpointer data)
+/* The model's folder and a location in it (what an external-data entry names). */
+typedef struct {
+    const char *folder, *location;
+} ExternalAt;
+
+static void weight_external_at(Model *m, Tensor *w, gpointer data)
 {
+    const ExternalAt *at = data;
     g_free(m->dir);
-    m->dir = g_path_get_dirname(data);
+    m->dir = g_strdup(at->folder);
     w->init->external = g_ptr_array_new_with_free_func(g_free);
     g_ptr_array_add(w->init->external, g_strdup("location"));
-    g_ptr_array_add(w->init->external, g_path_get_basename(data));
+    g_ptr_array_add(w->init->external, g_strdup(at->location));
     g_ptr_array_add(w->init->external, g_strdup("offset"));
     g_ptr_array_add(w->init->external, g_strdup("16"));
+}
+
+static void weight_external(Model *m, Tensor *w, gpointer data)
+{
+    char *folder = g_path_get_dirname(data), *location = g_path_get_basename(data);
+    ExternalAt at = {folder, location};
+    weight_external_at(m, w, &at);
+    g_free(folder);
+    g_free(location);
 }
 
 /* Weights from external data next to the model (ONNX's location/offset keys) are the file's bytes: the
@@ -239,14 +257,81 @@ static void test_external_weights(void)
     b = run_mlp_with(weight_external, missing, &error);
     g_assert_null(b);
     g_assert_nonnull(error);
-    assert_contains(error->message, "cannot read ");
-    assert_contains(error->message, " bytes at offset 16 of external data ");
+    g_assert_cmpstr(error->message, ==, "initializer 'fc0.weight': external data 'missing.bin': cannot read: no such file");
     g_clear_error(&error);
     g_free(missing);
     g_free(a);
     g_bytes_unref(inline_bytes);
     g_free(file);
     g_free(values);
+}
+
+/* The external data of a model from a stranger: only a regular file under the model's folder (symlinks
+ * resolved), only the range asked for. A link out of the folder, a folder link out of it, a FIFO (which
+ * would block a reader forever), a device and a range past the end are each one clear error; a link
+ * that stays inside the folder is followed. */
+static void test_external_data_confined(void)
+{
+    char *folder = test_scratch_path("model-folder");
+    g_assert_cmpint(g_mkdir_with_parents(folder, 0755), ==, 0);
+    char *inside = g_build_filename(folder, "weights.bin", NULL), *outside = test_scratch_path("outside.bin");
+    gsize bytes = 256 * 256 * sizeof(float) + 64; /* more than the first weight needs at offset 16 */
+    char *zeros = g_malloc0(bytes);
+    g_assert_true(g_file_set_contents(inside, zeros, (gssize)bytes, NULL));
+    g_assert_true(g_file_set_contents(outside, zeros, (gssize)bytes, NULL));
+    char *short_file = g_build_filename(folder, "short.bin", NULL);
+    g_assert_true(g_file_set_contents(short_file, zeros, 20, NULL));
+    g_free(short_file);
+    struct {
+        const char *name, *target;
+    } links[] = {{"inner.bin", "weights.bin"}, {"link.bin", "../outside.bin"}, {"passwd.bin", "/etc/passwd"},
+                 {"sub", ".."}, {"dev.bin", "/dev/zero"}};
+    for (guint k = 0; k < G_N_ELEMENTS(links); k++) {
+        char *at = g_build_filename(folder, links[k].name, NULL);
+        g_assert_cmpint(symlink(links[k].target, at), ==, 0);
+        g_free(at);
+    }
+    char *fifo = g_build_filename(folder, "pipe.bin", NULL), *subdir = g_build_filename(folder, "subdir", NULL);
+    g_assert_cmpint(g_mkdir(subdir, 0755), ==, 0);
+    g_free(subdir);
+    g_assert_cmpint(mkfifo(fifo, 0600), ==, 0);
+    struct {
+        const char *location, *expected; /* NULL: runs */
+    } cases[] = {
+        {"weights.bin", NULL},
+        {"inner.bin", NULL},
+        {"link.bin", "external data 'link.bin': 'link.bin' resolves outside the model's folder"},
+        {"passwd.bin", "external data 'passwd.bin': 'passwd.bin' resolves outside the model's folder"},
+        {"sub/outside.bin", "external data 'sub/outside.bin': 'sub/outside.bin' resolves outside the model's folder"},
+        {"../outside.bin", "external data '../outside.bin': '../outside.bin' resolves outside the model's folder"},
+        {"/etc/passwd", "external data '/etc/passwd': '/etc/passwd' is not a relative path in the model's folder"},
+        {"dev.bin", "external data 'dev.bin': 'dev.bin' resolves outside the model's folder"},
+        {"pipe.bin", "external data 'pipe.bin': cannot read: not a regular file (a device, FIFO or socket)"},
+        {"short.bin", "external data 'short.bin': the range of 262144 bytes at offset 16 lies past its end (20 bytes)"},
+        {"subdir", "external data 'subdir': cannot read: is a directory"},
+    };
+    for (guint k = 0; k < G_N_ELEMENTS(cases); k++) {
+        ExternalAt at = {folder, cases[k].location};
+        GError *error = NULL;
+        float *out = run_mlp_with(weight_external_at, &at, &error);
+        if (!cases[k].expected) {
+            g_assert_no_error(error);
+            g_assert_nonnull(out);
+        } else {
+            g_assert_null(out);
+            g_assert_nonnull(error);
+            char *want = g_strconcat("initializer 'fc0.weight': ", cases[k].expected, NULL);
+            g_assert_cmpstr(error->message, ==, want);
+            g_free(want);
+            g_clear_error(&error);
+        }
+        g_free(out);
+    }
+    g_free(fifo);
+    g_free(zeros);
+    g_free(inside);
+    g_free(outside);
+    g_free(folder);
 }
 
 /* Pad (edge, reflect) and Tile with their pads/repeats as constants, on x = [[1, 2, 3], [4, 5, 6]]: values
@@ -356,6 +441,7 @@ int main(int argc, char **argv)
     g_test_add_func("/exec/corpus-check", test_corpus_check);
     g_test_add_func("/exec/early-reuse-is-caught", test_early_reuse_is_caught);
     g_test_add_func("/exec/external-weights", test_external_weights);
+    g_test_add_func("/exec/external-data-confined", test_external_data_confined);
     g_test_add_func("/exec/pad-and-tile", test_pad_and_tile);
     g_test_add_func("/exec/seed-transpose-view", test_seed_transpose_view);
     g_test_add_func("/exec/usage-and-profile", test_usage_and_profile);
