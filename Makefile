@@ -121,7 +121,7 @@ asan:
 	$(MAKE) BUILD=build-asan OPT_FLAGS=-O1 \
 	  SAN_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" check
 
-FUZZERS      := onnx trace-text trace-csv bins plan
+FUZZERS      := onnx trace-text trace-csv bins plan plot
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE   ?= 15
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all

@@ -1,6 +1,7 @@
 /* chrome-trace.c — writes a plan as Chrome trace event JSON (see chrome-trace.h), with json-glib. */
 #include "chrome-trace.h"
 #include "files.h"
+#include "json-text.h"
 #include "profile.h"
 
 #include <json-glib/json-glib.h>
@@ -12,9 +13,9 @@ static void begin_event(JsonBuilder *b, const char *name, const char *phase, gui
 {
     json_builder_begin_object(b);
     json_builder_set_member_name(b, "name");
-    json_builder_add_string_value(b, name);
+    json_add_text(b, name);
     json_builder_set_member_name(b, "ph");
-    json_builder_add_string_value(b, phase);
+    json_add_text(b, phase);
     json_builder_set_member_name(b, "ts");
     json_builder_add_int_value(b, (gint64)ts);
     json_builder_set_member_name(b, "pid");
@@ -35,7 +36,7 @@ static void add_metadata(JsonBuilder *b, const char *kind, const char *value)
     json_builder_set_member_name(b, "args");
     json_builder_begin_object(b);
     json_builder_set_member_name(b, "name");
-    json_builder_add_string_value(b, value);
+    json_add_text(b, value);
     json_builder_end_object(b);
     json_builder_end_object(b);
 }
@@ -63,7 +64,7 @@ char *chrome_trace_to_json(const Trace *t, const Plan *plan, const ChromeTraceLa
         char *fallback = name ? NULL : g_strdup_printf("step %u", s);
         begin_event(b, name ? name : fallback, "X", start[s]);
         json_builder_set_member_name(b, "cat");
-        json_builder_add_string_value(b, op ? op : "step");
+        json_add_text(b, op ? op : "step");
         add_int_member(b, "dur", dur[s]);
         json_builder_set_member_name(b, "args");
         json_builder_begin_object(b);
@@ -87,17 +88,17 @@ char *chrome_trace_to_json(const Trace *t, const Plan *plan, const ChromeTraceLa
     }
     json_builder_end_array(b);
     json_builder_set_member_name(b, "displayTimeUnit");
-    json_builder_add_string_value(b, "ms");
+    json_add_text(b, "ms");
     json_builder_set_member_name(b, "otherData");
     json_builder_begin_object(b);
     json_builder_set_member_name(b, "strategy");
-    json_builder_add_string_value(b, plan->strategy->name);
+    json_add_text(b, plan->strategy->name);
     add_int_member(b, "arena_bytes", plan->arena);
     add_int_member(b, "lower_bound_bytes", trace_lower_bound(t));
     add_int_member(b, "buffers", trace_count(t));
     add_int_member(b, "steps", t->steps);
     json_builder_set_member_name(b, "time_unit");
-    json_builder_add_string_value(b, labels && labels->seconds ? "measured: each span is its node's median kernel time (sim --run)"
+    json_add_text(b, labels && labels->seconds ? "measured: each span is its node's median kernel time (sim --run)"
                                                                 : "1 ms = 1 schedule step");
     json_builder_end_object(b);
     json_builder_end_object(b);

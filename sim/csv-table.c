@@ -88,13 +88,20 @@ CsvTable *csv_table_read(const char *path, GError **error)
     gsize length;
     if (!sim_read_file(path, SIM_TEXT_MAX_BYTES, &text, &length, error))
         return NULL;
+    CsvTable *t = csv_table_parse(text, length, error);
+    g_free(text);
+    return t;
+}
+
+CsvTable *csv_table_parse(const char *text, gsize length, GError **error)
+{
     CsvTable *t = g_new0(CsvTable, 1);
     t->rows = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
     t->lines = g_array_new(FALSE, FALSE, sizeof(guint));
     const char *p = text, *end = text + length;
     guint line = 1;
-    if (memchr(text, '\0', length) || !g_utf8_validate(text, (gssize)length, NULL)) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "not a text file (NUL bytes or invalid UTF-8)");
+    if (memchr(text, '\0', length)) { /* other bytes are kept as they are: a label is made valid where it is drawn */
+        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "not a text file (NUL bytes)");
         goto fail;
     }
     if (length == 0) {
@@ -124,10 +131,8 @@ CsvTable *csv_table_read(const char *path, GError **error)
         g_ptr_array_add(t->rows, row);
         g_array_append_val(t->lines, first);
     }
-    g_free(text);
     return t;
 fail:
-    g_free(text);
     csv_table_free(t);
     return NULL;
 }

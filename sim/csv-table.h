@@ -17,6 +17,8 @@ typedef struct {
 char *csv_quote(const char *field);
 
 CsvTable *csv_table_read(const char *path, GError **error);
+/* The same from bytes in memory (fuzzers, tests). */
+CsvTable *csv_table_parse(const char *text, gsize length, GError **error);
 /* The index of a column, or -1. */
 gint csv_table_column(const CsvTable *t, const char *name);
 const char *csv_table_cell(const CsvTable *t, guint row, guint column);

@@ -90,8 +90,16 @@ static const char *const palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"
 const char *gnuplot_colour(guint k) { return palette[k % G_N_ELEMENTS(palette)]; }
 guint gnuplot_palette_size(void) { return G_N_ELEMENTS(palette); }
 
+static GString *capture_sink;
+
+void gnuplot_capture(GString *sink) { capture_sink = sink; }
+
 gboolean gnuplot_run(const char *path, const GString *script, GError **error)
 {
+    if (capture_sink) {
+        g_string_append_len(capture_sink, script->str, (gssize)script->len);
+        return TRUE;
+    }
     char *gnuplot = g_find_program_in_path("gnuplot");
     if (!gnuplot) {
         g_set_error(error, PLOT_ERROR, 2, "gnuplot is not installed (make deps installs gnuplot-nox)");

@@ -24,6 +24,9 @@ void gnuplot_byte_unit(double largest, const char **name, double *scale);
 /* Colour k of the palette (matplotlib's "tab10", "#rrggbb"), cycling; gnuplot_palette_size() of them. */
 const char *gnuplot_colour(guint k);
 guint gnuplot_palette_size(void);
+/* Fuzzers: with a sink, gnuplot_run appends each script to it instead of running gnuplot (and writes no
+ * file); NULL runs gnuplot again. */
+void gnuplot_capture(GString *sink);
 /* Runs the script through gnuplot; gnuplot's own messages reach stderr. */
 gboolean gnuplot_run(const char *path, const GString *script, GError **error);
 

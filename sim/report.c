@@ -1,11 +1,28 @@
 /* report.c — run reports in four formats, the plan map and the ASCII plan (see report.h). */
 #include "report.h"
 #include "csv-table.h"
+#include "json-text.h"
 #include "units.h"
 
 #include <json-glib/json-glib.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A field of a table as format f writes it: CSV quoted (csv_quote); markdown with '|' escaped; text and
+ * markdown without control characters (a newline in a name must not end the line). Newly allocated. */
+static char *format_cell(ReportFormat f, const char *v)
+{
+    if (f == FORMAT_CSV)
+        return csv_quote(v);
+    GString *s = g_string_new(NULL);
+    for (const char *c = v; *c; c++) {
+        if (f == FORMAT_MD && *c == '|')
+            g_string_append(s, "\\|");
+        else
+            g_string_append_c(s, (guchar)*c < ' ' || *c == 0x7f ? (f == FORMAT_MD ? ' ' : '?') : *c);
+    }
+    return g_string_free(s, FALSE);
+}
 
 gboolean report_format_parse(const char *name, ReportFormat *out)
 {
@@ -84,7 +101,10 @@ static void print_text_one(FILE *out, const ReportRow *r)
     guint64 frag = r->arena - MIN(r->arena, r->lower_bound), saved = r->naive - MIN(r->naive, r->arena);
     char *arena = format_bytes(r->arena), *lb = format_bytes(r->lower_bound), *fr = format_bytes(frag),
          *nv = format_bytes(r->naive), *sv = format_bytes(saved);
-    fprintf(out, "graph          %s (dims: %s)\n", r->graph, r->dims);
+    char *graph = format_cell(FORMAT_TEXT, r->graph), *dims = format_cell(FORMAT_TEXT, r->dims);
+    fprintf(out, "graph          %s (dims: %s)\n", graph, dims);
+    g_free(graph);
+    g_free(dims);
     fprintf(out, "order          %s (%u steps)\n", r->order, r->steps);
     fprintf(out, "strategy       %s%s%s%s\n", r->strategy, *r->detail ? " (" : "", r->detail, *r->detail ? ")" : "");
     fprintf(out, "buffers        %u\n", r->buffers);
@@ -156,7 +176,7 @@ static void json_add_plan(JsonBuilder *b, const Trace *t, const guint64 *offsets
         json_builder_set_member_name(b, "size");
         json_builder_add_int_value(b, (gint64)buf->size);
         json_builder_set_member_name(b, "name");
-        json_builder_add_string_value(b, buf->name);
+        json_add_text(b, buf->name);
         json_builder_set_member_name(b, "first");
         json_builder_add_int_value(b, buf->first);
         json_builder_set_member_name(b, "last");
@@ -184,7 +204,7 @@ static void print_json(FILE *out, const ReportRow *rows, guint n)
             } else if (c == 14) {
                 json_builder_add_boolean_value(b, rows[k].verified);
             } else {
-                json_builder_add_string_value(b, v);
+                json_add_text(b, v);
             }
             g_free(v);
         }
@@ -219,14 +239,9 @@ void report_print(FILE *out, ReportFormat f, const ReportRow *rows, guint n)
     }
     for (guint k = 0; k < n; k++) {
         for (guint c = 0; c < G_N_ELEMENTS(columns); c++) {
-            char *v = cell(&rows[k], c);
-            if (f == FORMAT_MD) {
-                fprintf(out, "| %s ", v);
-            } else {
-                char *q = csv_quote(v);
-                fprintf(out, c ? ",%s" : "%s", q);
-                g_free(q);
-            }
+            char *v = cell(&rows[k], c), *q = format_cell(f, v);
+            fprintf(out, f == FORMAT_MD ? "| %s " : (c ? ",%s" : "%s"), q);
+            g_free(q);
             g_free(v);
         }
         fprintf(out, f == FORMAT_MD ? "|\n" : "\n");
@@ -247,7 +262,7 @@ void report_print_row(FILE *out, ReportFormat f, const char *const *names, const
         if (numbers[k])
             json_builder_add_int_value(b, g_ascii_strtoll(values[k], NULL, 10));
         else
-            json_builder_add_string_value(b, values[k]);
+            json_add_text(b, values[k]);
     }
     json_builder_end_object(b);
     print_json_document(out, b);
@@ -267,7 +282,7 @@ void report_print_table(FILE *out, ReportFormat f, const char *const *names, con
                 if (numbers[k])
                     json_builder_add_double_value(b, g_ascii_strtod(v, NULL));
                 else
-                    json_builder_add_string_value(b, v);
+                    json_add_text(b, v);
             }
             json_builder_end_object(b);
         }
@@ -286,7 +301,7 @@ void report_print_table(FILE *out, ReportFormat f, const char *const *names, con
     for (guint r = 0; r < nrows; r++) {
         for (guint k = 0; k < ncols; k++) {
             const char *v = values[(gsize)r * ncols + k];
-            char *q = f == FORMAT_CSV ? csv_quote(v) : g_strdup(v);
+            char *q = format_cell(f, v);
             fprintf(out, f == FORMAT_MD ? "| %s " : (k ? ",%s" : "%s"), q);
             g_free(q);
         }
@@ -311,8 +326,11 @@ void report_aliasing(FILE *out, ReportFormat f, const guint *shared, const guint
     }
     if (notes->len)
         fprintf(out, "\n%s%u fallbacks:\n", f == FORMAT_MD ? "" : "", notes->len);
-    for (guint k = 0; k < notes->len; k++)
-        fprintf(out, f == FORMAT_MD ? "- %s\n" : "  %s\n", (const char *)notes->pdata[k]);
+    for (guint k = 0; k < notes->len; k++) {
+        char *note = format_cell(FORMAT_TEXT, notes->pdata[k]);
+        fprintf(out, f == FORMAT_MD ? "- %s\n" : "  %s\n", note);
+        g_free(note);
+    }
 }
 
 typedef struct {
@@ -356,7 +374,8 @@ void report_map(FILE *out, ReportFormat f, const Trace *t, const guint64 *offset
         fprintf(out, "# offset size name first last\n");
     for (guint k = 0; k < n; k++) {
         const TraceBuffer *b = trace_buffer(t, order[k]);
-        char *name = f == FORMAT_CSV ? csv_quote(b->name) : g_strdup(b->name);
+        /* text: escaped as the trace format escapes names, so every line splits into its five fields */
+        char *name = f == FORMAT_TEXT ? trace_name_escape(b->name) : format_cell(f, b->name);
         fprintf(out, f == FORMAT_MD ? "| %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT " | %s | %u | %u |\n"
                      : f == FORMAT_CSV ? "%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%s,%u,%u\n"
                                        : "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %s %u %u\n",

@@ -38,7 +38,7 @@ static gboolean parse_u64(const char *s, guint64 *out)
 }
 
 /* Names are written with %XX escapes for bytes that would break a field: whitespace, ',', '%', controls. */
-static char *escape_name(const char *name)
+char *trace_name_escape(const char *name)
 {
     GString *s = g_string_new(NULL);
     for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
@@ -252,6 +252,11 @@ static gboolean parse_csv_line(Trace *t, GArray *spans, GHashTable *ids, const C
         return line_error(error, path, line, "empty id");
     if (g_hash_table_contains(ids, id))
         return line_error(error, path, line, "id '%s' appears twice", id);
+    char *name = unescape_name(id); /* what trace_to_csv escaped (%XX) comes back as it was */
+    gboolean twice = g_hash_table_contains(ids, name);
+    g_free(name);
+    if (twice)
+        return line_error(error, path, line, "id '%s' appears twice", id);
     if (!parse_u64(fields[c->lower], &lower) || !parse_u64(fields[c->upper], &upper))
         return line_error(error, path, line, "lower '%s' and upper '%s' must be non-negative integers", fields[c->lower],
                           fields[c->upper]);
@@ -269,7 +274,9 @@ static gboolean parse_csv_line(Trace *t, GArray *spans, GHashTable *ids, const C
         return line_error(error, path, line, "alignment '%s' is not a power of two", fields[c->alignment]);
     if (c->gaps >= 0 && *fields[c->gaps])
         return line_error(error, path, line, "buffers with gaps in their lifetime are not supported");
-    guint nid = trace_add(t, id, size, align, 0, 0);
+    name = unescape_name(id);
+    guint nid = trace_add(t, name, size, align, 0, 0);
+    g_free(name);
     g_hash_table_add(ids, trace_buffer(t, nid)->name);
     if (c->offset >= 0 && *fields[c->offset]) { /* an empty offset: not fixed */
         if (!parse_u64(fields[c->offset], &offset) || offset > G_MAXINT64)
@@ -383,7 +390,7 @@ char *trace_to_text(const Trace *t)
     g_string_append_printf(s, "steps %u\n", t->steps);
     for (guint k = 0; k < trace_count(t); k++) {
         const TraceBuffer *b = trace_buffer(t, k);
-        char *name = escape_name(b->name);
+        char *name = trace_name_escape(b->name);
         g_string_append_printf(s, "%u %s %" G_GUINT64_FORMAT " %u %u", k, name, b->size, b->first, b->last);
         if (b->align != 1)
             g_string_append_printf(s, " align=%" G_GUINT64_FORMAT, b->align);
@@ -421,7 +428,7 @@ char *trace_to_csv(const Trace *t, const guint64 *offsets, GError **error)
     g_string_append_c(s, '\n');
     for (guint k = 0; k < trace_count(t); k++) {
         const TraceBuffer *b = trace_buffer(t, k);
-        char *name = escape_name(b->name);
+        char *name = trace_name_escape(b->name);
         g_string_append_printf(s, "%s,%u,%u,%" G_GUINT64_FORMAT, name, b->first, b->last + 1, b->size);
         if (any_align)
             g_string_append_printf(s, ",%" G_GUINT64_FORMAT, b->align);

@@ -58,6 +58,9 @@ Trace *trace_parse(const char *text, gsize len, const char *path, gboolean csv, 
  * No partial file is left behind on failure. */
 gboolean trace_write_file(const Trace *t, const guint64 *offsets, const char *path, GError **error);
 char *trace_to_text(const Trace *t);
+/* A name as the text format (and the text --map) writes it: bytes that would break a whitespace- or
+ * comma-separated field (blanks, controls, ',', '%') as %XX, an empty name as %00. Newly allocated. */
+char *trace_name_escape(const char *name);
 char *trace_to_csv(const Trace *t, const guint64 *offsets, GError **error);
 
 #endif

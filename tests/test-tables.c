@@ -48,7 +48,6 @@ static void test_csv_reader(void)
         {"a,b\n1,\"open\n", "line 2: a quoted field is not closed"},
         {"a,b\n1,\"x\"y\n", "line 2: text after a closing quote"},
         {"a,b\n1,x\"y\n", "line 2: a quote inside an unquoted field"},
-        {"a,b\n1,\xff\n", "not a text file (NUL bytes or invalid UTF-8)"},
     };
     for (guint k = 0; k < G_N_ELEMENTS(bad); k++) {
         g_assert_null(read_text("bad.csv", bad[k].text, &error));
@@ -56,6 +55,32 @@ static void test_csv_reader(void)
         g_assert_cmpstr(error->message, ==, bad[k].message);
         g_clear_error(&error);
     }
+    g_assert_null(csv_table_parse("a,b\n1,\0\n", 8, &error));
+    g_assert_cmpstr(error->message, ==, "not a text file (NUL bytes)");
+    g_clear_error(&error);
+    /* A byte-order mark (spreadsheets write one) is not part of the first column's name; other bytes,
+     * valid UTF-8 or not, are kept as they are. */
+    t = csv_table_parse("\xEF\xBB\xBFgraph,n\nm\xff,1\n", 15, &error);
+    g_assert_no_error(error);
+    g_assert_cmpint(csv_table_column(t, "graph"), ==, 0);
+    g_assert_cmpstr(csv_table_cell(t, 0, 0), ==, "m\xff");
+    csv_table_free(t);
+    /* What csv_quote writes reads back, whatever the field holds. */
+    const char *fields[] = {"plain", "a,b", "say \"hi\"", "two\nlines", "cr\rhere", " padded ", "", "`$(x)`@'"};
+    GString *text = g_string_new(NULL);
+    for (guint k = 0; k < G_N_ELEMENTS(fields); k++) {
+        char *q = csv_quote(fields[k]);
+        g_string_append_printf(text, "%s%s", k ? "," : "", q);
+        g_free(q);
+    }
+    g_string_append_c(text, '\n');
+    g_string_append(text, text->str); /* the same record as header and as row */
+    t = csv_table_parse(text->str, text->len, &error);
+    g_assert_no_error(error);
+    for (guint k = 0; k < G_N_ELEMENTS(fields); k++)
+        g_assert_cmpstr(csv_table_cell(t, 0, k), ==, fields[k]);
+    csv_table_free(t);
+    g_string_free(text, TRUE);
 }
 
 static char *read_all(const char *path)

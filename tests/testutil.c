@@ -3,6 +3,7 @@
 
 #include <glib/gstdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 const PlaceOptions test_place_options = {
@@ -75,18 +76,29 @@ void run_result_clear(RunResult *r)
 
 static char *scratch_dir;
 
+/* Removes a folder and everything under it; symlinks are removed, never followed. */
+static void remove_tree(const char *path)
+{
+    GStatBuf st;
+    if (g_lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        GDir *d = g_dir_open(path, 0, NULL);
+        const char *name;
+        while (d && (name = g_dir_read_name(d))) {
+            char *p = g_build_filename(path, name, NULL);
+            remove_tree(p);
+            g_free(p);
+        }
+        if (d)
+            g_dir_close(d);
+        g_rmdir(path);
+    } else {
+        g_remove(path);
+    }
+}
+
 static void remove_scratch(void)
 {
-    GDir *d = g_dir_open(scratch_dir, 0, NULL);
-    const char *name;
-    while (d && (name = g_dir_read_name(d))) {
-        char *p = g_build_filename(scratch_dir, name, NULL);
-        g_remove(p);
-        g_free(p);
-    }
-    if (d)
-        g_dir_close(d);
-    g_rmdir(scratch_dir);
+    remove_tree(scratch_dir);
     g_free(scratch_dir);
 }
 

@@ -8,7 +8,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 seconds=${1:-60}
 corpus=build-fuzz/corpus
-mkdir -p "$corpus"/{onnx,trace-text,trace-csv,bins,plan} build-fuzz/artifacts
+mkdir -p "$corpus"/{onnx,trace-text,trace-csv,bins,plan,plot} build-fuzz/artifacts
 cp graphs/*.onnx "$corpus/onnx/"
 for n in 5 20 60; do
     build/mkgraph trace --buffers $n --seed $n --align 0 -o "$corpus/trace-text/t$n.trace"
@@ -16,8 +16,9 @@ for n in 5 20 60; do
 done
 cp tests/fuzz/seeds/bins/* "$corpus/bins/"
 head -c 400 /dev/zero > "$corpus/plan/zeros"
+cp tests/fuzz/seeds/plot/* "$corpus/plot/"
 status=0
-for f in onnx trace-text trace-csv bins plan; do
+for f in onnx trace-text trace-csv bins plan plot; do
     log=build-fuzz/fuzz-$f.log
     if build-fuzz/fuzz-$f "$corpus/$f" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
         -artifact_prefix="build-fuzz/artifacts/$f-" -print_final_stats=1 > "$log" 2>&1; then

@@ -52,6 +52,15 @@ def attr_int(name, v):
     return s(1, name) + field(3, 0, v) + field(20, 0, 2)
 
 
+def attr_ints(name, vals):
+    return s(1, name) + b"".join(field(8, 0, v) for v in vals) + field(20, 0, 7)
+
+
+def initializer(name, dims, values):
+    return (b"".join(field(1, 0, d) for d in dims) + field(2, 0, 1) + b"".join(field(4, 5, v) for v in values)
+            + s(8, name))
+
+
 def attr_floats(name, vals):
     return s(1, name) + b"".join(field(7, 5, v) for v in vals) + field(20, 0, 6)
 
@@ -230,6 +239,18 @@ def main():
         "sim: graphs/noop-chain.onnx: {}:1: rule 'colour=red' is neither name=GLOB nor size>=BYTES")
     add("bins-bad-number.bins", b"2000 name=x\n", "--graph graphs/noop-chain.onnx --bins {}", 1,
         "sim: graphs/noop-chain.onnx: {}:1: expected 'BIN RULE' with BIN a number below 1024")
+    # Hostile models that plan: an empty name for a required output (ONNX's "omitted optional output"),
+    # which used to plan and then crash the kernel under --run; Conv window arithmetic past 64 bits.
+    add("onnx-empty-output.onnx",
+        model(graph([node("Relu", ["x"], [""], name="r1"), node("Relu", ["x"], ["y"], name="r2")],
+                    [value_info("x")], [value_info("y")])), "--graph {} --run", 1,
+        "sim: {}: node 'r1' (Relu): required output 0 is empty (an empty name omits an optional output)")
+    conv_x = value_info("x", dims=(dim(1), dim(1), dim(8), dim(8)))
+    add("onnx-conv-dilation-overflow.onnx",
+        model(graph([node("Conv", ["x", "w"], ["y"], [attr_ints("dilations", [1 << 62, 1 << 62])], name="c")],
+                    [conv_x], [s(1, "y")], field(5, 2, initializer("w", [1, 1, 3, 3], [1.0] * 9)))), "--graph {}", 1,
+        "sim: {}: node 'c' (Conv): the window arithmetic on spatial axis 0 overflows 64 bits (kernel, dilation, stride "
+        "or pads too large)")
     # Reproducers the fuzzers found (tests/fuzz/run.sh), committed as they were found.
     cases.append(("fuzz-bins-invalid-utf8.bins", "--graph graphs/noop-chain.onnx --bins {}", 1,
                   "sim: graphs/noop-chain.onnx: {}:2: the line is not valid UTF-8"))
@@ -250,6 +271,23 @@ def main():
         ("--graph graphs/pinned.onnx --pin input=4096 --pin reshape1=8192 --trace-out {out}", 1,
          "sim: graphs/pinned.onnx: pins 'input' and 'reshape1' disagree: both live in buffer 'input', which they put at 4096 and 8192"),
         ("--graph graphs/gpt2.onnx --format yaml", 2, "sim: --format takes text, md, csv or json (see sim --help)"),
+        # An option given twice, a number that is not one, an explicit zero that used to mean the default.
+        ("--graph graphs/gpt2.onnx --graph graphs/block.onnx", 2, "sim: --graph is given twice: it takes one value (see sim --help)"),
+        ("--graph graphs/gpt2.onnx --budget nan", 2, "sim: --budget takes a finite number, not 'nan' (see sim --help)"),
+        ("--graph graphs/gpt2.onnx --budget inf", 2, "sim: --budget takes a finite number, not 'inf' (see sim --help)"),
+        ("--graph graphs/gpt2.onnx --budget 0", 2, "sim: --budget takes a positive number of seconds (see sim --help)"),
+        ("--graph graphs/gpt2.onnx --align 0", 2, "sim: --align takes a power of two (see sim --help)"),
+        ("--graph graphs/gpt2.onnx --pad-last 0", 2, "sim: --pad-last takes a positive multiple (1 for no padding) (see sim --help)"),
+        ("--graph graphs/gpt2.onnx --run --repeat 0", 2, "sim: --repeat takes a count from 1 to 100,000 (see sim --help)"),
+        ("--graph graphs/gpt2.onnx --order optimal --order-seconds 0", 2,
+         "sim: --order-budget and --order-seconds take positive numbers (see sim --help)"),
+        ("--graph graphs/gpt2.onnx --seed 12x", 2, "sim: --seed takes a whole number, not '12x' (see sim --help)"),
+        # Files that are not regular files: refused before a byte is read (no hang on a FIFO, no 18 GB of /dev/zero).
+        ("--graph /dev/zero", 1, "sim: /dev/zero: cannot read: not a regular file (a device, FIFO or socket)"),
+        ("--trace /dev/zero", 1, "sim: /dev/zero: cannot read: not a regular file (a device, FIFO or socket)"),
+        ("--graph graphs", 1, "sim: graphs: cannot read: is a directory"),
+        ("--graph graphs/noop-chain.onnx --bins /dev/zero", 1,
+         "sim: graphs/noop-chain.onnx: /dev/zero: cannot read: not a regular file (a device, FIFO or socket)"),
     ]
     for k, (args, status, err) in enumerate(cli):
         cases.append((f"-cli-{k}", args, status, err))

@@ -1,0 +1,82 @@
+/* fuzz-plot.c — libFuzzer harness for the plot label path. The bytes are names (NUL-separated): buffer
+ * names of a trace (drawn by --plot layout and timeline, one as the title) and the graph and strategy cells
+ * of a result table (drawn by --plot compare and sweep). The table is written with csv_quote and read back
+ * by the CSV reader, which must return every cell as it was; every script the plots make is captured
+ * (gnuplot_capture, no gnuplot runs) and must be inert (gnuplot-check.h). Either failure aborts. */
+#include "csv-table.h"
+#include "gnuplot-check.h"
+#include "gnuplot.h"
+#include "plot-table.h"
+#include "plot.h"
+#include "registry.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void fail(const char *what, const char *detail)
+{
+    fprintf(stderr, "fuzz-plot: %s: %s\n", what, detail);
+    abort();
+}
+
+static void plot_table(const GPtrArray *names)
+{
+    GString *csv = g_string_new("graph,dims,order,alias,strategy,arena_bytes,lower_bound_bytes\n");
+    for (guint k = 0; k < names->len; k++) {
+        char *graph = csv_quote(names->pdata[k]), *strategy = csv_quote(names->pdata[(k + 1) % names->len]);
+        g_string_append_printf(csv, "%s,n=%u,file,all,%s,%u,1000\n", graph, k + 1, strategy, 1000 + 100 * k);
+        g_free(graph);
+        g_free(strategy);
+    }
+    GError *error = NULL;
+    CsvTable *t = csv_table_parse(csv->str, csv->len, &error);
+    if (!t)
+        fail("csv_quote wrote a table the reader refuses", error->message);
+    for (guint k = 0; k < names->len; k++)
+        if (strcmp(csv_table_cell(t, k, 0), names->pdata[k]))
+            fail("a quoted cell read back differently", names->pdata[k]);
+    TablePlotOptions compare = {.table_path = names->pdata[0], .y = "ratio"};
+    TablePlotOptions sweep = {.table_path = names->pdata[0], .x = "n", .y = "arena_bytes", .title = names->pdata[0]};
+    /* Either may refuse the table (two rows measuring the same thing): a clean error, nothing drawn. */
+    if (!plot_compare("fuzz.svg", t, &compare, &error))
+        g_clear_error(&error);
+    if (!plot_sweep("fuzz.png", t, &sweep, &error))
+        g_clear_error(&error);
+    csv_table_free(t);
+    g_string_free(csv, TRUE);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+    for (size_t start = 0, k = 0; k <= size && names->len < 8; k++)
+        if (k == size || !data[k]) {
+            g_ptr_array_add(names, g_strndup((const char *)data + start, MIN(k - start, 200)));
+            start = k + 1;
+        }
+    GString *sink = g_string_new(NULL);
+    gnuplot_capture(sink);
+    Trace *t = trace_new(names->pdata[0]);
+    for (guint k = 0; k < names->len; k++)
+        trace_add(t, names->pdata[k], 4096u * (k + 1), 1, k, k + 2);
+    GError *error = NULL;
+    Plan *plan = place_run(place_strategy_find("greedy-size"), t, &error);
+    if (!plan)
+        fail("planning a plain trace failed", error->message);
+    if (!plot_layout("fuzz.svg", names->pdata[0], t, plan, &error) ||
+        !plot_timeline("fuzz.png", names->pdata[names->len - 1], t, (const Plan *const *)&plan, 1, &error))
+        fail("a plot of a plain trace failed", error->message);
+    plot_table(names);
+    char *problem = gnuplot_script_problem(sink->str, sink->len);
+    if (problem)
+        fail("a script is not inert", problem);
+    gnuplot_capture(NULL);
+    g_string_free(sink, TRUE);
+    plan_free(plan);
+    trace_free(t);
+    g_ptr_array_unref(names);
+    return 0;
+}
