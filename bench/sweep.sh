@@ -6,12 +6,18 @@
 # stderr when it is a terminal. The same job list runs across machines with parallel's --sshlogin (after
 # `--`; every host needs the repository, built, at the path given with --workdir).
 #
+# Hostile names are normal: every argument of a job is shell-quoted (printf %q), so a graph named
+# 'm$(touch X).onnx' or a --dim value holding a command is passed to sim as text, never run. One sweep
+# at a time writes a file (a lock on it; a second one stops with a message). A row cut off mid-line by a
+# stopped sweep is dropped when the sweep resumes, so it is run again instead of glued to the next row.
+# --dry-run builds nothing and writes nothing.
+#
 #   bench/sweep.sh --out results/sweep-gpt2-seq.csv --graph graphs/models/torch/gpt2-torch.onnx:batch=1 \
 #       --dim seq=16,32,64,128,256,512,1024 --strategies firstfit,bestfit,greedy-size,best
 #   bench/sweep.sh --out results/corpus.csv --corpus --alias all --alias none
 #   bench/sweep.sh --out x.csv --graph graphs/gpt2.onnx -- --sshlogin 2/hostA,2/: --workdir /srv/arenasim
 #
-# Paths must not hold whitespace (a job line is split on it). Columns: docs/report-format.md.
+# A graph path must not hold ':' (it separates the path from its dims). Columns: docs/report-format.md.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -57,9 +63,14 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$out" ] || die "--out FILE.csv is required (see --help)"
 command -v parallel > /dev/null || die "GNU parallel is not installed (make deps installs it)"
-# SIM_BIN: a sim built elsewhere (the tests pass the sanitizer build); otherwise build/sim, made here.
+# SIM_BIN: a sim built elsewhere (the tests pass the sanitizer build); otherwise build/sim, made here
+# (not for --dry-run, which builds nothing: it needs --strategies, or a sim already built, for the list).
 sim=${SIM_BIN:-build/sim}
-[ -n "${SIM_BIN:-}" ] || make -s build/sim
+if [ -z "${SIM_BIN:-}" ] && [ "$dry_run" = 0 ]; then
+    make -s build/sim
+elif [ -z "$strategies" ] && [ ! -x "$sim" ]; then
+    die "--dry-run builds nothing: give --strategies, or build $sim first (make)"
+fi
 
 if [ "$corpus" = 1 ]; then
     while IFS=$'\t' read -r name file dimset; do
@@ -89,14 +100,33 @@ for spec in "${dims[@]}"; do
     combos=("${next[@]}")
 done
 
-# Rows already in the file, by what they measured: graph, dims, order, alias, strategy.
+# One sweep at a time per file: the lock lives as long as this shell (fd 9). A dry run only reads.
+if [ "$dry_run" = 0 ]; then
+    mkdir -p "$(dirname "$out")"
+    exec 9>> "$out"
+    flock -n 9 || die "another sweep is writing $out (it holds the file's lock); wait for it, or use another --out"
+fi
+
+# Rows already in the file, by what they measured: graph, dims, order, alias, strategy. A last row cut off
+# mid-line (a sweep stopped while writing) is dropped from the file first, so it is run again.
 declare -A finished=()
 if [ -s "$out" ]; then
-    while IFS= read -r key; do finished["$key"]=1; done < <(/usr/bin/python3 - "$out" <<'PY'
-import csv, sys
-with open(sys.argv[1], newline="") as f:
-    for row in csv.DictReader(f):
-        print("\t".join(row[c] for c in ("graph", "dims", "order", "alias", "strategy")))
+    while IFS= read -r -d '' key; do finished["$key"]=1; done < <(/usr/bin/python3 - "$out" "$dry_run" <<'PY'
+import csv, io, os, sys
+path, dry_run = sys.argv[1], sys.argv[2] == "1"
+with open(path, "rb") as f:
+    data = f.read()
+if data and not data.endswith(b"\n"):
+    cut = data.rfind(b"\n") + 1
+    data = data[:cut]
+    if not dry_run:
+        os.truncate(path, cut)
+        print(f"sweep.sh: dropped a row cut off mid-line at the end of {path}; it is run again", file=sys.stderr)
+keys = ("graph", "dims", "order", "alias", "strategy")
+for row in csv.DictReader(io.StringIO(data.decode("utf-8", "surrogateescape"), newline="")):
+    if None in row or any(row.get(k) is None for k in keys):
+        continue  # a malformed row measures nothing: its run is done again
+    sys.stdout.write("\t".join(row[k] for k in keys) + "\0")
 PY
 )
 fi
@@ -104,19 +134,19 @@ fi
 joblist=$(mktemp)
 trap 'rm -f "$joblist"' EXIT
 total=0 skipped=0
+read -r -a extra_args <<< "$sim_args" # split on blanks only: no globbing, no expansion
 IFS=, read -r -a order_list <<< "$orders"
 IFS=, read -r -a strategy_list <<< "$strategies"
 for g in "${graphs[@]}"; do
     file=${g%%:*} fixed=""
     [ "$file" != "$g" ] && fixed=${g#*:}
-    case $file in *[[:space:]]*) die "'$file': paths with whitespace are not supported" ;; esac
     [ -f "$file" ] || die "'$file' does not exist"
     for c in "${combos[@]}"; do
         dimset=$fixed
         [ -n "$c" ] && dimset=${dimset:+$dimset,}$c
-        dim_args=""
+        dim_args=()
         IFS=, read -r -a ds <<< "$dimset"
-        for d in "${ds[@]}"; do dim_args+=" --dim $d"; done
+        for d in "${ds[@]}"; do dim_args+=(--dim "$d"); done
         for o in "${order_list[@]}"; do
             for a in "${aliases[@]}"; do
                 for s in "${strategy_list[@]}"; do
@@ -125,7 +155,10 @@ for g in "${graphs[@]}"; do
                         skipped=$((skipped + 1))
                         continue
                     fi
-                    echo "--graph $file$dim_args --order $o --alias $a --strategy $s $sim_args" >> "$joblist"
+                    # One job a line, every argument quoted for the shell parallel hands it to.
+                    job=(--graph "$file" "${dim_args[@]}" --order "$o" --alias "$a" --strategy "$s" "${extra_args[@]}")
+                    printf '%q ' "${job[@]}" >> "$joblist"
+                    echo >> "$joblist"
                 done
             done
         done
@@ -139,8 +172,7 @@ if [ "$dry_run" = 1 ]; then
 fi
 [ "$left" -gt 0 ] || exit 0
 
-mkdir -p "$(dirname "$out")"
-[ -s "$out" ] || "$sim" --graph graphs/noop-chain.onnx --format csv | head -1 > "$out"
+[ -s "$out" ] || "$sim" --graph graphs/noop-chain.onnx --format csv | head -1 >> "$out"
 errors=$out.errors
 : > "$errors"
 bar=()
@@ -148,8 +180,9 @@ bar=()
 # Each run prints its header and one row; the header goes. pipefail keeps sim's exit status, so a failed
 # run is counted (and, having printed nothing, retried next time). --keep-order: rows follow the job list.
 status=0
+command="set -o pipefail; $(printf '%q' "$sim") --format csv {=uq()=} 2>> $(printf '%q' "$errors") | tail -n +2"
 PARALLEL_SHELL=bash parallel --will-cite --keep-order --halt never ${jobs:+--jobs "$jobs"} "${bar[@]}" "${parallel_args[@]}" \
-    "set -o pipefail; $sim --format csv {=uq()=} 2>> $errors | tail -n +2" :::: "$joblist" >> "$out" || status=$?
+    "$command" :::: "$joblist" >> "$out" || status=$?
 if [ "$status" != 0 ]; then
     echo "sweep.sh: $status of $left runs failed; their rows are missing (a rerun retries them). Messages:" >&2
     sed 's/^/  /' "$errors" >&2

@@ -6,7 +6,9 @@
 #include "testutil.h"
 
 #include <glib/gstdio.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 
 static void assert_contains(const char *haystack, const char *needle)
 {
@@ -199,12 +201,18 @@ static RunResult run_sweep(const char *const *args)
     return test_run("SWEEP_BIN", args);
 }
 
-static guint count_lines(const char *path)
+static guint count_lines_text(const char *text)
 {
-    char *text = read_all(path);
     guint n = 0;
     for (const char *c = text; *c; c++)
         n += *c == '\n';
+    return n;
+}
+
+static guint count_lines(const char *path)
+{
+    char *text = read_all(path);
+    guint n = count_lines_text(text);
     g_free(text);
     return n;
 }
@@ -306,12 +314,96 @@ static void test_canonical_csv(void)
     g_free(out);
 }
 
+/* sweep.sh with hostile input: a graph file named with a command substitution and a --dim value holding
+ * one reach sim as text (the canary is never made); --dry-run builds and writes nothing; a second sweep on
+ * a locked file stops with a message; a row cut off mid-line is dropped and run again, not glued. */
+static void test_sweep_hostile(void)
+{
+    /* A file name cannot hold '/': its commands would make the canary in sweep.sh's folder (the repository). */
+    char *canary = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "canary-sweep", NULL);
+    char *graph_name = g_strdup("m$(touch canary-sweep)`touch canary-sweep`.onnx");
+    char *graph = test_scratch_path(graph_name), *source = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs",
+                                                                             "noop-chain.onnx", NULL);
+    char *bytes;
+    gsize len;
+    g_assert_true(g_file_get_contents(source, &bytes, &len, NULL));
+    g_assert_true(g_file_set_contents(graph, bytes, (gssize)len, NULL));
+    g_free(bytes);
+    char *out = test_scratch_path("hostile-sweep.csv");
+    char *dim = g_strdup_printf("n=1$(touch %s)", canary);
+    RunResult r = run_sweep((const char *[]){"--out", out, "--graph", graph, "--strategies", "bestfit,firstfit",
+                                             "--dry-run", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS));
+    g_assert_cmpuint(count_lines_text(r.out), ==, 2);
+    run_result_clear(&r);
+    const char *const args[] = {"--out", out, "--graph", graph, "--strategies", "bestfit,firstfit", NULL};
+    r = run_sweep(args);
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    g_assert_cmpuint(count_lines(out), ==, 3);
+    r = run_sweep((const char *[]){"--out", out, "--graph", graph, "--dim", dim, "--strategies", "bestfit", NULL});
+    g_assert_cmpint(r.status, ==, 1); /* sim refuses the value: it arrived as text */
+    assert_contains(r.err, "VALUE must be a positive integer");
+    run_result_clear(&r);
+    g_assert_false(g_file_test(canary, G_FILE_TEST_EXISTS));
+
+    /* The last row cut off mid-line: dropped, run again, the file whole. */
+    char *text = read_all(out);
+    gsize cut = strlen(text) - 20;
+    g_assert_true(g_file_set_contents(out, text, (gssize)cut, NULL));
+    r = run_sweep(args);
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.err, "dropped a row cut off mid-line");
+    assert_contains(r.err, "2 runs, 1 already in ");
+    run_result_clear(&r);
+    char *again = read_all(out);
+    text[cut] = '\0';
+    *(strrchr(text, '\n') + 1) = '\0'; /* the rows before the cut one stay as they were */
+    g_assert_true(g_str_has_prefix(again, text));
+    g_assert_cmpuint(count_lines(out), ==, 3);
+    GError *error = NULL;
+    CsvTable *whole = csv_table_read(out, &error); /* and the new row is a whole row */
+    g_assert_no_error(error);
+    csv_table_free(whole);
+    g_free(again);
+    g_free(text);
+
+    /* Another sweep holds the lock: this one stops at once and says so. */
+    char *holder_argv[] = {"flock", out, "sleep", "5", NULL};
+    GPid holder;
+    g_assert_true(g_spawn_async(NULL, holder_argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
+                                &holder, NULL));
+    for (int tries = 0; tries < 100; tries++) { /* until the holder has it */
+        char *probe_argv[] = {"flock", "-n", out, "true", NULL};
+        int wait_status = 0;
+        g_assert_true(g_spawn_sync(NULL, probe_argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, &wait_status, NULL));
+        if (!WIFEXITED(wait_status) || WEXITSTATUS(wait_status) != 0)
+            break;
+        g_usleep(20000);
+    }
+    r = run_sweep(args);
+    g_assert_cmpint(r.status, ==, 2);
+    assert_contains(r.err, "another sweep is writing ");
+    run_result_clear(&r);
+    kill(holder, SIGTERM);
+    waitpid(holder, NULL, 0);
+    g_spawn_close_pid(holder);
+    g_free(dim);
+    g_free(out);
+    g_free(source);
+    g_free(graph);
+    g_free(graph_name);
+    g_free(canary);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/tables/csv-reader", test_csv_reader);
     g_test_add_func("/tables/plots", test_table_plots);
     g_test_add_func("/tables/sweep-runner", test_sweep_runner);
+    g_test_add_func("/tables/sweep-hostile", test_sweep_hostile);
     g_test_add_func("/tables/canonical-csv", test_canonical_csv);
     return g_test_run();
 }

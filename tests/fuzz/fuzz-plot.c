@@ -1,6 +1,6 @@
 /* fuzz-plot.c — libFuzzer harness for the plot label path. The bytes are names (NUL-separated): buffer
  * names of a trace (drawn by --plot layout and timeline, one as the title) and the graph and strategy cells
- * of a result table (drawn by --plot compare and sweep). The table is written with csv_quote and read back
+ * of a result table (drawn by --plot compare and sweep), and the output paths. The table is written with csv_quote and read back
  * by the CSV reader, which must return every cell as it was; every script the plots make is captured
  * (gnuplot_capture, no gnuplot runs) and must be inert (gnuplot-check.h). Either failure aborts. */
 #include "csv-table.h"
@@ -66,9 +66,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     Plan *plan = place_run(place_strategy_find("greedy-size"), t, &error);
     if (!plan)
         fail("planning a plain trace failed", error->message);
-    if (!plot_layout("fuzz.svg", names->pdata[0], t, plan, &error) ||
-        !plot_timeline("fuzz.png", names->pdata[names->len - 1], t, (const Plan *const *)&plan, 1, &error))
+    char *svg = g_strconcat(names->pdata[names->len / 2], ".svg", NULL), *png = g_strconcat(svg, ".png", NULL);
+    if (!plot_layout(svg, names->pdata[0], t, plan, &error) ||
+        !plot_timeline(png, names->pdata[names->len - 1], t, (const Plan *const *)&plan, 1, &error))
         fail("a plot of a plain trace failed", error->message);
+    g_free(svg);
+    g_free(png);
     plot_table(names);
     char *problem = gnuplot_script_problem(sink->str, sink->len);
     if (problem)
