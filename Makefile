@@ -98,7 +98,7 @@ graphs/gpt2.onnx: | $(MKGRAPH)
 	$(MKGRAPH) gpt2 -o $@
 
 FAMILIES := gpt2 block mlp noop-chain branches pinned gather slice concat split chained-concat densenet unet \
-            inception random
+            inception random identity-chain relu-chain
 graphs: $(MKGRAPH)
 	for f in $(FAMILIES); do $(MKGRAPH) $$f -o graphs/$$f.onnx || exit 1; done
 

@@ -13,6 +13,7 @@
 static const MkFamily *const families[] = {
     &mk_gpt2, &mk_block, &mk_mlp, &mk_noop_chain, &mk_branches, &mk_pinned, &mk_gather, &mk_slice,
     &mk_concat, &mk_split, &mk_chained_concat, &mk_densenet, &mk_unet, &mk_inception, &mk_random, &mk_trace,
+    &mk_identity_chain, &mk_relu_chain,
 };
 
 GArray *mk_ints(const MkParams *p, const char *name, GError **error)

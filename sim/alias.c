@@ -2,6 +2,7 @@
  * with one buffer per root (see alias.h). */
 #include "alias.h"
 #include "alias-block.h"
+#include "alias-index.h"
 #include "ops.h"
 
 #include <errno.h>
@@ -52,6 +53,14 @@ AliasMap *alias_map_new(const Graph *g, const GPtrArray *schedule, const LayoutO
     m->decided = g_new0(gboolean, g->nodes->len + 1);
     m->notes = g_ptr_array_new_with_free_func(g_free);
     m->pins = pins;
+    m->index = alias_index_new(n);
+    for (guint k = 0; k < n; k++) { /* the bytes the caller owns: written over by no op */
+        const Tensor *x = g->tensors->pdata[k];
+        m->index->is_owned_out[k] = x->is_graph_output || (pins && g_hash_table_contains(pins, x->name));
+        m->index->is_owned_in[k] = x->is_graph_input;
+        m->index->owned_out[k] = m->bytes[k] && m->index->is_owned_out[k];
+        m->index->owned_in[k] = m->bytes[k] && m->index->is_owned_in[k];
+    }
     return m;
 }
 
@@ -68,26 +77,25 @@ void alias_map_free(AliasMap *m)
     g_free(m->structural);
     g_free(m->decided);
     g_ptr_array_unref(m->notes);
+    alias_index_free(m->index);
     g_free(m);
 }
 
 gint alias_root(const AliasMap *m, gint t, guint64 *offset)
 {
-    guint64 off = 0;
-    while (m->link[t].parent >= 0) {
-        off += m->link[t].offset;
-        t = m->link[t].parent;
-    }
+    gint64 position, root_position;
+    const UnionFind *u = &m->index->all;
+    gint root = u->top[union_find_rep(u, t, &position)];
+    union_find_rep(u, root, &root_position);
     if (offset)
-        *offset = off;
-    return t;
+        *offset = (guint64)(position - root_position);
+    return root;
 }
 
 gint alias_structural_root(const AliasMap *m, gint t)
 {
-    while (m->link[t].parent >= 0 && m->structural[t])
-        t = m->link[t].parent;
-    return t;
+    const UnionFind *u = &m->index->structural;
+    return u->top[union_find_rep(u, t, NULL)];
 }
 
 guint *alias_structural_deaths(const AliasMap *m)
@@ -105,15 +113,8 @@ guint *alias_structural_deaths(const AliasMap *m)
 
 gboolean alias_structural_protected(const AliasMap *m, gint t, gboolean inputs)
 {
-    gint r = alias_structural_root(m, t);
-    for (guint k = 0; k < m->g->tensors->len; k++) {
-        const Tensor *x = m->g->tensors->pdata[k];
-        gboolean caller_owned = (inputs && x->is_graph_input) || x->is_graph_output ||
-                                (m->pins && g_hash_table_contains(m->pins, x->name));
-        if (caller_owned && m->bytes[k] && alias_structural_root(m, (gint)k) == r)
-            return TRUE;
-    }
-    return FALSE;
+    gint rep = union_find_rep(&m->index->structural, t, NULL);
+    return m->index->owned_out[rep] || (inputs && m->index->owned_in[rep]);
 }
 
 gboolean alias_link(AliasMap *m, gint child, gint parent, guint64 offset, ShareKind kind)
@@ -125,6 +126,18 @@ gboolean alias_link(AliasMap *m, gint child, gint parent, guint64 offset, ShareK
         return FALSE;
     m->link[child] = (AliasLink){parent, offset, kind};
     m->structural[child] = kind != SHARE_INPLACE;
+    AliasIndex *x = m->index;
+    x->next_sibling[child] = x->first_child[parent];
+    x->first_child[parent] = child;
+    union_find_attach(&x->all, child, parent, offset);
+    if (m->structural[child]) { /* the child's structural tree joins the parent's, with its owned members */
+        gint a = union_find_rep(&x->structural, child, NULL), b = union_find_rep(&x->structural, parent, NULL);
+        guint out = x->owned_out[a] + x->owned_out[b], in = x->owned_in[a] + x->owned_in[b];
+        union_find_attach(&x->structural, child, parent, offset);
+        gint joined = union_find_rep(&x->structural, child, NULL);
+        x->owned_out[joined] = out;
+        x->owned_in[joined] = in;
+    }
     return TRUE;
 }
 
@@ -136,11 +149,9 @@ static gboolean can_leave(const AliasMap *m, gint t)
     const Tensor *tensor = m->g->tensors->pdata[t];
     if (tensor->is_graph_output || (m->pins && g_hash_table_contains(m->pins, tensor->name)))
         return FALSE;
-    for (guint k = 0; k < m->g->tensors->len; k++) {
-        if (m->link[k].parent != t)
-            continue;
+    for (gint k = m->index->first_child[t]; k >= 0; k = m->index->next_sibling[k]) {
         ShareKind kind = m->link[k].kind;
-        if ((kind != SHARE_NOOP && kind != SHARE_SLICE && kind != SHARE_SPLIT) || !can_leave(m, (gint)k))
+        if ((kind != SHARE_NOOP && kind != SHARE_SLICE && kind != SHARE_SPLIT) || !can_leave(m, k))
             return FALSE;
     }
     return TRUE;
@@ -149,14 +160,20 @@ static gboolean can_leave(const AliasMap *m, gint t)
 /* Moves t and the views inside it out of the arena; each one's bytes count as saved by its kind. */
 static void leave(AliasMap *m, gint t, ShareKind kind)
 {
-    for (guint k = 0; k < m->g->tensors->len; k++) {
-        if (m->link[k].parent != t)
-            continue;
+    AliasIndex *x = m->index;
+    for (gint k = x->first_child[t], next; k >= 0; k = next) {
+        next = x->next_sibling[k];
         ShareKind inner = m->link[k].kind;
         m->link[k] = (AliasLink){-1, 0, SHARE_OWN};
         m->structural[k] = FALSE;
-        leave(m, (gint)k, inner);
+        x->next_sibling[k] = -1;
+        leave(m, k, inner);
     }
+    x->first_child[t] = -1;
+    /* Without bytes it takes no further part; the union-find keeps it (alias-index.h), the counts drop it. */
+    gint rep = union_find_rep(&x->structural, t, NULL);
+    x->owned_out[rep] -= m->bytes[t] && x->is_owned_out[t];
+    x->owned_in[rep] -= m->bytes[t] && x->is_owned_in[t];
     m->outside_saved[kind] += m->bytes[t];
     m->bytes[t] = 0;
 }

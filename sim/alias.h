@@ -47,6 +47,10 @@ typedef struct {
     GPtrArray *notes;        /* "node X: copy: why", one per fallback */
     GHashTable *pins;        /* tensor name -> gint64* offset (pre-allocated tensors), or NULL */
     gboolean scratch;        /* add the op table's single-step kernel workspace to the trace */
+    /* Indexes kept by alias_link and alias_view_outside so that every query is near constant time on a
+     * chain of 200,000 views (alias-index.h): roots through union-find, children through lists, and per
+     * structural tree the count of members the caller owns. */
+    struct AliasIndex *index;
 } AliasMap;
 
 /* A map where every tensor has its own buffer. bins: per tensor id, or NULL (all bin 0); pins: tensor

@@ -139,8 +139,8 @@ static void expect_block(const AliasBlock *b, const char *owner, const char *ali
 {
     g_assert_cmpstr(b->owner, ==, owner);
     GString *s = g_string_new(NULL);
-    for (guint k = 0; k < b->aliases->len; k++)
-        g_string_append_printf(s, "%s%s", k ? "," : "", (const char *)b->aliases->pdata[k]);
+    for (const GList *l = b->aliases.head; l; l = l->next)
+        g_string_append_printf(s, "%s%s", l != b->aliases.head ? "," : "", (const char *)l->data);
     g_assert_cmpstr(s->str, ==, aliases);
     g_assert_cmpint(b->is_free, ==, is_free);
     g_string_free(s, TRUE);

@@ -147,7 +147,7 @@ static void test_committed_graphs_are_current(void)
         g_free(committed);
         g_free(family);
     }
-    g_assert_cmpuint(checked, ==, 15);
+    g_assert_cmpuint(checked, ==, 17);
     g_strfreev(lines);
     run_result_clear(&list);
     g_free(dir);
