@@ -306,24 +306,48 @@ void plan_free(Plan *p)
 
 /* ---------- offline helpers ---------- */
 
+/* The placed units, indexed by lifetime for the one query the offline planners make: every placed unit
+ * whose lifetime meets [lo, hi]. Such a unit is either alive at lo or starts in (lo, hi]. A segment tree
+ * over the steps answers the first (each unit is stored at the O(log T) nodes that tile its lifetime; the
+ * nodes on the path from the root to lo's leaf hold exactly the units alive at lo, each once), and a list
+ * per start step the second. Entries are the units' address ranges themselves, so a query reads memory
+ * in order. A query costs O(log T + (hi - lo) + k) for k units found; the treap it replaced visited every
+ * unit starting up to the longest lifetime before lo (16,000 nodes a query on a 1M-buffer trace). */
+typedef struct {
+    Range *at;
+    guint len, size;
+} RangeList;
+
 struct PlacedIndex {
     const PlaceProblem *p;
-    const guint64 *offsets;
-    TreapNode *nodes; /* one per unit: key = first, tie = unit, val = last */
-    Treap tree;
-    GArray *scratch;  /* Range of the overlapping placed units, reused per query */
-    TreapNode **stack; /* traversal stack, reused per query */
-    guint stack_size;
+    guint leaves;        /* a power of two above the last step */
+    RangeList *node;     /* segment tree, 1-based: node k's children are 2k and 2k+1; leaves at [leaves, 2 leaves) */
+    RangeList *starting; /* per step: the units starting there */
+    GArray *scratch;     /* Range of the overlapping placed units, reused per query */
 };
+
+static void range_list_add(RangeList *l, Range r)
+{
+    if (l->len == l->size) {
+        l->size = l->size ? 2 * l->size : 4;
+        l->at = g_renew(Range, l->at, l->size);
+    }
+    l->at[l->len++] = r;
+}
 
 PlacedIndex *placed_index_new(const PlaceProblem *p, const guint64 *offsets)
 {
     PlacedIndex *x = g_new0(PlacedIndex, 1);
     x->p = p;
-    x->offsets = offsets;
-    x->nodes = g_new0(TreapNode, p->units->len + 1);
+    guint steps = MAX(p->steps, 1);
+    for (guint u = 0; u < p->units->len; u++)
+        steps = MAX(steps, g_array_index(p->units, PlaceUnit, u).last + 1);
+    x->leaves = 1;
+    while (x->leaves < steps)
+        x->leaves *= 2;
+    x->node = g_new0(RangeList, 2 * (gsize)x->leaves);
+    x->starting = g_new0(RangeList, x->leaves);
     x->scratch = g_array_new(FALSE, FALSE, sizeof(Range));
-    treap_init(&x->tree);
     for (guint u = 0; u < p->units->len; u++)
         if (g_array_index(p->units, PlaceUnit, u).fixed != TRACE_NONE)
             placed_index_add(x, u, offsets[u]);
@@ -334,8 +358,12 @@ void placed_index_free(PlacedIndex *x)
 {
     if (!x)
         return;
-    g_free(x->nodes);
-    g_free(x->stack);
+    for (gsize k = 0; k < 2 * (gsize)x->leaves; k++)
+        g_free(x->node[k].at);
+    for (guint k = 0; k < x->leaves; k++)
+        g_free(x->starting[k].at);
+    g_free(x->node);
+    g_free(x->starting);
     g_array_unref(x->scratch);
     g_free(x);
 }
@@ -343,12 +371,16 @@ void placed_index_free(PlacedIndex *x)
 void placed_index_add(PlacedIndex *x, guint unit, guint64 offset)
 {
     const PlaceUnit *u = &g_array_index(x->p->units, PlaceUnit, unit);
-    (void)offset; /* offsets are read from x->offsets, which the caller keeps current */
-    TreapNode *n = &x->nodes[unit];
-    n->key = u->first;
-    n->tie = unit;
-    n->val = u->last;
-    treap_insert(&x->tree, n);
+    Range r = {offset, offset + u->size};
+    range_list_add(&x->starting[u->first], r);
+    /* The canonical nodes of [first, last]: bottom up, taking a boundary node whenever its sibling
+     * would reach outside. */
+    for (gsize lo = u->first + (gsize)x->leaves, hi = u->last + (gsize)x->leaves + 1; lo < hi; lo /= 2, hi /= 2) {
+        if (lo & 1)
+            range_list_add(&x->node[lo++], r);
+        if (hi & 1)
+            range_list_add(&x->node[--hi], r);
+    }
 }
 
 /* Sorts ranges by start: an introsort-free quicksort with inline compares (median of three, insertion
@@ -398,37 +430,15 @@ static void sort_ranges(Range *a, gsize n)
     }
 }
 
-/* Appends the [offset, end) of every placed unit whose lifetime meets [lo, hi]: the treap's overlap
- * query, written out iteratively with the ranges stored directly (this loop is the offline planners'
- * hot path). */
-static void collect_overlapping(PlacedIndex *x, guint64 lo, guint64 hi)
+/* Appends the range of every placed unit whose lifetime meets [lo, hi] (see struct PlacedIndex). */
+static void collect_overlapping(PlacedIndex *x, guint lo, guint hi)
 {
-    guint depth = 0;
-    TreapNode *n = x->tree.root;
-    const PlaceUnit *units = (const PlaceUnit *)(void *)x->p->units->data;
-    while (n || depth) {
-        while (n && n->max_val >= lo) { /* descend left, remembering the way back */
-            if (depth == x->stack_size) {
-                x->stack_size = x->stack_size ? 2 * x->stack_size : 64;
-                x->stack = g_renew(TreapNode *, x->stack, x->stack_size);
-            }
-            x->stack[depth++] = n;
-            n = n->left;
-        }
-        if (!depth)
-            break;
-        n = x->stack[--depth];
-        if (n->key > hi) { /* this node and everything right of it start after the window */
-            n = NULL;
-            continue;
-        }
-        if (n->val >= lo) {
-            guint unit = (guint)n->tie;
-            Range r = {x->offsets[unit], x->offsets[unit] + units[unit].size};
-            g_array_append_val(x->scratch, r);
-        }
-        n = n->right;
-    }
+    for (gsize k = lo + (gsize)x->leaves; k >= 1; k /= 2)
+        if (x->node[k].len)
+            g_array_append_vals(x->scratch, x->node[k].at, x->node[k].len);
+    for (guint s = lo + 1; s <= hi; s++)
+        if (x->starting[s].len)
+            g_array_append_vals(x->scratch, x->starting[s].at, x->starting[s].len);
 }
 
 guint64 placed_index_find(PlacedIndex *x, guint unit, GapPolicy policy)

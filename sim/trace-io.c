@@ -4,7 +4,6 @@
 #include "graph.h"
 #include "trace.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,17 +25,18 @@ static gboolean line_error(GError **error, const char *path, guint line, const c
 
 static gboolean parse_u64(const char *s, guint64 *out)
 {
-    if (!s || !*s || *s == '-' || *s == '+')
+    /* Decimal digits only, checked against 2^64: the reader's hot path (four numbers a line). */
+    if (!s || !*s)
         return FALSE;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end || errno)
-        return FALSE;
+    guint64 v = 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || v > (G_MAXUINT64 - (guint64)(*s - '0')) / 10)
+            return FALSE;
+        v = v * 10 + (guint64)(*s - '0');
+    }
     *out = v;
     return TRUE;
 }
-
 /* Names are written with %XX escapes for bytes that would break a field: whitespace, ',', '%', controls. */
 char *trace_name_escape(const char *name)
 {
@@ -52,20 +52,70 @@ char *trace_name_escape(const char *name)
     return g_string_free(s, FALSE);
 }
 
-static char *unescape_name(const char *text)
+/* Undoes trace_name_escape in place (the text only shrinks). */
+static char *unescape_in_place(char *text)
 {
-    GString *s = g_string_new(NULL);
-    for (const char *p = text; *p; p++) {
+    char *to = strchr(text, '%');
+    if (!to)
+        return text;
+    for (const char *p = to; *p; p++) {
         if (*p == '%' && g_ascii_isxdigit(p[1]) && g_ascii_isxdigit(p[2])) {
             int v = g_ascii_xdigit_value(p[1]) * 16 + g_ascii_xdigit_value(p[2]);
             if (v)
-                g_string_append_c(s, (char)v);
+                *to++ = (char)v;
             p += 2;
         } else {
-            g_string_append_c(s, *p);
+            *to++ = *p;
         }
     }
-    return g_string_free(s, FALSE);
+    *to = '\0';
+    return text;
+}
+
+static char *unescape_name(const char *text) { return unescape_in_place(g_strdup(text)); }
+/* Fields of one line, split in place (reused from line to line). */
+typedef struct {
+    char **at;
+    guint len, size;
+} Fields;
+
+static void fields_add(Fields *f, char *field)
+{
+    if (f->len == f->size) {
+        f->size = f->size ? 2 * f->size : 16;
+        f->at = g_renew(char *, f->at, f->size);
+    }
+    f->at[f->len++] = field;
+}
+
+/* Splits a line in place into `out` (NULL-terminated): at every ',' for CSV (empty fields kept), at runs
+ * of blanks otherwise. */
+static void split_fields(char *line, gboolean csv, Fields *out)
+{
+    out->len = 0;
+    char *c = line;
+    if (csv) {
+        for (;;) {
+            fields_add(out, c);
+            char *comma = strchr(c, ',');
+            if (!comma)
+                break;
+            *comma = '\0';
+            c = comma + 1;
+        }
+    } else {
+        while (*c) {
+            fields_add(out, c);
+            while (*c && *c != ' ' && *c != '\t')
+                c++;
+            if (!*c)
+                break;
+            *c++ = '\0';
+            while (*c == ' ' || *c == '\t')
+                c++;
+        }
+    }
+    fields_add(out, NULL);
 }
 
 /* Raw time points as read, before compression. */
@@ -152,9 +202,7 @@ static gboolean parse_text_line(Trace *t, GArray *spans, char **fields, guint nf
                           fields[4]);
     if (last < first)
         return line_error(error, path, line, "last step %s is before first step %s", fields[4], fields[3]);
-    char *name = unescape_name(fields[1]);
-    trace_add(t, name, size, 1, 0, 0);
-    g_free(name);
+    trace_add(t, unescape_in_place(fields[1]), size, 1, 0, 0);
     RawSpan span = {first, last};
     g_array_append_val(spans, span);
     TraceBuffer *b = trace_buffer(t, trace_count(t) - 1);
@@ -291,7 +339,12 @@ static gboolean parse_csv_line(Trace *t, GArray *spans, GHashTable *ids, const C
 Trace *trace_parse(const char *text, gsize len, const char *path, gboolean csv, GError **error)
 {
     Trace *t = trace_new(path);
-    GArray *spans = g_array_new(FALSE, FALSE, sizeof(RawSpan));
+    guint lines = 0; /* an upper bound on the buffers: arrays sized once */
+    for (const char *c = text; c && (c = memchr(c, '\n', len - (gsize)(c - text))); c++)
+        lines++;
+    lines = (guint)MIN((gsize)lines + 1, MIN(len / 9 + 1, (gsize)1 << 24)); /* a buffer line has 9 bytes or more */
+    trace_reserve(t, lines);
+    GArray *spans = g_array_sized_new(FALSE, FALSE, sizeof(RawSpan), lines);
     GHashTable *ids = g_hash_table_new(g_str_hash, g_str_equal);
     CsvColumns cols;
     gboolean have_header = FALSE, ok = TRUE;
@@ -304,45 +357,44 @@ Trace *trace_parse(const char *text, gsize len, const char *path, gboolean csv, 
     const char *p = text, *end = text + len;
     if (len >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3)) /* a UTF-8 byte-order mark, as spreadsheets write it */
         p += 3;
+    /* One line at a time in a reused buffer, split in place: a million-line trace allocates nothing per
+     * field (g_strsplit's allocations were most of the reading time). */
+    GString *buf = g_string_new(NULL);
+    Fields split = {0};
     while (ok && p < end) {
         const char *nl = memchr(p, '\n', end - p);
-        char *l = g_strndup(p, (nl ? nl : end) - p);
+        g_string_truncate(buf, 0);
+        g_string_append_len(buf, p, (nl ? nl : end) - p);
         p = nl ? nl + 1 : end;
         line++;
-        g_strchomp(l);
-        const char *body = l;
+        g_strchomp(buf->str);
+        char *body = buf->str;
         while (*body == ' ' || *body == '\t')
             body++;
-        if (!*body || *body == '#') {
-            g_free(l);
+        if (!*body || *body == '#')
+            continue;
+        if (!csv && !have_header) {
+            if (strcmp(body, TRACE_MAGIC))
+                ok = line_error(error, path, line, "not an arenasim trace (the first line must be '%s')", TRACE_MAGIC);
+            have_header = TRUE;
             continue;
         }
-        char **fields = csv ? g_strsplit(body, ",", -1) : g_strsplit_set(body, " \t", -1);
-        /* Whitespace-separated: drop the empty fields that runs of blanks leave. */
-        guint nf = 0;
-        for (guint k = 0; fields[k]; k++)
-            if (csv || *fields[k])
-                fields[nf++] = fields[k];
-            else
-                g_free(fields[k]);
-        fields[nf] = NULL;
+        split_fields(body, csv, &split);
+        char **fields = split.at;
+        guint nf = split.len - 1;
         if (csv && !have_header)
             ok = have_header = parse_csv_header(fields, nf, &cols, path, line, error);
         else if (csv)
             ok = parse_csv_line(t, spans, ids, &cols, fields, nf, path, line, error);
-        else if (!have_header) {
-            if (strcmp(body, TRACE_MAGIC))
-                ok = line_error(error, path, line, "not an arenasim trace (the first line must be '%s')", TRACE_MAGIC);
-            have_header = TRUE;
-        } else if (!strcmp(fields[0], "steps")) {
+        else if (!strcmp(fields[0], "steps")) {
             if (nf != 2 || !parse_u64(fields[1], &declared_steps))
                 ok = line_error(error, path, line, "expected 'steps N'");
         } else {
             ok = parse_text_line(t, spans, fields, nf, path, line, error);
         }
-        g_strfreev(fields);
-        g_free(l);
     }
+    g_string_free(buf, TRUE);
+    g_free(split.at);
     if (ok && !have_header)
         ok = line_error(error, path, line ? line : 1, "empty trace: no header");
     if (ok && spans->len > G_MAXUINT32 / 4)

@@ -26,6 +26,14 @@ void trace_free(Trace *t)
     g_free(t);
 }
 
+void trace_reserve(Trace *t, guint n)
+{
+    if (t->buffers->len || n <= 1024)
+        return;
+    g_array_unref(t->buffers);
+    t->buffers = g_array_sized_new(FALSE, TRUE, sizeof(TraceBuffer), n);
+}
+
 guint trace_add(Trace *t, const char *name, guint64 size, guint64 align, guint first, guint last)
 {
     TraceBuffer b = {

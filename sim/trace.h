@@ -30,6 +30,8 @@ Trace *trace_new(const char *source);
 void trace_free(Trace *t);
 /* Appends a buffer (name copied); returns its id. */
 guint trace_add(Trace *t, const char *name, guint64 size, guint64 align, guint first, guint last);
+/* Room for n buffers in an empty trace, so a reader that knows its line count grows nothing. */
+void trace_reserve(Trace *t, guint n);
 static inline TraceBuffer *trace_buffer(const Trace *t, guint id) { return &g_array_index(t->buffers, TraceBuffer, id); }
 static inline guint trace_count(const Trace *t) { return t->buffers->len; }
 
