@@ -12,7 +12,7 @@
 #   make clean
 
 DEB_PACKAGES := gcc make pkg-config perl clang libclang-rt-14-dev valgrind libglib2.0-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev libjson-glib-dev \
-                gnuplot-nox fonts-dejavu-core parallel libopenblas-dev libonnx-testdata \
+                gnuplot-nox fonts-dejavu-core parallel hyperfine libopenblas-dev libonnx-testdata \
                 python3-onnx python3-torch python3-torchvision
 ONNX_PROTO   ?= /usr/include/onnx/onnx.proto
 BUILD        ?= build
@@ -45,7 +45,7 @@ LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(SIM_SRCS) $(STRATEGY_SRCS)) $(BUIL
 TEST_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 TEST_SUPPORT_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(TEST_SUPPORT))
 
-.PHONY: all deps test check asan run graphs models figures reference-shapes fuzz fuzz-build valgrind clean
+.PHONY: all deps test check asan run graphs models figures figures-deps reference-shapes fuzz fuzz-build valgrind clean
 .SECONDARY:
 .DEFAULT_GOAL := all
 
@@ -106,8 +106,14 @@ models:
 	graphs/fetch-models.sh
 
 # Every table in results/ and figure in plots/ (bench/figures.sh; FIGURES="gpt2-seq corpus" for some).
-figures: models $(SIM) $(MKGRAPH)
+# What the benchmarks need is installed here, never by the scripts: Debian's packages (deps) and ONNX
+# Runtime for node (npm, pinned by bench/peers/package-lock.json), the peer the tables compare against.
+figures: models figures-deps $(SIM) $(MKGRAPH)
 	bench/figures.sh $(FIGURES)
+
+figures-deps: deps
+	@[ -d bench/peers/node_modules/onnxruntime-node ] || \
+	  (cd bench/peers && ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund --loglevel=error)
 
 reference-shapes: models
 	/usr/bin/python3 graphs/reference_shapes.py graphs/models/models.tsv tests/data/reference-shapes

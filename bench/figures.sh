@@ -14,13 +14,22 @@
 #   scaling      results/plan-scaling.md                              (bench/plan-scaling.sh; timings, slow)
 # Every table and figure is deterministic except the columns that are timings (search, scaling): the
 # sweeps start from an empty CSV each time and tables.py sorts rows and drops plan_seconds.
+# Each part is all or nothing: results/ and plots/ are saved before it runs and put back if it fails or
+# the run is stopped (Ctrl-C), so a stopped run never leaves a table cut short. Nothing is installed here:
+# `make figures` installs what the parts need first (make deps, make figures-deps).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 make -s build/sim build/mkgraph
 parts=${*:-"design-log gpt2-seq corpus aliasing pictures peers conformance exec-check timing search scaling"}
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+running=""
+restore() {
+    rm -rf results plots
+    cp -a "$work/saved/results" "$work/saved/plots" .
+}
+trap 'status=$?; if [ -n "$running" ]; then echo "figures.sh: $running did not finish: results/ and plots/ are as they were" >&2; restore; fi; rm -rf "$work"; exit $status' EXIT
+trap 'exit 130' INT TERM
 mkdir -p results plots
 sim=build/sim
 say() { echo "figures.sh: $*" >&2; }
@@ -133,6 +142,9 @@ for p in $parts; do
     fn=part_${p//-/_}
     declare -F "$fn" > /dev/null || { say "unknown part '$p' (see the header of bench/figures.sh)"; exit 2; }
     say "$p"
+    rm -rf "$work/saved" && mkdir -p "$work/saved" && cp -a results plots "$work/saved/"
+    running=$p
     "$fn"
+    running=""
 done
 say "done: $parts"

@@ -8,12 +8,10 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-command -v hyperfine > /dev/null || { sudo_=$([ "$(id -u)" = 0 ] || echo sudo); $sudo_ apt-get install -y -q hyperfine; }
+command -v hyperfine > /dev/null || { echo "kernels.sh: hyperfine is not installed (make deps installs it)" >&2; exit 1; }
 make -s build/sim
 [ -f graphs/models/torch/resnet50.onnx ] || { echo "kernels.sh: run make models first" >&2; exit 1; }
-if [ ! -d bench/peers/node_modules/onnxruntime-node ]; then
-    (cd bench/peers && ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund --loglevel=error)
-fi
+[ -d bench/peers/node_modules/onnxruntime-node ] || { echo "kernels.sh: ONNX Runtime for node is missing (make figures-deps installs it)" >&2; exit 1; }
 export OPENBLAS_NUM_THREADS=1
 # OpenBLAS's kernels for the CPU: Debian's 0.3.21 runs its Haswell (AVX2) kernels on AMD CPUs with AVX-512
 # (and this workplace's environment pins OPENBLAS_CORETYPE=Haswell); ORT's MLAS uses AVX-512 wherever it

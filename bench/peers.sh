@@ -12,9 +12,7 @@ cd "$root"
 make -s build/sim
 [ -f graphs/models/models.tsv ] && [ -f graphs/models/torch/resnet50.onnx ] || { echo "peers.sh: run make models first" >&2; exit 1; }
 command -v node > /dev/null || { echo "peers.sh: node is not installed (Debian's nodejs)" >&2; exit 1; }
-if [ ! -d bench/peers/node_modules/onnxruntime-node ]; then
-    (cd bench/peers && ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund --loglevel=error)
-fi
+[ -d bench/peers/node_modules/onnxruntime-node ] || { echo "peers.sh: ONNX Runtime for node is missing (make figures-deps installs it)" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 csv=results/peers.csv

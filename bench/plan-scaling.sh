@@ -1,61 +1,189 @@
 #!/usr/bin/env bash
-# plan-scaling.sh — planning cost against trace size: every strategy on random traces of 1k, 10k, 100k
-# and 1M buffers (mkgraph trace), timed with hyperfine, all strategies of one size in one hyperfine run
-# so their ratios come from the same conditions. Writes results/plan-scaling.md.
-# The timed command is the whole `sim --trace FILE --strategy S --no-verify` (reading the trace
-# included); the table also gives sim's own planning time for each run, which excludes reading.
-# `best` runs every heuristic in turn, so it is left out at 1M buffers. Usage: bench/plan-scaling.sh [SIZES]
+# plan-scaling.sh — how planning grows with the input, phase by phase. Growth is part of correctness: every
+# phase should be near O(n log n), so a 200,000-node graph and a 1M-buffer trace are normal inputs.
+#
+#   traces: every placement strategy on random traces (mkgraph trace) of 1k to 1M buffers;
+#   graphs: Relu chains (in-place sharing), Identity chains (noop views) and transformer stacks (mkgraph
+#           gpt2, small dims, as many layers as it takes) of 1k to 200k nodes, planned with greedy-size.
+#
+# Each command runs under hyperfine (the strategies of one trace size side by side in one hyperfine run,
+# so their ratios come from the same conditions), with `sim --phases` recording the seconds and the peak
+# resident set of each phase (load, shapes, order, liveness, sharing, trace, naive, place, verify). The
+# growth exponent of each phase is the slope of log(seconds) against log(n), fitted over the sizes where the
+# phase takes 5 ms or more. Writes results/plan-scaling.md and plots/plan-scaling.png, each only when the
+# whole run succeeded (a stopped run keeps the old ones).
+#
+# Usage: bench/plan-scaling.sh                      (about 4 minutes on 2 cores)
+#        TRACE_SIZES="1000 10000" GRAPH_SIZES="1000 10000" bench/plan-scaling.sh   (a quick look)
+# search, climb and best run with --budget 2 (their time is the budget, not a growth law); search is left
+# out at 1M buffers, where its set-up alone runs for minutes whatever the budget (issue 20).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-command -v hyperfine > /dev/null || { sudo_=$([ "$(id -u)" = 0 ] || echo sudo); $sudo_ apt-get install -y -q hyperfine; }
+die() { echo "plan-scaling.sh: $*" >&2; exit 1; }
+command -v hyperfine > /dev/null || die "hyperfine is not installed (make deps installs it)"
+command -v gnuplot > /dev/null || die "gnuplot is not installed (make deps installs it)"
 make -s build/sim build/mkgraph
-sizes=${1:-"1000 10000 100000 1000000"}
+trace_sizes=${TRACE_SIZES:-"1000 10000 100000 300000 1000000"}
+graph_sizes=${GRAPH_SIZES:-"1000 10000 50000 100000 200000"}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-out="$root/results/plan-scaling.md"
-strategies=$(build/sim --list | awk 'NR > 1 {print $1}')
-{
-    echo "# Planning time against trace size"
-    echo
-    echo "Made by \`bench/plan-scaling.sh\` on $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))."
-    echo "Traces: \`mkgraph trace --buffers N --seed 1\` (sizes log-uniform 64 B to 1 MiB, ~8 buffers born per step,"
-    echo "lifetimes mostly a few steps, 2% living up to half the trace or 2,000 steps). Time: hyperfine mean ± σ of the whole command"
-    echo "(reading the trace included); *plan* is sim's own planning time; arena relative to the lower bound."
-    echo "Targets: online strategies under 2 s at 1M buffers; offline under 5 s at 100k."
-} > "$out"
-for n in $sizes; do
-    trace="$work/t$n.trace"
-    build/mkgraph trace --buffers "$n" --seed 1 -o "$trace"
-    runs=10
-    [ "$n" -ge 100000 ] && runs=3
-    [ "$n" -ge 1000000 ] && runs=1
-    cmds=()
-    for s in $strategies; do
-        [ "$n" -ge 1000000 ] && [ "$s" = best ] && continue
-        cmds+=("build/sim --trace $trace --strategy $s --no-verify --format csv")
+# The placement strategies: the lines under "placement strategies" in sim --list, up to the next heading.
+mapfile -t strategies < <(build/sim --list | awk '/^placement strategies/{on=1; next} /^[a-z]/{on=0} on {print $1}')
+[ ${#strategies[@]} -gt 0 ] || die "sim --list names no placement strategy"
+measurements=$work/measurements.csv
+echo "input,n,strategy,seconds_mean,seconds_sd,phase,phase_seconds,peak_rss_kib,arena,lower_bound" > "$measurements"
+
+# run_side_by_side INPUT N RUNS ARGS... -- STRATEGY...: one hyperfine run over the strategies, then each
+# strategy's phases (from its last run) and its report row into the measurements.
+run_side_by_side() {
+    local input=$1 n=$2 runs=$3; shift 3
+    local args=()
+    while [ "$1" != -- ]; do args+=("$1"); shift; done
+    shift
+    local cmds=() s
+    for s in "$@"; do
+        cmds+=("$(printf '%q ' build/sim "${args[@]}" --strategy "$s" --budget 2 --format csv \
+            --phases "$work/phases-$s.csv")> $(printf '%q' "$work/row-$s.csv")")
     done
-    hyperfine --runs "$runs" --warmup $((runs > 1 ? 1 : 0)) --style none --export-json "$work/h.json" "${cmds[@]}" > /dev/null
-    {
-        echo
-        echo "## $n buffers"
-        echo
-        echo "| strategy | time (s) | vs fastest | plan (s) | arena | vs lower bound |"
-        echo "|---|---:|---:|---:|---:|---:|"
-    } >> "$out"
-    fastest=$(/usr/bin/python3 -c "import json,sys; print(min(r['mean'] for r in json.load(open(sys.argv[1]))['results']))" "$work/h.json")
-    i=0
-    for s in $strategies; do
-        [ "$n" -ge 1000000 ] && [ "$s" = best ] && continue
-        row=$(build/sim --trace "$trace" --strategy "$s" --no-verify --format csv | tail -1)
-        /usr/bin/python3 - "$work/h.json" "$i" "$fastest" "$s" "$row" >> "$out" <<'PY'
-import json, sys
-results = json.load(open(sys.argv[1]))["results"][int(sys.argv[2])]
-fastest, name, row = float(sys.argv[3]), sys.argv[4], sys.argv[5].split(",")
-arena, lb, plan = int(row[6]), int(row[7]), float(row[13])
-print(f"| {name} | {results['mean']:.3f} ± {results.get('stddev') or 0:.3f} | {results['mean'] / fastest:.2f}x | {plan:.3f} | {arena:,} | +{100 * (arena - lb) / lb:.2f}% |")
+    hyperfine --runs "$runs" --style none --export-json "$work/h.json" "${cmds[@]}" > /dev/null
+    /usr/bin/python3 - "$work" "$input" "$n" "$@" >> "$measurements" <<'PY'
+import csv, json, sys
+work, input_, n, strategies = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+results = json.load(open(f"{work}/h.json"))["results"]
+for s, r in zip(strategies, results):
+    row = list(csv.DictReader(open(f"{work}/row-{s}.csv", newline="")))[0]
+    for p in csv.DictReader(open(f"{work}/phases-{s}.csv", newline="")):
+        print(",".join([input_, n, s, f"{r['mean']:.6f}", f"{r.get('stddev') or 0:.6f}", p["phase"],
+                        p["seconds"], p["peak_rss_kib"], row["arena_bytes"], row["lower_bound_bytes"]]))
 PY
-        i=$((i + 1))
+}
+
+for n in $trace_sizes; do
+    echo "plan-scaling.sh: trace, $n buffers" >&2
+    build/mkgraph trace --buffers "$n" --seed 1 -o "$work/t.trace"
+    runs=3
+    [ "$n" -ge 100000 ] && runs=2
+    [ "$n" -ge 1000000 ] && runs=1
+    chosen=()
+    for s in "${strategies[@]}"; do # search's set-up is not bounded by --budget at 1M units (issue 20)
+        [ "$s" = search ] && [ "$n" -ge 1000000 ] && continue
+        chosen+=("$s")
+    done
+    run_side_by_side trace "$n" "$runs" --trace "$work/t.trace" -- "${chosen[@]}"
+done
+
+for n in $graph_sizes; do
+    for family in relu-chain identity-chain transformer; do
+        echo "plan-scaling.sh: $family, $n nodes" >&2
+        if [ "$family" = transformer ]; then # 34 nodes a layer at these dims
+            build/mkgraph gpt2 --layers $(( (n + 33) / 34 )) --d-model 64 --heads 4 --vocab 1000 --seq 32 -o "$work/g.onnx"
+        else
+            build/mkgraph "$family" --nodes "$n" -o "$work/g.onnx"
+        fi
+        runs=3
+        [ "$n" -ge 100000 ] && runs=1
+        run_side_by_side "$family" "$n" "$runs" --graph "$work/g.onnx" -- greedy-size
     done
 done
-echo "wrote $out"
+
+# The tables, the fits and the figure, written beside their targets and moved over them at the end.
+/usr/bin/python3 - "$measurements" "$work" "$(nproc)" "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" <<'PY'
+import collections, csv, math, sys
+path, work, cores, cpu = sys.argv[1:5]
+rows = list(csv.DictReader(open(path, newline="")))
+phase_order = ["load", "shapes", "order", "liveness", "sharing", "trace", "naive", "place", "verify", "report"]
+series = collections.defaultdict(dict)     # (input, strategy, phase) -> n -> (seconds, rss)
+total = {}                                 # (input, strategy, n) -> (mean, sd, arena, bound, peak rss)
+for r in rows:
+    n = int(r["n"])
+    series[(r["input"], r["strategy"], r["phase"])][n] = (float(r["phase_seconds"]), int(r["peak_rss_kib"]))
+    key = (r["input"], r["strategy"], n)
+    rss = max(int(r["peak_rss_kib"]), total[key][4] if key in total else 0)
+    total[key] = (float(r["seconds_mean"]), float(r["seconds_sd"]), int(r["arena"]), int(r["lower_bound"]), rss)
+
+def exponent(points):
+    pts = [(math.log(n), math.log(t)) for n, t in points if t >= 0.005]
+    if len(pts) < 2:
+        return None
+    mx = sum(x for x, _ in pts) / len(pts); my = sum(y for _, y in pts) / len(pts)
+    sxx = sum((x - mx) ** 2 for x, _ in pts)
+    return sum((x - mx) * (y - my) for x, y in pts) / sxx if sxx else None
+
+def fmt_exp(e):
+    return "–" if e is None else f"{e:.2f}"
+
+inputs = list(dict.fromkeys(r["input"] for r in rows))
+out = []
+w = out.append
+w("# Planning time against input size, phase by phase")
+w("")
+w(f"Made by `bench/plan-scaling.sh` on {cores} cores ({cpu}). Traces: `mkgraph trace --buffers N --seed 1` (sizes")
+w("log-uniform 64 B to 1 MiB, ~8 buffers born per step, 2% living up to 2,000 steps), every placement strategy.")
+w("Graphs: `mkgraph relu-chain` / `identity-chain --nodes N`, and transformer stacks (`mkgraph gpt2 --d-model 64")
+w("--heads 4 --vocab 1000 --seq 32` with N/34 layers), planned with greedy-size. search, climb and best run with")
+w("`--budget 2` (search not at 1M buffers: its set-up there is not bounded by the budget). *Time*: hyperfine mean of the whole command; phases from `sim --phases` (its last run);")
+w("*growth*: the slope of log(seconds) on log(n) over the sizes where the phase takes 5 ms or more (– : it")
+w("never does). Targets (issue 18): every phase's growth at most 1.2 but exact search's; a 200k-node chain end")
+w("to end under 5 s; a 1M-buffer trace under 5 s with greedy-size and under 2 s with bestfit.")
+w("")
+w("![seconds against n, log-log](../plots/plan-scaling.png)")
+w("")
+w("## Growth exponent per phase")
+w("")
+phases_seen = [p for p in phase_order if any(k[2] == p for k in series)]
+w("| input | strategy | " + " | ".join(phases_seen) + " | end to end |")
+w("|---|---|" + "---:|" * (len(phases_seen) + 1))
+for inp in inputs:
+    for s in dict.fromkeys(k[1] for k in series if k[0] == inp):
+        cells = []
+        for p in phases_seen:
+            pts = series.get((inp, s, p), {})
+            cells.append(fmt_exp(exponent([(n, v[0]) for n, v in pts.items()])) if pts else "")
+        e2e = exponent([(k[2], v[0]) for k, v in total.items() if k[0] == inp and k[1] == s])
+        w(f"| {inp} | {s} | " + " | ".join(cells) + f" | {fmt_exp(e2e)} |")
+for inp in inputs:
+    w("")
+    unit = "buffers" if inp == "trace" else "nodes"
+    w(f"## {inp}: seconds (end to end and per phase) and peak resident set")
+    w("")
+    w(f"| {unit} | strategy | time (s) | " + " | ".join(phases_seen) + " | peak RSS (MiB) | arena / bound |")
+    w("|---:|---|---:|" + "---:|" * len(phases_seen) + "---:|---:|")
+    order = list(dict.fromkeys(r["strategy"] for r in rows))
+    for (i, s, n), (mean, sd, arena, bound, rss) in sorted(total.items(), key=lambda kv: (kv[0][2], order.index(kv[0][1]))):
+        if i != inp:
+            continue
+        cells = [f"{series[(i, s, p)][n][0]:.3f}" if n in series.get((i, s, p), {}) else "" for p in phases_seen]
+        ratio = f"{arena / bound:.3f}" if bound else "–"
+        w(f"| {n:,} | {s} | {mean:.3f} ± {sd:.3f} | " + " | ".join(cells) + f" | {rss / 1024:.0f} | {ratio} |")
+open(f"{work}/plan-scaling.md", "w").write("\n".join(out) + "\n")
+
+# The figure: end-to-end seconds against n, one line per trace strategy and per graph family.
+lines = []
+for inp in inputs:
+    for s in dict.fromkeys(k[1] for k in total if k[0] == inp):
+        pts = sorted((k[2], v[0]) for k, v in total.items() if k[0] == inp and k[1] == s)
+        lines.append((f"trace, {s}" if inp == "trace" else f"{inp} (nodes), {s}", pts))
+with open(f"{work}/plot.dat", "w") as f:
+    for _, pts in lines:
+        for n, t in pts:
+            f.write(f"{n} {t}\n")
+        f.write("\n\n")
+palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
+with open(f"{work}/plot.gp", "w") as f:
+    f.write("set terminal pngcairo size 1200,600 noenhanced font 'sans,10'\n")
+    f.write(f"set output '{work}/plan-scaling.png'\n")
+    f.write("set title 'Planning time against input size (end to end, hyperfine mean)'\n")
+    f.write("set logscale xy 10\nset xlabel 'buffers (traces) or nodes (graphs)'\nset ylabel 'seconds (log scale)'\n")
+    f.write("set grid\nset key outside right top box\n")
+    plots = []
+    for k, (title, _) in enumerate(lines):
+        plots.append(f"'{work}/plot.dat' index {k} using 1:2 with linespoints lw 1.5 pt {k % 12 + 1} "
+                     f"lc rgb '{palette[k % len(palette)]}' dt {k // len(palette) + 1} title '{title}'")
+    f.write("plot " + ", ".join(plots) + "\n")
+PY
+gnuplot "$work/plot.gp"
+mkdir -p results plots
+cp "$work/plan-scaling.md" results/.plan-scaling.md.tmp && mv results/.plan-scaling.md.tmp results/plan-scaling.md
+cp "$work/plan-scaling.png" plots/.plan-scaling.png.tmp && mv plots/.plan-scaling.png.tmp plots/plan-scaling.png
+echo "plan-scaling.sh: wrote results/plan-scaling.md and plots/plan-scaling.png" >&2

@@ -12,6 +12,7 @@
 #include "liveness.h"
 #include "onnx.h"
 #include "ops.h"
+#include "phases.h"
 #include "place.h"
 #include "plot.h"
 #include "plot-table.h"
@@ -37,7 +38,7 @@ typedef struct {
     gboolean info, allow_unknown_ops, list_ops, list, version, compare, map, ascii, no_verify, strict_runtime, scratch;
     gboolean run, check, poison;
     gint64 repeat;
-    char *profile;
+    char *profile, *phases;
     const CliStrict *given; /* which options were on the command line */
 } CliOptions;
 
@@ -85,10 +86,12 @@ static void list_strategies(void)
 static Model *load_model(const char *path, const ShapeOptions *shape_options, GError **error)
 {
     Model *m = onnx_read_file(path, error);
+    phases_mark("load");
     if (m && !shape_infer(m, shape_options, error)) {
         model_free(m);
         m = NULL;
     }
+    phases_mark("shapes");
     return m;
 }
 
@@ -246,9 +249,11 @@ static Trace *graph_trace(const CliOptions *o, Job *job, const Model *m, GError 
     job->aliases = NULL;
     job->no_alias_bytes = 0;
     job->schedule = order_schedule(job->order, job->order_problem, error);
+    phases_mark("order");
     if (!job->schedule)
         return NULL;
     job->aliases = alias_map_new(g, job->schedule, &job->layout, NULL, job->pins, error);
+    phases_mark("liveness");
     if (!job->aliases)
         return NULL;
     if (o->bins_path) {
@@ -264,9 +269,13 @@ static Trace *graph_trace(const CliOptions *o, Job *job, const Model *m, GError 
     job->aliases->scratch = o->scratch;
     for (guint k = 0; k < g->tensors->len; k++)
         job->no_alias_bytes += job->aliases->bytes[k];
-    if (!alias_apply_list(job->aliases, o->alias ? o->alias : "all", error))
+    gboolean shared = alias_apply_list(job->aliases, o->alias ? o->alias : "all", error);
+    phases_mark("sharing");
+    if (!shared)
         return NULL;
-    return trace_from_alias_map(job->aliases, job->pins, error);
+    Trace *t = trace_from_alias_map(job->aliases, job->pins, error);
+    phases_mark("trace");
+    return t;
 }
 
 static void print_aliasing(const Job *job)
@@ -369,9 +378,13 @@ static Plan *plan_one(const PlaceStrategy *s, const Trace *t, const PlaceOptions
                       guint64 naive, ReportRow *row, GError **error)
 {
     Plan *plan = place_run_with(s, t, options, error);
+    phases_mark("place");
     if (!plan)
         return NULL;
-    if (verify && !verify_plan(t, plan, error)) {
+    gboolean verified = !verify || verify_plan(t, plan, error);
+    if (verify)
+        phases_mark("verify");
+    if (!verified) {
         g_prefix_error(error, "strategy %s: ", s->name);
         plan_free(plan);
         return NULL;
@@ -388,6 +401,7 @@ static int run_plan(const CliOptions *o, const Job *job, const Trace *t)
     GError *error = NULL;
     int status = 0;
     Plan *naive = place_run(place_strategy_baseline(), t, &error);
+    phases_mark("naive");
     if (!naive) {
         status = file_error(source, error);
         g_error_free(error);
@@ -547,6 +561,7 @@ static int run(const CliOptions *o)
             status = file_error(o->graph_path, error);
     } else if (!status) {
         t = trace_read_file(o->trace_path, &error);
+        phases_mark("load");
         if (!t)
             status = file_error(o->trace_path, error);
     }
@@ -554,6 +569,9 @@ static int run(const CliOptions *o)
         status = file_error(o->trace_out, error);
     if (!status && t)
         status = run_plan(o, &job, t);
+    phases_mark("report");
+    if (!status && o->phases && !phases_write(o->phases, &error))
+        status = file_error(o->phases, error);
     if (status && o->trace_out && t) /* a failed run leaves no output behind */
         g_unlink(o->trace_out);
     g_clear_error(&error);
@@ -641,6 +659,9 @@ int main(int argc, char **argv)
         {"poison", 0, 0, G_OPTION_ARG_NONE, &o.poison,
          "--run: fill the arena, and every buffer when it dies, with NaN bytes, so early reuse shows", NULL},
         {"profile", 0, 0, G_OPTION_ARG_FILENAME, &o.profile, "--run: write the per-node times (median) as CSV", "FILE"},
+        {"phases", 0, 0, G_OPTION_ARG_FILENAME, &o.phases,
+         "Write where the run's time and memory went: one CSV row per phase (load, shapes, order, liveness, sharing, "
+         "trace, naive, place, verify, report) with its seconds and the peak resident set at its end", "FILE"},
         {"trace-out", 0, 0, G_OPTION_ARG_FILENAME, &o.trace_out,
          "Write the trace (text format, or MiniMalloc CSV when FILE ends in .csv)", "FILE"},
         {"format", 'f', 0, G_OPTION_ARG_STRING, &o.format, "Report format: text (default), md, csv, json", "FMT"},
@@ -672,6 +693,7 @@ int main(int argc, char **argv)
              "  sim --graph graphs/gpt2.onnx --info\n");
     GError *error = NULL;
     int status = 0;
+    phases_mark("startup"); /* the clock starts here; the next mark ends option parsing */
     if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
         status = usage_error(error->message);
         g_error_free(error);
@@ -712,6 +734,7 @@ int main(int argc, char **argv)
     g_free(o.format);
     g_free(o.weights);
     g_free(o.profile);
+    g_free(o.phases);
     g_free(o.io);
     g_free(o.transpose);
     g_strfreev(o.dims);
