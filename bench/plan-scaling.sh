@@ -4,7 +4,8 @@
 #
 #   traces: every placement strategy on random traces (mkgraph trace) of 1k to 1M buffers;
 #   graphs: Relu chains (in-place sharing), Identity chains (noop views) and transformer stacks (mkgraph
-#           gpt2, small dims, as many layers as it takes) of 1k to 200k nodes, planned with greedy-size.
+#           gpt2, small dims, as many layers as it takes) of 1k to 200k nodes, planned with greedy-size;
+#   orders: every operator order but `optimal` (exact, exponential by nature) on the transformer stacks.
 #
 # Each command runs under hyperfine (the strategies of one trace size side by side in one hyperfine run,
 # so their ratios come from the same conditions), with `sim --phases` recording the seconds and the peak
@@ -31,19 +32,21 @@ trap 'rm -rf "$work"' EXIT
 # The placement strategies: the lines under "placement strategies" in sim --list, up to the next heading.
 mapfile -t strategies < <(build/sim --list | awk '/^placement strategies/{on=1; next} /^[a-z]/{on=0} on {print $1}')
 [ ${#strategies[@]} -gt 0 ] || die "sim --list names no placement strategy"
+mapfile -t orders < <(build/sim --list | awk '/^operator orders/{on=1; next} /^[a-z]/{on=0} on && $1 != "optimal" {print $1}')
 measurements=$work/measurements.csv
 echo "input,n,strategy,seconds_mean,seconds_sd,phase,phase_seconds,peak_rss_kib,arena,lower_bound" > "$measurements"
 
-# run_side_by_side INPUT N RUNS ARGS... -- STRATEGY...: one hyperfine run over the strategies, then each
-# strategy's phases (from its last run) and its report row into the measurements.
+# run_side_by_side INPUT N RUNS FLAG ARGS... -- VALUE...: one hyperfine run of sim ARGS with FLAG set to each
+# value (--strategy or --order), then each value's phases (from its last run) and its report row into the
+# measurements.
 run_side_by_side() {
-    local input=$1 n=$2 runs=$3; shift 3
+    local input=$1 n=$2 runs=$3 flag=$4; shift 4
     local args=()
     while [ "$1" != -- ]; do args+=("$1"); shift; done
     shift
     local cmds=() s
     for s in "$@"; do
-        cmds+=("$(printf '%q ' build/sim "${args[@]}" --strategy "$s" --budget 2 --format csv \
+        cmds+=("$(printf '%q ' build/sim "${args[@]}" "$flag" "$s" --budget 2 --format csv \
             --phases "$work/phases-$s.csv")> $(printf '%q' "$work/row-$s.csv")")
     done
     hyperfine --runs "$runs" --style none --export-json "$work/h.json" "${cmds[@]}" > /dev/null
@@ -70,7 +73,7 @@ for n in $trace_sizes; do
         [ "$s" = search ] && [ "$n" -ge 1000000 ] && continue
         chosen+=("$s")
     done
-    run_side_by_side trace "$n" "$runs" --trace "$work/t.trace" -- "${chosen[@]}"
+    run_side_by_side trace "$n" "$runs" --strategy --trace "$work/t.trace" -- "${chosen[@]}"
 done
 
 for n in $graph_sizes; do
@@ -83,7 +86,10 @@ for n in $graph_sizes; do
         fi
         runs=3
         [ "$n" -ge 100000 ] && runs=1
-        run_side_by_side "$family" "$n" "$runs" --graph "$work/g.onnx" -- greedy-size
+        run_side_by_side "$family" "$n" "$runs" --strategy --graph "$work/g.onnx" -- greedy-size
+        # Every operator order but the exact one (exponential by nature) on the transformer stacks.
+        [ "$family" = transformer ] && run_side_by_side "orders (transformer)" "$n" 1 --order --graph "$work/g.onnx" \
+            --strategy greedy-size -- "${orders[@]}"
     done
 done
 
@@ -122,6 +128,7 @@ w(f"Made by `bench/plan-scaling.sh` on {cores} cores ({cpu}). Traces: `mkgraph t
 w("log-uniform 64 B to 1 MiB, ~8 buffers born per step, 2% living up to 2,000 steps), every placement strategy.")
 w("Graphs: `mkgraph relu-chain` / `identity-chain --nodes N`, and transformer stacks (`mkgraph gpt2 --d-model 64")
 w("--heads 4 --vocab 1000 --seq 32` with N/34 layers), planned with greedy-size. search, climb and best run with")
+w("Orders: every `--order` but `optimal` on the transformer stacks (the *strategy* column names the order).")
 w("`--budget 2` (search not at 1M buffers: its set-up there is not bounded by the budget). *Time*: hyperfine mean of the whole command; phases from `sim --phases` (its last run);")
 w("*growth*: the slope of log(seconds) on log(n) over the sizes where the phase takes 5 ms or more (– : it")
 w("never does). Targets (issue 18): every phase's growth at most 1.2 but exact search's; a 200k-node chain end")
@@ -158,9 +165,9 @@ for inp in inputs:
         w(f"| {n:,} | {s} | {mean:.3f} ± {sd:.3f} | " + " | ".join(cells) + f" | {rss / 1024:.0f} | {ratio} |")
 open(f"{work}/plan-scaling.md", "w").write("\n".join(out) + "\n")
 
-# The figure: end-to-end seconds against n, one line per trace strategy and per graph family.
+# The figure: end-to-end seconds against n, one line per trace strategy and per graph family (orders in the tables).
 lines = []
-for inp in inputs:
+for inp in [i for i in inputs if not i.startswith("orders")]:
     for s in dict.fromkeys(k[1] for k in total if k[0] == inp):
         pts = sorted((k[2], v[0]) for k, v in total.items() if k[0] == inp and k[1] == s)
         lines.append((f"trace, {s}" if inp == "trace" else f"{inp} (nodes), {s}", pts))

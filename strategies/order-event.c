@@ -23,17 +23,36 @@ static gint64 event_score(const OrderProblem *p, guint k, const guint *remaining
     return (gint64)freed - (gint64)alloc;
 }
 
-/* The one unscheduled consumer of root r, or -1. */
-static gint last_consumer(const OrderProblem *p, guint r, const gboolean *done)
+/* Consumers of each root, ascending (CSR: root r's are at[start[r]] .. at[start[r + 1] - 1]): a trigger
+ * looks only at its root's consumers, not at every node (which made the order quadratic: 100k nodes in
+ * 5.3 s). */
+typedef struct {
+    guint *start, *at;
+} RootConsumers;
+
+static void root_consumers_init(const OrderProblem *p, RootConsumers *c)
+{
+    c->start = g_new0(guint, p->n_roots + 2);
+    for (guint k = 0; k < p->n; k++)
+        for (guint i = 0; i < p->inputs[k]->len; i++)
+            c->start[g_array_index(p->inputs[k], RootUse, i).root + 1]++;
+    for (guint r = 0; r < p->n_roots; r++)
+        c->start[r + 1] += c->start[r];
+    guint *fill = g_memdup2(c->start, (p->n_roots + 1) * sizeof(guint));
+    c->at = g_new(guint, c->start[p->n_roots] + 1);
+    for (guint k = 0; k < p->n; k++)
+        for (guint i = 0; i < p->inputs[k]->len; i++)
+            c->at[fill[g_array_index(p->inputs[k], RootUse, i).root]++] = k;
+    g_free(fill);
+}
+
+/* The last unscheduled consumer of root r in node order, or -1. */
+static gint last_consumer(const RootConsumers *c, guint r, const gboolean *done)
 {
     gint found = -1;
-    for (guint k = 0; k < p->n; k++) {
-        if (done[k])
-            continue;
-        for (guint i = 0; i < p->inputs[k]->len; i++)
-            if (g_array_index(p->inputs[k], RootUse, i).root == r)
-                found = (gint)k;
-    }
+    for (guint j = c->start[r]; j < c->start[r + 1]; j++)
+        if (!done[c->at[j]])
+            found = (gint)c->at[j];
     return found;
 }
 
@@ -44,6 +63,8 @@ static gboolean event_run(const OrderProblem *p, guint *order, gboolean with_gap
     guint *nodes_left = g_memdup2(p->root_uses, (p->n_roots + 1) * sizeof(guint));
     guint *version = g_new0(guint, p->n + 1);
     gboolean *done = g_new0(gboolean, p->n + 1);
+    RootConsumers consumers;
+    root_consumers_init(p, &consumers);
     ScoreHeap heap;
     heap_init(&heap);
     for (guint k = 0; k < p->n; k++)
@@ -63,7 +84,7 @@ static gboolean event_run(const OrderProblem *p, guint *order, gboolean with_gap
             gboolean trigger = with_gap ? edges[u->root] == 1 : nodes_left[u->root] == 1;
             if (!trigger)
                 continue;
-            gint c = last_consumer(p, u->root, done);
+            gint c = last_consumer(&consumers, u->root, done);
             if (c >= 0 && !preds[c]) /* ready: re-push with the score it has now */
                 heap_push(&heap, event_score(p, (guint)c, edges), (guint)c, ++version[c]);
         }
@@ -74,6 +95,8 @@ static gboolean event_run(const OrderProblem *p, guint *order, gboolean with_gap
         }
     }
     heap_clear(&heap);
+    g_free(consumers.start);
+    g_free(consumers.at);
     g_free(preds);
     g_free(edges);
     g_free(nodes_left);
