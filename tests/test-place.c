@@ -168,6 +168,107 @@ static void test_property_random_traces(void)
     }
 }
 
+typedef struct {
+    guint64 start, end;
+} RefRange;
+
+static gint ref_range_cmp(gconstpointer a, gconstpointer b)
+{
+    const RefRange *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The offline gap finder as first written: every placed unit overlapping in time, sorted, scanned. */
+static guint64 reference_find(const PlaceProblem *p, const guint64 *offsets, const gboolean *placed, guint unit,
+                              GapPolicy policy)
+{
+    const PlaceUnit *u = &g_array_index(p->units, PlaceUnit, unit);
+    GArray *ranges = g_array_new(FALSE, FALSE, sizeof(RefRange));
+    for (guint k = 0; k < p->units->len; k++) {
+        const PlaceUnit *v = &g_array_index(p->units, PlaceUnit, k);
+        if (placed[k] && v->first <= u->last && u->first <= v->last) {
+            RefRange r = {offsets[k], offsets[k] + v->size};
+            g_array_append_val(ranges, r);
+        }
+    }
+    g_array_sort(ranges, ref_range_cmp);
+    guint64 cursor = 0, best = G_MAXUINT64, best_gap = G_MAXUINT64;
+    for (guint k = 0; k < ranges->len; k++) {
+        RefRange r = g_array_index(ranges, RefRange, k);
+        if (r.start > cursor) {
+            guint64 start = round_up(cursor, u->align);
+            if (start + u->size <= r.start) {
+                if (policy == GAP_FIRST) {
+                    g_array_unref(ranges);
+                    return start;
+                }
+                if (r.start - cursor < best_gap) {
+                    best_gap = r.start - cursor;
+                    best = start;
+                }
+            }
+        }
+        cursor = MAX(cursor, r.end);
+    }
+    g_array_unref(ranges);
+    return best != G_MAXUINT64 ? best : round_up(cursor, u->align);
+}
+
+/* The placed index (two segment trees over time, coalesced address lists merged through a heap) gives
+ * exactly the offsets of the plain scan it replaced, for both gap policies, with fixed units among them. */
+static void test_gap_finder_matches_reference(void)
+{
+    for (guint seed = 1; seed <= 300; seed++) {
+        GRand *r = g_rand_new_with_seed(seed);
+        PlaceProblem p = {.units = g_array_new(FALSE, FALSE, sizeof(PlaceUnit)), .steps = 1 + seed % 97};
+        guint n = 1 + seed % 150;
+        for (guint k = 0; k < n; k++) {
+            guint first = (guint)g_rand_int_range(r, 0, (gint32)p.steps);
+            guint last = MIN(p.steps - 1, first + (g_rand_int_range(r, 0, 10) ? (guint)g_rand_int_range(r, 0, 4)
+                                                                             : (guint)g_rand_int_range(r, 0, 60)));
+            guint64 align = (guint64)1 << g_rand_int_range(r, 0, 7);
+            PlaceUnit u = {.size = (guint64)g_rand_int_range(r, 1, seed % 2 ? 300 : 5000), .align = align,
+                           .first = first, .last = last, .fixed = TRACE_NONE};
+            if (g_rand_int_range(r, 0, 20) == 0)
+                u.fixed = (gint64)round_up((guint64)g_rand_int_range(r, 0, 20000), align) + 100000 * k;
+            g_array_append_val(p.units, u);
+        }
+        guint *order = g_new(guint, n);
+        for (guint k = 0; k < n; k++)
+            order[k] = k;
+        place_sort(order, n, place_cmp_size_desc, &p);
+        for (GapPolicy policy = GAP_BEST; policy <= GAP_FIRST; policy++) {
+            guint64 *got = g_new0(guint64, n), *want = g_new0(guint64, n);
+            gboolean *placed = g_new0(gboolean, n);
+            for (guint k = 0; k < n; k++) {
+                const PlaceUnit *u = &g_array_index(p.units, PlaceUnit, k);
+                if (u->fixed != TRACE_NONE) {
+                    got[k] = want[k] = (guint64)u->fixed;
+                    placed[k] = TRUE;
+                }
+            }
+            place_in_order(&p, order, n, policy, got);
+            for (guint k = 0; k < n; k++) {
+                guint u = order[k];
+                if (g_array_index(p.units, PlaceUnit, u).fixed != TRACE_NONE)
+                    continue;
+                want[u] = reference_find(&p, want, placed, u, policy);
+                placed[u] = TRUE;
+            }
+            for (guint k = 0; k < n; k++)
+                if (got[k] != want[k])
+                    g_error("seed %u, policy %d, unit %u: offset %" G_GUINT64_FORMAT ", the plain scan gives %"
+                            G_GUINT64_FORMAT, seed, policy, k, got[k], want[k]);
+            g_free(got);
+            g_free(want);
+            g_free(placed);
+        }
+        g_free(order);
+        g_array_unref(p.units);
+        g_rand_free(r);
+    }
+}
+
 static void test_corpus_graphs_all_strategies(void)
 {
     const char *families[] = {"gpt2", "block", "mlp", "noop-chain", "branches", "pinned", "gather", "slice",
@@ -385,6 +486,7 @@ int main(int argc, char **argv)
     }
     g_test_add_func("/place/pins-and-groups", test_pins_and_groups);
     g_test_add_func("/place/property/random-traces", test_property_random_traces);
+    g_test_add_func("/place/gap-finder-reference", test_gap_finder_matches_reference);
     g_test_add_func("/place/corpus-graphs", test_corpus_graphs_all_strategies);
     g_test_add_func("/place/liveness", test_liveness);
     g_test_add_func("/place/round-trips", test_round_trips);
