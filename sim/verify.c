@@ -4,7 +4,6 @@
 #include "verify.h"
 #include "graph.h"
 
-#include <stdlib.h>
 
 static gboolean buffer_error(GError **error, const Trace *t, guint id, const char *what, guint64 value)
 {
@@ -41,54 +40,65 @@ static gboolean overlap_error(GError **error, const Trace *t, const Live *a, con
     return FALSE;
 }
 
-typedef struct {
-    guint time;
-    gboolean insert;
-    guint id;
-} Event;
-
-static int event_cmp(const void *a, const void *b)
+/* Buffer ids grouped by a step (their first step, or the step after their last), ascending within a step:
+ * a counting sort, so a million-buffer sweep costs no comparison sort. CSR: step s's ids are
+ * ids[start[s]] .. ids[start[s + 1] - 1]. */
+static guint *ids_by_step(const Trace *t, guint steps, gboolean by_end, guint **start_out)
 {
-    const Event *x = a, *y = b;
-    if (x->time != y->time)
-        return x->time < y->time ? -1 : 1;
-    if (x->insert != y->insert)
-        return x->insert ? 1 : -1; /* removals first: a buffer dead after step s frees it for s + 1 */
-    return x->id < y->id ? -1 : x->id > y->id;
+    guint n = trace_count(t);
+    guint *start = g_new0(guint, (gsize)steps + 2), *ids = g_new(guint, n + 1);
+    for (guint k = 0; k < n; k++) {
+        const TraceBuffer *b = trace_buffer(t, k);
+        start[(by_end ? b->last + 1 : b->first) + 1]++;
+    }
+    for (guint s = 0; s <= steps; s++)
+        start[s + 1] += start[s];
+    guint *fill = g_memdup2(start, ((gsize)steps + 2) * sizeof(guint));
+    for (guint k = 0; k < n; k++) {
+        const TraceBuffer *b = trace_buffer(t, k);
+        ids[fill[by_end ? b->last + 1 : b->first]++] = k;
+    }
+    g_free(fill);
+    *start_out = start;
+    return ids;
 }
 
 static gboolean check_overlaps(const Trace *t, const guint64 *offsets, GError **error)
 {
-    guint n = trace_count(t);
+    guint n = trace_count(t), steps = 0;
     Live *live = g_new(Live, n + 1);
-    Event *events = g_new(Event, 2 * (gsize)n + 1);
     for (guint k = 0; k < n; k++) {
         const TraceBuffer *b = trace_buffer(t, k);
         live[k] = (Live){offsets[k], offsets[k] + b->size, k, b->bin};
-        events[2 * k] = (Event){b->first, TRUE, k};
-        events[2 * k + 1] = (Event){b->last + 1, FALSE, k};
+        steps = MAX(steps, b->last + 1);
     }
-    qsort(events, 2 * (gsize)n, sizeof(Event), event_cmp);
+    /* At each step, the buffers dead after the step before leave first (they free their bytes for this
+     * one), then the buffers born here enter, each checked against its neighbours in the live set. */
+    guint *born_at, *gone_at;
+    guint *born = ids_by_step(t, steps, FALSE, &born_at), *gone = ids_by_step(t, steps, TRUE, &gone_at);
     GTree *active = g_tree_new_full(live_cmp, NULL, NULL, NULL);
     gboolean ok = TRUE;
-    for (gsize e = 0; ok && e < 2 * (gsize)n; e++) {
-        Live *x = &live[events[e].id];
-        if (!events[e].insert) {
-            g_tree_remove(active, x);
-            continue;
+    for (guint s = 0; ok && s <= steps; s++) {
+        for (guint e = gone_at[s]; e < gone_at[s + 1]; e++)
+            g_tree_remove(active, &live[gone[e]]);
+        for (guint e = born_at[s]; ok && e < born_at[s + 1]; e++) {
+            Live *x = &live[born[e]];
+            GTreeNode *next = g_tree_lower_bound(active, x);
+            GTreeNode *prev = next ? g_tree_node_previous(next) : g_tree_node_last(active);
+            Live *p = prev ? g_tree_node_key(prev) : NULL, *q = next ? g_tree_node_key(next) : NULL;
+            if (p && p->bin == x->bin && p->end > x->start)
+                ok = overlap_error(error, t, p, x);
+            else if (q && q->bin == x->bin && q->start < x->end)
+                ok = overlap_error(error, t, x, q);
+            else
+                g_tree_insert(active, x, x);
         }
-        GTreeNode *next = g_tree_lower_bound(active, x);
-        GTreeNode *prev = next ? g_tree_node_previous(next) : g_tree_node_last(active);
-        Live *p = prev ? g_tree_node_key(prev) : NULL, *q = next ? g_tree_node_key(next) : NULL;
-        if (p && p->bin == x->bin && p->end > x->start)
-            ok = overlap_error(error, t, p, x);
-        else if (q && q->bin == x->bin && q->start < x->end)
-            ok = overlap_error(error, t, x, q);
-        else
-            g_tree_insert(active, x, x);
     }
     g_tree_destroy(active);
-    g_free(events);
+    g_free(born);
+    g_free(born_at);
+    g_free(gone);
+    g_free(gone_at);
     g_free(live);
     return ok;
 }
