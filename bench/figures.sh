@@ -144,7 +144,9 @@ for p in $parts; do
     say "$p"
     rm -rf "$work/saved" && mkdir -p "$work/saved" && cp -a results plots "$work/saved/"
     running=$p
+    started=$SECONDS
     "$fn"
     running=""
+    say "$p took $((SECONDS - started)) s"
 done
 say "done: $parts"
