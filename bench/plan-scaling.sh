@@ -98,7 +98,7 @@ done
 import collections, csv, math, sys
 path, work, cores, cpu = sys.argv[1:5]
 rows = list(csv.DictReader(open(path, newline="")))
-phase_order = ["load", "shapes", "order", "liveness", "sharing", "trace", "naive", "place", "verify", "report"]
+phase_order = ["load", "shapes", "order", "liveness", "sharing", "trace", "naive", "place", "verify", "report", "output"]
 series = collections.defaultdict(dict)     # (input, strategy, phase) -> n -> (seconds, rss)
 total = {}                                 # (input, strategy, n) -> (mean, sd, arena, bound, peak rss)
 for r in rows:

@@ -455,9 +455,12 @@ static int run_plan(const CliOptions *o, const Job *job, const Trace *t)
             double *seconds = NULL; /* measured per step, when --run: the Chrome trace's span lengths */
             RunOptions run = {.repeat = (guint)MAX(o->repeat, 1), .check = o->check, .poison = o->poison,
                               .profile_path = o->profile, .format = job->format, .node_seconds = &seconds};
+            phases_mark("report");
             if (o->run &&
                 !run_execute(stdout, &run, job->model, job->schedule, job->aliases, t, plan, &error))
                 status = file_error(error && error->domain == SIM_ERROR && error->code == SIM_ERROR_IO ? o->profile : o->graph_path, error);
+            if (o->run)
+                phases_mark("run");
             if (!status && o->chrome_trace && !write_chrome_trace(o, job, t, plan, seconds, &error))
                 status = file_error(o->chrome_trace, error);
             if (!status && o->plot && !write_plot(o, job, t, (const Plan *const *)&plan, 1, &error))
@@ -569,7 +572,7 @@ static int run(const CliOptions *o)
         status = file_error(o->trace_out, error);
     if (!status && t)
         status = run_plan(o, &job, t);
-    phases_mark("report");
+    phases_mark("output"); /* the rest: --compare's report, pictures, --chrome-trace, --trace-out */
     if (!status && o->phases && !phases_write(o->phases, &error))
         status = file_error(o->phases, error);
     if (status && o->trace_out && t) /* a failed run leaves no output behind */
@@ -661,7 +664,7 @@ int main(int argc, char **argv)
         {"profile", 0, 0, G_OPTION_ARG_FILENAME, &o.profile, "--run: write the per-node times (median) as CSV", "FILE"},
         {"phases", 0, 0, G_OPTION_ARG_FILENAME, &o.phases,
          "Write where the run's time and memory went: one CSV row per phase (load, shapes, order, liveness, sharing, "
-         "trace, naive, place, verify, report) with its seconds and the peak resident set at its end", "FILE"},
+         "trace, naive, place, verify, report, run, output) with its seconds and the peak resident set at its end", "FILE"},
         {"trace-out", 0, 0, G_OPTION_ARG_FILENAME, &o.trace_out,
          "Write the trace (text format, or MiniMalloc CSV when FILE ends in .csv)", "FILE"},
         {"format", 'f', 0, G_OPTION_ARG_STRING, &o.format, "Report format: text (default), md, csv, json", "FMT"},

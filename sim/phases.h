@@ -1,5 +1,6 @@
 /* phases.h — where a run's time and memory go. The pipeline marks the end of each phase (load, shapes,
- * order, liveness, sharing, trace, naive, place, verify, report); `sim --phases FILE` writes one CSV row
+ * order, liveness, sharing, trace, naive, place, verify, report, run — the executor under --run — and output:
+ * pictures and files); `sim --phases FILE` writes one CSV row
  * per phase: seconds spent in it (summed when a phase runs several times, as place does under --compare)
  * and the peak resident set at its end. bench/plan-scaling.sh fits each phase's growth from these. */
 #ifndef SIM_PHASES_H

@@ -1,5 +1,6 @@
 /* test-cli.c — the `sim` and `mkgraph` binaries end to end: the gpt2 summary, exit codes, and the
  * one-line errors for missing, empty, truncated and non-protobuf files and for usage mistakes. */
+#include "csv-table.h"
 #include "testutil.h"
 
 #include <json-glib/json-glib.h>
@@ -428,6 +429,31 @@ static JsonParser *load_json_file(const char *path)
 
 /* --chrome-trace: one span per step named by its node, one counter sample per step (+ the end) whose
  * live bytes peak at the lower bound and whose spanned bytes peak at the arena. */
+/* --phases: one CSV row per phase in pipeline order, each with seconds and a peak resident set, read back
+ * by the table reader (bench/plan-scaling.sh fits growth from these). */
+static void test_phases(void)
+{
+    char *mlp = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "mlp.onnx", NULL);
+    char *out = test_scratch_path("phases.csv");
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", mlp, "--run", "--phases", out, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    GError *error = NULL;
+    CsvTable *t = csv_table_read(out, &error);
+    g_assert_no_error(error);
+    const char *expected[] = {"startup", "load", "shapes", "order", "liveness", "sharing", "trace", "naive",
+                              "place", "verify", "report", "run", "output"};
+    g_assert_cmpuint(t->rows->len, ==, G_N_ELEMENTS(expected));
+    for (guint k = 0; k < t->rows->len; k++) {
+        g_assert_cmpstr(csv_table_cell(t, k, 0), ==, expected[k]);
+        g_assert_cmpfloat(g_ascii_strtod(csv_table_cell(t, k, 1), NULL), >=, 0);
+        g_assert_cmpint(g_ascii_strtoll(csv_table_cell(t, k, 2), NULL, 10), >, 0);
+    }
+    csv_table_free(t);
+    g_free(out);
+    g_free(mlp);
+}
+
 static void test_chrome_trace(void)
 {
     char *path = gpt2_path(), *out = test_scratch_path("gpt2-trace.json");
@@ -572,6 +598,7 @@ int main(int argc, char **argv)
     g_test_add_func("/cli/io-outside", test_io_outside);
     g_test_add_func("/cli/report-formats", test_report_formats);
     g_test_add_func("/cli/chrome-trace", test_chrome_trace);
+    g_test_add_func("/cli/phases", test_phases);
     g_test_add_func("/cli/plot-timeline", test_plot_timeline);
     return g_test_run();
 }
