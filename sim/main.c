@@ -196,6 +196,24 @@ static int check_options(const CliOptions *o, Job *job)
         g_free(names);
         return r;
     }
+    GError *name_error = NULL;
+    if (o->alias && !alias_list_check(o->alias, &name_error)) { /* every name resolved before any work: exit 2 */
+        int r = usage_error(name_error->message);
+        g_error_free(name_error);
+        return r;
+    }
+    if (o->orders && strcmp(o->orders, "all")) {
+        char **names = g_strsplit(o->orders, ",", -1);
+        for (char **n = names; *n; n++)
+            if (!order_strategy_find(g_strstrip(*n))) {
+                char *msg = g_strdup_printf("unknown order '%s' in --orders", *n);
+                int r = usage_error(msg);
+                g_free(msg);
+                g_strfreev(names);
+                return r;
+            }
+        g_strfreev(names);
+    }
     if (o->trace_path && (o->order || o->orders))
         return usage_error("--order and --orders schedule a model: use them with --graph");
     if (o->orders && !o->compare)

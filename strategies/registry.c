@@ -71,30 +71,44 @@ char *alias_strategy_names(void)
     return g_string_free(s, FALSE);
 }
 
-gboolean alias_apply_list(AliasMap *m, const char *list, GError **error)
+/* Which registry rows a --alias list names (all, none, or a comma list); FALSE on an unknown name. */
+static gboolean alias_list_parse(const char *list, gboolean *chosen, GError **error)
 {
-    gboolean chosen[G_N_ELEMENTS(aliasing)] = {FALSE};
-    if (!strcmp(list, "all")) {
-        for (gsize k = 0; k < G_N_ELEMENTS(aliasing); k++)
-            chosen[k] = TRUE;
-    } else if (strcmp(list, "none")) {
-        char **names = g_strsplit(list, ",", -1);
-        for (char **name = names; *name; name++) {
-            gsize k = 0;
-            while (k < G_N_ELEMENTS(aliasing) && strcmp(aliasing[k]->name, g_strstrip(*name)))
-                k++;
-            if (k == G_N_ELEMENTS(aliasing)) {
-                char *known = alias_strategy_names();
-                g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "unknown alias strategy '%s' (all, none, or of: %s)", *name,
-                            known);
-                g_free(known);
-                g_strfreev(names);
-                return FALSE;
-            }
+    for (gsize k = 0; k < G_N_ELEMENTS(aliasing); k++)
+        chosen[k] = !strcmp(list, "all");
+    if (!strcmp(list, "all") || !strcmp(list, "none"))
+        return TRUE;
+    char **names = g_strsplit(list, ",", -1);
+    gboolean ok = TRUE;
+    for (char **name = names; ok && *name; name++) {
+        gsize k = 0;
+        while (k < G_N_ELEMENTS(aliasing) && strcmp(aliasing[k]->name, g_strstrip(*name)))
+            k++;
+        if (k == G_N_ELEMENTS(aliasing)) {
+            char *known = alias_strategy_names();
+            g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "unknown alias strategy '%s' (all, none, or of: %s)", *name,
+                        known);
+            g_free(known);
+            ok = FALSE;
+        } else {
             chosen[k] = TRUE;
         }
-        g_strfreev(names);
     }
+    g_strfreev(names);
+    return ok;
+}
+
+gboolean alias_list_check(const char *list, GError **error)
+{
+    gboolean chosen[G_N_ELEMENTS(aliasing)];
+    return alias_list_parse(list, chosen, error);
+}
+
+gboolean alias_apply_list(AliasMap *m, const char *list, GError **error)
+{
+    gboolean chosen[G_N_ELEMENTS(aliasing)];
+    if (!alias_list_parse(list, chosen, error))
+        return FALSE;
     for (gsize k = 0; k < G_N_ELEMENTS(aliasing); k++)
         if (chosen[k] && !aliasing[k]->apply(m, error))
             return FALSE;

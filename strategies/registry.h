@@ -30,5 +30,7 @@ const AliasStrategy *alias_strategy_find(const char *name);
 char *alias_strategy_names(void);
 /* Applies the strategies named in `list` ("all", "none" or comma-separated names), in registry order. */
 gboolean alias_apply_list(AliasMap *m, const char *list, GError **error);
+/* Whether a --alias list names only known strategies (the command line checks it before any work). */
+gboolean alias_list_check(const char *list, GError **error);
 
 #endif
