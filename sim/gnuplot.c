@@ -5,7 +5,6 @@
 
 #include <gio/gio.h>
 #include <signal.h>
-#include <stdio.h>
 #include <string.h>
 
 static const char *terminal_for(const char *path)

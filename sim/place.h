@@ -10,7 +10,6 @@
 #define SIM_PLACE_H
 
 #include "trace.h"
-#include "treap.h"
 
 typedef struct {
     guint64 size, align;

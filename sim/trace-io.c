@@ -72,7 +72,6 @@ static char *unescape_in_place(char *text)
     return text;
 }
 
-static char *unescape_name(const char *text) { return unescape_in_place(g_strdup(text)); }
 /* Fields of one line, split in place (reused from line to line). */
 typedef struct {
     char **at;
@@ -295,15 +294,10 @@ static gboolean parse_csv_line(Trace *t, GArray *spans, GHashTable *ids, const C
     for (guint k = 0; k < nf; k++)
         g_strstrip(fields[k]);
     guint64 lower, upper, size, align = 1, offset;
-    const char *id = fields[c->id];
-    if (!*id)
+    if (!*fields[c->id])
         return line_error(error, path, line, "empty id");
+    const char *id = unescape_in_place(fields[c->id]); /* what trace_to_csv escaped (%XX) comes back as it was */
     if (g_hash_table_contains(ids, id))
-        return line_error(error, path, line, "id '%s' appears twice", id);
-    char *name = unescape_name(id); /* what trace_to_csv escaped (%XX) comes back as it was */
-    gboolean twice = g_hash_table_contains(ids, name);
-    g_free(name);
-    if (twice)
         return line_error(error, path, line, "id '%s' appears twice", id);
     if (!parse_u64(fields[c->lower], &lower) || !parse_u64(fields[c->upper], &upper))
         return line_error(error, path, line, "lower '%s' and upper '%s' must be non-negative integers", fields[c->lower],
@@ -322,9 +316,7 @@ static gboolean parse_csv_line(Trace *t, GArray *spans, GHashTable *ids, const C
         return line_error(error, path, line, "alignment '%s' is not a power of two", fields[c->alignment]);
     if (c->gaps >= 0 && *fields[c->gaps])
         return line_error(error, path, line, "buffers with gaps in their lifetime are not supported");
-    name = unescape_name(id);
-    guint nid = trace_add(t, name, size, align, 0, 0);
-    g_free(name);
+    guint nid = trace_add(t, id, size, align, 0, 0);
     g_hash_table_add(ids, trace_buffer(t, nid)->name);
     if (c->offset >= 0 && *fields[c->offset]) { /* an empty offset: not fixed */
         if (!parse_u64(fields[c->offset], &offset) || offset > G_MAXINT64)

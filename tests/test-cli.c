@@ -519,13 +519,6 @@ static void test_chrome_trace(void)
     g_free(path);
 }
 
-static char *read_text(const char *path)
-{
-    char *text = NULL;
-    g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
-    return text;
-}
-
 /* --plot timeline: gnuplot draws the live bytes, each plan's spanned bytes and the lower bound, in the
  * units of the data, as PNG or SVG by the file name. */
 static void test_plot_timeline(void)
@@ -535,7 +528,7 @@ static void test_plot_timeline(void)
                                                        "--plot", "timeline", "--out", svg, NULL});
     g_assert_cmpint(r.status, ==, 0);
     run_result_clear(&r);
-    char *text = read_text(svg);
+    char *text = test_read_file(svg);
     assert_contains(text, "<svg");
     assert_contains(text, "greedy-size (arena 24.91 MiB)");
     assert_contains(text, "lower bound 24.91 MiB");
@@ -560,7 +553,7 @@ static void test_plot_timeline(void)
                                               NULL});
     g_assert_cmpint(r.status, ==, 0);
     run_result_clear(&r);
-    text = read_text(svg);
+    text = test_read_file(svg);
     assert_contains(text, "arena 1.42 MiB");
     assert_contains(text, "offset (MiB)");
     assert_contains(text, "Concat_41");

@@ -233,13 +233,6 @@ static void test_stdout_full(void)
     g_free(gpt2);
 }
 
-static char *read_file(const char *path)
-{
-    char *text = NULL;
-    g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
-    return text;
-}
-
 /* Every text format we write reads back with the names as they were: the trace (text and MiniMalloc CSV,
  * from a source path holding a newline), the CSV report, the JSON report and map, the --map CSV. */
 static void test_formats_read_back(void)
@@ -355,7 +348,7 @@ static void test_profile_csv(void)
     model_free(m);
     RunResult r = run_ok((const char *[]){"--graph", path, "--run", "--profile", profile, NULL});
     run_result_clear(&r);
-    char *text = read_file(profile);
+    char *text = test_read_file(profile);
     CsvTable *t = csv_table_parse(text, strlen(text), &error);
     g_assert_no_error(error);
     g_assert_cmpuint(t->rows->len, ==, 2);

@@ -85,13 +85,6 @@ static void test_csv_reader(void)
     g_string_free(text, TRUE);
 }
 
-static char *read_all(const char *path)
-{
-    char *text = NULL;
-    g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
-    return text;
-}
-
 /* A table the way --compare writes it: two graphs, two strategies, arena and lower bound. */
 static const char table[] =
     "graph,dims,order,strategy,arena_bytes,lower_bound_bytes,plan_seconds\n"
@@ -133,7 +126,7 @@ static void test_table_plots(void)
     g_assert_cmpint(r.status, ==, 0);
     g_assert_cmpstr(r.out, ==, "");
     run_result_clear(&r);
-    char *text = read_all(svg);
+    char *text = test_read_file(svg);
     assert_contains(text, "<svg");
     assert_contains(text, "arena / lower bound per strategy");
     assert_contains(text, ">a / dims seq=16<");
@@ -150,7 +143,7 @@ static void test_table_plots(void)
                                               "--out", sweep, NULL});
     g_assert_cmpint(r.status, ==, 0);
     run_result_clear(&r);
-    text = read_all(sweep);
+    text = test_read_file(sweep);
     assert_contains(text, ">arena vs seq<");
     assert_contains(text, "arena_bytes (KiB)");
     assert_contains(text, ">lower bound (a)<");
@@ -211,7 +204,7 @@ static guint count_lines_text(const char *text)
 
 static guint count_lines(const char *path)
 {
-    char *text = read_all(path);
+    char *text = test_read_file(path);
     guint n = count_lines_text(text);
     g_free(text);
     return n;
@@ -233,7 +226,7 @@ static void test_sweep_runner(void)
     g_assert_cmpint(r.status, ==, 0);
     assert_contains(r.err, "sweep.sh: 8 runs, 0 already in ");
     g_assert_cmpuint(count_lines(out), ==, 9); /* header and 8 rows */
-    char *text = read_all(out);
+    char *text = test_read_file(out);
     g_assert_true(g_str_has_prefix(text, "graph,dims,order,strategy,buffers,"));
     /* gpt2 without sharing, greedy-size: the lower bound exactly (docs/corpus.md). */
     assert_contains(text, "graphs/gpt2.onnx,-,file,greedy-size,442,417,26124800,26124800,");
@@ -245,7 +238,7 @@ static void test_sweep_runner(void)
     g_assert_cmpint(r.status, ==, 0);
     assert_contains(r.err, "8 runs, 8 already in ");
     run_result_clear(&r);
-    text = read_all(out);
+    text = test_read_file(out);
     char **lines = g_strsplit(text, "\n", -1);
     GString *kept = g_string_new(NULL);
     for (guint k = 0; lines[k] && *lines[k]; k++)
@@ -301,7 +294,7 @@ static void test_canonical_csv(void)
     g_setenv("TABLES_BIN", script, TRUE);
     RunResult r = test_run("TABLES_BIN", (const char *[]){"canon", in, out, NULL});
     g_assert_cmpint(r.status, ==, 0);
-    char *text = read_all(out);
+    char *text = test_read_file(out);
     g_assert_cmpstr(text, ==,
                     "graph,dims,order,alias,strategy,detail\n"
                     "a.onnx,-,file,all,search,\"optimal (proven: arena = lower bound), 150 nodes\"\n"
@@ -349,7 +342,7 @@ static void test_sweep_hostile(void)
     g_assert_false(g_file_test(canary, G_FILE_TEST_EXISTS));
 
     /* The last row cut off mid-line: dropped, run again, the file whole. */
-    char *text = read_all(out);
+    char *text = test_read_file(out);
     gsize cut = strlen(text) - 20;
     g_assert_true(g_file_set_contents(out, text, (gssize)cut, NULL));
     r = run_sweep(args);
@@ -357,7 +350,7 @@ static void test_sweep_hostile(void)
     assert_contains(r.err, "dropped a row cut off mid-line");
     assert_contains(r.err, "2 runs, 1 already in ");
     run_result_clear(&r);
-    char *again = read_all(out);
+    char *again = test_read_file(out);
     text[cut] = '\0';
     *(strrchr(text, '\n') + 1) = '\0'; /* the rows before the cut one stay as they were */
     g_assert_true(g_str_has_prefix(again, text));

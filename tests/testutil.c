@@ -118,3 +118,10 @@ char *test_write_scratch(const char *name, const void *data, gsize len)
     g_assert_true(g_file_set_contents(path, data, (gssize)len, NULL));
     return path;
 }
+
+char *test_read_file(const char *path)
+{
+    char *text = NULL;
+    g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+    return text;
+}

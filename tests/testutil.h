@@ -38,6 +38,8 @@ void run_result_clear(RunResult *r);
 
 /* A fresh scratch folder for this test program (removed at exit) and a path inside it. */
 char *test_scratch_path(const char *name);
+/* A whole file's contents (the test fails when it cannot be read). Newly allocated. */
+char *test_read_file(const char *path);
 /* Writes bytes to a scratch file; returns its path. */
 char *test_write_scratch(const char *name, const void *data, gsize len);
 
