@@ -26,19 +26,24 @@ SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PKG_CFLAGS    = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS      = $(shell pkg-config --libs $(PKGS)) -lm
 CFLAGS_COMMON = -std=c11 -D_POSIX_C_SOURCE=200809L -g $(OPT_FLAGS) -fno-strict-aliasing $(SAN_FLAGS) \
-                -I sim -I strategies -I $(BUILD)/gen $(PKG_CFLAGS) -MMD -MP
+                -I sim -I . -I $(BUILD)/gen $(PKG_CFLAGS) -MMD -MP
 CFLAGS_STRICT = $(CFLAGS_COMMON) -Wall -Wextra -Werror -Wshadow -Wno-sign-compare
 LDFLAGS_ALL   = $(SAN_FLAGS)
 
-SIM_SRCS      := $(filter-out sim/main.c,$(wildcard sim/*.c sim/kernels/*.c))
+# The rooms (docs/DESIGN.md, "The house"): sim/<room>/ is the library, sim/cli/ the command on top of it,
+# graphs/builder.c and graphs/tracegen.c the generators mkgraph and the tests share.
+CLI_SRCS      := $(wildcard sim/cli/*.c)
+SIM_SRCS      := $(filter-out $(CLI_SRCS),$(wildcard sim/*/*.c sim/*/*/*.c))
 STRATEGY_SRCS := $(wildcard strategies/*.c)
-MKGRAPH_SRCS  := $(wildcard graphs/*.c)
+GENERATOR_SRCS := graphs/builder.c graphs/tracegen.c
+MKGRAPH_SRCS  := $(filter-out $(GENERATOR_SRCS),$(wildcard graphs/*.c))
 TEST_SRCS     := $(wildcard tests/test-*.c)
 TEST_SUPPORT  := $(filter-out $(TEST_SRCS),$(wildcard tests/*.c))
 
 GEN_C   := $(BUILD)/gen/onnx.pb-c.c
 GEN_H   := $(BUILD)/gen/onnx.pb-c.h
 LIB     := $(BUILD)/libsim.a
+GENLIB  := $(BUILD)/libgen.a
 SIM     := $(BUILD)/sim
 MKGRAPH := $(BUILD)/mkgraph
 LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(SIM_SRCS) $(STRATEGY_SRCS)) $(BUILD)/obj/gen/onnx.pb-c.o
@@ -63,7 +68,7 @@ deps:
 	command -v npm > /dev/null || { $(SUDO) apt-get update -q && \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends npm; }
 
-$(GEN_C) $(GEN_H): $(ONNX_PROTO)
+$(GEN_C) $(GEN_H) &: $(ONNX_PROTO)
 	@mkdir -p $(BUILD)/gen
 	@echo "  PROTOC  $<"
 	@protoc-c --proto_path=$(dir $(ONNX_PROTO)) --c_out=$(BUILD)/gen $(ONNX_PROTO)
@@ -83,13 +88,17 @@ $(LIB): $(LIB_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-$(SIM): $(BUILD)/obj/sim/main.o $(LIB)
+$(GENLIB): $(patsubst %.c,$(BUILD)/obj/%.o,$(GENERATOR_SRCS))
+	rm -f $@
+	ar rcs $@ $^
+
+$(SIM): $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRCS)) $(LIB)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS)
 
-$(MKGRAPH): $(patsubst %.c,$(BUILD)/obj/%.o,$(MKGRAPH_SRCS)) $(LIB)
+$(MKGRAPH): $(patsubst %.c,$(BUILD)/obj/%.o,$(MKGRAPH_SRCS)) $(GENLIB) $(LIB)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS)
 
-$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(TEST_SUPPORT_OBJS) $(LIB)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(TEST_SUPPORT_OBJS) $(GENLIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS)
 
@@ -139,7 +148,7 @@ fuzz-build:
 	  src=tests/fuzz/fuzz-$$f.c; def=""; \
 	  case $$f in trace-text) src=tests/fuzz/fuzz-trace.c;; trace-csv) src=tests/fuzz/fuzz-trace.c; def=-DFUZZ_CSV=TRUE;; esac; \
 	  echo "  FUZZ    $$f"; \
-	  clang -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 $$def -I sim -I strategies -I build-fuzz/gen $(PKG_CFLAGS) \
+	  clang -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 $$def -I sim -I . -I build-fuzz/gen $(PKG_CFLAGS) \
 	    $$src build-fuzz/libsim.a $(FUZZ_SAN) -fsanitize=fuzzer $(PKG_LIBS) -o build-fuzz/fuzz-$$f || exit 1; \
 	done
 

@@ -1,7 +1,7 @@
 /* mkgraph-chain.c — long single-op chains for the scaling benchmark (bench/plan-scaling.sh): Identity
  * (every output a noop view of the one before) and Relu (every output may reuse its input in place), input
  * [1, width]. A 200,000-node chain is a normal input; every phase must stay near O(n log n) on it. */
-#include "mkgraph.h"
+#include "graphs/mkgraph.h"
 
 static const MkParam chain_params[] = {
     {"nodes", "100", "nodes in the chain"},

@@ -2,7 +2,7 @@
  * concat layout matter: densenet (dense blocks: each layer reads the concatenation of all earlier
  * outputs), unet (encoder/decoder with skip connections joined by Concat), inception (parallel 1x1,
  * 3x3, 5x5 and pool branches joined by Concat). NCHW float32, weights as shapes only. */
-#include "mkgraph.h"
+#include "graphs/mkgraph.h"
 
 static const MkParam densenet_params[] = {
     {"blocks", "2", "dense blocks (joined by 1x1 conv + 2x2 average pool)"},

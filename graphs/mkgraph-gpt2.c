@@ -6,8 +6,8 @@
  * logits MatMul (transformer.c builds the blocks). The position table has GPT-2's 1024 rows (or seq,
  * when longer). Weights carry shapes only (the planner needs no weight bytes): the file stays small.
  * Defaults are the published GPT-2 small (12 layers, d 768, 12 heads, vocab 50257), seq 128, batch 1. */
-#include "mkgraph.h"
-#include "transformer.h"
+#include "graphs/mkgraph.h"
+#include "graphs/transformer.h"
 
 static const MkParam gpt2_params[] = {
     {"layers", "12", "transformer blocks"},

@@ -1,5 +1,5 @@
 /* mkgraph-mlp.c — a chain of Linear -> ReLU layers (MatMul + Add + Relu), input [batch, width]. */
-#include "mkgraph.h"
+#include "graphs/mkgraph.h"
 
 static const MkParam mlp_params[] = {
     {"layers", "4", "Linear -> ReLU layers"},

@@ -3,7 +3,7 @@
  * branching graph where a Conv output feeds Reshape->Transpose, Unsqueeze->Flatten and a second Conv
  * (2800 B); and the pre-allocated subgraph input -> Reshape -> Transpose -> intermediate -> Conv ->
  * Reshape -> output (2800 B). */
-#include "mkgraph.h"
+#include "graphs/mkgraph.h"
 
 static const MkParam no_params[] = {{NULL, NULL, NULL}};
 

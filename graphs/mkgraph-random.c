@@ -4,7 +4,7 @@
  * Concat (of up to --fanout inputs), Slice (a half), Split (two halves), Reshape (a noop view), Gather
  * (of a prefix) or MatMul (to a new length). Tensors nobody reads become graph outputs.
  * Deterministic for the same --seed. */
-#include "mkgraph.h"
+#include "graphs/mkgraph.h"
 
 static const MkParam random_params[] = {
     {"nodes", "40", "number of nodes"},

@@ -3,7 +3,7 @@
  * [100:200) of (1000,16,16,64)), concat (Example 3: N = 10, 20, 15, 25), split (Example 4: 40, 100,
  * 60 of 200), and the chained concat (t1, Concat(t1, t2, t3), t3). H, W, C and the sizes are
  * parameters, so the seed's other examples (e.g. (50,32,32,128)) are one flag away. */
-#include "mkgraph.h"
+#include "graphs/mkgraph.h"
 
 #define HWC_PARAMS                                                                                         \
     {"h", "16", "height (NHWC)"}, {"w", "16", "width"}, {"c", "64", "channels (last dimension)"}

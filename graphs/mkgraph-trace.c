@@ -2,8 +2,8 @@
  * known (sim/tracegen.c), written as a trace file — our text
  * format, or MiniMalloc CSV when the output ends in .csv — for planning benchmarks and for replaying
  * in other tools. */
-#include "mkgraph.h"
-#include "tracegen.h"
+#include "graphs/mkgraph.h"
+#include "graphs/tracegen.h"
 
 static const MkParam trace_params[] = {
     {"buffers", "1000", "number of buffers"},

@@ -2,8 +2,8 @@
  * an ONNX file (the `trace` family writes a trace file), deterministically for the same parameters.
  * `mkgraph --list` describes the families.
  * The registry below is the one list of families. */
-#include "mkgraph.h"
-#include "onnx.h"
+#include "graphs/mkgraph.h"
+#include "model/onnx.h"
 
 #include <errno.h>
 #include <stdio.h>

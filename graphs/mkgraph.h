@@ -3,8 +3,8 @@
 #ifndef MKGRAPH_H
 #define MKGRAPH_H
 
-#include "builder.h"
-#include "trace.h"
+#include "graphs/builder.h"
+#include "trace/trace.h"
 
 /* A family parameter: `--name value`; values are integers or comma-separated integer lists. */
 typedef struct {

@@ -1,5 +1,5 @@
 /* transformer.c — transformer building blocks for mkgraph (see transformer.h). */
-#include "transformer.h"
+#include "graphs/transformer.h"
 
 #include <math.h>
 

@@ -5,7 +5,7 @@
 #ifndef MKGRAPH_TRANSFORMER_H
 #define MKGRAPH_TRANSFORMER_H
 
-#include "builder.h"
+#include "graphs/builder.h"
 
 typedef struct {
     Builder *b;

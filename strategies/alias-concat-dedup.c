@@ -2,7 +2,7 @@
  * concat output feeding another concat is nested inside the outer one's region, and a tensor needed at
  * two positions is copied once, so Concat(t1, Concat(t1, t2, t3), t3) takes 2·t1 + t2 + 2·t3 bytes.
  * Runs before `runtime`, which then lays out the concats left undecided without nesting. */
-#include "alias.h"
+#include "memory/alias.h"
 
 static gboolean dedup_apply(AliasMap *m, GError **error) { return alias_concat_pass(m, TRUE, error); }
 

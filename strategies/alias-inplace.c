@@ -3,8 +3,8 @@
  * for aliases and in-place, so chains of in-place ops work). "Dies here" is judged on the input's
  * graph-structural alias tree, never on earlier in-place decisions, so decisions do not feed back into
  * consumer counts. Graph inputs and outputs and pinned tensors are never overwritten. */
-#include "alias.h"
-#include "ops.h"
+#include "memory/alias.h"
+#include "ops/ops.h"
 
 static gboolean inplace_apply(AliasMap *m, GError **error)
 {

@@ -4,8 +4,8 @@
  * output is already placed (a concat slot, a pinned tensor's buffer) — the input into the output's,
  * which is how pins propagate backward through noop chains. A view of a tensor outside the arena (a
  * weight, a constant, a caller's input under --io outside) stays outside too. */
-#include "alias.h"
-#include "ops.h"
+#include "memory/alias.h"
+#include "ops/ops.h"
 
 static gboolean noop_apply(AliasMap *m, GError **error)
 {

@@ -5,8 +5,8 @@
  * contiguously in the output (alias-concat.c), concat outputs not nested (that is concat-dedup's).
  * Every one needs all dimensions before its axis to be 1; otherwise the op copies and the report says
  * why, or with --strict-runtime the seed's error text ends the run. */
-#include "alias.h"
-#include "ops.h"
+#include "memory/alias.h"
+#include "ops/ops.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* order-dfs.c — depth first: the reverse post-order of a depth-first walk along consumer edges, starting
  * from each unvisited node in file order. Finishes one branch before starting the next. */
-#include "order.h"
+#include "memory/order.h"
 
 static gboolean dfs_order(const OrderProblem *p, guint *order, GError **error)
 {

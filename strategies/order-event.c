@@ -7,8 +7,8 @@
  * consuming *edges* reach 1, while the freed-bytes test asks for remaining edges == the consumer's own
  * edge count — so a last consumer reading the root twice (Add(x, x)) is never re-scored. `event` fixes it
  * by firing when one consuming *node* is left, whatever its edge count. */
-#include "order.h"
-#include "ops.h"
+#include "memory/order.h"
+#include "ops/ops.h"
 
 static gint64 event_score(const OrderProblem *p, guint k, const guint *remaining_edges)
 {

@@ -1,5 +1,5 @@
 /* order-file.c — the order the nodes appear in the file (an error when the file is not sorted). */
-#include "order.h"
+#include "memory/order.h"
 
 static gboolean file_order(const OrderProblem *p, guint *order, GError **error)
 {

@@ -3,7 +3,7 @@
  * take the output in place); on pop the score is recomputed with the current consumer counts and the node
  * is pushed back if it changed. Alias-aware (counts at noop roots) and duplicate inputs count once, both
  * by the order problem's construction. */
-#include "order.h"
+#include "memory/order.h"
 
 static gint64 lazy_score(const OrderProblem *p, guint k, const guint *remaining)
 {

@@ -5,8 +5,7 @@
  * the answer if nothing beats it), and a ready node that allocates nothing is run at once (it cannot raise
  * any later step's live bytes), which collapses Constant nodes and views. It gives up with an error, never silently, when it would explore more
  * than the problem's state budget or run longer than its time budget (--order-budget). */
-#include "order.h"
-#include "registry.h"
+#include "memory/order.h"
 
 #include <string.h>
 
@@ -95,14 +94,13 @@ static gboolean ready(const guint64 *b, guint k, guint **preds_of)
 
 extern const OrderStrategy order_optimal;
 
-/* The best heuristic order from the registry (every order but this one): the incumbent to beat. */
+/* The best of the problem's incumbent orders (every one but this): the peak to beat; G_MAXUINT64 with none. */
 static guint64 incumbent(const OrderProblem *p, guint *order)
 {
-    guint count;
-    const OrderStrategy *const *all = order_strategies(&count);
+    const OrderStrategy *const *all = p->incumbents;
     guint64 best = G_MAXUINT64;
     guint *trial = g_new(guint, p->n + 1);
-    for (guint k = 0; k < count; k++) {
+    for (guint k = 0; all && all[k]; k++) {
         guint64 peak;
         if (all[k] == &order_optimal || !all[k]->order(p, trial, NULL) || !order_peak(p, trial, &peak, NULL))
             continue;

@@ -1,6 +1,6 @@
 /* order-topo.c — Kahn's algorithm with a FIFO queue: ready nodes run in the order they became ready
  * (ties among the first ones: file order). */
-#include "order.h"
+#include "memory/order.h"
 
 static gboolean topo_order(const OrderProblem *p, guint *order, GError **error)
 {

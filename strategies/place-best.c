@@ -2,8 +2,8 @@
  * ChooseBestHeapAlgorithm); the report names the one kept. Candidates are the registry's strategies
  * other than the baseline and portfolios (itself); exact search only on problems of at most --search-max
  * units. */
-#include "place.h"
-#include "registry.h"
+#include "plan/place.h"
+#include "plan/place.h"
 
 
 /* The candidates: everything but the baseline and portfolios (itself); exact search only when small. */

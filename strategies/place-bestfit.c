@@ -1,7 +1,7 @@
 /* place-bestfit.c — online best fit: replays alloc/free in time order; each allocation takes the
  * smallest free block that fits (ties: lowest address), freed blocks coalesce. */
-#include "freelist.h"
-#include "place.h"
+#include "plan/freelist.h"
+#include "plan/place.h"
 
 static gpointer bf_create(void) { return freelist_new(); }
 static guint64 bf_alloc(gpointer s, guint64 size, guint64 align) { return freelist_alloc_best(s, size, align); }

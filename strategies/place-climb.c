@@ -3,7 +3,7 @@
  * with (overlaps in time), re-places all in that order (smallest fitting gap), keeps the result if the
  * arena shrank, and otherwise accepts it with a probability that decays as the search cools (simulated
  * annealing). Deterministic for a --seed; stops at --budget seconds or after options->climb_steps steps. */
-#include "place.h"
+#include "plan/place.h"
 
 #include <math.h>
 #include <string.h>

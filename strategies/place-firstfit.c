@@ -1,7 +1,7 @@
 /* place-firstfit.c — online first fit: replays alloc/free in time order like a runtime allocator;
  * each allocation takes the lowest-address free block that fits, freed blocks coalesce. */
-#include "freelist.h"
-#include "place.h"
+#include "plan/freelist.h"
+#include "plan/place.h"
 
 static gpointer ff_create(void) { return freelist_new(); }
 static guint64 ff_alloc(gpointer s, guint64 size, guint64 align) { return freelist_alloc_first(s, size, align); }

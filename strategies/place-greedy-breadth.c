@@ -2,8 +2,8 @@
  * for Deep Neural Net Inference", 2020): steps (operators) by breadth — the bytes live at the step —
  * widest first; at each step its not-yet-placed buffers by size, largest first; each placed in the
  * smallest fitting gap among the placed buffers that overlap it in time. */
-#include "place.h"
-#include "treap.h"
+#include "plan/place.h"
+#include "base/treap.h"
 
 #include <stdlib.h>
 

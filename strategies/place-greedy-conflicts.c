@@ -1,7 +1,7 @@
 /* place-greedy-conflicts.c — offline greedy by conflicts, after TVM's unified static memory planner
  * (USMP greedy_by_conflicts): buffers by how many others overlap them in time, most first (ties:
  * larger first), each placed at the lowest offset that fits among the placed buffers that overlap it. */
-#include "place.h"
+#include "plan/place.h"
 
 #include <stdlib.h>
 

@@ -2,7 +2,7 @@
  * GlobalDecreasingSizeBestFit do it: buffers by size, largest first (ties: longer lifetime first, then
  * trace order), each placed in the smallest gap among the already-placed buffers that overlap it in
  * time, or above them all. */
-#include "place.h"
+#include "plan/place.h"
 
 static gboolean greedy_size_plan(const PlaceProblem *p, guint64 *offsets, char **detail, GError **error)
 {

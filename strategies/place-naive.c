@@ -1,7 +1,7 @@
 /* place-naive.c — no reuse: every buffer its own slot, one after another (above any pinned ranges).
  * The "no-opt" column of the design log (003_ed2891d3a8e55e79.txt): the arena every other strategy
  * is measured against. */
-#include "place.h"
+#include "plan/place.h"
 
 static gboolean naive_plan(const PlaceProblem *p, guint64 *offsets, char **detail, GError **error)
 {

@@ -19,8 +19,8 @@
  * budget (options->max_nodes) or the time budget (--budget). Pinned units are laid first and the skyline
  * starts above them; groups are units like any other. docs/DESIGN.md has the reasoning. The inferences
  * live in search-infer.c, the memo in search-memo.c, the shared state in search.h. */
-#include "registry.h"
-#include "search.h"
+#include "base/error.h"
+#include "strategies/search.h"
 
 #include <pthread.h>
 #include <string.h>

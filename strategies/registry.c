@@ -1,90 +1,137 @@
-/* registry.c — the one place that lists the strategies (placement, aliasing and operator orders). Adding one: a new file filling a descriptor,
- * one line here, one test. */
-#include "registry.h"
+/* registry.c — the one place that lists the strategies: placement, operator orders, aliasing. Adding one is
+ * a new file filling a descriptor plus one row here; `sim --list`, `--compare`, the tests (which enumerate
+ * these tables) and the portfolios (best, search's incumbents, optimal's incumbents) pick it up from here. */
+#include "strategies/registry.h"
 
 #include <string.h>
 
 extern const PlaceStrategy place_naive, place_firstfit, place_bestfit, place_greedy_size, place_greedy_breadth,
     place_greedy_conflicts, place_climb, place_search, place_best;
 
-static const PlaceStrategy *const placement[] = {
+const PlaceStrategy *const place_registry[] = {
     &place_naive, &place_firstfit, &place_bestfit, &place_greedy_size, &place_greedy_breadth,
-    &place_greedy_conflicts, &place_climb, &place_search, &place_best,
+    &place_greedy_conflicts, &place_climb, &place_search, &place_best, NULL,
 };
 
 extern const OrderStrategy order_file, order_topo, order_dfs, order_freed, order_lazy, order_event, order_event_gap,
     order_optimal;
 
-static const OrderStrategy *const ordering[] = {
-    &order_file, &order_topo, &order_dfs, &order_freed, &order_lazy, &order_event, &order_event_gap, &order_optimal,
+const OrderStrategy *const order_registry[] = {
+    &order_file, &order_topo, &order_dfs, &order_freed, &order_lazy, &order_event, &order_event_gap, &order_optimal, NULL,
 };
-
-const OrderStrategy *const *order_strategies(guint *count)
-{
-    *count = G_N_ELEMENTS(ordering);
-    return ordering;
-}
-
-const OrderStrategy *order_strategy_find(const char *name)
-{
-    for (gsize k = 0; k < G_N_ELEMENTS(ordering); k++)
-        if (!strcmp(ordering[k]->name, name))
-            return ordering[k];
-    return NULL;
-}
-
-char *order_strategy_names(void)
-{
-    GString *s = g_string_new(NULL);
-    for (gsize k = 0; k < G_N_ELEMENTS(ordering); k++)
-        g_string_append_printf(s, "%s%s", k ? ", " : "", ordering[k]->name);
-    return g_string_free(s, FALSE);
-}
 
 extern const AliasStrategy alias_concat_dedup, alias_runtime, alias_noop, alias_inplace;
 
 /* Application order matters: nested concats claim their inputs before plain ones, runtime layouts
  * before noop views link around them, in-place last (it only reuses what nothing else shares). */
-static const AliasStrategy *const aliasing[] = {
-    &alias_concat_dedup, &alias_runtime, &alias_noop, &alias_inplace,
+const AliasStrategy *const alias_registry[] = {
+    &alias_concat_dedup, &alias_runtime, &alias_noop, &alias_inplace, NULL,
 };
+
+/* Every descriptor starts with its name (C11 6.7.2.1: a pointer to a struct, converted, points to its first
+ * member), so one lookup and one name list serve the three tables. */
+static const char *row_name(const void *row)
+{
+    return *(const char *const *)row;
+}
+
+static guint table_size(const void *const *table)
+{
+    guint n = 0;
+    while (table[n])
+        n++;
+    return n;
+}
+
+static gconstpointer table_find(const void *const *table, const char *name)
+{
+    for (guint k = 0; name && table[k]; k++)
+        if (!strcmp(row_name(table[k]), name))
+            return table[k];
+    return NULL;
+}
+
+static char *table_names(const void *const *table)
+{
+    GString *s = g_string_new(NULL);
+    for (guint k = 0; table[k]; k++)
+        g_string_append_printf(s, "%s%s", k ? ", " : "", row_name(table[k]));
+    return g_string_free(s, FALSE);
+}
+
+#define TABLE(t) ((const void *const *)(t))
+
+const PlaceStrategy *const *place_strategies(guint *count)
+{
+    *count = table_size(TABLE(place_registry));
+    return place_registry;
+}
+
+const PlaceStrategy *place_strategy_find(const char *name)
+{
+    return table_find(TABLE(place_registry), name);
+}
+
+char *place_strategy_names(void)
+{
+    return table_names(TABLE(place_registry));
+}
+
+const PlaceStrategy *place_strategy_baseline(void)
+{
+    for (guint k = 0; place_registry[k]; k++)
+        if (place_registry[k]->role == ROLE_BASELINE)
+            return place_registry[k];
+    g_assert_not_reached();
+}
+
+const OrderStrategy *const *order_strategies(guint *count)
+{
+    *count = table_size(TABLE(order_registry));
+    return order_registry;
+}
+
+const OrderStrategy *order_strategy_find(const char *name)
+{
+    return table_find(TABLE(order_registry), name);
+}
+
+char *order_strategy_names(void)
+{
+    return table_names(TABLE(order_registry));
+}
 
 const AliasStrategy *const *alias_strategies(guint *count)
 {
-    *count = G_N_ELEMENTS(aliasing);
-    return aliasing;
+    *count = table_size(TABLE(alias_registry));
+    return alias_registry;
 }
 
 const AliasStrategy *alias_strategy_find(const char *name)
 {
-    for (gsize k = 0; k < G_N_ELEMENTS(aliasing); k++)
-        if (!strcmp(aliasing[k]->name, name))
-            return aliasing[k];
-    return NULL;
+    return table_find(TABLE(alias_registry), name);
 }
 
 char *alias_strategy_names(void)
 {
-    GString *s = g_string_new(NULL);
-    for (gsize k = 0; k < G_N_ELEMENTS(aliasing); k++)
-        g_string_append_printf(s, "%s%s", k ? ", " : "", aliasing[k]->name);
-    return g_string_free(s, FALSE);
+    return table_names(TABLE(alias_registry));
 }
 
 /* Which registry rows a --alias list names (all, none, or a comma list); FALSE on an unknown name. */
 static gboolean alias_list_parse(const char *list, gboolean *chosen, GError **error)
 {
-    for (gsize k = 0; k < G_N_ELEMENTS(aliasing); k++)
+    guint n = table_size(TABLE(alias_registry));
+    for (guint k = 0; k < n; k++)
         chosen[k] = !strcmp(list, "all");
     if (!strcmp(list, "all") || !strcmp(list, "none"))
         return TRUE;
     char **names = g_strsplit(list, ",", -1);
     gboolean ok = TRUE;
     for (char **name = names; ok && *name; name++) {
-        gsize k = 0;
-        while (k < G_N_ELEMENTS(aliasing) && strcmp(aliasing[k]->name, g_strstrip(*name)))
+        guint k = 0;
+        while (k < n && strcmp(alias_registry[k]->name, g_strstrip(*name)))
             k++;
-        if (k == G_N_ELEMENTS(aliasing)) {
+        if (k == n) {
             char *known = alias_strategy_names();
             g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "unknown alias strategy '%s' (all, none, or of: %s)", *name,
                         known);
@@ -100,74 +147,39 @@ static gboolean alias_list_parse(const char *list, gboolean *chosen, GError **er
 
 gboolean alias_list_check(const char *list, GError **error)
 {
-    gboolean chosen[G_N_ELEMENTS(aliasing)];
+    gboolean chosen[G_N_ELEMENTS(alias_registry)];
     return alias_list_parse(list, chosen, error);
 }
 
 gboolean alias_apply_list(AliasMap *m, const char *list, GError **error)
 {
-    gboolean chosen[G_N_ELEMENTS(aliasing)];
+    gboolean chosen[G_N_ELEMENTS(alias_registry)];
     if (!alias_list_parse(list, chosen, error))
         return FALSE;
-    for (gsize k = 0; k < G_N_ELEMENTS(aliasing); k++)
-        if (chosen[k] && !aliasing[k]->apply(m, error))
+    for (guint k = 0; alias_registry[k]; k++)
+        if (chosen[k] && !alias_registry[k]->apply(m, error))
             return FALSE;
     return TRUE;
 }
 
-const PlaceStrategy *const *place_strategies(guint *count)
+gboolean order_list_parse(const char *list, GPtrArray *chosen, GError **error)
 {
-    *count = G_N_ELEMENTS(placement);
-    return placement;
-}
-
-const PlaceStrategy *place_strategy_find(const char *name)
-{
-    for (gsize k = 0; k < G_N_ELEMENTS(placement); k++)
-        if (!strcmp(placement[k]->name, name))
-            return placement[k];
-    return NULL;
-}
-
-const PlaceStrategy *place_strategy_baseline(void)
-{
-    for (gsize k = 0; k < G_N_ELEMENTS(placement); k++)
-        if (placement[k]->role == ROLE_BASELINE)
-            return placement[k];
-    g_assert_not_reached();
-}
-
-gboolean place_keep_smallest(const PlaceProblem *p, gboolean (*take)(const PlaceStrategy *s, const PlaceProblem *p),
-                             guint64 *offsets, const PlaceStrategy **winner, guint64 *arena, GError **error)
-{
-    guint n = p->units->len;
-    guint64 *trial = g_new(guint64, n + 1);
-    *winner = NULL;
-    *arena = G_MAXUINT64;
-    for (gsize k = 0; k < G_N_ELEMENTS(placement); k++) {
-        if (!take(placement[k], p))
-            continue;
-        char *ignored = NULL;
-        if (!place_problem(placement[k], p, trial, &ignored, error)) {
-            g_free(trial);
-            return FALSE;
-        }
-        g_free(ignored);
-        guint64 a = place_arena(p, trial);
-        if (a < *arena) {
-            *arena = a;
-            *winner = placement[k];
-            memcpy(offsets, trial, n * sizeof(guint64));
+    if (!strcmp(list, "all")) {
+        for (guint k = 0; order_registry[k]; k++)
+            g_ptr_array_add(chosen, (gpointer)order_registry[k]);
+        return TRUE;
+    }
+    char **names = g_strsplit(list, ",", -1);
+    gboolean ok = TRUE;
+    for (char **name = names; ok && *name; name++) {
+        const OrderStrategy *s = order_strategy_find(g_strstrip(*name));
+        if (s) {
+            g_ptr_array_add(chosen, (gpointer)s);
+        } else {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "unknown order '%s' in --orders", *name);
+            ok = FALSE;
         }
     }
-    g_free(trial);
-    return TRUE;
-}
-
-char *place_strategy_names(void)
-{
-    GString *s = g_string_new(NULL);
-    for (gsize k = 0; k < G_N_ELEMENTS(placement); k++)
-        g_string_append_printf(s, "%s%s", k ? ", " : "", placement[k]->name);
-    return g_string_free(s, FALSE);
+    g_strfreev(names);
+    return ok;
 }

@@ -1,21 +1,23 @@
-/* registry.h — the strategy registry: the one list of placement, alias and order strategies (registry.c). */
+/* registry.h — the strategy registry: the one list of placement, alias and order strategies (registry.c).
+ * The tables are NULL-terminated so that they can be handed down as portfolios (PlaceOptions.portfolio,
+ * OrderProblem.incumbents) to the rooms below, which cannot include this header. */
 #ifndef STRATEGIES_REGISTRY_H
 #define STRATEGIES_REGISTRY_H
 
-#include "alias.h"
-#include "order.h"
-#include "place.h"
+#include "memory/alias.h"
+#include "memory/order.h"
+#include "plan/plan.h"
+
+extern const PlaceStrategy *const place_registry[];
+extern const OrderStrategy *const order_registry[];
+extern const AliasStrategy *const alias_registry[];
 
 /* All placement strategies, in listing order; *count receives how many. */
 const PlaceStrategy *const *place_strategies(guint *count);
-/* By name; NULL when unknown. */
+/* By name; NULL when unknown (or name NULL). */
 const PlaceStrategy *place_strategy_find(const char *name);
 /* The no-reuse baseline every report compares against. */
 const PlaceStrategy *place_strategy_baseline(void);
-/* Runs every placement strategy `take` accepts on the problem and keeps the smallest arena's offsets
- * (problem units); *winner is the one kept (NULL when none ran) and *arena its arena. */
-gboolean place_keep_smallest(const PlaceProblem *p, gboolean (*take)(const PlaceStrategy *s, const PlaceProblem *p),
-                             guint64 *offsets, const PlaceStrategy **winner, guint64 *arena, GError **error);
 /* "naive, firstfit, ..." for messages. Newly allocated. */
 char *place_strategy_names(void);
 
@@ -23,6 +25,8 @@ char *place_strategy_names(void);
 const OrderStrategy *const *order_strategies(guint *count);
 const OrderStrategy *order_strategy_find(const char *name);
 char *order_strategy_names(void);
+/* Appends the orders a --orders list names ("all" or a comma list) to `chosen`; a usage error on an unknown one. */
+gboolean order_list_parse(const char *list, GPtrArray *chosen, GError **error);
 
 /* Alias strategies in the order they apply (concat-dedup, runtime, noop, inplace). */
 const AliasStrategy *const *alias_strategies(guint *count);

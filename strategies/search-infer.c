@@ -2,7 +2,7 @@
  * the skyline: which steps a change can affect, cross-section and column inference, floor support,
  * layer tiling, and the two branching aids (the tightest valley floor, the lowest offset a raise may
  * lift a step to). Each says why it only cuts placements that cannot complete. */
-#include "search.h"
+#include "strategies/search.h"
 
 #include <string.h>
 

@@ -4,7 +4,7 @@
 #ifndef SIM_SEARCH_H
 #define SIM_SEARCH_H
 
-#include "place.h"
+#include "plan/place.h"
 
 typedef struct {
     const PlaceProblem *p;

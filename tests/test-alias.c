@@ -5,11 +5,11 @@
  * 2·t1 + t2 + 2·t3 (000_c324d345f708b909.txt); the seed's error texts under --strict-runtime; GPT-2's QKV
  * Split falling back with its reason; bins and scratch; and every strategy under every alias set on
  * every corpus graph passing the verifier. */
-#include "alias-block.h"
-#include "bins.h"
-#include "registry.h"
-#include "testutil.h"
-#include "verify.h"
+#include "memory/alias-block.h"
+#include "memory/bins.h"
+#include "strategies/registry.h"
+#include "tests/testutil.h"
+#include "plan/verify.h"
 
 #include <string.h>
 

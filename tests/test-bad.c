@@ -1,7 +1,7 @@
 /* test-bad.c — bad input is normal input: each broken graph gives one exact error naming the node or
  * tensor, and truncated or hostile bytes never crash the reader (ASan run included). The file-level
  * cases through the `sim` binary (missing, empty, truncated, not protobuf) are in test-cli.c. */
-#include "testutil.h"
+#include "tests/testutil.h"
 #include "onnx.pb-c.h"
 
 #include <string.h>

@@ -1,7 +1,7 @@
 /* test-badinput.c — the bad-input corpus (tests/data/bad/, made by make_cases.py): every case runs the sim
  * binary and must end with its exit status (1, or 2 for usage), exactly one line on stderr — the expected
  * one — nothing on stdout, and no output file left behind. Fuzzer reproducers join the corpus as cases. */
-#include "testutil.h"
+#include "tests/testutil.h"
 
 #include <glib/gstdio.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* test-cli.c — the `sim` and `mkgraph` binaries end to end: the gpt2 summary, exit codes, and the
  * one-line errors for missing, empty, truncated and non-protobuf files and for usage mistakes. */
-#include "csv-table.h"
-#include "testutil.h"
+#include "report/csv-table.h"
+#include "tests/testutil.h"
 
 #include <json-glib/json-glib.h>
 #include <string.h>

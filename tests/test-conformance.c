@@ -6,11 +6,11 @@
  * The pass count per op goes to the test output (TAP comments) and, when CONFORMANCE_MD is set, into that
  * markdown file (results/conformance.md via bench/figures.sh). A failing test fails this program unless
  * it is in known_failures below, each with its reason. */
-#include "exec.h"
-#include "onnx.h"
-#include "registry.h"
-#include "shape.h"
-#include "testutil.h"
+#include "exec/exec.h"
+#include "model/onnx.h"
+#include "strategies/registry.h"
+#include "ops/shape.h"
+#include "tests/testutil.h"
 
 #include <math.h>
 #include <string.h>

@@ -3,8 +3,8 @@
  * model in graphs/models/models.tsv loads with its documented dims, infers every shape, and agrees
  * with the ONNX project's own shape inference (fixtures in tests/data/reference-shapes/, made by
  * graphs/reference_shapes.py). */
-#include "info.h"
-#include "testutil.h"
+#include "report/info.h"
+#include "tests/testutil.h"
 
 #include <string.h>
 

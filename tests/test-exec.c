@@ -2,12 +2,12 @@
  * with and without sharing, and its outputs equal the nothing-shared run bit for bit under poison; a plan
  * that reuses memory too early is caught (so --check can fail); the seeds' metadata-only Transpose is
  * named when a dense kernel cannot honour it; usage errors and --profile. */
-#include "builder.h"
-#include "exec.h"
-#include "onnx.h"
-#include "registry.h"
-#include "testutil.h"
-#include "verify.h"
+#include "graphs/builder.h"
+#include "exec/exec.h"
+#include "model/onnx.h"
+#include "strategies/registry.h"
+#include "tests/testutil.h"
+#include "plan/verify.h"
 
 #include <glib/gstdio.h>
 #include <string.h>

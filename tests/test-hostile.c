@@ -4,10 +4,10 @@
  * folder) is an error, and --run refuses an arena the machine cannot hold. The bad-input corpus
  * (test-badinput.c) holds the cases that end in one error line; these are the ones that succeed, or fail
  * after printing a report. */
-#include "csv-table.h"
-#include "fuzz/gnuplot-check.h"
-#include "testutil.h"
-#include "trace.h"
+#include "report/csv-table.h"
+#include "tests/fuzz/gnuplot-check.h"
+#include "tests/testutil.h"
+#include "trace/trace.h"
 
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>

@@ -1,7 +1,7 @@
 /* test-onnx.c — ONNX reading and writing: a model with every attribute type, symbolic dims,
  * external-data and shape-only initializers and subgraphs round-trips exactly; typed TensorProto
  * fields decode to the right values; the committed gpt2.onnx reads back to its own bytes. */
-#include "testutil.h"
+#include "tests/testutil.h"
 #include "onnx.pb-c.h"
 
 #include <string.h>

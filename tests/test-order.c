@@ -3,8 +3,8 @@
  * multi-edge trigger gap (Add(x, x)) costs memory that the fixed version saves; `optimal` never worse than
  * any heuristic, equal to brute force over every topological order on small graphs, and stopping with an
  * error at its budget. */
-#include "registry.h"
-#include "testutil.h"
+#include "strategies/registry.h"
+#include "tests/testutil.h"
 
 #include <string.h>
 
@@ -14,6 +14,7 @@ static OrderProblem *problem_of(const Model *m)
     GError *error = NULL;
     OrderProblem *p = order_problem_new(m->graph, &lo, &error);
     g_assert_no_error(error);
+    p->incumbents = order_registry;
     return p;
 }
 

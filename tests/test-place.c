@@ -3,12 +3,12 @@
  * over thousands of random traces (the verifier accepts every plan, arena >= lower bound, naive = sum of
  * aligned sizes); every strategy on every corpus graph; trace text and MiniMalloc CSV round trips;
  * broken plans and malformed trace lines caught with exact messages. */
-#include "freelist.h"
-#include "liveness.h"
-#include "registry.h"
-#include "testutil.h"
-#include "tracegen.h"
-#include "verify.h"
+#include "plan/freelist.h"
+#include "memory/liveness.h"
+#include "strategies/registry.h"
+#include "tests/testutil.h"
+#include "graphs/tracegen.h"
+#include "plan/verify.h"
 
 #include <string.h>
 

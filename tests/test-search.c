@@ -4,9 +4,9 @@
  * also where the optimum is above the lower bound, and with sizes in quanta it tries targets a quantum
  * apart; it stops at its node budget (a counter, not the clock);
  * `climb` never ends above its greedy start and is deterministic for a seed. */
-#include "registry.h"
-#include "testutil.h"
-#include "verify.h"
+#include "strategies/registry.h"
+#include "tests/testutil.h"
+#include "plan/verify.h"
 
 #include <string.h>
 

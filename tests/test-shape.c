@@ -1,7 +1,7 @@
 /* test-shape.c — shape inference per op family against hand-computed shapes, broadcasting, the
  * exporters' shape-arithmetic folding, symbolic dims, and value_info checks. */
-#include "testutil.h"
-#include "ops.h"
+#include "tests/testutil.h"
+#include "ops/ops.h"
 
 #include <string.h>
 

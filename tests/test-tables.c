@@ -1,9 +1,9 @@
 /* test-tables.c — result tables: the CSV reader, the table plots (`sim --from T --plot compare|sweep`)
  * and the sweep runner (bench/sweep.sh with GNU parallel: rows appended, a rerun skips them, a failed run
  * is reported and retried). */
-#include "csv-table.h"
-#include "graph.h"
-#include "testutil.h"
+#include "report/csv-table.h"
+#include "model/graph.h"
+#include "tests/testutil.h"
 
 #include <glib/gstdio.h>
 #include <signal.h>

@@ -1,5 +1,5 @@
 /* testutil.c — helpers shared by the test programs (see testutil.h). */
-#include "testutil.h"
+#include "tests/testutil.h"
 
 #include <glib/gstdio.h>
 #include <stdlib.h>
@@ -8,6 +8,7 @@
 
 const PlaceOptions test_place_options = {
     .budget_seconds = 600, .max_nodes = 5000, .seed = 1, .climb_steps = 30, .search_max = 1000,
+    .portfolio = place_registry,
 };
 
 gboolean test_infer(Model *m, const char *const *dims, GError **error)
@@ -124,4 +125,14 @@ char *test_read_file(const char *path)
     char *text = NULL;
     g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
     return text;
+}
+
+Trace *trace_from_graph(const Graph *g, const GPtrArray *schedule, const LayoutOptions *o, GError **error)
+{
+    AliasMap *m = alias_map_new(g, schedule, o, NULL, NULL, error);
+    if (!m)
+        return NULL;
+    Trace *t = trace_from_alias_map(m, NULL, error);
+    alias_map_free(m);
+    return t;
 }

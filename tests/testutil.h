@@ -3,10 +3,12 @@
 #ifndef TESTUTIL_H
 #define TESTUTIL_H
 
-#include "builder.h"
-#include "onnx.h"
-#include "place.h"
-#include "shape.h"
+#include "graphs/builder.h"
+#include "memory/alias.h"
+#include "model/onnx.h"
+#include "plan/place.h"
+#include "strategies/registry.h"
+#include "ops/shape.h"
 
 /* Shape inference with optional "NAME=VALUE" bindings (NULL-terminated). */
 gboolean test_infer(Model *m, const char *const *dims, GError **error);
@@ -23,6 +25,9 @@ char *test_type_of(const Model *m, const char *tensor);
 /* Placement options for tests: search and climb bounded by counters (nodes, steps), not by time, so
  * every result is the same on any machine. */
 extern const PlaceOptions test_place_options;
+
+/* The trace with no aliasing (alias_map_new, then trace_from_alias_map with no strategy applied). */
+Trace *trace_from_graph(const Graph *g, const GPtrArray *schedule, const LayoutOptions *o, GError **error);
 
 /* Builds, finalizes and infers; returns the error message (or NULL on success). Newly allocated. */
 char *test_finish_error(Builder *b, const char *const *dims);

@@ -1,5 +1,5 @@
 /* fuzz-bins.c — libFuzzer harness for the --bins file parser. */
-#include "bins.h"
+#include "memory/bins.h"
 
 #include <stdint.h>
 

@@ -3,8 +3,8 @@
 #ifndef FUZZ_COMMON_H
 #define FUZZ_COMMON_H
 
-#include "registry.h"
-#include "verify.h"
+#include "strategies/registry.h"
+#include "plan/verify.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +13,7 @@ static inline void fuzz_plan_all(const Trace *t)
 {
     /* Search and climb bounded by counters: an input must never take long. */
     static const PlaceOptions options = {.budget_seconds = 5, .max_nodes = 200, .seed = 1, .climb_steps = 2,
-                                         .search_max = 1000};
+                                         .search_max = 1000, .portfolio = place_registry};
     guint count;
     const PlaceStrategy *const *all = place_strategies(&count);
     for (guint k = 0; k < count; k++) {

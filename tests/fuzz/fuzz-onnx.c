@@ -1,9 +1,9 @@
 /* fuzz-onnx.c — libFuzzer harness for the ONNX loader and everything behind it: bytes -> ModelProto ->
  * graph -> shape inference -> aliasing -> trace -> every strategy -> verifier. */
-#include "alias.h"
-#include "fuzz-common.h"
-#include "onnx.h"
-#include "shape.h"
+#include "memory/alias.h"
+#include "tests/fuzz/fuzz-common.h"
+#include "model/onnx.h"
+#include "ops/shape.h"
 
 #include <stdint.h>
 

@@ -1,7 +1,7 @@
 /* fuzz-plan.c — libFuzzer harness for placement itself: the bytes describe a trace directly (8 bytes a
  * buffer: size, lifetime, alignment, and now and then a pin or a group membership), so the fuzzer explores
  * shapes of traces rather than file syntax; every strategy's plan must pass the verifier. */
-#include "fuzz-common.h"
+#include "tests/fuzz/fuzz-common.h"
 
 #include <stdint.h>
 #include <string.h>

@@ -3,12 +3,12 @@
  * of a result table (drawn by --plot compare and sweep), and the output paths. The table is written with csv_quote and read back
  * by the CSV reader, which must return every cell as it was; every script the plots make is captured
  * (gnuplot_capture, no gnuplot runs) and must be inert (gnuplot-check.h). Either failure aborts. */
-#include "csv-table.h"
-#include "gnuplot-check.h"
-#include "gnuplot.h"
-#include "plot-table.h"
-#include "plot.h"
-#include "registry.h"
+#include "report/csv-table.h"
+#include "tests/fuzz/gnuplot-check.h"
+#include "report/gnuplot.h"
+#include "report/plot-table.h"
+#include "report/plot.h"
+#include "strategies/registry.h"
 
 #include <stdint.h>
 #include <stdio.h>

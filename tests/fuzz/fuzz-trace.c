@@ -1,6 +1,6 @@
 /* fuzz-trace.c — libFuzzer harness for the trace parsers (built twice: FUZZ_CSV selects MiniMalloc's CSV,
  * else our text format); every trace that parses is planned by every strategy and verified. */
-#include "fuzz-common.h"
+#include "tests/fuzz/fuzz-common.h"
 
 #include <stdint.h>
 

@@ -1,0 +1,89 @@
+/* tracegen.c — random trace generation (see tracegen.h). About 8 buffers start per step, so the live
+ * set stays in the tens to hundreds as in real graphs, at any trace length; deterministic for a seed. */
+#include "graphs/tracegen.h"
+
+#include <math.h>
+
+/* Long-lived buffers (residual streams, skip connections) live for a stretch of the graph, not all of
+ * it: bounding their lifetime keeps the number live at once independent of the trace's length, as in
+ * real graphs, instead of growing with it. */
+#define LONG_LIFE 2000
+
+Trace *trace_random(const TraceGenOptions *o)
+{
+    GRand *r = g_rand_new_with_seed(o->seed);
+    guint steps = MAX(o->buffers / 8, 4);
+    Trace *t = trace_new("random");
+    double lo = log((double)MAX(o->min_size, 1)), hi = log((double)MAX(o->max_size, o->min_size));
+    for (guint k = 0; k < o->buffers; k++) {
+        guint first = (guint)g_rand_int_range(r, 0, (gint32)steps);
+        guint length;
+        if (g_rand_double(r) < o->long_lived) /* long-lived: up to half the trace, at most LONG_LIFE steps */
+            length = (guint)g_rand_int_range(r, 1, (gint32)MIN(steps / 2, LONG_LIFE) + 2);
+        else
+            length = (guint)floor(-log(1.0 - g_rand_double(r)) * 4.0); /* geometric-like, mean 4 steps */
+        guint last = MIN(first + length, steps - 1);
+        guint64 size = (guint64)exp(lo + (hi - lo) * g_rand_double(r));
+        guint64 align = o->align ? o->align : (guint64)1 << g_rand_int_range(r, 0, 9);
+        char name[32];
+        g_snprintf(name, sizeof name, "b%u", k);
+        trace_add(t, name, MAX(size, 1), align, first, last);
+    }
+    t->steps = steps;
+    g_rand_free(r);
+    return t;
+}
+
+typedef struct {
+    guint64 t0, t1, a0, a1; /* [t0, t1) time, [a0, a1) address, in quanta */
+} Rect;
+
+Trace *trace_perfect(guint buffers, guint32 seed, guint64 width, guint64 time, guint64 quantum, guint drop_percent)
+{
+    GRand *r = g_rand_new_with_seed(seed);
+    GArray *rects = g_array_new(FALSE, FALSE, sizeof(Rect));
+    Rect all = {0, MAX(time / quantum, 1), 0, MAX(width / quantum, 1)};
+    g_array_append_val(rects, all);
+    while (rects->len < buffers) {
+        /* Cut the largest rectangle that can still be cut, across its longer side more often. */
+        guint pick = G_MAXUINT;
+        guint64 best = 0;
+        for (guint k = 0; k < rects->len; k++) {
+            const Rect *x = &g_array_index(rects, Rect, k);
+            guint64 area = (x->t1 - x->t0) * (x->a1 - x->a0);
+            if ((x->t1 - x->t0 > 1 || x->a1 - x->a0 > 1) && area > best) {
+                best = area;
+                pick = k;
+            }
+        }
+        if (pick == G_MAXUINT)
+            break; /* every rectangle is one quantum square */
+        Rect x = g_array_index(rects, Rect, pick), y = x;
+        guint64 dt = x.t1 - x.t0, da = x.a1 - x.a0;
+        gboolean cut_time = da <= 1 || (dt > 1 && g_rand_double(r) < (double)dt / (double)(dt + da));
+        if (cut_time) {
+            guint64 at = x.t0 + 1 + (guint64)g_rand_int_range(r, 0, (gint32)(dt - 1));
+            x.t1 = at;
+            y.t0 = at;
+        } else {
+            guint64 at = x.a0 + 1 + (guint64)g_rand_int_range(r, 0, (gint32)(da - 1));
+            x.a1 = at;
+            y.a0 = at;
+        }
+        g_array_index(rects, Rect, pick) = x;
+        g_array_append_val(rects, y);
+    }
+    Trace *t = trace_new("perfect");
+    for (guint k = 0; k < rects->len; k++) {
+        const Rect *x = &g_array_index(rects, Rect, k);
+        if (drop_percent && (guint)g_rand_int_range(r, 0, 100) < drop_percent)
+            continue;
+        char name[32];
+        g_snprintf(name, sizeof name, "r%u", k);
+        trace_add(t, name, (x->a1 - x->a0) * quantum, 1, (guint)x->t0, (guint)x->t1 - 1);
+    }
+    t->steps = (guint)MAX(time / quantum, 1);
+    g_array_unref(rects);
+    g_rand_free(r);
+    return t;
+}

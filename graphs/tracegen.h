@@ -1,0 +1,26 @@
+/* tracegen.h — random traces for property tests and planning benchmarks (mkgraph trace): lifetimes
+ * mostly short with a few long-lived buffers, sizes log-uniform, like activation traces of real graphs. */
+#ifndef SIM_TRACEGEN_H
+#define SIM_TRACEGEN_H
+
+#include "trace/trace.h"
+
+typedef struct {
+    guint buffers;
+    guint32 seed;
+    guint64 min_size, max_size; /* log-uniform in [min_size, max_size] */
+    guint64 align;              /* 0: a random power of two from 1 to 256 per buffer */
+    double long_lived;          /* fraction of long-lived buffers (up to half the trace, at most 2000 steps) */
+} TraceGenOptions;
+
+#define TRACEGEN_DEFAULTS {.buffers = 1000, .seed = 1, .min_size = 64, .max_size = 1 << 20, .align = 64, .long_lived = 0.02}
+
+Trace *trace_random(const TraceGenOptions *o);
+
+/* A perfect instance: a `width` (bytes) x `time` rectangle cut by random guillotine cuts at multiples of
+ * `quantum` (in both directions) into `buffers` rectangles, each a buffer (size = height, lifetime = its
+ * span of time / quantum steps). Every step is full, so the optimal arena is exactly `width`; with
+ * `drop_percent` of the rectangles removed it is at most that. Alignment 1. */
+Trace *trace_perfect(guint buffers, guint32 seed, guint64 width, guint64 time, guint64 quantum, guint drop_percent);
+
+#endif

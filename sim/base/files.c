@@ -1,0 +1,182 @@
+/* files.c — reading and writing files on a user's behalf, checked (see files.h). */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include "base/files.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static gboolean io_fail(GError **error, const char *what, int err)
+{
+    const char *why = err == ENOENT ? "no such file"
+                      : err == EACCES ? "permission denied"
+                      : err == EISDIR ? "is a directory"
+                                      : g_strerror(err);
+    g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "%s: %s", what, why);
+    return FALSE;
+}
+
+/* Opens for reading without blocking on a FIFO and without a controlling terminal, then requires a
+ * regular file: returns the descriptor and its size, or -1 with the error set. */
+static int open_regular(const char *path, int extra_flags, guint64 *size, GError **error)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | extra_flags);
+    if (fd < 0) {
+        io_fail(error, "cannot read", errno);
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        io_fail(error, "cannot read", errno);
+        close(fd);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "cannot read: %s",
+                    S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file (a device, FIFO or socket)");
+        close(fd);
+        return -1;
+    }
+    *size = (guint64)st.st_size;
+    return fd;
+}
+
+/* Reads exactly length bytes at offset; a file that shrank underneath is an error, not short data. */
+static gboolean read_exact(int fd, guint64 offset, void *to, gsize length, GError **error)
+{
+    gsize done = 0;
+    while (done < length) {
+        ssize_t n = pread(fd, (char *)to + done, MIN(length - done, (gsize)1 << 30), (off_t)(offset + done));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return io_fail(error, "cannot read", errno);
+        if (n == 0) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "cannot read: the file ended early (changed while read?)");
+            return FALSE;
+        }
+        done += (gsize)n;
+    }
+    return TRUE;
+}
+
+gboolean sim_read_file(const char *path, guint64 max_bytes, gchar **contents, gsize *len, GError **error)
+{
+    guint64 size;
+    int fd = open_regular(path, 0, &size, error);
+    if (fd < 0)
+        return FALSE;
+    if (size > max_bytes) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "cannot read: the file has %" G_GUINT64_FORMAT " bytes, more than "
+                    "the %" G_GUINT64_FORMAT " this kind of file may have", size, max_bytes);
+        close(fd);
+        return FALSE;
+    }
+    char *buf = g_try_malloc((gsize)size + 1);
+    if (!buf) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "cannot read: no memory for its %" G_GUINT64_FORMAT " bytes", size);
+        close(fd);
+        return FALSE;
+    }
+    gboolean ok = read_exact(fd, 0, buf, (gsize)size, error);
+    close(fd);
+    if (!ok) {
+        g_free(buf);
+        return FALSE;
+    }
+    buf[size] = '\0';
+    *contents = buf;
+    *len = (gsize)size;
+    return TRUE;
+}
+
+gboolean sim_read_range_inside(const char *folder, const char *relative, guint64 offset, gsize length, void *to,
+                               GError **error)
+{
+    if (!*relative || g_path_is_absolute(relative)) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "'%s' is not a relative path in the model's folder", relative);
+        return FALSE;
+    }
+    char *folder_real = realpath(folder, NULL);
+    if (!folder_real)
+        return io_fail(error, "cannot resolve the model's folder", errno);
+    char *joined = g_build_filename(folder_real, relative, NULL);
+    char *real = realpath(joined, NULL);
+    g_free(joined);
+    gboolean ok = FALSE;
+    if (!real) {
+        io_fail(error, "cannot read", errno);
+    } else if (strcmp(folder_real, "/") && (!g_str_has_prefix(real, folder_real) || real[strlen(folder_real)] != '/')) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "'%s' resolves outside the model's folder", relative);
+    } else {
+        guint64 size, end;
+        int fd = open_regular(real, O_NOFOLLOW, &size, error);
+        if (fd >= 0) {
+            if (!g_uint64_checked_add(&end, offset, length) || end > size)
+                g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "the range of %" G_GSIZE_FORMAT " bytes at offset %"
+                            G_GUINT64_FORMAT " lies past its end (%" G_GUINT64_FORMAT " bytes)", length, offset, size);
+            else
+                ok = read_exact(fd, offset, to, length, error);
+            close(fd);
+        }
+    }
+    free(real);
+    free(folder_real);
+    return ok;
+}
+
+static gboolean write_in_place(const char *path, const void *data, gsize len, GError **error)
+{
+    int fd = open(path, O_WRONLY | O_TRUNC | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return io_fail(error, "cannot write", errno);
+    gsize done = 0;
+    while (done < len) {
+        ssize_t n = write(fd, (const char *)data + done, len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            int err = n < 0 ? errno : EIO;
+            close(fd);
+            return io_fail(error, "cannot write", err);
+        }
+        done += (gsize)n;
+    }
+    if (close(fd) != 0)
+        return io_fail(error, "cannot write", errno);
+    return TRUE;
+}
+
+gboolean sim_write_file(const char *path, const void *data, gsize len, GError **error)
+{
+    GStatBuf st;
+    if (g_lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (S_ISDIR(st.st_mode))
+            return io_fail(error, "cannot write", EISDIR);
+        return write_in_place(path, data, len, error);
+    }
+    GError *io = NULL;
+    if (!g_file_set_contents_full(path, data, (gssize)len,
+                                  G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_ONLY_EXISTING, 0666, &io)) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "cannot write: %s",
+                    io->code == G_FILE_ERROR_NOENT ? "no such folder" : io->code == G_FILE_ERROR_ACCES ? "permission denied"
+                                                                                                  : io->message);
+        g_error_free(io);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+gboolean sim_stdout_finish(GError **error)
+{
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout))
+        return io_fail(error, "cannot write", errno ? errno : EIO);
+    return TRUE;
+}

@@ -1,0 +1,34 @@
+/* files.h — the only place that opens a file on a user's behalf, and what it guarantees:
+ *  - reading: only regular files (a FIFO, a device or a directory is refused before a byte is read, so
+ *    `--graph /dev/zero` or a FIFO cannot hang or exhaust memory), at most a stated size, checked before
+ *    reading;
+ *  - reading a model's side file (ONNX external data): the real path (symlinks resolved) must lie under the
+ *    model's own folder, be a regular file, and hold the requested range; only that range is read;
+ *  - writing: a missing or regular file is replaced atomically (a temporary beside it, renamed over it,
+ *    so a failed write leaves the old file); anything else (a device like /dev/null, a FIFO, a symlink) is
+ *    written in place and never replaced; every write and close is checked;
+ *  - stdout: flushed and checked once at the end, so `sim ... > /dev/full` fails with a message.
+ * Failures are SIM_ERROR_IO errors without the path (callers add it where their messages want it). */
+#ifndef SIM_FILES_H
+#define SIM_FILES_H
+
+#include "base/error.h"
+
+#include <glib.h>
+
+/* The largest files read: a protobuf message cannot exceed 2 GiB; a text file (trace, table, bins) 1 GiB. */
+#define SIM_MODEL_MAX_BYTES ((guint64)2 << 30)
+#define SIM_TEXT_MAX_BYTES ((guint64)1 << 30)
+
+/* Reads a whole regular file of at most max_bytes; the contents are NUL-terminated (outside len). */
+gboolean sim_read_file(const char *path, guint64 max_bytes, gchar **contents, gsize *len, GError **error);
+/* Reads length bytes at offset of `relative`, a file that must resolve (symlinks followed) to a regular
+ * file under `folder`. */
+gboolean sim_read_range_inside(const char *folder, const char *relative, guint64 offset, gsize length, void *to,
+                               GError **error);
+/* Writes len bytes to path: atomically over a missing or regular file, in place over anything else. */
+gboolean sim_write_file(const char *path, const void *data, gsize len, GError **error);
+/* Flushes stdout and reports whether every write to it went through. */
+gboolean sim_stdout_finish(GError **error);
+
+#endif

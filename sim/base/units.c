@@ -1,0 +1,38 @@
+/* units.c — number formatting for reports. */
+#include "base/units.h"
+
+#include <string.h>
+
+char *format_count(guint64 n)
+{
+    char digits[32];
+    g_snprintf(digits, sizeof digits, "%" G_GUINT64_FORMAT, n);
+    GString *s = g_string_new(NULL);
+    gsize len = strlen(digits);
+    for (gsize k = 0; k < len; k++) {
+        if (k && (len - k) % 3 == 0)
+            g_string_append_c(s, ',');
+        g_string_append_c(s, digits[k]);
+    }
+    return g_string_free(s, FALSE);
+}
+
+char *format_bytes(guint64 bytes)
+{
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    char *count = format_count(bytes);
+    if (bytes < 1024) {
+        char *s = g_strdup_printf("%s B", count);
+        g_free(count);
+        return s;
+    }
+    double v = (double)bytes / 1024;
+    guint u = 0;
+    while (v >= 1024 && u + 1 < G_N_ELEMENTS(units)) {
+        v /= 1024;
+        u++;
+    }
+    char *s = g_strdup_printf("%s B (%.1f %s)", count, v, units[u]);
+    g_free(count);
+    return s;
+}

@@ -1,0 +1,217 @@
+/* run.c — the --run report, --profile and --check (see run.h). */
+#include "cli/run.h"
+#include "report/csv-table.h"
+#include "base/files.h"
+#include "ops/ops.h"
+#include "strategies/registry.h"
+#include "base/units.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+
+static gint compare_doubles(gconstpointer a, gconstpointer b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, guint n)
+{
+    qsort(v, n, sizeof(double), (int (*)(const void *, const void *))compare_doubles);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* The reference: same graph, same schedule and layout, nothing shared, every buffer its own slot. */
+typedef struct {
+    AliasMap *aliases;
+    Trace *t;
+    Plan *plan;
+    Executor *e;
+} Reference;
+
+static void reference_clear(Reference *r)
+{
+    executor_free(r->e);
+    plan_free(r->plan);
+    trace_free(r->t);
+    alias_map_free(r->aliases);
+}
+
+static gboolean reference_run(Reference *r, const Model *m, const GPtrArray *schedule, const LayoutOptions *layout,
+                              gboolean poison, GError **error)
+{
+    const Graph *g = m->graph;
+    memset(r, 0, sizeof *r);
+    r->aliases = alias_map_new(g, schedule, layout, NULL, NULL, error);
+    if (!r->aliases || !alias_apply_list(r->aliases, "none", error))
+        return FALSE;
+    r->t = trace_from_alias_map(r->aliases, NULL, error);
+    if (!r->t || !(r->plan = place_run(place_strategy_baseline(), r->t, error)))
+        return FALSE;
+    r->e = executor_new(m, schedule, r->aliases, r->t, r->plan, error);
+    return r->e && executor_run(r->e, poison, error);
+}
+
+/* Every graph output equal, byte for byte; the first difference is named. */
+static gboolean outputs_equal(const Executor *a, const Executor *b, gsize *elements, GError **error)
+{
+    *elements = 0;
+    for (guint k = 0; k < executor_output_count(a); k++) {
+        const char *name;
+        const ExecTensor *x = executor_output(a, k, &name), *y = executor_output(b, k, &name);
+        gsize size = dtype_size(x->dtype);
+        *elements += x->count;
+        if (!x->count || !memcmp(x->data, y->data, x->count * size))
+            continue;
+        for (gsize j = 0; j < x->count; j++)
+            if (memcmp((const char *)x->data + j * size, (const char *)y->data + j * size, size)) {
+                g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH,
+                            "--check: output '%s' differs from the reference run (nothing shared, naive) at element %"
+                            G_GSIZE_FORMAT ": %.9g here, %.9g there", name, j, elem_get_f(x, j), elem_get_f(y, j));
+                return FALSE;
+            }
+    }
+    return TRUE;
+}
+
+typedef struct {
+    const char *op;
+    double seconds;
+    guint nodes;
+} OpTime;
+
+static gint by_time(gconstpointer a, gconstpointer b)
+{
+    const OpTime *x = a, *y = b;
+    return x->seconds > y->seconds ? -1 : x->seconds < y->seconds ? 1 : strcmp(x->op, y->op);
+}
+
+static gboolean write_profile(const char *path, const GPtrArray *schedule, const double *node_median, GError **error)
+{
+    GString *s = g_string_new("step,node,op,seconds\n");
+    for (guint k = 0; k < schedule->len; k++) {
+        const Node *n = schedule->pdata[k];
+        char *name = csv_quote(*n->name ? n->name : n->label), *op = csv_quote(n->op_type);
+        g_string_append_printf(s, "%u,%s,%s,%.9f\n", k, name, op, node_median[k]);
+        g_free(name);
+        g_free(op);
+    }
+    gboolean ok = sim_write_file(path, s->str, s->len, error);
+    g_string_free(s, TRUE);
+    return ok;
+}
+
+/* A Transpose sharing its input's bytes (the seeds' metadata-only Transpose) is honoured by the executor
+ * only when nothing reads those bytes afterwards; name the first such node when a check fails. */
+static void hint_transpose_views(const GPtrArray *schedule, const AliasMap *aliases, GError **error)
+{
+    if (!error || !*error || aliases->layout.transpose_moves)
+        return;
+    for (guint s = 0; s < schedule->len; s++) {
+        const Node *n = schedule->pdata[s];
+        const Tensor *y = node_output(n, 0);
+        if (n->op && n->op->moves_data && y && aliases->link[y->id].parent >= 0) {
+            char *msg = g_strdup_printf("%s (node %s shares its input's bytes as a metadata view, as the seeds plan "
+                                        "Transpose; a dense kernel moves the data: plan with --transpose move)",
+                                        (*error)->message, n->label);
+            g_free((*error)->message);
+            (*error)->message = msg;
+            return;
+        }
+    }
+}
+
+gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrArray *schedule, const AliasMap *aliases,
+                     const Trace *t, const Plan *plan, GError **error)
+{
+    Executor *e = executor_new(m, schedule, aliases, t, plan, error);
+    if (!e)
+        return FALSE;
+    guint repeat = MAX(o->repeat, 1), steps = schedule->len;
+    double *per_node = g_new0(double, (gsize)repeat * steps + 1), *totals = g_new0(double, repeat + 1);
+    gboolean ok = TRUE;
+    for (guint r = 0; r < repeat && ok; r++) {
+        ok = executor_run(e, o->poison, error);
+        for (guint s = 0; ok && s < steps; s++) {
+            per_node[(gsize)s * repeat + r] = executor_node_seconds(e, s);
+            totals[r] += executor_node_seconds(e, s);
+        }
+    }
+    Reference ref = {0};
+    gsize elements = 0;
+    if (ok && o->check)
+        ok = reference_run(&ref, m, schedule, &aliases->layout, o->poison, error) &&
+             outputs_equal(e, ref.e, &elements, error);
+    if (!ok)
+        hint_transpose_views(schedule, aliases, error);
+    double *node_median = g_new0(double, steps + 1);
+    for (guint s = 0; ok && s < steps; s++)
+        node_median[s] = median(per_node + (gsize)s * repeat, repeat);
+    if (ok && o->profile_path)
+        ok = write_profile(o->profile_path, schedule, node_median, error);
+    if (ok) {
+        GHashTable *by_op = g_hash_table_new(g_str_hash, g_str_equal);
+        GArray *ops = g_array_new(FALSE, FALSE, sizeof(OpTime));
+        for (guint s = 0; s < steps; s++) {
+            const Node *n = schedule->pdata[s];
+            guint k = GPOINTER_TO_UINT(g_hash_table_lookup(by_op, n->op_type));
+            if (!k) {
+                OpTime row = {n->op_type, 0, 0};
+                g_array_append_val(ops, row);
+                k = ops->len;
+                g_hash_table_insert(by_op, n->op_type, GUINT_TO_POINTER(k));
+            }
+            g_array_index(ops, OpTime, k - 1).seconds += node_median[s];
+            g_array_index(ops, OpTime, k - 1).nodes++;
+        }
+        g_array_sort(ops, by_time);
+        double total = median(totals, repeat), sum = 0;
+        for (guint k = 0; k < ops->len; k++)
+            sum += g_array_index(ops, OpTime, k).seconds;
+        char *arena = format_bytes(executor_arena_bytes(e));
+        if (o->format == FORMAT_TEXT) {
+            fprintf(out, "\nrun            %u run%s, median %.3f ms per run, in an arena of %s\n", repeat, repeat == 1 ? "" : "s",
+                    total * 1e3, arena);
+            if (executor_random_weights(e))
+                fprintf(out, "weights        %u initializers without data got pseudo-random values\n",
+                        executor_random_weights(e));
+            if (o->check)
+                fprintf(out, "check          %u outputs (%" G_GSIZE_FORMAT " elements) equal the reference run (nothing "
+                        "shared) bit for bit%s\n", executor_output_count(e), elements, o->poison ? ", with poison" : "");
+            fprintf(out, "\nop type                  nodes   median ms   share\n");
+            for (guint k = 0; k < ops->len; k++) {
+                const OpTime *row = &g_array_index(ops, OpTime, k);
+                fprintf(out, "%-24s %5u  %10.3f  %5.1f%%\n", row->op, row->nodes, row->seconds * 1e3,
+                        sum > 0 ? 100.0 * row->seconds / sum : 0.0);
+            }
+        } else {
+            /* After the plan's row, a blank line and the timing table: one row per op type, then "total". */
+            const char *names[] = {"op", "nodes", "median_seconds", "share_pct"};
+            const gboolean numbers[] = {FALSE, TRUE, TRUE, TRUE};
+            GPtrArray *cells = g_ptr_array_new_with_free_func(g_free);
+            for (guint k = 0; k <= ops->len; k++) {
+                const OpTime *row = k < ops->len ? &g_array_index(ops, OpTime, k) : NULL;
+                g_ptr_array_add(cells, g_strdup(row ? row->op : "total"));
+                g_ptr_array_add(cells, g_strdup_printf("%u", row ? row->nodes : steps));
+                g_ptr_array_add(cells, g_strdup_printf("%.9f", row ? row->seconds : total));
+                g_ptr_array_add(cells, g_strdup_printf("%.2f", row ? (sum > 0 ? 100.0 * row->seconds / sum : 0.0) : 100.0));
+            }
+            fprintf(out, "\n");
+            report_print_table(out, o->format, names, numbers, 4, (const char *const *)cells->pdata, ops->len + 1);
+            g_ptr_array_unref(cells);
+        }
+        g_free(arena);
+        g_array_unref(ops);
+        g_hash_table_unref(by_op);
+    }
+    reference_clear(&ref);
+    if (ok && o->node_seconds) {
+        *o->node_seconds = node_median;
+        node_median = NULL;
+    }
+    g_free(node_median);
+    g_free(per_node);
+    g_free(totals);
+    executor_free(e);
+    return ok;
+}

@@ -1,0 +1,23 @@
+/* run.h — `sim --run`: executes a plan with the executor (exec.h) --repeat times, reports the median
+ * total time, per op type, and the arena it ran in; --profile writes the per-node table; --check runs the
+ * same graph again with nothing shared (`--alias none`, `naive`: every tensor its own bytes) and requires
+ * every graph output to be equal bit for bit, naming the first differing output and element otherwise;
+ * --poison makes early reuse visible (exec.h). */
+#ifndef SIM_RUN_H
+#define SIM_RUN_H
+
+#include "exec/exec.h"
+#include "report/report.h"
+
+typedef struct {
+    guint repeat;            /* runs; the report gives medians */
+    gboolean check, poison;
+    const char *profile_path; /* per-node CSV, or NULL */
+    ReportFormat format;
+    double **node_seconds;   /* if not NULL: receives the median seconds per step (g_free it) */
+} RunOptions;
+
+gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrArray *schedule, const AliasMap *aliases,
+                     const Trace *t, const Plan *plan, GError **error);
+
+#endif

@@ -1,4 +1,0 @@
-/* error.c — the quark of the error domain (see error.h). */
-#include "error.h"
-
-G_DEFINE_QUARK(sim-error-quark, sim_error)

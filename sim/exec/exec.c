@@ -1,0 +1,424 @@
+/* exec.c — binding tensors to the planned arena and running the schedule (see exec.h). */
+#include "exec/exec.h"
+#include "base/files.h"
+#include "ops/ops.h"
+#include "base/units.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct Executor {
+    const Graph *g;
+    const char *model_dir; /* external data paths are relative to it */
+    gint64 opset;
+    const GPtrArray *schedule;
+    const Trace *t;
+    const Plan *plan;
+    guint8 **arena;        /* per bin, 64-byte aligned */
+    guint64 arena_bytes;
+    ExecTensor *tensors;   /* per tensor id */
+    guint8 **own;          /* per tensor id: memory of its own (outside the arena), or NULL */
+    guint8 **source;       /* per tensor id: bytes copied in before every run (inputs, weights in the arena) */
+    gboolean *view_of_input; /* per tensor id: a noop view of a tensor outside the arena, bound when it runs */
+    GPtrArray **dying;     /* per step: trace buffer ids whose last step it is (poisoned after it) */
+    double *seconds;       /* per step */
+    guint random_weights;
+};
+
+/* splitmix64: deterministic values from a tensor's name. */
+static guint64 mix(guint64 *state)
+{
+    guint64 z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static double uniform(guint64 *state) { return (double)(mix(state) >> 11) / 9007199254740992.0; }
+
+/* Pseudo-random contents: floats uniform in [-scale, scale) (a 1-D weight — a bias, a norm scale or
+ * variance — in [0.5, 1.5) so it stays positive), integers and booleans zero. */
+static void fill_pseudo_random(ExecTensor *x, const char *name, gboolean weight)
+{
+    guint64 state = g_str_hash(name) * 0x100000001b3ull + 1;
+    if (!dtype_is_float(x->dtype)) {
+        memset(x->data, 0, x->count * dtype_size(x->dtype));
+        return;
+    }
+    double fan_in = x->rank >= 2 && x->dims[0] ? (double)x->count / (double)x->dims[0] : 1.0;
+    double scale = weight ? 1.0 / sqrt(MAX(fan_in, 1.0)) : 1.0;
+    for (gsize k = 0; k < x->count; k++) {
+        double u = uniform(&state);
+        elem_set_f(x, k, weight && x->rank <= 1 ? 0.5 + u : (2.0 * u - 1.0) * scale);
+    }
+}
+
+/* External data (ONNX's `location`, `offset`, `length` keys): the range of a regular file under the model's
+ * folder (symlinks resolved), read alone (files.h). */
+static gboolean read_external(const Executor *e, const Tensor *t, void *to, gsize bytes, GError **error)
+{
+    const char *location = NULL;
+    guint64 offset = 0, length = bytes;
+    for (guint k = 0; k + 1 < t->init->external->len; k += 2) {
+        const char *key = t->init->external->pdata[k], *value = t->init->external->pdata[k + 1];
+        char *end = NULL;
+        if (!strcmp(key, "location"))
+            location = value;
+        else if (!strcmp(key, "offset") || !strcmp(key, "length")) {
+            guint64 v = g_ascii_strtoull(value, &end, 10);
+            if (!*value || *end || !g_ascii_isdigit(*value)) {
+                g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "initializer '%s': external data %s '%s' is not a "
+                            "number", t->name, key, value);
+                return FALSE;
+            }
+            *(strcmp(key, "offset") ? &length : &offset) = v;
+        }
+    }
+    if (length != bytes) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "initializer '%s': external data length %" G_GUINT64_FORMAT
+                    " is not its %" G_GSIZE_FORMAT " bytes", t->name, length, bytes);
+        return FALSE;
+    }
+    GError *io = NULL;
+    if (!sim_read_range_inside(e->model_dir ? e->model_dir : ".", location ? location : "", offset, bytes, to, &io)) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "initializer '%s': external data '%s': %s", t->name,
+                    location ? location : "", io->message);
+        g_error_free(io);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/* Memory for --run, asked for politely: a plan bigger than the machine, or than what malloc gives, is an
+ * error saying how many bytes were wanted, not an abort. Zeroed, aligned to 64 bytes. */
+static void *exec_alloc(guint64 bytes, const char *what, GError **error)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    guint64 physical = pages > 0 && page > 0 ? (guint64)pages * (guint64)page : G_MAXUINT64;
+    guint64 rounded = (MAX(bytes, 1) + 63) / 64 * 64;
+    void *p = NULL;
+    if (bytes < physical && rounded >= bytes && posix_memalign(&p, 64, (size_t)rounded) == 0) {
+        memset(p, 0, (size_t)rounded);
+        return p;
+    }
+    char *want = format_bytes(bytes), *have = format_bytes(physical);
+    g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "--run needs %s for %s and cannot have it (this machine has %s)",
+                want, what, have);
+    g_free(want);
+    g_free(have);
+    return NULL;
+}
+
+/* A weight's or constant's values into x: raw bytes of the right size, external data, a folded value,
+ * else (shapes-only initializers) pseudo-random values. */
+static gboolean fill_weight(Executor *e, const Tensor *t, ExecTensor *x, GError **error)
+{
+    gsize bytes = x->count * dtype_size(x->dtype);
+    if (t->init && t->init->external)
+        return read_external(e, t, x->data, bytes, error);
+    if (t->init && t->init->raw && g_bytes_get_size(t->init->raw) == bytes) {
+        memcpy(x->data, g_bytes_get_data(t->init->raw, NULL), bytes);
+        return TRUE;
+    }
+    if (t->value && t->value->n == x->count) {
+        for (gsize k = 0; k < x->count; k++) {
+            if (dtype_is_float(t->value->dtype))
+                elem_set_f(x, k, value_get_f(t->value, k));
+            else
+                elem_set_i(x, k, value_get_i(t->value, k));
+        }
+        return TRUE;
+    }
+    fill_pseudo_random(x, t->name, TRUE);
+    e->random_weights++;
+    return TRUE;
+}
+
+static gboolean unsupported(const Node *n, GError **error, const char *what)
+{
+    g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "node %s: %s", n->label, what);
+    return FALSE;
+}
+
+/* Every op needs a kernel, or outputs all folded at plan time (their values are written instead). */
+static gboolean check_kernels(const GPtrArray *schedule, GError **error)
+{
+    for (guint s = 0; s < schedule->len; s++) {
+        const Node *n = schedule->pdata[s];
+        if (!n->op)
+            return unsupported(n, error, "the op is not in the op table, so the executor cannot run it");
+        if (n->op->kernel || n->op->plan_constant)
+            continue;
+        gboolean folded = TRUE;
+        for (guint k = 0; k < n->outputs->len && folded; k++) {
+            const Tensor *y = node_output(n, k);
+            folded = !y || y->value;
+        }
+        if (!folded) {
+            char *what = g_strdup_printf("the executor has no kernel for %s", n->op_type);
+            unsupported(n, error, what);
+            g_free(what);
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+static gboolean tensor_is_value(const Tensor *t)
+{
+    return t->shape_known && (t->producer || t->is_graph_input || t->init);
+}
+
+/* The trace buffer holding each alias root, by name (trace_from_alias_map names a root's buffer after it). */
+static GHashTable *buffers_by_name(const Trace *t)
+{
+    GHashTable *h = g_hash_table_new(g_str_hash, g_str_equal);
+    for (guint b = 0; b < trace_count(t); b++)
+        g_hash_table_insert(h, (gpointer)trace_buffer(t, b)->name, GUINT_TO_POINTER(b + 1));
+    return h;
+}
+
+static gboolean bind(Executor *e, const AliasMap *m, GError **error)
+{
+    const Graph *g = e->g;
+    guint n = g->tensors->len;
+    GHashTable *by_name = buffers_by_name(e->t);
+    gboolean ok = TRUE;
+    for (guint k = 0; k < n && ok; k++) {
+        const Tensor *t = g->tensors->pdata[k];
+        ExecTensor *x = &e->tensors[k];
+        if (!tensor_is_value(t))
+            continue;
+        *x = (ExecTensor){.dtype = t->dtype, .rank = t->rank, .dims = t->dims, .count = 1};
+        for (int d = 0; d < t->rank; d++)
+            x->count *= (gsize)t->dims[d];
+        gsize bytes = x->count * dtype_size(t->dtype);
+        if (m->bytes[k]) { /* in the arena: its root's buffer, at its offset in the root */
+            guint64 off;
+            gint r = alias_root(m, (gint)k, &off);
+            const Tensor *root = g->tensors->pdata[r];
+            guint b = GPOINTER_TO_UINT(g_hash_table_lookup(by_name, root->name));
+            if (!b || off + bytes > trace_buffer(e->t, b - 1)->size) {
+                g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH, "tensor '%s' has no place in the plan (buffer '%s')",
+                            t->name, root->name);
+                ok = FALSE;
+                break;
+            }
+            const TraceBuffer *buf = trace_buffer(e->t, b - 1);
+            x->data = e->arena[buf->bin] + e->plan->offsets[b - 1] + off;
+            gboolean constant = t->producer && t->producer->op && t->producer->op->plan_constant;
+            if (t->is_graph_input || t->kind == TENSOR_WEIGHT || t->kind == TENSOR_CONSTANT || constant) {
+                /* the bytes to put there before every run */
+                ExecTensor staged = *x;
+                staged.data = e->source[k] = exec_alloc(bytes, "a copy of an input or weight", error);
+                if (!staged.data)
+                    ok = FALSE;
+                else if (t->is_graph_input && !t->init)
+                    fill_pseudo_random(&staged, t->name, FALSE);
+                else
+                    ok = fill_weight(e, t, &staged, error);
+            }
+            continue;
+        }
+        if (!bytes)
+            continue;
+        const Node *p = t->producer;
+        if (node_is_view(p, &m->layout) && node_input(p, 0) && !m->bytes[node_input(p, 0)->id]) {
+            e->view_of_input[k] = TRUE; /* a view of bytes outside the arena: points at them when it runs */
+            continue;
+        }
+        x->data = e->own[k] = exec_alloc(bytes, "a tensor outside the arena", error);
+        if (!x->data)
+            ok = FALSE;
+        else if (t->kind == TENSOR_WEIGHT || t->kind == TENSOR_CONSTANT || t->init || (p && p->op && p->op->plan_constant))
+            ok = fill_weight(e, t, x, error);
+        else if (t->is_graph_input)
+            fill_pseudo_random(x, t->name, FALSE);
+    }
+    g_hash_table_unref(by_name);
+    return ok;
+}
+
+Executor *executor_new(const Model *m, const GPtrArray *schedule, const AliasMap *aliases, const Trace *t,
+                       const Plan *plan, GError **error)
+{
+    const Graph *g = m->graph;
+    gint64 opset = model_onnx_opset(m);
+    if (aliases->layout.pad_last > 1) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED,
+                    "the executor runs dense tensors: --pad-last %" G_GUINT64_FORMAT " pads them (use --pad-last 1)",
+                    aliases->layout.pad_last);
+        return NULL;
+    }
+    if (!check_kernels(schedule, error))
+        return NULL;
+    Executor *e = g_new0(Executor, 1);
+    guint n = g->tensors->len;
+    e->g = g;
+    e->model_dir = m->dir;
+    e->opset = opset;
+    e->schedule = schedule;
+    e->t = t;
+    e->plan = plan;
+    e->arena = g_new0(guint8 *, plan->bins + 1);
+    for (guint b = 0; b < plan->bins; b++)
+        e->arena_bytes += plan->bin_arena[b];
+    e->tensors = g_new0(ExecTensor, n + 1);
+    e->own = g_new0(guint8 *, n + 1);
+    e->source = g_new0(guint8 *, n + 1);
+    e->view_of_input = g_new0(gboolean, n + 1);
+    e->seconds = g_new0(double, schedule->len + 1);
+    e->dying = g_new0(GPtrArray *, schedule->len + 1);
+    for (guint b = 0; b < trace_count(t); b++) {
+        guint last = trace_buffer(t, b)->last;
+        if (last + 1 >= schedule->len) /* alive at the end: outputs, pins; never poisoned */
+            continue;
+        if (!e->dying[last])
+            e->dying[last] = g_ptr_array_new();
+        g_ptr_array_add(e->dying[last], GUINT_TO_POINTER(b));
+    }
+    gboolean ok = TRUE;
+    for (guint b = 0; b < plan->bins && ok; b++)
+        ok = (e->arena[b] = exec_alloc(plan->bin_arena[b], "the planned arena", error)) != NULL;
+    if (!ok || !bind(e, aliases, error)) {
+        executor_free(e);
+        return NULL;
+    }
+    return e;
+}
+
+gboolean executor_set_input(Executor *e, const char *name, const TensorData *d, GError **error)
+{
+    const Tensor *t = graph_tensor((Graph *)e->g, name);
+    if (!t || !t->is_graph_input) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "'%s' is not a graph input", name);
+        return FALSE;
+    }
+    ExecTensor *x = &e->tensors[t->id];
+    gsize bytes = x->count * dtype_size(x->dtype);
+    if (d->dtype != x->dtype || !d->raw || g_bytes_get_size(d->raw) != bytes) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_SHAPE, "input '%s': the data is not %" G_GSIZE_FORMAT " elements of %s",
+                    name, x->count, dtype_name(x->dtype));
+        return FALSE;
+    }
+    guint8 *to = e->source[t->id] ? e->source[t->id] : e->own[t->id];
+    if (to && bytes)
+        memcpy(to, g_bytes_get_data(d->raw, NULL), bytes);
+    return TRUE;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Folded outputs (plan-time values) of a node without a kernel. */
+static void write_folded(Executor *e, const Node *n)
+{
+    for (guint k = 0; k < n->outputs->len; k++) {
+        const Tensor *y = node_output(n, k);
+        if (!y || !y->value || !e->tensors[y->id].data)
+            continue;
+        ExecTensor *x = &e->tensors[y->id];
+        for (gsize j = 0; j < x->count && j < y->value->n; j++) {
+            if (dtype_is_float(y->value->dtype))
+                elem_set_f(x, j, value_get_f(y->value, j));
+            else
+                elem_set_i(x, j, value_get_i(y->value, j));
+        }
+    }
+}
+
+static void poison_buffer(Executor *e, guint b)
+{
+    const TraceBuffer *buf = trace_buffer(e->t, b);
+    memset(e->arena[buf->bin] + e->plan->offsets[b], 0xFF, buf->size);
+}
+
+gboolean executor_run(Executor *e, gboolean poison, GError **error)
+{
+    const Graph *g = e->g;
+    if (poison)
+        for (guint b = 0; b < e->plan->bins; b++)
+            memset(e->arena[b], 0xFF, e->plan->bin_arena[b]);
+    for (guint k = 0; k < g->tensors->len; k++)
+        if (e->source[k])
+            memcpy(e->tensors[k].data, e->source[k], e->tensors[k].count * dtype_size(e->tensors[k].dtype));
+    GPtrArray *in = g_ptr_array_new(), *out = g_ptr_array_new();
+    gboolean ok = TRUE;
+    for (guint s = 0; s < e->schedule->len && ok; s++) {
+        const Node *n = e->schedule->pdata[s];
+        double start = now();
+        g_ptr_array_set_size(in, 0);
+        g_ptr_array_set_size(out, 0);
+        for (guint k = 0; k < n->inputs->len; k++) {
+            const Tensor *x = node_input(n, k);
+            g_ptr_array_add(in, x && tensor_is_value(x) ? &e->tensors[x->id] : NULL);
+        }
+        for (guint k = 0; k < n->outputs->len; k++) {
+            const Tensor *y = node_output(n, k);
+            if (y && e->view_of_input[y->id]) /* a view of outside bytes: the same bytes */
+                e->tensors[y->id].data = e->tensors[node_input(n, 0)->id].data;
+            g_ptr_array_add(out, y && tensor_is_value(y) ? &e->tensors[y->id] : NULL);
+        }
+        const Tensor *y0 = node_output(n, 0);
+        if (n->op->plan_constant || (y0 && e->view_of_input[y0->id])) {
+            /* bound already: a Constant's value, or a view pointing at the bytes it views */
+        } else if (!n->op->kernel) {
+            write_folded(e, n);
+        } else {
+            KernelCall call = {.node = n, .opset = e->opset, .n_in = in->len, .n_out = out->len,
+                               .in = (ExecTensor *const *)in->pdata, .out = (ExecTensor *const *)out->pdata};
+            ok = n->op->kernel(&call, error);
+        }
+        if (ok && poison && e->dying[s])
+            for (guint k = 0; k < e->dying[s]->len; k++)
+                poison_buffer(e, GPOINTER_TO_UINT(e->dying[s]->pdata[k]));
+        e->seconds[s] = now() - start;
+    }
+    g_ptr_array_unref(in);
+    g_ptr_array_unref(out);
+    return ok;
+}
+
+double executor_node_seconds(const Executor *e, guint step) { return e->seconds[step]; }
+guint executor_output_count(const Executor *e) { return e->g->outputs->len; }
+
+const ExecTensor *executor_output(const Executor *e, guint k, const char **name)
+{
+    const Tensor *t = e->g->outputs->pdata[k];
+    *name = t->name;
+    return &e->tensors[t->id];
+}
+
+guint executor_random_weights(const Executor *e) { return e->random_weights; }
+guint64 executor_arena_bytes(const Executor *e) { return e->arena_bytes; }
+
+void executor_free(Executor *e)
+{
+    if (!e)
+        return;
+    guint n = e->g->tensors->len;
+    for (guint k = 0; k < n; k++) {
+        free(e->own[k]);
+        free(e->source[k]);
+    }
+    for (guint b = 0; b < e->plan->bins; b++)
+        free(e->arena[b]);
+    for (guint s = 0; s < e->schedule->len; s++)
+        if (e->dying[s])
+            g_ptr_array_unref(e->dying[s]);
+    g_free(e->dying);
+    g_free(e->arena);
+    g_free(e->tensors);
+    g_free(e->own);
+    g_free(e->source);
+    g_free(e->view_of_input);
+    g_free(e->seconds);
+    g_free(e);
+}

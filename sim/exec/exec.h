@@ -1,0 +1,37 @@
+/* exec.h — the executor: runs a graph's nodes in the schedule's order with real kernels (sim/kernels/)
+ * inside one planned arena. Every tensor the trace placed is bound to its plan offset (through the alias
+ * map: views, in-place outputs and concat/split layouts share bytes exactly as planned); weights,
+ * constants and the caller's inputs/outputs outside the arena get their own memory. Weight values come
+ * from the file (raw or typed initializer data, external data next to the model, Constant values); an
+ * initializer without data (the
+ * corpus's torch exports keep shapes only) gets deterministic pseudo-random values, and the count is
+ * reported. Inputs are deterministic pseudo-random floats in [-1, 1) and zeros for integer inputs.
+ * With `poison`, the arena is filled with 0xFF bytes (a NaN pattern) before the run and every buffer
+ * when it dies, so a plan that reuses memory too early changes the outputs instead of passing by luck. */
+#ifndef SIM_EXEC_H
+#define SIM_EXEC_H
+
+#include "memory/alias.h"
+#include "ops/kernel.h"
+#include "plan/place.h"
+
+typedef struct Executor Executor;
+
+/* Binds every tensor; fails (naming the node) when an op of the schedule has no kernel, or the layout
+ * pads tensors (the kernels assume dense row-major tensors: --pad-last 1). */
+Executor *executor_new(const Model *m, const GPtrArray *schedule, const AliasMap *aliases, const Trace *t,
+                       const Plan *plan, GError **error);
+/* The values a graph input takes in every run from now on (instead of pseudo-random ones): raw bytes of
+ * its dtype and element count. */
+gboolean executor_set_input(Executor *e, const char *name, const TensorData *d, GError **error);
+/* One run over the schedule; node k's time goes to executor_node_seconds. */
+gboolean executor_run(Executor *e, gboolean poison, GError **error);
+double executor_node_seconds(const Executor *e, guint step);
+guint executor_output_count(const Executor *e);
+const ExecTensor *executor_output(const Executor *e, guint k, const char **name);
+/* Initializers that had no data and got pseudo-random values. */
+guint executor_random_weights(const Executor *e);
+guint64 executor_arena_bytes(const Executor *e);
+void executor_free(Executor *e);
+
+#endif

@@ -1,0 +1,229 @@
+/* conv.c — Conv (1-D and 2-D, NCHW: im2col then one cblas_sgemm per group and image; groups, strides,
+ * pads, dilations, auto_pad, bias), ConvTranspose (sgemm then col2im) and pooling (MaxPool, AveragePool with count_include_pad, the global
+ * pools). A 1-D op runs as 2-D with height 1. */
+#include "ops/kernel.h"
+#include "ops/ops.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <string.h>
+
+/* Spatial geometry of a window op: 2-D (a 1-D op has height 1, kernel 1, stride 1, no padding). */
+typedef struct {
+    gint64 n, c, h, w;       /* input */
+    gint64 oh, ow;           /* output */
+    gint64 kh, kw, sh, sw, dh, dw;
+    gint64 pt, pl;           /* top and left padding */
+} Window;
+
+static gint64 ints_at(const GArray *a, guint k, gint64 dflt) { return a && k < a->len ? g_array_index(a, gint64, k) : dflt; }
+
+static gboolean window_read(const KernelCall *c, const ExecTensor *x, const ExecTensor *y, const gint64 *kernel_dims,
+                            Window *w, GError **error)
+{
+    if (x->rank != 3 && x->rank != 4)
+        return kernel_fail(c, error, "the executor runs 1-D and 2-D windows (input rank %d)", x->rank);
+    gboolean one_d = x->rank == 3;
+    const GArray *strides = NULL, *pads = NULL, *dil = NULL;
+    const char *auto_pad;
+    if (!node_attr_ints(c->node, "strides", &strides, error) || !node_attr_ints(c->node, "pads", &pads, error) ||
+        !node_attr_ints(c->node, "dilations", &dil, error) ||
+        !node_attr_string(c->node, "auto_pad", "NOTSET", &auto_pad, error))
+        return FALSE;
+    *w = (Window){.n = x->dims[0], .c = x->dims[1], .h = one_d ? 1 : x->dims[2], .w = x->dims[x->rank - 1],
+                  .oh = one_d ? 1 : y->dims[2], .ow = y->dims[y->rank - 1],
+                  .kh = one_d ? 1 : kernel_dims[0], .kw = kernel_dims[one_d ? 0 : 1],
+                  .sh = one_d ? 1 : ints_at(strides, 0, 1), .sw = ints_at(strides, one_d ? 0 : 1, 1),
+                  .dh = one_d ? 1 : ints_at(dil, 0, 1), .dw = ints_at(dil, one_d ? 0 : 1, 1)};
+    if (!strcmp(auto_pad, "SAME_UPPER") || !strcmp(auto_pad, "SAME_LOWER")) {
+        gint64 th = MAX(0, (w->oh - 1) * w->sh + (w->kh - 1) * w->dh + 1 - w->h);
+        gint64 tw = MAX(0, (w->ow - 1) * w->sw + (w->kw - 1) * w->dw + 1 - w->w);
+        gboolean upper = !strcmp(auto_pad, "SAME_UPPER");
+        w->pt = one_d ? 0 : upper ? th / 2 : (th + 1) / 2;
+        w->pl = upper ? tw / 2 : (tw + 1) / 2;
+    } else {
+        w->pt = one_d ? 0 : ints_at(pads, 0, 0);
+        w->pl = ints_at(pads, one_d ? 0 : 1, 0);
+    }
+    return TRUE;
+}
+
+gboolean kernel_conv(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0), *wt = kernel_in(c, 1), *bias = kernel_in(c, 2);
+    ExecTensor *y = kernel_out(c, 0);
+    gint64 group;
+    if (!kernel_need_float(c, x, "Conv", error) || !kernel_need_float(c, wt, "Conv", error) ||
+        !node_attr_int(c->node, "group", 1, &group, error))
+        return FALSE;
+    Window w;
+    if (!window_read(c, x, y, wt->dims + 2, &w, error))
+        return FALSE;
+    gint64 m = wt->dims[0], cg = w.c / group, mg = m / group, cols = w.oh * w.ow, rows = cg * w.kh * w.kw;
+    float *col = g_new(float, (gsize)(rows * cols));
+    const float *px = x->data, *pw = wt->data;
+    float *py = y->data;
+    for (gint64 n = 0; n < w.n; n++) {
+        for (gint64 g = 0; g < group; g++) {
+            /* im2col: row (ci, ky, kx), column (oy, ox); zero where the window hangs over the padding. */
+            for (gint64 ci = 0; ci < cg; ci++) {
+                const float *plane = px + ((n * w.c) + g * cg + ci) * w.h * w.w;
+                for (gint64 ky = 0; ky < w.kh; ky++)
+                    for (gint64 kx = 0; kx < w.kw; kx++) {
+                        float *row = col + ((ci * w.kh + ky) * w.kw + kx) * cols;
+                        for (gint64 oy = 0; oy < w.oh; oy++) {
+                            gint64 iy = oy * w.sh - w.pt + ky * w.dh;
+                            for (gint64 ox = 0; ox < w.ow; ox++) {
+                                gint64 ix = ox * w.sw - w.pl + kx * w.dw;
+                                row[oy * w.ow + ox] = iy >= 0 && iy < w.h && ix >= 0 && ix < w.w ? plane[iy * w.w + ix] : 0.0f;
+                            }
+                        }
+                    }
+            }
+            float *out = py + ((n * m) + g * mg) * cols;
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)mg, (int)cols, (int)rows, 1.0f,
+                        pw + g * mg * rows, (int)rows, col, (int)cols, 0.0f, out, (int)cols);
+            if (bias)
+                for (gint64 oc = 0; oc < mg; oc++) {
+                    float b = ((const float *)bias->data)[g * mg + oc];
+                    for (gint64 k = 0; k < cols; k++)
+                        out[oc * cols + k] += b;
+                }
+        }
+    }
+    g_free(col);
+    return TRUE;
+}
+
+gboolean kernel_pool(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0);
+    ExecTensor *y = kernel_out(c, 0);
+    const GArray *shape = NULL;
+    gint64 include_pad;
+    gboolean is_max = !strcmp(c->node->op->name, "MaxPool");
+    if (!kernel_need_float(c, x, c->node->op->name, error) || !node_attr_ints(c->node, "kernel_shape", &shape, error) ||
+        !node_attr_int(c->node, "count_include_pad", 0, &include_pad, error))
+        return FALSE;
+    if (is_max && kernel_out(c, 1))
+        return kernel_fail(c, error, "MaxPool's Indices output is not supported by the executor");
+    if (!strcmp(c->node->op->name, "LpPool"))
+        return kernel_fail(c, error, "the executor has no kernel for LpPool");
+    gint64 kernel_dims[2] = {ints_at(shape, 0, 1), ints_at(shape, 1, 1)};
+    Window w;
+    if (!window_read(c, x, y, kernel_dims, &w, error))
+        return FALSE;
+    const float *px = x->data;
+    float *py = y->data;
+    for (gint64 plane = 0; plane < w.n * w.c; plane++) {
+        const float *in = px + plane * w.h * w.w;
+        float *out = py + plane * w.oh * w.ow;
+        for (gint64 oy = 0; oy < w.oh; oy++)
+            for (gint64 ox = 0; ox < w.ow; ox++) {
+                float acc = is_max ? -INFINITY : 0.0f;
+                gint64 counted = 0, window = 0;
+                for (gint64 ky = 0; ky < w.kh; ky++)
+                    for (gint64 kx = 0; kx < w.kw; kx++) {
+                        gint64 iy = oy * w.sh - w.pt + ky * w.dh, ix = ox * w.sw - w.pl + kx * w.dw;
+                        window++;
+                        if (iy < 0 || iy >= w.h || ix < 0 || ix >= w.w)
+                            continue;
+                        float v = in[iy * w.w + ix];
+                        acc = is_max ? MAX(acc, v) : acc + v;
+                        counted++;
+                    }
+                out[oy * w.ow + ox] = is_max ? acc : acc / (float)(include_pad ? window : MAX(counted, 1));
+            }
+    }
+    return TRUE;
+}
+
+gboolean kernel_global_pool(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0);
+    ExecTensor *y = kernel_out(c, 0);
+    gboolean is_max = !strcmp(c->node->op->name, "GlobalMaxPool");
+    if (!kernel_need_float(c, x, c->node->op->name, error))
+        return FALSE;
+    if (!strcmp(c->node->op->name, "GlobalLpPool"))
+        return kernel_fail(c, error, "the executor has no kernel for GlobalLpPool");
+    gint64 planes = x->dims[0] * x->dims[1], size = (gint64)x->count / MAX(planes, 1);
+    const float *px = x->data;
+    float *py = y->data;
+    for (gint64 p = 0; p < planes; p++) {
+        float acc = is_max ? -INFINITY : 0.0f;
+        for (gint64 k = 0; k < size; k++)
+            acc = is_max ? MAX(acc, px[p * size + k]) : acc + px[p * size + k];
+        py[p] = is_max ? acc : acc / (float)size;
+    }
+    return TRUE;
+}
+
+/* ConvTranspose, 2-D (1-D as height 1): per image and group, col = W_g^T X_g, then col2im adds each
+ * column entry at its output position (stride, dilation, padding from pads or from the output size). */
+gboolean kernel_conv_transpose(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0), *wt = kernel_in(c, 1), *bias = kernel_in(c, 2);
+    ExecTensor *y = kernel_out(c, 0);
+    gint64 group;
+    const GArray *strides = NULL, *pads = NULL, *dil = NULL;
+    const char *auto_pad;
+    if (!kernel_need_float(c, x, "ConvTranspose", error) || !node_attr_int(c->node, "group", 1, &group, error) ||
+        !node_attr_ints(c->node, "strides", &strides, error) || !node_attr_ints(c->node, "pads", &pads, error) ||
+        !node_attr_ints(c->node, "dilations", &dil, error) ||
+        !node_attr_string(c->node, "auto_pad", "NOTSET", &auto_pad, error))
+        return FALSE;
+    if (x->rank != 3 && x->rank != 4)
+        return kernel_fail(c, error, "the executor runs 1-D and 2-D ConvTranspose (input rank %d)", x->rank);
+    gboolean one_d = x->rank == 3;
+    gint64 n_img = x->dims[0], ch = x->dims[1], h = one_d ? 1 : x->dims[2], w = x->dims[x->rank - 1];
+    gint64 oh = one_d ? 1 : y->dims[2], ow = y->dims[y->rank - 1], m = y->dims[1];
+    gint64 kh = one_d ? 1 : wt->dims[2], kw = wt->dims[wt->rank - 1];
+    gint64 sh = one_d ? 1 : ints_at(strides, 0, 1), sw = ints_at(strides, one_d ? 0 : 1, 1);
+    gint64 dh = one_d ? 1 : ints_at(dil, 0, 1), dw = ints_at(dil, one_d ? 0 : 1, 1);
+    gint64 pt, pl;
+    if (strcmp(auto_pad, "NOTSET") || node_attr(c->node, "output_shape")) {
+        /* the padding that makes the inferred output size: the spec's total_padding, split by auto_pad */
+        gint64 th = sh * (h - 1) + (kh - 1) * dh + 1 - oh, tw = sw * (w - 1) + (kw - 1) * dw + 1 - ow;
+        gboolean upper = !strcmp(auto_pad, "SAME_UPPER");
+        th = MAX(th, 0), tw = MAX(tw, 0);
+        pt = one_d ? 0 : upper ? th / 2 : th - th / 2;
+        pl = upper ? tw / 2 : tw - tw / 2;
+    } else {
+        pt = one_d ? 0 : ints_at(pads, 0, 0);
+        pl = ints_at(pads, one_d ? 0 : 1, 0);
+    }
+    gint64 cg = ch / group, mg = m / group, rows = mg * kh * kw, cols = h * w;
+    float *col = g_new(float, (gsize)(rows * cols));
+    const float *px = x->data, *pw = wt->data;
+    float *py = y->data;
+    memset(py, 0, y->count * sizeof(float));
+    for (gint64 n = 0; n < n_img; n++)
+        for (gint64 g = 0; g < group; g++) {
+            /* W_g is [cg, mg*kh*kw]: col = W_g^T [rows x cg] times X_g [cg x cols] */
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)rows, (int)cols, (int)cg, 1.0f, pw + g * cg * rows,
+                        (int)rows, px + (n * ch + g * cg) * cols, (int)cols, 0.0f, col, (int)cols);
+            for (gint64 oc = 0; oc < mg; oc++) {
+                float *plane = py + (n * m + g * mg + oc) * oh * ow;
+                for (gint64 ky = 0; ky < kh; ky++)
+                    for (gint64 kx = 0; kx < kw; kx++) {
+                        const float *row = col + ((oc * kh + ky) * kw + kx) * cols;
+                        for (gint64 iy = 0; iy < h; iy++) {
+                            gint64 oy = iy * sh - pt + ky * dh;
+                            if (oy < 0 || oy >= oh)
+                                continue;
+                            for (gint64 ix = 0; ix < w; ix++) {
+                                gint64 ox = ix * sw - pl + kx * dw;
+                                if (ox >= 0 && ox < ow)
+                                    plane[oy * ow + ox] += row[iy * w + ix];
+                            }
+                        }
+                    }
+                if (bias)
+                    for (gint64 k = 0; k < oh * ow; k++)
+                        plane[k] += ((const float *)bias->data)[g * mg + oc];
+            }
+        }
+    g_free(col);
+    return TRUE;
+}

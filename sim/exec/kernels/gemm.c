@@ -1,0 +1,88 @@
+/* gemm.c — MatMul (numpy semantics: 1-D operands promoted, batch dimensions broadcast) and Gemm
+ * (transA/transB, alpha, beta, C broadcast), float32 through OpenBLAS's cblas_sgemm. A transposed
+ * weight is passed as CblasTrans, never copied (the design log's lesson). */
+#include "ops/kernel.h"
+#include "ops/ops.h"
+
+#include <cblas.h>
+#include <string.h>
+
+gboolean kernel_matmul(const KernelCall *c, GError **error)
+{
+    const ExecTensor *a = kernel_in(c, 0), *b = kernel_in(c, 1);
+    ExecTensor *y = kernel_out(c, 0);
+    if (!kernel_need_float(c, a, "MatMul", error) || !kernel_need_float(c, b, "MatMul", error))
+        return FALSE;
+    /* Promote 1-D: a [K] -> [1, K]; b [K] -> [K, 1]. */
+    gint64 M = a->rank >= 2 ? a->dims[a->rank - 2] : 1, K = a->dims[a->rank - 1];
+    gint64 N = b->rank >= 2 ? b->dims[b->rank - 1] : 1;
+    int batch_rank = MAX(MAX(a->rank, b->rank) - 2, 0);
+    /* Batch dims of the output, and each operand's batch strides (in matrices). */
+    gint64 *dims = g_new0(gint64, batch_rank + 1), *sa = g_new0(gint64, batch_rank + 1), *sb = g_new0(gint64, batch_rank + 1);
+    gint64 batches = 1;
+    for (int d = batch_rank - 1, ma = 1, mb = 1; d >= 0; d--) {
+        int da = d - (batch_rank - MAX(a->rank - 2, 0)), db = d - (batch_rank - MAX(b->rank - 2, 0));
+        gint64 na = da >= 0 ? a->dims[da] : 1, nb = db >= 0 ? b->dims[db] : 1;
+        dims[d] = MAX(na, nb);
+        sa[d] = na == 1 ? 0 : ma;
+        sb[d] = nb == 1 ? 0 : mb;
+        ma *= (int)na;
+        mb *= (int)nb;
+        batches *= dims[d];
+    }
+    gint64 *idx = g_new0(gint64, batch_rank + 1);
+    const float *pa = a->data, *pb = b->data;
+    float *py = y->data;
+    gint64 oa = 0, ob = 0;
+    for (gint64 k = 0; k < batches; k++) {
+        if (M == 1 && N == 1) {
+            py[k] = cblas_sdot((int)K, pa + oa * M * K, 1, pb + ob * K * N, 1);
+        } else {
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)M, (int)N, (int)K, 1.0f, pa + oa * M * K,
+                        (int)K, pb + ob * K * N, (int)N, 0.0f, py + k * M * N, (int)N);
+        }
+        for (int d = batch_rank - 1; d >= 0; d--) { /* next batch index, offsets follow */
+            idx[d]++;
+            oa += sa[d];
+            ob += sb[d];
+            if (idx[d] < dims[d])
+                break;
+            oa -= sa[d] * dims[d];
+            ob -= sb[d] * dims[d];
+            idx[d] = 0;
+        }
+    }
+    g_free(idx);
+    g_free(dims);
+    g_free(sa);
+    g_free(sb);
+    return TRUE;
+}
+
+gboolean kernel_gemm(const KernelCall *c, GError **error)
+{
+    const ExecTensor *a = kernel_in(c, 0), *b = kernel_in(c, 1), *bias = kernel_in(c, 2);
+    ExecTensor *y = kernel_out(c, 0);
+    gint64 trans_a, trans_b;
+    float alpha, beta;
+    if (!kernel_need_float(c, a, "Gemm", error) || !kernel_need_float(c, b, "Gemm", error) ||
+        !kernel_need_float(c, bias, "Gemm", error) || !node_attr_int(c->node, "transA", 0, &trans_a, error) ||
+        !node_attr_int(c->node, "transB", 0, &trans_b, error) || !node_attr_float(c->node, "alpha", 1.0f, &alpha, error) ||
+        !node_attr_float(c->node, "beta", 1.0f, &beta, error))
+        return FALSE;
+    gint64 M = y->dims[0], N = y->dims[1], K = trans_a ? a->dims[0] : a->dims[1];
+    float *py = y->data;
+    float use_beta = 0.0f;
+    if (bias && bias->count && beta != 0.0f) { /* Y = C broadcast to [M, N], then sgemm adds alpha A B */
+        gint64 strides[2];
+        broadcast_strides(bias, 2, y->dims, strides);
+        const float *pc = bias->data;
+        for (gint64 i = 0; i < M; i++)
+            for (gint64 j = 0; j < N; j++)
+                py[i * N + j] = pc[i * strides[0] + j * strides[1]];
+        use_beta = beta;
+    }
+    cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, (int)M, (int)N,
+                (int)K, alpha, a->data, (int)a->dims[1], b->data, (int)b->dims[1], use_beta, py, (int)N);
+    return TRUE;
+}

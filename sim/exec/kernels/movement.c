@@ -1,0 +1,425 @@
+/* movement.c — kernels that move bytes: the views (Reshape, Squeeze, Unsqueeze, Flatten, Identity: free
+ * when aliasing put the output on its input, a copy otherwise), Transpose (N-d; through a temporary when
+ * aliasing made it share its input's bytes), Concat and Split (nothing to do for a piece that already
+ * lives at its place in the layout, strided copies otherwise), Slice, Gather, Expand, Tile, Pad, Resize, and
+ * the shape ops for when their values were not folded at plan time. */
+#include "ops/kernel.h"
+#include "ops/ops.h"
+
+#include <math.h>
+#include <string.h>
+
+gboolean kernel_view(const KernelCall *c, GError **error)
+{
+    (void)error;
+    const ExecTensor *x = kernel_in(c, 0);
+    ExecTensor *y = kernel_out(c, 0);
+    kernel_move(y->data, x->data, y->count * dtype_size(y->dtype));
+    return TRUE;
+}
+
+gboolean kernel_transpose(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0);
+    ExecTensor *y = kernel_out(c, 0);
+    const GArray *perm_attr = NULL;
+    if (!node_attr_ints(c->node, "perm", &perm_attr, error))
+        return FALSE;
+    int r = x->rank;
+    gint64 perm[16], in_stride[16], stride = 1;
+    if (r > 16)
+        return kernel_fail(c, error, "rank %d is beyond the executor's Transpose", r);
+    for (int d = r - 1; d >= 0; d--) {
+        in_stride[d] = stride;
+        stride *= x->dims[d];
+    }
+    for (int d = 0; d < r; d++)
+        perm[d] = perm_attr ? g_array_index(perm_attr, gint64, d) : r - 1 - d;
+    gsize size = dtype_size(x->dtype);
+    /* Sharing its input's bytes (the seeds class Transpose as a view) means transposing in place. */
+    const char *src = x->data;
+    char *copy = NULL;
+    if (y->data == x->data && x->count > 1)
+        src = copy = g_memdup2(x->data, x->count * size);
+    gint64 idx[16] = {0}, off = 0;
+    char *dst = y->data;
+    /* Rows along the output's last dimension (contiguous in y, stride `step` in x), then the odometer
+     * over the other dimensions. */
+    gint64 inner = r ? y->dims[r - 1] : 1, step = r ? in_stride[perm[r - 1]] : 0;
+    for (gsize k = 0; k < y->count; k += (gsize)inner) {
+        if (size == 4) {
+            const guint32 *s4 = (const guint32 *)src + off;
+            guint32 *d4 = (guint32 *)dst + k;
+            for (gint64 j = 0; j < inner; j++)
+                d4[j] = s4[j * step];
+        } else {
+            for (gint64 j = 0; j < inner; j++)
+                memcpy(dst + (k + (gsize)j) * size, src + (off + j * step) * size, size);
+        }
+        for (int d = r - 2; d >= 0; d--) { /* output index idx over y's dims; input offset follows perm */
+            idx[d]++;
+            off += in_stride[perm[d]];
+            if (idx[d] < y->dims[d])
+                break;
+            off -= in_stride[perm[d]] * y->dims[d];
+            idx[d] = 0;
+        }
+    }
+    g_free(copy);
+    return TRUE;
+}
+
+/* outer = product of dims before axis; a piece of `len` along axis moves in blocks of len x inner. */
+static void split_geometry(const ExecTensor *t, int axis, gint64 *outer, gint64 *inner)
+{
+    *outer = 1;
+    *inner = 1;
+    for (int d = 0; d < axis; d++)
+        *outer *= t->dims[d];
+    for (int d = axis + 1; d < t->rank; d++)
+        *inner *= t->dims[d];
+}
+
+gboolean kernel_concat(const KernelCall *c, GError **error)
+{
+    ExecTensor *y = kernel_out(c, 0);
+    gint64 axis_attr;
+    if (!node_attr_int(c->node, "axis", 0, &axis_attr, error))
+        return FALSE;
+    int axis = kernel_axis(axis_attr, y->rank);
+    gint64 outer, inner;
+    split_geometry(y, axis, &outer, &inner);
+    gsize size = dtype_size(y->dtype), row = (gsize)(y->dims[axis] * inner) * size, at = 0;
+    for (guint k = 0; k < c->n_in; k++) {
+        const ExecTensor *x = kernel_in(c, k);
+        if (!x)
+            continue;
+        gsize piece = (gsize)(x->dims[axis] * inner) * size;
+        char *dst = (char *)y->data + at;
+        if (outer == 1)
+            kernel_move(dst, x->data, piece); /* a piece laid out in place by aliasing: nothing moves */
+        else
+            for (gint64 o = 0; o < outer; o++)
+                kernel_move(dst + o * row, (const char *)x->data + o * piece, piece);
+        at += piece;
+    }
+    return TRUE;
+}
+
+gboolean kernel_split(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0);
+    gint64 axis_attr;
+    if (!node_attr_int(c->node, "axis", 0, &axis_attr, error))
+        return FALSE;
+    int axis = kernel_axis(axis_attr, x->rank);
+    gint64 outer, inner;
+    split_geometry(x, axis, &outer, &inner);
+    gsize size = dtype_size(x->dtype), row = (gsize)(x->dims[axis] * inner) * size, at = 0;
+    for (guint k = 0; k < c->n_out; k++) {
+        ExecTensor *y = kernel_out(c, k);
+        if (!y)
+            continue;
+        gsize piece = (gsize)(y->dims[axis] * inner) * size;
+        for (gint64 o = 0; o < outer; o++)
+            kernel_move((char *)y->data + o * piece, (const char *)x->data + o * row + at, piece);
+        at += piece;
+    }
+    return TRUE;
+}
+
+/* Per-axis start and step of a Slice, from its inputs (opset >= 10) or attributes. */
+gboolean kernel_slice(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0);
+    ExecTensor *y = kernel_out(c, 0);
+    int r = x->rank;
+    if (r > 16)
+        return kernel_fail(c, error, "rank %d is beyond the executor's Slice", r);
+    gint64 start[16] = {0}, step[16];
+    for (int d = 0; d < r; d++)
+        step[d] = 1;
+    gsize n;
+    const ExecTensor *starts_t = kernel_in(c, 1), *axes_t = kernel_in(c, 3), *steps_t = kernel_in(c, 4);
+    const GArray *starts_a = NULL, *axes_a = NULL;
+    if (c->opset < 10) {
+        if (!node_attr_ints(c->node, "starts", &starts_a, error) || !node_attr_ints(c->node, "axes", &axes_a, error))
+            return FALSE;
+        n = starts_a ? starts_a->len : 0;
+    } else {
+        n = starts_t ? starts_t->count : 0;
+    }
+    for (gsize k = 0; k < n; k++) {
+        gint64 axis = c->opset < 10 ? (axes_a ? g_array_index(axes_a, gint64, k) : (gint64)k)
+                                    : (axes_t ? elem_get_i(axes_t, k) : (gint64)k);
+        int a = kernel_axis(axis, r);
+        gint64 s = c->opset < 10 ? g_array_index(starts_a, gint64, k) : elem_get_i(starts_t, k);
+        gint64 st = c->opset >= 10 && steps_t ? elem_get_i(steps_t, k) : 1;
+        gint64 dim = x->dims[a];
+        if (s < 0)
+            s += dim;
+        s = st > 0 ? CLAMP(s, 0, dim) : CLAMP(s, -1, dim - 1);
+        start[a] = s;
+        step[a] = st;
+    }
+    gint64 in_stride[16], stride = 1;
+    for (int d = r - 1; d >= 0; d--) {
+        in_stride[d] = stride;
+        stride *= x->dims[d];
+    }
+    gint64 base = 0;
+    for (int d = 0; d < r; d++)
+        base += start[d] * in_stride[d];
+    gsize size = dtype_size(x->dtype);
+    /* A view placed by aliasing sits exactly where its elements are: the copy below moves nothing. */
+    const char *src = x->data;
+    char *copy = NULL;
+    const char *lo = x->data, *hi = lo + x->count * size, *ylo = y->data;
+    if (ylo >= lo && ylo < hi && ylo != lo + base * (gint64)size)
+        src = copy = g_memdup2(x->data, x->count * size);
+    gint64 idx[16] = {0}, off = base;
+    char *dst = y->data;
+    for (gsize k = 0; k < y->count; k++) {
+        if (dst + k * size != src + off * size)
+            memmove(dst + k * size, src + off * size, size);
+        for (int d = r - 1; d >= 0; d--) {
+            idx[d]++;
+            off += step[d] * in_stride[d];
+            if (idx[d] < y->dims[d])
+                break;
+            off -= step[d] * in_stride[d] * y->dims[d];
+            idx[d] = 0;
+        }
+    }
+    g_free(copy);
+    return TRUE;
+}
+
+gboolean kernel_gather(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0), *ind = kernel_in(c, 1);
+    ExecTensor *y = kernel_out(c, 0);
+    gint64 axis_attr;
+    if (!node_attr_int(c->node, "axis", 0, &axis_attr, error))
+        return FALSE;
+    int axis = kernel_axis(axis_attr, x->rank);
+    gint64 outer, inner;
+    split_geometry(x, axis, &outer, &inner);
+    gsize size = dtype_size(x->dtype), block = (gsize)inner * size;
+    gint64 dim = x->dims[axis];
+    /* The output may live in the data's buffer (the seed's Gather rule): read from a copy then. */
+    const char *src = x->data;
+    char *copy = NULL;
+    const char *lo = x->data, *hi = lo + x->count * size, *ylo = y->data;
+    if (y->count && ylo < hi && lo < ylo + y->count * size)
+        src = copy = g_memdup2(x->data, x->count * size);
+    char *dst = y->data;
+    for (gint64 o = 0; o < outer; o++)
+        for (gsize k = 0; k < ind->count; k++) {
+            gint64 i = elem_get_i(ind, k);
+            if (i < 0)
+                i += dim;
+            if (i < 0 || i >= dim) {
+                g_free(copy);
+                return kernel_fail(c, error, "index %" G_GINT64_FORMAT " is out of range for axis %d of size %" G_GINT64_FORMAT,
+                                   elem_get_i(ind, k), axis, dim);
+            }
+            memcpy(dst + ((gsize)o * ind->count + k) * block, src + ((gsize)(o * dim + i)) * block, block);
+        }
+    g_free(copy);
+    return TRUE;
+}
+
+gboolean kernel_expand(const KernelCall *c, GError **error)
+{
+    (void)error;
+    const ExecTensor *x = kernel_in(c, 0);
+    ExecTensor *y = kernel_out(c, 0);
+    gint64 strides[16];
+    if (y->rank > 16)
+        return kernel_fail(c, error, "rank %d is beyond the executor's Expand", y->rank);
+    broadcast_strides(x, y->rank, y->dims, strides);
+    gsize size = dtype_size(y->dtype);
+    gint64 idx[16] = {0}, off = 0;
+    for (gsize k = 0; k < y->count; k++) {
+        memcpy((char *)y->data + k * size, (const char *)x->data + off * size, size);
+        for (int d = y->rank - 1; d >= 0; d--) {
+            idx[d]++;
+            off += strides[d];
+            if (idx[d] < y->dims[d])
+                break;
+            off -= strides[d] * y->dims[d];
+            idx[d] = 0;
+        }
+    }
+    return TRUE;
+}
+
+/* Pad: constant (the value input, 0 by default), edge (clamp) or reflect (mirror without the edge),
+ * output index by output index; pads before each axis from the input (opset >= 11) or the attribute. */
+gboolean kernel_pad(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0), *pads_t = kernel_in(c, 1), *value_t = kernel_in(c, 2);
+    ExecTensor *y = kernel_out(c, 0);
+    const char *mode;
+    const GArray *pads_a = NULL;
+    float value_attr;
+    if (!node_attr_string(c->node, "mode", "constant", &mode, error) || !node_attr_ints(c->node, "pads", &pads_a, error) ||
+        !node_attr_float(c->node, "value", 0.0f, &value_attr, error))
+        return FALSE;
+    gboolean edge = !strcmp(mode, "edge"), reflect = !strcmp(mode, "reflect");
+    if (!edge && !reflect && strcmp(mode, "constant"))
+        return kernel_fail(c, error, "Pad mode '%s' is not supported by the executor", mode);
+    if (kernel_in(c, 3))
+        return kernel_fail(c, error, "Pad with axes is not supported by the executor");
+    int r = x->rank;
+    if (r > 16)
+        return kernel_fail(c, error, "rank %d is beyond the executor's Pad", r);
+    gint64 before[16];
+    for (int d = 0; d < r; d++)
+        before[d] = c->opset >= 11 ? elem_get_i(pads_t, d) : g_array_index(pads_a, gint64, d);
+    double value = c->opset >= 11 ? (value_t && value_t->count ? elem_get_f(value_t, 0) : 0.0) : value_attr;
+    gsize size = dtype_size(y->dtype);
+    gint64 idx[16] = {0};
+    for (gsize k = 0; k < y->count; k++) {
+        gint64 off = 0;
+        gboolean inside = TRUE;
+        for (int d = 0; d < r; d++) {
+            gint64 i = idx[d] - before[d], n = x->dims[d];
+            if (i < 0 || i >= n) {
+                if (edge) {
+                    i = CLAMP(i, 0, n - 1);
+                } else if (reflect && n > 1) {
+                    gint64 period = 2 * (n - 1);
+                    i = ((i % period) + period) % period;
+                    i = i >= n ? period - i : i;
+                } else {
+                    inside = FALSE;
+                }
+            }
+            off = off * n + i;
+        }
+        if (inside)
+            memcpy((char *)y->data + k * size, (const char *)x->data + off * size, size);
+        else
+            elem_set_f(y, k, value);
+        kernel_index_next(idx, y->dims, r);
+    }
+    return TRUE;
+}
+
+/* Tile: output index k maps to input index (k mod the input's dims), dimension by dimension. */
+gboolean kernel_tile(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0);
+    ExecTensor *y = kernel_out(c, 0);
+    int r = x->rank;
+    if (r > 16)
+        return kernel_fail(c, error, "rank %d is beyond the executor's Tile", r);
+    gsize size = dtype_size(y->dtype);
+    gint64 idx[16] = {0};
+    for (gsize k = 0; k < y->count; k++) {
+        gint64 off = 0;
+        for (int d = 0; d < r; d++)
+            off = off * x->dims[d] + idx[d] % x->dims[d];
+        memcpy((char *)y->data + k * size, (const char *)x->data + off * size, size);
+        kernel_index_next(idx, y->dims, r);
+    }
+    return TRUE;
+}
+
+/* Resize of an N-C-H-W (or any rank, scaling only the last two) float tensor: nearest or linear. */
+gboolean kernel_resize(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0);
+    ExecTensor *y = kernel_out(c, 0);
+    const char *mode, *ctm, *nearest_mode;
+    if (!kernel_need_float(c, x, c->node->op->name, error) || !node_attr_string(c->node, "mode", "nearest", &mode, error) ||
+        !node_attr_string(c->node, "coordinate_transformation_mode", c->opset >= 11 ? "half_pixel" : "asymmetric", &ctm, error) ||
+        !node_attr_string(c->node, "nearest_mode", "round_prefer_floor", &nearest_mode, error))
+        return FALSE;
+    if (c->opset < 11)
+        ctm = "asymmetric";
+    int r = x->rank;
+    for (int d = 0; d < r - 2; d++)
+        if (x->dims[d] != y->dims[d])
+            return kernel_fail(c, error, "Resize of dimensions other than the last two is not supported by the executor");
+    gboolean linear = !strcmp(mode, "linear") || !strcmp(mode, "bilinear");
+    if (!linear && strcmp(mode, "nearest"))
+        return kernel_fail(c, error, "Resize mode '%s' is not supported by the executor", mode);
+    gint64 ih = r >= 2 ? x->dims[r - 2] : 1, iw = x->dims[r - 1], oh = r >= 2 ? y->dims[r - 2] : 1, ow = y->dims[r - 1];
+    gint64 planes = (gint64)x->count / MAX(ih * iw, 1);
+    /* The source coordinate of output coordinate o along an axis of in -> out. */
+    #define SRC(o, in, out) (!strcmp(ctm, "align_corners") ? ((out) > 1 ? (double)(o) * ((in) - 1) / ((out) - 1) : 0.0) \
+                             : !strcmp(ctm, "asymmetric") ? (double)(o) * (in) / (out)                                  \
+                             : ((double)(o) + 0.5) * (in) / (out) - 0.5)
+    const float *px = x->data;
+    float *py = y->data;
+    for (gint64 p = 0; p < planes; p++)
+        for (gint64 oy = 0; oy < oh; oy++)
+            for (gint64 ox = 0; ox < ow; ox++) {
+                double sy = SRC(oy, ih, oh), sx = SRC(ox, iw, ow);
+                float v;
+                if (linear) {
+                    sy = CLAMP(sy, 0, ih - 1);
+                    sx = CLAMP(sx, 0, iw - 1);
+                    gint64 y0 = (gint64)floor(sy), x0 = (gint64)floor(sx), y1 = MIN(y0 + 1, ih - 1), x1 = MIN(x0 + 1, iw - 1);
+                    double fy = sy - y0, fx = sx - x0;
+                    const float *plane = px + p * ih * iw;
+                    v = (float)((1 - fy) * ((1 - fx) * plane[y0 * iw + x0] + fx * plane[y0 * iw + x1]) +
+                                fy * ((1 - fx) * plane[y1 * iw + x0] + fx * plane[y1 * iw + x1]));
+                } else {
+                    double fy = !strcmp(nearest_mode, "floor") ? floor(sy) : !strcmp(nearest_mode, "ceil") ? ceil(sy)
+                                : !strcmp(nearest_mode, "round_prefer_ceil") ? floor(sy + 0.5) : ceil(sy - 0.5);
+                    double fx = !strcmp(nearest_mode, "floor") ? floor(sx) : !strcmp(nearest_mode, "ceil") ? ceil(sx)
+                                : !strcmp(nearest_mode, "round_prefer_ceil") ? floor(sx + 0.5) : ceil(sx - 0.5);
+                    gint64 iy = CLAMP((gint64)fy, 0, ih - 1), ix = CLAMP((gint64)fx, 0, iw - 1);
+                    v = px[(p * ih + iy) * iw + ix];
+                }
+                py[(p * oh + oy) * ow + ox] = v;
+            }
+    #undef SRC
+    return TRUE;
+}
+
+gboolean kernel_range(const KernelCall *c, GError **error)
+{
+    (void)error;
+    const ExecTensor *start = kernel_in(c, 0), *delta = kernel_in(c, 2);
+    ExecTensor *y = kernel_out(c, 0);
+    for (gsize k = 0; k < y->count; k++)
+        elem_set_f(y, k, elem_get_f(start, 0) + (double)k * elem_get_f(delta, 0));
+    return TRUE;
+}
+
+gboolean kernel_shape(const KernelCall *c, GError **error)
+{
+    (void)error;
+    const ExecTensor *x = kernel_in(c, 0);
+    ExecTensor *y = kernel_out(c, 0);
+    gint64 start_attr, end_attr;
+    if (!node_attr_int(c->node, "start", 0, &start_attr, error) || !node_attr_int(c->node, "end", x->rank, &end_attr, error))
+        return FALSE;
+    int start = CLAMP(kernel_axis(start_attr, x->rank), 0, x->rank);
+    for (gsize k = 0; k < y->count; k++)
+        elem_set_i(y, k, x->dims[start + (int)k]);
+    return TRUE;
+}
+
+gboolean kernel_constant_of_shape(const KernelCall *c, GError **error)
+{
+    (void)error;
+    ExecTensor *y = kernel_out(c, 0);
+    const Attr *value = node_attr(c->node, "value");
+    double v = 0;
+    if (value && value->t && value->t->raw) {
+        gsize len;
+        const guint8 *raw = g_bytes_get_data(value->t->raw, &len);
+        ExecTensor one = {.data = (void *)raw, .dtype = value->t->dtype, .count = 1};
+        if (len >= dtype_size(value->t->dtype) && elem_supported(value->t->dtype))
+            v = elem_get_f(&one, 0);
+    }
+    for (gsize k = 0; k < y->count; k++)
+        elem_set_f(y, k, v);
+    return TRUE;
+}

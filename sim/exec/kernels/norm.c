@@ -1,0 +1,204 @@
+/* norm.c — BatchNormalization (inference), LayerNormalization, Softmax and LogSoftmax (opset < 13:
+ * over the flattened trailing dimensions from axis; from 13: along one axis), and the reductions. All
+ * float32, accumulating in double. Normalisation may run in place: each row is read before written. */
+#include "ops/kernel.h"
+#include "ops/ops.h"
+
+#include <math.h>
+#include <string.h>
+
+gboolean kernel_batch_norm(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0), *scale = kernel_in(c, 1), *bias = kernel_in(c, 2), *mean = kernel_in(c, 3),
+                     *var = kernel_in(c, 4);
+    ExecTensor *y = kernel_out(c, 0);
+    float eps;
+    if (!kernel_need_float(c, x, "BatchNormalization", error) || !node_attr_float(c->node, "epsilon", 1e-5f, &eps, error))
+        return FALSE;
+    if (kernel_out(c, 1))
+        return kernel_fail(c, error, "BatchNormalization in training mode is not supported by the executor");
+    gint64 n = x->dims[0], ch = x->rank > 1 ? x->dims[1] : 1, inner = (gint64)x->count / MAX(n * ch, 1);
+    const float *px = x->data;
+    float *py = y->data;
+    for (gint64 k = 0; k < ch; k++) {
+        double a = elem_get_f(scale, k) / sqrt(elem_get_f(var, k) + eps);
+        double b = elem_get_f(bias, k) - a * elem_get_f(mean, k);
+        for (gint64 i = 0; i < n; i++) {
+            gsize base = (gsize)((i * ch + k) * inner);
+            for (gint64 j = 0; j < inner; j++)
+                py[base + j] = (float)(a * px[base + j] + b);
+        }
+    }
+    return TRUE;
+}
+
+gboolean kernel_layer_norm(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0), *scale = kernel_in(c, 1), *bias = kernel_in(c, 2);
+    ExecTensor *y = kernel_out(c, 0), *mean_out = kernel_out(c, 1), *inv_out = kernel_out(c, 2);
+    gint64 axis;
+    float eps;
+    if (!kernel_need_float(c, x, "LayerNormalization", error) || !node_attr_int(c->node, "axis", -1, &axis, error) ||
+        !node_attr_float(c->node, "epsilon", 1e-5f, &eps, error))
+        return FALSE;
+    int a = kernel_axis(axis, x->rank);
+    gint64 inner = 1;
+    for (int d = a; d < x->rank; d++)
+        inner *= x->dims[d];
+    gint64 rows = (gint64)x->count / MAX(inner, 1);
+    gboolean flat_scale = scale->count == (gsize)inner, flat_bias = !bias || bias->count == (gsize)inner;
+    if (!flat_scale || !flat_bias)
+        return kernel_fail(c, error, "LayerNormalization with a broadcast scale or bias is not supported by the executor");
+    const float *px = x->data, *ps = scale->data, *pb = bias ? bias->data : NULL;
+    float *py = y->data;
+    for (gint64 r = 0; r < rows; r++) {
+        const float *row = px + r * inner;
+        double sum = 0, sq = 0;
+        for (gint64 j = 0; j < inner; j++)
+            sum += row[j];
+        double mean = sum / (double)inner;
+        for (gint64 j = 0; j < inner; j++)
+            sq += (row[j] - mean) * (row[j] - mean);
+        double inv = 1.0 / sqrt(sq / (double)inner + eps);
+        if (mean_out)
+            ((float *)mean_out->data)[r] = (float)mean;
+        if (inv_out)
+            ((float *)inv_out->data)[r] = (float)inv;
+        float *out = py + r * inner;
+        for (gint64 j = 0; j < inner; j++)
+            out[j] = (float)((row[j] - mean) * inv * ps[j] + (pb ? pb[j] : 0.0f));
+    }
+    return TRUE;
+}
+
+gboolean kernel_softmax(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0);
+    ExecTensor *y = kernel_out(c, 0);
+    gint64 axis;
+    gboolean log_form = !strcmp(c->node->op->name, "LogSoftmax");
+    if (!kernel_need_float(c, x, c->node->op->name, error) ||
+        !node_attr_int(c->node, "axis", c->opset >= 13 ? -1 : 1, &axis, error))
+        return FALSE;
+    int a = kernel_axis(axis, x->rank);
+    /* outer x len x inner: before 13 the whole tail from axis is one row (inner 1). */
+    gint64 outer = 1, len = 1, inner = 1;
+    for (int d = 0; d < a; d++)
+        outer *= x->dims[d];
+    if (c->opset >= 13) {
+        len = x->dims[a];
+        for (int d = a + 1; d < x->rank; d++)
+            inner *= x->dims[d];
+    } else {
+        for (int d = a; d < x->rank; d++)
+            len *= x->dims[d];
+    }
+    const float *px = x->data;
+    float *py = y->data;
+    for (gint64 o = 0; o < outer; o++)
+        for (gint64 i = 0; i < inner; i++) {
+            gsize base = (gsize)(o * len * inner + i);
+            float top = -INFINITY;
+            for (gint64 j = 0; j < len; j++)
+                top = MAX(top, px[base + j * inner]);
+            double sum = 0;
+            for (gint64 j = 0; j < len; j++) { /* exponentials once, kept in the output (in place is fine) */
+                float v = expf(px[base + j * inner] - top);
+                if (!log_form)
+                    py[base + j * inner] = v;
+                sum += v;
+            }
+            float inv = (float)(1.0 / sum), log_sum = (float)log(sum);
+            for (gint64 j = 0; j < len; j++)
+                py[base + j * inner] = log_form ? px[base + j * inner] - top - log_sum : py[base + j * inner] * inv;
+        }
+    return TRUE;
+}
+
+gboolean kernel_reduce(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0), *axes_t = kernel_in(c, 1);
+    ExecTensor *y = kernel_out(c, 0);
+    const char *name = c->node->op->name;
+    gint64 noop_empty;
+    const GArray *axes_attr = NULL;
+    if (!kernel_need_float(c, x, name, error) || !node_attr_ints(c->node, "axes", &axes_attr, error) ||
+        !node_attr_int(c->node, "noop_with_empty_axes", 0, &noop_empty, error))
+        return FALSE;
+    gboolean reduced[16] = {0};
+    if (x->rank > 16)
+        return kernel_fail(c, error, "rank %d is beyond the executor's reductions", x->rank);
+    gsize n_axes = axes_t ? axes_t->count : axes_attr ? axes_attr->len : 0;
+    for (gsize k = 0; k < n_axes; k++)
+        reduced[kernel_axis(axes_t ? elem_get_i(axes_t, k) : g_array_index(axes_attr, gint64, k), x->rank)] = TRUE;
+    if (!n_axes && !noop_empty)
+        for (int d = 0; d < x->rank; d++)
+            reduced[d] = TRUE;
+    /* Output index of each input element: drop (or keep as 1) the reduced axes. */
+    gint64 out_stride[16], stride = 1;
+    for (int d = x->rank - 1; d >= 0; d--) {
+        out_stride[d] = reduced[d] ? 0 : stride;
+        stride *= reduced[d] ? 1 : x->dims[d];
+    }
+    double *acc = g_new0(double, y->count + 1);
+    gsize *cnt = g_new0(gsize, y->count + 1);
+    /* How each element folds in, decided once. */
+    enum { R_SUM, R_MAX, R_MIN, R_PROD, R_ABS, R_SQUARE, R_EXP } fold =
+        !strcmp(name, "ReduceMax") ? R_MAX : !strcmp(name, "ReduceMin") ? R_MIN : !strcmp(name, "ReduceProd") ? R_PROD
+        : !strcmp(name, "ReduceL1") ? R_ABS : !strcmp(name, "ReduceL2") || !strcmp(name, "ReduceSumSquare") ? R_SQUARE
+        : !strcmp(name, "ReduceLogSumExp") ? R_EXP : R_SUM;
+    for (gsize k = 0; k < y->count; k++)
+        acc[k] = fold == R_MAX ? -INFINITY : fold == R_MIN ? INFINITY : fold == R_PROD ? 1.0 : 0.0;
+    const float *px = x->data;
+    /* Reducing the trailing axes only (LayerNorm's mean, a row sum): contiguous rows, no odometer. */
+    int first_reduced = x->rank;
+    while (first_reduced > 0 && reduced[first_reduced - 1])
+        first_reduced--;
+    gboolean trailing = first_reduced < x->rank;
+    for (int d = 0; d < first_reduced; d++)
+        trailing = trailing && !reduced[d];
+    if (trailing && fold == R_SUM) {
+        gsize row = x->count / MAX(y->count, 1);
+        for (gsize o = 0; o < y->count; o++) {
+            double s = 0;
+            for (gsize j = 0; j < row; j++)
+                s += px[o * row + j];
+            acc[o] = s;
+            cnt[o] = row;
+        }
+    }
+    gint64 idx[16] = {0};
+    gsize o = 0;
+    for (gsize k = 0; !(trailing && fold == R_SUM) && k < x->count; k++) {
+        double v = px[k];
+        switch (fold) {
+        case R_MAX: acc[o] = MAX(acc[o], v); break;
+        case R_MIN: acc[o] = MIN(acc[o], v); break;
+        case R_PROD: acc[o] *= v; break;
+        case R_ABS: acc[o] += fabs(v); break;
+        case R_SQUARE: acc[o] += v * v; break;
+        case R_EXP: acc[o] += exp(v); break;
+        default: acc[o] += v; break; /* Sum, Mean, LogSum */
+        }
+        cnt[o]++;
+        for (int d = x->rank - 1; d >= 0; d--) {
+            idx[d]++;
+            o += out_stride[d];
+            if (idx[d] < x->dims[d])
+                break;
+            o -= out_stride[d] * x->dims[d];
+            idx[d] = 0;
+        }
+    }
+    float *py = y->data;
+    for (gsize k = 0; k < y->count; k++) {
+        double v = acc[k];
+        if (!strcmp(name, "ReduceMean")) v /= (double)MAX(cnt[k], 1);
+        else if (!strcmp(name, "ReduceL2")) v = sqrt(v);
+        else if (!strcmp(name, "ReduceLogSum") || !strcmp(name, "ReduceLogSumExp")) v = log(v);
+        py[k] = (float)v;
+    }
+    g_free(acc);
+    g_free(cnt);
+    return TRUE;
+}

@@ -1,0 +1,416 @@
+/* alias.c — the alias map: links, roots, lifetimes of shared buffers, pins, savings, and the trace
+ * with one buffer per root (see alias.h). */
+#include "memory/alias.h"
+#include "memory/alias-block.h"
+#include "memory/alias-index.h"
+#include "ops/ops.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const share_names[SHARE_KIND_COUNT] = {
+    "own", "noop", "inplace", "gather", "slice", "split", "concat", "concat-dedup",
+};
+
+const char *share_kind_name(ShareKind k) { return k < SHARE_KIND_COUNT ? share_names[k] : "?"; }
+
+const char *alias_outside_reason(const Tensor *t)
+{
+    if (t->kind == TENSOR_WEIGHT || t->kind == TENSOR_CONSTANT)
+        return "a weight or constant outside the arena";
+    if (t->is_graph_input || t->is_graph_output)
+        return t->is_graph_input ? "a graph input, outside the arena (--io)" : "a graph output, outside the arena (--io)";
+    return "a view of a tensor outside the arena";
+}
+
+AliasMap *alias_map_new(const Graph *g, const GPtrArray *schedule, const LayoutOptions *layout, const guint *bins,
+                        GHashTable *pins, GError **error)
+{
+    Lifetimes l;
+    memset(&l, 0, sizeof l);
+    if (!lifetimes_compute(g, schedule, layout, &l, error)) {
+        lifetimes_clear(&l);
+        return NULL;
+    }
+    guint n = g->tensors->len;
+    AliasMap *m = g_new0(AliasMap, 1);
+    m->g = g;
+    m->schedule = schedule;
+    m->layout = *layout;
+    m->step_of = l.step_of;
+    m->bytes = l.bytes;
+    m->birth = l.birth;
+    m->death = l.death;
+    m->bin = g_new0(guint, n + 1);
+    if (bins)
+        memcpy(m->bin, bins, n * sizeof(guint));
+    m->link = g_new(AliasLink, n + 1);
+    for (guint k = 0; k < n; k++)
+        m->link[k] = (AliasLink){-1, 0, SHARE_OWN};
+    m->structural = g_new0(gboolean, n + 1);
+    m->decided = g_new0(gboolean, g->nodes->len + 1);
+    m->notes = g_ptr_array_new_with_free_func(g_free);
+    m->pins = pins;
+    m->index = alias_index_new(n);
+    for (guint k = 0; k < n; k++) { /* the bytes the caller owns: written over by no op */
+        const Tensor *x = g->tensors->pdata[k];
+        m->index->is_owned_out[k] = x->is_graph_output || (pins && g_hash_table_contains(pins, x->name));
+        m->index->is_owned_in[k] = x->is_graph_input;
+        m->index->owned_out[k] = m->bytes[k] && m->index->is_owned_out[k];
+        m->index->owned_in[k] = m->bytes[k] && m->index->is_owned_in[k];
+    }
+    return m;
+}
+
+void alias_map_free(AliasMap *m)
+{
+    if (!m)
+        return;
+    g_free(m->step_of);
+    g_free(m->bytes);
+    g_free(m->birth);
+    g_free(m->death);
+    g_free(m->bin);
+    g_free(m->link);
+    g_free(m->structural);
+    g_free(m->decided);
+    g_ptr_array_unref(m->notes);
+    alias_index_free(m->index);
+    g_free(m);
+}
+
+gint alias_root(const AliasMap *m, gint t, guint64 *offset)
+{
+    gint64 position, root_position;
+    const UnionFind *u = &m->index->all;
+    gint root = u->top[union_find_rep(u, t, &position)];
+    union_find_rep(u, root, &root_position);
+    if (offset)
+        *offset = (guint64)(position - root_position);
+    return root;
+}
+
+gint alias_structural_root(const AliasMap *m, gint t)
+{
+    const UnionFind *u = &m->index->structural;
+    return u->top[union_find_rep(u, t, NULL)];
+}
+
+guint *alias_structural_deaths(const AliasMap *m)
+{
+    guint n = m->g->tensors->len;
+    guint *death = g_new0(guint, n + 1);
+    for (guint k = 0; k < n; k++) {
+        if (!m->bytes[k])
+            continue;
+        gint r = alias_structural_root(m, (gint)k);
+        death[r] = MAX(death[r], m->death[k]);
+    }
+    return death;
+}
+
+gboolean alias_structural_protected(const AliasMap *m, gint t, gboolean inputs)
+{
+    gint rep = union_find_rep(&m->index->structural, t, NULL);
+    return m->index->owned_out[rep] || (inputs && m->index->owned_in[rep]);
+}
+
+gboolean alias_link(AliasMap *m, gint child, gint parent, guint64 offset, ShareKind kind)
+{
+    if (child == parent || m->link[child].parent >= 0 || !m->bytes[child] || !m->bytes[parent])
+        return FALSE;
+    gint root = alias_root(m, parent, NULL);
+    if (root == child || m->bin[child] != m->bin[root])
+        return FALSE;
+    m->link[child] = (AliasLink){parent, offset, kind};
+    m->structural[child] = kind != SHARE_INPLACE;
+    AliasIndex *x = m->index;
+    x->next_sibling[child] = x->first_child[parent];
+    x->first_child[parent] = child;
+    union_find_attach(&x->all, child, parent, offset);
+    if (m->structural[child]) { /* the child's structural tree joins the parent's, with its owned members */
+        gint a = union_find_rep(&x->structural, child, NULL), b = union_find_rep(&x->structural, parent, NULL);
+        guint out = x->owned_out[a] + x->owned_out[b], in = x->owned_in[a] + x->owned_in[b];
+        union_find_attach(&x->structural, child, parent, offset);
+        gint joined = union_find_rep(&x->structural, child, NULL);
+        x->owned_out[joined] = out;
+        x->owned_in[joined] = in;
+    }
+    return TRUE;
+}
+
+/* Can t leave the arena with everything an earlier pass placed inside it? Read-only views of it (noop,
+ * Slice, Split pieces) can follow it out, unless one is a graph output or pinned; a tensor written into
+ * it (an in-place output, a Gather over its data, a concat piece) needs its bytes in the arena. */
+static gboolean can_leave(const AliasMap *m, gint t)
+{
+    const Tensor *tensor = m->g->tensors->pdata[t];
+    if (tensor->is_graph_output || (m->pins && g_hash_table_contains(m->pins, tensor->name)))
+        return FALSE;
+    for (gint k = m->index->first_child[t]; k >= 0; k = m->index->next_sibling[k]) {
+        ShareKind kind = m->link[k].kind;
+        if ((kind != SHARE_NOOP && kind != SHARE_SLICE && kind != SHARE_SPLIT) || !can_leave(m, k))
+            return FALSE;
+    }
+    return TRUE;
+}
+
+/* Moves t and the views inside it out of the arena; each one's bytes count as saved by its kind. */
+static void leave(AliasMap *m, gint t, ShareKind kind)
+{
+    AliasIndex *x = m->index;
+    for (gint k = x->first_child[t], next; k >= 0; k = next) {
+        next = x->next_sibling[k];
+        ShareKind inner = m->link[k].kind;
+        m->link[k] = (AliasLink){-1, 0, SHARE_OWN};
+        m->structural[k] = FALSE;
+        x->next_sibling[k] = -1;
+        leave(m, k, inner);
+    }
+    x->first_child[t] = -1;
+    /* Without bytes it takes no further part; the union-find keeps it (alias-index.h), the counts drop it. */
+    gint rep = union_find_rep(&x->structural, t, NULL);
+    x->owned_out[rep] -= m->bytes[t] && x->is_owned_out[t];
+    x->owned_in[rep] -= m->bytes[t] && x->is_owned_in[t];
+    m->outside_saved[kind] += m->bytes[t];
+    m->bytes[t] = 0;
+}
+
+gboolean alias_view_outside(AliasMap *m, gint t, ShareKind kind)
+{
+    if (!m->bytes[t] || !can_leave(m, t))
+        return FALSE;
+    leave(m, t, kind);
+    return TRUE;
+}
+
+void alias_note_copy(AliasMap *m, const Node *n, ShareKind kind, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *why = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    g_ptr_array_add(m->notes, g_strdup_printf("%s: node %s copies: %s", share_kind_name(kind), n->label, why));
+    g_free(why);
+    m->copied_ops[kind]++;
+    m->decided[n->index] = TRUE;
+}
+
+void alias_note_shared(AliasMap *m, const Node *n, ShareKind kind)
+{
+    m->aliased_ops[kind]++;
+    m->decided[n->index] = TRUE;
+}
+
+guint64 alias_axis_stride(const AliasMap *m, const Tensor *t, int axis)
+{
+    guint64 stride = dtype_size(t->dtype);
+    for (int k = axis + 1; k < t->rank; k++)
+        stride *= k == t->rank - 1 ? round_up((guint64)t->dims[k], m->layout.pad_last) : (guint64)t->dims[k];
+    return stride;
+}
+
+gboolean alias_leading_ones(const Tensor *t, int axis)
+{
+    for (int k = 0; k < axis; k++)
+        if (t->dims[k] != 1)
+            return FALSE;
+    return TRUE;
+}
+
+gboolean alias_pins_parse(GHashTable *pins, const char *spec, GError **error)
+{
+    const char *eq = strrchr(spec, '=');
+    char *end = NULL;
+    errno = 0;
+    long long v = eq ? strtoll(eq + 1, &end, 0) : -1;
+    if (!eq || eq == spec || !eq[1] || *end || errno || v < 0) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--pin '%s' is not NAME=OFFSET (a non-negative byte offset)", spec);
+        return FALSE;
+    }
+    gint64 *boxed = g_new(gint64, 1);
+    *boxed = v;
+    g_hash_table_replace(pins, g_strndup(spec, eq - spec), boxed);
+    return TRUE;
+}
+
+void alias_savings(const AliasMap *m, guint64 saved[SHARE_KIND_COUNT])
+{
+    memcpy(saved, m->outside_saved, SHARE_KIND_COUNT * sizeof(guint64));
+    for (guint k = 0; k < m->g->tensors->len; k++) {
+        const AliasLink *l = &m->link[k];
+        if (l->parent < 0 || !m->bytes[k])
+            continue;
+        /* What sticks out past the parent's own bytes (a gather output larger than its data) was not saved. */
+        guint64 end = l->offset + m->bytes[k], parent = m->bytes[l->parent];
+        saved[l->kind] += m->bytes[k] - (end > parent ? MIN(end - parent, m->bytes[k]) : 0);
+    }
+}
+
+/* Pinned root offsets from the pins; pins that disagree about one root are an error naming both. */
+static gboolean pin_roots(const AliasMap *m, GHashTable *pins, gint64 *root_fixed, const char **pinned_by, GError **error)
+{
+    /* In name order, so that an error names the same two pins every run. */
+    GList *names = g_list_sort(g_hash_table_get_keys(pins), (GCompareFunc)strcmp);
+    gboolean ok = TRUE;
+    for (GList *l = names; ok && l; l = l->next) {
+        gpointer key = l->data, value = g_hash_table_lookup(pins, key);
+        const Tensor *t = graph_tensor((Graph *)m->g, key);
+        if (!t) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--pin names '%s', which is not a tensor of the graph",
+                        (const char *)key);
+            ok = FALSE;
+            break;
+        }
+        if (!m->bytes[t->id]) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--pin names '%s', which has no buffer in the arena", t->name);
+            ok = FALSE;
+            break;
+        }
+        guint64 off;
+        gint r = alias_root(m, t->id, &off);
+        gint64 want = *(const gint64 *)value;
+        if ((guint64)want < off) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH,
+                        "pin '%s'=%" G_GINT64_FORMAT " would put its buffer '%s' below address 0 ('%s' lies %" G_GUINT64_FORMAT
+                        " bytes into it)", t->name, want, ((Tensor *)m->g->tensors->pdata[r])->name, t->name, off);
+            ok = FALSE;
+            break;
+        }
+        gint64 base = want - (gint64)off;
+        if (root_fixed[r] != TRACE_NONE && root_fixed[r] != base) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH,
+                        "pins '%s' and '%s' disagree: both live in buffer '%s', which they put at %" G_GINT64_FORMAT " and %"
+                        G_GINT64_FORMAT, pinned_by[r], t->name, ((Tensor *)m->g->tensors->pdata[r])->name, root_fixed[r],
+                        base);
+            ok = FALSE;
+            break;
+        }
+        root_fixed[r] = base;
+        pinned_by[r] = t->name;
+    }
+    g_list_free(names);
+    return ok;
+}
+
+static gint by_birth(gconstpointer a, gconstpointer b, gpointer data)
+{
+    const AliasMap *m = data;
+    guint x = GPOINTER_TO_UINT(*(gconstpointer const *)a), y = GPOINTER_TO_UINT(*(gconstpointer const *)b);
+    if (m->birth[x] != m->birth[y])
+        return m->birth[x] < m->birth[y] ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+static gint by_death(gconstpointer a, gconstpointer b, gpointer data)
+{
+    const AliasMap *m = data;
+    guint x = GPOINTER_TO_UINT(*(gconstpointer const *)a), y = GPOINTER_TO_UINT(*(gconstpointer const *)b);
+    if (m->death[x] != m->death[y])
+        return m->death[x] < m->death[y] ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+/* When a shared buffer dies: its members join the block in birth order (the first is the primary
+ * owner), leave it in death order with ownership passing on, and the block is free at the release that
+ * empties it (001_84cba9e4119fb5d1.txt, "Memory Deallocation"). */
+static guint root_death(const AliasMap *m, GPtrArray *members)
+{
+    g_qsort_with_data(members->pdata, (gint)members->len, sizeof(gpointer), by_birth, (gpointer)m);
+    const Tensor *owner = m->g->tensors->pdata[GPOINTER_TO_UINT(members->pdata[0])];
+    AliasBlock *block = alias_block_new(owner->name);
+    for (guint k = 1; k < members->len; k++)
+        alias_block_add(block, ((const Tensor *)m->g->tensors->pdata[GPOINTER_TO_UINT(members->pdata[k])])->name);
+    g_qsort_with_data(members->pdata, (gint)members->len, sizeof(gpointer), by_death, (gpointer)m);
+    guint death = 0;
+    for (guint k = 0; k < members->len; k++) {
+        guint t = GPOINTER_TO_UINT(members->pdata[k]);
+        if (alias_block_release(block, ((const Tensor *)m->g->tensors->pdata[t])->name))
+            death = m->death[t];
+    }
+    alias_block_free(block);
+    return death;
+}
+
+Trace *trace_from_alias_map(const AliasMap *m, GHashTable *pins, GError **error)
+{
+    guint n = m->g->tensors->len, steps = MAX(m->schedule->len, 1);
+    guint64 *extent = g_new0(guint64, n + 1);
+    guint *first = g_new(guint, n + 1), *last = g_new0(guint, n + 1);
+    gint64 *fixed = g_new(gint64, n + 1);
+    const char **pinned_by = g_new0(const char *, n + 1);
+    for (guint k = 0; k < n; k++) {
+        first[k] = G_MAXUINT;
+        fixed[k] = TRACE_NONE;
+    }
+    GPtrArray **members = g_new0(GPtrArray *, n + 1);
+    Trace *t = NULL;
+    for (guint k = 0; k < n; k++) {
+        if (!m->bytes[k])
+            continue;
+        guint64 off;
+        gint r = alias_root(m, (gint)k, &off);
+        if (!m->bytes[r]) { /* an invariant of the alias map: a tensor in the arena lives in a root that is */
+            g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH, "tensor '%s' lives in '%s', which has no buffer",
+                        ((const Tensor *)m->g->tensors->pdata[k])->name, ((const Tensor *)m->g->tensors->pdata[r])->name);
+            for (guint j = 0; j < n; j++)
+                if (members[j])
+                    g_ptr_array_unref(members[j]);
+            g_free(members);
+            goto out;
+        }
+        extent[r] = MAX(extent[r], off + m->bytes[k]);
+        first[r] = MIN(first[r], m->birth[k]);
+        if (!members[r])
+            members[r] = g_ptr_array_new();
+        g_ptr_array_add(members[r], GUINT_TO_POINTER(k));
+    }
+    for (guint r = 0; r < n; r++)
+        if (members[r]) {
+            last[r] = root_death(m, members[r]);
+            g_ptr_array_unref(members[r]);
+        }
+    g_free(members);
+    if (pins && !pin_roots(m, pins, fixed, pinned_by, error))
+        goto out;
+    t = trace_new(m->g->name);
+    t->steps = steps;
+    for (guint k = 0; k < n; k++) {
+        if (!m->bytes[k] || m->link[k].parent >= 0)
+            continue;
+        const Tensor *tensor = m->g->tensors->pdata[k];
+        gboolean pinned = fixed[k] != TRACE_NONE;
+        if (pinned && (guint64)fixed[k] % m->layout.align) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH, "pin of '%s' puts buffer '%s' at %" G_GINT64_FORMAT
+                        ", which is not a multiple of --align %" G_GUINT64_FORMAT, pinned_by[k], tensor->name, fixed[k],
+                        m->layout.align);
+            trace_free(t);
+            t = NULL;
+            goto out;
+        }
+        /* Pre-allocated tensors are never freed: a pinned buffer lives for the whole run. */
+        guint id = trace_add(t, tensor->name, extent[k], m->layout.align, pinned ? 0 : first[k], pinned ? steps - 1 : last[k]);
+        trace_buffer(t, id)->fixed = fixed[k];
+        trace_buffer(t, id)->bin = m->bin[k];
+    }
+    /* Scratch: single-step workspace of the nodes whose op row asks for it. */
+    for (guint s = 0; s < m->schedule->len; s++) {
+        const Node *node = m->schedule->pdata[s];
+        guint64 bytes = m->scratch && node->op && node->op->scratch ? node->op->scratch(node) : 0;
+        if (!bytes)
+            continue;
+        char *name = g_strdup_printf("%s#scratch", *node->name ? node->name : node->label);
+        trace_add(t, name, bytes, m->layout.align, s, s);
+        g_free(name);
+    }
+    t->steps = steps;
+out:
+    g_free(extent);
+    g_free(first);
+    g_free(last);
+    g_free(fixed);
+    g_free(pinned_by);
+    return t;
+}

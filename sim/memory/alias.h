@@ -1,0 +1,113 @@
+/* alias.h — which tensors share bytes. An alias map sends each tensor to a parent tensor and a byte
+ * offset inside it (or to itself: its own buffer); following parents reaches the tensor's *root*, the one
+ * buffer the trace gets. Alias strategies (strategies/alias-*.c) fill the map before placement:
+ * noop views and in-place reuse (001_84cba9e4119fb5d1.txt, 003_ed2891d3a8e55e79.txt "Unified Alias +
+ * In-Place Memory Sharing"), Gather/Slice/Concat/Split offsets and chained-concat nesting
+ * (000_c324d345f708b909.txt). A root's buffer spans every member (offset + size) and lives from the
+ * first member's birth to the last member's death — the seed's ownership transfer on free. */
+#ifndef SIM_ALIAS_H
+#define SIM_ALIAS_H
+
+#include "model/graph.h"
+#include "memory/liveness.h"
+
+typedef enum {
+    SHARE_OWN,     /* its own buffer */
+    SHARE_NOOP,    /* Reshape, Transpose (as the seeds classify it), Squeeze, Unsqueeze, Flatten, Identity */
+    SHARE_INPLACE, /* an elementwise op writing over a same-size input that dies there */
+    SHARE_GATHER,  /* Gather in its data's buffer, sized max(data, output) */
+    SHARE_SLICE,   /* a view at start x stride bytes into the input */
+    SHARE_SPLIT,   /* consecutive views of the input */
+    SHARE_CONCAT,  /* inputs laid out contiguously in the output */
+    SHARE_DEDUP,   /* a concat output nested inside an outer concat */
+    SHARE_KIND_COUNT
+} ShareKind;
+const char *share_kind_name(ShareKind k);
+
+typedef struct {
+    gint parent;     /* tensor id whose bytes this tensor lives in, or -1 */
+    guint64 offset;  /* byte offset inside the parent */
+    ShareKind kind;  /* why (for the report) */
+} AliasLink;
+
+typedef struct {
+    const Graph *g;
+    const GPtrArray *schedule;
+    LayoutOptions layout;
+    gboolean strict_runtime; /* a runtime op that cannot alias is an error (the seed's texts), not a copy */
+    gint *step_of;           /* node index -> step */
+    guint64 *bytes;          /* per tensor: physical bytes (0: no buffer) */
+    guint *birth, *death;    /* per tensor: own lifetime [birth, death] in steps */
+    guint *bin;              /* per tensor: memory bin */
+    AliasLink *link;         /* per tensor */
+    gboolean *structural;    /* per tensor: its link is graph-structural (not in-place) */
+    gboolean *decided;       /* per node: an alias strategy has handled it (aliased or copied) */
+    guint aliased_ops[SHARE_KIND_COUNT], copied_ops[SHARE_KIND_COUNT];
+    guint64 outside_saved[SHARE_KIND_COUNT]; /* bytes of views that stay outside the arena (alias_view_outside) */
+    GPtrArray *notes;        /* "node X: copy: why", one per fallback */
+    GHashTable *pins;        /* tensor name -> gint64* offset (pre-allocated tensors), or NULL */
+    gboolean scratch;        /* add the op table's single-step kernel workspace to the trace */
+    /* Indexes kept by alias_link and alias_view_outside so that every query is near constant time on a
+     * chain of 200,000 views (alias-index.h): roots through union-find, children through lists, and per
+     * structural tree the count of members the caller owns. */
+    struct AliasIndex *index;
+} AliasMap;
+
+/* A map where every tensor has its own buffer. bins: per tensor id, or NULL (all bin 0); pins: tensor
+ * name -> gint64* offset, or NULL (borrowed: it must outlive the map). */
+AliasMap *alias_map_new(const Graph *g, const GPtrArray *schedule, const LayoutOptions *layout, const guint *bins,
+                        GHashTable *pins, GError **error);
+void alias_map_free(AliasMap *m);
+
+/* Root of tensor t and t's byte offset in it. */
+gint alias_root(const AliasMap *m, gint t, guint64 *offset);
+/* Root when only graph-structural links are followed (not in-place): consumer counting uses it. */
+gint alias_structural_root(const AliasMap *m, gint t);
+/* Per tensor id: the last step any member of its structural tree is alive (indexed by structural
+ * root; newly allocated). */
+guint *alias_structural_deaths(const AliasMap *m);
+/* TRUE when t's structural tree holds a graph output or a pinned tensor (or, with `inputs`, a graph
+ * input): bytes the caller owns, which no op may write over. */
+gboolean alias_structural_protected(const AliasMap *m, gint t, gboolean inputs);
+/* Places root `child` inside `parent` at `offset` bytes from parent's start. FALSE (no change) when the
+ * child is not a root, the two are in different bins or would form a cycle. */
+gboolean alias_link(AliasMap *m, gint child, gint parent, guint64 offset, ShareKind kind);
+/* Tensor t is a view of bytes outside the arena (a weight, a constant, a caller's input): it gets no buffer
+ * either, and its bytes count as saved by `kind`. FALSE (nothing changed) when t must be in the arena: a
+ * graph output the caller reads from the arena, a pinned tensor, or one another tensor already lives in. */
+gboolean alias_view_outside(AliasMap *m, gint t, ShareKind kind);
+/* Records that node n handled by strategy `kind` had to copy, and why. */
+void alias_note_copy(AliasMap *m, const Node *n, ShareKind kind, const char *fmt, ...) G_GNUC_PRINTF(4, 5);
+/* Why a tensor has no buffer in the arena, for a fallback's reason: "a weight or constant outside the
+ * arena", a graph input/output under --io outside, or a view of one of those. */
+const char *alias_outside_reason(const Tensor *t);
+void alias_note_shared(AliasMap *m, const Node *n, ShareKind kind);
+/* Physical stride in bytes of one step along `axis` (product of later dims, last dim padded). */
+guint64 alias_axis_stride(const AliasMap *m, const Tensor *t, int axis);
+/* TRUE when every dimension before `axis` is 1 (the seeds' condition for offset aliasing). */
+gboolean alias_leading_ones(const Tensor *t, int axis);
+
+/* Parses "NAME=OFFSET" into pins (name -> gint64*). */
+gboolean alias_pins_parse(GHashTable *pins, const char *spec, GError **error);
+
+/* The trace: one buffer per root (extent, union lifetime, bin; a pinned member pins its root, which then
+ * lives for the whole run, as pre-allocated tensors do) plus single-step scratch buffers for nodes whose
+ * op row asks for workspace. */
+Trace *trace_from_alias_map(const AliasMap *m, GHashTable *pins, GError **error);
+
+/* An alias strategy (strategies/alias-*.c): decides, for the nodes it knows, which tensors share bytes. */
+typedef struct AliasStrategy {
+    const char *name;
+    const char *summary;
+    gboolean (*apply)(AliasMap *m, GError **error);
+} AliasStrategy;
+
+/* Concat layout shared by the runtime and concat-dedup strategies: inputs laid out contiguously in the
+ * output, in a reverse topological pass (the seed's "reverse split"). With `nest`, inputs that are
+ * concat outputs are nested too (SHARE_DEDUP). */
+gboolean alias_concat_pass(AliasMap *m, gboolean nest, GError **error);
+
+/* Bytes each kind of sharing saved against every tensor having its own buffer. */
+void alias_savings(const AliasMap *m, guint64 saved[SHARE_KIND_COUNT]);
+
+#endif

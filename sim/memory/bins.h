@@ -1,0 +1,22 @@
+/* bins.h — memory bins (001_84cba9e4119fb5d1.txt: each bin has its own allocator and arena; aliases never
+ * cross bins). A bins file assigns tensors to bins by rules, first match wins, unmatched tensors in bin 0:
+ *
+ *     # bin  rule
+ *     1      name=*attn*        a glob on the tensor name (GLib's g_pattern_match_simple: * and ?)
+ *     2      size>=1048576      the tensor's physical bytes
+ */
+#ifndef SIM_BINS_H
+#define SIM_BINS_H
+
+#include "model/graph.h"
+
+typedef struct BinRules BinRules;
+
+/* Errors name FILE:LINE. */
+BinRules *bin_rules_parse(const char *text, gsize len, const char *path, GError **error);
+BinRules *bin_rules_read_file(const char *path, GError **error);
+void bin_rules_free(BinRules *r);
+/* Bin of every tensor of g (indexed by tensor id), given each tensor's physical bytes. Newly allocated. */
+guint *bin_rules_assign(const BinRules *r, const Graph *g, const guint64 *bytes);
+
+#endif

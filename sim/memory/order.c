@@ -1,0 +1,338 @@
+/* order.c — the ordering memory model, schedule validation and peak, and the score heap (see order.h). */
+#include "memory/order.h"
+#include "ops/ops.h"
+
+#include <string.h>
+
+static void add_succ(OrderProblem *p, const Tensor *t, guint node)
+{
+    if (t && t->producer) {
+        guint from = (guint)t->producer->index;
+        g_array_append_val(p->succs[from], node);
+        p->n_preds[node]++;
+    }
+}
+
+static void add_use(OrderProblem *p, guint node, gint root)
+{
+    if (root < 0)
+        return;
+    GArray *in = p->inputs[node];
+    for (guint k = 0; k < in->len; k++) {
+        RootUse *u = &g_array_index(in, RootUse, k);
+        if (u->root == (guint)root) {
+            u->edges++;
+            p->root_edges[root]++;
+            return;
+        }
+    }
+    RootUse u = {(guint)root, 1};
+    g_array_append_val(in, u);
+    p->root_uses[root]++;
+    p->root_edges[root]++;
+}
+
+OrderProblem *order_problem_new(const Graph *g, const LayoutOptions *layout, GError **error)
+{
+    OrderProblem *p = g_new0(OrderProblem, 1);
+    guint nt = g->tensors->len;
+    p->g = g;
+    p->n = g->nodes->len;
+    p->root_of = g_new(gint, nt + 1);
+    GArray *bytes = g_array_new(FALSE, FALSE, sizeof(guint64));
+    GArray *kept = g_array_new(FALSE, FALSE, sizeof(gboolean)), *early = g_array_new(FALSE, FALSE, sizeof(gboolean));
+    for (guint k = 0; k < nt; k++) {
+        const Tensor *t = g->tensors->pdata[k];
+        guint64 b = 0;
+        gboolean outside = t->kind == TENSOR_WEIGHT || t->kind == TENSOR_CONSTANT;
+        p->root_of[k] = -1;
+        if (!t->shape_known || !tensor_in_arena(t, layout))
+            continue;
+        if (!tensor_physical_bytes(t, layout->pad_last, &b)) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_SHAPE, "tensor '%s': padded byte size overflows 64 bits", t->name);
+            goto fail;
+        }
+        if (!b)
+            continue;
+        /* A noop output is its input's root (resolved below, in topological order); others are roots. */
+        const Node *prod = t->producer;
+        if (node_is_view(prod, layout) && node_input(prod, 0) && !outside)
+            continue;
+        p->root_of[k] = (gint)bytes->len;
+        gboolean is_kept = t->is_graph_output || outside, is_early = t->is_graph_input || outside;
+        g_array_append_val(bytes, b);
+        g_array_append_val(kept, is_kept);
+        g_array_append_val(early, is_early);
+    }
+    for (guint s = 0; s < g->order->len; s++) {
+        const Node *n = g->order->pdata[s];
+        const Tensor *x = node_input(n, 0), *y = node_output(n, 0);
+        if (!node_is_view(n, layout) || !x || !y || p->root_of[y->id] >= 0)
+            continue;
+        guint64 bx = 0, by = 0;
+        tensor_physical_bytes(x, layout->pad_last, &bx);
+        tensor_physical_bytes(y, layout->pad_last, &by);
+        if (p->root_of[x->id] >= 0 && bx == by) {
+            p->root_of[y->id] = p->root_of[x->id];
+            if (y->is_graph_output)
+                g_array_index(kept, gboolean, p->root_of[y->id]) = TRUE;
+        } else if (by) { /* not a view after all (a weight's reshape, or padding changes the bytes) */
+            p->root_of[y->id] = (gint)bytes->len;
+            gboolean f = FALSE, o = y->is_graph_output;
+            g_array_append_val(bytes, by);
+            g_array_append_val(kept, o);
+            g_array_append_val(early, f);
+        }
+    }
+    p->n_roots = bytes->len;
+    p->root_bytes = (guint64 *)(void *)g_array_free(bytes, FALSE);
+    p->root_kept = (gboolean *)(void *)g_array_free(kept, FALSE);
+    p->root_early = (gboolean *)(void *)g_array_free(early, FALSE);
+    p->root_uses = g_new0(guint, p->n_roots + 1);
+    p->root_edges = g_new0(guint, p->n_roots + 1);
+    p->inputs = g_new0(GArray *, p->n + 1);
+    p->outputs = g_new0(GArray *, p->n + 1);
+    p->succs = g_new0(GArray *, p->n + 1);
+    p->n_preds = g_new0(guint, p->n + 1);
+    p->alloc_bytes = g_new0(guint64, p->n + 1);
+    p->inplace_bonus = g_new0(guint64, p->n + 1);
+    for (guint k = 0; k < p->n; k++) {
+        p->inputs[k] = g_array_new(FALSE, FALSE, sizeof(RootUse));
+        p->outputs[k] = g_array_new(FALSE, FALSE, sizeof(guint));
+        p->succs[k] = g_array_new(FALSE, FALSE, sizeof(guint));
+    }
+    for (guint k = 0; k < p->n; k++) {
+        const Node *n = g->nodes->pdata[k];
+        for (guint i = 0; i < n->inputs->len; i++) {
+            const Tensor *t = n->inputs->pdata[i];
+            if (t)
+                add_use(p, k, p->root_of[t->id]);
+            add_succ(p, t, k);
+        }
+        for (guint i = 0; i < n->implicit_inputs->len; i++) {
+            const Tensor *t = n->implicit_inputs->pdata[i];
+            add_use(p, k, p->root_of[t->id]);
+            add_succ(p, t, k);
+        }
+        for (guint o = 0; o < n->outputs->len; o++) {
+            const Tensor *t = n->outputs->pdata[o];
+            if (!t || p->root_of[t->id] < 0)
+                continue;
+            guint r = (guint)p->root_of[t->id];
+            gboolean fresh = TRUE; /* a noop output joins its input's root: nothing new */
+            for (guint i = 0; fresh && i < p->inputs[k]->len; i++)
+                fresh = g_array_index(p->inputs[k], RootUse, i).root != r;
+            if (!fresh || p->root_early[r])
+                continue;
+            g_array_append_val(p->outputs[k], r);
+            p->alloc_bytes[k] += p->root_bytes[r];
+            for (guint c = 0; c < t->consumers->len; c++) {
+                const Node *cn = t->consumers->pdata[c];
+                const Tensor *co = node_output(cn, 0);
+                guint64 cb = 0;
+                if (cn->op && cn->op->elementwise && co && tensor_physical_bytes(co, layout->pad_last, &cb) &&
+                    cb == p->root_bytes[r])
+                    p->inplace_bonus[k] = MAX(p->inplace_bonus[k], p->root_bytes[r] / 8);
+            }
+        }
+    }
+    p->budget_states = 2000000;
+    p->budget_seconds = 10;
+    return p;
+fail:
+    g_array_unref(bytes);
+    g_array_unref(kept);
+    g_array_unref(early);
+    g_free(p->root_of);
+    g_free(p);
+    return NULL;
+}
+
+void order_problem_free(OrderProblem *p)
+{
+    if (!p)
+        return;
+    for (guint k = 0; k < p->n; k++) {
+        g_array_unref(p->inputs[k]);
+        g_array_unref(p->outputs[k]);
+        g_array_unref(p->succs[k]);
+    }
+    g_free(p->inputs);
+    g_free(p->outputs);
+    g_free(p->succs);
+    g_free(p->n_preds);
+    g_free(p->alloc_bytes);
+    g_free(p->inplace_bonus);
+    g_free(p->root_of);
+    g_free(p->root_bytes);
+    g_free(p->root_kept);
+    g_free(p->root_early);
+    g_free(p->root_uses);
+    g_free(p->root_edges);
+    g_free(p);
+}
+
+gboolean order_peak(const OrderProblem *p, const guint *order, guint64 *peak, GError **error)
+{
+    guint *remaining = g_memdup2(p->root_uses, (p->n_roots + 1) * sizeof(guint));
+    guint *preds = g_memdup2(p->n_preds, (p->n + 1) * sizeof(guint));
+    gboolean *done = g_new0(gboolean, p->n + 1), ok = TRUE;
+    guint64 live = 0, best = 0;
+    for (guint r = 0; r < p->n_roots; r++)
+        if (p->root_early[r])
+            live += p->root_bytes[r];
+    for (guint s = 0; ok && s < p->n; s++) {
+        guint k = order[s];
+        if (k >= p->n || done[k] || preds[k]) {
+            const Node *n = k < p->n ? p->g->nodes->pdata[k] : NULL;
+            g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH, "order is not topological: step %u runs %s%s", s,
+                        n ? n->label : "no node", !n ? "" : done[k] ? " a second time" : " before an input of it is made");
+            ok = FALSE;
+            break;
+        }
+        done[k] = TRUE;
+        for (guint j = 0; j < p->succs[k]->len; j++)
+            preds[g_array_index(p->succs[k], guint, j)]--;
+        live += p->alloc_bytes[k];
+        best = MAX(best, live);
+        for (guint i = 0; i < p->inputs[k]->len; i++) {
+            guint r = g_array_index(p->inputs[k], RootUse, i).root;
+            if (--remaining[r] == 0 && !p->root_kept[r])
+                live -= p->root_bytes[r];
+        }
+        for (guint i = 0; i < p->outputs[k]->len; i++) { /* made and never read */
+            guint r = g_array_index(p->outputs[k], guint, i);
+            if (!p->root_uses[r] && !p->root_kept[r])
+                live -= p->root_bytes[r];
+        }
+        if (s == 0) /* graph inputs nobody reads live through step 0 only */
+            for (guint r = 0; r < p->n_roots; r++)
+                if (p->root_early[r] && !p->root_uses[r] && !p->root_kept[r])
+                    live -= p->root_bytes[r];
+    }
+    if (p->n == 0)
+        best = live;
+    g_free(remaining);
+    g_free(preds);
+    g_free(done);
+    *peak = best;
+    return ok;
+}
+
+GPtrArray *order_schedule(const OrderStrategy *s, const OrderProblem *p, GError **error)
+{
+    guint *order = g_new(guint, p->n + 1);
+    guint64 peak;
+    GPtrArray *schedule = NULL;
+    if (s->order(p, order, error) && order_peak(p, order, &peak, error)) {
+        schedule = g_ptr_array_sized_new(p->n);
+        for (guint k = 0; k < p->n; k++)
+            g_ptr_array_add(schedule, p->g->nodes->pdata[order[k]]);
+    } else if (error && *error) {
+        g_prefix_error(error, "order %s: ", s->name);
+    }
+    g_free(order);
+    return schedule;
+}
+
+guint64 order_freed_bytes(const OrderProblem *p, guint node, const guint *remaining, gboolean edges)
+{
+    guint64 freed = 0;
+    for (guint i = 0; i < p->inputs[node]->len; i++) {
+        const RootUse *u = &g_array_index(p->inputs[node], RootUse, i);
+        if (!p->root_kept[u->root] && remaining[u->root] == (edges ? u->edges : 1))
+            freed += p->root_bytes[u->root];
+    }
+    return freed;
+}
+
+/* ---- the heap ---- */
+
+void heap_init(ScoreHeap *h) { h->items = g_array_new(FALSE, FALSE, sizeof(HeapItem)); }
+
+void heap_clear(ScoreHeap *h)
+{
+    if (h->items)
+        g_array_unref(h->items);
+    h->items = NULL;
+}
+
+static gboolean above(const HeapItem *a, const HeapItem *b)
+{
+    return a->score > b->score || (a->score == b->score && a->node < b->node);
+}
+
+void heap_push(ScoreHeap *h, gint64 score, guint node, guint version)
+{
+    HeapItem it = {score, node, version};
+    g_array_append_val(h->items, it);
+    HeapItem *a = (HeapItem *)(void *)h->items->data;
+    for (guint k = h->items->len - 1; k > 0;) {
+        guint parent = (k - 1) / 2;
+        if (!above(&a[k], &a[parent]))
+            break;
+        HeapItem t = a[k];
+        a[k] = a[parent];
+        a[parent] = t;
+        k = parent;
+    }
+}
+
+gboolean heap_pop(ScoreHeap *h, HeapItem *out)
+{
+    if (!h->items->len)
+        return FALSE;
+    HeapItem *a = (HeapItem *)(void *)h->items->data;
+    *out = a[0];
+    guint n = h->items->len - 1;
+    a[0] = a[n];
+    g_array_set_size(h->items, n);
+    a = (HeapItem *)(void *)h->items->data;
+    for (guint k = 0;;) {
+        guint l = 2 * k + 1, r = l + 1, top = k;
+        if (l < n && above(&a[l], &a[top]))
+            top = l;
+        if (r < n && above(&a[r], &a[top]))
+            top = r;
+        if (top == k)
+            break;
+        HeapItem t = a[k];
+        a[k] = a[top];
+        a[top] = t;
+        k = top;
+    }
+    return TRUE;
+}
+
+void order_by_score(const OrderProblem *p, OrderScoreFn score, gboolean rescore_on_pop, guint *order)
+{
+    guint *preds = g_memdup2(p->n_preds, (p->n + 1) * sizeof(guint));
+    guint *remaining = g_memdup2(p->root_uses, (p->n_roots + 1) * sizeof(guint)), placed = 0;
+    ScoreHeap heap;
+    heap_init(&heap);
+    for (guint k = 0; k < p->n; k++)
+        if (!preds[k])
+            heap_push(&heap, score(p, k, remaining), k, 0);
+    HeapItem it;
+    while (heap_pop(&heap, &it)) {
+        guint k = it.node;
+        if (rescore_on_pop) {
+            gint64 now = score(p, k, remaining);
+            if (now != it.score) { /* stale: back in at its current score */
+                heap_push(&heap, now, k, 0);
+                continue;
+            }
+        }
+        order[placed++] = k;
+        for (guint i = 0; i < p->inputs[k]->len; i++)
+            remaining[g_array_index(p->inputs[k], RootUse, i).root]--;
+        for (guint j = 0; j < p->succs[k]->len; j++) {
+            guint s = g_array_index(p->succs[k], guint, j);
+            if (--preds[s] == 0)
+                heap_push(&heap, score(p, s, remaining), s, 0);
+        }
+    }
+    heap_clear(&heap);
+    g_free(preds);
+    g_free(remaining);
+}

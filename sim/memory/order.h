@@ -1,0 +1,83 @@
+/* order.h — operator orderings. An order strategy (strategies/order-*.c) turns a graph into a schedule
+ * (every node once, topologically). They all see the same memory model, built here: buffers are the
+ * graph's noop-alias roots (a Reshape/Transpose/... output allocates nothing: 003_ed2891d3a8e55e79.txt,
+ * "alias-aware"), a root is born when its producer runs (graph inputs before the first step) and freed
+ * after the last node that reads any tensor of it, graph outputs never. The peak of live bytes under an
+ * order is the lower bound any placement of that order can reach. */
+#ifndef SIM_ORDER_H
+#define SIM_ORDER_H
+
+#include "model/graph.h"
+#include "memory/liveness.h"
+
+typedef struct {
+    guint root;
+    guint edges; /* input slots of the node that read this root (Add(x, x): 2) */
+} RootUse;
+
+typedef struct {
+    const Graph *g;
+    guint n;              /* nodes, indexed as in the file */
+    guint n_roots;
+    gint *root_of;        /* tensor id -> root, -1 when the tensor has no buffer */
+    guint64 *root_bytes;
+    gboolean *root_kept;  /* a graph output: never freed */
+    gboolean *root_early; /* a graph input: live before the first step */
+    guint *root_uses;     /* distinct consuming nodes */
+    guint *root_edges;    /* consuming input slots */
+    GArray **inputs;      /* per node: RootUse, distinct roots read */
+    GArray **outputs;     /* per node: guint roots the node allocates */
+    GArray **succs;       /* per node: guint successor node indices (with multiplicity per edge) */
+    guint *n_preds;       /* per node: predecessor edges */
+    guint64 *alloc_bytes; /* per node: bytes its new roots take */
+    guint64 *inplace_bonus; /* per node: output/8 when a consumer can take the output in place (v2) */
+    guint64 budget_states;  /* optimal: states explored at most */
+    double budget_seconds;  /* optimal: wall time at most */
+    /* optimal: the orders whose best peak is the incumbent to beat (NULL-terminated, normally the registry's
+     * order_registry; NULL: none, optimal starts unbounded). Handed down: this room cannot name the registry. */
+    const struct OrderStrategy *const *incumbents;
+} OrderProblem;
+
+OrderProblem *order_problem_new(const Graph *g, const LayoutOptions *layout, GError **error);
+void order_problem_free(OrderProblem *p);
+
+/* Peak live bytes of a schedule (node indices); also validates it: every node once, inputs first. */
+gboolean order_peak(const OrderProblem *p, const guint *order, guint64 *peak, GError **error);
+
+typedef struct OrderStrategy {
+    const char *name;
+    const char *summary;
+    /* Writes p->n node indices into `order`. */
+    gboolean (*order)(const OrderProblem *p, guint *order, GError **error);
+} OrderStrategy;
+
+/* Runs a strategy and validates its answer as a topological order; returns the schedule as Node*. */
+GPtrArray *order_schedule(const OrderStrategy *s, const OrderProblem *p, GError **error);
+
+/* A max-heap of (score, node) with lazy deletion by version, shared by the heuristics. Ties: lower
+ * node index first (file order). */
+typedef struct {
+    GArray *items; /* HeapItem */
+} ScoreHeap;
+typedef struct {
+    gint64 score;
+    guint node;
+    guint version;
+} HeapItem;
+void heap_init(ScoreHeap *h);
+void heap_clear(ScoreHeap *h);
+void heap_push(ScoreHeap *h, gint64 score, guint node, guint version);
+gboolean heap_pop(ScoreHeap *h, HeapItem *out);
+
+/* Bytes a node would free if it ran now: roots it reads whose remaining uses it exhausts. `remaining`
+ * counts consuming nodes (edges: FALSE) or consuming edges (edges: TRUE). */
+guint64 order_freed_bytes(const OrderProblem *p, guint node, const guint *remaining, gboolean edges);
+
+/* A node's priority when it is ready, given the remaining uses of every root (counted in consuming nodes). */
+typedef gint64 (*OrderScoreFn)(const OrderProblem *p, guint node, const guint *remaining);
+/* Kahn's algorithm on a max-heap of ready nodes scored by `score` at push. With `rescore_on_pop`, a popped
+ * node whose score has changed goes back in at its current score (lazy re-scoring); without, scores stay
+ * as pushed. Writes p->n node indices to `order`. */
+void order_by_score(const OrderProblem *p, OrderScoreFn score, gboolean rescore_on_pop, guint *order);
+
+#endif

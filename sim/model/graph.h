@@ -1,0 +1,224 @@
+/* graph.h — the graph model every pass works on: tensors, nodes, attributes, graphs and models.
+ *
+ * A graph is built by name (graph_add_*), in any order, then graph_finalize() resolves the names,
+ * links producers and consumers, classifies tensors (input, output, weight, constant, intermediate),
+ * validates (defined before use, produced once, no cycle) and computes a topological order.
+ * Shapes are filled in later by shape inference (shape.h). */
+#ifndef SIM_GRAPH_H
+#define SIM_GRAPH_H
+
+#include "model/dtype.h"
+#include "base/error.h"
+#include "base/files.h"
+#include "model/value.h"
+
+#include <glib.h>
+
+
+typedef enum {
+    TENSOR_INTERMEDIATE,
+    TENSOR_INPUT,
+    TENSOR_OUTPUT,
+    TENSOR_WEIGHT,
+    TENSOR_CONSTANT,
+    TENSOR_KIND_COUNT
+} TensorKind;
+const char *tensor_kind_name(TensorKind k);
+
+/* A declared type, as a graph input/output or value_info gives it. */
+typedef struct {
+    DType dtype;
+    int rank;       /* -1: the file gives no shape */
+    gint64 *dims;   /* -1 where the dimension is symbolic or unknown */
+    char **params;  /* dim_param per dimension (NULL entries where none); NULL when no dim has one */
+} TypeInfo;
+TypeInfo *type_info_new(DType dtype, int rank, const gint64 *dims);
+void type_info_set_param(TypeInfo *t, int axis, const char *param);
+TypeInfo *type_info_copy(const TypeInfo *t);
+void type_info_free(TypeInfo *t);
+
+/* Tensor contents as stored in a file: an initializer or a tensor-valued attribute. */
+typedef struct {
+    char *name;
+    DType dtype;
+    int rank;
+    gint64 *dims;
+    GBytes *raw;         /* little-endian element data; NULL when external or empty */
+    GPtrArray *strings;  /* GBytes* elements of a STRING tensor, else NULL */
+    GPtrArray *external; /* char* key, value, key, value, ... (external_data); NULL when inline */
+} TensorData;
+TensorData *tensor_data_new(const char *name, DType dtype, int rank, const gint64 *dims);
+TensorData *tensor_data_from_value(const char *name, const Value *v, int rank, const gint64 *dims);
+TensorData *tensor_data_copy(const TensorData *t);
+void tensor_data_free(TensorData *t);
+/* Decoded numeric value when inline and at most VALUE_MAX_ELEMENTS elements; else NULL. */
+Value *tensor_data_value(const TensorData *t);
+
+typedef enum {
+    ATTR_UNDEFINED = 0,
+    ATTR_FLOAT = 1,
+    ATTR_INT = 2,
+    ATTR_STRING = 3,
+    ATTR_TENSOR = 4,
+    ATTR_GRAPH = 5,
+    ATTR_FLOATS = 6,
+    ATTR_INTS = 7,
+    ATTR_STRINGS = 8,
+    ATTR_TENSORS = 9,
+    ATTR_GRAPHS = 10,
+    ATTR_SPARSE_TENSOR = 11,
+    ATTR_SPARSE_TENSORS = 12,
+    ATTR_TYPE_PROTO = 13,
+    ATTR_TYPE_PROTOS = 14,
+    ATTR_TYPE_COUNT
+} AttrType;
+const char *attr_type_name(AttrType t);
+
+struct Graph;
+
+/* One node attribute; the member matching `type` holds the value. Sparse tensors and type protos
+ * are kept as their packed protobuf bytes (`opaque`), which is enough to write them back. */
+typedef struct {
+    char *name;
+    AttrType type;
+    char *ref_attr_name; /* set only inside function bodies */
+    float f;
+    gint64 i;
+    GBytes *s;
+    GArray *floats;      /* float */
+    GArray *ints;        /* gint64 */
+    GPtrArray *strings;  /* GBytes* */
+    TensorData *t;
+    struct Graph *g;
+    GPtrArray *tensors;  /* TensorData* */
+    GPtrArray *graphs;   /* Graph* */
+    GPtrArray *opaque;   /* GBytes*: packed SparseTensorProto / TypeProto messages */
+} Attr;
+Attr *attr_new(const char *name, AttrType type);
+Attr *attr_new_int(const char *name, gint64 v);
+Attr *attr_new_float(const char *name, float v);
+Attr *attr_new_string(const char *name, const char *v);
+Attr *attr_new_ints(const char *name, const gint64 *v, gsize n);
+Attr *attr_new_floats(const char *name, const float *v, gsize n);
+Attr *attr_new_tensor(const char *name, TensorData *t);
+Attr *attr_new_graph(const char *name, struct Graph *g);
+void attr_free(Attr *a);
+
+struct Node;
+struct OpInfo;
+
+typedef struct Tensor {
+    int id;
+    char *name;
+    TensorKind kind;
+    gboolean is_graph_input;
+    gboolean is_graph_output;
+    gboolean has_value_info;
+    /* Filled by shape inference. */
+    DType dtype;
+    int rank;
+    gint64 *dims;
+    gboolean shape_known;
+    guint64 bytes;        /* dtype size x elements, valid when shape_known */
+    Value *value;         /* known contents (constants, folded shape arithmetic), or NULL */
+    /* From the file. */
+    TypeInfo *declared;   /* graph input/output type or value_info; NULL if none */
+    TensorData *init;     /* initializer data (weights), or the value of a Constant node */
+    struct Tensor *outer; /* in a subgraph: the enclosing graph's tensor this name captures */
+    /* Links, set by graph_finalize. */
+    struct Node *producer;
+    GPtrArray *consumers; /* Node*, each consuming node once */
+} Tensor;
+
+typedef struct Node {
+    int index;            /* position in the file */
+    char *name;
+    char *op_type;
+    char *domain;
+    char *doc;
+    char *label;          /* "'name' (Op)" or "#index (Op)", for messages */
+    GPtrArray *inputs;    /* Tensor*, NULL for an omitted optional input ("") */
+    GPtrArray *outputs;   /* Tensor*, NULL for an omitted optional output */
+    GPtrArray *attrs;     /* Attr* */
+    GPtrArray *implicit_inputs; /* outer tensors read by this node's subgraphs */
+    const struct OpInfo *op;    /* row of the op table, set by shape inference */
+} Node;
+
+typedef struct Graph {
+    char *name;
+    char *doc;
+    GPtrArray *tensors;      /* Tensor*, index = id */
+    GHashTable *by_name;     /* name -> Tensor* */
+    GPtrArray *nodes;        /* Node*, file order */
+    GPtrArray *inputs;       /* Tensor*: declared graph inputs, file order (initializers included
+                                when the file lists them as inputs too) */
+    GPtrArray *outputs;      /* Tensor*: graph outputs, file order */
+    GPtrArray *initializers; /* Tensor*: file order */
+    GPtrArray *value_infos;  /* Tensor*: tensors that carried a value_info entry, file order */
+    GPtrArray *order;        /* Node*: a topological order (file order when the file is sorted) */
+    gboolean file_order_is_topological;
+    struct Graph *parent;    /* enclosing graph of a subgraph */
+    GPtrArray *captures;     /* Tensor* of the enclosing graph that this subgraph reads */
+    gboolean finalized;
+} Graph;
+
+typedef struct {
+    char *domain;
+    gint64 version;
+} OpsetId;
+
+typedef struct {
+    gint64 ir_version;
+    char *producer_name;
+    char *producer_version;
+    char *domain;
+    gint64 model_version;
+    char *doc;
+    GArray *opsets;      /* OpsetId */
+    GPtrArray *metadata; /* char* key, value, key, value, ... */
+    Graph *graph;
+    char *dir;           /* folder of the file; external data paths are relative to it */
+} Model;
+
+Graph *graph_new(const char *name);
+void graph_free(Graph *g);
+Tensor *graph_tensor(Graph *g, const char *name); /* lookup; NULL if absent */
+Tensor *graph_tensor_get_or_add(Graph *g, const char *name);
+/* Building. Each returns FALSE with a GError when the name is already taken in that role. */
+gboolean graph_add_input(Graph *g, const char *name, TypeInfo *type, GError **error);
+gboolean graph_add_output(Graph *g, const char *name, TypeInfo *type, GError **error);
+gboolean graph_add_value_info(Graph *g, const char *name, TypeInfo *type, GError **error);
+gboolean graph_add_initializer(Graph *g, TensorData *data, GError **error);
+/* Input/output names: "" means an omitted optional slot. Takes ownership of attrs (may be NULL). */
+Node *graph_add_node(Graph *g, const char *op_type, const char *domain, const char *name,
+                     const char *const *inputs, int n_inputs, const char *const *outputs, int n_outputs,
+                     GPtrArray *attrs, GError **error);
+gboolean graph_finalize(Graph *g, GError **error);
+
+const Attr *node_attr(const Node *n, const char *name);
+/* Typed attribute access: absent -> default (or NULL), present with another type -> error. */
+gboolean node_attr_int(const Node *n, const char *name, gint64 dflt, gint64 *out, GError **error);
+gboolean node_attr_float(const Node *n, const char *name, float dflt, float *out, GError **error);
+gboolean node_attr_string(const Node *n, const char *name, const char *dflt, const char **out,
+                          GError **error);
+gboolean node_attr_ints(const Node *n, const char *name, const GArray **out, GError **error);
+gboolean node_attr_floats(const Node *n, const char *name, const GArray **out, GError **error);
+/* Input slot k, or NULL when the slot is absent or omitted. */
+Tensor *node_input(const Node *n, guint k);
+Tensor *node_output(const Node *n, guint k);
+
+Model *model_new(void);
+void model_free(Model *m);
+/* Version imported for the default ONNX domain ("" or "ai.onnx"); 0 if none. */
+gint64 model_onnx_opset(const Model *m);
+void model_set_opset(Model *m, const char *domain, gint64 version);
+
+/* Checked arithmetic on sizes: FALSE on overflow. */
+gboolean size_mul(guint64 a, guint64 b, guint64 *out);
+gboolean size_add(guint64 a, guint64 b, guint64 *out);
+/* Bytes that are also readable as a C string (a NUL follows the last byte, outside the length). */
+GBytes *bytes_new_terminated(const void *data, gsize len);
+/* "[1,3,224,224]", newly allocated. */
+char *dims_to_string(int rank, const gint64 *dims);
+
+#endif

@@ -1,0 +1,460 @@
+/* onnx-read.c — ModelProto (protobuf-c) to the graph model. Every rule a file can break gives a
+ * GError naming the tensor, node or field; nothing here trusts the file. */
+#include "model/onnx.h"
+#include "onnx.pb-c.h"
+
+#include <string.h>
+
+G_STATIC_ASSERT(G_BYTE_ORDER == G_LITTLE_ENDIAN);
+
+#define S(x) ((x) ? (x) : "")
+
+static gboolean read_graph(Graph *g, const Onnx__GraphProto *gp, int depth, GError **error);
+
+static gboolean element_count(const char *what, const char *name, int rank, const gint64 *dims,
+                              guint64 *out, GError **error)
+{
+    guint64 n = 1;
+    for (int k = 0; k < rank; k++) {
+        if (dims[k] < 0) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "%s '%s': dimension %d is %" G_GINT64_FORMAT
+                        " (negative)", what, name, k, dims[k]);
+            return FALSE;
+        }
+        if (!size_mul(n, (guint64)dims[k], &n)) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT,
+                        "%s '%s': element count overflows 64 bits", what, name);
+            return FALSE;
+        }
+    }
+    *out = n;
+    return TRUE;
+}
+
+/* Typed repeated fields become little-endian raw bytes of the declared element size. */
+static GBytes *pack_ints(const void *src, gsize count, gsize src_size, guint elem_size)
+{
+    guint8 *out = g_malloc0(count * elem_size + 1);
+    for (gsize k = 0; k < count; k++) {
+        guint64 u = 0;
+        memcpy(&u, (const guint8 *)src + k * src_size, src_size);
+        memcpy(out + k * elem_size, &u, elem_size);
+    }
+    return g_bytes_new_take(out, count * elem_size);
+}
+
+static TensorData *read_tensor(const Onnx__TensorProto *tp, const char *what, GError **error)
+{
+    const char *name = S(tp->name);
+    if (!tp->has_data_type || !dtype_is_valid(tp->data_type)) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "%s '%s': data type %d is not a valid ONNX type",
+                    what, name, tp->has_data_type ? tp->data_type : 0);
+        return NULL;
+    }
+    if (tp->n_dims > 64) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "%s '%s': rank %zu is beyond 64", what, name,
+                    tp->n_dims);
+        return NULL;
+    }
+    DType dt = (DType)tp->data_type;
+    guint64 n;
+    if (!element_count(what, name, (int)tp->n_dims, tp->dims, &n, error))
+        return NULL;
+    TensorData *t = tensor_data_new(name, dt, (int)tp->n_dims, tp->dims);
+    if (tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) {
+        t->external = g_ptr_array_new_with_free_func(g_free);
+        for (size_t k = 0; k < tp->n_external_data; k++) {
+            g_ptr_array_add(t->external, g_strdup(S(tp->external_data[k]->key)));
+            g_ptr_array_add(t->external, g_strdup(S(tp->external_data[k]->value)));
+        }
+        return t;
+    }
+    guint size = dtype_size(dt);
+    guint64 want_bytes = 0;
+    if (size && !size_mul(n, size, &want_bytes)) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "%s '%s': byte size overflows 64 bits", what, name);
+        tensor_data_free(t);
+        return NULL;
+    }
+    /* Complex types hold two components per element in the typed fields. */
+    guint64 comps = (dt == DT_COMPLEX64 || dt == DT_COMPLEX128) ? 2 * n : n;
+    size_t have = 0;
+    if (dt == DT_STRING) {
+        t->strings = g_ptr_array_new_with_free_func((GDestroyNotify)g_bytes_unref);
+        for (size_t k = 0; k < tp->n_string_data; k++)
+            g_ptr_array_add(t->strings, g_bytes_new(tp->string_data[k].data, tp->string_data[k].len));
+        have = tp->n_string_data;
+    } else if (tp->has_raw_data) {
+        if (tp->raw_data.len != want_bytes) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT,
+                        "%s '%s': raw_data holds %zu bytes, its shape needs %" G_GUINT64_FORMAT, what, name,
+                        tp->raw_data.len, want_bytes);
+            tensor_data_free(t);
+            return NULL;
+        }
+        t->raw = g_bytes_new(tp->raw_data.data, tp->raw_data.len);
+        return t;
+    } else if (tp->n_float_data) {
+        have = tp->n_float_data;
+        if (have == comps)
+            t->raw = g_bytes_new(tp->float_data, have * sizeof(float));
+    } else if (tp->n_double_data) {
+        have = tp->n_double_data;
+        if (have == comps)
+            t->raw = g_bytes_new(tp->double_data, have * sizeof(double));
+    } else if (tp->n_int32_data) {
+        have = tp->n_int32_data;
+        if (have == comps)
+            t->raw = pack_ints(tp->int32_data, have, sizeof(int32_t), size);
+    } else if (tp->n_int64_data) {
+        have = tp->n_int64_data;
+        if (have == comps)
+            t->raw = pack_ints(tp->int64_data, have, sizeof(int64_t), size);
+    } else if (tp->n_uint64_data) {
+        have = tp->n_uint64_data;
+        if (have == comps)
+            t->raw = pack_ints(tp->uint64_data, have, sizeof(uint64_t), size);
+    } else {
+        return t; /* no data stored: the planner does not need weight bytes */
+    }
+    if (have != comps || (size == 0 && dt != DT_STRING)) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT,
+                    "%s '%s': holds %zu values, its shape needs %" G_GUINT64_FORMAT, what, name, have, comps);
+        tensor_data_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+/* TypeProto to TypeInfo. Returns NULL without error for non-tensor types when `tensor_only` is FALSE. */
+static gboolean read_type(const char *what, const char *name, const Onnx__TypeProto *tp, TypeInfo **out,
+                          GError **error)
+{
+    *out = NULL;
+    if (!tp)
+        return TRUE;
+    if (tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED,
+                    "%s '%s' is not a tensor (sequence, map, optional and sparse values are not planned)",
+                    what, name);
+        return FALSE;
+    }
+    const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+    gint64 elem = tt->has_elem_type ? tt->elem_type : 0;
+    if (elem != 0 && !dtype_is_valid(elem)) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "%s '%s': element type %" G_GINT64_FORMAT
+                    " is not a valid ONNX type", what, name, elem);
+        return FALSE;
+    }
+    if (tt->shape && tt->shape->n_dim > 64) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "%s '%s': rank %zu is beyond 64", what, name,
+                    tt->shape->n_dim);
+        return FALSE;
+    }
+    int rank = tt->shape ? (int)tt->shape->n_dim : -1;
+    TypeInfo *t = type_info_new((DType)elem, rank, NULL);
+    for (int k = 0; k < rank; k++) {
+        const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[k];
+        if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
+            if (d->dim_value < 0) {
+                g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT,
+                            "%s '%s': dimension %d is %" G_GINT64_FORMAT " (negative)", what, name, k,
+                            (gint64)d->dim_value);
+                type_info_free(t);
+                return FALSE;
+            }
+            t->dims[k] = d->dim_value;
+        } else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && d->dim_param &&
+                   *d->dim_param) {
+            type_info_set_param(t, k, d->dim_param);
+        }
+    }
+    *out = t;
+    return TRUE;
+}
+
+static GPtrArray *bytes_array(const ProtobufCBinaryData *items, size_t n)
+{
+    GPtrArray *a = g_ptr_array_new_with_free_func((GDestroyNotify)g_bytes_unref);
+    for (size_t k = 0; k < n; k++)
+        g_ptr_array_add(a, bytes_new_terminated(items[k].data, items[k].len));
+    return a;
+}
+
+static GBytes *pack_message(const ProtobufCMessage *m)
+{
+    size_t len = protobuf_c_message_get_packed_size(m);
+    guint8 *buf = g_malloc(len + 1);
+    protobuf_c_message_pack(m, buf);
+    return g_bytes_new_take(buf, len);
+}
+
+/* Old files (IR 1) leave `type` unset; the field that is filled tells the type. */
+static AttrType attr_type_of(const Onnx__AttributeProto *ap)
+{
+    if (ap->has_type)
+        return (AttrType)ap->type;
+    if (ap->n_floats) return ATTR_FLOATS;
+    if (ap->n_ints) return ATTR_INTS;
+    if (ap->n_strings) return ATTR_STRINGS;
+    if (ap->n_tensors) return ATTR_TENSORS;
+    if (ap->n_graphs) return ATTR_GRAPHS;
+    if (ap->t) return ATTR_TENSOR;
+    if (ap->g) return ATTR_GRAPH;
+    if (ap->has_s) return ATTR_STRING;
+    if (ap->has_i) return ATTR_INT;
+    if (ap->has_f) return ATTR_FLOAT;
+    return ATTR_UNDEFINED;
+}
+
+static Graph *read_subgraph(const Onnx__GraphProto *gp, int depth, GError **error)
+{
+    if (depth >= ONNX_MAX_SUBGRAPH_DEPTH) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "subgraphs nested deeper than %d levels",
+                    ONNX_MAX_SUBGRAPH_DEPTH);
+        return NULL;
+    }
+    Graph *g = graph_new(gp->name);
+    if (!read_graph(g, gp, depth + 1, error)) {
+        graph_free(g);
+        return NULL;
+    }
+    return g;
+}
+
+static Attr *read_attr(const Onnx__AttributeProto *ap, const char *node_label, int depth, GError **error)
+{
+    AttrType type = attr_type_of(ap);
+    if (type <= ATTR_UNDEFINED || type >= ATTR_TYPE_COUNT) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "node %s: attribute '%s' has no valid type",
+                    node_label, S(ap->name));
+        return NULL;
+    }
+    Attr *a = attr_new(S(ap->name), type);
+    if (ap->ref_attr_name)
+        a->ref_attr_name = g_strdup(ap->ref_attr_name);
+    switch (type) {
+    case ATTR_FLOAT: a->f = ap->f; break;
+    case ATTR_INT: a->i = ap->i; break;
+    case ATTR_STRING: a->s = bytes_new_terminated(ap->s.data, ap->s.len); break;
+    case ATTR_FLOATS:
+        a->floats = g_array_sized_new(FALSE, FALSE, sizeof(float), ap->n_floats);
+        g_array_append_vals(a->floats, ap->floats, ap->n_floats);
+        break;
+    case ATTR_INTS:
+        a->ints = g_array_sized_new(FALSE, FALSE, sizeof(gint64), ap->n_ints);
+        g_array_append_vals(a->ints, ap->ints, ap->n_ints);
+        break;
+    case ATTR_STRINGS: a->strings = bytes_array(ap->strings, ap->n_strings); break;
+    case ATTR_TENSOR:
+        if (!ap->t || !(a->t = read_tensor(ap->t, "attribute tensor", error)))
+            goto fail;
+        break;
+    case ATTR_TENSORS:
+        a->tensors = g_ptr_array_new_with_free_func((GDestroyNotify)tensor_data_free);
+        for (size_t k = 0; k < ap->n_tensors; k++) {
+            TensorData *t = read_tensor(ap->tensors[k], "attribute tensor", error);
+            if (!t)
+                goto fail;
+            g_ptr_array_add(a->tensors, t);
+        }
+        break;
+    case ATTR_GRAPH:
+        if (!ap->g || !(a->g = read_subgraph(ap->g, depth, error)))
+            goto fail;
+        break;
+    case ATTR_GRAPHS:
+        a->graphs = g_ptr_array_new_with_free_func((GDestroyNotify)graph_free);
+        for (size_t k = 0; k < ap->n_graphs; k++) {
+            Graph *g = read_subgraph(ap->graphs[k], depth, error);
+            if (!g)
+                goto fail;
+            g_ptr_array_add(a->graphs, g);
+        }
+        break;
+    case ATTR_SPARSE_TENSOR:
+    case ATTR_TYPE_PROTO: {
+        const ProtobufCMessage *m = type == ATTR_SPARSE_TENSOR ? (const ProtobufCMessage *)ap->sparse_tensor
+                                                               : (const ProtobufCMessage *)ap->tp;
+        if (!m)
+            goto fail;
+        a->opaque = g_ptr_array_new_with_free_func((GDestroyNotify)g_bytes_unref);
+        g_ptr_array_add(a->opaque, pack_message(m));
+        break;
+    }
+    case ATTR_SPARSE_TENSORS:
+    case ATTR_TYPE_PROTOS: {
+        gboolean sparse = type == ATTR_SPARSE_TENSORS;
+        size_t n = sparse ? ap->n_sparse_tensors : ap->n_type_protos;
+        a->opaque = g_ptr_array_new_with_free_func((GDestroyNotify)g_bytes_unref);
+        for (size_t k = 0; k < n; k++)
+            g_ptr_array_add(a->opaque, pack_message(sparse ? (const ProtobufCMessage *)ap->sparse_tensors[k]
+                                                            : (const ProtobufCMessage *)ap->type_protos[k]));
+        break;
+    }
+    default: break;
+    }
+    return a;
+fail:
+    if (error && !*error)
+        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "node %s: attribute '%s' of type %s holds no value",
+                    node_label, a->name, attr_type_name(type));
+    else
+        g_prefix_error(error, "node %s, attribute '%s': ", node_label, a->name);
+    attr_free(a);
+    return NULL;
+}
+
+static gboolean read_value_infos(Graph *g, Onnx__ValueInfoProto **items, size_t n, const char *role,
+                                 gboolean (*add)(Graph *, const char *, TypeInfo *, GError **),
+                                 GError **error)
+{
+    for (size_t k = 0; k < n; k++) {
+        TypeInfo *t = NULL;
+        GError *type_error = NULL;
+        if (!read_type(role, S(items[k]->name), items[k]->type, &t, &type_error)) {
+            /* A non-tensor value_info is only a hint we cannot use; inputs and outputs must be tensors. */
+            if (add == graph_add_value_info && type_error->code == SIM_ERROR_UNSUPPORTED) {
+                g_clear_error(&type_error);
+                continue;
+            }
+            g_propagate_error(error, type_error);
+            return FALSE;
+        }
+        if (!add(g, S(items[k]->name), t, error))
+            return FALSE;
+    }
+    return TRUE;
+}
+
+static gboolean read_graph(Graph *g, const Onnx__GraphProto *gp, int depth, GError **error)
+{
+    g_free(g->doc);
+    g->doc = g_strdup(S(gp->doc_string));
+    if (gp->n_sparse_initializer) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "sparse initializers are not supported ('%s')",
+                    S(gp->sparse_initializer[0]->values ? gp->sparse_initializer[0]->values->name : NULL));
+        return FALSE;
+    }
+    for (size_t k = 0; k < gp->n_initializer; k++) {
+        TensorData *t = read_tensor(gp->initializer[k], "initializer", error);
+        if (!t || !graph_add_initializer(g, t, error))
+            return FALSE;
+    }
+    if (!read_value_infos(g, gp->input, gp->n_input, "graph input", graph_add_input, error))
+        return FALSE;
+    for (size_t k = 0; k < gp->n_node; k++) {
+        const Onnx__NodeProto *np = gp->node[k];
+        char *label = np->name && *np->name ? g_strdup_printf("'%s' (%s)", np->name, S(np->op_type))
+                                            : g_strdup_printf("#%zu (%s)", k, S(np->op_type));
+        if (!np->op_type || !*np->op_type) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "node %s has no op_type", label);
+            g_free(label);
+            return FALSE;
+        }
+        GPtrArray *attrs = g_ptr_array_new_with_free_func((GDestroyNotify)attr_free);
+        for (size_t a = 0; a < np->n_attribute; a++) {
+            Attr *attr = read_attr(np->attribute[a], label, depth, error);
+            if (!attr) {
+                g_ptr_array_unref(attrs);
+                g_free(label);
+                return FALSE;
+            }
+            g_ptr_array_add(attrs, attr);
+        }
+        g_free(label);
+        Node *n = graph_add_node(g, np->op_type, np->domain, np->name, (const char *const *)np->input,
+                                 (int)np->n_input, (const char *const *)np->output, (int)np->n_output, attrs,
+                                 error);
+        if (!n)
+            return FALSE;
+        n->doc = g_strdup(np->doc_string);
+    }
+    if (!read_value_infos(g, gp->output, gp->n_output, "graph output", graph_add_output, error))
+        return FALSE;
+    return read_value_infos(g, gp->value_info, gp->n_value_info, "value_info", graph_add_value_info, error);
+}
+
+/* A model must compute something: an ONNX graph without outputs is invalid. */
+static gboolean has_outputs(const Graph *g, GError **error)
+{
+    if (g->outputs->len)
+        return TRUE;
+    g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH, "the graph has no outputs (%u nodes): nothing to compute", g->nodes->len);
+    return FALSE;
+}
+
+Model *onnx_read_bytes(const guint8 *data, gsize len, const char *dir, GError **error)
+{
+    if (len == 0) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "file is empty, not an ONNX model");
+        return NULL;
+    }
+    Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, data);
+    if (!mp) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT,
+                    "not a valid ONNX protobuf (truncated or corrupt, %zu bytes)", len);
+        return NULL;
+    }
+    Model *m = NULL;
+    if (!mp->graph) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "not an ONNX model: it has no graph");
+        goto out;
+    }
+    m = model_new();
+    m->ir_version = mp->has_ir_version ? mp->ir_version : 0;
+    g_free(m->producer_name);
+    m->producer_name = g_strdup(S(mp->producer_name));
+    g_free(m->producer_version);
+    m->producer_version = g_strdup(S(mp->producer_version));
+    g_free(m->domain);
+    m->domain = g_strdup(S(mp->domain));
+    g_free(m->doc);
+    m->doc = g_strdup(S(mp->doc_string));
+    m->model_version = mp->has_model_version ? mp->model_version : 0;
+    m->dir = g_strdup(dir ? dir : ".");
+    for (size_t k = 0; k < mp->n_opset_import; k++)
+        model_set_opset(m, S(mp->opset_import[k]->domain), mp->opset_import[k]->version);
+    for (size_t k = 0; k < mp->n_metadata_props; k++) {
+        g_ptr_array_add(m->metadata, g_strdup(S(mp->metadata_props[k]->key)));
+        g_ptr_array_add(m->metadata, g_strdup(S(mp->metadata_props[k]->value)));
+    }
+    m->graph = graph_new(mp->graph->name);
+    if (!read_graph(m->graph, mp->graph, 0, error) || !has_outputs(m->graph, error) || !graph_finalize(m->graph, error)) {
+        model_free(m);
+        m = NULL;
+    }
+out:
+    onnx__model_proto__free_unpacked(mp, NULL);
+    return m;
+}
+
+Model *onnx_read_file(const char *path, GError **error)
+{
+    gchar *data = NULL;
+    gsize len = 0;
+    if (!sim_read_file(path, SIM_MODEL_MAX_BYTES, &data, &len, error))
+        return NULL;
+    char *dir = g_path_get_dirname(path);
+    Model *m = onnx_read_bytes((const guint8 *)data, len, dir, error);
+    g_free(dir);
+    g_free(data);
+    return m;
+}
+
+TensorData *onnx_read_tensor_file(const char *path, GError **error)
+{
+    gchar *bytes;
+    gsize len;
+    if (!sim_read_file(path, SIM_MODEL_MAX_BYTES, &bytes, &len, error))
+        return NULL;
+    Onnx__TensorProto *tp = onnx__tensor_proto__unpack(NULL, len, (const uint8_t *)bytes);
+    g_free(bytes);
+    if (!tp) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "not a TensorProto (protobuf decoding failed)");
+        return NULL;
+    }
+    TensorData *t = read_tensor(tp, "tensor", error);
+    onnx__tensor_proto__free_unpacked(tp, NULL);
+    return t;
+}

@@ -1,0 +1,24 @@
+/* onnx.h — reading and writing ONNX ModelProto files (protobuf-c, schema from Debian's libonnx-dev).
+ *
+ * The reader turns a file into a finalized Model (graph_finalize has run: names resolved, structure
+ * validated); shapes are not inferred here (shape.h). The writer is the inverse: a model written and
+ * read back is the same model (tests/test-onnx.c). */
+#ifndef SIM_ONNX_H
+#define SIM_ONNX_H
+
+#include "model/graph.h"
+
+/* Subgraphs nested deeper than this are refused (hostile files could otherwise exhaust the stack). */
+#define ONNX_MAX_SUBGRAPH_DEPTH 32
+
+Model *onnx_read_file(const char *path, GError **error);
+/* dir: the folder that external-data locations are relative to (may be NULL). */
+Model *onnx_read_bytes(const guint8 *data, gsize len, const char *dir, GError **error);
+
+/* A TensorProto file (the ONNX test data's input_K.pb / output_K.pb). */
+TensorData *onnx_read_tensor_file(const char *path, GError **error);
+
+GBytes *onnx_write_bytes(const Model *m);
+gboolean onnx_write_file(const Model *m, const char *path, GError **error);
+
+#endif

@@ -1,0 +1,175 @@
+/* value.c — constant values: creation, element access and raw little-endian (de)coding. */
+#include "model/value.h"
+
+#include <math.h>
+#include <string.h>
+
+Value *value_new(DType dtype, gsize n)
+{
+    Value *v = g_new0(Value, 1);
+    v->dtype = dtype;
+    v->n = n;
+    if (dtype_is_float(dtype))
+        v->f = g_new0(double, n ? n : 1);
+    else
+        v->i = g_new0(gint64, n ? n : 1);
+    return v;
+}
+
+Value *value_copy(const Value *v)
+{
+    Value *c = value_new(v->dtype, v->n);
+    if (v->f)
+        memcpy(c->f, v->f, v->n * sizeof(double));
+    else
+        memcpy(c->i, v->i, v->n * sizeof(gint64));
+    return c;
+}
+
+void value_free(Value *v)
+{
+    if (!v)
+        return;
+    g_free(v->i);
+    g_free(v->f);
+    g_free(v);
+}
+
+double value_get_f(const Value *v, gsize k) { return v->f ? v->f[k] : (double)v->i[k]; }
+
+static gint64 double_to_i64(double x)
+{
+    if (isnan(x))
+        return 0;
+    if (x >= 9.2233720368547758e18)
+        return G_MAXINT64;
+    if (x <= -9.2233720368547758e18)
+        return G_MININT64;
+    return (gint64)x;
+}
+
+gint64 value_get_i(const Value *v, gsize k) { return v->f ? double_to_i64(v->f[k]) : v->i[k]; }
+
+void value_set_f(Value *v, gsize k, double x)
+{
+    if (v->f)
+        v->f[k] = x;
+    else if (v->dtype == DT_BOOL)
+        v->i[k] = x != 0.0;
+    else
+        v->i[k] = double_to_i64(x);
+}
+
+void value_set_i(Value *v, gsize k, gint64 x)
+{
+    if (v->f)
+        v->f[k] = (double)x;
+    else if (v->dtype == DT_BOOL)
+        v->i[k] = x != 0;
+    else
+        v->i[k] = x;
+}
+
+void value_copy_element(Value *dst, gsize d, const Value *src, gsize s)
+{
+    if (dst->f && src->f)
+        dst->f[d] = src->f[s];
+    else if (dst->i && src->i)
+        value_set_i(dst, d, src->i[s]);
+    else
+        value_set_f(dst, d, value_get_f(src, s));
+}
+
+/* Half-precision to double, for FLOAT16 constants (rare in shape arithmetic, but legal). */
+static double half_to_double(guint16 h)
+{
+    int sign = h >> 15, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+    double x;
+    if (exp == 0)
+        x = ldexp(mant, -24);
+    else if (exp == 31)
+        x = mant ? NAN : INFINITY;
+    else
+        x = ldexp(mant + 1024, exp - 25);
+    return sign ? -x : x;
+}
+
+Value *value_from_raw(DType dtype, gsize n, const guint8 *raw, gsize raw_len)
+{
+    guint size = dtype_size(dtype);
+    if (size == 0 || dtype == DT_COMPLEX64 || dtype == DT_COMPLEX128 || dtype == DT_BFLOAT16 ||
+        dtype >= DT_FLOAT8E4M3FN || n > VALUE_MAX_ELEMENTS || raw_len != n * size)
+        return NULL;
+    Value *v = value_new(dtype, n);
+    for (gsize k = 0; k < n; k++) {
+        const guint8 *p = raw + k * size;
+        guint64 u = 0;
+        for (guint b = 0; b < size; b++)
+            u |= (guint64)p[b] << (8 * b);
+        switch (dtype) {
+        case DT_FLOAT: {
+            guint32 bits = (guint32)u;
+            float f;
+            memcpy(&f, &bits, 4);
+            v->f[k] = f;
+            break;
+        }
+        case DT_DOUBLE: memcpy(&v->f[k], &u, 8); break;
+        case DT_FLOAT16: v->f[k] = half_to_double((guint16)u); break;
+        case DT_UINT8: case DT_UINT16: case DT_UINT32: case DT_UINT64: v->i[k] = (gint64)u; break;
+        case DT_INT8: v->i[k] = (gint8)u; break;
+        case DT_INT16: v->i[k] = (gint16)u; break;
+        case DT_INT32: v->i[k] = (gint32)u; break;
+        case DT_INT64: v->i[k] = (gint64)u; break;
+        case DT_BOOL: v->i[k] = u != 0; break;
+        default: value_free(v); return NULL;
+        }
+    }
+    return v;
+}
+
+static guint16 double_to_half(double x)
+{
+    /* Round-to-nearest conversion good enough for constants written by mkgraph and tests. */
+    float f = (float)x;
+    guint32 b;
+    memcpy(&b, &f, 4);
+    guint32 sign = (b >> 16) & 0x8000;
+    gint32 exp = ((b >> 23) & 0xff) - 127 + 15;
+    guint32 mant = b & 0x7fffff;
+    if (((b >> 23) & 0xff) == 0xff)
+        return sign | 0x7c00 | (mant ? 0x200 : 0);
+    if (exp >= 31)
+        return sign | 0x7c00;
+    if (exp <= 0) {
+        if (exp < -10)
+            return sign;
+        mant |= 0x800000;
+        return sign | (guint16)((mant >> (14 - exp)) + ((mant >> (13 - exp)) & 1));
+    }
+    return (guint16)(sign | (((exp << 10) | (mant >> 13)) + ((mant >> 12) & 1)));
+}
+
+GBytes *value_to_raw(const Value *v)
+{
+    guint size = dtype_size(v->dtype);
+    guint8 *out = g_malloc0(v->n * size + 1);
+    for (gsize k = 0; k < v->n; k++) {
+        guint64 u;
+        switch (v->dtype) {
+        case DT_FLOAT: {
+            float f = (float)v->f[k];
+            guint32 bits;
+            memcpy(&bits, &f, 4);
+            u = bits;
+            break;
+        }
+        case DT_DOUBLE: memcpy(&u, &v->f[k], 8); break;
+        case DT_FLOAT16: u = double_to_half(v->f[k]); break;
+        default: u = (guint64)v->i[k]; break;
+        }
+        for (guint b = 0; b < size; b++)
+            out[k * size + b] = (guint8)(u >> (8 * b));
+    }
+    return g_bytes_new_take(out, v->n * size);
+}

@@ -1,0 +1,49 @@
+/* infer.h — helpers shared by the op families' shape-inference functions (ops-*.c): setting outputs
+ * with overflow-checked sizes, reading constant inputs, axes, broadcasting, errors naming the node. */
+#ifndef SIM_INFER_H
+#define SIM_INFER_H
+
+#include "ops/ops.h"
+
+#define MAX_RANK 64
+
+/* Sets `error` to "node LABEL: <message>" (SIM_ERROR_SHAPE) and returns FALSE. */
+gboolean infer_fail(GError **error, const Node *n, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
+
+/* Input k must be present with a known shape. */
+gboolean infer_input(const Node *n, guint k, Tensor **out, GError **error);
+/* Records dtype and shape of a tensor, checking that no dimension is negative and that the byte size
+ * fits 64 bits; element types without a fixed size are refused unless allow_unsized. */
+gboolean tensor_set_shape(Tensor *t, DType dtype, int rank, const gint64 *dims, gboolean allow_unsized,
+                          GError **error);
+/* Records dtype and shape of output k (skipped when that output is omitted), checking that the byte
+ * size fits 64 bits and no dimension is negative. */
+gboolean infer_set_output(Node *n, guint k, DType dtype, int rank, const gint64 *dims, GError **error);
+/* Output k takes the value v (owned); dropped when the output is omitted. */
+void infer_set_value(Node *n, guint k, Value *v);
+/* Output k gets input j's dtype and shape (and value when `with_value`). */
+gboolean infer_same_as_input(Node *n, guint k, guint j, gboolean with_value, GError **error);
+
+/* Input k must be present with a known value (shape arithmetic); `what` names the role. */
+gboolean infer_input_value(const Node *n, guint k, const char *what, const Value **out, GError **error);
+/* A list of integers from an INTS attribute or, when the attribute is absent, from input k (which may
+ * itself be absent: *present = FALSE). k < 0 means the attribute is the only source. */
+gboolean infer_int_list(const Node *n, const char *attr, int k, const char *what, GArray **out,
+                        gboolean *present, GError **error);
+
+/* Negative axes count from the end; out of [-rank, rank) is an error. */
+gboolean infer_axis(const Node *n, gint64 axis, int rank, int *out, GError **error);
+
+/* Numpy multidirectional broadcasting of two shapes. */
+gboolean infer_broadcast(const Node *n, int ra, const gint64 *a, int rb, const gint64 *b, int *rank,
+                         gint64 *out, GError **error);
+/* Flat index into an input of shape (in_rank, in_dims) for output element `flat` of shape
+ * (rank, dims), under broadcasting. */
+gsize broadcast_source(int rank, const gint64 *dims, int in_rank, const gint64 *in_dims, gsize flat);
+
+/* Element count of a shape; FALSE on overflow. */
+gboolean shape_numel(int rank, const gint64 *dims, guint64 *out);
+/* TRUE when a value with this shape may be materialised (VALUE_MAX_ELEMENTS). */
+gboolean value_fits(int rank, const gint64 *dims);
+
+#endif

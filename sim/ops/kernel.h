@@ -1,0 +1,95 @@
+/* kernel.h — what a real kernel sees: its node and its input and output tensors, already bound to
+ * memory (inside the planned arena, or outside it for weights and the caller's buffers). This header is
+ * the ops room's half of the contract: the op table's rows (op-table.c) name each op's kernel; the kernels
+ * are defined with the executor in sim/exec/kernels/, which calls them in schedule order. Float32 is
+ * the compute type; int64/int32/bool/uint8 carry indices and masks; element access through doubles and
+ * gint64 (elem_get_*) keeps every dtype correct where no fast path exists. One file per family:
+ * elementwise, gemm, conv (and pooling), norm (softmax, normalisation, reductions), movement. */
+#ifndef SIM_KERNEL_H
+#define SIM_KERNEL_H
+
+#include "model/graph.h"
+
+typedef struct {
+    void *data;        /* first element (NULL when count is 0) */
+    DType dtype;
+    int rank;
+    const gint64 *dims;
+    gsize count;       /* elements */
+} ExecTensor;
+
+typedef struct KernelCall {
+    const Node *node;
+    gint64 opset;
+    guint n_in, n_out;
+    ExecTensor *const *in;  /* NULL entries: omitted optional inputs */
+    ExecTensor *const *out; /* NULL entries: omitted optional outputs */
+} KernelCall;
+
+typedef gboolean (*KernelFn)(const KernelCall *c, GError **error);
+
+/* The float arithmetic a binary row asks the kernel to do inline (OpInfo.arith). */
+typedef enum { ARITH_NONE, ARITH_ADD, ARITH_SUB, ARITH_MUL, ARITH_DIV, ARITH_POW } KernelArith;
+/* tanh through one expf (the op table's float form of Tanh). */
+float kernel_fast_tanh(float x);
+float kernel_relu_f(float x);
+float kernel_sigmoid_f(float x);
+
+/* Input/output k, or NULL when absent. */
+const ExecTensor *kernel_in(const KernelCall *c, guint k);
+ExecTensor *kernel_out(const KernelCall *c, guint k);
+/* A kernel's failure: "node X (Op): what" as a SIM_ERROR_UNSUPPORTED error; always FALSE. */
+gboolean kernel_fail(const KernelCall *c, GError **error, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
+/* Requires float32 for the listed tensors (NULL-terminated indices into in, -1 ends). */
+gboolean kernel_need_float(const KernelCall *c, const ExecTensor *t, const char *what, GError **error);
+
+/* Element k of any numeric dtype, as a double or an integer; and stores. */
+double elem_get_f(const ExecTensor *t, gsize k);
+gint64 elem_get_i(const ExecTensor *t, gsize k);
+void elem_set_f(ExecTensor *t, gsize k, double v);
+void elem_set_i(ExecTensor *t, gsize k, gint64 v);
+gboolean elem_supported(DType d);
+
+/* Row-major strides of t aligned to an output of rank `rank` (numpy broadcasting: missing leading
+ * dimensions and dimensions of 1 get stride 0). strides must hold `rank` entries. */
+void broadcast_strides(const ExecTensor *t, int rank, const gint64 *out_dims, gint64 *strides);
+/* Advances a row-major index over dims (the last dimension fastest), wrapping to all zeros at the end. */
+void kernel_index_next(gint64 *idx, const gint64 *dims, int rank);
+/* Copies bytes, through a temporary when the ranges overlap but differ. */
+void kernel_move(void *dst, const void *src, gsize bytes);
+/* An axis attribute normalised to [0, rank). */
+int kernel_axis(gint64 axis, int rank);
+
+/* The families (each in its own file). */
+gboolean kernel_unary(const KernelCall *c, GError **error);
+gboolean kernel_binary(const KernelCall *c, GError **error);
+gboolean kernel_variadic(const KernelCall *c, GError **error);
+gboolean kernel_where(const KernelCall *c, GError **error);
+gboolean kernel_cast(const KernelCall *c, GError **error);
+gboolean kernel_clip(const KernelCall *c, GError **error);
+gboolean kernel_dropout(const KernelCall *c, GError **error);
+gboolean kernel_matmul(const KernelCall *c, GError **error);
+gboolean kernel_gemm(const KernelCall *c, GError **error);
+gboolean kernel_conv(const KernelCall *c, GError **error);
+gboolean kernel_conv_transpose(const KernelCall *c, GError **error);
+gboolean kernel_pool(const KernelCall *c, GError **error);
+gboolean kernel_global_pool(const KernelCall *c, GError **error);
+gboolean kernel_batch_norm(const KernelCall *c, GError **error);
+gboolean kernel_layer_norm(const KernelCall *c, GError **error);
+gboolean kernel_softmax(const KernelCall *c, GError **error);
+gboolean kernel_reduce(const KernelCall *c, GError **error);
+gboolean kernel_view(const KernelCall *c, GError **error);
+gboolean kernel_transpose(const KernelCall *c, GError **error);
+gboolean kernel_concat(const KernelCall *c, GError **error);
+gboolean kernel_split(const KernelCall *c, GError **error);
+gboolean kernel_slice(const KernelCall *c, GError **error);
+gboolean kernel_gather(const KernelCall *c, GError **error);
+gboolean kernel_expand(const KernelCall *c, GError **error);
+gboolean kernel_resize(const KernelCall *c, GError **error);
+gboolean kernel_pad(const KernelCall *c, GError **error);
+gboolean kernel_tile(const KernelCall *c, GError **error);
+gboolean kernel_range(const KernelCall *c, GError **error);
+gboolean kernel_shape(const KernelCall *c, GError **error);
+gboolean kernel_constant_of_shape(const KernelCall *c, GError **error);
+
+#endif

@@ -1,0 +1,258 @@
+/* op-table.c — the op table: the one place that lists the ONNX operators the simulator knows, one row
+ * each, with the scalar functions elementwise rows use for constant folding. Semantics follow the
+ * ONNX operator specification; op classes follow 001_84cba9e4119fb5d1.txt (noop) and
+ * 000_c324d345f708b909.txt (runtime). */
+#include "ops/ops-families.h"
+
+#include <math.h>
+
+static const char *const op_class_names[OP_CLASS_COUNT] = {"compute", "noop", "runtime"};
+
+const char *op_class_name(OpClass c) { return c < OP_CLASS_COUNT ? op_class_names[c] : "?"; }
+
+/* ---- scalar functions (double, and int64 where integer semantics differ) ---- */
+static double f_relu(double x) { return x > 0 ? x : 0; }
+static double f_sigmoid(double x) { return 1 / (1 + exp(-x)); }
+static double f_neg(double x) { return -x; }
+static double f_reciprocal(double x) { return 1 / x; }
+static double f_sign(double x) { return (x > 0) - (x < 0); }
+static double f_not(double x) { return x == 0; }
+static double f_isnan(double x) { return isnan(x); }
+static double f_isinf(double x) { return isinf(x) != 0; }
+static double f_softplus(double x) { return log1p(exp(x)); }
+static double f_softsign(double x) { return x / (1 + fabs(x)); }
+static double f_add(double a, double b) { return a + b; }
+static double f_sub(double a, double b) { return a - b; }
+static double f_mul(double a, double b) { return a * b; }
+static double f_div(double a, double b) { return a / b; }
+static double f_max(double a, double b) { return a > b || isnan(a) ? a : b; }
+static double f_min(double a, double b) { return a < b || isnan(a) ? a : b; }
+static double f_mod(double a, double b) { return fmod(a, b); }
+static double f_eq(double a, double b) { return a == b; }
+static double f_lt(double a, double b) { return a < b; }
+static double f_gt(double a, double b) { return a > b; }
+static double f_le(double a, double b) { return a <= b; }
+static double f_ge(double a, double b) { return a >= b; }
+static double f_and(double a, double b) { return a != 0 && b != 0; }
+static double f_or(double a, double b) { return a != 0 || b != 0; }
+static double f_xor(double a, double b) { return (a != 0) != (b != 0); }
+/* Wrapping integer arithmetic (through unsigned: no undefined behaviour on hostile constants). */
+static gint64 i_add(gint64 a, gint64 b) { return (gint64)((guint64)a + (guint64)b); }
+static gint64 i_sub(gint64 a, gint64 b) { return (gint64)((guint64)a - (guint64)b); }
+static gint64 i_mul(gint64 a, gint64 b) { return (gint64)((guint64)a * (guint64)b); }
+static gint64 i_div(gint64 a, gint64 b) { return b == 0 || (a == G_MININT64 && b == -1) ? 0 : a / b; }
+/* ONNX Mod with fmod = 0: the result takes the divisor's sign (Python semantics). */
+static gint64 i_mod(gint64 a, gint64 b)
+{
+    if (b == 0 || b == -1)
+        return 0;
+    gint64 r = a % b;
+    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+static gint64 i_max(gint64 a, gint64 b) { return MAX(a, b); }
+static gint64 i_min(gint64 a, gint64 b) { return MIN(a, b); }
+static gint64 i_eq(gint64 a, gint64 b) { return a == b; }
+static gint64 i_lt(gint64 a, gint64 b) { return a < b; }
+static gint64 i_gt(gint64 a, gint64 b) { return a > b; }
+static gint64 i_le(gint64 a, gint64 b) { return a <= b; }
+static gint64 i_ge(gint64 a, gint64 b) { return a >= b; }
+
+/* ---- row builders ---- */
+#define OP(n, cls, imin, imax, omin, omax, fn, k)                                                           \
+    {.name = n, .op_class = cls, .min_inputs = imin, .max_inputs = imax, .min_outputs = omin,               \
+     .max_outputs = omax, .infer = fn, .kernel = k}
+#define RUNTIME_OP(n, kind, imin, imax, omin, omax, fn, k)                                                  \
+    {.name = n, .op_class = OP_RUNTIME, .runtime = kind, .min_inputs = imin, .max_inputs = imax,             \
+     .min_outputs = omin, .max_outputs = omax, .infer = fn, .kernel = k}
+/* Unary maps; fn NULL: a parametric map the kernel computes from the op's attributes (or none). */
+#define UNARY_K(n, fn, k) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1,               \
+                           .min_outputs = 1, .max_outputs = 1, .infer = infer_unary, .elementwise = TRUE,      \
+                           .unary = fn, .kernel = k}
+#define UNARY(n, fn) UNARY_K(n, fn, kernel_unary)
+/* With a float32 form the kernel calls directly. */
+#define UNARY_F(n, fn, ff) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1,               \
+                            .min_outputs = 1, .max_outputs = 1, .infer = infer_unary, .elementwise = TRUE,     \
+                            .unary = fn, .kernel = kernel_unary, .unary_f = ff}
+/* Unary maps with optional extra inputs (Clip's min/max, Trilu's k). */
+#define UNARY_N(n, imax, k) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = imax,         \
+                             .min_outputs = 1, .max_outputs = 1, .infer = infer_unary, .elementwise = TRUE,    \
+                             .kernel = k}
+#define PREDICATE(n, fn) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1,                \
+                          .min_outputs = 1, .max_outputs = 1, .infer = infer_unary, .elementwise = TRUE,       \
+                          .unary = fn, .fixed_out_dtype = DT_BOOL, .kernel = kernel_unary}
+#define BINARY(n, f, i) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 2, .max_inputs = 2,                 \
+                         .min_outputs = 1, .max_outputs = 1, .infer = infer_nary, .elementwise = TRUE,         \
+                         .binary = f, .binary_int = i, .kernel = kernel_binary}
+/* Arithmetic the kernel computes inline on floats. */
+#define ARITH(n, f, i, a) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 2, .max_inputs = 2,               \
+                           .min_outputs = 1, .max_outputs = 1, .infer = infer_nary, .elementwise = TRUE,       \
+                           .binary = f, .binary_int = i, .kernel = kernel_binary, .arith = a}
+#define COMPARE(n, f, i) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 2, .max_inputs = 2,                \
+                          .min_outputs = 1, .max_outputs = 1, .infer = infer_nary, .elementwise = TRUE,        \
+                          .binary = f, .binary_int = i, .fixed_out_dtype = DT_BOOL, .kernel = kernel_binary}
+#define VARIADIC(n, f, i) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = -1,              \
+                           .min_outputs = 1, .max_outputs = 1, .infer = infer_nary, .elementwise = TRUE,       \
+                           .binary = f, .binary_int = i, .kernel = kernel_variadic}
+#define REDUCE(n, f) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 2, .min_outputs = 1,  \
+                      .max_outputs = 1, .infer = infer_reduce, .binary = f, .kernel = kernel_reduce}
+
+static const OpInfo op_rows[] = {
+    /* metadata-only views (001_84cba9e4119fb5d1.txt) */
+    OP("Reshape", OP_NOOP, 1, 2, 1, 1, infer_reshape, kernel_view),
+    {.name = "Transpose", .op_class = OP_NOOP, .moves_data = TRUE, .min_inputs = 1, .max_inputs = 1, .min_outputs = 1,
+     .max_outputs = 1, .infer = infer_transpose, .kernel = kernel_transpose},
+    OP("Squeeze", OP_NOOP, 1, 2, 1, 1, infer_squeeze, kernel_view),
+    OP("Unsqueeze", OP_NOOP, 1, 2, 1, 1, infer_unsqueeze, kernel_view),
+    OP("Flatten", OP_NOOP, 1, 1, 1, 1, infer_flatten, kernel_view),
+    OP("Identity", OP_NOOP, 1, 1, 1, 1, infer_identity, kernel_view),
+    /* offset views and contiguous layouts (000_c324d345f708b909.txt) */
+    RUNTIME_OP("Gather", RUNTIME_GATHER, 2, 2, 1, 1, infer_gather, kernel_gather),
+    RUNTIME_OP("Slice", RUNTIME_SLICE, 1, 5, 1, 1, infer_slice, kernel_slice),
+    RUNTIME_OP("Concat", RUNTIME_CONCAT, 1, -1, 1, 1, infer_concat, kernel_concat),
+    RUNTIME_OP("Split", RUNTIME_SPLIT, 1, 2, 1, -1, infer_split, kernel_split),
+    /* unary elementwise */
+    UNARY_F("Relu", f_relu, kernel_relu_f),
+    UNARY_F("Sigmoid", f_sigmoid, kernel_sigmoid_f),
+    UNARY_F("Tanh", tanh, kernel_fast_tanh),
+    UNARY_F("Exp", exp, expf),
+    UNARY("Log", log),
+    UNARY_F("Sqrt", sqrt, sqrtf),
+    UNARY("Abs", fabs),
+    UNARY("Neg", f_neg),
+    UNARY("Reciprocal", f_reciprocal),
+    UNARY_F("Erf", erf, erff),
+    UNARY("Floor", floor),
+    UNARY("Ceil", ceil),
+    UNARY("Round", nearbyint),
+    UNARY("Sign", f_sign),
+    UNARY("Sin", sin),
+    UNARY("Cos", cos),
+    UNARY("Tan", tan),
+    UNARY("Softplus", f_softplus),
+    UNARY("Softsign", f_softsign),
+    UNARY("Not", f_not),
+    UNARY("Gelu", NULL),
+    UNARY("HardSigmoid", NULL),
+    UNARY("HardSwish", NULL),
+    UNARY("LeakyRelu", NULL),
+    UNARY("Elu", NULL),
+    UNARY("Selu", NULL),
+    UNARY("Celu", NULL),
+    UNARY("Mish", NULL),
+    UNARY("ThresholdedRelu", NULL),
+    UNARY("Shrink", NULL),
+    UNARY_K("InstanceNormalization", NULL, NULL),
+    UNARY_K("LRN", NULL, NULL),
+    UNARY_K("Hardmax", NULL, NULL),
+    UNARY_N("Clip", 3, kernel_clip),
+    UNARY_N("Trilu", 2, NULL),
+    UNARY_N("CumSum", 2, NULL),
+    UNARY_N("GroupNormalization", 3, NULL),
+    PREDICATE("IsNaN", f_isnan),
+    PREDICATE("IsInf", f_isinf),
+    OP("Dropout", OP_COMPUTE, 1, 3, 1, 2, infer_dropout, kernel_dropout),
+    OP("Cast", OP_COMPUTE, 1, 1, 1, 1, infer_cast, kernel_cast),
+    OP("CastLike", OP_COMPUTE, 2, 2, 1, 1, infer_cast_like, kernel_cast),
+    OP("EyeLike", OP_COMPUTE, 1, 1, 1, 1, infer_eye_like, NULL),
+    /* binary and n-ary elementwise, numpy broadcasting */
+    ARITH("Add", f_add, i_add, ARITH_ADD),
+    ARITH("Sub", f_sub, i_sub, ARITH_SUB),
+    ARITH("Mul", f_mul, i_mul, ARITH_MUL),
+    ARITH("Div", f_div, i_div, ARITH_DIV),
+    ARITH("Pow", pow, NULL, ARITH_POW),
+    BINARY("Mod", f_mod, i_mod),
+    BINARY("PRelu", NULL, NULL),
+    BINARY("BitShift", NULL, NULL) /* the kernel reads its direction */,
+    VARIADIC("Sum", f_add, i_add),
+    VARIADIC("Max", f_max, i_max),
+    VARIADIC("Min", f_min, i_min),
+    VARIADIC("Mean", NULL, NULL),
+    COMPARE("Equal", f_eq, i_eq),
+    COMPARE("Less", f_lt, i_lt),
+    COMPARE("Greater", f_gt, i_gt),
+    COMPARE("LessOrEqual", f_le, i_le),
+    COMPARE("GreaterOrEqual", f_ge, i_ge),
+    COMPARE("And", f_and, NULL),
+    COMPARE("Or", f_or, NULL),
+    COMPARE("Xor", f_xor, NULL),
+    OP("Where", OP_COMPUTE, 3, 3, 1, 1, infer_where, kernel_where),
+    /* linear algebra and windows */
+    OP("MatMul", OP_COMPUTE, 2, 2, 1, 1, infer_matmul, kernel_matmul),
+    OP("Gemm", OP_COMPUTE, 2, 3, 1, 1, infer_gemm, kernel_gemm),
+    {.name = "Conv", .op_class = OP_COMPUTE, .min_inputs = 2, .max_inputs = 3, .min_outputs = 1, .max_outputs = 1,
+     .infer = infer_conv, .scratch = conv_im2col_scratch, .kernel = kernel_conv},
+    OP("ConvTranspose", OP_COMPUTE, 2, 3, 1, 1, infer_conv_transpose, kernel_conv_transpose),
+    OP("MaxPool", OP_COMPUTE, 1, 1, 1, 2, infer_pool, kernel_pool),
+    OP("AveragePool", OP_COMPUTE, 1, 1, 1, 1, infer_pool, kernel_pool),
+    OP("LpPool", OP_COMPUTE, 1, 1, 1, 1, infer_pool, NULL),
+    OP("GlobalAveragePool", OP_COMPUTE, 1, 1, 1, 1, infer_global_pool, kernel_global_pool),
+    OP("GlobalMaxPool", OP_COMPUTE, 1, 1, 1, 1, infer_global_pool, kernel_global_pool),
+    OP("GlobalLpPool", OP_COMPUTE, 1, 1, 1, 1, infer_global_pool, NULL),
+    /* normalisation, softmax, reductions */
+    OP("BatchNormalization", OP_COMPUTE, 5, 5, 1, 5, infer_batch_norm, kernel_batch_norm),
+    OP("LayerNormalization", OP_COMPUTE, 2, 3, 1, 3, infer_layer_norm, kernel_layer_norm),
+    OP("Softmax", OP_COMPUTE, 1, 1, 1, 1, infer_softmax, kernel_softmax),
+    OP("LogSoftmax", OP_COMPUTE, 1, 1, 1, 1, infer_softmax, kernel_softmax),
+    REDUCE("ReduceSum", f_add),
+    REDUCE("ReduceProd", f_mul),
+    REDUCE("ReduceMax", f_max),
+    REDUCE("ReduceMin", f_min),
+    REDUCE("ReduceMean", NULL),
+    REDUCE("ReduceL1", NULL),
+    REDUCE("ReduceL2", NULL),
+    REDUCE("ReduceLogSum", NULL),
+    REDUCE("ReduceLogSumExp", NULL),
+    REDUCE("ReduceSumSquare", NULL),
+    OP("ArgMax", OP_COMPUTE, 1, 1, 1, 1, infer_arg_reduce, NULL),
+    OP("ArgMin", OP_COMPUTE, 1, 1, 1, 1, infer_arg_reduce, NULL),
+    OP("TopK", OP_COMPUTE, 1, 2, 2, 2, infer_topk, NULL),
+    /* data movement that computes */
+    OP("GatherElements", OP_COMPUTE, 2, 2, 1, 1, infer_gather_elements, NULL),
+    OP("ScatterND", OP_COMPUTE, 3, 3, 1, 1, infer_scatter, NULL),
+    OP("ScatterElements", OP_COMPUTE, 3, 3, 1, 1, infer_scatter, NULL),
+    OP("Expand", OP_COMPUTE, 2, 2, 1, 1, infer_expand, kernel_expand),
+    OP("Tile", OP_COMPUTE, 2, 2, 1, 1, infer_tile, kernel_tile),
+    OP("Pad", OP_COMPUTE, 1, 4, 1, 1, infer_pad, kernel_pad),
+    OP("Resize", OP_COMPUTE, 1, 4, 1, 1, infer_resize, kernel_resize),
+    OP("Upsample", OP_COMPUTE, 1, 2, 1, 1, infer_upsample, kernel_resize),
+    OP("DepthToSpace", OP_COMPUTE, 1, 1, 1, 1, infer_depth_to_space, NULL),
+    OP("SpaceToDepth", OP_COMPUTE, 1, 1, 1, 1, infer_space_to_depth, NULL),
+    /* shape arithmetic and constants */
+    OP("Shape", OP_COMPUTE, 1, 1, 1, 1, infer_shape_op, kernel_shape),
+    OP("Size", OP_COMPUTE, 1, 1, 1, 1, infer_size_op, NULL),
+    {.name = "Constant", .op_class = OP_COMPUTE, .min_inputs = 0, .max_inputs = 0, .min_outputs = 1,
+     .max_outputs = 1, .infer = infer_constant, .plan_constant = TRUE},
+    OP("ConstantOfShape", OP_COMPUTE, 1, 1, 1, 1, infer_constant_of_shape, kernel_constant_of_shape),
+    OP("Range", OP_COMPUTE, 3, 3, 1, 1, infer_range, kernel_range),
+    /* control flow: one compute op each, shapes from the file */
+    OP("If", OP_COMPUTE, 1, 1, 1, -1, infer_control, NULL),
+    OP("Loop", OP_COMPUTE, 0, -1, 1, -1, infer_control, NULL), /* M and cond are both optional */
+    OP("Scan", OP_COMPUTE, 1, -1, 1, -1, infer_control, NULL),
+};
+
+static GHashTable *op_index;
+
+static gpointer build_index(gpointer unused)
+{
+    (void)unused;
+    GHashTable *h = g_hash_table_new(g_str_hash, g_str_equal);
+    for (gsize k = 0; k < G_N_ELEMENTS(op_rows); k++)
+        g_hash_table_insert(h, (gpointer)op_rows[k].name, (gpointer)&op_rows[k]);
+    op_index = h;
+    return h;
+}
+
+const OpInfo *op_lookup(const char *domain, const char *op_type)
+{
+    static GOnce once = G_ONCE_INIT;
+    g_once(&once, build_index, NULL);
+    if (domain && *domain && strcmp(domain, "ai.onnx") != 0)
+        return NULL;
+    return g_hash_table_lookup(op_index, op_type);
+}
+
+const OpInfo *op_table(gsize *count)
+{
+    *count = G_N_ELEMENTS(op_rows);
+    return op_rows;
+}

@@ -1,0 +1,66 @@
+/* ops-families.h — the shape-inference functions of each op family (ops-*.c), as the op table
+ * (op-table.c) points to them. Private to sim/ops/. */
+#ifndef SIM_OPS_FAMILIES_H
+#define SIM_OPS_FAMILIES_H
+
+#include "ops/infer.h"
+
+#include <string.h>
+
+#define INFER_FN(name) gboolean name(const OpInfo *op, Node *n, gint64 opset, GError **error)
+
+/* ops-elementwise.c */
+INFER_FN(infer_unary);
+INFER_FN(infer_nary);
+INFER_FN(infer_where);
+INFER_FN(infer_cast);
+INFER_FN(infer_cast_like);
+INFER_FN(infer_dropout);
+/* ops-linalg.c */
+INFER_FN(infer_matmul);
+INFER_FN(infer_gemm);
+/* ops-conv.c */
+INFER_FN(infer_conv);
+INFER_FN(infer_conv_transpose);
+INFER_FN(infer_pool);
+INFER_FN(infer_global_pool);
+guint64 conv_im2col_scratch(const Node *n);
+/* ops-norm.c */
+INFER_FN(infer_batch_norm);
+INFER_FN(infer_layer_norm);
+INFER_FN(infer_softmax);
+INFER_FN(infer_reduce);
+INFER_FN(infer_arg_reduce);
+INFER_FN(infer_topk);
+/* ops-layout.c */
+INFER_FN(infer_identity);
+INFER_FN(infer_reshape);
+INFER_FN(infer_transpose);
+INFER_FN(infer_squeeze);
+INFER_FN(infer_unsqueeze);
+INFER_FN(infer_flatten);
+INFER_FN(infer_depth_to_space);
+INFER_FN(infer_space_to_depth);
+/* ops-runtime.c */
+INFER_FN(infer_gather);
+INFER_FN(infer_gather_elements);
+INFER_FN(infer_slice);
+INFER_FN(infer_concat);
+INFER_FN(infer_split);
+INFER_FN(infer_scatter);
+/* ops-generate.c */
+INFER_FN(infer_shape_op);
+INFER_FN(infer_size_op);
+INFER_FN(infer_constant);
+INFER_FN(infer_constant_of_shape);
+INFER_FN(infer_range);
+INFER_FN(infer_expand);
+INFER_FN(infer_tile);
+INFER_FN(infer_pad);
+INFER_FN(infer_resize);
+INFER_FN(infer_upsample);
+INFER_FN(infer_eye_like);
+/* ops-control.c */
+INFER_FN(infer_control);
+
+#endif

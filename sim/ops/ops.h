@@ -1,0 +1,53 @@
+/* ops.h — the op table: everything the simulator knows about an ONNX operator lives in its one row
+ * (class for aliasing, arity, shape inference with constant folding, elementwise scalar functions, the
+ * executor's kernel).
+ * op-table.c holds the table; the ops-*.c files hold the inference functions it points to. */
+#ifndef SIM_OPS_H
+#define SIM_OPS_H
+
+#include "model/graph.h"
+#include "ops/kernel.h"
+
+/* How an op's output may share memory (000_c324d345f708b909.txt, 001_84cba9e4119fb5d1.txt). */
+typedef enum {
+    OP_COMPUTE, /* writes new values: its own output buffer */
+    OP_NOOP,    /* metadata only (Reshape, Transpose as the seeds classify it, Squeeze, ...) */
+    OP_RUNTIME, /* may be an offset view or contiguous layout (Gather, Slice, Concat, Split) */
+    OP_CLASS_COUNT
+} OpClass;
+const char *op_class_name(OpClass c);
+
+/* For OP_RUNTIME rows: which of 000_c324d345f708b909.txt's layouts the op can take. */
+typedef enum { RUNTIME_NONE, RUNTIME_GATHER, RUNTIME_SLICE, RUNTIME_CONCAT, RUNTIME_SPLIT } RuntimeKind;
+
+struct OpInfo;
+typedef gboolean (*OpInferFn)(const struct OpInfo *op, Node *n, gint64 opset, GError **error);
+
+typedef struct OpInfo {
+    const char *name;
+    OpClass op_class;
+    gboolean moves_data;          /* OP_NOOP rows whose kernel moves bytes (Transpose): a view only as the
+                                     seeds plan it, a data move under --transpose move */
+    RuntimeKind runtime;          /* OP_RUNTIME rows: the layout rule */
+    int min_inputs, max_inputs;   /* max -1: variadic */
+    int min_outputs, max_outputs;
+    OpInferFn infer;              /* output dtypes and shapes; values when inputs are known */
+    gboolean elementwise;         /* output 0 has the shape of input 0 element for element */
+    gboolean plan_constant;       /* outputs are known before running (Constant): never in the arena */
+    double (*unary)(double);      /* scalar function, for folding and (later) kernels */
+    double (*binary)(double, double);
+    gint64 (*binary_int)(gint64, gint64); /* integer semantics where they differ (Div, Mod) */
+    DType fixed_out_dtype;        /* e.g. BOOL for comparisons; DT_UNDEFINED: from the inputs */
+    guint64 (*scratch)(const Node *n); /* single-step workspace bytes the kernel needs, or NULL */
+    KernelFn kernel;              /* the executor's kernel (sim/kernels/), or NULL: the op cannot run */
+    float (*unary_f)(float);      /* float32 form of unary, for the kernel's fast path, or NULL */
+    KernelArith arith;            /* binary ops the kernel computes inline on floats (ARITH_NONE: through binary) */
+} OpInfo;
+
+/* The row for (domain, op_type); NULL when the op is not in the table. "" and "ai.onnx" are the
+ * default domain. */
+const OpInfo *op_lookup(const char *domain, const char *op_type);
+/* The whole table, for listings and tests. */
+const OpInfo *op_table(gsize *count);
+
+#endif

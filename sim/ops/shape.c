@@ -1,0 +1,299 @@
+/* shape.c — the shape-inference driver: bind symbolic dims, seed inputs and initializers, walk the
+ * topological order calling each op's row, check results against the file's value_info. */
+#include "ops/shape.h"
+#include "ops/infer.h"
+#include "ops/ops.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void shape_options_init(ShapeOptions *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->dims = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+}
+
+void shape_options_clear(ShapeOptions *o)
+{
+    if (o->dims)
+        g_hash_table_unref(o->dims);
+    o->dims = NULL;
+}
+
+gboolean shape_options_add_dim(ShapeOptions *o, const char *spec, GError **error)
+{
+    const char *eq = strrchr(spec, '=');
+    if (!eq || eq == spec || !eq[1]) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--dim '%s' is not NAME=VALUE", spec);
+        return FALSE;
+    }
+    char *end;
+    errno = 0;
+    long long v = strtoll(eq + 1, &end, 10);
+    if (*end || errno || v <= 0) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--dim '%s': VALUE must be a positive integer", spec);
+        return FALSE;
+    }
+    gint64 *boxed = g_new(gint64, 1);
+    *boxed = v;
+    g_hash_table_replace(o->dims, g_strndup(spec, eq - spec), boxed);
+    return TRUE;
+}
+
+/* Declared types take the bound values of their symbolic dims (the names stay, for writing back).
+ * Every symbolic name met goes into seen, so a --dim naming none of them can be refused. */
+static void bind_declared(Graph *g, const ShapeOptions *o, GHashTable *seen)
+{
+    for (guint k = 0; k < g->tensors->len; k++) {
+        TypeInfo *t = ((Tensor *)g->tensors->pdata[k])->declared;
+        for (int d = 0; t && t->params && d < t->rank; d++) {
+            if (!t->params[d])
+                continue;
+            g_hash_table_add(seen, t->params[d]);
+            const gint64 *v = g_hash_table_lookup(o->dims, t->params[d]);
+            if (v)
+                t->dims[d] = *v;
+        }
+    }
+    for (guint k = 0; k < g->nodes->len; k++) {
+        Node *n = g->nodes->pdata[k];
+        for (guint a = 0; a < n->attrs->len; a++) {
+            Attr *attr = n->attrs->pdata[a];
+            if (attr->g)
+                bind_declared(attr->g, o, seen);
+            for (guint j = 0; attr->graphs && j < attr->graphs->len; j++)
+                bind_declared(attr->graphs->pdata[j], o, seen);
+        }
+    }
+}
+
+static gint compare_strings(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Binds every --dim; a name the graph never declares is an error (a typo would otherwise be a silent
+ * no-op and the report would show a binding that changed nothing). */
+static gboolean bind_dims(Graph *g, const ShapeOptions *o, GError **error)
+{
+    GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
+    bind_declared(g, o, seen);
+    GPtrArray *unknown = g_ptr_array_new();
+    GHashTableIter it;
+    gpointer name;
+    g_hash_table_iter_init(&it, o->dims);
+    while (g_hash_table_iter_next(&it, &name, NULL))
+        if (!g_hash_table_contains(seen, name))
+            g_ptr_array_add(unknown, name);
+    gboolean ok = unknown->len == 0;
+    if (!ok) {
+        g_ptr_array_sort(unknown, compare_strings);
+        GPtrArray *known = g_ptr_array_new();
+        g_hash_table_iter_init(&it, seen);
+        while (g_hash_table_iter_next(&it, &name, NULL))
+            g_ptr_array_add(known, name);
+        g_ptr_array_sort(known, compare_strings);
+        g_ptr_array_add(unknown, NULL);
+        g_ptr_array_add(known, NULL);
+        char *u = g_strjoinv(", ", (char **)unknown->pdata);
+        char *k = g_strjoinv(", ", (char **)known->pdata);
+        g_set_error(error, SIM_ERROR, SIM_ERROR_SHAPE, "--dim %s: the graph has no symbolic dimension %s (%s%s)",
+                    u, unknown->len > 2 ? "by these names" : "of that name", known->len > 1 ? "it has: " : "it has none", k);
+        g_free(u);
+        g_free(k);
+        g_ptr_array_unref(known);
+    }
+    g_ptr_array_unref(unknown);
+    g_hash_table_unref(seen);
+    return ok;
+}
+
+/* Every graph input needs a full static shape; all unbound names are reported at once. */
+static gboolean seed_inputs(Graph *g, GError **error)
+{
+    GString *unbound = g_string_new(NULL);
+    GHashTable *where = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, (GDestroyNotify)g_ptr_array_unref);
+    GPtrArray *names = g_ptr_array_new();
+    gboolean ok = TRUE;
+    for (guint k = 0; ok && k < g->inputs->len; k++) {
+        Tensor *t = g->inputs->pdata[k];
+        TypeInfo *d = t->declared;
+        if (t->init)
+            continue; /* an initializer listed as an input too (IR < 4): a weight */
+        if (!d || d->rank < 0 || d->dtype == DT_UNDEFINED) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_SHAPE, "graph input '%s' has no %s in the file", t->name,
+                        !d || d->dtype == DT_UNDEFINED ? "element type" : "shape");
+            ok = FALSE;
+            break;
+        }
+        for (int a = 0; a < d->rank; a++) {
+            if (d->dims[a] > 0)
+                continue;
+            if (d->dims[a] == 0) {
+                g_set_error(error, SIM_ERROR, SIM_ERROR_SHAPE,
+                            "graph input '%s' dimension %d is 0 (empty inputs are not planned)", t->name, a);
+                ok = FALSE;
+                break;
+            }
+            const char *name = d->params && d->params[a] ? d->params[a] : NULL;
+            if (!name) {
+                g_set_error(error, SIM_ERROR, SIM_ERROR_SHAPE,
+                            "graph input '%s' dimension %d has neither a size nor a name", t->name, a);
+                ok = FALSE;
+                break;
+            }
+            GPtrArray *list = g_hash_table_lookup(where, name);
+            if (!list) {
+                list = g_ptr_array_new_with_free_func(g_free);
+                g_hash_table_insert(where, (gpointer)name, list);
+                g_ptr_array_add(names, (gpointer)name);
+            }
+            g_ptr_array_add(list, g_strdup_printf("input '%s' dim %d", t->name, a));
+        }
+    }
+    if (ok && names->len) {
+        for (guint k = 0; k < names->len; k++) {
+            GPtrArray *list = g_hash_table_lookup(where, names->pdata[k]);
+            g_string_append_printf(unbound, "%s%s (", k ? ", " : "", (const char *)names->pdata[k]);
+            for (guint j = 0; j < list->len; j++)
+                g_string_append_printf(unbound, "%s%s", j ? ", " : "", (const char *)list->pdata[j]);
+            g_string_append_c(unbound, ')');
+        }
+        g_set_error(error, SIM_ERROR, SIM_ERROR_SHAPE,
+                    "unbound symbolic dimensions: %s; bind each with --dim NAME=VALUE", unbound->str);
+        ok = FALSE;
+    }
+    for (guint k = 0; ok && k < g->inputs->len; k++) {
+        Tensor *t = g->inputs->pdata[k];
+        if (!t->init)
+            ok = tensor_set_shape(t, t->declared->dtype, t->declared->rank, t->declared->dims, FALSE, error);
+    }
+    g_ptr_array_unref(names);
+    g_hash_table_unref(where);
+    g_string_free(unbound, TRUE);
+    return ok;
+}
+
+static gboolean seed_initializers(Graph *g, GError **error)
+{
+    for (guint k = 0; k < g->initializers->len; k++) {
+        Tensor *t = g->initializers->pdata[k];
+        if (!tensor_set_shape(t, t->init->dtype, t->init->rank, t->init->dims, TRUE, error)) {
+            g_prefix_error(error, "initializer: ");
+            return FALSE;
+        }
+        t->value = tensor_data_value(t->init);
+    }
+    return TRUE;
+}
+
+static gboolean check_arity(const OpInfo *op, const Node *n, GError **error)
+{
+    guint ni = n->inputs->len, no = n->outputs->len;
+    char most[32] = "any number";
+    if (op->max_inputs >= 0)
+        g_snprintf(most, sizeof most, "%d", op->max_inputs);
+    if ((int)ni < op->min_inputs || (op->max_inputs >= 0 && (int)ni > op->max_inputs))
+        return infer_fail(error, n, "has %u inputs; %s takes %d to %s", ni, op->name, op->min_inputs, most);
+    for (int k = 0; k < op->min_inputs; k++)
+        if (!node_input(n, k))
+            return infer_fail(error, n, "required input %d is empty", k);
+    if (op->max_outputs >= 0)
+        g_snprintf(most, sizeof most, "%d", op->max_outputs);
+    else
+        g_strlcpy(most, "any number", sizeof most);
+    if ((int)no < op->min_outputs || (op->max_outputs >= 0 && (int)no > op->max_outputs))
+        return infer_fail(error, n, "has %u outputs; %s gives %d to %s", no, op->name, op->min_outputs, most);
+    for (int k = 0; k < op->min_outputs; k++)
+        if (!node_output(n, k))
+            return infer_fail(error, n, "required output %d is empty (an empty name omits an optional output)", k);
+    return TRUE;
+}
+
+/* Unknown ops (with --allow-unknown-ops) take their outputs from the file's declared types. */
+static gboolean shapes_from_file(Node *n, GError **error)
+{
+    for (guint k = 0; k < n->outputs->len; k++) {
+        Tensor *t = n->outputs->pdata[k];
+        if (!t)
+            continue;
+        const TypeInfo *d = t->declared;
+        gboolean ok = d && d->rank >= 0 && d->dtype != DT_UNDEFINED;
+        for (int a = 0; ok && d && a < d->rank; a++)
+            ok = d->dims[a] >= 0;
+        if (!ok)
+            return infer_fail(error, n, "unknown op '%s': output '%s' has no static shape in value_info", n->op_type,
+                              t->name);
+        if (!infer_set_output(n, k, d->dtype, d->rank, d->dims, error))
+            return FALSE;
+    }
+    return TRUE;
+}
+
+static gboolean check_declared(const Node *n, const Tensor *t, GError **error)
+{
+    const TypeInfo *d = t->declared;
+    if (!d)
+        return TRUE;
+    gboolean same = d->dtype == DT_UNDEFINED || d->dtype == t->dtype;
+    if (d->rank >= 0) {
+        same = same && d->rank == t->rank;
+        for (int a = 0; same && a < d->rank; a++)
+            same = d->dims[a] < 0 || d->dims[a] == t->dims[a];
+    }
+    if (same)
+        return TRUE;
+    char *inferred = dims_to_string(t->rank, t->dims);
+    char *declared = d->rank >= 0 ? dims_to_string(d->rank, d->dims) : g_strdup("(no shape)");
+    g_set_error(error, SIM_ERROR, SIM_ERROR_SHAPE,
+                "node %s: tensor '%s' is inferred as %s %s but the file declares %s %s (-1: symbolic)", n->label,
+                t->name, dtype_name(t->dtype), inferred, dtype_name(d->dtype), declared);
+    g_free(inferred);
+    g_free(declared);
+    return FALSE;
+}
+
+static gboolean infer_node(Node *n, gint64 opset, gboolean allow_unknown, GError **error)
+{
+    const OpInfo *op = op_lookup(n->domain, n->op_type);
+    n->op = op;
+    if (!op) {
+        if (allow_unknown)
+            return shapes_from_file(n, error);
+        g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED,
+                    "node %s: unknown op '%s'%s%s%s (--allow-unknown-ops takes its output shapes from value_info)",
+                    n->label, n->op_type, *n->domain ? " in domain '" : "", n->domain, *n->domain ? "'" : "");
+        return FALSE;
+    }
+    if (!check_arity(op, n, error) || !op->infer(op, n, opset, error))
+        return FALSE;
+    for (guint k = 0; k < n->outputs->len; k++) {
+        Tensor *t = n->outputs->pdata[k];
+        if (!t)
+            continue;
+        if (!t->shape_known)
+            return infer_fail(error, n, "output '%s' got no shape", t->name);
+        if (op->plan_constant && t->kind == TENSOR_INTERMEDIATE)
+            t->kind = TENSOR_CONSTANT;
+        if (!check_declared(n, t, error))
+            return FALSE;
+    }
+    return TRUE;
+}
+
+gboolean shape_infer(Model *m, const ShapeOptions *o, GError **error)
+{
+    Graph *g = m->graph;
+    gint64 opset = model_onnx_opset(m);
+    if (opset == 0)
+        opset = 1; /* no import of the default domain: the oldest semantics */
+    if (!bind_dims(g, o, error))
+        return FALSE;
+    if (!seed_initializers(g, error) || !seed_inputs(g, error))
+        return FALSE;
+    for (guint k = 0; k < g->order->len; k++)
+        if (!infer_node(g->order->pdata[k], opset, o->allow_unknown_ops, error))
+            return FALSE;
+    return TRUE;
+}

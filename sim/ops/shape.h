@@ -1,0 +1,22 @@
+/* shape.h — shape inference: gives every tensor of a model a static dtype and shape (and a value,
+ * where shape arithmetic can be folded), from the graph inputs' declared types with symbolic dims
+ * bound by the user, through the op table. Real exports usually carry no value_info; where a file
+ * does, inferred shapes are checked against it. */
+#ifndef SIM_SHAPE_H
+#define SIM_SHAPE_H
+
+#include "model/graph.h"
+
+typedef struct {
+    GHashTable *dims;           /* symbolic dim name -> gint64* value (from --dim NAME=VALUE) */
+    gboolean allow_unknown_ops; /* unknown ops take their output shapes from value_info */
+} ShapeOptions;
+
+void shape_options_init(ShapeOptions *o);
+void shape_options_clear(ShapeOptions *o);
+/* Parses "NAME=VALUE" (VALUE a positive integer) into o->dims. */
+gboolean shape_options_add_dim(ShapeOptions *o, const char *spec, GError **error);
+
+gboolean shape_infer(Model *m, const ShapeOptions *o, GError **error);
+
+#endif

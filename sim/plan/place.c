@@ -1,0 +1,560 @@
+/* place.c — the placement driver (units, bins, online replay, offline planning) and the gap finder
+ * the offline strategies share (see place.h). */
+#include "plan/place.h"
+#include "base/error.h"
+#include "plan/verify.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------- units ---------- */
+
+typedef struct {
+    PlaceProblem problem;
+    GArray *buffers;       /* guint: trace ids of this bin's buffers */
+    guint *unit_of;        /* per entry of `buffers` */
+    guint64 *member_offset;
+} BinProblem;
+
+static void bin_problem_clear(BinProblem *b)
+{
+    if (b->problem.units)
+        g_array_unref(b->problem.units);
+    if (b->buffers)
+        g_array_unref(b->buffers);
+    g_free(b->unit_of);
+    g_free(b->member_offset);
+}
+
+static gboolean build_bin(const Trace *t, guint bin, BinProblem *out, GError **error)
+{
+    memset(out, 0, sizeof(*out));
+    out->problem.units = g_array_new(FALSE, FALSE, sizeof(PlaceUnit));
+    out->problem.steps = t->steps;
+    out->buffers = g_array_new(FALSE, FALSE, sizeof(guint));
+    for (guint k = 0; k < trace_count(t); k++)
+        if (trace_buffer(t, k)->bin == bin)
+            g_array_append_val(out->buffers, k);
+    out->unit_of = g_new0(guint, out->buffers->len + 1);
+    out->member_offset = g_new0(guint64, out->buffers->len + 1);
+    GHashTable *group_unit = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    for (guint k = 0; k < out->buffers->len; k++) {
+        const TraceBuffer *b = trace_buffer(t, g_array_index(out->buffers, guint, k));
+        gpointer found = NULL;
+        if (b->group != TRACE_NONE && g_hash_table_lookup_extended(group_unit, &b->group, NULL, &found)) {
+            guint u = GPOINTER_TO_UINT(found);
+            PlaceUnit *unit = &g_array_index(out->problem.units, PlaceUnit, u);
+            unit->size = MAX(unit->size, b->group_offset + b->size);
+            unit->align = MAX(unit->align, b->align);
+            unit->first = MIN(unit->first, b->first);
+            unit->last = MAX(unit->last, b->last);
+            if (b->fixed != TRACE_NONE)
+                unit->fixed = b->fixed - (gint64)b->group_offset;
+            out->unit_of[k] = u;
+            out->member_offset[k] = b->group_offset;
+            continue;
+        }
+        PlaceUnit unit = {b->size, b->align, b->first, b->last, TRACE_NONE};
+        if (b->group != TRACE_NONE) {
+            unit.size = b->group_offset + b->size;
+            g_hash_table_insert(group_unit, g_memdup2(&b->group, sizeof(gint64)),
+                                GUINT_TO_POINTER(out->problem.units->len));
+            out->member_offset[k] = b->group_offset;
+            if (b->fixed != TRACE_NONE)
+                unit.fixed = b->fixed - (gint64)b->group_offset;
+        } else {
+            unit.fixed = b->fixed;
+        }
+        out->unit_of[k] = out->problem.units->len;
+        g_array_append_val(out->problem.units, unit);
+    }
+    g_hash_table_unref(group_unit);
+    /* A group base must be aligned for every member: member offsets must be multiples of their own
+     * alignment, and a pinned base must honour the largest one. */
+    for (guint k = 0; k < out->buffers->len; k++) {
+        guint id = g_array_index(out->buffers, guint, k);
+        const TraceBuffer *b = trace_buffer(t, id);
+        const PlaceUnit *u = &g_array_index(out->problem.units, PlaceUnit, out->unit_of[k]);
+        if (b->group != TRACE_NONE && (b->group_offset % b->align || (u->fixed != TRACE_NONE && u->fixed % u->align))) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT,
+                        "buffer %u '%s': its offset in group %" G_GINT64_FORMAT " breaks its alignment", id, b->name,
+                        b->group);
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+guint64 place_arena(const PlaceProblem *p, const guint64 *offsets)
+{
+    guint64 end = 0, align = 1;
+    for (guint u = 0; u < p->units->len; u++) {
+        const PlaceUnit *unit = &g_array_index(p->units, PlaceUnit, u);
+        end = MAX(end, offsets[u] + unit->size);
+        align = MAX(align, unit->align);
+    }
+    return round_up(end, align);
+}
+
+/* ---------- online replay ---------- */
+
+typedef struct {
+    guint64 start, end;
+} Range;
+
+static gint range_cmp(gconstpointer a, gconstpointer b)
+{
+    const Range *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Units grouped by a step (their first or last): CSR arrays. */
+static guint *bucket_units(const PlaceProblem *p, gboolean by_last, guint **starts_out)
+{
+    guint n = p->units->len, steps = p->steps;
+    guint *starts = g_new0(guint, steps + 2);
+    for (guint u = 0; u < n; u++) {
+        const PlaceUnit *unit = &g_array_index(p->units, PlaceUnit, u);
+        starts[(by_last ? unit->last : unit->first) + 1]++;
+    }
+    for (guint s = 0; s < steps; s++)
+        starts[s + 1] += starts[s];
+    guint *fill = g_memdup2(starts, (steps + 2) * sizeof(guint));
+    guint *items = g_new(guint, n ? n : 1);
+    for (guint u = 0; u < n; u++) {
+        const PlaceUnit *unit = &g_array_index(p->units, PlaceUnit, u);
+        items[fill[by_last ? unit->last : unit->first]++] = u;
+    }
+    g_free(fill);
+    *starts_out = starts;
+    return items;
+}
+
+static gboolean replay_online(const PlaceStrategy *s, const PlaceProblem *p, guint64 *offsets, GError **error)
+{
+    gpointer state = s->create();
+    /* Pinned ranges are reserved for the whole run (merged where they overlap). */
+    GArray *pins = g_array_new(FALSE, FALSE, sizeof(Range));
+    for (guint u = 0; u < p->units->len; u++) {
+        const PlaceUnit *unit = &g_array_index(p->units, PlaceUnit, u);
+        if (unit->fixed != TRACE_NONE) {
+            Range r = {(guint64)unit->fixed, (guint64)unit->fixed + unit->size};
+            g_array_append_val(pins, r);
+        }
+    }
+    g_array_sort(pins, range_cmp);
+    gboolean ok = TRUE;
+    for (guint k = 0; ok && k < pins->len;) {
+        Range r = g_array_index(pins, Range, k++);
+        for (; k < pins->len && g_array_index(pins, Range, k).start <= r.end; k++)
+            r.end = MAX(r.end, g_array_index(pins, Range, k).end);
+        if (!s->reserve(state, r.start, r.end - r.start)) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "%s cannot reserve pinned range [%" G_GUINT64_FORMAT
+                        ", %" G_GUINT64_FORMAT ")", s->name, r.start, r.end);
+            ok = FALSE;
+        }
+    }
+    g_array_unref(pins);
+    guint *born_at, *die_at;
+    guint *born = bucket_units(p, FALSE, &born_at), *die = bucket_units(p, TRUE, &die_at);
+    for (guint step = 0; ok && step < p->steps; step++) {
+        for (guint k = born_at[step]; k < born_at[step + 1]; k++) {
+            guint u = born[k];
+            const PlaceUnit *unit = &g_array_index(p->units, PlaceUnit, u);
+            if (unit->fixed == TRACE_NONE)
+                offsets[u] = s->alloc(state, unit->size, unit->align);
+        }
+        for (guint k = die_at[step]; k < die_at[step + 1]; k++) {
+            guint u = die[k];
+            const PlaceUnit *unit = &g_array_index(p->units, PlaceUnit, u);
+            if (unit->fixed == TRACE_NONE)
+                s->release(state, offsets[u], unit->size);
+        }
+    }
+    g_free(born);
+    g_free(born_at);
+    g_free(die);
+    g_free(die_at);
+    s->destroy(state);
+    return ok;
+}
+
+gboolean place_problem(const PlaceStrategy *s, const PlaceProblem *p, guint64 *offsets, char **detail, GError **error)
+{
+    for (guint u = 0; u < p->units->len; u++) {
+        const PlaceUnit *unit = &g_array_index(p->units, PlaceUnit, u);
+        offsets[u] = unit->fixed != TRACE_NONE ? (guint64)unit->fixed : 0;
+    }
+    if (s->kind == PLACE_ONLINE)
+        return replay_online(s, p, offsets, error);
+    return s->plan(p, offsets, detail, error);
+}
+
+/* Constraints of the input that no plan can meet are the input's fault, said before planning: pinned
+ * buffers sharing bytes while both live, and members of one rigid group overlapping while both live. */
+static gboolean check_constraints(const Trace *t, GError **error)
+{
+    Trace *pins = trace_new(t->source);
+    GArray *pin_offsets = g_array_new(FALSE, FALSE, sizeof(guint64));
+    GHashTable *groups = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, (GDestroyNotify)trace_free);
+    for (guint k = 0; k < trace_count(t); k++) {
+        const TraceBuffer *b = trace_buffer(t, k);
+        if (b->fixed != TRACE_NONE) {
+            guint id = trace_add(pins, b->name, b->size, 1, b->first, b->last);
+            trace_buffer(pins, id)->bin = b->bin;
+            guint64 off = (guint64)b->fixed;
+            g_array_append_val(pin_offsets, off);
+        }
+        if (b->group != TRACE_NONE) {
+            Trace *g = g_hash_table_lookup(groups, &b->group);
+            if (!g) {
+                g = trace_new(t->source);
+                g_hash_table_insert(groups, g_memdup2(&b->group, sizeof(gint64)), g);
+            }
+            guint id = trace_add(g, b->name, b->size, 1, b->first, b->last);
+            trace_buffer(g, id)->fixed = (gint64)b->group_offset; /* the member's place within the group */
+        }
+    }
+    pins->steps = t->steps;
+    gboolean ok = TRUE;
+    GError *why = NULL;
+    if (!verify_offsets(pins, (guint64 *)(void *)pin_offsets->data, NULL, &why)) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "the trace pins two buffers onto the same bytes: %s",
+                    why->message + strlen("plan is wrong: "));
+        ok = FALSE;
+    }
+    g_clear_error(&why);
+    GHashTableIter it;
+    gpointer key, value;
+    g_hash_table_iter_init(&it, groups);
+    while (ok && g_hash_table_iter_next(&it, &key, &value)) {
+        Trace *g = value;
+        g->steps = t->steps;
+        guint64 *offs = g_new(guint64, trace_count(g) + 1);
+        for (guint k = 0; k < trace_count(g); k++)
+            offs[k] = (guint64)trace_buffer(g, k)->fixed;
+        if (!verify_offsets(g, offs, NULL, &why)) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "group %" G_GINT64_FORMAT " lays two live members on the same bytes: %s",
+                        *(const gint64 *)key, why->message + strlen("plan is wrong: "));
+            ok = FALSE;
+        }
+        g_clear_error(&why);
+        g_free(offs);
+    }
+    g_hash_table_unref(groups);
+    g_array_unref(pin_offsets);
+    trace_free(pins);
+    return ok;
+}
+
+Plan *place_run(const PlaceStrategy *s, const Trace *t, GError **error)
+{
+    return place_run_with(s, t, NULL, error);
+}
+
+Plan *place_run_with(const PlaceStrategy *s, const Trace *t, const PlaceOptions *options, GError **error)
+{
+    static const PlaceOptions defaults = PLACE_OPTIONS_DEFAULTS;
+    if (!trace_validate(t, error) || !check_constraints(t, error))
+        return NULL;
+    Plan *plan = g_new0(Plan, 1);
+    plan->strategy = s;
+    plan->offsets = g_new0(guint64, trace_count(t) + 1);
+    plan->bins = trace_bins(t);
+    plan->bin_arena = g_new0(guint64, plan->bins);
+    gboolean ok = TRUE;
+    for (guint bin = 0; ok && bin < plan->bins; bin++) {
+        BinProblem bp;
+        ok = build_bin(t, bin, &bp, error);
+        bp.problem.options = options ? options : &defaults;
+        guint64 *unit_offsets = g_new0(guint64, bp.problem.units->len + 1);
+        char *detail = NULL;
+        gint64 start = g_get_monotonic_time();
+        ok = ok && place_problem(s, &bp.problem, unit_offsets, &detail, error);
+        plan->seconds += (double)(g_get_monotonic_time() - start) / G_USEC_PER_SEC;
+        if (ok) {
+            for (guint k = 0; k < bp.buffers->len; k++)
+                plan->offsets[g_array_index(bp.buffers, guint, k)] = unit_offsets[bp.unit_of[k]] + bp.member_offset[k];
+            plan->bin_arena[bin] = place_arena(&bp.problem, unit_offsets);
+            plan->arena += plan->bin_arena[bin];
+        }
+        if (detail) {
+            char *joined = plan->detail ? g_strdup_printf("%s; %s", plan->detail, detail) : g_strdup(detail);
+            g_free(plan->detail);
+            plan->detail = joined;
+            g_free(detail);
+        }
+        g_free(unit_offsets);
+        bin_problem_clear(&bp);
+    }
+    if (!ok) {
+        plan_free(plan);
+        return NULL;
+    }
+    return plan;
+}
+
+gboolean place_keep_smallest(const PlaceProblem *p, gboolean (*take)(const PlaceStrategy *s, const PlaceProblem *p),
+                             guint64 *offsets, const PlaceStrategy **winner, guint64 *arena, GError **error)
+{
+    const PlaceStrategy *const *portfolio = p->options ? p->options->portfolio : NULL;
+    *winner = NULL;
+    *arena = G_MAXUINT64;
+    if (!portfolio) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "no strategies to choose from (PlaceOptions.portfolio is unset)");
+        return FALSE;
+    }
+    guint n = p->units->len;
+    guint64 *trial = g_new(guint64, n + 1);
+    for (guint k = 0; portfolio[k]; k++) {
+        if (!take(portfolio[k], p))
+            continue;
+        char *ignored = NULL;
+        if (!place_problem(portfolio[k], p, trial, &ignored, error)) {
+            g_free(trial);
+            return FALSE;
+        }
+        g_free(ignored);
+        guint64 a = place_arena(p, trial);
+        if (a < *arena) {
+            *arena = a;
+            *winner = portfolio[k];
+            memcpy(offsets, trial, n * sizeof(guint64));
+        }
+    }
+    g_free(trial);
+    return TRUE;
+}
+
+/* ---------- offline helpers ---------- */
+
+/* The placed units, indexed by lifetime for the one query the offline planners make: the addresses in use,
+ * during [lo, hi], by every placed unit whose lifetime meets it. Such a unit is either alive at lo or starts
+ * in (lo, hi]. Two segment trees over the steps answer the two parts: `alive` stores each unit at the
+ * O(log T) nodes that tile its lifetime, so the nodes on the path from the root to lo's leaf hold exactly
+ * the units alive at lo; `starts` stores each unit at its start's leaf and every ancestor, so the O(log T)
+ * nodes that tile (lo, hi] hold exactly the units starting there. Every node keeps the union of its units'
+ * address ranges, sorted and coalesced (placed units pack tightly, so these lists stay short), and a query
+ * merges O(log T) sorted lists through a heap. The treap this replaced visited every unit starting within
+ * the longest lifetime before lo: 16,000 nodes a query on a 1M-buffer trace. */
+typedef struct {
+    Range *at;
+    guint len, size;
+} RangeList;
+
+struct PlacedIndex {
+    const PlaceProblem *p;
+    guint leaves;      /* a power of two above the last step */
+    RangeList *alive;  /* segment tree over steps, 1-based (node k's children are 2k and 2k+1, leaves at
+                          [leaves, 2 leaves)): each unit in the nodes that tile its lifetime */
+    RangeList *starts; /* the same shape: each unit in its start step's leaf and every ancestor */
+    GArray *runs;      /* Run: the sorted lists a query merges, reused per query */
+};
+
+/* The unread part of one sorted list, with its head's start kept inline (the heap compares keys without
+ * chasing pointers into the lists). */
+typedef struct {
+    guint64 start;
+    const Range *at, *end;
+} Run;
+
+/* Adds r to a list of disjoint ranges sorted by start, merging it with every range it overlaps or touches:
+ * a query only needs the union of the addresses in use, and placed units pack tightly, so lists stay short
+ * (and a query merges sorted runs instead of sorting). */
+static void range_list_add(RangeList *l, Range r)
+{
+    guint lo = 0, hi = l->len;
+    while (lo < hi) { /* the first range ending at or after r.start: it may touch r */
+        guint mid = (lo + hi) / 2;
+        if (l->at[mid].end < r.start)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    guint last = lo; /* ranges [lo, last) overlap or touch r */
+    while (last < l->len && l->at[last].start <= r.end) {
+        r.start = MIN(r.start, l->at[last].start);
+        r.end = MAX(r.end, l->at[last].end);
+        last++;
+    }
+    if (last == lo) { /* nothing to merge: open a slot */
+        if (l->len == l->size) {
+            l->size = l->size ? 2 * l->size : 4;
+            l->at = g_renew(Range, l->at, l->size);
+        }
+        memmove(l->at + lo + 1, l->at + lo, (l->len - lo) * sizeof(Range));
+        l->len++;
+    } else if (last > lo + 1) { /* several became one */
+        memmove(l->at + lo + 1, l->at + last, (l->len - last) * sizeof(Range));
+        l->len -= last - lo - 1;
+    }
+    l->at[lo] = r;
+}
+
+PlacedIndex *placed_index_new(const PlaceProblem *p, const guint64 *offsets)
+{
+    PlacedIndex *x = g_new0(PlacedIndex, 1);
+    x->p = p;
+    guint steps = MAX(p->steps, 1);
+    for (guint u = 0; u < p->units->len; u++)
+        steps = MAX(steps, g_array_index(p->units, PlaceUnit, u).last + 1);
+    x->leaves = 1;
+    while (x->leaves < steps)
+        x->leaves *= 2;
+    x->alive = g_new0(RangeList, 2 * (gsize)x->leaves);
+    x->starts = g_new0(RangeList, 2 * (gsize)x->leaves);
+    x->runs = g_array_new(FALSE, FALSE, sizeof(Run));
+    for (guint u = 0; u < p->units->len; u++)
+        if (g_array_index(p->units, PlaceUnit, u).fixed != TRACE_NONE)
+            placed_index_add(x, u, offsets[u]);
+    return x;
+}
+
+void placed_index_free(PlacedIndex *x)
+{
+    if (!x)
+        return;
+    for (gsize k = 0; k < 2 * (gsize)x->leaves; k++) {
+        g_free(x->alive[k].at);
+        g_free(x->starts[k].at);
+    }
+    g_free(x->alive);
+    g_free(x->starts);
+    g_array_unref(x->runs);
+    g_free(x);
+}
+
+void placed_index_add(PlacedIndex *x, guint unit, guint64 offset)
+{
+    const PlaceUnit *u = &g_array_index(x->p->units, PlaceUnit, unit);
+    Range r = {offset, offset + u->size};
+    for (gsize k = u->first + (gsize)x->leaves; k >= 1; k /= 2)
+        range_list_add(&x->starts[k], r);
+    /* The canonical nodes of [first, last]: bottom up, taking a boundary node whenever its sibling
+     * would reach outside. */
+    for (gsize lo = u->first + (gsize)x->leaves, hi = u->last + (gsize)x->leaves + 1; lo < hi; lo /= 2, hi /= 2) {
+        if (lo & 1)
+            range_list_add(&x->alive[lo++], r);
+        if (hi & 1)
+            range_list_add(&x->alive[--hi], r);
+    }
+}
+
+static void add_run(GArray *runs, const RangeList *l)
+{
+    if (l->len) {
+        Run r = {l->at->start, l->at, l->at + l->len};
+        g_array_append_val(runs, r);
+    }
+}
+
+/* The sorted lists covering every placed unit whose lifetime meets [lo, hi] (see struct PlacedIndex). */
+static void collect_runs(PlacedIndex *x, guint lo, guint hi)
+{
+    g_array_set_size(x->runs, 0);
+    for (gsize k = lo + (gsize)x->leaves; k >= 1; k /= 2)
+        add_run(x->runs, &x->alive[k]);
+    for (gsize a = lo + 1 + (gsize)x->leaves, b = hi + (gsize)x->leaves + 1; a < b; a /= 2, b /= 2) {
+        if (a & 1)
+            add_run(x->runs, &x->starts[a++]);
+        if (b & 1)
+            add_run(x->runs, &x->starts[--b]);
+    }
+}
+
+/* Restores the heap order (smallest head start on top) below position i. */
+static void run_heap_down(Run *h, guint n, guint i)
+{
+    Run moving = h[i];
+    for (;;) {
+        guint c = 2 * i + 1;
+        if (c >= n)
+            break;
+        c += c + 1 < n && h[c + 1].start < h[c].start;
+        if (h[c].start >= moving.start)
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = moving;
+}
+
+guint64 placed_index_find(PlacedIndex *x, guint unit, GapPolicy policy)
+{
+    const PlaceUnit *u = &g_array_index(x->p->units, PlaceUnit, unit);
+    collect_runs(x, u->first, u->last);
+    /* The overlapping ranges in address order, merged from the sorted lists through a heap of their heads:
+     * O(k log m) for k ranges in m lists, where sorting them took O(k log k) with unpredictable branches. */
+    Run *heap = (Run *)(void *)x->runs->data;
+    guint n = x->runs->len;
+    for (guint i = n / 2; i-- > 0;)
+        run_heap_down(heap, n, i);
+    guint64 cursor = 0, best = G_MAXUINT64, best_gap = G_MAXUINT64;
+    while (n) {
+        Range r = *heap[0].at;
+        if (++heap[0].at == heap[0].end)
+            heap[0] = heap[--n];
+        else
+            heap[0].start = heap[0].at->start;
+        if (n > 1)
+            run_heap_down(heap, n, 0);
+        if (r.start > cursor) {
+            guint64 start = round_up(cursor, u->align);
+            if (start + u->size <= r.start) {
+                if (policy == GAP_FIRST || r.start - cursor == u->size)
+                    return start; /* the lowest fit, or a gap no other can beat (the first of equals wins) */
+                if (r.start - cursor < best_gap) {
+                    best_gap = r.start - cursor;
+                    best = start;
+                }
+            }
+        }
+        cursor = MAX(cursor, r.end);
+    }
+    return best != G_MAXUINT64 ? best : round_up(cursor, u->align);
+}
+
+void place_in_order(const PlaceProblem *p, const guint *order, guint n, GapPolicy policy, guint64 *offsets)
+{
+    PlacedIndex *x = placed_index_new(p, offsets);
+    for (guint k = 0; k < n; k++) {
+        guint u = order[k];
+        if (g_array_index(p->units, PlaceUnit, u).fixed != TRACE_NONE)
+            continue;
+        offsets[u] = placed_index_find(x, u, policy);
+        placed_index_add(x, u, offsets[u]);
+    }
+    placed_index_free(x);
+}
+
+gint place_cmp_size_desc(gconstpointer a, gconstpointer b, gpointer problem)
+{
+    const PlaceProblem *p = problem;
+    const PlaceUnit *x = &g_array_index(p->units, PlaceUnit, *(const guint *)a);
+    const PlaceUnit *y = &g_array_index(p->units, PlaceUnit, *(const guint *)b);
+    if (x->size != y->size)
+        return x->size > y->size ? -1 : 1;
+    guint lx = x->last - x->first, ly = y->last - y->first;
+    return lx > ly ? -1 : lx < ly;
+}
+
+typedef struct {
+    GCompareDataFunc cmp;
+    gpointer data;
+} SortCtx;
+
+static gint sort_units(gconstpointer a, gconstpointer b, gpointer data)
+{
+    const SortCtx *c = data;
+    gint r = c->cmp(a, b, c->data);
+    if (r)
+        return r;
+    guint x = *(const guint *)a, y = *(const guint *)b;
+    return x < y ? -1 : x > y; /* final tie: unit id, so every order is total and deterministic */
+}
+
+void place_sort(guint *order, guint n, GCompareDataFunc cmp, gpointer data)
+{
+    SortCtx c = {cmp, data};
+    g_qsort_with_data(order, (gint)n, sizeof(guint), sort_units, &c);
+}

@@ -1,0 +1,45 @@
+/* place.h — placement: the driver that turns a trace into a plan (units and bins, plan.h), and the helpers
+ * strategies share (the placed index, orders, the portfolio runner). Fixed (pinned) units are
+ * placed by the driver before the strategy runs: offline strategies see them as obstacles during their
+ * lifetimes; online strategies find their address ranges reserved for the whole run. */
+#ifndef SIM_PLACE_H
+#define SIM_PLACE_H
+
+#include "plan/plan.h"
+
+/* Plans the whole trace with one strategy (options NULL: the defaults). */
+Plan *place_run(const PlaceStrategy *s, const Trace *t, GError **error);
+Plan *place_run_with(const PlaceStrategy *s, const Trace *t, const PlaceOptions *options, GError **error);
+
+/* Arena of a set of unit offsets: highest end, rounded up to the largest alignment. */
+guint64 place_arena(const PlaceProblem *p, const guint64 *offsets);
+/* Runs one strategy on one bin's problem (used by the driver and by strategies that try others). */
+gboolean place_problem(const PlaceStrategy *s, const PlaceProblem *p, guint64 *offsets, char **detail, GError **error);
+
+/* Runs every strategy of the problem's portfolio (options->portfolio) that `take` accepts and keeps the
+ * smallest arena's offsets (problem units); *winner is the one kept (NULL when none ran), *arena its arena.
+ * An error when the problem has no portfolio. */
+gboolean place_keep_smallest(const PlaceProblem *p, gboolean (*take)(const PlaceStrategy *s, const PlaceProblem *p),
+                             guint64 *offsets, const PlaceStrategy **winner, guint64 *arena, GError **error);
+
+/* ---- shared by offline strategies ---- */
+
+/* Units placed so far, indexed by lifetime. */
+typedef struct PlacedIndex PlacedIndex;
+typedef enum { GAP_BEST, GAP_FIRST } GapPolicy;
+
+/* An index holding the problem's fixed units (at their offsets). */
+PlacedIndex *placed_index_new(const PlaceProblem *p, const guint64 *offsets);
+void placed_index_free(PlacedIndex *x);
+void placed_index_add(PlacedIndex *x, guint unit, guint64 offset);
+/* Offset for unit u among the placed units that overlap it in time: the smallest gap that fits
+ * (GAP_BEST, as TFLite's and XLA's greedy planners) or the lowest (GAP_FIRST), else above them all. */
+guint64 placed_index_find(PlacedIndex *x, guint unit, GapPolicy policy);
+/* Places every non-fixed unit in the given order with the given policy. */
+void place_in_order(const PlaceProblem *p, const guint *order, guint n, GapPolicy policy, guint64 *offsets);
+/* Greedy-by-size's order for place_sort (data: the problem): largest first, then longer lifetime. */
+gint place_cmp_size_desc(gconstpointer a, gconstpointer b, gpointer problem);
+/* Sorts unit ids with cmp(a, b, data); ties are broken by unit id, so every order is deterministic. */
+void place_sort(guint *order, guint n, GCompareDataFunc cmp, gpointer data);
+
+#endif

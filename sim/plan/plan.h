@@ -1,0 +1,77 @@
+/* plan.h — the plan room's data contract, the one header every placement stage includes (as MiniMalloc's
+ * minimalloc.h is for its solver): the units a strategy places, the problem of one bin, the strategy
+ * descriptor (strategies/place-*.c fill one each) and the resulting Plan. The driver is place.h; the
+ * verifier (verify.h) checks a Plan against its trace and needs nothing else.
+ *
+ * Strategies place *units*: a buffer on its own, or a rigid group (Concat/Split layouts) as one block
+ * whose members keep their relative offsets; the unit lives from its first member's birth to its last
+ * member's death. Each memory bin is planned separately and is its own arena. */
+#ifndef SIM_PLAN_H
+#define SIM_PLAN_H
+
+#include "trace/trace.h"
+
+typedef struct {
+    guint64 size, align;
+    guint first, last;
+    gint64 fixed; /* unit offset when pinned, else TRACE_NONE */
+} PlaceUnit;
+
+/* Knobs of the search-based strategies (climb, search) and of `best`. */
+typedef struct {
+    double budget_seconds;  /* search/climb stop after this long (--budget) */
+    guint64 max_nodes;      /* search stops after exploring this many nodes (0: no limit) */
+    guint32 seed;           /* climb's random choices (--seed) */
+    guint climb_steps;      /* climb stops after this many steps */
+    guint search_max;       /* `best` runs `search` on problems of at most this many units */
+    /* The strategies a portfolio (best) and the exact search (for its incumbents) may try: NULL-terminated,
+     * normally the registry's place_registry; NULL: none, and those strategies refuse to run. The plan room
+     * cannot name the registry (it sits above), so whoever runs them hands it down. */
+    const struct PlaceStrategy *const *portfolio;
+} PlaceOptions;
+
+#define PLACE_OPTIONS_DEFAULTS                                                                                 \
+    {.budget_seconds = 10, .max_nodes = 0, .seed = 1, .climb_steps = 2000, .search_max = 1000, .portfolio = NULL}
+
+/* One bin's placement problem. */
+typedef struct {
+    GArray *units; /* PlaceUnit */
+    guint steps;
+    const PlaceOptions *options;
+} PlaceProblem;
+
+typedef enum { PLACE_ONLINE, PLACE_OFFLINE } PlaceKind;
+
+/* What a strategy is for, so others can pick it without naming it: the no-reuse baseline, the fast
+ * heuristics (incumbents for the search), improvers, exact search, and portfolios of the others. */
+typedef enum { ROLE_BASELINE, ROLE_HEURISTIC, ROLE_IMPROVER, ROLE_EXACT, ROLE_PORTFOLIO } PlaceRole;
+
+typedef struct PlaceStrategy {
+    const char *name;
+    const char *summary;
+    PlaceKind kind;
+    PlaceRole role;
+    /* Online: sees alloc/free events in time order, nothing else. */
+    gpointer (*create)(void);
+    guint64 (*alloc)(gpointer state, guint64 size, guint64 align);
+    void (*release)(gpointer state, guint64 offset, guint64 size);
+    gboolean (*reserve)(gpointer state, guint64 offset, guint64 size);
+    void (*destroy)(gpointer state);
+    /* Offline: sees the whole problem; writes one offset per unit (fixed units are preset and must be
+     * kept). `detail` may receive a note for the report (newly allocated). */
+    gboolean (*plan)(const PlaceProblem *p, guint64 *offsets, char **detail, GError **error);
+} PlaceStrategy;
+
+typedef struct {
+    const PlaceStrategy *strategy;
+    guint64 *offsets;   /* per trace buffer */
+    guint bins;
+    guint64 *bin_arena; /* per bin: highest end rounded up to the bin's largest alignment */
+    guint64 arena;      /* sum over bins */
+    double seconds;     /* planning time */
+    char *detail;       /* strategy's note, e.g. which heuristic `best` kept */
+} Plan;
+
+void plan_free(Plan *p);
+
+#endif

@@ -1,0 +1,136 @@
+/* verify.c — the independent plan checker (see verify.h): per-buffer checks, then one sweep over time
+ * with the live buffers of each bin in an offset-ordered tree; a new buffer can only collide with its
+ * neighbours in that tree, because the live set is kept disjoint. */
+#include "plan/verify.h"
+#include "base/error.h"
+
+
+static gboolean buffer_error(GError **error, const Trace *t, guint id, const char *what, guint64 value)
+{
+    const TraceBuffer *b = trace_buffer(t, id);
+    g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH, "plan is wrong: buffer %u '%s' (%" G_GUINT64_FORMAT " bytes, steps %u..%u) %s %"
+                G_GUINT64_FORMAT, id, b->name, b->size, b->first, b->last, what, value);
+    return FALSE;
+}
+
+typedef struct {
+    guint64 start, end;
+    guint id, bin;
+} Live;
+
+static gint live_cmp(gconstpointer a, gconstpointer b, gpointer unused)
+{
+    (void)unused;
+    const Live *x = a, *y = b;
+    if (x->bin != y->bin)
+        return x->bin < y->bin ? -1 : 1;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static gboolean overlap_error(GError **error, const Trace *t, const Live *a, const Live *b)
+{
+    const TraceBuffer *x = trace_buffer(t, a->id), *y = trace_buffer(t, b->id);
+    g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH,
+                "plan is wrong: buffers %u '%s' [%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT ") steps %u..%u and %u '%s' [%"
+                G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT ") steps %u..%u share bytes [%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT
+                ") at step %u", a->id, x->name, a->start, a->end, x->first, x->last, b->id, y->name, b->start, b->end,
+                y->first, y->last, MAX(a->start, b->start), MIN(a->end, b->end), MAX(x->first, y->first));
+    return FALSE;
+}
+
+/* Buffer ids grouped by a step (their first step, or the step after their last), ascending within a step:
+ * a counting sort, so a million-buffer sweep costs no comparison sort. CSR: step s's ids are
+ * ids[start[s]] .. ids[start[s + 1] - 1]. */
+static guint *ids_by_step(const Trace *t, guint steps, gboolean by_end, guint **start_out)
+{
+    guint n = trace_count(t);
+    guint *start = g_new0(guint, (gsize)steps + 2), *ids = g_new(guint, n + 1);
+    for (guint k = 0; k < n; k++) {
+        const TraceBuffer *b = trace_buffer(t, k);
+        start[(by_end ? b->last + 1 : b->first) + 1]++;
+    }
+    for (guint s = 0; s <= steps; s++)
+        start[s + 1] += start[s];
+    guint *fill = g_memdup2(start, ((gsize)steps + 2) * sizeof(guint));
+    for (guint k = 0; k < n; k++) {
+        const TraceBuffer *b = trace_buffer(t, k);
+        ids[fill[by_end ? b->last + 1 : b->first]++] = k;
+    }
+    g_free(fill);
+    *start_out = start;
+    return ids;
+}
+
+static gboolean check_overlaps(const Trace *t, const guint64 *offsets, GError **error)
+{
+    guint n = trace_count(t), steps = 0;
+    Live *live = g_new(Live, n + 1);
+    for (guint k = 0; k < n; k++) {
+        const TraceBuffer *b = trace_buffer(t, k);
+        live[k] = (Live){offsets[k], offsets[k] + b->size, k, b->bin};
+        steps = MAX(steps, b->last + 1);
+    }
+    /* At each step, the buffers dead after the step before leave first (they free their bytes for this
+     * one), then the buffers born here enter, each checked against its neighbours in the live set. */
+    guint *born_at, *gone_at;
+    guint *born = ids_by_step(t, steps, FALSE, &born_at), *gone = ids_by_step(t, steps, TRUE, &gone_at);
+    GTree *active = g_tree_new_full(live_cmp, NULL, NULL, NULL);
+    gboolean ok = TRUE;
+    for (guint s = 0; ok && s <= steps; s++) {
+        for (guint e = gone_at[s]; e < gone_at[s + 1]; e++)
+            g_tree_remove(active, &live[gone[e]]);
+        for (guint e = born_at[s]; ok && e < born_at[s + 1]; e++) {
+            Live *x = &live[born[e]];
+            GTreeNode *next = g_tree_lower_bound(active, x);
+            GTreeNode *prev = next ? g_tree_node_previous(next) : g_tree_node_last(active);
+            Live *p = prev ? g_tree_node_key(prev) : NULL, *q = next ? g_tree_node_key(next) : NULL;
+            if (p && p->bin == x->bin && p->end > x->start)
+                ok = overlap_error(error, t, p, x);
+            else if (q && q->bin == x->bin && q->start < x->end)
+                ok = overlap_error(error, t, x, q);
+            else
+                g_tree_insert(active, x, x);
+        }
+    }
+    g_tree_destroy(active);
+    g_free(born);
+    g_free(born_at);
+    g_free(gone);
+    g_free(gone_at);
+    g_free(live);
+    return ok;
+}
+
+gboolean verify_offsets(const Trace *t, const guint64 *offsets, const guint64 *bin_arena, GError **error)
+{
+    GHashTable *group_base = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+    gboolean ok = TRUE;
+    for (guint k = 0; ok && k < trace_count(t); k++) {
+        const TraceBuffer *b = trace_buffer(t, k);
+        if (offsets[k] % b->align)
+            ok = buffer_error(error, t, k, "is not aligned: offset", offsets[k]);
+        else if (b->fixed != TRACE_NONE && offsets[k] != (guint64)b->fixed)
+            ok = buffer_error(error, t, k, "is pinned elsewhere: offset", offsets[k]);
+        else if (offsets[k] > G_MAXUINT64 - b->size)
+            ok = buffer_error(error, t, k, "overflows the address space: offset", offsets[k]);
+        else if (bin_arena && offsets[k] + b->size > bin_arena[b->bin])
+            ok = buffer_error(error, t, k, "ends past its arena: end", offsets[k] + b->size);
+        if (ok && b->group != TRACE_NONE) {
+            guint64 base = offsets[k] - b->group_offset;
+            const guint64 *seen = g_hash_table_lookup(group_base, &b->group);
+            if (offsets[k] < b->group_offset || (seen && *seen != base))
+                ok = buffer_error(error, t, k, "moved within its rigid group: offset", offsets[k]);
+            else if (!seen)
+                g_hash_table_insert(group_base, g_memdup2(&b->group, sizeof(gint64)), g_memdup2(&base, sizeof(guint64)));
+        }
+    }
+    g_hash_table_unref(group_base);
+    return ok && check_overlaps(t, offsets, error);
+}
+
+gboolean verify_plan(const Trace *t, const Plan *p, GError **error)
+{
+    return verify_offsets(t, p->offsets, p->bin_arena, error);
+}

@@ -1,0 +1,25 @@
+/* chrome-trace.h — a plan as Chrome trace event JSON (the format of chrome://tracing and
+ * ui.perfetto.dev): one "X" span per schedule step (the op run there) and "C" counter events for the
+ * bytes live, the bytes the plan actually spans at that step, and the planned arena. Time is the schedule
+ * step (step k runs from k ms to k+1 ms), or with measured kernel times (sim --run) each span lasts its
+ * node's median time. Format in docs/report-format.md. */
+#ifndef SIM_CHROME_TRACE_H
+#define SIM_CHROME_TRACE_H
+
+#include "plan/place.h"
+#include "trace/trace.h"
+
+typedef struct {
+    const char *title;     /* process name shown by the viewer, e.g. graph and strategy */
+    const char *const *op_names; /* per step: the node's name, or NULL (then "step k") */
+    const char *const *op_types; /* per step: the node's op type (span category), or NULL */
+    const double *seconds;       /* per step: measured time (median), or NULL: one schedule step = 1 ms */
+} ChromeTraceLabels;
+
+/* The events as a JSON document (newly allocated). */
+char *chrome_trace_to_json(const Trace *t, const Plan *plan, const ChromeTraceLabels *labels);
+/* Writes the document to `path`; no partial file is left behind on failure. */
+gboolean chrome_trace_write(const char *path, const Trace *t, const Plan *plan, const ChromeTraceLabels *labels,
+                            GError **error);
+
+#endif

@@ -1,0 +1,137 @@
+/* gnuplot.c — the script preamble, quoting, units, palette and the pipe to gnuplot (see gnuplot.h). */
+#include "report/gnuplot.h"
+
+#include "base/files.h"
+
+#include <gio/gio.h>
+#include <signal.h>
+#include <string.h>
+
+static const char *terminal_for(const char *path)
+{
+    if (g_str_has_suffix(path, ".png"))
+        return "pngcairo size 1200,600 noenhanced font 'sans,10'";
+    if (g_str_has_suffix(path, ".svg"))
+        return "svg size 1200,600 noenhanced font 'sans,10' background '#ffffff'";
+    return NULL;
+}
+
+gboolean plot_path_check(const char *path, GError **error)
+{
+    if (!terminal_for(path)) {
+        g_set_error(error, PLOT_ERROR, 1, "a plot is written as .png or .svg");
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/* Bytes a label may carry literally: nothing gnuplot's reader acts on (backquotes run a command even inside
+ * double quotes, '@' expands a macro, '$' names a datablock, quotes and backslashes end or escape). */
+static gboolean label_byte_is_plain(guchar c)
+{
+    return g_ascii_isalnum(c) || (c && strchr(" .,:;_+-=()[]/%", c));
+}
+
+char *gnuplot_quote(const char *text)
+{
+    /* Valid UTF-8 (an SVG is XML), no control characters (XML 1.0 forbids them; a newline would end the
+     * command), every other byte as a \ooo escape, which gnuplot decodes inside double quotes only after
+     * it has looked for backquotes and macros: no user text reaches gnuplot's command language. */
+    char *valid = g_utf8_make_valid(text, -1);
+    GString *s = g_string_new("\"");
+    for (const guchar *c = (const guchar *)valid; *c; c++) {
+        if (*c < 0x20 || *c == 0x7f)
+            g_string_append_c(s, ' ');
+        else if (label_byte_is_plain(*c))
+            g_string_append_c(s, (char)*c);
+        else
+            g_string_append_printf(s, "\\%03o", *c);
+    }
+    g_string_append_c(s, '"');
+    g_free(valid);
+    return g_string_free(s, FALSE);
+}
+
+void gnuplot_set_text(GString *script, const char *what, const char *text, const char *unit, const char *suffix)
+{
+    char *label = unit ? g_strdup_printf("%s (%s%s)", text, unit, suffix) : g_strconcat(text, suffix, NULL);
+    char *label_q = gnuplot_quote(label);
+    g_string_append_printf(script, "set %s %s\n", what, label_q);
+    g_free(label_q);
+    g_free(label);
+}
+
+GString *gnuplot_script_new(const char *path, const char *title)
+{
+    /* No `set output`: gnuplot draws to its stdout, which gnuplot_run reads; the file name never reaches it. */
+    GString *s = g_string_new(NULL);
+    char *title_q = gnuplot_quote(title);
+    g_string_append_printf(s, "set terminal %s\nset title %s\n", terminal_for(path), title_q);
+    g_free(title_q);
+    return s;
+}
+
+void gnuplot_byte_unit(double largest, const char **name, double *scale)
+{
+    if (largest >= 1024.0 * 1024 * 1024)
+        *name = "GiB", *scale = 1024.0 * 1024 * 1024;
+    else if (largest >= 1024.0 * 1024)
+        *name = "MiB", *scale = 1024.0 * 1024;
+    else if (largest >= 1024)
+        *name = "KiB", *scale = 1024.0;
+    else
+        *name = "B", *scale = 1.0;
+}
+
+static const char *const palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                      "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+
+const char *gnuplot_colour(guint k) { return palette[k % G_N_ELEMENTS(palette)]; }
+guint gnuplot_palette_size(void) { return G_N_ELEMENTS(palette); }
+
+static GString *capture_sink;
+
+void gnuplot_capture(GString *sink) { capture_sink = sink; }
+
+gboolean gnuplot_run(const char *path, const GString *script, GError **error)
+{
+    if (capture_sink) {
+        g_string_append_len(capture_sink, script->str, (gssize)script->len);
+        return TRUE;
+    }
+    char *gnuplot = g_find_program_in_path("gnuplot");
+    if (!gnuplot) {
+        g_set_error(error, PLOT_ERROR, 2, "gnuplot is not installed (make deps installs gnuplot-nox)");
+        return FALSE;
+    }
+    /* gnuplot runs without a shell, the script on its stdin, the picture read back from its stdout: only a
+     * complete picture from a successful run is written, through the checked writer (files.h). */
+    GError *spawn_error = NULL;
+    GSubprocess *proc = g_subprocess_new(G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE, &spawn_error,
+                                         gnuplot, NULL);
+    g_free(gnuplot);
+    if (!proc) {
+        g_set_error(error, PLOT_ERROR, 2, "cannot start gnuplot: %s", spawn_error->message);
+        g_error_free(spawn_error);
+        return FALSE;
+    }
+    void (*previous)(int) = signal(SIGPIPE, SIG_IGN); /* gnuplot may stop reading at a failed line */
+    GBytes *in = g_bytes_new_static(script->str, script->len), *picture = NULL;
+    gboolean ran = g_subprocess_communicate(proc, in, NULL, &picture, NULL, NULL) && g_subprocess_get_if_exited(proc) &&
+                   g_subprocess_get_exit_status(proc) == 0;
+    signal(SIGPIPE, previous);
+    g_bytes_unref(in);
+    g_object_unref(proc);
+    gsize len = 0;
+    const void *data = picture ? g_bytes_get_data(picture, &len) : NULL;
+    gboolean ok = FALSE;
+    if (!ran || !len) {
+        g_set_error(error, PLOT_ERROR, 2, "gnuplot could not draw the plot (its messages are above)");
+    } else if (!(ok = sim_write_file(path, data, len, error))) {
+        (*error)->domain = PLOT_ERROR;
+        (*error)->code = 2;
+    }
+    if (picture)
+        g_bytes_unref(picture);
+    return ok;
+}

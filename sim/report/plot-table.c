@@ -1,0 +1,419 @@
+/* plot-table.c — the compare and sweep pictures of a result table (see plot-table.h). */
+#include "report/plot-table.h"
+#include "report/gnuplot.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The columns that say what a row measured; the ones that vary across the table label its series. */
+enum { ID_GRAPH, ID_DIMS, ID_ORDER, ID_ALIAS, ID_STRATEGY, ID_COUNT };
+static const char *const id_names[ID_COUNT] = {"graph", "dims", "order", "alias", "strategy"};
+
+typedef struct {
+    const CsvTable *t;
+    const char *path;
+    gint id[ID_COUNT];
+    gint y, arena, bound;
+    gboolean ratio;
+} Columns;
+
+static gboolean need_column(const Columns *c, const char *name, gint *out, GError **error)
+{
+    *out = csv_table_column(c->t, name);
+    if (*out < 0)
+        g_set_error(error, PLOT_ERROR, 1, "no column '%s'", name);
+    return *out >= 0;
+}
+
+static gboolean columns_find(Columns *c, const CsvTable *t, const TablePlotOptions *o, GError **error)
+{
+    c->t = t;
+    c->path = o->table_path;
+    if (!t->rows->len) {
+        g_set_error(error, PLOT_ERROR, 1, "a header but no rows");
+        return FALSE;
+    }
+    for (guint k = 0; k < ID_COUNT; k++)
+        if (!need_column(c, id_names[k], &c->id[k], error))
+            return FALSE;
+    c->ratio = !strcmp(o->y, "ratio");
+    if (c->ratio)
+        return need_column(c, "arena_bytes", &c->arena, error) && need_column(c, "lower_bound_bytes", &c->bound, error);
+    c->bound = csv_table_column(t, "lower_bound_bytes");
+    return need_column(c, o->y, &c->y, error);
+}
+
+static gboolean number_at(const Columns *c, guint row, gint column, double *out, GError **error)
+{
+    const char *text = csv_table_cell(c->t, row, (guint)column);
+    char *end;
+    *out = g_ascii_strtod(text, &end);
+    if (!*text || *end || !isfinite(*out)) {
+        g_set_error(error, PLOT_ERROR, 1, "line %u: column '%s' holds '%s', not a number",
+                    csv_table_line(c->t, row), (const char *)c->t->header->pdata[column], text);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/* The metric of a row. */
+static gboolean metric(const Columns *c, guint row, double *out, GError **error)
+{
+    if (!c->ratio)
+        return number_at(c, row, c->y, out, error);
+    double arena, bound;
+    if (!number_at(c, row, c->arena, &arena, error) || !number_at(c, row, c->bound, &bound, error))
+        return FALSE;
+    if (bound <= 0) {
+        g_set_error(error, PLOT_ERROR, 1, "line %u: lower_bound_bytes is 0, so arena / lower bound has no value",
+                    csv_table_line(c->t, row));
+        return FALSE;
+    }
+    *out = arena / bound;
+    return TRUE;
+}
+
+/* An identifying field of a row as shown: the graph by its file name, dims without the swept one. */
+static char *id_field(const Columns *c, guint row, guint field, const char *swept)
+{
+    const char *text = csv_table_cell(c->t, row, (guint)c->id[field]);
+    if (field == ID_GRAPH) {
+        char *base = g_path_get_basename(text);
+        if (g_str_has_suffix(base, ".onnx") && strlen(base) > 5)
+            base[strlen(base) - 5] = '\0';
+        return base;
+    }
+    if (field != ID_DIMS || !swept)
+        return g_strdup(text);
+    char **parts = g_strsplit(text, ",", -1);
+    GString *kept = g_string_new(NULL);
+    size_t n = strlen(swept);
+    for (char **p = parts; *p; p++)
+        if (strncmp(*p, swept, n) || (*p)[n] != '=')
+            g_string_append_printf(kept, "%s%s", kept->len ? "," : "", *p);
+    g_strfreev(parts);
+    if (!kept->len)
+        g_string_assign(kept, "-");
+    return g_string_free(kept, FALSE);
+}
+
+/* Which identifying fields differ between rows (the rest are the same everywhere and go unsaid). */
+static void varying_fields(const Columns *c, const char *swept, gboolean varies[ID_COUNT])
+{
+    for (guint f = 0; f < ID_COUNT; f++) {
+        varies[f] = FALSE;
+        char *first = id_field(c, 0, f, swept);
+        for (guint r = 1; r < c->t->rows->len && !varies[f]; r++) {
+            char *v = id_field(c, r, f, swept);
+            varies[f] = strcmp(v, first) != 0;
+            g_free(v);
+        }
+        g_free(first);
+    }
+}
+
+/* A label from the chosen fields of a row, " / " between them; dims as "dims a=1". */
+static char *label_of(const Columns *c, guint row, const char *swept, const gboolean use[ID_COUNT])
+{
+    GString *s = g_string_new(NULL);
+    for (guint f = 0; f < ID_COUNT; f++) {
+        if (!use[f])
+            continue;
+        char *v = id_field(c, row, f, swept);
+        g_string_append_printf(s, "%s%s%s%s", s->len ? " / " : "", f == ID_DIMS ? "dims " : "",
+                               f == ID_ORDER ? "order " : f == ID_ALIAS ? "alias " : "", v);
+        g_free(v);
+    }
+    return g_string_free(s, FALSE);
+}
+
+/* Index of text in names, appended when new. */
+static guint intern(GPtrArray *names, char *text)
+{
+    for (guint k = 0; k < names->len; k++)
+        if (!strcmp(names->pdata[k], text)) {
+            g_free(text);
+            return k;
+        }
+    g_ptr_array_add(names, text);
+    return names->len - 1;
+}
+
+static const char *metric_label(const TablePlotOptions *o) { return !strcmp(o->y, "ratio") ? "arena / lower bound" : o->y; }
+
+static gboolean is_bytes(const TablePlotOptions *o) { return g_str_has_suffix(o->y, "_bytes"); }
+
+gboolean plot_compare(const char *path, const CsvTable *t, const TablePlotOptions *o, GError **error)
+{
+    Columns c;
+    if (!plot_path_check(path, error) || !columns_find(&c, t, o, error))
+        return FALSE;
+    gboolean varies[ID_COUNT], category_use[ID_COUNT] = {0}, category_dims_use[ID_COUNT] = {0},
+                               series_use[ID_COUNT] = {0};
+    varying_fields(&c, NULL, varies);
+    category_use[ID_GRAPH] = category_dims_use[ID_GRAPH] = category_dims_use[ID_DIMS] = TRUE;
+    /* A graph measured at several dims gets a cluster per dims; any other cluster is named by its graph. */
+    GHashTable *first_dims = g_hash_table_new(g_str_hash, g_str_equal), *several = g_hash_table_new(g_str_hash, g_str_equal);
+    for (guint r = 0; r < t->rows->len; r++) {
+        const char *graph = csv_table_cell(t, r, (guint)c.id[ID_GRAPH]), *dims = csv_table_cell(t, r, (guint)c.id[ID_DIMS]);
+        const char *seen = g_hash_table_lookup(first_dims, graph);
+        if (!seen)
+            g_hash_table_insert(first_dims, (gpointer)graph, (gpointer)dims);
+        else if (strcmp(seen, dims))
+            g_hash_table_add(several, (gpointer)graph);
+    }
+    series_use[ID_ORDER] = varies[ID_ORDER];
+    series_use[ID_ALIAS] = varies[ID_ALIAS];
+    series_use[ID_STRATEGY] = TRUE;
+    guint rows = t->rows->len;
+    GPtrArray *categories = g_ptr_array_new_with_free_func(g_free), *series = g_ptr_array_new_with_free_func(g_free);
+    guint *cat = g_new(guint, rows), *ser = g_new(guint, rows);
+    double *value = g_new(double, rows), largest = 0;
+    gboolean ok = TRUE;
+    for (guint r = 0; ok && r < rows; r++) {
+        gboolean by_dims = g_hash_table_contains(several, csv_table_cell(t, r, (guint)c.id[ID_GRAPH]));
+        cat[r] = intern(categories, label_of(&c, r, NULL, by_dims ? category_dims_use : category_use));
+        ser[r] = intern(series, label_of(&c, r, NULL, series_use));
+        ok = metric(&c, r, &value[r], error);
+        largest = MAX(largest, value[r]);
+    }
+    /* The matrix of bars; a cell filled twice is two rows measuring the same thing. */
+    gint *cell = g_new(gint, categories->len * series->len + 1);
+    for (guint k = 0; k < categories->len * series->len; k++)
+        cell[k] = -1;
+    for (guint r = 0; ok && r < rows; r++) {
+        gint *slot = &cell[cat[r] * series->len + ser[r]];
+        if (*slot >= 0) {
+            g_set_error(error, PLOT_ERROR, 1, "lines %u and %u both measure %s, %s",
+                        csv_table_line(t, (guint)*slot), csv_table_line(t, r), (const char *)categories->pdata[cat[r]],
+                        (const char *)series->pdata[ser[r]]);
+            ok = FALSE;
+        }
+        *slot = (gint)r;
+    }
+    if (ok) {
+        const char *unit = "";
+        double scale = 1;
+        if (is_bytes(o))
+            gnuplot_byte_unit(largest, &unit, &scale);
+        char *title = o->title ? g_strdup(o->title)
+                               : g_strdup_printf("%s per strategy (%s)", metric_label(o), o->table_path);
+        GString *s = gnuplot_script_new(path, title);
+        g_free(title);
+        g_string_append(s, "set style data histogram\nset style histogram clustered gap 1\n"
+                           "set style fill solid 0.85 border rgb '#404040'\nset boxwidth 0.9\nset datafile missing '?'\n"
+                           "set key outside right top box\nset grid ytics\nset xtics nomirror\n");
+        if (categories->len > 6)
+            g_string_append(s, "set xtics rotate by -30\n");
+        if (c.ratio) {
+            /* Bars rise from 0 but the axis starts just below 1, so a plan at the bound still shows a stub. */
+            g_string_append(s, "set ylabel 'arena / lower bound (1 = lower bound)'\nset yrange [0.98:*]\n"
+                               "set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lw 1.5 lc rgb '#808080'\n");
+        } else if (is_bytes(o)) {
+            gnuplot_set_text(s, "ylabel", o->y, unit, "");
+            g_string_append(s, "set yrange [0:*]\n");
+        } else {
+            gnuplot_set_text(s, "ylabel", o->y, NULL, "");
+            g_string_append(s, "set yrange [0:*]\n");
+        }
+        /* The category names as tic labels at 0, 1, ... (where the clusters stand): the datablock holds
+         * numbers only. */
+        g_string_append(s, "set xtics (");
+        for (guint k = 0; k < categories->len; k++) {
+            char *name_q = gnuplot_quote(categories->pdata[k]);
+            g_string_append_printf(s, "%s%s %u", k ? ", " : "", name_q, k);
+            g_free(name_q);
+        }
+        g_string_append(s, ")\n$bars << EOD\n");
+        for (guint k = 0; k < categories->len; k++) {
+            g_string_append_printf(s, "%u", k);
+            for (guint j = 0; j < series->len; j++) {
+                gint r = cell[k * series->len + j];
+                if (r < 0)
+                    g_string_append(s, " ?");
+                else
+                    g_string_append_printf(s, " %.6g", value[r] / scale);
+            }
+            g_string_append_c(s, '\n');
+        }
+        g_string_append(s, "EOD\nplot ");
+        for (guint j = 0; j < series->len; j++) {
+            char *name_q = gnuplot_quote(series->pdata[j]);
+            g_string_append_printf(s, "%s$bars using %u title %s lc rgb '%s'", j ? ", " : "", j + 2, name_q,
+                                   gnuplot_colour(j));
+            g_free(name_q);
+        }
+        g_string_append_c(s, '\n');
+        ok = gnuplot_run(path, s, error);
+        g_string_free(s, TRUE);
+    }
+    g_free(cell);
+    g_free(cat);
+    g_free(ser);
+    g_free(value);
+    g_ptr_array_unref(categories);
+    g_ptr_array_unref(series);
+    g_hash_table_unref(first_dims);
+    g_hash_table_unref(several);
+    return ok;
+}
+
+/* The swept value of a row: its column, or NAME=VALUE in its dims. */
+static gboolean swept_value(const Columns *c, guint row, const char *x, gint xcol, double *out, GError **error)
+{
+    if (xcol >= 0)
+        return number_at(c, row, xcol, out, error);
+    char **parts = g_strsplit(csv_table_cell(c->t, row, (guint)c->id[ID_DIMS]), ",", -1);
+    size_t n = strlen(x);
+    gboolean found = FALSE;
+    for (char **p = parts; *p && !found; p++)
+        if (!strncmp(*p, x, n) && (*p)[n] == '=') {
+            *out = g_ascii_strtod(*p + n + 1, NULL);
+            found = TRUE;
+        }
+    g_strfreev(parts);
+    if (!found)
+        g_set_error(error, PLOT_ERROR, 1, "line %u: '%s' is neither a column nor a dimension in the dims column",
+                    csv_table_line(c->t, row), x);
+    return found;
+}
+
+typedef struct {
+    double x, y;
+    guint row;
+} Point;
+
+static gint by_x(gconstpointer a, gconstpointer b)
+{
+    double d = ((const Point *)a)->x - ((const Point *)b)->x;
+    return d < 0 ? -1 : d > 0;
+}
+
+/* Sorts a series by x; two rows at one x are an error (the table measured the same thing twice). */
+static gboolean series_sort(const Columns *c, GArray *points, const char *label, GError **error)
+{
+    g_array_sort(points, by_x);
+    for (guint k = 1; k < points->len; k++) {
+        const Point *a = &g_array_index(points, Point, k - 1), *b = &g_array_index(points, Point, k);
+        if (a->x == b->x) {
+            g_set_error(error, PLOT_ERROR, 1, "lines %u and %u both measure %s at %g",
+                        csv_table_line(c->t, a->row), csv_table_line(c->t, b->row), label, a->x);
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+gboolean plot_sweep(const char *path, const CsvTable *t, const TablePlotOptions *o, GError **error)
+{
+    Columns c;
+    if (!plot_path_check(path, error) || !columns_find(&c, t, o, error))
+        return FALSE;
+    gint xcol = csv_table_column(t, o->x);
+    gboolean varies[ID_COUNT], bound_use[ID_COUNT];
+    varying_fields(&c, xcol >= 0 ? NULL : o->x, varies);
+    if (!varies[ID_GRAPH] && !varies[ID_DIMS] && !varies[ID_ORDER] && !varies[ID_ALIAS])
+        varies[ID_STRATEGY] = TRUE; /* one line: still name it */
+    memcpy(bound_use, varies, sizeof bound_use);
+    bound_use[ID_STRATEGY] = FALSE;
+    /* The lower bound does not depend on the strategy: one dashed line per graph/order/alias. */
+    gboolean with_bound = !strcmp(o->y, "arena_bytes") && c.bound >= 0;
+    const char *swept = xcol >= 0 ? NULL : o->x;
+    GPtrArray *names = g_ptr_array_new_with_free_func(g_free), *bound_names = g_ptr_array_new_with_free_func(g_free);
+    GPtrArray *lines = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+    GPtrArray *bounds = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+    double largest = 0, smallest = INFINITY, xmin = INFINITY, xmax = -INFINITY;
+    gboolean ok = TRUE;
+    for (guint r = 0; ok && r < t->rows->len; r++) {
+        Point p = {.row = r};
+        ok = swept_value(&c, r, o->x, xcol, &p.x, error) && metric(&c, r, &p.y, error);
+        if (!ok)
+            break;
+        guint k = intern(names, label_of(&c, r, swept, varies));
+        if (k == lines->len)
+            g_ptr_array_add(lines, g_array_new(FALSE, FALSE, sizeof(Point)));
+        g_array_append_val(lines->pdata[k], p);
+        largest = MAX(largest, p.y);
+        smallest = MIN(smallest, p.y);
+        xmin = MIN(xmin, p.x);
+        xmax = MAX(xmax, p.x);
+        if (with_bound) {
+            Point b = {.x = p.x, .row = r};
+            ok = number_at(&c, r, c.bound, &b.y, error);
+            guint j = intern(bound_names, label_of(&c, r, swept, bound_use));
+            if (j == bounds->len)
+                g_ptr_array_add(bounds, g_array_new(FALSE, FALSE, sizeof(Point)));
+            /* Every strategy's row repeats the bound: keep one point per x. */
+            GArray *a = bounds->pdata[j];
+            gboolean seen = FALSE;
+            for (guint q = 0; q < a->len && !seen; q++)
+                seen = g_array_index(a, Point, q).x == b.x;
+            if (!seen)
+                g_array_append_val(a, b);
+        }
+    }
+    for (guint k = 0; ok && k < lines->len; k++)
+        ok = series_sort(&c, lines->pdata[k], names->pdata[k], error);
+    for (guint k = 0; ok && k < bounds->len; k++)
+        g_array_sort(bounds->pdata[k], by_x);
+    if (ok) {
+        const char *unit = "";
+        double scale = 1;
+        if (is_bytes(o))
+            gnuplot_byte_unit(largest, &unit, &scale);
+        char *title = o->title ? g_strdup(o->title)
+                               : g_strdup_printf("%s against %s (%s)", metric_label(o), o->x, o->table_path);
+        GString *s = gnuplot_script_new(path, title);
+        g_free(title);
+        gnuplot_set_text(s, "xlabel", o->x, NULL, "");
+        g_string_append(s, "set grid\nset key outside right top box\n");
+        /* Log scales when the values span a factor of 16 or more: then growth laws read as straight lines. */
+        gboolean log_x = xmin > 0 && xmax / xmin >= 16, log_y = !c.ratio && smallest > 0 && largest / smallest >= 16;
+        if (log_x)
+            g_string_append(s, "set logscale x 2\n");
+        if (log_y)
+            g_string_append(s, "set logscale y 2\n");
+        if (c.ratio)
+            g_string_append(s, "set ylabel 'arena / lower bound (1 = lower bound)'\nset yrange [0.95:*]\n");
+        else if (is_bytes(o)) {
+            gnuplot_set_text(s, "ylabel", o->y, unit, log_y ? ", log scale" : "");
+            g_string_append_printf(s, "set yrange [%s:*]\n", log_y ? "*" : "0");
+        } else
+            gnuplot_set_text(s, "ylabel", o->y, NULL, log_y ? " (log scale)" : "");
+        for (guint k = 0; k < lines->len + bounds->len; k++) {
+            GArray *a = k < lines->len ? lines->pdata[k] : bounds->pdata[k - lines->len];
+            g_string_append_printf(s, "$s%u << EOD\n", k);
+            for (guint q = 0; q < a->len; q++)
+                g_string_append_printf(s, "%.6g %.6g\n", g_array_index(a, Point, q).x,
+                                       g_array_index(a, Point, q).y / scale);
+            g_string_append(s, "EOD\n");
+        }
+        g_string_append(s, "plot ");
+        for (guint k = 0; k < lines->len; k++) {
+            char *name_q = gnuplot_quote(names->pdata[k]);
+            g_string_append_printf(s, "%s$s%u using 1:2 with linespoints lw 1.5 pt %u lc rgb '%s' dt %u title %s",
+                                   k ? ", " : "", k, k % 12 + 1, gnuplot_colour(k), k / gnuplot_palette_size() + 1,
+                                   name_q);
+            g_free(name_q);
+        }
+        for (guint k = 0; k < bounds->len; k++) {
+            char *label = bound_names->len > 1 && *(const char *)bound_names->pdata[k]
+                              ? g_strdup_printf("lower bound (%s)", (const char *)bound_names->pdata[k])
+                              : g_strdup("lower bound");
+            char *name_q = gnuplot_quote(label);
+            g_string_append_printf(s, ", $s%u using 1:2 with lines lw 2 dt %u lc rgb '#808080' title %s",
+                                   lines->len + k, k + 2, name_q);
+            g_free(name_q);
+            g_free(label);
+        }
+        g_string_append_c(s, '\n');
+        ok = gnuplot_run(path, s, error);
+        g_string_free(s, TRUE);
+    }
+    g_ptr_array_unref(names);
+    g_ptr_array_unref(bound_names);
+    g_ptr_array_unref(lines);
+    g_ptr_array_unref(bounds);
+    return ok;
+}

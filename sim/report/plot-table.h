@@ -1,0 +1,24 @@
+/* plot-table.h — pictures of result tables (the CSV that `sim --format csv` and bench/sweep.sh write):
+ *   compare: clustered bars, one cluster per graph, one bar per strategy (plus order/alias when those vary
+ *            in the table), of arena / lower bound (or another numeric column);
+ *   sweep:   a metric against a swept parameter (a `--dim` name from the dims column, or a numeric column),
+ *            one line per strategy/order/alias/graph combination, and the lower bound dashed when the
+ *            metric is arena_bytes. */
+#ifndef SIM_PLOT_TABLE_H
+#define SIM_PLOT_TABLE_H
+
+#include "report/csv-table.h"
+
+#include <glib.h>
+
+typedef struct {
+    const char *table_path; /* for the default title and messages */
+    const char *x;          /* sweep: the swept parameter */
+    const char *y;          /* the metric: a numeric column, or "ratio" (arena_bytes / lower_bound_bytes) */
+    const char *title;      /* NULL: made from the metric and the table's name */
+} TablePlotOptions;
+
+gboolean plot_compare(const char *path, const CsvTable *t, const TablePlotOptions *o, GError **error);
+gboolean plot_sweep(const char *path, const CsvTable *t, const TablePlotOptions *o, GError **error);
+
+#endif

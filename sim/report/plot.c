@@ -1,0 +1,135 @@
+/* plot.c — gnuplot through a pipe (see plot.h). */
+#include "report/plot.h"
+
+#include "report/gnuplot.h"
+#include "plan/profile.h"
+
+#include <string.h>
+
+gboolean plot_kind_parse(const char *name, PlotKind *out)
+{
+    static const char *const names[] = {"timeline", "layout", "compare", "sweep"};
+    for (guint k = 0; k < G_N_ELEMENTS(names); k++)
+        if (!strcmp(name, names[k])) {
+            *out = (PlotKind)k;
+            return TRUE;
+        }
+    return FALSE;
+}
+
+gboolean plot_timeline(const char *path, const char *title, const Trace *t, const Plan *const *plans, guint count,
+                       GError **error)
+{
+    g_return_val_if_fail(count > 0, FALSE);
+    if (!plot_path_check(path, error))
+        return FALSE;
+    MemoryProfile *profiles = g_new0(MemoryProfile, count);
+    guint64 largest = trace_lower_bound(t);
+    for (guint k = 0; k < count; k++) {
+        memory_profile_compute(t, plans[k], &profiles[k]);
+        largest = MAX(largest, plans[k]->arena);
+    }
+    const char *unit;
+    double scale;
+    gnuplot_byte_unit((double)largest, &unit, &scale);
+
+    GString *s = gnuplot_script_new(path, title);
+    g_string_append_printf(s, "set xlabel 'schedule step'\nset ylabel 'bytes (%s)'\nset grid\n", unit);
+    g_string_append_printf(s, "set key outside right top box\nset xrange [0:%u]\nset yrange [0:*]\n", MAX(t->steps, 1));
+    /* One row per step and a closing row at the end, so `with steps` draws the last step's width. */
+    g_string_append(s, "$profile << EOD\n");
+    for (guint step = 0; step <= t->steps; step++) {
+        guint last = step < t->steps ? step : (t->steps ? t->steps - 1 : 0);
+        g_string_append_printf(s, "%u %.6f", step, (double)profiles[0].live[last] / scale);
+        for (guint k = 0; k < count; k++)
+            g_string_append_printf(s, " %.6f", (double)profiles[k].spanned[last] / scale);
+        g_string_append_c(s, '\n');
+    }
+    g_string_append(s, "EOD\n");
+    g_string_append_printf(s, "plot $profile using 1:2 with steps lw 2 lc rgb '#000000' title 'live bytes'");
+    for (guint k = 0; k < count; k++) {
+        char *label = g_strdup_printf("%s (arena %.2f %s)", plans[k]->strategy->name, (double)plans[k]->arena / scale,
+                                      unit);
+        char *label_q = gnuplot_quote(label);
+        g_string_append_printf(s, ", '' using 1:%u with steps lw 1.5 lc rgb '%s' dt %u title %s", k + 3,
+                               gnuplot_colour(k), k / gnuplot_palette_size() + 1, label_q);
+        g_free(label_q);
+        g_free(label);
+    }
+    char *bound = g_strdup_printf("lower bound %.2f %s", (double)trace_lower_bound(t) / scale, unit);
+    char *bound_q = gnuplot_quote(bound);
+    g_string_append_printf(s, ", %.6f with lines dt 2 lw 1.5 lc rgb '#808080' title %s\n",
+                           (double)trace_lower_bound(t) / scale, bound_q);
+    gboolean ok = gnuplot_run(path, s, error);
+    g_free(bound_q);
+    g_free(bound);
+    g_string_free(s, TRUE);
+    for (guint k = 0; k < count; k++)
+        memory_profile_clear(&profiles[k]);
+    g_free(profiles);
+    return ok;
+}
+
+/* Where each bin starts on the picture's address axis: the bins below it, stacked. */
+static guint64 *bin_bases(const Plan *plan)
+{
+    guint64 *base = g_new0(guint64, plan->bins + 1);
+    for (guint bin = 0; bin < plan->bins; bin++)
+        base[bin + 1] = base[bin] + plan->bin_arena[bin];
+    return base;
+}
+
+gboolean plot_layout(const char *path, const char *title, const Trace *t, const Plan *plan, GError **error)
+{
+    if (!plot_path_check(path, error))
+        return FALSE;
+    const char *unit;
+    double scale;
+    gnuplot_byte_unit((double)MAX(plan->arena, 1), &unit, &scale);
+    guint64 *base = bin_bases(plan);
+    guint steps = MAX(t->steps, 1);
+
+    GString *s = gnuplot_script_new(path, title);
+    g_string_append_printf(s, "set xlabel 'schedule step'\nset ylabel 'offset (%s)'\nset grid front\nunset key\n", unit);
+    g_string_append_printf(s, "set xrange [0:%u]\nset yrange [0:%.6f]\nset style fill solid 0.6 border lc rgb '#404040'\n",
+                           steps, (double)MAX(plan->arena, 1) / scale * 1.05);
+    /* Names only where they fit: a rectangle wide and tall enough for a short label at this size. */
+    for (guint id = 0; id < trace_count(t); id++) {
+        const TraceBuffer *b = trace_buffer(t, id);
+        double width = (double)(b->last - b->first + 1) / steps, height = (double)b->size / MAX(plan->arena, 1);
+        if (width < 0.003 * (strlen(b->name) + 2) || height < 0.035)
+            continue;
+        char *name_q = gnuplot_quote(b->name);
+        double y = (double)(base[b->bin] + plan->offsets[id]) + (double)b->size / 2;
+        g_string_append_printf(s, "set label %s at %.3f,%.6f center front font 'sans,8'\n", name_q,
+                               b->first + (b->last - b->first + 1) / 2.0, y / scale);
+        g_free(name_q);
+    }
+    for (guint bin = 0; bin < plan->bins; bin++) {
+        double top = (double)base[bin + 1] / scale;
+        char *label = plan->bins > 1 ? g_strdup_printf("bin %u top %.2f %s", bin, top, unit)
+                                     : g_strdup_printf("arena %.2f %s", top, unit);
+        char *label_q = gnuplot_quote(label);
+        g_string_append_printf(s, "set arrow from 0,%.6f to %u,%.6f nohead dt 2 lw 1.5 lc rgb '#c00000' front\n", top,
+                               steps, top);
+        g_string_append_printf(s, "set label %s at %u,%.6f right offset -1,0.6 front tc rgb '#c00000'\n", label_q, steps,
+                               top);
+        g_free(label_q);
+        g_free(label);
+    }
+    /* x_low x_high y_low y_high colour, one buffer a row. */
+    g_string_append(s, "$buffers << EOD\n");
+    for (guint id = 0; id < trace_count(t); id++) {
+        const TraceBuffer *b = trace_buffer(t, id);
+        guint64 low = base[b->bin] + plan->offsets[id];
+        guint colour = (guint)g_ascii_strtoull(gnuplot_colour(id) + 1, NULL, 16);
+        g_string_append_printf(s, "%u %u %.6f %.6f %u\n", b->first, b->last + 1, (double)low / scale,
+                               (double)(low + b->size) / scale, colour);
+    }
+    g_string_append(s, "EOD\n");
+    g_string_append(s, "plot $buffers using (($1+$2)/2):(($3+$4)/2):1:2:3:4:5 with boxxyerror lc rgb variable\n");
+    gboolean ok = gnuplot_run(path, s, error);
+    g_string_free(s, TRUE);
+    g_free(base);
+    return ok;
+}

@@ -1,0 +1,25 @@
+/* plot.h — pictures of plans, drawn by gnuplot through a pipe (popen; the data travel inline as a
+ * datablock, so no temporary files are left behind). The output format follows the file name: `.png`
+ * (pngcairo) or `.svg`. */
+#ifndef SIM_PLOT_H
+#define SIM_PLOT_H
+
+#include "report/gnuplot.h"
+#include "plan/place.h"
+#include "trace/trace.h"
+
+/* timeline and layout draw the plan of one run; compare and sweep draw a result table (plot-table.h). */
+typedef enum { PLOT_TIMELINE, PLOT_LAYOUT, PLOT_COMPARE, PLOT_SWEEP } PlotKind;
+
+gboolean plot_kind_parse(const char *name, PlotKind *out);
+
+/* timeline: bytes live per schedule step, and for each plan the bytes it spans at that step (whose peak
+ * is its arena); the lower bound dashed. `plans` are plans of the same trace. */
+gboolean plot_timeline(const char *path, const char *title, const Trace *t, const Plan *const *plans, guint count,
+                       GError **error);
+
+/* layout: one plan as rectangles, schedule step across and address up, each bin stacked on the one below
+ * with its arena top drawn; a buffer's name is written inside it where it fits. */
+gboolean plot_layout(const char *path, const char *title, const Trace *t, const Plan *plan, GError **error);
+
+#endif

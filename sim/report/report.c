@@ -1,0 +1,423 @@
+/* report.c — run reports in four formats, the plan map and the ASCII plan (see report.h). */
+#include "report/report.h"
+#include "report/csv-table.h"
+#include "base/json-text.h"
+#include "base/units.h"
+
+#include <json-glib/json-glib.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A field of a table as format f writes it: CSV quoted (csv_quote); markdown with '|' escaped; text and
+ * markdown without control characters (a newline in a name must not end the line). Newly allocated. */
+static char *format_cell(ReportFormat f, const char *v)
+{
+    if (f == FORMAT_CSV)
+        return csv_quote(v);
+    GString *s = g_string_new(NULL);
+    for (const char *c = v; *c; c++) {
+        if (f == FORMAT_MD && *c == '|')
+            g_string_append(s, "\\|");
+        else
+            g_string_append_c(s, (guchar)*c < ' ' || *c == 0x7f ? (f == FORMAT_MD ? ' ' : '?') : *c);
+    }
+    return g_string_free(s, FALSE);
+}
+
+gboolean report_format_parse(const char *name, ReportFormat *out)
+{
+    static const char *const names[] = {"text", "md", "csv", "json"};
+    for (guint k = 0; k < G_N_ELEMENTS(names); k++)
+        if (!strcmp(name, names[k])) {
+            *out = (ReportFormat)k;
+            return TRUE;
+        }
+    return FALSE;
+}
+
+void report_row_fill(ReportRow *row, const Trace *t, const Plan *plan, guint64 naive)
+{
+    row->buffers = trace_count(t);
+    row->steps = t->steps;
+    row->arena = plan->arena;
+    row->lower_bound = trace_lower_bound(t);
+    row->naive = naive;
+    row->seconds = plan->seconds;
+    row->detail = plan->detail ? plan->detail : "";
+    row->trace_bytes = 0;
+    for (guint k = 0; k < trace_count(t); k++)
+        row->trace_bytes += trace_buffer(t, k)->size;
+}
+
+static double pct(guint64 part, guint64 whole) { return whole ? 100.0 * (double)part / (double)whole : 0.0; }
+
+/* Columns, in the one order every format uses. */
+static const char *const columns[] = {
+    "graph", "dims", "order", "strategy", "buffers", "steps", "arena_bytes", "lower_bound_bytes",
+    "fragmentation_bytes", "fragmentation_pct", "naive_bytes", "savings_bytes", "savings_pct", "plan_seconds",
+    "verified", "detail", "alias", "no_alias_bytes", "trace_bytes", "saved_noop_bytes", "saved_inplace_bytes",
+    "saved_gather_bytes", "saved_slice_bytes", "saved_split_bytes", "saved_concat_bytes", "saved_concat_dedup_bytes",
+    "fallbacks",
+};
+/* The saved_*_bytes columns follow ShareKind from SHARE_NOOP on. */
+#define FIRST_SAVED_COLUMN 19
+G_STATIC_ASSERT(FIRST_SAVED_COLUMN + SHARE_KIND_COUNT - 1 + 1 == G_N_ELEMENTS(columns));
+
+/* Columns holding numbers: right-aligned in md, numbers in json. */
+static gboolean column_is_number(guint c) { return (c >= 4 && c <= 13) || c >= 17; }
+
+static char *cell(const ReportRow *r, guint c)
+{
+    guint64 frag = r->arena - MIN(r->arena, r->lower_bound), saved = r->naive - MIN(r->naive, r->arena);
+    switch (c) {
+    case 0: return g_strdup(r->graph);
+    case 1: return g_strdup(r->dims);
+    case 2: return g_strdup(r->order);
+    case 3: return g_strdup(r->strategy);
+    case 4: return g_strdup_printf("%u", r->buffers);
+    case 5: return g_strdup_printf("%u", r->steps);
+    case 6: return g_strdup_printf("%" G_GUINT64_FORMAT, r->arena);
+    case 7: return g_strdup_printf("%" G_GUINT64_FORMAT, r->lower_bound);
+    case 8: return g_strdup_printf("%" G_GUINT64_FORMAT, frag);
+    case 9: return g_strdup_printf("%.2f", pct(frag, r->lower_bound));
+    case 10: return g_strdup_printf("%" G_GUINT64_FORMAT, r->naive);
+    case 11: return g_strdup_printf("%" G_GUINT64_FORMAT, saved);
+    case 12: return g_strdup_printf("%.2f", pct(saved, r->naive));
+    case 13: return g_strdup_printf("%.6f", r->seconds);
+    case 14: return g_strdup(r->verified ? "yes" : "no");
+    case 15: return g_strdup(r->detail);
+    case 16: return g_strdup(r->alias ? r->alias : "none");
+    case 17: return g_strdup_printf("%" G_GUINT64_FORMAT, r->no_alias_bytes);
+    case 18: return g_strdup_printf("%" G_GUINT64_FORMAT, r->trace_bytes);
+    default:
+        if (c < FIRST_SAVED_COLUMN + SHARE_KIND_COUNT - 1)
+            return g_strdup_printf("%" G_GUINT64_FORMAT, r->saved[c - FIRST_SAVED_COLUMN + SHARE_NOOP]);
+        return g_strdup_printf("%u", r->fallbacks);
+    }
+}
+
+static void print_text_one(FILE *out, const ReportRow *r)
+{
+    guint64 frag = r->arena - MIN(r->arena, r->lower_bound), saved = r->naive - MIN(r->naive, r->arena);
+    char *arena = format_bytes(r->arena), *lb = format_bytes(r->lower_bound), *fr = format_bytes(frag),
+         *nv = format_bytes(r->naive), *sv = format_bytes(saved);
+    char *graph = format_cell(FORMAT_TEXT, r->graph), *dims = format_cell(FORMAT_TEXT, r->dims);
+    fprintf(out, "graph          %s (dims: %s)\n", graph, dims);
+    g_free(graph);
+    g_free(dims);
+    fprintf(out, "order          %s (%u steps)\n", r->order, r->steps);
+    fprintf(out, "strategy       %s%s%s%s\n", r->strategy, *r->detail ? " (" : "", r->detail, *r->detail ? ")" : "");
+    fprintf(out, "buffers        %u\n", r->buffers);
+    fprintf(out, "arena          %s\n", arena);
+    fprintf(out, "lower bound    %s (max live bytes over steps)\n", lb);
+    fprintf(out, "fragmentation  %s (%.2f%% of the lower bound)\n", fr, pct(frag, r->lower_bound));
+    fprintf(out, "naive          %s (no reuse)\n", nv);
+    fprintf(out, "savings        %s (%.2f%% of naive)\n", sv, pct(saved, r->naive));
+    fprintf(out, "planning       %.6f s\n", r->seconds);
+    fprintf(out, "verified       %s\n", r->verified ? "yes" : "no (--no-verify)");
+    char *no_alias = format_bytes(r->no_alias_bytes), *traced = format_bytes(r->trace_bytes);
+    fprintf(out, "aliasing       %s: %s in buffers, %s without sharing\n", r->alias ? r->alias : "none", traced, no_alias);
+    g_free(no_alias);
+    g_free(traced);
+    g_free(arena);
+    g_free(lb);
+    g_free(fr);
+    g_free(nv);
+    g_free(sv);
+}
+
+/* Text comparison: one line per strategy, aligned. */
+static void print_text_table(FILE *out, const ReportRow *rows, guint n)
+{
+    fprintf(out, "graph %s (dims: %s), alias %s, %u steps\n\n", rows[0].graph, rows[0].dims,
+            rows[0].alias ? rows[0].alias : "none", rows[0].steps);
+    fprintf(out, "%-10s %-18s %9s %16s %16s %10s %10s %12s  %s\n", "order", "strategy", "buffers", "lower bound (B)",
+            "arena (B)", "vs LB", "saved", "plan (s)", "detail");
+    for (guint k = 0; k < n; k++) {
+        const ReportRow *r = &rows[k];
+        if (!r->buffers) { /* an order that could not run: sim said why on stderr */
+            fprintf(out, "%-10s %-18s %9s %16s %16s\n", r->order, r->strategy, "-", "-", "(failed)");
+            continue;
+        }
+        fprintf(out, "%-10s %-18s %9u %16" G_GUINT64_FORMAT " %16" G_GUINT64_FORMAT " %9.2f%% %9.2f%% %12.6f  %s%s\n", r->order,
+                r->strategy, r->buffers, r->lower_bound, r->arena, pct(r->arena - MIN(r->arena, r->lower_bound), r->lower_bound),
+                pct(r->naive - MIN(r->naive, r->arena), r->naive), r->seconds, r->detail, r->verified ? "" : " (not verified)");
+    }
+}
+
+/* The builder's document, pretty-printed, then the builder freed. */
+static void print_json_document(FILE *out, JsonBuilder *b)
+{
+    JsonGenerator *g = json_generator_new();
+    JsonNode *root = json_builder_get_root(b);
+    json_generator_set_root(g, root);
+    json_generator_set_pretty(g, TRUE);
+    char *text = json_generator_to_data(g, NULL);
+    fprintf(out, "%s\n", text);
+    g_free(text);
+    json_node_unref(root);
+    g_object_unref(g);
+    g_object_unref(b);
+}
+
+static guint *map_order(const Trace *t, const guint64 *offsets);
+
+/* The plan as an array of {offset, size, name, first, last}, sorted as --map sorts it. */
+static void json_add_plan(JsonBuilder *b, const Trace *t, const guint64 *offsets)
+{
+    guint *order = map_order(t, offsets);
+    json_builder_set_member_name(b, "plan");
+    json_builder_begin_array(b);
+    for (guint k = 0; k < trace_count(t); k++) {
+        const TraceBuffer *buf = trace_buffer(t, order[k]);
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "offset");
+        json_builder_add_int_value(b, (gint64)offsets[order[k]]);
+        json_builder_set_member_name(b, "size");
+        json_builder_add_int_value(b, (gint64)buf->size);
+        json_builder_set_member_name(b, "name");
+        json_add_text(b, buf->name);
+        json_builder_set_member_name(b, "first");
+        json_builder_add_int_value(b, buf->first);
+        json_builder_set_member_name(b, "last");
+        json_builder_add_int_value(b, buf->last);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    g_free(order);
+}
+
+static void print_json(FILE *out, const ReportRow *rows, guint n)
+{
+    JsonBuilder *b = json_builder_new();
+    json_builder_begin_array(b);
+    for (guint k = 0; k < n; k++) {
+        json_builder_begin_object(b);
+        for (guint c = 0; c < G_N_ELEMENTS(columns); c++) {
+            char *v = cell(&rows[k], c);
+            json_builder_set_member_name(b, columns[c]);
+            if (column_is_number(c)) {
+                if (c == 9 || c == 12 || c == 13)
+                    json_builder_add_double_value(b, g_ascii_strtod(v, NULL));
+                else
+                    json_builder_add_int_value(b, (gint64)g_ascii_strtoull(v, NULL, 10));
+            } else if (c == 14) {
+                json_builder_add_boolean_value(b, rows[k].verified);
+            } else {
+                json_add_text(b, v);
+            }
+            g_free(v);
+        }
+        if (rows[k].map_trace)
+            json_add_plan(b, rows[k].map_trace, rows[k].map_offsets);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    print_json_document(out, b);
+}
+
+void report_print(FILE *out, ReportFormat f, const ReportRow *rows, guint n)
+{
+    if (f == FORMAT_JSON) {
+        print_json(out, rows, n);
+        return;
+    }
+    if (f == FORMAT_TEXT) {
+        if (n == 1)
+            print_text_one(out, rows);
+        else
+            print_text_table(out, rows, n);
+        return;
+    }
+    for (guint c = 0; c < G_N_ELEMENTS(columns); c++)
+        fprintf(out, f == FORMAT_MD ? "| %s " : (c ? ",%s" : "%s"), columns[c]);
+    fprintf(out, f == FORMAT_MD ? "|\n" : "\n");
+    if (f == FORMAT_MD) {
+        for (guint c = 0; c < G_N_ELEMENTS(columns); c++)
+            fprintf(out, column_is_number(c) ? "|---:" : "|---");
+        fprintf(out, "|\n");
+    }
+    for (guint k = 0; k < n; k++) {
+        for (guint c = 0; c < G_N_ELEMENTS(columns); c++) {
+            char *v = cell(&rows[k], c), *q = format_cell(f, v);
+            fprintf(out, f == FORMAT_MD ? "| %s " : (c ? ",%s" : "%s"), q);
+            g_free(q);
+            g_free(v);
+        }
+        fprintf(out, f == FORMAT_MD ? "|\n" : "\n");
+    }
+}
+
+void report_print_row(FILE *out, ReportFormat f, const char *const *names, const char *const *values,
+                      const gboolean *numbers, guint n)
+{
+    if (f != FORMAT_JSON) {
+        report_print_table(out, f, names, numbers, n, values, 1);
+        return;
+    }
+    JsonBuilder *b = json_builder_new(); /* one row in json: an object, not an array */
+    json_builder_begin_object(b);
+    for (guint k = 0; k < n; k++) {
+        json_builder_set_member_name(b, names[k]);
+        if (numbers[k])
+            json_builder_add_int_value(b, g_ascii_strtoll(values[k], NULL, 10));
+        else
+            json_add_text(b, values[k]);
+    }
+    json_builder_end_object(b);
+    print_json_document(out, b);
+}
+
+void report_print_table(FILE *out, ReportFormat f, const char *const *names, const gboolean *numbers, guint ncols,
+                        const char *const *values, guint nrows)
+{
+    if (f == FORMAT_JSON) {
+        JsonBuilder *b = json_builder_new();
+        json_builder_begin_array(b);
+        for (guint r = 0; r < nrows; r++) {
+            json_builder_begin_object(b);
+            for (guint k = 0; k < ncols; k++) {
+                const char *v = values[(gsize)r * ncols + k];
+                json_builder_set_member_name(b, names[k]);
+                if (numbers[k])
+                    json_builder_add_double_value(b, g_ascii_strtod(v, NULL));
+                else
+                    json_add_text(b, v);
+            }
+            json_builder_end_object(b);
+        }
+        json_builder_end_array(b);
+        print_json_document(out, b);
+        return;
+    }
+    for (guint k = 0; k < ncols; k++)
+        fprintf(out, f == FORMAT_MD ? "| %s " : (k ? ",%s" : "%s"), names[k]);
+    fprintf(out, f == FORMAT_MD ? "|\n" : "\n");
+    if (f == FORMAT_MD) {
+        for (guint k = 0; k < ncols; k++)
+            fprintf(out, numbers[k] ? "|---:" : "|---");
+        fprintf(out, "|\n");
+    }
+    for (guint r = 0; r < nrows; r++) {
+        for (guint k = 0; k < ncols; k++) {
+            const char *v = values[(gsize)r * ncols + k];
+            char *q = format_cell(f, v);
+            fprintf(out, f == FORMAT_MD ? "| %s " : (k ? ",%s" : "%s"), q);
+            g_free(q);
+        }
+        fprintf(out, f == FORMAT_MD ? "|\n" : "\n");
+    }
+}
+
+void report_aliasing(FILE *out, ReportFormat f, const guint *shared, const guint *copied, const guint64 *saved,
+                     const char *const *kind_names, guint kinds, const GPtrArray *notes)
+{
+    if (f == FORMAT_CSV || f == FORMAT_JSON)
+        return;
+    fprintf(out, f == FORMAT_MD ? "\n| sharing | ops shared | ops copied | bytes saved |\n|---|---:|---:|---:|\n"
+                                : "\nsharing          ops shared  ops copied  bytes saved\n");
+    for (guint k = 1; k < kinds; k++) {
+        if (!shared[k] && !copied[k])
+            continue;
+        char *b = format_bytes(saved[k]);
+        fprintf(out, f == FORMAT_MD ? "| %s | %u | %u | %s |\n" : "%-16s %10u  %10u  %s\n", kind_names[k], shared[k],
+                copied[k], b);
+        g_free(b);
+    }
+    if (notes->len)
+        fprintf(out, "\n%s%u fallbacks:\n", f == FORMAT_MD ? "" : "", notes->len);
+    for (guint k = 0; k < notes->len; k++) {
+        char *note = format_cell(FORMAT_TEXT, notes->pdata[k]);
+        fprintf(out, f == FORMAT_MD ? "- %s\n" : "  %s\n", note);
+        g_free(note);
+    }
+}
+
+typedef struct {
+    const Trace *t;
+    const guint64 *offsets;
+} MapCtx;
+
+static gint by_offset(gconstpointer a, gconstpointer b, gpointer data)
+{
+    const MapCtx *c = data;
+    guint x = *(const guint *)a, y = *(const guint *)b;
+    if (c->offsets[x] != c->offsets[y])
+        return c->offsets[x] < c->offsets[y] ? -1 : 1;
+    gint r = strcmp(trace_buffer(c->t, x)->name, trace_buffer(c->t, y)->name);
+    return r ? r : (x < y ? -1 : x > y);
+}
+
+/* The plan's buffers sorted by offset, then name: the order every format of --map uses. */
+static guint *map_order(const Trace *t, const guint64 *offsets)
+{
+    guint n = trace_count(t);
+    guint *order = g_new(guint, n + 1);
+    for (guint k = 0; k < n; k++)
+        order[k] = k;
+    MapCtx c = {t, offsets};
+    g_qsort_with_data(order, (gint)n, sizeof(guint), by_offset, &c);
+    return order;
+}
+
+void report_map(FILE *out, ReportFormat f, const Trace *t, const guint64 *offsets)
+{
+    if (f == FORMAT_JSON)
+        return; /* the json report carries the plan in its row (ReportRow.map_trace) */
+    guint n = trace_count(t);
+    guint *order = map_order(t, offsets);
+    if (f == FORMAT_MD)
+        fprintf(out, "\n| offset | size | name | first | last |\n|---:|---:|---|---:|---:|\n");
+    else if (f == FORMAT_CSV)
+        fprintf(out, "\noffset,size,name,first,last\n");
+    else
+        fprintf(out, "# offset size name first last\n");
+    for (guint k = 0; k < n; k++) {
+        const TraceBuffer *b = trace_buffer(t, order[k]);
+        /* text: escaped as the trace format escapes names, so every line splits into its five fields */
+        char *name = f == FORMAT_TEXT ? trace_name_escape(b->name) : format_cell(f, b->name);
+        fprintf(out, f == FORMAT_MD ? "| %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT " | %s | %u | %u |\n"
+                     : f == FORMAT_CSV ? "%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%s,%u,%u\n"
+                                       : "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %s %u %u\n",
+                offsets[order[k]], b->size, name, b->first, b->last);
+        g_free(name);
+    }
+    g_free(order);
+}
+
+void report_ascii(FILE *out, const Trace *t, const Plan *plan, guint width, guint height)
+{
+    static const char symbols[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    guint64 arena = 0;
+    for (guint k = 0; k < trace_count(t); k++)
+        arena = MAX(arena, plan->offsets[k] + trace_buffer(t, k)->size);
+    width = MAX(1, MIN(width, t->steps));
+    if (arena == 0 || t->steps == 0) {
+        fprintf(out, "(empty plan)\n");
+        return;
+    }
+    height = MAX(1, height);
+    char *grid = g_malloc((gsize)width * height);
+    memset(grid, '.', (gsize)width * height);
+    for (guint k = 0; k < trace_count(t); k++) {
+        const TraceBuffer *b = trace_buffer(t, k);
+        guint c0 = (guint)((guint64)b->first * width / t->steps), c1 = (guint)((guint64)b->last * width / t->steps);
+        guint r0 = (guint)((double)plan->offsets[k] * height / (double)arena);
+        guint r1 = (guint)(((double)(plan->offsets[k] + b->size) * height - 1) / (double)arena);
+        for (guint r = r0; r <= MIN(r1, height - 1); r++)
+            for (guint c = c0; c <= MIN(c1, width - 1); c++)
+                grid[(gsize)r * width + c] = symbols[k % (sizeof symbols - 1)];
+    }
+    char *top = format_bytes(arena);
+    fprintf(out, "address 0 (top) to %s (bottom) down, steps 0..%u across; one letter per buffer (cycling)\n", top,
+            t->steps - 1);
+    for (guint r = 0; r < height; r++)
+        fprintf(out, "|%.*s|\n", (int)width, grid + (gsize)r * width);
+    guint shown = MIN(trace_count(t), (guint)(sizeof symbols - 1));
+    for (guint k = 0; k < shown; k++)
+        fprintf(out, "%s%c=%s", k ? " " : "", symbols[k], trace_buffer(t, k)->name);
+    if (shown)
+        fprintf(out, "%s\n", trace_count(t) > shown ? " ..." : "");
+    g_free(top);
+    g_free(grid);
+}

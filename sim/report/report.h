@@ -1,0 +1,55 @@
+/* report.h — what a planning run reports: one row per (graph, order, strategy) with the arena, the
+ * lower bound (max live bytes: XLA's no-fragmentation heap), fragmentation, the naive no-reuse sum and
+ * the savings against it, and the planning time; in text, md, csv or json with stable column names
+ * (docs/report-format.md). Plus the plan itself: `--map` (one buffer a line, parseable) and `--ascii`. */
+#ifndef SIM_REPORT_H
+#define SIM_REPORT_H
+
+#include "memory/alias.h"
+#include "plan/place.h"
+
+#include <stdio.h>
+
+typedef enum { FORMAT_TEXT, FORMAT_MD, FORMAT_CSV, FORMAT_JSON } ReportFormat;
+gboolean report_format_parse(const char *name, ReportFormat *out);
+
+typedef struct {
+    const char *graph;    /* model or trace file */
+    const char *dims;     /* bound symbolic dims, "-" when none */
+    const char *order;    /* operator order used */
+    const char *strategy;
+    guint buffers, steps;
+    guint64 arena, lower_bound, naive;
+    double seconds;
+    const char *detail;   /* e.g. "kept greedy-size", or "" */
+    gboolean verified;
+    const char *alias;    /* alias strategies applied ("none", "all", or a list) */
+    guint64 no_alias_bytes; /* every tensor its own buffer: the seeds' "without aliasing" total */
+    guint64 trace_bytes;  /* sum of the trace's buffer sizes after sharing: the seeds' "with aliasing" total */
+    guint64 saved[SHARE_KIND_COUNT]; /* bytes each kind of sharing saved (index SHARE_OWN unused) */
+    guint fallbacks;      /* ops an alias strategy had to copy (each reason is in the text/md report) */
+    const Trace *map_trace;      /* with --map in json: the plan goes into the row as "plan" */
+    const guint64 *map_offsets;
+} ReportRow;
+
+/* Fills the numbers of a row from a trace and its plan (naive: the no-reuse arena of the same trace). */
+void report_row_fill(ReportRow *row, const Trace *t, const Plan *plan, guint64 naive);
+/* One row, or a comparison table of several, in the given format. */
+void report_print(FILE *out, ReportFormat f, const ReportRow *rows, guint n);
+/* One row of named columns in md, csv or json (numbers[k]: a number in json, right-aligned in md). */
+void report_print_row(FILE *out, ReportFormat f, const char *const *names, const char *const *values,
+                      const gboolean *numbers, guint n);
+/* A table: ncols named columns, nrows rows of values (row-major); json: an array of objects. */
+void report_print_table(FILE *out, ReportFormat f, const char *const *names, const gboolean *numbers, guint ncols,
+                        const char *const *values, guint nrows);
+/* What aliasing did: per kind, ops shared and copied and bytes saved, then every fallback with its reason
+ * (text and md; csv and json carry the per-kind bytes saved and the fallback count in the row). */
+void report_aliasing(FILE *out, ReportFormat f, const guint *shared, const guint *copied, const guint64 *saved,
+                     const char *const *kind_names, guint kinds, const GPtrArray *notes);
+/* `offset size name first last`, sorted by offset (then name), one buffer a line; in md and csv a table
+ * after a blank line; in json nothing here (the row carries the plan: map_trace). */
+void report_map(FILE *out, ReportFormat f, const Trace *t, const guint64 *offsets);
+/* The plan drawn in characters: time across, address down, one letter per buffer. */
+void report_ascii(FILE *out, const Trace *t, const Plan *plan, guint width, guint height);
+
+#endif
