@@ -1,0 +1,347 @@
+/* test-house.c — the house's rules, read from the source tree: every room (sim/<room>/, strategies/,
+ * graphs/) has a README whose `May include:` line names the rooms it may include; every quoted #include of
+ * a library file stays within those (lower rooms never include higher ones) and names a file that exists;
+ * the files, taken as units (name.c with name.h), include each other without a circle; every source
+ * file opens with a comment saying what it is for. The checker itself is tested on made-up violations. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+typedef struct {
+    GHashTable *allowed;  /* room -> GHashTable set of rooms it may include (NULL value: every room) */
+    GHashTable *units;    /* unit ("sim/plan/place") -> GHashTable set of units it includes */
+    GPtrArray *problems;  /* one line per broken rule */
+} House;
+
+static const char *source_dir(void)
+{
+    const char *dir = g_getenv("SIM_SOURCE_DIR");
+    return dir ? dir : ".";
+}
+
+/* The room a repository path belongs to: "sim/plan/place.c" -> "plan", "strategies/x.c" -> "strategies". */
+static char *room_of_path(const char *path)
+{
+    char **parts = g_strsplit(path, "/", 3);
+    char *room = NULL;
+    if (parts[0] && parts[1] && !strcmp(parts[0], "sim") && parts[2])
+        room = g_strdup(parts[1]);
+    else if (parts[0] && parts[1])
+        room = g_strdup(parts[0]);
+    g_strfreev(parts);
+    return room;
+}
+
+/* The room an include names: its first component ("plan/place.h" -> "plan", "strategies/search.h" ->
+ * "strategies"); the generated ONNX schema is the model room's. */
+static char *room_of_include(const char *include)
+{
+    if (!strcmp(include, "onnx.pb-c.h"))
+        return g_strdup("model");
+    const char *slash = strchr(include, '/');
+    return slash ? g_strndup(include, slash - include) : g_strdup("");
+}
+
+/* The repository path an include resolves to (the build's include folders: sim/ then the top). */
+static char *include_path(const char *include)
+{
+    if (g_str_has_prefix(include, "strategies/") || g_str_has_prefix(include, "graphs/") ||
+        g_str_has_prefix(include, "tests/"))
+        return g_strdup(include);
+    return g_strconcat("sim/", include, NULL);
+}
+
+static char *unit_of(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    return dot ? g_strndup(path, dot - path) : g_strdup(path);
+}
+
+/* Whether `room` may include a header of `target` under the rules read so far. */
+static gboolean house_allows(const House *h, const char *room, const char *target)
+{
+    if (!strcmp(room, target))
+        return TRUE;
+    GHashTable *set;
+    if (!g_hash_table_lookup_extended(h->allowed, room, NULL, (gpointer *)&set))
+        return FALSE;
+    return !set || g_hash_table_contains(set, target);
+}
+
+/* Reads "May include: a, b" (or "every room, x" / "nothing ...") from a room's README. */
+static void house_read_rule(House *h, const char *room, const char *readme_path)
+{
+    char *full = g_build_filename(source_dir(), readme_path, NULL), *text = NULL;
+    if (!g_file_get_contents(full, &text, NULL, NULL)) {
+        g_ptr_array_add(h->problems, g_strdup_printf("room %s has no %s", room, readme_path));
+        g_free(full);
+        return;
+    }
+    const char *line = strstr(text, "\nMay include:");
+    if (!line) {
+        g_ptr_array_add(h->problems, g_strdup_printf("%s has no 'May include:' line", readme_path));
+    } else {
+        line += strlen("\nMay include:");
+        char *rule = g_strndup(line, strcspn(line, "\n"));
+        GHashTable *set = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        gboolean every = FALSE;
+        char **names = g_strsplit(rule, ",", -1);
+        for (char **n = names; *n; n++) {
+            char *name = g_strstrip(*n);
+            if (!strcmp(name, "every room"))
+                every = TRUE;
+            else if (*name && !g_str_has_prefix(name, "nothing"))
+                g_hash_table_add(set, g_strdup(name));
+        }
+        g_strfreev(names);
+        g_free(rule);
+        if (every) {
+            g_hash_table_unref(set);
+            set = NULL;
+        }
+        g_hash_table_insert(h->allowed, g_strdup(room), set);
+    }
+    g_free(text);
+    g_free(full);
+}
+
+static void house_add_edge(House *h, const char *from_unit, const char *to_unit)
+{
+    if (!strcmp(from_unit, to_unit))
+        return;
+    GHashTable *set = g_hash_table_lookup(h->units, from_unit);
+    if (!set) {
+        set = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        g_hash_table_insert(h->units, g_strdup(from_unit), set);
+    }
+    g_hash_table_add(set, g_strdup(to_unit));
+}
+
+/* Checks one include line of `path` (a file of `room`). */
+static void house_check_include(House *h, const char *path, const char *room, const char *include)
+{
+    char *target = room_of_include(include);
+    if (!strcmp(target, "tests") || !house_allows(h, room, target))
+        g_ptr_array_add(h->problems, g_strdup_printf("%s (room %s) includes \"%s\" (room %s), which its README does not allow",
+                                                     path, room, include, *target ? target : "none: name the room"));
+    if (strcmp(include, "onnx.pb-c.h")) {
+        char *resolved = include_path(include), *full = g_build_filename(source_dir(), resolved, NULL);
+        if (!g_file_test(full, G_FILE_TEST_IS_REGULAR))
+            g_ptr_array_add(h->problems, g_strdup_printf("%s includes \"%s\", which is no file", path, include));
+        char *from = unit_of(path), *to = unit_of(resolved);
+        house_add_edge(h, from, to);
+        g_free(from);
+        g_free(to);
+        g_free(full);
+        g_free(resolved);
+    }
+    g_free(target);
+}
+
+static void house_check_file(House *h, const char *path)
+{
+    char *full = g_build_filename(source_dir(), path, NULL), *text = NULL;
+    g_assert_true(g_file_get_contents(full, &text, NULL, NULL));
+    char *room = room_of_path(path), *base = g_path_get_basename(path);
+    char *opening = g_strdup_printf("/* %s — ", base);
+    if (!g_str_has_prefix(text, opening))
+        g_ptr_array_add(h->problems, g_strdup_printf("%s does not open with \"/* %s — what it is for\"", path, base));
+    char **lines = g_strsplit(text, "\n", -1);
+    for (char **l = lines; *l; l++) {
+        const char *p = *l;
+        if (!g_str_has_prefix(p, "#include \""))
+            continue;
+        p += strlen("#include \"");
+        char *include = g_strndup(p, strcspn(p, "\""));
+        house_check_include(h, path, room, include);
+        g_free(include);
+    }
+    g_strfreev(lines);
+    g_free(opening);
+    g_free(base);
+    g_free(room);
+    g_free(text);
+    g_free(full);
+}
+
+/* Every .c and .h under `dir` (repository-relative), recursively, sorted. */
+static void collect_sources(const char *dir, GPtrArray *out)
+{
+    char *full = g_build_filename(source_dir(), dir, NULL);
+    GDir *d = g_dir_open(full, 0, NULL);
+    g_assert_nonnull(d);
+    const char *name;
+    while ((name = g_dir_read_name(d))) {
+        char *rel = g_build_filename(dir, name, NULL), *abs = g_build_filename(source_dir(), rel, NULL);
+        if (g_file_test(abs, G_FILE_TEST_IS_DIR))
+            collect_sources(rel, out);
+        else if (g_str_has_suffix(name, ".c") || g_str_has_suffix(name, ".h"))
+            g_ptr_array_add(out, g_strdup(rel));
+        g_free(abs);
+        g_free(rel);
+    }
+    g_dir_close(d);
+    g_free(full);
+}
+
+/* Depth-first search for a circle; adds the first one found from each start as a problem. */
+static gboolean find_circle(House *h, const char *unit, GHashTable *state, GPtrArray *stack)
+{
+    g_hash_table_insert(state, (gpointer)unit, GINT_TO_POINTER(1));
+    g_ptr_array_add(stack, (gpointer)unit);
+    GHashTable *next = g_hash_table_lookup(h->units, unit);
+    GList *targets = next ? g_list_sort(g_hash_table_get_keys(next), (GCompareFunc)strcmp) : NULL;
+    gboolean found = FALSE;
+    for (GList *t = targets; t && !found; t = t->next) {
+        const char *v = t->data;
+        gint s = GPOINTER_TO_INT(g_hash_table_lookup(state, v));
+        if (s == 1) {
+            GString *circle = g_string_new("circle:");
+            guint k = stack->len;
+            while (k > 0 && strcmp(stack->pdata[k - 1], v))
+                k--;
+            for (guint j = k - 1; j < stack->len; j++)
+                g_string_append_printf(circle, " %s ->", (char *)stack->pdata[j]);
+            g_string_append_printf(circle, " %s", v);
+            g_ptr_array_add(h->problems, g_string_free(circle, FALSE));
+            found = TRUE;
+        } else if (s == 0) {
+            found = find_circle(h, v, state, stack);
+        }
+    }
+    g_list_free(targets);
+    g_ptr_array_remove_index(stack, stack->len - 1);
+    g_hash_table_insert(state, (gpointer)unit, GINT_TO_POINTER(2));
+    return found;
+}
+
+static void house_find_circles(House *h)
+{
+    GHashTable *state = g_hash_table_new(g_str_hash, g_str_equal);
+    GPtrArray *stack = g_ptr_array_new();
+    GList *units = g_list_sort(g_hash_table_get_keys(h->units), (GCompareFunc)strcmp);
+    for (GList *u = units; u; u = u->next)
+        if (!g_hash_table_lookup(state, u->data))
+            find_circle(h, u->data, state, stack);
+    g_list_free(units);
+    g_ptr_array_unref(stack);
+    g_hash_table_unref(state);
+}
+
+static House *house_new(void)
+{
+    House *h = g_new0(House, 1);
+    h->allowed = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_hash_table_unref);
+    h->units = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_hash_table_unref);
+    h->problems = g_ptr_array_new_with_free_func(g_free);
+    return h;
+}
+
+static void house_free(House *h)
+{
+    /* a NULL set (every room) must not reach g_hash_table_unref */
+    GHashTableIter it;
+    gpointer key, value;
+    g_hash_table_iter_init(&it, h->allowed);
+    while (g_hash_table_iter_next(&it, &key, &value)) {
+        if (!value) {
+            g_hash_table_iter_steal(&it);
+            g_free(key);
+        }
+    }
+    g_hash_table_unref(h->allowed);
+    g_hash_table_unref(h->units);
+    g_ptr_array_unref(h->problems);
+    g_free(h);
+}
+
+static void fail_on_problems(const House *h)
+{
+    if (!h->problems->len)
+        return;
+    GString *all = g_string_new(NULL);
+    for (guint k = 0; k < h->problems->len; k++)
+        g_string_append_printf(all, "\n  %s", (char *)h->problems->pdata[k]);
+    g_error("the house's rules are broken:%s", all->str);
+}
+
+static void test_rooms_and_includes(void)
+{
+    House *h = house_new();
+    char *sim = g_build_filename(source_dir(), "sim", NULL);
+    GDir *d = g_dir_open(sim, 0, NULL);
+    g_assert_nonnull(d);
+    const char *name;
+    guint rooms = 0;
+    while ((name = g_dir_read_name(d))) {
+        char *rel = g_build_filename("sim", name, NULL), *abs = g_build_filename(source_dir(), rel, NULL);
+        if (g_file_test(abs, G_FILE_TEST_IS_DIR)) {
+            char *readme = g_build_filename(rel, "README.md", NULL);
+            house_read_rule(h, name, readme);
+            g_free(readme);
+            rooms++;
+        } else if (g_str_has_suffix(name, ".c") || g_str_has_suffix(name, ".h")) {
+            g_ptr_array_add(h->problems, g_strdup_printf("%s lies in no room (sim/ holds only room folders)", rel));
+        }
+        g_free(abs);
+        g_free(rel);
+    }
+    g_dir_close(d);
+    g_free(sim);
+    g_assert_cmpuint(rooms, >=, 9);
+    house_read_rule(h, "strategies", "strategies/README.md");
+    house_read_rule(h, "graphs", "graphs/README.md");
+    GPtrArray *files = g_ptr_array_new_with_free_func(g_free);
+    collect_sources("sim", files);
+    collect_sources("strategies", files);
+    collect_sources("graphs", files);
+    g_assert_cmpuint(files->len, >, 100);
+    for (guint k = 0; k < files->len; k++)
+        house_check_file(h, files->pdata[k]);
+    house_find_circles(h);
+    fail_on_problems(h);
+    g_ptr_array_unref(files);
+    house_free(h);
+}
+
+/* The checker finds what it is for: an include running up, an include of an unnamed room, a circle. */
+static void test_checker_catches(void)
+{
+    House *h = house_new();
+    GHashTable *plan = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    g_hash_table_add(plan, g_strdup("trace"));
+    g_hash_table_insert(h->allowed, g_strdup("plan"), plan);
+    g_hash_table_insert(h->allowed, g_strdup("cli"), NULL);
+    g_assert_true(house_allows(h, "plan", "trace"));
+    g_assert_true(house_allows(h, "plan", "plan"));
+    g_assert_false(house_allows(h, "plan", "memory"));
+    g_assert_false(house_allows(h, "model", "base")); /* a room without a rule may include nothing */
+    g_assert_true(house_allows(h, "cli", "report"));
+    house_check_include(h, "sim/plan/x.c", "plan", "memory/alias.h");
+    g_assert_cmpuint(h->problems->len, ==, 1);
+    g_assert_nonnull(strstr(h->problems->pdata[0], "does not allow"));
+    house_check_include(h, "sim/plan/x.c", "plan", "trace/no-such-file.h");
+    g_assert_cmpuint(h->problems->len, ==, 2);
+    g_assert_nonnull(strstr(h->problems->pdata[1], "which is no file"));
+    house_check_include(h, "sim/plan/x.c", "plan", "bare.h");
+    g_assert_cmpuint(h->problems->len, >=, 3);
+    guint before = h->problems->len;
+    house_add_edge(h, "sim/memory/alias", "sim/memory/liveness");
+    house_add_edge(h, "sim/memory/liveness", "sim/memory/order");
+    house_add_edge(h, "sim/memory/order", "sim/memory/alias");
+    house_find_circles(h);
+    g_assert_cmpuint(h->problems->len, ==, before + 1);
+    g_assert_nonnull(strstr(h->problems->pdata[before], "sim/memory/alias -> sim/memory/liveness"));
+    char *room = room_of_path("sim/exec/kernels/gemm.c");
+    g_assert_cmpstr(room, ==, "exec");
+    g_free(room);
+    house_free(h);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/house/checker-catches", test_checker_catches);
+    g_test_add_func("/house/rooms-and-includes", test_rooms_and_includes);
+    return g_test_run();
+}
