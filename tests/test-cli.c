@@ -571,8 +571,8 @@ static void test_plot_timeline(void)
                    "sim: --plot KIND and --out FILE go together (see sim --help)\n");
     expect_failure((const char *[]){"--graph", path, "--plot", "pie", "--out", svg, NULL}, 2,
                    "sim: --plot takes timeline, layout, compare or sweep (see sim --help)\n");
-    expect_failure((const char *[]){"--graph", path, "--plot", "timeline", "--out", "x.pdf", NULL}, 2,
-                   "sim: --out x.pdf: a plot is written as .png or .svg (see sim --help)\n");
+    expect_failure((const char *[]){"--graph", path, "--plot", "timeline", "--out", "x.gif", NULL}, 2,
+                   "sim: --out x.gif: a plot is written as .png, .svg or .pdf (see sim --help)\n");
     g_free(png);
     g_free(svg);
     g_free(path);

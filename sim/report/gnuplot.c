@@ -13,13 +13,15 @@ static const char *terminal_for(const char *path)
         return "pngcairo size 1200,600 noenhanced font 'sans,10'";
     if (g_str_has_suffix(path, ".svg"))
         return "svg size 1200,600 noenhanced font 'sans,10' background '#ffffff'";
+    if (g_str_has_suffix(path, ".pdf"))
+        return "pdfcairo size 12in,6in noenhanced font 'sans,10'";
     return NULL;
 }
 
 gboolean plot_path_check(const char *path, GError **error)
 {
     if (!terminal_for(path)) {
-        g_set_error(error, PLOT_ERROR, 1, "a plot is written as .png or .svg");
+        g_set_error(error, PLOT_ERROR, 1, "a plot is written as .png, .svg or .pdf");
         return FALSE;
     }
     return TRUE;

@@ -1,5 +1,5 @@
 /* gnuplot.h — what every picture shares: the terminal chosen by the file name (`.png` through pngcairo,
- * `.svg`), the one way user text enters a script (gnuplot_quote), a byte unit that keeps the axis readable,
+ * `.svg`, `.pdf` through pdfcairo), the one way user text enters a script (gnuplot_quote), a byte unit that keeps the axis readable,
  * one colour palette, and running a script through gnuplot (no shell; the script on its stdin, numbers only
  * in inline datablocks, the picture read from its stdout and written by the checked writer, so a failed or
  * cut-short plot leaves no output file and a bad output path never reaches gnuplot). */
@@ -10,7 +10,7 @@
 
 #define PLOT_ERROR (g_quark_from_static_string("sim-plot"))
 
-/* Checks the output name: a supported extension (.png or .svg). */
+/* Checks the output name: a supported extension (.png, .svg or .pdf). */
 gboolean plot_path_check(const char *path, GError **error);
 /* A new script that opens the output (terminal from the file name, 1200x600) and sets the title. */
 GString *gnuplot_script_new(const char *path, const char *title);

@@ -1,0 +1,73 @@
+/* job.h — one `sim` invocation, resolved: what to do, every name looked up in the registry and every
+ * default filled in once (options.c, before any file is read), then the state the pipeline builds as it
+ * goes (pipeline.c). Nothing below the command line sees this struct. */
+#ifndef SIM_CLI_JOB_H
+#define SIM_CLI_JOB_H
+
+#include "memory/alias.h"
+#include "memory/order.h"
+#include "ops/shape.h"
+#include "plan/place.h"
+#include "report/plot.h"
+#include "report/report.h"
+
+typedef enum {
+    JOB_VERSION,    /* --version */
+    JOB_LIST_OPS,   /* --list-ops */
+    JOB_LIST,       /* --list */
+    JOB_TABLE_PLOT, /* --from TABLE --plot compare|sweep */
+    JOB_INFO,       /* --graph --info */
+    JOB_PLAN,       /* one strategy's plan (the default) */
+    JOB_COMPARE,    /* --compare: every strategy */
+    JOB_ORDERS,     /* --compare --orders: one strategy under each order */
+} JobKind;
+
+typedef struct {
+    JobKind kind;
+    /* inputs */
+    char *graph_path, *trace_path, *bins_path, *table_path;
+    const char *source;         /* graph_path or trace_path: what errors and reports name */
+    ShapeOptions shape;         /* --dim bindings, --allow-unknown-ops */
+    char *dims_text;            /* "seq=128,batch=1" or "-" */
+    /* choices, resolved */
+    const PlaceStrategy *strategy;
+    const OrderStrategy *order;
+    GPtrArray *orders;          /* JOB_ORDERS: OrderStrategy*, in the order given */
+    char *alias;                /* the --alias list ("all" when not given; "none" for a trace in reports) */
+    LayoutOptions layout;
+    GHashTable *pins;           /* tensor name -> offset text */
+    gboolean strict_runtime, scratch, verify;
+    PlaceOptions place;
+    guint64 order_budget_states; /* 0: order.c's default */
+    double order_seconds;        /* 0: order.c's default */
+    /* outputs */
+    ReportFormat format;
+    gboolean map, ascii;
+    gboolean plot;               /* --plot given */
+    PlotKind plot_kind;
+    char *plot_out, *plot_x, *plot_y, *plot_title;
+    char *chrome_trace, *trace_out, *phases_path;
+    gboolean run, check, poison;
+    guint repeat;
+    char *profile_path;
+    /* state the pipeline builds */
+    Model *model;                /* the loaded graph (NULL for a trace file) */
+    OrderProblem *order_problem;
+    GPtrArray *schedule;         /* the order the trace was made in (the alias map points to it) */
+    AliasMap *aliases;           /* what sharing the graph's trace has (NULL for a trace file) */
+    guint64 no_alias_bytes;
+} Job;
+
+/* Parses the command line into *job. Returns -1 to go on, or the exit status to end with (0 after --help
+ * output, 2 after a usage error, which it has printed). */
+int job_from_args(Job *job, int argc, char **argv);
+void job_clear(Job *job);
+
+/* The pipeline (pipeline.c): the job's kind, run to its end; the exit status. */
+int job_run(Job *job);
+
+/* Errors a user can cause: `sim: MESSAGE (see sim --help)`, exit 2; `sim: FILE: what`, exit 1. */
+int usage_error(const char *message);
+int file_error(const char *path, const GError *error);
+
+#endif

@@ -1,0 +1,423 @@
+/* options.c — the command line into one Job (job.h): GOption's table, then every check that needs no file
+ * and every name resolved against the registry, so a usage error (exit 2) comes before any work. */
+#include "cli/cli-options.h"
+#include "cli/job.h"
+#include "strategies/registry.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* What GOption fills; read once by resolve() and then dropped. */
+typedef struct {
+    char *graph_path, *trace_path, *trace_out, *bins_path, *chrome_trace, *plot, *plot_out;
+    char *from, *plot_x, *plot_y, *plot_title;
+    char **dims, **pins;
+    char *strategy, *format, *weights, *io, *transpose, *alias, *order, *orders;
+    gint64 order_budget, seed, search_max;
+    gdouble order_seconds, budget;
+    gint64 pad_last, align;
+    gboolean info, allow_unknown_ops, list_ops, list, version, compare, map, ascii, no_verify, strict_runtime, scratch;
+    gboolean run, check, poison;
+    gint64 repeat;
+    char *profile, *phases;
+    const CliStrict *given; /* which options were on the command line */
+} RawOptions;
+
+static void raw_clear(RawOptions *o)
+{
+    char **strings[] = {&o->graph_path, &o->trace_path, &o->trace_out, &o->bins_path, &o->chrome_trace, &o->plot,
+                        &o->plot_out, &o->from, &o->plot_x, &o->plot_y, &o->plot_title, &o->strategy, &o->format,
+                        &o->weights, &o->io, &o->transpose, &o->alias, &o->order, &o->orders, &o->profile, &o->phases};
+    for (gsize k = 0; k < G_N_ELEMENTS(strings); k++)
+        g_clear_pointer(strings[k], g_free);
+    g_clear_pointer(&o->dims, g_strfreev);
+    g_clear_pointer(&o->pins, g_strfreev);
+}
+
+/* A usage error naming a registry lookup that failed, with the known names. */
+static int unknown_name(const char *what, const char *name, char *known)
+{
+    char *msg = g_strdup_printf("unknown %s '%s' (one of: %s)", what, name, known);
+    int r = usage_error(msg);
+    g_free(msg);
+    g_free(known);
+    return r;
+}
+
+static int gerror_usage(GError *error, const char *prefix)
+{
+    char *msg = prefix ? g_strdup_printf("%s: %s", prefix, error->message) : g_strdup(error->message);
+    int r = usage_error(msg);
+    g_free(msg);
+    g_error_free(error);
+    return r;
+}
+
+/* --from TABLE --plot compare|sweep: only the drawing options count. */
+static int resolve_table_plot(const RawOptions *o, Job *job)
+{
+    if (!o->plot || !o->plot_out)
+        return usage_error("--from FILE.csv is drawn with --plot compare|sweep --out FILE.png|svg");
+    if (!plot_kind_parse(o->plot, &job->plot_kind) || (job->plot_kind != PLOT_COMPARE && job->plot_kind != PLOT_SWEEP))
+        return usage_error("--from draws a result table: --plot compare or --plot sweep");
+    if (o->graph_path || o->trace_path || o->compare || o->orders || o->info || o->chrome_trace || o->trace_out)
+        return usage_error("--from draws an existing table: drop --graph, --trace, --compare, --orders, --info, "
+                           "--chrome-trace and --trace-out");
+    if (job->plot_kind == PLOT_SWEEP && !o->plot_x)
+        return usage_error("--plot sweep needs --x NAME: a column or a --dim name of the table");
+    GError *error = NULL;
+    if (!plot_path_check(o->plot_out, &error)) {
+        char *prefix = g_strdup_printf("--out %s", o->plot_out);
+        int r = gerror_usage(error, prefix);
+        g_free(prefix);
+        return r;
+    }
+    job->kind = JOB_TABLE_PLOT;
+    job->plot = TRUE;
+    return -1;
+}
+
+/* Which combinations make sense, before anything is looked up. */
+static int check_combinations(const RawOptions *o)
+{
+    if (o->graph_path && o->trace_path)
+        return usage_error("--graph and --trace exclude each other: plan a model or a trace");
+    if (!o->graph_path && !o->trace_path)
+        return usage_error("no input: use --graph FILE or --trace FILE");
+    if (o->info && o->trace_path)
+        return usage_error("--info summarises a model: use it with --graph");
+    if (o->info && (o->compare || o->map || o->ascii))
+        return usage_error("--info prints the graph summary; --compare, --map and --ascii need a plan");
+    if (o->trace_path && (o->dims || o->weights || o->io || o->transpose || o->pad_last || o->align || o->alias || o->pins ||
+                          o->strict_runtime || o->scratch || o->bins_path))
+        return usage_error("--dim, --weights, --io, --transpose, --pad-last, --align, --alias, --pin, --bins, --scratch and "
+                           "--strict-runtime shape a trace from a model: use them with --graph");
+    if (!o->plot != !o->plot_out)
+        return usage_error("--plot KIND and --out FILE go together");
+    if (o->plot_x || o->plot_y)
+        return usage_error("--x and --y shape --plot compare and --plot sweep (with --from)");
+    if (o->plot_title && !o->plot)
+        return usage_error("--title names the picture of --plot");
+    if ((o->plot || o->chrome_trace) && (o->info || o->orders))
+        return usage_error("--plot and --chrome-trace draw the plan of one order: drop --info and --orders");
+    if ((o->check || o->poison || o->repeat || o->profile) && !o->run)
+        return usage_error("--check, --poison, --repeat and --profile go with --run");
+    if (o->run && (!o->graph_path || o->compare || o->orders || o->info))
+        return usage_error("--run executes one plan of a model: use it with --graph and one --strategy");
+    if (cli_strict_given(o->given, "repeat") && (o->repeat < 1 || o->repeat > 100000))
+        return usage_error("--repeat takes a count from 1 to 100,000");
+    if (o->compare && o->chrome_trace)
+        return usage_error("--chrome-trace draws one plan: drop --compare");
+    if (o->compare && o->strategy && !o->orders)
+        return usage_error("--compare runs every strategy: drop --strategy (or compare orders with --orders)");
+    if (o->trace_path && (o->order || o->orders))
+        return usage_error("--order and --orders schedule a model: use them with --graph");
+    if (o->orders && !o->compare)
+        return usage_error("--orders lists the orders --compare runs: add --compare");
+    if (o->orders && o->order)
+        return usage_error("--orders runs every listed order: drop --order");
+    return -1;
+}
+
+static int resolve_plot(const RawOptions *o, Job *job)
+{
+    if (!o->plot)
+        return -1;
+    if (!plot_kind_parse(o->plot, &job->plot_kind))
+        return usage_error("--plot takes timeline, layout, compare or sweep");
+    if (job->plot_kind == PLOT_COMPARE || job->plot_kind == PLOT_SWEEP)
+        return usage_error("--plot compare and --plot sweep draw a result table: give it with --from FILE.csv");
+    if (job->plot_kind == PLOT_LAYOUT && o->compare)
+        return usage_error("--plot layout draws one plan: drop --compare");
+    GError *error = NULL;
+    if (!plot_path_check(o->plot_out, &error)) {
+        char *prefix = g_strdup_printf("--out %s", o->plot_out);
+        int r = gerror_usage(error, prefix);
+        g_free(prefix);
+        return r;
+    }
+    job->plot = TRUE;
+    return -1;
+}
+
+/* --pad-last, --align, --weights, --io, --transpose. */
+static int resolve_layout(const RawOptions *o, Job *job)
+{
+    LayoutOptions defaults = LAYOUT_DEFAULTS;
+    job->layout = defaults;
+    if (cli_strict_given(o->given, "pad-last") && (o->pad_last < 1 || o->pad_last > (1 << 20)))
+        return usage_error("--pad-last takes a positive multiple (1 for no padding)");
+    if (cli_strict_given(o->given, "align") && (o->align < 1 || (o->align & (o->align - 1)) || o->align > (1 << 30)))
+        return usage_error("--align takes a power of two");
+    if (o->pad_last)
+        job->layout.pad_last = (guint64)o->pad_last;
+    if (o->align)
+        job->layout.align = (guint64)o->align;
+    if (o->weights && strcmp(o->weights, "arena") && strcmp(o->weights, "outside"))
+        return usage_error("--weights takes arena or outside");
+    job->layout.weights_in_arena = o->weights && !strcmp(o->weights, "arena");
+    if (o->io && strcmp(o->io, "arena") && strcmp(o->io, "outside") && strcmp(o->io, "inputs-outside"))
+        return usage_error("--io takes arena, outside or inputs-outside");
+    job->layout.inputs_outside = o->io && strcmp(o->io, "arena");
+    job->layout.outputs_outside = o->io && !strcmp(o->io, "outside");
+    if (o->transpose && strcmp(o->transpose, "view") && strcmp(o->transpose, "move"))
+        return usage_error("--transpose takes view or move");
+    job->layout.transpose_moves = o->transpose && !strcmp(o->transpose, "move");
+    return -1;
+}
+
+/* --strategy, --order, --orders, --alias against the registry; the budgets and knobs of the strategies. */
+static int resolve_strategies(const RawOptions *o, Job *job)
+{
+    job->strategy = place_strategy_find(o->strategy ? o->strategy : "bestfit");
+    if (!job->strategy)
+        return unknown_name("strategy", o->strategy, place_strategy_names());
+    job->order = order_strategy_find(o->order ? o->order : "file");
+    if (!job->order)
+        return unknown_name("order", o->order, order_strategy_names());
+    GError *error = NULL;
+    job->alias = g_strdup(o->alias ? o->alias : "all");
+    if (!alias_list_check(job->alias, &error))
+        return gerror_usage(error, NULL);
+    if (o->orders) {
+        job->orders = g_ptr_array_new();
+        if (!order_list_parse(o->orders, job->orders, &error))
+            return gerror_usage(error, NULL);
+    }
+    if ((cli_strict_given(o->given, "order-budget") && o->order_budget < 1) ||
+        (cli_strict_given(o->given, "order-seconds") && o->order_seconds <= 0))
+        return usage_error("--order-budget and --order-seconds take positive numbers");
+    job->order_budget_states = o->order_budget > 0 ? (guint64)o->order_budget : 0;
+    job->order_seconds = o->order_seconds > 0 ? o->order_seconds : 0;
+    PlaceOptions place_defaults = PLACE_OPTIONS_DEFAULTS;
+    job->place = place_defaults;
+    job->place.portfolio = place_registry;
+    if (cli_strict_given(o->given, "budget") && o->budget <= 0)
+        return usage_error("--budget takes a positive number of seconds");
+    if (o->search_max < 0 || o->search_max > G_MAXUINT32 || o->seed < 0 || o->seed > G_MAXUINT32)
+        return usage_error("--search-max and --seed take numbers from 0 to 4,294,967,295");
+    if (cli_strict_given(o->given, "budget"))
+        job->place.budget_seconds = o->budget;
+    if (cli_strict_given(o->given, "search-max"))
+        job->place.search_max = (guint)o->search_max;
+    if (cli_strict_given(o->given, "seed"))
+        job->place.seed = (guint32)o->seed;
+    return -1;
+}
+
+/* --dim and --pin. */
+static int resolve_bindings(const RawOptions *o, Job *job)
+{
+    GError *error = NULL;
+    job->shape.allow_unknown_ops = o->allow_unknown_ops;
+    for (char **d = o->dims; d && *d; d++)
+        if (!shape_options_add_dim(&job->shape, *d, &error))
+            return gerror_usage(error, NULL);
+    job->dims_text = o->dims ? g_strjoinv(",", o->dims) : g_strdup("-");
+    for (char **p = o->pins; p && *p; p++)
+        if (!alias_pins_parse(job->pins, *p, &error))
+            return gerror_usage(error, NULL);
+    return -1;
+}
+
+/* Everything a planning job needs, checked and looked up; moves the paths into the job. */
+static int resolve(RawOptions *o, Job *job)
+{
+    int status;
+    if ((status = check_combinations(o)) >= 0 || (status = resolve_plot(o, job)) >= 0)
+        return status;
+    if (!report_format_parse(o->format ? o->format : "text", &job->format))
+        return usage_error("--format takes text, md, csv or json");
+    if ((status = resolve_strategies(o, job)) >= 0 || (status = resolve_layout(o, job)) >= 0 ||
+        (status = resolve_bindings(o, job)) >= 0)
+        return status;
+    job->kind = o->info ? JOB_INFO : o->orders ? JOB_ORDERS : o->compare ? JOB_COMPARE : JOB_PLAN;
+    job->verify = !o->no_verify;
+    job->map = o->map;
+    job->ascii = o->ascii;
+    job->strict_runtime = o->strict_runtime;
+    job->scratch = o->scratch;
+    job->run = o->run;
+    job->check = o->check;
+    job->poison = o->poison;
+    job->repeat = (guint)MAX(o->repeat, 1);
+    job->graph_path = g_steal_pointer(&o->graph_path);
+    job->trace_path = g_steal_pointer(&o->trace_path);
+    job->source = job->graph_path ? job->graph_path : job->trace_path;
+    job->bins_path = g_steal_pointer(&o->bins_path);
+    job->chrome_trace = g_steal_pointer(&o->chrome_trace);
+    job->trace_out = g_steal_pointer(&o->trace_out);
+    job->profile_path = g_steal_pointer(&o->profile);
+    job->phases_path = g_steal_pointer(&o->phases);
+    return -1;
+}
+
+int job_from_args(Job *job, int argc, char **argv)
+{
+    RawOptions o = {0};
+    GOptionEntry entries[] = {
+        {"graph", 'g', 0, G_OPTION_ARG_FILENAME, &o.graph_path, "The ONNX model to plan", "FILE"},
+        {"trace", 't', 0, G_OPTION_ARG_FILENAME, &o.trace_path,
+         "A trace to plan instead of a model: our text format, or MiniMalloc CSV (.csv)", "FILE"},
+        {"strategy", 's', 0, G_OPTION_ARG_STRING, &o.strategy, "Placement strategy (default bestfit; see --list)", "NAME"},
+        {"compare", 'c', 0, G_OPTION_ARG_NONE, &o.compare, "Run every strategy on the same trace, one table", NULL},
+        {"order", 'o', 0, G_OPTION_ARG_STRING, &o.order, "Operator order (default file; see --list)", "NAME"},
+        {"orders", 0, 0, G_OPTION_ARG_STRING, &o.orders,
+         "With --compare: the strategy (--strategy, default bestfit) under each order: all or a comma list", "LIST"},
+        {"order-budget", 0, 0, G_OPTION_ARG_INT64, &o.order_budget,
+         "States the optimal order may explore before it gives up (default 2,000,000)", "STATES"},
+        {"order-seconds", 0, 0, G_OPTION_ARG_DOUBLE, &o.order_seconds,
+         "Seconds the optimal order may run before it gives up (default 10)", "S"},
+        {"list", 'l', 0, G_OPTION_ARG_NONE, &o.list, "List the strategies with a one-line summary each", NULL},
+        {"budget", 0, 0, G_OPTION_ARG_DOUBLE, &o.budget, "Seconds search and climb may take (default 10)", "S"},
+        {"seed", 0, 0, G_OPTION_ARG_INT64, &o.seed, "Seed of climb's random choices (default 1)", "N"},
+        {"search-max", 0, 0, G_OPTION_ARG_INT64, &o.search_max,
+         "best runs search on problems of at most N buffers (default 1000)", "N"},
+        {"dim", 'd', 0, G_OPTION_ARG_STRING_ARRAY, &o.dims,
+         "Bind a symbolic dimension (repeatable), e.g. --dim batch=1 --dim seq=128", "NAME=VALUE"},
+        {"transpose", 0, 0, G_OPTION_ARG_STRING, &o.transpose,
+         "Transpose as a metadata view sharing its input's bytes (view, the seeds' default) or as a data move that "
+         "may only overwrite a dying input (move: what a dense-kernel runtime, and --run, can honour)", "view|move"},
+        {"io", 0, 0, G_OPTION_ARG_STRING, &o.io,
+         "Graph inputs and outputs: in the arena (default, as TFLite plans them), outside it (the caller's buffers), or "
+         "inputs-outside (the caller's inputs, outputs allocated by the runtime: ONNX Runtime's model)",
+         "arena|outside|inputs-outside"},
+        {"weights", 0, 0, G_OPTION_ARG_STRING, &o.weights,
+         "Weights and constants: outside the arena (default) or in it (arena), live throughout", "outside|arena"},
+        {"pad-last", 0, 0, G_OPTION_ARG_INT64, &o.pad_last,
+         "Round every tensor's last dimension up to a multiple of N (the seeds' NHWC layout uses 64; default 1)", "N"},
+        {"align", 0, 0, G_OPTION_ARG_INT64, &o.align, "Align every buffer offset to A bytes (default 64)", "A"},
+        {"alias", 'a', 0, G_OPTION_ARG_STRING, &o.alias,
+         "Alias strategies: all (default), none, or a comma list of concat-dedup, runtime, noop, inplace", "LIST"},
+        {"pin", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.pins,
+         "Pre-allocate tensor NAME at byte OFFSET (repeatable); pins propagate through noop chains", "NAME=OFFSET"},
+        {"strict-runtime", 0, 0, G_OPTION_ARG_NONE, &o.strict_runtime,
+         "A Gather/Slice/Concat/Split that cannot alias is an error (the seed's texts), not a copy", NULL},
+        {"bins", 0, 0, G_OPTION_ARG_FILENAME, &o.bins_path,
+         "Memory bins: lines 'BIN name=GLOB' or 'BIN size>=BYTES'; each bin is its own arena", "FILE"},
+        {"scratch", 0, 0, G_OPTION_ARG_NONE, &o.scratch,
+         "Add kernel workspace from the op table (Conv's im2col) as single-step buffers", NULL},
+        {"plot", 0, 0, G_OPTION_ARG_STRING, &o.plot,
+         "Draw the plan with gnuplot: timeline (live and spanned bytes per step; with --compare every plan) or "
+         "layout (the plan as rectangles, step across, address up)", "KIND"},
+        {"out", 0, 0, G_OPTION_ARG_FILENAME, &o.plot_out, "Where --plot draws: FILE.png, FILE.svg or FILE.pdf", "FILE"},
+        {"from", 0, 0, G_OPTION_ARG_FILENAME, &o.from,
+         "Draw a result table (the CSV of --format csv or bench/sweep.sh) instead of planning: --plot compare "
+         "(bars of arena / lower bound, a cluster per graph, a bar per strategy) or --plot sweep (a metric against --x)",
+         "FILE.csv"},
+        {"x", 0, 0, G_OPTION_ARG_STRING, &o.plot_x, "--plot sweep: the swept parameter, a column or a --dim name (e.g. seq)",
+         "NAME"},
+        {"y", 0, 0, G_OPTION_ARG_STRING, &o.plot_y,
+         "--plot compare|sweep: the metric, a numeric column or ratio (arena / lower bound); default ratio for compare, "
+         "arena_bytes for sweep", "COLUMN"},
+        {"title", 0, 0, G_OPTION_ARG_STRING, &o.plot_title, "--plot: the picture's title (default: says what was planned)",
+         "TEXT"},
+        {"chrome-trace", 0, 0, G_OPTION_ARG_FILENAME, &o.chrome_trace,
+         "Write the plan as Chrome trace events (ui.perfetto.dev, chrome://tracing): ops and live bytes per step",
+         "FILE"},
+        {"run", 0, 0, G_OPTION_ARG_NONE, &o.run,
+         "Execute the plan: real kernels (OpenBLAS) inside one arena of the planned size, every tensor at its planned "
+         "offset; reports the median time per op type", NULL},
+        {"repeat", 0, 0, G_OPTION_ARG_INT64, &o.repeat, "--run: runs to take the median of (default 1)", "N"},
+        {"check", 0, 0, G_OPTION_ARG_NONE, &o.check,
+         "--run: run again with nothing shared (--alias none, naive) and require equal outputs, bit for bit", NULL},
+        {"poison", 0, 0, G_OPTION_ARG_NONE, &o.poison,
+         "--run: fill the arena, and every buffer when it dies, with NaN bytes, so early reuse shows", NULL},
+        {"profile", 0, 0, G_OPTION_ARG_FILENAME, &o.profile, "--run: write the per-node times (median) as CSV", "FILE"},
+        {"phases", 0, 0, G_OPTION_ARG_FILENAME, &o.phases,
+         "Write where the run's time and memory went: one CSV row per phase (load, shapes, order, liveness, sharing, "
+         "trace, naive, place, verify, report, run, output) with its seconds and the peak resident set at its end", "FILE"},
+        {"trace-out", 0, 0, G_OPTION_ARG_FILENAME, &o.trace_out,
+         "Write the trace (text format, or MiniMalloc CSV when FILE ends in .csv)", "FILE"},
+        {"format", 'f', 0, G_OPTION_ARG_STRING, &o.format, "Report format: text (default), md, csv, json", "FMT"},
+        {"map", 0, 0, G_OPTION_ARG_NONE, &o.map, "Print the plan, one buffer a line: offset size name first last", NULL},
+        {"ascii", 0, 0, G_OPTION_ARG_NONE, &o.ascii, "Draw the plan in characters: time across, address down", NULL},
+        {"no-verify", 0, 0, G_OPTION_ARG_NONE, &o.no_verify, "Skip the plan verifier", NULL},
+        {"info", 'i', 0, G_OPTION_ARG_NONE, &o.info,
+         "Print the graph summary instead of planning: opsets, nodes by op type, tensors by kind, weight and "
+         "activation bytes, the largest tensor", NULL},
+        {"allow-unknown-ops", 0, 0, G_OPTION_ARG_NONE, &o.allow_unknown_ops,
+         "Accept ops missing from the op table when the file's value_info gives their output shapes", NULL},
+        {"list-ops", 0, 0, G_OPTION_ARG_NONE, &o.list_ops, "List the op table: every known op and its class", NULL},
+        {"version", 0, 0, G_OPTION_ARG_NONE, &o.version, "Print the version", NULL},
+        {NULL, 0, 0, 0, NULL, NULL, NULL},
+    };
+    GOptionContext *ctx = g_option_context_new("— memory-arena planning simulator for ML inference graphs");
+    GOptionGroup *main_group;
+    CliStrict *strict = cli_strict_new(entries, &main_group);
+    o.given = strict;
+    g_option_context_set_main_group(ctx, main_group);
+    g_option_context_set_description(
+        ctx, "Loads an ONNX model (inferring every shape) or a trace, turns tensors into buffers with lifetimes,\n"
+             "places them with a strategy, verifies the plan and reports the arena against the lower bound.\n"
+             "Errors: one line 'sim: FILE: what is wrong' on stderr, exit 1; usage errors exit 2.\n"
+             "Examples:\n"
+             "  sim --strategy bestfit --graph graphs/gpt2.onnx\n"
+             "  sim --compare --graph graphs/gpt2.onnx --format md\n"
+             "  sim --trace tests/data/solution.csv --strategy greedy-size --map\n"
+             "  sim --graph graphs/gpt2.onnx --info\n");
+    job->pins = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    shape_options_init(&job->shape);
+    GError *error = NULL;
+    int status = -1;
+    if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+        status = gerror_usage(error, NULL);
+    } else if (argc > 1) {
+        char *msg = g_strdup_printf("unexpected argument '%s'", argv[1]);
+        status = usage_error(msg);
+        g_free(msg);
+    } else if (o.version) {
+        job->kind = JOB_VERSION;
+    } else if (o.list_ops) {
+        job->kind = JOB_LIST_OPS;
+    } else if (o.list) {
+        job->kind = JOB_LIST;
+    } else if (o.from) {
+        status = resolve_table_plot(&o, job);
+        job->table_path = g_steal_pointer(&o.from);
+    } else {
+        status = resolve(&o, job);
+    }
+    if (status < 0 && job->plot) {
+        job->plot_out = g_steal_pointer(&o.plot_out);
+        job->plot_x = g_steal_pointer(&o.plot_x);
+        job->plot_y = g_steal_pointer(&o.plot_y);
+        job->plot_title = g_steal_pointer(&o.plot_title);
+    }
+    raw_clear(&o);
+    g_option_context_free(ctx);
+    cli_strict_free(strict);
+    return status;
+}
+
+void job_clear(Job *job)
+{
+    char **strings[] = {&job->graph_path, &job->trace_path, &job->bins_path, &job->table_path, &job->dims_text,
+                        &job->alias, &job->plot_out, &job->plot_x, &job->plot_y, &job->plot_title,
+                        &job->chrome_trace, &job->trace_out, &job->phases_path, &job->profile_path};
+    for (gsize k = 0; k < G_N_ELEMENTS(strings); k++)
+        g_clear_pointer(strings[k], g_free);
+    shape_options_clear(&job->shape);
+    g_clear_pointer(&job->orders, g_ptr_array_unref);
+    g_clear_pointer(&job->pins, g_hash_table_unref);
+    g_clear_pointer(&job->model, model_free);
+    g_clear_pointer(&job->order_problem, order_problem_free);
+    g_clear_pointer(&job->schedule, g_ptr_array_unref);
+    g_clear_pointer(&job->aliases, alias_map_free);
+}
+
+int usage_error(const char *message)
+{
+    fprintf(stderr, "sim: %s (see sim --help)\n", message);
+    return 2;
+}
+
+int file_error(const char *path, const GError *error)
+{
+    /* Trace errors already carry FILE:LINE. */
+    if (g_str_has_prefix(error->message, path))
+        fprintf(stderr, "sim: %s\n", error->message);
+    else
+        fprintf(stderr, "sim: %s: %s\n", path, error->message);
+    return 1;
+}

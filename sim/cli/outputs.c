@@ -1,0 +1,112 @@
+/* outputs.c — what the command writes besides the report rows: the listings (--list, --list-ops), the
+ * aliasing summary, the pictures (--plot; --from TABLE), the Chrome trace, and the run's report rows'
+ * sharing columns. The pipeline (pipeline.c) calls these; each returns an exit status or a gboolean. */
+#include "cli/outputs.h"
+#include "ops/ops.h"
+#include "report/chrome-trace.h"
+#include "report/csv-table.h"
+#include "report/plot-table.h"
+#include "strategies/registry.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void list_ops(void)
+{
+    gsize count;
+    const OpInfo *ops = op_table(&count);
+    for (gsize k = 0; k < count; k++)
+        printf("%-24s %s\n", ops[k].name, op_class_name(ops[k].op_class));
+}
+
+void list_strategies(void)
+{
+    guint count;
+    const PlaceStrategy *const *all = place_strategies(&count);
+    printf("placement strategies (--strategy):\n");
+    for (guint k = 0; k < count; k++)
+        printf("  %-18s %s\n", all[k]->name, all[k]->summary);
+    const OrderStrategy *const *orders = order_strategies(&count);
+    printf("operator orders (--order, --orders):\n");
+    for (guint k = 0; k < count; k++)
+        printf("  %-18s %s\n", orders[k]->name, orders[k]->summary);
+    const AliasStrategy *const *aliases = alias_strategies(&count);
+    printf("alias strategies (--alias, applied in this order):\n");
+    for (guint k = 0; k < count; k++)
+        printf("  %-18s %s\n", aliases[k]->name, aliases[k]->summary);
+}
+
+void print_aliasing(const Job *job)
+{
+    if (!job->aliases)
+        return;
+    guint64 saved[SHARE_KIND_COUNT];
+    const char *names[SHARE_KIND_COUNT];
+    alias_savings(job->aliases, saved);
+    for (guint k = 0; k < SHARE_KIND_COUNT; k++)
+        names[k] = share_kind_name(k);
+    report_aliasing(stdout, job->format, job->aliases->aliased_ops, job->aliases->copied_ops, saved, names,
+                    SHARE_KIND_COUNT, job->aliases->notes);
+}
+
+ReportRow job_report_row(const Job *job)
+{
+    ReportRow row = {.graph = job->source, .dims = job->dims_text, .order = job->graph_path ? job->order->name : "file",
+                     .alias = job->graph_path ? job->alias : "none", .no_alias_bytes = job->no_alias_bytes,
+                     .strategy = job->strategy->name};
+    if (job->aliases) {
+        alias_savings(job->aliases, row.saved);
+        row.fallbacks = job->aliases->notes->len;
+    }
+    return row;
+}
+
+gboolean write_chrome_trace(const Job *job, const Trace *t, const Plan *plan, const double *seconds, GError **error)
+{
+    const char **names = g_new0(const char *, t->steps + 1), **types = g_new0(const char *, t->steps + 1);
+    for (guint s = 0; job->schedule && s < job->schedule->len && s < t->steps; s++) {
+        const Node *node = g_ptr_array_index(job->schedule, s);
+        names[s] = node->name && *node->name ? node->name : node->op_type;
+        types[s] = node->op_type;
+    }
+    char *title = job->graph_path ? g_strdup_printf("%s: %s, order %s, alias %s", job->graph_path, plan->strategy->name,
+                                                    job->order->name, job->alias)
+                                  : g_strdup_printf("%s: %s", job->trace_path, plan->strategy->name);
+    ChromeTraceLabels labels = {.title = title, .op_names = names, .op_types = types, .seconds = seconds};
+    gboolean ok = chrome_trace_write(job->chrome_trace, t, plan, &labels, error);
+    g_free(title);
+    g_free(names);
+    g_free(types);
+    return ok;
+}
+
+gboolean write_plot(const Job *job, const Trace *t, const Plan *const *plans, guint count, GError **error)
+{
+    const char *strategy = count == 1 ? plans[0]->strategy->name : "every strategy";
+    char *title = job->plot_title ? g_strdup(job->plot_title)
+                  : job->graph_path ? g_strdup_printf("%s (dims %s), order %s, alias %s: %s", job->graph_path,
+                                                      job->dims_text, job->order->name, job->alias, strategy)
+                                    : g_strdup_printf("%s: %s", job->trace_path, strategy);
+    gboolean ok = job->plot_kind == PLOT_LAYOUT ? plot_layout(job->plot_out, title, t, plans[0], error)
+                                                : plot_timeline(job->plot_out, title, t, plans, count, error);
+    g_free(title);
+    return ok;
+}
+
+int run_table_plot(const Job *job)
+{
+    GError *error = NULL;
+    CsvTable *table = csv_table_read(job->table_path, &error);
+    if (!table)
+        return file_error(job->table_path, error);
+    gboolean compare = job->plot_kind == PLOT_COMPARE;
+    TablePlotOptions options = {.table_path = job->table_path, .x = job->plot_x, .title = job->plot_title,
+                                .y = job->plot_y ? job->plot_y : compare ? "ratio" : "arena_bytes"};
+    gboolean ok = compare ? plot_compare(job->plot_out, table, &options, &error)
+                          : plot_sweep(job->plot_out, table, &options, &error);
+    csv_table_free(table);
+    /* What is wrong in the table is said against the table; a failed drawing against the picture. */
+    int status = ok ? 0 : file_error(error && error->code == 2 ? job->plot_out : job->table_path, error);
+    g_clear_error(&error);
+    return status;
+}

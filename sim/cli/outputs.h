@@ -1,0 +1,21 @@
+/* outputs.h — the command's writers besides the report rows (outputs.c): listings, the aliasing summary,
+ * pictures, the Chrome trace, and a report row filled from the job. */
+#ifndef SIM_CLI_OUTPUTS_H
+#define SIM_CLI_OUTPUTS_H
+
+#include "cli/job.h"
+
+void list_ops(void);
+void list_strategies(void);
+/* The aliasing table under a graph's report (nothing for a trace file). */
+void print_aliasing(const Job *job);
+/* A report row with what the job knows before placing: source, dims, order, alias, sharing totals. */
+ReportRow job_report_row(const Job *job);
+/* --plot: the plans of one trace in one picture, titled by --title or by graph, dims, order and strategy. */
+gboolean write_plot(const Job *job, const Trace *t, const Plan *const *plans, guint count, GError **error);
+/* --chrome-trace: the plan as trace events, each step named by the node the schedule runs there. */
+gboolean write_chrome_trace(const Job *job, const Trace *t, const Plan *plan, const double *seconds, GError **error);
+/* --from TABLE --plot compare|sweep: a picture of a result table, no planning; the exit status. */
+int run_table_plot(const Job *job);
+
+#endif

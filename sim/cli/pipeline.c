@@ -1,0 +1,247 @@
+/* pipeline.c — a planning job from input to output: load the model and infer its shapes (or read a trace),
+ * order, liveness, sharing, trace; then the no-reuse baseline, the chosen strategy (or every one, or one
+ * under every order), the verifier, the report, --run, and the files asked for. Each stage marks its
+ * phase (--phases). */
+#include "cli/job.h"
+#include "cli/outputs.h"
+#include "cli/phases.h"
+#include "cli/run.h"
+#include "memory/bins.h"
+#include "model/onnx.h"
+#include "plan/verify.h"
+#include "report/info.h"
+#include "strategies/registry.h"
+
+#include <glib/gstdio.h>
+#include <stdio.h>
+#include <string.h>
+
+static gboolean load_model(Job *job, GError **error)
+{
+    job->model = onnx_read_file(job->graph_path, error);
+    phases_mark("load");
+    gboolean ok = job->model && shape_infer(job->model, &job->shape, error);
+    phases_mark("shapes");
+    return ok;
+}
+
+/* Graph to trace: the schedule from the order strategy, then the alias strategies chosen with --alias. */
+static Trace *graph_trace(Job *job, GError **error)
+{
+    const Graph *g = job->model->graph;
+    if (!job->order_problem) {
+        if (!(job->order_problem = order_problem_new(g, &job->layout, error)))
+            return NULL;
+        job->order_problem->incumbents = order_registry;
+        if (job->order_budget_states)
+            job->order_problem->budget_states = job->order_budget_states;
+        if (job->order_seconds > 0)
+            job->order_problem->budget_seconds = job->order_seconds;
+    }
+    g_clear_pointer(&job->schedule, g_ptr_array_unref);
+    g_clear_pointer(&job->aliases, alias_map_free);
+    job->no_alias_bytes = 0;
+    job->schedule = order_schedule(job->order, job->order_problem, error);
+    phases_mark("order");
+    if (!job->schedule)
+        return NULL;
+    job->aliases = alias_map_new(g, job->schedule, &job->layout, NULL, job->pins, error);
+    phases_mark("liveness");
+    if (!job->aliases)
+        return NULL;
+    if (job->bins_path) {
+        BinRules *rules = bin_rules_read_file(job->bins_path, error);
+        if (!rules)
+            return NULL;
+        guint *bins = bin_rules_assign(rules, g, job->aliases->bytes);
+        memcpy(job->aliases->bin, bins, g->tensors->len * sizeof(guint));
+        g_free(bins);
+        bin_rules_free(rules);
+    }
+    job->aliases->strict_runtime = job->strict_runtime;
+    job->aliases->scratch = job->scratch;
+    for (guint k = 0; k < g->tensors->len; k++)
+        job->no_alias_bytes += job->aliases->bytes[k];
+    gboolean shared = alias_apply_list(job->aliases, job->alias, error);
+    phases_mark("sharing");
+    Trace *t = shared ? trace_from_alias_map(job->aliases, job->pins, error) : NULL;
+    phases_mark("trace");
+    return t;
+}
+
+/* Plans with one strategy, verifies (unless --no-verify), fills the report row. */
+static Plan *plan_one(const Job *job, const PlaceStrategy *s, const Trace *t, guint64 naive, ReportRow *row,
+                      GError **error)
+{
+    Plan *plan = place_run_with(s, t, &job->place, error);
+    phases_mark("place");
+    if (!plan)
+        return NULL;
+    gboolean verified = !job->verify || verify_plan(t, plan, error);
+    if (job->verify)
+        phases_mark("verify");
+    if (!verified) {
+        g_prefix_error(error, "strategy %s: ", s->name);
+        plan_free(plan);
+        return NULL;
+    }
+    row->strategy = s->name;
+    row->verified = job->verify;
+    report_row_fill(row, t, plan, naive);
+    if (!job->graph_path)
+        row->no_alias_bytes = row->trace_bytes;
+    return plan;
+}
+
+/* --compare: every strategy of the registry on the same trace, one table (and one picture). */
+static int run_compare(const Job *job, const Trace *t, guint64 naive)
+{
+    guint count;
+    const PlaceStrategy *const *all = place_strategies(&count);
+    ReportRow *rows = g_new0(ReportRow, count);
+    Plan **plans = g_new0(Plan *, count);
+    GError *error = NULL;
+    int status = 0;
+    for (guint k = 0; k < count && !status; k++) {
+        rows[k] = job_report_row(job);
+        if (!(plans[k] = plan_one(job, all[k], t, naive, &rows[k], &error)))
+            status = file_error(job->source, error);
+    }
+    if (!status) {
+        report_print(stdout, job->format, rows, count);
+        print_aliasing(job);
+        if (job->plot && !write_plot(job, t, (const Plan *const *)plans, count, &error))
+            status = file_error(job->plot_out, error);
+    }
+    for (guint k = 0; k < count; k++)
+        plan_free(plans[k]);
+    g_free(plans);
+    g_free(rows);
+    g_clear_error(&error);
+    return status;
+}
+
+/* One strategy: the report, the map, the ASCII plan, --run, the Chrome trace and the picture. */
+static int run_single(const Job *job, const Trace *t, guint64 naive)
+{
+    GError *error = NULL;
+    ReportRow row = job_report_row(job);
+    Plan *plan = plan_one(job, job->strategy, t, naive, &row, &error);
+    if (!plan) {
+        int status = file_error(job->source, error);
+        g_error_free(error);
+        return status;
+    }
+    if (job->map) {
+        row.map_trace = t;
+        row.map_offsets = plan->offsets;
+    }
+    report_print(stdout, job->format, &row, 1);
+    print_aliasing(job);
+    if (job->map)
+        report_map(stdout, job->format, t, plan->offsets);
+    if (job->ascii)
+        report_ascii(stdout, t, plan, 100, 32);
+    phases_mark("report");
+    int status = 0;
+    double *seconds = NULL; /* measured per step, when --run: the Chrome trace's span lengths */
+    if (job->run) {
+        RunOptions run = {.repeat = job->repeat, .check = job->check, .poison = job->poison,
+                          .profile_path = job->profile_path, .format = job->format, .node_seconds = &seconds};
+        if (!run_execute(stdout, &run, job->model, job->schedule, job->aliases, t, plan, &error))
+            status = file_error(error->domain == SIM_ERROR && error->code == SIM_ERROR_IO ? job->profile_path
+                                                                                          : job->graph_path, error);
+        phases_mark("run");
+    }
+    if (!status && job->chrome_trace && !write_chrome_trace(job, t, plan, seconds, &error))
+        status = file_error(job->chrome_trace, error);
+    if (!status && job->plot && !write_plot(job, t, (const Plan *const *)&plan, 1, &error))
+        status = file_error(job->plot_out, error);
+    g_free(seconds);
+    plan_free(plan);
+    g_clear_error(&error);
+    return status;
+}
+
+/* The no-reuse baseline every row compares against, then one strategy or all of them. */
+static int run_plan(const Job *job, const Trace *t)
+{
+    GError *error = NULL;
+    Plan *naive = place_run(place_strategy_baseline(), t, &error);
+    phases_mark("naive");
+    if (!naive) {
+        int status = file_error(job->source, error);
+        g_error_free(error);
+        return status;
+    }
+    int status = job->kind == JOB_COMPARE ? run_compare(job, t, naive->arena) : run_single(job, t, naive->arena);
+    plan_free(naive);
+    return status;
+}
+
+/* --compare --orders: the chosen strategy under every listed order, one row each. An order that cannot run
+ * here (optimal past its budget) gets a row saying so; the run fails only when none could. */
+static int run_orders(Job *job)
+{
+    ReportRow *rows = g_new0(ReportRow, job->orders->len);
+    GPtrArray *keep = g_ptr_array_new_with_free_func((GDestroyNotify)plan_free);
+    GError *error = NULL;
+    guint done = 0;
+    for (guint k = 0; k < job->orders->len; k++) {
+        job->order = job->orders->pdata[k];
+        Trace *t = graph_trace(job, &error);
+        Plan *naive = t ? place_run(place_strategy_baseline(), t, &error) : NULL;
+        rows[k] = job_report_row(job);
+        Plan *plan = naive ? plan_one(job, job->strategy, t, naive->arena, &rows[k], &error) : NULL;
+        if (!plan) {
+            rows[k] = (ReportRow){.graph = job->graph_path, .dims = job->dims_text, .order = job->order->name,
+                                  .strategy = job->strategy->name, .alias = job->alias};
+            fprintf(stderr, "sim: %s: %s\n", job->graph_path, error->message);
+            g_clear_error(&error);
+        } else {
+            done++;
+            g_ptr_array_add(keep, plan);
+        }
+        plan_free(naive);
+        trace_free(t);
+    }
+    if (done)
+        report_print(stdout, job->format, rows, job->orders->len);
+    g_ptr_array_unref(keep);
+    g_free(rows);
+    return done ? 0 : 1;
+}
+
+int job_run(Job *job)
+{
+    GError *error = NULL;
+    Trace *t = NULL;
+    int status = 0;
+    if (job->graph_path) {
+        if (!load_model(job, &error))
+            status = file_error(job->graph_path, error);
+        else if (job->kind == JOB_INFO)
+            info_print(stdout, job->format, job->model, job->graph_path);
+        else if (job->kind == JOB_ORDERS)
+            status = run_orders(job);
+        else if (!(t = graph_trace(job, &error)))
+            status = file_error(job->graph_path, error);
+    } else {
+        t = trace_read_file(job->trace_path, &error);
+        phases_mark("load");
+        if (!t)
+            status = file_error(job->trace_path, error);
+    }
+    if (!status && t && job->trace_out && !trace_write_file(t, NULL, job->trace_out, &error))
+        status = file_error(job->trace_out, error);
+    if (!status && t)
+        status = run_plan(job, t);
+    phases_mark("output"); /* the rest: --compare's report, pictures, --chrome-trace, --trace-out */
+    if (!status && job->phases_path && !phases_write(job->phases_path, &error))
+        status = file_error(job->phases_path, error);
+    if (status && job->trace_out && t) /* a failed run leaves no output behind */
+        g_unlink(job->trace_out);
+    g_clear_error(&error);
+    trace_free(t);
+    return status;
+}
