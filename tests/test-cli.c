@@ -125,8 +125,23 @@ static void test_dim_binding(void)
     RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--dim", "batch=4", "--dim", "seq=16", "--info", NULL});
     g_assert_cmpint(r.status, ==, 0);
     assert_contains(r.out, "inputs         256 B\n");
+    assert_contains(r.out, "shapes         all known\n");
+    g_assert_null(strstr(r.out, "symbolic"));
     run_result_clear(&r);
     g_free(line);
+    /* --info works before the dims are bound: it shows them symbolic and counts what it cannot size. */
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--info", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "nodes          1 in 1 op types\n");
+    assert_contains(r.out, "symbolic       batch, seq: unbound;");
+    assert_contains(r.out, "  input        'ids' FLOAT [batch,seq]\n");
+    assert_contains(r.out, "shapes         2 tensors without a known shape\n");
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--info", "--format", "csv", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, ",unknown_shapes,unbound_dims,ops\n");
+    assert_contains(r.out, ",2,batch seq,Relu=1\n");
+    run_result_clear(&r);
     /* A name the graph does not declare is refused, not silently ignored (a typo would change nothing). */
     line = g_strdup_printf("sim: %s: --dim sq: the graph has no symbolic dimension of that name (it has: batch, seq)\n", path);
     expect_failure((const char *[]){"--graph", path, "--dim", "batch=4", "--dim", "sq=16", NULL}, 1, line);
@@ -358,8 +373,8 @@ static void test_report_formats(void)
     char *expected = g_strdup_printf(
         "file,model,producer,ir_version,opsets,nodes,op_types,tensors_intermediate,tensors_input,tensors_output,"
         "tensors_weight,tensors_constant,weight_bytes,constant_bytes,input_bytes,activation_bytes,output_bytes,"
-        "largest_tensor,largest_bytes,unknown_shapes,ops\n"
-        "%s,unet,arenasim,8,ai.onnx 13,26,6,24,1,1,8,1,969472,16,49152,4325376,16384,Concat_41,786432,0,"
+        "largest_tensor,largest_bytes,unknown_shapes,unbound_dims,ops\n"
+        "%s,unet,arenasim,8,ai.onnx 13,26,6,24,1,1,8,1,969472,16,49152,4325376,16384,Concat_41,786432,0,,"
         "Conv=8 Relu=8 Concat=3 MaxPool=3 Resize=3 Constant=1\n", path);
     g_assert_cmpstr(r.out, ==, expected);
     g_free(expected);

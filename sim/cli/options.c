@@ -210,6 +210,7 @@ static int resolve_bindings(const RawOptions *o, Job *job)
 {
     GError *error = NULL;
     job->shape.allow_unknown_ops = o->allow_unknown_ops;
+    job->shape.partial = o->info; /* the summary works before every dimension is bound */
     for (char **d = o->dims; d && *d; d++)
         if (!shape_options_add_dim(&job->shape, *d, &error))
             return gerror_usage(error, NULL);

@@ -109,8 +109,18 @@ static gboolean bind_dims(Graph *g, const ShapeOptions *o, GError **error)
     return ok;
 }
 
-/* Every graph input needs a full static shape; all unbound names are reported at once. */
-static gboolean seed_inputs(Graph *g, GError **error)
+/* Whether every dimension of a declared type is a size. */
+static gboolean declared_static(const TypeInfo *d)
+{
+    for (int a = 0; a < d->rank; a++)
+        if (d->dims[a] <= 0)
+            return FALSE;
+    return TRUE;
+}
+
+/* Every graph input needs a full static shape; all unbound names are reported at once (unless partial:
+ * then the inputs with unbound dimensions stay without a shape). */
+static gboolean seed_inputs(Graph *g, gboolean partial, GError **error)
 {
     GString *unbound = g_string_new(NULL);
     GHashTable *where = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, (GDestroyNotify)g_ptr_array_unref);
@@ -152,7 +162,7 @@ static gboolean seed_inputs(Graph *g, GError **error)
             g_ptr_array_add(list, g_strdup_printf("input '%s' dim %d", t->name, a));
         }
     }
-    if (ok && names->len) {
+    if (ok && names->len && !partial) {
         for (guint k = 0; k < names->len; k++) {
             GPtrArray *list = g_hash_table_lookup(where, names->pdata[k]);
             g_string_append_printf(unbound, "%s%s (", k ? ", " : "", (const char *)names->pdata[k]);
@@ -166,7 +176,7 @@ static gboolean seed_inputs(Graph *g, GError **error)
     }
     for (guint k = 0; ok && k < g->inputs->len; k++) {
         Tensor *t = g->inputs->pdata[k];
-        if (!t->init)
+        if (!t->init && declared_static(t->declared))
             ok = tensor_set_shape(t, t->declared->dtype, t->declared->rank, t->declared->dims, FALSE, error);
     }
     g_ptr_array_unref(names);
@@ -282,6 +292,16 @@ static gboolean infer_node(Node *n, gint64 opset, gboolean allow_unknown, GError
     return TRUE;
 }
 
+static gboolean inputs_known(const Node *n)
+{
+    for (guint k = 0; k < n->inputs->len; k++) {
+        const Tensor *t = n->inputs->pdata[k];
+        if (t && !t->shape_known)
+            return FALSE;
+    }
+    return TRUE;
+}
+
 gboolean shape_infer(Model *m, const ShapeOptions *o, GError **error)
 {
     Graph *g = m->graph;
@@ -290,10 +310,16 @@ gboolean shape_infer(Model *m, const ShapeOptions *o, GError **error)
         opset = 1; /* no import of the default domain: the oldest semantics */
     if (!bind_dims(g, o, error))
         return FALSE;
-    if (!seed_initializers(g, error) || !seed_inputs(g, error))
+    if (!seed_initializers(g, error) || !seed_inputs(g, o->partial, error))
         return FALSE;
-    for (guint k = 0; k < g->order->len; k++)
-        if (!infer_node(g->order->pdata[k], opset, o->allow_unknown_ops, error))
+    for (guint k = 0; k < g->order->len; k++) {
+        Node *n = g->order->pdata[k];
+        if (o->partial && !inputs_known(n)) {
+            n->op = op_lookup(n->domain, n->op_type);
+            continue; /* depends on an unbound dimension: its outputs keep no shape */
+        }
+        if (!infer_node(n, opset, o->allow_unknown_ops, error))
             return FALSE;
+    }
     return TRUE;
 }

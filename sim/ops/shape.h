@@ -10,6 +10,8 @@
 typedef struct {
     GHashTable *dims;           /* symbolic dim name -> gint64* value (from --dim NAME=VALUE) */
     gboolean allow_unknown_ops; /* unknown ops take their output shapes from value_info */
+    gboolean partial;           /* (--info) an unbound symbolic input dimension is no error: that input, and
+                                   every node that reads what depends on it, keeps no shape */
 } ShapeOptions;
 
 void shape_options_init(ShapeOptions *o);

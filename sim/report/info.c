@@ -28,6 +28,48 @@ typedef struct {
     guint count;
 } OpCount;
 
+/* The graph inputs' symbolic dimensions still unbound (no --dim), each once, in input order, joined by
+ * `between`; "" when there are none. */
+static char *unbound_dims(const Graph *g, const char *between)
+{
+    GPtrArray *names = g_ptr_array_new();
+    for (guint k = 0; k < g->inputs->len; k++) {
+        const Tensor *t = g->inputs->pdata[k];
+        const TypeInfo *d = t->declared;
+        for (int a = 0; !t->init && d && d->params && a < d->rank; a++) {
+            const char *name = d->params[a];
+            gboolean seen = FALSE;
+            for (guint j = 0; name && j < names->len; j++)
+                seen = seen || !strcmp(names->pdata[j], name);
+            if (name && d->dims[a] < 0 && !seen)
+                g_ptr_array_add(names, (gpointer)name);
+        }
+    }
+    g_ptr_array_add(names, NULL);
+    char *text = g_strjoinv(between, (char **)names->pdata);
+    g_ptr_array_unref(names);
+    return text;
+}
+
+/* An input's declared type with its symbolic names: "INT64 [batch,seq]". */
+static char *declared_text(const TypeInfo *d)
+{
+    if (!d || d->rank < 0)
+        return g_strdup("(no shape)");
+    GString *s = g_string_new(dtype_name(d->dtype));
+    g_string_append(s, " [");
+    for (int a = 0; a < d->rank; a++) {
+        if (a)
+            g_string_append_c(s, ',');
+        if (d->dims[a] >= 0)
+            g_string_append_printf(s, "%" G_GINT64_FORMAT, d->dims[a]);
+        else
+            g_string_append(s, d->params && d->params[a] ? d->params[a] : "?");
+    }
+    g_string_append_c(s, ']');
+    return g_string_free(s, FALSE);
+}
+
 static gint by_count_then_name(gconstpointer a, gconstpointer b)
 {
     const OpCount *x = a, *y = b;
@@ -106,6 +148,19 @@ static void print_text(FILE *out, const Model *m, const char *path, const GraphS
         g_free(dims);
         g_free(bytes);
     }
+    char *symbolic = unbound_dims(g, ", ");
+    if (*symbolic) {
+        fprintf(out, "symbolic       %s: unbound; sizes above count only what does not depend on them "
+                     "(bind each with --dim NAME=VALUE)\n", symbolic);
+        for (guint k = 0; k < g->inputs->len; k++) {
+            const Tensor *t = g->inputs->pdata[k];
+            char *type = declared_text(t->declared);
+            if (!t->init)
+                fprintf(out, "  input        '%s' %s\n", t->name, type);
+            g_free(type);
+        }
+    }
+    g_free(symbolic);
     if (s->n_unknown_shapes)
         fprintf(out, "shapes         %u tensors without a known shape\n", s->n_unknown_shapes);
     else
@@ -152,6 +207,7 @@ static void print_table(FILE *out, ReportFormat f, const Model *m, const char *p
     add_cell(cells, "largest_tensor", g_strdup(s->largest ? s->largest->name : ""), FALSE);
     add_cell(cells, "largest_bytes", g_strdup_printf("%" G_GUINT64_FORMAT, s->largest ? s->largest->bytes : 0), TRUE);
     add_cell(cells, "unknown_shapes", g_strdup_printf("%u", s->n_unknown_shapes), TRUE);
+    add_cell(cells, "unbound_dims", unbound_dims(g, " "), FALSE);
     GString *op_text = g_string_new(NULL);
     for (guint k = 0; k < ops->len; k++) {
         const OpCount *oc = &g_array_index(ops, OpCount, k);
