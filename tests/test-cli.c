@@ -395,6 +395,23 @@ static void test_report_formats(void)
     g_assert_cmpint(r.status, ==, 0);
     assert_contains(r.out, "\n| offset | size | name | first | last |\n|---:|---:|---|---:|---:|\n| 0 | 400 | input | 0 | 0 |\n");
     run_result_clear(&r);
+    /* --compare --format md: compact by default, every column with --wide, --wide only for md. */
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--compare", "--format", "md", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    char *head = g_strdup_printf("**%s** (dims -), alias all, 3 steps\n\n| order | strategy | buffers | lower bound | arena | "
+                                 "over lower bound | saved vs naive | plan (s) | detail |\n", path);
+    g_assert_true(g_str_has_prefix(r.out, head));
+    g_free(head);
+    assert_contains(r.out, "| file | naive | 1 | 400 bytes | 448 bytes | 12.00% | 0.00% | ");
+    g_assert_null(strstr(r.out, "saved_noop_bytes"));
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--compare", "--format", "md", "--wide", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    g_assert_true(g_str_has_prefix(r.out, "| graph | dims | order | strategy | buffers | steps | arena_bytes |"));
+    assert_contains(r.out, "| saved_noop_bytes |");
+    run_result_clear(&r);
+    expect_failure((const char *[]){"--graph", path, "--compare", "--wide", NULL}, 2,
+                   "sim: --wide widens --format md (csv and json always have every column) (see sim --help)\n");
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--alias", "none", "--map", "--format", "json", NULL});
     g_assert_cmpint(r.status, ==, 0);
     JsonParser *parser = json_parser_new();

@@ -42,7 +42,7 @@ typedef struct {
     double order_seconds;        /* 0: order.c's default */
     /* outputs */
     ReportFormat format;
-    gboolean map, ascii;
+    gboolean map, ascii, wide;
     gboolean plot;               /* --plot given */
     PlotKind plot_kind;
     char *plot_out, *plot_x, *plot_y, *plot_title;

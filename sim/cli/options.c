@@ -16,7 +16,7 @@ typedef struct {
     gint64 order_budget, seed, search_max;
     gdouble order_seconds, budget;
     gint64 pad_last, align;
-    gboolean info, allow_unknown_ops, list_ops, list, version, compare, map, ascii, no_verify, strict_runtime, scratch;
+    gboolean info, allow_unknown_ops, list_ops, list, version, compare, map, ascii, wide, no_verify, strict_runtime, scratch;
     gboolean run, check, poison;
     gint64 repeat;
     char *profile, *phases;
@@ -229,6 +229,8 @@ static int resolve(RawOptions *o, Job *job)
         return status;
     if (!report_format_parse(o->format ? o->format : "text", &job->format))
         return usage_error("--format takes text, md, csv or json");
+    if (o->wide && job->format != FORMAT_MD)
+        return usage_error("--wide widens --format md (csv and json always have every column)");
     if ((status = resolve_strategies(o, job)) >= 0 || (status = resolve_layout(o, job)) >= 0 ||
         (status = resolve_bindings(o, job)) >= 0)
         return status;
@@ -236,6 +238,7 @@ static int resolve(RawOptions *o, Job *job)
     job->verify = !o->no_verify;
     job->map = o->map;
     job->ascii = o->ascii;
+    job->wide = o->wide;
     job->strict_runtime = o->strict_runtime;
     job->scratch = o->scratch;
     job->run = o->run;
@@ -331,6 +334,8 @@ int job_from_args(Job *job, int argc, char **argv)
         {"trace-out", 0, 0, G_OPTION_ARG_FILENAME, &o.trace_out,
          "Write the trace (text format, or MiniMalloc CSV when FILE ends in .csv)", "FILE"},
         {"format", 'f', 0, G_OPTION_ARG_STRING, &o.format, "Report format: text (default), md, csv, json", "FMT"},
+        {"wide", 0, 0, G_OPTION_ARG_NONE, &o.wide,
+         "--format md: every column in exact bytes (csv's columns), not the compact table", NULL},
         {"map", 0, 0, G_OPTION_ARG_NONE, &o.map, "Print the plan, one buffer a line: offset size name first last", NULL},
         {"ascii", 0, 0, G_OPTION_ARG_NONE, &o.ascii, "Draw the plan in characters: time across, address down", NULL},
         {"no-verify", 0, 0, G_OPTION_ARG_NONE, &o.no_verify, "Skip the plan verifier", NULL},

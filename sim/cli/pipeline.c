@@ -108,7 +108,7 @@ static int run_compare(const Job *job, const Trace *t, guint64 naive)
             status = file_error(job->source, error);
     }
     if (!status) {
-        report_print(stdout, job->format, rows, count);
+        report_print(stdout, job->format, job->wide, rows, count);
         print_aliasing(job);
         if (job->plot && !write_plot(job, t, (const Plan *const *)plans, count, &error))
             status = file_error(job->plot_out, error);
@@ -136,7 +136,7 @@ static int run_single(const Job *job, const Trace *t, guint64 naive)
         row.map_trace = t;
         row.map_offsets = plan->offsets;
     }
-    report_print(stdout, job->format, &row, 1);
+    report_print(stdout, job->format, job->wide, &row, 1);
     print_aliasing(job);
     if (job->map)
         report_map(stdout, job->format, t, plan->offsets);
@@ -206,7 +206,7 @@ static int run_orders(Job *job)
         trace_free(t);
     }
     if (done)
-        report_print(stdout, job->format, rows, job->orders->len);
+        report_print(stdout, job->format, job->wide, rows, job->orders->len);
     g_ptr_array_unref(keep);
     g_free(rows);
     return done ? 0 : 1;

@@ -216,8 +216,46 @@ static void print_json(FILE *out, const ReportRow *rows, guint n)
     print_json_document(out, b);
 }
 
-void report_print(FILE *out, ReportFormat f, const ReportRow *rows, guint n)
+/* md for people: the graph, dims, alias and steps once above the table, then one short line per row with
+ * sizes in binary units (exact bytes in --wide, csv and json). */
+static void print_md_compact(FILE *out, const ReportRow *rows, guint n)
 {
+    char *graph = format_cell(FORMAT_MD, rows[0].graph), *dims = format_cell(FORMAT_MD, rows[0].dims),
+         *alias = format_cell(FORMAT_MD, rows[0].alias ? rows[0].alias : "none");
+    fprintf(out, "**%s** (dims %s), alias %s, %u steps\n\n", graph, dims, alias, rows[0].steps);
+    g_free(graph);
+    g_free(dims);
+    g_free(alias);
+    fprintf(out, "| order | strategy | buffers | lower bound | arena | over lower bound | saved vs naive | plan (s) | detail |\n");
+    fprintf(out, "|---|---|---:|---:|---:|---:|---:|---:|---|\n");
+    for (guint k = 0; k < n; k++) {
+        const ReportRow *r = &rows[k];
+        char *order = format_cell(FORMAT_MD, r->order), *strategy = format_cell(FORMAT_MD, r->strategy);
+        if (!r->buffers) { /* an order that could not run: sim said why on stderr */
+            fprintf(out, "| %s | %s | - | | (failed) | | | | |\n", order, strategy);
+        } else {
+            char *lb = g_format_size_full(r->lower_bound, G_FORMAT_SIZE_IEC_UNITS),
+                 *arena = g_format_size_full(r->arena, G_FORMAT_SIZE_IEC_UNITS), *detail = format_cell(FORMAT_MD, r->detail);
+            fprintf(out, "| %s | %s | %u | %s | %s | %.2f%% | %.2f%% | %.6f | %s%s |\n", order, strategy, r->buffers, lb, arena,
+                    pct(r->arena - MIN(r->arena, r->lower_bound), r->lower_bound),
+                    pct(r->naive - MIN(r->naive, r->arena), r->naive), r->seconds, detail,
+                    r->verified ? "" : " (not verified)");
+            g_free(lb);
+            g_free(arena);
+            g_free(detail);
+        }
+        g_free(order);
+        g_free(strategy);
+    }
+    fprintf(out, "\nLower bound: the most bytes live at once. Exact bytes and every column: --wide (or --format csv).\n");
+}
+
+void report_print(FILE *out, ReportFormat f, gboolean wide, const ReportRow *rows, guint n)
+{
+    if (f == FORMAT_MD && !wide) {
+        print_md_compact(out, rows, n);
+        return;
+    }
     if (f == FORMAT_JSON) {
         print_json(out, rows, n);
         return;

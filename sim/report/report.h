@@ -34,8 +34,9 @@ typedef struct {
 
 /* Fills the numbers of a row from a trace and its plan (naive: the no-reuse arena of the same trace). */
 void report_row_fill(ReportRow *row, const Trace *t, const Plan *plan, guint64 naive);
-/* One row, or a comparison table of several, in the given format. */
-void report_print(FILE *out, ReportFormat f, const ReportRow *rows, guint n);
+/* One row, or a comparison table of several, in the given format. md is compact (the columns a reader
+ * compares, sizes in binary units) unless `wide`: then, like csv and json, every column in exact bytes. */
+void report_print(FILE *out, ReportFormat f, gboolean wide, const ReportRow *rows, guint n);
 /* One row of named columns in md, csv or json (numbers[k]: a number in json, right-aligned in md). */
 void report_print_row(FILE *out, ReportFormat f, const char *const *names, const char *const *values,
                       const gboolean *numbers, guint n);
