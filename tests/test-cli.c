@@ -581,6 +581,43 @@ static void test_plot_timeline(void)
     g_assert_true(!memcmp(text, "\x89PNG\r\n", 6));
     g_free(text);
 
+    /* Every strategy: a panel each, titled with its arena and distance to the bound, under one title. */
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--compare", "--budget", "1", "--plot", "timeline", "--out",
+                                              svg, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    text = test_read_file(svg);
+    guint count;
+    const PlaceStrategy *const *all = place_strategies(&count);
+    for (guint k = 0; k < count; k++) {
+        char *panel = g_strdup_printf(">%s: ", all[k]->name);
+        assert_contains(text, panel);
+        g_free(panel);
+    }
+    assert_contains(text, "greedy-size: 24.91 MiB (+0.00%)");
+    assert_contains(text, "order file, alias all: every strategy");
+    g_free(text);
+
+    /* --title names any plan picture; .pdf is a third format. */
+    char *pdf = test_scratch_path("timeline.pdf");
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--plot", "timeline", "--title", "My run", "--out", svg, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    text = test_read_file(svg);
+    assert_contains(text, ">My run<");
+    g_assert_null(strstr(text, "order file"));
+    g_free(text);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--plot", "layout", "--out", pdf, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    g_assert_true(g_file_get_contents(pdf, &text, &length, NULL));
+    g_assert_cmpuint(length, >, 1000);
+    g_assert_true(g_str_has_prefix(text, "%PDF-"));
+    g_free(text);
+    g_free(pdf);
+    expect_failure((const char *[]){"--graph", path, "--title", "x", NULL}, 2,
+                   "sim: --title names the picture of --plot (see sim --help)\n");
+
     /* layout: a rectangle per buffer and the arena top; names where they fit. */
     char *unet = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "unet.onnx", NULL);
     r = test_run("SIM_BIN", (const char *[]){"--graph", unet, "--strategy", "firstfit", "--plot", "layout", "--out", svg,

@@ -7,20 +7,24 @@
 #include <signal.h>
 #include <string.h>
 
-static const char *terminal_for(const char *path)
+/* The terminal for the file name at width x height pixels (PDF: 100 pixels to the inch); NULL when the
+ * extension has none. Newly allocated. */
+static char *terminal_for(const char *path, guint width, guint height)
 {
     if (g_str_has_suffix(path, ".png"))
-        return "pngcairo size 1200,600 noenhanced font 'sans,10'";
+        return g_strdup_printf("pngcairo size %u,%u noenhanced font 'sans,10'", width, height);
     if (g_str_has_suffix(path, ".svg"))
-        return "svg size 1200,600 noenhanced font 'sans,10' background '#ffffff'";
+        return g_strdup_printf("svg size %u,%u noenhanced font 'sans,10' background '#ffffff'", width, height);
     if (g_str_has_suffix(path, ".pdf"))
-        return "pdfcairo size 12in,6in noenhanced font 'sans,10'";
+        return g_strdup_printf("pdfcairo size %.2fin,%.2fin noenhanced font 'sans,10'", width / 100.0, height / 100.0);
     return NULL;
 }
 
 gboolean plot_path_check(const char *path, GError **error)
 {
-    if (!terminal_for(path)) {
+    char *terminal = terminal_for(path, 1, 1);
+    g_free(terminal);
+    if (!terminal) {
         g_set_error(error, PLOT_ERROR, 1, "a plot is written as .png, .svg or .pdf");
         return FALSE;
     }
@@ -63,14 +67,20 @@ void gnuplot_set_text(GString *script, const char *what, const char *text, const
     g_free(label);
 }
 
-GString *gnuplot_script_new(const char *path, const char *title)
+GString *gnuplot_script_sized(const char *path, const char *title, guint width, guint height)
 {
     /* No `set output`: gnuplot draws to its stdout, which gnuplot_run reads; the file name never reaches it. */
     GString *s = g_string_new(NULL);
-    char *title_q = gnuplot_quote(title);
-    g_string_append_printf(s, "set terminal %s\nset title %s\n", terminal_for(path), title_q);
+    char *title_q = gnuplot_quote(title), *terminal = terminal_for(path, width, height);
+    g_string_append_printf(s, "set terminal %s\nset title %s\n", terminal, title_q);
+    g_free(terminal);
     g_free(title_q);
     return s;
+}
+
+GString *gnuplot_script_new(const char *path, const char *title)
+{
+    return gnuplot_script_sized(path, title, 1200, 600);
 }
 
 void gnuplot_byte_unit(double largest, const char **name, double *scale)

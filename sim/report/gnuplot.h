@@ -14,6 +14,8 @@
 gboolean plot_path_check(const char *path, GError **error);
 /* A new script that opens the output (terminal from the file name, 1200x600) and sets the title. */
 GString *gnuplot_script_new(const char *path, const char *title);
+/* The same at width x height pixels (a grid of panels needs more height). */
+GString *gnuplot_script_sized(const char *path, const char *title, guint width, guint height);
 /* A gnuplot double-quoted string holding `text` for display and nothing gnuplot acts on: invalid UTF-8 made
  * valid, control characters made spaces, every byte but letters, digits and plain punctuation as \ooo. */
 char *gnuplot_quote(const char *text);

@@ -1,9 +1,10 @@
-/* plot.c — gnuplot through a pipe (see plot.h). */
+/* plot.c — pictures of plans: the timeline (one picture, or small multiples) and the layout (see plot.h). */
 #include "report/plot.h"
 
 #include "report/gnuplot.h"
 #include "plan/profile.h"
 
+#include <math.h>
 #include <string.h>
 
 gboolean plot_kind_parse(const char *name, PlotKind *out)
@@ -15,6 +16,74 @@ gboolean plot_kind_parse(const char *name, PlotKind *out)
             return TRUE;
         }
     return FALSE;
+}
+
+/* The timeline's data: one row per step (live bytes, then each plan's spanned bytes, in `scale` units) and
+ * a closing row at the end, so `with steps` draws the last step's width. */
+static void timeline_data(GString *s, const Trace *t, const MemoryProfile *profiles, guint count, double scale)
+{
+    g_string_append(s, "$profile << EOD\n");
+    for (guint step = 0; step <= t->steps; step++) {
+        guint last = step < t->steps ? step : (t->steps ? t->steps - 1 : 0);
+        g_string_append_printf(s, "%u %.6f", step, (double)profiles[0].live[last] / scale);
+        for (guint k = 0; k < count; k++)
+            g_string_append_printf(s, " %.6f", (double)profiles[k].spanned[last] / scale);
+        g_string_append_c(s, '\n');
+    }
+    g_string_append(s, "EOD\n");
+}
+
+/* A few plans: one picture, every plan's spanned bytes over the live bytes. */
+static void timeline_overlay(GString *s, const Trace *t, const Plan *const *plans, guint count, const char *unit,
+                             double scale)
+{
+    g_string_append_printf(s, "set key outside right top box\n");
+    g_string_append_printf(s, "plot $profile using 1:2 with steps lw 2 lc rgb '#000000' title 'live bytes'");
+    for (guint k = 0; k < count; k++) {
+        char *label = g_strdup_printf("%s (arena %.2f %s)", plans[k]->strategy->name, (double)plans[k]->arena / scale,
+                                      unit);
+        char *label_q = gnuplot_quote(label);
+        g_string_append_printf(s, ", '' using 1:%u with steps lw 1.5 lc rgb '%s' dt %u title %s", k + 3,
+                               gnuplot_colour(k), k / gnuplot_palette_size() + 1, label_q);
+        g_free(label_q);
+        g_free(label);
+    }
+    char *bound = g_strdup_printf("lower bound %.2f %s", (double)trace_lower_bound(t) / scale, unit);
+    char *bound_q = gnuplot_quote(bound);
+    g_string_append_printf(s, ", %.6f with lines dt 2 lw 1.5 lc rgb '#808080' title %s\n",
+                           (double)trace_lower_bound(t) / scale, bound_q);
+    g_free(bound_q);
+    g_free(bound);
+}
+
+/* Many plans (--compare): small multiples, a panel per plan in a grid, each on its own byte scale (a
+ * no-reuse plan would flatten the rest), each with the live bytes, its spanned bytes and the lower bound,
+ * titled with its arena and how far above the bound it is; the picture's title over the grid. */
+static void timeline_panels(GString *s, const char *title, const Trace *t, const Plan *const *plans, guint count,
+                            const char *unit, double scale, guint columns, guint rows)
+{
+    guint64 bound = trace_lower_bound(t);
+    char *title_q = gnuplot_quote(title);
+    g_string_append_printf(s, "unset title\nset multiplot layout %u,%u title %s\n", rows, columns, title_q);
+    g_free(title_q);
+    g_string_append(s, "set key top left box opaque font ',8'\n");
+    for (guint k = 0; k < count; k++) {
+        double over = bound ? 100.0 * (double)(plans[k]->arena - MIN(plans[k]->arena, bound)) / (double)bound : 0.0;
+        char *label = g_strdup_printf("%s: %.2f %s (+%.2f%%)", plans[k]->strategy->name, (double)plans[k]->arena / scale,
+                                      unit, over);
+        char *label_q = gnuplot_quote(label);
+        g_string_append_printf(s, "set title %s\nset yrange [0:%.6f]\n", label_q,
+                               1.15 * (double)MAX(MAX(plans[k]->arena, bound), 1) / scale);
+        g_string_append_printf(s, "plot $profile using 1:2 with steps lw 1.5 lc rgb '#000000' title 'live', "
+                                  "'' using 1:%u with steps lw 1.5 lc rgb '%s' title 'spanned', "
+                                  "%.6f with lines dt 2 lw 1 lc rgb '#808080' title 'lower bound'\n",
+                               k + 3, gnuplot_colour(k), (double)bound / scale);
+        if (k == 0)
+            g_string_append(s, "unset key\n");
+        g_free(label_q);
+        g_free(label);
+    }
+    g_string_append(s, "unset multiplot\n");
 }
 
 gboolean plot_timeline(const char *path, const char *title, const Trace *t, const Plan *const *plans, guint count,
@@ -32,37 +101,17 @@ gboolean plot_timeline(const char *path, const char *title, const Trace *t, cons
     const char *unit;
     double scale;
     gnuplot_byte_unit((double)largest, &unit, &scale);
-
-    GString *s = gnuplot_script_new(path, title);
+    gboolean panels = count > TIMELINE_OVERLAY_MAX;
+    guint columns = panels ? (guint)ceil(sqrt((double)count)) : 1, rows = (count + columns - 1) / columns;
+    GString *s = panels ? gnuplot_script_sized(path, title, 1200, 40 + 300 * rows) : gnuplot_script_new(path, title);
     g_string_append_printf(s, "set xlabel 'schedule step'\nset ylabel 'bytes (%s)'\nset grid\n", unit);
-    g_string_append_printf(s, "set key outside right top box\nset xrange [0:%u]\nset yrange [0:*]\n", MAX(t->steps, 1));
-    /* One row per step and a closing row at the end, so `with steps` draws the last step's width. */
-    g_string_append(s, "$profile << EOD\n");
-    for (guint step = 0; step <= t->steps; step++) {
-        guint last = step < t->steps ? step : (t->steps ? t->steps - 1 : 0);
-        g_string_append_printf(s, "%u %.6f", step, (double)profiles[0].live[last] / scale);
-        for (guint k = 0; k < count; k++)
-            g_string_append_printf(s, " %.6f", (double)profiles[k].spanned[last] / scale);
-        g_string_append_c(s, '\n');
-    }
-    g_string_append(s, "EOD\n");
-    g_string_append_printf(s, "plot $profile using 1:2 with steps lw 2 lc rgb '#000000' title 'live bytes'");
-    for (guint k = 0; k < count; k++) {
-        char *label = g_strdup_printf("%s (arena %.2f %s)", plans[k]->strategy->name, (double)plans[k]->arena / scale,
-                                      unit);
-        char *label_q = gnuplot_quote(label);
-        g_string_append_printf(s, ", '' using 1:%u with steps lw 1.5 lc rgb '%s' dt %u title %s", k + 3,
-                               gnuplot_colour(k), k / gnuplot_palette_size() + 1, label_q);
-        g_free(label_q);
-        g_free(label);
-    }
-    char *bound = g_strdup_printf("lower bound %.2f %s", (double)trace_lower_bound(t) / scale, unit);
-    char *bound_q = gnuplot_quote(bound);
-    g_string_append_printf(s, ", %.6f with lines dt 2 lw 1.5 lc rgb '#808080' title %s\n",
-                           (double)trace_lower_bound(t) / scale, bound_q);
+    g_string_append_printf(s, "set xrange [0:%u]\nset yrange [0:*]\n", MAX(t->steps, 1));
+    timeline_data(s, t, profiles, count, scale);
+    if (panels)
+        timeline_panels(s, title, t, plans, count, unit, scale, columns, rows);
+    else
+        timeline_overlay(s, t, plans, count, unit, scale);
     gboolean ok = gnuplot_run(path, s, error);
-    g_free(bound_q);
-    g_free(bound);
     g_string_free(s, TRUE);
     for (guint k = 0; k < count; k++)
         memory_profile_clear(&profiles[k]);

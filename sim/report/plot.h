@@ -1,4 +1,4 @@
-/* plot.h — pictures of plans, drawn by gnuplot through a pipe (popen; the data travel inline as a
+/* plot.h — pictures of plans, drawn by gnuplot (gnuplot.h; the data travel inline as a
  * datablock, so no temporary files are left behind). The output format follows the file name: `.png`
  * (pngcairo) or `.svg`. */
 #ifndef SIM_PLOT_H
@@ -14,7 +14,9 @@ typedef enum { PLOT_TIMELINE, PLOT_LAYOUT, PLOT_COMPARE, PLOT_SWEEP } PlotKind;
 gboolean plot_kind_parse(const char *name, PlotKind *out);
 
 /* timeline: bytes live per schedule step, and for each plan the bytes it spans at that step (whose peak
- * is its arena); the lower bound dashed. `plans` are plans of the same trace. */
+ * is its arena); the lower bound dashed. `plans` are plans of the same trace. Up to TIMELINE_OVERLAY_MAX
+ * plans share one picture; more (--compare) get a grid of small multiples, a panel per plan. */
+#define TIMELINE_OVERLAY_MAX 3
 gboolean plot_timeline(const char *path, const char *title, const Trace *t, const Plan *const *plans, guint count,
                        GError **error);
 
