@@ -17,7 +17,9 @@
 #   bench/sweep.sh --out results/corpus.csv --corpus --alias all --alias none
 #   bench/sweep.sh --out x.csv --graph graphs/gpt2.onnx -- --sshlogin 2/hostA,2/: --workdir /srv/arenasim
 #
-# A graph path must not hold ':' (it separates the path from its dims). Columns: docs/report-format.md.
+# A graph path must not hold ':' (it separates the path from its dims). Columns: docs/report-format.md, and
+# after `dims` one column per dimension bound anywhere in the file (`dim_seq`: the row's value of seq, empty
+# where the row does not bind it), remade after every sweep from the `dims` column.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -107,6 +109,33 @@ if [ "$dry_run" = 0 ]; then
     flock -n 9 || die "another sweep is writing $out (it holds the file's lock); wait for it, or use another --out"
 fi
 
+# The per-dimension columns: `strip` takes them out (new rows come from sim without them), `add` puts them
+# back after `dims` for every name any row binds; the file is rewritten in place (under the lock).
+dim_columns() {
+    /usr/bin/python3 - "$1" "$2" <<'PY'
+import csv, io, sys
+mode, path = sys.argv[1], sys.argv[2]
+with open(path, "r+", newline="", encoding="utf-8", errors="surrogateescape") as f:
+    rows = list(csv.reader(f))
+    if not rows or "dims" not in rows[0]:
+        sys.exit(0)
+    header, body = rows[0], [r for r in rows[1:] if len(r) == len(rows[0])]
+    keep = [k for k, c in enumerate(header) if not c.startswith("dim_")]
+    header, body = [header[k] for k in keep], [[r[k] for k in keep] for r in body]
+    if mode == "add":
+        at = header.index("dims") + 1
+        bound = [dict(kv.split("=", 1) for kv in r[at - 1].split(",") if "=" in kv) for r in body]
+        names = list(dict.fromkeys(n for b in bound for n in b))
+        header = header[:at] + ["dim_" + n for n in names] + header[at:]
+        body = [r[:at] + [b.get(n, "") for n in names] + r[at:] for r, b in zip(body, bound)]
+    out = io.StringIO(newline="")
+    csv.writer(out, lineterminator="\n").writerows([header] + body)
+    f.seek(0)
+    f.truncate()
+    f.write(out.getvalue())
+PY
+}
+
 # Rows already in the file, by what they measured: graph, dims, order, alias, strategy. A last row cut off
 # mid-line (a sweep stopped while writing) is dropped from the file first, so it is run again.
 declare -A finished=()
@@ -131,6 +160,8 @@ PY
 )
 fi
 
+# From here until the end the file has sim's columns only, so rows can be appended as sim prints them.
+[ "$dry_run" = 1 ] || [ ! -s "$out" ] || dim_columns strip "$out"
 joblist=$(mktemp)
 trap 'rm -f "$joblist"' EXIT
 total=0 skipped=0
@@ -170,7 +201,10 @@ if [ "$dry_run" = 1 ]; then
     cat "$joblist"
     exit 0
 fi
-[ "$left" -gt 0 ] || exit 0
+if [ "$left" = 0 ]; then
+    [ ! -s "$out" ] || dim_columns add "$out"
+    exit 0
+fi
 
 [ -s "$out" ] || "$sim" --graph graphs/noop-chain.onnx --format csv | head -1 >> "$out"
 errors=$out.errors
@@ -183,6 +217,7 @@ status=0
 command="set -o pipefail; $(printf '%q' "$sim") --format csv {=uq()=} 2>> $(printf '%q' "$errors") | tail -n +2"
 PARALLEL_SHELL=bash parallel --will-cite --keep-order --halt never ${jobs:+--jobs "$jobs"} "${bar[@]}" "${parallel_args[@]}" \
     "$command" :::: "$joblist" >> "$out" || status=$?
+dim_columns add "$out"
 if [ "$status" != 0 ]; then
     echo "sweep.sh: $status of $left runs failed; their rows are missing (a rerun retries them). Messages:" >&2
     sed 's/^/  /' "$errors" >&2

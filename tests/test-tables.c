@@ -390,6 +390,54 @@ static void test_sweep_hostile(void)
     g_free(canary);
 }
 
+/* A sweep's CSV has one column per bound dimension after `dims` (dim_NAME, empty where a row does not
+ * bind it), remade when rows are added; rows keep their place and a rerun still finds them. */
+static void test_sweep_dim_columns(void)
+{
+    Builder *b = builder_new("sym", 13);
+    b_input_sym(b, "ids", DT_FLOAT, 2, (const gint64[]){-1, -1}, (const char *[]){"batch", "seq"});
+    b_output(b, B_OP(b, "Relu", "ids"));
+    GError *error = NULL;
+    Model *m = builder_finish(b, &error);
+    g_assert_no_error(error);
+    char *graph = test_scratch_path("sym.onnx"), *out = test_scratch_path("sweep-dims.csv");
+    g_assert_true(onnx_write_file(m, graph, &error));
+    model_free(m);
+    g_unlink(out);
+    char *fixed = g_strdup_printf("%s:batch=2", graph);
+    RunResult r = run_sweep((const char *[]){"--out", out, "--graph", fixed, "--dim", "seq=4,8", "--strategies", "firstfit",
+                                             "--jobs", "1", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    char *text = test_read_file(out);
+    g_assert_true(g_str_has_prefix(text, "graph,dims,dim_batch,dim_seq,order,strategy,buffers,"));
+    char *row4 = g_strdup_printf("%s,\"batch=2,seq=4\",2,4,file,firstfit,", graph);
+    char *row8 = g_strdup_printf("%s,\"batch=2,seq=8\",2,8,file,firstfit,", graph);
+    assert_contains(text, row4);
+    assert_contains(text, row8);
+    g_free(text);
+    /* More rows, another graph without dims: its dim cells are empty; the old rows are found again. */
+    r = run_sweep((const char *[]){"--out", out, "--graph", fixed, "--dim", "seq=4,8,16", "--strategies", "firstfit",
+                                   "--jobs", "1", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.err, "3 runs, 2 already in ");
+    run_result_clear(&r);
+    r = run_sweep((const char *[]){"--out", out, "--graph", "graphs/unet.onnx", "--strategies", "firstfit", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    text = test_read_file(out);
+    g_assert_true(g_str_has_prefix(text, "graph,dims,dim_batch,dim_seq,order,"));
+    g_assert_cmpuint(count_lines_text(text), ==, 5);
+    assert_contains(text, row4);
+    assert_contains(text, "\ngraphs/unet.onnx,-,,,file,firstfit,");
+    g_free(text);
+    g_free(row4);
+    g_free(row8);
+    g_free(fixed);
+    g_free(out);
+    g_free(graph);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -397,6 +445,7 @@ int main(int argc, char **argv)
     g_test_add_func("/tables/plots", test_table_plots);
     g_test_add_func("/tables/sweep-runner", test_sweep_runner);
     g_test_add_func("/tables/sweep-hostile", test_sweep_hostile);
+    g_test_add_func("/tables/sweep-dim-columns", test_sweep_dim_columns);
     g_test_add_func("/tables/canonical-csv", test_canonical_csv);
     return g_test_run();
 }
