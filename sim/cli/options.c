@@ -53,6 +53,18 @@ static int gerror_usage(GError *error, const char *prefix)
     return r;
 }
 
+/* --out FILE: a picture format gnuplot can write (by the name). */
+static int check_plot_out(const char *path)
+{
+    GError *error = NULL;
+    if (plot_path_check(path, &error))
+        return -1;
+    char *prefix = g_strdup_printf("--out %s", path);
+    int r = gerror_usage(error, prefix);
+    g_free(prefix);
+    return r;
+}
+
 /* --from TABLE --plot compare|sweep: only the drawing options count. */
 static int resolve_table_plot(const RawOptions *o, Job *job)
 {
@@ -65,13 +77,9 @@ static int resolve_table_plot(const RawOptions *o, Job *job)
                            "--chrome-trace and --trace-out");
     if (job->plot_kind == PLOT_SWEEP && !o->plot_x)
         return usage_error("--plot sweep needs --x NAME: a column or a --dim name of the table");
-    GError *error = NULL;
-    if (!plot_path_check(o->plot_out, &error)) {
-        char *prefix = g_strdup_printf("--out %s", o->plot_out);
-        int r = gerror_usage(error, prefix);
-        g_free(prefix);
-        return r;
-    }
+    int status;
+    if ((status = check_plot_out(o->plot_out)) >= 0)
+        return status;
     job->kind = JOB_TABLE_PLOT;
     job->plot = TRUE;
     return -1;
@@ -129,13 +137,9 @@ static int resolve_plot(const RawOptions *o, Job *job)
         return usage_error("--plot compare and --plot sweep draw a result table: give it with --from FILE.csv");
     if (job->plot_kind == PLOT_LAYOUT && o->compare)
         return usage_error("--plot layout draws one plan: drop --compare");
-    GError *error = NULL;
-    if (!plot_path_check(o->plot_out, &error)) {
-        char *prefix = g_strdup_printf("--out %s", o->plot_out);
-        int r = gerror_usage(error, prefix);
-        g_free(prefix);
-        return r;
-    }
+    int status;
+    if ((status = check_plot_out(o->plot_out)) >= 0)
+        return status;
     job->plot = TRUE;
     return -1;
 }
