@@ -110,15 +110,7 @@ static void test_usage_errors(void)
 /* Symbolic dims through the CLI: unbound is an error naming them, --dim binds them. */
 static void test_dim_binding(void)
 {
-    Builder *b = builder_new("sym", 13);
-    b_input_sym(b, "ids", DT_FLOAT, 2, (const gint64[]){-1, -1}, (const char *[]){"batch", "seq"});
-    b_output(b, B_OP(b, "Relu", "ids"));
-    GError *error = NULL;
-    Model *m = builder_finish(b, &error);
-    g_assert_no_error(error);
-    char *path = test_scratch_path("sym.onnx");
-    g_assert_true(onnx_write_file(m, path, &error));
-    model_free(m);
+    char *path = test_write_symbolic_graph();
     char *line = g_strdup_printf("sim: %s: unbound symbolic dimensions: batch (input 'ids' dim 0), seq (input 'ids' "
                                  "dim 1); bind each with --dim NAME=VALUE\n", path);
     expect_failure((const char *[]){"--graph", path, NULL}, 1, line);

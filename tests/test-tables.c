@@ -394,15 +394,7 @@ static void test_sweep_hostile(void)
  * bind it), remade when rows are added; rows keep their place and a rerun still finds them. */
 static void test_sweep_dim_columns(void)
 {
-    Builder *b = builder_new("sym", 13);
-    b_input_sym(b, "ids", DT_FLOAT, 2, (const gint64[]){-1, -1}, (const char *[]){"batch", "seq"});
-    b_output(b, B_OP(b, "Relu", "ids"));
-    GError *error = NULL;
-    Model *m = builder_finish(b, &error);
-    g_assert_no_error(error);
-    char *graph = test_scratch_path("sym.onnx"), *out = test_scratch_path("sweep-dims.csv");
-    g_assert_true(onnx_write_file(m, graph, &error));
-    model_free(m);
+    char *graph = test_write_symbolic_graph(), *out = test_scratch_path("sweep-dims.csv");
     g_unlink(out);
     char *fixed = g_strdup_printf("%s:batch=2", graph);
     RunResult r = run_sweep((const char *[]){"--out", out, "--graph", fixed, "--dim", "seq=4,8", "--strategies", "firstfit",

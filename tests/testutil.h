@@ -26,6 +26,10 @@ char *test_type_of(const Model *m, const char *tensor);
  * every result is the same on any machine. */
 extern const PlaceOptions test_place_options;
 
+/* A scratch sym.onnx: input 'ids' FLOAT [batch,seq] through one Relu, both dims symbolic. Its path,
+ * newly allocated. */
+char *test_write_symbolic_graph(void);
+
 /* The trace with no aliasing (alias_map_new, then trace_from_alias_map with no strategy applied). */
 Trace *trace_from_graph(const Graph *g, const GPtrArray *schedule, const LayoutOptions *o, GError **error);
 
