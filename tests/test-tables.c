@@ -136,6 +136,14 @@ static void test_table_plots(void)
     assert_contains(text, ">best<");
     assert_contains(text, "1 = lower bound");
     g_free(text);
+    char *pdf = test_scratch_path("compare.pdf");
+    r = test_run("SIM_BIN", (const char *[]){"--from", path, "--plot", "compare", "--title", "T", "--out", pdf, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    text = test_read_file(pdf);
+    g_assert_true(g_str_has_prefix(text, "%PDF-"));
+    g_free(text);
+    g_free(pdf);
 
     /* Sweep over the seq dim, arena in bytes (KiB here) with the lower bound line; a title of our own. */
     char *sweep = test_scratch_path("sweep.svg");
