@@ -380,8 +380,8 @@ static void test_report_formats(void)
     path = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "noop-chain.onnx", NULL);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--alias", "none", "--map", "--format", "csv", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    assert_contains(r.out, "\n\noffset,size,name,first,last\n0,400,input,0,0\n0,400,transpose,1,2\n448,400,reshape,0,1\n"
-                           "448,400,unsqueeze,2,2\n");
+    g_assert_cmpstr(r.out, ==, "offset,size,name,first,last\n0,400,input,0,0\n0,400,transpose,1,2\n448,400,reshape,0,1\n"
+                               "448,400,unsqueeze,2,2\n");
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--alias", "none", "--map", "--format", "md", NULL});
     g_assert_cmpint(r.status, ==, 0);
@@ -639,6 +639,57 @@ static void test_plot_timeline(void)
     g_free(path);
 }
 
+/* --solution-out: the plan as a MiniMalloc solution with the input's own ids and time points, which sim
+ * --trace reads back and verifies at the same arena; --map --format csv is the map alone. */
+static void test_solution_out(void)
+{
+    const char sparse[] = "id,lower,upper,size\nA,100,200000000,64\nB,200000000,900000000,64\nC,150,250000000,32\n";
+    char *in = test_write_scratch("sparse.csv", sparse, sizeof sparse - 1), *sol = test_scratch_path("solution.csv");
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--trace", in, "--strategy", "greedy-size", "--solution-out", sol, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    char *text = test_read_file(sol);
+    g_assert_cmpstr(text, ==, "id,lower,upper,size,offset\nA,100,200000000,64,0\nB,200000000,900000000,64,0\n"
+                              "C,150,250000000,32,64\n");
+    g_free(text);
+    r = test_run("SIM_BIN", (const char *[]){"--trace", sol, "--map", "--format", "csv", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    g_assert_cmpstr(r.out, ==, "offset,size,name,first,last\n0,64,A,0,2\n0,64,B,3,5\n64,32,C,1,4\n");
+    run_result_clear(&r);
+
+    /* A model's plan (rigid Concat groups included: a solution fixes every offset) round-trips. */
+    char *concat = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "concat.onnx", NULL);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", concat, "--strategy", "best", "--solution-out", sol, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "arena          4,587,520 B (4.4 MiB)\n");
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--trace", sol, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "arena          4,587,520 B (4.4 MiB)\n");
+    assert_contains(r.out, "verified       yes\n");
+    run_result_clear(&r);
+    g_free(concat);
+
+    /* What a solution cannot say is refused, before planning where it can be. */
+    char *pinned = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "pinned.onnx", NULL),
+         *bins = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "bins.txt", NULL);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", pinned, "--bins", bins, "--solution-out", sol, NULL});
+    g_assert_cmpint(r.status, ==, 1);
+    char *line = g_strdup_printf("sim: %s: MiniMalloc CSV has one arena and cannot express bins (buffer 'conv_out' is in "
+                                 "bin 1); write the text format instead\n", sol);
+    g_assert_cmpstr(r.err, ==, line);
+    g_free(line);
+    run_result_clear(&r);
+    expect_failure((const char *[]){"--graph", pinned, "--solution-out", "x.txt", NULL}, 2,
+                   "sim: --solution-out writes MiniMalloc's CSV: name the file FILE.csv (see sim --help)\n");
+    expect_failure((const char *[]){"--graph", pinned, "--compare", "--solution-out", "x.csv", NULL}, 2,
+                   "sim: --solution-out writes one plan: drop --compare and --info (see sim --help)\n");
+    g_free(pinned);
+    g_free(bins);
+    g_free(in);
+    g_free(sol);
+}
+
 /* The README's examples work for a newcomer: every file a `sim` or `bench/sweep.sh` line reads (--graph,
  * --trace, --bins, --from) is in the repository, in graphs/models/ (make models), or written by a line
  * above it (--out, --chrome-trace, --trace-out). */
@@ -709,5 +760,6 @@ int main(int argc, char **argv)
     g_test_add_func("/cli/phases", test_phases);
     g_test_add_func("/cli/plot-timeline", test_plot_timeline);
     g_test_add_func("/cli/readme-examples", test_readme_examples);
+    g_test_add_func("/cli/solution-out", test_solution_out);
     return g_test_run();
 }

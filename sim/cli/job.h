@@ -46,7 +46,7 @@ typedef struct {
     gboolean plot;               /* --plot given */
     PlotKind plot_kind;
     char *plot_out, *plot_x, *plot_y, *plot_title;
-    char *chrome_trace, *trace_out, *phases_path;
+    char *chrome_trace, *trace_out, *solution_out, *phases_path;
     gboolean run, check, poison;
     guint repeat;
     char *profile_path;

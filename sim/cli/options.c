@@ -9,7 +9,7 @@
 
 /* What GOption fills; read once by resolve() and then dropped. */
 typedef struct {
-    char *graph_path, *trace_path, *trace_out, *bins_path, *chrome_trace, *plot, *plot_out;
+    char *graph_path, *trace_path, *trace_out, *solution_out, *bins_path, *chrome_trace, *plot, *plot_out;
     char *from, *plot_x, *plot_y, *plot_title;
     char **dims, **pins;
     char *strategy, *format, *weights, *io, *transpose, *alias, *order, *orders;
@@ -25,7 +25,7 @@ typedef struct {
 
 static void raw_clear(RawOptions *o)
 {
-    char **strings[] = {&o->graph_path, &o->trace_path, &o->trace_out, &o->bins_path, &o->chrome_trace, &o->plot,
+    char **strings[] = {&o->graph_path, &o->trace_path, &o->trace_out, &o->solution_out, &o->bins_path, &o->chrome_trace, &o->plot,
                         &o->plot_out, &o->from, &o->plot_x, &o->plot_y, &o->plot_title, &o->strategy, &o->format,
                         &o->weights, &o->io, &o->transpose, &o->alias, &o->order, &o->orders, &o->profile, &o->phases};
     for (gsize k = 0; k < G_N_ELEMENTS(strings); k++)
@@ -116,6 +116,10 @@ static int check_combinations(const RawOptions *o)
         return usage_error("--repeat takes a count from 1 to 100,000");
     if (o->compare && o->chrome_trace)
         return usage_error("--chrome-trace draws one plan: drop --compare");
+    if (o->solution_out && (o->compare || o->info))
+        return usage_error("--solution-out writes one plan: drop --compare and --info");
+    if (o->solution_out && !g_str_has_suffix(o->solution_out, ".csv"))
+        return usage_error("--solution-out writes MiniMalloc's CSV: name the file FILE.csv");
     if (o->compare && o->strategy && !o->orders)
         return usage_error("--compare runs every strategy: drop --strategy (or compare orders with --orders)");
     if (o->trace_path && (o->order || o->orders))
@@ -255,6 +259,7 @@ static int resolve(RawOptions *o, Job *job)
     job->bins_path = g_steal_pointer(&o->bins_path);
     job->chrome_trace = g_steal_pointer(&o->chrome_trace);
     job->trace_out = g_steal_pointer(&o->trace_out);
+    job->solution_out = g_steal_pointer(&o->solution_out);
     job->profile_path = g_steal_pointer(&o->profile);
     job->phases_path = g_steal_pointer(&o->phases);
     return -1;
@@ -337,6 +342,9 @@ int job_from_args(Job *job, int argc, char **argv)
          "trace, naive, place, verify, report, run, output) with its seconds and the peak resident set at its end", "FILE"},
         {"trace-out", 0, 0, G_OPTION_ARG_FILENAME, &o.trace_out,
          "Write the trace (text format, or MiniMalloc CSV when FILE ends in .csv)", "FILE"},
+        {"solution-out", 0, 0, G_OPTION_ARG_FILENAME, &o.solution_out,
+         "Write the plan as a MiniMalloc solution, id,lower,upper,size[,alignment],offset (the input's own ids and "
+         "time points; sim --trace FILE.csv verifies it)", "FILE.csv"},
         {"format", 'f', 0, G_OPTION_ARG_STRING, &o.format, "Report format: text (default), md, csv, json", "FMT"},
         {"wide", 0, 0, G_OPTION_ARG_NONE, &o.wide,
          "--format md: every column in exact bytes (csv's columns), not the compact table", NULL},
@@ -404,7 +412,8 @@ void job_clear(Job *job)
 {
     char **strings[] = {&job->graph_path, &job->trace_path, &job->bins_path, &job->table_path, &job->dims_text,
                         &job->alias, &job->plot_out, &job->plot_x, &job->plot_y, &job->plot_title,
-                        &job->chrome_trace, &job->trace_out, &job->phases_path, &job->profile_path};
+                        &job->chrome_trace, &job->trace_out, &job->solution_out, &job->phases_path,
+                        &job->profile_path};
     for (gsize k = 0; k < G_N_ELEMENTS(strings); k++)
         g_clear_pointer(strings[k], g_free);
     shape_options_clear(&job->shape);

@@ -136,8 +136,10 @@ static int run_single(const Job *job, const Trace *t, guint64 naive)
         row.map_trace = t;
         row.map_offsets = plan->offsets;
     }
-    report_print(stdout, job->format, job->wide, &row, 1);
-    print_aliasing(job);
+    if (!(job->map && job->format == FORMAT_CSV)) { /* --map --format csv: the map is the one CSV on stdout */
+        report_print(stdout, job->format, job->wide, &row, 1);
+        print_aliasing(job);
+    }
     if (job->map)
         report_map(stdout, job->format, t, plan->offsets);
     if (job->ascii)
@@ -153,6 +155,8 @@ static int run_single(const Job *job, const Trace *t, guint64 naive)
                                                                                           : job->graph_path, error);
         phases_mark("run");
     }
+    if (!status && job->solution_out && !trace_write_file(t, plan->offsets, job->solution_out, &error))
+        status = file_error(job->solution_out, error);
     if (!status && job->chrome_trace && !write_chrome_trace(job, t, plan, seconds, &error))
         status = file_error(job->chrome_trace, error);
     if (!status && job->plot && !write_plot(job, t, (const Plan *const *)&plan, 1, &error))

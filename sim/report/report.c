@@ -407,7 +407,7 @@ void report_map(FILE *out, ReportFormat f, const Trace *t, const guint64 *offset
     if (f == FORMAT_MD)
         fprintf(out, "\n| offset | size | name | first | last |\n|---:|---:|---|---:|---:|\n");
     else if (f == FORMAT_CSV)
-        fprintf(out, "\noffset,size,name,first,last\n");
+        fprintf(out, "offset,size,name,first,last\n"); /* alone on stdout: one CSV (the pipeline prints no row) */
     else
         fprintf(out, "# offset size name first last\n");
     for (guint k = 0; k < n; k++) {

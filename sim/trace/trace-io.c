@@ -175,7 +175,7 @@ static gboolean set_lifetimes(Trace *t, const GArray *spans, guint64 declared_st
         trace_buffer(t, k)->last = (guint)find_point(points, unique, s.last);
     }
     t->steps = (guint)unique;
-    g_free(points);
+    t->time_points = g_renew(guint64, points, unique ? unique : 1); /* written back by trace_to_csv */
     (void)path;
     (void)error;
     return TRUE;
@@ -455,9 +455,15 @@ char *trace_to_csv(const Trace *t, const guint64 *offsets, GError **error)
     gboolean any_align = FALSE, any_fixed = FALSE;
     for (guint k = 0; k < trace_count(t); k++) {
         const TraceBuffer *b = trace_buffer(t, k);
-        if (b->group != TRACE_NONE || b->bin) {
+        if (b->bin) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED,
-                        "MiniMalloc CSV cannot express groups or bins (buffer '%s'); write the text format instead",
+                        "MiniMalloc CSV has one arena and cannot express bins (buffer '%s' is in bin %u); write the "
+                        "text format instead", b->name, b->bin);
+            return NULL;
+        }
+        if (b->group != TRACE_NONE && !offsets) { /* a solution fixes every offset: the group holds by itself */
+            g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED,
+                        "MiniMalloc CSV cannot express rigid groups (buffer '%s'); write the text format instead",
                         b->name);
             return NULL;
         }
@@ -473,7 +479,10 @@ char *trace_to_csv(const Trace *t, const guint64 *offsets, GError **error)
     for (guint k = 0; k < trace_count(t); k++) {
         const TraceBuffer *b = trace_buffer(t, k);
         char *name = trace_name_escape(b->name);
-        g_string_append_printf(s, "%s,%u,%u,%" G_GUINT64_FORMAT, name, b->first, b->last + 1, b->size);
+        guint64 lower = t->time_points ? t->time_points[b->first] : b->first,
+                upper = (t->time_points ? t->time_points[b->last] : b->last) + 1; /* half-open, as read */
+        g_string_append_printf(s, "%s,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT, name, lower, upper,
+                               b->size);
         if (any_align)
             g_string_append_printf(s, ",%" G_GUINT64_FORMAT, b->align);
         if (offsets)

@@ -23,6 +23,7 @@ void trace_free(Trace *t)
         return;
     g_array_unref(t->buffers);
     g_free(t->source);
+    g_free(t->time_points);
     g_free(t);
 }
 

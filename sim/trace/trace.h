@@ -24,6 +24,8 @@ typedef struct {
     GArray *buffers; /* TraceBuffer; a buffer's id is its index */
     guint steps;     /* every buffer's last < steps */
     char *source;    /* what the trace was made from (a graph or file name) */
+    guint64 *time_points; /* step -> the file's own time point, where a sparse file's time was compressed
+                             (steps entries); NULL when steps are the file's time points */
 } Trace;
 
 Trace *trace_new(const char *source);
