@@ -692,7 +692,7 @@ static void test_solution_out(void)
 
 /* The README's examples work for a newcomer: every file a `sim` or `bench/sweep.sh` line reads (--graph,
  * --trace, --bins, --from) is in the repository, in graphs/models/ (make models), or written by a line
- * above it (--out, --chrome-trace, --trace-out). */
+ * above it (--out, --chrome-trace, --trace-out, --solution-out). */
 static void test_readme_examples(void)
 {
     char *readme = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "README.md", NULL);
@@ -700,7 +700,7 @@ static void test_readme_examples(void)
     char **lines = g_strsplit(text, "\n", -1);
     GHashTable *made = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     static const char *const reads[] = {"--graph", "--trace", "--bins", "--from"};
-    static const char *const writes[] = {"--out", "--chrome-trace", "--trace-out", "--profile"};
+    static const char *const writes[] = {"--out", "--chrome-trace", "--trace-out", "--solution-out", "--profile"};
     gboolean in_code = FALSE;
     guint checked = 0, commands = 0;
     for (char **l = lines; *l; l++) {
