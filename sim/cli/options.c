@@ -69,12 +69,13 @@ static int check_plot_out(const char *path)
 static int resolve_table_plot(const RawOptions *o, Job *job)
 {
     if (!o->plot || !o->plot_out)
-        return usage_error("--from FILE.csv is drawn with --plot compare|sweep --out FILE.png|svg");
+        return usage_error("--from FILE.csv is drawn with --plot compare|sweep --out FILE.png|svg|pdf");
     if (!plot_kind_parse(o->plot, &job->plot_kind) || (job->plot_kind != PLOT_COMPARE && job->plot_kind != PLOT_SWEEP))
         return usage_error("--from draws a result table: --plot compare or --plot sweep");
-    if (o->graph_path || o->trace_path || o->compare || o->orders || o->info || o->chrome_trace || o->trace_out)
+    if (o->graph_path || o->trace_path || o->compare || o->orders || o->info || o->chrome_trace || o->trace_out ||
+        o->solution_out)
         return usage_error("--from draws an existing table: drop --graph, --trace, --compare, --orders, --info, "
-                           "--chrome-trace and --trace-out");
+                           "--chrome-trace, --trace-out and --solution-out");
     if (job->plot_kind == PLOT_SWEEP && !o->plot_x)
         return usage_error("--plot sweep needs --x NAME: a column or a --dim name of the table");
     int status;
