@@ -168,7 +168,8 @@ fuzz-build:
 	  src=tests/fuzz/fuzz-$$f.c; def=""; \
 	  case $$f in trace-text) src=tests/fuzz/fuzz-trace.c;; trace-csv) src=tests/fuzz/fuzz-trace.c; def=-DFUZZ_CSV=TRUE;; esac; \
 	  echo "  FUZZ    $$f"; \
-	  clang -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 $$def -I sim -I . -I build-fuzz/gen $(PKG_CFLAGS) \
+	  clang -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Wall -Wextra -Werror -Wno-sign-compare \
+	    $$def -I sim -I . -I build-fuzz/gen $(PKG_CFLAGS) \
 	    $$src build-fuzz/libsim.a $(FUZZ_SAN) -fsanitize=fuzzer $(PKG_LIBS) -o build-fuzz/fuzz-$$f || exit 1; \
 	done
 

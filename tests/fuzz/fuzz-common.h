@@ -4,6 +4,7 @@
 #define FUZZ_COMMON_H
 
 #include "strategies/registry.h"
+#include "plan/place.h"
 #include "plan/verify.h"
 
 #include <stdio.h>
