@@ -12,6 +12,7 @@ make -s build/sim
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 strategies=$(build/sim --list | awk '/^placement/{on=1; next} /^[a-z]/{on=0} on {print $1}')
+aliases=$(build/sim --list | awk '/^alias/{on=1; next} /^[a-z]/{on=0} on {print $1}')
 jobs="$work/jobs"
 : > "$jobs"
 models=()
@@ -33,7 +34,7 @@ while IFS=$'\t' read -r name file dims; do
         for s in $strategies; do
             for a in all none; do echo "$name	$s	$a	--graph graphs/models/$file$dim_args --strategy $s --alias $a"; done
         done
-        for a in concat-dedup runtime noop inplace; do
+        for a in $aliases; do
             echo "$name	greedy-size	$a	--graph graphs/models/$file$dim_args --strategy greedy-size --alias $a"
         done
     } >> "$jobs"
