@@ -61,6 +61,102 @@ static void test_freelist(void)
     freelist_free(f);
 }
 
+/* The reference free list: free intervals in a sorted array, every query a scan. */
+typedef struct {
+    guint64 start, len;
+} RefBlock;
+
+static guint64 ref_fit(const RefBlock *b, guint64 size, guint64 align)
+{
+    guint64 start = (b->start + align - 1) / align * align;
+    return start - b->start <= b->len && b->len - (start - b->start) >= size ? start : G_MAXUINT64;
+}
+
+static guint64 ref_alloc(GArray *free_list, guint64 size, guint64 align, gboolean best)
+{
+    gint chosen = -1;
+    for (guint k = 0; k < free_list->len; k++) {
+        const RefBlock *b = &g_array_index(free_list, RefBlock, k);
+        if (ref_fit(b, size, align) == G_MAXUINT64)
+            continue;
+        if (!best) {
+            chosen = (gint)k;
+            break;
+        }
+        /* smallest block that fits, ties to the lowest address; the top block only when nothing else fits */
+        const RefBlock *c = chosen >= 0 ? &g_array_index(free_list, RefBlock, chosen) : NULL;
+        if (!c || b->len < c->len)
+            chosen = (gint)k;
+    }
+    RefBlock b = g_array_index(free_list, RefBlock, chosen);
+    guint64 start = ref_fit(&b, size, align), end = start + size, b_end_len = b.len - (end - b.start);
+    g_array_remove_index(free_list, chosen);
+    guint at = chosen;
+    if (start > b.start)
+        g_array_insert_val(free_list, at++, ((RefBlock){b.start, start - b.start}));
+    if (b_end_len)
+        g_array_insert_val(free_list, at, ((RefBlock){end, b_end_len}));
+    return start;
+}
+
+static void ref_release(GArray *free_list, guint64 offset, guint64 size)
+{
+    guint k = 0;
+    while (k < free_list->len && g_array_index(free_list, RefBlock, k).start < offset)
+        k++;
+    g_array_insert_val(free_list, k, ((RefBlock){offset, size}));
+    if (k + 1 < free_list->len) { /* merge with the next */
+        RefBlock *a = &g_array_index(free_list, RefBlock, k), *n = &g_array_index(free_list, RefBlock, k + 1);
+        if (a->start + a->len == n->start) {
+            a->len = n->len > G_MAXUINT64 - a->len ? G_MAXUINT64 - a->start : a->len + n->len;
+            g_array_remove_index(free_list, k + 1);
+        }
+    }
+    if (k > 0) { /* and with the previous */
+        RefBlock *p = &g_array_index(free_list, RefBlock, k - 1), *a = &g_array_index(free_list, RefBlock, k);
+        if (p->start + p->len == a->start) {
+            p->len = a->len > G_MAXUINT64 - p->len ? G_MAXUINT64 - p->start : p->len + a->len;
+            g_array_remove_index(free_list, k);
+        }
+    }
+}
+
+/* Random allocations and releases, first fit and best fit mixed, aligned and not: the free list (treap
+ * by address with blocks reshaped in place, size index) returns what a scan of a sorted array returns. */
+static void test_freelist_reference(void)
+{
+    for (guint32 seed = 1; seed <= 40; seed++) {
+        GRand *rand = g_rand_new_with_seed(seed);
+        FreeList *f = freelist_new();
+        GArray *ref = g_array_new(FALSE, FALSE, sizeof(RefBlock));
+        g_array_append_val(ref, ((RefBlock){0, G_MAXUINT64}));
+        GArray *live = g_array_new(FALSE, FALSE, sizeof(RefBlock));
+        for (guint op = 0; op < 400; op++) {
+            if (live->len && g_rand_int_range(rand, 0, 100) < 45) {
+                guint k = g_rand_int_range(rand, 0, (gint32)live->len);
+                RefBlock b = g_array_index(live, RefBlock, k);
+                g_array_remove_index_fast(live, k);
+                freelist_release(f, b.start, b.len);
+                ref_release(ref, b.start, b.len);
+            } else {
+                guint64 size = 1 + g_rand_int_range(rand, 0, 200), align = 1u << g_rand_int_range(rand, 0, 5);
+                gboolean best = g_rand_boolean(rand);
+                guint64 got = best ? freelist_alloc_best(f, size, align) : freelist_alloc_first(f, size, align);
+                guint64 want = ref_alloc(ref, size, align, best);
+                if (got != want)
+                    g_error("seed %u op %u: %s fit of %" G_GUINT64_FORMAT " (align %" G_GUINT64_FORMAT ") at %"
+                            G_GUINT64_FORMAT ", the reference says %" G_GUINT64_FORMAT, seed, op, best ? "best" : "first",
+                            size, align, got, want);
+                g_array_append_val(live, ((RefBlock){got, size}));
+            }
+        }
+        g_array_unref(live);
+        g_array_unref(ref);
+        freelist_free(f);
+        g_rand_free(rand);
+    }
+}
+
 /* Traces whose optimum is known by hand, with the arena each strategy must reach. */
 typedef struct {
     const char *name, *text;
@@ -480,6 +576,7 @@ int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/place/freelist", test_freelist);
+    g_test_add_func("/place/freelist-reference", test_freelist_reference);
     for (gsize k = 0; k < G_N_ELEMENTS(known_cases); k++) {
         char *path = g_strdup_printf("/place/known-optimum/%s", known_cases[k].name);
         g_test_add_data_func(path, &known_cases[k], test_known_optimum);

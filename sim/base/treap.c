@@ -119,6 +119,28 @@ void treap_remove(Treap *t, TreapNode *n)
         t->count--;
 }
 
+static gboolean reshape(TreapNode *root, TreapNode *n, guint64 key, guint64 val)
+{
+    if (!root)
+        return FALSE;
+    gboolean found;
+    if (root == n) {
+        n->key = key;
+        n->val = val;
+        found = TRUE;
+    } else {
+        found = reshape(less(n, root) ? root->left : root->right, n, key, val);
+    }
+    if (found)
+        pull(root);
+    return found;
+}
+
+void treap_reshape(Treap *t, TreapNode *n, guint64 key, guint64 val)
+{
+    reshape(t->root, n, key, val);
+}
+
 void treap_update(Treap *t, TreapNode *n, guint64 val)
 {
     treap_remove(t, n);

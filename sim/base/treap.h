@@ -26,6 +26,9 @@ void treap_init(Treap *t);
 void treap_insert(Treap *t, TreapNode *n);
 /* Unlinks the node with n's (key, tie). */
 void treap_remove(Treap *t, TreapNode *n);
+/* Gives a linked node a new key and value in one descent, without unlinking it: the new key must keep
+ * n between its neighbours (a free block shrinking from either end, or growing into free space). */
+void treap_reshape(Treap *t, TreapNode *n, guint64 key, guint64 val);
 /* Call after changing n->val of a linked node (remove + insert). */
 void treap_update(Treap *t, TreapNode *n, guint64 val);
 /* Largest node with key <= k / smallest with key >= k (ties: any); NULL if none. */

@@ -87,15 +87,29 @@ static gboolean accept_aligned(const TreapNode *n, gpointer data)
     return fit_start((const Block *)n, r->size, r->align) != G_MAXUINT64;
 }
 
-/* Takes [start, start + size) out of block b, keeping the pieces on either side. */
+/* Block b becomes [start, start + len), keeping its place in address order (it shrinks or grows into
+ * free space): one treap descent instead of an unlink and a relink, and no allocation; the size index
+ * re-sorts it. */
+static void reshape_block(FreeList *f, Block *b, guint64 start, guint64 len)
+{
+    g_tree_remove(f->by_size, b);
+    treap_reshape(&f->by_addr, &b->node, start, len);
+    g_tree_insert(f->by_size, b, b);
+}
+
+/* Takes [start, start + size) out of block b, keeping the pieces on either side (b itself is the first). */
 static void carve(FreeList *f, Block *b, guint64 start, guint64 size)
 {
     guint64 b_start = START(b), b_end_len = LEN(b) - (start - b_start) - size;
-    drop_block(f, b);
-    if (start > b_start)
-        add_block(f, b_start, start - b_start);
-    if (b_end_len > 0)
-        add_block(f, start + size, b_end_len);
+    if (start > b_start) {
+        reshape_block(f, b, b_start, start - b_start);
+        if (b_end_len > 0)
+            add_block(f, start + size, b_end_len);
+    } else if (b_end_len > 0) {
+        reshape_block(f, b, start + size, b_end_len);
+    } else {
+        drop_block(f, b);
+    }
 }
 
 guint64 freelist_alloc_first(FreeList *f, guint64 size, guint64 align)
@@ -129,14 +143,24 @@ void freelist_release(FreeList *f, guint64 offset, guint64 size)
     if (prev && START(prev) + LEN(prev) == offset) {
         start = START(prev);
         len += LEN(prev);
-        drop_block(f, prev);
+    } else {
+        prev = NULL;
     }
     Block *next = (Block *)treap_ceil(&f->by_addr, offset + size);
     if (next && START(next) == offset + size) {
         len = LEN(next) > G_MAXUINT64 - len ? G_MAXUINT64 - start : len + LEN(next);
-        drop_block(f, next);
+        if (prev)
+            drop_block(f, next); /* prev takes it in */
+    } else {
+        next = NULL;
     }
-    add_block(f, start, len);
+    /* The merged block reuses a neighbour when there is one (its place in address order holds). */
+    if (prev)
+        reshape_block(f, prev, start, len);
+    else if (next)
+        reshape_block(f, next, start, len);
+    else
+        add_block(f, start, len);
 }
 
 gboolean freelist_reserve(FreeList *f, guint64 offset, guint64 size)
