@@ -50,6 +50,9 @@ void report_row_fill(ReportRow *row, const Trace *t, const Plan *plan, guint64 n
 }
 
 static double pct(guint64 part, guint64 whole) { return whole ? 100.0 * (double)part / (double)whole : 0.0; }
+/* The arena above the lower bound (fragmentation), and below naive (what reuse saved). */
+static guint64 row_fragmentation(const ReportRow *r) { return r->arena - MIN(r->arena, r->lower_bound); }
+static guint64 row_saved(const ReportRow *r) { return r->naive - MIN(r->naive, r->arena); }
 
 /* Columns, in the one order every format uses. */
 static const char *const columns[] = {
@@ -68,7 +71,7 @@ static gboolean column_is_number(guint c) { return (c >= 4 && c <= 13) || c >= 1
 
 static char *cell(const ReportRow *r, guint c)
 {
-    guint64 frag = r->arena - MIN(r->arena, r->lower_bound), saved = r->naive - MIN(r->naive, r->arena);
+    guint64 frag = row_fragmentation(r), saved = row_saved(r);
     switch (c) {
     case 0: return g_strdup(r->graph);
     case 1: return g_strdup(r->dims);
@@ -98,7 +101,7 @@ static char *cell(const ReportRow *r, guint c)
 
 static void print_text_one(FILE *out, const ReportRow *r)
 {
-    guint64 frag = r->arena - MIN(r->arena, r->lower_bound), saved = r->naive - MIN(r->naive, r->arena);
+    guint64 frag = row_fragmentation(r), saved = row_saved(r);
     char *arena = format_bytes(r->arena), *lb = format_bytes(r->lower_bound), *fr = format_bytes(frag),
          *nv = format_bytes(r->naive), *sv = format_bytes(saved);
     char *graph = format_cell(FORMAT_TEXT, r->graph), *dims = format_cell(FORMAT_TEXT, r->dims);
@@ -140,8 +143,8 @@ static void print_text_table(FILE *out, const ReportRow *rows, guint n)
             continue;
         }
         fprintf(out, "%-10s %-18s %9u %16" G_GUINT64_FORMAT " %16" G_GUINT64_FORMAT " %9.2f%% %9.2f%% %12.6f  %s%s\n", r->order,
-                r->strategy, r->buffers, r->lower_bound, r->arena, pct(r->arena - MIN(r->arena, r->lower_bound), r->lower_bound),
-                pct(r->naive - MIN(r->naive, r->arena), r->naive), r->seconds, r->detail, r->verified ? "" : " (not verified)");
+                r->strategy, r->buffers, r->lower_bound, r->arena, pct(row_fragmentation(r), r->lower_bound),
+                pct(row_saved(r), r->naive), r->seconds, r->detail, r->verified ? "" : " (not verified)");
     }
 }
 
@@ -237,8 +240,8 @@ static void print_md_compact(FILE *out, const ReportRow *rows, guint n)
             char *lb = g_format_size_full(r->lower_bound, G_FORMAT_SIZE_IEC_UNITS),
                  *arena = g_format_size_full(r->arena, G_FORMAT_SIZE_IEC_UNITS), *detail = format_cell(FORMAT_MD, r->detail);
             fprintf(out, "| %s | %s | %u | %s | %s | %.2f%% | %.2f%% | %.6f | %s%s |\n", order, strategy, r->buffers, lb, arena,
-                    pct(r->arena - MIN(r->arena, r->lower_bound), r->lower_bound),
-                    pct(r->naive - MIN(r->naive, r->arena), r->naive), r->seconds, detail,
+                    pct(row_fragmentation(r), r->lower_bound),
+                    pct(row_saved(r), r->naive), r->seconds, detail,
                     r->verified ? "" : " (not verified)");
             g_free(lb);
             g_free(arena);
