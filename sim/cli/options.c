@@ -302,7 +302,7 @@ int job_from_args(Job *job, int argc, char **argv)
          "Round every tensor's last dimension up to a multiple of N (the seeds' NHWC layout uses 64; default 1)", "N"},
         {"align", 0, 0, G_OPTION_ARG_INT64, &o.align, "Align every buffer offset to A bytes (default 64)", "A"},
         {"alias", 'a', 0, G_OPTION_ARG_STRING, &o.alias,
-         "Alias strategies: all (default), none, or a comma list of concat-dedup, runtime, noop, inplace", "LIST"},
+         "Alias strategies: all (default), none, or a comma list of them (see --list)", "LIST"},
         {"pin", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.pins,
          "Pre-allocate tensor NAME at byte OFFSET (repeatable); pins propagate through noop chains", "NAME=OFFSET"},
         {"strict-runtime", 0, 0, G_OPTION_ARG_NONE, &o.strict_runtime,
