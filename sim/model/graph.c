@@ -43,6 +43,24 @@ char *dims_to_string(int rank, const gint64 *dims)
 
 /* ---------- TypeInfo ---------- */
 
+char *type_info_to_string(const TypeInfo *t)
+{
+    if (!t || t->rank < 0)
+        return g_strdup("(no shape)");
+    GString *s = g_string_new(dtype_name(t->dtype));
+    g_string_append(s, " [");
+    for (int a = 0; a < t->rank; a++) {
+        if (a)
+            g_string_append_c(s, ',');
+        if (t->dims[a] >= 0)
+            g_string_append_printf(s, "%" G_GINT64_FORMAT, t->dims[a]);
+        else
+            g_string_append(s, t->params && t->params[a] ? t->params[a] : "?");
+    }
+    g_string_append_c(s, ']');
+    return g_string_free(s, FALSE);
+}
+
 TypeInfo *type_info_new(DType dtype, int rank, const gint64 *dims)
 {
     TypeInfo *t = g_new0(TypeInfo, 1);

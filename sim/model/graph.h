@@ -36,6 +36,8 @@ TypeInfo *type_info_new(DType dtype, int rank, const gint64 *dims);
 void type_info_set_param(TypeInfo *t, int axis, const char *param);
 TypeInfo *type_info_copy(const TypeInfo *t);
 void type_info_free(TypeInfo *t);
+/* "INT64 [batch,seq]": sizes, and symbolic dimensions by name ("?" where unnamed). Newly allocated. */
+char *type_info_to_string(const TypeInfo *t);
 
 /* Tensor contents as stored in a file: an initializer or a tensor-valued attribute. */
 typedef struct {

@@ -118,51 +118,78 @@ static gboolean declared_static(const TypeInfo *d)
     return TRUE;
 }
 
-/* Every graph input needs a full static shape; all unbound names are reported at once (unless partial:
- * then the inputs with unbound dimensions stay without a shape). */
+/* The graph inputs' symbolic dimensions that no --dim bound, each name once in input order; with `where`,
+ * name -> GPtrArray of "input 'x' dim 1" places. */
+static void collect_unbound(const Graph *g, GPtrArray *names, GHashTable *where)
+{
+    for (guint k = 0; k < g->inputs->len; k++) {
+        const Tensor *t = g->inputs->pdata[k];
+        const TypeInfo *d = t->declared;
+        for (int a = 0; !t->init && d && d->params && a < d->rank; a++) {
+            const char *name = d->params[a];
+            if (!name || d->dims[a] >= 0)
+                continue;
+            gboolean seen = FALSE;
+            for (guint j = 0; j < names->len && !seen; j++)
+                seen = !strcmp(names->pdata[j], name);
+            if (!seen)
+                g_ptr_array_add(names, (gpointer)name);
+            if (!where)
+                continue;
+            GPtrArray *list = g_hash_table_lookup(where, name);
+            if (!list) {
+                list = g_ptr_array_new_with_free_func(g_free);
+                g_hash_table_insert(where, (gpointer)name, list);
+            }
+            g_ptr_array_add(list, g_strdup_printf("input '%s' dim %d", t->name, a));
+        }
+    }
+}
+
+char **shape_unbound_dims(const Graph *g)
+{
+    GPtrArray *names = g_ptr_array_new();
+    collect_unbound(g, names, NULL);
+    char **out = g_new0(char *, names->len + 1);
+    for (guint k = 0; k < names->len; k++)
+        out[k] = g_strdup(names->pdata[k]);
+    g_ptr_array_unref(names);
+    return out;
+}
+
+/* Every graph input needs a type and a shape whose dimensions are sizes or names; all unbound names are
+ * reported at once (unless partial: then the inputs with unbound dimensions stay without a shape). */
 static gboolean seed_inputs(Graph *g, gboolean partial, GError **error)
 {
-    GString *unbound = g_string_new(NULL);
-    GHashTable *where = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, (GDestroyNotify)g_ptr_array_unref);
-    GPtrArray *names = g_ptr_array_new();
-    gboolean ok = TRUE;
-    for (guint k = 0; ok && k < g->inputs->len; k++) {
-        Tensor *t = g->inputs->pdata[k];
-        TypeInfo *d = t->declared;
+    for (guint k = 0; k < g->inputs->len; k++) {
+        const Tensor *t = g->inputs->pdata[k];
+        const TypeInfo *d = t->declared;
         if (t->init)
             continue; /* an initializer listed as an input too (IR < 4): a weight */
         if (!d || d->rank < 0 || d->dtype == DT_UNDEFINED) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_SHAPE, "graph input '%s' has no %s in the file", t->name,
                         !d || d->dtype == DT_UNDEFINED ? "element type" : "shape");
-            ok = FALSE;
-            break;
+            return FALSE;
         }
         for (int a = 0; a < d->rank; a++) {
-            if (d->dims[a] > 0)
-                continue;
             if (d->dims[a] == 0) {
                 g_set_error(error, SIM_ERROR, SIM_ERROR_SHAPE,
                             "graph input '%s' dimension %d is 0 (empty inputs are not planned)", t->name, a);
-                ok = FALSE;
-                break;
+                return FALSE;
             }
-            const char *name = d->params && d->params[a] ? d->params[a] : NULL;
-            if (!name) {
+            if (d->dims[a] < 0 && !(d->params && d->params[a])) {
                 g_set_error(error, SIM_ERROR, SIM_ERROR_SHAPE,
                             "graph input '%s' dimension %d has neither a size nor a name", t->name, a);
-                ok = FALSE;
-                break;
+                return FALSE;
             }
-            GPtrArray *list = g_hash_table_lookup(where, name);
-            if (!list) {
-                list = g_ptr_array_new_with_free_func(g_free);
-                g_hash_table_insert(where, (gpointer)name, list);
-                g_ptr_array_add(names, (gpointer)name);
-            }
-            g_ptr_array_add(list, g_strdup_printf("input '%s' dim %d", t->name, a));
         }
     }
-    if (ok && names->len && !partial) {
+    GPtrArray *names = g_ptr_array_new();
+    GHashTable *where = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, (GDestroyNotify)g_ptr_array_unref);
+    collect_unbound(g, names, where);
+    gboolean ok = TRUE;
+    if (names->len && !partial) {
+        GString *unbound = g_string_new(NULL);
         for (guint k = 0; k < names->len; k++) {
             GPtrArray *list = g_hash_table_lookup(where, names->pdata[k]);
             g_string_append_printf(unbound, "%s%s (", k ? ", " : "", (const char *)names->pdata[k]);
@@ -172,6 +199,7 @@ static gboolean seed_inputs(Graph *g, gboolean partial, GError **error)
         }
         g_set_error(error, SIM_ERROR, SIM_ERROR_SHAPE,
                     "unbound symbolic dimensions: %s; bind each with --dim NAME=VALUE", unbound->str);
+        g_string_free(unbound, TRUE);
         ok = FALSE;
     }
     for (guint k = 0; ok && k < g->inputs->len; k++) {
@@ -181,7 +209,6 @@ static gboolean seed_inputs(Graph *g, gboolean partial, GError **error)
     }
     g_ptr_array_unref(names);
     g_hash_table_unref(where);
-    g_string_free(unbound, TRUE);
     return ok;
 }
 

@@ -20,5 +20,8 @@ void shape_options_clear(ShapeOptions *o);
 gboolean shape_options_add_dim(ShapeOptions *o, const char *spec, GError **error);
 
 gboolean shape_infer(Model *m, const ShapeOptions *o, GError **error);
+/* The graph inputs' symbolic dimensions no --dim bound (after shape_infer), each once, in input order:
+ * a NULL-terminated list (g_strfreev it), empty when every dimension is a size. */
+char **shape_unbound_dims(const Graph *g);
 
 #endif

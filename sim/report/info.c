@@ -1,5 +1,6 @@
 /* info.c — the `sim --info` graph summary. */
 #include "report/info.h"
+#include "ops/shape.h"
 #include "base/units.h"
 
 #include <string.h>
@@ -28,46 +29,13 @@ typedef struct {
     guint count;
 } OpCount;
 
-/* The graph inputs' symbolic dimensions still unbound (no --dim), each once, in input order, joined by
- * `between`; "" when there are none. */
+/* The unbound symbolic dimensions (shape_unbound_dims) joined by `between`; "" when there are none. */
 static char *unbound_dims(const Graph *g, const char *between)
 {
-    GPtrArray *names = g_ptr_array_new();
-    for (guint k = 0; k < g->inputs->len; k++) {
-        const Tensor *t = g->inputs->pdata[k];
-        const TypeInfo *d = t->declared;
-        for (int a = 0; !t->init && d && d->params && a < d->rank; a++) {
-            const char *name = d->params[a];
-            gboolean seen = FALSE;
-            for (guint j = 0; name && j < names->len; j++)
-                seen = seen || !strcmp(names->pdata[j], name);
-            if (name && d->dims[a] < 0 && !seen)
-                g_ptr_array_add(names, (gpointer)name);
-        }
-    }
-    g_ptr_array_add(names, NULL);
-    char *text = g_strjoinv(between, (char **)names->pdata);
-    g_ptr_array_unref(names);
+    char **names = shape_unbound_dims(g);
+    char *text = g_strjoinv(between, names);
+    g_strfreev(names);
     return text;
-}
-
-/* An input's declared type with its symbolic names: "INT64 [batch,seq]". */
-static char *declared_text(const TypeInfo *d)
-{
-    if (!d || d->rank < 0)
-        return g_strdup("(no shape)");
-    GString *s = g_string_new(dtype_name(d->dtype));
-    g_string_append(s, " [");
-    for (int a = 0; a < d->rank; a++) {
-        if (a)
-            g_string_append_c(s, ',');
-        if (d->dims[a] >= 0)
-            g_string_append_printf(s, "%" G_GINT64_FORMAT, d->dims[a]);
-        else
-            g_string_append(s, d->params && d->params[a] ? d->params[a] : "?");
-    }
-    g_string_append_c(s, ']');
-    return g_string_free(s, FALSE);
 }
 
 static gint by_count_then_name(gconstpointer a, gconstpointer b)
@@ -154,7 +122,7 @@ static void print_text(FILE *out, const Model *m, const char *path, const GraphS
                      "(bind each with --dim NAME=VALUE)\n", symbolic);
         for (guint k = 0; k < g->inputs->len; k++) {
             const Tensor *t = g->inputs->pdata[k];
-            char *type = declared_text(t->declared);
+            char *type = type_info_to_string(t->declared);
             if (!t->init)
                 fprintf(out, "  input        '%s' %s\n", t->name, type);
             g_free(type);
