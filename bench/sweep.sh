@@ -131,6 +131,8 @@ with open(path, "r+", newline="", encoding="utf-8", errors="surrogateescape") as
         sys.exit(0)
     header, body = rows[0], [r for r in rows[1:] if len(r) == len(rows[0])]
     keep = [k for k, c in enumerate(header) if not c.startswith("dim_")]
+    if mode == "strip" and len(keep) == len(header):
+        sys.exit(0)  # nothing to take out: the file stays as it is
     header, body = [header[k] for k in keep], [[r[k] for k in keep] for r in body]
     if mode == "add":
         at = header.index("dims") + 1
