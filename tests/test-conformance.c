@@ -19,7 +19,18 @@
 
 /* Tests that run but disagree, and why (none may pass silently: the program fails if one starts passing
  * unlisted or an unlisted one fails). */
+#define WINDOW_DATA_WRONG "the expected window is not symmetric (w[n] and w[N-n] differ by up to 1.1e-4, which no " \
+                          "Hann, Hamming or Blackman window does); ours is the formula's value within 1e-6 (Hann, N 10, n 8: " \
+                          "0.3454914 = 0.5 - 0.5 cos(1.6 pi); expected 0.3455620)"
 static const char *const known_failures[][2] = {
+    /* Run since their size input became a constant (read_with_scalars_fixed): the data shipped with ONNX
+     * 1.12 carries the error, not the kernels (the expanded graph is Range, Mul, Cos, Sub, Add). */
+    {"test_blackmanwindow_expanded", WINDOW_DATA_WRONG},
+    {"test_blackmanwindow_symmetric_expanded", WINDOW_DATA_WRONG},
+    {"test_hammingwindow_expanded", WINDOW_DATA_WRONG},
+    {"test_hammingwindow_symmetric_expanded", WINDOW_DATA_WRONG},
+    {"test_hannwindow_expanded", WINDOW_DATA_WRONG},
+    {"test_hannwindow_symmetric_expanded", WINDOW_DATA_WRONG},
     {NULL, NULL},
 };
 
@@ -51,6 +62,38 @@ static gboolean close_enough(const ExecTensor *got, const TensorData *want, gsiz
     return TRUE;
 }
 
+/* The model of node test `dir` again, with each of the `fed` inputs (by name) whose test data holds at
+ * most one element made an initializer of that value. `fed` holds the names of the test's inputs. */
+static Model *read_with_scalars_fixed(const char *dir, const GPtrArray *fed, GError **error)
+{
+    char *path = g_build_filename(dir, "model.onnx", NULL);
+    Model *m = onnx_read_file(path, error);
+    g_free(path);
+    for (guint k = 0; m && k < fed->len; k++) {
+        char *name = g_strdup_printf("input_%u.pb", k);
+        char *file = g_build_filename(dir, "test_data_set_0", name, NULL);
+        TensorData *d = onnx_read_tensor_file(file, NULL);
+        g_free(file);
+        g_free(name);
+        Tensor *x = graph_tensor(m->graph, fed->pdata[k]);
+        gint64 count = 1;
+        for (int a = 0; d && a < d->rank; a++)
+            count *= d->dims[a];
+        if (d && x && count <= 1) {
+            g_free(d->name);
+            d->name = g_strdup(x->name);
+            if (graph_add_initializer(m->graph, d, error)) {
+                x->kind = TENSOR_WEIGHT;
+                continue;
+            }
+            model_free(m);
+            return NULL;
+        }
+        tensor_data_free(d);
+    }
+    return m;
+}
+
 /* One node test: SKIP when the executor cannot run it (its reason in *why), else PASS or FAIL. */
 static Outcome run_one(const char *dir, char **op, char **why)
 {
@@ -65,7 +108,23 @@ static Outcome run_one(const char *dir, char **op, char **why)
     Executor *e = NULL;
     ShapeOptions so;
     shape_options_init(&so);
-    if (!m || !shape_infer(m, &so, &error)) {
+    /* The test's own inputs, numbered before any becomes a constant. */
+    GPtrArray *fed = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; m && i < m->graph->inputs->len; i++)
+        if (!((Tensor *)m->graph->inputs->pdata[i])->init)
+            g_ptr_array_add(fed, g_strdup(((Tensor *)m->graph->inputs->pdata[i])->name));
+    if (m && !shape_infer(m, &so, &error) && strstr(error->message, "must be a constant")) {
+        /* TopK's K, Range's bounds: values the planner needs before running. The test's scalars become
+         * initializers, as an exporter with fixed values writes them. */
+        g_clear_error(&error);
+        model_free(m);
+        m = read_with_scalars_fixed(dir, fed, &error);
+        shape_options_clear(&so);
+        shape_options_init(&so);
+        if (m)
+            shape_infer(m, &so, &error);
+    }
+    if (!m || error) {
         *why = g_strdup_printf("not planned: %s", error->message);
         *op = g_strdup(m && m->graph->nodes->len ? ((Node *)m->graph->nodes->pdata[0])->op_type : "?");
         goto out;
@@ -86,12 +145,11 @@ static Outcome run_one(const char *dir, char **op, char **why)
         goto out;
     }
     /* Inputs: the graph inputs that are not initializers, in order, from input_K.pb. */
-    guint k = 0;
-    for (guint i = 0; i < g->inputs->len; i++) {
-        const Tensor *x = g->inputs->pdata[i];
+    for (guint k = 0; k < fed->len; k++) {
+        const Tensor *x = graph_tensor((Graph *)g, fed->pdata[k]);
         if (x->init)
-            continue;
-        char *name = g_strdup_printf("input_%u.pb", k++);
+            continue; /* made a constant above */
+        char *name = g_strdup_printf("input_%u.pb", k);
         char *file = g_build_filename(dir, "test_data_set_0", name, NULL);
         TensorData *d = onnx_read_tensor_file(file, &error);
         gboolean ok = d && executor_set_input(e, x->name, d, &error);
@@ -125,15 +183,19 @@ static Outcome run_one(const char *dir, char **op, char **why)
             goto out;
         }
         gboolean same = close_enough(got, want, &bad);
-        tensor_data_free(want);
         if (!same) {
-            *why = g_strdup_printf("output '%s' differs at element %" G_GSIZE_FORMAT, out_name, bad);
+            ExecTensor w = {.data = (void *)g_bytes_get_data(want->raw, NULL), .dtype = want->dtype, .count = got->count};
+            *why = g_strdup_printf("output '%s' differs at element %" G_GSIZE_FORMAT ": %.9g, expected %.9g", out_name, bad,
+                                   elem_get_f(got, bad), elem_get_f(&w, bad));
+            tensor_data_free(want);
             goto out;
         }
+        tensor_data_free(want);
     }
     outcome = OUTCOME_PASS;
 out:
     g_clear_error(&error);
+    g_ptr_array_unref(fed);
     executor_free(e);
     plan_free(plan);
     trace_free(t);
@@ -235,7 +297,17 @@ static void test_node_tests(void)
         g_assert_true(g_file_set_contents(md_path, md->str, (gssize)md->len, NULL));
     if (unexpected->len)
         g_test_fail_printf("unexpected conformance results:\n%s", unexpected->str);
-    g_assert_cmpuint(run, >=, 300); /* the executor covers most of the common ops */
+    g_assert_cmpuint(run, >=, 570); /* the executor covers most of the common ops */
+    /* Ops real exports use (issue 21): each has node tests, and every one of them runs and passes. */
+    static const char *const required[] = {"ArgMax", "ArgMin", "CumSum", "DepthToSpace", "Einsum", "EyeLike",
+                                           "GatherElements", "Hardmax", "InstanceNormalization", "LRN", "Range",
+                                           "ScatterElements", "ScatterND", "SpaceToDepth", "TopK", "Trilu", "Where"};
+    for (gsize k = 0; k < G_N_ELEMENTS(required); k++) {
+        const OpCount *c = g_hash_table_lookup(ops, required[k]);
+        if (!c || !c->run || c->passed != c->run)
+            g_test_fail_printf("%s: %u of %u node tests run pass (%u not run)", required[k], c ? c->passed : 0,
+                               c ? c->run : 0, c ? c->not_run : 0);
+    }
     GHashTableIter it;
     gpointer key, value;
     g_hash_table_iter_init(&it, ops);

@@ -382,6 +382,85 @@ static void test_pad_and_tile(void)
     model_free(m);
 }
 
+/* Einsum once through the executor: a one-node model of `equation` over two operands of the given shapes
+ * and dtype, filled with the same pseudo-random values whatever the dtype; the output as doubles. */
+static double *einsum_run(const char *equation, DType dtype, const int *ranks, const gint64 dims[2][4], gsize *count)
+{
+    Builder *b = builder_new("einsum", 13);
+    const char *a = b_input(b, "a", dtype, ranks[0], dims[0]);
+    const char *x = b_input(b, "b", dtype, ranks[1], dims[1]);
+    b_output(b, B_OPA(b, "Einsum", attr_new_string("equation", equation), a, x));
+    GError *error = NULL;
+    Model *m = builder_finish(b, &error);
+    g_assert_no_error(error);
+    g_assert_true(test_infer(m, NULL, &error));
+    const Graph *g = m->graph;
+    LayoutOptions layout = LAYOUT_DEFAULTS;
+    AliasMap *aliases = alias_map_new(g, g->order, &layout, NULL, NULL, &error);
+    g_assert_true(alias_apply_list(aliases, "all", &error));
+    Trace *t = trace_from_alias_map(aliases, NULL, &error);
+    Plan *plan = place_run(place_strategy_find("greedy-size"), t, &error);
+    Executor *e = executor_new(m, g->order, aliases, t, plan, &error);
+    g_assert_no_error(error);
+    for (int k = 0; k < 2; k++) {
+        gsize n = 1;
+        for (int d = 0; d < ranks[k]; d++)
+            n *= (gsize)dims[k][d];
+        TensorData *d = tensor_data_new(k ? "b" : "a", dtype, ranks[k], dims[k]);
+        ExecTensor values = {.data = g_malloc(n * dtype_size(dtype)), .dtype = dtype, .count = n};
+        for (gsize j = 0; j < n; j++)
+            elem_set_f(&values, j, (double)((j * 7 + (gsize)k * 3) % 11) - 5.0); /* exact in float and double */
+        d->raw = g_bytes_new_take(values.data, n * dtype_size(dtype));
+        g_assert_true(executor_set_input(e, d->name, d, &error));
+        tensor_data_free(d);
+    }
+    g_assert_true(executor_run(e, TRUE, &error));
+    const char *name;
+    const ExecTensor *y = executor_output(e, 0, &name);
+    double *out = g_new(double, y->count + 1);
+    for (gsize j = 0; j < y->count; j++)
+        out[j] = elem_get_f(y, j);
+    *count = y->count;
+    executor_free(e);
+    plan_free(plan);
+    trace_free(t);
+    alias_map_free(aliases);
+    model_free(m);
+    return out;
+}
+
+/* Einsum's matrix-product forms go to sgemm (float32), every other form and dtype through the general
+ * loop: on the same small-integer values both must give the same numbers, for products whose operands and
+ * output are stored either way round, with and without a batch label, and for forms the fast path leaves
+ * to the loop (batch not leading, a broadcast ellipsis). */
+static void test_einsum_forms(void)
+{
+    static const struct {
+        const char *equation;
+        int ranks[2];
+        gint64 dims[2][4];
+    } cases[] = {
+        {"ij,jk->ik", {2, 2}, {{3, 4}, {4, 5}}},     {"ji,jk->ik", {2, 2}, {{4, 3}, {4, 5}}},
+        {"ij,kj->ik", {2, 2}, {{3, 4}, {5, 4}}},     {"ij,jk->ki", {2, 2}, {{3, 4}, {4, 5}}},
+        {"ji,kj->ki", {2, 2}, {{4, 3}, {5, 4}}},     {"bij,bjk->bik", {3, 3}, {{2, 3, 4}, {2, 4, 5}}},
+        {"bji,bjk->bik", {3, 3}, {{2, 4, 3}, {2, 4, 5}}}, {"bij,bkj->bki", {3, 3}, {{2, 3, 4}, {2, 5, 4}}},
+        {"bij,bjk->ibk", {3, 3}, {{2, 3, 4}, {2, 4, 5}}}, {"...ij,...jk->...ik", {3, 2}, {{2, 3, 4}, {4, 5}}},
+        {"ij,jk", {2, 2}, {{1, 4}, {4, 1}}},          {"bij,bjk->bik", {3, 3}, {{2, 1, 4}, {2, 4, 1}}},
+    };
+    for (gsize k = 0; k < G_N_ELEMENTS(cases); k++) {
+        gsize nf, nd;
+        double *f = einsum_run(cases[k].equation, DT_FLOAT, cases[k].ranks, cases[k].dims, &nf);
+        double *d = einsum_run(cases[k].equation, DT_DOUBLE, cases[k].ranks, cases[k].dims, &nd);
+        g_assert_cmpuint(nf, ==, nd);
+        for (gsize j = 0; j < nf; j++)
+            if (f[j] != d[j])
+                g_error("%s: element %" G_GSIZE_FORMAT " is %g through float32 and %g through double", cases[k].equation,
+                        j, f[j], d[j]);
+        g_free(f);
+        g_free(d);
+    }
+}
+
 static void test_usage_and_profile(void)
 {
     char *path = graph_path("unet");
@@ -443,6 +522,7 @@ int main(int argc, char **argv)
     g_test_add_func("/exec/external-weights", test_external_weights);
     g_test_add_func("/exec/external-data-confined", test_external_data_confined);
     g_test_add_func("/exec/pad-and-tile", test_pad_and_tile);
+    g_test_add_func("/exec/einsum-forms", test_einsum_forms);
     g_test_add_func("/exec/seed-transpose-view", test_seed_transpose_view);
     g_test_add_func("/exec/usage-and-profile", test_usage_and_profile);
     return g_test_run();

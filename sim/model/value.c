@@ -52,8 +52,8 @@ gint64 value_get_i(const Value *v, gsize k) { return v->f ? double_to_i64(v->f[k
 
 void value_set_f(Value *v, gsize k, double x)
 {
-    if (v->f)
-        v->f[k] = x;
+    if (v->f) /* a FLOAT element holds what float32 arithmetic would: folding agrees with the kernels */
+        v->f[k] = v->dtype == DT_FLOAT ? (double)(float)x : x;
     else if (v->dtype == DT_BOOL)
         v->i[k] = x != 0.0;
     else

@@ -4,7 +4,8 @@
  * are defined with the executor in sim/exec/kernels/, which calls them in schedule order. Float32 is
  * the compute type; int64/int32/bool/uint8 carry indices and masks; element access through doubles and
  * gint64 (elem_get_*) keeps every dtype correct where no fast path exists. One file per family:
- * elementwise, gemm, conv (and pooling), norm (softmax, normalisation, reductions), movement. */
+ * elementwise, gemm, conv (and pooling), norm (softmax, normalisation, reductions), movement, along-axis
+ * (arg/top-k selection and scans), indexing (element-wise gathers and scatters, triangle and eye masks). */
 #ifndef SIM_KERNEL_H
 #define SIM_KERNEL_H
 
@@ -59,6 +60,19 @@ void kernel_index_next(gint64 *idx, const gint64 *dims, int rank);
 void kernel_move(void *dst, const void *src, gsize bytes);
 /* An axis attribute normalised to [0, rank). */
 int kernel_axis(gint64 axis, int rank);
+/* The largest rank the kernels' fixed index arrays take. */
+#define KERNEL_MAX_RANK 16
+/* outer x len x inner around `axis` of t (len may be NULL). */
+void kernel_axis_geometry(const ExecTensor *t, int axis, gint64 *outer, gint64 *len, gint64 *inner);
+/* The rows of Softmax, LogSoftmax and Hardmax: before opset 13 the tail from `axis` (default 1) is one
+ * row (inner 1); from 13 one axis (default -1), strided by inner. */
+gboolean kernel_coerced_rows(const KernelCall *c, const ExecTensor *x, gint64 *outer, gint64 *len, gint64 *inner,
+                             GError **error);
+/* x's bytes to read while writing y: x's own, or a copy (*copy, to free) when aliasing made them overlap. */
+const void *kernel_input_apart(const ExecTensor *x, const ExecTensor *y, void **copy);
+/* dst = src permuted: dst's dimension d is src's dimension perm[d]; elements of `size` bytes; rank at
+ * most KERNEL_MAX_RANK; the two must not overlap. */
+void kernel_permute(void *dst, const void *src, gsize size, int rank, const gint64 *x_dims, const gint64 *perm);
 
 /* The families (each in its own file). */
 gboolean kernel_unary(const KernelCall *c, GError **error);
@@ -91,5 +105,19 @@ gboolean kernel_tile(const KernelCall *c, GError **error);
 gboolean kernel_range(const KernelCall *c, GError **error);
 gboolean kernel_shape(const KernelCall *c, GError **error);
 gboolean kernel_constant_of_shape(const KernelCall *c, GError **error);
+gboolean kernel_depth_to_space(const KernelCall *c, GError **error);
+gboolean kernel_space_to_depth(const KernelCall *c, GError **error);
+gboolean kernel_instance_norm(const KernelCall *c, GError **error);
+gboolean kernel_lrn(const KernelCall *c, GError **error);
+gboolean kernel_hardmax(const KernelCall *c, GError **error);
+gboolean kernel_arg_reduce(const KernelCall *c, GError **error);
+gboolean kernel_topk(const KernelCall *c, GError **error);
+gboolean kernel_cumsum(const KernelCall *c, GError **error);
+gboolean kernel_trilu(const KernelCall *c, GError **error);
+gboolean kernel_eye_like(const KernelCall *c, GError **error);
+gboolean kernel_gather_elements(const KernelCall *c, GError **error);
+gboolean kernel_scatter_elements(const KernelCall *c, GError **error);
+gboolean kernel_scatter_nd(const KernelCall *c, GError **error);
+gboolean kernel_einsum(const KernelCall *c, GError **error);
 
 #endif

@@ -19,6 +19,7 @@ INFER_FN(infer_dropout);
 /* ops-linalg.c */
 INFER_FN(infer_matmul);
 INFER_FN(infer_gemm);
+INFER_FN(infer_einsum);
 /* ops-conv.c */
 INFER_FN(infer_conv);
 INFER_FN(infer_conv_transpose);

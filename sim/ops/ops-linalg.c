@@ -1,5 +1,43 @@
-/* ops-linalg.c — shape inference for matrix products: MatMul (numpy matmul semantics) and Gemm. */
+/* ops-linalg.c — shape inference for matrix products: MatMul (numpy matmul semantics), Gemm and Einsum
+ * (its equation read by einsum.c). */
+#include "ops/einsum.h"
 #include "ops/ops-families.h"
+
+gboolean infer_einsum(const OpInfo *op, Node *n, gint64 opset, GError **error)
+{
+    (void)op;
+    (void)opset;
+    const char *equation;
+    if (!node_attr_string(n, "equation", NULL, &equation, error))
+        return FALSE;
+    if (!equation)
+        return infer_fail(error, n, "has no equation");
+    int ranks[EINSUM_MAX_OPERANDS];
+    const gint64 *dims[EINSUM_MAX_OPERANDS];
+    Tensor *first = NULL;
+    if (n->inputs->len > EINSUM_MAX_OPERANDS)
+        return infer_fail(error, n, "has %u operands; the executor's Einsum takes at most %d", n->inputs->len,
+                          EINSUM_MAX_OPERANDS);
+    for (guint k = 0; k < n->inputs->len; k++) {
+        Tensor *t;
+        if (!infer_input(n, k, &t, error))
+            return FALSE;
+        first = first ? first : t;
+        ranks[k] = t->rank;
+        dims[k] = t->dims;
+    }
+    EinsumSpec spec;
+    GError *why = NULL;
+    if (!einsum_parse(equation, (int)n->inputs->len, ranks, dims, &spec, &why)) {
+        infer_fail(error, n, "%s", why->message);
+        g_error_free(why);
+        return FALSE;
+    }
+    gint64 out[EINSUM_MAX_LABELS];
+    for (int d = 0; d < spec.out_rank; d++)
+        out[d] = spec.size[spec.out_label[d]];
+    return infer_set_output(n, 0, first->dtype, spec.out_rank, out, error);
+}
 
 gboolean infer_matmul(const OpInfo *op, Node *n, gint64 opset, GError **error)
 {

@@ -129,3 +129,82 @@ void kernel_move(void *dst, const void *src, gsize bytes)
 }
 
 int kernel_axis(gint64 axis, int rank) { return (int)(axis < 0 ? axis + rank : axis); }
+
+void kernel_axis_geometry(const ExecTensor *t, int axis, gint64 *outer, gint64 *len, gint64 *inner)
+{
+    *outer = 1;
+    *inner = 1;
+    for (int d = 0; d < axis; d++)
+        *outer *= t->dims[d];
+    for (int d = axis + 1; d < t->rank; d++)
+        *inner *= t->dims[d];
+    if (len)
+        *len = axis < t->rank ? t->dims[axis] : 1;
+}
+
+gboolean kernel_coerced_rows(const KernelCall *c, const ExecTensor *x, gint64 *outer, gint64 *len, gint64 *inner,
+                             GError **error)
+{
+    gint64 axis;
+    if (!node_attr_int(c->node, "axis", c->opset >= 13 ? -1 : 1, &axis, error))
+        return FALSE;
+    int a = kernel_axis(axis, x->rank);
+    if (a < 0 || a > x->rank || (c->opset >= 13 && a == x->rank))
+        return kernel_fail(c, error, "axis %" G_GINT64_FORMAT " is outside rank %d", axis, x->rank);
+    kernel_axis_geometry(x, a, outer, len, inner);
+    if (c->opset < 13) { /* the whole tail from axis is one row */
+        *len *= *inner;
+        *inner = 1;
+    }
+    return TRUE;
+}
+
+const void *kernel_input_apart(const ExecTensor *x, const ExecTensor *y, void **copy)
+{
+    gsize xb = x->count * dtype_size(x->dtype), yb = y->count * dtype_size(y->dtype);
+    const char *lo = x->data, *ylo = y->data;
+    *copy = NULL;
+    if (xb && yb && ylo < lo + xb && lo < ylo + yb)
+        return *copy = g_memdup2(x->data, xb);
+    return x->data;
+}
+
+void kernel_permute(void *dst, const void *src, gsize size, int rank, const gint64 *x_dims, const gint64 *perm)
+{
+    gint64 in_stride[KERNEL_MAX_RANK] = {0}, y_dims[KERNEL_MAX_RANK] = {0}, stride = 1, count = 1;
+    for (int d = rank - 1; d >= 0; d--) {
+        in_stride[d] = stride;
+        stride *= x_dims[d];
+    }
+    for (int d = 0; d < rank; d++) {
+        y_dims[d] = x_dims[perm[d]];
+        count *= y_dims[d];
+    }
+    if (!count)
+        return;
+    gint64 idx[KERNEL_MAX_RANK] = {0}, off = 0;
+    char *out = dst;
+    const char *in = src;
+    /* Rows along the output's last dimension (contiguous in dst, stride `step` in src), then the odometer
+     * over the other dimensions. */
+    gint64 inner = rank ? y_dims[rank - 1] : 1, step = rank ? in_stride[perm[rank - 1]] : 0;
+    for (gint64 k = 0; k < count; k += inner) {
+        if (size == 4) {
+            const guint32 *s4 = (const guint32 *)in + off;
+            guint32 *d4 = (guint32 *)out + k;
+            for (gint64 j = 0; j < inner; j++)
+                d4[j] = s4[j * step];
+        } else {
+            for (gint64 j = 0; j < inner; j++)
+                memcpy(out + (gsize)(k + j) * size, in + (gsize)(off + j * step) * size, size);
+        }
+        for (int d = rank - 2; d >= 0; d--) { /* output index idx over y's dims; input offset follows perm */
+            idx[d]++;
+            off += in_stride[perm[d]];
+            if (idx[d] < y_dims[d])
+                break;
+            off -= in_stride[perm[d]] * y_dims[d];
+            idx[d] = 0;
+        }
+    }
+}

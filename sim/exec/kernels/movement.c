@@ -1,7 +1,8 @@
 /* movement.c — kernels that move bytes: the views (Reshape, Squeeze, Unsqueeze, Flatten, Identity: free
  * when aliasing put the output on its input, a copy otherwise), Transpose (N-d; through a temporary when
  * aliasing made it share its input's bytes), Concat and Split (nothing to do for a piece that already
- * lives at its place in the layout, strided copies otherwise), Slice, Gather, Expand, Tile, Pad, Resize, and
+ * lives at its place in the layout, strided copies otherwise), Slice, Gather, Expand, Tile, Pad, Resize,
+ * DepthToSpace and SpaceToDepth, and
  * the shape ops for when their values were not folded at plan time. */
 #include "ops/kernel.h"
 #include "ops/ops.h"
@@ -26,59 +27,55 @@ gboolean kernel_transpose(const KernelCall *c, GError **error)
     if (!node_attr_ints(c->node, "perm", &perm_attr, error))
         return FALSE;
     int r = x->rank;
-    gint64 perm[16], in_stride[16], stride = 1;
-    if (r > 16)
+    gint64 perm[KERNEL_MAX_RANK];
+    if (r > KERNEL_MAX_RANK)
         return kernel_fail(c, error, "rank %d is beyond the executor's Transpose", r);
-    for (int d = r - 1; d >= 0; d--) {
-        in_stride[d] = stride;
-        stride *= x->dims[d];
-    }
     for (int d = 0; d < r; d++)
         perm[d] = perm_attr ? g_array_index(perm_attr, gint64, d) : r - 1 - d;
-    gsize size = dtype_size(x->dtype);
     /* Sharing its input's bytes (the seeds class Transpose as a view) means transposing in place. */
-    const char *src = x->data;
-    char *copy = NULL;
-    if (y->data == x->data && x->count > 1)
-        src = copy = g_memdup2(x->data, x->count * size);
-    gint64 idx[16] = {0}, off = 0;
-    char *dst = y->data;
-    /* Rows along the output's last dimension (contiguous in y, stride `step` in x), then the odometer
-     * over the other dimensions. */
-    gint64 inner = r ? y->dims[r - 1] : 1, step = r ? in_stride[perm[r - 1]] : 0;
-    for (gsize k = 0; k < y->count; k += (gsize)inner) {
-        if (size == 4) {
-            const guint32 *s4 = (const guint32 *)src + off;
-            guint32 *d4 = (guint32 *)dst + k;
-            for (gint64 j = 0; j < inner; j++)
-                d4[j] = s4[j * step];
-        } else {
-            for (gint64 j = 0; j < inner; j++)
-                memcpy(dst + (k + (gsize)j) * size, src + (off + j * step) * size, size);
-        }
-        for (int d = r - 2; d >= 0; d--) { /* output index idx over y's dims; input offset follows perm */
-            idx[d]++;
-            off += in_stride[perm[d]];
-            if (idx[d] < y->dims[d])
-                break;
-            off -= in_stride[perm[d]] * y->dims[d];
-            idx[d] = 0;
-        }
-    }
+    void *copy = NULL;
+    const void *src = kernel_input_apart(x, y, &copy);
+    kernel_permute(y->data, src, dtype_size(x->dtype), r, x->dims, perm);
     g_free(copy);
     return TRUE;
 }
 
-/* outer = product of dims before axis; a piece of `len` along axis moves in blocks of len x inner. */
-static void split_geometry(const ExecTensor *t, int axis, gint64 *outer, gint64 *inner)
+/* DepthToSpace and SpaceToDepth are a reshape to rank 6, a permutation, and a reshape back. */
+static gboolean block_rearrange(const KernelCall *c, gboolean to_space, GError **error)
 {
-    *outer = 1;
-    *inner = 1;
-    for (int d = 0; d < axis; d++)
-        *outer *= t->dims[d];
-    for (int d = axis + 1; d < t->rank; d++)
-        *inner *= t->dims[d];
+    const ExecTensor *x = kernel_in(c, 0);
+    ExecTensor *y = kernel_out(c, 0);
+    gint64 bs;
+    const char *mode = "DCR";
+    if (!node_attr_int(c->node, "blocksize", 0, &bs, error) ||
+        (to_space && !node_attr_string(c->node, "mode", "DCR", &mode, error)))
+        return FALSE;
+    if (x->rank != 4 || bs <= 0)
+        return kernel_fail(c, error, "needs a 4-D input and a positive blocksize");
+    gint64 n = x->dims[0], ch = x->dims[1], h = x->dims[2], w = x->dims[3];
+    gint64 dims[6], perm[6];
+    if (to_space && !strcmp(mode, "CRD")) {
+        gint64 d[6] = {n, ch / (bs * bs), bs, bs, h, w}, p[6] = {0, 1, 4, 2, 5, 3};
+        memcpy(dims, d, sizeof d);
+        memcpy(perm, p, sizeof p);
+    } else if (to_space) { /* DCR */
+        gint64 d[6] = {n, bs, bs, ch / (bs * bs), h, w}, p[6] = {0, 3, 4, 1, 5, 2};
+        memcpy(dims, d, sizeof d);
+        memcpy(perm, p, sizeof p);
+    } else {
+        gint64 d[6] = {n, ch, h / bs, bs, w / bs, bs}, p[6] = {0, 3, 5, 1, 2, 4};
+        memcpy(dims, d, sizeof d);
+        memcpy(perm, p, sizeof p);
+    }
+    void *copy = NULL;
+    const void *src = kernel_input_apart(x, y, &copy);
+    kernel_permute(y->data, src, dtype_size(x->dtype), 6, dims, perm);
+    g_free(copy);
+    return TRUE;
 }
+
+gboolean kernel_depth_to_space(const KernelCall *c, GError **error) { return block_rearrange(c, TRUE, error); }
+gboolean kernel_space_to_depth(const KernelCall *c, GError **error) { return block_rearrange(c, FALSE, error); }
 
 gboolean kernel_concat(const KernelCall *c, GError **error)
 {
@@ -88,7 +85,7 @@ gboolean kernel_concat(const KernelCall *c, GError **error)
         return FALSE;
     int axis = kernel_axis(axis_attr, y->rank);
     gint64 outer, inner;
-    split_geometry(y, axis, &outer, &inner);
+    kernel_axis_geometry(y, axis, &outer, NULL, &inner);
     gsize size = dtype_size(y->dtype), row = (gsize)(y->dims[axis] * inner) * size, at = 0;
     for (guint k = 0; k < c->n_in; k++) {
         const ExecTensor *x = kernel_in(c, k);
@@ -114,7 +111,7 @@ gboolean kernel_split(const KernelCall *c, GError **error)
         return FALSE;
     int axis = kernel_axis(axis_attr, x->rank);
     gint64 outer, inner;
-    split_geometry(x, axis, &outer, &inner);
+    kernel_axis_geometry(x, axis, &outer, NULL, &inner);
     gsize size = dtype_size(x->dtype), row = (gsize)(x->dims[axis] * inner) * size, at = 0;
     for (guint k = 0; k < c->n_out; k++) {
         ExecTensor *y = kernel_out(c, k);
@@ -204,15 +201,12 @@ gboolean kernel_gather(const KernelCall *c, GError **error)
         return FALSE;
     int axis = kernel_axis(axis_attr, x->rank);
     gint64 outer, inner;
-    split_geometry(x, axis, &outer, &inner);
+    kernel_axis_geometry(x, axis, &outer, NULL, &inner);
     gsize size = dtype_size(x->dtype), block = (gsize)inner * size;
     gint64 dim = x->dims[axis];
     /* The output may live in the data's buffer (the seed's Gather rule): read from a copy then. */
-    const char *src = x->data;
-    char *copy = NULL;
-    const char *lo = x->data, *hi = lo + x->count * size, *ylo = y->data;
-    if (y->count && ylo < hi && lo < ylo + y->count * size)
-        src = copy = g_memdup2(x->data, x->count * size);
+    void *copy = NULL;
+    const char *src = kernel_input_apart(x, y, &copy);
     char *dst = y->data;
     for (gint64 o = 0; o < outer; o++)
         for (gsize k = 0; k < ind->count; k++) {

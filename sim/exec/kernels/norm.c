@@ -1,6 +1,8 @@
-/* norm.c — BatchNormalization (inference), LayerNormalization, Softmax and LogSoftmax (opset < 13:
- * over the flattened trailing dimensions from axis; from 13: along one axis), and the reductions. All
- * float32, accumulating in double. Normalisation may run in place: each row is read before written. */
+/* norm.c — BatchNormalization (inference), LayerNormalization, InstanceNormalization, LRN, Softmax and
+ * LogSoftmax (opset < 13: over the flattened trailing dimensions from axis; from 13: along one axis), and
+ * the reductions. All float32, accumulating in double. Normalisation may run in place (in-place sharing
+ * treats these ops as elementwise): each row's statistics are taken before it is written, and LRN, which
+ * reads neighbouring channels, reads from a copy when it shares its input's bytes. */
 #include "ops/kernel.h"
 #include "ops/ops.h"
 
@@ -71,28 +73,76 @@ gboolean kernel_layer_norm(const KernelCall *c, GError **error)
     return TRUE;
 }
 
+gboolean kernel_instance_norm(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0), *scale = kernel_in(c, 1), *bias = kernel_in(c, 2);
+    ExecTensor *y = kernel_out(c, 0);
+    float eps;
+    if (!kernel_need_float(c, x, "InstanceNormalization", error) ||
+        !node_attr_float(c->node, "epsilon", 1e-5f, &eps, error))
+        return FALSE;
+    gint64 n = x->dims[0], ch = x->rank > 1 ? x->dims[1] : 1, inner = (gint64)x->count / MAX(n * ch, 1);
+    if (!scale || !bias || scale->count != (gsize)ch || bias->count != (gsize)ch)
+        return kernel_fail(c, error, "scale and B must hold one value per channel (%" G_GINT64_FORMAT ")", ch);
+    const float *px = x->data;
+    float *py = y->data;
+    for (gint64 i = 0; i < n; i++)
+        for (gint64 k = 0; k < ch; k++) {
+            gsize base = (gsize)((i * ch + k) * inner);
+            double sum = 0, sq = 0;
+            for (gint64 j = 0; j < inner; j++)
+                sum += px[base + j];
+            double mean = sum / (double)MAX(inner, 1);
+            for (gint64 j = 0; j < inner; j++)
+                sq += (px[base + j] - mean) * (px[base + j] - mean);
+            double a = elem_get_f(scale, (gsize)k) / sqrt(sq / (double)MAX(inner, 1) + eps);
+            double b = elem_get_f(bias, (gsize)k) - a * mean;
+            for (gint64 j = 0; j < inner; j++)
+                py[base + j] = (float)(a * px[base + j] + b);
+        }
+    return TRUE;
+}
+
+gboolean kernel_lrn(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0);
+    ExecTensor *y = kernel_out(c, 0);
+    float alpha, beta, bias;
+    gint64 size;
+    if (!kernel_need_float(c, x, "LRN", error) || !node_attr_float(c->node, "alpha", 1e-4f, &alpha, error) ||
+        !node_attr_float(c->node, "beta", 0.75f, &beta, error) || !node_attr_float(c->node, "bias", 1.0f, &bias, error) ||
+        !node_attr_int(c->node, "size", 0, &size, error))
+        return FALSE;
+    if (size <= 0 || x->rank < 2)
+        return kernel_fail(c, error, "needs a positive size and an input of rank 2 or more");
+    gint64 n = x->dims[0], ch = x->dims[1], inner = (gint64)x->count / MAX(n * ch, 1);
+    gint64 before = (size - 1) / 2, after = size - 1 - before; /* floor((size-1)/2) and ceil((size-1)/2) */
+    void *copy = NULL;
+    const float *px = kernel_input_apart(x, y, &copy);
+    float *py = y->data;
+    for (gint64 i = 0; i < n; i++)
+        for (gint64 k = 0; k < ch; k++)
+            for (gint64 j = 0; j < inner; j++) {
+                double sq = 0;
+                for (gint64 m = MAX(k - before, 0); m <= MIN(k + after, ch - 1); m++) {
+                    double v = px[(i * ch + m) * inner + j];
+                    sq += v * v;
+                }
+                gsize at = (gsize)((i * ch + k) * inner + j);
+                py[at] = (float)(px[at] / pow(bias + alpha / (double)size * sq, beta));
+            }
+    g_free(copy);
+    return TRUE;
+}
+
 gboolean kernel_softmax(const KernelCall *c, GError **error)
 {
     const ExecTensor *x = kernel_in(c, 0);
     ExecTensor *y = kernel_out(c, 0);
-    gint64 axis;
     gboolean log_form = !strcmp(c->node->op->name, "LogSoftmax");
-    if (!kernel_need_float(c, x, c->node->op->name, error) ||
-        !node_attr_int(c->node, "axis", c->opset >= 13 ? -1 : 1, &axis, error))
+    gint64 outer, len, inner;
+    if (!kernel_need_float(c, x, c->node->op->name, error) || !kernel_coerced_rows(c, x, &outer, &len, &inner, error))
         return FALSE;
-    int a = kernel_axis(axis, x->rank);
-    /* outer x len x inner: before 13 the whole tail from axis is one row (inner 1). */
-    gint64 outer = 1, len = 1, inner = 1;
-    for (int d = 0; d < a; d++)
-        outer *= x->dims[d];
-    if (c->opset >= 13) {
-        len = x->dims[a];
-        for (int d = a + 1; d < x->rank; d++)
-            inner *= x->dims[d];
-    } else {
-        for (int d = a; d < x->rank; d++)
-            len *= x->dims[d];
-    }
     const float *px = x->data;
     float *py = y->data;
     for (gint64 o = 0; o < outer; o++)
