@@ -31,6 +31,10 @@ static const char *const known_failures[][2] = {
     {"test_hammingwindow_symmetric_expanded", WINDOW_DATA_WRONG},
     {"test_hannwindow_expanded", WINDOW_DATA_WRONG},
     {"test_hannwindow_symmetric_expanded", WINDOW_DATA_WRONG},
+    /* onnx/onnx#3876: the 1.12 data truncates float32 to bfloat16; ONNX Runtime, and we, round to nearest even
+     * (element 1: 0.48046875 here, 0.478515625 in the data) */
+    {"test_cast_FLOAT_to_BFLOAT16", "the expected data truncates to bfloat16 where ONNX Runtime and we round to nearest "
+                                    "even (onnx/onnx#3876)"},
     {NULL, NULL},
 };
 
@@ -60,6 +64,13 @@ static gboolean close_enough(const ExecTensor *got, const TensorData *want, gsiz
         }
     }
     return TRUE;
+}
+
+/* ONNX 1.12's test data stores BFLOAT16 tensors as UINT16 bits: read them as what the model declares. */
+static void bfloat16_as_declared(TensorData *d, DType declared)
+{
+    if (d && d->dtype == DT_UINT16 && declared == DT_BFLOAT16)
+        d->dtype = DT_BFLOAT16;
 }
 
 /* The model of node test `dir` again, with each of the `fed` inputs (by name) whose test data holds at
@@ -152,6 +163,7 @@ static Outcome run_one(const char *dir, char **op, char **why)
         char *name = g_strdup_printf("input_%u.pb", k);
         char *file = g_build_filename(dir, "test_data_set_0", name, NULL);
         TensorData *d = onnx_read_tensor_file(file, &error);
+        bfloat16_as_declared(d, x->dtype);
         gboolean ok = d && executor_set_input(e, x->name, d, &error);
         tensor_data_free(d);
         g_free(file);
@@ -174,6 +186,7 @@ static Outcome run_one(const char *dir, char **op, char **why)
         char *name = g_strdup_printf("output_%u.pb", o);
         char *file = g_build_filename(dir, "test_data_set_0", name, NULL);
         TensorData *want = onnx_read_tensor_file(file, &error);
+        bfloat16_as_declared(want, got->dtype);
         g_free(file);
         g_free(name);
         gsize bad = 0;

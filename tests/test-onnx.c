@@ -231,12 +231,41 @@ static void test_gpt2_file_reads_back_to_its_bytes(void)
     g_free(path);
 }
 
+/* The 16-bit floats: every half code reads back to itself (NaNs stay NaN), and rounding to half or bfloat16
+ * is to nearest with ties to even, subnormals and overflow included (values from IEEE 754 binary16). */
+static void test_sixteen_bit_floats(void)
+{
+    for (guint32 h = 0; h < 65536; h++) {
+        double x = dtype_half_to_double((guint16)h);
+        if (x != x)
+            g_assert_true(dtype_double_to_half(x) != dtype_double_to_half(0.0) && ((dtype_double_to_half(x) >> 10) & 0x1f) == 31);
+        else
+            g_assert_cmphex(dtype_double_to_half(x), ==, h);
+    }
+    static const struct {
+        double x;
+        guint16 half;
+    } cases[] = {
+        {1.0, 0x3c00}, {-2.0, 0xc000}, {65504.0, 0x7bff}, {65519.99, 0x7bff}, {65520.0, 0x7c00}, {1e9, 0x7c00},
+        {0x1p-24, 0x0001}, {0x1p-25, 0x0000}, {0x3p-25, 0x0002}, {0x1p-14, 0x0400}, {0x3ffp-24 + 0x1p-25, 0x0400},
+        {1.0 + 0x1p-11, 0x3c00}, {1.0 + 0x3p-11, 0x3c02}, {-0.0, 0x8000},
+    };
+    for (gsize k = 0; k < G_N_ELEMENTS(cases); k++)
+        g_assert_cmphex(dtype_double_to_half(cases[k].x), ==, cases[k].half);
+    g_assert_cmphex(dtype_double_to_bfloat16(1.0), ==, 0x3f80);
+    g_assert_cmphex(dtype_double_to_bfloat16(1.0 + 0x1p-8), ==, 0x3f80); /* tie: to even */
+    g_assert_cmphex(dtype_double_to_bfloat16(1.0 + 0x3p-8), ==, 0x3f82);
+    g_assert_cmphex(dtype_double_to_bfloat16(1.0 + 0x1p-9), ==, 0x3f80); /* below the tie */
+    g_assert_cmpfloat(dtype_bfloat16_to_double(0x3f82), ==, 1.015625);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/onnx/round-trip/every-attribute", test_round_trip_every_attribute);
     g_test_add_func("/onnx/round-trip/file", test_file_round_trip);
     g_test_add_func("/onnx/read/typed-fields", test_typed_tensor_fields);
+    g_test_add_func("/onnx/dtype/sixteen-bit-floats", test_sixteen_bit_floats);
     g_test_add_func("/onnx/round-trip/gpt2", test_gpt2_file_reads_back_to_its_bytes);
     return g_test_run();
 }

@@ -39,5 +39,11 @@ const char *dtype_name(DType t);
 gboolean dtype_is_valid(gint64 number);
 /* Floating-point element types (constant values of these are held as doubles). */
 gboolean dtype_is_float(DType t);
+/* IEEE half precision and bfloat16 bits to and from double; to them rounds to nearest, ties to even
+ * (bfloat16 through float32), NaN stays NaN, beyond the range is infinity. */
+double dtype_half_to_double(guint16 h);
+guint16 dtype_double_to_half(double x);
+double dtype_bfloat16_to_double(guint16 b);
+guint16 dtype_double_to_bfloat16(double x);
 
 #endif

@@ -52,8 +52,10 @@ gint64 value_get_i(const Value *v, gsize k) { return v->f ? double_to_i64(v->f[k
 
 void value_set_f(Value *v, gsize k, double x)
 {
-    if (v->f) /* a FLOAT element holds what float32 arithmetic would: folding agrees with the kernels */
-        v->f[k] = v->dtype == DT_FLOAT ? (double)(float)x : x;
+    if (v->f) /* an element holds what its type can: folding agrees with the kernels */
+        v->f[k] = v->dtype == DT_FLOAT ? (double)(float)x
+                  : v->dtype == DT_FLOAT16 ? dtype_half_to_double(dtype_double_to_half(x))
+                  : v->dtype == DT_BFLOAT16 ? dtype_bfloat16_to_double(dtype_double_to_bfloat16(x)) : x;
     else if (v->dtype == DT_BOOL)
         v->i[k] = x != 0.0;
     else
@@ -80,24 +82,10 @@ void value_copy_element(Value *dst, gsize d, const Value *src, gsize s)
         value_set_f(dst, d, value_get_f(src, s));
 }
 
-/* Half-precision to double, for FLOAT16 constants (rare in shape arithmetic, but legal). */
-static double half_to_double(guint16 h)
-{
-    int sign = h >> 15, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-    double x;
-    if (exp == 0)
-        x = ldexp(mant, -24);
-    else if (exp == 31)
-        x = mant ? NAN : INFINITY;
-    else
-        x = ldexp(mant + 1024, exp - 25);
-    return sign ? -x : x;
-}
-
 Value *value_from_raw(DType dtype, gsize n, const guint8 *raw, gsize raw_len)
 {
     guint size = dtype_size(dtype);
-    if (size == 0 || dtype == DT_COMPLEX64 || dtype == DT_COMPLEX128 || dtype == DT_BFLOAT16 ||
+    if (size == 0 || dtype == DT_COMPLEX64 || dtype == DT_COMPLEX128 ||
         dtype >= DT_FLOAT8E4M3FN || n > VALUE_MAX_ELEMENTS || raw_len != n * size)
         return NULL;
     Value *v = value_new(dtype, n);
@@ -115,7 +103,8 @@ Value *value_from_raw(DType dtype, gsize n, const guint8 *raw, gsize raw_len)
             break;
         }
         case DT_DOUBLE: memcpy(&v->f[k], &u, 8); break;
-        case DT_FLOAT16: v->f[k] = half_to_double((guint16)u); break;
+        case DT_FLOAT16: v->f[k] = dtype_half_to_double((guint16)u); break;
+        case DT_BFLOAT16: v->f[k] = dtype_bfloat16_to_double((guint16)u); break;
         case DT_UINT8: case DT_UINT16: case DT_UINT32: case DT_UINT64: v->i[k] = (gint64)u; break;
         case DT_INT8: v->i[k] = (gint8)u; break;
         case DT_INT16: v->i[k] = (gint16)u; break;
@@ -126,28 +115,6 @@ Value *value_from_raw(DType dtype, gsize n, const guint8 *raw, gsize raw_len)
         }
     }
     return v;
-}
-
-static guint16 double_to_half(double x)
-{
-    /* Round-to-nearest conversion good enough for constants written by mkgraph and tests. */
-    float f = (float)x;
-    guint32 b;
-    memcpy(&b, &f, 4);
-    guint32 sign = (b >> 16) & 0x8000;
-    gint32 exp = ((b >> 23) & 0xff) - 127 + 15;
-    guint32 mant = b & 0x7fffff;
-    if (((b >> 23) & 0xff) == 0xff)
-        return sign | 0x7c00 | (mant ? 0x200 : 0);
-    if (exp >= 31)
-        return sign | 0x7c00;
-    if (exp <= 0) {
-        if (exp < -10)
-            return sign;
-        mant |= 0x800000;
-        return sign | (guint16)((mant >> (14 - exp)) + ((mant >> (13 - exp)) & 1));
-    }
-    return (guint16)(sign | (((exp << 10) | (mant >> 13)) + ((mant >> 12) & 1)));
 }
 
 GBytes *value_to_raw(const Value *v)
@@ -165,7 +132,8 @@ GBytes *value_to_raw(const Value *v)
             break;
         }
         case DT_DOUBLE: memcpy(&u, &v->f[k], 8); break;
-        case DT_FLOAT16: u = double_to_half(v->f[k]); break;
+        case DT_FLOAT16: u = dtype_double_to_half(v->f[k]); break;
+        case DT_BFLOAT16: u = dtype_double_to_bfloat16(v->f[k]); break;
         default: u = (guint64)v->i[k]; break;
         }
         for (guint b = 0; b < size; b++)

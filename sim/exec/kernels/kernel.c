@@ -28,7 +28,7 @@ gboolean kernel_need_float(const KernelCall *c, const ExecTensor *t, const char 
 gboolean elem_supported(DType d)
 {
     switch (d) {
-    case DT_FLOAT: case DT_DOUBLE: case DT_INT64: case DT_INT32: case DT_INT16: case DT_INT8: case DT_UINT8:
+    case DT_FLOAT: case DT_DOUBLE: case DT_FLOAT16: case DT_BFLOAT16: case DT_INT64: case DT_INT32: case DT_INT16: case DT_INT8: case DT_UINT8:
     case DT_UINT16: case DT_UINT32: case DT_UINT64: case DT_BOOL:
         return TRUE;
     default:
@@ -41,6 +41,8 @@ double elem_get_f(const ExecTensor *t, gsize k)
     switch (t->dtype) {
     case DT_FLOAT: return ((const float *)t->data)[k];
     case DT_DOUBLE: return ((const double *)t->data)[k];
+    case DT_FLOAT16: return dtype_half_to_double(((const guint16 *)t->data)[k]);
+    case DT_BFLOAT16: return dtype_bfloat16_to_double(((const guint16 *)t->data)[k]);
     default: return (double)elem_get_i(t, k);
     }
 }
@@ -58,6 +60,7 @@ gint64 elem_get_i(const ExecTensor *t, gsize k)
     case DT_UINT64: return (gint64)((const guint64 *)t->data)[k];
     case DT_FLOAT: return (gint64)((const float *)t->data)[k];
     case DT_DOUBLE: return (gint64)((const double *)t->data)[k];
+    case DT_FLOAT16: case DT_BFLOAT16: return (gint64)elem_get_f(t, k);
     default: return 0;
     }
 }
@@ -67,6 +70,8 @@ void elem_set_f(ExecTensor *t, gsize k, double v)
     switch (t->dtype) {
     case DT_FLOAT: ((float *)t->data)[k] = (float)v; break;
     case DT_DOUBLE: ((double *)t->data)[k] = v; break;
+    case DT_FLOAT16: ((guint16 *)t->data)[k] = dtype_double_to_half(v); break;
+    case DT_BFLOAT16: ((guint16 *)t->data)[k] = dtype_double_to_bfloat16(v); break;
     case DT_BOOL: ((guint8 *)t->data)[k] = v != 0; break;
     default: elem_set_i(t, k, (gint64)v); break;
     }
@@ -86,6 +91,7 @@ void elem_set_i(ExecTensor *t, gsize k, gint64 v)
     case DT_UINT64: ((guint64 *)t->data)[k] = (guint64)v; break;
     case DT_FLOAT: ((float *)t->data)[k] = (float)v; break;
     case DT_DOUBLE: ((double *)t->data)[k] = (double)v; break;
+    case DT_FLOAT16: case DT_BFLOAT16: elem_set_f(t, k, (double)v); break;
     default: break;
     }
 }
