@@ -382,14 +382,17 @@ static void test_pad_and_tile(void)
     model_free(m);
 }
 
-/* Einsum once through the executor: a one-node model of `equation` over two operands of the given shapes
- * and dtype, filled with the same pseudo-random values whatever the dtype; the output as doubles. */
-static double *einsum_run(const char *equation, DType dtype, const int *ranks, const gint64 dims[2][4], gsize *count)
+/* One node through the executor: a model of `op` (with one attribute, or none) over two operands of the
+ * given shapes and dtype, filled with small integers (exact in any float type); the output as doubles. */
+static double value_at(int operand, gsize j) { return (double)((j * 7 + (gsize)operand * 3) % 11) - 5.0; }
+
+static double *binary_node_run(const char *op, Attr *attr, DType dtype, const int *ranks, const gint64 dims[2][4],
+                               gsize *count)
 {
-    Builder *b = builder_new("einsum", 13);
+    Builder *b = builder_new("one-node", 13);
     const char *a = b_input(b, "a", dtype, ranks[0], dims[0]);
     const char *x = b_input(b, "b", dtype, ranks[1], dims[1]);
-    b_output(b, B_OPA(b, "Einsum", attr_new_string("equation", equation), a, x));
+    b_output(b, b_node(b, op, (const char *const[]){a, x, NULL}, 1, NULL, attr, NULL)); /* attr NULL: none */
     GError *error = NULL;
     Model *m = builder_finish(b, &error);
     g_assert_no_error(error);
@@ -409,7 +412,7 @@ static double *einsum_run(const char *equation, DType dtype, const int *ranks, c
         TensorData *d = tensor_data_new(k ? "b" : "a", dtype, ranks[k], dims[k]);
         ExecTensor values = {.data = g_malloc(n * dtype_size(dtype)), .dtype = dtype, .count = n};
         for (gsize j = 0; j < n; j++)
-            elem_set_f(&values, j, (double)((j * 7 + (gsize)k * 3) % 11) - 5.0); /* exact in float and double */
+            elem_set_f(&values, j, value_at(k, j));
         d->raw = g_bytes_new_take(values.data, n * dtype_size(dtype));
         g_assert_true(executor_set_input(e, d->name, d, &error));
         tensor_data_free(d);
@@ -449,8 +452,10 @@ static void test_einsum_forms(void)
     };
     for (gsize k = 0; k < G_N_ELEMENTS(cases); k++) {
         gsize nf, nd;
-        double *f = einsum_run(cases[k].equation, DT_FLOAT, cases[k].ranks, cases[k].dims, &nf);
-        double *d = einsum_run(cases[k].equation, DT_DOUBLE, cases[k].ranks, cases[k].dims, &nd);
+        double *f = binary_node_run("Einsum", attr_new_string("equation", cases[k].equation), DT_FLOAT, cases[k].ranks,
+                                    cases[k].dims, &nf);
+        double *d = binary_node_run("Einsum", attr_new_string("equation", cases[k].equation), DT_DOUBLE, cases[k].ranks,
+                                    cases[k].dims, &nd);
         g_assert_cmpuint(nf, ==, nd);
         for (gsize j = 0; j < nf; j++)
             if (f[j] != d[j])
@@ -461,12 +466,50 @@ static void test_einsum_forms(void)
     }
 }
 
+/* MatMul with a right operand shared by every batch runs as one tall sgemm; batched and broadcast forms
+ * per batch: both against the definition, summed here in double. */
+static void test_matmul_batches(void)
+{
+    static const struct {
+        int ranks[2];
+        gint64 dims[2][4];
+    } cases[] = {
+        {{3, 2}, {{5, 1, 4}, {4, 6}}}, {{4, 2}, {{2, 3, 2, 4}, {4, 6}}}, {{3, 3}, {{2, 3, 4}, {2, 4, 5}}},
+        {{3, 3}, {{2, 3, 4}, {1, 4, 5}}}, {{2, 3}, {{3, 4}, {2, 4, 5}}}, {{3, 1}, {{2, 3, 4}, {4}}},
+    };
+    for (gsize k = 0; k < G_N_ELEMENTS(cases); k++) {
+        const int *r = cases[k].ranks;
+        const gint64(*d)[4] = cases[k].dims;
+        gsize n;
+        double *y = binary_node_run("MatMul", NULL, DT_FLOAT, r, d, &n);
+        /* batch of the output, and each operand's matrices (a broadcast batch of 1 repeats) */
+        gint64 M = d[0][r[0] - 2], K = d[0][r[0] - 1], N = r[1] >= 2 ? d[1][r[1] - 1] : 1;
+        gint64 a_batches = 1, b_batches = 1;
+        for (int j = 0; j < r[0] - 2; j++)
+            a_batches *= d[0][j];
+        for (int j = 0; j < r[1] - 2; j++)
+            b_batches *= d[1][j];
+        gint64 batches = MAX(a_batches, b_batches);
+        g_assert_cmpuint(n, ==, (gsize)(batches * M * N));
+        for (gint64 bt = 0; bt < batches; bt++)
+            for (gint64 i = 0; i < M; i++)
+                for (gint64 j = 0; j < N; j++) {
+                    double want = 0;
+                    for (gint64 q = 0; q < K; q++)
+                        want += value_at(0, (gsize)(((bt % a_batches) * M + i) * K + q)) *
+                                value_at(1, (gsize)(((bt % b_batches) * K + q) * N + j));
+                    g_assert_cmpfloat(y[(bt * M + i) * N + j], ==, want);
+                }
+        g_free(y);
+    }
+}
+
 static void test_usage_and_profile(void)
 {
     char *path = graph_path("unet");
     RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--check", NULL});
     g_assert_cmpint(r.status, ==, 2);
-    g_assert_cmpstr(r.err, ==, "sim: --check, --poison, --repeat and --profile go with --run (see sim --help)\n");
+    g_assert_cmpstr(r.err, ==, "sim: --check, --poison, --repeat, --profile and --threads go with --run (see sim --help)\n");
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--compare", NULL});
     g_assert_cmpint(r.status, ==, 2);
@@ -507,8 +550,28 @@ static void test_usage_and_profile(void)
     /* The table formats carry the timing table after the plan's row. */
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--format", "csv", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    assert_contains(r.out, "\n\nop,nodes,median_seconds,share_pct\nConv,8,");
+    assert_contains(r.out, "\n\nop,nodes,median_seconds,share_pct,threads\nConv,8,");
     assert_contains(r.out, "\ntotal,26,");
+    run_result_clear(&r);
+    /* --threads: one thread unless it says otherwise, whatever OPENBLAS_NUM_THREADS holds; the report says
+     * how many; the outputs are the nothing-shared run's, bit for bit. */
+    g_setenv("OPENBLAS_NUM_THREADS", "2", TRUE);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", NULL});
+    assert_contains(r.out, ", 1 thread\n");
+    run_result_clear(&r);
+    g_unsetenv("OPENBLAS_NUM_THREADS");
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--threads", "2", "--check", "--format", "csv", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "\ntotal,26,");
+    assert_contains(r.out, ",100.00,2\n");
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--threads", "2", NULL});
+    g_assert_cmpint(r.status, ==, 2);
+    g_assert_cmpstr(r.err, ==, "sim: --check, --poison, --repeat, --profile and --threads go with --run (see sim --help)\n");
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--threads", "0", NULL});
+    g_assert_cmpint(r.status, ==, 2);
+    g_assert_cmpstr(r.err, ==, "sim: --threads takes a count from 1 to 1,024 (see sim --help)\n");
     run_result_clear(&r);
     g_free(path);
 }
@@ -523,6 +586,7 @@ int main(int argc, char **argv)
     g_test_add_func("/exec/external-data-confined", test_external_data_confined);
     g_test_add_func("/exec/pad-and-tile", test_pad_and_tile);
     g_test_add_func("/exec/einsum-forms", test_einsum_forms);
+    g_test_add_func("/exec/matmul-batches", test_matmul_batches);
     g_test_add_func("/exec/seed-transpose-view", test_seed_transpose_view);
     g_test_add_func("/exec/usage-and-profile", test_usage_and_profile);
     return g_test_run();

@@ -49,6 +49,7 @@ typedef struct {
     char *chrome_trace, *trace_out, *solution_out, *phases_path;
     gboolean run, check, poison;
     guint repeat;
+    guint threads;               /* --run: the kernels' threads (OpenBLAS) */
     char *profile_path;
     /* state the pipeline builds */
     Model *model;                /* the loaded graph (NULL for a trace file) */

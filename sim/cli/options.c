@@ -19,6 +19,7 @@ typedef struct {
     gboolean info, allow_unknown_ops, list_ops, list, version, compare, map, ascii, wide, no_verify, strict_runtime, scratch;
     gboolean run, check, poison;
     gint64 repeat;
+    gint64 threads;
     char *profile, *phases;
     const CliStrict *given; /* which options were on the command line */
 } RawOptions;
@@ -109,12 +110,14 @@ static int check_combinations(const RawOptions *o)
         return usage_error("--title names the picture of --plot");
     if ((o->plot || o->chrome_trace) && (o->info || o->orders))
         return usage_error("--plot and --chrome-trace draw the plan of one order: drop --info and --orders");
-    if ((o->check || o->poison || o->repeat || o->profile) && !o->run)
-        return usage_error("--check, --poison, --repeat and --profile go with --run");
+    if ((o->check || o->poison || o->repeat || o->profile || o->threads) && !o->run)
+        return usage_error("--check, --poison, --repeat, --profile and --threads go with --run");
     if (o->run && (!o->graph_path || o->compare || o->orders || o->info))
         return usage_error("--run executes one plan of a model: use it with --graph and one --strategy");
     if (cli_strict_given(o->given, "repeat") && (o->repeat < 1 || o->repeat > 100000))
         return usage_error("--repeat takes a count from 1 to 100,000");
+    if (cli_strict_given(o->given, "threads") && (o->threads < 1 || o->threads > 1024))
+        return usage_error("--threads takes a count from 1 to 1,024");
     if (o->compare && o->chrome_trace)
         return usage_error("--chrome-trace draws one plan: drop --compare");
     if (o->solution_out && (o->compare || o->info))
@@ -254,6 +257,7 @@ static int resolve(RawOptions *o, Job *job)
     job->check = o->check;
     job->poison = o->poison;
     job->repeat = (guint)MAX(o->repeat, 1);
+    job->threads = (guint)MAX(o->threads, 1);
     job->graph_path = g_steal_pointer(&o->graph_path);
     job->trace_path = g_steal_pointer(&o->trace_path);
     job->source = job->graph_path ? job->graph_path : job->trace_path;
@@ -333,6 +337,8 @@ int job_from_args(Job *job, int argc, char **argv)
          "Execute the plan: real kernels (OpenBLAS) inside one arena of the planned size, every tensor at its planned "
          "offset; reports the median time per op type", NULL},
         {"repeat", 0, 0, G_OPTION_ARG_INT64, &o.repeat, "--run: runs to take the median of (default 1)", "N"},
+        {"threads", 0, 0, G_OPTION_ARG_INT64, &o.threads,
+         "--run: threads the kernels may use (OpenBLAS's; default 1, whatever OPENBLAS_NUM_THREADS says)", "N"},
         {"check", 0, 0, G_OPTION_ARG_NONE, &o.check,
          "--run: run again with nothing shared (--alias none, naive) and require equal outputs, bit for bit", NULL},
         {"poison", 0, 0, G_OPTION_ARG_NONE, &o.poison,

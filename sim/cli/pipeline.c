@@ -148,7 +148,7 @@ static int run_single(const Job *job, const Trace *t, guint64 naive)
     int status = 0;
     double *seconds = NULL; /* measured per step, when --run: the Chrome trace's span lengths */
     if (job->run) {
-        RunOptions run = {.repeat = job->repeat, .check = job->check, .poison = job->poison,
+        RunOptions run = {.repeat = job->repeat, .threads = job->threads, .check = job->check, .poison = job->poison,
                           .profile_path = job->profile_path, .format = job->format, .node_seconds = &seconds};
         if (!run_execute(stdout, &run, job->model, job->schedule, job->aliases, t, plan, &error))
             status = file_error(error->domain == SIM_ERROR && error->code == SIM_ERROR_IO ? job->profile_path

@@ -124,6 +124,7 @@ static void hint_transpose_views(const GPtrArray *schedule, const AliasMap *alia
 gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrArray *schedule, const AliasMap *aliases,
                      const Trace *t, const Plan *plan, GError **error)
 {
+    guint threads = exec_set_threads(MAX(o->threads, 1));
     Executor *e = executor_new(m, schedule, aliases, t, plan, error);
     if (!e)
         return FALSE;
@@ -170,8 +171,8 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
             sum += g_array_index(ops, OpTime, k).seconds;
         char *arena = format_bytes(executor_arena_bytes(e));
         if (o->format == FORMAT_TEXT) {
-            fprintf(out, "\nrun            %u run%s, median %.3f ms per run, in an arena of %s\n", repeat, repeat == 1 ? "" : "s",
-                    total * 1e3, arena);
+            fprintf(out, "\nrun            %u run%s, median %.3f ms per run, in an arena of %s, %u thread%s\n", repeat,
+                    repeat == 1 ? "" : "s", total * 1e3, arena, threads, threads == 1 ? "" : "s");
             if (executor_random_weights(e))
                 fprintf(out, "weights        %u initializers without data got pseudo-random values\n",
                         executor_random_weights(e));
@@ -186,8 +187,8 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
             }
         } else {
             /* After the plan's row, a blank line and the timing table: one row per op type, then "total". */
-            const char *names[] = {"op", "nodes", "median_seconds", "share_pct"};
-            const gboolean numbers[] = {FALSE, TRUE, TRUE, TRUE};
+            const char *names[] = {"op", "nodes", "median_seconds", "share_pct", "threads"};
+            const gboolean numbers[] = {FALSE, TRUE, TRUE, TRUE, TRUE};
             GPtrArray *cells = g_ptr_array_new_with_free_func(g_free);
             for (guint k = 0; k <= ops->len; k++) {
                 const OpTime *row = k < ops->len ? &g_array_index(ops, OpTime, k) : NULL;
@@ -195,9 +196,10 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
                 g_ptr_array_add(cells, g_strdup_printf("%u", row ? row->nodes : steps));
                 g_ptr_array_add(cells, g_strdup_printf("%.9f", row ? row->seconds : total));
                 g_ptr_array_add(cells, g_strdup_printf("%.2f", row ? (sum > 0 ? 100.0 * row->seconds / sum : 0.0) : 100.0));
+                g_ptr_array_add(cells, g_strdup_printf("%u", threads));
             }
             fprintf(out, "\n");
-            report_print_table(out, o->format, names, numbers, 4, (const char *const *)cells->pdata, ops->len + 1);
+            report_print_table(out, o->format, names, numbers, 5, (const char *const *)cells->pdata, ops->len + 1);
             g_ptr_array_unref(cells);
         }
         g_free(arena);

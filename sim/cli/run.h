@@ -11,6 +11,7 @@
 
 typedef struct {
     guint repeat;            /* runs; the report gives medians */
+    guint threads;           /* the kernels' threads (exec_set_threads); 0 means 1 */
     gboolean check, poison;
     const char *profile_path; /* per-node CSV, or NULL */
     ReportFormat format;

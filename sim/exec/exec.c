@@ -4,6 +4,7 @@
 #include "ops/ops.h"
 #include "base/units.h"
 
+#include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -308,6 +309,12 @@ gboolean executor_set_input(Executor *e, const char *name, const TensorData *d, 
     if (to && bytes)
         memcpy(to, g_bytes_get_data(d->raw, NULL), bytes);
     return TRUE;
+}
+
+guint exec_set_threads(guint n)
+{
+    openblas_set_num_threads((int)MAX(n, 1));
+    return (guint)MAX(openblas_get_num_threads(), 1);
 }
 
 static double now(void)

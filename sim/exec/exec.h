@@ -33,5 +33,9 @@ const ExecTensor *executor_output(const Executor *e, guint k, const char **name)
 guint executor_random_weights(const Executor *e);
 guint64 executor_arena_bytes(const Executor *e);
 void executor_free(Executor *e);
+/* The threads the kernels may use from now on (OpenBLAS's pool; our own kernels run on the calling
+ * thread); returns the count in force. One thread unless this says otherwise: OPENBLAS_NUM_THREADS does
+ * not decide it. */
+guint exec_set_threads(guint n);
 
 #endif

@@ -1,6 +1,7 @@
-/* gemm.c — MatMul (numpy semantics: 1-D operands promoted, batch dimensions broadcast) and Gemm
- * (transA/transB, alpha, beta, C broadcast), float32 through OpenBLAS's cblas_sgemm. A transposed
- * weight is passed as CblasTrans, never copied (the design log's lesson). */
+/* gemm.c — MatMul (numpy semantics: 1-D operands promoted, batch dimensions broadcast; a right operand
+ * shared by every batch makes the batches one tall sgemm) and Gemm (transA/transB, alpha, beta, C
+ * broadcast), float32 through OpenBLAS's cblas_sgemm. A transposed weight is passed as CblasTrans, never
+ * copied (the design log's lesson). */
 #include "ops/kernel.h"
 #include "ops/ops.h"
 
@@ -30,9 +31,24 @@ gboolean kernel_matmul(const KernelCall *c, GError **error)
         mb *= (int)nb;
         batches *= dims[d];
     }
-    gint64 *idx = g_new0(gint64, batch_rank + 1);
     const float *pa = a->data, *pb = b->data;
     float *py = y->data;
+    /* One weight for every batch ([197, 1, 768] x [768, 2304]; [b, s, d] x [d, n]): the batch's matrices of a
+     * lie one after another, so they are one [batches x M, K] matrix and one sgemm does it all. */
+    gboolean b_shared = TRUE, a_whole = a->rank - 2 == batch_rank;
+    for (int d = 0; d < batch_rank; d++) {
+        b_shared = b_shared && sb[d] == 0;
+        a_whole = a_whole && a->dims[d] == dims[d];
+    }
+    if (batches > 1 && b_shared && a_whole && N > 1) {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(batches * M), (int)N, (int)K, 1.0f, pa, (int)K, pb,
+                    (int)N, 0.0f, py, (int)N);
+        g_free(dims);
+        g_free(sa);
+        g_free(sb);
+        return TRUE;
+    }
+    gint64 *idx = g_new0(gint64, batch_rank + 1);
     gint64 oa = 0, ob = 0;
     for (gint64 k = 0; k < batches; k++) {
         if (M == 1 && N == 1) {
