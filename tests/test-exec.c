@@ -386,13 +386,16 @@ static void test_pad_and_tile(void)
  * given shapes and dtype, filled with small integers (exact in any float type); the output as doubles. */
 static double value_at(int operand, gsize j) { return (double)((j * 7 + (gsize)operand * 3) % 11) - 5.0; }
 
-static double *binary_node_run(const char *op, Attr *attr, DType dtype, const int *ranks, const gint64 dims[2][4],
+static double *binary_node_run(const char *op, Attr *const *attrs, DType dtype, const int *ranks, const gint64 dims[2][4],
                                gsize *count)
 {
+    Attr *attr[4] = {NULL, NULL, NULL, NULL}; /* the attributes, up to four; the first NULL ends them */
+    for (int k = 0; attrs && k < 4 && attrs[k]; k++)
+        attr[k] = attrs[k];
     Builder *b = builder_new("one-node", 13);
     const char *a = b_input(b, "a", dtype, ranks[0], dims[0]);
     const char *x = b_input(b, "b", dtype, ranks[1], dims[1]);
-    b_output(b, b_node(b, op, (const char *const[]){a, x, NULL}, 1, NULL, attr, NULL)); /* attr NULL: none */
+    b_output(b, b_node(b, op, (const char *const[]){a, x, NULL}, 1, NULL, attr[0], attr[1], attr[2], attr[3], NULL));
     GError *error = NULL;
     Model *m = builder_finish(b, &error);
     g_assert_no_error(error);
@@ -452,10 +455,10 @@ static void test_einsum_forms(void)
     };
     for (gsize k = 0; k < G_N_ELEMENTS(cases); k++) {
         gsize nf, nd;
-        double *f = binary_node_run("Einsum", attr_new_string("equation", cases[k].equation), DT_FLOAT, cases[k].ranks,
-                                    cases[k].dims, &nf);
-        double *d = binary_node_run("Einsum", attr_new_string("equation", cases[k].equation), DT_DOUBLE, cases[k].ranks,
-                                    cases[k].dims, &nd);
+        double *f = binary_node_run("Einsum", (Attr *[]){attr_new_string("equation", cases[k].equation), NULL}, DT_FLOAT,
+                                    cases[k].ranks, cases[k].dims, &nf);
+        double *d = binary_node_run("Einsum", (Attr *[]){attr_new_string("equation", cases[k].equation), NULL}, DT_DOUBLE,
+                                    cases[k].ranks, cases[k].dims, &nd);
         g_assert_cmpuint(nf, ==, nd);
         for (gsize j = 0; j < nf; j++)
             if (f[j] != d[j])
@@ -499,6 +502,51 @@ static void test_matmul_batches(void)
                         want += value_at(0, (gsize)(((bt % a_batches) * M + i) * K + q)) *
                                 value_at(1, (gsize)(((bt % b_batches) * K + q) * N + j));
                     g_assert_cmpfloat(y[(bt * M + i) * N + j], ==, want);
+                }
+        g_free(y);
+    }
+}
+
+/* Conv's paths — im2col + sgemm (padding, strides, dilation, groups), 1x1 without im2col, depthwise summed
+ * directly — against the definition, summed here in double over small integers (so exactly equal). */
+static void test_conv_paths(void)
+{
+    static const struct {
+        gint64 c, h, w, m, kh, kw, group, stride, pad, dilation;
+    } cases[] = {
+        {3, 7, 6, 4, 3, 3, 1, 1, 1, 1}, {3, 7, 6, 4, 3, 3, 1, 2, 1, 1}, {4, 8, 8, 6, 3, 2, 2, 1, 2, 2},
+        {5, 6, 7, 3, 1, 1, 1, 1, 0, 1}, {4, 6, 6, 8, 1, 1, 2, 1, 0, 1}, {4, 6, 6, 4, 1, 1, 1, 2, 0, 1},
+        {6, 9, 8, 6, 3, 3, 6, 1, 1, 1}, {6, 9, 8, 6, 5, 5, 6, 2, 2, 1}, {3, 5, 5, 3, 3, 3, 3, 2, 0, 2},
+        {3, 4, 4, 3, 3, 3, 3, 1, 3, 1},
+    };
+    for (gsize k = 0; k < G_N_ELEMENTS(cases); k++) {
+        gint64 C = cases[k].c, H = cases[k].h, W = cases[k].w, M = cases[k].m, KH = cases[k].kh, KW = cases[k].kw;
+        gint64 G = cases[k].group, S = cases[k].stride, P = cases[k].pad, D = cases[k].dilation;
+        const int ranks[2] = {4, 4};
+        const gint64 dims[2][4] = {{1, C, H, W}, {M, C / G, KH, KW}};
+        Attr *attrs[] = {attr_new_int("group", G), attr_new_ints("strides", (const gint64[]){S, S}, 2),
+                         attr_new_ints("pads", (const gint64[]){P, P, P, P}, 4),
+                         attr_new_ints("dilations", (const gint64[]){D, D}, 2), NULL};
+        gsize n;
+        double *y = binary_node_run("Conv", attrs, DT_FLOAT, ranks, dims, &n);
+        gint64 OH = (H + 2 * P - D * (KH - 1) - 1) / S + 1, OW = (W + 2 * P - D * (KW - 1) - 1) / S + 1;
+        g_assert_cmpuint(n, ==, (gsize)(M * OH * OW));
+        for (gint64 o = 0; o < M; o++)
+            for (gint64 oy = 0; oy < OH; oy++)
+                for (gint64 ox = 0; ox < OW; ox++) {
+                    double want = 0;
+                    gint64 g = o / (M / G);
+                    for (gint64 ci = 0; ci < C / G; ci++)
+                        for (gint64 ky = 0; ky < KH; ky++)
+                            for (gint64 kx = 0; kx < KW; kx++) {
+                                gint64 iy = oy * S - P + ky * D, ix = ox * S - P + kx * D;
+                                if (iy >= 0 && iy < H && ix >= 0 && ix < W)
+                                    want += value_at(0, (gsize)(((g * (C / G) + ci) * H + iy) * W + ix)) *
+                                            value_at(1, (gsize)(((o * (C / G) + ci) * KH + ky) * KW + kx));
+                            }
+                    if (y[(o * OH + oy) * OW + ox] != want)
+                        g_error("case %" G_GSIZE_FORMAT ": y[%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
+                                "] is %g, the definition gives %g", k, o, oy, ox, y[(o * OH + oy) * OW + ox], want);
                 }
         g_free(y);
     }
@@ -587,6 +635,7 @@ int main(int argc, char **argv)
     g_test_add_func("/exec/pad-and-tile", test_pad_and_tile);
     g_test_add_func("/exec/einsum-forms", test_einsum_forms);
     g_test_add_func("/exec/matmul-batches", test_matmul_batches);
+    g_test_add_func("/exec/conv-paths", test_conv_paths);
     g_test_add_func("/exec/seed-transpose-view", test_seed_transpose_view);
     g_test_add_func("/exec/usage-and-profile", test_usage_and_profile);
     return g_test_run();

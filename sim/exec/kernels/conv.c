@@ -1,5 +1,6 @@
-/* conv.c — Conv (1-D and 2-D, NCHW: im2col then one cblas_sgemm per group and image; groups, strides,
- * pads, dilations, auto_pad, bias), ConvTranspose (sgemm then col2im) and pooling (MaxPool, AveragePool with count_include_pad, the global
+/* conv.c — Conv (1-D and 2-D, NCHW: im2col then one cblas_sgemm per group and image — a 1x1 window at
+ * stride 1 reads the input as it is, a depthwise one is summed directly; groups, strides, pads, dilations,
+ * auto_pad, bias), ConvTranspose (sgemm then col2im) and pooling (MaxPool, AveragePool with count_include_pad, the global
  * pools). A 1-D op runs as 2-D with height 1. */
 #include "ops/kernel.h"
 #include "ops/ops.h"
@@ -48,6 +49,75 @@ static gboolean window_read(const KernelCall *c, const ExecTensor *x, const Exec
     return TRUE;
 }
 
+/* The valid output columns [*lo, *hi) of one kernel column kx: those whose input column ix = ox sw - pl +
+ * kx dw falls inside [0, w). */
+static void valid_columns(const Window *w, gint64 kx, gint64 *lo, gint64 *hi)
+{
+    gint64 off = kx * w->dw - w->pl; /* ix = ox sw + off */
+    *lo = off >= 0 ? 0 : (-off + w->sw - 1) / w->sw;
+    *hi = off >= w->w ? 0 : MIN(w->ow, (w->w - 1 - off) / w->sw + 1);
+    *lo = MIN(*lo, *hi);
+}
+
+/* im2col of one group of one image: row (ci, ky, kx), column (oy, ox); zero where the window hangs over the
+ * padding. Rows are filled a run of valid columns at a time (a copy when the stride is 1). */
+static void im2col(const Window *w, const float *planes, gint64 cg, float *col)
+{
+    gint64 cols = w->oh * w->ow;
+    for (gint64 ci = 0; ci < cg; ci++) {
+        const float *plane = planes + ci * w->h * w->w;
+        for (gint64 ky = 0; ky < w->kh; ky++)
+            for (gint64 kx = 0; kx < w->kw; kx++) {
+                float *row = col + ((ci * w->kh + ky) * w->kw + kx) * cols;
+                gint64 lo, hi, off = kx * w->dw - w->pl;
+                valid_columns(w, kx, &lo, &hi);
+                for (gint64 oy = 0; oy < w->oh; oy++) {
+                    gint64 iy = oy * w->sh - w->pt + ky * w->dh;
+                    float *out = row + oy * w->ow;
+                    if (iy < 0 || iy >= w->h) {
+                        memset(out, 0, sizeof(float) * (gsize)w->ow);
+                        continue;
+                    }
+                    const float *in = plane + iy * w->w + off;
+                    memset(out, 0, sizeof(float) * (gsize)lo);
+                    if (w->sw == 1)
+                        memcpy(out + lo, in + lo, sizeof(float) * (gsize)(hi - lo));
+                    else
+                        for (gint64 ox = lo; ox < hi; ox++)
+                            out[ox] = in[ox * w->sw];
+                    memset(out + hi, 0, sizeof(float) * (gsize)(w->ow - hi));
+                }
+            }
+    }
+}
+
+/* One channel of a depthwise convolution (one input and one output channel per group): the window summed
+ * directly, over the valid rows and columns only. */
+static void depthwise_plane(const Window *w, const float *in, const float *k, float bias, float *out)
+{
+    for (gint64 i = 0; i < w->oh * w->ow; i++)
+        out[i] = bias;
+    for (gint64 ky = 0; ky < w->kh; ky++)
+        for (gint64 kx = 0; kx < w->kw; kx++) {
+            float kv = k[ky * w->kw + kx];
+            gint64 lo, hi, off = kx * w->dw - w->pl;
+            valid_columns(w, kx, &lo, &hi);
+            for (gint64 oy = 0; oy < w->oh; oy++) {
+                gint64 iy = oy * w->sh - w->pt + ky * w->dh;
+                if (iy < 0 || iy >= w->h)
+                    continue;
+                const float *row = in + iy * w->w + off;
+                float *o = out + oy * w->ow;
+                if (w->sw == 1)
+                    for (gint64 ox = lo; ox < hi; ox++)
+                        o[ox] += kv * row[ox];
+                else
+                    for (gint64 ox = lo; ox < hi; ox++)
+                        o[ox] += kv * row[ox * w->sw];
+            }
+        }
+}
+
 gboolean kernel_conv(const KernelCall *c, GError **error)
 {
     const ExecTensor *x = kernel_in(c, 0), *wt = kernel_in(c, 1), *bias = kernel_in(c, 2);
@@ -60,32 +130,30 @@ gboolean kernel_conv(const KernelCall *c, GError **error)
     if (!window_read(c, x, y, wt->dims + 2, &w, error))
         return FALSE;
     gint64 m = wt->dims[0], cg = w.c / group, mg = m / group, cols = w.oh * w.ow, rows = cg * w.kh * w.kw;
-    float *col = g_new(float, (gsize)(rows * cols));
-    const float *px = x->data, *pw = wt->data;
+    const float *px = x->data, *pw = wt->data, *pb = bias ? bias->data : NULL;
     float *py = y->data;
+    if (cg == 1 && mg == 1) { /* depthwise */
+        for (gint64 n = 0; n < w.n; n++)
+            for (gint64 ch = 0; ch < m; ch++)
+                depthwise_plane(&w, px + (n * w.c + ch) * w.h * w.w, pw + ch * w.kh * w.kw, pb ? pb[ch] : 0.0f,
+                                py + (n * m + ch) * cols);
+        return TRUE;
+    }
+    /* A 1x1 window at stride 1 without padding reads the input planes as they are: no im2col. */
+    gboolean pointwise = w.kh == 1 && w.kw == 1 && w.sh == 1 && w.sw == 1 && w.pt == 0 && w.pl == 0 && w.oh == w.h &&
+                         w.ow == w.w;
+    float *col = pointwise ? NULL : g_new(float, (gsize)(rows * cols));
     for (gint64 n = 0; n < w.n; n++) {
         for (gint64 g = 0; g < group; g++) {
-            /* im2col: row (ci, ky, kx), column (oy, ox); zero where the window hangs over the padding. */
-            for (gint64 ci = 0; ci < cg; ci++) {
-                const float *plane = px + ((n * w.c) + g * cg + ci) * w.h * w.w;
-                for (gint64 ky = 0; ky < w.kh; ky++)
-                    for (gint64 kx = 0; kx < w.kw; kx++) {
-                        float *row = col + ((ci * w.kh + ky) * w.kw + kx) * cols;
-                        for (gint64 oy = 0; oy < w.oh; oy++) {
-                            gint64 iy = oy * w.sh - w.pt + ky * w.dh;
-                            for (gint64 ox = 0; ox < w.ow; ox++) {
-                                gint64 ix = ox * w.sw - w.pl + kx * w.dw;
-                                row[oy * w.ow + ox] = iy >= 0 && iy < w.h && ix >= 0 && ix < w.w ? plane[iy * w.w + ix] : 0.0f;
-                            }
-                        }
-                    }
-            }
+            const float *planes = px + ((n * w.c) + g * cg) * w.h * w.w;
+            if (!pointwise)
+                im2col(&w, planes, cg, col);
             float *out = py + ((n * m) + g * mg) * cols;
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)mg, (int)cols, (int)rows, 1.0f,
-                        pw + g * mg * rows, (int)rows, col, (int)cols, 0.0f, out, (int)cols);
-            if (bias)
+                        pw + g * mg * rows, (int)rows, pointwise ? planes : col, (int)cols, 0.0f, out, (int)cols);
+            if (pb)
                 for (gint64 oc = 0; oc < mg; oc++) {
-                    float b = ((const float *)bias->data)[g * mg + oc];
+                    float b = pb[g * mg + oc];
                     for (gint64 k = 0; k < cols; k++)
                         out[oc * cols + k] += b;
                 }
@@ -115,26 +183,40 @@ gboolean kernel_pool(const KernelCall *c, GError **error)
         return FALSE;
     const float *px = x->data;
     float *py = y->data;
+    /* Per output row, the kernel rows inside the input; per output column, the kernel columns: the window
+     * loops run over valid positions only (the same ranges valid_columns gives, one column at a time). */
+    gint64 *kx_lo = g_new(gint64, w.ow + 1), *kx_hi = g_new(gint64, w.ow + 1);
+    for (gint64 ox = 0; ox < w.ow; ox++) {
+        gint64 base = ox * w.sw - w.pl;
+        kx_lo[ox] = base >= 0 ? 0 : (-base + w.dw - 1) / w.dw;
+        kx_hi[ox] = base >= w.w ? 0 : MIN(w.kw, (w.w - 1 - base) / w.dw + 1);
+    }
     for (gint64 plane = 0; plane < w.n * w.c; plane++) {
         const float *in = px + plane * w.h * w.w;
         float *out = py + plane * w.oh * w.ow;
-        for (gint64 oy = 0; oy < w.oh; oy++)
+        for (gint64 oy = 0; oy < w.oh; oy++) {
+            gint64 base_y = oy * w.sh - w.pt;
+            gint64 ky_lo = base_y >= 0 ? 0 : (-base_y + w.dh - 1) / w.dh;
+            gint64 ky_hi = base_y >= w.h ? 0 : MIN(w.kh, (w.h - 1 - base_y) / w.dh + 1);
             for (gint64 ox = 0; ox < w.ow; ox++) {
                 float acc = is_max ? -INFINITY : 0.0f;
-                gint64 counted = 0, window = 0;
-                for (gint64 ky = 0; ky < w.kh; ky++)
-                    for (gint64 kx = 0; kx < w.kw; kx++) {
-                        gint64 iy = oy * w.sh - w.pt + ky * w.dh, ix = ox * w.sw - w.pl + kx * w.dw;
-                        window++;
-                        if (iy < 0 || iy >= w.h || ix < 0 || ix >= w.w)
-                            continue;
-                        float v = in[iy * w.w + ix];
-                        acc = is_max ? MAX(acc, v) : acc + v;
-                        counted++;
-                    }
-                out[oy * w.ow + ox] = is_max ? acc : acc / (float)(include_pad ? window : MAX(counted, 1));
+                gint64 base_x = ox * w.sw - w.pl;
+                for (gint64 ky = ky_lo; ky < ky_hi; ky++) {
+                    const float *row = in + (base_y + ky * w.dh) * w.w + base_x;
+                    if (is_max)
+                        for (gint64 kx = kx_lo[ox]; kx < kx_hi[ox]; kx++)
+                            acc = MAX(acc, row[kx * w.dw]);
+                    else
+                        for (gint64 kx = kx_lo[ox]; kx < kx_hi[ox]; kx++)
+                            acc += row[kx * w.dw];
+                }
+                gint64 counted = MAX(ky_hi - ky_lo, 0) * MAX(kx_hi[ox] - kx_lo[ox], 0);
+                out[oy * w.ow + ox] = is_max ? acc : acc / (float)(include_pad ? w.kh * w.kw : MAX(counted, 1));
             }
+        }
     }
+    g_free(kx_lo);
+    g_free(kx_hi);
     return TRUE;
 }
 

@@ -139,8 +139,20 @@ gboolean kernel_unary(const KernelCall *c, GError **error)
             return FALSE;
         const float *in = x->data;
         float *out = y->data;
-        for (gsize k = 0; k < y->count; k++)
-            out[k] = (float)parametric(p, alpha, beta, gamma, in[k]);
+        /* The common ones of vision models in float, one loop each (the compiler vectorises them). */
+        float a = (float)alpha, b = (float)beta;
+        if (p == P_HARD_SWISH)
+            for (gsize k = 0; k < y->count; k++)
+                out[k] = in[k] * fmaxf(0.0f, fminf(1.0f, in[k] * (1.0f / 6.0f) + 0.5f));
+        else if (p == P_HARD_SIGMOID)
+            for (gsize k = 0; k < y->count; k++)
+                out[k] = fmaxf(0.0f, fminf(1.0f, a * in[k] + b));
+        else if (p == P_LEAKY_RELU)
+            for (gsize k = 0; k < y->count; k++)
+                out[k] = in[k] < 0.0f ? a * in[k] : in[k];
+        else
+            for (gsize k = 0; k < y->count; k++)
+                out[k] = (float)parametric(p, alpha, beta, gamma, in[k]);
         return TRUE;
     }
     if (!elem_supported(x->dtype) || !elem_supported(y->dtype))
@@ -158,7 +170,10 @@ gboolean kernel_unary(const KernelCall *c, GError **error)
     if (x->dtype == DT_FLOAT && y->dtype == DT_FLOAT) {
         const float *in = x->data;
         float *out = y->data;
-        if (op->unary_f) {
+        if (op->unary_f == kernel_relu_f) { /* the commonest op of all, inline */
+            for (gsize k = 0; k < y->count; k++)
+                out[k] = in[k] > 0.0f ? in[k] : 0.0f;
+        } else if (op->unary_f) {
             for (gsize k = 0; k < y->count; k++)
                 out[k] = op->unary_f(in[k]);
         } else {
@@ -463,10 +478,13 @@ gboolean kernel_clip(const KernelCall *c, GError **error)
 
 gboolean kernel_dropout(const KernelCall *c, GError **error)
 {
-    const ExecTensor *x = kernel_in(c, 0), *training = kernel_in(c, 2);
+    const ExecTensor *x = kernel_in(c, 0), *ratio = kernel_in(c, 1), *training = kernel_in(c, 2);
     ExecTensor *y = kernel_out(c, 0), *mask = kernel_out(c, 1);
-    if (training && training->count && elem_get_i(training, 0))
-        return kernel_fail(c, error, "Dropout in training mode draws a random mask; the executor runs inference");
+    /* Training mode with ratio 0 (torchvision's Swin exports it so) keeps everything: the identity too. */
+    double p = ratio && ratio->count ? elem_get_f(ratio, 0) : 0.5;
+    if (training && training->count && elem_get_i(training, 0) && p != 0.0)
+        return kernel_fail(c, error, "Dropout in training mode with ratio %g draws a random mask; the executor runs "
+                           "inference", p);
     kernel_move(y->data, x->data, y->count * dtype_size(y->dtype));
     if (mask && mask->data)
         memset(mask->data, 1, mask->count * dtype_size(mask->dtype)); /* inference: everything kept */
