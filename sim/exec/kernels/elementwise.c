@@ -141,12 +141,17 @@ gboolean kernel_unary(const KernelCall *c, GError **error)
         float *out = y->data;
         /* The common ones of vision models in float, one loop each (the compiler vectorises them). */
         float a = (float)alpha, b = (float)beta;
+        /* (comparisons, not fminf/fmaxf: those are libm calls at -O2; a NaN x still gives NaN) */
         if (p == P_HARD_SWISH)
-            for (gsize k = 0; k < y->count; k++)
-                out[k] = in[k] * fmaxf(0.0f, fminf(1.0f, in[k] * (1.0f / 6.0f) + 0.5f));
+            for (gsize k = 0; k < y->count; k++) {
+                float t = in[k] * (1.0f / 6.0f) + 0.5f;
+                out[k] = in[k] * (t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t);
+            }
         else if (p == P_HARD_SIGMOID)
-            for (gsize k = 0; k < y->count; k++)
-                out[k] = fmaxf(0.0f, fminf(1.0f, a * in[k] + b));
+            for (gsize k = 0; k < y->count; k++) {
+                float t = a * in[k] + b;
+                out[k] = t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t;
+            }
         else if (p == P_LEAKY_RELU)
             for (gsize k = 0; k < y->count; k++)
                 out[k] = in[k] < 0.0f ? a * in[k] : in[k];
@@ -222,6 +227,11 @@ static void arith_scalar_right(Arith op, const float *x, float s, float *y, gsiz
  * scalar, or a and b have one shape: loops the compiler vectorises. FALSE: not one of these shapes. */
 static gboolean arith_fast(Arith op, const ExecTensor *a, const ExecTensor *b, ExecTensor *y)
 {
+    if ((op == ARITH_ADD || op == ARITH_MUL) && !same_shape(a, y) && same_shape(b, y)) {
+        const ExecTensor *t = a; /* commutative: the full-shape operand first (scale * x in a squeeze-excite) */
+        a = b;
+        b = t;
+    }
     const float *pa = a->data, *pb = b->data;
     float *py = y->data;
     if (op == ARITH_NONE || !same_shape(a, y))
@@ -235,10 +245,16 @@ static gboolean arith_fast(Arith op, const ExecTensor *a, const ExecTensor *b, E
         arith_scalar_right(op, pa, pb[0], py, y->count);
         return TRUE;
     }
-    /* b one value per row: y's shape with the last dimension 1 (a LayerNorm's mean or deviation) */
-    if (b->rank == y->rank && b->dims[b->rank - 1] == 1 && y->dims[y->rank - 1] > 1 &&
-        !memcmp(b->dims, y->dims, sizeof(gint64) * (y->rank - 1))) {
-        gsize row = (gsize)y->dims[y->rank - 1];
+    /* b one value per block: y's leading dimensions, then 1s (a LayerNorm's mean or deviation [.., 1], a
+     * per-channel scale [N, C, 1, 1]) */
+    int kept = 0;
+    while (kept < y->rank && b->rank == y->rank && b->dims[kept] == y->dims[kept])
+        kept++;
+    gboolean ones_after = b->rank == y->rank && kept < y->rank;
+    for (int d = kept; ones_after && d < y->rank; d++)
+        ones_after = b->dims[d] == 1;
+    if (ones_after) {
+        gsize row = y->count / MAX(b->count, 1);
         for (gsize r = 0; r < b->count; r++) {
             float s = pb[r];
             for (gsize k = 0; k < row; k++)
