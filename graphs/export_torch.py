@@ -2,7 +2,10 @@
 """export_torch.py — export reference architectures with the real exporter (torch.onnx.export,
 opset 14, random weights) for the corpus: GPT-2 small written with torch.nn after the published
 architecture (symbolic batch and sequence, so the exporter emits its Shape/Gather/Unsqueeze/Concat
-arithmetic), and torchvision's resnet50, densenet121, mobilenet_v2 and shufflenet_v2_x1_0.
+arithmetic); a torch.nn.TransformerDecoder (4 layers, d 256) with a causal mask made by torch.triu (the
+exporter writes Trilu); and torchvision's resnet50, densenet121, mobilenet_v2, shufflenet_v2_x1_0,
+googlenet, squeezenet1_0, mobilenet_v3_small, inception_v3 (299x299), vit_b_16 and swin_t (whose shifted
+windows export as ScatterND and whose attention dropout as Dropout with training_mode true, ratio 0).
 
 Weights are random (nothing is downloaded). After export, every initializer of more than 64 elements
 loses its data (dtype and dims stay): the planner needs no weight bytes, and the files stay small.
@@ -79,6 +82,21 @@ class GPT2(nn.Module):
         return torch.matmul(self.ln_f(x), self.wte.weight.t())
 
 
+class Decoder(nn.Module):
+    """torch.nn's TransformerDecoder over token embeddings, causal self-attention mask from torch.triu."""
+
+    def __init__(self, d=256, heads=4, layers=4, vocab=1000):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        self.dec = nn.TransformerDecoder(nn.TransformerDecoderLayer(d, heads, 4 * d, batch_first=True), layers)
+        self.out = nn.Linear(d, vocab)
+
+    def forward(self, ids, memory):
+        s = ids.size(1)
+        mask = torch.triu(torch.full((s, s), float("-inf")), diagonal=1)
+        return self.out(self.dec(self.emb(ids), memory, tgt_mask=mask))
+
+
 def strip_weights(path):
     model = onnx.load(path)
     for t in model.graph.initializer:
@@ -100,6 +118,13 @@ def export(module, example, path, names, dynamic_axes):
     print(f"wrote {path} ({os.path.getsize(path)} bytes)")
 
 
+def vision(out, name, **kwargs):
+    model = getattr(torchvision.models, name)(weights=None, **kwargs)
+    size = 299 if name == "inception_v3" else 224
+    export(model, (torch.zeros(1, 3, size, size),), os.path.join(out, f"{name}.onnx"), (["input"], ["output"]),
+           {"input": {0: "batch"}, "output": {0: "batch"}})
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -107,10 +132,19 @@ def main():
     with torch.no_grad():
         export(GPT2(), (torch.zeros(1, 16, dtype=torch.long),), os.path.join(out, "gpt2-torch.onnx"),
                (["input_ids"], ["logits"]), {"input_ids": {0: "batch", 1: "seq"}, "logits": {0: "batch", 1: "seq"}})
-        for name in ("resnet50", "densenet121", "mobilenet_v2", "shufflenet_v2_x1_0"):
-            model = getattr(torchvision.models, name)(weights=None)
-            export(model, (torch.zeros(1, 3, 224, 224),), os.path.join(out, f"{name}.onnx"), (["input"], ["output"]),
-                   {"input": {0: "batch"}, "output": {0: "batch"}})
+        for name in ("resnet50", "densenet121", "mobilenet_v2", "shufflenet_v2_x1_0", "squeezenet1_0",
+                     "mobilenet_v3_small"):
+            vision(out, name)
+        for name in ("googlenet", "inception_v3"):  # without the training-only auxiliary heads
+            vision(out, name, aux_logits=False, init_weights=False)
+    # With gradients on: under no_grad, torch 1.13's attention takes its fused inference path
+    # (aten::_native_multi_head_attention), which has no ONNX export.
+    with torch.enable_grad():
+        export(Decoder(), (torch.zeros(1, 64, dtype=torch.long), torch.zeros(1, 32, 256)),
+               os.path.join(out, "decoder-torch.onnx"), (["ids", "memory"], ["logits"]),
+               {"ids": {0: "batch", 1: "seq"}, "memory": {0: "batch", 1: "mem"}, "logits": {0: "batch", 1: "seq"}})
+        for name in ("vit_b_16", "swin_t"):
+            vision(out, name)
 
 
 if __name__ == "__main__":

@@ -67,6 +67,13 @@ static void test_corpus_check(void)
         {"torch/densenet121.onnx", "batch=1"},
         {"torch/mobilenet_v2.onnx", "batch=1"},
         {"torch/shufflenet_v2_x1_0.onnx", "batch=1"},
+        {"torch/googlenet.onnx", "batch=1"},
+        {"torch/squeezenet1_0.onnx", "batch=1"},
+        {"torch/mobilenet_v3_small.onnx", "batch=1"},
+        {"torch/inception_v3.onnx", "batch=1"},
+        {"torch/vit_b_16.onnx", "batch=1"},
+        {"torch/swin_t.onnx", "batch=1"},            /* ScatterND, Dropout (training mode, ratio 0) */
+        {"torch/decoder-torch.onnx", "batch=1,seq=64,mem=32"}, /* Trilu: the causal mask */
     };
     for (gsize k = 0; k < G_N_ELEMENTS(models); k++) {
         char *path = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "models", models[k][0], NULL);
