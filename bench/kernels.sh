@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # kernels.sh — the executor's time on GPT-2 small (seq 128) and resnet50, one thread: strategies (naive
 # vs bestfit vs greedy-size, all sharing) and sharing on/off — does sharing save time (copies avoided) as
-# well as bytes? — beside ONNX Runtime (npm onnxruntime-node, one intra-op thread) on the same files.
+# well as bytes? — beside ONNX Runtime (npm onnxruntime-node, one intra-op thread) on the same files;
+# then ours against ORT across the torch corpus (googlenet, squeezenet, mobilenet_v3_small, inception_v3,
+# vit_b_16, swin_t, a causal TransformerDecoder), each also checked bit for bit under poison.
 # Two measurements: each tool's own median per inference run (`sim --run --repeat N`, ORT timed around
 # session.run after a warm-up), and hyperfine over the whole commands in one run (load, plan and the runs
 # included) so their ratios come from the same conditions. Writes results/exec-timing.md.
@@ -83,6 +85,45 @@ for m in "${models[@]}"; do
     row+="| $(ms "$ort") | $(/usr/bin/python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2]):.2f}×')" "$ours" "$ort") |"
     echo "$row" >> "$out"
     hf_cmds+=("node bench/peers/ort-time.js $work/$name.onnx 1 1 ${ort_dims[*]}")
+    echo "kernels.sh: $name" >&2
+done
+# Across the models of issue 21: ours (greedy-size, all sharing) and ORT on the same filled file (the same
+# weights, so the same numbers flow), one thread, best of $rounds rounds' medians; and whether ours computes
+# bit for bit what the nothing-shared run computes, with poison.
+{
+    echo
+    echo "## Across models: ours (greedy-size, all sharing) and ONNX Runtime, one thread"
+    echo
+    echo "Both on the same file with the same filled weights; median ms per inference, best of $rounds rounds."
+    echo '*check*: `sim --run --check --poison` — the planned run equals the nothing-shared run bit for bit.'
+    echo
+    echo "| model | ours (ms) | ONNX Runtime (ms) | ours / ORT | check |"
+    echo "|---|---:|---:|---:|---|"
+} >> "$out"
+wide=("gpt2-small-seq128 torch/gpt2-torch.onnx batch=1,seq=128" "resnet50 torch/resnet50.onnx batch=1"
+      "googlenet torch/googlenet.onnx batch=1" "squeezenet torch/squeezenet1_0.onnx batch=1"
+      "mobilenet-v3-small torch/mobilenet_v3_small.onnx batch=1" "inception-v3 torch/inception_v3.onnx batch=1"
+      "vit-b-16 torch/vit_b_16.onnx batch=1" "swin-t torch/swin_t.onnx batch=1"
+      "decoder-causal torch/decoder-torch.onnx batch=1,seq=64,mem=32")
+for m in "${wide[@]}"; do
+    set -- $m
+    name=$1 file=graphs/models/$2 dims=$3
+    dim_args=() ort_dims=()
+    IFS=, read -r -a ds <<< "$dims"
+    for d in "${ds[@]}"; do dim_args+=(--dim "$d"); ort_dims+=("$d"); done
+    filled="$work/$name-filled.onnx"
+    /usr/bin/python3 bench/peers/fill_weights.py "$file" "$filled" 2> /dev/null
+    check=$(build/sim --graph "$filled" "${dim_args[@]}" --strategy greedy-size --transpose move --run --check --poison \
+            | grep -q 'bit for bit, with poison' && echo "bit for bit" || echo "DIFFERS")
+    ours="" ort=""
+    for round in $(seq "$rounds"); do
+        t=$(build/sim --graph "$filled" "${dim_args[@]}" --strategy greedy-size --transpose move --run --repeat "$repeat" \
+            | grep '^run ' | sed 's/.*median \([0-9.]*\) ms.*/\1/')
+        ours=$(/usr/bin/python3 -c "import sys; print(min(float(x) for x in sys.argv[1:] if x))" "$t" "$ours")
+        t=$(node bench/peers/ort-time.js "$filled" 1 "$repeat" "${ort_dims[@]}" | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['median_ms'])")
+        ort=$(/usr/bin/python3 -c "import sys; print(min(float(x) for x in sys.argv[1:] if x))" "$t" "$ort")
+    done
+    echo "| $name | $(ms "$ours") | $(ms "$ort") | $(/usr/bin/python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2]):.2f}×')" "$ours" "$ort") | $check |" >> "$out"
     echo "kernels.sh: $name" >&2
 done
 {

@@ -600,7 +600,7 @@ static void test_models_alias_sets(void)
         g_free(path);
         g_strfreev(f);
     }
-    g_assert_cmpuint(models, ==, 18);
+    g_assert_cmpuint(models, ==, 25);
     g_strfreev(lines);
     g_free(text);
     g_free(list);
