@@ -1,10 +1,8 @@
 /* place-best.c — every heuristic on the same problem, keeping the smallest arena (XLA's
  * ChooseBestHeapAlgorithm); the report names the one kept. Candidates are the registry's strategies
  * other than the baseline and portfolios (itself); exact search only on problems of at most --search-max
- * units. */
+ * units. --budget is the whole portfolio's: the time-bounded candidates share it (place_keep_smallest). */
 #include "plan/place.h"
-#include "plan/place.h"
-
 
 /* The candidates: everything but the baseline and portfolios (itself); exact search only when small. */
 static gboolean candidate(const PlaceStrategy *s, const PlaceProblem *p)

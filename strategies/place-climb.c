@@ -33,7 +33,7 @@ static gboolean climb_plan(const PlaceProblem *p, guint64 *offsets, char **detai
     gint64 deadline = g_get_monotonic_time() + (gint64)(p->options->budget_seconds * G_USEC_PER_SEC);
     guint steps = 0, improved = 0;
     const guint max_steps = p->options->climb_steps;
-    for (; steps < max_steps && g_get_monotonic_time() < deadline; steps++) {
+    for (; steps < max_steps && g_get_monotonic_time() < deadline && !place_stop_requested(p->options); steps++) {
         /* Move a random buffer ahead of a random earlier buffer it conflicts with. */
         guint i = (guint)g_rand_int_range(r, 1, (gint32)n);
         const PlaceUnit *x = &g_array_index(p->units, PlaceUnit, order[i]);

@@ -25,10 +25,38 @@
 #include <pthread.h>
 #include <string.h>
 
+/* One line of progress, at most once a second: the best arena so far, the bound it is chasing, the node
+ * rate. */
+static void progress(Search *s, gint64 now)
+{
+    const PlaceOptions *o = s->p->options;
+    if (!o->progress || now < s->next_progress)
+        return;
+    double elapsed = (double)(now - s->start) / G_USEC_PER_SEC;
+    double rate = (double)(s->nodes - s->nodes_at_last) / ((double)(now - s->next_progress) / G_USEC_PER_SEC + 1.0);
+    char *line = g_strdup_printf("search: %.1f s, best %" G_GUINT64_FORMAT " B, lower bound %" G_GUINT64_FORMAT
+                                 " B (gap %.2f%%), trying %" G_GUINT64_FORMAT " B, %" G_GUINT64_FORMAT " nodes, %.0f nodes/s",
+                                 elapsed, s->best, s->bound,
+                                 s->bound ? 100.0 * (double)(s->best - s->bound) / (double)s->bound : 0.0, s->target,
+                                 s->nodes, rate);
+    o->progress(line);
+    g_free(line);
+    s->nodes_at_last = s->nodes;
+    s->next_progress = now + G_USEC_PER_SEC;
+}
+
 static gboolean budget_left(Search *s)
 {
-    if ((s->max_nodes && s->nodes >= s->max_nodes) || ((s->nodes & 1023) == 0 && g_get_monotonic_time() > s->deadline))
+    if (s->max_nodes && s->nodes >= s->max_nodes)
         s->out_of_budget = TRUE;
+    else if ((s->nodes & 1023) == 0) {
+        gint64 now = g_get_monotonic_time();
+        if (now > s->deadline)
+            s->out_of_budget = TRUE;
+        if (place_stop_requested(s->p->options))
+            s->out_of_budget = s->interrupted = TRUE;
+        progress(s, now);
+    }
     return !s->out_of_budget;
 }
 
@@ -284,7 +312,8 @@ static TargetResult try_target(TargetRun *run, guint64 target, guint64 allowance
                 return TARGET_NONE; /* the whole space of placements: no use retrying */
             if (!s->out_of_budget)
                 coarse_done[ord] = TRUE;
-            if (g_get_monotonic_time() >= s->deadline || (run->budget_nodes && s->nodes >= run->budget_nodes)) {
+            if (g_get_monotonic_time() >= s->deadline || (run->budget_nodes && s->nodes >= run->budget_nodes) ||
+                s->interrupted) {
                 run->spent = TRUE;
                 return TARGET_UNKNOWN;
             }
@@ -449,7 +478,8 @@ static gboolean search_on_this_stack(const PlaceProblem *p, guint64 *offsets, ch
         return FALSE;
     guint64 lb = lower_bound(p);
     Search s = {.p = p, .steps = p->steps, .max_nodes = o->max_nodes,
-                .deadline = start + (gint64)(o->budget_seconds * G_USEC_PER_SEC)};
+                .deadline = start + (gint64)(o->budget_seconds * G_USEC_PER_SEC), .best = incumbent, .bound = lb,
+                .start = start, .next_progress = start + G_USEC_PER_SEC};
     s.h = g_new0(guint64, p->steps + 1);
     s.left = g_new0(guint64, p->steps + 1);
     s.left_first = g_new0(guint64, p->steps + 1);
@@ -507,7 +537,7 @@ static gboolean search_on_this_stack(const PlaceProblem *p, guint64 *offsets, ch
             if (r == TARGET_FOUND) {
                 guint64 arena = place_arena(p, s.offsets);
                 if (arena < incumbent) {
-                    incumbent = arena;
+                    incumbent = s.best = arena;
                     memcpy(offsets, s.offsets, n * sizeof(guint64));
                 }
                 hi = MIN(target, incumbent - MIN(align - 1, incumbent));
@@ -535,7 +565,8 @@ static gboolean search_on_this_stack(const PlaceProblem *p, guint64 *offsets, ch
     else
         *detail = g_strdup_printf("gap %.2f%% to the lower bound%s, %" G_GUINT64_FORMAT " nodes, %.2f s",
                                   lb ? 100.0 * (double)(incumbent - lb) / (double)lb : 0.0,
-                                  run.spent ? " (budget spent)" : "", s.nodes, seconds);
+                                  s.interrupted ? " (stopped by SIGINT)" : run.spent ? " (budget spent)" : "", s.nodes,
+                                  seconds);
     g_ptr_array_unref(parts);
     g_free(floor);
     g_free(s.h);

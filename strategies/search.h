@@ -36,6 +36,11 @@ typedef struct {
     guint64 nodes, max_nodes;
     gint64 deadline;
     gboolean out_of_budget;
+    gboolean interrupted;   /* options->stop was set */
+    /* progress (options->progress): what the search has, and when to say it next */
+    guint64 best, bound;
+    gint64 start, next_progress;
+    guint64 nodes_at_last;
 } Search;
 
 /* Checks after a change only look at the steps it can have affected: a window [lo, hi) of steps. */

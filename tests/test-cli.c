@@ -3,7 +3,9 @@
 #include "report/csv-table.h"
 #include "tests/testutil.h"
 
+#include <gio/gio.h>
 #include <json-glib/json-glib.h>
+#include <signal.h>
 #include <string.h>
 
 static char *gpt2_path(void) { return g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "gpt2.onnx", NULL); }
@@ -742,6 +744,48 @@ static void test_readme_examples(void)
     g_free(readme);
 }
 
+/* A long search reports progress on stderr when asked (--progress), and Ctrl-C (SIGINT) ends it early: the
+ * best plan so far is verified and reported, and the command succeeds. */
+static void test_search_progress_and_interrupt(void)
+{
+    char *trace = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "tests", "data", "search-deep.csv", NULL);
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--trace", trace, "--strategy", "search", "--budget", "1.5",
+                                                       "--progress", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    g_assert_true(g_str_has_prefix(r.err, "sim: search: "));
+    g_assert_nonnull(strstr(r.err, " s, best "));
+    g_assert_nonnull(strstr(r.err, " nodes/s\n"));
+    g_assert_nonnull(strstr(r.out, "(budget spent)"));
+    run_result_clear(&r);
+    /* Without --progress and with stderr not a terminal: nothing on stderr. */
+    r = test_run("SIM_BIN", (const char *[]){"--trace", trace, "--strategy", "search", "--budget", "1.1", NULL});
+    g_assert_cmpstr(r.err, ==, "");
+    run_result_clear(&r);
+    GError *error = NULL;
+    GSubprocess *p = g_subprocess_new(G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error,
+                                      g_getenv("SIM_BIN"), "--trace", trace, "--strategy", "search", "--budget", "600",
+                                      "--progress", NULL);
+    g_assert_no_error(error);
+    /* The first progress line says the search is under way (so SIGINT is caught): interrupt it then. */
+    GDataInputStream *lines = g_data_input_stream_new(g_subprocess_get_stderr_pipe(p));
+    char *first = g_data_input_stream_read_line(lines, NULL, NULL, &error);
+    g_assert_no_error(error);
+    g_assert_true(first && g_str_has_prefix(first, "sim: search: "));
+    g_free(first);
+    g_subprocess_send_signal(p, SIGINT);
+    char *out = NULL, *err = NULL;
+    g_assert_true(g_subprocess_communicate_utf8(p, NULL, NULL, &out, &err, &error));
+    g_assert_true(g_subprocess_get_if_exited(p));
+    g_assert_cmpint(g_subprocess_get_exit_status(p), ==, 0);
+    g_assert_nonnull(strstr(out, "(stopped by SIGINT)"));
+    g_assert_nonnull(strstr(out, "\nverified       yes\n"));
+    g_free(out);
+    g_free(err);
+    g_object_unref(lines);
+    g_object_unref(p);
+    g_free(trace);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -761,5 +805,6 @@ int main(int argc, char **argv)
     g_test_add_func("/cli/plot-timeline", test_plot_timeline);
     g_test_add_func("/cli/readme-examples", test_readme_examples);
     g_test_add_func("/cli/solution-out", test_solution_out);
+    g_test_add_func("/cli/search-progress-and-interrupt", test_search_progress_and_interrupt);
     return g_test_run();
 }

@@ -1,11 +1,13 @@
 /* options.c — the command line into one Job (job.h): GOption's table, then every check that needs no file
  * and every name resolved against the registry, so a usage error (exit 2) comes before any work. */
 #include "cli/cli-options.h"
+#include "cli/interrupt.h"
 #include "cli/job.h"
 #include "strategies/registry.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 /* What GOption fills; read once by resolve() and then dropped. */
 typedef struct {
@@ -15,6 +17,7 @@ typedef struct {
     char *strategy, *format, *weights, *io, *transpose, *alias, *order, *orders;
     gint64 order_budget, seed, search_max;
     gdouble order_seconds, budget;
+    gboolean progress;
     gint64 pad_last, align;
     gboolean info, allow_unknown_ops, list_ops, list, version, compare, map, ascii, wide, no_verify, strict_runtime, scratch;
     gboolean run, check, poison;
@@ -214,6 +217,9 @@ static int resolve_strategies(const RawOptions *o, Job *job)
         job->place.search_max = (guint)o->search_max;
     if (cli_strict_given(o->given, "seed"))
         job->place.seed = (guint32)o->seed;
+    job->place.stop = interrupt_flag();
+    if (o->progress || isatty(STDERR_FILENO))
+        job->place.progress = interrupt_print_progress;
     return -1;
 }
 
@@ -287,7 +293,11 @@ int job_from_args(Job *job, int argc, char **argv)
         {"order-seconds", 0, 0, G_OPTION_ARG_DOUBLE, &o.order_seconds,
          "Seconds the optimal order may run before it gives up (default 10)", "S"},
         {"list", 'l', 0, G_OPTION_ARG_NONE, &o.list, "List the strategies with a one-line summary each", NULL},
-        {"budget", 0, 0, G_OPTION_ARG_DOUBLE, &o.budget, "Seconds search and climb may take (default 10)", "S"},
+        {"budget", 0, 0, G_OPTION_ARG_DOUBLE, &o.budget,
+         "Seconds search and climb may take, best in all (default 10); Ctrl-C ends a search early with its best plan", "S"},
+        {"progress", 0, 0, G_OPTION_ARG_NONE, &o.progress,
+         "A line a second on stderr from a long search: best arena, lower bound, nodes/s (always when stderr is a terminal)",
+         NULL},
         {"seed", 0, 0, G_OPTION_ARG_INT64, &o.seed, "Seed of climb's random choices (default 1)", "N"},
         {"search-max", 0, 0, G_OPTION_ARG_INT64, &o.search_max,
          "best runs search on problems of at most N buffers (default 1000)", "N"},

@@ -3,6 +3,7 @@
  * under every order), the verifier, the report, --run, and the files asked for. Each stage marks its
  * phase (--phases). */
 #include "cli/job.h"
+#include "cli/interrupt.h"
 #include "cli/outputs.h"
 #include "cli/phases.h"
 #include "cli/run.h"
@@ -73,7 +74,9 @@ static Trace *graph_trace(Job *job, GError **error)
 static Plan *plan_one(const Job *job, const PlaceStrategy *s, const Trace *t, guint64 naive, ReportRow *row,
                       GError **error)
 {
+    interrupt_catch(); /* Ctrl-C while planning: the search stops with its best plan */
     Plan *plan = place_run_with(s, t, &job->place, error);
+    interrupt_release();
     phases_mark("place");
     if (!plan)
         return NULL;

@@ -306,11 +306,27 @@ gboolean place_keep_smallest(const PlaceProblem *p, gboolean (*take)(const Place
     }
     guint n = p->units->len;
     guint64 *trial = g_new(guint64, n + 1);
+    /* One budget for the whole portfolio: the strategies that run until their budget (improvers, exact
+     * search) share what is left when each starts, split evenly among those still to come, so a portfolio
+     * ends within its budget as each of them does within its own (time a strategy leaves unused passes on). */
+    gint64 deadline = g_get_monotonic_time() + (gint64)(p->options->budget_seconds * G_USEC_PER_SEC);
+    guint timed_left = 0;
+    for (guint k = 0; portfolio[k]; k++)
+        timed_left += take(portfolio[k], p) && (portfolio[k]->role == ROLE_IMPROVER || portfolio[k]->role == ROLE_EXACT);
     for (guint k = 0; portfolio[k]; k++) {
         if (!take(portfolio[k], p))
             continue;
+        PlaceOptions share = *p->options;
+        PlaceProblem sub = *p;
+        if (portfolio[k]->role == ROLE_IMPROVER || portfolio[k]->role == ROLE_EXACT) {
+            gint64 left = deadline - g_get_monotonic_time();
+            share.budget_seconds = (double)MAX(left, 0) / G_USEC_PER_SEC / timed_left--;
+            sub.options = &share;
+            if (left <= 0 || place_stop_requested(p->options))
+                continue; /* the heuristics ran; nothing left for this one, or told to stop */
+        }
         char *ignored = NULL;
-        if (!place_problem(portfolio[k], p, trial, &ignored, error)) {
+        if (!place_problem(portfolio[k], &sub, trial, &ignored, error)) {
             g_free(trial);
             return FALSE;
         }

@@ -11,6 +11,8 @@
 
 #include "trace/trace.h"
 
+#include <signal.h>
+
 typedef struct {
     guint64 size, align;
     guint first, last;
@@ -28,7 +30,15 @@ typedef struct {
      * normally the registry's place_registry; NULL: none, and those strategies refuse to run. The plan room
      * cannot name the registry (it sits above), so whoever runs them hands it down. */
     const struct PlaceStrategy *const *portfolio;
+    /* Set to nonzero from outside (a SIGINT handler) to stop the time-bounded strategies now: they end as
+     * at the end of their budget, with the best plan found so far. NULL: never. */
+    const volatile sig_atomic_t *stop;
+    /* Called about once a second by a long search with one line of progress (no newline); NULL: silent. */
+    void (*progress)(const char *line);
 } PlaceOptions;
+
+/* Whether the options ask the time-bounded strategies to stop now. */
+static inline gboolean place_stop_requested(const PlaceOptions *o) { return o && o->stop && *o->stop; }
 
 #define PLACE_OPTIONS_DEFAULTS                                                                                 \
     {.budget_seconds = 10, .max_nodes = 0, .seed = 1, .climb_steps = 2000, .search_max = 1000, .portfolio = NULL}
