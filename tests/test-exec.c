@@ -559,6 +559,25 @@ static void test_conv_paths(void)
     }
 }
 
+/* A Relu or Clip writing in place over a Conv's output runs inside the Conv (nothing in the plan moves): the
+ * report says how many, and the outputs are the nothing-shared run's (which folds nothing) bit for bit. */
+static void test_fused_activations(void)
+{
+    char *path = graph_path("unet");
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--transpose", "move", "--run", "--check",
+                                                       "--poison", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "\nfused          4 Relu/Clip steps run inside the Conv before them (in place on its output)\n");
+    assert_contains(r.out, "equal the reference run (nothing shared) bit for bit, with poison");
+    run_result_clear(&r);
+    /* Without in-place sharing nothing is folded. */
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--transpose", "move", "--alias", "none", "--run", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    g_assert_null(strstr(r.out, "\nfused "));
+    run_result_clear(&r);
+    g_free(path);
+}
+
 static void test_usage_and_profile(void)
 {
     char *path = graph_path("unet");
@@ -643,6 +662,7 @@ int main(int argc, char **argv)
     g_test_add_func("/exec/einsum-forms", test_einsum_forms);
     g_test_add_func("/exec/matmul-batches", test_matmul_batches);
     g_test_add_func("/exec/conv-paths", test_conv_paths);
+    g_test_add_func("/exec/fused-activations", test_fused_activations);
     g_test_add_func("/exec/seed-transpose-view", test_seed_transpose_view);
     g_test_add_func("/exec/usage-and-profile", test_usage_and_profile);
     return g_test_run();

@@ -26,6 +26,9 @@ struct Executor {
     gboolean *view_of_input; /* per tensor id: a noop view of a tensor outside the arena, bound when it runs */
     GPtrArray **dying;     /* per step: trace buffer ids whose last step it is (poisoned after it) */
     double *seconds;       /* per step */
+    KernelEpilogue *epilogue; /* per step: the next step's Relu/Clip folded into this one (fold_epilogues) */
+    float *epilogue_lo, *epilogue_hi;
+    gboolean *folded;      /* per step: folded into the step before; does not run */
     guint random_weights;
 };
 
@@ -243,6 +246,60 @@ static gboolean bind(Executor *e, const AliasMap *m, GError **error)
     return ok;
 }
 
+/* A plan-time value of Clip's bound k (an omitted input: no bound), or FALSE when not known before running. */
+static gboolean clip_bound(const Node *clip, guint k, float unbounded, float *out)
+{
+    const Tensor *t = node_input(clip, k);
+    *out = unbounded;
+    if (!t)
+        return TRUE;
+    if (!t->value || t->value->n != 1)
+        return FALSE;
+    *out = (float)value_get_f(t->value, 0);
+    return TRUE;
+}
+
+/* Conv followed at once (Constant steps between them do nothing at run time) by a Relu or Clip that writes
+ * over the Conv's output in place (the in-place rule
+ * put them on the same bytes, and the Conv's output has no other reader): the activation is applied by
+ * the Conv's kernel as it writes, and the Relu/Clip step does not run. Nothing in the plan changes — the
+ * same bytes hold the same values after the pair — so this is fusion that does not move a lifetime. */
+static void fold_epilogues(Executor *e)
+{
+    guint steps = e->schedule->len;
+    e->epilogue = g_new0(KernelEpilogue, steps + 1);
+    e->epilogue_lo = g_new0(float, steps + 1);
+    e->epilogue_hi = g_new0(float, steps + 1);
+    e->folded = g_new0(gboolean, steps + 1);
+    for (guint s = 0; s + 1 < steps; s++) {
+        guint next = s + 1;
+        while (next + 1 < steps && ((const Node *)e->schedule->pdata[next])->op &&
+               ((const Node *)e->schedule->pdata[next])->op->plan_constant)
+            next++;
+        const Node *n = e->schedule->pdata[s], *act = e->schedule->pdata[next];
+        if (!n->op || !n->op->epilogue || !act->op || e->folded[s])
+            continue;
+        const Tensor *y = node_output(n, 0), *z = node_output(act, 0);
+        if (!y || node_input(act, 0) != y || !z || y->consumers->len != 1 || y->is_graph_output || !tensor_is_value(y) ||
+            !tensor_is_value(z))
+            continue;
+        const ExecTensor *ey = &e->tensors[y->id], *ez = &e->tensors[z->id];
+        if (!ey->data || ey->data != ez->data || ey->dtype != DT_FLOAT || ez->dtype != DT_FLOAT)
+            continue;
+        float lo = -INFINITY, hi = INFINITY;
+        if (act->op->unary_f == kernel_relu_f)
+            e->epilogue[s] = EPILOGUE_RELU;
+        else if (act->op->kernel == kernel_clip && e->opset >= 11 && clip_bound(act, 1, -INFINITY, &lo) &&
+                 clip_bound(act, 2, INFINITY, &hi))
+            e->epilogue[s] = EPILOGUE_CLIP;
+        else
+            continue;
+        e->epilogue_lo[s] = lo;
+        e->epilogue_hi[s] = hi;
+        e->folded[next] = TRUE;
+    }
+}
+
 Executor *executor_new(const Model *m, const GPtrArray *schedule, const AliasMap *aliases, const Trace *t,
                        const Plan *plan, GError **error)
 {
@@ -288,7 +345,16 @@ Executor *executor_new(const Model *m, const GPtrArray *schedule, const AliasMap
         executor_free(e);
         return NULL;
     }
+    fold_epilogues(e);
     return e;
+}
+
+guint executor_folded_steps(const Executor *e)
+{
+    guint count = 0;
+    for (guint s = 0; s < e->schedule->len; s++)
+        count += e->folded[s];
+    return count;
 }
 
 gboolean executor_set_input(Executor *e, const char *name, const TensorData *d, GError **error)
@@ -374,13 +440,16 @@ gboolean executor_run(Executor *e, gboolean poison, GError **error)
             g_ptr_array_add(out, y && tensor_is_value(y) ? &e->tensors[y->id] : NULL);
         }
         const Tensor *y0 = node_output(n, 0);
-        if (n->op->plan_constant || (y0 && e->view_of_input[y0->id])) {
-            /* bound already: a Constant's value, or a view pointing at the bytes it views */
+        if (n->op->plan_constant || (y0 && e->view_of_input[y0->id]) || e->folded[s]) {
+            /* bound already: a Constant's value, or a view pointing at the bytes it views; or done by the
+             * step before (fold_epilogues) */
         } else if (!n->op->kernel) {
             write_folded(e, n);
         } else {
             KernelCall call = {.node = n, .opset = e->opset, .n_in = in->len, .n_out = out->len,
-                               .in = (ExecTensor *const *)in->pdata, .out = (ExecTensor *const *)out->pdata};
+                               .in = (ExecTensor *const *)in->pdata, .out = (ExecTensor *const *)out->pdata,
+                               .epilogue = e->epilogue[s], .epilogue_lo = e->epilogue_lo[s],
+                               .epilogue_hi = e->epilogue_hi[s]};
             ok = n->op->kernel(&call, error);
         }
         if (ok && poison && e->dying[s])
@@ -421,6 +490,10 @@ void executor_free(Executor *e)
         if (e->dying[s])
             g_ptr_array_unref(e->dying[s]);
     g_free(e->dying);
+    g_free(e->epilogue);
+    g_free(e->epilogue_lo);
+    g_free(e->epilogue_hi);
+    g_free(e->folded);
     g_free(e->arena);
     g_free(e->tensors);
     g_free(e->own);

@@ -19,12 +19,20 @@ typedef struct {
     gsize count;       /* elements */
 } ExecTensor;
 
+/* An elementwise op folded into the kernel that produces its input (KernelCall.epilogue). */
+typedef enum { EPILOGUE_NONE, EPILOGUE_RELU, EPILOGUE_CLIP } KernelEpilogue;
+
 typedef struct KernelCall {
     const Node *node;
     gint64 opset;
     guint n_in, n_out;
     ExecTensor *const *in;  /* NULL entries: omitted optional inputs */
     ExecTensor *const *out; /* NULL entries: omitted optional outputs */
+    /* A following Relu or Clip (to [lo, hi]) the executor folded into this call (OpInfo.epilogue rows only):
+     * applied to output 0 as it is written, exactly as the op's own kernel would (kernel_epilogue). The
+     * folded node does not run. */
+    KernelEpilogue epilogue;
+    float epilogue_lo, epilogue_hi;
 } KernelCall;
 
 typedef gboolean (*KernelFn)(const KernelCall *c, GError **error);
@@ -35,6 +43,14 @@ typedef enum { ARITH_NONE, ARITH_ADD, ARITH_SUB, ARITH_MUL, ARITH_DIV, ARITH_POW
 float kernel_fast_tanh(float x);
 float kernel_relu_f(float x);
 float kernel_sigmoid_f(float x);
+
+/* x after the call's epilogue: Relu as kernel_relu_f, Clip as kernel_clip (NaN stays NaN), else x. */
+static inline float kernel_epilogue(const struct KernelCall *c, float x)
+{
+    return c->epilogue == EPILOGUE_RELU ? (x > 0.0f ? x : 0.0f)
+           : c->epilogue == EPILOGUE_CLIP ? (x < c->epilogue_lo ? c->epilogue_lo : x > c->epilogue_hi ? c->epilogue_hi : x)
+                                          : x;
+}
 
 /* Input/output k, or NULL when absent. */
 const ExecTensor *kernel_in(const KernelCall *c, guint k);

@@ -183,7 +183,7 @@ static const OpInfo op_rows[] = {
     OP("Gemm", OP_COMPUTE, 2, 3, 1, 1, infer_gemm, kernel_gemm),
     OP("Einsum", OP_COMPUTE, 1, -1, 1, 1, infer_einsum, kernel_einsum),
     {.name = "Conv", .op_class = OP_COMPUTE, .min_inputs = 2, .max_inputs = 3, .min_outputs = 1, .max_outputs = 1,
-     .infer = infer_conv, .scratch = conv_im2col_scratch, .kernel = kernel_conv},
+     .infer = infer_conv, .scratch = conv_im2col_scratch, .kernel = kernel_conv, .epilogue = TRUE},
     OP("ConvTranspose", OP_COMPUTE, 2, 3, 1, 1, infer_conv_transpose, kernel_conv_transpose),
     OP("MaxPool", OP_COMPUTE, 1, 1, 1, 2, infer_pool, kernel_pool),
     OP("AveragePool", OP_COMPUTE, 1, 1, 1, 1, infer_pool, kernel_pool),

@@ -42,6 +42,7 @@ typedef struct OpInfo {
     KernelFn kernel;              /* the executor's kernel (sim/kernels/), or NULL: the op cannot run */
     float (*unary_f)(float);      /* float32 form of unary, for the kernel's fast path, or NULL */
     KernelArith arith;            /* binary ops the kernel computes inline on floats (ARITH_NONE: through binary) */
+    gboolean epilogue;            /* the kernel can clamp its output as it writes it (KernelCall.epilogue) */
 } OpInfo;
 
 /* The row for (domain, op_type); NULL when the op is not in the table. "" and "ai.onnx" are the

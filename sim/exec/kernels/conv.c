@@ -118,6 +118,27 @@ static void depthwise_plane(const Window *w, const float *in, const float *k, fl
         }
 }
 
+/* row[k] = epilogue(row[k] + *b) (without the add when b is NULL: -0 + 0 would turn -0 into +0), one loop
+ * per case so each vectorises; the values are the unfused ops' to the bit. */
+static void add_then_epilogue(const KernelCall *c, float *row, gint64 n, const float *b)
+{
+    float add = b ? *b : 0.0f;
+    if (c->epilogue == EPILOGUE_RELU && b)
+        for (gint64 k = 0; k < n; k++) {
+            float v = row[k] + add;
+            row[k] = v > 0.0f ? v : 0.0f;
+        }
+    else if (c->epilogue == EPILOGUE_RELU)
+        for (gint64 k = 0; k < n; k++)
+            row[k] = row[k] > 0.0f ? row[k] : 0.0f;
+    else if (c->epilogue == EPILOGUE_CLIP)
+        for (gint64 k = 0; k < n; k++)
+            row[k] = kernel_epilogue(c, b ? row[k] + add : row[k]);
+    else if (b)
+        for (gint64 k = 0; k < n; k++)
+            row[k] += add;
+}
+
 gboolean kernel_conv(const KernelCall *c, GError **error)
 {
     const ExecTensor *x = kernel_in(c, 0), *wt = kernel_in(c, 1), *bias = kernel_in(c, 2);
@@ -137,6 +158,8 @@ gboolean kernel_conv(const KernelCall *c, GError **error)
             for (gint64 ch = 0; ch < m; ch++)
                 depthwise_plane(&w, px + (n * w.c + ch) * w.h * w.w, pw + ch * w.kh * w.kw, pb ? pb[ch] : 0.0f,
                                 py + (n * m + ch) * cols);
+        if (c->epilogue)
+            add_then_epilogue(c, py, (gint64)y->count, NULL);
         return TRUE;
     }
     /* A 1x1 window at stride 1 without padding reads the input planes as they are: no im2col. */
@@ -151,12 +174,9 @@ gboolean kernel_conv(const KernelCall *c, GError **error)
             float *out = py + ((n * m) + g * mg) * cols;
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)mg, (int)cols, (int)rows, 1.0f,
                         pw + g * mg * rows, (int)rows, pointwise ? planes : col, (int)cols, 0.0f, out, (int)cols);
-            if (pb)
-                for (gint64 oc = 0; oc < mg; oc++) {
-                    float b = pb[g * mg + oc];
-                    for (gint64 k = 0; k < cols; k++)
-                        out[oc * cols + k] += b;
-                }
+            /* bias and a folded Relu/Clip in one pass over the group's output */
+            for (gint64 oc = 0; (pb || c->epilogue) && oc < mg; oc++)
+                add_then_epilogue(c, out + oc * cols, cols, pb ? pb + g * mg + oc : NULL);
         }
     }
     g_free(col);
