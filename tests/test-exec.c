@@ -10,6 +10,7 @@
 #include "plan/verify.h"
 
 #include <glib/gstdio.h>
+#include <math.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -514,6 +515,41 @@ static void test_matmul_batches(void)
     }
 }
 
+/* The kernels' float exp, erf, tanh and sigmoid (exec/kernels/approx.h) against double precision, on a fine
+ * grid: the error bounds their comments state, and the edges (infinities, NaN, underflow to 0). */
+static void test_approx(void)
+{
+    double exp_rel = 0, erf_abs = 0, erf_rel = 0, tanh_rel = 0, sigmoid_rel = 0;
+    for (double x = -87.0; x <= 88.5; x += 3e-4) {
+        double e = exp((double)(float)x);
+        exp_rel = MAX(exp_rel, fabs(kernel_exp_f((float)x) - e) / e);
+    }
+    for (double x = -12.0; x <= 12.0; x += 3e-5) {
+        float f = (float)x;
+        double e = erf((double)f), t = tanh((double)f), s = 1.0 / (1.0 + exp(-(double)f));
+        erf_abs = MAX(erf_abs, fabs(kernel_erf_f(f) - e));
+        if (e != 0)
+            erf_rel = MAX(erf_rel, fabs(kernel_erf_f(f) - e) / fabs(e));
+        if (t != 0)
+            tanh_rel = MAX(tanh_rel, fabs(kernel_fast_tanh(f) - t) / fabs(t));
+        sigmoid_rel = MAX(sigmoid_rel, fabs(kernel_sigmoid_f(f) - s) / s);
+    }
+    g_test_message("worst errors: exp %.3g rel, erf %.3g abs %.3g rel, tanh %.3g rel, sigmoid %.3g rel", exp_rel,
+                   erf_abs, erf_rel, tanh_rel, sigmoid_rel);
+    g_assert_cmpfloat(exp_rel, <, 1e-7);
+    g_assert_cmpfloat(erf_abs, <, 4e-7);
+    g_assert_cmpfloat(erf_rel, <, 1e-6);
+    g_assert_cmpfloat(tanh_rel, <, 2e-6);
+    g_assert_cmpfloat(sigmoid_rel, <, 2e-7);
+    g_assert_cmpfloat(kernel_exp_f(-INFINITY), ==, 0.0f);
+    g_assert_cmpfloat(kernel_exp_f(-100.0f), ==, 0.0f);
+    g_assert_true(isinf(kernel_exp_f(INFINITY)) && isinf(kernel_exp_f(100.0f)));
+    g_assert_true(isnan(kernel_exp_f(NAN)) && isnan(kernel_erf_f(NAN)));
+    g_assert_cmpfloat(kernel_erf_f(INFINITY), ==, 1.0f);
+    g_assert_cmpfloat(kernel_erf_f(-INFINITY), ==, -1.0f);
+    g_assert_cmpfloat(kernel_erf_f(1e-30f), >, 0.0f);
+}
+
 /* Conv's paths — im2col + sgemm (padding, strides, dilation, groups), 1x1 without im2col, depthwise summed
  * directly — against the definition, summed here in double over small integers (so exactly equal). */
 static void test_conv_paths(void)
@@ -662,6 +698,7 @@ int main(int argc, char **argv)
     g_test_add_func("/exec/einsum-forms", test_einsum_forms);
     g_test_add_func("/exec/matmul-batches", test_matmul_batches);
     g_test_add_func("/exec/conv-paths", test_conv_paths);
+    g_test_add_func("/exec/approx", test_approx);
     g_test_add_func("/exec/fused-activations", test_fused_activations);
     g_test_add_func("/exec/seed-transpose-view", test_seed_transpose_view);
     g_test_add_func("/exec/usage-and-profile", test_usage_and_profile);

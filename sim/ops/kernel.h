@@ -43,6 +43,9 @@ typedef enum { ARITH_NONE, ARITH_ADD, ARITH_SUB, ARITH_MUL, ARITH_DIV, ARITH_POW
 float kernel_fast_tanh(float x);
 float kernel_relu_f(float x);
 float kernel_sigmoid_f(float x);
+/* exp and erf in float, vectorisable (exec/kernels/approx.h: relative error below 1e-7 and 1e-6). */
+float kernel_exp_f(float x);
+float kernel_erf_f(float x);
 
 /* x after the call's epilogue: Relu as kernel_relu_f, Clip as kernel_clip (NaN stays NaN), else x. */
 static inline float kernel_epilogue(const struct KernelCall *c, float x)

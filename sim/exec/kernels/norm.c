@@ -3,6 +3,7 @@
  * the reductions. All float32, accumulating in double. Normalisation may run in place (in-place sharing
  * treats these ops as elementwise): each row's statistics are taken before it is written, and LRN, which
  * reads neighbouring channels, reads from a copy when it shares its input's bytes. */
+#include "exec/kernels/approx.h"
 #include "ops/kernel.h"
 #include "ops/ops.h"
 
@@ -152,11 +153,17 @@ gboolean kernel_softmax(const KernelCall *c, GError **error)
             for (gint64 j = 0; j < len; j++)
                 top = MAX(top, px[base + j * inner]);
             double sum = 0;
-            for (gint64 j = 0; j < len; j++) { /* exponentials once, kept in the output (in place is fine) */
-                float v = expf(px[base + j * inner] - top);
-                if (!log_form)
-                    py[base + j * inner] = v;
-                sum += v;
+            if (inner == 1 && !log_form) { /* a contiguous row: four exponentials at a time, kept in the output */
+                approx_exp_array(px + base, py + base, (size_t)len, top);
+                for (gint64 j = 0; j < len; j++)
+                    sum += py[base + j];
+            } else {
+                for (gint64 j = 0; j < len; j++) { /* exponentials once, kept in the output (in place is fine) */
+                    float v = approx_exp(px[base + j * inner] - top);
+                    if (!log_form)
+                        py[base + j * inner] = v;
+                    sum += v;
+                }
             }
             float inv = (float)(1.0 / sum), log_sum = (float)log(sum);
             for (gint64 j = 0; j < len; j++)
