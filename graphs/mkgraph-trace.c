@@ -1,5 +1,6 @@
-/* mkgraph-trace.c — `mkgraph trace`: a random trace, or with --perfect 1 a perfect instance whose optimum is
- * known (sim/tracegen.c), written as a trace file — our text
+/* mkgraph-trace.c — `mkgraph trace`: a random trace, with --perfect 1 a perfect instance whose optimum is
+ * known, or with --staggered 1 a hard one like real accelerator traces (graphs/tracegen.c), written as a
+ * trace file — our text
  * format, or MiniMalloc CSV when the output ends in .csv — for planning benchmarks and for replaying
  * in other tools. */
 #include "graphs/mkgraph.h"
@@ -16,6 +17,9 @@ static const MkParam trace_params[] = {
     {"time", "1048576", "perfect: the rectangle's time extent (steps = time / quantum)"},
     {"quantum", "1024", "perfect: cuts fall on multiples of this"},
     {"drop", "0", "perfect: percent of the rectangles dropped"},
+    {"staggered", "0", "1: a hard instance like real accelerator traces (few power-of-two sizes, staggered lifetimes)"},
+    {"capacity", "0", "staggered: each section peaks at most here (0: a round 85% of its natural peak)"},
+    {"sections", "3", "staggered: separate peak sections"},
     {NULL, NULL, NULL},
 };
 
@@ -26,8 +30,19 @@ static Trace *build_trace(const MkParams *p, GError **error)
            max = mk_int(p, "max-size", error), align = mk_int(p, "align", error);
     gint64 perfect = mk_int(p, "perfect", error), width = mk_int(p, "width", error), time = mk_int(p, "time", error),
            quantum = mk_int(p, "quantum", error), drop = mk_int(p, "drop", error);
+    gint64 staggered = mk_int(p, "staggered", error), capacity = mk_int(p, "capacity", error),
+           sections = mk_int(p, "sections", error);
     if (*error)
         return NULL;
+    if (staggered) {
+        if (buffers < 1 || buffers > 10000000 || (capacity && capacity < 65536) || capacity > ((gint64)1 << 40) || sections < 1 ||
+            sections > 1000) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "staggered traces need 1 <= buffers <= 1e7, capacity 0 or "
+                        "from 64 KiB to 1 TiB, 1 to 1000 sections");
+            return NULL;
+        }
+        return trace_staggered((guint)buffers, (guint32)seed, (guint64)capacity, (guint)sections);
+    }
     if (perfect) {
         if (quantum < 1 || width < quantum || time < quantum || time / quantum > (1 << 24) || drop > 99) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "perfect traces need quantum <= width, time; time / quantum "

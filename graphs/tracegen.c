@@ -87,3 +87,79 @@ Trace *trace_perfect(guint buffers, guint32 seed, guint64 width, guint64 time, g
     g_rand_free(r);
     return t;
 }
+
+/* One staggered instance; *lowest_peak receives the smallest of the sections' peak live bytes. */
+static Trace *staggered(guint buffers, guint32 seed, guint64 capacity, guint sections, guint64 *lowest_peak)
+{
+    GRand *r = g_rand_new_with_seed(seed);
+    sections = MAX(sections, 1);
+    /* A few sizes: four of the powers of two from 1 to 64 KiB, each with its own weight. */
+    guint64 sizes[4];
+    double weight[4], total = 0;
+    guint picked = 0;
+    while (picked < 4) {
+        guint64 s = (guint64)1024 << g_rand_int_range(r, 0, 7);
+        gboolean seen = FALSE;
+        for (guint k = 0; k < picked; k++)
+            seen = seen || sizes[k] == s;
+        if (seen)
+            continue;
+        sizes[picked] = s;
+        weight[picked] = 0.2 + g_rand_double(r);
+        total += weight[picked++];
+    }
+    guint per_section = MAX(buffers / sections, 1), length = MAX(per_section / 2, 16), gap = 2;
+    guint steps = sections * (length + gap);
+    guint64 *live = g_new0(guint64, steps + 1);
+    Trace *t = trace_new("staggered");
+    guint made = 0;
+    for (guint s = 0; s < sections && made < buffers; s++) {
+        guint lo = s * (length + gap), hi = lo + length - 1; /* the section's steps [lo, hi] */
+        guint want = s + 1 == sections ? buffers - made : per_section, fails = 0, added = 0;
+        while (added < want && fails < 200) {
+            double pick = g_rand_double(r) * total;
+            guint k = 0;
+            while (k < 3 && pick >= weight[k])
+                pick -= weight[k++];
+            guint first = (guint)g_rand_int_range(r, (gint32)lo, (gint32)hi + 1);
+            guint span = 1 + (guint)floor(-log(1.0 - g_rand_double(r)) * length / 3.0); /* staggered, overlapping */
+            guint last = MIN(first + span, hi);
+            guint64 peak = 0;
+            for (guint x = first; x <= last; x++)
+                peak = MAX(peak, live[x]);
+            if (peak + sizes[k] > capacity) { /* the section is full here: its peak stays at the capacity */
+                fails++;
+                continue;
+            }
+            for (guint x = first; x <= last; x++)
+                live[x] += sizes[k];
+            char name[32];
+            g_snprintf(name, sizeof name, "b%u", made);
+            trace_add(t, name, sizes[k], 1, first, last);
+            made++;
+            added++;
+            fails = 0;
+        }
+    }
+    t->steps = steps;
+    *lowest_peak = G_MAXUINT64;
+    for (guint s = 0; s < sections; s++) {
+        guint64 peak = 0;
+        for (guint x = s * (length + gap); x < (s + 1) * (length + gap); x++)
+            peak = MAX(peak, live[x]);
+        *lowest_peak = MIN(*lowest_peak, peak);
+    }
+    g_free(live);
+    g_rand_free(r);
+    return t;
+}
+
+Trace *trace_staggered(guint buffers, guint32 seed, guint64 capacity, guint sections)
+{
+    guint64 lowest;
+    if (!capacity) { /* a round capacity every section reaches: 85% of the lowest natural peak, in 64 KiB */
+        trace_free(staggered(buffers, seed, G_MAXUINT64, sections, &lowest));
+        capacity = MAX(lowest / 100 * 85 / 65536 * 65536, 65536);
+    }
+    return staggered(buffers, seed, capacity, sections, &lowest);
+}

@@ -23,4 +23,13 @@ Trace *trace_random(const TraceGenOptions *o);
  * `drop_percent` of the rectangles removed it is at most that. Alignment 1. */
 Trace *trace_perfect(guint buffers, guint32 seed, guint64 width, guint64 time, guint64 quantum, guint drop_percent);
 
+/* Staggered: an instance like the traces of production accelerators that make exact placement hard, not a
+ * guillotine cut. `buffers` buffers of four sizes (powers of two from 1 to 64 KiB, chosen and weighted by
+ * the seed) with overlapping, staggered lifetimes in `sections` separate stretches of time; a buffer that
+ * would push a section's live bytes over `capacity` goes elsewhere (so each section peaks at or just
+ * under a round capacity: several peak sections, the lower bound near the capacity). capacity 0: 85% of
+ * the sections' lowest peak without a cap, rounded down to 64 KiB. Fewer buffers than asked when the
+ * sections fill up first. Alignment 1. */
+Trace *trace_staggered(guint buffers, guint32 seed, guint64 capacity, guint sections);
+
 #endif

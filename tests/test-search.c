@@ -5,6 +5,7 @@
  * apart; it stops at its node budget (a counter, not the clock);
  * `climb` never ends above its greedy start and is deterministic for a seed. */
 #include "strategies/registry.h"
+#include "graphs/tracegen.h"
 #include "tests/testutil.h"
 #include "plan/verify.h"
 
@@ -163,6 +164,29 @@ static void test_tiny_traces_against_brute_force(void)
     g_assert_cmpuint(above, >, 0); /* the cases where the search must do more than reach the bound */
 }
 
+/* The staggered family (mkgraph trace --staggered 1: few power-of-two sizes, staggered lifetimes, sections
+ * filled to a round capacity) small enough for the brute force: the search's optimum is the true one,
+ * proven, on 300 of them. */
+static void test_tiny_staggered_against_brute_force(void)
+{
+    guint above = 0;
+    PlaceOptions o = test_place_options;
+    o.max_nodes = 1000000;
+    for (guint seed = 1; seed <= 300; seed++) {
+        Trace *t = trace_staggered(6 + seed % 3, seed, 0, 1 + seed % 2);
+        g_assert_cmpuint(trace_count(t), <=, 8);
+        guint64 best = brute_optimum(t);
+        Plan *p = run("search", t, &o);
+        if (p->arena != best || !strstr(p->detail, "optimal (proven"))
+            g_error("staggered seed %u: search %" G_GUINT64_FORMAT " B (%s), brute force %" G_GUINT64_FORMAT " B", seed,
+                    p->arena, p->detail, best);
+        above += best > trace_lower_bound(t);
+        plan_free(p);
+        trace_free(t);
+    }
+    g_test_message("search equals brute force on 300 tiny staggered traces, %u of them above the lower bound", above);
+}
+
 static guint64 nodes_of(const Plan *p)
 {
     const char *at = strstr(p->detail, " nodes, ");
@@ -225,6 +249,7 @@ int main(int argc, char **argv)
     g_test_add_func("/search/deep-raises", test_deep_raises);
     g_test_add_func("/search/budget", test_budget);
     g_test_add_func("/search/brute-force", test_tiny_traces_against_brute_force);
+    g_test_add_func("/search/brute-force-staggered", test_tiny_staggered_against_brute_force);
     g_test_add_func("/search/targets-on-the-grain", test_targets_on_the_grain);
     g_test_add_func("/search/climb", test_climb);
     return g_test_run();
