@@ -168,6 +168,36 @@ static void test_seed_transpose_view(void)
     g_free(path);
 }
 
+/* A model planned with all sharing and greedy-size, and an executor bound to the plan (NULL, with the error
+ * set, when the executor refuses it). */
+typedef struct {
+    AliasMap *aliases;
+    Trace *t;
+    Plan *plan;
+    Executor *e;
+} Planned;
+
+static Planned plan_and_bind(const Model *m, GError **error)
+{
+    const Graph *g = m->graph;
+    LayoutOptions layout = LAYOUT_DEFAULTS;
+    Planned r = {.aliases = alias_map_new(g, g->order, &layout, NULL, NULL, error)};
+    g_assert_true(r.aliases && alias_apply_list(r.aliases, "all", error));
+    r.t = trace_from_alias_map(r.aliases, NULL, error);
+    r.plan = r.t ? place_run(place_strategy_find("greedy-size"), r.t, error) : NULL;
+    g_assert_nonnull(r.plan);
+    r.e = executor_new(m, g->order, r.aliases, r.t, r.plan, error);
+    return r;
+}
+
+static void planned_clear(Planned *r)
+{
+    executor_free(r->e);
+    plan_free(r->plan);
+    trace_free(r->t);
+    alias_map_free(r->aliases);
+}
+
 /* Runs the MLP (weights: shapes only) with its first initializer given as `how` prepares it; the output. */
 static float *run_mlp_with(void (*how)(Model *m, Tensor *w, gpointer data), gpointer data, GError **error)
 {
@@ -176,23 +206,15 @@ static float *run_mlp_with(void (*how)(Model *m, Tensor *w, gpointer data), gpoi
     g_assert_true(m && test_infer(m, NULL, error));
     Tensor *w = m->graph->initializers->pdata[0];
     how(m, w, data);
-    const Graph *g = m->graph;
-    LayoutOptions layout = LAYOUT_DEFAULTS;
-    AliasMap *aliases = alias_map_new(g, g->order, &layout, NULL, NULL, error);
-    g_assert_true(alias_apply_list(aliases, "all", error));
-    Trace *t = trace_from_alias_map(aliases, NULL, error);
-    Plan *plan = place_run(place_strategy_find("greedy-size"), t, error);
-    Executor *e = executor_new(m, g->order, aliases, t, plan, error);
+    Planned run = plan_and_bind(m, error);
+    Executor *e = run.e;
     float *out = NULL;
     if (e && executor_run(e, TRUE, error)) {
         const char *name;
         const ExecTensor *y = executor_output(e, 0, &name);
         out = g_memdup2(y->data, y->count * sizeof(float));
     }
-    executor_free(e);
-    plan_free(plan);
-    trace_free(t);
-    alias_map_free(aliases);
+    planned_clear(&run);
     model_free(m);
     g_free(path);
     return out;
@@ -357,14 +379,9 @@ static void test_pad_and_tile(void)
     Model *m = builder_finish(b, &error);
     g_assert_no_error(error);
     g_assert_true(test_infer(m, NULL, &error));
-    const Graph *g = m->graph;
-    LayoutOptions layout = LAYOUT_DEFAULTS;
-    AliasMap *aliases = alias_map_new(g, g->order, &layout, NULL, NULL, &error);
-    g_assert_true(alias_apply_list(aliases, "all", &error));
-    Trace *t = trace_from_alias_map(aliases, NULL, &error);
-    Plan *plan = place_run(place_strategy_find("greedy-size"), t, &error);
-    Executor *e = executor_new(m, g->order, aliases, t, plan, &error);
+    Planned run = plan_and_bind(m, &error);
     g_assert_no_error(error);
+    Executor *e = run.e;
     const float in[] = {1, 2, 3, 4, 5, 6};
     TensorData *d = tensor_data_new("x", DT_FLOAT, 2, (const gint64[]){2, 3});
     d->raw = g_bytes_new(in, sizeof in);
@@ -383,10 +400,7 @@ static void test_pad_and_tile(void)
         for (gsize j = 0; j < y->count; j++)
             g_assert_cmpfloat(((const float *)y->data)[j], ==, want[k][j]);
     }
-    executor_free(e);
-    plan_free(plan);
-    trace_free(t);
-    alias_map_free(aliases);
+    planned_clear(&run);
     model_free(m);
 }
 
@@ -408,14 +422,9 @@ static double *binary_node_run(const char *op, Attr *const *attrs, DType dtype, 
     Model *m = builder_finish(b, &error);
     g_assert_no_error(error);
     g_assert_true(test_infer(m, NULL, &error));
-    const Graph *g = m->graph;
-    LayoutOptions layout = LAYOUT_DEFAULTS;
-    AliasMap *aliases = alias_map_new(g, g->order, &layout, NULL, NULL, &error);
-    g_assert_true(alias_apply_list(aliases, "all", &error));
-    Trace *t = trace_from_alias_map(aliases, NULL, &error);
-    Plan *plan = place_run(place_strategy_find("greedy-size"), t, &error);
-    Executor *e = executor_new(m, g->order, aliases, t, plan, &error);
+    Planned run = plan_and_bind(m, &error);
     g_assert_no_error(error);
+    Executor *e = run.e;
     for (int k = 0; k < 2; k++) {
         gsize n = 1;
         for (int d = 0; d < ranks[k]; d++)
@@ -435,10 +444,7 @@ static double *binary_node_run(const char *op, Attr *const *attrs, DType dtype, 
     for (gsize j = 0; j < y->count; j++)
         out[j] = elem_get_f(y, j);
     *count = y->count;
-    executor_free(e);
-    plan_free(plan);
-    trace_free(t);
-    alias_map_free(aliases);
+    planned_clear(&run);
     model_free(m);
     return out;
 }

@@ -14,25 +14,17 @@ static void on_sigint(int sig)
 
 const volatile sig_atomic_t *interrupt_flag(void) { return &interrupted; }
 
-void interrupt_catch(void)
+static void set_sigint(void (*handler)(int))
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
+    sa.sa_handler = handler;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
 }
 
-void interrupt_release(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = SIG_DFL;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-}
-
-gboolean interrupt_happened(void) { return interrupted != 0; }
+void interrupt_catch(void) { set_sigint(on_sigint); }
+void interrupt_release(void) { set_sigint(SIG_DFL); }
 
 void interrupt_print_progress(const char *line)
 {

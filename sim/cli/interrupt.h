@@ -13,8 +13,6 @@ const volatile sig_atomic_t *interrupt_flag(void);
 /* From now on SIGINT raises the flag; interrupt_release() puts the default action back. */
 void interrupt_catch(void);
 void interrupt_release(void);
-/* Whether SIGINT was caught since the program started. */
-gboolean interrupt_happened(void);
 /* A PlaceOptions.progress callback: "sim: LINE" on stderr. */
 void interrupt_print_progress(const char *line);
 
