@@ -29,6 +29,7 @@ struct Executor {
     KernelEpilogue *epilogue; /* per step: the next step's Relu/Clip folded into this one (fold_epilogues) */
     float *epilogue_lo, *epilogue_hi;
     gboolean *folded;      /* per step: folded into the step before; does not run */
+    KernelWorkspace *workspace; /* the kernels' temporaries, kept from step to step */
     guint random_weights;
 };
 
@@ -346,6 +347,7 @@ Executor *executor_new(const Model *m, const GPtrArray *schedule, const AliasMap
         return NULL;
     }
     fold_epilogues(e);
+    e->workspace = kernel_workspace_new();
     return e;
 }
 
@@ -449,7 +451,7 @@ gboolean executor_run(Executor *e, gboolean poison, GError **error)
             KernelCall call = {.node = n, .opset = e->opset, .n_in = in->len, .n_out = out->len,
                                .in = (ExecTensor *const *)in->pdata, .out = (ExecTensor *const *)out->pdata,
                                .epilogue = e->epilogue[s], .epilogue_lo = e->epilogue_lo[s],
-                               .epilogue_hi = e->epilogue_hi[s]};
+                               .epilogue_hi = e->epilogue_hi[s], .workspace = e->workspace};
             ok = n->op->kernel(&call, error);
         }
         if (ok && poison && e->dying[s])
@@ -494,6 +496,7 @@ void executor_free(Executor *e)
     g_free(e->epilogue_lo);
     g_free(e->epilogue_hi);
     g_free(e->folded);
+    kernel_workspace_free(e->workspace);
     g_free(e->arena);
     g_free(e->tensors);
     g_free(e->own);

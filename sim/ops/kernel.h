@@ -19,6 +19,12 @@ typedef struct {
     gsize count;       /* elements */
 } ExecTensor;
 
+/* Memory a kernel needs during one call (Conv's im2col matrix), kept by the executor from call to call and
+ * run to run so that large temporaries are not mapped and zeroed by the system at every step. */
+typedef struct KernelWorkspace KernelWorkspace;
+KernelWorkspace *kernel_workspace_new(void);
+void kernel_workspace_free(KernelWorkspace *w);
+
 /* An elementwise op folded into the kernel that produces its input (KernelCall.epilogue). */
 typedef enum { EPILOGUE_NONE, EPILOGUE_RELU, EPILOGUE_CLIP } KernelEpilogue;
 
@@ -33,7 +39,12 @@ typedef struct KernelCall {
      * folded node does not run. */
     KernelEpilogue epilogue;
     float epilogue_lo, epilogue_hi;
+    KernelWorkspace *workspace; /* the executor's (kernel_workspace) */
 } KernelCall;
+
+/* At least `bytes` of the call's workspace, 64-byte aligned, contents undefined; valid until the next
+ * request. NULL when the system will not give that much (the kernel then fails, saying so). */
+void *kernel_workspace(const KernelCall *c, gsize bytes);
 
 typedef gboolean (*KernelFn)(const KernelCall *c, GError **error);
 

@@ -165,7 +165,9 @@ gboolean kernel_conv(const KernelCall *c, GError **error)
     /* A 1x1 window at stride 1 without padding reads the input planes as they are: no im2col. */
     gboolean pointwise = w.kh == 1 && w.kw == 1 && w.sh == 1 && w.sw == 1 && w.pt == 0 && w.pl == 0 && w.oh == w.h &&
                          w.ow == w.w;
-    float *col = pointwise ? NULL : g_new(float, (gsize)(rows * cols));
+    float *col = pointwise ? NULL : kernel_workspace(c, sizeof(float) * (gsize)(rows * cols));
+    if (!pointwise && !col)
+        return kernel_fail(c, error, "its im2col workspace of %" G_GINT64_FORMAT " floats cannot be allocated", rows * cols);
     for (gint64 n = 0; n < w.n; n++) {
         for (gint64 g = 0; g < group; g++) {
             const float *planes = px + ((n * w.c) + g * cg) * w.h * w.w;
@@ -179,7 +181,6 @@ gboolean kernel_conv(const KernelCall *c, GError **error)
                 add_then_epilogue(c, out + oc * cols, cols, pb ? pb + g * mg + oc : NULL);
         }
     }
-    g_free(col);
     return TRUE;
 }
 

@@ -2,6 +2,7 @@
 #include "ops/kernel.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 const ExecTensor *kernel_in(const KernelCall *c, guint k) { return k < c->n_in ? c->in[k] : NULL; }
@@ -213,4 +214,35 @@ void kernel_permute(void *dst, const void *src, gsize size, int rank, const gint
             idx[d] = 0;
         }
     }
+}
+
+struct KernelWorkspace {
+    void *data;
+    gsize bytes;
+};
+
+KernelWorkspace *kernel_workspace_new(void) { return g_new0(KernelWorkspace, 1); }
+
+void kernel_workspace_free(KernelWorkspace *w)
+{
+    if (w)
+        free(w->data);
+    g_free(w);
+}
+
+void *kernel_workspace(const KernelCall *c, gsize bytes)
+{
+    KernelWorkspace *w = c->workspace;
+    if (bytes > w->bytes) {
+        free(w->data);
+        w->data = NULL;
+        w->bytes = 0;
+        gsize rounded = (MAX(bytes, 64) + 63) / 64 * 64;
+        if (rounded < bytes || posix_memalign(&w->data, 64, rounded) != 0) {
+            w->data = NULL;
+            return NULL;
+        }
+        w->bytes = rounded;
+    }
+    return w->data;
 }
