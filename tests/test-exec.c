@@ -609,9 +609,18 @@ static void test_fused_activations(void)
     RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--transpose", "move", "--run", "--check",
                                                        "--poison", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    assert_contains(r.out, "\nfused          4 Relu/Clip steps run inside the Conv before them (in place on its output)\n");
+    assert_contains(r.out, "\nfused          4 Relu/Clip steps run inside the Conv or Add before them (in place on its output)\n");
     assert_contains(r.out, "equal the reference run (nothing shared) bit for bit, with poison");
     run_result_clear(&r);
+    /* resnet50 (make models): the 33 Relus after a Conv and the 16 after a residual Add */
+    char *resnet = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "models", "torch", "resnet50.onnx", NULL);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", resnet, "--dim", "batch=1", "--transpose", "move", "--run",
+                                             "--check", "--poison", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "\nfused          49 Relu/Clip steps run inside the Conv or Add before them");
+    assert_contains(r.out, "equal the reference run (nothing shared) bit for bit, with poison");
+    run_result_clear(&r);
+    g_free(resnet);
     /* Without in-place sharing nothing is folded. */
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--transpose", "move", "--alias", "none", "--run", NULL});
     g_assert_cmpint(r.status, ==, 0);

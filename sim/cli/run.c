@@ -174,7 +174,7 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
             fprintf(out, "\nrun            %u run%s, median %.3f ms per run, in an arena of %s, %u thread%s\n", repeat,
                     repeat == 1 ? "" : "s", total * 1e3, arena, threads, threads == 1 ? "" : "s");
             if (executor_folded_steps(e))
-                fprintf(out, "fused          %u Relu/Clip steps run inside the Conv before them (in place on its output)\n",
+                fprintf(out, "fused          %u Relu/Clip steps run inside the Conv or Add before them (in place on its output)\n",
                         executor_folded_steps(e));
             if (executor_random_weights(e))
                 fprintf(out, "weights        %u initializers without data got pseudo-random values\n",

@@ -260,10 +260,10 @@ static gboolean clip_bound(const Node *clip, guint k, float unbounded, float *ou
     return TRUE;
 }
 
-/* Conv followed at once (Constant steps between them do nothing at run time) by a Relu or Clip that writes
- * over the Conv's output in place (the in-place rule put them on the same bytes, and the Conv's output has
- * no other reader): the activation is applied by the Conv's kernel as it writes, and the Relu/Clip step
- * does not run. Nothing in the plan changes — the
+/* A Conv or Add (the op table's .epilogue rows) followed at once (Constant steps between them do nothing at
+ * run time) by a Relu or Clip that writes over its output in place (the in-place rule put them on the same
+ * bytes, and the output has no other reader): the activation is applied by the first op's kernel as it
+ * writes, and the Relu/Clip step does not run. Nothing in the plan changes — the
  * same bytes hold the same values after the pair — so this is fusion that does not move a lifetime. */
 static void fold_epilogues(Executor *e)
 {

@@ -157,7 +157,9 @@ static const OpInfo op_rows[] = {
     OP("CastLike", OP_COMPUTE, 2, 2, 1, 1, infer_cast_like, kernel_cast),
     OP("EyeLike", OP_COMPUTE, 1, 1, 1, 1, infer_eye_like, kernel_eye_like),
     /* binary and n-ary elementwise, numpy broadcasting */
-    ARITH("Add", f_add, i_add, ARITH_ADD),
+    {.name = "Add", .op_class = OP_COMPUTE, .min_inputs = 2, .max_inputs = 2, .min_outputs = 1, .max_outputs = 1,
+     .infer = infer_nary, .elementwise = TRUE, .binary = f_add, .binary_int = i_add, .kernel = kernel_binary,
+     .arith = ARITH_ADD, .epilogue = TRUE}, /* a residual Add may take the Relu after it */
     ARITH("Sub", f_sub, i_sub, ARITH_SUB),
     ARITH("Mul", f_mul, i_mul, ARITH_MUL),
     ARITH("Div", f_div, i_div, ARITH_DIV),
