@@ -168,6 +168,16 @@ static void test_seed_transpose_view(void)
     g_free(path);
 }
 
+/* The builder's model, its shapes inferred (the test fails otherwise). */
+static Model *finish_inferred(Builder *b)
+{
+    GError *error = NULL;
+    Model *m = builder_finish(b, &error);
+    g_assert_no_error(error);
+    g_assert_true(test_infer(m, NULL, &error));
+    return m;
+}
+
 /* A model planned with all sharing and greedy-size, and an executor bound to the plan (NULL, with the error
  * set, when the executor refuses it). */
 typedef struct {
@@ -376,9 +386,7 @@ static void test_pad_and_tile(void)
     b_output(b, B_OPA(b, "Pad", attr_new_string("mode", "reflect"), x, pads));
     b_output(b, B_OP(b, "Tile", x, repeats));
     GError *error = NULL;
-    Model *m = builder_finish(b, &error);
-    g_assert_no_error(error);
-    g_assert_true(test_infer(m, NULL, &error));
+    Model *m = finish_inferred(b);
     Planned run = plan_and_bind(m, &error);
     g_assert_no_error(error);
     Executor *e = run.e;
@@ -404,7 +412,7 @@ static void test_pad_and_tile(void)
     model_free(m);
 }
 
-/* One node through the executor: a model of `op` (with one attribute, or none) over two operands of the
+/* One node through the executor: a model of `op` (with up to four attributes) over two operands of the
  * given shapes and dtype, filled with small integers (exact in any float type); the output as doubles. */
 static double value_at(int operand, gsize j) { return (double)((j * 7 + (gsize)operand * 3) % 11) - 5.0; }
 
@@ -419,9 +427,7 @@ static double *binary_node_run(const char *op, Attr *const *attrs, DType dtype, 
     const char *x = b_input(b, "b", dtype, ranks[1], dims[1]);
     b_output(b, b_node(b, op, (const char *const[]){a, x, NULL}, 1, NULL, attr[0], attr[1], attr[2], attr[3], NULL));
     GError *error = NULL;
-    Model *m = builder_finish(b, &error);
-    g_assert_no_error(error);
-    g_assert_true(test_infer(m, NULL, &error));
+    Model *m = finish_inferred(b);
     Planned run = plan_and_bind(m, &error);
     g_assert_no_error(error);
     Executor *e = run.e;

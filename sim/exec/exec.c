@@ -261,10 +261,10 @@ static gboolean clip_bound(const Node *clip, guint k, float unbounded, float *ou
 }
 
 /* A Conv or Add (the op table's .epilogue rows) followed at once (Constant steps between them do nothing at
- * run time) by a Relu or Clip that writes over its output in place (the in-place rule put them on the same
- * bytes, and the output has no other reader): the activation is applied by the first op's kernel as it
- * writes, and the Relu/Clip step does not run. Nothing in the plan changes — the
- * same bytes hold the same values after the pair — so this is fusion that does not move a lifetime. */
+ * run time) by an op the table lets fold (.folds_as: Relu, Clip) that writes over its output in place (the
+ * in-place rule put them on the same bytes, and the output has no other reader): the activation is applied
+ * by the first op's kernel as it writes, and the folded step does not run. Nothing in the plan changes —
+ * the same bytes hold the same values after the pair — so this is fusion that does not move a lifetime. */
 static void fold_epilogues(Executor *e)
 {
     guint steps = e->schedule->len;
@@ -287,14 +287,12 @@ static void fold_epilogues(Executor *e)
         const ExecTensor *ey = &e->tensors[y->id], *ez = &e->tensors[z->id];
         if (!ey->data || ey->data != ez->data || ey->dtype != DT_FLOAT || ez->dtype != DT_FLOAT)
             continue;
-        float lo = -INFINITY, hi = INFINITY;
-        if (act->op->unary_f == kernel_relu_f)
-            e->epilogue[s] = EPILOGUE_RELU;
-        else if (act->op->kernel == kernel_clip && e->opset >= 11 && clip_bound(act, 1, -INFINITY, &lo) &&
-                 clip_bound(act, 2, INFINITY, &hi))
-            e->epilogue[s] = EPILOGUE_CLIP;
-        else
+        float lo = -INFINITY, hi = INFINITY; /* Clip's bounds must be known before running (opset 11's inputs) */
+        KernelEpilogue kind = act->op->folds_as;
+        if (kind == EPILOGUE_NONE || (kind == EPILOGUE_CLIP && !(e->opset >= 11 && clip_bound(act, 1, -INFINITY, &lo) &&
+                                                                 clip_bound(act, 2, INFINITY, &hi))))
             continue;
+        e->epilogue[s] = kind;
         e->epilogue_lo[s] = lo;
         e->epilogue_hi[s] = hi;
         e->folded[next] = TRUE;

@@ -57,6 +57,12 @@ float kernel_sigmoid_f(float x);
 /* exp and erf in float, vectorisable (exec/kernels/approx.h: relative error below 1e-7 and 1e-6). */
 float kernel_exp_f(float x);
 float kernel_erf_f(float x);
+/* Those maps (and Relu) over float arrays, four lanes at a time: each element gets its scalar form's bits. */
+void kernel_exp_array(const float *in, float *out, gsize n);
+void kernel_erf_array(const float *in, float *out, gsize n);
+void kernel_tanh_array(const float *in, float *out, gsize n);
+void kernel_sigmoid_array(const float *in, float *out, gsize n);
+void kernel_relu_array(const float *in, float *out, gsize n);
 
 /* x after the call's epilogue: Relu as kernel_relu_f, Clip as kernel_clip (NaN stays NaN), else x. */
 static inline float kernel_epilogue(const struct KernelCall *c, float x)
@@ -88,6 +94,10 @@ void broadcast_strides(const ExecTensor *t, int rank, const gint64 *out_dims, gi
 void kernel_index_next(gint64 *idx, const gint64 *dims, int rank);
 /* Copies bytes, through a temporary when the ranges overlap but differ. */
 void kernel_move(void *dst, const void *src, gsize bytes);
+/* Index k of ind wrapped into [0, dim) (a negative index counts from the end, once), or FALSE with an error
+ * naming it and the axis: an index never reads outside its tensor. */
+gboolean kernel_index_at(const KernelCall *c, const ExecTensor *ind, gsize k, gint64 dim, int axis, gint64 *out,
+                         GError **error);
 /* An axis attribute normalised to [0, rank). */
 int kernel_axis(gint64 axis, int rank);
 /* The largest rank the kernels' fixed index arrays take. */

@@ -69,10 +69,11 @@ static gint64 i_ge(gint64 a, gint64 b) { return a >= b; }
                            .min_outputs = 1, .max_outputs = 1, .infer = infer_unary, .elementwise = TRUE,      \
                            .unary = fn, .kernel = k}
 #define UNARY(n, fn) UNARY_K(n, fn, kernel_unary)
-/* With a float32 form the kernel calls directly. */
-#define UNARY_F(n, fn, ff) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1,               \
-                            .min_outputs = 1, .max_outputs = 1, .infer = infer_unary, .elementwise = TRUE,     \
-                            .unary = fn, .kernel = kernel_unary, .unary_f = ff}
+/* With a float32 form the kernel calls directly; UNARY_A with an array form too. */
+#define UNARY_A(n, fn, ff, fa) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1,           \
+                                .min_outputs = 1, .max_outputs = 1, .infer = infer_unary, .elementwise = TRUE, \
+                                .unary = fn, .kernel = kernel_unary, .unary_f = ff, .unary_array = fa}
+#define UNARY_F(n, fn, ff) UNARY_A(n, fn, ff, NULL)
 /* Unary maps with optional extra inputs (Clip's min/max, Trilu's k). */
 #define UNARY_N(n, imax, k) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = imax,         \
                              .min_outputs = 1, .max_outputs = 1, .infer = infer_unary, .elementwise = TRUE,    \
@@ -111,16 +112,18 @@ static const OpInfo op_rows[] = {
     RUNTIME_OP("Concat", RUNTIME_CONCAT, 1, -1, 1, 1, infer_concat, kernel_concat),
     RUNTIME_OP("Split", RUNTIME_SPLIT, 1, 2, 1, -1, infer_split, kernel_split),
     /* unary elementwise */
-    UNARY_F("Relu", f_relu, kernel_relu_f),
-    UNARY_F("Sigmoid", f_sigmoid, kernel_sigmoid_f),
-    UNARY_F("Tanh", tanh, kernel_fast_tanh),
-    UNARY_F("Exp", exp, kernel_exp_f),
+    {.name = "Relu", .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1, .min_outputs = 1, .max_outputs = 1,
+     .infer = infer_unary, .elementwise = TRUE, .unary = f_relu, .kernel = kernel_unary, .unary_f = kernel_relu_f,
+     .unary_array = kernel_relu_array, .folds_as = EPILOGUE_RELU},
+    UNARY_A("Sigmoid", f_sigmoid, kernel_sigmoid_f, kernel_sigmoid_array),
+    UNARY_A("Tanh", tanh, kernel_fast_tanh, kernel_tanh_array),
+    UNARY_A("Exp", exp, kernel_exp_f, kernel_exp_array),
     UNARY("Log", log),
     UNARY_F("Sqrt", sqrt, sqrtf),
     UNARY("Abs", fabs),
     UNARY("Neg", f_neg),
     UNARY("Reciprocal", f_reciprocal),
-    UNARY_F("Erf", erf, kernel_erf_f),
+    UNARY_A("Erf", erf, kernel_erf_f, kernel_erf_array),
     UNARY("Floor", floor),
     UNARY("Ceil", ceil),
     UNARY("Round", nearbyint),
@@ -146,7 +149,8 @@ static const OpInfo op_rows[] = {
      .max_outputs = 1, .infer = infer_unary, .elementwise = TRUE, .kernel = kernel_instance_norm},
     UNARY_K("LRN", NULL, kernel_lrn),
     UNARY_K("Hardmax", NULL, kernel_hardmax),
-    UNARY_N("Clip", 3, kernel_clip),
+    {.name = "Clip", .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 3, .min_outputs = 1, .max_outputs = 1,
+     .infer = infer_unary, .elementwise = TRUE, .kernel = kernel_clip, .folds_as = EPILOGUE_CLIP},
     UNARY_N("Trilu", 2, kernel_trilu),
     UNARY_N("CumSum", 2, kernel_cumsum),
     UNARY_N("GroupNormalization", 3, NULL),

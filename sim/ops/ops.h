@@ -41,8 +41,10 @@ typedef struct OpInfo {
     guint64 (*scratch)(const Node *n); /* single-step workspace bytes the kernel needs, or NULL */
     KernelFn kernel;              /* the executor's kernel (sim/kernels/), or NULL: the op cannot run */
     float (*unary_f)(float);      /* float32 form of unary, for the kernel's fast path, or NULL */
+    void (*unary_array)(const float *in, float *out, gsize n); /* the same over an array, vectorised, or NULL */
     KernelArith arith;            /* binary ops the kernel computes inline on floats (ARITH_NONE: through binary) */
     gboolean epilogue;            /* the kernel can clamp its output as it writes it (KernelCall.epilogue) */
+    KernelEpilogue folds_as;      /* what this op is when folded into such a kernel (EPILOGUE_NONE: never) */
 } OpInfo;
 
 /* The row for (domain, op_type); NULL when the op is not in the table. "" and "ai.onnx" are the

@@ -104,31 +104,19 @@ static inline approx_v4 approx_erf_v4(approx_v4 x)
     return approx_select(a < 0.5f, series, approx_select(a > 9.0f, sign, tail));
 }
 
-/* out[k] = exp(in[k] - shift) and out[k] = erf(in[k]) over arrays (in and out may be the same array). */
-static inline void approx_exp_array(const float *in, float *out, size_t n, float shift)
+/* out[k] = f(in[k]) over an array (in and out may be the same): `vec` four lanes at a time, `scalar` for
+ * the rest — a vector form and its scalar form above, so every element gets the same bits either way. */
+static inline void approx_map(const float *in, float *out, size_t n, approx_v4 (*vec)(approx_v4), float (*scalar)(float))
 {
     size_t k = 0;
     for (; k + 4 <= n; k += 4) {
         approx_v4 v;
         memcpy(&v, in + k, sizeof v);
-        v = approx_exp_v4(v - shift);
+        v = vec(v);
         memcpy(out + k, &v, sizeof v);
     }
     for (; k < n; k++)
-        out[k] = approx_exp(in[k] - shift);
-}
-
-static inline void approx_erf_array(const float *in, float *out, size_t n)
-{
-    size_t k = 0;
-    for (; k + 4 <= n; k += 4) {
-        approx_v4 v;
-        memcpy(&v, in + k, sizeof v);
-        v = approx_erf_v4(v);
-        memcpy(out + k, &v, sizeof v);
-    }
-    for (; k < n; k++)
-        out[k] = approx_erf(in[k]);
+        out[k] = scalar(in[k]);
 }
 
 #endif

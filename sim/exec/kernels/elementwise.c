@@ -80,35 +80,22 @@ static inline approx_v4 tanh_v4(approx_v4 x)
 
 static inline approx_v4 sigmoid_v4(approx_v4 x) { return 1.0f / (1.0f + approx_exp_v4(-x)); }
 
-/* out[k] = f(in[k]) for the vectorised maps: four at a time, then the rest one by one. */
-typedef enum { MAP_EXP, MAP_ERF, MAP_TANH, MAP_SIGMOID } VectorMap;
-
-static void map_array(VectorMap f, const float *in, float *out, gsize n)
-{
-    if (f == MAP_EXP) {
-        approx_exp_array(in, out, n, 0.0f);
-        return;
-    }
-    if (f == MAP_ERF) {
-        approx_erf_array(in, out, n);
-        return;
-    }
-    gsize k = 0;
-    for (; k + 4 <= n; k += 4) {
-        approx_v4 v;
-        memcpy(&v, in + k, sizeof v);
-        v = f == MAP_TANH ? tanh_v4(v) : sigmoid_v4(v);
-        memcpy(out + k, &v, sizeof v);
-    }
-    for (; k < n; k++)
-        out[k] = f == MAP_TANH ? tanh_inline(in[k]) : sigmoid_inline(in[k]);
-}
-
 float kernel_fast_tanh(float x) { return tanh_inline(x); }
 float kernel_relu_f(float x) { return x > 0.0f ? x : 0.0f; }
 float kernel_sigmoid_f(float x) { return sigmoid_inline(x); }
 float kernel_exp_f(float x) { return approx_exp(x); }
 float kernel_erf_f(float x) { return approx_erf(x); }
+
+/* The array forms the op table's rows name (OpInfo.unary_array). */
+void kernel_exp_array(const float *in, float *out, gsize n) { approx_map(in, out, n, approx_exp_v4, approx_exp); }
+void kernel_erf_array(const float *in, float *out, gsize n) { approx_map(in, out, n, approx_erf_v4, approx_erf); }
+void kernel_tanh_array(const float *in, float *out, gsize n) { approx_map(in, out, n, tanh_v4, tanh_inline); }
+void kernel_sigmoid_array(const float *in, float *out, gsize n) { approx_map(in, out, n, sigmoid_v4, sigmoid_inline); }
+void kernel_relu_array(const float *in, float *out, gsize n)
+{
+    for (gsize k = 0; k < n; k++)
+        out[k] = in[k] > 0.0f ? in[k] : 0.0f;
+}
 
 static gboolean same_shape(const ExecTensor *a, const ExecTensor *b)
 {
@@ -215,14 +202,8 @@ gboolean kernel_unary(const KernelCall *c, GError **error)
     if (x->dtype == DT_FLOAT && y->dtype == DT_FLOAT) {
         const float *in = x->data;
         float *out = y->data;
-        /* the common ones inline, one loop each (vectorised), the others through the row's pointer */
-        if (op->unary_f == kernel_relu_f) {
-            for (gsize k = 0; k < y->count; k++)
-                out[k] = in[k] > 0.0f ? in[k] : 0.0f;
-        } else if (op->unary_f == kernel_exp_f || op->unary_f == kernel_erf_f || op->unary_f == kernel_sigmoid_f ||
-                   op->unary_f == kernel_fast_tanh) {
-            map_array(op->unary_f == kernel_exp_f ? MAP_EXP : op->unary_f == kernel_erf_f ? MAP_ERF
-                      : op->unary_f == kernel_fast_tanh ? MAP_TANH : MAP_SIGMOID, in, out, y->count);
+        if (op->unary_array) { /* the common ones: an array form the compiler vectorises */
+            op->unary_array(in, out, y->count);
         } else if (op->unary_f) {
             for (gsize k = 0; k < y->count; k++)
                 out[k] = op->unary_f(in[k]);

@@ -64,18 +64,6 @@ static void strides_of(const ExecTensor *t, gint64 *strides)
     }
 }
 
-/* Index k of ind wrapped into [0, dim), or FALSE with an error naming it. */
-static gboolean index_at(const KernelCall *c, const ExecTensor *ind, gsize k, gint64 dim, int axis, gint64 *out,
-                         GError **error)
-{
-    gint64 i = elem_get_i(ind, k);
-    *out = i < 0 ? i + dim : i;
-    if (*out < 0 || *out >= dim)
-        return kernel_fail(c, error, "index %" G_GINT64_FORMAT " is out of range for axis %d of size %" G_GINT64_FORMAT,
-                           i, axis, dim);
-    return TRUE;
-}
-
 gboolean kernel_gather_elements(const KernelCall *c, GError **error)
 {
     const ExecTensor *x = kernel_in(c, 0), *ind = kernel_in(c, 1);
@@ -95,7 +83,7 @@ gboolean kernel_gather_elements(const KernelCall *c, GError **error)
     char *dst = y->data;
     for (gsize k = 0; k < ind->count; k++) {
         gint64 i, off = 0;
-        if (!index_at(c, ind, k, x->dims[axis], axis, &i, error)) {
+        if (!kernel_index_at(c, ind, k, x->dims[axis], axis, &i, error)) {
             g_free(copy);
             return FALSE;
         }
@@ -158,7 +146,7 @@ gboolean kernel_scatter_elements(const KernelCall *c, GError **error)
     strides_of(y, ys);
     for (gsize k = 0; k < ind->count; k++) {
         gint64 i, off = 0;
-        if (!index_at(c, ind, k, x->dims[axis], axis, &i, error))
+        if (!kernel_index_at(c, ind, k, x->dims[axis], axis, &i, error))
             return FALSE;
         for (int d = 0; d < x->rank; d++)
             off += (d == axis ? i : idx[d]) * ys[d];
@@ -192,7 +180,7 @@ gboolean kernel_scatter_nd(const KernelCall *c, GError **error)
         gint64 off = 0;
         for (gint64 d = 0; d < q; d++) {
             gint64 i;
-            if (!index_at(c, ind, t * (gsize)q + (gsize)d, x->dims[d], (int)d, &i, error))
+            if (!kernel_index_at(c, ind, t * (gsize)q + (gsize)d, x->dims[d], (int)d, &i, error))
                 return FALSE;
             off += i * ys[d];
         }

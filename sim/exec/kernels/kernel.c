@@ -135,6 +135,17 @@ void kernel_move(void *dst, const void *src, gsize bytes)
     }
 }
 
+gboolean kernel_index_at(const KernelCall *c, const ExecTensor *ind, gsize k, gint64 dim, int axis, gint64 *out,
+                         GError **error)
+{
+    gint64 i = elem_get_i(ind, k);
+    *out = i < 0 ? i + dim : i;
+    if (*out < 0 || *out >= dim)
+        return kernel_fail(c, error, "index %" G_GINT64_FORMAT " is out of range for axis %d of size %" G_GINT64_FORMAT,
+                           i, axis, dim);
+    return TRUE;
+}
+
 int kernel_axis(gint64 axis, int rank) { return (int)(axis < 0 ? axis + rank : axis); }
 
 void kernel_axis_geometry(const ExecTensor *t, int axis, gint64 *outer, gint64 *len, gint64 *inner)

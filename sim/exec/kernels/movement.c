@@ -210,13 +210,10 @@ gboolean kernel_gather(const KernelCall *c, GError **error)
     char *dst = y->data;
     for (gint64 o = 0; o < outer; o++)
         for (gsize k = 0; k < ind->count; k++) {
-            gint64 i = elem_get_i(ind, k);
-            if (i < 0)
-                i += dim;
-            if (i < 0 || i >= dim) {
+            gint64 i;
+            if (!kernel_index_at(c, ind, k, dim, axis, &i, error)) {
                 g_free(copy);
-                return kernel_fail(c, error, "index %" G_GINT64_FORMAT " is out of range for axis %d of size %" G_GINT64_FORMAT,
-                                   elem_get_i(ind, k), axis, dim);
+                return FALSE;
             }
             memcpy(dst + ((gsize)o * ind->count + k) * block, src + ((gsize)(o * dim + i)) * block, block);
         }

@@ -154,7 +154,9 @@ gboolean kernel_softmax(const KernelCall *c, GError **error)
                 top = MAX(top, px[base + j * inner]);
             double sum = 0;
             if (inner == 1 && !log_form) { /* a contiguous row: four exponentials at a time, kept in the output */
-                approx_exp_array(px + base, py + base, (size_t)len, top);
+                for (gint64 j = 0; j < len; j++)
+                    py[base + j] = px[base + j] - top;
+                approx_map(py + base, py + base, (size_t)len, approx_exp_v4, approx_exp);
                 for (gint64 j = 0; j < len; j++)
                     sum += py[base + j];
             } else {
