@@ -4,7 +4,7 @@
  * are defined with the executor in sim/exec/kernels/, which calls them in schedule order. Float32 is
  * the compute type; int64/int32/bool/uint8 carry indices and masks; element access through doubles and
  * gint64 (elem_get_*) keeps every dtype correct where no fast path exists. One file per family:
- * elementwise, gemm, conv (and pooling), norm (softmax, normalisation, reductions), movement, along-axis
+ * elementwise, gemm, conv (and pooling), norm (softmax, normalisation, reductions), movement, resize, along-axis
  * (arg/top-k selection and scans), indexing (element-wise gathers and scatters, triangle and eye masks). */
 #ifndef SIM_KERNEL_H
 #define SIM_KERNEL_H

@@ -324,11 +324,24 @@ static gboolean resize_shape(Node *n, gint64 opset, gboolean upsample, GError **
             return FALSE;
         if ((int)v->n != count)
             return infer_fail(error, n, "sizes has %zu values for %d axes", v->n, count);
+        const char *policy;
+        if (!node_attr_string(n, "keep_aspect_ratio_policy", "stretch", &policy, error))
+            return FALSE;
+        gboolean not_larger = !strcmp(policy, "not_larger");
+        if (strcmp(policy, "stretch") && !not_larger && strcmp(policy, "not_smaller"))
+            return infer_fail(error, n, "keep_aspect_ratio_policy '%s' is not one the operator defines", policy);
+        double keep = not_larger ? INFINITY : 0;
         for (int k = 0; k < count; k++) {
             if (value_get_i(v, k) < 0)
                 return infer_fail(error, n, "sizes entry %d is negative", k);
             out[axis_of[k]] = value_get_i(v, k);
+            double s = x->dims[axis_of[k]] ? (double)value_get_i(v, k) / (double)x->dims[axis_of[k]] : 1;
+            keep = not_larger ? MIN(keep, s) : MAX(keep, s);
         }
+        /* One scale for every listed axis, each size rounded half up (opset 18). */
+        if (strcmp(policy, "stretch"))
+            for (int k = 0; k < count; k++)
+                out[axis_of[k]] = (gint64)floor(keep * (double)x->dims[axis_of[k]] + 0.5);
         return infer_set_output(n, 0, x->dtype, x->rank, out, error);
     }
     const GArray *scales_attr;

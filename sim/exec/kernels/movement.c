@@ -1,7 +1,7 @@
 /* movement.c — kernels that move bytes: the views (Reshape, Squeeze, Unsqueeze, Flatten, Identity: free
  * when aliasing put the output on its input, a copy otherwise), Transpose (N-d; through a temporary when
  * aliasing made it share its input's bytes), Concat and Split (nothing to do for a piece that already
- * lives at its place in the layout, strided copies otherwise), Slice, Gather, Expand, Tile, Pad, Resize,
+ * lives at its place in the layout, strided copies otherwise), Slice, Gather, Expand, Tile, Pad,
  * DepthToSpace and SpaceToDepth, and
  * the shape ops for when their values were not folded at plan time. */
 #include "ops/kernel.h"
@@ -316,60 +316,6 @@ gboolean kernel_tile(const KernelCall *c, GError **error)
         memcpy((char *)y->data + k * size, (const char *)x->data + off * size, size);
         kernel_index_next(idx, y->dims, r);
     }
-    return TRUE;
-}
-
-/* Resize of an N-C-H-W (or any rank, scaling only the last two) float tensor: nearest or linear. */
-gboolean kernel_resize(const KernelCall *c, GError **error)
-{
-    const ExecTensor *x = kernel_in(c, 0);
-    ExecTensor *y = kernel_out(c, 0);
-    const char *mode, *ctm, *nearest_mode;
-    if (!kernel_need_float(c, x, c->node->op->name, error) || !node_attr_string(c->node, "mode", "nearest", &mode, error) ||
-        !node_attr_string(c->node, "coordinate_transformation_mode", c->opset >= 11 ? "half_pixel" : "asymmetric", &ctm, error) ||
-        !node_attr_string(c->node, "nearest_mode", "round_prefer_floor", &nearest_mode, error))
-        return FALSE;
-    if (c->opset < 11)
-        ctm = "asymmetric";
-    int r = x->rank;
-    for (int d = 0; d < r - 2; d++)
-        if (x->dims[d] != y->dims[d])
-            return kernel_fail(c, error, "Resize of dimensions other than the last two is not supported by the executor");
-    gboolean linear = !strcmp(mode, "linear") || !strcmp(mode, "bilinear");
-    if (!linear && strcmp(mode, "nearest"))
-        return kernel_fail(c, error, "Resize mode '%s' is not supported by the executor", mode);
-    gint64 ih = r >= 2 ? x->dims[r - 2] : 1, iw = x->dims[r - 1], oh = r >= 2 ? y->dims[r - 2] : 1, ow = y->dims[r - 1];
-    gint64 planes = (gint64)x->count / MAX(ih * iw, 1);
-    /* The source coordinate of output coordinate o along an axis of in -> out. */
-    #define SRC(o, in, out) (!strcmp(ctm, "align_corners") ? ((out) > 1 ? (double)(o) * ((in) - 1) / ((out) - 1) : 0.0) \
-                             : !strcmp(ctm, "asymmetric") ? (double)(o) * (in) / (out)                                  \
-                             : ((double)(o) + 0.5) * (in) / (out) - 0.5)
-    const float *px = x->data;
-    float *py = y->data;
-    for (gint64 p = 0; p < planes; p++)
-        for (gint64 oy = 0; oy < oh; oy++)
-            for (gint64 ox = 0; ox < ow; ox++) {
-                double sy = SRC(oy, ih, oh), sx = SRC(ox, iw, ow);
-                float v;
-                if (linear) {
-                    sy = CLAMP(sy, 0, ih - 1);
-                    sx = CLAMP(sx, 0, iw - 1);
-                    gint64 y0 = (gint64)floor(sy), x0 = (gint64)floor(sx), y1 = MIN(y0 + 1, ih - 1), x1 = MIN(x0 + 1, iw - 1);
-                    double fy = sy - y0, fx = sx - x0;
-                    const float *plane = px + p * ih * iw;
-                    v = (float)((1 - fy) * ((1 - fx) * plane[y0 * iw + x0] + fx * plane[y0 * iw + x1]) +
-                                fy * ((1 - fx) * plane[y1 * iw + x0] + fx * plane[y1 * iw + x1]));
-                } else {
-                    double fy = !strcmp(nearest_mode, "floor") ? floor(sy) : !strcmp(nearest_mode, "ceil") ? ceil(sy)
-                                : !strcmp(nearest_mode, "round_prefer_ceil") ? floor(sy + 0.5) : ceil(sy - 0.5);
-                    double fx = !strcmp(nearest_mode, "floor") ? floor(sx) : !strcmp(nearest_mode, "ceil") ? ceil(sx)
-                                : !strcmp(nearest_mode, "round_prefer_ceil") ? floor(sx + 0.5) : ceil(sx - 0.5);
-                    gint64 iy = CLAMP((gint64)fy, 0, ih - 1), ix = CLAMP((gint64)fx, 0, iw - 1);
-                    v = px[(p * ih + iy) * iw + ix];
-                }
-                py[(p * oh + oy) * ow + ox] = v;
-            }
-    #undef SRC
     return TRUE;
 }
 
