@@ -387,14 +387,15 @@ static void test_unknown_ops(void)
     model_free(m);
 }
 
-/* If takes its outputs from the then-branch's declared outputs, Loop from value_info; a control op
- * whose output shape the file does not give is an error naming the output. */
+/* An If whose condition is not known before running takes its outputs from the then-branch's declared
+ * outputs, Loop from value_info; a control op whose output shape the file does not give is an error naming
+ * the output. (With a known condition the If is replaced by its branch: test-exec's /exec/if-folded.) */
 static void test_control_flow(void)
 {
     Builder *b = builder_new("control", 13);
     INPUT(b, "x", 2, 3);
     gint64 one = 1;
-    const char *cond = b_ints(b, "cond", 0, NULL, &one);
+    const char *cond = b_input(b, "c", DT_BOOL, 0, NULL);
     Graph *then_g = graph_new("then"), *else_g = graph_new("else");
     g_assert_nonnull(graph_add_node(then_g, "Relu", "", "r", (const char *const[]){"x"}, 1,
                                     (const char *const[]){"t_out"}, 1, NULL, NULL));
@@ -404,6 +405,7 @@ static void test_control_flow(void)
     graph_add_output(else_g, "e_out", type_info_new(DT_FLOAT, 2, DIMS(2, 3)), NULL);
     b_node(b, "If", (const char *const[]){cond, NULL}, 1, (const char *[]){"branch"},
            attr_new_graph("then_branch", then_g), attr_new_graph("else_branch", else_g), NULL);
+    cond = b_ints(b, "cond", 0, NULL, &one);
     Graph *body = graph_new("body");
     b_node(b, "Loop", (const char *const[]){cond, "", "x", NULL}, 1, (const char *[]){"looped"},
            attr_new_graph("body", body), NULL);

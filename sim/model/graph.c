@@ -279,7 +279,7 @@ static void tensor_free(Tensor *t)
     g_free(t);
 }
 
-static void node_free(Node *n)
+void node_free(Node *n)
 {
     g_free(n->name);
     g_free(n->op_type);

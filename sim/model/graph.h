@@ -196,6 +196,11 @@ Node *graph_add_node(Graph *g, const char *op_type, const char *domain, const ch
                      const char *const *inputs, int n_inputs, const char *const *outputs, int n_outputs,
                      GPtrArray *attrs, GError **error);
 gboolean graph_finalize(Graph *g, GError **error);
+/* Node `node` of finalized graph g replaced by the nodes of `sub` (one of its finalized subgraphs), at its
+ * place in file and topological order; sub's outputs become node's outputs (inline.c). node is freed. */
+gboolean graph_inline_subgraph(Graph *g, Node *node, Graph *sub, GError **error);
+/* Frees a node that no graph holds any more. */
+void node_free(Node *n);
 
 const Attr *node_attr(const Node *n, const char *name);
 /* Typed attribute access: absent -> default (or NULL), present with another type -> error. */

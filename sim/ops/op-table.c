@@ -235,7 +235,8 @@ static const OpInfo op_rows[] = {
     OP("ConstantOfShape", OP_COMPUTE, 1, 1, 1, 1, infer_constant_of_shape, kernel_constant_of_shape),
     OP("Range", OP_COMPUTE, 3, 3, 1, 1, infer_range, kernel_range),
     /* control flow: one compute op each, shapes from the file */
-    OP("If", OP_COMPUTE, 1, 1, 1, -1, infer_control, NULL),
+    {.name = "If", .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1, .min_outputs = 1, .max_outputs = -1,
+     .infer = infer_control, .fold = fold_if},
     OP("Loop", OP_COMPUTE, 0, -1, 1, -1, infer_control, NULL), /* M and cond are both optional */
     OP("Scan", OP_COMPUTE, 1, -1, 1, -1, infer_control, NULL),
 };

@@ -1,4 +1,6 @@
-/* ops-control.c — If, Loop and Scan. Their bodies are kept in the graph model, but planning treats
+/* ops-control.c — If, Loop and Scan. An If whose condition is known before running (a constant, or shape
+ * arithmetic folded at plan time) is replaced by the branch it takes (fold_if), whose nodes are then
+ * planned and run like any others. Otherwise the bodies are kept in the graph model, and planning treats
  * such a node as one compute op: its output shapes come from the file (value_info or graph output
  * types, with symbolic dims bound), or for If from the then-branch's declared outputs. */
 #include "ops/ops-families.h"
@@ -31,5 +33,23 @@ gboolean infer_control(const OpInfo *op, Node *n, gint64 opset, GError **error)
         if (!infer_set_output(n, k, type->dtype, type->rank, type->dims, error))
             return FALSE;
     }
+    return TRUE;
+}
+
+gboolean fold_if(Graph *g, Node *n, gboolean *folded, GError **error)
+{
+    *folded = FALSE;
+    const Tensor *cond = node_input(n, 0);
+    if (!g || g->parent || !cond || !cond->value || cond->value->n != 1)
+        return TRUE;
+    const char *taken = value_get_f(cond->value, 0) != 0 ? "then_branch" : "else_branch";
+    const Attr *branch = node_attr(n, taken);
+    if (!branch || !branch->g)
+        return infer_fail(error, n, "attribute '%s' is not a graph", taken);
+    if (branch->g->outputs->len != n->outputs->len)
+        return infer_fail(error, n, "%s has %u outputs for the If's %u", taken, branch->g->outputs->len, n->outputs->len);
+    if (!graph_inline_subgraph(g, n, branch->g, error))
+        return FALSE;
+    *folded = TRUE;
     return TRUE;
 }

@@ -63,5 +63,6 @@ INFER_FN(infer_upsample);
 INFER_FN(infer_eye_like);
 /* ops-control.c */
 INFER_FN(infer_control);
+gboolean fold_if(Graph *g, Node *n, gboolean *folded, GError **error);
 
 #endif

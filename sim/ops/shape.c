@@ -212,9 +212,10 @@ static gboolean seed_inputs(Graph *g, gboolean partial, GError **error)
     return ok;
 }
 
-static gboolean seed_initializers(Graph *g, GError **error)
+/* Initializers from number `from` on (those an inlined branch brought in come last). */
+static gboolean seed_initializers(Graph *g, guint from, GError **error)
 {
-    for (guint k = 0; k < g->initializers->len; k++) {
+    for (guint k = from; k < g->initializers->len; k++) {
         Tensor *t = g->initializers->pdata[k];
         if (!tensor_set_shape(t, t->init->dtype, t->init->rank, t->init->dims, TRUE, error)) {
             g_prefix_error(error, "initializer: ");
@@ -337,13 +338,22 @@ gboolean shape_infer(Model *m, const ShapeOptions *o, GError **error)
         opset = 1; /* no import of the default domain: the oldest semantics */
     if (!bind_dims(g, o, error))
         return FALSE;
-    if (!seed_initializers(g, error) || !seed_inputs(g, o->partial, error))
+    if (!seed_initializers(g, 0, error) || !seed_inputs(g, o->partial, error))
         return FALSE;
     for (guint k = 0; k < g->order->len; k++) {
         Node *n = g->order->pdata[k];
         if (o->partial && !inputs_known(n)) {
             n->op = op_lookup(n->domain, n->op_type);
             continue; /* depends on an unbound dimension: its outputs keep no shape */
+        }
+        const OpInfo *op = op_lookup(n->domain, n->op_type);
+        gboolean folded = FALSE;
+        guint seeded = g->initializers->len;
+        if (op && op->fold && (!op->fold(g, n, &folded, error) || !seed_initializers(g, seeded, error)))
+            return FALSE;
+        if (folded) {
+            k--; /* the nodes that replaced it start at position k */
+            continue;
         }
         if (!infer_node(n, opset, o->allow_unknown_ops, error))
             return FALSE;
