@@ -427,6 +427,16 @@ static void test_control_flow(void)
     g_assert_cmpstr(msg, ==, "node 'Loop_n0' (Loop): output 'looped' needs a static shape in value_info (subgraph "
                              "ops are planned as one compute op and their shapes are not inferred)");
     g_free(msg);
+
+    /* A known condition picks a branch that must give every output of the If. */
+    b = builder_new("if-short-branch", 13);
+    INPUT(b, "x", 2, 3);
+    cond = b_ints(b, "cond", 0, NULL, &one);
+    b_node(b, "If", (const char *const[]){cond, NULL}, 1, (const char *[]){"branch"},
+           attr_new_graph("then_branch", graph_new("then")), attr_new_graph("else_branch", graph_new("else")), NULL);
+    msg = test_finish_error(b, NULL);
+    g_assert_cmpstr(msg, ==, "node 'If_n0' (If): then_branch has 0 outputs for the If's 1");
+    g_free(msg);
 }
 
 /* Every row of the op table has an inference function and a sane arity. */
