@@ -466,6 +466,74 @@ static void test_if_folded(void)
     model_free(m);
 }
 
+/* A Loop whose trip count is shape arithmetic (x has 3 columns) and whose body passes its condition on is
+ * unrolled before planning: three copies of the body (sharing one copy of its weight w), the carried v
+ * going from each to the next, the scan outputs stacked by Unsqueeze and Concat. v starts as x and gains
+ * x each time (v = 4x at the end); the scan output of iteration i is (i + 2) x w + i. */
+static void test_loop_unrolled(void)
+{
+    Builder *b = builder_new("loop-unrolled", 13);
+    const char *x = b_input(b, "x", DT_FLOAT, 2, (const gint64[]){2, 3});
+    const char *trips = B_OP(b, "Gather", B_OP(b, "Shape", x), b_ints(b, "one", 0, NULL, (const gint64[]){1}));
+    Graph *body = graph_new("body");
+    g_assert_true(graph_add_input(body, "i", type_info_new(DT_INT64, 0, NULL), NULL));
+    g_assert_true(graph_add_input(body, "c", type_info_new(DT_BOOL, 0, NULL), NULL));
+    g_assert_true(graph_add_input(body, "v", type_info_new(DT_FLOAT, 2, (const gint64[]){2, 3}), NULL));
+    TensorData *w = tensor_data_new("w", DT_FLOAT, 1, (const gint64[]){3});
+    w->raw = g_bytes_new((const float[]){1, 2, 3}, 3 * sizeof(float));
+    g_assert_true(graph_add_initializer(body, w, NULL));
+    g_assert_nonnull(graph_add_node(body, "Add", "", "", (const char *const[]){"v", "x"}, 2,
+                                    (const char *const[]){"v2"}, 1, NULL, NULL));
+    g_assert_nonnull(graph_add_node(body, "Mul", "", "", (const char *const[]){"v2", "w"}, 2,
+                                    (const char *const[]){"weighted"}, 1, NULL, NULL));
+    g_assert_nonnull(graph_add_node(body, "Cast", "", "", (const char *const[]){"i"}, 1, (const char *const[]){"fi"}, 1,
+                                    attrs_of(attr_new_int("to", DT_FLOAT), NULL), NULL));
+    g_assert_nonnull(graph_add_node(body, "Add", "", "", (const char *const[]){"weighted", "fi"}, 2,
+                                    (const char *const[]){"s"}, 1, NULL, NULL));
+    g_assert_nonnull(graph_add_node(body, "Identity", "", "", (const char *const[]){"c"}, 1,
+                                    (const char *const[]){"c_out"}, 1, NULL, NULL));
+    g_assert_true(graph_add_output(body, "c_out", NULL, NULL));
+    g_assert_true(graph_add_output(body, "v2", NULL, NULL));
+    g_assert_true(graph_add_output(body, "s", NULL, NULL));
+    b_node(b, "Loop", (const char *const[]){trips, "", x, NULL}, 2, (const char *[]){"v_final", "scanned"},
+           attr_new_graph("body", body), NULL);
+    b_output(b, "v_final");
+    b_output(b, "scanned");
+    Model *m = finish_inferred(b);
+
+    guint shared_w = 0;
+    for (guint k = 0; k < m->graph->nodes->len; k++)
+        g_assert_cmpstr(((const Node *)m->graph->nodes->pdata[k])->op_type, !=, "Loop");
+    for (guint k = 0; k < m->graph->initializers->len; k++)
+        shared_w += g_str_has_suffix(((const Tensor *)m->graph->initializers->pdata[k])->name, "/w");
+    g_assert_cmpuint(shared_w, ==, 1);
+    g_assert_cmpstr(graph_tensor(m->graph, "v_final")->producer->op_type, ==, "Add");
+    char *type = test_type_of(m, "scanned");
+    g_assert_cmpstr(type, ==, "FLOAT[3,2,3]");
+    g_free(type);
+    GError *error = NULL;
+    Planned run = plan_and_bind(m, &error);
+    g_assert_no_error(error);
+    const float in[] = {1, -2, 3, -4, 5, -6};
+    TensorData *d = tensor_data_new("x", DT_FLOAT, 2, (const gint64[]){2, 3});
+    d->raw = g_bytes_new(in, sizeof in);
+    g_assert_true(executor_set_input(run.e, "x", d, &error));
+    tensor_data_free(d);
+    g_assert_true(executor_run(run.e, TRUE, &error));
+    g_assert_no_error(error);
+    const char *name;
+    const ExecTensor *v = executor_output(run.e, 0, &name), *scanned = executor_output(run.e, 1, &name);
+    g_assert_cmpuint(v->count, ==, 6);
+    g_assert_cmpuint(scanned->count, ==, 18);
+    for (gsize j = 0; j < 6; j++) {
+        g_assert_cmpfloat(((const float *)v->data)[j], ==, 4 * in[j]);
+        for (int i = 0; i < 3; i++)
+            g_assert_cmpfloat(((const float *)scanned->data)[i * 6 + j], ==, (float)(i + 2) * in[j] * (float)(j % 3 + 1) + (float)i);
+    }
+    planned_clear(&run);
+    model_free(m);
+}
+
 /* Pad (edge, reflect) and Tile with their pads/repeats as constants, on x = [[1, 2, 3], [4, 5, 6]]: values
  * worked out by hand (test-conformance runs the ONNX node tests too, their short inputs made constants). */
 static void test_pad_and_tile(void)
@@ -812,6 +880,7 @@ int main(int argc, char **argv)
     g_test_add_func("/exec/external-data-confined", test_external_data_confined);
     g_test_add_func("/exec/pad-and-tile", test_pad_and_tile);
     g_test_add_func("/exec/if-folded", test_if_folded);
+    g_test_add_func("/exec/loop-unrolled", test_loop_unrolled);
     g_test_add_func("/exec/einsum-forms", test_einsum_forms);
     g_test_add_func("/exec/matmul-batches", test_matmul_batches);
     g_test_add_func("/exec/conv-paths", test_conv_paths);

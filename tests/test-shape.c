@@ -405,9 +405,9 @@ static void test_control_flow(void)
     graph_add_output(else_g, "e_out", type_info_new(DT_FLOAT, 2, DIMS(2, 3)), NULL);
     b_node(b, "If", (const char *const[]){cond, NULL}, 1, (const char *[]){"branch"},
            attr_new_graph("then_branch", then_g), attr_new_graph("else_branch", else_g), NULL);
-    cond = b_ints(b, "cond", 0, NULL, &one);
+    const char *trips = b_input(b, "trips", DT_INT64, 0, NULL); /* a trip count known only when running */
     Graph *body = graph_new("body");
-    b_node(b, "Loop", (const char *const[]){cond, "", "x", NULL}, 1, (const char *[]){"looped"},
+    b_node(b, "Loop", (const char *const[]){trips, "", "x", NULL}, 1, (const char *[]){"looped"},
            attr_new_graph("body", body), NULL);
     graph_add_value_info(b->graph, "looped", type_info_new(DT_FLOAT, 2, DIMS(2, 3)), NULL);
     Model *m = finish(b, NULL);
@@ -420,15 +420,24 @@ static void test_control_flow(void)
 
     b = builder_new("loop-unknown", 13);
     INPUT(b, "x", 2, 3);
-    cond = b_ints(b, "cond", 0, NULL, &one);
-    b_node(b, "Loop", (const char *const[]){cond, "", "x", NULL}, 1, (const char *[]){"looped"},
+    trips = b_input(b, "trips", DT_INT64, 0, NULL);
+    b_node(b, "Loop", (const char *const[]){trips, "", "x", NULL}, 1, (const char *[]){"looped"},
            attr_new_graph("body", graph_new("body")), NULL);
     char *msg = test_finish_error(b, NULL);
     g_assert_cmpstr(msg, ==, "node 'Loop_n0' (Loop): output 'looped' needs a static shape in value_info (subgraph "
                              "ops are planned as one compute op and their shapes are not inferred)");
     g_free(msg);
 
-    /* A known condition picks a branch that must give every output of the If. */
+    /* A known condition picks a branch that must give every output of the If; a known trip count unrolls
+     * a body that must fit the Loop. */
+    b = builder_new("loop-bad-body", 13);
+    INPUT(b, "x", 2, 3);
+    b_node(b, "Loop", (const char *const[]){b_ints(b, "three", 0, NULL, (const gint64[]){3}), "", "x", NULL}, 1,
+           (const char *[]){"looped"}, attr_new_graph("body", graph_new("body")), NULL);
+    msg = test_finish_error(b, NULL);
+    g_assert_cmpstr(msg, ==, "node 'Loop_n0' (Loop): the body has 0 inputs and 0 outputs for the Loop's 3 inputs and "
+                             "1 outputs");
+    g_free(msg);
     b = builder_new("if-short-branch", 13);
     INPUT(b, "x", 2, 3);
     cond = b_ints(b, "cond", 0, NULL, &one);

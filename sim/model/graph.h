@@ -196,9 +196,23 @@ Node *graph_add_node(Graph *g, const char *op_type, const char *domain, const ch
                      const char *const *inputs, int n_inputs, const char *const *outputs, int n_outputs,
                      GPtrArray *attrs, GError **error);
 gboolean graph_finalize(Graph *g, GError **error);
-/* Node `node` of finalized graph g replaced by the nodes of `sub` (one of its finalized subgraphs), at its
- * place in file and topological order; sub's outputs become node's outputs (inline.c). node is freed. */
-gboolean graph_inline_subgraph(Graph *g, Node *node, Graph *sub, GError **error);
+/* Graph surgery (inline.c), for control flow decided before running. A node is replaced in three steps:
+ * graph_detach_node (it stops consuming and producing), graph_add_subgraph once or more (nodes appended to
+ * g->nodes), graph_replace_node (the appended nodes take its place in file and topological order; node
+ * is freed). graph_add_subgraph copies (or, with `move`, moves: once, from a subgraph about to be freed)
+ * sub's nodes into g with `prefix` on every new name; sub's input k reads inputs[k] (inputs may be NULL);
+ * output k is written into outputs[k] when that is set, else *outputs[k] is set to the tensor holding it.
+ * `weights` (a pointer-keyed table, or NULL) lets copies share one copy of each of sub's initializers. */
+void graph_detach_node(Node *node);
+gboolean graph_add_subgraph(Graph *g, Graph *sub, const char *prefix, Tensor *const *inputs, Tensor **outputs,
+                            gboolean move, GHashTable *weights, GError **error);
+void graph_replace_node(Graph *g, Node *node, guint first_new);
+/* Whether sub's nodes can be copied (rather than moved): none holds a subgraph of its own. */
+gboolean graph_subgraph_copyable(const Graph *sub);
+/* "prefix/name", or "prefix/name~2", ...: the first name g does not use yet. */
+char *graph_unique_name(Graph *g, const char *prefix, const char *name);
+/* A copy of an attribute that holds no graph (NULL for one that does). */
+Attr *attr_copy(const Attr *a);
 /* Frees a node that no graph holds any more. */
 void node_free(Node *n);
 

@@ -237,7 +237,9 @@ static const OpInfo op_rows[] = {
     /* control flow: one compute op each, shapes from the file */
     {.name = "If", .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1, .min_outputs = 1, .max_outputs = -1,
      .infer = infer_control, .fold = fold_if},
-    OP("Loop", OP_COMPUTE, 0, -1, 1, -1, infer_control, NULL), /* M and cond are both optional */
+    /* M and cond are both optional */
+    {.name = "Loop", .op_class = OP_COMPUTE, .min_inputs = 0, .max_inputs = -1, .min_outputs = 1, .max_outputs = -1,
+     .infer = infer_control, .fold = fold_loop},
     OP("Scan", OP_COMPUTE, 1, -1, 1, -1, infer_control, NULL),
 };
 

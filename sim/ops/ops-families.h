@@ -63,6 +63,7 @@ INFER_FN(infer_upsample);
 INFER_FN(infer_eye_like);
 /* ops-control.c */
 INFER_FN(infer_control);
-gboolean fold_if(Graph *g, Node *n, gboolean *folded, GError **error);
+gboolean fold_if(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error);
+gboolean fold_loop(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error);
 
 #endif

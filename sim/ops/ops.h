@@ -45,9 +45,10 @@ typedef struct OpInfo {
     KernelArith arith;            /* binary ops the kernel computes inline on floats (ARITH_NONE: through binary) */
     gboolean epilogue;            /* the kernel can clamp its output as it writes it (KernelCall.epilogue) */
     KernelEpilogue folds_as;      /* what this op is when folded into such a kernel (EPILOGUE_NONE: never) */
-    /* Control flow decided before running (an If whose condition is known): replaces node n of g by what
-     * it would run and sets *folded; leaves the graph alone when it cannot know. NULL: never. */
-    gboolean (*fold)(Graph *g, Node *n, gboolean *folded, GError **error);
+    /* Control flow decided before running (an If whose condition is known, a Loop whose trip count is):
+     * replaces node n of g by what it would run and sets *folded; leaves the graph alone when it cannot
+     * know. NULL: never. */
+    gboolean (*fold)(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error);
 } OpInfo;
 
 /* The row for (domain, op_type); NULL when the op is not in the table. "" and "ai.onnx" are the

@@ -349,7 +349,7 @@ gboolean shape_infer(Model *m, const ShapeOptions *o, GError **error)
         const OpInfo *op = op_lookup(n->domain, n->op_type);
         gboolean folded = FALSE;
         guint seeded = g->initializers->len;
-        if (op && op->fold && (!op->fold(g, n, &folded, error) || !seed_initializers(g, seeded, error)))
+        if (op && op->fold && (!op->fold(g, n, opset, &folded, error) || !seed_initializers(g, seeded, error)))
             return FALSE;
         if (folded) {
             k--; /* the nodes that replaced it start at position k */
