@@ -29,10 +29,13 @@ static void bin_problem_clear(BinProblem *b)
 static gboolean build_bin(const Trace *t, guint bin, BinProblem *out, GError **error)
 {
     memset(out, 0, sizeof(*out));
-    out->problem.units = g_array_new(FALSE, FALSE, sizeof(PlaceUnit));
+    guint n = trace_count(t), in_bin = 0;
+    for (guint k = 0; k < n; k++)
+        in_bin += trace_buffer(t, k)->bin == bin;
+    out->problem.units = g_array_sized_new(FALSE, FALSE, sizeof(PlaceUnit), in_bin);
     out->problem.steps = t->steps;
-    out->buffers = g_array_new(FALSE, FALSE, sizeof(guint));
-    for (guint k = 0; k < trace_count(t); k++)
+    out->buffers = g_array_sized_new(FALSE, FALSE, sizeof(guint), in_bin);
+    for (guint k = 0; k < n; k++)
         if (trace_buffer(t, k)->bin == bin)
             g_array_append_val(out->buffers, k);
     out->unit_of = g_new0(guint, out->buffers->len + 1);

@@ -2,17 +2,11 @@
 #include "trace/trace.h"
 #include "base/error.h"
 
-static void buffer_clear(gpointer p)
-{
-    TraceBuffer *b = p;
-    g_free(b->name);
-}
-
 Trace *trace_new(const char *source)
 {
     Trace *t = g_new0(Trace, 1);
     t->buffers = g_array_new(FALSE, TRUE, sizeof(TraceBuffer));
-    g_array_set_clear_func(t->buffers, buffer_clear);
+    t->names = g_string_chunk_new(64 * 1024);
     t->source = g_strdup(source ? source : "");
     return t;
 }
@@ -22,6 +16,7 @@ void trace_free(Trace *t)
     if (!t)
         return;
     g_array_unref(t->buffers);
+    g_string_chunk_free(t->names);
     g_free(t->source);
     g_free(t->time_points);
     g_free(t);
@@ -38,7 +33,7 @@ void trace_reserve(Trace *t, guint n)
 guint trace_add(Trace *t, const char *name, guint64 size, guint64 align, guint first, guint last)
 {
     TraceBuffer b = {
-        .name = g_strdup(name), .size = size, .align = align ? align : 1, .first = first, .last = last,
+        .name = g_string_chunk_insert(t->names, name), .size = size, .align = align ? align : 1, .first = first, .last = last,
         .fixed = TRACE_NONE, .group = TRACE_NONE,
     };
     g_array_append_val(t->buffers, b);

@@ -10,7 +10,7 @@
 #define TRACE_NONE (-1)
 
 typedef struct {
-    char *name;
+    char *name;        /* in the trace's `names` */
     guint64 size;      /* bytes, as placed (padding included) */
     guint64 align;     /* offset alignment, a power of two */
     guint first, last; /* live during steps first..last inclusive */
@@ -22,6 +22,7 @@ typedef struct {
 
 typedef struct {
     GArray *buffers; /* TraceBuffer; a buffer's id is its index */
+    GStringChunk *names; /* every buffer's name, in a few large blocks (no allocation per buffer) */
     guint steps;     /* every buffer's last < steps */
     char *source;    /* what the trace was made from (a graph or file name) */
     guint64 *time_points; /* step -> the file's own time point, where a sparse file's time was compressed
