@@ -204,36 +204,73 @@ gboolean kernel_pool(const KernelCall *c, GError **error)
         return FALSE;
     const float *px = x->data;
     float *py = y->data;
-    /* Per output row, the kernel rows inside the input; per output column, the kernel columns: the window
-     * loops run over valid positions only (the same ranges valid_columns gives, one column at a time). */
+    /* Max and sum are separable: each input row is first reduced across the window's columns (hpass: one
+     * value per output column), then each output row across the window's rows of that. Both passes run
+     * over valid positions only, the inner loop along the output columns (vectorised for stride 1), so a
+     * k x k window costs 2k operations per output rather than k^2. Per output column, the kernel columns
+     * inside the input (kx_lo..kx_hi) give AveragePool's count. */
     gint64 *kx_lo = g_new(gint64, w.ow + 1), *kx_hi = g_new(gint64, w.ow + 1);
     for (gint64 ox = 0; ox < w.ow; ox++) {
         gint64 base = ox * w.sw - w.pl;
         kx_lo[ox] = base >= 0 ? 0 : (-base + w.dw - 1) / w.dw;
         kx_hi[ox] = base >= w.w ? 0 : MIN(w.kw, (w.w - 1 - base) / w.dw + 1);
     }
+    float *hpass = kernel_workspace(c, sizeof(float) * (gsize)MAX(w.h * w.ow, 1));
+    if (!hpass) {
+        g_free(kx_lo);
+        g_free(kx_hi);
+        return kernel_fail(c, error, "no memory for a pooling row buffer");
+    }
+    const float start = is_max ? -INFINITY : 0.0f;
     for (gint64 plane = 0; plane < w.n * w.c; plane++) {
         const float *in = px + plane * w.h * w.w;
         float *out = py + plane * w.oh * w.ow;
+        for (gint64 iy = 0; iy < w.h; iy++) {
+            const float *row = in + iy * w.w;
+            float *h = hpass + iy * w.ow;
+            for (gint64 ox = 0; ox < w.ow; ox++)
+                h[ox] = start;
+            for (gint64 kx = 0; kx < w.kw; kx++) {
+                /* the output columns whose window column kx falls inside the row */
+                gint64 shift = kx * w.dw - w.pl;
+                gint64 lo = shift >= 0 ? 0 : (-shift + w.sw - 1) / w.sw;
+                gint64 hi = w.w - 1 - shift < 0 ? 0 : MIN(w.ow, (w.w - 1 - shift) / w.sw + 1);
+                const float *src = row + shift;
+                if (is_max && w.sw == 1)
+                    for (gint64 ox = lo; ox < hi; ox++)
+                        h[ox] = MAX(h[ox], src[ox]);
+                else if (is_max)
+                    for (gint64 ox = lo; ox < hi; ox++)
+                        h[ox] = MAX(h[ox], src[ox * w.sw]);
+                else if (w.sw == 1)
+                    for (gint64 ox = lo; ox < hi; ox++)
+                        h[ox] += src[ox];
+                else
+                    for (gint64 ox = lo; ox < hi; ox++)
+                        h[ox] += src[ox * w.sw];
+            }
+        }
         for (gint64 oy = 0; oy < w.oh; oy++) {
             gint64 base_y = oy * w.sh - w.pt;
             gint64 ky_lo = base_y >= 0 ? 0 : (-base_y + w.dh - 1) / w.dh;
             gint64 ky_hi = base_y >= w.h ? 0 : MIN(w.kh, (w.h - 1 - base_y) / w.dh + 1);
-            for (gint64 ox = 0; ox < w.ow; ox++) {
-                float acc = is_max ? -INFINITY : 0.0f;
-                gint64 base_x = ox * w.sw - w.pl;
-                for (gint64 ky = ky_lo; ky < ky_hi; ky++) {
-                    const float *row = in + (base_y + ky * w.dh) * w.w + base_x;
-                    if (is_max)
-                        for (gint64 kx = kx_lo[ox]; kx < kx_hi[ox]; kx++)
-                            acc = MAX(acc, row[kx * w.dw]);
-                    else
-                        for (gint64 kx = kx_lo[ox]; kx < kx_hi[ox]; kx++)
-                            acc += row[kx * w.dw];
-                }
-                gint64 counted = MAX(ky_hi - ky_lo, 0) * MAX(kx_hi[ox] - kx_lo[ox], 0);
-                out[oy * w.ow + ox] = is_max ? acc : acc / (float)(include_pad ? w.kh * w.kw : MAX(counted, 1));
+            float *o = out + oy * w.ow;
+            for (gint64 ox = 0; ox < w.ow; ox++)
+                o[ox] = start;
+            for (gint64 ky = ky_lo; ky < ky_hi; ky++) {
+                const float *h = hpass + (base_y + ky * w.dh) * w.ow;
+                if (is_max)
+                    for (gint64 ox = 0; ox < w.ow; ox++)
+                        o[ox] = MAX(o[ox], h[ox]);
+                else
+                    for (gint64 ox = 0; ox < w.ow; ox++)
+                        o[ox] += h[ox];
             }
+            if (!is_max)
+                for (gint64 ox = 0; ox < w.ow; ox++) {
+                    gint64 counted = MAX(ky_hi - ky_lo, 0) * MAX(kx_hi[ox] - kx_lo[ox], 0);
+                    o[ox] /= (float)(include_pad ? w.kh * w.kw : MAX(counted, 1));
+                }
         }
     }
     g_free(kx_lo);
