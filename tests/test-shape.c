@@ -438,6 +438,23 @@ static void test_control_flow(void)
     g_assert_cmpstr(msg, ==, "node 'Loop_n0' (Loop): the body has 0 inputs and 0 outputs for the Loop's 3 inputs and "
                              "1 outputs");
     g_free(msg);
+    /* A trip count too large to unroll leaves the Loop one node, planned from its declared shapes. */
+    b = builder_new("loop-huge", 13);
+    INPUT(b, "x", 2, 3);
+    body = graph_new("body");
+    graph_add_input(body, "i", type_info_new(DT_INT64, 0, NULL), NULL);
+    graph_add_input(body, "c", type_info_new(DT_BOOL, 0, NULL), NULL);
+    graph_add_input(body, "v", type_info_new(DT_FLOAT, 2, DIMS(2, 3)), NULL);
+    graph_add_output(body, "c", NULL, NULL);
+    graph_add_output(body, "v", NULL, NULL);
+    b_node(b, "Loop", (const char *const[]){b_ints(b, "many", 0, NULL, (const gint64[]){G_GINT64_CONSTANT(1) << 60}), "", "x",
+                                            NULL},
+           1, (const char *[]){"looped"}, attr_new_graph("body", body), NULL);
+    graph_add_value_info(b->graph, "looped", type_info_new(DT_FLOAT, 2, DIMS(2, 3)), NULL);
+    m = finish(b, NULL);
+    g_assert_cmpstr(graph_tensor(m->graph, "looped")->producer->op_type, ==, "Loop");
+    assert_type(m, "looped", "FLOAT[2,3]");
+    model_free(m);
     b = builder_new("if-short-branch", 13);
     INPUT(b, "x", 2, 3);
     cond = b_ints(b, "cond", 0, NULL, &one);

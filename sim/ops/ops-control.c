@@ -122,9 +122,10 @@ gboolean fold_loop(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **e
     if (!g || g->parent || !body_attr || !body_attr->g || !trip_t || !trip_t->value || trip_t->value->n != 1)
         return TRUE;
     Graph *body = body_attr->g;
-    guint carried = n->inputs->len - 2, scans = n->outputs->len >= carried ? n->outputs->len - carried : 0;
-    if (n->inputs->len < 2 || n->outputs->len < carried || body->inputs->len != 2 + carried ||
-        body->outputs->len != 1 + carried + scans)
+    /* M, cond (both optional, the trailing ones may be left out), then the carried values */
+    guint carried = n->inputs->len > 2 ? n->inputs->len - 2 : 0;
+    guint scans = n->outputs->len >= carried ? n->outputs->len - carried : 0;
+    if (n->outputs->len < carried || body->inputs->len != 2 + carried || body->outputs->len != 1 + carried + scans)
         return infer_fail(error, n, "the body has %u inputs and %u outputs for the Loop's %u inputs and %u outputs",
                           body->inputs->len, body->outputs->len, n->inputs->len, n->outputs->len);
     gint64 trip = value_get_i(trip_t->value, 0);
@@ -135,8 +136,8 @@ gboolean fold_loop(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **e
     for (guint k = 0; k < carried; k++)
         if (!node_input(n, 2 + k))
             return TRUE;
-    if (trip < 0 || (trip > 0 && !body_keeps_going(body)) || (trip == 0 && scans > 0) || !graph_subgraph_copyable(body) ||
-        (guint64)trip * MAX(body->nodes->len, 1) > LOOP_UNROLL_MAX_NODES)
+    if (trip < 0 || trip > LOOP_UNROLL_MAX_NODES || (guint64)trip * MAX(body->nodes->len, 1) > LOOP_UNROLL_MAX_NODES ||
+        (trip > 0 && !body_keeps_going(body)) || (trip == 0 && scans > 0) || !graph_subgraph_copyable(body))
         return TRUE;
 
     char *prefix = fold_prefix(n);
@@ -183,7 +184,9 @@ gboolean fold_loop(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **e
             continue;
         GPtrArray *parts = g_ptr_array_new_with_free_func(g_free);
         for (gint64 i = 0; ok && i < trip; i++) {
-            char *name = graph_unique_name(g, prefix, "unsqueezed");
+            char *iteration = g_strdup_printf("%s/%" G_GINT64_FORMAT, prefix, i);
+            char *name = graph_unique_name(g, iteration, "unsqueezed");
+            g_free(iteration);
             const char *in[] = {scan_parts[k][i]->name, axes ? axes->name : NULL};
             GPtrArray *attrs = g_ptr_array_new_with_free_func((GDestroyNotify)attr_free);
             if (!axes)
@@ -192,12 +195,14 @@ gboolean fold_loop(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **e
                                 error) != NULL;
             g_ptr_array_add(parts, name);
         }
-        GPtrArray *attrs = g_ptr_array_new_with_free_func((GDestroyNotify)attr_free);
-        g_ptr_array_add(attrs, attr_new_int("axis", 0));
-        char *name = graph_unique_name(g, prefix, "Concat");
-        ok = ok && graph_add_node(g, "Concat", "", name, (const char *const *)parts->pdata, (int)parts->len,
-                                  (const char *const *)&out->name, 1, attrs, error);
-        g_free(name);
+        if (ok) {
+            GPtrArray *attrs = g_ptr_array_new_with_free_func((GDestroyNotify)attr_free);
+            g_ptr_array_add(attrs, attr_new_int("axis", 0));
+            char *name = graph_unique_name(g, prefix, "Concat");
+            ok = graph_add_node(g, "Concat", "", name, (const char *const *)parts->pdata, (int)parts->len,
+                                (const char *const *)&out->name, 1, attrs, error) != NULL;
+            g_free(name);
+        }
         g_ptr_array_unref(parts);
     }
     if (ok)
