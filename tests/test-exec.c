@@ -534,6 +534,50 @@ static void test_loop_unrolled(void)
     model_free(m);
 }
 
+/* A half-precision export: FLOAT16 input and weight, MatMul and Relu on FLOAT16 tensors (planned at two bytes
+ * an element). The kernels run on float32 copies and each output is rounded to half (nearest even): the
+ * values are the float32 product rounded once. */
+static void test_float16_widened(void)
+{
+    Builder *b = builder_new("half", 13);
+    const char *x = b_input(b, "x", DT_FLOAT16, 2, (const gint64[]){2, 3});
+    const double xs[] = {0.5, -1.25, 2.0, 3.0, 0.1, -0.7}, ws[] = {1.5, -2.0, 0.25, 0.3, -1.0, 4.0};
+    guint16 wh[6];
+    for (int k = 0; k < 6; k++)
+        wh[k] = dtype_double_to_half(ws[k]);
+    TensorData *w = tensor_data_new("w", DT_FLOAT16, 2, (const gint64[]){3, 2});
+    w->raw = g_bytes_new(wh, sizeof wh);
+    g_assert_true(graph_add_initializer(b->graph, w, NULL));
+    b_output(b, B_OP(b, "Relu", B_OP(b, "MatMul", x, "w")));
+    Model *m = finish_inferred(b);
+    GError *error = NULL;
+    Planned run = plan_and_bind(m, &error);
+    g_assert_no_error(error);
+    guint16 xh[6];
+    for (int k = 0; k < 6; k++)
+        xh[k] = dtype_double_to_half(xs[k]);
+    TensorData *d = tensor_data_new("x", DT_FLOAT16, 2, (const gint64[]){2, 3});
+    d->raw = g_bytes_new(xh, sizeof xh);
+    g_assert_true(executor_set_input(run.e, "x", d, &error));
+    tensor_data_free(d);
+    g_assert_true(executor_run(run.e, TRUE, &error));
+    g_assert_no_error(error);
+    const char *name;
+    const ExecTensor *y = executor_output(run.e, 0, &name);
+    g_assert_cmpint(y->dtype, ==, DT_FLOAT16);
+    g_assert_cmpuint(y->count, ==, 4);
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            float acc = 0;
+            for (int k = 0; k < 3; k++)
+                acc += (float)dtype_half_to_double(xh[i * 3 + k]) * (float)dtype_half_to_double(wh[k * 2 + j]);
+            guint16 want = dtype_double_to_half(acc > 0 ? acc : 0);
+            g_assert_cmphex(((const guint16 *)y->data)[i * 2 + j], ==, want);
+        }
+    planned_clear(&run);
+    model_free(m);
+}
+
 /* Pad (edge, reflect) and Tile with their pads/repeats as constants, on x = [[1, 2, 3], [4, 5, 6]]: values
  * worked out by hand (test-conformance runs the ONNX node tests too, their short inputs made constants). */
 static void test_pad_and_tile(void)
@@ -881,6 +925,7 @@ int main(int argc, char **argv)
     g_test_add_func("/exec/pad-and-tile", test_pad_and_tile);
     g_test_add_func("/exec/if-folded", test_if_folded);
     g_test_add_func("/exec/loop-unrolled", test_loop_unrolled);
+    g_test_add_func("/exec/float16-widened", test_float16_widened);
     g_test_add_func("/exec/einsum-forms", test_einsum_forms);
     g_test_add_func("/exec/matmul-batches", test_matmul_batches);
     g_test_add_func("/exec/conv-paths", test_conv_paths);

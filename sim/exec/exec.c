@@ -413,6 +413,55 @@ static void poison_buffer(Executor *e, guint b)
     memset(e->arena[buf->bin] + e->plan->offsets[b], 0xFF, buf->size);
 }
 
+static gboolean is_16bit_float(const ExecTensor *t) { return t && (t->dtype == DT_FLOAT16 || t->dtype == DT_BFLOAT16); }
+
+/* The kernels compute in float32. A node with FLOAT16 or BFLOAT16 tensors (a half-precision export) runs on
+ * float32 copies of them (exact), and each such output is rounded back to its type (to nearest even) into
+ * its planned bytes after the call, as ONNX Runtime's CPU provider does for ops without half kernels. */
+static gboolean run_widened(const KernelCall *call, GError **error)
+{
+    guint n = call->n_in + call->n_out;
+    ExecTensor *wide = g_new0(ExecTensor, n + 1), **slots = g_new0(ExecTensor *, n + 1);
+    for (guint k = 0; k < n; k++) {
+        ExecTensor *t = k < call->n_in ? call->in[k] : call->out[k - call->n_in];
+        slots[k] = t;
+        if (!is_16bit_float(t))
+            continue;
+        wide[k] = *t;
+        wide[k].dtype = DT_FLOAT;
+        wide[k].data = t->count ? g_new(float, t->count) : NULL;
+        for (gsize j = 0; k < call->n_in && j < t->count; j++)
+            ((float *)wide[k].data)[j] = (float)elem_get_f(t, j);
+        slots[k] = &wide[k];
+    }
+    KernelCall widened = *call;
+    widened.in = slots;
+    widened.out = slots + call->n_in;
+    gboolean ok = call->node->op->kernel(&widened, error);
+    for (guint k = call->n_in; ok && k < n; k++)
+        if (slots[k] == &wide[k])
+            for (gsize j = 0; j < wide[k].count; j++)
+                elem_set_f(call->out[k - call->n_in], j, ((const float *)wide[k].data)[j]);
+    for (guint k = 0; k < n; k++)
+        g_free(slots[k] == &wide[k] ? wide[k].data : NULL);
+    g_free(wide);
+    g_free(slots);
+    return ok;
+}
+
+static gboolean needs_widening(const Node *n, const GPtrArray *in, const GPtrArray *out)
+{
+    if (n->op->reads_16bit)
+        return FALSE;
+    for (guint k = 0; k < in->len; k++)
+        if (is_16bit_float(in->pdata[k]))
+            return TRUE;
+    for (guint k = 0; k < out->len; k++)
+        if (is_16bit_float(out->pdata[k]))
+            return TRUE;
+    return FALSE;
+}
+
 gboolean executor_run(Executor *e, gboolean poison, GError **error)
 {
     const Graph *g = e->g;
@@ -450,7 +499,7 @@ gboolean executor_run(Executor *e, gboolean poison, GError **error)
                                .in = (ExecTensor *const *)in->pdata, .out = (ExecTensor *const *)out->pdata,
                                .epilogue = e->epilogue[s], .epilogue_lo = e->epilogue_lo[s],
                                .epilogue_hi = e->epilogue_hi[s], .workspace = e->workspace};
-            ok = n->op->kernel(&call, error);
+            ok = needs_widening(n, in, out) ? run_widened(&call, error) : n->op->kernel(&call, error);
         }
         if (ok && poison && e->dying[s])
             for (guint k = 0; k < e->dying[s]->len; k++)

@@ -157,8 +157,10 @@ static const OpInfo op_rows[] = {
     PREDICATE("IsNaN", f_isnan),
     PREDICATE("IsInf", f_isinf),
     OP("Dropout", OP_COMPUTE, 1, 3, 1, 2, infer_dropout, kernel_dropout),
-    OP("Cast", OP_COMPUTE, 1, 1, 1, 1, infer_cast, kernel_cast),
-    OP("CastLike", OP_COMPUTE, 2, 2, 1, 1, infer_cast_like, kernel_cast),
+    {.name = "Cast", .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1, .min_outputs = 1, .max_outputs = 1,
+     .infer = infer_cast, .kernel = kernel_cast, .reads_16bit = TRUE},
+    {.name = "CastLike", .op_class = OP_COMPUTE, .min_inputs = 2, .max_inputs = 2, .min_outputs = 1, .max_outputs = 1,
+     .infer = infer_cast_like, .kernel = kernel_cast, .reads_16bit = TRUE},
     OP("EyeLike", OP_COMPUTE, 1, 1, 1, 1, infer_eye_like, kernel_eye_like),
     /* binary and n-ary elementwise, numpy broadcasting */
     {.name = "Add", .op_class = OP_COMPUTE, .min_inputs = 2, .max_inputs = 2, .min_outputs = 1, .max_outputs = 1,

@@ -45,6 +45,8 @@ typedef struct OpInfo {
     KernelArith arith;            /* binary ops the kernel computes inline on floats (ARITH_NONE: through binary) */
     gboolean epilogue;            /* the kernel can clamp its output as it writes it (KernelCall.epilogue) */
     KernelEpilogue folds_as;      /* what this op is when folded into such a kernel (EPILOGUE_NONE: never) */
+    gboolean reads_16bit;         /* the kernel takes FLOAT16/BFLOAT16 tensors as they are (Cast: one rounding);
+                                     every other kernel gets float32 copies of them and its outputs rounded back */
     /* Control flow decided before running (an If whose condition is known, a Loop whose trip count is):
      * replaces node n of g by what it would run and sets *folded; leaves the graph alone when it cannot
      * know. NULL: never. */
