@@ -81,10 +81,14 @@ static Taps axis_taps(const ResizeRule *rule, gint64 o, gint64 in, gint64 out, d
 {
     Taps t = {0};
     double x = source_coordinate(rule, o, in, out, scale, start, end, &t.outside);
-    if (t.outside || !isfinite(x)) {
-        t.outside = TRUE;
+    if (t.outside)
         return t;
-    }
+    /* Far outside the input every tap is an edge (or, excluded, nothing): the same taps as 4 past it, and
+     * no huge or infinite coordinate reaches the integer conversion. */
+    if (!(x >= -4))
+        x = -4;
+    if (x > (double)in + 4)
+        x = (double)in + 4;
     double fl = floor(x), r = x == fl ? 1.0 : x - fl;
     gint64 left = (gint64)(x - r); /* the tap at or just left of x, so that r is in (0, 1] */
     if (rule->mode == RESIZE_NEAREST) {
