@@ -578,7 +578,7 @@ static void test_float16_widened(void)
     model_free(m);
 }
 
-/* Pad (edge, reflect) and Tile with their pads/repeats as constants, on x = [[1, 2, 3], [4, 5, 6]]: values
+/* Pad (edge, reflect, constant with a cropping negative pad) and Tile with their pads/repeats as constants, on x = [[1, 2, 3], [4, 5, 6]]: values
  * worked out by hand (test-conformance runs the ONNX node tests too, their short inputs made constants). */
 static void test_pad_and_tile(void)
 {
@@ -589,6 +589,8 @@ static void test_pad_and_tile(void)
     b_output(b, B_OPA(b, "Pad", attr_new_string("mode", "edge"), x, pads));
     b_output(b, B_OPA(b, "Pad", attr_new_string("mode", "reflect"), x, pads));
     b_output(b, B_OP(b, "Tile", x, repeats));
+    /* a negative pad crops: the first column goes, one row and two columns of 9 come */
+    b_output(b, B_OP(b, "Pad", x, b_int_vec(b, "crop", 4, (const gint64[]){0, -1, 1, 2}), b_float_scalar(b, "nine", 9)));
     GError *error = NULL;
     Model *m = finish_inferred(b);
     Planned run = plan_and_bind(m, &error);
@@ -603,9 +605,10 @@ static void test_pad_and_tile(void)
     const float edge[] = {1, 1, 2, 3, 3, 1, 1, 2, 3, 3, 4, 4, 5, 6, 6, 4, 4, 5, 6, 6};
     const float reflect[] = {5, 4, 5, 6, 5, 2, 1, 2, 3, 2, 5, 4, 5, 6, 5, 2, 1, 2, 3, 2};
     const float tile[] = {1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6};
-    const float *want[] = {edge, reflect, tile};
-    const gsize counts[] = {20, 20, 12};
-    for (guint k = 0; k < 3; k++) {
+    const float cropped[] = {2, 3, 9, 9, 5, 6, 9, 9, 9, 9, 9, 9};
+    const float *want[] = {edge, reflect, tile, cropped};
+    const gsize counts[] = {20, 20, 12, 12};
+    for (guint k = 0; k < 4; k++) {
         const char *name;
         const ExecTensor *y = executor_output(e, k, &name);
         g_assert_cmpuint(y->count, ==, counts[k]);

@@ -248,6 +248,25 @@ gboolean kernel_expand(const KernelCall *c, GError **error)
 
 /* Pad: constant (the value input, 0 by default), edge (clamp) or reflect (mirror without the edge),
  * output index by output index; pads before each axis from the input (opset >= 11) or the attribute. */
+/* Input index of padded position i along an axis of n: inside, or mapped by edge/reflect, or (constant
+ * mode) *inside set FALSE. */
+static gint64 pad_source_index(gint64 i, gint64 n, gboolean edge, gboolean reflect, gboolean *inside)
+{
+    if (i >= 0 && i < n)
+        return i;
+    if (edge)
+        return CLAMP(i, 0, n - 1);
+    if (reflect && n > 1) {
+        gint64 period = 2 * (n - 1);
+        i = ((i % period) + period) % period;
+        return i >= n ? period - i : i;
+    }
+    if (reflect) /* one element reflects onto itself */
+        return 0;
+    *inside = FALSE;
+    return 0;
+}
+
 gboolean kernel_pad(const KernelCall *c, GError **error)
 {
     const ExecTensor *x = kernel_in(c, 0), *pads_t = kernel_in(c, 1), *value_t = kernel_in(c, 2);
@@ -271,30 +290,40 @@ gboolean kernel_pad(const KernelCall *c, GError **error)
         before[d] = c->opset >= 11 ? elem_get_i(pads_t, d) : g_array_index(pads_a, gint64, d);
     double value = c->opset >= 11 ? (value_t && value_t->count ? elem_get_f(value_t, 0) : 0.0) : value_attr;
     gsize size = dtype_size(y->dtype);
+    guint8 fill[16] = {0}; /* the constant, in the output's type */
+    ExecTensor fill_t = {.data = fill, .dtype = y->dtype, .rank = 0, .count = 1};
+    elem_set_f(&fill_t, 0, value);
+    if (y->count == 0)
+        return TRUE;
+    if (r == 0 || x->count == 0) { /* nothing to read: a scalar copied, or all of it the constant */
+        for (gsize k = 0; k < y->count; k++)
+            memcpy((char *)y->data + k * size, x->count ? x->data : fill, size);
+        return TRUE;
+    }
+    /* Row by row along the last axis: the row it reads (or none: the constant), then its middle copied in
+     * one piece and only the padded ends mapped element by element. Negative pads crop. */
+    gint64 width = y->dims[r - 1], n_last = x->dims[r - 1], b_last = before[r - 1];
+    gint64 lo = CLAMP(b_last, 0, width), hi = CLAMP(b_last + n_last, lo, width);
     gint64 idx[16] = {0};
-    for (gsize k = 0; k < y->count; k++) {
+    for (gsize row = 0; row < y->count / (gsize)width; row++) {
         gint64 off = 0;
         gboolean inside = TRUE;
-        for (int d = 0; d < r; d++) {
-            gint64 i = idx[d] - before[d], n = x->dims[d];
-            if (i < 0 || i >= n) {
-                if (edge) {
-                    i = CLAMP(i, 0, n - 1);
-                } else if (reflect && n > 1) {
-                    gint64 period = 2 * (n - 1);
-                    i = ((i % period) + period) % period;
-                    i = i >= n ? period - i : i;
-                } else {
-                    inside = FALSE;
-                }
-            }
-            off = off * n + i;
+        for (int d = 0; d < r - 1; d++)
+            off = off * x->dims[d] + pad_source_index(idx[d] - before[d], x->dims[d], edge, reflect, &inside);
+        char *dst = (char *)y->data + row * (gsize)width * size;
+        const char *src = (const char *)x->data + (gsize)off * (gsize)n_last * size;
+        if (inside && hi > lo)
+            memcpy(dst + (gsize)lo * size, src + (gsize)(lo - b_last) * size, (gsize)(hi - lo) * size);
+        for (gint64 o = 0; o < width; o++) {
+            if (inside && o == lo && hi > lo)
+                o = hi; /* the middle is done */
+            if (o >= width)
+                break;
+            gboolean here = inside;
+            gint64 i = pad_source_index(o - b_last, n_last, edge, reflect, &here);
+            memcpy(dst + (gsize)o * size, here ? src + (gsize)i * size : (const char *)fill, size);
         }
-        if (inside)
-            memcpy((char *)y->data + k * size, (const char *)x->data + off * size, size);
-        else
-            elem_set_f(y, k, value);
-        kernel_index_next(idx, y->dims, r);
+        kernel_index_next(idx, y->dims, r - 1);
     }
     return TRUE;
 }
