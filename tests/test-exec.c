@@ -578,6 +578,54 @@ static void test_float16_widened(void)
     model_free(m);
 }
 
+/* Broadcasts the float fast paths do not name, done a block at a time (arith_blocked): a middle axis of 1
+ * (both operands whole over the inner block), a per-(batch, channel) value over H x W, a last axis of 1
+ * (one value per row), and the broadcast operand first in a Sub. Every element against a + b computed here. */
+static void test_broadcast_blocks(void)
+{
+    Builder *b = builder_new("broadcast-blocks", 13);
+    const char *x = b_input(b, "x", DT_FLOAT, 4, (const gint64[]){2, 3, 4, 5});
+    const char *mid = b_weight(b, "mid", DT_FLOAT, 4, (const gint64[]){2, 1, 4, 5}, TRUE);
+    const char *chan = b_weight(b, "chan", DT_FLOAT, 4, (const gint64[]){1, 3, 1, 1}, TRUE);
+    const char *rows = b_weight(b, "rows", DT_FLOAT, 4, (const gint64[]){2, 1, 4, 1}, TRUE);
+    b_output(b, B_OP(b, "Add", x, mid));
+    b_output(b, B_OP(b, "Mul", x, chan));
+    b_output(b, B_OP(b, "Sub", rows, x));
+    b_output(b, B_OP(b, "Div", x, rows));
+    Model *m = finish_inferred(b);
+    GError *error = NULL;
+    Planned run = plan_and_bind(m, &error);
+    g_assert_no_error(error);
+    float in[120];
+    for (int k = 0; k < 120; k++)
+        in[k] = (float)(k % 17) * 0.37f - 2.5f;
+    TensorData *d = tensor_data_new("x", DT_FLOAT, 4, (const gint64[]){2, 3, 4, 5});
+    d->raw = g_bytes_new(in, sizeof in);
+    g_assert_true(executor_set_input(run.e, "x", d, &error));
+    tensor_data_free(d);
+    g_assert_true(executor_run(run.e, TRUE, &error));
+    g_assert_no_error(error);
+    const float *pm = g_bytes_get_data(graph_tensor(m->graph, "mid")->init->raw, NULL);
+    const float *pc = g_bytes_get_data(graph_tensor(m->graph, "chan")->init->raw, NULL);
+    const float *pr = g_bytes_get_data(graph_tensor(m->graph, "rows")->init->raw, NULL);
+    const char *name;
+    const float *add = executor_output(run.e, 0, &name)->data, *mul = executor_output(run.e, 1, &name)->data;
+    const float *sub = executor_output(run.e, 2, &name)->data, *div = executor_output(run.e, 3, &name)->data;
+    for (int n = 0; n < 2; n++)
+        for (int ch = 0; ch < 3; ch++)
+            for (int h = 0; h < 4; h++)
+                for (int w = 0; w < 5; w++) {
+                    int k = ((n * 3 + ch) * 4 + h) * 5 + w;
+                    float row = pr[n * 4 + h];
+                    g_assert_cmpfloat(add[k], ==, in[k] + pm[(n * 4 + h) * 5 + w]);
+                    g_assert_cmpfloat(mul[k], ==, in[k] * pc[ch]);
+                    g_assert_cmpfloat(sub[k], ==, row - in[k]);
+                    g_assert_cmpfloat(div[k], ==, in[k] / row);
+                }
+    planned_clear(&run);
+    model_free(m);
+}
+
 /* Pad (edge, reflect, constant with a cropping negative pad) and Tile with their pads/repeats as constants, on x = [[1, 2, 3], [4, 5, 6]]: values
  * worked out by hand (test-conformance runs the ONNX node tests too, their short inputs made constants). */
 static void test_pad_and_tile(void)
@@ -929,6 +977,7 @@ int main(int argc, char **argv)
     g_test_add_func("/exec/if-folded", test_if_folded);
     g_test_add_func("/exec/loop-unrolled", test_loop_unrolled);
     g_test_add_func("/exec/float16-widened", test_float16_widened);
+    g_test_add_func("/exec/broadcast-blocks", test_broadcast_blocks);
     g_test_add_func("/exec/einsum-forms", test_einsum_forms);
     g_test_add_func("/exec/matmul-batches", test_matmul_batches);
     g_test_add_func("/exec/conv-paths", test_conv_paths);

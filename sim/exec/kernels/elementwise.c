@@ -303,6 +303,65 @@ static gboolean arith_fast(Arith op, const ExecTensor *a, const ExecTensor *b, E
 }
 
 /* out = f(a, b) with broadcasting; integer semantics when both inputs are integers. */
+/* Any other broadcast whose innermost dimensions form a block that both operands read whole, or that one
+ * reads whole while the other gives one value for it (a mask [1, W, 1, N, N] over attention scores
+ * [1, W, H, N, N]): per block, one offset for each operand from the outer dimensions, then a loop the
+ * compiler vectorises. FALSE when the block would be shorter than 4 elements (the element walk does it). */
+static gboolean arith_blocked(Arith op, const ExecTensor *a, const ExecTensor *b, ExecTensor *y)
+{
+    int r = y->rank;
+    if (op == ARITH_NONE || r == 0 || r > KERNEL_MAX_RANK || a->rank > r || b->rank > r)
+        return FALSE;
+    gint64 sa[KERNEL_MAX_RANK], sb[KERNEL_MAX_RANK];
+    broadcast_strides(a, r, y->dims, sa);
+    broadcast_strides(b, r, y->dims, sb);
+    enum { BOTH_WHOLE, B_ONE_VALUE, A_ONE_VALUE, UNDECIDED } mode = UNDECIDED;
+    gint64 inner = 1;
+    int d = r;
+    for (; d > 0; d--) {
+        gint64 n = y->dims[d - 1];
+        if (n == 1)
+            continue;
+        gboolean a_whole = sa[d - 1] == inner, b_whole = sb[d - 1] == inner;
+        gboolean a_one = a_whole ? FALSE : sa[d - 1] == 0, b_one = b_whole ? FALSE : sb[d - 1] == 0;
+        int here = a_whole && b_whole ? BOTH_WHOLE : a_whole && b_one && inner == 1 ? B_ONE_VALUE
+                   : a_whole && b_one && mode == B_ONE_VALUE                     ? B_ONE_VALUE
+                   : a_one && b_whole && inner == 1                              ? A_ONE_VALUE
+                   : a_one && b_whole && mode == A_ONE_VALUE                     ? A_ONE_VALUE
+                                                                                 : UNDECIDED;
+        if (here == UNDECIDED || (mode != UNDECIDED && here != (int)mode))
+            break;
+        mode = here;
+        inner *= n;
+    }
+    if (mode == UNDECIDED || inner < 4)
+        return FALSE;
+    const float *pa = a->data, *pb = b->data;
+    float *py = y->data;
+    gint64 idx[KERNEL_MAX_RANK] = {0}, oa = 0, ob = 0;
+    for (gsize block = 0; block < y->count / (gsize)inner; block++) {
+        float *out = py + block * (gsize)inner;
+        if (mode == BOTH_WHOLE)
+            for (gint64 k = 0; k < inner; k++)
+                out[k] = arith(op, pa[oa + k], pb[ob + k]);
+        else if (mode == B_ONE_VALUE)
+            arith_scalar_right(op, pa + oa, pb[ob], out, (gsize)inner);
+        else
+            for (gint64 k = 0; k < inner; k++)
+                out[k] = arith(op, pa[oa], pb[ob + k]);
+        for (int e = d - 1; e >= 0; e--) { /* the next block: the outer index, and both offsets */
+            oa += sa[e];
+            ob += sb[e];
+            if (++idx[e] < y->dims[e])
+                break;
+            oa -= sa[e] * y->dims[e];
+            ob -= sb[e] * y->dims[e];
+            idx[e] = 0;
+        }
+    }
+    return TRUE;
+}
+
 static gboolean binary_apply(const KernelCall *c, const ExecTensor *a, const ExecTensor *b, ExecTensor *y,
                              GError **error)
 {
@@ -356,6 +415,8 @@ static gboolean binary_apply(const KernelCall *c, const ExecTensor *a, const Exe
             if (arith_fast(ar, b, a, y))
                 return TRUE;
         }
+        if (arith_blocked(ar, a, b, y))
+            return TRUE;
         const ExecTensor *ins[2] = {a, b};
         BroadcastWalk w;
         walk_init(&w, y, 2, ins);
