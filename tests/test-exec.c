@@ -4,6 +4,7 @@
  * named when a dense kernel cannot honour it; usage errors and --profile. */
 #include "graphs/builder.h"
 #include "exec/exec.h"
+#include "exec/kernels/approx.h"
 #include "model/onnx.h"
 #include "strategies/registry.h"
 #include "tests/testutil.h"
@@ -815,6 +816,44 @@ static void test_approx(void)
     g_assert_cmpfloat(kernel_erf_f(INFINITY), ==, 1.0f);
     g_assert_cmpfloat(kernel_erf_f(-INFINITY), ==, -1.0f);
     g_assert_cmpfloat(kernel_erf_f(1e-30f), >, 0.0f);
+
+    /* The array forms (AVX-512/AVX2 loops where the CPU has them) and approx_map's four lanes give every
+     * element its scalar form's bits, on a grid with the edges in it. */
+    gsize n = 0;
+    float *grid = g_new(float, 200016);
+    for (double x = -100.0; x <= 100.0; x += 1e-3)
+        grid[n++] = (float)x;
+    const float edges[] = {INFINITY, -INFINITY, NAN, 0.0f, -0.0f, 1e-30f, -1e-30f, 88.7f, -87.4f, 9.0f, 0.5f, -0.5f};
+    for (gsize k = 0; k < G_N_ELEMENTS(edges); k++)
+        grid[n++] = edges[k];
+    float *wide = g_new(float, n), *four = g_new(float, n);
+    static const struct {
+        void (*array)(const float *, float *, gsize);
+        float (*scalar)(float);
+        approx_v4 (*vec)(approx_v4);
+    } forms[] = {{kernel_exp_array, kernel_exp_f, approx_exp_v4}, {kernel_erf_array, kernel_erf_f, approx_erf_v4}};
+    for (gsize f = 0; f < G_N_ELEMENTS(forms); f++) {
+        forms[f].array(grid, wide, n);
+        approx_map(grid, four, n, forms[f].vec, forms[f].scalar);
+        for (gsize k = 0; k < n; k++) {
+            float one = forms[f].scalar(grid[k]);
+            g_assert_true(memcmp(&wide[k], &one, sizeof one) == 0);
+            g_assert_true(memcmp(&four[k], &one, sizeof one) == 0);
+        }
+    }
+    kernel_tanh_array(grid, wide, n);
+    for (gsize k = 0; k < n; k++) {
+        float one = kernel_fast_tanh(grid[k]);
+        g_assert_true(memcmp(&wide[k], &one, sizeof one) == 0);
+    }
+    kernel_sigmoid_array(grid, wide, n);
+    for (gsize k = 0; k < n; k++) {
+        float one = kernel_sigmoid_f(grid[k]);
+        g_assert_true(memcmp(&wide[k], &one, sizeof one) == 0);
+    }
+    g_free(grid);
+    g_free(wide);
+    g_free(four);
 }
 
 /* Conv's paths — im2col + sgemm (padding, strides, dilation, groups), 1x1 without im2col, depthwise summed

@@ -57,7 +57,8 @@ float kernel_sigmoid_f(float x);
 /* exp and erf in float, vectorisable (exec/kernels/approx.h: relative error below 1e-7 and 1e-6). */
 float kernel_exp_f(float x);
 float kernel_erf_f(float x);
-/* Those maps (and Relu) over float arrays, four lanes at a time: each element gets its scalar form's bits. */
+/* Those maps (and Relu) over float arrays, as wide as the CPU's vectors allow: each element gets its scalar
+ * form's bits. */
 void kernel_exp_array(const float *in, float *out, gsize n);
 void kernel_erf_array(const float *in, float *out, gsize n);
 void kernel_tanh_array(const float *in, float *out, gsize n);

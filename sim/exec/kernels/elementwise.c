@@ -86,11 +86,34 @@ float kernel_sigmoid_f(float x) { return sigmoid_inline(x); }
 float kernel_exp_f(float x) { return approx_exp(x); }
 float kernel_erf_f(float x) { return approx_erf(x); }
 
-/* The array forms the op table's rows name (OpInfo.unary_array). */
-void kernel_exp_array(const float *in, float *out, gsize n) { approx_map(in, out, n, approx_exp_v4, approx_exp); }
-void kernel_erf_array(const float *in, float *out, gsize n) { approx_map(in, out, n, approx_erf_v4, approx_erf); }
-void kernel_tanh_array(const float *in, float *out, gsize n) { approx_map(in, out, n, tanh_v4, tanh_inline); }
-void kernel_sigmoid_array(const float *in, float *out, gsize n) { approx_map(in, out, n, sigmoid_v4, sigmoid_inline); }
+/* The array forms the op table's rows name (OpInfo.unary_array). Where the CPU has AVX-512 or AVX2, the
+ * scalar form's own loop compiled for it: the compiler vectorises it 16 or 8 lanes wide, and as -std=c11
+ * contracts nothing into FMA, every element gets the scalar form's bits (/exec/approx checks); elsewhere
+ * approx_map's four lanes. Erf over 4M floats: 3.2 ns an element four-wide, 0.8 with AVX-512. */
+#define WIDE_ARRAY(name, vec, scalar)                                                                          \
+    __attribute__((target("avx512f"))) static void name##_avx512(const float *in, float *out, gsize n)         \
+    {                                                                                                          \
+        for (gsize k = 0; k < n; k++)                                                                          \
+            out[k] = scalar(in[k]);                                                                            \
+    }                                                                                                          \
+    __attribute__((target("avx2"))) static void name##_avx2(const float *in, float *out, gsize n)             \
+    {                                                                                                          \
+        for (gsize k = 0; k < n; k++)                                                                          \
+            out[k] = scalar(in[k]);                                                                            \
+    }                                                                                                          \
+    void name(const float *in, float *out, gsize n)                                                            \
+    {                                                                                                          \
+        if (__builtin_cpu_supports("avx512f"))                                                                 \
+            name##_avx512(in, out, n);                                                                         \
+        else if (__builtin_cpu_supports("avx2"))                                                               \
+            name##_avx2(in, out, n);                                                                           \
+        else                                                                                                   \
+            approx_map(in, out, n, vec, scalar);                                                               \
+    }
+WIDE_ARRAY(kernel_exp_array, approx_exp_v4, approx_exp)
+WIDE_ARRAY(kernel_erf_array, approx_erf_v4, approx_erf)
+WIDE_ARRAY(kernel_tanh_array, tanh_v4, tanh_inline)
+WIDE_ARRAY(kernel_sigmoid_array, sigmoid_v4, sigmoid_inline)
 void kernel_relu_array(const float *in, float *out, gsize n)
 {
     for (gsize k = 0; k < n; k++)

@@ -156,7 +156,7 @@ gboolean kernel_softmax(const KernelCall *c, GError **error)
             if (inner == 1 && !log_form) { /* a contiguous row: four exponentials at a time, kept in the output */
                 for (gint64 j = 0; j < len; j++)
                     py[base + j] = px[base + j] - top;
-                approx_map(py + base, py + base, (size_t)len, approx_exp_v4, approx_exp);
+                kernel_exp_array(py + base, py + base, (gsize)len);
                 for (gint64 j = 0; j < len; j++)
                     sum += py[base + j];
             } else {
