@@ -265,8 +265,6 @@ gboolean kernel_expand(const KernelCall *c, GError **error)
     return TRUE;
 }
 
-/* Pad: constant (the value input, 0 by default), edge (clamp) or reflect (mirror without the edge),
- * output index by output index; pads before each axis from the input (opset >= 11) or the attribute. */
 /* Input index of padded position i along an axis of n: inside, or mapped by edge/reflect, or (constant
  * mode) *inside set FALSE. */
 static gint64 pad_source_index(gint64 i, gint64 n, gboolean edge, gboolean reflect, gboolean *inside)
@@ -286,6 +284,8 @@ static gint64 pad_source_index(gint64 i, gint64 n, gboolean edge, gboolean refle
     return 0;
 }
 
+/* Pad: constant (the value input, 0 by default), edge (clamp) or reflect (mirror without the edge), a row
+ * of the last axis at a time; pads before each axis from the input (opset >= 11) or the attribute. */
 gboolean kernel_pad(const KernelCall *c, GError **error)
 {
     const ExecTensor *x = kernel_in(c, 0), *pads_t = kernel_in(c, 1), *value_t = kernel_in(c, 2);
