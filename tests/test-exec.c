@@ -627,6 +627,52 @@ static void test_broadcast_blocks(void)
     model_free(m);
 }
 
+/* Gemm of one row (a classifier head) runs as a matrix-vector product: with and without transB, with alpha,
+ * beta and a bias, on small integers so the sums are exact. */
+static void test_gemm_one_row(void)
+{
+    Builder *b = builder_new("gemm-row", 13);
+    const char *x = b_input(b, "x", DT_FLOAT, 2, (const gint64[]){1, 4});
+    TensorData *wt = tensor_data_new("wt", DT_FLOAT, 2, (const gint64[]){3, 4}); /* [N, K]: transB */
+    TensorData *w = tensor_data_new("w", DT_FLOAT, 2, (const gint64[]){4, 3});   /* [K, N] */
+    TensorData *c = tensor_data_new("c", DT_FLOAT, 1, (const gint64[]){3});
+    float vwt[12], vw[12];
+    for (int n = 0; n < 3; n++)
+        for (int k = 0; k < 4; k++)
+            vwt[n * 4 + k] = vw[k * 3 + n] = (float)(n * 4 + k - 5);
+    wt->raw = g_bytes_new(vwt, sizeof vwt);
+    w->raw = g_bytes_new(vw, sizeof vw);
+    c->raw = g_bytes_new((const float[]){1, -2, 3}, 3 * sizeof(float));
+    g_assert_true(graph_add_initializer(b->graph, wt, NULL) && graph_add_initializer(b->graph, w, NULL) &&
+                  graph_add_initializer(b->graph, c, NULL));
+    b_output(b, b_node(b, "Gemm", (const char *const[]){x, "wt", "c", NULL}, 1, NULL, attr_new_int("transB", 1),
+                       attr_new_float("alpha", 2.0f), attr_new_float("beta", 0.5f), NULL));
+    b_output(b, b_node(b, "Gemm", (const char *const[]){x, "w", "c", NULL}, 1, NULL, NULL));
+    Model *m = finish_inferred(b);
+    GError *error = NULL;
+    Planned run = plan_and_bind(m, &error);
+    g_assert_no_error(error);
+    const float in[] = {1, 2, -1, 3};
+    TensorData *d = tensor_data_new("x", DT_FLOAT, 2, (const gint64[]){1, 4});
+    d->raw = g_bytes_new(in, sizeof in);
+    g_assert_true(executor_set_input(run.e, "x", d, &error));
+    tensor_data_free(d);
+    g_assert_true(executor_run(run.e, TRUE, &error));
+    g_assert_no_error(error);
+    const float bias[] = {1, -2, 3};
+    const char *name;
+    const float *y0 = executor_output(run.e, 0, &name)->data, *y1 = executor_output(run.e, 1, &name)->data;
+    for (int n = 0; n < 3; n++) {
+        float dot = 0;
+        for (int k = 0; k < 4; k++)
+            dot += in[k] * vwt[n * 4 + k];
+        g_assert_cmpfloat(y0[n], ==, 2.0f * dot + 0.5f * bias[n]);
+        g_assert_cmpfloat(y1[n], ==, dot + bias[n]);
+    }
+    planned_clear(&run);
+    model_free(m);
+}
+
 /* Pad (edge, reflect, constant with a cropping negative pad) and Tile with their pads/repeats as constants, on x = [[1, 2, 3], [4, 5, 6]]: values
  * worked out by hand (test-conformance runs the ONNX node tests too, their short inputs made constants). */
 static void test_pad_and_tile(void)
@@ -1017,6 +1063,7 @@ int main(int argc, char **argv)
     g_test_add_func("/exec/loop-unrolled", test_loop_unrolled);
     g_test_add_func("/exec/float16-widened", test_float16_widened);
     g_test_add_func("/exec/broadcast-blocks", test_broadcast_blocks);
+    g_test_add_func("/exec/gemm-one-row", test_gemm_one_row);
     g_test_add_func("/exec/einsum-forms", test_einsum_forms);
     g_test_add_func("/exec/matmul-batches", test_matmul_batches);
     g_test_add_func("/exec/conv-paths", test_conv_paths);

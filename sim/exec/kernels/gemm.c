@@ -98,7 +98,11 @@ gboolean kernel_gemm(const KernelCall *c, GError **error)
                 py[i * N + j] = pc[i * strides[0] + j * strides[1]];
         use_beta = beta;
     }
-    cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, (int)M, (int)N,
-                (int)K, alpha, a->data, (int)a->dims[1], b->data, (int)b->dims[1], use_beta, py, (int)N);
+    if (M == 1) /* one row (a classifier head): a matrix-vector product; A's K values are contiguous either way */
+        cblas_sgemv(CblasRowMajor, trans_b ? CblasNoTrans : CblasTrans, (int)b->dims[0], (int)b->dims[1], alpha, b->data,
+                    (int)b->dims[1], a->data, 1, use_beta, py, 1);
+    else
+        cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, (int)M,
+                    (int)N, (int)K, alpha, a->data, (int)a->dims[1], b->data, (int)b->dims[1], use_beta, py, (int)N);
     return TRUE;
 }
