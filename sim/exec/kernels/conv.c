@@ -118,6 +118,31 @@ static void depthwise_plane(const Window *w, const float *in, const float *k, fl
         }
 }
 
+/* The same at stride 1, for small planes where the per-row ranges above cost more than the sums: the plane
+ * is copied into a zero border (`padded`, pw columns), and every tap is one loop over a "wide" output of pw
+ * columns a row (the columns past ow are sums nobody reads), long and branch-free, so it vectorises; the
+ * valid columns are copied out. Each output gets bias, then the taps in (ky, kx) order, as above (a tap
+ * over the border adds k * 0). */
+static void depthwise_plane_padded(const Window *w, const float *in, const float *k, float bias, float *out,
+                                   float *padded, float *wide, gint64 ph, gint64 pw)
+{
+    memset(padded, 0, sizeof(float) * (gsize)(ph * pw));
+    for (gint64 iy = 0; iy < w->h; iy++)
+        memcpy(padded + (iy + w->pt) * pw + w->pl, in + iy * w->w, sizeof(float) * (gsize)w->w);
+    gint64 len = (w->oh - 1) * pw + w->ow;
+    for (gint64 i = 0; i < len; i++)
+        wide[i] = bias;
+    for (gint64 ky = 0; ky < w->kh; ky++)
+        for (gint64 kx = 0; kx < w->kw; kx++) {
+            float kv = k[ky * w->kw + kx];
+            const float *src = padded + ky * w->dh * pw + kx * w->dw;
+            for (gint64 i = 0; i < len; i++)
+                wide[i] += kv * src[i];
+        }
+    for (gint64 oy = 0; oy < w->oh; oy++)
+        memcpy(out + oy * w->ow, wide + oy * pw, sizeof(float) * (gsize)w->ow);
+}
+
 /* row[k] = epilogue(row[k] + *b) (without the add when b is NULL: -0 + 0 would turn -0 into +0), one loop
  * per case so each vectorises; the values are the unfused ops' to the bit. */
 static void add_then_epilogue(const KernelCall *c, float *row, gint64 n, const float *b)
@@ -154,10 +179,20 @@ gboolean kernel_conv(const KernelCall *c, GError **error)
     const float *px = x->data, *pw = wt->data, *pb = bias ? bias->data : NULL;
     float *py = y->data;
     if (cg == 1 && mg == 1) { /* depthwise */
+        /* stride 1: through a bordered copy of each plane (rows of pw = every column a window reaches) */
+        gint64 ph = MAX(w.h + w.pt, w.oh + (w.kh - 1) * w.dh), pwid = MAX(w.w + w.pl, w.ow + (w.kw - 1) * w.dw);
+        float *padded = w.sh == 1 && w.sw == 1 && w.oh > 0 && w.ow > 0
+                            ? kernel_workspace(c, sizeof(float) * (gsize)(ph * pwid + w.oh * pwid))
+                            : NULL;
         for (gint64 n = 0; n < w.n; n++)
-            for (gint64 ch = 0; ch < m; ch++)
-                depthwise_plane(&w, px + (n * w.c + ch) * w.h * w.w, pw + ch * w.kh * w.kw, pb ? pb[ch] : 0.0f,
-                                py + (n * m + ch) * cols);
+            for (gint64 ch = 0; ch < m; ch++) {
+                const float *plane = px + (n * w.c + ch) * w.h * w.w, *k = pw + ch * w.kh * w.kw;
+                float b0 = pb ? pb[ch] : 0.0f, *out = py + (n * m + ch) * cols;
+                if (padded)
+                    depthwise_plane_padded(&w, plane, k, b0, out, padded, padded + ph * pwid, ph, pwid);
+                else
+                    depthwise_plane(&w, plane, k, b0, out);
+            }
         if (c->epilogue)
             add_then_epilogue(c, py, (gint64)y->count, NULL);
         return TRUE;
