@@ -180,6 +180,18 @@ static Model *finish_inferred(Builder *b)
     return m;
 }
 
+/* Feeds graph input "x" (its type, shape and `bytes` of data) to an executor and runs it with poison. */
+static void run_on_x(Executor *e, DType dtype, int rank, const gint64 *dims, const void *data, gsize bytes)
+{
+    GError *error = NULL;
+    TensorData *d = tensor_data_new("x", dtype, rank, dims);
+    d->raw = g_bytes_new(data, bytes);
+    g_assert_true(executor_set_input(e, "x", d, &error));
+    tensor_data_free(d);
+    g_assert_true(executor_run(e, TRUE, &error));
+    g_assert_no_error(error);
+}
+
 /* A model planned with all sharing and greedy-size, and an executor bound to the plan (NULL, with the error
  * set, when the executor refuses it). */
 typedef struct {
@@ -449,12 +461,7 @@ static void test_if_folded(void)
     GError *error = NULL;
     Planned run = plan_and_bind(m, &error);
     g_assert_no_error(error);
-    TensorData *d = tensor_data_new("x", DT_FLOAT, 2, (const gint64[]){2, 3});
-    d->raw = g_bytes_new((const float[]){1, -2, 3, -4, 5, -6}, 6 * sizeof(float));
-    g_assert_true(executor_set_input(run.e, "x", d, &error));
-    tensor_data_free(d);
-    g_assert_true(executor_run(run.e, TRUE, &error));
-    g_assert_no_error(error);
+    run_on_x(run.e, DT_FLOAT, 2, (const gint64[]){2, 3}, (const float[]){1, -2, 3, -4, 5, -6}, 6 * sizeof(float));
     const float want_y[] = {9, 22, 27, 14, 15, 36}, want_z[] = {1, -2, 3, -4, 5, -6};
     for (guint k = 0; k < 2; k++) {
         const char *name;
@@ -516,12 +523,7 @@ static void test_loop_unrolled(void)
     Planned run = plan_and_bind(m, &error);
     g_assert_no_error(error);
     const float in[] = {1, -2, 3, -4, 5, -6};
-    TensorData *d = tensor_data_new("x", DT_FLOAT, 2, (const gint64[]){2, 3});
-    d->raw = g_bytes_new(in, sizeof in);
-    g_assert_true(executor_set_input(run.e, "x", d, &error));
-    tensor_data_free(d);
-    g_assert_true(executor_run(run.e, TRUE, &error));
-    g_assert_no_error(error);
+    run_on_x(run.e, DT_FLOAT, 2, (const gint64[]){2, 3}, in, sizeof in);
     const char *name;
     const ExecTensor *v = executor_output(run.e, 0, &name), *scanned = executor_output(run.e, 1, &name);
     g_assert_cmpuint(v->count, ==, 6);
@@ -557,12 +559,7 @@ static void test_float16_widened(void)
     guint16 xh[6];
     for (int k = 0; k < 6; k++)
         xh[k] = dtype_double_to_half(xs[k]);
-    TensorData *d = tensor_data_new("x", DT_FLOAT16, 2, (const gint64[]){2, 3});
-    d->raw = g_bytes_new(xh, sizeof xh);
-    g_assert_true(executor_set_input(run.e, "x", d, &error));
-    tensor_data_free(d);
-    g_assert_true(executor_run(run.e, TRUE, &error));
-    g_assert_no_error(error);
+    run_on_x(run.e, DT_FLOAT16, 2, (const gint64[]){2, 3}, xh, sizeof xh);
     const char *name;
     const ExecTensor *y = executor_output(run.e, 0, &name);
     g_assert_cmpint(y->dtype, ==, DT_FLOAT16);
@@ -600,12 +597,7 @@ static void test_broadcast_blocks(void)
     float in[120];
     for (int k = 0; k < 120; k++)
         in[k] = (float)(k % 17) * 0.37f - 2.5f;
-    TensorData *d = tensor_data_new("x", DT_FLOAT, 4, (const gint64[]){2, 3, 4, 5});
-    d->raw = g_bytes_new(in, sizeof in);
-    g_assert_true(executor_set_input(run.e, "x", d, &error));
-    tensor_data_free(d);
-    g_assert_true(executor_run(run.e, TRUE, &error));
-    g_assert_no_error(error);
+    run_on_x(run.e, DT_FLOAT, 4, (const gint64[]){2, 3, 4, 5}, in, sizeof in);
     const float *pm = g_bytes_get_data(graph_tensor(m->graph, "mid")->init->raw, NULL);
     const float *pc = g_bytes_get_data(graph_tensor(m->graph, "chan")->init->raw, NULL);
     const float *pr = g_bytes_get_data(graph_tensor(m->graph, "rows")->init->raw, NULL);
@@ -653,12 +645,7 @@ static void test_gemm_one_row(void)
     Planned run = plan_and_bind(m, &error);
     g_assert_no_error(error);
     const float in[] = {1, 2, -1, 3};
-    TensorData *d = tensor_data_new("x", DT_FLOAT, 2, (const gint64[]){1, 4});
-    d->raw = g_bytes_new(in, sizeof in);
-    g_assert_true(executor_set_input(run.e, "x", d, &error));
-    tensor_data_free(d);
-    g_assert_true(executor_run(run.e, TRUE, &error));
-    g_assert_no_error(error);
+    run_on_x(run.e, DT_FLOAT, 2, (const gint64[]){1, 4}, in, sizeof in);
     const float bias[] = {1, -2, 3};
     const char *name;
     const float *y0 = executor_output(run.e, 0, &name)->data, *y1 = executor_output(run.e, 1, &name)->data;
@@ -692,11 +679,7 @@ static void test_pad_and_tile(void)
     g_assert_no_error(error);
     Executor *e = run.e;
     const float in[] = {1, 2, 3, 4, 5, 6};
-    TensorData *d = tensor_data_new("x", DT_FLOAT, 2, (const gint64[]){2, 3});
-    d->raw = g_bytes_new(in, sizeof in);
-    g_assert_true(executor_set_input(e, "x", d, &error));
-    tensor_data_free(d);
-    g_assert_true(executor_run(e, TRUE, &error));
+    run_on_x(e, DT_FLOAT, 2, (const gint64[]){2, 3}, in, sizeof in);
     const float edge[] = {1, 1, 2, 3, 3, 1, 1, 2, 3, 3, 4, 4, 5, 6, 6, 4, 4, 5, 6, 6};
     const float reflect[] = {5, 4, 5, 6, 5, 2, 1, 2, 3, 2, 5, 4, 5, 6, 5, 2, 1, 2, 3, 2};
     const float tile[] = {1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6};

@@ -29,6 +29,7 @@ struct Executor {
     KernelEpilogue *epilogue; /* per step: the next step's Relu/Clip folded into this one (fold_epilogues) */
     float *epilogue_lo, *epilogue_hi;
     gboolean *folded;      /* per step: folded into the step before; does not run */
+    gboolean *widened;     /* per step: runs on float32 copies of its 16-bit float tensors (run_widened) */
     KernelWorkspace *workspace; /* the kernels' temporaries, kept from step to step */
     guint random_weights;
 };
@@ -299,6 +300,24 @@ static void fold_epilogues(Executor *e)
     }
 }
 
+static gboolean is_16bit_float(const ExecTensor *t) { return t && (t->dtype == DT_FLOAT16 || t->dtype == DT_BFLOAT16); }
+
+/* The steps whose kernel gets float32 copies: any 16-bit float tensor among its inputs and outputs, unless
+ * its row reads them as they are (Cast). Tensor types are fixed once bound, so this is decided once. */
+static void mark_widened(Executor *e)
+{
+    e->widened = g_new0(gboolean, e->schedule->len + 1);
+    for (guint s = 0; s < e->schedule->len; s++) {
+        const Node *n = e->schedule->pdata[s];
+        if (!n->op || n->op->reads_16bit)
+            continue;
+        for (guint k = 0; k < n->inputs->len + n->outputs->len && !e->widened[s]; k++) {
+            const Tensor *x = k < n->inputs->len ? node_input(n, k) : node_output(n, k - n->inputs->len);
+            e->widened[s] = x && tensor_is_value(x) && is_16bit_float(&e->tensors[x->id]);
+        }
+    }
+}
+
 Executor *executor_new(const Model *m, const GPtrArray *schedule, const AliasMap *aliases, const Trace *t,
                        const Plan *plan, GError **error)
 {
@@ -345,6 +364,7 @@ Executor *executor_new(const Model *m, const GPtrArray *schedule, const AliasMap
         return NULL;
     }
     fold_epilogues(e);
+    mark_widened(e);
     e->workspace = kernel_workspace_new();
     return e;
 }
@@ -413,8 +433,6 @@ static void poison_buffer(Executor *e, guint b)
     memset(e->arena[buf->bin] + e->plan->offsets[b], 0xFF, buf->size);
 }
 
-static gboolean is_16bit_float(const ExecTensor *t) { return t && (t->dtype == DT_FLOAT16 || t->dtype == DT_BFLOAT16); }
-
 /* The kernels compute in float32. A node with FLOAT16 or BFLOAT16 tensors (a half-precision export) runs on
  * float32 copies of them (exact), and each such output is rounded back to its type (to nearest even) into
  * its planned bytes after the call, as ONNX Runtime's CPU provider does for ops without half kernels. */
@@ -449,18 +467,6 @@ static gboolean run_widened(const KernelCall *call, GError **error)
     return ok;
 }
 
-static gboolean needs_widening(const Node *n, const GPtrArray *in, const GPtrArray *out)
-{
-    if (n->op->reads_16bit)
-        return FALSE;
-    for (guint k = 0; k < in->len; k++)
-        if (is_16bit_float(in->pdata[k]))
-            return TRUE;
-    for (guint k = 0; k < out->len; k++)
-        if (is_16bit_float(out->pdata[k]))
-            return TRUE;
-    return FALSE;
-}
 
 gboolean executor_run(Executor *e, gboolean poison, GError **error)
 {
@@ -499,7 +505,7 @@ gboolean executor_run(Executor *e, gboolean poison, GError **error)
                                .in = (ExecTensor *const *)in->pdata, .out = (ExecTensor *const *)out->pdata,
                                .epilogue = e->epilogue[s], .epilogue_lo = e->epilogue_lo[s],
                                .epilogue_hi = e->epilogue_hi[s], .workspace = e->workspace};
-            ok = needs_widening(n, in, out) ? run_widened(&call, error) : n->op->kernel(&call, error);
+            ok = e->widened[s] ? run_widened(&call, error) : n->op->kernel(&call, error);
         }
         if (ok && poison && e->dying[s])
             for (guint k = 0; k < e->dying[s]->len; k++)
@@ -543,6 +549,7 @@ void executor_free(Executor *e)
     g_free(e->epilogue_lo);
     g_free(e->epilogue_hi);
     g_free(e->folded);
+    g_free(e->widened);
     kernel_workspace_free(e->workspace);
     g_free(e->arena);
     g_free(e->tensors);

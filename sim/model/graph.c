@@ -240,6 +240,31 @@ Attr *attr_new_graph(const char *name, Graph *g)
     return a;
 }
 
+Attr *attr_copy(const Attr *a)
+{
+    if (a->g || a->graphs)
+        return NULL;
+    Attr *c = attr_new(a->name, a->type);
+    c->ref_attr_name = g_strdup(a->ref_attr_name);
+    c->f = a->f, c->i = a->i;
+    c->s = a->s ? g_bytes_ref(a->s) : NULL;
+    c->floats = a->floats ? g_array_copy(a->floats) : NULL;
+    c->ints = a->ints ? g_array_copy(a->ints) : NULL;
+    c->strings = a->strings ? g_ptr_array_copy(a->strings, (GCopyFunc)(void (*)(void))g_bytes_ref, NULL) : NULL;
+    if (c->strings)
+        g_ptr_array_set_free_func(c->strings, (GDestroyNotify)g_bytes_unref);
+    c->t = a->t ? tensor_data_copy(a->t) : NULL;
+    if (a->tensors) {
+        c->tensors = g_ptr_array_new_with_free_func((GDestroyNotify)tensor_data_free);
+        for (guint k = 0; k < a->tensors->len; k++)
+            g_ptr_array_add(c->tensors, tensor_data_copy(a->tensors->pdata[k]));
+    }
+    c->opaque = a->opaque ? g_ptr_array_copy(a->opaque, (GCopyFunc)(void (*)(void))g_bytes_ref, NULL) : NULL;
+    if (c->opaque)
+        g_ptr_array_set_free_func(c->opaque, (GDestroyNotify)g_bytes_unref);
+    return c;
+}
+
 void attr_free(Attr *a)
 {
     if (!a)

@@ -104,6 +104,8 @@ Attr *attr_new_ints(const char *name, const gint64 *v, gsize n);
 Attr *attr_new_floats(const char *name, const float *v, gsize n);
 Attr *attr_new_tensor(const char *name, TensorData *t);
 Attr *attr_new_graph(const char *name, struct Graph *g);
+/* A copy of an attribute that holds no graph (NULL for one that does). */
+Attr *attr_copy(const Attr *a);
 void attr_free(Attr *a);
 
 struct Node;
@@ -211,8 +213,6 @@ void graph_replace_node(Graph *g, Node *node, guint first_new);
 gboolean graph_subgraph_copyable(const Graph *sub);
 /* "prefix/name", or "prefix/name~2", ...: the first name g does not use yet. */
 char *graph_unique_name(Graph *g, const char *prefix, const char *name);
-/* A copy of an attribute that holds no graph (NULL for one that does). */
-Attr *attr_copy(const Attr *a);
 /* Frees a node that no graph holds any more. */
 void node_free(Node *n);
 

@@ -292,10 +292,10 @@ static gboolean check_declared(const Node *n, const Tensor *t, GError **error)
     return FALSE;
 }
 
+/* n->op is set (op_lookup) by the caller. */
 static gboolean infer_node(Node *n, gint64 opset, gboolean allow_unknown, GError **error)
 {
-    const OpInfo *op = op_lookup(n->domain, n->op_type);
-    n->op = op;
+    const OpInfo *op = n->op;
     if (!op) {
         if (allow_unknown)
             return shapes_from_file(n, error);
@@ -342,11 +342,9 @@ gboolean shape_infer(Model *m, const ShapeOptions *o, GError **error)
         return FALSE;
     for (guint k = 0; k < g->order->len; k++) {
         Node *n = g->order->pdata[k];
-        if (o->partial && !inputs_known(n)) {
-            n->op = op_lookup(n->domain, n->op_type);
+        const OpInfo *op = n->op = op_lookup(n->domain, n->op_type);
+        if (o->partial && !inputs_known(n))
             continue; /* depends on an unbound dimension: its outputs keep no shape */
-        }
-        const OpInfo *op = op_lookup(n->domain, n->op_type);
         gboolean folded = FALSE;
         guint seeded = g->initializers->len;
         if (op && op->fold && (!op->fold(g, n, opset, &folded, error) || !seed_initializers(g, seeded, error)))

@@ -345,14 +345,11 @@ static gboolean arith_blocked(Arith op, const ExecTensor *a, const ExecTensor *b
         gint64 n = y->dims[d - 1];
         if (n == 1)
             continue;
-        gboolean a_whole = sa[d - 1] == inner, b_whole = sb[d - 1] == inner;
-        gboolean a_one = a_whole ? FALSE : sa[d - 1] == 0, b_one = b_whole ? FALSE : sb[d - 1] == 0;
-        int here = a_whole && b_whole ? BOTH_WHOLE : a_whole && b_one && inner == 1 ? B_ONE_VALUE
-                   : a_whole && b_one && mode == B_ONE_VALUE                     ? B_ONE_VALUE
-                   : a_one && b_whole && inner == 1                              ? A_ONE_VALUE
-                   : a_one && b_whole && mode == A_ONE_VALUE                     ? A_ONE_VALUE
-                                                                                 : UNDECIDED;
-        if (here == UNDECIDED || (mode != UNDECIDED && here != (int)mode))
+        gboolean a_whole = sa[d - 1] == inner, b_whole = sb[d - 1] == inner; /* inner >= 1: never also 0 */
+        int here = a_whole && b_whole ? BOTH_WHOLE : a_whole && sb[d - 1] == 0 ? B_ONE_VALUE
+                   : sa[d - 1] == 0 && b_whole                               ? A_ONE_VALUE
+                                                                             : UNDECIDED;
+        if (here == UNDECIDED || (mode != UNDECIDED && here != (int)mode)) /* the block keeps one pattern */
             break;
         mode = here;
         inner *= n;

@@ -176,29 +176,15 @@ gboolean kernel_slice(const KernelCall *c, GError **error)
         src = copy = g_memdup2(x->data, x->count * size);
     gint64 idx[16] = {0}, off = base;
     char *dst = y->data;
-    /* Step 1 along the last axis: whole rows at a time, the outer index advanced per row. */
-    if (r > 0 && step[r - 1] == 1 && y->dims[r - 1] > 0) {
-        gint64 width = y->dims[r - 1];
-        for (gsize row = 0; row < y->count / (gsize)width; row++) {
-            char *to = dst + row * (gsize)width * size;
-            if (to != src + off * size)
-                memmove(to, src + off * size, (gsize)width * size);
-            for (int d = r - 2; d >= 0; d--) {
-                idx[d]++;
-                off += step[d] * in_stride[d];
-                if (idx[d] < y->dims[d])
-                    break;
-                off -= step[d] * in_stride[d] * y->dims[d];
-                idx[d] = 0;
-            }
-        }
-        g_free(copy);
-        return TRUE;
-    }
-    for (gsize k = 0; k < y->count; k++) {
+    /* Runs of contiguous elements: whole rows when the last axis has step 1 (the walk then skips that
+     * axis), single elements otherwise. */
+    gboolean rows = r > 0 && step[r - 1] == 1;
+    gsize run = rows ? (gsize)y->dims[r - 1] : 1;
+    int walked = rows ? r - 1 : r;
+    for (gsize k = 0; run > 0 && k < y->count; k += run) {
         if (dst + k * size != src + off * size)
-            memmove(dst + k * size, src + off * size, size);
-        for (int d = r - 1; d >= 0; d--) {
+            memmove(dst + k * size, src + off * size, run * size);
+        for (int d = walked - 1; d >= 0; d--) {
             idx[d]++;
             off += step[d] * in_stride[d];
             if (idx[d] < y->dims[d])
