@@ -15,6 +15,9 @@ make -s build/sim
 [ -f graphs/models/torch/resnet50.onnx ] || { echo "kernels.sh: run make models first" >&2; exit 1; }
 [ -d bench/peers/node_modules/onnxruntime-node ] || { echo "kernels.sh: ONNX Runtime for node is missing (make figures-deps installs it)" >&2; exit 1; }
 export OPENBLAS_NUM_THREADS=1
+# sim runs large models with malloc on transparent huge pages (sim/cli/huge-pages.c); ORT's process gets the
+# same setting, so the arenas of both sides sit on the same kind of pages.
+export GLIBC_TUNABLES=${GLIBC_TUNABLES:+$GLIBC_TUNABLES:}glibc.malloc.hugetlb=1
 # OpenBLAS's kernels for the CPU: Debian's 0.3.21 runs its Haswell (AVX2) kernels on AMD CPUs with AVX-512
 # (and this workplace's environment pins OPENBLAS_CORETYPE=Haswell); ORT's MLAS uses AVX-512 wherever it
 # exists. So that both use the CPU's widest vectors, the SkylakeX kernels are chosen when the CPU has the

@@ -9,7 +9,7 @@
 #
 # Each command runs under hyperfine (the strategies of one trace size side by side in one hyperfine run,
 # so their ratios come from the same conditions), with `sim --phases` recording the seconds and the peak
-# resident set of each phase (load, shapes, order, liveness, sharing, trace, naive, place, verify). The
+# resident set of each phase (load, shapes, order, liveness, sharing, trace, place, verify). The
 # growth exponent of each phase is the slope of log(seconds) against log(n), fitted over the sizes where the
 # phase takes 5 ms or more. Writes results/plan-scaling.md and plots/plan-scaling.png, each only when the
 # whole run succeeded (a stopped run keeps the old ones).
@@ -98,7 +98,7 @@ done
 import collections, csv, math, sys
 path, work, cores, cpu = sys.argv[1:5]
 rows = list(csv.DictReader(open(path, newline="")))
-phase_order = ["load", "shapes", "order", "liveness", "sharing", "trace", "naive", "place", "verify", "report", "output"]
+phase_order = ["load", "shapes", "order", "liveness", "sharing", "trace", "place", "verify", "report", "output"]
 series = collections.defaultdict(dict)     # (input, strategy, phase) -> n -> (seconds, rss)
 total = {}                                 # (input, strategy, n) -> (mean, sd, arena, bound, peak rss)
 for r in rows:

@@ -7,19 +7,7 @@ static gboolean naive_plan(const PlaceProblem *p, guint64 *offsets, char **detai
 {
     (void)detail;
     (void)error;
-    guint64 cursor = 0;
-    for (guint u = 0; u < p->units->len; u++) {
-        const PlaceUnit *unit = &g_array_index(p->units, PlaceUnit, u);
-        if (unit->fixed != TRACE_NONE)
-            cursor = MAX(cursor, (guint64)unit->fixed + unit->size);
-    }
-    for (guint u = 0; u < p->units->len; u++) {
-        const PlaceUnit *unit = &g_array_index(p->units, PlaceUnit, u);
-        if (unit->fixed != TRACE_NONE)
-            continue;
-        offsets[u] = round_up(cursor, unit->align);
-        cursor = offsets[u] + unit->size;
-    }
+    place_sequential(p, offsets);
     return TRUE;
 }
 

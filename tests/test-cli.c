@@ -4,6 +4,7 @@
 #include "tests/testutil.h"
 
 #include <gio/gio.h>
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <signal.h>
 #include <string.h>
@@ -469,7 +470,7 @@ static void test_phases(void)
     GError *error = NULL;
     CsvTable *t = csv_table_read(out, &error);
     g_assert_no_error(error);
-    const char *expected[] = {"startup", "load", "shapes", "order", "liveness", "sharing", "trace", "naive",
+    const char *expected[] = {"startup", "load", "shapes", "order", "liveness", "sharing", "trace",
                               "place", "verify", "report", "run", "output"};
     g_assert_cmpuint(t->rows->len, ==, G_N_ELEMENTS(expected));
     for (guint k = 0; k < t->rows->len; k++) {
@@ -480,6 +481,34 @@ static void test_phases(void)
     csv_table_free(t);
     g_free(out);
     g_free(mlp);
+}
+
+/* An input of 4 MiB or more makes sim start itself again with malloc on huge pages (sim/cli/huge-pages.c):
+ * the second start must see every option of the first (the map is the same, the --phases file is written)
+ * and must not start a third time (it would never finish). ARENASIM_SMALL_PAGES turns it off. */
+static void test_huge_pages_restart(void)
+{
+    char *trace = test_scratch_path("big-trace.csv"), *phases = test_scratch_path("big-phases.csv");
+    RunResult r = test_run("MKGRAPH_BIN", (const char *[]){"trace", "--buffers", "170000", "--seed", "3", "-o", trace, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    GStatBuf st;
+    g_assert_cmpint(g_stat(trace, &st), ==, 0);
+    g_assert_cmpint(st.st_size, >=, 4 << 20); /* large enough to take the second start */
+    const char *args[] = {"--trace", trace, "--strategy", "bestfit", "--map", "--format", "csv", "--phases", phases, NULL};
+    RunResult huge = test_run("SIM_BIN", args);
+    g_assert_cmpint(huge.status, ==, 0);
+    g_assert_true(g_file_test(phases, G_FILE_TEST_IS_REGULAR));
+    g_setenv("ARENASIM_SMALL_PAGES", "1", TRUE);
+    RunResult small = test_run("SIM_BIN", args);
+    g_unsetenv("ARENASIM_SMALL_PAGES");
+    g_assert_cmpint(small.status, ==, 0);
+    g_assert_cmpuint(strlen(huge.out), >, 170000 * 8);
+    g_assert_cmpstr(huge.out, ==, small.out);
+    run_result_clear(&huge);
+    run_result_clear(&small);
+    g_free(trace);
+    g_free(phases);
 }
 
 static void test_chrome_trace(void)
@@ -802,6 +831,7 @@ int main(int argc, char **argv)
     g_test_add_func("/cli/report-formats", test_report_formats);
     g_test_add_func("/cli/chrome-trace", test_chrome_trace);
     g_test_add_func("/cli/phases", test_phases);
+    g_test_add_func("/cli/huge-pages-restart", test_huge_pages_restart);
     g_test_add_func("/cli/plot-timeline", test_plot_timeline);
     g_test_add_func("/cli/readme-examples", test_readme_examples);
     g_test_add_func("/cli/solution-out", test_solution_out);

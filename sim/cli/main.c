@@ -2,6 +2,7 @@
  * before any file is read), the job runs (pipeline.c: load, order, share, trace, place, verify, report,
  * run, output; errors a user can cause exit 1 with one line `sim: FILE: what is wrong`), and stdout is
  * checked at the end: a report that did not reach its reader is an error too. */
+#include "cli/huge-pages.h"
 #include "cli/job.h"
 #include "cli/outputs.h"
 #include "cli/phases.h"
@@ -12,10 +13,13 @@
 int main(int argc, char **argv)
 {
     Job job = {0};
+    char **given = g_strdupv(argv); /* option parsing takes its options out of argv; a second start needs them */
     phases_mark("startup"); /* the clock starts here; the next mark ends option parsing */
     int status = job_from_args(&job, argc, argv);
     if (status < 0) {
         status = 0;
+        if (job.kind == JOB_PLAN || job.kind == JOB_COMPARE || job.kind == JOB_ORDERS)
+            huge_pages_exec(given, job.trace_path ? job.trace_path : job.graph_path);
         switch (job.kind) {
         case JOB_VERSION: printf("sim (arenasim) 0.3\n"); break;
         case JOB_LIST_OPS: list_ops(); break;
@@ -34,5 +38,6 @@ int main(int argc, char **argv)
         status = status ? status : 1;
     }
     job_clear(&job);
+    g_strfreev(given);
     return status;
 }

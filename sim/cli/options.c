@@ -356,7 +356,7 @@ int job_from_args(Job *job, int argc, char **argv)
         {"profile", 0, 0, G_OPTION_ARG_FILENAME, &o.profile, "--run: write the per-node times (median) as CSV", "FILE"},
         {"phases", 0, 0, G_OPTION_ARG_FILENAME, &o.phases,
          "Write where the run's time and memory went: one CSV row per phase (load, shapes, order, liveness, sharing, "
-         "trace, naive, place, verify, report, run, output) with its seconds and the peak resident set at its end", "FILE"},
+         "trace, place, verify, report, run, output) with its seconds and the peak resident set at its end", "FILE"},
         {"trace-out", 0, 0, G_OPTION_ARG_FILENAME, &o.trace_out,
          "Write the trace (text format, or MiniMalloc CSV when FILE ends in .csv)", "FILE"},
         {"solution-out", 0, 0, G_OPTION_ARG_FILENAME, &o.solution_out,

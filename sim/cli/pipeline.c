@@ -71,8 +71,7 @@ static Trace *graph_trace(Job *job, GError **error)
 }
 
 /* Plans with one strategy, verifies (unless --no-verify), fills the report row. */
-static Plan *plan_one(const Job *job, const PlaceStrategy *s, const Trace *t, guint64 naive, ReportRow *row,
-                      GError **error)
+static Plan *plan_one(const Job *job, const PlaceStrategy *s, const Trace *t, ReportRow *row, GError **error)
 {
     interrupt_catch(); /* Ctrl-C while planning: the search stops with its best plan */
     Plan *plan = place_run_with(s, t, &job->place, error);
@@ -90,14 +89,14 @@ static Plan *plan_one(const Job *job, const PlaceStrategy *s, const Trace *t, gu
     }
     row->strategy = s->name;
     row->verified = job->verify;
-    report_row_fill(row, t, plan, naive);
+    report_row_fill(row, t, plan);
     if (!job->graph_path)
         row->no_alias_bytes = row->trace_bytes;
     return plan;
 }
 
 /* --compare: every strategy of the registry on the same trace, one table (and one picture). */
-static int run_compare(const Job *job, const Trace *t, guint64 naive)
+static int run_compare(const Job *job, const Trace *t)
 {
     guint count;
     const PlaceStrategy *const *all = place_strategies(&count);
@@ -107,7 +106,7 @@ static int run_compare(const Job *job, const Trace *t, guint64 naive)
     int status = 0;
     for (guint k = 0; k < count && !status; k++) {
         rows[k] = job_report_row(job);
-        if (!(plans[k] = plan_one(job, all[k], t, naive, &rows[k], &error)))
+        if (!(plans[k] = plan_one(job, all[k], t, &rows[k], &error)))
             status = file_error(job->source, error);
     }
     if (!status) {
@@ -125,11 +124,11 @@ static int run_compare(const Job *job, const Trace *t, guint64 naive)
 }
 
 /* One strategy: the report, the map, the ASCII plan, --run, the Chrome trace and the picture. */
-static int run_single(const Job *job, const Trace *t, guint64 naive)
+static int run_single(const Job *job, const Trace *t)
 {
     GError *error = NULL;
     ReportRow row = job_report_row(job);
-    Plan *plan = plan_one(job, job->strategy, t, naive, &row, &error);
+    Plan *plan = plan_one(job, job->strategy, t, &row, &error);
     if (!plan) {
         int status = file_error(job->source, error);
         g_error_free(error);
@@ -170,20 +169,10 @@ static int run_single(const Job *job, const Trace *t, guint64 naive)
     return status;
 }
 
-/* The no-reuse baseline every row compares against, then one strategy or all of them. */
+/* One strategy or all of them (each plan carries its no-reuse baseline, Plan.naive_arena). */
 static int run_plan(const Job *job, const Trace *t)
 {
-    GError *error = NULL;
-    Plan *naive = place_run(place_strategy_baseline(), t, &error);
-    phases_mark("naive");
-    if (!naive) {
-        int status = file_error(job->source, error);
-        g_error_free(error);
-        return status;
-    }
-    int status = job->kind == JOB_COMPARE ? run_compare(job, t, naive->arena) : run_single(job, t, naive->arena);
-    plan_free(naive);
-    return status;
+    return job->kind == JOB_COMPARE ? run_compare(job, t) : run_single(job, t);
 }
 
 /* --compare --orders: the chosen strategy under every listed order, one row each. An order that cannot run
@@ -197,9 +186,8 @@ static int run_orders(Job *job)
     for (guint k = 0; k < job->orders->len; k++) {
         job->order = job->orders->pdata[k];
         Trace *t = graph_trace(job, &error);
-        Plan *naive = t ? place_run(place_strategy_baseline(), t, &error) : NULL;
         rows[k] = job_report_row(job);
-        Plan *plan = naive ? plan_one(job, job->strategy, t, naive->arena, &rows[k], &error) : NULL;
+        Plan *plan = t ? plan_one(job, job->strategy, t, &rows[k], &error) : NULL;
         if (!plan) {
             rows[k] = (ReportRow){.graph = job->graph_path, .dims = job->dims_text, .order = job->order->name,
                                   .strategy = job->strategy->name, .alias = job->alias};
@@ -209,7 +197,6 @@ static int run_orders(Job *job)
             done++;
             g_ptr_array_add(keep, plan);
         }
-        plan_free(naive);
         trace_free(t);
     }
     if (done)

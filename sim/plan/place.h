@@ -22,6 +22,10 @@ gboolean place_problem(const PlaceStrategy *s, const PlaceProblem *p, guint64 *o
 gboolean place_keep_smallest(const PlaceProblem *p, gboolean (*take)(const PlaceStrategy *s, const PlaceProblem *p),
                              guint64 *offsets, const PlaceStrategy **winner, guint64 *arena, GError **error);
 
+/* The no-reuse layout: every non-fixed unit its own slot, one after another above the fixed ones. Writes the
+ * offsets when `offsets` is not NULL; returns the arena (as place_arena would). */
+guint64 place_sequential(const PlaceProblem *p, guint64 *offsets);
+
 /* ---- shared by offline strategies ---- */
 
 /* Units placed so far, indexed by lifetime. */

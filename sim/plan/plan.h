@@ -78,6 +78,8 @@ typedef struct {
     guint bins;
     guint64 *bin_arena; /* per bin: highest end rounded up to the bin's largest alignment */
     guint64 arena;      /* sum over bins */
+    guint64 naive_arena; /* the same units with no reuse (place_sequential, bin by bin): the baseline the
+                            report measures savings against, without planning the trace a second time */
     double seconds;     /* planning time */
     char *detail;       /* strategy's note, e.g. which heuristic `best` kept */
 } Plan;

@@ -78,10 +78,18 @@ static gboolean check_overlaps(const Trace *t, const guint64 *offsets, GError **
     guint *born = ids_by_step(t, steps, FALSE, &born_at), *gone = ids_by_step(t, steps, TRUE, &gone_at);
     GTree *active = g_tree_new_full(live_cmp, NULL, NULL, NULL);
     gboolean ok = TRUE;
+    /* Buffers are met in step order, not in id order: each loop asks for the record it will read
+     * PREFETCH_AHEAD iterations on, so the cache misses overlap. */
+    enum { PREFETCH_AHEAD = 16 };
     for (guint s = 0; ok && s <= steps; s++) {
-        for (guint e = gone_at[s]; e < gone_at[s + 1]; e++)
+        for (guint e = gone_at[s]; e < gone_at[s + 1]; e++) {
+            if (e + PREFETCH_AHEAD < n)
+                __builtin_prefetch(&live[gone[e + PREFETCH_AHEAD]]);
             g_tree_remove(active, &live[gone[e]]);
+        }
         for (guint e = born_at[s]; ok && e < born_at[s + 1]; e++) {
+            if (e + PREFETCH_AHEAD < n)
+                __builtin_prefetch(&live[born[e + PREFETCH_AHEAD]]);
             Live *x = &live[born[e]];
             GTreeNode *next = g_tree_lower_bound(active, x);
             GTreeNode *prev = next ? g_tree_node_previous(next) : g_tree_node_last(active);

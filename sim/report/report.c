@@ -35,13 +35,13 @@ gboolean report_format_parse(const char *name, ReportFormat *out)
     return FALSE;
 }
 
-void report_row_fill(ReportRow *row, const Trace *t, const Plan *plan, guint64 naive)
+void report_row_fill(ReportRow *row, const Trace *t, const Plan *plan)
 {
     row->buffers = trace_count(t);
     row->steps = t->steps;
     row->arena = plan->arena;
     row->lower_bound = trace_lower_bound(t);
-    row->naive = naive;
+    row->naive = plan->naive_arena;
     row->seconds = plan->seconds;
     row->detail = plan->detail ? plan->detail : "";
     row->trace_bytes = 0;

@@ -33,7 +33,7 @@ typedef struct {
 } ReportRow;
 
 /* Fills the numbers of a row from a trace and its plan (naive: the no-reuse arena of the same trace). */
-void report_row_fill(ReportRow *row, const Trace *t, const Plan *plan, guint64 naive);
+void report_row_fill(ReportRow *row, const Trace *t, const Plan *plan);
 /* One row, or a comparison table of several, in the given format. md is compact (the columns a reader
  * compares, sizes in binary units) unless `wide`: then, like csv and json, every column in exact bytes. */
 void report_print(FILE *out, ReportFormat f, gboolean wide, const ReportRow *rows, guint n);

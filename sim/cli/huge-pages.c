@@ -1,0 +1,40 @@
+/* huge-pages.c — malloc on transparent huge pages for runs on large inputs. A million-buffer trace fills
+ * hundreds of MiB of arrays and index lists; on 4 KiB pages every one of their pages costs a fault and a
+ * TLB entry, and on this project's virtual machines a fault is slow (bestfit on a 1M-buffer trace spent
+ * 11% of its time in the kernel's fault path). glibc gives malloc's memory to transparent huge pages
+ * (madvise) when the tunable glibc.malloc.hugetlb is 1, but reads tunables only when a process starts,
+ * so sim starts itself again with it set, once it knows its input is large (the second start costs about
+ * 7 ms, which small inputs would feel). docs/DESIGN.md, "Huge pages", has the measurements. Where the
+ * kernel's THP mode is "never" the tunable changes nothing. */
+#include "cli/huge-pages.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define TUNABLE "glibc.malloc.hugetlb"
+
+void huge_pages_exec(char **argv, const char *path)
+{
+    GStatBuf st;
+    if (!path || g_stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (gint64)st.st_size < HUGE_PAGES_MIN_INPUT)
+        return; /* small, or not a file we can size (the run itself will say what is wrong with it) */
+    const char *tunables = g_getenv("GLIBC_TUNABLES");
+    const char *preload = g_getenv("LD_PRELOAD");
+    if (g_getenv("ARENASIM_SMALL_PAGES") || (tunables && strstr(tunables, TUNABLE)))
+        return; /* asked not to, or already the second start */
+    if (preload && strstr(preload, "vgpreload"))
+        return; /* valgrind does not follow an exec unless told to: the checked run would escape it */
+    char *before = g_strdup(tunables); /* g_setenv may free the string g_getenv returned */
+    char *value = before && *before ? g_strconcat(before, ":" TUNABLE "=1", NULL) : g_strdup(TUNABLE "=1");
+    if (g_setenv("GLIBC_TUNABLES", value, TRUE)) {
+        execv("/proc/self/exe", argv);
+        /* No /proc, or exec refused: go on as we are, with the environment as it was. */
+        if (before)
+            g_setenv("GLIBC_TUNABLES", before, TRUE);
+        else
+            g_unsetenv("GLIBC_TUNABLES");
+    }
+    g_free(value);
+    g_free(before);
+}

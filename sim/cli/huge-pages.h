@@ -1,0 +1,16 @@
+/* huge-pages.h — large inputs run with glibc's malloc on transparent huge pages (see huge-pages.c). */
+#ifndef SIM_HUGE_PAGES_H
+#define SIM_HUGE_PAGES_H
+
+#include <glib.h>
+
+/* Inputs of at least this many bytes are worth a second start (about 7 ms) with huge pages. */
+#define HUGE_PAGES_MIN_INPUT ((gint64)4 << 20)
+
+/* Re-executes this program with GLIBC_TUNABLES=glibc.malloc.hugetlb=1 added when `path` names a file of at
+ * least HUGE_PAGES_MIN_INPUT bytes, unless that tunable is set already, ARENASIM_SMALL_PAGES is set, or
+ * valgrind watches the process. Returns only when it did not re-execute (or the exec failed: the run goes
+ * on with small pages). Call before reading any input. */
+void huge_pages_exec(char **argv, const char *path);
+
+#endif
