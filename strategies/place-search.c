@@ -428,22 +428,24 @@ static guint64 placement_grain(const PlaceProblem *p)
 /* Parts: maximal runs of steps that some unit spans across; no unit crosses between parts. */
 static GPtrArray *parts_of(const PlaceProblem *p)
 {
-    guint n = p->units->len;
-    guint *order = g_new(guint, n + 1);
-    guint cnt = 0;
+    guint n = p->units->len, steps = p->steps;
+    for (guint u = 0; u < n; u++)
+        steps = MAX(steps, g_array_index(p->units, PlaceUnit, u).first + 1);
+    /* The free units by first step (ties in unit order): a counting sort, O(n + steps) — the insertion sort
+     * it replaced took minutes on a million units that were not already in order. */
+    guint *from = g_new0(guint, (gsize)steps + 1), *order = g_new(guint, n + 1);
     for (guint u = 0; u < n; u++)
         if (g_array_index(p->units, PlaceUnit, u).fixed == TRACE_NONE)
-            order[cnt++] = u;
+            from[g_array_index(p->units, PlaceUnit, u).first + 1]++;
+    for (guint t = 0; t < steps; t++)
+        from[t + 1] += from[t];
+    guint cnt = from[steps];
+    for (guint u = 0; u < n; u++)
+        if (g_array_index(p->units, PlaceUnit, u).fixed == TRACE_NONE)
+            order[from[g_array_index(p->units, PlaceUnit, u).first]++] = u;
+    g_free(from);
     GPtrArray *parts = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
-    /* Sort by first step, sweep the furthest last step. */
-    for (guint i = 1; i < cnt; i++) {
-        guint x = order[i], j = i;
-        while (j > 0 && g_array_index(p->units, PlaceUnit, order[j - 1]).first > g_array_index(p->units, PlaceUnit, x).first) {
-            order[j] = order[j - 1];
-            j--;
-        }
-        order[j] = x;
-    }
+    /* Sweep the furthest last step. */
     GArray *cur = NULL;
     guint reach = 0;
     for (guint i = 0; i < cnt; i++) {

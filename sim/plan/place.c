@@ -343,7 +343,9 @@ gboolean place_keep_smallest(const PlaceProblem *p, gboolean (*take)(const Place
     guint64 *trial = g_new(guint64, n + 1);
     /* One budget for the whole portfolio: the strategies that run until their budget (improvers, exact
      * search) share what is left when each starts, split evenly among those still to come, so a portfolio
-     * ends within its budget as each of them does within its own (time a strategy leaves unused passes on). */
+     * ends within its budget as each of them does within its own (time a strategy leaves unused passes on).
+     * A heuristic starts only while budget is left (or when none has run yet): on huge inputs one of them
+     * can take seconds, and the budget bounds the whole. */
     gint64 deadline = g_get_monotonic_time() + (gint64)(p->options->budget_seconds * G_USEC_PER_SEC);
     guint timed_left = 0;
     for (guint k = 0; portfolio[k]; k++)
@@ -359,6 +361,8 @@ gboolean place_keep_smallest(const PlaceProblem *p, gboolean (*take)(const Place
             sub.options = &share;
             if (left <= 0 || place_stop_requested(p->options))
                 continue; /* the heuristics ran; nothing left for this one, or told to stop */
+        } else if (*winner && g_get_monotonic_time() >= deadline) {
+            continue; /* a million units: the heuristics alone can outlast the budget; the first always runs */
         }
         char *ignored = NULL;
         if (!place_problem(portfolio[k], &sub, trial, &ignored, error)) {
