@@ -214,6 +214,15 @@ static Planned plan_and_bind(const Model *m, GError **error)
     return r;
 }
 
+/* plan_and_bind for models that must plan and bind. */
+static Planned plan_and_bind_ok(const Model *m)
+{
+    GError *error = NULL;
+    Planned r = plan_and_bind(m, &error);
+    g_assert_no_error(error);
+    return r;
+}
+
 static void planned_clear(Planned *r)
 {
     executor_free(r->e);
@@ -458,9 +467,7 @@ static void test_if_folded(void)
     g_assert_cmpstr(graph_tensor(m->graph, "If_n6/picked")->producer->name, ==, "If_n6/inner/neg");
     g_assert_null(graph_tensor(m->graph, "If_n6/inner/relu"));
     g_assert_nonnull(graph_tensor(m->graph, "If_n6/w")->init);
-    GError *error = NULL;
-    Planned run = plan_and_bind(m, &error);
-    g_assert_no_error(error);
+    Planned run = plan_and_bind_ok(m);
     run_on_x(run.e, DT_FLOAT, 2, (const gint64[]){2, 3}, (const float[]){1, -2, 3, -4, 5, -6}, 6 * sizeof(float));
     const float want_y[] = {9, 22, 27, 14, 15, 36}, want_z[] = {1, -2, 3, -4, 5, -6};
     for (guint k = 0; k < 2; k++) {
@@ -519,9 +526,7 @@ static void test_loop_unrolled(void)
     char *type = test_type_of(m, "scanned");
     g_assert_cmpstr(type, ==, "FLOAT[3,2,3]");
     g_free(type);
-    GError *error = NULL;
-    Planned run = plan_and_bind(m, &error);
-    g_assert_no_error(error);
+    Planned run = plan_and_bind_ok(m);
     const float in[] = {1, -2, 3, -4, 5, -6};
     run_on_x(run.e, DT_FLOAT, 2, (const gint64[]){2, 3}, in, sizeof in);
     const char *name;
@@ -553,9 +558,7 @@ static void test_float16_widened(void)
     g_assert_true(graph_add_initializer(b->graph, w, NULL));
     b_output(b, B_OP(b, "Relu", B_OP(b, "MatMul", x, "w")));
     Model *m = finish_inferred(b);
-    GError *error = NULL;
-    Planned run = plan_and_bind(m, &error);
-    g_assert_no_error(error);
+    Planned run = plan_and_bind_ok(m);
     guint16 xh[6];
     for (int k = 0; k < 6; k++)
         xh[k] = dtype_double_to_half(xs[k]);
@@ -591,9 +594,7 @@ static void test_broadcast_blocks(void)
     b_output(b, B_OP(b, "Sub", rows, x));
     b_output(b, B_OP(b, "Div", x, rows));
     Model *m = finish_inferred(b);
-    GError *error = NULL;
-    Planned run = plan_and_bind(m, &error);
-    g_assert_no_error(error);
+    Planned run = plan_and_bind_ok(m);
     float in[120];
     for (int k = 0; k < 120; k++)
         in[k] = (float)(k % 17) * 0.37f - 2.5f;
@@ -641,9 +642,7 @@ static void test_gemm_one_row(void)
                        attr_new_float("alpha", 2.0f), attr_new_float("beta", 0.5f), NULL));
     b_output(b, b_node(b, "Gemm", (const char *const[]){x, "w", "c", NULL}, 1, NULL, NULL));
     Model *m = finish_inferred(b);
-    GError *error = NULL;
-    Planned run = plan_and_bind(m, &error);
-    g_assert_no_error(error);
+    Planned run = plan_and_bind_ok(m);
     const float in[] = {1, 2, -1, 3};
     run_on_x(run.e, DT_FLOAT, 2, (const gint64[]){1, 4}, in, sizeof in);
     const float bias[] = {1, -2, 3};
@@ -673,10 +672,8 @@ static void test_pad_and_tile(void)
     b_output(b, B_OP(b, "Tile", x, repeats));
     /* a negative pad crops: the first column goes, one row and two columns of 9 come */
     b_output(b, B_OP(b, "Pad", x, b_int_vec(b, "crop", 4, (const gint64[]){0, -1, 1, 2}), b_float_scalar(b, "nine", 9)));
-    GError *error = NULL;
     Model *m = finish_inferred(b);
-    Planned run = plan_and_bind(m, &error);
-    g_assert_no_error(error);
+    Planned run = plan_and_bind_ok(m);
     Executor *e = run.e;
     const float in[] = {1, 2, 3, 4, 5, 6};
     run_on_x(e, DT_FLOAT, 2, (const gint64[]){2, 3}, in, sizeof in);
@@ -713,8 +710,7 @@ static double *binary_node_run(const char *op, Attr *const *attrs, DType dtype, 
     b_output(b, b_node(b, op, (const char *const[]){a, x, NULL}, 1, NULL, attr[0], attr[1], attr[2], attr[3], NULL));
     GError *error = NULL;
     Model *m = finish_inferred(b);
-    Planned run = plan_and_bind(m, &error);
-    g_assert_no_error(error);
+    Planned run = plan_and_bind_ok(m);
     Executor *e = run.e;
     for (int k = 0; k < 2; k++) {
         gsize n = 1;

@@ -169,12 +169,6 @@ static int run_single(const Job *job, const Trace *t)
     return status;
 }
 
-/* One strategy or all of them (each plan carries its no-reuse baseline, Plan.naive_arena). */
-static int run_plan(const Job *job, const Trace *t)
-{
-    return job->kind == JOB_COMPARE ? run_compare(job, t) : run_single(job, t);
-}
-
 /* --compare --orders: the chosen strategy under every listed order, one row each. An order that cannot run
  * here (optimal past its budget) gets a row saying so; the run fails only when none could. */
 static int run_orders(Job *job)
@@ -229,7 +223,7 @@ int job_run(Job *job)
     if (!status && t && job->trace_out && !trace_write_file(t, NULL, job->trace_out, &error))
         status = file_error(job->trace_out, error);
     if (!status && t)
-        status = run_plan(job, t);
+        status = job->kind == JOB_COMPARE ? run_compare(job, t) : run_single(job, t);
     phases_mark("output"); /* the rest: --compare's report, pictures, --chrome-trace, --trace-out */
     if (!status && job->phases_path && !phases_write(job->phases_path, &error))
         status = file_error(job->phases_path, error);

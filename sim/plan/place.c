@@ -122,6 +122,11 @@ guint64 place_sequential(const PlaceProblem *p, guint64 *offsets)
 
 /* ---------- online replay ---------- */
 
+/* Sweeps here meet unit records in step or strategy order, not the order they are stored in (a trace need
+ * not be sorted by start; deaths never are): each loop asks for the record it will read this many
+ * iterations on, so the cache misses overlap instead of stalling one by one. */
+#define PREFETCH_AHEAD 16
+
 typedef struct {
     guint64 start, end;
 } Range;
@@ -183,10 +188,6 @@ static gboolean replay_online(const PlaceStrategy *s, const PlaceProblem *p, gui
     guint *born = bucket_units(p, FALSE, &born_at), *die = bucket_units(p, TRUE, &die_at);
     const PlaceUnit *units = (const PlaceUnit *)(void *)p->units->data;
     guint n = p->units->len;
-    /* Units are met in step order, which is not the order they are stored in (a trace need not be sorted
-     * by start; deaths never are): each loop asks for the unit it will read PREFETCH_AHEAD iterations on,
-     * so the cache misses overlap instead of stalling one by one. */
-    enum { PREFETCH_AHEAD = 16 };
     for (guint step = 0; ok && step < p->steps; step++) {
         for (guint k = born_at[step]; k < born_at[step + 1]; k++) {
             if (k + PREFETCH_AHEAD < n)
@@ -572,7 +573,6 @@ guint64 placed_index_find(PlacedIndex *x, guint unit, GapPolicy policy)
 void place_in_order(const PlaceProblem *p, const guint *order, guint n, GapPolicy policy, guint64 *offsets)
 {
     PlacedIndex *x = placed_index_new(p, offsets);
-    enum { PREFETCH_AHEAD = 8 }; /* units come in the strategy's order, not stored order (see replay_online) */
     for (guint k = 0; k < n; k++) {
         if (k + PREFETCH_AHEAD < n)
             __builtin_prefetch(&g_array_index(p->units, PlaceUnit, order[k + PREFETCH_AHEAD]));
