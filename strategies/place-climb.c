@@ -21,9 +21,7 @@ static gboolean climb_plan(const PlaceProblem *p, guint64 *offsets, char **detai
         return TRUE;
     }
     guint *order = g_new(guint, n), *trial = g_new(guint, n);
-    for (guint u = 0; u < n; u++)
-        order[u] = u;
-    place_sort(order, n, place_cmp_size_desc, (gpointer)p);
+    place_order_by_size(p, order);
     guint64 *cur = g_new(guint64, n), *best = g_new(guint64, n);
     memcpy(cur, offsets, n * sizeof(guint64));
     place_in_order(p, order, n, GAP_BEST, cur);

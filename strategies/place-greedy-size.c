@@ -10,9 +10,7 @@ static gboolean greedy_size_plan(const PlaceProblem *p, guint64 *offsets, char *
     (void)error;
     guint n = p->units->len;
     guint *order = g_new(guint, n ? n : 1);
-    for (guint u = 0; u < n; u++)
-        order[u] = u;
-    place_sort(order, n, place_cmp_size_desc, (gpointer)p);
+    place_order_by_size(p, order);
     place_in_order(p, order, n, GAP_BEST, offsets);
     g_free(order);
     return TRUE;

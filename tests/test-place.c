@@ -331,9 +331,7 @@ static void test_gap_finder_matches_reference(void)
             g_array_append_val(p.units, u);
         }
         guint *order = g_new(guint, n);
-        for (guint k = 0; k < n; k++)
-            order[k] = k;
-        place_sort(order, n, place_cmp_size_desc, &p);
+        place_order_by_size(&p, order);
         for (GapPolicy policy = GAP_BEST; policy <= GAP_FIRST; policy++) {
             guint64 *got = g_new0(guint64, n), *want = g_new0(guint64, n);
             gboolean *placed = g_new0(gboolean, n);

@@ -1,5 +1,5 @@
-/* place.c — the placement driver (units, bins, online replay, offline planning) and the gap finder
- * the offline strategies share (see place.h). */
+/* place.c — the placement driver (units, bins, online replay, offline planning) and the orders and
+ * loops the offline strategies share (see place.h; their gap finder is placed-index.c). */
 #include "plan/place.h"
 #include "base/error.h"
 #include "plan/verify.h"
@@ -384,192 +384,6 @@ gboolean place_keep_smallest(const PlaceProblem *p, gboolean (*take)(const Place
 
 /* ---------- offline helpers ---------- */
 
-/* The placed units, indexed by lifetime for the one query the offline planners make: the addresses in use,
- * during [lo, hi], by every placed unit whose lifetime meets it. Such a unit is either alive at lo or starts
- * in (lo, hi]. Two segment trees over the steps answer the two parts: `alive` stores each unit at the
- * O(log T) nodes that tile its lifetime, so the nodes on the path from the root to lo's leaf hold exactly
- * the units alive at lo; `starts` stores each unit at its start's leaf and every ancestor, so the O(log T)
- * nodes that tile (lo, hi] hold exactly the units starting there. Every node keeps the union of its units'
- * address ranges, sorted and coalesced (placed units pack tightly, so these lists stay short), and a query
- * merges O(log T) sorted lists through a heap. The treap this replaced visited every unit starting within
- * the longest lifetime before lo: 16,000 nodes a query on a 1M-buffer trace. */
-typedef struct {
-    Range *at;
-    guint len, size;
-} RangeList;
-
-struct PlacedIndex {
-    const PlaceProblem *p;
-    guint leaves;      /* a power of two above the last step */
-    RangeList *alive;  /* segment tree over steps, 1-based (node k's children are 2k and 2k+1, leaves at
-                          [leaves, 2 leaves)): each unit in the nodes that tile its lifetime */
-    RangeList *starts; /* the same shape: each unit in its start step's leaf and every ancestor */
-    GArray *runs;      /* Run: the sorted lists a query merges, reused per query */
-};
-
-/* The unread part of one sorted list, with its head's start kept inline (the heap compares keys without
- * chasing pointers into the lists). */
-typedef struct {
-    guint64 start;
-    const Range *at, *end;
-} Run;
-
-/* Adds r to a list of disjoint ranges sorted by start, merging it with every range it overlaps or touches:
- * a query only needs the union of the addresses in use, and placed units pack tightly, so lists stay short
- * (and a query merges sorted runs instead of sorting). */
-static void range_list_add(RangeList *l, Range r)
-{
-    guint lo = 0, hi = l->len;
-    while (lo < hi) { /* the first range ending at or after r.start: it may touch r */
-        guint mid = (lo + hi) / 2;
-        if (l->at[mid].end < r.start)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    guint last = lo; /* ranges [lo, last) overlap or touch r */
-    while (last < l->len && l->at[last].start <= r.end) {
-        r.start = MIN(r.start, l->at[last].start);
-        r.end = MAX(r.end, l->at[last].end);
-        last++;
-    }
-    if (last == lo) { /* nothing to merge: open a slot */
-        if (l->len == l->size) {
-            l->size = l->size ? 2 * l->size : 4;
-            l->at = g_renew(Range, l->at, l->size);
-        }
-        memmove(l->at + lo + 1, l->at + lo, (l->len - lo) * sizeof(Range));
-        l->len++;
-    } else if (last > lo + 1) { /* several became one */
-        memmove(l->at + lo + 1, l->at + last, (l->len - last) * sizeof(Range));
-        l->len -= last - lo - 1;
-    }
-    l->at[lo] = r;
-}
-
-PlacedIndex *placed_index_new(const PlaceProblem *p, const guint64 *offsets)
-{
-    PlacedIndex *x = g_new0(PlacedIndex, 1);
-    x->p = p;
-    guint steps = MAX(p->steps, 1);
-    for (guint u = 0; u < p->units->len; u++)
-        steps = MAX(steps, g_array_index(p->units, PlaceUnit, u).last + 1);
-    x->leaves = 1;
-    while (x->leaves < steps)
-        x->leaves *= 2;
-    x->alive = g_new0(RangeList, 2 * (gsize)x->leaves);
-    x->starts = g_new0(RangeList, 2 * (gsize)x->leaves);
-    x->runs = g_array_new(FALSE, FALSE, sizeof(Run));
-    for (guint u = 0; u < p->units->len; u++)
-        if (g_array_index(p->units, PlaceUnit, u).fixed != TRACE_NONE)
-            placed_index_add(x, u, offsets[u]);
-    return x;
-}
-
-void placed_index_free(PlacedIndex *x)
-{
-    if (!x)
-        return;
-    for (gsize k = 0; k < 2 * (gsize)x->leaves; k++) {
-        g_free(x->alive[k].at);
-        g_free(x->starts[k].at);
-    }
-    g_free(x->alive);
-    g_free(x->starts);
-    g_array_unref(x->runs);
-    g_free(x);
-}
-
-void placed_index_add(PlacedIndex *x, guint unit, guint64 offset)
-{
-    const PlaceUnit *u = &g_array_index(x->p->units, PlaceUnit, unit);
-    Range r = {offset, offset + u->size};
-    for (gsize k = u->first + (gsize)x->leaves; k >= 1; k /= 2)
-        range_list_add(&x->starts[k], r);
-    /* The canonical nodes of [first, last]: bottom up, taking a boundary node whenever its sibling
-     * would reach outside. */
-    for (gsize lo = u->first + (gsize)x->leaves, hi = u->last + (gsize)x->leaves + 1; lo < hi; lo /= 2, hi /= 2) {
-        if (lo & 1)
-            range_list_add(&x->alive[lo++], r);
-        if (hi & 1)
-            range_list_add(&x->alive[--hi], r);
-    }
-}
-
-static void add_run(GArray *runs, const RangeList *l)
-{
-    if (l->len) {
-        Run r = {l->at->start, l->at, l->at + l->len};
-        g_array_append_val(runs, r);
-    }
-}
-
-/* The sorted lists covering every placed unit whose lifetime meets [lo, hi] (see struct PlacedIndex). */
-static void collect_runs(PlacedIndex *x, guint lo, guint hi)
-{
-    g_array_set_size(x->runs, 0);
-    for (gsize k = lo + (gsize)x->leaves; k >= 1; k /= 2)
-        add_run(x->runs, &x->alive[k]);
-    for (gsize a = lo + 1 + (gsize)x->leaves, b = hi + (gsize)x->leaves + 1; a < b; a /= 2, b /= 2) {
-        if (a & 1)
-            add_run(x->runs, &x->starts[a++]);
-        if (b & 1)
-            add_run(x->runs, &x->starts[--b]);
-    }
-}
-
-/* Restores the heap order (smallest head start on top) below position i. */
-static void run_heap_down(Run *h, guint n, guint i)
-{
-    Run moving = h[i];
-    for (;;) {
-        guint c = 2 * i + 1;
-        if (c >= n)
-            break;
-        c += c + 1 < n && h[c + 1].start < h[c].start;
-        if (h[c].start >= moving.start)
-            break;
-        h[i] = h[c];
-        i = c;
-    }
-    h[i] = moving;
-}
-
-guint64 placed_index_find(PlacedIndex *x, guint unit, GapPolicy policy)
-{
-    const PlaceUnit *u = &g_array_index(x->p->units, PlaceUnit, unit);
-    collect_runs(x, u->first, u->last);
-    /* The overlapping ranges in address order, merged from the sorted lists through a heap of their heads:
-     * O(k log m) for k ranges in m lists, where sorting them took O(k log k) with unpredictable branches. */
-    Run *heap = (Run *)(void *)x->runs->data;
-    guint n = x->runs->len;
-    for (guint i = n / 2; i-- > 0;)
-        run_heap_down(heap, n, i);
-    guint64 cursor = 0, best = G_MAXUINT64, best_gap = G_MAXUINT64;
-    while (n) {
-        Range r = *heap[0].at;
-        if (++heap[0].at == heap[0].end)
-            heap[0] = heap[--n];
-        else
-            heap[0].start = heap[0].at->start;
-        if (n > 1)
-            run_heap_down(heap, n, 0);
-        if (r.start > cursor) {
-            guint64 start = round_up(cursor, u->align);
-            if (start + u->size <= r.start) {
-                if (policy == GAP_FIRST || r.start - cursor == u->size)
-                    return start; /* the lowest fit, or a gap no other can beat (the first of equals wins) */
-                if (r.start - cursor < best_gap) {
-                    best_gap = r.start - cursor;
-                    best = start;
-                }
-            }
-        }
-        cursor = MAX(cursor, r.end);
-    }
-    return best != G_MAXUINT64 ? best : round_up(cursor, u->align);
-}
-
 void place_in_order(const PlaceProblem *p, const guint *order, guint n, GapPolicy policy, guint64 *offsets)
 {
     PlacedIndex *x = placed_index_new(p, offsets);
@@ -585,15 +399,35 @@ void place_in_order(const PlaceProblem *p, const guint *order, guint n, GapPolic
     placed_index_free(x);
 }
 
-gint place_cmp_size_desc(gconstpointer a, gconstpointer b, gpointer problem)
+typedef struct {
+    guint64 size;
+    guint lifetime, unit;
+} SizeKey;
+
+static int size_key_cmp(const void *a, const void *b)
 {
-    const PlaceProblem *p = problem;
-    const PlaceUnit *x = &g_array_index(p->units, PlaceUnit, *(const guint *)a);
-    const PlaceUnit *y = &g_array_index(p->units, PlaceUnit, *(const guint *)b);
+    const SizeKey *x = a, *y = b;
     if (x->size != y->size)
         return x->size > y->size ? -1 : 1;
-    guint lx = x->last - x->first, ly = y->last - y->first;
-    return lx > ly ? -1 : lx < ly;
+    if (x->lifetime != y->lifetime)
+        return x->lifetime > y->lifetime ? -1 : 1;
+    return x->unit < y->unit ? -1 : x->unit > y->unit;
+}
+
+void place_order_by_size(const PlaceProblem *p, guint *order)
+{
+    /* The keys side by side: a comparison reads one array in sort order instead of two unit records at
+     * random (a 1M-unit sort 0.3 -> 0.1 s). */
+    guint n = p->units->len;
+    SizeKey *keys = g_new(SizeKey, n ? n : 1);
+    for (guint u = 0; u < n; u++) {
+        const PlaceUnit *unit = &g_array_index(p->units, PlaceUnit, u);
+        keys[u] = (SizeKey){unit->size, unit->last - unit->first, u};
+    }
+    qsort(keys, n, sizeof(SizeKey), size_key_cmp);
+    for (guint k = 0; k < n; k++)
+        order[k] = keys[k].unit;
+    g_free(keys);
 }
 
 typedef struct {

@@ -41,8 +41,8 @@ void placed_index_add(PlacedIndex *x, guint unit, guint64 offset);
 guint64 placed_index_find(PlacedIndex *x, guint unit, GapPolicy policy);
 /* Places every non-fixed unit in the given order with the given policy. */
 void place_in_order(const PlaceProblem *p, const guint *order, guint n, GapPolicy policy, guint64 *offsets);
-/* Greedy-by-size's order for place_sort (data: the problem): largest first, then longer lifetime. */
-gint place_cmp_size_desc(gconstpointer a, gconstpointer b, gpointer problem);
+/* Greedy-by-size's order of all the problem's units: largest first, then longer lifetime, then unit id. */
+void place_order_by_size(const PlaceProblem *p, guint *order);
 /* Sorts unit ids with cmp(a, b, data); ties are broken by unit id, so every order is deterministic. */
 void place_sort(guint *order, guint n, GCompareDataFunc cmp, gpointer data);
 
