@@ -30,12 +30,18 @@ typedef struct {
     guint len, size;
 } RangeList;
 
+/* One node of both trees, side by side: a query reads `alive` at lo's leaf and `starts` at the leaves just
+ * after it, so the two share cache lines. */
+typedef struct {
+    RangeList alive;  /* the units of which this node is one of the nodes that tile their lifetimes */
+    RangeList starts; /* the units starting within this node (kept from the leaves up to starts_top) */
+} Node;
+
 struct PlacedIndex {
     const PlaceProblem *p;
     guint depth;            /* leaves are at this level; the root is level 0 */
     gsize level_base[33];   /* index of level L's first node in the node arrays (level L has FANOUT^L) */
-    RangeList *alive;       /* per node: the units of the nodes that tile their lifetimes */
-    RangeList *starts;      /* per node: the units starting within it, kept from the leaves up to starts_top */
+    Node *nodes;
     guint starts_top;       /* the highest level a query reads in `starts`: (lo, hi] is tiled by nodes no
                                wider than the longest lifetime, so wider ones are never read and not kept */
     GArray *runs;           /* Run: the sorted lists a query merges, reused per query */
@@ -122,8 +128,7 @@ PlacedIndex *placed_index_new(const PlaceProblem *p, const guint64 *offsets)
     x->starts_top = 0;
     while (x->starts_top <= x->depth && ((gsize)1 << (FANOUT_BITS * (x->depth - x->starts_top))) > longest)
         x->starts_top++;
-    x->alive = g_new0(RangeList, nodes);
-    x->starts = g_new0(RangeList, nodes);
+    x->nodes = g_new0(Node, nodes);
     x->runs = g_array_new(FALSE, FALSE, sizeof(Run));
     for (guint u = 0; u < p->units->len; u++)
         if (g_array_index(p->units, PlaceUnit, u).fixed != TRACE_NONE)
@@ -137,11 +142,10 @@ void placed_index_free(PlacedIndex *x)
         return;
     gsize nodes = x->level_base[x->depth] + ((gsize)1 << (FANOUT_BITS * x->depth));
     for (gsize k = 0; k < nodes; k++) {
-        g_free(x->alive[k].at);
-        g_free(x->starts[k].at);
+        g_free(x->nodes[k].alive.at);
+        g_free(x->nodes[k].starts.at);
     }
-    g_free(x->alive);
-    g_free(x->starts);
+    g_free(x->nodes);
     g_array_unref(x->runs);
     g_free(x);
 }
@@ -151,8 +155,8 @@ void placed_index_add(PlacedIndex *x, guint unit, guint64 offset)
     const PlaceUnit *u = &g_array_index(x->p->units, PlaceUnit, unit);
     AddressRange r = {offset, offset + u->size};
     for (guint level = x->starts_top; level <= x->depth; level++)
-        range_list_add(&x->starts[node_at(x, level, u->first)], r);
-#define ADD_ALIVE(k) range_list_add(&x->alive[k], r)
+        range_list_add(&x->nodes[node_at(x, level, u->first)].starts, r);
+#define ADD_ALIVE(k) range_list_add(&x->nodes[k].alive, r)
     FOR_TILING(x, u->first, (gsize)u->last + 1, ADD_ALIVE);
 #undef ADD_ALIVE
 }
@@ -160,6 +164,8 @@ void placed_index_add(PlacedIndex *x, guint unit, guint64 offset)
 static void add_run(GArray *runs, const RangeList *l)
 {
     if (l->len) {
+        for (guint k = 4; k < MIN(l->len, 16); k += 4)
+            __builtin_prefetch(l->at + k);
         Run r = {l->at->start, l->at, l->at + l->len};
         g_array_append_val(runs, r);
     }
@@ -170,8 +176,8 @@ static void collect_runs(PlacedIndex *x, guint lo, guint hi)
 {
     g_array_set_size(x->runs, 0);
     for (guint level = 0; level <= x->depth; level++)
-        add_run(x->runs, &x->alive[node_at(x, level, lo)]);
-#define ADD_STARTS(k) add_run(x->runs, &x->starts[k])
+        add_run(x->runs, &x->nodes[node_at(x, level, lo)].alive);
+#define ADD_STARTS(k) add_run(x->runs, &x->nodes[k].starts)
     FOR_TILING(x, (gsize)lo + 1, (gsize)hi + 1, ADD_STARTS);
 #undef ADD_STARTS
 }
@@ -194,6 +200,7 @@ guint64 placed_index_find(PlacedIndex *x, guint unit, GapPolicy policy)
             lowest = lower ? i : lowest;
         }
         AddressRange r = *runs[lowest].at;
+        __builtin_prefetch(runs[lowest].at + 16); /* four cache lines ahead in the list being read */
         if (++runs[lowest].at == runs[lowest].end)
             runs[lowest] = runs[--n];
         else
