@@ -488,6 +488,15 @@ static void test_round_trips(void)
     g_assert_cmpuint(t->steps, ==, 4); /* the distinct points 1e12, 1e12+2, 1e12+3, 2e12-1, in order */
     g_assert_cmpuint(trace_buffer(t, 0)->last, <, trace_buffer(t, 1)->first);
     trace_free(t);
+
+    /* White space around fields and CRLF line ends (spreadsheet exports) are not part of any value. */
+    const char *spaced_csv = " id , lower,upper ,size\t\r\n  b 1 ,\t0, 2 ,4 \r\nb2,3,8 , 16\r\n";
+    t = trace_parse(spaced_csv, strlen(spaced_csv), "w.csv", TRUE, &error);
+    g_assert_no_error(error);
+    g_assert_cmpstr(trace_buffer(t, 0)->name, ==, "b 1");
+    g_assert_cmpuint(trace_buffer(t, 0)->first, ==, 0);
+    g_assert_cmpuint(trace_buffer(t, 1)->size, ==, 16);
+    trace_free(t);
 }
 
 static void expect_verify_error(const Trace *t, const guint64 *offsets, const char *expected)

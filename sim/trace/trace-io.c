@@ -87,19 +87,23 @@ static void fields_add(Fields *f, char *field)
     f->at[f->len++] = field;
 }
 
-/* Splits a line in place into `out` (NULL-terminated): at every ',' for CSV (empty fields kept), at runs
- * of blanks otherwise. */
+/* Splits a line in place into `out` (NULL-terminated): at every ',' for CSV (empty fields kept, white space
+ * around each field dropped), at runs of blanks otherwise. */
 static void split_fields(char *line, gboolean csv, Fields *out)
 {
     out->len = 0;
     char *c = line;
-    if (csv) {
+    if (csv) { /* each field stripped of surrounding white space here, where its end is known */
         for (;;) {
+            while (g_ascii_isspace(*c))
+                c++;
+            char *comma = strchr(c, ','), *stop = comma ? comma : c + strlen(c);
+            while (stop > c && g_ascii_isspace(stop[-1]))
+                stop--;
+            *stop = '\0';
             fields_add(out, c);
-            char *comma = strchr(c, ',');
             if (!comma)
                 break;
-            *comma = '\0';
             c = comma + 1;
         }
     } else {
@@ -258,7 +262,7 @@ static gboolean parse_csv_header(char **fields, guint nf, CsvColumns *c, const c
     c->inclusive_end = FALSE;
     c->columns = nf;
     for (guint k = 0; k < nf; k++) {
-        const char *f = g_strstrip(fields[k]);
+        const char *f = fields[k];
         int *slot = NULL;
         if (!strcmp(f, "id") || !strcmp(f, "buffer") || !strcmp(f, "buffer_id"))
             slot = &c->id;
@@ -291,8 +295,6 @@ static gboolean parse_csv_line(Trace *t, GArray *spans, GHashTable *ids, const C
 {
     if (nf != c->columns)
         return line_error(error, path, line, "%u fields, the header has %u", nf, c->columns);
-    for (guint k = 0; k < nf; k++)
-        g_strstrip(fields[k]);
     guint64 lower, upper, size, align = 1, offset;
     if (!*fields[c->id])
         return line_error(error, path, line, "empty id");
@@ -359,7 +361,10 @@ Trace *trace_parse(const char *text, gsize len, const char *path, gboolean csv, 
         g_string_append_len(buf, p, (nl ? nl : end) - p);
         p = nl ? nl + 1 : end;
         line++;
-        g_strchomp(buf->str);
+        gsize kept = buf->len; /* trailing white space dropped (g_strchomp, without measuring the line again) */
+        while (kept && g_ascii_isspace(buf->str[kept - 1]))
+            kept--;
+        g_string_truncate(buf, kept);
         char *body = buf->str;
         while (*body == ' ' || *body == '\t')
             body++;
