@@ -1,7 +1,8 @@
 /* place-best.c — every heuristic on the same problem, keeping the smallest arena (XLA's
  * ChooseBestHeapAlgorithm); the report names the one kept. Candidates are the registry's strategies
  * other than the baseline and portfolios (itself); exact search only on problems of at most --search-max
- * units. --budget is the whole portfolio's: the time-bounded candidates share it (place_keep_smallest). */
+ * units. --budget is the whole portfolio's: the time-bounded candidates share it (place_keep_smallest), and
+ * heuristics that would start after it is spent do not run (the report names them). */
 #include "plan/place.h"
 
 /* The candidates: everything but the baseline and portfolios (itself); exact search only when small. */
@@ -14,10 +15,13 @@ static gboolean best_plan(const PlaceProblem *p, guint64 *offsets, char **detail
 {
     const PlaceStrategy *winner;
     guint64 arena;
-    if (!place_keep_smallest(p, candidate, offsets, &winner, &arena, error))
+    char *skipped;
+    if (!place_keep_smallest(p, candidate, offsets, &winner, &arena, &skipped, error))
         return FALSE;
     if (winner)
-        *detail = g_strdup_printf("kept %s", winner->name);
+        *detail = skipped ? g_strdup_printf("kept %s; not started, budget spent: %s", winner->name, skipped)
+                          : g_strdup_printf("kept %s", winner->name);
+    g_free(skipped);
     return TRUE;
 }
 

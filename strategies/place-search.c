@@ -476,7 +476,8 @@ static gboolean search_on_this_stack(const PlaceProblem *p, guint64 *offsets, ch
     /* The incumbent: the best heuristic (the fast ones only, not a second search). */
     const PlaceStrategy *kept;
     guint64 incumbent;
-    if (!place_keep_smallest(p, is_heuristic, offsets, &kept, &incumbent, error))
+    char *skipped;
+    if (!place_keep_smallest(p, is_heuristic, offsets, &kept, &incumbent, &skipped, error))
         return FALSE;
     guint64 lb = lower_bound(p);
     Search s = {.p = p, .steps = p->steps, .max_nodes = o->max_nodes,
@@ -569,6 +570,12 @@ static gboolean search_on_this_stack(const PlaceProblem *p, guint64 *offsets, ch
                                   lb ? 100.0 * (double)(incumbent - lb) / (double)lb : 0.0,
                                   s.interrupted ? " (stopped by SIGINT)" : run.spent ? " (budget spent)" : "", s.nodes,
                                   seconds);
+    if (skipped) { /* a huge problem: the heuristics for the incumbent outlasted the budget */
+        char *longer = g_strdup_printf("%s; heuristics not started, budget spent: %s", *detail, skipped);
+        g_free(*detail);
+        *detail = longer;
+        g_free(skipped);
+    }
     g_ptr_array_unref(parts);
     g_free(floor);
     g_free(s.h);

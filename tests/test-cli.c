@@ -773,6 +773,33 @@ static void test_readme_examples(void)
     g_free(readme);
 }
 
+/* A portfolio's budget bounds the whole: once it is spent, heuristics are not started, and the report names
+ * them (the first always runs). search's incumbent says the same. */
+static void test_portfolio_budget_skips(void)
+{
+    char *trace = test_scratch_path("portfolio-trace.csv");
+    RunResult r = test_run("MKGRAPH_BIN", (const char *[]){"trace", "--buffers", "20000", "--seed", "5", "-o", trace, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--trace", trace, "--strategy", "best", "--budget", "0.000001", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "strategy       best (kept firstfit; not started, budget spent: bestfit, greedy-size, ");
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--trace", trace, "--strategy", "search", "--budget", "0.000001", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "; heuristics not started, budget spent: bestfit, greedy-size, ");
+    run_result_clear(&r);
+    /* With time to spare, all of them run (the improvers then spend the rest of the second). */
+    r = test_run("MKGRAPH_BIN", (const char *[]){"trace", "--buffers", "2000", "--seed", "5", "-o", trace, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--trace", trace, "--strategy", "best", "--budget", "1", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    g_assert_null(strstr(r.out, "not started"));
+    run_result_clear(&r);
+    g_free(trace);
+}
+
 /* A long search reports progress on stderr when asked (--progress), and Ctrl-C (SIGINT) ends it early: the
  * best plan so far is verified and reported, and the command succeeds. */
 static void test_search_progress_and_interrupt(void)
@@ -836,5 +863,6 @@ int main(int argc, char **argv)
     g_test_add_func("/cli/readme-examples", test_readme_examples);
     g_test_add_func("/cli/solution-out", test_solution_out);
     g_test_add_func("/cli/search-progress-and-interrupt", test_search_progress_and_interrupt);
+    g_test_add_func("/cli/portfolio-budget-skips", test_portfolio_budget_skips);
     return g_test_run();
 }

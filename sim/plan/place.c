@@ -331,11 +331,14 @@ Plan *place_run_with(const PlaceStrategy *s, const Trace *t, const PlaceOptions 
 }
 
 gboolean place_keep_smallest(const PlaceProblem *p, gboolean (*take)(const PlaceStrategy *s, const PlaceProblem *p),
-                             guint64 *offsets, const PlaceStrategy **winner, guint64 *arena, GError **error)
+                             guint64 *offsets, const PlaceStrategy **winner, guint64 *arena, char **skipped,
+                             GError **error)
 {
     const PlaceStrategy *const *portfolio = p->options ? p->options->portfolio : NULL;
     *winner = NULL;
     *arena = G_MAXUINT64;
+    if (skipped)
+        *skipped = NULL;
     if (!portfolio) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "no strategies to choose from (PlaceOptions.portfolio is unset)");
         return FALSE;
@@ -363,7 +366,13 @@ gboolean place_keep_smallest(const PlaceProblem *p, gboolean (*take)(const Place
             if (left <= 0 || place_stop_requested(p->options))
                 continue; /* the heuristics ran; nothing left for this one, or told to stop */
         } else if (*winner && g_get_monotonic_time() >= deadline) {
-            continue; /* a million units: the heuristics alone can outlast the budget; the first always runs */
+            /* a million units: the heuristics alone can outlast the budget; the first always runs */
+            if (skipped) {
+                char *more = g_strconcat(*skipped ? *skipped : "", *skipped ? ", " : "", portfolio[k]->name, NULL);
+                g_free(*skipped);
+                *skipped = more;
+            }
+            continue;
         }
         char *ignored = NULL;
         if (!place_problem(portfolio[k], &sub, trial, &ignored, error)) {

@@ -18,9 +18,11 @@ gboolean place_problem(const PlaceStrategy *s, const PlaceProblem *p, guint64 *o
 
 /* Runs every strategy of the problem's portfolio (options->portfolio) that `take` accepts and keeps the
  * smallest arena's offsets (problem units); *winner is the one kept (NULL when none ran), *arena its arena.
- * An error when the problem has no portfolio. */
+ * *skipped (when not NULL): the names of the heuristics not started because the budget was spent, ", "
+ * between them, or NULL when all ran (the caller frees it). An error when the problem has no portfolio. */
 gboolean place_keep_smallest(const PlaceProblem *p, gboolean (*take)(const PlaceStrategy *s, const PlaceProblem *p),
-                             guint64 *offsets, const PlaceStrategy **winner, guint64 *arena, GError **error);
+                             guint64 *offsets, const PlaceStrategy **winner, guint64 *arena, char **skipped,
+                             GError **error);
 
 /* The no-reuse layout: every non-fixed unit its own slot, one after another above the fixed ones. Writes the
  * offsets when `offsets` is not NULL; returns the arena (as place_arena would). */
