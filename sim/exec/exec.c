@@ -1,6 +1,7 @@
 /* exec.c — binding tensors to the planned arena and running the schedule (see exec.h). */
 #include "exec/exec.h"
 #include "base/files.h"
+#include "exec/big-alloc.h"
 #include "ops/ops.h"
 #include "base/units.h"
 
@@ -98,18 +99,17 @@ static gboolean read_external(const Executor *e, const Tensor *t, void *to, gsiz
     return TRUE;
 }
 
-/* Memory for --run, asked for politely: a plan bigger than the machine, or than what malloc gives, is an
- * error saying how many bytes were wanted, not an abort. Zeroed, aligned to 64 bytes. */
+/* Memory for --run, asked for politely: a plan bigger than the machine, or than what the system gives, is an
+ * error saying how many bytes were wanted, not an abort. Zeroed, aligned to 64 bytes, large blocks on huge
+ * pages (big-alloc.c). */
 static void *exec_alloc(guint64 bytes, const char *what, GError **error)
 {
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     guint64 physical = pages > 0 && page > 0 ? (guint64)pages * (guint64)page : G_MAXUINT64;
     guint64 rounded = (MAX(bytes, 1) + 63) / 64 * 64;
-    void *p = NULL;
-    if (bytes < physical && rounded >= bytes && posix_memalign(&p, 64, (size_t)rounded) == 0) {
-        memset(p, 0, (size_t)rounded);
+    void *p = bytes < physical && rounded >= bytes ? big_alloc(bytes) : NULL;
+    if (p)
         return p;
-    }
     char *want = format_bytes(bytes), *have = format_bytes(physical);
     g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "--run needs %s for %s and cannot have it (this machine has %s)",
                 want, what, have);
@@ -536,11 +536,11 @@ void executor_free(Executor *e)
         return;
     guint n = e->g->tensors->len;
     for (guint k = 0; k < n; k++) {
-        free(e->own[k]);
-        free(e->source[k]);
+        big_free(e->own[k]);
+        big_free(e->source[k]);
     }
     for (guint b = 0; b < e->plan->bins; b++)
-        free(e->arena[b]);
+        big_free(e->arena[b]);
     for (guint s = 0; s < e->schedule->len; s++)
         if (e->dying[s])
             g_ptr_array_unref(e->dying[s]);

@@ -1,0 +1,12 @@
+/* big-alloc.h — memory for the executor's arenas, weights and outside tensors: zeroed, 64-byte aligned, and
+ * on transparent huge pages when large (see big-alloc.c). */
+#ifndef SIM_BIG_ALLOC_H
+#define SIM_BIG_ALLOC_H
+
+#include <glib.h>
+
+/* `bytes` zeroed bytes aligned to 64, or NULL when the system refuses them. Free with big_free. */
+void *big_alloc(guint64 bytes);
+void big_free(void *p);
+
+#endif
