@@ -2,9 +2,9 @@
  *
  * Blocks of 2 MiB or more are mapped directly (already zero, so nothing writes them before the run does)
  * and advised onto transparent huge pages: this kernel's THP mode is `madvise`, so anonymous memory gets
- * 4 KiB pages unless asked, and on this VM every page fault is expensive. `sim --run --check --poison` of
- * GPT-2 (weights filled at load, a nothing-shared reference arena of ~1.5 GB) spent over half its time in
- * page faults. Each block carries a 64-byte header saying how to give it back. */
+ * 4 KiB pages unless asked, and on this VM every page fault is expensive. `sim --run --check --poison`
+ * of GPT-2 (weights, ~500 MB, filled at load; a nothing-shared reference arena of 409 MiB) spent over
+ * half its time in page faults. Each block carries a 64-byte header saying how to give it back. */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS and madvise are not POSIX */
 #include "exec/big-alloc.h"
 

@@ -43,8 +43,10 @@ typedef struct {
 struct PlacedIndex {
     const PlaceProblem *p;
     guint depth;            /* leaves are at this level; the root is level 0 */
-    gsize level_base[33];   /* index of level L's first node in the node arrays (level L has FANOUT^L) */
-    Node *nodes;
+    gsize level_base[32 / FANOUT_BITS + 2]; /* index of level L's first node in `nodes` */
+    Node *nodes;            /* level by level, each level only as wide as the steps need (FANOUT^depth
+                               leaves would be up to FANOUT times the steps) */
+    gsize node_count;
     guint starts_top;       /* the highest level a query reads in `starts`: (lo, hi] is tiled by nodes no
                                wider than the longest lifetime, so wider ones are never read and not kept */
     GArray *runs;           /* Run: the sorted lists a query merges, reused per query */
@@ -60,7 +62,7 @@ typedef struct {
 /* Node of level L holding step t. */
 static inline gsize node_at(const PlacedIndex *x, guint level, guint step)
 {
-    return x->level_base[level] + (step >> (FANOUT_BITS * (x->depth - level)));
+    return x->level_base[level] + ((gsize)step >> (FANOUT_BITS * (x->depth - level)));
 }
 
 /* Adds r to a list of disjoint ranges sorted by start, merging it with every range it overlaps or touches:
@@ -119,19 +121,18 @@ PlacedIndex *placed_index_new(const PlaceProblem *p, const guint64 *offsets)
         steps = MAX(steps, unit->last + 1);
         longest = MAX(longest, unit->last - unit->first);
     }
-    gsize nodes = 0, width = 1;
-    for (x->depth = 0;; x->depth++, width <<= FANOUT_BITS) {
-        x->level_base[x->depth] = nodes;
-        nodes += width;
-        if (width >= steps)
-            break;
+    for (x->depth = 0; ((gsize)1 << (FANOUT_BITS * x->depth)) < steps; x->depth++)
+        ;
+    for (guint level = 0; level <= x->depth; level++) {
+        x->level_base[level] = x->node_count;
+        x->node_count += ((gsize)(steps - 1) >> (FANOUT_BITS * (x->depth - level))) + 1;
     }
     /* the highest level whose nodes are no wider than the longest lifetime (none when every unit lives one
      * step: then (lo, hi] is empty) */
     x->starts_top = 0;
     while (x->starts_top <= x->depth && ((gsize)1 << (FANOUT_BITS * (x->depth - x->starts_top))) > longest)
         x->starts_top++;
-    x->nodes = g_new0(Node, nodes);
+    x->nodes = g_new0(Node, x->node_count);
     x->runs = g_array_new(FALSE, FALSE, sizeof(Run));
     for (guint u = 0; u < p->units->len; u++)
         if (g_array_index(p->units, PlaceUnit, u).fixed != TRACE_NONE)
@@ -143,8 +144,7 @@ void placed_index_free(PlacedIndex *x)
 {
     if (!x)
         return;
-    gsize nodes = x->level_base[x->depth] + ((gsize)1 << (FANOUT_BITS * x->depth));
-    for (gsize k = 0; k < nodes; k++) {
+    for (gsize k = 0; k < x->node_count; k++) {
         g_free(x->nodes[k].alive.at);
         g_free(x->nodes[k].starts.at);
     }
