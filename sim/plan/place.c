@@ -399,6 +399,10 @@ void place_in_order(const PlaceProblem *p, const guint *order, guint n, GapPolic
     for (guint k = 0; k < n; k++) {
         if (k + PREFETCH_AHEAD < n)
             __builtin_prefetch(&g_array_index(p->units, PlaceUnit, order[k + PREFETCH_AHEAD]));
+        if (k + 2 < n)
+            placed_index_prefetch(x, order[k + 2], FALSE);
+        if (k + 1 < n)
+            placed_index_prefetch(x, order[k + 1], TRUE);
         guint u = order[k];
         if (g_array_index(p->units, PlaceUnit, u).fixed != TRACE_NONE)
             continue;
