@@ -43,8 +43,8 @@ ms() { /usr/bin/python3 -c "import sys; print(f'{float(sys.argv[1]):.1f}')" "$1"
     echo "\`OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-default}\`. Ours: \`sim --run --repeat $repeat"
     echo "--transpose move\` (float32 kernels, OpenBLAS sgemm), the median of $repeat runs inside the planned arena;"
     echo "ORT: onnxruntime-node $(node -e "console.log(require('./bench/peers/node_modules/onnxruntime-node/package.json').version)"),"
-    echo "the median of $repeat \`session.run\` calls after a warm-up, on the same file with deterministic random weights"
-    echo "(bench/peers/fill_weights.py). Each figure is the best of $rounds rounds' medians, the configurations and ORT"
+    echo "the median of $repeat \`session.run\` calls after a warm-up; both on the same file, with deterministic random"
+    echo "weights (bench/peers/fill_weights.py). Each figure is the best of $rounds rounds' medians, the configurations and ORT"
     echo "taking turns in every round: the machine is shared, and a neighbour's burst can add 30% to one measurement."
     echo
     echo "## Median time per inference (ms)"
@@ -53,6 +53,7 @@ ms() { /usr/bin/python3 -c "import sys; print(f'{float(sys.argv[1]):.1f}')" "$1"
     echo "|---|---:|---:|---:|---:|---:|---:|"
 } > "$out"
 hf_cmds=()
+declare -A ours_best=() ort_best=()   # section 1's figures per model, reused by section 2
 for m in "${models[@]}"; do
     set -- $m
     name=$1 file=$2 dims=$3
@@ -71,7 +72,7 @@ for m in "${models[@]}"; do
                 t=$(node bench/peers/ort-time.js "$work/$name.onnx" 1 "$repeat" "${ort_dims[@]}" | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['median_ms'])")
             else
                 set -- $c
-                t=$(build/sim --graph "$file" "${dim_args[@]}" --strategy "$1" --alias "$2" --transpose move --run \
+                t=$(build/sim --graph "$work/$name.onnx" "${dim_args[@]}" --strategy "$1" --alias "$2" --transpose move --run \
                     --repeat "$repeat" | grep '^run ' | sed 's/.*median \([0-9.]*\) ms.*/\1/')
             fi
             best[$c]=$(/usr/bin/python3 -c "import sys; print(min(float(x) for x in sys.argv[1:] if x))" "$t" "${best[$c]:-}")
@@ -81,9 +82,10 @@ for m in "${models[@]}"; do
         set -- $c
         row+="| $(ms "${best[$c]}") "
         [ "$1 $2" = "greedy-size all" ] && ours=${best[$c]}
-        hf_cmds+=("build/sim --graph $file ${dim_args[*]} --strategy $1 --alias $2 --transpose move --run")
+        hf_cmds+=("build/sim --graph $work/$name.onnx ${dim_args[*]} --strategy $1 --alias $2 --transpose move --run")
     done
     ort=${best[ort]}
+    ours_best[$name]=$ours ort_best[$name]=$ort
     unset best
     row+="| $(ms "$ort") | $(/usr/bin/python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2]):.2f}×')" "$ours" "$ort") |"
     echo "$row" >> "$out"
@@ -114,13 +116,14 @@ for m in "${wide[@]}"; do
     dim_args=() ort_dims=()
     IFS=, read -r -a ds <<< "$dims"
     for d in "${ds[@]}"; do dim_args+=(--dim "$d"); ort_dims+=("$d"); done
-    filled="$work/$name-filled.onnx"
-    /usr/bin/python3 bench/peers/fill_weights.py "$file" "$filled" 2> /dev/null
+    filled="$work/$name.onnx"
+    [ -f "$filled" ] || /usr/bin/python3 bench/peers/fill_weights.py "$file" "$filled" 2> /dev/null
     # (the whole report first: grep -q would close the pipe early, and pipefail would count sim's SIGPIPE)
     report=$(build/sim --graph "$filled" "${dim_args[@]}" --strategy greedy-size --transpose move --run --check --poison || true)
     case "$report" in *"bit for bit, with poison"*) check="bit for bit" ;; *) check="DIFFERS" ;; esac
-    ours="" ort=""
-    for round in $(seq "$rounds"); do
+    # a model of section 1 (the same file, configuration and rounds) keeps its figures from there
+    ours=${ours_best[$name]:-} ort=${ort_best[$name]:-}
+    [ -n "$ours" ] || for round in $(seq "$rounds"); do
         t=$(build/sim --graph "$filled" "${dim_args[@]}" --strategy greedy-size --transpose move --run --repeat "$repeat" \
             | grep '^run ' | sed 's/.*median \([0-9.]*\) ms.*/\1/')
         ours=$(/usr/bin/python3 -c "import sys; print(min(float(x) for x in sys.argv[1:] if x))" "$t" "$ours")
@@ -132,12 +135,12 @@ for m in "${wide[@]}"; do
 done
 {
     echo
-    echo "## Whole commands (hyperfine, one run, each command's mean ± σ)"
+    echo "## Whole commands (hyperfine, one run: a warm-up and 3 runs each, mean ± σ)"
     echo
     echo "Each command loads the model, plans (ours) or builds a session (ORT), and runs once; so these include"
     echo "what a single inference costs end to end."
     echo
 } >> "$out"
-hyperfine --warmup 1 --runs 5 --export-markdown "$work/hf.md" "${hf_cmds[@]}" > /dev/null
+hyperfine --warmup 1 --runs 3 --export-markdown "$work/hf.md" "${hf_cmds[@]}" > /dev/null
 sed "s|$work/||g" "$work/hf.md" >> "$out"
 echo "kernels.sh: wrote $out" >&2

@@ -4,7 +4,8 @@
 # ONNXRUNTIME_NODE_INSTALL=skip: the package carries the CPU library, nothing else is downloaded), run on
 # one thread with its profiler on; bench/peers/ort-memory.js reads the per-kernel memory figures out of
 # the profile. Models whose weights were stripped (the torch exports) get deterministic random weights
-# first (bench/peers/fill_weights.py). How each figure is derived: docs/peers.md.
+# first (bench/peers/fill_weights.py). The models run side by side under GNU parallel. How each figure is
+# derived: docs/peers.md.
 # Writes results/peers.csv and results/peers.md.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,28 +18,40 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 csv=results/peers.csv
 echo "model,dims,our_arena_bytes,our_lower_bound_bytes,ort_first_run_peak_bytes,ort_pattern_bytes,ort_outside_pattern_bytes,ort_arena_held_bytes,ort_baseline_bytes,ort_kernels,our_steps,ort_note" > "$csv"
-while IFS=$'\t' read -r name file dims; do
-    case $name in ''|'#'*) continue ;; esac
-    model=graphs/models/$file
-    [ -f "$model" ] || { echo "peers.sh: $model missing; skipped" >&2; continue; }
-    dim_args=() ort_dims=()
+# peer_row NAME FILE DIMS: one model's row (ours, then ORT on a copy with filled weights) on stdout.
+peer_row() {
+    set -euo pipefail
+    local name=$1 file=$2 dims=$3 scratch
+    local model=graphs/models/$file
+    [ -f "$model" ] || { echo "peers.sh: $model missing; skipped" >&2; return 0; }
+    scratch=$(mktemp -d "$work/row.XXXXXX")
+    local dim_args=() ort_dims=() ds d
     if [ "$dims" != "-" ]; then
         IFS=, read -r -a ds <<< "$dims"
         for d in "${ds[@]}"; do dim_args+=(--dim "$d"); ort_dims+=("$d"); done
     fi
+    local ours arena our_arena our_bound our_steps ort fields note
     ours=$(build/sim --graph "$model" "${dim_args[@]}" --strategy best --alias all --io inputs-outside --format csv | tail -1)
     arena=$(echo "$ours" | /usr/bin/python3 -c "import csv,sys; r=next(csv.reader(sys.stdin)); print(r[6], r[7], r[5])")
     read -r our_arena our_bound our_steps <<< "$arena"
-    /usr/bin/python3 bench/peers/fill_weights.py "$model" "$work/model.onnx" 2> /dev/null
-    if ort=$(node bench/peers/ort-memory.js "$work/model.onnx" "$work/profile" "${ort_dims[@]}" 2> "$work/err"); then
+    /usr/bin/python3 bench/peers/fill_weights.py "$model" "$scratch/model.onnx" 2> /dev/null
+    if ort=$(node bench/peers/ort-memory.js "$scratch/model.onnx" "$scratch/profile" "${ort_dims[@]}" 2> "$scratch/err"); then
         fields=$(echo "$ort" | /usr/bin/python3 -c "import json,sys; j=json.load(sys.stdin); print(','.join(str(j[k]) for k in ('first_run_peak','pattern_bytes','outside_pattern','arena_held','baseline','kernels')))")
-        echo "$name,\"$dims\",$our_arena,$our_bound,$fields,$our_steps," >> "$csv"
+        echo "$name,\"$dims\",$our_arena,$our_bound,$fields,$our_steps,"
     else
-        note=$(tr '",' "' " < "$work/err" | head -c 200)
-        echo "$name,\"$dims\",$our_arena,$our_bound,,,,,,,$our_steps,\"$note\"" >> "$csv"
+        note=$(tr '",' "' " < "$scratch/err" | head -c 200)
+        echo "$name,\"$dims\",$our_arena,$our_bound,,,,,,,$our_steps,\"$note\""
     fi
+    rm -rf "$scratch"
     echo "peers.sh: $name" >&2
-done < graphs/models/models.tsv
+}
+export -f peer_row
+export work
+# One model per core at a time (each side runs one thread, and the figures are bytes, not time), rows in
+# file order; a failing row stops the run (figures.sh then puts the old tables back).
+grep -v -e '^#' -e '^$' graphs/models/models.tsv > "$work/models.tsv"
+PARALLEL_SHELL=bash parallel --will-cite --keep-order --halt now,fail=1 --colsep '\t' \
+    peer_row {1} {2} {3} :::: "$work/models.tsv" >> "$csv"
 ort_version=$(node -e "console.log(require('./bench/peers/node_modules/onnxruntime-node/package.json').version)")
 /usr/bin/python3 - "$csv" "$ort_version" > results/peers.md <<'PY'
 import csv, sys

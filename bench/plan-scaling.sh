@@ -37,7 +37,8 @@ measurements=$work/measurements.csv
 echo "input,n,strategy,seconds_mean,seconds_sd,phase,phase_seconds,peak_rss_kib,arena,lower_bound" > "$measurements"
 
 # run_side_by_side INPUT N RUNS FLAG ARGS... -- VALUE...: one hyperfine run of sim ARGS with FLAG set to each
-# value (--strategy or --order), then each value's phases (from its last run) and its report row into the
+# value (--strategy or --order), each command run up to RUNS times (hyperfine fits as many runs as take
+# about 3 s, at least one: the budget-bound strategies run once), then each value's phases (from its last run) and its report row into the
 # measurements.
 run_side_by_side() {
     local input=$1 n=$2 runs=$3 flag=$4; shift 4
@@ -49,7 +50,7 @@ run_side_by_side() {
         cmds+=("$(printf '%q ' build/sim "${args[@]}" "$flag" "$s" --budget 2 --format csv \
             --phases "$work/phases-$s.csv")> $(printf '%q' "$work/row-$s.csv")")
     done
-    hyperfine --runs "$runs" --style none --export-json "$work/h.json" "${cmds[@]}" > /dev/null
+    hyperfine --min-runs 1 --max-runs "$runs" --style none --export-json "$work/h.json" "${cmds[@]}" > /dev/null
     /usr/bin/python3 - "$work" "$input" "$n" "$@" >> "$measurements" <<'PY'
 import csv, json, sys
 work, input_, n, strategies = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
@@ -124,7 +125,10 @@ w("log-uniform 64 B to 1 MiB, ~8 buffers born per step, 2% living up to 2,000 st
 w("Graphs: `mkgraph relu-chain` / `identity-chain --nodes N`, and transformer stacks (`mkgraph gpt2 --d-model 64")
 w("--heads 4 --vocab 1000 --seq 32` with N/34 layers), planned with greedy-size. Orders: every `--order` but")
 w("`optimal` on the transformer stacks (the *strategy* column names the order). search, climb and best run with")
-w("`--budget 2` (a heuristic they start from, once started, runs to its end: seconds at 1M buffers). *Time*: hyperfine mean of the whole command; phases from `sim --phases` (its last run);")
+w("`--budget 2` (a heuristic they start from, once started, runs to its end: seconds at 1M buffers).")
+w("*Time*: hyperfine mean of the whole command, up to 3 runs below 100k, then 2 (traces) or 1 (graphs), 1 at")
+w("1M; hyperfine fits as many as take about 3 s, so the budget-bound strategies run once. Phases from")
+w("`sim --phases` (its last run);")
 w("*growth*: the slope of log(seconds) on log(n) over the sizes where the phase takes 5 ms or more (– : it")
 w("never does). Targets (issue 18): every phase's growth at most 1.2 but exact search's; a 200k-node chain end")
 w("to end under 5 s; a 1M-buffer trace under 5 s with greedy-size and under 2 s with bestfit.")
