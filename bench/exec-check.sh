@@ -2,7 +2,8 @@
 # exec-check.sh — every corpus model the executor covers, run inside its plan under every placement
 # strategy (all sharing and none) and under each alias strategy alone (greedy-size), with --check
 # --poison --transpose move: does every plan compute exactly what the nothing-shared run computes?
-# Runs the jobs with GNU parallel; writes results/exec-check.md (a table of passes per model) and exits 1
+# Every strategy's plans of one model and sharing set run in one process (`sim --compare --run --check`: one
+# reference run checks them all). Runs the jobs with GNU parallel; writes results/exec-check.md (a table of passes per model) and exits 1
 # when any run fails, listing it. The time-bounded strategies (climb, search, best) get --budget 0.25: the
 # question is whether their plans compute right, not how small they get (the corpus tables answer that).
 set -euo pipefail
@@ -32,9 +33,8 @@ while IFS=$'\t' read -r name file dims; do
     fi
     models+=("$name")
     {
-        for s in $strategies; do
-            for a in all none; do echo "$name	$s	$a	--graph graphs/models/$file$dim_args --strategy $s --alias $a"; done
-        done
+        # every strategy in one process (--compare --run: one reference run checks all their plans)
+        for a in all none; do echo "$name	every	$a	--graph graphs/models/$file$dim_args --compare --alias $a"; done
         for a in $aliases; do
             echo "$name	greedy-size	$a	--graph graphs/models/$file$dim_args --strategy greedy-size --alias $a"
         done
@@ -42,12 +42,30 @@ while IFS=$'\t' read -r name file dims; do
 done < graphs/models/models.tsv
 bar=()
 [ -t 2 ] && bar=(--bar)
-# One line per run: model, strategy, alias, pass/fail and sim's message when it failed.
-PARALLEL_SHELL=bash parallel --will-cite --colsep '\t' "${bar[@]}" \
-    'if out=$(OPENBLAS_NUM_THREADS=1 build/sim {=4 uq() =} --transpose move --run --check --poison --budget 0.25 2>&1); then
-         echo "{1}	{2}	{3}	pass"; else echo "{1}	{2}	{3}	FAIL: $(echo "$out" | grep "^sim:" | head -1)"; fi' \
+# One line per plan run: model, strategy, alias, pass/fail and sim's message when it failed. A job of every
+# strategy (--compare) gives one line per strategy from its run table (CSV: strategy,runs,median_seconds,
+# arena_bytes,check); when sim stops before that table, one FAIL line for the job.
+export ROWS_PY='
+import csv, io, sys
+model, strategy, alias, status, out = sys.argv[1:6]
+def row(s, result):
+    print("\t".join((model, s, alias, result)))
+blocks = [b for b in out.split("\n\n") if b.strip()]
+table = [b for b in blocks if b.startswith("strategy,runs,median_seconds,arena_bytes,check")]
+if table:
+    for r in csv.DictReader(io.StringIO(table[-1])):
+        row(r["strategy"], "pass" if r["check"].startswith("bit for bit") else "FAIL: " + " ".join(r["check"].split()))
+elif status == "0":
+    row(strategy, "pass")
+else:
+    why = [l for l in out.splitlines() if l.startswith("sim:")][:1]
+    row(strategy, "FAIL: " + (why[0] if why else "exit status " + status))
+'
+PARALLEL_SHELL=bash parallel --will-cite --keep-order --colsep '\t' "${bar[@]}" \
+    'out=$(OPENBLAS_NUM_THREADS=1 build/sim {=4 uq() =} --transpose move --run --check --poison --budget 0.25 --format csv 2>&1); status=$?
+     /usr/bin/python3 -c "$ROWS_PY" {1} {2} {3} "$status" "$out"' \
     :::: "$jobs" >> "$work/results"
-total=$(grep -c . "$jobs")
+total=$(awk -F'\t' '$2 != "-"' "$work/results" | grep -c . || true)
 passed=$(grep -c '	pass$' "$work/results" || true)
 {
     echo "# Every plan run: strategies × sharing on the corpus"

@@ -170,6 +170,65 @@ static void test_seed_transpose_view(void)
     g_free(path);
 }
 
+/* --compare --run --check: every strategy's plan run and checked against one reference run, a row each; a
+ * plan whose outputs differ gets the difference in its row, the others still run, and sim fails naming the
+ * first. */
+static void test_compare_run_check(void)
+{
+    guint count;
+    const PlaceStrategy *const *all = place_strategies(&count);
+    char *path = graph_path("unet");
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--compare", "--transpose", "move", "--run",
+                                                       "--check", "--poison", "--repeat", "2", "--budget", "0.2", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "\nrun            every plan, 2 runs each, 1 thread\n");
+    for (guint k = 0; k < count; k++) {
+        char *line = g_strdup_printf("\n%-18s ", all[k]->name);
+        const char *at = strstr(r.out, "\nrun            every plan");
+        g_assert_nonnull(at);
+        at = strstr(at, line);
+        g_assert_nonnull(at);
+        const char *end = strchr(at + 1, '\n');
+        g_assert_nonnull(end);
+        char *row = g_strndup(at, (gsize)(end - at));
+        if (!g_str_has_suffix(row, "  bit for bit, with poison"))
+            g_error("%s's row: %s", all[k]->name, row);
+        g_free(row);
+        g_free(line);
+    }
+    run_result_clear(&r);
+    /* CSV: the plans' rows, a blank line, the run table */
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--compare", "--transpose", "move", "--run", "--check",
+                                             "--budget", "0.2", "--format", "csv", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "\n\nstrategy,runs,median_seconds,arena_bytes,check\nnaive,1,");
+    assert_contains(r.out, ",bit for bit\nfirstfit,1,");
+    run_result_clear(&r);
+    g_free(path);
+    /* branches.onnx with the seeds' Transpose views: every plan differs, each row says so, sim fails */
+    path = graph_path("branches");
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--compare", "--run", "--check", "--budget", "0.2", NULL});
+    g_assert_cmpint(r.status, ==, 1);
+    assert_contains(r.err, ": strategy naive: --check: output 'flatten' differs from the reference run");
+    for (guint k = 0; k < count; k++) {
+        char *line = g_strdup_printf("\n%-18s ", all[k]->name);
+        const char *at = strstr(strstr(r.out, "\nrun            every plan"), line);
+        g_assert_nonnull(at);
+        const char *end = strchr(at + 1, '\n');
+        char *row = g_strndup(at, (gsize)(end - at));
+        g_assert_nonnull(strstr(row, "--check: output 'flatten' differs"));
+        g_free(row);
+        g_free(line);
+    }
+    run_result_clear(&r);
+    /* --profile is one plan's */
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--compare", "--run", "--profile", "p.csv", NULL});
+    g_assert_cmpint(r.status, ==, 2);
+    assert_contains(r.err, "--profile writes one plan's per-node times: drop --compare");
+    run_result_clear(&r);
+    g_free(path);
+}
+
 /* The builder's model, its shapes inferred (the test fails otherwise). */
 static Model *finish_inferred(Builder *b)
 {
@@ -935,7 +994,7 @@ static void test_fused_activations(void)
     RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--transpose", "move", "--run", "--check",
                                                        "--poison", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    assert_contains(r.out, "\nfused          4 Relu/Clip steps run inside the Conv or Add before them (in place on its output)\n");
+    assert_contains(r.out, "\nfused          4 Relu/Clip/HardSwish steps run inside the Conv or Add before them (in place on its output)\n");
     assert_contains(r.out, "equal the reference run (nothing shared) bit for bit, with poison");
     run_result_clear(&r);
     /* resnet50 (make models): the 33 Relus after a Conv and the 16 after a residual Add */
@@ -943,7 +1002,7 @@ static void test_fused_activations(void)
     r = test_run("SIM_BIN", (const char *[]){"--graph", resnet, "--dim", "batch=1", "--transpose", "move", "--run",
                                              "--check", "--poison", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    assert_contains(r.out, "\nfused          49 Relu/Clip steps run inside the Conv or Add before them");
+    assert_contains(r.out, "\nfused          49 Relu/Clip/HardSwish steps run inside the Conv or Add before them");
     assert_contains(r.out, "equal the reference run (nothing shared) bit for bit, with poison");
     run_result_clear(&r);
     g_free(resnet);
@@ -962,9 +1021,9 @@ static void test_usage_and_profile(void)
     g_assert_cmpint(r.status, ==, 2);
     g_assert_cmpstr(r.err, ==, "sim: --check, --poison, --repeat, --profile and --threads go with --run (see sim --help)\n");
     run_result_clear(&r);
-    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--compare", NULL});
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--info", NULL});
     g_assert_cmpint(r.status, ==, 2);
-    g_assert_cmpstr(r.err, ==, "sim: --run executes one plan of a model: use it with --graph and one --strategy (see sim --help)\n");
+    g_assert_cmpstr(r.err, ==, "sim: --run executes the plans of a model: use it with --graph and one --strategy (or --compare) (see sim --help)\n");
     run_result_clear(&r);
     char *line = g_strdup_printf("sim: %s: the executor runs dense tensors: --pad-last 64 pads them (use --pad-last 1)\n", path);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--pad-last", "64", NULL});
@@ -1070,6 +1129,7 @@ int main(int argc, char **argv)
     g_test_add_func("/exec/approx", test_approx);
     g_test_add_func("/exec/fused-activations", test_fused_activations);
     g_test_add_func("/exec/seed-transpose-view", test_seed_transpose_view);
+    g_test_add_func("/exec/compare-run-check", test_compare_run_check);
     g_test_add_func("/exec/usage-and-profile", test_usage_and_profile);
     return g_test_run();
 }

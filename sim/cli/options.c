@@ -115,8 +115,10 @@ static int check_combinations(const RawOptions *o)
         return usage_error("--plot and --chrome-trace draw the plan of one order: drop --info and --orders");
     if ((o->check || o->poison || o->repeat || o->profile || o->threads) && !o->run)
         return usage_error("--check, --poison, --repeat, --profile and --threads go with --run");
-    if (o->run && (!o->graph_path || o->compare || o->orders || o->info))
-        return usage_error("--run executes one plan of a model: use it with --graph and one --strategy");
+    if (o->run && (!o->graph_path || o->orders || o->info))
+        return usage_error("--run executes the plans of a model: use it with --graph and one --strategy (or --compare)");
+    if (o->compare && o->profile)
+        return usage_error("--profile writes one plan's per-node times: drop --compare");
     if (cli_strict_given(o->given, "repeat") && (o->repeat < 1 || o->repeat > 100000))
         return usage_error("--repeat takes a count from 1 to 100,000");
     if (cli_strict_given(o->given, "threads") && (o->threads < 1 || o->threads > 1024))
@@ -345,12 +347,13 @@ int job_from_args(Job *job, int argc, char **argv)
          "FILE"},
         {"run", 0, 0, G_OPTION_ARG_NONE, &o.run,
          "Execute the plan: real kernels (OpenBLAS) inside one arena of the planned size, every tensor at its planned "
-         "offset; reports the median time per op type", NULL},
+         "offset; reports the median time per op type (with --compare: every strategy's plan, a row each)", NULL},
         {"repeat", 0, 0, G_OPTION_ARG_INT64, &o.repeat, "--run: runs to take the median of (default 1)", "N"},
         {"threads", 0, 0, G_OPTION_ARG_INT64, &o.threads,
          "--run: threads the kernels may use (OpenBLAS's; default 1, whatever OPENBLAS_NUM_THREADS says)", "N"},
         {"check", 0, 0, G_OPTION_ARG_NONE, &o.check,
-         "--run: run again with nothing shared (--alias none, naive) and require equal outputs, bit for bit", NULL},
+         "--run: run again with nothing shared (--alias none, naive) and require equal outputs, bit for bit (with "
+         "--compare: one such run checks every plan)", NULL},
         {"poison", 0, 0, G_OPTION_ARG_NONE, &o.poison,
          "--run: fill the arena, and every buffer when it dies, with NaN bytes, so early reuse shows", NULL},
         {"profile", 0, 0, G_OPTION_ARG_FILENAME, &o.profile, "--run: write the per-node times (median) as CSV", "FILE"},

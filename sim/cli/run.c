@@ -121,6 +121,75 @@ static void hint_transpose_views(const GPtrArray *schedule, const AliasMap *alia
     }
 }
 
+/* --compare --run: each plan run --repeat times in its own arena and, with --check, compared with one
+ * reference run made once for all of them; one row each (strategy, runs, median, arena, check). */
+gboolean run_execute_each(FILE *out, const RunOptions *o, const Model *m, const GPtrArray *schedule,
+                          const AliasMap *aliases, const Trace *t, const Plan *const *plans,
+                          const char *const *names, guint count, GError **error)
+{
+    guint threads = exec_set_threads(MAX(o->threads, 1)), repeat = MAX(o->repeat, 1), steps = schedule->len;
+    Reference ref = {0};
+    gboolean ok = !o->check || reference_run(&ref, m, schedule, &aliases->layout, o->poison, error);
+    GPtrArray *cells = g_ptr_array_new_with_free_func(g_free);
+    double *totals = g_new0(double, repeat + 1);
+    const char *checked = !o->check ? "not checked" : o->poison ? "bit for bit, with poison" : "bit for bit";
+    GError *first_difference = NULL; /* a plan whose outputs differ: the others still run, then this fails */
+    for (guint k = 0; ok && k < count; k++) {
+        Executor *e = executor_new(m, schedule, aliases, t, plans[k], error);
+        ok = e != NULL;
+        for (guint r = 0; r < repeat && ok; r++) {
+            ok = executor_run(e, o->poison, error);
+            totals[r] = 0;
+            for (guint s = 0; ok && s < steps; s++)
+                totals[r] += executor_node_seconds(e, s);
+        }
+        gsize elements = 0;
+        GError *differs = NULL;
+        if (ok && o->check && !outputs_equal(e, ref.e, &elements, &differs))
+            hint_transpose_views(schedule, aliases, &differs);
+        if (ok) {
+            g_ptr_array_add(cells, g_strdup(names[k]));
+            g_ptr_array_add(cells, g_strdup_printf("%u", repeat));
+            g_ptr_array_add(cells, g_strdup_printf("%.9f", median(totals, repeat)));
+            g_ptr_array_add(cells, g_strdup_printf("%" G_GUINT64_FORMAT, executor_arena_bytes(e)));
+            g_ptr_array_add(cells, g_strdup(differs ? differs->message : checked));
+        } else {
+            hint_transpose_views(schedule, aliases, error);
+        }
+        if (differs || !ok)
+            g_prefix_error(differs ? &differs : error, "strategy %s: ", names[k]);
+        if (differs && !first_difference)
+            first_difference = differs;
+        else if (differs)
+            g_error_free(differs);
+        executor_free(e);
+    }
+    if (ok && o->format == FORMAT_TEXT) {
+        fprintf(out, "\nrun            every plan, %u run%s each, %u thread%s\n", repeat, repeat == 1 ? "" : "s", threads,
+                threads == 1 ? "" : "s");
+        fprintf(out, "%-18s %12s %16s  %s\n", "strategy", "median ms", "arena (B)", "check");
+        for (guint k = 0; k < count; k++) {
+            const char *const *row = (const char *const *)cells->pdata + (gsize)k * 5;
+            fprintf(out, "%-18s %12.3f %16s  %s\n", row[0], g_ascii_strtod(row[2], NULL) * 1e3, row[3], row[4]);
+        }
+    } else if (ok) {
+        const char *cols[] = {"strategy", "runs", "median_seconds", "arena_bytes", "check"};
+        const gboolean numbers[] = {FALSE, TRUE, TRUE, TRUE, FALSE};
+        fprintf(out, "\n");
+        report_print_table(out, o->format, cols, numbers, 5, (const char *const *)cells->pdata, count);
+    }
+    g_ptr_array_unref(cells);
+    g_free(totals);
+    reference_clear(&ref);
+    if (ok && first_difference) {
+        g_propagate_error(error, first_difference);
+        return FALSE;
+    }
+    if (first_difference)
+        g_error_free(first_difference);
+    return ok;
+}
+
 gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrArray *schedule, const AliasMap *aliases,
                      const Trace *t, const Plan *plan, GError **error)
 {
@@ -174,7 +243,7 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
             fprintf(out, "\nrun            %u run%s, median %.3f ms per run, in an arena of %s, %u thread%s\n", repeat,
                     repeat == 1 ? "" : "s", total * 1e3, arena, threads, threads == 1 ? "" : "s");
             if (executor_folded_steps(e))
-                fprintf(out, "fused          %u Relu/Clip steps run inside the Conv or Add before them (in place on its output)\n",
+                fprintf(out, "fused          %u Relu/Clip/HardSwish steps run inside the Conv or Add before them (in place on its output)\n",
                         executor_folded_steps(e));
             if (executor_random_weights(e))
                 fprintf(out, "weights        %u initializers without data got pseudo-random values\n",

@@ -2,7 +2,8 @@
  * total time, per op type, and the arena it ran in; --profile writes the per-node table; --check runs the
  * same graph again with nothing shared (`--alias none`, `naive`: every tensor its own bytes) and requires
  * every graph output to be equal bit for bit, naming the first differing output and element otherwise;
- * --poison makes early reuse visible (exec.h). */
+ * --poison makes early reuse visible (exec.h). With --compare, every strategy's plan is run and checked
+ * against one reference run (run_execute_each). */
 #ifndef SIM_RUN_H
 #define SIM_RUN_H
 
@@ -20,5 +21,12 @@ typedef struct {
 
 gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrArray *schedule, const AliasMap *aliases,
                      const Trace *t, const Plan *plan, GError **error);
+/* --compare --run: every plan (one per strategy, names[k]) run --repeat times, and with --check compared with
+ * one reference run; a table of strategy, runs, median seconds, arena bytes and check (a plan whose outputs
+ * differ gets the difference there, the rest still run, and the call fails with the first difference). A plan
+ * that cannot run stops it; the error names its strategy. */
+gboolean run_execute_each(FILE *out, const RunOptions *o, const Model *m, const GPtrArray *schedule,
+                          const AliasMap *aliases, const Trace *t, const Plan *const *plans,
+                          const char *const *names, guint count, GError **error);
 
 #endif

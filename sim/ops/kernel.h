@@ -26,7 +26,7 @@ KernelWorkspace *kernel_workspace_new(void);
 void kernel_workspace_free(KernelWorkspace *w);
 
 /* An elementwise op folded into the kernel that produces its input (KernelCall.epilogue). */
-typedef enum { EPILOGUE_NONE, EPILOGUE_RELU, EPILOGUE_CLIP } KernelEpilogue;
+typedef enum { EPILOGUE_NONE, EPILOGUE_RELU, EPILOGUE_CLIP, EPILOGUE_HARD_SWISH } KernelEpilogue;
 
 typedef struct KernelCall {
     const Node *node;
@@ -64,13 +64,24 @@ void kernel_erf_array(const float *in, float *out, gsize n);
 void kernel_tanh_array(const float *in, float *out, gsize n);
 void kernel_sigmoid_array(const float *in, float *out, gsize n);
 void kernel_relu_array(const float *in, float *out, gsize n);
+void kernel_hard_swish_array(const float *in, float *out, gsize n);
 
-/* x after the call's epilogue: Relu as kernel_relu_f, Clip as kernel_clip (NaN stays NaN), else x. */
+/* HardSwish in float, x clamp(x / 6 + 1/2, 0, 1), the one definition its kernel and its folded form use
+ * (comparisons, not fminf/fmaxf: those are libm calls at -O2; a NaN x still gives NaN). */
+static inline float kernel_hard_swish_f(float x)
+{
+    float t = x * (1.0f / 6.0f) + 0.5f;
+    return x * (t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t);
+}
+
+/* x after the call's epilogue: Relu as kernel_relu_f, Clip as kernel_clip (NaN stays NaN), HardSwish as
+ * kernel_hard_swish_f, else x. */
 static inline float kernel_epilogue(const struct KernelCall *c, float x)
 {
     return c->epilogue == EPILOGUE_RELU ? (x > 0.0f ? x : 0.0f)
            : c->epilogue == EPILOGUE_CLIP ? (x < c->epilogue_lo ? c->epilogue_lo : x > c->epilogue_hi ? c->epilogue_hi : x)
-                                          : x;
+           : c->epilogue == EPILOGUE_HARD_SWISH ? kernel_hard_swish_f(x)
+                                                : x;
 }
 
 /* Input/output k, or NULL when absent. */

@@ -270,6 +270,11 @@ static void add_then_epilogue(const KernelCall *c, float *row, gint64 n, const f
     else if (c->epilogue == EPILOGUE_RELU)
         for (gint64 k = 0; k < n; k++)
             row[k] = row[k] > 0.0f ? row[k] : 0.0f;
+    else if (c->epilogue == EPILOGUE_HARD_SWISH) { /* (the sum stored, then mapped: the same bits as in one go) */
+        for (gint64 k = 0; b && k < n; k++)
+            row[k] += add;
+        kernel_hard_swish_array(row, row, (gsize)n);
+    }
     else if (c->epilogue == EPILOGUE_CLIP)
         for (gint64 k = 0; k < n; k++)
             row[k] = kernel_epilogue(c, b ? row[k] + add : row[k]);
@@ -326,7 +331,7 @@ gboolean kernel_conv(const KernelCall *c, GError **error)
             float *out = py + ((n * m) + g * mg) * cols;
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)mg, (int)cols, (int)rows, 1.0f,
                         pw + g * mg * rows, (int)rows, pointwise ? planes : col, (int)cols, 0.0f, out, (int)cols);
-            /* bias and a folded Relu/Clip in one pass over the group's output */
+            /* bias and a folded Relu/Clip/HardSwish in one pass over the group's output */
             for (gint64 oc = 0; (pb || c->epilogue) && oc < mg; oc++)
                 add_then_epilogue(c, out + oc * cols, cols, pb ? pb + g * mg + oc : NULL);
         }
