@@ -27,7 +27,7 @@ if [ -n "${CORETYPE:-}" ]; then
 elif grep -qw avx512f /proc/cpuinfo && grep -qw avx512bw /proc/cpuinfo && grep -qw avx512dq /proc/cpuinfo && grep -qw avx512vl /proc/cpuinfo; then
     export OPENBLAS_CORETYPE=SkylakeX
 fi
-repeat=${REPEAT:-10}
+repeat=${REPEAT:-5}
 rounds=${ROUNDS:-3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

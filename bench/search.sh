@@ -4,7 +4,8 @@
 # gaps and planning times; then further instances made here by mkgraph (other seeds, up to 1000 buffers,
 # and tilings with a share of the rectangles dropped, whose optimum is at most the full width) with
 # greedy-size and search; then the staggered set in tests/data/staggered/ (hard, like production traces;
-# optimum unknown unless the search proves it). sim's default budget (--budget 10). Writes results/search.md.
+# optimum unknown unless the search proves it). sim's default budget (--budget 10); two plans at a time (GNU
+# parallel), each one thread. Writes results/search.md.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -14,8 +15,29 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 width=1048576
 
-# field FILE STRATEGY: one csv row of sim's report (arena, lower bound, seconds, detail).
-plan() { build/sim --trace "$1" --strategy "$2" --format csv | tail -1; }
+# Every (instance, strategy) the tables need is planned first, two at a time under GNU parallel (each sim
+# one thread: the budget is wall time, so a run's node count is its own core's), its CSV row kept in
+# $work/rows; the tables read them back in order.
+rows=$work/rows
+mkdir -p "$rows"
+row_file() { echo "$rows/$(echo "$1" | tr '/' '_').$2"; }
+jobs=$work/jobs
+: > "$jobs"
+want() { local s; for s in "${@:2}"; do printf '%s\t%s\t%s\n' "$1" "$s" "$(row_file "$1" "$s")" >> "$jobs"; done; }
+further="300:11:0 300:12:0 500:11:0 500:12:0 600:11:0 800:11:0 1000:11:0 150:5:10 150:5:30 300:5:10 300:5:30"
+for f in tests/data/perfect/perfect-*.csv; do want "$f" greedy-size climb search; done
+for spec in $further; do
+    IFS=: read -r n seed drop <<< "$spec"
+    f=$work/p-$n-$seed-$drop.csv
+    build/mkgraph trace --perfect 1 --buffers "$n" --seed "$seed" --drop "$drop" -o "$f" > /dev/null
+    want "$f" greedy-size search
+done
+for f in tests/data/staggered/staggered-*.csv; do want "$f" naive greedy-size climb search; done
+PARALLEL_SHELL=bash parallel --will-cite --jobs 2 --halt now,fail=1 --colsep '\t' \
+    'set -o pipefail; build/sim --trace {1} --strategy {2} --format csv | tail -1 > {3}' :::: "$jobs"
+
+# plan FILE STRATEGY: its csv row of sim's report (arena, lower bound, seconds, detail).
+plan() { cat "$(row_file "$1" "$2")"; }
 arena_of() { echo "$1" | cut -d, -f7; }
 seconds_of() { echo "$1" | cut -d, -f14; }
 detail_of() { echo "$1" | cut -d'"' -f2; }
@@ -38,7 +60,7 @@ bytes() { /usr/bin/python3 -c "import sys; print(f'{int(sys.argv[1]):,}')" "$1";
 {
     echo "# Search-based placement on perfect instances"
     echo
-    echo "Made by \`bench/search.sh\` on $(nproc) cores. Budget: 10 s (sim's default). Perfect instances cut a"
+    echo "Made by \`bench/search.sh\` on $(nproc) cores, two runs at a time, each one thread. Budget: 10 s (sim's default). Perfect instances cut a"
     echo "2^20 B × 2^20 rectangle by random guillotine cuts at multiples of 1024 (1024 steps); every step is full, so"
     echo "the optimal arena is exactly 1,048,576 B (the lower bound)."
     echo
@@ -57,10 +79,9 @@ bytes() { /usr/bin/python3 -c "import sys; print(f'{int(sys.argv[1]):,}')" "$1";
     echo
     echo "| buffers | seed | dropped | lower bound | greedy-size | gap | search | gap | search (s) | nodes | search says |"
     echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
-    for spec in 300:11:0 300:12:0 500:11:0 500:12:0 600:11:0 800:11:0 1000:11:0 150:5:10 150:5:30 300:5:10 300:5:30; do
+    for spec in $further; do
         IFS=: read -r n seed drop <<< "$spec"
         f=$work/p-$n-$seed-$drop.csv
-        build/mkgraph trace --perfect 1 --buffers "$n" --seed "$seed" --drop "$drop" -o "$f" > /dev/null
         g=$(plan "$f" greedy-size)
         s=$(plan "$f" search)
         echo "| $n | $seed | $drop% | $(bytes "$(echo "$s" | cut -d, -f8)") | $(bytes "$(arena_of "$g")") | $(pct "$(arena_of "$g")" $width)" \
