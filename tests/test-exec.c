@@ -170,6 +170,20 @@ static void test_seed_transpose_view(void)
     g_free(path);
 }
 
+/* The row of strategy `name` in --compare --run's text table (g_free it); the test fails without one. */
+static char *run_table_row(const char *out, const char *name)
+{
+    const char *table = strstr(out, "\nrun            every plan");
+    g_assert_nonnull(table);
+    char *start = g_strdup_printf("\n%-18s ", name);
+    const char *at = strstr(table, start);
+    g_assert_nonnull(at);
+    const char *end = strchr(at + 1, '\n');
+    g_assert_nonnull(end);
+    g_free(start);
+    return g_strndup(at + 1, (gsize)(end - at - 1));
+}
+
 /* --compare --run --check: every strategy's plan run and checked against one reference run, a row each; a
  * plan whose outputs differ gets the difference in its row, the others still run, and sim fails naming the
  * first. */
@@ -183,18 +197,10 @@ static void test_compare_run_check(void)
     g_assert_cmpint(r.status, ==, 0);
     assert_contains(r.out, "\nrun            every plan, 2 runs each, 1 thread\n");
     for (guint k = 0; k < count; k++) {
-        char *line = g_strdup_printf("\n%-18s ", all[k]->name);
-        const char *at = strstr(r.out, "\nrun            every plan");
-        g_assert_nonnull(at);
-        at = strstr(at, line);
-        g_assert_nonnull(at);
-        const char *end = strchr(at + 1, '\n');
-        g_assert_nonnull(end);
-        char *row = g_strndup(at, (gsize)(end - at));
+        char *row = run_table_row(r.out, all[k]->name);
         if (!g_str_has_suffix(row, "  bit for bit, with poison"))
             g_error("%s's row: %s", all[k]->name, row);
         g_free(row);
-        g_free(line);
     }
     run_result_clear(&r);
     /* CSV: the plans' rows, a blank line, the run table */
@@ -211,14 +217,9 @@ static void test_compare_run_check(void)
     g_assert_cmpint(r.status, ==, 1);
     assert_contains(r.err, ": strategy naive: --check: output 'flatten' differs from the reference run");
     for (guint k = 0; k < count; k++) {
-        char *line = g_strdup_printf("\n%-18s ", all[k]->name);
-        const char *at = strstr(strstr(r.out, "\nrun            every plan"), line);
-        g_assert_nonnull(at);
-        const char *end = strchr(at + 1, '\n');
-        char *row = g_strndup(at, (gsize)(end - at));
+        char *row = run_table_row(r.out, all[k]->name);
         g_assert_nonnull(strstr(row, "--check: output 'flatten' differs"));
         g_free(row);
-        g_free(line);
     }
     run_result_clear(&r);
     /* --profile is one plan's */

@@ -117,16 +117,12 @@ static int run_compare(const Job *job, const Trace *t)
             status = file_error(job->plot_out, error);
     }
     if (!status && job->run) {
-        const char **names = g_new0(const char *, count + 1);
-        for (guint k = 0; k < count; k++)
-            names[k] = all[k]->name;
         RunOptions run = {.repeat = job->repeat, .threads = job->threads, .check = job->check, .poison = job->poison,
                           .format = job->format};
         if (!run_execute_each(stdout, &run, job->model, job->schedule, job->aliases, t, (const Plan *const *)plans,
-                              names, count, &error))
+                              all, count, &error))
             status = file_error(job->graph_path, error);
         phases_mark("run");
-        g_free(names);
     }
     for (guint k = 0; k < count; k++)
         plan_free(plans[k]);

@@ -121,11 +121,42 @@ static void hint_transpose_views(const GPtrArray *schedule, const AliasMap *alia
     }
 }
 
+/* Runs e `repeat` times: totals[r] gets run r's seconds (the sum of its steps'), per_node (when not NULL)
+ * [s * repeat + r] step s's. */
+static gboolean run_timed(Executor *e, guint repeat, guint steps, gboolean poison, double *totals, double *per_node,
+                          GError **error)
+{
+    for (guint r = 0; r < repeat; r++) {
+        if (!executor_run(e, poison, error))
+            return FALSE;
+        totals[r] = 0;
+        for (guint s = 0; s < steps; s++) {
+            if (per_node)
+                per_node[(gsize)s * repeat + r] = executor_node_seconds(e, s);
+            totals[r] += executor_node_seconds(e, s);
+        }
+    }
+    return TRUE;
+}
+
+/* The ops the op table lets fold into the kernel before them, in KernelEpilogue order: "Relu/Clip/...". */
+static char *folding_ops(void)
+{
+    gsize count;
+    const OpInfo *ops = op_table(&count);
+    GString *s = g_string_new(NULL);
+    for (int kind = EPILOGUE_NONE + 1; kind < EPILOGUE_KINDS; kind++)
+        for (gsize k = 0; k < count; k++)
+            if ((int)ops[k].folds_as == kind)
+                g_string_append_printf(s, "%s%s", s->len ? "/" : "", ops[k].name);
+    return g_string_free(s, FALSE);
+}
+
 /* --compare --run: each plan run --repeat times in its own arena and, with --check, compared with one
  * reference run made once for all of them; one row each (strategy, runs, median, arena, check). */
 gboolean run_execute_each(FILE *out, const RunOptions *o, const Model *m, const GPtrArray *schedule,
                           const AliasMap *aliases, const Trace *t, const Plan *const *plans,
-                          const char *const *names, guint count, GError **error)
+                          const PlaceStrategy *const *strategies, guint count, GError **error)
 {
     guint threads = exec_set_threads(MAX(o->threads, 1)), repeat = MAX(o->repeat, 1), steps = schedule->len;
     Reference ref = {0};
@@ -136,19 +167,13 @@ gboolean run_execute_each(FILE *out, const RunOptions *o, const Model *m, const 
     GError *first_difference = NULL; /* a plan whose outputs differ: the others still run, then this fails */
     for (guint k = 0; ok && k < count; k++) {
         Executor *e = executor_new(m, schedule, aliases, t, plans[k], error);
-        ok = e != NULL;
-        for (guint r = 0; r < repeat && ok; r++) {
-            ok = executor_run(e, o->poison, error);
-            totals[r] = 0;
-            for (guint s = 0; ok && s < steps; s++)
-                totals[r] += executor_node_seconds(e, s);
-        }
+        ok = e && run_timed(e, repeat, steps, o->poison, totals, NULL, error);
         gsize elements = 0;
         GError *differs = NULL;
         if (ok && o->check && !outputs_equal(e, ref.e, &elements, &differs))
             hint_transpose_views(schedule, aliases, &differs);
         if (ok) {
-            g_ptr_array_add(cells, g_strdup(names[k]));
+            g_ptr_array_add(cells, g_strdup(strategies[k]->name));
             g_ptr_array_add(cells, g_strdup_printf("%u", repeat));
             g_ptr_array_add(cells, g_strdup_printf("%.9f", median(totals, repeat)));
             g_ptr_array_add(cells, g_strdup_printf("%" G_GUINT64_FORMAT, executor_arena_bytes(e)));
@@ -157,7 +182,7 @@ gboolean run_execute_each(FILE *out, const RunOptions *o, const Model *m, const 
             hint_transpose_views(schedule, aliases, error);
         }
         if (differs || !ok)
-            g_prefix_error(differs ? &differs : error, "strategy %s: ", names[k]);
+            g_prefix_error(differs ? &differs : error, "strategy %s: ", strategies[k]->name);
         if (differs && !first_difference)
             first_difference = differs;
         else if (differs)
@@ -199,14 +224,7 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
         return FALSE;
     guint repeat = MAX(o->repeat, 1), steps = schedule->len;
     double *per_node = g_new0(double, (gsize)repeat * steps + 1), *totals = g_new0(double, repeat + 1);
-    gboolean ok = TRUE;
-    for (guint r = 0; r < repeat && ok; r++) {
-        ok = executor_run(e, o->poison, error);
-        for (guint s = 0; ok && s < steps; s++) {
-            per_node[(gsize)s * repeat + r] = executor_node_seconds(e, s);
-            totals[r] += executor_node_seconds(e, s);
-        }
-    }
+    gboolean ok = run_timed(e, repeat, steps, o->poison, totals, per_node, error);
     Reference ref = {0};
     gsize elements = 0;
     if (ok && o->check)
@@ -242,9 +260,12 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
         if (o->format == FORMAT_TEXT) {
             fprintf(out, "\nrun            %u run%s, median %.3f ms per run, in an arena of %s, %u thread%s\n", repeat,
                     repeat == 1 ? "" : "s", total * 1e3, arena, threads, threads == 1 ? "" : "s");
-            if (executor_folded_steps(e))
-                fprintf(out, "fused          %u Relu/Clip/HardSwish steps run inside the Conv or Add before them (in place on its output)\n",
-                        executor_folded_steps(e));
+            if (executor_folded_steps(e)) {
+                char *folding = folding_ops();
+                fprintf(out, "fused          %u %s steps run inside the Conv or Add before them (in place on its output)\n",
+                        executor_folded_steps(e), folding);
+                g_free(folding);
+            }
             if (executor_random_weights(e))
                 fprintf(out, "weights        %u initializers without data got pseudo-random values\n",
                         executor_random_weights(e));

@@ -21,12 +21,12 @@ typedef struct {
 
 gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrArray *schedule, const AliasMap *aliases,
                      const Trace *t, const Plan *plan, GError **error);
-/* --compare --run: every plan (one per strategy, names[k]) run --repeat times, and with --check compared with
+/* --compare --run: every plan (plans[k] by strategies[k]) run --repeat times, and with --check compared with
  * one reference run; a table of strategy, runs, median seconds, arena bytes and check (a plan whose outputs
  * differ gets the difference there, the rest still run, and the call fails with the first difference). A plan
  * that cannot run stops it; the error names its strategy. */
 gboolean run_execute_each(FILE *out, const RunOptions *o, const Model *m, const GPtrArray *schedule,
                           const AliasMap *aliases, const Trace *t, const Plan *const *plans,
-                          const char *const *names, guint count, GError **error);
+                          const PlaceStrategy *const *strategies, guint count, GError **error);
 
 #endif

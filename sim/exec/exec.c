@@ -27,7 +27,7 @@ struct Executor {
     gboolean *view_of_input; /* per tensor id: a noop view of a tensor outside the arena, bound when it runs */
     GPtrArray **dying;     /* per step: trace buffer ids whose last step it is (poisoned after it) */
     double *seconds;       /* per step */
-    KernelEpilogue *epilogue; /* per step: the next step's Relu/Clip/HardSwish folded into this one (fold_epilogues) */
+    KernelEpilogue *epilogue; /* per step: the next step's activation (.folds_as) folded into this one (fold_epilogues) */
     float *epilogue_lo, *epilogue_hi;
     gboolean *folded;      /* per step: folded into the step before; does not run */
     gboolean *widened;     /* per step: runs on float32 copies of its 16-bit float tensors (run_widened) */
@@ -262,7 +262,7 @@ static gboolean clip_bound(const Node *clip, guint k, float unbounded, float *ou
 }
 
 /* A Conv or Add (the op table's .epilogue rows) followed at once (Constant steps between them do nothing at
- * run time) by an op the table lets fold (.folds_as: Relu, Clip, HardSwish) that writes over its output in place (the
+ * run time) by an op the table lets fold (.folds_as) that writes over its output in place (the
  * in-place rule put them on the same bytes, and the output has no other reader): the activation is applied
  * by the first op's kernel as it writes, and the folded step does not run. Nothing in the plan changes —
  * the same bytes hold the same values after the pair — so this is fusion that does not move a lifetime. */

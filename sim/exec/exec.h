@@ -31,7 +31,7 @@ guint executor_output_count(const Executor *e);
 const ExecTensor *executor_output(const Executor *e, guint k, const char **name);
 /* Initializers that had no data and got pseudo-random values. */
 guint executor_random_weights(const Executor *e);
-/* Steps folded into the step before them (a Relu/Clip/HardSwish applied by the Conv that writes its input in place). */
+/* Steps folded into the step before them (an activation the op table lets fold, applied by the Conv that writes its input in place). */
 guint executor_folded_steps(const Executor *e);
 guint64 executor_arena_bytes(const Executor *e);
 void executor_free(Executor *e);

@@ -26,7 +26,7 @@ KernelWorkspace *kernel_workspace_new(void);
 void kernel_workspace_free(KernelWorkspace *w);
 
 /* An elementwise op folded into the kernel that produces its input (KernelCall.epilogue). */
-typedef enum { EPILOGUE_NONE, EPILOGUE_RELU, EPILOGUE_CLIP, EPILOGUE_HARD_SWISH } KernelEpilogue;
+typedef enum { EPILOGUE_NONE, EPILOGUE_RELU, EPILOGUE_CLIP, EPILOGUE_HARD_SWISH, EPILOGUE_KINDS /* their count */ } KernelEpilogue;
 
 typedef struct KernelCall {
     const Node *node;

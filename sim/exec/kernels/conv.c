@@ -91,41 +91,15 @@ static void im2col(const Window *w, const float *planes, gint64 cg, float *col)
     }
 }
 
-/* One channel of a depthwise convolution (one input and one output channel per group): the window summed
- * directly, over the valid rows and columns only. */
-static void depthwise_plane(const Window *w, const float *in, const float *k, float bias, float *out)
-{
-    for (gint64 i = 0; i < w->oh * w->ow; i++)
-        out[i] = bias;
-    for (gint64 ky = 0; ky < w->kh; ky++)
-        for (gint64 kx = 0; kx < w->kw; kx++) {
-            float kv = k[ky * w->kw + kx];
-            gint64 lo, hi, off = kx * w->dw - w->pl;
-            valid_columns(w, kx, &lo, &hi);
-            for (gint64 oy = 0; oy < w->oh; oy++) {
-                gint64 iy = oy * w->sh - w->pt + ky * w->dh;
-                if (iy < 0 || iy >= w->h)
-                    continue;
-                const float *row = in + iy * w->w + off;
-                float *o = out + oy * w->ow;
-                if (w->sw == 1)
-                    for (gint64 ox = lo; ox < hi; ox++)
-                        o[ox] += kv * row[ox];
-                else
-                    for (gint64 ox = lo; ox < hi; ox++)
-                        o[ox] += kv * row[ox * w->sw];
-            }
-        }
-}
-
-/* The same through a zero border, for the planes of real models, where the per-row ranges above cost more
- * than the sums. The bordered plane P (rows of pw columns, every one a window reaches) is split into its
+/* One channel of a depthwise convolution (one input and one output channel per group), summed through a
+ * zero border: the per-row ranges of valid taps cost more than the sums on the planes of real models. The
+ * bordered plane P (rows of pw columns, every one a window reaches) is split into its
  * sh x sw stride phases, Q[a][b][r][s] = P[r sh + a][s sw + b] (each qh x qw), so that every tap (ky, kx)
  * reads one phase at a fixed shift: P[oy sh + ky dh][ox sw + kx dw] = Q[ky dh % sh][kx dw % sw][oy + ky dh /
  * sh][ox + kx dw / sw]. All taps are then unit-stride reads of the phases at fixed offsets into a "wide"
  * output of qw columns a row (the columns past ow are sums nobody reads), summed without a branch; the valid
  * columns are copied out. At stride 1 the one phase is P itself. Each output gets bias, then the taps in
- * (ky, kx) order, as above (a tap over the border adds k * 0). */
+ * (ky, kx) order (a tap over the border adds k * 0). */
 typedef struct {
     gint64 ph, pw, qh, qw; /* bordered plane, one phase */
     gint64 taps;           /* kh kw */
@@ -298,20 +272,21 @@ gboolean kernel_conv(const KernelCall *c, GError **error)
     const float *px = x->data, *pw = wt->data, *pb = bias ? bias->data : NULL;
     float *py = y->data;
     if (cg == 1 && mg == 1) { /* depthwise */
-        /* through the stride phases of a bordered copy of each plane, or, when that scratch cannot be had,
-         * row by row */
+        if (!cols) /* nothing to write */
+            return TRUE;
         Phases f = phases_new(&w);
-        float *scratch = w.oh > 0 && w.ow > 0 ? kernel_workspace(c, sizeof(float) * (gsize)phases_floats(&w, &f)) : NULL;
+        gint64 floats = phases_floats(&w, &f);
+        float *scratch = kernel_workspace(c, sizeof(float) * (gsize)floats);
+        if (!scratch) {
+            g_free(f.offsets);
+            return kernel_fail(c, error, "its depthwise workspace of %" G_GINT64_FORMAT " floats cannot be allocated",
+                               floats);
+        }
         TapsSum sum = taps_sum_for_cpu();
         for (gint64 n = 0; n < w.n; n++)
-            for (gint64 ch = 0; ch < m; ch++) {
-                const float *plane = px + (n * w.c + ch) * w.h * w.w, *k = pw + ch * w.kh * w.kw;
-                float b0 = pb ? pb[ch] : 0.0f, *out = py + (n * m + ch) * cols;
-                if (scratch)
-                    depthwise_plane_phased(&w, &f, sum, plane, k, b0, out, scratch);
-                else
-                    depthwise_plane(&w, plane, k, b0, out);
-            }
+            for (gint64 ch = 0; ch < m; ch++)
+                depthwise_plane_phased(&w, &f, sum, px + (n * w.c + ch) * w.h * w.w, pw + ch * w.kh * w.kw,
+                                       pb ? pb[ch] : 0.0f, py + (n * m + ch) * cols, scratch);
         g_free(f.offsets);
         if (c->epilogue)
             add_then_epilogue(c, py, (gint64)y->count, NULL);

@@ -90,7 +90,7 @@ float kernel_erf_f(float x) { return approx_erf(x); }
  * scalar form's own loop compiled for it: the compiler vectorises it 16 or 8 lanes wide, and as -std=c11
  * contracts nothing into FMA, every element gets the scalar form's bits (/exec/approx checks); elsewhere
  * approx_map's four lanes. Erf over 4M floats: 3.2 ns an element four-wide, 0.8 with AVX-512. */
-#define WIDE_ARRAY(name, vec, scalar)                                                                          \
+#define WIDE_ARRAY_OR(name, scalar, fallback)                                                                  \
     __attribute__((target("avx512f"))) static void name##_avx512(const float *in, float *out, gsize n)         \
     {                                                                                                          \
         for (gsize k = 0; k < n; k++)                                                                          \
@@ -108,34 +108,15 @@ float kernel_erf_f(float x) { return approx_erf(x); }
         else if (__builtin_cpu_supports("avx2"))                                                               \
             name##_avx2(in, out, n);                                                                           \
         else                                                                                                   \
-            approx_map(in, out, n, vec, scalar);                                                               \
+            fallback;                                                                                          \
     }
+#define WIDE_ARRAY(name, vec, scalar) WIDE_ARRAY_OR(name, scalar, approx_map(in, out, n, vec, scalar))
 WIDE_ARRAY(kernel_exp_array, approx_exp_v4, approx_exp)
 WIDE_ARRAY(kernel_erf_array, approx_erf_v4, approx_erf)
 WIDE_ARRAY(kernel_tanh_array, tanh_v4, tanh_inline)
 WIDE_ARRAY(kernel_sigmoid_array, sigmoid_v4, sigmoid_inline)
-/* HardSwish over an array: kernel_hard_swish_f's loop compiled for the widest vectors the CPU has (the same
- * bits in every lane: nothing is contracted into FMA). */
-__attribute__((target("avx512f"))) static void hard_swish_avx512(const float *in, float *out, gsize n)
-{
-    for (gsize k = 0; k < n; k++)
-        out[k] = kernel_hard_swish_f(in[k]);
-}
-__attribute__((target("avx2"))) static void hard_swish_avx2(const float *in, float *out, gsize n)
-{
-    for (gsize k = 0; k < n; k++)
-        out[k] = kernel_hard_swish_f(in[k]);
-}
-void kernel_hard_swish_array(const float *in, float *out, gsize n)
-{
-    if (__builtin_cpu_supports("avx512f"))
-        hard_swish_avx512(in, out, n);
-    else if (__builtin_cpu_supports("avx2"))
-        hard_swish_avx2(in, out, n);
-    else
-        for (gsize k = 0; k < n; k++)
-            out[k] = kernel_hard_swish_f(in[k]);
-}
+/* HardSwish has no four-lane form: elsewhere its scalar loop (the compiler's own vectors). */
+WIDE_ARRAY_OR(kernel_hard_swish_array, kernel_hard_swish_f, for (gsize k = 0; k < n; k++) out[k] = kernel_hard_swish_f(in[k]))
 void kernel_relu_array(const float *in, float *out, gsize n)
 {
     for (gsize k = 0; k < n; k++)
