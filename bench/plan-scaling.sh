@@ -36,12 +36,13 @@ mapfile -t orders < <(build/sim --list | awk '/^operator orders/{on=1; next} /^[
 measurements=$work/measurements.csv
 echo "input,n,strategy,seconds_mean,seconds_sd,phase,phase_seconds,peak_rss_kib,arena,lower_bound" > "$measurements"
 
-# run_side_by_side INPUT N RUNS FLAG ARGS... -- VALUE...: one hyperfine run of sim ARGS with FLAG set to each
-# value (--strategy or --order), each command run up to RUNS times (hyperfine fits as many runs as take
-# about 3 s, at least one: the budget-bound strategies run once), then each value's phases (each phase's
+# run_side_by_side INPUT N MIN MAX FLAG ARGS... -- VALUE...: one hyperfine run of sim ARGS with FLAG set to
+# each value (--strategy or --order), each command run MIN to MAX times (hyperfine fits as many runs as take
+# about 3 s: on traces MIN is 1, so the budget-bound strategies run once; graphs, planned in seconds, take
+# MIN runs, so a phase's fastest run is never a single sample), then each value's phases (each phase's
 # fastest run) and its report row into the measurements.
 run_side_by_side() {
-    local input=$1 n=$2 runs=$3 flag=$4; shift 4
+    local input=$1 n=$2 min_runs=$3 runs=$4 flag=$5; shift 5
     local args=()
     while [ "$1" != -- ]; do args+=("$1"); shift; done
     shift
@@ -52,7 +53,7 @@ run_side_by_side() {
     done
     # before each run, the last run's phases move aside (phases-S.csv.N), so every run's are kept
     rm -f "$work"/phases-*
-    hyperfine --min-runs 1 --max-runs "$runs" --style none --export-json "$work/h.json" \
+    hyperfine --min-runs "$min_runs" --max-runs "$runs" --style none --export-json "$work/h.json" \
         --prepare "n=0; for f in $(printf '%q' "$work")/phases-*.csv; do [ -e \"\$f\" ] && mv \"\$f\" \"\$f.\$\$.\$n\"; n=\$((n + 1)); done; true" \
         "${cmds[@]}" > /dev/null
     /usr/bin/python3 - "$work" "$input" "$n" "$@" >> "$measurements" <<'PY'
@@ -83,7 +84,7 @@ for n in $trace_sizes; do
     runs=3
     [ "$n" -ge 100000 ] && runs=2
     [ "$n" -ge 1000000 ] && runs=1
-    run_side_by_side trace "$n" "$runs" --strategy --trace "$work/t.trace" -- "${strategies[@]}"
+    run_side_by_side trace "$n" 1 "$runs" --strategy --trace "$work/t.trace" -- "${strategies[@]}"
 done
 
 for n in $graph_sizes; do
@@ -96,9 +97,9 @@ for n in $graph_sizes; do
         fi
         runs=3
         [ "$n" -ge 100000 ] && runs=2
-        run_side_by_side "$family" "$n" "$runs" --strategy --graph "$work/g.onnx" -- greedy-size
+        run_side_by_side "$family" "$n" "$runs" "$runs" --strategy --graph "$work/g.onnx" -- greedy-size
         # Every operator order but the exact one (exponential by nature) on the transformer stacks.
-        [ "$family" = transformer ] && run_side_by_side "orders (transformer)" "$n" 2 --order --graph "$work/g.onnx" \
+        [ "$family" = transformer ] && run_side_by_side "orders (transformer)" "$n" 2 2 --order --graph "$work/g.onnx" \
             --strategy greedy-size -- "${orders[@]}"
     done
 done
@@ -140,8 +141,9 @@ w("Graphs: `mkgraph relu-chain` / `identity-chain --nodes N`, and transformer st
 w("--heads 4 --vocab 1000 --seq 32` with N/34 layers), planned with greedy-size. Orders: every `--order` but")
 w("`optimal` on the transformer stacks (the *strategy* column names the order). search, climb and best run with")
 w("`--budget 2` (a heuristic they start from, once started, runs to its end: seconds at 1M buffers).")
-w("*Time*: hyperfine mean of the whole command, up to 3 runs below 100k (orders: 2), then 2, and 1 at 1M;")
-w("hyperfine fits as many as take about 3 s, so the budget-bound strategies run once. Phases from")
+w("*Time*: hyperfine mean of the whole command. Traces: up to 3 runs below 100k, then 2, and 1 at 1M (hyperfine")
+w("fits as many as take about 3 s, so the budget-bound strategies run once); graphs: 3 runs below 100k nodes, then")
+w("2 (orders: 2). Phases from")
 w("`sim --phases`, each phase's fastest run (its peak RSS: the largest);")
 w("*growth*: the slope of log(seconds) on log(n) over the sizes where the phase takes 5 ms or more (– : it")
 w("never does). Targets (issue 18): every phase's growth at most 1.2 but exact search's; a 200k-node chain end")

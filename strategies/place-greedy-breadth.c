@@ -61,13 +61,25 @@ static gboolean greedy_breadth_plan(const PlaceProblem *p, guint64 *offsets, cha
     qsort(steps, p->steps, sizeof(Breadth), by_breadth);
     /* Unplaced units in an interval index; each is removed once taken, so every unit is visited once. */
     TreapNode *nodes = g_new0(TreapNode, n + 1);
-    Treap pending;
-    treap_init(&pending);
+    TreapNode **by_first = g_new(TreapNode *, n + 1);
+    guint *at = g_new0(guint, p->steps + 1); /* counting sort by first step, then unit */
     for (guint u = 0; u < n; u++) {
         const PlaceUnit *unit = &g_array_index(p->units, PlaceUnit, u);
         nodes[u] = (TreapNode){.key = unit->first, .tie = u, .val = unit->last};
-        treap_insert(&pending, &nodes[u]);
+        at[unit->first]++;
     }
+    for (guint s = 0, sum = 0; s <= p->steps; s++) {
+        guint c = at[s];
+        at[s] = sum;
+        sum += c;
+    }
+    for (guint u = 0; u < n; u++)
+        by_first[at[nodes[u].key]++] = &nodes[u];
+    Treap pending;
+    treap_init(&pending);
+    treap_build_sorted(&pending, by_first, n);
+    g_free(by_first);
+    g_free(at);
     guint *order = g_new(guint, n + 1), placed = 0;
     Collect c = {p, g_array_new(FALSE, FALSE, sizeof(guint))};
     for (guint k = 0; k < p->steps && placed < n; k++) {

@@ -3,6 +3,7 @@
  * over thousands of random traces (the verifier accepts every plan, arena >= lower bound, naive = sum of
  * aligned sizes); every strategy on every corpus graph; trace text and MiniMalloc CSV round trips;
  * broken plans and malformed trace lines caught with exact messages. */
+#include "base/treap.h"
 #include "plan/freelist.h"
 #include "memory/liveness.h"
 #include "strategies/registry.h"
@@ -30,6 +31,72 @@ static Plan *plan_verified(const char *strategy, const Trace *t)
     if (!verify_plan(t, p, &error))
         g_error("%s: %s", strategy, error->message);
     return p;
+}
+
+typedef struct {
+    guint64 lo, hi;
+    GArray *seen; /* tie of every node visited */
+} OverlapQuery;
+
+static void note_overlap(TreapNode *n, gpointer data)
+{
+    OverlapQuery *q = data;
+    g_assert_true(n->key <= q->hi && n->val >= q->lo);
+    g_array_append_val(q->seen, n->tie);
+}
+
+/* The interval treap built in one pass from sorted nodes answers overlap queries exactly as brute force
+ * does, before and after removals and inserts (greedy-breadth's pending units). */
+static void test_treap_build_sorted(void)
+{
+    GRand *rng = g_rand_new_with_seed(7);
+    for (guint round = 0; round < 50; round++) {
+        guint n = g_rand_int_range(rng, 0, 400);
+        TreapNode *nodes = g_new0(TreapNode, n + 1);
+        TreapNode **sorted = g_new(TreapNode *, n + 1);
+        gboolean *linked = g_new0(gboolean, n + 1);
+        guint64 first = 0;
+        for (guint k = 0; k < n; k++) {
+            first += g_rand_int_range(rng, 0, 3); /* ties on the key are common */
+            nodes[k] = (TreapNode){.key = first, .tie = k, .val = first + g_rand_int_range(rng, 0, 40)};
+            sorted[k] = &nodes[k];
+            linked[k] = TRUE;
+        }
+        Treap t;
+        treap_init(&t);
+        treap_build_sorted(&t, sorted, n);
+        g_assert_cmpuint(t.count, ==, n);
+        for (guint phase = 0; phase < 3; phase++) {
+            if (phase == 1) /* remove about half */
+                for (guint k = 0; k < n; k++)
+                    if (g_rand_boolean(rng)) {
+                        treap_remove(&t, &nodes[k]);
+                        linked[k] = FALSE;
+                    }
+            if (phase == 2) /* and put some back one by one */
+                for (guint k = 0; k < n; k++)
+                    if (!linked[k] && g_rand_boolean(rng)) {
+                        treap_insert(&t, &nodes[k]);
+                        linked[k] = TRUE;
+                    }
+            for (guint q = 0; q < 40; q++) {
+                guint64 lo = g_rand_int_range(rng, 0, (gint32)first + 50);
+                OverlapQuery query = {lo, lo + g_rand_int_range(rng, 0, 10), g_array_new(FALSE, FALSE, sizeof(guint64))};
+                treap_overlapping(&t, query.lo, query.hi, note_overlap, &query);
+                guint expected = 0;
+                for (guint k = 0; k < n; k++)
+                    expected += linked[k] && nodes[k].key <= query.hi && nodes[k].val >= query.lo;
+                g_assert_cmpuint(query.seen->len, ==, expected);
+                for (guint j = 0; j < query.seen->len; j++)
+                    g_assert_true(linked[g_array_index(query.seen, guint64, j)]);
+                g_array_unref(query.seen);
+            }
+        }
+        g_free(linked);
+        g_free(sorted);
+        g_free(nodes);
+    }
+    g_rand_free(rng);
 }
 
 static void test_freelist(void)
@@ -582,6 +649,7 @@ static void test_malformed_traces(void)
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/place/treap-build-sorted", test_treap_build_sorted);
     g_test_add_func("/place/freelist", test_freelist);
     g_test_add_func("/place/freelist-reference", test_freelist_reference);
     for (gsize k = 0; k < G_N_ELEMENTS(known_cases); k++) {

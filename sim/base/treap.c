@@ -79,6 +79,35 @@ void treap_insert(Treap *t, TreapNode *n)
     t->count++;
 }
 
+/* The Cartesian tree by a stack of the rightmost path: each node takes the popped lower-priority nodes as
+ * its left subtree; a node's subtree is complete (and its maximum pulled) when it is popped. */
+void treap_build_sorted(Treap *t, TreapNode **sorted, gsize n)
+{
+    g_return_if_fail(t->root == NULL);
+    TreapNode **path = g_new(TreapNode *, n + 1);
+    gsize depth = 0;
+    for (gsize k = 0; k < n; k++) {
+        TreapNode *x = sorted[k], *last = NULL;
+        g_warn_if_fail(k == 0 || less(sorted[k - 1], x));
+        x->left = x->right = NULL;
+        x->max_val = x->val;
+        x->prio = next_prio(t);
+        while (depth && path[depth - 1]->prio < x->prio) {
+            last = path[--depth];
+            pull(last);
+        }
+        x->left = last;
+        if (depth)
+            path[depth - 1]->right = x;
+        path[depth++] = x;
+    }
+    while (depth)
+        pull(path[--depth]);
+    t->root = n ? path[0] : NULL;
+    t->count = n;
+    g_free(path);
+}
+
 static TreapNode *join(TreapNode *a, TreapNode *b)
 {
     if (!a)

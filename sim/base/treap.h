@@ -24,6 +24,10 @@ typedef struct {
 void treap_init(Treap *t);
 /* The node (key, tie, val set by the caller) is linked in; its memory stays the caller's. */
 void treap_insert(Treap *t, TreapNode *n);
+/* Links the n nodes given in ascending (key, tie) order into an empty tree in O(n): the shape a series of
+ * treap_insert calls would reach (priorities drawn the same way), without a descent per node — a million
+ * inserts in random places cost greedy-breadth a fifth of its time on a 1M-buffer trace. */
+void treap_build_sorted(Treap *t, TreapNode **sorted, gsize n);
 /* Unlinks the node with n's (key, tie). */
 void treap_remove(Treap *t, TreapNode *n);
 /* Gives a linked node a new key and value in one descent, without unlinking it: the new key must keep

@@ -1,6 +1,7 @@
 /* onnx-read.c — ModelProto (protobuf-c) to the graph model. Every rule a file can break gives a
  * GError naming the tensor, node or field; nothing here trusts the file. */
 #include "model/onnx.h"
+#include "model/proto-arena.h"
 #include "onnx.pb-c.h"
 
 #include <string.h>
@@ -390,8 +391,10 @@ Model *onnx_read_bytes(const guint8 *data, gsize len, const char *dir, GError **
         g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "file is empty, not an ONNX model");
         return NULL;
     }
-    Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, data);
+    ProtobufCAllocator *arena = proto_arena_new();
+    Onnx__ModelProto *mp = onnx__model_proto__unpack(arena, len, data);
     if (!mp) {
+        proto_arena_free(arena);
         g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT,
                     "not a valid ONNX protobuf (truncated or corrupt, %zu bytes)", len);
         return NULL;
@@ -425,7 +428,7 @@ Model *onnx_read_bytes(const guint8 *data, gsize len, const char *dir, GError **
         m = NULL;
     }
 out:
-    onnx__model_proto__free_unpacked(mp, NULL);
+    proto_arena_free(arena); /* mp with it */
     return m;
 }
 
