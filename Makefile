@@ -26,11 +26,13 @@ BUILD        ?= build
 CC           ?= gcc
 SAN_FLAGS    ?=
 OPT_FLAGS    ?= -O2
-PKGS         := glib-2.0 gio-2.0 libprotobuf-c json-glib-1.0 openblas
+PKGS         := glib-2.0 gio-2.0 libprotobuf-c json-glib-1.0
+# OpenBLAS: its header at build time; the library is opened when a run starts (sim/exec/blas.h says why).
+BLAS_PKG     := openblas
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Recursive (=) so pkg-config runs when a recipe needs it, after `deps` has installed it.
-PKG_CFLAGS    = $(shell pkg-config --cflags $(PKGS))
+PKG_CFLAGS    = $(shell pkg-config --cflags $(PKGS) $(BLAS_PKG))
 PKG_LIBS      = $(shell pkg-config --libs $(PKGS)) -lm
 CFLAGS_COMMON = -std=c11 -D_POSIX_C_SOURCE=200809L -g $(OPT_FLAGS) -fno-strict-aliasing $(SAN_FLAGS) \
                 -I sim -I . -I $(BUILD)/gen $(PKG_CFLAGS) -MMD -MP

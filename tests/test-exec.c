@@ -1015,6 +1015,46 @@ static void test_fused_activations(void)
     g_free(path);
 }
 
+/* OpenBLAS is opened by a run, not loaded with the program (exec/blas.h): the loader's own log
+ * (LD_DEBUG=files) names it for --run only; and a library that cannot be loaded is one clear error after
+ * the plan's report, never a crash. */
+static void test_blas_opened_to_run(void)
+{
+    char *path = graph_path("block");
+    g_setenv("LD_DEBUG", "files", TRUE);
+    RunResult plan_only = test_run("SIM_BIN", (const char *[]){"--graph", path, NULL});
+    RunResult run = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", NULL});
+    g_unsetenv("LD_DEBUG");
+    g_assert_cmpint(plan_only.status, ==, 0);
+    g_assert_null(strstr(plan_only.err, "libopenblas"));
+    g_assert_cmpint(run.status, ==, 0);
+    g_assert_nonnull(strstr(run.err, "libopenblas"));
+    run_result_clear(&plan_only);
+    run_result_clear(&run);
+
+    char *fake = test_write_scratch("libopenblas.so.0", "not a library\n", 14);
+    char *dir = g_path_get_dirname(fake);
+    char *before = g_strdup(g_getenv("LD_LIBRARY_PATH"));
+    g_setenv("LD_LIBRARY_PATH", dir, TRUE);
+    RunResult broken = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", NULL});
+    RunResult planned = test_run("SIM_BIN", (const char *[]){"--graph", path, NULL});
+    if (before)
+        g_setenv("LD_LIBRARY_PATH", before, TRUE);
+    else
+        g_unsetenv("LD_LIBRARY_PATH");
+    g_assert_cmpint(broken.status, ==, 1);
+    g_assert_nonnull(strstr(broken.out, "verified       yes"));
+    g_assert_nonnull(strstr(broken.err, "cannot load OpenBLAS for the kernels: "));
+    g_assert_nonnull(strstr(broken.err, fake));
+    g_assert_cmpint(planned.status, ==, 0); /* planning never needs it */
+    run_result_clear(&broken);
+    run_result_clear(&planned);
+    g_free(before);
+    g_free(dir);
+    g_free(fake);
+    g_free(path);
+}
+
 static void test_usage_and_profile(void)
 {
     char *path = graph_path("unet");
@@ -1132,5 +1172,6 @@ int main(int argc, char **argv)
     g_test_add_func("/exec/seed-transpose-view", test_seed_transpose_view);
     g_test_add_func("/exec/compare-run-check", test_compare_run_check);
     g_test_add_func("/exec/usage-and-profile", test_usage_and_profile);
+    g_test_add_func("/exec/blas-opened-to-run", test_blas_opened_to_run);
     return g_test_run();
 }

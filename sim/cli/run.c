@@ -158,7 +158,9 @@ gboolean run_execute_each(FILE *out, const RunOptions *o, const Model *m, const 
                           const AliasMap *aliases, const Trace *t, const Plan *const *plans,
                           const PlaceStrategy *const *strategies, guint count, GError **error)
 {
-    guint threads = exec_set_threads(MAX(o->threads, 1)), repeat = MAX(o->repeat, 1), steps = schedule->len;
+    guint threads = exec_set_threads(MAX(o->threads, 1), error), repeat = MAX(o->repeat, 1), steps = schedule->len;
+    if (!threads)
+        return FALSE;
     Reference ref = {0};
     gboolean ok = !o->check || reference_run(&ref, m, schedule, &aliases->layout, o->poison, error);
     GPtrArray *cells = g_ptr_array_new_with_free_func(g_free);
@@ -218,8 +220,8 @@ gboolean run_execute_each(FILE *out, const RunOptions *o, const Model *m, const 
 gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrArray *schedule, const AliasMap *aliases,
                      const Trace *t, const Plan *plan, GError **error)
 {
-    guint threads = exec_set_threads(MAX(o->threads, 1));
-    Executor *e = executor_new(m, schedule, aliases, t, plan, error);
+    guint threads = exec_set_threads(MAX(o->threads, 1), error);
+    Executor *e = threads ? executor_new(m, schedule, aliases, t, plan, error) : NULL;
     if (!e)
         return FALSE;
     guint repeat = MAX(o->repeat, 1), steps = schedule->len;

@@ -2,10 +2,10 @@
 #include "exec/exec.h"
 #include "base/files.h"
 #include "exec/big-alloc.h"
+#include "exec/blas.h"
 #include "ops/ops.h"
 #include "base/units.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -323,6 +323,8 @@ Executor *executor_new(const Model *m, const GPtrArray *schedule, const AliasMap
 {
     const Graph *g = m->graph;
     gint64 opset = model_onnx_opset(m);
+    if (!blas.sgemm && !blas_open(1, error)) /* not opened by exec_set_threads: one thread */
+        return NULL;
     if (aliases->layout.pad_last > 1) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED,
                     "the executor runs dense tensors: --pad-last %" G_GUINT64_FORMAT " pads them (use --pad-last 1)",
@@ -397,10 +399,9 @@ gboolean executor_set_input(Executor *e, const char *name, const TensorData *d, 
     return TRUE;
 }
 
-guint exec_set_threads(guint n)
+guint exec_set_threads(guint n, GError **error)
 {
-    openblas_set_num_threads((int)MAX(n, 1));
-    return (guint)MAX(openblas_get_num_threads(), 1);
+    return blas_open(n, error);
 }
 
 static double now(void)

@@ -36,8 +36,8 @@ guint executor_folded_steps(const Executor *e);
 guint64 executor_arena_bytes(const Executor *e);
 void executor_free(Executor *e);
 /* The threads the kernels may use from now on (OpenBLAS's pool; our own kernels run on the calling
- * thread); returns the count in force. One thread unless this says otherwise: OPENBLAS_NUM_THREADS does
- * not decide it. */
-guint exec_set_threads(guint n);
+ * thread), opening OpenBLAS if it is not yet (exec/blas.h); returns the count in force, 0 with an error when
+ * OpenBLAS cannot be loaded. One thread unless this says otherwise: OPENBLAS_NUM_THREADS does not decide it. */
+guint exec_set_threads(guint n, GError **error);
 
 #endif

@@ -5,7 +5,7 @@
 #include "ops/kernel.h"
 #include "ops/ops.h"
 
-#include <cblas.h>
+#include "exec/blas.h"
 #include <math.h>
 #include <string.h>
 
@@ -304,7 +304,7 @@ gboolean kernel_conv(const KernelCall *c, GError **error)
             if (!pointwise)
                 im2col(&w, planes, cg, col);
             float *out = py + ((n * m) + g * mg) * cols;
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)mg, (int)cols, (int)rows, 1.0f,
+            blas.sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)mg, (int)cols, (int)rows, 1.0f,
                         pw + g * mg * rows, (int)rows, pointwise ? planes : col, (int)cols, 0.0f, out, (int)cols);
             /* bias and a folded Relu/Clip/HardSwish in one pass over the group's output */
             for (gint64 oc = 0; (pb || c->epilogue) && oc < mg; oc++)
@@ -471,7 +471,7 @@ gboolean kernel_conv_transpose(const KernelCall *c, GError **error)
     for (gint64 n = 0; n < n_img; n++)
         for (gint64 g = 0; g < group; g++) {
             /* W_g is [cg, mg*kh*kw]: col = W_g^T [rows x cg] times X_g [cg x cols] */
-            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)rows, (int)cols, (int)cg, 1.0f, pw + g * cg * rows,
+            blas.sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)rows, (int)cols, (int)cg, 1.0f, pw + g * cg * rows,
                         (int)rows, px + (n * ch + g * cg) * cols, (int)cols, 0.0f, col, (int)cols);
             for (gint64 oc = 0; oc < mg; oc++) {
                 float *plane = py + (n * m + g * mg + oc) * oh * ow;

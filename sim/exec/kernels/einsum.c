@@ -7,7 +7,7 @@
 #include "ops/kernel.h"
 #include "ops/ops.h"
 
-#include <cblas.h>
+#include "exec/blas.h"
 #include <string.h>
 
 /* Per operand and label: its stride in elements. */
@@ -94,10 +94,10 @@ static gboolean try_gemm(const EinsumSpec *s, const GemmForm *f, const ExecTenso
         const float *pb = (const float *)b->data + (f->batch_label >= 0 ? i * sb[f->batch_label] : 0);
         float *py = (float *)y->data + (f->batch_label >= 0 ? i * sy[f->batch_label] : 0);
         if (ty) /* Y stored transposed: Y^T = op(B)^T op(A)^T */
-            cblas_sgemm(CblasRowMajor, tb ? CblasNoTrans : CblasTrans, ta ? CblasNoTrans : CblasTrans, (int)N, (int)M,
+            blas.sgemm(CblasRowMajor, tb ? CblasNoTrans : CblasTrans, ta ? CblasNoTrans : CblasTrans, (int)N, (int)M,
                         (int)K, 1.0f, pb, ldb, pa, lda, 0.0f, py, ldy);
         else
-            cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)M, (int)N,
+            blas.sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)M, (int)N,
                         (int)K, 1.0f, pa, lda, pb, ldb, 0.0f, py, ldy);
     }
     return TRUE;

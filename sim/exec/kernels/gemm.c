@@ -5,7 +5,7 @@
 #include "ops/kernel.h"
 #include "ops/ops.h"
 
-#include <cblas.h>
+#include "exec/blas.h"
 #include <string.h>
 
 gboolean kernel_matmul(const KernelCall *c, GError **error)
@@ -41,7 +41,7 @@ gboolean kernel_matmul(const KernelCall *c, GError **error)
         a_whole = a_whole && a->dims[d] == dims[d];
     }
     if (batches > 1 && b_shared && a_whole && N > 1) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(batches * M), (int)N, (int)K, 1.0f, pa, (int)K, pb,
+        blas.sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(batches * M), (int)N, (int)K, 1.0f, pa, (int)K, pb,
                     (int)N, 0.0f, py, (int)N);
         g_free(dims);
         g_free(sa);
@@ -52,9 +52,9 @@ gboolean kernel_matmul(const KernelCall *c, GError **error)
     gint64 oa = 0, ob = 0;
     for (gint64 k = 0; k < batches; k++) {
         if (M == 1 && N == 1) {
-            py[k] = cblas_sdot((int)K, pa + oa * M * K, 1, pb + ob * K * N, 1);
+            py[k] = blas.sdot((int)K, pa + oa * M * K, 1, pb + ob * K * N, 1);
         } else {
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)M, (int)N, (int)K, 1.0f, pa + oa * M * K,
+            blas.sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)M, (int)N, (int)K, 1.0f, pa + oa * M * K,
                         (int)K, pb + ob * K * N, (int)N, 0.0f, py + k * M * N, (int)N);
         }
         for (int d = batch_rank - 1; d >= 0; d--) { /* next batch index, offsets follow */
@@ -99,10 +99,10 @@ gboolean kernel_gemm(const KernelCall *c, GError **error)
         use_beta = beta;
     }
     if (M == 1) /* one row (a classifier head): a matrix-vector product; A's K values are contiguous either way */
-        cblas_sgemv(CblasRowMajor, trans_b ? CblasNoTrans : CblasTrans, (int)b->dims[0], (int)b->dims[1], alpha, b->data,
+        blas.sgemv(CblasRowMajor, trans_b ? CblasNoTrans : CblasTrans, (int)b->dims[0], (int)b->dims[1], alpha, b->data,
                     (int)b->dims[1], a->data, 1, use_beta, py, 1);
     else
-        cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, (int)M,
+        blas.sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, (int)M,
                     (int)N, (int)K, alpha, a->data, (int)a->dims[1], b->data, (int)b->dims[1], use_beta, py, (int)N);
     return TRUE;
 }
