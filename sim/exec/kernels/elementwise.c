@@ -254,6 +254,74 @@ static inline float arith(Arith op, float x, float y)
     }
 }
 
+/* The float arithmetic loops: y[k] = a[k] OP b[k], a[k] OP s or s OP b[k]. Each is written with its op
+ * fixed (arith_loop, inlined with a constant op), so the compiler vectorises it, and compiled three
+ * times: for AVX-512, for AVX2 and for the baseline, one picked per call (Pow stays powf per element).
+ * `ivdep`: y may be a or b themselves (an in-place Add writes its input), never a shifted view of them,
+ * so no iteration reads what an earlier one wrote and the loops need no runtime overlap check — one that
+ * GCC would otherwise add, and fail on exactly the in-place case. Each element gets the same single IEEE
+ * operation as the scalar loop had (C11 contracts nothing into FMA): the same bits. */
+typedef enum { BOTH_ARRAYS, RIGHT_SCALAR, LEFT_SCALAR } ArithForm;
+
+static inline __attribute__((always_inline)) void arith_loop(Arith op, ArithForm form, const float *a,
+                                                             const float *b, float *y, gsize n)
+{
+    if (form == BOTH_ARRAYS) {
+#pragma GCC ivdep
+        for (gsize k = 0; k < n; k++)
+            y[k] = arith(op, a[k], b[k]);
+    } else if (form == RIGHT_SCALAR) {
+        float s = b[0];
+#pragma GCC ivdep
+        for (gsize k = 0; k < n; k++)
+            y[k] = arith(op, a[k], s);
+    } else {
+        float s = a[0];
+#pragma GCC ivdep
+        for (gsize k = 0; k < n; k++)
+            y[k] = arith(op, s, b[k]);
+    }
+}
+
+#define ARITH_BY_OP(form)                                                                                    \
+    switch (op) {                                                                                            \
+    case ARITH_ADD: arith_loop(ARITH_ADD, form, a, b, y, n); break;                                          \
+    case ARITH_SUB: arith_loop(ARITH_SUB, form, a, b, y, n); break;                                          \
+    case ARITH_MUL: arith_loop(ARITH_MUL, form, a, b, y, n); break;                                          \
+    case ARITH_DIV: arith_loop(ARITH_DIV, form, a, b, y, n); break;                                          \
+    default: arith_loop(op, form, a, b, y, n); break;                                                        \
+    }
+#define ARITH_BY_FORM                                                                                        \
+    switch (form) {                                                                                          \
+    case BOTH_ARRAYS: ARITH_BY_OP(BOTH_ARRAYS) break;                                                        \
+    case RIGHT_SCALAR: ARITH_BY_OP(RIGHT_SCALAR) break;                                                      \
+    default: ARITH_BY_OP(LEFT_SCALAR) break;                                                                 \
+    }
+__attribute__((target("avx512f"))) static void arith_avx512(Arith op, ArithForm form, const float *a,
+                                                             const float *b, float *y, gsize n)
+{
+    ARITH_BY_FORM
+}
+__attribute__((target("avx2"))) static void arith_avx2(Arith op, ArithForm form, const float *a, const float *b,
+                                                       float *y, gsize n)
+{
+    ARITH_BY_FORM
+}
+static void arith_baseline(Arith op, ArithForm form, const float *a, const float *b, float *y, gsize n)
+{
+    ARITH_BY_FORM
+}
+
+static void arith_array(Arith op, ArithForm form, const float *a, const float *b, float *y, gsize n)
+{
+    if (__builtin_cpu_supports("avx512f"))
+        arith_avx512(op, form, a, b, y, n);
+    else if (__builtin_cpu_supports("avx2"))
+        arith_avx2(op, form, a, b, y, n);
+    else
+        arith_baseline(op, form, a, b, y, n);
+}
+
 /* y[k] = x[k] OP s for a scalar s; Pow by 2 or 3 as products, by 0.5 as a square root. */
 static void arith_scalar_right(Arith op, const float *x, float s, float *y, gsize n)
 {
@@ -267,8 +335,7 @@ static void arith_scalar_right(Arith op, const float *x, float s, float *y, gsiz
         for (gsize k = 0; k < n; k++)
             y[k] = sqrtf(x[k]);
     } else {
-        for (gsize k = 0; k < n; k++)
-            y[k] = arith(op, x[k], s);
+        arith_array(op, RIGHT_SCALAR, x, &s, y, n);
     }
 }
 
@@ -286,8 +353,7 @@ static gboolean arith_fast(Arith op, const ExecTensor *a, const ExecTensor *b, E
     if (op == ARITH_NONE || !same_shape(a, y))
         return FALSE;
     if (same_shape(b, y)) {
-        for (gsize k = 0; k < y->count; k++)
-            py[k] = arith(op, pa[k], pb[k]);
+        arith_array(op, BOTH_ARRAYS, pa, pb, py, y->count);
         return TRUE;
     }
     if (b->count == 1) {
@@ -304,11 +370,8 @@ static gboolean arith_fast(Arith op, const ExecTensor *a, const ExecTensor *b, E
         ones_after = b->dims[d] == 1;
     if (ones_after) {
         gsize row = y->count / MAX(b->count, 1);
-        for (gsize r = 0; r < b->count; r++) {
-            float s = pb[r];
-            for (gsize k = 0; k < row; k++)
-                py[r * row + k] = arith(op, pa[r * row + k], s);
-        }
+        for (gsize r = 0; r < b->count; r++)
+            arith_scalar_right(op, pa + r * row, pb[r], py + r * row, row);
         return TRUE;
     }
     /* b equal to y's trailing dimensions (leading 1s allowed): repeat it along the rows */
@@ -320,8 +383,7 @@ static gboolean arith_fast(Arith op, const ExecTensor *a, const ExecTensor *b, E
         return FALSE;
     gsize row = b->count;
     for (gsize r = 0; r < y->count / row; r++)
-        for (gsize k = 0; k < row; k++)
-            py[r * row + k] = arith(op, pa[r * row + k], pb[k]);
+        arith_array(op, BOTH_ARRAYS, pa + r * row, pb, py + r * row, row);
     return TRUE;
 }
 
@@ -362,13 +424,11 @@ static gboolean arith_blocked(Arith op, const ExecTensor *a, const ExecTensor *b
     for (gsize block = 0; block < y->count / (gsize)inner; block++) {
         float *out = py + block * (gsize)inner;
         if (mode == BOTH_WHOLE)
-            for (gint64 k = 0; k < inner; k++)
-                out[k] = arith(op, pa[oa + k], pb[ob + k]);
+            arith_array(op, BOTH_ARRAYS, pa + oa, pb + ob, out, (gsize)inner);
         else if (mode == B_ONE_VALUE)
             arith_scalar_right(op, pa + oa, pb[ob], out, (gsize)inner);
         else
-            for (gint64 k = 0; k < inner; k++)
-                out[k] = arith(op, pa[oa], pb[ob + k]);
+            arith_array(op, LEFT_SCALAR, pa + oa, pb + ob, out, (gsize)inner);
         for (int e = d - 1; e >= 0; e--) { /* the next block: the outer index, and both offsets */
             oa += sa[e];
             ob += sb[e];
