@@ -82,6 +82,9 @@ static void im2col(const Window *w, const float *planes, gint64 cg, float *col)
                     memset(out, 0, sizeof(float) * (gsize)lo);
                     if (w->sw == 1)
                         memcpy(out + lo, in + lo, sizeof(float) * (gsize)(hi - lo));
+                    else if (w->sw == 2) /* a constant stride: a vectorised gather of every other column */
+                        for (gint64 ox = lo; ox < hi; ox++)
+                            out[ox] = in[2 * ox];
                     else
                         for (gint64 ox = lo; ox < hi; ox++)
                             out[ox] = in[ox * w->sw];
@@ -206,6 +209,17 @@ static TapsSum taps_sum_for_cpu(void)
                                              : taps_sum_plain;
 }
 
+/* even[j] = src[2j], odd[j] = src[2j + 1] over n source values (the two never overlap src or each other). */
+static void deinterleave_pair(const float *restrict src, gint64 n, float *restrict even, float *restrict odd)
+{
+    for (gint64 j = 0; j < n / 2; j++) {
+        even[j] = src[2 * j];
+        odd[j] = src[2 * j + 1];
+    }
+    if (n & 1)
+        even[n / 2] = src[n - 1];
+}
+
 static void depthwise_plane_phased(const Window *w, const Phases *f, TapsSum sum, const float *in, const float *k,
                                    float bias, float *out, float *scratch)
 {
@@ -218,6 +232,9 @@ static void depthwise_plane_phased(const Window *w, const Phases *f, TapsSum sum
         const float *src = in + iy * w->w;
         if (w->sw == 1)
             memcpy(rows + w->pl, src, sizeof(float) * (gsize)w->w);
+        else if (w->sw == 2) /* even and odd columns in one vectorised pass: x = ix + pl goes to phase x % 2 at x / 2 */
+            deinterleave_pair(src, w->w, rows + (w->pl & 1) * phase + w->pl / 2,
+                              rows + ((w->pl + 1) & 1) * phase + (w->pl + 1) / 2);
         else /* phase b gets the columns x = ix + pl = b (mod sw), at x / sw */
             for (gint64 b = 0; b < w->sw; b++) {
                 gint64 ix = ((b - w->pl) % w->sw + w->sw) % w->sw;
