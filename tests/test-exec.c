@@ -681,6 +681,72 @@ static void test_broadcast_blocks(void)
     model_free(m);
 }
 
+/* Where with a mask over the trailing dimensions (GPT-2's causal mask over the attention scores), the other
+ * value a scalar or a tensor of the output's shape: every element against the definition. */
+static void test_where_mask(void)
+{
+    Builder *b = builder_new("where-mask", 13);
+    const char *x = b_input(b, "x", DT_FLOAT, 4, (const gint64[]){2, 3, 4, 5});
+    const char *mask = b_weight(b, "mask", DT_FLOAT, 4, (const gint64[]){1, 1, 4, 5}, TRUE);
+    const char *cond = B_OP(b, "Greater", mask, b_float_scalar(b, "zero", 0.0f));
+    b_output(b, B_OP(b, "Where", cond, x, b_float_scalar(b, "fill", -1.5f)));
+    b_output(b, B_OP(b, "Where", cond, x, B_OP(b, "Neg", x)));
+    Model *m = finish_inferred(b);
+    Planned run = plan_and_bind_ok(m);
+    float in[120];
+    for (int k = 0; k < 120; k++)
+        in[k] = (float)(k % 13) * 0.25f - 1.0f;
+    run_on_x(run.e, DT_FLOAT, 4, (const gint64[]){2, 3, 4, 5}, in, sizeof in);
+    const float *pm = g_bytes_get_data(graph_tensor(m->graph, "mask")->init->raw, NULL);
+    const char *name;
+    const float *filled = executor_output(run.e, 0, &name)->data, *either = executor_output(run.e, 1, &name)->data;
+    guint kept = 0;
+    for (int k = 0; k < 120; k++) {
+        gboolean keep = pm[k % 20] > 0.0f;
+        kept += keep;
+        g_assert_cmpfloat(filled[k], ==, keep ? in[k] : -1.5f);
+        g_assert_cmpfloat(either[k], ==, keep ? in[k] : -in[k]);
+    }
+    g_assert_cmpuint(kept, >, 0); /* the mask picks both ways */
+    g_assert_cmpuint(kept, <, 120);
+    planned_clear(&run);
+    model_free(m);
+}
+
+/* Softmax along rows longer than its eight lanes, with a tail, the maximum in every position (in odd rows
+ * large enough that exp overflows unless the true maximum is taken off first): each row sums to 1 and every
+ * value is within 1e-6 of exp(x - max) / sum computed in double here. */
+static float top_of(int row) { return row % 2 ? 103.0f : 3.0f; }
+
+static void test_softmax_rows(void)
+{
+    Builder *b = builder_new("softmax-rows", 13);
+    const char *x = b_input(b, "x", DT_FLOAT, 2, (const gint64[]){21, 21});
+    b_output(b, B_OP(b, "Softmax", x));
+    Model *m = finish_inferred(b);
+    Planned run = plan_and_bind_ok(m);
+    float in[21 * 21];
+    for (int r = 0; r < 21; r++)
+        for (int j = 0; j < 21; j++)
+            in[r * 21 + j] = j == r ? top_of(r) : (float)((r * 7 + j * 5) % 11) * 0.2f - 1.0f; /* max at column r */
+    run_on_x(run.e, DT_FLOAT, 2, (const gint64[]){21, 21}, in, sizeof in);
+    const char *name;
+    const float *y = executor_output(run.e, 0, &name)->data;
+    for (int r = 0; r < 21; r++) {
+        double sum = 0, total = 0;
+        for (int j = 0; j < 21; j++)
+            sum += exp((double)in[r * 21 + j] - top_of(r));
+        for (int j = 0; j < 21; j++) {
+            double want = exp((double)in[r * 21 + j] - top_of(r)) / sum;
+            g_assert_cmpfloat(fabs(y[r * 21 + j] - want), <=, 1e-6);
+            total += y[r * 21 + j];
+        }
+        g_assert_cmpfloat(fabs(total - 1.0), <=, 1e-5);
+    }
+    planned_clear(&run);
+    model_free(m);
+}
+
 /* Gemm of one row (a classifier head) runs as a matrix-vector product: with and without transB, with alpha,
  * beta and a bias, on small integers so the sums are exact. */
 static void test_gemm_one_row(void)
@@ -1173,5 +1239,7 @@ int main(int argc, char **argv)
     g_test_add_func("/exec/compare-run-check", test_compare_run_check);
     g_test_add_func("/exec/usage-and-profile", test_usage_and_profile);
     g_test_add_func("/exec/blas-opened-to-run", test_blas_opened_to_run);
+    g_test_add_func("/exec/where-mask", test_where_mask);
+    g_test_add_func("/exec/softmax-rows", test_softmax_rows);
     return g_test_run();
 }

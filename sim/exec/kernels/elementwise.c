@@ -613,9 +613,20 @@ gboolean kernel_where(const KernelCall *c, GError **error)
         !memcmp(cond->dims + lead, y->dims + y->rank - tail, sizeof(gint64) * tail)) {
         const guint32 *px = x->data, *pz = z->data;
         guint32 *py = y->data;
-        gsize period = cond->count, zs = z->count == 1 ? 0 : 1;
-        for (gsize k = 0; k < y->count; k++)
-            py[k] = pc[k % period] ? px[k] : pz[k * zs];
+        gsize period = cond->count;
+        for (gsize r = 0; r < y->count / period; r++) { /* the condition repeats every period elements */
+            const guint32 *xr = px + r * period;
+            guint32 *yr = py + r * period;
+            if (z->count == 1) {
+                guint32 other = pz[0];
+                for (gsize k = 0; k < period; k++)
+                    yr[k] = pc[k] ? xr[k] : other;
+            } else {
+                const guint32 *zr = pz + r * period;
+                for (gsize k = 0; k < period; k++)
+                    yr[k] = pc[k] ? xr[k] : zr[k];
+            }
+        }
         walk_clear(&w);
         return TRUE;
     }
