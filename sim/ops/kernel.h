@@ -64,6 +64,11 @@ void kernel_erf_array(const float *in, float *out, gsize n);
 void kernel_tanh_array(const float *in, float *out, gsize n);
 void kernel_sigmoid_array(const float *in, float *out, gsize n);
 void kernel_relu_array(const float *in, float *out, gsize n);
+/* A contiguous run's maximum, and its sum in double, each kept in eight independent lanes so that the loop
+ * is not one chain of dependent operations (a Softmax row of 128 took 128 adds' latency in a row; a global
+ * pool over 56 x 56, 3136). The lanes fix the order of the sum: every run gives the same bits. */
+float kernel_lanes_max(const float *x, gint64 n);
+double kernel_lanes_sum(const float *x, gint64 n);
 void kernel_hard_swish_array(const float *in, float *out, gsize n);
 
 /* HardSwish in float, x clamp(x / 6 + 1/2, 0, 1), the one definition its kernel and its folded form use

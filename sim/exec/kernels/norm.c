@@ -136,42 +136,6 @@ gboolean kernel_lrn(const KernelCall *c, GError **error)
     return TRUE;
 }
 
-/* A contiguous row's maximum and sum with SOFTMAX_LANES independent partial results, so that the loop is
- * not one chain of dependent adds (a row of 128 took 128 adds' latency in a row: half of GPT-2's Softmax
- * time). The sum's order is fixed by the lanes, so a run gives the same bits every time. */
-#define SOFTMAX_LANES 8
-static float row_max(const float *x, gint64 n)
-{
-    float m[SOFTMAX_LANES];
-    for (int l = 0; l < SOFTMAX_LANES; l++)
-        m[l] = -INFINITY;
-    gint64 j = 0;
-    for (; j + SOFTMAX_LANES <= n; j += SOFTMAX_LANES)
-        for (int l = 0; l < SOFTMAX_LANES; l++)
-            m[l] = MAX(m[l], x[j + l]);
-    for (; j < n; j++)
-        m[0] = MAX(m[0], x[j]);
-    float top = m[0];
-    for (int l = 1; l < SOFTMAX_LANES; l++)
-        top = MAX(top, m[l]);
-    return top;
-}
-
-static double row_sum(const float *x, gint64 n)
-{
-    double s[SOFTMAX_LANES] = {0};
-    gint64 j = 0;
-    for (; j + SOFTMAX_LANES <= n; j += SOFTMAX_LANES)
-        for (int l = 0; l < SOFTMAX_LANES; l++)
-            s[l] += x[j + l];
-    for (; j < n; j++)
-        s[0] += x[j];
-    double sum = 0;
-    for (int l = 0; l < SOFTMAX_LANES; l++)
-        sum += s[l];
-    return sum;
-}
-
 gboolean kernel_softmax(const KernelCall *c, GError **error)
 {
     const ExecTensor *x = kernel_in(c, 0);
@@ -188,11 +152,11 @@ gboolean kernel_softmax(const KernelCall *c, GError **error)
             float top = -INFINITY;
             double sum = 0;
             if (inner == 1 && !log_form) { /* a contiguous row: wide exponentials, kept in the output */
-                top = row_max(px + base, len);
+                top = kernel_lanes_max(px + base, len);
                 for (gint64 j = 0; j < len; j++)
                     py[base + j] = px[base + j] - top;
                 kernel_exp_array(py + base, py + base, (gsize)len);
-                sum = row_sum(py + base, len);
+                sum = kernel_lanes_sum(py + base, len);
             } else {
                 for (gint64 j = 0; j < len; j++)
                     top = MAX(top, px[base + j * inner]);
