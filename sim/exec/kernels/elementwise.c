@@ -262,22 +262,27 @@ static inline float arith(Arith op, float x, float y)
  * GCC would otherwise add, and fail on exactly the in-place case. Each element gets the same single IEEE
  * operation as the scalar loop had (C11 contracts nothing into FMA): the same bits. */
 typedef enum { BOTH_ARRAYS, RIGHT_SCALAR, LEFT_SCALAR } ArithForm;
+#if defined(__clang__) /* only the fuzzing build, at -O1: no hint (clang warns on loops it then cannot vectorise) */
+#define NO_LOOP_CARRIED_DEPENDENCE
+#else
+#define NO_LOOP_CARRIED_DEPENDENCE _Pragma("GCC ivdep")
+#endif
 
 static inline __attribute__((always_inline)) void arith_loop(Arith op, ArithForm form, const float *a,
                                                              const float *b, float *y, gsize n)
 {
     if (form == BOTH_ARRAYS) {
-#pragma GCC ivdep
+        NO_LOOP_CARRIED_DEPENDENCE
         for (gsize k = 0; k < n; k++)
             y[k] = arith(op, a[k], b[k]);
     } else if (form == RIGHT_SCALAR) {
         float s = b[0];
-#pragma GCC ivdep
+        NO_LOOP_CARRIED_DEPENDENCE
         for (gsize k = 0; k < n; k++)
             y[k] = arith(op, a[k], s);
     } else {
         float s = a[0];
-#pragma GCC ivdep
+        NO_LOOP_CARRIED_DEPENDENCE
         for (gsize k = 0; k < n; k++)
             y[k] = arith(op, s, b[k]);
     }
