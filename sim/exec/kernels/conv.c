@@ -181,32 +181,13 @@ static inline __attribute__((always_inline)) void taps_sum(const float *base, co
         taps_block(base, offsets, k, taps, bias, wide, i, 1);
 }
 
-/* taps_sum compiled for the widest vectors the CPU has (as -std=c11 contracts nothing into FMA, each is the
- * same sums to the bit). */
-__attribute__((target("avx512f"))) static void taps_sum_avx512(const float *base, const gint64 *offsets,
-                                                                const float *k, gint64 taps, float bias,
-                                                                float *wide, gint64 len)
+/* taps_sum compiled for AVX-512, AVX2 and the baseline (target_clones: the loader picks one for the CPU; as
+ * -std=c11 contracts nothing into FMA, each is the same sums to the bit). */
+__attribute__((target_clones("avx512f", "avx2", "default"))) static void
+taps_sum_wide(const float *base, const gint64 *offsets, const float *k, gint64 taps, float bias, float *wide,
+              gint64 len)
 {
     taps_sum(base, offsets, k, taps, bias, wide, len);
-}
-__attribute__((target("avx2"))) static void taps_sum_avx2(const float *base, const gint64 *offsets, const float *k,
-                                                           gint64 taps, float bias, float *wide, gint64 len)
-{
-    taps_sum(base, offsets, k, taps, bias, wide, len);
-}
-static void taps_sum_plain(const float *base, const gint64 *offsets, const float *k, gint64 taps, float bias,
-                           float *wide, gint64 len)
-{
-    taps_sum(base, offsets, k, taps, bias, wide, len);
-}
-
-typedef void (*TapsSum)(const float *, const gint64 *, const float *, gint64, float, float *, gint64);
-
-static TapsSum taps_sum_for_cpu(void)
-{
-    return __builtin_cpu_supports("avx512f") ? taps_sum_avx512
-           : __builtin_cpu_supports("avx2")  ? taps_sum_avx2
-                                             : taps_sum_plain;
 }
 
 /* even[j] = src[2j], odd[j] = src[2j + 1] over n source values (the two never overlap src or each other). */
@@ -220,7 +201,7 @@ static void deinterleave_pair(const float *restrict src, gint64 n, float *restri
         even[n / 2] = src[n - 1];
 }
 
-static void depthwise_plane_phased(const Window *w, const Phases *f, TapsSum sum, const float *in, const float *k,
+static void depthwise_plane_phased(const Window *w, const Phases *f, const float *in, const float *k,
                                    float bias, float *out, float *scratch)
 {
     gint64 phase = f->qh * f->qw;
@@ -243,7 +224,7 @@ static void depthwise_plane_phased(const Window *w, const Phases *f, TapsSum sum
                     *dst++ = src[ix];
             }
     }
-    sum(scratch, f->offsets, k, f->taps, bias, wide, (w->oh - 1) * f->qw + w->ow);
+    taps_sum_wide(scratch, f->offsets, k, f->taps, bias, wide, (w->oh - 1) * f->qw + w->ow);
     for (gint64 oy = 0; oy < w->oh; oy++)
         memcpy(out + oy * w->ow, wide + oy * f->qw, sizeof(float) * (gsize)w->ow);
 }
@@ -299,10 +280,9 @@ gboolean kernel_conv(const KernelCall *c, GError **error)
             return kernel_fail(c, error, "its depthwise workspace of %" G_GINT64_FORMAT " floats cannot be allocated",
                                floats);
         }
-        TapsSum sum = taps_sum_for_cpu();
         for (gint64 n = 0; n < w.n; n++)
             for (gint64 ch = 0; ch < m; ch++)
-                depthwise_plane_phased(&w, &f, sum, px + (n * w.c + ch) * w.h * w.w, pw + ch * w.kh * w.kw,
+                depthwise_plane_phased(&w, &f, px + (n * w.c + ch) * w.h * w.w, pw + ch * w.kh * w.kw,
                                        pb ? pb[ch] : 0.0f, py + (n * m + ch) * cols, scratch);
         g_free(f.offsets);
         if (c->epilogue)

@@ -255,12 +255,13 @@ static inline float arith(Arith op, float x, float y)
 }
 
 /* The float arithmetic loops: y[k] = a[k] OP b[k], a[k] OP s or s OP b[k]. Each is written with its op
- * fixed (arith_loop, inlined with a constant op), so the compiler vectorises it, and compiled three
- * times: for AVX-512, for AVX2 and for the baseline, one picked per call (Pow stays powf per element).
- * `ivdep`: y may be a or b themselves (an in-place Add writes its input), never a shifted view of them,
- * so no iteration reads what an earlier one wrote and the loops need no runtime overlap check — one that
- * GCC would otherwise add, and fail on exactly the in-place case. Each element gets the same single IEEE
- * operation as the scalar loop had (C11 contracts nothing into FMA): the same bits. */
+ * fixed (arith_loop, inlined with a constant op), so the compiler vectorises it; arith_array is compiled
+ * for AVX-512, for AVX2 and for the baseline (target_clones: the loader picks one for the CPU), Pow
+ * staying powf per element. `ivdep`: y may be a or b themselves (an in-place Add writes its input), never
+ * a shifted view of them, so no iteration reads what an earlier one wrote and the loops need no runtime
+ * overlap check — one that GCC would otherwise add, and fail on exactly the in-place case. Each element
+ * gets the same single IEEE operation as the scalar loop had (C11 contracts nothing into FMA): the same
+ * bits. */
 typedef enum { BOTH_ARRAYS, RIGHT_SCALAR, LEFT_SCALAR } ArithForm;
 #if defined(__clang__) /* only the fuzzing build, at -O1: no hint (clang warns on loops it then cannot vectorise) */
 #define NO_LOOP_CARRIED_DEPENDENCE
@@ -288,43 +289,16 @@ static inline __attribute__((always_inline)) void arith_loop(Arith op, ArithForm
     }
 }
 
-#define ARITH_BY_OP(form)                                                                                    \
-    switch (op) {                                                                                            \
-    case ARITH_ADD: arith_loop(ARITH_ADD, form, a, b, y, n); break;                                          \
-    case ARITH_SUB: arith_loop(ARITH_SUB, form, a, b, y, n); break;                                          \
-    case ARITH_MUL: arith_loop(ARITH_MUL, form, a, b, y, n); break;                                          \
-    case ARITH_DIV: arith_loop(ARITH_DIV, form, a, b, y, n); break;                                          \
-    default: arith_loop(op, form, a, b, y, n); break;                                                        \
+__attribute__((target_clones("avx512f", "avx2", "default"))) static void
+arith_array(Arith op, ArithForm form, const float *a, const float *b, float *y, gsize n)
+{
+    switch (op) { /* each case inlines arith_loop with its op a constant */
+    case ARITH_ADD: arith_loop(ARITH_ADD, form, a, b, y, n); break;
+    case ARITH_SUB: arith_loop(ARITH_SUB, form, a, b, y, n); break;
+    case ARITH_MUL: arith_loop(ARITH_MUL, form, a, b, y, n); break;
+    case ARITH_DIV: arith_loop(ARITH_DIV, form, a, b, y, n); break;
+    default: arith_loop(op, form, a, b, y, n); break;
     }
-#define ARITH_BY_FORM                                                                                        \
-    switch (form) {                                                                                          \
-    case BOTH_ARRAYS: ARITH_BY_OP(BOTH_ARRAYS) break;                                                        \
-    case RIGHT_SCALAR: ARITH_BY_OP(RIGHT_SCALAR) break;                                                      \
-    default: ARITH_BY_OP(LEFT_SCALAR) break;                                                                 \
-    }
-__attribute__((target("avx512f"))) static void arith_avx512(Arith op, ArithForm form, const float *a,
-                                                             const float *b, float *y, gsize n)
-{
-    ARITH_BY_FORM
-}
-__attribute__((target("avx2"))) static void arith_avx2(Arith op, ArithForm form, const float *a, const float *b,
-                                                       float *y, gsize n)
-{
-    ARITH_BY_FORM
-}
-static void arith_baseline(Arith op, ArithForm form, const float *a, const float *b, float *y, gsize n)
-{
-    ARITH_BY_FORM
-}
-
-static void arith_array(Arith op, ArithForm form, const float *a, const float *b, float *y, gsize n)
-{
-    if (__builtin_cpu_supports("avx512f"))
-        arith_avx512(op, form, a, b, y, n);
-    else if (__builtin_cpu_supports("avx2"))
-        arith_avx2(op, form, a, b, y, n);
-    else
-        arith_baseline(op, form, a, b, y, n);
 }
 
 /* y[k] = x[k] OP s for a scalar s; Pow by 2 or 3 as products, by 0.5 as a square root. */
@@ -604,9 +578,6 @@ gboolean kernel_where(const KernelCall *c, GError **error)
     ExecTensor *y = kernel_out(c, 0);
     if (!elem_supported(x->dtype))
         return kernel_fail(c, error, "element type %s is not supported by the executor", dtype_name(x->dtype));
-    const ExecTensor *ins[3] = {cond, x, z};
-    BroadcastWalk w;
-    walk_init(&w, y, 3, ins);
     gsize size = dtype_size(y->dtype);
     const guint8 *pc = cond->data;
     /* The attention mask: x has y's shape, the condition y's trailing dimensions, the other value a scalar. */
@@ -632,9 +603,11 @@ gboolean kernel_where(const KernelCall *c, GError **error)
                     yr[k] = pc[k] ? xr[k] : zr[k];
             }
         }
-        walk_clear(&w);
         return TRUE;
     }
+    const ExecTensor *ins[3] = {cond, x, z}; /* any other broadcast: an element walk */
+    BroadcastWalk w;
+    walk_init(&w, y, 3, ins);
     if (size == 4) {
         const guint32 *px = x->data, *pz = z->data;
         guint32 *py = y->data;
