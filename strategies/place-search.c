@@ -45,7 +45,7 @@ static void progress(Search *s, gint64 now)
     s->next_progress = now + G_USEC_PER_SEC;
 }
 
-static gboolean budget_left(Search *s)
+gboolean search_budget_left(Search *s)
 {
     if (s->max_nodes && s->nodes >= s->max_nodes)
         s->out_of_budget = TRUE;
@@ -107,7 +107,7 @@ static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed, GArra
         }
     if (a == G_MAXUINT)
         return NODE_FOUND;
-    if (!budget_left(s)) /* checked before counting: a node budget of N explores exactly N nodes at most */
+    if (!search_budget_left(s)) /* checked before counting: a node budget of N explores exactly N nodes at most */
         return NODE_FAILED;
     s->nodes++;
     if (!columns_can_fill(s, lo, hi, *changed) || !floors_supported(s, *changed))
@@ -238,19 +238,39 @@ static gboolean dfs(Search *s, guint lo, guint hi, Window changed)
 }
 
 /* Candidate orders tried in turn (restarts): largest first, largest area first, longest first. On the
- * perfect instances no one order solves every instance quickly, a portfolio solves more. */
-typedef enum { ORDER_SIZE, ORDER_AREA, ORDER_LENGTH, ORDER_COUNT } CandidateOrder;
+ * perfect instances no one order solves every instance quickly, a portfolio solves more. MiniMalloc's
+ * three preorders (its solver's defaults) are written by their keys: W the lifetime's length, A the area,
+ * T the most bytes live at a step of the lifetime, each largest first. */
+typedef enum { ORDER_SIZE, ORDER_AREA, ORDER_LENGTH, ORDER_WAT, ORDER_TAW, ORDER_TWA } CandidateOrder;
 
 typedef struct {
     const PlaceProblem *p;
     CandidateOrder order;
+    const guint64 *total; /* per unit: the most bytes live at a step of its lifetime */
 } OrderCtx;
+
+/* Compares by the keys named in letters (W, A, T), largest first; then by unit index. */
+static gint by_keys(const char *keys, const OrderCtx *c, guint a, guint b)
+{
+    const PlaceUnit *x = &g_array_index(c->p->units, PlaceUnit, a), *y = &g_array_index(c->p->units, PlaceUnit, b);
+    guint64 lx = x->last - x->first + 1, ly = y->last - y->first + 1;
+    for (const char *k = keys; *k; k++) {
+        guint64 kx = *k == 'W' ? lx : *k == 'A' ? x->size * lx : c->total[a];
+        guint64 ky = *k == 'W' ? ly : *k == 'A' ? y->size * ly : c->total[b];
+        if (kx != ky)
+            return kx > ky ? -1 : 1;
+    }
+    return a < b ? -1 : a > b;
+}
 
 static gint by_order(gconstpointer a, gconstpointer b, gpointer data)
 {
     const OrderCtx *c = data;
-    const PlaceUnit *x = &g_array_index(c->p->units, PlaceUnit, *(const guint *)a);
-    const PlaceUnit *y = &g_array_index(c->p->units, PlaceUnit, *(const guint *)b);
+    guint ua = *(const guint *)a, ub = *(const guint *)b;
+    if (c->order >= ORDER_WAT)
+        return by_keys(c->order == ORDER_WAT ? "WAT" : c->order == ORDER_TAW ? "TAW" : "TWA", c, ua, ub);
+    const PlaceUnit *x = &g_array_index(c->p->units, PlaceUnit, ua);
+    const PlaceUnit *y = &g_array_index(c->p->units, PlaceUnit, ub);
     guint64 lx = x->last - x->first + 1, ly = y->last - y->first + 1;
     guint64 kx = c->order == ORDER_AREA ? x->size * lx : c->order == ORDER_LENGTH ? lx : x->size;
     guint64 ky = c->order == ORDER_AREA ? y->size * ly : c->order == ORDER_LENGTH ? ly : y->size;
@@ -261,22 +281,47 @@ static gint by_order(gconstpointer a, gconstpointer b, gpointer data)
     return lx > ly ? -1 : lx < ly;
 }
 
-/* One target's attempt: searches over the candidate orders, each with coarse and with exact raises, take
- * turns (restarts) with node limits doubling each round (1000, 2000, ...), until one succeeds, an exact one
- * searches its whole space (nothing at this target), the attempt's allowance is used, or the budget (nodes
- * or seconds) is spent. A coarse search that ends without a placement proves nothing and is not rerun. */
+/* A restart's engine: the skyline search with coarse or exact raises, or MiniMalloc's (search-sections.c). */
+typedef enum { ENGINE_COARSE, ENGINE_EXACT, ENGINE_SECTIONS } Engine;
+
+typedef struct {
+    Engine engine;
+    CandidateOrder order;
+} Turn;
+
+/* The turns of each strategy, taken in rounds (see try_target). */
+static const Turn search_turns[] = {
+    {ENGINE_COARSE, ORDER_SIZE},   {ENGINE_EXACT, ORDER_SIZE},   {ENGINE_COARSE, ORDER_AREA},
+    {ENGINE_EXACT, ORDER_AREA},    {ENGINE_COARSE, ORDER_LENGTH}, {ENGINE_EXACT, ORDER_LENGTH},
+    {ENGINE_SECTIONS, ORDER_WAT}, {ENGINE_SECTIONS, ORDER_TAW}, {ENGINE_SECTIONS, ORDER_TWA},
+};
+static const Turn minimalloc_turns[] = {
+    {ENGINE_SECTIONS, ORDER_WAT}, {ENGINE_SECTIONS, ORDER_TAW}, {ENGINE_SECTIONS, ORDER_TWA},
+};
+
+typedef struct {
+    const Turn *turns;
+    guint count;
+} Turns;
+
+/* One target's attempt: the turns (an engine with a candidate order each) take turns (restarts) with node
+ * limits doubling each round (1000, 2000, ...), until one succeeds, an exact one searches its whole space
+ * (nothing at this target), the attempt's allowance is used, or the budget (nodes or seconds) is spent. A
+ * coarse search that ends without a placement proves nothing and is not rerun. */
 typedef enum { TARGET_FOUND, TARGET_NONE, TARGET_UNKNOWN } TargetResult;
 
 typedef struct {
     Search *s;
     const PlaceProblem *p;
+    Turns turns;
     GPtrArray *parts;
     const guint64 *floor;
+    const guint64 *total; /* per unit, for the orders */
     guint64 budget_nodes; /* options->max_nodes (0: none) */
     gboolean spent;       /* the budget is spent */
 } TargetRun;
 
-static gboolean solve_part(Search *s, const guint64 *pinned_floor);
+static gboolean solve_part(Search *s, const guint64 *pinned_floor, Engine engine);
 
 static TargetResult try_target(TargetRun *run, guint64 target, guint64 allowance)
 {
@@ -287,31 +332,31 @@ static TargetResult try_target(TargetRun *run, guint64 target, guint64 allowance
         s->failed_count = 0;
     }
     guint64 end = s->nodes + allowance;
-    gboolean coarse_done[ORDER_COUNT] = {FALSE};
+    gboolean coarse_done[16] = {FALSE}; /* per turn */
     for (guint64 round = 1000;; round *= 2) {
-        for (guint turn = 0; turn < 2 * ORDER_COUNT; turn++) {
-            CandidateOrder ord = turn / 2;
-            s->exact_raises = turn % 2;
-            if (!s->exact_raises && coarse_done[ord])
+        for (guint turn = 0; turn < run->turns.count; turn++) {
+            const Turn *t = &run->turns.turns[turn];
+            if (t->engine == ENGINE_COARSE && coarse_done[turn])
                 continue;
+            s->exact_raises = t->engine != ENGINE_COARSE;
             guint64 limit = MIN(s->nodes + round, end);
             s->max_nodes = run->budget_nodes ? MIN(limit, run->budget_nodes) : limit;
             s->out_of_budget = FALSE;
-            OrderCtx ctx = {run->p, ord};
+            OrderCtx ctx = {run->p, t->order, run->total};
             gboolean all_found = TRUE;
             for (guint k = 0; all_found && k < run->parts->len; k++) {
                 GArray *part = run->parts->pdata[k];
                 s->n = part->len;
                 memcpy(s->units, part->data, part->len * sizeof(guint));
                 g_qsort_with_data(s->units, (gint)s->n, sizeof(guint), by_order, &ctx);
-                all_found = solve_part(s, run->floor);
+                all_found = solve_part(s, run->floor, t->engine);
             }
             if (all_found)
                 return TARGET_FOUND;
-            if (!s->out_of_budget && s->exact_raises)
+            if (!s->out_of_budget && t->engine != ENGINE_COARSE)
                 return TARGET_NONE; /* the whole space of placements: no use retrying */
             if (!s->out_of_budget)
-                coarse_done[ord] = TRUE;
+                coarse_done[turn] = TRUE;
             if (g_get_monotonic_time() >= s->deadline || (run->budget_nodes && s->nodes >= run->budget_nodes) ||
                 s->interrupted) {
                 run->spent = TRUE;
@@ -346,8 +391,8 @@ static guint *index_by_step(Search *s, guint *from, gboolean first_only)
     return list;
 }
 
-/* Tries to place one part (its units in s->units) under s->target. */
-static gboolean solve_part(Search *s, const guint64 *pinned_floor)
+/* Tries to place one part (its units in s->units) under s->target with the engine. */
+static gboolean solve_part(Search *s, const guint64 *pinned_floor, Engine engine)
 {
     memcpy(s->h, pinned_floor, s->steps * sizeof(guint64));
     memset(s->left, 0, s->steps * sizeof(guint64));
@@ -370,10 +415,14 @@ static gboolean solve_part(Search *s, const guint64 *pinned_floor)
     index_by_step(s, s->starts_from, TRUE);
     for (guint i = 0; i < s->n; i++)
         s->starts_last[i] = unit(s, s->starts[i])->last;
-    return s->n == 0 || dfs(s, lo, hi, (Window){lo, hi});
+    if (s->n == 0)
+        return TRUE;
+    return engine == ENGINE_SECTIONS ? sections_solve(s, lo, hi) : dfs(s, lo, hi, (Window){lo, hi});
 }
 
-static guint64 lower_bound(const PlaceProblem *p)
+/* The lower bound (the most bytes live at a step), and per unit the most bytes live at a step of its
+ * lifetime (total, for the orders). */
+static guint64 lower_bound(const PlaceProblem *p, guint64 *total)
 {
     guint64 *live = g_new0(guint64, p->steps + 1), best = 0;
     for (guint u = 0; u < p->units->len; u++) {
@@ -383,6 +432,12 @@ static guint64 lower_bound(const PlaceProblem *p)
     }
     for (guint t = 0; t < p->steps; t++)
         best = MAX(best, live[t]);
+    for (guint u = 0; u < p->units->len; u++) {
+        const PlaceUnit *x = &g_array_index(p->units, PlaceUnit, u);
+        total[u] = 0;
+        for (guint t = x->first; t <= x->last; t++)
+            total[u] = MAX(total[u], live[t]);
+    }
     g_free(live);
     return best;
 }
@@ -468,7 +523,7 @@ static gboolean is_heuristic(const PlaceStrategy *s, const PlaceProblem *p)
     return s->role == ROLE_HEURISTIC;
 }
 
-static gboolean search_on_this_stack(const PlaceProblem *p, guint64 *offsets, char **detail, GError **error)
+static gboolean search_on_this_stack(const PlaceProblem *p, Turns turns, guint64 *offsets, char **detail, GError **error)
 {
     gint64 start = g_get_monotonic_time();
     const PlaceOptions *o = p->options;
@@ -479,7 +534,8 @@ static gboolean search_on_this_stack(const PlaceProblem *p, guint64 *offsets, ch
     char *skipped;
     if (!place_keep_smallest(p, is_heuristic, offsets, &kept, &incumbent, &skipped, error))
         return FALSE;
-    guint64 lb = lower_bound(p);
+    guint64 *total = g_new(guint64, n + 1);
+    guint64 lb = lower_bound(p, total);
     Search s = {.p = p, .steps = p->steps, .max_nodes = o->max_nodes,
                 .deadline = start + (gint64)(o->budget_seconds * G_USEC_PER_SEC), .best = incumbent, .bound = lb,
                 .start = start, .next_progress = start + G_USEC_PER_SEC};
@@ -505,6 +561,7 @@ static gboolean search_on_this_stack(const PlaceProblem *p, guint64 *offsets, ch
     s.placed = g_new0(gboolean, n + 1);
     s.offsets = g_new0(guint64, n + 1);
     s.units = g_new(guint, n + 1);
+    s.rank = g_new0(guint, n + 1);
     guint64 *floor = g_new0(guint64, p->steps + 1);
     gboolean pinned = FALSE;
     for (guint u = 0; u < n; u++) { /* pins first: the skyline starts above them */
@@ -531,7 +588,8 @@ static gboolean search_on_this_stack(const PlaceProblem *p, guint64 *offsets, ch
     guint64 grain = placement_grain(p);
     guint64 lo = round_up(lb, grain), hi = incumbent - MIN(align - 1, incumbent); /* lo: not ruled out; below hi: improves */
     gboolean proven = incumbent == lb;
-    TargetRun run = {.s = &s, .p = p, .parts = parts, .floor = floor, .budget_nodes = o->max_nodes};
+    TargetRun run = {.s = &s, .p = p, .turns = turns, .parts = parts, .floor = floor, .total = total,
+                     .budget_nodes = o->max_nodes};
     for (guint64 allowance = 100000; !proven && lo < hi && !run.spent; allowance *= 2) {
         for (guint64 pass_lo = lo; !proven && pass_lo < hi && !run.spent;) {
             guint64 open_targets = (hi - pass_lo + grain - 1) / grain; /* pass_lo, pass_lo + grain, ... below hi */
@@ -597,11 +655,20 @@ static gboolean search_on_this_stack(const PlaceProblem *p, guint64 *offsets, ch
     g_free(s.placed);
     g_free(s.offsets);
     g_free(s.units);
+    g_free(s.rank);
+    g_free(s.overlaps_from);
+    g_free(s.overlaps);
+    if (s.candidates) {
+        g_array_unref(s.candidates);
+        g_array_unref(s.moved);
+    }
+    g_free(total);
     return TRUE;
 }
 
 typedef struct {
     const PlaceProblem *p;
+    Turns turns;
     guint64 *offsets;
     char **detail;
     GError **error;
@@ -611,15 +678,15 @@ typedef struct {
 static void *search_thread(void *data)
 {
     SearchCall *c = data;
-    c->ok = search_on_this_stack(c->p, c->offsets, c->detail, c->error);
+    c->ok = search_on_this_stack(c->p, c->turns, c->offsets, c->detail, c->error);
     return NULL;
 }
 
 /* The search recurses once per unit placed; on a thread whose stack grows with the problem (reserved,
  * touched only as deep as it goes) a trace of many buffers cannot overflow the process's 8 MB stack. */
-static gboolean search_plan(const PlaceProblem *p, guint64 *offsets, char **detail, GError **error)
+static gboolean search_with(const PlaceProblem *p, Turns turns, guint64 *offsets, char **detail, GError **error)
 {
-    SearchCall call = {p, offsets, detail, error, FALSE};
+    SearchCall call = {p, turns, offsets, detail, error, FALSE};
     size_t stack = ((size_t)MIN(p->units->len, 1u << 22) + 1024) * 4096; /* a frame is < 1 KB; sanitizers grow it */
     pthread_attr_t attr;
     pthread_t thread;
@@ -635,10 +702,30 @@ static gboolean search_plan(const PlaceProblem *p, guint64 *offsets, char **deta
     return call.ok;
 }
 
+static gboolean search_plan(const PlaceProblem *p, guint64 *offsets, char **detail, GError **error)
+{
+    return search_with(p, (Turns){search_turns, G_N_ELEMENTS(search_turns)}, offsets, detail, error);
+}
+
+static gboolean minimalloc_plan(const PlaceProblem *p, guint64 *offsets, char **detail, GError **error)
+{
+    return search_with(p, (Turns){minimalloc_turns, G_N_ELEMENTS(minimalloc_turns)}, offsets, detail, error);
+}
+
 const PlaceStrategy place_search = {
     .name = "search",
     .summary = "exact branch and bound over canonical placements (MiniMalloc's ideas), from the best heuristic down",
     .kind = PLACE_OFFLINE,
     .role = ROLE_EXACT,
     .plan = search_plan,
+};
+
+/* MiniMalloc's search (search-sections.c) under the same driver (incumbent, targets, budget), for
+ * comparison: no portfolio runs it. */
+const PlaceStrategy place_minimalloc = {
+    .name = "minimalloc",
+    .summary = "MiniMalloc's published search (canonical order, dominance, section inference), our implementation, as a peer",
+    .kind = PLACE_OFFLINE,
+    .role = ROLE_PEER,
+    .plan = minimalloc_plan,
 };

@@ -1,6 +1,6 @@
 /* search.h — the state of the exact placement search (strategies/place-search.c) and the pieces it is
  * built from: bookkeeping and inference over the skyline (search-infer.c), the memo of failed states
- * (search-memo.c). Internal to the search. */
+ * (search-memo.c), MiniMalloc's search on the same state (search-sections.c). Internal to the search. */
 #ifndef SIM_SEARCH_H
 #define SIM_SEARCH_H
 
@@ -32,6 +32,11 @@ typedef struct {
     guint64 *offsets;
     guint *units;        /* this part's units, in the candidate order */
     guint n;
+    guint *rank;         /* per unit: its place in that order (search-sections.c's preorder rank) */
+    GArray *candidates;  /* search-sections.c: each node's candidates, stacked */
+    GArray *moved;       /* ... scratch: candidates whose offset rose */
+    guint *overlaps_from; /* ... per unit u: overlaps[overlaps_from[u] .. overlaps_from[u + 1]) share a step with it */
+    guint *overlaps;
     gboolean exact_raises; /* raises that lose no placement (see dfs_node), or faster coarse ones */
     guint64 nodes, max_nodes;
     gint64 deadline;
@@ -68,6 +73,13 @@ static inline const guint *units_around(const Search *s, guint from, guint to, g
     *count = listed < s->n ? listed : s->n;
     return listed < s->n ? s->live + s->live_from[from] : s->units;
 }
+
+/* place-search.c: FALSE once the node or time budget is spent or a stop was requested (checks the clock
+ * every 1024 nodes, and prints progress). */
+gboolean search_budget_left(Search *s);
+
+/* search-sections.c: MiniMalloc's search over the part's units (s->units, in preorder) in [lo, hi). */
+gboolean sections_solve(Search *s, guint lo, guint hi);
 
 /* search-infer.c */
 void count_unplaced(Search *s, const PlaceUnit *x, gint sign);

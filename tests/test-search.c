@@ -141,6 +141,9 @@ static guint64 brute_optimum(const Trace *t)
     return best;
 }
 
+/* Both exact strategies: search (its own restarts and MiniMalloc's) and minimalloc (MiniMalloc's alone). */
+static const char *const exact[] = {"search", "minimalloc"};
+
 static void test_tiny_traces_against_brute_force(void)
 {
     guint proofs = 0, above = 0;
@@ -149,24 +152,28 @@ static void test_tiny_traces_against_brute_force(void)
     for (guint seed = 1; seed <= 1500; seed++) {
         Trace *t = tiny_trace(seed, 1);
         guint64 best = brute_optimum(t);
-        Plan *p = run("search", t, &o);
-        if (p->arena != best)
-            g_error("seed %u: search %" G_GUINT64_FORMAT " B, brute force %" G_GUINT64_FORMAT " B (%s)", seed, p->arena, best, p->detail);
-        if (!strstr(p->detail, "optimal (proven"))
-            g_error("seed %u: the search ended without a proof (%s)", seed, p->detail);
+        for (gsize k = 0; k < G_N_ELEMENTS(exact); k++) {
+            Plan *p = run(exact[k], t, &o);
+            if (p->arena != best)
+                g_error("seed %u: %s %" G_GUINT64_FORMAT " B, brute force %" G_GUINT64_FORMAT " B (%s)", seed, exact[k],
+                        p->arena, best, p->detail);
+            if (!strstr(p->detail, "optimal (proven"))
+                g_error("seed %u: %s ended without a proof (%s)", seed, exact[k], p->detail);
+            plan_free(p);
+        }
         proofs += best == trace_lower_bound(t);
         above += best > trace_lower_bound(t);
-        plan_free(p);
         trace_free(t);
     }
-    g_test_message("search equals brute force on 1500 tiny traces and proves each optimal: %u at the lower bound, %u above it",
+    g_test_message("search and minimalloc equal brute force on 1500 tiny traces and prove each optimal: %u at the lower "
+                   "bound, %u above it",
                    proofs, above);
     g_assert_cmpuint(above, >, 0); /* the cases where the search must do more than reach the bound */
 }
 
 /* The staggered family (mkgraph trace --staggered 1: few power-of-two sizes, staggered lifetimes, sections
- * filled to a round capacity) small enough for the brute force: the search's optimum is the true one,
- * proven, on 300 of them. */
+ * filled to a round capacity) small enough for the brute force: each exact strategy's optimum is the true
+ * one, proven, on 300 of them. */
 static void test_tiny_staggered_against_brute_force(void)
 {
     guint above = 0;
@@ -176,15 +183,18 @@ static void test_tiny_staggered_against_brute_force(void)
         Trace *t = trace_staggered(6 + seed % 3, seed, 0, 1 + seed % 2);
         g_assert_cmpuint(trace_count(t), <=, 8);
         guint64 best = brute_optimum(t);
-        Plan *p = run("search", t, &o);
-        if (p->arena != best || !strstr(p->detail, "optimal (proven"))
-            g_error("staggered seed %u: search %" G_GUINT64_FORMAT " B (%s), brute force %" G_GUINT64_FORMAT " B", seed,
-                    p->arena, p->detail, best);
+        for (gsize k = 0; k < G_N_ELEMENTS(exact); k++) {
+            Plan *p = run(exact[k], t, &o);
+            if (p->arena != best || !strstr(p->detail, "optimal (proven"))
+                g_error("staggered seed %u: %s %" G_GUINT64_FORMAT " B (%s), brute force %" G_GUINT64_FORMAT " B", seed,
+                        exact[k], p->arena, p->detail, best);
+            plan_free(p);
+        }
         above += best > trace_lower_bound(t);
-        plan_free(p);
         trace_free(t);
     }
-    g_test_message("search equals brute force on 300 tiny staggered traces, %u of them above the lower bound", above);
+    g_test_message("search and minimalloc equal brute force on 300 tiny staggered traces, %u of them above the lower bound",
+                   above);
 }
 
 static guint64 nodes_of(const Plan *p)

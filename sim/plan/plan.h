@@ -53,8 +53,9 @@ typedef struct {
 typedef enum { PLACE_ONLINE, PLACE_OFFLINE } PlaceKind;
 
 /* What a strategy is for, so others can pick it without naming it: the no-reuse baseline, the fast
- * heuristics (incumbents for the search), improvers, exact search, and portfolios of the others. */
-typedef enum { ROLE_BASELINE, ROLE_HEURISTIC, ROLE_IMPROVER, ROLE_EXACT, ROLE_PORTFOLIO } PlaceRole;
+ * heuristics (incumbents for the search), improvers, exact search, portfolios of the others, and peers
+ * (a published algorithm rebuilt for comparison, which no portfolio runs). */
+typedef enum { ROLE_BASELINE, ROLE_HEURISTIC, ROLE_IMPROVER, ROLE_EXACT, ROLE_PORTFOLIO, ROLE_PEER } PlaceRole;
 
 typedef struct PlaceStrategy {
     const char *name;

@@ -1,0 +1,292 @@
+/* search-sections.c — MiniMalloc's search (Moffitt, ASPLOS'23) as its paper and published solver describe
+ * it, our own implementation (facts only), run on the state the skyline search keeps (search.h):
+ *  - a buffer goes at its minimum offset: the highest top among placed buffers it shares a step with (the
+ *    unit's peak, aligned); buffers are placed in non-decreasing (offset, preorder rank) — canonical
+ *    solutions, so every later placement is at or above the last one's offset;
+ *  - dominance: no buffer at or above the lowest top any unplaced buffer could reach now (that one fits
+ *    under it and would come first in a canonical order);
+ *  - section inference: at every step, max(last offset, the lowest minimum offset among the unplaced
+ *    units live there) plus their bytes must fit under the target;
+ *  - hatless pruning: a buffer with nothing unplaced over it in time constrains no other; once its
+ *    subtree failed, placing another first cannot help (the buffer would still go where it went);
+ *  - dynamic decomposition: a boundary no unplaced unit crosses splits the rest into pieces solved alone,
+ *    each from offset 0.
+ * It is the engine of the strategy `minimalloc` (the peer the search is measured against, bench/search.sh)
+ * and of some of `search`'s restarts. */
+#include "strategies/search.h"
+
+#include <stdlib.h>
+
+typedef struct {
+    guint64 off;
+    guint rank;
+    guint u;
+} Candidate;
+
+static inline guint64 min_offset(const Search *s, guint u)
+{
+    return round_up(s->peak[u], unit(s, u)->align);
+}
+
+static int by_offset_then_rank(const void *a, const void *b)
+{
+    const Candidate *x = a, *y = b;
+    if (x->off != y->off)
+        return x->off < y->off ? -1 : 1;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* Section inference, first half: every later placement is at off or higher, so off plus the bytes left at
+ * any step must fit. The steps of [lo, hi) where they do not, before the placement, span [*p, *q] (*p > *q:
+ * none); the unit placed at off must cover all of them, and take enough away there (checked after). */
+static void overfull_span(const Search *s, guint lo, guint hi, guint64 off, guint *p, guint *q)
+{
+    *p = G_MAXUINT;
+    *q = 0;
+    for (guint t = lo; t < hi; t++)
+        if (off + s->left[t] > s->target) {
+            *p = MIN(*p, t);
+            *q = t;
+        }
+}
+
+/* Section inference after x's placement at offset off: the overfull span [p, q] now fits; and at the steps
+ * whose floor (the lowest minimum offset among the unplaced units live there) can have changed — x's
+ * lifetime and those of the units x raised (peak_undo from mark) — that floor plus the bytes left must
+ * fit. Elsewhere neither the floor nor the bytes changed since the check that let the parent node through. */
+static gboolean sections_fit(const Search *s, guint lo, guint hi, guint64 off, guint p, guint q, const PlaceUnit *x,
+                             guint mark)
+{
+    for (guint t = p; t <= q; t++)
+        if (off + s->left[t] > s->target)
+            return FALSE;
+    guint from = x->first, to = x->last;
+    for (guint k = mark; k < s->peak_undo->len; k++) {
+        const PlaceUnit *y = unit(s, g_array_index(s->peak_undo, PeakChange, k).u);
+        from = MIN(from, y->first);
+        to = MAX(to, y->last);
+    }
+    for (guint t = MAX(from, lo); t <= to && t < hi; t++) {
+        if (!s->left[t])
+            continue;
+        guint64 floor = G_MAXUINT64;
+        for (guint i = s->live_from[t]; i < s->live_from[t + 1]; i++)
+            if (!s->placed[s->live[i]])
+                floor = MIN(floor, min_offset(s, s->live[i]));
+        if (floor + s->left[t] > s->target)
+            return FALSE;
+    }
+    return TRUE;
+}
+
+/* Raises the minimum offsets of the unplaced units sharing a step with x (placed at off) to its top,
+ * recorded in peak_undo; FALSE when there are none (x is hatless). Through x's overlap list when the part
+ * has them (see overlaps_build), else through the live lists around it. */
+static gboolean raise_overlapping(Search *s, guint u, guint64 top)
+{
+    const PlaceUnit *x = unit(s, u);
+    if (!s->overlaps_from) {
+        gboolean hat = FALSE;
+        guint around;
+        const guint *near = units_around(s, x->first, x->last, &around);
+        for (guint j = 0; j < around && !hat; j++) {
+            const PlaceUnit *y = unit(s, near[j]);
+            hat = !s->placed[near[j]] && y->size && y->first <= x->last && x->first <= y->last;
+        }
+        raise_peaks(s, x->first, x->last, top);
+        return hat;
+    }
+    gboolean hat = FALSE;
+    for (guint i = s->overlaps_from[u]; i < s->overlaps_from[u + 1]; i++) {
+        guint v = s->overlaps[i];
+        if (s->placed[v])
+            continue;
+        hat = hat || unit(s, v)->size;
+        if (s->peak[v] < top) {
+            PeakChange c = {v, s->peak[v]};
+            g_array_append_val(s->peak_undo, c);
+            s->peak[v] = top;
+        }
+    }
+    return hat;
+}
+
+/* Per unit of the part, the other units sharing a step with it (CSR, indexed by unit), when they number
+ * at most OVERLAPS_MAX in all (a part of a million units living together would need a trillion). */
+#define OVERLAPS_MAX (16u << 20)
+
+static void overlaps_build(Search *s)
+{
+    g_clear_pointer(&s->overlaps_from, g_free);
+    g_clear_pointer(&s->overlaps, g_free);
+    guint64 listed = 0;
+    for (guint k = 0; k < s->n; k++) {
+        const PlaceUnit *x = unit(s, s->units[k]);
+        listed += s->live_from[x->last + 1] - s->live_from[x->first];
+    }
+    if (listed > OVERLAPS_MAX)
+        return;
+    guint n = s->p->units->len;
+    s->overlaps_from = g_new0(guint, n + 1);
+    s->overlaps = g_new(guint, listed + 1);
+    guint *seen = g_new0(guint, n + 1); /* stamp: the unit (+1) whose list last took it */
+    guint fill = 0;
+    /* Units outside the part keep empty lists: from[u + 1] = from[u] is set as the units come, in index order. */
+    gboolean *in_part = g_new0(gboolean, n + 1);
+    for (guint k = 0; k < s->n; k++)
+        in_part[s->units[k]] = TRUE;
+    for (guint u = 0; u < n; u++) {
+        s->overlaps_from[u] = fill;
+        if (!in_part[u])
+            continue;
+        const PlaceUnit *x = unit(s, u);
+        seen[u] = u + 1;
+        for (guint i = s->live_from[x->first]; i < s->live_from[x->last + 1]; i++) {
+            guint v = s->live[i];
+            if (seen[v] != u + 1) {
+                seen[v] = u + 1;
+                s->overlaps[fill++] = v;
+            }
+        }
+    }
+    s->overlaps_from[n] = fill;
+    g_free(in_part);
+    g_free(seen);
+}
+
+/* The node's candidates, sorted by (offset, rank), stacked at the top of s->candidates: the parent's list
+ * (count entries from `from`) without the units placed or out of [lo, hi) — the ones whose minimum offset
+ * rose since are sorted apart and merged back in, so a node costs a pass, not a sort; at a part's root
+ * (count G_MAXUINT) every unit in range, sorted. Returns how many; *lowest_top: the lowest top any of them
+ * could reach. */
+static guint node_candidates(Search *s, guint lo, guint hi, guint from, guint count, guint64 *lowest_top)
+{
+    guint base = s->candidates->len;
+    *lowest_top = G_MAXUINT64;
+    if (count == G_MAXUINT) {
+        for (guint k = 0; k < s->n; k++) {
+            guint u = s->units[k];
+            const PlaceUnit *x = unit(s, u);
+            if (s->placed[u] || !x->size || x->first < lo || x->last >= hi)
+                continue;
+            Candidate c = {min_offset(s, u), s->rank[u], u};
+            g_array_append_val(s->candidates, c);
+            *lowest_top = MIN(*lowest_top, c.off + x->size);
+        }
+        count = s->candidates->len - base;
+        qsort(&g_array_index(s->candidates, Candidate, base), count, sizeof(Candidate), by_offset_then_rank);
+        return count;
+    }
+    g_array_set_size(s->candidates, base + count); /* room for all; pointers taken after the resize */
+    Candidate *parent = &g_array_index(s->candidates, Candidate, from), *out = &g_array_index(s->candidates, Candidate, base);
+    g_array_set_size(s->moved, 0);
+    guint kept = 0;
+    for (guint i = 0; i < count; i++) {
+        Candidate c = parent[i];
+        const PlaceUnit *x = unit(s, c.u);
+        if (s->placed[c.u] || x->first < lo || x->last >= hi)
+            continue;
+        guint64 now = min_offset(s, c.u);
+        *lowest_top = MIN(*lowest_top, now + x->size);
+        if (now == c.off) {
+            out[kept++] = c;
+        } else {
+            c.off = now;
+            g_array_append_val(s->moved, c);
+        }
+    }
+    guint moved = s->moved->len, total = kept + moved;
+    Candidate *m = (Candidate *)s->moved->data;
+    qsort(m, moved, sizeof(Candidate), by_offset_then_rank);
+    for (guint i = kept, j = moved, k = total; j > 0;) /* merge from the back, in place */
+        out[--k] = i > 0 && by_offset_then_rank(&out[i - 1], &m[j - 1]) > 0 ? out[--i] : m[--j];
+    g_array_set_size(s->candidates, base + total);
+    return total;
+}
+
+static gboolean sections_dfs(Search *s, guint lo, guint hi, guint64 after_off, guint after_rank, guint from,
+                             guint count);
+
+/* After x's placement: the steps between boundaries no unplaced unit crosses any more are solved alone.
+ * The node's candidates (count from `from`) are the pieces' parent list. */
+static gboolean sections_pieces(Search *s, guint lo, guint hi, const PlaceUnit *x, const Candidate *at, guint from,
+                                guint count)
+{
+    gboolean cut = FALSE;
+    for (guint c = x->first; c < x->last && !cut; c++)
+        cut = s->cross[c] == 0;
+    if (!cut)
+        return sections_dfs(s, lo, hi, at->off, at->rank, from, count);
+    guint piece = lo;
+    for (guint c = x->first; c <= x->last; c++) {
+        if (c < x->last && s->cross[c])
+            continue;
+        guint to = c < x->last ? c + 1 : hi;
+        if (!sections_dfs(s, piece, to, 0, 0, from, count))
+            return FALSE;
+        piece = to;
+    }
+    return TRUE;
+}
+
+/* Places every unplaced unit living in [lo, hi) at or after (after_off, after_rank) in canonical order. */
+static gboolean sections_dfs(Search *s, guint lo, guint hi, guint64 after_off, guint after_rank, guint from,
+                             guint count)
+{
+    if (!search_budget_left(s))
+        return FALSE;
+    s->nodes++;
+    guint base = s->candidates->len;
+    guint64 lowest_top;
+    count = node_candidates(s, lo, hi, from, count, &lowest_top);
+    if (!count)
+        return TRUE;
+    guint64 span_off = G_MAXUINT64; /* the offset the overfull span [p, q] is for */
+    guint p = 0, q = 0;
+    gboolean found = FALSE;
+    for (guint i = 0; i < count && !found; i++) {
+        Candidate c = g_array_index(s->candidates, Candidate, base + i); /* a copy: deeper nodes grow the array */
+        if (c.off < after_off || (c.off == after_off && c.rank < after_rank))
+            continue;
+        if (c.off >= lowest_top)
+            break; /* dominated, and so is every later candidate (sorted by offset) */
+        const PlaceUnit *x = unit(s, c.u);
+        if (c.off + x->size > s->target)
+            continue;
+        if (c.off != span_off) {
+            overfull_span(s, lo, hi, c.off, &p, &q);
+            span_off = c.off;
+        }
+        if (p <= q && (x->first > p || x->last < q))
+            continue; /* an overfull step it does not cover */
+        s->placed[c.u] = TRUE;
+        s->offsets[c.u] = c.off;
+        count_unplaced(s, x, -1);
+        guint peaks = s->peak_undo->len;
+        gboolean hatless = !raise_overlapping(s, c.u, c.off + x->size);
+        found = sections_fit(s, lo, hi, c.off, p, q, x, peaks) && sections_pieces(s, lo, hi, x, &c, base, count);
+        restore_peaks(s, peaks);
+        count_unplaced(s, x, +1);
+        s->placed[c.u] = FALSE;
+        if (s->out_of_budget || hatless)
+            break;
+    }
+    g_array_set_size(s->candidates, base);
+    return found;
+}
+
+gboolean sections_solve(Search *s, guint lo, guint hi)
+{
+    for (guint k = 0; k < s->n; k++) {
+        s->rank[s->units[k]] = k;
+        if (!unit(s, s->units[k])->size)
+            s->offsets[s->units[k]] = 0; /* occupies nothing */
+    }
+    overlaps_build(s);
+    if (!s->candidates) {
+        s->candidates = g_array_new(FALSE, FALSE, sizeof(Candidate));
+        s->moved = g_array_new(FALSE, FALSE, sizeof(Candidate));
+    }
+    g_array_set_size(s->candidates, 0);
+    return sections_dfs(s, lo, hi, 0, 0, 0, G_MAXUINT);
+}
