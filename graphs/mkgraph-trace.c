@@ -1,6 +1,6 @@
 /* mkgraph-trace.c — `mkgraph trace`: a random trace, with --perfect 1 a perfect instance whose optimum is
- * known, or with --staggered 1 a hard one like real accelerator traces (graphs/tracegen.c), written as a
- * trace file — our text
+ * known, or with --staggered 1 a hard one like real accelerator traces (2: the same built as a packing,
+ * whose placement --solution-out writes) (graphs/tracegen.c), written as a trace file — our text
  * format, or MiniMalloc CSV when the output ends in .csv — for planning benchmarks and for replaying
  * in other tools. */
 #include "graphs/mkgraph.h"
@@ -17,13 +17,15 @@ static const MkParam trace_params[] = {
     {"time", "1048576", "perfect: the rectangle's time extent (steps = time / quantum)"},
     {"quantum", "1024", "perfect: cuts fall on multiples of this"},
     {"drop", "0", "perfect: percent of the rectangles dropped"},
-    {"staggered", "0", "1: a hard instance like real accelerator traces (few power-of-two sizes, staggered lifetimes)"},
-    {"capacity", "0", "staggered: each section peaks at most here (0: a round 85% of its natural peak)"},
+    {"staggered", "0", "1: a hard instance like real accelerator traces (few power-of-two sizes, staggered lifetimes); "
+                       "2: the same built as a packing within the capacity (a placement there exists)"},
+    {"capacity", "0", "staggered: each section peaks at most here (0: a round 85% of its natural peak; packed: sized "
+                      "to hold about the buffers asked)"},
     {"sections", "3", "staggered: separate peak sections"},
     {NULL, NULL, NULL},
 };
 
-static Trace *build_trace(const MkParams *p, GError **error)
+static Trace *build_trace(const MkParams *p, GArray **construction, GError **error)
 {
     TraceGenOptions o = TRACEGEN_DEFAULTS;
     gint64 buffers = mk_int(p, "buffers", error), seed = mk_int(p, "seed", error), min = mk_int(p, "min-size", error),
@@ -35,13 +37,14 @@ static Trace *build_trace(const MkParams *p, GError **error)
     if (*error)
         return NULL;
     if (staggered) {
-        if (buffers < 1 || buffers > 10000000 || (capacity && capacity < 65536) || capacity > ((gint64)1 << 40) || sections < 1 ||
+        if (staggered < 0 || staggered > 2 || (staggered == 2 && capacity > ((gint64)1 << 32)) || buffers < 1 || buffers > 10000000 || (capacity && capacity < 65536) || capacity > ((gint64)1 << 40) || sections < 1 ||
             sections > 1000) {
-            g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "staggered traces need 1 <= buffers <= 1e7, capacity 0 or "
-                        "from 64 KiB to 1 TiB, 1 to 1000 sections");
+            g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "staggered traces need --staggered 1 or 2, 1 <= buffers <= 1e7, "
+                        "capacity 0 or from 64 KiB to 1 TiB (4 GiB packed), 1 to 1000 sections");
             return NULL;
         }
-        return trace_staggered((guint)buffers, (guint32)seed, (guint64)capacity, (guint)sections);
+        return staggered == 2 ? trace_staggered_packed((guint)buffers, (guint32)seed, (guint64)capacity, (guint)sections, construction)
+                              : trace_staggered((guint)buffers, (guint32)seed, (guint64)capacity, (guint)sections);
     }
     if (perfect) {
         if (quantum < 1 || width < quantum || time < quantum || time / quantum > (1 << 24) || drop > 99) {

@@ -87,11 +87,15 @@ int main(int argc, char **argv)
     MkParams params = {g_hash_table_new(g_str_hash, g_str_equal)};
     for (const MkParam *p = family->params; p->name; p++)
         g_hash_table_insert(params.values, (gpointer)p->name, (gpointer)p->dflt);
-    const char *out = NULL;
+    const char *out = NULL, *solution_out = NULL;
     int status = 0;
     for (int k = 2; k < argc && !status; k++) {
         if (!strcmp(argv[k], "-o") && k + 1 < argc) {
             out = argv[++k];
+            continue;
+        }
+        if (!strcmp(argv[k], "--solution-out") && k + 1 < argc && family->build_trace) {
+            solution_out = argv[++k];
             continue;
         }
         const char *name = !strncmp(argv[k], "--", 2) ? argv[k] + 2 : NULL;
@@ -111,8 +115,19 @@ int main(int argc, char **argv)
         GError *error = NULL;
         gboolean ok;
         if (family->build_trace) {
-            Trace *t = family->build_trace(&params, &error);
+            GArray *construction = NULL;
+            Trace *t = family->build_trace(&params, &construction, &error);
             ok = t && trace_write_file(t, NULL, out, &error);
+            if (ok && solution_out && !construction) {
+                g_set_error(&error, SIM_ERROR, SIM_ERROR_USAGE, "--solution-out: this trace is not built as a placement "
+                                                                "(use --staggered 2)");
+                ok = FALSE;
+            } else if (ok && solution_out) {
+                ok = trace_write_file(t, (const guint64 *)construction->data, solution_out, &error);
+                out = solution_out; /* for the error message */
+            }
+            if (construction)
+                g_array_unref(construction);
             trace_free(t);
         } else {
             Model *m = family->build(&params, &error);

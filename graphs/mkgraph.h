@@ -27,7 +27,9 @@ typedef struct {
     const char *summary;
     const MkParam *params; /* terminated by {NULL} */
     Model *(*build)(const MkParams *p, GError **error); /* error is never NULL */
-    Trace *(*build_trace)(const MkParams *p, GError **error); /* families that write a trace instead */
+    /* Families that write a trace instead; a trace built as a placement also hands it back (one offset per
+     * buffer, *construction set, caller unrefs), which `--solution-out FILE` writes as a MiniMalloc solution. */
+    Trace *(*build_trace)(const MkParams *p, GArray **construction, GError **error);
 } MkFamily;
 
 /* The families (one file each), listed in mkgraph.c's registry. */

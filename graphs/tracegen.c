@@ -163,3 +163,116 @@ Trace *trace_staggered(guint buffers, guint32 seed, guint64 capacity, guint sect
     }
     return staggered(buffers, seed, capacity, sections, &lowest);
 }
+
+/* A strip of the capacity in grains (bits), one bitmap per step: set bits are taken. */
+typedef struct {
+    guint words;   /* 64-bit words per step */
+    guint64 *bits; /* steps x words */
+} Strip;
+
+/* The lowest grain offset where `need` grains are free at every step of [first, last], or G_MAXUINT64. */
+static guint64 strip_lowest_fit(const Strip *s, guint first, guint last, guint need, guint grains, guint64 *scratch)
+{
+    for (guint w = 0; w < s->words; w++) {
+        guint64 taken = 0;
+        for (guint t = first; t <= last; t++)
+            taken |= s->bits[(gsize)t * s->words + w];
+        scratch[w] = taken;
+    }
+    guint run = 0;
+    for (guint g = 0; g < grains; g++) {
+        run = scratch[g / 64] >> (g % 64) & 1 ? 0 : run + 1;
+        if (run == need)
+            return g + 1 - need;
+    }
+    return G_MAXUINT64;
+}
+
+/* One packed instance at a capacity (in grains); offsets (bytes, per buffer) receive the construction.
+ * *filled: every section got its share of the buffers before 400 in a row found no room. */
+static Trace *packed(guint buffers, guint32 seed, guint grains, guint sections, GArray *offsets, gboolean *filled)
+{
+    const guint64 grain = 1024;
+    GRand *r = g_rand_new_with_seed(seed);
+    guint64 sizes[4];
+    double weight[4], total = 0;
+    guint picked = 0;
+    while (picked < 4) { /* four of the powers of two from 1 to 64 KiB, each with its own weight */
+        guint64 size = (guint64)1024 << g_rand_int_range(r, 0, 7);
+        gboolean seen = FALSE;
+        for (guint k = 0; k < picked; k++)
+            seen = seen || sizes[k] == size;
+        if (seen)
+            continue;
+        sizes[picked] = size;
+        weight[picked] = 0.2 + g_rand_double(r);
+        total += weight[picked++];
+    }
+    guint per_section = MAX(buffers / sections, 1), length = MAX(per_section / 2, 16), gap = 2;
+    guint steps = sections * (length + gap);
+    Strip strip = {(grains + 63) / 64, NULL};
+    strip.bits = g_new0(guint64, (gsize)steps * strip.words);
+    guint64 *scratch = g_new(guint64, strip.words);
+    Trace *t = trace_new("staggered-packed");
+    guint made = 0;
+    *filled = TRUE;
+    for (guint s = 0; s < sections; s++) {
+        guint lo = s * (length + gap), hi = lo + length - 1;
+        guint want = s + 1 == sections ? buffers - made : per_section, added = 0, fails = 0;
+        for (; added < want && fails < 400; added++) {
+            double pick = g_rand_double(r) * total;
+            guint k = 0;
+            while (k < 3 && pick >= weight[k])
+                pick -= weight[k++];
+            guint first = (guint)g_rand_int_range(r, (gint32)lo, (gint32)hi + 1);
+            guint span = 1 + (guint)floor(-log(1.0 - g_rand_double(r)) * length / 3.0);
+            guint last = MIN(first + span, hi), need = (guint)(sizes[k] / grain);
+            guint64 at = strip_lowest_fit(&strip, first, last, need, grains, scratch);
+            if (at == G_MAXUINT64) {
+                fails++;
+                added--;
+                continue;
+            }
+            for (guint x = first; x <= last; x++)
+                for (guint g = (guint)at; g < at + need; g++)
+                    strip.bits[(gsize)x * strip.words + g / 64] |= (guint64)1 << (g % 64);
+            char name[32];
+            g_snprintf(name, sizeof name, "b%u", made++);
+            trace_add(t, name, sizes[k], 1, first, last);
+            guint64 bytes = at * grain;
+            g_array_append_val(offsets, bytes);
+            fails = 0;
+        }
+        *filled = *filled && added == want;
+    }
+    t->steps = steps;
+    g_free(scratch);
+    g_free(strip.bits);
+    g_rand_free(r);
+    return t;
+}
+
+Trace *trace_staggered_packed(guint buffers, guint32 seed, guint64 capacity, guint sections, GArray **offsets)
+{
+    sections = MAX(sections, 1);
+    GArray *placed = g_array_new(FALSE, FALSE, sizeof(guint64));
+    gboolean filled;
+    Trace *t = NULL;
+    if (capacity) {
+        t = packed(buffers, seed, (guint)(capacity / 1024), sections, placed, &filled);
+    } else { /* the narrowest strip, in 16 KiB, that holds them all: crowded, so the lower bound comes near it */
+        for (guint grains = 64; !t || !filled; grains += 16) {
+            if (t)
+                trace_free(t);
+            g_array_set_size(placed, 0);
+            t = packed(buffers, seed, grains, sections, placed, &filled);
+            if (grains >= (1u << 22))
+                break; /* 4 GiB: never for these sizes */
+        }
+    }
+    if (offsets)
+        *offsets = placed;
+    else
+        g_array_unref(placed);
+    return t;
+}

@@ -32,4 +32,12 @@ Trace *trace_perfect(guint buffers, guint32 seed, guint64 width, guint64 time, g
  * sections fill up first. Alignment 1. */
 Trace *trace_staggered(guint buffers, guint32 seed, guint64 capacity, guint sections);
 
+/* Staggered and packed: buffers like trace_staggered's, but each section is built as a placement — every
+ * buffer goes at the lowest free offset (1 KiB grains) across its lifetime in a strip `capacity` wide, and
+ * sections are filled until 400 buffers in a row find no room. So a placement within the capacity exists
+ * (its offsets, one per buffer, go to *offsets when asked; the caller unrefs them), and where the lower
+ * bound reaches the capacity the optimum is known. capacity 0: scaled (in 64 KiB) so the sections hold
+ * about `buffers`. The strip's holes make it no guillotine cut. Alignment 1. */
+Trace *trace_staggered_packed(guint buffers, guint32 seed, guint64 capacity, guint sections, GArray **offsets);
+
 #endif
