@@ -281,8 +281,9 @@ static gint by_order(gconstpointer a, gconstpointer b, gpointer data)
     return lx > ly ? -1 : lx < ly;
 }
 
-/* A restart's engine: the skyline search with coarse or exact raises, or MiniMalloc's (search-sections.c). */
-typedef enum { ENGINE_COARSE, ENGINE_EXACT, ENGINE_SECTIONS } Engine;
+/* A restart's engine: the skyline search with coarse or exact raises, or MiniMalloc's (search-sections.c)
+ * as published or with our inferences added. */
+typedef enum { ENGINE_COARSE, ENGINE_EXACT, ENGINE_SECTIONS, ENGINE_SECTIONS_OURS } Engine;
 
 typedef struct {
     Engine engine;
@@ -293,7 +294,7 @@ typedef struct {
 static const Turn search_turns[] = {
     {ENGINE_COARSE, ORDER_SIZE},   {ENGINE_EXACT, ORDER_SIZE},   {ENGINE_COARSE, ORDER_AREA},
     {ENGINE_EXACT, ORDER_AREA},    {ENGINE_COARSE, ORDER_LENGTH}, {ENGINE_EXACT, ORDER_LENGTH},
-    {ENGINE_SECTIONS, ORDER_WAT}, {ENGINE_SECTIONS, ORDER_TAW}, {ENGINE_SECTIONS, ORDER_TWA},
+    {ENGINE_SECTIONS_OURS, ORDER_WAT}, {ENGINE_SECTIONS_OURS, ORDER_TAW}, {ENGINE_SECTIONS_OURS, ORDER_TWA},
 };
 static const Turn minimalloc_turns[] = {
     {ENGINE_SECTIONS, ORDER_WAT}, {ENGINE_SECTIONS, ORDER_TAW}, {ENGINE_SECTIONS, ORDER_TWA},
@@ -333,37 +334,49 @@ static TargetResult try_target(TargetRun *run, guint64 target, guint64 allowance
     }
     guint64 end = s->nodes + allowance;
     gboolean coarse_done[16] = {FALSE}; /* per turn */
+    /* Parts are independent: each is placed by whichever turn first manages it, and stays placed. */
+    gboolean *part_done = g_new0(gboolean, run->parts->len + 1);
     for (guint64 round = 1000;; round *= 2) {
         for (guint turn = 0; turn < run->turns.count; turn++) {
             const Turn *t = &run->turns.turns[turn];
             if (t->engine == ENGINE_COARSE && coarse_done[turn])
                 continue;
             s->exact_raises = t->engine != ENGINE_COARSE;
+            s->sections_ours = t->engine == ENGINE_SECTIONS_OURS;
             guint64 limit = MIN(s->nodes + round, end);
             s->max_nodes = run->budget_nodes ? MIN(limit, run->budget_nodes) : limit;
             s->out_of_budget = FALSE;
             OrderCtx ctx = {run->p, t->order, run->total};
             gboolean all_found = TRUE;
             for (guint k = 0; all_found && k < run->parts->len; k++) {
+                if (part_done[k])
+                    continue; /* placed by an earlier turn: its units keep their offsets */
                 GArray *part = run->parts->pdata[k];
                 s->n = part->len;
                 memcpy(s->units, part->data, part->len * sizeof(guint));
                 g_qsort_with_data(s->units, (gint)s->n, sizeof(guint), by_order, &ctx);
-                all_found = solve_part(s, run->floor, t->engine);
+                all_found = part_done[k] = solve_part(s, run->floor, t->engine);
             }
-            if (all_found)
+            if (all_found) {
+                g_free(part_done);
                 return TARGET_FOUND;
+            }
+            TargetResult r = TARGET_FOUND; /* still open */
             if (!s->out_of_budget && t->engine != ENGINE_COARSE)
-                return TARGET_NONE; /* the whole space of placements: no use retrying */
+                r = TARGET_NONE; /* a part's whole space of placements: no use retrying */
             if (!s->out_of_budget)
                 coarse_done[turn] = TRUE;
-            if (g_get_monotonic_time() >= s->deadline || (run->budget_nodes && s->nodes >= run->budget_nodes) ||
-                s->interrupted) {
+            if (r == TARGET_FOUND && (g_get_monotonic_time() >= s->deadline ||
+                                      (run->budget_nodes && s->nodes >= run->budget_nodes) || s->interrupted)) {
                 run->spent = TRUE;
-                return TARGET_UNKNOWN;
+                r = TARGET_UNKNOWN;
             }
-            if (s->nodes >= end)
-                return TARGET_UNKNOWN;
+            if (r == TARGET_FOUND && s->nodes >= end)
+                r = TARGET_UNKNOWN;
+            if (r != TARGET_FOUND) {
+                g_free(part_done);
+                return r;
+            }
         }
     }
 }
@@ -417,7 +430,7 @@ static gboolean solve_part(Search *s, const guint64 *pinned_floor, Engine engine
         s->starts_last[i] = unit(s, s->starts[i])->last;
     if (s->n == 0)
         return TRUE;
-    return engine == ENGINE_SECTIONS ? sections_solve(s, lo, hi) : dfs(s, lo, hi, (Window){lo, hi});
+    return engine >= ENGINE_SECTIONS ? sections_solve(s, lo, hi) : dfs(s, lo, hi, (Window){lo, hi});
 }
 
 /* The lower bound (the most bytes live at a step), and per unit the most bytes live at a step of its
@@ -661,6 +674,7 @@ static gboolean search_on_this_stack(const PlaceProblem *p, Turns turns, guint64
     if (s.candidates) {
         g_array_unref(s.candidates);
         g_array_unref(s.moved);
+        g_array_unref(s.skyline_undo);
     }
     g_free(total);
     return TRUE;

@@ -79,6 +79,17 @@ static gboolean sections_fit(const Search *s, guint lo, guint hi, guint64 off, g
     return TRUE;
 }
 
+/* Our inferences over the skyline (search-infer.c), after x's placement: every placement here also sits
+ * on the skyline, so what they cut cannot complete here either. */
+static gboolean skyline_inferences(const Search *s, guint lo, guint hi, const PlaceUnit *x)
+{
+    Window w = changed_window(s, lo, hi, x->first, x->last);
+    guint64 top = s->h[x->first];
+    return columns_can_fill(s, lo, hi, w) && floors_supported(s, w) && layers_tiled(s, lo, hi, x->first, x->last, s->target) &&
+           (x->first == lo || s->h[x->first - 1] >= top || layers_tiled(s, lo, hi, x->first - 1, x->first - 1, top)) &&
+           (x->last + 1 >= hi || s->h[x->last + 1] >= top || layers_tiled(s, lo, hi, x->last + 1, x->last + 1, top));
+}
+
 /* Raises the minimum offsets of the unplaced units sharing a step with x (placed at off) to its top,
  * recorded in peak_undo; FALSE when there are none (x is hatless). Through x's overlap list when the part
  * has them (see overlaps_build), else through the live lists around it. */
@@ -233,6 +244,9 @@ static gboolean sections_pieces(Search *s, guint lo, guint hi, const PlaceUnit *
 static gboolean sections_dfs(Search *s, guint lo, guint hi, guint64 after_off, guint after_rank, guint from,
                              guint count)
 {
+    guint64 key = s->sections_ours ? state_key(s, lo, hi) ^ mix64(after_off * 0x9e3779b97f4a7c15ULL + after_rank + 0x5ec7) : 0;
+    if (s->sections_ours && failed_before(s, key))
+        return FALSE;
     if (!search_budget_left(s))
         return FALSE;
     s->nodes++;
@@ -243,6 +257,8 @@ static gboolean sections_dfs(Search *s, guint lo, guint hi, guint64 after_off, g
         return TRUE;
     guint64 span_off = G_MAXUINT64; /* the offset the overfull span [p, q] is for */
     guint p = 0, q = 0;
+    guint64 tried_off[32];
+    guint tried_unit[32], tried = 0;
     gboolean found = FALSE;
     for (guint i = 0; i < count && !found; i++) {
         Candidate c = g_array_index(s->candidates, Candidate, base + i); /* a copy: deeper nodes grow the array */
@@ -259,12 +275,33 @@ static gboolean sections_dfs(Search *s, guint lo, guint hi, guint64 after_off, g
         }
         if (p <= q && (x->first > p || x->last < q))
             continue; /* an overfull step it does not cover */
+        /* A twin (same size, alignment and lifetime) of a unit already tried at this offset: its subtree is
+         * that one's with the two swapped (the earlier-ranked one may still go later, at a higher offset). */
+        gboolean twin = FALSE;
+        for (guint j = 0; j < tried && !twin && s->sections_ours; j++)
+            twin = tried_off[j] == c.off && unit(s, tried_unit[j])->size == x->size &&
+                   unit(s, tried_unit[j])->align == x->align && unit(s, tried_unit[j])->first == x->first &&
+                   unit(s, tried_unit[j])->last == x->last;
+        if (twin)
+            continue;
+        if (tried < G_N_ELEMENTS(tried_unit)) {
+            tried_off[tried] = c.off;
+            tried_unit[tried++] = c.u;
+        }
         s->placed[c.u] = TRUE;
         s->offsets[c.u] = c.off;
         count_unplaced(s, x, -1);
-        guint peaks = s->peak_undo->len;
+        guint peaks = s->peak_undo->len, skyline = s->skyline_undo->len;
         gboolean hatless = !raise_overlapping(s, c.u, c.off + x->size);
-        found = sections_fit(s, lo, hi, c.off, p, q, x, peaks) && sections_pieces(s, lo, hi, x, &c, base, count);
+        for (guint t = x->first; t <= x->last; t++) { /* the skyline, for the inferences it shares with the search */
+            g_array_append_val(s->skyline_undo, s->h[t]);
+            s->h[t] = c.off + x->size;
+        }
+        found = sections_fit(s, lo, hi, c.off, p, q, x, peaks) && (!s->sections_ours || skyline_inferences(s, lo, hi, x)) &&
+                sections_pieces(s, lo, hi, x, &c, base, count);
+        for (guint t = x->first; t <= x->last; t++)
+            s->h[t] = g_array_index(s->skyline_undo, guint64, skyline + t - x->first);
+        g_array_set_size(s->skyline_undo, skyline);
         restore_peaks(s, peaks);
         count_unplaced(s, x, +1);
         s->placed[c.u] = FALSE;
@@ -272,6 +309,8 @@ static gboolean sections_dfs(Search *s, guint lo, guint hi, guint64 after_off, g
             break;
     }
     g_array_set_size(s->candidates, base);
+    if (s->sections_ours && !found && !s->out_of_budget)
+        remember_failed(s, key);
     return found;
 }
 
@@ -286,6 +325,7 @@ gboolean sections_solve(Search *s, guint lo, guint hi)
     if (!s->candidates) {
         s->candidates = g_array_new(FALSE, FALSE, sizeof(Candidate));
         s->moved = g_array_new(FALSE, FALSE, sizeof(Candidate));
+        s->skyline_undo = g_array_new(FALSE, FALSE, sizeof(guint64));
     }
     g_array_set_size(s->candidates, 0);
     return sections_dfs(s, lo, hi, 0, 0, 0, G_MAXUINT);
