@@ -49,7 +49,7 @@ gboolean search_budget_left(Search *s)
 {
     if (s->max_nodes && s->nodes >= s->max_nodes)
         s->out_of_budget = TRUE;
-    else if ((s->nodes & 1023) == 0) {
+    else if ((s->nodes & s->clock_mask) == 0) {
         gint64 now = g_get_monotonic_time();
         if (now > s->deadline)
             s->out_of_budget = TRUE;
@@ -290,7 +290,9 @@ typedef struct {
     CandidateOrder order;
 } Turn;
 
-/* The turns of each strategy, taken in rounds (see try_target). */
+/* The turns of each strategy, taken in rounds (see try_target). search's first SKYLINE_TURNS are its
+ * skyline engine's, the rest MiniMalloc's with our inferences. */
+#define SKYLINE_TURNS 6
 static const Turn search_turns[] = {
     {ENGINE_COARSE, ORDER_SIZE},   {ENGINE_EXACT, ORDER_SIZE},   {ENGINE_COARSE, ORDER_AREA},
     {ENGINE_EXACT, ORDER_AREA},    {ENGINE_COARSE, ORDER_LENGTH}, {ENGINE_EXACT, ORDER_LENGTH},
@@ -423,6 +425,8 @@ static gboolean solve_part(Search *s, const guint64 *pinned_floor, Engine engine
         for (guint t = x->first; t <= x->last; t++)
             s->peak[s->units[k]] = MAX(s->peak[s->units[k]], s->h[t]);
     }
+    /* A node costs up to O(n) (MiniMalloc's candidate list): the clock is read more often on big parts. */
+    s->clock_mask = s->n >= 65536 ? 0 : s->n >= 4096 ? 15 : 1023;
     g_free(s->live);
     s->live = index_by_step(s, s->live_from, FALSE);
     index_by_step(s, s->starts_from, TRUE);
@@ -716,9 +720,16 @@ static gboolean search_with(const PlaceProblem *p, Turns turns, guint64 *offsets
     return call.ok;
 }
 
+/* search's turns, or those of one engine (--search-engines). */
 static gboolean search_plan(const PlaceProblem *p, guint64 *offsets, char **detail, GError **error)
 {
-    return search_with(p, (Turns){search_turns, G_N_ELEMENTS(search_turns)}, offsets, detail, error);
+    SearchEngines only = p->options->search_engines;
+    Turns turns = {search_turns, G_N_ELEMENTS(search_turns)};
+    if (only == SEARCH_ENGINES_SKYLINE)
+        turns.count = SKYLINE_TURNS;
+    else if (only == SEARCH_ENGINES_SECTIONS)
+        turns = (Turns){search_turns + SKYLINE_TURNS, G_N_ELEMENTS(search_turns) - SKYLINE_TURNS};
+    return search_with(p, turns, offsets, detail, error);
 }
 
 static gboolean minimalloc_plan(const PlaceProblem *p, guint64 *offsets, char **detail, GError **error)

@@ -41,6 +41,7 @@ typedef struct {
     gboolean exact_raises; /* raises that lose no placement (see dfs_node), or faster coarse ones */
     gboolean sections_ours; /* search-sections.c with our inferences (memo, twins, skyline), or as published */
     guint64 nodes, max_nodes;
+    guint64 clock_mask;  /* the clock is read when nodes & clock_mask is 0 */
     gint64 deadline;
     gboolean out_of_budget;
     gboolean interrupted;   /* options->stop was set */
@@ -77,7 +78,7 @@ static inline const guint *units_around(const Search *s, guint from, guint to, g
 }
 
 /* place-search.c: FALSE once the node or time budget is spent or a stop was requested (checks the clock
- * every 1024 nodes, and prints progress). */
+ * every clock_mask + 1 nodes, and prints progress). */
 gboolean search_budget_left(Search *s);
 
 /* search-sections.c: MiniMalloc's search over the part's units (s->units, in preorder) in [lo, hi). */

@@ -23,7 +23,7 @@ typedef struct {
     gboolean run, check, poison;
     gint64 repeat;
     gint64 threads;
-    char *profile, *phases;
+    char *profile, *phases, *search_engines;
     const CliStrict *given; /* which options were on the command line */
 } RawOptions;
 
@@ -31,7 +31,8 @@ static void raw_clear(RawOptions *o)
 {
     char **strings[] = {&o->graph_path, &o->trace_path, &o->trace_out, &o->solution_out, &o->bins_path, &o->chrome_trace, &o->plot,
                         &o->plot_out, &o->from, &o->plot_x, &o->plot_y, &o->plot_title, &o->strategy, &o->format,
-                        &o->weights, &o->io, &o->transpose, &o->alias, &o->order, &o->orders, &o->profile, &o->phases};
+                        &o->weights, &o->io, &o->transpose, &o->alias, &o->order, &o->orders, &o->profile, &o->phases,
+                        &o->search_engines};
     for (gsize k = 0; k < G_N_ELEMENTS(strings); k++)
         g_clear_pointer(strings[k], g_free);
     g_clear_pointer(&o->dims, g_strfreev);
@@ -219,6 +220,14 @@ static int resolve_strategies(const RawOptions *o, Job *job)
         job->place.search_max = (guint)o->search_max;
     if (cli_strict_given(o->given, "seed"))
         job->place.seed = (guint32)o->seed;
+    if (o->search_engines) {
+        if (!strcmp(o->search_engines, "skyline"))
+            job->place.search_engines = SEARCH_ENGINES_SKYLINE;
+        else if (!strcmp(o->search_engines, "sections"))
+            job->place.search_engines = SEARCH_ENGINES_SECTIONS;
+        else if (strcmp(o->search_engines, "both"))
+            return usage_error("--search-engines takes skyline, sections or both");
+    }
     job->place.stop = interrupt_flag();
     if (o->progress || isatty(STDERR_FILENO))
         job->place.progress = interrupt_print_progress;
@@ -303,6 +312,9 @@ int job_from_args(Job *job, int argc, char **argv)
         {"seed", 0, 0, G_OPTION_ARG_INT64, &o.seed, "Seed of climb's random choices (default 1)", "N"},
         {"search-max", 0, 0, G_OPTION_ARG_INT64, &o.search_max,
          "best runs search on problems of at most N buffers (default 1000)", "N"},
+        {"search-engines", 0, 0, G_OPTION_ARG_STRING, &o.search_engines,
+         "search's restarts: its skyline search, MiniMalloc's with our inferences (sections), or both (default)",
+         "skyline|sections|both"},
         {"dim", 'd', 0, G_OPTION_ARG_STRING_ARRAY, &o.dims,
          "Bind a symbolic dimension (repeatable), e.g. --dim batch=1 --dim seq=128", "NAME=VALUE"},
         {"transpose", 0, 0, G_OPTION_ARG_STRING, &o.transpose,

@@ -19,6 +19,9 @@ typedef struct {
     gint64 fixed; /* unit offset when pinned, else TRACE_NONE */
 } PlaceUnit;
 
+/* Which engines search's restarts use (an ablation knob, --search-engines). */
+typedef enum { SEARCH_ENGINES_BOTH, SEARCH_ENGINES_SKYLINE, SEARCH_ENGINES_SECTIONS } SearchEngines;
+
 /* Knobs of the search-based strategies (climb, search) and of `best`. */
 typedef struct {
     double budget_seconds;  /* search/climb stop after this long (--budget) */
@@ -26,6 +29,7 @@ typedef struct {
     guint32 seed;           /* climb's random choices (--seed) */
     guint climb_steps;      /* climb stops after this many steps */
     guint search_max;       /* `best` runs `search` on problems of at most this many units */
+    SearchEngines search_engines; /* search's restarts (0: both engines) */
     /* The strategies a portfolio (best) and the exact search (for its incumbents) may try: NULL-terminated,
      * normally the registry's place_registry; NULL: none, and those strategies refuse to run. The plan room
      * cannot name the registry (it sits above), so whoever runs them hands it down. */
