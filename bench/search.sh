@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # search.sh — the search-based strategies on perfect instances (guillotine tilings, optimum known): the
-# fixed set in tests/data/perfect/ (optimum 1,048,576 B each) with greedy-size, climb and search arenas,
-# gaps and planning times; then further instances made here by mkgraph (other seeds, up to 1000 buffers,
-# and tilings with a share of the rectangles dropped, whose optimum is at most the full width) with
-# greedy-size and search; then the staggered set in tests/data/staggered/ (hard, like production traces;
-# optimum unknown unless the search proves it). sim's default budget (--budget 10); two plans at a time (GNU
+# fixed set in tests/data/perfect/ (optimum 1,048,576 B each) with greedy-size, climb, search and
+# minimalloc (MiniMalloc's search, our implementation: the peer) arenas, gaps and planning times; then
+# further instances made here by mkgraph (other seeds, up to 1000 buffers, and tilings with a share of the
+# rectangles dropped, whose optimum is at most the full width) with greedy-size and search; then the
+# staggered set in tests/data/staggered/ (hard, like production traces; optimum unknown unless a search
+# proves it) and the packed set in tests/data/packed/ (staggered, built as a packing: optimum known); a
+# count of the instances each exact strategy ends at the best known arena. sim's default budget (--budget 10); two plans at a time (GNU
 # parallel), each one thread. Writes results/search.md.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,14 +27,15 @@ jobs=$work/jobs
 : > "$jobs"
 want() { local s; for s in "${@:2}"; do printf '%s\t%s\t%s\n' "$1" "$s" "$(row_file "$1" "$s")" >> "$jobs"; done; }
 further="300:11:0 300:12:0 500:11:0 500:12:0 600:11:0 800:11:0 1000:11:0 150:5:10 150:5:30 300:5:10 300:5:30"
-for f in tests/data/perfect/perfect-*.csv; do want "$f" greedy-size climb search; done
+for f in tests/data/perfect/perfect-*.csv; do want "$f" greedy-size climb search minimalloc; done
 for spec in $further; do
     IFS=: read -r n seed drop <<< "$spec"
     f=$work/p-$n-$seed-$drop.csv
     build/mkgraph trace --perfect 1 --buffers "$n" --seed "$seed" --drop "$drop" -o "$f" > /dev/null
     want "$f" greedy-size search
 done
-for f in tests/data/staggered/staggered-*.csv; do want "$f" naive greedy-size climb search; done
+for f in tests/data/staggered/staggered-*.csv; do want "$f" naive greedy-size climb search minimalloc; done
+for f in tests/data/packed/packed-???.csv; do want "$f" greedy-size climb search minimalloc; want "${f%.csv}.solution.csv" naive; done
 PARALLEL_SHELL=bash parallel --will-cite --jobs 2 --halt now,fail=1 --colsep '\t' \
     'set -o pipefail; build/sim --trace {1} --strategy {2} --format csv | tail -1 > {3}' :::: "$jobs"
 
@@ -54,11 +57,17 @@ three_strategies() {
          "| $(bytes "$(arena_of "$c")") | $(pct "$(arena_of "$c")" "$2") | $(seconds_of "$c")" \
          "| $(bytes "$(arena_of "$s")") | $(pct "$(arena_of "$s")" "$2") | $(seconds_of "$s") | $(nodes_of "$s") | $(words_of "$s") |"
 }
+# peer FILE REF: minimalloc's arena on FILE with its gap to REF and seconds (MiniMalloc's search as published).
+peer() {
+    local m
+    m=$(plan "$1" minimalloc)
+    echo "| $(bytes "$(arena_of "$m")") | $(pct "$(arena_of "$m")" "$2") | $(seconds_of "$m") |"
+}
 pct() { /usr/bin/python3 -c "import sys; print(f'{100*(int(sys.argv[1])/int(sys.argv[2])-1):+.1f}%')" "$1" "$2"; }
 bytes() { /usr/bin/python3 -c "import sys; print(f'{int(sys.argv[1]):,}')" "$1"; }
 
 {
-    echo "# Search-based placement on perfect instances"
+    echo "# Search-based placement: perfect, staggered and packed instances"
     echo
     echo "Made by \`bench/search.sh\` on $(nproc) cores, two runs at a time, each one thread. Budget: 10 s (sim's default). Perfect instances cut a"
     echo "2^20 B × 2^20 rectangle by random guillotine cuts at multiples of 1024 (1024 steps); every step is full, so"
@@ -66,10 +75,12 @@ bytes() { /usr/bin/python3 -c "import sys; print(f'{int(sys.argv[1]):,}')" "$1";
     echo
     echo "## The fixed set (tests/data/perfect/)"
     echo
-    echo "| buffers | greedy-size | gap | climb | gap | climb (s) | search | gap | search (s) | nodes | search says |"
-    echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+    echo "minimalloc: MiniMalloc's search as its paper and solver describe it, our implementation (the peer)."
+    echo
+    echo "| buffers | greedy-size | gap | climb | gap | climb (s) | search | gap | search (s) | nodes | search says | minimalloc | gap | minimalloc (s) |"
+    echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|"
     for f in tests/data/perfect/perfect-*.csv; do
-        echo "| $(basename "$f" .csv | cut -d- -f2) $(three_strategies "$f" $width)"
+        echo "| $(basename "$f" .csv | cut -d- -f2) $(three_strategies "$f" $width) $(peer "$f" $width | cut -c3-)"
     done
     echo
     echo "## Further instances (made by \`mkgraph trace --perfect 1 --buffers N --seed S [--drop P]\`)"
@@ -91,14 +102,51 @@ bytes() { /usr/bin/python3 -c "import sys; print(f'{int(sys.argv[1]):,}')" "$1";
     echo "## Staggered instances (tests/data/staggered/, like production accelerator traces)"
     echo
     echo "Four power-of-two sizes (1–64 KiB), staggered overlapping lifetimes, three sections each peaking at a"
-    echo "round capacity (the lower bound). Not guillotine cuts: the optimum may lie above the bound, and only the"
-    echo "search's proof (\"optimal\") settles it. Gaps are to the lower bound."
+    echo "round capacity (the lower bound). Not guillotine cuts: the optimum may lie above the bound, and only a"
+    echo "proof (\"optimal\") settles it. Gaps are to the lower bound."
     echo
-    echo "| buffers | lower bound | greedy-size | gap | climb | gap | climb (s) | search | gap | search (s) | nodes | search says |"
-    echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+    echo "| buffers | lower bound | greedy-size | gap | climb | gap | climb (s) | search | gap | search (s) | nodes | search says | minimalloc | gap | minimalloc (s) |"
+    echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|"
     for f in tests/data/staggered/staggered-*.csv; do
         lb=$(plan "$f" naive | cut -d, -f8)
-        echo "| $(basename "$f" .csv | cut -d- -f2) | $(bytes "$lb") $(three_strategies "$f" "$lb")"
+        echo "| $(basename "$f" .csv | cut -d- -f2) | $(bytes "$lb") $(three_strategies "$f" "$lb") $(peer "$f" "$lb" | cut -c3-)"
+    done
+    echo
+    echo "## Packed staggered instances (tests/data/packed/, optimum known)"
+    echo
+    echo "Staggered like the above, but built as a packing (\`mkgraph trace --staggered 2\`): each buffer at the lowest"
+    echo "free offset of the narrowest strip (in 16 KiB) that holds them, whose holes make it no guillotine cut."
+    echo "The construction (packed-N.solution.csv) reaches the lower bound, so that is the optimum."
+    echo
+    echo "| buffers | optimum | greedy-size | gap | climb | gap | climb (s) | search | gap | search (s) | nodes | search says | minimalloc | gap | minimalloc (s) |"
+    echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|"
+    for f in tests/data/packed/packed-???.csv; do
+        best=$(arena_of "$(plan "${f%.csv}.solution.csv" naive)")
+        echo "| $(basename "$f" .csv | cut -d- -f2) | $(bytes "$best") $(three_strategies "$f" "$best") $(peer "$f" "$best" | cut -c3-)"
+    done
+    echo
+    echo "## At the best known arena within the budget"
+    echo
+    echo "Best known: the optimum on the perfect and packed sets; on the staggered set the smallest arena either"
+    echo "strategy found here (proven optimal where it equals the lower bound)."
+    echo
+    echo "| set | instances | search | minimalloc |"
+    echo "|---|---:|---:|---:|"
+    for set in perfect staggered packed; do
+        total=0 s_ok=0 m_ok=0
+        for f in tests/data/$set/$set-???.csv; do
+            s_arena=$(arena_of "$(plan "$f" search)")
+            m_arena=$(arena_of "$(plan "$f" minimalloc)")
+            case $set in
+                perfect) best=$width ;;
+                packed) best=$(arena_of "$(plan "${f%.csv}.solution.csv" naive)") ;;
+                *) best=$(( s_arena < m_arena ? s_arena : m_arena )) ;;
+            esac
+            total=$((total + 1))
+            [ "$s_arena" -le "$best" ] && s_ok=$((s_ok + 1))
+            [ "$m_arena" -le "$best" ] && m_ok=$((m_ok + 1))
+        done
+        echo "| $set | $total | $s_ok | $m_ok |"
     done
 } > "$out"
 echo "wrote $out"
