@@ -25,7 +25,7 @@ typedef struct {
 
 static inline guint64 min_offset(const Search *s, guint u)
 {
-    return round_up(s->peak[u], unit(s, u)->align);
+    return s->unaligned ? s->peak[u] : round_up(s->peak[u], unit(s, u)->align);
 }
 
 static int by_offset_then_rank(const void *a, const void *b)
@@ -249,7 +249,6 @@ static gboolean sections_dfs(Search *s, guint lo, guint hi, guint64 after_off, g
         return FALSE;
     if (!search_budget_left(s))
         return FALSE;
-    s->nodes++;
     guint base = s->candidates->len;
     guint64 lowest_top;
     count = node_candidates(s, lo, hi, from, count, &lowest_top);
@@ -288,6 +287,9 @@ static gboolean sections_dfs(Search *s, guint lo, guint hi, guint64 after_off, g
             tried_off[tried] = c.off;
             tried_unit[tried++] = c.u;
         }
+        if (!search_budget_left(s))
+            break;
+        s->nodes++; /* a node is a placement tried (MiniMalloc's nodes try many each: the budget counts work) */
         s->placed[c.u] = TRUE;
         s->offsets[c.u] = c.off;
         count_unplaced(s, x, -1);
@@ -316,6 +318,9 @@ static gboolean sections_dfs(Search *s, guint lo, guint hi, guint64 after_off, g
 
 gboolean sections_solve(Search *s, guint lo, guint hi)
 {
+    s->unaligned = TRUE; /* no unit asks for alignment: a minimum offset is the peak itself (the hot loops skip a lookup) */
+    for (guint k = 0; k < s->n && s->unaligned; k++)
+        s->unaligned = unit(s, s->units[k])->align == 1;
     for (guint k = 0; k < s->n; k++) {
         s->rank[s->units[k]] = k;
         if (!unit(s, s->units[k])->size)

@@ -38,6 +38,7 @@ typedef struct {
     guint *overlaps_from; /* ... per unit u: overlaps[overlaps_from[u] .. overlaps_from[u + 1]) share a step with it */
     guint *overlaps;
     GArray *skyline_undo; /* ... skyline steps as they were before each placement */
+    gboolean unaligned;   /* ... no unit of the part asks for an alignment */
     gboolean exact_raises; /* raises that lose no placement (see dfs_node), or faster coarse ones */
     gboolean sections_ours; /* search-sections.c with our inferences (memo, twins, skyline), or as published */
     guint64 nodes, max_nodes;
