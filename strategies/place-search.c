@@ -293,9 +293,6 @@ typedef struct {
 /* The turns of each strategy, taken in rounds (see try_target). search's first SKYLINE_TURNS are its
  * skyline engine's, the rest MiniMalloc's with our inferences. */
 #define SKYLINE_TURNS 6
-/* In search, a MiniMalloc turn gets a SECTIONS_SHARE-th of a round's nodes: its nodes cost several times a
- * skyline node on long lifetimes, and the skyline proves the perfect instances alone. */
-#define SECTIONS_SHARE 1
 static const Turn search_turns[] = {
     {ENGINE_COARSE, ORDER_SIZE},   {ENGINE_EXACT, ORDER_SIZE},   {ENGINE_COARSE, ORDER_AREA},
     {ENGINE_EXACT, ORDER_AREA},    {ENGINE_COARSE, ORDER_LENGTH}, {ENGINE_EXACT, ORDER_LENGTH},
@@ -348,7 +345,7 @@ static TargetResult try_target(TargetRun *run, guint64 target, guint64 allowance
                 continue;
             s->exact_raises = t->engine != ENGINE_COARSE;
             s->sections_ours = t->engine == ENGINE_SECTIONS_OURS;
-            guint64 limit = MIN(s->nodes + (t->engine == ENGINE_SECTIONS_OURS ? MAX(round / SECTIONS_SHARE, 1) : round), end);
+            guint64 limit = MIN(s->nodes + round, end);
             s->max_nodes = run->budget_nodes ? MIN(limit, run->budget_nodes) : limit;
             s->out_of_budget = FALSE;
             OrderCtx ctx = {run->p, t->order, run->total};
