@@ -1,6 +1,7 @@
 /* mkgraph.c — `mkgraph FAMILY [--param value ...] -o FILE.onnx`: writes a synthetic graph family as
  * an ONNX file (the `trace` family writes a trace file), deterministically for the same parameters.
- * `mkgraph --list` describes the families.
+ * A trace built as a placement (`mkgraph trace --staggered 2`) also writes that placement as a MiniMalloc
+ * solution with `--solution-out FILE.csv`. `mkgraph --list` describes the families.
  * The registry below is the one list of families. */
 #include "graphs/mkgraph.h"
 #include "model/onnx.h"
@@ -66,7 +67,7 @@ static int usage(const char *fmt, const char *arg)
 {
     fprintf(stderr, "mkgraph: ");
     fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (usage: mkgraph FAMILY [--param value ...] -o FILE.onnx; mkgraph --list)\n");
+    fprintf(stderr, " (usage: mkgraph FAMILY [--param value ...] -o FILE.onnx [--solution-out FILE.csv]; mkgraph --list)\n");
     return 2;
 }
 
@@ -117,12 +118,14 @@ int main(int argc, char **argv)
         if (family->build_trace) {
             GArray *construction = NULL;
             Trace *t = family->build_trace(&params, &construction, &error);
-            ok = t && trace_write_file(t, NULL, out, &error);
-            if (ok && solution_out && !construction) {
+            if (t && solution_out && !construction) {
                 g_set_error(&error, SIM_ERROR, SIM_ERROR_USAGE, "--solution-out: this trace is not built as a placement "
                                                                 "(use --staggered 2)");
                 ok = FALSE;
-            } else if (ok && solution_out) {
+            } else {
+                ok = t && trace_write_file(t, NULL, out, &error);
+            }
+            if (ok && solution_out) {
                 ok = trace_write_file(t, (const guint64 *)construction->data, solution_out, &error);
                 out = solution_out; /* for the error message */
             }

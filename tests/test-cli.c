@@ -162,6 +162,31 @@ static void test_mkgraph(void)
     assert_contains(r.err, "heads dividing d-model");
     run_result_clear(&r);
 
+    /* A packed trace and its construction: sim replays the construction, verified, at the lower bound. A
+     * trace not built as a placement has none to write: one error, and neither file. */
+    char *packed = test_scratch_path("packed.csv"), *construction = test_scratch_path("packed-solution.csv");
+    r = test_run("MKGRAPH_BIN", (const char *[]){"trace", "--staggered", "2", "--buffers", "90", "--seed", "7", "-o", packed,
+                                                 "--solution-out", construction, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--trace", construction, "--format", "csv", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    char **row = g_strsplit(strchr(r.out, '\n') + 1, ",", -1);
+    g_assert_cmpstr(row[6], ==, row[7]); /* arena_bytes == lower_bound_bytes */
+    g_assert_cmpstr(row[14], ==, "yes");
+    g_strfreev(row);
+    run_result_clear(&r);
+    g_remove(packed);
+    g_remove(construction);
+    r = test_run("MKGRAPH_BIN", (const char *[]){"trace", "--buffers", "9", "-o", packed, "--solution-out", construction, NULL});
+    g_assert_cmpint(r.status, ==, 1);
+    assert_contains(r.err, "--solution-out: this trace is not built as a placement");
+    g_assert_false(g_file_test(packed, G_FILE_TEST_EXISTS));
+    g_assert_false(g_file_test(construction, G_FILE_TEST_EXISTS));
+    run_result_clear(&r);
+    g_free(packed);
+    g_free(construction);
+
     /* A small GPT-2 written and summarised: 2 blocks of 34 nodes + 9. */
     char *path = test_scratch_path("gpt2-small.onnx");
     r = test_run("MKGRAPH_BIN", (const char *[]){"gpt2", "--layers", "2", "--d-model", "64", "--heads", "4", "--seq",
@@ -438,6 +463,8 @@ static void test_plan_usage_errors(void)
                    "sim: --format takes text, md, csv or json (see sim --help)\n");
     expect_failure((const char *[]){"--graph", path, "--align", "48", NULL}, 2,
                    "sim: --align takes a power of two (see sim --help)\n");
+    expect_failure((const char *[]){"--graph", path, "--strategy", "search", "--search-engines", "mini", NULL}, 2,
+                   "sim: --search-engines takes skyline, sections or both (see sim --help)\n");
     const char text[] = "arenasim-trace 1\n0 a 10 0 1\n1 b ten 0 1\n";
     char *bad = test_write_scratch("bad.trace", text, sizeof text - 1);
     char *line = g_strdup_printf("sim: %s:3: size 'ten' is not a positive integer\n", bad);
