@@ -88,26 +88,43 @@ Trace *trace_perfect(guint buffers, guint32 seed, guint64 width, guint64 time, g
     return t;
 }
 
+/* The staggered families' sizes: four of the powers of two from 1 to 64 KiB, each with its own weight
+ * (returned: the weights' sum). */
+static double staggered_sizes(GRand *r, guint64 sizes[4], double weight[4])
+{
+    double total = 0;
+    guint picked = 0;
+    while (picked < 4) {
+        guint64 size = (guint64)1024 << g_rand_int_range(r, 0, 7);
+        gboolean seen = FALSE;
+        for (guint k = 0; k < picked; k++)
+            seen = seen || sizes[k] == size;
+        if (seen)
+            continue;
+        sizes[picked] = size;
+        weight[picked] = 0.2 + g_rand_double(r);
+        total += weight[picked++];
+    }
+    return total;
+}
+
+/* One of the four sizes, by weight. */
+static guint weighted_pick(GRand *r, const double weight[4], double total)
+{
+    double pick = g_rand_double(r) * total;
+    guint k = 0;
+    while (k < 3 && pick >= weight[k])
+        pick -= weight[k++];
+    return k;
+}
+
 /* One staggered instance; *lowest_peak receives the smallest of the sections' peak live bytes. */
 static Trace *staggered(guint buffers, guint32 seed, guint64 capacity, guint sections, guint64 *lowest_peak)
 {
     GRand *r = g_rand_new_with_seed(seed);
     sections = MAX(sections, 1);
-    /* A few sizes: four of the powers of two from 1 to 64 KiB, each with its own weight. */
     guint64 sizes[4];
-    double weight[4], total = 0;
-    guint picked = 0;
-    while (picked < 4) {
-        guint64 s = (guint64)1024 << g_rand_int_range(r, 0, 7);
-        gboolean seen = FALSE;
-        for (guint k = 0; k < picked; k++)
-            seen = seen || sizes[k] == s;
-        if (seen)
-            continue;
-        sizes[picked] = s;
-        weight[picked] = 0.2 + g_rand_double(r);
-        total += weight[picked++];
-    }
+    double weight[4], total = staggered_sizes(r, sizes, weight);
     guint per_section = MAX(buffers / sections, 1), length = MAX(per_section / 2, 16), gap = 2;
     guint steps = sections * (length + gap);
     guint64 *live = g_new0(guint64, steps + 1);
@@ -117,10 +134,7 @@ static Trace *staggered(guint buffers, guint32 seed, guint64 capacity, guint sec
         guint lo = s * (length + gap), hi = lo + length - 1; /* the section's steps [lo, hi] */
         guint want = s + 1 == sections ? buffers - made : per_section, fails = 0, added = 0;
         while (added < want && fails < 200) {
-            double pick = g_rand_double(r) * total;
-            guint k = 0;
-            while (k < 3 && pick >= weight[k])
-                pick -= weight[k++];
+            guint k = weighted_pick(r, weight, total);
             guint first = (guint)g_rand_int_range(r, (gint32)lo, (gint32)hi + 1);
             guint span = 1 + (guint)floor(-log(1.0 - g_rand_double(r)) * length / 3.0); /* staggered, overlapping */
             guint last = MIN(first + span, hi);
@@ -195,19 +209,7 @@ static Trace *packed(guint buffers, guint32 seed, guint grains, guint sections, 
     const guint64 grain = 1024;
     GRand *r = g_rand_new_with_seed(seed);
     guint64 sizes[4];
-    double weight[4], total = 0;
-    guint picked = 0;
-    while (picked < 4) { /* four of the powers of two from 1 to 64 KiB, each with its own weight */
-        guint64 size = (guint64)1024 << g_rand_int_range(r, 0, 7);
-        gboolean seen = FALSE;
-        for (guint k = 0; k < picked; k++)
-            seen = seen || sizes[k] == size;
-        if (seen)
-            continue;
-        sizes[picked] = size;
-        weight[picked] = 0.2 + g_rand_double(r);
-        total += weight[picked++];
-    }
+    double weight[4], total = staggered_sizes(r, sizes, weight);
     guint per_section = MAX(buffers / sections, 1), length = MAX(per_section / 2, 16), gap = 2;
     guint steps = sections * (length + gap);
     Strip strip = {(grains + 63) / 64, NULL};
@@ -220,10 +222,7 @@ static Trace *packed(guint buffers, guint32 seed, guint grains, guint sections, 
         guint lo = s * (length + gap), hi = lo + length - 1;
         guint want = s + 1 == sections ? buffers - made : per_section, added = 0, fails = 0;
         for (; added < want && fails < 400; added++) {
-            double pick = g_rand_double(r) * total;
-            guint k = 0;
-            while (k < 3 && pick >= weight[k])
-                pick -= weight[k++];
+            guint k = weighted_pick(r, weight, total);
             guint first = (guint)g_rand_int_range(r, (gint32)lo, (gint32)hi + 1);
             guint span = 1 + (guint)floor(-log(1.0 - g_rand_double(r)) * length / 3.0);
             guint last = MIN(first + span, hi), need = (guint)(sizes[k] / grain);

@@ -335,9 +335,10 @@ static TargetResult try_target(TargetRun *run, guint64 target, guint64 allowance
         s->failed_count = 0;
     }
     guint64 end = s->nodes + allowance;
-    gboolean coarse_done[16] = {FALSE}; /* per turn */
+    gboolean coarse_done[G_N_ELEMENTS(search_turns)] = {FALSE}; /* per turn (search has the most) */
+    g_assert(run->turns.count <= G_N_ELEMENTS(coarse_done));
     /* Parts are independent: each is placed by whichever turn first manages it, and stays placed. */
-    gboolean *part_done = g_new0(gboolean, run->parts->len + 1);
+    g_autofree gboolean *part_done = g_new0(gboolean, run->parts->len + 1);
     for (guint64 round = 1000;; round *= 2) {
         for (guint turn = 0; turn < run->turns.count; turn++) {
             const Turn *t = &run->turns.turns[turn];
@@ -359,26 +360,19 @@ static TargetResult try_target(TargetRun *run, guint64 target, guint64 allowance
                 g_qsort_with_data(s->units, (gint)s->n, sizeof(guint), by_order, &ctx);
                 all_found = part_done[k] = solve_part(s, run->floor, t->engine);
             }
-            if (all_found) {
-                g_free(part_done);
+            if (all_found)
                 return TARGET_FOUND;
-            }
-            TargetResult r = TARGET_FOUND; /* still open */
             if (!s->out_of_budget && t->engine != ENGINE_COARSE)
-                r = TARGET_NONE; /* a part's whole space of placements: no use retrying */
+                return TARGET_NONE; /* a part's whole space of placements: no use retrying */
             if (!s->out_of_budget)
                 coarse_done[turn] = TRUE;
-            if (r == TARGET_FOUND && (g_get_monotonic_time() >= s->deadline ||
-                                      (run->budget_nodes && s->nodes >= run->budget_nodes) || s->interrupted)) {
+            if (g_get_monotonic_time() >= s->deadline || (run->budget_nodes && s->nodes >= run->budget_nodes) ||
+                s->interrupted) {
                 run->spent = TRUE;
-                r = TARGET_UNKNOWN;
+                return TARGET_UNKNOWN;
             }
-            if (r == TARGET_FOUND && s->nodes >= end)
-                r = TARGET_UNKNOWN;
-            if (r != TARGET_FOUND) {
-                g_free(part_done);
-                return r;
-            }
+            if (s->nodes >= end)
+                return TARGET_UNKNOWN;
         }
     }
 }

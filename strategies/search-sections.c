@@ -256,7 +256,6 @@ static gboolean sections_dfs(Search *s, guint lo, guint hi, guint64 after_off, g
         return TRUE;
     guint64 span_off = G_MAXUINT64; /* the offset the overfull span [p, q] is for */
     guint p = 0, q = 0;
-    guint64 tried_off[32];
     guint tried_unit[32], tried = 0;
     gboolean found = FALSE;
     for (guint i = 0; i < count && !found; i++) {
@@ -274,19 +273,18 @@ static gboolean sections_dfs(Search *s, guint lo, guint hi, guint64 after_off, g
         }
         if (p <= q && (x->first > p || x->last < q))
             continue; /* an overfull step it does not cover */
-        /* A twin (same size, alignment and lifetime) of a unit already tried at this offset: its subtree is
-         * that one's with the two swapped (the earlier-ranked one may still go later, at a higher offset). */
+        /* A twin (same size, alignment and lifetime, so the same minimum offset) of a unit already tried at
+         * this node: its subtree is that one's with the two swapped (the earlier-ranked one may still go
+         * later, at a higher offset). */
         gboolean twin = FALSE;
-        for (guint j = 0; j < tried && !twin && s->sections_ours; j++)
-            twin = tried_off[j] == c.off && unit(s, tried_unit[j])->size == x->size &&
-                   unit(s, tried_unit[j])->align == x->align && unit(s, tried_unit[j])->first == x->first &&
-                   unit(s, tried_unit[j])->last == x->last;
+        for (guint j = 0; j < tried && !twin && s->sections_ours; j++) {
+            const PlaceUnit *y = unit(s, tried_unit[j]);
+            twin = y->size == x->size && y->align == x->align && y->first == x->first && y->last == x->last;
+        }
         if (twin)
             continue;
-        if (tried < G_N_ELEMENTS(tried_unit)) {
-            tried_off[tried] = c.off;
+        if (tried < G_N_ELEMENTS(tried_unit))
             tried_unit[tried++] = c.u;
-        }
         if (!search_budget_left(s))
             break;
         s->nodes++; /* a node is a placement tried (MiniMalloc's nodes try many each: the budget counts work) */
