@@ -1,6 +1,7 @@
 /* search.h — the state of the exact placement search (strategies/place-search.c) and the pieces it is
  * built from: bookkeeping and inference over the skyline (search-infer.c), the memo of failed states
- * (search-memo.c), MiniMalloc's search on the same state (search-sections.c). Internal to the search. */
+ * (search-memo.c), MiniMalloc's search on the same state (search-sections.c), the budget (search-budget.c).
+ * Internal to the search. */
 #ifndef SIM_SEARCH_H
 #define SIM_SEARCH_H
 
@@ -78,7 +79,7 @@ static inline const guint *units_around(const Search *s, guint from, guint to, g
     return listed < s->n ? s->live + s->live_from[from] : s->units;
 }
 
-/* place-search.c: FALSE once the node or time budget is spent or a stop was requested (checks the clock
+/* search-budget.c: FALSE once the node or time budget is spent or a stop was requested (checks the clock
  * every clock_mask + 1 nodes, and prints progress). */
 gboolean search_budget_left(Search *s);
 
