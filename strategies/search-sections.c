@@ -185,7 +185,8 @@ static guint node_candidates(Search *s, guint lo, guint hi, guint from, guint co
             *lowest_top = MIN(*lowest_top, c.off + x->size);
         }
         count = s->candidates->len - base;
-        qsort(&g_array_index(s->candidates, Candidate, base), count, sizeof(Candidate), by_offset_then_rank);
+        if (count > 1)
+            qsort(&g_array_index(s->candidates, Candidate, base), count, sizeof(Candidate), by_offset_then_rank);
         return count;
     }
     g_array_set_size(s->candidates, base + count); /* room for all; pointers taken after the resize */
@@ -208,7 +209,8 @@ static guint node_candidates(Search *s, guint lo, guint hi, guint from, guint co
     }
     guint moved = s->moved->len, total = kept + moved;
     Candidate *m = (Candidate *)s->moved->data;
-    qsort(m, moved, sizeof(Candidate), by_offset_then_rank);
+    if (moved > 1) /* (qsort must not see the empty array's NULL) */
+        qsort(m, moved, sizeof(Candidate), by_offset_then_rank);
     for (guint i = kept, j = moved, k = total; j > 0;) /* merge from the back, in place */
         out[--k] = i > 0 && by_offset_then_rank(&out[i - 1], &m[j - 1]) > 0 ? out[--i] : m[--j];
     g_array_set_size(s->candidates, base + total);
