@@ -122,47 +122,60 @@ static gboolean raise_overlapping(Search *s, guint u, guint64 top)
     return hat;
 }
 
-/* Per unit of the part, the other units sharing a step with it (CSR, indexed by unit), when they number
- * at most OVERLAPS_MAX in all (a part of a million units living together would need a trillion). */
+/* Per free unit, the other free units sharing a step with it (CSR, indexed by unit), built once per search
+ * — the same for every turn and part (units of different parts share no step) — when they number at most
+ * OVERLAPS_MAX in all (a part of a million units living together would need a trillion); else none, and
+ * raises go through the per-step lists. */
 #define OVERLAPS_MAX (16u << 20)
 
 static void overlaps_build(Search *s)
 {
-    g_clear_pointer(&s->overlaps_from, g_free);
-    g_clear_pointer(&s->overlaps, g_free);
+    s->overlaps_built = TRUE;
+    guint n = s->p->units->len, steps = 0;
+    for (guint u = 0; u < n; u++)
+        steps = MAX(steps, unit(s, u)->last + 1);
+    /* The free units by step (CSR): live[from[t] .. from[t + 1]) live at t. */
+    guint *from = g_new0(guint, steps + 1);
+    for (guint u = 0; u < n; u++)
+        if (unit(s, u)->fixed == TRACE_NONE)
+            for (guint t = unit(s, u)->first; t <= unit(s, u)->last; t++)
+                from[t + 1]++;
+    for (guint t = 0; t < steps; t++)
+        from[t + 1] += from[t];
     guint64 listed = 0;
-    for (guint k = 0; k < s->n; k++) {
-        const PlaceUnit *x = unit(s, s->units[k]);
-        listed += s->live_from[x->last + 1] - s->live_from[x->first];
-    }
-    if (listed > OVERLAPS_MAX)
+    for (guint u = 0; u < n; u++)
+        if (unit(s, u)->fixed == TRACE_NONE)
+            listed += from[unit(s, u)->last + 1] - from[unit(s, u)->first];
+    if (listed > OVERLAPS_MAX) {
+        g_free(from);
         return;
-    guint n = s->p->units->len;
+    }
+    guint *live = g_new(guint, from[steps] + 1), *fill = g_memdup2(from, (steps + 1) * sizeof(guint));
+    for (guint u = 0; u < n; u++)
+        if (unit(s, u)->fixed == TRACE_NONE)
+            for (guint t = unit(s, u)->first; t <= unit(s, u)->last; t++)
+                live[fill[t]++] = u;
+    g_free(fill);
     s->overlaps_from = g_new0(guint, n + 1);
     s->overlaps = g_new(guint, listed + 1);
     guint *seen = g_new0(guint, n + 1); /* stamp: the unit (+1) whose list last took it */
-    guint fill = 0;
-    /* Units outside the part keep empty lists: from[u + 1] = from[u] is set as the units come, in index order. */
-    gboolean *in_part = g_new0(gboolean, n + 1);
-    for (guint k = 0; k < s->n; k++)
-        in_part[s->units[k]] = TRUE;
+    guint taken = 0;
     for (guint u = 0; u < n; u++) {
-        s->overlaps_from[u] = fill;
-        if (!in_part[u])
-            continue;
+        s->overlaps_from[u] = taken;
         const PlaceUnit *x = unit(s, u);
+        if (x->fixed != TRACE_NONE)
+            continue;
         seen[u] = u + 1;
-        for (guint i = s->live_from[x->first]; i < s->live_from[x->last + 1]; i++) {
-            guint v = s->live[i];
-            if (seen[v] != u + 1) {
-                seen[v] = u + 1;
-                s->overlaps[fill++] = v;
+        for (guint i = from[x->first]; i < from[x->last + 1]; i++)
+            if (seen[live[i]] != u + 1) {
+                seen[live[i]] = u + 1;
+                s->overlaps[taken++] = live[i];
             }
-        }
     }
-    s->overlaps_from[n] = fill;
-    g_free(in_part);
+    s->overlaps_from[n] = taken;
     g_free(seen);
+    g_free(live);
+    g_free(from);
 }
 
 /* The node's candidates, sorted by (offset, rank), stacked at the top of s->candidates: the parent's list
@@ -295,13 +308,13 @@ static gboolean sections_dfs(Search *s, guint lo, guint hi, guint64 after_off, g
         count_unplaced(s, x, -1);
         guint peaks = s->peak_undo->len, skyline = s->skyline_undo->len;
         gboolean hatless = !raise_overlapping(s, c.u, c.off + x->size);
-        for (guint t = x->first; t <= x->last; t++) { /* the skyline, for the inferences it shares with the search */
+        for (guint t = x->first; t <= x->last && s->sections_ours; t++) { /* the skyline: our inferences and memo read it */
             g_array_append_val(s->skyline_undo, s->h[t]);
             s->h[t] = c.off + x->size;
         }
         found = sections_fit(s, lo, hi, c.off, p, q, x, peaks) && (!s->sections_ours || skyline_inferences(s, lo, hi, x)) &&
                 sections_pieces(s, lo, hi, x, &c, base, count);
-        for (guint t = x->first; t <= x->last; t++)
+        for (guint t = x->first; t <= x->last && s->sections_ours; t++)
             s->h[t] = g_array_index(s->skyline_undo, guint64, skyline + t - x->first);
         g_array_set_size(s->skyline_undo, skyline);
         restore_peaks(s, peaks);
@@ -326,7 +339,8 @@ gboolean sections_solve(Search *s, guint lo, guint hi)
         if (!unit(s, s->units[k])->size)
             s->offsets[s->units[k]] = 0; /* occupies nothing */
     }
-    overlaps_build(s);
+    if (!s->overlaps_built)
+        overlaps_build(s);
     if (!s->candidates) {
         s->candidates = g_array_new(FALSE, FALSE, sizeof(Candidate));
         s->moved = g_array_new(FALSE, FALSE, sizeof(Candidate));

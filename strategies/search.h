@@ -38,6 +38,7 @@ typedef struct {
     GArray *moved;       /* ... scratch: candidates whose offset rose */
     guint *overlaps_from; /* ... per unit u: overlaps[overlaps_from[u] .. overlaps_from[u + 1]) share a step with it */
     guint *overlaps;
+    gboolean overlaps_built; /* ... tried once per search (they may be too many: then none) */
     GArray *skyline_undo; /* ... skyline steps as they were before each placement */
     gboolean unaligned;   /* ... no unit of the part asks for an alignment */
     gboolean exact_raises; /* raises that lose no placement (see dfs_node), or faster coarse ones */
