@@ -16,8 +16,9 @@
 #
 # Usage: bench/plan-scaling.sh                      (about 4 minutes on 2 cores)
 #        TRACE_SIZES="1000 10000" GRAPH_SIZES="1000 10000" bench/plan-scaling.sh   (a quick look)
-# search, climb and best run with --budget 2 (their time is the budget, not a growth law; on 1M buffers the
-# heuristics they start from can take a few seconds more: one always runs to the end).
+# The strategies sim --list marks [--budget] (climb, search, minimalloc, best) run once per size with
+# --budget 1: their time is the budget, not a growth law (on 1M buffers the heuristics they start from take
+# a few seconds more: one always runs to its end).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -29,18 +30,23 @@ trace_sizes=${TRACE_SIZES:-"1000 10000 100000 300000 1000000"}
 graph_sizes=${GRAPH_SIZES:-"1000 10000 50000 100000 200000"}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# The placement strategies: the lines under "placement strategies" in sim --list, up to the next heading.
-mapfile -t strategies < <(build/sim --list | awk '/^placement strategies/{on=1; next} /^[a-z]/{on=0} on {print $1}')
-[ ${#strategies[@]} -gt 0 ] || die "sim --list names no placement strategy"
+# The placement strategies: the lines under "placement strategies" in sim --list, up to the next heading;
+# those it marks [--budget] apart.
+list_strategies() {
+    build/sim --list | awk -v want="$1" '/^placement strategies/{on=1; next} /^[a-z]/{on=0}
+        on { budgeted = ($NF == "[--budget]"); if (budgeted == want) print $1 }'
+}
+mapfile -t strategies < <(list_strategies 0)
+mapfile -t budgeted < <(list_strategies 1)
+[ ${#strategies[@]} -gt 0 ] && [ ${#budgeted[@]} -gt 0 ] || die "sim --list names no placement strategy"
 mapfile -t orders < <(build/sim --list | awk '/^operator orders/{on=1; next} /^[a-z]/{on=0} on && $1 != "optimal" {print $1}')
 measurements=$work/measurements.csv
 echo "input,n,strategy,seconds_mean,seconds_sd,phase,phase_seconds,peak_rss_kib,arena,lower_bound" > "$measurements"
 
 # run_side_by_side INPUT N MIN MAX FLAG ARGS... -- VALUE...: one hyperfine run of sim ARGS with FLAG set to
 # each value (--strategy or --order), each command run MIN to MAX times (hyperfine fits as many runs as take
-# about 3 s: on traces MIN is 1, so the budget-bound strategies run once; graphs, planned in seconds, take
-# MIN runs, so a phase's fastest run is never a single sample), then each value's phases (each phase's
-# fastest run) and its report row into the measurements.
+# about 3 s; graphs, planned in seconds, take MIN runs, so a phase's fastest run is never a single sample),
+# then each value's phases (each phase's fastest run) and its report row into the measurements.
 run_side_by_side() {
     local input=$1 n=$2 min_runs=$3 runs=$4 flag=$5; shift 5
     local args=()
@@ -48,7 +54,7 @@ run_side_by_side() {
     shift
     local cmds=() s
     for s in "$@"; do
-        cmds+=("$(printf '%q ' build/sim "${args[@]}" "$flag" "$s" --budget 2 --format csv \
+        cmds+=("$(printf '%q ' build/sim "${args[@]}" "$flag" "$s" --budget 1 --format csv \
             --phases "$work/phases-$s.csv")> $(printf '%q' "$work/row-$s.csv")")
     done
     # before each run, the last run's phases move aside (phases-S.csv.N), so every run's are kept
@@ -85,6 +91,7 @@ for n in $trace_sizes; do
     [ "$n" -ge 100000 ] && runs=2
     [ "$n" -ge 1000000 ] && runs=1
     run_side_by_side trace "$n" 1 "$runs" --strategy --trace "$work/t.trace" -- "${strategies[@]}"
+    run_side_by_side trace "$n" 1 1 --strategy --trace "$work/t.trace" -- "${budgeted[@]}"
 done
 
 for n in $graph_sizes; do
@@ -95,19 +102,23 @@ for n in $graph_sizes; do
         else
             build/mkgraph "$family" --nodes "$n" -o "$work/g.onnx"
         fi
-        runs=3
-        [ "$n" -ge 100000 ] && runs=2
+        # phases of 5-50 ms grow by a few ms when a run's page faults or a neighbour land on them: the
+        # fastest of 5 runs (3 from 100k nodes) is what the fits see
+        runs=5
+        [ "$n" -ge 100000 ] && runs=3
         run_side_by_side "$family" "$n" "$runs" "$runs" --strategy --graph "$work/g.onnx" -- greedy-size
         # Every operator order but the exact one (exponential by nature) on the transformer stacks.
-        [ "$family" = transformer ] && run_side_by_side "orders (transformer)" "$n" 2 2 --order --graph "$work/g.onnx" \
+        [ "$family" = transformer ] && run_side_by_side "orders (transformer)" "$n" "$runs" "$runs" --order --graph "$work/g.onnx" \
             --strategy greedy-size -- "${orders[@]}"
     done
 done
 
 # The tables, the fits and the figure, written beside their targets and moved over them at the end.
-/usr/bin/python3 - "$measurements" "$work" "$(nproc)" "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" <<'PY'
+/usr/bin/python3 - "$measurements" "$work" "$(nproc)" "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" \
+    "$(IFS=,; echo "${budgeted[*]}")" <<'PY'
 import collections, csv, math, sys
 path, work, cores, cpu = sys.argv[1:5]
+budgeted = set(sys.argv[5].split(","))  # their place (and so end-to-end) time is the budget: no growth law
 rows = list(csv.DictReader(open(path, newline="")))
 phase_order = ["load", "shapes", "order", "liveness", "sharing", "trace", "place", "verify", "report", "output"]
 series = collections.defaultdict(dict)     # (input, strategy, phase) -> n -> (seconds, rss)
@@ -139,11 +150,11 @@ w(f"Made by `bench/plan-scaling.sh` on {cores} cores ({cpu}). Traces: `mkgraph t
 w("log-uniform 64 B to 1 MiB, ~8 buffers born per step, 2% living up to 2,000 steps), every placement strategy.")
 w("Graphs: `mkgraph relu-chain` / `identity-chain --nodes N`, and transformer stacks (`mkgraph gpt2 --d-model 64")
 w("--heads 4 --vocab 1000 --seq 32` with N/34 layers), planned with greedy-size. Orders: every `--order` but")
-w("`optimal` on the transformer stacks (the *strategy* column names the order). search, climb and best run with")
-w("`--budget 2` (a heuristic they start from, once started, runs to its end: seconds at 1M buffers).")
+w("`optimal` on the transformer stacks (the *strategy* column names the order). The strategies `sim --list` marks")
+w("[--budget] (climb, search, minimalloc, best) run once per size with `--budget 1`: their time is the budget (a")
+w("heuristic they start from, once started, runs to its end: seconds at 1M buffers), not a growth law.")
 w("*Time*: hyperfine mean of the whole command. Traces: up to 3 runs below 100k, then 2, and 1 at 1M (hyperfine")
-w("fits as many as take about 3 s, so the budget-bound strategies run once); graphs: 3 runs below 100k nodes, then")
-w("2 (orders: 2). Phases from")
+w("fits as many as take about 3 s); graphs and orders: 5 runs below 100k nodes, then 3. Phases from")
 w("`sim --phases`, each phase's fastest run (its peak RSS: the largest);")
 w("*growth*: the slope of log(seconds) on log(n) over the sizes where the phase takes 5 ms or more (– : it")
 w("never does). Targets (issue 18): every phase's growth at most 1.2 but exact search's; a 200k-node chain end")
@@ -161,9 +172,12 @@ for inp in inputs:
         cells = []
         for p in phases_seen:
             pts = series.get((inp, s, p), {})
+            if pts and p == "place" and s in budgeted:
+                cells.append("budget")
+                continue
             cells.append(fmt_exp(exponent([(n, v[0]) for n, v in pts.items()])) if pts else "")
         e2e = exponent([(k[2], v[0]) for k, v in total.items() if k[0] == inp and k[1] == s])
-        w(f"| {inp} | {s} | " + " | ".join(cells) + f" | {fmt_exp(e2e)} |")
+        w(f"| {inp} | {s} | " + " | ".join(cells) + f" | {'budget' if s in budgeted else fmt_exp(e2e)} |")
 for inp in inputs:
     w("")
     unit = "buffers" if inp == "trace" else "nodes"

@@ -1,6 +1,7 @@
 /* test-cli.c — the `sim` and `mkgraph` binaries end to end: the gpt2 summary, exit codes, and the
  * one-line errors for missing, empty, truncated and non-protobuf files and for usage mistakes. */
 #include "report/csv-table.h"
+#include "strategies/registry.h"
 #include "tests/testutil.h"
 
 #include <gio/gio.h>
@@ -107,6 +108,34 @@ static void test_usage_errors(void)
                                                    "--list-ops", "--version", NULL};
          *opt; opt++)
         assert_contains(r.out, *opt);
+    run_result_clear(&r);
+}
+
+/* sim --list marks the strategies whose time is the --budget (improvers, exact search, portfolios, peers)
+ * and only those: bench/plan-scaling.sh times them apart by that mark. */
+static void test_list_budgeted(void)
+{
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--list", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    g_auto(GStrv) lines = g_strsplit(r.out, "\n", -1);
+    guint budgeted = 0, placement = 0;
+    gboolean in_placement = FALSE;
+    for (char **l = lines; *l; l++) {
+        if (**l != ' ') {
+            in_placement = g_str_has_prefix(*l, "placement strategies");
+            continue;
+        }
+        if (!in_placement)
+            continue;
+        placement++;
+        g_auto(GStrv) words = g_strsplit(g_strstrip(*l), " ", 2);
+        const PlaceStrategy *s = place_strategy_find(words[0]);
+        g_assert_nonnull(s);
+        g_assert_cmpint(g_str_has_suffix(*l, " [--budget]"), ==, place_strategy_budgeted(s));
+        budgeted += place_strategy_budgeted(s);
+    }
+    g_assert_cmpuint(placement, >, budgeted);
+    g_assert_cmpuint(budgeted, ==, 4); /* climb, search, minimalloc, best */
     run_result_clear(&r);
 }
 
@@ -875,6 +904,7 @@ int main(int argc, char **argv)
     g_test_add_func("/cli/gpt2-info", test_gpt2_info);
     g_test_add_func("/cli/file-errors", test_file_errors);
     g_test_add_func("/cli/usage-errors", test_usage_errors);
+    g_test_add_func("/cli/list-budgeted", test_list_budgeted);
     g_test_add_func("/cli/dim-binding", test_dim_binding);
     g_test_add_func("/cli/mkgraph", test_mkgraph);
     g_test_add_func("/cli/plan-gpt2", test_plan_gpt2);

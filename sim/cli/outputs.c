@@ -25,7 +25,7 @@ void list_strategies(void)
     const PlaceStrategy *const *all = place_strategies(&count);
     printf("placement strategies (--strategy):\n");
     for (guint k = 0; k < count; k++)
-        printf("  %-18s %s\n", all[k]->name, all[k]->summary);
+        printf("  %-18s %s%s\n", all[k]->name, all[k]->summary, place_strategy_budgeted(all[k]) ? " [--budget]" : "");
     const OrderStrategy *const *orders = order_strategies(&count);
     printf("operator orders (--order, --orders):\n");
     for (guint k = 0; k < count; k++)

@@ -77,6 +77,13 @@ typedef struct PlaceStrategy {
     gboolean (*plan)(const PlaceProblem *p, guint64 *offsets, char **detail, GError **error);
 } PlaceStrategy;
 
+/* Improvers, exact search, portfolios and peers run until they are done or --budget is spent: their time
+ * is the budget's, not a growth law (sim --list marks them; bench/plan-scaling.sh times them once). */
+static inline gboolean place_strategy_budgeted(const PlaceStrategy *s)
+{
+    return s->role == ROLE_IMPROVER || s->role == ROLE_EXACT || s->role == ROLE_PORTFOLIO || s->role == ROLE_PEER;
+}
+
 typedef struct {
     const PlaceStrategy *strategy;
     guint64 *offsets;   /* per trace buffer */
