@@ -103,12 +103,12 @@ for n in $graph_sizes; do
             build/mkgraph "$family" --nodes "$n" -o "$work/g.onnx"
         fi
         # phases of 5-50 ms grow by a few ms when a run's page faults or a neighbour land on them: the
-        # fastest of 5 runs (3 from 100k nodes) is what the fits see
-        runs=5
-        [ "$n" -ge 100000 ] && runs=3
+        # fastest of 5 runs (3 from 100k nodes; the seven orders 3, then 2) is what the fits see
+        runs=5 order_runs=3
+        [ "$n" -ge 100000 ] && runs=3 order_runs=2
         run_side_by_side "$family" "$n" "$runs" "$runs" --strategy --graph "$work/g.onnx" -- greedy-size
         # Every operator order but the exact one (exponential by nature) on the transformer stacks.
-        [ "$family" = transformer ] && run_side_by_side "orders (transformer)" "$n" "$runs" "$runs" --order --graph "$work/g.onnx" \
+        [ "$family" = transformer ] && run_side_by_side "orders (transformer)" "$n" "$order_runs" "$order_runs" --order --graph "$work/g.onnx" \
             --strategy greedy-size -- "${orders[@]}"
     done
 done
@@ -154,7 +154,7 @@ w("`optimal` on the transformer stacks (the *strategy* column names the order). 
 w("[--budget] (climb, search, minimalloc, best) run once per size with `--budget 1`: their time is the budget (a")
 w("heuristic they start from, once started, runs to its end: seconds at 1M buffers), not a growth law.")
 w("*Time*: hyperfine mean of the whole command. Traces: up to 3 runs below 100k, then 2, and 1 at 1M (hyperfine")
-w("fits as many as take about 3 s); graphs and orders: 5 runs below 100k nodes, then 3. Phases from")
+w("fits as many as take about 3 s); graphs: 5 runs below 100k nodes, then 3 (orders: 3, then 2). Phases from")
 w("`sim --phases`, each phase's fastest run (its peak RSS: the largest);")
 w("*growth*: the slope of log(seconds) on log(n) over the sizes where the phase takes 5 ms or more (– : it")
 w("never does). Targets (issue 18): every phase's growth at most 1.2 but exact search's; a 200k-node chain end")

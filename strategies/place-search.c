@@ -8,7 +8,8 @@
  *    candidates is branched on. Elsewhere, the lowest-left point: a buffer starting there and ending
  *    within the flat stretch rests on it, or the point stays empty and its step is raised (exact raises
  *    lose nothing, coarse ones are faster; searches with each take turns);
- *  - inference: cross-section, spatial, column, floor support and layer inference (see each function);
+ *  - inference: cross-section, spatial, column, floor support, layer and stacking inference (see each
+ *    function in search-infer.c);
  *    after a change only the window of steps it can affect is checked;
  *  - dynamic decomposition: a boundary no remaining buffer crosses splits the problem; a memo of failed
  *    states prunes repeats; restarts over three candidate orders with doubling node limits;
@@ -131,7 +132,8 @@ static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed, GArra
             const PlaceUnit *y = unit(s, near[j]);
             dead = !s->placed[near[j]] && y->first <= x->last && x->first <= y->last && off + x->size + y->size > s->target;
         }
-        dead = dead || !layers_tiled(s, lo, hi, x->first, x->last, s->target) ||
+        dead = dead || !stacks_fit_after(s, lo, hi, x->first, x->last, peaks, 0) ||
+               !layers_tiled(s, lo, hi, x->first, x->last, s->target) ||
                (x->first > lo && s->h[x->first - 1] < off + x->size &&
                 !layers_tiled(s, lo, hi, x->first - 1, x->first - 1, off + x->size)) ||
                (x->last + 1 < hi && s->h[x->last + 1] < off + x->size &&
@@ -528,6 +530,7 @@ static gboolean search_on_this_stack(const PlaceProblem *p, Turns turns, guint64
     s.starts = g_new0(guint, n + 1);
     s.starts_last = g_new0(guint, n + 1);
     s.reach = g_new0(guint8, p->steps + 2);
+    s.stack = g_new(guint64, 2 * STACK_MAX);
     s.failed_slots = 1024;
     while (s.failed_slots < FAILED_SLOTS_MAX && s.failed_slots < 1024 * (guint64)n)
         s.failed_slots *= 2;
@@ -626,6 +629,7 @@ static gboolean search_on_this_stack(const PlaceProblem *p, Turns turns, guint64
     g_free(s.starts);
     g_free(s.starts_last);
     g_free(s.reach);
+    g_free(s.stack);
     g_free(s.zobrist);
     g_free(s.failed);
     g_free(s.placed);

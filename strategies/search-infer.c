@@ -1,6 +1,6 @@
 /* search-infer.c — the exact search's bookkeeping of unplaced units and peaks, and its inferences over
  * the skyline: which steps a change can affect, cross-section and column inference, floor support,
- * layer tiling, and the two branching aids (the tightest valley floor, the lowest offset a raise may
+ * stacking (which MiniMalloc's engine runs too), layer tiling, and the two branching aids (the tightest valley floor, the lowest offset a raise may
  * lift a step to). Each says why it only cuts placements that cannot complete. */
 #include "strategies/search.h"
 
@@ -102,6 +102,64 @@ gboolean floors_supported(const Search *s, Window w)
         if (!supported)
             return FALSE;
     }
+    return TRUE;
+}
+
+/* Stacking inference at step t: no unplaced unit can go below its peak (placements only raise the
+ * skyline, so a unit's peak only rises) nor below base (search-sections.c's canonical order: every later
+ * placement is at or above the last one's offset). So for every release r among them, the units released
+ * at r or higher lie wholly above r at t: r plus their bytes must fit under the target. The check at the
+ * lowest release is the cross-section one; the higher ones catch a step whose long-lived units were lifted
+ * by their neighbours (1D scheduling with release dates: stacked by release, the last one ends at the
+ * largest such sum). Steps with more than STACK_MAX units live are not judged. */
+gboolean stacks_fit(const Search *s, guint t, guint64 base)
+{
+    /* Every sum is at most the highest release plus all the bytes left: when that fits, so does each. */
+    guint64 highest = base;
+    for (guint i = s->live_from[t]; i < s->live_from[t + 1]; i++)
+        if (!s->placed[s->live[i]])
+            highest = MAX(highest, round_up(s->peak[s->live[i]], unit(s, s->live[i])->align));
+    if (highest + s->left[t] <= s->target)
+        return TRUE;
+    guint64 *rel = s->stack, *size = s->stack + STACK_MAX;
+    guint k = 0;
+    for (guint i = s->live_from[t]; i < s->live_from[t + 1]; i++) {
+        guint u = s->live[i];
+        const PlaceUnit *x = unit(s, u);
+        if (s->placed[u] || !x->size)
+            continue;
+        if (k == STACK_MAX)
+            return TRUE;
+        guint64 r = MAX(base, round_up(s->peak[u], x->align)), z = x->size;
+        guint j = k++;
+        for (; j > 0 && rel[j - 1] < r; j--) { /* by release, highest first */
+            rel[j] = rel[j - 1];
+            size[j] = size[j - 1];
+        }
+        rel[j] = r;
+        size[j] = z;
+    }
+    guint64 above = 0;
+    for (guint j = 0; j < k; j++) {
+        above += size[j];
+        if ((j + 1 == k || rel[j + 1] != rel[j]) && rel[j] + above > s->target)
+            return FALSE;
+    }
+    return TRUE;
+}
+
+/* stacks_fit at every step of [lo, hi) where a change can have failed it: the steps [from, to] and the
+ * lifetimes of the units whose peaks rose since peak_undo's length was mark. */
+gboolean stacks_fit_after(const Search *s, guint lo, guint hi, guint from, guint to, guint mark, guint64 base)
+{
+    for (guint k = mark; k < s->peak_undo->len; k++) {
+        const PlaceUnit *y = unit(s, g_array_index(s->peak_undo, PeakChange, k).u);
+        from = MIN(from, y->first);
+        to = MAX(to, y->last);
+    }
+    for (guint t = MAX(from, lo); t <= to && t < hi; t++)
+        if (s->left[t] && !stacks_fit(s, t, base))
+            return FALSE;
     return TRUE;
 }
 

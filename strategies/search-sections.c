@@ -53,7 +53,9 @@ static void overfull_span(const Search *s, guint lo, guint hi, guint64 off, guin
 /* Section inference after x's placement at offset off: the overfull span [p, q] now fits; and at the steps
  * whose floor (the lowest minimum offset among the unplaced units live there) can have changed — x's
  * lifetime and those of the units x raised (peak_undo from mark) — that floor plus the bytes left must
- * fit. Elsewhere neither the floor nor the bytes changed since the check that let the parent node through. */
+ * fit. Elsewhere neither the floor nor the bytes changed since the check that let the parent node through.
+ * With our inferences, the same steps are judged by stacking inference too (stacks_fit: every release
+ * level, not only the floor). */
 static gboolean sections_fit(const Search *s, guint lo, guint hi, guint64 off, guint p, guint q, const PlaceUnit *x,
                              guint mark)
 {
@@ -73,7 +75,7 @@ static gboolean sections_fit(const Search *s, guint lo, guint hi, guint64 off, g
         for (guint i = s->live_from[t]; i < s->live_from[t + 1]; i++)
             if (!s->placed[s->live[i]])
                 floor = MIN(floor, min_offset(s, s->live[i]));
-        if (floor + s->left[t] > s->target)
+        if (floor + s->left[t] > s->target || (s->sections_ours && !stacks_fit(s, t, off)))
             return FALSE;
     }
     return TRUE;

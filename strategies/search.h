@@ -24,6 +24,7 @@ typedef struct {
     guint *starts;
     guint *starts_last;  /* parallel to starts: each one's last step (read by the layer check's hot loop) */
     guint8 *reach;       /* scratch of run_tiled */
+    guint64 *stack;      /* scratch of stacks_fit: STACK_MAX (release, size) pairs */
     guint *cross;        /* per boundary t|t+1: unplaced units live on both sides */
     guint64 *zobrist;    /* per unit: a random key; a set of units is keyed by XOR */
     guint64 *failed;     /* open-addressing set of keys of states that have no completion (0: empty) */
@@ -64,6 +65,9 @@ typedef struct {
     guint64 was;
 } PeakChange;
 
+/* stacks_fit judges steps with at most this many unplaced units live (insertion sort), the rest not. */
+#define STACK_MAX 64
+
 /* Failed states remembered: up to 2^21 keys (16 MiB; 1024 per unit, so small problems clear a small
  * table per target); when three quarters are taken, no more are added. */
 #define FAILED_SLOTS_MAX (1u << 21)
@@ -94,6 +98,8 @@ void restore_peaks(Search *s, guint mark);
 Window changed_window(const Search *s, guint lo, guint hi, guint from, guint to);
 gboolean columns_can_fill(const Search *s, guint lo, guint hi, Window w);
 gboolean floors_supported(const Search *s, Window w);
+gboolean stacks_fit(const Search *s, guint t, guint64 base);
+gboolean stacks_fit_after(const Search *s, guint lo, guint hi, guint from, guint to, guint mark, guint64 base);
 gboolean layers_tiled(const Search *s, guint lo, guint hi, guint from, guint to, guint64 cap);
 gboolean rests_on(const Search *s, const PlaceUnit *x, guint p, guint q, gboolean from_right);
 guint tightest_floor(const Search *s, guint lo, guint hi, guint *p_out, guint *q_out, gboolean *from_right);

@@ -152,8 +152,22 @@ static char *folding_ops(void)
     return g_string_free(s, FALSE);
 }
 
+/* An earlier plan of the list with the same arena and every buffer at the same offset, or -1: strategies
+ * often agree (greedy-size, climb, search and best on most models), and one plan runs the same however
+ * many strategies found it. */
+static gint same_plan_before(const Plan *const *plans, guint k, guint buffers)
+{
+    for (guint j = 0; j < k; j++)
+        if (plans[j]->arena == plans[k]->arena && plans[j]->bins == plans[k]->bins &&
+            (buffers == 0 || memcmp(plans[j]->offsets, plans[k]->offsets, buffers * sizeof(guint64)) == 0))
+            return (gint)j;
+    return -1;
+}
+
 /* --compare --run: each plan run --repeat times in its own arena and, with --check, compared with one
- * reference run made once for all of them; one row each (strategy, runs, median, arena, check). */
+ * reference run made once for all of them; one row each (strategy, runs, median, arena, check). A plan
+ * identical to an earlier one is not run again: its row repeats that one's figures, and its check says
+ * whose plan it is. */
 gboolean run_execute_each(FILE *out, const RunOptions *o, const Model *m, const GPtrArray *schedule,
                           const AliasMap *aliases, const Trace *t, const Plan *const *plans,
                           const PlaceStrategy *const *strategies, guint count, GError **error)
@@ -168,6 +182,15 @@ gboolean run_execute_each(FILE *out, const RunOptions *o, const Model *m, const 
     const char *checked = !o->check ? "not checked" : o->poison ? "bit for bit, with poison" : "bit for bit";
     GError *first_difference = NULL; /* a plan whose outputs differ: the others still run, then this fails */
     for (guint k = 0; ok && k < count; k++) {
+        gint same = same_plan_before(plans, k, trace_count(t));
+        if (same >= 0) {
+            const char *const *row = (const char *const *)cells->pdata + (gsize)same * 5;
+            g_ptr_array_add(cells, g_strdup(strategies[k]->name));
+            for (guint c = 1; c < 4; c++)
+                g_ptr_array_add(cells, g_strdup(row[c]));
+            g_ptr_array_add(cells, g_strdup_printf("%s (%s's plan)", row[4], strategies[same]->name));
+            continue;
+        }
         Executor *e = executor_new(m, schedule, aliases, t, plans[k], error);
         ok = e && run_timed(e, repeat, steps, o->poison, totals, NULL, error);
         gsize elements = 0;
