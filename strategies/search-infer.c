@@ -116,9 +116,12 @@ gboolean stacks_fit(const Search *s, guint t, guint64 base)
 {
     /* Every sum is at most the highest release plus all the bytes left: when that fits, so does each. */
     guint64 highest = base;
+    const guint *live = s->live;
+    const gboolean *placed = s->placed;
+    const guint64 *peak = s->peak;
     for (guint i = s->live_from[t]; i < s->live_from[t + 1]; i++)
-        if (!s->placed[s->live[i]])
-            highest = MAX(highest, round_up(s->peak[s->live[i]], unit(s, s->live[i])->align));
+        if (!placed[live[i]])
+            highest = MAX(highest, s->unaligned ? peak[live[i]] : round_up(peak[live[i]], unit(s, live[i])->align));
     if (highest + s->left[t] <= s->target)
         return TRUE;
     guint64 *rel = s->stack, *size = s->stack + STACK_MAX;
@@ -149,8 +152,13 @@ gboolean stacks_fit(const Search *s, guint t, guint64 base)
 }
 
 /* stacks_fit at every step of [lo, hi) where a change can have failed it: the steps [from, to] and the
- * lifetimes of the units whose peaks rose since peak_undo's length was mark. */
-gboolean stacks_fit_after(const Search *s, guint lo, guint hi, guint from, guint to, guint mark, guint64 base)
+ * lifetimes of the units whose peaks rose (to top) since peak_undo's length was mark. Only at the steps
+ * where a remaining unit ends: the units live at any step live on to the next such step, and a step whose
+ * units include another's fits if that one does. And only where top plus the bytes left overflows: the
+ * sums the rise changed are those of release levels up to top, each at most top plus the bytes left (the
+ * higher levels' were judged when their units rose, and units only leave them since). */
+gboolean stacks_fit_after(const Search *s, guint lo, guint hi, guint from, guint to, guint mark, guint64 base,
+                          guint64 top)
 {
     for (guint k = mark; k < s->peak_undo->len; k++) {
         const PlaceUnit *y = unit(s, g_array_index(s->peak_undo, PeakChange, k).u);
@@ -158,7 +166,7 @@ gboolean stacks_fit_after(const Search *s, guint lo, guint hi, guint from, guint
         to = MAX(to, y->last);
     }
     for (guint t = MAX(from, lo); t <= to && t < hi; t++)
-        if (s->left[t] && !stacks_fit(s, t, base))
+        if (s->left_last[t] && top + s->left[t] > s->target && !stacks_fit(s, t, base))
             return FALSE;
     return TRUE;
 }

@@ -55,7 +55,7 @@ static void overfull_span(const Search *s, guint lo, guint hi, guint64 off, guin
  * lifetime and those of the units x raised (peak_undo from mark) — that floor plus the bytes left must
  * fit. Elsewhere neither the floor nor the bytes changed since the check that let the parent node through.
  * With our inferences, the same steps are judged by stacking inference too (stacks_fit: every release
- * level, not only the floor). */
+ * level, not only the floor; where stacks_fit_after would judge them). */
 static gboolean sections_fit(const Search *s, guint lo, guint hi, guint64 off, guint p, guint q, const PlaceUnit *x,
                              guint mark)
 {
@@ -75,7 +75,9 @@ static gboolean sections_fit(const Search *s, guint lo, guint hi, guint64 off, g
         for (guint i = s->live_from[t]; i < s->live_from[t + 1]; i++)
             if (!s->placed[s->live[i]])
                 floor = MIN(floor, min_offset(s, s->live[i]));
-        if (floor + s->left[t] > s->target || (s->sections_ours && !stacks_fit(s, t, off)))
+        if (floor + s->left[t] > s->target ||
+            (s->sections_ours && s->stacking && s->left_last[t] && off + x->size + s->left[t] > s->target &&
+             !stacks_fit(s, t, off)))
             return FALSE;
     }
     return TRUE;
@@ -333,9 +335,6 @@ static gboolean sections_dfs(Search *s, guint lo, guint hi, guint64 after_off, g
 
 gboolean sections_solve(Search *s, guint lo, guint hi)
 {
-    s->unaligned = TRUE; /* no unit asks for alignment: a minimum offset is the peak itself (the hot loops skip a lookup) */
-    for (guint k = 0; k < s->n && s->unaligned; k++)
-        s->unaligned = unit(s, s->units[k])->align == 1;
     for (guint k = 0; k < s->n; k++) {
         s->rank[s->units[k]] = k;
         if (!unit(s, s->units[k])->size)

@@ -25,6 +25,7 @@ typedef struct {
     guint *starts_last;  /* parallel to starts: each one's last step (read by the layer check's hot loop) */
     guint8 *reach;       /* scratch of run_tiled */
     guint64 *stack;      /* scratch of stacks_fit: STACK_MAX (release, size) pairs */
+    gboolean stacking;   /* the part has slack somewhere: stacking inference runs (see solve_part) */
     guint *cross;        /* per boundary t|t+1: unplaced units live on both sides */
     guint64 *zobrist;    /* per unit: a random key; a set of units is keyed by XOR */
     guint64 *failed;     /* open-addressing set of keys of states that have no completion (0: empty) */
@@ -41,7 +42,7 @@ typedef struct {
     guint *overlaps;
     gboolean overlaps_built; /* ... tried once per search (they may be too many: then none) */
     GArray *skyline_undo; /* ... skyline steps as they were before each placement */
-    gboolean unaligned;   /* ... no unit of the part asks for an alignment */
+    gboolean unaligned;   /* no unit of the part asks for an alignment (a minimum offset is the peak itself) */
     gboolean exact_raises; /* raises that lose no placement (see dfs_node), or faster coarse ones */
     gboolean sections_ours; /* search-sections.c with our inferences (memo, twins, skyline), or as published */
     guint64 nodes, max_nodes;
@@ -99,7 +100,8 @@ Window changed_window(const Search *s, guint lo, guint hi, guint from, guint to)
 gboolean columns_can_fill(const Search *s, guint lo, guint hi, Window w);
 gboolean floors_supported(const Search *s, Window w);
 gboolean stacks_fit(const Search *s, guint t, guint64 base);
-gboolean stacks_fit_after(const Search *s, guint lo, guint hi, guint from, guint to, guint mark, guint64 base);
+gboolean stacks_fit_after(const Search *s, guint lo, guint hi, guint from, guint to, guint mark, guint64 base,
+                          guint64 top);
 gboolean layers_tiled(const Search *s, guint lo, guint hi, guint from, guint to, guint64 cap);
 gboolean rests_on(const Search *s, const PlaceUnit *x, guint p, guint q, gboolean from_right);
 guint tightest_floor(const Search *s, guint lo, guint hi, guint *p_out, guint *q_out, gboolean *from_right);
