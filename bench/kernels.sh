@@ -29,7 +29,7 @@ elif grep -qw avx512f /proc/cpuinfo && grep -qw avx512bw /proc/cpuinfo && grep -
 fi
 repeat=${REPEAT:-5}
 rounds=${ROUNDS:-3}
-hf_runs=${HF_RUNS:-3} # hyperfine runs of each whole command (after a warm-up)
+hf_runs=${HF_RUNS:-3} hf_warmup=${HF_WARMUP:-1} # hyperfine runs of each whole command, after warm-up runs
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 out=results/exec-timing.md
@@ -136,12 +136,12 @@ for m in "${wide[@]}"; do
 done
 {
     echo
-    echo "## Whole commands (hyperfine, one run: a warm-up and $hf_runs runs each, mean ± σ)"
+    echo "## Whole commands (hyperfine, one run: $hf_warmup warm-up and $hf_runs runs each, mean ± σ)"
     echo
     echo "Each command loads the model, plans (ours) or builds a session (ORT), and runs once; so these include"
     echo "what a single inference costs end to end."
     echo
 } >> "$out"
-hyperfine --warmup 1 --runs "$hf_runs" --export-markdown "$work/hf.md" "${hf_cmds[@]}" > /dev/null
+hyperfine --warmup "$hf_warmup" --runs "$hf_runs" --export-markdown "$work/hf.md" "${hf_cmds[@]}" > /dev/null
 sed "s|$work/||g" "$work/hf.md" >> "$out"
 echo "kernels.sh: wrote $out" >&2

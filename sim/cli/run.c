@@ -183,12 +183,12 @@ gboolean run_execute_each(FILE *out, const RunOptions *o, const Model *m, const 
     GError *first_difference = NULL; /* a plan whose outputs differ: the others still run, then this fails */
     for (guint k = 0; ok && k < count; k++) {
         gint same = same_plan_before(plans, k, trace_count(t));
-        if (same >= 0) {
+        if (same >= 0) { /* copies first: adding to cells may move its array */
             const char *const *row = (const char *const *)cells->pdata + (gsize)same * 5;
-            g_ptr_array_add(cells, g_strdup(strategies[k]->name));
-            for (guint c = 1; c < 4; c++)
-                g_ptr_array_add(cells, g_strdup(row[c]));
-            g_ptr_array_add(cells, g_strdup_printf("%s (%s's plan)", row[4], strategies[same]->name));
+            char *copied[5] = {g_strdup(strategies[k]->name), g_strdup(row[1]), g_strdup(row[2]), g_strdup(row[3]),
+                               g_strdup_printf("%s (%s's plan)", row[4], strategies[same]->name)};
+            for (guint c = 0; c < 5; c++)
+                g_ptr_array_add(cells, copied[c]);
             continue;
         }
         Executor *e = executor_new(m, schedule, aliases, t, plans[k], error);
