@@ -1,7 +1,8 @@
 /* search-infer.c — the exact search's bookkeeping of unplaced units and peaks, and its inferences over
  * the skyline: which steps a change can affect, cross-section and column inference, floor support,
- * stacking (which MiniMalloc's engine runs too), layer tiling, and the two branching aids (the tightest valley floor, the lowest offset a raise may
- * lift a step to). Each says why it only cuts placements that cannot complete. */
+ * stacking (which MiniMalloc's engine runs too), layer tiling, and the two branching aids (the tightest
+ * valley floor, the lowest offset a raise may lift a step to). Each says why it only cuts placements that
+ * cannot complete. */
 #include "strategies/search.h"
 
 #include <string.h>
@@ -151,12 +152,13 @@ gboolean stacks_fit(const Search *s, guint t, guint64 base)
     return TRUE;
 }
 
-/* stacks_fit at every step of [lo, hi) where a change can have failed it: the steps [from, to] and the
+/* stacks_fit at the steps of [lo, hi) where a placement can have failed it: the steps [from, to] and the
  * lifetimes of the units whose peaks rose (to top) since peak_undo's length was mark. Only at the steps
  * where a remaining unit ends: the units live at any step live on to the next such step, and a step whose
  * units include another's fits if that one does. And only where top plus the bytes left overflows: the
- * sums the rise changed are those of release levels up to top, each at most top plus the bytes left (the
- * higher levels' were judged when their units rose, and units only leave them since). */
+ * sums this rise changed are those of release levels up to top, each at most top plus the bytes left
+ * (higher levels were judged when their own units rose at a placement). Both limits only leave cuts out,
+ * never make one: a check skipped is a completion not ruled out early. */
 gboolean stacks_fit_after(const Search *s, guint lo, guint hi, guint from, guint to, guint mark, guint64 base,
                           guint64 top)
 {
