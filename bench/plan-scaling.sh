@@ -26,7 +26,7 @@ die() { echo "plan-scaling.sh: $*" >&2; exit 1; }
 command -v hyperfine > /dev/null || die "hyperfine is not installed (make deps installs it)"
 command -v gnuplot > /dev/null || die "gnuplot is not installed (make deps installs it)"
 make -s build/sim build/mkgraph
-trace_sizes=${TRACE_SIZES:-"1000 10000 100000 300000 1000000"}
+trace_sizes=${TRACE_SIZES:-"1000 10000 100000 1000000"} # a decade apart: even points for the log-log fits
 graph_sizes=${GRAPH_SIZES:-"1000 10000 50000 100000 200000"}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
