@@ -105,6 +105,47 @@ static void test_corpus_check(void)
     }
 }
 
+/* Executors lent one model's weights (ExecWeights, as --compare --run does) compute what one filling its
+ * own computes, count the same pseudo-random initializers, and keep working after the executor that filled
+ * the weights is freed (they belong to the lender). */
+static void test_shared_weights(void)
+{
+    char *path = graph_path("mlp");
+    GError *error = NULL;
+    Model *m = onnx_read_file(path, &error);
+    g_assert_no_error(error);
+    g_assert_true(test_infer(m, NULL, &error));
+    const Graph *g = m->graph;
+    LayoutOptions layout = LAYOUT_DEFAULTS;
+    AliasMap *aliases = alias_map_new(g, g->order, &layout, NULL, NULL, &error);
+    g_assert_true(alias_apply_list(aliases, "all", &error));
+    Trace *t = trace_from_alias_map(aliases, NULL, &error);
+    Plan *plan = place_run(place_strategy_find("greedy-size"), t, &error);
+    g_assert_no_error(error);
+    ExecWeights *w = exec_weights_new(m);
+    Executor *alone = executor_new(m, g->order, aliases, t, plan, &error);
+    Executor *first = executor_new_sharing(m, g->order, aliases, t, plan, w, &error);
+    Executor *second = executor_new_sharing(m, g->order, aliases, t, plan, w, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(executor_random_weights(alone), >, 0);
+    g_assert_cmpuint(executor_random_weights(first), ==, executor_random_weights(alone));
+    g_assert_cmpuint(executor_random_weights(second), ==, executor_random_weights(alone));
+    executor_free(first);
+    g_assert_true(executor_run(alone, TRUE, &error) && executor_run(second, TRUE, &error));
+    const char *name;
+    const ExecTensor *x = executor_output(alone, 0, &name), *y = executor_output(second, 0, &name);
+    g_assert_cmpuint(x->count, ==, y->count);
+    g_assert_cmpint(memcmp(x->data, y->data, x->count * dtype_size(x->dtype)), ==, 0);
+    executor_free(second);
+    executor_free(alone);
+    exec_weights_free(w);
+    plan_free(plan);
+    trace_free(t);
+    alias_map_free(aliases);
+    model_free(m);
+    g_free(path);
+}
+
 /* The plan of the MLP with two simultaneously live buffers moved onto each other: the verifier rejects it,
  * and run with poison its outputs differ from the reference — the executor does not pass a bad plan. */
 static void test_early_reuse_is_caught(void)
@@ -1252,6 +1293,7 @@ int main(int argc, char **argv)
     g_test_add_func("/exec/fused-activations", test_fused_activations);
     g_test_add_func("/exec/seed-transpose-view", test_seed_transpose_view);
     g_test_add_func("/exec/compare-run-check", test_compare_run_check);
+    g_test_add_func("/exec/shared-weights", test_shared_weights);
     g_test_add_func("/exec/usage-and-profile", test_usage_and_profile);
     g_test_add_func("/exec/blas-opened-to-run", test_blas_opened_to_run);
     g_test_add_func("/exec/where-mask", test_where_mask);

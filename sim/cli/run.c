@@ -38,7 +38,7 @@ static void reference_clear(Reference *r)
 }
 
 static gboolean reference_run(Reference *r, const Model *m, const GPtrArray *schedule, const LayoutOptions *layout,
-                              gboolean poison, GError **error)
+                              gboolean poison, ExecWeights *weights, GError **error)
 {
     const Graph *g = m->graph;
     memset(r, 0, sizeof *r);
@@ -48,7 +48,7 @@ static gboolean reference_run(Reference *r, const Model *m, const GPtrArray *sch
     r->t = trace_from_alias_map(r->aliases, NULL, error);
     if (!r->t || !(r->plan = place_run(place_strategy_baseline(), r->t, error)))
         return FALSE;
-    r->e = executor_new(m, schedule, r->aliases, r->t, r->plan, error);
+    r->e = executor_new_sharing(m, schedule, r->aliases, r->t, r->plan, weights, error);
     return r->e && executor_run(r->e, poison, error);
 }
 
@@ -176,7 +176,8 @@ gboolean run_execute_each(FILE *out, const RunOptions *o, const Model *m, const 
     if (!threads)
         return FALSE;
     Reference ref = {0};
-    gboolean ok = !o->check || reference_run(&ref, m, schedule, &aliases->layout, o->poison, error);
+    ExecWeights *weights = exec_weights_new(m); /* filled once for the reference and every plan */
+    gboolean ok = !o->check || reference_run(&ref, m, schedule, &aliases->layout, o->poison, weights, error);
     GPtrArray *cells = g_ptr_array_new_with_free_func(g_free);
     double *totals = g_new0(double, repeat + 1);
     const char *checked = !o->check ? "not checked" : o->poison ? "bit for bit, with poison" : "bit for bit";
@@ -191,7 +192,7 @@ gboolean run_execute_each(FILE *out, const RunOptions *o, const Model *m, const 
                 g_ptr_array_add(cells, copied[c]);
             continue;
         }
-        Executor *e = executor_new(m, schedule, aliases, t, plans[k], error);
+        Executor *e = executor_new_sharing(m, schedule, aliases, t, plans[k], weights, error);
         ok = e && run_timed(e, repeat, steps, o->poison, totals, NULL, error);
         gsize elements = 0;
         GError *differs = NULL;
@@ -231,6 +232,7 @@ gboolean run_execute_each(FILE *out, const RunOptions *o, const Model *m, const 
     g_ptr_array_unref(cells);
     g_free(totals);
     reference_clear(&ref);
+    exec_weights_free(weights);
     if (ok && first_difference) {
         g_propagate_error(error, first_difference);
         return FALSE;
@@ -244,16 +246,19 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
                      const Trace *t, const Plan *plan, GError **error)
 {
     guint threads = exec_set_threads(MAX(o->threads, 1), error);
-    Executor *e = threads ? executor_new(m, schedule, aliases, t, plan, error) : NULL;
-    if (!e)
+    ExecWeights *weights = exec_weights_new(m); /* filled once for the plan's run and the reference's */
+    Executor *e = threads ? executor_new_sharing(m, schedule, aliases, t, plan, weights, error) : NULL;
+    if (!e) {
+        exec_weights_free(weights);
         return FALSE;
+    }
     guint repeat = MAX(o->repeat, 1), steps = schedule->len;
     double *per_node = g_new0(double, (gsize)repeat * steps + 1), *totals = g_new0(double, repeat + 1);
     gboolean ok = run_timed(e, repeat, steps, o->poison, totals, per_node, error);
     Reference ref = {0};
     gsize elements = 0;
     if (ok && o->check)
-        ok = reference_run(&ref, m, schedule, &aliases->layout, o->poison, error) &&
+        ok = reference_run(&ref, m, schedule, &aliases->layout, o->poison, weights, error) &&
              outputs_equal(e, ref.e, &elements, error);
     if (!ok)
         hint_transpose_views(schedule, aliases, error);
@@ -333,5 +338,6 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
     g_free(per_node);
     g_free(totals);
     executor_free(e);
+    exec_weights_free(weights);
     return ok;
 }

@@ -33,7 +33,37 @@ struct Executor {
     gboolean *widened;     /* per step: runs on float32 copies of its 16-bit float tensors (run_widened) */
     KernelWorkspace *workspace; /* the kernels' temporaries, kept from step to step */
     guint random_weights;
+    ExecWeights *weights;  /* lends weights and constants (executor_new_sharing), or NULL */
+    gboolean *borrowed;    /* per tensor id: own/source is the lender's, not freed here */
 };
+
+/* Weights and constants filled once, lent to every executor of one model: read-only while lent (kernels
+ * never write a weight: in-place reuse only takes dying activations, and poison only arena buffers). */
+struct ExecWeights {
+    const Graph *g;
+    guint8 **data;     /* per tensor id, or NULL */
+    gboolean *random;  /* per tensor id: filled with pseudo-random values */
+};
+
+ExecWeights *exec_weights_new(const Model *m)
+{
+    ExecWeights *w = g_new0(ExecWeights, 1);
+    w->g = m->graph;
+    w->data = g_new0(guint8 *, m->graph->tensors->len + 1);
+    w->random = g_new0(gboolean, m->graph->tensors->len + 1);
+    return w;
+}
+
+void exec_weights_free(ExecWeights *w)
+{
+    if (!w)
+        return;
+    for (guint k = 0; k < w->g->tensors->len; k++)
+        big_free(w->data[k]);
+    g_free(w->data);
+    g_free(w->random);
+    g_free(w);
+}
 
 /* splitmix64: deterministic values from a tensor's name. */
 static guint64 mix(guint64 *state)
@@ -57,9 +87,18 @@ static void fill_pseudo_random(ExecTensor *x, const char *name, gboolean weight)
     }
     double fan_in = x->rank >= 2 && x->dims[0] ? (double)x->count / (double)x->dims[0] : 1.0;
     double scale = weight ? 1.0 / sqrt(MAX(fan_in, 1.0)) : 1.0;
+    gboolean positive = weight && x->rank <= 1;
+    if (x->dtype == DT_FLOAT) { /* the common case without a call per element (the same values) */
+        float *f = x->data;
+        for (gsize k = 0; k < x->count; k++) {
+            double u = uniform(&state);
+            f[k] = (float)(positive ? 0.5 + u : (2.0 * u - 1.0) * scale);
+        }
+        return;
+    }
     for (gsize k = 0; k < x->count; k++) {
         double u = uniform(&state);
-        elem_set_f(x, k, weight && x->rank <= 1 ? 0.5 + u : (2.0 * u - 1.0) * scale);
+        elem_set_f(x, k, positive ? 0.5 + u : (2.0 * u - 1.0) * scale);
     }
 }
 
@@ -187,6 +226,31 @@ static GHashTable *buffers_by_name(const Trace *t)
     return h;
 }
 
+/* Tensor k's weight or constant bytes into *slot (own or source) and x->data: the lender's copy when it has
+ * one (borrowed, not freed here), else newly allocated and filled, and then lent on. Graph inputs (even
+ * with an initializer) are never shared: executor_set_input may overwrite them. */
+static gboolean bind_weight(Executor *e, guint k, const Tensor *t, ExecTensor *x, guint8 **slot, gsize bytes,
+                            const char *what, GError **error)
+{
+    ExecWeights *w = t->is_graph_input ? NULL : e->weights;
+    if (w && w->data[k]) {
+        x->data = *slot = w->data[k];
+        e->borrowed[k] = TRUE;
+        e->random_weights += w->random[k];
+        return TRUE;
+    }
+    x->data = *slot = exec_alloc(bytes, what, error);
+    guint random_before = e->random_weights;
+    if (!x->data || !fill_weight(e, t, x, error))
+        return FALSE;
+    if (w) {
+        w->data[k] = *slot;
+        w->random[k] = e->random_weights > random_before;
+        e->borrowed[k] = TRUE;
+    }
+    return TRUE;
+}
+
 static gboolean bind(Executor *e, const AliasMap *m, GError **error)
 {
     const Graph *g = e->g;
@@ -219,13 +283,15 @@ static gboolean bind(Executor *e, const AliasMap *m, GError **error)
             if (t->is_graph_input || t->kind == TENSOR_WEIGHT || t->kind == TENSOR_CONSTANT || constant) {
                 /* the bytes to put there before every run */
                 ExecTensor staged = *x;
-                staged.data = e->source[k] = exec_alloc(bytes, "a copy of an input or weight", error);
-                if (!staged.data)
-                    ok = FALSE;
-                else if (t->is_graph_input && !t->init)
-                    fill_pseudo_random(&staged, t->name, FALSE);
-                else
-                    ok = fill_weight(e, t, &staged, error);
+                if (t->is_graph_input && !t->init) {
+                    staged.data = e->source[k] = exec_alloc(bytes, "a copy of an input or weight", error);
+                    if (!staged.data)
+                        ok = FALSE;
+                    else
+                        fill_pseudo_random(&staged, t->name, FALSE);
+                } else {
+                    ok = bind_weight(e, k, t, &staged, &e->source[k], bytes, "a copy of an input or weight", error);
+                }
             }
             continue;
         }
@@ -236,11 +302,13 @@ static gboolean bind(Executor *e, const AliasMap *m, GError **error)
             e->view_of_input[k] = TRUE; /* a view of bytes outside the arena: points at them when it runs */
             continue;
         }
+        if (t->kind == TENSOR_WEIGHT || t->kind == TENSOR_CONSTANT || t->init || (p && p->op && p->op->plan_constant)) {
+            ok = bind_weight(e, k, t, x, &e->own[k], bytes, "a tensor outside the arena", error);
+            continue;
+        }
         x->data = e->own[k] = exec_alloc(bytes, "a tensor outside the arena", error);
         if (!x->data)
             ok = FALSE;
-        else if (t->kind == TENSOR_WEIGHT || t->kind == TENSOR_CONSTANT || t->init || (p && p->op && p->op->plan_constant))
-            ok = fill_weight(e, t, x, error);
         else if (t->is_graph_input)
             fill_pseudo_random(x, t->name, FALSE);
     }
@@ -321,6 +389,12 @@ static void mark_widened(Executor *e)
 Executor *executor_new(const Model *m, const GPtrArray *schedule, const AliasMap *aliases, const Trace *t,
                        const Plan *plan, GError **error)
 {
+    return executor_new_sharing(m, schedule, aliases, t, plan, NULL, error);
+}
+
+Executor *executor_new_sharing(const Model *m, const GPtrArray *schedule, const AliasMap *aliases, const Trace *t,
+                               const Plan *plan, ExecWeights *weights, GError **error)
+{
     const Graph *g = m->graph;
     gint64 opset = model_onnx_opset(m);
     if (!blas.sgemm && !blas_open(1, error)) /* not opened by exec_set_threads: one thread */
@@ -347,6 +421,9 @@ Executor *executor_new(const Model *m, const GPtrArray *schedule, const AliasMap
     e->tensors = g_new0(ExecTensor, n + 1);
     e->own = g_new0(guint8 *, n + 1);
     e->source = g_new0(guint8 *, n + 1);
+    g_assert(!weights || weights->g == g);
+    e->weights = weights;
+    e->borrowed = g_new0(gboolean, n + 1);
     e->view_of_input = g_new0(gboolean, n + 1);
     e->seconds = g_new0(double, schedule->len + 1);
     e->dying = g_new0(GPtrArray *, schedule->len + 1);
@@ -537,6 +614,8 @@ void executor_free(Executor *e)
         return;
     guint n = e->g->tensors->len;
     for (guint k = 0; k < n; k++) {
+        if (e->borrowed[k])
+            continue;
         big_free(e->own[k]);
         big_free(e->source[k]);
     }
@@ -556,6 +635,7 @@ void executor_free(Executor *e)
     g_free(e->tensors);
     g_free(e->own);
     g_free(e->source);
+    g_free(e->borrowed);
     g_free(e->view_of_input);
     g_free(e->seconds);
     g_free(e);

@@ -16,11 +16,19 @@
 #include "plan/place.h"
 
 typedef struct Executor Executor;
+/* Weights and constants filled once and lent to several executors of the same model (--compare --run: one
+ * fill for every plan, not one each). Free it after the executors it lent to. */
+typedef struct ExecWeights ExecWeights;
+ExecWeights *exec_weights_new(const Model *m);
+void exec_weights_free(ExecWeights *w);
 
 /* Binds every tensor; fails (naming the node) when an op of the schedule has no kernel, or the layout
  * pads tensors (the kernels assume dense row-major tensors: --pad-last 1). */
 Executor *executor_new(const Model *m, const GPtrArray *schedule, const AliasMap *aliases, const Trace *t,
                        const Plan *plan, GError **error);
+/* The same, its weights and constants borrowed from (or filled into, then lent by) `weights`. */
+Executor *executor_new_sharing(const Model *m, const GPtrArray *schedule, const AliasMap *aliases, const Trace *t,
+                               const Plan *plan, ExecWeights *weights, GError **error);
 /* The values a graph input takes in every run from now on (instead of pseudo-random ones): raw bytes of
  * its dtype and element count. */
 gboolean executor_set_input(Executor *e, const char *name, const TensorData *d, GError **error);
