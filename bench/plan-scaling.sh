@@ -16,7 +16,7 @@
 #
 # Usage: bench/plan-scaling.sh                      (about 4 minutes on 2 cores)
 #        TRACE_SIZES="1000 10000" GRAPH_SIZES="1000 10000" bench/plan-scaling.sh   (a quick look)
-# The strategies sim --list marks [--budget] (climb, search, minimalloc, best) run once per size with
+# The strategies sim --list marks [--budget] (improvers, exact search, portfolios, peers) run once per size with
 # --budget 1: their time is the budget, not a growth law (on 1M buffers the heuristics they start from take
 # a few seconds more: one always runs to its end).
 set -euo pipefail
@@ -118,7 +118,8 @@ done
     "$(IFS=,; echo "${budgeted[*]}")" <<'PY'
 import collections, csv, math, sys
 path, work, cores, cpu = sys.argv[1:5]
-budgeted = set(sys.argv[5].split(","))  # their place (and so end-to-end) time is the budget: no growth law
+budgeted_order = sys.argv[5].split(",")  # as sim --list names them
+budgeted = set(budgeted_order)  # their place (and so end-to-end) time is the budget: no growth law
 rows = list(csv.DictReader(open(path, newline="")))
 phase_order = ["load", "shapes", "order", "liveness", "sharing", "trace", "place", "verify", "report", "output"]
 series = collections.defaultdict(dict)     # (input, strategy, phase) -> n -> (seconds, rss)
@@ -151,7 +152,7 @@ w("log-uniform 64 B to 1 MiB, ~8 buffers born per step, 2% living up to 2,000 st
 w("Graphs: `mkgraph relu-chain` / `identity-chain --nodes N`, and transformer stacks (`mkgraph gpt2 --d-model 64")
 w("--heads 4 --vocab 1000 --seq 32` with N/34 layers), planned with greedy-size. Orders: every `--order` but")
 w("`optimal` on the transformer stacks (the *strategy* column names the order). The strategies `sim --list` marks")
-w("[--budget] (climb, search, minimalloc, best) run once per size with `--budget 1`: their time is the budget (a")
+w(f"[--budget] ({', '.join(s for s in budgeted_order)}) run once per size with `--budget 1`: their time is the budget (a")
 w("heuristic they start from, once started, runs to its end: seconds at 1M buffers), not a growth law.")
 w("*Time*: hyperfine mean of the whole command. Traces: up to 3 runs below 100k, then 2, and 1 at 1M (hyperfine")
 w("fits as many as take about 3 s); graphs: 5 runs below 100k nodes, then 3 (orders: 3, then 2). Phases from")

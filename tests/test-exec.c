@@ -105,47 +105,6 @@ static void test_corpus_check(void)
     }
 }
 
-/* Executors lent one model's weights (ExecWeights, as --compare --run does) compute what one filling its
- * own computes, count the same pseudo-random initializers, and keep working after the executor that filled
- * the weights is freed (they belong to the lender). */
-static void test_shared_weights(void)
-{
-    char *path = graph_path("mlp");
-    GError *error = NULL;
-    Model *m = onnx_read_file(path, &error);
-    g_assert_no_error(error);
-    g_assert_true(test_infer(m, NULL, &error));
-    const Graph *g = m->graph;
-    LayoutOptions layout = LAYOUT_DEFAULTS;
-    AliasMap *aliases = alias_map_new(g, g->order, &layout, NULL, NULL, &error);
-    g_assert_true(alias_apply_list(aliases, "all", &error));
-    Trace *t = trace_from_alias_map(aliases, NULL, &error);
-    Plan *plan = place_run(place_strategy_find("greedy-size"), t, &error);
-    g_assert_no_error(error);
-    ExecWeights *w = exec_weights_new(m);
-    Executor *alone = executor_new(m, g->order, aliases, t, plan, &error);
-    Executor *first = executor_new_sharing(m, g->order, aliases, t, plan, w, &error);
-    Executor *second = executor_new_sharing(m, g->order, aliases, t, plan, w, &error);
-    g_assert_no_error(error);
-    g_assert_cmpuint(executor_random_weights(alone), >, 0);
-    g_assert_cmpuint(executor_random_weights(first), ==, executor_random_weights(alone));
-    g_assert_cmpuint(executor_random_weights(second), ==, executor_random_weights(alone));
-    executor_free(first);
-    g_assert_true(executor_run(alone, TRUE, &error) && executor_run(second, TRUE, &error));
-    const char *name;
-    const ExecTensor *x = executor_output(alone, 0, &name), *y = executor_output(second, 0, &name);
-    g_assert_cmpuint(x->count, ==, y->count);
-    g_assert_cmpint(memcmp(x->data, y->data, x->count * dtype_size(x->dtype)), ==, 0);
-    executor_free(second);
-    executor_free(alone);
-    exec_weights_free(w);
-    plan_free(plan);
-    trace_free(t);
-    alias_map_free(aliases);
-    model_free(m);
-    g_free(path);
-}
-
 /* The plan of the MLP with two simultaneously live buffers moved onto each other: the verifier rejects it,
  * and run with poison its outputs differ from the reference — the executor does not pass a bad plan. */
 static void test_early_reuse_is_caught(void)
@@ -346,6 +305,37 @@ static void planned_clear(Planned *r)
     plan_free(r->plan);
     trace_free(r->t);
     alias_map_free(r->aliases);
+}
+
+/* Executors lent one model's weights (ExecWeights, as --compare --run does) compute what one filling its
+ * own computes, count the same pseudo-random initializers, and keep working after the executor that filled
+ * the weights is freed (they belong to the lender). */
+static void test_shared_weights(void)
+{
+    char *path = graph_path("mlp");
+    GError *error = NULL;
+    Model *m = onnx_read_file(path, &error);
+    g_assert_true(m && test_infer(m, NULL, &error));
+    Planned alone = plan_and_bind_ok(m); /* its executor fills its own weights */
+    const GPtrArray *order = m->graph->order;
+    ExecWeights *w = exec_weights_new(m);
+    Executor *first = executor_new_sharing(m, order, alone.aliases, alone.t, alone.plan, w, &error);
+    Executor *second = executor_new_sharing(m, order, alone.aliases, alone.t, alone.plan, w, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(executor_random_weights(alone.e), >, 0);
+    g_assert_cmpuint(executor_random_weights(first), ==, executor_random_weights(alone.e));
+    g_assert_cmpuint(executor_random_weights(second), ==, executor_random_weights(alone.e));
+    executor_free(first);
+    g_assert_true(executor_run(alone.e, TRUE, &error) && executor_run(second, TRUE, &error));
+    const char *name;
+    const ExecTensor *x = executor_output(alone.e, 0, &name), *y = executor_output(second, 0, &name);
+    g_assert_cmpuint(x->count, ==, y->count);
+    g_assert_cmpint(memcmp(x->data, y->data, x->count * dtype_size(x->dtype)), ==, 0);
+    executor_free(second);
+    exec_weights_free(w);
+    planned_clear(&alone);
+    model_free(m);
+    g_free(path);
 }
 
 /* Runs the MLP (weights: shapes only) with its first initializer given as `how` prepares it; the output. */

@@ -152,13 +152,12 @@ static char *folding_ops(void)
     return g_string_free(s, FALSE);
 }
 
-/* An earlier plan of the list with the same arena and every buffer at the same offset, or -1: strategies
- * often agree (greedy-size, climb, search and best on most models), and one plan runs the same however
- * many strategies found it. */
+/* An earlier plan of the list with every buffer at the same offset (the arena compared first, as a quick
+ * filter), or -1: strategies often agree, and one plan runs the same however many strategies found it. */
 static gint same_plan_before(const Plan *const *plans, guint k, guint buffers)
 {
     for (guint j = 0; j < k; j++)
-        if (plans[j]->arena == plans[k]->arena && plans[j]->bins == plans[k]->bins &&
+        if (plans[j]->arena == plans[k]->arena &&
             (buffers == 0 || memcmp(plans[j]->offsets, plans[k]->offsets, buffers * sizeof(guint64)) == 0))
             return (gint)j;
     return -1;

@@ -33,8 +33,8 @@ struct Executor {
     gboolean *widened;     /* per step: runs on float32 copies of its 16-bit float tensors (run_widened) */
     KernelWorkspace *workspace; /* the kernels' temporaries, kept from step to step */
     guint random_weights;
-    ExecWeights *weights;  /* lends weights and constants (executor_new_sharing), or NULL */
-    gboolean *borrowed;    /* per tensor id: own/source is the lender's, not freed here */
+    ExecWeights *weights;  /* lends weights and constants (executor_new_sharing), or NULL; its copies in
+                              own/source are the lender's, not freed here */
 };
 
 /* Weights and constants filled once, lent to every executor of one model: read-only while lent (kernels
@@ -87,18 +87,9 @@ static void fill_pseudo_random(ExecTensor *x, const char *name, gboolean weight)
     }
     double fan_in = x->rank >= 2 && x->dims[0] ? (double)x->count / (double)x->dims[0] : 1.0;
     double scale = weight ? 1.0 / sqrt(MAX(fan_in, 1.0)) : 1.0;
-    gboolean positive = weight && x->rank <= 1;
-    if (x->dtype == DT_FLOAT) { /* the common case without a call per element (the same values) */
-        float *f = x->data;
-        for (gsize k = 0; k < x->count; k++) {
-            double u = uniform(&state);
-            f[k] = (float)(positive ? 0.5 + u : (2.0 * u - 1.0) * scale);
-        }
-        return;
-    }
     for (gsize k = 0; k < x->count; k++) {
         double u = uniform(&state);
-        elem_set_f(x, k, positive ? 0.5 + u : (2.0 * u - 1.0) * scale);
+        elem_set_f(x, k, weight && x->rank <= 1 ? 0.5 + u : (2.0 * u - 1.0) * scale);
     }
 }
 
@@ -227,7 +218,7 @@ static GHashTable *buffers_by_name(const Trace *t)
 }
 
 /* Tensor k's weight or constant bytes into *slot (own or source) and x->data: the lender's copy when it has
- * one (borrowed, not freed here), else newly allocated and filled, and then lent on. Graph inputs (even
+ * one, else newly allocated and filled, and then the lender's (executor_free leaves the lender's copies). Graph inputs (even
  * with an initializer) are never shared: executor_set_input may overwrite them. */
 static gboolean bind_weight(Executor *e, guint k, const Tensor *t, ExecTensor *x, guint8 **slot, gsize bytes,
                             const char *what, GError **error)
@@ -235,7 +226,6 @@ static gboolean bind_weight(Executor *e, guint k, const Tensor *t, ExecTensor *x
     ExecWeights *w = t->is_graph_input ? NULL : e->weights;
     if (w && w->data[k]) {
         x->data = *slot = w->data[k];
-        e->borrowed[k] = TRUE;
         e->random_weights += w->random[k];
         return TRUE;
     }
@@ -246,7 +236,6 @@ static gboolean bind_weight(Executor *e, guint k, const Tensor *t, ExecTensor *x
     if (w) {
         w->data[k] = *slot;
         w->random[k] = e->random_weights > random_before;
-        e->borrowed[k] = TRUE;
     }
     return TRUE;
 }
@@ -423,7 +412,6 @@ Executor *executor_new_sharing(const Model *m, const GPtrArray *schedule, const 
     e->source = g_new0(guint8 *, n + 1);
     g_assert(!weights || weights->g == g);
     e->weights = weights;
-    e->borrowed = g_new0(gboolean, n + 1);
     e->view_of_input = g_new0(gboolean, n + 1);
     e->seconds = g_new0(double, schedule->len + 1);
     e->dying = g_new0(GPtrArray *, schedule->len + 1);
@@ -614,10 +602,11 @@ void executor_free(Executor *e)
         return;
     guint n = e->g->tensors->len;
     for (guint k = 0; k < n; k++) {
-        if (e->borrowed[k])
-            continue;
-        big_free(e->own[k]);
-        big_free(e->source[k]);
+        const guint8 *lent = e->weights ? e->weights->data[k] : NULL; /* the lender outlives its executors */
+        if (e->own[k] != lent)
+            big_free(e->own[k]);
+        if (e->source[k] != lent)
+            big_free(e->source[k]);
     }
     for (guint b = 0; b < e->plan->bins; b++)
         big_free(e->arena[b]);
@@ -635,7 +624,6 @@ void executor_free(Executor *e)
     g_free(e->tensors);
     g_free(e->own);
     g_free(e->source);
-    g_free(e->borrowed);
     g_free(e->view_of_input);
     g_free(e->seconds);
     g_free(e);
