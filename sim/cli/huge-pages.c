@@ -5,10 +5,16 @@
  * (madvise) when the tunable glibc.malloc.hugetlb is 1, but reads tunables only when a process starts,
  * so sim starts itself again with it set, once it knows its input is large (the second start costs about
  * 7 ms, which small inputs would feel). docs/DESIGN.md, "Huge pages", has the measurements. Where the
- * kernel's THP mode is "never" the tunable changes nothing. */
+ * kernel's THP mode is "never" the tunable changes nothing.
+ * Blocks from 128 KiB up are, by default, mappings of their own until freeing one raises glibc's threshold:
+ * the arrays and tables a 200k-node model grows by doubling (tensor and node lists, the name table) were
+ * each mapped, zeroed page by page on first touch and unmapped again (116 munmap calls where one is left
+ * with the threshold fixed at its maximum); the load phase of a 200k-node transformer stack went from
+ * 1.16–1.23 s to 0.38–0.76 s (docs/DESIGN.md, "Huge pages"). */
 #include "cli/huge-pages.h"
 
 #include <glib/gstdio.h>
+#include <malloc.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -37,4 +43,11 @@ void huge_pages_exec(char **argv, const char *path)
     }
     g_free(value);
     g_free(before);
+}
+
+void malloc_keep_large_blocks(void)
+{
+#ifdef M_MMAP_THRESHOLD
+    mallopt(M_MMAP_THRESHOLD, 32 << 20); /* refused (returns 0) only above the maximum: nothing to handle */
+#endif
 }

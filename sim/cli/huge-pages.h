@@ -1,4 +1,5 @@
-/* huge-pages.h — large inputs run with glibc's malloc on transparent huge pages (see huge-pages.c). */
+/* huge-pages.h — how large inputs get their memory from glibc's malloc: on transparent huge pages, and
+ * with large freed blocks kept for reuse (see huge-pages.c). */
 #ifndef SIM_HUGE_PAGES_H
 #define SIM_HUGE_PAGES_H
 
@@ -12,5 +13,10 @@
  * valgrind watches the process. Returns only when it did not re-execute (or the exec failed: the run goes
  * on with small pages). Call before reading any input. */
 void huge_pages_exec(char **argv, const char *path);
+
+/* Keeps blocks up to 32 MiB (glibc's largest mmap threshold) in malloc's heap instead of mappings of their
+ * own, so a growing array's freed blocks are reused rather than unmapped and faulted in again. Call once,
+ * in the process that plans (a setting made before an exec does not survive it). */
+void malloc_keep_large_blocks(void);
 
 #endif
