@@ -4,7 +4,8 @@
  * traces (3 to 8 buffers, some aligned) it and `minimalloc` equal a brute force over canonical placements and prove it,
  * also where the optimum is above the lower bound, and with sizes in quanta it tries targets a quantum
  * apart; it stops at its node budget (a counter, not the clock);
- * `climb` never ends above its greedy start and is deterministic for a seed. */
+ * `climb` never ends above its greedy start, is deterministic for a seed and keeps its start when the
+ * budget has no room for a step. */
 #include "strategies/registry.h"
 #include "graphs/tracegen.h"
 #include "tests/testutil.h"
@@ -320,9 +321,16 @@ static void test_climb(void)
     g_assert_cmpuint(a->arena, <=, greedy->arena);
     g_assert_cmpuint(a->arena, ==, b->arena); /* same seed, same answer */
     g_assert_cmpmem(a->offsets, trace_count(t) * sizeof(guint64), b->offsets, trace_count(t) * sizeof(guint64));
+    /* The budget counts from the start of planning, and no step starts that would end past it: with none
+     * left after the greedy start, climb keeps that start and says why. */
+    o.budget_seconds = 0;
+    Plan *c = run("climb", t, &o);
+    g_assert_cmpstr(c->detail, ==, "0 steps (budget spent), 0 improvements, 0.00% below greedy-size");
+    g_assert_cmpmem(c->offsets, trace_count(t) * sizeof(guint64), greedy->offsets, trace_count(t) * sizeof(guint64));
     plan_free(greedy);
     plan_free(a);
     plan_free(b);
+    plan_free(c);
     trace_free(t);
 }
 
