@@ -37,7 +37,7 @@ static gboolean climb_plan(const PlaceProblem *p, guint64 *offsets, char **detai
     gboolean out_of_time = FALSE;
     const guint max_steps = p->options->climb_steps;
     for (; steps < max_steps && !place_stop_requested(p->options); steps++) {
-        if (g_get_monotonic_time() + step_cost > deadline) {
+        if (g_get_monotonic_time() + step_cost >= deadline) {
             out_of_time = TRUE;
             break;
         }

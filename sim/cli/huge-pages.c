@@ -10,7 +10,7 @@
  * the arrays and tables a 200k-node model grows by doubling (tensor and node lists, the name table) were
  * each mapped, zeroed page by page on first touch and unmapped again (116 munmap calls where one is left
  * with the threshold fixed at its maximum); the load phase of a 200k-node transformer stack went from
- * 1.16–1.23 s to 0.38–0.76 s (docs/DESIGN.md, "Huge pages"). */
+ * 0.83–1.01 s to 0.35–0.90 s over six alternating runs (docs/DESIGN.md, "Huge pages"). */
 #include "cli/huge-pages.h"
 
 #include <glib/gstdio.h>
