@@ -9,7 +9,10 @@
 #
 # Each command runs under hyperfine (the strategies of one trace size side by side in one hyperfine run,
 # so their ratios come from the same conditions), with `sim --phases` recording the seconds and the peak
-# resident set of each phase (load, shapes, order, liveness, sharing, trace, place, verify). The
+# resident set of each phase (load, shapes, order, liveness, sharing, trace, place, verify). The graphs run
+# in rounds (GRAPH_ROUNDS, 3): each round runs every size of every family once, so the runs of one size are
+# minutes apart and a neighbour's burst of a few seconds lands on one run of one size, not on all its runs
+# (it used to: a size's runs back to back, its fastest phase was sometimes twice another size's). The
 # growth exponent of each phase is the slope of log(seconds) against log(n), fitted over the sizes where the
 # phase takes 5 ms or more. Writes results/plan-scaling.md and plots/plan-scaling.png, each only when the
 # whole run succeeded (a stopped run keeps the old ones).
@@ -41,12 +44,13 @@ mapfile -t budgeted < <(list_strategies 1)
 [ ${#strategies[@]} -gt 0 ] && [ ${#budgeted[@]} -gt 0 ] || die "sim --list names no placement strategy"
 mapfile -t orders < <(build/sim --list | awk '/^operator orders/{on=1; next} /^[a-z]/{on=0} on && $1 != "optimal" {print $1}')
 measurements=$work/measurements.csv
-echo "input,n,strategy,seconds_mean,seconds_sd,phase,phase_seconds,peak_rss_kib,arena,lower_bound" > "$measurements"
+echo "input,n,strategy,call,run_seconds,phase,phase_seconds,peak_rss_kib,arena,lower_bound" > "$measurements"
+calls=0
 
 # run_side_by_side INPUT N MIN MAX FLAG ARGS... -- VALUE...: one hyperfine run of sim ARGS with FLAG set to
 # each value (--strategy or --order), each command run MIN to MAX times (hyperfine fits as many runs as take
-# about 3 s; graphs, planned in seconds, take MIN runs, so a phase's fastest run is never a single sample),
-# then each value's phases (each phase's fastest run) and its report row into the measurements.
+# about 3 s), then into the measurements, for each value: its runs' seconds, its phases (each phase's fastest
+# run of this call) and its report row. The tables combine every call of one input, size and value.
 run_side_by_side() {
     local input=$1 n=$2 min_runs=$3 runs=$4 flag=$5; shift 5
     local args=()
@@ -59,12 +63,13 @@ run_side_by_side() {
     done
     # before each run, the last run's phases move aside (phases-S.csv.N), so every run's are kept
     rm -f "$work"/phases-*
+    calls=$((calls + 1))
     hyperfine --min-runs "$min_runs" --max-runs "$runs" --style none --export-json "$work/h.json" \
         --prepare "n=0; for f in $(printf '%q' "$work")/phases-*.csv; do [ -e \"\$f\" ] && mv \"\$f\" \"\$f.\$\$.\$n\"; n=\$((n + 1)); done; true" \
         "${cmds[@]}" > /dev/null
-    /usr/bin/python3 - "$work" "$input" "$n" "$@" >> "$measurements" <<'PY'
+    /usr/bin/python3 - "$work" "$input" "$n" "$calls" "$@" >> "$measurements" <<'PY'
 import csv, glob, json, sys
-work, input_, n, strategies = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+work, input_, n, call, strategies = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
 results = json.load(open(f"{work}/h.json"))["results"]
 for s, r in zip(strategies, results):
     row = list(csv.DictReader(open(f"{work}/row-{s}.csv", newline="")))[0]
@@ -77,10 +82,11 @@ for s, r in zip(strategies, results):
             t, rss = float(p["seconds"]), int(p["peak_rss_kib"])
             best = fastest.get(p["phase"], (t, rss))
             fastest[p["phase"]] = (min(best[0], t), max(best[1], rss))
+    runs = " ".join(f"{t:.6f}" for t in r["times"])
     for phase in phases:
         t, rss = fastest[phase]
-        print(",".join([input_, n, s, f"{r['mean']:.6f}", f"{r.get('stddev') or 0:.6f}", phase,
-                        f"{t:.6f}", str(rss), row["arena_bytes"], row["lower_bound_bytes"]]))
+        print(",".join([input_, n, s, call, runs, phase, f"{t:.6f}", str(rss), row["arena_bytes"],
+                        row["lower_bound_bytes"]]))
 PY
 }
 
@@ -94,42 +100,56 @@ for n in $trace_sizes; do
     run_side_by_side trace "$n" 1 1 --strategy --trace "$work/t.trace" -- "${budgeted[@]}"
 done
 
+families="relu-chain identity-chain transformer"
 for n in $graph_sizes; do
-    for family in relu-chain identity-chain transformer; do
-        echo "plan-scaling.sh: $family, $n nodes" >&2
+    for family in $families; do
         if [ "$family" = transformer ]; then # 34 nodes a layer at these dims
-            build/mkgraph gpt2 --layers $(( (n + 33) / 34 )) --d-model 64 --heads 4 --vocab 1000 --seq 32 -o "$work/g.onnx"
+            build/mkgraph gpt2 --layers $(( (n + 33) / 34 )) --d-model 64 --heads 4 --vocab 1000 --seq 32 -o "$work/$family-$n.onnx"
         else
-            build/mkgraph "$family" --nodes "$n" -o "$work/g.onnx"
+            build/mkgraph "$family" --nodes "$n" -o "$work/$family-$n.onnx"
         fi
-        # phases of 5-50 ms grow by a few ms when a run's page faults or a neighbour land on them: the
-        # fastest of 5 runs (3 from 100k nodes; the seven orders 3, then 2) is what the fits see
-        runs=5 order_runs=3
-        [ "$n" -ge 100000 ] && runs=3 order_runs=2
-        run_side_by_side "$family" "$n" "$runs" "$runs" --strategy --graph "$work/g.onnx" -- greedy-size
-        # Every operator order but the exact one (exponential by nature) on the transformer stacks.
-        [ "$family" = transformer ] && run_side_by_side "orders (transformer)" "$n" "$order_runs" "$order_runs" --order --graph "$work/g.onnx" \
-            --strategy greedy-size -- "${orders[@]}"
+    done
+done
+# Phases of 5-50 ms grow by a few ms, or double, when a neighbour or a page-fault storm lands on them: each
+# phase's fastest run over the rounds is what the fits see, and the rounds keep a size's runs minutes apart.
+graph_rounds=${GRAPH_ROUNDS:-3}
+for round in $(seq "$graph_rounds"); do
+    for n in $graph_sizes; do
+        for family in $families; do
+            echo "plan-scaling.sh: round $round of $graph_rounds, $family, $n nodes" >&2
+            run_side_by_side "$family" "$n" 1 1 --strategy --graph "$work/$family-$n.onnx" -- greedy-size
+            # Every operator order but the exact one (exponential by nature) on the transformer stacks.
+            [ "$family" = transformer ] && run_side_by_side "orders (transformer)" "$n" 1 1 --order \
+                --graph "$work/$family-$n.onnx" --strategy greedy-size -- "${orders[@]}"
+        done
     done
 done
 
 # The tables, the fits and the figure, written beside their targets and moved over them at the end.
 /usr/bin/python3 - "$measurements" "$work" "$(nproc)" "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" \
-    "$(IFS=,; echo "${budgeted[*]}")" <<'PY'
-import collections, csv, math, sys
+    "$(IFS=,; echo "${budgeted[*]}")" "$graph_rounds" <<'PY'
+import collections, csv, math, statistics, sys
 path, work, cores, cpu = sys.argv[1:5]
 budgeted_order = sys.argv[5].split(",")  # as sim --list names them
+graph_rounds = int(sys.argv[6])
 budgeted = set(budgeted_order)  # their place (and so end-to-end) time is the budget: no growth law
 rows = list(csv.DictReader(open(path, newline="")))
 phase_order = ["load", "shapes", "order", "liveness", "sharing", "trace", "place", "verify", "report", "output"]
-series = collections.defaultdict(dict)     # (input, strategy, phase) -> n -> (seconds, rss)
-total = {}                                 # (input, strategy, n) -> (mean, sd, arena, bound, peak rss)
+series = collections.defaultdict(dict)     # (input, strategy, phase) -> n -> (fastest seconds, largest rss)
+runs = collections.defaultdict(dict)       # (input, strategy, n) -> call -> that call's run seconds
+facts = {}                                 # (input, strategy, n) -> (arena, bound, largest rss)
 for r in rows:
     n = int(r["n"])
-    series[(r["input"], r["strategy"], r["phase"])][n] = (float(r["phase_seconds"]), int(r["peak_rss_kib"]))
+    t, rss = float(r["phase_seconds"]), int(r["peak_rss_kib"])
+    pts = series[(r["input"], r["strategy"], r["phase"])]
+    pts[n] = (min(pts[n][0], t), max(pts[n][1], rss)) if n in pts else (t, rss)
     key = (r["input"], r["strategy"], n)
-    rss = max(int(r["peak_rss_kib"]), total[key][4] if key in total else 0)
-    total[key] = (float(r["seconds_mean"]), float(r["seconds_sd"]), int(r["arena"]), int(r["lower_bound"]), rss)
+    runs[key][r["call"]] = [float(x) for x in r["run_seconds"].split()]
+    facts[key] = (int(r["arena"]), int(r["lower_bound"]), max(rss, facts[key][2] if key in facts else 0))
+total = {}                                 # (input, strategy, n) -> (mean, sd, arena, bound, peak rss)
+for key, calls in runs.items():
+    ts = [t for call in calls.values() for t in call]
+    total[key] = (statistics.mean(ts), statistics.stdev(ts) if len(ts) > 1 else 0.0) + facts[key]
 
 def exponent(points):
     pts = [(math.log(n), math.log(t)) for n, t in points if t >= 0.005]
@@ -154,9 +174,10 @@ w("--heads 4 --vocab 1000 --seq 32` with N/34 layers), planned with greedy-size.
 w("`optimal` on the transformer stacks (the *strategy* column names the order). The strategies `sim --list` marks")
 w(f"[--budget] ({', '.join(s for s in budgeted_order)}) run once per size with `--budget 1`: their time is the budget (a")
 w("heuristic they start from, once started, runs to its end: seconds at 1M buffers), not a growth law.")
-w("*Time*: hyperfine mean of the whole command. Traces: up to 3 runs below 100k, then 2, and 1 at 1M (hyperfine")
-w("fits as many as take about 3 s); graphs: 5 runs below 100k nodes, then 3 (orders: 3, then 2). Phases from")
-w("`sim --phases`, each phase's fastest run (its peak RSS: the largest);")
+w("*Time*: mean ± sd of the whole command's runs (hyperfine). Traces: up to 3 runs below 100k, then 2, and 1 at 1M")
+w(f"(hyperfine fits as many as take about 3 s); graphs: {graph_rounds} rounds, each running every size of every family")
+w("once (a size's runs minutes apart, so a neighbour's burst lands on one of them). Phases from `sim --phases`,")
+w("each phase's fastest run (its peak RSS: the largest);")
 w("*growth*: the slope of log(seconds) on log(n) over the sizes where the phase takes 5 ms or more (– : it")
 w("never does). Targets (issue 18): every phase's growth at most 1.2 but exact search's; a 200k-node chain end")
 w("to end under 5 s; a 1M-buffer trace under 5 s with greedy-size and under 2 s with bestfit.")
@@ -210,7 +231,7 @@ palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e
 with open(f"{work}/plot.gp", "w") as f:
     f.write("set terminal pngcairo size 1200,600 noenhanced font 'sans,10'\n")
     f.write(f"set output '{work}/plan-scaling.png'\n")
-    f.write("set title 'Planning time against input size (end to end, hyperfine mean)'\n")
+    f.write("set title 'Planning time against input size (end to end, mean of the runs)'\n")
     f.write("set logscale xy 10\nset xlabel 'buffers (traces) or nodes (graphs)'\nset ylabel 'seconds (log scale)'\n")
     f.write("set grid\nset key outside right top box\n")
     plots = []
