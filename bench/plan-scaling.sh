@@ -17,8 +17,8 @@
 # phase takes 5 ms or more. Writes results/plan-scaling.md and plots/plan-scaling.png, each only when the
 # whole run succeeded (a stopped run keeps the old ones).
 #
-# Usage: bench/plan-scaling.sh                      (about 4 minutes on 2 cores)
-#        TRACE_SIZES="1000 10000" GRAPH_SIZES="1000 10000" bench/plan-scaling.sh   (a quick look)
+# Usage: bench/plan-scaling.sh                      (about 2 min 20 s on 2 cores)
+#        TRACE_SIZES="1000 10000" GRAPH_SIZES="1000 10000" GRAPH_ROUNDS=1 bench/plan-scaling.sh   (a quick look)
 # The strategies sim --list marks [--budget] (improvers, exact search, portfolios, peers) run once per size with
 # --budget 1: their time is the budget, not a growth law (on 1M buffers the heuristics they start from take
 # a few seconds more: one always runs to its end).
