@@ -36,8 +36,8 @@ typedef struct {
 /* The short lists' storage: blocks of 4 << k ranges, up to POOLED_RANGES, carved from 1 MiB chunks. A
  * list that outgrows its block hands it on to the next list that needs one of that size; the chunks go at
  * once at the end. A 200k-node transformer stack's trace fills 295,000 lists, none longer than 64: one malloc
- * and one free each, on fresh pages scattered over the heap, were half its place phase (40–125 ms; pooled
- * 36–66 ms). Longer lists, whose header is nothing beside them, are malloc's, which can coalesce what they
+ * and one free each, on fresh pages scattered over the heap, were half its place phase (68–112 ms; pooled
+ * 22–66 ms). Longer lists, whose header is nothing beside them, are malloc's, which can coalesce what they
  * leave: pooled, a 1M-buffer trace held 6% more memory. A free block's first bytes hold the next free
  * block of its size. */
 #define BLOCK_CLASSES 5                /* 4, 8, 16, 32 and 64 ranges */
