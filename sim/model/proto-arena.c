@@ -1,57 +1,20 @@
-/* proto-arena.c — a bump allocator for protobuf-c's unpacking (see proto-arena.h). Pieces are carved from
- * 1 MiB blocks; a piece larger than a quarter block (a weight's raw bytes) gets a block of its own so the
- * rest of the current block is not wasted. Under AddressSanitizer every piece is its own allocation, so
- * that a read past the end of a string or an array the unpacker made is still caught. */
+/* proto-arena.c — protobuf-c's allocator on an Arena (base/arena.h; see proto-arena.h): its alloc is the
+ * arena's, its free does nothing, and proto_arena_free releases everything at once. */
 #include "model/proto-arena.h"
-
-#include <glib.h>
-#include <stdalign.h>
-#include <stddef.h>
-
-#define BLOCK_BYTES ((gsize)1 << 20)
-#define PIECE_ALIGN (alignof(max_align_t))
+#include "base/arena.h"
 
 typedef struct {
     ProtobufCAllocator base; /* first: the allocator pointer is the arena's */
-    GPtrArray *blocks;       /* every block (g_free) */
-    guint8 *next;            /* the free part of the current block */
-    gsize left;              /* bytes free from next on */
+    Arena *arena;
 } ProtoArena;
 
-static void *own_block(ProtoArena *a, gsize bytes)
-{
-    void *p = g_try_malloc(bytes ? bytes : 1);
-    if (p)
-        g_ptr_array_add(a->blocks, p);
-    return p;
-}
-
-static void *arena_alloc(void *data, size_t size)
+static void *piece_alloc(void *data, size_t size)
 {
     ProtoArena *a = data;
-#ifdef __SANITIZE_ADDRESS__
-    return own_block(a, size);
-#else
-    gsize need = (size + PIECE_ALIGN - 1) & ~(PIECE_ALIGN - 1);
-    if (need < size)
-        return NULL; /* rounding up overflowed */
-    if (need > BLOCK_BYTES / 4)
-        return own_block(a, size);
-    if (need > a->left) {
-        if (!(a->next = own_block(a, BLOCK_BYTES))) {
-            a->left = 0;
-            return NULL;
-        }
-        a->left = BLOCK_BYTES;
-    }
-    void *p = a->next;
-    a->next += need;
-    a->left -= need;
-    return p;
-#endif
+    return arena_try_alloc(a->arena, size);
 }
 
-static void arena_free_piece(void *data, void *piece)
+static void piece_free(void *data, void *piece)
 {
     (void)data;
     (void)piece; /* released with the arena */
@@ -60,10 +23,10 @@ static void arena_free_piece(void *data, void *piece)
 ProtobufCAllocator *proto_arena_new(void)
 {
     ProtoArena *a = g_new0(ProtoArena, 1);
-    a->base.alloc = arena_alloc;
-    a->base.free = arena_free_piece;
+    a->base.alloc = piece_alloc;
+    a->base.free = piece_free;
     a->base.allocator_data = a;
-    a->blocks = g_ptr_array_new_with_free_func(g_free);
+    a->arena = arena_new();
     return &a->base;
 }
 
@@ -72,6 +35,6 @@ void proto_arena_free(ProtobufCAllocator *arena)
     if (!arena)
         return;
     ProtoArena *a = arena->allocator_data;
-    g_ptr_array_unref(a->blocks);
+    arena_free(a->arena);
     g_free(a);
 }
