@@ -404,8 +404,9 @@ static guint64 reference_find(const PlaceProblem *p, const guint64 *offsets, con
     return best != G_MAXUINT64 ? best : round_up(cursor, u->align);
 }
 
-/* The placed index (two segment trees over time, coalesced address lists merged through a heap) gives
- * exactly the offsets of the plain scan it replaced, for both gap policies, with fixed units among them. */
+/* The placed index (two trees over time, coalesced address lists merged per query, two queries at a time
+ * when their lifetimes do not meet) gives exactly the offsets of the plain scan it replaced, for both gap
+ * policies, with fixed units among them. */
 static void test_gap_finder_matches_reference(void)
 {
     for (guint seed = 1; seed <= 300; seed++) {

@@ -396,16 +396,27 @@ gboolean place_keep_smallest(const PlaceProblem *p, gboolean (*take)(const Place
 void place_in_order(const PlaceProblem *p, const guint *order, guint n, GapPolicy policy, guint64 *offsets)
 {
     PlacedIndex *x = placed_index_new(p, offsets);
+    guint hinted = 0; /* order[0, hinted) have had their lists hinted: the next two units' at each step */
     for (guint k = 0; k < n; k++) {
         if (k + PREFETCH_AHEAD < n)
             __builtin_prefetch(&g_array_index(p->units, PlaceUnit, order[k + PREFETCH_AHEAD]));
-        if (k + 2 < n)
-            placed_index_prefetch(x, order[k + 2], FALSE);
-        if (k + 1 < n)
-            placed_index_prefetch(x, order[k + 1], TRUE);
+        for (; hinted < MIN(k + 3, n); hinted++)
+            placed_index_prefetch(x, order[hinted]);
         guint u = order[k];
-        if (g_array_index(p->units, PlaceUnit, u).fixed != TRACE_NONE)
+        const PlaceUnit *unit = &g_array_index(p->units, PlaceUnit, u);
+        if (unit->fixed != TRACE_NONE)
             continue;
+        if (k + 1 < n) { /* the next unit, if their lifetimes do not meet, is found alongside (placed-index.c) */
+            guint v = order[k + 1];
+            const PlaceUnit *next = &g_array_index(p->units, PlaceUnit, v);
+            if (next->fixed == TRACE_NONE && (next->first > unit->last || next->last < unit->first)) {
+                placed_index_find_pair(x, u, v, policy, &offsets[u], &offsets[v]);
+                placed_index_add(x, u, offsets[u]);
+                placed_index_add(x, v, offsets[v]);
+                k++;
+                continue;
+            }
+        }
         offsets[u] = placed_index_find(x, u, policy);
         placed_index_add(x, u, offsets[u]);
     }

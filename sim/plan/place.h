@@ -41,9 +41,11 @@ void placed_index_add(PlacedIndex *x, guint unit, guint64 offset);
 /* Offset for unit u among the placed units that overlap it in time: the smallest gap that fits
  * (GAP_BEST, as TFLite's and XLA's greedy planners) or the lowest (GAP_FIRST), else above them all. */
 guint64 placed_index_find(PlacedIndex *x, guint unit, GapPolicy policy);
-/* A hint, no effect on results: the memory a coming find and add for `unit` will read (its nodes, or with
- * `lists` the lists they point to, once the nodes are in). */
-void placed_index_prefetch(const PlacedIndex *x, guint unit, gboolean lists);
+/* Two finds at once, for units whose lifetimes do not meet (neither's answer depends on the other's). */
+void placed_index_find_pair(PlacedIndex *x, guint a, guint b, GapPolicy policy, guint64 *offset_a,
+                            guint64 *offset_b);
+/* A hint, no effect on results: the lists a coming find and add for `unit` will read. */
+void placed_index_prefetch(const PlacedIndex *x, guint unit);
 /* Places every non-fixed unit in the given order with the given policy. */
 void place_in_order(const PlaceProblem *p, const guint *order, guint n, GapPolicy policy, guint64 *offsets);
 /* Greedy-by-size's order of all the problem's units: largest first, then longer lifetime, then unit id. */
