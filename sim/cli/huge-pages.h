@@ -1,5 +1,5 @@
-/* huge-pages.h — how large inputs get their memory from glibc's malloc: on transparent huge pages, and
- * with large freed blocks kept for reuse (see huge-pages.c). */
+/* huge-pages.h — how large inputs get their memory from glibc's malloc: on transparent huge pages, with
+ * large freed blocks kept for reuse and without fast bins (see huge-pages.c). */
 #ifndef SIM_HUGE_PAGES_H
 #define SIM_HUGE_PAGES_H
 
@@ -15,8 +15,9 @@
 void huge_pages_exec(char **argv, const char *path);
 
 /* Keeps blocks up to 32 MiB (glibc's largest mmap threshold) in malloc's heap instead of mappings of their
- * own, so a growing array's freed blocks are reused rather than unmapped and faulted in again. Call once,
- * in the process that plans (a setting made before an exec does not survive it). */
-void malloc_keep_large_blocks(void);
+ * own, so a growing array's freed blocks are reused rather than unmapped and faulted in again; and turns
+ * glibc's fast bins off, whose small freed blocks every large request first sweeps back together. Call
+ * once, in the process that plans (a setting made before an exec does not survive it). */
+void malloc_tune_for_planning(void);
 
 #endif

@@ -20,7 +20,7 @@ int main(int argc, char **argv)
         status = 0;
         if (job.kind == JOB_PLAN || job.kind == JOB_COMPARE || job.kind == JOB_ORDERS)
             huge_pages_exec(given, job.trace_path ? job.trace_path : job.graph_path);
-        malloc_keep_large_blocks();
+        malloc_tune_for_planning();
         switch (job.kind) {
         case JOB_VERSION: printf("sim (arenasim) 0.3\n"); break;
         case JOB_LIST_OPS: list_ops(); break;
