@@ -312,7 +312,9 @@ static G_ALWAYS_INLINE inline gboolean merge_step(Merge *m)
      * 1M-buffer trace), so it is computed, not branched on: a gap that does not fit weighs as no gap. */
     guint64 cursor = m->cursor;
     guint64 start = round_up(cursor, m->align);
-    gboolean fits = start + m->size <= r.start; /* start >= cursor, so a fit means a gap */
+    /* start >= cursor and sizes are positive, so a fit means a gap (trace_check bounds every size and offset
+     * far below overflow) */
+    gboolean fits = start + m->size <= r.start;
     guint64 gap = fits ? r.start - cursor : G_MAXUINT64;
     if (G_UNLIKELY(fits & ((m->policy == GAP_FIRST) | (gap == m->size)))) {
         m->best = start; /* the lowest fit, or a gap no other can beat (the first of equals wins) */
