@@ -15,8 +15,9 @@
  * request (a calloc of the placed index's nodes, a list's growth) first walks all of them to merge them
  * (malloc_consolidate and unlink_chunk were 11% of a 200k-node transformer stack's profile, its earlier
  * phases having freed hundreds of thousands of small blocks). Without them a 200k-node Relu chain plans in
- * 0.53–0.57 s instead of 0.59–0.76 s, a 200k-node transformer stack in 1.08–1.12 s instead of 1.15–1.19 s
- * (alternating runs); 1M-buffer traces are unchanged. */
+ * 0.53–0.57 s instead of 0.59–0.76 s (five alternating runs each), a 200k-node transformer stack in
+ * 1.08–1.12 s instead of 1.15–1.19 s (the fastest four of six alternating runs each; the other two of each
+ * took 1.7–2.8 s, the machine's slow spells); 1M-buffer traces are unchanged. */
 #include "cli/huge-pages.h"
 
 #include <glib/gstdio.h>
