@@ -283,11 +283,15 @@ typedef struct {
     guint64 cursor, best, best_gap;
 } Merge;
 
-static inline void merge_start(Merge *m, PlacedIndex *x, GArray *runs, guint unit, GapPolicy policy)
+/* FALSE when nothing placed meets the unit's lifetime: then its answer, offset 0, is already in m->best. */
+static inline gboolean merge_start(Merge *m, PlacedIndex *x, GArray *runs, guint unit, GapPolicy policy)
 {
     const PlaceUnit *u = &g_array_index(x->p->units, PlaceUnit, unit);
     collect_runs(x, runs, u->first, u->last);
     *m = (Merge){(Run *)(void *)runs->data, runs->len, policy, u->size, u->align, 0, G_MAXUINT64, G_MAXUINT64};
+    if (!m->n)
+        m->best = 0;
+    return m->n != 0;
 }
 
 /* Takes the lowest range; FALSE once the merge has its answer (in m->best). */
@@ -334,11 +338,9 @@ static G_ALWAYS_INLINE inline gboolean merge_step(Merge *m)
 guint64 placed_index_find(PlacedIndex *x, guint unit, GapPolicy policy)
 {
     Merge m;
-    merge_start(&m, x, x->runs, unit, policy);
-    if (!m.n)
-        return 0;
-    while (merge_step(&m))
-        ;
+    if (merge_start(&m, x, x->runs, unit, policy))
+        while (merge_step(&m))
+            ;
     return m.best;
 }
 
@@ -348,13 +350,7 @@ void placed_index_find_pair(PlacedIndex *x, guint a, guint b, GapPolicy policy, 
                             guint64 *offset_b)
 {
     Merge ma, mb;
-    merge_start(&ma, x, x->runs, a, policy);
-    merge_start(&mb, x, x->runs2, b, policy);
-    gboolean on_a = ma.n != 0, on_b = mb.n != 0;
-    if (!on_a)
-        ma.best = 0;
-    if (!on_b)
-        mb.best = 0;
+    gboolean on_a = merge_start(&ma, x, x->runs, a, policy), on_b = merge_start(&mb, x, x->runs2, b, policy);
     while (on_a && on_b) {
         on_a = merge_step(&ma);
         on_b = merge_step(&mb);
