@@ -1,10 +1,12 @@
-/* test-place.c — placement and verification: the free list's first/best-fit and coalescing; the arena the
- * placed index's lists live in; hand-built
+/* test-place.c — placement and verification: the free list's first/best-fit and coalescing; the ordered
+ * set and record pool best fit and verify index with; the arena the placed index's lists live in; hand-built
  * traces with known optimal arenas; pins and rigid groups honoured by every strategy; property tests
  * over thousands of random traces (the verifier accepts every plan, arena >= lower bound, naive = sum of
  * aligned sizes); every strategy on every corpus graph; trace text and MiniMalloc CSV round trips;
  * broken plans and malformed trace lines caught with exact messages. */
 #include "base/arena.h"
+#include "base/ordered-set.h"
+#include "base/record-pool.h"
 #include "base/treap.h"
 #include "plan/freelist.h"
 #include "memory/liveness.h"
@@ -123,32 +125,127 @@ static void test_treap_build_sorted(void)
     g_rand_free(rng);
 }
 
+/* A node of the ordered-set test: its place in the reference order is its (key, tie, stamp), where stamp
+ * counts down as nodes are inserted (the newest of equal pairs comes first). */
+typedef struct {
+    OrderedNode node;
+    guint64 stamp;
+    gboolean linked;
+} SetItem;
+
+static int set_item_cmp(gconstpointer a, gconstpointer b)
+{
+    const SetItem *x = *(SetItem *const *)a, *y = *(SetItem *const *)b;
+    if (x->node.key != y->node.key)
+        return x->node.key < y->node.key ? -1 : 1;
+    if (x->node.tie != y->node.tie)
+        return x->node.tie < y->node.tie ? -1 : 1;
+    return x->stamp < y->stamp ? -1 : x->stamp > y->stamp;
+}
+
+/* Random inserts (keys from a small range, so equal pairs are common) and removes of nodes taken from a
+ * record pool and given back: walking the set forwards and backwards gives the reference order, and every
+ * lower bound is the first reference node not less than the probe. */
+static void test_ordered_set_reference(void)
+{
+    for (guint32 seed = 1; seed <= 30; seed++) {
+        GRand *rand = g_rand_new_with_seed(seed);
+        RecordPool *pool = record_pool_new(sizeof(SetItem), 7);
+        GPtrArray *linked = g_ptr_array_new();
+        OrderedSet set;
+        ordered_set_init(&set);
+        guint64 stamp = G_MAXUINT64;
+        for (guint op = 0; op < 600; op++) {
+            if (linked->len && g_rand_int_range(rand, 0, 100) < 40) {
+                SetItem *it = g_ptr_array_remove_index_fast(linked, g_rand_int_range(rand, 0, (gint32)linked->len));
+                ordered_set_remove(&set, &it->node);
+                it->linked = FALSE;
+                record_pool_give(pool, it);
+            } else {
+                SetItem *it = record_pool_take(pool);
+                it->node.key = g_rand_int_range(rand, 0, 6);
+                it->node.tie = g_rand_int_range(rand, 0, 6);
+                it->stamp = stamp--;
+                it->linked = TRUE;
+                ordered_set_insert(&set, &it->node);
+                g_ptr_array_add(linked, it);
+            }
+            GPtrArray *sorted = g_ptr_array_copy(linked, NULL, NULL);
+            g_ptr_array_sort(sorted, set_item_cmp);
+            OrderedNode *n = ordered_set_first(&set);
+            for (guint k = 0; k < sorted->len; k++, n = ordered_set_next(n))
+                g_assert_true(n == &((SetItem *)g_ptr_array_index(sorted, k))->node);
+            g_assert_null(n);
+            n = ordered_set_last(&set);
+            for (guint k = sorted->len; k-- > 0; n = ordered_set_prev(n))
+                g_assert_true(n == &((SetItem *)g_ptr_array_index(sorted, k))->node);
+            g_assert_null(n);
+            guint64 key = g_rand_int_range(rand, 0, 7), tie = g_rand_int_range(rand, 0, 7);
+            OrderedNode *want = NULL;
+            for (guint k = 0; k < sorted->len && !want; k++) {
+                OrderedNode *c = &((SetItem *)g_ptr_array_index(sorted, k))->node;
+                if (c->key > key || (c->key == key && c->tie >= tie))
+                    want = c;
+            }
+            g_assert_true(ordered_set_lower_bound(&set, key, tie) == want);
+            g_ptr_array_unref(sorted);
+        }
+        g_ptr_array_unref(linked);
+        record_pool_free(pool);
+        g_rand_free(rand);
+    }
+}
+
 static void test_freelist(void)
 {
-    FreeList *f = freelist_new();
-    g_assert_cmpuint(freelist_alloc_first(f, 100, 1), ==, 0);
-    g_assert_cmpuint(freelist_alloc_first(f, 50, 1), ==, 100);
-    g_assert_cmpuint(freelist_alloc_first(f, 200, 1), ==, 150);
+    FreeList *f = freelist_new(FREELIST_FIRST_FIT);
+    g_assert_cmpuint(freelist_alloc(f, 100, 1), ==, 0);
+    g_assert_cmpuint(freelist_alloc(f, 50, 1), ==, 100);
+    g_assert_cmpuint(freelist_alloc(f, 200, 1), ==, 150);
     freelist_release(f, 0, 100);   /* free: [0,100), [350, inf) */
     freelist_release(f, 150, 200); /* free: [0,100), [150, inf) */
-    /* First fit takes the lowest block; best fit the smallest that fits. */
-    g_assert_cmpuint(freelist_alloc_first(f, 60, 1), ==, 0); /* free: [60,100), [150, inf) */
-    g_assert_cmpuint(freelist_alloc_best(f, 30, 1), ==, 60);  /* the 40-byte block, not the top */
-    g_assert_cmpuint(freelist_alloc_best(f, 30, 1), ==, 150); /* [90,100) is too small */
+    /* First fit takes the lowest block that holds the request. */
+    g_assert_cmpuint(freelist_alloc(f, 60, 1), ==, 0); /* free: [60,100), [150, inf) */
+    g_assert_cmpuint(freelist_alloc(f, 50, 1), ==, 150); /* [60,100) is too small; free: [60,100), [200, inf) */
     /* Alignment pads inside the block. */
-    g_assert_cmpuint(freelist_alloc_first(f, 8, 64), ==, 192);
+    g_assert_cmpuint(freelist_alloc(f, 8, 64), ==, 64);
     /* Coalescing: free everything and the whole space is one block again. */
     freelist_release(f, 0, 60);
-    freelist_release(f, 60, 30);
-    freelist_release(f, 150, 30);
-    freelist_release(f, 192, 8);
+    freelist_release(f, 150, 50);
+    freelist_release(f, 64, 8);
     freelist_release(f, 100, 50);
-    g_assert_cmpuint(freelist_alloc_first(f, 1000, 1), ==, 0);
+    g_assert_cmpuint(freelist_alloc(f, 1000, 1), ==, 0);
     /* Reserving a range that is taken fails; a free one succeeds. */
     g_assert_false(freelist_reserve(f, 500, 10));
     g_assert_true(freelist_reserve(f, 2000, 10));
-    g_assert_cmpuint(freelist_alloc_first(f, 1000, 1), ==, 1000);
-    g_assert_cmpuint(freelist_alloc_first(f, 1, 1), ==, 2010);
+    g_assert_cmpuint(freelist_alloc(f, 1000, 1), ==, 1000);
+    g_assert_cmpuint(freelist_alloc(f, 1, 1), ==, 2010);
+    freelist_free(f);
+
+    /* Best fit takes the smallest block that holds the request, the top block last. */
+    f = freelist_new(FREELIST_BEST_FIT);
+    g_assert_cmpuint(freelist_alloc(f, 100, 1), ==, 0);
+    g_assert_cmpuint(freelist_alloc(f, 40, 1), ==, 100);
+    g_assert_cmpuint(freelist_alloc(f, 200, 1), ==, 140);
+    g_assert_cmpuint(freelist_alloc(f, 10, 1), ==, 340);
+    freelist_release(f, 0, 100);   /* free: [0,100), [350, inf) */
+    freelist_release(f, 140, 200); /* free: [0,100), [140,340), [350, inf) */
+    g_assert_cmpuint(freelist_alloc(f, 90, 1), ==, 0);   /* the 100-byte block, not the 200-byte one */
+    g_assert_cmpuint(freelist_alloc(f, 30, 1), ==, 140); /* [90,100) is too small */
+    g_assert_cmpuint(freelist_alloc(f, 8, 64), ==, 192); /* alignment pads inside the chosen block */
+    g_assert_cmpuint(freelist_alloc(f, 10, 1), ==, 90);  /* an exact fit */
+    /* Coalescing on both sides: free everything and the whole space is one block again. */
+    freelist_release(f, 0, 90);
+    freelist_release(f, 140, 30);
+    freelist_release(f, 192, 8);
+    freelist_release(f, 100, 40);
+    freelist_release(f, 90, 10);
+    freelist_release(f, 340, 10);
+    g_assert_cmpuint(freelist_alloc(f, 1000, 1), ==, 0);
+    g_assert_false(freelist_reserve(f, 500, 10));
+    g_assert_true(freelist_reserve(f, 2000, 10));
+    g_assert_cmpuint(freelist_alloc(f, 1000, 1), ==, 1000);
+    g_assert_cmpuint(freelist_alloc(f, 1, 1), ==, 2010);
     freelist_free(f);
 }
 
@@ -212,13 +309,15 @@ static void ref_release(GArray *free_list, guint64 offset, guint64 size)
     }
 }
 
-/* Random allocations and releases, first fit and best fit mixed, aligned and not: the free list (treap
- * by address with blocks reshaped in place, size index) returns what a scan of a sorted array returns. */
+/* Random allocations and releases, aligned and not, for each fit: the free list (first fit: treap by
+ * address with blocks reshaped in place; best fit: ordered sets by address and by size) returns what a
+ * scan of a sorted array returns. */
 static void test_freelist_reference(void)
 {
-    for (guint32 seed = 1; seed <= 40; seed++) {
+    for (guint32 seed = 1; seed <= 80; seed++) {
         GRand *rand = g_rand_new_with_seed(seed);
-        FreeList *f = freelist_new();
+        gboolean best = seed % 2 == 0;
+        FreeList *f = freelist_new(best ? FREELIST_BEST_FIT : FREELIST_FIRST_FIT);
         GArray *ref = g_array_new(FALSE, FALSE, sizeof(RefBlock));
         g_array_append_val(ref, ((RefBlock){0, G_MAXUINT64}));
         GArray *live = g_array_new(FALSE, FALSE, sizeof(RefBlock));
@@ -231,8 +330,7 @@ static void test_freelist_reference(void)
                 ref_release(ref, b.start, b.len);
             } else {
                 guint64 size = 1 + g_rand_int_range(rand, 0, 200), align = 1u << g_rand_int_range(rand, 0, 5);
-                gboolean best = g_rand_boolean(rand);
-                guint64 got = best ? freelist_alloc_best(f, size, align) : freelist_alloc_first(f, size, align);
+                guint64 got = freelist_alloc(f, size, align);
                 guint64 want = ref_alloc(ref, size, align, best);
                 if (got != want)
                     g_error("seed %u op %u: %s fit of %" G_GUINT64_FORMAT " (align %" G_GUINT64_FORMAT ") at %"
@@ -678,6 +776,7 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/place/treap-build-sorted", test_treap_build_sorted);
     g_test_add_func("/place/arena", test_arena);
+    g_test_add_func("/place/ordered-set-reference", test_ordered_set_reference);
     g_test_add_func("/place/freelist", test_freelist);
     g_test_add_func("/place/freelist-reference", test_freelist_reference);
     for (gsize k = 0; k < G_N_ELEMENTS(known_cases); k++) {

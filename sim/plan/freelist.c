@@ -1,78 +1,132 @@
-/* freelist.c — coalescing free-block index for the online strategies (see freelist.h). */
+/* freelist.c — coalescing free-block index for the online strategies (see freelist.h). Every block is in
+ * one address index: the augmented treap for first fit, a plain ordered set for best fit (where a block
+ * that shrinks or grows into free space keeps its place, so reshaping it is an assignment). Best fit's
+ * blocks are also in an ordered set by (length, start). */
 #include "plan/freelist.h"
 #include "trace/trace.h"
+#include "base/ordered-set.h"
+#include "base/record-pool.h"
 #include "base/treap.h"
 
-typedef struct {
-    TreapNode node; /* key = start, val = length */
+typedef struct Block {
+    union {
+        TreapNode treap;  /* first fit: key = start, val = length */
+        OrderedNode set;  /* best fit: key = start */
+    } by_addr;
+    OrderedNode by_len; /* best fit: key = length, tie = start */
+    guint64 start, len;
 } Block;
 
 struct FreeList {
-    Treap by_addr;
-    GTree *by_size; /* Block*, ordered by (length, start) */
+    FreeListFit fit;
+    Treap first_fit;    /* FREELIST_FIRST_FIT */
+    OrderedSet by_addr, by_size; /* FREELIST_BEST_FIT */
+    RecordPool *blocks;
 };
 
-#define START(b) ((b)->node.key)
-#define LEN(b) ((b)->node.val)
+#define BLOCK_OF(node, member) ((Block *)(void *)((char *)(node) - G_STRUCT_OFFSET(Block, member)))
 
-static gint by_size_cmp(gconstpointer a, gconstpointer b)
+static Block *block_by_addr(FreeList *f, gpointer node)
 {
-    const Block *x = a, *y = b;
-    if (LEN(x) != LEN(y))
-        return LEN(x) < LEN(y) ? -1 : 1;
-    return START(x) < START(y) ? -1 : START(x) > START(y);
+    if (!node)
+        return NULL;
+    return f->fit == FREELIST_FIRST_FIT ? BLOCK_OF(node, by_addr.treap) : BLOCK_OF(node, by_addr.set);
+}
+
+static void index_by_size(FreeList *f, Block *b)
+{
+    b->by_len.key = b->len;
+    b->by_len.tie = b->start;
+    ordered_set_insert(&f->by_size, &b->by_len);
 }
 
 static void add_block(FreeList *f, guint64 start, guint64 len)
 {
-    Block *b = g_new(Block, 1);
-    b->node.key = start;
-    b->node.tie = 0;
-    b->node.val = len;
-    treap_insert(&f->by_addr, &b->node);
-    g_tree_insert(f->by_size, b, b);
+    Block *b = record_pool_take(f->blocks);
+    b->start = start;
+    b->len = len;
+    if (f->fit == FREELIST_FIRST_FIT) {
+        b->by_addr.treap.key = start;
+        b->by_addr.treap.tie = 0;
+        b->by_addr.treap.val = len;
+        treap_insert(&f->first_fit, &b->by_addr.treap);
+    } else {
+        b->by_addr.set.key = start;
+        b->by_addr.set.tie = 0;
+        ordered_set_insert(&f->by_addr, &b->by_addr.set);
+        index_by_size(f, b);
+    }
 }
 
 static void drop_block(FreeList *f, Block *b)
 {
-    g_tree_remove(f->by_size, b);
-    treap_remove(&f->by_addr, &b->node);
-    g_free(b);
+    if (f->fit == FREELIST_FIRST_FIT) {
+        treap_remove(&f->first_fit, &b->by_addr.treap);
+    } else {
+        ordered_set_remove(&f->by_size, &b->by_len);
+        ordered_set_remove(&f->by_addr, &b->by_addr.set);
+    }
+    record_pool_give(f->blocks, b);
 }
 
-FreeList *freelist_new(void)
+/* Block b becomes [start, start + len), keeping its place in address order (it shrinks or grows into
+ * free space): no unlink and relink by address, and no allocation; the size index re-sorts it. */
+static void reshape_block(FreeList *f, Block *b, guint64 start, guint64 len)
+{
+    b->start = start;
+    b->len = len;
+    if (f->fit == FREELIST_FIRST_FIT) {
+        treap_reshape(&f->first_fit, &b->by_addr.treap, start, len);
+    } else {
+        b->by_addr.set.key = start;
+        ordered_set_remove(&f->by_size, &b->by_len);
+        index_by_size(f, b);
+    }
+}
+
+/* The block with the largest start <= offset; NULL if none. */
+static Block *block_at_or_before(FreeList *f, guint64 offset)
+{
+    if (f->fit == FREELIST_FIRST_FIT)
+        return block_by_addr(f, treap_floor(&f->first_fit, offset));
+    OrderedNode *after = offset == G_MAXUINT64 ? NULL : ordered_set_lower_bound(&f->by_addr, offset + 1, 0);
+    return block_by_addr(f, after ? ordered_set_prev(after) : ordered_set_last(&f->by_addr));
+}
+
+/* The block with the smallest start >= offset; NULL if none. */
+static Block *block_at_or_after(FreeList *f, guint64 offset)
+{
+    if (f->fit == FREELIST_FIRST_FIT)
+        return block_by_addr(f, treap_ceil(&f->first_fit, offset));
+    return block_by_addr(f, ordered_set_lower_bound(&f->by_addr, offset, 0));
+}
+
+FreeList *freelist_new(FreeListFit fit)
 {
     FreeList *f = g_new0(FreeList, 1);
-    treap_init(&f->by_addr);
-    f->by_size = g_tree_new(by_size_cmp);
+    f->fit = fit;
+    treap_init(&f->first_fit);
+    ordered_set_init(&f->by_addr);
+    ordered_set_init(&f->by_size);
+    f->blocks = record_pool_new(sizeof(Block), 1024);
     add_block(f, 0, G_MAXUINT64); /* the whole (unbounded) space */
     return f;
-}
-
-static gboolean drop_all(gpointer key, gpointer value, gpointer data)
-{
-    (void)key;
-    g_ptr_array_add(data, value);
-    return FALSE;
 }
 
 void freelist_free(FreeList *f)
 {
     if (!f)
         return;
-    GPtrArray *all = g_ptr_array_new_with_free_func(g_free);
-    g_tree_foreach(f->by_size, drop_all, all);
-    g_tree_destroy(f->by_size);
-    g_ptr_array_unref(all);
+    record_pool_free(f->blocks);
     g_free(f);
 }
 
 /* Aligned start of `size` bytes in block b, or G_MAXUINT64 when they do not fit. */
 static guint64 fit_start(const Block *b, guint64 size, guint64 align)
 {
-    guint64 start = round_up(START(b), align);
-    guint64 pad = start - START(b);
-    if (start < START(b) || pad > LEN(b) || LEN(b) - pad < size)
+    guint64 start = round_up(b->start, align);
+    guint64 pad = start - b->start;
+    if (start < b->start || pad > b->len || b->len - pad < size)
         return G_MAXUINT64;
     return start;
 }
@@ -84,23 +138,13 @@ typedef struct {
 static gboolean accept_aligned(const TreapNode *n, gpointer data)
 {
     const Request *r = data;
-    return fit_start((const Block *)n, r->size, r->align) != G_MAXUINT64;
-}
-
-/* Block b becomes [start, start + len), keeping its place in address order (it shrinks or grows into
- * free space): one treap descent instead of an unlink and a relink, and no allocation; the size index
- * re-sorts it. */
-static void reshape_block(FreeList *f, Block *b, guint64 start, guint64 len)
-{
-    g_tree_remove(f->by_size, b);
-    treap_reshape(&f->by_addr, &b->node, start, len);
-    g_tree_insert(f->by_size, b, b);
+    return fit_start(BLOCK_OF(n, by_addr.treap), r->size, r->align) != G_MAXUINT64;
 }
 
 /* Takes [start, start + size) out of block b, keeping the pieces on either side (b itself is the first). */
 static void carve(FreeList *f, Block *b, guint64 start, guint64 size)
 {
-    guint64 b_start = START(b), b_end_len = LEN(b) - (start - b_start) - size;
+    guint64 b_start = b->start, b_end_len = b->len - (start - b_start) - size;
     if (start > b_start) {
         reshape_block(f, b, b_start, start - b_start);
         if (b_end_len > 0)
@@ -112,43 +156,43 @@ static void carve(FreeList *f, Block *b, guint64 start, guint64 size)
     }
 }
 
-guint64 freelist_alloc_first(FreeList *f, guint64 size, guint64 align)
+static Block *pick_first(FreeList *f, guint64 size, guint64 align)
 {
     Request r = {size, align};
-    Block *b = (Block *)treap_first_fit(&f->by_addr, size, accept_aligned, &r);
+    return block_by_addr(f, treap_first_fit(&f->first_fit, size, accept_aligned, &r));
+}
+
+static Block *pick_best(FreeList *f, guint64 size, guint64 align)
+{
+    for (OrderedNode *n = ordered_set_lower_bound(&f->by_size, size, 0); n; n = ordered_set_next(n))
+        if (fit_start(BLOCK_OF(n, by_len), size, align) != G_MAXUINT64)
+            return BLOCK_OF(n, by_len);
+    return NULL;
+}
+
+guint64 freelist_alloc(FreeList *f, guint64 size, guint64 align)
+{
+    Block *b = f->fit == FREELIST_FIRST_FIT ? pick_first(f, size, align) : pick_best(f, size, align);
     g_assert(b); /* the top block always fits */
     guint64 start = fit_start(b, size, align);
     carve(f, b, start, size);
     return start;
 }
 
-guint64 freelist_alloc_best(FreeList *f, guint64 size, guint64 align)
-{
-    Block probe = {.node = {.key = 0, .val = size}};
-    for (GTreeNode *n = g_tree_lower_bound(f->by_size, &probe); n; n = g_tree_node_next(n)) {
-        Block *b = g_tree_node_value(n);
-        guint64 start = fit_start(b, size, align);
-        if (start != G_MAXUINT64) {
-            carve(f, b, start, size);
-            return start;
-        }
-    }
-    g_assert_not_reached(); /* the top block always fits */
-}
-
 void freelist_release(FreeList *f, guint64 offset, guint64 size)
 {
     guint64 start = offset, len = size;
-    Block *prev = (Block *)treap_floor(&f->by_addr, offset);
-    if (prev && START(prev) + LEN(prev) == offset) {
-        start = START(prev);
-        len += LEN(prev);
+    Block *next = block_at_or_after(f, offset + size);
+    Block *prev = f->fit == FREELIST_FIRST_FIT ? block_at_or_before(f, offset)
+                  : block_by_addr(f, next ? ordered_set_prev(&next->by_addr.set) : ordered_set_last(&f->by_addr));
+    if (prev && prev->start + prev->len == offset) {
+        start = prev->start;
+        len += prev->len;
     } else {
         prev = NULL;
     }
-    Block *next = (Block *)treap_ceil(&f->by_addr, offset + size);
-    if (next && START(next) == offset + size) {
-        len = LEN(next) > G_MAXUINT64 - len ? G_MAXUINT64 - start : len + LEN(next);
+    if (next && next->start == offset + size) {
+        len = next->len > G_MAXUINT64 - len ? G_MAXUINT64 - start : len + next->len;
         if (prev)
             drop_block(f, next); /* prev takes it in */
     } else {
@@ -165,8 +209,8 @@ void freelist_release(FreeList *f, guint64 offset, guint64 size)
 
 gboolean freelist_reserve(FreeList *f, guint64 offset, guint64 size)
 {
-    Block *b = (Block *)treap_floor(&f->by_addr, offset);
-    if (!b || offset - START(b) > LEN(b) || LEN(b) - (offset - START(b)) < size)
+    Block *b = block_at_or_before(f, offset);
+    if (!b || offset - b->start > b->len || b->len - (offset - b->start) < size)
         return FALSE;
     carve(f, b, offset, size);
     return TRUE;

@@ -3,6 +3,8 @@
  * neighbours in that tree, because the live set is kept disjoint. */
 #include "plan/verify.h"
 #include "base/error.h"
+#include "base/ordered-set.h"
+#include "base/record-pool.h"
 
 
 static gboolean buffer_error(GError **error, const Trace *t, guint id, const char *what, guint64 value)
@@ -13,21 +15,24 @@ static gboolean buffer_error(GError **error, const Trace *t, guint id, const cha
     return FALSE;
 }
 
+/* A live buffer in the sweep's index: ordered by (bin, offset). Two live buffers of one bin never share an
+ * offset (sizes are positive and the live set is kept disjoint), so the pair is a total order. */
 typedef struct {
-    guint64 start, end;
-    guint id, bin;
+    OrderedNode node; /* key = bin, tie = start */
+    guint64 end;
+    guint id;
 } Live;
 
-static gint live_cmp(gconstpointer a, gconstpointer b, gpointer unused)
-{
-    (void)unused;
-    const Live *x = a, *y = b;
-    if (x->bin != y->bin)
-        return x->bin < y->bin ? -1 : 1;
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    return x->id < y->id ? -1 : x->id > y->id;
-}
+#define LIVE_START(l) ((l)->node.tie)
+#define LIVE_BIN(l) ((l)->node.key)
+
+/* What the sweep needs of each buffer, gathered in id order in one pass, so that meeting a buffer in step
+ * order costs one cache miss, not one in the trace and one in the offsets. */
+typedef struct {
+    guint64 start, end;
+    Live *live; /* its record in the index while it lives */
+    guint bin;
+} Span;
 
 static gboolean overlap_error(GError **error, const Trace *t, const Live *a, const Live *b)
 {
@@ -35,8 +40,8 @@ static gboolean overlap_error(GError **error, const Trace *t, const Live *a, con
     g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH,
                 "plan is wrong: buffers %u '%s' [%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT ") steps %u..%u and %u '%s' [%"
                 G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT ") steps %u..%u share bytes [%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT
-                ") at step %u", a->id, x->name, a->start, a->end, x->first, x->last, b->id, y->name, b->start, b->end,
-                y->first, y->last, MAX(a->start, b->start), MIN(a->end, b->end), MAX(x->first, y->first));
+                ") at step %u", a->id, x->name, LIVE_START(a), a->end, x->first, x->last, b->id, y->name, LIVE_START(b), b->end,
+                y->first, y->last, MAX(LIVE_START(a), LIVE_START(b)), MIN(a->end, b->end), MAX(x->first, y->first));
     return FALSE;
 }
 
@@ -66,48 +71,60 @@ static guint *ids_by_step(const Trace *t, guint steps, gboolean by_end, guint **
 static gboolean check_overlaps(const Trace *t, const guint64 *offsets, GError **error)
 {
     guint n = trace_count(t), steps = 0;
-    Live *live = g_new(Live, n + 1);
+    Span *spans = g_new(Span, n + 1);
     for (guint k = 0; k < n; k++) {
         const TraceBuffer *b = trace_buffer(t, k);
-        live[k] = (Live){offsets[k], offsets[k] + b->size, k, b->bin};
+        spans[k] = (Span){offsets[k], offsets[k] + b->size, NULL, b->bin};
         steps = MAX(steps, b->last + 1);
     }
     /* At each step, the buffers dead after the step before leave first (they free their bytes for this
      * one), then the buffers born here enter, each checked against its neighbours in the live set. */
     guint *born_at, *gone_at;
     guint *born = ids_by_step(t, steps, FALSE, &born_at), *gone = ids_by_step(t, steps, TRUE, &gone_at);
-    GTree *active = g_tree_new_full(live_cmp, NULL, NULL, NULL);
+    RecordPool *records = record_pool_new(sizeof(Live), 4096);
+    OrderedSet active;
+    ordered_set_init(&active);
     gboolean ok = TRUE;
-    /* Buffers are met in step order, not in id order: each loop asks for the record it will read
+    /* Buffers are met in step order, not in id order: each loop asks for the records it will read
      * PREFETCH_AHEAD iterations on, so the cache misses overlap. */
     enum { PREFETCH_AHEAD = 16 };
     for (guint s = 0; ok && s <= steps; s++) {
         for (guint e = gone_at[s]; e < gone_at[s + 1]; e++) {
             if (e + PREFETCH_AHEAD < n)
-                __builtin_prefetch(&live[gone[e + PREFETCH_AHEAD]]);
-            g_tree_remove(active, &live[gone[e]]);
+                __builtin_prefetch(&spans[gone[e + PREFETCH_AHEAD]]);
+            Live *x = spans[gone[e]].live;
+            ordered_set_remove(&active, &x->node);
+            record_pool_give(records, x);
         }
         for (guint e = born_at[s]; ok && e < born_at[s + 1]; e++) {
             if (e + PREFETCH_AHEAD < n)
-                __builtin_prefetch(&live[born[e + PREFETCH_AHEAD]]);
-            Live *x = &live[born[e]];
-            GTreeNode *next = g_tree_lower_bound(active, x);
-            GTreeNode *prev = next ? g_tree_node_previous(next) : g_tree_node_last(active);
-            Live *p = prev ? g_tree_node_key(prev) : NULL, *q = next ? g_tree_node_key(next) : NULL;
-            if (p && p->bin == x->bin && p->end > x->start)
+                __builtin_prefetch(&spans[born[e + PREFETCH_AHEAD]]);
+            guint id = born[e];
+            Span *b = &spans[id];
+            Live *x = record_pool_take(records);
+            x->node.key = b->bin;
+            x->node.tie = b->start;
+            x->end = b->end;
+            x->id = id;
+            /* Linked first, then checked against its neighbours: one descent. A buffer at the offset of
+             * a live one lands before it (the newest of equal pairs comes first), so that one is q; the
+             * two are named in id order. */
+            ordered_set_insert(&active, &x->node);
+            b->live = x;
+            Live *p = (Live *)(void *)ordered_set_prev(&x->node), *q = (Live *)(void *)ordered_set_next(&x->node);
+            if (p && LIVE_BIN(p) == b->bin && p->end > LIVE_START(x))
                 ok = overlap_error(error, t, p, x);
-            else if (q && q->bin == x->bin && q->start < x->end)
-                ok = overlap_error(error, t, x, q);
-            else
-                g_tree_insert(active, x, x);
+            else if (q && LIVE_BIN(q) == b->bin && LIVE_START(q) < x->end)
+                ok = LIVE_START(q) == LIVE_START(x) && q->id < x->id ? overlap_error(error, t, q, x)
+                                                                      : overlap_error(error, t, x, q);
         }
     }
-    g_tree_destroy(active);
+    record_pool_free(records);
+    g_free(spans);
     g_free(born);
     g_free(born_at);
     g_free(gone);
     g_free(gone_at);
-    g_free(live);
     return ok;
 }
 
