@@ -146,7 +146,10 @@ models: test-deps
 # Every table in results/ and figure in plots/ (bench/figures.sh; FIGURES="gpt2-seq corpus" for some).
 # What the benchmarks need is installed here, never by the scripts: Debian's packages (deps) and ONNX
 # Runtime for node (npm, pinned by bench/peers/package-lock.json), the peer the tables compare against.
-figures: models figures-deps $(SIM) $(MKGRAPH)
+# sim and mkgraph built on every core first (a fresh clone's serial build was a half-minute of the
+# ten-minute budget); the parts then run in turn.
+figures: models figures-deps
+	$(MAKE) -j$$(nproc) $(SIM) $(MKGRAPH)
 	bench/figures.sh $(FIGURES)
 
 figures-deps: test-deps
