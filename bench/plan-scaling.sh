@@ -10,7 +10,7 @@
 # Each command runs under hyperfine (the strategies of one trace size side by side in one hyperfine run,
 # so their ratios come from the same conditions), with `sim --phases` recording the seconds and the peak
 # resident set of each phase (load, shapes, order, liveness, sharing, trace, place, verify). The graphs run
-# in rounds (GRAPH_ROUNDS, 3): each round runs every size of every family once, so the runs of one size are
+# in rounds (GRAPH_ROUNDS, 2): each round runs every size of every family once, so the runs of one size are
 # minutes apart and a neighbour's burst of a few seconds lands on one run of one size, not on all its runs
 # (it used to: a size's runs back to back, its fastest phase was sometimes twice another size's). The
 # growth exponent of each phase is the slope of log(seconds) against log(n), fitted over the sizes where the
@@ -19,9 +19,12 @@
 #
 # Usage: bench/plan-scaling.sh                      (about 2 min 30 s on 2 cores)
 #        TRACE_SIZES="1000 10000" GRAPH_SIZES="1000 10000" GRAPH_ROUNDS=1 bench/plan-scaling.sh   (a quick look)
-# The strategies sim --list marks [--budget] (improvers, exact search, portfolios, peers) run once per size with
-# --budget 1: their time is the budget, not a growth law (on 1M buffers the heuristics they start from take
-# a few seconds more: one always runs to its end).
+# The strategies sim --list marks [--budget] (improvers, exact search, portfolios, peers) run once, on the
+# largest trace, with --budget 1: their time is the budget, not a growth law (on 1M buffers the heuristics
+# they start from take a few seconds more: one always runs to its end). At the smaller sizes they took 1 s
+# each, 12 s of make figures' ten minutes, to say what the budget says. (With three graph rounds, the
+# budgeted strategies at every size and every strategy twice at 1M buffers, make figures took 617-620 s on
+# this machine's slower days, over its ten minutes.)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -30,6 +33,7 @@ command -v hyperfine > /dev/null || die "hyperfine is not installed (make deps i
 command -v gnuplot > /dev/null || die "gnuplot is not installed (make deps installs it)"
 make -s build/sim build/mkgraph
 trace_sizes=${TRACE_SIZES:-"1000 10000 100000 1000000"} # a decade apart: even points for the log-log fits
+largest_trace=${trace_sizes##* }
 graph_sizes=${GRAPH_SIZES:-"1000 10000 50000 100000 200000"}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -97,7 +101,9 @@ for n in $trace_sizes; do
     [ "$n" -ge 100000 ] && runs=2
     [ "$n" -ge 1000000 ] && runs=1
     run_side_by_side trace "$n" 1 "$runs" --strategy --trace "$work/t.trace" -- "${strategies[@]}"
-    run_side_by_side trace "$n" 1 1 --strategy --trace "$work/t.trace" -- "${budgeted[@]}"
+    if [ "$n" = "$largest_trace" ]; then
+        run_side_by_side trace "$n" 1 1 --strategy --trace "$work/t.trace" -- "${budgeted[@]}"
+    fi
 done
 
 families="relu-chain identity-chain transformer"
@@ -112,7 +118,7 @@ for n in $graph_sizes; do
 done
 # Phases of 5-50 ms grow by a few ms, or double, when a neighbour or a page-fault storm lands on them: each
 # phase's fastest run over the rounds is what the fits see, and the rounds keep a size's runs minutes apart.
-graph_rounds=${GRAPH_ROUNDS:-3}
+graph_rounds=${GRAPH_ROUNDS:-2}
 for round in $(seq "$graph_rounds"); do
     for n in $graph_sizes; do
         for family in $families; do
@@ -129,7 +135,6 @@ done
 # minutes after their first run (the graphs ran in between): they run once per call, so a slow spell of the
 # shared machine (runs 25-30% slower for a minute or two) lands on one of their runs, not on both. The other
 # strategies keep their one run there (all of them again would add about 15 s to make figures).
-largest_trace=${trace_sizes##* }
 echo "plan-scaling.sh: trace, $largest_trace buffers, bestfit and greedy-size again" >&2
 build/mkgraph trace --buffers "$largest_trace" --seed 1 -o "$work/t.trace"
 run_side_by_side trace "$largest_trace" 1 1 --strategy --trace "$work/t.trace" -- bestfit greedy-size
@@ -183,8 +188,8 @@ w("log-uniform 64 B to 1 MiB, ~8 buffers born per step, 2% living up to 2,000 st
 w("Graphs: `mkgraph relu-chain` / `identity-chain --nodes N`, and transformer stacks (`mkgraph gpt2 --d-model 64")
 w("--heads 4 --vocab 1000 --seq 32` with N/34 layers), planned with greedy-size. Orders: every `--order` but")
 w("`optimal` on the transformer stacks (the *strategy* column names the order). The strategies `sim --list` marks")
-w(f"[--budget] ({', '.join(s for s in budgeted_order)}) run once per size with `--budget 1`: their time is the budget (a")
-w("heuristic they start from, once started, runs to its end: seconds at 1M buffers), not a growth law.")
+w(f"[--budget] ({', '.join(s for s in budgeted_order)}) run once, on the largest trace, with `--budget 1`: their time")
+w("is the budget (a heuristic they start from, once started, runs to its end: seconds at 1M buffers), not a growth law.")
 w("*Time*: mean ± sd of the whole command's runs (hyperfine), and the fastest run. Traces: up to 3 runs below 100k,")
 w("then 2 (hyperfine fits as many as take about 3 s), and 1 at the largest size but for bestfit and greedy-size,")
 w(f"whose budgets are at that size: two runs minutes apart. Graphs: {graph_rounds} rounds, each running every size of")
