@@ -94,17 +94,21 @@ for s, r in zip(strategies, results):
 PY
 }
 
-for n in $trace_sizes; do
-    echo "plan-scaling.sh: trace, $n buffers" >&2
-    build/mkgraph trace --buffers "$n" --seed 1 -o "$work/t.trace"
-    runs=3
-    [ "$n" -ge 100000 ] && runs=2
-    [ "$n" -ge 1000000 ] && runs=1
-    run_side_by_side trace "$n" 1 "$runs" --strategy --trace "$work/t.trace" -- "${strategies[@]}"
-    if [ "$n" = "$largest_trace" ]; then
-        run_side_by_side trace "$n" 1 1 --strategy --trace "$work/t.trace" -- "${budgeted[@]}"
-    fi
-done
+# trace_sizes: every strategy on traces of each size (mkgraph trace, seed 1).
+trace_sizes_run() {
+    local n runs
+    for n in $trace_sizes; do
+        echo "plan-scaling.sh: trace, $n buffers" >&2
+        build/mkgraph trace --buffers "$n" --seed 1 -o "$work/t.trace"
+        runs=3
+        [ "$n" -ge 100000 ] && runs=2
+        [ "$n" -ge 1000000 ] && runs=1
+        run_side_by_side trace "$n" 1 "$runs" --strategy --trace "$work/t.trace" -- "${strategies[@]}"
+        if [ "$n" = "$largest_trace" ]; then
+            run_side_by_side trace "$n" 1 1 --strategy --trace "$work/t.trace" -- "${budgeted[@]}"
+        fi
+    done
+}
 
 families="relu-chain identity-chain transformer"
 for n in $graph_sizes; do
@@ -116,23 +120,35 @@ for n in $graph_sizes; do
         fi
     done
 done
-# Phases of 5-50 ms grow by a few ms, or double, when a neighbour or a page-fault storm lands on them: each
-# phase's fastest run over the rounds is what the fits see, and the rounds keep a size's runs minutes apart.
-graph_rounds=${GRAPH_ROUNDS:-2}
-for round in $(seq "$graph_rounds"); do
+# graph_round R: every size of every family once, and every order on the transformer stacks.
+graph_round() {
+    local n family
     for n in $graph_sizes; do
         for family in $families; do
-            echo "plan-scaling.sh: round $round of $graph_rounds, $family, $n nodes" >&2
+            echo "plan-scaling.sh: round $1 of $graph_rounds, $family, $n nodes" >&2
             run_side_by_side "$family" "$n" 1 1 --strategy --graph "$work/$family-$n.onnx" -- greedy-size
             # Every operator order but the exact one (exponential by nature) on the transformer stacks.
-            [ "$family" = transformer ] && run_side_by_side "orders (transformer)" "$n" 1 1 --order \
-                --graph "$work/$family-$n.onnx" --strategy greedy-size -- "${orders[@]}"
+            if [ "$family" = transformer ]; then
+                run_side_by_side "orders (transformer)" "$n" 1 1 --order --graph "$work/$family-$n.onnx" \
+                    --strategy greedy-size -- "${orders[@]}"
+            fi
         done
     done
+}
+# Phases of 5-50 ms grow by a few ms, or double, when a neighbour or a page-fault storm lands on them: each
+# phase's fastest run over the rounds is what the fits see. The traces run between the first graph round
+# and the others, so the runs of one graph size are about a minute apart: with the rounds back to back,
+# both 200k-node runs of every family once fell in one slow spell (their shapes and sharing phases three
+# times the 100k ones, exponents up to 1.31).
+graph_rounds=${GRAPH_ROUNDS:-2}
+graph_round 1
+trace_sizes_run
+for round in $(seq 2 "$graph_rounds"); do
+    graph_round "$round"
 done
 
 # The two strategies with a time budget at the largest trace (bestfit, greedy-size: issue 18) once more,
-# minutes after their first run (the graphs ran in between): they run once per call, so a slow spell of the
+# a minute after their first run (a graph round ran in between): they run once per call, so a slow spell of the
 # shared machine (runs 25-30% slower for a minute or two) lands on one of their runs, not on both. The other
 # strategies keep their one run there (all of them again would add about 15 s to make figures).
 echo "plan-scaling.sh: trace, $largest_trace buffers, bestfit and greedy-size again" >&2
