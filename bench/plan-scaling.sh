@@ -10,14 +10,14 @@
 # Each command runs under hyperfine (the strategies of one trace size side by side in one hyperfine run,
 # so their ratios come from the same conditions), with `sim --phases` recording the seconds and the peak
 # resident set of each phase (load, shapes, order, liveness, sharing, trace, place, verify). The graphs run
-# in rounds (GRAPH_ROUNDS, 2): each round runs every size of every family once, so the runs of one size are
-# minutes apart and a neighbour's burst of a few seconds lands on one run of one size, not on all its runs
+# in rounds (GRAPH_ROUNDS, 2): each round runs every size of every family once, so the runs of one size are a
+# minute or more apart and a neighbour's burst of a few seconds lands on one run of one size, not on all its runs
 # (it used to: a size's runs back to back, its fastest phase was sometimes twice another size's). The
 # growth exponent of each phase is the slope of log(seconds) against log(n), fitted over the sizes where the
 # phase takes 5 ms or more. Writes results/plan-scaling.md and plots/plan-scaling.png, each only when the
 # whole run succeeded (a stopped run keeps the old ones).
 #
-# Usage: bench/plan-scaling.sh                      (about 2 min 30 s on 2 cores)
+# Usage: bench/plan-scaling.sh                      (about 1 min 45 s on 2 cores)
 #        TRACE_SIZES="1000 10000" GRAPH_SIZES="1000 10000" GRAPH_ROUNDS=1 bench/plan-scaling.sh   (a quick look)
 # The strategies sim --list marks [--budget] (improvers, exact search, portfolios, peers) run once, on the
 # largest trace, with --budget 1: their time is the budget, not a growth law (on 1M buffers the heuristics
