@@ -150,7 +150,7 @@ static void test_ordered_set_reference(void)
 {
     for (guint32 seed = 1; seed <= 30; seed++) {
         GRand *rand = g_rand_new_with_seed(seed);
-        RecordPool *pool = record_pool_new(sizeof(SetItem), 7);
+        RecordPool *pool = record_pool_new(sizeof(SetItem));
         GPtrArray *linked = g_ptr_array_new();
         OrderedSet set;
         ordered_set_init(&set);

@@ -108,7 +108,7 @@ FreeList *freelist_new(FreeListFit fit)
     treap_init(&f->first_fit);
     ordered_set_init(&f->by_addr);
     ordered_set_init(&f->by_size);
-    f->blocks = record_pool_new(sizeof(Block), 1024);
+    f->blocks = record_pool_new(sizeof(Block));
     add_block(f, 0, G_MAXUINT64); /* the whole (unbounded) space */
     return f;
 }
@@ -183,6 +183,8 @@ void freelist_release(FreeList *f, guint64 offset, guint64 size)
 {
     guint64 start = offset, len = size;
     Block *next = block_at_or_after(f, offset + size);
+    /* No free block starts inside the range given back, so in best fit's address order the block before
+     * `next` is the one at or before offset: a step from next, not a second descent. */
     Block *prev = f->fit == FREELIST_FIRST_FIT ? block_at_or_before(f, offset)
                   : block_by_addr(f, next ? ordered_set_prev(&next->by_addr.set) : ordered_set_last(&f->by_addr));
     if (prev && prev->start + prev->len == offset) {

@@ -25,7 +25,7 @@
  * The treap this replaced visited every unit starting within the longest lifetime before lo: 16,000 nodes a
  * query on a 1M-buffer trace. */
 #include "plan/place.h"
-#include "base/arena.h"
+#include "base/record-pool.h"
 
 #include <string.h>
 
@@ -41,22 +41,14 @@ typedef struct {
     guint len, size;
 } RangeList;
 
-/* The short lists' storage: blocks of 4 << k ranges, up to POOLED_RANGES, from an Arena (base/arena.h). A
- * list that outgrows its block hands it on to the next list that needs one of that size; the arena goes
- * at once at the end. A 200k-node transformer stack's trace fills 295,000 lists, none longer than 64: one malloc
+/* The short lists' storage: blocks of 4 << k ranges, up to POOLED_RANGES, from one record pool per size
+ * (base/record-pool.h). A list that outgrows its block hands it on to the next list that needs one of that
+ * size; the pools go at once at the end. A 200k-node transformer stack's trace fills 295,000 lists, none longer than 64: one malloc
  * and one free each, on fresh pages scattered over the heap, were half its place phase (68–112 ms; pooled
  * 22–66 ms). Longer lists, whose header is nothing beside them, are malloc's, which can coalesce what they
  * leave: pooled, a 1M-buffer trace held 6% more memory. */
 #define BLOCK_CLASSES 5                /* 4, 8, 16, 32 and 64 ranges */
 #define POOLED_RANGES (4u << (BLOCK_CLASSES - 1))
-typedef union FreeBlock { /* a block no list uses, linked to the next free block of its size */
-    union FreeBlock *next;
-    AddressRange range;
-} FreeBlock;
-typedef struct {
-    Arena *arena;
-    FreeBlock *free_blocks[BLOCK_CLASSES];
-} BlockPool;
 
 /* One node of both trees, side by side: a query reads `alive` at lo's leaf and `starts` at the leaves just
  * after it, so the two share cache lines. */
@@ -75,7 +67,7 @@ struct PlacedIndex {
     guint starts_top;       /* the highest level a query reads in `starts`: (lo, hi] is tiled by nodes no
                                wider than the longest lifetime, so wider ones are never read and not kept */
     GArray *runs, *runs2;   /* Run: the sorted lists a query merges, reused per query (two for a pair) */
-    BlockPool pool;         /* the storage of every list */
+    RecordPool *blocks[BLOCK_CLASSES]; /* the storage of every short list: blocks of 4 << k ranges */
 };
 
 /* The unread part of one sorted list, with its head's start kept inline (the merge compares keys without
@@ -91,39 +83,21 @@ static inline gsize node_at(const PlacedIndex *x, guint level, guint step)
     return x->level_base[level] + ((gsize)step >> (FANOUT_BITS * (x->depth - level)));
 }
 
-static guint block_class(guint size) { return (guint)__builtin_ctz(size >> 2); }
+/* The pool of blocks of `size` ranges (4 << k). */
+static RecordPool *block_pool(RecordPool **blocks, guint size) { return blocks[__builtin_ctz(size >> 2)]; }
 
-static AddressRange *block_take(BlockPool *pool, guint size)
-{
-    guint c = block_class(size);
-    FreeBlock *free_block = pool->free_blocks[c];
-    if (free_block) {
-        pool->free_blocks[c] = free_block->next;
-        return &free_block->range;
-    }
-    return arena_alloc(pool->arena, size * sizeof(AddressRange));
-}
-
-static void block_give(BlockPool *pool, AddressRange *block, guint size)
-{
-    guint c = block_class(size);
-    FreeBlock *free_block = (FreeBlock *)(void *)block;
-    free_block->next = pool->free_blocks[c];
-    pool->free_blocks[c] = free_block;
-}
-
-/* Doubles a full list's room: in the pool while it stays short, with malloc after. */
-static void range_list_grow(BlockPool *pool, RangeList *l)
+/* Doubles a full list's room: in the pools while it stays short, with malloc after. */
+static void range_list_grow(RecordPool **blocks, RangeList *l)
 {
     guint size = l->size ? 2 * l->size : 4;
     if (l->size > POOLED_RANGES) {
         l->at = g_renew(AddressRange, l->at, size);
     } else {
-        AddressRange *block = size <= POOLED_RANGES ? block_take(pool, size) : g_new(AddressRange, size);
+        AddressRange *block = size <= POOLED_RANGES ? record_pool_take(block_pool(blocks, size)) : g_new(AddressRange, size);
         if (l->len)
             memcpy(block, l->at, l->len * sizeof(AddressRange));
         if (l->at)
-            block_give(pool, l->at, l->size);
+            record_pool_give(block_pool(blocks, l->size), l->at);
         l->at = block;
     }
     l->size = size;
@@ -132,7 +106,7 @@ static void range_list_grow(BlockPool *pool, RangeList *l)
 /* Adds r to a list of disjoint ranges sorted by start, merging it with every range it overlaps or touches:
  * a query only needs the union of the addresses in use, and placed units pack tightly, so lists stay short
  * (and a query merges sorted runs instead of sorting). */
-static void range_list_add(BlockPool *pool, RangeList *l, AddressRange r)
+static void range_list_add(RecordPool **blocks, RangeList *l, AddressRange r)
 {
     guint lo = 0, hi = l->len;
     while (lo < hi) { /* the first range ending at or after r.start: it may touch r */
@@ -150,7 +124,7 @@ static void range_list_add(BlockPool *pool, RangeList *l, AddressRange r)
     }
     if (last == lo) { /* nothing to merge: open a slot */
         if (l->len == l->size)
-            range_list_grow(pool, l);
+            range_list_grow(blocks, l);
         memmove(l->at + lo + 1, l->at + lo, (l->len - lo) * sizeof(AddressRange));
         l->len++;
     } else if (last > lo + 1) { /* several became one */
@@ -197,7 +171,8 @@ PlacedIndex *placed_index_new(const PlaceProblem *p, const guint64 *offsets)
     x->nodes = g_new0(Node, x->node_count);
     x->runs = g_array_new(FALSE, FALSE, sizeof(Run));
     x->runs2 = g_array_new(FALSE, FALSE, sizeof(Run));
-    x->pool.arena = arena_new();
+    for (guint c = 0; c < BLOCK_CLASSES; c++)
+        x->blocks[c] = record_pool_new((4u << c) * sizeof(AddressRange));
     for (guint u = 0; u < p->units->len; u++)
         if (g_array_index(p->units, PlaceUnit, u).fixed != TRACE_NONE)
             placed_index_add(x, u, offsets[u]);
@@ -214,7 +189,8 @@ void placed_index_free(PlacedIndex *x)
         if (x->nodes[k].starts.size > POOLED_RANGES)
             g_free(x->nodes[k].starts.at);
     }
-    arena_free(x->pool.arena);
+    for (guint c = 0; c < BLOCK_CLASSES; c++)
+        record_pool_free(x->blocks[c]);
     g_free(x->nodes);
     g_array_unref(x->runs);
     g_array_unref(x->runs2);
@@ -226,8 +202,8 @@ void placed_index_add(PlacedIndex *x, guint unit, guint64 offset)
     const PlaceUnit *u = &g_array_index(x->p->units, PlaceUnit, unit);
     AddressRange r = {offset, offset + u->size};
     for (guint level = x->starts_top; level <= x->depth; level++)
-        range_list_add(&x->pool, &x->nodes[node_at(x, level, u->first)].starts, r);
-#define ADD_ALIVE(k) range_list_add(&x->pool, &x->nodes[k].alive, r)
+        range_list_add(x->blocks, &x->nodes[node_at(x, level, u->first)].starts, r);
+#define ADD_ALIVE(k) range_list_add(x->blocks, &x->nodes[k].alive, r)
     FOR_TILING(x, u->first, (gsize)u->last + 1, ADD_ALIVE);
 #undef ADD_ALIVE
 }

@@ -81,7 +81,7 @@ static gboolean check_overlaps(const Trace *t, const guint64 *offsets, GError **
      * one), then the buffers born here enter, each checked against its neighbours in the live set. */
     guint *born_at, *gone_at;
     guint *born = ids_by_step(t, steps, FALSE, &born_at), *gone = ids_by_step(t, steps, TRUE, &gone_at);
-    RecordPool *records = record_pool_new(sizeof(Live), 4096);
+    RecordPool *records = record_pool_new(sizeof(Live));
     OrderedSet active;
     ordered_set_init(&active);
     gboolean ok = TRUE;
