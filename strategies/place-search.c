@@ -396,7 +396,7 @@ static gboolean solve_part(Search *s, const guint64 *pinned_floor, Engine engine
     for (guint k = 0; k < s->n && s->unaligned; k++)
         s->unaligned = unit(s, s->units[k])->align == 1;
     /* A node costs up to O(n) (MiniMalloc's candidate list): the clock is read more often on big parts. */
-    s->clock_mask = s->n >= 65536 ? 0 : s->n >= 4096 ? 15 : 1023;
+    s->clock_mask = s->n >= 1024 ? 0 : 15;
     g_free(s->live);
     s->live = index_by_step(s, s->live_from, FALSE);
     index_by_step(s, s->starts_from, TRUE);
@@ -521,6 +521,22 @@ static gboolean search_on_this_stack(const PlaceProblem *p, Turns turns, guint64
     char *skipped;
     if (!place_keep_smallest(p, is_heuristic, offsets, &kept, &incumbent, &skipped, error))
         return FALSE;
+    /* The search lists every unit at every step of its lifetime (index_by_step, overlaps_build): its memory
+     * and the cost of a node grow with the sum of the lifetimes, which a staircase of n buffers makes n^2/2.
+     * Counted first, in 64 bits; past the limit the search does not start and the heuristic's plan stands. */
+    guint64 span = 0;
+    for (guint u = 0; u < n; u++) {
+        const PlaceUnit *x = &g_array_index(p->units, PlaceUnit, u);
+        span += (guint64)(x->last - x->first) + 1;
+    }
+    if (span > SEARCH_SPAN_MAX) {
+        *detail = g_strdup_printf("not searched: the lifetimes add up to %" G_GUINT64_FORMAT " buffer-steps, more than "
+                                  "the %" G_GUINT64_FORMAT " its index holds; %s's plan%s%s", span,
+                                  (guint64)SEARCH_SPAN_MAX, kept->name, skipped ? "; heuristics not started, budget spent: " : "",
+                                  skipped ? skipped : "");
+        g_free(skipped);
+        return TRUE;
+    }
     guint64 *total = g_new(guint64, n + 1);
     guint64 lb = lower_bound(p, total);
     Search s = {.p = p, .steps = p->steps, .max_nodes = o->max_nodes,

@@ -69,6 +69,10 @@ typedef struct {
 /* stacks_fit judges steps with at most this many unplaced units live (insertion sort), the rest not. */
 #define STACK_MAX 64
 
+/* The most buffer-steps (the sum of every unit's lifetime) the search indexes: 2^26 entries of 4 bytes in
+ * each per-step list. Every per-step count and offset of the search then fits its 32 bits. */
+#define SEARCH_SPAN_MAX ((guint64)1 << 26)
+
 /* Failed states remembered: up to 2^21 keys (16 MiB; 1024 per unit, so small problems clear a small
  * table per target); when three quarters are taken, no more are added. */
 #define FAILED_SLOTS_MAX (1u << 21)

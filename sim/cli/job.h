@@ -68,6 +68,8 @@ void job_clear(Job *job);
 int job_run(Job *job);
 
 /* Errors a user can cause: `sim: MESSAGE (see sim --help)`, exit 2; `sim: FILE: what`, exit 1. */
+/* One error line on stderr, 'sim: PATH: MESSAGESUFFIX' (no PATH when NULL), escaped for the terminal. */
+void error_line(const char *path, const char *message, const char *suffix);
 int usage_error(const char *message);
 int file_error(const char *path, const GError *error);
 

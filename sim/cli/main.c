@@ -34,7 +34,7 @@ int main(int argc, char **argv)
     }
     GError *out_error = NULL;
     if (!sim_stdout_finish(&out_error)) {
-        fprintf(stderr, "sim: stdout: %s\n", out_error->message);
+        error_line("stdout", out_error->message, "");
         g_error_free(out_error);
         status = status ? status : 1;
     }

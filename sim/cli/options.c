@@ -1,5 +1,6 @@
 /* options.c — the command line into one Job (job.h): GOption's table, then every check that needs no file
  * and every name resolved against the registry, so a usage error (exit 2) comes before any work. */
+#include "base/escape.h"
 #include "cli/cli-options.h"
 #include "cli/interrupt.h"
 #include "cli/job.h"
@@ -457,18 +458,26 @@ void job_clear(Job *job)
     g_clear_pointer(&job->aliases, alias_map_free);
 }
 
+void error_line(const char *path, const char *message, const char *suffix)
+{
+    /* Names and paths come from strangers: escaped (base/escape.h) so the line stays one line and the
+     * terminal acts on nothing in it. */
+    char *text = path ? g_strconcat(path, ": ", message, suffix, NULL) : g_strconcat(message, suffix, NULL);
+    char *safe = escape_terminal(text);
+    fprintf(stderr, "sim: %s\n", safe);
+    g_free(safe);
+    g_free(text);
+}
+
 int usage_error(const char *message)
 {
-    fprintf(stderr, "sim: %s (see sim --help)\n", message);
+    error_line(NULL, message, " (see sim --help)");
     return 2;
 }
 
 int file_error(const char *path, const GError *error)
 {
     /* Trace errors already carry FILE:LINE. */
-    if (g_str_has_prefix(error->message, path))
-        fprintf(stderr, "sim: %s\n", error->message);
-    else
-        fprintf(stderr, "sim: %s: %s\n", path, error->message);
+    error_line(g_str_has_prefix(error->message, path) ? NULL : path, error->message, "");
     return 1;
 }

@@ -194,7 +194,7 @@ static int run_orders(Job *job)
         if (!plan) {
             rows[k] = (ReportRow){.graph = job->graph_path, .dims = job->dims_text, .order = job->order->name,
                                   .strategy = job->strategy->name, .alias = job->alias};
-            fprintf(stderr, "sim: %s: %s\n", job->graph_path, error->message);
+            error_line(job->graph_path, error->message, "");
             g_clear_error(&error);
         } else {
             done++;
@@ -229,15 +229,15 @@ int job_run(Job *job)
         if (!t)
             status = file_error(job->trace_path, error);
     }
-    if (!status && t && job->trace_out && !trace_write_file(t, NULL, job->trace_out, &error))
-        status = file_error(job->trace_out, error);
     if (!status && t)
         status = job->kind == JOB_COMPARE ? run_compare(job, t) : run_single(job, t);
+    /* --trace-out only once everything else has succeeded: a failed run leaves no output behind without
+     * removing anything, since what the path names may be the user's own file, a device or the input. */
+    if (!status && t && job->trace_out && !trace_write_file(t, NULL, job->trace_out, &error))
+        status = file_error(job->trace_out, error);
     phases_mark("output"); /* the rest: --compare's report, pictures, --chrome-trace, --trace-out */
     if (!status && job->phases_path && !phases_write(job->phases_path, &error))
         status = file_error(job->phases_path, error);
-    if (status && job->trace_out && t) /* a failed run leaves no output behind */
-        g_unlink(job->trace_out);
     g_clear_error(&error);
     trace_free(t);
     return status;

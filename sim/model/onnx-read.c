@@ -2,6 +2,7 @@
  * GError naming the tensor, node or field; nothing here trusts the file. */
 #include "model/onnx.h"
 #include "model/proto-arena.h"
+#include "model/proto-depth.h"
 #include "onnx.pb-c.h"
 
 #include <string.h>
@@ -391,6 +392,14 @@ Model *onnx_read_bytes(const guint8 *data, gsize len, const char *dir, GError **
         g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "file is empty, not an ONNX model");
         return NULL;
     }
+    /* Every subgraph level nests three messages (a graph's node, its attribute, the attribute's graph); the
+     * model, its graph and the deepest leaf (a tensor's shape's dimension) a few more. Deeper than that is
+     * refused before protobuf-c's recursive unpacking sees it. */
+    if (!proto_depth_within(&onnx__model_proto__descriptor, data, len, ONNX_MAX_MESSAGE_DEPTH)) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "messages nest more than %u levels deep (subgraphs inside "
+                    "subgraphs more than %d deep)", ONNX_MAX_MESSAGE_DEPTH, ONNX_MAX_SUBGRAPH_DEPTH);
+        return NULL;
+    }
     ProtobufCAllocator *arena = proto_arena_new();
     Onnx__ModelProto *mp = onnx__model_proto__unpack(arena, len, data);
     if (!mp) {
@@ -451,7 +460,10 @@ TensorData *onnx_read_tensor_file(const char *path, GError **error)
     gsize len;
     if (!sim_read_file(path, SIM_MODEL_MAX_BYTES, &bytes, &len, error))
         return NULL;
-    Onnx__TensorProto *tp = onnx__tensor_proto__unpack(NULL, len, (const uint8_t *)bytes);
+    Onnx__TensorProto *tp = proto_depth_within(&onnx__tensor_proto__descriptor, (const guint8 *)bytes, len,
+                                               ONNX_MAX_MESSAGE_DEPTH)
+                                ? onnx__tensor_proto__unpack(NULL, len, (const uint8_t *)bytes)
+                                : NULL;
     g_free(bytes);
     if (!tp) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "not a TensorProto (protobuf decoding failed)");

@@ -10,6 +10,8 @@
 
 /* Subgraphs nested deeper than this are refused (hostile files could otherwise exhaust the stack). */
 #define ONNX_MAX_SUBGRAPH_DEPTH 32
+/* Protobuf messages inside messages: 3 per subgraph level and a margin for the model's own levels. */
+#define ONNX_MAX_MESSAGE_DEPTH (3u * ONNX_MAX_SUBGRAPH_DEPTH + 16u)
 
 Model *onnx_read_file(const char *path, GError **error);
 /* dir: the folder that external-data locations are relative to (may be NULL). */

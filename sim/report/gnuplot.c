@@ -38,7 +38,13 @@ static gboolean label_byte_is_plain(guchar c)
     return g_ascii_isalnum(c) || (c && strchr(" .,:;_+-=()[]/%", c));
 }
 
-char *gnuplot_quote(const char *text)
+static char *quote(const char *text, gboolean tic);
+
+char *gnuplot_quote(const char *text) { return quote(text, FALSE); }
+
+char *gnuplot_quote_tic(const char *text) { return quote(text, TRUE); }
+
+static char *quote(const char *text, gboolean tic)
 {
     /* Valid UTF-8 (an SVG is XML), no control characters (XML 1.0 forbids them; a newline would end the
      * command), every other byte as a \ooo escape, which gnuplot decodes inside double quotes only after
@@ -48,6 +54,8 @@ char *gnuplot_quote(const char *text)
     for (const guchar *c = (const guchar *)valid; *c; c++) {
         if (*c < 0x20 || *c == 0x7f)
             g_string_append_c(s, ' ');
+        else if (*c == '%' && tic)
+            g_string_append(s, "%%"); /* a tic label is a format for its position: '%' is its own escape */
         else if (label_byte_is_plain(*c))
             g_string_append_c(s, (char)*c);
         else

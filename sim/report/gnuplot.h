@@ -19,6 +19,8 @@ GString *gnuplot_script_sized(const char *path, const char *title, guint width, 
 /* A gnuplot double-quoted string holding `text` for display and nothing gnuplot acts on: invalid UTF-8 made
  * valid, control characters made spaces, every byte but letters, digits and plain punctuation as \ooo. */
 char *gnuplot_quote(const char *text);
+/* The same for a tic label, which gnuplot reads as a printf format for the tic's position: '%' doubled. */
+char *gnuplot_quote_tic(const char *text);
 /* Appends `set WHAT "TEXT (UNIT)SUFFIX"` (no parentheses when unit is NULL), TEXT quoted by gnuplot_quote. */
 void gnuplot_set_text(GString *script, const char *what, const char *text, const char *unit, const char *suffix);
 /* The unit a byte axis is labelled in, chosen so the largest value reads between 1 and 1024. */

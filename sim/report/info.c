@@ -1,6 +1,7 @@
 /* info.c — the `sim --info` graph summary. */
 #include "report/info.h"
 #include "ops/shape.h"
+#include "base/escape.h"
 #include "base/units.h"
 
 #include <string.h>
@@ -86,20 +87,29 @@ static char *opsets_text(const Model *m, const char *between)
     return g_string_free(s, FALSE);
 }
 
+/* text escaped for the terminal (base/escape.h), kept in `keep` until the summary is printed. */
+static const char *safe(GPtrArray *keep, const char *text)
+{
+    char *escaped = escape_terminal(text);
+    g_ptr_array_add(keep, escaped);
+    return escaped;
+}
+
 static void print_text(FILE *out, const Model *m, const char *path, const GraphStats *s, const GArray *ops)
 {
     const Graph *g = m->graph;
-    fprintf(out, "file           %s\n", path);
+    GPtrArray *keep = g_ptr_array_new_with_free_func(g_free); /* every name below comes from the file */
+    fprintf(out, "file           %s\n", safe(keep, path));
     fprintf(out, "model          %s (producer %s%s%s, IR version %" G_GINT64_FORMAT ")\n",
-            *g->name ? g->name : "(unnamed)", *m->producer_name ? m->producer_name : "unknown",
-            *m->producer_version ? " " : "", m->producer_version, m->ir_version);
+            *g->name ? safe(keep, g->name) : "(unnamed)", *m->producer_name ? safe(keep, m->producer_name) : "unknown",
+            *m->producer_version ? " " : "", safe(keep, m->producer_version), m->ir_version);
     char *opsets = opsets_text(m, " ");
-    fprintf(out, "opset          %s\n", opsets);
+    fprintf(out, "opset          %s\n", safe(keep, opsets));
     g_free(opsets);
     fprintf(out, "nodes          %u in %u op types\n", s->n_nodes, ops->len);
     for (guint k = 0; k < ops->len; k++) {
         const OpCount *oc = &g_array_index(ops, OpCount, k);
-        fprintf(out, "  %-24s %u\n", oc->op, oc->count);
+        fprintf(out, "  %-24s %u\n", safe(keep, oc->op), oc->count);
     }
     fprintf(out, "tensors       ");
     for (int k = 0; k < TENSOR_KIND_COUNT; k++)
@@ -112,19 +122,20 @@ static void print_text(FILE *out, const Model *m, const char *path, const GraphS
     if (s->largest) {
         char *dims = dims_to_string(s->largest->rank, s->largest->dims);
         char *bytes = format_bytes(s->largest->bytes);
-        fprintf(out, "largest        '%s' %s %s, %s\n", s->largest->name, dtype_name(s->largest->dtype), dims, bytes);
+        fprintf(out, "largest        '%s' %s %s, %s\n", safe(keep, s->largest->name), dtype_name(s->largest->dtype), dims,
+                bytes);
         g_free(dims);
         g_free(bytes);
     }
     char *symbolic = unbound_dims(g, ", ");
     if (*symbolic) {
         fprintf(out, "symbolic       %s: unbound; sizes above count only what does not depend on them "
-                     "(bind each with --dim NAME=VALUE)\n", symbolic);
+                     "(bind each with --dim NAME=VALUE)\n", safe(keep, symbolic));
         for (guint k = 0; k < g->inputs->len; k++) {
             const Tensor *t = g->inputs->pdata[k];
             char *type = type_info_to_string(t->declared);
             if (!t->init)
-                fprintf(out, "  input        '%s' %s\n", t->name, type);
+                fprintf(out, "  input        '%s' %s\n", safe(keep, t->name), safe(keep, type));
             g_free(type);
         }
     }
@@ -133,6 +144,7 @@ static void print_text(FILE *out, const Model *m, const char *path, const GraphS
         fprintf(out, "shapes         %u tensors without a known shape\n", s->n_unknown_shapes);
     else
         fprintf(out, "shapes         all known\n");
+    g_ptr_array_unref(keep);
 }
 
 /* The table formats: one row, (name, value, is_number) per column. */

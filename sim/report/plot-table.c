@@ -128,16 +128,52 @@ static char *label_of(const Columns *c, guint row, const char *swept, const gboo
     return g_string_free(s, FALSE);
 }
 
-/* Index of text in names, appended when new. */
-static guint intern(GPtrArray *names, char *text)
+/* Names in order of first appearance, found by a hash (a table of 65,537 distinct rows interned by a scan
+ * took quadratic time). */
+typedef struct {
+    GPtrArray *names;   /* char*, owned */
+    GHashTable *index;  /* name -> position + 1 */
+} Names;
+
+static Names names_new(void)
 {
-    for (guint k = 0; k < names->len; k++)
-        if (!strcmp(names->pdata[k], text)) {
-            g_free(text);
-            return k;
-        }
-    g_ptr_array_add(names, text);
-    return names->len - 1;
+    return (Names){g_ptr_array_new_with_free_func(g_free), g_hash_table_new(g_str_hash, g_str_equal)};
+}
+
+static void names_clear(Names *n)
+{
+    g_hash_table_unref(n->index);
+    g_ptr_array_unref(n->names);
+}
+
+/* Index of text in names, appended when new; takes text. */
+static guint intern(Names *n, char *text)
+{
+    guint k = GPOINTER_TO_UINT(g_hash_table_lookup(n->index, text));
+    if (k) {
+        g_free(text);
+        return k - 1;
+    }
+    g_ptr_array_add(n->names, text);
+    g_hash_table_insert(n->index, text, GUINT_TO_POINTER(n->names->len));
+    return n->names->len - 1;
+}
+
+/* A picture has room for so many series (each a legend entry, a colour and a dash) and bars; a table that
+ * asks for more is refused before anything is allocated for it or sent to gnuplot. */
+static gboolean fits_picture(const char *what, guint series, guint64 bars, GError **error)
+{
+    if (series > PLOT_MAX_SERIES) {
+        g_set_error(error, PLOT_ERROR, 1, "the table has %u %s, more than the %u a plot can tell apart: plot a part of it",
+                    series, what, PLOT_MAX_SERIES);
+        return FALSE;
+    }
+    if (bars > PLOT_MAX_BARS) {
+        g_set_error(error, PLOT_ERROR, 1, "the table needs %" G_GUINT64_FORMAT " bars, more than the %u a plot can show: "
+                    "plot a part of it", bars, PLOT_MAX_BARS);
+        return FALSE;
+    }
+    return TRUE;
 }
 
 static const char *metric_label(const TablePlotOptions *o) { return !strcmp(o->y, "ratio") ? "arena / lower bound" : o->y; }
@@ -167,23 +203,27 @@ gboolean plot_compare(const char *path, const CsvTable *t, const TablePlotOption
     series_use[ID_ALIAS] = varies[ID_ALIAS];
     series_use[ID_STRATEGY] = TRUE;
     guint rows = t->rows->len;
-    GPtrArray *categories = g_ptr_array_new_with_free_func(g_free), *series = g_ptr_array_new_with_free_func(g_free);
+    Names category_names = names_new(), series_names = names_new();
+    GPtrArray *categories = category_names.names, *series = series_names.names;
     guint *cat = g_new(guint, rows), *ser = g_new(guint, rows);
     double *value = g_new(double, rows), largest = 0;
     gboolean ok = TRUE;
     for (guint r = 0; ok && r < rows; r++) {
         gboolean by_dims = g_hash_table_contains(several, csv_table_cell(t, r, (guint)c.id[ID_GRAPH]));
-        cat[r] = intern(categories, label_of(&c, r, NULL, by_dims ? category_dims_use : category_use));
-        ser[r] = intern(series, label_of(&c, r, NULL, series_use));
+        cat[r] = intern(&category_names, label_of(&c, r, NULL, by_dims ? category_dims_use : category_use));
+        ser[r] = intern(&series_names, label_of(&c, r, NULL, series_use));
         ok = metric(&c, r, &value[r], error);
         largest = MAX(largest, value[r]);
     }
-    /* The matrix of bars; a cell filled twice is two rows measuring the same thing. */
-    gint *cell = g_new(gint, categories->len * series->len + 1);
-    for (guint k = 0; k < categories->len * series->len; k++)
+    /* The matrix of bars (its size checked in 64 bits first); a cell filled twice is two rows measuring the
+     * same thing. */
+    guint64 cells = (guint64)categories->len * series->len;
+    ok = ok && fits_picture("series", series->len, cells, error);
+    gint *cell = ok ? g_new(gint, cells + 1) : NULL;
+    for (guint64 k = 0; ok && k < cells; k++)
         cell[k] = -1;
     for (guint r = 0; ok && r < rows; r++) {
-        gint *slot = &cell[cat[r] * series->len + ser[r]];
+        gint *slot = &cell[(gsize)cat[r] * series->len + ser[r]];
         if (*slot >= 0) {
             g_set_error(error, PLOT_ERROR, 1, "lines %u and %u both measure %s, %s",
                         csv_table_line(t, (guint)*slot), csv_table_line(t, r), (const char *)categories->pdata[cat[r]],
@@ -221,7 +261,7 @@ gboolean plot_compare(const char *path, const CsvTable *t, const TablePlotOption
          * numbers only. */
         g_string_append(s, "set xtics (");
         for (guint k = 0; k < categories->len; k++) {
-            char *name_q = gnuplot_quote(categories->pdata[k]);
+            char *name_q = gnuplot_quote_tic(categories->pdata[k]);
             g_string_append_printf(s, "%s%s %u", k ? ", " : "", name_q, k);
             g_free(name_q);
         }
@@ -229,7 +269,7 @@ gboolean plot_compare(const char *path, const CsvTable *t, const TablePlotOption
         for (guint k = 0; k < categories->len; k++) {
             g_string_append_printf(s, "%u", k);
             for (guint j = 0; j < series->len; j++) {
-                gint r = cell[k * series->len + j];
+                gint r = cell[(gsize)k * series->len + j];
                 if (r < 0)
                     g_string_append(s, " ?");
                 else
@@ -252,8 +292,8 @@ gboolean plot_compare(const char *path, const CsvTable *t, const TablePlotOption
     g_free(cat);
     g_free(ser);
     g_free(value);
-    g_ptr_array_unref(categories);
-    g_ptr_array_unref(series);
+    names_clear(&category_names);
+    names_clear(&series_names);
     g_hash_table_unref(first_dims);
     g_hash_table_unref(several);
     return ok;
@@ -320,7 +360,8 @@ gboolean plot_sweep(const char *path, const CsvTable *t, const TablePlotOptions 
     /* The lower bound does not depend on the strategy: one dashed line per graph/order/alias. */
     gboolean with_bound = !strcmp(o->y, "arena_bytes") && c.bound >= 0;
     const char *swept = xcol >= 0 ? NULL : o->x;
-    GPtrArray *names = g_ptr_array_new_with_free_func(g_free), *bound_names = g_ptr_array_new_with_free_func(g_free);
+    Names line_names = names_new(), bound_line_names = names_new();
+    GPtrArray *names = line_names.names, *bound_names = bound_line_names.names;
     GPtrArray *lines = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
     GPtrArray *bounds = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
     double largest = 0, smallest = INFINITY, xmin = INFINITY, xmax = -INFINITY;
@@ -330,7 +371,7 @@ gboolean plot_sweep(const char *path, const CsvTable *t, const TablePlotOptions 
         ok = swept_value(&c, r, o->x, xcol, &p.x, error) && metric(&c, r, &p.y, error);
         if (!ok)
             break;
-        guint k = intern(names, label_of(&c, r, swept, varies));
+        guint k = intern(&line_names, label_of(&c, r, swept, varies));
         if (k == lines->len)
             g_ptr_array_add(lines, g_array_new(FALSE, FALSE, sizeof(Point)));
         g_array_append_val(lines->pdata[k], p);
@@ -341,22 +382,25 @@ gboolean plot_sweep(const char *path, const CsvTable *t, const TablePlotOptions 
         if (with_bound) {
             Point b = {.x = p.x, .row = r};
             ok = number_at(&c, r, c.bound, &b.y, error);
-            guint j = intern(bound_names, label_of(&c, r, swept, bound_use));
+            guint j = intern(&bound_line_names, label_of(&c, r, swept, bound_use));
             if (j == bounds->len)
                 g_ptr_array_add(bounds, g_array_new(FALSE, FALSE, sizeof(Point)));
-            /* Every strategy's row repeats the bound: keep one point per x. */
-            GArray *a = bounds->pdata[j];
-            gboolean seen = FALSE;
-            for (guint q = 0; q < a->len && !seen; q++)
-                seen = g_array_index(a, Point, q).x == b.x;
-            if (!seen)
-                g_array_append_val(a, b);
+            g_array_append_val(bounds->pdata[j], b);
         }
     }
+    ok = ok && fits_picture("lines", lines->len + bounds->len, t->rows->len, error);
     for (guint k = 0; ok && k < lines->len; k++)
         ok = series_sort(&c, lines->pdata[k], names->pdata[k], error);
-    for (guint k = 0; ok && k < bounds->len; k++)
-        g_array_sort(bounds->pdata[k], by_x);
+    for (guint k = 0; ok && k < bounds->len; k++) {
+        /* Every strategy's row repeats the bound: one point per x, kept once sorted. */
+        GArray *a = bounds->pdata[k];
+        g_array_sort(a, by_x);
+        guint kept = 0;
+        for (guint q = 0; q < a->len; q++)
+            if (!kept || g_array_index(a, Point, kept - 1).x != g_array_index(a, Point, q).x)
+                g_array_index(a, Point, kept++) = g_array_index(a, Point, q);
+        g_array_set_size(a, kept);
+    }
     if (ok) {
         const char *unit = "";
         double scale = 1;
@@ -411,8 +455,8 @@ gboolean plot_sweep(const char *path, const CsvTable *t, const TablePlotOptions 
         ok = gnuplot_run(path, s, error);
         g_string_free(s, TRUE);
     }
-    g_ptr_array_unref(names);
-    g_ptr_array_unref(bound_names);
+    names_clear(&line_names);
+    names_clear(&bound_line_names);
     g_ptr_array_unref(lines);
     g_ptr_array_unref(bounds);
     return ok;

@@ -18,6 +18,10 @@ typedef struct {
     const char *title;      /* NULL: made from the metric and the table's name */
 } TablePlotOptions;
 
+/* The most series (bars per cluster, lines) and bars a table plot draws; more is an error. */
+#define PLOT_MAX_SERIES 64u
+#define PLOT_MAX_BARS 10000u
+
 gboolean plot_compare(const char *path, const CsvTable *t, const TablePlotOptions *o, GError **error);
 gboolean plot_sweep(const char *path, const CsvTable *t, const TablePlotOptions *o, GError **error);
 

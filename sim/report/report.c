@@ -1,6 +1,7 @@
 /* report.c — run reports in four formats, the plan map and the ASCII plan (see report.h). */
 #include "report/report.h"
 #include "report/csv-table.h"
+#include "base/escape.h"
 #include "base/json-text.h"
 #include "base/units.h"
 
@@ -8,19 +9,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A field of a table as format f writes it: CSV quoted (csv_quote); markdown with '|' escaped; text and
- * markdown without control characters (a newline in a name must not end the line). Newly allocated. */
+/* A field of a table as format f writes it: CSV quoted (csv_quote); text and markdown escaped for the
+ * terminal (base/escape.h: a newline in a name must not end the line, an escape sequence must not reach the
+ * terminal), markdown with '|' escaped too. Newly allocated. */
 static char *format_cell(ReportFormat f, const char *v)
 {
     if (f == FORMAT_CSV)
         return csv_quote(v);
+    char *safe = escape_terminal(v);
+    if (f != FORMAT_MD)
+        return safe;
     GString *s = g_string_new(NULL);
-    for (const char *c = v; *c; c++) {
-        if (f == FORMAT_MD && *c == '|')
+    for (const char *c = safe; *c; c++) {
+        if (*c == '|')
             g_string_append(s, "\\|");
         else
-            g_string_append_c(s, (guchar)*c < ' ' || *c == 0x7f ? (f == FORMAT_MD ? ' ' : '?') : *c);
+            g_string_append_c(s, *c);
     }
+    g_free(safe);
     return g_string_free(s, FALSE);
 }
 
