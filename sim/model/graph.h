@@ -163,6 +163,7 @@ typedef struct Graph {
     gboolean file_order_is_topological;
     struct Graph *parent;    /* enclosing graph of a subgraph */
     GPtrArray *captures;     /* Tensor* of the enclosing graph that this subgraph reads */
+    guint64 unrolled_nodes;  /* nodes unrolled Loops added (ops-control.c keeps the total bounded) */
     gboolean finalized;
 } Graph;
 

@@ -25,10 +25,24 @@ gboolean shape_numel(int rank, const gint64 *dims, guint64 *out)
     return TRUE;
 }
 
+/* What is left of the total of value elements (shape.h's SHAPE_VALUES_MAX_ELEMENTS) while shape_infer runs
+ * on this thread; unlimited outside it. Per thread, so that two threads inferring two models do not share. */
+static _Thread_local guint64 values_left = G_MAXUINT64;
+
+void infer_values_limit(guint64 total) { values_left = total; }
+
+gboolean infer_values_take(guint64 n)
+{
+    if (n > values_left)
+        return FALSE;
+    values_left -= n;
+    return TRUE;
+}
+
 gboolean value_fits(int rank, const gint64 *dims)
 {
     guint64 n;
-    return shape_numel(rank, dims, &n) && n <= VALUE_MAX_ELEMENTS;
+    return shape_numel(rank, dims, &n) && n <= VALUE_MAX_ELEMENTS && n <= values_left;
 }
 
 gboolean infer_input(const Node *n, guint k, Tensor **out, GError **error)

@@ -43,7 +43,12 @@ gsize broadcast_source(int rank, const gint64 *dims, int in_rank, const gint64 *
 
 /* Element count of a shape; FALSE on overflow. */
 gboolean shape_numel(int rank, const gint64 *dims, guint64 *out);
-/* TRUE when a value with this shape may be materialised (VALUE_MAX_ELEMENTS). */
+/* TRUE when a value with this shape may be materialised (VALUE_MAX_ELEMENTS, and what is left of the
+ * total: infer_values_limit). Ops ask before computing a value, so one past the total costs nothing. */
 gboolean value_fits(int rank, const gint64 *dims);
+/* The total of value elements this thread may still keep (shape_infer sets it; G_MAXUINT64: no limit). */
+void infer_values_limit(guint64 total);
+/* Takes n elements from the total: FALSE (and nothing taken) when fewer are left. */
+gboolean infer_values_take(guint64 n);
 
 #endif

@@ -175,13 +175,15 @@ gboolean infer_range(const OpInfo *op, Node *n, gint64 opset, GError **error)
     }
     if (!infer_set_output(n, 0, start->dtype, 1, &count, error))
         return FALSE;
-    if (count <= VALUE_MAX_ELEMENTS) {
+    if (value_fits(1, &count)) {
         Value *v = value_new(start->dtype, (gsize)count);
+        double step_f = value_get_f(delta, 0);
+        gint64 step_i = value_get_i(delta, 0);
         for (gint64 k = 0; k < count; k++) {
             if (v->f)
-                v->f[k] = start->f[0] + (double)k * value_get_f(delta, 0);
+                v->f[k] = start->f[0] + (double)k * step_f;
             else
-                v->i[k] = start->i[0] + k * value_get_i(delta, 0);
+                v->i[k] = (gint64)((guint64)start->i[0] + (guint64)k * (guint64)step_i); /* in range: no wrap in effect */
         }
         infer_set_value(n, 0, v);
     }

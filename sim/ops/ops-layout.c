@@ -228,6 +228,14 @@ static gboolean infer_depth_space(Node *n, gboolean to_space, GError **error)
     if (x->rank != 4 || b < 1)
         return infer_fail(error, n, "needs a rank-4 input and blocksize >= 1");
     gint64 d[4] = {x->dims[0], x->dims[1], x->dims[2], x->dims[3]};
+    /* b^2 channels move into (or come out of) each position: b may be no larger than the axes it divides
+     * (so b * b cannot overflow), and SpaceToDepth's channels times b^2 is checked. */
+    guint64 square, grown;
+    if (!size_mul((guint64)b, (guint64)b, &square) || square > (guint64)G_MAXINT64 ||
+        (to_space ? square > (guint64)d[1]
+                  : b > d[2] || b > d[3] || !size_mul((guint64)d[1], square, &grown) || grown > (guint64)G_MAXINT64))
+        return infer_fail(error, n, "blocksize %" G_GINT64_FORMAT " does not fit the input %s", b,
+                          to_space ? "'s channels (blocksize^2 must divide them)" : "'s height and width");
     if (to_space) {
         if (d[1] % (b * b))
             return infer_fail(error, n, "channels %" G_GINT64_FORMAT " are not divisible by blocksize^2", d[1]);

@@ -124,11 +124,12 @@ gboolean infer_slice(const OpInfo *op, Node *n, gint64 opset, GError **error)
         if (step > 0) {
             s = CLAMP(s, 0, dim);
             e = CLAMP(e, 0, dim);
-            len = e > s ? (e - s + step - 1) / step : 0;
+            len = e > s ? (e - s - 1) / step + 1 : 0; /* no step + span to overflow */
         } else {
             s = CLAMP(s, 0, dim - 1);
             e = CLAMP(e, -1, dim - 1);
-            len = s > e ? (s - e + (-step) - 1) / (-step) : 0;
+            gint64 back = step == G_MININT64 ? G_MAXINT64 : -step; /* -INT64_MIN does not exist; either is past any span */
+            len = s > e ? (s - e - 1) / back + 1 : 0;
         }
         dims[axis] = len;
         first[axis] = s;

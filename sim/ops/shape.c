@@ -212,8 +212,25 @@ static gboolean seed_inputs(Graph *g, gboolean partial, GError **error)
     return ok;
 }
 
+/* The values held at plan time, in elements, against SHAPE_VALUES_MAX_ELEMENTS: each value is small
+ * (VALUE_MAX_ELEMENTS), but a small model can ask for tens of thousands of them (20,000 folded Ranges of
+ * 65,536 elements were 10 GB). A value past the total is not kept: its tensor is planned like any other, and
+ * an op that needed its contents says so (see shape_infer). */
+typedef struct {
+    gboolean full; /* a value was dropped */
+} ValueBudget;
+
+static void value_budget_charge(ValueBudget *b, Tensor *t)
+{
+    if (!t || !t->value || infer_values_take(t->value->n))
+        return;
+    value_free(t->value);
+    t->value = NULL;
+    b->full = TRUE;
+}
+
 /* Initializers from number `from` on (those an inlined branch brought in come last). */
-static gboolean seed_initializers(Graph *g, guint from, GError **error)
+static gboolean seed_initializers(Graph *g, guint from, ValueBudget *budget, GError **error)
 {
     for (guint k = from; k < g->initializers->len; k++) {
         Tensor *t = g->initializers->pdata[k];
@@ -222,6 +239,7 @@ static gboolean seed_initializers(Graph *g, guint from, GError **error)
             return FALSE;
         }
         t->value = tensor_data_value(t->init);
+        value_budget_charge(budget, t);
     }
     return TRUE;
 }
@@ -338,23 +356,41 @@ gboolean shape_infer(Model *m, const ShapeOptions *o, GError **error)
         opset = 1; /* no import of the default domain: the oldest semantics */
     if (!bind_dims(g, o, error))
         return FALSE;
-    if (!seed_initializers(g, 0, error) || !seed_inputs(g, o->partial, error))
+    ValueBudget budget = {0};
+    infer_values_limit(SHAPE_VALUES_MAX_ELEMENTS);
+    if (!seed_initializers(g, 0, &budget, error) || !seed_inputs(g, o->partial, error)) {
+        infer_values_limit(G_MAXUINT64);
         return FALSE;
-    for (guint k = 0; k < g->order->len; k++) {
+    }
+    gboolean ok = TRUE;
+    for (guint k = 0; ok && k < g->order->len; k++) {
         Node *n = g->order->pdata[k];
         const OpInfo *op = n->op = op_lookup(n->domain, n->op_type);
         if (o->partial && !inputs_known(n))
             continue; /* depends on an unbound dimension: its outputs keep no shape */
         gboolean folded = FALSE;
         guint seeded = g->initializers->len;
-        if (op && op->fold && (!op->fold(g, n, opset, &folded, error) || !seed_initializers(g, seeded, error)))
-            return FALSE;
+        if (op && op->fold && (!op->fold(g, n, opset, &folded, error) || !seed_initializers(g, seeded, &budget, error))) {
+            ok = FALSE;
+            break;
+        }
         if (folded) {
             k--; /* the nodes that replaced it start at position k */
             continue;
         }
-        if (!infer_node(n, opset, o->allow_unknown_ops, error))
-            return FALSE;
+        ok = infer_node(n, opset, o->allow_unknown_ops, error);
+        for (guint j = 0; ok && j < n->outputs->len; j++)
+            value_budget_charge(&budget, n->outputs->pdata[j]);
     }
-    return TRUE;
+    /* Less than one whole value left: an op may have found the total spent before it computed. */
+    budget.full = budget.full || !value_fits(1, (const gint64[]){VALUE_MAX_ELEMENTS});
+    infer_values_limit(G_MAXUINT64);
+    if (!ok && budget.full && error && *error) { /* the missing contents may be the ones the total left out */
+        char *more = g_strdup_printf("%s (the model's constants held at plan time reached their total of %"
+                                     G_GUINT64_FORMAT " elements, so some were not kept)", (*error)->message,
+                                     (guint64)SHAPE_VALUES_MAX_ELEMENTS);
+        g_free((*error)->message);
+        (*error)->message = more;
+    }
+    return ok;
 }

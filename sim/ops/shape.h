@@ -7,6 +7,10 @@
 
 #include "model/graph.h"
 
+/* The most elements of constant values (value.h) one model keeps at plan time, in total: 2^24 (128 MiB as
+ * 64-bit numbers), 256 times VALUE_MAX_ELEMENTS. */
+#define SHAPE_VALUES_MAX_ELEMENTS ((guint64)1 << 24)
+
 typedef struct {
     GHashTable *dims;           /* symbolic dim name -> gint64* value (from --dim NAME=VALUE) */
     gboolean allow_unknown_ops; /* unknown ops take their output shapes from value_info */

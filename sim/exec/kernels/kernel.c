@@ -147,7 +147,13 @@ gboolean kernel_index_at(const KernelCall *c, const ExecTensor *ind, gsize k, gi
     return TRUE;
 }
 
-int kernel_axis(gint64 axis, int rank) { return (int)(axis < 0 ? axis + rank : axis); }
+int kernel_axis(gint64 axis, int rank)
+{
+    /* Saturated, never truncated: an axis near INT64_MIN must not wrap into a valid-looking int (Shape's
+     * start clamps what this returns). Axes the shape inference checked are returned as they are. */
+    gint64 a = axis < 0 ? axis + rank : axis;
+    return a < -1 ? -1 : a > rank ? rank : (int)a;
+}
 
 void kernel_axis_geometry(const ExecTensor *t, int axis, gint64 *outer, gint64 *len, gint64 *inner)
 {
