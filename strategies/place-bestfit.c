@@ -3,7 +3,7 @@
 #include "plan/freelist.h"
 #include "plan/place.h"
 
-static gpointer bf_create(void) { return freelist_new(FREELIST_BEST_FIT); }
+static gpointer bf_create(const GArray *units) { return freelist_new(FREELIST_BEST_FIT, units); }
 static guint64 bf_alloc(gpointer s, guint64 size, guint64 align) { return freelist_alloc(s, size, align); }
 static void bf_release(gpointer s, guint64 offset, guint64 size) { freelist_release(s, offset, size); }
 static gboolean bf_reserve(gpointer s, guint64 offset, guint64 size) { return freelist_reserve(s, offset, size); }

@@ -3,7 +3,7 @@
 #include "plan/freelist.h"
 #include "plan/place.h"
 
-static gpointer ff_create(void) { return freelist_new(FREELIST_FIRST_FIT); }
+static gpointer ff_create(const GArray *units) { return freelist_new(FREELIST_FIRST_FIT, units); }
 static guint64 ff_alloc(gpointer s, guint64 size, guint64 align) { return freelist_alloc(s, size, align); }
 static void ff_release(gpointer s, guint64 offset, guint64 size) { freelist_release(s, offset, size); }
 static gboolean ff_reserve(gpointer s, guint64 offset, guint64 size) { return freelist_reserve(s, offset, size); }

@@ -198,7 +198,7 @@ static void test_ordered_set_reference(void)
 
 static void test_freelist(void)
 {
-    FreeList *f = freelist_new(FREELIST_FIRST_FIT);
+    FreeList *f = freelist_new(FREELIST_FIRST_FIT, NULL);
     g_assert_cmpuint(freelist_alloc(f, 100, 1), ==, 0);
     g_assert_cmpuint(freelist_alloc(f, 50, 1), ==, 100);
     g_assert_cmpuint(freelist_alloc(f, 200, 1), ==, 150);
@@ -223,7 +223,7 @@ static void test_freelist(void)
     freelist_free(f);
 
     /* Best fit takes the smallest block that holds the request, the top block last. */
-    f = freelist_new(FREELIST_BEST_FIT);
+    f = freelist_new(FREELIST_BEST_FIT, NULL);
     g_assert_cmpuint(freelist_alloc(f, 100, 1), ==, 0);
     g_assert_cmpuint(freelist_alloc(f, 40, 1), ==, 100);
     g_assert_cmpuint(freelist_alloc(f, 200, 1), ==, 140);
@@ -317,7 +317,7 @@ static void test_freelist_reference(void)
     for (guint32 seed = 1; seed <= 80; seed++) {
         GRand *rand = g_rand_new_with_seed(seed);
         gboolean best = seed % 2 == 0;
-        FreeList *f = freelist_new(best ? FREELIST_BEST_FIT : FREELIST_FIRST_FIT);
+        FreeList *f = freelist_new(best ? FREELIST_BEST_FIT : FREELIST_FIRST_FIT, NULL);
         GArray *ref = g_array_new(FALSE, FALSE, sizeof(RefBlock));
         g_array_append_val(ref, ((RefBlock){0, G_MAXUINT64}));
         GArray *live = g_array_new(FALSE, FALSE, sizeof(RefBlock));

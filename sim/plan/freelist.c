@@ -3,6 +3,7 @@
  * that shrinks or grows into free space keeps its place, so reshaping it is an assignment). Best fit's
  * blocks are also in an ordered set by (length, start). */
 #include "plan/freelist.h"
+#include "plan/gap-use.h"
 #include "trace/trace.h"
 #include "base/ordered-set.h"
 #include "base/record-pool.h"
@@ -13,12 +14,14 @@ typedef struct Block {
         TreapNode treap;  /* first fit: key = start, val = length */
         OrderedNode set;  /* best fit: key = start */
     } by_addr;
-    OrderedNode by_len; /* best fit: key = length, tie = start */
+    OrderedNode by_len; /* best fit: key = length, tie = start; only while usable */
     guint64 start, len;
+    gboolean usable;    /* some unit could fit in it (gap-use.h): only then does a fit look at it */
 } Block;
 
 struct FreeList {
     FreeListFit fit;
+    GapUse gaps;
     Treap first_fit;    /* FREELIST_FIRST_FIT */
     OrderedSet by_addr, by_size; /* FREELIST_BEST_FIT */
     RecordPool *blocks;
@@ -33,8 +36,19 @@ static Block *block_by_addr(FreeList *f, gpointer node)
     return f->fit == FREELIST_FIRST_FIT ? BLOCK_OF(node, by_addr.treap) : BLOCK_OF(node, by_addr.set);
 }
 
+/* The block's length as first fit's subtrees see it: 0 for a block no unit could use, so no fit descends
+ * to it. */
+static guint64 fit_len(const FreeList *f, guint64 start, guint64 len)
+{
+    return gap_use_fits(&f->gaps, start, start + len) ? len : 0;
+}
+
+/* Best fit's size index holds the usable blocks only. */
 static void index_by_size(FreeList *f, Block *b)
 {
+    b->usable = gap_use_fits(&f->gaps, b->start, b->start + b->len);
+    if (!b->usable)
+        return;
     b->by_len.key = b->len;
     b->by_len.tie = b->start;
     ordered_set_insert(&f->by_size, &b->by_len);
@@ -48,7 +62,7 @@ static void add_block(FreeList *f, guint64 start, guint64 len)
     if (f->fit == FREELIST_FIRST_FIT) {
         b->by_addr.treap.key = start;
         b->by_addr.treap.tie = 0;
-        b->by_addr.treap.val = len;
+        b->by_addr.treap.val = fit_len(f, start, len);
         treap_insert(&f->first_fit, &b->by_addr.treap);
     } else {
         b->by_addr.set.key = start;
@@ -63,7 +77,8 @@ static void drop_block(FreeList *f, Block *b)
     if (f->fit == FREELIST_FIRST_FIT) {
         treap_remove(&f->first_fit, &b->by_addr.treap);
     } else {
-        ordered_set_remove(&f->by_size, &b->by_len);
+        if (b->usable)
+            ordered_set_remove(&f->by_size, &b->by_len);
         ordered_set_remove(&f->by_addr, &b->by_addr.set);
     }
     record_pool_give(f->blocks, b);
@@ -76,10 +91,11 @@ static void reshape_block(FreeList *f, Block *b, guint64 start, guint64 len)
     b->start = start;
     b->len = len;
     if (f->fit == FREELIST_FIRST_FIT) {
-        treap_reshape(&f->first_fit, &b->by_addr.treap, start, len);
+        treap_reshape(&f->first_fit, &b->by_addr.treap, start, fit_len(f, start, len));
     } else {
         b->by_addr.set.key = start;
-        ordered_set_remove(&f->by_size, &b->by_len);
+        if (b->usable)
+            ordered_set_remove(&f->by_size, &b->by_len);
         index_by_size(f, b);
     }
 }
@@ -101,10 +117,11 @@ static Block *block_at_or_after(FreeList *f, guint64 offset)
     return block_by_addr(f, ordered_set_lower_bound(&f->by_addr, offset, 0));
 }
 
-FreeList *freelist_new(FreeListFit fit)
+FreeList *freelist_new(FreeListFit fit, const GArray *units)
 {
     FreeList *f = g_new0(FreeList, 1);
     f->fit = fit;
+    gap_use_init(&f->gaps, units);
     treap_init(&f->first_fit);
     ordered_set_init(&f->by_addr);
     ordered_set_init(&f->by_size);

@@ -16,7 +16,9 @@ typedef enum {
     FREELIST_BEST_FIT,  /* the smallest such block (ties: lowest address); the top block only when nothing else fits */
 } FreeListFit;
 
-FreeList *freelist_new(FreeListFit fit);
+/* units (PlaceUnit, or NULL): what the list will be asked for, so that its fit searches no block none of
+ * them could use (gap-use.h); the blocks it picks are the same without. */
+FreeList *freelist_new(FreeListFit fit, const GArray *units);
 void freelist_free(FreeList *f);
 /* Takes size bytes at an offset aligned to align (a power of two) from the block the list's fit picks. */
 guint64 freelist_alloc(FreeList *f, guint64 size, guint64 align);

@@ -161,7 +161,7 @@ static guint *bucket_units(const PlaceProblem *p, gboolean by_last, guint **star
 
 static gboolean replay_online(const PlaceStrategy *s, const PlaceProblem *p, guint64 *offsets, GError **error)
 {
-    gpointer state = s->create();
+    gpointer state = s->create(p->units);
     /* Pinned ranges are reserved for the whole run (merged where they overlap). */
     GArray *pins = g_array_new(FALSE, FALSE, sizeof(Range));
     for (guint u = 0; u < p->units->len; u++) {

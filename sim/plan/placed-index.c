@@ -26,6 +26,7 @@
  * query on a 1M-buffer trace. */
 #include "plan/place.h"
 #include "base/record-pool.h"
+#include "plan/gap-use.h"
 
 #include <string.h>
 
@@ -57,8 +58,12 @@ typedef struct {
     RangeList starts; /* the units starting within this node (kept from the leaves up to starts_top) */
 } Node;
 
+/* Ranges a gap no unit can use separates are kept as one (plan/gap-use.h): a query weighs a gap that cannot
+ * hold its unit as no gap, so the answers stay the same, and the lists stay short where small over-aligned
+ * units leave one such gap each. */
 struct PlacedIndex {
     const PlaceProblem *p;
+    GapUse gaps;            /* which gaps between ranges a list must keep (gap-use.h) */
     guint depth;            /* leaves are at this level; the root is level 0 */
     gsize level_base[32 / FANOUT_BITS + 2]; /* index of level L's first node in `nodes` */
     Node *nodes;            /* level by level, each level only as wide as the steps need (FANOUT^depth
@@ -106,7 +111,7 @@ static void range_list_grow(RecordPool **blocks, RangeList *l)
 /* Adds r to a list of disjoint ranges sorted by start, merging it with every range it overlaps or touches:
  * a query only needs the union of the addresses in use, and placed units pack tightly, so lists stay short
  * (and a query merges sorted runs instead of sorting). */
-static void range_list_add(RecordPool **blocks, RangeList *l, AddressRange r)
+static void range_list_add(const GapUse *gaps, RecordPool **blocks, RangeList *l, AddressRange r)
 {
     guint lo = 0, hi = l->len;
     while (lo < hi) { /* the first range ending at or after r.start: it may touch r */
@@ -116,8 +121,10 @@ static void range_list_add(RecordPool **blocks, RangeList *l, AddressRange r)
         else
             hi = mid;
     }
-    guint last = lo; /* ranges [lo, last) overlap or touch r */
-    while (last < l->len && l->at[last].start <= r.end) {
+    if (lo > 0 && !gap_use_fits(gaps, l->at[lo - 1].end, r.start))
+        lo--; /* the gap before r holds nothing: one range with it */
+    guint last = lo; /* ranges [lo, last) overlap or touch r, or lie across a gap that holds nothing */
+    while (last < l->len && (l->at[last].start <= r.end || !gap_use_fits(gaps, r.end, l->at[last].start))) {
         r.start = MIN(r.start, l->at[last].start);
         r.end = MAX(r.end, l->at[last].end);
         last++;
@@ -168,6 +175,7 @@ PlacedIndex *placed_index_new(const PlaceProblem *p, const guint64 *offsets)
     x->starts_top = 0;
     while (x->starts_top <= x->depth && ((gsize)1 << (FANOUT_BITS * (x->depth - x->starts_top))) > longest)
         x->starts_top++;
+    gap_use_init(&x->gaps, p->units);
     x->nodes = g_new0(Node, x->node_count);
     x->runs = g_array_new(FALSE, FALSE, sizeof(Run));
     x->runs2 = g_array_new(FALSE, FALSE, sizeof(Run));
@@ -202,8 +210,8 @@ void placed_index_add(PlacedIndex *x, guint unit, guint64 offset)
     const PlaceUnit *u = &g_array_index(x->p->units, PlaceUnit, unit);
     AddressRange r = {offset, offset + u->size};
     for (guint level = x->starts_top; level <= x->depth; level++)
-        range_list_add(x->blocks, &x->nodes[node_at(x, level, u->first)].starts, r);
-#define ADD_ALIVE(k) range_list_add(x->blocks, &x->nodes[k].alive, r)
+        range_list_add(&x->gaps, x->blocks, &x->nodes[node_at(x, level, u->first)].starts, r);
+#define ADD_ALIVE(k) range_list_add(&x->gaps, x->blocks, &x->nodes[k].alive, r)
     FOR_TILING(x, u->first, (gsize)u->last + 1, ADD_ALIVE);
 #undef ADD_ALIVE
 }

@@ -66,8 +66,10 @@ typedef struct PlaceStrategy {
     const char *summary;
     PlaceKind kind;
     PlaceRole role;
-    /* Online: sees alloc/free events in time order, nothing else. */
-    gpointer (*create)(void);
+    /* Online: sees alloc/free events in time order, nothing else. create gets the problem's units for one
+     * purpose: an index may leave out free blocks no unit could ever use (freelist.c); no decision may
+     * depend on them. */
+    gpointer (*create)(const GArray *units);
     guint64 (*alloc)(gpointer state, guint64 size, guint64 align);
     void (*release)(gpointer state, guint64 offset, guint64 size);
     gboolean (*reserve)(gpointer state, guint64 offset, guint64 size);
