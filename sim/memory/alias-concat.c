@@ -23,13 +23,13 @@ static gboolean concat_axis(const Node *n, const Tensor *y, int *axis)
     return TRUE;
 }
 
-/* Why input k cannot be placed in the concat's region, or NULL when it can. */
-static char *input_obstacle(const AliasMap *m, const Node *n, guint k, gboolean nest)
+/* Why input k cannot be placed in the concat's region, or NULL when it can. `seen` holds the inputs before
+ * k (a set, not a scan of them: a Concat of 100,000 inputs scanned 5 billion). */
+static char *input_obstacle(const AliasMap *m, const Node *n, guint k, gboolean nest, GHashTable *seen)
 {
     const Tensor *x = node_input(n, k);
-    for (guint j = 0; j < k; j++)
-        if (node_input(n, j) == x)
-            return g_strdup_printf("input '%s' appears twice; its second slot is a copy", x->name);
+    if (!g_hash_table_add(seen, (gpointer)x))
+        return g_strdup_printf("input '%s' appears twice; its second slot is a copy", x->name);
     if (!m->bytes[x->id])
         return g_strdup_printf("input '%s' is %s", x->name, alias_outside_reason(x));
     gboolean is_concat = x->producer && x->producer->op && x->producer->op->runtime == RUNTIME_CONCAT;
@@ -77,9 +77,10 @@ gboolean alias_concat_pass(AliasMap *m, gboolean nest, GError **error)
         }
         guint64 offset = 0;
         guint placed = 0;
+        GHashTable *seen = g_hash_table_new(NULL, NULL);
         for (guint k = 0; k < n->inputs->len; k++) {
             const Tensor *x = node_input(n, k);
-            char *why = input_obstacle(m, n, k, nest);
+            char *why = input_obstacle(m, n, k, nest, seen);
             if (!why && !alias_link(m, x->id, y->id, offset, kind))
                 why = g_strdup_printf("input '%s' would make a cycle", x->name);
             if (why) {
@@ -90,6 +91,7 @@ gboolean alias_concat_pass(AliasMap *m, gboolean nest, GError **error)
             }
             offset += physical(m, x);
         }
+        g_hash_table_unref(seen);
         if (placed)
             alias_note_shared(m, n, kind);
         m->decided[n->index] = TRUE;

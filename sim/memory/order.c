@@ -13,19 +13,20 @@ static void add_succ(OrderProblem *p, const Tensor *t, guint node)
     }
 }
 
-static void add_use(OrderProblem *p, guint node, gint root)
+/* seen_by[root] is node + 1 when that node's input list already holds root, at slot[root]: found without a
+ * scan of the list (a Concat of 100,000 inputs scanned 5 billion entries). */
+static void add_use(OrderProblem *p, guint node, gint root, guint *seen_by, guint *slot)
 {
     if (root < 0)
         return;
     GArray *in = p->inputs[node];
-    for (guint k = 0; k < in->len; k++) {
-        RootUse *u = &g_array_index(in, RootUse, k);
-        if (u->root == (guint)root) {
-            u->edges++;
-            p->root_edges[root]++;
-            return;
-        }
+    if (seen_by[root] == node + 1) {
+        g_array_index(in, RootUse, slot[root]).edges++;
+        p->root_edges[root]++;
+        return;
     }
+    seen_by[root] = node + 1;
+    slot[root] = in->len;
     RootUse u = {(guint)root, 1};
     g_array_append_val(in, u);
     p->root_uses[root]++;
@@ -101,17 +102,18 @@ OrderProblem *order_problem_new(const Graph *g, const LayoutOptions *layout, GEr
         p->outputs[k] = g_array_new(FALSE, FALSE, sizeof(guint));
         p->succs[k] = g_array_new(FALSE, FALSE, sizeof(guint));
     }
+    guint *seen_by = g_new0(guint, p->n_roots + 1), *slot = g_new0(guint, p->n_roots + 1);
     for (guint k = 0; k < p->n; k++) {
         const Node *n = g->nodes->pdata[k];
         for (guint i = 0; i < n->inputs->len; i++) {
             const Tensor *t = n->inputs->pdata[i];
             if (t)
-                add_use(p, k, p->root_of[t->id]);
+                add_use(p, k, p->root_of[t->id], seen_by, slot);
             add_succ(p, t, k);
         }
         for (guint i = 0; i < n->implicit_inputs->len; i++) {
             const Tensor *t = n->implicit_inputs->pdata[i];
-            add_use(p, k, p->root_of[t->id]);
+            add_use(p, k, p->root_of[t->id], seen_by, slot);
             add_succ(p, t, k);
         }
         for (guint o = 0; o < n->outputs->len; o++) {
@@ -119,9 +121,7 @@ OrderProblem *order_problem_new(const Graph *g, const LayoutOptions *layout, GEr
             if (!t || p->root_of[t->id] < 0)
                 continue;
             guint r = (guint)p->root_of[t->id];
-            gboolean fresh = TRUE; /* a noop output joins its input's root: nothing new */
-            for (guint i = 0; fresh && i < p->inputs[k]->len; i++)
-                fresh = g_array_index(p->inputs[k], RootUse, i).root != r;
+            gboolean fresh = seen_by[r] != k + 1; /* a noop output joins its input's root: nothing new */
             if (!fresh || p->root_early[r])
                 continue;
             g_array_append_val(p->outputs[k], r);
@@ -136,6 +136,8 @@ OrderProblem *order_problem_new(const Graph *g, const LayoutOptions *layout, GEr
             }
         }
     }
+    g_free(seen_by);
+    g_free(slot);
     p->budget_states = 2000000;
     p->budget_seconds = 10;
     return p;
