@@ -112,39 +112,50 @@ for spec in "${dims[@]}"; do
     combos=("${next[@]}")
 done
 
-# One sweep at a time per file: the lock lives as long as this shell (fd 9). A dry run only reads.
+# One sweep at a time per file: the lock lives as long as this shell (fd 9), on OUT.lock beside the table
+# (the table itself is replaced by a rename when its columns change, and a lock on a replaced file would
+# guard nothing). A dry run only reads.
 if [ "$dry_run" = 0 ]; then
     mkdir -p "$(dirname "$out")"
-    exec 9>> "$out"
-    flock -n 9 || die "another sweep is writing $out (it holds the file's lock); wait for it, or use another --out"
+    exec 9>> "$out.lock"
+    flock -n 9 || die "another sweep is writing $out (it holds $out.lock); wait for it, or use another --out"
 fi
 
 # The per-dimension columns: `strip` takes them out (new rows come from sim without them), `add` puts them
-# back after `dims` for every name any row binds; the file is rewritten in place (under the lock).
+# back after `dims` for every name any row binds. The new table is written beside the old one and renamed
+# over it (under the lock), so a sweep stopped at any moment leaves the old table or the new one, whole.
 dim_columns() {
     /usr/bin/python3 - "$1" "$2" <<'PY'
-import csv, io, sys
-mode, path = sys.argv[1], sys.argv[2]
-with open(path, "r+", newline="", encoding="utf-8", errors="surrogateescape") as f:
+import csv, io, os, sys, tempfile
+mode, path = sys.argv[1], os.path.realpath(sys.argv[2])
+with open(path, "r", newline="", encoding="utf-8", errors="surrogateescape") as f:
     rows = list(csv.reader(f))
-    if not rows or "dims" not in rows[0]:
-        sys.exit(0)
-    header, body = rows[0], [r for r in rows[1:] if len(r) == len(rows[0])]
-    keep = [k for k, c in enumerate(header) if not c.startswith("dim_")]
-    if mode == "strip" and len(keep) == len(header):
-        sys.exit(0)  # nothing to take out: the file stays as it is
-    header, body = [header[k] for k in keep], [[r[k] for k in keep] for r in body]
-    if mode == "add":
-        at = header.index("dims") + 1
-        bound = [dict(kv.split("=", 1) for kv in r[at - 1].split(",") if "=" in kv) for r in body]
-        names = list(dict.fromkeys(n for b in bound for n in b))
-        header = header[:at] + ["dim_" + n for n in names] + header[at:]
-        body = [r[:at] + [b.get(n, "") for n in names] + r[at:] for r, b in zip(body, bound)]
-    out = io.StringIO(newline="")
-    csv.writer(out, lineterminator="\n").writerows([header] + body)
-    f.seek(0)
-    f.truncate()
-    f.write(out.getvalue())
+if not rows or "dims" not in rows[0]:
+    sys.exit(0)
+header, body = rows[0], [r for r in rows[1:] if len(r) == len(rows[0])]
+keep = [k for k, c in enumerate(header) if not c.startswith("dim_")]
+if mode == "strip" and len(keep) == len(header):
+    sys.exit(0)  # nothing to take out: the file stays as it is
+header, body = [header[k] for k in keep], [[r[k] for k in keep] for r in body]
+if mode == "add":
+    at = header.index("dims") + 1
+    bound = [dict(kv.split("=", 1) for kv in r[at - 1].split(",") if "=" in kv) for r in body]
+    names = list(dict.fromkeys(n for b in bound for n in b))
+    header = header[:at] + ["dim_" + n for n in names] + header[at:]
+    body = [r[:at] + [b.get(n, "") for n in names] + r[at:] for r, b in zip(body, bound)]
+out = io.StringIO(newline="")
+csv.writer(out, lineterminator="\n").writerows([header] + body)
+fd, tmp = tempfile.mkstemp(prefix=".sweep-", dir=os.path.dirname(path))
+try:
+    with os.fdopen(fd, "w", newline="", encoding="utf-8", errors="surrogateescape") as f:
+        f.write(out.getvalue())
+        f.flush()
+        os.fsync(f.fileno())
+    os.chmod(tmp, os.stat(path).st_mode & 0o777)
+    os.replace(tmp, path)
+except BaseException:
+    os.unlink(tmp)
+    raise
 PY
 }
 

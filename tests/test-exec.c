@@ -427,7 +427,7 @@ static void test_external_weights(void)
     b = run_mlp_with(weight_external, missing, &error);
     g_assert_null(b);
     g_assert_nonnull(error);
-    g_assert_cmpstr(error->message, ==, "initializer 'fc0.weight': external data 'missing.bin': cannot read: no such file");
+    g_assert_cmpstr(error->message, ==, "initializer 'fc0.weight': external data 'missing.bin': 'missing.bin' is not a file inside the model's folder");
     g_clear_error(&error);
     g_free(missing);
     g_free(a);
@@ -455,7 +455,7 @@ static void test_external_data_confined(void)
     struct {
         const char *name, *target;
     } links[] = {{"inner.bin", "weights.bin"}, {"link.bin", "../outside.bin"}, {"passwd.bin", "/etc/passwd"},
-                 {"sub", ".."}, {"dev.bin", "/dev/zero"}};
+                 {"sub", ".."}, {"dev.bin", "/dev/zero"}, {"ghost.bin", "../no-such-file.bin"}};
     for (guint k = 0; k < G_N_ELEMENTS(links); k++) {
         char *at = g_build_filename(folder, links[k].name, NULL);
         g_assert_cmpint(symlink(links[k].target, at), ==, 0);
@@ -470,12 +470,15 @@ static void test_external_data_confined(void)
     } cases[] = {
         {"weights.bin", NULL},
         {"inner.bin", NULL},
-        {"link.bin", "external data 'link.bin': 'link.bin' resolves outside the model's folder"},
-        {"passwd.bin", "external data 'passwd.bin': 'passwd.bin' resolves outside the model's folder"},
-        {"sub/outside.bin", "external data 'sub/outside.bin': 'sub/outside.bin' resolves outside the model's folder"},
-        {"../outside.bin", "external data '../outside.bin': '../outside.bin' resolves outside the model's folder"},
+        {"link.bin", "external data 'link.bin': 'link.bin' is not a file inside the model's folder"},
+        {"passwd.bin", "external data 'passwd.bin': 'passwd.bin' is not a file inside the model's folder"},
+        {"sub/outside.bin", "external data 'sub/outside.bin': 'sub/outside.bin' is not a file inside the model's folder"},
+        {"../outside.bin", "external data '../outside.bin': '../outside.bin' is not a file inside the model's folder"},
         {"/etc/passwd", "external data '/etc/passwd': '/etc/passwd' is not a relative path in the model's folder"},
-        {"dev.bin", "external data 'dev.bin': 'dev.bin' resolves outside the model's folder"},
+        {"dev.bin", "external data 'dev.bin': 'dev.bin' is not a file inside the model's folder"},
+        /* a missing file outside answers as an existing one does: the model learns nothing of what is there */
+        {"ghost.bin", "external data 'ghost.bin': 'ghost.bin' is not a file inside the model's folder"},
+        {"../no-such-file.bin", "external data '../no-such-file.bin': '../no-such-file.bin' is not a file inside the model's folder"},
         {"pipe.bin", "external data 'pipe.bin': cannot read: not a regular file (a device, FIFO or socket)"},
         {"short.bin", "external data 'short.bin': the range of 262144 bytes at offset 16 lies past its end (20 bytes)"},
         {"subdir", "external data 'subdir': cannot read: is a directory"},

@@ -371,12 +371,13 @@ static void test_sweep_hostile(void)
     g_free(text);
 
     /* Another sweep holds the lock: this one stops at once and says so. */
-    char *holder_argv[] = {"flock", out, "sleep", "5", NULL};
+    char *lock = g_strconcat(out, ".lock", NULL);
+    char *holder_argv[] = {"flock", lock, "sleep", "5", NULL};
     GPid holder;
     g_assert_true(g_spawn_async(NULL, holder_argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
                                 &holder, NULL));
     for (int tries = 0; tries < 100; tries++) { /* until the holder has it */
-        char *probe_argv[] = {"flock", "-n", out, "true", NULL};
+        char *probe_argv[] = {"flock", "-n", lock, "true", NULL};
         int wait_status = 0;
         g_assert_true(g_spawn_sync(NULL, probe_argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, &wait_status, NULL));
         if (!WIFEXITED(wait_status) || WEXITSTATUS(wait_status) != 0)
@@ -390,6 +391,7 @@ static void test_sweep_hostile(void)
     kill(holder, SIGTERM);
     waitpid(holder, NULL, 0);
     g_spawn_close_pid(holder);
+    g_free(lock);
     g_free(dim);
     g_free(out);
     g_free(source);

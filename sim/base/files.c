@@ -110,10 +110,10 @@ gboolean sim_read_range_inside(const char *folder, const char *relative, guint64
     char *real = realpath(joined, NULL);
     g_free(joined);
     gboolean ok = FALSE;
-    if (!real) {
-        io_fail(error, "cannot read", errno);
-    } else if (strcmp(folder_real, "/") && (!g_str_has_prefix(real, folder_real) || real[strlen(folder_real)] != '/')) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "'%s' resolves outside the model's folder", relative);
+    /* Missing and outside are one answer: a model must not learn, through our messages, whether a file
+     * outside its folder exists. */
+    if (!real || (strcmp(folder_real, "/") && (!g_str_has_prefix(real, folder_real) || real[strlen(folder_real)] != '/'))) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "'%s' is not a file inside the model's folder", relative);
     } else {
         guint64 size, end;
         int fd = open_regular(real, O_NOFOLLOW, &size, error);

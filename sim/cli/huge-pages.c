@@ -22,6 +22,7 @@
 
 #include <glib/gstdio.h>
 #include <malloc.h>
+#include <sys/auxv.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -38,6 +39,9 @@ void huge_pages_exec(char **argv, const char *path)
         return; /* asked not to, or already the second start */
     if (preload && strstr(preload, "vgpreload"))
         return; /* valgrind does not follow an exec unless told to: the checked run would escape it */
+    if (getauxval(AT_BASE) == 0)
+        return; /* started through the dynamic loader (ld.so ./sim ...): /proc/self/exe is the loader, which
+                   would read sim's arguments as its own; a normal start has the loader's base here */
     char *before = g_strdup(tunables); /* g_setenv may free the string g_getenv returned */
     char *value = before && *before ? g_strconcat(before, ":" TUNABLE "=1", NULL) : g_strdup(TUNABLE "=1");
     if (g_setenv("GLIBC_TUNABLES", value, TRUE)) {

@@ -185,6 +185,8 @@ static int resolve_layout(const RawOptions *o, Job *job)
     return -1;
 }
 
+#define SECONDS_MAX 31536000.0
+
 /* --strategy, --order, --orders, --alias against the registry; the budgets and knobs of the strategies. */
 static int resolve_strategies(const RawOptions *o, Job *job)
 {
@@ -206,6 +208,9 @@ static int resolve_strategies(const RawOptions *o, Job *job)
     if ((cli_strict_given(o->given, "order-budget") && o->order_budget < 1) ||
         (cli_strict_given(o->given, "order-seconds") && o->order_seconds <= 0))
         return usage_error("--order-budget and --order-seconds take positive numbers");
+    /* Seconds become microseconds in 64 bits: past a year nothing is meant, and past 9.2e12 they overflow. */
+    if (o->order_seconds > SECONDS_MAX || o->budget > SECONDS_MAX)
+        return usage_error("--budget and --order-seconds take at most 31,536,000 seconds (a year)");
     job->order_budget_states = o->order_budget > 0 ? (guint64)o->order_budget : 0;
     job->order_seconds = o->order_seconds > 0 ? o->order_seconds : 0;
     PlaceOptions place_defaults = PLACE_OPTIONS_DEFAULTS;

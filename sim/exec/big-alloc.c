@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #define HEADER 64
 #define HUGE_PAGE ((guint64)2 << 20)
@@ -21,7 +22,44 @@ typedef struct {
     guint64 kind;
     void *base;
     gsize length;
+    guint64 counted; /* what the block adds to the total held (big_alloc_held) */
 } Header;
+
+/* Everything the executors of this process hold at once (arenas, weights, tensors outside the arena, a
+ * --check reference's own arena): what a run asks for is weighed against it, not alone. */
+static gint64 held;
+
+guint64 big_alloc_held(void) { return (guint64)g_atomic_pointer_get((gpointer *)&held); }
+
+static void hold(gint64 delta) { g_atomic_pointer_add((gpointer *)&held, (gssize)delta); }
+
+guint64 big_alloc_available(void)
+{
+    /* MemAvailable: what the kernel can give without swapping; read once, when the first run starts, so
+     * that what this process then holds is counted against it once, by big_alloc_held. */
+    static gsize once;
+    static guint64 available;
+    if (g_once_init_enter(&once)) {
+        guint64 found = G_MAXUINT64;
+        gchar *text = NULL;
+        const char *limit = g_getenv("ARENASIM_RUN_MEMORY"); /* bytes a run may hold, on a shared machine */
+        if (limit && g_ascii_isdigit(*limit)) {
+            found = g_ascii_strtoull(limit, NULL, 10);
+        } else if (g_file_get_contents("/proc/meminfo", &text, NULL, NULL)) {
+            const char *line = strstr(text, "MemAvailable:");
+            if (line)
+                found = g_ascii_strtoull(line + strlen("MemAvailable:"), NULL, 10) * 1024;
+            g_free(text);
+        }
+        if (found == G_MAXUINT64) { /* no /proc: physical memory */
+            long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+            found = pages > 0 && page > 0 ? (guint64)pages * (guint64)page : G_MAXUINT64;
+        }
+        available = found;
+        g_once_init_leave(&once, 1);
+    }
+    return available;
+}
 
 void *big_alloc(guint64 bytes)
 {
@@ -34,6 +72,8 @@ void *big_alloc(guint64 bytes)
             return NULL;
         memset(p, 0, (size_t)need);
         ((Header *)p)->kind = ALLOCATED;
+        ((Header *)p)->counted = need;
+        hold((gint64)need);
         return (char *)p + HEADER;
     }
     /* one huge page of slack, so the block can start on a huge-page boundary */
@@ -47,6 +87,8 @@ void *big_alloc(guint64 bytes)
     h->kind = MAPPED;
     h->base = base;
     h->length = length;
+    h->counted = span;
+    hold((gint64)span);
     return start + HEADER;
 }
 
@@ -55,6 +97,7 @@ void big_free(void *p)
     if (!p)
         return;
     Header *h = (Header *)((char *)p - HEADER);
+    hold(-(gint64)h->counted);
     if (h->kind == MAPPED)
         munmap(h->base, h->length);
     else

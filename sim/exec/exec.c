@@ -134,17 +134,20 @@ static gboolean read_external(const Executor *e, const Tensor *t, void *to, gsiz
  * pages (big-alloc.c). */
 static void *exec_alloc(guint64 bytes, const char *what, GError **error)
 {
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    guint64 physical = pages > 0 && page > 0 ? (guint64)pages * (guint64)page : G_MAXUINT64;
+    /* Weighed with everything the run already holds (both executors of --check included) against what the
+     * system could give when the run started: a run that would not fit ends here with one line, before the
+     * kernel's out-of-memory killer ends it with none. */
+    guint64 available = big_alloc_available(), held = big_alloc_held();
     guint64 rounded = (MAX(bytes, 1) + 63) / 64 * 64;
-    void *p = bytes < physical && rounded >= bytes ? big_alloc(bytes) : NULL;
+    void *p = rounded >= bytes && held <= available && rounded <= available - held ? big_alloc(bytes) : NULL;
     if (p)
         return p;
-    char *want = format_bytes(bytes), *have = format_bytes(physical);
-    g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "--run needs %s for %s and cannot have it (this machine has %s)",
-                want, what, have);
+    char *want = format_bytes(bytes), *have = format_bytes(available), *taken = format_bytes(held);
+    g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "--run needs %s for %s and cannot have it (the run holds %s "
+                "already; %s were available when it started)", want, what, taken, have);
     g_free(want);
     g_free(have);
+    g_free(taken);
     return NULL;
 }
 

@@ -230,9 +230,15 @@ gboolean alias_pins_parse(GHashTable *pins, const char *spec, GError **error)
         g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--pin '%s' is not NAME=OFFSET (a non-negative byte offset)", spec);
         return FALSE;
     }
+    char *name = g_strndup(spec, eq - spec);
+    if (g_hash_table_contains(pins, name)) { /* not "the last one wins": the user meant one of them */
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--pin names '%s' twice", name);
+        g_free(name);
+        return FALSE;
+    }
     gint64 *boxed = g_new(gint64, 1);
     *boxed = v;
-    g_hash_table_replace(pins, g_strndup(spec, eq - spec), boxed);
+    g_hash_table_insert(pins, name, boxed);
     return TRUE;
 }
 

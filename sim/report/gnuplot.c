@@ -52,6 +52,10 @@ static char *quote(const char *text, gboolean tic)
     char *valid = g_utf8_make_valid(text, -1);
     GString *s = g_string_new("\"");
     for (const guchar *c = (const guchar *)valid; *c; c++) {
+        /* gnuplot's SVG escapes '<' and '&' but writes ']]>' as it is, which XML forbids in text: a zero-width
+         * space (U+200B) between the brackets and the '>' keeps the picture XML and the label as it reads. */
+        if (*c == '>' && c - (const guchar *)valid >= 2 && c[-1] == ']' && c[-2] == ']')
+            g_string_append(s, "\\342\\200\\213");
         if (*c < 0x20 || *c == 0x7f)
             g_string_append_c(s, ' ');
         else if (*c == '%' && tic)
