@@ -359,6 +359,160 @@ static void test_profile_csv(void)
     g_free(path);
 }
 
+/* Round two (issue 37). A failed run removes nothing: not the user's earlier --trace-out file, not a
+ * symlink, not the input trace itself named as the output (the run used to unlink whatever --trace-out
+ * named when it failed after writing it). */
+static void test_failed_run_removes_nothing(void)
+{
+    char *gpt2 = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "gpt2.onnx", NULL);
+    char *mine = test_scratch_path("mine.trace"), *target = test_scratch_path("target.trace"),
+         *link = test_scratch_path("link.trace");
+    g_assert_true(g_file_set_contents(mine, "the user's own file\n", -1, NULL));
+    g_assert_true(g_file_set_contents(target, "a link's target\n", -1, NULL));
+    g_assert_cmpint(symlink(target, link), ==, 0);
+    g_setenv("ARENASIM_RUN_MEMORY", "1000", TRUE); /* the run fails after planning: its arena cannot be had */
+    const char *outs[] = {mine, link};
+    for (guint k = 0; k < G_N_ELEMENTS(outs); k++) {
+        RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", gpt2, "--run", "--trace-out", outs[k], NULL});
+        g_assert_cmpint(r.status, ==, 1);
+        g_assert_nonnull(strstr(r.err, "cannot have it"));
+        run_result_clear(&r);
+    }
+    g_unsetenv("ARENASIM_RUN_MEMORY");
+    char *text = test_read_file(mine);
+    g_assert_cmpstr(text, ==, "the user's own file\n");
+    g_free(text);
+    GStatBuf st;
+    g_assert_cmpint(g_lstat(link, &st), ==, 0);
+    g_assert_true(S_ISLNK(st.st_mode));
+    text = test_read_file(target);
+    g_assert_cmpstr(text, ==, "a link's target\n");
+    g_free(text);
+    /* The input trace named as the output of a run that fails (a pin past what the trace allows): kept. */
+    char *trace = write_hostile_trace("input.trace"), *before = test_read_file(trace);
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--trace", trace, "--trace-out", trace, "--plot", "layout", "--out",
+                                                       "/no/such/folder/x.svg", NULL});
+    g_assert_cmpint(r.status, ==, 1);
+    run_result_clear(&r);
+    char *after = test_read_file(trace);
+    g_assert_cmpstr(after, ==, before);
+    g_free(after);
+    g_free(before);
+    g_free(trace);
+    g_free(mine);
+    g_free(target);
+    g_free(link);
+    g_free(gpt2);
+}
+
+/* --run counts everything it holds: with room for the planned run but not for --check's nothing-shared
+ * reference beside it, the run ends with one line instead of the out-of-memory killer. */
+static void test_run_counts_check(void)
+{
+    char *gpt2 = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "gpt2.onnx", NULL);
+    g_setenv("ARENASIM_RUN_MEMORY", "900000000", TRUE);
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", gpt2, "--run", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", gpt2, "--run", "--check", NULL});
+    g_unsetenv("ARENASIM_RUN_MEMORY");
+    g_assert_cmpint(r.status, ==, 1);
+    g_assert_nonnull(strstr(r.err, "cannot have it (the run holds "));
+    g_assert_true(g_str_has_suffix(r.err, "\n"));
+    g_assert_true(strchr(r.err, '\n') == r.err + strlen(r.err) - 1); /* one line */
+    run_result_clear(&r);
+    g_free(gpt2);
+}
+
+/* A staircase (buffer k lives from step k to the end) sums its lifetimes to n^2/2 buffer-steps: the
+ * search's per-step index wrapped its 32-bit counts and wrote past its block. Past its limit it now keeps
+ * the heuristics' plan and says why; both exact strategies end with a verified plan. */
+static void test_search_staircase(void)
+{
+    guint n = 12000;
+    Trace *t = trace_new("staircase");
+    for (guint k = 0; k < n; k++) {
+        char name[32];
+        g_snprintf(name, sizeof name, "b%u", k);
+        trace_add(t, name, 16, 64, k, n);
+    }
+    char *path = test_scratch_path("staircase.trace");
+    GError *error = NULL;
+    g_assert_true(trace_write_file(t, NULL, path, &error));
+    trace_free(t);
+    const char *strategies[] = {"search", "minimalloc"};
+    for (guint k = 0; k < G_N_ELEMENTS(strategies); k++) {
+        RunResult r = run_ok((const char *[]){"--trace", path, "--strategy", strategies[k], "--budget", "1", NULL});
+        g_assert_nonnull(strstr(r.out, "not searched: the lifetimes add up to 72018000 buffer-steps"));
+        g_assert_nonnull(strstr(r.out, "verified       yes"));
+        run_result_clear(&r);
+    }
+    g_free(path);
+}
+
+/* Table plots: a category holding '%' is drawn as written (gnuplot reads a tic label as a format: '%2000d'
+ * smashed its stack), and a table of more rows than a picture can show is refused before gnuplot sees it. */
+static void test_table_plot_limits(void)
+{
+    char *table = test_scratch_path("percent.csv"), *png = test_scratch_path("percent.png");
+    const char *text = "graph,dims,order,alias,strategy,arena_bytes,lower_bound_bytes\n"
+                       "\"model 50% smaller\",,file,all,bestfit,120,100\n\"x %2000d y\",,file,all,bestfit,110,100\n";
+    g_assert_true(g_file_set_contents(table, text, -1, NULL));
+    RunResult r = run_ok((const char *[]){"--from", table, "--plot", "compare", "--out", png, NULL});
+    run_result_clear(&r);
+    g_assert_true(g_file_test(png, G_FILE_TEST_IS_REGULAR));
+    GString *many = g_string_new("graph,dims,order,alias,strategy,arena_bytes,lower_bound_bytes\n");
+    for (guint k = 0; k < 20000; k++)
+        g_string_append_printf(many, "g%u,,file,all,s%u,120,100\n", k, k % 70);
+    g_assert_true(g_file_set_contents(table, many->str, (gssize)many->len, NULL));
+    g_string_free(many, TRUE);
+    g_remove(png);
+    const char *kinds[][2] = {{"compare", NULL}, {"sweep", "arena_bytes"}};
+    for (guint k = 0; k < G_N_ELEMENTS(kinds); k++) {
+        r = test_run("SIM_BIN", kinds[k][1] ? (const char *[]){"--from", table, "--plot", kinds[k][0], "--x", kinds[k][1],
+                                                              "--out", png, NULL}
+                                            : (const char *[]){"--from", table, "--plot", kinds[k][0], "--out", png, NULL});
+        g_assert_cmpint(r.status, ==, 1);
+        g_assert_nonnull(strstr(r.err, "more than the 64 a plot can tell apart"));
+        run_result_clear(&r);
+        g_assert_false(g_file_test(png, G_FILE_TEST_EXISTS));
+    }
+    g_free(table);
+    g_free(png);
+}
+
+/* Names that would drive a terminal reach --info escaped, one line each; and kernels fed hostile
+ * attributes (Shape's start near INT64_MIN, a Slice step of INT64_MIN) run bit for bit under --check. */
+static void test_info_and_kernels(void)
+{
+    Builder *b = builder_new("evil\x1b]0;owned\x07\nsim: forged line", 13);
+    const char *x = b_input(b, "x\x1b[2J", DT_FLOAT, 2, (const gint64[]){4, 6});
+    const char *shape = b_node(b, "Shape", (const char *const[]){x, NULL}, 1, NULL,
+                               attr_new_int("start", G_MININT64 + 5), NULL);
+    b_output(b, shape);
+    const char *starts = b_int_vec(b, "starts", 1, (const gint64[]){-1});
+    const char *ends = b_int_vec(b, "ends", 1, (const gint64[]){G_MININT64});
+    const char *axes = b_int_vec(b, "axes", 1, (const gint64[]){1});
+    const char *steps = b_int_vec(b, "steps", 1, (const gint64[]){G_MININT64});
+    b_output(b, B_OP(b, "Slice", x, starts, ends, axes, steps));
+    GError *error = NULL;
+    Model *m = builder_finish(b, &error);
+    g_assert_no_error(error);
+    char *path = test_scratch_path("evil.onnx");
+    g_assert_true(onnx_write_file(m, path, &error));
+    model_free(m);
+    RunResult r = run_ok((const char *[]){"--graph", path, "--info", NULL});
+    g_assert_null(strchr(r.out, '\x1b'));
+    g_assert_null(strchr(r.out, '\x07'));
+    g_assert_null(strstr(r.out, "\nsim: forged"));
+    g_assert_nonnull(strstr(r.out, "evil%1B]0;owned%07%0Asim: forged line"));
+    run_result_clear(&r);
+    r = run_ok((const char *[]){"--graph", path, "--run", "--check", "--poison", NULL});
+    g_assert_nonnull(strstr(r.out, "bit for bit"));
+    run_result_clear(&r);
+    g_free(path);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -370,6 +524,11 @@ int main(int argc, char **argv)
     g_test_add_func("/hostile/formats-read-back", test_formats_read_back);
     g_test_add_func("/hostile/run-arena-too-big", test_run_arena_too_big);
     g_test_add_func("/hostile/profile-csv", test_profile_csv);
+    g_test_add_func("/hostile/failed-run-removes-nothing", test_failed_run_removes_nothing);
+    g_test_add_func("/hostile/run-counts-check", test_run_counts_check);
+    g_test_add_func("/hostile/search-staircase", test_search_staircase);
+    g_test_add_func("/hostile/table-plot-limits", test_table_plot_limits);
+    g_test_add_func("/hostile/info-and-kernels", test_info_and_kernels);
     int status = g_test_run();
     g_ptr_array_unref(hostile);
     g_free(canary);

@@ -234,7 +234,7 @@ static gboolean infer_depth_space(Node *n, gboolean to_space, GError **error)
     if (!size_mul((guint64)b, (guint64)b, &square) || square > (guint64)G_MAXINT64 ||
         (to_space ? square > (guint64)d[1]
                   : b > d[2] || b > d[3] || !size_mul((guint64)d[1], square, &grown) || grown > (guint64)G_MAXINT64))
-        return infer_fail(error, n, "blocksize %" G_GINT64_FORMAT " does not fit the input %s", b,
+        return infer_fail(error, n, "blocksize %" G_GINT64_FORMAT " does not fit the input%s", b,
                           to_space ? "'s channels (blocksize^2 must divide them)" : "'s height and width");
     if (to_space) {
         if (d[1] % (b * b))

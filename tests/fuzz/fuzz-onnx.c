@@ -1,5 +1,8 @@
 /* fuzz-onnx.c — libFuzzer harness for the ONNX loader and everything behind it: bytes -> ModelProto ->
- * graph -> shape inference -> aliasing -> trace -> every strategy -> verifier. */
+ * graph -> shape inference -> aliasing -> trace -> every strategy -> verifier, and the kernels: a plan of
+ * at most 1 MiB runs in its arena under poison (the executor's own refusals are clean errors; a hostile
+ * attribute that reads or writes out of bounds is ASan's). */
+#include "exec/exec.h"
 #include "memory/alias.h"
 #include "tests/fuzz/fuzz-common.h"
 #include "model/onnx.h"
@@ -23,6 +26,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 Trace *t = trace_from_alias_map(map, NULL, &error);
                 if (t)
                     fuzz_plan_all(t);
+                Plan *plan = t ? place_run(place_strategy_baseline(), t, &error) : NULL;
+                if (plan && plan->arena <= ((guint64)1 << 20)) {
+                    g_setenv("ARENASIM_RUN_MEMORY", "268435456", FALSE); /* weights and outside tensors too */
+                    Executor *e = executor_new(m, m->graph->order, map, t, plan, &error);
+                    if (e)
+                        executor_run(e, TRUE, &error);
+                    executor_free(e);
+                }
+                g_clear_error(&error);
+                plan_free(plan);
                 trace_free(t);
             }
             alias_map_free(map);

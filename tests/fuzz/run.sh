@@ -10,6 +10,7 @@ seconds=${1:-60}
 corpus=build-fuzz/corpus
 mkdir -p "$corpus"/{onnx,trace-text,trace-csv,bins,plan,plot} build-fuzz/artifacts
 cp graphs/*.onnx "$corpus/onnx/"
+cp tests/data/bad/*.onnx "$corpus/onnx/" # the hostile models found so far: mutations start near them
 for n in 5 20 60; do
     build/mkgraph trace --buffers $n --seed $n --align 0 -o "$corpus/trace-text/t$n.trace"
     build/mkgraph trace --buffers $n --seed $n --align 0 -o "$corpus/trace-csv/t$n.csv"

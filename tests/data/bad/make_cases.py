@@ -251,6 +251,33 @@ def main():
                     [conv_x], [s(1, "y")], field(5, 2, initializer("w", [1, 1, 3, 3], [1.0] * 9)))), "--graph {}", 1,
         "sim: {}: node 'c' (Conv): the window arithmetic on spatial axis 0 overflows 64 bits (kernel, dilation, stride "
         "or pads too large)")
+    # Round two of hostile input: nesting that overflowed protobuf-c's recursive unpacking, a blocksize whose
+    # square overflowed, Loops each unrolled to the old per-Loop cap, a name that would drive the terminal.
+    def attr_graph(name, g):
+        return s(1, name) + field(6, 2, g) + field(20, 0, 5)
+    inner = graph([node("Identity", ["x"], ["y"])], [], [s(1, "y")])
+    for _ in range(3000):
+        inner = graph([node("If", ["c"], ["y"], [attr_graph("then_branch", inner)])], [], [s(1, "y")])
+    add("onnx-nested-if-3000.onnx", model(graph([node("If", ["c"], ["y"], [attr_graph("then_branch", inner)])],
+                                                [value_info("c", elem=9, dims=()), value_info("x")], [value_info("y")])),
+        "--graph {}", 1, "sim: {}: messages nest more than 112 levels deep (subgraphs inside subgraphs more than 32 deep)")
+    d2s_x = value_info("x", dims=(dim(1), dim(16), dim(2), dim(2)))
+    add("onnx-depth-to-space-huge-block.onnx",
+        model(graph([node("DepthToSpace", ["x"], ["y"], [attr_int("blocksize", 1 << 32)], name="d")], [d2s_x], [s(1, "y")])),
+        "--graph {}", 1, "sim: {}: node 'd' (DepthToSpace): blocksize 4294967296 does not fit the input's channels "
+        "(blocksize^2 must divide them)")
+    body = graph([node("Identity", ["cond"], ["cond_out"])] + [node("Relu", ["x" if k == 0 else f"b{k - 1}"], [f"b{k}"])
+                                                              for k in range(9)],
+                 [value_info("iter", elem=7, dims=()), value_info("cond", elem=9, dims=()), value_info("x")],
+                 [s(1, "cond_out"), s(1, "b8")])
+    trip = field(5, 2, field(2, 0, 7) + s(8, "M") + s(9, struct.pack("<q", 10000)))
+    loops = [node("Loop", ["M", "", "x" if k == 0 else f"l{k - 1}"], [f"l{k}"], [attr_graph("body", body)], name=f"loop{k}")
+             for k in range(20)]
+    add("onnx-loops-past-total.onnx", model(graph(loops, [value_info("x")], [value_info("l19")], trip)), "--graph {}", 1,
+        "sim: {}: node 'loop1' (Loop): output 'l1' needs a static shape in value_info (subgraph ops are planned as one "
+        "compute op and their shapes are not inferred)")
+    add("trace-escape-in-key.trace", (t + "0 a 1 0 0 colour\x1b]0;owned\x07\x1b[2J=red\n").encode(), "--trace {}", 1,
+        "sim: {}:2: unknown key 'colour%1B]0;owned%07%1B[2J=red' (align, fixed, group, bin)")
     # Reproducers the fuzzers found (tests/fuzz/run.sh), committed as they were found.
     cases.append(("fuzz-bins-invalid-utf8.bins", "--graph graphs/noop-chain.onnx --bins {}", 1,
                   "sim: graphs/noop-chain.onnx: {}:2: the line is not valid UTF-8"))
@@ -283,6 +310,9 @@ def main():
         ("--graph graphs/gpt2.onnx --order optimal --order-seconds 0", 2,
          "sim: --order-budget and --order-seconds take positive numbers (see sim --help)"),
         ("--graph graphs/gpt2.onnx --seed 12x", 2, "sim: --seed takes a whole number, not '12x' (see sim --help)"),
+        ("--graph graphs/gpt2.onnx --budget 1e13", 2,
+         "sim: --budget and --order-seconds take at most 31,536,000 seconds (a year) (see sim --help)"),
+        ("--graph graphs/pinned.onnx --pin input=4096 --pin input=64", 2, "sim: --pin names 'input' twice (see sim --help)"),
         # Files that are not regular files: refused before a byte is read (no hang on a FIFO, no 18 GB of /dev/zero).
         ("--graph /dev/zero", 1, "sim: /dev/zero: cannot read: not a regular file (a device, FIFO or socket)"),
         ("--trace /dev/zero", 1, "sim: /dev/zero: cannot read: not a regular file (a device, FIFO or socket)"),
