@@ -311,13 +311,18 @@ static void ref_release(GArray *free_list, guint64 offset, guint64 size)
 
 /* Random allocations and releases, aligned and not, for each fit: the free list (first fit: treap by
  * address with blocks reshaped in place; best fit: ordered sets by address and by size) returns what a
- * scan of a sorted array returns. */
+ * scan of a sorted array returns. Every other pair of seeds tells the list the classes it will be asked
+ * for (small over-aligned sizes, which leave gaps none of them can use: gap-use.h), and the answers must
+ * stay the reference's, which knows nothing of them. */
 static void test_freelist_reference(void)
 {
     for (guint32 seed = 1; seed <= 80; seed++) {
         GRand *rand = g_rand_new_with_seed(seed);
-        gboolean best = seed % 2 == 0;
-        FreeList *f = freelist_new(best ? FREELIST_BEST_FIT : FREELIST_FIRST_FIT, NULL);
+        gboolean best = seed % 2 == 0, classes = seed % 4 >= 2;
+        GArray *units = g_array_new(FALSE, FALSE, sizeof(PlaceUnit));
+        g_array_append_val(units, ((PlaceUnit){.size = 16, .align = 64, .fixed = TRACE_NONE}));
+        g_array_append_val(units, ((PlaceUnit){.size = 24, .align = 8, .fixed = TRACE_NONE}));
+        FreeList *f = freelist_new(best ? FREELIST_BEST_FIT : FREELIST_FIRST_FIT, classes ? units : NULL);
         GArray *ref = g_array_new(FALSE, FALSE, sizeof(RefBlock));
         g_array_append_val(ref, ((RefBlock){0, G_MAXUINT64}));
         GArray *live = g_array_new(FALSE, FALSE, sizeof(RefBlock));
@@ -330,6 +335,11 @@ static void test_freelist_reference(void)
                 ref_release(ref, b.start, b.len);
             } else {
                 guint64 size = 1 + g_rand_int_range(rand, 0, 200), align = 1u << g_rand_int_range(rand, 0, 5);
+                if (classes) { /* one of the two classes, at or above its smallest size */
+                    gboolean wide = g_rand_boolean(rand);
+                    size = (wide ? 16 : 24) + g_rand_int_range(rand, 0, 60);
+                    align = wide ? 64 : 8;
+                }
                 guint64 got = freelist_alloc(f, size, align);
                 guint64 want = ref_alloc(ref, size, align, best);
                 if (got != want)
@@ -342,6 +352,7 @@ static void test_freelist_reference(void)
         g_array_unref(live);
         g_array_unref(ref);
         freelist_free(f);
+        g_array_unref(units);
         g_rand_free(rand);
     }
 }
