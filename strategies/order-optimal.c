@@ -9,6 +9,9 @@
 
 #include <string.h>
 
+/* The most memory the states may take: the state budget is cut to what it holds. */
+#define ORDER_STATES_MAX_BYTES ((guint64)1 << 30)
+
 typedef struct {
     guint64 *bits;  /* the downset */
     guint64 peak;   /* best peak reaching it */
@@ -166,6 +169,10 @@ static gboolean optimal_order(const OrderProblem *p, guint *order, GError **erro
     g_hash_table_insert(s.states, start->bits, start);
     g_ptr_array_add(layer, start);
     gint64 deadline = g_get_monotonic_time() + (gint64)(p->budget_seconds * G_USEC_PER_SEC);
+    /* A state holds a bit per node: on a large graph the state budget alone allowed tens of gigabytes
+     * (2,000,000 states of a 200,000-node graph are 50 GB), so memory bounds the states too. */
+    guint64 per_state = sizeof(State) + ((guint64)s.words + 1) * sizeof(guint64) + 48; /* and the hash's entry */
+    guint64 most = MIN(p->budget_states, ORDER_STATES_MAX_BYTES / per_state);
     gboolean ok = TRUE;
     guint64 *probe = bits_new(s.words, NULL);
     for (guint size = 0; ok && size < p->n; size++) {
@@ -178,9 +185,21 @@ static gboolean optimal_order(const OrderProblem *p, guint *order, GError **erro
             for (guint k = 0; forced < 0 && k < p->n; k++)
                 if (!p->alloc_bytes[k] && ready(from->bits, k, preds_of))
                     forced = (gint)k;
-            for (guint k = forced >= 0 ? (guint)forced : 0; k < p->n; k++) {
+            for (guint k = forced >= 0 ? (guint)forced : 0; ok && k < p->n; k++) {
                 if (forced >= 0 && k != (guint)forced)
                     break;
+                /* Checked per move, not per state expanded: one state of a wide graph has a move per node,
+                 * each a new state of a bit per node (100,000 of them were 1.3 GB past the limit). */
+                if (g_hash_table_size(s.states) > most || ((k & 255) == 0 && g_get_monotonic_time() > deadline)) {
+                    g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED,
+                                "the exact order gave up after %u states and %.1f s (budget %" G_GUINT64_FORMAT " states, "
+                                "%.0f s%s): %u nodes are too many for it here; raise --order-budget or use a heuristic order",
+                                g_hash_table_size(s.states),
+                                p->budget_seconds - (double)(deadline - g_get_monotonic_time()) / G_USEC_PER_SEC, most,
+                                p->budget_seconds, most < p->budget_states ? ", as many as 1 GiB holds" : "", p->n);
+                    ok = FALSE;
+                    break;
+                }
                 if (!ready(from->bits, k, preds_of))
                     continue;
                 guint64 step_peak = MAX(from->peak, from->live + p->alloc_bytes[k]);
@@ -203,14 +222,6 @@ static gboolean optimal_order(const OrderProblem *p, guint *order, GError **erro
                 to->last = k;
                 g_hash_table_insert(s.states, to->bits, to);
                 g_ptr_array_add(next, to);
-            }
-            if (g_hash_table_size(s.states) > p->budget_states || g_get_monotonic_time() > deadline) {
-                g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED,
-                            "the exact order gave up after %u states and %.1f s (budget %" G_GUINT64_FORMAT " states, %.0f s): "
-                            "%u nodes are too many for it here; raise --order-budget or use a heuristic order",
-                            g_hash_table_size(s.states), p->budget_seconds - (double)(deadline - g_get_monotonic_time()) / G_USEC_PER_SEC,
-                            p->budget_states, p->budget_seconds, p->n);
-                ok = FALSE;
             }
         }
         GPtrArray *t = layer;
