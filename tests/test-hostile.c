@@ -86,7 +86,7 @@ static void test_script_checker(void)
 {
     const char *bad[] = {"set title \"a`touch x`\"\n", "set label 'q' at 1,1 @m\n", "set title \"$(id)\"\n",
                          "set title \"\xff\"\n", "set title \"open\n", "$d << EOD\n\"name\" 1\nEOD\n",
-                         "$d << EOD\n1 2\n", "plot $ bad\n"};
+                         "$d << EOD\n1 2\n", "plot $ bad\n", "set xtics (\"50% smaller\" 0)\n"};
     for (guint k = 0; k < G_N_ELEMENTS(bad); k++) {
         char *problem = gnuplot_script_problem(bad[k], strlen(bad[k]));
         if (!problem)

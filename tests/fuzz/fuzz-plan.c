@@ -8,8 +8,37 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* A large trace from a few bytes (the first 0xff): up to 16,384 buffers whose lifetimes run from their
+ * start to a common end (a staircase: the sum of lifetimes grows as n^2 / 2, past the search's index) or
+ * are short, each from a 4-byte pattern repeated — the shapes 8 bytes a buffer cannot reach in 64 KiB. */
+static Trace *large_trace(const uint8_t *data, size_t size)
+{
+    Trace *t = trace_new("fuzz-large");
+    guint n = 1 + ((data[1] | (guint)data[2] << 8) & 0x3fff);
+    gboolean staircase = data[3] & 1;
+    const uint8_t *pattern = data + 4;
+    gsize plen = size - 4;
+    for (guint k = 0; k < n; k++) {
+        const uint8_t *b = pattern + (gsize)(k * 4) % (plen / 4 * 4);
+        guint64 bytes = 1 + ((guint64)b[0] << (b[1] % 8));
+        guint64 align = (guint64)1 << (b[2] % 8);
+        guint first = k, last = staircase ? n : k + b[3] % 64;
+        trace_add(t, "b", bytes, align, first, last);
+    }
+    return t;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    if (size >= 8 && data[0] == 0xff) {
+        Trace *t = large_trace(data, size);
+        GError *error = NULL;
+        if (trace_validate(t, &error))
+            fuzz_plan_all(t);
+        g_clear_error(&error);
+        trace_free(t);
+        return 0;
+    }
     Trace *t = trace_new("fuzz");
     for (size_t k = 0; k + 8 <= size && k < 8 * 400; k += 8) {
         const uint8_t *b = data + k;

@@ -3,7 +3,9 @@
  * is not inside a datablock as a command. A script is inert when: no backquote and no '@' anywhere; no
  * control or non-ASCII byte (user text arrives as \ooo escapes); no '$' inside a string and, outside one,
  * only before a datablock name or a column number; every string closed on its line; and datablock lines
- * (between `$name << EOD` and `EOD`) holding numbers only. Returns NULL, or what is wrong and where. */
+ * (between `$name << EOD` and `EOD`) holding numbers only; and in tic labels (`set xtics ("..." 0, ...)`, which
+ * gnuplot reads as printf formats for the position) every '%' doubled. Returns NULL, or what is wrong and
+ * where. */
 #ifndef GNUPLOT_CHECK_H
 #define GNUPLOT_CHECK_H
 
@@ -28,8 +30,15 @@ static inline char *gnuplot_script_problem(const char *script, gsize len)
                         return g_strdup_printf("line %u: a datablock line holds more than numbers", line_no);
         } else {
             char quote = 0;
+            gboolean tics = n > 6 && (!memcmp(p, "set xtics (", MIN(n, 11)) || !memcmp(p, "set ytics (", MIN(n, 11)));
             for (const char *c = p; c < stop; c++) {
                 guchar b = (guchar)*c;
+                if (tics && quote && b == '%') {
+                    if (!(c + 1 < stop && c[1] == '%'))
+                        return g_strdup_printf("line %u: a tic label holds a lone '%%' (a printf format)", line_no);
+                    c++;
+                    continue;
+                }
                 if (b < 0x20 || b >= 0x7f)
                     return g_strdup_printf("line %u: raw byte 0x%02x", line_no, b);
                 if (b == '`' || b == '@')
