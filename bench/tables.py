@@ -14,7 +14,6 @@ Usage:
 """
 import csv
 import os
-import re
 import sys
 
 KEY = ("graph", "dims", "order", "alias", "strategy")
@@ -61,19 +60,8 @@ def natural(value):
     return parts
 
 
-def timeless(detail):
-    """search's detail without what the clock decides: its seconds, and its node count when the time
-    budget ended it (a node count reached to the end is the same on every machine)."""
-    m = re.search(r", (\d+) nodes, [0-9.]+ s$", detail)
-    if not m:
-        return detail
-    return detail[:m.start()] + ("" if "(budget spent)" in detail else f", {m.group(1)} nodes")
-
-
 def canon(src, dst):
     rows = read(src)
-    for r in rows:
-        r["detail"] = timeless(r["detail"])
     fields = [c for c in rows[0].keys() if c != "plan_seconds"] if rows else []
     # Stable: within one graph/dims/order/alias the strategies keep the file's order (the registry's, as
     # bench/sweep.sh runs them).

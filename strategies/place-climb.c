@@ -2,9 +2,10 @@
  * from greedy-by-size's order; each step moves one buffer ahead of a random earlier buffer it conflicts
  * with (overlaps in time), re-places all in that order (smallest fitting gap), keeps the result if the
  * arena shrank, and otherwise accepts it with a probability that decays as the search cools (simulated
- * annealing). Deterministic for a --seed; stops after options->climb_steps steps, or before a step that would
- * end past --budget seconds from the start of planning (a step re-places everything, so it costs what the
- * greedy start cost: on a 1M-buffer trace seconds, and a budget of 1 s then keeps the start). */
+ * annealing). Deterministic for a --seed; stops at the bound (plan.h: nothing smaller exists), after
+ * options->climb_steps steps (fewer under a work budget: a step is n unit placements), or before a step that
+ * would end past --budget seconds from the start of planning (a step re-places everything, so it costs what
+ * the greedy start cost: on a 1M-buffer trace seconds, and a budget of 1 s then keeps the start). */
 #include "plan/place.h"
 
 #include <math.h>
@@ -34,9 +35,11 @@ static gboolean climb_plan(const PlaceProblem *p, guint64 *offsets, char **detai
     GRand *r = g_rand_new_with_seed(p->options->seed);
     const gint64 step_cost = g_get_monotonic_time() - started; /* a step re-places all, as the start did */
     guint steps = 0, improved = 0;
-    gboolean out_of_time = FALSE;
-    const guint max_steps = p->options->climb_steps;
-    for (; steps < max_steps && !place_stop_requested(p->options); steps++) {
+    gboolean out_of_time = FALSE, at_bound = best_arena <= p->bound;
+    /* A work budget counts unit placements (plan.h): a step re-places all n. */
+    const guint64 work_steps = p->options->budget_work ? MAX(p->options->budget_work / n, 1) : G_MAXUINT64;
+    const guint max_steps = (guint)MIN((guint64)p->options->climb_steps, work_steps);
+    for (; steps < max_steps && !at_bound && !place_stop_requested(p->options); steps++) {
         if (g_get_monotonic_time() + step_cost >= deadline) {
             out_of_time = TRUE;
             break;
@@ -69,13 +72,18 @@ static gboolean climb_plan(const PlaceProblem *p, guint64 *offsets, char **detai
             best_arena = arena;
             memcpy(best, next, n * sizeof(guint64));
             improved++;
+            at_bound = best_arena <= p->bound; /* nothing smaller exists: stop */
         }
         g_free(next);
     }
     memcpy(offsets, best, n * sizeof(guint64));
-    *detail = g_strdup_printf("%u steps%s, %u improvements, %.2f%% below greedy-size", steps,
-                              out_of_time ? " (budget spent)" : "", improved,
-                              start_arena ? 100.0 * (double)(start_arena - best_arena) / (double)start_arena : 0.0);
+    if (p->stats) {
+        p->stats->steps += steps;
+        p->stats->proven = p->stats->proven || at_bound;
+    }
+    *detail = g_strdup_printf("%u improvements, %.2f%% below greedy-size%s", improved,
+                              start_arena ? 100.0 * (double)(start_arena - best_arena) / (double)start_arena : 0.0,
+                              at_bound ? ", at the lower bound" : out_of_time ? " (budget spent)" : "");
     g_rand_free(r);
     g_free(order);
     g_free(trial);

@@ -12,6 +12,12 @@ extern const PlaceStrategy *const place_registry[];
 extern const OrderStrategy *const order_registry[];
 extern const AliasStrategy *const alias_registry[];
 
+/* What `sim` plans with when no --strategy is named: the portfolio, on a small work budget unless a budget
+ * is given — the smallest arena the tool finds on every corpus model, in well under a second, the same on
+ * any machine (docs/DESIGN.md, "The default strategy"). */
+#define PLACE_DEFAULT_STRATEGY "best"
+#define PLACE_DEFAULT_WORK 20000
+
 /* All placement strategies, in listing order; *count receives how many. */
 const PlaceStrategy *const *place_strategies(guint *count);
 /* By name; NULL when unknown (or name NULL). */

@@ -1,5 +1,5 @@
 /* files.c — reading and writing files on a user's behalf, checked (see files.h). */
-#define _XOPEN_SOURCE 700 /* realpath */
+#define _GNU_SOURCE /* realpath; fopencookie, for a stdout that remembers why a write failed */
 #include "base/files.h"
 
 #include <errno.h>
@@ -173,10 +173,42 @@ gboolean sim_write_file(const char *path, const void *data, gsize len, GError **
     return TRUE;
 }
 
+/* The first error a write to standard output met: stdio keeps only that one happened, and by the end errno
+ * says something else (a write that failed mid-report left "Input/output error" for "No space left"). */
+static int stdout_errno;
+
+static ssize_t stdout_write(void *cookie, const char *buf, size_t len)
+{
+    (void)cookie;
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = write(STDOUT_FILENO, buf + done, len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (!stdout_errno)
+                stdout_errno = n < 0 ? errno : EIO;
+            return done ? (ssize_t)done : -1;
+        }
+        done += (size_t)n;
+    }
+    return (ssize_t)len;
+}
+
+void sim_stdout_guard(void)
+{
+    cookie_io_functions_t io = {.write = stdout_write};
+    FILE *out = fopencookie(NULL, "w", io);
+    if (!out)
+        return; /* stdout as it was: its errors are still caught, only less precisely */
+    setvbuf(out, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, (size_t)1 << 16);
+    stdout = out;
+}
+
 gboolean sim_stdout_finish(GError **error)
 {
     errno = 0;
     if (fflush(stdout) != 0 || ferror(stdout))
-        return io_fail(error, "cannot write", errno ? errno : EIO);
+        return io_fail(error, "cannot write", stdout_errno ? stdout_errno : errno ? errno : EIO);
     return TRUE;
 }

@@ -28,7 +28,9 @@ gboolean sim_read_range_inside(const char *folder, const char *relative, guint64
                                GError **error);
 /* Writes len bytes to path: atomically over a missing or regular file, in place over anything else. */
 gboolean sim_write_file(const char *path, const void *data, gsize len, GError **error);
-/* Flushes stdout and reports whether every write to it went through. */
+/* Puts a stream over standard output that remembers the first error a write met (call before any output). */
+void sim_stdout_guard(void);
+/* Flushes stdout and reports whether every write to it went through, with the first error's reason. */
 gboolean sim_stdout_finish(GError **error);
 
 #endif

@@ -16,6 +16,7 @@ int main(int argc, char **argv)
     /* A write past `ulimit -f` fails with EFBIG, reported like any failed write, and the temporary it was
      * filling is removed (base/files.c), instead of SIGXFSZ killing the process and leaving it behind. */
     signal(SIGXFSZ, SIG_IGN);
+    sim_stdout_guard();
     Job job = {0};
     char **given = g_strdupv(argv); /* option parsing takes its options out of argv; a second start needs them */
     phases_mark("startup"); /* the clock starts here; the next mark ends option parsing */

@@ -16,7 +16,7 @@ typedef struct {
     char *from, *plot_x, *plot_y, *plot_title;
     char **dims, **pins;
     char *strategy, *format, *weights, *io, *transpose, *alias, *order, *orders;
-    gint64 order_budget, seed, search_max;
+    gint64 order_budget, seed, search_max, budget_work;
     gdouble order_seconds, budget;
     gboolean progress;
     gint64 pad_last, align;
@@ -186,11 +186,12 @@ static int resolve_layout(const RawOptions *o, Job *job)
 }
 
 #define SECONDS_MAX 31536000.0
+G_STATIC_ASSERT(PLACE_DEFAULT_WORK == 20000); /* --strategy's help says so */
 
 /* --strategy, --order, --orders, --alias against the registry; the budgets and knobs of the strategies. */
 static int resolve_strategies(const RawOptions *o, Job *job)
 {
-    job->strategy = place_strategy_find(o->strategy ? o->strategy : "bestfit");
+    job->strategy = place_strategy_find(o->strategy ? o->strategy : PLACE_DEFAULT_STRATEGY);
     if (!job->strategy)
         return unknown_name("strategy", o->strategy, place_strategy_names());
     job->order = order_strategy_find(o->order ? o->order : "file");
@@ -220,6 +221,17 @@ static int resolve_strategies(const RawOptions *o, Job *job)
         return usage_error("--budget takes a positive number of seconds");
     if (o->search_max < 0 || o->search_max > G_MAXUINT32 || o->seed < 0 || o->seed > G_MAXUINT32)
         return usage_error("--search-max and --seed take numbers from 0 to 4,294,967,295");
+    if (!o->strategy && !cli_strict_given(o->given, "budget") && !cli_strict_given(o->given, "budget-work")) {
+        job->place.budget_work = PLACE_DEFAULT_WORK; /* the default strategy's own budget (registry.h) */
+        job->place.budget_seconds = SECONDS_MAX;
+    }
+    if (cli_strict_given(o->given, "budget-work") && o->budget_work < 1)
+        return usage_error("--budget-work takes a positive number (search nodes; a climb step costs one per buffer)");
+    if (cli_strict_given(o->given, "budget-work")) {
+        /* Work alone bounds the run, the same on any machine: no clock, unless --budget names one too. */
+        job->place.budget_work = (guint64)o->budget_work;
+        job->place.budget_seconds = SECONDS_MAX;
+    }
     if (cli_strict_given(o->given, "budget"))
         job->place.budget_seconds = o->budget;
     if (cli_strict_given(o->given, "search-max"))
@@ -300,11 +312,11 @@ int job_from_args(Job *job, int argc, char **argv)
         {"graph", 'g', 0, G_OPTION_ARG_FILENAME, &o.graph_path, "The ONNX model to plan", "FILE"},
         {"trace", 't', 0, G_OPTION_ARG_FILENAME, &o.trace_path,
          "A trace to plan instead of a model: our text format, or MiniMalloc CSV (.csv)", "FILE"},
-        {"strategy", 's', 0, G_OPTION_ARG_STRING, &o.strategy, "Placement strategy (default bestfit; see --list)", "NAME"},
+        {"strategy", 's', 0, G_OPTION_ARG_STRING, &o.strategy, "Placement strategy (default best on a work budget of 20,000; see --list)", "NAME"}, /* PLACE_DEFAULT_WORK */
         {"compare", 'c', 0, G_OPTION_ARG_NONE, &o.compare, "Run every strategy on the same trace, one table", NULL},
         {"order", 'o', 0, G_OPTION_ARG_STRING, &o.order, "Operator order (default file; see --list)", "NAME"},
         {"orders", 0, 0, G_OPTION_ARG_STRING, &o.orders,
-         "With --compare: the strategy (--strategy, default bestfit) under each order: all or a comma list", "LIST"},
+         "With --compare: the strategy (--strategy, default best) under each order: all or a comma list", "LIST"},
         {"order-budget", 0, 0, G_OPTION_ARG_INT64, &o.order_budget,
          "States the optimal order may explore before it gives up (default 2,000,000)", "STATES"},
         {"order-seconds", 0, 0, G_OPTION_ARG_DOUBLE, &o.order_seconds,
@@ -312,6 +324,9 @@ int job_from_args(Job *job, int argc, char **argv)
         {"list", 'l', 0, G_OPTION_ARG_NONE, &o.list, "List the strategies with a one-line summary each", NULL},
         {"budget", 0, 0, G_OPTION_ARG_DOUBLE, &o.budget,
          "Seconds search and climb may take, best in all (default 10); Ctrl-C ends a search early with its best plan", "S"},
+        {"budget-work", 0, 0, G_OPTION_ARG_INT64, &o.budget_work,
+         "Work search, minimalloc and climb may do, best in all, instead of seconds: N search nodes, or N / buffers "
+         "climb steps (the same plan on any machine, however busy)", "N"},
         {"progress", 0, 0, G_OPTION_ARG_NONE, &o.progress,
          "A line a second on stderr from a long search: best arena, lower bound, nodes/s (always when stderr is a terminal)",
          NULL},

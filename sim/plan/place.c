@@ -88,6 +88,30 @@ static gboolean build_bin(const Trace *t, guint bin, BinProblem *out, GError **e
     return TRUE;
 }
 
+/* The problem's bound (plan.h): the most bytes live at one step, by a sweep over a difference array of the
+ * steps, and the highest pinned end, rounded up to the largest alignment. */
+static guint64 problem_bound(const PlaceProblem *p)
+{
+    guint steps = MAX(p->steps, 1);
+    for (guint u = 0; u < p->units->len; u++)
+        steps = MAX(steps, g_array_index(p->units, PlaceUnit, u).last + 1);
+    guint64 *delta = g_new0(guint64, (gsize)steps + 1), align = 1, most = 0, pinned = 0;
+    for (guint u = 0; u < p->units->len; u++) { /* unsigned wrap-around adds and takes back exactly */
+        const PlaceUnit *unit = &g_array_index(p->units, PlaceUnit, u);
+        delta[unit->first] += unit->size;
+        delta[unit->last + 1] -= unit->size;
+        align = MAX(align, unit->align);
+        if (unit->fixed != TRACE_NONE)
+            pinned = MAX(pinned, (guint64)unit->fixed + unit->size);
+    }
+    for (guint64 t = 0, live = 0; t < steps; t++) {
+        live += delta[t];
+        most = MAX(most, live);
+    }
+    g_free(delta);
+    return round_up(MAX(most, pinned), align);
+}
+
 guint64 place_arena(const PlaceProblem *p, const guint64 *offsets)
 {
     guint64 end = 0, align = 1;
@@ -302,6 +326,9 @@ Plan *place_run_with(const PlaceStrategy *s, const Trace *t, const PlaceOptions 
         BinProblem bp;
         ok = build_bin(t, bin, &bp, error);
         bp.problem.options = options ? options : &defaults;
+        PlaceStats stats = {0};
+        bp.problem.stats = &stats;
+        bp.problem.bound = ok ? problem_bound(&bp.problem) : 0;
         guint64 *unit_offsets = g_new0(guint64, bp.problem.units->len + 1);
         char *detail = NULL;
         gint64 start = g_get_monotonic_time();
@@ -313,6 +340,11 @@ Plan *place_run_with(const PlaceStrategy *s, const Trace *t, const PlaceOptions 
             plan->bin_arena[bin] = place_arena(&bp.problem, unit_offsets);
             plan->arena += plan->bin_arena[bin];
             plan->naive_arena += place_sequential(&bp.problem, NULL);
+            plan->stats.nodes += stats.nodes;
+            plan->stats.steps += stats.steps;
+            /* proven for the whole plan when every bin is: by a strategy's proof, or at its bound */
+            stats.proven = stats.proven || plan->bin_arena[bin] <= bp.problem.bound;
+            plan->stats.proven = (bin == 0 || plan->stats.proven) && stats.proven;
         }
         if (detail) {
             char *joined = plan->detail ? g_strdup_printf("%s; %s", plan->detail, detail) : g_strdup(detail);
@@ -330,6 +362,8 @@ Plan *place_run_with(const PlaceStrategy *s, const Trace *t, const PlaceOptions 
     return plan;
 }
 
+static gboolean is_timed(const PlaceStrategy *s) { return s->role == ROLE_IMPROVER || s->role == ROLE_EXACT; }
+
 gboolean place_keep_smallest(const PlaceProblem *p, gboolean (*take)(const PlaceStrategy *s, const PlaceProblem *p),
                              guint64 *offsets, const PlaceStrategy **winner, guint64 *arena, char **skipped,
                              GError **error)
@@ -345,47 +379,69 @@ gboolean place_keep_smallest(const PlaceProblem *p, gboolean (*take)(const Place
     }
     guint n = p->units->len;
     guint64 *trial = g_new(guint64, n + 1);
-    /* One budget for the whole portfolio: the strategies that run until their budget (improvers, exact
-     * search) share what is left when each starts, split evenly among those still to come, so a portfolio
-     * ends within its budget as each of them does within its own (time a strategy leaves unused passes on).
-     * A heuristic starts only while budget is left (or when none has run yet): on huge inputs one of them
-     * can take seconds, and the budget bounds the whole. */
+    /* The heuristics first, then the exact search, then the improvers: each time-bounded one starts only
+     * while no plan has reached the bound (and none is proven), so a portfolio whose heuristics are at the
+     * bound ends after them. One budget for the whole portfolio: in seconds, the time-bounded candidates
+     * share what is left when each starts, split evenly among those still to come (time one leaves unused
+     * passes on); in work (budget_work), each gets an even share of the whole, the same on any machine. A
+     * heuristic starts only while seconds are left (or when none has run yet): on huge inputs one of them can
+     * take seconds, and the budget bounds the whole. */
     gint64 deadline = g_get_monotonic_time() + (gint64)(p->options->budget_seconds * G_USEC_PER_SEC);
-    guint timed_left = 0;
+    guint timed_left = 0, timed_all;
     for (guint k = 0; portfolio[k]; k++)
-        timed_left += take(portfolio[k], p) && (portfolio[k]->role == ROLE_IMPROVER || portfolio[k]->role == ROLE_EXACT);
-    for (guint k = 0; portfolio[k]; k++) {
-        if (!take(portfolio[k], p))
-            continue;
-        PlaceOptions share = *p->options;
-        PlaceProblem sub = *p;
-        if (portfolio[k]->role == ROLE_IMPROVER || portfolio[k]->role == ROLE_EXACT) {
-            gint64 left = deadline - g_get_monotonic_time();
-            share.budget_seconds = (double)MAX(left, 0) / G_USEC_PER_SEC / timed_left--;
-            sub.options = &share;
-            if (left <= 0 || place_stop_requested(p->options))
-                continue; /* the heuristics ran; nothing left for this one, or told to stop */
-        } else if (*winner && g_get_monotonic_time() >= deadline) {
-            /* a million units: the heuristics alone can outlast the budget; the first always runs */
-            if (skipped) {
-                char *more = g_strconcat(*skipped ? *skipped : "", *skipped ? ", " : "", portfolio[k]->name, NULL);
-                g_free(*skipped);
-                *skipped = more;
+        timed_left += take(portfolio[k], p) && is_timed(portfolio[k]);
+    timed_all = timed_left;
+    PlaceStats stats = {0};
+    static const PlaceRole passes[] = {ROLE_BASELINE, ROLE_HEURISTIC, ROLE_EXACT, ROLE_IMPROVER};
+    for (guint pass = 0; pass < G_N_ELEMENTS(passes); pass++) {
+        for (guint k = 0; portfolio[k]; k++) {
+            const PlaceStrategy *s = portfolio[k];
+            if (s->role != passes[pass] || !take(s, p))
+                continue;
+            PlaceOptions share = *p->options;
+            PlaceProblem sub = *p;
+            sub.stats = &stats;
+            if (is_timed(s)) {
+                gint64 left = deadline - g_get_monotonic_time();
+                share.budget_seconds = (double)MAX(left, 0) / G_USEC_PER_SEC / timed_left--;
+                if (p->options->budget_work)
+                    share.budget_work = MAX(p->options->budget_work / timed_all, 1);
+                sub.options = &share;
+                if (*arena <= p->bound || stats.proven)
+                    continue; /* a plan is already the smallest possible: nothing to search for */
+                if (left <= 0 || place_stop_requested(p->options))
+                    continue; /* the heuristics ran; nothing left for this one, or told to stop */
+            } else if (*winner && g_get_monotonic_time() >= deadline) {
+                /* a million units: the heuristics alone can outlast the budget; the first always runs */
+                if (skipped) {
+                    char *more = g_strconcat(*skipped ? *skipped : "", *skipped ? ", " : "", s->name, NULL);
+                    g_free(*skipped);
+                    *skipped = more;
+                }
+                continue;
             }
-            continue;
+            char *ignored = NULL;
+            gboolean proven_before = stats.proven;
+            stats.proven = FALSE;
+            if (!place_problem(s, &sub, trial, &ignored, error)) {
+                g_free(trial);
+                return FALSE;
+            }
+            g_free(ignored);
+            guint64 a = place_arena(p, trial);
+            if (a < *arena) {
+                *arena = a;
+                *winner = s;
+                memcpy(offsets, trial, n * sizeof(guint64));
+            }
+            /* a proof holds for the smallest arena: it says nothing smaller exists */
+            stats.proven = proven_before || (stats.proven && a == *arena);
         }
-        char *ignored = NULL;
-        if (!place_problem(portfolio[k], &sub, trial, &ignored, error)) {
-            g_free(trial);
-            return FALSE;
-        }
-        g_free(ignored);
-        guint64 a = place_arena(p, trial);
-        if (a < *arena) {
-            *arena = a;
-            *winner = portfolio[k];
-            memcpy(offsets, trial, n * sizeof(guint64));
-        }
+    }
+    if (p->stats) {
+        p->stats->nodes += stats.nodes;
+        p->stats->steps += stats.steps;
+        p->stats->proven = p->stats->proven || stats.proven || *arena <= p->bound;
     }
     g_free(trial);
     return TRUE;

@@ -25,6 +25,11 @@ typedef enum { SEARCH_ENGINES_BOTH, SEARCH_ENGINES_SKYLINE, SEARCH_ENGINES_SECTI
 /* Knobs of the search-based strategies (climb, search) and of `best`. */
 typedef struct {
     double budget_seconds;  /* search/climb stop after this long (--budget) */
+    /* A budget of work, the same on any machine however busy (--budget-work): work counts unit placements,
+     * a search node placing one unit and a climb step re-placing all n, so search and minimalloc explore at
+     * most budget_work nodes and climb takes at most budget_work / n steps (at least one); `best` gives each
+     * of its time-bounded candidates an even share. 0: none (the seconds alone bound them). */
+    guint64 budget_work;
     guint64 max_nodes;      /* search stops after exploring this many nodes (0: no limit) */
     guint32 seed;           /* climb's random choices (--seed) */
     guint climb_steps;      /* climb stops after this many steps */
@@ -47,11 +52,23 @@ static inline gboolean place_stop_requested(const PlaceOptions *o) { return o &&
 #define PLACE_OPTIONS_DEFAULTS                                                                                 \
     {.budget_seconds = 10, .max_nodes = 0, .seed = 1, .climb_steps = 2000, .search_max = 1000, .portfolio = NULL}
 
+/* What the time-bounded strategies did, counted rather than timed: search nodes explored, climb steps
+ * taken, and whether the plan is proven the smallest possible. A portfolio adds up its candidates'. */
+typedef struct {
+    guint64 nodes, steps;
+    gboolean proven;
+} PlaceStats;
+
 /* One bin's placement problem. */
 typedef struct {
     GArray *units; /* PlaceUnit */
     guint steps;
     const PlaceOptions *options;
+    /* No placement has a smaller arena: the most bytes live at one step (and the highest pinned end), rounded
+     * up to the largest alignment, as every arena is. A plan that reaches it is optimal, and the strategies
+     * that search stop there. */
+    guint64 bound;
+    PlaceStats *stats; /* where the strategies count their work (NULL: nowhere) */
 } PlaceProblem;
 
 typedef enum { PLACE_ONLINE, PLACE_OFFLINE } PlaceKind;
@@ -96,6 +113,7 @@ typedef struct {
                             report measures savings against, without planning the trace a second time */
     double seconds;     /* planning time */
     char *detail;       /* strategy's note, e.g. which heuristic `best` kept */
+    PlaceStats stats;   /* summed over bins */
 } Plan;
 
 void plan_free(Plan *p);

@@ -50,6 +50,8 @@ void report_row_fill(ReportRow *row, const Trace *t, const Plan *plan)
     row->naive = plan->naive_arena;
     row->seconds = plan->seconds;
     row->detail = plan->detail ? plan->detail : "";
+    row->search_nodes = plan->stats.nodes;
+    row->climb_steps = plan->stats.steps;
     row->trace_bytes = 0;
     for (guint k = 0; k < trace_count(t); k++)
         row->trace_bytes += trace_buffer(t, k)->size;
@@ -66,11 +68,12 @@ static const char *const columns[] = {
     "fragmentation_bytes", "fragmentation_pct", "naive_bytes", "savings_bytes", "savings_pct", "plan_seconds",
     "verified", "detail", "alias", "no_alias_bytes", "trace_bytes", "saved_noop_bytes", "saved_inplace_bytes",
     "saved_gather_bytes", "saved_slice_bytes", "saved_split_bytes", "saved_concat_bytes", "saved_concat_dedup_bytes",
-    "fallbacks",
+    "fallbacks", "search_nodes", "climb_steps",
 };
-/* The saved_*_bytes columns follow ShareKind from SHARE_NOOP on. */
+/* The saved_*_bytes columns follow ShareKind from SHARE_NOOP on; fallbacks and the work counts come after. */
 #define FIRST_SAVED_COLUMN 19
-G_STATIC_ASSERT(FIRST_SAVED_COLUMN + SHARE_KIND_COUNT - 1 + 1 == G_N_ELEMENTS(columns));
+#define FALLBACKS_COLUMN (FIRST_SAVED_COLUMN + SHARE_KIND_COUNT - 1)
+G_STATIC_ASSERT(FALLBACKS_COLUMN + 3 == G_N_ELEMENTS(columns));
 
 /* Columns holding numbers: right-aligned in md, numbers in json. */
 static gboolean column_is_number(guint c) { return (c >= 4 && c <= 13) || c >= 17; }
@@ -99,9 +102,11 @@ static char *cell(const ReportRow *r, guint c)
     case 17: return g_strdup_printf("%" G_GUINT64_FORMAT, r->no_alias_bytes);
     case 18: return g_strdup_printf("%" G_GUINT64_FORMAT, r->trace_bytes);
     default:
-        if (c < FIRST_SAVED_COLUMN + SHARE_KIND_COUNT - 1)
+        if (c < FALLBACKS_COLUMN)
             return g_strdup_printf("%" G_GUINT64_FORMAT, r->saved[c - FIRST_SAVED_COLUMN + SHARE_NOOP]);
-        return g_strdup_printf("%u", r->fallbacks);
+        if (c == FALLBACKS_COLUMN)
+            return g_strdup_printf("%u", r->fallbacks);
+        return g_strdup_printf("%" G_GUINT64_FORMAT, c == FALLBACKS_COLUMN + 1 ? r->search_nodes : r->climb_steps);
     }
 }
 
@@ -123,6 +128,9 @@ static void print_text_one(FILE *out, const ReportRow *r)
     fprintf(out, "naive          %s (no reuse)\n", nv);
     fprintf(out, "savings        %s (%.2f%% of naive)\n", sv, pct(saved, r->naive));
     fprintf(out, "planning       %.6f s\n", r->seconds);
+    if (r->search_nodes || r->climb_steps) /* the counted work, the same on any machine under --budget-work */
+        fprintf(out, "work           %" G_GUINT64_FORMAT " search nodes, %" G_GUINT64_FORMAT " climb steps\n",
+                r->search_nodes, r->climb_steps);
     fprintf(out, "verified       %s\n", r->verified ? "yes" : "no (--no-verify)");
     char *no_alias = format_bytes(r->no_alias_bytes), *traced = format_bytes(r->trace_bytes);
     fprintf(out, "aliasing       %s: %s in buffers, %s without sharing\n", r->alias ? r->alias : "none", traced, no_alias);
