@@ -3,6 +3,7 @@
  * model in graphs/models/models.tsv loads with its documented dims, infers every shape, and agrees
  * with the ONNX project's own shape inference (fixtures in tests/data/reference-shapes/, made by
  * graphs/reference_shapes.py). */
+#include "report/csv-table.h"
 #include "report/info.h"
 #include "tests/testutil.h"
 
@@ -204,6 +205,60 @@ static void test_model(gconstpointer data)
     model_free(m);
 }
 
+/* The default strategy (no --strategy: best on a small work budget) finds, on every corpus model, the arena
+ * the published run of best with ten seconds found (results/corpus-strategies.csv), and says whether it is
+ * optimal: at the lower bound once rounded to the alignment, or within 1% of it where padding keeps the
+ * bound out of reach. */
+static void test_default_strategy(gconstpointer data)
+{
+    const ModelRow *row = data;
+    GPtrArray *args = g_ptr_array_new_with_free_func(g_free);
+    g_ptr_array_add(args, g_strdup("--graph"));
+    g_ptr_array_add(args, g_strdup(row->path));
+    g_ptr_array_add(args, g_strdup("--format"));
+    g_ptr_array_add(args, g_strdup("csv"));
+    char **dims = strcmp(row->dims, "-") ? g_strsplit(row->dims, ",", -1) : g_new0(char *, 1);
+    for (char **d = dims; *d; d++) {
+        g_ptr_array_add(args, g_strdup("--dim"));
+        g_ptr_array_add(args, g_strdup(*d));
+    }
+    g_strfreev(dims);
+    g_ptr_array_add(args, NULL);
+    RunResult r = test_run("SIM_BIN", (const char *const *)args->pdata);
+    g_assert_cmpint(r.status, ==, 0);
+    GError *error = NULL;
+    CsvTable *got = csv_table_parse(r.out, strlen(r.out), &error);
+    g_assert_no_error(error);
+    g_assert_cmpstr(csv_table_cell(got, 0, (guint)csv_table_column(got, "strategy")), ==, "best");
+    guint64 arena = g_ascii_strtoull(csv_table_cell(got, 0, (guint)csv_table_column(got, "arena_bytes")), NULL, 10);
+    guint64 bound = g_ascii_strtoull(csv_table_cell(got, 0, (guint)csv_table_column(got, "lower_bound_bytes")), NULL, 10);
+    char *published_path = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "results", "corpus-strategies.csv", NULL);
+    CsvTable *published = csv_table_read(published_path, &error);
+    g_assert_no_error(error);
+    guint64 best = 0;
+    gint graph = csv_table_column(published, "graph"), strategy = csv_table_column(published, "strategy");
+    char *canonical = g_canonicalize_filename(row->path, NULL); /* graphs/models/../gpt2.onnx is graphs/gpt2.onnx */
+    for (guint k = 0; k < published->rows->len; k++)
+        if (g_str_has_suffix(canonical, csv_table_cell(published, k, (guint)graph)) &&
+            !strcmp(csv_table_cell(published, k, (guint)strategy), "best"))
+            best = g_ascii_strtoull(csv_table_cell(published, k, (guint)csv_table_column(published, "arena_bytes")), NULL, 10);
+    if (!best)
+        g_error("%s: no row of best in %s", row->name, published_path);
+    if (arena > best)
+        g_error("%s: the default strategy's arena %" G_GUINT64_FORMAT " B is above best's published %" G_GUINT64_FORMAT " B",
+                row->name, arena, best);
+    const char *optimal = csv_table_cell(got, 0, (guint)csv_table_column(got, "optimal"));
+    if (strcmp(optimal, "yes") && (double)arena > 1.01 * (double)bound)
+        g_test_message("%s: %" G_GUINT64_FORMAT " B, %.2f%% above the lower bound, not proven optimal in the default budget",
+                       row->name, arena, 100.0 * (double)(arena - bound) / (double)bound);
+    g_free(canonical);
+    csv_table_free(published);
+    csv_table_free(got);
+    g_free(published_path);
+    run_result_clear(&r);
+    g_ptr_array_unref(args);
+}
+
 static GPtrArray *read_models_list(void)
 {
     char *dir = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "models", NULL);
@@ -256,6 +311,9 @@ int main(int argc, char **argv)
         const ModelRow *row = models->pdata[k];
         char *path = g_strdup_printf("/corpus/model/%s", row->name);
         g_test_add_data_func(path, row, test_model);
+        g_free(path);
+        path = g_strdup_printf("/corpus/default-strategy/%s", row->name);
+        g_test_add_data_func(path, row, test_default_strategy);
         g_free(path);
     }
     int status = g_test_run();

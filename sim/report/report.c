@@ -52,6 +52,7 @@ void report_row_fill(ReportRow *row, const Trace *t, const Plan *plan)
     row->detail = plan->detail ? plan->detail : "";
     row->search_nodes = plan->stats.nodes;
     row->climb_steps = plan->stats.steps;
+    row->optimal = plan->stats.proven;
     row->trace_bytes = 0;
     for (guint k = 0; k < trace_count(t); k++)
         row->trace_bytes += trace_buffer(t, k)->size;
@@ -68,15 +69,15 @@ static const char *const columns[] = {
     "fragmentation_bytes", "fragmentation_pct", "naive_bytes", "savings_bytes", "savings_pct", "plan_seconds",
     "verified", "detail", "alias", "no_alias_bytes", "trace_bytes", "saved_noop_bytes", "saved_inplace_bytes",
     "saved_gather_bytes", "saved_slice_bytes", "saved_split_bytes", "saved_concat_bytes", "saved_concat_dedup_bytes",
-    "fallbacks", "search_nodes", "climb_steps",
+    "fallbacks", "search_nodes", "climb_steps", "optimal",
 };
 /* The saved_*_bytes columns follow ShareKind from SHARE_NOOP on; fallbacks and the work counts come after. */
 #define FIRST_SAVED_COLUMN 19
 #define FALLBACKS_COLUMN (FIRST_SAVED_COLUMN + SHARE_KIND_COUNT - 1)
-G_STATIC_ASSERT(FALLBACKS_COLUMN + 3 == G_N_ELEMENTS(columns));
+G_STATIC_ASSERT(FALLBACKS_COLUMN + 4 == G_N_ELEMENTS(columns));
 
 /* Columns holding numbers: right-aligned in md, numbers in json. */
-static gboolean column_is_number(guint c) { return (c >= 4 && c <= 13) || c >= 17; }
+static gboolean column_is_number(guint c) { return (c >= 4 && c <= 13) || (c >= 17 && c < FALLBACKS_COLUMN + 3); }
 
 static char *cell(const ReportRow *r, guint c)
 {
@@ -106,6 +107,8 @@ static char *cell(const ReportRow *r, guint c)
             return g_strdup_printf("%" G_GUINT64_FORMAT, r->saved[c - FIRST_SAVED_COLUMN + SHARE_NOOP]);
         if (c == FALLBACKS_COLUMN)
             return g_strdup_printf("%u", r->fallbacks);
+        if (c == FALLBACKS_COLUMN + 3)
+            return g_strdup(r->optimal ? "yes" : "no");
         return g_strdup_printf("%" G_GUINT64_FORMAT, c == FALLBACKS_COLUMN + 1 ? r->search_nodes : r->climb_steps);
     }
 }
@@ -124,7 +127,8 @@ static void print_text_one(FILE *out, const ReportRow *r)
     fprintf(out, "buffers        %u\n", r->buffers);
     fprintf(out, "arena          %s\n", arena);
     fprintf(out, "lower bound    %s (max live bytes over steps)\n", lb);
-    fprintf(out, "fragmentation  %s (%.2f%% of the lower bound)\n", fr, pct(frag, r->lower_bound));
+    fprintf(out, "fragmentation  %s (%.2f%% of the lower bound)%s\n", fr, pct(frag, r->lower_bound),
+            r->optimal && frag ? "; no placement does better" : "");
     fprintf(out, "naive          %s (no reuse)\n", nv);
     fprintf(out, "savings        %s (%.2f%% of naive)\n", sv, pct(saved, r->naive));
     fprintf(out, "planning       %.6f s\n", r->seconds);

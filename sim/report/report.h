@@ -29,6 +29,7 @@ typedef struct {
     guint64 saved[SHARE_KIND_COUNT]; /* bytes each kind of sharing saved (index SHARE_OWN unused) */
     guint fallbacks;      /* ops an alias strategy had to copy (each reason is in the text/md report) */
     guint64 search_nodes, climb_steps; /* the work of the time-bounded strategies (plan.h's PlaceStats) */
+    gboolean optimal;     /* no plan has a smaller arena: at the bound, or proven by the search */
     const Trace *map_trace;      /* with --map in json: the plan goes into the row as "plan" */
     const guint64 *map_offsets;
 } ReportRow;
