@@ -12,8 +12,10 @@
 #   timing       results/exec-timing.md: the executor's time, strategies and sharing, beside ORT (bench/kernels.sh)
 #   search       results/search.md                                    (bench/search.sh; timings)
 #   scaling      results/plan-scaling.md                              (bench/plan-scaling.sh; timings, slow)
-# Every table and figure is deterministic except the columns that are timings (search, scaling): the
-# sweeps start from an empty CSV each time and tables.py sorts rows and drops plan_seconds.
+# Every table and figure is deterministic except the columns that are timings (search, scaling, timing,
+# peers' ORT timings): the time-bounded strategies run on a work budget (WORK, search nodes: the same plan
+# on an idle and on a busy machine), the sweeps start from an empty CSV each time, and tables.py sorts rows
+# and drops plan_seconds. tests/test-tables.c runs a part twice, once beside busy processes, and compares.
 # Each part is all or nothing: results/ and plots/ are saved before it runs and put back if it fails or
 # the run is stopped (Ctrl-C), so a stopped run never leaves a table cut short. Nothing is installed here:
 # `make figures` installs what the parts need first (make deps, make figures-deps).
@@ -32,6 +34,7 @@ trap 'status=$?; if [ -n "$running" ]; then echo "figures.sh: $running did not f
 trap 'exit 130' INT TERM
 mkdir -p results plots
 sim=build/sim
+WORK=${WORK:-1000000} # the published work budget: 1,000,000 search nodes (a climb step costs one per buffer)
 say() { echo "figures.sh: $*" >&2; }
 tables() { /usr/bin/python3 bench/tables.py "$@"; }
 
@@ -48,14 +51,14 @@ part_design_log() { bench/design-log.sh; }
 part_gpt2_seq() {
     need_models
     bench/sweep.sh --out "$work/gpt2-seq.csv" --graph "$gpt2:batch=1" --dim seq=16,32,64,128,256,512,1024 \
-        --strategies "$strategies" --sim-args "--budget 5"
+        --strategies "$strategies" --sim-args "--budget-work $WORK"
     tables canon "$work/gpt2-seq.csv" results/gpt2-seq.csv
     {
         echo "# GPT-2 small: arena against sequence length"
         echo
         echo "Made by \`bench/figures.sh gpt2-seq\` (deterministic). Graph: \`$gpt2\` (torch.onnx.export of GPT-2"
         echo "small, 12 layers, d = 768; \`make models\`), \`--dim batch=1 --dim seq=S\`, file order, all sharing"
-        echo "(\`--alias all\`), search and climb budget 5 s. Arena per strategy; the last column is the lower"
+        echo "(\`--alias all\`), work budget \`--budget-work $WORK\`. Arena per strategy; the last column is the lower"
         echo "bound (the most bytes live at one step). Raw rows: results/gpt2-seq.csv. Figures:"
         echo "plots/gpt2-seq-arena.png, plots/gpt2-seq-ratio.png."
         echo
@@ -75,13 +78,13 @@ part_gpt2_seq() {
 
 part_corpus() {
     need_models
-    bench/sweep.sh --out "$work/corpus.csv" --corpus --strategies "$strategies" --sim-args "--budget 5"
+    bench/sweep.sh --out "$work/corpus.csv" --corpus --strategies "$strategies" --sim-args "--budget-work $WORK"
     tables canon "$work/corpus.csv" results/corpus-strategies.csv
     {
         echo "# Strategies × corpus models"
         echo
         echo "Made by \`bench/figures.sh corpus\` (deterministic). Every model of graphs/models/models.tsv with its"
-        echo "dims, file order, all sharing, search and climb budget 5 s. Cells: arena / lower bound (1.000 = no"
+        echo "dims, file order, all sharing, work budget \`--budget-work $WORK\`. Cells: arena / lower bound (1.000 = no"
         echo "placement can do better). Raw rows: results/corpus-strategies.csv. Figure: plots/corpus-compare.png."
         echo
         tables pivot results/corpus-strategies.csv graph strategy ratio
@@ -96,7 +99,7 @@ part_corpus() {
 
 part_aliasing() {
     need_models
-    bench/sweep.sh --out "$work/aliasing.csv" --corpus --strategies best --alias all --alias none --sim-args "--budget 5"
+    bench/sweep.sh --out "$work/aliasing.csv" --corpus --strategies best --alias all --alias none --sim-args "--budget-work $WORK"
     tables canon "$work/aliasing.csv" results/corpus-aliasing.csv
     /usr/bin/python3 - results/corpus-aliasing.csv "$work/all.csv" <<'PY'
 import csv, sys
@@ -124,7 +127,7 @@ PY
 part_pictures() {
     need_models
     "$sim" --graph "$gpt2" --dim batch=1 --dim seq=64 --compare --plot timeline --out plots/gpt2-timeline.png \
-        --budget 5 > /dev/null
+        --budget-work "$WORK" > /dev/null
     "$sim" --graph graphs/unet.onnx --strategy firstfit --plot layout --out plots/unet-layout.png > /dev/null
 }
 

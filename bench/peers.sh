@@ -31,7 +31,7 @@ peer_row() {
         for d in "${ds[@]}"; do dim_args+=(--dim "$d"); ort_dims+=("$d"); done
     fi
     local ours arena our_arena our_bound our_steps ort fields note
-    ours=$(build/sim --graph "$model" "${dim_args[@]}" --strategy best --budget 5 --alias all --io inputs-outside --format csv | tail -1)
+    ours=$(build/sim --graph "$model" "${dim_args[@]}" --strategy best --budget-work "${WORK:-1000000}" --alias all --io inputs-outside --format csv | tail -1)
     arena=$(echo "$ours" | /usr/bin/python3 -c "import csv,sys; r=next(csv.reader(sys.stdin)); print(r[6], r[7], r[5])")
     read -r our_arena our_bound our_steps <<< "$arena"
     /usr/bin/python3 bench/peers/fill_weights.py "$model" "$scratch/model.onnx" 2> /dev/null
@@ -69,7 +69,7 @@ print(f"""# Our arena beside ONNX Runtime's
 Made by `bench/peers.sh` (deterministic for one ORT version; here onnxruntime-node {sys.argv[2]}, CPU, one
 thread, memory pattern and CPU arena on, the default graph optimisations). Every corpus model at the dims of
 graphs/models/models.tsv; torch exports with deterministic random weights. **Ours**: `sim --strategy best
---budget 5 --alias all --io inputs-outside` (the corpus tables' budget; graph inputs are the caller's buffers, as ORT takes them; outputs are in
+--budget-work 1000000 --alias all --io inputs-outside` (the corpus tables' work budget; graph inputs are the caller's buffers, as ORT takes them; outputs are in
 the arena, as ORT allocates them) and its lower bound. **ORT**, from its profiler's per-kernel memory
 figures (docs/peers.md says exactly how):
 *first run* = the most activation bytes requested at once in the first run (allocated one by one, ORT's

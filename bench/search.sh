@@ -6,7 +6,9 @@
 # rectangles dropped, whose optimum is at most the full width) with greedy-size and search; then the
 # staggered set in tests/data/staggered/ (hard, like production traces; optimum unknown unless a search
 # proves it) and the packed set in tests/data/packed/ (staggered, built as a packing: optimum known); a
-# count of the instances each exact strategy ends at the best known arena. sim's default budget (--budget 10); two plans at a time (GNU
+# count of the instances each exact strategy ends at the best known arena. A work budget (--budget-work,
+# WORK below: search nodes; climb a step per buffers' worth), so every arena, proof and node count is the
+# same on any machine, however busy; the seconds beside them are this machine's. Two plans at a time (GNU
 # parallel), each one thread. Writes results/search.md.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,10 +18,10 @@ out=results/search.md
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 width=1048576
+WORK=${WORK:-5000000}
 
 # Every (instance, strategy) the tables need is planned first, two at a time under GNU parallel (each sim
-# one thread: the budget is wall time, so a run's node count is its own core's), its CSV row kept in
-# $work/rows; the tables read them back in order.
+# one thread), its CSV row kept in $work/rows; the tables read them back in order.
 rows=$work/rows
 mkdir -p "$rows"
 row_file() { echo "$rows/$(echo "$1" | tr '/' '_').$2"; }
@@ -37,15 +39,15 @@ done
 for f in tests/data/staggered/staggered-*.csv; do want "$f" naive greedy-size climb search minimalloc; done
 for f in tests/data/packed/packed-???.csv; do want "$f" greedy-size climb search minimalloc; want "${f%.csv}.solution.csv" naive; done
 PARALLEL_SHELL=bash parallel --will-cite --jobs 2 --halt now,fail=1 --colsep '\t' \
-    'set -o pipefail; build/sim --trace {1} --strategy {2} --format csv | tail -1 > {3}' :::: "$jobs"
+    "set -o pipefail; build/sim --trace {1} --strategy {2} --budget-work $WORK --format csv | tail -1 > {3}" :::: "$jobs"
 
 # plan FILE STRATEGY: its csv row of sim's report (arena, lower bound, seconds, detail).
 plan() { cat "$(row_file "$1" "$2")"; }
 arena_of() { echo "$1" | cut -d, -f7; }
 seconds_of() { echo "$1" | cut -d, -f14; }
-detail_of() { echo "$1" | cut -d'"' -f2; }
-words_of() { detail_of "$1" | sed -E 's/, [0-9]+ nodes, [0-9.]+ s$//'; }
-nodes_of() { detail_of "$1" | sed -E 's/.*, ([0-9]+) nodes, [0-9.]+ s$/\1/'; }
+detail_of() { echo "$1" | /usr/bin/python3 -c 'import csv, sys; print(next(csv.reader(sys.stdin))[15])'; }
+words_of() { detail_of "$1"; }
+nodes_of() { echo "$1" | awk -F, '{print $(NF-2)}'; } # search_nodes: the third column from the end
 # three_strategies FILE REF: the columns both tables share — greedy-size, climb and search on FILE, each
 # arena with its gap to REF, climb's and search's seconds, search's nodes and words.
 three_strategies() {
@@ -69,7 +71,9 @@ bytes() { /usr/bin/python3 -c "import sys; print(f'{int(sys.argv[1]):,}')" "$1";
 {
     echo "# Search-based placement: perfect, staggered and packed instances"
     echo
-    echo "Made by \`bench/search.sh\` on $(nproc) cores, two runs at a time, each one thread. Budget: 10 s (sim's default). Perfect instances cut a"
+    echo "Made by \`bench/search.sh\` on $(nproc) cores, two runs at a time, each one thread. Budget: \`--budget-work $WORK\` (search"
+    echo "nodes; climb one step per buffers' worth), so arenas, proofs and nodes are the same on any machine; the seconds are this"
+    echo "machine's ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')). Perfect instances cut a"
     echo "2^20 B × 2^20 rectangle by random guillotine cuts at multiples of 1024 (1024 steps); every step is full, so"
     echo "the optimal arena is exactly 1,048,576 B (the lower bound)."
     echo
