@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# design-log.sh — reproduces the ordering tables of 003_ed2891d3a8e55e79.txt ("Empirical results:
+# design-log.sh — reproduces the ordering tables of docs/spec.md §4 ("Empirical results:
 # ordering doesn't matter") on our graphs and puts our numbers beside the design log's, then goes
 # further: concat-heavy nets and random DAGs, where the order does matter, against the exact optimum.
 # Writes results/design-log-ordering.md. Deterministic: every number is an arena or a lower bound.
@@ -31,7 +31,7 @@ row() { # graph file, extra sim flags...
 cat <<'MD'
 # The design log's ordering tables, reproduced
 
-Made by `bench/design-log.sh` (deterministic). The design log (003_ed2891d3a8e55e79.txt, "Empirical
+Made by `bench/design-log.sh` (deterministic). The design log (docs/spec.md §4.4, "Empirical
 results: ordering doesn't matter") reports arena sizes for a transformer block and a 2-layer GPT-2 under
 several orders; here are ours beside them.
 

@@ -1,5 +1,5 @@
 /* mkgraph-block.c — one transformer block, the unit of the design log's ordering table
- * (003_ed2891d3a8e55e79.txt: Toy d=64 s=32, Small 256/128, Medium 512/256, GPT-2 dims 768/512):
+ * (docs/spec.md §4: Toy d=64 s=32, Small 256/128, Medium 512/256, GPT-2 dims 768/512):
  * input x [batch, seq, d] -> the gpt2 family's block (transformer.c) -> output. */
 #include "graphs/mkgraph.h"
 #include "graphs/transformer.h"

@@ -1,4 +1,4 @@
-/* mkgraph-noop.c — the three graphs of 001_84cba9e4119fb5d1.txt with its sizes (every tensor 400 B:
+/* mkgraph-noop.c — the three graphs of docs/spec.md §1 with its sizes (every tensor 400 B:
  * 100 float32): the chain input -> Reshape -> Transpose -> Unsqueeze (1600 B without aliasing); the
  * branching graph where a Conv output feeds Reshape->Transpose, Unsqueeze->Flatten and a second Conv
  * (2800 B); and the pre-allocated subgraph input -> Reshape -> Transpose -> intermediate -> Conv ->

@@ -1,4 +1,4 @@
-/* mkgraph-runtime.c — the examples of 000_c324d345f708b909.txt as graphs, NHWC float32 with their
+/* mkgraph-runtime.c — the examples of docs/spec.md §2 as graphs, NHWC float32 with their
  * exact shapes: gather (Example 1: (100,16,16,64) gathering 150 batches), slice (Example 2: batches
  * [100:200) of (1000,16,16,64)), concat (Example 3: N = 10, 20, 15, 25), split (Example 4: 40, 100,
  * 60 of 200), and the chained concat (t1, Concat(t1, t2, t3), t3). H, W, C and the sizes are

@@ -1,4 +1,4 @@
-/* alias-concat-dedup.c — chained concats (000_c324d345f708b909.txt, "Chained Concat Operations"): a
+/* alias-concat-dedup.c — chained concats (docs/spec.md §2.7): a
  * concat output feeding another concat is nested inside the outer one's region, and a tensor needed at
  * two positions is copied once, so Concat(t1, Concat(t1, t2, t3), t3) takes 2·t1 + t2 + 2·t3 bytes.
  * Runs before `runtime`, which then lays out the concats left undecided without nesting. */

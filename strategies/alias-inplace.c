@@ -1,5 +1,5 @@
 /* alias-inplace.c — in-place reuse: an elementwise op's output takes the buffer of a same-size input
- * that dies at this op (003_ed2891d3a8e55e79.txt, "Unified Alias + In-Place Memory Sharing": one root map
+ * that dies at this op (docs/spec.md §4.1: one root map
  * for aliases and in-place, so chains of in-place ops work). "Dies here" is judged on the input's
  * graph-structural alias tree, never on earlier in-place decisions, so decisions do not feed back into
  * consumer counts. Graph inputs and outputs and pinned tensors are never overwritten. */

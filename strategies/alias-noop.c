@@ -1,4 +1,4 @@
-/* alias-noop.c — metadata-only ops (rows of class noop: Reshape, Transpose as 001_84cba9e4119fb5d1.txt
+/* alias-noop.c — metadata-only ops (rows of class noop: Reshape, Transpose as docs/spec.md §1
  * classifies it, Squeeze, Unsqueeze, Flatten, Identity) share their input's bytes, transitively and
  * across branches. The link goes whichever way is free: output into the input's buffer, or — when the
  * output is already placed (a concat slot, a pinned tensor's buffer) — the input into the output's,

@@ -1,4 +1,4 @@
-/* alias-runtime.c — the runtime ops of 000_c324d345f708b909.txt, with its layout model (last dimension
+/* alias-runtime.c — the runtime ops of docs/spec.md §2, with its layout model (last dimension
  * padded to --pad-last): Split outputs are consecutive views of the input; Slice is a view at
  * start x stride bytes (stride from the padded shape; the address may be unaligned); Gather writes into
  * its data's buffer, sized max(data, output), when the data dies there; Concat inputs are laid out

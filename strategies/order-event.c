@@ -1,4 +1,4 @@
-/* order-event.c — the design log's v3 (003_ed2891d3a8e55e79.txt): Kahn's algorithm with a max-heap,
+/* order-event.c — the design log's v3 (docs/spec.md §4): Kahn's algorithm with a max-heap,
  * priority = bytes freed - bytes allocated (an output that can overwrite a freed input of its size counts
  * nothing), with proactive updates: when a root's remaining uses drop so that one consumer is left, that
  * consumer is re-pushed with its new score and older heap entries are skipped by version.

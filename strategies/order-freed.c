@@ -1,4 +1,4 @@
-/* order-freed.c — the design log's v1 (003_ed2891d3a8e55e79.txt): Kahn's algorithm with a max-heap,
+/* order-freed.c — the design log's v1 (docs/spec.md §4): Kahn's algorithm with a max-heap,
  * priority = bytes the node frees, computed once when the node becomes ready and never updated (its
  * documented staleness: a score can only be an under-estimate). */
 #include "memory/order.h"

@@ -1,4 +1,4 @@
-/* order-lazy.c — the design log's v2, its chosen one (003_ed2891d3a8e55e79.txt): Kahn's algorithm with a
+/* order-lazy.c — the design log's v2, its chosen one (docs/spec.md §4): Kahn's algorithm with a
  * max-heap, priority = bytes freed - bytes allocated + an in-place bonus (output / 8 when a consumer can
  * take the output in place); on pop the score is recomputed with the current consumer counts and the node
  * is pushed back if it changed. Alias-aware (counts at noop roots) and duplicate inputs count once, both

@@ -1,5 +1,5 @@
 /* place-naive.c — no reuse: every buffer its own slot, one after another (above any pinned ranges).
- * The "no-opt" column of the design log (003_ed2891d3a8e55e79.txt): the arena every other strategy
+ * The "no-opt" column of the design log (docs/spec.md §4): the arena every other strategy
  * is measured against. */
 #include "plan/place.h"
 

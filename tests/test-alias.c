@@ -1,8 +1,8 @@
 /* test-alias.c — aliasing against the seeds' worked examples, exactly: noop chain 1600 -> 400 B and the
- * branching graph 2800 -> 800 B (001_84cba9e4119fb5d1.txt), the deallocation walk-through state by
+ * branching graph 2800 -> 800 B (docs/spec.md §1), the deallocation walk-through state by
  * state, the four pinned cases, Gather 9,830,400 B buffers, Slice offsets 7,864,320 and 6,553,600,
  * Concat Example 3 and Split Example 4 offsets, the 35,389,440-byte concat and split, the chained concat
- * 2·t1 + t2 + 2·t3 (000_c324d345f708b909.txt); the seed's error texts under --strict-runtime; GPT-2's QKV
+ * 2·t1 + t2 + 2·t3 (docs/spec.md §2); the seed's error texts under --strict-runtime; GPT-2's QKV
  * Split falling back with its reason; bins and scratch; and every strategy under every alias set on
  * every corpus graph passing the verifier. */
 #include "memory/alias-block.h"

@@ -338,9 +338,86 @@ static void test_checker_catches(void)
     house_free(h);
 }
 
+/* The specification documents are not in the repository: nothing may send a reader to them by their file
+ * names, and every `docs/spec.md §N` or `§N.M` a file cites must be a section of docs/spec.md. */
+static void check_citations(const char *rel, const char *body, const char *spec, GRegex *hash, GRegex *cite,
+                            GPtrArray *problems)
+{
+    if (g_regex_match(hash, body, 0, NULL))
+        g_ptr_array_add(problems, g_strdup_printf("%s names a specification document by its file name", rel));
+    GMatchInfo *m = NULL;
+    g_regex_match(cite, body, 0, &m);
+    for (; g_match_info_matches(m); g_match_info_next(m, NULL)) {
+        char *section = g_match_info_fetch(m, 1);
+        /* a section is a "## N." heading or a "**N.M" paragraph of docs/spec.md */
+        char *heading = strchr(section, '.') ? g_strdup_printf("**%s ", section) : g_strdup_printf("## %s. ", section);
+        if (!strstr(spec, heading))
+            g_ptr_array_add(problems, g_strdup_printf("%s cites docs/spec.md §%s, which it does not have", rel, section));
+        g_free(heading);
+        g_free(section);
+    }
+    g_match_info_free(m);
+}
+
+static void scan_citations(const char *root, const char *rel, const char *spec, GRegex *hash, GRegex *cite,
+                           GPtrArray *problems)
+{
+    char *path = g_build_filename(root, rel, NULL);
+    if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
+        GDir *dir = g_dir_open(path, 0, NULL);
+        for (const char *name; dir && (name = g_dir_read_name(dir));) {
+            if (name[0] == '.' || !strcmp(name, "models") || g_str_has_prefix(name, "build"))
+                continue; /* hidden, the fetched model corpus, build folders */
+            char *child = *rel ? g_build_filename(rel, name, NULL) : g_strdup(name);
+            scan_citations(root, child, spec, hash, cite, problems);
+            g_free(child);
+        }
+        if (dir)
+            g_dir_close(dir);
+        g_free(path);
+        return;
+    }
+    static const char *const text[] = {".c", ".h", ".md", ".sh", ".py", ".tsv", "Makefile", ".csv", "run"};
+    gboolean is_text = FALSE;
+    for (guint k = 0; k < G_N_ELEMENTS(text) && !is_text; k++)
+        is_text = g_str_has_suffix(rel, text[k]);
+    gchar *body = NULL;
+    if (is_text && g_file_get_contents(path, &body, NULL, NULL))
+        check_citations(rel, body, spec, hash, cite, problems);
+    g_free(body);
+    g_free(path);
+}
+
+static void test_spec_citations(void)
+{
+    const char *root = g_getenv("SIM_SOURCE_DIR");
+    char *spec_path = g_build_filename(root, "docs", "spec.md", NULL), *spec = NULL;
+    g_assert_true(g_file_get_contents(spec_path, &spec, NULL, NULL));
+    /* the names are built here so that this file does not match itself */
+    char *pattern = g_strconcat("00[0-3]", "_[0-9a-f]{16}", NULL);
+    GRegex *hash = g_regex_new(pattern, 0, 0, NULL), *cite = g_regex_new("spec\\.md §([0-9]+(\\.[0-9]+)?)", 0, 0, NULL);
+    GPtrArray *problems = g_ptr_array_new_with_free_func(g_free);
+    scan_citations(root, "", spec, hash, cite, problems);
+    for (guint k = 0; k < problems->len; k++)
+        g_printerr("%s\n", (const char *)problems->pdata[k]);
+    g_assert_cmpuint(problems->len, ==, 0);
+    /* and the check can fail: a planted citation of a missing section, and a planted file name, are caught */
+    char *planted = g_strconcat("see docs/spec.", "md §9.9 and ", "003", "_0123456789abcdef.txt", NULL);
+    check_citations("planted", planted, spec, hash, cite, problems);
+    g_assert_cmpuint(problems->len, ==, 2);
+    g_free(planted);
+    g_ptr_array_unref(problems);
+    g_regex_unref(hash);
+    g_regex_unref(cite);
+    g_free(pattern);
+    g_free(spec);
+    g_free(spec_path);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/house/spec-citations", test_spec_citations);
     g_test_add_func("/house/checker-catches", test_checker_catches);
     g_test_add_func("/house/rooms-and-includes", test_rooms_and_includes);
     return g_test_run();

@@ -1,4 +1,4 @@
-/* alias-block.h — a shared memory block's bookkeeping as 001_84cba9e4119fb5d1.txt defines it: a primary
+/* alias-block.h — a shared memory block's bookkeeping as docs/spec.md §1 defines it: a primary
  * owner (the first tensor allocated to it) and a list of aliases; releasing the owner hands ownership to
  * the first alias; releasing an alias drops it from the list; the block is free when the last one goes.
  * trace_from_alias_map replays each root's releases through it to find when the buffer dies. Every

@@ -1,4 +1,4 @@
-/* alias-concat.c — the Concat layout of 000_c324d345f708b909.txt, shared by the runtime and
+/* alias-concat.c — the Concat layout of docs/spec.md §2, shared by the runtime and
  * concat-dedup strategies: inputs laid out contiguously in the output (the output is their start),
  * planned in reverse topological order as a "reverse split" so an outer concat claims its inputs before
  * an inner one. The first claim on a tensor wins; a later concat that needs it at another position

@@ -321,7 +321,7 @@ static gint by_death(gconstpointer a, gconstpointer b, gpointer data)
 
 /* When a shared buffer dies: its members join the block in birth order (the first is the primary
  * owner), leave it in death order with ownership passing on, and the block is free at the release that
- * empties it (001_84cba9e4119fb5d1.txt, "Memory Deallocation"). */
+ * empties it (docs/spec.md §1.2). */
 static guint root_death(const AliasMap *m, GPtrArray *members)
 {
     g_qsort_with_data(members->pdata, (gint)members->len, sizeof(gpointer), by_birth, (gpointer)m);

@@ -1,9 +1,9 @@
 /* alias.h — which tensors share bytes. An alias map sends each tensor to a parent tensor and a byte
  * offset inside it (or to itself: its own buffer); following parents reaches the tensor's *root*, the one
  * buffer the trace gets. Alias strategies (strategies/alias-*.c) fill the map before placement:
- * noop views and in-place reuse (001_84cba9e4119fb5d1.txt, 003_ed2891d3a8e55e79.txt "Unified Alias +
- * In-Place Memory Sharing"), Gather/Slice/Concat/Split offsets and chained-concat nesting
- * (000_c324d345f708b909.txt). A root's buffer spans every member (offset + size) and lives from the
+ * noop views and in-place reuse (docs/spec.md §1 and
+ * §4.1), Gather/Slice/Concat/Split offsets and chained-concat nesting
+ * (docs/spec.md §2). A root's buffer spans every member (offset + size) and lives from the
  * first member's birth to the last member's death — the seed's ownership transfer on free. */
 #ifndef SIM_ALIAS_H
 #define SIM_ALIAS_H

@@ -1,4 +1,4 @@
-/* bins.h — memory bins (001_84cba9e4119fb5d1.txt: each bin has its own allocator and arena; aliases never
+/* bins.h — memory bins (docs/spec.md §1: each bin has its own allocator and arena; aliases never
  * cross bins). A bins file assigns tensors to bins by rules, first match wins, unmatched tensors in bin 0:
  *
  *     # bin  rule

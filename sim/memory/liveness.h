@@ -1,8 +1,8 @@
 /* liveness.h — from a graph and a schedule to a trace: one buffer per tensor that needs memory, with
- * its physical size (layout model of 000_c324d345f708b909.txt: the last dimension rounded up to a
+ * its physical size (layout model of docs/spec.md §2: the last dimension rounded up to a
  * multiple of --pad-last) and its lifetime — born at its producer's step, dead after its last
  * consumer's step; graph inputs from step 0, graph outputs to the end; weights and constants outside
- * the arena unless asked in (then live throughout, as 002_b197cfd4d0789788.txt plans them); graph inputs
+ * the arena unless asked in (then live throughout, as docs/spec.md §3 plans them); graph inputs
  * and outputs outside it when asked (the caller's buffers, as ONNX Runtime treats them). */
 #ifndef SIM_LIVENESS_H
 #define SIM_LIVENESS_H

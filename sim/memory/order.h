@@ -1,6 +1,6 @@
 /* order.h — operator orderings. An order strategy (strategies/order-*.c) turns a graph into a schedule
  * (every node once, topologically). They all see the same memory model, built here: buffers are the
- * graph's noop-alias roots (a Reshape/Transpose/... output allocates nothing: 003_ed2891d3a8e55e79.txt,
+ * graph's noop-alias roots (a Reshape/Transpose/... output allocates nothing: docs/spec.md §4,
  * "alias-aware"), a root is born when its producer runs (graph inputs before the first step) and freed
  * after the last node that reads any tensor of it, graph outputs never. The peak of live bytes under an
  * order is the lower bound any placement of that order can reach. */

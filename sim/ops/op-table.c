@@ -1,7 +1,7 @@
 /* op-table.c — the op table: the one place that lists the ONNX operators the simulator knows, one row
  * each, with the scalar functions elementwise rows use for constant folding. Semantics follow the
- * ONNX operator specification; op classes follow 001_84cba9e4119fb5d1.txt (noop) and
- * 000_c324d345f708b909.txt (runtime). */
+ * ONNX operator specification; op classes follow docs/spec.md §1 (noop) and
+ * docs/spec.md §2 (runtime). */
 #include "ops/ops-families.h"
 
 #include <math.h>
@@ -98,7 +98,7 @@ static gint64 i_ge(gint64 a, gint64 b) { return a >= b; }
                       .max_outputs = 1, .infer = infer_reduce, .binary = f, .kernel = kernel_reduce}
 
 static const OpInfo op_rows[] = {
-    /* metadata-only views (001_84cba9e4119fb5d1.txt) */
+    /* metadata-only views (docs/spec.md §1) */
     OP("Reshape", OP_NOOP, 1, 2, 1, 1, infer_reshape, kernel_view),
     {.name = "Transpose", .op_class = OP_NOOP, .moves_data = TRUE, .min_inputs = 1, .max_inputs = 1, .min_outputs = 1,
      .max_outputs = 1, .infer = infer_transpose, .kernel = kernel_transpose},
@@ -106,7 +106,7 @@ static const OpInfo op_rows[] = {
     OP("Unsqueeze", OP_NOOP, 1, 2, 1, 1, infer_unsqueeze, kernel_view),
     OP("Flatten", OP_NOOP, 1, 1, 1, 1, infer_flatten, kernel_view),
     OP("Identity", OP_NOOP, 1, 1, 1, 1, infer_identity, kernel_view),
-    /* offset views and contiguous layouts (000_c324d345f708b909.txt) */
+    /* offset views and contiguous layouts (docs/spec.md §2) */
     RUNTIME_OP("Gather", RUNTIME_GATHER, 2, 2, 1, 1, infer_gather, kernel_gather),
     RUNTIME_OP("Slice", RUNTIME_SLICE, 1, 5, 1, 1, infer_slice, kernel_slice),
     RUNTIME_OP("Concat", RUNTIME_CONCAT, 1, -1, 1, 1, infer_concat, kernel_concat),

@@ -1,4 +1,4 @@
-/* ops-layout.c — shape inference for the metadata-only ("noop") ops of 001_84cba9e4119fb5d1.txt —
+/* ops-layout.c — shape inference for the metadata-only ("noop") ops of docs/spec.md §1 —
  * Reshape, Transpose, Squeeze, Unsqueeze, Flatten, Identity — whose values pass through unchanged
  * (or permuted, for Transpose), plus DepthToSpace/SpaceToDepth. */
 #include "ops/ops-families.h"

@@ -1,4 +1,4 @@
-/* ops-runtime.c — shape inference and folding for the ops that 000_c324d345f708b909.txt can turn into
+/* ops-runtime.c — shape inference and folding for the ops that docs/spec.md §2 can turn into
  * offset views or contiguous layouts: Gather, Slice, Concat, Split (plus GatherElements and Scatter*,
  * which take their shapes the same way). */
 #include "ops/ops-families.h"
@@ -90,7 +90,7 @@ gboolean infer_slice(const OpInfo *op, Node *n, gint64 opset, GError **error)
         ok = infer_fail(error, n, "starts and ends are required");
     if (ok && starts->len != ends->len)
         ok = infer_fail(error, n, "starts has %u values but ends has %u", starts->len, ends->len);
-    if (ok && has_a && axes->len != starts->len) /* the seed's text (000_c324d345f708b909.txt), with the counts */
+    if (ok && has_a && axes->len != starts->len) /* the seed's text (docs/spec.md §2), with the counts */
         ok = infer_fail(error, n, "slice_runtime: starts and axes must have the same length (starts %u, axes %u)",
                         starts->len, axes->len);
     if (ok && has_st && steps->len != starts->len)

@@ -8,7 +8,7 @@
 #include "model/graph.h"
 #include "ops/kernel.h"
 
-/* How an op's output may share memory (000_c324d345f708b909.txt, 001_84cba9e4119fb5d1.txt). */
+/* How an op's output may share memory (docs/spec.md §2, docs/spec.md §1). */
 typedef enum {
     OP_COMPUTE, /* writes new values: its own output buffer */
     OP_NOOP,    /* metadata only (Reshape, Transpose as the seeds classify it, Squeeze, ...) */
@@ -17,7 +17,7 @@ typedef enum {
 } OpClass;
 const char *op_class_name(OpClass c);
 
-/* For OP_RUNTIME rows: which of 000_c324d345f708b909.txt's layouts the op can take. */
+/* For OP_RUNTIME rows: which of docs/spec.md §2's layouts the op can take. */
 typedef enum { RUNTIME_NONE, RUNTIME_GATHER, RUNTIME_SLICE, RUNTIME_CONCAT, RUNTIME_SPLIT } RuntimeKind;
 
 struct OpInfo;
