@@ -33,6 +33,7 @@ hf_runs=${HF_RUNS:-3} hf_warmup=${HF_WARMUP:-1} # hyperfine runs of each whole c
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 out=results/exec-timing.md
+machine=$(bench/machine.sh start) # where and when, before the first measurement
 models=("gpt2-small-seq128 graphs/models/torch/gpt2-torch.onnx batch=1,seq=128" "resnet50 graphs/models/torch/resnet50.onnx batch=1")
 configs=("naive none" "bestfit all" "greedy-size all" "greedy-size none")
 ms() { /usr/bin/python3 -c "import sys; print(f'{float(sys.argv[1]):.1f}')" "$1"; }
@@ -48,6 +49,7 @@ ms() { /usr/bin/python3 -c "import sys; print(f'{float(sys.argv[1]):.1f}')" "$1"
     echo "weights (bench/peers/fill_weights.py). Each figure is the best of $rounds rounds' medians, the configurations and ORT"
     echo "taking turns in every round: the machine is shared, and a neighbour's burst can add 30% to one measurement."
     echo
+    echo "$machine"
     echo "## Median time per inference (ms)"
     echo
     echo "| model | naive, no sharing | bestfit, all sharing | greedy-size, all sharing | greedy-size, no sharing | ONNX Runtime | ours (greedy-size, all) / ORT |"
@@ -144,4 +146,5 @@ done
 } >> "$out"
 hyperfine --warmup "$hf_warmup" --runs "$hf_runs" --export-markdown "$work/hf.md" "${hf_cmds[@]}" > /dev/null
 sed "s|$work/||g" "$work/hf.md" >> "$out"
+{ echo; bench/machine.sh end; } >> "$out"
 echo "kernels.sh: wrote $out" >&2

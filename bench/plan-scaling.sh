@@ -35,6 +35,7 @@ make -s build/sim build/mkgraph
 trace_sizes=${TRACE_SIZES:-"1000 10000 100000 1000000"} # a decade apart: even points for the log-log fits
 largest_trace=${trace_sizes##* }
 graph_sizes=${GRAPH_SIZES:-"1000 10000 50000 100000 200000"}
+machine=$(bench/machine.sh start) # where and when, before the first measurement
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # The placement strategies: the lines under "placement strategies" in sim --list, up to the next heading;
@@ -156,7 +157,7 @@ build/mkgraph trace --buffers "$largest_trace" --seed 1 -o "$work/t.trace"
 run_side_by_side trace "$largest_trace" 1 1 --strategy --trace "$work/t.trace" -- bestfit greedy-size
 
 # The tables, the fits and the figure, written beside their targets and moved over them at the end.
-/usr/bin/python3 - "$measurements" "$work" "$(nproc)" "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" \
+/usr/bin/python3 - "$measurements" "$work" "$(nproc)" "$machine $(bench/machine.sh end)" \
     "$(IFS=,; echo "${budgeted[*]}")" "$graph_rounds" <<'PY'
 import collections, csv, math, statistics, sys
 path, work, cores, cpu = sys.argv[1:5]
@@ -199,7 +200,9 @@ out = []
 w = out.append
 w("# Planning time against input size, phase by phase")
 w("")
-w(f"Made by `bench/plan-scaling.sh` on {cores} cores ({cpu}). Traces: `mkgraph trace --buffers N --seed 1` (sizes")
+w(f"Made by `bench/plan-scaling.sh` on {cores} cores. {cpu}")
+w("")
+w("Traces: `mkgraph trace --buffers N --seed 1` (sizes")
 w("log-uniform 64 B to 1 MiB, ~8 buffers born per step, 2% living up to 2,000 steps), every placement strategy.")
 w("Graphs: `mkgraph relu-chain` / `identity-chain --nodes N`, and transformer stacks (`mkgraph gpt2 --d-model 64")
 w("--heads 4 --vocab 1000 --seq 32` with N/34 layers), planned with greedy-size. Orders: every `--order` but")

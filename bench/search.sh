@@ -19,6 +19,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 width=1048576
 WORK=${WORK:-5000000}
+machine=$(bench/machine.sh start) # where and when, before the first measurement
 
 # Every (instance, strategy) the tables need is planned first, two at a time under GNU parallel (each sim
 # one thread), its CSV row kept in $work/rows; the tables read them back in order.
@@ -73,9 +74,11 @@ bytes() { /usr/bin/python3 -c "import sys; print(f'{int(sys.argv[1]):,}')" "$1";
     echo
     echo "Made by \`bench/search.sh\` on $(nproc) cores, two runs at a time, each one thread. Budget: \`--budget-work $WORK\` (search"
     echo "nodes; climb one step per buffers' worth), so arenas, proofs and nodes are the same on any machine; the seconds are this"
-    echo "machine's ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')). Perfect instances cut a"
+    echo "machine's (below). Perfect instances cut a"
     echo "2^20 B × 2^20 rectangle by random guillotine cuts at multiples of 1024 (1024 steps); every step is full, so"
     echo "the optimal arena is exactly 1,048,576 B (the lower bound)."
+    echo
+    echo "$machine $(bench/machine.sh end)"
     echo
     echo "## The fixed set (tests/data/perfect/)"
     echo
