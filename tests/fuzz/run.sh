@@ -17,7 +17,7 @@ for n in 5 20 60; do
 done
 cp tests/fuzz/seeds/bins/* "$corpus/bins/"
 head -c 400 /dev/zero > "$corpus/plan/zeros"
-printf '\377\377\177\001\004\006\006\000' > "$corpus/plan/staircase" # fuzz-plan's large mode: 2,048 buffers
+printf '\377\377\177\001\004\006\006\000' > "$corpus/plan/staircase" # fuzz-plan's large mode: 1,024 buffers
 cp tests/fuzz/seeds/plot/* "$corpus/plot/"
 status=0
 for f in onnx trace-text trace-csv bins plan plot; do
