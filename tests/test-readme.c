@@ -213,7 +213,13 @@ static char *readme_block(const char *start)
     return block;
 }
 
-static char **words_of(const char *line) { return g_strsplit_set(g_strstrip(g_strdup(line)), " ", -1); }
+static char **words_of(const char *line)
+{
+    char *copy = g_strstrip(g_strdup(line));
+    char **words = g_strsplit_set(copy, " ", -1);
+    g_free(copy);
+    return words;
+}
 
 /* A line's words, runs of spaces as one, as one string ("file naive 24 ..."). */
 static char *squeeze(const char *line, gint drop)
