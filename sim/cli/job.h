@@ -51,6 +51,10 @@ typedef struct {
     guint repeat;
     guint threads;               /* --run: the kernels' threads (OpenBLAS) */
     char *profile_path;
+    char *inputs_dir, *expect_dir, *dump_dir; /* --inputs, --expect, --dump-outputs (zoo.h) */
+    double rtol, atol;
+    gboolean allow_degenerate;
+    GPtrArray *inputs;           /* TensorData* read from inputs_dir (zoo_read_inputs), or NULL */
     /* state the pipeline builds */
     Model *model;                /* the loaded graph (NULL for a trace file) */
     OrderProblem *order_problem;

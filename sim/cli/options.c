@@ -21,10 +21,11 @@ typedef struct {
     gboolean progress;
     gint64 pad_last, align;
     gboolean info, allow_unknown_ops, list_ops, list, version, compare, map, ascii, wide, no_verify, strict_runtime, scratch;
-    gboolean run, check, poison;
+    gboolean run, check, poison, allow_degenerate;
     gint64 repeat;
     gint64 threads;
-    char *profile, *phases, *search_engines;
+    char *profile, *phases, *search_engines, *inputs, *expect, *dump_outputs;
+    gdouble rtol, atol;
     const CliStrict *given; /* which options were on the command line */
 } RawOptions;
 
@@ -33,7 +34,7 @@ static void raw_clear(RawOptions *o)
     char **strings[] = {&o->graph_path, &o->trace_path, &o->trace_out, &o->solution_out, &o->bins_path, &o->chrome_trace, &o->plot,
                         &o->plot_out, &o->from, &o->plot_x, &o->plot_y, &o->plot_title, &o->strategy, &o->format,
                         &o->weights, &o->io, &o->transpose, &o->alias, &o->order, &o->orders, &o->profile, &o->phases,
-                        &o->search_engines};
+                        &o->search_engines, &o->inputs, &o->expect, &o->dump_outputs};
     for (gsize k = 0; k < G_N_ELEMENTS(strings); k++)
         g_clear_pointer(strings[k], g_free);
     g_clear_pointer(&o->dims, g_strfreev);
@@ -115,8 +116,15 @@ static int check_combinations(const RawOptions *o)
         return usage_error("--title names the picture of --plot");
     if ((o->plot || o->chrome_trace) && (o->info || o->orders))
         return usage_error("--plot and --chrome-trace draw the plan of one order: drop --info and --orders");
-    if ((o->check || o->poison || o->repeat || o->profile || o->threads) && !o->run)
-        return usage_error("--check, --poison, --repeat, --profile and --threads go with --run");
+    if ((o->check || o->poison || o->repeat || o->profile || o->threads || o->inputs || o->expect || o->dump_outputs ||
+         o->allow_degenerate || cli_strict_given(o->given, "rtol") || cli_strict_given(o->given, "atol")) && !o->run)
+        return usage_error("--check, --poison, --repeat, --profile, --threads, --inputs, --expect, --dump-outputs, --rtol, "
+                           "--atol and --allow-degenerate go with --run");
+    if (o->compare && (o->expect || o->dump_outputs))
+        return usage_error("--expect and --dump-outputs read or write one plan's outputs: drop --compare");
+    if ((cli_strict_given(o->given, "rtol") && !(o->rtol >= 0 && o->rtol < 1e9)) ||
+        (cli_strict_given(o->given, "atol") && !(o->atol >= 0 && o->atol < 1e300)))
+        return usage_error("--rtol and --atol take finite numbers, 0 or more");
     if (o->run && (!o->graph_path || o->orders || o->info))
         return usage_error("--run executes the plans of a model: use it with --graph and one --strategy (or --compare)");
     if (o->compare && o->profile)
@@ -181,7 +189,10 @@ static int resolve_layout(const RawOptions *o, Job *job)
     job->layout.outputs_outside = o->io && !strcmp(o->io, "outside");
     if (o->transpose && strcmp(o->transpose, "view") && strcmp(o->transpose, "move"))
         return usage_error("--transpose takes view or move");
-    job->layout.transpose_moves = o->transpose && !strcmp(o->transpose, "move");
+    /* A Transpose view is what the seeds plan, but a dense kernel reading it as a view computes wrong values
+     * when its input is read again (docs/executor.md): a run plans it as a move unless told otherwise, so
+     * the default --run computes the model's values. */
+    job->layout.transpose_moves = o->transpose ? !strcmp(o->transpose, "move") : o->run;
     return -1;
 }
 
@@ -302,6 +313,13 @@ static int resolve(RawOptions *o, Job *job)
     job->solution_out = g_steal_pointer(&o->solution_out);
     job->profile_path = g_steal_pointer(&o->profile);
     job->phases_path = g_steal_pointer(&o->phases);
+    job->inputs_dir = g_steal_pointer(&o->inputs);
+    job->expect_dir = g_steal_pointer(&o->expect);
+    job->dump_dir = g_steal_pointer(&o->dump_outputs);
+    /* the ONNX backend tests' defaults (onnx/backend/test/case: rtol 1e-3, atol 1e-7) */
+    job->rtol = cli_strict_given(o->given, "rtol") ? o->rtol : 1e-3;
+    job->atol = cli_strict_given(o->given, "atol") ? o->atol : 1e-7;
+    job->allow_degenerate = o->allow_degenerate;
     return -1;
 }
 
@@ -339,8 +357,9 @@ int job_from_args(Job *job, int argc, char **argv)
         {"dim", 'd', 0, G_OPTION_ARG_STRING_ARRAY, &o.dims,
          "Bind a symbolic dimension (repeatable), e.g. --dim batch=1 --dim seq=128", "NAME=VALUE"},
         {"transpose", 0, 0, G_OPTION_ARG_STRING, &o.transpose,
-         "Transpose as a metadata view sharing its input's bytes (view, the seeds' default) or as a data move that "
-         "may only overwrite a dying input (move: what a dense-kernel runtime, and --run, can honour)", "view|move"},
+         "Transpose as a metadata view sharing its input's bytes (view: the seeds' rule, the default) or as a data "
+         "move that may only overwrite a dying input (move: what a dense-kernel runtime can honour; the default with --run)",
+         "view|move"},
         {"io", 0, 0, G_OPTION_ARG_STRING, &o.io,
          "Graph inputs and outputs: in the arena (default, as TFLite plans them), outside it (the caller's buffers), or "
          "inputs-outside (the caller's inputs, outputs allocated by the runtime: ONNX Runtime's model)",
@@ -390,6 +409,18 @@ int job_from_args(Job *job, int argc, char **argv)
         {"poison", 0, 0, G_OPTION_ARG_NONE, &o.poison,
          "--run: fill the arena, and every buffer when it dies, with NaN bytes, so early reuse shows", NULL},
         {"profile", 0, 0, G_OPTION_ARG_FILENAME, &o.profile, "--run: write the per-node times (median) as CSV", "FILE"},
+        {"inputs", 0, 0, G_OPTION_ARG_FILENAME, &o.inputs,
+         "--run: the graph inputs from a model-zoo test data set (DIR/input_K.pb, or DIR/test_data_set_0/...); "
+         "their shapes bind the symbolic dimensions", "DIR"},
+        {"expect", 0, 0, G_OPTION_ARG_FILENAME, &o.expect,
+         "--run: compare the outputs with DIR/output_K.pb (e.g. torch's own), within --rtol and --atol", "DIR"},
+        {"dump-outputs", 0, 0, G_OPTION_ARG_FILENAME, &o.dump_outputs,
+         "--run: write the outputs as DIR/output_K.pb (the model zoo's layout)", "DIR"},
+        {"rtol", 0, 0, G_OPTION_ARG_DOUBLE, &o.rtol, "--expect: relative tolerance (default 1e-3)", "R"},
+        {"atol", 0, 0, G_OPTION_ARG_DOUBLE, &o.atol, "--expect: absolute tolerance (default 1e-7)", "A"},
+        {"allow-degenerate", 0, 0, G_OPTION_ARG_NONE, &o.allow_degenerate,
+         "--check: pass an output that is all NaN or one value everywhere (by default such an output fails: it "
+         "proves nothing)", NULL},
         {"phases", 0, 0, G_OPTION_ARG_FILENAME, &o.phases,
          "Write where the run's time and memory went: one CSV row per phase (load, shapes, order, liveness, sharing, "
          "trace, place, verify, report, run, output) with its seconds and the peak resident set at its end", "FILE"},
@@ -466,9 +497,10 @@ void job_clear(Job *job)
     char **strings[] = {&job->graph_path, &job->trace_path, &job->bins_path, &job->table_path, &job->dims_text,
                         &job->alias, &job->plot_out, &job->plot_x, &job->plot_y, &job->plot_title,
                         &job->chrome_trace, &job->trace_out, &job->solution_out, &job->phases_path,
-                        &job->profile_path};
+                        &job->profile_path, &job->inputs_dir, &job->expect_dir, &job->dump_dir};
     for (gsize k = 0; k < G_N_ELEMENTS(strings); k++)
         g_clear_pointer(strings[k], g_free);
+    g_clear_pointer(&job->inputs, g_ptr_array_unref);
     shape_options_clear(&job->shape);
     g_clear_pointer(&job->orders, g_ptr_array_unref);
     g_clear_pointer(&job->pins, g_hash_table_unref);

@@ -3,6 +3,7 @@
  * under every order), the verifier, the report, --run, and the files asked for. Each stage marks its
  * phase (--phases). */
 #include "cli/job.h"
+#include "cli/zoo.h"
 #include "cli/interrupt.h"
 #include "cli/outputs.h"
 #include "cli/phases.h"
@@ -21,6 +22,11 @@ static gboolean load_model(Job *job, GError **error)
 {
     job->model = onnx_read_file(job->graph_path, error);
     phases_mark("load");
+    /* --inputs: the data set's tensors, whose shapes bind the symbolic dimensions --dim left unbound */
+    if (job->model && job->inputs_dir &&
+        (!(job->inputs = zoo_read_inputs(job->model, job->inputs_dir, error)) ||
+         !zoo_bind_dims(job->model, job->inputs, &job->shape, error)))
+        return FALSE;
     gboolean ok = job->model && shape_infer(job->model, &job->shape, error);
     phases_mark("shapes");
     return ok;
@@ -118,7 +124,7 @@ static int run_compare(const Job *job, const Trace *t)
     }
     if (!status && job->run) {
         RunOptions run = {.repeat = job->repeat, .threads = job->threads, .check = job->check, .poison = job->poison,
-                          .format = job->format};
+                          .format = job->format, .inputs = job->inputs, .allow_degenerate = job->allow_degenerate};
         if (!run_execute_each(stdout, &run, job->model, job->schedule, job->aliases, t, (const Plan *const *)plans,
                               all, count, &error))
             status = file_error(job->graph_path, error);
@@ -160,7 +166,9 @@ static int run_single(const Job *job, const Trace *t)
     double *seconds = NULL; /* measured per step, when --run: the Chrome trace's span lengths */
     if (job->run) {
         RunOptions run = {.repeat = job->repeat, .threads = job->threads, .check = job->check, .poison = job->poison,
-                          .profile_path = job->profile_path, .format = job->format, .node_seconds = &seconds};
+                          .profile_path = job->profile_path, .format = job->format, .node_seconds = &seconds,
+                          .inputs = job->inputs, .expect_dir = job->expect_dir, .dump_dir = job->dump_dir,
+                          .rtol = job->rtol, .atol = job->atol, .allow_degenerate = job->allow_degenerate};
         if (!run_execute(stdout, &run, job->model, job->schedule, job->aliases, t, plan, &error))
             status = file_error(error->domain == SIM_ERROR && error->code == SIM_ERROR_IO ? job->profile_path
                                                                                           : job->graph_path, error);

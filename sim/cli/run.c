@@ -1,12 +1,15 @@
 /* run.c — the --run report, --profile and --check (see run.h). */
 #include "cli/run.h"
+#include "cli/zoo.h"
 #include "report/csv-table.h"
 #include "base/files.h"
 #include "ops/ops.h"
 #include "strategies/registry.h"
+#include "base/escape.h"
 #include "base/units.h"
 
 #include <glib/gstdio.h>
+#include <math.h>
 #include <string.h>
 
 static gint compare_doubles(gconstpointer a, gconstpointer b)
@@ -38,7 +41,7 @@ static void reference_clear(Reference *r)
 }
 
 static gboolean reference_run(Reference *r, const Model *m, const GPtrArray *schedule, const LayoutOptions *layout,
-                              gboolean poison, ExecWeights *weights, GError **error)
+                              gboolean poison, ExecWeights *weights, const GPtrArray *inputs, GError **error)
 {
     const Graph *g = m->graph;
     memset(r, 0, sizeof *r);
@@ -49,7 +52,62 @@ static gboolean reference_run(Reference *r, const Model *m, const GPtrArray *sch
     if (!r->t || !(r->plan = place_run(place_strategy_baseline(), r->t, error)))
         return FALSE;
     r->e = executor_new_sharing(m, schedule, r->aliases, r->t, r->plan, weights, error);
-    return r->e && executor_run(r->e, poison, error);
+    return r->e && (!inputs || zoo_set_inputs(r->e, m, inputs, error)) && executor_run(r->e, poison, error);
+}
+
+/* What an output holds: NaN and infinity counts, the range of its finite values, and whether it is
+ * degenerate — every element NaN, or one value everywhere — which a check cannot tell from a right answer. */
+typedef struct {
+    gsize nan, inf, finite;
+    double min, max;
+    gboolean degenerate;
+} OutputStats;
+
+static OutputStats output_stats(const ExecTensor *x)
+{
+    OutputStats st = {0, 0, 0, INFINITY, -INFINITY, FALSE};
+    gboolean floats = dtype_is_float(x->dtype);
+    for (gsize k = 0; k < x->count; k++) {
+        double v = floats ? elem_get_f(x, k) : (double)elem_get_i(x, k);
+        if (isnan(v))
+            st.nan++;
+        else if (isinf(v))
+            st.inf++;
+        else {
+            st.finite++;
+            st.min = MIN(st.min, v);
+            st.max = MAX(st.max, v);
+        }
+    }
+    st.degenerate = x->count > 1 && (st.nan == x->count || (st.finite == x->count && st.min == st.max));
+    return st;
+}
+
+/* Each output's statistics on the text report; with --check, a degenerate output is an error unless allowed. */
+static gboolean report_outputs(FILE *out, const RunOptions *o, const Executor *e, GError **error)
+{
+    gboolean ok = TRUE;
+    for (guint k = 0; k < executor_output_count(e); k++) {
+        const char *name;
+        const ExecTensor *x = executor_output(e, k, &name);
+        OutputStats st = output_stats(x);
+        if (o->format == FORMAT_TEXT) {
+            char *safe = escape_terminal(name);
+            fprintf(out, "%-14s '%s' %s: %" G_GSIZE_FORMAT " elements, %" G_GSIZE_FORMAT " NaN, %" G_GSIZE_FORMAT
+                    " infinite", k ? "" : "outputs", safe, dtype_name(x->dtype), x->count, st.nan, st.inf);
+            if (st.finite)
+                fprintf(out, ", from %.6g to %.6g", st.min, st.max);
+            fprintf(out, "%s\n", st.degenerate ? " (degenerate)" : "");
+            g_free(safe);
+        }
+        if (ok && st.degenerate && o->check && !o->allow_degenerate) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH, "--check: output '%s' is %s, which a check cannot tell from "
+                        "a right answer: give inputs that exercise the model (--inputs), or --allow-degenerate", name,
+                        st.nan == x->count ? "NaN everywhere" : "one value everywhere");
+            ok = FALSE;
+        }
+    }
+    return ok;
 }
 
 /* Every graph output equal, byte for byte; the first difference is named. */
@@ -176,7 +234,11 @@ gboolean run_execute_each(FILE *out, const RunOptions *o, const Model *m, const 
         return FALSE;
     Reference ref = {0};
     ExecWeights *weights = exec_weights_new(m); /* filled once for the reference and every plan */
-    gboolean ok = !o->check || reference_run(&ref, m, schedule, &aliases->layout, o->poison, weights, error);
+    gboolean ok = !o->check || reference_run(&ref, m, schedule, &aliases->layout, o->poison, weights, o->inputs, error);
+    if (ok && o->check && o->format == FORMAT_TEXT)
+        fprintf(out, "\nreference      the run with nothing shared:\n");
+    if (ok && o->check)
+        ok = report_outputs(out, o, ref.e, error);
     GPtrArray *cells = g_ptr_array_new_with_free_func(g_free);
     double *totals = g_new0(double, repeat + 1);
     const char *checked = !o->check ? "not checked" : o->poison ? "bit for bit, with poison" : "bit for bit";
@@ -192,7 +254,8 @@ gboolean run_execute_each(FILE *out, const RunOptions *o, const Model *m, const 
             continue;
         }
         Executor *e = executor_new_sharing(m, schedule, aliases, t, plans[k], weights, error);
-        ok = e && run_timed(e, repeat, steps, o->poison, totals, NULL, error);
+        ok = e && (!o->inputs || zoo_set_inputs(e, m, o->inputs, error)) &&
+             run_timed(e, repeat, steps, o->poison, totals, NULL, error);
         gsize elements = 0;
         GError *differs = NULL;
         if (ok && o->check && !outputs_equal(e, ref.e, &elements, &differs))
@@ -253,14 +316,24 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
     }
     guint repeat = MAX(o->repeat, 1), steps = schedule->len;
     double *per_node = g_new0(double, (gsize)repeat * steps + 1), *totals = g_new0(double, repeat + 1);
-    gboolean ok = run_timed(e, repeat, steps, o->poison, totals, per_node, error);
+    gboolean ok = (!o->inputs || zoo_set_inputs(e, m, o->inputs, error)) &&
+                  run_timed(e, repeat, steps, o->poison, totals, per_node, error);
     Reference ref = {0};
     gsize elements = 0;
     if (ok && o->check)
-        ok = reference_run(&ref, m, schedule, &aliases->layout, o->poison, weights, error) &&
+        ok = reference_run(&ref, m, schedule, &aliases->layout, o->poison, weights, o->inputs, error) &&
              outputs_equal(e, ref.e, &elements, error);
     if (!ok)
         hint_transpose_views(schedule, aliases, error);
+    double worst = 0;
+    if (ok && o->expect_dir)
+        ok = zoo_expect_outputs(e, o->expect_dir, o->rtol, o->atol, &worst, error);
+    if (ok && o->dump_dir)
+        ok = zoo_write_outputs(e, o->dump_dir, error);
+    if (ok && o->format == FORMAT_TEXT)
+        fprintf(out, "\n");
+    if (ok)
+        ok = report_outputs(out, o, e, error);
     double *node_median = g_new0(double, steps + 1);
     for (guint s = 0; ok && s < steps; s++)
         node_median[s] = median(per_node + (gsize)s * repeat, repeat);
@@ -301,6 +374,12 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
             if (o->check)
                 fprintf(out, "check          %u outputs (%" G_GSIZE_FORMAT " elements) equal the reference run (nothing "
                         "shared) bit for bit%s\n", executor_output_count(e), elements, o->poison ? ", with poison" : "");
+            if (o->expect_dir) {
+                char *safe = escape_terminal(o->expect_dir);
+                fprintf(out, "expect         %u outputs within rtol %g and atol %g of %s (the closest call: %.3g of the "
+                        "tolerance)\n", executor_output_count(e), o->rtol, o->atol, safe, worst);
+                g_free(safe);
+            }
             fprintf(out, "\nop type                  nodes   median ms   share\n");
             for (guint k = 0; k < ops->len; k++) {
                 const OpTime *row = &g_array_index(ops, OpTime, k);

@@ -17,6 +17,10 @@ typedef struct {
     const char *profile_path; /* per-node CSV, or NULL */
     ReportFormat format;
     double **node_seconds;   /* if not NULL: receives the median seconds per step (g_free it) */
+    const GPtrArray *inputs; /* TensorData* for the graph inputs (zoo.h), or NULL: generated ones */
+    const char *expect_dir, *dump_dir; /* --expect, --dump-outputs (zoo.h), or NULL */
+    double rtol, atol;
+    gboolean allow_degenerate; /* --check passes an output that is all NaN or one value everywhere */
 } RunOptions;
 
 gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrArray *schedule, const AliasMap *aliases,

@@ -93,6 +93,80 @@ static void fill_pseudo_random(ExecTensor *x, const char *name, gboolean weight)
     }
 }
 
+/* What a graph input is for, read from the graph, so that generated inputs exercise the model: integer ids
+ * that index a table (a Gather's indices, through views and casts) stay inside it; a mask is ones with its
+ * last quarter zeros (padding, so a mask that masks nothing or everything cannot hide a wrong plan);
+ * positions count up along the last axis. Anything else: floats uniform in [-1, 1), integers zero. */
+typedef enum { INPUT_PLAIN, INPUT_IDS, INPUT_MASK, INPUT_POSITIONS } InputRole;
+
+static gboolean is_pass_through(const Node *n)
+{
+    static const char *const ops[] = {"Cast", "Reshape", "Unsqueeze", "Squeeze", "Flatten", "Identity", "Expand"};
+    for (guint k = 0; k < G_N_ELEMENTS(ops); k++)
+        if (!strcmp(n->op_type, ops[k]))
+            return TRUE;
+    return FALSE;
+}
+
+/* The smallest table size any Gather indexed by t (through pass-through ops) has, or 0 when none. */
+static gint64 indexed_table(const Tensor *t, guint depth)
+{
+    gint64 smallest = 0;
+    for (guint c = 0; t->consumers && c < t->consumers->len && depth < 8; c++) {
+        const Node *n = t->consumers->pdata[c];
+        gint64 found = 0;
+        if ((!strcmp(n->op_type, "Gather") || !strcmp(n->op_type, "GatherElements")) && node_input(n, 1) == t) {
+            const Tensor *data = node_input(n, 0);
+            gint64 axis = 0;
+            node_attr_int(n, "axis", 0, &axis, NULL);
+            if (data && data->shape_known && data->rank > 0) {
+                int a = (int)(axis < 0 ? axis + data->rank : axis);
+                if (a >= 0 && a < data->rank)
+                    found = data->dims[a];
+            }
+        } else if (is_pass_through(n) && node_output(n, 0) && node_input(n, 0) == t) {
+            found = indexed_table(node_output(n, 0), depth + 1);
+        }
+        if (found > 0 && (!smallest || found < smallest))
+            smallest = found;
+    }
+    return smallest;
+}
+
+static InputRole input_role(const Tensor *t, gint64 *table)
+{
+    *table = 0;
+    if (dtype_is_float(t->dtype))
+        return INPUT_PLAIN;
+    char *lower = g_ascii_strdown(t->name, -1);
+    InputRole role = strstr(lower, "mask") ? INPUT_MASK : strstr(lower, "position") || strstr(lower, "pos_id") ? INPUT_POSITIONS
+                                                                                                              : INPUT_PLAIN;
+    g_free(lower);
+    if (role == INPUT_PLAIN && (*table = indexed_table(t, 0)) > 0)
+        role = INPUT_IDS;
+    return role;
+}
+
+/* A graph input's generated contents (see InputRole). */
+static void fill_input(ExecTensor *x, const Tensor *t)
+{
+    gint64 table;
+    InputRole role = input_role(t, &table);
+    if (role == INPUT_PLAIN) {
+        fill_pseudo_random(x, t->name, FALSE);
+        return;
+    }
+    gsize last = x->rank > 0 && x->dims[x->rank - 1] > 0 ? (gsize)x->dims[x->rank - 1] : 1;
+    guint64 state = g_str_hash(t->name) * 0x100000001b3ull + 1;
+    for (gsize k = 0; k < x->count; k++) {
+        gsize along = k % last;
+        gint64 v = role == INPUT_IDS         ? (gint64)(mix(&state) % (guint64)table)
+                   : role == INPUT_POSITIONS ? (gint64)along
+                                             : (gint64)(along < last - last / 4); /* a mask: the last quarter pads */
+        elem_set_i(x, k, v);
+    }
+}
+
 /* External data (ONNX's `location`, `offset`, `length` keys): the range of a regular file under the model's
  * folder (symlinks resolved), read alone (files.h). */
 static gboolean read_external(const Executor *e, const Tensor *t, void *to, gsize bytes, GError **error)
@@ -280,7 +354,7 @@ static gboolean bind(Executor *e, const AliasMap *m, GError **error)
                     if (!staged.data)
                         ok = FALSE;
                     else
-                        fill_pseudo_random(&staged, t->name, FALSE);
+                        fill_input(&staged, t);
                 } else {
                     ok = bind_weight(e, k, t, &staged, &e->source[k], bytes, "a copy of an input or weight", error);
                 }
@@ -302,7 +376,7 @@ static gboolean bind(Executor *e, const AliasMap *m, GError **error)
         if (!x->data)
             ok = FALSE;
         else if (t->is_graph_input)
-            fill_pseudo_random(x, t->name, FALSE);
+            fill_input(x, t);
     }
     g_hash_table_unref(by_name);
     return ok;

@@ -5,7 +5,9 @@
  * from the file (raw or typed initializer data, external data next to the model, Constant values); an
  * initializer without data (the
  * corpus's torch exports keep shapes only) gets deterministic pseudo-random values, and the count is
- * reported. Inputs are deterministic pseudo-random floats in [-1, 1) and zeros for integer inputs.
+ * reported. Inputs are deterministic and follow the graph: floats uniform in [-1, 1); integer ids that
+ * index a table (a Gather's indices) inside it; masks ones with their last quarter zeros; positions counting
+ * up; other integers zero.
  * With `poison`, the arena is filled with 0xFF bytes (a NaN pattern) before the run and every buffer
  * when it dies, so a plan that reuses memory too early changes the outputs instead of passing by luck. */
 #ifndef SIM_EXEC_H

@@ -292,3 +292,17 @@ gboolean onnx_write_file(const Model *m, const char *path, GError **error)
     g_bytes_unref(bytes);
     return ok;
 }
+
+gboolean onnx_write_tensor_file(const TensorData *t, const char *path, GError **error)
+{
+    Pool pool = {g_ptr_array_new_with_free_func(g_free), g_ptr_array_new()};
+    Onnx__TensorProto *tp = write_tensor(&pool, t);
+    size_t len = onnx__tensor_proto__get_packed_size(tp);
+    guint8 *buf = g_malloc(len + 1);
+    onnx__tensor_proto__pack(tp, buf);
+    g_ptr_array_unref(pool.unpacked);
+    g_ptr_array_unref(pool.allocs);
+    gboolean ok = sim_write_file(path, buf, len, error);
+    g_free(buf);
+    return ok;
+}

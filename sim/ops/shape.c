@@ -278,6 +278,10 @@ static gboolean shapes_from_file(Node *n, GError **error)
         gboolean ok = d && d->rank >= 0 && d->dtype != DT_UNDEFINED;
         for (int a = 0; ok && d && a < d->rank; a++)
             ok = d->dims[a] >= 0;
+        if (!ok && !d) /* the export wrote no value_info for it at all (torch's exports write none) */
+            return infer_fail(error, n, "unknown op '%s': output '%s' has no value_info entry at all, so its shape "
+                              "cannot be taken from the file (add one, e.g. with onnx.shape_inference, or leave the op "
+                              "out)", n->op_type, t->name);
         if (!ok)
             return infer_fail(error, n, "unknown op '%s': output '%s' has no static shape in value_info", n->op_type,
                               t->name);

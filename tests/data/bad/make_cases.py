@@ -278,6 +278,12 @@ def main():
         "compute op and their shapes are not inferred)")
     add("trace-escape-in-key.trace", (t + "0 a 1 0 0 colour\x1b]0;owned\x07\x1b[2J=red\n").encode(), "--trace {}", 1,
         "sim: {}:2: unknown key 'colour%1B]0;owned%07%1B[2J=red' (align, fixed, group, bin)")
+    # An unknown op whose output has no value_info entry at all (as torch exports them): said so.
+    no_vi = model(graph([node("Frobnicate", ["x"], ["h"], name="f"), node("Relu", ["h"], ["y"], name="r")],
+                        [value_info("x")], [value_info("y")]))
+    add("onnx-unknown-op-no-value-info.onnx", no_vi, "--graph {} --allow-unknown-ops", 1,
+        "sim: {}: node 'f' (Frobnicate): unknown op 'Frobnicate': output 'h' has no value_info entry at all, so its "
+        "shape cannot be taken from the file (add one, e.g. with onnx.shape_inference, or leave the op out)")
     # Reproducers the fuzzers found (tests/fuzz/run.sh), committed as they were found.
     cases.append(("fuzz-bins-invalid-utf8.bins", "--graph graphs/noop-chain.onnx --bins {}", 1,
                   "sim: graphs/noop-chain.onnx: {}:2: the line is not valid UTF-8"))

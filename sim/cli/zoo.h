@@ -1,0 +1,25 @@
+/* zoo.h — tensors in the ONNX model zoo's test-data layout: a folder (test_data_set_0/, or the folder
+ * holding it) of input_K.pb and output_K.pb files, one TensorProto each, K counting the graph's inputs (those
+ * that are not initializers) and outputs in order. torch's own outputs saved this way are the oracle a run
+ * is checked against (--inputs, --expect, --dump-outputs). */
+#ifndef SIM_CLI_ZOO_H
+#define SIM_CLI_ZOO_H
+
+#include "exec/exec.h"
+#include "ops/shape.h"
+
+/* The data set's input_K.pb for every graph input that is not an initializer (TensorData*, in that order). */
+GPtrArray *zoo_read_inputs(const Model *m, const char *dir, GError **error);
+/* Binds each symbolic dimension of the graph inputs from the data (a --dim given wins; two inputs that
+ * disagree on one name are an error). Call before shape inference. */
+gboolean zoo_bind_dims(const Model *m, const GPtrArray *inputs, ShapeOptions *shape, GError **error);
+/* Gives the data to the executor's graph inputs. */
+gboolean zoo_set_inputs(Executor *e, const Model *m, const GPtrArray *inputs, GError **error);
+/* output_K.pb for every graph output, compared with the run's: floats within |a - b| <= atol + rtol |b|
+ * (NaN equals NaN, as numpy's allclose with equal_nan), integers exactly. *worst receives the largest
+ * |a - b| / (atol + rtol |b|) met. */
+gboolean zoo_expect_outputs(const Executor *e, const char *dir, double rtol, double atol, double *worst, GError **error);
+/* The run's outputs as output_K.pb in dir (made when missing). */
+gboolean zoo_write_outputs(const Executor *e, const char *dir, GError **error);
+
+#endif

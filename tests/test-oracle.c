@@ -1,0 +1,165 @@
+/* test-oracle.c — a run checked against an oracle (issue 39): a torch export of a transformer encoder with a
+ * real padding mask, its inputs and torch's own outputs in the model zoo's layout
+ * (tests/data/oracle/export_encoder.py, Debian's python3); sim's run under the default options, in its
+ * plan, with poison, must give torch's outputs within the backend tests' tolerance. A tolerance of nothing
+ * must fail (the comparison can fail), --dump-outputs must read back exactly, and a degenerate output (one
+ * value everywhere) must fail --check unless allowed. */
+#include "tests/testutil.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+
+static char *folder;
+
+static RunResult sim_in(const char *const *args)
+{
+    return test_run("SIM_BIN", args);
+}
+
+static void export_encoder(void)
+{
+    if (folder)
+        return;
+    folder = g_dir_make_tmp("arenasim-oracle-XXXXXX", NULL);
+    g_assert_nonnull(folder);
+    char *script = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "tests", "data", "oracle", "export_encoder.py", NULL);
+    char *argv[] = {"/usr/bin/python3", script, folder, NULL};
+    gchar *err = NULL;
+    gint status = 0;
+    g_assert_true(g_spawn_sync(NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err, &status, NULL));
+    if (!g_spawn_check_wait_status(status, NULL))
+        g_error("the encoder's export failed: %s", err);
+    g_free(err);
+    g_free(script);
+}
+
+static char *in_folder(const char *name) { return g_build_filename(folder, name, NULL); }
+
+/* The default run (no --transpose, no --strategy) computes torch's values. */
+static void test_encoder_matches_torch(void)
+{
+    export_encoder();
+    char *model = in_folder("encoder.onnx");
+    RunResult r = sim_in((const char *[]){"--graph", model, "--inputs", folder, "--run", "--check", "--poison",
+                                          "--expect", folder, NULL});
+    if (r.status != 0)
+        g_error("the run does not match torch: %s", r.err);
+    g_assert_nonnull(strstr(r.out, "expect         1 outputs within rtol 0.001 and atol 1e-07 of "));
+    g_assert_nonnull(strstr(r.out, "bit for bit, with poison"));
+    g_assert_null(strstr(r.out, "(degenerate)"));
+    run_result_clear(&r);
+    /* No tolerance at all: float arithmetic in another order differs in the last bits, and that is caught. */
+    r = sim_in((const char *[]){"--graph", model, "--inputs", folder, "--run", "--expect", folder, "--rtol", "0",
+                                "--atol", "0", NULL});
+    g_assert_cmpint(r.status, ==, 1);
+    g_assert_nonnull(strstr(r.err, "--expect: output 'y' element "));
+    run_result_clear(&r);
+    /* Every strategy's plan, on the same inputs, bit for bit with the reference. */
+    r = sim_in((const char *[]){"--graph", model, "--inputs", folder, "--run", "--check", "--poison", "--compare", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    g_free(model);
+}
+
+/* --dump-outputs writes the run's outputs in the same layout, and they read back exactly. */
+static void test_dump_reads_back(void)
+{
+    export_encoder();
+    char *model = in_folder("encoder.onnx"), *dump = in_folder("dumped");
+    RunResult r = sim_in((const char *[]){"--graph", model, "--inputs", folder, "--run", "--dump-outputs", dump, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    r = sim_in((const char *[]){"--graph", model, "--inputs", folder, "--run", "--expect", dump, "--rtol", "0", "--atol",
+                                "0", NULL});
+    if (r.status != 0)
+        g_error("dumped outputs do not read back: %s", r.err);
+    run_result_clear(&r);
+    g_free(model);
+    g_free(dump);
+}
+
+/* Inputs whose shapes disagree with a --dim are refused; a missing data set is one clear error. */
+static void test_inputs_errors(void)
+{
+    export_encoder();
+    char *model = in_folder("encoder.onnx"), *nowhere = in_folder("no-such-set");
+    RunResult r = sim_in((const char *[]){"--graph", model, "--inputs", nowhere, "--run", NULL});
+    g_assert_cmpint(r.status, ==, 1);
+    g_assert_nonnull(strstr(r.err, "input_0.pb"));
+    g_assert_true(strchr(r.err, '\n') == r.err + strlen(r.err) - 1); /* one line */
+    run_result_clear(&r);
+    r = sim_in((const char *[]){"--graph", model, "--inputs", folder, NULL});
+    g_assert_cmpint(r.status, ==, 2);
+    run_result_clear(&r);
+    g_free(model);
+    g_free(nowhere);
+}
+
+/* An output that is one value everywhere passes any bit-for-bit check: --check refuses it. */
+static void test_degenerate_output(void)
+{
+    Builder *b = builder_new("degenerate", 13);
+    const char *x = b_input(b, "x", DT_FLOAT, 2, (const gint64[]){4, 4});
+    const char *zero = b_float_scalar(b, "zero", 0.0f);
+    b_output(b, B_OP(b, "Mul", B_OP(b, "Relu", x), zero));
+    GError *error = NULL;
+    Model *m = builder_finish(b, &error);
+    g_assert_no_error(error);
+    char *path = test_scratch_path("degenerate.onnx");
+    g_assert_true(onnx_write_file(m, path, &error));
+    model_free(m);
+    RunResult r = sim_in((const char *[]){"--graph", path, "--run", "--check", NULL});
+    g_assert_cmpint(r.status, ==, 1);
+    g_assert_nonnull(strstr(r.err, "is one value everywhere, which a check cannot tell from a right answer"));
+    run_result_clear(&r);
+    r = sim_in((const char *[]){"--graph", path, "--run", "--check", "--allow-degenerate", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    g_assert_nonnull(strstr(r.out, "(degenerate)"));
+    run_result_clear(&r);
+    g_free(path);
+}
+
+/* Generated inputs follow the graph: token ids index inside their table (out of range, the Gather fails),
+ * so the encoder runs and checks without --inputs, its output neither NaN nor constant. */
+static void test_generated_inputs(void)
+{
+    export_encoder();
+    char *model = in_folder("encoder.onnx");
+    RunResult r = sim_in((const char *[]){"--graph", model, "--run", "--check", "--poison", NULL});
+    if (r.status != 0)
+        g_error("the encoder does not run on generated inputs: %s", r.err);
+    g_assert_nonnull(strstr(r.out, "outputs        'y' FLOAT: 192 elements, 0 NaN, 0 infinite, from "));
+    run_result_clear(&r);
+    g_free(model);
+}
+
+static void remove_folder(const char *dir)
+{
+    GDir *d = g_dir_open(dir, 0, NULL);
+    for (const char *name; d && (name = g_dir_read_name(d));) {
+        char *path = g_build_filename(dir, name, NULL);
+        if (g_file_test(path, G_FILE_TEST_IS_DIR))
+            remove_folder(path);
+        else
+            g_unlink(path);
+        g_free(path);
+    }
+    if (d)
+        g_dir_close(d);
+    g_rmdir(dir);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/oracle/encoder-matches-torch", test_encoder_matches_torch);
+    g_test_add_func("/oracle/dump-reads-back", test_dump_reads_back);
+    g_test_add_func("/oracle/inputs-errors", test_inputs_errors);
+    g_test_add_func("/oracle/degenerate-output", test_degenerate_output);
+    g_test_add_func("/oracle/generated-inputs", test_generated_inputs);
+    int status = g_test_run();
+    if (folder)
+        remove_folder(folder);
+    g_free(folder);
+    return status;
+}
