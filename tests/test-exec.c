@@ -152,21 +152,26 @@ static void test_early_reuse_is_caught(void)
 }
 
 /* The seeds plan Transpose as a view of its input; in branches.onnx the input is read again after the
- * Transpose, which a dense kernel has overwritten: --check fails and names the node; --transpose move fixes it. */
+ * Transpose, which a dense kernel has overwritten: with --transpose view, --check fails and names the node;
+ * --transpose move, the default of --run, fixes it. */
 static void test_seed_transpose_view(void)
 {
     char *path = graph_path("branches");
-    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--check", NULL});
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--check", "--transpose", "view", NULL});
     g_assert_cmpint(r.status, ==, 1);
     assert_contains(r.err, "--check: output 'flatten' differs from the reference run (nothing shared, naive) at element ");
     assert_contains(r.err, "(node 'Transpose_n3' (Transpose) shares its input's bytes as a metadata view, as the seeds plan "
                            "Transpose; a dense kernel moves the data: plan with --transpose move)\n");
     run_result_clear(&r);
-    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--check", "--transpose", "move", NULL});
-    g_assert_cmpint(r.status, ==, 0);
-    assert_contains(r.out, "  inplace: node 'Transpose_n3' (Transpose) copies: Transpose moves data (--transpose move) and "
-                           "'reshape' is read again later\n");
-    run_result_clear(&r);
+    const char *const *runs[] = {(const char *[]){"--graph", path, "--run", "--check", "--transpose", "move", NULL},
+                                 (const char *[]){"--graph", path, "--run", "--check", NULL}};
+    for (guint k = 0; k < G_N_ELEMENTS(runs); k++) {
+        r = test_run("SIM_BIN", runs[k]);
+        g_assert_cmpint(r.status, ==, 0);
+        assert_contains(r.out, "  inplace: node 'Transpose_n3' (Transpose) copies: Transpose moves data (--transpose move) "
+                               "and 'reshape' is read again later\n");
+        run_result_clear(&r);
+    }
     g_free(path);
 }
 
@@ -228,7 +233,8 @@ static void test_compare_run_check(void)
     g_free(path);
     /* branches.onnx with the seeds' Transpose views: every plan differs, each row says so, sim fails */
     path = graph_path("branches");
-    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--compare", "--run", "--check", "--budget", "0.2", NULL});
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--compare", "--run", "--check", "--budget", "0.2",
+                                             "--transpose", "view", NULL});
     g_assert_cmpint(r.status, ==, 1);
     assert_contains(r.err, ": strategy naive: --check: output 'flatten' differs from the reference run");
     for (guint k = 0; k < count; k++) {
@@ -1175,7 +1181,8 @@ static void test_usage_and_profile(void)
     char *path = graph_path("unet");
     RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--check", NULL});
     g_assert_cmpint(r.status, ==, 2);
-    g_assert_cmpstr(r.err, ==, "sim: --check, --poison, --repeat, --profile and --threads go with --run (see sim --help)\n");
+    g_assert_cmpstr(r.err, ==, "sim: --check, --poison, --repeat, --profile, --threads, --inputs, --expect, --dump-outputs, --rtol, --atol and "
+                    "--allow-degenerate go with --run (see sim --help)\n");
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--info", NULL});
     g_assert_cmpint(r.status, ==, 2);
@@ -1236,7 +1243,8 @@ static void test_usage_and_profile(void)
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--threads", "2", NULL});
     g_assert_cmpint(r.status, ==, 2);
-    g_assert_cmpstr(r.err, ==, "sim: --check, --poison, --repeat, --profile and --threads go with --run (see sim --help)\n");
+    g_assert_cmpstr(r.err, ==, "sim: --check, --poison, --repeat, --profile, --threads, --inputs, --expect, --dump-outputs, --rtol, --atol and "
+                    "--allow-degenerate go with --run (see sim --help)\n");
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--threads", "0", NULL});
     g_assert_cmpint(r.status, ==, 2);
