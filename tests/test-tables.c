@@ -440,6 +440,63 @@ static void test_sweep_dim_columns(void)
     g_free(graph);
 }
 
+/* --where keeps the rows a picture is about, --facet draws a panel per value on one y axis (issue 42). The
+ * 36-series table of a sweep (2 orders × 2 alias sets × 9 strategies) read as a newcomer would: filtered
+ * to nine series, and faceted by alias set. */
+static void test_where_and_facet(void)
+{
+    GString *csv = g_string_new("graph,dims,order,alias,strategy,arena_bytes,lower_bound_bytes\n");
+    const char *strategies[] = {"naive", "firstfit", "bestfit", "greedy-size", "greedy-breadth", "greedy-conflicts",
+                                "climb", "search", "best"};
+    for (guint seq = 16; seq <= 256; seq *= 2)
+        for (guint o = 0; o < 2; o++)
+            for (guint a = 0; a < 2; a++)
+                for (guint k = 0; k < G_N_ELEMENTS(strategies); k++)
+                    g_string_append_printf(csv, "graphs/models/torch/gpt2.onnx,\"batch=1,seq=%u\",%s,%s,%s,%u,%u\n", seq,
+                                           o ? "lazy" : "file", a ? "none" : "all", strategies[k],
+                                           seq * 1000 * (10 + k + a) / 10, seq * 1000);
+    char *path = test_write_scratch("sweep36.csv", csv->str, csv->len);
+    g_string_free(csv, TRUE);
+    char *svg = test_scratch_path("where.svg");
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--from", path, "--plot", "sweep", "--x", "seq", "--where", "order=file",
+                                                       "--where", "alias=all", "--where", "graph=gpt2", "--out", svg, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    char *text = test_read_file(svg);
+    assert_contains(text, ">greedy-size<"); /* the series name only strategies now: order and alias are fixed */
+    g_assert_null(strstr(text, "alias none"));
+    g_free(text);
+    r = test_run("SIM_BIN", (const char *[]){"--from", path, "--plot", "sweep", "--x", "seq", "--facet", "alias", "--out",
+                                             svg, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    text = test_read_file(svg);
+    assert_contains(text, "a panel per alias");
+    assert_contains(text, ">alias = all<");
+    assert_contains(text, ">alias = none<");
+    g_free(text);
+    r = test_run("SIM_BIN", (const char *[]){"--from", path, "--plot", "compare", "--facet", "order", "--out", svg, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    /* Errors name what is wrong; nothing is drawn. */
+    g_unlink(svg);
+    r = test_run("SIM_BIN", (const char *[]){"--from", path, "--plot", "compare", "--where", "colour=red", "--out", svg, NULL});
+    g_assert_cmpint(r.status, ==, 1);
+    assert_contains(r.err, "--where names column 'colour', which the table does not have");
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--from", path, "--plot", "compare", "--where", "graph=nothing", "--out", svg, NULL});
+    g_assert_cmpint(r.status, ==, 1);
+    assert_contains(r.err, "no row has graph 'nothing'");
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--from", path, "--plot", "compare", "--facet", "strategy", "--where",
+                                             "strategy=best", "--facet", "dims", "--out", svg, NULL});
+    g_assert_cmpint(r.status, ==, 2); /* --facet given twice */
+    run_result_clear(&r);
+    g_assert_false(g_file_test(svg, G_FILE_TEST_EXISTS));
+    g_free(svg);
+    g_free(path);
+}
+
 /* Tables made on a work budget are the same bytes on an idle and on a busy machine (issue 38): the same
  * sweep of the time-bounded strategies, on a model where the search runs out of budget, run twice — the
  * second time beside three processes that keep every core busy — gives the same canonical table. With a
@@ -502,5 +559,6 @@ int main(int argc, char **argv)
     g_test_add_func("/tables/sweep-dim-columns", test_sweep_dim_columns);
     g_test_add_func("/tables/canonical-csv", test_canonical_csv);
     g_test_add_func("/tables/deterministic-under-load", test_tables_deterministic_under_load);
+    g_test_add_func("/tables/where-and-facet", test_where_and_facet);
     return g_test_run();
 }

@@ -46,6 +46,8 @@ typedef struct {
     gboolean plot;               /* --plot given */
     PlotKind plot_kind;
     char *plot_out, *plot_x, *plot_y, *plot_title;
+    char **plot_where;           /* --where COLUMN=VALUE filters of a table plot */
+    char *plot_facet;            /* --facet COLUMN: a panel per value */
     char *chrome_trace, *trace_out, *solution_out, *phases_path;
     gboolean run, check, poison;
     guint repeat;

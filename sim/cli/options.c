@@ -13,8 +13,8 @@
 /* What GOption fills; read once by resolve() and then dropped. */
 typedef struct {
     char *graph_path, *trace_path, *trace_out, *solution_out, *bins_path, *chrome_trace, *plot, *plot_out;
-    char *from, *plot_x, *plot_y, *plot_title;
-    char **dims, **pins;
+    char *from, *plot_x, *plot_y, *plot_title, *facet;
+    char **dims, **pins, **where;
     char *strategy, *format, *weights, *io, *transpose, *alias, *order, *orders;
     gint64 order_budget, seed, search_max, budget_work;
     gdouble order_seconds, budget;
@@ -34,11 +34,12 @@ static void raw_clear(RawOptions *o)
     char **strings[] = {&o->graph_path, &o->trace_path, &o->trace_out, &o->solution_out, &o->bins_path, &o->chrome_trace, &o->plot,
                         &o->plot_out, &o->from, &o->plot_x, &o->plot_y, &o->plot_title, &o->strategy, &o->format,
                         &o->weights, &o->io, &o->transpose, &o->alias, &o->order, &o->orders, &o->profile, &o->phases,
-                        &o->search_engines, &o->inputs, &o->expect, &o->dump_outputs};
+                        &o->search_engines, &o->inputs, &o->expect, &o->dump_outputs, &o->facet};
     for (gsize k = 0; k < G_N_ELEMENTS(strings); k++)
         g_clear_pointer(strings[k], g_free);
     g_clear_pointer(&o->dims, g_strfreev);
     g_clear_pointer(&o->pins, g_strfreev);
+    g_clear_pointer(&o->where, g_strfreev);
 }
 
 /* A usage error naming a registry lookup that failed, with the known names. */
@@ -110,8 +111,8 @@ static int check_combinations(const RawOptions *o)
                            "--strict-runtime shape a trace from a model: use them with --graph");
     if (!o->plot != !o->plot_out)
         return usage_error("--plot KIND and --out FILE go together");
-    if (o->plot_x || o->plot_y)
-        return usage_error("--x and --y shape --plot compare and --plot sweep (with --from)");
+    if (o->plot_x || o->plot_y || o->where || o->facet)
+        return usage_error("--x, --y, --where and --facet shape --plot compare and --plot sweep (with --from)");
     if (o->plot_title && !o->plot)
         return usage_error("--title names the picture of --plot");
     if ((o->plot || o->chrome_trace) && (o->info || o->orders))
@@ -392,6 +393,12 @@ int job_from_args(Job *job, int argc, char **argv)
         {"y", 0, 0, G_OPTION_ARG_STRING, &o.plot_y,
          "--plot compare|sweep: the metric, a numeric column or ratio (arena / lower bound); default ratio for compare, "
          "arena_bytes for sweep", "COLUMN"},
+        {"where", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.where,
+         "--from: draw only the rows whose COLUMN is VALUE (repeatable; a graph also by its file name without .onnx)",
+         "COLUMN=VALUE"},
+        {"facet", 0, 0, G_OPTION_ARG_STRING, &o.facet,
+         "--from: small multiples, a panel per value of COLUMN (e.g. alias, order), every panel on the same y axis",
+         "COLUMN"},
         {"title", 0, 0, G_OPTION_ARG_STRING, &o.plot_title, "--plot: the picture's title (default: says what was planned)",
          "TEXT"},
         {"chrome-trace", 0, 0, G_OPTION_ARG_FILENAME, &o.chrome_trace,
@@ -477,6 +484,8 @@ int job_from_args(Job *job, int argc, char **argv)
     } else if (o.from) {
         status = resolve_table_plot(&o, job);
         job->table_path = g_steal_pointer(&o.from);
+        job->plot_where = g_steal_pointer(&o.where);
+        job->plot_facet = g_steal_pointer(&o.facet);
     } else {
         status = resolve(&o, job);
     }
@@ -497,10 +506,11 @@ void job_clear(Job *job)
     char **strings[] = {&job->graph_path, &job->trace_path, &job->bins_path, &job->table_path, &job->dims_text,
                         &job->alias, &job->plot_out, &job->plot_x, &job->plot_y, &job->plot_title,
                         &job->chrome_trace, &job->trace_out, &job->solution_out, &job->phases_path,
-                        &job->profile_path, &job->inputs_dir, &job->expect_dir, &job->dump_dir};
+                        &job->profile_path, &job->inputs_dir, &job->expect_dir, &job->dump_dir, &job->plot_facet};
     for (gsize k = 0; k < G_N_ELEMENTS(strings); k++)
         g_clear_pointer(strings[k], g_free);
     g_clear_pointer(&job->inputs, g_ptr_array_unref);
+    g_clear_pointer(&job->plot_where, g_strfreev);
     shape_options_clear(&job->shape);
     g_clear_pointer(&job->orders, g_ptr_array_unref);
     g_clear_pointer(&job->pins, g_hash_table_unref);

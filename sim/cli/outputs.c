@@ -99,11 +99,17 @@ int run_table_plot(const Job *job)
     CsvTable *table = csv_table_read(job->table_path, &error);
     if (!table)
         return file_error(job->table_path, error);
+    for (char **w = job->plot_where; w && *w; w++)
+        if (!csv_table_where(table, *w, &error)) {
+            csv_table_free(table);
+            return file_error(job->table_path, error);
+        }
     gboolean compare = job->plot_kind == PLOT_COMPARE;
     TablePlotOptions options = {.table_path = job->table_path, .x = job->plot_x, .title = job->plot_title,
                                 .y = job->plot_y ? job->plot_y : compare ? "ratio" : "arena_bytes"};
-    gboolean ok = compare ? plot_compare(job->plot_out, table, &options, &error)
-                          : plot_sweep(job->plot_out, table, &options, &error);
+    gboolean ok = job->plot_facet ? plot_table_facets(job->plot_out, table, &options, job->plot_facet, compare, &error)
+                  : compare         ? plot_compare(job->plot_out, table, &options, &error)
+                                    : plot_sweep(job->plot_out, table, &options, &error);
     csv_table_free(table);
     /* What is wrong in the table is said against the table; a failed drawing against the picture. */
     int status = ok ? 0 : file_error(error && error->code == 2 ? job->plot_out : job->table_path, error);

@@ -162,3 +162,51 @@ void csv_table_free(CsvTable *t)
     g_array_unref(t->lines);
     g_free(t);
 }
+
+/* Whether cell matches value: equal, or for the graph column the file name without .onnx (as the plots
+ * name graphs). */
+static gboolean cell_matches(const char *column, const char *cell, const char *value)
+{
+    if (!strcmp(cell, value))
+        return TRUE;
+    if (strcmp(column, "graph"))
+        return FALSE;
+    char *base = g_path_get_basename(cell);
+    if (g_str_has_suffix(base, ".onnx"))
+        base[strlen(base) - 5] = '\0';
+    gboolean same = !strcmp(base, value);
+    g_free(base);
+    return same;
+}
+
+gboolean csv_table_where(CsvTable *t, const char *spec, GError **error)
+{
+    const char *eq = strchr(spec, '=');
+    if (!eq || eq == spec) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--where '%s' is not COLUMN=VALUE", spec);
+        return FALSE;
+    }
+    char *column = g_strndup(spec, (gsize)(eq - spec));
+    gint c = csv_table_column(t, column);
+    if (c < 0) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--where names column '%s', which the table does not have", column);
+        g_free(column);
+        return FALSE;
+    }
+    guint kept = 0;
+    for (guint r = 0; r < t->rows->len; r++) {
+        if (!cell_matches(column, csv_table_cell(t, r, (guint)c), eq + 1))
+            continue;
+        GPtrArray *row = t->rows->pdata[r];
+        t->rows->pdata[r] = t->rows->pdata[kept]; /* swapped, so every row stays owned once */
+        t->rows->pdata[kept] = row;
+        g_array_index(t->lines, guint, kept) = g_array_index(t->lines, guint, r);
+        kept++;
+    }
+    g_ptr_array_set_size(t->rows, kept);
+    g_array_set_size(t->lines, kept);
+    if (!kept)
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--where %s: no row has %s '%s'", spec, column, eq + 1);
+    g_free(column);
+    return kept > 0;
+}

@@ -24,5 +24,8 @@ gint csv_table_column(const CsvTable *t, const char *name);
 const char *csv_table_cell(const CsvTable *t, guint row, guint column);
 guint csv_table_line(const CsvTable *t, guint row);
 void csv_table_free(CsvTable *t);
+/* Keeps the rows whose COLUMN is VALUE (spec "COLUMN=VALUE"; a graph also by its file name without .onnx),
+ * in their order; an error when the column is unknown or no row is left. */
+gboolean csv_table_where(CsvTable *t, const char *spec, GError **error);
 
 #endif

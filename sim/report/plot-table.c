@@ -176,6 +176,43 @@ static gboolean fits_picture(const char *what, guint series, guint64 bars, GErro
     return TRUE;
 }
 
+/* The picture for `series` series: up to eight, the legend to the right of the plot; more, below it in
+ * three columns (the picture grows to hold them), so the legend never takes the plot's width. */
+static GString *table_script(const char *path, const char *title, guint series)
+{
+    if (series <= 8) {
+        GString *s = gnuplot_script_new(path, title);
+        g_string_append(s, "set key outside right top box\n");
+        return s;
+    }
+    guint rows = (series + 2) / 3;
+    GString *s = gnuplot_script_sized(path, title, 1200, 600 + 18 * rows);
+    g_string_append(s, "set key outside below center horizontal box maxcols 3 width 2\n");
+    return s;
+}
+
+/* A facet's panel in the multiplot `o->into`: what an earlier panel set is undone, the panel is titled,
+ * and its legend goes below it (every panel alike, so they keep one size). Returns the script. */
+static GString *panel_start(const TablePlotOptions *o, guint series)
+{
+    GString *s = o->into;
+    g_string_append(s, "reset\nset style data linespoints\n");
+    gnuplot_set_text(s, "title", o->panel_title ? o->panel_title : "", NULL, "");
+    g_string_append_printf(s, "set key outside below center horizontal maxcols %u font ',8'\n", series > 4 ? 3u : 2u);
+    return s;
+}
+
+/* A tic label no longer than 28 characters: the first 27 and an ellipsis. Newly allocated. */
+static char *short_label(const char *label)
+{
+    if (g_utf8_strlen(label, -1) <= 28 || !g_utf8_validate(label, -1, NULL))
+        return g_strdup(label);
+    char *head = g_utf8_substring(label, 0, 27);
+    char *out = g_strconcat(head, "\u2026", NULL);
+    g_free(head);
+    return out;
+}
+
 static const char *metric_label(const TablePlotOptions *o) { return !strcmp(o->y, "ratio") ? "arena / lower bound" : o->y; }
 
 static gboolean is_bytes(const TablePlotOptions *o) { return g_str_has_suffix(o->y, "_bytes"); }
@@ -237,35 +274,45 @@ gboolean plot_compare(const char *path, const CsvTable *t, const TablePlotOption
         double scale = 1;
         if (is_bytes(o))
             gnuplot_byte_unit(largest, &unit, &scale);
+        if (o->shared_largest > 0 && is_bytes(o))
+            gnuplot_byte_unit(o->shared_largest, &unit, &scale);
         char *title = o->title ? g_strdup(o->title)
                                : g_strdup_printf("%s per strategy (%s)", metric_label(o), o->table_path);
-        GString *s = gnuplot_script_new(path, title);
+        GString *s = o->into ? panel_start(o, series->len) : table_script(path, title, series->len);
         g_free(title);
         g_string_append(s, "set style data histogram\nset style histogram clustered gap 1\n"
                            "set style fill solid 0.85 border rgb '#404040'\nset boxwidth 0.9\nset datafile missing '?'\n"
-                           "set key outside right top box\nset grid ytics\nset xtics nomirror\n");
-        if (categories->len > 6)
-            g_string_append(s, "set xtics rotate by -30\n");
+                           "set grid ytics\nset xtics nomirror\n");
+        gboolean long_labels = FALSE;
+        for (guint k = 0; k < categories->len && !long_labels; k++)
+            long_labels = strlen(categories->pdata[k]) > 12;
+        if (categories->len > 6 || long_labels)
+            g_string_append(s, "set xtics rotate by 40 right offset 0,-0.3\nset lmargin 16\n"); /* room for the first label */
+        char top[64] = "*"; /* facets share the top of the axis */
+        if (o->shared_largest > 0)
+            g_snprintf(top, sizeof top, "%.6g", o->shared_largest / scale * 1.03);
         if (c.ratio) {
             /* Bars rise from 0 but the axis starts just below 1, so a plan at the bound still shows a stub. */
-            g_string_append(s, "set ylabel 'arena / lower bound (1 = lower bound)'\nset yrange [0.98:*]\n"
-                               "set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lw 1.5 lc rgb '#808080'\n");
+            g_string_append_printf(s, "set ylabel 'arena / lower bound (1 = lower bound)'\nset yrange [0.98:%s]\n"
+                                      "set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lw 1.5 lc rgb "
+                                      "'#808080'\n", top);
         } else if (is_bytes(o)) {
             gnuplot_set_text(s, "ylabel", o->y, unit, "");
-            g_string_append(s, "set yrange [0:*]\n");
+            g_string_append_printf(s, "set yrange [0:%s]\n", top);
         } else {
             gnuplot_set_text(s, "ylabel", o->y, NULL, "");
-            g_string_append(s, "set yrange [0:*]\n");
+            g_string_append_printf(s, "set yrange [0:%s]\n", top);
         }
         /* The category names as tic labels at 0, 1, ... (where the clusters stand): the datablock holds
          * numbers only. */
         g_string_append(s, "set xtics (");
         for (guint k = 0; k < categories->len; k++) {
-            char *name_q = gnuplot_quote_tic(categories->pdata[k]);
+            char *shown = short_label(categories->pdata[k]), *name_q = gnuplot_quote_tic(shown);
             g_string_append_printf(s, "%s%s %u", k ? ", " : "", name_q, k);
             g_free(name_q);
+            g_free(shown);
         }
-        g_string_append(s, ")\n$bars << EOD\n");
+        g_string_append_printf(s, ")\n$bars%u << EOD\n", o->panel);
         for (guint k = 0; k < categories->len; k++) {
             g_string_append_printf(s, "%u", k);
             for (guint j = 0; j < series->len; j++) {
@@ -280,13 +327,20 @@ gboolean plot_compare(const char *path, const CsvTable *t, const TablePlotOption
         g_string_append(s, "EOD\nplot ");
         for (guint j = 0; j < series->len; j++) {
             char *name_q = gnuplot_quote(series->pdata[j]);
-            g_string_append_printf(s, "%s$bars using %u title %s lc rgb '%s'", j ? ", " : "", j + 2, name_q,
-                                   gnuplot_colour(j));
+            /* past the palette, hatched bars of the same colours: no two series look alike */
+            guint group = j / gnuplot_palette_size();
+            static const guint hatches[] = {1, 2, 4, 5, 6, 7}; /* gnuplot's pattern 3 is solid, 0 empty */
+            char *fill = group ? g_strdup_printf(" fs pattern %u", hatches[(group - 1) % G_N_ELEMENTS(hatches)]) : g_strdup("");
+            g_string_append_printf(s, "%s$bars%u using %u title %s lc rgb '%s'%s", j ? ", " : "", o->panel, j + 2,
+                                   name_q, gnuplot_colour(j), fill);
+            g_free(fill);
             g_free(name_q);
         }
         g_string_append_c(s, '\n');
-        ok = gnuplot_run(path, s, error);
-        g_string_free(s, TRUE);
+        if (!o->into) {
+            ok = gnuplot_run(path, s, error);
+            g_string_free(s, TRUE);
+        }
     }
     g_free(cell);
     g_free(cat);
@@ -405,13 +459,16 @@ gboolean plot_sweep(const char *path, const CsvTable *t, const TablePlotOptions 
         const char *unit = "";
         double scale = 1;
         if (is_bytes(o))
-            gnuplot_byte_unit(largest, &unit, &scale);
+            gnuplot_byte_unit(o->shared_largest > 0 ? o->shared_largest : largest, &unit, &scale);
         char *title = o->title ? g_strdup(o->title)
                                : g_strdup_printf("%s against %s (%s)", metric_label(o), o->x, o->table_path);
-        GString *s = gnuplot_script_new(path, title);
+        GString *s = o->into ? panel_start(o, lines->len + bounds->len) : table_script(path, title, lines->len + bounds->len);
         g_free(title);
+        char top[64] = "*"; /* facets share the top of the axis */
+        if (o->shared_largest > 0)
+            g_snprintf(top, sizeof top, "%.6g", o->shared_largest / scale * 1.05);
         gnuplot_set_text(s, "xlabel", o->x, NULL, "");
-        g_string_append(s, "set grid\nset key outside right top box\n");
+        g_string_append(s, "set grid\n");
         /* Log scales when the values span a factor of 16 or more: then growth laws read as straight lines. */
         gboolean log_x = xmin > 0 && xmax / xmin >= 16, log_y = !c.ratio && smallest > 0 && largest / smallest >= 16;
         if (log_x)
@@ -419,15 +476,17 @@ gboolean plot_sweep(const char *path, const CsvTable *t, const TablePlotOptions 
         if (log_y)
             g_string_append(s, "set logscale y 2\n");
         if (c.ratio)
-            g_string_append(s, "set ylabel 'arena / lower bound (1 = lower bound)'\nset yrange [0.95:*]\n");
+            g_string_append_printf(s, "set ylabel 'arena / lower bound (1 = lower bound)'\nset yrange [0.95:%s]\n", top);
         else if (is_bytes(o)) {
             gnuplot_set_text(s, "ylabel", o->y, unit, log_y ? ", log scale" : "");
-            g_string_append_printf(s, "set yrange [%s:*]\n", log_y ? "*" : "0");
-        } else
+            g_string_append_printf(s, "set yrange [%s:%s]\n", log_y ? "*" : "0", top);
+        } else {
             gnuplot_set_text(s, "ylabel", o->y, NULL, log_y ? " (log scale)" : "");
+            g_string_append_printf(s, "set yrange [*:%s]\n", top);
+        }
         for (guint k = 0; k < lines->len + bounds->len; k++) {
             GArray *a = k < lines->len ? lines->pdata[k] : bounds->pdata[k - lines->len];
-            g_string_append_printf(s, "$s%u << EOD\n", k);
+            g_string_append_printf(s, "$s%u_%u << EOD\n", o->panel, k);
             for (guint q = 0; q < a->len; q++)
                 g_string_append_printf(s, "%.6g %.6g\n", g_array_index(a, Point, q).x,
                                        g_array_index(a, Point, q).y / scale);
@@ -436,9 +495,9 @@ gboolean plot_sweep(const char *path, const CsvTable *t, const TablePlotOptions 
         g_string_append(s, "plot ");
         for (guint k = 0; k < lines->len; k++) {
             char *name_q = gnuplot_quote(names->pdata[k]);
-            g_string_append_printf(s, "%s$s%u using 1:2 with linespoints lw 1.5 pt %u lc rgb '%s' dt %u title %s",
-                                   k ? ", " : "", k, k % 12 + 1, gnuplot_colour(k), k / gnuplot_palette_size() + 1,
-                                   name_q);
+            g_string_append_printf(s, "%s$s%u_%u using 1:2 with linespoints lw 1.5 pt %u lc rgb '%s' dt %u title %s",
+                                   k ? ", " : "", o->panel, k, k % 12 + 1, gnuplot_colour(k),
+                                   k / gnuplot_palette_size() + 1, name_q);
             g_free(name_q);
         }
         for (guint k = 0; k < bounds->len; k++) {
@@ -446,18 +505,97 @@ gboolean plot_sweep(const char *path, const CsvTable *t, const TablePlotOptions 
                               ? g_strdup_printf("lower bound (%s)", (const char *)bound_names->pdata[k])
                               : g_strdup("lower bound");
             char *name_q = gnuplot_quote(label);
-            g_string_append_printf(s, ", $s%u using 1:2 with lines lw 2 dt %u lc rgb '#808080' title %s",
-                                   lines->len + k, k + 2, name_q);
+            g_string_append_printf(s, ", $s%u_%u using 1:2 with lines lw 2 dt %u lc rgb '#808080' title %s",
+                                   o->panel, lines->len + k, k + 2, name_q);
             g_free(name_q);
             g_free(label);
         }
         g_string_append_c(s, '\n');
-        ok = gnuplot_run(path, s, error);
-        g_string_free(s, TRUE);
+        if (!o->into) {
+            ok = gnuplot_run(path, s, error);
+            g_string_free(s, TRUE);
+        }
     }
     names_clear(&line_names);
     names_clear(&bound_line_names);
     g_ptr_array_unref(lines);
     g_ptr_array_unref(bounds);
+    return ok;
+}
+
+/* The rows of t whose column is value, as a table of their own (rows and header shared with t). */
+static CsvTable *table_subset(const CsvTable *t, guint column, const char *value)
+{
+    CsvTable *sub = g_new0(CsvTable, 1);
+    sub->header = g_ptr_array_ref(t->header);
+    sub->rows = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
+    sub->lines = g_array_new(FALSE, FALSE, sizeof(guint));
+    for (guint r = 0; r < t->rows->len; r++)
+        if (!strcmp(csv_table_cell(t, r, column), value)) {
+            g_ptr_array_add(sub->rows, g_ptr_array_ref(t->rows->pdata[r]));
+            g_array_append_val(sub->lines, g_array_index(t->lines, guint, r));
+        }
+    return sub;
+}
+
+gboolean plot_table_facets(const char *path, const CsvTable *t, const TablePlotOptions *o, const char *column,
+                           gboolean compare, GError **error)
+{
+    Columns c;
+    if (!plot_path_check(path, error) || !columns_find(&c, t, o, error))
+        return FALSE;
+    gint f = csv_table_column(t, column);
+    if (f < 0) {
+        g_set_error(error, PLOT_ERROR, 1, "--facet names column '%s', which the table does not have", column);
+        return FALSE;
+    }
+    Names values = names_new();
+    double largest = 0;
+    gboolean ok = TRUE;
+    for (guint r = 0; ok && r < t->rows->len; r++) {
+        intern(&values, g_strdup(csv_table_cell(t, r, (guint)f)));
+        double v;
+        ok = metric(&c, r, &v, error);
+        largest = ok ? MAX(largest, v) : largest;
+    }
+    if (ok && values.names->len > PLOT_MAX_FACETS) {
+        g_set_error(error, PLOT_ERROR, 1, "--facet %s: the table has %u values of it, more than the %u panels a picture "
+                    "holds: narrow it with --where", column, values.names->len, PLOT_MAX_FACETS);
+        ok = FALSE;
+    }
+    if (ok) {
+        guint n = values.names->len, cols = n <= 3 ? n : n == 4 ? 2 : 3, rows = (n + cols - 1) / cols;
+        char *title = o->title ? g_strdup(o->title)
+                               : g_strdup_printf("%s %s, a panel per %s (%s)", metric_label(o),
+                                                 compare ? "per strategy" : "against", column, o->table_path);
+        if (!compare) {
+            char *longer = o->title ? g_strdup(title)
+                                    : g_strdup_printf("%s against %s, a panel per %s (%s)", metric_label(o), o->x,
+                                                      column, o->table_path);
+            g_free(title);
+            title = longer;
+        }
+        GString *s = gnuplot_script_sized(path, "", 1200, MIN(2400u, 120 + 520 * rows));
+        char *title_q = gnuplot_quote(title);
+        g_string_append_printf(s, "set multiplot layout %u,%u title %s\n", rows, cols, title_q);
+        g_free(title_q);
+        g_free(title);
+        for (guint k = 0; ok && k < n; k++) {
+            CsvTable *sub = table_subset(t, (guint)f, values.names->pdata[k]);
+            char *panel_title = g_strdup_printf("%s = %s", column, (const char *)values.names->pdata[k]);
+            TablePlotOptions panel = *o;
+            panel.into = s;
+            panel.panel = k;
+            panel.panel_title = panel_title;
+            panel.shared_largest = largest;
+            ok = compare ? plot_compare(path, sub, &panel, error) : plot_sweep(path, sub, &panel, error);
+            g_free(panel_title);
+            csv_table_free(sub);
+        }
+        g_string_append(s, "unset multiplot\n");
+        ok = ok && gnuplot_run(path, s, error);
+        g_string_free(s, TRUE);
+    }
+    names_clear(&values);
     return ok;
 }

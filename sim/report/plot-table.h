@@ -16,6 +16,13 @@ typedef struct {
     const char *x;          /* sweep: the swept parameter */
     const char *y;          /* the metric: a numeric column, or "ratio" (arena_bytes / lower_bound_bytes) */
     const char *title;      /* NULL: made from the metric and the table's name */
+    /* Facets (plot_table_facets): the panel's commands go into `into` (nothing is drawn), its datablocks
+     * named with `panel`, its title `panel_title`, and its y axis up to `shared_largest` (the largest value
+     * of the whole table, so every panel has the same scale and unit). All zero for a picture of its own. */
+    GString *into;
+    guint panel;
+    const char *panel_title;
+    double shared_largest;
 } TablePlotOptions;
 
 /* The most series (bars per cluster, lines) and bars a table plot draws; more is an error. */
@@ -24,5 +31,10 @@ typedef struct {
 
 gboolean plot_compare(const char *path, const CsvTable *t, const TablePlotOptions *o, GError **error);
 gboolean plot_sweep(const char *path, const CsvTable *t, const TablePlotOptions *o, GError **error);
+/* Small multiples: one panel per value of `column` (in the table's order, at most PLOT_MAX_FACETS), each
+ * compare (compare TRUE) or sweep plot of that value's rows, every panel on the same y axis. */
+#define PLOT_MAX_FACETS 16u
+gboolean plot_table_facets(const char *path, const CsvTable *t, const TablePlotOptions *o, const char *column,
+                           gboolean compare, GError **error);
 
 #endif

@@ -51,6 +51,11 @@ static void plot_table(const GPtrArray *names, guint more)
         g_clear_error(&error);
     if (!plot_sweep("fuzz.png", t, &sweep, &error))
         g_clear_error(&error);
+    /* small multiples, a panel per graph (hostile names in panel titles, up to the panel limit) */
+    if (!plot_table_facets("fuzz.svg", t, &compare, "graph", TRUE, &error))
+        g_clear_error(&error);
+    if (!plot_table_facets("fuzz.png", t, &sweep, "strategy", FALSE, &error))
+        g_clear_error(&error);
     csv_table_free(t);
     g_string_free(csv, TRUE);
 }
