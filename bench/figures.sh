@@ -2,7 +2,7 @@
 # figures.sh — regenerates every published table in results/ and figure in plots/ (what `make figures`
 # runs; results/README.md says which part made which file). Parts, all by default, or name some:
 #   design-log   results/design-log-ordering.md                      (bench/design-log.sh)
-#   gpt2-seq     results/gpt2-seq.{csv,md}, plots/gpt2-seq-{arena,ratio}.png: arena against sequence length
+#   gpt2-seq     results/gpt2-seq.{csv,md}, plots/gpt2-seq-arena.png: arena against sequence length
 #   corpus       results/corpus-strategies.{csv,md}, plots/corpus-compare.png: strategies × corpus models
 #   aliasing     results/corpus-aliasing.csv, results/aliasing-savings.md: bytes saved per sharing kind
 #   pictures     plots/gpt2-timeline.png, plots/unet-layout.png: the README's pictures of one plan
@@ -59,8 +59,8 @@ part_gpt2_seq() {
         echo "Made by \`bench/figures.sh gpt2-seq\` (deterministic). Graph: \`$gpt2\` (torch.onnx.export of GPT-2"
         echo "small, 12 layers, d = 768; \`make models\`), \`--dim batch=1 --dim seq=S\`, file order, all sharing"
         echo "(\`--alias all\`), work budget \`--budget-work $WORK\`. Arena per strategy; the last column is the lower"
-        echo "bound (the most bytes live at one step). Raw rows: results/gpt2-seq.csv. Figures:"
-        echo "plots/gpt2-seq-arena.png, plots/gpt2-seq-ratio.png."
+        echo "bound (the most bytes live at one step). Raw rows: results/gpt2-seq.csv. Figure:"
+        echo "plots/gpt2-seq-arena.png (the ratio has no figure: every strategy but the online two sits at 1.000)."
         echo
         echo "## Arena"
         echo
@@ -72,8 +72,6 @@ part_gpt2_seq() {
     } > results/gpt2-seq.md
     "$sim" --from results/gpt2-seq.csv --plot sweep --x seq --out plots/gpt2-seq-arena.png \
         --title "GPT-2 small (torch export, batch 1): arena against sequence length, all sharing, file order"
-    "$sim" --from results/gpt2-seq.csv --plot sweep --x seq --y ratio --out plots/gpt2-seq-ratio.png \
-        --title "GPT-2 small (torch export, batch 1): arena / lower bound against sequence length"
 }
 
 part_corpus() {
