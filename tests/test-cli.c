@@ -581,12 +581,27 @@ static void test_chrome_trace(void)
     g_assert_cmpint(json_object_get_int_member(other, "lower_bound_bytes"), ==, 26124800);
     g_assert_cmpint(json_object_get_int_member(other, "steps"), ==, 417);
     JsonArray *events = json_object_get_array_member(root, "traceEvents");
-    guint spans = 0, counters = 0;
+    guint spans = 0, counters = 0, buffers = 0;
     gint64 peak_live = 0, peak_spanned = 0, last_ts = -1;
+    GHashTable *lane_end = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
     for (guint k = 0; k < json_array_get_length(events); k++) {
         JsonObject *e = json_array_get_object_element(events, k);
         const char *phase = json_object_get_string_member(e, "ph");
-        if (!strcmp(phase, "X")) {
+        if (!strcmp(phase, "X") && json_object_get_int_member(e, "pid") == 2) {
+            /* a buffer's slice: its lane holds no other buffer live at the same time */
+            gint64 tid = json_object_get_int_member(e, "tid"), ts = json_object_get_int_member(e, "ts");
+            gint64 *end = g_hash_table_lookup(lane_end, &tid);
+            if (end)
+                g_assert_cmpint(ts, >=, *end);
+            gint64 *key = g_memdup2(&tid, sizeof tid), *value = g_new(gint64, 1);
+            *value = ts + json_object_get_int_member(e, "dur");
+            g_hash_table_replace(lane_end, key, value);
+            JsonObject *args = json_object_get_object_member(e, "args");
+            g_assert_cmpint(json_object_get_int_member(args, "end") - json_object_get_int_member(args, "offset"), ==,
+                            json_object_get_int_member(args, "size"));
+            g_assert_cmpint(json_object_get_int_member(args, "end"), <=, 26124800);
+            buffers++;
+        } else if (!strcmp(phase, "X")) {
             if (spans == 0) {
                 g_assert_cmpstr(json_object_get_string_member(e, "name"), ==, "Gather_n1");
                 g_assert_cmpstr(json_object_get_string_member(e, "cat"), ==, "Gather");
@@ -607,6 +622,9 @@ static void test_chrome_trace(void)
     }
     g_assert_cmpuint(spans, ==, 417);
     g_assert_cmpuint(counters, ==, 418);
+    g_assert_cmpuint(buffers, ==, 442); /* every buffer of gpt2 without sharing, on its lane */
+    g_assert_cmpuint(g_hash_table_size(lane_end), >, 1);
+    g_hash_table_unref(lane_end);
     g_assert_cmpint(peak_live, ==, 26124800);
     g_assert_cmpint(peak_spanned, ==, 26124800);
     g_object_unref(parser);

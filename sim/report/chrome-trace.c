@@ -5,11 +5,12 @@
 #include "plan/profile.h"
 
 #include <json-glib/json-glib.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define STEP_MICROSECONDS 1000 /* one schedule step shown as 1 ms */
 
-static void begin_event(JsonBuilder *b, const char *name, const char *phase, guint64 ts)
+static void begin_event_on(JsonBuilder *b, const char *name, const char *phase, guint64 ts, guint pid, guint tid)
 {
     json_builder_begin_object(b);
     json_builder_set_member_name(b, "name");
@@ -19,15 +20,95 @@ static void begin_event(JsonBuilder *b, const char *name, const char *phase, gui
     json_builder_set_member_name(b, "ts");
     json_builder_add_int_value(b, (gint64)ts);
     json_builder_set_member_name(b, "pid");
-    json_builder_add_int_value(b, 1);
+    json_builder_add_int_value(b, pid);
     json_builder_set_member_name(b, "tid");
-    json_builder_add_int_value(b, 1);
+    json_builder_add_int_value(b, tid);
+}
+
+static void begin_event(JsonBuilder *b, const char *name, const char *phase, guint64 ts)
+{
+    begin_event_on(b, name, phase, ts, 1, 1);
 }
 
 static void add_int_member(JsonBuilder *b, const char *name, guint64 value)
 {
     json_builder_set_member_name(b, name);
     json_builder_add_int_value(b, (gint64)value);
+}
+
+static void add_metadata_on(JsonBuilder *b, const char *kind, const char *value, guint pid, guint tid)
+{
+    begin_event_on(b, kind, "M", 0, pid, tid);
+    json_builder_set_member_name(b, "args");
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "name");
+    json_add_text(b, value);
+    json_builder_end_object(b);
+    json_builder_end_object(b);
+}
+
+/* Buffers in lanes: sorted by first step (then offset), each into the lowest-numbered lane free by then
+ * (a lane is free once its last buffer has died), so a lane's buffers never live at once and the lanes
+ * number the most buffers ever live together. lane[b] receives buffer b's; returns the lane count. */
+typedef struct {
+    guint first;
+    guint64 offset;
+    guint id;
+} Start;
+
+static gint by_start(gconstpointer a, gconstpointer b)
+{
+    const Start *x = a, *y = b;
+    if (x->first != y->first)
+        return x->first < y->first ? -1 : 1;
+    if (x->offset != y->offset)
+        return x->offset < y->offset ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static guint assign_lanes(const Trace *t, const Plan *plan, guint *lane)
+{
+    guint n = trace_count(t), lanes = 0;
+    Start *order = g_new(Start, n + 1);
+    for (guint k = 0; k < n; k++)
+        order[k] = (Start){trace_buffer(t, k)->first, plan->offsets[k], k};
+    qsort(order, n, sizeof(Start), (int (*)(const void *, const void *))by_start);
+    /* free lanes: a min-heap of (free from step, lane) */
+    guint64 *heap = g_new(guint64, n + 1);
+    guint size = 0;
+    for (guint k = 0; k < n; k++) {
+        const TraceBuffer *b = trace_buffer(t, order[k].id);
+        guint chosen;
+        if (size && (heap[0] >> 32) <= b->first) { /* the lane freed earliest is free now */
+            chosen = (guint)(heap[0] & 0xffffffffu);
+            heap[0] = heap[--size];
+            for (guint i = 0;;) { /* sift down */
+                guint l = 2 * i + 1, r = l + 1, m = i;
+                if (l < size && heap[l] < heap[m])
+                    m = l;
+                if (r < size && heap[r] < heap[m])
+                    m = r;
+                if (m == i)
+                    break;
+                guint64 x = heap[i];
+                heap[i] = heap[m];
+                heap[m] = x;
+                i = m;
+            }
+        } else {
+            chosen = lanes++;
+        }
+        lane[order[k].id] = chosen;
+        heap[size] = ((guint64)b->last + 1) << 32 | chosen; /* free from the step after its last */
+        for (guint i = size++; i > 0 && heap[(i - 1) / 2] > heap[i]; i = (i - 1) / 2) { /* sift up */
+            guint64 x = heap[i];
+            heap[i] = heap[(i - 1) / 2];
+            heap[(i - 1) / 2] = x;
+        }
+    }
+    g_free(heap);
+    g_free(order);
+    return lanes;
 }
 
 static void add_metadata(JsonBuilder *b, const char *kind, const char *value)
@@ -75,6 +156,34 @@ char *chrome_trace_to_json(const Trace *t, const Plan *plan, const ChromeTraceLa
         json_builder_end_object(b);
         g_free(fallback);
     }
+    /* The buffers, in a second process: a slice per buffer over its lifetime, on lanes (assign_lanes), its
+     * offset, size and steps in its args, so Perfetto can show which buffer sits where when. */
+    guint *lane = g_new0(guint, trace_count(t) + 1), lanes = assign_lanes(t, plan, lane);
+    add_metadata_on(b, "process_name", "buffers (a lane holds buffers that are never live at once)", 2, 1);
+    for (guint l = 0; l < lanes; l++) {
+        char *name = g_strdup_printf("lane %u", l);
+        add_metadata_on(b, "thread_name", name, 2, l + 1);
+        g_free(name);
+    }
+    for (guint k = 0; k < trace_count(t); k++) {
+        const TraceBuffer *buf = trace_buffer(t, k);
+        guint last = MIN(buf->last, t->steps ? t->steps - 1 : 0);
+        begin_event_on(b, buf->name, "X", start[MIN(buf->first, t->steps)], 2, lane[k] + 1);
+        json_builder_set_member_name(b, "cat");
+        json_add_text(b, "buffer");
+        add_int_member(b, "dur", start[last + 1] - start[MIN(buf->first, last)]);
+        json_builder_set_member_name(b, "args");
+        json_builder_begin_object(b);
+        add_int_member(b, "offset", plan->offsets[k]);
+        add_int_member(b, "size", buf->size);
+        add_int_member(b, "end", plan->offsets[k] + buf->size);
+        add_int_member(b, "first_step", buf->first);
+        add_int_member(b, "last_step", buf->last);
+        add_int_member(b, "bin", buf->bin);
+        json_builder_end_object(b);
+        json_builder_end_object(b);
+    }
+    g_free(lane);
     /* Counters: one sample per step, and a last one at the end so the final step has a width. */
     for (guint s = 0; s <= t->steps; s++) {
         begin_event(b, "memory", "C", start[s]);

@@ -1,6 +1,8 @@
 /* chrome-trace.h — a plan as Chrome trace event JSON (the format of chrome://tracing and
  * ui.perfetto.dev): one "X" span per schedule step (the op run there) and "C" counter events for the
- * bytes live, the bytes the plan actually spans at that step, and the planned arena. Time is the schedule
+ * bytes live, the bytes the plan actually spans at that step, and the planned arena; then, in a second
+ * process ("buffers"), a span per buffer over its lifetime with its offset, size and steps, on lanes that
+ * each hold buffers never live at once. Time is the schedule
  * step (step k runs from k ms to k+1 ms), or with measured kernel times (sim --run) each span lasts its
  * node's median time. Format in docs/report-format.md. */
 #ifndef SIM_CHROME_TRACE_H
