@@ -49,6 +49,7 @@ typedef struct {
     char **plot_where;           /* --where COLUMN=VALUE filters of a table plot */
     char *plot_facet;            /* --facet COLUMN: a panel per value */
     char *chrome_trace, *trace_out, *solution_out, *phases_path;
+    char *html_out;              /* --html: the plans as an HTML page (report/html-view.h) */
     gboolean run, check, poison;
     guint repeat;
     guint threads;               /* --run: the kernels' threads (OpenBLAS) */

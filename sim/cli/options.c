@@ -12,7 +12,7 @@
 
 /* What GOption fills; read once by resolve() and then dropped. */
 typedef struct {
-    char *graph_path, *trace_path, *trace_out, *solution_out, *bins_path, *chrome_trace, *plot, *plot_out;
+    char *graph_path, *trace_path, *trace_out, *solution_out, *bins_path, *chrome_trace, *plot, *plot_out, *html;
     char *from, *plot_x, *plot_y, *plot_title, *facet;
     char **dims, **pins, **where;
     char *strategy, *format, *weights, *io, *transpose, *alias, *order, *orders;
@@ -31,7 +31,7 @@ typedef struct {
 
 static void raw_clear(RawOptions *o)
 {
-    char **strings[] = {&o->graph_path, &o->trace_path, &o->trace_out, &o->solution_out, &o->bins_path, &o->chrome_trace, &o->plot,
+    char **strings[] = {&o->graph_path, &o->trace_path, &o->trace_out, &o->solution_out, &o->bins_path, &o->chrome_trace, &o->html, &o->plot,
                         &o->plot_out, &o->from, &o->plot_x, &o->plot_y, &o->plot_title, &o->strategy, &o->format,
                         &o->weights, &o->io, &o->transpose, &o->alias, &o->order, &o->orders, &o->profile, &o->phases,
                         &o->search_engines, &o->inputs, &o->expect, &o->dump_outputs, &o->facet};
@@ -80,7 +80,7 @@ static int resolve_table_plot(const RawOptions *o, Job *job)
         return usage_error("--from FILE.csv is drawn with --plot compare|sweep --out FILE.png|svg|pdf");
     if (!plot_kind_parse(o->plot, &job->plot_kind) || (job->plot_kind != PLOT_COMPARE && job->plot_kind != PLOT_SWEEP))
         return usage_error("--from draws a result table: --plot compare or --plot sweep");
-    if (o->graph_path || o->trace_path || o->compare || o->orders || o->info || o->chrome_trace || o->trace_out ||
+    if (o->graph_path || o->trace_path || o->compare || o->orders || o->info || o->chrome_trace || o->html || o->trace_out ||
         o->solution_out)
         return usage_error("--from draws an existing table: drop --graph, --trace, --compare, --orders, --info, "
                            "--chrome-trace, --trace-out and --solution-out");
@@ -115,6 +115,8 @@ static int check_combinations(const RawOptions *o)
         return usage_error("--x, --y, --where and --facet shape --plot compare and --plot sweep (with --from)");
     if (o->plot_title && !o->plot)
         return usage_error("--title names the picture of --plot");
+    if ((o->html) && (o->info || o->orders))
+        return usage_error("--html draws the plans of one order: drop --info and --orders");
     if ((o->plot || o->chrome_trace) && (o->info || o->orders))
         return usage_error("--plot and --chrome-trace draw the plan of one order: drop --info and --orders");
     if ((o->check || o->poison || o->repeat || o->profile || o->threads || o->inputs || o->expect || o->dump_outputs ||
@@ -310,6 +312,7 @@ static int resolve(RawOptions *o, Job *job)
     job->source = job->graph_path ? job->graph_path : job->trace_path;
     job->bins_path = g_steal_pointer(&o->bins_path);
     job->chrome_trace = g_steal_pointer(&o->chrome_trace);
+    job->html_out = g_steal_pointer(&o->html);
     job->trace_out = g_steal_pointer(&o->trace_out);
     job->solution_out = g_steal_pointer(&o->solution_out);
     job->profile_path = g_steal_pointer(&o->profile);
@@ -401,6 +404,9 @@ int job_from_args(Job *job, int argc, char **argv)
          "COLUMN"},
         {"title", 0, 0, G_OPTION_ARG_STRING, &o.plot_title, "--plot: the picture's title (default: says what was planned)",
          "TEXT"},
+        {"html", 0, 0, G_OPTION_ARG_FILENAME, &o.html,
+         "Write the plan (with --compare: every plan, side by side) as one self-contained HTML page to explore in a "
+         "browser: buffers as rectangles, hover for details, zoom and pan", "FILE.html"},
         {"chrome-trace", 0, 0, G_OPTION_ARG_FILENAME, &o.chrome_trace,
          "Write the plan as Chrome trace events (ui.perfetto.dev, chrome://tracing): ops and live bytes per step",
          "FILE"},
@@ -505,7 +511,7 @@ void job_clear(Job *job)
 {
     char **strings[] = {&job->graph_path, &job->trace_path, &job->bins_path, &job->table_path, &job->dims_text,
                         &job->alias, &job->plot_out, &job->plot_x, &job->plot_y, &job->plot_title,
-                        &job->chrome_trace, &job->trace_out, &job->solution_out, &job->phases_path,
+                        &job->chrome_trace, &job->html_out, &job->trace_out, &job->solution_out, &job->phases_path,
                         &job->profile_path, &job->inputs_dir, &job->expect_dir, &job->dump_dir, &job->plot_facet};
     for (gsize k = 0; k < G_N_ELEMENTS(strings); k++)
         g_clear_pointer(strings[k], g_free);

@@ -4,6 +4,7 @@
 #include "cli/outputs.h"
 #include "ops/ops.h"
 #include "report/chrome-trace.h"
+#include "report/html-view.h"
 #include "report/csv-table.h"
 #include "report/plot-table.h"
 #include "strategies/registry.h"
@@ -77,6 +78,16 @@ gboolean write_chrome_trace(const Job *job, const Trace *t, const Plan *plan, co
     g_free(title);
     g_free(names);
     g_free(types);
+    return ok;
+}
+
+gboolean write_html(const Job *job, const Trace *t, const Plan *const *plans, guint count, GError **error)
+{
+    char *title = job->graph_path ? g_strdup_printf("%s (dims %s), order %s, alias %s", job->graph_path, job->dims_text,
+                                                    job->order->name, job->alias)
+                                  : g_strdup(job->trace_path);
+    gboolean ok = html_view_write(job->html_out, title, t, plans, count, error);
+    g_free(title);
     return ok;
 }
 

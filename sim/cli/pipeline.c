@@ -119,6 +119,8 @@ static int run_compare(const Job *job, const Trace *t)
     if (!status) {
         report_print(stdout, job->format, job->wide, rows, count);
         print_aliasing(job);
+        if (job->html_out && !status && !write_html(job, t, (const Plan *const *)plans, count, &error))
+            status = file_error(job->html_out, error);
         if (job->plot && !write_plot(job, t, (const Plan *const *)plans, count, &error))
             status = file_error(job->plot_out, error);
     }
@@ -180,6 +182,8 @@ static int run_single(const Job *job, const Trace *t)
         status = file_error(job->chrome_trace, error);
     if (!status && job->plot && !write_plot(job, t, (const Plan *const *)&plan, 1, &error))
         status = file_error(job->plot_out, error);
+    if (!status && job->html_out && !write_html(job, t, (const Plan *const *)&plan, 1, &error))
+        status = file_error(job->html_out, error);
     g_free(seconds);
     plan_free(plan);
     g_clear_error(&error);

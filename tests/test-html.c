@@ -1,0 +1,113 @@
+/* test-html.c — the HTML view (--html) in a real browser: Debian's Chromium, headless, loads the page of
+ * gpt2's plan (and of every strategy's, side by side) from the file alone; the DOM it builds holds one
+ * rectangle per buffer carrying the buffer's name, size, offset and steps, the page draws (a screenshot),
+ * and names built to break out of HTML or to run script stay text. */
+#include "tests/testutil.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+
+static char *chromium(void)
+{
+    char *path = g_find_program_in_path("chromium");
+    if (!path)
+        g_error("chromium is not installed (make test-deps installs Debian's chromium)");
+    return path;
+}
+
+/* Runs headless Chromium on file:// path with extra arguments; returns its stdout (the DOM with --dump-dom). */
+static char *browse(const char *page, const char *extra)
+{
+    char *browser = chromium(), *profile = test_scratch_path("chromium-profile"), *profile_arg = g_strconcat("--user-data-dir=", profile, NULL);
+    char *url = g_strconcat("file://", page, NULL);
+    char *argv[] = {"timeout", "120", browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                    "--disable-background-networking", "--disable-component-update", "--disable-sync", profile_arg,
+                    "--window-size=1300,1000", (char *)extra, url, NULL};
+    gchar *out = NULL, *err = NULL;
+    gint status = 0;
+    g_assert_true(g_spawn_sync(NULL, argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, &err, &status, NULL));
+    if (!g_spawn_check_wait_status(status, NULL))
+        g_error("chromium failed on %s: %s", page, err);
+    g_free(err);
+    g_free(url);
+    g_free(profile_arg);
+    g_free(profile);
+    g_free(browser);
+    return out;
+}
+
+static guint count_of(const char *text, const char *what)
+{
+    guint n = 0;
+    for (const char *p = text; (p = strstr(p, what)); p += strlen(what))
+        n++;
+    return n;
+}
+
+static void test_gpt2_page(void)
+{
+    char *gpt2 = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "gpt2.onnx", NULL);
+    char *page = test_scratch_path("gpt2.html");
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", gpt2, "--strategy", "greedy-size", "--html", page, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    g_assert_nonnull(strstr(r.out, "buffers        175\n"));
+    run_result_clear(&r);
+    char *dom = browse(page, "--dump-dom");
+    g_assert_cmpuint(count_of(dom, "<rect class=\"buffer\""), ==, 175); /* one element per buffer, with its data */
+    g_assert_nonnull(strstr(dom, "data-strategy=\"greedy-size\""));
+    g_assert_nonnull(strstr(dom, "data-size=\"")); /* the tooltip's source */
+    g_assert_nonnull(strstr(dom, "<div id=\"tip\""));
+    g_free(dom);
+    char *shot = test_scratch_path("gpt2.png"), *shot_arg = g_strconcat("--screenshot=", shot, NULL);
+    g_free(browse(page, shot_arg));
+    gchar *png = NULL;
+    gsize len = 0;
+    g_assert_true(g_file_get_contents(shot, &png, &len, NULL));
+    g_assert_cmpuint(len, >, 10000); /* a drawn page, not a blank one */
+    g_assert_true(!memcmp(png, "\x89PNG", 4));
+    g_free(png);
+    g_free(shot_arg);
+    g_free(shot);
+    /* every strategy side by side */
+    r = test_run("SIM_BIN", (const char *[]){"--graph", gpt2, "--compare", "--html", page, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    dom = browse(page, "--dump-dom");
+    g_assert_cmpuint(count_of(dom, "<section class=\"plan\""), >=, 9);
+    g_free(dom);
+    g_free(page);
+    g_free(gpt2);
+}
+
+/* Names that would be markup or script on the page stay text: the page's title is its own, nothing ran. */
+static void test_hostile_names(void)
+{
+    Trace *t = trace_new("hostile");
+    const char *names[] = {"<script>document.title='pwned'</script>", "\"><img src=x onerror=\"document.title='pwned'\">",
+                           "a&amp;b", "line\nbreak"};
+    for (guint k = 0; k < G_N_ELEMENTS(names); k++)
+        trace_add(t, names[k], 4096, 1, k, k + 1);
+    char *path = test_scratch_path("hostile.trace"), *page = test_scratch_path("hostile.html");
+    GError *error = NULL;
+    g_assert_true(trace_write_file(t, NULL, path, &error));
+    trace_free(t);
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--trace", path, "--html", page, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    char *dom = browse(page, "--dump-dom");
+    g_assert_null(strstr(dom, "pwned</title>"));
+    g_assert_null(strstr(dom, "<img"));
+    g_assert_cmpuint(count_of(dom, "<rect class=\"buffer\""), ==, G_N_ELEMENTS(names));
+    g_assert_nonnull(strstr(dom, "data-name=\"&lt;script&gt;document.title='pwned'&lt;/script&gt;\""));
+    g_free(dom);
+    g_free(page);
+    g_free(path);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/html/gpt2-page", test_gpt2_page);
+    g_test_add_func("/html/hostile-names", test_hostile_names);
+    return g_test_run();
+}
