@@ -795,6 +795,32 @@ static void test_solution_out(void)
     g_free(sol);
 }
 
+/* --plot layout at scale (issue 42): a part of the picture (--steps, --addresses) holds only the buffers
+ * meeting it, the largest are named whether their names fit or not, and a window with nothing in it, or a
+ * malformed one, is said so. */
+static void test_layout_window(void)
+{
+    char *path = gpt2_path(), *svg = test_scratch_path("window.svg");
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--strategy", "greedy-size", "--plot", "layout",
+                                                       "--steps", "0:40", "--addresses", "0:2000000", "--out", svg, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    char *text = test_read_file(svg);
+    assert_contains(text, "<svg");
+    g_free(text);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--plot", "layout", "--addresses", "900000000:900000001",
+                                             "--out", svg, NULL});
+    g_assert_cmpint(r.status, ==, 1);
+    assert_contains(r.err, "holds no buffer");
+    run_result_clear(&r);
+    expect_failure((const char *[]){"--graph", path, "--plot", "layout", "--steps", "9:3", "--out", svg, NULL}, 2,
+                   "sim: --steps takes FIRST:LAST, two step numbers, FIRST <= LAST (see sim --help)\n");
+    expect_failure((const char *[]){"--graph", path, "--steps", "1:2", NULL}, 2,
+                   "sim: --steps and --addresses choose a part of --plot layout (see sim --help)\n");
+    g_free(svg);
+    g_free(path);
+}
+
 /* The examples of the README and docs/usage.md work for a newcomer: every file a `sim` or `bench/sweep.sh`
  * line reads (--graph, --trace, --bins, --from) is in the repository, in graphs/models/ (make models), or
  * written by a line above it (--out, --chrome-trace, --trace-out, --solution-out, or a quoted '*.onnx' a
@@ -955,6 +981,7 @@ int main(int argc, char **argv)
     g_test_add_func("/cli/huge-pages-restart", test_huge_pages_restart);
     g_test_add_func("/cli/plot-timeline", test_plot_timeline);
     g_test_add_func("/cli/readme-examples", test_readme_examples);
+    g_test_add_func("/cli/layout-window", test_layout_window);
     g_test_add_func("/cli/solution-out", test_solution_out);
     g_test_add_func("/cli/search-progress-and-interrupt", test_search_progress_and_interrupt);
     g_test_add_func("/cli/portfolio-budget-skips", test_portfolio_budget_skips);

@@ -47,6 +47,7 @@ typedef struct {
     PlotKind plot_kind;
     char *plot_out, *plot_x, *plot_y, *plot_title;
     char **plot_where;           /* --where COLUMN=VALUE filters of a table plot */
+    LayoutWindow layout_window;  /* --steps, --addresses of --plot layout (zero: all of it) */
     char *plot_facet;            /* --facet COLUMN: a panel per value */
     char *chrome_trace, *trace_out, *solution_out, *phases_path;
     char *html_out;              /* --html: the plans as an HTML page (report/html-view.h) */

@@ -13,7 +13,7 @@
 /* What GOption fills; read once by resolve() and then dropped. */
 typedef struct {
     char *graph_path, *trace_path, *trace_out, *solution_out, *bins_path, *chrome_trace, *plot, *plot_out, *html;
-    char *from, *plot_x, *plot_y, *plot_title, *facet;
+    char *from, *plot_x, *plot_y, *plot_title, *facet, *window_steps, *window_addresses;
     char **dims, **pins, **where;
     char *strategy, *format, *weights, *io, *transpose, *alias, *order, *orders;
     gint64 order_budget, seed, search_max, budget_work;
@@ -34,7 +34,8 @@ static void raw_clear(RawOptions *o)
     char **strings[] = {&o->graph_path, &o->trace_path, &o->trace_out, &o->solution_out, &o->bins_path, &o->chrome_trace, &o->html, &o->plot,
                         &o->plot_out, &o->from, &o->plot_x, &o->plot_y, &o->plot_title, &o->strategy, &o->format,
                         &o->weights, &o->io, &o->transpose, &o->alias, &o->order, &o->orders, &o->profile, &o->phases,
-                        &o->search_engines, &o->inputs, &o->expect, &o->dump_outputs, &o->facet};
+                        &o->search_engines, &o->inputs, &o->expect, &o->dump_outputs, &o->facet, &o->window_steps,
+                        &o->window_addresses};
     for (gsize k = 0; k < G_N_ELEMENTS(strings); k++)
         g_clear_pointer(strings[k], g_free);
     g_clear_pointer(&o->dims, g_strfreev);
@@ -115,6 +116,8 @@ static int check_combinations(const RawOptions *o)
         return usage_error("--x, --y, --where and --facet shape --plot compare and --plot sweep (with --from)");
     if (o->plot_title && !o->plot)
         return usage_error("--title names the picture of --plot");
+    if ((o->window_steps || o->window_addresses) && !(o->plot && !strcmp(o->plot, "layout")))
+        return usage_error("--steps and --addresses choose a part of --plot layout");
     if ((o->html) && (o->info || o->orders))
         return usage_error("--html draws the plans of one order: drop --info and --orders");
     if ((o->plot || o->chrome_trace) && (o->info || o->orders))
@@ -155,6 +158,27 @@ static int check_combinations(const RawOptions *o)
 
 static int resolve_plot(const RawOptions *o, Job *job)
 {
+    if (o->window_steps || o->window_addresses) {
+        const char *specs[] = {o->window_steps, o->window_addresses};
+        guint64 lo[2] = {0, 0}, hi[2] = {0, 0};
+        for (guint k = 0; k < 2; k++) {
+            if (!specs[k])
+                continue;
+            char *end = NULL;
+            const char *colon = strchr(specs[k], ':');
+            gboolean ok = colon && g_ascii_isdigit(specs[k][0]) && g_ascii_isdigit(colon[1]);
+            if (ok) {
+                lo[k] = g_ascii_strtoull(specs[k], &end, 10);
+                ok = end == colon;
+                hi[k] = ok ? g_ascii_strtoull(colon + 1, &end, 10) : 0;
+                ok = ok && !*end && hi[k] >= lo[k] && (k == 1 ? hi[k] > lo[k] : hi[k] <= G_MAXUINT);
+            }
+            if (!ok)
+                return usage_error(k == 0 ? "--steps takes FIRST:LAST, two step numbers, FIRST <= LAST"
+                                          : "--addresses takes LOW:HIGH, two byte offsets, LOW < HIGH");
+        }
+        job->layout_window = (LayoutWindow){o->window_steps != NULL, (guint)lo[0], (guint)hi[0], lo[1], hi[1]};
+    }
     if (!o->plot)
         return -1;
     if (!plot_kind_parse(o->plot, &job->plot_kind))
@@ -399,6 +423,9 @@ int job_from_args(Job *job, int argc, char **argv)
         {"where", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.where,
          "--from: draw only the rows whose COLUMN is VALUE (repeatable; a graph also by its file name without .onnx)",
          "COLUMN=VALUE"},
+        {"steps", 0, 0, G_OPTION_ARG_STRING, &o.window_steps, "--plot layout: draw only steps FIRST to LAST", "FIRST:LAST"},
+        {"addresses", 0, 0, G_OPTION_ARG_STRING, &o.window_addresses,
+         "--plot layout: draw only the addresses LOW to HIGH (bytes, HIGH excluded)", "LOW:HIGH"},
         {"facet", 0, 0, G_OPTION_ARG_STRING, &o.facet,
          "--from: small multiples, a panel per value of COLUMN (e.g. alias, order), every panel on the same y axis",
          "COLUMN"},

@@ -98,7 +98,7 @@ gboolean write_plot(const Job *job, const Trace *t, const Plan *const *plans, gu
                   : job->graph_path ? g_strdup_printf("%s (dims %s), order %s, alias %s: %s", job->graph_path,
                                                       job->dims_text, job->order->name, job->alias, strategy)
                                     : g_strdup_printf("%s: %s", job->trace_path, strategy);
-    gboolean ok = job->plot_kind == PLOT_LAYOUT ? plot_layout(job->plot_out, title, t, plans[0], error)
+    gboolean ok = job->plot_kind == PLOT_LAYOUT ? plot_layout(job->plot_out, title, t, plans[0], &job->layout_window, error)
                                                 : plot_timeline(job->plot_out, title, t, plans, count, error);
     g_free(title);
     return ok;

@@ -128,32 +128,80 @@ static guint64 *bin_bases(const Plan *plan)
     return base;
 }
 
-gboolean plot_layout(const char *path, const char *title, const Trace *t, const Plan *plan, GError **error)
+typedef struct {
+    guint id;
+    double area; /* bytes × steps */
+} ByArea;
+
+static gint by_area(gconstpointer a, gconstpointer b)
+{
+    const ByArea *x = a, *y = b;
+    if (x->area != y->area)
+        return x->area > y->area ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+gboolean plot_layout(const char *path, const char *title, const Trace *t, const Plan *plan, const LayoutWindow *window,
+                     GError **error)
 {
     if (!plot_path_check(path, error))
         return FALSE;
-    const char *unit;
-    double scale;
-    gnuplot_byte_unit((double)MAX(plan->arena, 1), &unit, &scale);
     guint64 *base = bin_bases(plan);
     guint steps = MAX(t->steps, 1);
+    /* The window: every step and address unless told; a step range past the end is cut to it. */
+    guint x_lo = 0, x_hi = steps;
+    guint64 y_lo = 0, y_hi = MAX(base[plan->bins], 1);
+    if (window && window->some_steps) {
+        x_lo = MIN(window->first_step, steps - 1);
+        x_hi = MAX(MIN(window->last_step, steps - 1), x_lo) + 1;
+    }
+    if (window && window->high > window->low) {
+        y_lo = window->low;
+        y_hi = window->high;
+    }
+    const char *unit;
+    double scale;
+    gnuplot_byte_unit((double)MAX(y_hi, 1), &unit, &scale);
+    guint shown_steps = x_hi - x_lo;
+    guint64 shown_bytes = MAX(y_hi - y_lo, 1);
 
     GString *s = gnuplot_script_new(path, title);
     g_string_append_printf(s, "set xlabel 'schedule step'\nset ylabel 'offset (%s)'\nset grid front\nunset key\n", unit);
-    g_string_append_printf(s, "set xrange [0:%u]\nset yrange [0:%.6f]\nset style fill solid 0.6 border lc rgb '#404040'\n",
-                           steps, (double)MAX(plan->arena, 1) / scale * 1.05);
-    /* Names only where they fit: a rectangle wide and tall enough for a short label at this size. */
-    for (guint id = 0; id < trace_count(t); id++) {
+    g_string_append_printf(s, "set xrange [%u:%u]\nset yrange [%.6f:%.6f]\nset style fill solid 0.6 border lc rgb '#404040'\n"
+                              "set style textbox opaque noborder\n",
+                           x_lo, x_hi, (double)y_lo / scale,
+                           (double)(y_lo + (window && window->high > window->low ? shown_bytes : shown_bytes * 105 / 100)) / scale);
+    /* Names where they fit (a rectangle wide and tall enough for a short label at this size), and the
+     * largest buffers named whatever their shape, on an opaque box. */
+    guint n = trace_count(t);
+    ByArea *order = g_new(ByArea, n + 1);
+    for (guint id = 0; id < n; id++) {
         const TraceBuffer *b = trace_buffer(t, id);
-        double width = (double)(b->last - b->first + 1) / steps, height = (double)b->size / MAX(plan->arena, 1);
-        if (width < 0.003 * (strlen(b->name) + 2) || height < 0.035)
+        order[id] = (ByArea){id, (double)b->size * (double)(b->last - b->first + 1)};
+    }
+    qsort(order, n, sizeof(ByArea), (int (*)(const void *, const void *))by_area);
+    guint named_largest = 0;
+    for (guint k = 0; k < n; k++) {
+        guint id = order[k].id;
+        const TraceBuffer *b = trace_buffer(t, id);
+        guint64 low = base[b->bin] + plan->offsets[id];
+        if (b->last < x_lo || b->first >= x_hi || low + b->size <= y_lo || low >= y_hi)
+            continue; /* outside the window */
+        guint first = MAX(b->first, x_lo), last = MIN(b->last + 1, x_hi);
+        guint64 bottom = MAX(low, y_lo), top = MIN(low + b->size, y_hi);
+        double width = (double)(last - first) / shown_steps, height = (double)(top - bottom) / shown_bytes;
+        gboolean fits = width >= 0.003 * (strlen(b->name) + 2) && height >= 0.035;
+        gboolean largest = !fits && named_largest < LAYOUT_NAMED_LARGEST;
+        if (!fits && !largest)
             continue;
+        named_largest += largest;
         char *name_q = gnuplot_quote(b->name);
-        double y = (double)(base[b->bin] + plan->offsets[id]) + (double)b->size / 2;
-        g_string_append_printf(s, "set label %s at %.3f,%.6f center front font 'sans,8'\n", name_q,
-                               b->first + (b->last - b->first + 1) / 2.0, y / scale);
+        g_string_append_printf(s, "set label %s at %.3f,%.6f center front font 'sans,8'%s\n", name_q,
+                               first + (last - first) / 2.0, ((double)bottom + (double)(top - bottom) / 2) / scale,
+                               largest ? " boxed" : "");
         g_free(name_q);
     }
+    g_free(order);
     for (guint bin = 0; bin < plan->bins; bin++) {
         double top = (double)base[bin + 1] / scale;
         char *label = plan->bins > 1 ? g_strdup_printf("bin %u top %.2f %s", bin, top, unit)
@@ -166,18 +214,28 @@ gboolean plot_layout(const char *path, const char *title, const Trace *t, const 
         g_free(label_q);
         g_free(label);
     }
-    /* x_low x_high y_low y_high colour, one buffer a row. */
+    /* x_low x_high y_low y_high colour, one buffer a row; none drawn thinner than 0.3% of the picture's
+     * height, so a small buffer is a sliver, not nothing. */
+    double sliver = (double)shown_bytes * 0.003;
+    guint drawn = 0;
     g_string_append(s, "$buffers << EOD\n");
     for (guint id = 0; id < trace_count(t); id++) {
         const TraceBuffer *b = trace_buffer(t, id);
         guint64 low = base[b->bin] + plan->offsets[id];
+        if (b->last < x_lo || b->first >= x_hi || low + b->size <= y_lo || low >= y_hi)
+            continue;
+        drawn++;
         guint colour = (guint)g_ascii_strtoull(gnuplot_colour(id) + 1, NULL, 16);
-        g_string_append_printf(s, "%u %u %.6f %.6f %u\n", b->first, b->last + 1, (double)low / scale,
-                               (double)(low + b->size) / scale, colour);
+        double high = MAX((double)(low + b->size), (double)low + sliver);
+        g_string_append_printf(s, "%u %u %.6f %.6f %u\n", b->first, b->last + 1, (double)low / scale, high / scale, colour);
     }
     g_string_append(s, "EOD\n");
     g_string_append(s, "plot $buffers using (($1+$2)/2):(($3+$4)/2):1:2:3:4:5 with boxxyerror lc rgb variable\n");
-    gboolean ok = gnuplot_run(path, s, error);
+    gboolean ok = drawn > 0;
+    if (!ok)
+        g_set_error(error, PLOT_ERROR, 1, "the window (steps %u to %u, addresses %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT
+                    ") holds no buffer", x_lo, x_hi - 1, y_lo, y_hi);
+    ok = ok && gnuplot_run(path, s, error);
     g_string_free(s, TRUE);
     g_free(base);
     return ok;

@@ -20,8 +20,19 @@ gboolean plot_kind_parse(const char *name, PlotKind *out);
 gboolean plot_timeline(const char *path, const char *title, const Trace *t, const Plan *const *plans, guint count,
                        GError **error);
 
+/* A part of a layout picture: steps [first_step, last_step] and addresses [low, high) (high 0: the whole). */
+typedef struct {
+    gboolean some_steps;         /* FALSE: every step */
+    guint first_step, last_step;
+    guint64 low, high;
+} LayoutWindow;
+
 /* layout: one plan as rectangles, schedule step across and address up, each bin stacked on the one below
- * with its arena top drawn; a buffer's name is written inside it where it fits. */
-gboolean plot_layout(const char *path, const char *title, const Trace *t, const Plan *plan, GError **error);
+ * with its arena top drawn; a buffer's name is written inside it where it fits, and the largest buffers
+ * (bytes × steps) are named whether they fit or not; every buffer is drawn at least a sliver tall, so none
+ * vanishes. `window` (NULL: all of it) draws one part, the buffers that meet it. */
+#define LAYOUT_NAMED_LARGEST 12
+gboolean plot_layout(const char *path, const char *title, const Trace *t, const Plan *plan, const LayoutWindow *window,
+                     GError **error);
 
 #endif

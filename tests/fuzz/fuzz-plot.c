@@ -78,7 +78,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!plan)
         fail("planning a plain trace failed", error->message);
     char *svg = g_strconcat(names->pdata[names->len / 2], ".svg", NULL), *png = g_strconcat(svg, ".png", NULL);
-    if (!plot_layout(svg, names->pdata[0], t, plan, &error) ||
+    LayoutWindow window = {TRUE, 1, 3, 0, 6000}; /* and a part of it */
+    if (!plot_layout(svg, names->pdata[0], t, plan, NULL, &error) || !plot_layout(svg, names->pdata[0], t, plan, &window, &error) ||
         !plot_timeline(png, names->pdata[names->len - 1], t, (const Plan *const *)&plan, 1, &error))
         fail("a plot of a plain trace failed", error->message);
     g_free(svg);
