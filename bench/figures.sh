@@ -91,7 +91,8 @@ part_corpus() {
         echo
         tables pivot results/corpus-strategies.csv graph strategy arena
     } > results/corpus-strategies.md
-    "$sim" --from results/corpus-strategies.csv --plot compare --out plots/corpus-compare.png \
+    tables named results/corpus-strategies.csv "$work/corpus-named.csv" # the tables' model names in the picture
+    "$sim" --from "$work/corpus-named.csv" --plot compare --out plots/corpus-compare.png \
         --title "Corpus models: arena / lower bound per strategy (all sharing, file order)"
 }
 

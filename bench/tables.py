@@ -1,16 +1,15 @@
 #!/usr/bin/python3
 """tables.py — turns sweep CSVs (sim --format csv rows, as bench/sweep.sh appends them) into the
-deterministic files of results/: a canonical CSV (rows sorted, the timing column and the clock's part of
-the detail dropped, so a rerun writes the same bytes) and markdown tables. Standard library only.
+deterministic files of results/: a canonical CSV (rows sorted, the timing column dropped, so a rerun on a
+work budget writes the same bytes) and markdown tables. Standard library only.
 
 Usage:
   tables.py canon IN.csv OUT.csv                 sort rows (strategies keep their order), drop plan_seconds
-                                                 and search's seconds (and its nodes when the clock
-                                                 stopped it)
   tables.py pivot IN.csv ROW COL VALUE           markdown: one row per ROW value, one column per COL value
                                                  (VALUE: a column, ratio = arena / lower bound, or
                                                  arena in B/KiB/MiB/GiB); first column order follows the file
   tables.py savings IN.csv                       markdown: bytes saved per sharing kind, per graph
+  tables.py named IN.csv OUT.csv                 the table with graphs named as the markdown names them
 """
 import csv
 import os
@@ -133,9 +132,23 @@ def savings(src):
         print("| " + " | ".join([graph_name(r), human(no_alias), human(traced), saved] + kinds + [r["fallbacks"]]) + " |")
 
 
+def named(src, dst):
+    """The table with each graph named as the markdown tables name it (the corpus name), so a picture of it
+    (sim --from DST --plot compare) says what the tables say."""
+    rows = read(src)
+    for r in rows:
+        r["graph"] = graph_name(r)
+    with open(dst, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()) if rows else [], lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+
+
 def main(argv):
     if len(argv) >= 4 and argv[1] == "canon":
         canon(argv[2], argv[3])
+    elif len(argv) == 4 and argv[1] == "named":
+        named(argv[2], argv[3])
     elif len(argv) == 6 and argv[1] == "pivot":
         pivot(argv[2], argv[3], argv[4], argv[5])
     elif len(argv) == 3 and argv[1] == "savings":
