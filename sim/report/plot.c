@@ -56,32 +56,68 @@ static void timeline_overlay(GString *s, const Trace *t, const Plan *const *plan
     g_free(bound);
 }
 
-/* Many plans (--compare): small multiples, a panel per plan in a grid, each on its own byte scale (a
- * no-reuse plan would flatten the rest), each with the live bytes, its spanned bytes and the lower bound,
- * titled with its arena and how far above the bound it is; the picture's title over the grid. */
-static void timeline_panels(GString *s, const char *title, const Trace *t, const Plan *const *plans, guint count,
-                            const char *unit, double scale, guint columns, guint rows)
+/* A tic step for n steps across a panel: 1, 2 or 5 times a power of ten, about four tics, so the labels
+ * of a small panel do not run together. */
+static guint tic_step(guint n)
 {
-    guint64 bound = trace_lower_bound(t);
+    guint step = 1;
+    while (step * 4 < n) {
+        if (step * 2 * 4 >= n)
+            return step * 2;
+        if (step * 5 * 4 >= n)
+            return step * 5;
+        step *= 10;
+    }
+    return step;
+}
+
+/* Whether two plans of one trace place every buffer alike. */
+static gboolean same_plan(const Trace *t, const Plan *a, const Plan *b)
+{
+    return a->arena == b->arena && !memcmp(a->offsets, b->offsets, trace_count(t) * sizeof(guint64));
+}
+
+/* Many plans (--compare): small multiples, a panel per distinct plan (strategies that made the same plan
+ * share one, named together), every panel on one byte scale so a taller curve is a bigger arena — but
+ * the no-reuse baseline's, which would flatten the rest and gets a scale of its own, said in its title —
+ * each with the live bytes, its spanned bytes and the lower bound, titled with its arena and how far above
+ * the bound it is; the picture's title over the grid. */
+static void timeline_panels(GString *s, const char *title, const Trace *t, const Plan *const *plans, guint count,
+                            const char *unit, double scale, guint columns, guint rows, const guint *first_of)
+{
+    guint64 bound = trace_lower_bound(t), shared = MAX(bound, 1);
+    for (guint k = 0; k < count; k++)
+        if (plans[k]->strategy->role != ROLE_BASELINE)
+            shared = MAX(shared, plans[k]->arena);
     char *title_q = gnuplot_quote(title);
     g_string_append_printf(s, "unset title\nset multiplot layout %u,%u title %s\n", rows, columns, title_q);
     g_free(title_q);
-    g_string_append(s, "set key top left box opaque font ',8'\n");
+    g_string_append_printf(s, "set key top left box opaque font ',8'\nset xtics %u\n", tic_step(MAX(t->steps, 1)));
+    gboolean first_panel = TRUE;
     for (guint k = 0; k < count; k++) {
+        if (first_of[k] != k)
+            continue; /* drawn in the panel of the first strategy that made this plan */
+        GString *names = g_string_new(plans[k]->strategy->name);
+        for (guint j = k + 1; j < count; j++)
+            if (first_of[j] == k)
+                g_string_append_printf(names, " = %s", plans[j]->strategy->name);
+        gboolean own = plans[k]->strategy->role == ROLE_BASELINE && plans[k]->arena > shared;
         double over = bound ? 100.0 * (double)(plans[k]->arena - MIN(plans[k]->arena, bound)) / (double)bound : 0.0;
-        char *label = g_strdup_printf("%s: %.2f %s (+%.2f%%)", plans[k]->strategy->name, (double)plans[k]->arena / scale,
-                                      unit, over);
+        char *label = g_strdup_printf("%s: %.2f %s (+%.2f%%)%s", names->str, (double)plans[k]->arena / scale, unit, over,
+                                      own ? ", own scale" : "");
         char *label_q = gnuplot_quote(label);
-        g_string_append_printf(s, "set title %s\nset yrange [0:%.6f]\n", label_q,
-                               1.15 * (double)MAX(MAX(plans[k]->arena, bound), 1) / scale);
+        g_string_append_printf(s, "set title %s font ',%u'\nset yrange [0:%.6f]\n", label_q, strlen(label) > 48 ? 8u : 10u,
+                               1.15 * (double)(own ? plans[k]->arena : shared) / scale);
         g_string_append_printf(s, "plot $profile using 1:2 with steps lw 1.5 lc rgb '#000000' title 'live', "
                                   "'' using 1:%u with steps lw 1.5 lc rgb '%s' title 'spanned', "
                                   "%.6f with lines dt 2 lw 1 lc rgb '#808080' title 'lower bound'\n",
                                k + 3, gnuplot_colour(k), (double)bound / scale);
-        if (k == 0)
+        if (first_panel)
             g_string_append(s, "unset key\n");
+        first_panel = FALSE;
         g_free(label_q);
         g_free(label);
+        g_string_free(names, TRUE);
     }
     g_string_append(s, "unset multiplot\n");
 }
@@ -102,17 +138,27 @@ gboolean plot_timeline(const char *path, const char *title, const Trace *t, cons
     double scale;
     gnuplot_byte_unit((double)largest, &unit, &scale);
     gboolean panels = count > TIMELINE_OVERLAY_MAX;
-    guint columns = panels ? (guint)ceil(sqrt((double)count)) : 1, rows = (count + columns - 1) / columns;
+    guint *first_of = g_new(guint, count), distinct = 0; /* the first plan identical to each */
+    for (guint k = 0; k < count; k++) {
+        first_of[k] = k;
+        for (guint j = 0; j < k && first_of[k] == k; j++)
+            if (first_of[j] == j && same_plan(t, plans[j], plans[k]))
+                first_of[k] = j;
+        distinct += first_of[k] == k;
+    }
+    guint shown = panels ? distinct : count;
+    guint columns = panels ? (guint)ceil(sqrt((double)shown)) : 1, rows = (shown + columns - 1) / columns;
     GString *s = panels ? gnuplot_script_sized(path, title, 1200, 40 + 300 * rows) : gnuplot_script_new(path, title);
     g_string_append_printf(s, "set xlabel 'schedule step'\nset ylabel 'bytes (%s)'\nset grid\n", unit);
     g_string_append_printf(s, "set xrange [0:%u]\nset yrange [0:*]\n", MAX(t->steps, 1));
     timeline_data(s, t, profiles, count, scale);
     if (panels)
-        timeline_panels(s, title, t, plans, count, unit, scale, columns, rows);
+        timeline_panels(s, title, t, plans, count, unit, scale, columns, rows, first_of);
     else
         timeline_overlay(s, t, plans, count, unit, scale);
     gboolean ok = gnuplot_run(path, s, error);
     g_string_free(s, TRUE);
+    g_free(first_of);
     for (guint k = 0; k < count; k++)
         memory_profile_clear(&profiles[k]);
     g_free(profiles);

@@ -15,7 +15,9 @@ gboolean plot_kind_parse(const char *name, PlotKind *out);
 
 /* timeline: bytes live per schedule step, and for each plan the bytes it spans at that step (whose peak
  * is its arena); the lower bound dashed. `plans` are plans of the same trace. Up to TIMELINE_OVERLAY_MAX
- * plans share one picture; more (--compare) get a grid of small multiples, a panel per plan. */
+ * plans share one picture; more (--compare) get a grid of small multiples, a panel per distinct plan
+ * (strategies that made the same plan are named together), all on one byte scale but the no-reuse
+ * baseline's (said in its title). */
 #define TIMELINE_OVERLAY_MAX 3
 gboolean plot_timeline(const char *path, const char *title, const Trace *t, const Plan *const *plans, guint count,
                        GError **error);
