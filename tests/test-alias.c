@@ -521,6 +521,18 @@ static void test_scratch(void)
         }
     }
     g_assert_cmpuint(scratch, ==, 2);
+    /* what each buffer holds, for the HTML view: one line per buffer, the scratch ones naming their node */
+    char **about = alias_buffer_about(map, t);
+    g_assert_nonnull(about);
+    g_assert_cmpuint(g_strv_length(about), ==, trace_count(t));
+    for (guint k = 0; k < trace_count(t); k++)
+        g_assert_true(g_str_has_suffix(trace_buffer(t, k)->name, "#scratch") == g_str_has_prefix(about[k], "workspace of '"));
+    g_strfreev(about);
+    /* a trace that is not this map's gets none */
+    Trace *other = trace_new("other");
+    trace_add(other, "not-a-tensor", 64, 1, 0, 0);
+    g_assert_null(alias_buffer_about(map, other));
+    trace_free(other);
     trace_free(t);
     alias_map_free(map);
     model_free(m);

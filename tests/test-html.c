@@ -1,6 +1,7 @@
 /* test-html.c — the HTML view (--html) in a real browser: Debian's Chromium, headless, loads the page of
  * gpt2's plan (and of every strategy's, side by side) from the file alone; the DOM it builds holds one
- * rectangle per buffer carrying the buffer's name, size, offset and steps, the page draws (a screenshot),
+ * rectangle per buffer carrying the buffer's name, size, offset, steps and what it holds (the node that
+ * makes it, the tensors sharing it and how), the page draws (a screenshot),
  * and names built to break out of HTML or to run script stay text. */
 #include "tests/testutil.h"
 
@@ -57,6 +58,12 @@ static void test_gpt2_page(void)
     g_assert_nonnull(strstr(dom, "data-strategy=\"greedy-size\""));
     g_assert_nonnull(strstr(dom, "data-size=\"")); /* the tooltip's source */
     g_assert_nonnull(strstr(dom, "<div id=\"tip\""));
+    /* and what each holds: the node that makes it, the tensors sharing it and how */
+    g_assert_cmpuint(count_of(dom, " data-about=\""), ==, 175);
+    g_assert_nonnull(strstr(dom, "data-about=\"a graph input\""));
+    g_assert_nonnull(strstr(dom, "data-about=\"made by 'Shape_n3' (Shape); shared by 1 tensor: Gather_5 (gather)\""));
+    g_assert_nonnull(strstr(dom, " (inplace)"));
+    g_assert_nonnull(strstr(dom, " (noop)"));
     g_free(dom);
     char *shot = test_scratch_path("gpt2.png"), *shot_arg = g_strconcat("--screenshot=", shot, NULL);
     g_free(browse(page, shot_arg));

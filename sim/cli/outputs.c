@@ -86,7 +86,9 @@ gboolean write_html(const Job *job, const Trace *t, const Plan *const *plans, gu
     char *title = job->graph_path ? g_strdup_printf("%s (dims %s), order %s, alias %s", job->graph_path, job->dims_text,
                                                     job->order->name, job->alias)
                                   : g_strdup(job->trace_path);
-    gboolean ok = html_view_write(job->html_out, title, t, plans, count, error);
+    char **about = job->aliases ? alias_buffer_about(job->aliases, t) : NULL;
+    gboolean ok = html_view_write(job->html_out, title, t, plans, count, (const char *const *)about, error);
+    g_strfreev(about);
     g_free(title);
     return ok;
 }

@@ -420,3 +420,79 @@ out:
     g_free(pinned_by);
     return t;
 }
+
+static const char *tensor_origin(const Tensor *tensor)
+{
+    if (tensor->producer)
+        return NULL;
+    switch (tensor->kind) {
+    case TENSOR_WEIGHT: return "a weight";
+    case TENSOR_CONSTANT: return "a constant";
+    default: return tensor->is_graph_input ? "a graph input" : "made by no node";
+    }
+}
+
+char **alias_buffer_about(const AliasMap *m, const Trace *t)
+{
+    guint n = m->g->tensors->len, buffers = trace_count(t);
+    /* the tensors living in each root's bytes, in tensor order */
+    GPtrArray **members = g_new0(GPtrArray *, n + 1);
+    for (guint k = 0; k < n; k++) {
+        if (!m->bytes[k] || m->link[k].parent < 0)
+            continue;
+        guint64 off;
+        gint r = alias_root(m, (gint)k, &off);
+        if (!members[r])
+            members[r] = g_ptr_array_new();
+        g_ptr_array_add(members[r], GUINT_TO_POINTER(k));
+    }
+    char **about = g_new0(char *, buffers + 1);
+    guint id = 0;
+    gboolean match = TRUE;
+    for (guint k = 0; k < n && match; k++) {
+        if (!m->bytes[k] || m->link[k].parent >= 0)
+            continue;
+        const Tensor *tensor = m->g->tensors->pdata[k];
+        if (id >= buffers || strcmp(trace_buffer(t, id)->name, tensor->name)) {
+            match = FALSE;
+            break;
+        }
+        GString *s = g_string_new(NULL);
+        const char *origin = tensor_origin(tensor);
+        if (origin)
+            g_string_append(s, origin);
+        else
+            g_string_append_printf(s, "made by %s", tensor->producer->label);
+        guint count = members[k] ? members[k]->len : 0;
+        if (count)
+            g_string_append_printf(s, "; shared by %u tensor%s:", count, count == 1 ? "" : "s");
+        for (guint j = 0; j < MIN(count, ALIAS_ABOUT_MEMBERS); j++) {
+            guint c = GPOINTER_TO_UINT(members[k]->pdata[j]);
+            g_string_append_printf(s, "%s %s (%s)", j ? "," : "", ((const Tensor *)m->g->tensors->pdata[c])->name,
+                                   share_kind_name(m->link[c].kind));
+        }
+        if (count > ALIAS_ABOUT_MEMBERS)
+            g_string_append_printf(s, " and %u more", count - ALIAS_ABOUT_MEMBERS);
+        about[id++] = g_string_free(s, FALSE);
+    }
+    /* then the scratch buffers, in schedule order */
+    for (guint s = 0; match && s < m->schedule->len; s++) {
+        const Node *node = m->schedule->pdata[s];
+        if (!(m->scratch && node->op && node->op->scratch && node->op->scratch(node)))
+            continue;
+        if (id >= buffers) {
+            match = FALSE;
+            break;
+        }
+        about[id++] = g_strdup_printf("workspace of %s", node->label);
+    }
+    for (guint k = 0; k < n; k++)
+        if (members[k])
+            g_ptr_array_unref(members[k]);
+    g_free(members);
+    if (!match || id != buffers) {
+        g_strfreev(about);
+        return NULL;
+    }
+    return about;
+}

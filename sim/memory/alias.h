@@ -94,6 +94,13 @@ gboolean alias_pins_parse(GHashTable *pins, const char *spec, GError **error);
  * lives for the whole run, as pre-allocated tensors do) plus single-step scratch buffers for nodes whose
  * op row asks for workspace. */
 Trace *trace_from_alias_map(const AliasMap *m, GHashTable *pins, GError **error);
+/* What each buffer of the map's trace (t, from trace_from_alias_map) holds, for a reader exploring a plan:
+ * the node that makes its root tensor (or what the tensor is: a graph input, a weight), then the tensors
+ * sharing its bytes and how (noop, inplace, concat, ...), the first ALIAS_ABOUT_MEMBERS of them; a scratch
+ * buffer names its node. A NULL-terminated string array (g_strfreev), or NULL when t is not this map's
+ * trace (its buffers do not match the map's roots by name). */
+#define ALIAS_ABOUT_MEMBERS 8u
+char **alias_buffer_about(const AliasMap *m, const Trace *t);
 
 /* An alias strategy (strategies/alias-*.c): decides, for the nodes it knows, which tensors share bytes. */
 typedef struct AliasStrategy {

@@ -62,11 +62,11 @@ static const char *const script =
     "svgs[0].addEventListener('dblclick',function(){view={x:x0,w:w0};apply();});});"
     "document.querySelectorAll('rect.buffer').forEach(function(r){"
     "r.addEventListener('mousemove',function(e){var d=r.dataset;tip.textContent=d.name+'\\n'+d.size+' B at offset '+d.offset+"
-    "'\\nsteps '+d.first+' to '+d.last+(d.bin!=='0'?'\\nbin '+d.bin:'');tip.style.display='block';"
+    "'\\nsteps '+d.first+' to '+d.last+(d.bin!=='0'?'\\nbin '+d.bin:'')+(d.about?'\\n'+d.about:'');tip.style.display='block';"
     "tip.style.left=(e.clientX+12)+'px';tip.style.top=(e.clientY+12)+'px';});"
     "r.addEventListener('mouseleave',function(){tip.style.display='none';});});})();";
 
-static void append_plan(GString *s, const Trace *t, const Plan *plan, guint64 top)
+static void append_plan(GString *s, const Trace *t, const Plan *plan, guint64 top, const char *const *about)
 {
     guint n = trace_count(t), steps = MAX(t->steps, 1);
     /* each bin stacked on the ones below it */
@@ -104,8 +104,13 @@ static void append_plan(GString *s, const Trace *t, const Plan *plan, guint64 to
                                top - MIN(top, y + b->size), b->last - b->first + 1, b->size, hue);
         append_escaped(s, b->name);
         g_string_append_printf(s, "\" data-size=\"%" G_GUINT64_FORMAT "\" data-offset=\"%" G_GUINT64_FORMAT "\" data-first=\"%u\""
-                               " data-last=\"%u\" data-bin=\"%u\"><title>", b->size, plan->offsets[id], b->first, b->last,
-                               b->bin);
+                               " data-last=\"%u\" data-bin=\"%u\"", b->size, plan->offsets[id], b->first, b->last, b->bin);
+        if (about && about[id]) {
+            g_string_append(s, " data-about=\"");
+            append_escaped(s, about[id]);
+            g_string_append_c(s, '"');
+        }
+        g_string_append(s, "><title>");
         append_escaped(s, b->name);
         g_string_append_printf(s, ": %" G_GUINT64_FORMAT " B at %" G_GUINT64_FORMAT ", steps %u-%u</title></rect>\n",
                                b->size, plan->offsets[id], b->first, b->last);
@@ -134,7 +139,8 @@ static void append_plan(GString *s, const Trace *t, const Plan *plan, guint64 to
     g_free(base);
 }
 
-char *html_view_page(const char *title, const Trace *t, const Plan *const *plans, guint count)
+char *html_view_page(const char *title, const Trace *t, const Plan *const *plans, guint count,
+                     const char *const *about)
 {
     guint64 top = 0; /* one address scale for every plan: the largest arena */
     for (guint k = 0; k < count; k++)
@@ -148,15 +154,15 @@ char *html_view_page(const char *title, const Trace *t, const Plan *const *plans
                               " Below each plan: the bytes live (black) and the bytes it spans (blue) per step.</p>\n"
                               "<div class=\"plans\">\n", trace_count(t), t->steps);
     for (guint k = 0; k < count; k++)
-        append_plan(s, t, plans[k], top);
+        append_plan(s, t, plans[k], top, about);
     g_string_append_printf(s, "</div>\n<div id=\"tip\"></div>\n<script>%s</script>\n</body></html>\n", script);
     return g_string_free(s, FALSE);
 }
 
 gboolean html_view_write(const char *path, const char *title, const Trace *t, const Plan *const *plans, guint count,
-                         GError **error)
+                         const char *const *about, GError **error)
 {
-    char *page = html_view_page(title, t, plans, count);
+    char *page = html_view_page(title, t, plans, count, about);
     gboolean ok = sim_write_file(path, page, strlen(page), error);
     g_free(page);
     return ok;
