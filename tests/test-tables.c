@@ -153,7 +153,8 @@ static void test_table_plots(void)
     run_result_clear(&r);
     text = test_read_file(sweep);
     assert_contains(text, ">arena vs seq<");
-    assert_contains(text, "arena_bytes (KiB)");
+    assert_contains(text, ">arena (KiB)<"); /* the column in words, its unit */
+    assert_contains(text, ">seq (dimension)<");
     assert_contains(text, ">lower bound (a)<");
     assert_contains(text, ">b / firstfit<");
     g_free(text);

@@ -177,8 +177,10 @@ static gboolean fits_picture(const char *what, guint series, guint64 bars, GErro
 }
 
 /* The picture for `series` series: up to eight, the legend to the right of the plot; more, below it in
- * three columns (the picture grows to hold them), so the legend never takes the plot's width. */
-static GString *table_script(const char *path, const char *title, guint series)
+ * three columns (the picture grows to hold them), so the legend never takes the plot's width. With an x
+ * axis label, the legend sits at the bottom of the picture under a margin that holds the tics, the label
+ * and the legend's rows (gnuplot's own `below` draws it over the label). */
+static GString *table_script(const char *path, const char *title, guint series, gboolean xlabel)
 {
     if (series <= 8) {
         GString *s = gnuplot_script_new(path, title);
@@ -188,6 +190,8 @@ static GString *table_script(const char *path, const char *title, guint series)
     guint rows = (series + 2) / 3;
     GString *s = gnuplot_script_sized(path, title, 1200, 600 + 18 * rows);
     g_string_append(s, "set key outside below center horizontal box maxcols 3 width 2\n");
+    if (xlabel)
+        g_string_append_printf(s, "set bmargin %u\nset key at screen 0.5, screen 0.01 center bottom\n", rows + 4);
     return s;
 }
 
@@ -213,12 +217,35 @@ static char *short_label(const char *label)
     return out;
 }
 
-static const char *metric_label(const TablePlotOptions *o) { return !strcmp(o->y, "ratio") ? "arena / lower bound" : o->y; }
+/* A column's name as an axis or title says it: "arena_bytes" as "arena", "place_seconds" as "place seconds"
+ * (the unit goes in the label's brackets); a name the table has no column of is a swept dimension. */
+#define WORDS_MAX 128
+static const char *column_words(const char *column, const CsvTable *t, char buf[WORDS_MAX])
+{
+    if (t && csv_table_column(t, column) < 0) {
+        g_snprintf(buf, WORDS_MAX, "%s (dimension)", column);
+        return buf;
+    }
+    g_strlcpy(buf, column, WORDS_MAX);
+    gsize n = strlen(buf);
+    if (n > 6 && !strcmp(buf + n - 6, "_bytes"))
+        buf[n - 6] = 0;
+    for (char *c = buf; *c; c++)
+        if (*c == '_')
+            *c = ' ';
+    return buf;
+}
+
+static const char *metric_label(const TablePlotOptions *o, char buf[WORDS_MAX])
+{
+    return !strcmp(o->y, "ratio") ? "arena / lower bound" : column_words(o->y, NULL, buf);
+}
 
 static gboolean is_bytes(const TablePlotOptions *o) { return g_str_has_suffix(o->y, "_bytes"); }
 
 gboolean plot_compare(const char *path, const CsvTable *t, const TablePlotOptions *o, GError **error)
 {
+    char words[WORDS_MAX];
     Columns c;
     if (!plot_path_check(path, error) || !columns_find(&c, t, o, error))
         return FALSE;
@@ -277,8 +304,8 @@ gboolean plot_compare(const char *path, const CsvTable *t, const TablePlotOption
         if (o->shared_largest > 0 && is_bytes(o))
             gnuplot_byte_unit(o->shared_largest, &unit, &scale);
         char *title = o->title ? g_strdup(o->title)
-                               : g_strdup_printf("%s per strategy (%s)", metric_label(o), o->table_path);
-        GString *s = o->into ? panel_start(o, series->len) : table_script(path, title, series->len);
+                               : g_strdup_printf("%s per strategy (%s)", metric_label(o, words), o->table_path);
+        GString *s = o->into ? panel_start(o, series->len) : table_script(path, title, series->len, FALSE);
         g_free(title);
         g_string_append(s, "set style data histogram\nset style histogram clustered gap 1\n"
                            "set style fill solid 0.85 border rgb '#404040'\nset boxwidth 0.9\nset datafile missing '?'\n"
@@ -297,10 +324,10 @@ gboolean plot_compare(const char *path, const CsvTable *t, const TablePlotOption
                                       "set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lw 1.5 lc rgb "
                                       "'#808080'\n", top);
         } else if (is_bytes(o)) {
-            gnuplot_set_text(s, "ylabel", o->y, unit, "");
+            gnuplot_set_text(s, "ylabel", column_words(o->y, NULL, words), unit, "");
             g_string_append_printf(s, "set yrange [0:%s]\n", top);
         } else {
-            gnuplot_set_text(s, "ylabel", o->y, NULL, "");
+            gnuplot_set_text(s, "ylabel", column_words(o->y, NULL, words), NULL, "");
             g_string_append_printf(s, "set yrange [0:%s]\n", top);
         }
         /* The category names as tic labels at 0, 1, ... (where the clusters stand): the datablock holds
@@ -401,6 +428,7 @@ static gboolean series_sort(const Columns *c, GArray *points, const char *label,
 
 gboolean plot_sweep(const char *path, const CsvTable *t, const TablePlotOptions *o, GError **error)
 {
+    char words[WORDS_MAX], xwords[WORDS_MAX];
     Columns c;
     if (!plot_path_check(path, error) || !columns_find(&c, t, o, error))
         return FALSE;
@@ -461,13 +489,13 @@ gboolean plot_sweep(const char *path, const CsvTable *t, const TablePlotOptions 
         if (is_bytes(o))
             gnuplot_byte_unit(o->shared_largest > 0 ? o->shared_largest : largest, &unit, &scale);
         char *title = o->title ? g_strdup(o->title)
-                               : g_strdup_printf("%s against %s (%s)", metric_label(o), o->x, o->table_path);
-        GString *s = o->into ? panel_start(o, lines->len + bounds->len) : table_script(path, title, lines->len + bounds->len);
+                               : g_strdup_printf("%s against %s (%s)", metric_label(o, words), o->x, o->table_path);
+        GString *s = o->into ? panel_start(o, lines->len + bounds->len) : table_script(path, title, lines->len + bounds->len, TRUE);
         g_free(title);
         char top[64] = "*"; /* facets share the top of the axis */
         if (o->shared_largest > 0)
             g_snprintf(top, sizeof top, "%.6g", o->shared_largest / scale * 1.05);
-        gnuplot_set_text(s, "xlabel", o->x, NULL, "");
+        gnuplot_set_text(s, "xlabel", column_words(o->x, t, xwords), NULL, "");
         g_string_append(s, "set grid\n");
         /* Log scales when the values span a factor of 16 or more: then growth laws read as straight lines. */
         gboolean log_x = xmin > 0 && xmax / xmin >= 16, log_y = !c.ratio && smallest > 0 && largest / smallest >= 16;
@@ -478,10 +506,10 @@ gboolean plot_sweep(const char *path, const CsvTable *t, const TablePlotOptions 
         if (c.ratio)
             g_string_append_printf(s, "set ylabel 'arena / lower bound (1 = lower bound)'\nset yrange [0.95:%s]\n", top);
         else if (is_bytes(o)) {
-            gnuplot_set_text(s, "ylabel", o->y, unit, log_y ? ", log scale" : "");
+            gnuplot_set_text(s, "ylabel", column_words(o->y, NULL, words), unit, log_y ? ", log scale" : "");
             g_string_append_printf(s, "set yrange [%s:%s]\n", log_y ? "*" : "0", top);
         } else {
-            gnuplot_set_text(s, "ylabel", o->y, NULL, log_y ? " (log scale)" : "");
+            gnuplot_set_text(s, "ylabel", column_words(o->y, NULL, words), NULL, log_y ? " (log scale)" : "");
             g_string_append_printf(s, "set yrange [*:%s]\n", top);
         }
         for (guint k = 0; k < lines->len + bounds->len; k++) {
@@ -541,6 +569,7 @@ static CsvTable *table_subset(const CsvTable *t, guint column, const char *value
 gboolean plot_table_facets(const char *path, const CsvTable *t, const TablePlotOptions *o, const char *column,
                            gboolean compare, GError **error)
 {
+    char words[WORDS_MAX];
     Columns c;
     if (!plot_path_check(path, error) || !columns_find(&c, t, o, error))
         return FALSE;
@@ -566,11 +595,11 @@ gboolean plot_table_facets(const char *path, const CsvTable *t, const TablePlotO
     if (ok) {
         guint n = values.names->len, cols = n <= 3 ? n : n == 4 ? 2 : 3, rows = (n + cols - 1) / cols;
         char *title = o->title ? g_strdup(o->title)
-                               : g_strdup_printf("%s %s, a panel per %s (%s)", metric_label(o),
+                               : g_strdup_printf("%s %s, a panel per %s (%s)", metric_label(o, words),
                                                  compare ? "per strategy" : "against", column, o->table_path);
         if (!compare) {
             char *longer = o->title ? g_strdup(title)
-                                    : g_strdup_printf("%s against %s, a panel per %s (%s)", metric_label(o), o->x,
+                                    : g_strdup_printf("%s against %s, a panel per %s (%s)", metric_label(o, words), o->x,
                                                       column, o->table_path);
             g_free(title);
             title = longer;

@@ -58,6 +58,30 @@ static void timeline_overlay(GString *s, const Trace *t, const Plan *const *plan
 
 /* A tic step for n steps across a panel: 1, 2 or 5 times a power of ten, about four tics, so the labels
  * of a small panel do not run together. */
+/* A panel's title as a gnuplot string expression: the words of `label` in lines of at most
+ * PANEL_TITLE_WIDTH characters (a panel is a third of the picture wide), each line quoted on its own and
+ * joined by newlines, so five strategies that made one plan are all named and none runs off the panel. */
+#define PANEL_TITLE_WIDTH 44u
+static char *panel_title(const char *label)
+{
+    GString *expr = g_string_new(NULL), *line = g_string_new(NULL);
+    char **words = g_strsplit(label, " ", -1);
+    for (char **w = words;; w++) {
+        if (!*w || (line->len && g_utf8_strlen(line->str, -1) + 1 + g_utf8_strlen(*w, -1) > PANEL_TITLE_WIDTH)) {
+            char *q = gnuplot_quote(line->str);
+            g_string_append_printf(expr, "%s%s", expr->len ? ".\"\\n\"." : "", q);
+            g_free(q);
+            g_string_truncate(line, 0);
+        }
+        if (!*w)
+            break;
+        g_string_append_printf(line, "%s%s", line->len ? " " : "", *w);
+    }
+    g_strfreev(words);
+    g_string_free(line, TRUE);
+    return g_string_free(expr, FALSE);
+}
+
 static guint tic_step(guint n)
 {
     guint step = 1;
@@ -105,8 +129,8 @@ static void timeline_panels(GString *s, const char *title, const Trace *t, const
         double over = bound ? 100.0 * (double)(plans[k]->arena - MIN(plans[k]->arena, bound)) / (double)bound : 0.0;
         char *label = g_strdup_printf("%s: %.2f %s (+%.2f%%)%s", names->str, (double)plans[k]->arena / scale, unit, over,
                                       own ? ", own scale" : "");
-        char *label_q = gnuplot_quote(label);
-        g_string_append_printf(s, "set title %s font ',%u'\nset yrange [0:%.6f]\n", label_q, strlen(label) > 48 ? 8u : 10u,
+        char *label_q = panel_title(label);
+        g_string_append_printf(s, "set title %s font ',%u'\nset yrange [0:%.6f]\n", label_q, strlen(label) > 48 ? 9u : 10u,
                                1.15 * (double)(own ? plans[k]->arena : shared) / scale);
         g_string_append_printf(s, "plot $profile using 1:2 with steps lw 1.5 lc rgb '#000000' title 'live', "
                                   "'' using 1:%u with steps lw 1.5 lc rgb '%s' title 'spanned', "
