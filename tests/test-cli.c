@@ -513,7 +513,8 @@ static JsonParser *load_json_file(const char *path)
 }
 
 /* --chrome-trace: one span per step named by its node, one counter sample per step (+ the end) whose
- * live bytes peak at the lower bound and whose spanned bytes peak at the arena. */
+ * live bytes peak at the lower bound and whose spanned bytes peak at the arena; with --compare, every
+ * plan in one file, each its own process. */
 /* --phases: one CSV row per phase in pipeline order, each with seconds and a peak resident set, read back
  * by the table reader (bench/plan-scaling.sh fits growth from these). */
 static void test_phases(void)
@@ -643,8 +644,47 @@ static void test_chrome_trace(void)
     g_assert_cmpint(json_object_get_int_member(json_object_get_object_member(root, "otherData"), "steps"), ==, 21);
     g_object_unref(parser);
 
-    expect_failure((const char *[]){"--graph", path, "--compare", "--chrome-trace", out, NULL}, 2,
-                   "sim: --chrome-trace draws one plan: drop --compare (see sim --help)\n");
+    /* Every strategy in one file: the schedule once (pid 1, live bytes only), then each plan as its own
+     * process of buffers with its own spanned-bytes counter, peaking at its own arena. */
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--alias", "none", "--compare", "--chrome-trace", out, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    parser = load_json_file(out);
+    root = json_node_get_object(json_parser_get_root(parser));
+    other = json_object_get_object_member(root, "otherData");
+    g_assert_false(json_object_has_member(other, "strategy"));
+    JsonArray *plans = json_object_get_array_member(other, "plans");
+    guint count = json_array_get_length(plans);
+    g_assert_cmpuint(count, >=, 9);
+    events = json_object_get_array_member(root, "traceEvents");
+    for (guint p = 0; p < count; p++) {
+        JsonObject *plan = json_array_get_object_element(plans, p);
+        gint64 pid = json_object_get_int_member(plan, "pid"), arena = json_object_get_int_member(plan, "arena_bytes");
+        g_assert_cmpint(pid, ==, 2 + p);
+        guint slices = 0;
+        gint64 peak = 0;
+        for (guint k = 0; k < json_array_get_length(events); k++) {
+            JsonObject *e = json_array_get_object_element(events, k);
+            if (json_object_get_int_member(e, "pid") != pid)
+                continue;
+            const char *phase = json_object_get_string_member(e, "ph");
+            JsonObject *args = json_object_get_object_member(e, "args");
+            if (!strcmp(phase, "X")) {
+                g_assert_cmpint(json_object_get_int_member(args, "end"), <=, arena);
+                slices++;
+            } else if (!strcmp(phase, "C")) {
+                peak = MAX(peak, json_object_get_int_member(args, "spanned_bytes"));
+                g_assert_cmpint(json_object_get_int_member(args, "arena_bytes"), ==, arena);
+            }
+        }
+        g_assert_cmpuint(slices, ==, 442);
+        g_assert_cmpint(peak, <=, arena);
+        g_assert_cmpint(peak, >, arena - 64); /* the arena is the peak rounded up to the alignment */
+    }
+    JsonObject *naive = json_array_get_object_element(plans, 0);
+    g_assert_cmpstr(json_object_get_string_member(naive, "strategy"), ==, "naive");
+    g_assert_cmpint(json_object_get_int_member(naive, "arena_bytes"), >, 26124800);
+    g_object_unref(parser);
     g_free(csv);
     g_free(out);
     g_free(path);

@@ -139,8 +139,6 @@ static int check_combinations(const RawOptions *o)
         return usage_error("--repeat takes a count from 1 to 100,000");
     if (cli_strict_given(o->given, "threads") && (o->threads < 1 || o->threads > 1024))
         return usage_error("--threads takes a count from 1 to 1,024");
-    if (o->compare && o->chrome_trace)
-        return usage_error("--chrome-trace draws one plan: drop --compare");
     if (o->solution_out && (o->compare || o->info))
         return usage_error("--solution-out writes one plan: drop --compare and --info");
     if (o->solution_out && !g_str_has_suffix(o->solution_out, ".csv"))
@@ -435,7 +433,8 @@ int job_from_args(Job *job, int argc, char **argv)
          "Write the plan (with --compare: every plan, side by side) as one self-contained HTML page to explore in a "
          "browser: buffers as rectangles, hover for details, zoom and pan", "FILE.html"},
         {"chrome-trace", 0, 0, G_OPTION_ARG_FILENAME, &o.chrome_trace,
-         "Write the plan as Chrome trace events (ui.perfetto.dev, chrome://tracing): ops and live bytes per step",
+         "Write the plan (with --compare: every plan, each its own process) as Chrome trace events (ui.perfetto.dev, "
+         "chrome://tracing): ops and bytes per step, every buffer on a lane",
          "FILE"},
         {"run", 0, 0, G_OPTION_ARG_NONE, &o.run,
          "Execute the plan: real kernels (OpenBLAS) inside one arena of the planned size, every tensor at its planned "

@@ -62,7 +62,8 @@ ReportRow job_report_row(const Job *job)
     return row;
 }
 
-gboolean write_chrome_trace(const Job *job, const Trace *t, const Plan *plan, const double *seconds, GError **error)
+gboolean write_chrome_trace(const Job *job, const Trace *t, const Plan *const *plans, guint count, const double *seconds,
+                            GError **error)
 {
     const char **names = g_new0(const char *, t->steps + 1), **types = g_new0(const char *, t->steps + 1);
     for (guint s = 0; job->schedule && s < job->schedule->len && s < t->steps; s++) {
@@ -70,11 +71,12 @@ gboolean write_chrome_trace(const Job *job, const Trace *t, const Plan *plan, co
         names[s] = node->name && *node->name ? node->name : node->op_type;
         types[s] = node->op_type;
     }
-    char *title = job->graph_path ? g_strdup_printf("%s: %s, order %s, alias %s", job->graph_path, plan->strategy->name,
+    const char *strategy = count == 1 ? plans[0]->strategy->name : "every strategy";
+    char *title = job->graph_path ? g_strdup_printf("%s: %s, order %s, alias %s", job->graph_path, strategy,
                                                     job->order->name, job->alias)
-                                  : g_strdup_printf("%s: %s", job->trace_path, plan->strategy->name);
+                                  : g_strdup_printf("%s: %s", job->trace_path, strategy);
     ChromeTraceLabels labels = {.title = title, .op_names = names, .op_types = types, .seconds = seconds};
-    gboolean ok = chrome_trace_write(job->chrome_trace, t, plan, &labels, error);
+    gboolean ok = chrome_trace_write(job->chrome_trace, t, plans, count, &labels, error);
     g_free(title);
     g_free(names);
     g_free(types);

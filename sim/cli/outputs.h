@@ -15,8 +15,10 @@ ReportRow job_report_row(const Job *job);
 gboolean write_plot(const Job *job, const Trace *t, const Plan *const *plans, guint count, GError **error);
 /* --html: the plans of one trace as an HTML page to explore (report/html-view.h). */
 gboolean write_html(const Job *job, const Trace *t, const Plan *const *plans, guint count, GError **error);
-/* --chrome-trace: the plan as trace events, each step named by the node the schedule runs there. */
-gboolean write_chrome_trace(const Job *job, const Trace *t, const Plan *plan, const double *seconds, GError **error);
+/* --chrome-trace: the plans of one trace as trace events, each step named by the node the schedule runs
+ * there; seconds: per step, measured (one plan's --run), or NULL. */
+gboolean write_chrome_trace(const Job *job, const Trace *t, const Plan *const *plans, guint count, const double *seconds,
+                            GError **error);
 /* --from TABLE --plot compare|sweep: a picture of a result table, no planning; the exit status. */
 int run_table_plot(const Job *job);
 

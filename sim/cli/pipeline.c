@@ -123,6 +123,8 @@ static int run_compare(const Job *job, const Trace *t)
             status = file_error(job->html_out, error);
         if (job->plot && !write_plot(job, t, (const Plan *const *)plans, count, &error))
             status = file_error(job->plot_out, error);
+        if (!status && job->chrome_trace && !write_chrome_trace(job, t, (const Plan *const *)plans, count, NULL, &error))
+            status = file_error(job->chrome_trace, error);
     }
     if (!status && job->run) {
         RunOptions run = {.repeat = job->repeat, .threads = job->threads, .check = job->check, .poison = job->poison,
@@ -178,7 +180,7 @@ static int run_single(const Job *job, const Trace *t)
     }
     if (!status && job->solution_out && !trace_write_file(t, plan->offsets, job->solution_out, &error))
         status = file_error(job->solution_out, error);
-    if (!status && job->chrome_trace && !write_chrome_trace(job, t, plan, seconds, &error))
+    if (!status && job->chrome_trace && !write_chrome_trace(job, t, (const Plan *const *)&plan, 1, seconds, &error))
         status = file_error(job->chrome_trace, error);
     if (!status && job->plot && !write_plot(job, t, (const Plan *const *)&plan, 1, &error))
         status = file_error(job->plot_out, error);

@@ -2,6 +2,7 @@
 #include "report/chrome-trace.h"
 #include "base/files.h"
 #include "base/json-text.h"
+#include "base/units.h"
 #include "plan/profile.h"
 
 #include <json-glib/json-glib.h>
@@ -122,11 +123,63 @@ static void add_metadata(JsonBuilder *b, const char *kind, const char *value)
     json_builder_end_object(b);
 }
 
-char *chrome_trace_to_json(const Trace *t, const Plan *plan, const ChromeTraceLabels *labels)
+/* Plan k's buffers as process 2 + k: a slice per buffer over its lifetime, on lanes (assign_lanes), its
+ * offset, size and steps in its args, so Perfetto can show which buffer sits where when; with several
+ * plans, the process also carries the plan's own spanned-bytes and arena counter. */
+static void add_plan_buffers(JsonBuilder *b, const Trace *t, const Plan *plan, guint pid, const guint64 *start,
+                             const MemoryProfile *profile, gboolean several)
 {
-    MemoryProfile profile;
-    memory_profile_compute(t, plan, &profile);
-    const guint64 *live = profile.live, *spanned = profile.spanned;
+    guint *lane = g_new0(guint, trace_count(t) + 1), lanes = assign_lanes(t, plan, lane);
+    char *arena = several ? format_bytes(plan->arena) : NULL;
+    char *process = several ? g_strdup_printf("%s: arena %s, buffers (a lane holds buffers that are never live at once)",
+                                              plan->strategy->name, arena)
+                            : g_strdup("buffers (a lane holds buffers that are never live at once)");
+    add_metadata_on(b, "process_name", process, pid, 1);
+    g_free(process);
+    g_free(arena);
+    for (guint l = 0; l < lanes; l++) {
+        char *name = g_strdup_printf("lane %u", l);
+        add_metadata_on(b, "thread_name", name, pid, l + 1);
+        g_free(name);
+    }
+    for (guint k = 0; k < trace_count(t); k++) {
+        const TraceBuffer *buf = trace_buffer(t, k);
+        guint last = MIN(buf->last, t->steps ? t->steps - 1 : 0);
+        begin_event_on(b, buf->name, "X", start[MIN(buf->first, t->steps)], pid, lane[k] + 1);
+        json_builder_set_member_name(b, "cat");
+        json_add_text(b, "buffer");
+        add_int_member(b, "dur", start[last + 1] - start[MIN(buf->first, last)]);
+        json_builder_set_member_name(b, "args");
+        json_builder_begin_object(b);
+        add_int_member(b, "offset", plan->offsets[k]);
+        add_int_member(b, "size", buf->size);
+        add_int_member(b, "end", plan->offsets[k] + buf->size);
+        add_int_member(b, "first_step", buf->first);
+        add_int_member(b, "last_step", buf->last);
+        add_int_member(b, "bin", buf->bin);
+        json_builder_end_object(b);
+        json_builder_end_object(b);
+    }
+    g_free(lane);
+    for (guint s = 0; several && s <= t->steps; s++) {
+        begin_event_on(b, "memory", "C", start[s], pid, 1);
+        json_builder_set_member_name(b, "args");
+        json_builder_begin_object(b);
+        add_int_member(b, "spanned_bytes", s < t->steps ? profile->spanned[s] : 0);
+        add_int_member(b, "arena_bytes", plan->arena);
+        json_builder_end_object(b);
+        json_builder_end_object(b);
+    }
+}
+
+char *chrome_trace_to_json(const Trace *t, const Plan *const *plans, guint count, const ChromeTraceLabels *labels)
+{
+    g_return_val_if_fail(count >= 1, NULL);
+    gboolean several = count > 1;
+    MemoryProfile *profiles = g_new0(MemoryProfile, count);
+    for (guint k = 0; k < count; k++)
+        memory_profile_compute(t, plans[k], &profiles[k]);
+    const guint64 *live = profiles[0].live, *spanned = profiles[0].spanned;
     /* When each step starts and how long it lasts, in microseconds (at least 1, so every span shows). */
     guint64 *start = g_new0(guint64, t->steps + 1), *dur = g_new0(guint64, t->steps + 1);
     for (guint s = 0; s < t->steps; s++) {
@@ -151,47 +204,25 @@ char *chrome_trace_to_json(const Trace *t, const Plan *plan, const ChromeTraceLa
         json_builder_begin_object(b);
         add_int_member(b, "step", s);
         add_int_member(b, "live_bytes", live[s]);
-        add_int_member(b, "spanned_bytes", spanned[s]);
+        if (!several)
+            add_int_member(b, "spanned_bytes", spanned[s]);
         json_builder_end_object(b);
         json_builder_end_object(b);
         g_free(fallback);
     }
-    /* The buffers, in a second process: a slice per buffer over its lifetime, on lanes (assign_lanes), its
-     * offset, size and steps in its args, so Perfetto can show which buffer sits where when. */
-    guint *lane = g_new0(guint, trace_count(t) + 1), lanes = assign_lanes(t, plan, lane);
-    add_metadata_on(b, "process_name", "buffers (a lane holds buffers that are never live at once)", 2, 1);
-    for (guint l = 0; l < lanes; l++) {
-        char *name = g_strdup_printf("lane %u", l);
-        add_metadata_on(b, "thread_name", name, 2, l + 1);
-        g_free(name);
-    }
-    for (guint k = 0; k < trace_count(t); k++) {
-        const TraceBuffer *buf = trace_buffer(t, k);
-        guint last = MIN(buf->last, t->steps ? t->steps - 1 : 0);
-        begin_event_on(b, buf->name, "X", start[MIN(buf->first, t->steps)], 2, lane[k] + 1);
-        json_builder_set_member_name(b, "cat");
-        json_add_text(b, "buffer");
-        add_int_member(b, "dur", start[last + 1] - start[MIN(buf->first, last)]);
-        json_builder_set_member_name(b, "args");
-        json_builder_begin_object(b);
-        add_int_member(b, "offset", plan->offsets[k]);
-        add_int_member(b, "size", buf->size);
-        add_int_member(b, "end", plan->offsets[k] + buf->size);
-        add_int_member(b, "first_step", buf->first);
-        add_int_member(b, "last_step", buf->last);
-        add_int_member(b, "bin", buf->bin);
-        json_builder_end_object(b);
-        json_builder_end_object(b);
-    }
-    g_free(lane);
-    /* Counters: one sample per step, and a last one at the end so the final step has a width. */
+    for (guint k = 0; k < count; k++)
+        add_plan_buffers(b, t, plans[k], 2 + k, start, &profiles[k], several);
+    /* Counters: one sample per step, and a last one at the end so the final step has a width; the plan's
+     * own counters sit with its buffers when there are several. */
     for (guint s = 0; s <= t->steps; s++) {
         begin_event(b, "memory", "C", start[s]);
         json_builder_set_member_name(b, "args");
         json_builder_begin_object(b);
         add_int_member(b, "live_bytes", s < t->steps ? live[s] : 0);
-        add_int_member(b, "spanned_bytes", s < t->steps ? spanned[s] : 0);
-        add_int_member(b, "arena_bytes", plan->arena);
+        if (!several) {
+            add_int_member(b, "spanned_bytes", s < t->steps ? spanned[s] : 0);
+            add_int_member(b, "arena_bytes", plans[0]->arena);
+        }
         json_builder_end_object(b);
         json_builder_end_object(b);
     }
@@ -200,9 +231,23 @@ char *chrome_trace_to_json(const Trace *t, const Plan *plan, const ChromeTraceLa
     json_add_text(b, "ms");
     json_builder_set_member_name(b, "otherData");
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "strategy");
-    json_add_text(b, plan->strategy->name);
-    add_int_member(b, "arena_bytes", plan->arena);
+    if (!several) {
+        json_builder_set_member_name(b, "strategy");
+        json_add_text(b, plans[0]->strategy->name);
+        add_int_member(b, "arena_bytes", plans[0]->arena);
+    } else {
+        json_builder_set_member_name(b, "plans");
+        json_builder_begin_array(b);
+        for (guint k = 0; k < count; k++) {
+            json_builder_begin_object(b);
+            json_builder_set_member_name(b, "strategy");
+            json_add_text(b, plans[k]->strategy->name);
+            add_int_member(b, "arena_bytes", plans[k]->arena);
+            add_int_member(b, "pid", 2 + k);
+            json_builder_end_object(b);
+        }
+        json_builder_end_array(b);
+    }
     add_int_member(b, "lower_bound_bytes", trace_lower_bound(t));
     add_int_member(b, "buffers", trace_count(t));
     add_int_member(b, "steps", t->steps);
@@ -219,16 +264,18 @@ char *chrome_trace_to_json(const Trace *t, const Plan *plan, const ChromeTraceLa
     json_node_unref(root);
     g_object_unref(gen);
     g_object_unref(b);
-    memory_profile_clear(&profile);
+    for (guint k = 0; k < count; k++)
+        memory_profile_clear(&profiles[k]);
+    g_free(profiles);
     g_free(start);
     g_free(dur);
     return text;
 }
 
-gboolean chrome_trace_write(const char *path, const Trace *t, const Plan *plan, const ChromeTraceLabels *labels,
-                            GError **error)
+gboolean chrome_trace_write(const char *path, const Trace *t, const Plan *const *plans, guint count,
+                            const ChromeTraceLabels *labels, GError **error)
 {
-    char *text = chrome_trace_to_json(t, plan, labels);
+    char *text = chrome_trace_to_json(t, plans, count, labels);
     gboolean ok = sim_write_file(path, text, strlen(text), error);
     g_free(text);
     return ok;

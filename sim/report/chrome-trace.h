@@ -2,7 +2,9 @@
  * ui.perfetto.dev): one "X" span per schedule step (the op run there) and "C" counter events for the
  * bytes live, the bytes the plan actually spans at that step, and the planned arena; then, in a second
  * process ("buffers"), a span per buffer over its lifetime with its offset, size and steps, on lanes that
- * each hold buffers never live at once. Time is the schedule
+ * each hold buffers never live at once. Several plans of one trace (--compare) share the schedule and
+ * its live bytes; each plan is then its own process (2, 3, ...) of buffers with its spanned-bytes and arena
+ * counter, so Perfetto stacks the plans one above the other on one time axis. Time is the schedule
  * step (step k runs from k ms to k+1 ms), or with measured kernel times (sim --run) each span lasts its
  * node's median time. Format in docs/report-format.md. */
 #ifndef SIM_CHROME_TRACE_H
@@ -18,10 +20,10 @@ typedef struct {
     const double *seconds;       /* per step: measured time (median), or NULL: one schedule step = 1 ms */
 } ChromeTraceLabels;
 
-/* The events as a JSON document (newly allocated). */
-char *chrome_trace_to_json(const Trace *t, const Plan *plan, const ChromeTraceLabels *labels);
+/* The events of count >= 1 plans of t as a JSON document (newly allocated). */
+char *chrome_trace_to_json(const Trace *t, const Plan *const *plans, guint count, const ChromeTraceLabels *labels);
 /* Writes the document to `path`; no partial file is left behind on failure. */
-gboolean chrome_trace_write(const char *path, const Trace *t, const Plan *plan, const ChromeTraceLabels *labels,
-                            GError **error);
+gboolean chrome_trace_write(const char *path, const Trace *t, const Plan *const *plans, guint count,
+                            const ChromeTraceLabels *labels, GError **error);
 
 #endif
