@@ -1,5 +1,5 @@
 /* test-html.c — the HTML view (--html) in a real browser: Debian's Chromium, headless, loads the page of
- * gpt2's plan (and of every strategy's, side by side) from the file alone; the DOM it builds holds one
+ * gpt2's plan (and of every strategy's, side by side) and of the torch export of GPT-2 from the file alone; the DOM it builds holds one
  * rectangle per buffer carrying the buffer's name, size, offset, steps and what it holds (the node that
  * makes it, the tensors sharing it and how), the page draws (a screenshot),
  * and names built to break out of HTML or to run script stay text. */
@@ -86,6 +86,33 @@ static void test_gpt2_page(void)
     g_free(gpt2);
 }
 
+/* The model the issue names: the torch export of GPT-2 (make models), every buffer drawn and described. */
+static void test_gpt2_torch_page(void)
+{
+    char *model = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "models", "torch", "gpt2-torch.onnx", NULL);
+    if (!g_file_test(model, G_FILE_TEST_EXISTS)) {
+        g_test_fail_printf("%s is missing: make models", model);
+        g_free(model);
+        return;
+    }
+    char *page = test_scratch_path("gpt2-torch.html");
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", model, "--dim", "batch=1", "--dim", "seq=64", "--html", page, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    const char *line = strstr(r.out, "buffers        ");
+    g_assert_nonnull(line);
+    guint buffers = (guint)g_ascii_strtoull(line + 15, NULL, 10);
+    g_assert_cmpuint(buffers, >, 100);
+    run_result_clear(&r);
+    char *dom = browse(page, "--dump-dom");
+    g_assert_cmpuint(count_of(dom, "<rect class=\"buffer\""), ==, buffers);
+    g_assert_cmpuint(count_of(dom, " data-about=\""), ==, buffers);
+    g_assert_nonnull(strstr(dom, "data-about=\"made by '/"));  /* the exporter's node names, as it wrote them */
+    g_assert_nonnull(strstr(dom, "class=\"live-bytes\""));
+    g_free(dom);
+    g_free(page);
+    g_free(model);
+}
+
 /* Names that would be markup or script on the page stay text: the page's title is its own, nothing ran. */
 static void test_hostile_names(void)
 {
@@ -115,6 +142,7 @@ int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/html/gpt2-page", test_gpt2_page);
+    g_test_add_func("/html/gpt2-torch-page", test_gpt2_torch_page);
     g_test_add_func("/html/hostile-names", test_hostile_names);
     return g_test_run();
 }
