@@ -1,8 +1,8 @@
 /* test-html.c — the HTML view (--html) in a real browser: Debian's Chromium, headless, loads the page of
- * gpt2's plan (and of every strategy's, side by side) and of the torch export of GPT-2 from the file alone; the DOM it builds holds one
- * rectangle per buffer carrying the buffer's name, size, offset, steps and what it holds (the node that
- * makes it, the tensors sharing it and how), the page draws (a screenshot),
- * and names built to break out of HTML or to run script stay text. */
+ * gpt2's plan (and of every strategy's, side by side) and of the torch export of GPT-2 from the file alone;
+ * the DOM it builds holds one rectangle per buffer carrying the buffer's name, size, offset, steps and what
+ * it holds (the node that makes it, the tensors sharing it and how), the page draws (a screenshot), and
+ * names built to break out of HTML or to run script stay text. */
 #include "tests/testutil.h"
 
 #include <glib/gstdio.h>
