@@ -176,44 +176,46 @@ static gboolean fits_picture(const char *what, guint series, guint64 bars, GErro
     return TRUE;
 }
 
-/* The picture for `series` series: up to eight, the legend to the right of the plot; more, below it in
- * three columns (the picture grows to hold them), so the legend never takes the plot's width. With an x
- * axis label, the legend sits at the bottom of the picture under a margin that holds the tics, the label
- * and the legend's rows (gnuplot's own `below` draws it over the label). */
-static GString *table_script(const char *path, const char *title, guint series, gboolean xlabel)
+/* The picture for `series` series: up to eight, the legend to the right of the plot; more, below it in up
+ * to three columns (two when the names are long; the picture grows to hold two), so the legend never takes
+ * the plot's width. A legend below starts with an empty title line: gnuplot draws a legend below over the x
+ * axis label, and the blank line is what it covers. */
+static GString *table_script(const char *path, const char *title, guint series)
 {
     if (series <= 8) {
         GString *s = gnuplot_script_new(path, title);
         g_string_append(s, "set key outside right top box\n");
         return s;
     }
-    guint rows = (series + 2) / 3;
+    guint rows = (series + 1) / 2;
     GString *s = gnuplot_script_sized(path, title, 1200, 600 + 18 * rows);
-    g_string_append(s, "set key outside below center horizontal box maxcols 3 width 2\n");
-    if (xlabel)
-        g_string_append_printf(s, "set bmargin %u\nset key at screen 0.5, screen 0.01 center bottom\n", rows + 4);
+    g_string_append(s, "set key outside below center horizontal maxcols 3 width 2 title ' '\n");
     return s;
 }
 
 /* A facet's panel in the multiplot `o->into`: what an earlier panel set is undone, the panel is titled,
- * and its legend goes below it (every panel alike, so they keep one size). Returns the script. */
+ * and its legend goes below it (every panel alike, so they keep one size; the blank legend title as in
+ * table_script). Returns the script. */
 static GString *panel_start(const TablePlotOptions *o, guint series)
 {
     GString *s = o->into;
     g_string_append(s, "reset\nset style data linespoints\n");
     gnuplot_set_text(s, "title", o->panel_title ? o->panel_title : "", NULL, "");
-    g_string_append_printf(s, "set key outside below center horizontal maxcols %u font ',8'\n", series > 4 ? 3u : 2u);
+    g_string_append_printf(s, "set key outside below center horizontal maxcols %u font ',8' title ' '\n", series > 4 ? 3u : 2u);
     return s;
 }
 
-/* A tic label no longer than 28 characters: the first 27 and an ellipsis. Newly allocated. */
+/* A tic label no longer than 28 characters: its first 12 and last 15 around an ellipsis, so labels that
+ * differ only at the end (one graph at several dims) stay apart. Newly allocated. */
 static char *short_label(const char *label)
 {
-    if (g_utf8_strlen(label, -1) <= 28 || !g_utf8_validate(label, -1, NULL))
+    glong n = g_utf8_validate(label, -1, NULL) ? g_utf8_strlen(label, -1) : 0;
+    if (n <= 28)
         return g_strdup(label);
-    char *head = g_utf8_substring(label, 0, 27);
-    char *out = g_strconcat(head, "\u2026", NULL);
+    char *head = g_utf8_substring(label, 0, 12), *tail = g_utf8_substring(label, n - 15, n);
+    char *out = g_strconcat(head, "\u2026", tail, NULL);
     g_free(head);
+    g_free(tail);
     return out;
 }
 
@@ -305,7 +307,7 @@ gboolean plot_compare(const char *path, const CsvTable *t, const TablePlotOption
             gnuplot_byte_unit(o->shared_largest, &unit, &scale);
         char *title = o->title ? g_strdup(o->title)
                                : g_strdup_printf("%s per strategy (%s)", metric_label(o, words), o->table_path);
-        GString *s = o->into ? panel_start(o, series->len) : table_script(path, title, series->len, FALSE);
+        GString *s = o->into ? panel_start(o, series->len) : table_script(path, title, series->len);
         g_free(title);
         g_string_append(s, "set style data histogram\nset style histogram clustered gap 1\n"
                            "set style fill solid 0.85 border rgb '#404040'\nset boxwidth 0.9\nset datafile missing '?'\n"
@@ -490,7 +492,7 @@ gboolean plot_sweep(const char *path, const CsvTable *t, const TablePlotOptions 
             gnuplot_byte_unit(o->shared_largest > 0 ? o->shared_largest : largest, &unit, &scale);
         char *title = o->title ? g_strdup(o->title)
                                : g_strdup_printf("%s against %s (%s)", metric_label(o, words), o->x, o->table_path);
-        GString *s = o->into ? panel_start(o, lines->len + bounds->len) : table_script(path, title, lines->len + bounds->len, TRUE);
+        GString *s = o->into ? panel_start(o, lines->len + bounds->len) : table_script(path, title, lines->len + bounds->len);
         g_free(title);
         char top[64] = "*"; /* facets share the top of the axis */
         if (o->shared_largest > 0)
