@@ -279,6 +279,31 @@ static void test_formats_read_back(void)
     g_assert_no_error(error);
     g_object_unref(parser);
     run_result_clear(&r);
+    /* The Chrome trace (written as text, not by json-glib): json-glib reads it back, and every buffer's slice
+     * carries its name as written, made valid UTF-8 where it was not; with --compare too. */
+    char *chrome = test_scratch_path("hostile-trace.json");
+    for (guint compare = 0; compare < 2; compare++) {
+        r = run_ok(compare ? (const char *[]){"--trace", source, "--compare", "--chrome-trace", chrome, NULL}
+                           : (const char *[]){"--trace", source, "--chrome-trace", chrome, NULL});
+        run_result_clear(&r);
+        parser = json_parser_new();
+        g_assert_true(json_parser_load_from_file(parser, chrome, &error));
+        g_assert_no_error(error);
+        JsonArray *events = json_object_get_array_member(json_node_get_object(json_parser_get_root(parser)), "traceEvents");
+        guint slices = 0;
+        for (guint k = 0; k < json_array_get_length(events); k++) {
+            JsonObject *e = json_array_get_object_element(events, k);
+            if (json_object_get_int_member(e, "pid") != 2 || strcmp(json_object_get_string_member(e, "ph"), "X"))
+                continue;
+            char *want = g_utf8_make_valid(name_at(slices), -1);
+            g_assert_cmpstr(json_object_get_string_member(e, "name"), ==, want);
+            g_free(want);
+            slices++;
+        }
+        g_assert_cmpuint(slices, ==, hostile->len);
+        g_object_unref(parser);
+    }
+    g_free(chrome);
     /* The text map: five whitespace-separated fields a line, whatever the names hold. */
     r = run_ok((const char *[]){"--trace", source, "--map", NULL});
     const char *lines = strstr(r.out, "# offset size name first last\n");

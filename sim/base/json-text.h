@@ -1,4 +1,4 @@
-/* json-text.h — a string value into a JSON document we write. JSON text is UTF-8, and json-glib copies
+/* json-text.h — a string value into a JSON document we write (a json-glib tree, or text). JSON text is UTF-8, and json-glib copies
  * invalid bytes through, which makes the document unreadable; names from models and traces are any bytes,
  * so each one is made valid (invalid sequences become U+FFFD) on the way in. json-glib escapes the rest. */
 #ifndef SIM_JSON_TEXT_H
@@ -10,6 +10,26 @@ static inline void json_add_text(JsonBuilder *b, const char *text)
 {
     char *valid = g_utf8_make_valid(text, -1);
     json_builder_add_string_value(b, valid);
+    g_free(valid);
+}
+
+/* The same rule for a document written as text (too large for a json-glib tree): text as a JSON string,
+ * quotes included, appended to s. */
+static inline void json_text_append(GString *s, const char *text)
+{
+    char *valid = g_utf8_make_valid(text, -1);
+    g_string_append_c(s, '"');
+    for (const guchar *c = (const guchar *)valid; *c; c++) {
+        if (*c == '"' || *c == '\\') {
+            g_string_append_c(s, '\\');
+            g_string_append_c(s, (char)*c);
+        } else if (*c < 0x20) {
+            g_string_append_printf(s, "\\u%04x", *c);
+        } else {
+            g_string_append_c(s, (char)*c);
+        }
+    }
+    g_string_append_c(s, '"');
     g_free(valid);
 }
 
