@@ -681,6 +681,20 @@ static void test_chrome_trace(void)
         g_assert_cmpint(peak, <=, arena);
         g_assert_cmpint(peak, >, arena - 64); /* the arena is the peak rounded up to the alignment */
     }
+    /* Every strategy's plan of 400,001 buffers is more than one file holds: refused before planning, no file. */
+    char *big = test_scratch_path("big-400k.csv"), *big_out = test_scratch_path("big-400k.json");
+    r = test_run("MKGRAPH_BIN", (const char *[]){"trace", "--buffers", "400001", "--seed", "2", "-o", big, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--trace", big, "--compare", "--chrome-trace", big_out, NULL});
+    g_assert_cmpint(r.status, ==, 1);
+    g_assert_nonnull(strstr(r.err, "would hold more than 4000000 buffer slices (about 220 bytes each): give one --strategy"));
+    g_assert_cmpstr(r.out, ==, "");
+    g_assert_false(g_file_test(big_out, G_FILE_TEST_EXISTS));
+    run_result_clear(&r);
+    g_unlink(big);
+    g_free(big);
+    g_free(big_out);
     JsonObject *naive = json_array_get_object_element(plans, 0);
     g_assert_cmpstr(json_object_get_string_member(naive, "strategy"), ==, "naive");
     g_assert_cmpint(json_object_get_int_member(naive, "arena_bytes"), >, 26124800);

@@ -11,6 +11,7 @@
 #include "memory/bins.h"
 #include "model/onnx.h"
 #include "plan/verify.h"
+#include "report/chrome-trace.h"
 #include "report/info.h"
 #include "strategies/registry.h"
 
@@ -111,6 +112,8 @@ static int run_compare(const Job *job, const Trace *t)
     Plan **plans = g_new0(Plan *, count);
     GError *error = NULL;
     int status = 0;
+    if (job->chrome_trace && !chrome_trace_fits(trace_count(t), count, &error)) /* before planning, not after */
+        status = file_error(job->chrome_trace, error);
     for (guint k = 0; k < count && !status; k++) {
         rows[k] = job_report_row(job);
         if (!(plans[k] = plan_one(job, all[k], t, &rows[k], &error)))

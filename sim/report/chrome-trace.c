@@ -200,9 +200,21 @@ char *chrome_trace_to_json(const Trace *t, const Plan *const *plans, guint count
     return g_string_free(s, FALSE);
 }
 
+gboolean chrome_trace_fits(guint buffers, guint plans, GError **error)
+{
+    if ((guint64)buffers * plans <= CHROME_TRACE_MAX_SLICES)
+        return TRUE;
+    g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "a Chrome trace of %u plan%s of %u buffers would hold more than "
+                "%u buffer slices (about 220 bytes each)%s", plans, plans == 1 ? "" : "s", buffers, CHROME_TRACE_MAX_SLICES,
+                plans > 1 ? ": give one --strategy" : "");
+    return FALSE;
+}
+
 gboolean chrome_trace_write(const char *path, const Trace *t, const Plan *const *plans, guint count,
                             const ChromeTraceLabels *labels, GError **error)
 {
+    if (!chrome_trace_fits(trace_count(t), count, error))
+        return FALSE;
     char *text = chrome_trace_to_json(t, plans, count, labels);
     gboolean ok = sim_write_file(path, text, strlen(text), error);
     g_free(text);

@@ -20,9 +20,17 @@ typedef struct {
     const double *seconds;       /* per step: measured time (median), or NULL: one schedule step = 1 ms */
 } ChromeTraceLabels;
 
+/* The most buffer slices one file holds (buffers × plans, about 220 bytes each): a 1M-buffer plan is one
+ * file, every strategy's plans of it (--compare) would be 2 GB of text, so past it the writer refuses. */
+#define CHROME_TRACE_MAX_SLICES 4000000u
+
+/* Whether `plans` plans of `buffers` buffers fit one file (an error saying why not), so a caller can ask
+ * before it plans. */
+gboolean chrome_trace_fits(guint buffers, guint plans, GError **error);
 /* The events of count >= 1 plans of t as a JSON document (newly allocated). */
 char *chrome_trace_to_json(const Trace *t, const Plan *const *plans, guint count, const ChromeTraceLabels *labels);
-/* Writes the document to `path`; no partial file is left behind on failure. */
+/* Writes the document to `path`; no partial file is left behind on failure; more than
+ * CHROME_TRACE_MAX_SLICES slices is an error (SIM_ERROR_UNSUPPORTED) and writes nothing. */
 gboolean chrome_trace_write(const char *path, const Trace *t, const Plan *const *plans, guint count,
                             const ChromeTraceLabels *labels, GError **error);
 
