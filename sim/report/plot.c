@@ -56,8 +56,6 @@ static void timeline_overlay(GString *s, const Trace *t, const Plan *const *plan
     g_free(bound);
 }
 
-/* A tic step for n steps across a panel: 1, 2 or 5 times a power of ten, about four tics, so the labels
- * of a small panel do not run together. */
 /* A panel's title as a gnuplot string expression: the words of `label` in lines of at most
  * PANEL_TITLE_WIDTH characters (a panel is a third of the picture wide), each line quoted on its own and
  * joined by newlines, so five strategies that made one plan are all named and none runs off the panel. */
@@ -65,7 +63,9 @@ static void timeline_overlay(GString *s, const Trace *t, const Plan *const *plan
 static char *panel_title(const char *label)
 {
     GString *expr = g_string_new(NULL), *line = g_string_new(NULL);
-    char **words = g_strsplit(label, " ", -1);
+    char *valid = g_utf8_make_valid(label, -1); /* counted in characters below */
+    char **words = g_strsplit(valid, " ", -1);
+    g_free(valid);
     for (char **w = words;; w++) {
         if (!*w || (line->len && g_utf8_strlen(line->str, -1) + 1 + g_utf8_strlen(*w, -1) > PANEL_TITLE_WIDTH)) {
             char *q = gnuplot_quote(line->str);
@@ -82,6 +82,8 @@ static char *panel_title(const char *label)
     return g_string_free(expr, FALSE);
 }
 
+/* A tic step for n steps across a panel: 1, 2 or 5 times a power of ten, about four tics, so the labels
+ * of a small panel do not run together. */
 static guint tic_step(guint n)
 {
     guint step = 1;
