@@ -288,8 +288,8 @@ palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e
 with open(f"{work}/plot.gp", "w") as f:
     f.write("set terminal pngcairo size 1200,600 noenhanced font 'sans,10'\n")
     f.write(f"set output '{work}/plan-scaling.png'\n")
-    f.write("set title 'Planning time against input size (end to end, mean of the runs; the [--budget] strategies, "
-            "whose time is their budget, are in the tables only)'\n")
+    f.write('set title "Planning time against input size (end to end, mean of the runs)\\n'
+            'the [--budget] strategies, whose time is their budget, are in the tables only"\n')
     f.write("set logscale xy 10\nset xlabel 'buffers (traces) or nodes (graphs), log scale'\n"
             "set ylabel 'seconds (log scale)'\n")
     f.write(f"set xrange [{min(xs) / 1.3}:{max(xs) * 1.3}]\nset format x '%.0s%c'\nset format y '%g'\n")
