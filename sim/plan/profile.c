@@ -1,6 +1,8 @@
 /* profile.c — live and spanned bytes per step of a plan (see profile.h). */
 #include "plan/profile.h"
 
+#include <stdlib.h>
+
 void memory_profile_compute(const Trace *t, const Plan *plan, MemoryProfile *out)
 {
     guint bins = MAX(plan->bins, trace_bins(t));
@@ -25,4 +27,41 @@ void memory_profile_clear(MemoryProfile *p)
     g_free(p->live);
     g_free(p->spanned);
     p->live = p->spanned = NULL;
+}
+
+typedef struct {
+    guint id;
+    double area; /* bytes × steps */
+} ByArea;
+
+static int by_area(const void *a, const void *b)
+{
+    const ByArea *x = a, *y = b;
+    if (x->area != y->area)
+        return x->area > y->area ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+guint *memory_profile_by_area(const Trace *t)
+{
+    guint n = trace_count(t);
+    ByArea *order = g_new(ByArea, n + 1);
+    for (guint id = 0; id < n; id++) {
+        const TraceBuffer *b = trace_buffer(t, id);
+        order[id] = (ByArea){id, (double)b->size * (double)(b->last - b->first + 1)};
+    }
+    qsort(order, n, sizeof(ByArea), by_area);
+    guint *ids = g_new(guint, n + 1);
+    for (guint k = 0; k < n; k++)
+        ids[k] = order[k].id;
+    g_free(order);
+    return ids;
+}
+
+guint64 *memory_profile_bin_bases(const Plan *plan)
+{
+    guint64 *base = g_new0(guint64, plan->bins + 1);
+    for (guint bin = 0; bin < plan->bins; bin++)
+        base[bin + 1] = base[bin] + plan->bin_arena[bin];
+    return base;
 }

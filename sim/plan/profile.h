@@ -1,6 +1,6 @@
 /* profile.h — a plan's memory over the schedule, step by step: the bytes live (what any plan must hold)
  * and the bytes spanned (the highest end among the live buffers: what this plan occupies). The gap is the
- * plan's fragmentation at that step. Used by --chrome-trace and --plot. */
+ * plan's fragmentation at that step; and the orderings the pictures share. Used by --chrome-trace, --plot and --html. */
 #ifndef SIM_PROFILE_H
 #define SIM_PROFILE_H
 
@@ -15,5 +15,12 @@ typedef struct {
 
 void memory_profile_compute(const Trace *t, const Plan *plan, MemoryProfile *out);
 void memory_profile_clear(MemoryProfile *p);
+
+/* Buffer ids from the largest bytes × steps down, ties by id (newly allocated, one per buffer): what a
+ * picture names or draws first when it cannot show every buffer. */
+guint *memory_profile_by_area(const Trace *t);
+/* Where each bin starts when a plan's bins are stacked one above the other: bins + 1 entries, the last the
+ * height of the stack (newly allocated). */
+guint64 *memory_profile_bin_bases(const Plan *plan);
 
 #endif

@@ -4,7 +4,6 @@
 #include "base/units.h"
 #include "plan/profile.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 /* text as HTML text or attribute value: valid UTF-8, control characters as spaces, & < > " ' escaped. */
@@ -22,19 +21,6 @@ static void append_escaped(GString *s, const char *text)
         }
     }
     g_free(valid);
-}
-
-typedef struct {
-    guint id;
-    double weight; /* bytes × steps */
-} Drawn;
-
-static gint by_weight(gconstpointer a, gconstpointer b)
-{
-    const Drawn *x = a, *y = b;
-    if (x->weight != y->weight)
-        return x->weight > y->weight ? -1 : 1;
-    return x->id < y->id ? -1 : x->id > y->id;
 }
 
 static const char *const style =
@@ -66,13 +52,13 @@ static const char *const script =
     "tip.style.left=(e.clientX+12)+'px';tip.style.top=(e.clientY+12)+'px';});"
     "r.addEventListener('mouseleave',function(){tip.style.display='none';});});})();";
 
-static void append_plan(GString *s, const Trace *t, const Plan *plan, guint64 top, const char *const *about)
+/* One plan's section: its buffers in `order` (the largest first, from memory_profile_by_area; the same
+ * for every plan of the trace), the first HTML_VIEW_MAX_BUFFERS of them drawn. */
+static void append_plan(GString *s, const Trace *t, const Plan *plan, guint64 top, const char *const *about,
+                        const guint *order)
 {
     guint n = trace_count(t), steps = MAX(t->steps, 1);
-    /* each bin stacked on the ones below it */
-    guint64 *base = g_new0(guint64, plan->bins + 1);
-    for (guint b = 1; b < plan->bins; b++)
-        base[b] = base[b - 1] + plan->bin_arena[b - 1];
+    guint64 *base = memory_profile_bin_bases(plan); /* each bin stacked on the ones below it */
     char *arena = format_bytes(plan->arena), *bound = format_bytes(trace_lower_bound(t));
     g_string_append(s, "<section class=\"plan\" data-strategy=\"");
     append_escaped(s, plan->strategy->name);
@@ -82,20 +68,13 @@ static void append_plan(GString *s, const Trace *t, const Plan *plan, guint64 to
     g_string_append(s, "</h2>\n");
     g_free(arena);
     g_free(bound);
-    Drawn *drawn = g_new(Drawn, n + 1);
-    for (guint k = 0; k < n; k++) {
-        const TraceBuffer *b = trace_buffer(t, k);
-        drawn[k] = (Drawn){k, (double)b->size * (double)(b->last - b->first + 1)};
-    }
     guint shown = MIN(n, HTML_VIEW_MAX_BUFFERS);
-    if (shown < n) {
-        qsort(drawn, n, sizeof(Drawn), (int (*)(const void *, const void *))by_weight);
+    if (shown < n)
         g_string_append_printf(s, "<p class=\"note\">%u of %u buffers drawn: the largest (bytes × steps).</p>\n", shown, n);
-    }
     g_string_append_printf(s, "<svg class=\"layout\" viewBox=\"0 0 %u %" G_GUINT64_FORMAT "\" preserveAspectRatio=\"none\">\n",
                            steps, MAX(top, 1));
     for (guint k = 0; k < shown; k++) {
-        guint id = drawn[k].id;
+        guint id = order[k];
         const TraceBuffer *b = trace_buffer(t, id);
         guint64 y = base[b->bin] + plan->offsets[id];
         guint hue = g_str_hash(b->name) % 360;
@@ -135,7 +114,6 @@ static void append_plan(GString *s, const Trace *t, const Plan *plan, guint64 to
     g_string_free(spanned, TRUE);
     memory_profile_clear(&profile);
     g_string_append(s, "</section>\n");
-    g_free(drawn);
     g_free(base);
 }
 
@@ -153,8 +131,10 @@ char *html_view_page(const char *title, const Trace *t, const Plan *const *plans
                               " bytes up. Hover for details; the wheel zooms the steps, a drag pans, a double click resets."
                               " Below each plan: the bytes live (black) and the bytes it spans (blue) per step.</p>\n"
                               "<div class=\"plans\">\n", trace_count(t), t->steps);
+    guint *order = memory_profile_by_area(t);
     for (guint k = 0; k < count; k++)
-        append_plan(s, t, plans[k], top, about);
+        append_plan(s, t, plans[k], top, about, order);
+    g_free(order);
     g_string_append_printf(s, "</div>\n<div id=\"tip\"></div>\n<script>%s</script>\n</body></html>\n", script);
     return g_string_free(s, FALSE);
 }

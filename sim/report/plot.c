@@ -192,33 +192,12 @@ gboolean plot_timeline(const char *path, const char *title, const Trace *t, cons
 }
 
 /* Where each bin starts on the picture's address axis: the bins below it, stacked. */
-static guint64 *bin_bases(const Plan *plan)
-{
-    guint64 *base = g_new0(guint64, plan->bins + 1);
-    for (guint bin = 0; bin < plan->bins; bin++)
-        base[bin + 1] = base[bin] + plan->bin_arena[bin];
-    return base;
-}
-
-typedef struct {
-    guint id;
-    double area; /* bytes × steps */
-} ByArea;
-
-static gint by_area(gconstpointer a, gconstpointer b)
-{
-    const ByArea *x = a, *y = b;
-    if (x->area != y->area)
-        return x->area > y->area ? -1 : 1;
-    return x->id < y->id ? -1 : x->id > y->id;
-}
-
 gboolean plot_layout(const char *path, const char *title, const Trace *t, const Plan *plan, const LayoutWindow *window,
                      GError **error)
 {
     if (!plot_path_check(path, error))
         return FALSE;
-    guint64 *base = bin_bases(plan);
+    guint64 *base = memory_profile_bin_bases(plan);
     guint steps = MAX(t->steps, 1);
     /* The window: every step and address unless told; a step range past the end is cut to it. */
     guint x_lo = 0, x_hi = steps;
@@ -246,15 +225,10 @@ gboolean plot_layout(const char *path, const char *title, const Trace *t, const 
     /* Names where they fit (a rectangle wide and tall enough for a short label at this size), and the
      * largest buffers named whatever their shape, on an opaque box. */
     guint n = trace_count(t);
-    ByArea *order = g_new(ByArea, n + 1);
-    for (guint id = 0; id < n; id++) {
-        const TraceBuffer *b = trace_buffer(t, id);
-        order[id] = (ByArea){id, (double)b->size * (double)(b->last - b->first + 1)};
-    }
-    qsort(order, n, sizeof(ByArea), (int (*)(const void *, const void *))by_area);
+    guint *order = memory_profile_by_area(t);
     guint named_largest = 0;
     for (guint k = 0; k < n; k++) {
-        guint id = order[k].id;
+        guint id = order[k];
         const TraceBuffer *b = trace_buffer(t, id);
         guint64 low = base[b->bin] + plan->offsets[id];
         if (b->last < x_lo || b->first >= x_hi || low + b->size <= y_lo || low >= y_hi)
