@@ -293,7 +293,7 @@ static void test_node_tests(void)
     g_string_append_printf(md, "# Kernel conformance: the ONNX node tests\n\nMade by `tests/test-conformance.c` (`make test`; "
                            "`bench/figures.sh conformance` writes this file). Debian's libonnx-testdata, %u node tests: "
                            "%u run, %u pass, %u not run (an op without a kernel, a case a kernel does not cover — "
-                           "float16, 3-D windows, training mode — or a model the planner refuses). Each is planned with all sharing and greedy-size, run in its arena with "
+                           "float16, training mode — or a model the planner refuses). Each is planned with all sharing and greedy-size, run in its arena with "
                            "poison, and compared with the test's outputs: floats within 1e-4 relative (+1e-5 absolute), "
                            "integers exactly. *Not run* gives the first reason met for that op.\n\n| op | run | pass | not run | failing tests, or why not run |\n|---|---:|---:|---:|---|\n",
                            names->len, run, passed, skipped);
@@ -317,10 +317,11 @@ static void test_node_tests(void)
         g_test_fail_printf("unexpected conformance results:\n%s", unexpected->str);
     g_assert_cmpuint(run, >=, 640); /* the executor covers most of the common ops */
     /* Ops real exports use (issue 21): each has node tests, and every one of them runs and passes. */
-    static const char *const required[] = {"ArgMax", "ArgMin", "CumSum", "DepthToSpace", "Einsum", "Expand", "EyeLike",
-                                           "GatherElements", "Hardmax", "InstanceNormalization", "LRN", "Pad", "Range",
-                                           "Resize", "ScatterElements", "ScatterND", "SpaceToDepth", "Tile", "TopK",
-                                           "Trilu", "Upsample", "Where"};
+    static const char *const required[] = {"ArgMax", "ArgMin", "AveragePool", "ConvTranspose", "CumSum", "DepthToSpace",
+                                           "Einsum", "Expand", "EyeLike", "GatherElements", "GRU", "Hardmax",
+                                           "InstanceNormalization", "LRN", "LSTM", "Pad", "Range", "Resize", "RNN",
+                                           "ScatterElements", "ScatterND", "SpaceToDepth", "Tile", "TopK", "Trilu",
+                                           "Upsample", "Where"};
     for (gsize k = 0; k < G_N_ELEMENTS(required); k++) {
         const OpCount *c = g_hash_table_lookup(ops, required[k]);
         if (!c || !c->run || c->passed != c->run)

@@ -877,10 +877,11 @@ static void test_pad_and_tile(void)
 }
 
 /* One node through the executor: a model of `op` (with up to four attributes) over two operands of the
- * given shapes and dtype, filled with small integers (exact in any float type); the output as doubles. */
+ * given shapes (rank at most 5) and dtype, filled with small integers (exact in any float type); the output
+ * as doubles. ranks[1] < 0: one operand only. */
 static double value_at(int operand, gsize j) { return (double)((j * 7 + (gsize)operand * 3) % 11) - 5.0; }
 
-static double *binary_node_run(const char *op, Attr *const *attrs, DType dtype, const int *ranks, const gint64 dims[2][4],
+static double *binary_node_run(const char *op, Attr *const *attrs, DType dtype, const int *ranks, const gint64 dims[2][5],
                                gsize *count)
 {
     Attr *attr[4] = {NULL, NULL, NULL, NULL}; /* the attributes, up to four; the first NULL ends them */
@@ -888,13 +889,13 @@ static double *binary_node_run(const char *op, Attr *const *attrs, DType dtype, 
         attr[k] = attrs[k];
     Builder *b = builder_new("one-node", 13);
     const char *a = b_input(b, "a", dtype, ranks[0], dims[0]);
-    const char *x = b_input(b, "b", dtype, ranks[1], dims[1]);
+    const char *x = ranks[1] < 0 ? NULL : b_input(b, "b", dtype, ranks[1], dims[1]);
     b_output(b, b_node(b, op, (const char *const[]){a, x, NULL}, 1, NULL, attr[0], attr[1], attr[2], attr[3], NULL));
     GError *error = NULL;
     Model *m = finish_inferred(b);
     Planned run = plan_and_bind_ok(m);
     Executor *e = run.e;
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < (ranks[1] < 0 ? 1 : 2); k++) {
         gsize n = 1;
         for (int d = 0; d < ranks[k]; d++)
             n *= (gsize)dims[k][d];
@@ -927,7 +928,7 @@ static void test_einsum_forms(void)
     static const struct {
         const char *equation;
         int ranks[2];
-        gint64 dims[2][4];
+        gint64 dims[2][5];
     } cases[] = {
         {"ij,jk->ik", {2, 2}, {{3, 4}, {4, 5}}},     {"ji,jk->ik", {2, 2}, {{4, 3}, {4, 5}}},
         {"ij,kj->ik", {2, 2}, {{3, 4}, {5, 4}}},     {"ij,jk->ki", {2, 2}, {{3, 4}, {4, 5}}},
@@ -958,14 +959,14 @@ static void test_matmul_batches(void)
 {
     static const struct {
         int ranks[2];
-        gint64 dims[2][4];
+        gint64 dims[2][5];
     } cases[] = {
         {{3, 2}, {{5, 1, 4}, {4, 6}}}, {{4, 2}, {{2, 3, 2, 4}, {4, 6}}}, {{3, 3}, {{2, 3, 4}, {2, 4, 5}}},
         {{3, 3}, {{2, 3, 4}, {1, 4, 5}}}, {{2, 3}, {{3, 4}, {2, 4, 5}}}, {{3, 1}, {{2, 3, 4}, {4}}},
     };
     for (gsize k = 0; k < G_N_ELEMENTS(cases); k++) {
         const int *r = cases[k].ranks;
-        const gint64(*d)[4] = cases[k].dims;
+        const gint64(*d)[5] = cases[k].dims;
         gsize n;
         double *y = binary_node_run("MatMul", NULL, DT_FLOAT, r, d, &n);
         /* batch of the output, and each operand's matrices (a broadcast batch of 1 repeats) */
@@ -1079,7 +1080,7 @@ static void test_conv_paths(void)
         gint64 C = cases[k].c, H = cases[k].h, W = cases[k].w, M = cases[k].m, KH = cases[k].kh, KW = cases[k].kw;
         gint64 G = cases[k].group, S = cases[k].stride, P = cases[k].pad, D = cases[k].dilation;
         const int ranks[2] = {4, 4};
-        const gint64 dims[2][4] = {{1, C, H, W}, {M, C / G, KH, KW}};
+        const gint64 dims[2][5] = {{1, C, H, W}, {M, C / G, KH, KW}};
         Attr *attrs[] = {attr_new_int("group", G), attr_new_ints("strides", (const gint64[]){S, S}, 2),
                          attr_new_ints("pads", (const gint64[]){P, P, P, P}, 4),
                          attr_new_ints("dilations", (const gint64[]){D, D}, 2), NULL};
@@ -1106,6 +1107,106 @@ static void test_conv_paths(void)
                 }
         g_free(y);
     }
+}
+
+/* Windows over three spatial axes (the N-d path: Conv with groups, strides, pads and dilations; MaxPool,
+ * AveragePool and LpPool) and LpPool over two, against the definition summed here in double over small
+ * integers (exact for Conv and the pools' sums; LpPool within float rounding). */
+static void test_nd_windows(void)
+{
+    static const struct {
+        gint64 c, d, h, w, m, k, group, stride, pad, dilation;
+    } convs[] = {{3, 4, 5, 6, 4, 3, 1, 1, 1, 1}, {4, 5, 6, 5, 6, 2, 2, 2, 1, 2}, {2, 3, 4, 4, 2, 3, 2, 1, 0, 1}};
+    for (gsize k = 0; k < G_N_ELEMENTS(convs); k++) {
+        gint64 C = convs[k].c, D = convs[k].d, H = convs[k].h, W = convs[k].w, M = convs[k].m, K = convs[k].k;
+        gint64 G = convs[k].group, S = convs[k].stride, P = convs[k].pad, L = convs[k].dilation;
+        const int ranks[2] = {5, 5};
+        const gint64 dims[2][5] = {{1, C, D, H, W}, {M, C / G, K, K, K}};
+        Attr *attrs[] = {attr_new_int("group", G), attr_new_ints("strides", (const gint64[]){S, S, S}, 3),
+                         attr_new_ints("pads", (const gint64[]){P, P, P, P, P, P}, 6),
+                         attr_new_ints("dilations", (const gint64[]){L, L, L}, 3), NULL};
+        gsize n;
+        double *y = binary_node_run("Conv", attrs, DT_FLOAT, ranks, dims, &n);
+        gint64 OD = (D + 2 * P - L * (K - 1) - 1) / S + 1, OH = (H + 2 * P - L * (K - 1) - 1) / S + 1,
+               OW = (W + 2 * P - L * (K - 1) - 1) / S + 1;
+        g_assert_cmpuint(n, ==, (gsize)(M * OD * OH * OW));
+        for (gint64 o = 0; o < M; o++)
+            for (gint64 oz = 0; oz < OD; oz++)
+                for (gint64 oy = 0; oy < OH; oy++)
+                    for (gint64 ox = 0; ox < OW; ox++) {
+                        double want = 0;
+                        gint64 g = o / (M / G);
+                        for (gint64 ci = 0; ci < C / G; ci++)
+                            for (gint64 kz = 0; kz < K; kz++)
+                                for (gint64 ky = 0; ky < K; ky++)
+                                    for (gint64 kx = 0; kx < K; kx++) {
+                                        gint64 iz = oz * S - P + kz * L, iy = oy * S - P + ky * L, ix = ox * S - P + kx * L;
+                                        if (iz >= 0 && iz < D && iy >= 0 && iy < H && ix >= 0 && ix < W)
+                                            want += value_at(0, (gsize)((((g * (C / G) + ci) * D + iz) * H + iy) * W + ix)) *
+                                                    value_at(1, (gsize)((((o * (C / G) + ci) * K + kz) * K + ky) * K + kx));
+                                    }
+                        double got = y[((o * OD + oz) * OH + oy) * OW + ox];
+                        if (got != want)
+                            g_error("3-D conv case %" G_GSIZE_FORMAT ": y[%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%"
+                                    G_GINT64_FORMAT ",%" G_GINT64_FORMAT "] is %g, the definition gives %g", k, o, oz, oy,
+                                    ox, got, want);
+                    }
+        g_free(y);
+    }
+    /* pools over [1, 2, 4, 5, 6] (3-D) and [1, 2, 5, 6] (2-D): window 3 (2-D: 3 x 2), stride 2, pads 1 */
+    static const char *const pools[] = {"MaxPool", "AveragePool", "LpPool"};
+    for (int spatial = 2; spatial <= 3; spatial++)
+        for (gsize k = 0; k < G_N_ELEMENTS(pools); k++) {
+            gint64 in[3] = {spatial == 3 ? 4 : 1, 5, 6}, win[3] = {spatial == 3 ? 3 : 1, 3, spatial == 3 ? 3 : 2};
+            const int ranks[2] = {2 + spatial, -1};
+            gint64 dims[2][5] = {{1, 2}, {0}};
+            for (int a = 0; a < spatial; a++)
+                dims[0][2 + a] = in[3 - spatial + a];
+            gint64 kshape[3], strides[3] = {2, 2, 2}, pads[6] = {1, 1, 1, 1, 1, 1};
+            for (int a = 0; a < spatial; a++)
+                kshape[a] = win[3 - spatial + a];
+            Attr *attrs[] = {attr_new_ints("kernel_shape", kshape, spatial), attr_new_ints("strides", strides, spatial),
+                             attr_new_ints("pads", pads, 2 * spatial), attr_new_int("p", 3), NULL};
+            if (strcmp(pools[k], "LpPool")) { /* p is LpPool's alone */
+                attr_free(attrs[3]);
+                attrs[3] = NULL;
+            }
+            gsize n;
+            double *y = binary_node_run(pools[k], attrs, DT_FLOAT, ranks, (const gint64(*)[5])dims, &n);
+            gint64 out[3], pad_front[3];
+            for (int a = 0; a < 3; a++) {
+                gint64 p = a < 3 - spatial ? 0 : 1, s = a < 3 - spatial ? 1 : 2;
+                pad_front[a] = p;
+                out[a] = (in[a] + 2 * p - win[a]) / s + 1;
+            }
+            g_assert_cmpuint(n, ==, (gsize)(2 * out[0] * out[1] * out[2]));
+            for (gint64 ch = 0; ch < 2; ch++)
+                for (gint64 oz = 0; oz < out[0]; oz++)
+                    for (gint64 oy = 0; oy < out[1]; oy++)
+                        for (gint64 ox = 0; ox < out[2]; ox++) {
+                            double best = -INFINITY, sum = 0;
+                            int counted = 0;
+                            for (gint64 kz = 0; kz < win[0]; kz++)
+                                for (gint64 ky = 0; ky < win[1]; ky++)
+                                    for (gint64 kx = 0; kx < win[2]; kx++) {
+                                        gint64 iz = oz * (spatial == 3 ? 2 : 1) - pad_front[0] + kz,
+                                               iy = oy * 2 - 1 + ky, ix = ox * 2 - 1 + kx;
+                                        if (iz < 0 || iz >= in[0] || iy < 0 || iy >= in[1] || ix < 0 || ix >= in[2])
+                                            continue;
+                                        double v = value_at(0, (gsize)(((ch * in[0] + iz) * in[1] + iy) * in[2] + ix));
+                                        best = MAX(best, v);
+                                        sum += k == 2 ? fabs(v) * fabs(v) * fabs(v) : v;
+                                        counted++;
+                                    }
+                            double want = k == 0 ? best : k == 1 ? sum / counted : cbrt(sum);
+                            double got = y[((ch * out[0] + oz) * out[1] + oy) * out[2] + ox];
+                            if (!(fabs(got - want) <= (k == 2 ? 1e-5 * want : 1e-6 * fabs(want))))
+                                g_error("%s over %d axes: y[%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
+                                        ",%" G_GINT64_FORMAT "] is %g, the definition gives %g", pools[k], spatial, ch, oz,
+                                        oy, ox, got, want);
+                        }
+            g_free(y);
+        }
 }
 
 /* A Relu or Clip writing in place over a Conv's output runs inside the Conv (nothing in the plan moves): the
@@ -1290,6 +1391,7 @@ int main(int argc, char **argv)
     g_test_add_func("/exec/einsum-forms", test_einsum_forms);
     g_test_add_func("/exec/matmul-batches", test_matmul_batches);
     g_test_add_func("/exec/conv-paths", test_conv_paths);
+    g_test_add_func("/exec/nd-windows", test_nd_windows);
     g_test_add_func("/exec/approx", test_approx);
     g_test_add_func("/exec/fused-activations", test_fused_activations);
     g_test_add_func("/exec/seed-transpose-view", test_seed_transpose_view);

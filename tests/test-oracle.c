@@ -1,45 +1,87 @@
-/* test-oracle.c — a run checked against an oracle (issue 39): a torch export of a transformer encoder with a
- * real padding mask, its inputs and torch's own outputs in the model zoo's layout
- * (tests/data/oracle/export_encoder.py, Debian's python3); sim's run under the default options, in its
- * plan, with poison, must give torch's outputs within the backend tests' tolerance. A tolerance of nothing
- * must fail (the comparison can fail), --dump-outputs must read back exactly, and a degenerate output (one
- * value everywhere) must fail --check unless allowed. */
+/* test-oracle.c — runs checked against an oracle (issue 39): torch exports of small models of each class —
+ * a transformer encoder with a real padding mask, a recurrent speech stack (LSTM, GRU, RNN), a 3-D
+ * convolutional video network — with their inputs and torch's own outputs in the model zoo's layout
+ * (tests/data/oracle/export.py, Debian's python3). sim's run under the default options, in its plan, with
+ * poison, must give torch's outputs within the backend tests' tolerance. A tolerance of nothing must fail
+ * (the comparison can fail), --dump-outputs must read back exactly, and a degenerate output (one value
+ * everywhere) must fail --check unless allowed. */
 #include "tests/testutil.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
 
-static char *folder;
+static char *top;    /* every export's folder is under this one */
+static char *folder; /* the encoder's */
 
 static RunResult sim_in(const char *const *args)
 {
     return test_run("SIM_BIN", args);
 }
 
-static void export_encoder(void)
+/* The export of one KIND of export.py in its own folder under top (made once per kind), returned. */
+static char *export_kind(const char *kind)
 {
-    if (folder)
-        return;
-    folder = g_dir_make_tmp("arenasim-oracle-XXXXXX", NULL);
-    g_assert_nonnull(folder);
-    char *script = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "tests", "data", "oracle", "export_encoder.py", NULL);
-    char *argv[] = {"/usr/bin/python3", script, folder, NULL};
+    if (!top)
+        top = g_dir_make_tmp("arenasim-oracle-XXXXXX", NULL);
+    g_assert_nonnull(top);
+    char *dir = g_build_filename(top, kind, NULL);
+    if (g_file_test(dir, G_FILE_TEST_IS_DIR))
+        return dir;
+    g_assert_cmpint(g_mkdir(dir, 0700), ==, 0);
+    char *script = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "tests", "data", "oracle", "export.py", NULL);
+    char *argv[] = {"/usr/bin/python3", script, (char *)kind, dir, NULL};
     gchar *err = NULL;
     gint status = 0;
     g_assert_true(g_spawn_sync(NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err, &status, NULL));
     if (!g_spawn_check_wait_status(status, NULL))
-        g_error("the encoder's export failed: %s", err);
+        g_error("the %s export failed: %s", kind, err);
     g_free(err);
     g_free(script);
+    return dir;
+}
+
+static void export_encoder(void)
+{
+    if (!folder)
+        folder = export_kind("encoder");
 }
 
 static char *in_folder(const char *name) { return g_build_filename(folder, name, NULL); }
+
+/* The model of `kind`, run under the default options in its plan with poison, gives torch's outputs, and
+ * so does every strategy's plan (bit for bit with the reference run). */
+static void check_kind_matches_torch(const char *kind, int outputs)
+{
+    char *dir = export_kind(kind), *model = g_build_filename(dir, "model.onnx", NULL);
+    RunResult r = sim_in((const char *[]){"--graph", model, "--inputs", dir, "--run", "--check", "--poison", "--expect",
+                                          dir, NULL});
+    if (r.status != 0)
+        g_error("the %s model does not match torch: %s", kind, r.err);
+    char *want = g_strdup_printf("expect         %d outputs within rtol 0.001 and atol 1e-07 of ", outputs);
+    g_assert_nonnull(strstr(r.out, want));
+    g_assert_nonnull(strstr(r.out, "bit for bit, with poison"));
+    g_assert_null(strstr(r.out, "(degenerate)"));
+    run_result_clear(&r);
+    r = sim_in((const char *[]){"--graph", model, "--inputs", dir, "--run", "--check", "--poison", "--compare", NULL});
+    if (r.status != 0)
+        g_error("a plan of the %s model does not run bit for bit: %s", kind, r.err);
+    run_result_clear(&r);
+    g_free(want);
+    g_free(model);
+    g_free(dir);
+}
+
+/* LSTM (two bidirectional layers, batch first), GRU with an initial state and a reversed RNN: every output. */
+static void test_speech_matches_torch(void) { check_kind_matches_torch("speech", 4); }
+
+/* Conv3d, BatchNorm3d, MaxPool3d, AvgPool3d and ConvTranspose3d. */
+static void test_video_matches_torch(void) { check_kind_matches_torch("video", 1); }
 
 /* The default run (no --transpose, no --strategy) computes torch's values. */
 static void test_encoder_matches_torch(void)
 {
     export_encoder();
-    char *model = in_folder("encoder.onnx");
+    char *model = in_folder("model.onnx");
     RunResult r = sim_in((const char *[]){"--graph", model, "--inputs", folder, "--run", "--check", "--poison",
                                           "--expect", folder, NULL});
     if (r.status != 0)
@@ -65,7 +107,7 @@ static void test_encoder_matches_torch(void)
 static void test_dump_reads_back(void)
 {
     export_encoder();
-    char *model = in_folder("encoder.onnx"), *dump = in_folder("dumped");
+    char *model = in_folder("model.onnx"), *dump = in_folder("dumped");
     RunResult r = sim_in((const char *[]){"--graph", model, "--inputs", folder, "--run", "--dump-outputs", dump, NULL});
     g_assert_cmpint(r.status, ==, 0);
     run_result_clear(&r);
@@ -82,7 +124,7 @@ static void test_dump_reads_back(void)
 static void test_inputs_errors(void)
 {
     export_encoder();
-    char *model = in_folder("encoder.onnx"), *nowhere = in_folder("no-such-set");
+    char *model = in_folder("model.onnx"), *nowhere = in_folder("no-such-set");
     RunResult r = sim_in((const char *[]){"--graph", model, "--inputs", nowhere, "--run", NULL});
     g_assert_cmpint(r.status, ==, 1);
     g_assert_nonnull(strstr(r.err, "input_0.pb"));
@@ -124,7 +166,7 @@ static void test_degenerate_output(void)
 static void test_generated_inputs(void)
 {
     export_encoder();
-    char *model = in_folder("encoder.onnx");
+    char *model = in_folder("model.onnx");
     RunResult r = sim_in((const char *[]){"--graph", model, "--run", "--check", "--poison", NULL});
     if (r.status != 0)
         g_error("the encoder does not run on generated inputs: %s", r.err);
@@ -157,9 +199,12 @@ int main(int argc, char **argv)
     g_test_add_func("/oracle/inputs-errors", test_inputs_errors);
     g_test_add_func("/oracle/degenerate-output", test_degenerate_output);
     g_test_add_func("/oracle/generated-inputs", test_generated_inputs);
+    g_test_add_func("/oracle/speech-matches-torch", test_speech_matches_torch);
+    g_test_add_func("/oracle/video-matches-torch", test_video_matches_torch);
     int status = g_test_run();
-    if (folder)
-        remove_folder(folder);
+    if (top)
+        remove_folder(top);
     g_free(folder);
+    g_free(top);
     return status;
 }

@@ -777,6 +777,14 @@ gboolean node_attr_floats(const Node *n, const char *name, const GArray **out, G
     return ok;
 }
 
+gboolean node_attr_strings(const Node *n, const char *name, const GPtrArray **out, GError **error)
+{
+    gboolean ok;
+    const Attr *a = typed_attr(n, name, ATTR_STRINGS, error, &ok);
+    *out = a ? a->strings : NULL;
+    return ok;
+}
+
 /* ---------- Model ---------- */
 
 static void opset_clear(gpointer p)

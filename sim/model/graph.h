@@ -225,6 +225,8 @@ gboolean node_attr_string(const Node *n, const char *name, const char *dflt, con
                           GError **error);
 gboolean node_attr_ints(const Node *n, const char *name, const GArray **out, GError **error);
 gboolean node_attr_floats(const Node *n, const char *name, const GArray **out, GError **error);
+/* A STRINGS attribute: GBytes each, NUL-terminated (they read as C strings). */
+gboolean node_attr_strings(const Node *n, const char *name, const GPtrArray **out, GError **error);
 /* Input slot k, or NULL when the slot is absent or omitted. */
 Tensor *node_input(const Node *n, guint k);
 Tensor *node_output(const Node *n, guint k);

@@ -176,5 +176,6 @@ gboolean kernel_gather_elements(const KernelCall *c, GError **error);
 gboolean kernel_scatter_elements(const KernelCall *c, GError **error);
 gboolean kernel_scatter_nd(const KernelCall *c, GError **error);
 gboolean kernel_einsum(const KernelCall *c, GError **error);
+gboolean kernel_recurrent(const KernelCall *c, GError **error);
 
 #endif

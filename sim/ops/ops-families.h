@@ -26,6 +26,9 @@ INFER_FN(infer_conv_transpose);
 INFER_FN(infer_pool);
 INFER_FN(infer_global_pool);
 guint64 conv_im2col_scratch(const Node *n);
+/* ops-recurrent.c */
+INFER_FN(infer_recurrent);
+guint64 recurrent_scratch(const Node *n);
 /* ops-norm.c */
 INFER_FN(infer_batch_norm);
 INFER_FN(infer_layer_norm);

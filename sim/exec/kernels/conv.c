@@ -1,7 +1,8 @@
-/* conv.c — Conv (1-D and 2-D, NCHW: im2col then one cblas_sgemm per group and image — a 1x1 window at
- * stride 1 reads the input as it is, a depthwise one is summed directly over its stride phases; groups, strides, pads, dilations,
- * auto_pad, bias), ConvTranspose (sgemm then col2im) and pooling (MaxPool, AveragePool with count_include_pad, the global
- * pools). A 1-D op runs as 2-D with height 1. */
+/* conv.c — Conv (NCHW: im2col then one cblas_sgemm per group and image — a 1x1 window at stride 1 reads
+ * the input as it is, a depthwise one is summed directly over its stride phases; groups, strides, pads,
+ * dilations, auto_pad, bias), ConvTranspose (sgemm then col2im) and pooling (MaxPool with its indices,
+ * AveragePool with count_include_pad, LpPool, the global pools). 1-D and 2-D windows take the tuned 2-D path
+ * (a 1-D op as height 1); three or more spatial axes, LpPool and MaxPool's indices the N-d path. */
 #include "ops/kernel.h"
 #include "ops/ops.h"
 
@@ -23,7 +24,7 @@ static gboolean window_read(const KernelCall *c, const ExecTensor *x, const Exec
                             Window *w, GError **error)
 {
     if (x->rank != 3 && x->rank != 4)
-        return kernel_fail(c, error, "the executor runs 1-D and 2-D windows (input rank %d)", x->rank);
+        return kernel_fail(c, error, "the 2-D window path takes inputs of rank 3 or 4, not %d", x->rank);
     gboolean one_d = x->rank == 3;
     const GArray *strides = NULL, *pads = NULL, *dil = NULL;
     const char *auto_pad;
@@ -255,6 +256,183 @@ static void add_then_epilogue(const KernelCall *c, float *row, gint64 n, const f
             row[k] += add;
 }
 
+/* ---- N-d windows: any number of spatial axes (3-D video models and beyond), LpPool and MaxPool's indices at
+ * any rank, ConvTranspose at every rank. Positions are walked with row-major odometers; the cost per element
+ * is a few operations per axis. */
+typedef struct {
+    int s;                                   /* spatial axes */
+    gint64 n, c;                             /* images, channels */
+    gint64 in[KERNEL_MAX_RANK], out[KERNEL_MAX_RANK], k[KERNEL_MAX_RANK];
+    gint64 stride[KERNEL_MAX_RANK], dil[KERNEL_MAX_RANK], pad[KERNEL_MAX_RANK]; /* pad: before each axis */
+    gint64 in_size, out_size, k_size;        /* products over the spatial axes */
+} NdWindow;
+
+static gint64 product(const gint64 *v, int n)
+{
+    gint64 p = 1;
+    for (int k = 0; k < n; k++)
+        p *= v[k];
+    return p;
+}
+
+/* The geometry of x -> y under the node's strides, dilations, pads and auto_pad (SAME: the padding the
+ * output size implies, its odd unit after (SAME_UPPER) or before (SAME_LOWER)). */
+static gboolean nd_window_read(const KernelCall *c, const ExecTensor *x, const ExecTensor *y, const gint64 *kernel_dims,
+                               NdWindow *w, GError **error)
+{
+    const GArray *strides = NULL, *pads = NULL, *dil = NULL;
+    const char *auto_pad;
+    if (x->rank > KERNEL_MAX_RANK)
+        return kernel_fail(c, error, "input rank %d is above the executor's %d", x->rank, KERNEL_MAX_RANK);
+    if (!node_attr_ints(c->node, "strides", &strides, error) || !node_attr_ints(c->node, "pads", &pads, error) ||
+        !node_attr_ints(c->node, "dilations", &dil, error) ||
+        !node_attr_string(c->node, "auto_pad", "NOTSET", &auto_pad, error))
+        return FALSE;
+    memset(w, 0, sizeof(*w));
+    w->s = x->rank - 2;
+    w->n = x->dims[0];
+    w->c = x->dims[1];
+    gboolean same = !strcmp(auto_pad, "SAME_UPPER") || !strcmp(auto_pad, "SAME_LOWER");
+    for (int a = 0; a < w->s; a++) {
+        w->in[a] = x->dims[2 + a];
+        w->out[a] = y->dims[2 + a];
+        w->k[a] = kernel_dims[a];
+        w->stride[a] = ints_at(strides, (guint)a, 1);
+        w->dil[a] = ints_at(dil, (guint)a, 1);
+        if (same) {
+            gint64 total = MAX(0, (w->out[a] - 1) * w->stride[a] + (w->k[a] - 1) * w->dil[a] + 1 - w->in[a]);
+            w->pad[a] = !strcmp(auto_pad, "SAME_UPPER") ? total / 2 : (total + 1) / 2;
+        } else {
+            w->pad[a] = strcmp(auto_pad, "VALID") ? ints_at(pads, (guint)a, 0) : 0;
+        }
+    }
+    w->in_size = product(w->in, w->s);
+    w->out_size = product(w->out, w->s);
+    w->k_size = product(w->k, w->s);
+    return TRUE;
+}
+
+/* The input offset (within one plane) that output position o reads at window position kk, or -1 in the
+ * padding. */
+static gint64 nd_source(const NdWindow *w, const gint64 *o, const gint64 *kk)
+{
+    gint64 off = 0;
+    for (int a = 0; a < w->s; a++) {
+        gint64 i = o[a] * w->stride[a] - w->pad[a] + kk[a] * w->dil[a];
+        if (i < 0 || i >= w->in[a])
+            return -1;
+        off = off * w->in[a] + i;
+    }
+    return off;
+}
+
+/* im2col over any number of axes: row (ci, window position), column (output position). */
+static void im2col_nd(const NdWindow *w, const float *planes, gint64 cg, float *col)
+{
+    gint64 kk[KERNEL_MAX_RANK], o[KERNEL_MAX_RANK];
+    for (gint64 ci = 0; ci < cg; ci++) {
+        memset(kk, 0, sizeof(kk));
+        for (gint64 t = 0; t < w->k_size; t++, kernel_index_next(kk, w->k, w->s)) {
+            float *row = col + (ci * w->k_size + t) * w->out_size;
+            const float *plane = planes + ci * w->in_size;
+            memset(o, 0, sizeof(o));
+            for (gint64 p = 0; p < w->out_size; p++, kernel_index_next(o, w->out, w->s)) {
+                gint64 src = nd_source(w, o, kk);
+                row[p] = src < 0 ? 0.0f : plane[src];
+            }
+        }
+    }
+}
+
+/* Conv with three or more spatial axes: im2col then one sgemm per image and group. */
+static gboolean conv_nd(const KernelCall *c, const ExecTensor *x, const ExecTensor *wt, const ExecTensor *bias,
+                        ExecTensor *y, gint64 group, GError **error)
+{
+    NdWindow w;
+    if (!nd_window_read(c, x, y, wt->dims + 2, &w, error))
+        return FALSE;
+    gint64 m = wt->dims[0], cg = w.c / group, mg = m / group, rows = cg * w.k_size, cols = w.out_size;
+    float *col = kernel_workspace(c, sizeof(float) * (gsize)MAX(rows * cols, 1));
+    if (!col)
+        return kernel_fail(c, error, "its im2col workspace of %" G_GINT64_FORMAT " floats cannot be allocated", rows * cols);
+    const float *px = x->data, *pw = wt->data, *pb = bias ? bias->data : NULL;
+    float *py = y->data;
+    for (gint64 n = 0; n < w.n; n++)
+        for (gint64 g = 0; g < group; g++) {
+            im2col_nd(&w, px + (n * w.c + g * cg) * w.in_size, cg, col);
+            float *out = py + (n * m + g * mg) * cols;
+            blas.sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)mg, (int)cols, (int)rows, 1.0f,
+                       pw + g * mg * rows, (int)rows, col, (int)cols, 0.0f, out, (int)cols);
+            for (gint64 oc = 0; (pb || c->epilogue) && oc < mg; oc++)
+                add_then_epilogue(c, out + oc * cols, cols, pb ? pb + g * mg + oc : NULL);
+        }
+    return TRUE;
+}
+
+typedef enum { POOL_MAX, POOL_AVERAGE, POOL_LP } PoolKind;
+
+/* MaxPool, AveragePool and LpPool over any number of axes, each output from its window's positions inside
+ * the input (AveragePool divides by those, or by the whole window with count_include_pad, as the 1-D and
+ * 2-D path does; LpPool is (sum |x|^p)^(1/p)). MaxPool's indices are flat offsets into the input tensor
+ * (storage_order 0: row-major), the first of equal maxima. */
+static gboolean pool_nd(const KernelCall *c, const ExecTensor *x, ExecTensor *y, ExecTensor *indices,
+                        const gint64 *kernel_dims, PoolKind kind, GError **error)
+{
+    NdWindow w;
+    gint64 include_pad, p_attr, storage_order;
+    if (!nd_window_read(c, x, y, kernel_dims, &w, error) ||
+        !node_attr_int(c->node, "count_include_pad", 0, &include_pad, error) ||
+        !node_attr_int(c->node, "p", 2, &p_attr, error) ||
+        !node_attr_int(c->node, "storage_order", 0, &storage_order, error))
+        return FALSE;
+    if (indices && storage_order != 0)
+        return kernel_fail(c, error, "MaxPool's indices in column-major order (storage_order 1) are not supported by the executor");
+    if (kind == POOL_LP && p_attr < 1)
+        return kernel_fail(c, error, "attribute 'p' is %" G_GINT64_FORMAT " (1 or more)", p_attr);
+    const float *px = x->data;
+    float *py = y->data;
+    double p = (double)p_attr;
+    gint64 o[KERNEL_MAX_RANK], kk[KERNEL_MAX_RANK];
+    for (gint64 plane = 0; plane < w.n * w.c; plane++) {
+        const float *in = px + plane * w.in_size;
+        memset(o, 0, sizeof(o));
+        for (gint64 q = 0; q < w.out_size; q++, kernel_index_next(o, w.out, w.s)) {
+            float best = -INFINITY;
+            gint64 best_at = -1, counted = 0;
+            double sum = 0.0;
+            memset(kk, 0, sizeof(kk));
+            for (gint64 t = 0; t < w.k_size; t++, kernel_index_next(kk, w.k, w.s)) {
+                gint64 src = nd_source(&w, o, kk);
+                if (src < 0)
+                    continue;
+                float v = in[src];
+                counted++;
+                if (kind == POOL_MAX) {
+                    if (v > best || best_at < 0 || (isnan(v) && !isnan(best))) {
+                        best = v;
+                        best_at = src;
+                    }
+                } else if (kind == POOL_AVERAGE) {
+                    sum += v;
+                } else {
+                    sum += pow(fabs((double)v), p);
+                }
+            }
+            float *out = py + plane * w.out_size + q;
+            if (kind == POOL_MAX) {
+                *out = best;
+                if (indices)
+                    elem_set_i(indices, (gsize)(plane * w.out_size + q), best_at < 0 ? -1 : plane * w.in_size + best_at);
+            } else if (kind == POOL_AVERAGE) {
+                *out = (float)(sum / (double)(include_pad ? w.k_size : MAX(counted, 1)));
+            } else {
+                *out = (float)pow(sum, 1.0 / p);
+            }
+        }
+    }
+    return TRUE;
+}
+
 gboolean kernel_conv(const KernelCall *c, GError **error)
 {
     const ExecTensor *x = kernel_in(c, 0), *wt = kernel_in(c, 1), *bias = kernel_in(c, 2);
@@ -263,6 +441,8 @@ gboolean kernel_conv(const KernelCall *c, GError **error)
     if (!kernel_need_float(c, x, "Conv", error) || !kernel_need_float(c, wt, "Conv", error) ||
         !node_attr_int(c->node, "group", 1, &group, error))
         return FALSE;
+    if (x->rank > 4)
+        return conv_nd(c, x, wt, bias, y, group, error);
     Window w;
     if (!window_read(c, x, y, wt->dims + 2, &w, error))
         return FALSE;
@@ -321,10 +501,12 @@ gboolean kernel_pool(const KernelCall *c, GError **error)
     if (!kernel_need_float(c, x, c->node->op->name, error) || !node_attr_ints(c->node, "kernel_shape", &shape, error) ||
         !node_attr_int(c->node, "count_include_pad", 0, &include_pad, error))
         return FALSE;
-    if (is_max && kernel_out(c, 1))
-        return kernel_fail(c, error, "MaxPool's Indices output is not supported by the executor");
-    if (!strcmp(c->node->op->name, "LpPool"))
-        return kernel_fail(c, error, "the executor has no kernel for LpPool");
+    gboolean is_lp = !strcmp(c->node->op->name, "LpPool");
+    if (!shape || x->rank > KERNEL_MAX_RANK || shape->len != (guint)x->rank - 2)
+        return kernel_fail(c, error, "kernel_shape does not match input rank %d", x->rank);
+    if (x->rank > 4 || is_lp || (is_max && kernel_out(c, 1)))
+        return pool_nd(c, x, y, is_max ? kernel_out(c, 1) : NULL, (const gint64 *)shape->data,
+                       is_max ? POOL_MAX : is_lp ? POOL_LP : POOL_AVERAGE, error);
     gint64 kernel_dims[2] = {ints_at(shape, 0, 1), ints_at(shape, 1, 1)};
     Window w;
     if (!window_read(c, x, y, kernel_dims, &w, error))
@@ -412,18 +594,31 @@ gboolean kernel_global_pool(const KernelCall *c, GError **error)
     gboolean is_max = !strcmp(c->node->op->name, "GlobalMaxPool");
     if (!kernel_need_float(c, x, c->node->op->name, error))
         return FALSE;
-    if (!strcmp(c->node->op->name, "GlobalLpPool"))
-        return kernel_fail(c, error, "the executor has no kernel for GlobalLpPool");
-    gint64 planes = x->dims[0] * x->dims[1], size = (gint64)x->count / MAX(planes, 1);
+    gint64 planes = x->dims[0] * x->dims[1], size = (gint64)x->count / MAX(planes, 1), lp;
     const float *px = x->data;
     float *py = y->data;
+    if (!strcmp(c->node->op->name, "GlobalLpPool")) { /* (sum |x|^p)^(1/p) over each plane */
+        if (!node_attr_int(c->node, "p", 2, &lp, error))
+            return FALSE;
+        if (lp < 1)
+            return kernel_fail(c, error, "attribute 'p' is %" G_GINT64_FORMAT " (1 or more)", lp);
+        for (gint64 k = 0; k < planes; k++) {
+            double sum = 0.0;
+            for (gint64 e = 0; e < size; e++)
+                sum += pow(fabs((double)px[k * size + e]), (double)lp);
+            py[k] = (float)pow(sum, 1.0 / (double)lp);
+        }
+        return TRUE;
+    }
     for (gint64 p = 0; p < planes; p++) /* the mean: a double sum in lanes, divided once */
         py[p] = is_max ? kernel_lanes_max(px + p * size, size) : (float)(kernel_lanes_sum(px + p * size, size) / (double)size);
     return TRUE;
 }
 
-/* ConvTranspose, 2-D (1-D as height 1): per image and group, col = W_g^T X_g, then col2im adds each
- * column entry at its output position (stride, dilation, padding from pads or from the output size). */
+/* ConvTranspose at any rank: per image and group col = W_g^T X_g (rows: output channel and window
+ * position; columns: input position), then col2im adds each entry at its output position (stride,
+ * dilation; the padding from pads, or the one that gives the inferred output size: the specification's
+ * total padding, its odd unit after under SAME_UPPER, before otherwise). */
 gboolean kernel_conv_transpose(const KernelCall *c, GError **error)
 {
     const ExecTensor *x = kernel_in(c, 0), *wt = kernel_in(c, 1), *bias = kernel_in(c, 2);
@@ -431,62 +626,64 @@ gboolean kernel_conv_transpose(const KernelCall *c, GError **error)
     gint64 group;
     const GArray *strides = NULL, *pads = NULL, *dil = NULL;
     const char *auto_pad;
-    if (!kernel_need_float(c, x, "ConvTranspose", error) || !node_attr_int(c->node, "group", 1, &group, error) ||
-        !node_attr_ints(c->node, "strides", &strides, error) || !node_attr_ints(c->node, "pads", &pads, error) ||
-        !node_attr_ints(c->node, "dilations", &dil, error) ||
+    if (!kernel_need_float(c, x, "ConvTranspose", error) || !kernel_need_float(c, wt, "ConvTranspose", error) ||
+        !node_attr_int(c->node, "group", 1, &group, error) || !node_attr_ints(c->node, "strides", &strides, error) ||
+        !node_attr_ints(c->node, "pads", &pads, error) || !node_attr_ints(c->node, "dilations", &dil, error) ||
         !node_attr_string(c->node, "auto_pad", "NOTSET", &auto_pad, error))
         return FALSE;
-    if (x->rank != 3 && x->rank != 4)
-        return kernel_fail(c, error, "the executor runs 1-D and 2-D ConvTranspose (input rank %d)", x->rank);
-    gboolean one_d = x->rank == 3;
-    gint64 n_img = x->dims[0], ch = x->dims[1], h = one_d ? 1 : x->dims[2], w = x->dims[x->rank - 1];
-    gint64 oh = one_d ? 1 : y->dims[2], ow = y->dims[y->rank - 1], m = y->dims[1];
-    gint64 kh = one_d ? 1 : wt->dims[2], kw = wt->dims[wt->rank - 1];
-    gint64 sh = one_d ? 1 : ints_at(strides, 0, 1), sw = ints_at(strides, one_d ? 0 : 1, 1);
-    gint64 dh = one_d ? 1 : ints_at(dil, 0, 1), dw = ints_at(dil, one_d ? 0 : 1, 1);
-    gint64 pt, pl;
-    if (strcmp(auto_pad, "NOTSET") || node_attr(c->node, "output_shape")) {
-        /* the padding that makes the inferred output size: the spec's total_padding, split by auto_pad */
-        gint64 th = sh * (h - 1) + (kh - 1) * dh + 1 - oh, tw = sw * (w - 1) + (kw - 1) * dw + 1 - ow;
-        gboolean upper = !strcmp(auto_pad, "SAME_UPPER");
-        th = MAX(th, 0), tw = MAX(tw, 0);
-        pt = one_d ? 0 : upper ? th / 2 : th - th / 2;
-        pl = upper ? tw / 2 : tw - tw / 2;
-    } else {
-        pt = one_d ? 0 : ints_at(pads, 0, 0);
-        pl = ints_at(pads, one_d ? 0 : 1, 0);
+    if (x->rank > KERNEL_MAX_RANK)
+        return kernel_fail(c, error, "input rank %d is above the executor's %d", x->rank, KERNEL_MAX_RANK);
+    NdWindow w = {.s = x->rank - 2, .n = x->dims[0], .c = x->dims[1]};
+    gboolean derived = strcmp(auto_pad, "NOTSET") || node_attr(c->node, "output_shape");
+    for (int a = 0; a < w.s; a++) {
+        w.in[a] = x->dims[2 + a];
+        w.out[a] = y->dims[2 + a];
+        w.k[a] = wt->dims[2 + a];
+        w.stride[a] = ints_at(strides, (guint)a, 1);
+        w.dil[a] = ints_at(dil, (guint)a, 1);
+        if (derived) {
+            gint64 total = MAX(0, w.stride[a] * (w.in[a] - 1) + (w.k[a] - 1) * w.dil[a] + 1 - w.out[a]);
+            w.pad[a] = !strcmp(auto_pad, "SAME_UPPER") ? total / 2 : total - total / 2;
+        } else {
+            w.pad[a] = ints_at(pads, (guint)a, 0);
+        }
     }
-    gint64 cg = ch / group, mg = m / group, rows = mg * kh * kw, cols = h * w;
-    float *col = g_new(float, (gsize)(rows * cols));
+    w.in_size = product(w.in, w.s);
+    w.out_size = product(w.out, w.s);
+    w.k_size = product(w.k, w.s);
+    gint64 m = y->dims[1], cg = w.c / group, mg = m / group, rows = mg * w.k_size, cols = w.in_size;
+    float *col = kernel_workspace(c, sizeof(float) * (gsize)MAX(rows * cols, 1));
+    if (!col)
+        return kernel_fail(c, error, "its col2im workspace of %" G_GINT64_FORMAT " floats cannot be allocated", rows * cols);
     const float *px = x->data, *pw = wt->data;
     float *py = y->data;
     memset(py, 0, y->count * sizeof(float));
-    for (gint64 n = 0; n < n_img; n++)
+    gint64 i[KERNEL_MAX_RANK], kk[KERNEL_MAX_RANK];
+    for (gint64 n = 0; n < w.n; n++)
         for (gint64 g = 0; g < group; g++) {
-            /* W_g is [cg, mg*kh*kw]: col = W_g^T [rows x cg] times X_g [cg x cols] */
+            /* W_g is [cg, mg * window]: col = W_g^T [rows x cg] times X_g [cg x cols] */
             blas.sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)rows, (int)cols, (int)cg, 1.0f, pw + g * cg * rows,
-                        (int)rows, px + (n * ch + g * cg) * cols, (int)cols, 0.0f, col, (int)cols);
+                       (int)rows, px + (n * w.c + g * cg) * cols, (int)cols, 0.0f, col, (int)cols);
             for (gint64 oc = 0; oc < mg; oc++) {
-                float *plane = py + (n * m + g * mg + oc) * oh * ow;
-                for (gint64 ky = 0; ky < kh; ky++)
-                    for (gint64 kx = 0; kx < kw; kx++) {
-                        const float *row = col + ((oc * kh + ky) * kw + kx) * cols;
-                        for (gint64 iy = 0; iy < h; iy++) {
-                            gint64 oy = iy * sh - pt + ky * dh;
-                            if (oy < 0 || oy >= oh)
-                                continue;
-                            for (gint64 ix = 0; ix < w; ix++) {
-                                gint64 ox = ix * sw - pl + kx * dw;
-                                if (ox >= 0 && ox < ow)
-                                    plane[oy * ow + ox] += row[iy * w + ix];
-                            }
+                float *plane = py + (n * m + g * mg + oc) * w.out_size;
+                memset(kk, 0, sizeof(kk));
+                for (gint64 t = 0; t < w.k_size; t++, kernel_index_next(kk, w.k, w.s)) {
+                    const float *row = col + (oc * w.k_size + t) * cols;
+                    memset(i, 0, sizeof(i));
+                    for (gint64 q = 0; q < cols; q++, kernel_index_next(i, w.in, w.s)) {
+                        gint64 dst = 0;
+                        for (int a = 0; a < w.s && dst >= 0; a++) {
+                            gint64 o = i[a] * w.stride[a] - w.pad[a] + kk[a] * w.dil[a];
+                            dst = o < 0 || o >= w.out[a] ? -1 : dst * w.out[a] + o;
                         }
+                        if (dst >= 0)
+                            plane[dst] += row[q];
                     }
+                }
                 if (bias)
-                    for (gint64 k = 0; k < oh * ow; k++)
+                    for (gint64 k = 0; k < w.out_size; k++)
                         plane[k] += ((const float *)bias->data)[g * mg + oc];
             }
         }
-    g_free(col);
     return TRUE;
 }

@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""export.py KIND OUT_DIR — a small torch model of one class, exported with torch.onnx.export to
+OUT_DIR/model.onnx, with its inputs and torch's own outputs in the ONNX model zoo's layout
+(OUT_DIR/test_data_set_0/input_K.pb, output_K.pb). tests/test-oracle.c runs it with Debian's python3
+(python3-torch, python3-onnx) and checks sim's run against torch's outputs. Random weights, fixed seeds.
+
+KIND:
+  encoder  token embedding, two torch.nn.TransformerEncoder layers, a linear head; token ids and a real
+           padding mask (the second sequence padded from position 6, the first from 9)
+  speech   a speech-style recurrent stack: Conv1d front end, a two-layer bidirectional LSTM (batch first),
+           a GRU with an initial state, a one-layer Tanh RNN run in reverse, a linear head; every LSTM/GRU
+           output (sequence, final hidden and cell states) is a graph output
+  video    a 3-D ResNet-style video classifier: Conv3d stem (stride 1x2x2), BatchNorm3d, MaxPool3d, two
+           residual blocks of 3x3x3 convolutions (one strided with a 1x1x1 shortcut), AvgPool3d, a ConvTranspose3d
+           decoder branch, global average pooling and a linear head
+"""
+import os, sys, torch
+from onnx import numpy_helper
+
+torch.manual_seed(0)
+
+
+def encoder():
+    d, heads, seq, batch = 32, 4, 12, 2
+
+    class Enc(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = torch.nn.Embedding(50, d)
+            layer = torch.nn.TransformerEncoderLayer(d, heads, dim_feedforward=64, dropout=0.0, batch_first=True)
+            self.enc = torch.nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+            self.head = torch.nn.Linear(d, 8)
+
+        def forward(self, ids, mask):
+            return self.head(self.enc(self.emb(ids), src_key_padding_mask=mask))
+
+    ids = torch.randint(0, 50, (batch, seq))
+    mask = torch.zeros(batch, seq, dtype=torch.bool)
+    mask[0, 9:] = True
+    mask[1, 6:] = True
+    return Enc(), (ids, mask), ["ids", "mask"], ["y"], 14
+
+
+def speech():
+    batch, frames, feats = 2, 20, 13
+
+    class Speech(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.front = torch.nn.Conv1d(feats, 24, 3, padding=1)
+            self.lstm = torch.nn.LSTM(24, 16, num_layers=2, bidirectional=True, batch_first=True)
+            self.gru = torch.nn.GRU(32, 12)
+            self.rnn = torch.nn.RNN(12, 10, nonlinearity="tanh")
+            self.head = torch.nn.Linear(10, 6)
+
+        def forward(self, x, h0):
+            f = torch.relu(self.front(x)).transpose(1, 2)   # [batch, frames, 24]
+            y, (h, c) = self.lstm(f)                        # [batch, frames, 32]
+            g, gh = self.gru(y.transpose(0, 1), h0)         # [frames, batch, 12]
+            r, _ = self.rnn(torch.flip(g, [0]))             # the RNN reads the sequence backwards
+            return self.head(r), h, c, gh
+
+    x = torch.randn(batch, feats, frames)
+    h0 = torch.randn(1, batch, 12)
+    return Speech(), (x, h0), ["x", "h0"], ["logits", "h", "c", "gh"], 14
+
+
+def video():
+    class Block(torch.nn.Module):
+        def __init__(self, cin, cout, stride):
+            super().__init__()
+            self.a = torch.nn.Conv3d(cin, cout, 3, stride=stride, padding=1, bias=False)
+            self.an = torch.nn.BatchNorm3d(cout)
+            self.b = torch.nn.Conv3d(cout, cout, 3, padding=1, bias=False)
+            self.bn = torch.nn.BatchNorm3d(cout)
+            self.skip = None if stride == 1 and cin == cout else torch.nn.Conv3d(cin, cout, 1, stride=stride)
+
+        def forward(self, x):
+            y = self.bn(self.b(torch.relu(self.an(self.a(x)))))
+            return torch.relu(y + (x if self.skip is None else self.skip(x)))
+
+    class Video(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.stem = torch.nn.Conv3d(3, 8, (3, 5, 5), stride=(1, 2, 2), padding=(1, 2, 2))
+            self.stem_bn = torch.nn.BatchNorm3d(8)
+            self.pool = torch.nn.MaxPool3d((1, 3, 3), stride=(1, 2, 2), padding=(0, 1, 1))
+            self.b1 = Block(8, 8, 1)
+            self.b2 = Block(8, 16, 2)
+            self.avg = torch.nn.AvgPool3d(2, stride=1)
+            self.up = torch.nn.ConvTranspose3d(16, 4, 2, stride=2)
+            self.head = torch.nn.Linear(16 + 4, 5)
+
+        def forward(self, x):
+            y = self.b2(self.b1(self.pool(torch.relu(self.stem_bn(self.stem(x))))))
+            u = self.up(self.avg(y))
+            return self.head(torch.cat([y.mean((2, 3, 4)), u.mean((2, 3, 4))], 1))
+
+    m = Video()
+    for mod in m.modules():  # running statistics that are not the identity
+        if isinstance(mod, torch.nn.BatchNorm3d):
+            mod.running_mean.uniform_(-0.2, 0.2)
+            mod.running_var.uniform_(0.5, 1.5)
+    x = torch.randn(2, 3, 6, 32, 32)
+    return m, (x,), ["clip"], ["y"], 13
+
+
+kind, out_dir = sys.argv[1], sys.argv[2]
+model, inputs, in_names, out_names, opset = {"encoder": encoder, "speech": speech, "video": video}[kind]()
+model = model.train(False)
+torch.onnx.export(model, inputs, os.path.join(out_dir, "model.onnx"), input_names=in_names, output_names=out_names,
+                  opset_version=opset)
+with torch.no_grad():
+    outputs = model(*inputs)
+if isinstance(outputs, torch.Tensor):
+    outputs = (outputs,)
+data = os.path.join(out_dir, "test_data_set_0")
+os.makedirs(data, exist_ok=True)
+for k, t in enumerate(inputs):
+    open(os.path.join(data, f"input_{k}.pb"), "wb").write(numpy_helper.from_array(t.numpy()).SerializeToString())
+for k, t in enumerate(outputs):
+    open(os.path.join(data, f"output_{k}.pb"), "wb").write(numpy_helper.from_array(t.numpy()).SerializeToString())
