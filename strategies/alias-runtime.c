@@ -234,6 +234,12 @@ static gboolean runtime_apply(AliasMap *m, GError **error)
         const Node *n = m->schedule->pdata[s];
         if (!n->op || m->decided[n->index])
             continue;
+        if (n->op->runtime != RUNTIME_NONE && n->op->runtime != RUNTIME_CONCAT && alias_node_dynamic(n)) {
+            alias_note_copy(m, n, n->op->runtime == RUNTIME_SPLIT ? SHARE_SPLIT : n->op->runtime == RUNTIME_SLICE ? SHARE_SLICE
+                                                                                                            : SHARE_GATHER,
+                            "its sizes are data-dependent (known only when it runs)");
+            continue;
+        }
         switch (n->op->runtime) {
         case RUNTIME_SPLIT: ok = split_node(m, n, error); break;
         case RUNTIME_SLICE: ok = slice_node(m, n, error); break;

@@ -46,7 +46,24 @@ typedef struct {
 
 typedef enum { OUTCOME_PASS, OUTCOME_FAIL, OUTCOME_SKIP } Outcome;
 
-static gboolean close_enough(const ExecTensor *got, const TensorData *want, gsize *bad)
+/* Tests whose expected floats are written to fewer digits than the default tolerance asks for: the
+ * absolute difference that rounding allows. */
+static const struct {
+    const char *prefix;
+    double atol;
+} written_rounded[] = {
+    {"test_roialign_", 5e-5}, /* onnx's test script writes RoiAlign's expected Y to 4 decimals */
+};
+
+static double extra_atol(const char *test)
+{
+    for (gsize k = 0; k < G_N_ELEMENTS(written_rounded); k++)
+        if (g_str_has_prefix(test, written_rounded[k].prefix))
+            return written_rounded[k].atol;
+    return 0.0;
+}
+
+static gboolean close_enough(const ExecTensor *got, const TensorData *want, double atol, gsize *bad)
 {
     ExecTensor w = {.data = (void *)g_bytes_get_data(want->raw, NULL), .dtype = want->dtype, .count = got->count};
     for (gsize k = 0; k < got->count; k++) {
@@ -54,7 +71,7 @@ static gboolean close_enough(const ExecTensor *got, const TensorData *want, gsiz
             double a = elem_get_f(got, k), b = elem_get_f(&w, k);
             if (isnan(a) && isnan(b))
                 continue;
-            if (!(fabs(a - b) <= 1e-4 * fabs(b) + 1e-5) && !(isinf(a) && a == b)) {
+            if (!(fabs(a - b) <= 1e-4 * fabs(b) + 1e-5 + atol) && !(isinf(a) && a == b)) {
                 *bad = k;
                 return FALSE;
             }
@@ -200,7 +217,20 @@ static Outcome run_one(const char *dir, char **op, char **why)
             tensor_data_free(want);
             goto out;
         }
-        gboolean same = close_enough(got, want, &bad);
+        gboolean same_shape = want->rank == got->rank; /* data-dependent outputs: the run's shape, not the bound */
+        for (int d = 0; same_shape && d < got->rank; d++)
+            same_shape = want->dims[d] == got->dims[d];
+        if (!same_shape) {
+            char *gs = dims_to_string(got->rank, got->dims), *ws = dims_to_string(want->rank, want->dims);
+            *why = g_strdup_printf("output '%s' has shape %s, expected %s", out_name, gs, ws);
+            g_free(gs);
+            g_free(ws);
+            tensor_data_free(want);
+            goto out;
+        }
+        char *test = g_path_get_basename(dir);
+        gboolean same = close_enough(got, want, extra_atol(test), &bad);
+        g_free(test);
         if (!same) {
             ExecTensor w = {.data = (void *)g_bytes_get_data(want->raw, NULL), .dtype = want->dtype, .count = got->count};
             *why = g_strdup_printf("output '%s' differs at element %" G_GSIZE_FORMAT ": %.9g, expected %.9g", out_name, bad,
@@ -316,11 +346,12 @@ static void test_node_tests(void)
     if (unexpected->len)
         g_test_fail_printf("unexpected conformance results:\n%s", unexpected->str);
     g_assert_cmpuint(run, >=, 640); /* the executor covers most of the common ops */
-    /* Ops real exports use (issue 21): each has node tests, and every one of them runs and passes. */
-    static const char *const required[] = {"ArgMax", "ArgMin", "AveragePool", "ConvTranspose", "CumSum", "DepthToSpace",
-                                           "Einsum", "Expand", "EyeLike", "GatherElements", "GRU", "Hardmax",
-                                           "InstanceNormalization", "LRN", "LSTM", "Pad", "Range", "Resize", "RNN",
-                                           "ScatterElements", "ScatterND", "SpaceToDepth", "Tile", "TopK", "Trilu",
+    /* Ops real exports use (issues 21 and 39): each has node tests, and every one of them runs and passes. */
+    static const char *const required[] = {"ArgMax", "ArgMin", "AveragePool", "Compress", "ConvTranspose", "CumSum",
+                                           "DepthToSpace", "Einsum", "Expand", "EyeLike", "GatherElements", "GRU",
+                                           "Hardmax", "InstanceNormalization", "LRN", "LSTM", "NonMaxSuppression",
+                                           "NonZero", "Pad", "Range", "Resize", "RNN", "RoiAlign", "ScatterElements",
+                                           "ScatterND", "Size", "SpaceToDepth", "Tile", "TopK", "Trilu", "Unique",
                                            "Upsample", "Where"};
     for (gsize k = 0; k < G_N_ELEMENTS(required); k++) {
         const OpCount *c = g_hash_table_lookup(ops, required[k]);

@@ -4,6 +4,7 @@
 #include "exec/big-alloc.h"
 #include "exec/blas.h"
 #include "ops/ops.h"
+#include "ops/shape.h"
 #include "base/units.h"
 
 #include <math.h>
@@ -31,6 +32,7 @@ struct Executor {
     float *epilogue_lo, *epilogue_hi;
     gboolean *folded;      /* per step: folded into the step before; does not run */
     gboolean *widened;     /* per step: runs on float32 copies of its 16-bit float tensors (run_widened) */
+    gboolean *dynamic;     /* per step: reads or writes data-dependent tensors (its shapes are inferred as it runs) */
     KernelWorkspace *workspace; /* the kernels' temporaries, kept from step to step */
     guint random_weights;
     ExecWeights *weights;  /* lends weights and constants (executor_new_sharing), or NULL; its copies in
@@ -268,7 +270,7 @@ static gboolean check_kernels(const GPtrArray *schedule, GError **error)
         gboolean folded = TRUE;
         for (guint k = 0; k < n->outputs->len && folded; k++) {
             const Tensor *y = node_output(n, k);
-            folded = !y || y->value;
+            folded = !y || (y->value && !y->dynamic); /* a data-dependent value is only a bound */
         }
         if (!folded) {
             char *what = g_strdup_printf("the executor has no kernel for %s", n->op_type);
@@ -331,6 +333,12 @@ static gboolean bind(Executor *e, const AliasMap *m, GError **error)
         *x = (ExecTensor){.dtype = t->dtype, .rank = t->rank, .dims = t->dims, .count = 1};
         for (int d = 0; d < t->rank; d++)
             x->count *= (gsize)t->dims[d];
+        if (t->dynamic) { /* dims of its own, set when it is computed; its planned bytes are its capacity */
+            x->own_dims = g_new0(gint64, t->rank ? t->rank : 1);
+            memcpy(x->own_dims, t->dims, sizeof(gint64) * (gsize)t->rank);
+            x->dims = x->own_dims;
+            x->capacity = x->count;
+        }
         gsize bytes = x->count * dtype_size(t->dtype);
         if (m->bytes[k]) { /* in the arena: its root's buffer, at its offset in the root */
             guint64 off;
@@ -389,7 +397,7 @@ static gboolean clip_bound(const Node *clip, guint k, float unbounded, float *ou
     *out = unbounded;
     if (!t)
         return TRUE;
-    if (!t->value || t->value->n != 1)
+    if (!t->value || t->dynamic || t->value->n != 1)
         return FALSE;
     *out = (float)value_get_f(t->value, 0);
     return TRUE;
@@ -417,7 +425,7 @@ static void fold_epilogues(Executor *e)
             continue;
         const Tensor *y = node_output(n, 0), *z = node_output(act, 0);
         if (!y || node_input(act, 0) != y || !z || y->consumers->len != 1 || y->is_graph_output || !tensor_is_value(y) ||
-            !tensor_is_value(z))
+            !tensor_is_value(z) || y->dynamic || z->dynamic)
             continue;
         const ExecTensor *ey = &e->tensors[y->id], *ez = &e->tensors[z->id];
         if (!ey->data || ey->data != ez->data || ey->dtype != DT_FLOAT || ez->dtype != DT_FLOAT)
@@ -438,6 +446,19 @@ static gboolean is_16bit_float(const ExecTensor *t) { return t && (t->dtype == D
 
 /* The steps whose kernel gets float32 copies: any 16-bit float tensor among its inputs and outputs, unless
  * its row reads them as they are (Cast). Tensor types are fixed once bound, so this is decided once. */
+/* The steps that read or write data-dependent tensors. */
+static void mark_dynamic(Executor *e)
+{
+    e->dynamic = g_new0(gboolean, e->schedule->len + 1);
+    for (guint s = 0; s < e->schedule->len; s++) {
+        const Node *n = e->schedule->pdata[s];
+        for (guint k = 0; k < n->inputs->len + n->outputs->len && !e->dynamic[s]; k++) {
+            const Tensor *x = k < n->inputs->len ? node_input(n, k) : node_output(n, k - n->inputs->len);
+            e->dynamic[s] = x && tensor_is_value(x) && x->dynamic;
+        }
+    }
+}
+
 static void mark_widened(Executor *e)
 {
     e->widened = g_new0(gboolean, e->schedule->len + 1);
@@ -509,6 +530,7 @@ Executor *executor_new_sharing(const Model *m, const GPtrArray *schedule, const 
     }
     fold_epilogues(e);
     mark_widened(e);
+    mark_dynamic(e);
     e->workspace = kernel_workspace_new();
     return e;
 }
@@ -611,6 +633,68 @@ static gboolean run_widened(const KernelCall *call, GError **error)
 }
 
 
+/* The run-time shapes of step s's outputs, from its inputs' run-time shapes (and contents, where the plan
+ * held a value: shape arithmetic): the op's own inference on copies of its tensors. An output where
+ * data-dependence starts is left to its kernel (kernel_set_dims); any other must fit its planned bytes. */
+static gboolean runtime_shapes(Executor *e, const Node *n, GError **error)
+{
+    guint ni = n->inputs->len, no = n->outputs->len;
+    const gint64 **in_dims = g_new0(const gint64 *, ni + 1);
+    Value **in_values = g_new0(Value *, ni + 1);
+    gint64 **out_dims = g_new0(gint64 *, no + 1);
+    for (guint k = 0; k < ni; k++) {
+        const Tensor *t = node_input(n, k);
+        if (!t || !t->dynamic || !tensor_is_value(t))
+            continue;
+        const ExecTensor *x = &e->tensors[t->id];
+        in_dims[k] = x->dims;
+        if (t->value && x->count <= VALUE_MAX_ELEMENTS) { /* the plan computed with it: so does this */
+            in_values[k] = value_new(x->dtype, x->count);
+            for (gsize j = 0; j < x->count; j++) {
+                if (dtype_is_float(x->dtype))
+                    value_set_f(in_values[k], j, elem_get_f(x, j));
+                else
+                    value_set_i(in_values[k], j, elem_get_i(x, j));
+            }
+        }
+    }
+    for (guint k = 0; k < no; k++) {
+        const Tensor *t = node_output(n, k);
+        if (t && t->dynamic && tensor_is_value(t))
+            out_dims[k] = g_new0(gint64, t->rank ? t->rank : 1);
+    }
+    gboolean ok = shape_infer_runtime(n, e->opset, in_dims, (const Value *const *)in_values, out_dims, error);
+    for (guint k = 0; ok && k < no; k++) {
+        const Tensor *t = node_output(n, k);
+        if (!out_dims[k] || t->bound_why)
+            continue;
+        ExecTensor *y = &e->tensors[t->id];
+        gsize count = 1;
+        for (int d = 0; d < t->rank; d++)
+            count *= (gsize)out_dims[k][d];
+        if (count > y->capacity) {
+            char *name = g_strescape(t->name, NULL);
+            g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH,
+                        "node %s: tensor '%s' holds %" G_GSIZE_FORMAT " elements when it runs, above the %" G_GSIZE_FORMAT
+                        " of its plan (its data-dependent bounds did not bound it; set them with --bound)", n->label, name,
+                        count, y->capacity);
+            g_free(name);
+            ok = FALSE;
+            break;
+        }
+        memcpy(y->own_dims, out_dims[k], sizeof(gint64) * (gsize)t->rank);
+        y->count = count;
+    }
+    for (guint k = 0; k < ni; k++)
+        value_free(in_values[k]);
+    for (guint k = 0; k < no; k++)
+        g_free(out_dims[k]);
+    g_free(in_dims);
+    g_free(in_values);
+    g_free(out_dims);
+    return ok;
+}
+
 gboolean executor_run(Executor *e, gboolean poison, GError **error)
 {
     const Graph *g = e->g;
@@ -643,6 +727,8 @@ gboolean executor_run(Executor *e, gboolean poison, GError **error)
              * step before (fold_epilogues) */
         } else if (!n->op->kernel) {
             write_folded(e, n);
+        } else if (e->dynamic[s] && !runtime_shapes(e, n, error)) {
+            ok = FALSE;
         } else {
             KernelCall call = {.node = n, .opset = e->opset, .n_in = in->len, .n_out = out->len,
                                .in = (ExecTensor *const *)in->pdata, .out = (ExecTensor *const *)out->pdata,
@@ -696,6 +782,9 @@ void executor_free(Executor *e)
     g_free(e->epilogue_hi);
     g_free(e->folded);
     g_free(e->widened);
+    g_free(e->dynamic);
+    for (guint k = 0; k < n; k++)
+        g_free(e->tensors[k].own_dims);
     kernel_workspace_free(e->workspace);
     g_free(e->arena);
     g_free(e->tensors);

@@ -53,6 +53,10 @@ gboolean alias_concat_pass(AliasMap *m, gboolean nest, GError **error)
             continue;
         const Tensor *y = node_output(n, 0);
         int axis;
+        if (alias_node_dynamic(n)) {
+            alias_note_copy(m, n, kind, "its sizes are data-dependent (known only when it runs)");
+            continue;
+        }
         if (!y || !m->bytes[y->id] || !concat_axis(n, y, &axis)) {
             alias_note_copy(m, n, kind, "the output has no buffer in the arena");
             continue;

@@ -117,9 +117,31 @@ gboolean alias_structural_protected(const AliasMap *m, gint t, gboolean inputs)
     return m->index->owned_out[rep] || (inputs && m->index->owned_in[rep]);
 }
 
+/* Whether a share of kind `kind` may join child to parent: a data-dependent tensor (its size and offsets
+ * known only when it runs) shares only as a metadata view of the same bytes (not a Transpose, whose view
+ * reorders them). */
+static gboolean dynamic_allows(const AliasMap *m, gint child, gint parent, ShareKind kind)
+{
+    const Tensor *c = m->g->tensors->pdata[child], *p = m->g->tensors->pdata[parent];
+    if (!c->dynamic && !p->dynamic)
+        return TRUE;
+    return kind == SHARE_NOOP && c->producer && strcmp(c->producer->op_type, "Transpose");
+}
+
+gboolean alias_node_dynamic(const Node *n)
+{
+    for (guint k = 0; k < n->inputs->len + n->outputs->len; k++) {
+        const Tensor *t = k < n->inputs->len ? node_input(n, k) : node_output(n, k - n->inputs->len);
+        if (t && t->dynamic)
+            return TRUE;
+    }
+    return FALSE;
+}
+
 gboolean alias_link(AliasMap *m, gint child, gint parent, guint64 offset, ShareKind kind)
 {
-    if (child == parent || m->link[child].parent >= 0 || !m->bytes[child] || !m->bytes[parent])
+    if (child == parent || m->link[child].parent >= 0 || !m->bytes[child] || !m->bytes[parent] ||
+        !dynamic_allows(m, child, parent, kind))
         return FALSE;
     gint root = alias_root(m, parent, NULL);
     if (root == child || m->bin[child] != m->bin[root])
@@ -180,7 +202,7 @@ static void leave(AliasMap *m, gint t, ShareKind kind)
 
 gboolean alias_view_outside(AliasMap *m, gint t, ShareKind kind)
 {
-    if (!m->bytes[t] || !can_leave(m, t))
+    if (!m->bytes[t] || ((const Tensor *)m->g->tensors->pdata[t])->dynamic || !can_leave(m, t))
         return FALSE;
     leave(m, t, kind);
     return TRUE;

@@ -71,6 +71,9 @@ guint *alias_structural_deaths(const AliasMap *m);
 gboolean alias_structural_protected(const AliasMap *m, gint t, gboolean inputs);
 /* Places root `child` inside `parent` at `offset` bytes from parent's start. FALSE (no change) when the
  * child is not a root, the two are in different bins or would form a cycle. */
+/* Whether n reads or writes a data-dependent tensor (sizes and offsets known only when it runs): such a node
+ * shares bytes only as a metadata view (alias_link refuses the rest). */
+gboolean alias_node_dynamic(const Node *n);
 gboolean alias_link(AliasMap *m, gint child, gint parent, guint64 offset, ShareKind kind);
 /* Tensor t is a view of bytes outside the arena (a weight, a constant, a caller's input): it gets no buffer
  * either, and its bytes count as saved by `kind`. FALSE (nothing changed) when t must be in the arena: a

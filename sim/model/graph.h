@@ -125,6 +125,11 @@ typedef struct Tensor {
     gboolean shape_known;
     guint64 bytes;        /* dtype size x elements, valid when shape_known */
     Value *value;         /* known contents (constants, folded shape arithmetic), or NULL */
+    /* Data-dependent (NonZero's rows, a computed TopK K, and everything computed from such a tensor): dims,
+     * and value if any, are upper bounds at plan time; the real ones are known only when it is computed. */
+    gboolean dynamic;
+    const char *bound_why; /* where data-dependence starts: how the bound was set (static text), else NULL */
+    int bound_axis;        /* ... and which dimension is data-dependent */
     /* From the file. */
     TypeInfo *declared;   /* graph input/output type or value_info; NULL if none */
     TensorData *init;     /* initializer data (weights), or the value of a Constant node */

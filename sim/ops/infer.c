@@ -39,6 +39,29 @@ gboolean infer_values_take(guint64 n)
     return TRUE;
 }
 
+/* The user's --bound table while shape_infer runs on this thread (NULL outside it: run-time inference takes
+ * the op's own bound, and the kernel then sets the real size). */
+static _Thread_local GHashTable *user_bounds;
+
+void infer_bounds_use(GHashTable *bounds) { user_bounds = bounds; }
+
+gint64 infer_dynamic_dim(Node *n, guint k, gint64 derived, int axis, const char *why)
+{
+    Tensor *t = node_output(n, k);
+    if (!t)
+        return derived;
+    t->dynamic = TRUE;
+    t->bound_why = why;
+    t->bound_axis = axis;
+    const gint64 *given = user_bounds ? g_hash_table_lookup(user_bounds, t->name) : NULL;
+    if (given) {
+        t->bound_why = "given with --bound";
+        if (*given < derived)
+            return *given;
+    }
+    return derived;
+}
+
 gboolean value_fits(int rank, const gint64 *dims)
 {
     guint64 n;

@@ -51,4 +51,17 @@ void infer_values_limit(guint64 total);
 /* Takes n elements from the total: FALSE (and nothing taken) when fewer are left. */
 gboolean infer_values_take(guint64 n);
 
+/* Data-dependent sizes. Output k of n has a size along `axis` known only when it is computed: `derived`
+ * is the most the op can give (NonZero: its input's elements), `why` says so (static text). The output is
+ * marked dynamic and the dimension to plan returned: the user's --bound for that tensor when smaller. */
+gint64 infer_dynamic_dim(Node *n, guint k, gint64 derived, int axis, const char *why);
+/* The --bound table (tensor name -> gint64*) data-dependent ops read on this thread; NULL: none. */
+void infer_bounds_use(GHashTable *bounds);
+/* Whether input k is present and data-dependent. */
+static inline gboolean infer_input_dynamic(const Node *n, guint k)
+{
+    const Tensor *t = node_input(n, k);
+    return t && t->dynamic;
+}
+
 #endif

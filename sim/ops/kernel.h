@@ -17,6 +17,10 @@ typedef struct {
     int rank;
     const gint64 *dims;
     gsize count;       /* elements */
+    /* A data-dependent tensor (Tensor.dynamic): its run-time dims (dims points here) and the elements its
+     * planned bytes hold; NULL and 0 for every other tensor. */
+    gint64 *own_dims;
+    gsize capacity;
 } ExecTensor;
 
 /* Memory a kernel needs during one call (Conv's im2col matrix), kept by the executor from call to call and
@@ -89,6 +93,10 @@ static inline float kernel_epilogue(const struct KernelCall *c, float x)
                                                 : x;
 }
 
+/* A data-dependent op's output k takes its real shape (its planned rank; at most the elements its planned
+ * bytes hold, else an error naming the tensor and its bound): dims and count change for the kernels after
+ * it. */
+gboolean kernel_set_dims(const KernelCall *c, guint k, const gint64 *dims, GError **error);
 /* Input/output k, or NULL when absent. */
 const ExecTensor *kernel_in(const KernelCall *c, guint k);
 ExecTensor *kernel_out(const KernelCall *c, guint k);
@@ -177,5 +185,11 @@ gboolean kernel_scatter_elements(const KernelCall *c, GError **error);
 gboolean kernel_scatter_nd(const KernelCall *c, GError **error);
 gboolean kernel_einsum(const KernelCall *c, GError **error);
 gboolean kernel_recurrent(const KernelCall *c, GError **error);
+gboolean kernel_size(const KernelCall *c, GError **error);
+gboolean kernel_nonzero(const KernelCall *c, GError **error);
+gboolean kernel_compress(const KernelCall *c, GError **error);
+gboolean kernel_unique(const KernelCall *c, GError **error);
+gboolean kernel_nms(const KernelCall *c, GError **error);
+gboolean kernel_roi_align(const KernelCall *c, GError **error);
 
 #endif

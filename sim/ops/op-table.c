@@ -226,6 +226,12 @@ static const OpInfo op_rows[] = {
     OP("ArgMax", OP_COMPUTE, 1, 1, 1, 1, infer_arg_reduce, kernel_arg_reduce),
     OP("ArgMin", OP_COMPUTE, 1, 1, 1, 1, infer_arg_reduce, kernel_arg_reduce),
     OP("TopK", OP_COMPUTE, 1, 2, 2, 2, infer_topk, kernel_topk),
+    /* sizes that depend on values (ops-dynamic.c: planned at an upper bound unless the input is a constant) */
+    OP("NonZero", OP_COMPUTE, 1, 1, 1, 1, infer_nonzero, kernel_nonzero),
+    OP("Compress", OP_COMPUTE, 2, 2, 1, 1, infer_compress, kernel_compress),
+    OP("Unique", OP_COMPUTE, 1, 1, 1, 4, infer_unique, kernel_unique),
+    OP("NonMaxSuppression", OP_COMPUTE, 2, 5, 1, 1, infer_nms, kernel_nms),
+    OP("RoiAlign", OP_COMPUTE, 3, 3, 1, 1, infer_roi_align, kernel_roi_align),
     /* data movement that computes */
     OP("GatherElements", OP_COMPUTE, 2, 2, 1, 1, infer_gather_elements, kernel_gather_elements),
     OP("ScatterND", OP_COMPUTE, 3, 3, 1, 1, infer_scatter, kernel_scatter_nd),
@@ -240,7 +246,7 @@ static const OpInfo op_rows[] = {
     OP("SpaceToDepth", OP_COMPUTE, 1, 1, 1, 1, infer_space_to_depth, kernel_space_to_depth),
     /* shape arithmetic and constants */
     OP("Shape", OP_COMPUTE, 1, 1, 1, 1, infer_shape_op, kernel_shape),
-    OP("Size", OP_COMPUTE, 1, 1, 1, 1, infer_size_op, NULL),
+    OP("Size", OP_COMPUTE, 1, 1, 1, 1, infer_size_op, kernel_size),
     {.name = "Constant", .op_class = OP_COMPUTE, .min_inputs = 0, .max_inputs = 0, .min_outputs = 1,
      .max_outputs = 1, .infer = infer_constant, .plan_constant = TRUE},
     OP("ConstantOfShape", OP_COMPUTE, 1, 1, 1, 1, infer_constant_of_shape, kernel_constant_of_shape),

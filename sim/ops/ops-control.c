@@ -69,8 +69,8 @@ gboolean fold_if(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **err
     (void)opset;
     *folded = FALSE;
     const Tensor *cond = node_input(n, 0);
-    if (!g || g->parent || !cond || !cond->value || cond->value->n != 1)
-        return TRUE;
+    if (!g || g->parent || !cond || !cond->value || cond->dynamic || cond->value->n != 1)
+        return TRUE; /* decided only when it runs */
     const char *taken = value_get_f(cond->value, 0) != 0 ? "then_branch" : "else_branch";
     const Attr *branch = node_attr(n, taken);
     if (!branch || !branch->g)
@@ -121,7 +121,7 @@ gboolean fold_loop(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **e
     *folded = FALSE;
     const Attr *body_attr = node_attr(n, "body");
     const Tensor *trip_t = node_input(n, 0), *cond = node_input(n, 1);
-    if (!g || g->parent || !body_attr || !body_attr->g || !trip_t || !trip_t->value || trip_t->value->n != 1)
+    if (!g || g->parent || !body_attr || !body_attr->g || !trip_t || !trip_t->value || trip_t->dynamic || trip_t->value->n != 1)
         return TRUE;
     Graph *body = body_attr->g;
     /* M, cond (both optional, the trailing ones may be left out), then the carried values */
@@ -131,7 +131,7 @@ gboolean fold_loop(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **e
         return infer_fail(error, n, "the body has %u inputs and %u outputs for the Loop's %u inputs and %u outputs",
                           body->inputs->len, body->outputs->len, n->inputs->len, n->outputs->len);
     gint64 trip = value_get_i(trip_t->value, 0);
-    if (cond && (!cond->value || cond->value->n != 1))
+    if (cond && (!cond->value || cond->dynamic || cond->value->n != 1))
         return TRUE; /* stops on a value only running knows */
     if (cond && value_get_f(cond->value, 0) == 0)
         trip = 0;

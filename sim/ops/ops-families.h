@@ -26,6 +26,12 @@ INFER_FN(infer_conv_transpose);
 INFER_FN(infer_pool);
 INFER_FN(infer_global_pool);
 guint64 conv_im2col_scratch(const Node *n);
+/* ops-dynamic.c */
+INFER_FN(infer_nonzero);
+INFER_FN(infer_compress);
+INFER_FN(infer_unique);
+INFER_FN(infer_nms);
+INFER_FN(infer_roi_align);
 /* ops-recurrent.c */
 INFER_FN(infer_recurrent);
 guint64 recurrent_scratch(const Node *n);

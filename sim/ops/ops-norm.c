@@ -154,12 +154,18 @@ gboolean infer_topk(const OpInfo *op, Node *n, gint64 opset, GError **error)
         if (!node_attr_int(n, "k", -1, &k_value, error))
             return FALSE;
     } else {
-        const Value *kv;
-        if (!infer_input_value(n, 1, "K", &kv, error))
-            return FALSE;
-        if (kv->n != 1)
-            return infer_fail(error, n, "K must hold one value, it holds %zu", kv->n);
-        k_value = value_get_i(kv, 0);
+        const Tensor *k_t = node_input(n, 1);
+        if (!k_t || !k_t->shape_known)
+            return infer_fail(error, n, "input K is missing");
+        if (k_t->value && k_t->value->n != 1)
+            return infer_fail(error, n, "K must hold one value, it holds %zu", k_t->value->n);
+        if (!k_t->value || k_t->dynamic) { /* computed when it runs: at most the axis' length (or K's own bound) */
+            gint64 most = k_t->value ? MAX(0, MIN(value_get_i(k_t->value, 0), x->dims[axis])) : x->dims[axis];
+            k_value = infer_dynamic_dim(n, 0, most, axis, "TopK: K computed when it runs, at most the axis' length");
+            infer_dynamic_dim(n, 1, most, axis, "TopK: K computed when it runs, at most the axis' length");
+        } else {
+            k_value = value_get_i(k_t->value, 0);
+        }
     }
     if (k_value < 0 || k_value > x->dims[axis])
         return infer_fail(error, n, "K = %" G_GINT64_FORMAT " is outside [0, %" G_GINT64_FORMAT "]", k_value,

@@ -12,13 +12,41 @@ void shape_options_init(ShapeOptions *o)
 {
     memset(o, 0, sizeof(*o));
     o->dims = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    o->bounds = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 }
 
 void shape_options_clear(ShapeOptions *o)
 {
     if (o->dims)
         g_hash_table_unref(o->dims);
+    if (o->bounds)
+        g_hash_table_unref(o->bounds);
     o->dims = NULL;
+    o->bounds = NULL;
+}
+
+gboolean shape_options_add_bound(ShapeOptions *o, const char *spec, GError **error)
+{
+    const char *eq = strrchr(spec, '=');
+    if (!eq || eq == spec || !eq[1]) {
+        char *shown = g_strescape(spec, NULL);
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--bound '%s' is not NAME=MAX", shown);
+        g_free(shown);
+        return FALSE;
+    }
+    char *end;
+    errno = 0;
+    long long v = strtoll(eq + 1, &end, 10);
+    if (*end || errno || v < 0) {
+        char *shown = g_strescape(spec, NULL);
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--bound '%s': MAX must be a non-negative integer", shown);
+        g_free(shown);
+        return FALSE;
+    }
+    gint64 *boxed = g_new(gint64, 1);
+    *boxed = v;
+    g_hash_table_replace(o->bounds, g_strndup(spec, eq - spec), boxed);
+    return TRUE;
 }
 
 gboolean shape_options_add_dim(ShapeOptions *o, const char *spec, GError **error)
@@ -297,9 +325,9 @@ static gboolean check_declared(const Node *n, const Tensor *t, GError **error)
     if (!d)
         return TRUE;
     gboolean same = d->dtype == DT_UNDEFINED || d->dtype == t->dtype;
-    if (d->rank >= 0) {
+    if (d->rank >= 0) { /* a data-dependent tensor's dims are bounds: the file's are one run's sizes */
         same = same && d->rank == t->rank;
-        for (int a = 0; same && a < d->rank; a++)
+        for (int a = 0; same && a < d->rank && !t->dynamic; a++)
             same = d->dims[a] < 0 || d->dims[a] == t->dims[a];
     }
     if (same)
@@ -328,10 +356,17 @@ static gboolean infer_node(Node *n, gint64 opset, gboolean allow_unknown, GError
     }
     if (!check_arity(op, n, error) || !op->infer(op, n, opset, error))
         return FALSE;
+    /* what is computed from data-dependent tensors is data-dependent too (its shape, or its value) */
+    gboolean dynamic = FALSE;
+    for (guint k = 0; k < n->inputs->len; k++)
+        dynamic = dynamic || infer_input_dynamic(n, k);
+    for (guint k = 0; k < n->implicit_inputs->len; k++)
+        dynamic = dynamic || ((const Tensor *)n->implicit_inputs->pdata[k])->dynamic;
     for (guint k = 0; k < n->outputs->len; k++) {
         Tensor *t = n->outputs->pdata[k];
         if (!t)
             continue;
+        t->dynamic = t->dynamic || dynamic;
         if (!t->shape_known)
             return infer_fail(error, n, "output '%s' got no shape", t->name);
         if (op->plan_constant && t->kind == TENSOR_INTERMEDIATE)
@@ -352,6 +387,45 @@ static gboolean inputs_known(const Node *n)
     return TRUE;
 }
 
+/* Every --bound names a tensor where data-dependence starts (a typo would otherwise be a silent no-op). */
+static gboolean bounds_all_used(const Graph *g, const ShapeOptions *o, GError **error)
+{
+    if (!o->bounds || !g_hash_table_size(o->bounds))
+        return TRUE;
+    GString *sources = g_string_new(NULL);
+    guint used = 0;
+    for (guint k = 0; k < g->tensors->len; k++) {
+        const Tensor *t = g->tensors->pdata[k];
+        if (!t->bound_why)
+            continue;
+        used += g_hash_table_contains(o->bounds, t->name);
+        if (sources->len < 400) {
+            char *shown = g_strescape(t->name, NULL);
+            g_string_append_printf(sources, "%s'%s'", sources->len ? ", " : "", shown);
+            g_free(shown);
+        }
+    }
+    gboolean ok = used == g_hash_table_size(o->bounds);
+    if (!ok) {
+        GHashTableIter it;
+        gpointer name;
+        g_hash_table_iter_init(&it, o->bounds);
+        const char *unknown = NULL;
+        while (g_hash_table_iter_next(&it, &name, NULL))
+            if (!unknown || strcmp(name, unknown) < 0) {
+                const Tensor *t = g_hash_table_lookup(g->by_name, name);
+                if (!t || !t->bound_why)
+                    unknown = name;
+            }
+        char *shown = g_strescape(unknown ? unknown : "", NULL);
+        g_set_error(error, SIM_ERROR, SIM_ERROR_SHAPE, "--bound '%s': the graph has no data-dependent tensor of that "
+                    "name (%s%s)", shown, sources->len ? "it has: " : "it has none", sources->str);
+        g_free(shown);
+    }
+    g_string_free(sources, TRUE);
+    return ok;
+}
+
 gboolean shape_infer(Model *m, const ShapeOptions *o, GError **error)
 {
     Graph *g = m->graph;
@@ -367,6 +441,7 @@ gboolean shape_infer(Model *m, const ShapeOptions *o, GError **error)
         return FALSE;
     }
     gboolean ok = TRUE;
+    infer_bounds_use(o->bounds);
     for (guint k = 0; ok && k < g->order->len; k++) {
         Node *n = g->order->pdata[k];
         const OpInfo *op = n->op = op_lookup(n->domain, n->op_type);
@@ -386,6 +461,8 @@ gboolean shape_infer(Model *m, const ShapeOptions *o, GError **error)
         for (guint j = 0; ok && j < n->outputs->len; j++)
             value_budget_charge(&budget, n->outputs->pdata[j]);
     }
+    infer_bounds_use(NULL);
+    ok = ok && bounds_all_used(g, o, error);
     /* Less than one whole value left: an op may have found the total spent before it computed. */
     budget.full = budget.full || !value_fits(1, (const gint64[]){VALUE_MAX_ELEMENTS});
     infer_values_limit(G_MAXUINT64);
@@ -396,5 +473,68 @@ gboolean shape_infer(Model *m, const ShapeOptions *o, GError **error)
         g_free((*error)->message);
         (*error)->message = more;
     }
+    return ok;
+}
+
+/* A copy of t for run-time inference: the same name and type, its own dims (the given ones, or t's) and value
+ * (a copy of the given one, or none). */
+static Tensor *runtime_copy(const Tensor *t, const gint64 *dims, const Value *value)
+{
+    Tensor *c = g_new(Tensor, 1);
+    *c = *t;
+    c->dims = g_new0(gint64, t->rank ? t->rank : 1);
+    if (t->rank)
+        memcpy(c->dims, dims ? dims : t->dims, t->rank * sizeof(gint64));
+    guint64 numel = 1;
+    for (int d = 0; d < t->rank; d++)
+        numel *= (guint64)c->dims[d];
+    c->bytes = numel * dtype_size(t->dtype);
+    c->value = value ? value_copy(value) : dims ? NULL : t->value ? value_copy(t->value) : NULL;
+    return c;
+}
+
+static void runtime_copy_free(Tensor *c)
+{
+    if (!c)
+        return;
+    g_free(c->dims);
+    value_free(c->value);
+    g_free(c);
+}
+
+gboolean shape_infer_runtime(const Node *n, gint64 opset, const gint64 *const *in_dims, const Value *const *in_values,
+                             gint64 *const *out_dims, GError **error)
+{
+    Node copy = *n;
+    copy.inputs = g_ptr_array_new_with_free_func((GDestroyNotify)runtime_copy_free);
+    copy.outputs = g_ptr_array_new_with_free_func((GDestroyNotify)runtime_copy_free);
+    for (guint k = 0; k < n->inputs->len; k++) {
+        const Tensor *t = n->inputs->pdata[k];
+        g_ptr_array_add(copy.inputs, t ? runtime_copy(t, in_dims[k], in_values[k]) : NULL);
+    }
+    for (guint k = 0; k < n->outputs->len; k++) {
+        const Tensor *t = n->outputs->pdata[k];
+        Tensor *c = t ? runtime_copy(t, NULL, NULL) : NULL;
+        if (c) {
+            value_free(c->value);
+            c->value = NULL;
+            c->shape_known = FALSE;
+        }
+        g_ptr_array_add(copy.outputs, c);
+    }
+    gboolean ok = n->op->infer(n->op, &copy, opset, error);
+    for (guint k = 0; ok && k < n->outputs->len; k++) {
+        const Tensor *c = copy.outputs->pdata[k];
+        if (!c || !out_dims[k])
+            continue;
+        if (!c->shape_known || c->rank != ((const Tensor *)n->outputs->pdata[k])->rank) {
+            ok = infer_fail(error, n, "output '%s' has rank %d at run time, %d in the plan", c->name, c->rank,
+                            ((const Tensor *)n->outputs->pdata[k])->rank);
+            break;
+        }
+        memcpy(out_dims[k], c->dims, (gsize)c->rank * sizeof(gint64));
+    }
+    g_ptr_array_unref(copy.inputs);
+    g_ptr_array_unref(copy.outputs);
     return ok;
 }

@@ -16,16 +16,27 @@ typedef struct {
     gboolean allow_unknown_ops; /* unknown ops take their output shapes from value_info */
     gboolean partial;           /* (--info) an unbound symbolic input dimension is no error: that input, and
                                    every node that reads what depends on it, keeps no shape */
+    GHashTable *bounds;         /* data-dependent tensor name -> gint64* most (from --bound NAME=MAX) */
 } ShapeOptions;
 
 void shape_options_init(ShapeOptions *o);
 void shape_options_clear(ShapeOptions *o);
 /* Parses "NAME=VALUE" (VALUE a positive integer) into o->dims. */
 gboolean shape_options_add_dim(ShapeOptions *o, const char *spec, GError **error);
+/* Parses "NAME=MAX" (MAX a non-negative integer) into o->bounds: the most a data-dependent tensor's
+ * data-dependent dimension may be at run time. */
+gboolean shape_options_add_bound(ShapeOptions *o, const char *spec, GError **error);
 
 gboolean shape_infer(Model *m, const ShapeOptions *o, GError **error);
 /* The graph inputs' symbolic dimensions no --dim bound (after shape_infer), each once, in input order:
  * a NULL-terminated list (g_strfreev it), empty when every dimension is a size. */
 char **shape_unbound_dims(const Graph *g);
+
+/* Run-time inference of one node that reads or writes data-dependent tensors, on copies of its tensors
+ * (the graph is not touched): input k takes in_dims[k] (NULL: its planned shape) and, when in_values[k] is
+ * set, those contents; the op's inference then writes each output's shape into out_dims[k] (rank entries;
+ * NULL: not wanted). */
+gboolean shape_infer_runtime(const Node *n, gint64 opset, const gint64 *const *in_dims, const Value *const *in_values,
+                             gint64 *const *out_dims, GError **error);
 
 #endif

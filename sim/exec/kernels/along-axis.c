@@ -88,8 +88,15 @@ gboolean kernel_topk(const KernelCall *c, GError **error)
     if (k < 0 || k > len)
         return kernel_fail(c, error, "K %" G_GINT64_FORMAT " is not within the axis' %" G_GINT64_FORMAT " elements", k, len);
     gint64 out_len = values ? values->dims[axis] : indices->dims[axis];
-    if (out_len != k)
-        return kernel_fail(c, error, "the outputs hold %" G_GINT64_FORMAT " per row, not K = %" G_GINT64_FORMAT, out_len, k);
+    if (out_len != k) { /* a K computed when it runs: the outputs take it (inside their planned bound) */
+        gint64 dims[KERNEL_MAX_RANK];
+        if (x->rank > KERNEL_MAX_RANK)
+            return kernel_fail(c, error, "input rank %d is above the executor's %d", x->rank, KERNEL_MAX_RANK);
+        memcpy(dims, x->dims, sizeof(gint64) * (gsize)x->rank);
+        dims[axis] = k;
+        if ((values && !kernel_set_dims(c, 0, dims, error)) || (indices && !kernel_set_dims(c, 1, dims, error)))
+            return FALSE;
+    }
     Ranked *row = g_new(Ranked, MAX(len, 1));
     for (gint64 o = 0; o < outer; o++)
         for (gint64 i = 0; i < inner; i++) {

@@ -20,6 +20,33 @@ gboolean kernel_fail(const KernelCall *c, GError **error, const char *fmt, ...)
     return FALSE;
 }
 
+gboolean kernel_set_dims(const KernelCall *c, guint k, const gint64 *dims, GError **error)
+{
+    ExecTensor *y = kernel_out(c, k);
+    const Tensor *t = node_output(c->node, k);
+    if (!y)
+        return TRUE;
+    gsize count = 1;
+    for (int d = 0; d < y->rank; d++)
+        count = dims[d] < 0 || (dims[d] && count > G_MAXSIZE / (gsize)dims[d]) ? G_MAXSIZE : count * (gsize)dims[d];
+    if (!y->own_dims)
+        return count == y->count ? TRUE
+                                 : kernel_fail(c, error, "output '%s' holds %" G_GSIZE_FORMAT " elements when it runs, "
+                                               "but its plan made it %" G_GSIZE_FORMAT " and not data-dependent",
+                                               t ? t->name : "?", count, y->count);
+    if (count > y->capacity) {
+        char *name = g_strescape(t ? t->name : "?", NULL);
+        gboolean r = kernel_fail(c, error, "output '%s' holds %" G_GSIZE_FORMAT " elements when it runs, above the %"
+                                 G_GSIZE_FORMAT " its planned bound holds (raise it with --bound '%s=MAX')", name,
+                                 count, y->capacity, name);
+        g_free(name);
+        return r;
+    }
+    memcpy(y->own_dims, dims, sizeof(gint64) * (gsize)y->rank);
+    y->count = count;
+    return TRUE;
+}
+
 gboolean kernel_need_float(const KernelCall *c, const ExecTensor *t, const char *what, GError **error)
 {
     if (t && t->dtype != DT_FLOAT)
