@@ -14,7 +14,7 @@
 typedef struct {
     char *graph_path, *trace_path, *trace_out, *solution_out, *bins_path, *chrome_trace, *plot, *plot_out, *html;
     char *from, *plot_x, *plot_y, *plot_title, *facet, *window_steps, *window_addresses;
-    char **dims, **pins, **where;
+    char **dims, **bounds, **pins, **where;
     char *strategy, *format, *weights, *io, *transpose, *alias, *order, *orders;
     gint64 order_budget, seed, search_max, budget_work;
     gdouble order_seconds, budget;
@@ -39,6 +39,7 @@ static void raw_clear(RawOptions *o)
     for (gsize k = 0; k < G_N_ELEMENTS(strings); k++)
         g_clear_pointer(strings[k], g_free);
     g_clear_pointer(&o->dims, g_strfreev);
+    g_clear_pointer(&o->bounds, g_strfreev);
     g_clear_pointer(&o->pins, g_strfreev);
     g_clear_pointer(&o->where, g_strfreev);
 }
@@ -106,9 +107,9 @@ static int check_combinations(const RawOptions *o)
         return usage_error("--info summarises a model: use it with --graph");
     if (o->info && (o->compare || o->map || o->ascii))
         return usage_error("--info prints the graph summary; --compare, --map and --ascii need a plan");
-    if (o->trace_path && (o->dims || o->weights || o->io || o->transpose || o->pad_last || o->align || o->alias || o->pins ||
+    if (o->trace_path && (o->dims || o->bounds || o->weights || o->io || o->transpose || o->pad_last || o->align || o->alias || o->pins ||
                           o->strict_runtime || o->scratch || o->bins_path))
-        return usage_error("--dim, --weights, --io, --transpose, --pad-last, --align, --alias, --pin, --bins, --scratch and "
+        return usage_error("--dim, --bound, --weights, --io, --transpose, --pad-last, --align, --alias, --pin, --bins, --scratch and "
                            "--strict-runtime shape a trace from a model: use them with --graph");
     if (!o->plot != !o->plot_out)
         return usage_error("--plot KIND and --out FILE go together");
@@ -288,7 +289,7 @@ static int resolve_strategies(const RawOptions *o, Job *job)
     return -1;
 }
 
-/* --dim and --pin. */
+/* --dim, --bound and --pin. */
 static int resolve_bindings(const RawOptions *o, Job *job)
 {
     GError *error = NULL;
@@ -298,6 +299,9 @@ static int resolve_bindings(const RawOptions *o, Job *job)
         if (!shape_options_add_dim(&job->shape, *d, &error))
             return gerror_usage(error, NULL);
     job->dims_text = o->dims ? g_strjoinv(",", o->dims) : g_strdup("-");
+    for (char **b = o->bounds; b && *b; b++)
+        if (!shape_options_add_bound(&job->shape, *b, &error))
+            return gerror_usage(error, NULL);
     for (char **p = o->pins; p && *p; p++)
         if (!alias_pins_parse(job->pins, *p, &error))
             return gerror_usage(error, NULL);
@@ -382,6 +386,9 @@ int job_from_args(Job *job, int argc, char **argv)
          "skyline|sections|both"},
         {"dim", 'd', 0, G_OPTION_ARG_STRING_ARRAY, &o.dims,
          "Bind a symbolic dimension (repeatable), e.g. --dim batch=1 --dim seq=128", "NAME=VALUE"},
+        {"bound", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.bounds,
+         "Plan a data-dependent tensor (NonZero's, NonMaxSuppression's, ...) with its data-dependent dimension at "
+         "most MAX instead of the most its op can give (repeatable; a run past it stops with an error)", "NAME=MAX"},
         {"transpose", 0, 0, G_OPTION_ARG_STRING, &o.transpose,
          "Transpose as a metadata view sharing its input's bytes (view: the seeds' rule, the default) or as a data "
          "move that may only overwrite a dying input (move: what a dense-kernel runtime can honour; the default with --run)",

@@ -2,6 +2,7 @@
  * aliasing summary, the pictures (--plot; --from TABLE), the Chrome trace, and the run's report rows'
  * sharing columns. The pipeline (pipeline.c) calls these; each returns an exit status or a gboolean. */
 #include "cli/outputs.h"
+#include "base/escape.h"
 #include "ops/ops.h"
 #include "report/chrome-trace.h"
 #include "report/html-view.h"
@@ -48,13 +49,41 @@ void print_aliasing(const Job *job)
         names[k] = share_kind_name(k);
     report_aliasing(stdout, job->format, job->aliases->aliased_ops, job->aliases->copied_ops, saved, names,
                     SHARE_KIND_COUNT, job->aliases->notes);
+    print_bounds(job);
+}
+
+guint job_bounded_tensors(const Job *job)
+{
+    guint count = 0;
+    for (guint k = 0; job->model && k < job->model->graph->tensors->len; k++)
+        count += ((const Tensor *)job->model->graph->tensors->pdata[k])->bound_why != NULL;
+    return count;
+}
+
+void print_bounds(const Job *job)
+{
+    guint count = job_bounded_tensors(job);
+    if (!count || (job->format != FORMAT_TEXT && job->format != FORMAT_MD))
+        return;
+    printf("\nupper-bound plan: %u data-dependent tensor%s planned at %s bound%s (a run may use less; --bound NAME=MAX "
+           "plans one smaller):\n", count, count == 1 ? "" : "s", count == 1 ? "its" : "their", count == 1 ? "" : "s");
+    for (guint k = 0; k < job->model->graph->tensors->len; k++) {
+        const Tensor *t = job->model->graph->tensors->pdata[k];
+        if (!t->bound_why)
+            continue;
+        char *name = escape_terminal(t->name), *dims = dims_to_string(t->rank, t->dims);
+        printf("%s'%s' %s %s, dimension %d: %s\n", job->format == FORMAT_MD ? "- " : "  ", name, dtype_name(t->dtype),
+               dims, t->bound_axis, t->bound_why);
+        g_free(name);
+        g_free(dims);
+    }
 }
 
 ReportRow job_report_row(const Job *job)
 {
     ReportRow row = {.graph = job->source, .dims = job->dims_text, .order = job->graph_path ? job->order->name : "file",
                      .alias = job->graph_path ? job->alias : "none", .no_alias_bytes = job->no_alias_bytes,
-                     .strategy = job->strategy->name};
+                     .strategy = job->strategy->name, .bounded = job_bounded_tensors(job)};
     if (job->aliases) {
         alias_savings(job->aliases, row.saved);
         row.fallbacks = job->aliases->notes->len;

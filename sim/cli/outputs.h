@@ -9,6 +9,10 @@ void list_ops(void);
 void list_strategies(void);
 /* The aliasing table under a graph's report (nothing for a trace file). */
 void print_aliasing(const Job *job);
+/* The data-dependent tensors where the plan is an upper bound (text and md), after the aliasing report. */
+void print_bounds(const Job *job);
+/* How many there are. */
+guint job_bounded_tensors(const Job *job);
 /* A report row with what the job knows before placing: source, dims, order, alias, sharing totals. */
 ReportRow job_report_row(const Job *job);
 /* --plot: the plans of one trace in one picture, titled by --title or by graph, dims, order and strategy. */

@@ -87,6 +87,7 @@ static OutputStats output_stats(const ExecTensor *x)
 static gboolean report_outputs(FILE *out, const RunOptions *o, const Executor *e, GError **error)
 {
     gboolean ok = TRUE;
+    gsize elements = 0;
     for (guint k = 0; k < executor_output_count(e); k++) {
         const char *name;
         const ExecTensor *x = executor_output(e, k, &name);
@@ -106,6 +107,13 @@ static gboolean report_outputs(FILE *out, const RunOptions *o, const Executor *e
                         st.nan == x->count ? "NaN everywhere" : "one value everywhere");
             ok = FALSE;
         }
+        elements += x->count;
+    }
+    /* data-dependent outputs may all come out empty (a detector that finds nothing): nothing was checked */
+    if (ok && !elements && executor_output_count(e) && o->check && !o->allow_degenerate) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH, "--check: every output is empty, which a check cannot tell from "
+                    "a right answer: give inputs that exercise the model (--inputs), or --allow-degenerate");
+        ok = FALSE;
     }
     return ok;
 }

@@ -33,6 +33,8 @@ struct Executor {
     gboolean *folded;      /* per step: folded into the step before; does not run */
     gboolean *widened;     /* per step: runs on float32 copies of its 16-bit float tensors (run_widened) */
     gboolean *dynamic;     /* per step: reads or writes data-dependent tensors (its shapes are inferred as it runs) */
+    gboolean guarded;      /* some step is guarded (an If's branch): steps run only when their guard and inputs say so */
+    gboolean *computed;    /* per tensor id, while running a guarded schedule: computed (or given) in this run */
     KernelWorkspace *workspace; /* the kernels' temporaries, kept from step to step */
     guint random_weights;
     ExecWeights *weights;  /* lends weights and constants (executor_new_sharing), or NULL; its copies in
@@ -446,12 +448,13 @@ static gboolean is_16bit_float(const ExecTensor *t) { return t && (t->dtype == D
 
 /* The steps whose kernel gets float32 copies: any 16-bit float tensor among its inputs and outputs, unless
  * its row reads them as they are (Cast). Tensor types are fixed once bound, so this is decided once. */
-/* The steps that read or write data-dependent tensors. */
+/* The steps that read or write data-dependent tensors; whether any is guarded. */
 static void mark_dynamic(Executor *e)
 {
     e->dynamic = g_new0(gboolean, e->schedule->len + 1);
     for (guint s = 0; s < e->schedule->len; s++) {
         const Node *n = e->schedule->pdata[s];
+        e->guarded = e->guarded || n->guard;
         for (guint k = 0; k < n->inputs->len + n->outputs->len && !e->dynamic[s]; k++) {
             const Tensor *x = k < n->inputs->len ? node_input(n, k) : node_output(n, k - n->inputs->len);
             e->dynamic[s] = x && tensor_is_value(x) && x->dynamic;
@@ -695,6 +698,24 @@ static gboolean runtime_shapes(Executor *e, const Node *n, GError **error)
     return ok;
 }
 
+/* In a guarded schedule, whether step n runs in this run: its guard (if any) was computed and holds, and so
+ * was everything it reads (a node of a branch not taken, or fed by one, does not run). The ops that read what
+ * was computed (IfSelect, ConcatComputed) run on whatever was. */
+static gboolean step_runs(const Executor *e, const Node *n)
+{
+    if (n->guard && (!e->computed[n->guard->id] || (elem_get_f(&e->tensors[n->guard->id], 0) != 0) != n->guard_when))
+        return FALSE;
+    for (guint k = 0; !n->op->reads_computed && k < n->inputs->len; k++) {
+        const Tensor *x = node_input(n, k);
+        if (x && tensor_is_value(x) && !e->computed[x->id])
+            return FALSE;
+    }
+    for (guint k = 0; k < n->implicit_inputs->len; k++)
+        if (!e->computed[((const Tensor *)n->implicit_inputs->pdata[k])->id])
+            return FALSE;
+    return TRUE;
+}
+
 gboolean executor_run(Executor *e, gboolean poison, GError **error)
 {
     const Graph *g = e->g;
@@ -706,14 +727,28 @@ gboolean executor_run(Executor *e, gboolean poison, GError **error)
             memcpy(e->tensors[k].data, e->source[k], e->tensors[k].count * dtype_size(e->tensors[k].dtype));
     GPtrArray *in = g_ptr_array_new(), *out = g_ptr_array_new();
     gboolean ok = TRUE;
+    if (e->guarded) {
+        if (!e->computed)
+            e->computed = g_new0(gboolean, g->tensors->len + 1);
+        for (guint k = 0; k < g->tensors->len; k++)
+            e->computed[k] = !((const Tensor *)g->tensors->pdata[k])->producer;
+    }
     for (guint s = 0; s < e->schedule->len && ok; s++) {
         const Node *n = e->schedule->pdata[s];
         double start = now();
+        if (e->guarded && !step_runs(e, n)) { /* a branch not taken: its buffers hold nothing this run */
+            if (poison && e->dying[s])
+                for (guint k = 0; k < e->dying[s]->len; k++)
+                    poison_buffer(e, GPOINTER_TO_UINT(e->dying[s]->pdata[k]));
+            e->seconds[s] = now() - start;
+            continue;
+        }
         g_ptr_array_set_size(in, 0);
         g_ptr_array_set_size(out, 0);
         for (guint k = 0; k < n->inputs->len; k++) {
             const Tensor *x = node_input(n, k);
-            g_ptr_array_add(in, x && tensor_is_value(x) ? &e->tensors[x->id] : NULL);
+            gboolean absent = !x || !tensor_is_value(x) || (e->guarded && !e->computed[x->id]);
+            g_ptr_array_add(in, absent ? NULL : &e->tensors[x->id]);
         }
         for (guint k = 0; k < n->outputs->len; k++) {
             const Tensor *y = node_output(n, k);
@@ -735,6 +770,22 @@ gboolean executor_run(Executor *e, gboolean poison, GError **error)
                                .epilogue = e->epilogue[s], .epilogue_lo = e->epilogue_lo[s],
                                .epilogue_hi = e->epilogue_hi[s], .workspace = e->workspace};
             ok = e->widened[s] ? run_widened(&call, error) : n->op->kernel(&call, error);
+        }
+        for (guint k = 0; ok && e->guarded && k < n->outputs->len; k++)
+            if (node_output(n, k))
+                e->computed[node_output(n, k)->id] = TRUE;
+        for (guint k = 0; ok && k < n->outputs->len; k++) { /* an If folded at plan time on this condition */
+            const Tensor *y = node_output(n, k);
+            if (y && y->folded_on && e->tensors[y->id].count &&
+                (elem_get_f(&e->tensors[y->id], 0) != 0) != (y->folded_on == 2)) {
+                char *name = g_strescape(y->name, NULL);
+                g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH,
+                            "node %s: condition '%s' is %s when it runs, but the plan folded its If assuming %s (it "
+                            "depends on data-dependent sizes in a way the plan could not see)", n->label, name,
+                            y->folded_on == 2 ? "false" : "true", y->folded_on == 2 ? "true" : "false");
+                g_free(name);
+                ok = FALSE;
+            }
         }
         if (ok && poison && e->dying[s])
             for (guint k = 0; k < e->dying[s]->len; k++)
@@ -783,6 +834,7 @@ void executor_free(Executor *e)
     g_free(e->folded);
     g_free(e->widened);
     g_free(e->dynamic);
+    g_free(e->computed);
     for (guint k = 0; k < n; k++)
         g_free(e->tensors[k].own_dims);
     kernel_workspace_free(e->workspace);

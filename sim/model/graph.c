@@ -298,6 +298,10 @@ static void tensor_free(Tensor *t)
     g_free(t->name);
     g_free(t->dims);
     value_free(t->value);
+    for (int k = 0; k < 2; k++) {
+        g_free(t->probe_dims[k]);
+        value_free(t->probe[k]);
+    }
     type_info_free(t->declared);
     tensor_data_free(t->init);
     g_ptr_array_unref(t->consumers);

@@ -130,6 +130,12 @@ typedef struct Tensor {
     gboolean dynamic;
     const char *bound_why; /* where data-dependence starts: how the bound was set (static text), else NULL */
     int bound_axis;        /* ... and which dimension is data-dependent */
+    /* A data-dependent tensor's probes: its dims (and value) again, inferred with every data-dependent size one
+     * larger (probe 0) and zero (probe 1). A dim or element equal to both does not follow those sizes (an If
+     * may fold on it; the executor checks that it held). */
+    gint64 *probe_dims[2];
+    Value *probe[2];
+    guint8 folded_on;      /* an If was folded on this data-dependent condition: 0 no, 1 assumed false, 2 true */
     /* From the file. */
     TypeInfo *declared;   /* graph input/output type or value_info; NULL if none */
     TensorData *init;     /* initializer data (weights), or the value of a Constant node */
@@ -151,6 +157,10 @@ typedef struct Node {
     GPtrArray *attrs;     /* Attr* */
     GPtrArray *implicit_inputs; /* outer tensors read by this node's subgraphs */
     const struct OpInfo *op;    /* row of the op table, set by shape inference */
+    /* Inlined from a branch of an If whose condition only running decides: the node runs only when `guard`
+     * (also one of its implicit inputs) is guard_when. NULL: always. */
+    struct Tensor *guard;
+    gboolean guard_when;
 } Node;
 
 typedef struct Graph {

@@ -45,6 +45,11 @@ static _Thread_local GHashTable *user_bounds;
 
 void infer_bounds_use(GHashTable *bounds) { user_bounds = bounds; }
 
+/* Set while shape.c infers a node's probe: data-dependent sizes come out one larger (1) or zero (2). */
+static _Thread_local int probing;
+
+void infer_probing(int probe) { probing = probe; }
+
 gint64 infer_dynamic_dim(Node *n, guint k, gint64 derived, int axis, const char *why)
 {
     Tensor *t = node_output(n, k);
@@ -54,12 +59,12 @@ gint64 infer_dynamic_dim(Node *n, guint k, gint64 derived, int axis, const char 
     t->bound_why = why;
     t->bound_axis = axis;
     const gint64 *given = user_bounds ? g_hash_table_lookup(user_bounds, t->name) : NULL;
+    gint64 dim = derived;
     if (given) {
         t->bound_why = "given with --bound";
-        if (*given < derived)
-            return *given;
+        dim = MIN(*given, derived);
     }
-    return derived;
+    return probing == 1 ? dim + 1 : probing == 2 ? 0 : dim;
 }
 
 gboolean value_fits(int rank, const gint64 *dims)

@@ -57,6 +57,9 @@ gboolean infer_values_take(guint64 n);
 gint64 infer_dynamic_dim(Node *n, guint k, gint64 derived, int axis, const char *why);
 /* The --bound table (tensor name -> gint64*) data-dependent ops read on this thread; NULL: none. */
 void infer_bounds_use(GHashTable *bounds);
+/* While set (shape.c's probes), infer_dynamic_dim gives one more than the dimension it plans (1) or zero (2);
+ * 0: the dimension itself. */
+void infer_probing(int probe);
 /* Whether input k is present and data-dependent. */
 static inline gboolean infer_input_dynamic(const Node *n, guint k)
 {

@@ -191,5 +191,7 @@ gboolean kernel_compress(const KernelCall *c, GError **error);
 gboolean kernel_unique(const KernelCall *c, GError **error);
 gboolean kernel_nms(const KernelCall *c, GError **error);
 gboolean kernel_roi_align(const KernelCall *c, GError **error);
+gboolean kernel_if_select(const KernelCall *c, GError **error);
+gboolean kernel_concat_computed(const KernelCall *c, GError **error);
 
 #endif

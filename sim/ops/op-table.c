@@ -260,6 +260,16 @@ static const OpInfo op_rows[] = {
     OP("Scan", OP_COMPUTE, 1, -1, 1, -1, infer_control, NULL),
 };
 
+/* sim's own ops (domain SIM_OP_DOMAIN): what planning adds, never listed among the ONNX ones. */
+static const OpInfo internal_rows[] = {
+    /* an If's outputs from the branch its data-dependent condition takes (ops-control.c's fold_if_both) */
+    {.name = "IfSelect", .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = -1, .min_outputs = 0, .max_outputs = -1,
+     .infer = infer_if_select, .kernel = kernel_if_select, .reads_computed = TRUE},
+    /* a Loop's scan output from the iterations that ran (a trip count only running decides: fold_loop) */
+    {.name = "ConcatComputed", .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = -1, .min_outputs = 1,
+     .max_outputs = 1, .infer = infer_concat_computed, .kernel = kernel_concat_computed, .reads_computed = TRUE},
+};
+
 static GHashTable *op_index;
 
 static gpointer build_index(gpointer unused)
@@ -276,6 +286,12 @@ const OpInfo *op_lookup(const char *domain, const char *op_type)
 {
     static GOnce once = G_ONCE_INIT;
     g_once(&once, build_index, NULL);
+    if (domain && !strcmp(domain, SIM_OP_DOMAIN)) {
+        for (gsize k = 0; k < G_N_ELEMENTS(internal_rows); k++)
+            if (!strcmp(internal_rows[k].name, op_type))
+                return &internal_rows[k];
+        return NULL;
+    }
     if (domain && *domain && strcmp(domain, "ai.onnx") != 0)
         return NULL;
     return g_hash_table_lookup(op_index, op_type);

@@ -64,14 +64,97 @@ static Tensor *add_int_constant(Graph *g, const char *prefix, const char *name, 
     return t;
 }
 
+/* Nodes [from, to) of g run only when `guard` is `when` (those that have no guard of their own yet); the
+ * guard becomes an implicit input of each, so that it is computed first and kept until they run. */
+static void guard_nodes(Graph *g, guint from, guint to, Tensor *guard, gboolean when)
+{
+    for (guint k = from; guard && k < to; k++) {
+        Node *m = g->nodes->pdata[k];
+        if (m->guard)
+            continue;
+        m->guard = guard;
+        m->guard_when = when;
+        if (!g_ptr_array_find(m->implicit_inputs, guard, NULL))
+            g_ptr_array_add(m->implicit_inputs, guard);
+        if (!g_ptr_array_find(guard->consumers, m, NULL))
+            g_ptr_array_add(guard->consumers, m);
+    }
+}
+
+/* An If whose condition only running decides: both branches are inlined, each one's nodes guarded by the
+ * condition (the executor skips the branch not taken), and an IfSelect node (sim's own op) gives the If's
+ * outputs from the branch taken. The plan holds both branches (an upper bound); the outputs are planned at
+ * the larger of the two. */
+static gboolean fold_if_both(Graph *g, Node *n, Tensor *cond, GError **error)
+{
+    const Attr *branch[2] = {node_attr(n, "then_branch"), node_attr(n, "else_branch")};
+    guint count = n->outputs->len;
+    for (int b = 0; b < 2; b++) {
+        if (!branch[b] || !branch[b]->g)
+            return infer_fail(error, n, "attribute '%s' is not a graph", b ? "else_branch" : "then_branch");
+        if (branch[b]->g->outputs->len != count)
+            return infer_fail(error, n, "%s has %u outputs for the If's %u", b ? "else_branch" : "then_branch",
+                              branch[b]->g->outputs->len, count);
+    }
+    Tensor **outs = g_new0(Tensor *, 2 * count + 1);
+    char *prefix = fold_prefix(n);
+    guint first_new = g->nodes->len;
+    Tensor *outer_guard = n->guard;
+    gboolean outer_when = n->guard_when;
+    graph_detach_node(n);
+    gboolean ok = TRUE;
+    for (int b = 0; ok && b < 2; b++) {
+        char *side = g_strdup_printf("%s/%s", prefix, b ? "else" : "then");
+        guint from = g->nodes->len;
+        ok = graph_add_subgraph(g, branch[b]->g, side, NULL, outs + b * count, TRUE, NULL, error);
+        guard_nodes(g, from, g->nodes->len, cond, b == 0);
+        g_free(side);
+    }
+    if (ok) {
+        const char **in = g_new0(const char *, 2 * count + 2), **out = g_new0(const char *, count + 1);
+        in[0] = cond->name;
+        for (guint k = 0; k < 2 * count; k++)
+            in[1 + k] = outs[k]->name;
+        for (guint k = 0; k < count; k++)
+            out[k] = node_output(n, k) ? node_output(n, k)->name : "";
+        char *name = graph_unique_name(g, prefix, "IfSelect");
+        guint at = g->nodes->len;
+        ok = graph_add_node(g, "IfSelect", SIM_OP_DOMAIN, name, in, (int)(2 * count + 1), out, (int)count, NULL,
+                            error) != NULL;
+        g_free(name);
+        g_free(in);
+        g_free(out);
+        guard_nodes(g, first_new, ok ? at + 1 : g->nodes->len, outer_guard, outer_when); /* a branch inside a branch */
+    }
+    if (ok)
+        graph_replace_node(g, n, first_new);
+    g_free(outs);
+    g_free(prefix);
+    return ok;
+}
+
 gboolean fold_if(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error)
 {
     (void)opset;
     *folded = FALSE;
     const Tensor *cond = node_input(n, 0);
-    if (!g || g->parent || !cond || !cond->value || cond->dynamic || cond->value->n != 1)
-        return TRUE; /* decided only when it runs */
-    const char *taken = value_get_f(cond->value, 0) != 0 ? "then_branch" : "else_branch";
+    if (!g || g->parent || !cond)
+        return TRUE;
+    gboolean decided = cond->value && cond->value->n == 1;
+    gboolean truth = decided && value_get_f(cond->value, 0) != 0;
+    for (int p = 0; decided && cond->dynamic && p < 2; p++) /* from data-dependent sizes: decided if it does not follow them */
+        decided = cond->probe[p] && cond->probe[p]->n == 1 && (value_get_f(cond->probe[p], 0) != 0) == truth;
+    if (!decided && cond->dynamic) { /* only running decides: both branches, guarded */
+        *folded = fold_if_both(g, n, (Tensor *)cond, error);
+        return *folded;
+    }
+    if (!decided)
+        return TRUE; /* planned as one op, shapes from the file */
+    if (cond->dynamic)
+        ((Tensor *)cond)->folded_on = truth ? 2 : 1; /* the executor checks it held */
+    Tensor *outer_guard = n->guard;
+    gboolean outer_when = n->guard_when;
+    const char *taken = truth ? "then_branch" : "else_branch";
     const Attr *branch = node_attr(n, taken);
     if (!branch || !branch->g)
         return infer_fail(error, n, "attribute '%s' is not a graph", taken);
@@ -83,12 +166,73 @@ gboolean fold_if(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **err
     guint first_new = g->nodes->len;
     graph_detach_node(n);
     gboolean ok = graph_add_subgraph(g, branch->g, prefix, NULL, outputs, TRUE, NULL, error);
+    guard_nodes(g, first_new, g->nodes->len, outer_guard, outer_when); /* inside a guarded branch: the same guard */
     if (ok)
         graph_replace_node(g, n, first_new);
     g_free(outputs);
     g_free(prefix);
     *folded = ok;
     return ok;
+}
+
+/* ConcatComputed (sim's own op, made by fold_loop for a trip count only running decides): its inputs, of one
+ * shape, along axis 0 — planned as all of them, data-dependent: the kernel takes those computed this run. */
+gboolean infer_concat_computed(const OpInfo *op, Node *n, gint64 opset, GError **error)
+{
+    (void)op;
+    (void)opset;
+    Tensor *first, *x;
+    if (!infer_input(n, 0, &first, error))
+        return FALSE;
+    if (first->rank < 1)
+        return infer_fail(error, n, "input '%s' has rank 0", first->name);
+    gint64 dims[MAX_RANK];
+    memcpy(dims, first->dims, (gsize)first->rank * sizeof(gint64));
+    dims[0] = 0;
+    for (guint k = 0; k < n->inputs->len; k++) {
+        if (!infer_input(n, k, &x, error))
+            return FALSE;
+        gboolean same = x->dtype == first->dtype && x->rank == first->rank;
+        for (int d = 1; same && d < x->rank; d++)
+            same = x->dims[d] == first->dims[d];
+        if (!same)
+            return infer_fail(error, n, "input '%s' does not match input '%s' in type or shape", x->name, first->name);
+        if (__builtin_add_overflow(dims[0], x->dims[0], &dims[0]))
+            return infer_fail(error, n, "its length overflows 64 bits");
+    }
+    dims[0] = infer_dynamic_dim(n, 0, dims[0], 0, "Loop: every iteration's scan output (its trip count is data-dependent)");
+    return infer_set_output(n, 0, first->dtype, first->rank, dims, error);
+}
+
+/* IfSelect (sim's own op, made by fold_if_both): inputs the condition, then the then-branch's outputs, then the
+ * else-branch's; output k is the taken branch's output k. Planned at the larger of the two (same type and
+ * rank), data-dependent: the kernel sets the real shape. */
+gboolean infer_if_select(const OpInfo *op, Node *n, gint64 opset, GError **error)
+{
+    (void)op;
+    (void)opset;
+    guint count = n->outputs->len;
+    if (n->inputs->len != 2 * count + 1)
+        return infer_fail(error, n, "has %u inputs for %u outputs (a condition, then two per output)", n->inputs->len,
+                          count);
+    for (guint k = 0; k < count; k++) {
+        Tensor *a, *b;
+        if (!infer_input(n, 1 + k, &a, error) || !infer_input(n, 1 + count + k, &b, error))
+            return FALSE;
+        if (a->dtype != b->dtype || a->rank != b->rank)
+            return infer_fail(error, n, "the branches give output %u as %s of rank %d and %s of rank %d (its plan needs "
+                              "one type and rank)", k, dtype_name(a->dtype), a->rank, dtype_name(b->dtype), b->rank);
+        gint64 dims[MAX_RANK];
+        for (int d = 0; d < a->rank; d++)
+            dims[d] = MAX(a->dims[d], b->dims[d]);
+        gint64 first = infer_dynamic_dim(n, k, a->rank ? dims[0] : 1, 0,
+                                         "If: the larger of its branches' outputs (its condition is data-dependent)");
+        if (a->rank)
+            dims[0] = first;
+        if (!infer_set_output(n, k, a->dtype, a->rank, dims, error))
+            return FALSE;
+    }
+    return TRUE;
 }
 
 /* Whether a Loop body never stops by itself: its condition output is its condition input, a true
@@ -121,8 +265,11 @@ gboolean fold_loop(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **e
     *folded = FALSE;
     const Attr *body_attr = node_attr(n, "body");
     const Tensor *trip_t = node_input(n, 0), *cond = node_input(n, 1);
-    if (!g || g->parent || !body_attr || !body_attr->g || !trip_t || !trip_t->value || trip_t->dynamic || trip_t->value->n != 1)
+    if (!g || g->parent || !body_attr || !body_attr->g || !trip_t || !trip_t->value || trip_t->value->n != 1)
         return TRUE;
+    /* A trip count only running decides (data-dependent): unrolled to its bound, each iteration guarded by
+     * i < M, the carried values passed on through IfSelect, the scan outputs joined by ConcatComputed. */
+    gboolean guarded = trip_t->dynamic;
     Graph *body = body_attr->g;
     /* M, cond (both optional, the trailing ones may be left out), then the carried values */
     guint carried = n->inputs->len > 2 ? n->inputs->len - 2 : 0;
@@ -157,16 +304,41 @@ gboolean fold_loop(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **e
         inputs[2 + k] = node_input(n, 2 + k);
     graph_detach_node(n);
     gboolean ok = loop_cond || (loop_cond = add_int_constant(g, prefix, "cond", DT_BOOL, 0, 1, error));
+    Tensor **runs = g_new0(Tensor *, trip + 1); /* guarded: iteration i's guard, i < M */
     for (gint64 i = 0; ok && i < trip; i++) {
         char *iteration = g_strdup_printf("%s/%" G_GINT64_FORMAT, prefix, i);
         inputs[0] = add_int_constant(g, iteration, "iter", DT_INT64, 0, i, error);
         inputs[1] = loop_cond;
+        ok = inputs[0] != NULL;
+        if (ok && guarded) {
+            char *name = graph_unique_name(g, iteration, "runs");
+            const char *in[] = {inputs[0]->name, trip_t->name};
+            ok = graph_add_node(g, "Less", "", name, in, 2, (const char *const *)&name, 1, NULL, error) != NULL;
+            runs[i] = ok ? graph_tensor(g, name) : NULL;
+            g_free(name);
+        }
         memset(outputs, 0, n_body_out * sizeof(Tensor *));
-        for (guint k = 0; i == trip - 1 && k < carried; k++)
+        for (guint k = 0; !guarded && i == trip - 1 && k < carried; k++)
             outputs[1 + k] = node_output(n, k);
-        ok = inputs[0] && graph_add_subgraph(g, body, iteration, inputs, outputs, FALSE, weights, error);
-        for (guint k = 0; ok && k < carried; k++)
-            inputs[2 + k] = outputs[1 + k];
+        guint body_first = g->nodes->len;
+        ok = ok && graph_add_subgraph(g, body, iteration, inputs, outputs, FALSE, weights, error);
+        guard_nodes(g, body_first, g->nodes->len, runs[i], TRUE);
+        for (guint k = 0; ok && k < carried; k++) {
+            if (!guarded) {
+                inputs[2 + k] = outputs[1 + k];
+                continue;
+            }
+            /* what the next iteration reads: this one's value if it ran, else what this one read */
+            Tensor *last = i == trip - 1 ? node_output(n, k) : NULL;
+            char *name = last ? g_strdup(last->name) : graph_unique_name(g, iteration, "carried");
+            char *select = graph_unique_name(g, iteration, "IfSelect");
+            const char *in[] = {runs[i]->name, outputs[1 + k]->name, inputs[2 + k]->name};
+            ok = graph_add_node(g, "IfSelect", SIM_OP_DOMAIN, select, in, 3, (const char *const *)&name, 1, NULL,
+                                error) != NULL;
+            inputs[2 + k] = ok ? graph_tensor(g, name) : NULL;
+            g_free(name);
+            g_free(select);
+        }
         for (guint k = 0; ok && k < scans; k++)
             scan_parts[k][i] = outputs[1 + carried + k];
         g_free(iteration);
@@ -195,25 +367,31 @@ gboolean fold_loop(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **e
             GPtrArray *attrs = g_ptr_array_new_with_free_func((GDestroyNotify)attr_free);
             if (!axes)
                 g_ptr_array_add(attrs, attr_new_ints("axes", (const gint64[]){0}, 1));
+            guint at = g->nodes->len;
             ok = graph_add_node(g, "Unsqueeze", "", name, in, axes ? 2 : 1, (const char *const *)&name, 1, attrs,
                                 error) != NULL;
+            guard_nodes(g, at, g->nodes->len, runs[i], TRUE);
             g_ptr_array_add(parts, name);
         }
         if (ok) {
             GPtrArray *attrs = g_ptr_array_new_with_free_func((GDestroyNotify)attr_free);
-            g_ptr_array_add(attrs, attr_new_int("axis", 0));
-            char *name = graph_unique_name(g, prefix, "Concat");
-            ok = graph_add_node(g, "Concat", "", name, (const char *const *)parts->pdata, (int)parts->len,
-                                (const char *const *)&out->name, 1, attrs, error) != NULL;
+            if (!guarded)
+                g_ptr_array_add(attrs, attr_new_int("axis", 0));
+            char *name = graph_unique_name(g, prefix, guarded ? "ConcatComputed" : "Concat");
+            ok = graph_add_node(g, guarded ? "ConcatComputed" : "Concat", guarded ? SIM_OP_DOMAIN : "", name,
+                                (const char *const *)parts->pdata, (int)parts->len, (const char *const *)&out->name, 1,
+                                attrs, error) != NULL;
             g_free(name);
         }
         g_ptr_array_unref(parts);
     }
+    guard_nodes(g, first_new, g->nodes->len, n->guard, n->guard_when); /* unrolled inside a guarded branch */
     if (ok)
         graph_replace_node(g, n, first_new);
     for (guint k = 0; k < scans; k++)
         g_free(scan_parts[k]);
     g_free(scan_parts);
+    g_free(runs);
     g_hash_table_unref(weights);
     g_free(inputs);
     g_free(outputs);

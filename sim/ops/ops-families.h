@@ -72,6 +72,8 @@ INFER_FN(infer_upsample);
 INFER_FN(infer_eye_like);
 /* ops-control.c */
 INFER_FN(infer_control);
+INFER_FN(infer_if_select);
+INFER_FN(infer_concat_computed);
 gboolean fold_if(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error);
 gboolean fold_loop(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error);
 

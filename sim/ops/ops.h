@@ -47,6 +47,8 @@ typedef struct OpInfo {
     KernelEpilogue folds_as;      /* what this op is when folded into such a kernel (EPILOGUE_NONE: never) */
     gboolean reads_16bit;         /* the kernel takes FLOAT16/BFLOAT16 tensors as they are (Cast: one rounding);
                                      every other kernel gets float32 copies of them and its outputs rounded back */
+    gboolean reads_computed;      /* sim's own ops after guarded branches (IfSelect, ConcatComputed): the step
+                                     runs though some inputs were not computed this run (the kernel sees NULL) */
     /* Control flow decided before running (an If whose condition is known, a Loop whose trip count is):
      * replaces node n of g by what it would run and sets *folded; leaves the graph alone when it cannot
      * know. NULL: never. */
@@ -58,6 +60,8 @@ typedef struct OpInfo {
 const OpInfo *op_lookup(const char *domain, const char *op_type);
 /* The whole table, for listings and tests. */
 const OpInfo *op_table(gsize *count);
+/* The domain of sim's own ops (IfSelect: made when an If's condition is data-dependent), never an ONNX one. */
+#define SIM_OP_DOMAIN "arenasim.internal"
 
 /* The recurrent ops (ops-recurrent.c): gates per direction (LSTM 4, GRU 3, RNN 1) and the directions the
  * node's 'direction' attribute asks for (1, or 2 when bidirectional; an unknown value is an error). */

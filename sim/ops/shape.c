@@ -342,6 +342,8 @@ static gboolean check_declared(const Node *n, const Tensor *t, GError **error)
     return FALSE;
 }
 
+static void probe_node(Node *n, gint64 opset);
+
 /* n->op is set (op_lookup) by the caller. */
 static gboolean infer_node(Node *n, gint64 opset, gboolean allow_unknown, GError **error)
 {
@@ -374,6 +376,7 @@ static gboolean infer_node(Node *n, gint64 opset, gboolean allow_unknown, GError
         if (!check_declared(n, t, error))
             return FALSE;
     }
+    probe_node(n, opset);
     return TRUE;
 }
 
@@ -537,4 +540,83 @@ gboolean shape_infer_runtime(const Node *n, gint64 opset, const gint64 *const *i
     g_ptr_array_unref(copy.inputs);
     g_ptr_array_unref(copy.outputs);
     return ok;
+}
+
+/* A value with every element one larger: what a probe is when nothing better is known. */
+static Value *value_perturbed(const Value *v)
+{
+    Value *p = value_copy(v);
+    for (gsize k = 0; k < p->n; k++) {
+        if (p->f)
+            p->f[k] += 1.0;
+        else
+            p->i[k] += 1;
+    }
+    return p;
+}
+
+/* The probes of each data-dependent output of n: the op's inference again on copies of its tensors, the
+ * data-dependent inputs taking their probes (and data-dependent sizes it makes coming out one larger, then
+ * zero). When an inference fails, or a probe is missing, every dim and element counts as data-dependent. */
+static void probe_node(Node *n, gint64 opset)
+{
+    gboolean needed = FALSE;
+    for (guint k = 0; k < n->inputs->len; k++)
+        needed = needed || infer_input_dynamic(n, k);
+    for (guint k = 0; k < n->outputs->len; k++)
+        needed = needed || (node_output(n, k) && node_output(n, k)->dynamic);
+    if (!needed || !n->op)
+        return;
+    for (int p = 0; p < 2; p++) {
+        Node copy = *n;
+        copy.inputs = g_ptr_array_new_with_free_func((GDestroyNotify)runtime_copy_free);
+        copy.outputs = g_ptr_array_new_with_free_func((GDestroyNotify)runtime_copy_free);
+        for (guint k = 0; k < n->inputs->len; k++) {
+            const Tensor *t = n->inputs->pdata[k];
+            if (!t || !t->dynamic) {
+                g_ptr_array_add(copy.inputs, t ? runtime_copy(t, NULL, NULL) : NULL);
+                continue;
+            }
+            gint64 *dims = g_new0(gint64, t->rank ? t->rank : 1);
+            for (int d = 0; d < t->rank; d++)
+                dims[d] = t->probe_dims[p] ? t->probe_dims[p][d] : t->dims[d] + 1;
+            Value *v = t->value ? (t->probe[p] ? value_copy(t->probe[p]) : value_perturbed(t->value)) : NULL;
+            g_ptr_array_add(copy.inputs, runtime_copy(t, dims, v));
+            value_free(v);
+            g_free(dims);
+        }
+        for (guint k = 0; k < n->outputs->len; k++) {
+            const Tensor *t = n->outputs->pdata[k];
+            Tensor *c = t ? runtime_copy(t, NULL, NULL) : NULL;
+            if (c) {
+                value_free(c->value);
+                c->value = NULL;
+                c->shape_known = FALSE;
+            }
+            g_ptr_array_add(copy.outputs, c);
+        }
+        infer_probing(p + 1);
+        gboolean ok = n->op->infer(n->op, &copy, opset, NULL);
+        infer_probing(0);
+        for (guint k = 0; k < n->outputs->len; k++) {
+            Tensor *t = n->outputs->pdata[k], *c = copy.outputs->pdata[k];
+            if (!t || !t->dynamic)
+                continue;
+            gboolean same_rank = ok && c->shape_known && c->rank == t->rank;
+            g_free(t->probe_dims[p]);
+            t->probe_dims[p] = g_new0(gint64, t->rank ? t->rank : 1);
+            for (int d = 0; d < t->rank; d++)
+                t->probe_dims[p][d] = same_rank ? c->dims[d] : t->dims[d] + 1;
+            value_free(t->probe[p]);
+            t->probe[p] = NULL;
+            if (t->value && same_rank && c->value && c->value->n == t->value->n) {
+                t->probe[p] = c->value;
+                c->value = NULL;
+            } else if (t->value) {
+                t->probe[p] = value_perturbed(t->value);
+            }
+        }
+        g_ptr_array_unref(copy.inputs);
+        g_ptr_array_unref(copy.outputs);
+    }
 }

@@ -136,6 +136,9 @@ static void print_text_one(FILE *out, const ReportRow *r)
         fprintf(out, "work           %" G_GUINT64_FORMAT " search nodes, %" G_GUINT64_FORMAT " climb steps\n",
                 r->search_nodes, r->climb_steps);
     fprintf(out, "verified       %s\n", r->verified ? "yes" : "no (--no-verify)");
+    if (r->bounded)
+        fprintf(out, "sizes          an upper-bound plan: %u data-dependent tensor%s planned at %s bound%s\n", r->bounded,
+                r->bounded == 1 ? "" : "s", r->bounded == 1 ? "its" : "their", r->bounded == 1 ? "" : "s");
     char *no_alias = format_bytes(r->no_alias_bytes), *traced = format_bytes(r->trace_bytes);
     fprintf(out, "aliasing       %s: %s in buffers, %s without sharing\n", r->alias ? r->alias : "none", traced, no_alias);
     g_free(no_alias);
@@ -228,6 +231,10 @@ static void print_json(FILE *out, const ReportRow *rows, guint n)
                 json_add_text(b, v);
             }
             g_free(v);
+        }
+        if (rows[k].bounded) { /* an upper-bound plan (the member is absent from exact ones) */
+            json_builder_set_member_name(b, "data_dependent_tensors");
+            json_builder_add_int_value(b, rows[k].bounded);
         }
         if (rows[k].map_trace)
             json_add_plan(b, rows[k].map_trace, rows[k].map_offsets);

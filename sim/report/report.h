@@ -30,6 +30,7 @@ typedef struct {
     guint fallbacks;      /* ops an alias strategy had to copy (each reason is in the text/md report) */
     guint64 search_nodes, climb_steps; /* the work of the time-bounded strategies (plan.h's PlaceStats) */
     gboolean optimal;     /* no plan has a smaller arena: at the bound, or proven by the search */
+    guint bounded;        /* data-dependent tensors planned at upper bounds (0: an exact plan) */
     const Trace *map_trace;      /* with --map in json: the plan goes into the row as "plan" */
     const guint64 *map_offsets;
 } ReportRow;

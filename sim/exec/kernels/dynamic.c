@@ -8,6 +8,52 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* IfSelect: output k is the taken branch's output k (condition true: input 1 + k; false: 1 + count + k). */
+gboolean kernel_if_select(const KernelCall *c, GError **error)
+{
+    guint count = c->n_out;
+    const ExecTensor *cond = kernel_in(c, 0);
+    gboolean truth = cond && cond->count && elem_get_f(cond, 0) != 0;
+    for (guint k = 0; k < count; k++) {
+        const ExecTensor *src = kernel_in(c, 1 + (truth ? 0 : count) + k);
+        ExecTensor *dst = kernel_out(c, k);
+        if (!dst)
+            continue;
+        if (!src)
+            return kernel_fail(c, error, "the %s branch's output %u was not computed", truth ? "then" : "else", k);
+        if (!kernel_set_dims(c, k, src->dims, error))
+            return FALSE;
+        if (src->data != dst->data && src->count)
+            kernel_move(dst->data, src->data, src->count * dtype_size(src->dtype));
+    }
+    return TRUE;
+}
+
+/* ConcatComputed: the inputs computed this run (the others are NULL), one after another along axis 0. */
+gboolean kernel_concat_computed(const KernelCall *c, GError **error)
+{
+    ExecTensor *y = kernel_out(c, 0);
+    gint64 dims[KERNEL_MAX_RANK];
+    if (y->rank < 1 || y->rank > KERNEL_MAX_RANK)
+        return kernel_fail(c, error, "output rank %d is not 1 to %d", y->rank, KERNEL_MAX_RANK);
+    memcpy(dims, y->dims, sizeof(gint64) * (gsize)y->rank);
+    dims[0] = 0;
+    for (guint k = 0; k < c->n_in; k++)
+        if (kernel_in(c, k))
+            dims[0] += kernel_in(c, k)->dims[0];
+    if (!kernel_set_dims(c, 0, dims, error))
+        return FALSE;
+    guint8 *at = y->data;
+    for (guint k = 0; k < c->n_in; k++) {
+        const ExecTensor *x = kernel_in(c, k);
+        gsize bytes = x ? x->count * dtype_size(x->dtype) : 0;
+        if (bytes)
+            kernel_move(at, x->data, bytes);
+        at += bytes;
+    }
+    return TRUE;
+}
+
 gboolean kernel_size(const KernelCall *c, GError **error)
 {
     (void)error;

@@ -181,9 +181,12 @@ gboolean kernel_reduce(const KernelCall *c, GError **error)
     const char *name = c->node->op->name;
     gint64 noop_empty;
     const GArray *axes_attr = NULL;
-    if (!kernel_need_float(c, x, name, error) || !node_attr_ints(c->node, "axes", &axes_attr, error) ||
+    if (!node_attr_ints(c->node, "axes", &axes_attr, error) ||
         !node_attr_int(c->node, "noop_with_empty_axes", 0, &noop_empty, error))
         return FALSE;
+    gboolean exact_int = !dtype_is_float(x->dtype); /* integers (shape and box arithmetic) in 64 bits, exactly */
+    if (x->dtype != DT_FLOAT && !exact_int && x->dtype != DT_DOUBLE)
+        return kernel_need_float(c, x, name, error);
     gboolean reduced[16] = {0};
     if (x->rank > 16)
         return kernel_fail(c, error, "rank %d is beyond the executor's reductions", x->rank);
@@ -208,7 +211,62 @@ gboolean kernel_reduce(const KernelCall *c, GError **error)
         : !strcmp(name, "ReduceLogSumExp") ? R_EXP : R_SUM;
     for (gsize k = 0; k < y->count; k++)
         acc[k] = fold == R_MAX ? -INFINITY : fold == R_MIN ? INFINITY : fold == R_PROD ? 1.0 : 0.0;
-    const float *px = x->data;
+    const float *px = x->dtype == DT_FLOAT ? x->data : NULL;
+    if (!px) { /* another type: each element through its accessor, integers summed and multiplied in 64 bits */
+        gint64 *iacc = g_new0(gint64, y->count + 1), idx[16] = {0};
+        for (gsize k = 0; k < y->count; k++)
+            iacc[k] = fold == R_MAX ? G_MININT64 : fold == R_MIN ? G_MAXINT64 : fold == R_PROD ? 1 : 0;
+        for (gsize k = 0, o = 0; k < x->count; k++) {
+            if (exact_int) {
+                gint64 v = elem_get_i(x, k);
+                switch (fold) {
+                case R_MAX: iacc[o] = MAX(iacc[o], v); break;
+                case R_MIN: iacc[o] = MIN(iacc[o], v); break;
+                case R_PROD: iacc[o] = (gint64)((guint64)iacc[o] * (guint64)v); break;
+                case R_ABS: iacc[o] = (gint64)((guint64)iacc[o] + (guint64)(v < 0 ? -(guint64)v : (guint64)v)); break;
+                case R_SQUARE: iacc[o] = (gint64)((guint64)iacc[o] + (guint64)v * (guint64)v); break;
+                default: iacc[o] = (gint64)((guint64)iacc[o] + (guint64)v); break;
+                }
+            } else {
+                double v = elem_get_f(x, k);
+                switch (fold) {
+                case R_MAX: acc[o] = MAX(acc[o], v); break;
+                case R_MIN: acc[o] = MIN(acc[o], v); break;
+                case R_PROD: acc[o] *= v; break;
+                case R_ABS: acc[o] += fabs(v); break;
+                case R_SQUARE: acc[o] += v * v; break;
+                case R_EXP: acc[o] += exp(v); break;
+                default: acc[o] += v; break;
+                }
+            }
+            cnt[o]++;
+            for (int d = x->rank - 1; d >= 0; d--) {
+                idx[d]++;
+                o += out_stride[d];
+                if (idx[d] < x->dims[d])
+                    break;
+                o -= out_stride[d] * x->dims[d];
+                idx[d] = 0;
+            }
+        }
+        for (gsize k = 0; k < y->count; k++) {
+            if (exact_int && (!strcmp(name, "ReduceMean")))
+                elem_set_i(y, k, cnt[k] ? iacc[k] / (gint64)cnt[k] : 0);
+            else if (exact_int && (fold != R_EXP && strcmp(name, "ReduceL2") && strcmp(name, "ReduceLogSum")))
+                elem_set_i(y, k, iacc[k]);
+            else {
+                double v = exact_int ? (double)iacc[k] : acc[k];
+                if (!strcmp(name, "ReduceMean")) v /= (double)MAX(cnt[k], 1);
+                else if (!strcmp(name, "ReduceL2")) v = sqrt(v);
+                else if (!strcmp(name, "ReduceLogSum") || !strcmp(name, "ReduceLogSumExp")) v = log(v);
+                elem_set_f(y, k, v);
+            }
+        }
+        g_free(iacc);
+        g_free(acc);
+        g_free(cnt);
+        return TRUE;
+    }
     /* Reducing the trailing axes only (LayerNorm's mean, a row sum): contiguous rows, no odometer. */
     int first_reduced = x->rank;
     while (first_reduced > 0 && reduced[first_reduced - 1])
