@@ -181,6 +181,7 @@ gboolean kernel_cumsum(const KernelCall *c, GError **error);
 gboolean kernel_trilu(const KernelCall *c, GError **error);
 gboolean kernel_eye_like(const KernelCall *c, GError **error);
 gboolean kernel_gather_elements(const KernelCall *c, GError **error);
+gboolean kernel_gather_nd(const KernelCall *c, GError **error);
 gboolean kernel_scatter_elements(const KernelCall *c, GError **error);
 gboolean kernel_scatter_nd(const KernelCall *c, GError **error);
 gboolean kernel_einsum(const KernelCall *c, GError **error);

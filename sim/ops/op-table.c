@@ -234,6 +234,7 @@ static const OpInfo op_rows[] = {
     OP("RoiAlign", OP_COMPUTE, 3, 3, 1, 1, infer_roi_align, kernel_roi_align),
     /* data movement that computes */
     OP("GatherElements", OP_COMPUTE, 2, 2, 1, 1, infer_gather_elements, kernel_gather_elements),
+    OP("GatherND", OP_COMPUTE, 2, 2, 1, 1, infer_gather_nd, kernel_gather_nd),
     OP("ScatterND", OP_COMPUTE, 3, 3, 1, 1, infer_scatter, kernel_scatter_nd),
     OP("ScatterElements", OP_COMPUTE, 3, 3, 1, 1, infer_scatter, kernel_scatter_elements),
     OP("Scatter", OP_COMPUTE, 3, 3, 1, 1, infer_scatter, kernel_scatter_elements), /* opset 9-10's name for it */

@@ -54,6 +54,7 @@ INFER_FN(infer_space_to_depth);
 /* ops-runtime.c */
 INFER_FN(infer_gather);
 INFER_FN(infer_gather_elements);
+INFER_FN(infer_gather_nd);
 INFER_FN(infer_slice);
 INFER_FN(infer_concat);
 INFER_FN(infer_split);

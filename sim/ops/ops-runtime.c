@@ -74,6 +74,36 @@ gboolean infer_gather_elements(const OpInfo *op, Node *n, gint64 opset, GError *
     return infer_set_output(n, 0, data->dtype, idx->rank, idx->dims, error);
 }
 
+/* GatherND: indices [..., k] pick slices of data past its first batch_dims axes; the output is the batch
+ * axes, the indices' leading axes, then data's axes past batch_dims + k. */
+gboolean infer_gather_nd(const OpInfo *op, Node *n, gint64 opset, GError **error)
+{
+    (void)op;
+    (void)opset;
+    Tensor *data, *idx;
+    gint64 batch;
+    if (!infer_input(n, 0, &data, error) || !infer_input(n, 1, &idx, error) ||
+        !node_attr_int(n, "batch_dims", 0, &batch, error))
+        return FALSE;
+    if (idx->rank < 1 || batch < 0 || batch >= MIN(data->rank, idx->rank))
+        return infer_fail(error, n, "batch_dims %" G_GINT64_FORMAT " does not fit data of rank %d and indices of rank %d",
+                          batch, data->rank, idx->rank);
+    gint64 k = idx->dims[idx->rank - 1];
+    if (k < 1 || k > data->rank - batch)
+        return infer_fail(error, n, "the indices' last dimension %" G_GINT64_FORMAT " is not within 1 to %" G_GINT64_FORMAT,
+                          k, data->rank - batch);
+    for (gint64 d = 0; d < batch; d++)
+        if (data->dims[d] != idx->dims[d])
+            return infer_fail(error, n, "batch dimension %" G_GINT64_FORMAT " differs between data and indices", d);
+    gint64 out[MAX_RANK];
+    int rank = 0;
+    for (int d = 0; d < idx->rank - 1; d++)
+        out[rank++] = idx->dims[d];
+    for (int d = (int)(batch + k); d < data->rank; d++)
+        out[rank++] = data->dims[d];
+    return infer_set_output(n, 0, data->dtype, rank, out, error);
+}
+
 gboolean infer_slice(const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
     (void)op;

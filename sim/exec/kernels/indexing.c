@@ -64,6 +64,48 @@ static void strides_of(const ExecTensor *t, gint64 *strides)
     }
 }
 
+/* GatherND: per batch (the first batch_dims axes) and per index tuple (the indices' last axis, k long),
+ * the slice of data those k indices pick, copied whole. */
+gboolean kernel_gather_nd(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0), *ind = kernel_in(c, 1);
+    ExecTensor *y = kernel_out(c, 0);
+    gint64 batch;
+    if (!node_attr_int(c->node, "batch_dims", 0, &batch, error))
+        return FALSE;
+    if (x->rank > KERNEL_MAX_RANK)
+        return kernel_fail(c, error, "data rank %d is above the executor's %d", x->rank, KERNEL_MAX_RANK);
+    gint64 k = ind->dims[ind->rank - 1], xs[KERNEL_MAX_RANK];
+    strides_of(x, xs);
+    gint64 batches = 1, tuples = 1;
+    for (gint64 d = 0; d < batch; d++)
+        batches *= x->dims[d];
+    for (int d = (int)batch; d < ind->rank - 1; d++)
+        tuples *= ind->dims[d];
+    gsize size = dtype_size(x->dtype), slice = (gsize)xs[batch + k - 1]; /* the elements past the indexed axes */
+    void *copy = NULL;
+    const char *src = kernel_input_apart(x, y, &copy);
+    char *dst = y->data;
+    gint64 batch_stride = batch ? xs[batch - 1] : 0;
+    for (gint64 b = 0; b < batches; b++)
+        for (gint64 t = 0; t < tuples; t++) {
+            gint64 off = b * batch_stride;
+            for (gint64 j = 0; j < k; j++) {
+                gint64 i;
+                gsize at = (gsize)((b * tuples + t) * k + j);
+                if (!kernel_index_at(c, ind, at, x->dims[batch + j], (int)(batch + j), &i, error)) {
+                    g_free(copy);
+                    return FALSE;
+                }
+                off += i * xs[batch + j];
+            }
+            memcpy(dst, src + (gsize)off * size, slice * size);
+            dst += slice * size;
+        }
+    g_free(copy);
+    return TRUE;
+}
+
 gboolean kernel_gather_elements(const KernelCall *c, GError **error)
 {
     const ExecTensor *x = kernel_in(c, 0), *ind = kernel_in(c, 1);
