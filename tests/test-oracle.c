@@ -1,6 +1,6 @@
 /* test-oracle.c — runs checked against an oracle (issue 39): torch exports of small models of each class —
  * a transformer encoder with a real padding mask, a recurrent speech stack (LSTM, GRU, RNN), a 3-D
- * convolutional video network — with their inputs and torch's own outputs in the model zoo's layout
+ * convolutional video network, torchvision's detectors — with their inputs and torch's own outputs in the model zoo's layout
  * (tests/data/oracle/export.py, Debian's python3). sim's run under the default options, in its plan, with
  * poison, must give torch's outputs within the backend tests' tolerance. A tolerance of nothing must fail
  * (the comparison can fail), --dump-outputs must read back exactly, and a degenerate output (one value
@@ -76,6 +76,40 @@ static void test_speech_matches_torch(void) { check_kind_matches_torch("speech",
 
 /* Conv3d, BatchNorm3d, MaxPool3d, AvgPool3d and ConvTranspose3d. */
 static void test_video_matches_torch(void) { check_kind_matches_torch("video", 1); }
+
+/* torchvision's detectors: NonZero, TopK with a computed K, NonMaxSuppression, RoiAlign, GatherND, Ifs whose
+ * condition only running decides; planned at upper bounds (the report says so), run with the real sizes. */
+static void test_detectors_match_torch(void)
+{
+    static const char *const kinds[] = {"frcnn", "retinanet", "ssd"};
+    for (gsize k = 0; k < G_N_ELEMENTS(kinds); k++)
+        check_kind_matches_torch(kinds[k], 3);
+    char *dir = export_kind("frcnn"), *model = g_build_filename(dir, "model.onnx", NULL);
+    RunResult r = sim_in((const char *[]){"--graph", model, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    g_assert_nonnull(strstr(r.out, "sizes          an upper-bound plan: "));
+    g_assert_nonnull(strstr(r.out, "'/m/rpn/NonZero_output_0' INT64 [1,60], dimension 1: NonZero: at most its input's elements"));
+    run_result_clear(&r);
+    /* a bound below what the run needs stops it, naming the tensor and the flag */
+    r = sim_in((const char *[]){"--graph", model, "--inputs", dir, "--run", "--bound", "/m/rpn/NonZero_output_0=1", NULL});
+    g_assert_cmpint(r.status, ==, 1);
+    g_assert_nonnull(strstr(r.err, "above the 1 its planned bound holds (raise it with --bound '/m/rpn/NonZero_output_0=MAX')"));
+    run_result_clear(&r);
+    /* a bound that holds plans a smaller arena and runs the same */
+    r = sim_in((const char *[]){"--graph", model, "--inputs", dir, "--run", "--check", "--poison", "--expect", dir,
+                                "--bound", "/m/roi_heads/NonZero_output_0=60", NULL});
+    if (r.status != 0)
+        g_error("a bound that holds does not run: %s", r.err);
+    g_assert_nonnull(strstr(r.out, "dimension 1: given with --bound"));
+    run_result_clear(&r);
+    /* a name that is not a data-dependent tensor */
+    r = sim_in((const char *[]){"--graph", model, "--bound", "boxes=3", NULL});
+    g_assert_cmpint(r.status, ==, 1);
+    g_assert_nonnull(strstr(r.err, "--bound 'boxes': the graph has no data-dependent tensor of that name (it has: "));
+    run_result_clear(&r);
+    g_free(model);
+    g_free(dir);
+}
 
 /* The default run (no --transpose, no --strategy) computes torch's values. */
 static void test_encoder_matches_torch(void)
@@ -201,6 +235,7 @@ int main(int argc, char **argv)
     g_test_add_func("/oracle/generated-inputs", test_generated_inputs);
     g_test_add_func("/oracle/speech-matches-torch", test_speech_matches_torch);
     g_test_add_func("/oracle/video-matches-torch", test_video_matches_torch);
+    g_test_add_func("/oracle/detectors-match-torch", test_detectors_match_torch);
     int status = g_test_run();
     if (top)
         remove_folder(top);

@@ -13,6 +13,11 @@ KIND:
   video    a 3-D ResNet-style video classifier: Conv3d stem (stride 1x2x2), BatchNorm3d, MaxPool3d, two
            residual blocks of 3x3x3 convolutions (one strided with a 1x1x1 shortcut), AvgPool3d, a ConvTranspose3d
            decoder branch, global average pooling and a linear head
+  frcnn, retinanet, ssd, maskrcnn
+           torchvision's detectors (FasterRCNN, RetinaNet, SSD, MaskRCNN: their own pre- and post-processing,
+           anchors, RoiAlign, NonMaxSuppression, data-dependent sizes and control flow) on a two-convolution
+           backbone, a 64 x 64 image, score threshold 0 and a few detections, exported at opset 11 as torchvision
+           exports them; weights drawn so that boxes, scores and labels differ from one another
 """
 import os, sys, torch
 from onnx import numpy_helper
@@ -105,8 +110,83 @@ def video():
     return m, (x,), ["clip"], ["y"], 13
 
 
+def detector(kind):
+    from collections import OrderedDict
+    from torch import nn
+    from torchvision.models.detection import FasterRCNN, MaskRCNN, RetinaNet
+    from torchvision.models.detection.anchor_utils import AnchorGenerator, DefaultBoxGenerator
+    from torchvision.models.detection.faster_rcnn import TwoMLPHead, FastRCNNPredictor
+    from torchvision.models.detection.mask_rcnn import MaskRCNNHeads, MaskRCNNPredictor
+    from torchvision.models.detection.ssd import SSD, SSDHead
+    from torchvision.ops import MultiScaleRoIAlign
+
+    def backbone():
+        b = nn.Sequential(nn.Conv2d(3, 8, 3, stride=2, padding=1), nn.ReLU(), nn.Conv2d(8, 16, 3, stride=2, padding=1),
+                          nn.ReLU())
+        b.out_channels = 16
+        return b
+
+    class Features(nn.Module):  # SSD's two feature maps, 16 x 16 and 8 x 8
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Conv2d(3, 8, 3, stride=2, padding=1)
+            self.b = nn.Conv2d(8, 16, 3, stride=2, padding=1)
+            self.c = nn.Conv2d(16, 16, 3, stride=2, padding=1)
+
+        def forward(self, x):
+            b = torch.relu(self.b(torch.relu(self.a(x))))
+            return OrderedDict([("0", b), ("1", torch.relu(self.c(b)))])
+
+    anchors = AnchorGenerator(sizes=((8, 16),), aspect_ratios=((0.5, 1.0, 2.0),))
+    rpn = dict(rpn_anchor_generator=anchors, min_size=64, max_size=64, rpn_pre_nms_top_n_test=60,
+               rpn_post_nms_top_n_test=30, box_roi_pool=MultiScaleRoIAlign(["0"], 7, 2),
+               box_head=TwoMLPHead(16 * 49, 32), box_predictor=FastRCNNPredictor(32, 5), box_score_thresh=0.0)
+    if kind == "frcnn":
+        m = FasterRCNN(backbone(), num_classes=None, box_detections_per_img=12, **rpn)
+    elif kind == "maskrcnn":
+        m = MaskRCNN(backbone(), num_classes=None, box_detections_per_img=6, mask_roi_pool=MultiScaleRoIAlign(["0"], 14, 2),
+                     mask_head=MaskRCNNHeads(16, (16,), 1), mask_predictor=MaskRCNNPredictor(16, 16, 5), **rpn)
+    elif kind == "retinanet":
+        m = RetinaNet(backbone(), num_classes=5, anchor_generator=anchors, score_thresh=0.0, detections_per_img=12,
+                      topk_candidates=40, min_size=64, max_size=64)
+    else:
+        boxes = DefaultBoxGenerator([[2], [2, 3]])
+        m = SSD(Features(), boxes, (64, 64), num_classes=5, head=SSDHead([16, 16], boxes.num_anchors_per_location(), 5),
+                score_thresh=0.0, detections_per_img=12, topk_candidates=40)
+    deep = kind in ("retinanet", "ssd")  # deeper heads: scaled initialisation, smaller class logits (no ties at 1.0)
+    for mod in m.modules():
+        if isinstance(mod, (nn.Conv2d, nn.Linear)):
+            if deep:
+                nn.init.kaiming_normal_(mod.weight, nonlinearity="relu")
+            else:
+                nn.init.normal_(mod.weight, 0.0, 0.3)
+            if mod.bias is not None:
+                nn.init.normal_(mod.bias, 0.0, 0.1)
+    if kind == "retinanet":
+        m.head.classification_head.cls_logits.weight.data *= 0.05
+    if kind == "ssd":
+        for conv in m.head.classification_head.module_list:
+            conv.weight.data *= 0.2
+    image = torch.rand(3, 64, 64)
+
+    class Outputs(nn.Module):  # the first image's detections as a tuple (boxes, labels, scores[, masks])
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def forward(self, image):
+            y = self.m([image])[0]
+            return tuple(y[k] for k in ("boxes", "labels", "scores", "masks") if k in y)
+
+    names = ["boxes", "labels", "scores"] + (["masks"] if kind == "maskrcnn" else [])
+    return Outputs(m), (image,), ["image"], names, 11
+
+
 kind, out_dir = sys.argv[1], sys.argv[2]
-model, inputs, in_names, out_names, opset = {"encoder": encoder, "speech": speech, "video": video}[kind]()
+kinds = {"encoder": encoder, "speech": speech, "video": video}
+for d in ("frcnn", "retinanet", "ssd", "maskrcnn"):
+    kinds[d] = lambda d=d: detector(d)
+model, inputs, in_names, out_names, opset = kinds[kind]()
 model = model.train(False)
 torch.onnx.export(model, inputs, os.path.join(out_dir, "model.onnx"), input_names=in_names, output_names=out_names,
                   opset_version=opset)
