@@ -636,6 +636,9 @@ static gboolean run_widened(const KernelCall *call, GError **error)
 }
 
 
+/* Inputs of at most this many elements are handed to run-time inference with their contents. */
+#define RUNTIME_VALUE_ELEMENTS 64
+
 /* The run-time shapes of step s's outputs, from its inputs' run-time shapes (and contents, where the plan
  * held a value: shape arithmetic): the op's own inference on copies of its tensors. An output where
  * data-dependence starts is left to its kernel (kernel_set_dims); any other must fit its planned bytes. */
@@ -647,11 +650,13 @@ static gboolean runtime_shapes(Executor *e, const Node *n, GError **error)
     gint64 **out_dims = g_new0(gint64 *, no + 1);
     for (guint k = 0; k < ni; k++) {
         const Tensor *t = node_input(n, k);
-        if (!t || !t->dynamic || !tensor_is_value(t))
+        if (!t || !tensor_is_value(t) || (e->guarded && !e->computed[t->id]))
             continue;
         const ExecTensor *x = &e->tensors[t->id];
-        in_dims[k] = x->dims;
-        if (t->value && x->count <= VALUE_MAX_ELEMENTS) { /* the plan computed with it: so does this */
+        if (t->dynamic)
+            in_dims[k] = x->dims;
+        /* contents a size may follow (shape arithmetic, Resize's sizes, Slice's bounds): as they are now */
+        if ((t->value || x->count <= RUNTIME_VALUE_ELEMENTS) && x->count <= VALUE_MAX_ELEMENTS) {
             in_values[k] = value_new(x->dtype, x->count);
             for (gsize j = 0; j < x->count; j++) {
                 if (dtype_is_float(x->dtype))
@@ -669,12 +674,14 @@ static gboolean runtime_shapes(Executor *e, const Node *n, GError **error)
     gboolean ok = shape_infer_runtime(n, e->opset, in_dims, (const Value *const *)in_values, out_dims, error);
     for (guint k = 0; ok && k < no; k++) {
         const Tensor *t = node_output(n, k);
-        if (!out_dims[k] || t->bound_why)
+        if (!out_dims[k])
             continue;
         ExecTensor *y = &e->tensors[t->id];
         gsize count = 1;
         for (int d = 0; d < t->rank; d++)
             count *= (gsize)out_dims[k][d];
+        if (t->bound_why && count > y->capacity)
+            continue; /* where data-dependence starts, the kernel sets the real size (kernel_set_dims) */
         if (count > y->capacity) {
             char *name = g_strescape(t->name, NULL);
             g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH,

@@ -302,6 +302,8 @@ static void tensor_free(Tensor *t)
         g_free(t->probe_dims[k]);
         value_free(t->probe[k]);
     }
+    value_free(t->range_lo);
+    value_free(t->range_hi);
     type_info_free(t->declared);
     tensor_data_free(t->init);
     g_ptr_array_unref(t->consumers);

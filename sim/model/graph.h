@@ -136,6 +136,9 @@ typedef struct Tensor {
     gint64 *probe_dims[2];
     Value *probe[2];
     guint8 folded_on;      /* an If was folded on this data-dependent condition: 0 no, 1 assumed false, 2 true */
+    /* Contents only running computes, bounded (ops/ranges.c): element k lies in [range_lo[k], range_hi[k]]
+     * (DOUBLE values of one element, for every element, or of as many as the tensor); NULL: unbounded. */
+    Value *range_lo, *range_hi;
     /* From the file. */
     TypeInfo *declared;   /* graph input/output type or value_info; NULL if none */
     TensorData *init;     /* initializer data (weights), or the value of a Constant node */

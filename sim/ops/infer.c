@@ -1,6 +1,7 @@
 /* infer.c — shared shape-inference helpers (see infer.h). */
 #include "ops/infer.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -49,6 +50,12 @@ void infer_bounds_use(GHashTable *bounds) { user_bounds = bounds; }
 static _Thread_local int probing;
 
 void infer_probing(int probe) { probing = probe; }
+
+/* Set while shape_infer_runtime infers a node with the sizes of a run. */
+static _Thread_local gboolean running;
+
+void infer_running(gboolean on) { running = on; }
+gboolean infer_is_running(void) { return running; }
 
 gint64 infer_dynamic_dim(Node *n, guint k, gint64 derived, int axis, const char *why)
 {
@@ -167,6 +174,51 @@ gboolean infer_input_value(const Node *n, guint k, const char *what, const Value
         return infer_fail(error, n, "input '%s' (%s) must be a constant the planner can compute, and it is not",
                           t->name, what);
     *out = t->value;
+    return TRUE;
+}
+
+/* Values made by infer_input_value_most for the node being inferred (freed by infer_took_most). */
+static _Thread_local GPtrArray *most_values;
+static _Thread_local gboolean took_most;
+
+gboolean infer_took_most(void)
+{
+    gboolean took = took_most;
+    took_most = FALSE;
+    if (most_values)
+        g_ptr_array_set_size(most_values, 0);
+    return took;
+}
+
+gboolean infer_input_value_most(const Node *n, guint k, const char *what, const Value **out, GError **error)
+{
+    const Tensor *t = node_input(n, k);
+    if (!t || t->value)
+        return infer_input_value(n, k, what, out, error);
+    guint64 count;
+    if (!t->shape_known || !shape_numel(t->rank, t->dims, &count) || count > VALUE_MAX_ELEMENTS)
+        return infer_input_value(n, k, what, out, error);
+    Value *v = value_new(dtype_is_float(t->dtype) ? DT_DOUBLE : DT_INT64, count);
+    for (gsize j = 0; j < count; j++) {
+        double lo, hi;
+        if (!infer_range_at(t, j, &lo, &hi) || !isfinite(hi) || hi > 9e15) {
+            value_free(v);
+            return infer_fail(error, n, "input '%s' (%s) must be a constant the planner can compute, and it is not: "
+                              "it is computed when the model runs, and no upper bound is known for its element %zu",
+                              t->name, what, j);
+        }
+        gboolean point = lo == hi;
+        double most = probing == 1 && !point ? hi + 1 : probing == 2 && !point ? 0 : hi;
+        if (v->f)
+            v->f[j] = most;
+        else
+            v->i[j] = (gint64)ceil(most);
+    }
+    if (!most_values)
+        most_values = g_ptr_array_new_with_free_func((GDestroyNotify)value_free);
+    g_ptr_array_add(most_values, v);
+    took_most = TRUE;
+    *out = v;
     return TRUE;
 }
 

@@ -60,6 +60,22 @@ void infer_bounds_use(GHashTable *bounds);
 /* While set (shape.c's probes), infer_dynamic_dim gives one more than the dimension it plans (1) or zero (2);
  * 0: the dimension itself. */
 void infer_probing(int probe);
+/* Set while the executor infers a node with the sizes of a run (shape_infer_runtime): planning's allowances
+ * for bounds that disagree (Concat's pieces) do not apply. */
+void infer_running(gboolean on);
+gboolean infer_is_running(void);
+/* Input k's value, or when only running computes it, the top of each element's range (ranges.c), as
+ * integers rounded up: an upper bound for the sizes an op makes from it (Resize's sizes, ConstantOfShape's
+ * shape, Expand's, Tile's repeats). Then the node's outputs are planned as data-dependent (infer_node marks
+ * them); in a probe, those elements come out one larger, or zero. The value is owned until the node's
+ * inference ends. */
+gboolean infer_input_value_most(const Node *n, guint k, const char *what, const Value **out, GError **error);
+/* Whether infer_input_value_most bounded a size since the last call, and clears it (shape.c). */
+gboolean infer_took_most(void);
+/* Element k's range: an exact value, or the range propagated to t (ranges.c); FALSE when unbounded. */
+gboolean infer_range_at(const Tensor *t, gsize k, double *lo, double *hi);
+/* The ranges of n's outputs from its inputs', where n's op has a rule (ranges.c). */
+void range_node(Node *n);
 /* Whether input k is present and data-dependent. */
 static inline gboolean infer_input_dynamic(const Node *n, guint k)
 {

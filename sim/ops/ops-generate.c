@@ -113,7 +113,7 @@ gboolean infer_constant_of_shape(const OpInfo *op, Node *n, gint64 opset, GError
     const Value *shape;
     int rank;
     gint64 dims[MAX_RANK];
-    if (!infer_input_value(n, 0, "shape", &shape, error) ||
+    if (!infer_input_value_most(n, 0, "shape", &shape, error) ||
         !shape_from_value(n, shape, "shape", 0, &rank, dims, error))
         return FALSE;
     const Attr *a = node_attr(n, "value");
@@ -198,7 +198,7 @@ gboolean infer_expand(const OpInfo *op, Node *n, gint64 opset, GError **error)
     const Value *shape;
     int rank, out_rank;
     gint64 dims[MAX_RANK], out[MAX_RANK];
-    if (!infer_input(n, 0, &x, error) || !infer_input_value(n, 1, "shape", &shape, error) ||
+    if (!infer_input(n, 0, &x, error) || !infer_input_value_most(n, 1, "shape", &shape, error) ||
         !shape_from_value(n, shape, "shape", 0, &rank, dims, error) ||
         !infer_broadcast(n, x->rank, x->dims, rank, dims, &out_rank, out, error) ||
         !infer_set_output(n, 0, x->dtype, out_rank, out, error))
@@ -224,7 +224,7 @@ gboolean infer_tile(const OpInfo *op, Node *n, gint64 opset, GError **error)
     const Value *rep;
     int rank;
     gint64 reps[MAX_RANK], out[MAX_RANK];
-    if (!infer_input(n, 0, &x, error) || !infer_input_value(n, 1, "repeats", &rep, error) ||
+    if (!infer_input(n, 0, &x, error) || !infer_input_value_most(n, 1, "repeats", &rep, error) ||
         !shape_from_value(n, rep, "repeats", 0, &rank, reps, error))
         return FALSE;
     if (rank != x->rank)
@@ -322,7 +322,7 @@ static gboolean resize_shape(Node *n, gint64 opset, gboolean upsample, GError **
     }
     const Value *v;
     if (sizes_t && sizes_t->shape_known && sizes_t->rank == 1 && sizes_t->dims[0] > 0) {
-        if (!infer_input_value(n, 3, "sizes", &v, error))
+        if (!infer_input_value_most(n, 3, "sizes", &v, error))
             return FALSE;
         if ((int)v->n != count)
             return infer_fail(error, n, "sizes has %zu values for %d axes", v->n, count);
@@ -352,7 +352,7 @@ static gboolean resize_shape(Node *n, gint64 opset, gboolean upsample, GError **
     if (!scales_attr) {
         if (!scales_t || !scales_t->shape_known || (scales_t->rank == 1 && scales_t->dims[0] == 0))
             return infer_fail(error, n, "neither sizes nor scales is given");
-        if (!infer_input_value(n, (guint)scales_at, "scales", &v, error))
+        if (!infer_input_value_most(n, (guint)scales_at, "scales", &v, error))
             return FALSE;
     }
     gsize nscales = scales_attr ? scales_attr->len : v->n;

@@ -111,6 +111,17 @@ gboolean infer_slice(const OpInfo *op, Node *n, gint64 opset, GError **error)
     GArray *starts = NULL, *ends = NULL, *axes = NULL, *steps = NULL;
     gboolean has_s, has_e, has_a, has_st;
     gboolean old = opset < 10;
+    if (!old && infer_input(n, 0, &x, NULL)) { /* starts, ends, axes or steps only running computes */
+        gboolean computed = FALSE;
+        for (guint k = 1; k <= 4; k++)
+            computed = computed || (node_input(n, k) && !node_input(n, k)->value);
+        if (computed) { /* a slice is never longer than its input: planned at the input's size */
+            gint64 most[MAX_RANK];
+            for (int a = x->rank - 1; a >= 0; a--)
+                most[a] = infer_dynamic_dim(n, 0, x->dims[a], a, "Slice: its bounds are computed when it runs, at most its input");
+            return infer_set_output(n, 0, x->dtype, x->rank, most, error);
+        }
+    }
     gboolean ok = infer_input(n, 0, &x, error) &&
                   infer_int_list(n, old ? "starts" : NULL, old ? -1 : 1, "starts", &starts, &has_s, error) &&
                   infer_int_list(n, old ? "ends" : NULL, old ? -1 : 2, "ends", &ends, &has_e, error) &&
@@ -215,11 +226,19 @@ gboolean infer_concat(const OpInfo *op, Node *n, gint64 opset, GError **error)
         if (t->rank != first->rank)
             return infer_fail(error, n, "input '%s' has rank %d, input '%s' rank %d", t->name, t->rank, first->name,
                               first->rank);
-        for (int d = 0; d < t->rank; d++)
-            if (d != axis && t->dims[d] != first->dims[d])
-                return infer_fail(error, n, "input '%s' has size %" G_GINT64_FORMAT " on axis %d, input '%s' has %"
-                                  G_GINT64_FORMAT " (only axis %d may differ)", t->name, t->dims[d], d, first->name,
-                                  first->dims[d], axis);
+        for (int d = 0; d < t->rank; d++) {
+            if (d == axis || t->dims[d] == first->dims[d])
+                continue;
+            /* data-dependent sizes are bounds, which two pieces may reach differently: the larger is planned,
+             * and running checks that the real sizes agree */
+            if ((t->dynamic || first->dynamic) && !infer_is_running()) {
+                dims[d] = MAX(dims[d], t->dims[d]);
+                continue;
+            }
+            return infer_fail(error, n, "input '%s' has size %" G_GINT64_FORMAT " on axis %d, input '%s' has %"
+                              G_GINT64_FORMAT " (only axis %d may differ)", t->name, t->dims[d], d, first->name,
+                              first->dims[d], axis);
+        }
         dims[axis] += t->dims[axis];
         all_values = all_values && t->value;
     }

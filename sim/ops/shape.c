@@ -356,8 +356,18 @@ static gboolean infer_node(Node *n, gint64 opset, gboolean allow_unknown, GError
                     n->label, n->op_type, *n->domain ? " in domain '" : "", n->domain, *n->domain ? "'" : "");
         return FALSE;
     }
+    infer_took_most();
     if (!check_arity(op, n, error) || !op->infer(op, n, opset, error))
         return FALSE;
+    if (infer_took_most()) /* sizes from values only running computes, planned at the top of their range */
+        for (guint k = 0; k < n->outputs->len; k++) {
+            Tensor *t = n->outputs->pdata[k];
+            if (t && !t->bound_why) {
+                t->dynamic = TRUE;
+                t->bound_why = "its sizes follow values computed when it runs: planned at the top of their range";
+                t->bound_axis = 0;
+            }
+        }
     /* what is computed from data-dependent tensors is data-dependent too (its shape, or its value) */
     gboolean dynamic = FALSE;
     for (guint k = 0; k < n->inputs->len; k++)
@@ -377,6 +387,7 @@ static gboolean infer_node(Node *n, gint64 opset, gboolean allow_unknown, GError
             return FALSE;
     }
     probe_node(n, opset);
+    range_node(n);
     return TRUE;
 }
 
@@ -525,7 +536,9 @@ gboolean shape_infer_runtime(const Node *n, gint64 opset, const gint64 *const *i
         }
         g_ptr_array_add(copy.outputs, c);
     }
+    infer_running(TRUE);
     gboolean ok = n->op->infer(n->op, &copy, opset, error);
+    infer_running(FALSE);
     for (guint k = 0; ok && k < n->outputs->len; k++) {
         const Tensor *c = copy.outputs->pdata[k];
         if (!c || !out_dims[k])
@@ -598,6 +611,7 @@ static void probe_node(Node *n, gint64 opset)
         infer_probing(p + 1);
         gboolean ok = n->op->infer(n->op, &copy, opset, NULL);
         infer_probing(0);
+        infer_took_most();
         for (guint k = 0; k < n->outputs->len; k++) {
             Tensor *t = n->outputs->pdata[k], *c = copy.outputs->pdata[k];
             if (!t || !t->dynamic)
