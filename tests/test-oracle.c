@@ -1,6 +1,7 @@
 /* test-oracle.c — runs checked against an oracle (issue 39): torch exports of small models of each class —
  * a transformer encoder with a real padding mask, a recurrent speech stack (LSTM, GRU, RNN), a 3-D
- * convolutional video network, torchvision's detectors — with their inputs and torch's own outputs in the model zoo's layout
+ * convolutional video network, a segmentation head with large dilations, squeeze-excite and channel-last
+ * blocks, torchvision's four detectors — with their inputs and torch's own outputs in the model zoo's layout
  * (tests/data/oracle/export.py, Debian's python3). sim's run under the default options, in its plan, with
  * poison, must give torch's outputs within the backend tests' tolerance. A tolerance of nothing must fail
  * (the comparison can fail), --dump-outputs must read back exactly, and a degenerate output (one value
@@ -76,6 +77,14 @@ static void test_speech_matches_torch(void) { check_kind_matches_torch("speech",
 
 /* Conv3d, BatchNorm3d, MaxPool3d, AvgPool3d and ConvTranspose3d. */
 static void test_video_matches_torch(void) { check_kind_matches_torch("video", 1); }
+
+/* A segmentation head whose dilated taps (12, 24, 36 on an 8 x 8 map) read only padding; squeeze-excite and
+ * channel-last (NHWC LayerNorm and linears) blocks with opset 13's HardSwish. */
+static void test_segment_and_squeeze_match_torch(void)
+{
+    check_kind_matches_torch("segment", 1);
+    check_kind_matches_torch("squeeze", 1);
+}
 
 /* torchvision's detectors: NonZero, TopK with a computed K, NonMaxSuppression, RoiAlign, GatherND, Ifs whose
  * condition only running decides, a Loop whose trip count does (Mask R-CNN's paste), sizes that follow box
@@ -237,6 +246,7 @@ int main(int argc, char **argv)
     g_test_add_func("/oracle/generated-inputs", test_generated_inputs);
     g_test_add_func("/oracle/speech-matches-torch", test_speech_matches_torch);
     g_test_add_func("/oracle/video-matches-torch", test_video_matches_torch);
+    g_test_add_func("/oracle/segment-and-squeeze-match-torch", test_segment_and_squeeze_match_torch);
     g_test_add_func("/oracle/detectors-match-torch", test_detectors_match_torch);
     int status = g_test_run();
     if (top)

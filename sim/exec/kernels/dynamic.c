@@ -275,6 +275,11 @@ static int by_score(const void *pa, const void *pb)
     return (a->box > b->box) - (a->box < b->box);
 }
 
+/* The most box-against-kept-box tests one NonMaxSuppression makes (each candidate is tested against every box
+ * kept so far: hostile data with a million boxes and no overlap would take hours; real detectors make a few
+ * million). */
+#define NMS_MAX_TESTS 20000000000ull
+
 gboolean kernel_nms(const KernelCall *c, GError **error)
 {
     const ExecTensor *boxes = kernel_in(c, 0), *scores = kernel_in(c, 1), *most_t = kernel_in(c, 2),
@@ -294,6 +299,7 @@ gboolean kernel_nms(const KernelCall *c, GError **error)
     Candidate *cand = g_new(Candidate, (gsize)MAX(n, 1));
     Box *kept = g_new(Box, (gsize)MAX(most, 1));
     GArray *rows = g_array_new(FALSE, FALSE, sizeof(gint64));
+    guint64 tests = 0;
     for (gint64 b = 0; b < batch; b++)
         for (gint64 cl = 0; cl < classes && most; cl++) {
             gint64 m = 0, selected = 0;
@@ -306,6 +312,14 @@ gboolean kernel_nms(const KernelCall *c, GError **error)
             for (gint64 j = 0; j < m && selected < most; j++) {
                 Box box = box_at(boxes, (gsize)((b * n + cand[j].box) * 4), center == 1);
                 gboolean keep = TRUE;
+                tests += (guint64)selected;
+                if (tests > NMS_MAX_TESTS) {
+                    g_array_unref(rows);
+                    g_free(cand);
+                    g_free(kept);
+                    return kernel_fail(c, error, "more than %" G_GUINT64_FORMAT " overlap tests (%" G_GINT64_FORMAT
+                                       " boxes, up to %" G_GINT64_FORMAT " kept per class)", (guint64)NMS_MAX_TESTS, n, most);
+                }
                 for (gint64 k = 0; k < selected && keep; k++)
                     keep = !suppresses(&kept[k], &box, iou);
                 if (!keep)
@@ -330,6 +344,10 @@ gboolean kernel_nms(const KernelCall *c, GError **error)
  * grid (sampling_ratio, or ceil(bin size) when 0) by bilinear interpolation (samples more than a pixel
  * outside give 0, nearer ones are clamped to the edge), the samples averaged (mode avg) or the largest
  * weighted corner taken (mode max). */
+/* The most samples RoiAlign takes along a bin's side (a box 1,000 pixels wide on a 7-wide output takes 143;
+ * past this, a box from hostile data would keep the kernel busy for hours). */
+#define RO_MAX_SAMPLES 4096
+
 gboolean kernel_roi_align(const KernelCall *c, GError **error)
 {
     const ExecTensor *x = kernel_in(c, 0), *rois = kernel_in(c, 1), *idx = kernel_in(c, 2);
@@ -365,7 +383,12 @@ gboolean kernel_roi_align(const KernelCall *c, GError **error)
             roi_h = MAX(roi_h, 1.0f);
         }
         float bin_h = roi_h / (float)oh, bin_w = roi_w / (float)ow;
-        gint64 grid_h = ratio > 0 ? ratio : (gint64)ceilf(roi_h / (float)oh), grid_w = ratio > 0 ? ratio : (gint64)ceilf(roi_w / (float)ow);
+        double adaptive_h = ceil((double)roi_h / (double)oh), adaptive_w = ceil((double)roi_w / (double)ow);
+        if (!isfinite(x1) || !isfinite(y1) || !isfinite(x2) || !isfinite(y2) ||
+            (ratio <= 0 && !(adaptive_h <= RO_MAX_SAMPLES && adaptive_w <= RO_MAX_SAMPLES)) || ratio > RO_MAX_SAMPLES)
+            return kernel_fail(c, error, "box %" G_GINT64_FORMAT " (%g, %g, %g, %g) would take more than %d samples a bin "
+                               "side, or is not finite", r, x1, y1, x2, y2, RO_MAX_SAMPLES);
+        gint64 grid_h = ratio > 0 ? ratio : (gint64)adaptive_h, grid_w = ratio > 0 ? ratio : (gint64)adaptive_w;
         float count = (float)MAX(grid_h * grid_w, 1);
         for (gint64 ch = 0; ch < channels; ch++) {
             const float *plane = px + (image * channels + ch) * height * width;

@@ -13,6 +13,13 @@ KIND:
   video    a 3-D ResNet-style video classifier: Conv3d stem (stride 1x2x2), BatchNorm3d, MaxPool3d, two
            residual blocks of 3x3x3 convolutions (one strided with a 1x1x1 shortcut), AvgPool3d, a ConvTranspose3d
            decoder branch, global average pooling and a linear head
+  segment  a DeepLabV3-style segmentation head: a strided backbone to an 8 x 8 map, ASPP with a 1x1 branch,
+           3x3 branches at dilations 12, 24 and 36 (whose off-centre taps read only padding) and an image-pooling
+           branch, projection, classifier and a bilinear resize back to the input
+  squeeze  squeeze-and-excite and channel-last blocks: depthwise and pointwise convolutions with HardSwish
+           (opset 13: HardSigmoid times x), squeeze-excite (global mean, two linears, hard sigmoid, scale), and a
+           ConvNeXt-style block computed channel-last (permute to NHWC, LayerNorm and linears on the last axis,
+           GELU, permute back) with a residual
   frcnn, retinanet, ssd, maskrcnn
            torchvision's detectors (FasterRCNN, RetinaNet, SSD, MaskRCNN: their own pre- and post-processing,
            anchors, RoiAlign, NonMaxSuppression, data-dependent sizes and control flow) on a two-convolution
@@ -110,6 +117,80 @@ def video():
     return m, (x,), ["clip"], ["y"], 13
 
 
+def segment():
+    from torch import nn
+    import torch.nn.functional as F
+
+    class Seg(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.backbone = nn.Sequential(nn.Conv2d(3, 16, 3, stride=2, padding=1), nn.BatchNorm2d(16), nn.ReLU(),
+                                          nn.Conv2d(16, 32, 3, stride=2, padding=1), nn.BatchNorm2d(32), nn.ReLU())
+            self.branches = nn.ModuleList([nn.Conv2d(32, 16, 1)] +
+                                          [nn.Conv2d(32, 16, 3, padding=d, dilation=d) for d in (12, 24, 36)])
+            self.pool = nn.Conv2d(32, 16, 1)
+            self.project = nn.Sequential(nn.Conv2d(80, 16, 1), nn.ReLU(), nn.Conv2d(16, 4, 1))
+
+        def forward(self, x):
+            f = self.backbone(x)
+            parts = [torch.relu(b(f)) for b in self.branches]
+            g = torch.relu(self.pool(f.mean((2, 3), keepdim=True)))
+            parts.append(F.interpolate(g, size=f.shape[-2:], mode="bilinear", align_corners=False))
+            y = self.project(torch.cat(parts, 1))
+            return F.interpolate(y, size=x.shape[-2:], mode="bilinear", align_corners=False)
+
+    m = Seg()
+    for mod in m.modules():
+        if isinstance(mod, nn.BatchNorm2d):
+            mod.running_mean.uniform_(-0.2, 0.2)
+            mod.running_var.uniform_(0.5, 1.5)
+    return m, (torch.randn(1, 3, 32, 32),), ["image"], ["logits"], 13
+
+
+def squeeze():
+    from torch import nn
+
+    class SE(nn.Module):
+        def __init__(self, c):
+            super().__init__()
+            self.a = nn.Linear(c, c // 4)
+            self.b = nn.Linear(c // 4, c)
+
+        def forward(self, x):
+            s = nn.functional.hardsigmoid(self.b(torch.relu(self.a(x.mean((2, 3))))))
+            return x * s[:, :, None, None]
+
+    class ChannelLast(nn.Module):  # ConvNeXt's block: depthwise conv, then everything on NHWC
+        def __init__(self, c):
+            super().__init__()
+            self.dw = nn.Conv2d(c, c, 7, padding=3, groups=c)
+            self.norm = nn.LayerNorm(c)
+            self.up = nn.Linear(c, 4 * c)
+            self.down = nn.Linear(4 * c, c)
+
+        def forward(self, x):
+            y = self.dw(x).permute(0, 2, 3, 1)
+            y = self.down(nn.functional.gelu(self.up(self.norm(y))))
+            return x + y.permute(0, 3, 1, 2)
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.stem = nn.Conv2d(3, 16, 3, stride=2, padding=1)
+            self.dw = nn.Conv2d(16, 16, 3, padding=1, groups=16)
+            self.pw = nn.Conv2d(16, 24, 1)
+            self.se = SE(24)
+            self.block = ChannelLast(24)
+            self.head = nn.Linear(24, 10)
+
+        def forward(self, x):
+            y = nn.functional.hardswish(self.stem(x))
+            y = self.se(nn.functional.hardswish(self.pw(nn.functional.hardswish(self.dw(y)))))
+            return self.head(self.block(y).mean((2, 3)))
+
+    return Net(), (torch.randn(2, 3, 24, 24),), ["image"], ["logits"], 13
+
+
 def detector(kind):
     from collections import OrderedDict
     from torch import nn
@@ -183,7 +264,7 @@ def detector(kind):
 
 
 kind, out_dir = sys.argv[1], sys.argv[2]
-kinds = {"encoder": encoder, "speech": speech, "video": video}
+kinds = {"encoder": encoder, "speech": speech, "video": video, "segment": segment, "squeeze": squeeze}
 for d in ("frcnn", "retinanet", "ssd", "maskrcnn"):
     kinds[d] = lambda d=d: detector(d)
 model, inputs, in_names, out_names, opset = kinds[kind]()
