@@ -8,6 +8,7 @@
 #   pictures     plots/gpt2-timeline.png, plots/unet-layout.png: the README's pictures of one plan
 #   peers        results/peers.{csv,md}: our arena beside ONNX Runtime's (bench/peers.sh; npm onnxruntime-node)
 #   conformance  results/conformance.md: the executor on the ONNX node tests (tests/test-conformance.c)
+#   coverage     results/coverage.md: every model class exported from torch, run in its plans, against torch's outputs
 #   exec-check   results/exec-check.md: every corpus plan (strategies x sharing) run under --check --poison
 #   timing       results/exec-timing.md: the executor's time, strategies and sharing, beside ORT (bench/kernels.sh)
 #   search       results/search.md                                    (bench/search.sh; timings)
@@ -23,7 +24,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 make -s build/sim build/mkgraph
-parts=${*:-"design-log gpt2-seq corpus aliasing pictures peers conformance exec-check timing search scaling"}
+parts=${*:-"design-log gpt2-seq corpus aliasing pictures peers conformance coverage exec-check timing search scaling"}
 work=$(mktemp -d)
 running=""
 restore() {
@@ -135,6 +136,7 @@ part_conformance() {
     make -s build/tests/test-conformance
     CONFORMANCE_MD=results/conformance.md SIM_SOURCE_DIR="$root" build/tests/test-conformance > /dev/null
 }
+part_coverage() { WORK=$WORK bench/coverage.sh; }
 part_exec_check() { need_models; bench/exec-check.sh; }
 # two rounds, and two whole-command runs without a warm-up (the rounds before warmed the files; kernels.sh
 # alone takes three rounds, a warm-up and three runs), to keep make figures near 10 minutes
