@@ -469,10 +469,12 @@ void range_node(Node *n)
         g_once_init_leave(&once, 1);
     }
     void (*rule)(Node *) = g_hash_table_lookup(rules, n->op_type);
-    gboolean useful = FALSE; /* only where some input is computed when it runs */
+    /* Only downstream of data-dependent sizes, where a size may follow a value (a static graph plans from
+     * shapes alone, and ranges on its activations would cost a pass over every small tensor for nothing). */
+    gboolean useful = FALSE;
     for (guint k = 0; k < n->inputs->len && !useful; k++) {
         const Tensor *t = node_input(n, k);
-        useful = t && (!t->value || t->dynamic || t->range_lo);
+        useful = t && (t->dynamic || t->range_lo);
     }
     if (rule && useful)
         rule(n);
