@@ -284,6 +284,20 @@ def main():
     add("onnx-unknown-op-no-value-info.onnx", no_vi, "--graph {} --allow-unknown-ops", 1,
         "sim: {}: node 'f' (Frobnicate): unknown op 'Frobnicate': output 'h' has no value_info entry at all, so its "
         "shape cannot be taken from the file (add one, e.g. with onnx.shape_inference, or leave the op out)")
+    # Recurrent and data-dependent ops given the wrong shapes, and sim's own op (its domain is open to files).
+    add("onnx-lstm-rank.onnx",
+        model(graph([node("LSTM", ["x", "w", "r"], ["y"], [attr_int("hidden_size", 2)], name="l")], [value_info("x")],
+                    [s(1, "y")], field(5, 2, initializer("w", [1, 8, 3], [0.5] * 24)) +
+                    field(5, 2, initializer("r", [1, 8, 2], [0.5] * 16)))), "--graph {}", 1,
+        "sim: {}: node 'l' (LSTM): input X 'x' must have rank 3, but has rank 2")
+    add("onnx-nms-boxes-shape.onnx",
+        model(graph([node("NonMaxSuppression", ["x", "x"], ["k"], name="n")], [value_info("x")], [s(1, "k")])),
+        "--graph {}", 1, "sim: {}: node 'n' (NonMaxSuppression): boxes 'x' must be [batch, boxes, 4] and scores 'x' "
+        "[batch, classes, boxes]")
+    add("onnx-ifselect-arity.onnx",
+        model(graph([node("IfSelect", ["x"], ["y"], name="i") + s(7, "arenasim.internal")], [value_info("x")],
+                    [s(1, "y")])), "--graph {}", 1,
+        "sim: {}: node 'i' (IfSelect): has 1 inputs for 1 outputs (a condition, then two per output)")
     # Reproducers the fuzzers found (tests/fuzz/run.sh), committed as they were found.
     cases.append(("fuzz-bins-invalid-utf8.bins", "--graph graphs/noop-chain.onnx --bins {}", 1,
                   "sim: graphs/noop-chain.onnx: {}:2: the line is not valid UTF-8"))
@@ -295,6 +309,9 @@ def main():
          "sim: --graph and --trace exclude each other: plan a model or a trace (see sim --help)"),
         ("--trace tests/data/bad/trace-negative-size.trace --info", 2, "sim: --info summarises a model: use it with --graph (see sim --help)"),
         ("--graph graphs/gpt2.onnx --dim batch", 2, "sim: --dim 'batch' is not NAME=VALUE (see sim --help)"),
+        ("--graph graphs/gpt2.onnx --bound x", 2, "sim: --bound 'x' is not NAME=MAX (see sim --help)"),
+        ("--graph graphs/gpt2.onnx --bound nothing=4", 1,
+         "sim: graphs/gpt2.onnx: --bound 'nothing': the graph has no data-dependent tensor of that name (it has none)"),
         ("--graph graphs/gpt2.onnx --pin x=-4", 2, "sim: --pin 'x=-4' is not NAME=OFFSET (a non-negative byte offset) (see sim --help)"),
         ("--graph graphs/gpt2.onnx --alias everything", 2,
          "sim: unknown alias strategy 'everything' (all, none, or of: concat-dedup, runtime, noop, inplace) (see sim --help)"),
