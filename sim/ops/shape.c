@@ -594,6 +594,11 @@ static void probe_node(Node *n, gint64 opset)
             for (int d = 0; d < t->rank; d++)
                 dims[d] = t->probe_dims[p] ? t->probe_dims[p][d] : t->dims[d] + 1;
             Value *v = t->value ? (t->probe[p] ? value_copy(t->probe[p]) : value_perturbed(t->value)) : NULL;
+            guint64 numel;
+            if (v && (!shape_numel(t->rank, dims, &numel) || numel != v->n)) { /* a value of another size: none */
+                value_free(v);
+                v = NULL;
+            }
             g_ptr_array_add(copy.inputs, runtime_copy(t, dims, v));
             value_free(v);
             g_free(dims);
