@@ -878,8 +878,8 @@ static void test_layout_window(void)
 
 /* The examples of the README and docs/usage.md work for a newcomer: every file a `sim` or `bench/sweep.sh`
  * line reads (--graph, --trace, --bins, --from) is in the repository, in graphs/models/ (make models), or
- * written by a line above it (--out, --chrome-trace, --trace-out, --solution-out, or a quoted '*.onnx' a
- * python line exports). */
+ * written by a line above it (--out, --chrome-trace, --trace-out, --solution-out, a quoted '*.onnx' a
+ * python line exports, or DIR/model.onnx from tests/data/oracle/export.py KIND DIR). */
 static void check_examples(const char *doc, guint *commands_out, guint *checked_out)
 {
     char *readme = g_build_filename(g_getenv("SIM_SOURCE_DIR"), doc, NULL);
@@ -902,6 +902,15 @@ static void check_examples(const char *doc, guint *commands_out, guint *checked_
                 open--;
             if (q && open > *l)
                 g_hash_table_add(made, g_strndup(open, (gsize)(q + 5 - open)));
+            /* so is DIR/model.onnx by tests/data/oracle/export.py KIND DIR (before any # comment) */
+            const char *script = strstr(*l, "tests/data/oracle/export.py ");
+            char *call = script ? g_strndup(script, strcspn(script, "#")) : NULL;
+            gint n = 0;
+            char **words = NULL;
+            if (call && g_shell_parse_argv(call, &n, &words, NULL) && n == 3)
+                g_hash_table_add(made, g_build_filename(words[2], "model.onnx", NULL));
+            g_strfreev(words);
+            g_free(call);
         }
         if (!in_code || !(g_str_has_prefix(*l, "sim ") || g_str_has_prefix(*l, "bench/sweep.sh ")))
             continue;
