@@ -1,5 +1,5 @@
-/* alias-inplace.c — in-place reuse: an elementwise op's output takes the buffer of a same-size input
- * that dies at this op (docs/spec.md §4.1: one root map
+/* alias-inplace.c — in-place reuse: an elementwise op's output (or a row's named input, OpInfo.inplace_input:
+ * a fused Conv accumulating into its skip tensor) takes the buffer of a same-size input that dies at this op (docs/spec.md §4.1: one root map
  * for aliases and in-place, so chains of in-place ops work). "Dies here" is judged on the input's
  * graph-structural alias tree, never on earlier in-place decisions, so decisions do not feed back into
  * consumer counts. Graph inputs and outputs and pinned tensors are never overwritten. */
@@ -16,9 +16,12 @@ static gboolean inplace_apply(AliasMap *m, GError **error)
         /* A Transpose that moves data (--transpose move) may write over its dying input too: the kernel
          * transposes through a temporary. */
         gboolean moving_transpose = m->layout.transpose_moves && n->op && n->op->moves_data;
-        if (!n->op || !(n->op->elementwise || moving_transpose) || !y || !m->bytes[y->id] || m->link[y->id].parent >= 0)
+        if (!n->op || !(n->op->elementwise || moving_transpose || n->op->inplace_input) || !y || !m->bytes[y->id] ||
+            m->link[y->id].parent >= 0)
             continue;
         for (guint k = 0; k < n->inputs->len; k++) {
+            if (n->op->inplace_input && k + 1 != (guint)n->op->inplace_input)
+                continue; /* a row that names the one input its output may overwrite */
             const Tensor *x = node_input(n, k);
             if (!x || x == y || !m->bytes[x->id] || m->bytes[x->id] != m->bytes[y->id] || y->is_graph_output)
                 continue;

@@ -86,6 +86,36 @@ static void test_segment_and_squeeze_match_torch(void)
     check_kind_matches_torch("squeeze", 1);
 }
 
+/* --fuse ort: a masked encoder's LayerNorms, a video network's residual Conv+Adds, HardSwish, GELU and a
+ * LayerNorm of the squeeze-excite and channel-last blocks, fused; every fused plan runs bit for bit with the
+ * fused graph's nothing-shared run, and the fused arithmetic stays within the tolerance of torch's outputs
+ * (it rounds differently from the unfused ops). */
+static void test_fused_match_torch(void)
+{
+    static const struct {
+        const char *kind, *sites;
+    } cases[] = {
+        {"encoder", "layer-norm            4"}, {"video", "conv-add              2"}, {"squeeze", "hard-swish            3"},
+    };
+    for (gsize k = 0; k < G_N_ELEMENTS(cases); k++) {
+        char *dir = export_kind(cases[k].kind), *model = g_build_filename(dir, "model.onnx", NULL);
+        RunResult r = sim_in((const char *[]){"--graph", model, "--fuse", "ort", "--inputs", dir, "--run", "--check",
+                                              "--poison", "--expect", dir, NULL});
+        if (r.status != 0)
+            g_error("the fused %s model does not match torch: %s", cases[k].kind, r.err);
+        g_assert_nonnull(strstr(r.out, cases[k].sites));
+        g_assert_nonnull(strstr(r.out, "bit for bit, with poison"));
+        run_result_clear(&r);
+        r = sim_in((const char *[]){"--graph", model, "--fuse", "ort", "--inputs", dir, "--run", "--check", "--poison",
+                                    "--compare", NULL});
+        if (r.status != 0)
+            g_error("a fused plan of the %s model does not run bit for bit: %s", cases[k].kind, r.err);
+        run_result_clear(&r);
+        g_free(model);
+        g_free(dir);
+    }
+}
+
 /* torchvision's detectors: NonZero, TopK with a computed K, NonMaxSuppression, RoiAlign, GatherND, Ifs whose
  * condition only running decides, a Loop whose trip count does (Mask R-CNN's paste), sizes that follow box
  * coordinates (planned at the top of their value range); planned at upper bounds (the report says so), run
@@ -247,6 +277,7 @@ int main(int argc, char **argv)
     g_test_add_func("/oracle/speech-matches-torch", test_speech_matches_torch);
     g_test_add_func("/oracle/video-matches-torch", test_video_matches_torch);
     g_test_add_func("/oracle/segment-and-squeeze-match-torch", test_segment_and_squeeze_match_torch);
+    g_test_add_func("/oracle/fused-match-torch", test_fused_match_torch);
     g_test_add_func("/oracle/detectors-match-torch", test_detectors_match_torch);
     int status = g_test_run();
     if (top)

@@ -9,6 +9,7 @@
 //                     pattern does not cover)
 //   arena_held        the arena's reserved bytes at the end (chunks, including the baseline and rounding)
 // Usage: node ort-memory.js MODEL.onnx PROFILE_PREFIX NAME=VALUE...   (symbolic dims of the inputs)
+// ORT_OPT_LEVEL sets the graph optimisation level (disabled, basic, extended, all; default all).
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -38,6 +39,7 @@ function feed(meta) {
   const session = await ort.InferenceSession.create(model, {
     enableProfiling: true, profileFilePrefix: prefix, intraOpNumThreads: 1, interOpNumThreads: 1,
     executionMode: 'sequential', enableMemPattern: true, enableCpuMemArena: true, logSeverityLevel: 3,
+    graphOptimizationLevel: process.env.ORT_OPT_LEVEL || 'all', // 'disabled': the file's graph, unfused
   });
   const feeds = {};
   for (const meta of session.inputMetadata) feeds[meta.name] = feed(meta);

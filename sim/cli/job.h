@@ -4,6 +4,7 @@
 #ifndef SIM_CLI_JOB_H
 #define SIM_CLI_JOB_H
 
+#include "memory/fuse.h"
 #include "memory/alias.h"
 #include "memory/order.h"
 #include "ops/shape.h"
@@ -34,6 +35,8 @@ typedef struct {
     const OrderStrategy *order;
     GPtrArray *orders;          /* JOB_ORDERS: OrderStrategy*, in the order given */
     char *alias;                /* the --alias list ("all" when not given; "none" for a trace in reports) */
+    char *fuse;                 /* --fuse: "ort" or "none" (the default) */
+    FuseReport fused;           /* what --fuse did */
     LayoutOptions layout;
     GHashTable *pins;           /* tensor name -> offset text */
     gboolean strict_runtime, scratch, verify;

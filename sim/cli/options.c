@@ -15,7 +15,7 @@ typedef struct {
     char *graph_path, *trace_path, *trace_out, *solution_out, *bins_path, *chrome_trace, *plot, *plot_out, *html;
     char *from, *plot_x, *plot_y, *plot_title, *facet, *window_steps, *window_addresses;
     char **dims, **bounds, **pins, **where;
-    char *strategy, *format, *weights, *io, *transpose, *alias, *order, *orders;
+    char *strategy, *format, *weights, *io, *transpose, *alias, *fuse, *order, *orders;
     gint64 order_budget, seed, search_max, budget_work;
     gdouble order_seconds, budget;
     gboolean progress;
@@ -33,7 +33,7 @@ static void raw_clear(RawOptions *o)
 {
     char **strings[] = {&o->graph_path, &o->trace_path, &o->trace_out, &o->solution_out, &o->bins_path, &o->chrome_trace, &o->html, &o->plot,
                         &o->plot_out, &o->from, &o->plot_x, &o->plot_y, &o->plot_title, &o->strategy, &o->format,
-                        &o->weights, &o->io, &o->transpose, &o->alias, &o->order, &o->orders, &o->profile, &o->phases,
+                        &o->weights, &o->io, &o->transpose, &o->alias, &o->fuse, &o->order, &o->orders, &o->profile, &o->phases,
                         &o->search_engines, &o->inputs, &o->expect, &o->dump_outputs, &o->facet, &o->window_steps,
                         &o->window_addresses};
     for (gsize k = 0; k < G_N_ELEMENTS(strings); k++)
@@ -107,9 +107,9 @@ static int check_combinations(const RawOptions *o)
         return usage_error("--info summarises a model: use it with --graph");
     if (o->info && (o->compare || o->map || o->ascii))
         return usage_error("--info prints the graph summary; --compare, --map and --ascii need a plan");
-    if (o->trace_path && (o->dims || o->bounds || o->weights || o->io || o->transpose || o->pad_last || o->align || o->alias || o->pins ||
+    if (o->trace_path && (o->dims || o->bounds || o->fuse || o->weights || o->io || o->transpose || o->pad_last || o->align || o->alias || o->pins ||
                           o->strict_runtime || o->scratch || o->bins_path))
-        return usage_error("--dim, --bound, --weights, --io, --transpose, --pad-last, --align, --alias, --pin, --bins, --scratch and "
+        return usage_error("--dim, --bound, --fuse, --weights, --io, --transpose, --pad-last, --align, --alias, --pin, --bins, --scratch and "
                            "--strict-runtime shape a trace from a model: use them with --graph");
     if (!o->plot != !o->plot_out)
         return usage_error("--plot KIND and --out FILE go together");
@@ -215,6 +215,9 @@ static int resolve_layout(const RawOptions *o, Job *job)
     job->layout.outputs_outside = o->io && !strcmp(o->io, "outside");
     if (o->transpose && strcmp(o->transpose, "view") && strcmp(o->transpose, "move"))
         return usage_error("--transpose takes view or move");
+    if (o->fuse && strcmp(o->fuse, "ort") && strcmp(o->fuse, "none"))
+        return usage_error("--fuse takes ort or none");
+    job->fuse = g_strdup(o->fuse ? o->fuse : "none");
     /* A Transpose view is what the seeds plan, but a dense kernel reading it as a view computes wrong values
      * when its input is read again (docs/executor.md): a run plans it as a move unless told otherwise, so
      * the default --run computes the model's values. */
@@ -389,6 +392,10 @@ int job_from_args(Job *job, int argc, char **argv)
         {"bound", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.bounds,
          "Plan a data-dependent tensor (NonZero's, NonMaxSuppression's, ...) with its data-dependent dimension at "
          "most MAX instead of the most its op can give (repeatable; a run past it stops with an error)", "NAME=MAX"},
+        {"fuse", 0, 0, G_OPTION_ARG_STRING, &o.fuse,
+         "Plan the graph a runtime runs: ort applies ONNX Runtime's operator fusions first (a Conv accumulating into its "
+         "skip tensor, HardSwish, SiLU, Gelu, MatMul+Add as Gemm), so their intermediates are never planned; none "
+         "(the default) plans the file's graph", "ort|none"},
         {"transpose", 0, 0, G_OPTION_ARG_STRING, &o.transpose,
          "Transpose as a metadata view sharing its input's bytes (view: the seeds' rule, the default) or as a data "
          "move that may only overwrite a dying input (move: what a dense-kernel runtime can honour; the default with --run)",
@@ -543,7 +550,7 @@ int job_from_args(Job *job, int argc, char **argv)
 void job_clear(Job *job)
 {
     char **strings[] = {&job->graph_path, &job->trace_path, &job->bins_path, &job->table_path, &job->dims_text,
-                        &job->alias, &job->plot_out, &job->plot_x, &job->plot_y, &job->plot_title,
+                        &job->alias, &job->fuse, &job->plot_out, &job->plot_x, &job->plot_y, &job->plot_title,
                         &job->chrome_trace, &job->html_out, &job->trace_out, &job->solution_out, &job->phases_path,
                         &job->profile_path, &job->inputs_dir, &job->expect_dir, &job->dump_dir, &job->plot_facet};
     for (gsize k = 0; k < G_N_ELEMENTS(strings); k++)

@@ -3,6 +3,7 @@
  * sharing columns. The pipeline (pipeline.c) calls these; each returns an exit status or a gboolean. */
 #include "cli/outputs.h"
 #include "base/escape.h"
+#include "base/units.h"
 #include "ops/ops.h"
 #include "report/chrome-trace.h"
 #include "report/html-view.h"
@@ -49,7 +50,22 @@ void print_aliasing(const Job *job)
         names[k] = share_kind_name(k);
     report_aliasing(stdout, job->format, job->aliases->aliased_ops, job->aliases->copied_ops, saved, names,
                     SHARE_KIND_COUNT, job->aliases->notes);
+    print_fusion(job);
     print_bounds(job);
+}
+
+void print_fusion(const Job *job)
+{
+    if (!job->fused.applied || (job->format != FORMAT_TEXT && job->format != FORMAT_MD))
+        return;
+    guint count;
+    const FuseRule *rules = fuse_rule_table(&count);
+    printf("\n%s%-16s %6s  %s\n", job->format == FORMAT_MD ? "    " : "", "fusion (--fuse)", "sites", "intermediates removed");
+    for (guint k = 0; k < count; k++) {
+        char *bytes = format_bytes(job->fused.bytes[k]);
+        printf("%s%-16s %6u  %s\n", job->format == FORMAT_MD ? "    " : "", rules[k].name, job->fused.sites[k], bytes);
+        g_free(bytes);
+    }
 }
 
 guint job_bounded_tensors(const Job *job)

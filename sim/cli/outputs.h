@@ -9,6 +9,8 @@ void list_ops(void);
 void list_strategies(void);
 /* The aliasing table under a graph's report (nothing for a trace file). */
 void print_aliasing(const Job *job);
+/* What --fuse rewrote: per rule, sites and the bytes of the intermediates removed (text and md). */
+void print_fusion(const Job *job);
 /* The data-dependent tensors where the plan is an upper bound (text and md), after the aliasing report. */
 void print_bounds(const Job *job);
 /* How many there are. */

@@ -30,6 +30,11 @@ static gboolean load_model(Job *job, GError **error)
         return FALSE;
     gboolean ok = job->model && shape_infer(job->model, &job->shape, error);
     phases_mark("shapes");
+    /* --fuse: the graph the runtime runs (not for --info, which summarises the file) */
+    if (ok && job->kind != JOB_INFO && job->fuse && strcmp(job->fuse, "none")) {
+        ok = fuse_apply(job->model, job->fuse, &job->fused, error);
+        phases_mark("fuse");
+    }
     return ok;
 }
 

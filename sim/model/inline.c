@@ -195,3 +195,35 @@ void graph_replace_node(Graph *g, Node *node, guint first_new)
     g_ptr_array_unref(moved);
     node_free(node);
 }
+
+void graph_replace_nodes(Graph *g, GHashTable *with, guint first_new)
+{
+    GPtrArray *nodes = g_ptr_array_new(), *order = g_ptr_array_new(), *gone = g_ptr_array_new();
+    for (int pass = 0; pass < 2; pass++) {
+        GPtrArray *from = pass ? g->order : g->nodes, *to = pass ? order : nodes;
+        guint len = pass ? from->len : first_new;
+        for (guint k = 0; k < len; k++) {
+            Node *n = from->pdata[k];
+            gpointer instead;
+            if (!g_hash_table_lookup_extended(with, n, NULL, &instead)) {
+                g_ptr_array_add(to, n);
+                continue;
+            }
+            if (instead)
+                g_ptr_array_add(to, instead);
+            if (!pass)
+                g_ptr_array_add(gone, n);
+        }
+    }
+    g_ptr_array_set_free_func(g->nodes, NULL);
+    g_ptr_array_set_size(g->nodes, 0);
+    g_ptr_array_extend_and_steal(g->nodes, nodes);
+    g_ptr_array_set_free_func(g->nodes, (GDestroyNotify)node_free);
+    g_ptr_array_set_size(g->order, 0);
+    g_ptr_array_extend_and_steal(g->order, order);
+    for (guint k = 0; k < g->nodes->len; k++)
+        ((Node *)g->nodes->pdata[k])->index = (int)k;
+    for (guint k = 0; k < gone->len; k++)
+        node_free(gone->pdata[k]);
+    g_ptr_array_unref(gone);
+}

@@ -261,8 +261,17 @@ static const OpInfo op_rows[] = {
     OP("Scan", OP_COMPUTE, 1, -1, 1, -1, infer_control, NULL),
 };
 
+static double f_silu(double x) { return x / (1 + exp(-x)); }
+
 /* sim's own ops (domain SIM_OP_DOMAIN): what planning adds, never listed among the ONNX ones. */
 static const OpInfo internal_rows[] = {
+    /* fusions (sim/memory/fuse.c, --fuse ort) */
+    {.name = "SiLU", .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1, .min_outputs = 1, .max_outputs = 1,
+     .infer = infer_unary, .elementwise = TRUE, .unary = f_silu, .kernel = kernel_unary},
+    /* Conv(X, W, B) + Sum, accumulated into output 0, which may take Sum's bytes (input 4) */
+    {.name = "FusedConv", .op_class = OP_COMPUTE, .min_inputs = 4, .max_inputs = 4, .min_outputs = 1, .max_outputs = 1,
+     .infer = infer_fused_conv, .scratch = conv_im2col_scratch, .kernel = kernel_conv, .epilogue = TRUE,
+     .inplace_input = 4},
     /* an If's outputs from the branch its data-dependent condition takes (ops-control.c's fold_if_both) */
     {.name = "IfSelect", .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = -1, .min_outputs = 0, .max_outputs = -1,
      .infer = infer_if_select, .kernel = kernel_if_select, .reads_computed = TRUE},

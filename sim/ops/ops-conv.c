@@ -136,6 +136,19 @@ gboolean infer_conv(const OpInfo *op, Node *n, gint64 opset, GError **error)
     return infer_set_output(n, 0, x->dtype, x->rank, out, error);
 }
 
+/* FusedConv (sim's own op, --fuse ort): Conv(X, W, B) + Sum, where Sum has the Conv's output shape. */
+gboolean infer_fused_conv(const OpInfo *op, Node *n, gint64 opset, GError **error)
+{
+    Tensor *sum, *y;
+    if (!infer_conv(op, n, opset, error) || !infer_input(n, 3, &sum, error))
+        return FALSE;
+    y = node_output(n, 0);
+    gboolean same = sum->rank == y->rank && sum->dtype == y->dtype;
+    for (int d = 0; same && d < y->rank; d++)
+        same = sum->dims[d] == y->dims[d];
+    return same ? TRUE : infer_fail(error, n, "the tensor it adds, '%s', does not have its output's type and shape", sum->name);
+}
+
 gboolean infer_conv_transpose(const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
     (void)op;

@@ -22,6 +22,7 @@ INFER_FN(infer_gemm);
 INFER_FN(infer_einsum);
 /* ops-conv.c */
 INFER_FN(infer_conv);
+INFER_FN(infer_fused_conv);
 INFER_FN(infer_conv_transpose);
 INFER_FN(infer_pool);
 INFER_FN(infer_global_pool);

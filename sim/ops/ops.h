@@ -47,6 +47,8 @@ typedef struct OpInfo {
     KernelEpilogue folds_as;      /* what this op is when folded into such a kernel (EPILOGUE_NONE: never) */
     gboolean reads_16bit;         /* the kernel takes FLOAT16/BFLOAT16 tensors as they are (Cast: one rounding);
                                      every other kernel gets float32 copies of them and its outputs rounded back */
+    int inplace_input;            /* k + 1: output 0 may take input k's bytes when that input dies here (a fused
+                                     Conv accumulating over its skip tensor); 0: none (elementwise rows any input) */
     gboolean reads_computed;      /* sim's own ops after guarded branches (IfSelect, ConcatComputed): the step
                                      runs though some inputs were not computed this run (the kernel sees NULL) */
     /* Control flow decided before running (an If whose condition is known, a Loop whose trip count is):

@@ -203,7 +203,7 @@ static void deinterleave_pair(const float *restrict src, gint64 n, float *restri
 }
 
 static void depthwise_plane_phased(const Window *w, const Phases *f, const float *in, const float *k,
-                                   float bias, float *out, float *scratch)
+                                   float bias, float *out, float *scratch, gboolean accumulate)
 {
     gint64 phase = f->qh * f->qw;
     float *wide = scratch + w->sh * w->sw * phase + TAPS_SLACK;
@@ -227,7 +227,11 @@ static void depthwise_plane_phased(const Window *w, const Phases *f, const float
     }
     taps_sum_wide(scratch, f->offsets, k, f->taps, bias, wide, (w->oh - 1) * f->qw + w->ow);
     for (gint64 oy = 0; oy < w->oh; oy++)
-        memcpy(out + oy * w->ow, wide + oy * f->qw, sizeof(float) * (gsize)w->ow);
+        if (accumulate) /* FusedConv: onto what out holds */
+            for (gint64 ox = 0; ox < w->ow; ox++)
+                out[oy * w->ow + ox] += wide[oy * f->qw + ox];
+        else
+            memcpy(out + oy * w->ow, wide + oy * f->qw, sizeof(float) * (gsize)w->ow);
 }
 
 /* row[k] = epilogue(row[k] + *b) (without the add when b is NULL: -0 + 0 would turn -0 into +0), one loop
@@ -346,7 +350,7 @@ static void im2col_nd(const NdWindow *w, const float *planes, gint64 cg, float *
 
 /* Conv with three or more spatial axes: im2col then one sgemm per image and group. */
 static gboolean conv_nd(const KernelCall *c, const ExecTensor *x, const ExecTensor *wt, const ExecTensor *bias,
-                        ExecTensor *y, gint64 group, GError **error)
+                        ExecTensor *y, gint64 group, float beta, GError **error)
 {
     NdWindow w;
     if (!nd_window_read(c, x, y, wt->dims + 2, &w, error))
@@ -362,7 +366,7 @@ static gboolean conv_nd(const KernelCall *c, const ExecTensor *x, const ExecTens
             im2col_nd(&w, px + (n * w.c + g * cg) * w.in_size, cg, col);
             float *out = py + (n * m + g * mg) * cols;
             blas.sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)mg, (int)cols, (int)rows, 1.0f,
-                       pw + g * mg * rows, (int)rows, col, (int)cols, 0.0f, out, (int)cols);
+                       pw + g * mg * rows, (int)rows, col, (int)cols, beta, out, (int)cols);
             for (gint64 oc = 0; (pb || c->epilogue) && oc < mg; oc++)
                 add_then_epilogue(c, out + oc * cols, cols, pb ? pb + g * mg + oc : NULL);
         }
@@ -435,14 +439,19 @@ static gboolean pool_nd(const KernelCall *c, const ExecTensor *x, ExecTensor *y,
 
 gboolean kernel_conv(const KernelCall *c, GError **error)
 {
-    const ExecTensor *x = kernel_in(c, 0), *wt = kernel_in(c, 1), *bias = kernel_in(c, 2);
+    const ExecTensor *x = kernel_in(c, 0), *wt = kernel_in(c, 1), *bias = kernel_in(c, 2), *sum = kernel_in(c, 3);
     ExecTensor *y = kernel_out(c, 0);
     gint64 group;
     if (!kernel_need_float(c, x, "Conv", error) || !kernel_need_float(c, wt, "Conv", error) ||
-        !node_attr_int(c->node, "group", 1, &group, error))
+        !node_attr_int(c->node, "group", 1, &group, error) || (sum && !kernel_need_float(c, sum, "Conv", error)))
         return FALSE;
+    /* FusedConv: the products accumulate onto the tensor it adds (already in place when the plan put the output
+     * over it; else copied there first), then the bias, then the epilogue */
+    if (sum && sum->data != y->data && y->count)
+        memcpy(y->data, sum->data, y->count * sizeof(float));
+    float beta = sum ? 1.0f : 0.0f;
     if (x->rank > 4)
-        return conv_nd(c, x, wt, bias, y, group, error);
+        return conv_nd(c, x, wt, bias, y, group, beta, error);
     Window w;
     if (!window_read(c, x, y, wt->dims + 2, &w, error))
         return FALSE;
@@ -463,7 +472,7 @@ gboolean kernel_conv(const KernelCall *c, GError **error)
         for (gint64 n = 0; n < w.n; n++)
             for (gint64 ch = 0; ch < m; ch++)
                 depthwise_plane_phased(&w, &f, px + (n * w.c + ch) * w.h * w.w, pw + ch * w.kh * w.kw,
-                                       pb ? pb[ch] : 0.0f, py + (n * m + ch) * cols, scratch);
+                                       pb ? pb[ch] : 0.0f, py + (n * m + ch) * cols, scratch, sum != NULL);
         g_free(f.offsets);
         if (c->epilogue)
             add_then_epilogue(c, py, (gint64)y->count, NULL);
@@ -482,7 +491,7 @@ gboolean kernel_conv(const KernelCall *c, GError **error)
                 im2col(&w, planes, cg, col);
             float *out = py + ((n * m) + g * mg) * cols;
             blas.sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)mg, (int)cols, (int)rows, 1.0f,
-                        pw + g * mg * rows, (int)rows, pointwise ? planes : col, (int)cols, 0.0f, out, (int)cols);
+                        pw + g * mg * rows, (int)rows, pointwise ? planes : col, (int)cols, beta, out, (int)cols);
             /* bias and a folded Relu/Clip/HardSwish in one pass over the group's output */
             for (gint64 oc = 0; (pb || c->epilogue) && oc < mg; oc++)
                 add_then_epilogue(c, out + oc * cols, cols, pb ? pb + g * mg + oc : NULL);

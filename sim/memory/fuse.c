@@ -1,0 +1,367 @@
+/* fuse.c — the graph a runtime runs: its operator fusions applied before ordering and planning, so the
+ * tensors they remove are never planned (--fuse ort). One table of rules; each finds its pattern ending at
+ * a node, checks that every intermediate it removes is read by the pattern alone (and is no graph output),
+ * and replaces the pattern by one node. The rules follow ONNX Runtime's graph transformers at its default
+ * level (onnxruntime/core/optimizer: conv_add_act_fusion, the HardSigmoid-Mul / Sigmoid-Mul activation
+ * fusions, gelu_fusion, matmul_add_fusion); docs/DESIGN.md, "Fusion", says what each saves. */
+#include "memory/fuse.h"
+#include "ops/infer.h"
+#include "ops/ops.h"
+
+#include <math.h>
+#include <string.h>
+
+/* t is read by n alone and is not a graph output: a fusion ending at n may remove it. */
+static gboolean only_for(const Tensor *t, const Node *n)
+{
+    return t && !t->is_graph_output && t->consumers->len == 1 && t->consumers->pdata[0] == n && !t->dynamic;
+}
+
+/* The producer of t when it is op `type` (default domain) and computed (not folded to a value). */
+static Node *made_by(const Tensor *t, const char *type)
+{
+    Node *p = t ? t->producer : NULL;
+    return p && !strcmp(p->op_type, type) && (!*p->domain || !strcmp(p->domain, "ai.onnx")) && !t->value ? p : NULL;
+}
+
+/* A one-element constant input equal to v (within float rounding). */
+static gboolean constant_is(const Tensor *t, double v)
+{
+    return t && t->value && !t->dynamic && t->value->n == 1 && fabs(value_get_f(t->value, 0) - v) <= 1e-6 * fabs(v) + 1e-7;
+}
+
+/* The Mul's other input than x, or NULL when x is not one of its two. */
+static Tensor *other_input(const Node *mul, const Tensor *x)
+{
+    Tensor *a = node_input(mul, 0), *b = node_input(mul, 1);
+    return a == x ? b : b == x ? a : NULL;
+}
+
+struct Site {
+    Graph *g;
+    gint64 opset;
+    GPtrArray *removed; /* Node*: the pattern's nodes other than the last */
+    guint64 bytes;      /* the removed intermediates' bytes */
+    GHashTable *with;   /* this pass's replacements: last node -> fused node, other pattern nodes -> NULL */
+};
+typedef struct Site Site;
+
+/* The node that replaces the pattern ending at `last`: op (domain SIM_OP_DOMAIN when internal), inputs, output
+ * `last`'s output 0, attributes (owned), shapes inferred. The pattern's other nodes are in site->removed. */
+static gboolean replace(Site *site, Node *last, const char *op, gboolean internal, const char *const *inputs, int n_in,
+                        GPtrArray *attrs, GError **error)
+{
+    Graph *g = site->g;
+    Tensor *out = node_output(last, 0);
+    char *name = graph_unique_name(g, *last->name ? last->name : "fused", op);
+    graph_detach_node(last);
+    g_hash_table_insert(site->with, last, NULL);
+    for (guint k = 0; k < site->removed->len; k++) {
+        Node *r = site->removed->pdata[k];
+        graph_detach_node(r);
+        g_hash_table_insert(site->with, r, NULL); /* the pattern's other nodes go, nothing in their place */
+        for (guint o = 0; o < r->outputs->len; o++) {
+            Tensor *t = node_output(r, o);
+            if (t)
+                site->bytes += t->bytes;
+        }
+    }
+    const char *outputs[] = {out->name};
+    Node *fused = graph_add_node(g, op, internal ? SIM_OP_DOMAIN : "", name, inputs, n_in, outputs, 1, attrs, error);
+    g_free(name);
+    if (!fused)
+        return FALSE;
+    g_hash_table_insert(site->with, last, fused);
+    fused->op = op_lookup(fused->domain, fused->op_type);
+    return fused->op && fused->op->infer(fused->op, fused, site->opset, error);
+}
+
+/* Mul(x, HardSigmoid(x)) with HardSigmoid's alpha 1/6 and beta 1/2 is HardSwish(x) (opset 13 exports write
+ * HardSwish so): the HardSigmoid output goes. */
+static gboolean rule_hard_swish(Site *site, Node *n, GError **error)
+{
+    if (strcmp(n->op_type, "Mul") || n->inputs->len != 2)
+        return FALSE;
+    for (int k = 0; k < 2; k++) {
+        Tensor *h = node_input(n, (guint)k);
+        Node *hs = made_by(h, "HardSigmoid");
+        float alpha, beta;
+        if (!hs || !only_for(h, n) || other_input(n, h) != node_input(hs, 0) ||
+            !node_attr_float(hs, "alpha", 0.2f, &alpha, NULL) || !node_attr_float(hs, "beta", 0.5f, &beta, NULL) ||
+            fabsf(alpha - 1.0f / 6.0f) > 1e-6f || fabsf(beta - 0.5f) > 1e-6f)
+            continue;
+        g_ptr_array_add(site->removed, hs);
+        const char *in[] = {node_input(hs, 0)->name};
+        return replace(site, n, "HardSwish", FALSE, in, 1, NULL, error) || TRUE;
+    }
+    return FALSE;
+}
+
+/* Mul(x, Sigmoid(x)) is SiLU(x) (Swish; EfficientNet, YOLO): the Sigmoid output goes. */
+static gboolean rule_silu(Site *site, Node *n, GError **error)
+{
+    if (strcmp(n->op_type, "Mul") || n->inputs->len != 2)
+        return FALSE;
+    for (int k = 0; k < 2; k++) {
+        Tensor *s = node_input(n, (guint)k);
+        Node *sig = made_by(s, "Sigmoid");
+        if (!sig || !only_for(s, n) || other_input(n, s) != node_input(sig, 0))
+            continue;
+        g_ptr_array_add(site->removed, sig);
+        const char *in[] = {node_input(sig, 0)->name};
+        return replace(site, n, "SiLU", TRUE, in, 1, NULL, error) || TRUE;
+    }
+    return FALSE;
+}
+
+/* torch's exact GELU, x * 0.5 * (1 + erf(x / sqrt 2)), written Mul(Mul(x, Add(Erf(Div(x, 1.4142)), 1)), 0.5):
+ * Gelu(x); the Div, Erf, Add and inner Mul outputs go. */
+static gboolean rule_gelu(Site *site, Node *n, GError **error)
+{
+    if (strcmp(n->op_type, "Mul") || n->inputs->len != 2)
+        return FALSE;
+    for (int k = 0; k < 2; k++) {
+        Tensor *p = node_input(n, (guint)k), *half = node_input(n, (guint)(1 - k));
+        Node *mul = made_by(p, "Mul");
+        if (!mul || !only_for(p, n) || !constant_is(half, 0.5))
+            continue;
+        for (int j = 0; j < 2; j++) {
+            Tensor *x = node_input(mul, (guint)j), *q = node_input(mul, (guint)(1 - j));
+            Node *add = made_by(q, "Add");
+            if (!add || !only_for(q, mul))
+                continue;
+            Tensor *e = constant_is(node_input(add, 1), 1.0) ? node_input(add, 0)
+                        : constant_is(node_input(add, 0), 1.0) ? node_input(add, 1) : NULL;
+            Node *erf = made_by(e, "Erf");
+            if (!erf || !only_for(e, add))
+                continue;
+            Tensor *d = node_input(erf, 0);
+            Node *div = made_by(d, "Div");
+            if (!div || !only_for(d, erf) || node_input(div, 0) != x || !constant_is(node_input(div, 1), G_SQRT2))
+                continue;
+            g_ptr_array_add(site->removed, div);
+            g_ptr_array_add(site->removed, erf);
+            g_ptr_array_add(site->removed, add);
+            g_ptr_array_add(site->removed, mul);
+            const char *in[] = {x->name};
+            return replace(site, n, "Gelu", FALSE, in, 1, NULL, error) || TRUE;
+        }
+    }
+    return FALSE;
+}
+
+/* Add(Conv(x, w, b), skip) of one shape: a Conv that accumulates into the skip tensor (FusedConv, in place
+ * over it when it dies here: the Conv's output and the skip never coexist); a Relu or Clip after it folds
+ * into the kernel as for any Conv. */
+static gboolean rule_conv_add(Site *site, Node *n, GError **error)
+{
+    if (strcmp(n->op_type, "Add") || n->inputs->len != 2)
+        return FALSE;
+    for (int k = 0; k < 2; k++) {
+        Tensor *c = node_input(n, (guint)k), *skip = node_input(n, (guint)(1 - k)), *y = node_output(n, 0);
+        Node *conv = made_by(c, "Conv");
+        if (!conv || !only_for(c, n) || !skip || skip == c || skip->rank != c->rank || skip->dtype != c->dtype ||
+            !y || y->rank != c->rank || skip->dynamic)
+            continue;
+        gboolean same = TRUE;
+        for (int d = 0; d < c->rank && same; d++)
+            same = skip->dims[d] == c->dims[d] && y->dims[d] == c->dims[d];
+        if (!same)
+            continue;
+        g_ptr_array_add(site->removed, conv);
+        GPtrArray *attrs = g_ptr_array_new_with_free_func((GDestroyNotify)attr_free);
+        for (guint a = 0; a < conv->attrs->len; a++)
+            g_ptr_array_add(attrs, attr_copy(conv->attrs->pdata[a]));
+        Tensor *b = node_input(conv, 2);
+        const char *in[] = {node_input(conv, 0)->name, node_input(conv, 1)->name, b ? b->name : "", skip->name};
+        return replace(site, n, "FusedConv", TRUE, in, 4, attrs, error) || TRUE;
+    }
+    return FALSE;
+}
+
+/* Add(MatMul(a, b), bias) with a and b matrices and the bias broadcast over rows: Gemm(a, b, bias); the
+ * MatMul output goes (ONNX Runtime's MatMulAddFusion, for 2-D products). */
+static gboolean rule_matmul_add(Site *site, Node *n, GError **error)
+{
+    if (strcmp(n->op_type, "Add") || n->inputs->len != 2)
+        return FALSE;
+    for (int k = 0; k < 2; k++) {
+        Tensor *m = node_input(n, (guint)k), *bias = node_input(n, (guint)(1 - k));
+        Node *mm = made_by(m, "MatMul");
+        if (!mm || !only_for(m, n) || !bias || bias == m || m->rank != 2 || node_input(mm, 0)->rank != 2 ||
+            node_input(mm, 1)->rank != 2 || bias->rank < 1 || bias->rank > 2 || bias->dtype != m->dtype)
+            continue;
+        gint64 cols = m->dims[1], rows = m->dims[0];
+        gboolean fits = bias->dims[bias->rank - 1] == cols && (bias->rank == 1 || bias->dims[0] == 1 || bias->dims[0] == rows);
+        if (!fits)
+            continue;
+        g_ptr_array_add(site->removed, mm);
+        const char *in[] = {node_input(mm, 0)->name, node_input(mm, 1)->name, bias->name};
+        return replace(site, n, "Gemm", FALSE, in, 3, NULL, error) || TRUE;
+    }
+    return FALSE;
+}
+
+/* A weight or constant (an initializer, perhaps one whose bytes the file leaves out, or an Identity of one),
+ * not a computed tensor. */
+static gboolean is_weight(const Tensor *t)
+{
+    while (t && t->producer && !strcmp(t->producer->op_type, "Identity")) /* torch shares equal weights so */
+        t = node_input(t->producer, 0);
+    return t && !t->dynamic && (t->init || t->kind == TENSOR_WEIGHT || t->kind == TENSOR_CONSTANT);
+}
+
+/* t is read only by nodes among `within` (n of them) and is not a graph output. */
+static gboolean only_within(const Tensor *t, Node *const *within, int n)
+{
+    if (!t || t->is_graph_output || t->dynamic)
+        return FALSE;
+    for (guint k = 0; k < t->consumers->len; k++) {
+        gboolean in = FALSE;
+        for (int j = 0; j < n && !in; j++)
+            in = t->consumers->pdata[k] == within[j];
+        if (!in)
+            return FALSE;
+    }
+    return TRUE;
+}
+
+/* A ReduceMean over the last axis only, keeping it. */
+static gboolean mean_of_last_axis(const Node *r, const Tensor *x)
+{
+    gint64 keep;
+    const GArray *axes = NULL;
+    if (!node_attr_int(r, "keepdims", 1, &keep, NULL) || !keep || !node_attr_ints(r, "axes", &axes, NULL))
+        return FALSE;
+    const Tensor *axes_t = node_input(r, 1);
+    gint64 axis;
+    if (axes && axes->len == 1)
+        axis = g_array_index(axes, gint64, 0);
+    else if (!axes && axes_t && axes_t->value && !axes_t->dynamic && axes_t->value->n == 1)
+        axis = value_get_i(axes_t->value, 0);
+    else
+        return FALSE;
+    return axis == -1 || axis == x->rank - 1;
+}
+
+/* LayerNorm as torch writes it before opset 17: Add(Mul(Div(Sub(x, ReduceMean(x)), Sqrt(Add(ReduceMean(Pow(
+ * Sub(...), 2)), eps))), gamma), beta) over the last axis: LayerNormalization(x, gamma, beta); the centred
+ * x, its square, the variance, the deviation and the normalised x go (ONNX Runtime's LayerNormFusion). */
+static gboolean rule_layer_norm(Site *site, Node *n, GError **error)
+{
+    if (strcmp(n->op_type, "Add") || n->inputs->len != 2)
+        return FALSE;
+    for (int k = 0; k < 2; k++) {
+        Tensor *mt = node_input(n, (guint)k), *beta = node_input(n, (guint)(1 - k));
+        Node *mul = made_by(mt, "Mul");
+        if (!mul || !only_for(mt, n) || !is_weight(beta) || beta->rank != 1)
+            continue;
+        for (int j = 0; j < 2; j++) {
+            Tensor *qt = node_input(mul, (guint)j), *gamma = node_input(mul, (guint)(1 - j));
+            Node *div = made_by(qt, "Div");
+            if (!div || !only_for(qt, mul) || !is_weight(gamma) || gamma->rank != 1)
+                continue;
+            Tensor *dt = node_input(div, 0), *st = node_input(div, 1);
+            Node *sub = made_by(dt, "Sub"), *sq = made_by(st, "Sqrt");
+            if (!sub || !sq || !only_for(st, div))
+                continue;
+            Tensor *at = node_input(sq, 0);
+            Node *add = made_by(at, "Add");
+            if (!add || !only_for(at, sq))
+                continue;
+            Tensor *vt = node_input(add, 0), *eps = node_input(add, 1);
+            if (!made_by(vt, "ReduceMean")) {
+                Tensor *swap = vt;
+                vt = eps;
+                eps = swap;
+            }
+            Node *var = made_by(vt, "ReduceMean");
+            if (!var || !only_for(vt, add) || !eps || !eps->value || eps->dynamic || eps->value->n != 1)
+                continue;
+            Tensor *pt = node_input(var, 0);
+            Node *pow = made_by(pt, "Pow");
+            if (!pow || !only_for(pt, var) || node_input(pow, 0) != dt || !constant_is(node_input(pow, 1), 2.0))
+                continue;
+            Tensor *x = node_input(sub, 0), *mean_t = node_input(sub, 1);
+            Node *mean = made_by(mean_t, "ReduceMean");
+            Node *users[] = {pow, div};
+            if (!mean || !only_for(mean_t, sub) || node_input(mean, 0) != x || !only_within(dt, users, 2) ||
+                !mean_of_last_axis(mean, x) || !mean_of_last_axis(var, x) || x->rank < 1 ||
+                gamma->dims[0] != x->dims[x->rank - 1] || beta->dims[0] != x->dims[x->rank - 1] || x->dtype != DT_FLOAT)
+                continue;
+            Node *inner[] = {mean, sub, pow, var, add, sq, div, mul};
+            for (gsize i = 0; i < G_N_ELEMENTS(inner); i++)
+                g_ptr_array_add(site->removed, inner[i]);
+            GPtrArray *attrs = g_ptr_array_new_with_free_func((GDestroyNotify)attr_free);
+            g_ptr_array_add(attrs, attr_new_int("axis", -1));
+            g_ptr_array_add(attrs, attr_new_float("epsilon", (float)value_get_f(eps->value, 0)));
+            const char *in[] = {x->name, gamma->name, beta->name};
+            return replace(site, n, "LayerNormalization", FALSE, in, 3, attrs, error) || TRUE;
+        }
+    }
+    return FALSE;
+}
+
+static const FuseRule fuse_rules[] = {
+    {"conv-add", "Conv + Add of its skip: accumulated in place over the skip (ONNX Runtime's Conv+Add+Relu fusion)",
+     rule_conv_add},
+    {"hard-swish", "x * HardSigmoid(x) (alpha 1/6, beta 1/2): HardSwish", rule_hard_swish},
+    {"silu", "x * Sigmoid(x): SiLU, one pass", rule_silu},
+    {"gelu", "x * 0.5 * (1 + erf(x / sqrt 2)): Gelu", rule_gelu},
+    {"matmul-add", "MatMul of matrices + a bias over rows: Gemm", rule_matmul_add},
+    {"layer-norm", "LayerNorm written out (mean, centre, variance, divide, scale, shift): LayerNormalization",
+     rule_layer_norm},
+};
+
+const FuseRule *fuse_rule_table(guint *count)
+{
+    *count = G_N_ELEMENTS(fuse_rules);
+    return fuse_rules;
+}
+
+gboolean fuse_apply(Model *m, const char *kind, FuseReport *report, GError **error)
+{
+    memset(report, 0, sizeof(*report));
+    if (!kind || !strcmp(kind, "none"))
+        return TRUE;
+    if (strcmp(kind, "ort")) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--fuse takes ort or none, not '%s'", kind);
+        return FALSE;
+    }
+    Graph *g = m->graph;
+    Site site = {.g = g, .opset = model_onnx_opset(m), .removed = g_ptr_array_new()};
+    gboolean ok = TRUE;
+    /* Each rule in one pass over the nodes (a node a site took is not looked at again), the replacements
+     * then made at once. */
+    for (guint r = 0; ok && r < G_N_ELEMENTS(fuse_rules); r++) {
+        guint first_new = g->nodes->len;
+        site.with = g_hash_table_new(NULL, NULL);
+        for (guint k = 0; ok && k < first_new; k++) {
+            Node *n = g->nodes->pdata[k];
+            if (n->guard || !n->op || g_hash_table_contains(site.with, n))
+                continue;
+            gboolean dynamic = FALSE;
+            for (guint i = 0; i < n->inputs->len && !dynamic; i++)
+                dynamic = node_input(n, i) && node_input(n, i)->dynamic;
+            if (dynamic)
+                continue;
+            g_ptr_array_set_size(site.removed, 0);
+            site.bytes = 0;
+            GError *local = NULL;
+            if (!fuse_rules[r].apply(&site, n, &local))
+                continue;
+            if (local) {
+                g_propagate_error(error, local);
+                ok = FALSE;
+                break;
+            }
+            report->sites[r]++;
+            report->bytes[r] += site.bytes;
+        }
+        graph_replace_nodes(g, site.with, first_new);
+        g_hash_table_unref(site.with);
+    }
+    g_ptr_array_unref(site.removed);
+    report->applied = TRUE;
+    return ok;
+}

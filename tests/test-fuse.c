@@ -1,0 +1,216 @@
+/* test-fuse.c — --fuse ort (sim/memory/fuse.c): each rule fuses the pattern it names, and leaves it alone
+ * where removing an intermediate would be wrong (a second reader, a graph output, other constants); a fused
+ * Conv writes over its skip tensor only when the skip dies there, and every fused plan runs bit for bit with
+ * its nothing-shared run (through the sim binary). */
+#include "graphs/builder.h"
+#include "memory/fuse.h"
+#include "model/onnx.h"
+#include "tests/testutil.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Builds, infers and fuses; the report, and the model (to free). */
+static Model *fused(Builder *b, FuseReport *report)
+{
+    GError *error = NULL;
+    Model *m = builder_finish(b, &error);
+    g_assert_no_error(error);
+    g_assert_true(test_infer(m, NULL, &error));
+    g_assert_no_error(error);
+    g_assert_true(fuse_apply(m, "ort", report, &error));
+    g_assert_no_error(error);
+    return m;
+}
+
+/* The number of nodes of op type `op` in m's graph. */
+static guint count_ops(const Model *m, const char *op)
+{
+    guint n = 0;
+    for (guint k = 0; k < m->graph->nodes->len; k++)
+        n += !strcmp(((const Node *)m->graph->nodes->pdata[k])->op_type, op);
+    return n;
+}
+
+static guint rule_index(const char *name)
+{
+    guint count;
+    const FuseRule *rules = fuse_rule_table(&count);
+    for (guint k = 0; k < count; k++)
+        if (!strcmp(rules[k].name, name))
+            return k;
+    g_error("no fusion rule '%s'", name);
+}
+
+static const gint64 image[] = {1, 4, 6, 6}, kernel[] = {4, 4, 3, 3};
+
+static const char *conv(Builder *b, const char *x, const char *w)
+{
+    return B_OPA(b, "Conv", attr_new_ints("pads", (const gint64[]){1, 1, 1, 1}, 4), x, w);
+}
+
+/* Add(Conv(x), skip): one FusedConv, the Conv's output gone; not when the Conv output has a second reader. */
+static void test_conv_add(void)
+{
+    FuseReport r;
+    Builder *b = builder_new("conv-add", 13);
+    const char *x = b_input(b, "x", DT_FLOAT, 4, image), *w = b_weight(b, "w", DT_FLOAT, 4, kernel, TRUE);
+    const char *skip = B_OP(b, "Relu", x);
+    b_output(b, B_OP(b, "Relu", B_OP(b, "Add", conv(b, x, w), skip)));
+    Model *m = fused(b, &r);
+    g_assert_cmpuint(r.sites[rule_index("conv-add")], ==, 1);
+    g_assert_cmpuint(r.bytes[rule_index("conv-add")], ==, 4 * 36 * 4);
+    g_assert_cmpuint(count_ops(m, "FusedConv"), ==, 1);
+    g_assert_cmpuint(count_ops(m, "Conv"), ==, 0);
+    g_assert_cmpuint(count_ops(m, "Add"), ==, 0);
+    model_free(m);
+    /* the Conv's output read again: nothing fused */
+    b = builder_new("conv-add-read-twice", 13);
+    x = b_input(b, "x", DT_FLOAT, 4, image);
+    w = b_weight(b, "w", DT_FLOAT, 4, kernel, TRUE);
+    const char *c = conv(b, x, w);
+    b_output(b, B_OP(b, "Add", c, B_OP(b, "Relu", x)));
+    b_output(b, B_OP(b, "Neg", c));
+    m = fused(b, &r);
+    g_assert_cmpuint(r.sites[rule_index("conv-add")], ==, 0);
+    g_assert_cmpuint(count_ops(m, "Conv"), ==, 1);
+    model_free(m);
+    /* a skip of another shape (broadcast): nothing fused */
+    b = builder_new("conv-add-broadcast", 13);
+    x = b_input(b, "x", DT_FLOAT, 4, image);
+    w = b_weight(b, "w", DT_FLOAT, 4, kernel, TRUE);
+    b_output(b, B_OP(b, "Add", conv(b, x, w), b_weight(b, "bias", DT_FLOAT, 4, (const gint64[]){1, 4, 1, 1}, TRUE)));
+    m = fused(b, &r);
+    g_assert_cmpuint(r.sites[rule_index("conv-add")], ==, 0);
+    model_free(m);
+}
+
+/* Mul(x, HardSigmoid(x)) with alpha 1/6 is HardSwish; with the default alpha 0.2 it is not. Mul(x, Sigmoid(x))
+ * is SiLU; Mul(y, Sigmoid(x)) is not. */
+static void test_activations(void)
+{
+    FuseReport r;
+    Builder *b = builder_new("activations", 13);
+    const char *x = b_input(b, "x", DT_FLOAT, 2, (const gint64[]){3, 5});
+    const char *hs = B_OPA(b, "HardSigmoid", attr_new_float("alpha", 1.0f / 6.0f), x);
+    b_output(b, B_OP(b, "Mul", x, hs));
+    b_output(b, B_OP(b, "Mul", B_OP(b, "HardSigmoid", x), x)); /* alpha 0.2: another function */
+    b_output(b, B_OP(b, "Mul", B_OP(b, "Sigmoid", x), x));
+    const char *y = B_OP(b, "Neg", x);
+    b_output(b, B_OP(b, "Mul", y, B_OP(b, "Sigmoid", x)));
+    Model *m = fused(b, &r);
+    g_assert_cmpuint(r.sites[rule_index("hard-swish")], ==, 1);
+    g_assert_cmpuint(r.sites[rule_index("silu")], ==, 1);
+    g_assert_cmpuint(count_ops(m, "HardSwish"), ==, 1);
+    g_assert_cmpuint(count_ops(m, "SiLU"), ==, 1);
+    g_assert_cmpuint(count_ops(m, "HardSigmoid"), ==, 1);
+    g_assert_cmpuint(count_ops(m, "Sigmoid"), ==, 1);
+    model_free(m);
+}
+
+/* torch's exact GELU and LayerNorm written out; an intermediate that is a graph output keeps the pattern. */
+static void test_gelu_and_layer_norm(void)
+{
+    FuseReport r;
+    for (int keep = 0; keep < 2; keep++) {
+        Builder *b = builder_new("gelu-layer-norm", 13);
+        const char *x = b_input(b, "x", DT_FLOAT, 3, (const gint64[]){2, 4, 8});
+        const char *erf = B_OP(b, "Erf", B_OP(b, "Div", x, b_float_scalar(b, "sqrt2", 1.4142135f)));
+        const char *inner = B_OP(b, "Mul", x, B_OP(b, "Add", erf, b_float_scalar(b, "one", 1.0f)));
+        const char *g = B_OP(b, "Mul", inner, b_float_scalar(b, "half", 0.5f));
+        const char *mean = B_OPA(b, "ReduceMean", attr_new_ints("axes", (const gint64[]){-1}, 1), g);
+        const char *d = B_OP(b, "Sub", g, mean);
+        const char *var = B_OPA(b, "ReduceMean", attr_new_ints("axes", (const gint64[]){-1}, 1),
+                                B_OP(b, "Pow", d, b_float_scalar(b, "two", 2.0f)));
+        const char *norm = B_OP(b, "Div", d, B_OP(b, "Sqrt", B_OP(b, "Add", var, b_float_scalar(b, "eps", 1e-5f))));
+        const char *gamma = b_weight(b, "gamma", DT_FLOAT, 1, (const gint64[]){8}, TRUE);
+        const char *beta = b_weight(b, "beta", DT_FLOAT, 1, (const gint64[]){8}, TRUE);
+        b_output(b, B_OP(b, "Add", B_OP(b, "Mul", norm, gamma), beta));
+        if (keep) /* the variance is wanted too */
+            b_output(b, var);
+        Model *m = fused(b, &r);
+        g_assert_cmpuint(r.sites[rule_index("gelu")], ==, 1);
+        g_assert_cmpuint(r.sites[rule_index("layer-norm")], ==, keep ? 0 : 1);
+        g_assert_cmpuint(count_ops(m, "Gelu"), ==, 1);
+        g_assert_cmpuint(count_ops(m, "Erf"), ==, 0);
+        g_assert_cmpuint(count_ops(m, "LayerNormalization"), ==, keep ? 0 : 1);
+        model_free(m);
+    }
+}
+
+/* MatMul of matrices plus a bias row: Gemm; of a batch of matrices: left alone. */
+static void test_matmul_add(void)
+{
+    FuseReport r;
+    Builder *b = builder_new("matmul-add", 13);
+    const char *a = b_input(b, "a", DT_FLOAT, 2, (const gint64[]){5, 6});
+    const char *w = b_weight(b, "w", DT_FLOAT, 2, (const gint64[]){6, 3}, TRUE);
+    const char *bias = b_weight(b, "bias", DT_FLOAT, 1, (const gint64[]){3}, TRUE);
+    b_output(b, B_OP(b, "Add", B_OP(b, "MatMul", a, w), bias));
+    const char *batch = b_input(b, "batch", DT_FLOAT, 3, (const gint64[]){2, 5, 6});
+    b_output(b, B_OP(b, "Add", B_OP(b, "MatMul", batch, w), bias));
+    Model *m = fused(b, &r);
+    g_assert_cmpuint(r.sites[rule_index("matmul-add")], ==, 1);
+    g_assert_cmpuint(count_ops(m, "Gemm"), ==, 1);
+    g_assert_cmpuint(count_ops(m, "MatMul"), ==, 1);
+    model_free(m);
+}
+
+/* Through the command: a residual block fused, planned and run. Where the skip dies at the Add, the fused
+ * Conv writes over it (the plan's lower bound drops by the Conv's output); where the skip is read again, it
+ * may not (the bound stays); both runs match the nothing-shared run bit for bit, with poison. */
+static void test_fused_runs(void)
+{
+    for (int read_again = 0; read_again < 2; read_again++) {
+        Builder *b = builder_new("residual", 13);
+        const char *x = b_input(b, "x", DT_FLOAT, 4, image), *w = b_weight(b, "w", DT_FLOAT, 4, kernel, TRUE);
+        const char *skip = B_OP(b, "Relu", x);
+        const char *y = B_OP(b, "Relu", B_OP(b, "Add", conv(b, x, w), skip));
+        b_output(b, read_again ? B_OP(b, "Add", y, skip) : y);
+        GError *error = NULL;
+        Model *m = builder_finish(b, &error);
+        g_assert_no_error(error);
+        char *path = test_scratch_path(read_again ? "residual-read-again.onnx" : "residual.onnx");
+        g_assert_true(onnx_write_file(m, path, &error));
+        model_free(m);
+        RunResult plain = test_run("SIM_BIN", (const char *[]){"--graph", path, "--format", "json", NULL});
+        RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--fuse", "ort", "--format", "json", NULL});
+        g_assert_cmpint(plain.status, ==, 0);
+        g_assert_cmpint(r.status, ==, 0);
+        const char *lb_plain = strstr(plain.out, "\"lower_bound_bytes\" : "), *lb = strstr(r.out, "\"lower_bound_bytes\" : ");
+        g_assert_nonnull(lb_plain);
+        g_assert_nonnull(lb);
+        guint64 before = g_ascii_strtoull(lb_plain + 22, NULL, 10), after = g_ascii_strtoull(lb + 22, NULL, 10);
+        if (read_again)
+            g_assert_cmpuint(after, ==, before);
+        else
+            g_assert_cmpuint(after, <, before);
+        run_result_clear(&plain);
+        run_result_clear(&r);
+        r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--fuse", "ort", "--run", "--check", "--poison",
+                                                  "--compare", NULL});
+        if (r.status != 0)
+            g_error("a fused plan does not run bit for bit: %s", r.err);
+        run_result_clear(&r);
+        r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--fuse", "ort", NULL});
+        g_assert_cmpint(r.status, ==, 0);
+        g_assert_nonnull(strstr(r.out, "conv-add              1  576 B"));
+        run_result_clear(&r);
+        g_free(path);
+    }
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", "graphs/gpt2.onnx", "--fuse", "tvm", NULL});
+    g_assert_cmpint(r.status, ==, 2);
+    g_assert_nonnull(strstr(r.err, "--fuse takes ort or none"));
+    run_result_clear(&r);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/fuse/conv-add", test_conv_add);
+    g_test_add_func("/fuse/activations", test_activations);
+    g_test_add_func("/fuse/gelu-and-layer-norm", test_gelu_and_layer_norm);
+    g_test_add_func("/fuse/matmul-add", test_matmul_add);
+    g_test_add_func("/fuse/fused-runs", test_fused_runs);
+    return g_test_run();
+}
