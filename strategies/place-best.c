@@ -8,7 +8,7 @@
 /* The candidates: everything but the baseline and portfolios (itself); exact search only when small. */
 static gboolean candidate(const PlaceStrategy *s, const PlaceProblem *p)
 {
-    return s->role != ROLE_BASELINE && s->role != ROLE_PORTFOLIO && s->role != ROLE_PEER && (s->role != ROLE_EXACT || p->units->len <= p->options->search_max);
+    return s->role != ROLE_BASELINE && s->role != ROLE_PORTFOLIO && s->role != ROLE_PEER && s->role != ROLE_RUNTIME && (s->role != ROLE_EXACT || p->units->len <= p->options->search_max);
 }
 
 static gboolean best_plan(const PlaceProblem *p, guint64 *offsets, char **detail, GError **error)

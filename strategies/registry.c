@@ -6,11 +6,12 @@
 #include <string.h>
 
 extern const PlaceStrategy place_naive, place_firstfit, place_bestfit, place_greedy_size, place_greedy_breadth,
-    place_greedy_conflicts, place_climb, place_search, place_minimalloc, place_best;
+    place_greedy_conflicts, place_climb, place_search, place_minimalloc, place_best, place_ort, place_pytorch;
 
 const PlaceStrategy *const place_registry[] = {
     &place_naive, &place_firstfit, &place_bestfit, &place_greedy_size, &place_greedy_breadth,
-    &place_greedy_conflicts, &place_climb, &place_search, &place_minimalloc, &place_best, NULL,
+    &place_greedy_conflicts, &place_climb, &place_search, &place_minimalloc, &place_best, &place_ort, &place_pytorch,
+    NULL,
 };
 
 extern const OrderStrategy order_file, order_topo, order_dfs, order_freed, order_lazy, order_event, order_event_gap,

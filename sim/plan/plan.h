@@ -74,9 +74,10 @@ typedef struct {
 typedef enum { PLACE_ONLINE, PLACE_OFFLINE } PlaceKind;
 
 /* What a strategy is for, so others can pick it without naming it: the no-reuse baseline, the fast
- * heuristics (incumbents for the search), improvers, exact search, portfolios of the others, and peers
- * (a published algorithm rebuilt for comparison, which no portfolio runs). */
-typedef enum { ROLE_BASELINE, ROLE_HEURISTIC, ROLE_IMPROVER, ROLE_EXACT, ROLE_PORTFOLIO, ROLE_PEER } PlaceRole;
+ * heuristics (incumbents for the search), improvers, exact search, portfolios of the others, peers
+ * (a published algorithm rebuilt for comparison, which no portfolio runs) and runtimes (a runtime's own
+ * allocator or planner rebuilt as a baseline: ONNX Runtime's, PyTorch's; no portfolio runs them either). */
+typedef enum { ROLE_BASELINE, ROLE_HEURISTIC, ROLE_IMPROVER, ROLE_EXACT, ROLE_PORTFOLIO, ROLE_PEER, ROLE_RUNTIME } PlaceRole;
 
 typedef struct PlaceStrategy {
     const char *name;
