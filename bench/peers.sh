@@ -17,7 +17,7 @@ command -v node > /dev/null || { echo "peers.sh: node is not installed (Debian's
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 csv=results/peers.csv
-echo "model,dims,our_arena_bytes,our_lower_bound_bytes,ort_first_run_peak_bytes,ort_pattern_bytes,ort_outside_pattern_bytes,ort_arena_held_bytes,ort_baseline_bytes,ort_kernels,our_steps,ort_note" > "$csv"
+echo "model,dims,our_arena_bytes,our_lower_bound_bytes,ort_first_run_peak_bytes,ort_pattern_bytes,ort_outside_pattern_bytes,ort_arena_held_bytes,ort_baseline_bytes,ort_kernels,our_steps,ort_note,our_fused_arena_bytes,our_fused_lower_bound_bytes,our_ort_bytes,our_pytorch_reserved_bytes,ort_disabled_first_run_peak_bytes,ort_disabled_pattern_bytes" > "$csv"
 # peer_row NAME FILE DIMS: one model's row (ours, then ORT on a copy with filled weights) on stdout.
 peer_row() {
     set -euo pipefail
@@ -30,17 +30,30 @@ peer_row() {
         IFS=, read -r -a ds <<< "$dims"
         for d in "${ds[@]}"; do dim_args+=(--dim "$d"); ort_dims+=("$d"); done
     fi
-    local ours arena our_arena our_bound our_steps ort fields note
+    local ours arena our_arena our_bound our_steps ort fields note fused runtimes disabled
     ours=$(build/sim --graph "$model" "${dim_args[@]}" --strategy best --budget-work "${WORK:-1000000}" --alias all --io inputs-outside --format csv | tail -1)
     arena=$(echo "$ours" | /usr/bin/python3 -c "import csv,sys; r=next(csv.reader(sys.stdin)); print(r[6], r[7], r[5])")
     read -r our_arena our_bound our_steps <<< "$arena"
+    # the graph ORT runs (--fuse ort), beside its default level; its rule and PyTorch's on the file's graph,
+    # beside ORT with its graph optimisations disabled (ORT's sharing: views and in-place; outputs outside)
+    fused=$(build/sim --graph "$model" "${dim_args[@]}" --strategy best --budget-work "${WORK:-1000000}" --alias all \
+        --io inputs-outside --fuse ort --format csv | tail -1 | /usr/bin/python3 -c "import csv,sys; r=next(csv.reader(sys.stdin)); print(f'{r[6]},{r[7]}')")
+    runtimes=$(for s in ort pytorch; do build/sim --graph "$model" "${dim_args[@]}" --strategy "$s" --alias noop,inplace \
+        --io outside --format csv | tail -1; done | /usr/bin/python3 -c "
+import csv, re, sys
+rows = list(csv.reader(sys.stdin))
+print(f'{rows[0][6]},' + re.search(r'reserves (\\d+) B', rows[1][15]).group(1))")
     /usr/bin/python3 bench/peers/fill_weights.py "$model" "$scratch/model.onnx" 2> /dev/null
+    disabled=","
+    if ort=$(ORT_OPT_LEVEL=disabled node bench/peers/ort-memory.js "$scratch/model.onnx" "$scratch/plain" "${ort_dims[@]}" 2> /dev/null); then
+        disabled=$(echo "$ort" | /usr/bin/python3 -c "import json,sys; j=json.load(sys.stdin); print(f\"{j['first_run_peak']},{j['pattern_bytes']}\")")
+    fi
     if ort=$(node bench/peers/ort-memory.js "$scratch/model.onnx" "$scratch/profile" "${ort_dims[@]}" 2> "$scratch/err"); then
         fields=$(echo "$ort" | /usr/bin/python3 -c "import json,sys; j=json.load(sys.stdin); print(','.join(str(j[k]) for k in ('first_run_peak','pattern_bytes','outside_pattern','arena_held','baseline','kernels')))")
-        echo "$name,\"$dims\",$our_arena,$our_bound,$fields,$our_steps,"
+        echo "$name,\"$dims\",$our_arena,$our_bound,$fields,$our_steps,,$fused,$runtimes,$disabled"
     else
         note=$(tr '",' "' " < "$scratch/err" | head -c 200)
-        echo "$name,\"$dims\",$our_arena,$our_bound,,,,,,,$our_steps,\"$note\""
+        echo "$name,\"$dims\",$our_arena,$our_bound,,,,,,,$our_steps,\"$note\",$fused,$runtimes,$disabled"
     fi
     rm -rf "$scratch"
     echo "peers.sh: $name" >&2
@@ -91,5 +104,35 @@ for r in rows:
     else:
         cells = ["ORT failed: " + r["ort_note"], "", "", "", "", ""]
     print(f"| {r['model']} | {h(r['our_arena_bytes'])} | {h(r['our_lower_bound_bytes'])} | " + " | ".join(cells) + " |")
+print("""
+## The graph ORT runs: `--fuse ort`
+
+The same models planned after ORT's fusions (`sim --strategy best --budget-work 1000000 --alias all --io
+inputs-outside --fuse ort`: a Conv accumulating into its residual, HardSwish, SiLU, GELU, LayerNorm, MatMul+Add;
+docs/DESIGN.md, "Fusion"), beside ORT's first run at its default level, which runs its own fused graph.
+
+| model | ours: best | ours --fuse ort: best | ours --fuse ort: lower bound | ORT first run | fused / ORT first run |
+|---|---:|---:|---:|---:|---:|""")
+for r in rows:
+    if r["ort_first_run_peak_bytes"] and r["our_fused_arena_bytes"]:
+        first = int(r["ort_first_run_peak_bytes"])
+        ratio = f"{int(r['our_fused_arena_bytes']) / first:.2f}" if first else "—"
+        print(f"| {r['model']} | {h(r['our_arena_bytes'])} | {h(r['our_fused_arena_bytes'])} | {h(r['our_fused_lower_bound_bytes'])} | {h(r['ort_first_run_peak_bytes'])} | {ratio} |")
+print("""
+## ORT's rule and PyTorch's on the file's graph
+
+The runtimes' own planners rebuilt as strategies, on the graph as the file has it, with ORT's kinds of sharing
+(views and in-place: `--alias noop,inplace`) and graph outputs outside the arena (`--io outside`), beside ORT
+with its graph optimisations disabled (`ORT_OPT_LEVEL=disabled`: it plans the file's graph too). `ort` is
+ONNX Runtime's reuse and memory-pattern rule (its plan against ORT's pattern block); `pytorch` the CUDA
+caching allocator's rules (the bytes it reserves).
+
+| model | ours: ort | ORT disabled: pattern | ort / ORT pattern | ours: pytorch reserves | ORT disabled: first run |
+|---|---:|---:|---:|---:|---:|""")
+for r in rows:
+    if r["ort_disabled_pattern_bytes"] and r["our_ort_bytes"]:
+        pattern = int(r["ort_disabled_pattern_bytes"])
+        ratio = f"{int(r['our_ort_bytes']) / pattern:.2f}" if pattern else "—"
+        print(f"| {r['model']} | {h(r['our_ort_bytes'])} | {h(r['ort_disabled_pattern_bytes'])} | {ratio} | {h(r['our_pytorch_reserved_bytes'])} | {h(r['ort_disabled_first_run_peak_bytes'])} |")
 PY
 echo "peers.sh: wrote $csv and results/peers.md" >&2
