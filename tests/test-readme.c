@@ -134,18 +134,23 @@ static void test_peers_finding(void)
     char *readme = readme_text();
     CsvTable *t = table("peers.csv");
     double low = INFINITY, high = 0;
-    guint below = 0;
+    guint below = 0, fused_at_or_below = 0;
     for (guint r = 0; r < t->rows->len; r++) {
         double ours = number(t, r, "our_arena_bytes");
         double theirs = number(t, r, "ort_pattern_bytes") + number(t, r, "ort_outside_pattern_bytes");
         low = MIN(low, ours / theirs);
         high = MAX(high, ours / theirs);
         below += number(t, r, "ort_first_run_peak_bytes") < ours;
+        fused_at_or_below += number(t, r, "our_fused_arena_bytes") <= number(t, r, "ort_first_run_peak_bytes");
     }
     char *range = g_strdup_printf("needs %.2f× to %.2f× of the memory", low, high);
     char *count = g_strdup_printf("ORT's first-run peak is below our arena on %u of %u", below, t->rows->len);
+    char *fused = g_strdup_printf("our arena is at or below ORT's first-run peak on %u of %u", fused_at_or_below,
+                                  t->rows->len);
     assert_says(readme, range);
     assert_says(readme, count);
+    assert_says(readme, fused);
+    g_free(fused);
     g_free(range);
     g_free(count);
     csv_table_free(t);
