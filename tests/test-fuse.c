@@ -156,6 +156,26 @@ static void test_matmul_add(void)
     model_free(m);
 }
 
+/* A node of weights and known values alone is folded into a constant (outside the activations, still run);
+ * one that reads an activation is not. */
+static void test_constant_fold(void)
+{
+    FuseReport r;
+    Builder *b = builder_new("constant-fold", 13);
+    const char *x = b_input(b, "x", DT_FLOAT, 2, (const gint64[]){4, 8});
+    const char *w = b_weight(b, "w", DT_FLOAT, 2, (const gint64[]){12, 8}, FALSE);
+    const char *rows = B_OP(b, "Slice", w, b_int_vec(b, "starts", 1, (const gint64[]){4}),
+                            b_int_vec(b, "ends", 1, (const gint64[]){8}));
+    b_output(b, B_OP(b, "Add", x, rows));
+    Model *m = fused(b, &r);
+    g_assert_cmpuint(r.sites[rule_index("constant-fold")], ==, 1);
+    g_assert_cmpuint(r.bytes[rule_index("constant-fold")], ==, 4 * 8 * 4);
+    const Tensor *folded = graph_tensor(m->graph, rows);
+    g_assert_cmpint(folded->kind, ==, TENSOR_CONSTANT);
+    g_assert_cmpint(graph_tensor(m->graph, "x")->kind, !=, TENSOR_CONSTANT);
+    model_free(m);
+}
+
 /* Through the command: a residual block fused, planned and run. Where the skip dies at the Add, the fused
  * Conv writes over it (the plan's lower bound drops by the Conv's output); where the skip is read again, it
  * may not (the bound stays); both runs match the nothing-shared run bit for bit, with poison. */
@@ -211,6 +231,7 @@ int main(int argc, char **argv)
     g_test_add_func("/fuse/activations", test_activations);
     g_test_add_func("/fuse/gelu-and-layer-norm", test_gelu_and_layer_norm);
     g_test_add_func("/fuse/matmul-add", test_matmul_add);
+    g_test_add_func("/fuse/constant-fold", test_constant_fold);
     g_test_add_func("/fuse/fused-runs", test_fused_runs);
     return g_test_run();
 }

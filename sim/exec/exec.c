@@ -378,7 +378,9 @@ static gboolean bind(Executor *e, const AliasMap *m, GError **error)
             e->view_of_input[k] = TRUE; /* a view of bytes outside the arena: points at them when it runs */
             continue;
         }
-        if (t->kind == TENSOR_WEIGHT || t->kind == TENSOR_CONSTANT || t->init || (p && p->op && p->op->plan_constant)) {
+        gboolean computed = p && p->op && !p->op->plan_constant && !t->init; /* a constant its node computes */
+        if (!computed &&
+            (t->kind == TENSOR_WEIGHT || t->kind == TENSOR_CONSTANT || t->init || (p && p->op && p->op->plan_constant))) {
             ok = bind_weight(e, k, t, x, &e->own[k], bytes, "a tensor outside the arena", error);
             continue;
         }

@@ -302,7 +302,43 @@ static gboolean rule_layer_norm(Site *site, Node *n, GError **error)
     return FALSE;
 }
 
+/* A node that reads only weights and constants computes a constant: ONNX Runtime folds it when the session
+ * starts (its ConstantFolding), so its output is a weight, outside the activations (torch's attention slices
+ * its packed in-projection weight with Slice at run time). The node still runs here, writing its output into
+ * memory of its own; it is not planned. */
+static gboolean rule_constant_fold(Site *site, Node *n, GError **error)
+{
+    (void)error;
+    if (!n->op || n->op->plan_constant || !n->op->kernel || !n->inputs->len || !strcmp(n->domain, SIM_OP_DOMAIN))
+        return FALSE;
+    for (guint k = 0; k < n->inputs->len; k++) { /* weights, constants, and values the planner knows (shapes) */
+        Tensor *t = node_input(n, k);
+        if (t && !is_weight(t) && !(t->value && !t->dynamic))
+            return FALSE;
+    }
+    for (guint k = 0; k < n->implicit_inputs->len; k++)
+        if (!is_weight(n->implicit_inputs->pdata[k]))
+            return FALSE;
+    guint64 bytes = 0;
+    for (guint k = 0; k < n->outputs->len; k++) {
+        Tensor *t = node_output(n, k);
+        if (t && (t->is_graph_output || t->dynamic || t->kind != TENSOR_INTERMEDIATE))
+            return FALSE;
+    }
+    for (guint k = 0; k < n->outputs->len; k++) {
+        Tensor *t = node_output(n, k);
+        if (t) {
+            t->kind = TENSOR_CONSTANT;
+            bytes += t->bytes;
+        }
+    }
+    site->bytes = bytes;
+    return TRUE;
+}
+
 static const FuseRule fuse_rules[] = {
+    {"constant-fold", "a node of weights and constants alone: computed once, a weight (ONNX Runtime's ConstantFolding)",
+     rule_constant_fold},
     {"conv-add", "Conv + Add of its skip: accumulated in place over the skip (ONNX Runtime's Conv+Add+Relu fusion)",
      rule_conv_add},
     {"hard-swish", "x * HardSigmoid(x) (alpha 1/6, beta 1/2): HardSwish", rule_hard_swish},
@@ -334,10 +370,10 @@ gboolean fuse_apply(Model *m, const char *kind, FuseReport *report, GError **err
     /* Each rule in one pass over the nodes (a node a site took is not looked at again), the replacements
      * then made at once. */
     for (guint r = 0; ok && r < G_N_ELEMENTS(fuse_rules); r++) {
-        guint first_new = g->nodes->len;
+        guint first_new = g->nodes->len, ordered = g->order->len;
         site.with = g_hash_table_new(NULL, NULL);
-        for (guint k = 0; ok && k < first_new; k++) {
-            Node *n = g->nodes->pdata[k];
+        for (guint k = 0; ok && k < ordered; k++) { /* in topological order: folded constants feed the next */
+            Node *n = g->order->pdata[k];
             if (n->guard || !n->op || g_hash_table_contains(site.with, n))
                 continue;
             gboolean dynamic = FALSE;
