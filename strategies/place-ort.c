@@ -8,6 +8,7 @@
  * The plan is what ORT's memory pattern reserves for one input shape (its "pattern" block); the detail says
  * how many buffers reuse another's. Pinned buffers keep their offsets, reserved for the whole run (blocks the
  * others go around). */
+#include "plan/freelist.h"
 #include "plan/place.h"
 #include "base/error.h"
 
@@ -33,8 +34,6 @@ typedef struct {
     gboolean fixed;    /* a pinned buffer, at its offset */
 } Buffer;
 
-static guint64 align_up(guint64 v, guint64 a) { return a > 1 ? (v + a - 1) / a * a : v; }
-
 static gint by_buffer_last(gconstpointer x, gconstpointer y, gpointer data)
 {
     const Buffer *b = data;
@@ -54,10 +53,10 @@ static gboolean ort_plan(const PlaceProblem *p, guint64 *offsets, char **detail,
         born[u] = dies[u] = u;
     place_sort(born, n, by_first, (gpointer)units);
     place_sort(dies, n, by_last, (gpointer)units);
-    /* 1. reuse of exactly equal sizes: the free list, most recently freed at its head */
+    /* 1. reuse of exactly equal sizes. ORT scans one free list from its head (most recently freed first) for
+     * the first buffer of the size; a stack of freed buffers per size is that answer in O(1). */
     GArray *buffers = g_array_new(FALSE, FALSE, sizeof(Buffer));
-    GQueue freelist = G_QUEUE_INIT;
-    GHashTable *free_by_size = g_hash_table_new(g_int64_hash, g_int64_equal); /* size -> count on the list */
+    GHashTable *freed = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, (GDestroyNotify)g_array_unref);
     guint reused = 0, bi = 0, di = 0;
     while (bi < n || di < n) {
         guint step = bi < n ? units[born[bi]].first : G_MAXUINT;
@@ -72,19 +71,11 @@ static gboolean ort_plan(const PlaceProblem *p, guint64 *offsets, char **detail,
                 g_array_append_val(buffers, b);
                 continue;
             }
-            gpointer count = g_hash_table_lookup(free_by_size, &size);
-            GList *hit = NULL;
-            for (GList *l = count ? freelist.head : NULL; l && !hit; l = l->next)
-                if (g_array_index(buffers, Buffer, GPOINTER_TO_UINT(l->data)).size == size)
-                    hit = l;
-            if (hit) {
-                buffer_of[u] = GPOINTER_TO_UINT(hit->data);
-                g_queue_delete_link(&freelist, hit);
+            GArray *stack = g_hash_table_lookup(freed, &size);
+            if (stack && stack->len) {
+                buffer_of[u] = g_array_index(stack, guint, stack->len - 1);
+                g_array_set_size(stack, stack->len - 1);
                 Buffer *b = &g_array_index(buffers, Buffer, buffer_of[u]);
-                if (GPOINTER_TO_UINT(count) == 1)
-                    g_hash_table_remove(free_by_size, &b->size);
-                else
-                    g_hash_table_insert(free_by_size, &b->size, GUINT_TO_POINTER(GPOINTER_TO_UINT(count) - 1));
                 b->align = MAX(b->align, units[u].align);
                 reused++;
             } else {
@@ -94,74 +85,53 @@ static gboolean ort_plan(const PlaceProblem *p, guint64 *offsets, char **detail,
             }
         }
         for (; di < n && units[dies[di]].last == step; di++) {
-            Buffer *b = &g_array_index(buffers, Buffer, buffer_of[dies[di]]);
+            guint id = buffer_of[dies[di]];
+            Buffer *b = &g_array_index(buffers, Buffer, id);
             b->last = step;
             if (b->fixed)
                 continue;
-            g_queue_push_head(&freelist, GUINT_TO_POINTER(buffer_of[dies[di]]));
-            gpointer count = g_hash_table_lookup(free_by_size, &b->size);
-            g_hash_table_insert(free_by_size, &b->size, GUINT_TO_POINTER(GPOINTER_TO_UINT(count) + 1));
+            GArray *stack = g_hash_table_lookup(freed, &b->size);
+            if (!stack) {
+                guint64 *key = g_new(guint64, 1);
+                *key = b->size;
+                stack = g_array_new(FALSE, FALSE, sizeof(guint));
+                g_hash_table_insert(freed, key, stack);
+            }
+            g_array_append_val(stack, id);
         }
     }
-    g_queue_clear(&freelist);
-    g_hash_table_unref(free_by_size);
-    /* 2. the memory pattern: blocks live at each moment, sorted by offset */
+    g_hash_table_unref(freed);
+    /* 2. the memory pattern. ORT walks the live blocks in address order for the smallest gap between them that
+     * fits (the first of equal ones), else goes just past the highest: a best-fit free list over the same
+     * blocks picks the same offsets when sizes are multiples of their alignment (freelist.h: the top block
+     * only when nothing else fits), in O(log n) where the walk is O(live blocks). */
     guint nb = buffers->len;
     Buffer *bufs = (Buffer *)(void *)buffers->data;
-    guint *starts = g_new(guint, nb + 1), *ends = g_new(guint, nb + 1);
-    for (guint k = 0; k < nb; k++) /* buffers were made in order of first birth: starts is that order */
-        starts[k] = ends[k] = k;
+    guint *ends = g_new(guint, nb + 1);
+    for (guint k = 0; k < nb; k++) /* buffers were made in order of first birth: that is the start order */
+        ends[k] = k;
     g_qsort_with_data(ends, (gint)nb, sizeof(guint), by_buffer_last, bufs);
-    GArray *live = g_array_new(FALSE, FALSE, sizeof(guint)); /* buffer ids, by offset */
+    FreeList *space = freelist_new(FREELIST_BEST_FIT, p->units);
     for (guint k = 0; k < nb; k++) /* pinned blocks are reserved for the whole run, as replay_online does */
-        if (bufs[k].fixed) {
-            guint at = 0;
-            while (at < live->len && bufs[g_array_index(live, guint, at)].offset < bufs[k].offset)
-                at++;
-            g_array_insert_val(live, at, k);
-        }
+        if (bufs[k].fixed)
+            freelist_reserve(space, bufs[k].offset, bufs[k].size);
     guint si = 0, ei = 0;
     while (si < nb || ei < nb) {
-        guint step = si < nb ? bufs[starts[si]].first : G_MAXUINT;
+        guint step = si < nb ? bufs[si].first : G_MAXUINT;
         if (ei < nb && bufs[ends[ei]].last < step)
             step = bufs[ends[ei]].last;
-        for (; si < nb && bufs[starts[si]].first == step; si++) {
-            Buffer *b = &bufs[starts[si]];
-            guint64 current = 0, waste = G_MAXUINT64, best = 0;
-            guint at = live->len;
-            guint id = starts[si];
-            if (b->fixed) /* live from the start (below) */
-                continue;
-            if (live->len) {
-                const Buffer *top = &bufs[g_array_index(live, guint, live->len - 1)];
-                best = align_up(top->offset + top->size, b->align);
-            }
-            for (guint k = 0; k < live->len; k++) {
-                const Buffer *l = &bufs[g_array_index(live, guint, k)];
-                guint64 from = align_up(current, b->align);
-                if (l->offset >= from && l->offset - from >= b->size && l->offset - from - b->size < waste) {
-                    waste = l->offset - from - b->size;
-                    best = from;
-                    at = k;
-                }
-                current = l->offset + l->size;
-            }
-            b->offset = best;
-            g_array_insert_val(live, at, id);
-        }
+        for (; si < nb && bufs[si].first == step; si++)
+            if (!bufs[si].fixed)
+                bufs[si].offset = freelist_alloc(space, bufs[si].size, bufs[si].align);
         for (; ei < nb && bufs[ends[ei]].last == step; ei++)
-            for (guint k = 0; !bufs[ends[ei]].fixed && k < live->len; k++)
-                if (g_array_index(live, guint, k) == ends[ei]) {
-                    g_array_remove_index(live, k);
-                    break;
-                }
+            if (!bufs[ends[ei]].fixed)
+                freelist_release(space, bufs[ends[ei]].offset, bufs[ends[ei]].size);
     }
+    freelist_free(space);
     for (guint u = 0; u < n; u++)
         offsets[u] = bufs[buffer_of[u]].offset;
     *detail = g_strdup_printf("%u of %u buffers reuse a freed one of their exact size", reused, n);
-    g_array_unref(live);
     g_array_unref(buffers);
-    g_free(starts);
     g_free(ends);
     g_free(born);
     g_free(dies);
