@@ -1064,7 +1064,8 @@ static void test_approx(void)
     g_free(four);
 }
 
-/* Conv's paths — im2col + sgemm (padding, strides, dilation, groups), 1x1 without im2col, depthwise summed
+/* Conv's paths — im2col + sgemm (padding, strides, dilation, groups; taps over padding alone left out), 1x1
+ * without im2col, depthwise summed
  * over its stride phases (strides 1 to 3, dilations 1 to 3) — against the definition, summed here in double over small integers (so exactly equal). */
 static void test_conv_paths(void)
 {
@@ -1075,6 +1076,8 @@ static void test_conv_paths(void)
         {5, 6, 7, 3, 1, 1, 1, 1, 0, 1}, {4, 6, 6, 8, 1, 1, 2, 1, 0, 1}, {4, 6, 6, 4, 1, 1, 1, 2, 0, 1},
         {6, 9, 8, 6, 3, 3, 6, 1, 1, 1}, {6, 9, 8, 6, 5, 5, 6, 2, 2, 1}, {3, 5, 5, 3, 3, 3, 3, 2, 0, 2},
         {3, 4, 4, 3, 3, 3, 3, 1, 3, 1}, {4, 10, 7, 4, 3, 3, 4, 3, 1, 1}, {2, 11, 9, 2, 3, 2, 2, 2, 1, 3},
+        /* dilated past the input: the off-centre taps read only padding and are left out of the product */
+        {4, 5, 5, 3, 3, 3, 1, 1, 6, 6}, {4, 5, 6, 4, 3, 3, 2, 1, 6, 6}, {3, 7, 7, 2, 3, 3, 1, 1, 4, 4},
     };
     for (gsize k = 0; k < G_N_ELEMENTS(cases); k++) {
         gint64 C = cases[k].c, H = cases[k].h, W = cases[k].w, M = cases[k].m, KH = cases[k].kh, KW = cases[k].kw;

@@ -60,38 +60,55 @@ static void valid_columns(const Window *w, gint64 kx, gint64 *lo, gint64 *hi)
     *lo = MIN(*lo, *hi);
 }
 
-/* im2col of one group of one image: row (ci, ky, kx), column (oy, ox); zero where the window hangs over the
- * padding. Rows are filled a run of valid columns at a time (a copy when the stride is 1). */
-static void im2col(const Window *w, const float *planes, gint64 cg, float *col)
+/* Whether window tap (ky, kx) reads the input for some output (else every output reads padding there: a
+ * dilated window larger than its input, as a segmentation head's rates of 24 and 36 on a 20 x 20 map). */
+static gboolean tap_reads_input(const Window *w, gint64 ky, gint64 kx)
+{
+    gint64 lo, hi;
+    valid_columns(w, kx, &lo, &hi);
+    if (lo >= hi)
+        return FALSE;
+    for (gint64 oy = 0; oy < w->oh; oy++) {
+        gint64 iy = oy * w->sh - w->pt + ky * w->dh;
+        if (iy >= 0 && iy < w->h)
+            return TRUE;
+    }
+    return FALSE;
+}
+
+/* im2col of one group of one image: row (ci, tap), column (oy, ox), for the taps listed (taps[t] = ky kw + kx,
+ * n_taps of them: the ones that read the input); zero where the window hangs over the padding. Rows are
+ * filled a run of valid columns at a time (a copy when the stride is 1). */
+static void im2col(const Window *w, const float *planes, gint64 cg, const gint64 *taps, gint64 n_taps, float *col)
 {
     gint64 cols = w->oh * w->ow;
     for (gint64 ci = 0; ci < cg; ci++) {
         const float *plane = planes + ci * w->h * w->w;
-        for (gint64 ky = 0; ky < w->kh; ky++)
-            for (gint64 kx = 0; kx < w->kw; kx++) {
-                float *row = col + ((ci * w->kh + ky) * w->kw + kx) * cols;
-                gint64 lo, hi, off = kx * w->dw - w->pl;
-                valid_columns(w, kx, &lo, &hi);
-                for (gint64 oy = 0; oy < w->oh; oy++) {
-                    gint64 iy = oy * w->sh - w->pt + ky * w->dh;
-                    float *out = row + oy * w->ow;
-                    if (iy < 0 || iy >= w->h) {
-                        memset(out, 0, sizeof(float) * (gsize)w->ow);
-                        continue;
-                    }
-                    const float *in = plane + iy * w->w + off;
-                    memset(out, 0, sizeof(float) * (gsize)lo);
-                    if (w->sw == 1)
-                        memcpy(out + lo, in + lo, sizeof(float) * (gsize)(hi - lo));
-                    else if (w->sw == 2) /* a constant stride: a vectorised gather of every other column */
-                        for (gint64 ox = lo; ox < hi; ox++)
-                            out[ox] = in[2 * ox];
-                    else
-                        for (gint64 ox = lo; ox < hi; ox++)
-                            out[ox] = in[ox * w->sw];
-                    memset(out + hi, 0, sizeof(float) * (gsize)(w->ow - hi));
+        for (gint64 t = 0; t < n_taps; t++) {
+            gint64 ky = taps[t] / w->kw, kx = taps[t] % w->kw;
+            float *row = col + (ci * n_taps + t) * cols;
+            gint64 lo, hi, off = kx * w->dw - w->pl;
+            valid_columns(w, kx, &lo, &hi);
+            for (gint64 oy = 0; oy < w->oh; oy++) {
+                gint64 iy = oy * w->sh - w->pt + ky * w->dh;
+                float *out = row + oy * w->ow;
+                if (iy < 0 || iy >= w->h) {
+                    memset(out, 0, sizeof(float) * (gsize)w->ow);
+                    continue;
                 }
+                const float *in = plane + iy * w->w + off;
+                memset(out, 0, sizeof(float) * (gsize)lo);
+                if (w->sw == 1)
+                    memcpy(out + lo, in + lo, sizeof(float) * (gsize)(hi - lo));
+                else if (w->sw == 2) /* a constant stride: a vectorised gather of every other column */
+                    for (gint64 ox = lo; ox < hi; ox++)
+                        out[ox] = in[2 * ox];
+                else
+                    for (gint64 ox = lo; ox < hi; ox++)
+                        out[ox] = in[ox * w->sw];
+                memset(out + hi, 0, sizeof(float) * (gsize)(w->ow - hi));
             }
+        }
     }
 }
 
@@ -481,22 +498,46 @@ gboolean kernel_conv(const KernelCall *c, GError **error)
     /* A 1x1 window at stride 1 without padding reads the input planes as they are: no im2col. */
     gboolean pointwise = w.kh == 1 && w.kw == 1 && w.sh == 1 && w.sw == 1 && w.pt == 0 && w.pl == 0 && w.oh == w.h &&
                          w.ow == w.w;
-    float *col = pointwise ? NULL : kernel_workspace(c, sizeof(float) * (gsize)(rows * cols));
-    if (!pointwise && !col)
-        return kernel_fail(c, error, "its im2col workspace of %" G_GINT64_FORMAT " floats cannot be allocated", rows * cols);
+    /* Taps that read only padding add nothing: left out of im2col and of the product, with the weights of the
+     * rest gathered into a matrix of their own (K shrinks from cg kh kw to cg taps) */
+    gint64 *taps = g_new(gint64, (gsize)MAX(w.kh * w.kw, 1)), n_taps = 0;
+    for (gint64 t = 0; t < w.kh * w.kw; t++)
+        if (pointwise || tap_reads_input(&w, t / w.kw, t % w.kw))
+            taps[n_taps++] = t;
+    gboolean gathered = !pointwise && n_taps < w.kh * w.kw;
+    gint64 k_rows = cg * n_taps;
+    gsize floats = pointwise ? 0 : (gsize)(k_rows * cols) + (gathered ? (gsize)(mg * k_rows) : 0);
+    float *col = pointwise ? NULL : kernel_workspace(c, sizeof(float) * MAX(floats, 1));
+    if (!pointwise && !col) {
+        g_free(taps);
+        return kernel_fail(c, error, "its im2col workspace of %" G_GSIZE_FORMAT " floats cannot be allocated", floats);
+    }
+    float *wg = gathered ? col + k_rows * cols : NULL;
     for (gint64 n = 0; n < w.n; n++) {
         for (gint64 g = 0; g < group; g++) {
             const float *planes = px + ((n * w.c) + g * cg) * w.h * w.w;
             if (!pointwise)
-                im2col(&w, planes, cg, col);
+                im2col(&w, planes, cg, taps, n_taps, col);
+            const float *wm = pw + g * mg * rows;
+            if (gathered && (n == 0 || group > 1)) /* the group's weights for the taps that read the input (wg holds one group) */
+                for (gint64 oc = 0; oc < mg; oc++)
+                    for (gint64 ci = 0; ci < cg; ci++)
+                        for (gint64 t = 0; t < n_taps; t++)
+                            wg[(oc * cg + ci) * n_taps + t] = wm[(oc * cg + ci) * w.kh * w.kw + taps[t]];
             float *out = py + ((n * m) + g * mg) * cols;
-            blas.sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)mg, (int)cols, (int)rows, 1.0f,
-                        pw + g * mg * rows, (int)rows, pointwise ? planes : col, (int)cols, beta, out, (int)cols);
+            if (!k_rows) { /* every tap over padding: only the bias and the tensor it adds */
+                if (!sum)
+                    memset(out, 0, sizeof(float) * (gsize)(mg * cols));
+            } else {
+                blas.sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)mg, (int)cols, (int)k_rows, 1.0f,
+                           gathered ? wg : wm, (int)k_rows, pointwise ? planes : col, (int)cols, beta, out, (int)cols);
+            }
             /* bias and a folded Relu/Clip/HardSwish in one pass over the group's output */
             for (gint64 oc = 0; (pb || c->epilogue) && oc < mg; oc++)
                 add_then_epilogue(c, out + oc * cols, cols, pb ? pb + g * mg + oc : NULL);
         }
     }
+    g_free(taps);
     return TRUE;
 }
 
