@@ -224,6 +224,41 @@ static void test_fused_runs(void)
     run_result_clear(&r);
 }
 
+/* SiLU computes the bits the unfused Sigmoid and Mul compute: the two runs dump the same bytes. */
+static void test_silu_same_bits(void)
+{
+    Builder *b = builder_new("silu", 13);
+    const char *x = b_input(b, "x", DT_FLOAT, 2, (const gint64[]){7, 33});
+    b_output(b, B_OP(b, "Mul", x, B_OP(b, "Sigmoid", x)));
+    GError *error = NULL;
+    Model *m = builder_finish(b, &error);
+    g_assert_no_error(error);
+    char *path = test_scratch_path("silu.onnx"), *plain = test_scratch_path("silu-plain"),
+         *fused_dir = test_scratch_path("silu-fused");
+    g_assert_true(onnx_write_file(m, path, &error));
+    model_free(m);
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--dump-outputs", plain, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--fuse", "ort", "--run", "--dump-outputs", fused_dir, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    g_assert_nonnull(strstr(r.out, "silu                  1"));
+    run_result_clear(&r);
+    char *a_path = g_build_filename(plain, "output_0.pb", NULL), *b_path = g_build_filename(fused_dir, "output_0.pb", NULL);
+    char *a = NULL, *c = NULL;
+    gsize na = 0, nc = 0;
+    g_assert_true(g_file_get_contents(a_path, &a, &na, NULL) && g_file_get_contents(b_path, &c, &nc, NULL));
+    g_assert_cmpuint(na, ==, nc);
+    g_assert_cmpint(memcmp(a, c, na), ==, 0);
+    g_free(a);
+    g_free(c);
+    g_free(a_path);
+    g_free(b_path);
+    g_free(path);
+    g_free(plain);
+    g_free(fused_dir);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -233,5 +268,6 @@ int main(int argc, char **argv)
     g_test_add_func("/fuse/matmul-add", test_matmul_add);
     g_test_add_func("/fuse/constant-fold", test_constant_fold);
     g_test_add_func("/fuse/fused-runs", test_fused_runs);
+    g_test_add_func("/fuse/silu-same-bits", test_silu_same_bits);
     return g_test_run();
 }

@@ -58,6 +58,8 @@ typedef enum { ARITH_NONE, ARITH_ADD, ARITH_SUB, ARITH_MUL, ARITH_DIV, ARITH_POW
 float kernel_fast_tanh(float x);
 float kernel_relu_f(float x);
 float kernel_sigmoid_f(float x);
+/* x times kernel_sigmoid_f(x): sim's SiLU (--fuse ort), the bits of the unfused Sigmoid then Mul. */
+float kernel_silu_f(float x);
 /* exp and erf in float, vectorisable (exec/kernels/approx.h: relative error below 1e-7 and 1e-6). */
 float kernel_exp_f(float x);
 float kernel_erf_f(float x);

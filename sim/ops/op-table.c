@@ -267,7 +267,7 @@ static double f_silu(double x) { return x / (1 + exp(-x)); }
 static const OpInfo internal_rows[] = {
     /* fusions (sim/memory/fuse.c, --fuse ort) */
     {.name = "SiLU", .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1, .min_outputs = 1, .max_outputs = 1,
-     .infer = infer_unary, .elementwise = TRUE, .unary = f_silu, .kernel = kernel_unary},
+     .infer = infer_unary, .elementwise = TRUE, .unary = f_silu, .kernel = kernel_unary, .unary_f = kernel_silu_f},
     /* Conv(X, W, B) + Sum, accumulated into output 0, which may take Sum's bytes (input 4) */
     {.name = "FusedConv", .op_class = OP_COMPUTE, .min_inputs = 4, .max_inputs = 4, .min_outputs = 1, .max_outputs = 1,
      .infer = infer_fused_conv, .scratch = conv_im2col_scratch, .kernel = kernel_conv, .epilogue = TRUE,

@@ -83,6 +83,7 @@ static inline approx_v4 sigmoid_v4(approx_v4 x) { return 1.0f / (1.0f + approx_e
 float kernel_fast_tanh(float x) { return tanh_inline(x); }
 float kernel_relu_f(float x) { return x > 0.0f ? x : 0.0f; }
 float kernel_sigmoid_f(float x) { return sigmoid_inline(x); }
+float kernel_silu_f(float x) { return x * sigmoid_inline(x); }
 float kernel_exp_f(float x) { return approx_exp(x); }
 float kernel_erf_f(float x) { return approx_erf(x); }
 
