@@ -13,12 +13,12 @@ typedef struct {
     int status;
 } BadCase;
 
-/* {} is the case's file, {out} a scratch output, {strategies} the registry's placement names (so that a
- * new strategy changes no expected text). */
+/* {} is the case's file, {out} a scratch output, {strategies} and {aliases} the registry's placement and alias
+ * strategy names (so that a new strategy changes no expected text). */
 static char *expand(const char *text, const char *file, const char *out)
 {
     char *path = g_strconcat("tests/data/bad/", file, NULL);
-    char *strategies = place_strategy_names();
+    char *strategies = place_strategy_names(), *aliases = alias_strategy_names();
     GString *s = g_string_new(NULL);
     for (const char *p = text; *p; p++) {
         if (!strncmp(p, "{out}", 5)) {
@@ -27,6 +27,9 @@ static char *expand(const char *text, const char *file, const char *out)
         } else if (!strncmp(p, "{strategies}", 12)) {
             g_string_append(s, strategies);
             p += 11;
+        } else if (!strncmp(p, "{aliases}", 9)) {
+            g_string_append(s, aliases);
+            p += 8;
         } else if (!strncmp(p, "{}", 2)) {
             g_string_append(s, path);
             p += 1;
@@ -36,6 +39,7 @@ static char *expand(const char *text, const char *file, const char *out)
     }
     g_free(path);
     g_free(strategies);
+    g_free(aliases);
     return g_string_free(s, FALSE);
 }
 

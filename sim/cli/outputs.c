@@ -172,7 +172,9 @@ int run_table_plot(const Job *job)
                                     : plot_sweep(job->plot_out, table, &options, &error);
     csv_table_free(table);
     /* What is wrong in the table is said against the table; a failed drawing against the picture. */
-    int status = ok ? 0 : file_error(error && error->code == 2 ? job->plot_out : job->table_path, error);
+    int status = ok ? 0 : file_error(error && error->domain == SIM_ERROR && error->code == SIM_ERROR_IO ? job->plot_out
+                                                                                                      : job->table_path,
+                                     error);
     g_clear_error(&error);
     return status;
 }

@@ -1,5 +1,6 @@
 /* run.c — the --run report, --profile and --check (see run.h). */
 #include "cli/run.h"
+#include "plan/place.h"
 #include "cli/zoo.h"
 #include "report/csv-table.h"
 #include "base/files.h"

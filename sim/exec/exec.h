@@ -1,4 +1,4 @@
-/* exec.h — the executor: runs a graph's nodes in the schedule's order with real kernels (sim/kernels/)
+/* exec.h — the executor: runs a graph's nodes in the schedule's order with real kernels (sim/exec/kernels/)
  * inside one planned arena. Every tensor the trace placed is bound to its plan offset (through the alias
  * map: views, in-place outputs and concat/split layouts share bytes exactly as planned); weights,
  * constants and the caller's inputs/outputs outside the arena get their own memory. Weight values come
@@ -15,7 +15,7 @@
 
 #include "memory/alias.h"
 #include "ops/kernel.h"
-#include "plan/place.h"
+#include "plan/plan.h"
 
 typedef struct Executor Executor;
 /* Weights and constants filled once and lent to several executors of the same model (--compare --run: one

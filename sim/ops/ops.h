@@ -39,7 +39,7 @@ typedef struct OpInfo {
     gint64 (*binary_int)(gint64, gint64); /* integer semantics where they differ (Div, Mod) */
     DType fixed_out_dtype;        /* e.g. BOOL for comparisons; DT_UNDEFINED: from the inputs */
     guint64 (*scratch)(const Node *n); /* single-step workspace bytes the kernel needs, or NULL */
-    KernelFn kernel;              /* the executor's kernel (sim/kernels/), or NULL: the op cannot run */
+    KernelFn kernel;              /* the executor's kernel (sim/exec/kernels/), or NULL: the op cannot run */
     float (*unary_f)(float);      /* float32 form of unary, for the kernel's fast path, or NULL */
     void (*unary_array)(const float *in, float *out, gsize n); /* the same over an array, vectorised, or NULL */
     KernelArith arith;            /* binary ops the kernel computes inline on floats (ARITH_NONE: through binary) */

@@ -4,7 +4,7 @@
 #ifndef SIM_PROFILE_H
 #define SIM_PROFILE_H
 
-#include "plan/place.h"
+#include "plan/plan.h"
 #include "trace/trace.h"
 
 typedef struct {

@@ -10,7 +10,7 @@
 #ifndef SIM_CHROME_TRACE_H
 #define SIM_CHROME_TRACE_H
 
-#include "plan/place.h"
+#include "plan/plan.h"
 #include "trace/trace.h"
 
 typedef struct {

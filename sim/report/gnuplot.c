@@ -25,7 +25,7 @@ gboolean plot_path_check(const char *path, GError **error)
     char *terminal = terminal_for(path, 1, 1);
     g_free(terminal);
     if (!terminal) {
-        g_set_error(error, PLOT_ERROR, 1, "a plot is written as .png, .svg or .pdf");
+        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "a plot is written as .png, .svg or .pdf");
         return FALSE;
     }
     return TRUE;
@@ -125,7 +125,7 @@ gboolean gnuplot_run(const char *path, const GString *script, GError **error)
     }
     char *gnuplot = g_find_program_in_path("gnuplot");
     if (!gnuplot) {
-        g_set_error(error, PLOT_ERROR, 2, "gnuplot is not installed (make deps installs gnuplot-nox)");
+        g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "gnuplot is not installed (make deps installs gnuplot-nox)");
         return FALSE;
     }
     /* gnuplot runs without a shell, the script on its stdin, the picture read back from its stdout: only a
@@ -135,7 +135,7 @@ gboolean gnuplot_run(const char *path, const GString *script, GError **error)
                                          gnuplot, NULL);
     g_free(gnuplot);
     if (!proc) {
-        g_set_error(error, PLOT_ERROR, 2, "cannot start gnuplot: %s", spawn_error->message);
+        g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "cannot start gnuplot: %s", spawn_error->message);
         g_error_free(spawn_error);
         return FALSE;
     }
@@ -150,10 +150,10 @@ gboolean gnuplot_run(const char *path, const GString *script, GError **error)
     const void *data = picture ? g_bytes_get_data(picture, &len) : NULL;
     gboolean ok = FALSE;
     if (!ran || !len) {
-        g_set_error(error, PLOT_ERROR, 2, "gnuplot could not draw the plot (its messages are above)");
+        g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "gnuplot could not draw the plot (its messages are above)");
     } else if (!(ok = sim_write_file(path, data, len, error))) {
-        (*error)->domain = PLOT_ERROR;
-        (*error)->code = 2;
+        (*error)->domain = SIM_ERROR; /* said against the picture, whatever the writer called it */
+        (*error)->code = SIM_ERROR_IO;
     }
     if (picture)
         g_bytes_unref(picture);

@@ -6,9 +6,9 @@
 #ifndef SIM_GNUPLOT_H
 #define SIM_GNUPLOT_H
 
-#include <glib.h>
+#include "base/error.h"
 
-#define PLOT_ERROR (g_quark_from_static_string("sim-plot"))
+#include <glib.h>
 
 /* Checks the output name: a supported extension (.png, .svg or .pdf). */
 gboolean plot_path_check(const char *path, GError **error);

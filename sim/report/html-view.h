@@ -7,7 +7,7 @@
 #ifndef SIM_HTML_VIEW_H
 #define SIM_HTML_VIEW_H
 
-#include "plan/place.h"
+#include "plan/plan.h"
 #include "trace/trace.h"
 
 /* The most buffers drawn per plan: past it, the largest (bytes × steps) are drawn and the page says so. */

@@ -22,7 +22,7 @@ static gboolean need_column(const Columns *c, const char *name, gint *out, GErro
 {
     *out = csv_table_column(c->t, name);
     if (*out < 0)
-        g_set_error(error, PLOT_ERROR, 1, "no column '%s'", name);
+        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "no column '%s'", name);
     return *out >= 0;
 }
 
@@ -31,7 +31,7 @@ static gboolean columns_find(Columns *c, const CsvTable *t, const TablePlotOptio
     c->t = t;
     c->path = o->table_path;
     if (!t->rows->len) {
-        g_set_error(error, PLOT_ERROR, 1, "a header but no rows");
+        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "a header but no rows");
         return FALSE;
     }
     for (guint k = 0; k < ID_COUNT; k++)
@@ -50,7 +50,7 @@ static gboolean number_at(const Columns *c, guint row, gint column, double *out,
     char *end;
     *out = g_ascii_strtod(text, &end);
     if (!*text || *end || !isfinite(*out)) {
-        g_set_error(error, PLOT_ERROR, 1, "line %u: column '%s' holds '%s', not a number",
+        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "line %u: column '%s' holds '%s', not a number",
                     csv_table_line(c->t, row), (const char *)c->t->header->pdata[column], text);
         return FALSE;
     }
@@ -66,7 +66,7 @@ static gboolean metric(const Columns *c, guint row, double *out, GError **error)
     if (!number_at(c, row, c->arena, &arena, error) || !number_at(c, row, c->bound, &bound, error))
         return FALSE;
     if (bound <= 0) {
-        g_set_error(error, PLOT_ERROR, 1, "line %u: lower_bound_bytes is 0, so arena / lower bound has no value",
+        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "line %u: lower_bound_bytes is 0, so arena / lower bound has no value",
                     csv_table_line(c->t, row));
         return FALSE;
     }
@@ -164,12 +164,12 @@ static guint intern(Names *n, char *text)
 static gboolean fits_picture(const char *what, guint series, guint64 bars, GError **error)
 {
     if (series > PLOT_MAX_SERIES) {
-        g_set_error(error, PLOT_ERROR, 1, "the table has %u %s, more than the %u a plot can tell apart: plot a part of it",
+        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "the table has %u %s, more than the %u a plot can tell apart: plot a part of it",
                     series, what, PLOT_MAX_SERIES);
         return FALSE;
     }
     if (bars > PLOT_MAX_BARS) {
-        g_set_error(error, PLOT_ERROR, 1, "the table needs %" G_GUINT64_FORMAT " bars, more than the %u a plot can show: "
+        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "the table needs %" G_GUINT64_FORMAT " bars, more than the %u a plot can show: "
                     "plot a part of it", bars, PLOT_MAX_BARS);
         return FALSE;
     }
@@ -291,7 +291,7 @@ gboolean plot_compare(const char *path, const CsvTable *t, const TablePlotOption
     for (guint r = 0; ok && r < rows; r++) {
         gint *slot = &cell[(gsize)cat[r] * series->len + ser[r]];
         if (*slot >= 0) {
-            g_set_error(error, PLOT_ERROR, 1, "lines %u and %u both measure %s, %s",
+            g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "lines %u and %u both measure %s, %s",
                         csv_table_line(t, (guint)*slot), csv_table_line(t, r), (const char *)categories->pdata[cat[r]],
                         (const char *)series->pdata[ser[r]]);
             ok = FALSE;
@@ -397,7 +397,7 @@ static gboolean swept_value(const Columns *c, guint row, const char *x, gint xco
         }
     g_strfreev(parts);
     if (!found)
-        g_set_error(error, PLOT_ERROR, 1, "line %u: '%s' is neither a column nor a dimension in the dims column",
+        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "line %u: '%s' is neither a column nor a dimension in the dims column",
                     csv_table_line(c->t, row), x);
     return found;
 }
@@ -420,7 +420,7 @@ static gboolean series_sort(const Columns *c, GArray *points, const char *label,
     for (guint k = 1; k < points->len; k++) {
         const Point *a = &g_array_index(points, Point, k - 1), *b = &g_array_index(points, Point, k);
         if (a->x == b->x) {
-            g_set_error(error, PLOT_ERROR, 1, "lines %u and %u both measure %s at %g",
+            g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "lines %u and %u both measure %s at %g",
                         csv_table_line(c->t, a->row), csv_table_line(c->t, b->row), label, a->x);
             return FALSE;
         }
@@ -577,7 +577,7 @@ gboolean plot_table_facets(const char *path, const CsvTable *t, const TablePlotO
         return FALSE;
     gint f = csv_table_column(t, column);
     if (f < 0) {
-        g_set_error(error, PLOT_ERROR, 1, "--facet names column '%s', which the table does not have", column);
+        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "--facet names column '%s', which the table does not have", column);
         return FALSE;
     }
     Names values = names_new();
@@ -590,7 +590,7 @@ gboolean plot_table_facets(const char *path, const CsvTable *t, const TablePlotO
         largest = ok ? MAX(largest, v) : largest;
     }
     if (ok && values.names->len > PLOT_MAX_FACETS) {
-        g_set_error(error, PLOT_ERROR, 1, "--facet %s: the table has %u values of it, more than the %u panels a picture "
+        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "--facet %s: the table has %u values of it, more than the %u panels a picture "
                     "holds: narrow it with --where", column, values.names->len, PLOT_MAX_FACETS);
         ok = FALSE;
     }

@@ -279,7 +279,7 @@ gboolean plot_layout(const char *path, const char *title, const Trace *t, const 
     g_string_append(s, "plot $buffers using (($1+$2)/2):(($3+$4)/2):1:2:3:4:5 with boxxyerror lc rgb variable\n");
     gboolean ok = drawn > 0;
     if (!ok)
-        g_set_error(error, PLOT_ERROR, 1, "the window (steps %u to %u, addresses %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT
+        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "the window (steps %u to %u, addresses %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT
                     ") holds no buffer", x_lo, x_hi - 1, y_lo, y_hi);
     ok = ok && gnuplot_run(path, s, error);
     g_string_free(s, TRUE);

@@ -5,7 +5,7 @@
 #define SIM_PLOT_H
 
 #include "report/gnuplot.h"
-#include "plan/place.h"
+#include "plan/plan.h"
 #include "trace/trace.h"
 
 /* timeline and layout draw the plan of one run; compare and sweep draw a result table (plot-table.h). */

@@ -6,7 +6,7 @@
 #define SIM_REPORT_H
 
 #include "memory/alias.h"
-#include "plan/place.h"
+#include "plan/plan.h"
 
 #include <stdio.h>
 

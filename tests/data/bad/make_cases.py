@@ -314,7 +314,7 @@ def main():
          "sim: graphs/gpt2.onnx: --bound 'nothing': the graph has no data-dependent tensor of that name (it has none)"),
         ("--graph graphs/gpt2.onnx --pin x=-4", 2, "sim: --pin 'x=-4' is not NAME=OFFSET (a non-negative byte offset) (see sim --help)"),
         ("--graph graphs/gpt2.onnx --alias everything", 2,
-         "sim: unknown alias strategy 'everything' (all, none, or of: concat-dedup, runtime, noop, inplace) (see sim --help)"),
+         "sim: unknown alias strategy 'everything' (all, none, or of: {aliases}) (see sim --help)"),
         ("--graph graphs/gpt2.onnx --compare --orders file,sideways", 2,
          "sim: unknown order 'sideways' in --orders (see sim --help)"),
         ("--graph graphs/gpt2.onnx --orders all", 2, "sim: --orders lists the orders --compare runs: add --compare (see sim --help)"),
