@@ -26,8 +26,8 @@ caller=$PWD # relative --out and --graph paths are the caller's; the sweep itsel
 cd "$root"
 
 usage() {
-    sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
-    cat >&2 <<'EOF'
+    sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+    cat <<'EOF'
 Options:
   --out FILE.csv         where rows go (created with its header when missing)          (required)
   --graph FILE[:DIMS]    a model, with dims to bind (DIMS: a=1,b=2); repeatable
@@ -40,8 +40,11 @@ Options:
   --jobs N               runs at once (default: one per core)
   --dry-run              print the job list (what is left to run) and stop
   -- ARGS                the rest goes to GNU parallel (e.g. --sshlogin, --workdir)
+
+When stderr is not a terminal (nohup, CI, a batch log), a progress line every SWEEP_PROGRESS_SECONDS
+(default 10). Ctrl-C stops the sweep: the rows finished are kept, and the same command resumes it.
 EOF
-    exit 2
+    exit 0
 }
 die() { echo "sweep.sh: $*" >&2; exit 2; }
 
@@ -98,6 +101,22 @@ fi
 if [ -z "$strategies" ]; then
     strategies=$("$sim" --list | awk '/^placement/{on=1; next} /^[a-z]/{on=0} on && $1 != "naive" {printf "%s%s", s, $1; s=","}')
 fi
+# Every name against sim's own lists before anything runs: a typo is one message, not a sweep of failures.
+if [ -x "$sim" ]; then
+    listed() { "$sim" --list | awk -v section="$1" '$0 ~ "^"section {on=1; next} /^[a-z]/{on=0} on {print $1}'; }
+    check_names() { # KIND, the names given (comma list), the names sim knows (one a line)
+        local kind=$1 given=$2 known=$3 name
+        IFS=, read -r -a names <<< "$given"
+        for name in "${names[@]}"; do
+            grep -qxF -- "$name" <<< "$known" || die "unknown $kind '$name' (one of: $(paste -sd, <<< "$known" | sed 's/,/, /g'))"
+        done
+    }
+    check_names strategy "$strategies" "$(listed placement)"
+    check_names order "$orders" "$(listed 'operator orders')"
+    for a in "${aliases[@]}"; do
+        [ "$a" = all ] || [ "$a" = none ] || check_names "alias strategy" "$a" "$(listed 'alias strategies')"
+    done
+fi
 
 # The swept dims, expanded into every combination: "seq=16" "seq=32" ... (or one empty combination).
 combos=("")
@@ -115,10 +134,12 @@ done
 # One sweep at a time per file: the lock lives as long as this shell (fd 9), on OUT.lock beside the table
 # (the table itself is replaced by a rename when its columns change, and a lock on a replaced file would
 # guard nothing). A dry run only reads.
+made_lock=0 made_out=0 # what this run creates, and only that, it may remove at the end
 if [ "$dry_run" = 0 ]; then
     mkdir -p "$(dirname "$out")"
+    [ -e "$out.lock" ] || made_lock=1
     exec 9>> "$out.lock"
-    flock -n 9 || die "another sweep is writing $out (it holds $out.lock); wait for it, or use another --out"
+    flock -n 9 || { made_lock=0; die "another sweep is writing $out (it holds $out.lock); wait for it, or use another --out"; }
 fi
 
 # The per-dimension columns: `strip` takes them out (new rows come from sim without them), `add` puts them
@@ -186,7 +207,18 @@ fi
 # From here until the end the file has sim's columns only, so rows can be appended as sim prints them.
 [ "$dry_run" = 1 ] || [ ! -s "$out" ] || dim_columns strip "$out"
 joblist=$(mktemp)
-trap 'rm -f "$joblist"' EXIT
+progress_pid=""
+# At exit: the job list goes; so do a table this run made that holds no row yet (a sweep stopped before its
+# first row leaves no empty CSV behind) and a lock file this run made.
+cleanup() {
+    rm -f "$joblist"
+    [ -z "$progress_pid" ] || kill "$progress_pid" 2> /dev/null || true
+    if [ "$made_out" = 1 ] && [ -f "$out" ] && [ "$(wc -l < "$out")" -le 1 ]; then
+        rm -f "$out"
+    fi
+    [ "$made_lock" = 0 ] || rm -f "$out.lock"
+}
+trap cleanup EXIT
 total=0 skipped=0
 read -r -a extra_args <<< "$sim_args" # split on blanks only: no globbing, no expansion
 IFS=, read -r -a order_list <<< "$orders"
@@ -229,20 +261,51 @@ if [ "$left" = 0 ]; then
     exit 0
 fi
 
-[ -s "$out" ] || "$sim" --graph graphs/noop-chain.onnx --format csv | head -1 >> "$out"
+if [ ! -s "$out" ]; then
+    [ -e "$out" ] || made_out=1
+    "$sim" --graph graphs/noop-chain.onnx --format csv | head -1 >> "$out"
+fi
+rows_before=$(wc -l < "$out")
 errors=$out.errors
 : > "$errors"
 bar=()
-[ -t 2 ] && bar=(--bar)
+if [ -t 2 ]; then
+    bar=(--bar)
+else # no terminal to draw a bar on (nohup, CI, a batch log): a line every few seconds instead
+    every=${SWEEP_PROGRESS_SECONDS:-10}
+    (
+        while :; do
+            echo "sweep.sh: $(($(wc -l < "$out") - rows_before)) of $left runs done" >&2
+            sleep "$every"
+        done
+    ) &
+    progress_pid=$!
+fi
+# Ctrl-C reaches parallel and its jobs too (one process group); once parallel has stopped, the rows that
+# finished are kept and the sweep says how to go on.
+interrupted=0
+trap 'interrupted=1' INT TERM
 # Each run prints its header and one row; the header goes. pipefail keeps sim's exit status, so a failed
 # run is counted (and, having printed nothing, retried next time). --keep-order: rows follow the job list.
 status=0
 command="set -o pipefail; $(printf '%q' "$sim") --format csv {=uq()=} 2>> $(printf '%q' "$errors") | tail -n +2"
 PARALLEL_SHELL=bash parallel --will-cite --keep-order --halt never ${jobs:+--jobs "$jobs"} "${bar[@]}" "${parallel_args[@]}" \
     "$command" :::: "$joblist" >> "$out" || status=$?
+[ -z "$progress_pid" ] || { kill "$progress_pid" 2> /dev/null || true; wait "$progress_pid" 2> /dev/null || true; progress_pid=""; }
+done_rows=$(($(wc -l < "$out") - rows_before))
 dim_columns add "$out"
+if [ "$interrupted" = 1 ]; then
+    if [ "$done_rows" = 0 ]; then
+        echo "sweep.sh: interrupted before any of the $left runs finished; run the same command again to run them" >&2
+    else
+        echo "sweep.sh: interrupted: $done_rows of $left runs finished, their rows kept in $out; run the same" \
+            "command again to run the other $((left - done_rows))" >&2
+    fi
+    rm -f "$errors"
+    exit 130
+fi
 if [ "$status" != 0 ]; then
-    echo "sweep.sh: $status of $left runs failed; their rows are missing (a rerun retries them). Messages:" >&2
+    echo "sweep.sh: $((left - done_rows)) of $left runs failed; their rows are missing (a rerun retries them). Messages:" >&2
     sed 's/^/  /' "$errors" >&2
     exit 1
 fi

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 static void assert_contains(const char *haystack, const char *needle)
 {
@@ -289,6 +290,70 @@ static void test_sweep_runner(void)
     g_free(out);
 }
 
+static void own_group(gpointer unused)
+{
+    (void)unused;
+    setpgid(0, 0); /* the sweep and everything it starts, one group: what a terminal's Ctrl-C reaches */
+}
+
+/* sweep.sh's rough edges: --help on stdout with status 0; a typo'd name stops it before anything runs (and
+ * leaves no file); without a terminal a progress line; Ctrl-C (SIGINT to its process group) keeps the rows
+ * finished, says how to resume and exits 130, leaving no empty table or lock file it made. */
+static void test_sweep_edges(void)
+{
+    char *out = test_scratch_path("edges/sweep.csv"), *dir = g_path_get_dirname(out);
+    RunResult r = run_sweep((const char *[]){"--help", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "Options:");
+    g_assert_cmpstr(r.err, ==, "");
+    run_result_clear(&r);
+    r = run_sweep((const char *[]){"--out", out, "--graph", "graphs/gpt2.onnx", "--strategies", "bestfit,bestfitt", NULL});
+    g_assert_cmpint(r.status, ==, 2);
+    assert_contains(r.err, "sweep.sh: unknown strategy 'bestfitt' (one of: naive, firstfit, bestfit,");
+    g_assert_false(g_file_test(dir, G_FILE_TEST_EXISTS));
+    run_result_clear(&r);
+    r = run_sweep((const char *[]){"--out", out, "--graph", "graphs/gpt2.onnx", "--orders", "file,sideways", NULL});
+    g_assert_cmpint(r.status, ==, 2);
+    assert_contains(r.err, "sweep.sh: unknown order 'sideways' (one of: file, topo,");
+    run_result_clear(&r);
+    r = run_sweep((const char *[]){"--out", out, "--graph", "graphs/gpt2.onnx", "--strategies", "bestfit", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.err, "sweep.sh: 0 of 1 runs done"); /* stderr is no terminal here */
+    run_result_clear(&r);
+    g_unlink(out);
+    /* Ctrl-C in the middle of slow runs */
+    char *script = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "bench", "sweep.sh", NULL);
+    char *argv[] = {script, "--out", out, "--graph", "graphs/gpt2.onnx", "--strategies", "bestfit,firstfit", "--jobs",
+                    "1", "--sim-args", "--run --repeat 100000", NULL};
+    GPid pid;
+    gint err_fd;
+    GError *error = NULL;
+    g_assert_true(g_spawn_async_with_pipes(g_getenv("SIM_SOURCE_DIR"), argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, own_group, NULL,
+                                           &pid, NULL, NULL, &err_fd, &error));
+    g_assert_no_error(error);
+    g_usleep(2500000);
+    g_assert_cmpint(kill(-pid, SIGINT), ==, 0);
+    GString *err = g_string_new(NULL);
+    char buf[4096];
+    for (gssize got; (got = read(err_fd, buf, sizeof buf)) > 0;)
+        g_string_append_len(err, buf, got);
+    close(err_fd);
+    int wstatus = 0;
+    g_assert_cmpint(waitpid(pid, &wstatus, 0), ==, pid);
+    g_spawn_close_pid(pid);
+    g_assert_true(WIFEXITED(wstatus));
+    g_assert_cmpint(WEXITSTATUS(wstatus), ==, 130);
+    assert_contains(err->str, "sweep.sh: interrupted before any of the 2 runs finished; run the same command again");
+    g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS)); /* the table it made held no row */
+    char *lock = g_strconcat(out, ".lock", NULL);
+    g_assert_false(g_file_test(lock, G_FILE_TEST_EXISTS));
+    g_free(lock);
+    g_string_free(err, TRUE);
+    g_free(script);
+    g_free(dir);
+    g_free(out);
+}
+
 /* bench/tables.py canon: rows sorted and the timing column dropped, so a rerun on a work budget writes the
  * same bytes (the work itself is a column of counts, the same on any machine). */
 static void test_canonical_csv(void)
@@ -557,6 +622,7 @@ int main(int argc, char **argv)
     g_test_add_func("/tables/plots", test_table_plots);
     g_test_add_func("/tables/sweep-runner", test_sweep_runner);
     g_test_add_func("/tables/sweep-hostile", test_sweep_hostile);
+    g_test_add_func("/tables/sweep-edges", test_sweep_edges);
     g_test_add_func("/tables/sweep-dim-columns", test_sweep_dim_columns);
     g_test_add_func("/tables/canonical-csv", test_canonical_csv);
     g_test_add_func("/tables/deterministic-under-load", test_tables_deterministic_under_load);
