@@ -7,6 +7,7 @@
 #include "tests/fuzz/gnuplot-check.h"
 #include "report/gnuplot.h"
 #include "report/plot-table.h"
+#include "plan/place.h"
 #include "report/plot.h"
 #include "strategies/registry.h"
 
