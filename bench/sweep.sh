@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # sweep.sh — a parameter sweep: the cartesian product of graphs × swept --dim values × orders × alias
-# sets × strategies, written as a job list (one `sim` run a line) and executed by GNU parallel. Every
-# finished run appends its CSV row (sim --format csv) to one file; a rerun skips the rows already there,
-# so an interrupted sweep resumes and a failed job is retried. A progress bar (jobs done / total, ETA) on
-# stderr when it is a terminal. The same job list runs across machines with parallel's --sshlogin (after
-# `--`; every host needs the repository, built, at the path given with --workdir).
+# sets × strategies, written as a job list (one `sim` run a line) and run by GNU parallel on one of three
+# back ends: this machine; other hosts over ssh (parallel's --sshlogin, after `--`); or a Slurm job array
+# (--slurm: chunks of the list per array task, parallel inside each allocation). Each run's output and
+# messages are kept on this side (parallel's --results and --joblog), so a remote host needs no access to
+# the caller's files; the finished runs' rows are appended to one CSV, in job-list order, whichever back end
+# ran them. A rerun skips the rows already there, so an interrupted sweep resumes and a failed run is
+# retried. Progress on stderr: a bar on a terminal, a line every few seconds otherwise.
 #
 # Hostile names are normal: every argument of a job is shell-quoted (printf %q), so a graph named
 # 'm$(touch X).onnx' or a --dim value holding a command is passed to sim as text, never run. One sweep
@@ -15,11 +17,13 @@
 #   bench/sweep.sh --out results/sweep-gpt2-seq.csv --graph graphs/models/torch/gpt2-torch.onnx:batch=1 \
 #       --dim seq=16,32,64,128,256,512,1024 --strategies firstfit,bestfit,greedy-size,best
 #   bench/sweep.sh --out results/corpus.csv --corpus --alias all --alias none
-#   bench/sweep.sh --out x.csv --graph graphs/gpt2.onnx -- --sshlogin 2/hostA,2/: --workdir /srv/arenasim
+#   bench/sweep.sh --out x.csv --graph ~/m.onnx -- --sshlogin 2/hostA,2/hostB --workdir /srv/arenasim
+#   bench/sweep.sh --out x.csv --corpus --slurm --sbatch "--partition=cpu --time=1:00:00"
 #
 # A graph path must not hold ':' (it separates the path from its dims). Columns: docs/report-format.md, and
 # after `dims` one column per dimension bound anywhere in the file (`dim_seq`: the row's value of seq, empty
-# where the row does not bind it), remade after every sweep from the `dims` column.
+# where the row does not bind it), remade after every sweep from the `dims` column. docs/sweeps.md has the
+# back ends and what each host needs.
 set -euo pipefail
 root=$(cd -P "$(dirname "$0")/.." && pwd -P)
 caller=$PWD # relative --out and --graph paths are the caller's; the sweep itself runs from the repository
@@ -39,17 +43,28 @@ Options:
   --sim-args "ARGS"      more sim flags for every run, e.g. "--budget 2"
   --jobs N               runs at once (default: one per core)
   --dry-run              print the job list (what is left to run) and stop
-  -- ARGS                the rest goes to GNU parallel (e.g. --sshlogin, --workdir)
+  --slurm                run the job list as a Slurm job array (sbatch), and wait for it
+  --sbatch "ARGS"        more sbatch options with --slurm, e.g. "--partition=cpu --time=30"
+  --runs-per-task N      runs per array task with --slurm (default 16)
+  -- ARGS                the rest goes to GNU parallel: --sshlogin HOSTS (and --workdir, the repository's
+                         folder there, built) runs on other hosts over ssh
+
+Over ssh, each host needs the repository built at --workdir (build/sim; SWEEP_REMOTE_SIM names another),
+GNU parallel's perl and rsync; graphs outside the repository are sent for the sweep and removed after.
+With --slurm, the repository and the output's folder must be seen by every node (a shared home or project
+folder), and the nodes need GNU parallel; with --jobs, each task runs that many at once (default: the CPUs
+Slurm gives it).
 
 When stderr is not a terminal (nohup, CI, a batch log), a progress line every SWEEP_PROGRESS_SECONDS
-(default 10). Ctrl-C stops the sweep: the rows finished are kept, and the same command resumes it.
+(default 10). Ctrl-C stops the sweep (with --slurm, it cancels the array): the rows finished are kept,
+and the same command resumes it.
 EOF
     exit 0
 }
 die() { echo "sweep.sh: $*" >&2; exit 2; }
 
-out="" corpus=0 orders=file strategies="" sim_args="" jobs="" dry_run=0
-graphs=() dims=() aliases=() parallel_args=()
+out="" corpus=0 orders=file strategies="" sim_args="" jobs="" dry_run=0 slurm=0 runs_per_task=16
+graphs=() dims=() aliases=() parallel_args=() sbatch_args=()
 while [ $# -gt 0 ]; do
     case $1 in
         --out) out=${2:?}; shift 2 ;;
@@ -62,12 +77,31 @@ while [ $# -gt 0 ]; do
         --sim-args) sim_args=${2:?}; shift 2 ;;
         --jobs) jobs=${2:?}; shift 2 ;;
         --dry-run) dry_run=1; shift ;;
+        --slurm) slurm=1; shift ;;
+        --sbatch) read -r -a more <<< "${2:?}"; sbatch_args+=("${more[@]}"); shift 2 ;;
+        --runs-per-task) runs_per_task=${2:?}; shift 2 ;;
         --) shift; parallel_args=("$@"); break ;;
         -h|--help) usage ;;
         *) die "unknown option '$1' (see --help)" ;;
     esac
 done
 [ -n "$out" ] || die "--out FILE.csv is required (see --help)"
+# The back end: this machine, other hosts over ssh (an --sshlogin given to parallel), or a Slurm job array.
+mode=local
+for a in "${parallel_args[@]}"; do
+    case $a in -S|--sshlogin|--sshlogin=*|-S?*|--slf|--sshloginfile|--slf=*|--sshloginfile=*) mode=ssh ;; esac
+done
+if [ "$slurm" = 1 ]; then
+    [ "$mode" = local ] || die "--slurm runs on the cluster's nodes: give it no --sshlogin"
+    mode=slurm
+    case $runs_per_task in ''|*[!0-9]*|0*) die "--runs-per-task '$runs_per_task' is not a positive number" ;; esac
+    if [ "$dry_run" = 0 ]; then
+        for c in sbatch squeue scancel; do
+            command -v "$c" > /dev/null || die "--slurm needs Slurm's $c on this machine (Debian's slurm-client)"
+        done
+    fi
+fi
+[ ${#sbatch_args[@]} = 0 ] || [ "$slurm" = 1 ] || die "--sbatch goes with --slurm"
 case $out in /*) ;; *) out=$caller/$out ;; esac
 # A graph named relative to the caller, written relative to the repository when it lies inside it (so the
 # rows of committed tables read graphs/... wherever the sweep was started).
@@ -204,21 +238,65 @@ PY
 )
 fi
 
-# From here until the end the file has sim's columns only, so rows can be appended as sim prints them.
+# From here until the end the file has sim's columns only, so the runs' rows can be appended as they are.
 [ "$dry_run" = 1 ] || [ ! -s "$out" ] || dim_columns strip "$out"
-joblist=$(mktemp)
-progress_pid=""
-# At exit: the job list goes; so do a table this run made that holds no row yet (a sweep stopped before its
-# first row leaves no empty CSV behind) and a lock file this run made.
+# This run's own folder of parts: the job list, each run's output and messages (parallel's --results) and
+# the job logs. On Slurm it lies beside the table (the nodes must see it); otherwise in the temporary folder.
+if [ "$mode" = slurm ] && [ "$dry_run" = 0 ]; then
+    parts=$(mktemp -d "$(dirname "$out")/.sweep-parts.XXXXXX")
+else
+    parts=$(mktemp -d)
+fi
+joblist=$parts/jobs
+progress_pid="" slurm_job="" staged_id=""
+# At exit: the parts folder goes; so do a table this run made that holds no row yet (a sweep stopped before
+# its first row leaves no empty CSV behind), a lock file this run made, and the inputs it put on the hosts.
 cleanup() {
-    rm -f "$joblist"
     [ -z "$progress_pid" ] || kill "$progress_pid" 2> /dev/null || true
-    if [ "$made_out" = 1 ] && [ -f "$out" ] && [ "$(wc -l < "$out")" -le 1 ]; then
-        rm -f "$out"
+    [ -z "$slurm_job" ] || scancel "$slurm_job" 2> /dev/null || true
+    if [ -n "$staged_id" ]; then
+        PARALLEL_SHELL=bash parallel --will-cite --nonall "${parallel_args[@]}" rm -rf -- ".arenasim-inputs-$staged_id" \
+            > /dev/null 2>&1 || true
     fi
-    [ "$made_lock" = 0 ] || rm -f "$out.lock"
+    rm -rf -- "$parts"
+    if [ "$made_out" = 1 ] && [ -f "$out" ] && [ "$(wc -l < "$out")" -le 1 ]; then
+        rm -f -- "$out"
+    fi
+    [ "$made_lock" = 0 ] || rm -f -- "$out.lock"
 }
 trap cleanup EXIT
+
+# Over ssh, a graph outside the repository is not on the other host: it is sent to each host's --workdir
+# (parallel's --basefile, a folder of this run's own, removed at the end) and the job names it there; its
+# rows are given back the name the user gave.
+declare -A run_path=()
+transfer=()
+renames=$parts/renames
+: > "$renames"
+if [ "$mode" = ssh ]; then
+    staged_id=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
+    k=0
+    for g in "${graphs[@]}"; do
+        file=${g%%:*}
+        case $file in /*|../*) ;; *) continue ;; esac
+        [ -n "${run_path["$file"]:-}" ] && continue
+        [ -f "$file" ] || die "'$file' does not exist"
+        k=$((k + 1))
+        rel=.arenasim-inputs-$staged_id/$k/$(basename -- "$file")
+        run_path["$file"]=$rel
+        printf '%s\0%s\0' "$rel" "$file" >> "$renames"
+        if [ "$dry_run" = 0 ]; then
+            mkdir -p "$parts/stage/${rel%/*}"
+            ln -- "$file" "$parts/stage/$rel" 2> /dev/null || cp -- "$file" "$parts/stage/$rel"
+            transfer+=(--basefile "$parts/stage/./$rel")
+        fi
+    done
+    [ ${#transfer[@]} = 0 ] && staged_id="" || transfer+=(--cleanup)
+    [ "$dry_run" = 1 ] && staged_id=""
+fi
+
+# The job list: one run a line, its number, a tab, then sim's arguments, each quoted for the shell parallel
+# hands it to.
 total=0 skipped=0
 read -r -a extra_args <<< "$sim_args" # split on blanks only: no globbing, no expansion
 IFS=, read -r -a order_list <<< "$orders"
@@ -227,6 +305,7 @@ for g in "${graphs[@]}"; do
     file=${g%%:*} fixed=""
     [ "$file" != "$g" ] && fixed=${g#*:}
     [ -f "$file" ] || die "'$file' does not exist"
+    runs=${run_path["$file"]:-$file}
     for c in "${combos[@]}"; do
         dimset=$fixed
         [ -n "$c" ] && dimset=${dimset:+$dimset,}$c
@@ -241,8 +320,8 @@ for g in "${graphs[@]}"; do
                         skipped=$((skipped + 1))
                         continue
                     fi
-                    # One job a line, every argument quoted for the shell parallel hands it to.
-                    job=(--graph "$file" "${dim_args[@]}" --order "$o" --alias "$a" --strategy "$s" "${extra_args[@]}")
+                    job=(--graph "$runs" "${dim_args[@]}" --order "$o" --alias "$a" --strategy "$s" "${extra_args[@]}")
+                    printf '%d\t' "$((total - skipped))" >> "$joblist"
                     printf '%q ' "${job[@]}" >> "$joblist"
                     echo >> "$joblist"
                 done
@@ -253,7 +332,7 @@ done
 left=$((total - skipped))
 echo "sweep.sh: $total runs, $skipped already in $out, $left to run" >&2
 if [ "$dry_run" = 1 ]; then
-    cat "$joblist"
+    cut -f2- "$joblist"
     exit 0
 fi
 if [ "$left" = 0 ]; then
@@ -261,38 +340,189 @@ if [ "$left" = 0 ]; then
     exit 0
 fi
 
+# Over ssh, every host is asked first for the sim it will run: a host without one is named before anything
+# runs, and a host whose sim is another version is said (its rows would not be this machine's).
+remote_sim=${SWEEP_REMOTE_SIM:-build/sim}
+if [ "$mode" = ssh ]; then
+    q=$(printf '%q' "$remote_sim")
+    answers=$(PARALLEL_SHELL=bash parallel --will-cite --nonall --tag "${parallel_args[@]}" \
+        "if [ -x $q ]; then $q --version; else echo \"no sim at \$PWD/\"$q; fi" 2>&1) ||
+        die "could not run on every host:"$'\n'"$(sed 's/^/  /; s/\t/: /' <<< "$answers")"
+    here=$("$sim" --version)
+    while IFS=$'\t' read -r host answer; do
+        case $answer in
+            "no sim at "*) die "host $host has no built sim at ${answer#no sim at }: clone the repository there, build it (make) and give its folder with --workdir" ;;
+            "$here") ;;
+            *) echo "sweep.sh: warning: host $host runs '$answer', this machine '$here'" >&2 ;;
+        esac
+    done <<< "$answers"
+fi
+
 if [ ! -s "$out" ]; then
     [ -e "$out" ] || made_out=1
     "$sim" --graph graphs/noop-chain.onnx --format csv | head -1 >> "$out"
 fi
-rows_before=$(wc -l < "$out")
-errors=$out.errors
-: > "$errors"
-bar=()
-if [ -t 2 ]; then
-    bar=(--bar)
-else # no terminal to draw a bar on (nohup, CI, a batch log): a line every few seconds instead
-    every=${SWEEP_PROGRESS_SECONDS:-10}
-    (
-        while :; do
-            echo "sweep.sh: $(($(wc -l < "$out") - rows_before)) of $left runs done" >&2
-            sleep "$every"
-        done
-    ) &
-    progress_pid=$!
-fi
-# Ctrl-C reaches parallel and its jobs too (one process group); once parallel has stopped, the rows that
+errors=$parts/messages
+
+runs_done() { # the runs that ended, by the job logs
+    awk 'FNR > 1' "$parts"/*.joblog 2> /dev/null | wc -l
+}
+# Ctrl-C reaches parallel and its jobs too (one process group); once they have stopped, the rows that
 # finished are kept and the sweep says how to go on.
 interrupted=0
 trap 'interrupted=1' INT TERM
-# Each run prints its header and one row; the header goes. pipefail keeps sim's exit status, so a failed
-# run is counted (and, having printed nothing, retried next time). --keep-order: rows follow the job list.
+every=${SWEEP_PROGRESS_SECONDS:-10}
 status=0
-command="set -o pipefail; $(printf '%q' "$sim") --format csv {=uq()=} 2>> $(printf '%q' "$errors") | tail -n +2"
-PARALLEL_SHELL=bash parallel --will-cite --keep-order --halt never ${jobs:+--jobs "$jobs"} "${bar[@]}" "${parallel_args[@]}" \
-    "$command" :::: "$joblist" >> "$out" || status=$?
-[ -z "$progress_pid" ] || { kill "$progress_pid" 2> /dev/null || true; wait "$progress_pid" 2> /dev/null || true; progress_pid=""; }
-done_rows=$(($(wc -l < "$out") - rows_before))
+if [ "$mode" = slurm ]; then
+    # The job list in chunks, one per array task; each task runs its chunk with GNU parallel on the
+    # allocation's CPUs, writing its runs' outputs into this run's parts folder (which the nodes see).
+    per=$runs_per_task
+    [ $(((left + per - 1) / per)) -le 1000 ] || per=$(((left + 999) / 1000)) # Slurm's default MaxArraySize
+    ntasks=$(((left + per - 1) / per))
+    awk -v per="$per" -v dir="$parts" '{ print > (dir "/jobs." int((NR - 1) / per)) }' "$joblist"
+    {
+        echo '#!/bin/bash'
+        echo '# bench/sweep.sh: one array task runs its share of the sweep'
+        echo "parts=$(printf '%q' "$parts") root=$(printf '%q' "$root") sim=$(printf '%q' "$sim")"
+        cat <<'TASK'
+t=${SLURM_ARRAY_TASK_ID:?not run as a Slurm array task}
+exec > "$parts/task-$t.log" 2>&1
+cd "$root" || exit 1
+command -v parallel > /dev/null || { echo "GNU parallel is not installed on $(hostname)"; exit 1; }
+[ -x "$sim" ] || { echo "$(hostname) has no built sim at $root/$sim (the repository must be on a folder every node sees)"; exit 1; }
+# parallel's --results is a template: it is given a name of safe characters, a link to the parts folder.
+link=$(mktemp -d)
+trap 'rm -rf -- "$link"' EXIT
+ln -s "$parts" "$link/p"
+mkdir -p "$parts/$t"
+hostname > "$parts/$t.host"
+PARALLEL_SHELL=bash parallel --will-cite --halt never --colsep '\t' \
+    --jobs "${SWEEP_JOBS:-${SLURM_CPUS_PER_TASK:-${SLURM_CPUS_ON_NODE:-1}}}" \
+    --results "$link/p/$t/{1}" --joblog "$parts/$t.joblog" "$(printf '%q' "$sim") --format csv {=2 uq()=}" \
+    :::: "$parts/jobs.$t"
+TASK
+    } > "$parts/task.sh"
+    chmod +x "$parts/task.sh"
+    submitted=$(sbatch --parsable --array="0-$((ntasks - 1))" --job-name=arenasim-sweep --chdir="$root" \
+        --output=/dev/null ${jobs:+--export=ALL,SWEEP_JOBS="$jobs"} "${sbatch_args[@]}" "$parts/task.sh" 2>&1) ||
+        die "sbatch refused the sweep: $submitted"
+    slurm_job=${submitted%%;*}
+    echo "sweep.sh: Slurm job $slurm_job, an array of $ntasks tasks of at most $per runs" >&2
+    last=$SECONDS
+    while :; do
+        queue=$(squeue -h -j "$slurm_job" -o %i 2>&1) && [ -z "$queue" ] && break
+        case $queue in *"Invalid job id"*) break ;; esac
+        if [ "$interrupted" = 1 ]; then
+            scancel "$slurm_job" 2> /dev/null || true
+            for _ in $(seq 60); do
+                queue=$(squeue -h -j "$slurm_job" -o %i 2>&1) && [ -z "$queue" ] && break
+                case $queue in *"Invalid job id"*) break ;; esac
+                sleep 0.5
+            done
+            break
+        fi
+        if [ $((SECONDS - last)) -ge "$every" ]; then
+            echo "sweep.sh: $(runs_done) of $left runs done" >&2
+            last=$SECONDS
+        fi
+        sleep 1
+    done
+    slurm_job=""
+    pairs=()
+    for ((t = 0; t < ntasks; t++)); do pairs+=("$parts/$t" "$parts/$t.joblog"); done
+else
+    bar=()
+    if [ -t 2 ]; then
+        bar=(--bar)
+    else # no terminal to draw a bar on (nohup, CI, a batch log): a line every few seconds instead
+        ( # its sleep holds no pipe of the caller's: a caller reading stderr to the end is not kept waiting
+            trap 'kill "$nap" 2> /dev/null; exit 0' TERM
+            while :; do
+                echo "sweep.sh: $(runs_done) of $left runs done" >&2
+                sleep "$every" < /dev/null > /dev/null 2>&1 &
+                nap=$!
+                wait "$nap"
+            done
+        ) &
+        progress_pid=$!
+    fi
+    command=$(printf '%q' "$sim")
+    [ "$mode" = local ] || command=$(printf '%q' "$remote_sim")
+    mkdir "$parts/0"
+    PARALLEL_SHELL=bash parallel --will-cite --halt never --colsep '\t' ${jobs:+--jobs "$jobs"} "${bar[@]}" \
+        --results "$parts/0/{1}" --joblog "$parts/0.joblog" "${transfer[@]}" "${parallel_args[@]}" \
+        "$command --format csv {=2 uq()=}" :::: "$joblist" || status=$?
+    [ -z "$progress_pid" ] || { kill "$progress_pid" 2> /dev/null || true; wait "$progress_pid" 2> /dev/null || true; progress_pid=""; }
+    pairs=("$parts/0" "$parts/0.joblog")
+fi
+
+# The runs that ended well give their rows, in job-list order, whichever host ran them; the others their
+# messages, each with the host that ran it.
+read -r done_rows failed_runs < <(/usr/bin/python3 - "$out" "$renames" "$errors" "$parts" "${pairs[@]}" <<'PY'
+import csv, glob, io, os, sys
+out, renames_path, errors_path, parts = sys.argv[1:5]
+pairs = sys.argv[5:]
+def text(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read().decode("utf-8", "surrogateescape")
+    except FileNotFoundError:
+        return ""
+names = text(renames_path).split("\0")
+renames = dict(zip(names[0:-1:2], names[1::2]))
+with open(out, newline="", encoding="utf-8", errors="surrogateescape") as f:
+    header = next(csv.reader(f))
+graph = header.index("graph")
+rows, messages, ran = [], [], set()
+for folder, joblog in zip(pairs[0::2], pairs[1::2]):
+    by_seq = {}
+    for p in glob.glob(os.path.join(glob.escape(folder), "*.seq")):
+        by_seq[text(p).strip()] = int(os.path.basename(p)[:-4])
+    for line in text(joblog).splitlines()[1:]:
+        f = line.split("\t", 8)
+        if len(f) < 9 or f[0] not in by_seq:
+            continue
+        job, host, exitval, signal = by_seq[f[0]], f[1], f[6], f[7]
+        ran.add(job)
+        base = os.path.join(folder, str(job))
+        where = "" if host == ":" else f"[{host}] "
+        if host == ":" and os.path.exists(folder + ".host"):  # a Slurm array task's node
+            where = f"[array task {os.path.basename(folder)} on {text(folder + '.host').strip()}] "
+        if exitval == "0" and signal == "0":
+            records = list(csv.reader(io.StringIO(text(base), newline="")))
+            if [] in records:  # a blank line ends the row's table (--run --repeat prints a profile after it)
+                records = records[:records.index([])]
+            if len(records) == 2 and records[0] == header and len(records[1]) == len(header):
+                row = records[1]
+                row[graph] = renames.get(row[graph], row[graph])
+                rows.append((job, row))
+                continue
+            why = "its sim wrote other columns than this one's (another version?)" if records and records[0] != header \
+                else "it printed no row"
+            messages.append((job, [where + "run " + str(job) + ": " + why]))
+            continue
+        said = text(base + ".err").splitlines()
+        if not said:
+            said = [f"exit status {exitval}" + (f", signal {signal}" if signal != "0" else "")]
+        messages.append((job, [where + s for s in said]))
+# An array task that never started its runs (a node without parallel or sim) says why in its log.
+for log in sorted(glob.glob(os.path.join(glob.escape(parts), "task-*.log"))):
+    said = text(log).splitlines()
+    if said and not os.path.exists(os.path.join(parts, os.path.basename(log)[5:-4] + ".joblog")):
+        messages.append((10**12, ["Slurm array task " + os.path.basename(log)[5:-4] + ": " + s for s in said]))
+rows.sort(key=lambda r: r[0])
+buf = io.StringIO(newline="")
+csv.writer(buf, lineterminator="\n").writerows(r for _, r in rows)
+with open(out, "a", newline="", encoding="utf-8", errors="surrogateescape") as f:
+    f.write(buf.getvalue())
+    f.flush()
+    os.fsync(f.fileno())
+with open(errors_path, "w", encoding="utf-8", errors="surrogateescape") as f:
+    for _, lines in sorted(messages, key=lambda m: m[0]):
+        f.writelines(l + "\n" for l in lines)
+print(len(rows), len(messages))
+PY
+)
 dim_columns add "$out"
 if [ "$interrupted" = 1 ]; then
     if [ "$done_rows" = 0 ]; then
@@ -301,13 +531,11 @@ if [ "$interrupted" = 1 ]; then
         echo "sweep.sh: interrupted: $done_rows of $left runs finished, their rows kept in $out; run the same" \
             "command again to run the other $((left - done_rows))" >&2
     fi
-    rm -f "$errors"
     exit 130
 fi
-if [ "$status" != 0 ]; then
+if [ "$done_rows" != "$left" ]; then
     echo "sweep.sh: $((left - done_rows)) of $left runs failed; their rows are missing (a rerun retries them). Messages:" >&2
     sed 's/^/  /' "$errors" >&2
     exit 1
 fi
-rm -f "$errors"
 echo "sweep.sh: $left rows appended to $out" >&2

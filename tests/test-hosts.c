@@ -1,0 +1,338 @@
+/* test-hosts.c — sweeps on other hosts, on real engines started for the test (tests/hosts/):
+ * - ssh: an sshd on 127.0.0.1 (own port, keys and config) logging in as a separate user with its own clone,
+ *   who can neither read the caller's model folder nor write its output folder. Every row comes back, a
+ *   model outside the repository is sent and removed again, a failing run's message comes back with its
+ *   host, a rerun resumes, a host without a built sim is named before anything runs.
+ * - Slurm: a one-node cluster (munged, slurmctld, slurmd; own key, config, ports and state): the sweep as a
+ *   job array, a failing run's message with its array task, Ctrl-C cancels the array and a rerun resumes.
+ * On every back end the same sweep gives the same table as on this machine, but for the timing column.
+ * Both need root (sshd's second user, slurmd); each server is stopped by its pid file, and also when this
+ * program ends, however it ends. */
+#include "tests/testutil.h"
+
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void assert_contains(const char *haystack, const char *needle)
+{
+    if (!strstr(haystack, needle))
+        g_error("expected to find\n  %s\nin\n%s", needle, haystack);
+}
+
+/* Runs argv (from the repository's folder, as make check does) and returns its status and output. */
+static RunResult run_argv(const char *const *argv)
+{
+    RunResult r = {0};
+    GError *error = NULL;
+    int wait_status = 0;
+    gboolean ok = g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &r.out, &r.err, &wait_status,
+                               &error);
+    g_assert_no_error(error);
+    g_assert_true(ok);
+    r.status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status);
+    return r;
+}
+
+/* Runs argv and fails the test, with its messages, unless it exits 0. */
+static void must_run(const char *const *argv)
+{
+    RunResult r = run_argv(argv);
+    if (r.status != 0)
+        g_error("%s exited %d:\n%s%s", argv[0], r.status, r.out, r.err);
+    run_result_clear(&r);
+}
+
+static char *source_path(const char *name)
+{
+    return g_build_filename(g_getenv("SIM_SOURCE_DIR"), name, NULL);
+}
+
+/* bench/sweep.sh with the sim under test; args is NULL-terminated. */
+static RunResult run_sweep(const char *const *args)
+{
+    GPtrArray *argv = g_ptr_array_new_with_free_func(g_free);
+    g_ptr_array_add(argv, source_path("bench/sweep.sh"));
+    for (const char *const *a = args; *a; a++)
+        g_ptr_array_add(argv, g_strdup(*a));
+    g_ptr_array_add(argv, NULL);
+    RunResult r = run_argv((const char *const *)argv->pdata);
+    g_ptr_array_unref(argv);
+    return r;
+}
+
+/* The table in canonical form (bench/tables.py canon: the timing column dropped), for comparing back ends. */
+static char *canonical(const char *csv)
+{
+    char *script = source_path("bench/tables.py"), *canon = g_strconcat(csv, ".canon", NULL);
+    must_run((const char *[]){"/usr/bin/python3", script, "canon", csv, canon, NULL});
+    char *text = test_read_file(canon);
+    g_unlink(canon);
+    g_free(canon);
+    g_free(script);
+    return text;
+}
+
+static guint count_lines(const char *path)
+{
+    char *text = test_read_file(path);
+    guint n = 0;
+    for (const char *c = text; *c; c++)
+        n += *c == '\n';
+    g_free(text);
+    return n;
+}
+
+/* Drops the table's row `k` (1 = the first row after the header). */
+static void drop_row(const char *path, guint k)
+{
+    char *text = test_read_file(path);
+    char **lines = g_strsplit(text, "\n", -1);
+    GString *kept = g_string_new(NULL);
+    for (guint i = 0; lines[i] && *lines[i]; i++)
+        if (i != k)
+            g_string_append_printf(kept, "%s\n", lines[i]);
+    g_assert_true(g_file_set_contents(path, kept->str, (gssize)kept->len, NULL));
+    g_string_free(kept, TRUE);
+    g_strfreev(lines);
+    g_free(text);
+}
+
+/* A folder of this test's, under a scratch folder others may pass through (the second user reaches its
+ * clone through it), with the given mode. */
+static char *host_folder(const char *name, int mode)
+{
+    char *scratch = test_scratch_path(""), *path = test_scratch_path(name);
+    g_assert_cmpint(g_chmod(scratch, 0711), ==, 0);
+    g_assert_cmpint(g_mkdir_with_parents(path, 0700), ==, 0);
+    g_assert_cmpint(g_chmod(path, mode), ==, 0);
+    g_free(scratch);
+    return path;
+}
+
+/* A model outside the repository, with a name that needs quoting, in a folder only this user reads. */
+static char *outside_model(const char *folder)
+{
+    char *path = g_build_filename(folder, "my model's (v2).onnx", NULL), *unet = source_path("graphs/unet.onnx");
+    must_run((const char *[]){"cp", unet, path, NULL});
+    g_free(unet);
+    return path;
+}
+
+static gboolean need_root(void)
+{
+    if (getuid() == 0)
+        return TRUE;
+    g_test_skip("needs root: it starts sshd with a second user and slurmd (CI runs as root)");
+    return FALSE;
+}
+
+static void test_ssh(void)
+{
+    if (!need_root())
+        return;
+    char *pid = g_strdup_printf("%d", (int)getpid()), *sshd = host_folder("sshd", 0711);
+    char *script = source_path("tests/hosts/sshd.sh");
+    must_run((const char *[]){script, "start", sshd, pid, NULL});
+    char *config = g_build_filename(sshd, "ssh_config", NULL), *ssh = g_strdup_printf("ssh -F %s", config);
+
+    /* The second host's own clone, built: the sim under test in its build/. */
+    char *remote = host_folder("remote", 0755), *clone = g_build_filename(remote, "arenasim", NULL);
+    char *url = g_strconcat("file://", g_getenv("SIM_SOURCE_DIR"), NULL);
+    must_run((const char *[]){"git", "clone", "-q", "--depth", "1", url, clone, NULL});
+    char *build = g_build_filename(clone, "build", NULL), *sim = g_build_filename(build, "sim", NULL);
+    g_assert_cmpint(g_mkdir_with_parents(build, 0755), ==, 0);
+    must_run((const char *[]){"cp", g_getenv("SIM_BIN"), sim, NULL});
+    must_run((const char *[]){"chown", "-R", "arenasim-sweep:", remote, NULL});
+
+    /* The caller's model and output folders, closed to the second user: checked, so the test means it. */
+    char *caller = host_folder("caller", 0700), *model = outside_model(caller);
+    char *qmodel = g_shell_quote(model), *qcaller = g_shell_quote(caller);
+    char *probe = g_strdup_printf("test -r %s || test -w %s", qmodel, qcaller);
+    RunResult r = run_argv((const char *[]){"ssh", "-F", config, "sweephost", probe, NULL});
+    if (r.status != 1)
+        g_error("the second user reads the caller's model or writes its output folder (ssh exit %d):\n%s", r.status, r.err);
+    run_result_clear(&r);
+    g_free(probe);
+    g_free(qmodel);
+    g_free(qcaller);
+
+    char *ssh_out = g_build_filename(caller, "ssh.csv", NULL), *local_out = g_build_filename(caller, "local.csv", NULL);
+    const char *ssh_args[] = {"--out", ssh_out, "--graph", "graphs/gpt2.onnx", "--graph", model, "--strategies",
+                              "firstfit,greedy-size", "--", "--ssh", ssh, "-S", "2/sweephost", "--workdir", clone, NULL};
+    r = run_sweep(ssh_args);
+    if (r.status != 0)
+        g_error("ssh sweep exited %d:\n%s", r.status, r.err);
+    assert_contains(r.err, "sweep.sh: 4 rows appended to ");
+    run_result_clear(&r);
+    r = run_sweep((const char *[]){"--out", local_out, "--graph", "graphs/gpt2.onnx", "--graph", model, "--strategies",
+                                   "firstfit,greedy-size", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    char *a = canonical(ssh_out), *b = canonical(local_out);
+    g_assert_cmpstr(a, ==, b);
+    assert_contains(a, model); /* the model's rows carry the name the user gave, not where it was sent */
+    g_free(a);
+    g_free(b);
+    /* What the sweep sent is gone from the host. */
+    GDir *d = g_dir_open(clone, 0, NULL);
+    g_assert_nonnull(d);
+    for (const char *name; (name = g_dir_read_name(d));)
+        g_assert_false(g_str_has_prefix(name, ".arenasim-inputs"));
+    g_dir_close(d);
+
+    /* A failing run's message comes back, with its host. */
+    r = run_sweep((const char *[]){"--out", ssh_out, "--graph", "graphs/inception.onnx", "--orders", "optimal",
+                                   "--strategies", "bestfit", "--sim-args", "--order-budget 1", "--", "--ssh", ssh, "-S",
+                                   "1/sweephost", "--workdir", clone, NULL});
+    g_assert_cmpint(r.status, ==, 1);
+    assert_contains(r.err, "sweep.sh: 1 of 1 runs failed; their rows are missing (a rerun retries them). Messages:\n"
+                           "  [sweephost] sim: graphs/inception.onnx: order optimal: the exact order gave up");
+    run_result_clear(&r);
+
+    /* A rerun runs only what is missing. */
+    drop_row(ssh_out, 3);
+    r = run_sweep(ssh_args);
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.err, "sweep.sh: 4 runs, 3 already in ");
+    g_assert_cmpuint(count_lines(ssh_out), ==, 5);
+    run_result_clear(&r);
+
+    /* A host without a built sim where the sweep looks is named before anything runs. */
+    r = run_sweep((const char *[]){"--out", ssh_out, "--graph", "graphs/gpt2.onnx", "--strategies", "bestfit", "--",
+                                   "--ssh", ssh, "-S", "1/sweephost", "--workdir", remote, NULL});
+    g_assert_cmpint(r.status, ==, 2);
+    assert_contains(r.err, "sweep.sh: host sweephost has no built sim at ");
+    run_result_clear(&r);
+
+    must_run((const char *[]){script, "stop", sshd, NULL});
+    g_free(ssh_out);
+    g_free(local_out);
+    g_free(model);
+    g_free(caller);
+    g_free(build);
+    g_free(sim);
+    g_free(url);
+    g_free(clone);
+    g_free(remote);
+    g_free(ssh);
+    g_free(config);
+    g_free(script);
+    g_free(sshd);
+    g_free(pid);
+}
+
+static void own_group(gpointer unused)
+{
+    (void)unused;
+    setpgid(0, 0); /* the sweep and what it starts, one group: what a terminal's Ctrl-C reaches */
+}
+
+static void test_slurm(void)
+{
+    if (!need_root())
+        return;
+    char *pid = g_strdup_printf("%d", (int)getpid()), *cluster = host_folder("slurm", 0711);
+    char *script = source_path("tests/hosts/slurm.sh");
+    must_run((const char *[]){script, "start", cluster, pid, NULL});
+    char *conf = g_build_filename(cluster, "slurm.conf", NULL);
+    g_setenv("SLURM_CONF", conf, TRUE);
+
+    char *folder = host_folder("slurm-out", 0700), *model = outside_model(folder);
+    char *slurm_out = g_build_filename(folder, "slurm.csv", NULL), *local_out = g_build_filename(folder, "local.csv", NULL);
+    RunResult r = run_sweep((const char *[]){"--slurm", "--runs-per-task", "2", "--out", slurm_out, "--graph",
+                                             "graphs/gpt2.onnx", "--graph", model, "--strategies", "firstfit,greedy-size",
+                                             NULL});
+    if (r.status != 0)
+        g_error("Slurm sweep exited %d:\n%s", r.status, r.err);
+    assert_contains(r.err, ", an array of 2 tasks of at most 2 runs\n");
+    assert_contains(r.err, "sweep.sh: 4 rows appended to ");
+    run_result_clear(&r);
+    r = run_sweep((const char *[]){"--out", local_out, "--graph", "graphs/gpt2.onnx", "--graph", model, "--strategies",
+                                   "firstfit,greedy-size", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    char *a = canonical(slurm_out), *b = canonical(local_out);
+    g_assert_cmpstr(a, ==, b);
+    g_free(a);
+    g_free(b);
+
+    /* A failing run's message comes back, with its array task; sbatch's own refusal is said. */
+    r = run_sweep((const char *[]){"--slurm", "--out", slurm_out, "--graph", "graphs/inception.onnx", "--orders", "optimal",
+                                   "--strategies", "bestfit", "--sim-args", "--order-budget 1", NULL});
+    g_assert_cmpint(r.status, ==, 1);
+    assert_contains(r.err, "  [array task 0 on ");
+    assert_contains(r.err, "] sim: graphs/inception.onnx: order optimal: the exact order gave up");
+    run_result_clear(&r);
+    r = run_sweep((const char *[]){"--slurm", "--sbatch", "--no-such-option", "--out", slurm_out, "--graph",
+                                   "graphs/gpt2.onnx", "--strategies", "bestfit", NULL});
+    g_assert_cmpint(r.status, ==, 2);
+    assert_contains(r.err, "sweep.sh: sbatch refused the sweep: sbatch: unrecognized option '--no-such-option'");
+    run_result_clear(&r);
+
+    /* Ctrl-C while the array runs: the array is cancelled, the sweep exits 130, a rerun does the rest. */
+    char *sweep = source_path("bench/sweep.sh"), *slow = g_build_filename(folder, "slow.csv", NULL);
+    const char *slow_args[] = {sweep, "--slurm", "--runs-per-task", "1", "--out", slow, "--graph", "graphs/unet.onnx",
+                               "--strategies", "bestfit,firstfit,greedy-size", "--sim-args", "--run --repeat 100", NULL};
+    GPid child;
+    gint err_fd;
+    GError *error = NULL;
+    g_assert_true(g_spawn_async_with_pipes(NULL, (char **)slow_args, NULL, G_SPAWN_DO_NOT_REAP_CHILD, own_group, NULL,
+                                           &child, NULL, NULL, &err_fd, &error));
+    g_assert_no_error(error);
+    GString *err = g_string_new(NULL);
+    char buf[4096];
+    gboolean sent = FALSE;
+    for (gssize got; (got = read(err_fd, buf, sizeof buf)) > 0;) {
+        g_string_append_len(err, buf, got);
+        if (!sent && strstr(err->str, ", an array of 3 tasks")) {
+            g_assert_cmpint(kill(-child, SIGINT), ==, 0);
+            sent = TRUE;
+        }
+    }
+    close(err_fd);
+    int wstatus = 0;
+    g_assert_cmpint(waitpid(child, &wstatus, 0), ==, child);
+    g_spawn_close_pid(child);
+    g_assert_true(sent);
+    g_assert_true(WIFEXITED(wstatus));
+    g_assert_cmpint(WEXITSTATUS(wstatus), ==, 130);
+    assert_contains(err->str, "sweep.sh: interrupted");
+    const char *job = strstr(err->str, "sweep.sh: Slurm job ");
+    g_assert_nonnull(job);
+    char *id = g_strndup(job + strlen("sweep.sh: Slurm job "), strcspn(job + strlen("sweep.sh: Slurm job "), ","));
+    r = run_argv((const char *[]){"squeue", "-h", "-j", id, "-o", "%i", NULL});
+    g_assert_cmpstr(r.out, ==, ""); /* cancelled, not left running */
+    run_result_clear(&r);
+    r = run_sweep(slow_args + 1);
+    if (r.status != 0)
+        g_error("resumed Slurm sweep exited %d:\n%s", r.status, r.err);
+    assert_contains(r.err, "sweep.sh: 3 runs, ");
+    g_assert_cmpuint(count_lines(slow), ==, 4);
+    run_result_clear(&r);
+
+    must_run((const char *[]){script, "stop", cluster, NULL});
+    g_unsetenv("SLURM_CONF");
+    g_free(id);
+    g_string_free(err, TRUE);
+    g_free(slow);
+    g_free(sweep);
+    g_free(slurm_out);
+    g_free(local_out);
+    g_free(model);
+    g_free(folder);
+    g_free(conf);
+    g_free(script);
+    g_free(cluster);
+    g_free(pid);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/hosts/ssh", test_ssh);
+    g_test_add_func("/hosts/slurm", test_slurm);
+    return g_test_run();
+}
