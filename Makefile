@@ -31,6 +31,10 @@ PKGS         := glib-2.0 gio-2.0 libprotobuf-c json-glib-1.0
 # OpenBLAS: its header at build time; the library is opened when a run starts (sim/exec/blas.h says why).
 BLAS_PKG     := openblas
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# make test builds and runs the test programs this many at a time (each program is its own process with its
+# own scratch folder and ports, so they do not meet).
+JOBS         ?= $(shell nproc)
+PROVE_FLAGS  ?=
 
 # Recursive (=) so pkg-config runs when a recipe needs it, after `deps` has installed it.
 PKG_CFLAGS    = $(shell pkg-config --cflags $(PKGS) $(BLAS_PKG))
@@ -166,7 +170,7 @@ reference-shapes: models
 # Build and run the suite in $(BUILD); the tests find the binaries through these variables.
 check: all
 	SIM_BIN=$(abspath $(SIM)) MKGRAPH_BIN=$(abspath $(MKGRAPH)) SIM_SOURCE_DIR=$(CURDIR) \
-	  prove -f $(CHECK_BINS)
+	  prove $(PROVE_FLAGS) -f $(CHECK_BINS)
 
 # test-hosts is left out here: what it tests is bench/sweep.sh on ssh and Slurm (its sim runs are the plain
 # planning runs every other test makes under the sanitizers), and its servers take a minute.
@@ -200,14 +204,14 @@ valgrind: all
 	@printf '#!/bin/sh\nexec valgrind -q --error-exitcode=97 --leak-check=full --errors-for-leak-kinds=definite %s "$$@"\n' \
 	  $(abspath $(SIM)) > $(BUILD)/sim-valgrind && chmod +x $(BUILD)/sim-valgrind
 	SIM_BIN=$(abspath $(BUILD)/sim-valgrind) MKGRAPH_BIN=$(abspath $(MKGRAPH)) SIM_SOURCE_DIR=$(CURDIR) \
-	  prove -f $(BUILD)/tests/test-cli $(BUILD)/tests/test-badinput
+	  prove $(PROVE_FLAGS) -f $(BUILD)/tests/test-cli $(BUILD)/tests/test-badinput
 
 test: test-deps
 	$(MAKE) models
-	$(MAKE) check
-	$(MAKE) asan
-	$(MAKE) valgrind
-	$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SMOKE)
+	$(MAKE) -j$(JOBS) check PROVE_FLAGS=-j$(JOBS)
+	$(MAKE) -j$(JOBS) asan PROVE_FLAGS=-j$(JOBS)
+	$(MAKE) -j$(JOBS) valgrind PROVE_FLAGS=-j$(JOBS)
+	$(MAKE) -j$(JOBS) fuzz FUZZ_SECONDS=$(FUZZ_SMOKE)
 
 run: deps
 	$(MAKE) all
