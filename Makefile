@@ -39,7 +39,7 @@ PROVE_FLAGS  ?=
 # Recursive (=) so pkg-config runs when a recipe needs it, after `deps` has installed it.
 PKG_CFLAGS    = $(shell pkg-config --cflags $(PKGS) $(BLAS_PKG))
 PKG_LIBS      = $(shell pkg-config --libs $(PKGS)) -lm
-CFLAGS_COMMON = -std=c11 -D_POSIX_C_SOURCE=200809L -g $(OPT_FLAGS) -fno-strict-aliasing $(SAN_FLAGS) \
+CFLAGS_COMMON = -std=c11 -D_POSIX_C_SOURCE=200809L -g $(OPT_FLAGS) -fno-strict-aliasing -fPIC $(SAN_FLAGS) \
                 -I sim -I . -I $(BUILD)/gen $(PKG_CFLAGS) -MMD -MP
 CFLAGS_STRICT = $(CFLAGS_COMMON) -Wall -Wextra -Werror -Wshadow -Wno-sign-compare
 LDFLAGS_ALL   = $(SAN_FLAGS)
@@ -59,6 +59,11 @@ GEN_H   := $(BUILD)/gen/onnx.pb-c.h
 LIB     := $(BUILD)/libsim.a
 GENLIB  := $(BUILD)/libgen.a
 SIM     := $(BUILD)/sim
+# The shared library of the public API (sim/api/arenasim.h): its soname follows ARENASIM_API_VERSION.
+API_VERSION := $(shell sed -n 's/^\#define ARENASIM_API_VERSION //p' sim/api/arenasim.h)
+VERSION     := $(shell sed -n 's/^\#define SIM_VERSION "\(.*\)"/\1/p' sim/base/version.h)
+SONAME  := libarenasim.so.$(API_VERSION)
+SHLIB   := $(BUILD)/$(SONAME)
 MKGRAPH := $(BUILD)/mkgraph
 LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(SIM_SRCS) $(STRATEGY_SRCS)) $(BUILD)/obj/gen/onnx.pb-c.o
 TEST_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
@@ -71,7 +76,7 @@ TEST_SUPPORT_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(TEST_SUPPORT))
 .SECONDARY:
 .DEFAULT_GOAL := all
 
-all: $(SIM) $(MKGRAPH) $(TEST_BINS) graphs/gpt2.onnx
+all: $(SIM) $(MKGRAPH) $(SHLIB) $(TEST_BINS) graphs/gpt2.onnx
 
 # Installs the Debian packages of $(1) that are missing.
 define apt_install
@@ -93,10 +98,22 @@ test-deps: deps
 	@command -v npm > /dev/null || { $(SUDO) apt-get update -q && \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends npm; }
 
-install: $(SIM) $(MKGRAPH)
+# The command, and the library for programs of your own: arenasim.h, libarenasim.so, arenasim.pc (for
+# pkg-config) and the Python module arenasim (over the same library).
+PYDIR = $(PREFIX)/lib/python3/dist-packages
+install: $(SIM) $(MKGRAPH) $(SHLIB)
 	install -D -m 755 $(SIM) $(DESTDIR)$(PREFIX)/bin/sim
 	install -D -m 755 $(MKGRAPH) $(DESTDIR)$(PREFIX)/bin/mkgraph
+	install -D -m 644 sim/api/arenasim.h $(DESTDIR)$(PREFIX)/include/arenasim.h
+	install -D -m 755 $(SHLIB) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
+	ln -sfn $(SONAME) $(DESTDIR)$(PREFIX)/lib/libarenasim.so
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' sim/api/arenasim.pc.in \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/arenasim.pc
+	install -D -m 644 python/arenasim/__init__.py $(DESTDIR)$(PYDIR)/arenasim/__init__.py
 	@echo "sim and mkgraph are in $(DESTDIR)$(PREFIX)/bin (add it to PATH if it is not there)"
+	@echo "the library: PKG_CONFIG_PATH=$(PREFIX)/lib/pkgconfig pkg-config --cflags --libs arenasim"
+	@echo "the Python module: PYTHONPATH=$(PYDIR) /usr/bin/python3 -c 'import arenasim'"
 
 $(GEN_C) $(GEN_H) &: $(ONNX_PROTO)
 	@mkdir -p $(BUILD)/gen
@@ -128,6 +145,11 @@ $(LIB): $(LIB_OBJS)
 $(GENLIB): $(patsubst %.c,$(BUILD)/obj/%.o,$(GENERATOR_SRCS))
 	rm -f $@
 	ar rcs $@ $^
+
+# Only the API's arenasim_* functions are exported (sim/api/arenasim.map).
+$(SHLIB): $(LIB_OBJS) sim/api/arenasim.map
+	$(CC) $(LDFLAGS_ALL) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=sim/api/arenasim.map -Wl,--no-undefined \
+	  -o $@ $(LIB_OBJS) $(PKG_LIBS)
 
 $(SIM): $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRCS)) $(LIB)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS)
@@ -168,9 +190,12 @@ reference-shapes: models
 	/usr/bin/python3 graphs/reference_shapes.py graphs/models/models.tsv tests/data/reference-shapes
 
 # Build and run the suite in $(BUILD); the tests find the binaries through these variables.
+# The library is installed into the build (make install PREFIX=...) for test-api to build against through
+# pkg-config, as a user would; not in the sanitizer builds, whose library needs their runtime loaded first.
 check: all
+	$(if $(SAN_FLAGS),,$(MAKE) -s install PREFIX=$(abspath $(BUILD)/prefix) > /dev/null)
 	SIM_BIN=$(abspath $(SIM)) MKGRAPH_BIN=$(abspath $(MKGRAPH)) SIM_SOURCE_DIR=$(CURDIR) \
-	  prove $(PROVE_FLAGS) -f $(CHECK_BINS)
+	  $(if $(SAN_FLAGS),,ARENASIM_PREFIX=$(abspath $(BUILD)/prefix)) prove $(PROVE_FLAGS) -f $(CHECK_BINS)
 
 # test-hosts is left out here: what it tests is bench/sweep.sh on ssh and Slurm (its sim runs are the plain
 # planning runs every other test makes under the sanitizers), and its servers take a minute.

@@ -152,15 +152,27 @@ gboolean alias_list_check(const char *list, GError **error)
     return alias_list_parse(list, chosen, error);
 }
 
-gboolean alias_apply_list(AliasMap *m, const char *list, GError **error)
+const AliasStrategy **alias_list_resolve(const char *list, GError **error)
 {
     gboolean chosen[G_N_ELEMENTS(alias_registry)];
     if (!alias_list_parse(list, chosen, error))
-        return FALSE;
+        return NULL;
+    const AliasStrategy **out = g_new0(const AliasStrategy *, G_N_ELEMENTS(alias_registry));
+    guint n = 0;
     for (guint k = 0; alias_registry[k]; k++)
-        if (chosen[k] && !alias_registry[k]->apply(m, error))
-            return FALSE;
-    return TRUE;
+        if (chosen[k])
+            out[n++] = alias_registry[k];
+    return out;
+}
+
+gboolean alias_apply_list(AliasMap *m, const char *list, GError **error)
+{
+    const AliasStrategy **chosen = alias_list_resolve(list, error);
+    gboolean ok = chosen != NULL;
+    for (guint k = 0; ok && chosen[k]; k++)
+        ok = chosen[k]->apply(m, error);
+    g_free(chosen);
+    return ok;
 }
 
 gboolean order_list_parse(const char *list, GPtrArray *chosen, GError **error)

@@ -42,5 +42,8 @@ char *alias_strategy_names(void);
 gboolean alias_apply_list(AliasMap *m, const char *list, GError **error);
 /* Whether a --alias list names only known strategies (the command line checks it before any work). */
 gboolean alias_list_check(const char *list, GError **error);
+/* The strategies a --alias list names, in registry order, NULL-terminated (a pipeline recipe's `aliases`);
+ * NULL with a usage error on an unknown name. Free with g_free. */
+const AliasStrategy **alias_list_resolve(const char *list, GError **error);
 
 #endif

@@ -7,6 +7,7 @@
 #include "cli/outputs.h"
 #include "cli/phases.h"
 #include "base/files.h"
+#include "base/version.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -27,7 +28,7 @@ int main(int argc, char **argv)
             huge_pages_exec(given, job.trace_path ? job.trace_path : job.graph_path);
         malloc_tune_for_planning();
         switch (job.kind) {
-        case JOB_VERSION: printf("sim (arenasim) 0.3\n"); break;
+        case JOB_VERSION: printf("sim (arenasim) " SIM_VERSION "\n"); break;
         case JOB_LIST_OPS: list_ops(); break;
         case JOB_LIST: list_strategies(); break;
         case JOB_TABLE_PLOT: status = run_table_plot(&job); break;

@@ -9,6 +9,7 @@
 #include "cli/phases.h"
 #include "cli/run.h"
 #include "memory/bins.h"
+#include "memory/pipeline.h"
 #include "model/onnx.h"
 #include "plan/verify.h"
 #include "report/chrome-trace.h"
@@ -38,48 +39,33 @@ static gboolean load_model(Job *job, GError **error)
     return ok;
 }
 
-/* Graph to trace: the schedule from the order strategy, then the alias strategies chosen with --alias. */
+/* Graph to trace: the job's choices as a pipeline recipe (memory/pipeline.h), the stages' results kept in
+ * the job for the report, --run and the outputs. The trace is the caller's. */
 static Trace *graph_trace(Job *job, GError **error)
 {
-    const Graph *g = job->model->graph;
-    if (!job->order_problem) {
-        if (!(job->order_problem = order_problem_new(g, &job->layout, error)))
-            return NULL;
-        job->order_problem->incumbents = order_registry;
-        if (job->order_budget_states)
-            job->order_problem->budget_states = job->order_budget_states;
-        if (job->order_seconds > 0)
-            job->order_problem->budget_seconds = job->order_seconds;
-    }
-    g_clear_pointer(&job->schedule, g_ptr_array_unref);
-    g_clear_pointer(&job->aliases, alias_map_free);
-    job->no_alias_bytes = 0;
-    job->schedule = order_schedule(job->order, job->order_problem, error);
-    phases_mark("order");
-    if (!job->schedule)
+    BinRules *bins = NULL;
+    if (job->bins_path && !(bins = bin_rules_read_file(job->bins_path, error)))
         return NULL;
-    job->aliases = alias_map_new(g, job->schedule, &job->layout, NULL, job->pins, error);
-    phases_mark("liveness");
-    if (!job->aliases)
+    const AliasStrategy **aliases = alias_list_resolve(job->alias, error);
+    if (!aliases) {
+        bin_rules_free(bins);
         return NULL;
-    if (job->bins_path) {
-        BinRules *rules = bin_rules_read_file(job->bins_path, error);
-        if (!rules)
-            return NULL;
-        guint *bins = bin_rules_assign(rules, g, job->aliases->bytes);
-        memcpy(job->aliases->bin, bins, g->tensors->len * sizeof(guint));
-        g_free(bins);
-        bin_rules_free(rules);
     }
-    job->aliases->strict_runtime = job->strict_runtime;
-    job->aliases->scratch = job->scratch;
-    for (guint k = 0; k < g->tensors->len; k++)
-        job->no_alias_bytes += job->aliases->bytes[k];
-    gboolean shared = alias_apply_list(job->aliases, job->alias, error);
-    phases_mark("sharing");
-    Trace *t = shared ? trace_from_alias_map(job->aliases, job->pins, error) : NULL;
-    phases_mark("trace");
-    return t;
+    PipelineRecipe recipe = {.order = job->order, .incumbents = order_registry,
+                             .order_budget_states = job->order_budget_states, .order_seconds = job->order_seconds,
+                             .layout = job->layout, .pins = job->pins, .bins = bins,
+                             .strict_runtime = job->strict_runtime, .scratch = job->scratch,
+                             .aliases = aliases, .mark = phases_mark};
+    PipelineResult built = {.problem = job->order_problem, .schedule = job->schedule, .aliases = job->aliases};
+    gboolean ok = pipeline_trace(job->model->graph, &recipe, &built, error);
+    Trace *t = built.trace;
+    job->order_problem = built.problem;
+    job->schedule = built.schedule;
+    job->aliases = built.aliases;
+    job->no_alias_bytes = built.no_alias_bytes;
+    g_free(aliases);
+    bin_rules_free(bins);
+    return ok ? t : NULL;
 }
 
 /* Plans with one strategy, verifies (unless --no-verify), fills the report row. */

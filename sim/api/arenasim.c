@@ -1,0 +1,266 @@
+/* arenasim.c — the public C API (arenasim.h) over the library's rooms: the same stages, defaults and
+ * registry as the command (sim/cli), through the one pipeline call (memory/pipeline.h). */
+#include "api/arenasim.h"
+
+#include "base/error.h"
+#include "base/version.h"
+#include "memory/fuse.h"
+#include "memory/pipeline.h"
+#include "model/onnx.h"
+#include "ops/shape.h"
+#include "plan/place.h"
+#include "plan/verify.h"
+#include "report/report.h"
+#include "strategies/registry.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct arenasim_plan {
+    char *source;
+    Model *model;        /* NULL for a trace file */
+    PipelineResult built; /* a model's order, alias map and trace */
+    Trace *trace;        /* built.trace, or the trace file's */
+    Plan *plan;
+    char *alias, *order, *dims;
+};
+
+void arenasim_options_init(arenasim_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->verify = 1;
+}
+
+static void set_error(char **error, GError *e)
+{
+    if (error)
+        *error = g_strdup(e ? e->message : "unknown error");
+    g_clear_error(&e);
+}
+
+static gboolean is_model(const char *path)
+{
+    return g_str_has_suffix(path, ".onnx");
+}
+
+/* "seq=128,batch=1" from the bindings, or "-" (the report's dims column). */
+static char *dims_text(const char *const *dims)
+{
+    if (!dims || !*dims)
+        return g_strdup("-");
+    return g_strjoinv(",", (char **)dims);
+}
+
+static gboolean plan_model(arenasim_plan *p, const arenasim_options *o, const OrderStrategy *order, GError **error)
+{
+    ShapeOptions shape;
+    shape_options_init(&shape);
+    gboolean ok = TRUE;
+    for (const char *const *d = o->dims; ok && d && *d; d++)
+        ok = shape_options_add_dim(&shape, *d, error);
+    ok = ok && (p->model = onnx_read_file(p->source, error)) && shape_infer(p->model, &shape, error);
+    shape_options_clear(&shape);
+    FuseReport fused = {0};
+    if (ok && o->fuse && strcmp(o->fuse, "none"))
+        ok = fuse_apply(p->model, o->fuse, &fused, error);
+    const AliasStrategy **aliases = ok ? alias_list_resolve(p->alias, error) : NULL;
+    if (!aliases)
+        return FALSE;
+    PipelineRecipe recipe = {.order = order, .incumbents = order_registry, .layout = LAYOUT_DEFAULTS, .aliases = aliases};
+    if (o->align)
+        recipe.layout.align = o->align;
+    ok = pipeline_trace(p->model->graph, &recipe, &p->built, error);
+    g_free(aliases);
+    p->trace = p->built.trace;
+    return ok;
+}
+
+arenasim_plan *arenasim_plan_file(const char *path, const arenasim_options *options, char **error)
+{
+    arenasim_options defaults;
+    arenasim_options_init(&defaults);
+    const arenasim_options *o = options ? options : &defaults;
+    GError *e = NULL;
+    if (error)
+        *error = NULL;
+    if (!path) {
+        set_error(error, g_error_new(SIM_ERROR, SIM_ERROR_USAGE, "no file given"));
+        return NULL;
+    }
+    const PlaceStrategy *strategy = place_strategy_find(o->strategy ? o->strategy : PLACE_DEFAULT_STRATEGY);
+    const OrderStrategy *order = order_strategy_find(o->order ? o->order : "file");
+    if (!strategy || !order) {
+        char *known = strategy ? order_strategy_names() : place_strategy_names();
+        set_error(error, g_error_new(SIM_ERROR, SIM_ERROR_USAGE, "unknown %s '%s' (one of: %s)",
+                                     strategy ? "order" : "strategy", strategy ? o->order : o->strategy, known));
+        g_free(known);
+        return NULL;
+    }
+    if (o->fuse && strcmp(o->fuse, "ort") && strcmp(o->fuse, "none")) {
+        set_error(error, g_error_new(SIM_ERROR, SIM_ERROR_USAGE, "fuse takes ort or none, not '%s'", o->fuse));
+        return NULL;
+    }
+    if (o->align && (o->align & (o->align - 1))) {
+        set_error(error, g_error_new(SIM_ERROR, SIM_ERROR_USAGE, "align takes a power of two"));
+        return NULL;
+    }
+    if (o->budget_seconds < 0 || o->budget_seconds > 31536000.0) {
+        set_error(error, g_error_new(SIM_ERROR, SIM_ERROR_USAGE, "budget_seconds takes 0 to 31,536,000"));
+        return NULL;
+    }
+    arenasim_plan *p = g_new0(arenasim_plan, 1);
+    p->source = g_strdup(path);
+    p->alias = g_strdup(is_model(path) ? (o->alias ? o->alias : "all") : "none");
+    p->order = g_strdup(is_model(path) ? order->name : "file");
+    p->dims = dims_text(o->dims);
+    gboolean ok = is_model(path) ? plan_model(p, o, order, &e) : (p->trace = trace_read_file(path, &e)) != NULL;
+    /* The budgets as the command sets them: the default strategy on its own work budget, else seconds. */
+    PlaceOptions place = {.budget_seconds = 10.0, .portfolio = place_registry};
+    if (!o->strategy && !o->budget_work && o->budget_seconds <= 0) {
+        place.budget_work = PLACE_DEFAULT_WORK;
+        place.budget_seconds = 31536000.0;
+    }
+    if (o->budget_work) {
+        place.budget_work = o->budget_work;
+        place.budget_seconds = 31536000.0;
+    }
+    if (o->budget_seconds > 0)
+        place.budget_seconds = o->budget_seconds;
+    ok = ok && (p->plan = place_run_with(strategy, p->trace, &place, &e)) && (!o->verify || verify_plan(p->trace, p->plan, &e));
+    if (!ok) {
+        g_prefix_error(&e, "%s: ", path);
+        set_error(error, e);
+        arenasim_plan_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+void arenasim_plan_free(arenasim_plan *p)
+{
+    if (!p)
+        return;
+    if (p->trace != p->built.trace)
+        trace_free(p->trace);
+    pipeline_result_clear(&p->built);
+    if (p->model)
+        model_free(p->model);
+    if (p->plan)
+        plan_free(p->plan);
+    g_free(p->source);
+    g_free(p->alias);
+    g_free(p->order);
+    g_free(p->dims);
+    g_free(p);
+}
+
+uint64_t arenasim_plan_arena_bytes(const arenasim_plan *p)
+{
+    return p->plan->arena;
+}
+
+uint64_t arenasim_plan_lower_bound_bytes(const arenasim_plan *p)
+{
+    return trace_lower_bound(p->trace);
+}
+
+uint64_t arenasim_plan_naive_bytes(const arenasim_plan *p)
+{
+    return p->plan->naive_arena;
+}
+
+const char *arenasim_plan_strategy(const arenasim_plan *p)
+{
+    return p->plan->strategy->name;
+}
+
+const char *arenasim_plan_detail(const arenasim_plan *p)
+{
+    return p->plan->detail ? p->plan->detail : "";
+}
+
+uint32_t arenasim_plan_steps(const arenasim_plan *p)
+{
+    return p->trace->steps;
+}
+
+size_t arenasim_plan_buffer_count(const arenasim_plan *p)
+{
+    return trace_count(p->trace);
+}
+
+int arenasim_plan_buffer(const arenasim_plan *p, size_t k, arenasim_buffer *out)
+{
+    if (k >= trace_count(p->trace))
+        return -1;
+    const TraceBuffer *b = trace_buffer(p->trace, (guint)k);
+    *out = (arenasim_buffer){.name = b->name, .offset = p->plan->offsets[k], .size = b->size, .first = b->first,
+                             .last = b->last, .bin = b->bin};
+    return 0;
+}
+
+int arenasim_plan_verify(const arenasim_plan *p, char **error)
+{
+    GError *e = NULL;
+    if (error)
+        *error = NULL;
+    if (verify_plan(p->trace, p->plan, &e))
+        return 0;
+    set_error(error, e);
+    return -1;
+}
+
+char *arenasim_plan_report_json(const arenasim_plan *p)
+{
+    ReportRow row = {.graph = p->source, .dims = p->dims, .order = p->order, .alias = p->alias,
+                     .no_alias_bytes = p->model ? p->built.no_alias_bytes : 0, .strategy = p->plan->strategy->name};
+    if (p->built.aliases) {
+        alias_savings(p->built.aliases, row.saved);
+        row.fallbacks = p->built.aliases->notes->len;
+    }
+    row.verified = TRUE;
+    report_row_fill(&row, p->trace, p->plan);
+    if (!p->model)
+        row.no_alias_bytes = row.trace_bytes;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    report_print(f, FORMAT_JSON, FALSE, &row, 1);
+    fclose(f);
+    char *out = g_strndup(text, len); /* freed with arenasim_free (g_free), whatever malloc made it */
+    free(text);
+    return out;
+}
+
+const char *const *arenasim_names(arenasim_list which)
+{
+    static const char *strategies[64], *orders[64], *aliases[64];
+    static gsize done = 0;
+    if (g_once_init_enter(&done)) {
+        guint n = 0;
+        const PlaceStrategy *const *s = place_strategies(&n);
+        for (guint k = 0; k < n && k < 63; k++)
+            strategies[k] = s[k]->name;
+        const OrderStrategy *const *os = order_strategies(&n);
+        for (guint k = 0; k < n && k < 63; k++)
+            orders[k] = os[k]->name;
+        const AliasStrategy *const *as = alias_strategies(&n);
+        for (guint k = 0; k < n && k < 63; k++)
+            aliases[k] = as[k]->name;
+        g_once_init_leave(&done, 1);
+    }
+    return which == ARENASIM_ORDERS ? orders : which == ARENASIM_ALIASES ? aliases : strategies;
+}
+
+const char *arenasim_version(void)
+{
+    return SIM_VERSION;
+}
+
+void arenasim_free(void *p)
+{
+    g_free(p);
+}

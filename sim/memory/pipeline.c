@@ -1,0 +1,62 @@
+/* pipeline.c — graph to trace in one call (pipeline.h). */
+#include "memory/pipeline.h"
+
+#include <string.h>
+
+static void mark(const PipelineRecipe *r, const char *phase)
+{
+    if (r->mark)
+        r->mark(phase);
+}
+
+gboolean pipeline_trace(const Graph *g, const PipelineRecipe *r, PipelineResult *out, GError **error)
+{
+    if (!out->problem) {
+        if (!(out->problem = order_problem_new(g, &r->layout, error)))
+            return FALSE;
+        out->problem->incumbents = r->incumbents;
+        if (r->order_budget_states)
+            out->problem->budget_states = r->order_budget_states;
+        if (r->order_seconds > 0)
+            out->problem->budget_seconds = r->order_seconds;
+    }
+    g_clear_pointer(&out->trace, trace_free);
+    g_clear_pointer(&out->aliases, alias_map_free);
+    g_clear_pointer(&out->schedule, g_ptr_array_unref);
+    out->no_alias_bytes = 0;
+    out->schedule = order_schedule(r->order, out->problem, error);
+    mark(r, "order");
+    if (!out->schedule)
+        return FALSE;
+    out->aliases = alias_map_new(g, out->schedule, &r->layout, NULL, r->pins, error);
+    mark(r, "liveness");
+    if (!out->aliases)
+        return FALSE;
+    if (r->bins) {
+        guint *bins = bin_rules_assign(r->bins, g, out->aliases->bytes);
+        memcpy(out->aliases->bin, bins, g->tensors->len * sizeof(guint));
+        g_free(bins);
+    }
+    out->aliases->strict_runtime = r->strict_runtime;
+    out->aliases->scratch = r->scratch;
+    for (guint k = 0; k < g->tensors->len; k++)
+        out->no_alias_bytes += out->aliases->bytes[k];
+    for (const AliasStrategy *const *a = r->aliases; a && *a; a++)
+        if (!(*a)->apply(out->aliases, error)) {
+            mark(r, "sharing");
+            return FALSE;
+        }
+    mark(r, "sharing");
+    out->trace = trace_from_alias_map(out->aliases, r->pins, error);
+    mark(r, "trace");
+    return out->trace != NULL;
+}
+
+void pipeline_result_clear(PipelineResult *out)
+{
+    g_clear_pointer(&out->trace, trace_free);
+    g_clear_pointer(&out->aliases, alias_map_free);
+    g_clear_pointer(&out->schedule, g_ptr_array_unref);
+    g_clear_pointer(&out->problem, order_problem_free);
+    out->no_alias_bytes = 0;
+}

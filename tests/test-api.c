@@ -1,0 +1,253 @@
+/* test-api.c — the planner as a library. In process: the public API (sim/api/arenasim.h) plans what the
+ * command plans, to the byte; its errors are messages; its buffers are the plan. Installed (make install
+ * into a folder of the build, ARENASIM_PREFIX): examples/plan.c built with pkg-config alone, and the Python
+ * module run by Debian's python3, both against the command's bytes. */
+#include "api/arenasim.h"
+#include "tests/testutil.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+static void assert_contains(const char *haystack, const char *needle)
+{
+    if (!strstr(haystack, needle))
+        g_error("expected to find\n  %s\nin\n%s", needle, haystack);
+}
+
+/* The arena `sim --format json` reports for a graph, a strategy (NULL: the default) and --dim bindings. */
+static guint64 command_arena(const char *graph, const char *strategy, const char *const *dims)
+{
+    GPtrArray *args = g_ptr_array_new();
+    g_ptr_array_add(args, "--graph");
+    g_ptr_array_add(args, (gpointer)graph);
+    g_ptr_array_add(args, "--format");
+    g_ptr_array_add(args, "json");
+    if (strategy) {
+        g_ptr_array_add(args, "--strategy");
+        g_ptr_array_add(args, (gpointer)strategy);
+    }
+    for (const char *const *d = dims; d && *d; d++) {
+        g_ptr_array_add(args, "--dim");
+        g_ptr_array_add(args, (gpointer)*d);
+    }
+    g_ptr_array_add(args, NULL);
+    RunResult r = test_run("SIM_BIN", (const char *const *)args->pdata);
+    g_assert_cmpint(r.status, ==, 0);
+    const char *at = strstr(r.out, "\"arena_bytes\" : ");
+    g_assert_nonnull(at);
+    guint64 arena = g_ascii_strtoull(at + strlen("\"arena_bytes\" : "), NULL, 10);
+    run_result_clear(&r);
+    g_ptr_array_unref(args);
+    return arena;
+}
+
+static void test_same_as_command(void)
+{
+    const char *strategies[] = {NULL, "bestfit", "greedy-size", "firstfit"};
+    for (guint k = 0; k < G_N_ELEMENTS(strategies); k++) {
+        arenasim_options o;
+        arenasim_options_init(&o);
+        o.strategy = strategies[k];
+        char *error = NULL;
+        arenasim_plan *p = arenasim_plan_file("graphs/gpt2.onnx", &o, &error);
+        g_assert_null(error);
+        g_assert_nonnull(p);
+        g_assert_cmpuint(arenasim_plan_arena_bytes(p), ==, command_arena("graphs/gpt2.onnx", strategies[k], NULL));
+        g_assert_cmpuint(arenasim_plan_lower_bound_bytes(p), ==, 26124800); /* docs/corpus.md */
+        g_assert_cmpstr(arenasim_plan_strategy(p), ==, strategies[k] ? strategies[k] : "best");
+        g_assert_cmpuint(arenasim_plan_buffer_count(p), ==, 175);
+        g_assert_cmpint(arenasim_plan_verify(p, &error), ==, 0);
+        arenasim_plan_free(p);
+    }
+    /* Symbolic dimensions bound as --dim binds them. */
+    char *graph = test_write_symbolic_graph();
+    arenasim_options o;
+    arenasim_options_init(&o);
+    const char *dims[] = {"batch=2", "seq=100", NULL};
+    o.dims = dims;
+    o.strategy = "bestfit";
+    char *error = NULL;
+    arenasim_plan *p = arenasim_plan_file(graph, &o, &error);
+    g_assert_nonnull(p);
+    guint64 arena = command_arena(graph, "bestfit", dims);
+    g_assert_cmpuint(arenasim_plan_arena_bytes(p), ==, arena);
+    g_assert_cmpuint(arena, >=, 2 * 100 * 4); /* at least the input */
+    char *json = arenasim_plan_report_json(p), *field = g_strdup_printf("\"arena_bytes\" : %" G_GUINT64_FORMAT, arena);
+    assert_contains(json, "\"dims\" : \"batch=2,seq=100\"");
+    assert_contains(json, "\"strategy\" : \"bestfit\"");
+    assert_contains(json, field);
+    g_free(field);
+    arenasim_free(json);
+    arenasim_plan_free(p);
+    g_free(graph);
+}
+
+/* The buffers are the plan: no two live at once share a byte, and each fits the arena. */
+static void test_buffers(void)
+{
+    arenasim_plan *p = arenasim_plan_file("graphs/unet.onnx", NULL, NULL);
+    g_assert_nonnull(p);
+    size_t n = arenasim_plan_buffer_count(p);
+    g_assert_cmpuint(n, >, 10);
+    arenasim_buffer *b = g_new(arenasim_buffer, n);
+    for (size_t k = 0; k < n; k++) {
+        g_assert_cmpint(arenasim_plan_buffer(p, k, &b[k]), ==, 0);
+        g_assert_nonnull(b[k].name);
+        g_assert_cmpuint(b[k].offset + b[k].size, <=, arenasim_plan_arena_bytes(p));
+        g_assert_cmpuint(b[k].first, <=, b[k].last);
+        g_assert_cmpuint(b[k].last, <, arenasim_plan_steps(p));
+        for (size_t j = 0; j < k; j++)
+            if (b[j].first <= b[k].last && b[k].first <= b[j].last)
+                g_assert_true(b[j].offset + b[j].size <= b[k].offset || b[k].offset + b[k].size <= b[j].offset);
+    }
+    arenasim_buffer out;
+    g_assert_cmpint(arenasim_plan_buffer(p, n, &out), ==, -1);
+    g_free(b);
+    arenasim_plan_free(p);
+    /* A trace file plans too. */
+    const char *text = "arenasim-trace 1\nsteps 4\n0 a 100 0 1\n1 b 200 1 2\n2 c 120 2 3\n";
+    char *trace = test_write_scratch("api.trace", text, strlen(text));
+    p = arenasim_plan_file(trace, NULL, NULL);
+    g_assert_nonnull(p);
+    g_assert_cmpuint(arenasim_plan_buffer_count(p), ==, 3);
+    g_assert_cmpuint(arenasim_plan_lower_bound_bytes(p), ==, 320);
+    arenasim_plan_free(p);
+    g_free(trace);
+}
+
+/* Errors are messages naming the file or the option, never an exit. */
+static void test_errors(void)
+{
+    struct {
+        const char *path, *strategy, *order, *alias, *fuse;
+        const char *expect;
+    } cases[] = {
+        {"graphs/no-such.onnx", NULL, NULL, NULL, NULL, "graphs/no-such.onnx: "},
+        {"graphs/gpt2.onnx", "bestfitt", NULL, NULL, NULL, "unknown strategy 'bestfitt' (one of: naive, firstfit,"},
+        {"graphs/gpt2.onnx", NULL, "sideways", NULL, NULL, "unknown order 'sideways' (one of: file,"},
+        {"graphs/gpt2.onnx", NULL, NULL, "noop,nope", NULL, "unknown alias strategy 'nope'"},
+        {"graphs/gpt2.onnx", NULL, NULL, NULL, "tvm", "fuse takes ort or none, not 'tvm'"},
+        {NULL, NULL, NULL, NULL, NULL, "no file given"},
+    };
+    for (guint k = 0; k < G_N_ELEMENTS(cases); k++) {
+        arenasim_options o;
+        arenasim_options_init(&o);
+        o.strategy = cases[k].strategy;
+        o.order = cases[k].order;
+        o.alias = cases[k].alias;
+        o.fuse = cases[k].fuse;
+        char *error = NULL;
+        g_assert_null(arenasim_plan_file(cases[k].path, &o, &error));
+        g_assert_nonnull(error);
+        assert_contains(error, cases[k].expect);
+        arenasim_free(error);
+    }
+    const char *dims[] = {"seq", NULL};
+    arenasim_options o;
+    arenasim_options_init(&o);
+    o.dims = dims;
+    g_assert_null(arenasim_plan_file("graphs/gpt2.onnx", &o, NULL)); /* no error pointer: still no crash */
+    g_assert_cmpstr(arenasim_names(ARENASIM_STRATEGIES)[0], ==, "naive");
+    g_assert_cmpstr(arenasim_names(ARENASIM_ORDERS)[0], ==, "file");
+    g_assert_nonnull(arenasim_names(ARENASIM_ALIASES)[0]);
+}
+
+/* Runs argv with extra environment (NULL-terminated "NAME=VALUE"), from the repository's folder. */
+static RunResult run_env(const char *const *argv, const char *const *env)
+{
+    char **envp = g_get_environ();
+    for (const char *const *e = env; e && *e; e++) {
+        char **kv = g_strsplit(*e, "=", 2);
+        envp = g_environ_setenv(envp, kv[0], kv[1], TRUE);
+        g_strfreev(kv);
+    }
+    RunResult r = {0};
+    int wait_status = 0;
+    GError *error = NULL;
+    gboolean ok = g_spawn_sync(NULL, (char **)argv, envp, G_SPAWN_SEARCH_PATH, NULL, NULL, &r.out, &r.err, &wait_status,
+                               &error);
+    g_assert_no_error(error);
+    g_assert_true(ok);
+    r.status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status);
+    g_strfreev(envp);
+    return r;
+}
+
+static void test_installed(void)
+{
+    const char *prefix = g_getenv("ARENASIM_PREFIX");
+    if (!prefix) {
+        g_test_skip("ARENASIM_PREFIX is not set: make check installs the library there (not in the sanitizer builds, "
+                    "whose library needs the sanitizers' runtime loaded first)");
+        return;
+    }
+    char *pc_path = g_strdup_printf("PKG_CONFIG_PATH=%s/lib/pkgconfig", prefix);
+    const char *env[] = {pc_path, NULL};
+    RunResult r = run_env((const char *[]){"pkg-config", "--cflags", "--libs", "arenasim", NULL}, env);
+    g_assert_cmpint(r.status, ==, 0);
+    char *flags = g_strstrip(g_strdup(r.out));
+    run_result_clear(&r);
+    /* examples/plan.c, built with what pkg-config says and nothing else. */
+    char *exe = test_scratch_path("plan"), *src = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "examples", "plan.c", NULL);
+    char *build = g_strdup_printf("cc -std=c11 -Wall -Werror %s -o %s %s", src, exe, flags);
+    r = run_env((const char *[]){"sh", "-c", build, NULL}, env);
+    if (r.status != 0)
+        g_error("%s:\n%s", build, r.err);
+    run_result_clear(&r);
+    char *expect = g_strdup_printf("%" G_GUINT64_FORMAT "\n", command_arena("graphs/gpt2.onnx", "bestfit", NULL));
+    r = run_env((const char *[]){exe, "graphs/gpt2.onnx", "bestfit", NULL}, NULL);
+    g_assert_cmpint(r.status, ==, 0);
+    g_assert_cmpstr(r.out, ==, expect);
+    run_result_clear(&r);
+    r = run_env((const char *[]){exe, "graphs/gpt2.onnx", "worstfit", NULL}, NULL);
+    g_assert_cmpint(r.status, ==, 1);
+    assert_contains(r.err, "plan: unknown strategy 'worstfit'");
+    run_result_clear(&r);
+
+    /* The Python module, installed under the prefix, by Debian's python3. */
+    char *pypath = g_strdup_printf("PYTHONPATH=%s/lib/python3/dist-packages", prefix);
+    const char *pyenv[] = {pypath, NULL};
+    const char *script =
+        "import arenasim, sys\n"
+        "p = arenasim.plan('graphs/gpt2.onnx', 'bestfit')\n"
+        "print(p.arena_bytes)\n"
+        "assert p.lower_bound_bytes == 26124800 and len(p.buffers) == 175, p\n"
+        "assert p.report['arena_bytes'] == p.arena_bytes and p.report['strategy'] == 'bestfit'\n"
+        "b = max(p.buffers, key=lambda b: b.offset + b.size)\n"
+        "assert b.offset + b.size <= p.arena_bytes\n"
+        "d = arenasim.plan(sys.argv[1], dims={'batch': 2, 'seq': 100}, budget_work=1000)\n"
+        "assert d.report['dims'] == 'batch=2,seq=100' and d.arena_bytes >= 800, d.report\n"
+        "rows = arenasim.compare('graphs/unet.onnx', ['firstfit', 'greedy-size'])\n"
+        "assert [r['strategy'] for r in rows] == ['firstfit', 'greedy-size'], rows\n"
+        "assert 'best' in arenasim.names() and 'file' in arenasim.names('orders')\n"
+        "try:\n"
+        "    arenasim.plan('graphs/gpt2.onnx', 'worstfit')\n"
+        "    sys.exit('no exception')\n"
+        "except arenasim.Error as e:\n"
+        "    assert \"unknown strategy 'worstfit'\" in str(e), e\n";
+    char *graph = test_write_symbolic_graph();
+    r = run_env((const char *[]){"/usr/bin/python3", "-c", script, graph, NULL}, pyenv);
+    g_free(graph);
+    if (r.status != 0)
+        g_error("python3:\n%s%s", r.out, r.err);
+    g_assert_cmpstr(r.out, ==, expect);
+    run_result_clear(&r);
+    g_free(pypath);
+    g_free(expect);
+    g_free(build);
+    g_free(src);
+    g_free(exe);
+    g_free(flags);
+    g_free(pc_path);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/api/same-as-command", test_same_as_command);
+    g_test_add_func("/api/buffers", test_buffers);
+    g_test_add_func("/api/errors", test_errors);
+    g_test_add_func("/api/installed", test_installed);
+    return g_test_run();
+}
