@@ -51,12 +51,33 @@ static Aliased *alias_model(Model *m, const char *list, const char *const *pins,
         g_assert_true(alias_pins_parse(a->pins, *p, NULL));
     LayoutOptions lo = LAYOUT_DEFAULTS;
     lo.align = 1;
-    a->map = alias_map_new(m->graph, m->graph->order, &lo, NULL, a->pins, error);
+    const AliasStrategy **chosen = alias_list_resolve(list, error);
+    g_assert_nonnull(chosen);
+    PipelineRecipe recipe = {.schedule = m->graph->order, .layout = lo, .pins = a->pins, .strict_runtime = strict,
+                             .aliases = chosen};
+    PipelineResult built = {0};
+    if (pipeline_trace(m->graph, &recipe, &built, error))
+        a->trace = g_steal_pointer(&built.trace);
+    a->map = g_steal_pointer(&built.aliases);
     g_assert_nonnull(a->map);
-    a->map->strict_runtime = strict;
-    if (alias_apply_list(a->map, list, error))
-        a->trace = trace_from_alias_map(a->map, a->pins, error);
+    pipeline_result_clear(&built);
+    g_free(chosen);
     return a;
+}
+
+/* The pipeline call with bins and scratch (the file's order, no pins): the map, the trace in *t. */
+static AliasMap *pipeline_alias_trace_with(const Graph *g, const LayoutOptions *lo, const BinRules *bins,
+                                           gboolean scratch, const char *list, Trace **t, GError **error)
+{
+    const AliasStrategy **chosen = alias_list_resolve(list, error);
+    PipelineRecipe recipe = {.schedule = g->order, .layout = *lo, .bins = bins, .scratch = scratch, .aliases = chosen};
+    PipelineResult built = {0};
+    g_assert_true(chosen && pipeline_trace(g, &recipe, &built, error));
+    *t = g_steal_pointer(&built.trace);
+    AliasMap *map = g_steal_pointer(&built.aliases);
+    pipeline_result_clear(&built);
+    g_free(chosen);
+    return map;
 }
 
 static void aliased_free(Aliased *a)
@@ -482,19 +503,16 @@ static void test_bins(void)
     Model *m = family_model((const char *[]){"noop-chain", NULL});
     LayoutOptions lo = LAYOUT_DEFAULTS;
     lo.align = 1;
-    AliasMap *map = alias_map_new(m->graph, m->graph->order, &lo, NULL, NULL, &error);
-    guint *bins = bin_rules_assign(rules, m->graph, map->bytes);
-    memcpy(map->bin, bins, m->graph->tensors->len * sizeof(guint));
-    g_assert_true(alias_apply_list(map, "all", &error));
+    Trace *t = NULL;
+    AliasMap *map = pipeline_alias_trace_with(m->graph, &lo, rules, FALSE, "all", &t, &error);
+    g_assert_no_error(error);
     g_assert_cmpuint(map->copied_ops[SHARE_NOOP], ==, 2); /* into and out of bin 1 */
-    Trace *t = trace_from_alias_map(map, NULL, &error);
     Plan *p = place_run(place_strategy_find("bestfit"), t, &error);
     g_assert_true(verify_plan(t, p, &error));
     g_assert_cmpuint(p->bins, ==, 2);
     g_assert_cmpuint(p->bin_arena[1], ==, 400);
     plan_free(p);
     trace_free(t);
-    g_free(bins);
     alias_map_free(map);
     model_free(m);
     bin_rules_free(rules);
@@ -510,9 +528,9 @@ static void test_scratch(void)
     GError *error = NULL;
     LayoutOptions lo = LAYOUT_DEFAULTS;
     lo.align = 1;
-    AliasMap *map = alias_map_new(m->graph, m->graph->order, &lo, NULL, NULL, &error);
-    map->scratch = TRUE;
-    Trace *t = trace_from_alias_map(map, NULL, &error);
+    Trace *t = NULL;
+    AliasMap *map = pipeline_alias_trace_with(m->graph, &lo, NULL, TRUE, "none", &t, &error);
+    g_assert_no_error(error);
     guint scratch = 0;
     for (guint k = 0; k < trace_count(t); k++) {
         const TraceBuffer *b = trace_buffer(t, k);

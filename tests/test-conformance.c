@@ -166,9 +166,7 @@ static Outcome run_one(const char *dir, char **op, char **why)
     *op = g_strdup(g->nodes->len == 1 ? ((Node *)g->nodes->pdata[0])->op_type : "(several ops)");
     LayoutOptions layout = LAYOUT_DEFAULTS;
     layout.transpose_moves = TRUE;
-    aliases = alias_map_new(g, g->order, &layout, NULL, NULL, &error);
-    if (!aliases || !alias_apply_list(aliases, "all", &error) || !(t = trace_from_alias_map(aliases, NULL, &error)) ||
-        !(plan = place_run(place_strategy_find("greedy-size"), t, &error))) {
+    if (!(aliases = test_alias_trace(g, &layout, "all", &t, &error)) || !(plan = place_run(place_strategy_find("greedy-size"), t, &error))) {
         *why = g_strdup_printf("not planned: %s", error->message);
         goto out;
     }

@@ -116,9 +116,9 @@ static void test_early_reuse_is_caught(void)
     g_assert_true(test_infer(m, NULL, &error));
     const Graph *g = m->graph;
     LayoutOptions layout = LAYOUT_DEFAULTS;
-    AliasMap *aliases = alias_map_new(g, g->order, &layout, NULL, NULL, &error);
-    g_assert_true(alias_apply_list(aliases, "none", &error));
-    Trace *t = trace_from_alias_map(aliases, NULL, &error);
+    Trace *t = NULL;
+    AliasMap *aliases = test_alias_trace(g, &layout, "none", &t, &error);
+    g_assert_nonnull(aliases);
     Plan *good = place_run(place_strategy_find("naive"), t, &error);
     Plan *bad = place_run(place_strategy_find("naive"), t, &error);
     g_assert_no_error(error);
@@ -287,9 +287,9 @@ static Planned plan_and_bind(const Model *m, GError **error)
 {
     const Graph *g = m->graph;
     LayoutOptions layout = LAYOUT_DEFAULTS;
-    Planned r = {.aliases = alias_map_new(g, g->order, &layout, NULL, NULL, error)};
-    g_assert_true(r.aliases && alias_apply_list(r.aliases, "all", error));
-    r.t = trace_from_alias_map(r.aliases, NULL, error);
+    Planned r = {0};
+    r.aliases = test_alias_trace(g, &layout, "all", &r.t, error);
+    g_assert_nonnull(r.aliases);
     r.plan = r.t ? place_run(place_strategy_find("greedy-size"), r.t, error) : NULL;
     g_assert_nonnull(r.plan);
     r.e = executor_new(m, g->order, r.aliases, r.t, r.plan, error);

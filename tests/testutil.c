@@ -127,13 +127,19 @@ char *test_read_file(const char *path)
     return text;
 }
 
+AliasMap *test_alias_trace(const Graph *g, const LayoutOptions *layout, const char *alias, Trace **trace, GError **error)
+{
+    const AliasStrategy **chosen = alias_list_resolve(alias, error);
+    *trace = NULL;
+    AliasMap *m = chosen ? pipeline_alias_trace(g, g->order, layout, chosen, NULL, trace, error) : NULL;
+    g_free(chosen);
+    return m;
+}
+
 Trace *trace_from_graph(const Graph *g, const GPtrArray *schedule, const LayoutOptions *o, GError **error)
 {
-    AliasMap *m = alias_map_new(g, schedule, o, NULL, NULL, error);
-    if (!m)
-        return NULL;
-    Trace *t = trace_from_alias_map(m, NULL, error);
-    alias_map_free(m);
+    Trace *t = NULL;
+    alias_map_free(pipeline_alias_trace(g, schedule, o, NULL, NULL, &t, error));
     return t;
 }
 

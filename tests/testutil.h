@@ -5,6 +5,7 @@
 
 #include "graphs/builder.h"
 #include "memory/alias.h"
+#include "memory/pipeline.h"
 #include "model/onnx.h"
 #include "plan/place.h"
 #include "strategies/registry.h"
@@ -30,8 +31,12 @@ extern const PlaceOptions test_place_options;
  * newly allocated. */
 char *test_write_symbolic_graph(void);
 
-/* The trace with no aliasing (alias_map_new, then trace_from_alias_map with no strategy applied). */
+/* The trace with no aliasing (the pipeline call with no alias strategy). */
 Trace *trace_from_graph(const Graph *g, const GPtrArray *schedule, const LayoutOptions *o, GError **error);
+
+/* The alias map and trace of a graph in its file order through the one pipeline call, with the alias
+ * strategies `alias` names ("all", "none", a comma list); NULL on failure. */
+AliasMap *test_alias_trace(const Graph *g, const LayoutOptions *layout, const char *alias, Trace **trace, GError **error);
 
 /* Builds, finalizes and infers; returns the error message (or NULL on success). Newly allocated. */
 char *test_finish_error(Builder *b, const char *const *dims);

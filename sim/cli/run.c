@@ -1,5 +1,6 @@
 /* run.c — the --run report, --profile and --check (see run.h). */
 #include "cli/run.h"
+#include "memory/pipeline.h"
 #include "plan/place.h"
 #include "cli/zoo.h"
 #include "report/csv-table.h"
@@ -46,11 +47,8 @@ static gboolean reference_run(Reference *r, const Model *m, const GPtrArray *sch
 {
     const Graph *g = m->graph;
     memset(r, 0, sizeof *r);
-    r->aliases = alias_map_new(g, schedule, layout, NULL, NULL, error);
-    if (!r->aliases || !alias_apply_list(r->aliases, "none", error))
-        return FALSE;
-    r->t = trace_from_alias_map(r->aliases, NULL, error);
-    if (!r->t || !(r->plan = place_run(place_strategy_baseline(), r->t, error)))
+    r->aliases = pipeline_alias_trace(g, schedule, layout, NULL, NULL, &r->t, error); /* nothing shared */
+    if (!r->aliases || !(r->plan = place_run(place_strategy_baseline(), r->t, error)))
         return FALSE;
     r->e = executor_new_sharing(m, schedule, r->aliases, r->t, r->plan, weights, error);
     return r->e && (!inputs || zoo_set_inputs(r->e, m, inputs, error)) && executor_run(r->e, poison, error);

@@ -11,7 +11,7 @@ static void mark(const PipelineRecipe *r, const char *phase)
 
 gboolean pipeline_trace(const Graph *g, const PipelineRecipe *r, PipelineResult *out, GError **error)
 {
-    if (!out->problem) {
+    if (!out->problem && !r->schedule) {
         if (!(out->problem = order_problem_new(g, &r->layout, error)))
             return FALSE;
         out->problem->incumbents = r->incumbents;
@@ -24,7 +24,7 @@ gboolean pipeline_trace(const Graph *g, const PipelineRecipe *r, PipelineResult 
     g_clear_pointer(&out->aliases, alias_map_free);
     g_clear_pointer(&out->schedule, g_ptr_array_unref);
     out->no_alias_bytes = 0;
-    out->schedule = order_schedule(r->order, out->problem, error);
+    out->schedule = r->schedule ? g_ptr_array_ref((GPtrArray *)r->schedule) : order_schedule(r->order, out->problem, error);
     mark(r, "order");
     if (!out->schedule)
         return FALSE;
@@ -50,6 +50,23 @@ gboolean pipeline_trace(const Graph *g, const PipelineRecipe *r, PipelineResult 
     out->trace = trace_from_alias_map(out->aliases, r->pins, error);
     mark(r, "trace");
     return out->trace != NULL;
+}
+
+AliasMap *pipeline_alias_trace(const Graph *g, const GPtrArray *schedule, const LayoutOptions *layout,
+                               const AliasStrategy *const *aliases, GHashTable *pins, Trace **trace, GError **error)
+{
+    PipelineRecipe recipe = {.schedule = schedule, .layout = *layout, .pins = pins, .aliases = aliases};
+    PipelineResult built = {0};
+    AliasMap *m = NULL;
+    *trace = NULL;
+    if (pipeline_trace(g, &recipe, &built, error)) {
+        m = built.aliases;
+        *trace = built.trace;
+        built.aliases = NULL;
+        built.trace = NULL;
+    }
+    pipeline_result_clear(&built);
+    return m;
 }
 
 void pipeline_result_clear(PipelineResult *out)

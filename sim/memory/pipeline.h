@@ -11,7 +11,8 @@
 #include "memory/order.h"
 
 typedef struct {
-    const OrderStrategy *order;              /* the operator order */
+    const OrderStrategy *order;              /* the operator order, unless `schedule` is given */
+    const GPtrArray *schedule;               /* a schedule to use as it is (Node*, borrowed), or NULL */
     const OrderStrategy *const *incumbents;  /* what the exact order starts from (NULL-terminated) or NULL */
     guint64 order_budget_states;             /* 0: order.c's default */
     double order_seconds;                    /* 0: order.c's default */
@@ -25,7 +26,7 @@ typedef struct {
 
 /* What one call builds; the caller owns it (pipeline_result_clear). */
 typedef struct {
-    OrderProblem *problem;   /* kept so that another order of the same graph reuses it */
+    OrderProblem *problem;   /* kept so that another order of the same graph reuses it (NULL with a schedule) */
     GPtrArray *schedule;     /* the order the trace was made in (the alias map points to it) */
     AliasMap *aliases;
     Trace *trace;
@@ -37,5 +38,11 @@ typedef struct {
  * was built stays in `out` for the caller to clear). */
 gboolean pipeline_trace(const Graph *g, const PipelineRecipe *r, PipelineResult *out, GError **error);
 void pipeline_result_clear(PipelineResult *out);
+
+/* The alias map and trace of a graph in the given schedule, with the alias strategies given, the layout
+ * and pins: pipeline_trace for callers that keep only those two (the executor's reference run, tests).
+ * Returns the map (the trace in *trace), both the caller's; NULL on failure. */
+AliasMap *pipeline_alias_trace(const Graph *g, const GPtrArray *schedule, const LayoutOptions *layout,
+                               const AliasStrategy *const *aliases, GHashTable *pins, Trace **trace, GError **error);
 
 #endif

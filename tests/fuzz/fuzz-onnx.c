@@ -4,6 +4,7 @@
  * attribute that reads or writes out of bounds is ASan's). */
 #include "exec/exec.h"
 #include "memory/alias.h"
+#include "memory/pipeline.h"
 #include "tests/fuzz/fuzz-common.h"
 #include "model/onnx.h"
 #include "ops/shape.h"
@@ -21,9 +22,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         shape_options_init(&o);
         if (shape_infer(m, &o, &error)) {
             LayoutOptions lo = LAYOUT_DEFAULTS;
-            AliasMap *map = alias_map_new(m->graph, m->graph->order, &lo, NULL, NULL, &error);
-            if (map && alias_apply_list(map, "all", &error)) {
-                Trace *t = trace_from_alias_map(map, NULL, &error);
+            const AliasStrategy **all = alias_list_resolve("all", &error);
+            Trace *t = NULL;
+            AliasMap *map = all ? pipeline_alias_trace(m->graph, m->graph->order, &lo, all, NULL, &t, &error) : NULL;
+            g_free(all);
+            if (map) {
                 if (t)
                     fuzz_plan_all(t);
                 Plan *plan = t ? place_run(place_strategy_baseline(), t, &error) : NULL;
