@@ -62,6 +62,13 @@ static char *table_names(const void *const *table)
 
 #define TABLE(t) ((const void *const *)(t))
 
+PlaceOptions place_options_defaults(void)
+{
+    PlaceOptions o = PLACE_OPTIONS_DEFAULTS;
+    o.portfolio = place_registry;
+    return o;
+}
+
 const PlaceStrategy *const *place_strategies(guint *count)
 {
     *count = table_size(TABLE(place_registry));

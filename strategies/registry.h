@@ -18,6 +18,10 @@ extern const AliasStrategy *const alias_registry[];
 #define PLACE_DEFAULT_STRATEGY "best"
 #define PLACE_DEFAULT_WORK 20000
 
+/* PLACE_OPTIONS_DEFAULTS with the registry as the portfolio (what `best` and `search` choose from): the
+ * options every caller starts from. */
+PlaceOptions place_options_defaults(void);
+
 /* All placement strategies, in listing order; *count receives how many. */
 const PlaceStrategy *const *place_strategies(guint *count);
 /* By name; NULL when unknown (or name NULL). */

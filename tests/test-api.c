@@ -19,7 +19,7 @@ static void assert_contains(const char *haystack, const char *needle)
 static guint64 command_arena(const char *graph, const char *strategy, const char *const *dims)
 {
     GPtrArray *args = g_ptr_array_new();
-    g_ptr_array_add(args, "--graph");
+    g_ptr_array_add(args, g_str_has_suffix(graph, ".onnx") ? "--graph" : "--trace");
     g_ptr_array_add(args, (gpointer)graph);
     g_ptr_array_add(args, "--format");
     g_ptr_array_add(args, "json");
@@ -60,6 +60,20 @@ static void test_same_as_command(void)
         g_assert_cmpint(arenasim_plan_verify(p, &error), ==, 0);
         arenasim_plan_free(p);
     }
+    /* A trace where the default portfolio needs its search and hill climb (a heuristic does not reach the
+     * bound): the same work budget, the same seed, the same plan as the command's. */
+    char *trace = test_scratch_path("api-random.trace");
+    RunResult made = test_run("MKGRAPH_BIN", (const char *[]){"trace", "--buffers", "60", "--seed", "1", "-o", trace, NULL});
+    g_assert_cmpint(made.status, ==, 0);
+    run_result_clear(&made);
+    arenasim_plan *rp = arenasim_plan_file(trace, NULL, NULL);
+    g_assert_nonnull(rp);
+    g_assert_cmpuint(arenasim_plan_arena_bytes(rp), ==, command_arena(trace, NULL, NULL));
+    g_assert_cmpuint(arenasim_plan_arena_bytes(rp), >, arenasim_plan_lower_bound_bytes(rp));
+    g_assert_nonnull(strstr(arenasim_plan_detail(rp), "climb"));
+    arenasim_plan_free(rp);
+    g_free(trace);
+
     /* Symbolic dimensions bound as --dim binds them. */
     char *graph = test_write_symbolic_graph();
     arenasim_options o;

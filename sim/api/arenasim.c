@@ -116,7 +116,7 @@ arenasim_plan *arenasim_plan_file(const char *path, const arenasim_options *opti
     p->dims = dims_text(o->dims);
     gboolean ok = is_model(path) ? plan_model(p, o, order, &e) : (p->trace = trace_read_file(path, &e)) != NULL;
     /* The budgets as the command sets them: the default strategy on its own work budget, else seconds. */
-    PlaceOptions place = {.budget_seconds = 10.0, .portfolio = place_registry};
+    PlaceOptions place = place_options_defaults();
     if (!o->strategy && !o->budget_work && o->budget_seconds <= 0) {
         place.budget_work = PLACE_DEFAULT_WORK;
         place.budget_seconds = 31536000.0;
@@ -127,7 +127,7 @@ arenasim_plan *arenasim_plan_file(const char *path, const arenasim_options *opti
     }
     if (o->budget_seconds > 0)
         place.budget_seconds = o->budget_seconds;
-    ok = ok && (p->plan = place_run_with(strategy, p->trace, &place, &e)) && (!o->verify || verify_plan(p->trace, p->plan, &e));
+    ok = ok && (p->plan = place_run_verified(strategy, p->trace, &place, o->verify, &e));
     if (!ok) {
         g_prefix_error(&e, "%s: ", path);
         set_error(error, e);

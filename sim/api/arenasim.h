@@ -11,8 +11,8 @@
  *   printf("%llu\n", (unsigned long long)arenasim_plan_arena_bytes(p));
  *   arenasim_plan_free(p);
  *
- * Build with `pkg-config --cflags --libs arenasim`. Errors are messages (never an exit, never a print);
- * every function is safe to call from one thread per plan. Strings the library returns are freed with
+ * Build with `pkg-config --cflags --libs arenasim`. Errors are messages (never an exit, never a print).
+ * Call it from one thread at a time (any thread). Strings the library returns are freed with
  * arenasim_free; strings inside a plan live as long as the plan. */
 #ifndef ARENASIM_H
 #define ARENASIM_H

@@ -254,9 +254,7 @@ static int resolve_strategies(const RawOptions *o, Job *job)
         return usage_error("--budget and --order-seconds take at most 31,536,000 seconds (a year)");
     job->order_budget_states = o->order_budget > 0 ? (guint64)o->order_budget : 0;
     job->order_seconds = o->order_seconds > 0 ? o->order_seconds : 0;
-    PlaceOptions place_defaults = PLACE_OPTIONS_DEFAULTS;
-    job->place = place_defaults;
-    job->place.portfolio = place_registry;
+    job->place = place_options_defaults();
     if (cli_strict_given(o->given, "budget") && o->budget <= 0)
         return usage_error("--budget takes a positive number of seconds");
     if (o->search_max < 0 || o->search_max > G_MAXUINT32 || o->seed < 0 || o->seed > G_MAXUINT32)

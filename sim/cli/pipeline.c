@@ -77,7 +77,7 @@ static Plan *plan_one(const Job *job, const PlaceStrategy *s, const Trace *t, Re
     phases_mark("place");
     if (!plan)
         return NULL;
-    gboolean verified = !job->verify || verify_plan(t, plan, error);
+    gboolean verified = !job->verify || verify_plan(t, plan, error); /* its own phase: --phases times it apart */
     if (job->verify)
         phases_mark("verify");
     if (!verified) {
