@@ -1,6 +1,7 @@
 /* run.c — the --run report, --profile and --check (see run.h). */
 #include "cli/run.h"
 #include "memory/pipeline.h"
+#include "exec/kernel-table.h"
 #include "plan/place.h"
 #include "cli/zoo.h"
 #include "report/csv-table.h"
@@ -208,12 +209,12 @@ static gboolean run_timed(Executor *e, guint repeat, guint steps, gboolean poiso
 static char *folding_ops(void)
 {
     gsize count;
-    const OpInfo *ops = op_table(&count);
+    const KernelRow *rows = kernel_table(&count);
     GString *s = g_string_new(NULL);
     for (int kind = EPILOGUE_NONE + 1; kind < EPILOGUE_KINDS; kind++)
         for (gsize k = 0; k < count; k++)
-            if ((int)ops[k].folds_as == kind)
-                g_string_append_printf(s, "%s%s", s->len ? "/" : "", ops[k].name);
+            if ((int)rows[k].folds_as == kind)
+                g_string_append_printf(s, "%s%s", s->len ? "/" : "", rows[k].name);
     return g_string_free(s, FALSE);
 }
 

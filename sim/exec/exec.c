@@ -1,5 +1,6 @@
 /* exec.c — binding tensors to the planned arena and running the schedule (see exec.h). */
 #include "exec/exec.h"
+#include "exec/kernel-table.h"
 #include "base/files.h"
 #include "exec/big-alloc.h"
 #include "exec/blas.h"
@@ -267,7 +268,7 @@ static gboolean check_kernels(const GPtrArray *schedule, GError **error)
         const Node *n = schedule->pdata[s];
         if (!n->op)
             return unsupported(n, error, "the op is not in the op table, so the executor cannot run it");
-        if (n->op->kernel || n->op->plan_constant)
+        if (kernel_row(n->op) || n->op->plan_constant)
             continue;
         gboolean folded = TRUE;
         for (guint k = 0; k < n->outputs->len && folded; k++) {
@@ -425,7 +426,7 @@ static void fold_epilogues(Executor *e)
                ((const Node *)e->schedule->pdata[next])->op->plan_constant)
             next++;
         const Node *n = e->schedule->pdata[s], *act = e->schedule->pdata[next];
-        if (!n->op || !n->op->epilogue || !act->op || e->folded[s])
+        if (!kernel_row(n->op) || !kernel_row(n->op)->epilogue || !kernel_row(act->op) || e->folded[s])
             continue;
         const Tensor *y = node_output(n, 0), *z = node_output(act, 0);
         if (!y || node_input(act, 0) != y || !z || y->consumers->len != 1 || y->is_graph_output || !tensor_is_value(y) ||
@@ -435,7 +436,7 @@ static void fold_epilogues(Executor *e)
         if (!ey->data || ey->data != ez->data || ey->dtype != DT_FLOAT || ez->dtype != DT_FLOAT)
             continue;
         float lo = -INFINITY, hi = INFINITY; /* Clip's bounds must be known before running (opset 11's inputs) */
-        KernelEpilogue kind = act->op->folds_as;
+        KernelEpilogue kind = kernel_row(act->op)->folds_as;
         if (kind == EPILOGUE_NONE || (kind == EPILOGUE_CLIP && !(e->opset >= 11 && clip_bound(act, 1, -INFINITY, &lo) &&
                                                                  clip_bound(act, 2, INFINITY, &hi))))
             continue;
@@ -469,7 +470,7 @@ static void mark_widened(Executor *e)
     e->widened = g_new0(gboolean, e->schedule->len + 1);
     for (guint s = 0; s < e->schedule->len; s++) {
         const Node *n = e->schedule->pdata[s];
-        if (!n->op || n->op->reads_16bit)
+        if (!kernel_row(n->op) || kernel_row(n->op)->reads_16bit)
             continue;
         for (guint k = 0; k < n->inputs->len + n->outputs->len && !e->widened[s]; k++) {
             const Tensor *x = k < n->inputs->len ? node_input(n, k) : node_output(n, k - n->inputs->len);
@@ -625,7 +626,7 @@ static gboolean run_widened(const KernelCall *call, GError **error)
     KernelCall widened = *call;
     widened.in = slots;
     widened.out = slots + call->n_in;
-    gboolean ok = call->node->op->kernel(&widened, error);
+    gboolean ok = call->row->kernel(&widened, error);
     for (guint k = call->n_in; ok && k < n; k++)
         if (slots[k] == &wide[k])
             for (gsize j = 0; j < wide[k].count; j++)
@@ -714,7 +715,7 @@ static gboolean step_runs(const Executor *e, const Node *n)
 {
     if (n->guard && (!e->computed[n->guard->id] || (elem_get_f(&e->tensors[n->guard->id], 0) != 0) != n->guard_when))
         return FALSE;
-    for (guint k = 0; !n->op->reads_computed && k < n->inputs->len; k++) {
+    for (guint k = 0; !(kernel_row(n->op) && kernel_row(n->op)->reads_computed) && k < n->inputs->len; k++) {
         const Tensor *x = node_input(n, k);
         if (x && tensor_is_value(x) && !e->computed[x->id])
             return FALSE;
@@ -769,16 +770,16 @@ gboolean executor_run(Executor *e, gboolean poison, GError **error)
         if (n->op->plan_constant || (y0 && e->view_of_input[y0->id]) || e->folded[s]) {
             /* bound already: a Constant's value, or a view pointing at the bytes it views; or done by the
              * step before (fold_epilogues) */
-        } else if (!n->op->kernel) {
+        } else if (!kernel_row(n->op)) {
             write_folded(e, n);
         } else if (e->dynamic[s] && !runtime_shapes(e, n, error)) {
             ok = FALSE;
         } else {
-            KernelCall call = {.node = n, .opset = e->opset, .n_in = in->len, .n_out = out->len,
+            KernelCall call = {.node = n, .row = kernel_row(n->op), .opset = e->opset, .n_in = in->len, .n_out = out->len,
                                .in = (ExecTensor *const *)in->pdata, .out = (ExecTensor *const *)out->pdata,
                                .epilogue = e->epilogue[s], .epilogue_lo = e->epilogue_lo[s],
                                .epilogue_hi = e->epilogue_hi[s], .workspace = e->workspace};
-            ok = e->widened[s] ? run_widened(&call, error) : n->op->kernel(&call, error);
+            ok = e->widened[s] ? run_widened(&call, error) : call.row->kernel(&call, error);
         }
         for (guint k = 0; ok && e->guarded && k < n->outputs->len; k++)
             if (node_output(n, k))

@@ -14,7 +14,7 @@
 #define SIM_EXEC_H
 
 #include "memory/alias.h"
-#include "ops/kernel.h"
+#include "exec/kernel.h"
 #include "plan/plan.h"
 
 typedef struct Executor Executor;

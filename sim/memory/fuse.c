@@ -309,7 +309,7 @@ static gboolean rule_layer_norm(Site *site, Node *n, GError **error)
 static gboolean rule_constant_fold(Site *site, Node *n, GError **error)
 {
     (void)error;
-    if (!n->op || n->op->plan_constant || !n->op->kernel || !n->inputs->len || !strcmp(n->domain, SIM_OP_DOMAIN))
+    if (!n->op || n->op->plan_constant || !n->inputs->len || !strcmp(n->domain, SIM_OP_DOMAIN))
         return FALSE;
     for (guint k = 0; k < n->inputs->len; k++) { /* weights, constants, and values the planner knows (shapes) */
         Tensor *t = node_input(n, k);

@@ -58,72 +58,59 @@ static gint64 i_le(gint64 a, gint64 b) { return a <= b; }
 static gint64 i_ge(gint64 a, gint64 b) { return a >= b; }
 
 /* ---- row builders ---- */
-#define OP(n, cls, imin, imax, omin, omax, fn, k)                                                           \
+#define OP(n, cls, imin, imax, omin, omax, fn)                                                              \
     {.name = n, .op_class = cls, .min_inputs = imin, .max_inputs = imax, .min_outputs = omin,               \
-     .max_outputs = omax, .infer = fn, .kernel = k}
-#define RUNTIME_OP(n, kind, imin, imax, omin, omax, fn, k)                                                  \
+     .max_outputs = omax, .infer = fn}
+#define RUNTIME_OP(n, kind, imin, imax, omin, omax, fn)                                                     \
     {.name = n, .op_class = OP_RUNTIME, .runtime = kind, .min_inputs = imin, .max_inputs = imax,             \
-     .min_outputs = omin, .max_outputs = omax, .infer = fn, .kernel = k}
+     .min_outputs = omin, .max_outputs = omax, .infer = fn}
 /* Unary maps; fn NULL: a parametric map the kernel computes from the op's attributes (or none). */
-#define UNARY_K(n, fn, k) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1,               \
-                           .min_outputs = 1, .max_outputs = 1, .infer = infer_unary, .elementwise = TRUE,      \
-                           .unary = fn, .kernel = k}
-#define UNARY(n, fn) UNARY_K(n, fn, kernel_unary)
-/* With a float32 form the kernel calls directly; UNARY_A with an array form too. */
-#define UNARY_A(n, fn, ff, fa) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1,           \
-                                .min_outputs = 1, .max_outputs = 1, .infer = infer_unary, .elementwise = TRUE, \
-                                .unary = fn, .kernel = kernel_unary, .unary_f = ff, .unary_array = fa}
-#define UNARY_F(n, fn, ff) UNARY_A(n, fn, ff, NULL)
+#define UNARY(n, fn) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1, .min_outputs = 1,   \
+                      .max_outputs = 1, .infer = infer_unary, .elementwise = TRUE, .unary = fn}
 /* Unary maps with optional extra inputs (Clip's min/max, Trilu's k). */
-#define UNARY_N(n, imax, k) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = imax,         \
-                             .min_outputs = 1, .max_outputs = 1, .infer = infer_unary, .elementwise = TRUE,    \
-                             .kernel = k}
+#define UNARY_N(n, imax) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = imax,             \
+                          .min_outputs = 1, .max_outputs = 1, .infer = infer_unary, .elementwise = TRUE}
 #define PREDICATE(n, fn) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1,                \
                           .min_outputs = 1, .max_outputs = 1, .infer = infer_unary, .elementwise = TRUE,       \
-                          .unary = fn, .fixed_out_dtype = DT_BOOL, .kernel = kernel_unary}
+                          .unary = fn, .fixed_out_dtype = DT_BOOL}
 #define BINARY(n, f, i) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 2, .max_inputs = 2,                 \
                          .min_outputs = 1, .max_outputs = 1, .infer = infer_nary, .elementwise = TRUE,         \
-                         .binary = f, .binary_int = i, .kernel = kernel_binary}
-/* Arithmetic the kernel computes inline on floats. */
-#define ARITH(n, f, i, a) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 2, .max_inputs = 2,               \
-                           .min_outputs = 1, .max_outputs = 1, .infer = infer_nary, .elementwise = TRUE,       \
-                           .binary = f, .binary_int = i, .kernel = kernel_binary, .arith = a}
+                         .binary = f, .binary_int = i}
 #define COMPARE(n, f, i) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 2, .max_inputs = 2,                \
                           .min_outputs = 1, .max_outputs = 1, .infer = infer_nary, .elementwise = TRUE,        \
-                          .binary = f, .binary_int = i, .fixed_out_dtype = DT_BOOL, .kernel = kernel_binary}
+                          .binary = f, .binary_int = i, .fixed_out_dtype = DT_BOOL}
 #define VARIADIC(n, f, i) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = -1,              \
                            .min_outputs = 1, .max_outputs = 1, .infer = infer_nary, .elementwise = TRUE,       \
-                           .binary = f, .binary_int = i, .kernel = kernel_variadic}
+                           .binary = f, .binary_int = i}
 #define REDUCE(n, f) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 2, .min_outputs = 1,  \
-                      .max_outputs = 1, .infer = infer_reduce, .binary = f, .kernel = kernel_reduce}
+                      .max_outputs = 1, .infer = infer_reduce, .binary = f}
 
 static const OpInfo op_rows[] = {
     /* metadata-only views (docs/spec.md §1) */
-    OP("Reshape", OP_NOOP, 1, 2, 1, 1, infer_reshape, kernel_view),
+    OP("Reshape", OP_NOOP, 1, 2, 1, 1, infer_reshape),
     {.name = "Transpose", .op_class = OP_NOOP, .moves_data = TRUE, .min_inputs = 1, .max_inputs = 1, .min_outputs = 1,
-     .max_outputs = 1, .infer = infer_transpose, .kernel = kernel_transpose},
-    OP("Squeeze", OP_NOOP, 1, 2, 1, 1, infer_squeeze, kernel_view),
-    OP("Unsqueeze", OP_NOOP, 1, 2, 1, 1, infer_unsqueeze, kernel_view),
-    OP("Flatten", OP_NOOP, 1, 1, 1, 1, infer_flatten, kernel_view),
-    OP("Identity", OP_NOOP, 1, 1, 1, 1, infer_identity, kernel_view),
+     .max_outputs = 1, .infer = infer_transpose},
+    OP("Squeeze", OP_NOOP, 1, 2, 1, 1, infer_squeeze),
+    OP("Unsqueeze", OP_NOOP, 1, 2, 1, 1, infer_unsqueeze),
+    OP("Flatten", OP_NOOP, 1, 1, 1, 1, infer_flatten),
+    OP("Identity", OP_NOOP, 1, 1, 1, 1, infer_identity),
     /* offset views and contiguous layouts (docs/spec.md §2) */
-    RUNTIME_OP("Gather", RUNTIME_GATHER, 2, 2, 1, 1, infer_gather, kernel_gather),
-    RUNTIME_OP("Slice", RUNTIME_SLICE, 1, 5, 1, 1, infer_slice, kernel_slice),
-    RUNTIME_OP("Concat", RUNTIME_CONCAT, 1, -1, 1, 1, infer_concat, kernel_concat),
-    RUNTIME_OP("Split", RUNTIME_SPLIT, 1, 2, 1, -1, infer_split, kernel_split),
+    RUNTIME_OP("Gather", RUNTIME_GATHER, 2, 2, 1, 1, infer_gather),
+    RUNTIME_OP("Slice", RUNTIME_SLICE, 1, 5, 1, 1, infer_slice),
+    RUNTIME_OP("Concat", RUNTIME_CONCAT, 1, -1, 1, 1, infer_concat),
+    RUNTIME_OP("Split", RUNTIME_SPLIT, 1, 2, 1, -1, infer_split),
     /* unary elementwise */
     {.name = "Relu", .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1, .min_outputs = 1, .max_outputs = 1,
-     .infer = infer_unary, .elementwise = TRUE, .unary = f_relu, .kernel = kernel_unary, .unary_f = kernel_relu_f,
-     .unary_array = kernel_relu_array, .folds_as = EPILOGUE_RELU},
-    UNARY_A("Sigmoid", f_sigmoid, kernel_sigmoid_f, kernel_sigmoid_array),
-    UNARY_A("Tanh", tanh, kernel_fast_tanh, kernel_tanh_array),
-    UNARY_A("Exp", exp, kernel_exp_f, kernel_exp_array),
+     .infer = infer_unary, .elementwise = TRUE, .unary = f_relu},
+    UNARY("Sigmoid", f_sigmoid),
+    UNARY("Tanh", tanh),
+    UNARY("Exp", exp),
     UNARY("Log", log),
-    UNARY_F("Sqrt", sqrt, sqrtf),
+    UNARY("Sqrt", sqrt),
     UNARY("Abs", fabs),
     UNARY("Neg", f_neg),
     UNARY("Reciprocal", f_reciprocal),
-    UNARY_A("Erf", erf, kernel_erf_f, kernel_erf_array),
+    UNARY("Erf", erf),
     UNARY("Floor", floor),
     UNARY("Ceil", ceil),
     UNARY("Round", nearbyint),
@@ -137,8 +124,7 @@ static const OpInfo op_rows[] = {
     UNARY("Gelu", NULL),
     UNARY("HardSigmoid", NULL),
     {.name = "HardSwish", .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1, .min_outputs = 1,
-     .max_outputs = 1, .infer = infer_unary, .elementwise = TRUE, .kernel = kernel_unary,
-     .folds_as = EPILOGUE_HARD_SWISH},
+     .max_outputs = 1, .infer = infer_unary, .elementwise = TRUE},
     UNARY("LeakyRelu", NULL),
     UNARY("Elu", NULL),
     UNARY("Selu", NULL),
@@ -148,30 +134,29 @@ static const OpInfo op_rows[] = {
     UNARY("Shrink", NULL),
     /* normalisations the in-place rule may treat as elementwise (their kernels read each row first) */
     {.name = "InstanceNormalization", .op_class = OP_COMPUTE, .min_inputs = 3, .max_inputs = 3, .min_outputs = 1,
-     .max_outputs = 1, .infer = infer_unary, .elementwise = TRUE, .kernel = kernel_instance_norm},
-    UNARY_K("LRN", NULL, kernel_lrn),
-    UNARY_K("Hardmax", NULL, kernel_hardmax),
+     .max_outputs = 1, .infer = infer_unary, .elementwise = TRUE},
+    UNARY("LRN", NULL),
+    UNARY("Hardmax", NULL),
     {.name = "Clip", .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 3, .min_outputs = 1, .max_outputs = 1,
-     .infer = infer_unary, .elementwise = TRUE, .kernel = kernel_clip, .folds_as = EPILOGUE_CLIP},
-    UNARY_N("Trilu", 2, kernel_trilu),
-    UNARY_N("CumSum", 2, kernel_cumsum),
-    UNARY_N("GroupNormalization", 3, NULL),
+     .infer = infer_unary, .elementwise = TRUE},
+    UNARY_N("Trilu", 2),
+    UNARY_N("CumSum", 2),
+    UNARY_N("GroupNormalization", 3),
     PREDICATE("IsNaN", f_isnan),
     PREDICATE("IsInf", f_isinf),
-    OP("Dropout", OP_COMPUTE, 1, 3, 1, 2, infer_dropout, kernel_dropout),
+    OP("Dropout", OP_COMPUTE, 1, 3, 1, 2, infer_dropout),
     {.name = "Cast", .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1, .min_outputs = 1, .max_outputs = 1,
-     .infer = infer_cast, .kernel = kernel_cast, .reads_16bit = TRUE},
+     .infer = infer_cast},
     {.name = "CastLike", .op_class = OP_COMPUTE, .min_inputs = 2, .max_inputs = 2, .min_outputs = 1, .max_outputs = 1,
-     .infer = infer_cast_like, .kernel = kernel_cast, .reads_16bit = TRUE},
-    OP("EyeLike", OP_COMPUTE, 1, 1, 1, 1, infer_eye_like, kernel_eye_like),
+     .infer = infer_cast_like},
+    OP("EyeLike", OP_COMPUTE, 1, 1, 1, 1, infer_eye_like),
     /* binary and n-ary elementwise, numpy broadcasting */
     {.name = "Add", .op_class = OP_COMPUTE, .min_inputs = 2, .max_inputs = 2, .min_outputs = 1, .max_outputs = 1,
-     .infer = infer_nary, .elementwise = TRUE, .binary = f_add, .binary_int = i_add, .kernel = kernel_binary,
-     .arith = ARITH_ADD, .epilogue = TRUE}, /* a residual Add may take the Relu after it */
-    ARITH("Sub", f_sub, i_sub, ARITH_SUB),
-    ARITH("Mul", f_mul, i_mul, ARITH_MUL),
-    ARITH("Div", f_div, i_div, ARITH_DIV),
-    ARITH("Pow", pow, NULL, ARITH_POW),
+     .infer = infer_nary, .elementwise = TRUE, .binary = f_add, .binary_int = i_add}, /* a residual Add may take the Relu after it */
+    BINARY("Sub", f_sub, i_sub),
+    BINARY("Mul", f_mul, i_mul),
+    BINARY("Div", f_div, i_div),
+    BINARY("Pow", pow, NULL),
     BINARY("Mod", f_mod, i_mod),
     BINARY("PRelu", NULL, NULL),
     BINARY("BitShift", NULL, NULL) /* the kernel reads its direction */,
@@ -187,32 +172,32 @@ static const OpInfo op_rows[] = {
     COMPARE("And", f_and, NULL),
     COMPARE("Or", f_or, NULL),
     COMPARE("Xor", f_xor, NULL),
-    OP("Where", OP_COMPUTE, 3, 3, 1, 1, infer_where, kernel_where),
+    OP("Where", OP_COMPUTE, 3, 3, 1, 1, infer_where),
     /* linear algebra and windows */
-    OP("MatMul", OP_COMPUTE, 2, 2, 1, 1, infer_matmul, kernel_matmul),
-    OP("Gemm", OP_COMPUTE, 2, 3, 1, 1, infer_gemm, kernel_gemm),
-    OP("Einsum", OP_COMPUTE, 1, -1, 1, 1, infer_einsum, kernel_einsum),
+    OP("MatMul", OP_COMPUTE, 2, 2, 1, 1, infer_matmul),
+    OP("Gemm", OP_COMPUTE, 2, 3, 1, 1, infer_gemm),
+    OP("Einsum", OP_COMPUTE, 1, -1, 1, 1, infer_einsum),
     {.name = "Conv", .op_class = OP_COMPUTE, .min_inputs = 2, .max_inputs = 3, .min_outputs = 1, .max_outputs = 1,
-     .infer = infer_conv, .scratch = conv_im2col_scratch, .kernel = kernel_conv, .epilogue = TRUE},
-    OP("ConvTranspose", OP_COMPUTE, 2, 3, 1, 1, infer_conv_transpose, kernel_conv_transpose),
-    OP("MaxPool", OP_COMPUTE, 1, 1, 1, 2, infer_pool, kernel_pool),
-    OP("AveragePool", OP_COMPUTE, 1, 1, 1, 1, infer_pool, kernel_pool),
-    OP("LpPool", OP_COMPUTE, 1, 1, 1, 1, infer_pool, kernel_pool),
-    OP("GlobalAveragePool", OP_COMPUTE, 1, 1, 1, 1, infer_global_pool, kernel_global_pool),
-    OP("GlobalMaxPool", OP_COMPUTE, 1, 1, 1, 1, infer_global_pool, kernel_global_pool),
-    OP("GlobalLpPool", OP_COMPUTE, 1, 1, 1, 1, infer_global_pool, kernel_global_pool),
+     .infer = infer_conv, .scratch = conv_im2col_scratch},
+    OP("ConvTranspose", OP_COMPUTE, 2, 3, 1, 1, infer_conv_transpose),
+    OP("MaxPool", OP_COMPUTE, 1, 1, 1, 2, infer_pool),
+    OP("AveragePool", OP_COMPUTE, 1, 1, 1, 1, infer_pool),
+    OP("LpPool", OP_COMPUTE, 1, 1, 1, 1, infer_pool),
+    OP("GlobalAveragePool", OP_COMPUTE, 1, 1, 1, 1, infer_global_pool),
+    OP("GlobalMaxPool", OP_COMPUTE, 1, 1, 1, 1, infer_global_pool),
+    OP("GlobalLpPool", OP_COMPUTE, 1, 1, 1, 1, infer_global_pool),
     /* recurrent layers (every input past X, W, R and every output optional) */
     {.name = "LSTM", .op_class = OP_COMPUTE, .min_inputs = 3, .max_inputs = 8, .min_outputs = 0, .max_outputs = 3,
-     .infer = infer_recurrent, .scratch = recurrent_scratch, .kernel = kernel_recurrent},
+     .infer = infer_recurrent, .scratch = recurrent_scratch},
     {.name = "GRU", .op_class = OP_COMPUTE, .min_inputs = 3, .max_inputs = 6, .min_outputs = 0, .max_outputs = 2,
-     .infer = infer_recurrent, .scratch = recurrent_scratch, .kernel = kernel_recurrent},
+     .infer = infer_recurrent, .scratch = recurrent_scratch},
     {.name = "RNN", .op_class = OP_COMPUTE, .min_inputs = 3, .max_inputs = 6, .min_outputs = 0, .max_outputs = 2,
-     .infer = infer_recurrent, .scratch = recurrent_scratch, .kernel = kernel_recurrent},
+     .infer = infer_recurrent, .scratch = recurrent_scratch},
     /* normalisation, softmax, reductions */
-    OP("BatchNormalization", OP_COMPUTE, 5, 5, 1, 5, infer_batch_norm, kernel_batch_norm),
-    OP("LayerNormalization", OP_COMPUTE, 2, 3, 1, 3, infer_layer_norm, kernel_layer_norm),
-    OP("Softmax", OP_COMPUTE, 1, 1, 1, 1, infer_softmax, kernel_softmax),
-    OP("LogSoftmax", OP_COMPUTE, 1, 1, 1, 1, infer_softmax, kernel_softmax),
+    OP("BatchNormalization", OP_COMPUTE, 5, 5, 1, 5, infer_batch_norm),
+    OP("LayerNormalization", OP_COMPUTE, 2, 3, 1, 3, infer_layer_norm),
+    OP("Softmax", OP_COMPUTE, 1, 1, 1, 1, infer_softmax),
+    OP("LogSoftmax", OP_COMPUTE, 1, 1, 1, 1, infer_softmax),
     REDUCE("ReduceSum", f_add),
     REDUCE("ReduceProd", f_mul),
     REDUCE("ReduceMax", f_max),
@@ -223,42 +208,42 @@ static const OpInfo op_rows[] = {
     REDUCE("ReduceLogSum", NULL),
     REDUCE("ReduceLogSumExp", NULL),
     REDUCE("ReduceSumSquare", NULL),
-    OP("ArgMax", OP_COMPUTE, 1, 1, 1, 1, infer_arg_reduce, kernel_arg_reduce),
-    OP("ArgMin", OP_COMPUTE, 1, 1, 1, 1, infer_arg_reduce, kernel_arg_reduce),
-    OP("TopK", OP_COMPUTE, 1, 2, 2, 2, infer_topk, kernel_topk),
+    OP("ArgMax", OP_COMPUTE, 1, 1, 1, 1, infer_arg_reduce),
+    OP("ArgMin", OP_COMPUTE, 1, 1, 1, 1, infer_arg_reduce),
+    OP("TopK", OP_COMPUTE, 1, 2, 2, 2, infer_topk),
     /* sizes that depend on values (ops-dynamic.c: planned at an upper bound unless the input is a constant) */
-    OP("NonZero", OP_COMPUTE, 1, 1, 1, 1, infer_nonzero, kernel_nonzero),
-    OP("Compress", OP_COMPUTE, 2, 2, 1, 1, infer_compress, kernel_compress),
-    OP("Unique", OP_COMPUTE, 1, 1, 1, 4, infer_unique, kernel_unique),
-    OP("NonMaxSuppression", OP_COMPUTE, 2, 5, 1, 1, infer_nms, kernel_nms),
-    OP("RoiAlign", OP_COMPUTE, 3, 3, 1, 1, infer_roi_align, kernel_roi_align),
+    OP("NonZero", OP_COMPUTE, 1, 1, 1, 1, infer_nonzero),
+    OP("Compress", OP_COMPUTE, 2, 2, 1, 1, infer_compress),
+    OP("Unique", OP_COMPUTE, 1, 1, 1, 4, infer_unique),
+    OP("NonMaxSuppression", OP_COMPUTE, 2, 5, 1, 1, infer_nms),
+    OP("RoiAlign", OP_COMPUTE, 3, 3, 1, 1, infer_roi_align),
     /* data movement that computes */
-    OP("GatherElements", OP_COMPUTE, 2, 2, 1, 1, infer_gather_elements, kernel_gather_elements),
-    OP("GatherND", OP_COMPUTE, 2, 2, 1, 1, infer_gather_nd, kernel_gather_nd),
-    OP("ScatterND", OP_COMPUTE, 3, 3, 1, 1, infer_scatter, kernel_scatter_nd),
-    OP("ScatterElements", OP_COMPUTE, 3, 3, 1, 1, infer_scatter, kernel_scatter_elements),
-    OP("Scatter", OP_COMPUTE, 3, 3, 1, 1, infer_scatter, kernel_scatter_elements), /* opset 9-10's name for it */
-    OP("Expand", OP_COMPUTE, 2, 2, 1, 1, infer_expand, kernel_expand),
-    OP("Tile", OP_COMPUTE, 2, 2, 1, 1, infer_tile, kernel_tile),
-    OP("Pad", OP_COMPUTE, 1, 4, 1, 1, infer_pad, kernel_pad),
-    OP("Resize", OP_COMPUTE, 1, 4, 1, 1, infer_resize, kernel_resize),
-    OP("Upsample", OP_COMPUTE, 1, 2, 1, 1, infer_upsample, kernel_resize),
-    OP("DepthToSpace", OP_COMPUTE, 1, 1, 1, 1, infer_depth_to_space, kernel_depth_to_space),
-    OP("SpaceToDepth", OP_COMPUTE, 1, 1, 1, 1, infer_space_to_depth, kernel_space_to_depth),
+    OP("GatherElements", OP_COMPUTE, 2, 2, 1, 1, infer_gather_elements),
+    OP("GatherND", OP_COMPUTE, 2, 2, 1, 1, infer_gather_nd),
+    OP("ScatterND", OP_COMPUTE, 3, 3, 1, 1, infer_scatter),
+    OP("ScatterElements", OP_COMPUTE, 3, 3, 1, 1, infer_scatter),
+    OP("Scatter", OP_COMPUTE, 3, 3, 1, 1, infer_scatter), /* opset 9-10's name for it */
+    OP("Expand", OP_COMPUTE, 2, 2, 1, 1, infer_expand),
+    OP("Tile", OP_COMPUTE, 2, 2, 1, 1, infer_tile),
+    OP("Pad", OP_COMPUTE, 1, 4, 1, 1, infer_pad),
+    OP("Resize", OP_COMPUTE, 1, 4, 1, 1, infer_resize),
+    OP("Upsample", OP_COMPUTE, 1, 2, 1, 1, infer_upsample),
+    OP("DepthToSpace", OP_COMPUTE, 1, 1, 1, 1, infer_depth_to_space),
+    OP("SpaceToDepth", OP_COMPUTE, 1, 1, 1, 1, infer_space_to_depth),
     /* shape arithmetic and constants */
-    OP("Shape", OP_COMPUTE, 1, 1, 1, 1, infer_shape_op, kernel_shape),
-    OP("Size", OP_COMPUTE, 1, 1, 1, 1, infer_size_op, kernel_size),
+    OP("Shape", OP_COMPUTE, 1, 1, 1, 1, infer_shape_op),
+    OP("Size", OP_COMPUTE, 1, 1, 1, 1, infer_size_op),
     {.name = "Constant", .op_class = OP_COMPUTE, .min_inputs = 0, .max_inputs = 0, .min_outputs = 1,
      .max_outputs = 1, .infer = infer_constant, .plan_constant = TRUE},
-    OP("ConstantOfShape", OP_COMPUTE, 1, 1, 1, 1, infer_constant_of_shape, kernel_constant_of_shape),
-    OP("Range", OP_COMPUTE, 3, 3, 1, 1, infer_range, kernel_range),
+    OP("ConstantOfShape", OP_COMPUTE, 1, 1, 1, 1, infer_constant_of_shape),
+    OP("Range", OP_COMPUTE, 3, 3, 1, 1, infer_range),
     /* control flow: one compute op each, shapes from the file */
     {.name = "If", .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1, .min_outputs = 1, .max_outputs = -1,
      .infer = infer_control, .fold = fold_if},
     /* M and cond are both optional */
     {.name = "Loop", .op_class = OP_COMPUTE, .min_inputs = 0, .max_inputs = -1, .min_outputs = 1, .max_outputs = -1,
      .infer = infer_control, .fold = fold_loop},
-    OP("Scan", OP_COMPUTE, 1, -1, 1, -1, infer_control, NULL),
+    OP("Scan", OP_COMPUTE, 1, -1, 1, -1, infer_control),
 };
 
 static double f_silu(double x) { return x / (1 + exp(-x)); }
@@ -267,17 +252,17 @@ static double f_silu(double x) { return x / (1 + exp(-x)); }
 static const OpInfo internal_rows[] = {
     /* fusions (sim/memory/fuse.c, --fuse ort) */
     {.name = "SiLU", .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1, .min_outputs = 1, .max_outputs = 1,
-     .infer = infer_unary, .elementwise = TRUE, .unary = f_silu, .kernel = kernel_unary, .unary_f = kernel_silu_f},
+     .infer = infer_unary, .elementwise = TRUE, .unary = f_silu},
     /* Conv(X, W, B) + Sum, accumulated into output 0, which may take Sum's bytes (input 4) */
     {.name = "FusedConv", .op_class = OP_COMPUTE, .min_inputs = 4, .max_inputs = 4, .min_outputs = 1, .max_outputs = 1,
-     .infer = infer_fused_conv, .scratch = conv_im2col_scratch, .kernel = kernel_conv, .epilogue = TRUE,
+     .infer = infer_fused_conv, .scratch = conv_im2col_scratch,
      .inplace_input = 4},
     /* an If's outputs from the branch its data-dependent condition takes (ops-control.c's fold_if_both) */
     {.name = "IfSelect", .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = -1, .min_outputs = 0, .max_outputs = -1,
-     .infer = infer_if_select, .kernel = kernel_if_select, .reads_computed = TRUE},
+     .infer = infer_if_select},
     /* a Loop's scan output from the iterations that ran (a trip count only running decides: fold_loop) */
     {.name = "ConcatComputed", .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = -1, .min_outputs = 1,
-     .max_outputs = 1, .infer = infer_concat_computed, .kernel = kernel_concat_computed, .reads_computed = TRUE},
+     .max_outputs = 1, .infer = infer_concat_computed},
 };
 
 static GHashTable *op_index;

@@ -1,12 +1,12 @@
-/* ops.h — the op table: everything the simulator knows about an ONNX operator lives in its one row
+/* ops.h — the op table: everything the planner knows about an ONNX operator lives in its one row
  * (class for aliasing, arity, shape inference with constant folding, elementwise scalar functions, the
- * executor's kernel).
+ * kernel's workspace). The executor's kernels are rows of their own (exec/kernel-table.h), bound to these
+ * by name.
  * op-table.c holds the table; the ops-*.c files hold the inference functions it points to. */
 #ifndef SIM_OPS_H
 #define SIM_OPS_H
 
 #include "model/graph.h"
-#include "ops/kernel.h"
 
 /* How an op's output may share memory (docs/spec.md §2, docs/spec.md §1). */
 typedef enum {
@@ -39,18 +39,8 @@ typedef struct OpInfo {
     gint64 (*binary_int)(gint64, gint64); /* integer semantics where they differ (Div, Mod) */
     DType fixed_out_dtype;        /* e.g. BOOL for comparisons; DT_UNDEFINED: from the inputs */
     guint64 (*scratch)(const Node *n); /* single-step workspace bytes the kernel needs, or NULL */
-    KernelFn kernel;              /* the executor's kernel (sim/exec/kernels/), or NULL: the op cannot run */
-    float (*unary_f)(float);      /* float32 form of unary, for the kernel's fast path, or NULL */
-    void (*unary_array)(const float *in, float *out, gsize n); /* the same over an array, vectorised, or NULL */
-    KernelArith arith;            /* binary ops the kernel computes inline on floats (ARITH_NONE: through binary) */
-    gboolean epilogue;            /* the kernel can clamp its output as it writes it (KernelCall.epilogue) */
-    KernelEpilogue folds_as;      /* what this op is when folded into such a kernel (EPILOGUE_NONE: never) */
-    gboolean reads_16bit;         /* the kernel takes FLOAT16/BFLOAT16 tensors as they are (Cast: one rounding);
-                                     every other kernel gets float32 copies of them and its outputs rounded back */
     int inplace_input;            /* k + 1: output 0 may take input k's bytes when that input dies here (a fused
                                      Conv accumulating over its skip tensor); 0: none (elementwise rows any input) */
-    gboolean reads_computed;      /* sim's own ops after guarded branches (IfSelect, ConcatComputed): the step
-                                     runs though some inputs were not computed this run (the kernel sees NULL) */
     /* Control flow decided before running (an If whose condition is known, a Loop whose trip count is):
      * replaces node n of g by what it would run and sets *folded; leaves the graph alone when it cannot
      * know. NULL: never. */

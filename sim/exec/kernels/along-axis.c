@@ -3,7 +3,7 @@
  * specification orders them), Hardmax (the first maximum of each row is 1) and CumSum (exclusive,
  * reverse). Any numeric dtype through elem_get_*; NaN never wins a comparison. Hardmax and CumSum may run
  * in place (in-place sharing treats them as elementwise): each row is read before it is written. */
-#include "ops/kernel.h"
+#include "exec/kernel.h"
 #include "ops/ops.h"
 
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * dilations, auto_pad, bias), ConvTranspose (sgemm then col2im) and pooling (MaxPool with its indices,
  * AveragePool with count_include_pad, LpPool, the global pools). 1-D and 2-D windows take the tuned 2-D path
  * (a 1-D op as height 1); three or more spatial axes, LpPool and MaxPool's indices the N-d path. */
-#include "ops/kernel.h"
+#include "exec/kernel.h"
 #include "ops/ops.h"
 
 #include "exec/blas.h"

@@ -1,7 +1,7 @@
 /* dynamic.c — kernels whose output sizes depend on their inputs' values: NonZero, Compress, Unique,
  * NonMaxSuppression (each sets its outputs' real shapes inside their planned upper bounds, kernel_set_dims),
  * RoiAlign (bilinear sampling of boxes, ONNX Runtime's rules) and Size. */
-#include "ops/kernel.h"
+#include "exec/kernel.h"
 #include "ops/ops.h"
 
 #include <math.h>

@@ -4,7 +4,7 @@
  * into the output. Two operands that form a (batched) matrix product — "bij,bjk->bik" and its
  * transposes — go to sgemm instead, one call per batch. */
 #include "ops/einsum.h"
-#include "ops/kernel.h"
+#include "exec/kernel.h"
 #include "ops/ops.h"
 
 #include "exec/blas.h"

@@ -3,7 +3,8 @@
  * inference folds constants with), so a kernel and the folding agree by construction. An output may
  * share an input's buffer (in-place): every loop reads element k of that input before writing k. */
 #include "exec/kernels/approx.h"
-#include "ops/kernel.h"
+#include "exec/kernel.h"
+#include "exec/kernel-table.h"
 #include "ops/ops.h"
 
 #include <math.h>
@@ -226,11 +227,11 @@ gboolean kernel_unary(const KernelCall *c, GError **error)
     if (x->dtype == DT_FLOAT && y->dtype == DT_FLOAT) {
         const float *in = x->data;
         float *out = y->data;
-        if (op->unary_array) { /* the common ones: an array form the compiler vectorises */
-            op->unary_array(in, out, y->count);
-        } else if (op->unary_f) {
+        if (c->row->unary_array) { /* the common ones: an array form the compiler vectorises */
+            c->row->unary_array(in, out, y->count);
+        } else if (c->row->unary_f) {
             for (gsize k = 0; k < y->count; k++)
-                out[k] = op->unary_f(in[k]);
+                out[k] = c->row->unary_f(in[k]);
         } else {
             for (gsize k = 0; k < y->count; k++)
                 out[k] = (float)op->unary(in[k]);
@@ -468,7 +469,7 @@ static gboolean binary_apply(const KernelCall *c, const ExecTensor *a, const Exe
     if (!prelu && a->dtype == DT_FLOAT && b->dtype == DT_FLOAT && y->dtype == DT_FLOAT) {
         const float *pa = a->data, *pb = b->data;
         float *py = y->data;
-        Arith ar = op->arith;
+        Arith ar = c->row->arith;
         if (arith_fast(ar, a, b, y))
             return TRUE;
         if (ar == ARITH_ADD || ar == ARITH_MUL) { /* commutative: the broadcast side may be the first */
@@ -507,7 +508,7 @@ gboolean kernel_binary(const KernelCall *c, GError **error)
     const ExecTensor *a = kernel_in(c, 0), *b = kernel_in(c, 1);
     ExecTensor *y = kernel_out(c, 0);
     /* A residual connection: Add of one shape with a folded Relu, one loop */
-    if (c->epilogue == EPILOGUE_RELU && c->node->op->arith == ARITH_ADD && a->dtype == DT_FLOAT &&
+    if (c->epilogue == EPILOGUE_RELU && c->row->arith == ARITH_ADD && a->dtype == DT_FLOAT &&
         b->dtype == DT_FLOAT && y->dtype == DT_FLOAT && same_shape(a, y) && same_shape(b, y)) {
         const float *pa = a->data, *pb = b->data;
         float *py = y->data;

@@ -2,7 +2,7 @@
  * shared by every batch makes the batches one tall sgemm) and Gemm (transA/transB, alpha, beta, C
  * broadcast), float32 through OpenBLAS's cblas_sgemm. A transposed weight is passed as CblasTrans, never
  * copied (the design log's lesson). */
-#include "ops/kernel.h"
+#include "exec/kernel.h"
 #include "ops/ops.h"
 
 #include "exec/blas.h"

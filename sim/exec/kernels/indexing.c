@@ -4,7 +4,7 @@
  * dtype: whole elements are copied by size, reductions go through elem_get_* and elem_set_*. An index out
  * of range (after a negative one wraps once) is an error naming it, never a read outside the tensor.
  * Trilu may run in place (each element is read before it is written). */
-#include "ops/kernel.h"
+#include "exec/kernel.h"
 #include "ops/ops.h"
 
 #include <string.h>

@@ -1,5 +1,5 @@
 /* kernel.c — the helpers every kernel family shares (see kernel.h). */
-#include "ops/kernel.h"
+#include "exec/kernel.h"
 
 #include <math.h>
 #include <stdarg.h>

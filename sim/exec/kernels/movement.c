@@ -4,7 +4,7 @@
  * lives at its place in the layout, strided copies otherwise), Slice, Gather, Expand, Tile, Pad,
  * DepthToSpace and SpaceToDepth, and
  * the shape ops for when their values were not folded at plan time. */
-#include "ops/kernel.h"
+#include "exec/kernel.h"
 #include "ops/ops.h"
 
 #include <math.h>

@@ -4,7 +4,7 @@
  * treats these ops as elementwise): each row's statistics are taken before it is written, and LRN, which
  * reads neighbouring channels, reads from a copy when it shares its input's bytes. */
 #include "exec/kernels/approx.h"
-#include "ops/kernel.h"
+#include "exec/kernel.h"
 #include "ops/ops.h"
 
 #include <math.h>

@@ -4,7 +4,7 @@
  * the gates through their activations, the new state written to Y. With sequence_lens each batch entry
  * runs its own length (the reverse direction from its own last step); Y is zero past it and Y_h (Y_c) hold
  * the state of its last step. Every input past X, W and R and every output is optional. */
-#include "ops/kernel.h"
+#include "exec/kernel.h"
 #include "ops/ops.h"
 
 #include "exec/blas.h"

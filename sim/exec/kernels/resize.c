@@ -10,7 +10,7 @@
  * coordinate x uses the scale as given (so a 0.6 scale of 4 maps with 1/0.6, not 4/2), its fraction r is
  * taken in (0, 1] (an integral x has r = 1 and its own index as the right-hand tap), and neighbours outside
  * the input repeat the edge (or, with exclude_outside, weigh nothing, the others renormalised). */
-#include "ops/kernel.h"
+#include "exec/kernel.h"
 #include "ops/ops.h"
 
 #include <math.h>

@@ -1,11 +1,12 @@
-/* kernel.h — what a real kernel sees: its node and its input and output tensors, already bound to
- * memory (inside the planned arena, or outside it for weights and the caller's buffers). This header is
- * the ops room's half of the contract: the op table's rows (op-table.c) name each op's kernel; the kernels
- * are defined with the executor in sim/exec/kernels/, which calls them in schedule order. Float32 is
- * the compute type; int64/int32/bool/uint8 carry indices and masks; element access through doubles and
- * gint64 (elem_get_*) keeps every dtype correct where no fast path exists. One file per family:
- * elementwise, gemm, conv (and pooling), norm (softmax, normalisation, reductions), movement, resize, along-axis
- * (arg/top-k selection and scans), indexing (element-wise gathers and scatters, triangle and eye masks). */
+/* kernel.h — what a real kernel sees: its node, its kernel row and its input and output tensors, already
+ * bound to memory (inside the planned arena, or outside it for weights and the caller's buffers). The
+ * kernels live in exec/kernels/, one file per family, and are named by the kernel table
+ * (exec/kernel-table.c), which the executor binds to the op table's rows once; it calls them in schedule
+ * order. Float32 is the compute type; int64/int32/bool/uint8 carry indices and masks; element access
+ * through doubles and gint64 (elem_get_*) keeps every dtype correct where no fast path exists. The
+ * families: elementwise, gemm, conv (and pooling), norm (softmax, normalisation, reductions), movement,
+ * resize, along-axis (arg/top-k selection and scans), indexing (element-wise gathers and scatters, triangle
+ * and eye masks), dynamic (data-dependent sizes), recurrent, einsum. */
 #ifndef SIM_KERNEL_H
 #define SIM_KERNEL_H
 
@@ -32,13 +33,16 @@ void kernel_workspace_free(KernelWorkspace *w);
 /* An elementwise op folded into the kernel that produces its input (KernelCall.epilogue). */
 typedef enum { EPILOGUE_NONE, EPILOGUE_RELU, EPILOGUE_CLIP, EPILOGUE_HARD_SWISH, EPILOGUE_KINDS /* their count */ } KernelEpilogue;
 
+struct KernelRow;
+
 typedef struct KernelCall {
     const Node *node;
+    const struct KernelRow *row; /* the node's kernel row (exec/kernel-table.h) */
     gint64 opset;
     guint n_in, n_out;
     ExecTensor *const *in;  /* NULL entries: omitted optional inputs */
     ExecTensor *const *out; /* NULL entries: omitted optional outputs */
-    /* A following Relu or Clip (to [lo, hi]) the executor folded into this call (OpInfo.epilogue rows only):
+    /* A following Relu or Clip (to [lo, hi]) the executor folded into this call (KernelRow.epilogue rows only):
      * applied to output 0 as it is written, exactly as the op's own kernel would (kernel_epilogue). The
      * folded node does not run. */
     KernelEpilogue epilogue;
@@ -52,9 +56,9 @@ void *kernel_workspace(const KernelCall *c, gsize bytes);
 
 typedef gboolean (*KernelFn)(const KernelCall *c, GError **error);
 
-/* The float arithmetic a binary row asks the kernel to do inline (OpInfo.arith). */
+/* The float arithmetic a binary row asks the kernel to do inline (KernelRow.arith). */
 typedef enum { ARITH_NONE, ARITH_ADD, ARITH_SUB, ARITH_MUL, ARITH_DIV, ARITH_POW } KernelArith;
-/* tanh through one expf (the op table's float form of Tanh). */
+/* tanh through one expf (the kernel table's float form of Tanh). */
 float kernel_fast_tanh(float x);
 float kernel_relu_f(float x);
 float kernel_sigmoid_f(float x);

@@ -1,0 +1,165 @@
+/* kernel-table.c — the executor's kernel rows (kernel-table.h), bound to the op table's rows by name. */
+#include "exec/kernel-table.h"
+
+#include <math.h>
+#include <string.h>
+
+static const KernelRow kernel_rows[] = {
+    {.name = "Reshape", .kernel = kernel_view},
+    {.name = "Transpose", .kernel = kernel_transpose},
+    {.name = "Squeeze", .kernel = kernel_view},
+    {.name = "Unsqueeze", .kernel = kernel_view},
+    {.name = "Flatten", .kernel = kernel_view},
+    {.name = "Identity", .kernel = kernel_view},
+    {.name = "Gather", .kernel = kernel_gather},
+    {.name = "Slice", .kernel = kernel_slice},
+    {.name = "Concat", .kernel = kernel_concat},
+    {.name = "Split", .kernel = kernel_split},
+    {.name = "Relu", .kernel = kernel_unary, .unary_f = kernel_relu_f, .unary_array = kernel_relu_array, .folds_as = EPILOGUE_RELU},
+    {.name = "Sigmoid", .kernel = kernel_unary, .unary_f = kernel_sigmoid_f, .unary_array = kernel_sigmoid_array},
+    {.name = "Tanh", .kernel = kernel_unary, .unary_f = kernel_fast_tanh, .unary_array = kernel_tanh_array},
+    {.name = "Exp", .kernel = kernel_unary, .unary_f = kernel_exp_f, .unary_array = kernel_exp_array},
+    {.name = "Log", .kernel = kernel_unary},
+    {.name = "Sqrt", .kernel = kernel_unary, .unary_f = sqrtf},
+    {.name = "Abs", .kernel = kernel_unary},
+    {.name = "Neg", .kernel = kernel_unary},
+    {.name = "Reciprocal", .kernel = kernel_unary},
+    {.name = "Erf", .kernel = kernel_unary, .unary_f = kernel_erf_f, .unary_array = kernel_erf_array},
+    {.name = "Floor", .kernel = kernel_unary},
+    {.name = "Ceil", .kernel = kernel_unary},
+    {.name = "Round", .kernel = kernel_unary},
+    {.name = "Sign", .kernel = kernel_unary},
+    {.name = "Sin", .kernel = kernel_unary},
+    {.name = "Cos", .kernel = kernel_unary},
+    {.name = "Tan", .kernel = kernel_unary},
+    {.name = "Softplus", .kernel = kernel_unary},
+    {.name = "Softsign", .kernel = kernel_unary},
+    {.name = "Not", .kernel = kernel_unary},
+    {.name = "Gelu", .kernel = kernel_unary},
+    {.name = "HardSigmoid", .kernel = kernel_unary},
+    {.name = "HardSwish", .kernel = kernel_unary, .folds_as = EPILOGUE_HARD_SWISH},
+    {.name = "LeakyRelu", .kernel = kernel_unary},
+    {.name = "Elu", .kernel = kernel_unary},
+    {.name = "Selu", .kernel = kernel_unary},
+    {.name = "Celu", .kernel = kernel_unary},
+    {.name = "Mish", .kernel = kernel_unary},
+    {.name = "ThresholdedRelu", .kernel = kernel_unary},
+    {.name = "Shrink", .kernel = kernel_unary},
+    {.name = "InstanceNormalization", .kernel = kernel_instance_norm},
+    {.name = "LRN", .kernel = kernel_lrn},
+    {.name = "Hardmax", .kernel = kernel_hardmax},
+    {.name = "Clip", .kernel = kernel_clip, .folds_as = EPILOGUE_CLIP},
+    {.name = "Trilu", .kernel = kernel_trilu},
+    {.name = "CumSum", .kernel = kernel_cumsum},
+    {.name = "IsNaN", .kernel = kernel_unary},
+    {.name = "IsInf", .kernel = kernel_unary},
+    {.name = "Dropout", .kernel = kernel_dropout},
+    {.name = "Cast", .kernel = kernel_cast, .reads_16bit = TRUE},
+    {.name = "CastLike", .kernel = kernel_cast, .reads_16bit = TRUE},
+    {.name = "EyeLike", .kernel = kernel_eye_like},
+    {.name = "Add", .kernel = kernel_binary, .arith = ARITH_ADD, .epilogue = TRUE},
+    {.name = "Sub", .kernel = kernel_binary, .arith = ARITH_SUB},
+    {.name = "Mul", .kernel = kernel_binary, .arith = ARITH_MUL},
+    {.name = "Div", .kernel = kernel_binary, .arith = ARITH_DIV},
+    {.name = "Pow", .kernel = kernel_binary, .arith = ARITH_POW},
+    {.name = "Mod", .kernel = kernel_binary},
+    {.name = "PRelu", .kernel = kernel_binary},
+    {.name = "BitShift", .kernel = kernel_binary},
+    {.name = "Sum", .kernel = kernel_variadic},
+    {.name = "Max", .kernel = kernel_variadic},
+    {.name = "Min", .kernel = kernel_variadic},
+    {.name = "Mean", .kernel = kernel_variadic},
+    {.name = "Equal", .kernel = kernel_binary},
+    {.name = "Less", .kernel = kernel_binary},
+    {.name = "Greater", .kernel = kernel_binary},
+    {.name = "LessOrEqual", .kernel = kernel_binary},
+    {.name = "GreaterOrEqual", .kernel = kernel_binary},
+    {.name = "And", .kernel = kernel_binary},
+    {.name = "Or", .kernel = kernel_binary},
+    {.name = "Xor", .kernel = kernel_binary},
+    {.name = "Where", .kernel = kernel_where},
+    {.name = "MatMul", .kernel = kernel_matmul},
+    {.name = "Gemm", .kernel = kernel_gemm},
+    {.name = "Einsum", .kernel = kernel_einsum},
+    {.name = "Conv", .kernel = kernel_conv, .epilogue = TRUE},
+    {.name = "ConvTranspose", .kernel = kernel_conv_transpose},
+    {.name = "MaxPool", .kernel = kernel_pool},
+    {.name = "AveragePool", .kernel = kernel_pool},
+    {.name = "LpPool", .kernel = kernel_pool},
+    {.name = "GlobalAveragePool", .kernel = kernel_global_pool},
+    {.name = "GlobalMaxPool", .kernel = kernel_global_pool},
+    {.name = "GlobalLpPool", .kernel = kernel_global_pool},
+    {.name = "LSTM", .kernel = kernel_recurrent},
+    {.name = "GRU", .kernel = kernel_recurrent},
+    {.name = "RNN", .kernel = kernel_recurrent},
+    {.name = "BatchNormalization", .kernel = kernel_batch_norm},
+    {.name = "LayerNormalization", .kernel = kernel_layer_norm},
+    {.name = "Softmax", .kernel = kernel_softmax},
+    {.name = "LogSoftmax", .kernel = kernel_softmax},
+    {.name = "ReduceSum", .kernel = kernel_reduce},
+    {.name = "ReduceProd", .kernel = kernel_reduce},
+    {.name = "ReduceMax", .kernel = kernel_reduce},
+    {.name = "ReduceMin", .kernel = kernel_reduce},
+    {.name = "ReduceMean", .kernel = kernel_reduce},
+    {.name = "ReduceL1", .kernel = kernel_reduce},
+    {.name = "ReduceL2", .kernel = kernel_reduce},
+    {.name = "ReduceLogSum", .kernel = kernel_reduce},
+    {.name = "ReduceLogSumExp", .kernel = kernel_reduce},
+    {.name = "ReduceSumSquare", .kernel = kernel_reduce},
+    {.name = "ArgMax", .kernel = kernel_arg_reduce},
+    {.name = "ArgMin", .kernel = kernel_arg_reduce},
+    {.name = "TopK", .kernel = kernel_topk},
+    {.name = "NonZero", .kernel = kernel_nonzero},
+    {.name = "Compress", .kernel = kernel_compress},
+    {.name = "Unique", .kernel = kernel_unique},
+    {.name = "NonMaxSuppression", .kernel = kernel_nms},
+    {.name = "RoiAlign", .kernel = kernel_roi_align},
+    {.name = "GatherElements", .kernel = kernel_gather_elements},
+    {.name = "GatherND", .kernel = kernel_gather_nd},
+    {.name = "ScatterND", .kernel = kernel_scatter_nd},
+    {.name = "ScatterElements", .kernel = kernel_scatter_elements},
+    {.name = "Scatter", .kernel = kernel_scatter_elements},
+    {.name = "Expand", .kernel = kernel_expand},
+    {.name = "Tile", .kernel = kernel_tile},
+    {.name = "Pad", .kernel = kernel_pad},
+    {.name = "Resize", .kernel = kernel_resize},
+    {.name = "Upsample", .kernel = kernel_resize},
+    {.name = "DepthToSpace", .kernel = kernel_depth_to_space},
+    {.name = "SpaceToDepth", .kernel = kernel_space_to_depth},
+    {.name = "Shape", .kernel = kernel_shape},
+    {.name = "Size", .kernel = kernel_size},
+    {.name = "ConstantOfShape", .kernel = kernel_constant_of_shape},
+    {.name = "Range", .kernel = kernel_range},
+    {.internal = TRUE, .name = "SiLU", .kernel = kernel_unary, .unary_f = kernel_silu_f},
+    {.internal = TRUE, .name = "FusedConv", .kernel = kernel_conv, .epilogue = TRUE},
+    {.internal = TRUE, .name = "IfSelect", .kernel = kernel_if_select, .reads_computed = TRUE},
+    {.internal = TRUE, .name = "ConcatComputed", .kernel = kernel_concat_computed, .reads_computed = TRUE},
+};
+
+static GHashTable *by_op; /* const OpInfo * -> const KernelRow * */
+
+static gpointer bind_rows(gpointer unused)
+{
+    (void)unused;
+    GHashTable *h = g_hash_table_new(g_direct_hash, g_direct_equal);
+    for (gsize k = 0; k < G_N_ELEMENTS(kernel_rows); k++) {
+        const OpInfo *op = op_lookup(kernel_rows[k].internal ? SIM_OP_DOMAIN : "", kernel_rows[k].name);
+        if (op)
+            g_hash_table_insert(h, (gpointer)op, (gpointer)&kernel_rows[k]);
+    }
+    by_op = h;
+    return h;
+}
+
+const KernelRow *kernel_row(const OpInfo *op)
+{
+    static GOnce once = G_ONCE_INIT;
+    g_once(&once, bind_rows, NULL);
+    return op ? g_hash_table_lookup(by_op, op) : NULL;
+}
+
+const KernelRow *kernel_table(gsize *count)
+{
+    *count = G_N_ELEMENTS(kernel_rows);
+    return kernel_rows;
+}

@@ -1,0 +1,32 @@
+/* kernel-table.h — the executor's kernels, one row per op it runs: the kernel function and what the
+ * executor needs to know of it (a float32 form of a unary map, inline arithmetic, whether it takes an
+ * epilogue or folds into one, whether it reads 16-bit floats or uncomputed inputs). The op table
+ * (ops/op-table.c) keeps the planning columns only; the executor binds each op row to its kernel row by
+ * name once (kernel_row). Adding a kernel is a function in exec/kernels/ and a row here. */
+#ifndef SIM_EXEC_KERNEL_TABLE_H
+#define SIM_EXEC_KERNEL_TABLE_H
+
+#include "exec/kernel.h"
+#include "ops/ops.h"
+
+typedef struct KernelRow {
+    const char *name;          /* the op's name in the op table */
+    gboolean internal;         /* one of sim's own ops (SIM_OP_DOMAIN) */
+    KernelFn kernel;
+    float (*unary_f)(float);   /* float32 form of the row's unary map, for the kernel's fast path, or NULL */
+    void (*unary_array)(const float *in, float *out, gsize n); /* the same over an array, vectorised, or NULL */
+    KernelArith arith;         /* binary ops computed inline on floats (ARITH_NONE: through the op's binary) */
+    gboolean epilogue;         /* the kernel can clamp its output as it writes it (KernelCall.epilogue) */
+    KernelEpilogue folds_as;   /* what this op is when folded into such a kernel (EPILOGUE_NONE: never) */
+    gboolean reads_16bit;      /* takes FLOAT16/BFLOAT16 tensors as they are (Cast: one rounding); every other
+                                  kernel gets float32 copies of them and its outputs rounded back */
+    gboolean reads_computed;   /* sim's own ops after guarded branches (IfSelect, ConcatComputed): the step runs
+                                  though some inputs were not computed this run (the kernel sees NULL) */
+} KernelRow;
+
+/* The kernel row of an op row; NULL when the executor has no kernel for it. */
+const KernelRow *kernel_row(const OpInfo *op);
+/* The whole table, for listings and tests. */
+const KernelRow *kernel_table(gsize *count);
+
+#endif
