@@ -2,7 +2,9 @@
  * graphs/) has a README whose `May include:` line names the rooms it may include; every quoted #include of
  * a library file stays within those (lower rooms never include higher ones) and names a file that exists;
  * the files, taken as units (name.c with name.h), include each other without a circle; every source
- * file opens with a comment saying what it is for. The checker itself is tested on made-up violations. */
+ * file opens with a comment saying what it is for; and the linked symbols follow the same rules as the
+ * includes (an object uses only functions and data its room may include). The checker itself is tested
+ * on made-up violations. */
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <string.h>
@@ -265,6 +267,108 @@ static void fail_on_problems(const House *h)
     g_error("the house's rules are broken:%s", all->str);
 }
 
+/* One use of a symbol: an object of room `room` (`object`, for the message) uses `symbol`, which the
+ * library defines in room `defined_in`. A problem when the room's rule does not allow that room. */
+static void house_check_use(House *h, const char *object, const char *room, const char *symbol, const char *defined_in)
+{
+    if (!house_allows(h, room, defined_in))
+        g_ptr_array_add(h->problems, g_strdup_printf("%s (room %s) uses '%s', defined in room %s, which its rule does "
+                                                     "not allow", object, room, symbol, defined_in));
+}
+
+/* The room of an object of the build ("sim/exec/kernels/conv.o" -> "exec"); the generated ONNX schema
+ * (gen/) is the model room's. */
+static char *room_of_object(const char *rel)
+{
+    return g_str_has_prefix(rel, "gen/") ? g_strdup("model") : room_of_path(rel);
+}
+
+static void collect_objects(const char *root, const char *rel, GPtrArray *out)
+{
+    char *abs = g_build_filename(root, rel, NULL);
+    GDir *d = g_dir_open(abs, 0, NULL);
+    const char *name;
+    while (d && (name = g_dir_read_name(d))) {
+        char *child = g_build_filename(rel, name, NULL), *child_abs = g_build_filename(root, child, NULL);
+        if (g_file_test(child_abs, G_FILE_TEST_IS_DIR))
+            collect_objects(root, child, out);
+        else if (g_str_has_suffix(name, ".o"))
+            g_ptr_array_add(out, g_steal_pointer(&child));
+        g_free(child);
+        g_free(child_abs);
+    }
+    if (d)
+        g_dir_close(d);
+    g_free(abs);
+}
+
+/* The linked symbols: every object of the library, its generators and the command (the build's obj/
+ * folder) through `nm -P -A`; each symbol an object uses and another object defines must be defined in
+ * a room its rule allows, as its includes must be. Includes alone cannot see a table that names a
+ * function another room defines through a declaration of its own. */
+static void house_check_symbols(House *h, const char *obj_root)
+{
+    GPtrArray *objects = g_ptr_array_new_with_free_func(g_free);
+    collect_objects(obj_root, "sim", objects);
+    collect_objects(obj_root, "strategies", objects);
+    collect_objects(obj_root, "graphs", objects);
+    collect_objects(obj_root, "gen", objects);
+    g_assert_cmpuint(objects->len, >, 100);
+    GPtrArray *argv = g_ptr_array_new();
+    g_ptr_array_add(argv, "nm");
+    g_ptr_array_add(argv, "-P");
+    g_ptr_array_add(argv, "-A");
+    for (guint k = 0; k < objects->len; k++)
+        g_ptr_array_add(argv, objects->pdata[k]);
+    g_ptr_array_add(argv, NULL);
+    char *out = NULL, *err = NULL;
+    int status = 0;
+    GError *error = NULL;
+    g_assert_true(g_spawn_sync(obj_root, (char **)argv->pdata, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, &err, &status,
+                               &error));
+    g_assert_no_error(error);
+    g_assert_true(g_spawn_check_wait_status(status, NULL));
+    /* "sim/plan/place.o: place_run T 0 40" */
+    GHashTable *defined = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free); /* symbol -> room */
+    GPtrArray *uses = g_ptr_array_new_with_free_func((GDestroyNotify)g_strfreev);        /* {object, symbol} */
+    char **lines = g_strsplit(out, "\n", -1);
+    for (char **l = lines; *l; l++) {
+        char *colon = strstr(*l, ": ");
+        if (!colon)
+            continue;
+        char *object = g_strndup(*l, colon - *l);
+        char **f = g_strsplit(colon + 2, " ", 3);
+        if (f[0] && f[1]) {
+            char type = f[1][0];
+            if (type == 'U')
+                g_ptr_array_add(uses, g_strdupv((char *[]){object, f[0], NULL}));
+            else if (g_ascii_isupper(type) && !g_hash_table_contains(defined, f[0]))
+                g_hash_table_insert(defined, g_strdup(f[0]), room_of_object(object));
+        }
+        g_strfreev(f);
+        g_free(object);
+    }
+    guint checked = 0;
+    for (guint k = 0; k < uses->len; k++) {
+        char **u = uses->pdata[k];
+        const char *in = g_hash_table_lookup(defined, u[1]);
+        if (!in)
+            continue; /* GLib, libc, protobuf-c, OpenBLAS */
+        char *room = room_of_object(u[0]);
+        house_check_use(h, u[0], room, u[1], in);
+        g_free(room);
+        checked++;
+    }
+    g_assert_cmpuint(checked, >, 1000);
+    g_strfreev(lines);
+    g_ptr_array_unref(uses);
+    g_hash_table_unref(defined);
+    g_free(out);
+    g_free(err);
+    g_ptr_array_unref(argv);
+    g_ptr_array_unref(objects);
+}
+
 static void test_rooms_and_includes(void)
 {
     House *h = house_new();
@@ -299,6 +403,13 @@ static void test_rooms_and_includes(void)
     for (guint k = 0; k < files->len; k++)
         house_check_file(h, files->pdata[k]);
     house_find_circles(h);
+    /* the linked symbols of the build the tests run (SIM_BIN's folder) */
+    const char *sim_bin = g_getenv("SIM_BIN");
+    g_assert_nonnull(sim_bin);
+    char *build = g_path_get_dirname(sim_bin), *obj = g_build_filename(build, "obj", NULL);
+    house_check_symbols(h, obj);
+    g_free(obj);
+    g_free(build);
     fail_on_problems(h);
     g_ptr_array_unref(files);
     house_free(h);
@@ -324,6 +435,14 @@ static void test_checker_catches(void)
     g_assert_cmpuint(h->problems->len, ==, 2);
     g_assert_nonnull(strstr(h->problems->pdata[1], "which is no file"));
     house_check_include(h, "sim/plan/x.c", "plan", "bare.h");
+    /* a planted upward symbol: the plan room using a function the memory room defines */
+    guint symbols_before = h->problems->len;
+    house_check_use(h, "sim/plan/x.o", "plan", "trace_count", "trace");
+    g_assert_cmpuint(h->problems->len, ==, symbols_before);
+    house_check_use(h, "sim/plan/x.o", "plan", "alias_map_new", "memory");
+    g_assert_cmpuint(h->problems->len, ==, symbols_before + 1);
+    g_assert_nonnull(strstr(h->problems->pdata[symbols_before], "uses 'alias_map_new', defined in room memory"));
+    g_ptr_array_remove_index(h->problems, symbols_before);
     g_assert_cmpuint(h->problems->len, >=, 3);
     guint before = h->problems->len;
     house_add_edge(h, "sim/memory/alias", "sim/memory/liveness");
