@@ -76,7 +76,7 @@ static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed, GArra
     if (!search_budget_left(s)) /* checked before counting: a node budget of N explores exactly N nodes at most */
         return NODE_FAILED;
     s->nodes++;
-    if (!columns_can_fill(s, lo, hi, *changed) || !floors_supported(s, *changed))
+    if (!search_columns_can_fill(s, lo, hi, *changed) || !search_floors_supported(s, *changed))
         return NODE_FAILED;
     guint b = a;
     while (b + 1 < hi && s->h[b + 1] == s->h[a])
@@ -86,7 +86,7 @@ static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed, GArra
      * A tight valley floor elsewhere may offer fewer choices: then that floor is branched on. */
     guint p = a, q = b;
     gboolean from_right = FALSE;
-    guint choices = tightest_floor(s, lo, hi, &p, &q, &from_right);
+    guint choices = search_tightest_floor(s, lo, hi, &p, &q, &from_right);
     if (choices == 0)
         return NODE_FAILED;
     gboolean tight = choices != G_MAXUINT;
@@ -99,7 +99,7 @@ static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed, GArra
     for (guint k = 0; k < listed; k++) {
         guint u = list[k];
         const PlaceUnit *x = unit(s, u);
-        if (s->placed[u] || !(tight ? rests_on(s, x, p, q, from_right) : x->first == a && x->last <= b))
+        if (s->placed[u] || !(tight ? search_rests_on(s, x, p, q, from_right) : x->first == a && x->last <= b))
             continue;
         gboolean twin = FALSE; /* an identical unit was tried at this node already */
         for (guint j = 0; j < tried && !twin; j++)
@@ -118,10 +118,10 @@ static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed, GArra
             continue;
         for (guint t = x->first; t <= x->last; t++)
             s->h[t] = off + x->size;
-        count_unplaced(s, x, -1);
+        search_count_unplaced(s, x, -1);
         s->placed[u] = TRUE;
         guint peaks = s->peak_undo->len;
-        raise_peaks(s, x->first, x->last, off + x->size);
+        search_raise_peaks(s, x->first, x->last, off + x->size);
         s->offsets[u] = off;
         /* Spatial inference: the skyline only rises, so every unplaced buffer overlapping this one in time
          * can only go above it; one that no longer fits under the target kills the branch now. */
@@ -132,16 +132,16 @@ static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed, GArra
             const PlaceUnit *y = unit(s, near[j]);
             dead = !s->placed[near[j]] && y->first <= x->last && x->first <= y->last && off + x->size + y->size > s->target;
         }
-        dead = dead || (s->stacking && !stacks_fit_after(s, lo, hi, x->first, x->last, peaks, 0, off + x->size)) ||
-               !layers_tiled(s, lo, hi, x->first, x->last, s->target) ||
+        dead = dead || (s->stacking && !search_stacks_fit_after(s, lo, hi, x->first, x->last, peaks, 0, off + x->size)) ||
+               !search_layers_tiled(s, lo, hi, x->first, x->last, s->target) ||
                (x->first > lo && s->h[x->first - 1] < off + x->size &&
-                !layers_tiled(s, lo, hi, x->first - 1, x->first - 1, off + x->size)) ||
+                !search_layers_tiled(s, lo, hi, x->first - 1, x->first - 1, off + x->size)) ||
                (x->last + 1 < hi && s->h[x->last + 1] < off + x->size &&
-                !layers_tiled(s, lo, hi, x->last + 1, x->last + 1, off + x->size));
-        gboolean found = !dead && solve_pieces(s, lo, hi, x, changed_window(s, lo, hi, x->first, x->last));
-        restore_peaks(s, peaks);
+                !search_layers_tiled(s, lo, hi, x->last + 1, x->last + 1, off + x->size));
+        gboolean found = !dead && solve_pieces(s, lo, hi, x, search_changed_window(s, lo, hi, x->first, x->last));
+        search_restore_peaks(s, peaks);
         s->placed[u] = FALSE;
-        count_unplaced(s, x, +1);
+        search_count_unplaced(s, x, +1);
         for (guint t = x->first; t <= x->last; t++)
             s->h[t] = floor;
         if (found)
@@ -153,7 +153,7 @@ static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed, GArra
         return NODE_FAILED; /* a floor without slack cannot stay empty */
     /* Nothing rests on (a, h[a]): in such a placement column a stays empty from h[a] up to the lowest unit
      * X above it there, one of the unplaced units live at a. Exact raises lift step a alone to the lowest
-     * offset any of them could have (lowest_above), which loses no placement. Coarse raises (faster, but they can miss a
+     * offset any of them could have (search_lowest_above), which loses no placement. Coarse raises (faster, but they can miss a
      * placement) lift step a to its left neighbour, or against the range's left end the whole stretch to
      * its right neighbour. Every raise lifts the skyline, so the loop ends. */
     guint64 was = s->h[a], up = s->target;
@@ -161,7 +161,7 @@ static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed, GArra
     if (s->exact_raises) {
         for (guint i = s->live_from[a]; i < s->live_from[a + 1]; i++)
             if (!s->placed[s->live[i]])
-                up = MIN(up, lowest_above(s, lo, hi, s->live[i], was));
+                up = MIN(up, search_lowest_above(s, lo, hi, s->live[i], was));
     } else if (a > lo) {
         up = s->h[a - 1];
     } else if (b + 1 < hi) {
@@ -173,8 +173,8 @@ static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed, GArra
     Raise r = {.from = from, .to = to, .was = was, .peaks = s->peak_undo->len};
     for (guint t = from; t <= to; t++)
         s->h[t] = up;
-    raise_peaks(s, from, to, up);
-    *changed = changed_window(s, lo, hi, from, to);
+    search_raise_peaks(s, from, to, up);
+    *changed = search_changed_window(s, lo, hi, from, to);
     if (!*raises)
         *raises = g_array_new(FALSE, FALSE, sizeof(Raise));
     g_array_append_val(*raises, r);
@@ -184,8 +184,8 @@ static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed, GArra
 /* Solves the steps [lo, hi): every unplaced unit living there is placed, or FALSE. */
 static gboolean dfs(Search *s, guint lo, guint hi, Window changed)
 {
-    guint64 key = state_key(s, lo, hi);
-    if (failed_before(s, key))
+    guint64 key = search_state_key(s, lo, hi);
+    if (search_failed_before(s, key))
         return FALSE;
     GArray *raises = NULL;
     NodeResult r;
@@ -195,12 +195,12 @@ static gboolean dfs(Search *s, guint lo, guint hi, Window changed)
         Raise *x = &g_array_index(raises, Raise, k);
         for (guint t = x->from; t <= x->to; t++)
             s->h[t] = x->was;
-        restore_peaks(s, x->peaks);
+        search_restore_peaks(s, x->peaks);
     }
     if (raises)
         g_array_unref(raises);
     if (r == NODE_FAILED && !s->out_of_budget)
-        remember_failed(s, key);
+        search_remember_failed(s, key);
     return r == NODE_FOUND;
 }
 
@@ -379,7 +379,7 @@ static gboolean solve_part(Search *s, const guint64 *pinned_floor, Engine engine
     guint lo = G_MAXUINT, hi = 0;
     for (guint k = 0; k < s->n; k++) {
         const PlaceUnit *x = unit(s, s->units[k]);
-        count_unplaced(s, x, +1);
+        search_count_unplaced(s, x, +1);
         lo = MIN(lo, x->first);
         hi = MAX(hi, x->last + 1);
         s->peak[s->units[k]] = 0;
@@ -404,7 +404,7 @@ static gboolean solve_part(Search *s, const guint64 *pinned_floor, Engine engine
         s->starts_last[i] = unit(s, s->starts[i])->last;
     if (s->n == 0)
         return TRUE;
-    return engine >= ENGINE_SECTIONS ? sections_solve(s, lo, hi) : dfs(s, lo, hi, (Window){lo, hi});
+    return engine >= ENGINE_SECTIONS ? search_sections_solve(s, lo, hi) : dfs(s, lo, hi, (Window){lo, hi});
 }
 
 /* The lower bound (the most bytes live at a step), and per unit the most bytes live at a step of its
@@ -575,7 +575,7 @@ static gboolean search_on_this_stack(const PlaceProblem *p, Turns turns, guint64
         s.failed_slots *= 2;
     s.zobrist = g_new(guint64, n + 1);
     for (guint u = 0; u < n; u++)
-        s.zobrist[u] = mix64(((guint64)u << 32) ^ 0x9e3779b97f4a7c15ULL);
+        s.zobrist[u] = search_mix64(((guint64)u << 32) ^ 0x9e3779b97f4a7c15ULL);
     s.placed = g_new0(gboolean, n + 1);
     s.offsets = g_new0(guint64, n + 1);
     s.units = g_new(guint, n + 1);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 /* Adds (sign +1) or removes (-1) a unit from the unplaced bookkeeping. */
-void count_unplaced(Search *s, const PlaceUnit *x, gint sign)
+void search_count_unplaced(Search *s, const PlaceUnit *x, gint sign)
 {
     guint64 size = x->size;
     for (guint t = x->first; t <= x->last; t++)
@@ -24,7 +24,7 @@ void count_unplaced(Search *s, const PlaceUnit *x, gint sign)
 
 /* The skyline on [from, to] rose to level: so did the peak of every unplaced unit living there (a unit
  * listed twice is changed, and recorded, once). */
-void raise_peaks(Search *s, guint from, guint to, guint64 level)
+void search_raise_peaks(Search *s, guint from, guint to, guint64 level)
 {
     guint count;
     const guint *units = units_around(s, from, to, &count);
@@ -39,7 +39,7 @@ void raise_peaks(Search *s, guint from, guint to, guint64 level)
     }
 }
 
-void restore_peaks(Search *s, guint mark)
+void search_restore_peaks(Search *s, guint mark)
 {
     for (guint k = s->peak_undo->len; k-- > mark;) {
         PeakChange *c = &g_array_index(s->peak_undo, PeakChange, k);
@@ -53,7 +53,7 @@ void restore_peaks(Search *s, guint mark)
  * [lo, hi)) can fail: the valley the change sits in, below the new level (a column's floor support looks
  * across its valley), and one step either side (column inference looks at neighbours). Support and
  * column inference elsewhere only depend on skyline and units that did not change. */
-Window changed_window(const Search *s, guint lo, guint hi, guint from, guint to)
+Window search_changed_window(const Search *s, guint lo, guint hi, guint from, guint to)
 {
     guint64 level = s->h[from];
     while (from > lo && s->h[from - 1] < level)
@@ -69,7 +69,7 @@ Window changed_window(const Search *s, guint lo, guint hi, guint from, guint to)
  * unplaced at t - 1 will sit at or above h[t - 1]: in column t the band from h[t] up to h[t - 1] can only
  * be filled by units starting at t, or wasted. Likewise up to h[t + 1] by units ending at t, and up to the
  * lower neighbour by units living at t alone. */
-gboolean columns_can_fill(const Search *s, guint lo, guint hi, Window w)
+gboolean search_columns_can_fill(const Search *s, guint lo, guint hi, Window w)
 {
     for (guint t = w.lo; t < w.hi; t++) {
         if (!s->left[t])
@@ -90,7 +90,7 @@ gboolean columns_can_fill(const Search *s, guint lo, guint hi, Window w)
 /* Support inference: a step with no slack wastes nothing, so the byte just above its skyline belongs to an
  * unplaced unit sitting exactly there, and such a unit's whole lifetime lies in the valley around the step
  * (no step of it higher, or it would collide there: its peak is that step's level) and it is aligned there. */
-gboolean floors_supported(const Search *s, Window w)
+gboolean search_floors_supported(const Search *s, Window w)
 {
     for (guint t = w.lo; t < w.hi; t++) {
         if (!s->left[t] || s->h[t] + s->left[t] != s->target)
@@ -113,7 +113,7 @@ gboolean floors_supported(const Search *s, Window w)
  * lowest release is the cross-section one; the higher ones catch a step whose long-lived units were lifted
  * by their neighbours (1D scheduling with release dates: stacked by release, the last one ends at the
  * largest such sum). Steps with more than STACK_MAX units live are not judged. */
-gboolean stacks_fit(const Search *s, guint t, guint64 base)
+gboolean search_stacks_fit(const Search *s, guint t, guint64 base)
 {
     /* Every sum is at most the highest release plus all the bytes left: when that fits, so does each. */
     guint64 highest = base;
@@ -152,14 +152,14 @@ gboolean stacks_fit(const Search *s, guint t, guint64 base)
     return TRUE;
 }
 
-/* stacks_fit at the steps of [lo, hi) where a placement can have failed it: the steps [from, to] and the
+/* search_stacks_fit at the steps of [lo, hi) where a placement can have failed it: the steps [from, to] and the
  * lifetimes of the units whose peaks rose (to top) since peak_undo's length was mark. Only at the steps
  * where a remaining unit ends: the units live at any step live on to the next such step, and a step whose
  * units include another's fits if that one does. And only where top plus the bytes left overflows: the
  * sums this rise changed are those of release levels up to top, each at most top plus the bytes left
  * (higher levels were judged when their own units rose at a placement). Both limits only leave cuts out,
  * never make one: a check skipped is a completion not ruled out early. */
-gboolean stacks_fit_after(const Search *s, guint lo, guint hi, guint from, guint to, guint mark, guint64 base,
+gboolean search_stacks_fit_after(const Search *s, guint lo, guint hi, guint from, guint to, guint mark, guint64 base,
                           guint64 top)
 {
     for (guint k = mark; k < s->peak_undo->len; k++) {
@@ -168,7 +168,7 @@ gboolean stacks_fit_after(const Search *s, guint lo, guint hi, guint from, guint
         to = MAX(to, y->last);
     }
     for (guint t = MAX(from, lo); t <= to && t < hi; t++)
-        if (s->left_last[t] && top + s->left[t] > s->target && !stacks_fit(s, t, base))
+        if (s->left_last[t] && top + s->left[t] > s->target && !search_stacks_fit(s, t, base))
             return FALSE;
     return TRUE;
 }
@@ -207,7 +207,7 @@ static gboolean has_slack(const Search *s, guint p, guint q)
  * skyline in it, while the level stays below cap (the runs a change can have altered: after a placement,
  * the runs containing it up to the target, and the runs beside it below its new top, which it cut). Runs
  * only widen with the level, so once one has slack every later one has: nothing more to judge. */
-gboolean layers_tiled(const Search *s, guint lo, guint hi, guint from, guint to, guint64 cap)
+gboolean search_layers_tiled(const Search *s, guint lo, guint hi, guint from, guint to, guint64 cap)
 {
     guint64 level = 0;
     for (guint t = from; t <= to; t++)
@@ -232,7 +232,7 @@ gboolean layers_tiled(const Search *s, guint lo, guint hi, guint from, guint to,
 }
 
 /* Could unit x rest on the floor [p, q] at level v of a tight valley, from its left (right) end? */
-gboolean rests_on(const Search *s, const PlaceUnit *x, guint p, guint q, gboolean from_right)
+gboolean search_rests_on(const Search *s, const PlaceUnit *x, guint p, guint q, gboolean from_right)
 {
     guint64 v = s->h[p];
     gboolean ends = from_right ? x->last == q && x->first >= p : x->first == p && x->last <= q;
@@ -245,7 +245,7 @@ gboolean rests_on(const Search *s, const PlaceUnit *x, guint p, guint q, gboolea
  * skyline like any other placement, so any such floor can be branched on, not only the lowest: the one
  * with the fewest candidates is taken. Returns that count (0: a dead end), or G_MAXUINT when no floor is
  * tight (then the lowest-left point is branched on, with raises). */
-guint tightest_floor(const Search *s, guint lo, guint hi, guint *p_out, guint *q_out, gboolean *from_right)
+guint search_tightest_floor(const Search *s, guint lo, guint hi, guint *p_out, guint *q_out, gboolean *from_right)
 {
     guint best = G_MAXUINT;
     for (guint p = lo, q; p < hi; p = q + 1) {
@@ -260,9 +260,9 @@ guint tightest_floor(const Search *s, guint lo, guint hi, guint *p_out, guint *q
             continue;
         guint starting = 0, ending = 0;
         for (guint i = s->starts_from[p]; i < s->starts_from[p + 1]; i++)
-            starting += !s->placed[s->starts[i]] && rests_on(s, unit(s, s->starts[i]), p, q, FALSE);
+            starting += !s->placed[s->starts[i]] && search_rests_on(s, unit(s, s->starts[i]), p, q, FALSE);
         for (guint i = s->live_from[q]; i < s->live_from[q + 1]; i++)
-            ending += !s->placed[s->live[i]] && rests_on(s, unit(s, s->live[i]), p, q, TRUE);
+            ending += !s->placed[s->live[i]] && search_rests_on(s, unit(s, s->live[i]), p, q, TRUE);
         if (MIN(starting, ending) < best) {
             best = MIN(starting, ending);
             *p_out = p;
@@ -280,7 +280,7 @@ guint tightest_floor(const Search *s, guint lo, guint hi, guint *p_out, guint *q
  * aligned for it, something it rests on in its lifetime (G_MAXUINT64 if nothing can be there):
  * a placed unit's top (a step's skyline above v) or a unit still to place, which sits at its own peak or
  * higher (aligned) and ends its size above that. */
-guint64 lowest_above(const Search *s, guint lo, guint hi, guint u, guint64 v)
+guint64 search_lowest_above(const Search *s, guint lo, guint hi, guint u, guint64 v)
 {
     const PlaceUnit *x = unit(s, u);
     if (s->peak[u] > v)

@@ -4,7 +4,7 @@
 
 static inline guint64 rotl64(guint64 x, guint r) { return (x << r) | (x >> (64 - r)); }
 
-guint64 mix64(guint64 x) /* splitmix64's finaliser */
+guint64 search_mix64(guint64 x) /* splitmix64's finaliser */
 {
     x ^= x >> 30;
     x *= 0xbf58476d1ce4e5b9ULL;
@@ -21,12 +21,12 @@ guint64 mix64(guint64 x) /* splitmix64's finaliser */
  * one: every plan is verified) and could make an exhaustive proof claim too much; with at most 1.5M keys
  * stored and a few million looked up per search the odds are below one in a million. Failures found with
  * coarse raises are keyed apart: they prove nothing. */
-guint64 state_key(const Search *s, guint lo, guint hi)
+guint64 search_state_key(const Search *s, guint lo, guint hi)
 {
     /* The skyline in four independent lanes (so the multiplies overlap), each step an XXH64-style round
-     * (add times a prime, rotate, times a prime), the lanes folded through mix64. */
+     * (add times a prime, rotate, times a prime), the lanes folded through search_mix64. */
     const guint64 p1 = 0x9e3779b185ebca87ULL, p2 = 0xc2b2ae3d27d4eb4fULL;
-    guint64 lane[4] = {mix64(((guint64)lo << 32) | hi), p1, p2, s->exact_raises ? 0x5bd1e9955bd1e995ULL : 1};
+    guint64 lane[4] = {search_mix64(((guint64)lo << 32) | hi), p1, p2, s->exact_raises ? 0x5bd1e9955bd1e995ULL : 1};
     const guint64 *h = s->h;
     guint t = lo;
     for (; t + 4 <= hi; t += 4)
@@ -34,7 +34,7 @@ guint64 state_key(const Search *s, guint lo, guint hi)
             lane[k] = rotl64(lane[k] + h[t + k] * p2, 31) * p1;
     for (; t < hi; t++)
         lane[0] = rotl64(lane[0] + h[t] * p2, 31) * p1;
-    guint64 key = mix64(mix64(mix64(lane[0] ^ lane[1]) ^ lane[2]) ^ lane[3]);
+    guint64 key = search_mix64(search_mix64(search_mix64(lane[0] ^ lane[1]) ^ lane[2]) ^ lane[3]);
     for (guint i = s->starts_from[lo]; i < s->starts_from[hi]; i++) { /* the part's units starting in the range */
         guint u = s->starts[i];
         if (!s->placed[u] && unit(s, u)->last < hi)
@@ -43,7 +43,7 @@ guint64 state_key(const Search *s, guint lo, guint hi)
     return key ? key : 1;
 }
 
-gboolean failed_before(const Search *s, guint64 key)
+gboolean search_failed_before(const Search *s, guint64 key)
 {
     if (!s->failed)
         return FALSE;
@@ -53,7 +53,7 @@ gboolean failed_before(const Search *s, guint64 key)
     return FALSE;
 }
 
-void remember_failed(Search *s, guint64 key)
+void search_remember_failed(Search *s, guint64 key)
 {
     if (s->failed_count >= s->failed_slots / 4 * 3)
         return;

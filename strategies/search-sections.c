@@ -54,8 +54,8 @@ static void overfull_span(const Search *s, guint lo, guint hi, guint64 off, guin
  * whose floor (the lowest minimum offset among the unplaced units live there) can have changed — x's
  * lifetime and those of the units x raised (peak_undo from mark) — that floor plus the bytes left must
  * fit. Elsewhere neither the floor nor the bytes changed since the check that let the parent node through.
- * With our inferences, the same steps are judged by stacking inference too (stacks_fit: every release
- * level, not only the floor; where stacks_fit_after would judge them). */
+ * With our inferences, the same steps are judged by stacking inference too (search_stacks_fit: every release
+ * level, not only the floor; where search_stacks_fit_after would judge them). */
 static gboolean sections_fit(const Search *s, guint lo, guint hi, guint64 off, guint p, guint q, const PlaceUnit *x,
                              guint mark)
 {
@@ -77,7 +77,7 @@ static gboolean sections_fit(const Search *s, guint lo, guint hi, guint64 off, g
                 floor = MIN(floor, min_offset(s, s->live[i]));
         if (floor + s->left[t] > s->target ||
             (s->sections_ours && s->stacking && s->left_last[t] && off + x->size + s->left[t] > s->target &&
-             !stacks_fit(s, t, off)))
+             !search_stacks_fit(s, t, off)))
             return FALSE;
     }
     return TRUE;
@@ -87,11 +87,11 @@ static gboolean sections_fit(const Search *s, guint lo, guint hi, guint64 off, g
  * on the skyline, so what they cut cannot complete here either. */
 static gboolean skyline_inferences(const Search *s, guint lo, guint hi, const PlaceUnit *x)
 {
-    Window w = changed_window(s, lo, hi, x->first, x->last);
+    Window w = search_changed_window(s, lo, hi, x->first, x->last);
     guint64 top = s->h[x->first];
-    return columns_can_fill(s, lo, hi, w) && floors_supported(s, w) && layers_tiled(s, lo, hi, x->first, x->last, s->target) &&
-           (x->first == lo || s->h[x->first - 1] >= top || layers_tiled(s, lo, hi, x->first - 1, x->first - 1, top)) &&
-           (x->last + 1 >= hi || s->h[x->last + 1] >= top || layers_tiled(s, lo, hi, x->last + 1, x->last + 1, top));
+    return search_columns_can_fill(s, lo, hi, w) && search_floors_supported(s, w) && search_layers_tiled(s, lo, hi, x->first, x->last, s->target) &&
+           (x->first == lo || s->h[x->first - 1] >= top || search_layers_tiled(s, lo, hi, x->first - 1, x->first - 1, top)) &&
+           (x->last + 1 >= hi || s->h[x->last + 1] >= top || search_layers_tiled(s, lo, hi, x->last + 1, x->last + 1, top));
 }
 
 /* Raises the minimum offsets of the unplaced units sharing a step with x (placed at off) to its top,
@@ -108,7 +108,7 @@ static gboolean raise_overlapping(Search *s, guint u, guint64 top)
             const PlaceUnit *y = unit(s, near[j]);
             hat = !s->placed[near[j]] && y->size && y->first <= x->last && x->first <= y->last;
         }
-        raise_peaks(s, x->first, x->last, top);
+        search_raise_peaks(s, x->first, x->last, top);
         return hat;
     }
     gboolean hat = FALSE;
@@ -263,8 +263,8 @@ static gboolean sections_pieces(Search *s, guint lo, guint hi, const PlaceUnit *
 static gboolean sections_dfs(Search *s, guint lo, guint hi, guint64 after_off, guint after_rank, guint from,
                              guint count)
 {
-    guint64 key = s->sections_ours ? state_key(s, lo, hi) ^ mix64(after_off * 0x9e3779b97f4a7c15ULL + after_rank + 0x5ec7) : 0;
-    if (s->sections_ours && failed_before(s, key))
+    guint64 key = s->sections_ours ? search_state_key(s, lo, hi) ^ search_mix64(after_off * 0x9e3779b97f4a7c15ULL + after_rank + 0x5ec7) : 0;
+    if (s->sections_ours && search_failed_before(s, key))
         return FALSE;
     if (!search_budget_left(s))
         return FALSE;
@@ -309,7 +309,7 @@ static gboolean sections_dfs(Search *s, guint lo, guint hi, guint64 after_off, g
         s->nodes++; /* a node is a placement tried (MiniMalloc's nodes try many each: the budget counts work) */
         s->placed[c.u] = TRUE;
         s->offsets[c.u] = c.off;
-        count_unplaced(s, x, -1);
+        search_count_unplaced(s, x, -1);
         guint peaks = s->peak_undo->len, skyline = s->skyline_undo->len;
         gboolean hatless = !raise_overlapping(s, c.u, c.off + x->size);
         for (guint t = x->first; t <= x->last && s->sections_ours; t++) { /* the skyline: our inferences and memo read it */
@@ -321,19 +321,19 @@ static gboolean sections_dfs(Search *s, guint lo, guint hi, guint64 after_off, g
         for (guint t = x->first; t <= x->last && s->sections_ours; t++)
             s->h[t] = g_array_index(s->skyline_undo, guint64, skyline + t - x->first);
         g_array_set_size(s->skyline_undo, skyline);
-        restore_peaks(s, peaks);
-        count_unplaced(s, x, +1);
+        search_restore_peaks(s, peaks);
+        search_count_unplaced(s, x, +1);
         s->placed[c.u] = FALSE;
         if (s->out_of_budget || hatless)
             break;
     }
     g_array_set_size(s->candidates, base);
     if (s->sections_ours && !found && !s->out_of_budget)
-        remember_failed(s, key);
+        search_remember_failed(s, key);
     return found;
 }
 
-gboolean sections_solve(Search *s, guint lo, guint hi)
+gboolean search_sections_solve(Search *s, guint lo, guint hi)
 {
     for (guint k = 0; k < s->n; k++) {
         s->rank[s->units[k]] = k;

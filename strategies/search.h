@@ -24,7 +24,7 @@ typedef struct {
     guint *starts;
     guint *starts_last;  /* parallel to starts: each one's last step (read by the layer check's hot loop) */
     guint8 *reach;       /* scratch of run_tiled */
-    guint64 *stack;      /* scratch of stacks_fit: STACK_MAX (release, size) pairs */
+    guint64 *stack;      /* scratch of search_stacks_fit: STACK_MAX (release, size) pairs */
     gboolean stacking;   /* the part has slack somewhere: stacking inference runs (see solve_part) */
     guint *cross;        /* per boundary t|t+1: unplaced units live on both sides */
     guint64 *zobrist;    /* per unit: a random key; a set of units is keyed by XOR */
@@ -66,7 +66,7 @@ typedef struct {
     guint64 was;
 } PeakChange;
 
-/* stacks_fit judges steps with at most this many unplaced units live (insertion sort), the rest not. */
+/* search_stacks_fit judges steps with at most this many unplaced units live (insertion sort), the rest not. */
 #define STACK_MAX 64
 
 /* The most buffer-steps (the sum of every unit's lifetime) the search indexes: 2^26 entries of 4 bytes in
@@ -94,27 +94,27 @@ static inline const guint *units_around(const Search *s, guint from, guint to, g
 gboolean search_budget_left(Search *s);
 
 /* search-sections.c: MiniMalloc's search over the part's units (s->units, in preorder) in [lo, hi). */
-gboolean sections_solve(Search *s, guint lo, guint hi);
+gboolean search_sections_solve(Search *s, guint lo, guint hi);
 
 /* search-infer.c */
-void count_unplaced(Search *s, const PlaceUnit *x, gint sign);
-void raise_peaks(Search *s, guint from, guint to, guint64 level);
-void restore_peaks(Search *s, guint mark);
-Window changed_window(const Search *s, guint lo, guint hi, guint from, guint to);
-gboolean columns_can_fill(const Search *s, guint lo, guint hi, Window w);
-gboolean floors_supported(const Search *s, Window w);
-gboolean stacks_fit(const Search *s, guint t, guint64 base);
-gboolean stacks_fit_after(const Search *s, guint lo, guint hi, guint from, guint to, guint mark, guint64 base,
+void search_count_unplaced(Search *s, const PlaceUnit *x, gint sign);
+void search_raise_peaks(Search *s, guint from, guint to, guint64 level);
+void search_restore_peaks(Search *s, guint mark);
+Window search_changed_window(const Search *s, guint lo, guint hi, guint from, guint to);
+gboolean search_columns_can_fill(const Search *s, guint lo, guint hi, Window w);
+gboolean search_floors_supported(const Search *s, Window w);
+gboolean search_stacks_fit(const Search *s, guint t, guint64 base);
+gboolean search_stacks_fit_after(const Search *s, guint lo, guint hi, guint from, guint to, guint mark, guint64 base,
                           guint64 top);
-gboolean layers_tiled(const Search *s, guint lo, guint hi, guint from, guint to, guint64 cap);
-gboolean rests_on(const Search *s, const PlaceUnit *x, guint p, guint q, gboolean from_right);
-guint tightest_floor(const Search *s, guint lo, guint hi, guint *p_out, guint *q_out, gboolean *from_right);
-guint64 lowest_above(const Search *s, guint lo, guint hi, guint u, guint64 v);
+gboolean search_layers_tiled(const Search *s, guint lo, guint hi, guint from, guint to, guint64 cap);
+gboolean search_rests_on(const Search *s, const PlaceUnit *x, guint p, guint q, gboolean from_right);
+guint search_tightest_floor(const Search *s, guint lo, guint hi, guint *p_out, guint *q_out, gboolean *from_right);
+guint64 search_lowest_above(const Search *s, guint lo, guint hi, guint u, guint64 v);
 
 /* search-memo.c */
-guint64 mix64(guint64 x); /* splitmix64's finaliser */
-guint64 state_key(const Search *s, guint lo, guint hi);
-gboolean failed_before(const Search *s, guint64 key);
-void remember_failed(Search *s, guint64 key);
+guint64 search_mix64(guint64 x); /* splitmix64's finaliser */
+guint64 search_state_key(const Search *s, guint lo, guint hi);
+gboolean search_failed_before(const Search *s, guint64 key);
+void search_remember_failed(Search *s, guint64 key);
 
 #endif

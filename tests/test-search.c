@@ -125,7 +125,7 @@ static void test_packed_instances(void)
 /* search proves the optimum of the packed and staggered instances it closes in well under a second, within
  * a node budget (a counter: about three times what the hardest of these needs today, staggered-200's
  * 23,836 nodes, with room, so a change that loses the proof fails here, not only in bench/search.sh).
- * packed-300 and packed-450 need the stacking inference (search-infer.c's stacks_fit): without it neither
+ * packed-300 and packed-450 need the stacking inference (search-infer.c's search_stacks_fit): without it neither
  * is closed in 20 million nodes. */
 static void test_closes_staggered_and_packed(void)
 {
