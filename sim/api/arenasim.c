@@ -228,7 +228,7 @@ char *arenasim_plan_report_json(const arenasim_plan *p)
     FILE *f = open_memstream(&text, &len);
     if (!f)
         return NULL;
-    report_print(f, FORMAT_JSON, FALSE, &row, 1);
+    report_print(f, report_format_find("json"), FALSE, &row, 1);
     fclose(f);
     char *out = g_strndup(text, len); /* freed with arenasim_free (g_free), whatever malloc made it */
     free(text);

@@ -9,7 +9,7 @@
 #include "memory/order.h"
 #include "ops/shape.h"
 #include "plan/place.h"
-#include "report/plot.h"
+#include "report/plot-kinds.h"
 #include "report/report.h"
 
 typedef enum {
@@ -47,7 +47,7 @@ typedef struct {
     ReportFormat format;
     gboolean map, ascii, wide;
     gboolean plot;               /* --plot given */
-    PlotKind plot_kind;
+    const PlotKindRow *plot_kind;
     char *plot_out, *plot_x, *plot_y, *plot_title;
     char **plot_where;           /* --where COLUMN=VALUE filters of a table plot */
     LayoutWindow layout_window;  /* --steps, --addresses of --plot layout (zero: all of it) */

@@ -75,19 +75,30 @@ static int check_plot_out(const char *path)
     return r;
 }
 
+static gboolean kind_of_table(const PlotKindRow *k) { return k->draw_table != NULL; }
+
 /* --from TABLE --plot compare|sweep: only the drawing options count. */
 static int resolve_table_plot(const RawOptions *o, Job *job)
 {
     if (!o->plot || !o->plot_out)
         return usage_error("--from FILE.csv is drawn with --plot compare|sweep --out FILE.png|svg|pdf");
-    if (!plot_kind_parse(o->plot, &job->plot_kind) || (job->plot_kind != PLOT_COMPARE && job->plot_kind != PLOT_SWEEP))
-        return usage_error("--from draws a result table: --plot compare or --plot sweep");
+    if (!(job->plot_kind = plot_kind_find(o->plot)) || !job->plot_kind->draw_table) {
+        char *kinds = plot_kind_names(kind_of_table, "--plot ", " or "), *msg = g_strdup_printf("--from draws a result table: %s", kinds);
+        int status = usage_error(msg);
+        g_free(msg);
+        g_free(kinds);
+        return status;
+    }
     if (o->graph_path || o->trace_path || o->compare || o->orders || o->info || o->chrome_trace || o->html || o->trace_out ||
         o->solution_out)
         return usage_error("--from draws an existing table: drop --graph, --trace, --compare, --orders, --info, "
                            "--chrome-trace, --trace-out and --solution-out");
-    if (job->plot_kind == PLOT_SWEEP && !o->plot_x)
-        return usage_error("--plot sweep needs --x NAME: a column or a --dim name of the table");
+    if (job->plot_kind->needs && !o->plot_x) {
+        char *msg = g_strdup_printf("--plot %s needs %s", job->plot_kind->name, job->plot_kind->needs);
+        int status = usage_error(msg);
+        g_free(msg);
+        return status;
+    }
     int status;
     if ((status = check_plot_out(o->plot_out)) >= 0)
         return status;
@@ -180,13 +191,24 @@ static int resolve_plot(const RawOptions *o, Job *job)
     }
     if (!o->plot)
         return -1;
-    if (!plot_kind_parse(o->plot, &job->plot_kind))
-        return usage_error("--plot takes timeline, layout, compare or sweep");
-    if (job->plot_kind == PLOT_COMPARE || job->plot_kind == PLOT_SWEEP)
-        return usage_error("--plot compare and --plot sweep draw a result table: give it with --from FILE.csv");
-    if (job->plot_kind == PLOT_LAYOUT && o->compare)
-        return usage_error("--plot layout draws one plan: drop --compare");
     int status;
+    char *msg = NULL;
+    if (!(job->plot_kind = plot_kind_find(o->plot))) {
+        char *kinds = plot_kind_names(NULL, "", " or ");
+        msg = g_strdup_printf("--plot takes %s", kinds);
+        g_free(kinds);
+    } else if (job->plot_kind->draw_table) {
+        char *kinds = plot_kind_names(kind_of_table, "--plot ", " and ");
+        msg = g_strdup_printf("%s draw a result table: give it with --from FILE.csv", kinds);
+        g_free(kinds);
+    } else if (job->plot_kind->one_plan && o->compare) {
+        msg = g_strdup_printf("--plot %s draws one plan: drop --compare", job->plot_kind->name);
+    }
+    if (msg) {
+        status = usage_error(msg);
+        g_free(msg);
+        return status;
+    }
     if ((status = check_plot_out(o->plot_out)) >= 0)
         return status;
     job->plot = TRUE;
@@ -309,16 +331,48 @@ static int resolve_bindings(const RawOptions *o, Job *job)
     return -1;
 }
 
+static gboolean format_widens(ReportFormat f) { return f->widens; }
+static gboolean format_whole(ReportFormat f) { return !f->widens && !f->prose; } /* every column, always */
+
+/* The formats `keep` takes (NULL: all), as "a, b and c" with `last` before the last one. Newly allocated. */
+static char *formats_where(gboolean (*keep)(ReportFormat f), const char *last)
+{
+    char *all = report_format_names(), **names = g_strsplit(all, ", ", -1);
+    g_free(all);
+    GPtrArray *kept = g_ptr_array_new();
+    for (char **n = names; *n; n++)
+        if (!keep || keep(report_format_find(*n)))
+            g_ptr_array_add(kept, *n);
+    GString *s = g_string_new(NULL);
+    for (guint k = 0; k < kept->len; k++)
+        g_string_append_printf(s, "%s%s", k == 0 ? "" : k + 1 == kept->len ? last : ", ", (char *)kept->pdata[k]);
+    g_ptr_array_unref(kept);
+    g_strfreev(names);
+    return g_string_free(s, FALSE);
+}
+
 /* Everything a planning job needs, checked and looked up; moves the paths into the job. */
 static int resolve(RawOptions *o, Job *job)
 {
     int status;
     if ((status = check_combinations(o)) >= 0 || (status = resolve_plot(o, job)) >= 0)
         return status;
-    if (!report_format_parse(o->format ? o->format : "text", &job->format))
-        return usage_error("--format takes text, md, csv or json");
-    if (o->wide && job->format != FORMAT_MD)
-        return usage_error("--wide widens --format md (csv and json always have every column)");
+    if (!(job->format = report_format_find(o->format ? o->format : "text"))) {
+        char *names = formats_where(NULL, " or "), *msg = g_strdup_printf("--format takes %s", names);
+        status = usage_error(msg);
+        g_free(msg);
+        g_free(names);
+        return status;
+    }
+    if (o->wide && !job->format->widens) {
+        char *wide = formats_where(format_widens, " or "), *whole = formats_where(format_whole, " and ");
+        char *msg = g_strdup_printf("--wide widens --format %s (%s always have every column)", wide, whole);
+        status = usage_error(msg);
+        g_free(msg);
+        g_free(wide);
+        g_free(whole);
+        return status;
+    }
     if ((status = resolve_strategies(o, job)) >= 0 || (status = resolve_layout(o, job)) >= 0 ||
         (status = resolve_bindings(o, job)) >= 0)
         return status;

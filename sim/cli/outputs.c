@@ -56,14 +56,14 @@ void print_aliasing(const Job *job)
 
 void print_fusion(const Job *job)
 {
-    if (!job->fused.applied || (job->format != FORMAT_TEXT && job->format != FORMAT_MD))
+    if (!job->fused.applied || !job->format->notes)
         return;
     guint count;
     const FuseRule *rules = fuse_rule_table(&count);
-    printf("\n%s%-16s %6s  %s\n", job->format == FORMAT_MD ? "    " : "", "fusion (--fuse)", "sites", "intermediates removed");
+    printf("\n%s%-16s %6s  %s\n", job->format->block, "fusion (--fuse)", "sites", "intermediates removed");
     for (guint k = 0; k < count; k++) {
         char *bytes = format_bytes(job->fused.bytes[k]);
-        printf("%s%-16s %6u  %s\n", job->format == FORMAT_MD ? "    " : "", rules[k].name, job->fused.sites[k], bytes);
+        printf("%s%-16s %6u  %s\n", job->format->block, rules[k].name, job->fused.sites[k], bytes);
         g_free(bytes);
     }
 }
@@ -79,7 +79,7 @@ guint job_bounded_tensors(const Job *job)
 void print_bounds(const Job *job)
 {
     guint count = job_bounded_tensors(job);
-    if (!count || (job->format != FORMAT_TEXT && job->format != FORMAT_MD))
+    if (!count || !job->format->notes)
         return;
     printf("\nupper-bound plan: %u data-dependent tensor%s planned at %s bound%s (a run may use less; --bound NAME=MAX "
            "plans one smaller):\n", count, count == 1 ? "" : "s", count == 1 ? "its" : "their", count == 1 ? "" : "s");
@@ -88,7 +88,7 @@ void print_bounds(const Job *job)
         if (!t->bound_why)
             continue;
         char *name = escape_terminal(t->name), *dims = dims_to_string(t->rank, t->dims);
-        printf("%s'%s' %s %s, dimension %d: %s\n", job->format == FORMAT_MD ? "- " : "  ", name, dtype_name(t->dtype),
+        printf("%s'%s' %s %s, dimension %d: %s\n", job->format->item, name, dtype_name(t->dtype),
                dims, t->bound_axis, t->bound_why);
         g_free(name);
         g_free(dims);
@@ -147,8 +147,7 @@ gboolean write_plot(const Job *job, const Trace *t, const Plan *const *plans, gu
                   : job->graph_path ? g_strdup_printf("%s (dims %s), order %s, alias %s: %s", job->graph_path,
                                                       job->dims_text, job->order->name, job->alias, strategy)
                                     : g_strdup_printf("%s: %s", job->trace_path, strategy);
-    gboolean ok = job->plot_kind == PLOT_LAYOUT ? plot_layout(job->plot_out, title, t, plans[0], &job->layout_window, error)
-                                                : plot_timeline(job->plot_out, title, t, plans, count, error);
+    gboolean ok = job->plot_kind->draw_plans(job->plot_out, title, t, plans, count, &job->layout_window, error);
     g_free(title);
     return ok;
 }
@@ -164,12 +163,11 @@ int run_table_plot(const Job *job)
             csv_table_free(table);
             return file_error(job->table_path, error);
         }
-    gboolean compare = job->plot_kind == PLOT_COMPARE;
+    const PlotKindRow *kind = job->plot_kind;
     TablePlotOptions options = {.table_path = job->table_path, .x = job->plot_x, .title = job->plot_title,
-                                .y = job->plot_y ? job->plot_y : compare ? "ratio" : "arena_bytes"};
-    gboolean ok = job->plot_facet ? plot_table_facets(job->plot_out, table, &options, job->plot_facet, compare, &error)
-                  : compare         ? plot_compare(job->plot_out, table, &options, &error)
-                                    : plot_sweep(job->plot_out, table, &options, &error);
+                                .y = job->plot_y ? job->plot_y : kind->default_y};
+    gboolean ok = job->plot_facet ? plot_table_facets(job->plot_out, table, &options, job->plot_facet, kind->bars, &error)
+                                  : kind->draw_table(job->plot_out, table, &options, &error);
     csv_table_free(table);
     /* What is wrong in the table is said against the table; a failed drawing against the picture. */
     int status = ok ? 0 : file_error(error && error->domain == SIM_ERROR && error->code == SIM_ERROR_IO ? job->plot_out

@@ -151,7 +151,7 @@ static int run_single(const Job *job, const Trace *t)
         row.map_trace = t;
         row.map_offsets = plan->offsets;
     }
-    if (!(job->map && job->format == FORMAT_CSV)) { /* --map --format csv: the map is the one CSV on stdout */
+    if (!(job->map && job->format->map_alone)) { /* --map --format csv: the map is the one CSV on stdout */
         report_print(stdout, job->format, job->wide, &row, 1);
         print_aliasing(job);
     }

@@ -92,7 +92,7 @@ static gboolean report_outputs(FILE *out, const RunOptions *o, const Executor *e
         const char *name;
         const ExecTensor *x = executor_output(e, k, &name);
         OutputStats st = output_stats(x);
-        if (o->format == FORMAT_TEXT) {
+        if (o->format->prose) {
             char *safe = escape_terminal(name);
             fprintf(out, "%-14s '%s' %s: %" G_GSIZE_FORMAT " elements, %" G_GSIZE_FORMAT " NaN, %" G_GSIZE_FORMAT
                     " infinite", k ? "" : "outputs", safe, dtype_name(x->dtype), x->count, st.nan, st.inf);
@@ -243,7 +243,7 @@ gboolean run_execute_each(FILE *out, const RunOptions *o, const Model *m, const 
     Reference ref = {0};
     ExecWeights *weights = exec_weights_new(m); /* filled once for the reference and every plan */
     gboolean ok = !o->check || reference_run(&ref, m, schedule, &aliases->layout, o->poison, weights, o->inputs, error);
-    if (ok && o->check && o->format == FORMAT_TEXT)
+    if (ok && o->check && o->format->prose)
         fprintf(out, "\nreference      the run with nothing shared:\n");
     if (ok && o->check)
         ok = report_outputs(out, o, ref.e, error);
@@ -285,7 +285,7 @@ gboolean run_execute_each(FILE *out, const RunOptions *o, const Model *m, const 
             g_error_free(differs);
         executor_free(e);
     }
-    if (ok && o->format == FORMAT_TEXT) {
+    if (ok && o->format->prose) {
         fprintf(out, "\nrun            every plan, %u run%s each, %u thread%s\n", repeat, repeat == 1 ? "" : "s", threads,
                 threads == 1 ? "" : "s");
         fprintf(out, "%-18s %12s %16s  %s\n", "strategy", "median ms", "arena (B)", "check");
@@ -338,7 +338,7 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
         ok = zoo_expect_outputs(e, o->expect_dir, o->rtol, o->atol, &worst, error);
     if (ok && o->dump_dir)
         ok = zoo_write_outputs(e, o->dump_dir, error);
-    if (ok && o->format == FORMAT_TEXT)
+    if (ok && o->format->prose)
         fprintf(out, "\n");
     if (ok)
         ok = report_outputs(out, o, e, error);
@@ -367,7 +367,7 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
         for (guint k = 0; k < ops->len; k++)
             sum += g_array_index(ops, OpTime, k).seconds;
         char *arena = format_bytes(executor_arena_bytes(e));
-        if (o->format == FORMAT_TEXT) {
+        if (o->format->prose) {
             fprintf(out, "\nrun            %u run%s, median %.3f ms per run, in an arena of %s, %u thread%s\n", repeat,
                     repeat == 1 ? "" : "s", total * 1e3, arena, threads, threads == 1 ? "" : "s");
             if (executor_folded_steps(e)) {

@@ -216,7 +216,7 @@ void info_print(FILE *out, ReportFormat f, const Model *m, const char *path)
     GraphStats s;
     graph_stats(m->graph, &s);
     GArray *ops = op_counts(m->graph);
-    if (f == FORMAT_TEXT)
+    if (f->prose)
         print_text(out, m, path, &s, ops);
     else
         print_table(out, f, m, path, &s, ops);

@@ -7,17 +7,6 @@
 #include <math.h>
 #include <string.h>
 
-gboolean plot_kind_parse(const char *name, PlotKind *out)
-{
-    static const char *const names[] = {"timeline", "layout", "compare", "sweep"};
-    for (guint k = 0; k < G_N_ELEMENTS(names); k++)
-        if (!strcmp(name, names[k])) {
-            *out = (PlotKind)k;
-            return TRUE;
-        }
-    return FALSE;
-}
-
 /* The timeline's data: one row per step (live bytes, then each plan's spanned bytes, in `scale` units) and
  * a closing row at the end, so `with steps` draws the last step's width. */
 static void timeline_data(GString *s, const Trace *t, const MemoryProfile *profiles, guint count, double scale)

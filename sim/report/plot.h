@@ -8,10 +8,8 @@
 #include "plan/plan.h"
 #include "trace/trace.h"
 
-/* timeline and layout draw the plan of one run; compare and sweep draw a result table (plot-table.h). */
-typedef enum { PLOT_TIMELINE, PLOT_LAYOUT, PLOT_COMPARE, PLOT_SWEEP } PlotKind;
-
-gboolean plot_kind_parse(const char *name, PlotKind *out);
+/* timeline and layout draw the plan of one run; compare and sweep draw a result table (plot-table.h); the
+ * kinds' table is plot-kinds.h. */
 
 /* timeline: bytes live per schedule step, and for each plan the bytes it spans at that step (whose peak
  * is its arena); the lower bound dashed. `plans` are plans of the same trace. Up to TIMELINE_OVERLAY_MAX

@@ -9,16 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A field of a table as format f writes it: CSV quoted (csv_quote); text and markdown escaped for the
- * terminal (base/escape.h: a newline in a name must not end the line, an escape sequence must not reach the
- * terminal), markdown with '|' escaped too. Newly allocated. */
-static char *format_cell(ReportFormat f, const char *v)
+/* A field of a table as each format writes it: csv quoted (csv_quote); text and md escaped for the terminal
+ * (base/escape.h: a newline in a name must not end the line, an escape sequence must not reach the
+ * terminal), md with '|' escaped too. Newly allocated. */
+static char *cell_text(const char *v)
 {
-    if (f == FORMAT_CSV)
-        return csv_quote(v);
+    return escape_terminal(v);
+}
+
+static char *cell_md(const char *v)
+{
     char *safe = escape_terminal(v);
-    if (f != FORMAT_MD)
-        return safe;
     GString *s = g_string_new(NULL);
     for (const char *c = safe; *c; c++) {
         if (*c == '|')
@@ -30,15 +31,9 @@ static char *format_cell(ReportFormat f, const char *v)
     return g_string_free(s, FALSE);
 }
 
-gboolean report_format_parse(const char *name, ReportFormat *out)
+static char *cell_csv(const char *v)
 {
-    static const char *const names[] = {"text", "md", "csv", "json"};
-    for (guint k = 0; k < G_N_ELEMENTS(names); k++)
-        if (!strcmp(name, names[k])) {
-            *out = (ReportFormat)k;
-            return TRUE;
-        }
-    return FALSE;
+    return csv_quote(v);
 }
 
 void report_row_fill(ReportRow *row, const Trace *t, const Plan *plan)
@@ -118,7 +113,7 @@ static void print_text_one(FILE *out, const ReportRow *r)
     guint64 frag = row_fragmentation(r), saved = row_saved(r);
     char *arena = format_bytes(r->arena), *lb = format_bytes(r->lower_bound), *fr = format_bytes(frag),
          *nv = format_bytes(r->naive), *sv = format_bytes(saved);
-    char *graph = format_cell(FORMAT_TEXT, r->graph), *dims = format_cell(FORMAT_TEXT, r->dims);
+    char *graph = cell_text(r->graph), *dims = cell_text(r->dims);
     fprintf(out, "graph          %s (dims: %s)\n", graph, dims);
     g_free(graph);
     g_free(dims);
@@ -248,8 +243,8 @@ static void print_json(FILE *out, const ReportRow *rows, guint n)
  * sizes in binary units (exact bytes in --wide, csv and json). */
 static void print_md_compact(FILE *out, const ReportRow *rows, guint n)
 {
-    char *graph = format_cell(FORMAT_MD, rows[0].graph), *dims = format_cell(FORMAT_MD, rows[0].dims),
-         *alias = format_cell(FORMAT_MD, rows[0].alias ? rows[0].alias : "none");
+    char *graph = cell_md(rows[0].graph), *dims = cell_md(rows[0].dims),
+         *alias = cell_md(rows[0].alias ? rows[0].alias : "none");
     fprintf(out, "**%s** (dims %s), alias %s, %u steps\n\n", graph, dims, alias, rows[0].steps);
     g_free(graph);
     g_free(dims);
@@ -258,12 +253,12 @@ static void print_md_compact(FILE *out, const ReportRow *rows, guint n)
     fprintf(out, "|---|---|---:|---:|---:|---:|---:|---:|---|\n");
     for (guint k = 0; k < n; k++) {
         const ReportRow *r = &rows[k];
-        char *order = format_cell(FORMAT_MD, r->order), *strategy = format_cell(FORMAT_MD, r->strategy);
+        char *order = cell_md(r->order), *strategy = cell_md(r->strategy);
         if (!r->buffers) { /* an order that could not run: sim said why on stderr */
             fprintf(out, "| %s | %s | - | | (failed) | | | | |\n", order, strategy);
         } else {
             char *lb = g_format_size_full(r->lower_bound, G_FORMAT_SIZE_IEC_UNITS),
-                 *arena = g_format_size_full(r->arena, G_FORMAT_SIZE_IEC_UNITS), *detail = format_cell(FORMAT_MD, r->detail);
+                 *arena = g_format_size_full(r->arena, G_FORMAT_SIZE_IEC_UNITS), *detail = cell_md(r->detail);
             fprintf(out, "| %s | %s | %u | %s | %s | %.2f%% | %.2f%% | %.6f | %s%s |\n", order, strategy, r->buffers, lb, arena,
                     pct(row_fragmentation(r), r->lower_bound),
                     pct(row_saved(r), r->naive), r->seconds, detail,
@@ -278,50 +273,205 @@ static void print_md_compact(FILE *out, const ReportRow *rows, guint n)
     fprintf(out, "\nLower bound: the most bytes live at once. Exact bytes and every column: --wide (or --format csv).\n");
 }
 
-void report_print(FILE *out, ReportFormat f, gboolean wide, const ReportRow *rows, guint n)
+/* ---- tables with separators: md's pipes and rule, or comma-separated (csv, and text's tables) ---- */
+static void delimited(FILE *out, gboolean md, char *(*cell_fn)(const char *), const char *const *names,
+                      const gboolean *numbers, guint ncols, const char *const *values, guint nrows)
 {
-    if (f == FORMAT_MD && !wide) {
-        print_md_compact(out, rows, n);
-        return;
-    }
-    if (f == FORMAT_JSON) {
-        print_json(out, rows, n);
-        return;
-    }
-    if (f == FORMAT_TEXT) {
-        if (n == 1)
-            print_text_one(out, rows);
-        else
-            print_text_table(out, rows, n);
-        return;
-    }
-    for (guint c = 0; c < G_N_ELEMENTS(columns); c++)
-        fprintf(out, f == FORMAT_MD ? "| %s " : (c ? ",%s" : "%s"), columns[c]);
-    fprintf(out, f == FORMAT_MD ? "|\n" : "\n");
-    if (f == FORMAT_MD) {
-        for (guint c = 0; c < G_N_ELEMENTS(columns); c++)
-            fprintf(out, column_is_number(c) ? "|---:" : "|---");
+    for (guint k = 0; k < ncols; k++)
+        fprintf(out, md ? "| %s " : (k ? ",%s" : "%s"), names[k]);
+    fprintf(out, md ? "|\n" : "\n");
+    if (md) {
+        for (guint k = 0; k < ncols; k++)
+            fprintf(out, numbers[k] ? "|---:" : "|---");
         fprintf(out, "|\n");
     }
-    for (guint k = 0; k < n; k++) {
-        for (guint c = 0; c < G_N_ELEMENTS(columns); c++) {
-            char *v = cell(&rows[k], c), *q = format_cell(f, v);
-            fprintf(out, f == FORMAT_MD ? "| %s " : (c ? ",%s" : "%s"), q);
+    for (guint r = 0; r < nrows; r++) {
+        for (guint k = 0; k < ncols; k++) {
+            char *q = cell_fn(values[(gsize)r * ncols + k]);
+            fprintf(out, md ? "| %s " : (k ? ",%s" : "%s"), q);
             g_free(q);
-            g_free(v);
         }
-        fprintf(out, f == FORMAT_MD ? "|\n" : "\n");
+        fprintf(out, md ? "|\n" : "\n");
     }
 }
 
-void report_print_row(FILE *out, ReportFormat f, const char *const *names, const char *const *values,
-                      const gboolean *numbers, guint n)
+/* The report's rows with every column, as a delimited table. */
+static void all_columns(FILE *out, gboolean md, char *(*cell_fn)(const char *), const ReportRow *rows, guint n)
 {
-    if (f != FORMAT_JSON) {
-        report_print_table(out, f, names, numbers, n, values, 1);
-        return;
+    guint ncols = G_N_ELEMENTS(columns);
+    char **values = g_new0(char *, (gsize)n * ncols + 1);
+    gboolean numbers[G_N_ELEMENTS(columns)];
+    for (guint c = 0; c < ncols; c++)
+        numbers[c] = column_is_number(c);
+    for (guint k = 0; k < n; k++)
+        for (guint c = 0; c < ncols; c++)
+            values[(gsize)k * ncols + c] = cell(&rows[k], c);
+    delimited(out, md, cell_fn, columns, numbers, ncols, (const char *const *)values, n);
+    g_strfreev(values);
+}
+
+/* The sharing summary: per kind, ops shared and copied and bytes saved; then every fallback. */
+static void aliasing_lines(FILE *out, const char *head, const char *line, const char *item, const guint *shared,
+                           const guint *copied, const guint64 *saved, const char *const *kind_names, guint kinds,
+                           const GPtrArray *notes)
+{
+    fputs(head, out);
+    for (guint k = 1; k < kinds; k++) {
+        if (!shared[k] && !copied[k])
+            continue;
+        char *b = format_bytes(saved[k]);
+        fprintf(out, line, kind_names[k], shared[k], copied[k], b);
+        g_free(b);
     }
-    JsonBuilder *b = json_builder_new(); /* one row in json: an object, not an array */
+    if (notes->len)
+        fprintf(out, "\n%u fallbacks:\n", notes->len);
+    for (guint k = 0; k < notes->len; k++) {
+        char *note = cell_text(notes->pdata[k]);
+        fprintf(out, "%s%s\n", item, note);
+        g_free(note);
+    }
+}
+
+/* --map: a header, then `offset size name first last` a buffer a line. */
+static void map_lines(FILE *out, const char *header, const char *line, char *(*cell_fn)(const char *), const Trace *t,
+                      const guint64 *offsets, const guint *order)
+{
+    fputs(header, out);
+    for (guint k = 0; k < trace_count(t); k++) {
+        const TraceBuffer *b = trace_buffer(t, order[k]);
+        char *name = cell_fn(b->name);
+        fprintf(out, line, offsets[order[k]], b->size, name, b->first, b->last);
+        g_free(name);
+    }
+}
+
+/* ---- text: for a reader, aligned ---- */
+static void text_report(FILE *out, gboolean wide, const ReportRow *rows, guint n)
+{
+    (void)wide;
+    if (n == 1)
+        print_text_one(out, rows);
+    else
+        print_text_table(out, rows, n);
+}
+
+static void text_table(FILE *out, const char *const *names, const gboolean *numbers, guint ncols,
+                       const char *const *values, guint nrows)
+{
+    delimited(out, FALSE, cell_text, names, numbers, ncols, values, nrows);
+}
+
+static void text_record(FILE *out, const char *const *names, const char *const *values, const gboolean *numbers,
+                        guint n)
+{
+    text_table(out, names, numbers, n, values, 1);
+}
+
+static void text_aliasing(FILE *out, const guint *shared, const guint *copied, const guint64 *saved,
+                          const char *const *kind_names, guint kinds, const GPtrArray *notes)
+{
+    aliasing_lines(out, "\nsharing          ops shared  ops copied  bytes saved\n", "%-16s %10u  %10u  %s\n", "  ", shared,
+                   copied, saved, kind_names, kinds, notes);
+}
+
+/* Names escaped as the trace format escapes them, so every line splits into its five fields. */
+static void text_map(FILE *out, const Trace *t, const guint64 *offsets, const guint *order)
+{
+    map_lines(out, "# offset size name first last\n",
+              "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %s %u %u\n", trace_name_escape, t, offsets, order);
+}
+
+/* ---- md: for a page; compact unless --wide ---- */
+static void md_report(FILE *out, gboolean wide, const ReportRow *rows, guint n)
+{
+    if (wide)
+        all_columns(out, TRUE, cell_md, rows, n);
+    else
+        print_md_compact(out, rows, n);
+}
+
+static void md_table(FILE *out, const char *const *names, const gboolean *numbers, guint ncols, const char *const *values,
+                     guint nrows)
+{
+    delimited(out, TRUE, cell_md, names, numbers, ncols, values, nrows);
+}
+
+static void md_record(FILE *out, const char *const *names, const char *const *values, const gboolean *numbers, guint n)
+{
+    md_table(out, names, numbers, n, values, 1);
+}
+
+static void md_aliasing(FILE *out, const guint *shared, const guint *copied, const guint64 *saved,
+                        const char *const *kind_names, guint kinds, const GPtrArray *notes)
+{
+    aliasing_lines(out, "\n| sharing | ops shared | ops copied | bytes saved |\n|---|---:|---:|---:|\n",
+                   "| %s | %u | %u | %s |\n", "- ", shared, copied, saved, kind_names, kinds, notes);
+}
+
+static void md_map(FILE *out, const Trace *t, const guint64 *offsets, const guint *order)
+{
+    map_lines(out, "\n| offset | size | name | first | last |\n|---:|---:|---|---:|---:|\n",
+              "| %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT " | %s | %u | %u |\n", cell_md, t, offsets, order);
+}
+
+/* ---- csv: for programs ---- */
+static void csv_report(FILE *out, gboolean wide, const ReportRow *rows, guint n)
+{
+    (void)wide;
+    all_columns(out, FALSE, cell_csv, rows, n);
+}
+
+static void csv_table(FILE *out, const char *const *names, const gboolean *numbers, guint ncols,
+                      const char *const *values, guint nrows)
+{
+    delimited(out, FALSE, cell_csv, names, numbers, ncols, values, nrows);
+}
+
+static void csv_record(FILE *out, const char *const *names, const char *const *values, const gboolean *numbers, guint n)
+{
+    csv_table(out, names, numbers, n, values, 1);
+}
+
+/* Alone on stdout: one CSV (the pipeline prints no report row with it). */
+static void csv_map(FILE *out, const Trace *t, const guint64 *offsets, const guint *order)
+{
+    map_lines(out, "offset,size,name,first,last\n", "%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%s,%u,%u\n", cell_csv,
+              t, offsets, order);
+}
+
+/* ---- json: for programs; one document ---- */
+static void json_report(FILE *out, gboolean wide, const ReportRow *rows, guint n)
+{
+    (void)wide;
+    print_json(out, rows, n);
+}
+
+static void json_table(FILE *out, const char *const *names, const gboolean *numbers, guint ncols,
+                       const char *const *values, guint nrows)
+{
+    JsonBuilder *b = json_builder_new();
+    json_builder_begin_array(b);
+    for (guint r = 0; r < nrows; r++) {
+        json_builder_begin_object(b);
+        for (guint k = 0; k < ncols; k++) {
+            const char *v = values[(gsize)r * ncols + k];
+            json_builder_set_member_name(b, names[k]);
+            if (numbers[k])
+                json_builder_add_double_value(b, g_ascii_strtod(v, NULL));
+            else
+                json_add_text(b, v);
+        }
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    print_json_document(out, b);
+}
+
+/* One row in json: an object, not an array. */
+static void json_record(FILE *out, const char *const *names, const char *const *values, const gboolean *numbers,
+                        guint n)
+{
+    JsonBuilder *b = json_builder_new();
     json_builder_begin_object(b);
     for (guint k = 0; k < n; k++) {
         json_builder_set_member_name(b, names[k]);
@@ -334,69 +484,54 @@ void report_print_row(FILE *out, ReportFormat f, const char *const *names, const
     print_json_document(out, b);
 }
 
+/* The format table: a format is its writers and a row. */
+static const ReportFormatRow format_rows[] = {
+    {.name = "text", .prose = TRUE, .notes = TRUE, .item = "  ", .block = "", .report = text_report,
+     .table = text_table, .record = text_record, .aliasing = text_aliasing, .map = text_map},
+    {.name = "md", .notes = TRUE, .item = "- ", .block = "    ", .widens = TRUE, .report = md_report, .table = md_table,
+     .record = md_record, .aliasing = md_aliasing, .map = md_map},
+    {.name = "csv", .map_alone = TRUE, .report = csv_report, .table = csv_table, .record = csv_record, .map = csv_map},
+    {.name = "json", .report = json_report, .table = json_table, .record = json_record},
+};
+
+ReportFormat report_format_find(const char *name)
+{
+    for (guint k = 0; name && k < G_N_ELEMENTS(format_rows); k++)
+        if (!strcmp(name, format_rows[k].name))
+            return &format_rows[k];
+    return NULL;
+}
+
+char *report_format_names(void)
+{
+    GString *s = g_string_new(NULL);
+    for (guint k = 0; k < G_N_ELEMENTS(format_rows); k++)
+        g_string_append_printf(s, "%s%s", k ? ", " : "", format_rows[k].name);
+    return g_string_free(s, FALSE);
+}
+
+void report_print(FILE *out, ReportFormat f, gboolean wide, const ReportRow *rows, guint n)
+{
+    f->report(out, wide, rows, n);
+}
+
+void report_print_row(FILE *out, ReportFormat f, const char *const *names, const char *const *values,
+                      const gboolean *numbers, guint n)
+{
+    f->record(out, names, values, numbers, n);
+}
+
 void report_print_table(FILE *out, ReportFormat f, const char *const *names, const gboolean *numbers, guint ncols,
                         const char *const *values, guint nrows)
 {
-    if (f == FORMAT_JSON) {
-        JsonBuilder *b = json_builder_new();
-        json_builder_begin_array(b);
-        for (guint r = 0; r < nrows; r++) {
-            json_builder_begin_object(b);
-            for (guint k = 0; k < ncols; k++) {
-                const char *v = values[(gsize)r * ncols + k];
-                json_builder_set_member_name(b, names[k]);
-                if (numbers[k])
-                    json_builder_add_double_value(b, g_ascii_strtod(v, NULL));
-                else
-                    json_add_text(b, v);
-            }
-            json_builder_end_object(b);
-        }
-        json_builder_end_array(b);
-        print_json_document(out, b);
-        return;
-    }
-    for (guint k = 0; k < ncols; k++)
-        fprintf(out, f == FORMAT_MD ? "| %s " : (k ? ",%s" : "%s"), names[k]);
-    fprintf(out, f == FORMAT_MD ? "|\n" : "\n");
-    if (f == FORMAT_MD) {
-        for (guint k = 0; k < ncols; k++)
-            fprintf(out, numbers[k] ? "|---:" : "|---");
-        fprintf(out, "|\n");
-    }
-    for (guint r = 0; r < nrows; r++) {
-        for (guint k = 0; k < ncols; k++) {
-            const char *v = values[(gsize)r * ncols + k];
-            char *q = format_cell(f, v);
-            fprintf(out, f == FORMAT_MD ? "| %s " : (k ? ",%s" : "%s"), q);
-            g_free(q);
-        }
-        fprintf(out, f == FORMAT_MD ? "|\n" : "\n");
-    }
+    f->table(out, names, numbers, ncols, values, nrows);
 }
 
 void report_aliasing(FILE *out, ReportFormat f, const guint *shared, const guint *copied, const guint64 *saved,
                      const char *const *kind_names, guint kinds, const GPtrArray *notes)
 {
-    if (f == FORMAT_CSV || f == FORMAT_JSON)
-        return;
-    fprintf(out, f == FORMAT_MD ? "\n| sharing | ops shared | ops copied | bytes saved |\n|---|---:|---:|---:|\n"
-                                : "\nsharing          ops shared  ops copied  bytes saved\n");
-    for (guint k = 1; k < kinds; k++) {
-        if (!shared[k] && !copied[k])
-            continue;
-        char *b = format_bytes(saved[k]);
-        fprintf(out, f == FORMAT_MD ? "| %s | %u | %u | %s |\n" : "%-16s %10u  %10u  %s\n", kind_names[k], shared[k],
-                copied[k], b);
-        g_free(b);
-    }
-    if (notes->len)
-        fprintf(out, "\n%s%u fallbacks:\n", f == FORMAT_MD ? "" : "", notes->len);
-    for (guint k = 0; k < notes->len; k++) {
-        char *note = format_cell(FORMAT_TEXT, notes->pdata[k]);
-        fprintf(out, f == FORMAT_MD ? "- %s\n" : "  %s\n", note);
-        g_free(note);
-    }
+    if (f->aliasing)
+        f->aliasing(out, shared, copied, saved, kind_names, kinds, notes);
 }
 
 typedef struct {
@@ -428,26 +563,10 @@ static guint *map_order(const Trace *t, const guint64 *offsets)
 
 void report_map(FILE *out, ReportFormat f, const Trace *t, const guint64 *offsets)
 {
-    if (f == FORMAT_JSON)
-        return; /* the json report carries the plan in its row (ReportRow.map_trace) */
-    guint n = trace_count(t);
+    if (!f->map)
+        return; /* json: the report carries the plan in its row (ReportRow.map_trace) */
     guint *order = map_order(t, offsets);
-    if (f == FORMAT_MD)
-        fprintf(out, "\n| offset | size | name | first | last |\n|---:|---:|---|---:|---:|\n");
-    else if (f == FORMAT_CSV)
-        fprintf(out, "offset,size,name,first,last\n"); /* alone on stdout: one CSV (the pipeline prints no row) */
-    else
-        fprintf(out, "# offset size name first last\n");
-    for (guint k = 0; k < n; k++) {
-        const TraceBuffer *b = trace_buffer(t, order[k]);
-        /* text: escaped as the trace format escapes names, so every line splits into its five fields */
-        char *name = f == FORMAT_TEXT ? trace_name_escape(b->name) : format_cell(f, b->name);
-        fprintf(out, f == FORMAT_MD ? "| %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT " | %s | %u | %u |\n"
-                     : f == FORMAT_CSV ? "%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%s,%u,%u\n"
-                                       : "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %s %u %u\n",
-                offsets[order[k]], b->size, name, b->first, b->last);
-        g_free(name);
-    }
+    f->map(out, t, offsets, order);
     g_free(order);
 }
 

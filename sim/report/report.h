@@ -1,7 +1,8 @@
 /* report.h — what a planning run reports: one row per (graph, order, strategy) with the arena, the
  * lower bound (max live bytes: XLA's no-fragmentation heap), fragmentation, the naive no-reuse sum and
  * the savings against it, and the planning time; in text, md, csv or json with stable column names
- * (docs/report-format.md). Plus the plan itself: `--map` (one buffer a line, parseable) and `--ascii`. */
+ * (docs/report-format.md). Each format is one row of the format table: its writers and its flags, which
+ * the command's options and other writers read; adding a format is its functions and a row. Plus the plan itself: `--map` (one buffer a line, parseable) and `--ascii`. */
 #ifndef SIM_REPORT_H
 #define SIM_REPORT_H
 
@@ -10,8 +11,13 @@
 
 #include <stdio.h>
 
-typedef enum { FORMAT_TEXT, FORMAT_MD, FORMAT_CSV, FORMAT_JSON } ReportFormat;
-gboolean report_format_parse(const char *name, ReportFormat *out);
+struct ReportFormatRow;
+/* A report format: a row of the format table (report.c). */
+typedef const struct ReportFormatRow *ReportFormat;
+/* By name (text, md, csv, json); NULL when there is none. */
+ReportFormat report_format_find(const char *name);
+/* "text, md, csv, json" for messages. Newly allocated. */
+char *report_format_names(void);
 
 typedef struct {
     const char *graph;    /* model or trace file */
@@ -53,6 +59,27 @@ void report_aliasing(FILE *out, ReportFormat f, const guint *shared, const guint
 /* `offset size name first last`, sorted by offset (then name), one buffer a line; in md and csv a table
  * after a blank line; in json nothing here (the row carries the plan: map_trace). */
 void report_map(FILE *out, ReportFormat f, const Trace *t, const guint64 *offsets);
+/* What the command's other writers ask of a format (the row's flags). */
+typedef struct ReportFormatRow {
+    const char *name;       /* --format NAME */
+    gboolean prose;         /* written for a reader as aligned lines (text): a run's and --info's summaries
+                               as sentences; every other format writes them as tables */
+    gboolean notes;         /* the sharing table, fallbacks, fusions and bounds follow the report (text, md) */
+    const char *item;       /* how a note's line starts ("  ", md's "- ") */
+    const char *block;      /* how a preformatted line starts ("", md's "    ": a code block) */
+    gboolean widens;        /* --wide changes it: every column instead of the compact form (md) */
+    gboolean map_alone;     /* --map is the whole of stdout, without the report's row (csv: one table) */
+    void (*report)(FILE *out, gboolean wide, const ReportRow *rows, guint n);
+    void (*table)(FILE *out, const char *const *names, const gboolean *numbers, guint ncols, const char *const *values,
+                  guint nrows);
+    void (*record)(FILE *out, const char *const *names, const char *const *values, const gboolean *numbers, guint n);
+    /* the sharing summary (NULL: the row's columns carry it) */
+    void (*aliasing)(FILE *out, const guint *shared, const guint *copied, const guint64 *saved,
+                     const char *const *kind_names, guint kinds, const GPtrArray *notes);
+    /* --map, buffers in `order` (NULL: the report's row carries the plan) */
+    void (*map)(FILE *out, const Trace *t, const guint64 *offsets, const guint *order);
+} ReportFormatRow;
+
 /* The plan drawn in characters: time across, address down, one letter per buffer. */
 void report_ascii(FILE *out, const Trace *t, const Plan *plan, guint width, guint height);
 
