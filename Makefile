@@ -19,7 +19,7 @@ RUN_PACKAGES  := gcc make pkg-config libglib2.0-dev libprotobuf-c-dev protobuf-c
                  libopenblas-dev gnuplot-nox fonts-dejavu-core
 # The tests, the corpus (torch exports), the sanitizers and fuzzers, sweeps and benchmarks.
 TEST_PACKAGES := perl clang libclang-rt-14-dev valgrind parallel hyperfine libonnx-testdata \
-                 python3-onnx python3-torch python3-torchvision chromium \
+                 python3-onnx python3-torch python3-torchvision python3-pandas chromium \
                  openssh-server openssh-client rsync munge slurmctld slurmd slurm-client
 PREFIX       ?= $(HOME)/.local
 ONNX_PROTO   ?= /usr/include/onnx/onnx.proto

@@ -234,6 +234,12 @@ static void test_installed(void)
         "assert d.report['dims'] == 'batch=2,seq=100' and d.arena_bytes >= 800, d.report\n"
         "rows = arenasim.compare('graphs/unet.onnx', ['firstfit', 'greedy-size'])\n"
         "assert [r['strategy'] for r in rows] == ['firstfit', 'greedy-size'], rows\n"
+        "import pandas\n" /* the tables a researcher makes of them, in one line each */
+        "df = pandas.DataFrame(p.buffers)\n"
+        "assert list(df.columns) == ['name', 'offset', 'size', 'first', 'last', 'bin'] and len(df) == 175, df\n"
+        "assert (df.offset + df['size']).max() <= p.arena_bytes\n"
+        "t = pandas.DataFrame(rows)\n"
+        "assert list(t.strategy) == ['firstfit', 'greedy-size'] and t.arena_bytes.min() >= t.lower_bound_bytes.max()\n"
         "assert 'best' in arenasim.names() and 'file' in arenasim.names('orders')\n"
         "try:\n"
         "    arenasim.plan('graphs/gpt2.onnx', 'worstfit')\n"
