@@ -130,6 +130,37 @@ static void test_buffers(void)
     g_free(trace);
 }
 
+/* A plan made to run runs its kernels in the planned arena, checked bit for bit against a run with nothing
+ * shared; a plan not made to run, or a trace, is refused with the reason. */
+static void test_plan_run(void)
+{
+    arenasim_options o;
+    arenasim_options_init(&o);
+    o.strategy = "bestfit";
+    o.run = 1;
+    char *error = NULL;
+    arenasim_plan *p = arenasim_plan_file("graphs/unet.onnx", &o, &error);
+    g_assert_nonnull(p);
+    g_assert_cmpint(arenasim_plan_run(p, 1, &error), ==, 0);
+    g_assert_null(error);
+    g_assert_cmpint(arenasim_plan_run(p, 0, &error), ==, 0);
+    arenasim_plan_free(p);
+    o.run = 0;
+    p = arenasim_plan_file("graphs/unet.onnx", &o, &error);
+    g_assert_cmpint(arenasim_plan_run(p, 1, &error), ==, -1);
+    assert_contains(error, "graphs/unet.onnx: plan it to run first (arenasim_options.run)");
+    arenasim_free(error);
+    arenasim_plan_free(p);
+    const char *text = "arenasim-trace 1\nsteps 2\n0 a 100 0 1\n";
+    char *trace = test_write_scratch("api-run.trace", text, strlen(text));
+    p = arenasim_plan_file(trace, NULL, NULL);
+    g_assert_cmpint(arenasim_plan_run(p, 1, &error), ==, -1);
+    assert_contains(error, "a trace has no kernels to run");
+    arenasim_free(error);
+    arenasim_plan_free(p);
+    g_free(trace);
+}
+
 /* Errors are messages naming the file or the option, never an exit. */
 static void test_errors(void)
 {
@@ -234,6 +265,8 @@ static void test_installed(void)
         "assert d.report['dims'] == 'batch=2,seq=100' and d.arena_bytes >= 800, d.report\n"
         "rows = arenasim.compare('graphs/unet.onnx', ['firstfit', 'greedy-size'])\n"
         "assert [r['strategy'] for r in rows] == ['firstfit', 'greedy-size'], rows\n"
+        "r = arenasim.plan('graphs/unet.onnx', 'bestfit', run=True)\n"
+        "assert r.run == 'checked bit for bit, with poison', r\n"
         "import pandas\n" /* the tables a researcher makes of them, in one line each */
         "df = pandas.DataFrame(p.buffers)\n"
         "assert list(df.columns) == ['name', 'offset', 'size', 'first', 'last', 'bin'] and len(df) == 175, df\n"
@@ -268,6 +301,7 @@ int main(int argc, char **argv)
     g_test_add_func("/api/same-as-command", test_same_as_command);
     g_test_add_func("/api/buffers", test_buffers);
     g_test_add_func("/api/errors", test_errors);
+    g_test_add_func("/api/run", test_plan_run);
     g_test_add_func("/api/installed", test_installed);
     return g_test_run();
 }

@@ -40,7 +40,7 @@ class _Options(ctypes.Structure):
     _fields_ = [("strategy", ctypes.c_char_p), ("order", ctypes.c_char_p), ("alias", ctypes.c_char_p),
                 ("fuse", ctypes.c_char_p), ("dims", ctypes.POINTER(ctypes.c_char_p)),
                 ("budget_work", ctypes.c_uint64), ("budget_seconds", ctypes.c_double), ("align", ctypes.c_uint64),
-                ("verify", ctypes.c_int)]
+                ("verify", ctypes.c_int), ("run", ctypes.c_int)]
 
 
 class _Buffer(ctypes.Structure):
@@ -63,6 +63,7 @@ for _name, _res, _args in [
         ("arenasim_plan_buffer_count", ctypes.c_size_t, [_P]),
         ("arenasim_plan_buffer", ctypes.c_int, [_P, ctypes.c_size_t, ctypes.POINTER(_Buffer)]),
         ("arenasim_plan_report_json", ctypes.c_void_p, [_P]),
+        ("arenasim_plan_run", ctypes.c_int, [_P, ctypes.c_int, ctypes.POINTER(ctypes.c_void_p)]),
         ("arenasim_names", ctypes.POINTER(ctypes.c_char_p), [ctypes.c_int]),
         ("arenasim_version", ctypes.c_char_p, []),
         ("arenasim_free", None, [ctypes.c_void_p])]:
@@ -112,9 +113,10 @@ class Plan:
     detail: str
     buffers: list = field(repr=False)
     report: dict = field(repr=False)  # the row `sim --format json` prints for this plan
+    run: str = ""  # with run=True: "checked bit for bit, with poison" (check=True) or "ran"
 
 
-def _options(strategy, order, alias, fuse, dims, budget_work, budget_seconds, align, verify, keep):
+def _options(strategy, order, alias, fuse, dims, budget_work, budget_seconds, align, verify, run, keep):
     o = _Options()
     _lib.arenasim_options_init(ctypes.byref(o))
     o.strategy, o.order, o.alias, o.fuse = (_bytes(v) for v in (strategy, order, alias, fuse))
@@ -128,22 +130,30 @@ def _options(strategy, order, alias, fuse, dims, budget_work, budget_seconds, al
     o.budget_seconds = float(budget_seconds or 0)
     o.align = int(align or 0)
     o.verify = 1 if verify else 0
+    o.run = 1 if run else 0
     return o
 
 
 def plan(path, strategy=None, *, order=None, alias=None, fuse=None, dims=None, budget_work=None, budget_seconds=None,
-         align=None, verify=True):
+         align=None, verify=True, run=False, check=True):
     """Plans a model (a path ending in .onnx; dims binds its symbolic dimensions, {"seq": 128}) or a trace
     file with one placement strategy (default "best" on a work budget of 20,000, as `sim`). Options as sim's
     flags: order, alias ("all", "none" or a comma list), fuse ("ort"), budget_work (search nodes: the same
-    plan on any machine), budget_seconds, align. Raises Error when it cannot."""
+    plan on any machine), budget_seconds, align. With run=True the model's kernels run in the planned
+    arena and, with check (the default), the run is checked as `sim --run --check --poison` checks it.
+    Raises Error when it cannot."""
     keep = []
-    o = _options(strategy, order, alias, fuse, dims, budget_work, budget_seconds, align, verify, keep)
+    o = _options(strategy, order, alias, fuse, dims, budget_work, budget_seconds, align, verify, run, keep)
     err = ctypes.c_void_p()
     p = _lib.arenasim_plan_file(_bytes(os.fspath(path)), ctypes.byref(o), ctypes.byref(err))
     if not p:
         raise Error(_owned_text(err.value) or "arenasim: unknown error")
     try:
+        ran = ""
+        if run:
+            if _lib.arenasim_plan_run(p, 1 if check else 0, ctypes.byref(err)) != 0:
+                raise Error(_owned_text(err.value) or "arenasim: unknown error")
+            ran = "checked bit for bit, with poison" if check else "ran"
         buffers = []
         b = _Buffer()
         for k in range(_lib.arenasim_plan_buffer_count(p)):
@@ -153,7 +163,7 @@ def plan(path, strategy=None, *, order=None, alias=None, fuse=None, dims=None, b
                     arena_bytes=_lib.arenasim_plan_arena_bytes(p), lower_bound_bytes=_lib.arenasim_plan_lower_bound_bytes(p),
                     naive_bytes=_lib.arenasim_plan_naive_bytes(p), steps=_lib.arenasim_plan_steps(p),
                     detail=_text(_lib.arenasim_plan_detail(p)), buffers=buffers,
-                    report=json.loads(_owned_text(_lib.arenasim_plan_report_json(p)))[0])
+                    report=json.loads(_owned_text(_lib.arenasim_plan_report_json(p)))[0], run=ran)
     finally:
         _lib.arenasim_plan_free(p)
 

@@ -4,6 +4,7 @@
 
 #include "base/error.h"
 #include "base/version.h"
+#include "exec/check.h"
 #include "memory/fuse.h"
 #include "memory/pipeline.h"
 #include "model/onnx.h"
@@ -24,6 +25,7 @@ struct arenasim_plan {
     Trace *trace;        /* built.trace, or the trace file's */
     Plan *plan;
     char *alias, *order, *dims;
+    gboolean for_run;    /* planned with options.run (Transpose as a copy) */
 };
 
 void arenasim_options_init(arenasim_options *o)
@@ -70,6 +72,7 @@ static gboolean plan_model(arenasim_plan *p, const arenasim_options *o, const Or
     PipelineRecipe recipe = {.order = order, .incumbents = order_registry, .layout = LAYOUT_DEFAULTS, .aliases = aliases};
     if (o->align)
         recipe.layout.align = o->align;
+    recipe.layout.transpose_moves = o->run != 0;
     ok = pipeline_trace(p->model->graph, &recipe, &p->built, error);
     g_free(aliases);
     p->trace = p->built.trace;
@@ -114,6 +117,7 @@ arenasim_plan *arenasim_plan_file(const char *path, const arenasim_options *opti
     p->alias = g_strdup(is_model(path) ? (o->alias ? o->alias : "all") : "none");
     p->order = g_strdup(is_model(path) ? order->name : "file");
     p->dims = dims_text(o->dims);
+    p->for_run = o->run != 0;
     gboolean ok = is_model(path) ? plan_model(p, o, order, &e) : (p->trace = trace_read_file(path, &e)) != NULL;
     /* The budgets as the command sets them: the default strategy on its own work budget, else seconds. */
     PlaceOptions place = place_options_defaults();
@@ -207,6 +211,50 @@ int arenasim_plan_verify(const arenasim_plan *p, char **error)
         *error = NULL;
     if (verify_plan(p->trace, p->plan, &e))
         return 0;
+    set_error(error, e);
+    return -1;
+}
+
+int arenasim_plan_run(const arenasim_plan *p, int check, char **error)
+{
+    GError *e = NULL;
+    if (error)
+        *error = NULL;
+    if (!p->model || !p->for_run) {
+        set_error(error, g_error_new(SIM_ERROR, SIM_ERROR_USAGE, "%s: %s", p->source,
+                                     !p->model ? "a trace has no kernels to run"
+                                               : "plan it to run first (arenasim_options.run): a Transpose planned as a "
+                                                 "view cannot be read by the kernels after it"));
+        return -1;
+    }
+    const AliasMap *aliases = p->built.aliases;
+    ExecWeights *weights = exec_weights_new(p->model);
+    ExecReference ref = {0};
+    Executor *x = NULL;
+    gboolean ok = exec_set_threads(1, &e) &&
+                  (!check || (exec_reference_new(&ref, p->model, p->built.schedule, &aliases->layout,
+                                                 place_strategy_baseline(), weights, &e) &&
+                              executor_run(ref.e, TRUE, &e))) &&
+                  (x = executor_new_sharing(p->model, p->built.schedule, aliases, p->trace, p->plan, weights, &e)) &&
+                  executor_run(x, check, &e);
+    gsize elements = 0;
+    ok = ok && (!check || exec_outputs_equal(x, ref.e, &elements, &e));
+    for (guint k = 0; ok && check && k < executor_output_count(x); k++) {
+        const char *name;
+        const ExecTensor *y = executor_output(x, k, &name);
+        ExecOutputStats st = exec_output_stats(y);
+        if (st.degenerate) {
+            g_set_error(&e, SIM_ERROR, SIM_ERROR_GRAPH, "output '%s' is %s, which a check cannot tell from a right answer",
+                        name, st.nan == y->count ? "NaN everywhere" : "one value everywhere");
+            ok = FALSE;
+        }
+    }
+    executor_free(x);
+    exec_reference_clear(&ref);
+    exec_weights_free(weights);
+    if (ok)
+        return 0;
+    g_prefix_error(&e, "%s: ", p->source);
     set_error(error, e);
     return -1;
 }

@@ -40,6 +40,8 @@ typedef struct {
     double budget_seconds;   /* seconds they may spend instead; 0: the default (10) */
     uint64_t align;          /* every buffer's offset alignment, a power of two; 0: 64 */
     int verify;              /* nonzero: check that no two buffers live at once overlap (the default) */
+    int run;                 /* nonzero: a plan to run (arenasim_plan_run): a Transpose is planned as a copy, as
+                                `sim --run` plans it (a dense kernel cannot read a transposed view) */
 } arenasim_options;
 
 /* The defaults, as `sim` has them. */
@@ -77,6 +79,12 @@ int arenasim_plan_buffer(const arenasim_plan *p, size_t k, arenasim_buffer *out)
 
 /* Checks the plan again: 0, or -1 with *error naming the two buffers that overlap. */
 int arenasim_plan_verify(const arenasim_plan *p, char **error);
+
+/* Runs the model's kernels inside the planned arena (a model planned with options.run; weights the file
+ * lacks are drawn at random, inputs as `sim --run` fills them) and, with `check`, checks it as `sim --run
+ * --check --poison` does: free bytes poisoned, every output equal byte for byte to a run with nothing
+ * shared, and no output degenerate (NaN or one value everywhere). 0, or -1 with *error saying why. */
+int arenasim_plan_run(const arenasim_plan *p, int check, char **error);
 
 /* The plan's report row as `sim --format json` prints it (a JSON array of one object). */
 char *arenasim_plan_report_json(const arenasim_plan *p);

@@ -2,6 +2,7 @@
 #include "cli/run.h"
 #include "memory/pipeline.h"
 #include "exec/kernel-table.h"
+#include "exec/check.h"
 #include "plan/place.h"
 #include "cli/zoo.h"
 #include "report/csv-table.h"
@@ -27,60 +28,12 @@ static double median(double *v, guint n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* The reference: same graph, same schedule and layout, nothing shared, every buffer its own slot. */
-typedef struct {
-    AliasMap *aliases;
-    Trace *t;
-    Plan *plan;
-    Executor *e;
-} Reference;
-
-static void reference_clear(Reference *r)
-{
-    executor_free(r->e);
-    plan_free(r->plan);
-    trace_free(r->t);
-    alias_map_free(r->aliases);
-}
-
-static gboolean reference_run(Reference *r, const Model *m, const GPtrArray *schedule, const LayoutOptions *layout,
+/* The reference run, with the data set's inputs when given (exec/check.h). */
+static gboolean reference_run(ExecReference *r, const Model *m, const GPtrArray *schedule, const LayoutOptions *layout,
                               gboolean poison, ExecWeights *weights, const GPtrArray *inputs, GError **error)
 {
-    const Graph *g = m->graph;
-    memset(r, 0, sizeof *r);
-    r->aliases = pipeline_alias_trace(g, schedule, layout, NULL, NULL, &r->t, error); /* nothing shared */
-    if (!r->aliases || !(r->plan = place_run(place_strategy_baseline(), r->t, error)))
-        return FALSE;
-    r->e = executor_new_sharing(m, schedule, r->aliases, r->t, r->plan, weights, error);
-    return r->e && (!inputs || zoo_set_inputs(r->e, m, inputs, error)) && executor_run(r->e, poison, error);
-}
-
-/* What an output holds: NaN and infinity counts, the range of its finite values, and whether it is
- * degenerate — every element NaN, or one value everywhere — which a check cannot tell from a right answer. */
-typedef struct {
-    gsize nan, inf, finite;
-    double min, max;
-    gboolean degenerate;
-} OutputStats;
-
-static OutputStats output_stats(const ExecTensor *x)
-{
-    OutputStats st = {0, 0, 0, INFINITY, -INFINITY, FALSE};
-    gboolean floats = dtype_is_float(x->dtype);
-    for (gsize k = 0; k < x->count; k++) {
-        double v = floats ? elem_get_f(x, k) : (double)elem_get_i(x, k);
-        if (isnan(v))
-            st.nan++;
-        else if (isinf(v))
-            st.inf++;
-        else {
-            st.finite++;
-            st.min = MIN(st.min, v);
-            st.max = MAX(st.max, v);
-        }
-    }
-    st.degenerate = x->count > 1 && (st.nan == x->count || (st.finite == x->count && st.min == st.max));
-    return st;
+    return exec_reference_new(r, m, schedule, layout, place_strategy_baseline(), weights, error) &&
+           (!inputs || zoo_set_inputs(r->e, m, inputs, error)) && executor_run(r->e, poison, error);
 }
 
 /* Each output's statistics on the text report; with --check, a degenerate output is an error unless allowed. */
@@ -91,7 +44,7 @@ static gboolean report_outputs(FILE *out, const RunOptions *o, const Executor *e
     for (guint k = 0; k < executor_output_count(e); k++) {
         const char *name;
         const ExecTensor *x = executor_output(e, k, &name);
-        OutputStats st = output_stats(x);
+        ExecOutputStats st = exec_output_stats(x);
         if (o->format->prose) {
             char *safe = escape_terminal(name);
             fprintf(out, "%-14s '%s' %s: %" G_GSIZE_FORMAT " elements, %" G_GSIZE_FORMAT " NaN, %" G_GSIZE_FORMAT
@@ -116,28 +69,6 @@ static gboolean report_outputs(FILE *out, const RunOptions *o, const Executor *e
         ok = FALSE;
     }
     return ok;
-}
-
-/* Every graph output equal, byte for byte; the first difference is named. */
-static gboolean outputs_equal(const Executor *a, const Executor *b, gsize *elements, GError **error)
-{
-    *elements = 0;
-    for (guint k = 0; k < executor_output_count(a); k++) {
-        const char *name;
-        const ExecTensor *x = executor_output(a, k, &name), *y = executor_output(b, k, &name);
-        gsize size = dtype_size(x->dtype);
-        *elements += x->count;
-        if (!x->count || !memcmp(x->data, y->data, x->count * size))
-            continue;
-        for (gsize j = 0; j < x->count; j++)
-            if (memcmp((const char *)x->data + j * size, (const char *)y->data + j * size, size)) {
-                g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH,
-                            "--check: output '%s' differs from the reference run (nothing shared, naive) at element %"
-                            G_GSIZE_FORMAT ": %.9g here, %.9g there", name, j, elem_get_f(x, j), elem_get_f(y, j));
-                return FALSE;
-            }
-    }
-    return TRUE;
 }
 
 typedef struct {
@@ -240,7 +171,7 @@ gboolean run_execute_each(FILE *out, const RunOptions *o, const Model *m, const 
     guint threads = exec_set_threads(MAX(o->threads, 1), error), repeat = MAX(o->repeat, 1), steps = schedule->len;
     if (!threads)
         return FALSE;
-    Reference ref = {0};
+    ExecReference ref = {0};
     ExecWeights *weights = exec_weights_new(m); /* filled once for the reference and every plan */
     gboolean ok = !o->check || reference_run(&ref, m, schedule, &aliases->layout, o->poison, weights, o->inputs, error);
     if (ok && o->check && o->format->prose)
@@ -266,7 +197,7 @@ gboolean run_execute_each(FILE *out, const RunOptions *o, const Model *m, const 
              run_timed(e, repeat, steps, o->poison, totals, NULL, error);
         gsize elements = 0;
         GError *differs = NULL;
-        if (ok && o->check && !outputs_equal(e, ref.e, &elements, &differs))
+        if (ok && o->check && !exec_outputs_equal(e, ref.e, &elements, &differs))
             hint_transpose_views(schedule, aliases, &differs);
         if (ok) {
             g_ptr_array_add(cells, g_strdup(strategies[k]->name));
@@ -301,7 +232,7 @@ gboolean run_execute_each(FILE *out, const RunOptions *o, const Model *m, const 
     }
     g_ptr_array_unref(cells);
     g_free(totals);
-    reference_clear(&ref);
+    exec_reference_clear(&ref);
     exec_weights_free(weights);
     if (ok && first_difference) {
         g_propagate_error(error, first_difference);
@@ -326,11 +257,11 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
     double *per_node = g_new0(double, (gsize)repeat * steps + 1), *totals = g_new0(double, repeat + 1);
     gboolean ok = (!o->inputs || zoo_set_inputs(e, m, o->inputs, error)) &&
                   run_timed(e, repeat, steps, o->poison, totals, per_node, error);
-    Reference ref = {0};
+    ExecReference ref = {0};
     gsize elements = 0;
     if (ok && o->check)
         ok = reference_run(&ref, m, schedule, &aliases->layout, o->poison, weights, o->inputs, error) &&
-             outputs_equal(e, ref.e, &elements, error);
+             exec_outputs_equal(e, ref.e, &elements, error);
     if (!ok)
         hint_transpose_views(schedule, aliases, error);
     double worst = 0;
@@ -415,7 +346,7 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
         g_array_unref(ops);
         g_hash_table_unref(by_op);
     }
-    reference_clear(&ref);
+    exec_reference_clear(&ref);
     if (ok && o->node_seconds) {
         *o->node_seconds = node_median;
         node_median = NULL;
