@@ -12,7 +12,7 @@ static gboolean noop_apply(AliasMap *m, GError **error)
     (void)error;
     for (guint s = 0; s < m->schedule->len; s++) {
         const Node *n = m->schedule->pdata[s];
-        if (!node_is_view(n, &m->layout) || m->decided[n->index])
+        if (!liveness_node_is_view(n, &m->layout) || m->decided[n->index])
             continue;
         const Tensor *x = node_input(n, 0), *y = node_output(n, 0);
         if (!x || !y || !m->bytes[y->id]) {

@@ -66,12 +66,12 @@ static gboolean event_run(const OrderProblem *p, guint *order, gboolean with_gap
     RootConsumers consumers;
     root_consumers_init(p, &consumers);
     ScoreHeap heap;
-    heap_init(&heap);
+    order_heap_init(&heap);
     for (guint k = 0; k < p->n; k++)
         if (!preds[k])
-            heap_push(&heap, event_score(p, k, edges), k, 0);
+            order_heap_push(&heap, event_score(p, k, edges), k, 0);
     HeapItem it;
-    while (heap_pop(&heap, &it)) {
+    while (order_heap_pop(&heap, &it)) {
         guint k = it.node;
         if (done[k] || it.version != version[k])
             continue; /* a stale entry */
@@ -86,15 +86,15 @@ static gboolean event_run(const OrderProblem *p, guint *order, gboolean with_gap
                 continue;
             gint c = last_consumer(&consumers, u->root, done);
             if (c >= 0 && !preds[c]) /* ready: re-push with the score it has now */
-                heap_push(&heap, event_score(p, (guint)c, edges), (guint)c, ++version[c]);
+                order_heap_push(&heap, event_score(p, (guint)c, edges), (guint)c, ++version[c]);
         }
         for (guint j = 0; j < p->succs[k]->len; j++) {
             guint s = g_array_index(p->succs[k], guint, j);
             if (--preds[s] == 0)
-                heap_push(&heap, event_score(p, s, edges), s, ++version[s]);
+                order_heap_push(&heap, event_score(p, s, edges), s, ++version[s]);
         }
     }
-    heap_clear(&heap);
+    order_heap_clear(&heap);
     g_free(consumers.start);
     g_free(consumers.at);
     g_free(preds);

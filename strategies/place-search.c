@@ -753,7 +753,7 @@ const PlaceStrategy place_search = {
 
 /* MiniMalloc's search (search-sections.c) under the same driver (incumbent, targets, budget), for
  * comparison: no portfolio runs it. */
-const PlaceStrategy place_minimalloc = {
+const PlaceStrategy place_search_minimalloc = {
     .name = "minimalloc",
     .summary = "MiniMalloc's published search (canonical order, dominance, section inference), our implementation, as a peer",
     .kind = PLACE_OFFLINE,

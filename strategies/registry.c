@@ -6,18 +6,18 @@
 #include <string.h>
 
 extern const PlaceStrategy place_naive, place_firstfit, place_bestfit, place_greedy_size, place_greedy_breadth,
-    place_greedy_conflicts, place_climb, place_search, place_minimalloc, place_best, place_ort, place_pytorch;
+    place_greedy_conflicts, place_climb, place_search, place_search_minimalloc, place_best, place_ort, place_pytorch;
 
-const PlaceStrategy *const place_registry[] = {
+const PlaceStrategy *const registry_place[] = {
     &place_naive, &place_firstfit, &place_bestfit, &place_greedy_size, &place_greedy_breadth,
-    &place_greedy_conflicts, &place_climb, &place_search, &place_minimalloc, &place_best, &place_ort, &place_pytorch,
+    &place_greedy_conflicts, &place_climb, &place_search, &place_search_minimalloc, &place_best, &place_ort, &place_pytorch,
     NULL,
 };
 
 extern const OrderStrategy order_file, order_topo, order_dfs, order_freed, order_lazy, order_event, order_event_gap,
     order_optimal;
 
-const OrderStrategy *const order_registry[] = {
+const OrderStrategy *const registry_order[] = {
     &order_file, &order_topo, &order_dfs, &order_freed, &order_lazy, &order_event, &order_event_gap, &order_optimal, NULL,
 };
 
@@ -25,7 +25,7 @@ extern const AliasStrategy alias_concat_dedup, alias_runtime, alias_noop, alias_
 
 /* Application order matters: nested concats claim their inputs before plain ones, runtime layouts
  * before noop views link around them, in-place last (it only reuses what nothing else shares). */
-const AliasStrategy *const alias_registry[] = {
+const AliasStrategy *const registry_alias[] = {
     &alias_concat_dedup, &alias_runtime, &alias_noop, &alias_inplace, NULL,
 };
 
@@ -62,73 +62,73 @@ static char *table_names(const void *const *table)
 
 #define TABLE(t) ((const void *const *)(t))
 
-PlaceOptions place_options_defaults(void)
+PlaceOptions registry_place_options(void)
 {
     PlaceOptions o = PLACE_OPTIONS_DEFAULTS;
-    o.portfolio = place_registry;
+    o.portfolio = registry_place;
     return o;
 }
 
-const PlaceStrategy *const *place_strategies(guint *count)
+const PlaceStrategy *const *registry_place_strategies(guint *count)
 {
-    *count = table_size(TABLE(place_registry));
-    return place_registry;
+    *count = table_size(TABLE(registry_place));
+    return registry_place;
 }
 
-const PlaceStrategy *place_strategy_find(const char *name)
+const PlaceStrategy *registry_place_find(const char *name)
 {
-    return table_find(TABLE(place_registry), name);
+    return table_find(TABLE(registry_place), name);
 }
 
-char *place_strategy_names(void)
+char *registry_place_names(void)
 {
-    return table_names(TABLE(place_registry));
+    return table_names(TABLE(registry_place));
 }
 
-const PlaceStrategy *place_strategy_baseline(void)
+const PlaceStrategy *registry_place_baseline(void)
 {
-    for (guint k = 0; place_registry[k]; k++)
-        if (place_registry[k]->role == ROLE_BASELINE)
-            return place_registry[k];
+    for (guint k = 0; registry_place[k]; k++)
+        if (registry_place[k]->role == ROLE_BASELINE)
+            return registry_place[k];
     g_assert_not_reached();
 }
 
-const OrderStrategy *const *order_strategies(guint *count)
+const OrderStrategy *const *registry_order_strategies(guint *count)
 {
-    *count = table_size(TABLE(order_registry));
-    return order_registry;
+    *count = table_size(TABLE(registry_order));
+    return registry_order;
 }
 
-const OrderStrategy *order_strategy_find(const char *name)
+const OrderStrategy *registry_order_find(const char *name)
 {
-    return table_find(TABLE(order_registry), name);
+    return table_find(TABLE(registry_order), name);
 }
 
-char *order_strategy_names(void)
+char *registry_order_names(void)
 {
-    return table_names(TABLE(order_registry));
+    return table_names(TABLE(registry_order));
 }
 
-const AliasStrategy *const *alias_strategies(guint *count)
+const AliasStrategy *const *registry_alias_strategies(guint *count)
 {
-    *count = table_size(TABLE(alias_registry));
-    return alias_registry;
+    *count = table_size(TABLE(registry_alias));
+    return registry_alias;
 }
 
-const AliasStrategy *alias_strategy_find(const char *name)
+const AliasStrategy *registry_alias_find(const char *name)
 {
-    return table_find(TABLE(alias_registry), name);
+    return table_find(TABLE(registry_alias), name);
 }
 
-char *alias_strategy_names(void)
+char *registry_alias_names(void)
 {
-    return table_names(TABLE(alias_registry));
+    return table_names(TABLE(registry_alias));
 }
 
 /* Which registry rows a --alias list names (all, none, or a comma list); FALSE on an unknown name. */
 static gboolean alias_list_parse(const char *list, gboolean *chosen, GError **error)
 {
-    guint n = table_size(TABLE(alias_registry));
+    guint n = table_size(TABLE(registry_alias));
     for (guint k = 0; k < n; k++)
         chosen[k] = !strcmp(list, "all");
     if (!strcmp(list, "all") || !strcmp(list, "none"))
@@ -137,10 +137,10 @@ static gboolean alias_list_parse(const char *list, gboolean *chosen, GError **er
     gboolean ok = TRUE;
     for (char **name = names; ok && *name; name++) {
         guint k = 0;
-        while (k < n && strcmp(alias_registry[k]->name, g_strstrip(*name)))
+        while (k < n && strcmp(registry_alias[k]->name, g_strstrip(*name)))
             k++;
         if (k == n) {
-            char *known = alias_strategy_names();
+            char *known = registry_alias_names();
             g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "unknown alias strategy '%s' (all, none, or of: %s)", *name,
                         known);
             g_free(known);
@@ -153,28 +153,28 @@ static gboolean alias_list_parse(const char *list, gboolean *chosen, GError **er
     return ok;
 }
 
-gboolean alias_list_check(const char *list, GError **error)
+gboolean registry_alias_list_check(const char *list, GError **error)
 {
-    gboolean chosen[G_N_ELEMENTS(alias_registry)];
+    gboolean chosen[G_N_ELEMENTS(registry_alias)];
     return alias_list_parse(list, chosen, error);
 }
 
-const AliasStrategy **alias_list_resolve(const char *list, GError **error)
+const AliasStrategy **registry_alias_list_resolve(const char *list, GError **error)
 {
-    gboolean chosen[G_N_ELEMENTS(alias_registry)];
+    gboolean chosen[G_N_ELEMENTS(registry_alias)];
     if (!alias_list_parse(list, chosen, error))
         return NULL;
-    const AliasStrategy **out = g_new0(const AliasStrategy *, G_N_ELEMENTS(alias_registry));
+    const AliasStrategy **out = g_new0(const AliasStrategy *, G_N_ELEMENTS(registry_alias));
     guint n = 0;
-    for (guint k = 0; alias_registry[k]; k++)
+    for (guint k = 0; registry_alias[k]; k++)
         if (chosen[k])
-            out[n++] = alias_registry[k];
+            out[n++] = registry_alias[k];
     return out;
 }
 
-gboolean alias_apply_list(AliasMap *m, const char *list, GError **error)
+gboolean registry_alias_apply_list(AliasMap *m, const char *list, GError **error)
 {
-    const AliasStrategy **chosen = alias_list_resolve(list, error);
+    const AliasStrategy **chosen = registry_alias_list_resolve(list, error);
     gboolean ok = chosen != NULL;
     for (guint k = 0; ok && chosen[k]; k++)
         ok = chosen[k]->apply(m, error);
@@ -182,17 +182,17 @@ gboolean alias_apply_list(AliasMap *m, const char *list, GError **error)
     return ok;
 }
 
-gboolean order_list_parse(const char *list, GPtrArray *chosen, GError **error)
+gboolean registry_order_list_parse(const char *list, GPtrArray *chosen, GError **error)
 {
     if (!strcmp(list, "all")) {
-        for (guint k = 0; order_registry[k]; k++)
-            g_ptr_array_add(chosen, (gpointer)order_registry[k]);
+        for (guint k = 0; registry_order[k]; k++)
+            g_ptr_array_add(chosen, (gpointer)registry_order[k]);
         return TRUE;
     }
     char **names = g_strsplit(list, ",", -1);
     gboolean ok = TRUE;
     for (char **name = names; ok && *name; name++) {
-        const OrderStrategy *s = order_strategy_find(g_strstrip(*name));
+        const OrderStrategy *s = registry_order_find(g_strstrip(*name));
         if (s) {
             g_ptr_array_add(chosen, (gpointer)s);
         } else {

@@ -9,6 +9,7 @@
 #include "memory/bins.h"
 #include "strategies/registry.h"
 #include "tests/testutil.h"
+#include "plan/place.h"
 #include "plan/verify.h"
 
 #include <string.h>
@@ -51,7 +52,7 @@ static Aliased *alias_model(Model *m, const char *list, const char *const *pins,
         g_assert_true(alias_pins_parse(a->pins, *p, NULL));
     LayoutOptions lo = LAYOUT_DEFAULTS;
     lo.align = 1;
-    const AliasStrategy **chosen = alias_list_resolve(list, error);
+    const AliasStrategy **chosen = registry_alias_list_resolve(list, error);
     g_assert_nonnull(chosen);
     PipelineRecipe recipe = {.schedule = m->graph->order, .layout = lo, .pins = a->pins, .strict_runtime = strict,
                              .aliases = chosen};
@@ -69,7 +70,7 @@ static Aliased *alias_model(Model *m, const char *list, const char *const *pins,
 static AliasMap *pipeline_alias_trace_with(const Graph *g, const LayoutOptions *lo, const BinRules *bins,
                                            gboolean scratch, const char *list, Trace **t, GError **error)
 {
-    const AliasStrategy **chosen = alias_list_resolve(list, error);
+    const AliasStrategy **chosen = registry_alias_list_resolve(list, error);
     PipelineRecipe recipe = {.schedule = g->order, .layout = *lo, .bins = bins, .scratch = scratch, .aliases = chosen};
     PipelineResult built = {0};
     g_assert_true(chosen && pipeline_trace(g, &recipe, &built, error));
@@ -104,7 +105,7 @@ static guint64 sum_bytes(const Aliased *a, gboolean after)
 static Plan *plan(const Aliased *a, const char *strategy)
 {
     GError *error = NULL;
-    Plan *p = place_run_with(place_strategy_find(strategy), a->trace, &test_place_options, &error);
+    Plan *p = place_run_with(registry_place_find(strategy), a->trace, &test_place_options, &error);
     g_assert_no_error(error);
     g_assert_true(verify_plan(a->trace, p, &error));
     return p;
@@ -147,7 +148,7 @@ static void test_branching(void)
      * slot of conv1's input x once x is dead; its "with aliasing" buffers sum to 1200 (x, block 1, conv2_out). */
     g_assert_cmpuint(sum_bytes(a, TRUE), ==, 1200);
     guint count;
-    const PlaceStrategy *const *all = place_strategies(&count);
+    const PlaceStrategy *const *all = registry_place_strategies(&count);
     for (guint k = 1; k < count; k++) { /* every strategy but naive and the runtimes' baselines */
         if (all[k]->role == ROLE_RUNTIME)
             continue;
@@ -498,7 +499,7 @@ static void test_bins(void)
 {
     GError *error = NULL;
     const char rules_text[] = "# bin rule\n1 name=*transpose*\n2 size>=1000000000\n";
-    BinRules *rules = bin_rules_parse(rules_text, sizeof rules_text - 1, "b.bins", &error);
+    BinRules *rules = bins_parse(rules_text, sizeof rules_text - 1, "b.bins", &error);
     g_assert_no_error(error);
     Model *m = family_model((const char *[]){"noop-chain", NULL});
     LayoutOptions lo = LAYOUT_DEFAULTS;
@@ -507,7 +508,7 @@ static void test_bins(void)
     AliasMap *map = pipeline_alias_trace_with(m->graph, &lo, rules, FALSE, "all", &t, &error);
     g_assert_no_error(error);
     g_assert_cmpuint(map->copied_ops[SHARE_NOOP], ==, 2); /* into and out of bin 1 */
-    Plan *p = place_run(place_strategy_find("bestfit"), t, &error);
+    Plan *p = place_run(registry_place_find("bestfit"), t, &error);
     g_assert_true(verify_plan(t, p, &error));
     g_assert_cmpuint(p->bins, ==, 2);
     g_assert_cmpuint(p->bin_arena[1], ==, 400);
@@ -515,8 +516,8 @@ static void test_bins(void)
     trace_free(t);
     alias_map_free(map);
     model_free(m);
-    bin_rules_free(rules);
-    g_assert_null(bin_rules_parse("1 colour=red\n", 13, "b.bins", &error));
+    bins_free(rules);
+    g_assert_null(bins_parse("1 colour=red\n", 13, "b.bins", &error));
     g_assert_cmpstr(error->message, ==, "b.bins:1: rule 'colour=red' is neither name=GLOB nor size>=BYTES");
     g_clear_error(&error);
 }
@@ -571,7 +572,7 @@ static void test_padding_breaks_noop(void)
     LayoutOptions lo = LAYOUT_DEFAULTS;
     lo.pad_last = 64; /* x: 4 rows of 64 floats, y: 6 rows of 64 floats */
     AliasMap *map = alias_map_new(m->graph, m->graph->order, &lo, NULL, NULL, &error);
-    g_assert_true(alias_apply_list(map, "noop", &error));
+    g_assert_true(registry_alias_apply_list(map, "noop", &error));
     g_assert_cmpuint(map->copied_ops[SHARE_NOOP], ==, 1);
     g_assert_cmpstr(map->notes->pdata[0], ==, "noop: node 'Reshape_n1' (Reshape) copies: the last dimension changes under "
                                               "--pad-last 64, so 'x' (1024 B) and 'y' (1536 B) differ in bytes");
@@ -609,7 +610,7 @@ static void test_models_alias_sets(void)
     g_assert_true(g_file_get_contents(list, &text, NULL, NULL));
     char **lines = g_strsplit(text, "\n", -1);
     guint count, models = 0;
-    const PlaceStrategy *const *all = place_strategies(&count);
+    const PlaceStrategy *const *all = registry_place_strategies(&count);
     for (char **line = lines; *line; line++) {
         if (!**line || **line == '#')
             continue;
@@ -645,7 +646,7 @@ static GPtrArray *alias_sets(void)
     GPtrArray *sets = g_ptr_array_new_with_free_func(g_free);
     g_ptr_array_add(sets, g_strdup("none"));
     guint n;
-    const AliasStrategy *const *aliases = alias_strategies(&n);
+    const AliasStrategy *const *aliases = registry_alias_strategies(&n);
     for (guint k = 0; k < n; k++) {
         g_ptr_array_add(sets, g_strdup(aliases[k]->name));
         GString *others = g_string_new(NULL);
@@ -665,7 +666,7 @@ static void test_corpus_all_alias_sets(void)
                               "concat", "split", "chained-concat", "densenet", "unet", "inception", "random"};
     GPtrArray *sets = alias_sets();
     guint count;
-    const PlaceStrategy *const *all = place_strategies(&count);
+    const PlaceStrategy *const *all = registry_place_strategies(&count);
     for (gsize f = 0; f < G_N_ELEMENTS(families); f++) {
         for (guint s = 0; s < sets->len; s++) {
             char *path = g_strdup_printf("%s/graphs/%s.onnx", g_getenv("SIM_SOURCE_DIR"), families[f]);

@@ -18,7 +18,7 @@ typedef struct {
 static char *expand(const char *text, const char *file, const char *out)
 {
     char *path = g_strconcat("tests/data/bad/", file, NULL);
-    char *strategies = place_strategy_names(), *aliases = alias_strategy_names();
+    char *strategies = registry_place_names(), *aliases = registry_alias_names();
     GString *s = g_string_new(NULL);
     for (const char *p = text; *p; p++) {
         if (!strncmp(p, "{out}", 5)) {

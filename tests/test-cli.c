@@ -129,7 +129,7 @@ static void test_list_budgeted(void)
             continue;
         placement++;
         g_auto(GStrv) words = g_strsplit(g_strstrip(*l), " ", 2);
-        const PlaceStrategy *s = place_strategy_find(words[0]);
+        const PlaceStrategy *s = registry_place_find(words[0]);
         g_assert_nonnull(s);
         g_assert_cmpint(g_str_has_suffix(*l, " [--budget]"), ==, place_strategy_budgeted(s));
         budgeted += place_strategy_budgeted(s);
@@ -253,7 +253,7 @@ static void test_plan_gpt2(void)
                                           "saved_concat_bytes,saved_concat_dedup_bytes,fallbacks,search_nodes,climb_steps,optimal\n"));
     char **lines = g_strsplit(r.out, "\n", -1);
     guint strategies;
-    place_strategies(&strategies);
+    registry_place_strategies(&strategies);
     g_assert_cmpuint(g_strv_length(lines), ==, strategies + 2); /* header, every strategy, trailing empty */
     assert_contains(r.out, ",best,442,417,26124800,26124800,0,0.00,376483456,");
     g_strfreev(lines);
@@ -483,7 +483,7 @@ static void test_plan_usage_errors(void)
     char *path = gpt2_path();
     expect_failure((const char *[]){"--graph", path, "--trace", path, NULL}, 2,
                    "sim: --graph and --trace exclude each other: plan a model or a trace (see sim --help)\n");
-    char *names = place_strategy_names();
+    char *names = registry_place_names();
     char *unknown = g_strdup_printf("sim: unknown strategy 'magic' (one of: %s) (see sim --help)\n", names);
     expect_failure((const char *[]){"--graph", path, "--strategy", "magic", NULL}, 2, unknown);
     g_free(unknown);
@@ -742,7 +742,7 @@ static void test_plot_timeline(void)
     run_result_clear(&r);
     text = test_read_file(svg);
     guint count;
-    const PlaceStrategy *const *all = place_strategies(&count);
+    const PlaceStrategy *const *all = registry_place_strategies(&count);
     for (guint k = 0; k < count; k++) /* every strategy is named in some panel's title */
         assert_contains(text, all[k]->name);
     assert_contains(text, "firstfit = bestfit: 25.29 MiB (+1.51%)");

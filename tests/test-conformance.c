@@ -8,6 +8,7 @@
  * it is in known_failures below, each with its reason. */
 #include "exec/exec.h"
 #include "model/onnx.h"
+#include "plan/place.h"
 #include "strategies/registry.h"
 #include "ops/shape.h"
 #include "tests/testutil.h"
@@ -68,14 +69,14 @@ static gboolean close_enough(const ExecTensor *got, const TensorData *want, doub
     ExecTensor w = {.data = (void *)g_bytes_get_data(want->raw, NULL), .dtype = want->dtype, .count = got->count};
     for (gsize k = 0; k < got->count; k++) {
         if (dtype_is_float(got->dtype)) {
-            double a = elem_get_f(got, k), b = elem_get_f(&w, k);
+            double a = kernel_elem_get_f(got, k), b = kernel_elem_get_f(&w, k);
             if (isnan(a) && isnan(b))
                 continue;
             if (!(fabs(a - b) <= 1e-4 * fabs(b) + 1e-5 + atol) && !(isinf(a) && a == b)) {
                 *bad = k;
                 return FALSE;
             }
-        } else if (elem_get_i(got, k) != elem_get_i(&w, k)) {
+        } else if (kernel_elem_get_i(got, k) != kernel_elem_get_i(&w, k)) {
             *bad = k;
             return FALSE;
         }
@@ -166,7 +167,7 @@ static Outcome run_one(const char *dir, char **op, char **why)
     *op = g_strdup(g->nodes->len == 1 ? ((Node *)g->nodes->pdata[0])->op_type : "(several ops)");
     LayoutOptions layout = LAYOUT_DEFAULTS;
     layout.transpose_moves = TRUE;
-    if (!(aliases = test_alias_trace(g, &layout, "all", &t, &error)) || !(plan = place_run(place_strategy_find("greedy-size"), t, &error))) {
+    if (!(aliases = test_alias_trace(g, &layout, "all", &t, &error)) || !(plan = place_run(registry_place_find("greedy-size"), t, &error))) {
         *why = g_strdup_printf("not planned: %s", error->message);
         goto out;
     }
@@ -219,7 +220,7 @@ static Outcome run_one(const char *dir, char **op, char **why)
         for (int d = 0; same_shape && d < got->rank; d++)
             same_shape = want->dims[d] == got->dims[d];
         if (!same_shape) {
-            char *gs = dims_to_string(got->rank, got->dims), *ws = dims_to_string(want->rank, want->dims);
+            char *gs = graph_dims_to_string(got->rank, got->dims), *ws = graph_dims_to_string(want->rank, want->dims);
             *why = g_strdup_printf("output '%s' has shape %s, expected %s", out_name, gs, ws);
             g_free(gs);
             g_free(ws);
@@ -232,7 +233,7 @@ static Outcome run_one(const char *dir, char **op, char **why)
         if (!same) {
             ExecTensor w = {.data = (void *)g_bytes_get_data(want->raw, NULL), .dtype = want->dtype, .count = got->count};
             *why = g_strdup_printf("output '%s' differs at element %" G_GSIZE_FORMAT ": %.9g, expected %.9g", out_name, bad,
-                                   elem_get_f(got, bad), elem_get_f(&w, bad));
+                                   kernel_elem_get_f(got, bad), kernel_elem_get_f(&w, bad));
             tensor_data_free(want);
             goto out;
         }

@@ -77,7 +77,7 @@ static void test_family(gconstpointer data)
     run_result_clear(&r);
     Model *m = load_inferred(path, "-");
     GraphStats s;
-    graph_stats(m->graph, &s);
+    info_graph_stats(m->graph, &s);
     g_assert_cmpuint(s.n_unknown_shapes, ==, 0);
     g_assert_cmpuint(s.n_nodes, ==, c->nodes);
     g_assert_cmpuint(s.bytes_by_kind[TENSOR_INPUT], ==, c->input_bytes);
@@ -103,7 +103,7 @@ static void test_random_family(void)
     g_assert_true(la == lb && memcmp(da, db, la) == 0);
     Model *m = load_inferred(a, "-");
     GraphStats s;
-    graph_stats(m->graph, &s);
+    info_graph_stats(m->graph, &s);
     g_assert_cmpuint(s.n_nodes, ==, 60);
     g_assert_cmpuint(s.n_unknown_shapes, ==, 0);
     model_free(m);
@@ -199,7 +199,7 @@ static void test_model(gconstpointer data)
         g_error("%s is missing: run make models", row->path);
     Model *m = load_inferred(row->path, row->dims);
     GraphStats s;
-    graph_stats(m->graph, &s);
+    info_graph_stats(m->graph, &s);
     g_assert_cmpuint(s.n_unknown_shapes, ==, 0);
     check_against_reference(m, row->name);
     model_free(m);

@@ -9,6 +9,7 @@
 #include "model/onnx.h"
 #include "strategies/registry.h"
 #include "tests/testutil.h"
+#include "plan/place.h"
 #include "plan/verify.h"
 
 #include <glib/gstdio.h>
@@ -119,8 +120,8 @@ static void test_early_reuse_is_caught(void)
     Trace *t = NULL;
     AliasMap *aliases = test_alias_trace(g, &layout, "none", &t, &error);
     g_assert_nonnull(aliases);
-    Plan *good = place_run(place_strategy_find("naive"), t, &error);
-    Plan *bad = place_run(place_strategy_find("naive"), t, &error);
+    Plan *good = place_run(registry_place_find("naive"), t, &error);
+    Plan *bad = place_run(registry_place_find("naive"), t, &error);
     g_assert_no_error(error);
     /* Two buffers live at one step: the second onto the first. */
     guint a = G_MAXUINT, b = G_MAXUINT;
@@ -196,7 +197,7 @@ static char *run_table_row(const char *out, const char *name)
 static void test_compare_run_check(void)
 {
     guint count;
-    const PlaceStrategy *const *all = place_strategies(&count);
+    const PlaceStrategy *const *all = registry_place_strategies(&count);
     char *path = graph_path("unet");
     RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--compare", "--transpose", "move", "--run",
                                                        "--check", "--poison", "--repeat", "2", "--budget", "0.2", NULL});
@@ -290,7 +291,7 @@ static Planned plan_and_bind(const Model *m, GError **error)
     Planned r = {0};
     r.aliases = test_alias_trace(g, &layout, "all", &r.t, error);
     g_assert_nonnull(r.aliases);
-    r.plan = r.t ? place_run(place_strategy_find("greedy-size"), r.t, error) : NULL;
+    r.plan = r.t ? place_run(registry_place_find("greedy-size"), r.t, error) : NULL;
     g_assert_nonnull(r.plan);
     r.e = executor_new(m, g->order, r.aliases, r.t, r.plan, error);
     return r;
@@ -902,7 +903,7 @@ static double *binary_node_run(const char *op, Attr *const *attrs, DType dtype, 
         TensorData *d = tensor_data_new(k ? "b" : "a", dtype, ranks[k], dims[k]);
         ExecTensor values = {.data = g_malloc(n * dtype_size(dtype)), .dtype = dtype, .count = n};
         for (gsize j = 0; j < n; j++)
-            elem_set_f(&values, j, value_at(k, j));
+            kernel_elem_set_f(&values, j, value_at(k, j));
         d->raw = g_bytes_new_take(values.data, n * dtype_size(dtype));
         g_assert_true(executor_set_input(e, d->name, d, &error));
         tensor_data_free(d);
@@ -912,7 +913,7 @@ static double *binary_node_run(const char *op, Attr *const *attrs, DType dtype, 
     const ExecTensor *y = executor_output(e, 0, &name);
     double *out = g_new(double, y->count + 1);
     for (gsize j = 0; j < y->count; j++)
-        out[j] = elem_get_f(y, j);
+        out[j] = kernel_elem_get_f(y, j);
     *count = y->count;
     planned_clear(&run);
     model_free(m);
@@ -1370,9 +1371,9 @@ static void test_big_alloc(void)
         for (guint64 i = 0; i < sizes[k]; i++)
             g_assert_cmpuint(p[i], ==, 0);
         memset(p, 0xA5, sizes[k]);
-        big_free(p);
+        big_alloc_free(p);
     }
-    big_free(NULL);
+    big_alloc_free(NULL);
     g_assert_null(big_alloc(G_MAXUINT64 - 10)); /* the size overflows: refused, not wrapped */
 }
 

@@ -121,10 +121,10 @@ static void test_plots_run_nothing(void)
 
     /* A table whose cells and one column name are hostile, read through the CSV reader. */
     GString *csv = g_string_new("graph,dims,order,alias,strategy,arena_bytes,lower_bound_bytes,");
-    char *column = csv_quote(name_at(0));
+    char *column = csv_table_quote(name_at(0));
     g_string_append_printf(csv, "%s\n", column);
     for (guint k = 0; k < hostile->len; k++) {
-        char *graph = csv_quote(name_at(k)), *strategy = csv_quote(name_at(k + 1));
+        char *graph = csv_table_quote(name_at(k)), *strategy = csv_table_quote(name_at(k + 1));
         g_string_append_printf(csv, "%s,n=%u,file,all,%s,%u,1000,%u\n", graph, k + 1, strategy, 1100 + k, k);
         g_free(graph);
         g_free(strategy);

@@ -3,7 +3,8 @@
  * a library file stays within those (lower rooms never include higher ones) and names a file that exists;
  * the files, taken as units (name.c with name.h), include each other without a circle; every source
  * file opens with a comment saying what it is for; and the linked symbols follow the same rules as the
- * includes (an object uses only functions and data its room may include). The checker itself is tested
+ * includes (an object uses only functions and data its room may include); every exported name starts with its
+ * file's prefix or a prefix its room's README gives (`Prefixes:`), no prefix given by two rooms. The checker itself is tested
  * on made-up violations. */
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -11,6 +12,7 @@
 
 typedef struct {
     GHashTable *allowed;  /* room -> GHashTable set of rooms it may include (NULL value: every room) */
+    GHashTable *prefixes; /* room -> GStrv: the prefixes its README's `Prefixes:` line gives its exported names */
     GHashTable *units;    /* unit ("sim/plan/place") -> GHashTable set of units it includes */
     GPtrArray *problems;  /* one line per broken rule */
 } House;
@@ -102,6 +104,27 @@ static void house_read_rule(House *h, const char *room, const char *readme_path)
             set = NULL;
         }
         g_hash_table_insert(h->allowed, g_strdup(room), set);
+    }
+    const char *names_line = strstr(text, "\nPrefixes:");
+    if (!names_line) {
+        g_ptr_array_add(h->problems, g_strdup_printf("%s has no 'Prefixes:' line", readme_path));
+    } else {
+        names_line += strlen("\nPrefixes:");
+        char *rule = g_strndup(names_line, strcspn(names_line, "\n"));
+        /* every `name_` on the line; prose around them ("none", "and each file's own") is for readers */
+        GStrvBuilder *b = g_strv_builder_new();
+        char **parts = g_strsplit(rule, "`", -1);
+        for (guint k = 1; parts[k] && parts[k + 1]; k += 2) {
+            if (!g_str_has_suffix(parts[k], "_") || strchr(parts[k], ' '))
+                g_ptr_array_add(h->problems, g_strdup_printf("%s: '%s' on the 'Prefixes:' line is no `prefix_`",
+                                                             readme_path, parts[k]));
+            else
+                g_strv_builder_add(b, parts[k]);
+        }
+        g_strfreev(parts);
+        g_free(rule);
+        g_hash_table_insert(h->prefixes, g_strdup(room), g_strv_builder_end(b));
+        g_strv_builder_unref(b);
     }
     g_free(text);
     g_free(full);
@@ -235,6 +258,7 @@ static House *house_new(void)
     House *h = g_new0(House, 1);
     h->allowed = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_hash_table_unref);
     h->units = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_hash_table_unref);
+    h->prefixes = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_strfreev);
     h->problems = g_ptr_array_new_with_free_func(g_free);
     return h;
 }
@@ -253,6 +277,7 @@ static void house_free(House *h)
     }
     g_hash_table_unref(h->allowed);
     g_hash_table_unref(h->units);
+    g_hash_table_unref(h->prefixes);
     g_ptr_array_unref(h->problems);
     g_free(h);
 }
@@ -274,6 +299,48 @@ static void house_check_use(House *h, const char *object, const char *room, cons
     if (!house_allows(h, room, defined_in))
         g_ptr_array_add(h->problems, g_strdup_printf("%s (room %s) uses '%s', defined in room %s, which its rule does "
                                                      "not allow", object, room, symbol, defined_in));
+}
+
+/* One exported name: an object of room `room` (`object`: "sim/ops/ops-conv.o") defines `symbol`. It must
+ * start with its file's prefix (the file's name with '-' as '_': ops_conv_...; or be that name, as `main`)
+ * or with one of its room's prefixes, so that a name says where it lives. */
+static void house_check_name(House *h, const char *object, const char *room, const char *symbol)
+{
+    char *base = g_path_get_basename(object), *dot = strrchr(base, '.');
+    if (dot)
+        *dot = '\0';
+    g_strdelimit(base, "-", '_');
+    size_t n = strlen(base);
+    gboolean ok = !strncmp(symbol, base, n) && (symbol[n] == '\0' || symbol[n] == '_');
+    char **prefixes = g_hash_table_lookup(h->prefixes, room);
+    for (char **p = prefixes; !ok && p && *p; p++)
+        ok = g_str_has_prefix(symbol, *p);
+    if (!ok)
+        g_ptr_array_add(h->problems, g_strdup_printf("%s (room %s) exports '%s', which starts with neither its file's "
+                                                     "prefix '%s_' nor a prefix its room's README gives", object,
+                                                     room, symbol, base));
+    g_free(base);
+}
+
+/* No two rooms give out the same names: no prefix of one room's `Prefixes:` line starts another's. */
+static void house_check_prefixes_apart(House *h)
+{
+    GHashTableIter a, b;
+    gpointer room_a, list_a, room_b, list_b;
+    g_hash_table_iter_init(&a, h->prefixes);
+    while (g_hash_table_iter_next(&a, &room_a, &list_a)) {
+        g_hash_table_iter_init(&b, h->prefixes);
+        while (g_hash_table_iter_next(&b, &room_b, &list_b)) {
+            if (!strcmp(room_a, room_b))
+                continue;
+            for (char **p = list_a; *p; p++)
+                for (char **q = list_b; *q; q++)
+                    if (g_str_has_prefix(*q, *p))
+                        g_ptr_array_add(h->problems, g_strdup_printf("room %s's prefix '%s' starts room %s's '%s': a "
+                                                                     "name would not say which room it is from",
+                                                                     (char *)room_a, *p, (char *)room_b, *q));
+        }
+    }
 }
 
 /* The room of an object of the build ("sim/exec/kernels/conv.o" -> "exec"); the generated ONNX schema
@@ -342,8 +409,12 @@ static void house_check_symbols(House *h, const char *obj_root)
             char type = f[1][0];
             if (type == 'U')
                 g_ptr_array_add(uses, g_strdupv((char *[]){object, f[0], NULL}));
-            else if (g_ascii_isupper(type) && !g_hash_table_contains(defined, f[0]))
-                g_hash_table_insert(defined, g_strdup(f[0]), room_of_object(object));
+            else if (g_ascii_isupper(type) && !g_hash_table_contains(defined, f[0])) {
+                char *room = room_of_object(object);
+                if (!g_str_has_prefix(object, "gen/")) /* protobuf-c's own names */
+                    house_check_name(h, object, room, f[0]);
+                g_hash_table_insert(defined, g_strdup(f[0]), room);
+            }
         }
         g_strfreev(f);
         g_free(object);
@@ -408,6 +479,7 @@ static void test_rooms_and_includes(void)
     g_assert_nonnull(sim_bin);
     char *build = g_path_get_dirname(sim_bin), *obj = g_build_filename(build, "obj", NULL);
     house_check_symbols(h, obj);
+    house_check_prefixes_apart(h);
     g_free(obj);
     g_free(build);
     fail_on_problems(h);
@@ -415,7 +487,8 @@ static void test_rooms_and_includes(void)
     house_free(h);
 }
 
-/* The checker finds what it is for: an include running up, an include of an unnamed room, a circle. */
+/* The checker finds what it is for: an include running up, an include of an unnamed room, an upward
+ * symbol, a stray exported name, a prefix two rooms give out, a circle. */
 static void test_checker_catches(void)
 {
     House *h = house_new();
@@ -443,6 +516,23 @@ static void test_checker_catches(void)
     g_assert_cmpuint(h->problems->len, ==, symbols_before + 1);
     g_assert_nonnull(strstr(h->problems->pdata[symbols_before], "uses 'alias_map_new', defined in room memory"));
     g_ptr_array_remove_index(h->problems, symbols_before);
+    /* names: the file's prefix or the room's; a planted stray name; two rooms giving out one prefix */
+    g_hash_table_insert(h->prefixes, g_strdup("plan"), g_strdupv((char *[]){"plan_", NULL}));
+    house_check_name(h, "sim/plan/gap-use.o", "plan", "gap_use_init");
+    house_check_name(h, "sim/plan/x.o", "plan", "plan_free");
+    house_check_name(h, "sim/cli/main.o", "plan", "main");
+    g_assert_cmpuint(h->problems->len, ==, symbols_before);
+    house_check_name(h, "sim/plan/gap-use.o", "plan", "gap_user"); /* not gap_use_ */
+    house_check_name(h, "sim/plan/x.o", "plan", "mix64");
+    g_assert_cmpuint(h->problems->len, ==, symbols_before + 2);
+    g_assert_nonnull(strstr(h->problems->pdata[symbols_before + 1], "exports 'mix64', which starts with neither"));
+    house_check_prefixes_apart(h);
+    g_assert_cmpuint(h->problems->len, ==, symbols_before + 2);
+    g_hash_table_insert(h->prefixes, g_strdup("trace"), g_strdupv((char *[]){"trace_", "plan_free_", NULL}));
+    house_check_prefixes_apart(h);
+    g_assert_cmpuint(h->problems->len, ==, symbols_before + 3);
+    g_assert_nonnull(strstr(h->problems->pdata[symbols_before + 2], "room plan's prefix 'plan_' starts room trace's"));
+    g_ptr_array_set_size(h->problems, symbols_before);
     g_assert_cmpuint(h->problems->len, >=, 3);
     guint before = h->problems->len;
     house_add_edge(h, "sim/memory/alias", "sim/memory/liveness");

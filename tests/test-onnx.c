@@ -56,8 +56,8 @@ static Model *every_attribute_model(void)
     gint64 ints[4] = {1, -2, 3, G_MAXINT64};
     Attr *strings = attr_new("names", ATTR_STRINGS);
     strings->strings = g_ptr_array_new_with_free_func((GDestroyNotify)g_bytes_unref);
-    g_ptr_array_add(strings->strings, bytes_new_terminated("alpha", 5));
-    g_ptr_array_add(strings->strings, bytes_new_terminated("", 0));
+    g_ptr_array_add(strings->strings, graph_bytes_new_terminated("alpha", 5));
+    g_ptr_array_add(strings->strings, graph_bytes_new_terminated("", 0));
     Attr *tensors = attr_new("tensors", ATTR_TENSORS);
     tensors->tensors = g_ptr_array_new_with_free_func((GDestroyNotify)tensor_data_free);
     Value *v = value_new(DT_INT32, 2);

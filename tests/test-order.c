@@ -14,7 +14,7 @@ static OrderProblem *problem_of(const Model *m)
     GError *error = NULL;
     OrderProblem *p = order_problem_new(m->graph, &lo, &error);
     g_assert_no_error(error);
-    p->incumbents = order_registry;
+    p->incumbents = registry_order;
     return p;
 }
 
@@ -24,7 +24,7 @@ static guint64 peak_of(const char *strategy, const OrderProblem *p)
     guint *order = g_new(guint, p->n + 1);
     GError *error = NULL;
     guint64 peak = G_MAXUINT64;
-    if (order_strategy_find(strategy)->order(p, order, &error)) {
+    if (registry_order_find(strategy)->order(p, order, &error)) {
         g_assert_true(order_peak(p, order, &peak, &error));
         g_assert_no_error(error);
     } else {
@@ -161,7 +161,7 @@ static void check_all_orders(const Model *m, const char *what)
     p->budget_states = 200000;
     p->budget_seconds = 5;
     guint count;
-    const OrderStrategy *const *all = order_strategies(&count);
+    const OrderStrategy *const *all = registry_order_strategies(&count);
     guint64 optimal = peak_of("optimal", p);
     for (guint k = 0; k < count; k++) {
         if (!strcmp(all[k]->name, "file") && !m->graph->file_order_is_topological)
@@ -227,7 +227,7 @@ static void test_optimal_budget(void)
     p->budget_states = 50;
     guint *order = g_new(guint, p->n + 1);
     GError *error = NULL;
-    g_assert_false(order_strategy_find("optimal")->order(p, order, &error));
+    g_assert_false(registry_order_find("optimal")->order(p, order, &error));
     g_assert_true(g_str_has_prefix(error->message, "the exact order gave up after "));
     g_assert_nonnull(strstr(error->message, "(budget 50 states, 10 s): 60 nodes are too many for it here"));
     g_error_free(error);

@@ -13,6 +13,7 @@
 #include "strategies/registry.h"
 #include "tests/testutil.h"
 #include "graphs/tracegen.h"
+#include "plan/place.h"
 #include "plan/verify.h"
 
 #include <string.h>
@@ -28,7 +29,7 @@ static Trace *parse(const char *text)
 static Plan *plan_verified(const char *strategy, const Trace *t)
 {
     GError *error = NULL;
-    const PlaceStrategy *s = place_strategy_find(strategy);
+    const PlaceStrategy *s = registry_place_find(strategy);
     g_assert_nonnull(s);
     Plan *p = place_run_with(s, t, &test_place_options, &error);
     g_assert_no_error(error);
@@ -383,7 +384,7 @@ static void test_known_optimum(gconstpointer data)
     Trace *t = parse(c->text);
     g_assert_cmpuint(trace_lower_bound(t), ==, c->optimum);
     guint count;
-    const PlaceStrategy *const *all = place_strategies(&count);
+    const PlaceStrategy *const *all = registry_place_strategies(&count);
     for (guint k = 0; k < count; k++) {
         Plan *p = plan_verified(all[k]->name, t);
         g_assert_cmpuint(p->arena, >=, c->optimum);
@@ -410,7 +411,7 @@ static void test_pins_and_groups(void)
                      "5 g2 10 4 5 group=7:192\n"
                      "6 late 500 4 5 align=256\n");
     guint count;
-    const PlaceStrategy *const *all = place_strategies(&count);
+    const PlaceStrategy *const *all = registry_place_strategies(&count);
     for (guint k = 0; k < count; k++) {
         Plan *p = plan_verified(all[k]->name, t);
         g_assert_cmpuint(p->offsets[0], ==, 256);
@@ -426,7 +427,7 @@ static void test_pins_and_groups(void)
 static void test_property_random_traces(void)
 {
     guint count;
-    const PlaceStrategy *const *all = place_strategies(&count);
+    const PlaceStrategy *const *all = registry_place_strategies(&count);
     guint traces = g_test_thorough() ? 5000 : 1500;
     PlaceOptions options = test_place_options;
     options.max_nodes = 1000; /* the exact searches' plans verify whichever node they stop at */
@@ -573,7 +574,7 @@ static void test_corpus_graphs_all_strategies(void)
     const char *families[] = {"gpt2", "block", "mlp", "noop-chain", "branches", "pinned", "gather", "slice",
                               "concat", "split", "chained-concat", "densenet", "unet", "inception", "random"};
     guint count;
-    const PlaceStrategy *const *all = place_strategies(&count);
+    const PlaceStrategy *const *all = registry_place_strategies(&count);
     for (gsize f = 0; f < G_N_ELEMENTS(families); f++) {
         char *path = g_strdup_printf("%s/graphs/%s.onnx", g_getenv("SIM_SOURCE_DIR"), families[f]);
         GError *error = NULL;

@@ -9,6 +9,7 @@
 #include "strategies/registry.h"
 #include "graphs/tracegen.h"
 #include "tests/testutil.h"
+#include "plan/place.h"
 #include "plan/verify.h"
 
 #include <string.h>
@@ -34,7 +35,7 @@ static Trace *perfect(guint n)
 static Plan *run(const char *strategy, const Trace *t, const PlaceOptions *o)
 {
     GError *error = NULL;
-    Plan *p = place_run_with(place_strategy_find(strategy), t, o, &error);
+    Plan *p = place_run_with(registry_place_find(strategy), t, o, &error);
     g_assert_no_error(error);
     g_assert_true(verify_plan(t, p, &error));
     return p;

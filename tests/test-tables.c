@@ -68,11 +68,11 @@ static void test_csv_reader(void)
     g_assert_cmpint(csv_table_column(t, "graph"), ==, 0);
     g_assert_cmpstr(csv_table_cell(t, 0, 0), ==, "m\xff");
     csv_table_free(t);
-    /* What csv_quote writes reads back, whatever the field holds. */
+    /* What csv_table_quote writes reads back, whatever the field holds. */
     const char *fields[] = {"plain", "a,b", "say \"hi\"", "two\nlines", "cr\rhere", " padded ", "", "`$(x)`@'"};
     GString *text = g_string_new(NULL);
     for (guint k = 0; k < G_N_ELEMENTS(fields); k++) {
-        char *q = csv_quote(fields[k]);
+        char *q = csv_table_quote(fields[k]);
         g_string_append_printf(text, "%s%s", k ? "," : "", q);
         g_free(q);
     }

@@ -8,7 +8,7 @@
 
 const PlaceOptions test_place_options = {
     .budget_seconds = 600, .max_nodes = 5000, .seed = 1, .climb_steps = 30, .search_max = 1000,
-    .portfolio = place_registry,
+    .portfolio = registry_place,
 };
 
 gboolean test_infer(Model *m, const char *const *dims, GError **error)
@@ -28,7 +28,7 @@ char *test_type_of(const Model *m, const char *tensor)
     const Tensor *t = graph_tensor(m->graph, tensor);
     if (!t || !t->shape_known)
         return g_strdup("?");
-    char *dims = dims_to_string(t->rank, t->dims);
+    char *dims = graph_dims_to_string(t->rank, t->dims);
     char *s = g_strdup_printf("%s%s", dtype_name(t->dtype), dims);
     g_free(dims);
     return s;
@@ -129,7 +129,7 @@ char *test_read_file(const char *path)
 
 AliasMap *test_alias_trace(const Graph *g, const LayoutOptions *layout, const char *alias, Trace **trace, GError **error)
 {
-    const AliasStrategy **chosen = alias_list_resolve(alias, error);
+    const AliasStrategy **chosen = registry_alias_list_resolve(alias, error);
     *trace = NULL;
     AliasMap *m = chosen ? pipeline_alias_trace(g, g->order, layout, chosen, NULL, trace, error) : NULL;
     g_free(chosen);

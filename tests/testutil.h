@@ -7,7 +7,7 @@
 #include "memory/alias.h"
 #include "memory/pipeline.h"
 #include "model/onnx.h"
-#include "plan/place.h"
+#include "plan/plan.h"
 #include "strategies/registry.h"
 #include "ops/shape.h"
 

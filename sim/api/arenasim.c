@@ -66,10 +66,10 @@ static gboolean plan_model(arenasim_plan *p, const arenasim_options *o, const Or
     FuseReport fused = {0};
     if (ok && o->fuse && strcmp(o->fuse, "none"))
         ok = fuse_apply(p->model, o->fuse, &fused, error);
-    const AliasStrategy **aliases = ok ? alias_list_resolve(p->alias, error) : NULL;
+    const AliasStrategy **aliases = ok ? registry_alias_list_resolve(p->alias, error) : NULL;
     if (!aliases)
         return FALSE;
-    PipelineRecipe recipe = {.order = order, .incumbents = order_registry, .layout = LAYOUT_DEFAULTS, .aliases = aliases};
+    PipelineRecipe recipe = {.order = order, .incumbents = registry_order, .layout = LAYOUT_DEFAULTS, .aliases = aliases};
     if (o->align)
         recipe.layout.align = o->align;
     recipe.layout.transpose_moves = o->run != 0;
@@ -91,10 +91,10 @@ arenasim_plan *arenasim_plan_file(const char *path, const arenasim_options *opti
         set_error(error, g_error_new(SIM_ERROR, SIM_ERROR_USAGE, "no file given"));
         return NULL;
     }
-    const PlaceStrategy *strategy = place_strategy_find(o->strategy ? o->strategy : PLACE_DEFAULT_STRATEGY);
-    const OrderStrategy *order = order_strategy_find(o->order ? o->order : "file");
+    const PlaceStrategy *strategy = registry_place_find(o->strategy ? o->strategy : PLACE_DEFAULT_STRATEGY);
+    const OrderStrategy *order = registry_order_find(o->order ? o->order : "file");
     if (!strategy || !order) {
-        char *known = strategy ? order_strategy_names() : place_strategy_names();
+        char *known = strategy ? registry_order_names() : registry_place_names();
         set_error(error, g_error_new(SIM_ERROR, SIM_ERROR_USAGE, "unknown %s '%s' (one of: %s)",
                                      strategy ? "order" : "strategy", strategy ? o->order : o->strategy, known));
         g_free(known);
@@ -120,7 +120,7 @@ arenasim_plan *arenasim_plan_file(const char *path, const arenasim_options *opti
     p->for_run = o->run != 0;
     gboolean ok = is_model(path) ? plan_model(p, o, order, &e) : (p->trace = trace_read_file(path, &e)) != NULL;
     /* The budgets as the command sets them: the default strategy on its own work budget, else seconds. */
-    PlaceOptions place = place_options_defaults();
+    PlaceOptions place = registry_place_options();
     if (!o->strategy && !o->budget_work && o->budget_seconds <= 0) {
         place.budget_work = PLACE_DEFAULT_WORK;
         place.budget_seconds = 31536000.0;
@@ -166,7 +166,7 @@ uint64_t arenasim_plan_arena_bytes(const arenasim_plan *p)
 
 uint64_t arenasim_plan_lower_bound_bytes(const arenasim_plan *p)
 {
-    return trace_lower_bound(p->trace);
+    return p->plan->lower_bound;
 }
 
 uint64_t arenasim_plan_naive_bytes(const arenasim_plan *p)
@@ -233,7 +233,7 @@ int arenasim_plan_run(const arenasim_plan *p, int check, char **error)
     Executor *x = NULL;
     gboolean ok = exec_set_threads(1, &e) &&
                   (!check || (exec_reference_new(&ref, p->model, p->built.schedule, &aliases->layout,
-                                                 place_strategy_baseline(), weights, &e) &&
+                                                 registry_place_baseline(), weights, &e) &&
                               executor_run(ref.e, TRUE, &e))) &&
                   (x = executor_new_sharing(p->model, p->built.schedule, aliases, p->trace, p->plan, weights, &e)) &&
                   executor_run(x, check, &e);
@@ -289,13 +289,13 @@ const char *const *arenasim_names(arenasim_list which)
     static gsize done = 0;
     if (g_once_init_enter(&done)) {
         guint n = 0;
-        const PlaceStrategy *const *s = place_strategies(&n);
+        const PlaceStrategy *const *s = registry_place_strategies(&n);
         for (guint k = 0; k < n && k < 63; k++)
             strategies[k] = s[k]->name;
-        const OrderStrategy *const *os = order_strategies(&n);
+        const OrderStrategy *const *os = registry_order_strategies(&n);
         for (guint k = 0; k < n && k < 63; k++)
             orders[k] = os[k]->name;
-        const AliasStrategy *const *as = alias_strategies(&n);
+        const AliasStrategy *const *as = registry_alias_strategies(&n);
         for (guint k = 0; k < n && k < 63; k++)
             aliases[k] = as[k]->name;
         g_once_init_leave(&done, 1);

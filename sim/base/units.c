@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-char *format_count(guint64 n)
+char *sim_format_count(guint64 n)
 {
     char digits[32];
     g_snprintf(digits, sizeof digits, "%" G_GUINT64_FORMAT, n);
@@ -17,10 +17,10 @@ char *format_count(guint64 n)
     return g_string_free(s, FALSE);
 }
 
-char *format_bytes(guint64 bytes)
+char *sim_format_bytes(guint64 bytes)
 {
     static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    char *count = format_count(bytes);
+    char *count = sim_format_count(bytes);
     if (bytes < 1024) {
         char *s = g_strdup_printf("%s B", count);
         g_free(count);

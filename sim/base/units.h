@@ -5,8 +5,8 @@
 #include <glib.h>
 
 /* "1,234,567" — digits grouped by thousands. Newly allocated. */
-char *format_count(guint64 n);
+char *sim_format_count(guint64 n);
 /* "1,234,567 B (1.2 MiB)"; below 1 KiB just "512 B". Newly allocated. */
-char *format_bytes(guint64 bytes);
+char *sim_format_bytes(guint64 bytes);
 
 #endif

@@ -56,7 +56,7 @@ void huge_pages_exec(char **argv, const char *path)
     g_free(before);
 }
 
-void malloc_tune_for_planning(void)
+void huge_pages_tune_malloc(void)
 {
 #ifdef M_MMAP_THRESHOLD
     mallopt(M_MMAP_THRESHOLD, 32 << 20); /* refused (returns 0) only above the maximum: nothing to handle */

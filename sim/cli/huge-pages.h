@@ -18,6 +18,6 @@ void huge_pages_exec(char **argv, const char *path);
  * own, so a growing array's freed blocks are reused rather than unmapped and faulted in again; and turns
  * glibc's fast bins off, whose small freed blocks every large request first sweeps back together. Call
  * once, in the process that plans (a setting made before an exec does not survive it). */
-void malloc_tune_for_planning(void);
+void huge_pages_tune_malloc(void);
 
 #endif

@@ -8,7 +8,7 @@
 #include "memory/alias.h"
 #include "memory/order.h"
 #include "ops/shape.h"
-#include "plan/place.h"
+#include "plan/plan.h"
 #include "report/plot-kinds.h"
 #include "report/report.h"
 
@@ -80,8 +80,8 @@ int job_run(Job *job);
 
 /* Errors a user can cause: `sim: MESSAGE (see sim --help)`, exit 2; `sim: FILE: what`, exit 1. */
 /* One error line on stderr, 'sim: PATH: MESSAGESUFFIX' (no PATH when NULL), escaped for the terminal. */
-void error_line(const char *path, const char *message, const char *suffix);
-int usage_error(const char *message);
-int file_error(const char *path, const GError *error);
+void cli_error_line(const char *path, const char *message, const char *suffix);
+int cli_usage_error(const char *message);
+int cli_file_error(const char *path, const GError *error);
 
 #endif

@@ -26,12 +26,12 @@ int main(int argc, char **argv)
         status = 0;
         if (job.kind == JOB_PLAN || job.kind == JOB_COMPARE || job.kind == JOB_ORDERS)
             huge_pages_exec(given, job.trace_path ? job.trace_path : job.graph_path);
-        malloc_tune_for_planning();
+        huge_pages_tune_malloc();
         switch (job.kind) {
         case JOB_VERSION: printf("sim (arenasim) " SIM_VERSION "\n"); break;
-        case JOB_LIST_OPS: list_ops(); break;
-        case JOB_LIST: list_strategies(); break;
-        case JOB_TABLE_PLOT: status = run_table_plot(&job); break;
+        case JOB_LIST_OPS: cli_list_ops(); break;
+        case JOB_LIST: cli_list_strategies(); break;
+        case JOB_TABLE_PLOT: status = cli_table_plot(&job); break;
         case JOB_INFO:
         case JOB_PLAN:
         case JOB_COMPARE:
@@ -40,7 +40,7 @@ int main(int argc, char **argv)
     }
     GError *out_error = NULL;
     if (!sim_stdout_finish(&out_error)) {
-        error_line("stdout", out_error->message, "");
+        cli_error_line("stdout", out_error->message, "");
         g_error_free(out_error);
         status = status ? status : 1;
     }

@@ -20,7 +20,7 @@ typedef struct {
     gdouble order_seconds, budget;
     gboolean progress;
     gint64 pad_last, align;
-    gboolean info, allow_unknown_ops, list_ops, list, version, compare, map, ascii, wide, no_verify, strict_runtime, scratch;
+    gboolean info, allow_unknown_ops, cli_list_ops, list, version, compare, map, ascii, wide, no_verify, strict_runtime, scratch;
     gboolean run, check, poison, allow_degenerate;
     gint64 repeat;
     gint64 threads;
@@ -48,7 +48,7 @@ static void raw_clear(RawOptions *o)
 static int unknown_name(const char *what, const char *name, char *known)
 {
     char *msg = g_strdup_printf("unknown %s '%s' (one of: %s)", what, name, known);
-    int r = usage_error(msg);
+    int r = cli_usage_error(msg);
     g_free(msg);
     g_free(known);
     return r;
@@ -57,7 +57,7 @@ static int unknown_name(const char *what, const char *name, char *known)
 static int gerror_usage(GError *error, const char *prefix)
 {
     char *msg = prefix ? g_strdup_printf("%s: %s", prefix, error->message) : g_strdup(error->message);
-    int r = usage_error(msg);
+    int r = cli_usage_error(msg);
     g_free(msg);
     g_error_free(error);
     return r;
@@ -67,7 +67,7 @@ static int gerror_usage(GError *error, const char *prefix)
 static int check_plot_out(const char *path)
 {
     GError *error = NULL;
-    if (plot_path_check(path, &error))
+    if (gnuplot_path_check(path, &error))
         return -1;
     char *prefix = g_strdup_printf("--out %s", path);
     int r = gerror_usage(error, prefix);
@@ -81,21 +81,21 @@ static gboolean kind_of_table(const PlotKindRow *k) { return k->draw_table != NU
 static int resolve_table_plot(const RawOptions *o, Job *job)
 {
     if (!o->plot || !o->plot_out)
-        return usage_error("--from FILE.csv is drawn with --plot compare|sweep --out FILE.png|svg|pdf");
+        return cli_usage_error("--from FILE.csv is drawn with --plot compare|sweep --out FILE.png|svg|pdf");
     if (!(job->plot_kind = plot_kind_find(o->plot)) || !job->plot_kind->draw_table) {
         char *kinds = plot_kind_names(kind_of_table, "--plot ", " or "), *msg = g_strdup_printf("--from draws a result table: %s", kinds);
-        int status = usage_error(msg);
+        int status = cli_usage_error(msg);
         g_free(msg);
         g_free(kinds);
         return status;
     }
     if (o->graph_path || o->trace_path || o->compare || o->orders || o->info || o->chrome_trace || o->html || o->trace_out ||
         o->solution_out)
-        return usage_error("--from draws an existing table: drop --graph, --trace, --compare, --orders, --info, "
+        return cli_usage_error("--from draws an existing table: drop --graph, --trace, --compare, --orders, --info, "
                            "--chrome-trace, --trace-out and --solution-out");
     if (job->plot_kind->needs && !o->plot_x) {
         char *msg = g_strdup_printf("--plot %s needs %s", job->plot_kind->name, job->plot_kind->needs);
-        int status = usage_error(msg);
+        int status = cli_usage_error(msg);
         g_free(msg);
         return status;
     }
@@ -111,58 +111,58 @@ static int resolve_table_plot(const RawOptions *o, Job *job)
 static int check_combinations(const RawOptions *o)
 {
     if (o->graph_path && o->trace_path)
-        return usage_error("--graph and --trace exclude each other: plan a model or a trace");
+        return cli_usage_error("--graph and --trace exclude each other: plan a model or a trace");
     if (!o->graph_path && !o->trace_path)
-        return usage_error("no input: use --graph FILE or --trace FILE");
+        return cli_usage_error("no input: use --graph FILE or --trace FILE");
     if (o->info && o->trace_path)
-        return usage_error("--info summarises a model: use it with --graph");
+        return cli_usage_error("--info summarises a model: use it with --graph");
     if (o->info && (o->compare || o->map || o->ascii))
-        return usage_error("--info prints the graph summary; --compare, --map and --ascii need a plan");
+        return cli_usage_error("--info prints the graph summary; --compare, --map and --ascii need a plan");
     if (o->trace_path && (o->dims || o->bounds || o->fuse || o->weights || o->io || o->transpose || o->pad_last || o->align || o->alias || o->pins ||
                           o->strict_runtime || o->scratch || o->bins_path))
-        return usage_error("--dim, --bound, --fuse, --weights, --io, --transpose, --pad-last, --align, --alias, --pin, --bins, --scratch and "
+        return cli_usage_error("--dim, --bound, --fuse, --weights, --io, --transpose, --pad-last, --align, --alias, --pin, --bins, --scratch and "
                            "--strict-runtime shape a trace from a model: use them with --graph");
     if (!o->plot != !o->plot_out)
-        return usage_error("--plot KIND and --out FILE go together");
+        return cli_usage_error("--plot KIND and --out FILE go together");
     if (o->plot_x || o->plot_y || o->where || o->facet)
-        return usage_error("--x, --y, --where and --facet shape --plot compare and --plot sweep (with --from)");
+        return cli_usage_error("--x, --y, --where and --facet shape --plot compare and --plot sweep (with --from)");
     if (o->plot_title && !o->plot)
-        return usage_error("--title names the picture of --plot");
+        return cli_usage_error("--title names the picture of --plot");
     if ((o->window_steps || o->window_addresses) && !(o->plot && !strcmp(o->plot, "layout")))
-        return usage_error("--steps and --addresses choose a part of --plot layout");
+        return cli_usage_error("--steps and --addresses choose a part of --plot layout");
     if ((o->html) && (o->info || o->orders))
-        return usage_error("--html draws the plans of one order: drop --info and --orders");
+        return cli_usage_error("--html draws the plans of one order: drop --info and --orders");
     if ((o->plot || o->chrome_trace) && (o->info || o->orders))
-        return usage_error("--plot and --chrome-trace draw the plan of one order: drop --info and --orders");
+        return cli_usage_error("--plot and --chrome-trace draw the plan of one order: drop --info and --orders");
     if ((o->check || o->poison || o->repeat || o->profile || o->threads || o->inputs || o->expect || o->dump_outputs ||
          o->allow_degenerate || cli_strict_given(o->given, "rtol") || cli_strict_given(o->given, "atol")) && !o->run)
-        return usage_error("--check, --poison, --repeat, --profile, --threads, --inputs, --expect, --dump-outputs, --rtol, "
+        return cli_usage_error("--check, --poison, --repeat, --profile, --threads, --inputs, --expect, --dump-outputs, --rtol, "
                            "--atol and --allow-degenerate go with --run");
     if (o->compare && (o->expect || o->dump_outputs))
-        return usage_error("--expect and --dump-outputs read or write one plan's outputs: drop --compare");
+        return cli_usage_error("--expect and --dump-outputs read or write one plan's outputs: drop --compare");
     if ((cli_strict_given(o->given, "rtol") && !(o->rtol >= 0 && o->rtol < 1e9)) ||
         (cli_strict_given(o->given, "atol") && !(o->atol >= 0 && o->atol < 1e300)))
-        return usage_error("--rtol and --atol take finite numbers, 0 or more");
+        return cli_usage_error("--rtol and --atol take finite numbers, 0 or more");
     if (o->run && (!o->graph_path || o->orders || o->info))
-        return usage_error("--run executes the plans of a model: use it with --graph and one --strategy (or --compare)");
+        return cli_usage_error("--run executes the plans of a model: use it with --graph and one --strategy (or --compare)");
     if (o->compare && o->profile)
-        return usage_error("--profile writes one plan's per-node times: drop --compare");
+        return cli_usage_error("--profile writes one plan's per-node times: drop --compare");
     if (cli_strict_given(o->given, "repeat") && (o->repeat < 1 || o->repeat > 100000))
-        return usage_error("--repeat takes a count from 1 to 100,000");
+        return cli_usage_error("--repeat takes a count from 1 to 100,000");
     if (cli_strict_given(o->given, "threads") && (o->threads < 1 || o->threads > 1024))
-        return usage_error("--threads takes a count from 1 to 1,024");
+        return cli_usage_error("--threads takes a count from 1 to 1,024");
     if (o->solution_out && (o->compare || o->info))
-        return usage_error("--solution-out writes one plan: drop --compare and --info");
+        return cli_usage_error("--solution-out writes one plan: drop --compare and --info");
     if (o->solution_out && !g_str_has_suffix(o->solution_out, ".csv"))
-        return usage_error("--solution-out writes MiniMalloc's CSV: name the file FILE.csv");
+        return cli_usage_error("--solution-out writes MiniMalloc's CSV: name the file FILE.csv");
     if (o->compare && o->strategy && !o->orders)
-        return usage_error("--compare runs every strategy: drop --strategy (or compare orders with --orders)");
+        return cli_usage_error("--compare runs every strategy: drop --strategy (or compare orders with --orders)");
     if (o->trace_path && (o->order || o->orders))
-        return usage_error("--order and --orders schedule a model: use them with --graph");
+        return cli_usage_error("--order and --orders schedule a model: use them with --graph");
     if (o->orders && !o->compare)
-        return usage_error("--orders lists the orders --compare runs: add --compare");
+        return cli_usage_error("--orders lists the orders --compare runs: add --compare");
     if (o->orders && o->order)
-        return usage_error("--orders runs every listed order: drop --order");
+        return cli_usage_error("--orders runs every listed order: drop --order");
     return -1;
 }
 
@@ -184,7 +184,7 @@ static int resolve_plot(const RawOptions *o, Job *job)
                 ok = ok && !*end && hi[k] >= lo[k] && (k == 1 ? hi[k] > lo[k] : hi[k] <= G_MAXUINT);
             }
             if (!ok)
-                return usage_error(k == 0 ? "--steps takes FIRST:LAST, two step numbers, FIRST <= LAST"
+                return cli_usage_error(k == 0 ? "--steps takes FIRST:LAST, two step numbers, FIRST <= LAST"
                                           : "--addresses takes LOW:HIGH, two byte offsets, LOW < HIGH");
         }
         job->layout_window = (LayoutWindow){o->window_steps != NULL, (guint)lo[0], (guint)hi[0], lo[1], hi[1]};
@@ -205,7 +205,7 @@ static int resolve_plot(const RawOptions *o, Job *job)
         msg = g_strdup_printf("--plot %s draws one plan: drop --compare", job->plot_kind->name);
     }
     if (msg) {
-        status = usage_error(msg);
+        status = cli_usage_error(msg);
         g_free(msg);
         return status;
     }
@@ -221,24 +221,24 @@ static int resolve_layout(const RawOptions *o, Job *job)
     LayoutOptions defaults = LAYOUT_DEFAULTS;
     job->layout = defaults;
     if (cli_strict_given(o->given, "pad-last") && (o->pad_last < 1 || o->pad_last > (1 << 20)))
-        return usage_error("--pad-last takes a positive multiple (1 for no padding)");
+        return cli_usage_error("--pad-last takes a positive multiple (1 for no padding)");
     if (cli_strict_given(o->given, "align") && (o->align < 1 || (o->align & (o->align - 1)) || o->align > (1 << 30)))
-        return usage_error("--align takes a power of two");
+        return cli_usage_error("--align takes a power of two");
     if (o->pad_last)
         job->layout.pad_last = (guint64)o->pad_last;
     if (o->align)
         job->layout.align = (guint64)o->align;
     if (o->weights && strcmp(o->weights, "arena") && strcmp(o->weights, "outside"))
-        return usage_error("--weights takes arena or outside");
+        return cli_usage_error("--weights takes arena or outside");
     job->layout.weights_in_arena = o->weights && !strcmp(o->weights, "arena");
     if (o->io && strcmp(o->io, "arena") && strcmp(o->io, "outside") && strcmp(o->io, "inputs-outside"))
-        return usage_error("--io takes arena, outside or inputs-outside");
+        return cli_usage_error("--io takes arena, outside or inputs-outside");
     job->layout.inputs_outside = o->io && strcmp(o->io, "arena");
     job->layout.outputs_outside = o->io && !strcmp(o->io, "outside");
     if (o->transpose && strcmp(o->transpose, "view") && strcmp(o->transpose, "move"))
-        return usage_error("--transpose takes view or move");
+        return cli_usage_error("--transpose takes view or move");
     if (o->fuse && strcmp(o->fuse, "ort") && strcmp(o->fuse, "none"))
-        return usage_error("--fuse takes ort or none");
+        return cli_usage_error("--fuse takes ort or none");
     job->fuse = g_strdup(o->fuse ? o->fuse : "none");
     /* A Transpose view is what the seeds plan, but a dense kernel reading it as a view computes wrong values
      * when its input is read again (docs/executor.md): a run plans it as a move unless told otherwise, so
@@ -253,40 +253,40 @@ G_STATIC_ASSERT(PLACE_DEFAULT_WORK == 20000); /* --strategy's help says so */
 /* --strategy, --order, --orders, --alias against the registry; the budgets and knobs of the strategies. */
 static int resolve_strategies(const RawOptions *o, Job *job)
 {
-    job->strategy = place_strategy_find(o->strategy ? o->strategy : PLACE_DEFAULT_STRATEGY);
+    job->strategy = registry_place_find(o->strategy ? o->strategy : PLACE_DEFAULT_STRATEGY);
     if (!job->strategy)
-        return unknown_name("strategy", o->strategy, place_strategy_names());
-    job->order = order_strategy_find(o->order ? o->order : "file");
+        return unknown_name("strategy", o->strategy, registry_place_names());
+    job->order = registry_order_find(o->order ? o->order : "file");
     if (!job->order)
-        return unknown_name("order", o->order, order_strategy_names());
+        return unknown_name("order", o->order, registry_order_names());
     GError *error = NULL;
     job->alias = g_strdup(o->alias ? o->alias : "all");
-    if (!alias_list_check(job->alias, &error))
+    if (!registry_alias_list_check(job->alias, &error))
         return gerror_usage(error, NULL);
     if (o->orders) {
         job->orders = g_ptr_array_new();
-        if (!order_list_parse(o->orders, job->orders, &error))
+        if (!registry_order_list_parse(o->orders, job->orders, &error))
             return gerror_usage(error, NULL);
     }
     if ((cli_strict_given(o->given, "order-budget") && o->order_budget < 1) ||
         (cli_strict_given(o->given, "order-seconds") && o->order_seconds <= 0))
-        return usage_error("--order-budget and --order-seconds take positive numbers");
+        return cli_usage_error("--order-budget and --order-seconds take positive numbers");
     /* Seconds become microseconds in 64 bits: past a year nothing is meant, and past 9.2e12 they overflow. */
     if (o->order_seconds > SECONDS_MAX || o->budget > SECONDS_MAX)
-        return usage_error("--budget and --order-seconds take at most 31,536,000 seconds (a year)");
+        return cli_usage_error("--budget and --order-seconds take at most 31,536,000 seconds (a year)");
     job->order_budget_states = o->order_budget > 0 ? (guint64)o->order_budget : 0;
     job->order_seconds = o->order_seconds > 0 ? o->order_seconds : 0;
-    job->place = place_options_defaults();
+    job->place = registry_place_options();
     if (cli_strict_given(o->given, "budget") && o->budget <= 0)
-        return usage_error("--budget takes a positive number of seconds");
+        return cli_usage_error("--budget takes a positive number of seconds");
     if (o->search_max < 0 || o->search_max > G_MAXUINT32 || o->seed < 0 || o->seed > G_MAXUINT32)
-        return usage_error("--search-max and --seed take numbers from 0 to 4,294,967,295");
+        return cli_usage_error("--search-max and --seed take numbers from 0 to 4,294,967,295");
     if (!o->strategy && !cli_strict_given(o->given, "budget") && !cli_strict_given(o->given, "budget-work")) {
         job->place.budget_work = PLACE_DEFAULT_WORK; /* the default strategy's own budget (registry.h) */
         job->place.budget_seconds = SECONDS_MAX;
     }
     if (cli_strict_given(o->given, "budget-work") && o->budget_work < 1)
-        return usage_error("--budget-work takes a positive number (search nodes; a climb step costs one per buffer)");
+        return cli_usage_error("--budget-work takes a positive number (search nodes; a climb step costs one per buffer)");
     if (cli_strict_given(o->given, "budget-work")) {
         /* Work alone bounds the run, the same on any machine: no clock, unless --budget names one too. */
         job->place.budget_work = (guint64)o->budget_work;
@@ -304,7 +304,7 @@ static int resolve_strategies(const RawOptions *o, Job *job)
         else if (!strcmp(o->search_engines, "sections"))
             job->place.search_engines = SEARCH_ENGINES_SECTIONS;
         else if (strcmp(o->search_engines, "both"))
-            return usage_error("--search-engines takes skyline, sections or both");
+            return cli_usage_error("--search-engines takes skyline, sections or both");
     }
     job->place.stop = interrupt_flag();
     if (o->progress || isatty(STDERR_FILENO))
@@ -359,7 +359,7 @@ static int resolve(RawOptions *o, Job *job)
         return status;
     if (!(job->format = report_format_find(o->format ? o->format : "text"))) {
         char *names = formats_where(NULL, " or "), *msg = g_strdup_printf("--format takes %s", names);
-        status = usage_error(msg);
+        status = cli_usage_error(msg);
         g_free(msg);
         g_free(names);
         return status;
@@ -367,7 +367,7 @@ static int resolve(RawOptions *o, Job *job)
     if (o->wide && !job->format->widens) {
         char *wide = formats_where(format_widens, " or "), *whole = formats_where(format_whole, " and ");
         char *msg = g_strdup_printf("--wide widens --format %s (%s always have every column)", wide, whole);
-        status = usage_error(msg);
+        status = cli_usage_error(msg);
         g_free(msg);
         g_free(wide);
         g_free(whole);
@@ -545,7 +545,7 @@ int job_from_args(Job *job, int argc, char **argv)
          "activation bytes, the largest tensor", NULL},
         {"allow-unknown-ops", 0, 0, G_OPTION_ARG_NONE, &o.allow_unknown_ops,
          "Accept ops missing from the op table when the file's value_info gives their output shapes", NULL},
-        {"list-ops", 0, 0, G_OPTION_ARG_NONE, &o.list_ops, "List the op table: every known op and its class", NULL},
+        {"list-ops", 0, 0, G_OPTION_ARG_NONE, &o.cli_list_ops, "List the op table: every known op and its class", NULL},
         {"version", 0, 0, G_OPTION_ARG_NONE, &o.version, "Print the version", NULL},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
@@ -571,11 +571,11 @@ int job_from_args(Job *job, int argc, char **argv)
         status = gerror_usage(error, NULL);
     } else if (argc > 1) {
         char *msg = g_strdup_printf("unexpected argument '%s'", argv[1]);
-        status = usage_error(msg);
+        status = cli_usage_error(msg);
         g_free(msg);
     } else if (o.version) {
         job->kind = JOB_VERSION;
-    } else if (o.list_ops) {
+    } else if (o.cli_list_ops) {
         job->kind = JOB_LIST_OPS;
     } else if (o.list) {
         job->kind = JOB_LIST;
@@ -618,7 +618,7 @@ void job_clear(Job *job)
     g_clear_pointer(&job->aliases, alias_map_free);
 }
 
-void error_line(const char *path, const char *message, const char *suffix)
+void cli_error_line(const char *path, const char *message, const char *suffix)
 {
     /* Names and paths come from strangers: escaped (base/escape.h) so the line stays one line and the
      * terminal acts on nothing in it. */
@@ -629,15 +629,15 @@ void error_line(const char *path, const char *message, const char *suffix)
     g_free(text);
 }
 
-int usage_error(const char *message)
+int cli_usage_error(const char *message)
 {
-    error_line(NULL, message, " (see sim --help)");
+    cli_error_line(NULL, message, " (see sim --help)");
     return 2;
 }
 
-int file_error(const char *path, const GError *error)
+int cli_file_error(const char *path, const GError *error)
 {
     /* Trace errors already carry FILE:LINE. */
-    error_line(g_str_has_prefix(error->message, path) ? NULL : path, error->message, "");
+    cli_error_line(g_str_has_prefix(error->message, path) ? NULL : path, error->message, "");
     return 1;
 }

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-void list_ops(void)
+void cli_list_ops(void)
 {
     gsize count;
     const OpInfo *ops = op_table(&count);
@@ -22,24 +22,24 @@ void list_ops(void)
         printf("%-24s %s\n", ops[k].name, op_class_name(ops[k].op_class));
 }
 
-void list_strategies(void)
+void cli_list_strategies(void)
 {
     guint count;
-    const PlaceStrategy *const *all = place_strategies(&count);
+    const PlaceStrategy *const *all = registry_place_strategies(&count);
     printf("placement strategies (--strategy):\n");
     for (guint k = 0; k < count; k++)
         printf("  %-18s %s%s\n", all[k]->name, all[k]->summary, place_strategy_budgeted(all[k]) ? " [--budget]" : "");
-    const OrderStrategy *const *orders = order_strategies(&count);
+    const OrderStrategy *const *orders = registry_order_strategies(&count);
     printf("operator orders (--order, --orders):\n");
     for (guint k = 0; k < count; k++)
         printf("  %-18s %s\n", orders[k]->name, orders[k]->summary);
-    const AliasStrategy *const *aliases = alias_strategies(&count);
+    const AliasStrategy *const *aliases = registry_alias_strategies(&count);
     printf("alias strategies (--alias, applied in this order):\n");
     for (guint k = 0; k < count; k++)
         printf("  %-18s %s\n", aliases[k]->name, aliases[k]->summary);
 }
 
-void print_aliasing(const Job *job)
+void cli_print_aliasing(const Job *job)
 {
     if (!job->aliases)
         return;
@@ -47,14 +47,14 @@ void print_aliasing(const Job *job)
     const char *names[SHARE_KIND_COUNT];
     alias_savings(job->aliases, saved);
     for (guint k = 0; k < SHARE_KIND_COUNT; k++)
-        names[k] = share_kind_name(k);
+        names[k] = alias_share_kind_name(k);
     report_aliasing(stdout, job->format, job->aliases->aliased_ops, job->aliases->copied_ops, saved, names,
                     SHARE_KIND_COUNT, job->aliases->notes);
-    print_fusion(job);
-    print_bounds(job);
+    cli_print_fusion(job);
+    cli_print_bounds(job);
 }
 
-void print_fusion(const Job *job)
+void cli_print_fusion(const Job *job)
 {
     if (!job->fused.applied || !job->format->notes)
         return;
@@ -62,7 +62,7 @@ void print_fusion(const Job *job)
     const FuseRule *rules = fuse_rule_table(&count);
     printf("\n%s%-16s %6s  %s\n", job->format->block, "fusion (--fuse)", "sites", "intermediates removed");
     for (guint k = 0; k < count; k++) {
-        char *bytes = format_bytes(job->fused.bytes[k]);
+        char *bytes = sim_format_bytes(job->fused.bytes[k]);
         printf("%s%-16s %6u  %s\n", job->format->block, rules[k].name, job->fused.sites[k], bytes);
         g_free(bytes);
     }
@@ -76,7 +76,7 @@ guint job_bounded_tensors(const Job *job)
     return count;
 }
 
-void print_bounds(const Job *job)
+void cli_print_bounds(const Job *job)
 {
     guint count = job_bounded_tensors(job);
     if (!count || !job->format->notes)
@@ -87,7 +87,7 @@ void print_bounds(const Job *job)
         const Tensor *t = job->model->graph->tensors->pdata[k];
         if (!t->bound_why)
             continue;
-        char *name = escape_terminal(t->name), *dims = dims_to_string(t->rank, t->dims);
+        char *name = escape_terminal(t->name), *dims = graph_dims_to_string(t->rank, t->dims);
         printf("%s'%s' %s %s, dimension %d: %s\n", job->format->item, name, dtype_name(t->dtype),
                dims, t->bound_axis, t->bound_why);
         g_free(name);
@@ -107,7 +107,7 @@ ReportRow job_report_row(const Job *job)
     return row;
 }
 
-gboolean write_chrome_trace(const Job *job, const Trace *t, const Plan *const *plans, guint count, const double *seconds,
+gboolean cli_write_chrome_trace(const Job *job, const Trace *t, const Plan *const *plans, guint count, const double *seconds,
                             GError **error)
 {
     const char **names = g_new0(const char *, t->steps + 1), **types = g_new0(const char *, t->steps + 1);
@@ -128,7 +128,7 @@ gboolean write_chrome_trace(const Job *job, const Trace *t, const Plan *const *p
     return ok;
 }
 
-gboolean write_html(const Job *job, const Trace *t, const Plan *const *plans, guint count, GError **error)
+gboolean cli_write_html(const Job *job, const Trace *t, const Plan *const *plans, guint count, GError **error)
 {
     char *title = job->graph_path ? g_strdup_printf("%s (dims %s), order %s, alias %s", job->graph_path, job->dims_text,
                                                     job->order->name, job->alias)
@@ -140,7 +140,7 @@ gboolean write_html(const Job *job, const Trace *t, const Plan *const *plans, gu
     return ok;
 }
 
-gboolean write_plot(const Job *job, const Trace *t, const Plan *const *plans, guint count, GError **error)
+gboolean cli_write_plot(const Job *job, const Trace *t, const Plan *const *plans, guint count, GError **error)
 {
     const char *strategy = count == 1 ? plans[0]->strategy->name : "every strategy";
     char *title = job->plot_title ? g_strdup(job->plot_title)
@@ -152,16 +152,16 @@ gboolean write_plot(const Job *job, const Trace *t, const Plan *const *plans, gu
     return ok;
 }
 
-int run_table_plot(const Job *job)
+int cli_table_plot(const Job *job)
 {
     GError *error = NULL;
     CsvTable *table = csv_table_read(job->table_path, &error);
     if (!table)
-        return file_error(job->table_path, error);
+        return cli_file_error(job->table_path, error);
     for (char **w = job->plot_where; w && *w; w++)
         if (!csv_table_where(table, *w, &error)) {
             csv_table_free(table);
-            return file_error(job->table_path, error);
+            return cli_file_error(job->table_path, error);
         }
     const PlotKindRow *kind = job->plot_kind;
     TablePlotOptions options = {.table_path = job->table_path, .x = job->plot_x, .title = job->plot_title,
@@ -170,7 +170,7 @@ int run_table_plot(const Job *job)
                                   : kind->draw_table(job->plot_out, table, &options, &error);
     csv_table_free(table);
     /* What is wrong in the table is said against the table; a failed drawing against the picture. */
-    int status = ok ? 0 : file_error(error && error->domain == SIM_ERROR && error->code == SIM_ERROR_IO ? job->plot_out
+    int status = ok ? 0 : cli_file_error(error && error->domain == SIM_ERROR && error->code == SIM_ERROR_IO ? job->plot_out
                                                                                                       : job->table_path,
                                      error);
     g_clear_error(&error);

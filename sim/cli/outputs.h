@@ -5,27 +5,27 @@
 
 #include "cli/job.h"
 
-void list_ops(void);
-void list_strategies(void);
+void cli_list_ops(void);
+void cli_list_strategies(void);
 /* The aliasing table under a graph's report (nothing for a trace file). */
-void print_aliasing(const Job *job);
+void cli_print_aliasing(const Job *job);
 /* What --fuse rewrote: per rule, sites and the bytes of the intermediates removed (text and md). */
-void print_fusion(const Job *job);
+void cli_print_fusion(const Job *job);
 /* The data-dependent tensors where the plan is an upper bound (text and md), after the aliasing report. */
-void print_bounds(const Job *job);
+void cli_print_bounds(const Job *job);
 /* How many there are. */
 guint job_bounded_tensors(const Job *job);
 /* A report row with what the job knows before placing: source, dims, order, alias, sharing totals. */
 ReportRow job_report_row(const Job *job);
 /* --plot: the plans of one trace in one picture, titled by --title or by graph, dims, order and strategy. */
-gboolean write_plot(const Job *job, const Trace *t, const Plan *const *plans, guint count, GError **error);
+gboolean cli_write_plot(const Job *job, const Trace *t, const Plan *const *plans, guint count, GError **error);
 /* --html: the plans of one trace as an HTML page to explore (report/html-view.h). */
-gboolean write_html(const Job *job, const Trace *t, const Plan *const *plans, guint count, GError **error);
+gboolean cli_write_html(const Job *job, const Trace *t, const Plan *const *plans, guint count, GError **error);
 /* --chrome-trace: the plans of one trace as trace events, each step named by the node the schedule runs
  * there; seconds: per step, measured (one plan's --run), or NULL. */
-gboolean write_chrome_trace(const Job *job, const Trace *t, const Plan *const *plans, guint count, const double *seconds,
+gboolean cli_write_chrome_trace(const Job *job, const Trace *t, const Plan *const *plans, guint count, const double *seconds,
                             GError **error);
 /* --from TABLE --plot compare|sweep: a picture of a result table, no planning; the exit status. */
-int run_table_plot(const Job *job);
+int cli_table_plot(const Job *job);
 
 #endif

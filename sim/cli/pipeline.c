@@ -11,6 +11,7 @@
 #include "memory/bins.h"
 #include "memory/pipeline.h"
 #include "model/onnx.h"
+#include "plan/place.h"
 #include "plan/verify.h"
 #include "report/chrome-trace.h"
 #include "report/info.h"
@@ -44,14 +45,14 @@ static gboolean load_model(Job *job, GError **error)
 static Trace *graph_trace(Job *job, GError **error)
 {
     BinRules *bins = NULL;
-    if (job->bins_path && !(bins = bin_rules_read_file(job->bins_path, error)))
+    if (job->bins_path && !(bins = bins_read_file(job->bins_path, error)))
         return NULL;
-    const AliasStrategy **aliases = alias_list_resolve(job->alias, error);
+    const AliasStrategy **aliases = registry_alias_list_resolve(job->alias, error);
     if (!aliases) {
-        bin_rules_free(bins);
+        bins_free(bins);
         return NULL;
     }
-    PipelineRecipe recipe = {.order = job->order, .incumbents = order_registry,
+    PipelineRecipe recipe = {.order = job->order, .incumbents = registry_order,
                              .order_budget_states = job->order_budget_states, .order_seconds = job->order_seconds,
                              .layout = job->layout, .pins = job->pins, .bins = bins,
                              .strict_runtime = job->strict_runtime, .scratch = job->scratch,
@@ -64,7 +65,7 @@ static Trace *graph_trace(Job *job, GError **error)
     job->aliases = built.aliases;
     job->no_alias_bytes = built.no_alias_bytes;
     g_free(aliases);
-    bin_rules_free(bins);
+    bins_free(bins);
     return ok ? t : NULL;
 }
 
@@ -98,34 +99,34 @@ static Plan *plan_one(const Job *job, const PlaceStrategy *s, const Trace *t, Re
 static int run_compare(const Job *job, const Trace *t)
 {
     guint count;
-    const PlaceStrategy *const *all = place_strategies(&count);
+    const PlaceStrategy *const *all = registry_place_strategies(&count);
     ReportRow *rows = g_new0(ReportRow, count);
     Plan **plans = g_new0(Plan *, count);
     GError *error = NULL;
     int status = 0;
     if (job->chrome_trace && !chrome_trace_fits(trace_count(t), count, &error)) /* before planning, not after */
-        status = file_error(job->chrome_trace, error);
+        status = cli_file_error(job->chrome_trace, error);
     for (guint k = 0; k < count && !status; k++) {
         rows[k] = job_report_row(job);
         if (!(plans[k] = plan_one(job, all[k], t, &rows[k], &error)))
-            status = file_error(job->source, error);
+            status = cli_file_error(job->source, error);
     }
     if (!status) {
         report_print(stdout, job->format, job->wide, rows, count);
-        print_aliasing(job);
-        if (job->html_out && !status && !write_html(job, t, (const Plan *const *)plans, count, &error))
-            status = file_error(job->html_out, error);
-        if (job->plot && !write_plot(job, t, (const Plan *const *)plans, count, &error))
-            status = file_error(job->plot_out, error);
-        if (!status && job->chrome_trace && !write_chrome_trace(job, t, (const Plan *const *)plans, count, NULL, &error))
-            status = file_error(job->chrome_trace, error);
+        cli_print_aliasing(job);
+        if (job->html_out && !status && !cli_write_html(job, t, (const Plan *const *)plans, count, &error))
+            status = cli_file_error(job->html_out, error);
+        if (job->plot && !cli_write_plot(job, t, (const Plan *const *)plans, count, &error))
+            status = cli_file_error(job->plot_out, error);
+        if (!status && job->chrome_trace && !cli_write_chrome_trace(job, t, (const Plan *const *)plans, count, NULL, &error))
+            status = cli_file_error(job->chrome_trace, error);
     }
     if (!status && job->run) {
         RunOptions run = {.repeat = job->repeat, .threads = job->threads, .check = job->check, .poison = job->poison,
                           .format = job->format, .inputs = job->inputs, .allow_degenerate = job->allow_degenerate};
         if (!run_execute_each(stdout, &run, job->model, job->schedule, job->aliases, t, (const Plan *const *)plans,
                               all, count, &error))
-            status = file_error(job->graph_path, error);
+            status = cli_file_error(job->graph_path, error);
         phases_mark("run");
     }
     for (guint k = 0; k < count; k++)
@@ -143,7 +144,7 @@ static int run_single(const Job *job, const Trace *t)
     ReportRow row = job_report_row(job);
     Plan *plan = plan_one(job, job->strategy, t, &row, &error);
     if (!plan) {
-        int status = file_error(job->source, error);
+        int status = cli_file_error(job->source, error);
         g_error_free(error);
         return status;
     }
@@ -153,7 +154,7 @@ static int run_single(const Job *job, const Trace *t)
     }
     if (!(job->map && job->format->map_alone)) { /* --map --format csv: the map is the one CSV on stdout */
         report_print(stdout, job->format, job->wide, &row, 1);
-        print_aliasing(job);
+        cli_print_aliasing(job);
     }
     if (job->map)
         report_map(stdout, job->format, t, plan->offsets);
@@ -168,18 +169,18 @@ static int run_single(const Job *job, const Trace *t)
                           .inputs = job->inputs, .expect_dir = job->expect_dir, .dump_dir = job->dump_dir,
                           .rtol = job->rtol, .atol = job->atol, .allow_degenerate = job->allow_degenerate};
         if (!run_execute(stdout, &run, job->model, job->schedule, job->aliases, t, plan, &error))
-            status = file_error(error->domain == SIM_ERROR && error->code == SIM_ERROR_IO ? job->profile_path
+            status = cli_file_error(error->domain == SIM_ERROR && error->code == SIM_ERROR_IO ? job->profile_path
                                                                                           : job->graph_path, error);
         phases_mark("run");
     }
     if (!status && job->solution_out && !trace_write_file(t, plan->offsets, job->solution_out, &error))
-        status = file_error(job->solution_out, error);
-    if (!status && job->chrome_trace && !write_chrome_trace(job, t, (const Plan *const *)&plan, 1, seconds, &error))
-        status = file_error(job->chrome_trace, error);
-    if (!status && job->plot && !write_plot(job, t, (const Plan *const *)&plan, 1, &error))
-        status = file_error(job->plot_out, error);
-    if (!status && job->html_out && !write_html(job, t, (const Plan *const *)&plan, 1, &error))
-        status = file_error(job->html_out, error);
+        status = cli_file_error(job->solution_out, error);
+    if (!status && job->chrome_trace && !cli_write_chrome_trace(job, t, (const Plan *const *)&plan, 1, seconds, &error))
+        status = cli_file_error(job->chrome_trace, error);
+    if (!status && job->plot && !cli_write_plot(job, t, (const Plan *const *)&plan, 1, &error))
+        status = cli_file_error(job->plot_out, error);
+    if (!status && job->html_out && !cli_write_html(job, t, (const Plan *const *)&plan, 1, &error))
+        status = cli_file_error(job->html_out, error);
     g_free(seconds);
     plan_free(plan);
     g_clear_error(&error);
@@ -202,7 +203,7 @@ static int run_orders(Job *job)
         if (!plan) {
             rows[k] = (ReportRow){.graph = job->graph_path, .dims = job->dims_text, .order = job->order->name,
                                   .strategy = job->strategy->name, .alias = job->alias};
-            error_line(job->graph_path, error->message, "");
+            cli_error_line(job->graph_path, error->message, "");
             g_clear_error(&error);
         } else {
             done++;
@@ -224,28 +225,28 @@ int job_run(Job *job)
     int status = 0;
     if (job->graph_path) {
         if (!load_model(job, &error))
-            status = file_error(job->graph_path, error);
+            status = cli_file_error(job->graph_path, error);
         else if (job->kind == JOB_INFO)
             info_print(stdout, job->format, job->model, job->graph_path);
         else if (job->kind == JOB_ORDERS)
             status = run_orders(job);
         else if (!(t = graph_trace(job, &error)))
-            status = file_error(job->graph_path, error);
+            status = cli_file_error(job->graph_path, error);
     } else {
         t = trace_read_file(job->trace_path, &error);
         phases_mark("load");
         if (!t)
-            status = file_error(job->trace_path, error);
+            status = cli_file_error(job->trace_path, error);
     }
     if (!status && t)
         status = job->kind == JOB_COMPARE ? run_compare(job, t) : run_single(job, t);
     /* --trace-out only once everything else has succeeded: a failed run leaves no output behind without
      * removing anything, since what the path names may be the user's own file, a device or the input. */
     if (!status && t && job->trace_out && !trace_write_file(t, NULL, job->trace_out, &error))
-        status = file_error(job->trace_out, error);
+        status = cli_file_error(job->trace_out, error);
     phases_mark("output"); /* the rest: --compare's report, pictures, --chrome-trace, --trace-out */
     if (!status && job->phases_path && !phases_write(job->phases_path, &error))
-        status = file_error(job->phases_path, error);
+        status = cli_file_error(job->phases_path, error);
     g_clear_error(&error);
     trace_free(t);
     return status;

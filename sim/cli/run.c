@@ -32,7 +32,7 @@ static double median(double *v, guint n)
 static gboolean reference_run(ExecReference *r, const Model *m, const GPtrArray *schedule, const LayoutOptions *layout,
                               gboolean poison, ExecWeights *weights, const GPtrArray *inputs, GError **error)
 {
-    return exec_reference_new(r, m, schedule, layout, place_strategy_baseline(), weights, error) &&
+    return exec_reference_new(r, m, schedule, layout, registry_place_baseline(), weights, error) &&
            (!inputs || zoo_set_inputs(r->e, m, inputs, error)) && executor_run(r->e, poison, error);
 }
 
@@ -88,7 +88,7 @@ static gboolean write_profile(const char *path, const GPtrArray *schedule, const
     GString *s = g_string_new("step,node,op,seconds\n");
     for (guint k = 0; k < schedule->len; k++) {
         const Node *n = schedule->pdata[k];
-        char *name = csv_quote(*n->name ? n->name : n->label), *op = csv_quote(n->op_type);
+        char *name = csv_table_quote(*n->name ? n->name : n->label), *op = csv_table_quote(n->op_type);
         g_string_append_printf(s, "%u,%s,%s,%.9f\n", k, name, op, node_median[k]);
         g_free(name);
         g_free(op);
@@ -297,7 +297,7 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
         double total = median(totals, repeat), sum = 0;
         for (guint k = 0; k < ops->len; k++)
             sum += g_array_index(ops, OpTime, k).seconds;
-        char *arena = format_bytes(executor_arena_bytes(e));
+        char *arena = sim_format_bytes(executor_arena_bytes(e));
         if (o->format->prose) {
             fprintf(out, "\nrun            %u run%s, median %.3f ms per run, in an arena of %s, %u thread%s\n", repeat,
                     repeat == 1 ? "" : "s", total * 1e3, arena, threads, threads == 1 ? "" : "s");

@@ -129,9 +129,9 @@ gboolean zoo_expect_outputs(const Executor *e, const char *dir, double rtol, dou
             w.data = (void *)g_bytes_get_data(want->raw, NULL);
             gboolean floats = dtype_is_float(x->dtype);
             for (gsize j = 0; ok && j < x->count; j++) {
-                double a = elem_get_f(x, j), b = elem_get_f(&w, j);
+                double a = kernel_elem_get_f(x, j), b = kernel_elem_get_f(&w, j);
                 if (!floats) {
-                    ok = elem_get_i(x, j) == elem_get_i(&w, j);
+                    ok = kernel_elem_get_i(x, j) == kernel_elem_get_i(&w, j);
                 } else if (isnan(a) || isnan(b)) {
                     ok = isnan(a) && isnan(b);
                 } else {

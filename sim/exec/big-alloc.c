@@ -92,7 +92,7 @@ void *big_alloc(guint64 bytes)
     return start + HEADER;
 }
 
-void big_free(void *p)
+void big_alloc_free(void *p)
 {
     if (!p)
         return;

@@ -5,10 +5,10 @@
 
 #include <glib.h>
 
-/* `bytes` zeroed bytes aligned to 64, or NULL when the system refuses them. Free with big_free. */
+/* `bytes` zeroed bytes aligned to 64, or NULL when the system refuses them. Free with big_alloc_free. */
 void *big_alloc(guint64 bytes);
-void big_free(void *p);
-/* The bytes every block big_alloc handed out and big_free has not taken back spans, in this process. */
+void big_alloc_free(void *p);
+/* The bytes every block big_alloc handed out and big_alloc_free has not taken back spans, in this process. */
 guint64 big_alloc_held(void);
 /* The memory the system could give this process when the first run started (MemAvailable). */
 guint64 big_alloc_available(void);

@@ -33,7 +33,7 @@ ExecOutputStats exec_output_stats(const ExecTensor *x)
     ExecOutputStats st = {0, 0, 0, INFINITY, -INFINITY, FALSE};
     gboolean floats = dtype_is_float(x->dtype);
     for (gsize k = 0; k < x->count; k++) {
-        double v = floats ? elem_get_f(x, k) : (double)elem_get_i(x, k);
+        double v = floats ? kernel_elem_get_f(x, k) : (double)kernel_elem_get_i(x, k);
         if (isnan(v))
             st.nan++;
         else if (isinf(v))
@@ -62,7 +62,7 @@ gboolean exec_outputs_equal(const Executor *a, const Executor *b, gsize *element
             if (memcmp((const char *)x->data + j * size, (const char *)y->data + j * size, size)) {
                 g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH,
                             "--check: output '%s' differs from the reference run (nothing shared, naive) at element %"
-                            G_GSIZE_FORMAT ": %.9g here, %.9g there", name, j, elem_get_f(x, j), elem_get_f(y, j));
+                            G_GSIZE_FORMAT ": %.9g here, %.9g there", name, j, kernel_elem_get_f(x, j), kernel_elem_get_f(y, j));
                 return FALSE;
             }
     }

@@ -64,7 +64,7 @@ void exec_weights_free(ExecWeights *w)
     if (!w)
         return;
     for (guint k = 0; k < w->g->tensors->len; k++)
-        big_free(w->data[k]);
+        big_alloc_free(w->data[k]);
     g_free(w->data);
     g_free(w->random);
     g_free(w);
@@ -94,7 +94,7 @@ static void fill_pseudo_random(ExecTensor *x, const char *name, gboolean weight)
     double scale = weight ? 1.0 / sqrt(MAX(fan_in, 1.0)) : 1.0;
     for (gsize k = 0; k < x->count; k++) {
         double u = uniform(&state);
-        elem_set_f(x, k, weight && x->rank <= 1 ? 0.5 + u : (2.0 * u - 1.0) * scale);
+        kernel_elem_set_f(x, k, weight && x->rank <= 1 ? 0.5 + u : (2.0 * u - 1.0) * scale);
     }
 }
 
@@ -168,7 +168,7 @@ static void fill_input(ExecTensor *x, const Tensor *t)
         gint64 v = role == INPUT_IDS         ? (gint64)(mix(&state) % (guint64)table)
                    : role == INPUT_POSITIONS ? (gint64)along
                                              : (gint64)(along < last - last / 4); /* a mask: the last quarter pads */
-        elem_set_i(x, k, v);
+        kernel_elem_set_i(x, k, v);
     }
 }
 
@@ -221,7 +221,7 @@ static void *exec_alloc(guint64 bytes, const char *what, GError **error)
     void *p = rounded >= bytes && held <= available && rounded <= available - held ? big_alloc(bytes) : NULL;
     if (p)
         return p;
-    char *want = format_bytes(bytes), *have = format_bytes(available), *taken = format_bytes(held);
+    char *want = sim_format_bytes(bytes), *have = sim_format_bytes(available), *taken = sim_format_bytes(held);
     g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "--run needs %s for %s and cannot have it (the run holds %s "
                 "already; %s were available when it started)", want, what, taken, have);
     g_free(want);
@@ -244,9 +244,9 @@ static gboolean fill_weight(Executor *e, const Tensor *t, ExecTensor *x, GError 
     if (t->value && t->value->n == x->count) {
         for (gsize k = 0; k < x->count; k++) {
             if (dtype_is_float(t->value->dtype))
-                elem_set_f(x, k, value_get_f(t->value, k));
+                kernel_elem_set_f(x, k, value_get_f(t->value, k));
             else
-                elem_set_i(x, k, value_get_i(t->value, k));
+                kernel_elem_set_i(x, k, value_get_i(t->value, k));
         }
         return TRUE;
     }
@@ -290,7 +290,7 @@ static gboolean tensor_is_value(const Tensor *t)
     return t->shape_known && (t->producer || t->is_graph_input || t->init);
 }
 
-/* The trace buffer holding each alias root, by name (trace_from_alias_map names a root's buffer after it). */
+/* The trace buffer holding each alias root, by name (alias_map_to_trace names a root's buffer after it). */
 static GHashTable *buffers_by_name(const Trace *t)
 {
     GHashTable *h = g_hash_table_new(g_str_hash, g_str_equal);
@@ -375,7 +375,7 @@ static gboolean bind(Executor *e, const AliasMap *m, GError **error)
         if (!bytes)
             continue;
         const Node *p = t->producer;
-        if (node_is_view(p, &m->layout) && node_input(p, 0) && !m->bytes[node_input(p, 0)->id]) {
+        if (liveness_node_is_view(p, &m->layout) && node_input(p, 0) && !m->bytes[node_input(p, 0)->id]) {
             e->view_of_input[k] = TRUE; /* a view of bytes outside the arena: points at them when it runs */
             continue;
         }
@@ -591,9 +591,9 @@ static void write_folded(Executor *e, const Node *n)
         ExecTensor *x = &e->tensors[y->id];
         for (gsize j = 0; j < x->count && j < y->value->n; j++) {
             if (dtype_is_float(y->value->dtype))
-                elem_set_f(x, j, value_get_f(y->value, j));
+                kernel_elem_set_f(x, j, value_get_f(y->value, j));
             else
-                elem_set_i(x, j, value_get_i(y->value, j));
+                kernel_elem_set_i(x, j, value_get_i(y->value, j));
         }
     }
 }
@@ -620,7 +620,7 @@ static gboolean run_widened(const KernelCall *call, GError **error)
         wide[k].dtype = DT_FLOAT;
         wide[k].data = t->count ? g_new(float, t->count) : NULL;
         for (gsize j = 0; k < call->n_in && j < t->count; j++)
-            ((float *)wide[k].data)[j] = (float)elem_get_f(t, j);
+            ((float *)wide[k].data)[j] = (float)kernel_elem_get_f(t, j);
         slots[k] = &wide[k];
     }
     KernelCall widened = *call;
@@ -630,7 +630,7 @@ static gboolean run_widened(const KernelCall *call, GError **error)
     for (guint k = call->n_in; ok && k < n; k++)
         if (slots[k] == &wide[k])
             for (gsize j = 0; j < wide[k].count; j++)
-                elem_set_f(call->out[k - call->n_in], j, ((const float *)wide[k].data)[j]);
+                kernel_elem_set_f(call->out[k - call->n_in], j, ((const float *)wide[k].data)[j]);
     for (guint k = 0; k < n; k++)
         g_free(slots[k] == &wide[k] ? wide[k].data : NULL);
     g_free(wide);
@@ -663,9 +663,9 @@ static gboolean runtime_shapes(Executor *e, const Node *n, GError **error)
             in_values[k] = value_new(x->dtype, x->count);
             for (gsize j = 0; j < x->count; j++) {
                 if (dtype_is_float(x->dtype))
-                    value_set_f(in_values[k], j, elem_get_f(x, j));
+                    value_set_f(in_values[k], j, kernel_elem_get_f(x, j));
                 else
-                    value_set_i(in_values[k], j, elem_get_i(x, j));
+                    value_set_i(in_values[k], j, kernel_elem_get_i(x, j));
             }
         }
     }
@@ -713,7 +713,7 @@ static gboolean runtime_shapes(Executor *e, const Node *n, GError **error)
  * was computed (IfSelect, ConcatComputed) run on whatever was. */
 static gboolean step_runs(const Executor *e, const Node *n)
 {
-    if (n->guard && (!e->computed[n->guard->id] || (elem_get_f(&e->tensors[n->guard->id], 0) != 0) != n->guard_when))
+    if (n->guard && (!e->computed[n->guard->id] || (kernel_elem_get_f(&e->tensors[n->guard->id], 0) != 0) != n->guard_when))
         return FALSE;
     for (guint k = 0; !(kernel_row(n->op) && kernel_row(n->op)->reads_computed) && k < n->inputs->len; k++) {
         const Tensor *x = node_input(n, k);
@@ -787,7 +787,7 @@ gboolean executor_run(Executor *e, gboolean poison, GError **error)
         for (guint k = 0; ok && k < n->outputs->len; k++) { /* an If folded at plan time on this condition */
             const Tensor *y = node_output(n, k);
             if (y && y->folded_on && e->tensors[y->id].count &&
-                (elem_get_f(&e->tensors[y->id], 0) != 0) != (y->folded_on == 2)) {
+                (kernel_elem_get_f(&e->tensors[y->id], 0) != 0) != (y->folded_on == 2)) {
                 char *name = g_strescape(y->name, NULL);
                 g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH,
                             "node %s: condition '%s' is %s when it runs, but the plan folded its If assuming %s (it "
@@ -828,12 +828,12 @@ void executor_free(Executor *e)
     for (guint k = 0; k < n; k++) {
         const guint8 *lent = e->weights ? e->weights->data[k] : NULL; /* the lender outlives its executors */
         if (e->own[k] != lent)
-            big_free(e->own[k]);
+            big_alloc_free(e->own[k]);
         if (e->source[k] != lent)
-            big_free(e->source[k]);
+            big_alloc_free(e->source[k]);
     }
     for (guint b = 0; b < e->plan->bins; b++)
-        big_free(e->arena[b]);
+        big_alloc_free(e->arena[b]);
     for (guint s = 0; s < e->schedule->len; s++)
         if (e->dying[s])
             g_ptr_array_unref(e->dying[s]);

@@ -112,15 +112,15 @@ gboolean kernel_fail(const KernelCall *c, GError **error, const char *fmt, ...) 
 gboolean kernel_need_float(const KernelCall *c, const ExecTensor *t, const char *what, GError **error);
 
 /* Element k of any numeric dtype, as a double or an integer; and stores. */
-double elem_get_f(const ExecTensor *t, gsize k);
-gint64 elem_get_i(const ExecTensor *t, gsize k);
-void elem_set_f(ExecTensor *t, gsize k, double v);
-void elem_set_i(ExecTensor *t, gsize k, gint64 v);
-gboolean elem_supported(DType d);
+double kernel_elem_get_f(const ExecTensor *t, gsize k);
+gint64 kernel_elem_get_i(const ExecTensor *t, gsize k);
+void kernel_elem_set_f(ExecTensor *t, gsize k, double v);
+void kernel_elem_set_i(ExecTensor *t, gsize k, gint64 v);
+gboolean kernel_elem_supported(DType d);
 
 /* Row-major strides of t aligned to an output of rank `rank` (numpy broadcasting: missing leading
  * dimensions and dimensions of 1 get stride 0). strides must hold `rank` entries. */
-void broadcast_strides(const ExecTensor *t, int rank, const gint64 *out_dims, gint64 *strides);
+void kernel_broadcast_strides(const ExecTensor *t, int rank, const gint64 *out_dims, gint64 *strides);
 /* Advances a row-major index over dims (the last dimension fastest), wrapping to all zeros at the end. */
 void kernel_index_next(gint64 *idx, const gint64 *dims, int rank);
 /* Copies bytes, through a temporary when the ranges overlap but differ. */

@@ -1,7 +1,7 @@
 /* alias-block.h — a shared memory block's bookkeeping as docs/spec.md §1 defines it: a primary
  * owner (the first tensor allocated to it) and a list of aliases; releasing the owner hands ownership to
  * the first alias; releasing an alias drops it from the list; the block is free when the last one goes.
- * trace_from_alias_map replays each root's releases through it to find when the buffer dies. Every
+ * alias_map_to_trace replays each root's releases through it to find when the buffer dies. Every
  * operation is O(1) (a queue, and an index from name to its place in it): a root may have 200,000 members. */
 #ifndef SIM_ALIAS_BLOCK_H
 #define SIM_ALIAS_BLOCK_H

@@ -11,7 +11,7 @@
 static guint64 physical(const AliasMap *m, const Tensor *t)
 {
     guint64 b = 0;
-    return tensor_physical_bytes(t, m->layout.pad_last, &b) ? b : 0;
+    return liveness_physical_bytes(t, m->layout.pad_last, &b) ? b : 0;
 }
 
 static gboolean concat_axis(const Node *n, const Tensor *y, int *axis)

@@ -52,7 +52,7 @@ void alias_index_free(AliasIndex *x)
     g_free(x);
 }
 
-gint union_find_rep(const UnionFind *u, gint t, gint64 *position)
+gint alias_index_rep(const UnionFind *u, gint t, gint64 *position)
 {
     gint64 pos = 0;
     while (u->up[t] >= 0) {
@@ -64,10 +64,10 @@ gint union_find_rep(const UnionFind *u, gint t, gint64 *position)
     return t;
 }
 
-void union_find_attach(UnionFind *u, gint child, gint parent, guint64 offset)
+void alias_index_attach(UnionFind *u, gint child, gint parent, guint64 offset)
 {
     gint64 child_pos, parent_pos;
-    gint a = union_find_rep(u, child, &child_pos), b = union_find_rep(u, parent, &parent_pos);
+    gint a = alias_index_rep(u, child, &child_pos), b = alias_index_rep(u, parent, &parent_pos);
     /* In b's coordinates the child sits at parent_pos + offset; a's members move with it. */
     gint64 shift = parent_pos + (gint64)offset - child_pos; /* a-coordinate + shift = b-coordinate */
     if (u->rank[a] > u->rank[b]) {

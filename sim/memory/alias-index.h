@@ -36,8 +36,8 @@ typedef struct AliasIndex {
 AliasIndex *alias_index_new(guint n);
 void alias_index_free(AliasIndex *x);
 /* The representative of t's set and t's position relative to it. */
-gint union_find_rep(const UnionFind *u, gint t, gint64 *position);
+gint alias_index_rep(const UnionFind *u, gint t, gint64 *position);
 /* child (the top of its set) goes under parent at `offset` bytes from parent's start. */
-void union_find_attach(UnionFind *u, gint child, gint parent, guint64 offset);
+void alias_index_attach(UnionFind *u, gint child, gint parent, guint64 offset);
 
 #endif

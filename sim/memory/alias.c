@@ -14,7 +14,7 @@ static const char *const share_names[SHARE_KIND_COUNT] = {
     "own", "noop", "inplace", "gather", "slice", "split", "concat", "concat-dedup",
 };
 
-const char *share_kind_name(ShareKind k) { return k < SHARE_KIND_COUNT ? share_names[k] : "?"; }
+const char *alias_share_kind_name(ShareKind k) { return k < SHARE_KIND_COUNT ? share_names[k] : "?"; }
 
 const char *alias_outside_reason(const Tensor *t)
 {
@@ -30,8 +30,8 @@ AliasMap *alias_map_new(const Graph *g, const GPtrArray *schedule, const LayoutO
 {
     Lifetimes l;
     memset(&l, 0, sizeof l);
-    if (!lifetimes_compute(g, schedule, layout, &l, error)) {
-        lifetimes_clear(&l);
+    if (!liveness_compute(g, schedule, layout, &l, error)) {
+        liveness_clear(&l);
         return NULL;
     }
     guint n = g->tensors->len;
@@ -85,8 +85,8 @@ gint alias_root(const AliasMap *m, gint t, guint64 *offset)
 {
     gint64 position, root_position;
     const UnionFind *u = &m->index->all;
-    gint root = u->top[union_find_rep(u, t, &position)];
-    union_find_rep(u, root, &root_position);
+    gint root = u->top[alias_index_rep(u, t, &position)];
+    alias_index_rep(u, root, &root_position);
     if (offset)
         *offset = (guint64)(position - root_position);
     return root;
@@ -95,7 +95,7 @@ gint alias_root(const AliasMap *m, gint t, guint64 *offset)
 gint alias_structural_root(const AliasMap *m, gint t)
 {
     const UnionFind *u = &m->index->structural;
-    return u->top[union_find_rep(u, t, NULL)];
+    return u->top[alias_index_rep(u, t, NULL)];
 }
 
 guint *alias_structural_deaths(const AliasMap *m)
@@ -113,7 +113,7 @@ guint *alias_structural_deaths(const AliasMap *m)
 
 gboolean alias_structural_protected(const AliasMap *m, gint t, gboolean inputs)
 {
-    gint rep = union_find_rep(&m->index->structural, t, NULL);
+    gint rep = alias_index_rep(&m->index->structural, t, NULL);
     return m->index->owned_out[rep] || (inputs && m->index->owned_in[rep]);
 }
 
@@ -151,12 +151,12 @@ gboolean alias_link(AliasMap *m, gint child, gint parent, guint64 offset, ShareK
     AliasIndex *x = m->index;
     x->next_sibling[child] = x->first_child[parent];
     x->first_child[parent] = child;
-    union_find_attach(&x->all, child, parent, offset);
+    alias_index_attach(&x->all, child, parent, offset);
     if (m->structural[child]) { /* the child's structural tree joins the parent's, with its owned members */
-        gint a = union_find_rep(&x->structural, child, NULL), b = union_find_rep(&x->structural, parent, NULL);
+        gint a = alias_index_rep(&x->structural, child, NULL), b = alias_index_rep(&x->structural, parent, NULL);
         guint out = x->owned_out[a] + x->owned_out[b], in = x->owned_in[a] + x->owned_in[b];
-        union_find_attach(&x->structural, child, parent, offset);
-        gint joined = union_find_rep(&x->structural, child, NULL);
+        alias_index_attach(&x->structural, child, parent, offset);
+        gint joined = alias_index_rep(&x->structural, child, NULL);
         x->owned_out[joined] = out;
         x->owned_in[joined] = in;
     }
@@ -193,7 +193,7 @@ static void leave(AliasMap *m, gint t, ShareKind kind)
     }
     x->first_child[t] = -1;
     /* Without bytes it takes no further part; the union-find keeps it (alias-index.h), the counts drop it. */
-    gint rep = union_find_rep(&x->structural, t, NULL);
+    gint rep = alias_index_rep(&x->structural, t, NULL);
     x->owned_out[rep] -= m->bytes[t] && x->is_owned_out[t];
     x->owned_in[rep] -= m->bytes[t] && x->is_owned_in[t];
     m->outside_saved[kind] += m->bytes[t];
@@ -214,7 +214,7 @@ void alias_note_copy(AliasMap *m, const Node *n, ShareKind kind, const char *fmt
     va_start(ap, fmt);
     char *why = g_strdup_vprintf(fmt, ap);
     va_end(ap);
-    g_ptr_array_add(m->notes, g_strdup_printf("%s: node %s copies: %s", share_kind_name(kind), n->label, why));
+    g_ptr_array_add(m->notes, g_strdup_printf("%s: node %s copies: %s", alias_share_kind_name(kind), n->label, why));
     g_free(why);
     m->copied_ops[kind]++;
     m->decided[n->index] = TRUE;
@@ -362,7 +362,7 @@ static guint root_death(const AliasMap *m, GPtrArray *members)
     return death;
 }
 
-Trace *trace_from_alias_map(const AliasMap *m, GHashTable *pins, GError **error)
+Trace *alias_map_to_trace(const AliasMap *m, GHashTable *pins, GError **error)
 {
     guint n = m->g->tensors->len, steps = MAX(m->schedule->len, 1);
     guint64 *extent = g_new0(guint64, n + 1);
@@ -491,7 +491,7 @@ char **alias_buffer_about(const AliasMap *m, const Trace *t)
         for (guint j = 0; j < MIN(count, ALIAS_ABOUT_MEMBERS); j++) {
             guint c = GPOINTER_TO_UINT(members[k]->pdata[j]);
             g_string_append_printf(s, "%s %s (%s)", j ? "," : "", ((const Tensor *)m->g->tensors->pdata[c])->name,
-                                   share_kind_name(m->link[c].kind));
+                                   alias_share_kind_name(m->link[c].kind));
         }
         if (count > ALIAS_ABOUT_MEMBERS)
             g_string_append_printf(s, " and %u more", count - ALIAS_ABOUT_MEMBERS);

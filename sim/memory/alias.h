@@ -22,7 +22,7 @@ typedef enum {
     SHARE_DEDUP,   /* a concat output nested inside an outer concat */
     SHARE_KIND_COUNT
 } ShareKind;
-const char *share_kind_name(ShareKind k);
+const char *alias_share_kind_name(ShareKind k);
 
 typedef struct {
     gint parent;     /* tensor id whose bytes this tensor lives in, or -1 */
@@ -96,8 +96,8 @@ gboolean alias_pins_parse(GHashTable *pins, const char *spec, GError **error);
 /* The trace: one buffer per root (extent, union lifetime, bin; a pinned member pins its root, which then
  * lives for the whole run, as pre-allocated tensors do) plus single-step scratch buffers for nodes whose
  * op row asks for workspace. */
-Trace *trace_from_alias_map(const AliasMap *m, GHashTable *pins, GError **error);
-/* What each buffer of the map's trace (t, from trace_from_alias_map) holds, for a reader exploring a plan:
+Trace *alias_map_to_trace(const AliasMap *m, GHashTable *pins, GError **error);
+/* What each buffer of the map's trace (t, from alias_map_to_trace) holds, for a reader exploring a plan:
  * the node that makes its root tensor (or what the tensor is: a graph input, a weight), then the tensors
  * sharing its bytes and how (noop, inplace, concat, ...), the first ALIAS_ABOUT_MEMBERS of them; a scratch
  * buffer names its node. A NULL-terminated string array (g_strfreev), or NULL when t is not this map's

@@ -22,7 +22,7 @@ static void rule_clear(gpointer p)
         g_pattern_spec_free(r->pattern);
 }
 
-void bin_rules_free(BinRules *r)
+void bins_free(BinRules *r)
 {
     if (!r)
         return;
@@ -41,7 +41,7 @@ static gboolean parse_u64(const char *s, guint64 *out)
     return !*end && !errno;
 }
 
-BinRules *bin_rules_parse(const char *text, gsize len, const char *path, GError **error)
+BinRules *bins_parse(const char *text, gsize len, const char *path, GError **error)
 {
     BinRules *r = g_new0(BinRules, 1);
     r->rules = g_array_new(FALSE, FALSE, sizeof(BinRule));
@@ -92,13 +92,13 @@ BinRules *bin_rules_parse(const char *text, gsize len, const char *path, GError 
     g_strfreev(lines);
     g_free(copy);
     if (!ok) {
-        bin_rules_free(r);
+        bins_free(r);
         return NULL;
     }
     return r;
 }
 
-BinRules *bin_rules_read_file(const char *path, GError **error)
+BinRules *bins_read_file(const char *path, GError **error)
 {
     gchar *text;
     gsize len;
@@ -106,12 +106,12 @@ BinRules *bin_rules_read_file(const char *path, GError **error)
         g_prefix_error(error, "%s: ", path);
         return NULL;
     }
-    BinRules *r = bin_rules_parse(text, len, path, error);
+    BinRules *r = bins_parse(text, len, path, error);
     g_free(text);
     return r;
 }
 
-guint *bin_rules_assign(const BinRules *r, const Graph *g, const guint64 *bytes)
+guint *bins_assign(const BinRules *r, const Graph *g, const guint64 *bytes)
 {
     guint *bins = g_new0(guint, g->tensors->len + 1);
     for (guint k = 0; k < g->tensors->len; k++) {

@@ -13,10 +13,10 @@
 typedef struct BinRules BinRules;
 
 /* Errors name FILE:LINE. */
-BinRules *bin_rules_parse(const char *text, gsize len, const char *path, GError **error);
-BinRules *bin_rules_read_file(const char *path, GError **error);
-void bin_rules_free(BinRules *r);
+BinRules *bins_parse(const char *text, gsize len, const char *path, GError **error);
+BinRules *bins_read_file(const char *path, GError **error);
+void bins_free(BinRules *r);
 /* Bin of every tensor of g (indexed by tensor id), given each tensor's physical bytes. Newly allocated. */
-guint *bin_rules_assign(const BinRules *r, const Graph *g, const guint64 *bytes);
+guint *bins_assign(const BinRules *r, const Graph *g, const guint64 *bytes);
 
 #endif

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-gboolean tensor_physical_bytes(const Tensor *t, guint64 pad_last, guint64 *out)
+gboolean liveness_physical_bytes(const Tensor *t, guint64 pad_last, guint64 *out)
 {
     guint64 n = dtype_size(t->dtype);
     for (int k = 0; k < t->rank; k++) {
@@ -14,19 +14,19 @@ gboolean tensor_physical_bytes(const Tensor *t, guint64 pad_last, guint64 *out)
                 return FALSE;
             d = round_up(d, pad_last);
         }
-        if (!size_mul(n, d, &n))
+        if (!graph_size_mul(n, d, &n))
             return FALSE;
     }
     *out = n;
     return TRUE;
 }
 
-gboolean node_is_view(const Node *n, const LayoutOptions *o)
+gboolean liveness_node_is_view(const Node *n, const LayoutOptions *o)
 {
     return n && n->op && n->op->op_class == OP_NOOP && !(o->transpose_moves && n->op->moves_data);
 }
 
-gboolean tensor_in_arena(const Tensor *t, const LayoutOptions *o)
+gboolean liveness_tensor_in_arena(const Tensor *t, const LayoutOptions *o)
 {
     if (!t->producer && !t->is_graph_input && !t->init)
         return FALSE; /* a name only ever mentioned */
@@ -39,7 +39,7 @@ gboolean tensor_in_arena(const Tensor *t, const LayoutOptions *o)
     return TRUE;
 }
 
-gboolean lifetimes_compute(const Graph *g, const GPtrArray *schedule, const LayoutOptions *o, Lifetimes *out,
+gboolean liveness_compute(const Graph *g, const GPtrArray *schedule, const LayoutOptions *o, Lifetimes *out,
                            GError **error)
 {
     guint n = g->tensors->len;
@@ -60,14 +60,14 @@ gboolean lifetimes_compute(const Graph *g, const GPtrArray *schedule, const Layo
     }
     for (guint k = 0; k < n; k++) {
         const Tensor *tensor = g->tensors->pdata[k];
-        if (!tensor_in_arena(tensor, o))
+        if (!liveness_tensor_in_arena(tensor, o))
             continue;
         if (!tensor->shape_known) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_SHAPE, "tensor '%s' has no known shape", tensor->name);
             return FALSE;
         }
         guint64 bytes;
-        if (!tensor_physical_bytes(tensor, o->pad_last, &bytes)) {
+        if (!liveness_physical_bytes(tensor, o->pad_last, &bytes)) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_SHAPE, "tensor '%s': padded byte size overflows 64 bits", tensor->name);
             return FALSE;
         }
@@ -109,7 +109,7 @@ gboolean lifetimes_compute(const Graph *g, const GPtrArray *schedule, const Layo
     return TRUE;
 }
 
-void lifetimes_clear(Lifetimes *l)
+void liveness_clear(Lifetimes *l)
 {
     g_free(l->step_of);
     g_free(l->bytes);

@@ -23,12 +23,12 @@ typedef struct {
 
 /* Whether a node's output is a view of its input's bytes: the op table's noop rows, except those whose
  * kernel moves data (Transpose) under transpose_moves. */
-gboolean node_is_view(const Node *n, const LayoutOptions *o);
+gboolean liveness_node_is_view(const Node *n, const LayoutOptions *o);
 /* Whether a tensor gets a buffer in the arena under the layout (its size aside). */
-gboolean tensor_in_arena(const Tensor *t, const LayoutOptions *o);
+gboolean liveness_tensor_in_arena(const Tensor *t, const LayoutOptions *o);
 
 /* Bytes a tensor occupies under the layout (padding included); FALSE on overflow. */
-gboolean tensor_physical_bytes(const Tensor *t, guint64 pad_last, guint64 *out);
+gboolean liveness_physical_bytes(const Tensor *t, guint64 pad_last, guint64 *out);
 
 /* Every tensor's physical bytes (0: no buffer) and own lifetime [birth, death] under a schedule. */
 typedef struct {
@@ -39,9 +39,9 @@ typedef struct {
 } Lifetimes;
 
 /* schedule: Node* in execution order (every node once, a topological order). */
-gboolean lifetimes_compute(const Graph *g, const GPtrArray *schedule, const LayoutOptions *o, Lifetimes *out,
+gboolean liveness_compute(const Graph *g, const GPtrArray *schedule, const LayoutOptions *o, Lifetimes *out,
                            GError **error);
-void lifetimes_clear(Lifetimes *l);
+void liveness_clear(Lifetimes *l);
 
 
 #endif

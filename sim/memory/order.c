@@ -47,9 +47,9 @@ OrderProblem *order_problem_new(const Graph *g, const LayoutOptions *layout, GEr
         guint64 b = 0;
         gboolean outside = t->kind == TENSOR_WEIGHT || t->kind == TENSOR_CONSTANT;
         p->root_of[k] = -1;
-        if (!t->shape_known || !tensor_in_arena(t, layout))
+        if (!t->shape_known || !liveness_tensor_in_arena(t, layout))
             continue;
-        if (!tensor_physical_bytes(t, layout->pad_last, &b)) {
+        if (!liveness_physical_bytes(t, layout->pad_last, &b)) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_SHAPE, "tensor '%s': padded byte size overflows 64 bits", t->name);
             goto fail;
         }
@@ -57,7 +57,7 @@ OrderProblem *order_problem_new(const Graph *g, const LayoutOptions *layout, GEr
             continue;
         /* A noop output is its input's root (resolved below, in topological order); others are roots. */
         const Node *prod = t->producer;
-        if (node_is_view(prod, layout) && node_input(prod, 0) && !outside)
+        if (liveness_node_is_view(prod, layout) && node_input(prod, 0) && !outside)
             continue;
         p->root_of[k] = (gint)bytes->len;
         gboolean is_kept = t->is_graph_output || outside, is_early = t->is_graph_input || outside;
@@ -68,11 +68,11 @@ OrderProblem *order_problem_new(const Graph *g, const LayoutOptions *layout, GEr
     for (guint s = 0; s < g->order->len; s++) {
         const Node *n = g->order->pdata[s];
         const Tensor *x = node_input(n, 0), *y = node_output(n, 0);
-        if (!node_is_view(n, layout) || !x || !y || p->root_of[y->id] >= 0)
+        if (!liveness_node_is_view(n, layout) || !x || !y || p->root_of[y->id] >= 0)
             continue;
         guint64 bx = 0, by = 0;
-        tensor_physical_bytes(x, layout->pad_last, &bx);
-        tensor_physical_bytes(y, layout->pad_last, &by);
+        liveness_physical_bytes(x, layout->pad_last, &bx);
+        liveness_physical_bytes(y, layout->pad_last, &by);
         if (p->root_of[x->id] >= 0 && bx == by) {
             p->root_of[y->id] = p->root_of[x->id];
             if (y->is_graph_output)
@@ -130,7 +130,7 @@ OrderProblem *order_problem_new(const Graph *g, const LayoutOptions *layout, GEr
                 const Node *cn = t->consumers->pdata[c];
                 const Tensor *co = node_output(cn, 0);
                 guint64 cb = 0;
-                if (cn->op && cn->op->elementwise && co && tensor_physical_bytes(co, layout->pad_last, &cb) &&
+                if (cn->op && cn->op->elementwise && co && liveness_physical_bytes(co, layout->pad_last, &cb) &&
                     cb == p->root_bytes[r])
                     p->inplace_bonus[k] = MAX(p->inplace_bonus[k], p->root_bytes[r] / 8);
             }
@@ -250,9 +250,9 @@ guint64 order_freed_bytes(const OrderProblem *p, guint node, const guint *remain
 
 /* ---- the heap ---- */
 
-void heap_init(ScoreHeap *h) { h->items = g_array_new(FALSE, FALSE, sizeof(HeapItem)); }
+void order_heap_init(ScoreHeap *h) { h->items = g_array_new(FALSE, FALSE, sizeof(HeapItem)); }
 
-void heap_clear(ScoreHeap *h)
+void order_heap_clear(ScoreHeap *h)
 {
     if (h->items)
         g_array_unref(h->items);
@@ -264,7 +264,7 @@ static gboolean above(const HeapItem *a, const HeapItem *b)
     return a->score > b->score || (a->score == b->score && a->node < b->node);
 }
 
-void heap_push(ScoreHeap *h, gint64 score, guint node, guint version)
+void order_heap_push(ScoreHeap *h, gint64 score, guint node, guint version)
 {
     HeapItem it = {score, node, version};
     g_array_append_val(h->items, it);
@@ -280,7 +280,7 @@ void heap_push(ScoreHeap *h, gint64 score, guint node, guint version)
     }
 }
 
-gboolean heap_pop(ScoreHeap *h, HeapItem *out)
+gboolean order_heap_pop(ScoreHeap *h, HeapItem *out)
 {
     if (!h->items->len)
         return FALSE;
@@ -311,17 +311,17 @@ void order_by_score(const OrderProblem *p, OrderScoreFn score, gboolean rescore_
     guint *preds = g_memdup2(p->n_preds, (p->n + 1) * sizeof(guint));
     guint *remaining = g_memdup2(p->root_uses, (p->n_roots + 1) * sizeof(guint)), placed = 0;
     ScoreHeap heap;
-    heap_init(&heap);
+    order_heap_init(&heap);
     for (guint k = 0; k < p->n; k++)
         if (!preds[k])
-            heap_push(&heap, score(p, k, remaining), k, 0);
+            order_heap_push(&heap, score(p, k, remaining), k, 0);
     HeapItem it;
-    while (heap_pop(&heap, &it)) {
+    while (order_heap_pop(&heap, &it)) {
         guint k = it.node;
         if (rescore_on_pop) {
             gint64 now = score(p, k, remaining);
             if (now != it.score) { /* stale: back in at its current score */
-                heap_push(&heap, now, k, 0);
+                order_heap_push(&heap, now, k, 0);
                 continue;
             }
         }
@@ -331,10 +331,10 @@ void order_by_score(const OrderProblem *p, OrderScoreFn score, gboolean rescore_
         for (guint j = 0; j < p->succs[k]->len; j++) {
             guint s = g_array_index(p->succs[k], guint, j);
             if (--preds[s] == 0)
-                heap_push(&heap, score(p, s, remaining), s, 0);
+                order_heap_push(&heap, score(p, s, remaining), s, 0);
         }
     }
-    heap_clear(&heap);
+    order_heap_clear(&heap);
     g_free(preds);
     g_free(remaining);
 }

@@ -34,7 +34,7 @@ typedef struct {
     guint64 budget_states;  /* optimal: states explored at most */
     double budget_seconds;  /* optimal: wall time at most */
     /* optimal: the orders whose best peak is the incumbent to beat (NULL-terminated, normally the registry's
-     * order_registry; NULL: none, optimal starts unbounded). Handed down: this room cannot name the registry. */
+     * registry_order; NULL: none, optimal starts unbounded). Handed down: this room cannot name the registry. */
     const struct OrderStrategy *const *incumbents;
 } OrderProblem;
 
@@ -64,10 +64,10 @@ typedef struct {
     guint node;
     guint version;
 } HeapItem;
-void heap_init(ScoreHeap *h);
-void heap_clear(ScoreHeap *h);
-void heap_push(ScoreHeap *h, gint64 score, guint node, guint version);
-gboolean heap_pop(ScoreHeap *h, HeapItem *out);
+void order_heap_init(ScoreHeap *h);
+void order_heap_clear(ScoreHeap *h);
+void order_heap_push(ScoreHeap *h, gint64 score, guint node, guint version);
+gboolean order_heap_pop(ScoreHeap *h, HeapItem *out);
 
 /* Bytes a node would free if it ran now: roots it reads whose remaining uses it exhausts. `remaining`
  * counts consuming nodes (edges: FALSE) or consuming edges (edges: TRUE). */

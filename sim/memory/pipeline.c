@@ -33,7 +33,7 @@ gboolean pipeline_trace(const Graph *g, const PipelineRecipe *r, PipelineResult 
     if (!out->aliases)
         return FALSE;
     if (r->bins) {
-        guint *bins = bin_rules_assign(r->bins, g, out->aliases->bytes);
+        guint *bins = bins_assign(r->bins, g, out->aliases->bytes);
         memcpy(out->aliases->bin, bins, g->tensors->len * sizeof(guint));
         g_free(bins);
     }
@@ -47,7 +47,7 @@ gboolean pipeline_trace(const Graph *g, const PipelineRecipe *r, PipelineResult 
             return FALSE;
         }
     mark(r, "sharing");
-    out->trace = trace_from_alias_map(out->aliases, r->pins, error);
+    out->trace = alias_map_to_trace(out->aliases, r->pins, error);
     mark(r, "trace");
     return out->trace != NULL;
 }

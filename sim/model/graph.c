@@ -19,11 +19,11 @@ const char *attr_type_name(AttrType t) { return t < ATTR_TYPE_COUNT ? attr_type_
 
 /* ---------- checked sizes ---------- */
 
-gboolean size_mul(guint64 a, guint64 b, guint64 *out) { return g_uint64_checked_mul(out, a, b); }
+gboolean graph_size_mul(guint64 a, guint64 b, guint64 *out) { return g_uint64_checked_mul(out, a, b); }
 
-gboolean size_add(guint64 a, guint64 b, guint64 *out) { return g_uint64_checked_add(out, a, b); }
+gboolean graph_size_add(guint64 a, guint64 b, guint64 *out) { return g_uint64_checked_add(out, a, b); }
 
-GBytes *bytes_new_terminated(const void *data, gsize len)
+GBytes *graph_bytes_new_terminated(const void *data, gsize len)
 {
     char *buf = g_malloc(len + 1);
     if (len)
@@ -32,7 +32,7 @@ GBytes *bytes_new_terminated(const void *data, gsize len)
     return g_bytes_new_take(buf, len);
 }
 
-char *dims_to_string(int rank, const gint64 *dims)
+char *graph_dims_to_string(int rank, const gint64 *dims)
 {
     GString *s = g_string_new("[");
     for (int k = 0; k < rank; k++)
@@ -169,7 +169,7 @@ Value *tensor_data_value(const TensorData *t)
         return NULL;
     guint64 n = 1;
     for (int k = 0; k < t->rank; k++)
-        if (t->dims[k] < 0 || !size_mul(n, (guint64)t->dims[k], &n))
+        if (t->dims[k] < 0 || !graph_size_mul(n, (guint64)t->dims[k], &n))
             return NULL;
     if (n > VALUE_MAX_ELEMENTS)
         return NULL;
@@ -206,7 +206,7 @@ Attr *attr_new_float(const char *name, float v)
 Attr *attr_new_string(const char *name, const char *v)
 {
     Attr *a = attr_new(name, ATTR_STRING);
-    a->s = bytes_new_terminated(v, strlen(v));
+    a->s = graph_bytes_new_terminated(v, strlen(v));
     return a;
 }
 
@@ -760,7 +760,7 @@ gboolean node_attr_string(const Node *n, const char *name, const char *dflt, con
     const Attr *a = typed_attr(n, name, ATTR_STRING, error, &ok);
     *out = dflt;
     if (a) {
-        /* Attribute strings are made with bytes_new_terminated, so they read as C strings. */
+        /* Attribute strings are made with graph_bytes_new_terminated, so they read as C strings. */
         const char *s = g_bytes_get_data(a->s, NULL);
         *out = s ? s : "";
     }

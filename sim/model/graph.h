@@ -261,11 +261,11 @@ gint64 model_onnx_opset(const Model *m);
 void model_set_opset(Model *m, const char *domain, gint64 version);
 
 /* Checked arithmetic on sizes: FALSE on overflow. */
-gboolean size_mul(guint64 a, guint64 b, guint64 *out);
-gboolean size_add(guint64 a, guint64 b, guint64 *out);
+gboolean graph_size_mul(guint64 a, guint64 b, guint64 *out);
+gboolean graph_size_add(guint64 a, guint64 b, guint64 *out);
 /* Bytes that are also readable as a C string (a NUL follows the last byte, outside the length). */
-GBytes *bytes_new_terminated(const void *data, gsize len);
+GBytes *graph_bytes_new_terminated(const void *data, gsize len);
 /* "[1,3,224,224]", newly allocated. */
-char *dims_to_string(int rank, const gint64 *dims);
+char *graph_dims_to_string(int rank, const gint64 *dims);
 
 #endif

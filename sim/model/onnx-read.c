@@ -23,7 +23,7 @@ static gboolean element_count(const char *what, const char *name, int rank, cons
                         " (negative)", what, name, k, dims[k]);
             return FALSE;
         }
-        if (!size_mul(n, (guint64)dims[k], &n)) {
+        if (!graph_size_mul(n, (guint64)dims[k], &n)) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT,
                         "%s '%s': element count overflows 64 bits", what, name);
             return FALSE;
@@ -73,7 +73,7 @@ static TensorData *read_tensor(const Onnx__TensorProto *tp, const char *what, GE
     }
     guint size = dtype_size(dt);
     guint64 want_bytes = 0;
-    if (size && !size_mul(n, size, &want_bytes)) {
+    if (size && !graph_size_mul(n, size, &want_bytes)) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "%s '%s': byte size overflows 64 bits", what, name);
         tensor_data_free(t);
         return NULL;
@@ -179,7 +179,7 @@ static GPtrArray *bytes_array(const ProtobufCBinaryData *items, size_t n)
 {
     GPtrArray *a = g_ptr_array_new_with_free_func((GDestroyNotify)g_bytes_unref);
     for (size_t k = 0; k < n; k++)
-        g_ptr_array_add(a, bytes_new_terminated(items[k].data, items[k].len));
+        g_ptr_array_add(a, graph_bytes_new_terminated(items[k].data, items[k].len));
     return a;
 }
 
@@ -238,7 +238,7 @@ static Attr *read_attr(const Onnx__AttributeProto *ap, const char *node_label, i
     switch (type) {
     case ATTR_FLOAT: a->f = ap->f; break;
     case ATTR_INT: a->i = ap->i; break;
-    case ATTR_STRING: a->s = bytes_new_terminated(ap->s.data, ap->s.len); break;
+    case ATTR_STRING: a->s = graph_bytes_new_terminated(ap->s.data, ap->s.len); break;
     case ATTR_FLOATS:
         a->floats = g_array_sized_new(FALSE, FALSE, sizeof(float), ap->n_floats);
         g_array_append_vals(a->floats, ap->floats, ap->n_floats);

@@ -20,7 +20,7 @@ gboolean shape_numel(int rank, const gint64 *dims, guint64 *out)
 {
     guint64 n = 1;
     for (int k = 0; k < rank; k++)
-        if (dims[k] < 0 || !size_mul(n, (guint64)dims[k], &n))
+        if (dims[k] < 0 || !graph_size_mul(n, (guint64)dims[k], &n))
             return FALSE;
     *out = n;
     return TRUE;
@@ -74,7 +74,7 @@ gint64 infer_dynamic_dim(Node *n, guint k, gint64 derived, int axis, const char 
     return probing == 1 ? dim + 1 : probing == 2 ? 0 : dim;
 }
 
-gboolean value_fits(int rank, const gint64 *dims)
+gboolean infer_value_fits(int rank, const gint64 *dims)
 {
     guint64 n;
     return shape_numel(rank, dims, &n) && n <= VALUE_MAX_ELEMENTS && n <= values_left;
@@ -91,7 +91,7 @@ gboolean infer_input(const Node *n, guint k, Tensor **out, GError **error)
     return TRUE;
 }
 
-gboolean tensor_set_shape(Tensor *t, DType dtype, int rank, const gint64 *dims, gboolean allow_unsized,
+gboolean infer_set_shape(Tensor *t, DType dtype, int rank, const gint64 *dims, gboolean allow_unsized,
                           GError **error)
 {
     if (rank < 0 || rank > MAX_RANK) {
@@ -102,7 +102,7 @@ gboolean tensor_set_shape(Tensor *t, DType dtype, int rank, const gint64 *dims, 
     guint64 numel, bytes = 0;
     for (int d = 0; d < rank; d++) {
         if (dims[d] < 0) {
-            char *s = dims_to_string(rank, dims);
+            char *s = graph_dims_to_string(rank, dims);
             g_set_error(error, SIM_ERROR, SIM_ERROR_SHAPE, "tensor '%s' would have a negative dimension: %s",
                         t->name, s);
             g_free(s);
@@ -114,8 +114,8 @@ gboolean tensor_set_shape(Tensor *t, DType dtype, int rank, const gint64 *dims, 
                     "tensor '%s' has element type %s, which has no fixed byte size", t->name, dtype_name(dtype));
         return FALSE;
     }
-    if (!shape_numel(rank, dims, &numel) || !size_mul(numel, dtype_size(dtype), &bytes)) {
-        char *s = dims_to_string(rank, dims);
+    if (!shape_numel(rank, dims, &numel) || !graph_size_mul(numel, dtype_size(dtype), &bytes)) {
+        char *s = graph_dims_to_string(rank, dims);
         g_set_error(error, SIM_ERROR, SIM_ERROR_SHAPE, "tensor '%s' %s of %s: byte size overflows 64 bits",
                     t->name, s, dtype_name(dtype));
         g_free(s);
@@ -137,7 +137,7 @@ gboolean infer_set_output(Node *n, guint k, DType dtype, int rank, const gint64 
     Tensor *t = node_output(n, k);
     if (!t)
         return TRUE;
-    if (!tensor_set_shape(t, dtype, rank, dims, FALSE, error)) {
+    if (!infer_set_shape(t, dtype, rank, dims, FALSE, error)) {
         g_prefix_error(error, "node %s: ", n->label);
         return FALSE;
     }
@@ -267,7 +267,7 @@ gboolean infer_broadcast(const Node *n, int ra, const gint64 *a, int rb, const g
         gint64 da = k - (r - ra) >= 0 ? a[k - (r - ra)] : 1;
         gint64 db = k - (r - rb) >= 0 ? b[k - (r - rb)] : 1;
         if (da != db && da != 1 && db != 1) {
-            char *sa = dims_to_string(ra, a), *sb = dims_to_string(rb, b);
+            char *sa = graph_dims_to_string(ra, a), *sb = graph_dims_to_string(rb, b);
             infer_fail(error, n, "shapes %s and %s do not broadcast (dimension %d: %" G_GINT64_FORMAT " vs %"
                        G_GINT64_FORMAT ")", sa, sb, k, da, db);
             g_free(sa);
@@ -280,7 +280,7 @@ gboolean infer_broadcast(const Node *n, int ra, const gint64 *a, int rb, const g
     return TRUE;
 }
 
-gsize broadcast_source(int rank, const gint64 *dims, int in_rank, const gint64 *in_dims, gsize flat)
+gsize infer_broadcast_source(int rank, const gint64 *dims, int in_rank, const gint64 *in_dims, gsize flat)
 {
     gsize src = 0, stride = 1;
     for (int k = rank - 1; k >= 0; k--) {

@@ -14,7 +14,7 @@ gboolean infer_fail(GError **error, const Node *n, const char *fmt, ...) G_GNUC_
 gboolean infer_input(const Node *n, guint k, Tensor **out, GError **error);
 /* Records dtype and shape of a tensor, checking that no dimension is negative and that the byte size
  * fits 64 bits; element types without a fixed size are refused unless allow_unsized. */
-gboolean tensor_set_shape(Tensor *t, DType dtype, int rank, const gint64 *dims, gboolean allow_unsized,
+gboolean infer_set_shape(Tensor *t, DType dtype, int rank, const gint64 *dims, gboolean allow_unsized,
                           GError **error);
 /* Records dtype and shape of output k (skipped when that output is omitted), checking that the byte
  * size fits 64 bits and no dimension is negative. */
@@ -39,13 +39,13 @@ gboolean infer_broadcast(const Node *n, int ra, const gint64 *a, int rb, const g
                          gint64 *out, GError **error);
 /* Flat index into an input of shape (in_rank, in_dims) for output element `flat` of shape
  * (rank, dims), under broadcasting. */
-gsize broadcast_source(int rank, const gint64 *dims, int in_rank, const gint64 *in_dims, gsize flat);
+gsize infer_broadcast_source(int rank, const gint64 *dims, int in_rank, const gint64 *in_dims, gsize flat);
 
 /* Element count of a shape; FALSE on overflow. */
 gboolean shape_numel(int rank, const gint64 *dims, guint64 *out);
 /* TRUE when a value with this shape may be materialised (VALUE_MAX_ELEMENTS, and what is left of the
  * total: infer_values_limit). Ops ask before computing a value, so one past the total costs nothing. */
-gboolean value_fits(int rank, const gint64 *dims);
+gboolean infer_value_fits(int rank, const gint64 *dims);
 /* The total of value elements this thread may still keep (shape_infer sets it; G_MAXUINT64: no limit). */
 void infer_values_limit(guint64 total);
 /* Takes n elements from the total: FALSE (and nothing taken) when fewer are left. */
@@ -75,7 +75,7 @@ gboolean infer_took_most(void);
 /* Element k's range: an exact value, or the range propagated to t (ranges.c); FALSE when unbounded. */
 gboolean infer_range_at(const Tensor *t, gsize k, double *lo, double *hi);
 /* The ranges of n's outputs from its inputs', where n's op has a rule (ranges.c). */
-void range_node(Node *n);
+void ranges_node(Node *n);
 /* Whether input k is present and data-dependent. */
 static inline gboolean infer_input_dynamic(const Node *n, guint k)
 {

@@ -178,7 +178,7 @@ static const OpInfo op_rows[] = {
     OP("Gemm", OP_COMPUTE, 2, 3, 1, 1, infer_gemm),
     OP("Einsum", OP_COMPUTE, 1, -1, 1, 1, infer_einsum),
     {.name = "Conv", .op_class = OP_COMPUTE, .min_inputs = 2, .max_inputs = 3, .min_outputs = 1, .max_outputs = 1,
-     .infer = infer_conv, .scratch = conv_im2col_scratch},
+     .infer = infer_conv, .scratch = ops_conv_im2col_scratch},
     OP("ConvTranspose", OP_COMPUTE, 2, 3, 1, 1, infer_conv_transpose),
     OP("MaxPool", OP_COMPUTE, 1, 1, 1, 2, infer_pool),
     OP("AveragePool", OP_COMPUTE, 1, 1, 1, 1, infer_pool),
@@ -188,11 +188,11 @@ static const OpInfo op_rows[] = {
     OP("GlobalLpPool", OP_COMPUTE, 1, 1, 1, 1, infer_global_pool),
     /* recurrent layers (every input past X, W, R and every output optional) */
     {.name = "LSTM", .op_class = OP_COMPUTE, .min_inputs = 3, .max_inputs = 8, .min_outputs = 0, .max_outputs = 3,
-     .infer = infer_recurrent, .scratch = recurrent_scratch},
+     .infer = infer_recurrent, .scratch = ops_recurrent_scratch},
     {.name = "GRU", .op_class = OP_COMPUTE, .min_inputs = 3, .max_inputs = 6, .min_outputs = 0, .max_outputs = 2,
-     .infer = infer_recurrent, .scratch = recurrent_scratch},
+     .infer = infer_recurrent, .scratch = ops_recurrent_scratch},
     {.name = "RNN", .op_class = OP_COMPUTE, .min_inputs = 3, .max_inputs = 6, .min_outputs = 0, .max_outputs = 2,
-     .infer = infer_recurrent, .scratch = recurrent_scratch},
+     .infer = infer_recurrent, .scratch = ops_recurrent_scratch},
     /* normalisation, softmax, reductions */
     OP("BatchNormalization", OP_COMPUTE, 5, 5, 1, 5, infer_batch_norm),
     OP("LayerNormalization", OP_COMPUTE, 2, 3, 1, 3, infer_layer_norm),
@@ -239,10 +239,10 @@ static const OpInfo op_rows[] = {
     OP("Range", OP_COMPUTE, 3, 3, 1, 1, infer_range),
     /* control flow: one compute op each, shapes from the file */
     {.name = "If", .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1, .min_outputs = 1, .max_outputs = -1,
-     .infer = infer_control, .fold = fold_if},
+     .infer = infer_control, .fold = infer_fold_if},
     /* M and cond are both optional */
     {.name = "Loop", .op_class = OP_COMPUTE, .min_inputs = 0, .max_inputs = -1, .min_outputs = 1, .max_outputs = -1,
-     .infer = infer_control, .fold = fold_loop},
+     .infer = infer_control, .fold = infer_fold_loop},
     OP("Scan", OP_COMPUTE, 1, -1, 1, -1, infer_control),
 };
 
@@ -255,12 +255,12 @@ static const OpInfo internal_rows[] = {
      .infer = infer_unary, .elementwise = TRUE, .unary = f_silu},
     /* Conv(X, W, B) + Sum, accumulated into output 0, which may take Sum's bytes (input 4) */
     {.name = "FusedConv", .op_class = OP_COMPUTE, .min_inputs = 4, .max_inputs = 4, .min_outputs = 1, .max_outputs = 1,
-     .infer = infer_fused_conv, .scratch = conv_im2col_scratch,
+     .infer = infer_fused_conv, .scratch = ops_conv_im2col_scratch,
      .inplace_input = 4},
     /* an If's outputs from the branch its data-dependent condition takes (ops-control.c's fold_if_both) */
     {.name = "IfSelect", .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = -1, .min_outputs = 0, .max_outputs = -1,
      .infer = infer_if_select},
-    /* a Loop's scan output from the iterations that ran (a trip count only running decides: fold_loop) */
+    /* a Loop's scan output from the iterations that ran (a trip count only running decides: infer_fold_loop) */
     {.name = "ConcatComputed", .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = -1, .min_outputs = 1,
      .max_outputs = 1, .infer = infer_concat_computed},
 };

@@ -1,6 +1,6 @@
 /* ops-control.c — If, Loop and Scan. An If whose condition is known before running (a constant, or shape
- * arithmetic folded at plan time) is replaced by the branch it takes (fold_if), and a Loop whose trip
- * count is known and whose body never stops by itself is unrolled (fold_loop): their nodes are then
+ * arithmetic folded at plan time) is replaced by the branch it takes (infer_fold_if), and a Loop whose trip
+ * count is known and whose body never stops by itself is unrolled (infer_fold_loop): their nodes are then
  * planned and run like any others. Otherwise the bodies are kept in the graph model, and planning treats
  * such a node as one compute op: its output shapes come from the file (value_info or graph output
  * types, with symbolic dims bound), or for If from the then-branch's declared outputs. */
@@ -133,7 +133,7 @@ static gboolean fold_if_both(Graph *g, Node *n, Tensor *cond, GError **error)
     return ok;
 }
 
-gboolean fold_if(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error)
+gboolean infer_fold_if(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error)
 {
     (void)opset;
     *folded = FALSE;
@@ -175,7 +175,7 @@ gboolean fold_if(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **err
     return ok;
 }
 
-/* ConcatComputed (sim's own op, made by fold_loop for a trip count only running decides): its inputs, of one
+/* ConcatComputed (sim's own op, made by infer_fold_loop for a trip count only running decides): its inputs, of one
  * shape, along axis 0 — planned as all of them, data-dependent: the kernel takes those computed this run. */
 gboolean infer_concat_computed(const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
@@ -260,7 +260,7 @@ static gboolean body_keeps_going(const Graph *body)
  * 200 Loops each at a per-Loop cap were 20 million nodes (5.8 GB) from a 33 KB model. */
 #define LOOP_UNROLL_MAX_NODES 100000
 
-gboolean fold_loop(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error)
+gboolean infer_fold_loop(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error)
 {
     *folded = FALSE;
     const Attr *body_attr = node_attr(n, "body");

@@ -224,7 +224,7 @@ gboolean infer_global_pool(const OpInfo *op, Node *n, gint64 opset, GError **err
 /* Conv's im2col workspace (the executor lowers Conv to im2col + sgemm, one group at a time):
  * (C/group x kernel elements) x output positions floats; none for a 1x1, stride-1, unpadded Conv, which
  * is a plain matrix product. */
-guint64 conv_im2col_scratch(const Node *n)
+guint64 ops_conv_im2col_scratch(const Node *n)
 {
     const Tensor *x = node_input(n, 0), *w = node_input(n, 1), *y = node_output(n, 0);
     if (!x || !w || !y || !x->shape_known || !w->shape_known || !y->shape_known || w->rank < 3)
@@ -246,5 +246,5 @@ guint64 conv_im2col_scratch(const Node *n)
         rows *= (guint64)w->dims[k];
     for (int k = 2; k < y->rank; k++)
         cols *= (guint64)y->dims[k];
-    return size_mul(rows, cols, &bytes) && size_mul(bytes, sizeof(float), &bytes) ? bytes : 0;
+    return graph_size_mul(rows, cols, &bytes) && graph_size_mul(bytes, sizeof(float), &bytes) ? bytes : 0;
 }

@@ -123,8 +123,8 @@ gboolean infer_nms(const OpInfo *op, Node *n, gint64 opset, GError **error)
     else if (most_t->value && most_t->value->n == 1 && !most_t->dynamic)
         per_class = MAX(0, MIN(per_class, value_get_i(most_t->value, 0)));
     guint64 kept;
-    if (!size_mul((guint64)boxes->dims[0], (guint64)scores->dims[1], &kept) ||
-        !size_mul(kept, (guint64)per_class, &kept) || kept > G_MAXINT64)
+    if (!graph_size_mul((guint64)boxes->dims[0], (guint64)scores->dims[1], &kept) ||
+        !graph_size_mul(kept, (guint64)per_class, &kept) || kept > G_MAXINT64)
         return infer_fail(error, n, "batch x classes x boxes overflows 64 bits");
     gint64 out[2] = {infer_dynamic_dim(n, 0, (gint64)kept, 0,
                                        "NonMaxSuppression: at most batch x classes x boxes kept per class"), 3};

@@ -34,7 +34,7 @@ static void fold_nary(const OpInfo *op, Node *n, int rank, const gint64 *dims, D
         if (!t->value)
             return;
     }
-    if (!op->binary || !value_fits(rank, dims))
+    if (!op->binary || !infer_value_fits(rank, dims))
         return;
     guint64 numel;
     shape_numel(rank, dims, &numel);
@@ -42,12 +42,12 @@ static void fold_nary(const OpInfo *op, Node *n, int rank, const gint64 *dims, D
     Value *v = value_new(dtype, numel);
     for (gsize e = 0; e < numel; e++) {
         Tensor *t0 = n->inputs->pdata[0];
-        gsize s0 = broadcast_source(rank, dims, t0->rank, t0->dims, e);
+        gsize s0 = infer_broadcast_source(rank, dims, t0->rank, t0->dims, e);
         gint64 acc_i = value_get_i(t0->value, s0);
         double acc_f = value_get_f(t0->value, s0);
         for (guint k = 1; k < count; k++) {
             Tensor *t = n->inputs->pdata[k];
-            gsize s = broadcast_source(rank, dims, t->rank, t->dims, e);
+            gsize s = infer_broadcast_source(rank, dims, t->rank, t->dims, e);
             if (integer)
                 acc_i = op->binary_int(acc_i, value_get_i(t->value, s));
             else
@@ -99,14 +99,14 @@ gboolean infer_where(const OpInfo *op, Node *n, gint64 opset, GError **error)
         !infer_broadcast(n, r1, d1, y->rank, y->dims, &r2, d2, error) ||
         !infer_set_output(n, 0, x->dtype, r2, d2, error))
         return FALSE;
-    if (c->value && x->value && y->value && value_fits(r2, d2)) {
+    if (c->value && x->value && y->value && infer_value_fits(r2, d2)) {
         guint64 numel;
         shape_numel(r2, d2, &numel);
         Value *v = value_new(x->dtype, numel);
         for (gsize e = 0; e < numel; e++) {
-            gboolean pick_x = value_get_i(c->value, broadcast_source(r2, d2, c->rank, c->dims, e)) != 0;
+            gboolean pick_x = value_get_i(c->value, infer_broadcast_source(r2, d2, c->rank, c->dims, e)) != 0;
             Tensor *src = pick_x ? x : y;
-            gsize s = broadcast_source(r2, d2, src->rank, src->dims, e);
+            gsize s = infer_broadcast_source(r2, d2, src->rank, src->dims, e);
             value_copy_element(v, e, src->value, s);
         }
         infer_set_value(n, 0, v);

@@ -26,7 +26,7 @@ INFER_FN(infer_fused_conv);
 INFER_FN(infer_conv_transpose);
 INFER_FN(infer_pool);
 INFER_FN(infer_global_pool);
-guint64 conv_im2col_scratch(const Node *n);
+guint64 ops_conv_im2col_scratch(const Node *n);
 /* ops-dynamic.c */
 INFER_FN(infer_nonzero);
 INFER_FN(infer_compress);
@@ -35,7 +35,7 @@ INFER_FN(infer_nms);
 INFER_FN(infer_roi_align);
 /* ops-recurrent.c */
 INFER_FN(infer_recurrent);
-guint64 recurrent_scratch(const Node *n);
+guint64 ops_recurrent_scratch(const Node *n);
 /* ops-norm.c */
 INFER_FN(infer_batch_norm);
 INFER_FN(infer_layer_norm);
@@ -76,7 +76,7 @@ INFER_FN(infer_eye_like);
 INFER_FN(infer_control);
 INFER_FN(infer_if_select);
 INFER_FN(infer_concat_computed);
-gboolean fold_if(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error);
-gboolean fold_loop(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error);
+gboolean infer_fold_if(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error);
+gboolean infer_fold_loop(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error);
 
 #endif

@@ -72,7 +72,7 @@ gboolean infer_constant(const OpInfo *op, Node *n, gint64 opset, GError **error)
     int rank = (is_float || is_int) ? 0 : 1;
     if (!infer_set_output(n, 0, dt, rank, &len, error))
         return FALSE;
-    if (!value_fits(rank, &len))
+    if (!infer_value_fits(rank, &len))
         return TRUE;
     Value *v = value_new(dt, (gsize)len);
     for (gint64 k = 0; k < len; k++) {
@@ -133,7 +133,7 @@ gboolean infer_constant_of_shape(const OpInfo *op, Node *n, gint64 opset, GError
         value_free(fill);
         return FALSE;
     }
-    if (value_fits(rank, dims)) {
+    if (infer_value_fits(rank, dims)) {
         guint64 numel;
         shape_numel(rank, dims, &numel);
         Value *v = value_new(dt, numel);
@@ -175,7 +175,7 @@ gboolean infer_range(const OpInfo *op, Node *n, gint64 opset, GError **error)
     }
     if (!infer_set_output(n, 0, start->dtype, 1, &count, error))
         return FALSE;
-    if (value_fits(1, &count)) {
+    if (infer_value_fits(1, &count)) {
         Value *v = value_new(start->dtype, (gsize)count);
         double step_f = value_get_f(delta, 0);
         gint64 step_i = value_get_i(delta, 0);
@@ -203,12 +203,12 @@ gboolean infer_expand(const OpInfo *op, Node *n, gint64 opset, GError **error)
         !infer_broadcast(n, x->rank, x->dims, rank, dims, &out_rank, out, error) ||
         !infer_set_output(n, 0, x->dtype, out_rank, out, error))
         return FALSE;
-    if (x->value && value_fits(out_rank, out)) {
+    if (x->value && infer_value_fits(out_rank, out)) {
         guint64 numel;
         shape_numel(out_rank, out, &numel);
         Value *v = value_new(x->dtype, numel);
         for (gsize e = 0; e < numel; e++) {
-            gsize s = broadcast_source(out_rank, out, x->rank, x->dims, e);
+            gsize s = infer_broadcast_source(out_rank, out, x->rank, x->dims, e);
             value_copy_element(v, e, x->value, s);
         }
         infer_set_value(n, 0, v);
@@ -231,13 +231,13 @@ gboolean infer_tile(const OpInfo *op, Node *n, gint64 opset, GError **error)
         return infer_fail(error, n, "repeats has %d entries for rank %d", rank, x->rank);
     for (int k = 0; k < rank; k++) {
         guint64 d;
-        if (!size_mul((guint64)x->dims[k], (guint64)reps[k], &d) || d > G_MAXINT64)
+        if (!graph_size_mul((guint64)x->dims[k], (guint64)reps[k], &d) || d > G_MAXINT64)
             return infer_fail(error, n, "tiled dimension %d overflows", k);
         out[k] = (gint64)d;
     }
     if (!infer_set_output(n, 0, x->dtype, rank, out, error))
         return FALSE;
-    if (x->value && value_fits(rank, out)) {
+    if (x->value && infer_value_fits(rank, out)) {
         guint64 numel;
         shape_numel(rank, out, &numel);
         Value *v = value_new(x->dtype, numel);

@@ -57,7 +57,7 @@ gboolean infer_reshape(const OpInfo *op, Node *n, gint64 opset, GError **error)
             ok = infer_fail(error, n, "target dimension %d is %" G_GINT64_FORMAT, k, d);
         }
         dims[k] = d;
-        if (ok && !size_mul(known, (guint64)d, &known))
+        if (ok && !graph_size_mul(known, (guint64)d, &known))
             ok = infer_fail(error, n, "target shape's element count overflows 64 bits");
     }
     g_array_unref(shape);
@@ -74,7 +74,7 @@ gboolean infer_reshape(const OpInfo *op, Node *n, gint64 opset, GError **error)
         goto mismatch;
     return set_view(n, x, rank, dims, error);
 mismatch: {
-    char *from = dims_to_string(x->rank, x->dims), *to = dims_to_string(rank, dims);
+    char *from = graph_dims_to_string(x->rank, x->dims), *to = graph_dims_to_string(rank, dims);
     if (infer_at >= 0)
         infer_fail(error, n, "cannot reshape '%s' %s (%" G_GUINT64_FORMAT " elements) to %s with -1 at %d: "
                    "element counts differ", x->name, from, numel, to, infer_at);
@@ -231,9 +231,9 @@ static gboolean infer_depth_space(Node *n, gboolean to_space, GError **error)
     /* b^2 channels move into (or come out of) each position: b may be no larger than the axes it divides
      * (so b * b cannot overflow), and SpaceToDepth's channels times b^2 is checked. */
     guint64 square, grown;
-    if (!size_mul((guint64)b, (guint64)b, &square) || square > (guint64)G_MAXINT64 ||
+    if (!graph_size_mul((guint64)b, (guint64)b, &square) || square > (guint64)G_MAXINT64 ||
         (to_space ? square > (guint64)d[1]
-                  : b > d[2] || b > d[3] || !size_mul((guint64)d[1], square, &grown) || grown > (guint64)G_MAXINT64))
+                  : b > d[2] || b > d[3] || !graph_size_mul((guint64)d[1], square, &grown) || grown > (guint64)G_MAXINT64))
         return infer_fail(error, n, "blocksize %" G_GINT64_FORMAT " does not fit the input%s", b,
                           to_space ? "'s channels (blocksize^2 must divide them)" : "'s height and width");
     if (to_space) {

@@ -65,7 +65,7 @@ gboolean infer_matmul(const OpInfo *op, Node *n, gint64 opset, GError **error)
         rb = 2;
     }
     if (da[ra - 1] != db[rb - 2]) {
-        char *sa = dims_to_string(a->rank, a->dims), *sb = dims_to_string(b->rank, b->dims);
+        char *sa = graph_dims_to_string(a->rank, a->dims), *sb = graph_dims_to_string(b->rank, b->dims);
         infer_fail(error, n, "MatMul inner dimensions differ: '%s' %s and '%s' %s", a->name, sa, b->name, sb);
         g_free(sa);
         g_free(sb);

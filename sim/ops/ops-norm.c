@@ -54,7 +54,7 @@ gboolean infer_softmax(const OpInfo *op, Node *n, gint64 opset, GError **error)
 static void fold_reduce(const OpInfo *op, Node *n, Tensor *x, const gboolean *reduced, int out_rank,
                         const gint64 *out_dims)
 {
-    if (!x->value || !op->binary || !value_fits(out_rank, out_dims))
+    if (!x->value || !op->binary || !infer_value_fits(out_rank, out_dims))
         return;
     guint64 out_n;
     shape_numel(out_rank, out_dims, &out_n);

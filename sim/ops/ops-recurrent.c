@@ -7,12 +7,12 @@
  * input and output past X, W and R is optional. */
 #include "ops/ops-families.h"
 
-int recurrent_gates(const char *op_name)
+int ops_recurrent_gates(const char *op_name)
 {
     return !strcmp(op_name, "LSTM") ? 4 : !strcmp(op_name, "GRU") ? 3 : 1;
 }
 
-gboolean recurrent_directions(const Node *n, int *out, GError **error)
+gboolean ops_recurrent_directions(const Node *n, int *out, GError **error)
 {
     const char *direction;
     if (!node_attr_string(n, "direction", "forward", &direction, error))
@@ -54,10 +54,10 @@ gboolean infer_recurrent(const OpInfo *op, Node *n, gint64 opset, GError **error
     (void)opset;
     Tensor *x, *w, *r;
     gint64 hidden_attr, layout;
-    int dirs, gates = recurrent_gates(op->name);
+    int dirs, gates = ops_recurrent_gates(op->name);
     if (!infer_input(n, 0, &x, error) || !infer_input(n, 1, &w, error) || !infer_input(n, 2, &r, error) ||
         !node_attr_int(n, "hidden_size", 0, &hidden_attr, error) || !node_attr_int(n, "layout", 0, &layout, error) ||
-        !recurrent_directions(n, &dirs, error))
+        !ops_recurrent_directions(n, &dirs, error))
         return FALSE;
     if (layout != 0 && layout != 1)
         return infer_fail(error, n, "attribute 'layout' is %" G_GINT64_FORMAT " (0 or 1)", layout);
@@ -92,15 +92,15 @@ gboolean infer_recurrent(const OpInfo *op, Node *n, gint64 opset, GError **error
 
 /* The kernel's workspace: every step's input projections (seq x batch x gates x hidden), the state and the
  * recurrent projections of one step (batch x (gates + 3) x hidden), per direction in turn. */
-guint64 recurrent_scratch(const Node *n)
+guint64 ops_recurrent_scratch(const Node *n)
 {
     const Tensor *x = node_input(n, 0), *w = node_input(n, 1);
     if (!x || !w || !x->shape_known || !w->shape_known || x->rank != 3 || w->rank != 3)
         return 0;
     guint64 rows = (guint64)x->dims[0] * (guint64)x->dims[1], per_step = (guint64)w->dims[1], floats, bytes;
-    guint64 hidden = (guint64)w->dims[1] / (guint64)recurrent_gates(n->op_type);
-    if (!size_mul(rows, per_step, &floats) || __builtin_add_overflow(floats, (guint64)x->dims[1] * (per_step + 3 * hidden), &floats) ||
-        !size_mul(floats, sizeof(float), &bytes))
+    guint64 hidden = (guint64)w->dims[1] / (guint64)ops_recurrent_gates(n->op_type);
+    if (!graph_size_mul(rows, per_step, &floats) || __builtin_add_overflow(floats, (guint64)x->dims[1] * (per_step + 3 * hidden), &floats) ||
+        !graph_size_mul(floats, sizeof(float), &bytes))
         return 0;
     return bytes;
 }

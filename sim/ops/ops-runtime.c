@@ -42,7 +42,7 @@ gboolean infer_gather(const OpInfo *op, Node *n, gint64 opset, GError **error)
     }
     if (!infer_set_output(n, 0, data->dtype, r, dims, error))
         return FALSE;
-    if (data->value && idx->value && value_fits(r, dims)) {
+    if (data->value && idx->value && infer_value_fits(r, dims)) {
         gsize inner = row_stride(data->rank, data->dims, axis + 1);
         gsize outer = row_stride(axis, data->dims, 0);
         Value *v = value_new(data->dtype, outer * idx->value->n * inner);
@@ -244,7 +244,7 @@ gboolean infer_concat(const OpInfo *op, Node *n, gint64 opset, GError **error)
     }
     if (!infer_set_output(n, 0, first->dtype, first->rank, dims, error))
         return FALSE;
-    if (all_values && value_fits(first->rank, dims)) {
+    if (all_values && infer_value_fits(first->rank, dims)) {
         guint64 numel;
         shape_numel(first->rank, dims, &numel);
         Value *v = value_new(first->dtype, numel);

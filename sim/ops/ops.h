@@ -57,7 +57,7 @@ const OpInfo *op_table(gsize *count);
 
 /* The recurrent ops (ops-recurrent.c): gates per direction (LSTM 4, GRU 3, RNN 1) and the directions the
  * node's 'direction' attribute asks for (1, or 2 when bidirectional; an unknown value is an error). */
-int recurrent_gates(const char *op_name);
-gboolean recurrent_directions(const Node *n, int *out, GError **error);
+int ops_recurrent_gates(const char *op_name);
+gboolean ops_recurrent_directions(const Node *n, int *out, GError **error);
 
 #endif

@@ -163,8 +163,8 @@ static void binary(Node *n, BinaryRange f)
         gboolean ok = TRUE;
         for (gsize k = 0; ok && k < count; k++) {
             double alo, ahi, blo, bhi; /* unknown: -infinity to infinity, which Max and Min still bound */
-            infer_range_at(a, broadcast_source(y->rank, y->dims, a->rank, a->dims, k), &alo, &ahi);
-            infer_range_at(b, broadcast_source(y->rank, y->dims, b->rank, b->dims, k), &blo, &bhi);
+            infer_range_at(a, infer_broadcast_source(y->rank, y->dims, a->rank, a->dims, k), &alo, &ahi);
+            infer_range_at(b, infer_broadcast_source(y->rank, y->dims, b->rank, b->dims, k), &blo, &bhi);
             f(alo, ahi, blo, bhi, &lo[k], &hi[k]);
             whole(n, &lo[k], &hi[k]);
         }
@@ -458,7 +458,7 @@ static const struct {
     {"Xor", r_bool}, {"IfSelect", r_select}, {"ConcatComputed", r_data},
 };
 
-void range_node(Node *n)
+void ranges_node(Node *n)
 {
     static GHashTable *rules;
     static gsize once;

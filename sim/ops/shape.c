@@ -233,7 +233,7 @@ static gboolean seed_inputs(Graph *g, gboolean partial, GError **error)
     for (guint k = 0; ok && k < g->inputs->len; k++) {
         Tensor *t = g->inputs->pdata[k];
         if (!t->init && declared_static(t->declared))
-            ok = tensor_set_shape(t, t->declared->dtype, t->declared->rank, t->declared->dims, FALSE, error);
+            ok = infer_set_shape(t, t->declared->dtype, t->declared->rank, t->declared->dims, FALSE, error);
     }
     g_ptr_array_unref(names);
     g_hash_table_unref(where);
@@ -262,7 +262,7 @@ static gboolean seed_initializers(Graph *g, guint from, ValueBudget *budget, GEr
 {
     for (guint k = from; k < g->initializers->len; k++) {
         Tensor *t = g->initializers->pdata[k];
-        if (!tensor_set_shape(t, t->init->dtype, t->init->rank, t->init->dims, TRUE, error)) {
+        if (!infer_set_shape(t, t->init->dtype, t->init->rank, t->init->dims, TRUE, error)) {
             g_prefix_error(error, "initializer: ");
             return FALSE;
         }
@@ -332,8 +332,8 @@ static gboolean check_declared(const Node *n, const Tensor *t, GError **error)
     }
     if (same)
         return TRUE;
-    char *inferred = dims_to_string(t->rank, t->dims);
-    char *declared = d->rank >= 0 ? dims_to_string(d->rank, d->dims) : g_strdup("(no shape)");
+    char *inferred = graph_dims_to_string(t->rank, t->dims);
+    char *declared = d->rank >= 0 ? graph_dims_to_string(d->rank, d->dims) : g_strdup("(no shape)");
     g_set_error(error, SIM_ERROR, SIM_ERROR_SHAPE,
                 "node %s: tensor '%s' is inferred as %s %s but the file declares %s %s (-1: symbolic)", n->label,
                 t->name, dtype_name(t->dtype), inferred, dtype_name(d->dtype), declared);
@@ -387,7 +387,7 @@ static gboolean infer_node(Node *n, gint64 opset, gboolean allow_unknown, GError
             return FALSE;
     }
     probe_node(n, opset);
-    range_node(n);
+    ranges_node(n);
     return TRUE;
 }
 
@@ -478,7 +478,7 @@ gboolean shape_infer(Model *m, const ShapeOptions *o, GError **error)
     infer_bounds_use(NULL);
     ok = ok && bounds_all_used(g, o, error);
     /* Less than one whole value left: an op may have found the total spent before it computed. */
-    budget.full = budget.full || !value_fits(1, (const gint64[]){VALUE_MAX_ELEMENTS});
+    budget.full = budget.full || !infer_value_fits(1, (const gint64[]){VALUE_MAX_ELEMENTS});
     infer_values_limit(G_MAXUINT64);
     if (!ok && budget.full && error && *error) { /* the missing contents may be the ones the total left out */
         char *more = g_strdup_printf("%s (the model's constants held at plan time reached their total of %"

@@ -333,6 +333,7 @@ Plan *place_run_with(const PlaceStrategy *s, const Trace *t, const PlaceOptions 
     plan->offsets = g_new0(guint64, trace_count(t) + 1);
     plan->bins = trace_bins(t);
     plan->bin_arena = g_new0(guint64, plan->bins);
+    plan->lower_bound = trace_lower_bound(t);
     gboolean ok = TRUE;
     for (guint bin = 0; ok && bin < plan->bins; bin++) {
         BinProblem bp;

@@ -36,7 +36,7 @@ typedef struct {
     guint search_max;       /* `best` runs `search` on problems of at most this many units */
     SearchEngines search_engines; /* search's restarts (0: both engines) */
     /* The strategies a portfolio (best) and the exact search (for its incumbents) may try: NULL-terminated,
-     * normally the registry's place_registry; NULL: none, and those strategies refuse to run. The plan room
+     * normally the registry's registry_place; NULL: none, and those strategies refuse to run. The plan room
      * cannot name the registry (it sits above), so whoever runs them hands it down. */
     const struct PlaceStrategy *const *portfolio;
     /* Set to nonzero from outside (a SIGINT handler) to stop the time-bounded strategies now: they end as
@@ -110,6 +110,8 @@ typedef struct {
     guint bins;
     guint64 *bin_arena; /* per bin: highest end rounded up to the bin's largest alignment */
     guint64 arena;      /* sum over bins */
+    guint64 lower_bound; /* the trace's (trace_lower_bound), computed once with the plan for every report and
+                            picture of it */
     guint64 naive_arena; /* the same units with no reuse (place_sequential, bin by bin): the baseline the
                             report measures savings against, without planning the trace a second time */
     double seconds;     /* planning time */

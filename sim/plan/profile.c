@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-void memory_profile_compute(const Trace *t, const Plan *plan, MemoryProfile *out)
+void profile_compute(const Trace *t, const Plan *plan, MemoryProfile *out)
 {
     guint bins = MAX(plan->bins, trace_bins(t));
     guint64 *top = g_new0(guint64, (gsize)t->steps * bins);
@@ -22,7 +22,7 @@ void memory_profile_compute(const Trace *t, const Plan *plan, MemoryProfile *out
     g_free(top);
 }
 
-void memory_profile_clear(MemoryProfile *p)
+void profile_clear(MemoryProfile *p)
 {
     g_free(p->live);
     g_free(p->spanned);
@@ -42,7 +42,7 @@ static int by_area(const void *a, const void *b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
-guint *memory_profile_by_area(const Trace *t)
+guint *profile_by_area(const Trace *t)
 {
     guint n = trace_count(t);
     ByArea *order = g_new(ByArea, n + 1);
@@ -58,7 +58,7 @@ guint *memory_profile_by_area(const Trace *t)
     return ids;
 }
 
-guint64 *memory_profile_bin_bases(const Plan *plan)
+guint64 *profile_bin_bases(const Plan *plan)
 {
     guint64 *base = g_new0(guint64, plan->bins + 1);
     for (guint bin = 0; bin < plan->bins; bin++)

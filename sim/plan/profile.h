@@ -13,14 +13,14 @@ typedef struct {
     guint64 *spanned; /* per step: highest end among the buffers live then, per bin, summed over bins */
 } MemoryProfile;
 
-void memory_profile_compute(const Trace *t, const Plan *plan, MemoryProfile *out);
-void memory_profile_clear(MemoryProfile *p);
+void profile_compute(const Trace *t, const Plan *plan, MemoryProfile *out);
+void profile_clear(MemoryProfile *p);
 
 /* Buffer ids from the largest bytes × steps down, ties by id (newly allocated, one per buffer): what a
  * picture names or draws first when it cannot show every buffer. */
-guint *memory_profile_by_area(const Trace *t);
+guint *profile_by_area(const Trace *t);
 /* Where each bin starts when a plan's bins are stacked one above the other: bins + 1 entries, the last the
  * height of the stack (newly allocated). */
-guint64 *memory_profile_bin_bases(const Plan *plan);
+guint64 *profile_bin_bases(const Plan *plan);
 
 #endif

@@ -98,7 +98,7 @@ static void add_plan_buffers(GString *s, const Trace *t, const Plan *plan, guint
                              const MemoryProfile *profile, gboolean several)
 {
     guint *lane = g_new0(guint, trace_count(t) + 1), lanes = assign_lanes(t, plan, lane);
-    char *arena = several ? format_bytes(plan->arena) : NULL;
+    char *arena = several ? sim_format_bytes(plan->arena) : NULL;
     char *process = several ? g_strdup_printf("%s: arena %s, buffers (a lane holds buffers that are never live at once)",
                                               plan->strategy->name, arena)
                             : g_strdup("buffers (a lane holds buffers that are never live at once)");
@@ -134,7 +134,7 @@ char *chrome_trace_to_json(const Trace *t, const Plan *const *plans, guint count
     gboolean several = count > 1;
     MemoryProfile *profiles = g_new0(MemoryProfile, count);
     for (guint k = 0; k < count; k++)
-        memory_profile_compute(t, plans[k], &profiles[k]);
+        profile_compute(t, plans[k], &profiles[k]);
     const guint64 *live = profiles[0].live, *spanned = profiles[0].spanned;
     /* When each step starts and how long it lasts, in microseconds (at least 1, so every span shows). */
     guint64 *start = g_new0(guint64, t->steps + 1), *dur = g_new0(guint64, t->steps + 1);
@@ -188,12 +188,12 @@ char *chrome_trace_to_json(const Trace *t, const Plan *const *plans, guint count
         g_string_append_c(s, ']');
     }
     g_string_append_printf(s, ",\"lower_bound_bytes\":%" G_GUINT64_FORMAT ",\"buffers\":%u,\"steps\":%u,\"time_unit\":",
-                           trace_lower_bound(t), trace_count(t), t->steps);
+                           plans[0]->lower_bound, trace_count(t), t->steps);
     json_text_append(s, labels && labels->seconds ? "measured: each span is its node's median kernel time (sim --run)"
                                                   : "1 ms = 1 schedule step");
     g_string_append(s, "}}\n");
     for (guint k = 0; k < count; k++)
-        memory_profile_clear(&profiles[k]);
+        profile_clear(&profiles[k]);
     g_free(profiles);
     g_free(start);
     g_free(dur);

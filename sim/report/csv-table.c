@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-char *csv_quote(const char *field)
+char *csv_table_quote(const char *field)
 {
     size_t n = strlen(field);
     if (!strpbrk(field, ",\"\n\r") && !(n && (g_ascii_isspace(field[0]) || g_ascii_isspace(field[n - 1]))))

@@ -1,5 +1,5 @@
 /* csv-table.h — CSV in both directions, one rule (RFC 4180: fields quoted with '"' when they hold a
- * comma, a quote or a line break; '""' inside quotes is a quote). csv_quote is the only way the tool
+ * comma, a quote or a line break; '""' inside quotes is a quote). csv_table_quote is the only way the tool
  * writes a CSV field (reports, --profile); the reader takes back what `sim --format csv` and
  * bench/sweep.sh write, for the table plots. Bad input is an error naming the line. */
 #ifndef SIM_CSV_TABLE_H
@@ -14,7 +14,7 @@ typedef struct {
 } CsvTable;
 
 /* A field as written: quoted when it holds ',', '"', '\n' or '\r' (or leading/trailing blanks). Newly allocated. */
-char *csv_quote(const char *field);
+char *csv_table_quote(const char *field);
 
 CsvTable *csv_table_read(const char *path, GError **error);
 /* The same from bytes in memory (fuzzers, tests). */

@@ -20,7 +20,7 @@ static char *terminal_for(const char *path, guint width, guint height)
     return NULL;
 }
 
-gboolean plot_path_check(const char *path, GError **error)
+gboolean gnuplot_path_check(const char *path, GError **error)
 {
     char *terminal = terminal_for(path, 1, 1);
     g_free(terminal);

@@ -11,7 +11,7 @@
 #include <glib.h>
 
 /* Checks the output name: a supported extension (.png, .svg or .pdf). */
-gboolean plot_path_check(const char *path, GError **error);
+gboolean gnuplot_path_check(const char *path, GError **error);
 /* A new script that opens the output (terminal from the file name, 1200x600) and sets the title. */
 GString *gnuplot_script_new(const char *path, const char *title);
 /* The same at width x height pixels (a grid of panels needs more height). */

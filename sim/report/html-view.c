@@ -52,14 +52,14 @@ static const char *const script =
     "tip.style.left=(e.clientX+12)+'px';tip.style.top=(e.clientY+12)+'px';});"
     "r.addEventListener('mouseleave',function(){tip.style.display='none';});});})();";
 
-/* One plan's section: its buffers in `order` (the largest first, from memory_profile_by_area; the same
+/* One plan's section: its buffers in `order` (the largest first, from profile_by_area; the same
  * for every plan of the trace), the first HTML_VIEW_MAX_BUFFERS of them drawn. */
 static void append_plan(GString *s, const Trace *t, const Plan *plan, guint64 top, const char *const *about,
                         const guint *order)
 {
     guint n = trace_count(t), steps = MAX(t->steps, 1);
-    guint64 *base = memory_profile_bin_bases(plan); /* each bin stacked on the ones below it */
-    char *arena = format_bytes(plan->arena), *bound = format_bytes(trace_lower_bound(t));
+    guint64 *base = profile_bin_bases(plan); /* each bin stacked on the ones below it */
+    char *arena = sim_format_bytes(plan->arena), *bound = sim_format_bytes(plan->lower_bound);
     g_string_append(s, "<section class=\"plan\" data-strategy=\"");
     append_escaped(s, plan->strategy->name);
     g_string_append(s, "\"><h2>");
@@ -97,7 +97,7 @@ static void append_plan(GString *s, const Trace *t, const Plan *plan, guint64 to
     g_string_append(s, "</svg>\n");
     /* live (black) and spanned (blue) bytes per step, on the layout's scale */
     MemoryProfile profile;
-    memory_profile_compute(t, plan, &profile);
+    profile_compute(t, plan, &profile);
     GString *live = g_string_new(NULL), *spanned = g_string_new(NULL);
     for (guint k = 0; k < profile.steps; k++) {
         g_string_append_printf(live, "%u,%" G_GUINT64_FORMAT " %u,%" G_GUINT64_FORMAT " ", k, top - MIN(top, profile.live[k]),
@@ -112,7 +112,7 @@ static void append_plan(GString *s, const Trace *t, const Plan *plan, guint64 to
                            steps, MAX(top, 1), spanned->str, live->str);
     g_string_free(live, TRUE);
     g_string_free(spanned, TRUE);
-    memory_profile_clear(&profile);
+    profile_clear(&profile);
     g_string_append(s, "</section>\n");
     g_free(base);
 }
@@ -131,7 +131,7 @@ char *html_view_page(const char *title, const Trace *t, const Plan *const *plans
                               " bytes up. Hover for details; the wheel zooms the steps, a drag pans, a double click resets."
                               " Below each plan: the bytes live (black) and the bytes it spans (blue) per step.</p>\n"
                               "<div class=\"plans\">\n", trace_count(t), t->steps);
-    guint *order = memory_profile_by_area(t);
+    guint *order = profile_by_area(t);
     for (guint k = 0; k < count; k++)
         append_plan(s, t, plans[k], top, about, order);
     g_free(order);

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-void graph_stats(const Graph *g, GraphStats *s)
+void info_graph_stats(const Graph *g, GraphStats *s)
 {
     memset(s, 0, sizeof(*s));
     s->n_nodes = g->nodes->len;
@@ -49,7 +49,7 @@ static gint by_count_then_name(gconstpointer a, gconstpointer b)
 
 static void print_bytes(FILE *out, const char *label, guint64 bytes)
 {
-    char *s = format_bytes(bytes);
+    char *s = sim_format_bytes(bytes);
     fprintf(out, "%-14s %s\n", label, s);
     g_free(s);
 }
@@ -120,8 +120,8 @@ static void print_text(FILE *out, const Model *m, const char *path, const GraphS
     print_bytes(out, "activations", s->bytes_by_kind[TENSOR_INTERMEDIATE]);
     print_bytes(out, "outputs", s->bytes_by_kind[TENSOR_OUTPUT]);
     if (s->largest) {
-        char *dims = dims_to_string(s->largest->rank, s->largest->dims);
-        char *bytes = format_bytes(s->largest->bytes);
+        char *dims = graph_dims_to_string(s->largest->rank, s->largest->dims);
+        char *bytes = sim_format_bytes(s->largest->bytes);
         fprintf(out, "largest        '%s' %s %s, %s\n", safe(keep, s->largest->name), dtype_name(s->largest->dtype), dims,
                 bytes);
         g_free(dims);
@@ -214,7 +214,7 @@ static void print_table(FILE *out, ReportFormat f, const Model *m, const char *p
 void info_print(FILE *out, ReportFormat f, const Model *m, const char *path)
 {
     GraphStats s;
-    graph_stats(m->graph, &s);
+    info_graph_stats(m->graph, &s);
     GArray *ops = op_counts(m->graph);
     if (f->prose)
         print_text(out, m, path, &s, ops);

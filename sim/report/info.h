@@ -16,7 +16,7 @@ typedef struct {
     const Tensor *largest; /* the largest non-weight, non-constant tensor */
 } GraphStats;
 
-void graph_stats(const Graph *g, GraphStats *out);
+void info_graph_stats(const Graph *g, GraphStats *out);
 /* text: the summary for people; md, csv, json: one row with stable columns (docs/report-format.md), the op
  * counts as `ops` ("Conv=8 Relu=8 ...", most frequent first). */
 void info_print(FILE *out, ReportFormat f, const Model *m, const char *path);

@@ -249,7 +249,7 @@ gboolean plot_compare(const char *path, const CsvTable *t, const TablePlotOption
 {
     char words[WORDS_MAX];
     Columns c;
-    if (!plot_path_check(path, error) || !columns_find(&c, t, o, error))
+    if (!gnuplot_path_check(path, error) || !columns_find(&c, t, o, error))
         return FALSE;
     gboolean varies[ID_COUNT], category_use[ID_COUNT] = {0}, category_dims_use[ID_COUNT] = {0},
                                series_use[ID_COUNT] = {0};
@@ -432,7 +432,7 @@ gboolean plot_sweep(const char *path, const CsvTable *t, const TablePlotOptions 
 {
     char words[WORDS_MAX], xwords[WORDS_MAX];
     Columns c;
-    if (!plot_path_check(path, error) || !columns_find(&c, t, o, error))
+    if (!gnuplot_path_check(path, error) || !columns_find(&c, t, o, error))
         return FALSE;
     gint xcol = csv_table_column(t, o->x);
     gboolean varies[ID_COUNT], bound_use[ID_COUNT];
@@ -573,7 +573,7 @@ gboolean plot_table_facets(const char *path, const CsvTable *t, const TablePlotO
 {
     char words[WORDS_MAX];
     Columns c;
-    if (!plot_path_check(path, error) || !columns_find(&c, t, o, error))
+    if (!gnuplot_path_check(path, error) || !columns_find(&c, t, o, error))
         return FALSE;
     gint f = csv_table_column(t, column);
     if (f < 0) {

@@ -23,8 +23,7 @@ static void timeline_data(GString *s, const Trace *t, const MemoryProfile *profi
 }
 
 /* A few plans: one picture, every plan's spanned bytes over the live bytes. */
-static void timeline_overlay(GString *s, const Trace *t, const Plan *const *plans, guint count, const char *unit,
-                             double scale)
+static void timeline_overlay(GString *s, const Plan *const *plans, guint count, const char *unit, double scale)
 {
     g_string_append_printf(s, "set key outside right top box\n");
     g_string_append_printf(s, "plot $profile using 1:2 with steps lw 2 lc rgb '#000000' title 'live bytes'");
@@ -37,10 +36,10 @@ static void timeline_overlay(GString *s, const Trace *t, const Plan *const *plan
         g_free(label_q);
         g_free(label);
     }
-    char *bound = g_strdup_printf("lower bound %.2f %s", (double)trace_lower_bound(t) / scale, unit);
+    char *bound = g_strdup_printf("lower bound %.2f %s", (double)plans[0]->lower_bound / scale, unit);
     char *bound_q = gnuplot_quote(bound);
     g_string_append_printf(s, ", %.6f with lines dt 2 lw 1.5 lc rgb '#808080' title %s\n",
-                           (double)trace_lower_bound(t) / scale, bound_q);
+                           (double)plans[0]->lower_bound / scale, bound_q);
     g_free(bound_q);
     g_free(bound);
 }
@@ -100,7 +99,7 @@ static gboolean same_plan(const Trace *t, const Plan *a, const Plan *b)
 static void timeline_panels(GString *s, const char *title, const Trace *t, const Plan *const *plans, guint count,
                             const char *unit, double scale, guint columns, guint rows, const guint *first_of)
 {
-    guint64 bound = trace_lower_bound(t), shared = MAX(bound, 1);
+    guint64 bound = plans[0]->lower_bound, shared = MAX(bound, 1);
     for (guint k = 0; k < count; k++)
         if (plans[k]->strategy->role != ROLE_BASELINE)
             shared = MAX(shared, plans[k]->arena);
@@ -141,12 +140,12 @@ gboolean plot_timeline(const char *path, const char *title, const Trace *t, cons
                        GError **error)
 {
     g_return_val_if_fail(count > 0, FALSE);
-    if (!plot_path_check(path, error))
+    if (!gnuplot_path_check(path, error))
         return FALSE;
     MemoryProfile *profiles = g_new0(MemoryProfile, count);
-    guint64 largest = trace_lower_bound(t);
+    guint64 largest = plans[0]->lower_bound;
     for (guint k = 0; k < count; k++) {
-        memory_profile_compute(t, plans[k], &profiles[k]);
+        profile_compute(t, plans[k], &profiles[k]);
         largest = MAX(largest, plans[k]->arena);
     }
     const char *unit;
@@ -170,12 +169,12 @@ gboolean plot_timeline(const char *path, const char *title, const Trace *t, cons
     if (panels)
         timeline_panels(s, title, t, plans, count, unit, scale, columns, rows, first_of);
     else
-        timeline_overlay(s, t, plans, count, unit, scale);
+        timeline_overlay(s, plans, count, unit, scale);
     gboolean ok = gnuplot_run(path, s, error);
     g_string_free(s, TRUE);
     g_free(first_of);
     for (guint k = 0; k < count; k++)
-        memory_profile_clear(&profiles[k]);
+        profile_clear(&profiles[k]);
     g_free(profiles);
     return ok;
 }
@@ -184,9 +183,9 @@ gboolean plot_timeline(const char *path, const char *title, const Trace *t, cons
 gboolean plot_layout(const char *path, const char *title, const Trace *t, const Plan *plan, const LayoutWindow *window,
                      GError **error)
 {
-    if (!plot_path_check(path, error))
+    if (!gnuplot_path_check(path, error))
         return FALSE;
-    guint64 *base = memory_profile_bin_bases(plan);
+    guint64 *base = profile_bin_bases(plan);
     guint steps = MAX(t->steps, 1);
     /* The window: every step and address unless told; a step range past the end is cut to it. */
     guint x_lo = 0, x_hi = steps;
@@ -214,7 +213,7 @@ gboolean plot_layout(const char *path, const char *title, const Trace *t, const 
     /* Names where they fit (a rectangle wide and tall enough for a short label at this size), and the
      * largest buffers named whatever their shape, on an opaque box. */
     guint n = trace_count(t);
-    guint *order = memory_profile_by_area(t);
+    guint *order = profile_by_area(t);
     guint named_largest = 0;
     for (guint k = 0; k < n; k++) {
         guint id = order[k];

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A field of a table as each format writes it: csv quoted (csv_quote); text and md escaped for the terminal
+/* A field of a table as each format writes it: csv quoted (csv_table_quote); text and md escaped for the terminal
  * (base/escape.h: a newline in a name must not end the line, an escape sequence must not reach the
  * terminal), md with '|' escaped too. Newly allocated. */
 static char *cell_text(const char *v)
@@ -33,7 +33,7 @@ static char *cell_md(const char *v)
 
 static char *cell_csv(const char *v)
 {
-    return csv_quote(v);
+    return csv_table_quote(v);
 }
 
 void report_row_fill(ReportRow *row, const Trace *t, const Plan *plan)
@@ -41,7 +41,7 @@ void report_row_fill(ReportRow *row, const Trace *t, const Plan *plan)
     row->buffers = trace_count(t);
     row->steps = t->steps;
     row->arena = plan->arena;
-    row->lower_bound = trace_lower_bound(t);
+    row->lower_bound = plan->lower_bound;
     row->naive = plan->naive_arena;
     row->seconds = plan->seconds;
     row->detail = plan->detail ? plan->detail : "";
@@ -111,8 +111,8 @@ static char *cell(const ReportRow *r, guint c)
 static void print_text_one(FILE *out, const ReportRow *r)
 {
     guint64 frag = row_fragmentation(r), saved = row_saved(r);
-    char *arena = format_bytes(r->arena), *lb = format_bytes(r->lower_bound), *fr = format_bytes(frag),
-         *nv = format_bytes(r->naive), *sv = format_bytes(saved);
+    char *arena = sim_format_bytes(r->arena), *lb = sim_format_bytes(r->lower_bound), *fr = sim_format_bytes(frag),
+         *nv = sim_format_bytes(r->naive), *sv = sim_format_bytes(saved);
     char *graph = cell_text(r->graph), *dims = cell_text(r->dims);
     fprintf(out, "graph          %s (dims: %s)\n", graph, dims);
     g_free(graph);
@@ -134,7 +134,7 @@ static void print_text_one(FILE *out, const ReportRow *r)
     if (r->bounded)
         fprintf(out, "sizes          an upper-bound plan: %u data-dependent tensor%s planned at %s bound%s\n", r->bounded,
                 r->bounded == 1 ? "" : "s", r->bounded == 1 ? "its" : "their", r->bounded == 1 ? "" : "s");
-    char *no_alias = format_bytes(r->no_alias_bytes), *traced = format_bytes(r->trace_bytes);
+    char *no_alias = sim_format_bytes(r->no_alias_bytes), *traced = sim_format_bytes(r->trace_bytes);
     fprintf(out, "aliasing       %s: %s in buffers, %s without sharing\n", r->alias ? r->alias : "none", traced, no_alias);
     g_free(no_alias);
     g_free(traced);
@@ -319,7 +319,7 @@ static void aliasing_lines(FILE *out, const char *head, const char *line, const 
     for (guint k = 1; k < kinds; k++) {
         if (!shared[k] && !copied[k])
             continue;
-        char *b = format_bytes(saved[k]);
+        char *b = sim_format_bytes(saved[k]);
         fprintf(out, line, kind_names[k], shared[k], copied[k], b);
         g_free(b);
     }
@@ -593,7 +593,7 @@ void report_ascii(FILE *out, const Trace *t, const Plan *plan, guint width, guin
             for (guint c = c0; c <= MIN(c1, width - 1); c++)
                 grid[(gsize)r * width + c] = symbols[k % (sizeof symbols - 1)];
     }
-    char *top = format_bytes(arena);
+    char *top = sim_format_bytes(arena);
     fprintf(out, "address 0 (top) to %s (bottom) down, steps 0..%u across; one letter per buffer (cycling)\n", top,
             t->steps - 1);
     for (guint r = 0; r < height; r++)

@@ -8,8 +8,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     GError *error = NULL;
-    BinRules *r = bin_rules_parse((const char *)data, size, "fuzz", &error);
+    BinRules *r = bins_parse((const char *)data, size, "fuzz", &error);
     g_clear_error(&error);
-    bin_rules_free(r);
+    bins_free(r);
     return 0;
 }

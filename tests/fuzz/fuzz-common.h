@@ -14,9 +14,9 @@ static inline void fuzz_plan_all(const Trace *t)
 {
     /* Search and climb bounded by counters: an input must never take long. */
     static const PlaceOptions options = {.budget_seconds = 5, .max_nodes = 200, .seed = 1, .climb_steps = 2,
-                                         .search_max = 1000, .portfolio = place_registry};
+                                         .search_max = 1000, .portfolio = registry_place};
     guint count;
-    const PlaceStrategy *const *all = place_strategies(&count);
+    const PlaceStrategy *const *all = registry_place_strategies(&count);
     for (guint k = 0; k < count; k++) {
         GError *error = NULL;
         Plan *p = place_run_with(all[k], t, &options, &error);

@@ -22,14 +22,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         shape_options_init(&o);
         if (shape_infer(m, &o, &error)) {
             LayoutOptions lo = LAYOUT_DEFAULTS;
-            const AliasStrategy **all = alias_list_resolve("all", &error);
+            const AliasStrategy **all = registry_alias_list_resolve("all", &error);
             Trace *t = NULL;
             AliasMap *map = all ? pipeline_alias_trace(m->graph, m->graph->order, &lo, all, NULL, &t, &error) : NULL;
             g_free(all);
             if (map) {
                 if (t)
                     fuzz_plan_all(t);
-                Plan *plan = t ? place_run(place_strategy_baseline(), t, &error) : NULL;
+                Plan *plan = t ? place_run(registry_place_baseline(), t, &error) : NULL;
                 if (plan && plan->arena <= ((guint64)1 << 20)) {
                     g_setenv("ARENASIM_RUN_MEMORY", "268435456", FALSE); /* weights and outside tensors too */
                     Executor *e = executor_new(m, m->graph->order, map, t, plan, &error);

@@ -1,6 +1,6 @@
 /* fuzz-plot.c — libFuzzer harness for the plot label path. The bytes are names (NUL-separated): buffer
  * names of a trace (drawn by --plot layout and timeline, one as the title) and the graph and strategy cells
- * of a result table (drawn by --plot compare and sweep), and the output paths. The table is written with csv_quote and read back
+ * of a result table (drawn by --plot compare and sweep), and the output paths. The table is written with csv_table_quote and read back
  * by the CSV reader, which must return every cell as it was; every script the plots make is captured
  * (gnuplot_capture, no gnuplot runs) and must be inert (gnuplot-check.h). Either failure aborts. */
 #include "report/csv-table.h"
@@ -32,7 +32,7 @@ static void plot_table(const GPtrArray *names, guint more)
     for (guint k = 0; k < names->len + more; k++) {
         const char *name = names->pdata[k % names->len];
         char *g = k < names->len ? g_strdup(name) : g_strdup_printf("%s%u", name, k);
-        char *graph = csv_quote(g), *strategy = csv_quote(names->pdata[(k + 1) % names->len]);
+        char *graph = csv_table_quote(g), *strategy = csv_table_quote(names->pdata[(k + 1) % names->len]);
         g_string_append_printf(csv, "%s,n=%u,file,all,%s,%u,1000\n", graph, k + 1, strategy, 1000 + 100 * k);
         g_free(graph);
         g_free(strategy);
@@ -41,7 +41,7 @@ static void plot_table(const GPtrArray *names, guint more)
     GError *error = NULL;
     CsvTable *t = csv_table_parse(csv->str, csv->len, &error);
     if (!t)
-        fail("csv_quote wrote a table the reader refuses", error->message);
+        fail("csv_table_quote wrote a table the reader refuses", error->message);
     for (guint k = 0; k < names->len; k++)
         if (strcmp(csv_table_cell(t, k, 0), names->pdata[k]))
             fail("a quoted cell read back differently", names->pdata[k]);
@@ -75,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (guint k = 0; k < names->len; k++)
         trace_add(t, names->pdata[k], 4096u * (k + 1), 1, k, k + 2);
     GError *error = NULL;
-    Plan *plan = place_run(place_strategy_find("greedy-size"), t, &error);
+    Plan *plan = place_run(registry_place_find("greedy-size"), t, &error);
     if (!plan)
         fail("planning a plain trace failed", error->message);
     char *svg = g_strconcat(names->pdata[names->len / 2], ".svg", NULL), *png = g_strconcat(svg, ".png", NULL);

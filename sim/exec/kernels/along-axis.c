@@ -37,17 +37,17 @@ gboolean kernel_arg_reduce(const KernelCall *c, GError **error)
     for (gint64 o = 0; o < outer; o++)
         for (gint64 i = 0; i < inner; i++) {
             gsize base = (gsize)(o * len * inner + i);
-            double best = elem_get_f(x, base);
+            double best = kernel_elem_get_f(x, base);
             gint64 at = 0;
             for (gint64 j = 1; j < len; j++) {
-                double v = elem_get_f(x, base + (gsize)(j * inner));
+                double v = kernel_elem_get_f(x, base + (gsize)(j * inner));
                 gboolean better = want_max ? v > best : v < best;
                 if (better || (last && v == best)) {
                     best = v;
                     at = j;
                 }
             }
-            elem_set_i(y, (gsize)(o * inner + i), at);
+            kernel_elem_set_i(y, (gsize)(o * inner + i), at);
         }
     return TRUE;
 }
@@ -82,7 +82,7 @@ gboolean kernel_topk(const KernelCall *c, GError **error)
     if (!axis_of(c, x, -1, &axis, error) || !node_attr_int(c->node, "largest", 1, &largest, error) ||
         !node_attr_int(c->node, "k", -1, &k_attr, error))
         return FALSE;
-    gint64 k = k_t && k_t->count ? elem_get_i(k_t, 0) : k_attr;
+    gint64 k = k_t && k_t->count ? kernel_elem_get_i(k_t, 0) : k_attr;
     gint64 outer, len, inner;
     kernel_axis_geometry(x, axis, &outer, &len, &inner);
     if (k < 0 || k > len)
@@ -101,14 +101,14 @@ gboolean kernel_topk(const KernelCall *c, GError **error)
     for (gint64 o = 0; o < outer; o++)
         for (gint64 i = 0; i < inner; i++) {
             for (gint64 j = 0; j < len; j++)
-                row[j] = (Ranked){elem_get_f(x, (gsize)((o * len + j) * inner + i)), j};
+                row[j] = (Ranked){kernel_elem_get_f(x, (gsize)((o * len + j) * inner + i)), j};
             qsort(row, (size_t)len, sizeof *row, largest ? by_value_desc : by_value_asc);
             for (gint64 j = 0; j < k; j++) {
                 gsize at = (gsize)((o * k + j) * inner + i);
                 if (values)
-                    elem_set_f(values, at, row[j].value);
+                    kernel_elem_set_f(values, at, row[j].value);
                 if (indices)
-                    elem_set_i(indices, at, row[j].index);
+                    kernel_elem_set_i(indices, at, row[j].index);
             }
         }
     g_free(row);
@@ -126,16 +126,16 @@ gboolean kernel_hardmax(const KernelCall *c, GError **error)
         for (gint64 i = 0; i < inner; i++) {
             gsize base = (gsize)(o * len * inner + i);
             gint64 at = 0;
-            double best = len ? elem_get_f(x, base) : 0;
+            double best = len ? kernel_elem_get_f(x, base) : 0;
             for (gint64 j = 1; j < len; j++) {
-                double v = elem_get_f(x, base + (gsize)(j * inner));
+                double v = kernel_elem_get_f(x, base + (gsize)(j * inner));
                 if (v > best) {
                     best = v;
                     at = j;
                 }
             }
             for (gint64 j = 0; j < len; j++)
-                elem_set_f(y, base + (gsize)(j * inner), j == at);
+                kernel_elem_set_f(y, base + (gsize)(j * inner), j == at);
         }
     return TRUE;
 }
@@ -149,7 +149,7 @@ gboolean kernel_cumsum(const KernelCall *c, GError **error)
         return FALSE;
     if (!axis_t || axis_t->count != 1)
         return kernel_fail(c, error, "the axis input must hold one integer");
-    gint64 a = elem_get_i(axis_t, 0);
+    gint64 a = kernel_elem_get_i(axis_t, 0);
     int axis = kernel_axis(a, x->rank);
     if (axis < 0 || axis >= x->rank)
         return kernel_fail(c, error, "axis %" G_GINT64_FORMAT " is outside rank %d", a, x->rank);
@@ -164,16 +164,16 @@ gboolean kernel_cumsum(const KernelCall *c, GError **error)
                 gint64 j = reverse ? len - 1 - s : s;
                 gsize at = (gsize)((o * len + j) * inner + i);
                 /* read before the (possibly shared) element is written */
-                double v = floats ? elem_get_f(x, at) : 0;
-                gint64 iv = floats ? 0 : elem_get_i(x, at);
+                double v = floats ? kernel_elem_get_f(x, at) : 0;
+                gint64 iv = floats ? 0 : kernel_elem_get_i(x, at);
                 if (!exclusive) {
                     sum += v;
                     isum = (gint64)((guint64)isum + (guint64)iv);
                 }
                 if (floats)
-                    elem_set_f(y, at, sum);
+                    kernel_elem_set_f(y, at, sum);
                 else
-                    elem_set_i(y, at, isum);
+                    kernel_elem_set_i(y, at, isum);
                 if (exclusive) {
                     sum += v;
                     isum = (gint64)((guint64)isum + (guint64)iv);

@@ -443,7 +443,7 @@ static gboolean pool_nd(const KernelCall *c, const ExecTensor *x, ExecTensor *y,
             if (kind == POOL_MAX) {
                 *out = best;
                 if (indices)
-                    elem_set_i(indices, (gsize)(plane * w.out_size + q), best_at < 0 ? -1 : plane * w.in_size + best_at);
+                    kernel_elem_set_i(indices, (gsize)(plane * w.out_size + q), best_at < 0 ? -1 : plane * w.in_size + best_at);
             } else if (kind == POOL_AVERAGE) {
                 *out = (float)(sum / (double)(include_pad ? w.k_size : MAX(counted, 1)));
             } else {

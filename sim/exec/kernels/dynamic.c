@@ -13,7 +13,7 @@ gboolean kernel_if_select(const KernelCall *c, GError **error)
 {
     guint count = c->n_out;
     const ExecTensor *cond = kernel_in(c, 0);
-    gboolean truth = cond && cond->count && elem_get_f(cond, 0) != 0;
+    gboolean truth = cond && cond->count && kernel_elem_get_f(cond, 0) != 0;
     for (guint k = 0; k < count; k++) {
         const ExecTensor *src = kernel_in(c, 1 + (truth ? 0 : count) + k);
         ExecTensor *dst = kernel_out(c, k);
@@ -57,14 +57,14 @@ gboolean kernel_concat_computed(const KernelCall *c, GError **error)
 gboolean kernel_size(const KernelCall *c, GError **error)
 {
     (void)error;
-    elem_set_i(kernel_out(c, 0), 0, (gint64)kernel_in(c, 0)->count);
+    kernel_elem_set_i(kernel_out(c, 0), 0, (gint64)kernel_in(c, 0)->count);
     return TRUE;
 }
 
 /* Element k is not zero (a NaN is not zero). */
 static gboolean nonzero_at(const ExecTensor *x, gsize k)
 {
-    return dtype_is_float(x->dtype) ? elem_get_f(x, k) != 0 : elem_get_i(x, k) != 0;
+    return dtype_is_float(x->dtype) ? kernel_elem_get_f(x, k) != 0 : kernel_elem_get_i(x, k) != 0;
 }
 
 gboolean kernel_nonzero(const KernelCall *c, GError **error)
@@ -83,7 +83,7 @@ gboolean kernel_nonzero(const KernelCall *c, GError **error)
         if (!nonzero_at(x, k))
             continue;
         for (int d = 0; d < x->rank; d++)
-            elem_set_i(y, (gsize)(d * count + j), idx[d]);
+            kernel_elem_set_i(y, (gsize)(d * count + j), idx[d]);
         j++;
     }
     return TRUE;
@@ -137,11 +137,11 @@ static int slice_compare(const Slices *s, gint64 a, gint64 b)
         for (gint64 i = 0; i < s->inner; i++) {
             gsize ka = (gsize)((o * s->len + a) * s->inner + i), kb = (gsize)((o * s->len + b) * s->inner + i);
             if (f) {
-                double va = elem_get_f(s->x, ka), vb = elem_get_f(s->x, kb);
+                double va = kernel_elem_get_f(s->x, ka), vb = kernel_elem_get_f(s->x, kb);
                 if (va != vb)
                     return va < vb ? -1 : 1;
             } else {
-                gint64 va = elem_get_i(s->x, ka), vb = elem_get_i(s->x, kb);
+                gint64 va = kernel_elem_get_i(s->x, ka), vb = kernel_elem_get_i(s->x, kb);
                 if (va != vb)
                     return va < vb ? -1 : 1;
             }
@@ -220,12 +220,12 @@ gboolean kernel_unique(const KernelCall *c, GError **error)
             memcpy((guint8 *)y->data + (gsize)((o * distinct + d) * s.inner) * size,
                    (const guint8 *)x->data + (gsize)((o * s.len + firsts[d]) * s.inner) * size, (gsize)s.inner * size);
         if (first)
-            elem_set_i(first, (gsize)d, firsts[d]);
+            kernel_elem_set_i(first, (gsize)d, firsts[d]);
         if (counts)
-            elem_set_i(counts, (gsize)d, tally[d]);
+            kernel_elem_set_i(counts, (gsize)d, tally[d]);
     }
     for (gint64 j = 0; ok && inverse && j < s.len; j++)
-        elem_set_i(inverse, (gsize)j, rank_of[group[j]]);
+        kernel_elem_set_i(inverse, (gsize)j, rank_of[group[j]]);
     g_free(order);
     g_free(group);
     g_free(firsts);
@@ -241,8 +241,8 @@ typedef struct {
 
 static Box box_at(const ExecTensor *boxes, gsize at, gboolean center)
 {
-    float a = (float)elem_get_f(boxes, at), b = (float)elem_get_f(boxes, at + 1), cc = (float)elem_get_f(boxes, at + 2),
-          d = (float)elem_get_f(boxes, at + 3);
+    float a = (float)kernel_elem_get_f(boxes, at), b = (float)kernel_elem_get_f(boxes, at + 1), cc = (float)kernel_elem_get_f(boxes, at + 2),
+          d = (float)kernel_elem_get_f(boxes, at + 3);
     if (center) /* (x_center, y_center, width, height) */
         return (Box){b - d / 2.0f, a - cc / 2.0f, b + d / 2.0f, a + cc / 2.0f};
     return (Box){MIN(a, cc), MIN(b, d), MAX(a, cc), MAX(b, d)};
@@ -289,10 +289,10 @@ gboolean kernel_nms(const KernelCall *c, GError **error)
     if (!node_attr_int(c->node, "center_point_box", 0, &center, error))
         return FALSE;
     gint64 batch = boxes->dims[0], n = boxes->dims[1], classes = scores->dims[1];
-    gint64 most = most_t && most_t->count ? elem_get_i(most_t, 0) : 0;
-    float iou = iou_t && iou_t->count ? (float)elem_get_f(iou_t, 0) : 0.0f;
+    gint64 most = most_t && most_t->count ? kernel_elem_get_i(most_t, 0) : 0;
+    float iou = iou_t && iou_t->count ? (float)kernel_elem_get_f(iou_t, 0) : 0.0f;
     gboolean by_threshold = score_t && score_t->count;
-    float min_score = by_threshold ? (float)elem_get_f(score_t, 0) : 0.0f;
+    float min_score = by_threshold ? (float)kernel_elem_get_f(score_t, 0) : 0.0f;
     if (iou < 0.0f || iou > 1.0f)
         return kernel_fail(c, error, "iou_threshold %g is outside [0, 1]", iou);
     most = MAX(0, MIN(most, n));
@@ -304,7 +304,7 @@ gboolean kernel_nms(const KernelCall *c, GError **error)
         for (gint64 cl = 0; cl < classes && most; cl++) {
             gint64 m = 0, selected = 0;
             for (gint64 j = 0; j < n; j++) {
-                float s = (float)elem_get_f(scores, (gsize)((b * classes + cl) * n + j));
+                float s = (float)kernel_elem_get_f(scores, (gsize)((b * classes + cl) * n + j));
                 if (!by_threshold || s > min_score)
                     cand[m++] = (Candidate){s, j};
             }
@@ -332,7 +332,7 @@ gboolean kernel_nms(const KernelCall *c, GError **error)
     gint64 count = (gint64)rows->len / 3;
     gboolean ok = kernel_set_dims(c, 0, (const gint64[]){count, 3}, error);
     for (guint k = 0; ok && k < rows->len; k++)
-        elem_set_i(y, k, g_array_index(rows, gint64, k));
+        kernel_elem_set_i(y, k, g_array_index(rows, gint64, k));
     g_array_unref(rows);
     g_free(cand);
     g_free(kept);
@@ -370,13 +370,13 @@ gboolean kernel_roi_align(const KernelCall *c, GError **error)
     const float *px = x->data;
     float *py = y->data;
     for (gint64 r = 0; r < rois->dims[0]; r++) {
-        gint64 image = elem_get_i(idx, (gsize)r);
+        gint64 image = kernel_elem_get_i(idx, (gsize)r);
         if (image < 0 || image >= images)
             return kernel_fail(c, error, "batch_indices[%" G_GINT64_FORMAT "] is %" G_GINT64_FORMAT ", outside [0, %"
                                G_GINT64_FORMAT ")", r, image, images);
         float offset = half_pixel ? 0.5f : 0.0f;
-        float x1 = (float)elem_get_f(rois, (gsize)(r * 4)) * scale - offset, y1 = (float)elem_get_f(rois, (gsize)(r * 4 + 1)) * scale - offset;
-        float x2 = (float)elem_get_f(rois, (gsize)(r * 4 + 2)) * scale - offset, y2 = (float)elem_get_f(rois, (gsize)(r * 4 + 3)) * scale - offset;
+        float x1 = (float)kernel_elem_get_f(rois, (gsize)(r * 4)) * scale - offset, y1 = (float)kernel_elem_get_f(rois, (gsize)(r * 4 + 1)) * scale - offset;
+        float x2 = (float)kernel_elem_get_f(rois, (gsize)(r * 4 + 2)) * scale - offset, y2 = (float)kernel_elem_get_f(rois, (gsize)(r * 4 + 3)) * scale - offset;
         float roi_w = x2 - x1, roi_h = y2 - y1;
         if (!half_pixel) {
             roi_w = MAX(roi_w, 1.0f);

@@ -115,7 +115,7 @@ gboolean kernel_einsum(const KernelCall *c, GError **error)
         return kernel_fail(c, error, "needs an equation and at most %d operands", EINSUM_MAX_OPERANDS);
     for (guint k = 0; k < c->n_in; k++) {
         const ExecTensor *x = kernel_in(c, k);
-        if (!x || !elem_supported(x->dtype))
+        if (!x || !kernel_elem_supported(x->dtype))
             return kernel_fail(c, error, "operand %u is missing or of a type the executor does not compute", k);
         ranks[k] = x->rank;
         dims[k] = x->dims;
@@ -143,7 +143,7 @@ gboolean kernel_einsum(const KernelCall *c, GError **error)
     while (!empty) {
         double p = 1;
         for (guint k = 0; k < c->n_in; k++)
-            p *= elem_get_f(kernel_in(c, k), (gsize)off[k]);
+            p *= kernel_elem_get_f(kernel_in(c, k), (gsize)off[k]);
         acc[out_off] += p;
         int l = s.n_labels - 1;
         for (; l >= 0; l--) { /* the odometer over every label, offsets following */
@@ -162,7 +162,7 @@ gboolean kernel_einsum(const KernelCall *c, GError **error)
             break;
     }
     for (gsize k = 0; k < y->count; k++)
-        elem_set_f(y, k, acc[k]);
+        kernel_elem_set_f(y, k, acc[k]);
     g_free(acc);
     return TRUE;
 }

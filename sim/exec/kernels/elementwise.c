@@ -28,7 +28,7 @@ static void walk_init(BroadcastWalk *w, const ExecTensor *out, guint n, const Ex
     w->strides = g_new0(gint64, (gsize)n * MAX(out->rank, 1));
     w->idx = g_new0(gint64, MAX(out->rank, 1));
     for (guint k = 0; k < n; k++) {
-        broadcast_strides(ins[k], out->rank, out->dims, w->strides + (gsize)k * MAX(out->rank, 1));
+        kernel_broadcast_strides(ins[k], out->rank, out->dims, w->strides + (gsize)k * MAX(out->rank, 1));
         w->off[k] = 0;
     }
 }
@@ -212,15 +212,15 @@ gboolean kernel_unary(const KernelCall *c, GError **error)
                 out[k] = (float)parametric(p, alpha, beta, gamma, in[k]);
         return TRUE;
     }
-    if (!elem_supported(x->dtype) || !elem_supported(y->dtype))
+    if (!kernel_elem_supported(x->dtype) || !kernel_elem_supported(y->dtype))
         return kernel_fail(c, error, "element type %s is not supported by the executor", dtype_name(x->dtype));
     if (!strcmp(op->name, "IsInf")) { /* which infinities count: its attributes */
         gint64 neg, pos;
         if (!node_attr_int(c->node, "detect_negative", 1, &neg, error) || !node_attr_int(c->node, "detect_positive", 1, &pos, error))
             return FALSE;
         for (gsize k = 0; k < y->count; k++) {
-            double v = elem_get_f(x, k);
-            elem_set_i(y, k, isinf(v) && ((v > 0 && pos) || (v < 0 && neg)));
+            double v = kernel_elem_get_f(x, k);
+            kernel_elem_set_i(y, k, isinf(v) && ((v > 0 && pos) || (v < 0 && neg)));
         }
         return TRUE;
     }
@@ -239,7 +239,7 @@ gboolean kernel_unary(const KernelCall *c, GError **error)
         return TRUE;
     }
     for (gsize k = 0; k < y->count; k++)
-        elem_set_f(y, k, op->unary(elem_get_f(x, k)));
+        kernel_elem_set_f(y, k, op->unary(kernel_elem_get_f(x, k)));
     return TRUE;
 }
 
@@ -379,8 +379,8 @@ static gboolean arith_blocked(Arith op, const ExecTensor *a, const ExecTensor *b
     if (op == ARITH_NONE || r == 0 || r > KERNEL_MAX_RANK || a->rank > r || b->rank > r)
         return FALSE;
     gint64 sa[KERNEL_MAX_RANK], sb[KERNEL_MAX_RANK];
-    broadcast_strides(a, r, y->dims, sa);
-    broadcast_strides(b, r, y->dims, sb);
+    kernel_broadcast_strides(a, r, y->dims, sa);
+    kernel_broadcast_strides(b, r, y->dims, sb);
     enum { BOTH_WHOLE, B_ONE_VALUE, A_ONE_VALUE, UNDECIDED } mode = UNDECIDED;
     gint64 inner = 1;
     int d = r;
@@ -437,15 +437,15 @@ static gboolean binary_apply(const KernelCall *c, const ExecTensor *a, const Exe
         BroadcastWalk w;
         walk_init(&w, y, 2, ins);
         for (gsize k = 0; k < y->count; k++, walk_next(&w)) {
-            guint64 v = (guint64)elem_get_i(a, w.off[0]), s = (guint64)elem_get_i(b, w.off[1]);
-            elem_set_i(y, k, (gint64)(s >= 64 ? 0 : left ? v << s : v >> s));
+            guint64 v = (guint64)kernel_elem_get_i(a, w.off[0]), s = (guint64)kernel_elem_get_i(b, w.off[1]);
+            kernel_elem_set_i(y, k, (gint64)(s >= 64 ? 0 : left ? v << s : v >> s));
         }
         walk_clear(&w);
         return TRUE;
     }
     if (!op->binary && !prelu)
         return kernel_fail(c, error, "the executor has no kernel for %s", op->name);
-    if (!elem_supported(a->dtype) || !elem_supported(b->dtype) || !elem_supported(y->dtype))
+    if (!kernel_elem_supported(a->dtype) || !kernel_elem_supported(b->dtype) || !kernel_elem_supported(y->dtype))
         return kernel_fail(c, error, "element type %s is not supported by the executor", dtype_name(a->dtype));
     gboolean ints = !dtype_is_float(a->dtype) && !dtype_is_float(b->dtype) && op->binary_int;
     gint64 fmod_attr = 0;
@@ -457,10 +457,10 @@ static gboolean binary_apply(const KernelCall *c, const ExecTensor *a, const Exe
         walk_init(&w, y, 2, ins);
         for (gsize k = 0; k < y->count; k++, walk_next(&w)) {
             if (ints) {
-                gint64 d = elem_get_i(b, w.off[1]);
-                elem_set_i(y, k, d ? elem_get_i(a, w.off[0]) % d : 0);
+                gint64 d = kernel_elem_get_i(b, w.off[1]);
+                kernel_elem_set_i(y, k, d ? kernel_elem_get_i(a, w.off[0]) % d : 0);
             } else {
-                elem_set_f(y, k, fmod(elem_get_f(a, w.off[0]), elem_get_f(b, w.off[1])));
+                kernel_elem_set_f(y, k, fmod(kernel_elem_get_f(a, w.off[0]), kernel_elem_get_f(b, w.off[1])));
             }
         }
         walk_clear(&w);
@@ -491,12 +491,12 @@ static gboolean binary_apply(const KernelCall *c, const ExecTensor *a, const Exe
     walk_init(&w, y, 2, ins);
     for (gsize k = 0; k < y->count; k++, walk_next(&w)) {
         if (prelu) {
-            double x = elem_get_f(a, w.off[0]);
-            elem_set_f(y, k, x < 0 ? x * elem_get_f(b, w.off[1]) : x);
+            double x = kernel_elem_get_f(a, w.off[0]);
+            kernel_elem_set_f(y, k, x < 0 ? x * kernel_elem_get_f(b, w.off[1]) : x);
         } else if (ints) {
-            elem_set_i(y, k, op->binary_int(elem_get_i(a, w.off[0]), elem_get_i(b, w.off[1])));
+            kernel_elem_set_i(y, k, op->binary_int(kernel_elem_get_i(a, w.off[0]), kernel_elem_get_i(b, w.off[1])));
         } else {
-            elem_set_f(y, k, op->binary(elem_get_f(a, w.off[0]), elem_get_f(b, w.off[1])));
+            kernel_elem_set_f(y, k, op->binary(kernel_elem_get_f(a, w.off[0]), kernel_elem_get_f(b, w.off[1])));
         }
     }
     walk_clear(&w);
@@ -560,7 +560,7 @@ gboolean kernel_variadic(const KernelCall *c, GError **error)
             walk_init(&w, y, 1, ins);
             float *py = y->data;
             for (gsize j = 0; j < y->count; j++, walk_next(&w))
-                py[j] += (float)elem_get_f(x, w.off[0]);
+                py[j] += (float)kernel_elem_get_f(x, w.off[0]);
             walk_clear(&w);
         } else if (!binary_apply(c, y, x, y, error)) {
             return FALSE;
@@ -578,7 +578,7 @@ gboolean kernel_where(const KernelCall *c, GError **error)
 {
     const ExecTensor *cond = kernel_in(c, 0), *x = kernel_in(c, 1), *z = kernel_in(c, 2);
     ExecTensor *y = kernel_out(c, 0);
-    if (!elem_supported(x->dtype))
+    if (!kernel_elem_supported(x->dtype))
         return kernel_fail(c, error, "element type %s is not supported by the executor", dtype_name(x->dtype));
     gsize size = dtype_size(y->dtype);
     const guint8 *pc = cond->data;
@@ -630,7 +630,7 @@ gboolean kernel_cast(const KernelCall *c, GError **error)
 {
     const ExecTensor *x = kernel_in(c, 0);
     ExecTensor *y = kernel_out(c, 0);
-    if (!elem_supported(x->dtype) || !elem_supported(y->dtype))
+    if (!kernel_elem_supported(x->dtype) || !kernel_elem_supported(y->dtype))
         return kernel_fail(c, error, "Cast from %s to %s is not supported by the executor", dtype_name(x->dtype),
                            dtype_name(y->dtype));
     if (x->dtype == y->dtype) {
@@ -640,9 +640,9 @@ gboolean kernel_cast(const KernelCall *c, GError **error)
     /* A narrower output may share the input's buffer only if same size (in-place): element order is kept. */
     for (gsize k = 0; k < y->count; k++) {
         if (dtype_is_float(x->dtype) || dtype_is_float(y->dtype))
-            elem_set_f(y, k, elem_get_f(x, k));
+            kernel_elem_set_f(y, k, kernel_elem_get_f(x, k));
         else
-            elem_set_i(y, k, elem_get_i(x, k));
+            kernel_elem_set_i(y, k, kernel_elem_get_i(x, k));
     }
     return TRUE;
 }
@@ -659,9 +659,9 @@ gboolean kernel_clip(const KernelCall *c, GError **error)
             return FALSE;
     } else {
         if (lo_t && lo_t->count)
-            lo = (float)elem_get_f(lo_t, 0);
+            lo = (float)kernel_elem_get_f(lo_t, 0);
         if (hi_t && hi_t->count)
-            hi = (float)elem_get_f(hi_t, 0);
+            hi = (float)kernel_elem_get_f(hi_t, 0);
     }
     const float *in = x->data;
     float *out = y->data;
@@ -675,8 +675,8 @@ gboolean kernel_dropout(const KernelCall *c, GError **error)
     const ExecTensor *x = kernel_in(c, 0), *ratio = kernel_in(c, 1), *training = kernel_in(c, 2);
     ExecTensor *y = kernel_out(c, 0), *mask = kernel_out(c, 1);
     /* Training mode with ratio 0 (torchvision's Swin exports it so) keeps everything: the identity too. */
-    double p = ratio && ratio->count ? elem_get_f(ratio, 0) : 0.5;
-    if (training && training->count && elem_get_i(training, 0) && p != 0.0)
+    double p = ratio && ratio->count ? kernel_elem_get_f(ratio, 0) : 0.5;
+    if (training && training->count && kernel_elem_get_i(training, 0) && p != 0.0)
         return kernel_fail(c, error, "Dropout in training mode with ratio %g draws a random mask; the executor runs "
                            "inference", p);
     kernel_move(y->data, x->data, y->count * dtype_size(y->dtype));

@@ -91,7 +91,7 @@ gboolean kernel_gemm(const KernelCall *c, GError **error)
     float use_beta = 0.0f;
     if (bias && bias->count && beta != 0.0f) { /* Y = C broadcast to [M, N], then sgemm adds alpha A B */
         gint64 strides[2];
-        broadcast_strides(bias, 2, y->dims, strides);
+        kernel_broadcast_strides(bias, 2, y->dims, strides);
         const float *pc = bias->data;
         for (gint64 i = 0; i < M; i++)
             for (gint64 j = 0; j < N; j++)

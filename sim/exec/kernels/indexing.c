@@ -18,7 +18,7 @@ gboolean kernel_trilu(const KernelCall *c, GError **error)
         return FALSE;
     if (x->rank < 2)
         return kernel_fail(c, error, "needs an input of rank 2 or more");
-    gint64 k = k_t && k_t->count ? elem_get_i(k_t, 0) : 0;
+    gint64 k = k_t && k_t->count ? kernel_elem_get_i(k_t, 0) : 0;
     gint64 rows = x->dims[x->rank - 2], cols = x->dims[x->rank - 1], matrices = (gint64)x->count / MAX(rows * cols, 1);
     gsize size = dtype_size(x->dtype);
     const char *src = x->data;
@@ -45,12 +45,12 @@ gboolean kernel_eye_like(const KernelCall *c, GError **error)
         return FALSE;
     if (x->rank != 2)
         return kernel_fail(c, error, "needs a 2-D input");
-    if (!elem_supported(y->dtype))
+    if (!kernel_elem_supported(y->dtype))
         return kernel_fail(c, error, "the executor does not write %s", dtype_name(y->dtype));
     gint64 rows = y->dims[0], cols = y->dims[1];
     for (gint64 i = 0; i < rows; i++)
         for (gint64 j = 0; j < cols; j++)
-            elem_set_f(y, (gsize)(i * cols + j), j - i == k);
+            kernel_elem_set_f(y, (gsize)(i * cols + j), j - i == k);
     return TRUE;
 }
 
@@ -161,11 +161,11 @@ static void scatter_one(ExecTensor *y, gsize at, const ExecTensor *u, gsize from
         gsize size = dtype_size(y->dtype);
         memcpy((char *)y->data + at * size, (const char *)u->data + from * size, size);
     } else if (dtype_is_float(y->dtype)) {
-        double a = elem_get_f(y, at), b = elem_get_f(u, from);
-        elem_set_f(y, at, r == REDUCE_ADD ? a + b : r == REDUCE_MUL ? a * b : r == REDUCE_MAX ? MAX(a, b) : MIN(a, b));
+        double a = kernel_elem_get_f(y, at), b = kernel_elem_get_f(u, from);
+        kernel_elem_set_f(y, at, r == REDUCE_ADD ? a + b : r == REDUCE_MUL ? a * b : r == REDUCE_MAX ? MAX(a, b) : MIN(a, b));
     } else {
-        gint64 a = elem_get_i(y, at), b = elem_get_i(u, from);
-        elem_set_i(y, at, r == REDUCE_ADD ? (gint64)((guint64)a + (guint64)b) : r == REDUCE_MUL ? (gint64)((guint64)a * (guint64)b)
+        gint64 a = kernel_elem_get_i(y, at), b = kernel_elem_get_i(u, from);
+        kernel_elem_set_i(y, at, r == REDUCE_ADD ? (gint64)((guint64)a + (guint64)b) : r == REDUCE_MUL ? (gint64)((guint64)a * (guint64)b)
                           : r == REDUCE_MAX ? MAX(a, b) : MIN(a, b));
     }
 }
@@ -181,7 +181,7 @@ gboolean kernel_scatter_elements(const KernelCall *c, GError **error)
     int axis = kernel_axis(a, x->rank);
     if (x->rank > KERNEL_MAX_RANK || axis < 0 || axis >= x->rank || ind->rank != x->rank || u->count != ind->count)
         return kernel_fail(c, error, "axis %" G_GINT64_FORMAT ", the indices or the updates do not fit the data's shape", a);
-    if (r != REDUCE_NONE && !elem_supported(x->dtype))
+    if (r != REDUCE_NONE && !kernel_elem_supported(x->dtype))
         return kernel_fail(c, error, "the executor does not reduce %s", dtype_name(x->dtype));
     kernel_move(y->data, x->data, x->count * dtype_size(x->dtype));
     gint64 ys[KERNEL_MAX_RANK], idx[KERNEL_MAX_RANK] = {0};
@@ -209,7 +209,7 @@ gboolean kernel_scatter_nd(const KernelCall *c, GError **error)
     if (x->rank > KERNEL_MAX_RANK || ind->rank < 1 || q < 1 || q > x->rank)
         return kernel_fail(c, error, "the indices' last dimension (%" G_GINT64_FORMAT ") must be 1 to the data's rank %d",
                            q, x->rank);
-    if (r != REDUCE_NONE && !elem_supported(x->dtype))
+    if (r != REDUCE_NONE && !kernel_elem_supported(x->dtype))
         return kernel_fail(c, error, "the executor does not reduce %s", dtype_name(x->dtype));
     gint64 ys[KERNEL_MAX_RANK];
     strides_of(y, ys);

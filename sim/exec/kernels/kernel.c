@@ -54,7 +54,7 @@ gboolean kernel_need_float(const KernelCall *c, const ExecTensor *t, const char 
     return TRUE;
 }
 
-gboolean elem_supported(DType d)
+gboolean kernel_elem_supported(DType d)
 {
     switch (d) {
     case DT_FLOAT: case DT_DOUBLE: case DT_FLOAT16: case DT_BFLOAT16: case DT_INT64: case DT_INT32: case DT_INT16: case DT_INT8: case DT_UINT8:
@@ -65,18 +65,18 @@ gboolean elem_supported(DType d)
     }
 }
 
-double elem_get_f(const ExecTensor *t, gsize k)
+double kernel_elem_get_f(const ExecTensor *t, gsize k)
 {
     switch (t->dtype) {
     case DT_FLOAT: return ((const float *)t->data)[k];
     case DT_DOUBLE: return ((const double *)t->data)[k];
     case DT_FLOAT16: return dtype_half_to_double(((const guint16 *)t->data)[k]);
     case DT_BFLOAT16: return dtype_bfloat16_to_double(((const guint16 *)t->data)[k]);
-    default: return (double)elem_get_i(t, k);
+    default: return (double)kernel_elem_get_i(t, k);
     }
 }
 
-gint64 elem_get_i(const ExecTensor *t, gsize k)
+gint64 kernel_elem_get_i(const ExecTensor *t, gsize k)
 {
     switch (t->dtype) {
     case DT_INT64: return ((const gint64 *)t->data)[k];
@@ -89,12 +89,12 @@ gint64 elem_get_i(const ExecTensor *t, gsize k)
     case DT_UINT64: return (gint64)((const guint64 *)t->data)[k];
     case DT_FLOAT: return (gint64)((const float *)t->data)[k];
     case DT_DOUBLE: return (gint64)((const double *)t->data)[k];
-    case DT_FLOAT16: case DT_BFLOAT16: return (gint64)elem_get_f(t, k);
+    case DT_FLOAT16: case DT_BFLOAT16: return (gint64)kernel_elem_get_f(t, k);
     default: return 0;
     }
 }
 
-void elem_set_f(ExecTensor *t, gsize k, double v)
+void kernel_elem_set_f(ExecTensor *t, gsize k, double v)
 {
     switch (t->dtype) {
     case DT_FLOAT: ((float *)t->data)[k] = (float)v; break;
@@ -102,11 +102,11 @@ void elem_set_f(ExecTensor *t, gsize k, double v)
     case DT_FLOAT16: ((guint16 *)t->data)[k] = dtype_double_to_half(v); break;
     case DT_BFLOAT16: ((guint16 *)t->data)[k] = dtype_double_to_bfloat16(v); break;
     case DT_BOOL: ((guint8 *)t->data)[k] = v != 0; break;
-    default: elem_set_i(t, k, (gint64)v); break;
+    default: kernel_elem_set_i(t, k, (gint64)v); break;
     }
 }
 
-void elem_set_i(ExecTensor *t, gsize k, gint64 v)
+void kernel_elem_set_i(ExecTensor *t, gsize k, gint64 v)
 {
     switch (t->dtype) {
     case DT_INT64: ((gint64 *)t->data)[k] = v; break;
@@ -120,12 +120,12 @@ void elem_set_i(ExecTensor *t, gsize k, gint64 v)
     case DT_UINT64: ((guint64 *)t->data)[k] = (guint64)v; break;
     case DT_FLOAT: ((float *)t->data)[k] = (float)v; break;
     case DT_DOUBLE: ((double *)t->data)[k] = (double)v; break;
-    case DT_FLOAT16: case DT_BFLOAT16: elem_set_f(t, k, (double)v); break;
+    case DT_FLOAT16: case DT_BFLOAT16: kernel_elem_set_f(t, k, (double)v); break;
     default: break;
     }
 }
 
-void broadcast_strides(const ExecTensor *t, int rank, const gint64 *out_dims, gint64 *strides)
+void kernel_broadcast_strides(const ExecTensor *t, int rank, const gint64 *out_dims, gint64 *strides)
 {
     gint64 stride = 1;
     for (int a = rank - 1; a >= 0; a--) {
@@ -166,7 +166,7 @@ void kernel_move(void *dst, const void *src, gsize bytes)
 gboolean kernel_index_at(const KernelCall *c, const ExecTensor *ind, gsize k, gint64 dim, int axis, gint64 *out,
                          GError **error)
 {
-    gint64 i = elem_get_i(ind, k);
+    gint64 i = kernel_elem_get_i(ind, k);
     *out = i < 0 ? i + dim : i;
     if (*out < 0 || *out >= dim)
         return kernel_fail(c, error, "index %" G_GINT64_FORMAT " is out of range for axis %d of size %" G_GINT64_FORMAT,

@@ -148,10 +148,10 @@ gboolean kernel_slice(const KernelCall *c, GError **error)
     }
     for (gsize k = 0; k < n; k++) {
         gint64 axis = c->opset < 10 ? (axes_a ? g_array_index(axes_a, gint64, k) : (gint64)k)
-                                    : (axes_t ? elem_get_i(axes_t, k) : (gint64)k);
+                                    : (axes_t ? kernel_elem_get_i(axes_t, k) : (gint64)k);
         int a = kernel_axis(axis, r);
-        gint64 s = c->opset < 10 ? g_array_index(starts_a, gint64, k) : elem_get_i(starts_t, k);
-        gint64 st = c->opset >= 10 && steps_t ? elem_get_i(steps_t, k) : 1;
+        gint64 s = c->opset < 10 ? g_array_index(starts_a, gint64, k) : kernel_elem_get_i(starts_t, k);
+        gint64 st = c->opset >= 10 && steps_t ? kernel_elem_get_i(steps_t, k) : 1;
         gint64 dim = x->dims[a];
         if (s < 0)
             s += dim;
@@ -234,7 +234,7 @@ gboolean kernel_expand(const KernelCall *c, GError **error)
     gint64 strides[16];
     if (y->rank > 16)
         return kernel_fail(c, error, "rank %d is beyond the executor's Expand", y->rank);
-    broadcast_strides(x, y->rank, y->dims, strides);
+    kernel_broadcast_strides(x, y->rank, y->dims, strides);
     gsize size = dtype_size(y->dtype);
     gint64 idx[16] = {0}, off = 0;
     for (gsize k = 0; k < y->count; k++) {
@@ -292,12 +292,12 @@ gboolean kernel_pad(const KernelCall *c, GError **error)
         return kernel_fail(c, error, "rank %d is beyond the executor's Pad", r);
     gint64 before[16];
     for (int d = 0; d < r; d++)
-        before[d] = c->opset >= 11 ? elem_get_i(pads_t, d) : g_array_index(pads_a, gint64, d);
-    double value = c->opset >= 11 ? (value_t && value_t->count ? elem_get_f(value_t, 0) : 0.0) : value_attr;
+        before[d] = c->opset >= 11 ? kernel_elem_get_i(pads_t, d) : g_array_index(pads_a, gint64, d);
+    double value = c->opset >= 11 ? (value_t && value_t->count ? kernel_elem_get_f(value_t, 0) : 0.0) : value_attr;
     gsize size = dtype_size(y->dtype);
     guint8 fill[16] = {0}; /* the constant, in the output's type */
     ExecTensor fill_t = {.data = fill, .dtype = y->dtype, .rank = 0, .count = 1};
-    elem_set_f(&fill_t, 0, value);
+    kernel_elem_set_f(&fill_t, 0, value);
     if (y->count == 0)
         return TRUE;
     if (r == 0 || x->count == 0) { /* nothing to read: a scalar copied, or all of it the constant */
@@ -359,7 +359,7 @@ gboolean kernel_range(const KernelCall *c, GError **error)
     const ExecTensor *start = kernel_in(c, 0), *delta = kernel_in(c, 2);
     ExecTensor *y = kernel_out(c, 0);
     for (gsize k = 0; k < y->count; k++)
-        elem_set_f(y, k, elem_get_f(start, 0) + (double)k * elem_get_f(delta, 0));
+        kernel_elem_set_f(y, k, kernel_elem_get_f(start, 0) + (double)k * kernel_elem_get_f(delta, 0));
     return TRUE;
 }
 
@@ -373,7 +373,7 @@ gboolean kernel_shape(const KernelCall *c, GError **error)
         return FALSE;
     int start = CLAMP(kernel_axis(start_attr, x->rank), 0, x->rank);
     for (gsize k = 0; k < y->count; k++)
-        elem_set_i(y, k, x->dims[start + (int)k]);
+        kernel_elem_set_i(y, k, x->dims[start + (int)k]);
     return TRUE;
 }
 
@@ -387,10 +387,10 @@ gboolean kernel_constant_of_shape(const KernelCall *c, GError **error)
         gsize len;
         const guint8 *raw = g_bytes_get_data(value->t->raw, &len);
         ExecTensor one = {.data = (void *)raw, .dtype = value->t->dtype, .count = 1};
-        if (len >= dtype_size(value->t->dtype) && elem_supported(value->t->dtype))
-            v = elem_get_f(&one, 0);
+        if (len >= dtype_size(value->t->dtype) && kernel_elem_supported(value->t->dtype))
+            v = kernel_elem_get_f(&one, 0);
     }
     for (gsize k = 0; k < y->count; k++)
-        elem_set_f(y, k, v);
+        kernel_elem_set_f(y, k, v);
     return TRUE;
 }

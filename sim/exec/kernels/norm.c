@@ -24,8 +24,8 @@ gboolean kernel_batch_norm(const KernelCall *c, GError **error)
     const float *px = x->data;
     float *py = y->data;
     for (gint64 k = 0; k < ch; k++) {
-        double a = elem_get_f(scale, k) / sqrt(elem_get_f(var, k) + eps);
-        double b = elem_get_f(bias, k) - a * elem_get_f(mean, k);
+        double a = kernel_elem_get_f(scale, k) / sqrt(kernel_elem_get_f(var, k) + eps);
+        double b = kernel_elem_get_f(bias, k) - a * kernel_elem_get_f(mean, k);
         for (gint64 i = 0; i < n; i++) {
             gsize base = (gsize)((i * ch + k) * inner);
             for (gint64 j = 0; j < inner; j++)
@@ -96,8 +96,8 @@ gboolean kernel_instance_norm(const KernelCall *c, GError **error)
             double mean = sum / (double)MAX(inner, 1);
             for (gint64 j = 0; j < inner; j++)
                 sq += (px[base + j] - mean) * (px[base + j] - mean);
-            double a = elem_get_f(scale, (gsize)k) / sqrt(sq / (double)MAX(inner, 1) + eps);
-            double b = elem_get_f(bias, (gsize)k) - a * mean;
+            double a = kernel_elem_get_f(scale, (gsize)k) / sqrt(sq / (double)MAX(inner, 1) + eps);
+            double b = kernel_elem_get_f(bias, (gsize)k) - a * mean;
             for (gint64 j = 0; j < inner; j++)
                 py[base + j] = (float)(a * px[base + j] + b);
         }
@@ -192,7 +192,7 @@ gboolean kernel_reduce(const KernelCall *c, GError **error)
         return kernel_fail(c, error, "rank %d is beyond the executor's reductions", x->rank);
     gsize n_axes = axes_t ? axes_t->count : axes_attr ? axes_attr->len : 0;
     for (gsize k = 0; k < n_axes; k++)
-        reduced[kernel_axis(axes_t ? elem_get_i(axes_t, k) : g_array_index(axes_attr, gint64, k), x->rank)] = TRUE;
+        reduced[kernel_axis(axes_t ? kernel_elem_get_i(axes_t, k) : g_array_index(axes_attr, gint64, k), x->rank)] = TRUE;
     if (!n_axes && !noop_empty)
         for (int d = 0; d < x->rank; d++)
             reduced[d] = TRUE;
@@ -218,7 +218,7 @@ gboolean kernel_reduce(const KernelCall *c, GError **error)
             iacc[k] = fold == R_MAX ? G_MININT64 : fold == R_MIN ? G_MAXINT64 : fold == R_PROD ? 1 : 0;
         for (gsize k = 0, o = 0; k < x->count; k++) {
             if (exact_int) {
-                gint64 v = elem_get_i(x, k);
+                gint64 v = kernel_elem_get_i(x, k);
                 switch (fold) {
                 case R_MAX: iacc[o] = MAX(iacc[o], v); break;
                 case R_MIN: iacc[o] = MIN(iacc[o], v); break;
@@ -228,7 +228,7 @@ gboolean kernel_reduce(const KernelCall *c, GError **error)
                 default: iacc[o] = (gint64)((guint64)iacc[o] + (guint64)v); break;
                 }
             } else {
-                double v = elem_get_f(x, k);
+                double v = kernel_elem_get_f(x, k);
                 switch (fold) {
                 case R_MAX: acc[o] = MAX(acc[o], v); break;
                 case R_MIN: acc[o] = MIN(acc[o], v); break;
@@ -251,15 +251,15 @@ gboolean kernel_reduce(const KernelCall *c, GError **error)
         }
         for (gsize k = 0; k < y->count; k++) {
             if (exact_int && (!strcmp(name, "ReduceMean")))
-                elem_set_i(y, k, cnt[k] ? iacc[k] / (gint64)cnt[k] : 0);
+                kernel_elem_set_i(y, k, cnt[k] ? iacc[k] / (gint64)cnt[k] : 0);
             else if (exact_int && (fold != R_EXP && strcmp(name, "ReduceL2") && strcmp(name, "ReduceLogSum")))
-                elem_set_i(y, k, iacc[k]);
+                kernel_elem_set_i(y, k, iacc[k]);
             else {
                 double v = exact_int ? (double)iacc[k] : acc[k];
                 if (!strcmp(name, "ReduceMean")) v /= (double)MAX(cnt[k], 1);
                 else if (!strcmp(name, "ReduceL2")) v = sqrt(v);
                 else if (!strcmp(name, "ReduceLogSum") || !strcmp(name, "ReduceLogSumExp")) v = log(v);
-                elem_set_f(y, k, v);
+                kernel_elem_set_f(y, k, v);
             }
         }
         g_free(iacc);

@@ -213,12 +213,12 @@ static void run_direction(const KernelCall *c, const Recurrent *r, int d, const 
 gboolean kernel_recurrent(const KernelCall *c, GError **error)
 {
     const ExecTensor *x = kernel_in(c, 0), *w = kernel_in(c, 1), *rt = kernel_in(c, 2), *lens_t = kernel_in(c, 4);
-    Recurrent r = {.gates = recurrent_gates(c->node->op->name)};
+    Recurrent r = {.gates = ops_recurrent_gates(c->node->op->name)};
     gint64 layout, input_forget, lbr;
     const char *direction;
     gboolean ok = TRUE;
     if (!kernel_need_float(c, x, c->node->op->name, error) || !kernel_need_float(c, w, c->node->op->name, error) ||
-        !kernel_need_float(c, rt, c->node->op->name, error) || !recurrent_directions(c->node, &r.dirs, error) ||
+        !kernel_need_float(c, rt, c->node->op->name, error) || !ops_recurrent_directions(c->node, &r.dirs, error) ||
         !node_attr_string(c->node, "direction", "forward", &direction, error) ||
         !node_attr_int(c->node, "layout", 0, &layout, error) ||
         !node_attr_float(c->node, "clip", 0.0f, &r.clip, error) ||
@@ -245,7 +245,7 @@ gboolean kernel_recurrent(const KernelCall *c, GError **error)
     if (lens_t) {
         lens = g_new(gint32, (gsize)MAX(r.batch, 1));
         for (gint64 b = 0; b < r.batch; b++) {
-            gint64 v = elem_get_i(lens_t, (gsize)b);
+            gint64 v = kernel_elem_get_i(lens_t, (gsize)b);
             if (v < 0 || v > r.seq) {
                 g_free(lens);
                 return kernel_fail(c, error, "sequence_lens[%" G_GINT64_FORMAT "] is %" G_GINT64_FORMAT

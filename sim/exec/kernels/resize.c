@@ -208,7 +208,7 @@ static gboolean resize_scales(const KernelCall *c, const ExecTensor *x, const Ex
             return kernel_fail(c, error, "keep_aspect_ratio_policy '%s' is not one the operator defines", policy);
         double keep = strcmp(policy, "not_larger") ? 0 : INFINITY;
         for (int k = 0; k < count; k++) {
-            double s = (double)elem_get_i(sizes, k) / (double)x->dims[axis_of[k]];
+            double s = (double)kernel_elem_get_i(sizes, k) / (double)x->dims[axis_of[k]];
             scale[axis_of[k]] = s;
             keep = !strcmp(policy, "not_larger") ? MIN(keep, s) : MAX(keep, s);
         }
@@ -219,7 +219,7 @@ static gboolean resize_scales(const KernelCall *c, const ExecTensor *x, const Ex
         if ((int)scales->count != count)
             return kernel_fail(c, error, "scales has %zu values for %d axes", scales->count, count);
         for (int k = 0; k < count; k++)
-            scale[axis_of[k]] = elem_get_f(scales, k);
+            scale[axis_of[k]] = kernel_elem_get_f(scales, k);
     } else if (scales_attr && (int)scales_attr->len == r) {
         for (int d = 0; d < r; d++)
             scale[d] = g_array_index(scales_attr, float, d);
@@ -228,8 +228,8 @@ static gboolean resize_scales(const KernelCall *c, const ExecTensor *x, const Ex
     }
     if (roi && roi->count == (gsize)(2 * count))
         for (int k = 0; k < count; k++) {
-            start[axis_of[k]] = elem_get_f(roi, k);
-            end[axis_of[k]] = elem_get_f(roi, count + k);
+            start[axis_of[k]] = kernel_elem_get_f(roi, k);
+            end[axis_of[k]] = kernel_elem_get_f(roi, count + k);
         }
     for (int d = 0; d < r; d++)
         if (!(scale[d] > 0) || !isfinite(scale[d]))
