@@ -9,6 +9,7 @@
 #include "base/record-pool.h"
 #include "base/treap.h"
 #include "plan/freelist.h"
+#include "plan/profile.h"
 #include "memory/liveness.h"
 #include "strategies/registry.h"
 #include "tests/testutil.h"
@@ -784,6 +785,52 @@ static void test_malformed_traces(void)
     expect_parse_error("id,lower,upper,size,colour\n", TRUE, "bad.trace:1: unknown column 'colour'");
 }
 
+/* The step profile against its definition, step by step: live bytes the sum of the sizes live then, spanned
+ * bytes the highest end among them per bin, summed over bins; on random traces in up to three bins, two plans
+ * of each trace computed together. */
+static void test_profile_reference(void)
+{
+    for (guint seed = 1; seed <= 200; seed++) {
+        TraceGenOptions o = TRACEGEN_DEFAULTS;
+        o.buffers = 10 + seed % 90;
+        o.seed = seed;
+        o.long_lived = 0.2;
+        Trace *t = trace_random(&o);
+        for (guint k = 0; k < trace_count(t); k++)
+            trace_buffer(t, k)->bin = (k * 7 + seed) % (1 + seed % 3);
+        GError *error = NULL;
+        const Plan *plans[2] = {place_run(registry_place_find("bestfit"), t, &error),
+                                place_run(registry_place_find("naive"), t, &error)};
+        g_assert_no_error(error);
+        MemoryProfile got[2];
+        profile_compute_all(t, plans, 2, got);
+        guint bins = trace_bins(t);
+        guint64 *top = g_new0(guint64, bins);
+        for (guint p = 0; p < 2; p++) {
+            g_assert_cmpuint(got[p].steps, ==, t->steps);
+            for (guint s = 0; s < t->steps; s++) {
+                guint64 live = 0, spanned = 0;
+                memset(top, 0, bins * sizeof(guint64));
+                for (guint k = 0; k < trace_count(t); k++) {
+                    const TraceBuffer *b = trace_buffer(t, k);
+                    if (b->first <= s && s <= b->last) {
+                        live += b->size;
+                        top[b->bin] = MAX(top[b->bin], plans[p]->offsets[k] + b->size);
+                    }
+                }
+                for (guint bin = 0; bin < bins; bin++)
+                    spanned += top[bin];
+                g_assert_cmpuint(got[p].live[s], ==, live);
+                g_assert_cmpuint(got[p].spanned[s], ==, spanned);
+            }
+            profile_clear(&got[p]);
+            plan_free((Plan *)plans[p]);
+        }
+        g_free(top);
+        trace_free(t);
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -799,6 +846,7 @@ int main(int argc, char **argv)
     }
     g_test_add_func("/place/pins-and-groups", test_pins_and_groups);
     g_test_add_func("/place/property/random-traces", test_property_random_traces);
+    g_test_add_func("/place/profile-reference", test_profile_reference);
     g_test_add_func("/place/gap-finder-reference", test_gap_finder_matches_reference);
     g_test_add_func("/place/corpus-graphs", test_corpus_graphs_all_strategies);
     g_test_add_func("/place/liveness", test_liveness);

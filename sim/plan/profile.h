@@ -14,6 +14,8 @@ typedef struct {
 } MemoryProfile;
 
 void profile_compute(const Trace *t, const Plan *plan, MemoryProfile *out);
+/* The profiles of several plans of one trace (out[k] for plans[k]): the live bytes computed once. */
+void profile_compute_all(const Trace *t, const Plan *const *plans, guint count, MemoryProfile *out);
 void profile_clear(MemoryProfile *p);
 
 /* Buffer ids from the largest bytes × steps down, ties by id (newly allocated, one per buffer): what a

@@ -133,8 +133,7 @@ char *chrome_trace_to_json(const Trace *t, const Plan *const *plans, guint count
     g_return_val_if_fail(count >= 1, NULL);
     gboolean several = count > 1;
     MemoryProfile *profiles = g_new0(MemoryProfile, count);
-    for (guint k = 0; k < count; k++)
-        profile_compute(t, plans[k], &profiles[k]);
+    profile_compute_all(t, plans, count, profiles);
     const guint64 *live = profiles[0].live, *spanned = profiles[0].spanned;
     /* When each step starts and how long it lasts, in microseconds (at least 1, so every span shows). */
     guint64 *start = g_new0(guint64, t->steps + 1), *dur = g_new0(guint64, t->steps + 1);

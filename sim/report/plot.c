@@ -144,10 +144,9 @@ gboolean plot_timeline(const char *path, const char *title, const Trace *t, cons
         return FALSE;
     MemoryProfile *profiles = g_new0(MemoryProfile, count);
     guint64 largest = plans[0]->lower_bound;
-    for (guint k = 0; k < count; k++) {
-        profile_compute(t, plans[k], &profiles[k]);
+    profile_compute_all(t, plans, count, profiles);
+    for (guint k = 0; k < count; k++)
         largest = MAX(largest, plans[k]->arena);
-    }
     const char *unit;
     double scale;
     gnuplot_byte_unit((double)largest, &unit, &scale);
