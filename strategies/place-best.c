@@ -19,7 +19,7 @@ static gboolean best_plan(const PlaceProblem *p, guint64 *offsets, char **detail
     if (!place_keep_smallest(p, candidate, offsets, &winner, &arena, &skipped, error))
         return FALSE;
     if (winner)
-        *detail = skipped ? g_strdup_printf("kept %s; not started, budget spent: %s", winner->name, skipped)
+        *detail = skipped ? g_strdup_printf("kept %s; %s", winner->name, skipped)
                           : g_strdup_printf("kept %s", winner->name);
     g_free(skipped);
     return TRUE;

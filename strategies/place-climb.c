@@ -29,7 +29,13 @@ static gboolean climb_plan(const PlaceProblem *p, guint64 *offsets, char **detai
     place_order_by_size(p, order);
     guint64 *cur = g_new(guint64, n), *best = g_new(guint64, n);
     memcpy(cur, offsets, n * sizeof(guint64));
-    place_in_order(p, order, n, GAP_BEST, cur);
+    if (!place_in_order_or_give_up(p, order, n, GAP_BEST, cur)) { /* the portfolio's deadline came first */
+        g_free(order);
+        g_free(trial);
+        g_free(cur);
+        g_free(best);
+        return TRUE;
+    }
     guint64 cur_arena = place_arena(p, cur), best_arena = cur_arena, start_arena = cur_arena;
     memcpy(best, cur, n * sizeof(guint64));
     GRand *r = g_rand_new_with_seed(p->options->seed);
@@ -58,7 +64,11 @@ static gboolean climb_plan(const PlaceProblem *p, guint64 *offsets, char **detai
         memmove(trial + j + 1, trial + j, (i - j) * sizeof(guint));
         trial[j] = moved;
         guint64 *next = g_memdup2(offsets, n * sizeof(guint64)); /* pins preset */
-        place_in_order(p, trial, n, GAP_BEST, next);
+        if (!place_in_order(p, trial, n, GAP_BEST, next)) { /* the portfolio's deadline, mid-step */
+            g_free(next);
+            out_of_time = TRUE;
+            break;
+        }
         guint64 arena = place_arena(p, next);
         double temperature = 0.02 * (double)start_arena * (1.0 - (double)steps / max_steps);
         gboolean accept = arena <= cur_arena ||

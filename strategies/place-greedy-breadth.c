@@ -92,7 +92,7 @@ static gboolean greedy_breadth_plan(const PlaceProblem *p, guint64 *offsets, cha
             order[placed++] = u;
         }
     }
-    place_in_order(p, order, placed, GAP_BEST, offsets);
+    place_in_order_or_give_up(p, order, placed, GAP_BEST, offsets);
     g_array_unref(c.live);
     g_free(order);
     g_free(nodes);

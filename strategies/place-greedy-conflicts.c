@@ -74,7 +74,7 @@ static gboolean greedy_conflicts_plan(const PlaceProblem *p, guint64 *offsets, c
     guint *conflicts = count_conflicts(p);
     ConflictCtx ctx = {p, conflicts};
     place_sort(order, n, by_conflicts, &ctx);
-    place_in_order(p, order, n, GAP_FIRST, offsets);
+    place_in_order_or_give_up(p, order, n, GAP_FIRST, offsets);
     g_free(conflicts);
     g_free(order);
     return TRUE;

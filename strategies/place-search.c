@@ -533,6 +533,13 @@ static gboolean search_on_this_stack(const PlaceProblem *p, Turns turns, guint64
     char *skipped;
     if (!place_keep_smallest(p, is_heuristic, offsets, &kept, &incumbent, &skipped, error))
         return FALSE;
+    if (g_get_monotonic_time() >= start + (gint64)(o->budget_seconds * G_USEC_PER_SEC) || place_stop_requested(o)) {
+        /* a million units: the heuristics spent the budget, and the search's own tables would take seconds */
+        *detail = g_strdup_printf("not searched, budget spent on the heuristics: %s's plan%s%s", kept->name,
+                                  skipped ? "; heuristics " : "", skipped ? skipped : "");
+        g_free(skipped);
+        return TRUE;
+    }
     /* The search lists every unit at every step of its lifetime (index_by_step, overlaps_build): its memory
      * and the cost of a node grow with the sum of the lifetimes, which a staircase of n buffers makes n^2/2.
      * Counted first, in 64 bits; past the limit the search does not start and the heuristic's plan stands. */
@@ -544,7 +551,7 @@ static gboolean search_on_this_stack(const PlaceProblem *p, Turns turns, guint64
     if (span > SEARCH_SPAN_MAX) {
         *detail = g_strdup_printf("not searched: the lifetimes add up to %" G_GUINT64_FORMAT " buffer-steps, more than "
                                   "the %" G_GUINT64_FORMAT " its index holds; %s's plan%s%s", span,
-                                  (guint64)SEARCH_SPAN_MAX, kept->name, skipped ? "; heuristics not started, budget spent: " : "",
+                                  (guint64)SEARCH_SPAN_MAX, kept->name, skipped ? "; heuristics " : "",
                                   skipped ? skipped : "");
         g_free(skipped);
         return TRUE;
@@ -651,7 +658,7 @@ static gboolean search_on_this_stack(const PlaceProblem *p, Turns turns, guint64
         *detail = g_strdup_printf("gap %s to the lower bound%s", gap_text(gap, incumbent, lb),
                                   s.interrupted ? " (stopped by SIGINT)" : run.spent ? " (budget spent)" : "");
     if (skipped) { /* a huge problem: the heuristics for the incumbent outlasted the budget */
-        char *longer = g_strdup_printf("%s; heuristics not started, budget spent: %s", *detail, skipped);
+        char *longer = g_strdup_printf("%s; heuristics %s", *detail, skipped);
         g_free(*detail);
         *detail = longer;
         g_free(skipped);

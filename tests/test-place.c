@@ -831,6 +831,35 @@ static void test_profile_reference(void)
     }
 }
 
+/* A heuristic given a deadline (as a portfolio gives every candidate but the first) gives up once it has
+ * passed and leaves no plan: run alone it is an error, not a wrong plan; without one it places everything.
+ * A portfolio whose deadline passed names what it cut short. */
+static void test_heuristic_deadline(void)
+{
+    TraceGenOptions o = TRACEGEN_DEFAULTS;
+    o.buffers = 20000;
+    o.seed = 3;
+    Trace *t = trace_random(&o);
+    const char *names[] = {"greedy-size", "greedy-conflicts", "greedy-breadth", "climb"};
+    for (guint k = 0; k < G_N_ELEMENTS(names); k++) {
+        PlaceOptions options = test_place_options;
+        options.deadline = 1; /* long past */
+        GError *error = NULL;
+        Plan *p = place_run_with(registry_place_find(names[k]), t, &options, &error);
+        g_assert_null(p);
+        g_assert_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED);
+        g_assert_nonnull(strstr(error->message, "stopped unfinished at the deadline"));
+        g_clear_error(&error);
+        options.deadline = 0;
+        options.climb_steps = 2;
+        p = place_run_with(registry_place_find(names[k]), t, &options, &error);
+        g_assert_no_error(error);
+        g_assert_true(verify_plan(t, p, NULL));
+        plan_free(p);
+    }
+    trace_free(t);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -847,6 +876,7 @@ int main(int argc, char **argv)
     g_test_add_func("/place/pins-and-groups", test_pins_and_groups);
     g_test_add_func("/place/property/random-traces", test_property_random_traces);
     g_test_add_func("/place/profile-reference", test_profile_reference);
+    g_test_add_func("/place/heuristic-deadline", test_heuristic_deadline);
     g_test_add_func("/place/gap-finder-reference", test_gap_finder_matches_reference);
     g_test_add_func("/place/corpus-graphs", test_corpus_graphs_all_strategies);
     g_test_add_func("/place/liveness", test_liveness);

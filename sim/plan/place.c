@@ -346,6 +346,11 @@ Plan *place_run_with(const PlaceStrategy *s, const Trace *t, const PlaceOptions 
         char *detail = NULL;
         gint64 start = g_get_monotonic_time();
         ok = ok && place_problem(s, &bp.problem, unit_offsets, &detail, error);
+        if (ok && stats.gave_up) { /* only a portfolio sets a deadline; run alone, giving up leaves no plan */
+            g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "%s stopped unfinished at the deadline it was given: "
+                        "no plan", s->name);
+            ok = FALSE;
+        }
         plan->seconds += (double)(g_get_monotonic_time() - start) / G_USEC_PER_SEC;
         if (ok) {
             for (guint k = 0; k < bp.buffers->len; k++)
@@ -390,6 +395,7 @@ gboolean place_keep_smallest(const PlaceProblem *p, gboolean (*take)(const Place
         g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "no strategies to choose from (PlaceOptions.portfolio is unset)");
         return FALSE;
     }
+    GString *not_started = g_string_new(NULL), *unfinished = g_string_new(NULL);
     guint n = p->units->len;
     guint64 *trial = g_new(guint64, n + 1);
     /* The heuristics first, then the exact search, then the improvers: each time-bounded one starts only
@@ -414,33 +420,37 @@ gboolean place_keep_smallest(const PlaceProblem *p, gboolean (*take)(const Place
             PlaceOptions share = *p->options;
             PlaceProblem sub = *p;
             sub.stats = &stats;
+            sub.options = &share;
+            share.deadline = *winner ? deadline : 0; /* every candidate but the first gives up at the end */
             if (is_timed(s)) {
                 gint64 left = deadline - g_get_monotonic_time();
                 share.budget_seconds = (double)MAX(left, 0) / G_USEC_PER_SEC / timed_left--;
                 if (p->options->budget_work)
                     share.budget_work = MAX(p->options->budget_work / timed_all, 1);
-                sub.options = &share;
                 if (*arena <= p->bound || stats.proven)
                     continue; /* a plan is already the smallest possible: nothing to search for */
                 if (left <= 0 || place_stop_requested(p->options))
                     continue; /* the heuristics ran; nothing left for this one, or told to stop */
             } else if (*winner && g_get_monotonic_time() >= deadline) {
                 /* a million units: the heuristics alone can outlast the budget; the first always runs */
-                if (skipped) {
-                    char *more = g_strconcat(*skipped ? *skipped : "", *skipped ? ", " : "", s->name, NULL);
-                    g_free(*skipped);
-                    *skipped = more;
-                }
+                g_string_append_printf(not_started, "%s%s", not_started->len ? ", " : "", s->name);
                 continue;
             }
             char *ignored = NULL;
             gboolean proven_before = stats.proven;
-            stats.proven = FALSE;
+            stats.proven = stats.gave_up = FALSE;
             if (!place_problem(s, &sub, trial, &ignored, error)) {
+                g_string_free(not_started, TRUE);
+                g_string_free(unfinished, TRUE);
                 g_free(trial);
                 return FALSE;
             }
             g_free(ignored);
+            if (stats.gave_up) { /* stopped unfinished at the deadline: no plan, named with the skipped */
+                stats.proven = proven_before;
+                g_string_append_printf(unfinished, "%s%s", unfinished->len ? ", " : "", s->name);
+                continue;
+            }
             guint64 a = place_arena(p, trial);
             if (a < *arena) {
                 *arena = a;
@@ -456,17 +466,29 @@ gboolean place_keep_smallest(const PlaceProblem *p, gboolean (*take)(const Place
         p->stats->steps += stats.steps;
         p->stats->proven = p->stats->proven || stats.proven || *arena <= p->bound;
     }
+    if (skipped && (unfinished->len || not_started->len))
+        *skipped = !unfinished->len ? g_strdup_printf("not started, budget spent: %s", not_started->str)
+                   : !not_started->len ? g_strdup_printf("stopped unfinished, budget spent: %s", unfinished->str)
+                   : g_strdup_printf("stopped unfinished, budget spent: %s; not started: %s", unfinished->str,
+                                     not_started->str);
+    g_string_free(not_started, TRUE);
+    g_string_free(unfinished, TRUE);
     g_free(trial);
     return TRUE;
 }
 
 /* ---------- offline helpers ---------- */
 
-void place_in_order(const PlaceProblem *p, const guint *order, guint n, GapPolicy policy, guint64 *offsets)
+gboolean place_in_order(const PlaceProblem *p, const guint *order, guint n, GapPolicy policy, guint64 *offsets)
 {
     PlacedIndex *x = placed_index_new(p, offsets);
     guint hinted = 0; /* order[0, hinted) have had their lists hinted: the next two units' at each step */
+    gboolean timed = p->options && (p->options->deadline || p->options->stop);
     for (guint k = 0; k < n; k++) {
+        if (timed && (k & 4095) == 0 && place_past_deadline(p->options)) { /* the clock: 30 ns per 4096 units */
+            placed_index_free(x);
+            return FALSE;
+        }
         if (k + PREFETCH_AHEAD < n)
             __builtin_prefetch(&g_array_index(p->units, PlaceUnit, order[k + PREFETCH_AHEAD]));
         for (; hinted < MIN(k + 3, n); hinted++)
@@ -490,6 +512,17 @@ void place_in_order(const PlaceProblem *p, const guint *order, guint n, GapPolic
         placed_index_add(x, u, offsets[u]);
     }
     placed_index_free(x);
+    return TRUE;
+}
+
+gboolean place_in_order_or_give_up(const PlaceProblem *p, const guint *order, guint n, GapPolicy policy,
+                                   guint64 *offsets)
+{
+    if (place_in_order(p, order, n, policy, offsets))
+        return TRUE;
+    if (p->stats)
+        p->stats->gave_up = TRUE;
+    return FALSE;
 }
 
 typedef struct {

@@ -22,8 +22,10 @@ gboolean place_problem(const PlaceStrategy *s, const PlaceProblem *p, guint64 *o
 
 /* Runs every strategy of the problem's portfolio (options->portfolio) that `take` accepts and keeps the
  * smallest arena's offsets (problem units); *winner is the one kept (NULL when none ran), *arena its arena.
- * *skipped (when not NULL): the names of the heuristics not started because the budget was spent, ", "
- * between them, or NULL when all ran (the caller frees it). An error when the problem has no portfolio. */
+ * Every candidate but the first gives up at the end of the budget (PlaceOptions.deadline). *skipped (when not
+ * NULL): what the budget cut short, as a phrase ("not started, budget spent: a, b", "stopped unfinished, budget
+ * spent: c; not started: a, b"), or NULL when all ran (the caller frees it). An error when the problem has no
+ * portfolio. */
 gboolean place_keep_smallest(const PlaceProblem *p, gboolean (*take)(const PlaceStrategy *s, const PlaceProblem *p),
                              guint64 *offsets, const PlaceStrategy **winner, guint64 *arena, char **skipped,
                              GError **error);
@@ -51,7 +53,11 @@ void placed_index_find_pair(PlacedIndex *x, guint a, guint b, GapPolicy policy, 
 /* A hint, no effect on results: the lists a coming find and add for `unit` will read. */
 void placed_index_prefetch(const PlacedIndex *x, guint unit);
 /* Places every non-fixed unit in the given order with the given policy. */
-void place_in_order(const PlaceProblem *p, const guint *order, guint n, GapPolicy policy, guint64 *offsets);
+gboolean place_in_order(const PlaceProblem *p, const guint *order, guint n, GapPolicy policy, guint64 *offsets);
+/* place_in_order for a heuristic: FALSE (and the problem's stats say it gave up) when it stopped at the
+ * options' deadline, leaving no plan in `offsets`. */
+gboolean place_in_order_or_give_up(const PlaceProblem *p, const guint *order, guint n, GapPolicy policy,
+                                   guint64 *offsets);
 /* Greedy-by-size's order of all the problem's units: largest first, then longer lifetime, then unit id. */
 void place_order_by_size(const PlaceProblem *p, guint *order);
 /* Sorts unit ids with cmp(a, b, data); ties are broken by unit id, so every order is deterministic. */

@@ -44,10 +44,19 @@ typedef struct {
     const volatile sig_atomic_t *stop;
     /* Called about once a second by a long search with one line of progress (no newline); NULL: silent. */
     void (*progress)(const char *line);
+    /* When a portfolio's budget ends (g_get_monotonic_time's clock; 0: never). A portfolio sets it for every
+     * candidate but the first: a heuristic still placing then gives up (PlaceStats.gave_up), so a budget
+     * holds on a million buffers, where one greedy pass takes seconds. */
+    gint64 deadline;
 } PlaceOptions;
 
 /* Whether the options ask the time-bounded strategies to stop now. */
 static inline gboolean place_stop_requested(const PlaceOptions *o) { return o && o->stop && *o->stop; }
+/* Whether a heuristic should give up: told to stop, or past the portfolio's deadline. */
+static inline gboolean place_past_deadline(const PlaceOptions *o)
+{
+    return o && (place_stop_requested(o) || (o->deadline && g_get_monotonic_time() > o->deadline));
+}
 
 #define PLACE_OPTIONS_DEFAULTS                                                                                 \
     {.budget_seconds = 10, .max_nodes = 0, .seed = 1, .climb_steps = 2000, .search_max = 1000, .portfolio = NULL}
@@ -57,6 +66,7 @@ static inline gboolean place_stop_requested(const PlaceOptions *o) { return o &&
 typedef struct {
     guint64 nodes, steps;
     gboolean proven;
+    gboolean gave_up; /* a heuristic stopped at PlaceOptions.deadline: its offsets are no plan */
 } PlaceStats;
 
 /* One bin's placement problem. */
