@@ -91,9 +91,14 @@ static gboolean climb_plan(const PlaceProblem *p, guint64 *offsets, char **detai
         p->stats->steps += steps;
         p->stats->proven = p->stats->proven || at_bound;
     }
-    *detail = g_strdup_printf("%u improvements, %.2f%% below greedy-size%s", improved,
-                              start_arena ? 100.0 * (double)(start_arena - best_arena) / (double)start_arena : 0.0,
+    /* below the start in percent, or in bytes when a gain of a few hundred bytes on gigabytes rounds to 0.00% */
+    double below = start_arena ? 100.0 * (double)(start_arena - best_arena) / (double)start_arena : 0.0;
+    char *gain = best_arena < start_arena && below < 0.005
+                     ? g_strdup_printf("%" G_GUINT64_FORMAT " B", start_arena - best_arena)
+                     : g_strdup_printf("%.2f%%", below);
+    *detail = g_strdup_printf("%u improvements, %s below greedy-size%s", improved, gain,
                               at_bound ? ", at the lower bound" : out_of_time ? " (budget spent)" : "");
+    g_free(gain);
     g_rand_free(r);
     g_free(order);
     g_free(trial);
