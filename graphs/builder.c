@@ -23,7 +23,7 @@ static const char *fresh_name(Builder *b, const char *stem)
     return t->name;
 }
 
-const char *b_input_sym(Builder *b, const char *name, DType dtype, int rank, const gint64 *dims,
+const char *builder_input_sym(Builder *b, const char *name, DType dtype, int rank, const gint64 *dims,
                         const char *const *params)
 {
     if (b->error)
@@ -37,12 +37,12 @@ const char *b_input_sym(Builder *b, const char *name, DType dtype, int rank, con
     return graph_tensor(b->graph, name)->name;
 }
 
-const char *b_input(Builder *b, const char *name, DType dtype, int rank, const gint64 *dims)
+const char *builder_input(Builder *b, const char *name, DType dtype, int rank, const gint64 *dims)
 {
-    return b_input_sym(b, name, dtype, rank, dims, NULL);
+    return builder_input_sym(b, name, dtype, rank, dims, NULL);
 }
 
-void b_output(Builder *b, const char *name)
+void builder_output(Builder *b, const char *name)
 {
     if (!b->error && name)
         graph_add_output(b->graph, name, NULL, &b->error);
@@ -62,7 +62,7 @@ static const char *add_initializer(Builder *b, TensorData *t)
     return stored;
 }
 
-const char *b_weight(Builder *b, const char *name, DType dtype, int rank, const gint64 *dims, gboolean with_data)
+const char *builder_weight(Builder *b, const char *name, DType dtype, int rank, const gint64 *dims, gboolean with_data)
 {
     TensorData *t = tensor_data_new(name, dtype, rank, dims);
     if (with_data && dtype == DT_FLOAT) {
@@ -79,7 +79,7 @@ const char *b_weight(Builder *b, const char *name, DType dtype, int rank, const 
     return add_initializer(b, t);
 }
 
-const char *b_ints(Builder *b, const char *name, int rank, const gint64 *dims, const gint64 *values)
+const char *builder_ints(Builder *b, const char *name, int rank, const gint64 *dims, const gint64 *values)
 {
     guint64 n = 1;
     for (int k = 0; k < rank; k++)
@@ -92,13 +92,13 @@ const char *b_ints(Builder *b, const char *name, int rank, const gint64 *dims, c
     return add_initializer(b, t);
 }
 
-const char *b_int_vec(Builder *b, const char *name, gsize n, const gint64 *values)
+const char *builder_int_vec(Builder *b, const char *name, gsize n, const gint64 *values)
 {
     gint64 dims[1] = {(gint64)n};
-    return b_ints(b, name, 1, dims, values);
+    return builder_ints(b, name, 1, dims, values);
 }
 
-const char *b_float_scalar(Builder *b, const char *name, float value)
+const char *builder_float_scalar(Builder *b, const char *name, float value)
 {
     Value *v = value_new(DT_FLOAT, 1);
     v->f[0] = value;
@@ -107,7 +107,7 @@ const char *b_float_scalar(Builder *b, const char *name, float value)
     return add_initializer(b, t);
 }
 
-const char *b_node(Builder *b, const char *op, const char *const *inputs, int n_out, const char **out_names, ...)
+const char *builder_node(Builder *b, const char *op, const char *const *inputs, int n_out, const char **out_names, ...)
 {
     va_list ap;
     va_start(ap, out_names);

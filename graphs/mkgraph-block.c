@@ -32,9 +32,9 @@ static Model *build_block(const MkParams *p, GError **error)
         g.ffn = 4 * g.d;
     g.b = builder_new("block", 17);
     gint64 dims[3] = {g.batch, g.seq, g.d};
-    const char *x = b_input(g.b, "x", DT_FLOAT, 3, dims);
-    const char *y = tf_block(&g, x, 0, tf_causal_mask(&g), b_float_scalar(g.b, "attn.masked_bias", -10000.0f));
-    b_output(g.b, y);
+    const char *x = builder_input(g.b, "x", DT_FLOAT, 3, dims);
+    const char *y = tf_block(&g, x, 0, tf_causal_mask(&g), builder_float_scalar(g.b, "attn.masked_bias", -10000.0f));
+    builder_output(g.b, y);
     return builder_finish(g.b, error);
 }
 

@@ -19,10 +19,10 @@ static Model *build_chain(const MkParams *p, const char *op, GError **error)
     }
     Builder *b = builder_new(op, 13);
     gint64 dims[2] = {1, width};
-    const char *x = b_input(b, "x", DT_FLOAT, 2, dims);
+    const char *x = builder_input(b, "x", DT_FLOAT, 2, dims);
     for (gint64 k = 0; k < nodes; k++)
         x = B_OP(b, op, x);
-    b_output(b, x);
+    builder_output(b, x);
     return builder_finish(b, error);
 }
 

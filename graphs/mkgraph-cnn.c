@@ -31,15 +31,15 @@ static const char *conv_relu(Builder *b, const char *x, gint64 in_c, gint64 out_
     gint64 w_dims[4] = {out_c, in_c, k, k}, pad = k / 2, pads[4] = {pad, pad, pad, pad};
     char name[48];
     g_snprintf(name, sizeof name, "conv%d.weight", b->counter);
-    const char *w = b_weight(b, name, DT_FLOAT, 4, w_dims, FALSE);
-    const char *y = b_node(b, "Conv", (const char *const[]){x, w, NULL}, 1, NULL, attr_new_ints("pads", pads, 4), NULL);
+    const char *w = builder_weight(b, name, DT_FLOAT, 4, w_dims, FALSE);
+    const char *y = builder_node(b, "Conv", (const char *const[]){x, w, NULL}, 1, NULL, attr_new_ints("pads", pads, 4), NULL);
     return B_OP(b, "Relu", y);
 }
 
 static const char *pool(Builder *b, const char *op, const char *x, gint64 k, gint64 stride, gint64 pad)
 {
     gint64 ks[2] = {k, k}, st[2] = {stride, stride}, pads[4] = {pad, pad, pad, pad};
-    return b_node(b, op, (const char *const[]){x, NULL}, 1, NULL, attr_new_ints("kernel_shape", ks, 2),
+    return builder_node(b, op, (const char *const[]){x, NULL}, 1, NULL, attr_new_ints("kernel_shape", ks, 2),
                   attr_new_ints("strides", st, 2), attr_new_ints("pads", pads, 4), NULL);
 }
 
@@ -48,7 +48,7 @@ static const char *concat(Builder *b, const char **inputs, guint n)
     const char **list = g_new0(const char *, n + 1);
     for (guint k = 0; k < n; k++)
         list[k] = inputs[k];
-    const char *y = b_node(b, "Concat", list, 1, NULL, attr_new_int("axis", 1), NULL);
+    const char *y = builder_node(b, "Concat", list, 1, NULL, attr_new_int("axis", 1), NULL);
     g_free(list);
     return y;
 }
@@ -72,7 +72,7 @@ static Model *build_densenet(const MkParams *p, GError **error)
         return NULL;
     Builder *b = builder_new("densenet", 13);
     gint64 dims[4] = {1, channels, size, size};
-    const char *x = b_input(b, "x", DT_FLOAT, 4, dims);
+    const char *x = builder_input(b, "x", DT_FLOAT, 4, dims);
     gint64 c = channels;
     for (gint64 blk = 0; blk < blocks; blk++) {
         const char **features = g_new0(const char *, layers + 1);
@@ -90,7 +90,7 @@ static Model *build_densenet(const MkParams *p, GError **error)
             size /= 2;
         }
     }
-    b_output(b, x);
+    builder_output(b, x);
     return builder_finish(b, error);
 }
 
@@ -105,7 +105,7 @@ static Model *build_unet(const MkParams *p, GError **error)
     }
     Builder *b = builder_new("unet", 13);
     gint64 dims[4] = {1, 3, size, size};
-    const char *x = b_input(b, "x", DT_FLOAT, 4, dims);
+    const char *x = builder_input(b, "x", DT_FLOAT, 4, dims);
     const char **skips = g_new0(const char *, depth + 1);
     gint64 c_in = 3, c = channels;
     for (gint64 level = 0; level < depth; level++) {
@@ -117,10 +117,10 @@ static Model *build_unet(const MkParams *p, GError **error)
     }
     x = conv_relu(b, x, c_in, c, 3);
     const float scales[4] = {1, 1, 2, 2};
-    b_node(b, "Constant", (const char *const[]){NULL}, 1, (const char *[]){"up_scales"},
+    builder_node(b, "Constant", (const char *const[]){NULL}, 1, (const char *[]){"up_scales"},
            attr_new_floats("value_floats", scales, 4), NULL);
     for (gint64 level = depth - 1; level >= 0; level--) {
-        const char *up = b_node(b, "Resize", (const char *const[]){x, "", "up_scales", NULL}, 1, NULL,
+        const char *up = builder_node(b, "Resize", (const char *const[]){x, "", "up_scales", NULL}, 1, NULL,
                                 attr_new_string("mode", "nearest"), NULL);
         const char *both[2] = {skips[level], up};
         gint64 skip_c = c / 2;
@@ -128,7 +128,7 @@ static Model *build_unet(const MkParams *p, GError **error)
         c = skip_c;
     }
     g_free(skips);
-    b_output(b, conv_relu(b, x, c, 1, 1));
+    builder_output(b, conv_relu(b, x, c, 1, 1));
     return builder_finish(b, error);
 }
 
@@ -139,7 +139,7 @@ static Model *build_inception(const MkParams *p, GError **error)
         return NULL;
     Builder *b = builder_new("inception", 13);
     gint64 dims[4] = {1, channels, size, size};
-    const char *x = b_input(b, "x", DT_FLOAT, 4, dims);
+    const char *x = builder_input(b, "x", DT_FLOAT, 4, dims);
     gint64 c = channels;
     for (gint64 m = 0; m < modules; m++) {
         const char *branches[4] = {
@@ -153,7 +153,7 @@ static Model *build_inception(const MkParams *p, GError **error)
         x = concat(b, branches, 4);
         c = 4 * channels;
     }
-    b_output(b, x);
+    builder_output(b, x);
     return builder_finish(b, error);
 }
 

@@ -40,23 +40,23 @@ static Model *build_gpt2(const MkParams *p, GError **error)
     g.b = builder_new("gpt2", 17);
     Builder *b = g.b;
     gint64 ids_dims[2] = {g.batch, g.seq};
-    const char *ids = b_input(b, "input_ids", DT_INT64, 2, ids_dims);
+    const char *ids = builder_input(b, "input_ids", DT_INT64, 2, ids_dims);
     const char *tokens = B_OP(b, "Gather", tf_weight(&g, "wte.weight", vocab, g.d), ids);
     /* Position ids as exporters compute them: Range(0, Shape(input_ids)[1], 1), unsqueezed to [1, seq]. */
     gint64 one = 1, zero = 0;
-    const char *seq_len = B_OP(b, "Gather", B_OP(b, "Shape", ids), b_ints(b, NULL, 0, NULL, &one));
-    const char *positions = B_OP(b, "Range", b_ints(b, NULL, 0, NULL, &zero), seq_len, b_ints(b, NULL, 0, NULL, &one));
-    const char *pos_ids = B_OP(b, "Unsqueeze", positions, b_int_vec(b, NULL, 1, &zero));
+    const char *seq_len = B_OP(b, "Gather", B_OP(b, "Shape", ids), builder_ints(b, NULL, 0, NULL, &one));
+    const char *positions = B_OP(b, "Range", builder_ints(b, NULL, 0, NULL, &zero), seq_len, builder_ints(b, NULL, 0, NULL, &one));
+    const char *pos_ids = B_OP(b, "Unsqueeze", positions, builder_int_vec(b, NULL, 1, &zero));
     const char *x = B_OP(b, "Add", tokens, B_OP(b, "Gather", tf_weight(&g, "wpe.weight", MAX(1024, g.seq), g.d), pos_ids));
     const char *mask = tf_causal_mask(&g);
-    const char *mask_fill = b_float_scalar(b, "attn.masked_bias", -10000.0f);
+    const char *mask_fill = builder_float_scalar(b, "attn.masked_bias", -10000.0f);
     for (int layer = 0; layer < layers; layer++)
         x = tf_block(&g, x, layer, mask, mask_fill);
     const char *final = tf_layer_norm(&g, x, "ln_f");
     /* Tied embeddings: exporters fold wte^T into its own initializer. */
-    const char *logits = b_node(b, "MatMul", (const char *const[]){final, tf_weight(&g, "lm_head.weight", g.d, vocab), NULL},
+    const char *logits = builder_node(b, "MatMul", (const char *const[]){final, tf_weight(&g, "lm_head.weight", g.d, vocab), NULL},
                                 1, (const char *[]){"logits"}, NULL);
-    b_output(b, logits);
+    builder_output(b, logits);
     return builder_finish(b, error);
 }
 

@@ -18,15 +18,15 @@ static Model *build_mlp(const MkParams *p, GError **error)
     }
     Builder *b = builder_new("mlp", 13);
     gint64 in_dims[2] = {batch, width}, w_dims[2] = {width, width};
-    const char *x = b_input(b, "x", DT_FLOAT, 2, in_dims);
+    const char *x = builder_input(b, "x", DT_FLOAT, 2, in_dims);
     for (gint64 k = 0; k < layers; k++) {
         char w[32], bias[32];
         g_snprintf(w, sizeof w, "fc%" G_GINT64_FORMAT ".weight", k);
         g_snprintf(bias, sizeof bias, "fc%" G_GINT64_FORMAT ".bias", k);
-        const char *y = B_OP(b, "MatMul", x, b_weight(b, w, DT_FLOAT, 2, w_dims, FALSE));
-        x = B_OP(b, "Relu", B_OP(b, "Add", y, b_weight(b, bias, DT_FLOAT, 1, &width, FALSE)));
+        const char *y = B_OP(b, "MatMul", x, builder_weight(b, w, DT_FLOAT, 2, w_dims, FALSE));
+        x = B_OP(b, "Relu", B_OP(b, "Add", y, builder_weight(b, bias, DT_FLOAT, 1, &width, FALSE)));
     }
-    b_output(b, x);
+    builder_output(b, x);
     return builder_finish(b, error);
 }
 

@@ -41,7 +41,7 @@ static Model *build_random(const MkParams *p, GError **error)
     Builder *b = builder_new("random", 13);
     GArray *vals = g_array_new(FALSE, FALSE, sizeof(Val));
     gint64 dims[2] = {1, 256};
-    Val in = {b_input(b, "x", DT_FLOAT, 2, dims), 256};
+    Val in = {builder_input(b, "x", DT_FLOAT, 2, dims), 256};
     g_array_append_val(vals, in);
     gint64 one = 1;
     for (gint64 k = 0; k < nodes && !b->error; k++) {
@@ -67,15 +67,15 @@ static Model *build_random(const MkParams *p, GError **error)
                 out.name = B_OP(b, "Relu", x.name);
                 out.len = x.len;
             } else {
-                out.name = b_node(b, "Concat", list, 1, NULL, attr_new_int("axis", 1), NULL);
+                out.name = builder_node(b, "Concat", list, 1, NULL, attr_new_int("axis", 1), NULL);
             }
             g_free(list);
             break;
         }
         case 4: { /* Slice: a half */
             gint64 start = x.len >= 128 && g_rand_boolean(r) ? x.len / 2 : 0, end = start + MAX(x.len / 2, 1);
-            out.name = B_OP(b, "Slice", x.name, b_int_vec(b, NULL, 1, &start), b_int_vec(b, NULL, 1, &end),
-                            b_int_vec(b, NULL, 1, &one));
+            out.name = B_OP(b, "Slice", x.name, builder_int_vec(b, NULL, 1, &start), builder_int_vec(b, NULL, 1, &end),
+                            builder_int_vec(b, NULL, 1, &one));
             out.len = end - start;
             break;
         }
@@ -85,7 +85,7 @@ static Model *build_random(const MkParams *p, GError **error)
                 break;
             }
             const char *halves[2] = {NULL, NULL};
-            b_node(b, "Split", (const char *const[]){x.name, NULL}, 2, halves, attr_new_int("axis", 1), NULL);
+            builder_node(b, "Split", (const char *const[]){x.name, NULL}, 2, halves, attr_new_int("axis", 1), NULL);
             Val second = {halves[1], x.len / 2};
             g_array_append_val(vals, second);
             out.name = halves[0];
@@ -94,7 +94,7 @@ static Model *build_random(const MkParams *p, GError **error)
         }
         case 6: { /* Reshape to the same [1, L]: a metadata-only view */
             gint64 shape[2] = {1, -1};
-            out.name = B_OP(b, "Reshape", x.name, b_int_vec(b, NULL, 2, shape));
+            out.name = B_OP(b, "Reshape", x.name, builder_int_vec(b, NULL, 2, shape));
             break;
         }
         case 7: { /* Gather a prefix of columns */
@@ -102,7 +102,7 @@ static Model *build_random(const MkParams *p, GError **error)
             gint64 *idx = g_new(gint64, count);
             for (gint64 j = 0; j < count; j++)
                 idx[j] = j;
-            out.name = b_node(b, "Gather", (const char *const[]){x.name, b_int_vec(b, NULL, count, idx), NULL}, 1, NULL,
+            out.name = builder_node(b, "Gather", (const char *const[]){x.name, builder_int_vec(b, NULL, count, idx), NULL}, 1, NULL,
                               attr_new_int("axis", 1), NULL);
             out.len = count;
             g_free(idx);
@@ -114,7 +114,7 @@ static Model *build_random(const MkParams *p, GError **error)
             gint64 w_dims[2] = {x.len, len};
             char w[32];
             g_snprintf(w, sizeof w, "w%" G_GINT64_FORMAT, k);
-            out.name = B_OP(b, "MatMul", x.name, b_weight(b, w, DT_FLOAT, 2, w_dims, FALSE));
+            out.name = B_OP(b, "MatMul", x.name, builder_weight(b, w, DT_FLOAT, 2, w_dims, FALSE));
             out.len = len;
             break;
         }
@@ -126,7 +126,7 @@ static Model *build_random(const MkParams *p, GError **error)
         Val v = g_array_index(vals, Val, k);
         Tensor *t = graph_tensor(b->graph, v.name);
         if (t && t->consumers->len == 0)
-            b_output(b, v.name);
+            builder_output(b, v.name);
     }
     g_array_unref(vals);
     g_rand_free(r);

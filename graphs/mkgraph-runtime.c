@@ -38,7 +38,7 @@ static gboolean read_hwc(const MkParams *p, Hwc *hwc, GError **error)
 static const char *nhwc_input(Builder *b, const char *name, gint64 n, const Hwc *hwc)
 {
     gint64 dims[4] = {n, hwc->h, hwc->w, hwc->c};
-    return b_input(b, name, DT_FLOAT, 4, dims);
+    return builder_input(b, name, DT_FLOAT, 4, dims);
 }
 
 static GArray *positive_list(const MkParams *p, const char *name, guint want, GError **error)
@@ -68,9 +68,9 @@ static Model *build_gather(const MkParams *p, GError **error)
     gint64 *idx = g_new(gint64, count);
     for (gint64 k = 0; k < count; k++)
         idx[k] = k % n;
-    const char *indices = b_int_vec(b, "indices", count, idx);
+    const char *indices = builder_int_vec(b, "indices", count, idx);
     g_free(idx);
-    b_output(b, b_node(b, "Gather", (const char *const[]){data, indices, NULL}, 1, (const char *[]){"output"},
+    builder_output(b, builder_node(b, "Gather", (const char *const[]){data, indices, NULL}, 1, (const char *[]){"output"},
                        attr_new_int("axis", 0), NULL));
     return builder_finish(b, error);
 }
@@ -89,9 +89,9 @@ static Model *build_slice(const MkParams *p, GError **error)
     Builder *b = builder_new("slice", 13);
     const char *x = nhwc_input(b, "input", n, &hwc);
     gint64 zero = 0;
-    b_output(b, b_node(b, "Slice",
-                       (const char *const[]){x, b_int_vec(b, "starts", 1, &start), b_int_vec(b, "ends", 1, &end),
-                                             b_int_vec(b, "axes", 1, &zero), NULL},
+    builder_output(b, builder_node(b, "Slice",
+                       (const char *const[]){x, builder_int_vec(b, "starts", 1, &start), builder_int_vec(b, "ends", 1, &end),
+                                             builder_int_vec(b, "axes", 1, &zero), NULL},
                        1, (const char *[]){"output"}, NULL));
     return builder_finish(b, error);
 }
@@ -111,7 +111,7 @@ static Model *build_concat(const MkParams *p, GError **error)
             g_snprintf(name, sizeof name, "input_%u", k);
             inputs[k] = nhwc_input(b, name, g_array_index(sizes, gint64, k), &hwc);
         }
-        b_output(b, b_node(b, "Concat", inputs, 1, (const char *[]){"output"}, attr_new_int("axis", 0), NULL));
+        builder_output(b, builder_node(b, "Concat", inputs, 1, (const char *[]){"output"}, attr_new_int("axis", 0), NULL));
         g_free(inputs);
         m = builder_finish(b, error);
     }
@@ -136,10 +136,10 @@ static Model *build_split(const MkParams *p, GError **error)
         char **names = g_new0(char *, sizes->len + 1);
         for (guint k = 0; k < sizes->len; k++)
             outs[k] = names[k] = g_strdup_printf("output_%u", k);
-        b_node(b, "Split", (const char *const[]){x, b_int_vec(b, "split", sizes->len, (gint64 *)sizes->data), NULL},
+        builder_node(b, "Split", (const char *const[]){x, builder_int_vec(b, "split", sizes->len, (gint64 *)sizes->data), NULL},
                (int)sizes->len, outs, attr_new_int("axis", 0), NULL);
         for (guint k = 0; k < sizes->len; k++)
-            b_output(b, outs[k]);
+            builder_output(b, outs[k]);
         g_strfreev(names);
         g_free(outs);
         m = builder_finish(b, error);
@@ -160,9 +160,9 @@ static Model *build_chained(const MkParams *p, GError **error)
         const char *t1 = nhwc_input(b, "tensor_1", g_array_index(sizes, gint64, 0), &hwc);
         const char *t2 = nhwc_input(b, "tensor_2", g_array_index(sizes, gint64, 1), &hwc);
         const char *t3 = nhwc_input(b, "tensor_3", g_array_index(sizes, gint64, 2), &hwc);
-        const char *c0 = b_node(b, "Concat", (const char *const[]){t1, t2, t3, NULL}, 1,
+        const char *c0 = builder_node(b, "Concat", (const char *const[]){t1, t2, t3, NULL}, 1,
                                 (const char *[]){"concat_0_out"}, attr_new_int("axis", 0), NULL);
-        b_output(b, b_node(b, "Concat", (const char *const[]){t1, c0, t3, NULL}, 1, (const char *[]){"output"},
+        builder_output(b, builder_node(b, "Concat", (const char *const[]){t1, c0, t3, NULL}, 1, (const char *[]){"output"},
                            attr_new_int("axis", 0), NULL));
         m = builder_finish(b, error);
     }

@@ -43,8 +43,8 @@ static Trace *build_trace(const MkParams *p, GArray **construction, GError **err
                         "capacity 0 or from 64 KiB to 1 TiB (4 GiB packed), 1 to 1000 sections");
             return NULL;
         }
-        return staggered == 2 ? trace_staggered_packed((guint)buffers, (guint32)seed, (guint64)capacity, (guint)sections, construction)
-                              : trace_staggered((guint)buffers, (guint32)seed, (guint64)capacity, (guint)sections);
+        return staggered == 2 ? tracegen_staggered_packed((guint)buffers, (guint32)seed, (guint64)capacity, (guint)sections, construction)
+                              : tracegen_staggered((guint)buffers, (guint32)seed, (guint64)capacity, (guint)sections);
     }
     if (perfect) {
         if (quantum < 1 || width < quantum || time < quantum || time / quantum > (1 << 24) || drop > 99) {
@@ -52,7 +52,7 @@ static Trace *build_trace(const MkParams *p, GArray **construction, GError **err
                         "<= 2^24; drop < 100");
             return NULL;
         }
-        return trace_perfect((guint)buffers, (guint32)seed, (guint64)width, (guint64)time, (guint64)quantum, (guint)drop);
+        return tracegen_perfect((guint)buffers, (guint32)seed, (guint64)width, (guint64)time, (guint64)quantum, (guint)drop);
     }
     if (buffers < 1 || buffers > 100000000 || min < 1 || max < min || (align & (align - 1))) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
@@ -64,7 +64,7 @@ static Trace *build_trace(const MkParams *p, GArray **construction, GError **err
     o.min_size = (guint64)min;
     o.max_size = (guint64)max;
     o.align = (guint64)align;
-    return trace_random(&o);
+    return tracegen_random(&o);
 }
 
 const MkFamily mk_trace = {

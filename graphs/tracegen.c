@@ -9,7 +9,7 @@
  * real graphs, instead of growing with it. */
 #define LONG_LIFE 2000
 
-Trace *trace_random(const TraceGenOptions *o)
+Trace *tracegen_random(const TraceGenOptions *o)
 {
     GRand *r = g_rand_new_with_seed(o->seed);
     guint steps = MAX(o->buffers / 8, 4);
@@ -38,7 +38,7 @@ typedef struct {
     guint64 t0, t1, a0, a1; /* [t0, t1) time, [a0, a1) address, in quanta */
 } Rect;
 
-Trace *trace_perfect(guint buffers, guint32 seed, guint64 width, guint64 time, guint64 quantum, guint drop_percent)
+Trace *tracegen_perfect(guint buffers, guint32 seed, guint64 width, guint64 time, guint64 quantum, guint drop_percent)
 {
     GRand *r = g_rand_new_with_seed(seed);
     GArray *rects = g_array_new(FALSE, FALSE, sizeof(Rect));
@@ -168,7 +168,7 @@ static Trace *staggered(guint buffers, guint32 seed, guint64 capacity, guint sec
     return t;
 }
 
-Trace *trace_staggered(guint buffers, guint32 seed, guint64 capacity, guint sections)
+Trace *tracegen_staggered(guint buffers, guint32 seed, guint64 capacity, guint sections)
 {
     guint64 lowest;
     if (!capacity) { /* a round capacity every section reaches: 85% of the lowest natural peak, in 64 KiB */
@@ -251,7 +251,7 @@ static Trace *packed(guint buffers, guint32 seed, guint grains, guint sections, 
     return t;
 }
 
-Trace *trace_staggered_packed(guint buffers, guint32 seed, guint64 capacity, guint sections, GArray **offsets)
+Trace *tracegen_staggered_packed(guint buffers, guint32 seed, guint64 capacity, guint sections, GArray **offsets)
 {
     sections = MAX(sections, 1);
     GArray *placed = g_array_new(FALSE, FALSE, sizeof(guint64));

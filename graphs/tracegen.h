@@ -15,13 +15,13 @@ typedef struct {
 
 #define TRACEGEN_DEFAULTS {.buffers = 1000, .seed = 1, .min_size = 64, .max_size = 1 << 20, .align = 64, .long_lived = 0.02}
 
-Trace *trace_random(const TraceGenOptions *o);
+Trace *tracegen_random(const TraceGenOptions *o);
 
 /* A perfect instance: a `width` (bytes) x `time` rectangle cut by random guillotine cuts at multiples of
  * `quantum` (in both directions) into `buffers` rectangles, each a buffer (size = height, lifetime = its
  * span of time / quantum steps). Every step is full, so the optimal arena is exactly `width`; with
  * `drop_percent` of the rectangles removed it is at most that. Alignment 1. */
-Trace *trace_perfect(guint buffers, guint32 seed, guint64 width, guint64 time, guint64 quantum, guint drop_percent);
+Trace *tracegen_perfect(guint buffers, guint32 seed, guint64 width, guint64 time, guint64 quantum, guint drop_percent);
 
 /* Staggered: an instance like the traces of production accelerators that make exact placement hard, not a
  * guillotine cut. `buffers` buffers of four sizes (powers of two from 1 to 64 KiB, chosen and weighted by
@@ -30,14 +30,14 @@ Trace *trace_perfect(guint buffers, guint32 seed, guint64 width, guint64 time, g
  * under a round capacity: several peak sections, the lower bound near the capacity). capacity 0: 85% of
  * the sections' lowest peak without a cap, rounded down to 64 KiB. Fewer buffers than asked when the
  * sections fill up first. Alignment 1. */
-Trace *trace_staggered(guint buffers, guint32 seed, guint64 capacity, guint sections);
+Trace *tracegen_staggered(guint buffers, guint32 seed, guint64 capacity, guint sections);
 
-/* Staggered and packed: buffers like trace_staggered's, but each section is built as a placement — every
+/* Staggered and packed: buffers like tracegen_staggered's, but each section is built as a placement — every
  * buffer goes at the lowest free offset (1 KiB grains) across its lifetime in a strip `capacity` wide, and
  * sections are filled until 400 buffers in a row find no room. So a placement within the capacity exists
  * (its offsets, one per buffer, go to *offsets when asked; the caller unrefs them), and where the lower
  * bound reaches the capacity the optimum is known. capacity 0: scaled (in 64 KiB) so the sections hold
  * about `buffers`. The strip's holes make it no guillotine cut. Alignment 1. */
-Trace *trace_staggered_packed(guint buffers, guint32 seed, guint64 capacity, guint sections, GArray **offsets);
+Trace *tracegen_staggered_packed(guint buffers, guint32 seed, guint64 capacity, guint sections, GArray **offsets);
 
 #endif

@@ -7,13 +7,13 @@
 const char *tf_weight(Transformer *g, const char *name, gint64 rows, gint64 cols)
 {
     gint64 dims[2] = {rows, cols};
-    return b_weight(g->b, name, DT_FLOAT, cols ? 2 : 1, dims, FALSE);
+    return builder_weight(g->b, name, DT_FLOAT, cols ? 2 : 1, dims, FALSE);
 }
 
 const char *tf_layer_norm(Transformer *g, const char *x, const char *prefix)
 {
     char *gamma = g_strdup_printf("%s.weight", prefix), *beta = g_strdup_printf("%s.bias", prefix);
-    const char *y = b_node(g->b, "LayerNormalization",
+    const char *y = builder_node(g->b, "LayerNormalization",
                            (const char *const[]){x, tf_weight(g, gamma, g->d, 0), tf_weight(g, beta, g->d, 0), NULL}, 1,
                            NULL, attr_new_int("axis", -1), attr_new_float("epsilon", 1e-5f), NULL);
     g_free(gamma);
@@ -41,11 +41,11 @@ static const char *transpose(Transformer *g, const char *x, gint64 a, gint64 b, 
 static const char *gelu_tanh(Transformer *g, const char *x)
 {
     Builder *b = g->b;
-    const char *cube = B_OP(b, "Pow", x, b_float_scalar(b, NULL, 3.0f));
-    const char *inner = B_OP(b, "Add", x, B_OP(b, "Mul", cube, b_float_scalar(b, NULL, 0.044715f)));
-    const char *t = B_OP(b, "Tanh", B_OP(b, "Mul", inner, b_float_scalar(b, NULL, (float)sqrt(2.0 / G_PI))));
-    const char *half_x = B_OP(b, "Mul", x, B_OP(b, "Add", t, b_float_scalar(b, NULL, 1.0f)));
-    return B_OP(b, "Mul", half_x, b_float_scalar(b, NULL, 0.5f));
+    const char *cube = B_OP(b, "Pow", x, builder_float_scalar(b, NULL, 3.0f));
+    const char *inner = B_OP(b, "Add", x, B_OP(b, "Mul", cube, builder_float_scalar(b, NULL, 0.044715f)));
+    const char *t = B_OP(b, "Tanh", B_OP(b, "Mul", inner, builder_float_scalar(b, NULL, (float)sqrt(2.0 / G_PI))));
+    const char *half_x = B_OP(b, "Mul", x, B_OP(b, "Add", t, builder_float_scalar(b, NULL, 1.0f)));
+    return B_OP(b, "Mul", half_x, builder_float_scalar(b, NULL, 0.5f));
 }
 
 static const char *attention(Transformer *g, const char *x, int layer, const char *mask, const char *mask_fill)
@@ -56,18 +56,18 @@ static const char *attention(Transformer *g, const char *x, int layer, const cha
     const char *qkv = linear(g, x, prefix, g->d, 3 * g->d);
     gint64 split[3] = {g->d, g->d, g->d};
     const char *parts[3] = {NULL, NULL, NULL};
-    b_node(b, "Split", (const char *const[]){qkv, b_int_vec(b, NULL, 3, split), NULL}, 3, parts,
+    builder_node(b, "Split", (const char *const[]){qkv, builder_int_vec(b, NULL, 3, split), NULL}, 3, parts,
            attr_new_int("axis", 2), NULL);
     gint64 heads_shape[4] = {0, 0, g->heads, g->head_dim};
-    const char *q = transpose(g, B_OP(b, "Reshape", parts[0], b_int_vec(b, NULL, 4, heads_shape)), 0, 2, 1, 3);
-    const char *kt = transpose(g, B_OP(b, "Reshape", parts[1], b_int_vec(b, NULL, 4, heads_shape)), 0, 2, 3, 1);
-    const char *v = transpose(g, B_OP(b, "Reshape", parts[2], b_int_vec(b, NULL, 4, heads_shape)), 0, 2, 1, 3);
-    const char *scores = B_OP(b, "Div", B_OP(b, "MatMul", q, kt), b_float_scalar(b, NULL, sqrtf((float)g->head_dim)));
+    const char *q = transpose(g, B_OP(b, "Reshape", parts[0], builder_int_vec(b, NULL, 4, heads_shape)), 0, 2, 1, 3);
+    const char *kt = transpose(g, B_OP(b, "Reshape", parts[1], builder_int_vec(b, NULL, 4, heads_shape)), 0, 2, 3, 1);
+    const char *v = transpose(g, B_OP(b, "Reshape", parts[2], builder_int_vec(b, NULL, 4, heads_shape)), 0, 2, 1, 3);
+    const char *scores = B_OP(b, "Div", B_OP(b, "MatMul", q, kt), builder_float_scalar(b, NULL, sqrtf((float)g->head_dim)));
     const char *masked = B_OP(b, "Where", mask, scores, mask_fill);
     const char *probs = B_OPA(b, "Softmax", attr_new_int("axis", -1), masked);
     const char *ctx = transpose(g, B_OP(b, "MatMul", probs, v), 0, 2, 1, 3);
     gint64 merged_shape[3] = {0, 0, g->d};
-    const char *merged = B_OP(b, "Reshape", ctx, b_int_vec(b, NULL, 3, merged_shape));
+    const char *merged = B_OP(b, "Reshape", ctx, builder_int_vec(b, NULL, 3, merged_shape));
     g_snprintf(prefix, sizeof prefix, "h.%d.attn.c_proj", layer);
     return linear(g, merged, prefix, g->d, g->d);
 }

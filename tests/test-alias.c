@@ -337,11 +337,11 @@ static void test_chained_concat(void)
 static void test_concat_of_split(void)
 {
     Builder *b = builder_new("split-concat", 13);
-    b_input(b, "x", DT_FLOAT, 2, (const gint64[]){6, 4});
+    builder_input(b, "x", DT_FLOAT, 2, (const gint64[]){6, 4});
     const char *parts[3] = {NULL, NULL, NULL};
-    b_node(b, "Relu", (const char *const[]){"x", NULL}, 1, (const char *[]){"r"}, NULL);
-    b_node(b, "Split", (const char *const[]){"r", NULL}, 3, parts, attr_new_int("axis", 0), NULL);
-    b_output(b, b_node(b, "Concat", (const char *const[]){parts[0], parts[1], parts[2], NULL}, 1, (const char *[]){"y"},
+    builder_node(b, "Relu", (const char *const[]){"x", NULL}, 1, (const char *[]){"r"}, NULL);
+    builder_node(b, "Split", (const char *const[]){"r", NULL}, 3, parts, attr_new_int("axis", 0), NULL);
+    builder_output(b, builder_node(b, "Concat", (const char *const[]){parts[0], parts[1], parts[2], NULL}, 1, (const char *[]){"y"},
                        attr_new_int("axis", 0), NULL));
     GError *error = NULL;
     Model *m = builder_finish(b, &error);
@@ -359,11 +359,11 @@ static void test_concat_feeding_two(void)
     Builder *b = builder_new("two-outer", 13);
     const gint64 d[2] = {1, 8};
     for (const char *const *n = (const char *[]){"a", "b", "c", "d", NULL}; *n; n++)
-        b_input(b, *n, DT_FLOAT, 2, d);
-    b_node(b, "Concat", (const char *const[]){"a", "b", NULL}, 1, (const char *[]){"inner"}, attr_new_int("axis", 1), NULL);
-    b_output(b, b_node(b, "Concat", (const char *const[]){"inner", "c", NULL}, 1, (const char *[]){"y1"},
+        builder_input(b, *n, DT_FLOAT, 2, d);
+    builder_node(b, "Concat", (const char *const[]){"a", "b", NULL}, 1, (const char *[]){"inner"}, attr_new_int("axis", 1), NULL);
+    builder_output(b, builder_node(b, "Concat", (const char *const[]){"inner", "c", NULL}, 1, (const char *[]){"y1"},
                        attr_new_int("axis", 1), NULL));
-    b_output(b, b_node(b, "Concat", (const char *const[]){"inner", "d", NULL}, 1, (const char *[]){"y2"},
+    builder_output(b, builder_node(b, "Concat", (const char *const[]){"inner", "d", NULL}, 1, (const char *[]){"y2"},
                        attr_new_int("axis", 1), NULL));
     GError *error = NULL;
     Model *m = builder_finish(b, &error);
@@ -385,14 +385,14 @@ static void test_slice_of_weight_view_stays_outside(void)
 {
     Builder *b = builder_new("weight-view", 13);
     const gint64 wshape[2] = {8, 16}, xshape[2] = {4, 16};
-    b_input(b, "x", DT_FLOAT, 2, xshape);
-    b_weight(b, "w", DT_FLOAT, 2, wshape, FALSE);
-    b_node(b, "Identity", (const char *const[]){"w", NULL}, 1, (const char *[]){"iw"}, NULL);
-    b_node(b, "Slice", (const char *const[]){"iw", b_int_vec(b, NULL, 1, (const gint64[]){0}),
-                                             b_int_vec(b, NULL, 1, (const gint64[]){4}),
-                                             b_int_vec(b, NULL, 1, (const gint64[]){0}), NULL},
+    builder_input(b, "x", DT_FLOAT, 2, xshape);
+    builder_weight(b, "w", DT_FLOAT, 2, wshape, FALSE);
+    builder_node(b, "Identity", (const char *const[]){"w", NULL}, 1, (const char *[]){"iw"}, NULL);
+    builder_node(b, "Slice", (const char *const[]){"iw", builder_int_vec(b, NULL, 1, (const gint64[]){0}),
+                                             builder_int_vec(b, NULL, 1, (const gint64[]){4}),
+                                             builder_int_vec(b, NULL, 1, (const gint64[]){0}), NULL},
            1, (const char *[]){"s"}, NULL);
-    b_output(b, b_node(b, "Add", (const char *const[]){"x", "s", NULL}, 1, (const char *[]){"y"}, NULL));
+    builder_output(b, builder_node(b, "Add", (const char *const[]){"x", "s", NULL}, 1, (const char *[]){"y"}, NULL));
     GError *error = NULL;
     Model *m = builder_finish(b, &error);
     g_assert_no_error(error);
@@ -420,22 +420,22 @@ static void expect_strict_error(Model *m, const char *expected)
 static Model *one_op(const char *op, const gint64 *shape, Attr *attr, const char *second)
 {
     Builder *b = builder_new("strict", 13);
-    b_input(b, "x", DT_FLOAT, 2, shape);
+    builder_input(b, "x", DT_FLOAT, 2, shape);
     if (second && !strcmp(second, "x2"))
-        b_input(b, "x2", DT_FLOAT, 2, shape);
-    const char *in2 = second && !strcmp(second, "idx") ? b_int_vec(b, "idx", 2, (const gint64[]){0, 1}) : second;
+        builder_input(b, "x2", DT_FLOAT, 2, shape);
+    const char *in2 = second && !strcmp(second, "idx") ? builder_int_vec(b, "idx", 2, (const gint64[]){0, 1}) : second;
     const char *y;
     if (!strcmp(op, "Slice"))
-        y = b_node(b, op, (const char *const[]){"x", b_int_vec(b, NULL, 1, (const gint64[]){1}),
-                                                b_int_vec(b, NULL, 1, (const gint64[]){3}),
-                                                b_int_vec(b, NULL, 1, (const gint64[]){1}), NULL}, 1, (const char *[]){"y"}, NULL);
+        y = builder_node(b, op, (const char *const[]){"x", builder_int_vec(b, NULL, 1, (const gint64[]){1}),
+                                                builder_int_vec(b, NULL, 1, (const gint64[]){3}),
+                                                builder_int_vec(b, NULL, 1, (const gint64[]){1}), NULL}, 1, (const char *[]){"y"}, NULL);
     else if (!strcmp(op, "Split"))
-        y = b_node(b, op, (const char *const[]){"x", NULL}, 2, (const char *[]){"y", "z"}, attr, NULL);
+        y = builder_node(b, op, (const char *const[]){"x", NULL}, 2, (const char *[]){"y", "z"}, attr, NULL);
     else
-        y = b_node(b, op, (const char *const[]){"x", in2, NULL}, 1, (const char *[]){"y"}, attr, NULL);
-    b_output(b, y);
+        y = builder_node(b, op, (const char *const[]){"x", in2, NULL}, 1, (const char *[]){"y"}, attr, NULL);
+    builder_output(b, y);
     if (!strcmp(op, "Split"))
-        b_output(b, "z");
+        builder_output(b, "z");
     GError *error = NULL;
     Model *m = builder_finish(b, &error);
     g_assert_no_error(error);
@@ -460,10 +460,10 @@ static void test_strict_runtime_errors(void)
                         "memory aliasing");
     /* The seed's validation text for a Slice whose starts and axes differ in length (shape inference). */
     Builder *b = builder_new("slice-axes", 13);
-    b_input(b, "x", DT_FLOAT, 2, shape);
-    b_node(b, "Slice", (const char *const[]){"x", b_int_vec(b, NULL, 1, (const gint64[]){1}),
-                                            b_int_vec(b, NULL, 1, (const gint64[]){3}),
-                                            b_int_vec(b, NULL, 2, (const gint64[]){0, 1}), NULL}, 1, (const char *[]){"y"}, NULL);
+    builder_input(b, "x", DT_FLOAT, 2, shape);
+    builder_node(b, "Slice", (const char *const[]){"x", builder_int_vec(b, NULL, 1, (const gint64[]){1}),
+                                            builder_int_vec(b, NULL, 1, (const gint64[]){3}),
+                                            builder_int_vec(b, NULL, 2, (const gint64[]){0, 1}), NULL}, 1, (const char *[]){"y"}, NULL);
     char *msg = test_finish_error(b, NULL);
     g_assert_cmpstr(msg, ==, "node 'Slice_n3' (Slice): slice_runtime: starts and axes must have the same length (starts 1, "
                              "axes 2)");
@@ -563,8 +563,8 @@ static void test_scratch(void)
 static void test_padding_breaks_noop(void)
 {
     Builder *b = builder_new("reshape-pad", 13);
-    b_input(b, "x", DT_FLOAT, 2, (const gint64[]){4, 6});
-    b_output(b, b_node(b, "Reshape", (const char *const[]){"x", b_int_vec(b, NULL, 2, (const gint64[]){6, 4}), NULL}, 1,
+    builder_input(b, "x", DT_FLOAT, 2, (const gint64[]){4, 6});
+    builder_output(b, builder_node(b, "Reshape", (const char *const[]){"x", builder_int_vec(b, NULL, 2, (const gint64[]){6, 4}), NULL}, 1,
                        (const char *[]){"y"}, NULL));
     GError *error = NULL;
     Model *m = builder_finish(b, &error);
@@ -585,11 +585,11 @@ static void test_padding_breaks_noop(void)
 static void test_inplace_chain(void)
 {
     Builder *b = builder_new("chain", 13);
-    b_input(b, "x", DT_FLOAT, 1, (const gint64[]){64});
-    const char *e = b_node(b, "Exp", (const char *const[]){"x", NULL}, 1, (const char *[]){"e"}, NULL);
-    const char *r = b_node(b, "Relu", (const char *const[]){e, NULL}, 1, (const char *[]){"r"}, NULL);
-    const char *n = b_node(b, "Neg", (const char *const[]){r, NULL}, 1, (const char *[]){"n"}, NULL);
-    b_output(b, b_node(b, "Add", (const char *const[]){n, "x", NULL}, 1, (const char *[]){"y"}, NULL));
+    builder_input(b, "x", DT_FLOAT, 1, (const gint64[]){64});
+    const char *e = builder_node(b, "Exp", (const char *const[]){"x", NULL}, 1, (const char *[]){"e"}, NULL);
+    const char *r = builder_node(b, "Relu", (const char *const[]){e, NULL}, 1, (const char *[]){"r"}, NULL);
+    const char *n = builder_node(b, "Neg", (const char *const[]){r, NULL}, 1, (const char *[]){"n"}, NULL);
+    builder_output(b, builder_node(b, "Add", (const char *const[]){n, "x", NULL}, 1, (const char *[]){"y"}, NULL));
     GError *error = NULL;
     Model *m = builder_finish(b, &error);
     g_assert_true(test_infer(m, NULL, &error));

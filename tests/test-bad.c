@@ -8,7 +8,7 @@
 
 #define DIMS(...) ((const gint64[]){__VA_ARGS__})
 #define NDIMS(...) (sizeof((const gint64[]){__VA_ARGS__}) / sizeof(gint64))
-#define INPUT(b, name, ...) b_input((b), (name), DT_FLOAT, NDIMS(__VA_ARGS__), DIMS(__VA_ARGS__))
+#define INPUT(b, name, ...) builder_input((b), (name), DT_FLOAT, NDIMS(__VA_ARGS__), DIMS(__VA_ARGS__))
 
 static void expect_error(Builder *b, const char *expected)
 {
@@ -30,8 +30,8 @@ static void test_cycle(void)
 {
     Builder *b = builder_new("cycle", 13);
     INPUT(b, "x", 2);
-    b_node(b, "Add", (const char *const[]){"x", "b", NULL}, 1, (const char *[]){"a"}, NULL);
-    b_node(b, "Relu", (const char *const[]){"a", NULL}, 1, (const char *[]){"b"}, NULL);
+    builder_node(b, "Add", (const char *const[]){"x", "b", NULL}, 1, (const char *[]){"a"}, NULL);
+    builder_node(b, "Relu", (const char *const[]){"a", NULL}, 1, (const char *[]){"b"}, NULL);
     expect_error(b, "graph has a cycle: node 'Add_n0' (Add) reads 'b', which depends on the node's own output");
 }
 
@@ -39,8 +39,8 @@ static void test_produced_twice(void)
 {
     Builder *b = builder_new("twice", 13);
     INPUT(b, "x", 2);
-    b_node(b, "Relu", (const char *const[]){"x", NULL}, 1, (const char *[]){"y"}, NULL);
-    b_node(b, "Neg", (const char *const[]){"x", NULL}, 1, (const char *[]){"y"}, NULL);
+    builder_node(b, "Relu", (const char *const[]){"x", NULL}, 1, (const char *[]){"y"}, NULL);
+    builder_node(b, "Neg", (const char *const[]){"x", NULL}, 1, (const char *[]){"y"}, NULL);
     expect_error(b, "tensor 'y' is produced twice: by node 'Relu_n0' (Relu) and by node 'Neg_n1' (Neg)");
 }
 
@@ -48,7 +48,7 @@ static void test_unknown_op(void)
 {
     Builder *b = builder_new("unknown", 13);
     INPUT(b, "x", 2);
-    b_node(b, "Frobnicate", (const char *const[]){"x", NULL}, 1, (const char *[]){"y"}, NULL);
+    builder_node(b, "Frobnicate", (const char *const[]){"x", NULL}, 1, (const char *[]){"y"}, NULL);
     expect_error(b, "node 'Frobnicate_n0' (Frobnicate): unknown op 'Frobnicate' (--allow-unknown-ops takes its "
                     "output shapes from value_info)");
 }
@@ -63,7 +63,7 @@ static void test_zero_and_negative_dims(void)
     /* A negative initializer dimension is refused by the reader. */
     b = builder_new("negative", 13);
     INPUT(b, "x", 2);
-    b_weight(b, "w", DT_FLOAT, 2, DIMS(-3, 2), FALSE);
+    builder_weight(b, "w", DT_FLOAT, 2, DIMS(-3, 2), FALSE);
     B_OP(b, "Add", "x", "w");
     GError *error = NULL;
     Model *m = builder_finish(b, &error);
@@ -119,7 +119,7 @@ static void test_byte_size_overflow(void)
 
     b = builder_new("overflow-intermediate", 13);
     INPUT(b, "x", 1, 1);
-    B_OP(b, "Expand", "x", b_int_vec(b, NULL, 2, DIMS(G_MAXINT64 / 2, 4)));
+    B_OP(b, "Expand", "x", builder_int_vec(b, NULL, 2, DIMS(G_MAXINT64 / 2, 4)));
     expect_error(b, "node 'Expand_n2' (Expand): tensor 'Expand_1' [4611686018427387903,4] of FLOAT: byte size "
                     "overflows 64 bits");
 }
@@ -136,13 +136,13 @@ static void test_reshape_mismatch(void)
 {
     Builder *b = builder_new("reshape", 13);
     INPUT(b, "x", 2, 3, 4);
-    B_OP(b, "Reshape", "x", b_int_vec(b, NULL, 2, DIMS(5, 5)));
+    B_OP(b, "Reshape", "x", builder_int_vec(b, NULL, 2, DIMS(5, 5)));
     expect_error(b, "node 'Reshape_n2' (Reshape): cannot reshape 'x' [2,3,4] (24 elements) to [5,5] (25 elements): "
                     "element counts differ");
 
     b = builder_new("reshape-infer", 13);
     INPUT(b, "x", 2, 3, 4);
-    B_OP(b, "Reshape", "x", b_int_vec(b, NULL, 2, DIMS(5, -1)));
+    B_OP(b, "Reshape", "x", builder_int_vec(b, NULL, 2, DIMS(5, -1)));
     expect_error(b, "node 'Reshape_n2' (Reshape): cannot reshape 'x' [2,3,4] (24 elements) to [5,1] with -1 at 1: "
                     "element counts differ");
 }
@@ -152,11 +152,11 @@ static void test_huge_generated_tensors_are_not_materialised(void)
 {
     Builder *b = builder_new("huge", 13);
     gint64 zero = 0, big = (gint64)1 << 40, one = 1;
-    b_node(b, "Range",
-           (const char *const[]){b_ints(b, NULL, 0, NULL, &zero), b_ints(b, NULL, 0, NULL, &big),
-                                 b_ints(b, NULL, 0, NULL, &one), NULL},
+    builder_node(b, "Range",
+           (const char *const[]){builder_ints(b, NULL, 0, NULL, &zero), builder_ints(b, NULL, 0, NULL, &big),
+                                 builder_ints(b, NULL, 0, NULL, &one), NULL},
            1, (const char *[]){"r"}, NULL);
-    b_node(b, "ConstantOfShape", (const char *const[]){b_int_vec(b, NULL, 2, DIMS(1 << 20, 1 << 20)), NULL}, 1,
+    builder_node(b, "ConstantOfShape", (const char *const[]){builder_int_vec(b, NULL, 2, DIMS(1 << 20, 1 << 20)), NULL}, 1,
            (const char *[]){"c"}, NULL);
     GError *error = NULL;
     Model *m = builder_finish(b, &error);
@@ -176,7 +176,7 @@ static void test_every_truncation(void)
     Builder *b = builder_new("small", 13);
     INPUT(b, "x", 2, 3, 4);
     const char *y = B_OPA(b, "Softmax", attr_new_int("axis", -1), B_OP(b, "Relu", "x"));
-    b_output(b, B_OP(b, "Reshape", y, b_int_vec(b, NULL, 2, DIMS(0, -1))));
+    builder_output(b, B_OP(b, "Reshape", y, builder_int_vec(b, NULL, 2, DIMS(0, -1))));
     GError *error = NULL;
     Model *m = builder_finish(b, &error);
     g_assert_no_error(error);

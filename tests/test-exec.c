@@ -530,9 +530,9 @@ static GPtrArray *attrs_of(Attr *a, Attr *b)
 static void test_if_folded(void)
 {
     Builder *b = builder_new("if-folded", 13);
-    const char *x = b_input(b, "x", DT_FLOAT, 2, (const gint64[]){2, 3});
-    const char *rows = B_OP(b, "Gather", B_OP(b, "Shape", x), b_ints(b, "zero", 0, NULL, (const gint64[]){0}));
-    const char *cond = B_OP(b, "Equal", rows, b_ints(b, "two", 0, NULL, (const gint64[]){2}));
+    const char *x = builder_input(b, "x", DT_FLOAT, 2, (const gint64[]){2, 3});
+    const char *rows = B_OP(b, "Gather", B_OP(b, "Shape", x), builder_ints(b, "zero", 0, NULL, (const gint64[]){0}));
+    const char *cond = B_OP(b, "Equal", rows, builder_ints(b, "two", 0, NULL, (const gint64[]){2}));
 
     Graph *inner_then = graph_new("inner_then"), *inner_else = graph_new("inner_else");
     g_assert_nonnull(graph_add_node(inner_then, "Relu", "", "", (const char *const[]){"x"}, 1,
@@ -566,10 +566,10 @@ static void test_if_folded(void)
                                     (const char *const[]){"s"}, 1, NULL, NULL));
     g_assert_true(graph_add_output(else_g, "r", NULL, NULL));
     g_assert_true(graph_add_output(else_g, "s", NULL, NULL));
-    b_node(b, "If", (const char *const[]){cond, NULL}, 2, (const char *[]){"y", "z"},
+    builder_node(b, "If", (const char *const[]){cond, NULL}, 2, (const char *[]){"y", "z"},
            attr_new_graph("then_branch", then_g), attr_new_graph("else_branch", else_g), NULL);
-    b_output(b, "y");
-    b_output(b, "z");
+    builder_output(b, "y");
+    builder_output(b, "z");
     Model *m = finish_inferred(b);
 
     /* No If is left; the inlined nodes carry the If's name. */
@@ -605,8 +605,8 @@ static void test_if_folded(void)
 static void test_loop_unrolled(void)
 {
     Builder *b = builder_new("loop-unrolled", 13);
-    const char *x = b_input(b, "x", DT_FLOAT, 2, (const gint64[]){2, 3});
-    const char *trips = B_OP(b, "Gather", B_OP(b, "Shape", x), b_ints(b, "one", 0, NULL, (const gint64[]){1}));
+    const char *x = builder_input(b, "x", DT_FLOAT, 2, (const gint64[]){2, 3});
+    const char *trips = B_OP(b, "Gather", B_OP(b, "Shape", x), builder_ints(b, "one", 0, NULL, (const gint64[]){1}));
     Graph *body = graph_new("body");
     g_assert_true(graph_add_input(body, "i", type_info_new(DT_INT64, 0, NULL), NULL));
     g_assert_true(graph_add_input(body, "c", type_info_new(DT_BOOL, 0, NULL), NULL));
@@ -627,10 +627,10 @@ static void test_loop_unrolled(void)
     g_assert_true(graph_add_output(body, "c_out", NULL, NULL));
     g_assert_true(graph_add_output(body, "v2", NULL, NULL));
     g_assert_true(graph_add_output(body, "s", NULL, NULL));
-    b_node(b, "Loop", (const char *const[]){trips, "", x, NULL}, 2, (const char *[]){"v_final", "scanned"},
+    builder_node(b, "Loop", (const char *const[]){trips, "", x, NULL}, 2, (const char *[]){"v_final", "scanned"},
            attr_new_graph("body", body), NULL);
-    b_output(b, "v_final");
-    b_output(b, "scanned");
+    builder_output(b, "v_final");
+    builder_output(b, "scanned");
     Model *m = finish_inferred(b);
 
     guint shared_w = 0;
@@ -665,7 +665,7 @@ static void test_loop_unrolled(void)
 static void test_float16_widened(void)
 {
     Builder *b = builder_new("half", 13);
-    const char *x = b_input(b, "x", DT_FLOAT16, 2, (const gint64[]){2, 3});
+    const char *x = builder_input(b, "x", DT_FLOAT16, 2, (const gint64[]){2, 3});
     const double xs[] = {0.5, -1.25, 2.0, 3.0, 0.1, -0.7}, ws[] = {1.5, -2.0, 0.25, 0.3, -1.0, 4.0};
     guint16 wh[6];
     for (int k = 0; k < 6; k++)
@@ -673,7 +673,7 @@ static void test_float16_widened(void)
     TensorData *w = tensor_data_new("w", DT_FLOAT16, 2, (const gint64[]){3, 2});
     w->raw = g_bytes_new(wh, sizeof wh);
     g_assert_true(graph_add_initializer(b->graph, w, NULL));
-    b_output(b, B_OP(b, "Relu", B_OP(b, "MatMul", x, "w")));
+    builder_output(b, B_OP(b, "Relu", B_OP(b, "MatMul", x, "w")));
     Model *m = finish_inferred(b);
     Planned run = plan_and_bind_ok(m);
     guint16 xh[6];
@@ -702,14 +702,14 @@ static void test_float16_widened(void)
 static void test_broadcast_blocks(void)
 {
     Builder *b = builder_new("broadcast-blocks", 13);
-    const char *x = b_input(b, "x", DT_FLOAT, 4, (const gint64[]){2, 3, 4, 5});
-    const char *mid = b_weight(b, "mid", DT_FLOAT, 4, (const gint64[]){2, 1, 4, 5}, TRUE);
-    const char *chan = b_weight(b, "chan", DT_FLOAT, 4, (const gint64[]){1, 3, 1, 1}, TRUE);
-    const char *rows = b_weight(b, "rows", DT_FLOAT, 4, (const gint64[]){2, 1, 4, 1}, TRUE);
-    b_output(b, B_OP(b, "Add", x, mid));
-    b_output(b, B_OP(b, "Mul", x, chan));
-    b_output(b, B_OP(b, "Sub", rows, x));
-    b_output(b, B_OP(b, "Div", x, rows));
+    const char *x = builder_input(b, "x", DT_FLOAT, 4, (const gint64[]){2, 3, 4, 5});
+    const char *mid = builder_weight(b, "mid", DT_FLOAT, 4, (const gint64[]){2, 1, 4, 5}, TRUE);
+    const char *chan = builder_weight(b, "chan", DT_FLOAT, 4, (const gint64[]){1, 3, 1, 1}, TRUE);
+    const char *rows = builder_weight(b, "rows", DT_FLOAT, 4, (const gint64[]){2, 1, 4, 1}, TRUE);
+    builder_output(b, B_OP(b, "Add", x, mid));
+    builder_output(b, B_OP(b, "Mul", x, chan));
+    builder_output(b, B_OP(b, "Sub", rows, x));
+    builder_output(b, B_OP(b, "Div", x, rows));
     Model *m = finish_inferred(b);
     Planned run = plan_and_bind_ok(m);
     float in[120];
@@ -742,11 +742,11 @@ static void test_broadcast_blocks(void)
 static void test_where_mask(void)
 {
     Builder *b = builder_new("where-mask", 13);
-    const char *x = b_input(b, "x", DT_FLOAT, 4, (const gint64[]){2, 3, 4, 5});
-    const char *mask = b_weight(b, "mask", DT_FLOAT, 4, (const gint64[]){1, 1, 4, 5}, TRUE);
-    const char *cond = B_OP(b, "Greater", mask, b_float_scalar(b, "zero", 0.0f));
-    b_output(b, B_OP(b, "Where", cond, x, b_float_scalar(b, "fill", -1.5f)));
-    b_output(b, B_OP(b, "Where", cond, x, B_OP(b, "Neg", x)));
+    const char *x = builder_input(b, "x", DT_FLOAT, 4, (const gint64[]){2, 3, 4, 5});
+    const char *mask = builder_weight(b, "mask", DT_FLOAT, 4, (const gint64[]){1, 1, 4, 5}, TRUE);
+    const char *cond = B_OP(b, "Greater", mask, builder_float_scalar(b, "zero", 0.0f));
+    builder_output(b, B_OP(b, "Where", cond, x, builder_float_scalar(b, "fill", -1.5f)));
+    builder_output(b, B_OP(b, "Where", cond, x, B_OP(b, "Neg", x)));
     Model *m = finish_inferred(b);
     Planned run = plan_and_bind_ok(m);
     float in[120];
@@ -777,8 +777,8 @@ static float top_of(int row) { return row % 2 ? 103.0f : 3.0f; }
 static void test_softmax_rows(void)
 {
     Builder *b = builder_new("softmax-rows", 13);
-    const char *x = b_input(b, "x", DT_FLOAT, 2, (const gint64[]){21, 21});
-    b_output(b, B_OP(b, "Softmax", x));
+    const char *x = builder_input(b, "x", DT_FLOAT, 2, (const gint64[]){21, 21});
+    builder_output(b, B_OP(b, "Softmax", x));
     Model *m = finish_inferred(b);
     Planned run = plan_and_bind_ok(m);
     float in[21 * 21];
@@ -808,7 +808,7 @@ static void test_softmax_rows(void)
 static void test_gemm_one_row(void)
 {
     Builder *b = builder_new("gemm-row", 13);
-    const char *x = b_input(b, "x", DT_FLOAT, 2, (const gint64[]){1, 4});
+    const char *x = builder_input(b, "x", DT_FLOAT, 2, (const gint64[]){1, 4});
     TensorData *wt = tensor_data_new("wt", DT_FLOAT, 2, (const gint64[]){3, 4}); /* [N, K]: transB */
     TensorData *w = tensor_data_new("w", DT_FLOAT, 2, (const gint64[]){4, 3});   /* [K, N] */
     TensorData *c = tensor_data_new("c", DT_FLOAT, 1, (const gint64[]){3});
@@ -821,9 +821,9 @@ static void test_gemm_one_row(void)
     c->raw = g_bytes_new((const float[]){1, -2, 3}, 3 * sizeof(float));
     g_assert_true(graph_add_initializer(b->graph, wt, NULL) && graph_add_initializer(b->graph, w, NULL) &&
                   graph_add_initializer(b->graph, c, NULL));
-    b_output(b, b_node(b, "Gemm", (const char *const[]){x, "wt", "c", NULL}, 1, NULL, attr_new_int("transB", 1),
+    builder_output(b, builder_node(b, "Gemm", (const char *const[]){x, "wt", "c", NULL}, 1, NULL, attr_new_int("transB", 1),
                        attr_new_float("alpha", 2.0f), attr_new_float("beta", 0.5f), NULL));
-    b_output(b, b_node(b, "Gemm", (const char *const[]){x, "w", "c", NULL}, 1, NULL, NULL));
+    builder_output(b, builder_node(b, "Gemm", (const char *const[]){x, "w", "c", NULL}, 1, NULL, NULL));
     Model *m = finish_inferred(b);
     Planned run = plan_and_bind_ok(m);
     const float in[] = {1, 2, -1, 3};
@@ -847,14 +847,14 @@ static void test_gemm_one_row(void)
 static void test_pad_and_tile(void)
 {
     Builder *b = builder_new("pad-tile", 13);
-    const char *x = b_input(b, "x", DT_FLOAT, 2, (const gint64[]){2, 3});
-    const char *pads = b_int_vec(b, "pads", 4, (const gint64[]){1, 1, 1, 1});
-    const char *repeats = b_int_vec(b, "repeats", 2, (const gint64[]){2, 1});
-    b_output(b, B_OPA(b, "Pad", attr_new_string("mode", "edge"), x, pads));
-    b_output(b, B_OPA(b, "Pad", attr_new_string("mode", "reflect"), x, pads));
-    b_output(b, B_OP(b, "Tile", x, repeats));
+    const char *x = builder_input(b, "x", DT_FLOAT, 2, (const gint64[]){2, 3});
+    const char *pads = builder_int_vec(b, "pads", 4, (const gint64[]){1, 1, 1, 1});
+    const char *repeats = builder_int_vec(b, "repeats", 2, (const gint64[]){2, 1});
+    builder_output(b, B_OPA(b, "Pad", attr_new_string("mode", "edge"), x, pads));
+    builder_output(b, B_OPA(b, "Pad", attr_new_string("mode", "reflect"), x, pads));
+    builder_output(b, B_OP(b, "Tile", x, repeats));
     /* a negative pad crops: the first column goes, one row and two columns of 9 come */
-    b_output(b, B_OP(b, "Pad", x, b_int_vec(b, "crop", 4, (const gint64[]){0, -1, 1, 2}), b_float_scalar(b, "nine", 9)));
+    builder_output(b, B_OP(b, "Pad", x, builder_int_vec(b, "crop", 4, (const gint64[]){0, -1, 1, 2}), builder_float_scalar(b, "nine", 9)));
     Model *m = finish_inferred(b);
     Planned run = plan_and_bind_ok(m);
     Executor *e = run.e;
@@ -889,9 +889,9 @@ static double *binary_node_run(const char *op, Attr *const *attrs, DType dtype, 
     for (int k = 0; attrs && k < 4 && attrs[k]; k++)
         attr[k] = attrs[k];
     Builder *b = builder_new("one-node", 13);
-    const char *a = b_input(b, "a", dtype, ranks[0], dims[0]);
-    const char *x = ranks[1] < 0 ? NULL : b_input(b, "b", dtype, ranks[1], dims[1]);
-    b_output(b, b_node(b, op, (const char *const[]){a, x, NULL}, 1, NULL, attr[0], attr[1], attr[2], attr[3], NULL));
+    const char *a = builder_input(b, "a", dtype, ranks[0], dims[0]);
+    const char *x = ranks[1] < 0 ? NULL : builder_input(b, "b", dtype, ranks[1], dims[1]);
+    builder_output(b, builder_node(b, op, (const char *const[]){a, x, NULL}, 1, NULL, attr[0], attr[1], attr[2], attr[3], NULL));
     GError *error = NULL;
     Model *m = finish_inferred(b);
     Planned run = plan_and_bind_ok(m);

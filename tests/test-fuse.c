@@ -54,9 +54,9 @@ static void test_conv_add(void)
 {
     FuseReport r;
     Builder *b = builder_new("conv-add", 13);
-    const char *x = b_input(b, "x", DT_FLOAT, 4, image), *w = b_weight(b, "w", DT_FLOAT, 4, kernel, TRUE);
+    const char *x = builder_input(b, "x", DT_FLOAT, 4, image), *w = builder_weight(b, "w", DT_FLOAT, 4, kernel, TRUE);
     const char *skip = B_OP(b, "Relu", x);
-    b_output(b, B_OP(b, "Relu", B_OP(b, "Add", conv(b, x, w), skip)));
+    builder_output(b, B_OP(b, "Relu", B_OP(b, "Add", conv(b, x, w), skip)));
     Model *m = fused(b, &r);
     g_assert_cmpuint(r.sites[rule_index("conv-add")], ==, 1);
     g_assert_cmpuint(r.bytes[rule_index("conv-add")], ==, 4 * 36 * 4);
@@ -66,20 +66,20 @@ static void test_conv_add(void)
     model_free(m);
     /* the Conv's output read again: nothing fused */
     b = builder_new("conv-add-read-twice", 13);
-    x = b_input(b, "x", DT_FLOAT, 4, image);
-    w = b_weight(b, "w", DT_FLOAT, 4, kernel, TRUE);
+    x = builder_input(b, "x", DT_FLOAT, 4, image);
+    w = builder_weight(b, "w", DT_FLOAT, 4, kernel, TRUE);
     const char *c = conv(b, x, w);
-    b_output(b, B_OP(b, "Add", c, B_OP(b, "Relu", x)));
-    b_output(b, B_OP(b, "Neg", c));
+    builder_output(b, B_OP(b, "Add", c, B_OP(b, "Relu", x)));
+    builder_output(b, B_OP(b, "Neg", c));
     m = fused(b, &r);
     g_assert_cmpuint(r.sites[rule_index("conv-add")], ==, 0);
     g_assert_cmpuint(count_ops(m, "Conv"), ==, 1);
     model_free(m);
     /* a skip of another shape (broadcast): nothing fused */
     b = builder_new("conv-add-broadcast", 13);
-    x = b_input(b, "x", DT_FLOAT, 4, image);
-    w = b_weight(b, "w", DT_FLOAT, 4, kernel, TRUE);
-    b_output(b, B_OP(b, "Add", conv(b, x, w), b_weight(b, "bias", DT_FLOAT, 4, (const gint64[]){1, 4, 1, 1}, TRUE)));
+    x = builder_input(b, "x", DT_FLOAT, 4, image);
+    w = builder_weight(b, "w", DT_FLOAT, 4, kernel, TRUE);
+    builder_output(b, B_OP(b, "Add", conv(b, x, w), builder_weight(b, "bias", DT_FLOAT, 4, (const gint64[]){1, 4, 1, 1}, TRUE)));
     m = fused(b, &r);
     g_assert_cmpuint(r.sites[rule_index("conv-add")], ==, 0);
     model_free(m);
@@ -91,13 +91,13 @@ static void test_activations(void)
 {
     FuseReport r;
     Builder *b = builder_new("activations", 13);
-    const char *x = b_input(b, "x", DT_FLOAT, 2, (const gint64[]){3, 5});
+    const char *x = builder_input(b, "x", DT_FLOAT, 2, (const gint64[]){3, 5});
     const char *hs = B_OPA(b, "HardSigmoid", attr_new_float("alpha", 1.0f / 6.0f), x);
-    b_output(b, B_OP(b, "Mul", x, hs));
-    b_output(b, B_OP(b, "Mul", B_OP(b, "HardSigmoid", x), x)); /* alpha 0.2: another function */
-    b_output(b, B_OP(b, "Mul", B_OP(b, "Sigmoid", x), x));
+    builder_output(b, B_OP(b, "Mul", x, hs));
+    builder_output(b, B_OP(b, "Mul", B_OP(b, "HardSigmoid", x), x)); /* alpha 0.2: another function */
+    builder_output(b, B_OP(b, "Mul", B_OP(b, "Sigmoid", x), x));
     const char *y = B_OP(b, "Neg", x);
-    b_output(b, B_OP(b, "Mul", y, B_OP(b, "Sigmoid", x)));
+    builder_output(b, B_OP(b, "Mul", y, B_OP(b, "Sigmoid", x)));
     Model *m = fused(b, &r);
     g_assert_cmpuint(r.sites[rule_index("hard-swish")], ==, 1);
     g_assert_cmpuint(r.sites[rule_index("silu")], ==, 1);
@@ -114,20 +114,20 @@ static void test_gelu_and_layer_norm(void)
     FuseReport r;
     for (int keep = 0; keep < 2; keep++) {
         Builder *b = builder_new("gelu-layer-norm", 13);
-        const char *x = b_input(b, "x", DT_FLOAT, 3, (const gint64[]){2, 4, 8});
-        const char *erf = B_OP(b, "Erf", B_OP(b, "Div", x, b_float_scalar(b, "sqrt2", 1.4142135f)));
-        const char *inner = B_OP(b, "Mul", x, B_OP(b, "Add", erf, b_float_scalar(b, "one", 1.0f)));
-        const char *g = B_OP(b, "Mul", inner, b_float_scalar(b, "half", 0.5f));
+        const char *x = builder_input(b, "x", DT_FLOAT, 3, (const gint64[]){2, 4, 8});
+        const char *erf = B_OP(b, "Erf", B_OP(b, "Div", x, builder_float_scalar(b, "sqrt2", 1.4142135f)));
+        const char *inner = B_OP(b, "Mul", x, B_OP(b, "Add", erf, builder_float_scalar(b, "one", 1.0f)));
+        const char *g = B_OP(b, "Mul", inner, builder_float_scalar(b, "half", 0.5f));
         const char *mean = B_OPA(b, "ReduceMean", attr_new_ints("axes", (const gint64[]){-1}, 1), g);
         const char *d = B_OP(b, "Sub", g, mean);
         const char *var = B_OPA(b, "ReduceMean", attr_new_ints("axes", (const gint64[]){-1}, 1),
-                                B_OP(b, "Pow", d, b_float_scalar(b, "two", 2.0f)));
-        const char *norm = B_OP(b, "Div", d, B_OP(b, "Sqrt", B_OP(b, "Add", var, b_float_scalar(b, "eps", 1e-5f))));
-        const char *gamma = b_weight(b, "gamma", DT_FLOAT, 1, (const gint64[]){8}, TRUE);
-        const char *beta = b_weight(b, "beta", DT_FLOAT, 1, (const gint64[]){8}, TRUE);
-        b_output(b, B_OP(b, "Add", B_OP(b, "Mul", norm, gamma), beta));
+                                B_OP(b, "Pow", d, builder_float_scalar(b, "two", 2.0f)));
+        const char *norm = B_OP(b, "Div", d, B_OP(b, "Sqrt", B_OP(b, "Add", var, builder_float_scalar(b, "eps", 1e-5f))));
+        const char *gamma = builder_weight(b, "gamma", DT_FLOAT, 1, (const gint64[]){8}, TRUE);
+        const char *beta = builder_weight(b, "beta", DT_FLOAT, 1, (const gint64[]){8}, TRUE);
+        builder_output(b, B_OP(b, "Add", B_OP(b, "Mul", norm, gamma), beta));
         if (keep) /* the variance is wanted too */
-            b_output(b, var);
+            builder_output(b, var);
         Model *m = fused(b, &r);
         g_assert_cmpuint(r.sites[rule_index("gelu")], ==, 1);
         g_assert_cmpuint(r.sites[rule_index("layer-norm")], ==, keep ? 0 : 1);
@@ -143,12 +143,12 @@ static void test_matmul_add(void)
 {
     FuseReport r;
     Builder *b = builder_new("matmul-add", 13);
-    const char *a = b_input(b, "a", DT_FLOAT, 2, (const gint64[]){5, 6});
-    const char *w = b_weight(b, "w", DT_FLOAT, 2, (const gint64[]){6, 3}, TRUE);
-    const char *bias = b_weight(b, "bias", DT_FLOAT, 1, (const gint64[]){3}, TRUE);
-    b_output(b, B_OP(b, "Add", B_OP(b, "MatMul", a, w), bias));
-    const char *batch = b_input(b, "batch", DT_FLOAT, 3, (const gint64[]){2, 5, 6});
-    b_output(b, B_OP(b, "Add", B_OP(b, "MatMul", batch, w), bias));
+    const char *a = builder_input(b, "a", DT_FLOAT, 2, (const gint64[]){5, 6});
+    const char *w = builder_weight(b, "w", DT_FLOAT, 2, (const gint64[]){6, 3}, TRUE);
+    const char *bias = builder_weight(b, "bias", DT_FLOAT, 1, (const gint64[]){3}, TRUE);
+    builder_output(b, B_OP(b, "Add", B_OP(b, "MatMul", a, w), bias));
+    const char *batch = builder_input(b, "batch", DT_FLOAT, 3, (const gint64[]){2, 5, 6});
+    builder_output(b, B_OP(b, "Add", B_OP(b, "MatMul", batch, w), bias));
     Model *m = fused(b, &r);
     g_assert_cmpuint(r.sites[rule_index("matmul-add")], ==, 1);
     g_assert_cmpuint(count_ops(m, "Gemm"), ==, 1);
@@ -162,11 +162,11 @@ static void test_constant_fold(void)
 {
     FuseReport r;
     Builder *b = builder_new("constant-fold", 13);
-    const char *x = b_input(b, "x", DT_FLOAT, 2, (const gint64[]){4, 8});
-    const char *w = b_weight(b, "w", DT_FLOAT, 2, (const gint64[]){12, 8}, FALSE);
-    const char *rows = B_OP(b, "Slice", w, b_int_vec(b, "starts", 1, (const gint64[]){4}),
-                            b_int_vec(b, "ends", 1, (const gint64[]){8}));
-    b_output(b, B_OP(b, "Add", x, rows));
+    const char *x = builder_input(b, "x", DT_FLOAT, 2, (const gint64[]){4, 8});
+    const char *w = builder_weight(b, "w", DT_FLOAT, 2, (const gint64[]){12, 8}, FALSE);
+    const char *rows = B_OP(b, "Slice", w, builder_int_vec(b, "starts", 1, (const gint64[]){4}),
+                            builder_int_vec(b, "ends", 1, (const gint64[]){8}));
+    builder_output(b, B_OP(b, "Add", x, rows));
     Model *m = fused(b, &r);
     g_assert_cmpuint(r.sites[rule_index("constant-fold")], ==, 1);
     g_assert_cmpuint(r.bytes[rule_index("constant-fold")], ==, 4 * 8 * 4);
@@ -183,10 +183,10 @@ static void test_fused_runs(void)
 {
     for (int read_again = 0; read_again < 2; read_again++) {
         Builder *b = builder_new("residual", 13);
-        const char *x = b_input(b, "x", DT_FLOAT, 4, image), *w = b_weight(b, "w", DT_FLOAT, 4, kernel, TRUE);
+        const char *x = builder_input(b, "x", DT_FLOAT, 4, image), *w = builder_weight(b, "w", DT_FLOAT, 4, kernel, TRUE);
         const char *skip = B_OP(b, "Relu", x);
         const char *y = B_OP(b, "Relu", B_OP(b, "Add", conv(b, x, w), skip));
-        b_output(b, read_again ? B_OP(b, "Add", y, skip) : y);
+        builder_output(b, read_again ? B_OP(b, "Add", y, skip) : y);
         GError *error = NULL;
         Model *m = builder_finish(b, &error);
         g_assert_no_error(error);
@@ -228,8 +228,8 @@ static void test_fused_runs(void)
 static void test_silu_same_bits(void)
 {
     Builder *b = builder_new("silu", 13);
-    const char *x = b_input(b, "x", DT_FLOAT, 2, (const gint64[]){7, 33});
-    b_output(b, B_OP(b, "Mul", x, B_OP(b, "Sigmoid", x)));
+    const char *x = builder_input(b, "x", DT_FLOAT, 2, (const gint64[]){7, 33});
+    builder_output(b, B_OP(b, "Mul", x, B_OP(b, "Sigmoid", x)));
     GError *error = NULL;
     Model *m = builder_finish(b, &error);
     g_assert_no_error(error);

@@ -333,8 +333,8 @@ static void test_formats_read_back(void)
 static void test_run_arena_too_big(void)
 {
     Builder *b = builder_new("huge", 13);
-    const char *x = b_input(b, "x", DT_FLOAT, 3, (const gint64[]){65536, 65536, 1024});
-    b_output(b, B_OP(b, "Relu", x));
+    const char *x = builder_input(b, "x", DT_FLOAT, 3, (const gint64[]){65536, 65536, 1024});
+    builder_output(b, B_OP(b, "Relu", x));
     GError *error = NULL;
     Model *m = builder_finish(b, &error);
     g_assert_no_error(error);
@@ -355,9 +355,9 @@ static void test_run_arena_too_big(void)
 static void test_profile_csv(void)
 {
     Builder *b = builder_new("names", 13);
-    const char *x = b_input(b, "x", DT_FLOAT, 2, (const gint64[]){4, 4});
+    const char *x = builder_input(b, "x", DT_FLOAT, 2, (const gint64[]){4, 4});
     const char *y = B_OP(b, "Relu", x);
-    b_output(b, B_OP(b, "Neg", y));
+    builder_output(b, B_OP(b, "Neg", y));
     GError *error = NULL;
     Model *m = builder_finish(b, &error);
     g_assert_no_error(error);
@@ -511,15 +511,15 @@ static void test_table_plot_limits(void)
 static void test_info_and_kernels(void)
 {
     Builder *b = builder_new("evil\x1b]0;owned\x07\nsim: forged line", 13);
-    const char *x = b_input(b, "x\x1b[2J", DT_FLOAT, 2, (const gint64[]){4, 6});
-    const char *shape = b_node(b, "Shape", (const char *const[]){x, NULL}, 1, NULL,
+    const char *x = builder_input(b, "x\x1b[2J", DT_FLOAT, 2, (const gint64[]){4, 6});
+    const char *shape = builder_node(b, "Shape", (const char *const[]){x, NULL}, 1, NULL,
                                attr_new_int("start", G_MININT64 + 5), NULL);
-    b_output(b, shape);
-    const char *starts = b_int_vec(b, "starts", 1, (const gint64[]){-1});
-    const char *ends = b_int_vec(b, "ends", 1, (const gint64[]){G_MININT64});
-    const char *axes = b_int_vec(b, "axes", 1, (const gint64[]){1});
-    const char *steps = b_int_vec(b, "steps", 1, (const gint64[]){G_MININT64});
-    b_output(b, B_OP(b, "Slice", x, starts, ends, axes, steps));
+    builder_output(b, shape);
+    const char *starts = builder_int_vec(b, "starts", 1, (const gint64[]){-1});
+    const char *ends = builder_int_vec(b, "ends", 1, (const gint64[]){G_MININT64});
+    const char *axes = builder_int_vec(b, "axes", 1, (const gint64[]){1});
+    const char *steps = builder_int_vec(b, "steps", 1, (const gint64[]){G_MININT64});
+    builder_output(b, B_OP(b, "Slice", x, starts, ends, axes, steps));
     GError *error = NULL;
     Model *m = builder_finish(b, &error);
     g_assert_no_error(error);

@@ -480,6 +480,16 @@ static void test_rooms_and_includes(void)
     char *build = g_path_get_dirname(sim_bin), *obj = g_build_filename(build, "obj", NULL);
     house_check_symbols(h, obj);
     house_check_prefixes_apart(h);
+    for (guint k = 0; k < files->len; k++) { /* every source's object was read: none missed by a stale build */
+        const char *path = files->pdata[k];
+        if (!g_str_has_suffix(path, ".c"))
+            continue;
+        char *unit = unit_of(path), *o = g_strconcat(obj, "/", unit, ".o", NULL);
+        if (!g_file_test(o, G_FILE_TEST_EXISTS))
+            g_ptr_array_add(h->problems, g_strdup_printf("%s has no object in %s: its symbols went unchecked", path, obj));
+        g_free(o);
+        g_free(unit);
+    }
     g_free(obj);
     g_free(build);
     fail_on_problems(h);

@@ -30,9 +30,9 @@ static Model *every_attribute_model(void)
     Builder *b = builder_new("round-trip", 17);
     gint64 d[2] = {2, 3};
     const char *params[2] = {"batch", NULL};
-    b_input_sym(b, "x", DT_FLOAT, 2, d, params);
-    b_weight(b, "w", DT_FLOAT, 2, d, TRUE);
-    b_weight(b, "shape_only", DT_FLOAT, 2, d, FALSE);
+    builder_input_sym(b, "x", DT_FLOAT, 2, d, params);
+    builder_weight(b, "w", DT_FLOAT, 2, d, TRUE);
+    builder_weight(b, "shape_only", DT_FLOAT, 2, d, FALSE);
     TensorData *ext = tensor_data_new("external", DT_FLOAT, 2, d);
     ext->external = g_ptr_array_new_with_free_func(g_free);
     g_ptr_array_add(ext->external, g_strdup("location"));
@@ -82,18 +82,18 @@ static Model *every_attribute_model(void)
     sparses->opaque = g_ptr_array_new_with_free_func((GDestroyNotify)g_bytes_unref);
     g_ptr_array_add(sparses->opaque, pack(&sp.base));
 
-    const char *custom = b_node(b, "Custom", (const char *const[]){"x", "w", "", NULL}, 1, NULL,
+    const char *custom = builder_node(b, "Custom", (const char *const[]){"x", "w", "", NULL}, 1, NULL,
                                 attr_new_float("f", 0.1f), attr_new_int("i", -42), attr_new_string("s", "hello"),
                                 attr_new_tensor("t", tensor_data_from_value("t", v, 1, &two)),
                                 attr_new_floats("fs", floats, 3), attr_new_ints("is", ints, 4), strings, tensors,
                                 graphs, sparse, type, types, sparses, NULL);
     value_free(v);
-    const char *cond = b_ints(b, "cond", 0, NULL, (gint64[]){1});
-    const char *branch = b_node(b, "If", (const char *const[]){cond, NULL}, 1, NULL,
+    const char *cond = builder_ints(b, "cond", 0, NULL, (gint64[]){1});
+    const char *branch = builder_node(b, "If", (const char *const[]){cond, NULL}, 1, NULL,
                                 attr_new_graph("then_branch", then_branch()), attr_new_graph("else_branch", then_branch()),
                                 NULL);
-    b_output(b, custom);
-    b_output(b, branch);
+    builder_output(b, custom);
+    builder_output(b, branch);
     GError *error = NULL;
     Model *m = builder_finish(b, &error);
     g_assert_no_error(error);

@@ -216,9 +216,9 @@ static void test_inputs_errors(void)
 static void test_degenerate_output(void)
 {
     Builder *b = builder_new("degenerate", 13);
-    const char *x = b_input(b, "x", DT_FLOAT, 2, (const gint64[]){4, 4});
-    const char *zero = b_float_scalar(b, "zero", 0.0f);
-    b_output(b, B_OP(b, "Mul", B_OP(b, "Relu", x), zero));
+    const char *x = builder_input(b, "x", DT_FLOAT, 2, (const gint64[]){4, 4});
+    const char *zero = builder_float_scalar(b, "zero", 0.0f);
+    builder_output(b, B_OP(b, "Mul", B_OP(b, "Relu", x), zero));
     GError *error = NULL;
     Model *m = builder_finish(b, &error);
     g_assert_no_error(error);

@@ -47,7 +47,7 @@ static Model *finish(Builder *b)
 
 static const char *reduce(Builder *b, const char *x, const char *name)
 {
-    return b_node(b, "ReduceSum", (const char *const[]){x, NULL}, 1, (const char *[]){name}, attr_new_int("keepdims", 1),
+    return builder_node(b, "ReduceSum", (const char *const[]){x, NULL}, 1, (const char *[]){name}, attr_new_int("keepdims", 1),
                   NULL);
 }
 
@@ -57,12 +57,12 @@ static const char *reduce(Builder *b, const char *x, const char *name)
 static void test_v1_staleness(void)
 {
     Builder *b = builder_new("stale", 13);
-    b_input(b, "t", DT_FLOAT, 1, (const gint64[]){100});
+    builder_input(b, "t", DT_FLOAT, 1, (const gint64[]){100});
     const char *u = reduce(b, "t", "u");
     const char *v = reduce(b, "t", "v");
-    const char *x = b_node(b, "Tile", (const char *const[]){u, b_int_vec(b, NULL, 1, (const gint64[]){80}), NULL}, 1,
+    const char *x = builder_node(b, "Tile", (const char *const[]){u, builder_int_vec(b, NULL, 1, (const gint64[]){80}), NULL}, 1,
                            (const char *[]){"x"}, NULL);
-    b_output(b, B_OP(b, "Add", reduce(b, x, "sx"), v));
+    builder_output(b, B_OP(b, "Add", reduce(b, x, "sx"), v));
     Model *m = finish(b);
     OrderProblem *p = problem_of(m);
     /* v1: U, X (t + x + u live: 400 + 320 + 4), V (t + x + v = 724)... */
@@ -80,12 +80,12 @@ static void test_v1_staleness(void)
 static void test_v3_multi_edge_gap(void)
 {
     Builder *b = builder_new("gap", 13);
-    b_input(b, "t", DT_FLOAT, 1, (const gint64[]){100});
+    builder_input(b, "t", DT_FLOAT, 1, (const gint64[]){100});
     const char *u = reduce(b, "t", "u");
-    const char *v = b_node(b, "Mul", (const char *const[]){"t", "t", NULL}, 1, (const char *[]){"v"}, NULL);
-    const char *x = b_node(b, "Tile", (const char *const[]){u, b_int_vec(b, NULL, 1, (const gint64[]){80}), NULL}, 1,
+    const char *v = builder_node(b, "Mul", (const char *const[]){"t", "t", NULL}, 1, (const char *[]){"v"}, NULL);
+    const char *x = builder_node(b, "Tile", (const char *const[]){u, builder_int_vec(b, NULL, 1, (const gint64[]){80}), NULL}, 1,
                            (const char *[]){"x"}, NULL);
-    b_output(b, B_OP(b, "Add", x, reduce(b, v, "sv"))); /* x lives to the end */
+    builder_output(b, B_OP(b, "Add", x, reduce(b, v, "sv"))); /* x lives to the end */
     Model *m = finish(b);
     OrderProblem *p = problem_of(m);
     guint64 gap = peak_of("event-gap", p), fixed = peak_of("event", p);

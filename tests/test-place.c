@@ -438,7 +438,7 @@ static void test_property_random_traces(void)
         o.seed = seed;
         o.max_size = seed % 2 ? 4096 : 1 << 20;
         o.align = seed % 3 ? 64 : 0;
-        Trace *t = trace_random(&o);
+        Trace *t = tracegen_random(&o);
         gboolean plain = o.align == 64;
         if (seed % 5 == 0) { /* a pinned buffer and a three-member group */
             TraceBuffer *b = trace_buffer(t, 0);
@@ -602,12 +602,12 @@ static void test_liveness(void)
 {
     Builder *b = builder_new("live", 13);
     gint64 d[1] = {16};
-    b_input(b, "x", DT_FLOAT, 1, d);
-    b_weight(b, "w", DT_FLOAT, 1, d, FALSE);
+    builder_input(b, "x", DT_FLOAT, 1, d);
+    builder_weight(b, "w", DT_FLOAT, 1, d, FALSE);
     const char *a = B_OP(b, "Add", "x", "w");   /* step 0 */
     const char *r = B_OP(b, "Relu", a);        /* step 1 */
     const char *n = B_OP(b, "Neg", a);         /* step 2 */
-    b_output(b, B_OP(b, "Add", r, n));          /* step 3 */
+    builder_output(b, B_OP(b, "Add", r, n));          /* step 3 */
     GError *error = NULL;
     Model *m = builder_finish(b, &error);
     g_assert_true(test_infer(m, NULL, &error));
@@ -667,7 +667,7 @@ static void test_round_trips(void)
     TraceGenOptions o = TRACEGEN_DEFAULTS;
     o.buffers = 300;
     o.align = 0;
-    t = trace_random(&o);
+    t = tracegen_random(&o);
     trace_buffer(t, 5)->fixed = (gint64)round_up(4096, trace_buffer(t, 5)->align);
     GError *error = NULL;
     char *csv = trace_to_csv(t, NULL, &error);
@@ -795,7 +795,7 @@ static void test_profile_reference(void)
         o.buffers = 10 + seed % 90;
         o.seed = seed;
         o.long_lived = 0.2;
-        Trace *t = trace_random(&o);
+        Trace *t = tracegen_random(&o);
         for (guint k = 0; k < trace_count(t); k++)
             trace_buffer(t, k)->bin = (k * 7 + seed) % (1 + seed % 3);
         GError *error = NULL;
@@ -839,7 +839,7 @@ static void test_heuristic_deadline(void)
     TraceGenOptions o = TRACEGEN_DEFAULTS;
     o.buffers = 20000;
     o.seed = 3;
-    Trace *t = trace_random(&o);
+    Trace *t = tracegen_random(&o);
     const char *names[] = {"greedy-size", "greedy-conflicts", "greedy-breadth", "climb"};
     for (guint k = 0; k < G_N_ELEMENTS(names); k++) {
         PlaceOptions options = test_place_options;

@@ -100,7 +100,7 @@ static void test_packed_instances(void)
         char *name = g_strdup_printf("packed/packed-%u.csv", n), *solution = g_strdup_printf("packed/packed-%u.solution.csv", n);
         Trace *t = data_trace(name), *sol = data_trace(solution);
         GArray *offsets;
-        Trace *made = trace_staggered_packed(n, n, 0, 3, &offsets);
+        Trace *made = tracegen_staggered_packed(n, n, 0, 3, &offsets);
         g_assert_cmpuint(trace_count(made), ==, trace_count(t));
         g_assert_cmpuint(trace_count(sol), ==, trace_count(t));
         for (guint k = 0; k < trace_count(t); k++) {
@@ -257,7 +257,7 @@ static void test_tiny_staggered_against_brute_force(void)
     PlaceOptions o = test_place_options;
     o.max_nodes = 1000000;
     for (guint seed = 1; seed <= 300; seed++) {
-        Trace *t = trace_staggered(6 + seed % 3, seed, 0, 1 + seed % 2);
+        Trace *t = tracegen_staggered(6 + seed % 3, seed, 0, 1 + seed % 2);
         g_assert_cmpuint(trace_count(t), <=, 8);
         guint64 best = brute_optimum(t);
         for (gsize k = 0; k < G_N_ELEMENTS(exact); k++) {

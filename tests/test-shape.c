@@ -17,12 +17,12 @@ static Model *finish(Builder *b, const char *const *dims)
 
 #define DIMS(...) ((const gint64[]){__VA_ARGS__})
 #define NDIMS(...) (sizeof((const gint64[]){__VA_ARGS__}) / sizeof(gint64))
-#define INPUT(b, name, ...) b_input((b), (name), DT_FLOAT, NDIMS(__VA_ARGS__), DIMS(__VA_ARGS__))
-#define WEIGHT(b, name, ...) b_weight((b), (name), DT_FLOAT, NDIMS(__VA_ARGS__), DIMS(__VA_ARGS__), FALSE)
-#define INTS(b, ...) b_int_vec((b), NULL, NDIMS(__VA_ARGS__), DIMS(__VA_ARGS__))
-#define OUT(b, name, op, ...) b_node((b), (op), (const char *const[]){__VA_ARGS__, NULL}, 1, (const char *[]){name}, NULL)
+#define INPUT(b, name, ...) builder_input((b), (name), DT_FLOAT, NDIMS(__VA_ARGS__), DIMS(__VA_ARGS__))
+#define WEIGHT(b, name, ...) builder_weight((b), (name), DT_FLOAT, NDIMS(__VA_ARGS__), DIMS(__VA_ARGS__), FALSE)
+#define INTS(b, ...) builder_int_vec((b), NULL, NDIMS(__VA_ARGS__), DIMS(__VA_ARGS__))
+#define OUT(b, name, op, ...) builder_node((b), (op), (const char *const[]){__VA_ARGS__, NULL}, 1, (const char *[]){name}, NULL)
 #define OUTA(b, name, op, attrs, ...)                                                                          \
-    b_node((b), (op), (const char *const[]){__VA_ARGS__, NULL}, 1, (const char *[]){name}, attrs, NULL)
+    builder_node((b), (op), (const char *const[]){__VA_ARGS__, NULL}, 1, (const char *[]){name}, attrs, NULL)
 
 static void test_broadcasting(void)
 {
@@ -33,7 +33,7 @@ static void test_broadcasting(void)
     OUT(b, "sum", "Add", "a", "c");
     OUT(b, "scalar", "Mul", "a", "s");
     OUT(b, "cmp", "Less", "a", "c");
-    b_input(b, "cond", DT_BOOL, 1, DIMS(4));
+    builder_input(b, "cond", DT_BOOL, 1, DIMS(4));
     OUT(b, "where", "Where", "cond", "c", "a");
     OUT(b, "max3", "Max", "a", "c", "s");
     Model *m = finish(b, NULL);
@@ -94,27 +94,27 @@ static void test_conv_and_pools(void)
     Builder *b = builder_new("conv", 17);
     INPUT(b, "x", 1, 3, 224, 224);
     WEIGHT(b, "w", 64, 3, 7, 7);
-    b_node(b, "Conv", (const char *const[]){"x", "w", NULL}, 1, (const char *[]){"c1"},
+    builder_node(b, "Conv", (const char *const[]){"x", "w", NULL}, 1, (const char *[]){"c1"},
            attr_new_ints("strides", DIMS(2, 2), 2), attr_new_ints("pads", DIMS(3, 3, 3, 3), 4), NULL);
-    b_node(b, "Conv", (const char *const[]){"x", "w", NULL}, 1, (const char *[]){"same"},
+    builder_node(b, "Conv", (const char *const[]){"x", "w", NULL}, 1, (const char *[]){"same"},
            attr_new_ints("strides", DIMS(2, 2), 2), attr_new_string("auto_pad", "SAME_UPPER"), NULL);
     WEIGHT(b, "dw", 64, 1, 3, 3);
-    b_node(b, "Conv", (const char *const[]){"c1", "dw", NULL}, 1, (const char *[]){"depthwise"},
+    builder_node(b, "Conv", (const char *const[]){"c1", "dw", NULL}, 1, (const char *[]){"depthwise"},
            attr_new_int("group", 64), attr_new_ints("pads", DIMS(1, 1, 1, 1), 4),
            attr_new_ints("dilations", DIMS(1, 1), 2), NULL);
-    b_node(b, "MaxPool", (const char *const[]){"c1", NULL}, 1, (const char *[]){"pool"},
+    builder_node(b, "MaxPool", (const char *const[]){"c1", NULL}, 1, (const char *[]){"pool"},
            attr_new_ints("kernel_shape", DIMS(3, 3), 2), attr_new_ints("strides", DIMS(2, 2), 2),
            attr_new_ints("pads", DIMS(1, 1, 1, 1), 4), NULL);
     INPUT(b, "six", 1, 1, 6, 6);
-    b_node(b, "AveragePool", (const char *const[]){"six", NULL}, 1, (const char *[]){"ceil"},
+    builder_node(b, "AveragePool", (const char *const[]){"six", NULL}, 1, (const char *[]){"ceil"},
            attr_new_ints("kernel_shape", DIMS(3, 3), 2), attr_new_ints("strides", DIMS(2, 2), 2),
            attr_new_int("ceil_mode", 1), NULL);
-    b_node(b, "AveragePool", (const char *const[]){"six", NULL}, 1, (const char *[]){"floor"},
+    builder_node(b, "AveragePool", (const char *const[]){"six", NULL}, 1, (const char *[]){"floor"},
            attr_new_ints("kernel_shape", DIMS(3, 3), 2), attr_new_ints("strides", DIMS(2, 2), 2), NULL);
     OUT(b, "gap", "GlobalAveragePool", "pool");
     INPUT(b, "t", 1, 16, 14, 14);
     WEIGHT(b, "tw", 16, 8, 4, 4);
-    b_node(b, "ConvTranspose", (const char *const[]){"t", "tw", NULL}, 1, (const char *[]){"up"},
+    builder_node(b, "ConvTranspose", (const char *const[]){"t", "tw", NULL}, 1, (const char *[]){"up"},
            attr_new_ints("strides", DIMS(2, 2), 2), attr_new_ints("pads", DIMS(1, 1, 1, 1), 4), NULL);
     Model *m = finish(b, NULL);
     assert_type(m, "c1", "FLOAT[1,64,112,112]");
@@ -141,18 +141,18 @@ static void test_norm_softmax_reduce(void)
     Builder *b = builder_new("norm", 18);
     INPUT(b, "x", 2, 3, 4);
     WEIGHT(b, "g", 4);
-    b_node(b, "LayerNormalization", (const char *const[]){"x", "g", NULL}, 3,
+    builder_node(b, "LayerNormalization", (const char *const[]){"x", "g", NULL}, 3,
            (const char *[]){"ln", "mean", "inv"}, NULL);
     INPUT(b, "img", 2, 5, 7, 7);
     WEIGHT(b, "s", 5);
     OUT(b, "bn", "BatchNormalization", "img", "s", "s", "s", "s");
     OUTA(b, "sm", "Softmax", attr_new_int("axis", -1), "x");
-    b_node(b, "ReduceMean", (const char *const[]){"x", INTS(b, 1), NULL}, 1, (const char *[]){"mean1"},
+    builder_node(b, "ReduceMean", (const char *const[]){"x", INTS(b, 1), NULL}, 1, (const char *[]){"mean1"},
            attr_new_int("keepdims", 0), NULL);
     OUT(b, "sum_all", "ReduceSum", "x");
-    b_node(b, "ArgMax", (const char *const[]){"x", NULL}, 1, (const char *[]){"arg"}, attr_new_int("axis", 2),
+    builder_node(b, "ArgMax", (const char *const[]){"x", NULL}, 1, (const char *[]){"arg"}, attr_new_int("axis", 2),
            attr_new_int("keepdims", 0), NULL);
-    b_node(b, "TopK", (const char *const[]){"x", INTS(b, 2), NULL}, 2, (const char *[]){"topv", "topi"}, NULL);
+    builder_node(b, "TopK", (const char *const[]){"x", INTS(b, 2), NULL}, 2, (const char *[]){"topv", "topi"}, NULL);
     Model *m = finish(b, NULL);
     assert_type(m, "ln", "FLOAT[2,3,4]");
     assert_type(m, "mean", "FLOAT[2,3,1]");
@@ -205,7 +205,7 @@ static void test_runtime_ops(void)
 {
     Builder *b = builder_new("runtime", 13);
     INPUT(b, "data", 3, 4, 5);
-    b_input(b, "idx", DT_INT64, 2, DIMS(2, 6));
+    builder_input(b, "idx", DT_INT64, 2, DIMS(2, 6));
     OUTA(b, "g", "Gather", attr_new_int("axis", 1), "data", "idx");
     INPUT(b, "m", 10, 20);
     OUT(b, "sl", "Slice", "m", INTS(b, 2, -5), INTS(b, 8, G_MAXINT64), INTS(b, 0, 1), INTS(b, 2, 1));
@@ -215,9 +215,9 @@ static void test_runtime_ops(void)
     INPUT(b, "c2", 2, 5);
     OUTA(b, "cat", "Concat", attr_new_int("axis", -1), "c1", "c2");
     INPUT(b, "s", 6, 9);
-    b_node(b, "Split", (const char *const[]){"s", INTS(b, 2, 3, 4), NULL}, 3, (const char *[]){"s0", "s1", "s2"},
+    builder_node(b, "Split", (const char *const[]){"s", INTS(b, 2, 3, 4), NULL}, 3, (const char *[]){"s0", "s1", "s2"},
            attr_new_int("axis", 1), NULL);
-    b_node(b, "Split", (const char *const[]){"s", NULL}, 3, (const char *[]){"e0", "e1", "e2"}, NULL);
+    builder_node(b, "Split", (const char *const[]){"s", NULL}, 3, (const char *[]){"e0", "e1", "e2"}, NULL);
     Model *m = finish(b, NULL);
     assert_type(m, "g", "FLOAT[3,2,6,5]");
     assert_type(m, "sl", "FLOAT[3,5]");
@@ -231,7 +231,7 @@ static void test_runtime_ops(void)
 
     b = builder_new("split-bad", 13);
     INPUT(b, "s", 6, 9);
-    b_node(b, "Split", (const char *const[]){"s", INTS(b, 2, 3), NULL}, 2, (const char *[]){"a", "c"},
+    builder_node(b, "Split", (const char *const[]){"s", INTS(b, 2, 3), NULL}, 2, (const char *[]){"a", "c"},
            attr_new_int("axis", 1), NULL);
     char *msg = test_finish_error(b, NULL);
     g_assert_cmpstr(msg, ==, "node 'Split_n1' (Split): split sizes sum to 5 but axis 1 of 's' has 9");
@@ -254,8 +254,8 @@ static void test_generators(void)
     OUT(b, "shape", "Shape", "x");
     OUT(b, "zeros", "ConstantOfShape", "shape");
     gint64 zero = 0, ten = 10, three = 3;
-    OUT(b, "range", "Range", b_ints(b, NULL, 0, NULL, &zero), b_ints(b, NULL, 0, NULL, &ten),
-        b_ints(b, NULL, 0, NULL, &three));
+    OUT(b, "range", "Range", builder_ints(b, NULL, 0, NULL, &zero), builder_ints(b, NULL, 0, NULL, &ten),
+        builder_ints(b, NULL, 0, NULL, &three));
     INPUT(b, "col", 3, 1);
     OUT(b, "expand", "Expand", "col", INTS(b, 2, 1, 6));
     OUT(b, "tile", "Tile", "x", INTS(b, 1, 2, 3));
@@ -263,7 +263,7 @@ static void test_generators(void)
     INPUT(b, "img", 1, 3, 10, 20);
     OUT(b, "resize_sizes", "Resize", "img", "", "", INTS(b, 1, 3, 25, 40));
     gint64 scales_dims[1] = {4};
-    b_node(b, "Constant", (const char *const[]){NULL}, 1, (const char *[]){"scales"},
+    builder_node(b, "Constant", (const char *const[]){NULL}, 1, (const char *[]){"scales"},
            attr_new_floats("value_floats", (const float[]){1, 1, 2, 2.5f}, 4), NULL);
     (void)scales_dims;
     OUT(b, "resize_scales", "Resize", "img", "", "scales");
@@ -275,7 +275,7 @@ static void test_generators(void)
     OUT(b, "hswish", "HardSwish", "x");
     OUT(b, "leaky", "LeakyRelu", "x");
     OUT(b, "clip", "Clip", "x", "", "");
-    b_node(b, "Dropout", (const char *const[]){"x", NULL}, 2, (const char *[]){"drop", "mask"}, NULL);
+    builder_node(b, "Dropout", (const char *const[]){"x", NULL}, 2, (const char *[]){"drop", "mask"}, NULL);
     Model *m = finish(b, NULL);
     assert_type(m, "shape", "INT64[3]");
     assert_type(m, "zeros", "FLOAT[2,3,4]");
@@ -302,9 +302,9 @@ static void test_shape_arithmetic_folding(void)
     INPUT(b, "x", 2, 3, 4);
     gint64 i0 = 0, i1 = 1, i2 = 2;
     const char *shape = B_OP(b, "Shape", "x");
-    const char *d0 = B_OP(b, "Gather", shape, b_ints(b, NULL, 0, NULL, &i0));
-    const char *d1 = B_OP(b, "Gather", shape, b_ints(b, NULL, 0, NULL, &i1));
-    const char *d2 = B_OP(b, "Gather", shape, b_ints(b, NULL, 0, NULL, &i2));
+    const char *d0 = B_OP(b, "Gather", shape, builder_ints(b, NULL, 0, NULL, &i0));
+    const char *d1 = B_OP(b, "Gather", shape, builder_ints(b, NULL, 0, NULL, &i1));
+    const char *d2 = B_OP(b, "Gather", shape, builder_ints(b, NULL, 0, NULL, &i2));
     const char *prod = B_OP(b, "Mul", d1, d2);
     const char *u0 = B_OP(b, "Unsqueeze", d0, INTS(b, 0));
     const char *u1 = B_OP(b, "Unsqueeze", prod, INTS(b, 0));
@@ -333,8 +333,8 @@ static void test_shape_arithmetic_folding(void)
 static void test_symbolic_dims(void)
 {
     Builder *b = builder_new("sym", 13);
-    b_input_sym(b, "ids", DT_INT64, 2, DIMS(-1, -1), (const char *[]){"batch", "seq"});
-    b_input_sym(b, "mask", DT_INT64, 2, DIMS(-1, -1), (const char *[]){"batch", "seq"});
+    builder_input_sym(b, "ids", DT_INT64, 2, DIMS(-1, -1), (const char *[]){"batch", "seq"});
+    builder_input_sym(b, "mask", DT_INT64, 2, DIMS(-1, -1), (const char *[]){"batch", "seq"});
     OUT(b, "y", "Add", "ids", "mask");
     GError *error = NULL;
     Model *m = builder_finish(b, &error);
@@ -395,7 +395,7 @@ static void test_control_flow(void)
     Builder *b = builder_new("control", 13);
     INPUT(b, "x", 2, 3);
     gint64 one = 1;
-    const char *cond = b_input(b, "c", DT_BOOL, 0, NULL);
+    const char *cond = builder_input(b, "c", DT_BOOL, 0, NULL);
     Graph *then_g = graph_new("then"), *else_g = graph_new("else");
     g_assert_nonnull(graph_add_node(then_g, "Relu", "", "r", (const char *const[]){"x"}, 1,
                                     (const char *const[]){"t_out"}, 1, NULL, NULL));
@@ -403,11 +403,11 @@ static void test_control_flow(void)
     g_assert_nonnull(graph_add_node(else_g, "Neg", "", "n", (const char *const[]){"x"}, 1,
                                     (const char *const[]){"e_out"}, 1, NULL, NULL));
     graph_add_output(else_g, "e_out", type_info_new(DT_FLOAT, 2, DIMS(2, 3)), NULL);
-    b_node(b, "If", (const char *const[]){cond, NULL}, 1, (const char *[]){"branch"},
+    builder_node(b, "If", (const char *const[]){cond, NULL}, 1, (const char *[]){"branch"},
            attr_new_graph("then_branch", then_g), attr_new_graph("else_branch", else_g), NULL);
-    const char *trips = b_input(b, "trips", DT_INT64, 0, NULL); /* a trip count known only when running */
+    const char *trips = builder_input(b, "trips", DT_INT64, 0, NULL); /* a trip count known only when running */
     Graph *body = graph_new("body");
-    b_node(b, "Loop", (const char *const[]){trips, "", "x", NULL}, 1, (const char *[]){"looped"},
+    builder_node(b, "Loop", (const char *const[]){trips, "", "x", NULL}, 1, (const char *[]){"looped"},
            attr_new_graph("body", body), NULL);
     graph_add_value_info(b->graph, "looped", type_info_new(DT_FLOAT, 2, DIMS(2, 3)), NULL);
     Model *m = finish(b, NULL);
@@ -420,8 +420,8 @@ static void test_control_flow(void)
 
     b = builder_new("loop-unknown", 13);
     INPUT(b, "x", 2, 3);
-    trips = b_input(b, "trips", DT_INT64, 0, NULL);
-    b_node(b, "Loop", (const char *const[]){trips, "", "x", NULL}, 1, (const char *[]){"looped"},
+    trips = builder_input(b, "trips", DT_INT64, 0, NULL);
+    builder_node(b, "Loop", (const char *const[]){trips, "", "x", NULL}, 1, (const char *[]){"looped"},
            attr_new_graph("body", graph_new("body")), NULL);
     char *msg = test_finish_error(b, NULL);
     g_assert_cmpstr(msg, ==, "node 'Loop_n0' (Loop): output 'looped' needs a static shape in value_info (subgraph "
@@ -432,7 +432,7 @@ static void test_control_flow(void)
      * a body that must fit the Loop. */
     b = builder_new("loop-bad-body", 13);
     INPUT(b, "x", 2, 3);
-    b_node(b, "Loop", (const char *const[]){b_ints(b, "three", 0, NULL, (const gint64[]){3}), "", "x", NULL}, 1,
+    builder_node(b, "Loop", (const char *const[]){builder_ints(b, "three", 0, NULL, (const gint64[]){3}), "", "x", NULL}, 1,
            (const char *[]){"looped"}, attr_new_graph("body", graph_new("body")), NULL);
     msg = test_finish_error(b, NULL);
     g_assert_cmpstr(msg, ==, "node 'Loop_n0' (Loop): the body has 0 inputs and 0 outputs for the Loop's 3 inputs and "
@@ -447,7 +447,7 @@ static void test_control_flow(void)
     graph_add_input(body, "v", type_info_new(DT_FLOAT, 2, DIMS(2, 3)), NULL);
     graph_add_output(body, "c", NULL, NULL);
     graph_add_output(body, "v", NULL, NULL);
-    b_node(b, "Loop", (const char *const[]){b_ints(b, "many", 0, NULL, (const gint64[]){G_GINT64_CONSTANT(1) << 60}), "", "x",
+    builder_node(b, "Loop", (const char *const[]){builder_ints(b, "many", 0, NULL, (const gint64[]){G_GINT64_CONSTANT(1) << 60}), "", "x",
                                             NULL},
            1, (const char *[]){"looped"}, attr_new_graph("body", body), NULL);
     graph_add_value_info(b->graph, "looped", type_info_new(DT_FLOAT, 2, DIMS(2, 3)), NULL);
@@ -457,8 +457,8 @@ static void test_control_flow(void)
     model_free(m);
     b = builder_new("if-short-branch", 13);
     INPUT(b, "x", 2, 3);
-    cond = b_ints(b, "cond", 0, NULL, &one);
-    b_node(b, "If", (const char *const[]){cond, NULL}, 1, (const char *[]){"branch"},
+    cond = builder_ints(b, "cond", 0, NULL, &one);
+    builder_node(b, "If", (const char *const[]){cond, NULL}, 1, (const char *[]){"branch"},
            attr_new_graph("then_branch", graph_new("then")), attr_new_graph("else_branch", graph_new("else")), NULL);
     msg = test_finish_error(b, NULL);
     g_assert_cmpstr(msg, ==, "node 'If_n0' (If): then_branch has 0 outputs for the If's 1");

@@ -146,8 +146,8 @@ Trace *trace_from_graph(const Graph *g, const GPtrArray *schedule, const LayoutO
 char *test_write_symbolic_graph(void)
 {
     Builder *b = builder_new("sym", 13);
-    b_input_sym(b, "ids", DT_FLOAT, 2, (const gint64[]){-1, -1}, (const char *[]){"batch", "seq"});
-    b_output(b, B_OP(b, "Relu", "ids"));
+    builder_input_sym(b, "ids", DT_FLOAT, 2, (const gint64[]){-1, -1}, (const char *[]){"batch", "seq"});
+    builder_output(b, B_OP(b, "Relu", "ids"));
     GError *error = NULL;
     Model *m = builder_finish(b, &error);
     g_assert_no_error(error);
