@@ -38,8 +38,10 @@ peer_row() {
     # beside ORT with its graph optimisations disabled (ORT's sharing: views and in-place; outputs outside)
     fused=$(build/sim --graph "$model" "${dim_args[@]}" --strategy best --budget-work "${WORK:-1000000}" --alias all \
         --io inputs-outside --fuse ort --format csv | tail -1 | /usr/bin/python3 -c "import csv,sys; r=next(csv.reader(sys.stdin)); print(f'{r[6]},{r[7]}')")
-    runtimes=$(for s in ort pytorch; do build/sim --graph "$model" "${dim_args[@]}" --strategy "$s" --alias noop,inplace \
-        --io outside --format csv | tail -1; done | /usr/bin/python3 -c "
+    # ORT's whole rule: its execution order, its views, its CPU in-place kernels and reuse classes, Transpose a copy
+    runtimes=$( (build/sim --graph "$model" "${dim_args[@]}" --strategy ort --order ort --alias noop,ort --transpose move \
+        --io outside --format csv | tail -1; build/sim --graph "$model" "${dim_args[@]}" --strategy pytorch --alias noop,inplace \
+        --io outside --format csv | tail -1) | /usr/bin/python3 -c "
 import csv, re, sys
 rows = list(csv.reader(sys.stdin))
 print(f'{rows[0][6]},' + re.search(r'reserves (\\d+) B', rows[1][15]).group(1))")
@@ -121,11 +123,12 @@ for r in rows:
 print("""
 ## ORT's rule and PyTorch's on the file's graph
 
-The runtimes' own planners rebuilt as strategies, on the graph as the file has it, with ORT's kinds of sharing
-(views and in-place: `--alias noop,inplace`) and graph outputs outside the arena (`--io outside`), beside ORT
-with its graph optimisations disabled (`ORT_OPT_LEVEL=disabled`: it plans the file's graph too). `ort` is
-ONNX Runtime's reuse and memory-pattern rule (its plan against ORT's pattern block); `pytorch` the CUDA
-caching allocator's rules (the bytes it reserves).
+The runtimes' own planners rebuilt as strategies, on the graph as the file has it, with graph outputs outside
+the arena (`--io outside`), beside ORT with its graph optimisations disabled (`ORT_OPT_LEVEL=disabled`: it plans
+the file's graph too). `ort` is ONNX Runtime's whole rule (`--order ort --alias noop,ort --transpose move`: its
+execution order, its views, in place only where its CPU kernels allow it, reuse only between equal static
+shapes, then its memory pattern), against ORT's pattern block; `pytorch` the CUDA caching allocator's rules on
+our views and in-place sharing (`--alias noop,inplace`; the bytes it reserves).
 
 | model | ours: ort | ORT disabled: pattern | ort / ORT pattern | ours: pytorch reserves | ORT disabled: first run |
 |---|---:|---:|---:|---:|---:|""")

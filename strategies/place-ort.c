@@ -1,7 +1,10 @@
 /* place-ort.c — ONNX Runtime's planning rule, rebuilt from its allocation planner and memory-pattern planner
  * (onnxruntime/core/framework/allocation_planner.cc, mem_pattern_planner.h) as a baseline. Two passes:
- * 1. Reuse. In execution order, a buffer that is born takes the buffer of one that has died if their sizes
- *    are exactly equal (the most recently freed first); the buffer is then held until its last holder dies.
+ * 1. Reuse. In execution order, a buffer that is born takes the buffer of one that has died if they are equal
+ *    (the most recently freed first); the buffer is then held until its last holder dies. ORT compares element
+ *    size and static shape: where the trace gives reuse classes (--alias ort: the shapes ORT knows before
+ *    running), equal means of one class, and a buffer of class `none` is never reused; without classes,
+ *    of the same size.
  * 2. Pattern. The buffers are placed in the order they are first needed: the smallest gap between the blocks
  *    live at that moment (sorted by offset, from 0) that fits, the first of equal ones; none fits: just past
  *    the highest live block. A buffer's block is freed when its last holder dies.
@@ -30,9 +33,27 @@ static gint by_last(gconstpointer x, gconstpointer y, gpointer data)
 
 typedef struct {
     guint64 size, align, offset;
+    guint64 reuse;     /* the class a freed buffer is offered to (0: by size; TRACE_REUSE_NONE: never) */
     guint first, last; /* first birth and last death among its holders */
     gboolean fixed;    /* a pinned buffer, at its offset */
 } Buffer;
+
+/* The free lists' key: a reuse class and a size (the size alone when the trace gives no class). */
+typedef struct {
+    guint64 reuse, size;
+} FreeKey;
+
+static guint free_key_hash(gconstpointer k)
+{
+    const FreeKey *x = k;
+    return g_int64_hash(&x->size) ^ (g_int64_hash(&x->reuse) * 31u);
+}
+
+static gboolean free_key_equal(gconstpointer a, gconstpointer b)
+{
+    const FreeKey *x = a, *y = b;
+    return x->reuse == y->reuse && x->size == y->size;
+}
 
 static gint by_buffer_last(gconstpointer x, gconstpointer y, gpointer data)
 {
@@ -56,7 +77,7 @@ static gboolean ort_plan(const PlaceProblem *p, guint64 *offsets, char **detail,
     /* 1. reuse of exactly equal sizes. ORT scans one free list from its head (most recently freed first) for
      * the first buffer of the size; a stack of freed buffers per size is that answer in O(1). */
     GArray *buffers = g_array_new(FALSE, FALSE, sizeof(Buffer));
-    GHashTable *freed = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, (GDestroyNotify)g_array_unref);
+    GHashTable *freed = g_hash_table_new_full(free_key_hash, free_key_equal, g_free, (GDestroyNotify)g_array_unref);
     guint reused = 0, bi = 0, di = 0;
     while (bi < n || di < n) {
         guint step = bi < n ? units[born[bi]].first : G_MAXUINT;
@@ -71,7 +92,9 @@ static gboolean ort_plan(const PlaceProblem *p, guint64 *offsets, char **detail,
                 g_array_append_val(buffers, b);
                 continue;
             }
-            GArray *stack = g_hash_table_lookup(freed, &size);
+            guint64 reuse = p->reuse ? p->reuse[u] : 0;
+            FreeKey key = {reuse, size};
+            GArray *stack = reuse == TRACE_REUSE_NONE ? NULL : g_hash_table_lookup(freed, &key);
             if (stack && stack->len) {
                 buffer_of[u] = g_array_index(stack, guint, stack->len - 1);
                 g_array_set_size(stack, stack->len - 1);
@@ -79,7 +102,7 @@ static gboolean ort_plan(const PlaceProblem *p, guint64 *offsets, char **detail,
                 b->align = MAX(b->align, units[u].align);
                 reused++;
             } else {
-                Buffer b = {.size = size, .align = MAX(units[u].align, 1), .first = step};
+                Buffer b = {.size = size, .align = MAX(units[u].align, 1), .first = step, .reuse = reuse};
                 buffer_of[u] = buffers->len;
                 g_array_append_val(buffers, b);
             }
@@ -88,14 +111,13 @@ static gboolean ort_plan(const PlaceProblem *p, guint64 *offsets, char **detail,
             guint id = buffer_of[dies[di]];
             Buffer *b = &g_array_index(buffers, Buffer, id);
             b->last = step;
-            if (b->fixed)
+            if (b->fixed || b->reuse == TRACE_REUSE_NONE)
                 continue;
-            GArray *stack = g_hash_table_lookup(freed, &b->size);
+            FreeKey key = {b->reuse, b->size};
+            GArray *stack = g_hash_table_lookup(freed, &key);
             if (!stack) {
-                guint64 *key = g_new(guint64, 1);
-                *key = b->size;
                 stack = g_array_new(FALSE, FALSE, sizeof(guint));
-                g_hash_table_insert(freed, key, stack);
+                g_hash_table_insert(freed, g_memdup2(&key, sizeof(key)), stack);
             }
             g_array_append_val(stack, id);
         }
@@ -130,7 +152,8 @@ static gboolean ort_plan(const PlaceProblem *p, guint64 *offsets, char **detail,
     freelist_free(space);
     for (guint u = 0; u < n; u++)
         offsets[u] = bufs[buffer_of[u]].offset;
-    *detail = g_strdup_printf("%u of %u buffers reuse a freed one of their exact size", reused, n);
+    *detail = g_strdup_printf(p->reuse ? "%u of %u buffers reuse a freed one of their class"
+                                       : "%u of %u buffers reuse a freed one of their exact size", reused, n);
     g_array_unref(buffers);
     g_free(ends);
     g_free(born);

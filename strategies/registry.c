@@ -21,12 +21,12 @@ const OrderStrategy *const registry_order[] = {
     &order_file, &order_topo, &order_dfs, &order_ort, &order_freed, &order_lazy, &order_event, &order_event_gap, &order_optimal, NULL,
 };
 
-extern const AliasStrategy alias_concat_dedup, alias_runtime, alias_noop, alias_inplace;
+extern const AliasStrategy alias_concat_dedup, alias_runtime, alias_noop, alias_inplace, alias_ort;
 
 /* Application order matters: nested concats claim their inputs before plain ones, runtime layouts
  * before noop views link around them, in-place last (it only reuses what nothing else shares). */
 const AliasStrategy *const registry_alias[] = {
-    &alias_concat_dedup, &alias_runtime, &alias_noop, &alias_inplace, NULL,
+    &alias_concat_dedup, &alias_runtime, &alias_noop, &alias_inplace, &alias_ort, NULL,
 };
 
 /* Every descriptor starts with its name (C11 6.7.2.1: a pointer to a struct, converted, points to its first
@@ -129,8 +129,8 @@ char *registry_alias_names(void)
 static gboolean alias_list_parse(const char *list, gboolean *chosen, GError **error)
 {
     guint n = table_size(TABLE(registry_alias));
-    for (guint k = 0; k < n; k++)
-        chosen[k] = !strcmp(list, "all");
+    for (guint k = 0; k < n; k++) /* "all": every opportunity, not a runtime's narrower rule */
+        chosen[k] = !strcmp(list, "all") && !registry_alias[k]->runtime_rule;
     if (!strcmp(list, "all") || !strcmp(list, "none"))
         return TRUE;
     char **names = g_strsplit(list, ",", -1);

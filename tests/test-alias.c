@@ -684,9 +684,57 @@ static void test_corpus_all_alias_sets(void)
     g_ptr_array_unref(sets);
 }
 
+/* `--alias ort`, ONNX Runtime's CPU rule: Relu writes over its dying input when ORT knows both shapes, Add
+ * never does; a Reshape to a computed shape (Shape -> Reshape) gives a shape ORT does not know, so the Relu
+ * after it copies and those buffers are never reused (class none); buffers of one element size and shape
+ * share a class. `all` leaves the rule out. */
+static void test_ort_rule(void)
+{
+    Builder *b = builder_new("ort-rule", 13);
+    builder_input(b, "x", DT_FLOAT, 2, (const gint64[]){4, 8});
+    builder_node(b, "Sigmoid", (const char *const[]){"x", NULL}, 1, (const char *[]){"a"}, NULL); /* x: an input */
+    builder_node(b, "Relu", (const char *const[]){"a", NULL}, 1, (const char *[]){"r"}, NULL);      /* in place */
+    builder_node(b, "Add", (const char *const[]){"r", "r", NULL}, 1, (const char *[]){"s"}, NULL);  /* never */
+    builder_node(b, "Shape", (const char *const[]){"s", NULL}, 1, (const char *[]){"shape"}, NULL);
+    builder_node(b, "Reshape", (const char *const[]){"s", "shape", NULL}, 1, (const char *[]){"q"}, NULL);
+    builder_node(b, "Relu", (const char *const[]){"q", NULL}, 1, (const char *[]){"t"}, NULL);      /* unknown shape */
+    builder_output(b, builder_node(b, "Mul", (const char *const[]){"t", "t", NULL}, 1, (const char *[]){"y"}, NULL));
+    GError *error = NULL;
+    Model *m = builder_finish(b, &error);
+    g_assert_no_error(error);
+    g_assert_true(test_infer(m, NULL, &error));
+    Aliased *a = alias_model(m, "ort", NULL, FALSE, &error);
+    g_assert_no_error(error);
+    g_assert_cmpstr(trace_name_of_root(a, "r"), ==, "a");
+    g_assert_cmpstr(trace_name_of_root(a, "s"), ==, "s");
+    g_assert_cmpstr(trace_name_of_root(a, "t"), ==, "t");
+    g_assert_cmpuint(a->map->aliased_ops[SHARE_INPLACE], ==, 1);
+    const guint64 *reuse = a->map->reuse;
+    guint64 ca = reuse[graph_tensor(m->graph, "a")->id], cs = reuse[graph_tensor(m->graph, "s")->id];
+    g_assert_cmpuint(ca, !=, 0);
+    g_assert_cmpuint(ca, !=, TRACE_REUSE_NONE);
+    g_assert_cmpuint(cs, ==, ca); /* both float [4, 8] */
+    g_assert_cmpuint(reuse[graph_tensor(m->graph, "shape")->id], !=, ca); /* int64 [2] */
+    g_assert_cmpuint(reuse[graph_tensor(m->graph, "q")->id], ==, TRACE_REUSE_NONE);
+    g_assert_cmpuint(reuse[graph_tensor(m->graph, "t")->id], ==, TRACE_REUSE_NONE);
+    for (guint k = 0; k < trace_count(a->trace); k++) { /* the classes reach the trace */
+        const TraceBuffer *tb = trace_buffer(a->trace, k);
+        if (!strcmp(tb->name, "q"))
+            g_assert_cmpuint(tb->reuse, ==, TRACE_REUSE_NONE);
+        if (!strcmp(tb->name, "a"))
+            g_assert_cmpuint(tb->reuse, ==, ca);
+    }
+    aliased_free(a);
+    const AliasStrategy **all = registry_alias_list_resolve("all", &error);
+    for (guint k = 0; all[k]; k++)
+        g_assert_false(all[k]->runtime_rule);
+    g_free(all);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/alias/ort-rule", test_ort_rule);
     g_test_add_func("/alias/slice-of-weight-view-outside", test_slice_of_weight_view_stays_outside);
     g_test_add_func("/alias/noop/chain", test_noop_chain);
     g_test_add_func("/alias/noop/branching", test_branching);

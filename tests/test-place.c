@@ -648,13 +648,17 @@ static void assert_same_trace(const Trace *a, const Trace *b)
         g_assert_cmpint(x->group, ==, y->group);
         g_assert_cmpuint(x->group_offset, ==, y->group_offset);
         g_assert_cmpuint(x->bin, ==, y->bin);
+        g_assert_cmpuint(x->reuse, ==, y->reuse);
     }
 }
 
 static void test_round_trips(void)
 {
-    Trace *t = parse("arenasim-trace 1\nsteps 9\n0 with%20space 100 0 2 align=8 fixed=64\n1 b,c 50 1 8\n"
+    Trace *t = parse("arenasim-trace 1\nsteps 9\n0 with%20space 100 0 2 align=8 fixed=64 reuse=7\n1 b,c 50 1 8 reuse=none\n"
                      "2 g 10 2 3 group=3:16 bin=1\n");
+    g_assert_cmpuint(trace_buffer(t, 0)->reuse, ==, 7);
+    g_assert_cmpuint(trace_buffer(t, 1)->reuse, ==, TRACE_REUSE_NONE);
+    g_assert_cmpuint(trace_buffer(t, 2)->reuse, ==, 0);
     g_assert_cmpstr(trace_buffer(t, 0)->name, ==, "with space");
     char *text = trace_to_text(t);
     Trace *back = parse(text);
@@ -767,8 +771,10 @@ static void test_malformed_traces(void)
     expect_parse_error("arenasim-trace 1\n1 a 10 0 1\n", FALSE,
                        "bad.trace:2: id 1 out of sequence (ids count up from 0; expected 0)");
     expect_parse_error("arenasim-trace 1\n0 a 10 0 1 align=3\n", FALSE, "bad.trace:2: bad value in 'align=3'");
+    expect_parse_error("arenasim-trace 1\n0 a 10 0 1 reuse=0\n", FALSE, "bad.trace:2: bad value in 'reuse=0'");
+    expect_parse_error("arenasim-trace 1\n0 a 10 0 1 reuse=some\n", FALSE, "bad.trace:2: bad value in 'reuse=some'");
     expect_parse_error("arenasim-trace 1\n0 a 10 0 1 colour=red\n", FALSE,
-                       "bad.trace:2: unknown key 'colour=red' (align, fixed, group, bin)");
+                       "bad.trace:2: unknown key 'colour=red' (align, fixed, group, bin, reuse)");
     expect_parse_error("arenasim-trace 1\n0 a 10 0 x\n", FALSE,
                        "bad.trace:2: first '0' and last 'x' must be non-negative integers");
     expect_parse_error("arenasim-trace 1\n0 a 10 0 1 fixed=3 align=4\n", FALSE,
@@ -860,6 +866,32 @@ static void test_heuristic_deadline(void)
     trace_free(t);
 }
 
+/* `ort` reuses a freed buffer only for one of its class where the trace gives classes (ONNX Runtime's
+ * element size and static shape), never one of class none; without classes, by size. Five buffers of
+ * 100 B one after another: classes 1, 2, 1, none, none let only the third take the first's buffer, which is
+ * then held through the second's life (ORT frees a buffer after its last holder): 200 B. By size, one buffer
+ * passes down the chain: 100 B. */
+static void test_ort_reuse_classes(void)
+{
+    const char *with = "arenasim-trace 1\n0 a 100 0 1 reuse=1\n1 b 100 2 3 reuse=2\n2 c 100 4 5 reuse=1\n"
+                       "3 d 100 6 7 reuse=none\n4 e 100 8 9 reuse=none\n";
+    const char *without = "arenasim-trace 1\n0 a 100 0 1\n1 b 100 2 3\n2 c 100 4 5\n3 d 100 6 7\n4 e 100 8 9\n";
+    const char *texts[2] = {with, without}, *expected[2] = {"1 of 5 buffers reuse a freed one of their class",
+                                                            "4 of 5 buffers reuse a freed one of their exact size"};
+    const guint64 arenas[2] = {200, 100};
+    for (guint k = 0; k < 2; k++) {
+        Trace *t = parse(texts[k]);
+        GError *error = NULL;
+        Plan *p = place_run(registry_place_find("ort"), t, &error);
+        g_assert_no_error(error);
+        g_assert_cmpstr(p->detail, ==, expected[k]);
+        g_assert_true(verify_plan(t, p, NULL));
+        g_assert_cmpuint(p->arena, ==, arenas[k]);
+        plan_free(p);
+        trace_free(t);
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -877,6 +909,7 @@ int main(int argc, char **argv)
     g_test_add_func("/place/property/random-traces", test_property_random_traces);
     g_test_add_func("/place/profile-reference", test_profile_reference);
     g_test_add_func("/place/heuristic-deadline", test_heuristic_deadline);
+    g_test_add_func("/place/ort-reuse-classes", test_ort_reuse_classes);
     g_test_add_func("/place/gap-finder-reference", test_gap_finder_matches_reference);
     g_test_add_func("/place/corpus-graphs", test_corpus_graphs_all_strategies);
     g_test_add_func("/place/liveness", test_liveness);

@@ -76,6 +76,7 @@ void alias_map_free(AliasMap *m)
     g_free(m->link);
     g_free(m->structural);
     g_free(m->decided);
+    g_free(m->reuse);
     g_ptr_array_unref(m->notes);
     alias_index_free(m->index);
     g_free(m);
@@ -422,6 +423,7 @@ Trace *alias_map_to_trace(const AliasMap *m, GHashTable *pins, GError **error)
         guint id = trace_add(t, tensor->name, extent[k], m->layout.align, pinned ? 0 : first[k], pinned ? steps - 1 : last[k]);
         trace_buffer(t, id)->fixed = fixed[k];
         trace_buffer(t, id)->bin = m->bin[k];
+        trace_buffer(t, id)->reuse = m->reuse ? m->reuse[k] : 0;
     }
     /* Scratch: single-step workspace of the nodes whose op row asks for it. */
     for (guint s = 0; s < m->schedule->len; s++) {

@@ -47,6 +47,9 @@ typedef struct {
     GPtrArray *notes;        /* "node X: copy: why", one per fallback */
     GHashTable *pins;        /* tensor name -> gint64* offset (pre-allocated tensors), or NULL */
     gboolean scratch;        /* add the op table's single-step kernel workspace to the trace */
+    /* Per tensor: the reuse class its buffer offers a runtime that reuses a freed buffer only for an equal one
+     * (TraceBuffer.reuse), read at roots; NULL: none given (set by an alias strategy that knows the rule). */
+    guint64 *reuse;
     /* Indexes kept by alias_link and alias_view_outside so that every query is near constant time on a
      * chain of 200,000 views (alias-index.h): roots through union-find, children through lists, and per
      * structural tree the count of members the caller owns. */
@@ -110,6 +113,9 @@ typedef struct AliasStrategy {
     const char *name;
     const char *summary;
     gboolean (*apply)(AliasMap *m, GError **error);
+    /* A runtime's own rule (what ONNX Runtime shares), to plan as that runtime does: applied only when named,
+     * never as part of `all` (which is every sharing opportunity there is). */
+    gboolean runtime_rule;
 } AliasStrategy;
 
 /* Concat layout shared by the runtime and concat-dedup strategies: inputs laid out contiguously in the

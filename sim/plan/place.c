@@ -14,6 +14,7 @@ typedef struct {
     GArray *buffers;       /* guint: trace ids of this bin's buffers */
     guint *unit_of;        /* per entry of `buffers` */
     guint64 *member_offset;
+    GArray *reuse;         /* guint64 per unit (problem.reuse), or NULL when no buffer gives a class */
 } BinProblem;
 
 static void bin_problem_clear(BinProblem *b)
@@ -24,6 +25,8 @@ static void bin_problem_clear(BinProblem *b)
         g_array_unref(b->buffers);
     g_free(b->unit_of);
     g_free(b->member_offset);
+    if (b->reuse)
+        g_array_unref(b->reuse);
 }
 
 static gboolean build_bin(const Trace *t, guint bin, BinProblem *out, GError **error)
@@ -70,8 +73,17 @@ static gboolean build_bin(const Trace *t, guint bin, BinProblem *out, GError **e
         }
         out->unit_of[k] = out->problem.units->len;
         g_array_append_val(out->problem.units, unit);
+        if (b->reuse && !out->reuse) { /* the first buffer with a class: every unit before it had none */
+            out->reuse = g_array_sized_new(FALSE, TRUE, sizeof(guint64), in_bin);
+            g_array_set_size(out->reuse, out->problem.units->len - 1);
+        }
+        if (out->reuse) {
+            guint64 reuse = b->group != TRACE_NONE ? 0 : b->reuse; /* a rigid group is no one tensor */
+            g_array_append_val(out->reuse, reuse);
+        }
     }
     g_hash_table_unref(group_unit);
+    out->problem.reuse = out->reuse ? (const guint64 *)(void *)out->reuse->data : NULL;
     /* A group base must be aligned for every member: member offsets must be multiples of their own
      * alignment, and a pinned base must honour the largest one. */
     for (guint k = 0; k < out->buffers->len; k++) {

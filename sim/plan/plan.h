@@ -79,6 +79,9 @@ typedef struct {
      * that search stop there. */
     guint64 bound;
     PlaceStats *stats; /* where the strategies count their work (NULL: nowhere) */
+    /* Per unit: its buffer's reuse class (TraceBuffer.reuse; a group's unit: 0), or NULL when the trace gives
+     * none. Read only by runtime rules that reuse a freed buffer for an equal one (`ort`). */
+    const guint64 *reuse;
 } PlaceProblem;
 
 typedef enum { PLACE_ONLINE, PLACE_OFFLINE } PlaceKind;

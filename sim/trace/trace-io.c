@@ -228,6 +228,9 @@ static gboolean parse_text_line(Trace *t, GArray *spans, char **fields, guint nf
         } else if (KEY_IS("bin")) {
             ok = parse_u64(val, &v) && v < 1024;
             b->bin = (guint)v;
+        } else if (KEY_IS("reuse")) {
+            ok = !strcmp(val, "none") || (parse_u64(val, &v) && v > 0 && v < TRACE_REUSE_NONE);
+            b->reuse = !strcmp(val, "none") ? TRACE_REUSE_NONE : v;
         } else if (KEY_IS("group")) {
             const char *colon = strchr(val, ':');
             char *gid = colon ? g_strndup(val, colon - val) : NULL;
@@ -237,7 +240,7 @@ static gboolean parse_text_line(Trace *t, GArray *spans, char **fields, guint nf
             b->group_offset = off;
             g_free(gid);
         } else {
-            return line_error(error, path, line, "unknown key '%s' (align, fixed, group, bin)", fields[k]);
+            return line_error(error, path, line, "unknown key '%s' (align, fixed, group, bin, reuse)", fields[k]);
         }
 #undef KEY_IS
         if (!ok)
@@ -431,7 +434,7 @@ char *trace_to_text(const Trace *t)
     for (char *c = source; *c; c++) /* a comment line: a newline in the source's name must not end it */
         if ((guchar)*c < ' ' || *c == 0x7f)
             *c = '?';
-    g_string_append_printf(s, "# source: %s\n# id name size first last [align=A] [fixed=OFFSET] [group=G:OFFSET] [bin=B]\n",
+    g_string_append_printf(s, "# source: %s\n# id name size first last [align=A] [fixed=OFFSET] [group=G:OFFSET] [bin=B] [reuse=C]\n",
                            source);
     g_free(source);
     g_string_append_printf(s, "steps %u\n", t->steps);
@@ -447,6 +450,10 @@ char *trace_to_text(const Trace *t)
             g_string_append_printf(s, " group=%" G_GINT64_FORMAT ":%" G_GUINT64_FORMAT, b->group, b->group_offset);
         if (b->bin)
             g_string_append_printf(s, " bin=%u", b->bin);
+        if (b->reuse == TRACE_REUSE_NONE)
+            g_string_append(s, " reuse=none");
+        else if (b->reuse)
+            g_string_append_printf(s, " reuse=%" G_GUINT64_FORMAT, b->reuse);
         g_string_append_c(s, '\n');
         g_free(name);
     }

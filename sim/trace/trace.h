@@ -18,7 +18,14 @@ typedef struct {
     gint64 group;      /* rigid group id, or TRACE_NONE: members keep group_offset from the group base */
     guint64 group_offset;
     guint bin;         /* memory bin: each bin is its own arena */
+    /* Reuse class, for a runtime that gives a freed buffer only to an equal one (ONNX Runtime: the same
+     * element size and static shape; the `ort` strategy): buffers of one class may take each other's bytes.
+     * 0: none given (such a runtime matches by size); TRACE_REUSE_NONE: never reused (a shape it cannot
+     * know before running). */
+    guint64 reuse;
 } TraceBuffer;
+
+#define TRACE_REUSE_NONE G_MAXUINT64
 
 typedef struct {
     GArray *buffers; /* TraceBuffer; a buffer's id is its index */
