@@ -731,10 +731,49 @@ static void test_ort_rule(void)
     g_free(all);
 }
 
+/* ORT's load-time inference knows a shape dim by dim: a GPT's position ids come from a Range over the
+ * sequence length, a shape ORT does not know ([?]), Unsqueeze and Gather carry that unknown row count into
+ * the position embeddings ([1, ?, 4]), and Add with the token embeddings ([1, 8, 4]) is known whole again
+ * (the unknown rows must be 8), so the Relu after it may write in place and the sum has a reuse class. */
+static void test_ort_rule_dims(void)
+{
+    Builder *b = builder_new("ort-dims", 13);
+    builder_input(b, "ids", DT_INT64, 2, (const gint64[]){1, 8});
+    builder_weight(b, "wte", DT_FLOAT, 2, (const gint64[]){32, 4}, FALSE);
+    builder_weight(b, "wpe", DT_FLOAT, 2, (const gint64[]){16, 4}, FALSE);
+    builder_node(b, "Shape", (const char *const[]){"ids", NULL}, 1, (const char *[]){"shape"}, NULL);
+    builder_node(b, "Gather", (const char *const[]){"shape", builder_ints(b, NULL, 0, NULL, (const gint64[]){1}), NULL}, 1,
+                 (const char *[]){"len"}, NULL);
+    builder_node(b, "Range", (const char *const[]){builder_ints(b, NULL, 0, NULL, (const gint64[]){0}), "len",
+                                                   builder_ints(b, NULL, 0, NULL, (const gint64[]){1}), NULL},
+                 1, (const char *[]){"positions"}, NULL);
+    builder_node(b, "Unsqueeze", (const char *const[]){"positions", builder_int_vec(b, NULL, 1, (const gint64[]){0}), NULL}, 1,
+                 (const char *[]){"pos_ids"}, NULL);
+    builder_node(b, "Gather", (const char *const[]){"wpe", "pos_ids", NULL}, 1, (const char *[]){"pos"}, NULL);
+    builder_node(b, "Gather", (const char *const[]){"wte", "ids", NULL}, 1, (const char *[]){"tok"}, NULL);
+    builder_node(b, "Add", (const char *const[]){"tok", "pos", NULL}, 1, (const char *[]){"h"}, NULL);
+    builder_node(b, "Relu", (const char *const[]){"h", NULL}, 1, (const char *[]){"r"}, NULL);
+    builder_output(b, builder_node(b, "Mul", (const char *const[]){"r", "r", NULL}, 1, (const char *[]){"y"}, NULL));
+    GError *error = NULL;
+    Model *m = builder_finish(b, &error);
+    g_assert_no_error(error);
+    g_assert_true(test_infer(m, NULL, &error));
+    Aliased *a = alias_model(m, "ort", NULL, FALSE, &error);
+    g_assert_no_error(error);
+    const guint64 *reuse = a->map->reuse;
+    g_assert_cmpuint(reuse[graph_tensor(m->graph, "positions")->id], ==, TRACE_REUSE_NONE);
+    g_assert_cmpuint(reuse[graph_tensor(m->graph, "pos")->id], ==, TRACE_REUSE_NONE);
+    g_assert_cmpuint(reuse[graph_tensor(m->graph, "h")->id], !=, TRACE_REUSE_NONE);
+    g_assert_cmpuint(reuse[graph_tensor(m->graph, "h")->id], ==, reuse[graph_tensor(m->graph, "tok")->id]);
+    g_assert_cmpstr(trace_name_of_root(a, "r"), ==, "h");
+    aliased_free(a);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/alias/ort-rule", test_ort_rule);
+    g_test_add_func("/alias/ort-rule-dims", test_ort_rule_dims);
     g_test_add_func("/alias/slice-of-weight-view-outside", test_slice_of_weight_view_stays_outside);
     g_test_add_func("/alias/noop/chain", test_noop_chain);
     g_test_add_func("/alias/noop/branching", test_branching);
