@@ -38,8 +38,9 @@ peer_row() {
     # beside ORT with its graph optimisations disabled (ORT's sharing: views and in-place; outputs outside)
     fused=$(build/sim --graph "$model" "${dim_args[@]}" --strategy best --budget-work "${WORK:-1000000}" --alias all \
         --io inputs-outside --fuse ort --format csv | tail -1 | /usr/bin/python3 -c "import csv,sys; r=next(csv.reader(sys.stdin)); print(f'{r[6]},{r[7]}')")
-    # ORT's whole rule: its execution order, its views, its CPU in-place kernels and reuse classes, Transpose a copy
-    runtimes=$( (build/sim --graph "$model" "${dim_args[@]}" --strategy ort --order ort --alias noop,ort --transpose move \
+    # ORT's whole rule: the graph it runs at level disabled (HardSwish expanded), its execution order, its views,
+    # its CPU in-place kernels and reuse classes, Transpose a copy
+    runtimes=$( (build/sim --graph "$model" "${dim_args[@]}" --strategy ort --order ort --alias noop,ort --transpose move --fuse ort-disabled \
         --io outside --format csv | tail -1; build/sim --graph "$model" "${dim_args[@]}" --strategy pytorch --alias noop,inplace \
         --io outside --format csv | tail -1) | /usr/bin/python3 -c "
 import csv, re, sys
@@ -125,9 +126,9 @@ print("""
 
 The runtimes' own planners rebuilt as strategies, on the graph as the file has it, with graph outputs outside
 the arena (`--io outside`), beside ORT with its graph optimisations disabled (`ORT_OPT_LEVEL=disabled`: it plans
-the file's graph too). `ort` is ONNX Runtime's whole rule (`--order ort --alias noop,ort --transpose move`: its
-execution order, its views, in place only where its CPU kernels allow it, reuse only between equal static
-shapes, then its memory pattern), against ORT's pattern block; `pytorch` the CUDA caching allocator's rules on
+the file's graph too). `ort` is ONNX Runtime's whole rule (`--fuse ort-disabled --order ort --alias noop,ort
+--transpose move`: the graph it runs at that level, its execution order, its views, in place only where its CPU
+kernels allow it, reuse only between equal static shapes, then its memory pattern), against ORT's pattern block; `pytorch` the CUDA caching allocator's rules on
 our views and in-place sharing (`--alias noop,inplace`; the bytes it reserves).
 
 | model | ours: ort | ORT disabled: pattern | ort / ORT pattern | ours: pytorch reserves | ORT disabled: first run |

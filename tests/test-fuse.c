@@ -1,4 +1,4 @@
-/* test-fuse.c — --fuse ort (sim/memory/fuse.c): each rule fuses the pattern it names, and leaves it alone
+/* test-fuse.c — --fuse ort and ort-disabled (sim/memory/fuse.c): each rule fuses the pattern it names, and leaves it alone
  * where removing an intermediate would be wrong (a second reader, a graph output, other constants); a fused
  * Conv writes over its skip tensor only when the skip dies there, and every fused plan runs bit for bit with
  * its nothing-shared run (through the sim binary). */
@@ -220,7 +220,7 @@ static void test_fused_runs(void)
     }
     RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", "graphs/gpt2.onnx", "--fuse", "tvm", NULL});
     g_assert_cmpint(r.status, ==, 2);
-    g_assert_nonnull(strstr(r.err, "--fuse takes ort or none"));
+    g_assert_nonnull(strstr(r.err, "--fuse takes none, ort, ort-disabled"));
     run_result_clear(&r);
 }
 
@@ -259,6 +259,47 @@ static void test_silu_same_bits(void)
     g_free(fused_dir);
 }
 
+/* --fuse ort-disabled is ONNX Runtime at level disabled: no fusion, but HardSwish (which its CPU kernels lack)
+ * as its function body, HardSigmoid (alpha 1/6, beta 1/2) then Mul, with a new intermediate of the input's
+ * size alive while the Mul runs; through the command, the expanded graph's plan runs and is checked. */
+static void test_hard_swish_expand(void)
+{
+    FuseReport r;
+    Builder *b = builder_new("hard-swish", 14);
+    const char *x = builder_input(b, "x", DT_FLOAT, 2, (const gint64[]){3, 5});
+    builder_output(b, B_OP(b, "Relu", B_OP(b, "HardSwish", B_OP(b, "Neg", x))));
+    GError *error = NULL;
+    Model *m = builder_finish(b, &error);
+    g_assert_no_error(error);
+    g_assert_true(test_infer(m, NULL, &error));
+    char *path = test_scratch_path("hard-swish.onnx");
+    g_assert_true(onnx_write_file(m, path, &error));
+    g_assert_true(fuse_apply(m, "ort-disabled", &r, &error));
+    g_assert_no_error(error);
+    g_assert_cmpuint(r.sites[rule_index("hardswish-expand")], ==, 1);
+    g_assert_cmpuint(r.bytes[rule_index("hardswish-expand")], ==, 3 * 5 * 4);
+    g_assert_cmpuint(r.sites[rule_index("hard-swish")], ==, 0);
+    g_assert_cmpuint(count_ops(m, "HardSwish"), ==, 0);
+    g_assert_cmpuint(count_ops(m, "HardSigmoid"), ==, 1);
+    g_assert_cmpuint(count_ops(m, "Mul"), ==, 1);
+    const char *order[] = {"Neg", "HardSigmoid", "Mul", "Relu"};
+    g_assert_cmpuint(m->graph->order->len, ==, 4);
+    for (guint k = 0; k < 4; k++)
+        g_assert_cmpstr(((const Node *)m->graph->order->pdata[k])->op_type, ==, order[k]);
+    float alpha = 0;
+    const Node *sig = m->graph->order->pdata[1];
+    g_assert_true(node_attr_float(sig, "alpha", 0.2f, &alpha, NULL));
+    g_assert_cmpfloat(fabsf(alpha - 1.0f / 6.0f), <, 1e-7f);
+    model_free(m);
+    RunResult run = test_run("SIM_BIN", (const char *[]){"--graph", path, "--fuse", "ort-disabled", "--run", "--check",
+                                                         "--poison", NULL});
+    if (run.status != 0)
+        g_error("the expanded graph does not run: %s", run.err);
+    g_assert_nonnull(strstr(run.out, "hardswish-expand      1  added: 60 B"));
+    run_result_clear(&run);
+    g_free(path);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -269,5 +310,6 @@ int main(int argc, char **argv)
     g_test_add_func("/fuse/constant-fold", test_constant_fold);
     g_test_add_func("/fuse/fused-runs", test_fused_runs);
     g_test_add_func("/fuse/silu-same-bits", test_silu_same_bits);
+    g_test_add_func("/fuse/hard-swish-expand", test_hard_swish_expand);
     return g_test_run();
 }

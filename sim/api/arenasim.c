@@ -100,8 +100,10 @@ arenasim_plan *arenasim_plan_file(const char *path, const arenasim_options *opti
         g_free(known);
         return NULL;
     }
-    if (o->fuse && strcmp(o->fuse, "ort") && strcmp(o->fuse, "none")) {
-        set_error(error, g_error_new(SIM_ERROR, SIM_ERROR_USAGE, "fuse takes ort or none, not '%s'", o->fuse));
+    if (o->fuse && !fuse_kind_known(o->fuse)) {
+        char *kinds = fuse_kind_names();
+        set_error(error, g_error_new(SIM_ERROR, SIM_ERROR_USAGE, "fuse takes %s, not '%s'", kinds, o->fuse));
+        g_free(kinds);
         return NULL;
     }
     if (o->align && (o->align & (o->align - 1))) {

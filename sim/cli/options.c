@@ -237,8 +237,13 @@ static int resolve_layout(const RawOptions *o, Job *job)
     job->layout.outputs_outside = o->io && !strcmp(o->io, "outside");
     if (o->transpose && strcmp(o->transpose, "view") && strcmp(o->transpose, "move"))
         return cli_usage_error("--transpose takes view or move");
-    if (o->fuse && strcmp(o->fuse, "ort") && strcmp(o->fuse, "none"))
-        return cli_usage_error("--fuse takes ort or none");
+    if (o->fuse && !fuse_kind_known(o->fuse)) {
+        char *kinds = fuse_kind_names(), *message = g_strdup_printf("--fuse takes %s", kinds);
+        int status = cli_usage_error(message);
+        g_free(message);
+        g_free(kinds);
+        return status;
+    }
     job->fuse = g_strdup(o->fuse ? o->fuse : "none");
     /* A Transpose view is what the seeds plan, but a dense kernel reading it as a view computes wrong values
      * when its input is read again (docs/executor.md): a run plans it as a move unless told otherwise, so
@@ -446,8 +451,10 @@ int job_from_args(Job *job, int argc, char **argv)
          "most MAX instead of the most its op can give (repeatable; a run past it stops with an error)", "NAME=MAX"},
         {"fuse", 0, 0, G_OPTION_ARG_STRING, &o.fuse,
          "Plan the graph a runtime runs: ort applies ONNX Runtime's operator fusions first (a Conv accumulating into its "
-         "skip tensor, HardSwish, SiLU, Gelu, MatMul+Add as Gemm), so their intermediates are never planned; none "
-         "(the default) plans the file's graph", "ort|none"},
+         "skip tensor, HardSwish, SiLU, Gelu, MatMul+Add as Gemm), so their intermediates are never planned; "
+         "ort-disabled is ONNX Runtime at graph optimisation level disabled (no fusion; the ops its CPU kernels lack, "
+         "HardSwish, expanded into their ONNX function bodies); none (the default) plans the file's graph",
+         "ort|ort-disabled|none"},
         {"transpose", 0, 0, G_OPTION_ARG_STRING, &o.transpose,
          "Transpose as a metadata view sharing its input's bytes (view: the seeds' rule, the default) or as a data "
          "move that may only overwrite a dying input (move: what a dense-kernel runtime can honour; the default with --run)",

@@ -43,6 +43,7 @@ struct Site {
     GPtrArray *removed; /* Node*: the pattern's nodes other than the last */
     guint64 bytes;      /* the removed intermediates' bytes */
     GHashTable *with;   /* this pass's replacements: last node -> fused node, other pattern nodes -> NULL */
+    GHashTable *before; /* expansions: last node -> GPtrArray of the nodes that run before its replacement */
 };
 typedef struct Site Site;
 
@@ -95,6 +96,45 @@ static gboolean rule_hard_swish(Site *site, Node *n, GError **error)
         return replace(site, n, "HardSwish", FALSE, in, 1, NULL, error) || TRUE;
     }
     return FALSE;
+}
+
+/* HardSwish(x) as ONNX defines it, x * HardSigmoid(x) with alpha 1/6 and beta 1/2: what ONNX Runtime runs at
+ * level disabled, where its CPU kernels have no HardSwish of the default domain and it inlines the op's
+ * function body (its profile of a mobilenet_v3 export shows HardSigmoid and Mul in every HardSwish's
+ * place). The HardSigmoid output is a new intermediate, alive while the Mul runs. */
+static gboolean rule_hard_swish_expand(Site *site, Node *n, GError **error)
+{
+    if (strcmp(n->op_type, "HardSwish") || (*n->domain && strcmp(n->domain, "ai.onnx")) || n->inputs->len != 1 ||
+        !node_input(n, 0) || !node_output(n, 0))
+        return FALSE;
+    Graph *g = site->g;
+    Tensor *x = node_input(n, 0), *y = node_output(n, 0);
+    char *sig_name = graph_unique_name(g, *n->name ? n->name : "expanded", "HardSigmoid");
+    char *mul_name = graph_unique_name(g, *n->name ? n->name : "expanded", "Mul");
+    char *h_name = graph_unique_name(g, y->name, "hard_sigmoid");
+    graph_detach_node(n);
+    GPtrArray *attrs = g_ptr_array_new_with_free_func((GDestroyNotify)attr_free);
+    g_ptr_array_add(attrs, attr_new_float("alpha", 1.0f / 6.0f));
+    g_ptr_array_add(attrs, attr_new_float("beta", 0.5f));
+    const char *sig_in[] = {x->name}, *sig_out[] = {h_name}, *mul_in[] = {x->name, h_name}, *mul_out[] = {y->name};
+    Node *sig = graph_add_node(g, "HardSigmoid", "", sig_name, sig_in, 1, sig_out, 1, attrs, error);
+    Node *mul = sig ? graph_add_node(g, "Mul", "", mul_name, mul_in, 2, mul_out, 1, NULL, error) : NULL;
+    g_free(sig_name);
+    g_free(mul_name);
+    g_free(h_name);
+    g_hash_table_insert(site->with, n, mul);
+    if (!mul)
+        return TRUE;
+    GPtrArray *first = g_ptr_array_new();
+    g_ptr_array_add(first, sig);
+    g_hash_table_insert(site->before, n, first);
+    for (Node *made[] = {sig, mul, NULL}, **k = made; *k; k++) {
+        (*k)->op = op_lookup((*k)->domain, (*k)->op_type);
+        if (!(*k)->op || !(*k)->op->infer((*k)->op, *k, site->opset, error))
+            return TRUE;
+    }
+    site->bytes = node_output(sig, 0)->bytes;
+    return TRUE;
 }
 
 /* Mul(x, Sigmoid(x)) is SiLU(x) (Swish; EfficientNet, YOLO): the Sigmoid output goes. */
@@ -338,15 +378,17 @@ static gboolean rule_constant_fold(Site *site, Node *n, GError **error)
 
 static const FuseRule fuse_rules[] = {
     {"constant-fold", "a node of weights and constants alone: computed once, a weight (ONNX Runtime's ConstantFolding)",
-     rule_constant_fold},
+     "ort", FALSE, rule_constant_fold},
     {"conv-add", "Conv + Add of its skip: accumulated in place over the skip (ONNX Runtime's Conv+Add+Relu fusion)",
-     rule_conv_add},
-    {"hard-swish", "x * HardSigmoid(x) (alpha 1/6, beta 1/2): HardSwish", rule_hard_swish},
-    {"silu", "x * Sigmoid(x): SiLU, one pass", rule_silu},
-    {"gelu", "x * 0.5 * (1 + erf(x / sqrt 2)): Gelu", rule_gelu},
-    {"matmul-add", "MatMul of matrices + a bias over rows: Gemm", rule_matmul_add},
+     "ort", FALSE, rule_conv_add},
+    {"hard-swish", "x * HardSigmoid(x) (alpha 1/6, beta 1/2): HardSwish", "ort", FALSE, rule_hard_swish},
+    {"silu", "x * Sigmoid(x): SiLU, one pass", "ort", FALSE, rule_silu},
+    {"gelu", "x * 0.5 * (1 + erf(x / sqrt 2)): Gelu", "ort", FALSE, rule_gelu},
+    {"matmul-add", "MatMul of matrices + a bias over rows: Gemm", "ort", FALSE, rule_matmul_add},
     {"layer-norm", "LayerNorm written out (mean, centre, variance, divide, scale, shift): LayerNormalization",
-     rule_layer_norm},
+     "ort", FALSE, rule_layer_norm},
+    {"hardswish-expand", "HardSwish as its function body, x * HardSigmoid(x): ONNX Runtime's CPU kernels lack it",
+     "ort-disabled", TRUE, rule_hard_swish_expand},
 };
 
 const FuseRule *fuse_rule_table(guint *count)
@@ -355,13 +397,38 @@ const FuseRule *fuse_rule_table(guint *count)
     return fuse_rules;
 }
 
+gboolean fuse_kind_known(const char *kind)
+{
+    if (!kind || !strcmp(kind, "none"))
+        return TRUE;
+    for (guint r = 0; r < G_N_ELEMENTS(fuse_rules); r++)
+        if (!strcmp(fuse_rules[r].kind, kind))
+            return TRUE;
+    return FALSE;
+}
+
+char *fuse_kind_names(void)
+{
+    GString *s = g_string_new("none");
+    for (guint r = 0; r < G_N_ELEMENTS(fuse_rules); r++) {
+        gboolean seen = FALSE;
+        for (guint q = 0; q < r && !seen; q++)
+            seen = !strcmp(fuse_rules[q].kind, fuse_rules[r].kind);
+        if (!seen)
+            g_string_append_printf(s, ", %s", fuse_rules[r].kind);
+    }
+    return g_string_free(s, FALSE);
+}
+
 gboolean fuse_apply(Model *m, const char *kind, FuseReport *report, GError **error)
 {
     memset(report, 0, sizeof(*report));
     if (!kind || !strcmp(kind, "none"))
         return TRUE;
-    if (strcmp(kind, "ort")) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--fuse takes ort or none, not '%s'", kind);
+    if (!fuse_kind_known(kind)) {
+        char *kinds = fuse_kind_names();
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--fuse takes %s, not '%s'", kinds, kind);
+        g_free(kinds);
         return FALSE;
     }
     Graph *g = m->graph;
@@ -370,8 +437,11 @@ gboolean fuse_apply(Model *m, const char *kind, FuseReport *report, GError **err
     /* Each rule in one pass over the nodes (a node a site took is not looked at again), the replacements
      * then made at once. */
     for (guint r = 0; ok && r < G_N_ELEMENTS(fuse_rules); r++) {
+        if (strcmp(fuse_rules[r].kind, kind))
+            continue;
         guint first_new = g->nodes->len, ordered = g->order->len;
         site.with = g_hash_table_new(NULL, NULL);
+        site.before = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_ptr_array_unref);
         for (guint k = 0; ok && k < ordered; k++) { /* in topological order: folded constants feed the next */
             Node *n = g->order->pdata[k];
             if (n->guard || !n->op || g_hash_table_contains(site.with, n))
@@ -394,10 +464,12 @@ gboolean fuse_apply(Model *m, const char *kind, FuseReport *report, GError **err
             report->sites[r]++;
             report->bytes[r] += site.bytes;
         }
-        graph_replace_nodes(g, site.with, first_new);
+        graph_replace_nodes(g, site.with, site.before, first_new);
         g_hash_table_unref(site.with);
+        g_hash_table_unref(site.before);
     }
     g_ptr_array_unref(site.removed);
     report->applied = TRUE;
+    report->kind = kind;
     return ok;
 }

@@ -7,28 +7,38 @@
 
 struct Site;
 
-/* One fusion: its name (--fuse's report), what it does and which runtime does it, and the rewrite of the
- * pattern ending at a node (TRUE when it rewrote, with *error set on a failure). */
+/* One rewrite: its name (--fuse's report), what it does and which runtime does it, the --fuse kind it
+ * belongs to ("ort": ONNX Runtime at its default level; "ort-disabled": at level disabled, where it fuses
+ * nothing but still expands the ops its CPU kernels lack), whether it expands one op into several (its
+ * bytes are then intermediates added, not removed), and the rewrite of the pattern ending at a node (TRUE
+ * when it rewrote, with *error set on a failure). */
 typedef struct {
     const char *name;
     const char *summary;
+    const char *kind;
+    gboolean expands;
     gboolean (*apply)(struct Site *site, Node *n, GError **error);
 } FuseRule;
 
 #define FUSE_MAX_RULES 16
 
 /* What fuse_apply did: per rule (fuse_rule_table's order), the sites rewritten and the bytes of the
- * intermediate tensors they removed. */
+ * intermediate tensors they removed (an expansion: added). */
 typedef struct {
     gboolean applied;
+    const char *kind;
     guint sites[FUSE_MAX_RULES];
     guint64 bytes[FUSE_MAX_RULES];
 } FuseReport;
 
 /* The rules, in the order they run. */
 const FuseRule *fuse_rule_table(guint *count);
-/* Applies the fusions of `kind` ("ort"; "none" or NULL: nothing) to m's graph (shapes inferred), each rule
- * over every node once; data-dependent nodes and guarded branches are left alone. */
+/* Whether --fuse takes `kind` ("none", or the kind of some rule); the kinds, "none, ort, ..." (newly
+ * allocated), for messages. */
+gboolean fuse_kind_known(const char *kind);
+char *fuse_kind_names(void);
+/* Applies the rewrites of `kind` ("ort", "ort-disabled"; "none" or NULL: nothing) to m's graph (shapes
+ * inferred), each rule over every node once; data-dependent nodes and guarded branches are left alone. */
 gboolean fuse_apply(Model *m, const char *kind, FuseReport *report, GError **error);
 
 #endif

@@ -230,9 +230,10 @@ gboolean graph_add_subgraph(Graph *g, Graph *sub, const char *prefix, Tensor *co
 void graph_replace_node(Graph *g, Node *node, guint first_new);
 /* Many replacements at once, in one pass (graph_replace_node renumbers every node each time): each node of
  * `with` (Node* -> Node*, detached by the caller) is replaced by its value, one of the nodes appended since
- * index first_new, at its place in file and topological order, or dropped when the value is NULL; every
- * appended node must be some node's replacement. The replaced nodes are freed. */
-void graph_replace_nodes(Graph *g, GHashTable *with, guint first_new);
+ * index first_new, at its place in file and topological order, or dropped when the value is NULL; `before`
+ * (Node* -> GPtrArray* of appended nodes, or NULL) puts more appended nodes just before a replacement (an op
+ * expanded into several). Every appended node must be placed so. The replaced nodes are freed. */
+void graph_replace_nodes(Graph *g, GHashTable *with, GHashTable *before, guint first_new);
 /* Whether sub's nodes can be copied (rather than moved): none holds a subgraph of its own. */
 gboolean graph_subgraph_copyable(const Graph *sub);
 /* "prefix/name", or "prefix/name~2", ...: the first name g does not use yet. */

@@ -196,7 +196,7 @@ void graph_replace_node(Graph *g, Node *node, guint first_new)
     node_free(node);
 }
 
-void graph_replace_nodes(Graph *g, GHashTable *with, guint first_new)
+void graph_replace_nodes(Graph *g, GHashTable *with, GHashTable *before, guint first_new)
 {
     GPtrArray *nodes = g_ptr_array_new(), *order = g_ptr_array_new(), *gone = g_ptr_array_new();
     for (int pass = 0; pass < 2; pass++) {
@@ -209,6 +209,9 @@ void graph_replace_nodes(Graph *g, GHashTable *with, guint first_new)
                 g_ptr_array_add(to, n);
                 continue;
             }
+            GPtrArray *first = before ? g_hash_table_lookup(before, n) : NULL;
+            for (guint j = 0; first && j < first->len; j++)
+                g_ptr_array_add(to, first->pdata[j]);
             if (instead)
                 g_ptr_array_add(to, instead);
             if (!pass)
