@@ -7,6 +7,7 @@
  * every corpus graph passing the verifier. */
 #include "memory/alias-block.h"
 #include "memory/bins.h"
+#include "strategies/ort-shapes.h"
 #include "strategies/registry.h"
 #include "tests/testutil.h"
 #include "plan/place.h"
@@ -769,11 +770,61 @@ static void test_ort_rule_dims(void)
     aliased_free(a);
 }
 
+/* The shapes ORT knows (ort-shapes.c): a graph input's symbolic dims stay symbols through ops that pass them on
+ * (Relu, Transpose, a Reshape copying a dim with 0) and become unknown where a dim is computed from one (a
+ * Conv's output width, a Concat along it); numbers stay numbers. The reuse rule then lets two tensors of the
+ * same symbols share and never one of an unknown shape. */
+static void test_ort_shapes(void)
+{
+    Builder *b = builder_new("ort-shapes", 13);
+    builder_input_sym(b, "x", DT_FLOAT, 4, (const gint64[]){1, 2, 8, 0},
+                      (const char *const[]){"batch", NULL, NULL, "width"});
+    builder_weight(b, "w", DT_FLOAT, 4, (const gint64[]){2, 2, 3, 3}, FALSE);
+    builder_node(b, "Relu", (const char *const[]){"x", NULL}, 1, (const char *[]){"r"}, NULL);
+    builder_node(b, "Transpose", (const char *const[]){"r", NULL}, 1, (const char *[]){"t"},
+                 attr_new_ints("perm", (const gint64[]){0, 1, 3, 2}, 4), NULL);
+    builder_node(b, "Reshape", (const char *const[]){"t", builder_int_vec(b, NULL, 3, (const gint64[]){0, 2, -1}), NULL}, 1,
+                 (const char *[]){"flat"}, NULL);
+    builder_node(b, "Conv", (const char *const[]){"r", "w", NULL}, 1, (const char *[]){"c"},
+                 attr_new_ints("pads", (const gint64[]){1, 1, 1, 1}, 4), NULL);
+    builder_node(b, "Concat", (const char *const[]){"r", "c", NULL}, 1, (const char *[]){"cat"}, attr_new_int("axis", 3), NULL);
+    builder_output(b, "flat");
+    builder_output(b, "cat");
+    GError *error = NULL;
+    Model *m = builder_finish(b, &error);
+    g_assert_no_error(error);
+    g_assert_true(test_infer(m, (const char *const[]){"batch=1", "width=16", NULL}, &error));
+    OrtShapes *s = ort_shapes_infer(m->graph, m->graph->order);
+    const gint64 *r = s->dims[graph_tensor(m->graph, "r")->id], *t = s->dims[graph_tensor(m->graph, "t")->id];
+    const gint64 *flat = s->dims[graph_tensor(m->graph, "flat")->id], *c = s->dims[graph_tensor(m->graph, "c")->id];
+    const gint64 *cat = s->dims[graph_tensor(m->graph, "cat")->id];
+    g_assert_true(ORT_DIM_IS_SYMBOL(r[0]) && ORT_DIM_IS_SYMBOL(r[3]) && r[0] != r[3]);
+    g_assert_cmpint(r[1], ==, 2);
+    g_assert_cmpint(r[2], ==, 8);
+    g_assert_cmpint(t[2], ==, r[3]); /* the width moved by the Transpose */
+    g_assert_cmpint(t[3], ==, 8);
+    g_assert_cmpint(flat[0], ==, r[0]); /* 0: the batch copied */
+    g_assert_cmpint(flat[1], ==, 2);
+    g_assert_cmpint(flat[2], ==, ORT_DIM_UNKNOWN); /* -1 over a symbol */
+    g_assert_cmpint(c[0], ==, r[0]);
+    g_assert_cmpint(c[2], ==, 8);
+    g_assert_cmpint(c[3], ==, ORT_DIM_UNKNOWN); /* a Conv's width computed from a symbolic one */
+    g_assert_cmpint(cat[3], ==, ORT_DIM_UNKNOWN);
+    g_assert_cmpint(cat[2], ==, 8);
+    g_assert_true(ort_shapes_complete(s, graph_tensor(m->graph, "t")));
+    g_assert_false(ort_shapes_complete(s, graph_tensor(m->graph, "c")));
+    g_assert_true(ort_shapes_equal(s, graph_tensor(m->graph, "x"), graph_tensor(m->graph, "r")));
+    g_assert_false(ort_shapes_equal(s, graph_tensor(m->graph, "r"), graph_tensor(m->graph, "t")));
+    ort_shapes_free(s);
+    model_free(m);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/alias/ort-rule", test_ort_rule);
     g_test_add_func("/alias/ort-rule-dims", test_ort_rule_dims);
+    g_test_add_func("/alias/ort-shapes", test_ort_shapes);
     g_test_add_func("/alias/slice-of-weight-view-outside", test_slice_of_weight_view_stays_outside);
     g_test_add_func("/alias/noop/chain", test_noop_chain);
     g_test_add_func("/alias/noop/branching", test_branching);
