@@ -8,6 +8,8 @@
  * 2. Pattern. The buffers are placed in the order they are first needed: the smallest gap between the blocks
  *    live at that moment (sorted by offset, from 0) that fits, the first of equal ones; none fits: just past
  *    the highest live block. A buffer's block is freed when its last holder dies.
+ * Every block of the pattern is its tensor's size rounded up to 256 bytes (ORT's kAllocAlignment,
+ * core/framework/allocator.h): with --align 256 the arena is the block ORT reserves, to the byte.
  * The plan is what ORT's memory pattern reserves for one input shape (its "pattern" block); the detail says
  * how many buffers reuse another's. Pinned buffers keep their offsets, reserved for the whole run (blocks the
  * others go around). */
@@ -30,6 +32,9 @@ static gint by_last(gconstpointer x, gconstpointer y, gpointer data)
     guint a = *(const guint *)x, b = *(const guint *)y;
     return (u[a].last > u[b].last) - (u[a].last < u[b].last);
 }
+
+/* The size every allocation of ORT rounds up to (kAllocAlignment). */
+#define ORT_BLOCK_ALIGN 256
 
 typedef struct {
     guint64 size, align, offset;
@@ -144,10 +149,10 @@ static gboolean ort_plan(const PlaceProblem *p, guint64 *offsets, char **detail,
             step = bufs[ends[ei]].last;
         for (; si < nb && bufs[si].first == step; si++)
             if (!bufs[si].fixed)
-                bufs[si].offset = freelist_alloc(space, bufs[si].size, bufs[si].align);
+                bufs[si].offset = freelist_alloc(space, round_up(bufs[si].size, ORT_BLOCK_ALIGN), bufs[si].align);
         for (; ei < nb && bufs[ends[ei]].last == step; ei++)
             if (!bufs[ends[ei]].fixed)
-                freelist_release(space, bufs[ends[ei]].offset, bufs[ends[ei]].size);
+                freelist_release(space, bufs[ends[ei]].offset, round_up(bufs[ends[ei]].size, ORT_BLOCK_ALIGN));
     }
     freelist_free(space);
     for (guint u = 0; u < n; u++)
