@@ -4,7 +4,9 @@
  *    values but weights' and Constants', a graph input's symbolic dim a symbol only where ops pass it through.
  * 2. In place: the CPU kernels that declare MayInplace(0, 0) (the activations and Clip; not Add, Mul or
  *    BatchNormalization) write over input 0 when it dies there and both shapes are known and equal.
- * 3. Reuse classes: a freed buffer goes only to a tensor of the same element size and the same known shape,
+ * 3. An output nothing reads (Dropout's mask) lives to the end of the run: ORT releases a value after its last
+ *    reader, and it has none.
+ * 4. Reuse classes: a freed buffer goes only to a tensor of the same element size and the same known shape,
  *    so every buffer gets the class of its owner's (TraceBuffer.reuse), or `none` when ORT does not know its
  *    shape or it is a scalar; `--strategy ort` then reuses within classes.
  * Views (ORT's Alias kernels: Reshape, Squeeze, Unsqueeze, Flatten, Identity) are noop's: ORT's whole rule
@@ -49,6 +51,16 @@ static gboolean ort_apply(AliasMap *m, GError **error)
             alias_note_shared(m, n, SHARE_INPLACE);
     }
     g_free(death);
+    /* An output nothing reads (Dropout's mask) is never released: ORT frees a value when its last reader has
+     * run, and this one has none, so it lives to the end of the run. */
+    for (guint s = 0; s < m->schedule->len; s++) {
+        const Node *n = m->schedule->pdata[s];
+        for (guint k = 0; k < n->outputs->len; k++) {
+            const Tensor *y = n->outputs->pdata[k];
+            if (y && m->bytes[y->id] && !y->consumers->len && !y->is_graph_output)
+                m->death[y->id] = m->schedule->len - 1;
+        }
+    }
     /* reuse classes: element size and shape, numbered in the order first met */
     guint n = m->g->tensors->len;
     g_free(m->reuse);

@@ -819,12 +819,43 @@ static void test_ort_shapes(void)
     model_free(m);
 }
 
+/* Under ORT's rule an output nothing reads (Dropout's mask) lives to the end of the run (ORT releases a value
+ * after its last reader, and it has none); under our own sharing it dies where it is made. */
+static void test_ort_unread_output(void)
+{
+    for (int ort = 0; ort < 2; ort++) {
+        Builder *b = builder_new("unread", 13);
+        builder_input(b, "x", DT_FLOAT, 2, (const gint64[]){4, 8});
+        builder_node(b, "Relu", (const char *const[]){"x", NULL}, 1, (const char *[]){"r"}, NULL);
+        builder_node(b, "Dropout", (const char *const[]){"r", NULL}, 2, (const char *[]){"d", "mask"}, NULL);
+        builder_node(b, "Neg", (const char *const[]){"d", NULL}, 1, (const char *[]){"n"}, NULL);
+        builder_output(b, builder_node(b, "Neg", (const char *const[]){"n", NULL}, 1, (const char *[]){"y"}, NULL));
+        GError *error = NULL;
+        Model *m = builder_finish(b, &error);
+        g_assert_no_error(error);
+        g_assert_true(test_infer(m, NULL, &error));
+        Aliased *a = alias_model(m, ort ? "ort" : "none", NULL, FALSE, &error);
+        g_assert_no_error(error);
+        gboolean found = FALSE;
+        for (guint k = 0; k < trace_count(a->trace); k++) {
+            const TraceBuffer *tb = trace_buffer(a->trace, k);
+            if (strcmp(tb->name, "mask"))
+                continue;
+            found = TRUE;
+            g_assert_cmpuint(tb->last, ==, ort ? a->trace->steps - 1 : tb->first);
+        }
+        g_assert_true(found);
+        aliased_free(a);
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/alias/ort-rule", test_ort_rule);
     g_test_add_func("/alias/ort-rule-dims", test_ort_rule_dims);
     g_test_add_func("/alias/ort-shapes", test_ort_shapes);
+    g_test_add_func("/alias/ort-unread-output", test_ort_unread_output);
     g_test_add_func("/alias/slice-of-weight-view-outside", test_slice_of_weight_view_stays_outside);
     g_test_add_func("/alias/noop/chain", test_noop_chain);
     g_test_add_func("/alias/noop/branching", test_branching);
