@@ -3,7 +3,7 @@
  * stacked in file order so the last is walked first; at each node its producers are stacked in ascending file
  * order (so the latest-defined producer is walked first); a node is emitted when the walk leaves it, after
  * everything it reads. With `ort` placement it is ORT's plan of the file's graph at graph optimisation level
- * "disabled", step for step (bench/peers.sh checks the step order against ORT's own profile). */
+ * "disabled", step for step (checked against the node events of ORT's profile: docs/DESIGN.md). */
 #include "memory/order.h"
 
 typedef struct {
