@@ -127,16 +127,21 @@ print("""
 The runtimes' own planners rebuilt as strategies, on the graph as the file has it, with graph outputs outside
 the arena (`--io outside`), beside ORT with its graph optimisations disabled (`ORT_OPT_LEVEL=disabled`: it plans
 the file's graph too). `ort` is ONNX Runtime's whole rule (`--fuse ort-disabled --order ort --alias noop,ort
---transpose move`: the graph it runs at that level, its execution order, its views, in place only where its CPU
-kernels allow it, reuse only between equal static shapes, then its memory pattern), against ORT's pattern block; `pytorch` the CUDA caching allocator's rules on
+--transpose move --align 256`: the graph it runs at that level, its execution order, its views, in place only
+where its CPU kernels allow it, reuse only between equal static shapes, then its memory pattern in 256 B
+blocks; docs/peers.md), against ORT's pattern block, in bytes; `pytorch` the CUDA caching allocator's rules on
 our views and in-place sharing (`--alias noop,inplace`; the bytes it reserves).
 
-| model | ours: ort | ORT disabled: pattern | ort / ORT pattern | ours: pytorch reserves | ORT disabled: first run |
+| model | ours: ort (B) | ORT disabled: pattern (B) | ort − ORT pattern | ours: pytorch reserves | ORT disabled: first run |
 |---|---:|---:|---:|---:|---:|""")
+same = listed = 0
 for r in rows:
     if r["ort_disabled_pattern_bytes"] and r["our_ort_bytes"]:
-        pattern = int(r["ort_disabled_pattern_bytes"])
-        ratio = f"{int(r['our_ort_bytes']) / pattern:.2f}" if pattern else "—"
-        print(f"| {r['model']} | {h(r['our_ort_bytes'])} | {h(r['ort_disabled_pattern_bytes'])} | {ratio} | {h(r['our_pytorch_reserved_bytes'])} | {h(r['ort_disabled_first_run_peak_bytes'])} |")
+        pattern, ours = int(r["ort_disabled_pattern_bytes"]), int(r["our_ort_bytes"])
+        listed += 1
+        same += ours == pattern
+        diff = "0" if ours == pattern else f"{ours - pattern:+,} B ({100.0 * (ours - pattern) / pattern:+.3f}%)"
+        print(f"| {r['model']} | {ours:,} | {pattern:,} | {diff} | {h(r['our_pytorch_reserved_bytes'])} | {h(r['ort_disabled_first_run_peak_bytes'])} |")
+print(f"\n`ort` is ORT's pattern block to the byte on {same} of {listed} models.")
 PY
 echo "peers.sh: wrote $csv and results/peers.md" >&2
