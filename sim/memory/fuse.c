@@ -190,6 +190,85 @@ static gboolean rule_gelu(Site *site, Node *n, GError **error)
     return FALSE;
 }
 
+/* The other operand of a two-input node whose one operand is the constant v, or NULL. */
+static Tensor *with_constant(const Node *n, double v)
+{
+    if (!n || n->inputs->len != 2)
+        return NULL;
+    Tensor *a = node_input(n, 0), *b = node_input(n, 1);
+    return constant_is(b, v) ? a : constant_is(a, v) ? b : NULL;
+}
+
+/* The x of tanh's argument in the tanh GELU, sqrt(2/pi) * (x + 0.044715 * x^3) written out as
+ * Mul(Add(x, Mul(Pow(x, 3), 0.044715)), 0.7978845608) (operands either way round), its nodes added to
+ * `nodes` (4); NULL when t is not that or an intermediate is read elsewhere. */
+static Tensor *tanh_gelu_argument(Tensor *t, const Node *tanh, Node **nodes)
+{
+    Node *scale = made_by(t, "Mul");
+    Tensor *sum = with_constant(scale, 0.7978845608028654);
+    Node *add = made_by(sum, "Add");
+    if (!scale || !only_for(t, tanh) || !add || !only_for(sum, scale))
+        return NULL;
+    for (int k = 0; k < 2; k++) {
+        Tensor *x = node_input(add, (guint)k), *cube_t = node_input(add, (guint)(1 - k));
+        Node *cube_mul = made_by(cube_t, "Mul");
+        Tensor *p = with_constant(cube_mul, 0.044715);
+        Node *pow = made_by(p, "Pow");
+        if (!cube_mul || !only_for(cube_t, add) || !pow || !only_for(p, cube_mul) || node_input(pow, 0) != x ||
+            !constant_is(node_input(pow, 1), 3.0))
+            continue;
+        nodes[0] = pow;
+        nodes[1] = cube_mul;
+        nodes[2] = add;
+        nodes[3] = scale;
+        return x;
+    }
+    return NULL;
+}
+
+/* GPT-2's GELU, 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))), written Mul(Mul(x, Add(Tanh(...), 1)),
+ * 0.5) or Mul(Mul(x, 0.5), Add(Tanh(...), 1)): Gelu with approximate "tanh" (ONNX Runtime's FastGeluFusion);
+ * the cube, the sum, the tanh and the products go. */
+static gboolean rule_gelu_tanh(Site *site, Node *n, GError **error)
+{
+    if (strcmp(n->op_type, "Mul") || n->inputs->len != 2)
+        return FALSE;
+    for (int k = 0; k < 2; k++) {
+        Tensor *a = node_input(n, (guint)k), *b = node_input(n, (guint)(1 - k));
+        Node *outer = made_by(a, "Mul"), *one_plus = NULL, *half_mul = NULL;
+        Tensor *x = NULL, *t1 = NULL;
+        if (!outer || !only_for(a, n))
+            continue;
+        if (constant_is(b, 0.5)) { /* Mul(Mul(x, t1), 0.5) */
+            for (int j = 0; j < 2 && !x; j++) { /* the operand that is 1 + something */
+                t1 = node_input(outer, (guint)j);
+                one_plus = made_by(t1, "Add");
+                x = one_plus && with_constant(one_plus, 1.0) ? node_input(outer, (guint)(1 - j)) : NULL;
+            }
+        } else { /* Mul(Mul(x, 0.5), t1) */
+            half_mul = outer;
+            x = with_constant(outer, 0.5);
+            t1 = b;
+            one_plus = made_by(t1, "Add");
+        }
+        Tensor *th = with_constant(one_plus, 1.0);
+        Node *tanh = made_by(th, "Tanh"), *core[4];
+        if (!x || !one_plus || !only_for(t1, half_mul ? n : outer) || !tanh || !only_for(th, one_plus) ||
+            tanh_gelu_argument(node_input(tanh, 0), tanh, core) != x)
+            continue;
+        for (int c = 0; c < 4; c++)
+            g_ptr_array_add(site->removed, core[c]);
+        g_ptr_array_add(site->removed, tanh);
+        g_ptr_array_add(site->removed, one_plus);
+        g_ptr_array_add(site->removed, outer);
+        GPtrArray *attrs = g_ptr_array_new_with_free_func((GDestroyNotify)attr_free);
+        g_ptr_array_add(attrs, attr_new_string("approximate", "tanh"));
+        const char *in[] = {x->name};
+        return replace(site, n, "Gelu", FALSE, in, 1, attrs, error) || TRUE;
+    }
+    return FALSE;
+}
+
 /* Add(Conv(x, w, b), skip) of one shape: a Conv that accumulates into the skip tensor (FusedConv, in place
  * over it when it dies here: the Conv's output and the skip never coexist); a Relu or Clip after it folds
  * into the kernel as for any Conv. */
@@ -384,6 +463,8 @@ static const FuseRule fuse_rules[] = {
     {"hard-swish", "x * HardSigmoid(x) (alpha 1/6, beta 1/2): HardSwish", "ort", FALSE, rule_hard_swish},
     {"silu", "x * Sigmoid(x): SiLU, one pass", "ort", FALSE, rule_silu},
     {"gelu", "x * 0.5 * (1 + erf(x / sqrt 2)): Gelu", "ort", FALSE, rule_gelu},
+    {"gelu-tanh", "0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))): Gelu, tanh form (ONNX Runtime's FastGelu)",
+     "ort", FALSE, rule_gelu_tanh},
     {"matmul-add", "MatMul of matrices + a bias over rows: Gemm", "ort", FALSE, rule_matmul_add},
     {"layer-norm", "LayerNorm written out (mean, centre, variance, divide, scale, shift): LayerNormalization",
      "ort", FALSE, rule_layer_norm},
