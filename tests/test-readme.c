@@ -143,6 +143,16 @@ static void test_peers_finding(void)
         below += number(t, r, "ort_first_run_peak_bytes") < ours;
         fused_at_or_below += number(t, r, "our_fused_arena_bytes") <= number(t, r, "ort_first_run_peak_bytes");
     }
+    guint exact = 0, listed = 0;
+    for (guint r = 0; r < t->rows->len; r++) {
+        if (!*cell(t, r, "ort_disabled_pattern_bytes") || !*cell(t, r, "our_ort_bytes"))
+            continue;
+        listed++;
+        exact += number(t, r, "our_ort_bytes") == number(t, r, "ort_disabled_pattern_bytes");
+    }
+    char *faithful = g_strdup_printf("to the byte on %u of %u models", exact, listed);
+    assert_says(readme, faithful);
+    g_free(faithful);
     char *range = g_strdup_printf("needs %.2f× to %.2f× of the memory", low, high);
     char *count = g_strdup_printf("ORT's first-run peak is below our arena on %u of %u", below, t->rows->len);
     char *fused = g_strdup_printf("our arena is at or below ORT's first-run peak on %u of %u", fused_at_or_below,
