@@ -342,6 +342,86 @@ static void test_gelu_tanh(void)
     }
 }
 
+/* The values in output k of a run dumped into dir (--dump-outputs), as numbers. */
+static Value *dumped(const char *dir, guint k)
+{
+    char *name = g_strdup_printf("output_%u.pb", k), *path = g_build_filename(dir, name, NULL);
+    GError *error = NULL;
+    TensorData *t = onnx_read_tensor_file(path, &error);
+    g_assert_no_error(error);
+    Value *v = tensor_data_value(t);
+    g_assert_nonnull(v);
+    tensor_data_free(t);
+    g_free(path);
+    g_free(name);
+    return v;
+}
+
+/* MatMul(A, Transpose(B)) with the last two dims swapped is FusedMatMul reading B transposed; a scale by a
+ * constant on the product (Div) or on an operand (Mul) folds into its alpha, on top of a transpose already
+ * fused. Not fused: a Transpose read twice, a constant divided by the product. The fused graph computes what
+ * the file's graph computes (to float rounding: the scale moves into the product). */
+static void test_fused_matmul(void)
+{
+    FuseReport r;
+    Builder *b = builder_new("fused-matmul", 13);
+    const char *a = builder_input(b, "a", DT_FLOAT, 3, (const gint64[]){2, 3, 4});
+    const char *bb = builder_input(b, "b", DT_FLOAT, 3, (const gint64[]){2, 5, 4});
+    const char *w = builder_weight(b, "w", DT_FLOAT, 2, (const gint64[]){4, 6}, TRUE);
+    const char *bt = B_OPA(b, "Transpose", attr_new_ints("perm", (const gint64[]){0, 2, 1}, 3), bb);
+    builder_output(b, B_OP(b, "Div", B_OP(b, "MatMul", a, bt), builder_float_scalar(b, "eight", 8.0f)));
+    builder_output(b, B_OP(b, "MatMul", B_OP(b, "Mul", a, builder_float_scalar(b, "half", 0.5f)), w));
+    const char *bt2 = B_OPA(b, "Transpose", attr_new_ints("perm", (const gint64[]){0, 2, 1}, 3), bb);
+    builder_output(b, B_OP(b, "MatMul", a, bt2));
+    builder_output(b, bt2); /* read twice: stays */
+    builder_output(b, B_OP(b, "Div", builder_float_scalar(b, "one", 1.0f), B_OP(b, "MatMul", a, w)));
+    /* scaled on an operand and on the output: the operand's scale folds in; the output's stays (one pass makes
+     * a FusedMatMul once: a second rewrite of the node it just made would orphan it) */
+    builder_output(b, B_OP(b, "Mul", B_OP(b, "MatMul", B_OP(b, "Mul", a, builder_float_scalar(b, "quarter", 0.25f)), w),
+                         builder_float_scalar(b, "two", 2.0f)));
+    GError *error = NULL;
+    Model *m = builder_finish(b, &error);
+    g_assert_no_error(error);
+    char *path = test_scratch_path("fused-matmul.onnx"), *plain = test_scratch_path("fused-matmul-plain"),
+         *fused_dir = test_scratch_path("fused-matmul-fused");
+    g_assert_true(onnx_write_file(m, path, &error));
+    model_free(m);
+    m = onnx_read_file(path, &error);
+    g_assert_no_error(error);
+    g_assert_true(test_infer(m, NULL, &error));
+    g_assert_true(fuse_apply(m, "ort", &r, &error));
+    g_assert_no_error(error);
+    g_assert_cmpuint(r.sites[rule_index("matmul-transpose")], ==, 1);
+    g_assert_cmpuint(r.sites[rule_index("matmul-scale")], ==, 3);
+    g_assert_cmpuint(count_ops(m, "FusedMatMul"), ==, 3);
+    g_assert_cmpuint(count_ops(m, "Mul"), ==, 1);
+    g_assert_cmpuint(count_ops(m, "MatMul"), ==, 2);
+    g_assert_cmpuint(count_ops(m, "Transpose"), ==, 1);
+    g_assert_cmpuint(count_ops(m, "Div"), ==, 1);
+    model_free(m);
+    RunResult run = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--dump-outputs", plain, NULL});
+    g_assert_cmpint(run.status, ==, 0);
+    run_result_clear(&run);
+    run = test_run("SIM_BIN", (const char *[]){"--graph", path, "--fuse", "ort", "--run", "--check", "--poison",
+                                                "--dump-outputs", fused_dir, NULL});
+    if (run.status != 0)
+        g_error("the fused MatMuls do not run: %s", run.err);
+    run_result_clear(&run);
+    for (guint k = 0; k < 6; k++) {
+        Value *x = dumped(plain, k), *y = dumped(fused_dir, k);
+        g_assert_cmpuint(x->n, ==, y->n);
+        for (gsize i = 0; i < x->n; i++) {
+            double p = value_get_f(x, i), q = value_get_f(y, i);
+            g_assert_cmpfloat(fabs(p - q), <=, 1e-5 * (fabs(p) + 1.0));
+        }
+        value_free(x);
+        value_free(y);
+    }
+    g_free(path);
+    g_free(plain);
+    g_free(fused_dir);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -354,5 +434,6 @@ int main(int argc, char **argv)
     g_test_add_func("/fuse/silu-same-bits", test_silu_same_bits);
     g_test_add_func("/fuse/hard-swish-expand", test_hard_swish_expand);
     g_test_add_func("/fuse/gelu-tanh", test_gelu_tanh);
+    g_test_add_func("/fuse/fused-matmul", test_fused_matmul);
     return g_test_run();
 }

@@ -44,6 +44,7 @@ struct Site {
     guint64 bytes;      /* the removed intermediates' bytes */
     GHashTable *with;   /* this pass's replacements: last node -> fused node, other pattern nodes -> NULL */
     GHashTable *before; /* expansions: last node -> GPtrArray of the nodes that run before its replacement */
+    guint first_new;    /* nodes from this index on were made by this pass: not to be fused again in it */
 };
 typedef struct Site Site;
 
@@ -269,6 +270,126 @@ static gboolean rule_gelu_tanh(Site *site, Node *n, GError **error)
     return FALSE;
 }
 
+/* A MatMul, or a FusedMatMul an earlier rule made: its transposes and scale (1, 0, 0 for a MatMul). */
+static Node *matmul_of(const Tensor *t, gint64 *trans_a, gint64 *trans_b, float *alpha)
+{
+    Node *p = t ? t->producer : NULL;
+    gboolean plain = p && !strcmp(p->op_type, "MatMul") && (!*p->domain || !strcmp(p->domain, "ai.onnx"));
+    gboolean fused = p && !strcmp(p->op_type, "FusedMatMul") && !strcmp(p->domain, SIM_OP_DOMAIN);
+    if ((!plain && !fused) || t->value || p->inputs->len != 2)
+        return NULL;
+    *trans_a = *trans_b = 0;
+    *alpha = 1.0f;
+    if (fused && (!node_attr_int(p, "transA", 0, trans_a, NULL) || !node_attr_int(p, "transB", 0, trans_b, NULL) ||
+                  !node_attr_float(p, "alpha", 1.0f, alpha, NULL)))
+        return NULL;
+    return p;
+}
+
+static gboolean fused_matmul(Site *site, Node *last, const Tensor *a, const Tensor *b, gint64 trans_a, gint64 trans_b,
+                             float alpha, GError **error)
+{
+    GPtrArray *attrs = g_ptr_array_new_with_free_func((GDestroyNotify)attr_free);
+    g_ptr_array_add(attrs, attr_new_int("transA", trans_a));
+    g_ptr_array_add(attrs, attr_new_int("transB", trans_b));
+    g_ptr_array_add(attrs, attr_new_float("alpha", alpha));
+    const char *in[] = {a->name, b->name};
+    return replace(site, last, "FusedMatMul", TRUE, in, 2, attrs, error) || TRUE;
+}
+
+/* A Transpose that swaps the last two dims and keeps the others. */
+static gboolean swaps_last_two(const Node *tr, int rank)
+{
+    const GArray *perm = NULL;
+    if (rank < 2 || !node_attr_ints(tr, "perm", &perm, NULL))
+        return FALSE;
+    if (!perm) /* the default reverses every dim */
+        return rank == 2;
+    if ((int)perm->len != rank)
+        return FALSE;
+    for (int d = 0; d < rank; d++) {
+        gint64 want = d == rank - 2 ? rank - 1 : d == rank - 1 ? rank - 2 : d;
+        if (g_array_index(perm, gint64, d) != want)
+            return FALSE;
+    }
+    return TRUE;
+}
+
+/* MatMul(A, Transpose(B)) with the Transpose swapping the last two dims (either operand): FusedMatMul reading B
+ * as it is, transposed (ONNX Runtime's MatmulTransposeFusion); the transposed copy goes. */
+static gboolean rule_matmul_transpose(Site *site, Node *n, GError **error)
+{
+    gint64 trans[2];
+    float alpha;
+    Tensor *t = node_output(n, 0);
+    if (!t || matmul_of(t, &trans[0], &trans[1], &alpha) != n)
+        return FALSE;
+    Tensor *in[2] = {node_input(n, 0), node_input(n, 1)};
+    gboolean any = FALSE;
+    for (int k = 0; k < 2; k++) {
+        Node *tr = made_by(in[k], "Transpose");
+        if (!tr || !only_for(in[k], n) || !swaps_last_two(tr, in[k]->rank) || (in[0] == in[1]))
+            continue;
+        g_ptr_array_add(site->removed, tr);
+        in[k] = node_input(tr, 0);
+        trans[k] = !trans[k];
+        any = TRUE;
+    }
+    return any && fused_matmul(site, n, in[0], in[1], trans[0], trans[1], alpha, error);
+}
+
+/* A one-element constant operand of a Mul or Div, as the factor it scales by (Div: its inverse), and the other
+ * operand; NULL when there is none (or the constant is the divided one). */
+static Tensor *scaled_by(const Node *s, float *factor)
+{
+    if (!s || s->inputs->len != 2 || (strcmp(s->op_type, "Mul") && strcmp(s->op_type, "Div")))
+        return NULL;
+    gboolean div = !strcmp(s->op_type, "Div");
+    for (int k = div ? 1 : 0; k < 2; k++) {
+        Tensor *c = node_input(s, (guint)k);
+        if (!c || !c->value || c->dynamic || c->value->n != 1 || !dtype_is_float(c->dtype))
+            continue;
+        double v = value_get_f(c->value, 0);
+        if (v == 0.0 || !isfinite(v))
+            continue;
+        *factor = (float)(div ? 1.0 / v : v);
+        return node_input(s, (guint)(1 - k));
+    }
+    return NULL;
+}
+
+/* A MatMul scaled by a constant, on its output (Div(MatMul(q, kT), sqrt(d)): the [seq, seq] scores written a
+ * second time) or on an operand (MatMul(Div(q, sqrt(d)), kT)): FusedMatMul with alpha (ONNX Runtime's
+ * MatMulScaleFusion); the unscaled product or the scaled operand goes. */
+static gboolean rule_matmul_scale(Site *site, Node *n, GError **error)
+{
+    gint64 ta, tb;
+    float alpha, factor;
+    Tensor *x = scaled_by(n, &factor);
+    Node *mm = x ? matmul_of(x, &ta, &tb, &alpha) : NULL;
+    if (mm && only_for(x, n) && !g_hash_table_contains(site->with, mm) && (guint)mm->index < site->first_new) {
+        /* on the output (of a MatMul this pass has not made) */
+        g_ptr_array_add(site->removed, mm);
+        return fused_matmul(site, n, node_input(mm, 0), node_input(mm, 1), ta, tb, alpha * factor, error);
+    }
+    Tensor *t = node_output(n, 0);
+    if (!t || matmul_of(t, &ta, &tb, &alpha) != n)
+        return FALSE;
+    Tensor *in[2] = {node_input(n, 0), node_input(n, 1)};
+    gboolean any = FALSE;
+    for (int k = 0; k < 2; k++) { /* on an operand */
+        Node *s = in[k] ? in[k]->producer : NULL;
+        Tensor *inner = s && !in[k]->value && only_for(in[k], n) && in[0] != in[1] ? scaled_by(s, &factor) : NULL;
+        if (!inner)
+            continue;
+        g_ptr_array_add(site->removed, s);
+        in[k] = inner;
+        alpha *= factor;
+        any = TRUE;
+    }
+    return any && fused_matmul(site, n, in[0], in[1], ta, tb, alpha, error);
+}
+
 /* Add(Conv(x, w, b), skip) of one shape: a Conv that accumulates into the skip tensor (FusedConv, in place
  * over it when it dies here: the Conv's output and the skip never coexist); a Relu or Clip after it folds
  * into the kernel as for any Conv. */
@@ -466,6 +587,10 @@ static const FuseRule fuse_rules[] = {
     {"gelu-tanh", "0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))): Gelu, tanh form (ONNX Runtime's FastGelu)",
      "ort", FALSE, rule_gelu_tanh},
     {"matmul-add", "MatMul of matrices + a bias over rows: Gemm", "ort", FALSE, rule_matmul_add},
+    {"matmul-transpose", "MatMul of a Transpose of the last two dims: FusedMatMul reading it transposed", "ort", FALSE,
+     rule_matmul_transpose},
+    {"matmul-scale", "a MatMul scaled by a constant, on its output or an operand: FusedMatMul with alpha", "ort", FALSE,
+     rule_matmul_scale},
     {"layer-norm", "LayerNorm written out (mean, centre, variance, divide, scale, shift): LayerNormalization",
      "ort", FALSE, rule_layer_norm},
     {"hardswish-expand", "HardSwish as its function body, x * HardSigmoid(x): ONNX Runtime's CPU kernels lack it",
@@ -521,6 +646,7 @@ gboolean fuse_apply(Model *m, const char *kind, FuseReport *report, GError **err
         if (strcmp(fuse_rules[r].kind, kind))
             continue;
         guint first_new = g->nodes->len, ordered = g->order->len;
+        site.first_new = first_new;
         site.with = g_hash_table_new(NULL, NULL);
         site.before = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_ptr_array_unref);
         for (guint k = 0; ok && k < ordered; k++) { /* in topological order: folded constants feed the next */

@@ -257,6 +257,10 @@ static const OpInfo internal_rows[] = {
     {.name = "FusedConv", .op_class = OP_COMPUTE, .min_inputs = 4, .max_inputs = 4, .min_outputs = 1, .max_outputs = 1,
      .infer = infer_fused_conv, .scratch = ops_conv_im2col_scratch,
      .inplace_input = 4},
+    /* MatMul with either operand transposed (its last two dims swapped) and the product scaled: transA, transB,
+     * alpha (ONNX Runtime's FusedMatMul: MatMulScaleFusion, MatmulTransposeFusion) */
+    {.name = "FusedMatMul", .op_class = OP_COMPUTE, .min_inputs = 2, .max_inputs = 2, .min_outputs = 1, .max_outputs = 1,
+     .infer = infer_matmul},
     /* an If's outputs from the branch its data-dependent condition takes (ops-control.c's fold_if_both) */
     {.name = "IfSelect", .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = -1, .min_outputs = 0, .max_outputs = -1,
      .infer = infer_if_select},

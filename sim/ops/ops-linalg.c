@@ -55,6 +55,21 @@ gboolean infer_matmul(const OpInfo *op, Node *n, gint64 opset, GError **error)
     memcpy(da, a->dims, ra * sizeof(gint64));
     memcpy(db, b->dims, rb * sizeof(gint64));
     gboolean a_vec = ra == 1, b_vec = rb == 1;
+    gint64 trans_a = 0, trans_b = 0; /* FusedMatMul's: an operand with its last two dims swapped */
+    if (!node_attr_int(n, "transA", 0, &trans_a, error) || !node_attr_int(n, "transB", 0, &trans_b, error))
+        return FALSE;
+    if ((trans_a && ra < 2) || (trans_b && rb < 2))
+        return infer_fail(error, n, "a transposed operand needs rank >= 2");
+    if (trans_a) {
+        gint64 t = da[ra - 1];
+        da[ra - 1] = da[ra - 2];
+        da[ra - 2] = t;
+    }
+    if (trans_b) {
+        gint64 t = db[rb - 1];
+        db[rb - 1] = db[rb - 2];
+        db[rb - 2] = t;
+    }
     if (a_vec) {
         da[1] = da[0];
         da[0] = 1;

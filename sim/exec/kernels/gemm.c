@@ -12,11 +12,17 @@ gboolean kernel_matmul(const KernelCall *c, GError **error)
 {
     const ExecTensor *a = kernel_in(c, 0), *b = kernel_in(c, 1);
     ExecTensor *y = kernel_out(c, 0);
-    if (!kernel_need_float(c, a, "MatMul", error) || !kernel_need_float(c, b, "MatMul", error))
+    gint64 trans_a = 0, trans_b = 0; /* FusedMatMul: operands transposed in their last two dims, the product scaled */
+    float alpha = 1.0f;
+    if (!kernel_need_float(c, a, "MatMul", error) || !kernel_need_float(c, b, "MatMul", error) ||
+        !node_attr_int(c->node, "transA", 0, &trans_a, error) || !node_attr_int(c->node, "transB", 0, &trans_b, error) ||
+        !node_attr_float(c->node, "alpha", 1.0f, &alpha, error))
         return FALSE;
     /* Promote 1-D: a [K] -> [1, K]; b [K] -> [K, 1]. */
-    gint64 M = a->rank >= 2 ? a->dims[a->rank - 2] : 1, K = a->dims[a->rank - 1];
-    gint64 N = b->rank >= 2 ? b->dims[b->rank - 1] : 1;
+    gint64 M = a->rank >= 2 ? a->dims[a->rank - (trans_a ? 1 : 2)] : 1, K = a->dims[a->rank - (trans_a ? 2 : 1)];
+    gint64 N = b->rank >= 2 ? b->dims[b->rank - (trans_b ? 2 : 1)] : 1;
+    CBLAS_TRANSPOSE ta = trans_a ? CblasTrans : CblasNoTrans, tb = trans_b ? CblasTrans : CblasNoTrans;
+    int lda = trans_a ? (int)M : (int)K, ldb = trans_b ? (int)K : (int)N;
     int batch_rank = MAX(MAX(a->rank, b->rank) - 2, 0);
     /* Batch dims of the output, and each operand's batch strides (in matrices). */
     gint64 *dims = g_new0(gint64, batch_rank + 1), *sa = g_new0(gint64, batch_rank + 1), *sb = g_new0(gint64, batch_rank + 1);
@@ -40,9 +46,9 @@ gboolean kernel_matmul(const KernelCall *c, GError **error)
         b_shared = b_shared && sb[d] == 0;
         a_whole = a_whole && a->dims[d] == dims[d];
     }
-    if (batches > 1 && b_shared && a_whole && N > 1) {
-        blas.sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(batches * M), (int)N, (int)K, 1.0f, pa, (int)K, pb,
-                    (int)N, 0.0f, py, (int)N);
+    if (batches > 1 && b_shared && a_whole && N > 1 && !trans_a) {
+        blas.sgemm(CblasRowMajor, CblasNoTrans, tb, (int)(batches * M), (int)N, (int)K, alpha, pa, (int)K, pb, ldb, 0.0f,
+                    py, (int)N);
         g_free(dims);
         g_free(sa);
         g_free(sb);
@@ -51,11 +57,11 @@ gboolean kernel_matmul(const KernelCall *c, GError **error)
     gint64 *idx = g_new0(gint64, batch_rank + 1);
     gint64 oa = 0, ob = 0;
     for (gint64 k = 0; k < batches; k++) {
-        if (M == 1 && N == 1) {
+        if (M == 1 && N == 1 && alpha == 1.0f) { /* a [1, K] row and a [K, 1] column, either way round */
             py[k] = blas.sdot((int)K, pa + oa * M * K, 1, pb + ob * K * N, 1);
         } else {
-            blas.sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)M, (int)N, (int)K, 1.0f, pa + oa * M * K,
-                        (int)K, pb + ob * K * N, (int)N, 0.0f, py + k * M * N, (int)N);
+            blas.sgemm(CblasRowMajor, ta, tb, (int)M, (int)N, (int)K, alpha, pa + oa * M * K, lda, pb + ob * K * N, ldb,
+                        0.0f, py + k * M * N, (int)N);
         }
         for (int d = batch_rank - 1; d >= 0; d--) { /* next batch index, offsets follow */
             idx[d]++;
