@@ -451,7 +451,8 @@ int job_from_args(Job *job, int argc, char **argv)
          "most MAX instead of the most its op can give (repeatable; a run past it stops with an error)", "NAME=MAX"},
         {"fuse", 0, 0, G_OPTION_ARG_STRING, &o.fuse,
          "Plan the graph a runtime runs: ort applies ONNX Runtime's operator fusions first (a Conv accumulating into its "
-         "skip tensor, HardSwish, SiLU, Gelu, MatMul+Add as Gemm), so their intermediates are never planned; "
+         "skip tensor, HardSwish, SiLU, Gelu, MatMul+Add as Gemm, MatMul with a Transpose or a scale), so their "
+         "intermediates are never planned; "
          "ort-disabled is ONNX Runtime at graph optimisation level disabled (no fusion; the ops its CPU kernels lack, "
          "HardSwish, expanded into their ONNX function bodies); none (the default) plans the file's graph",
          "ort|ort-disabled|none"},
