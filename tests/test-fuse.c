@@ -422,6 +422,57 @@ static void test_fused_matmul(void)
     g_free(fused_dir);
 }
 
+/* Gelu(Add(x, bias)) with a weight over the last dim is BiasGelu (erf and tanh forms); not when the sum is read
+ * again or the other operand is computed. The fused graph computes what the file's graph computes. */
+static void test_bias_gelu(void)
+{
+    FuseReport r;
+    Builder *b = builder_new("bias-gelu", 20);
+    const char *x = builder_input(b, "x", DT_FLOAT, 2, (const gint64[]){3, 8});
+    const char *bias = builder_weight(b, "bias", DT_FLOAT, 1, (const gint64[]){8}, TRUE);
+    builder_output(b, B_OP(b, "Gelu", B_OP(b, "Add", x, bias)));
+    builder_output(b, B_OPA(b, "Gelu", attr_new_string("approximate", "tanh"), B_OP(b, "Add", bias, B_OP(b, "Neg", x))));
+    const char *twice = B_OP(b, "Add", B_OP(b, "Relu", x), bias);
+    builder_output(b, B_OP(b, "Gelu", twice));
+    builder_output(b, twice); /* the sum read again: stays */
+    builder_output(b, B_OP(b, "Gelu", B_OP(b, "Add", x, B_OP(b, "Sigmoid", x)))); /* no weight: stays */
+    GError *error = NULL;
+    Model *m = builder_finish(b, &error);
+    g_assert_no_error(error);
+    char *path = test_scratch_path("bias-gelu.onnx"), *plain = test_scratch_path("bias-gelu-plain"),
+         *fused_dir = test_scratch_path("bias-gelu-fused");
+    g_assert_true(onnx_write_file(m, path, &error));
+    model_free(m);
+    m = onnx_read_file(path, &error);
+    g_assert_no_error(error);
+    g_assert_true(test_infer(m, NULL, &error));
+    g_assert_true(fuse_apply(m, "ort", &r, &error));
+    g_assert_no_error(error);
+    g_assert_cmpuint(r.sites[rule_index("bias-gelu")], ==, 2);
+    g_assert_cmpuint(count_ops(m, "BiasGelu"), ==, 2);
+    g_assert_cmpuint(count_ops(m, "Gelu"), ==, 2);
+    model_free(m);
+    RunResult run = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--dump-outputs", plain, NULL});
+    g_assert_cmpint(run.status, ==, 0);
+    run_result_clear(&run);
+    run = test_run("SIM_BIN", (const char *[]){"--graph", path, "--fuse", "ort", "--run", "--check", "--poison",
+                                                "--dump-outputs", fused_dir, NULL});
+    if (run.status != 0)
+        g_error("the fused BiasGelu does not run: %s", run.err);
+    run_result_clear(&run);
+    for (guint k = 0; k < 5; k++) {
+        Value *p = dumped(plain, k), *q = dumped(fused_dir, k);
+        g_assert_cmpuint(p->n, ==, q->n);
+        for (gsize i = 0; i < p->n; i++)
+            g_assert_cmpfloat(fabs(value_get_f(p, i) - value_get_f(q, i)), <=, 1e-5 * (fabs(value_get_f(p, i)) + 1.0));
+        value_free(p);
+        value_free(q);
+    }
+    g_free(path);
+    g_free(plain);
+    g_free(fused_dir);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -435,5 +486,6 @@ int main(int argc, char **argv)
     g_test_add_func("/fuse/hard-swish-expand", test_hard_swish_expand);
     g_test_add_func("/fuse/gelu-tanh", test_gelu_tanh);
     g_test_add_func("/fuse/fused-matmul", test_fused_matmul);
+    g_test_add_func("/fuse/bias-gelu", test_bias_gelu);
     return g_test_run();
 }

@@ -133,6 +133,7 @@ static const KernelRow kernel_rows[] = {
     {.internal = TRUE, .name = "SiLU", .kernel = kernel_unary, .unary_f = kernel_silu_f},
     {.internal = TRUE, .name = "FusedConv", .kernel = kernel_conv, .epilogue = TRUE},
     {.internal = TRUE, .name = "FusedMatMul", .kernel = kernel_matmul},
+    {.internal = TRUE, .name = "BiasGelu", .kernel = kernel_bias_gelu},
     {.internal = TRUE, .name = "IfSelect", .kernel = kernel_if_select, .reads_computed = TRUE},
     {.internal = TRUE, .name = "ConcatComputed", .kernel = kernel_concat_computed, .reads_computed = TRUE},
 };

@@ -147,6 +147,8 @@ void kernel_permute(void *dst, const void *src, gsize size, int rank, const gint
 
 /* The families (each in its own file). */
 gboolean kernel_unary(const KernelCall *c, GError **error);
+/* BiasGelu(x, bias): Gelu(x + bias), the bias over x's last dim (attribute approximate as Gelu's). */
+gboolean kernel_bias_gelu(const KernelCall *c, GError **error);
 gboolean kernel_binary(const KernelCall *c, GError **error);
 gboolean kernel_variadic(const KernelCall *c, GError **error);
 gboolean kernel_where(const KernelCall *c, GError **error);

@@ -390,6 +390,35 @@ static gboolean rule_matmul_scale(Site *site, Node *n, GError **error)
     return any && fused_matmul(site, n, in[0], in[1], ta, tb, alpha, error);
 }
 
+static gboolean is_weight(const Tensor *t);
+
+/* Gelu(Add(x, bias)) with the bias a weight over x's last dim (a linear layer's bias before its GELU):
+ * BiasGelu(x, bias), either approximation (ONNX Runtime's BiasGeluFusion); the biased sum goes. */
+static gboolean rule_bias_gelu(Site *site, Node *n, GError **error)
+{
+    if (strcmp(n->op_type, "Gelu") || (*n->domain && strcmp(n->domain, "ai.onnx")) || n->inputs->len != 1)
+        return FALSE;
+    Tensor *t = node_input(n, 0);
+    Node *add = made_by(t, "Add");
+    if (!add || !only_for(t, n) || add->inputs->len != 2)
+        return FALSE;
+    for (int k = 0; k < 2; k++) {
+        Tensor *x = node_input(add, (guint)k), *bias = node_input(add, (guint)(1 - k));
+        if (!x || !bias || !is_weight(bias) || is_weight(x) || bias->rank != 1 || x->rank < 1 ||
+            bias->dims[0] != x->dims[x->rank - 1] || x->dtype != DT_FLOAT || bias->dtype != DT_FLOAT ||
+            t->rank != x->rank || memcmp(t->dims, x->dims, sizeof(gint64) * (gsize)x->rank))
+            continue;
+        const char *approximate = "none";
+        node_attr_string(n, "approximate", "none", &approximate, NULL);
+        g_ptr_array_add(site->removed, add);
+        GPtrArray *attrs = g_ptr_array_new_with_free_func((GDestroyNotify)attr_free);
+        g_ptr_array_add(attrs, attr_new_string("approximate", approximate));
+        const char *in[] = {x->name, bias->name};
+        return replace(site, n, "BiasGelu", TRUE, in, 2, attrs, error) || TRUE;
+    }
+    return FALSE;
+}
+
 /* Add(Conv(x, w, b), skip) of one shape: a Conv that accumulates into the skip tensor (FusedConv, in place
  * over it when it dies here: the Conv's output and the skip never coexist); a Relu or Clip after it folds
  * into the kernel as for any Conv. */
@@ -586,6 +615,7 @@ static const FuseRule fuse_rules[] = {
     {"gelu", "x * 0.5 * (1 + erf(x / sqrt 2)): Gelu", "ort", FALSE, rule_gelu},
     {"gelu-tanh", "0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))): Gelu, tanh form (ONNX Runtime's FastGelu)",
      "ort", FALSE, rule_gelu_tanh},
+    {"bias-gelu", "Gelu of a sum with a bias over the last dim: BiasGelu", "ort", FALSE, rule_bias_gelu},
     {"matmul-add", "MatMul of matrices + a bias over rows: Gemm", "ort", FALSE, rule_matmul_add},
     {"matmul-transpose", "MatMul of a Transpose of the last two dims: FusedMatMul reading it transposed", "ort", FALSE,
      rule_matmul_transpose},

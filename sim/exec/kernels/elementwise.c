@@ -182,6 +182,25 @@ static gboolean parametric_of(const KernelCall *c, Parametric *p, double *alpha,
     return kernel_fail(c, error, "the executor has no kernel for %s", c->node->op->name);
 }
 
+gboolean kernel_bias_gelu(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0), *bias = kernel_in(c, 1);
+    ExecTensor *y = kernel_out(c, 0);
+    const char *approximate;
+    if (!kernel_need_float(c, x, "BiasGelu", error) || !kernel_need_float(c, bias, "BiasGelu", error) ||
+        !node_attr_string(c->node, "approximate", "none", &approximate, error))
+        return FALSE;
+    Parametric p = !strcmp(approximate, "tanh") ? P_GELU_TANH : P_GELU;
+    gsize n = bias->count;
+    if (!n || x->count % n)
+        return kernel_fail(c, error, "its bias of %zu elements does not divide its input of %zu", n, x->count);
+    const float *in = x->data, *b = bias->data;
+    float *out = y->data;
+    for (gsize k = 0; k < y->count; k++)
+        out[k] = (float)parametric(p, 0, 0, 0, in[k] + b[k % n]);
+    return TRUE;
+}
+
 gboolean kernel_unary(const KernelCall *c, GError **error)
 {
     const OpInfo *op = c->node->op;
