@@ -257,9 +257,10 @@ static const OpInfo internal_rows[] = {
     {.name = "FusedConv", .op_class = OP_COMPUTE, .min_inputs = 4, .max_inputs = 4, .min_outputs = 1, .max_outputs = 1,
      .infer = infer_fused_conv, .scratch = ops_conv_im2col_scratch,
      .inplace_input = 4},
-    /* Gelu(x + bias), the bias a weight over x's last dim (ONNX Runtime's BiasGelu) */
+    /* Gelu(x + bias), the bias a weight over x's last dim (ONNX Runtime's BiasGelu); element for element over
+     * x, so it may write over x where x dies */
     {.name = "BiasGelu", .op_class = OP_COMPUTE, .min_inputs = 2, .max_inputs = 2, .min_outputs = 1, .max_outputs = 1,
-     .infer = infer_unary},
+     .infer = infer_unary, .elementwise = TRUE},
     /* MatMul with either operand transposed (its last two dims swapped) and the product scaled: transA, transB,
      * alpha (ONNX Runtime's FusedMatMul: MatMulScaleFusion, MatmulTransposeFusion) */
     {.name = "FusedMatMul", .op_class = OP_COMPUTE, .min_inputs = 2, .max_inputs = 2, .min_outputs = 1, .max_outputs = 1,
