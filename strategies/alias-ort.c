@@ -31,7 +31,6 @@ static gboolean is_inplace_op(const Node *n)
     return FALSE;
 }
 
-
 static gboolean ort_apply(AliasMap *m, GError **error)
 {
     (void)error;
