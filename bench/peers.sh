@@ -17,7 +17,7 @@ command -v node > /dev/null || { echo "peers.sh: node is not installed (Debian's
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 csv=results/peers.csv
-echo "model,dims,our_arena_bytes,our_lower_bound_bytes,ort_first_run_peak_bytes,ort_pattern_bytes,ort_outside_pattern_bytes,ort_arena_held_bytes,ort_baseline_bytes,ort_kernels,our_steps,ort_note,our_fused_arena_bytes,our_fused_lower_bound_bytes,our_ort_bytes,our_pytorch_reserved_bytes,ort_disabled_first_run_peak_bytes,ort_disabled_pattern_bytes" > "$csv"
+echo "model,dims,our_arena_bytes,our_lower_bound_bytes,ort_first_run_peak_bytes,ort_pattern_bytes,ort_outside_pattern_bytes,ort_arena_held_bytes,ort_baseline_bytes,ort_kernels,our_steps,ort_note,our_fused_arena_bytes,our_fused_lower_bound_bytes,our_ort_bytes,our_pytorch_reserved_bytes,ort_disabled_first_run_peak_bytes,ort_disabled_pattern_bytes,ort_order_nodes_same" > "$csv"
 # peer_row NAME FILE DIMS: one model's row (ours, then ORT on a copy with filled weights) on stdout.
 peer_row() {
     set -euo pipefail
@@ -41,22 +41,37 @@ peer_row() {
     # ORT's whole rule: the graph it runs at level disabled (HardSwish expanded), its execution order, its views,
     # its CPU in-place kernels and reuse classes, Transpose a copy
     runtimes=$( (build/sim --graph "$model" "${dim_args[@]}" --strategy ort --order ort --alias noop,ort --transpose move --fuse ort-disabled --align 256 \
-        --io outside --format csv | tail -1; build/sim --graph "$model" "${dim_args[@]}" --strategy pytorch --alias noop,inplace \
+        --io outside --chrome-trace "$scratch/ort-plan.json" --format csv | tail -1; build/sim --graph "$model" "${dim_args[@]}" --strategy pytorch --alias noop,inplace \
         --io outside --format csv | tail -1) | /usr/bin/python3 -c "
 import csv, re, sys
 rows = list(csv.reader(sys.stdin))
 print(f'{rows[0][6]},' + re.search(r'reserves (\\d+) B', rows[1][15]).group(1))")
     /usr/bin/python3 bench/peers/fill_weights.py "$model" "$scratch/model.onnx" 2> /dev/null
     disabled=","
-    if ort=$(ORT_OPT_LEVEL=disabled node bench/peers/ort-memory.js "$scratch/model.onnx" "$scratch/plain" "${ort_dims[@]}" 2> /dev/null); then
+    local order=""
+    if ort=$(ORT_OPT_LEVEL=disabled ORT_NODE_ORDER="$scratch/ort-order.txt" node bench/peers/ort-memory.js "$scratch/model.onnx" \
+            "$scratch/plain" "${ort_dims[@]}" 2> /dev/null); then
         disabled=$(echo "$ort" | /usr/bin/python3 -c "import json,sys; j=json.load(sys.stdin); print(f\"{j['first_run_peak']},{j['pattern_bytes']}\")")
+        # --order ort against the order ORT ran the nodes in: the nodes both run, in the same order?
+        order=$(/usr/bin/python3 - "$scratch/ort-plan.json" "$scratch/ort-order.txt" <<'PY'
+import json, sys
+events = json.load(open(sys.argv[1]))
+events = events["traceEvents"] if isinstance(events, dict) else events
+ours = [e["name"] for e in sorted((e for e in events if e.get("ph") == "X" and e.get("pid") == 1 and e.get("cat") != "buffer"),
+                                  key=lambda e: e["args"]["step"])]
+theirs = [line.rstrip("\n") for line in open(sys.argv[2]) if line.strip()]
+both = set(ours) & set(theirs)
+a, b = [n for n in ours if n in both], [n for n in theirs if n in both]
+print(f"{len(a)} of {len(theirs)}" if a == b else f"differs at node {next(k for k, (x, y) in enumerate(zip(a, b)) if x != y)}")
+PY
+)
     fi
     if ort=$(node bench/peers/ort-memory.js "$scratch/model.onnx" "$scratch/profile" "${ort_dims[@]}" 2> "$scratch/err"); then
         fields=$(echo "$ort" | /usr/bin/python3 -c "import json,sys; j=json.load(sys.stdin); print(','.join(str(j[k]) for k in ('first_run_peak','pattern_bytes','outside_pattern','arena_held','baseline','kernels')))")
-        echo "$name,\"$dims\",$our_arena,$our_bound,$fields,$our_steps,,$fused,$runtimes,$disabled"
+        echo "$name,\"$dims\",$our_arena,$our_bound,$fields,$our_steps,,$fused,$runtimes,$disabled,$order"
     else
         note=$(tr '",' "' " < "$scratch/err" | head -c 200)
-        echo "$name,\"$dims\",$our_arena,$our_bound,,,,,,,$our_steps,\"$note\",$fused,$runtimes,$disabled"
+        echo "$name,\"$dims\",$our_arena,$our_bound,,,,,,,$our_steps,\"$note\",$fused,$runtimes,$disabled,$order"
     fi
     rm -rf "$scratch"
     echo "peers.sh: $name" >&2
@@ -129,11 +144,14 @@ the arena (`--io outside`), beside ORT with its graph optimisations disabled (`O
 the file's graph too). `ort` is ONNX Runtime's whole rule (`--fuse ort-disabled --order ort --alias noop,ort
 --transpose move --align 256`: the graph it runs at that level, its execution order, its views, in place only
 where its CPU kernels allow it, reuse only between equal static shapes, then its memory pattern in 256 B
-blocks; docs/peers.md), against ORT's pattern block, in bytes; `pytorch` the CUDA caching allocator's rules on
+blocks; docs/peers.md), against ORT's pattern block, in bytes, and its order against the order ORT ran the
+nodes in, from its profile (of the nodes ORT ran, how many we run, all in ORT's order, or where the orders part:
+the nodes both run are compared, as ORT drops Constants, runs an If's branch nodes as its own and names the nodes
+of an op it expands its own way); `pytorch` the CUDA caching allocator's rules on
 our views and in-place sharing (`--alias noop,inplace`; the bytes it reserves).
 
-| model | ours: ort (B) | ORT disabled: pattern (B) | ort − ORT pattern | ours: pytorch reserves | ORT disabled: first run |
-|---|---:|---:|---:|---:|---:|""")
+| model | ours: ort (B) | ORT disabled: pattern (B) | ort − ORT pattern | ORT's nodes in ORT's order | ours: pytorch reserves | ORT disabled: first run |
+|---|---:|---:|---:|---:|---:|---:|""")
 same = listed = 0
 for r in rows:
     if r["ort_disabled_pattern_bytes"] and r["our_ort_bytes"]:
@@ -141,7 +159,7 @@ for r in rows:
         listed += 1
         same += ours == pattern
         diff = "0" if ours == pattern else f"{ours - pattern:+,} B ({100.0 * (ours - pattern) / pattern:+.3f}%)"
-        print(f"| {r['model']} | {ours:,} | {pattern:,} | {diff} | {h(r['our_pytorch_reserved_bytes'])} | {h(r['ort_disabled_first_run_peak_bytes'])} |")
+        print(f"| {r['model']} | {ours:,} | {pattern:,} | {diff} | {r['ort_order_nodes_same'] or '—'} | {h(r['our_pytorch_reserved_bytes'])} | {h(r['ort_disabled_first_run_peak_bytes'])} |")
 print(f"\n`ort` is ORT's pattern block to the byte on {same} of {listed} models.")
 PY
 echo "peers.sh: wrote $csv and results/peers.md" >&2

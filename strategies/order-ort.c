@@ -3,7 +3,7 @@
  * stacked in file order so the last is walked first; at each node its producers are stacked in ascending file
  * order (so the latest-defined producer is walked first); a node is emitted when the walk leaves it, after
  * everything it reads. With `ort` placement it is ORT's plan of the file's graph at graph optimisation level
- * "disabled", step for step (checked against the node events of ORT's profile: docs/DESIGN.md). */
+ * "disabled", step for step (bench/peers.sh checks it against the node events of ORT's profile). */
 #include "memory/order.h"
 
 typedef struct {

@@ -264,7 +264,7 @@ static void test_cli_orders(void)
  * first, at each node the latest-defined producer first, a node emitted after all it reads. Here a = Relu(x),
  * b = Relu(a), c = Relu(a), d = Add(b, c) and e = Relu(x), d and e the outputs: ORT walks e first (the last
  * leaf), then d, reaching c (defined after b) before b, and a through c. File order would be a, b, c, d, e.
- * (On a real export it is ORT's own, node for node, against the node events of ORT's profile.) */
+ * (On the corpus it is ORT's own, node for node: bench/peers.sh checks it against ORT's profile.) */
 static void test_ort_order(void)
 {
     Builder *b = builder_new("ort-order", 13);

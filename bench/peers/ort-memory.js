@@ -9,7 +9,8 @@
 //                     pattern does not cover)
 //   arena_held        the arena's reserved bytes at the end (chunks, including the baseline and rounding)
 // Usage: node ort-memory.js MODEL.onnx PROFILE_PREFIX NAME=VALUE...   (symbolic dims of the inputs)
-// ORT_OPT_LEVEL sets the graph optimisation level (disabled, basic, extended, all; default all).
+// ORT_OPT_LEVEL sets the graph optimisation level (disabled, basic, extended, all; default all); ORT_NODE_ORDER
+// names a file to write the first run's nodes into, in the order ORT ran them.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -66,6 +67,8 @@ function feed(meta) {
     outside_pattern: Math.max(...second.map((e) => n(e, 'mem_bytes_requested_in_use'))) - before(second),
     arena_held: Math.max(...kernels.map((e) => n(e, 'mem_arena_held'))),
   };
+  if (process.env.ORT_NODE_ORDER) // the nodes of the first run in the order ORT ran them, one name a line
+    fs.writeFileSync(process.env.ORT_NODE_ORDER, first.map((e) => e.name.replace(/_kernel_time$/, '')).join('\n') + '\n');
   fs.unlinkSync(file);
   console.log(JSON.stringify(result));
 })().catch((e) => { console.error(String(e.message || e).split('\n')[0]); process.exit(1); });
