@@ -379,6 +379,12 @@ static void test_fused_matmul(void)
      * a FusedMatMul once: a second rewrite of the node it just made would orphan it) */
     builder_output(b, B_OP(b, "Mul", B_OP(b, "MatMul", B_OP(b, "Mul", a, builder_float_scalar(b, "quarter", 0.25f)), w),
                          builder_float_scalar(b, "two", 2.0f)));
+    /* sequence-first operands, as torch's MultiheadAttention has them: [s, batch, d] moved to [batch, s, d]
+     * ([1, 0, 2]: transBatch) and to [batch, d, s] ([1, 2, 0]: transBatch and trans) */
+    const char *sa = builder_input(b, "sa", DT_FLOAT, 3, (const gint64[]){3, 2, 4});
+    const char *sb = builder_input(b, "sb", DT_FLOAT, 3, (const gint64[]){5, 2, 4});
+    builder_output(b, B_OP(b, "MatMul", B_OPA(b, "Transpose", attr_new_ints("perm", (const gint64[]){1, 0, 2}, 3), sa),
+                           B_OPA(b, "Transpose", attr_new_ints("perm", (const gint64[]){1, 2, 0}, 3), sb)));
     GError *error = NULL;
     Model *m = builder_finish(b, &error);
     g_assert_no_error(error);
@@ -391,9 +397,9 @@ static void test_fused_matmul(void)
     g_assert_true(test_infer(m, NULL, &error));
     g_assert_true(fuse_apply(m, "ort", &r, &error));
     g_assert_no_error(error);
-    g_assert_cmpuint(r.sites[rule_index("matmul-transpose")], ==, 1);
+    g_assert_cmpuint(r.sites[rule_index("matmul-transpose")], ==, 2);
     g_assert_cmpuint(r.sites[rule_index("matmul-scale")], ==, 3);
-    g_assert_cmpuint(count_ops(m, "FusedMatMul"), ==, 3);
+    g_assert_cmpuint(count_ops(m, "FusedMatMul"), ==, 4);
     g_assert_cmpuint(count_ops(m, "Mul"), ==, 1);
     g_assert_cmpuint(count_ops(m, "MatMul"), ==, 2);
     g_assert_cmpuint(count_ops(m, "Transpose"), ==, 1);
@@ -407,7 +413,7 @@ static void test_fused_matmul(void)
     if (run.status != 0)
         g_error("the fused MatMuls do not run: %s", run.err);
     run_result_clear(&run);
-    for (guint k = 0; k < 6; k++) {
+    for (guint k = 0; k < 7; k++) {
         Value *x = dumped(plain, k), *y = dumped(fused_dir, k);
         g_assert_cmpuint(x->n, ==, y->n);
         for (gsize i = 0; i < x->n; i++) {

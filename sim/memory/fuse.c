@@ -270,72 +270,96 @@ static gboolean rule_gelu_tanh(Site *site, Node *n, GError **error)
     return FALSE;
 }
 
-/* A MatMul, or a FusedMatMul an earlier rule made: its transposes and scale (1, 0, 0 for a MatMul). */
-static Node *matmul_of(const Tensor *t, gint64 *trans_a, gint64 *trans_b, float *alpha)
+/* A MatMul, or a FusedMatMul an earlier rule made, and how it reads its operands: per operand, transposed in
+ * its last two dims and batch-transposed (FusedMatMul's transA/B, transBatchA/B), and its scale. */
+typedef struct {
+    gint64 trans[2], batch[2];
+    float alpha;
+} MatMulForm;
+
+static Node *matmul_of(const Tensor *t, MatMulForm *f)
 {
     Node *p = t ? t->producer : NULL;
     gboolean plain = p && !strcmp(p->op_type, "MatMul") && (!*p->domain || !strcmp(p->domain, "ai.onnx"));
     gboolean fused = p && !strcmp(p->op_type, "FusedMatMul") && !strcmp(p->domain, SIM_OP_DOMAIN);
     if ((!plain && !fused) || t->value || p->inputs->len != 2)
         return NULL;
-    *trans_a = *trans_b = 0;
-    *alpha = 1.0f;
-    if (fused && (!node_attr_int(p, "transA", 0, trans_a, NULL) || !node_attr_int(p, "transB", 0, trans_b, NULL) ||
-                  !node_attr_float(p, "alpha", 1.0f, alpha, NULL)))
+    *f = (MatMulForm){.alpha = 1.0f};
+    if (fused && (!node_attr_int(p, "transA", 0, &f->trans[0], NULL) || !node_attr_int(p, "transB", 0, &f->trans[1], NULL) ||
+                  !node_attr_int(p, "transBatchA", 0, &f->batch[0], NULL) ||
+                  !node_attr_int(p, "transBatchB", 0, &f->batch[1], NULL) || !node_attr_float(p, "alpha", 1.0f, &f->alpha, NULL)))
         return NULL;
     return p;
 }
 
-static gboolean fused_matmul(Site *site, Node *last, const Tensor *a, const Tensor *b, gint64 trans_a, gint64 trans_b,
-                             float alpha, GError **error)
+static gboolean fused_matmul(Site *site, Node *last, const Tensor *a, const Tensor *b, const MatMulForm *f, GError **error)
 {
     GPtrArray *attrs = g_ptr_array_new_with_free_func((GDestroyNotify)attr_free);
-    g_ptr_array_add(attrs, attr_new_int("transA", trans_a));
-    g_ptr_array_add(attrs, attr_new_int("transB", trans_b));
-    g_ptr_array_add(attrs, attr_new_float("alpha", alpha));
+    g_ptr_array_add(attrs, attr_new_int("transA", f->trans[0]));
+    g_ptr_array_add(attrs, attr_new_int("transB", f->trans[1]));
+    if (f->batch[0])
+        g_ptr_array_add(attrs, attr_new_int("transBatchA", 1));
+    if (f->batch[1])
+        g_ptr_array_add(attrs, attr_new_int("transBatchB", 1));
+    g_ptr_array_add(attrs, attr_new_float("alpha", f->alpha));
     const char *in[] = {a->name, b->name};
     return replace(site, last, "FusedMatMul", TRUE, in, 2, attrs, error) || TRUE;
 }
 
-/* A Transpose that swaps the last two dims and keeps the others. */
-static gboolean swaps_last_two(const Node *tr, int rank)
+/* How a Transpose of rank r can be read by a FusedMatMul instead: 1 when it swaps the last two dims (trans),
+ * 2 when it moves dim 0 just before the last ([1..r-2, 0, r-1]: transBatch), 3 for both ([1..r-2, r-1, 0]);
+ * 0 otherwise. */
+static int transpose_form(const Node *tr, int rank)
 {
     const GArray *perm = NULL;
     if (rank < 2 || !node_attr_ints(tr, "perm", &perm, NULL))
-        return FALSE;
+        return 0;
     if (!perm) /* the default reverses every dim */
-        return rank == 2;
+        return rank == 2 ? 1 : 0;
     if ((int)perm->len != rank)
-        return FALSE;
-    for (int d = 0; d < rank; d++) {
-        gint64 want = d == rank - 2 ? rank - 1 : d == rank - 1 ? rank - 2 : d;
-        if (g_array_index(perm, gint64, d) != want)
-            return FALSE;
+        return 0;
+    for (int form = 1; form <= 3; form++) {
+        gboolean same = form == 1 || rank >= 3;
+        for (int d = 0; d < rank && same; d++) {
+            gint64 want = form == 1 ? (d == rank - 2 ? rank - 1 : d == rank - 1 ? rank - 2 : d)
+                          : d < rank - 2 ? d + 1 : form == 2 ? (d == rank - 2 ? 0 : rank - 1) : (d == rank - 2 ? rank - 1 : 0);
+            same = g_array_index(perm, gint64, d) == want;
+        }
+        if (same)
+            return form;
     }
-    return TRUE;
+    return 0;
 }
 
-/* MatMul(A, Transpose(B)) with the Transpose swapping the last two dims (either operand): FusedMatMul reading B
- * as it is, transposed (ONNX Runtime's MatmulTransposeFusion); the transposed copy goes. */
+/* MatMul(A, Transpose(B)) where the Transpose swaps the last two dims, or moves dim 0 next to the last (both
+ * operands of one rank >= 3): FusedMatMul reading B as it is (ONNX Runtime's MatmulTransposeFusion, its
+ * transB and transBatchB); the transposed copy goes. */
 static gboolean rule_matmul_transpose(Site *site, Node *n, GError **error)
 {
-    gint64 trans[2];
-    float alpha;
+    MatMulForm f;
     Tensor *t = node_output(n, 0);
-    if (!t || matmul_of(t, &trans[0], &trans[1], &alpha) != n)
+    if (!t || matmul_of(t, &f) != n)
         return FALSE;
     Tensor *in[2] = {node_input(n, 0), node_input(n, 1)};
     gboolean any = FALSE;
     for (int k = 0; k < 2; k++) {
         Node *tr = made_by(in[k], "Transpose");
-        if (!tr || !only_for(in[k], n) || !swaps_last_two(tr, in[k]->rank) || (in[0] == in[1]))
+        if (!tr || !only_for(in[k], n) || in[0] == in[1] || f.batch[k])
+            continue;
+        int form = transpose_form(tr, in[k]->rank);
+        if (form >= 2 && (in[0]->rank != in[1]->rank || f.trans[k]))
+            continue; /* transBatch: operands of one rank, then the swap */
+        if (!form)
             continue;
         g_ptr_array_add(site->removed, tr);
         in[k] = node_input(tr, 0);
-        trans[k] = !trans[k];
+        if (form & 1)
+            f.trans[k] = !f.trans[k];
+        if (form & 2)
+            f.batch[k] = 1;
         any = TRUE;
     }
-    return any && fused_matmul(site, n, in[0], in[1], trans[0], trans[1], alpha, error);
+    return any && fused_matmul(site, n, in[0], in[1], &f, error);
 }
 
 /* A one-element constant operand of a Mul or Div, as the factor it scales by (Div: its inverse), and the other
@@ -363,17 +387,18 @@ static Tensor *scaled_by(const Node *s, float *factor)
  * MatMulScaleFusion); the unscaled product or the scaled operand goes. */
 static gboolean rule_matmul_scale(Site *site, Node *n, GError **error)
 {
-    gint64 ta, tb;
-    float alpha, factor;
+    MatMulForm f;
+    float factor;
     Tensor *x = scaled_by(n, &factor);
-    Node *mm = x ? matmul_of(x, &ta, &tb, &alpha) : NULL;
+    Node *mm = x ? matmul_of(x, &f) : NULL;
     if (mm && only_for(x, n) && !g_hash_table_contains(site->with, mm) && (guint)mm->index < site->first_new) {
         /* on the output (of a MatMul this pass has not made) */
         g_ptr_array_add(site->removed, mm);
-        return fused_matmul(site, n, node_input(mm, 0), node_input(mm, 1), ta, tb, alpha * factor, error);
+        f.alpha *= factor;
+        return fused_matmul(site, n, node_input(mm, 0), node_input(mm, 1), &f, error);
     }
     Tensor *t = node_output(n, 0);
-    if (!t || matmul_of(t, &ta, &tb, &alpha) != n)
+    if (!t || matmul_of(t, &f) != n)
         return FALSE;
     Tensor *in[2] = {node_input(n, 0), node_input(n, 1)};
     gboolean any = FALSE;
@@ -384,10 +409,10 @@ static gboolean rule_matmul_scale(Site *site, Node *n, GError **error)
             continue;
         g_ptr_array_add(site->removed, s);
         in[k] = inner;
-        alpha *= factor;
+        f.alpha *= factor;
         any = TRUE;
     }
-    return any && fused_matmul(site, n, in[0], in[1], ta, tb, alpha, error);
+    return any && fused_matmul(site, n, in[0], in[1], &f, error);
 }
 
 static gboolean is_weight(const Tensor *t);
@@ -617,10 +642,10 @@ static const FuseRule fuse_rules[] = {
      "ort", FALSE, rule_gelu_tanh},
     {"bias-gelu", "Gelu of a sum with a bias over the last dim: BiasGelu", "ort", FALSE, rule_bias_gelu},
     {"matmul-add", "MatMul of matrices + a bias over rows: Gemm", "ort", FALSE, rule_matmul_add},
-    {"matmul-transpose", "MatMul of a Transpose of the last two dims: FusedMatMul reading it transposed", "ort", FALSE,
-     rule_matmul_transpose},
     {"matmul-scale", "a MatMul scaled by a constant, on its output or an operand: FusedMatMul with alpha", "ort", FALSE,
      rule_matmul_scale},
+    {"matmul-transpose", "MatMul of a Transpose (last two dims, or dim 0 to the rows): FusedMatMul reading it as it is",
+     "ort", FALSE, rule_matmul_transpose},
     {"layer-norm", "LayerNorm written out (mean, centre, variance, divide, scale, shift): LayerNormalization",
      "ort", FALSE, rule_layer_norm},
     {"hardswish-expand", "HardSwish as its function body, x * HardSigmoid(x): ONNX Runtime's CPU kernels lack it",

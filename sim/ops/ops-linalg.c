@@ -56,10 +56,22 @@ gboolean infer_matmul(const OpInfo *op, Node *n, gint64 opset, GError **error)
     memcpy(db, b->dims, rb * sizeof(gint64));
     gboolean a_vec = ra == 1, b_vec = rb == 1;
     gint64 trans_a = 0, trans_b = 0; /* FusedMatMul's: an operand with its last two dims swapped */
-    if (!node_attr_int(n, "transA", 0, &trans_a, error) || !node_attr_int(n, "transB", 0, &trans_b, error))
+    gint64 batch_a = 0, batch_b = 0; /* ... or read [X0, X1..X(r-2), X(r-1)] as the batch X1..X(r-2) of X0 rows */
+    if (!node_attr_int(n, "transA", 0, &trans_a, error) || !node_attr_int(n, "transB", 0, &trans_b, error) ||
+        !node_attr_int(n, "transBatchA", 0, &batch_a, error) || !node_attr_int(n, "transBatchB", 0, &batch_b, error))
         return FALSE;
-    if ((trans_a && ra < 2) || (trans_b && rb < 2))
-        return infer_fail(error, n, "a transposed operand needs rank >= 2");
+    if ((trans_a && ra < 2) || (trans_b && rb < 2) || ((batch_a || batch_b) && (ra < 3 || rb != ra)))
+        return infer_fail(error, n, "a transposed operand needs rank >= 2, a batch-transposed one rank >= 3 and the "
+                          "other operand's rank");
+    for (int k = 0; k < 2; k++) { /* transBatch first: dims 1..r-2 become the batch, dim 0 the rows */
+        gint64 *d = k ? db : da;
+        int r = k ? rb : ra;
+        if (!(k ? batch_b : batch_a))
+            continue;
+        gint64 rows = d[0];
+        memmove(d, d + 1, sizeof(gint64) * (gsize)(r - 2));
+        d[r - 2] = rows;
+    }
     if (trans_a) {
         gint64 t = da[ra - 1];
         da[ra - 1] = da[ra - 2];

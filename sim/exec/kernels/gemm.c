@@ -8,6 +8,45 @@
 #include "exec/blas.h"
 #include <string.h>
 
+/* FusedMatMul with transBatchA or transBatchB (ONNX Runtime's): an operand [X0, X1..X(r-2), X(r-1)] read as
+ * the batch X1..X(r-2) of [X0, X(r-1)] matrices, each one's rows X(r-1) x the batch apart (no copy: sgemm's
+ * leading dimension), then transA or transB as usual; both operands of one rank r >= 3 and one batch. */
+static gboolean matmul_trans_batch(const KernelCall *c, const ExecTensor *a, const ExecTensor *b, ExecTensor *y,
+                                   const gint64 trans[2], const gint64 batch[2], float alpha, GError **error)
+{
+    const ExecTensor *op[2] = {a, b};
+    int r = a->rank;
+    if (r < 3 || b->rank != r)
+        return kernel_fail(c, error, "a batch-transposed product needs operands of one rank of at least 3");
+    gint64 rows[2], cols[2], base[2], ld[2], nb = 1;
+    for (int k = 0; k < 2; k++) {
+        const gint64 *x = op[k]->dims;
+        gint64 count = 1;
+        for (int d = 0; d < r - 2; d++) { /* the batch: dims 1..r-2 transposed, 0..r-3 otherwise */
+            gint64 dim = batch[k] ? x[d + 1] : x[d];
+            if (k == 1 && dim != (batch[0] ? a->dims[d + 1] : a->dims[d]))
+                return kernel_fail(c, error, "a batch-transposed product does not broadcast its batch");
+            count *= dim;
+        }
+        nb = count;
+        rows[k] = batch[k] ? x[0] : x[r - 2];
+        cols[k] = x[r - 1];
+        base[k] = batch[k] ? cols[k] : rows[k] * cols[k]; /* elements from one matrix of the batch to the next */
+        ld[k] = batch[k] ? count * cols[k] : cols[k];
+    }
+    gint64 M = trans[0] ? cols[0] : rows[0], K = trans[0] ? rows[0] : cols[0];
+    gint64 N = trans[1] ? rows[1] : cols[1], KB = trans[1] ? cols[1] : rows[1];
+    if (K != KB || (gint64)y->count != nb * M * N)
+        return kernel_fail(c, error, "a batch-transposed product's operands do not fit");
+    const float *pa = a->data, *pb = b->data;
+    float *py = y->data;
+    for (gint64 k = 0; k < nb; k++)
+        blas.sgemm(CblasRowMajor, trans[0] ? CblasTrans : CblasNoTrans, trans[1] ? CblasTrans : CblasNoTrans, (int)M,
+                   (int)N, (int)K, alpha, pa + k * base[0], (int)ld[0], pb + k * base[1], (int)ld[1], 0.0f, py + k * M * N,
+                   (int)N);
+    return TRUE;
+}
+
 gboolean kernel_matmul(const KernelCall *c, GError **error)
 {
     const ExecTensor *a = kernel_in(c, 0), *b = kernel_in(c, 1);
@@ -18,6 +57,11 @@ gboolean kernel_matmul(const KernelCall *c, GError **error)
         !node_attr_int(c->node, "transA", 0, &trans_a, error) || !node_attr_int(c->node, "transB", 0, &trans_b, error) ||
         !node_attr_float(c->node, "alpha", 1.0f, &alpha, error))
         return FALSE;
+    gint64 batch[2] = {0, 0};
+    if (!node_attr_int(c->node, "transBatchA", 0, &batch[0], error) || !node_attr_int(c->node, "transBatchB", 0, &batch[1], error))
+        return FALSE;
+    if (batch[0] || batch[1])
+        return matmul_trans_batch(c, a, b, y, (const gint64[]){trans_a, trans_b}, batch, alpha, error);
     /* Promote 1-D: a [K] -> [1, K]; b [K] -> [K, 1]. */
     gint64 M = a->rank >= 2 ? a->dims[a->rank - (trans_a ? 1 : 2)] : 1, K = a->dims[a->rank - (trans_a ? 2 : 1)];
     gint64 N = b->rank >= 2 ? b->dims[b->rank - (trans_b ? 2 : 1)] : 1;
