@@ -79,8 +79,9 @@ static gboolean ort_plan(const PlaceProblem *p, guint64 *offsets, char **detail,
         born[u] = dies[u] = u;
     place_sort(born, n, by_first, (gpointer)units);
     place_sort(dies, n, by_last, (gpointer)units);
-    /* 1. reuse of exactly equal sizes. ORT scans one free list from its head (most recently freed first) for
-     * the first buffer of the size; a stack of freed buffers per size is that answer in O(1). */
+    /* 1. reuse of an equal buffer (of one class, or without classes of one size). ORT scans one free list from
+     * its head (most recently freed first) for the first equal buffer; a stack of freed buffers per key is
+     * that answer in O(1). */
     GArray *buffers = g_array_new(FALSE, FALSE, sizeof(Buffer));
     GHashTable *freed = g_hash_table_new_full(free_key_hash, free_key_equal, g_free, (GDestroyNotify)g_array_unref);
     guint reused = 0, bi = 0, di = 0;
