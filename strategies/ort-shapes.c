@@ -10,25 +10,6 @@
 
 #include <string.h>
 
-/* Ops whose output shape needs the values of some inputs (a bit per input index), from ONNX's operator
- * definitions; and ops whose output shape only running decides (every input: ~0u). */
-static const struct {
-    const char *op;
-    guint value_inputs;
-} value_inputs[] = {
-    {"Reshape", 1u << 1}, {"Expand", 1u << 1}, {"Tile", 1u << 1}, {"ConstantOfShape", 1u << 0},
-    {"Slice", 0x1eu}, {"Pad", 0xeu}, {"Resize", 0xeu}, {"Upsample", 1u << 1}, {"Range", 0x7u}, {"TopK", 1u << 1},
-    {"Squeeze", 1u << 1}, {"Unsqueeze", 1u << 1}, {"Split", 1u << 1}, {"OneHot", 1u << 1}, {"CenterCropPad", 1u << 1},
-    {"ReduceSum", 1u << 1}, {"ReduceMean", 1u << 1}, {"ReduceMax", 1u << 1}, {"ReduceMin", 1u << 1},
-    {"ReduceProd", 1u << 1}, {"ReduceL1", 1u << 1}, {"ReduceL2", 1u << 1}, {"ReduceLogSum", 1u << 1},
-    {"ReduceLogSumExp", 1u << 1}, {"ReduceSumSquare", 1u << 1},
-    {"NonZero", ~0u}, {"Unique", ~0u}, {"NonMaxSuppression", ~0u}, {"Compress", ~0u}, {"If", ~0u}, {"Loop", ~0u},
-    {"Scan", ~0u}, {"IfSelect", ~0u}, {"StringSplit", ~0u},
-};
-
-/* Ops that broadcast their inputs against each other (ONNX's multidirectional broadcasting) besides the op
- * table's elementwise rows. */
-static const char *const broadcasting[] = {"Where", "Max", "Min", "Mean", "Sum", "PRelu", "BitShift", "Mod", NULL};
 
 static const char *const conv_like[] = {"Conv", "ConvTranspose", "FusedConv", "ConvInteger", "QLinearConv", NULL};
 static const char *const pool_like[] = {"MaxPool", "AveragePool", "LpPool", NULL};
@@ -52,14 +33,6 @@ typedef struct {
 static gboolean value_at_load(const Tensor *t)
 {
     return t->init != NULL || t->kind == TENSOR_WEIGHT || t->kind == TENSOR_CONSTANT;
-}
-
-static guint value_inputs_of(const Node *n)
-{
-    for (guint k = 0; k < G_N_ELEMENTS(value_inputs); k++)
-        if (!strcmp(n->op_type, value_inputs[k].op))
-            return value_inputs[k].value_inputs;
-    return 0;
 }
 
 static guint64 all_bits(int n)
@@ -202,8 +175,8 @@ static gint64 *infer_output(Ctx *c, const Node *n, guint k, const Tensor *y)
 {
     const char *op = n->op_type;
     const Tensor *x = n->inputs->len ? n->inputs->pdata[0] : NULL;
-    guint values = value_inputs_of(n);
-    if (values == ~0u)
+    guint values = n->op ? n->op->shape_inputs : 0;
+    if (y->dynamic) /* a size only running knows (NonZero's rows, and what follows from them) */
         return NULL;
     for (guint i = 0; i < n->inputs->len && i < 32; i++) {
         const Tensor *in = n->inputs->pdata[i];
@@ -213,7 +186,7 @@ static gint64 *infer_output(Ctx *c, const Node *n, guint k, const Tensor *y)
     if (!x)
         return numbers(y); /* a source: Constant, ConstantOfShape of a weight, Range of constants */
     gint64 *d = NULL;
-    if ((n->op && n->op->elementwise) || one_of(op, broadcasting)) {
+    if ((n->op && n->op->elementwise) || !strcmp(op, "Where")) { /* Where broadcasts its three inputs too */
         d = broadcast(c, n, y, 0, n->inputs->len);
     } else if (!strcmp(op, "Expand")) {
         d = filled(y->rank, ORT_DIM_UNKNOWN);

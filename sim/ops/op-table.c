@@ -58,12 +58,13 @@ static gint64 i_le(gint64 a, gint64 b) { return a <= b; }
 static gint64 i_ge(gint64 a, gint64 b) { return a >= b; }
 
 /* ---- row builders ---- */
-#define OP(n, cls, imin, imax, omin, omax, fn)                                                              \
+/* (more columns after fn: designated initialisers, e.g. .shape_inputs = 1u << 1) */
+#define OP(n, cls, imin, imax, omin, omax, fn, ...)                                                         \
     {.name = n, .op_class = cls, .min_inputs = imin, .max_inputs = imax, .min_outputs = omin,               \
-     .max_outputs = omax, .infer = fn}
-#define RUNTIME_OP(n, kind, imin, imax, omin, omax, fn)                                                     \
+     .max_outputs = omax, .infer = fn, __VA_ARGS__}
+#define RUNTIME_OP(n, kind, imin, imax, omin, omax, fn, ...)                                                \
     {.name = n, .op_class = OP_RUNTIME, .runtime = kind, .min_inputs = imin, .max_inputs = imax,             \
-     .min_outputs = omin, .max_outputs = omax, .infer = fn}
+     .min_outputs = omin, .max_outputs = omax, .infer = fn, __VA_ARGS__}
 /* Unary maps; fn NULL: a parametric map the kernel computes from the op's attributes (or none). */
 #define UNARY(n, fn) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1, .min_outputs = 1,   \
                       .max_outputs = 1, .infer = infer_unary, .elementwise = TRUE, .unary = fn}
@@ -83,22 +84,22 @@ static gint64 i_ge(gint64 a, gint64 b) { return a >= b; }
                            .min_outputs = 1, .max_outputs = 1, .infer = infer_nary, .elementwise = TRUE,       \
                            .binary = f, .binary_int = i}
 #define REDUCE(n, f) {.name = n, .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 2, .min_outputs = 1,  \
-                      .max_outputs = 1, .infer = infer_reduce, .binary = f}
+                      .max_outputs = 1, .infer = infer_reduce, .binary = f, .shape_inputs = 1u << 1}
 
 static const OpInfo op_rows[] = {
     /* metadata-only views (docs/spec.md §1) */
-    OP("Reshape", OP_NOOP, 1, 2, 1, 1, infer_reshape),
+    OP("Reshape", OP_NOOP, 1, 2, 1, 1, infer_reshape, .shape_inputs = 1u << 1),
     {.name = "Transpose", .op_class = OP_NOOP, .moves_data = TRUE, .min_inputs = 1, .max_inputs = 1, .min_outputs = 1,
      .max_outputs = 1, .infer = infer_transpose},
-    OP("Squeeze", OP_NOOP, 1, 2, 1, 1, infer_squeeze),
-    OP("Unsqueeze", OP_NOOP, 1, 2, 1, 1, infer_unsqueeze),
+    OP("Squeeze", OP_NOOP, 1, 2, 1, 1, infer_squeeze, .shape_inputs = 1u << 1),
+    OP("Unsqueeze", OP_NOOP, 1, 2, 1, 1, infer_unsqueeze, .shape_inputs = 1u << 1),
     OP("Flatten", OP_NOOP, 1, 1, 1, 1, infer_flatten),
     OP("Identity", OP_NOOP, 1, 1, 1, 1, infer_identity),
     /* offset views and contiguous layouts (docs/spec.md §2) */
     RUNTIME_OP("Gather", RUNTIME_GATHER, 2, 2, 1, 1, infer_gather),
-    RUNTIME_OP("Slice", RUNTIME_SLICE, 1, 5, 1, 1, infer_slice),
+    RUNTIME_OP("Slice", RUNTIME_SLICE, 1, 5, 1, 1, infer_slice, .shape_inputs = 0x1eu),
     RUNTIME_OP("Concat", RUNTIME_CONCAT, 1, -1, 1, 1, infer_concat),
-    RUNTIME_OP("Split", RUNTIME_SPLIT, 1, 2, 1, -1, infer_split),
+    RUNTIME_OP("Split", RUNTIME_SPLIT, 1, 2, 1, -1, infer_split, .shape_inputs = 1u << 1),
     /* unary elementwise */
     {.name = "Relu", .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1, .min_outputs = 1, .max_outputs = 1,
      .infer = infer_unary, .elementwise = TRUE, .unary = f_relu},
@@ -210,7 +211,7 @@ static const OpInfo op_rows[] = {
     REDUCE("ReduceSumSquare", NULL),
     OP("ArgMax", OP_COMPUTE, 1, 1, 1, 1, infer_arg_reduce),
     OP("ArgMin", OP_COMPUTE, 1, 1, 1, 1, infer_arg_reduce),
-    OP("TopK", OP_COMPUTE, 1, 2, 2, 2, infer_topk),
+    OP("TopK", OP_COMPUTE, 1, 2, 2, 2, infer_topk, .shape_inputs = 1u << 1),
     /* sizes that depend on values (ops-dynamic.c: planned at an upper bound unless the input is a constant) */
     OP("NonZero", OP_COMPUTE, 1, 1, 1, 1, infer_nonzero),
     OP("Compress", OP_COMPUTE, 2, 2, 1, 1, infer_compress),
@@ -223,11 +224,11 @@ static const OpInfo op_rows[] = {
     OP("ScatterND", OP_COMPUTE, 3, 3, 1, 1, infer_scatter),
     OP("ScatterElements", OP_COMPUTE, 3, 3, 1, 1, infer_scatter),
     OP("Scatter", OP_COMPUTE, 3, 3, 1, 1, infer_scatter), /* opset 9-10's name for it */
-    OP("Expand", OP_COMPUTE, 2, 2, 1, 1, infer_expand),
-    OP("Tile", OP_COMPUTE, 2, 2, 1, 1, infer_tile),
-    OP("Pad", OP_COMPUTE, 1, 4, 1, 1, infer_pad),
-    OP("Resize", OP_COMPUTE, 1, 4, 1, 1, infer_resize),
-    OP("Upsample", OP_COMPUTE, 1, 2, 1, 1, infer_upsample),
+    OP("Expand", OP_COMPUTE, 2, 2, 1, 1, infer_expand, .shape_inputs = 1u << 1),
+    OP("Tile", OP_COMPUTE, 2, 2, 1, 1, infer_tile, .shape_inputs = 1u << 1),
+    OP("Pad", OP_COMPUTE, 1, 4, 1, 1, infer_pad, .shape_inputs = 0xeu),
+    OP("Resize", OP_COMPUTE, 1, 4, 1, 1, infer_resize, .shape_inputs = 0xeu),
+    OP("Upsample", OP_COMPUTE, 1, 2, 1, 1, infer_upsample, .shape_inputs = 1u << 1),
     OP("DepthToSpace", OP_COMPUTE, 1, 1, 1, 1, infer_depth_to_space),
     OP("SpaceToDepth", OP_COMPUTE, 1, 1, 1, 1, infer_space_to_depth),
     /* shape arithmetic and constants */
@@ -235,8 +236,8 @@ static const OpInfo op_rows[] = {
     OP("Size", OP_COMPUTE, 1, 1, 1, 1, infer_size_op),
     {.name = "Constant", .op_class = OP_COMPUTE, .min_inputs = 0, .max_inputs = 0, .min_outputs = 1,
      .max_outputs = 1, .infer = infer_constant, .plan_constant = TRUE},
-    OP("ConstantOfShape", OP_COMPUTE, 1, 1, 1, 1, infer_constant_of_shape),
-    OP("Range", OP_COMPUTE, 3, 3, 1, 1, infer_range),
+    OP("ConstantOfShape", OP_COMPUTE, 1, 1, 1, 1, infer_constant_of_shape, .shape_inputs = 1u << 0),
+    OP("Range", OP_COMPUTE, 3, 3, 1, 1, infer_range, .shape_inputs = 0x7u),
     /* control flow: one compute op each, shapes from the file */
     {.name = "If", .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1, .min_outputs = 1, .max_outputs = -1,
      .infer = infer_control, .fold = infer_fold_if},

@@ -39,6 +39,8 @@ typedef struct OpInfo {
     gint64 (*binary_int)(gint64, gint64); /* integer semantics where they differ (Div, Mod) */
     DType fixed_out_dtype;        /* e.g. BOOL for comparisons; DT_UNDEFINED: from the inputs */
     guint64 (*scratch)(const Node *n); /* single-step workspace bytes the kernel needs, or NULL */
+    guint shape_inputs;           /* a bit per input whose values (not only shape) the output's shape depends on:
+                                     Reshape's shape, Slice's starts..steps, a Reduce's axes (ONNX's definitions) */
     int inplace_input;            /* k + 1: output 0 may take input k's bytes when that input dies here (a fused
                                      Conv accumulating over its skip tensor); 0: none (elementwise rows any input) */
     /* Control flow decided before running (an If whose condition is known, a Loop whose trip count is):
