@@ -357,6 +357,33 @@ static Value *dumped(const char *dir, guint k)
     return v;
 }
 
+/* The model at `path` run as the file has it and with --fuse ort (that plan checked bit for bit, with poison):
+ * each of its `outputs` outputs the same to float rounding (the fused kernels round differently). */
+static void assert_fused_runs_like_file(const char *path, guint outputs, const char *what)
+{
+    char *plain = g_strconcat(path, "-plain", NULL), *fused_dir = g_strconcat(path, "-fused", NULL);
+    RunResult run = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--dump-outputs", plain, NULL});
+    g_assert_cmpint(run.status, ==, 0);
+    run_result_clear(&run);
+    run = test_run("SIM_BIN", (const char *[]){"--graph", path, "--fuse", "ort", "--run", "--check", "--poison",
+                                                "--dump-outputs", fused_dir, NULL});
+    if (run.status != 0)
+        g_error("the fused %s do not run: %s", what, run.err);
+    run_result_clear(&run);
+    for (guint k = 0; k < outputs; k++) {
+        Value *x = dumped(plain, k), *y = dumped(fused_dir, k);
+        g_assert_cmpuint(x->n, ==, y->n);
+        for (gsize i = 0; i < x->n; i++) {
+            double p = value_get_f(x, i), q = value_get_f(y, i);
+            g_assert_cmpfloat(fabs(p - q), <=, 1e-5 * (fabs(p) + 1.0));
+        }
+        value_free(x);
+        value_free(y);
+    }
+    g_free(plain);
+    g_free(fused_dir);
+}
+
 /* MatMul(A, Transpose(B)) with the last two dims swapped is FusedMatMul reading B transposed; a scale by a
  * constant on the product (Div) or on an operand (Mul) folds into its alpha, on top of a transpose already
  * fused. Not fused: a Transpose read twice, a constant divided by the product. The fused graph computes what
@@ -388,8 +415,7 @@ static void test_fused_matmul(void)
     GError *error = NULL;
     Model *m = builder_finish(b, &error);
     g_assert_no_error(error);
-    char *path = test_scratch_path("fused-matmul.onnx"), *plain = test_scratch_path("fused-matmul-plain"),
-         *fused_dir = test_scratch_path("fused-matmul-fused");
+    char *path = test_scratch_path("fused-matmul.onnx");
     g_assert_true(onnx_write_file(m, path, &error));
     model_free(m);
     m = onnx_read_file(path, &error);
@@ -405,27 +431,8 @@ static void test_fused_matmul(void)
     g_assert_cmpuint(count_ops(m, "Transpose"), ==, 1);
     g_assert_cmpuint(count_ops(m, "Div"), ==, 1);
     model_free(m);
-    RunResult run = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--dump-outputs", plain, NULL});
-    g_assert_cmpint(run.status, ==, 0);
-    run_result_clear(&run);
-    run = test_run("SIM_BIN", (const char *[]){"--graph", path, "--fuse", "ort", "--run", "--check", "--poison",
-                                                "--dump-outputs", fused_dir, NULL});
-    if (run.status != 0)
-        g_error("the fused MatMuls do not run: %s", run.err);
-    run_result_clear(&run);
-    for (guint k = 0; k < 7; k++) {
-        Value *x = dumped(plain, k), *y = dumped(fused_dir, k);
-        g_assert_cmpuint(x->n, ==, y->n);
-        for (gsize i = 0; i < x->n; i++) {
-            double p = value_get_f(x, i), q = value_get_f(y, i);
-            g_assert_cmpfloat(fabs(p - q), <=, 1e-5 * (fabs(p) + 1.0));
-        }
-        value_free(x);
-        value_free(y);
-    }
+    assert_fused_runs_like_file(path, 7, "MatMuls");
     g_free(path);
-    g_free(plain);
-    g_free(fused_dir);
 }
 
 /* Gelu(Add(x, bias)) with a weight over the last dim is BiasGelu (erf and tanh forms); not when the sum is read
@@ -445,8 +452,7 @@ static void test_bias_gelu(void)
     GError *error = NULL;
     Model *m = builder_finish(b, &error);
     g_assert_no_error(error);
-    char *path = test_scratch_path("bias-gelu.onnx"), *plain = test_scratch_path("bias-gelu-plain"),
-         *fused_dir = test_scratch_path("bias-gelu-fused");
+    char *path = test_scratch_path("bias-gelu.onnx");
     g_assert_true(onnx_write_file(m, path, &error));
     model_free(m);
     m = onnx_read_file(path, &error);
@@ -458,25 +464,8 @@ static void test_bias_gelu(void)
     g_assert_cmpuint(count_ops(m, "BiasGelu"), ==, 2);
     g_assert_cmpuint(count_ops(m, "Gelu"), ==, 2);
     model_free(m);
-    RunResult run = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--dump-outputs", plain, NULL});
-    g_assert_cmpint(run.status, ==, 0);
-    run_result_clear(&run);
-    run = test_run("SIM_BIN", (const char *[]){"--graph", path, "--fuse", "ort", "--run", "--check", "--poison",
-                                                "--dump-outputs", fused_dir, NULL});
-    if (run.status != 0)
-        g_error("the fused BiasGelu does not run: %s", run.err);
-    run_result_clear(&run);
-    for (guint k = 0; k < 5; k++) {
-        Value *p = dumped(plain, k), *q = dumped(fused_dir, k);
-        g_assert_cmpuint(p->n, ==, q->n);
-        for (gsize i = 0; i < p->n; i++)
-            g_assert_cmpfloat(fabs(value_get_f(p, i) - value_get_f(q, i)), <=, 1e-5 * (fabs(value_get_f(p, i)) + 1.0));
-        value_free(p);
-        value_free(q);
-    }
+    assert_fused_runs_like_file(path, 5, "BiasGelu ops");
     g_free(path);
-    g_free(plain);
-    g_free(fused_dir);
 }
 
 int main(int argc, char **argv)
