@@ -14,8 +14,9 @@
 #   make fuzz     every libFuzzer harness for FUZZ_SECONDS each (make test runs them FUZZ_SMOKE seconds)
 #   make clean
 
-# The planner: compiler, GLib, protobuf-c with ONNX's schema, json-glib, OpenBLAS, gnuplot for pictures.
-RUN_PACKAGES  := gcc make pkg-config libglib2.0-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev libjson-glib-dev \
+# The planner: compiler, GLib, protobuf-c with ONNX's schema, json-glib, oneDNN and OpenBLAS (opened when a run
+# starts: sim/exec/blas.h and onednn.h say why), gnuplot for pictures.
+RUN_PACKAGES  := gcc make pkg-config libglib2.0-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev libjson-glib-dev libdnnl-dev \
                  libopenblas-dev gnuplot-nox fonts-dejavu-core
 # The tests, the corpus (torch exports), the sanitizers and fuzzers, sweeps and benchmarks.
 TEST_PACKAGES := perl clang libclang-rt-14-dev valgrind parallel hyperfine libonnx-testdata \

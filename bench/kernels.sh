@@ -3,7 +3,9 @@
 # vs bestfit vs greedy-size, all sharing) and sharing on/off — does sharing save time (copies avoided) as
 # well as bytes? — beside ONNX Runtime (npm onnxruntime-node, one intra-op thread) on the same files;
 # then ours against ORT across the torch corpus (googlenet, squeezenet, mobilenet_v3_small, inception_v3,
-# vit_b_16, swin_t, a causal TransformerDecoder), each also checked bit for bit under poison.
+# vit_b_16, swin_t, a causal TransformerDecoder, GPT-2 at seq 16: skinny products), with our default kernels
+# (oneDNN for the deep convolutions and the products) and our own (--kernels own), each also checked bit for
+# bit under poison.
 # Two measurements: each tool's own median per inference run (`sim --run --repeat N`, ORT timed around
 # session.run after a warm-up), and hyperfine over the whole commands in one run (load, plan and the runs
 # included) so their ratios come from the same conditions. Writes results/exec-timing.md.
@@ -43,7 +45,8 @@ ms() { /usr/bin/python3 -c "import sys; print(f'{float(sys.argv[1]):.1f}')" "$1"
     echo "Made by \`bench/kernels.sh\` on $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')),"
     echo "one thread everywhere (\`OPENBLAS_NUM_THREADS=1\`; ORT \`intraOpNumThreads: 1\`), OpenBLAS kernels"
     echo "\`OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-default}\`. Ours: \`sim --run --repeat $repeat"
-    echo "--transpose move\` (float32 kernels, OpenBLAS sgemm), the median of $repeat runs inside the planned arena;"
+    echo "--transpose move\` (float32 kernels: oneDNN for the deep convolutions and the products, OpenBLAS and our own"
+    echo "for the rest), the median of $repeat runs inside the planned arena;"
     echo "ORT: onnxruntime-node $(node -e "console.log(require('./bench/peers/node_modules/onnxruntime-node/package.json').version)"),"
     echo "the median of $repeat \`session.run\` calls after a warm-up; both on the same file, with deterministic random"
     echo "weights (bench/peers/fill_weights.py). Each figure is the best of $rounds rounds' medians, the configurations and ORT"
@@ -103,16 +106,20 @@ done
     echo "## Across models: ours (greedy-size, all sharing) and ONNX Runtime, one thread"
     echo
     echo "Both on the same file with the same filled weights; median ms per inference, best of $rounds rounds."
+    echo '*ours*: the default kernels (oneDNN for the deep convolutions and the products, docs/executor.md);'
+    echo '*own kernels*: `--kernels own` (im2col and OpenBLAS everywhere); *packed*: the weights oneDNN packed,'
+    echo 'the executor'"'"'s own memory beside the arena.'
     echo '*check*: `sim --run --check --poison` — the planned run equals the nothing-shared run bit for bit.'
     echo
-    echo "| model | ours (ms) | ONNX Runtime (ms) | ours / ORT | check |"
-    echo "|---|---:|---:|---:|---|"
+    echo "| model | ours (ms) | own kernels (ms) | ONNX Runtime (ms) | ours / ORT | own / ORT | packed (MiB) | check |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---|"
 } >> "$out"
 wide=("gpt2-small-seq128 torch/gpt2-torch.onnx batch=1,seq=128" "resnet50 torch/resnet50.onnx batch=1"
       "googlenet torch/googlenet.onnx batch=1" "squeezenet torch/squeezenet1_0.onnx batch=1"
       "mobilenet-v3-small torch/mobilenet_v3_small.onnx batch=1" "inception-v3 torch/inception_v3.onnx batch=1"
       "vit-b-16 torch/vit_b_16.onnx batch=1" "swin-t torch/swin_t.onnx batch=1"
-      "decoder-causal torch/decoder-torch.onnx batch=1,seq=64,mem=32")
+      "decoder-causal torch/decoder-torch.onnx batch=1,seq=64,mem=32"
+      "gpt2-small-seq16 torch/gpt2-torch.onnx batch=1,seq=16")
 for m in "${wide[@]}"; do
     set -- $m
     name=$1 file=graphs/models/$2 dims=$3
@@ -124,16 +131,25 @@ for m in "${wide[@]}"; do
     # (the whole report first: grep -q would close the pipe early, and pipefail would count sim's SIGPIPE)
     report=$(build/sim --graph "$filled" "${dim_args[@]}" --strategy greedy-size --transpose move --run --check --poison || true)
     case "$report" in *"bit for bit, with poison"*) check="bit for bit" ;; *) check="DIFFERS" ;; esac
-    # a model of section 1 (the same file, configuration and rounds) keeps its figures from there
-    ours=${ours_best[$name]:-} ort=${ort_best[$name]:-}
-    [ -n "$ours" ] || for round in $(seq "$rounds"); do
+    packed=$(printf '%s\n' "$report" | sed -n 's/^kernels .* take \([0-9,]*\) B .*/\1/p' | tr -d ,)
+    packed=$(/usr/bin/python3 -c "import sys; print(f'{int(sys.argv[1] or 0)/1048576:.1f}')" "$packed")
+    # a model of section 1 (the same file, configuration and rounds) keeps its figures from there; the own
+    # kernels take their turn in the same rounds
+    ours=${ours_best[$name]:-} ort=${ort_best[$name]:-} own=""
+    for round in $(seq "$rounds"); do
+        if [ -z "${ours_best[$name]:-}" ]; then
+            t=$(build/sim --graph "$filled" "${dim_args[@]}" --strategy greedy-size --transpose move --run --repeat "$repeat" \
+                | grep '^run ' | sed 's/.*median \([0-9.]*\) ms.*/\1/')
+            ours=$(/usr/bin/python3 -c "import sys; print(min(float(x) for x in sys.argv[1:] if x))" "$t" "$ours")
+            t=$(node bench/peers/ort-time.js "$filled" 1 "$repeat" "${ort_dims[@]}" | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['median_ms'])")
+            ort=$(/usr/bin/python3 -c "import sys; print(min(float(x) for x in sys.argv[1:] if x))" "$t" "$ort")
+        fi
         t=$(build/sim --graph "$filled" "${dim_args[@]}" --strategy greedy-size --transpose move --run --repeat "$repeat" \
-            | grep '^run ' | sed 's/.*median \([0-9.]*\) ms.*/\1/')
-        ours=$(/usr/bin/python3 -c "import sys; print(min(float(x) for x in sys.argv[1:] if x))" "$t" "$ours")
-        t=$(node bench/peers/ort-time.js "$filled" 1 "$repeat" "${ort_dims[@]}" | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['median_ms'])")
-        ort=$(/usr/bin/python3 -c "import sys; print(min(float(x) for x in sys.argv[1:] if x))" "$t" "$ort")
+            --kernels own | grep '^run ' | sed 's/.*median \([0-9.]*\) ms.*/\1/')
+        own=$(/usr/bin/python3 -c "import sys; print(min(float(x) for x in sys.argv[1:] if x))" "$t" "$own")
     done
-    echo "| $name | $(ms "$ours") | $(ms "$ort") | $(/usr/bin/python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2]):.2f}×')" "$ours" "$ort") | $check |" >> "$out"
+    ratio() { /usr/bin/python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2]):.2f}×')" "$1" "$2"; }
+    echo "| $name | $(ms "$ours") | $(ms "$own") | $(ms "$ort") | $(ratio "$ours" "$ort") | $(ratio "$own" "$ort") | $packed | $check |" >> "$out"
     echo "kernels.sh: $name" >&2
 done
 {

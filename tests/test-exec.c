@@ -882,6 +882,9 @@ static void test_pad_and_tile(void)
  * as doubles. ranks[1] < 0: one operand only. */
 static double value_at(int operand, gsize j) { return (double)((j * 7 + (gsize)operand * 3) % 11) - 5.0; }
 
+/* The library that ran binary_node_run's node (executor_step_library), NULL when our own kernel did. */
+static const char *node_library;
+
 static double *binary_node_run(const char *op, Attr *const *attrs, DType dtype, const int *ranks, const gint64 dims[2][5],
                                gsize *count)
 {
@@ -909,6 +912,7 @@ static double *binary_node_run(const char *op, Attr *const *attrs, DType dtype, 
         tensor_data_free(d);
     }
     g_assert_true(executor_run(e, TRUE, &error));
+    node_library = executor_step_library(e, 0, NULL);
     const char *name;
     const ExecTensor *y = executor_output(e, 0, &name);
     double *out = g_new(double, y->count + 1);
@@ -988,8 +992,69 @@ static void test_matmul_batches(void)
                                 value_at(1, (gsize)(((bt % b_batches) * K + q) * N + j));
                     g_assert_cmpfloat(y[(bt * M + i) * N + j], ==, want);
                 }
+        g_assert_true(!node_library == (r[1] < 2)); /* oneDNN reads any batch of matrices; a vector is ours */
         g_free(y);
     }
+}
+
+/* Constant weights packed once for oneDNN (a Conv with bias and a folded Relu, a MatMul over a batch of rows,
+ * a Gemm with transB and a bias row, a FusedConv accumulating into its skip) give our own kernels' outputs to
+ * float rounding, in the same bytes every run; the packed bytes are the executor's own memory, none with our
+ * own kernels. */
+static void test_onednn_packed(void)
+{
+    Builder *b = builder_new("packed", 13);
+    const char *x = builder_input(b, "x", DT_FLOAT, 4, (const gint64[]){1, 16, 10, 10});
+    const char *w = builder_weight(b, "w", DT_FLOAT, 4, (const gint64[]){24, 16, 3, 3}, TRUE);
+    const char *bias = builder_weight(b, "bias", DT_FLOAT, 1, (const gint64[]){24}, TRUE);
+    const char *conv = builder_node(b, "Conv", (const char *const[]){x, w, bias, NULL}, 1, NULL,
+                                    attr_new_ints("pads", (const gint64[]){1, 1, 1, 1}, 4), NULL);
+    const char *act = builder_node(b, "Relu", (const char *const[]){conv, NULL}, 1, NULL, NULL);
+    const char *rows = builder_node(b, "Reshape", (const char *const[]){act, builder_ints(b, NULL, 1, (const gint64[]){3},
+                                                                          (const gint64[]){24, 10, 10}), NULL}, 1, NULL, NULL);
+    const char *wm = builder_weight(b, "wm", DT_FLOAT, 2, (const gint64[]){10, 12}, TRUE);
+    const char *mm = builder_node(b, "MatMul", (const char *const[]){rows, wm, NULL}, 1, NULL, NULL);
+    const char *flat = builder_node(b, "Flatten", (const char *const[]){mm, NULL}, 1, NULL, attr_new_int("axis", 0), NULL);
+    const char *wg = builder_weight(b, "wg", DT_FLOAT, 2, (const gint64[]){7, 24 * 10 * 12}, TRUE);
+    const char *bg = builder_weight(b, "bg", DT_FLOAT, 1, (const gint64[]){7}, TRUE);
+    builder_output(b, builder_node(b, "Gemm", (const char *const[]){flat, wg, bg, NULL}, 1, NULL,
+                                   attr_new_int("transB", 1), NULL));
+    Model *m = finish_inferred(b);
+    GError *error = NULL;
+    float *outputs[2];
+    gsize count = 0;
+    for (int k = 0; k < 2; k++) {
+        g_assert_true(exec_set_kernels(k ? EXEC_KERNELS_OWN : EXEC_KERNELS_ONEDNN, &error));
+        Planned run = plan_and_bind_ok(m);
+        for (int r = 0; r < 2; r++) /* the second run reuses the packed weights */
+            g_assert_true(executor_run(run.e, TRUE, &error));
+        const char *name;
+        const ExecTensor *y = executor_output(run.e, 0, &name);
+        count = y->count;
+        outputs[k] = g_memdup2(y->data, count * sizeof(float));
+        guint on_library = 0;
+        for (guint s = 0; s < m->graph->nodes->len; s++)
+            on_library += executor_step_library(run.e, s, NULL) != NULL;
+        if (k == 0) { /* Conv (16 x 9 taps), MatMul, Gemm */
+            g_assert_cmpuint(on_library, ==, 3);
+            g_assert_cmpuint(executor_prepared_bytes(run.e), >=, (24 * 16 * 9 + 10 * 12 + 7 * 24 * 10 * 12) * sizeof(float));
+        } else {
+            g_assert_cmpuint(on_library, ==, 0);
+            g_assert_cmpuint(executor_prepared_bytes(run.e), ==, 0);
+        }
+        planned_clear(&run);
+    }
+    g_assert_true(exec_set_kernels(EXEC_KERNELS_ONEDNN, &error));
+    g_assert_cmpuint(count, ==, 7);
+    double largest = 0;
+    for (gsize j = 0; j < count; j++) {
+        g_assert_cmpfloat(fabs(outputs[0][j] - outputs[1][j]), <=, 1e-4 * (1 + fabs(outputs[1][j])));
+        largest = MAX(largest, fabs(outputs[1][j]));
+    }
+    g_assert_cmpfloat(largest, >, 1e-3); /* not a degenerate output */
+    g_free(outputs[0]);
+    g_free(outputs[1]);
+    model_free(m);
 }
 
 /* The kernels' float exp, erf, tanh and sigmoid (exec/kernels/approx.h) against double precision, on a fine
@@ -1066,8 +1131,9 @@ static void test_approx(void)
 }
 
 /* Conv's paths — im2col + sgemm (padding, strides, dilation, groups; taps over padding alone left out), 1x1
- * without im2col, depthwise summed
- * over its stride phases (strides 1 to 3, dilations 1 to 3) — against the definition, summed here in double over small integers (so exactly equal). */
+ * without im2col, depthwise summed over its stride phases (strides 1 to 3, dilations 1 to 3), oneDNN's
+ * blocked kernel on deep windows — against the definition, summed here in double over small integers (so
+ * exactly equal), each on the kernel the rule picks. */
 static void test_conv_paths(void)
 {
     static const struct {
@@ -1079,6 +1145,11 @@ static void test_conv_paths(void)
         {3, 4, 4, 3, 3, 3, 3, 1, 3, 1}, {4, 10, 7, 4, 3, 3, 4, 3, 1, 1}, {2, 11, 9, 2, 3, 2, 2, 2, 1, 3},
         /* dilated past the input: the off-centre taps read only padding and are left out of the product */
         {4, 5, 5, 3, 3, 3, 1, 1, 6, 6}, {4, 5, 6, 4, 3, 3, 2, 1, 6, 6}, {3, 7, 7, 2, 3, 3, 1, 1, 4, 4},
+        /* deep enough for oneDNN (exec/kernels/onednn.c): strides, pads, dilations, groups, an end padding the
+         * output never reaches (stride 2 over an even width), taps over padding alone */
+        {16, 9, 8, 8, 3, 3, 1, 1, 1, 1}, {16, 9, 8, 8, 3, 3, 1, 2, 1, 1}, {32, 7, 7, 16, 3, 3, 2, 1, 2, 2},
+        {16, 5, 5, 8, 3, 3, 1, 1, 6, 6}, {8, 10, 10, 6, 5, 5, 1, 2, 0, 1}, {64, 6, 6, 4, 1, 1, 1, 2, 0, 1},
+        {16, 6, 6, 16, 3, 3, 16, 1, 1, 1}, {7, 12, 5, 5, 3, 3, 1, 2, 1, 1},
     };
     for (gsize k = 0; k < G_N_ELEMENTS(cases); k++) {
         gint64 C = cases[k].c, H = cases[k].h, W = cases[k].w, M = cases[k].m, KH = cases[k].kh, KW = cases[k].kw;
@@ -1092,6 +1163,11 @@ static void test_conv_paths(void)
         double *y = binary_node_run("Conv", attrs, DT_FLOAT, ranks, dims, &n);
         gint64 OH = (H + 2 * P - D * (KH - 1) - 1) / S + 1, OW = (W + 2 * P - D * (KW - 1) - 1) / S + 1;
         g_assert_cmpuint(n, ==, (gsize)(M * OH * OW));
+        /* oneDNN where the window is deep enough (16 channels x 9 taps and more) and neither 1x1 nor depthwise */
+        gboolean library = KH * KW > 1 && !(G > 1 && G == C && G == M) && C / G * KH * KW >= 64;
+        if (!library != !node_library)
+            g_error("case %" G_GSIZE_FORMAT ": run by %s, not %s", k, node_library ? node_library : "our own kernel",
+                    library ? "oneDNN" : "our own kernel");
         for (gint64 o = 0; o < M; o++)
             for (gint64 oy = 0; oy < OH; oy++)
                 for (gint64 ox = 0; ox < OW; ox++) {
@@ -1253,10 +1329,36 @@ static void test_blas_opened_to_run(void)
     g_unsetenv("LD_DEBUG");
     g_assert_cmpint(plan_only.status, ==, 0);
     g_assert_null(strstr(plan_only.err, "libopenblas"));
+    g_assert_null(strstr(plan_only.err, "libdnnl")); /* nor oneDNN, with its C++ runtime and OpenMP */
+    g_assert_null(strstr(plan_only.err, "libgomp"));
     g_assert_cmpint(run.status, ==, 0);
     g_assert_nonnull(strstr(run.err, "libopenblas"));
+    g_assert_nonnull(strstr(run.err, "libdnnl.so.2"));
     run_result_clear(&plan_only);
     run_result_clear(&run);
+
+    /* A oneDNN that cannot be loaded: one error for a run on it; our own kernels run without it. */
+    char *fake_dnnl = test_write_scratch("libdnnl.so.2", "not a library\n", 14);
+    char *dnnl_dir = g_path_get_dirname(fake_dnnl);
+    char *path_before = g_strdup(g_getenv("LD_LIBRARY_PATH"));
+    g_setenv("LD_LIBRARY_PATH", dnnl_dir, TRUE);
+    RunResult no_dnnl = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", NULL});
+    RunResult own = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--kernels", "own", NULL});
+    if (path_before)
+        g_setenv("LD_LIBRARY_PATH", path_before, TRUE);
+    else
+        g_unsetenv("LD_LIBRARY_PATH");
+    g_assert_cmpint(no_dnnl.status, ==, 1);
+    g_assert_nonnull(strstr(no_dnnl.err, "cannot load oneDNN: "));
+    g_assert_nonnull(strstr(no_dnnl.err, "--kernels own"));
+    g_assert_cmpint(own.status, ==, 0);
+    g_assert_nonnull(strstr(own.out, "\nrun            1 run, median "));
+    run_result_clear(&no_dnnl);
+    run_result_clear(&own);
+    g_unlink(fake_dnnl); /* the folder holds a broken OpenBLAS next */
+    g_free(path_before);
+    g_free(dnnl_dir);
+    g_free(fake_dnnl);
 
     char *fake = test_write_scratch("libopenblas.so.0", "not a library\n", 14);
     char *dir = g_path_get_dirname(fake);
@@ -1286,8 +1388,12 @@ static void test_usage_and_profile(void)
     char *path = graph_path("unet");
     RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--check", NULL});
     g_assert_cmpint(r.status, ==, 2);
-    g_assert_cmpstr(r.err, ==, "sim: --check, --poison, --repeat, --profile, --threads, --inputs, --expect, --dump-outputs, --rtol, --atol and "
-                    "--allow-degenerate go with --run (see sim --help)\n");
+    g_assert_cmpstr(r.err, ==, "sim: --check, --poison, --repeat, --profile, --threads, --kernels, --inputs, --expect, --dump-outputs, "
+                    "--rtol, --atol and --allow-degenerate go with --run (see sim --help)\n");
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--kernels", "mkl", NULL});
+    g_assert_cmpint(r.status, ==, 2);
+    g_assert_cmpstr(r.err, ==, "sim: --kernels takes onednn or own (see sim --help)\n");
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--info", NULL});
     g_assert_cmpint(r.status, ==, 2);
@@ -1305,8 +1411,16 @@ static void test_usage_and_profile(void)
     g_assert_cmpint(r.status, ==, 0);
     assert_contains(r.out, "run            3 runs, median ");
     /* rows by time, slowest first: which op leads depends on the build (under ASan, Resize) */
-    assert_contains(r.out, "\nop type                  nodes   median ms   share\n");
+    assert_contains(r.out, "\nop type                  nodes   median ms   share  library\n");
     assert_contains(r.out, "\nConv                         8 ");
+    /* unet's 3x3 convolutions of 8 channels and more run on oneDNN, its shallow first one and its 1x1 on ours */
+    assert_contains(r.out, "\nkernels        oneDNN ");
+    g_assert_true(g_regex_match_simple("\nConv +8 +[0-9.]+ +[0-9.]+%  some\n", r.out, 0, 0));
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--kernels", "own", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    g_assert_null(strstr(r.out, "\nkernels  "));
+    g_assert_true(g_regex_match_simple("\nConv +8 +[0-9.]+ +[0-9.]+%  \n", r.out, 0, 0));
     run_result_clear(&r);
     char *csv = NULL;
     g_assert_true(g_file_get_contents(profile, &csv, NULL, NULL));
@@ -1330,7 +1444,7 @@ static void test_usage_and_profile(void)
     /* The table formats carry the timing table after the plan's row. */
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--format", "csv", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    assert_contains(r.out, "\n\nop,nodes,median_seconds,share_pct,threads\n");
+    assert_contains(r.out, "\n\nop,nodes,median_seconds,share_pct,threads,library_nodes,packed_bytes\n");
     assert_contains(r.out, "\nConv,8,");
     assert_contains(r.out, "\ntotal,26,");
     run_result_clear(&r);
@@ -1344,12 +1458,17 @@ static void test_usage_and_profile(void)
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--threads", "2", "--check", "--format", "csv", NULL});
     g_assert_cmpint(r.status, ==, 0);
     assert_contains(r.out, "\ntotal,26,");
-    assert_contains(r.out, ",100.00,2\n");
+    /* two threads; oneDNN ran unet's six deep convolutions, on weights it packed */
+    g_assert_true(g_regex_match_simple(",100\\.00,2,6,[1-9][0-9]*\n", r.out, 0, 0));
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--threads", "2", NULL});
     g_assert_cmpint(r.status, ==, 2);
-    g_assert_cmpstr(r.err, ==, "sim: --check, --poison, --repeat, --profile, --threads, --inputs, --expect, --dump-outputs, --rtol, --atol and "
-                    "--allow-degenerate go with --run (see sim --help)\n");
+    g_assert_cmpstr(r.err, ==, "sim: --check, --poison, --repeat, --profile, --threads, --kernels, --inputs, --expect, --dump-outputs, "
+                    "--rtol, --atol and --allow-degenerate go with --run (see sim --help)\n");
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--kernels", "mkl", NULL});
+    g_assert_cmpint(r.status, ==, 2);
+    g_assert_cmpstr(r.err, ==, "sim: --kernels takes onednn or own (see sim --help)\n");
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--threads", "0", NULL});
     g_assert_cmpint(r.status, ==, 2);
@@ -1395,6 +1514,7 @@ int main(int argc, char **argv)
     g_test_add_func("/exec/einsum-forms", test_einsum_forms);
     g_test_add_func("/exec/matmul-batches", test_matmul_batches);
     g_test_add_func("/exec/conv-paths", test_conv_paths);
+    g_test_add_func("/exec/onednn-packed", test_onednn_packed);
     g_test_add_func("/exec/nd-windows", test_nd_windows);
     g_test_add_func("/exec/approx", test_approx);
     g_test_add_func("/exec/fused-activations", test_fused_activations);

@@ -4,6 +4,7 @@
 #ifndef SIM_CLI_JOB_H
 #define SIM_CLI_JOB_H
 
+#include "exec/exec.h"
 #include "memory/fuse.h"
 #include "memory/alias.h"
 #include "memory/order.h"
@@ -56,7 +57,8 @@ typedef struct {
     char *html_out;              /* --html: the plans as an HTML page (report/html-view.h) */
     gboolean run, check, poison;
     guint repeat;
-    guint threads;               /* --run: the kernels' threads (OpenBLAS) */
+    guint threads;               /* --run: the kernels' threads (OpenBLAS, oneDNN) */
+    ExecKernels kernels;         /* --run: --kernels */
     char *profile_path;
     char *inputs_dir, *expect_dir, *dump_dir; /* --inputs, --expect, --dump-outputs (zoo.h) */
     double rtol, atol;

@@ -24,7 +24,7 @@ typedef struct {
     gboolean run, check, poison, allow_degenerate;
     gint64 repeat;
     gint64 threads;
-    char *profile, *phases, *search_engines, *inputs, *expect, *dump_outputs;
+    char *profile, *phases, *search_engines, *inputs, *expect, *dump_outputs, *kernels;
     gdouble rtol, atol;
     const CliStrict *given; /* which options were on the command line */
 } RawOptions;
@@ -134,10 +134,13 @@ static int check_combinations(const RawOptions *o)
         return cli_usage_error("--html draws the plans of one order: drop --info and --orders");
     if ((o->plot || o->chrome_trace) && (o->info || o->orders))
         return cli_usage_error("--plot and --chrome-trace draw the plan of one order: drop --info and --orders");
-    if ((o->check || o->poison || o->repeat || o->profile || o->threads || o->inputs || o->expect || o->dump_outputs ||
-         o->allow_degenerate || cli_strict_given(o->given, "rtol") || cli_strict_given(o->given, "atol")) && !o->run)
-        return cli_usage_error("--check, --poison, --repeat, --profile, --threads, --inputs, --expect, --dump-outputs, --rtol, "
-                           "--atol and --allow-degenerate go with --run");
+    if ((o->check || o->poison || o->repeat || o->profile || o->threads || o->kernels || o->inputs || o->expect ||
+         o->dump_outputs || o->allow_degenerate || cli_strict_given(o->given, "rtol") ||
+         cli_strict_given(o->given, "atol")) && !o->run)
+        return cli_usage_error("--check, --poison, --repeat, --profile, --threads, --kernels, --inputs, --expect, "
+                               "--dump-outputs, --rtol, --atol and --allow-degenerate go with --run");
+    if (o->kernels && strcmp(o->kernels, "onednn") && strcmp(o->kernels, "own"))
+        return cli_usage_error("--kernels takes onednn or own");
     if (o->compare && (o->expect || o->dump_outputs))
         return cli_usage_error("--expect and --dump-outputs read or write one plan's outputs: drop --compare");
     if ((cli_strict_given(o->given, "rtol") && !(o->rtol >= 0 && o->rtol < 1e9)) ||
@@ -393,6 +396,7 @@ static int resolve(RawOptions *o, Job *job)
     job->poison = o->poison;
     job->repeat = (guint)MAX(o->repeat, 1);
     job->threads = (guint)MAX(o->threads, 1);
+    job->kernels = o->kernels && !strcmp(o->kernels, "own") ? EXEC_KERNELS_OWN : EXEC_KERNELS_ONEDNN;
     job->graph_path = g_steal_pointer(&o->graph_path);
     job->trace_path = g_steal_pointer(&o->trace_path);
     job->source = job->graph_path ? job->graph_path : job->trace_path;
@@ -515,7 +519,12 @@ int job_from_args(Job *job, int argc, char **argv)
          "offset; reports the median time per op type (with --compare: every strategy's plan, a row each)", NULL},
         {"repeat", 0, 0, G_OPTION_ARG_INT64, &o.repeat, "--run: runs to take the median of (default 1)", "N"},
         {"threads", 0, 0, G_OPTION_ARG_INT64, &o.threads,
-         "--run: threads the kernels may use (OpenBLAS's; default 1, whatever OPENBLAS_NUM_THREADS says)", "N"},
+         "--run: threads the kernels may use (OpenBLAS's and oneDNN's; default 1, whatever OPENBLAS_NUM_THREADS or "
+         "OMP_NUM_THREADS say)", "N"},
+        {"kernels", 0, 0, G_OPTION_ARG_STRING, &o.kernels,
+         "--run: the kernels of Conv, MatMul and Gemm (and their fused forms): oneDNN's, with constant weights packed "
+         "once (onednn, the default), or our own (own: im2col and OpenBLAS); every other op runs on our own",
+         "onednn|own"},
         {"check", 0, 0, G_OPTION_ARG_NONE, &o.check,
          "--run: run again with nothing shared (--alias none, naive) and require equal outputs, bit for bit (with "
          "--compare: one such run checks every plan)", NULL},

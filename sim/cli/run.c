@@ -75,6 +75,8 @@ typedef struct {
     const char *op;
     double seconds;
     guint nodes;
+    guint library_nodes;    /* run by a library's kernels (exec_set_kernels) */
+    guint64 prepared_bytes; /* the weights it packed for them */
 } OpTime;
 
 static gint by_time(gconstpointer a, gconstpointer b)
@@ -168,7 +170,8 @@ gboolean run_execute_each(FILE *out, const RunOptions *o, const Model *m, const 
                           const AliasMap *aliases, const Trace *t, const Plan *const *plans,
                           const PlaceStrategy *const *strategies, guint count, GError **error)
 {
-    guint threads = exec_set_threads(MAX(o->threads, 1), error), repeat = MAX(o->repeat, 1), steps = schedule->len;
+    guint threads = exec_set_kernels(o->kernels, error) ? exec_set_threads(MAX(o->threads, 1), error) : 0;
+    guint repeat = MAX(o->repeat, 1), steps = schedule->len;
     if (!threads)
         return FALSE;
     ExecReference ref = {0};
@@ -246,7 +249,7 @@ gboolean run_execute_each(FILE *out, const RunOptions *o, const Model *m, const 
 gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrArray *schedule, const AliasMap *aliases,
                      const Trace *t, const Plan *plan, GError **error)
 {
-    guint threads = exec_set_threads(MAX(o->threads, 1), error);
+    guint threads = exec_set_kernels(o->kernels, error) ? exec_set_threads(MAX(o->threads, 1), error) : 0;
     ExecWeights *weights = exec_weights_new(m); /* filled once for the plan's run and the reference's */
     Executor *e = threads ? executor_new_sharing(m, schedule, aliases, t, plan, weights, error) : NULL;
     if (!e) {
@@ -281,17 +284,26 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
     if (ok) {
         GHashTable *by_op = g_hash_table_new(g_str_hash, g_str_equal);
         GArray *ops = g_array_new(FALSE, FALSE, sizeof(OpTime));
+        const char *library = NULL;
+        guint library_nodes = 0;
         for (guint s = 0; s < steps; s++) {
             const Node *n = schedule->pdata[s];
             guint k = GPOINTER_TO_UINT(g_hash_table_lookup(by_op, n->op_type));
             if (!k) {
-                OpTime row = {n->op_type, 0, 0};
+                OpTime row = {n->op_type, 0, 0, 0, 0};
                 g_array_append_val(ops, row);
                 k = ops->len;
                 g_hash_table_insert(by_op, n->op_type, GUINT_TO_POINTER(k));
             }
-            g_array_index(ops, OpTime, k - 1).seconds += node_median[s];
-            g_array_index(ops, OpTime, k - 1).nodes++;
+            OpTime *row = &g_array_index(ops, OpTime, k - 1);
+            guint64 packed = 0;
+            const char *by = executor_step_library(e, s, &packed);
+            row->seconds += node_median[s];
+            row->nodes++;
+            row->library_nodes += by != NULL;
+            row->prepared_bytes += packed;
+            library = library ? library : by;
+            library_nodes += by != NULL;
         }
         g_array_sort(ops, by_time);
         double total = median(totals, repeat), sum = 0;
@@ -310,6 +322,12 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
             if (executor_random_weights(e))
                 fprintf(out, "weights        %u initializers without data got pseudo-random values\n",
                         executor_random_weights(e));
+            if (library) {
+                char *packed = sim_format_bytes(executor_prepared_bytes(e));
+                fprintf(out, "kernels        %s ran %u of the %u steps (the 'library' column); the weights it packed "
+                        "take %s of the executor's own, beside the arena\n", library, library_nodes, steps, packed);
+                g_free(packed);
+            }
             if (o->check)
                 fprintf(out, "check          %u outputs (%" G_GSIZE_FORMAT " elements) equal the reference run (nothing "
                         "shared) bit for bit%s\n", executor_output_count(e), elements, o->poison ? ", with poison" : "");
@@ -319,16 +337,18 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
                         "tolerance)\n", executor_output_count(e), o->rtol, o->atol, safe, worst);
                 g_free(safe);
             }
-            fprintf(out, "\nop type                  nodes   median ms   share\n");
+            fprintf(out, "\nop type                  nodes   median ms   share  library\n");
             for (guint k = 0; k < ops->len; k++) {
                 const OpTime *row = &g_array_index(ops, OpTime, k);
-                fprintf(out, "%-24s %5u  %10.3f  %5.1f%%\n", row->op, row->nodes, row->seconds * 1e3,
-                        sum > 0 ? 100.0 * row->seconds / sum : 0.0);
+                fprintf(out, "%-24s %5u  %10.3f  %5.1f%%  %s\n", row->op, row->nodes, row->seconds * 1e3,
+                        sum > 0 ? 100.0 * row->seconds / sum : 0.0,
+                        !row->library_nodes ? "" : row->library_nodes == row->nodes ? "all" : "some");
             }
         } else {
             /* After the plan's row, a blank line and the timing table: one row per op type, then "total". */
-            const char *names[] = {"op", "nodes", "median_seconds", "share_pct", "threads"};
-            const gboolean numbers[] = {FALSE, TRUE, TRUE, TRUE, TRUE};
+            const char *names[] = {"op", "nodes", "median_seconds", "share_pct", "threads", "library_nodes",
+                                   "packed_bytes"};
+            const gboolean numbers[] = {FALSE, TRUE, TRUE, TRUE, TRUE, TRUE, TRUE};
             GPtrArray *cells = g_ptr_array_new_with_free_func(g_free);
             for (guint k = 0; k <= ops->len; k++) {
                 const OpTime *row = k < ops->len ? &g_array_index(ops, OpTime, k) : NULL;
@@ -337,9 +357,12 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
                 g_ptr_array_add(cells, g_strdup_printf("%.9f", row ? row->seconds : total));
                 g_ptr_array_add(cells, g_strdup_printf("%.2f", row ? (sum > 0 ? 100.0 * row->seconds / sum : 0.0) : 100.0));
                 g_ptr_array_add(cells, g_strdup_printf("%u", threads));
+                g_ptr_array_add(cells, g_strdup_printf("%u", row ? row->library_nodes : library_nodes));
+                g_ptr_array_add(cells, g_strdup_printf("%" G_GUINT64_FORMAT, row ? row->prepared_bytes
+                                                                                  : executor_prepared_bytes(e)));
             }
             fprintf(out, "\n");
-            report_print_table(out, o->format, names, numbers, 5, (const char *const *)cells->pdata, ops->len + 1);
+            report_print_table(out, o->format, names, numbers, 7, (const char *const *)cells->pdata, ops->len + 1);
             g_ptr_array_unref(cells);
         }
         g_free(arena);

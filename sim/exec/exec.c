@@ -4,6 +4,7 @@
 #include "base/files.h"
 #include "exec/big-alloc.h"
 #include "exec/blas.h"
+#include "exec/onednn.h"
 #include "ops/ops.h"
 #include "ops/shape.h"
 #include "base/units.h"
@@ -13,6 +14,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+/* Which kernels run the ops a library has (exec_set_kernels). */
+static ExecKernels kernels = EXEC_KERNELS_ONEDNN;
 
 struct Executor {
     const Graph *g;
@@ -37,6 +41,7 @@ struct Executor {
     gboolean guarded;      /* some step is guarded (an If's branch): steps run only when their guard and inputs say so */
     gboolean *computed;    /* per tensor id, while running a guarded schedule: computed (or given) in this run */
     KernelWorkspace *workspace; /* the kernels' temporaries, kept from step to step */
+    KernelPrepared *prepared;   /* per step: what its library kernel keeps (KernelCall.prepared) */
     guint random_weights;
     ExecWeights *weights;  /* lends weights and constants (executor_new_sharing), or NULL; its copies in
                               own/source are the lender's, not freed here */
@@ -492,6 +497,8 @@ Executor *executor_new_sharing(const Model *m, const GPtrArray *schedule, const 
     gint64 opset = model_onnx_opset(m);
     if (!blas.sgemm && !blas_open(1, error)) /* not opened by exec_set_threads: one thread */
         return NULL;
+    if (kernels == EXEC_KERNELS_ONEDNN && !onednn.engine && !onednn_open(1, error))
+        return NULL;
     if (aliases->layout.pad_last > 1) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED,
                     "the executor runs dense tensors: --pad-last %" G_GUINT64_FORMAT " pads them (use --pad-last 1)",
@@ -518,6 +525,7 @@ Executor *executor_new_sharing(const Model *m, const GPtrArray *schedule, const 
     e->weights = weights;
     e->view_of_input = g_new0(gboolean, n + 1);
     e->seconds = g_new0(double, schedule->len + 1);
+    e->prepared = g_new0(KernelPrepared, schedule->len + 1);
     e->dying = g_new0(GPtrArray *, schedule->len + 1);
     for (guint b = 0; b < trace_count(t); b++) {
         guint last = trace_buffer(t, b)->last;
@@ -571,7 +579,17 @@ gboolean executor_set_input(Executor *e, const char *name, const TensorData *d, 
 
 guint exec_set_threads(guint n, GError **error)
 {
+    if (kernels == EXEC_KERNELS_ONEDNN && !onednn_open(n, error))
+        return 0;
     return blas_open(n, error);
+}
+
+gboolean exec_set_kernels(ExecKernels k, GError **error)
+{
+    if (k == EXEC_KERNELS_ONEDNN && !onednn.engine && !onednn_open(blas.sgemm ? (guint)blas.get_num_threads() : 1, error))
+        return FALSE;
+    kernels = k;
+    return TRUE;
 }
 
 static double now(void)
@@ -775,11 +793,15 @@ gboolean executor_run(Executor *e, gboolean poison, GError **error)
         } else if (e->dynamic[s] && !runtime_shapes(e, n, error)) {
             ok = FALSE;
         } else {
-            KernelCall call = {.node = n, .row = kernel_row(n->op), .opset = e->opset, .n_in = in->len, .n_out = out->len,
+            const KernelRow *row = kernel_row(n->op);
+            /* the library where the row has it; never on shapes that change from run to run */
+            gboolean library = kernels == EXEC_KERNELS_ONEDNN && row->library && !e->dynamic[s] && !e->widened[s];
+            KernelCall call = {.node = n, .row = row, .opset = e->opset, .n_in = in->len, .n_out = out->len,
                                .in = (ExecTensor *const *)in->pdata, .out = (ExecTensor *const *)out->pdata,
                                .epilogue = e->epilogue[s], .epilogue_lo = e->epilogue_lo[s],
-                               .epilogue_hi = e->epilogue_hi[s], .workspace = e->workspace};
-            ok = e->widened[s] ? run_widened(&call, error) : call.row->kernel(&call, error);
+                               .epilogue_hi = e->epilogue_hi[s], .workspace = e->workspace,
+                               .prepared = library ? &e->prepared[s] : NULL};
+            ok = e->widened[s] ? run_widened(&call, error) : library ? row->library(&call, error) : row->kernel(&call, error);
         }
         for (guint k = 0; ok && e->guarded && k < n->outputs->len; k++)
             if (node_output(n, k))
@@ -820,6 +842,21 @@ const ExecTensor *executor_output(const Executor *e, guint k, const char **name)
 guint executor_random_weights(const Executor *e) { return e->random_weights; }
 guint64 executor_arena_bytes(const Executor *e) { return e->arena_bytes; }
 
+guint64 executor_prepared_bytes(const Executor *e)
+{
+    guint64 total = 0;
+    for (guint s = 0; s < e->schedule->len; s++)
+        total += e->prepared[s].bytes;
+    return total;
+}
+
+const char *executor_step_library(const Executor *e, guint step, guint64 *bytes)
+{
+    if (bytes)
+        *bytes = e->prepared[step].bytes;
+    return e->prepared[step].by;
+}
+
 void executor_free(Executor *e)
 {
     if (!e)
@@ -848,6 +885,10 @@ void executor_free(Executor *e)
     for (guint k = 0; k < n; k++)
         g_free(e->tensors[k].own_dims);
     kernel_workspace_free(e->workspace);
+    for (guint s = 0; e->prepared && s < e->schedule->len; s++)
+        if (e->prepared[s].free)
+            e->prepared[s].free(e->prepared[s].state);
+    g_free(e->prepared);
     g_free(e->arena);
     g_free(e->tensors);
     g_free(e->own);

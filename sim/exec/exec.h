@@ -44,10 +44,21 @@ guint executor_random_weights(const Executor *e);
 /* Steps folded into the step before them (an activation the op table lets fold, applied by the Conv that writes its input in place). */
 guint executor_folded_steps(const Executor *e);
 guint64 executor_arena_bytes(const Executor *e);
+/* Memory the executor holds of its own beyond the arena and the weights' own copies: weights packed for a
+ * library's kernels (as ONNX Runtime reports its prepacked weights). */
+guint64 executor_prepared_bytes(const Executor *e);
+/* The library that ran step `step` ("oneDNN 2.6.3"), or NULL when our own kernel did (or it has not run);
+ * *bytes (if not NULL): the weights it packed for that step. */
+const char *executor_step_library(const Executor *e, guint step, guint64 *bytes);
 void executor_free(Executor *e);
 /* The threads the kernels may use from now on (OpenBLAS's pool; our own kernels run on the calling
  * thread), opening OpenBLAS if it is not yet (exec/blas.h); returns the count in force, 0 with an error when
  * OpenBLAS cannot be loaded. One thread unless this says otherwise: OPENBLAS_NUM_THREADS does not decide it. */
 guint exec_set_threads(guint n, GError **error);
+/* Which kernels run the ops a library has (exec/onednn.h: Conv, MatMul, Gemm and their fused forms) from now
+ * on: oneDNN's (the default), or our own everywhere. Opens oneDNN; FALSE with an error when it cannot be
+ * loaded. The other ops always run on our own kernels. */
+typedef enum { EXEC_KERNELS_ONEDNN, EXEC_KERNELS_OWN } ExecKernels;
+gboolean exec_set_kernels(ExecKernels k, GError **error);
 
 #endif

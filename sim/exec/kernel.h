@@ -35,6 +35,17 @@ typedef enum { EPILOGUE_NONE, EPILOGUE_RELU, EPILOGUE_CLIP, EPILOGUE_HARD_SWISH,
 
 struct KernelRow;
 
+/* What a kernel keeps for its node from one call to the next, in every run of the executor: a library's
+ * primitive, with the node's constant weights packed into the layout it reads (exec/kernels/onednn.c). Made
+ * at the node's first call, freed with the executor. */
+typedef struct KernelPrepared {
+    void *state;
+    void (*free)(void *state);
+    guint64 bytes;     /* memory of the executor's own it holds (packed weights), reported beside the arena */
+    const char *by;    /* the library that runs the node ("oneDNN 2.6.3"), NULL until it has */
+    gboolean declined; /* the library cannot run this node: the row's own kernel does, from now on */
+} KernelPrepared;
+
 typedef struct KernelCall {
     const Node *node;
     const struct KernelRow *row; /* the node's kernel row (exec/kernel-table.h) */
@@ -48,6 +59,7 @@ typedef struct KernelCall {
     KernelEpilogue epilogue;
     float epilogue_lo, epilogue_hi;
     KernelWorkspace *workspace; /* the executor's (kernel_workspace) */
+    KernelPrepared *prepared;   /* the step's own, when the call runs the row's library kernel; else NULL */
 } KernelCall;
 
 /* At least `bytes` of the call's workspace, 64-byte aligned, contents undefined; valid until the next
@@ -158,6 +170,10 @@ gboolean kernel_dropout(const KernelCall *c, GError **error);
 gboolean kernel_matmul(const KernelCall *c, GError **error);
 gboolean kernel_gemm(const KernelCall *c, GError **error);
 gboolean kernel_conv(const KernelCall *c, GError **error);
+/* The same ops on oneDNN (exec/kernels/onednn.c): each runs the call's row's own kernel where oneDNN cannot. */
+gboolean kernel_conv_onednn(const KernelCall *c, GError **error);
+gboolean kernel_matmul_onednn(const KernelCall *c, GError **error);
+gboolean kernel_gemm_onednn(const KernelCall *c, GError **error);
 gboolean kernel_conv_transpose(const KernelCall *c, GError **error);
 gboolean kernel_pool(const KernelCall *c, GError **error);
 gboolean kernel_global_pool(const KernelCall *c, GError **error);

@@ -1,0 +1,483 @@
+/* onednn.c — the products on oneDNN (exec/onednn.h): Conv and FusedConv over 1, 2 or 3 spatial axes, MatMul,
+ * FusedMatMul and Gemm. Each node gets its primitive at its first call, kept in its KernelPrepared with its
+ * constant weights reordered once into the layout the primitive reads (the packing ONNX Runtime does when a
+ * session starts; those bytes are the executor's own memory, reported beside the arena). Activations stay
+ * where the plan put them, in plain row-major layout: a convolution with a window of more than one tap
+ * reorders its input into oneDNN's channel-blocked layout in the kernel workspace and its output back (on
+ * resnet50's 3x3 convolutions that costs a tenth of what the blocked kernel saves over the plain one); a
+ * 1x1 window and a product read the plain tensors directly. Where oneDNN cannot run a node (a negative end
+ * padding, a batch of transposed operands, an unsupported data type) the row's own kernel runs it, and
+ * keeps doing so. The same node gets the same primitive in every executor, so a planned run and its
+ * reference give the same bits (--check). */
+#include "exec/kernel.h"
+#include "exec/kernel-table.h"
+#include "exec/onednn.h"
+#include "ops/ops.h"
+
+#include <string.h>
+
+typedef struct {
+    dnnl_primitive_t prim;
+    dnnl_primitive_t to_blocked, from_blocked, sum_to_blocked; /* reorders around a blocked convolution, or NULL */
+    dnnl_memory_t src, wei, bias, dst;                         /* the plain tensors (handles set per call); wei
+                                                                  is the packed copy when packed */
+    dnnl_memory_t src_b, dst_b, scratch;                       /* blocked copies, the scratchpad: workspace */
+    gsize src_b_bytes, dst_b_bytes, scratch_bytes;
+    gboolean packed;   /* weights reordered once, at preparation */
+    gboolean sum;      /* FusedConv, or a Gemm's C: the product adds onto what the output holds */
+    float sum_scale;
+} Prim;
+
+static void prim_free(void *p_)
+{
+    Prim *p = p_;
+    dnnl_primitive_t prims[] = {p->prim, p->to_blocked, p->from_blocked, p->sum_to_blocked};
+    for (gsize k = 0; k < G_N_ELEMENTS(prims); k++)
+        if (prims[k])
+            onednn.dnnl_primitive_destroy(prims[k]);
+    dnnl_memory_t mems[] = {p->src, p->wei, p->bias, p->dst, p->src_b, p->dst_b, p->scratch};
+    for (gsize k = 0; k < G_N_ELEMENTS(mems); k++)
+        if (mems[k])
+            onednn.dnnl_memory_destroy(mems[k]);
+    g_free(p);
+}
+
+/* A plain float32 descriptor of `rank` dims with the given element strides (row-major when strides is NULL). */
+static gboolean plain_md(dnnl_memory_desc_t *md, int rank, const gint64 *dims, const gint64 *strides)
+{
+    dnnl_dims_t d, s;
+    gint64 step = 1;
+    for (int k = rank - 1; k >= 0; k--) {
+        d[k] = dims[k];
+        s[k] = strides ? strides[k] : step;
+        step *= MAX(dims[k], 1);
+    }
+    return onednn.dnnl_memory_desc_init_by_strides(md, rank, d, dnnl_f32, s) == dnnl_success;
+}
+
+static gboolean any_md(dnnl_memory_desc_t *md, int rank, const gint64 *dims)
+{
+    dnnl_dims_t d;
+    for (int k = 0; k < rank; k++)
+        d[k] = dims[k];
+    return onednn.dnnl_memory_desc_init_by_tag(md, rank, d, dnnl_f32, dnnl_format_tag_any) == dnnl_success;
+}
+
+/* Memory over a descriptor, its handle set at every call (DNNL_MEMORY_NONE), or allocated by oneDNN. */
+static gboolean memory(dnnl_memory_t *m, const dnnl_memory_desc_t *md, gboolean allocate)
+{
+    return onednn.dnnl_memory_create(m, md, onednn.engine, allocate ? DNNL_MEMORY_ALLOCATE : DNNL_MEMORY_NONE) ==
+           dnnl_success;
+}
+
+static gboolean reorder(dnnl_primitive_t *r, const dnnl_memory_desc_t *from, const dnnl_memory_desc_t *to)
+{
+    dnnl_primitive_desc_t pd;
+    if (onednn.dnnl_reorder_primitive_desc_create(&pd, from, onednn.engine, to, onednn.engine, NULL) != dnnl_success)
+        return FALSE;
+    gboolean ok = onednn.dnnl_primitive_create(r, pd) == dnnl_success;
+    onednn.dnnl_primitive_desc_destroy(pd);
+    return ok;
+}
+
+static gboolean run2(dnnl_primitive_t r, dnnl_memory_t from, dnnl_memory_t to)
+{
+    dnnl_exec_arg_t args[] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+    return onednn.dnnl_primitive_execute(r, onednn.stream, 2, args) == dnnl_success;
+}
+
+/* The attributes every primitive gets: the scratchpad in our workspace; a sum onto the output (scaled); the
+ * product scaled by alpha. The call's epilogue is not a post-op: oneDNN's Relu writes -0 where ours writes 0,
+ * and its HardSwish rounds differently, so a folded step would not give the bits the same step gives unfolded
+ * (the reference run of --check folds where its plan does); the kernel applies it as ours does. */
+static dnnl_primitive_attr_t attributes(gboolean sum, float sum_scale, float alpha)
+{
+    dnnl_primitive_attr_t attr;
+    dnnl_post_ops_t ops;
+    if (onednn.dnnl_primitive_attr_create(&attr) != dnnl_success)
+        return NULL;
+    if (onednn.dnnl_post_ops_create(&ops) != dnnl_success) {
+        onednn.dnnl_primitive_attr_destroy(attr);
+        return NULL;
+    }
+    gboolean ok = onednn.dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user) == dnnl_success;
+    if (ok && sum)
+        ok = onednn.dnnl_post_ops_append_sum(ops, sum_scale) == dnnl_success;
+    if (ok)
+        ok = onednn.dnnl_primitive_attr_set_post_ops(attr, ops) == dnnl_success;
+    if (ok && alpha != 1.0f)
+        ok = onednn.dnnl_primitive_attr_set_output_scales(attr, 1, 0, &alpha) == dnnl_success;
+    onednn.dnnl_post_ops_destroy(ops);
+    if (!ok) {
+        onednn.dnnl_primitive_attr_destroy(attr);
+        return NULL;
+    }
+    return attr;
+}
+
+static gsize md_bytes(const dnnl_memory_desc_t *md) { return md ? onednn.dnnl_memory_desc_get_size(md) : 0; }
+static gsize round64(gsize n) { return (n + 63) / 64 * 64; }
+
+/* Everything after the primitive descriptor: the memories and reorders for src, weights, bias and dst, given
+ * the plain descriptors of the tensors. The weights, when constant, are reordered now into the descriptor the
+ * primitive asks for. */
+static gboolean prim_finish(Prim *p, KernelPrepared *prep, dnnl_primitive_desc_t pd, const dnnl_memory_desc_t *src,
+                            const dnnl_memory_desc_t *wei, void *wei_data, gboolean constant,
+                            const dnnl_memory_desc_t *bias, const dnnl_memory_desc_t *dst)
+{
+    const dnnl_memory_desc_t *psrc = onednn.dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0),
+                             *pwei = onednn.dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0),
+                             *pdst = onednn.dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0),
+                             *pscr = onednn.dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+    if (!psrc || !pwei || !pdst || onednn.dnnl_primitive_create(&p->prim, pd) != dnnl_success)
+        return FALSE;
+    if (!memory(&p->src, src, FALSE) || !memory(&p->dst, dst, FALSE) || (bias && !memory(&p->bias, bias, FALSE)))
+        return FALSE;
+    if (!onednn.dnnl_memory_desc_equal(psrc, src)) {
+        p->src_b_bytes = round64(md_bytes(psrc));
+        if (!memory(&p->src_b, psrc, FALSE) || !reorder(&p->to_blocked, src, psrc))
+            return FALSE;
+    }
+    if (!onednn.dnnl_memory_desc_equal(pdst, dst)) {
+        p->dst_b_bytes = round64(md_bytes(pdst));
+        if (!memory(&p->dst_b, pdst, FALSE) || !reorder(&p->from_blocked, pdst, dst) ||
+            (p->sum && !reorder(&p->sum_to_blocked, dst, pdst)))
+            return FALSE;
+    }
+    p->scratch_bytes = round64(md_bytes(pscr));
+    if (p->scratch_bytes && !memory(&p->scratch, pscr, FALSE))
+        return FALSE;
+    if (constant && !onednn.dnnl_memory_desc_equal(pwei, wei)) { /* pack the weights once */
+        dnnl_memory_t user;
+        dnnl_primitive_t r;
+        if (!memory(&user, wei, FALSE))
+            return FALSE;
+        gboolean ok = onednn.dnnl_memory_set_data_handle(user, wei_data) == dnnl_success && reorder(&r, wei, pwei);
+        if (ok) {
+            ok = memory(&p->wei, pwei, TRUE) && run2(r, user, p->wei) &&
+                 onednn.dnnl_stream_wait(onednn.stream) == dnnl_success;
+            onednn.dnnl_primitive_destroy(r);
+        }
+        onednn.dnnl_memory_destroy(user);
+        if (!ok)
+            return FALSE;
+        p->packed = TRUE;
+        prep->bytes += md_bytes(pwei);
+        return TRUE;
+    }
+    return onednn.dnnl_memory_desc_equal(pwei, wei) && memory(&p->wei, wei, FALSE);
+}
+
+/* Runs a prepared primitive on the call's tensors: the reorders into the workspace around it where the
+ * primitive reads a blocked layout. */
+static gboolean prim_run(const KernelCall *c, Prim *p, void *src, void *wei, void *bias, void *dst, GError **error)
+{
+    gsize total = p->src_b_bytes + p->dst_b_bytes + p->scratch_bytes;
+    guint8 *ws = total ? kernel_workspace(c, total) : NULL;
+    if (total && !ws)
+        return kernel_fail(c, error, "its oneDNN workspace of %" G_GSIZE_FORMAT " bytes cannot be allocated", total);
+    gboolean ok = onednn.dnnl_memory_set_data_handle(p->src, src) == dnnl_success &&
+                  onednn.dnnl_memory_set_data_handle(p->dst, dst) == dnnl_success &&
+                  (!p->bias || onednn.dnnl_memory_set_data_handle(p->bias, bias) == dnnl_success) &&
+                  (p->packed || onednn.dnnl_memory_set_data_handle(p->wei, wei) == dnnl_success) &&
+                  (!p->src_b || onednn.dnnl_memory_set_data_handle(p->src_b, ws) == dnnl_success) &&
+                  (!p->dst_b || onednn.dnnl_memory_set_data_handle(p->dst_b, ws + p->src_b_bytes) == dnnl_success) &&
+                  (!p->scratch || onednn.dnnl_memory_set_data_handle(p->scratch, ws + p->src_b_bytes + p->dst_b_bytes) ==
+                                      dnnl_success);
+    dnnl_memory_t in = p->src_b ? p->src_b : p->src, out = p->dst_b ? p->dst_b : p->dst;
+    ok = ok && (!p->to_blocked || run2(p->to_blocked, p->src, p->src_b)) &&
+         (!p->sum_to_blocked || run2(p->sum_to_blocked, p->dst, p->dst_b));
+    if (ok) {
+        dnnl_exec_arg_t args[5] = {{DNNL_ARG_SRC, in}, {DNNL_ARG_WEIGHTS, p->wei}, {DNNL_ARG_DST, out}};
+        int n = 3;
+        if (p->bias)
+            args[n++] = (dnnl_exec_arg_t){DNNL_ARG_BIAS, p->bias};
+        if (p->scratch)
+            args[n++] = (dnnl_exec_arg_t){DNNL_ARG_SCRATCHPAD, p->scratch};
+        ok = onednn.dnnl_primitive_execute(p->prim, onednn.stream, n, args) == dnnl_success;
+    }
+    ok = ok && (!p->from_blocked || run2(p->from_blocked, p->dst_b, p->dst)) &&
+         onednn.dnnl_stream_wait(onednn.stream) == dnnl_success;
+    return ok ? TRUE : kernel_fail(c, error, "oneDNN failed to run it");
+}
+
+/* Whether the node's weight input k is a constant (initializer, Constant), so it may be packed once. */
+static gboolean constant_input(const KernelCall *c, guint k)
+{
+    const Tensor *t = node_input(c->node, k);
+    return t && t->init;
+}
+
+static gint64 attr_at(const GArray *a, guint k, gint64 dflt) { return a && k < a->len ? g_array_index(a, gint64, k) : dflt; }
+
+/* The convolution's primitive, or NULL where oneDNN cannot run it (a geometry it refuses). */
+static Prim *conv_prepare(const KernelCall *c, KernelPrepared *prep, const ExecTensor *x, const ExecTensor *w,
+                          const ExecTensor *bias, const ExecTensor *y, gint64 group, gboolean sum, GError **error)
+{
+    int s = x->rank - 2;
+    const GArray *strides = NULL, *pads = NULL, *dil = NULL;
+    const char *auto_pad;
+    if (!node_attr_ints(c->node, "strides", &strides, error) || !node_attr_ints(c->node, "pads", &pads, error) ||
+        !node_attr_ints(c->node, "dilations", &dil, error) ||
+        !node_attr_string(c->node, "auto_pad", "NOTSET", &auto_pad, error))
+        return NULL;
+    gboolean same = !strcmp(auto_pad, "SAME_UPPER") || !strcmp(auto_pad, "SAME_LOWER");
+    dnnl_dims_t st, dl, pl, pr;
+    gint64 taps = 1;
+    for (int a = 0; a < s; a++) {
+        gint64 in = x->dims[2 + a], out = y->dims[2 + a], k = w->dims[2 + a];
+        st[a] = attr_at(strides, a, 1);
+        gint64 d = attr_at(dil, a, 1), extent = (k - 1) * d + 1;
+        dl[a] = d - 1;
+        if (same) {
+            gint64 total = MAX(0, (out - 1) * st[a] + extent - in);
+            pl[a] = !strcmp(auto_pad, "SAME_UPPER") ? total / 2 : (total + 1) / 2;
+        } else {
+            pl[a] = attr_at(pads, a, 0);
+        }
+        pr[a] = (out - 1) * st[a] + extent - in - pl[a]; /* the end padding the output size implies */
+        if (pl[a] < 0 || st[a] < 1 || d < 1)
+            return NULL;
+        taps *= k;
+    }
+    /* the weights [M, C/group, k...], or [group, M/group, C/group, k...] */
+    gint64 wdims[KERNEL_MAX_RANK + 1];
+    int wrank = w->rank;
+    if (group > 1) {
+        wdims[0] = group;
+        wdims[1] = w->dims[0] / group;
+        memcpy(wdims + 2, w->dims + 1, sizeof(gint64) * (gsize)(w->rank - 1));
+        wrank++;
+    } else {
+        memcpy(wdims, w->dims, sizeof(gint64) * (gsize)w->rank);
+    }
+    /* A one-tap window is one sgemm over the planes as they lie in our own kernel: as fast as oneDNN's plain
+     * kernel on resnet50's 1x1 convolutions, and faster at stride 2 (docs/executor.md) */
+    if (taps == 1)
+        return NULL;
+    /* A depthwise window is summed plane by plane in our own kernel, without the reorders a blocked kernel
+     * needs around it: mobilenet_v3_small's run 2.3 ms on ours, 3.5 ms on oneDNN's */
+    if (group > 1 && group == x->dims[1] && group == y->dims[1])
+        return NULL;
+    /* A shallow product (3 channels x 9 taps: mobilenet_v3_small's first layer) costs less as im2col and one
+     * sgemm than the reorders around a blocked kernel: 0.21 against 0.32 ms; resnet50's 3 x 49 wins on oneDNN */
+    if (x->dims[1] / group * taps < 64)
+        return NULL;
+    gboolean constant = constant_input(c, 1), blocked = TRUE;
+    dnnl_memory_desc_t src, wei, bmd, dst, asrc, awei, adst;
+    if (!plain_md(&src, x->rank, x->dims, NULL) || !plain_md(&dst, y->rank, y->dims, NULL) ||
+        !plain_md(&wei, wrank, wdims, NULL) || (bias && !plain_md(&bmd, 1, bias->dims, NULL)) ||
+        !any_md(&asrc, x->rank, x->dims) || !any_md(&adst, y->rank, y->dims) || !any_md(&awei, wrank, wdims))
+        return NULL;
+    Prim *p = g_new0(Prim, 1);
+    p->sum = sum;
+    p->sum_scale = 1.0f;
+    dnnl_primitive_attr_t attr = attributes(sum, 1.0f, 1.0f);
+    dnnl_convolution_desc_t cd;
+    dnnl_primitive_desc_t pd = NULL;
+    if (attr &&
+        onednn.dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct,
+                                                          blocked ? &asrc : &src, constant ? &awei : &wei,
+                                                          bias ? &bmd : NULL, blocked ? &adst : &dst, st, dl, pl,
+                                                          pr) == dnnl_success &&
+        onednn.dnnl_primitive_desc_create(&pd, &cd, attr, onednn.engine, NULL) == dnnl_success &&
+        prim_finish(p, prep, pd, &src, &wei, w->data, constant, bias ? &bmd : NULL, &dst)) {
+        onednn.dnnl_primitive_desc_destroy(pd);
+        onednn.dnnl_primitive_attr_destroy(attr);
+        return p;
+    }
+    if (pd)
+        onednn.dnnl_primitive_desc_destroy(pd);
+    if (attr)
+        onednn.dnnl_primitive_attr_destroy(attr);
+    prim_free(p);
+    prep->bytes = 0;
+    return NULL;
+}
+
+/* The prepared primitive of this call, made now at its first call; NULL when the row's own kernel runs the
+ * node (declined now or before), with *error set only when reading the node failed. */
+typedef Prim *(*Prepare)(const KernelCall *c, KernelPrepared *prep, GError **error);
+
+static Prim *prepared(const KernelCall *c, Prepare prepare, GError **error)
+{
+    KernelPrepared *prep = c->prepared;
+    if (!prep || prep->declined)
+        return NULL;
+    if (!prep->state) {
+        Prim *p = prepare(c, prep, error);
+        if (!p) {
+            prep->declined = TRUE;
+            return NULL;
+        }
+        prep->state = p;
+        prep->free = prim_free;
+        prep->by = onednn_describe();
+    }
+    return prep->state;
+}
+
+static Prim *conv_prepare_call(const KernelCall *c, KernelPrepared *prep, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0), *w = kernel_in(c, 1), *bias = kernel_in(c, 2), *sum = kernel_in(c, 3);
+    gint64 group;
+    if (!node_attr_int(c->node, "group", 1, &group, error))
+        return NULL;
+    if (x->dtype != DT_FLOAT || w->dtype != DT_FLOAT || (bias && bias->dtype != DT_FLOAT) ||
+        (sum && sum->dtype != DT_FLOAT) || x->rank < 3 || x->rank > 5 || group < 1 || !x->count)
+        return NULL;
+    return conv_prepare(c, prep, x, w, bias && bias->count ? bias : NULL, kernel_out(c, 0), group, sum != NULL, error);
+}
+
+gboolean kernel_conv_onednn(const KernelCall *c, GError **error)
+{
+    Prim *p = prepared(c, conv_prepare_call, error);
+    if (!p)
+        return error && *error ? FALSE : c->row->kernel(c, error);
+    const ExecTensor *x = kernel_in(c, 0), *w = kernel_in(c, 1), *bias = kernel_in(c, 2), *sum = kernel_in(c, 3);
+    ExecTensor *y = kernel_out(c, 0);
+    /* FusedConv: the products add onto the tensor it adds (in place when the plan put the output over it) */
+    if (sum && sum->data != y->data)
+        memcpy(y->data, sum->data, y->count * sizeof(float));
+    if (!prim_run(c, p, x->data, w->data, bias ? bias->data : NULL, y->data, error))
+        return FALSE;
+    float *py = y->data;
+    for (gsize k = 0; c->epilogue && k < y->count; k++)
+        py[k] = kernel_epilogue(c, py[k]);
+    return TRUE;
+}
+
+/* A matmul primitive over the given descriptors; `packed` (a constant B) lets oneDNN choose the weights'
+ * layout, into which they are reordered once. */
+static Prim *product_prepare(KernelPrepared *prep, const dnnl_memory_desc_t *src,
+                             const dnnl_memory_desc_t *wei, const dnnl_memory_desc_t *packed, void *wei_data,
+                             const dnnl_memory_desc_t *bias, const dnnl_memory_desc_t *dst, float alpha)
+{
+    Prim *p = g_new0(Prim, 1);
+    dnnl_primitive_attr_t attr = attributes(FALSE, 1.0f, alpha);
+    dnnl_matmul_desc_t md;
+    dnnl_primitive_desc_t pd = NULL;
+    gboolean ok = attr && onednn.dnnl_matmul_desc_init(&md, src, packed ? packed : wei, bias, dst) == dnnl_success &&
+                  onednn.dnnl_primitive_desc_create(&pd, &md, attr, onednn.engine, NULL) == dnnl_success &&
+                  prim_finish(p, prep, pd, src, wei, wei_data, packed != NULL, bias, dst);
+    if (pd)
+        onednn.dnnl_primitive_desc_destroy(pd);
+    if (attr)
+        onednn.dnnl_primitive_attr_destroy(attr);
+    if (!ok) {
+        prim_free(p);
+        prep->bytes = 0;
+        return NULL;
+    }
+    return p;
+}
+
+/* MatMul and FusedMatMul: [..., M, K] x [..., K, N], batch dims broadcast. A constant 2-D B with a whole batch
+ * of A is one [batches x M, K] x [K, N] product over weights packed once; anything else reads both operands
+ * as they lie (transposed through strides). */
+static Prim *matmul_prepare_call(const KernelCall *c, KernelPrepared *prep, GError **error)
+{
+    const ExecTensor *a = kernel_in(c, 0), *b = kernel_in(c, 1);
+    const ExecTensor *y = kernel_out(c, 0);
+    gint64 trans[2] = {0, 0}, batch[2] = {0, 0};
+    float alpha = 1.0f;
+    if (!node_attr_int(c->node, "transA", 0, &trans[0], error) || !node_attr_int(c->node, "transB", 0, &trans[1], error) ||
+        !node_attr_float(c->node, "alpha", 1.0f, &alpha, error) ||
+        !node_attr_int(c->node, "transBatchA", 0, &batch[0], error) ||
+        !node_attr_int(c->node, "transBatchB", 0, &batch[1], error))
+        return NULL;
+    if (a->dtype != DT_FLOAT || b->dtype != DT_FLOAT || a->rank < 2 || b->rank < 2 || batch[0] || batch[1] ||
+        y->rank > DNNL_MAX_NDIMS || !y->count)
+        return NULL;
+    int r = y->rank;
+    gint64 ad[DNNL_MAX_NDIMS], bd[DNNL_MAX_NDIMS], as[DNNL_MAX_NDIMS], bs[DNNL_MAX_NDIMS];
+    const ExecTensor *ops[2] = {a, b};
+    gint64 *dims[2] = {ad, bd}, *strides[2] = {as, bs};
+    for (int o = 0; o < 2; o++) { /* each operand at the output's rank, leading dims 1; a transpose as strides */
+        const ExecTensor *t = ops[o];
+        int lead = r - t->rank;
+        gint64 step = 1, st[DNNL_MAX_NDIMS];
+        for (int k = t->rank - 1; k >= 0; k--) {
+            st[k] = step;
+            step *= MAX(t->dims[k], 1);
+        }
+        for (int k = 0; k < r; k++) {
+            dims[o][k] = k < lead ? 1 : t->dims[k - lead];
+            strides[o][k] = k < lead ? step : st[k - lead];
+        }
+        if (trans[o]) {
+            gint64 d = dims[o][r - 1], s = strides[o][r - 1];
+            dims[o][r - 1] = dims[o][r - 2];
+            strides[o][r - 1] = strides[o][r - 2];
+            dims[o][r - 2] = d;
+            strides[o][r - 2] = s;
+        }
+    }
+    gboolean batches_whole = TRUE, b_shared = TRUE;
+    gint64 rows = 1;
+    for (int k = 0; k < r - 2; k++) {
+        batches_whole = batches_whole && ad[k] == y->dims[k];
+        b_shared = b_shared && bd[k] == 1;
+        rows *= y->dims[k];
+    }
+    gboolean constant = constant_input(c, 1);
+    /* packed: [rows x M, K] x [K, N] */
+    gboolean flat = constant && b_shared && batches_whole && !trans[0];
+    dnnl_memory_desc_t src, wei, dst, awei;
+    if (flat) {
+        gint64 sd[2] = {rows * ad[r - 2], ad[r - 1]}, wd[2] = {bd[r - 2], bd[r - 1]}, ws[2] = {bs[r - 2], bs[r - 1]},
+               dd[2] = {rows * y->dims[r - 2], y->dims[r - 1]};
+        if (!plain_md(&src, 2, sd, NULL) || !plain_md(&wei, 2, wd, ws) || !plain_md(&dst, 2, dd, NULL) ||
+            !any_md(&awei, 2, wd))
+            return NULL;
+    } else if (!plain_md(&src, r, ad, as) || !plain_md(&wei, r, bd, bs) || !plain_md(&dst, r, y->dims, NULL)) {
+        return NULL;
+    }
+    return product_prepare(prep, &src, &wei, flat ? &awei : NULL, b->data, NULL, &dst, alpha);
+}
+
+/* Gemm: A [M, K] x B [K, N] (either transposed) times alpha, plus C as a bias row ([N] or [1, N], beta 1) —
+ * the Linear layers of every export. Another C, or alpha with a bias, runs on the row's own kernel. */
+static Prim *gemm_prepare_call(const KernelCall *c, KernelPrepared *prep, GError **error)
+{
+    const ExecTensor *a = kernel_in(c, 0), *b = kernel_in(c, 1), *bias = kernel_in(c, 2);
+    const ExecTensor *y = kernel_out(c, 0);
+    gint64 trans_a, trans_b;
+    float alpha, beta;
+    if (!node_attr_int(c->node, "transA", 0, &trans_a, error) || !node_attr_int(c->node, "transB", 0, &trans_b, error) ||
+        !node_attr_float(c->node, "alpha", 1.0f, &alpha, error) || !node_attr_float(c->node, "beta", 1.0f, &beta, error))
+        return NULL;
+    if (bias && (!bias->count || beta == 0.0f))
+        bias = NULL;
+    gint64 N = y->dims[1];
+    if (a->dtype != DT_FLOAT || b->dtype != DT_FLOAT || (bias && bias->dtype != DT_FLOAT) || !y->count ||
+        (bias && (beta != 1.0f || alpha != 1.0f || (gint64)bias->count != N || bias->rank > 2 ||
+                  (bias->rank == 2 && bias->dims[0] != 1))))
+        return NULL;
+    gint64 ad[2] = {y->dims[0], a->dims[trans_a ? 0 : 1]}, as[2] = {trans_a ? 1 : a->dims[1], trans_a ? a->dims[1] : 1};
+    gint64 bd[2] = {ad[1], N}, bs[2] = {trans_b ? 1 : b->dims[1], trans_b ? b->dims[1] : 1}, cd[2] = {1, N};
+    gboolean constant = constant_input(c, 1);
+    dnnl_memory_desc_t src, wei, awei, dst, bmd;
+    if (!plain_md(&src, 2, ad, as) || !plain_md(&wei, 2, bd, bs) || !plain_md(&dst, 2, y->dims, NULL) ||
+        !any_md(&awei, 2, bd) || (bias && !plain_md(&bmd, 2, cd, NULL)))
+        return NULL;
+    return product_prepare(prep, &src, &wei, constant ? &awei : NULL, b->data, bias ? &bmd : NULL, &dst, alpha);
+}
+
+gboolean kernel_matmul_onednn(const KernelCall *c, GError **error)
+{
+    Prim *p = prepared(c, matmul_prepare_call, error);
+    if (!p)
+        return error && *error ? FALSE : c->row->kernel(c, error);
+    return prim_run(c, p, kernel_in(c, 0)->data, kernel_in(c, 1)->data, NULL, kernel_out(c, 0)->data, error);
+}
+
+gboolean kernel_gemm_onednn(const KernelCall *c, GError **error)
+{
+    Prim *p = prepared(c, gemm_prepare_call, error);
+    if (!p)
+        return error && *error ? FALSE : c->row->kernel(c, error);
+    const ExecTensor *bias = kernel_in(c, 2);
+    return prim_run(c, p, kernel_in(c, 0)->data, kernel_in(c, 1)->data, p->bias ? bias->data : NULL,
+                    kernel_out(c, 0)->data, error);
+}
