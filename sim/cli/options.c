@@ -35,7 +35,7 @@ static void raw_clear(RawOptions *o)
                         &o->plot_out, &o->from, &o->plot_x, &o->plot_y, &o->plot_title, &o->strategy, &o->format,
                         &o->weights, &o->io, &o->transpose, &o->alias, &o->fuse, &o->order, &o->orders, &o->profile, &o->phases,
                         &o->search_engines, &o->inputs, &o->expect, &o->dump_outputs, &o->facet, &o->window_steps,
-                        &o->window_addresses};
+                        &o->window_addresses, &o->kernels};
     for (gsize k = 0; k < G_N_ELEMENTS(strings); k++)
         g_clear_pointer(strings[k], g_free);
     g_clear_pointer(&o->dims, g_strfreev);

@@ -2,13 +2,13 @@
  * FusedMatMul and Gemm. Each node gets its primitive at its first call, kept in its KernelPrepared with its
  * constant weights reordered once into the layout the primitive reads (the packing ONNX Runtime does when a
  * session starts; those bytes are the executor's own memory, reported beside the arena). Activations stay
- * where the plan put them, in plain row-major layout: a convolution with a window of more than one tap
- * reorders its input into oneDNN's channel-blocked layout in the kernel workspace and its output back (on
- * resnet50's 3x3 convolutions that costs a tenth of what the blocked kernel saves over the plain one); a
- * 1x1 window and a product read the plain tensors directly. Where oneDNN cannot run a node (a negative end
- * padding, a batch of transposed operands, an unsupported data type) the row's own kernel runs it, and
- * keeps doing so. The same node gets the same primitive in every executor, so a planned run and its
- * reference give the same bits (--check). */
+ * where the plan put them, in plain row-major layout: a convolution reorders its input into oneDNN's
+ * channel-blocked layout in the kernel workspace and its output back (on resnet50's 3x3 convolutions that
+ * costs a tenth of what the blocked kernel saves over the plain one); a product reads and writes the planned
+ * bytes directly. The convolutions our own kernel does faster (one tap, depthwise, a shallow product), and
+ * the nodes oneDNN cannot run (a batch of transposed operands, an unsupported data type, a geometry it
+ * refuses), run on the row's own kernel, decided at the node's first call. The same node gets the same
+ * primitive in every executor, so a planned run and its reference give the same bits (--check). */
 #include "exec/kernel.h"
 #include "exec/kernel-table.h"
 #include "exec/onednn.h"
@@ -24,8 +24,7 @@ typedef struct {
     dnnl_memory_t src_b, dst_b, scratch;                       /* blocked copies, the scratchpad: workspace */
     gsize src_b_bytes, dst_b_bytes, scratch_bytes;
     gboolean packed;   /* weights reordered once, at preparation */
-    gboolean sum;      /* FusedConv, or a Gemm's C: the product adds onto what the output holds */
-    float sum_scale;
+    gboolean sum;      /* FusedConv: the product adds onto what the output holds */
 } Prim;
 
 static void prim_free(void *p_)
@@ -86,11 +85,11 @@ static gboolean run2(dnnl_primitive_t r, dnnl_memory_t from, dnnl_memory_t to)
     return onednn.dnnl_primitive_execute(r, onednn.stream, 2, args) == dnnl_success;
 }
 
-/* The attributes every primitive gets: the scratchpad in our workspace; a sum onto the output (scaled); the
- * product scaled by alpha. The call's epilogue is not a post-op: oneDNN's Relu writes -0 where ours writes 0,
+/* The attributes every primitive gets: the scratchpad in our workspace; a sum onto the output; the product
+ * scaled by alpha. The call's epilogue is not a post-op: oneDNN's Relu writes -0 where ours writes 0,
  * and its HardSwish rounds differently, so a folded step would not give the bits the same step gives unfolded
  * (the reference run of --check folds where its plan does); the kernel applies it as ours does. */
-static dnnl_primitive_attr_t attributes(gboolean sum, float sum_scale, float alpha)
+static dnnl_primitive_attr_t attributes(gboolean sum, float alpha)
 {
     dnnl_primitive_attr_t attr;
     dnnl_post_ops_t ops;
@@ -102,7 +101,7 @@ static dnnl_primitive_attr_t attributes(gboolean sum, float sum_scale, float alp
     }
     gboolean ok = onednn.dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user) == dnnl_success;
     if (ok && sum)
-        ok = onednn.dnnl_post_ops_append_sum(ops, sum_scale) == dnnl_success;
+        ok = onednn.dnnl_post_ops_append_sum(ops, 1.0f) == dnnl_success;
     if (ok)
         ok = onednn.dnnl_primitive_attr_set_post_ops(attr, ops) == dnnl_success;
     if (ok && alpha != 1.0f)
@@ -263,7 +262,7 @@ static Prim *conv_prepare(const KernelCall *c, KernelPrepared *prep, const ExecT
      * sgemm than the reorders around a blocked kernel: 0.21 against 0.32 ms; resnet50's 3 x 49 wins on oneDNN */
     if (x->dims[1] / group * taps < 64)
         return NULL;
-    gboolean constant = constant_input(c, 1), blocked = TRUE;
+    gboolean constant = constant_input(c, 1);
     dnnl_memory_desc_t src, wei, bmd, dst, asrc, awei, adst;
     if (!plain_md(&src, x->rank, x->dims, NULL) || !plain_md(&dst, y->rank, y->dims, NULL) ||
         !plain_md(&wei, wrank, wdims, NULL) || (bias && !plain_md(&bmd, 1, bias->dims, NULL)) ||
@@ -271,15 +270,13 @@ static Prim *conv_prepare(const KernelCall *c, KernelPrepared *prep, const ExecT
         return NULL;
     Prim *p = g_new0(Prim, 1);
     p->sum = sum;
-    p->sum_scale = 1.0f;
-    dnnl_primitive_attr_t attr = attributes(sum, 1.0f, 1.0f);
+    dnnl_primitive_attr_t attr = attributes(sum, 1.0f);
     dnnl_convolution_desc_t cd;
     dnnl_primitive_desc_t pd = NULL;
     if (attr &&
         onednn.dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct,
-                                                          blocked ? &asrc : &src, constant ? &awei : &wei,
-                                                          bias ? &bmd : NULL, blocked ? &adst : &dst, st, dl, pl,
-                                                          pr) == dnnl_success &&
+                                                          &asrc, constant ? &awei : &wei, bias ? &bmd : NULL,
+                                                          &adst, st, dl, pl, pr) == dnnl_success &&
         onednn.dnnl_primitive_desc_create(&pd, &cd, attr, onednn.engine, NULL) == dnnl_success &&
         prim_finish(p, prep, pd, &src, &wei, w->data, constant, bias ? &bmd : NULL, &dst)) {
         onednn.dnnl_primitive_desc_destroy(pd);
@@ -354,7 +351,7 @@ static Prim *product_prepare(KernelPrepared *prep, const dnnl_memory_desc_t *src
                              const dnnl_memory_desc_t *bias, const dnnl_memory_desc_t *dst, float alpha)
 {
     Prim *p = g_new0(Prim, 1);
-    dnnl_primitive_attr_t attr = attributes(FALSE, 1.0f, alpha);
+    dnnl_primitive_attr_t attr = attributes(FALSE, alpha);
     dnnl_matmul_desc_t md;
     dnnl_primitive_desc_t pd = NULL;
     gboolean ok = attr && onednn.dnnl_matmul_desc_init(&md, src, packed ? packed : wei, bias, dst) == dnnl_success &&
