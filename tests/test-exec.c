@@ -1320,6 +1320,30 @@ static void test_fused_activations(void)
 /* OpenBLAS is opened by a run, not loaded with the program (exec/blas.h): the loader's own log
  * (LD_DEBUG=files) names it for --run only; and a library that cannot be loaded is one clear error after
  * the plan's report, never a crash. */
+/* sim with `args`, the loader finding first a broken library of that soname (a text file, in a folder of its
+ * own); *fake (if not NULL): its path, to free. */
+static RunResult run_beside_broken(const char *soname, const char *const *args, char **fake)
+{
+    char *dir = test_scratch_path(soname);
+    g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0);
+    char *path = g_build_filename(dir, soname, NULL);
+    g_assert_true(g_file_set_contents(path, "not a library\n", -1, NULL));
+    char *before = g_strdup(g_getenv("LD_LIBRARY_PATH"));
+    g_setenv("LD_LIBRARY_PATH", dir, TRUE);
+    RunResult r = test_run("SIM_BIN", args);
+    if (before)
+        g_setenv("LD_LIBRARY_PATH", before, TRUE);
+    else
+        g_unsetenv("LD_LIBRARY_PATH");
+    g_free(before);
+    g_free(dir);
+    if (fake)
+        *fake = path;
+    else
+        g_free(path);
+    return r;
+}
+
 static void test_blas_opened_to_run(void)
 {
     char *path = graph_path("block");
@@ -1338,16 +1362,10 @@ static void test_blas_opened_to_run(void)
     run_result_clear(&run);
 
     /* A oneDNN that cannot be loaded: one error for a run on it; our own kernels run without it. */
-    char *fake_dnnl = test_write_scratch("libdnnl.so.2", "not a library\n", 14);
-    char *dnnl_dir = g_path_get_dirname(fake_dnnl);
-    char *path_before = g_strdup(g_getenv("LD_LIBRARY_PATH"));
-    g_setenv("LD_LIBRARY_PATH", dnnl_dir, TRUE);
-    RunResult no_dnnl = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", NULL});
-    RunResult own = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--kernels", "own", NULL});
-    if (path_before)
-        g_setenv("LD_LIBRARY_PATH", path_before, TRUE);
-    else
-        g_unsetenv("LD_LIBRARY_PATH");
+    char *fake_dnnl;
+    RunResult no_dnnl = run_beside_broken("libdnnl.so.2", (const char *[]){"--graph", path, "--run", NULL}, &fake_dnnl);
+    RunResult own = run_beside_broken("libdnnl.so.2", (const char *[]){"--graph", path, "--run", "--kernels", "own", NULL},
+                                      NULL);
     g_assert_cmpint(no_dnnl.status, ==, 1);
     g_assert_nonnull(strstr(no_dnnl.err, "cannot load oneDNN: "));
     g_assert_nonnull(strstr(no_dnnl.err, "--kernels own"));
@@ -1355,21 +1373,11 @@ static void test_blas_opened_to_run(void)
     g_assert_nonnull(strstr(own.out, "\nrun            1 run, median "));
     run_result_clear(&no_dnnl);
     run_result_clear(&own);
-    g_unlink(fake_dnnl); /* the folder holds a broken OpenBLAS next */
-    g_free(path_before);
-    g_free(dnnl_dir);
     g_free(fake_dnnl);
 
-    char *fake = test_write_scratch("libopenblas.so.0", "not a library\n", 14);
-    char *dir = g_path_get_dirname(fake);
-    char *before = g_strdup(g_getenv("LD_LIBRARY_PATH"));
-    g_setenv("LD_LIBRARY_PATH", dir, TRUE);
-    RunResult broken = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", NULL});
-    RunResult planned = test_run("SIM_BIN", (const char *[]){"--graph", path, NULL});
-    if (before)
-        g_setenv("LD_LIBRARY_PATH", before, TRUE);
-    else
-        g_unsetenv("LD_LIBRARY_PATH");
+    char *fake;
+    RunResult broken = run_beside_broken("libopenblas.so.0", (const char *[]){"--graph", path, "--run", NULL}, &fake);
+    RunResult planned = run_beside_broken("libopenblas.so.0", (const char *[]){"--graph", path, NULL}, NULL);
     g_assert_cmpint(broken.status, ==, 1);
     g_assert_nonnull(strstr(broken.out, "verified       yes"));
     g_assert_nonnull(strstr(broken.err, "cannot load OpenBLAS for the kernels: "));
@@ -1377,8 +1385,6 @@ static void test_blas_opened_to_run(void)
     g_assert_cmpint(planned.status, ==, 0); /* planning never needs it */
     run_result_clear(&broken);
     run_result_clear(&planned);
-    g_free(before);
-    g_free(dir);
     g_free(fake);
     g_free(path);
 }

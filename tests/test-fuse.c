@@ -23,6 +23,24 @@ static Model *fused(Builder *b, FuseReport *report)
     return m;
 }
 
+/* Builds, writes to the scratch file `file` (*path, to free), reads back, infers and fuses as ONNX Runtime does
+ * (--fuse ort); the report, and the fused model (to free). */
+static Model *fused_from_file(Builder *b, const char *file, FuseReport *report, char **path)
+{
+    GError *error = NULL;
+    Model *m = builder_finish(b, &error);
+    g_assert_no_error(error);
+    *path = test_scratch_path(file);
+    g_assert_true(onnx_write_file(m, *path, &error));
+    model_free(m);
+    m = onnx_read_file(*path, &error);
+    g_assert_no_error(error);
+    g_assert_true(test_infer(m, NULL, &error));
+    g_assert_true(fuse_apply(m, "ort", report, &error));
+    g_assert_no_error(error);
+    return m;
+}
+
 /* The number of nodes of op type `op` in m's graph. */
 static guint count_ops(const Model *m, const char *op)
 {
@@ -319,16 +337,8 @@ static void test_gelu_tanh(void)
         builder_output(b, y);
         if (form == 2) /* the tanh wanted too */
             builder_output(b, th);
-        GError *error = NULL;
-        Model *m = builder_finish(b, &error);
-        g_assert_no_error(error);
-        char *path = test_scratch_path("gelu-tanh.onnx");
-        g_assert_true(onnx_write_file(m, path, &error));
-        model_free(m);
-        m = onnx_read_file(path, &error);
-        g_assert_no_error(error);
-        g_assert_true(test_infer(m, NULL, &error));
-        g_assert_true(fuse_apply(m, "ort", &r, &error));
+        char *path;
+        Model *m = fused_from_file(b, "gelu-tanh.onnx", &r, &path);
         g_assert_cmpuint(r.sites[rule_index("gelu-tanh")], ==, form == 2 ? 0 : 1);
         g_assert_cmpuint(count_ops(m, "Tanh"), ==, form == 2 ? 1 : 0);
         g_assert_cmpuint(count_ops(m, "Gelu"), ==, form == 2 ? 0 : 1);
@@ -412,17 +422,8 @@ static void test_fused_matmul(void)
     const char *sb = builder_input(b, "sb", DT_FLOAT, 3, (const gint64[]){5, 2, 4});
     builder_output(b, B_OP(b, "MatMul", B_OPA(b, "Transpose", attr_new_ints("perm", (const gint64[]){1, 0, 2}, 3), sa),
                            B_OPA(b, "Transpose", attr_new_ints("perm", (const gint64[]){1, 2, 0}, 3), sb)));
-    GError *error = NULL;
-    Model *m = builder_finish(b, &error);
-    g_assert_no_error(error);
-    char *path = test_scratch_path("fused-matmul.onnx");
-    g_assert_true(onnx_write_file(m, path, &error));
-    model_free(m);
-    m = onnx_read_file(path, &error);
-    g_assert_no_error(error);
-    g_assert_true(test_infer(m, NULL, &error));
-    g_assert_true(fuse_apply(m, "ort", &r, &error));
-    g_assert_no_error(error);
+    char *path;
+    Model *m = fused_from_file(b, "fused-matmul.onnx", &r, &path);
     g_assert_cmpuint(r.sites[rule_index("matmul-transpose")], ==, 2);
     g_assert_cmpuint(r.sites[rule_index("matmul-scale")], ==, 3);
     g_assert_cmpuint(count_ops(m, "FusedMatMul"), ==, 4);
@@ -449,17 +450,8 @@ static void test_bias_gelu(void)
     builder_output(b, B_OP(b, "Gelu", twice));
     builder_output(b, twice); /* the sum read again: stays */
     builder_output(b, B_OP(b, "Gelu", B_OP(b, "Add", x, B_OP(b, "Sigmoid", x)))); /* no weight: stays */
-    GError *error = NULL;
-    Model *m = builder_finish(b, &error);
-    g_assert_no_error(error);
-    char *path = test_scratch_path("bias-gelu.onnx");
-    g_assert_true(onnx_write_file(m, path, &error));
-    model_free(m);
-    m = onnx_read_file(path, &error);
-    g_assert_no_error(error);
-    g_assert_true(test_infer(m, NULL, &error));
-    g_assert_true(fuse_apply(m, "ort", &r, &error));
-    g_assert_no_error(error);
+    char *path;
+    Model *m = fused_from_file(b, "bias-gelu.onnx", &r, &path);
     g_assert_cmpuint(r.sites[rule_index("bias-gelu")], ==, 2);
     g_assert_cmpuint(count_ops(m, "BiasGelu"), ==, 2);
     g_assert_cmpuint(count_ops(m, "Gelu"), ==, 2);

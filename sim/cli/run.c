@@ -162,6 +162,12 @@ static gint same_plan_before(const Plan *const *plans, guint k, guint buffers)
     return -1;
 }
 
+/* The run's kernels and their threads (exec.h); the count in force, 0 with an error. */
+static guint open_kernels(const RunOptions *o, GError **error)
+{
+    return exec_set_kernels(o->kernels, error) ? exec_set_threads(MAX(o->threads, 1), error) : 0;
+}
+
 /* --compare --run: each plan run --repeat times in its own arena and, with --check, compared with one
  * reference run made once for all of them; one row each (strategy, runs, median, arena, check). A plan
  * identical to an earlier one is not run again: its row repeats that one's figures, and its check says
@@ -170,7 +176,7 @@ gboolean run_execute_each(FILE *out, const RunOptions *o, const Model *m, const 
                           const AliasMap *aliases, const Trace *t, const Plan *const *plans,
                           const PlaceStrategy *const *strategies, guint count, GError **error)
 {
-    guint threads = exec_set_kernels(o->kernels, error) ? exec_set_threads(MAX(o->threads, 1), error) : 0;
+    guint threads = open_kernels(o, error);
     guint repeat = MAX(o->repeat, 1), steps = schedule->len;
     if (!threads)
         return FALSE;
@@ -249,7 +255,7 @@ gboolean run_execute_each(FILE *out, const RunOptions *o, const Model *m, const 
 gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrArray *schedule, const AliasMap *aliases,
                      const Trace *t, const Plan *plan, GError **error)
 {
-    guint threads = exec_set_kernels(o->kernels, error) ? exec_set_threads(MAX(o->threads, 1), error) : 0;
+    guint threads = open_kernels(o, error);
     ExecWeights *weights = exec_weights_new(m); /* filled once for the plan's run and the reference's */
     Executor *e = threads ? executor_new_sharing(m, schedule, aliases, t, plan, weights, error) : NULL;
     if (!e) {

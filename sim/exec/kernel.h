@@ -145,6 +145,19 @@ gboolean kernel_index_at(const KernelCall *c, const ExecTensor *ind, gsize k, gi
 int kernel_axis(gint64 axis, int rank);
 /* The largest rank the kernels' fixed index arrays take. */
 #define KERNEL_MAX_RANK 16
+
+/* A window op's geometry over its spatial axes (Conv, ConvTranspose, the pools), read from the node. */
+typedef struct {
+    int s;                                   /* spatial axes */
+    gint64 n, c;                             /* images, channels */
+    gint64 in[KERNEL_MAX_RANK], out[KERNEL_MAX_RANK], k[KERNEL_MAX_RANK];
+    gint64 stride[KERNEL_MAX_RANK], dil[KERNEL_MAX_RANK], pad[KERNEL_MAX_RANK]; /* pad: before each axis */
+    gint64 in_size, out_size, k_size;        /* products over the spatial axes */
+} KernelWindow;
+/* The geometry of x -> y under the node's strides, dilations, pads and auto_pad (SAME: the padding the output
+ * size implies, its odd unit after (SAME_UPPER) or before (SAME_LOWER); VALID: none). */
+gboolean kernel_window_read(const KernelCall *c, const ExecTensor *x, const ExecTensor *y,
+                            const gint64 *kernel_dims, KernelWindow *w, GError **error);
 /* outer x len x inner around `axis` of t (len may be NULL). */
 void kernel_axis_geometry(const ExecTensor *t, int axis, gint64 *outer, gint64 *len, gint64 *inner);
 /* The rows of Softmax, LogSoftmax and Hardmax: before opset 13 the tail from `axis` (default 1) is one

@@ -101,8 +101,7 @@ static const OpInfo op_rows[] = {
     RUNTIME_OP("Concat", RUNTIME_CONCAT, 1, -1, 1, 1, infer_concat),
     RUNTIME_OP("Split", RUNTIME_SPLIT, 1, 2, 1, -1, infer_split, .shape_inputs = 1u << 1),
     /* unary elementwise */
-    {.name = "Relu", .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1, .min_outputs = 1, .max_outputs = 1,
-     .infer = infer_unary, .elementwise = TRUE, .unary = f_relu},
+    OP("Relu", OP_COMPUTE, 1, 1, 1, 1, infer_unary, .elementwise = TRUE, .unary = f_relu),
     UNARY("Sigmoid", f_sigmoid),
     UNARY("Tanh", tanh),
     UNARY("Exp", exp),
@@ -124,8 +123,7 @@ static const OpInfo op_rows[] = {
     UNARY("Not", f_not),
     UNARY("Gelu", NULL),
     UNARY("HardSigmoid", NULL),
-    {.name = "HardSwish", .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1, .min_outputs = 1,
-     .max_outputs = 1, .infer = infer_unary, .elementwise = TRUE},
+    OP("HardSwish", OP_COMPUTE, 1, 1, 1, 1, infer_unary, .elementwise = TRUE),
     UNARY("LeakyRelu", NULL),
     UNARY("Elu", NULL),
     UNARY("Selu", NULL),
@@ -134,26 +132,22 @@ static const OpInfo op_rows[] = {
     UNARY("ThresholdedRelu", NULL),
     UNARY("Shrink", NULL),
     /* normalisations the in-place rule may treat as elementwise (their kernels read each row first) */
-    {.name = "InstanceNormalization", .op_class = OP_COMPUTE, .min_inputs = 3, .max_inputs = 3, .min_outputs = 1,
-     .max_outputs = 1, .infer = infer_unary, .elementwise = TRUE},
+    OP("InstanceNormalization", OP_COMPUTE, 3, 3, 1, 1, infer_unary, .elementwise = TRUE),
     UNARY("LRN", NULL),
     UNARY("Hardmax", NULL),
-    {.name = "Clip", .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 3, .min_outputs = 1, .max_outputs = 1,
-     .infer = infer_unary, .elementwise = TRUE},
+    OP("Clip", OP_COMPUTE, 1, 3, 1, 1, infer_unary, .elementwise = TRUE),
     UNARY_N("Trilu", 2),
     UNARY_N("CumSum", 2),
     UNARY_N("GroupNormalization", 3),
     PREDICATE("IsNaN", f_isnan),
     PREDICATE("IsInf", f_isinf),
     OP("Dropout", OP_COMPUTE, 1, 3, 1, 2, infer_dropout),
-    {.name = "Cast", .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1, .min_outputs = 1, .max_outputs = 1,
-     .infer = infer_cast},
-    {.name = "CastLike", .op_class = OP_COMPUTE, .min_inputs = 2, .max_inputs = 2, .min_outputs = 1, .max_outputs = 1,
-     .infer = infer_cast_like},
+    OP("Cast", OP_COMPUTE, 1, 1, 1, 1, infer_cast),
+    OP("CastLike", OP_COMPUTE, 2, 2, 1, 1, infer_cast_like),
     OP("EyeLike", OP_COMPUTE, 1, 1, 1, 1, infer_eye_like),
     /* binary and n-ary elementwise, numpy broadcasting */
-    {.name = "Add", .op_class = OP_COMPUTE, .min_inputs = 2, .max_inputs = 2, .min_outputs = 1, .max_outputs = 1,
-     .infer = infer_nary, .elementwise = TRUE, .binary = f_add, .binary_int = i_add}, /* a residual Add may take the Relu after it */
+    /* a residual Add may take the Relu after it */
+    OP("Add", OP_COMPUTE, 2, 2, 1, 1, infer_nary, .elementwise = TRUE, .binary = f_add, .binary_int = i_add),
     BINARY("Sub", f_sub, i_sub),
     BINARY("Mul", f_mul, i_mul),
     BINARY("Div", f_div, i_div),
@@ -178,8 +172,7 @@ static const OpInfo op_rows[] = {
     OP("MatMul", OP_COMPUTE, 2, 2, 1, 1, infer_matmul),
     OP("Gemm", OP_COMPUTE, 2, 3, 1, 1, infer_gemm),
     OP("Einsum", OP_COMPUTE, 1, -1, 1, 1, infer_einsum),
-    {.name = "Conv", .op_class = OP_COMPUTE, .min_inputs = 2, .max_inputs = 3, .min_outputs = 1, .max_outputs = 1,
-     .infer = infer_conv, .scratch = ops_conv_im2col_scratch},
+    OP("Conv", OP_COMPUTE, 2, 3, 1, 1, infer_conv, .scratch = ops_conv_im2col_scratch),
     OP("ConvTranspose", OP_COMPUTE, 2, 3, 1, 1, infer_conv_transpose),
     OP("MaxPool", OP_COMPUTE, 1, 1, 1, 2, infer_pool),
     OP("AveragePool", OP_COMPUTE, 1, 1, 1, 1, infer_pool),
@@ -188,12 +181,9 @@ static const OpInfo op_rows[] = {
     OP("GlobalMaxPool", OP_COMPUTE, 1, 1, 1, 1, infer_global_pool),
     OP("GlobalLpPool", OP_COMPUTE, 1, 1, 1, 1, infer_global_pool),
     /* recurrent layers (every input past X, W, R and every output optional) */
-    {.name = "LSTM", .op_class = OP_COMPUTE, .min_inputs = 3, .max_inputs = 8, .min_outputs = 0, .max_outputs = 3,
-     .infer = infer_recurrent, .scratch = ops_recurrent_scratch},
-    {.name = "GRU", .op_class = OP_COMPUTE, .min_inputs = 3, .max_inputs = 6, .min_outputs = 0, .max_outputs = 2,
-     .infer = infer_recurrent, .scratch = ops_recurrent_scratch},
-    {.name = "RNN", .op_class = OP_COMPUTE, .min_inputs = 3, .max_inputs = 6, .min_outputs = 0, .max_outputs = 2,
-     .infer = infer_recurrent, .scratch = ops_recurrent_scratch},
+    OP("LSTM", OP_COMPUTE, 3, 8, 0, 3, infer_recurrent, .scratch = ops_recurrent_scratch),
+    OP("GRU", OP_COMPUTE, 3, 6, 0, 2, infer_recurrent, .scratch = ops_recurrent_scratch),
+    OP("RNN", OP_COMPUTE, 3, 6, 0, 2, infer_recurrent, .scratch = ops_recurrent_scratch),
     /* normalisation, softmax, reductions */
     OP("BatchNormalization", OP_COMPUTE, 5, 5, 1, 5, infer_batch_norm),
     OP("LayerNormalization", OP_COMPUTE, 2, 3, 1, 3, infer_layer_norm),
@@ -234,16 +224,13 @@ static const OpInfo op_rows[] = {
     /* shape arithmetic and constants */
     OP("Shape", OP_COMPUTE, 1, 1, 1, 1, infer_shape_op),
     OP("Size", OP_COMPUTE, 1, 1, 1, 1, infer_size_op),
-    {.name = "Constant", .op_class = OP_COMPUTE, .min_inputs = 0, .max_inputs = 0, .min_outputs = 1,
-     .max_outputs = 1, .infer = infer_constant, .plan_constant = TRUE},
+    OP("Constant", OP_COMPUTE, 0, 0, 1, 1, infer_constant, .plan_constant = TRUE),
     OP("ConstantOfShape", OP_COMPUTE, 1, 1, 1, 1, infer_constant_of_shape, .shape_inputs = 1u << 0),
     OP("Range", OP_COMPUTE, 3, 3, 1, 1, infer_range, .shape_inputs = 0x7u),
     /* control flow: one compute op each, shapes from the file */
-    {.name = "If", .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1, .min_outputs = 1, .max_outputs = -1,
-     .infer = infer_control, .fold = infer_fold_if},
+    OP("If", OP_COMPUTE, 1, 1, 1, -1, infer_control, .fold = infer_fold_if),
     /* M and cond are both optional */
-    {.name = "Loop", .op_class = OP_COMPUTE, .min_inputs = 0, .max_inputs = -1, .min_outputs = 1, .max_outputs = -1,
-     .infer = infer_control, .fold = infer_fold_loop},
+    OP("Loop", OP_COMPUTE, 0, -1, 1, -1, infer_control, .fold = infer_fold_loop),
     OP("Scan", OP_COMPUTE, 1, -1, 1, -1, infer_control),
 };
 
@@ -252,26 +239,19 @@ static double f_silu(double x) { return x / (1 + exp(-x)); }
 /* sim's own ops (domain SIM_OP_DOMAIN): what planning adds, never listed among the ONNX ones. */
 static const OpInfo internal_rows[] = {
     /* fusions (sim/memory/fuse.c, --fuse ort) */
-    {.name = "SiLU", .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = 1, .min_outputs = 1, .max_outputs = 1,
-     .infer = infer_unary, .elementwise = TRUE, .unary = f_silu},
+    OP("SiLU", OP_COMPUTE, 1, 1, 1, 1, infer_unary, .elementwise = TRUE, .unary = f_silu),
     /* Conv(X, W, B) + Sum, accumulated into output 0, which may take Sum's bytes (input 4) */
-    {.name = "FusedConv", .op_class = OP_COMPUTE, .min_inputs = 4, .max_inputs = 4, .min_outputs = 1, .max_outputs = 1,
-     .infer = infer_fused_conv, .scratch = ops_conv_im2col_scratch,
-     .inplace_input = 4},
+    OP("FusedConv", OP_COMPUTE, 4, 4, 1, 1, infer_fused_conv, .scratch = ops_conv_im2col_scratch, .inplace_input = 4),
     /* Gelu(x + bias), the bias a weight over x's last dim (ONNX Runtime's BiasGelu); element for element over
      * x, so it may write over x where x dies */
-    {.name = "BiasGelu", .op_class = OP_COMPUTE, .min_inputs = 2, .max_inputs = 2, .min_outputs = 1, .max_outputs = 1,
-     .infer = infer_unary, .elementwise = TRUE},
+    OP("BiasGelu", OP_COMPUTE, 2, 2, 1, 1, infer_unary, .elementwise = TRUE),
     /* MatMul with either operand transposed (its last two dims swapped) and the product scaled: transA, transB,
      * alpha (ONNX Runtime's FusedMatMul: MatMulScaleFusion, MatmulTransposeFusion) */
-    {.name = "FusedMatMul", .op_class = OP_COMPUTE, .min_inputs = 2, .max_inputs = 2, .min_outputs = 1, .max_outputs = 1,
-     .infer = infer_matmul},
+    OP("FusedMatMul", OP_COMPUTE, 2, 2, 1, 1, infer_matmul),
     /* an If's outputs from the branch its data-dependent condition takes (ops-control.c's fold_if_both) */
-    {.name = "IfSelect", .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = -1, .min_outputs = 0, .max_outputs = -1,
-     .infer = infer_if_select},
+    OP("IfSelect", OP_COMPUTE, 1, -1, 0, -1, infer_if_select),
     /* a Loop's scan output from the iterations that ran (a trip count only running decides: infer_fold_loop) */
-    {.name = "ConcatComputed", .op_class = OP_COMPUTE, .min_inputs = 1, .max_inputs = -1, .min_outputs = 1,
-     .max_outputs = 1, .infer = infer_concat_computed},
+    OP("ConcatComputed", OP_COMPUTE, 1, -1, 1, 1, infer_concat_computed),
 };
 
 static GHashTable *op_index;

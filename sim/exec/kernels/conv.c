@@ -280,14 +280,6 @@ static void add_then_epilogue(const KernelCall *c, float *row, gint64 n, const f
 /* ---- N-d windows: any number of spatial axes (3-D video models and beyond), LpPool and MaxPool's indices at
  * any rank, ConvTranspose at every rank. Positions are walked with row-major odometers; the cost per element
  * is a few operations per axis. */
-typedef struct {
-    int s;                                   /* spatial axes */
-    gint64 n, c;                             /* images, channels */
-    gint64 in[KERNEL_MAX_RANK], out[KERNEL_MAX_RANK], k[KERNEL_MAX_RANK];
-    gint64 stride[KERNEL_MAX_RANK], dil[KERNEL_MAX_RANK], pad[KERNEL_MAX_RANK]; /* pad: before each axis */
-    gint64 in_size, out_size, k_size;        /* products over the spatial axes */
-} NdWindow;
-
 static gint64 product(const gint64 *v, int n)
 {
     gint64 p = 1;
@@ -296,10 +288,8 @@ static gint64 product(const gint64 *v, int n)
     return p;
 }
 
-/* The geometry of x -> y under the node's strides, dilations, pads and auto_pad (SAME: the padding the
- * output size implies, its odd unit after (SAME_UPPER) or before (SAME_LOWER)). */
-static gboolean nd_window_read(const KernelCall *c, const ExecTensor *x, const ExecTensor *y, const gint64 *kernel_dims,
-                               NdWindow *w, GError **error)
+gboolean kernel_window_read(const KernelCall *c, const ExecTensor *x, const ExecTensor *y, const gint64 *kernel_dims,
+                            KernelWindow *w, GError **error)
 {
     const GArray *strides = NULL, *pads = NULL, *dil = NULL;
     const char *auto_pad;
@@ -335,7 +325,7 @@ static gboolean nd_window_read(const KernelCall *c, const ExecTensor *x, const E
 
 /* The input offset (within one plane) that output position o reads at window position kk, or -1 in the
  * padding. */
-static gint64 nd_source(const NdWindow *w, const gint64 *o, const gint64 *kk)
+static gint64 nd_source(const KernelWindow *w, const gint64 *o, const gint64 *kk)
 {
     gint64 off = 0;
     for (int a = 0; a < w->s; a++) {
@@ -348,7 +338,7 @@ static gint64 nd_source(const NdWindow *w, const gint64 *o, const gint64 *kk)
 }
 
 /* im2col over any number of axes: row (ci, window position), column (output position). */
-static void im2col_nd(const NdWindow *w, const float *planes, gint64 cg, float *col)
+static void im2col_nd(const KernelWindow *w, const float *planes, gint64 cg, float *col)
 {
     gint64 kk[KERNEL_MAX_RANK], o[KERNEL_MAX_RANK];
     for (gint64 ci = 0; ci < cg; ci++) {
@@ -369,8 +359,8 @@ static void im2col_nd(const NdWindow *w, const float *planes, gint64 cg, float *
 static gboolean conv_nd(const KernelCall *c, const ExecTensor *x, const ExecTensor *wt, const ExecTensor *bias,
                         ExecTensor *y, gint64 group, float beta, GError **error)
 {
-    NdWindow w;
-    if (!nd_window_read(c, x, y, wt->dims + 2, &w, error))
+    KernelWindow w;
+    if (!kernel_window_read(c, x, y, wt->dims + 2, &w, error))
         return FALSE;
     gint64 m = wt->dims[0], cg = w.c / group, mg = m / group, rows = cg * w.k_size, cols = w.out_size;
     float *col = kernel_workspace(c, sizeof(float) * (gsize)MAX(rows * cols, 1));
@@ -399,9 +389,9 @@ typedef enum { POOL_MAX, POOL_AVERAGE, POOL_LP } PoolKind;
 static gboolean pool_nd(const KernelCall *c, const ExecTensor *x, ExecTensor *y, ExecTensor *indices,
                         const gint64 *kernel_dims, PoolKind kind, GError **error)
 {
-    NdWindow w;
+    KernelWindow w;
     gint64 include_pad, p_attr, storage_order;
-    if (!nd_window_read(c, x, y, kernel_dims, &w, error) ||
+    if (!kernel_window_read(c, x, y, kernel_dims, &w, error) ||
         !node_attr_int(c->node, "count_include_pad", 0, &include_pad, error) ||
         !node_attr_int(c->node, "p", 2, &p_attr, error) ||
         !node_attr_int(c->node, "storage_order", 0, &storage_order, error))
@@ -683,7 +673,7 @@ gboolean kernel_conv_transpose(const KernelCall *c, GError **error)
         return FALSE;
     if (x->rank > KERNEL_MAX_RANK)
         return kernel_fail(c, error, "input rank %d is above the executor's %d", x->rank, KERNEL_MAX_RANK);
-    NdWindow w = {.s = x->rank - 2, .n = x->dims[0], .c = x->dims[1]};
+    KernelWindow w = {.s = x->rank - 2, .n = x->dims[0], .c = x->dims[1]};
     gboolean derived = strcmp(auto_pad, "NOTSET") || node_attr(c->node, "output_shape");
     for (int a = 0; a < w.s; a++) {
         w.in[a] = x->dims[2 + a];

@@ -207,37 +207,23 @@ static gboolean constant_input(const KernelCall *c, guint k)
     return t && t->init;
 }
 
-static gint64 attr_at(const GArray *a, guint k, gint64 dflt) { return a && k < a->len ? g_array_index(a, gint64, k) : dflt; }
-
 /* The convolution's primitive, or NULL where oneDNN cannot run it (a geometry it refuses). */
 static Prim *conv_prepare(const KernelCall *c, KernelPrepared *prep, const ExecTensor *x, const ExecTensor *w,
                           const ExecTensor *bias, const ExecTensor *y, gint64 group, gboolean sum, GError **error)
 {
-    int s = x->rank - 2;
-    const GArray *strides = NULL, *pads = NULL, *dil = NULL;
-    const char *auto_pad;
-    if (!node_attr_ints(c->node, "strides", &strides, error) || !node_attr_ints(c->node, "pads", &pads, error) ||
-        !node_attr_ints(c->node, "dilations", &dil, error) ||
-        !node_attr_string(c->node, "auto_pad", "NOTSET", &auto_pad, error))
+    KernelWindow g;
+    if (!kernel_window_read(c, x, y, w->dims + 2, &g, error))
         return NULL;
-    gboolean same = !strcmp(auto_pad, "SAME_UPPER") || !strcmp(auto_pad, "SAME_LOWER");
+    gint64 taps = g.k_size;
     dnnl_dims_t st, dl, pl, pr;
-    gint64 taps = 1;
-    for (int a = 0; a < s; a++) {
-        gint64 in = x->dims[2 + a], out = y->dims[2 + a], k = w->dims[2 + a];
-        st[a] = attr_at(strides, a, 1);
-        gint64 d = attr_at(dil, a, 1), extent = (k - 1) * d + 1;
-        dl[a] = d - 1;
-        if (same) {
-            gint64 total = MAX(0, (out - 1) * st[a] + extent - in);
-            pl[a] = !strcmp(auto_pad, "SAME_UPPER") ? total / 2 : (total + 1) / 2;
-        } else {
-            pl[a] = attr_at(pads, a, 0);
-        }
-        pr[a] = (out - 1) * st[a] + extent - in - pl[a]; /* the end padding the output size implies */
-        if (pl[a] < 0 || st[a] < 1 || d < 1)
+    for (int a = 0; a < g.s; a++) {
+        st[a] = g.stride[a];
+        dl[a] = g.dil[a] - 1;
+        pl[a] = g.pad[a];
+        /* the end padding the output size implies */
+        pr[a] = (g.out[a] - 1) * g.stride[a] + (g.k[a] - 1) * g.dil[a] + 1 - g.in[a] - g.pad[a];
+        if (pl[a] < 0 || st[a] < 1 || g.dil[a] < 1)
             return NULL;
-        taps *= k;
     }
     /* the weights [M, C/group, k...], or [group, M/group, C/group, k...] */
     gint64 wdims[KERNEL_MAX_RANK + 1];
@@ -288,7 +274,6 @@ static Prim *conv_prepare(const KernelCall *c, KernelPrepared *prep, const ExecT
     if (attr)
         onednn.dnnl_primitive_attr_destroy(attr);
     prim_free(p);
-    prep->bytes = 0;
     return NULL;
 }
 
@@ -363,7 +348,6 @@ static Prim *product_prepare(KernelPrepared *prep, const dnnl_memory_desc_t *src
         onednn.dnnl_primitive_attr_destroy(attr);
     if (!ok) {
         prim_free(p);
-        prep->bytes = 0;
         return NULL;
     }
     return p;
