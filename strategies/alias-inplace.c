@@ -16,8 +16,13 @@ static gboolean inplace_apply(AliasMap *m, GError **error)
         /* A Transpose that moves data (--transpose move) may write over its dying input too: the kernel
          * transposes through a temporary. */
         gboolean moving_transpose = m->layout.transpose_moves && n->op && n->op->moves_data;
-        if (!n->op || !(n->op->elementwise || moving_transpose || n->op->inplace_input) || !y || !m->bytes[y->id] ||
-            m->link[y->id].parent >= 0)
+        if (!n->op || !(n->op->elementwise || moving_transpose || n->op->inplace_input) || !y || !m->bytes[y->id])
+            continue;
+        /* An output already placed inside another tensor (a concat piece: squeezenet's Relus write into their
+         * Concat) takes no bytes of its own; the dying input takes the output's place instead, so the op still
+         * runs in place and the input needs no buffer either. */
+        gboolean placed = m->link[y->id].parent >= 0;
+        if (placed && !n->op->elementwise)
             continue;
         for (guint k = 0; k < n->inputs->len; k++) {
             if (n->op->inplace_input && k + 1 != (guint)n->op->inplace_input)
@@ -28,13 +33,13 @@ static gboolean inplace_apply(AliasMap *m, GError **error)
             gint r = alias_structural_root(m, x->id);
             if (death[r] != s || alias_structural_protected(m, x->id, TRUE))
                 continue;
-            if (alias_link(m, y->id, x->id, 0, SHARE_INPLACE)) {
+            if (placed ? alias_link(m, x->id, y->id, 0, SHARE_INPLACE) : alias_link(m, y->id, x->id, 0, SHARE_INPLACE)) {
                 alias_note_shared(m, n, SHARE_INPLACE);
                 break;
             }
         }
         const Tensor *x0 = node_input(n, 0);
-        if (moving_transpose && m->link[y->id].parent < 0 && x0 && m->bytes[x0->id])
+        if (moving_transpose && !placed && m->link[y->id].parent < 0 && x0 && m->bytes[x0->id])
             alias_note_copy(m, n, SHARE_INPLACE, "Transpose moves data (--transpose move) and '%s' %s", x0->name,
                             death[alias_structural_root(m, x0->id)] != s ? "is read again later"
                             : y->is_graph_output ? "cannot take a graph output's place"

@@ -603,6 +603,36 @@ static void test_inplace_chain(void)
     aliased_free(a);
 }
 
+/* An elementwise output that is a concat piece takes no bytes of its own: the input dying there takes the
+ * piece's place (squeezenet's Conv, Relu, Concat), so the op still runs in place; an input read again later
+ * keeps its own bytes. */
+static void test_inplace_into_concat_piece(void)
+{
+    Builder *b = builder_new("piece", 13);
+    builder_input(b, "x", DT_FLOAT, 2, (const gint64[]){1, 8});
+    builder_node(b, "Exp", (const char *const[]){"x", NULL}, 1, (const char *[]){"e1"}, NULL);
+    builder_node(b, "Relu", (const char *const[]){"e1", NULL}, 1, (const char *[]){"r1"}, NULL);
+    builder_node(b, "Exp", (const char *const[]){"x", NULL}, 1, (const char *[]){"e2"}, NULL);
+    builder_node(b, "Relu", (const char *const[]){"e2", NULL}, 1, (const char *[]){"r2"}, NULL);
+    builder_output(b, builder_node(b, "Neg", (const char *const[]){"e2", NULL}, 1, (const char *[]){"n"}, NULL));
+    builder_node(b, "Concat", (const char *const[]){"r1", "r2", NULL}, 1, (const char *[]){"c"}, attr_new_int("axis", 1), NULL);
+    builder_output(b, builder_node(b, "Sigmoid", (const char *const[]){"c", NULL}, 1, (const char *[]){"y"}, NULL));
+    GError *error = NULL;
+    Model *m = builder_finish(b, &error);
+    g_assert_true(test_infer(m, NULL, &error));
+    Aliased *a = alias_model(m, "all", NULL, FALSE, NULL);
+    guint64 offset = 1;
+    g_assert_cmpstr(trace_name_of_root(a, "e1"), ==, "c");
+    g_assert_cmpint(root_of(a, "e1", &offset), ==, root_of(a, "r1", NULL));
+    g_assert_cmpuint(offset, ==, 0);
+    g_assert_cmpstr(trace_name_of_root(a, "r2"), ==, "c");
+    g_assert_cmpstr(trace_name_of_root(a, "e2"), ==, "e2"); /* Neg reads it after the Relu */
+    g_assert_cmpuint(a->map->aliased_ops[SHARE_INPLACE], ==, 1);
+    Plan *p = plan(a, "greedy-size");
+    plan_free(p);
+    aliased_free(a);
+}
+
 /* The real models of graphs/models/models.tsv under no aliasing and all of it, every strategy. */
 static void test_models_alias_sets(void)
 {
@@ -878,5 +908,6 @@ int main(int argc, char **argv)
     g_test_add_func("/alias/corpus-all-alias-sets", test_corpus_all_alias_sets);
     g_test_add_func("/alias/models-alias-sets", test_models_alias_sets);
     g_test_add_func("/alias/inplace-chain", test_inplace_chain);
+    g_test_add_func("/alias/inplace-into-concat-piece", test_inplace_into_concat_piece);
     return g_test_run();
 }

@@ -1297,7 +1297,9 @@ static void test_fused_activations(void)
     RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--transpose", "move", "--run", "--check",
                                                        "--poison", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    assert_contains(r.out, "\nfused          4 Relu/Clip/HardSwish steps run inside the Conv or Add before them (in place on its output)\n");
+    /* 7: three of them write into a Concat's piece, over the Conv's output (the in-place rule put the Conv's
+     * output there) */
+    assert_contains(r.out, "\nfused          7 Relu/Clip/HardSwish steps run inside the Conv or Add before them (in place on its output)\n");
     assert_contains(r.out, "equal the reference run (nothing shared) bit for bit, with poison");
     run_result_clear(&r);
     /* resnet50 (make models): the 33 Relus after a Conv and the 16 after a residual Add */
@@ -1309,6 +1311,26 @@ static void test_fused_activations(void)
     assert_contains(r.out, "equal the reference run (nothing shared) bit for bit, with poison");
     run_result_clear(&r);
     g_free(resnet);
+    /* The activation need not follow at once: here a Sigmoid runs between the Conv and its Relu. */
+    Builder *b = builder_new("apart", 13);
+    const char *x = builder_input(b, "x", DT_FLOAT, 4, (const gint64[]){1, 4, 6, 6});
+    const char *w = builder_weight(b, "w", DT_FLOAT, 4, (const gint64[]){8, 4, 3, 3}, TRUE);
+    const char *conv = builder_node(b, "Conv", (const char *const[]){x, w, NULL}, 1, NULL, NULL);
+    const char *sig = builder_node(b, "Sigmoid", (const char *const[]){x, NULL}, 1, NULL, NULL);
+    const char *act = builder_node(b, "Relu", (const char *const[]){conv, NULL}, 1, NULL, NULL);
+    builder_output(b, builder_node(b, "ReduceSum", (const char *const[]){act, NULL}, 1, NULL, NULL));
+    builder_output(b, sig);
+    Model *m = finish_inferred(b);
+    char *apart = test_scratch_path("apart.onnx");
+    GError *error = NULL;
+    g_assert_true(onnx_write_file(m, apart, &error));
+    model_free(m);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", apart, "--run", "--check", "--poison", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "\nfused          1 Relu/Clip/HardSwish steps run inside the Conv or Add before them");
+    assert_contains(r.out, "equal the reference run (nothing shared) bit for bit, with poison");
+    run_result_clear(&r);
+    g_free(apart);
     /* Without in-place sharing nothing is folded. */
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--transpose", "move", "--alias", "none", "--run", NULL});
     g_assert_cmpint(r.status, ==, 0);

@@ -413,11 +413,13 @@ static gboolean clip_bound(const Node *clip, guint k, float unbounded, float *ou
     return TRUE;
 }
 
-/* A Conv or Add (the op table's .epilogue rows) followed at once (Constant steps between them do nothing at
- * run time) by an op the table lets fold (.folds_as) that writes over its output in place (the
- * in-place rule put them on the same bytes, and the output has no other reader): the activation is applied
- * by the first op's kernel as it writes, and the folded step does not run. Nothing in the plan changes —
- * the same bytes hold the same values after the pair — so this is fusion that does not move a lifetime. */
+/* A Conv or Add (the op table's .epilogue rows) whose output's one reader is an op the table lets fold
+ * (.folds_as) that writes over it in place (the in-place rule put them on the same bytes): the activation is
+ * applied by the first op's kernel as it writes, and the folded step does not run. Nothing in the plan
+ * changes — the bytes are the output's alone from the first step to the second (it is live), no other step
+ * reads them, and after the second they hold the same values — so this is fusion that does not move a
+ * lifetime, wherever the order put the activation (squeezenet's schedule runs both expand convolutions before
+ * their Relus). */
 static void fold_epilogues(Executor *e)
 {
     guint steps = e->schedule->len;
@@ -425,16 +427,20 @@ static void fold_epilogues(Executor *e)
     e->epilogue_lo = g_new0(float, steps + 1);
     e->epilogue_hi = g_new0(float, steps + 1);
     e->folded = g_new0(gboolean, steps + 1);
+    GHashTable *step_of = g_hash_table_new(NULL, NULL); /* Node* -> its step + 1 */
+    for (guint s = 0; s < steps; s++)
+        g_hash_table_insert(step_of, e->schedule->pdata[s], GUINT_TO_POINTER(s + 1));
     for (guint s = 0; s + 1 < steps; s++) {
-        guint next = s + 1;
-        while (next + 1 < steps && ((const Node *)e->schedule->pdata[next])->op &&
-               ((const Node *)e->schedule->pdata[next])->op->plan_constant)
-            next++;
-        const Node *n = e->schedule->pdata[s], *act = e->schedule->pdata[next];
-        if (!kernel_row(n->op) || !kernel_row(n->op)->epilogue || !kernel_row(act->op) || e->folded[s])
+        const Node *n = e->schedule->pdata[s];
+        const Tensor *y = node_output(n, 0);
+        if (!kernel_row(n->op) || !kernel_row(n->op)->epilogue || e->folded[s] || !y || y->consumers->len != 1)
             continue;
-        const Tensor *y = node_output(n, 0), *z = node_output(act, 0);
-        if (!y || node_input(act, 0) != y || !z || y->consumers->len != 1 || y->is_graph_output || !tensor_is_value(y) ||
+        const Node *act = y->consumers->pdata[0];
+        guint next = GPOINTER_TO_UINT(g_hash_table_lookup(step_of, act));
+        if (next-- <= s + 1 || !kernel_row(act->op) || act->guard != n->guard || act->guard_when != n->guard_when)
+            continue;
+        const Tensor *z = node_output(act, 0);
+        if (node_input(act, 0) != y || !z || y->is_graph_output || !tensor_is_value(y) ||
             !tensor_is_value(z) || y->dynamic || z->dynamic)
             continue;
         const ExecTensor *ey = &e->tensors[y->id], *ez = &e->tensors[z->id];
@@ -450,6 +456,7 @@ static void fold_epilogues(Executor *e)
         e->epilogue_hi[s] = hi;
         e->folded[next] = TRUE;
     }
+    g_hash_table_destroy(step_of);
 }
 
 static gboolean is_16bit_float(const ExecTensor *t) { return t && (t->dtype == DT_FLOAT16 || t->dtype == DT_BFLOAT16); }

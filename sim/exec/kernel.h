@@ -86,6 +86,9 @@ void kernel_erf_array(const float *in, float *out, gsize n);
 void kernel_tanh_array(const float *in, float *out, gsize n);
 void kernel_sigmoid_array(const float *in, float *out, gsize n);
 void kernel_relu_array(const float *in, float *out, gsize n);
+/* row[k] = the call's epilogue of row[k] + *b (without the add when b is NULL: -0 + 0 would turn -0 into
+ * +0), one loop per case so each vectorises; the values are the unfused ops' to the bit. */
+void kernel_epilogue_array(const KernelCall *c, float *row, gsize n, const float *b);
 /* A contiguous run's maximum, and its sum in double, each kept in eight independent lanes so that the loop
  * is not one chain of dependent operations (a Softmax row of 128 took 128 adds' latency in a row; a global
  * pool over 56 x 56, 3136). The lanes fix the order of the sum: every run gives the same bits. */

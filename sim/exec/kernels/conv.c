@@ -251,32 +251,6 @@ static void depthwise_plane_phased(const Window *w, const Phases *f, const float
             memcpy(out + oy * w->ow, wide + oy * f->qw, sizeof(float) * (gsize)w->ow);
 }
 
-/* row[k] = epilogue(row[k] + *b) (without the add when b is NULL: -0 + 0 would turn -0 into +0), one loop
- * per case so each vectorises; the values are the unfused ops' to the bit. */
-static void add_then_epilogue(const KernelCall *c, float *row, gint64 n, const float *b)
-{
-    float add = b ? *b : 0.0f;
-    if (c->epilogue == EPILOGUE_RELU && b)
-        for (gint64 k = 0; k < n; k++) {
-            float v = row[k] + add;
-            row[k] = v > 0.0f ? v : 0.0f;
-        }
-    else if (c->epilogue == EPILOGUE_RELU)
-        for (gint64 k = 0; k < n; k++)
-            row[k] = row[k] > 0.0f ? row[k] : 0.0f;
-    else if (c->epilogue == EPILOGUE_HARD_SWISH) { /* (the sum stored, then mapped: the same bits as in one go) */
-        for (gint64 k = 0; b && k < n; k++)
-            row[k] += add;
-        kernel_hard_swish_array(row, row, (gsize)n);
-    }
-    else if (c->epilogue == EPILOGUE_CLIP)
-        for (gint64 k = 0; k < n; k++)
-            row[k] = kernel_epilogue(c, b ? row[k] + add : row[k]);
-    else if (b)
-        for (gint64 k = 0; k < n; k++)
-            row[k] += add;
-}
-
 /* ---- N-d windows: any number of spatial axes (3-D video models and beyond), LpPool and MaxPool's indices at
  * any rank, ConvTranspose at every rank. Positions are walked with row-major odometers; the cost per element
  * is a few operations per axis. */
@@ -375,7 +349,7 @@ static gboolean conv_nd(const KernelCall *c, const ExecTensor *x, const ExecTens
             blas.sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)mg, (int)cols, (int)rows, 1.0f,
                        pw + g * mg * rows, (int)rows, col, (int)cols, beta, out, (int)cols);
             for (gint64 oc = 0; (pb || c->epilogue) && oc < mg; oc++)
-                add_then_epilogue(c, out + oc * cols, cols, pb ? pb + g * mg + oc : NULL);
+                kernel_epilogue_array(c, out + oc * cols, (gsize)cols, pb ? pb + g * mg + oc : NULL);
         }
     return TRUE;
 }
@@ -482,7 +456,7 @@ gboolean kernel_conv(const KernelCall *c, GError **error)
                                        pb ? pb[ch] : 0.0f, py + (n * m + ch) * cols, scratch, sum != NULL);
         g_free(f.offsets);
         if (c->epilogue)
-            add_then_epilogue(c, py, (gint64)y->count, NULL);
+            kernel_epilogue_array(c, py, y->count, NULL);
         return TRUE;
     }
     /* A 1x1 window at stride 1 without padding reads the input planes as they are: no im2col. */
@@ -524,7 +498,7 @@ gboolean kernel_conv(const KernelCall *c, GError **error)
             }
             /* bias and a folded Relu/Clip/HardSwish in one pass over the group's output */
             for (gint64 oc = 0; (pb || c->epilogue) && oc < mg; oc++)
-                add_then_epilogue(c, out + oc * cols, cols, pb ? pb + g * mg + oc : NULL);
+                kernel_epilogue_array(c, out + oc * cols, (gsize)cols, pb ? pb + g * mg + oc : NULL);
         }
     }
     g_free(taps);

@@ -125,6 +125,31 @@ void kernel_relu_array(const float *in, float *out, gsize n)
         out[k] = in[k] > 0.0f ? in[k] : 0.0f;
 }
 
+void kernel_epilogue_array(const KernelCall *c, float *row, gsize n, const float *b)
+{
+    float add = b ? *b : 0.0f, lo = c->epilogue_lo, hi = c->epilogue_hi;
+    if (c->epilogue == EPILOGUE_RELU && b)
+        for (gsize k = 0; k < n; k++) {
+            float v = row[k] + add;
+            row[k] = v > 0.0f ? v : 0.0f;
+        }
+    else if (c->epilogue == EPILOGUE_RELU)
+        kernel_relu_array(row, row, n);
+    else if (c->epilogue == EPILOGUE_HARD_SWISH) { /* (the sum stored, then mapped: the same bits as in one go) */
+        for (gsize k = 0; b && k < n; k++)
+            row[k] += add;
+        kernel_hard_swish_array(row, row, n);
+    }
+    else if (c->epilogue == EPILOGUE_CLIP)
+        for (gsize k = 0; k < n; k++) {
+            float v = b ? row[k] + add : row[k];
+            row[k] = v < lo ? lo : v > hi ? hi : v;
+        }
+    else if (b)
+        for (gsize k = 0; k < n; k++)
+            row[k] += add;
+}
+
 static gboolean same_shape(const ExecTensor *a, const ExecTensor *b)
 {
     return a->rank == b->rank && !memcmp(a->dims, b->dims, sizeof(gint64) * a->rank);
@@ -539,11 +564,8 @@ gboolean kernel_binary(const KernelCall *c, GError **error)
     }
     if (!binary_apply(c, a, b, y, error))
         return FALSE;
-    if (c->epilogue) { /* any other shape: the folded activation over the result */
-        float *py = y->data;
-        for (gsize k = 0; k < y->count; k++)
-            py[k] = kernel_epilogue(c, py[k]);
-    }
+    if (c->epilogue) /* any other shape: the folded activation over the result */
+        kernel_epilogue_array(c, y->data, y->count, NULL);
     return TRUE;
 }
 
