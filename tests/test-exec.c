@@ -1289,6 +1289,67 @@ static void test_nd_windows(void)
         }
 }
 
+/* 2-D MaxPool and AveragePool (with and without the padding counted) against the definition, on geometries
+ * that take each path of the kernel: a window sliding by one over a plane of its own size (the flat passes,
+ * with their row ends summed again: symmetric, one-sided and larger-than-the-plane windows), strides and
+ * dilations (row by row). Two images of three channels, so planes follow planes. */
+static void test_pool_geometries(void)
+{
+    static const struct {
+        gint64 h, w, kh, kw, sh, sw, dh, dw, pads[4]; /* pads: top, left, bottom, right */
+    } cases[] = {{5, 6, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}}, {4, 7, 3, 3, 1, 1, 1, 1, {0, 2, 2, 0}},
+                 {4, 5, 2, 2, 1, 1, 1, 1, {0, 0, 1, 1}}, {1, 1, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}},
+                 {3, 4, 5, 5, 1, 1, 1, 1, {2, 2, 2, 2}}, {14, 14, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}},
+                 {7, 9, 3, 3, 2, 2, 1, 1, {0, 0, 0, 0}}, {6, 6, 3, 2, 1, 1, 2, 1, {2, 0, 2, 1}}};
+    static const char *const ops[] = {"MaxPool", "AveragePool", "AveragePool"};
+    for (gsize c = 0; c < G_N_ELEMENTS(cases); c++)
+        for (gsize k = 0; k < G_N_ELEMENTS(ops); k++) {
+            gint64 H = cases[c].h, W = cases[c].w, KH = cases[c].kh, KW = cases[c].kw, SH = cases[c].sh,
+                   SW = cases[c].sw, DH = cases[c].dh, DW = cases[c].dw;
+            const gint64 *P = cases[c].pads;
+            const int ranks[2] = {4, -1};
+            const gint64 dims[2][5] = {{2, 3, H, W}, {0}};
+            gboolean include_pad = k == 2;
+            Attr *attrs[] = {attr_new_ints("kernel_shape", (const gint64[]){KH, KW}, 2),
+                             attr_new_ints("strides", (const gint64[]){SH, SW}, 2),
+                             attr_new_ints("pads", (const gint64[]){P[0], P[1], P[2], P[3]}, 4),
+                             k == 0 ? attr_new_ints("dilations", (const gint64[]){DH, DW}, 2)
+                                    : attr_new_int("count_include_pad", include_pad), NULL};
+            if (k && (DH > 1 || DW > 1)) { /* AveragePool has dilations only from opset 19 */
+                for (int a = 0; a < 4; a++)
+                    attr_free(attrs[a]);
+                continue;
+            }
+            gsize n;
+            double *y = binary_node_run(ops[k], attrs, DT_FLOAT, ranks, dims, &n);
+            gint64 OH = (H + P[0] + P[2] - DH * (KH - 1) - 1) / SH + 1, OW = (W + P[1] + P[3] - DW * (KW - 1) - 1) / SW + 1;
+            g_assert_cmpuint(n, ==, (gsize)(6 * OH * OW));
+            for (gint64 plane = 0; plane < 6; plane++)
+                for (gint64 oy = 0; oy < OH; oy++)
+                    for (gint64 ox = 0; ox < OW; ox++) {
+                        double best = -INFINITY, sum = 0;
+                        int counted = 0;
+                        for (gint64 ky = 0; ky < KH; ky++)
+                            for (gint64 kx = 0; kx < KW; kx++) {
+                                gint64 iy = oy * SH - P[0] + ky * DH, ix = ox * SW - P[1] + kx * DW;
+                                if (iy < 0 || iy >= H || ix < 0 || ix >= W)
+                                    continue;
+                                double v = value_at(0, (gsize)((plane * H + iy) * W + ix));
+                                best = MAX(best, v);
+                                sum += v;
+                                counted++;
+                            }
+                        double want = k == 0 ? best : sum / (include_pad ? KH * KW : MAX(counted, 1));
+                        double got = y[(plane * OH + oy) * OW + ox];
+                        if (!(fabs(got - want) <= 1e-6 * fabs(want)) && !(k == 0 && got == want))
+                            g_error("%s case %" G_GSIZE_FORMAT "%s: y[%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%"
+                                    G_GINT64_FORMAT "] is %g, the definition gives %g", ops[k], c,
+                                    include_pad ? " (padding counted)" : "", plane, oy, ox, got, want);
+                    }
+            g_free(y);
+        }
+}
+
 /* A Relu or Clip writing in place over a Conv's output runs inside the Conv (nothing in the plan moves): the
  * report says how many, and the outputs are the nothing-shared run's (which folds nothing) bit for bit. */
 static void test_fused_activations(void)
@@ -1544,6 +1605,7 @@ int main(int argc, char **argv)
     g_test_add_func("/exec/conv-paths", test_conv_paths);
     g_test_add_func("/exec/onednn-packed", test_onednn_packed);
     g_test_add_func("/exec/nd-windows", test_nd_windows);
+    g_test_add_func("/exec/pool-geometries", test_pool_geometries);
     g_test_add_func("/exec/approx", test_approx);
     g_test_add_func("/exec/fused-activations", test_fused_activations);
     g_test_add_func("/exec/seed-transpose-view", test_seed_transpose_view);

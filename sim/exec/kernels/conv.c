@@ -505,6 +505,153 @@ gboolean kernel_conv(const KernelCall *c, GError **error)
     return TRUE;
 }
 
+/* The 2-D pooling planes of kernel_pool, compiled once per vector width (pool2d picks the CPU's widest):
+ * max and sum are separable, so each input row is first reduced across the window's columns (hpass: one
+ * value per output column), then each output row across the window's rows of that. Both passes run over
+ * valid positions only, the inner loop along the output columns, so a k x k window costs 2k operations per
+ * output rather than k^2. Per output column, the kernel columns inside the input (kx_lo..kx_hi) give
+ * AveragePool's count. Each output's operations come in the same order at every width: the same bits. */
+static inline __attribute__((always_inline)) void pool2d_planes(const Window *w, const float *px, float *py,
+                                                                float *hpass, const gint64 *kx_lo,
+                                                                const gint64 *kx_hi, gboolean is_max,
+                                                                gint64 include_pad)
+{
+    /* the geometry in locals: the compiler cannot keep fields read through a pointer in registers across
+     * the float stores (the build does not assume strict aliasing) */
+    const gint64 planes = w->n * w->c, h_in = w->h, w_in = w->w, oh = w->oh, ow = w->ow, kh = w->kh, kw = w->kw,
+                 sh = w->sh, sw = w->sw, dh = w->dh, dw = w->dw, pt = w->pt, pl = w->pl;
+    const float start = is_max ? -INFINITY : 0.0f;
+    /* A window that slides by one over a plane of its own size (inception's 3 x 3 branch pools, padding 1):
+     * each pass runs over the whole plane as one flat array, and the columns at the rows' ends, where the
+     * flat pass read a neighbouring row, are then summed again from the row alone (kw - 1 per row). On a
+     * 14 x 14 plane a row-by-row pass ran its few columns scalar. */
+    const gboolean flat = sw == 1 && sh == 1 && dw == 1 && dh == 1 && ow == w_in && oh == h_in && pl < kw && pt < kh;
+    const gint64 n = h_in * w_in;
+    for (gint64 plane = 0; flat && plane < planes; plane++) {
+        const float *in = px + plane * n;
+        float *out = py + plane * n;
+        for (gint64 k = 0; k < n; k++)
+            hpass[k] = start;
+        for (gint64 kx = 0; kx < kw; kx++) {
+            gint64 shift = kx - pl, lo = MAX(-shift, 0), hi = n - MAX(shift, 0);
+            if (is_max)
+                for (gint64 k = lo; k < hi; k++)
+                    hpass[k] = MAX(hpass[k], in[k + shift]);
+            else
+                for (gint64 k = lo; k < hi; k++)
+                    hpass[k] += in[k + shift];
+        }
+        for (gint64 iy = 0; iy < h_in; iy++)
+            for (gint64 ox = 0; ox < w_in; ox++) {
+                if (ox == pl && w_in - (kw - 1 - pl) > ox) { /* the columns whose window lies in the row are right */
+                    ox = w_in - (kw - 1 - pl) - 1;
+                    continue;
+                }
+                float v = start;
+                for (gint64 kx = kx_lo[ox]; kx < kx_hi[ox]; kx++)
+                    v = is_max ? MAX(v, in[iy * w_in + ox + kx - pl]) : v + in[iy * w_in + ox + kx - pl];
+                hpass[iy * w_in + ox] = v;
+            }
+        for (gint64 k = 0; k < n; k++)
+            out[k] = start;
+        for (gint64 ky = 0; ky < kh; ky++) {
+            gint64 shift = (ky - pt) * w_in, lo = MAX(-shift, 0), hi = n - MAX(shift, 0);
+            if (is_max)
+                for (gint64 k = lo; k < hi; k++)
+                    out[k] = MAX(out[k], hpass[k + shift]);
+            else
+                for (gint64 k = lo; k < hi; k++)
+                    out[k] += hpass[k + shift];
+        }
+        for (gint64 oy = 0; !is_max && oy < oh; oy++) {
+            gint64 ky_lo = MAX(pt - oy, 0), ky_hi = MIN(kh, h_in - oy + pt);
+            for (gint64 ox = 0; ox < ow; ox++) {
+                gint64 counted = MAX(ky_hi - ky_lo, 0) * MAX(kx_hi[ox] - kx_lo[ox], 0);
+                out[oy * ow + ox] /= (float)(include_pad ? kh * kw : MAX(counted, 1));
+            }
+        }
+    }
+    for (gint64 plane = 0; !flat && plane < planes; plane++) {
+        const float *in = px + plane * h_in * w_in;
+        float *out = py + plane * oh * ow;
+        for (gint64 iy = 0; iy < h_in; iy++) {
+            const float *row = in + iy * w_in;
+            float *h = hpass + iy * ow;
+            for (gint64 ox = 0; ox < ow; ox++)
+                h[ox] = start;
+            for (gint64 kx = 0; kx < kw; kx++) {
+                /* the output columns whose window column kx falls inside the row */
+                gint64 shift = kx * dw - pl;
+                gint64 lo = shift >= 0 ? 0 : (-shift + sw - 1) / sw;
+                gint64 hi = w_in - 1 - shift < 0 ? 0 : MIN(ow, (w_in - 1 - shift) / sw + 1);
+                const float *src = row + shift;
+                if (is_max && sw == 1)
+                    for (gint64 ox = lo; ox < hi; ox++)
+                        h[ox] = MAX(h[ox], src[ox]);
+                else if (is_max && sw == 2) /* (a constant stride: the compiler's vectors read pairs) */
+                    for (gint64 ox = lo; ox < hi; ox++)
+                        h[ox] = MAX(h[ox], src[ox * 2]);
+                else if (is_max)
+                    for (gint64 ox = lo; ox < hi; ox++)
+                        h[ox] = MAX(h[ox], src[ox * sw]);
+                else if (sw == 1)
+                    for (gint64 ox = lo; ox < hi; ox++)
+                        h[ox] += src[ox];
+                else
+                    for (gint64 ox = lo; ox < hi; ox++)
+                        h[ox] += src[ox * sw];
+            }
+        }
+        for (gint64 oy = 0; oy < oh; oy++) {
+            gint64 base_y = oy * sh - pt;
+            gint64 ky_lo = base_y >= 0 ? 0 : (-base_y + dh - 1) / dh;
+            gint64 ky_hi = base_y >= h_in ? 0 : MIN(kh, (h_in - 1 - base_y) / dh + 1);
+            float *o = out + oy * ow;
+            for (gint64 ox = 0; ox < ow; ox++)
+                o[ox] = start;
+            for (gint64 ky = ky_lo; ky < ky_hi; ky++) {
+                const float *h = hpass + (base_y + ky * dh) * ow;
+                if (is_max)
+                    for (gint64 ox = 0; ox < ow; ox++)
+                        o[ox] = MAX(o[ox], h[ox]);
+                else
+                    for (gint64 ox = 0; ox < ow; ox++)
+                        o[ox] += h[ox];
+            }
+            if (!is_max)
+                for (gint64 ox = 0; ox < ow; ox++) {
+                    gint64 counted = MAX(ky_hi - ky_lo, 0) * MAX(kx_hi[ox] - kx_lo[ox], 0);
+                    o[ox] /= (float)(include_pad ? kh * kw : MAX(counted, 1));
+                }
+        }
+    }
+}
+
+__attribute__((target("avx512f"))) static void pool2d_avx512(const Window *w, const float *px, float *py, float *hpass,
+                                                              const gint64 *kx_lo, const gint64 *kx_hi,
+                                                              gboolean is_max, gint64 include_pad)
+{
+    pool2d_planes(w, px, py, hpass, kx_lo, kx_hi, is_max, include_pad);
+}
+
+__attribute__((target("avx2"))) static void pool2d_avx2(const Window *w, const float *px, float *py, float *hpass,
+                                                         const gint64 *kx_lo, const gint64 *kx_hi, gboolean is_max,
+                                                         gint64 include_pad)
+{
+    pool2d_planes(w, px, py, hpass, kx_lo, kx_hi, is_max, include_pad);
+}
+
+static void pool2d(const Window *w, const float *px, float *py, float *hpass, const gint64 *kx_lo,
+                   const gint64 *kx_hi, gboolean is_max, gint64 include_pad)
+{
+    if (__builtin_cpu_supports("avx512f"))
+        pool2d_avx512(w, px, py, hpass, kx_lo, kx_hi, is_max, include_pad);
+    else if (__builtin_cpu_supports("avx2"))
+        pool2d_avx2(w, px, py, hpass, kx_lo, kx_hi, is_max, include_pad);
+    else
+        pool2d_planes(w, px, py, hpass, kx_lo, kx_hi, is_max, include_pad);
+}
+
 gboolean kernel_pool(const KernelCall *c, GError **error)
 {
     const ExecTensor *x = kernel_in(c, 0);
@@ -527,11 +674,6 @@ gboolean kernel_pool(const KernelCall *c, GError **error)
         return FALSE;
     const float *px = x->data;
     float *py = y->data;
-    /* Max and sum are separable: each input row is first reduced across the window's columns (hpass: one
-     * value per output column), then each output row across the window's rows of that. Both passes run
-     * over valid positions only, the inner loop along the output columns (vectorised for stride 1), so a
-     * k x k window costs 2k operations per output rather than k^2. Per output column, the kernel columns
-     * inside the input (kx_lo..kx_hi) give AveragePool's count. */
     gint64 *kx_lo = g_new(gint64, w.ow + 1), *kx_hi = g_new(gint64, w.ow + 1);
     for (gint64 ox = 0; ox < w.ow; ox++) {
         gint64 base = ox * w.sw - w.pl;
@@ -544,58 +686,7 @@ gboolean kernel_pool(const KernelCall *c, GError **error)
         g_free(kx_hi);
         return kernel_fail(c, error, "no memory for a pooling row buffer");
     }
-    const float start = is_max ? -INFINITY : 0.0f;
-    for (gint64 plane = 0; plane < w.n * w.c; plane++) {
-        const float *in = px + plane * w.h * w.w;
-        float *out = py + plane * w.oh * w.ow;
-        for (gint64 iy = 0; iy < w.h; iy++) {
-            const float *row = in + iy * w.w;
-            float *h = hpass + iy * w.ow;
-            for (gint64 ox = 0; ox < w.ow; ox++)
-                h[ox] = start;
-            for (gint64 kx = 0; kx < w.kw; kx++) {
-                /* the output columns whose window column kx falls inside the row */
-                gint64 shift = kx * w.dw - w.pl;
-                gint64 lo = shift >= 0 ? 0 : (-shift + w.sw - 1) / w.sw;
-                gint64 hi = w.w - 1 - shift < 0 ? 0 : MIN(w.ow, (w.w - 1 - shift) / w.sw + 1);
-                const float *src = row + shift;
-                if (is_max && w.sw == 1)
-                    for (gint64 ox = lo; ox < hi; ox++)
-                        h[ox] = MAX(h[ox], src[ox]);
-                else if (is_max)
-                    for (gint64 ox = lo; ox < hi; ox++)
-                        h[ox] = MAX(h[ox], src[ox * w.sw]);
-                else if (w.sw == 1)
-                    for (gint64 ox = lo; ox < hi; ox++)
-                        h[ox] += src[ox];
-                else
-                    for (gint64 ox = lo; ox < hi; ox++)
-                        h[ox] += src[ox * w.sw];
-            }
-        }
-        for (gint64 oy = 0; oy < w.oh; oy++) {
-            gint64 base_y = oy * w.sh - w.pt;
-            gint64 ky_lo = base_y >= 0 ? 0 : (-base_y + w.dh - 1) / w.dh;
-            gint64 ky_hi = base_y >= w.h ? 0 : MIN(w.kh, (w.h - 1 - base_y) / w.dh + 1);
-            float *o = out + oy * w.ow;
-            for (gint64 ox = 0; ox < w.ow; ox++)
-                o[ox] = start;
-            for (gint64 ky = ky_lo; ky < ky_hi; ky++) {
-                const float *h = hpass + (base_y + ky * w.dh) * w.ow;
-                if (is_max)
-                    for (gint64 ox = 0; ox < w.ow; ox++)
-                        o[ox] = MAX(o[ox], h[ox]);
-                else
-                    for (gint64 ox = 0; ox < w.ow; ox++)
-                        o[ox] += h[ox];
-            }
-            if (!is_max)
-                for (gint64 ox = 0; ox < w.ow; ox++) {
-                    gint64 counted = MAX(ky_hi - ky_lo, 0) * MAX(kx_hi[ox] - kx_lo[ox], 0);
-                    o[ox] /= (float)(include_pad ? w.kh * w.kw : MAX(counted, 1));
-                }
-        }
-    }
+    pool2d(&w, px, py, hpass, kx_lo, kx_hi, is_max, include_pad);
     g_free(kx_lo);
     g_free(kx_hi);
     return TRUE;
