@@ -109,10 +109,13 @@ done
     echo '*ours*: the default kernels (oneDNN for the deep convolutions and the products, docs/executor.md);'
     echo '*own kernels*: `--kernels own` (im2col and OpenBLAS everywhere); *packed*: the weights oneDNN packed,'
     echo 'the executor'"'"'s own memory beside the arena.'
-    echo '*check*: `sim --run --check --poison` — the planned run equals the nothing-shared run bit for bit.'
+    echo '*fused*: ours on the graph ORT runs (`--fuse ort`: its constant folding and fusions, docs/DESIGN.md), the'
+    echo 'comparison with ORT at its default level;'
+    echo '*check*: `sim --run --check --poison` — the planned run equals the nothing-shared run bit for bit (both'
+    echo 'graphs).'
     echo
-    echo "| model | ours (ms) | own kernels (ms) | ONNX Runtime (ms) | ours / ORT | own / ORT | packed (MiB) | check |"
-    echo "|---|---:|---:|---:|---:|---:|---:|---|"
+    echo "| model | ours (ms) | fused (ms) | own kernels (ms) | ONNX Runtime (ms) | ours / ORT | fused / ORT | own / ORT | packed (MiB) | check |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 } >> "$out"
 wide=("gpt2-small-seq128 torch/gpt2-torch.onnx batch=1,seq=128" "resnet50 torch/resnet50.onnx batch=1"
       "googlenet torch/googlenet.onnx batch=1" "squeezenet torch/squeezenet1_0.onnx batch=1"
@@ -130,12 +133,17 @@ for m in "${wide[@]}"; do
     [ -f "$filled" ] || /usr/bin/python3 bench/peers/fill_weights.py "$file" "$filled" 2> /dev/null
     # (the whole report first: grep -q would close the pipe early, and pipefail would count sim's SIGPIPE)
     report=$(build/sim --graph "$filled" "${dim_args[@]}" --strategy greedy-size --transpose move --run --check --poison || true)
-    case "$report" in *"bit for bit, with poison"*) check="bit for bit" ;; *) check="DIFFERS" ;; esac
+    fused_report=$(build/sim --graph "$filled" "${dim_args[@]}" --strategy greedy-size --transpose move --fuse ort --run --check \
+                   --poison || true)
+    case "$report$fused_report" in
+        *"bit for bit, with poison"*"bit for bit, with poison"*) check="bit for bit" ;;
+        *) check="DIFFERS" ;;
+    esac
     packed=$(printf '%s\n' "$report" | sed -n 's/^kernels .* take \([0-9,]*\) B .*/\1/p' | tr -d ,)
     packed=$(/usr/bin/python3 -c "import sys; print(f'{int(sys.argv[1] or 0)/1048576:.1f}')" "$packed")
     # a model of section 1 (the same file, configuration and rounds) keeps its figures from there; the own
     # kernels take their turn in the same rounds
-    ours=${ours_best[$name]:-} ort=${ort_best[$name]:-} own=""
+    ours=${ours_best[$name]:-} ort=${ort_best[$name]:-} own="" fused=""
     for round in $(seq "$rounds"); do
         if [ -z "${ours_best[$name]:-}" ]; then
             t=$(build/sim --graph "$filled" "${dim_args[@]}" --strategy greedy-size --transpose move --run --repeat "$repeat" \
@@ -147,9 +155,12 @@ for m in "${wide[@]}"; do
         t=$(build/sim --graph "$filled" "${dim_args[@]}" --strategy greedy-size --transpose move --run --repeat "$repeat" \
             --kernels own | grep '^run ' | sed 's/.*median \([0-9.]*\) ms.*/\1/')
         own=$(/usr/bin/python3 -c "import sys; print(min(float(x) for x in sys.argv[1:] if x))" "$t" "$own")
+        t=$(build/sim --graph "$filled" "${dim_args[@]}" --strategy greedy-size --transpose move --fuse ort --run \
+            --repeat "$repeat" | grep '^run ' | sed 's/.*median \([0-9.]*\) ms.*/\1/')
+        fused=$(/usr/bin/python3 -c "import sys; print(min(float(x) for x in sys.argv[1:] if x))" "$t" "$fused")
     done
     ratio() { /usr/bin/python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2]):.2f}×')" "$1" "$2"; }
-    echo "| $name | $(ms "$ours") | $(ms "$own") | $(ms "$ort") | $(ratio "$ours" "$ort") | $(ratio "$own" "$ort") | $packed | $check |" >> "$out"
+    echo "| $name | $(ms "$ours") | $(ms "$fused") | $(ms "$own") | $(ms "$ort") | $(ratio "$ours" "$ort") | $(ratio "$fused" "$ort") | $(ratio "$own" "$ort") | $packed | $check |" >> "$out"
     echo "kernels.sh: $name" >&2
 done
 {
