@@ -1,8 +1,8 @@
 /* mkgraph-trace.c — `mkgraph trace`: a random trace, with --perfect 1 a perfect instance whose optimum is
- * known, or with --staggered 1 a hard one like real accelerator traces (2: the same built as a packing,
- * whose placement --solution-out writes) (graphs/tracegen.c), written as a trace file — our text
- * format, or MiniMalloc CSV when the output ends in .csv — for planning benchmarks and for replaying
- * in other tools. */
+ * known, with --staggered 1 a hard one like real accelerator traces (2: the same built as a packing,
+ * whose placement --solution-out writes), or with --llm 1 an LLM-like one (graphs/tracegen.c), written as
+ * a trace file — our text format, or MiniMalloc CSV when the output ends in .csv — for planning benchmarks
+ * and for replaying in other tools. */
 #include "graphs/mkgraph.h"
 #include "graphs/tracegen.h"
 
@@ -22,6 +22,12 @@ static const MkParam trace_params[] = {
     {"capacity", "0", "staggered: each section peaks at most here (0: a round 85% of its natural peak; packed: sized "
                       "to hold about the buffers asked)"},
     {"sections", "3", "staggered: separate peak sections"},
+    {"llm", "0", "1: an LLM-like trace (decoder layers repeated to about --buffers: per head [seq, seq] scores, a 4 x "
+                 "d-model MLP, many small temporaries); 2: with a KV cache kept to the end; 3: with each product's "
+                 "weights streamed into the arena ahead of it; 4: both"},
+    {"seq", "128", "llm: sequence length"},
+    {"d-model", "768", "llm: hidden size"},
+    {"heads", "12", "llm: attention heads (must divide d-model)"},
     {NULL, NULL, NULL},
 };
 
@@ -34,8 +40,20 @@ static Trace *build_trace(const MkParams *p, GArray **construction, GError **err
            quantum = mk_int(p, "quantum", error), drop = mk_int(p, "drop", error);
     gint64 staggered = mk_int(p, "staggered", error), capacity = mk_int(p, "capacity", error),
            sections = mk_int(p, "sections", error);
+    gint64 llm = mk_int(p, "llm", error), seq = mk_int(p, "seq", error), d_model = mk_int(p, "d-model", error),
+           heads = mk_int(p, "heads", error);
     if (*error)
         return NULL;
+    if (llm) {
+        if (llm < 0 || llm > 4 || buffers < 1 || buffers > 10000000 || seq < 1 || seq > 65536 || d_model < 1 ||
+            d_model > 65536 || heads < 1 || d_model % heads) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "llm traces need --llm 1 to 4, 1 <= buffers <= 1e7, seq and "
+                        "d-model from 1 to 65536, heads dividing d-model");
+            return NULL;
+        }
+        return tracegen_llm((guint)buffers, (guint32)seed, (guint)seq, (guint)d_model, (guint)heads, llm == 2 || llm == 4,
+                            llm >= 3);
+    }
     if (staggered) {
         if (staggered < 0 || staggered > 2 || (staggered == 2 && capacity > ((gint64)1 << 32)) || buffers < 1 || buffers > 10000000 || (capacity && capacity < 65536) || capacity > ((gint64)1 << 40) || sections < 1 ||
             sections > 1000) {

@@ -275,3 +275,100 @@ Trace *tracegen_staggered_packed(guint buffers, guint32 seed, guint64 capacity, 
         g_array_unref(placed);
     return t;
 }
+
+/* The LLM generator's state: the trace, the step now, the seed's stream and the buffer count. */
+typedef struct {
+    Trace *t;
+    GRand *r;
+    guint step, made;
+} Llm;
+
+static guint llm_add(Llm *g, guint64 size, guint first, guint last)
+{
+    char name[32];
+    g_snprintf(name, sizeof name, "b%u", g->made++);
+    return trace_add(g->t, name, size, 64, first, last);
+}
+
+/* One op of the layer: the step advances, and some ops leave a compiler's small temporaries (masks, scalars,
+ * reduction partials: 64 B to 4 KiB, log-uniform) living a step to three. */
+static guint llm_op(Llm *g)
+{
+    guint now = g->step++;
+    while (g_rand_double(g->r) < 0.4) {
+        guint64 size = (guint64)exp(log(64.0) + (log(4096.0) - log(64.0)) * g_rand_double(g->r));
+        llm_add(g, size / 64 * 64 + 64, now, now + (guint)g_rand_int_range(g->r, 0, 3));
+    }
+    return now;
+}
+
+/* A product's weights and bias streamed into the arena: loaded 4 to 64 ops ahead of the product (from the
+ * seed: a compiler's prefetch, overlapping the ops before it), freed after it. */
+static void llm_weights(Llm *g, guint64 weights, guint64 bias, guint use)
+{
+    guint lead = (guint)g_rand_int_range(g->r, 4, 65);
+    llm_add(g, weights, use > lead ? use - lead : 0, use);
+    llm_add(g, bias, use > lead / 2 ? use - lead / 2 : 0, use);
+}
+
+Trace *tracegen_llm(guint buffers, guint32 seed, guint seq, guint d_model, guint heads, gboolean kv_cache,
+                    gboolean stream)
+{
+    Llm g = {trace_new("llm"), g_rand_new_with_seed(seed), 0, 0};
+    GArray *cache = g_array_new(FALSE, FALSE, sizeof(guint)); /* K and V kept to the end */
+    const guint64 f = 4, row = (guint64)seq * d_model * f, head = (guint64)seq * (d_model / heads) * f,
+                  scores = (guint64)seq * seq * f, stats = (guint64)seq * f;
+    guint x_from = llm_op(&g); /* the embeddings: the residual stream's first value */
+    guint64 x_size = row;
+    while (g.made + 1 < buffers) {
+        /* attention: LayerNorm (mean and 1/sigma rows), Q, K, V; per head scores, softmax and its context */
+        guint ln = llm_op(&g), q = llm_op(&g), k = llm_op(&g), v = llm_op(&g);
+        llm_add(&g, stats, ln, ln);
+        llm_add(&g, stats, ln, ln);
+        guint heads_from = g.step;
+        for (guint h = 0; h < heads; h++) {
+            guint s = llm_op(&g), p = llm_op(&g), c = llm_op(&g);
+            llm_add(&g, scores, s, p);
+            llm_add(&g, scores, p, c);
+            llm_add(&g, head, c, heads_from + 3 * heads); /* until the heads are joined */
+        }
+        guint joined = llm_op(&g), proj = llm_op(&g), add1 = llm_op(&g);
+        if (stream) { /* Q, K, V and the projection's weights and biases, loaded ahead of their product */
+            llm_weights(&g, (guint64)d_model * d_model * f, (guint64)d_model * f, q);
+            llm_weights(&g, (guint64)d_model * d_model * f, (guint64)d_model * f, k);
+            llm_weights(&g, (guint64)d_model * d_model * f, (guint64)d_model * f, v);
+            llm_weights(&g, (guint64)d_model * d_model * f, (guint64)d_model * f, proj);
+        }
+        llm_add(&g, row, ln, v);                                  /* LayerNorm's output, read by Q, K and V */
+        llm_add(&g, row, q, heads_from + 3 * heads - 1);          /* Q, read by every head's scores */
+        for (guint kv = 0; kv < 2; kv++) { /* K and V: read by the heads, or kept in the cache */
+            guint id = llm_add(&g, row, kv ? v : k, heads_from + 3 * heads - 1);
+            if (kv_cache)
+                g_array_append_val(cache, id);
+        }
+        llm_add(&g, row, joined, proj);
+        llm_add(&g, row, proj, add1);
+        llm_add(&g, x_size, x_from, add1); /* the residual stream until the first Add */
+        /* MLP: LayerNorm, the 4d-wide product and its Gelu, the product back, the second Add */
+        guint ln2 = llm_op(&g), fc1 = llm_op(&g), act = llm_op(&g), fc2 = llm_op(&g), add2 = llm_op(&g);
+        llm_add(&g, stats, ln2, ln2);
+        llm_add(&g, stats, ln2, ln2);
+        llm_add(&g, row, ln2, fc1);
+        llm_add(&g, 4 * row, fc1, act);
+        llm_add(&g, 4 * row, act, fc2);
+        llm_add(&g, row, fc2, add2);
+        llm_add(&g, row, add1, add2); /* the stream between the Adds */
+        if (stream) {
+            llm_weights(&g, 4 * (guint64)d_model * d_model * f, 4 * (guint64)d_model * f, fc1);
+            llm_weights(&g, 4 * (guint64)d_model * d_model * f, (guint64)d_model * f, fc2);
+        }
+        x_from = add2;
+    }
+    llm_add(&g, x_size, x_from, g.step); /* the last stream value, the output */
+    for (guint k = 0; k < cache->len; k++)
+        trace_buffer(g.t, g_array_index(cache, guint, k))->last = g.step;
+    g.t->steps = g.step + 1;
+    g_array_unref(cache);
+    g_rand_free(g.r);
+    return g.t;
+}

@@ -40,4 +40,14 @@ Trace *tracegen_staggered(guint buffers, guint32 seed, guint64 capacity, guint s
  * about `buffers`. The strip's holes make it no guillotine cut. Alignment 1. */
 Trace *tracegen_staggered_packed(guint buffers, guint32 seed, guint64 capacity, guint sections, GArray **offsets);
 
+/* LLM-like: decoder layers repeated until about `buffers` buffers (each layer the same sizes: a residual
+ * stream of seq x d_model floats living across the layer; LayerNorm's statistics; Q, K and V; per head a
+ * [seq, seq] score matrix, its softmax and a context; the 4 x d_model MLP), among a compiler's small
+ * temporaries (64 B to 4 KiB, a step to three, from the seed). kv_cache: K and V live to the end (a
+ * prefill's cache), else only while the heads read them. stream: each product's weights and bias are
+ * loaded into the arena 4 to 64 ops ahead of it (from the seed) and freed after it, as an accelerator's
+ * compiler streams them: large buffers overlapping at staggered times. Alignment 64. */
+Trace *tracegen_llm(guint buffers, guint32 seed, guint seq, guint d_model, guint heads, gboolean kv_cache,
+                    gboolean stream);
+
 #endif

@@ -207,6 +207,39 @@ static gboolean parametric_of(const KernelCall *c, Parametric *p, double *alpha,
     return kernel_fail(c, error, "the executor has no kernel for %s", c->node->op->name);
 }
 
+/* Gelu in float over in[k] (+ bias[k % n_bias] when bias is given), through the vectorised erf and tanh, in
+ * blocks that stay in the first-level cache: as the exporters' unfused ops compute it (x / sqrt 2, Erf, + 1,
+ * times x, times 1/2; the tanh form with its cube), not through double-precision libm per element (66 of
+ * vit_b_16's 300 ms). */
+static void gelu_array(const float *in, const float *bias, gsize n_bias, float *out, gsize n, gboolean tanh_form)
+{
+    enum { BLOCK = 1024 };
+    float v[BLOCK], t[BLOCK];
+    const float inv_sqrt2 = 0.70710678118654752f, k0 = 0.79788456080286536f, k1 = 0.044715f;
+    gsize j = 0; /* the bias's index at `at` (no division per element) */
+    for (gsize at = 0; at < n; at += BLOCK) {
+        gsize m = MIN((gsize)BLOCK, n - at);
+        for (gsize k = 0; k < m;) { /* runs that stop where the bias wraps */
+            gsize run = bias ? MIN(m - k, n_bias - j) : m - k;
+            for (gsize e = 0; e < run; e++)
+                v[k + e] = bias ? in[at + k + e] + bias[j + e] : in[at + k + e];
+            k += run;
+            j = bias && j + run == n_bias ? 0 : j + run;
+        }
+        if (tanh_form) {
+            for (gsize k = 0; k < m; k++)
+                t[k] = k0 * (v[k] + k1 * (v[k] * v[k] * v[k]));
+            kernel_tanh_array(t, t, m);
+        } else {
+            for (gsize k = 0; k < m; k++)
+                t[k] = v[k] * inv_sqrt2;
+            kernel_erf_array(t, t, m);
+        }
+        for (gsize k = 0; k < m; k++)
+            out[at + k] = v[k] * (t[k] + 1.0f) * 0.5f;
+    }
+}
+
 gboolean kernel_bias_gelu(const KernelCall *c, GError **error)
 {
     const ExecTensor *x = kernel_in(c, 0), *bias = kernel_in(c, 1);
@@ -219,10 +252,7 @@ gboolean kernel_bias_gelu(const KernelCall *c, GError **error)
     gsize n = bias->count;
     if (!n || x->count % n)
         return kernel_fail(c, error, "its bias of %zu elements does not divide its input of %zu", n, x->count);
-    const float *in = x->data, *b = bias->data;
-    float *out = y->data;
-    for (gsize k = 0; k < y->count; k++)
-        out[k] = (float)parametric(p, 0, 0, 0, in[k] + b[k % n]);
+    gelu_array(x->data, bias->data, n, y->data, y->count, p == P_GELU_TANH);
     return TRUE;
 }
 
@@ -243,6 +273,8 @@ gboolean kernel_unary(const KernelCall *c, GError **error)
         /* (comparisons, not fminf/fmaxf: those are libm calls at -O2; a NaN x still gives NaN) */
         if (p == P_HARD_SWISH)
             kernel_hard_swish_array(in, out, y->count);
+        else if (p == P_GELU || p == P_GELU_TANH)
+            gelu_array(in, NULL, 0, out, y->count, p == P_GELU_TANH);
         else if (p == P_HARD_SIGMOID)
             for (gsize k = 0; k < y->count; k++) {
                 float t = a * in[k] + b;
