@@ -747,6 +747,14 @@ static void test_where_mask(void)
     const char *cond = B_OP(b, "Greater", mask, builder_float_scalar(b, "zero", 0.0f));
     builder_output(b, B_OP(b, "Where", cond, x, builder_float_scalar(b, "fill", -1.5f)));
     builder_output(b, B_OP(b, "Where", cond, x, B_OP(b, "Neg", x)));
+    /* swin_t's masks: a comparison of a broadcast pair into bool, its Not, a Where between two scalars */
+    static const gint64 row_values[15] = {-1, 0, 1, 2, 0, 1, -1, 0, 2, 1, 0, 0, 1, -1, 2}; /* among x's values */
+    const char *row = B_OPA(b, "Cast", attr_new_int("to", DT_FLOAT),
+                            builder_ints(b, "row", 4, (const gint64[]){1, 3, 1, 5}, row_values));
+    const char *same = B_OP(b, "Equal", x, row);
+    builder_output(b, same);
+    builder_output(b, B_OP(b, "Where", B_OP(b, "Not", same), builder_float_scalar(b, "far", -100.0f),
+                           builder_float_scalar(b, "near", 0.0f)));
     Model *m = finish_inferred(b);
     Planned run = plan_and_bind_ok(m);
     float in[120];
@@ -765,6 +773,18 @@ static void test_where_mask(void)
     }
     g_assert_cmpuint(kept, >, 0); /* the mask picks both ways */
     g_assert_cmpuint(kept, <, 120);
+    const ExecTensor *equal = executor_output(run.e, 2, &name);
+    const float *picked = executor_output(run.e, 3, &name)->data;
+    g_assert_cmpint(equal->dtype, ==, DT_BOOL);
+    guint equals = 0;
+    for (int k = 0; k < 120; k++) {
+        gboolean eq = in[k] == (float)row_values[(k / 20) % 3 * 5 + k % 5];
+        equals += eq;
+        g_assert_cmpuint(((const guint8 *)equal->data)[k], ==, eq);
+        g_assert_cmpfloat(picked[k], ==, eq ? 0.0f : -100.0f);
+    }
+    g_assert_cmpuint(equals, >, 0); /* both ways again */
+    g_assert_cmpuint(equals, <, 120);
     planned_clear(&run);
     model_free(m);
 }

@@ -314,6 +314,13 @@ gboolean kernel_unary(const KernelCall *c, GError **error)
         }
         return TRUE;
     }
+    if (x->dtype == DT_BOOL && y->dtype == DT_BOOL) { /* Not over a mask: a bool has two values to map */
+        const guint8 *in = x->data, map[2] = {op->unary(0.0) != 0.0, op->unary(1.0) != 0.0};
+        guint8 *out = y->data;
+        for (gsize k = 0; k < y->count; k++)
+            out[k] = map[in[k] != 0];
+        return TRUE;
+    }
     for (gsize k = 0; k < y->count; k++)
         kernel_elem_set_f(y, k, op->unary(kernel_elem_get_f(x, k)));
     return TRUE;
@@ -444,20 +451,23 @@ static gboolean arith_fast(Arith op, const ExecTensor *a, const ExecTensor *b, E
     return TRUE;
 }
 
-/* out = f(a, b) with broadcasting; integer semantics when both inputs are integers. */
 /* Any other broadcast whose innermost dimensions form a block that both operands read whole, or that one
  * reads whole while the other gives one value for it (a mask [1, W, 1, N, N] over attention scores
- * [1, W, H, N, N]): per block, one offset for each operand from the outer dimensions, then a loop the
- * compiler vectorises. FALSE when the block would be shorter than 4 elements (the element walk does it). */
-static gboolean arith_blocked(Arith op, const ExecTensor *a, const ExecTensor *b, ExecTensor *y)
+ * [1, W, H, N, N]): per block, one offset for each operand from the outer dimensions, then `fn` runs a loop
+ * over the block. FALSE when the block would be shorter than 4 elements (the element walk does it). */
+typedef enum { BOTH_WHOLE, B_ONE_VALUE, A_ONE_VALUE, UNDECIDED } BlockMode;
+typedef void (*BlockFn)(gconstpointer ctx, BlockMode mode, gsize oa, gsize ob, gsize out, gsize inner);
+
+static gboolean broadcast_blocked(const ExecTensor *a, const ExecTensor *b, const ExecTensor *y, BlockFn fn,
+                                  gconstpointer ctx)
 {
     int r = y->rank;
-    if (op == ARITH_NONE || r == 0 || r > KERNEL_MAX_RANK || a->rank > r || b->rank > r)
+    if (r == 0 || r > KERNEL_MAX_RANK || a->rank > r || b->rank > r)
         return FALSE;
     gint64 sa[KERNEL_MAX_RANK], sb[KERNEL_MAX_RANK];
     kernel_broadcast_strides(a, r, y->dims, sa);
     kernel_broadcast_strides(b, r, y->dims, sb);
-    enum { BOTH_WHOLE, B_ONE_VALUE, A_ONE_VALUE, UNDECIDED } mode = UNDECIDED;
+    BlockMode mode = UNDECIDED;
     gint64 inner = 1;
     int d = r;
     for (; d > 0; d--) {
@@ -465,27 +475,19 @@ static gboolean arith_blocked(Arith op, const ExecTensor *a, const ExecTensor *b
         if (n == 1)
             continue;
         gboolean a_whole = sa[d - 1] == inner, b_whole = sb[d - 1] == inner; /* inner >= 1: never also 0 */
-        int here = a_whole && b_whole ? BOTH_WHOLE : a_whole && sb[d - 1] == 0 ? B_ONE_VALUE
-                   : sa[d - 1] == 0 && b_whole                               ? A_ONE_VALUE
-                                                                             : UNDECIDED;
-        if (here == UNDECIDED || (mode != UNDECIDED && here != (int)mode)) /* the block keeps one pattern */
+        BlockMode here = a_whole && b_whole ? BOTH_WHOLE : a_whole && sb[d - 1] == 0 ? B_ONE_VALUE
+                         : sa[d - 1] == 0 && b_whole                                 ? A_ONE_VALUE
+                                                                                     : UNDECIDED;
+        if (here == UNDECIDED || (mode != UNDECIDED && here != mode)) /* the block keeps one pattern */
             break;
         mode = here;
         inner *= n;
     }
     if (mode == UNDECIDED || inner < 4)
         return FALSE;
-    const float *pa = a->data, *pb = b->data;
-    float *py = y->data;
     gint64 idx[KERNEL_MAX_RANK] = {0}, oa = 0, ob = 0;
     for (gsize block = 0; block < y->count / (gsize)inner; block++) {
-        float *out = py + block * (gsize)inner;
-        if (mode == BOTH_WHOLE)
-            arith_array(op, BOTH_ARRAYS, pa + oa, pb + ob, out, (gsize)inner);
-        else if (mode == B_ONE_VALUE)
-            arith_scalar_right(op, pa + oa, pb[ob], out, (gsize)inner);
-        else
-            arith_array(op, LEFT_SCALAR, pa + oa, pb + ob, out, (gsize)inner);
+        fn(ctx, mode, (gsize)oa, (gsize)ob, block * (gsize)inner, (gsize)inner);
         for (int e = d - 1; e >= 0; e--) { /* the next block: the outer index, and both offsets */
             oa += sa[e];
             ob += sb[e];
@@ -497,6 +499,48 @@ static gboolean arith_blocked(Arith op, const ExecTensor *a, const ExecTensor *b
         }
     }
     return TRUE;
+}
+
+typedef struct {
+    Arith op;
+    const float *a, *b;
+    float *y;
+} ArithBlocks;
+
+static void arith_block(gconstpointer ctx, BlockMode mode, gsize oa, gsize ob, gsize out, gsize inner)
+{
+    const ArithBlocks *x = ctx;
+    if (mode == BOTH_WHOLE)
+        arith_array(x->op, BOTH_ARRAYS, x->a + oa, x->b + ob, x->y + out, inner);
+    else if (mode == B_ONE_VALUE)
+        arith_scalar_right(x->op, x->a + oa, x->b[ob], x->y + out, inner);
+    else
+        arith_array(x->op, LEFT_SCALAR, x->a + oa, x->b + ob, x->y + out, inner);
+}
+
+/* The op table's function over float operands, into float or bool (a comparison: the masks of swin_t's
+ * shifted windows, [64, 49, 49] Equal and Where a few times a stage), one block at a time. */
+typedef struct {
+    double (*f)(double, double);
+    const float *a, *b;
+    void *y;
+    gboolean to_bool;
+} TableBlocks;
+
+static void table_block(gconstpointer ctx, BlockMode mode, gsize oa, gsize ob, gsize out, gsize inner)
+{
+    const TableBlocks *x = ctx;
+    gsize step_a = mode == A_ONE_VALUE ? 0 : 1, step_b = mode == B_ONE_VALUE ? 0 : 1;
+    const float *a = x->a + oa, *b = x->b + ob;
+    if (x->to_bool) {
+        guint8 *y = (guint8 *)x->y + out;
+        for (gsize k = 0; k < inner; k++)
+            y[k] = x->f(a[k * step_a], b[k * step_b]) != 0.0;
+    } else {
+        float *y = (float *)x->y + out;
+        for (gsize k = 0; k < inner; k++)
+            y[k] = (float)x->f(a[k * step_a], b[k * step_b]);
+    }
 }
 
 static gboolean binary_apply(const KernelCall *c, const ExecTensor *a, const ExecTensor *b, ExecTensor *y,
@@ -552,7 +596,8 @@ static gboolean binary_apply(const KernelCall *c, const ExecTensor *a, const Exe
             if (arith_fast(ar, b, a, y))
                 return TRUE;
         }
-        if (arith_blocked(ar, a, b, y))
+        if (ar != ARITH_NONE ? broadcast_blocked(a, b, y, arith_block, &(ArithBlocks){ar, pa, pb, py})
+                             : broadcast_blocked(a, b, y, table_block, &(TableBlocks){op->binary, pa, pb, py, FALSE}))
             return TRUE;
         const ExecTensor *ins[2] = {a, b};
         BroadcastWalk w;
@@ -562,6 +607,9 @@ static gboolean binary_apply(const KernelCall *c, const ExecTensor *a, const Exe
         walk_clear(&w);
         return TRUE;
     }
+    if (!prelu && a->dtype == DT_FLOAT && b->dtype == DT_FLOAT && y->dtype == DT_BOOL &&
+        broadcast_blocked(a, b, y, table_block, &(TableBlocks){op->binary, a->data, b->data, y->data, TRUE}))
+        return TRUE;
     const ExecTensor *ins[2] = {a, b};
     BroadcastWalk w;
     walk_init(&w, y, 2, ins);
@@ -655,28 +703,33 @@ gboolean kernel_where(const KernelCall *c, GError **error)
         return kernel_fail(c, error, "element type %s is not supported by the executor", dtype_name(x->dtype));
     gsize size = dtype_size(y->dtype);
     const guint8 *pc = cond->data;
-    /* The attention mask: x has y's shape, the condition y's trailing dimensions, the other value a scalar. */
+    /* The attention mask: the condition y's trailing dimensions, each value y's shape or a scalar (swin_t's
+     * masks take both from scalars). */
     int lead = 0; /* the condition's leading 1s broadcast */
     while (lead < cond->rank && cond->dims[lead] == 1)
         lead++;
     int tail = cond->rank - lead;
-    if (size == 4 && same_shape(x, y) && (z->count == 1 || same_shape(z, y)) && cond->count && tail <= y->rank &&
+    gboolean x_whole = same_shape(x, y), z_whole = same_shape(z, y);
+    if (size == 4 && (x_whole || x->count == 1) && (z_whole || z->count == 1) && cond->count && tail <= y->rank &&
         !memcmp(cond->dims + lead, y->dims + y->rank - tail, sizeof(gint64) * tail)) {
         const guint32 *px = x->data, *pz = z->data;
         guint32 *py = y->data;
         gsize period = cond->count;
         for (gsize r = 0; r < y->count / period; r++) { /* the condition repeats every period elements */
-            const guint32 *xr = px + r * period;
+            const guint32 *xr = x_whole ? px + r * period : px, *zr = z_whole ? pz + r * period : pz;
             guint32 *yr = py + r * period;
-            if (z->count == 1) {
-                guint32 other = pz[0];
-                for (gsize k = 0; k < period; k++)
-                    yr[k] = pc[k] ? xr[k] : other;
-            } else {
-                const guint32 *zr = pz + r * period;
+            if (x_whole && z_whole)
                 for (gsize k = 0; k < period; k++)
                     yr[k] = pc[k] ? xr[k] : zr[k];
-            }
+            else if (x_whole)
+                for (gsize k = 0; k < period; k++)
+                    yr[k] = pc[k] ? xr[k] : zr[0];
+            else if (z_whole)
+                for (gsize k = 0; k < period; k++)
+                    yr[k] = pc[k] ? xr[0] : zr[k];
+            else
+                for (gsize k = 0; k < period; k++)
+                    yr[k] = pc[k] ? xr[0] : zr[0];
         }
         return TRUE;
     }
