@@ -1145,6 +1145,13 @@ static void test_approx(void)
         float one = kernel_sigmoid_f(grid[k]);
         g_assert_true(memcmp(&wide[k], &one, sizeof one) == 0);
     }
+    kernel_silu_array(grid, wide, n); /* SiLU: x times that sigmoid, the bits of the unfused pair (a NaN's sign
+                                         * aside: which operand's NaN a vector product keeps is the CPU's) */
+    for (gsize k = 0; k < n; k++) {
+        float one = kernel_silu_f(grid[k]), pair = grid[k] * kernel_sigmoid_f(grid[k]);
+        g_assert_true(isnan(wide[k]) ? isnan(one) && isnan(pair)
+                                     : !memcmp(&wide[k], &one, sizeof one) && !memcmp(&wide[k], &pair, sizeof pair));
+    }
     g_free(grid);
     g_free(wide);
     g_free(four);

@@ -130,7 +130,7 @@ static const KernelRow kernel_rows[] = {
     {.name = "Size", .kernel = kernel_size},
     {.name = "ConstantOfShape", .kernel = kernel_constant_of_shape},
     {.name = "Range", .kernel = kernel_range},
-    {.internal = TRUE, .name = "SiLU", .kernel = kernel_unary, .unary_f = kernel_silu_f},
+    {.internal = TRUE, .name = "SiLU", .kernel = kernel_unary, .unary_f = kernel_silu_f, .unary_array = kernel_silu_array},
     {.internal = TRUE, .name = "FusedConv", .kernel = kernel_conv, .library = kernel_conv_onednn, .epilogue = TRUE},
     {.internal = TRUE, .name = "FusedMatMul", .kernel = kernel_matmul, .library = kernel_matmul_onednn},
     {.internal = TRUE, .name = "BiasGelu", .kernel = kernel_bias_gelu},

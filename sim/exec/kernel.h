@@ -85,6 +85,7 @@ void kernel_exp_array(const float *in, float *out, gsize n);
 void kernel_erf_array(const float *in, float *out, gsize n);
 void kernel_tanh_array(const float *in, float *out, gsize n);
 void kernel_sigmoid_array(const float *in, float *out, gsize n);
+void kernel_silu_array(const float *in, float *out, gsize n);
 void kernel_relu_array(const float *in, float *out, gsize n);
 /* row[k] = the call's epilogue of row[k] + *b (without the add when b is NULL: -0 + 0 would turn -0 into
  * +0), one loop per case so each vectorises; the values are the unfused ops' to the bit. */

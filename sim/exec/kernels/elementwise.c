@@ -80,11 +80,13 @@ static inline approx_v4 tanh_v4(approx_v4 x)
 }
 
 static inline approx_v4 sigmoid_v4(approx_v4 x) { return 1.0f / (1.0f + approx_exp_v4(-x)); }
+static inline float silu_inline(float x) { return x * sigmoid_inline(x); }
+static inline approx_v4 silu_v4(approx_v4 x) { return x * sigmoid_v4(x); }
 
 float kernel_fast_tanh(float x) { return tanh_inline(x); }
 float kernel_relu_f(float x) { return x > 0.0f ? x : 0.0f; }
 float kernel_sigmoid_f(float x) { return sigmoid_inline(x); }
-float kernel_silu_f(float x) { return x * sigmoid_inline(x); }
+float kernel_silu_f(float x) { return silu_inline(x); }
 float kernel_exp_f(float x) { return approx_exp(x); }
 float kernel_erf_f(float x) { return approx_erf(x); }
 
@@ -117,6 +119,7 @@ WIDE_ARRAY(kernel_exp_array, approx_exp_v4, approx_exp)
 WIDE_ARRAY(kernel_erf_array, approx_erf_v4, approx_erf)
 WIDE_ARRAY(kernel_tanh_array, tanh_v4, tanh_inline)
 WIDE_ARRAY(kernel_sigmoid_array, sigmoid_v4, sigmoid_inline)
+WIDE_ARRAY(kernel_silu_array, silu_v4, silu_inline)
 /* HardSwish has no four-lane form: elsewhere its scalar loop (the compiler's own vectors). */
 WIDE_ARRAY_OR(kernel_hard_swish_array, kernel_hard_swish_f, for (gsize k = 0; k < n; k++) out[k] = kernel_hard_swish_f(in[k]))
 void kernel_relu_array(const float *in, float *out, gsize n)
