@@ -3,9 +3,11 @@
 # vs bestfit vs greedy-size, all sharing) and sharing on/off — does sharing save time (copies avoided) as
 # well as bytes? — beside ONNX Runtime (npm onnxruntime-node, one intra-op thread) on the same files;
 # then ours against ORT across the torch corpus (googlenet, squeezenet, mobilenet_v3_small, inception_v3,
-# vit_b_16, swin_t, a causal TransformerDecoder, GPT-2 at seq 16: skinny products), with our default kernels
-# (oneDNN for the deep convolutions and the products) and our own (--kernels own), each also checked bit for
-# bit under poison.
+# vit_b_16, swin_t, a causal TransformerDecoder, GPT-2 at seq 16: skinny products) and the bench's own exports
+# (bench/export_models.py: a dilated segmentation model, a squeeze-excite CNN, an opset-13 HardSwish CNN, a
+# 3-D video model), with our default kernels (oneDNN for the deep convolutions and the products), on the
+# fused graph (--fuse ort), our own kernels (--kernels own), and both tools on two threads, each also checked
+# bit for bit under poison.
 # Two measurements: each tool's own median per inference run (`sim --run --repeat N`, ORT timed around
 # session.run after a warm-up), and hyperfine over the whole commands in one run (load, plan and the runs
 # included) so their ratios come from the same conditions. Writes results/exec-timing.md.
@@ -103,9 +105,13 @@ done
 # bit for bit what the nothing-shared run computes, with poison.
 {
     echo
-    echo "## Across models: ours (greedy-size, all sharing) and ONNX Runtime, one thread"
+    echo "## Across models: ours (greedy-size, all sharing) and ONNX Runtime, one thread and two"
     echo
     echo "Both on the same file with the same filled weights; median ms per inference, best of $rounds rounds."
+    echo "The last four models are the bench's own exports (bench/export_models.py, torchvision 0.14): deeplabv3 on"
+    echo "mobilenet_v3_large at 320 x 320 (ASPP at dilations 12, 24, 36 on a 20 x 20 map), efficientnet_b0"
+    echo "(squeeze-excite, SiLU), mobilenet_v3_small at opset 13 (HardSwish written as x * HardSigmoid(x)), r3d_18 on"
+    echo "4 frames of 112 x 112 (3-D convolutions)."
     echo '*ours*: the default kernels (oneDNN for the deep convolutions and the products, docs/executor.md);'
     echo '*own kernels*: `--kernels own` (im2col and OpenBLAS everywhere); *packed*: the weights oneDNN packed,'
     echo 'the executor'"'"'s own memory beside the arena.'
@@ -114,18 +120,34 @@ done
     echo '*check*: `sim --run --check --poison` — the planned run equals the nothing-shared run bit for bit (both'
     echo 'graphs).'
     echo
-    echo "| model | ours (ms) | fused (ms) | own kernels (ms) | ONNX Runtime (ms) | ours / ORT | fused / ORT | own / ORT | packed (MiB) | check |"
-    echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+    echo "| model | ours (ms) | fused (ms) | own kernels (ms) | ONNX Runtime (ms) | ours / ORT | fused / ORT | own / ORT | ours, 2 threads (ms, speed-up) | ORT, 2 threads (ms, speed-up) | packed (MiB) | check |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 } >> "$out"
-wide=("gpt2-small-seq128 torch/gpt2-torch.onnx batch=1,seq=128" "resnet50 torch/resnet50.onnx batch=1"
-      "googlenet torch/googlenet.onnx batch=1" "squeezenet torch/squeezenet1_0.onnx batch=1"
-      "mobilenet-v3-small torch/mobilenet_v3_small.onnx batch=1" "inception-v3 torch/inception_v3.onnx batch=1"
-      "vit-b-16 torch/vit_b_16.onnx batch=1" "swin-t torch/swin_t.onnx batch=1"
-      "decoder-causal torch/decoder-torch.onnx batch=1,seq=64,mem=32"
-      "gpt2-small-seq16 torch/gpt2-torch.onnx batch=1,seq=16")
+# The bench's own exports (bench/export_models.py): segmentation with large dilations, squeeze-excite with
+# SiLU, HardSwish at opset 13, a 3-D video model; cached outside the clone like make models' exports, made
+# again only when the script changed.
+own="${ARENASIM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/arenasim}/bench"
+stamp="$own/.exported-$(sha256sum bench/export_models.py | cut -c1-16)"
+if [ ! -f "$stamp" ]; then
+    rm -rf "$own"
+    mkdir -p "$own"
+    /usr/bin/python3 bench/export_models.py "$own" 2>&1 | grep '^wrote' >&2 || true
+    ls "$own"/*.onnx > /dev/null
+    touch "$stamp"
+fi
+t=graphs/models/torch
+wide=("gpt2-small-seq128 $t/gpt2-torch.onnx batch=1,seq=128" "resnet50 $t/resnet50.onnx batch=1"
+      "googlenet $t/googlenet.onnx batch=1" "squeezenet $t/squeezenet1_0.onnx batch=1"
+      "mobilenet-v3-small $t/mobilenet_v3_small.onnx batch=1" "inception-v3 $t/inception_v3.onnx batch=1"
+      "vit-b-16 $t/vit_b_16.onnx batch=1" "swin-t $t/swin_t.onnx batch=1"
+      "decoder-causal $t/decoder-torch.onnx batch=1,seq=64,mem=32"
+      "gpt2-small-seq16 $t/gpt2-torch.onnx batch=1,seq=16"
+      "deeplabv3-mobilenet $own/deeplabv3-mobilenet.onnx batch=1" "efficientnet-b0 $own/efficientnet-b0.onnx batch=1"
+      "mobilenet-v3-small-opset13 $own/mobilenet-v3-small-opset13.onnx batch=1"
+      "r3d-18 $own/r3d-18.onnx batch=1")
 for m in "${wide[@]}"; do
     set -- $m
-    name=$1 file=graphs/models/$2 dims=$3
+    name=$1 file=$2 dims=$3
     dim_args=() ort_dims=()
     IFS=, read -r -a ds <<< "$dims"
     for d in "${ds[@]}"; do dim_args+=(--dim "$d"); ort_dims+=("$d"); done
@@ -143,7 +165,7 @@ for m in "${wide[@]}"; do
     packed=$(/usr/bin/python3 -c "import sys; print(f'{int(sys.argv[1] or 0)/1048576:.1f}')" "$packed")
     # a model of section 1 (the same file, configuration and rounds) keeps its figures from there; the own
     # kernels take their turn in the same rounds
-    ours=${ours_best[$name]:-} ort=${ort_best[$name]:-} own="" fused=""
+    ours=${ours_best[$name]:-} ort=${ort_best[$name]:-} own_k="" fused="" ours2="" ort2=""
     for round in $(seq "$rounds"); do
         if [ -z "${ours_best[$name]:-}" ]; then
             t=$(build/sim --graph "$filled" "${dim_args[@]}" --strategy greedy-size --transpose move --run --repeat "$repeat" \
@@ -154,13 +176,18 @@ for m in "${wide[@]}"; do
         fi
         t=$(build/sim --graph "$filled" "${dim_args[@]}" --strategy greedy-size --transpose move --run --repeat "$repeat" \
             --kernels own | grep '^run ' | sed 's/.*median \([0-9.]*\) ms.*/\1/')
-        own=$(/usr/bin/python3 -c "import sys; print(min(float(x) for x in sys.argv[1:] if x))" "$t" "$own")
+        own_k=$(/usr/bin/python3 -c "import sys; print(min(float(x) for x in sys.argv[1:] if x))" "$t" "$own_k")
         t=$(build/sim --graph "$filled" "${dim_args[@]}" --strategy greedy-size --transpose move --fuse ort --run \
             --repeat "$repeat" | grep '^run ' | sed 's/.*median \([0-9.]*\) ms.*/\1/')
         fused=$(/usr/bin/python3 -c "import sys; print(min(float(x) for x in sys.argv[1:] if x))" "$t" "$fused")
+        t=$(build/sim --graph "$filled" "${dim_args[@]}" --strategy greedy-size --transpose move --run --repeat "$repeat" \
+            --threads 2 | grep '^run ' | sed 's/.*median \([0-9.]*\) ms.*/\1/')
+        ours2=$(/usr/bin/python3 -c "import sys; print(min(float(x) for x in sys.argv[1:] if x))" "$t" "$ours2")
+        t=$(node bench/peers/ort-time.js "$filled" 2 "$repeat" "${ort_dims[@]}" | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['median_ms'])")
+        ort2=$(/usr/bin/python3 -c "import sys; print(min(float(x) for x in sys.argv[1:] if x))" "$t" "$ort2")
     done
     ratio() { /usr/bin/python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2]):.2f}×')" "$1" "$2"; }
-    echo "| $name | $(ms "$ours") | $(ms "$fused") | $(ms "$own") | $(ms "$ort") | $(ratio "$ours" "$ort") | $(ratio "$fused" "$ort") | $(ratio "$own" "$ort") | $packed | $check |" >> "$out"
+    echo "| $name | $(ms "$ours") | $(ms "$fused") | $(ms "$own_k") | $(ms "$ort") | $(ratio "$ours" "$ort") | $(ratio "$fused" "$ort") | $(ratio "$own_k" "$ort") | $(ms "$ours2") ($(ratio "$ours" "$ours2")) | $(ms "$ort2") ($(ratio "$ort" "$ort2")) | $packed | $check |" >> "$out"
     echo "kernels.sh: $name" >&2
 done
 {

@@ -236,9 +236,15 @@ static Prim *conv_prepare(const KernelCall *c, KernelPrepared *prep, const ExecT
     } else {
         memcpy(wdims, w->dims, sizeof(gint64) * (gsize)w->rank);
     }
-    /* A one-tap window is one sgemm over the planes as they lie in our own kernel: as fast as oneDNN's plain
-     * kernel on resnet50's 1x1 convolutions, and faster at stride 2 (docs/executor.md) */
-    if (taps == 1)
+    /* A one-tap window is one sgemm over the planes as they lie in our own kernel: faster than oneDNN's on
+     * resnet50's 1x1 convolutions down to 14 x 14 (0.60 against 0.65 ms; 0.62 against 1.17 with the residual
+     * added), and at stride 2 (docs/executor.md). On a map of 64 positions or fewer the product is skinny and
+     * its weights dominate: OpenBLAS packs them at every call, oneDNN once (resnet50's 7 x 7 layers: 0.95
+     * against 0.69 ms, 1.79 against 1.28 for the 1024 -> 2048 downsampling) */
+    gint64 positions = 1;
+    for (int a = 0; a < g.s; a++)
+        positions *= g.out[a];
+    if (taps == 1 && positions > 64)
         return NULL;
     /* A depthwise window is summed plane by plane in our own kernel, without the reorders a blocked kernel
      * needs around it: mobilenet_v3_small's run 2.3 ms on ours, 3.5 ms on oneDNN's */
