@@ -5,7 +5,7 @@
  * also where the optimum is above the lower bound, and with sizes in quanta it tries targets a quantum
  * apart; it stops at its node budget (a counter, not the clock);
  * `climb` never ends above its greedy start, is deterministic for a seed and keeps its start when the
- * budget has no room for a step. */
+ * budget has no room for a step; the LLM-like traces have the structure the generator promises. */
 #include "strategies/registry.h"
 #include "graphs/tracegen.h"
 #include "tests/testutil.h"
@@ -89,6 +89,54 @@ static void test_deep_raises(void)
     g_assert_cmpuint(p->arena, >=, trace_lower_bound(t));
     plan_free(p);
     trace_free(t);
+}
+
+/* The LLM-like generator (mkgraph trace --llm): about the buffers asked (a layer's worth more at most),
+ * valid, the same trace for a seed and another for another seed; each layer's [seq, seq] scores and
+ * softmaxes (two per head); a KV cache living to the end; streamed weights (four [d, d] and two [d, 4d] per
+ * layer); and a plan `best` makes for it, verified. */
+static void test_llm_traces(void)
+{
+    const guint seq = 48, d = 256, heads = 8, asked = 3000; /* sizes all distinct */
+    const guint64 row = (guint64)seq * d * 4, scores = (guint64)seq * seq * 4;
+    for (int mode = 0; mode < 4; mode++) {
+        gboolean cache = mode & 1, stream = mode & 2;
+        Trace *t = tracegen_llm(asked, 3, seq, d, heads, cache, stream), *again = tracegen_llm(asked, 3, seq, d, heads, cache, stream),
+              *other = tracegen_llm(asked, 4, seq, d, heads, cache, stream);
+        GError *error = NULL;
+        g_assert_true(trace_validate(t, &error));
+        g_assert_cmpuint(trace_count(t), >=, asked);
+        g_assert_cmpuint(trace_count(t), <, asked + 200);
+        g_assert_cmpuint(trace_count(again), ==, trace_count(t));
+        gboolean differs = trace_count(other) != trace_count(t);
+        guint score_bufs = 0, cached = 0, weights = 0, layers = 0;
+        for (guint k = 0; k < trace_count(t); k++) {
+            const TraceBuffer *a = trace_buffer(t, k), *b = trace_buffer(again, k);
+            g_assert_true(a->size == b->size && a->first == b->first && a->last == b->last);
+            if (!differs && k < trace_count(other)) {
+                const TraceBuffer *c = trace_buffer(other, k);
+                differs = a->size != c->size || a->first != c->first || a->last != c->last;
+            }
+            score_bufs += a->size == scores;
+            cached += a->size == row && a->last + 1 == t->steps && a->first + 10 < a->last;
+            weights += a->size == (guint64)d * d * 4 || a->size == 4 * (guint64)d * d * 4;
+            layers += a->size == 4 * row && a->last > a->first; /* the MLP's two wide values */
+        }
+        layers /= 2;
+        g_assert_true(differs);
+        g_assert_cmpuint(layers, >, 10);
+        g_assert_cmpuint(score_bufs, ==, 2 * heads * layers);
+        g_assert_cmpuint(cached, ==, cache ? 2 * layers : 0);
+        g_assert_cmpuint(weights, ==, stream ? 6 * layers : 0);
+        PlaceOptions o = test_place_options;
+        o.max_nodes = 20000;
+        Plan *p = run("best", t, &o);
+        g_assert_cmpuint(p->arena, >=, trace_lower_bound(t));
+        plan_free(p);
+        trace_free(t);
+        trace_free(again);
+        trace_free(other);
+    }
 }
 
 /* The packed instances (mkgraph trace --staggered 2): each file is what the generator makes for its seed,
@@ -340,6 +388,7 @@ int main(int argc, char **argv)
     g_test_add_func("/search/brute-force", test_tiny_traces_against_brute_force);
     g_test_add_func("/search/brute-force-staggered", test_tiny_staggered_against_brute_force);
     g_test_add_func("/search/packed-instances", test_packed_instances);
+    g_test_add_func("/search/llm-traces", test_llm_traces);
     g_test_add_func("/search/closes-staggered-and-packed", test_closes_staggered_and_packed);
     g_test_add_func("/search/targets-on-the-grain", test_targets_on_the_grain);
     g_test_add_func("/search/climb", test_climb);
