@@ -5,7 +5,8 @@
 # further instances made here by mkgraph (other seeds, up to 1000 buffers, and tilings with a share of the
 # rectangles dropped, whose optimum is at most the full width) with greedy-size and search; then the
 # staggered set in tests/data/staggered/ (hard, like production traces; optimum unknown unless a search
-# proves it) and the packed set in tests/data/packed/ (staggered, built as a packing: optimum known); a
+# proves it) and the packed set in tests/data/packed/ (staggered, built as a packing: optimum known); large
+# traces of 10,000 to 60,000 buffers (LLM-like, and packed staggered) with greedy-size and best; a
 # count of the instances each exact strategy ends at the best known arena. A work budget (--budget-work,
 # WORK below: search nodes; climb a step per buffers' worth), so every arena, proof and node count is the
 # same on any machine, however busy; the seconds beside them are this machine's. Two plans at a time (GNU
@@ -39,6 +40,22 @@ for spec in $further; do
 done
 for f in tests/data/staggered/staggered-*.csv; do want "$f" naive greedy-size climb search minimalloc; done
 for f in tests/data/packed/packed-???.csv; do want "$f" greedy-size climb search minimalloc; want "${f%.csv}.solution.csv" naive; done
+# Large traces: LLM-like ones (mkgraph trace --llm: plain, with a KV cache, with streamed weights, both) and
+# packed staggered ones (optimum known from their construction) of 10,000 to 60,000 buffers, greedy-size
+# and best under the same work budget.
+large="llm:1:10000 llm:2:10000 llm:3:10000 llm:4:10000 llm:1:30000 llm:3:30000 llm:4:60000 packed:2:10000 packed:2:30000"
+for spec in $large; do
+    IFS=: read -r kind mode n <<< "$spec"
+    f=$work/$kind-$mode-$n.txt
+    if [ "$kind" = llm ]; then
+        build/mkgraph trace --llm "$mode" --buffers "$n" --seed 1 -o "$f" > /dev/null
+    else
+        build/mkgraph trace --staggered "$mode" --sections 20 --buffers "$n" --seed 1 -o "$f" \
+            --solution-out "${f%.txt}.solution.csv" > /dev/null
+        want "${f%.txt}.solution.csv" naive
+    fi
+    want "$f" greedy-size best
+done
 PARALLEL_SHELL=bash parallel --will-cite --jobs 2 --halt now,fail=1 --colsep '\t' \
     "set -o pipefail; build/sim --trace {1} --strategy {2} --budget-work $WORK --format csv | tail -1 > {3}" :::: "$jobs"
 
@@ -70,7 +87,7 @@ pct() { /usr/bin/python3 -c "import sys; print(f'{100*(int(sys.argv[1])/int(sys.
 bytes() { /usr/bin/python3 -c "import sys; print(f'{int(sys.argv[1]):,}')" "$1"; }
 
 {
-    echo "# Search-based placement: perfect, staggered and packed instances"
+    echo "# Search-based placement: perfect, staggered, packed and large instances"
     echo
     echo "Made by \`bench/search.sh\` on $(nproc) cores, two runs at a time, each one thread. Budget: \`--budget-work $WORK\` (search"
     echo "nodes; climb one step per buffers' worth), so arenas, proofs and nodes are the same on any machine; the seconds are this"
@@ -130,6 +147,25 @@ bytes() { /usr/bin/python3 -c "import sys; print(f'{int(sys.argv[1]):,}')" "$1";
     for f in tests/data/packed/packed-???.csv; do
         best=$(arena_of "$(plan "${f%.csv}.solution.csv" naive)")
         echo "| $(basename "$f" .csv | cut -d- -f2) | $(bytes "$best") $(three_strategies "$f" "$best") $(peer "$f" "$best" | cut -c3-)"
+    done
+    echo
+    echo "## Large traces (made by \`mkgraph trace\`, seed 1)"
+    echo
+    echo "LLM-like (\`--llm M\`: 1 plain, 2 with a KV cache kept to the end, 3 with each product's weights streamed into"
+    echo "the arena ahead of it, 4 both; \`--seq 128 --d-model 768 --heads 12\`) and packed staggered (\`--staggered 2"
+    echo "--sections 20\`: the construction reaches the lower bound, so that is the optimum). Gaps are to the lower"
+    echo "bound; \`best\` under the same work budget as above."
+    echo
+    echo "| trace | buffers | lower bound | greedy-size | gap | best | gap | best (s) | best says |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|---|"
+    for spec in $large; do
+        IFS=: read -r kind mode n <<< "$spec"
+        f=$work/$kind-$mode-$n.txt
+        g=$(plan "$f" greedy-size)
+        b=$(plan "$f" best)
+        lb=$(echo "$b" | cut -d, -f8)
+        echo "| $kind $mode | $(echo "$b" | cut -d, -f5) | $(bytes "$lb") | $(bytes "$(arena_of "$g")") | $(pct "$(arena_of "$g")" "$lb")" \
+             "| $(bytes "$(arena_of "$b")") | $(pct "$(arena_of "$b")" "$lb") | $(seconds_of "$b") | $(words_of "$b") |"
     done
     echo
     echo "## At the best known arena within the budget"

@@ -546,6 +546,7 @@ static void table_block(gconstpointer ctx, BlockMode mode, gsize oa, gsize ob, g
     }
 }
 
+/* out = f(a, b) with broadcasting; integer semantics when both inputs are integers. */
 static gboolean binary_apply(const KernelCall *c, const ExecTensor *a, const ExecTensor *b, ExecTensor *y,
                              GError **error)
 {
