@@ -2,8 +2,16 @@
  * ChooseBestHeapAlgorithm); the report names the one kept. Candidates are the registry's strategies
  * other than the baseline and portfolios (itself); exact search only on problems of at most --search-max
  * units. --budget is the whole portfolio's: the time-bounded candidates share it (place_keep_smallest), and
- * heuristics that would start after it is spent do not run (the report names them). */
+ * heuristics that would start after it is spent do not run (the report names them).
+ *
+ * A problem whose units fall into parts in time — at some steps nothing is live, so no unit spans from one
+ * part into the next — is as many problems as parts: each part's units may take any offsets whatever the
+ * others do, and the arena is the largest part's. So every part gets the heuristics, and the budget goes to
+ * the parts whose arena is above the whole problem's bound (only they can set the arena), each with the
+ * whole portfolio; on a part small enough, that includes the exact search. */
 #include "plan/place.h"
+
+#include <string.h>
 
 /* The candidates: everything but the baseline and portfolios (itself); exact search only when small. */
 static gboolean candidate(const PlaceStrategy *s, const PlaceProblem *p)
@@ -11,8 +19,154 @@ static gboolean candidate(const PlaceStrategy *s, const PlaceProblem *p)
     return s->role != ROLE_BASELINE && s->role != ROLE_PORTFOLIO && s->role != ROLE_PEER && s->role != ROLE_RUNTIME && (s->role != ROLE_EXACT || p->units->len <= p->options->search_max);
 }
 
+/* The heuristics alone: a part's first plan. */
+static gboolean heuristic(const PlaceStrategy *s, const PlaceProblem *p)
+{
+    return candidate(s, p) && s->role == ROLE_HEURISTIC;
+}
+
+static gint by_first(gconstpointer a, gconstpointer b, gpointer data)
+{
+    const GArray *units = data;
+    guint x = *(const guint *)a, y = *(const guint *)b;
+    guint fx = g_array_index(units, PlaceUnit, x).first, fy = g_array_index(units, PlaceUnit, y).first;
+    return fx != fy ? (fx < fy ? -1 : 1) : (x > y) - (x < y);
+}
+
+/* The problem's parts in time, each an array of unit ids in start order: a part ends where no unit seen so
+ * far is live past the next unit's start. One part when nothing separates them. */
+static GPtrArray *time_parts(const PlaceProblem *p)
+{
+    guint n = p->units->len;
+    guint *order = g_new(guint, n + 1);
+    for (guint u = 0; u < n; u++)
+        order[u] = u;
+    g_qsort_with_data(order, (gint)n, sizeof(guint), by_first, p->units);
+    GPtrArray *parts = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+    GArray *part = NULL;
+    guint live_until = 0;
+    for (guint k = 0; k < n; k++) {
+        const PlaceUnit *u = &g_array_index(p->units, PlaceUnit, order[k]);
+        if (!part || u->first > live_until) {
+            part = g_array_new(FALSE, FALSE, sizeof(guint));
+            g_ptr_array_add(parts, part);
+            live_until = u->last;
+        }
+        g_array_append_val(part, order[k]);
+        live_until = MAX(live_until, u->last);
+    }
+    g_free(order);
+    return parts;
+}
+
+/* One part as a problem of its own: its units (fixed ones keep their offsets), its bound. */
+typedef struct {
+    PlaceProblem problem;
+    PlaceOptions options;
+    PlaceStats stats;
+    const GArray *ids; /* the whole problem's unit ids, in the part's order */
+    guint64 *offsets;  /* per part unit */
+    guint64 arena;
+    const PlaceStrategy *winner;
+} Part;
+
+static void part_init(Part *part, const PlaceProblem *p, const GArray *ids, const guint64 *offsets)
+{
+    memset(part, 0, sizeof *part);
+    part->ids = ids;
+    part->options = *p->options;
+    part->problem.units = g_array_sized_new(FALSE, FALSE, sizeof(PlaceUnit), ids->len);
+    part->offsets = g_new(guint64, ids->len + 1);
+    for (guint k = 0; k < ids->len; k++) {
+        guint u = g_array_index(ids, guint, k);
+        g_array_append_val(part->problem.units, g_array_index(p->units, PlaceUnit, u));
+        part->offsets[k] = offsets[u]; /* the fixed units' preset offsets */
+    }
+    part->problem.steps = p->steps;
+    part->problem.options = &part->options;
+    part->problem.stats = &part->stats;
+    part->problem.bound = place_bound(&part->problem);
+    part->arena = G_MAXUINT64;
+}
+
+/* Runs the portfolio's candidates that `take` accepts on a part, keeping its smaller arena. */
+static gboolean part_run(Part *part, gboolean (*take)(const PlaceStrategy *s, const PlaceProblem *p), GError **error)
+{
+    guint64 *trial = g_memdup2(part->offsets, sizeof(guint64) * (part->ids->len + 1)), arena;
+    const PlaceStrategy *winner;
+    gboolean ok = place_keep_smallest(&part->problem, take, trial, &winner, &arena, NULL, error);
+    if (ok && winner && arena < part->arena) {
+        memcpy(part->offsets, trial, sizeof(guint64) * part->ids->len);
+        part->arena = arena;
+        part->winner = winner;
+    }
+    g_free(trial);
+    return ok;
+}
+
+static gboolean parts_plan(const PlaceProblem *p, GPtrArray *ids, guint64 *offsets, char **detail, GError **error)
+{
+    guint n = ids->len;
+    Part *parts = g_new(Part, n);
+    gboolean ok = TRUE;
+    for (guint k = 0; k < n; k++)
+        part_init(&parts[k], p, ids->pdata[k], offsets);
+    /* the heuristics on every part, nothing time-bounded: a first plan everywhere */
+    for (guint k = 0; ok && k < n; k++)
+        ok = part_run(&parts[k], heuristic, error);
+    /* the budget to the parts that can still set the arena, in even shares (of work: the same on any machine;
+     * of seconds: what is left when each starts, among those still to come) */
+    guint open = 0;
+    for (guint k = 0; ok && k < n; k++)
+        open += parts[k].arena > p->bound && parts[k].arena > parts[k].problem.bound;
+    gint64 deadline = g_get_monotonic_time() + (gint64)(p->options->budget_seconds * G_USEC_PER_SEC);
+    guint improved = 0;
+    for (guint k = 0; ok && k < n; k++) {
+        Part *part = &parts[k];
+        if (part->arena <= p->bound || part->arena <= part->problem.bound || place_stop_requested(p->options))
+            continue;
+        gint64 left = deadline - g_get_monotonic_time();
+        part->options.budget_seconds = (double)MAX(left, 0) / G_USEC_PER_SEC / (open - improved++);
+        if (p->options->budget_work)
+            part->options.budget_work = MAX(p->options->budget_work / open, 1);
+        part->options.deadline = g_get_monotonic_time() + (gint64)(part->options.budget_seconds * G_USEC_PER_SEC);
+        ok = part_run(part, candidate, error);
+    }
+    guint widest = 0;
+    for (guint k = 0; ok && k < n; k++) {
+        const Part *part = &parts[k];
+        for (guint j = 0; j < part->ids->len; j++)
+            offsets[g_array_index(part->ids, guint, j)] = part->offsets[j];
+        if (part->arena > parts[widest].arena)
+            widest = k;
+        if (p->stats) {
+            p->stats->nodes += part->stats.nodes;
+            p->stats->steps += part->stats.steps;
+        }
+    }
+    if (ok && p->stats) /* a proof for the part that sets the arena is one for the whole */
+        p->stats->proven = p->stats->proven || parts[widest].stats.proven || parts[widest].arena <= p->bound;
+    if (ok)
+        *detail = g_strdup_printf("%u parts in time, nothing live between them; %u above the bound got the budget; "
+                                  "the largest kept %s",
+                                  n, open, parts[widest].winner ? parts[widest].winner->name : "its fixed units");
+    for (guint k = 0; k < n; k++) {
+        g_array_unref(parts[k].problem.units);
+        g_free(parts[k].offsets);
+    }
+    g_free(parts);
+    return ok;
+}
+
 static gboolean best_plan(const PlaceProblem *p, guint64 *offsets, char **detail, GError **error)
 {
+    GPtrArray *parts = time_parts(p);
+    if (parts->len > 1) {
+        gboolean ok = parts_plan(p, parts, offsets, detail, error);
+        g_ptr_array_unref(parts);
+        return ok;
+    }
+    g_ptr_array_unref(parts);
     const PlaceStrategy *winner;
     guint64 arena;
     char *skipped;
@@ -27,7 +181,8 @@ static gboolean best_plan(const PlaceProblem *p, guint64 *offsets, char **detail
 
 const PlaceStrategy place_best = {
     .name = "best",
-    .summary = "runs every heuristic and keeps the smallest arena (XLA ChooseBestHeapAlgorithm)",
+    .summary = "runs every heuristic and keeps the smallest arena (XLA ChooseBestHeapAlgorithm); a problem in "
+               "parts in time, part by part",
     .kind = PLACE_OFFLINE,
     .role = ROLE_PORTFOLIO,
     .plan = best_plan,

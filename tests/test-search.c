@@ -5,7 +5,8 @@
  * also where the optimum is above the lower bound, and with sizes in quanta it tries targets a quantum
  * apart; it stops at its node budget (a counter, not the clock);
  * `climb` never ends above its greedy start, is deterministic for a seed and keeps its start when the
- * budget has no room for a step; the LLM-like traces have the structure the generator promises. */
+ * budget has no room for a step; the LLM-like traces have the structure the generator promises; `best` plans
+ * a trace in parts in time part by part. */
 #include "strategies/registry.h"
 #include "graphs/tracegen.h"
 #include "tests/testutil.h"
@@ -137,6 +138,34 @@ static void test_llm_traces(void)
         trace_free(again);
         trace_free(other);
     }
+}
+
+/* `best` on a trace in parts in time (7 packed sections of about 170 buffers, nothing live between them;
+ * 1,200 buffers, above --search-max): each part is its own problem, so the exact search runs on every part
+ * though the whole is too large for it, and the portfolio's arena is the largest part's. Whatever the parts'
+ * proofs, the whole is called optimal only when the part that sets the arena is. */
+static void test_best_in_parts(void)
+{
+    GArray *offsets;
+    Trace *t = tracegen_staggered_packed(1200, 1, 0, 7, &offsets);
+    g_array_unref(offsets);
+    PlaceOptions o = test_place_options;
+    o.max_nodes = 0;
+    o.climb_steps = 0;
+    o.budget_work = 2000000;
+    Plan *p = run("best", t, &o), *again = run("best", t, &o), *greedy = run("greedy-size", t, &o);
+    g_assert_nonnull(strstr(p->detail, "7 parts in time"));
+    g_assert_cmpuint(trace_count(t), >, o.search_max);
+    g_assert_cmpuint(p->stats.nodes, >, 0); /* the search ran, part by part */
+    g_assert_cmpuint(p->arena, <, greedy->arena);
+    g_assert_cmpuint(p->arena, >=, trace_lower_bound(t));
+    g_assert_true(p->arena > trace_lower_bound(t) ? !p->stats.proven : p->stats.proven); /* the optimum is the bound */
+    for (guint k = 0; k < trace_count(t); k++) /* a work budget: the same plan every time */
+        g_assert_cmpuint(p->offsets[k], ==, again->offsets[k]);
+    plan_free(p);
+    plan_free(again);
+    plan_free(greedy);
+    trace_free(t);
 }
 
 /* The packed instances (mkgraph trace --staggered 2): each file is what the generator makes for its seed,
@@ -389,6 +418,7 @@ int main(int argc, char **argv)
     g_test_add_func("/search/brute-force-staggered", test_tiny_staggered_against_brute_force);
     g_test_add_func("/search/packed-instances", test_packed_instances);
     g_test_add_func("/search/llm-traces", test_llm_traces);
+    g_test_add_func("/search/best-in-parts", test_best_in_parts);
     g_test_add_func("/search/closes-staggered-and-packed", test_closes_staggered_and_packed);
     g_test_add_func("/search/targets-on-the-grain", test_targets_on_the_grain);
     g_test_add_func("/search/climb", test_climb);

@@ -102,7 +102,7 @@ static gboolean build_bin(const Trace *t, guint bin, BinProblem *out, GError **e
 
 /* The problem's bound (plan.h): the most bytes live at one step, by a sweep over a difference array of the
  * steps, and the highest pinned end, rounded up to the largest alignment. */
-static guint64 problem_bound(const PlaceProblem *p)
+guint64 place_bound(const PlaceProblem *p)
 {
     guint steps = MAX(p->steps, 1);
     for (guint u = 0; u < p->units->len; u++)
@@ -353,7 +353,7 @@ Plan *place_run_with(const PlaceStrategy *s, const Trace *t, const PlaceOptions 
         bp.problem.options = options ? options : &defaults;
         PlaceStats stats = {0};
         bp.problem.stats = &stats;
-        bp.problem.bound = ok ? problem_bound(&bp.problem) : 0;
+        bp.problem.bound = ok ? place_bound(&bp.problem) : 0;
         guint64 *unit_offsets = g_new0(guint64, bp.problem.units->len + 1);
         char *detail = NULL;
         gint64 start = g_get_monotonic_time();

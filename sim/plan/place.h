@@ -15,6 +15,8 @@ Plan *place_run_with(const PlaceStrategy *s, const Trace *t, const PlaceOptions 
 Plan *place_run_verified(const PlaceStrategy *s, const Trace *t, const PlaceOptions *options, gboolean verify,
                          GError **error);
 
+/* The problem's bound (PlaceProblem.bound), computed: for a problem a strategy builds from part of another. */
+guint64 place_bound(const PlaceProblem *p);
 /* Arena of a set of unit offsets: highest end, rounded up to the largest alignment. */
 guint64 place_arena(const PlaceProblem *p, const guint64 *offsets);
 /* Runs one strategy on one bin's problem (used by the driver and by strategies that try others). */
