@@ -135,13 +135,13 @@ if [ ! -f "$stamp" ]; then
     ls "$own"/*.onnx > /dev/null
     touch "$stamp"
 fi
-t=graphs/models/torch
-wide=("gpt2-small-seq128 $t/gpt2-torch.onnx batch=1,seq=128" "resnet50 $t/resnet50.onnx batch=1"
-      "googlenet $t/googlenet.onnx batch=1" "squeezenet $t/squeezenet1_0.onnx batch=1"
-      "mobilenet-v3-small $t/mobilenet_v3_small.onnx batch=1" "inception-v3 $t/inception_v3.onnx batch=1"
-      "vit-b-16 $t/vit_b_16.onnx batch=1" "swin-t $t/swin_t.onnx batch=1"
-      "decoder-causal $t/decoder-torch.onnx batch=1,seq=64,mem=32"
-      "gpt2-small-seq16 $t/gpt2-torch.onnx batch=1,seq=16"
+corpus=graphs/models/torch
+wide=("gpt2-small-seq128 $corpus/gpt2-torch.onnx batch=1,seq=128" "resnet50 $corpus/resnet50.onnx batch=1"
+      "googlenet $corpus/googlenet.onnx batch=1" "squeezenet $corpus/squeezenet1_0.onnx batch=1"
+      "mobilenet-v3-small $corpus/mobilenet_v3_small.onnx batch=1" "inception-v3 $corpus/inception_v3.onnx batch=1"
+      "vit-b-16 $corpus/vit_b_16.onnx batch=1" "swin-t $corpus/swin_t.onnx batch=1"
+      "decoder-causal $corpus/decoder-torch.onnx batch=1,seq=64,mem=32"
+      "gpt2-small-seq16 $corpus/gpt2-torch.onnx batch=1,seq=16"
       "deeplabv3-mobilenet $own/deeplabv3-mobilenet.onnx batch=1" "efficientnet-b0 $own/efficientnet-b0.onnx batch=1"
       "mobilenet-v3-small-opset13 $own/mobilenet-v3-small-opset13.onnx batch=1"
       "r3d-18 $own/r3d-18.onnx batch=1")
@@ -163,8 +163,8 @@ for m in "${wide[@]}"; do
     esac
     packed=$(printf '%s\n' "$report" | sed -n 's/^kernels .* take \([0-9,]*\) B .*/\1/p' | tr -d ,)
     packed=$(/usr/bin/python3 -c "import sys; print(f'{int(sys.argv[1] or 0)/1048576:.1f}')" "$packed")
-    # a model of section 1 (the same file, configuration and rounds) keeps its figures from there; the own
-    # kernels take their turn in the same rounds
+    # a model of section 1 (the same file, configuration and rounds) keeps its figures from there; our own
+    # kernels, the fused graph and both tools on two threads take their turns in the same rounds
     ours=${ours_best[$name]:-} ort=${ort_best[$name]:-} own_k="" fused="" ours2="" ort2=""
     for round in $(seq "$rounds"); do
         if [ -z "${ours_best[$name]:-}" ]; then
