@@ -23,10 +23,6 @@ static gboolean load(guint threads, GError **error)
     char *before = g_strdup(g_getenv("OPENBLAS_NUM_THREADS"));
     char *count = g_strdup_printf("%u", threads);
     g_setenv("OPENBLAS_NUM_THREADS", count, TRUE);
-    /* Its workers sleep after 2^4 cycles without work, not 2^28 (about 0.1 s): spinning, they held the cores
-     * oneDNN's threads needed between the sgemms (resnet50 on two threads: 53-60 ms, against 46). A value the
-     * user set stays. */
-    g_setenv("OPENBLAS_THREAD_TIMEOUT", "4", FALSE);
     void *lib = dlopen(OPENBLAS_SONAME, RTLD_NOW | RTLD_LOCAL);
     if (before)
         g_setenv("OPENBLAS_NUM_THREADS", before, TRUE);

@@ -584,10 +584,15 @@ gboolean executor_set_input(Executor *e, const char *name, const TensorData *d, 
     return TRUE;
 }
 
+/* One pool of threads, not two: with oneDNN's kernels its OpenMP team takes the count and OpenBLAS runs
+ * on the calling thread. Two pools on the same cores each spun after their work and held the core the
+ * other needed next: resnet50 at two threads took 109-119 ms against 52 at one; made to sleep at once
+ * instead, each woke for every small call (mobilenet_v3_small: 1.7 ms at one thread, 3.9-4.3 at two); one
+ * pool: 41-43 and 1.9-2.0 ms (docs/executor.md). With our own kernels OpenBLAS's pool is the only one. */
 guint exec_set_threads(guint n, GError **error)
 {
-    if (kernels == EXEC_KERNELS_ONEDNN && !onednn_open(n, error))
-        return 0;
+    if (kernels == EXEC_KERNELS_ONEDNN)
+        return onednn_open(n, error) && blas_open(1, error) ? MAX(n, 1) : 0;
     return blas_open(n, error);
 }
 

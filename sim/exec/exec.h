@@ -51,9 +51,11 @@ guint64 executor_prepared_bytes(const Executor *e);
  * *bytes (if not NULL): the weights it packed for that step. */
 const char *executor_step_library(const Executor *e, guint step, guint64 *bytes);
 void executor_free(Executor *e);
-/* The threads the kernels may use from now on (OpenBLAS's pool; our own kernels run on the calling
- * thread), opening OpenBLAS if it is not yet (exec/blas.h); returns the count in force, 0 with an error when
- * OpenBLAS cannot be loaded. One thread unless this says otherwise: OPENBLAS_NUM_THREADS does not decide it. */
+/* The threads the kernels may use from now on, in one pool: oneDNN's OpenMP team with oneDNN's kernels
+ * (OpenBLAS then runs on the calling thread), else OpenBLAS's; our own kernels run on the calling thread. Set
+ * the kernels first (exec_set_kernels). Opens OpenBLAS (exec/blas.h) and oneDNN if they are not yet; returns
+ * the count in force, 0 with an error when one cannot be loaded. One thread unless this says otherwise:
+ * OPENBLAS_NUM_THREADS does not decide it. */
 guint exec_set_threads(guint n, GError **error);
 /* Which kernels run the ops a library has (exec/onednn.h: Conv, MatMul, Gemm and their fused forms) from now
  * on: oneDNN's (the default), or our own everywhere. Opens oneDNN; FALSE with an error when it cannot be

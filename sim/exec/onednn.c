@@ -11,10 +11,6 @@ static char *description;
 
 static gboolean load(GError **error)
 {
-    /* OpenMP's threads (oneDNN's) sleep as soon as a primitive ends instead of spinning: spinning, they held
-     * the cores OpenBLAS's workers needed next (resnet50 on two threads: 109-119 ms, against 46-60 sleeping
-     * and 52 on one). libgomp reads this as dlopen loads it; a value the user set stays. */
-    g_setenv("OMP_WAIT_POLICY", "PASSIVE", FALSE);
     void *lib = dlopen(ONEDNN_SONAME, RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "cannot load oneDNN: %s (make deps installs it; --kernels own runs without it)",
