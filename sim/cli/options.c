@@ -519,8 +519,8 @@ int job_from_args(Job *job, int argc, char **argv)
          "offset; reports the median time per op type (with --compare: every strategy's plan, a row each)", NULL},
         {"repeat", 0, 0, G_OPTION_ARG_INT64, &o.repeat, "--run: runs to take the median of (default 1)", "N"},
         {"threads", 0, 0, G_OPTION_ARG_INT64, &o.threads,
-         "--run: threads the kernels may use (OpenBLAS's and oneDNN's; default 1, whatever OPENBLAS_NUM_THREADS or "
-         "OMP_NUM_THREADS say)", "N"},
+         "--run: threads the kernels may use, in one pool (oneDNN's, or OpenBLAS's with --kernels own; default 1, "
+         "whatever OPENBLAS_NUM_THREADS or OMP_NUM_THREADS say)", "N"},
         {"kernels", 0, 0, G_OPTION_ARG_STRING, &o.kernels,
          "--run: the kernels of Conv, MatMul and Gemm (and their fused forms): oneDNN's, with constant weights packed "
          "once (onednn, the default), or our own (own: im2col and OpenBLAS); every other op runs on our own",
