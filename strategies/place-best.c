@@ -25,40 +25,6 @@ static gboolean heuristic(const PlaceStrategy *s, const PlaceProblem *p)
     return candidate(s, p) && s->role == ROLE_HEURISTIC;
 }
 
-static gint by_first(gconstpointer a, gconstpointer b, gpointer data)
-{
-    const GArray *units = data;
-    guint x = *(const guint *)a, y = *(const guint *)b;
-    guint fx = g_array_index(units, PlaceUnit, x).first, fy = g_array_index(units, PlaceUnit, y).first;
-    return fx != fy ? (fx < fy ? -1 : 1) : (x > y) - (x < y);
-}
-
-/* The problem's parts in time, each an array of unit ids in start order: a part ends where no unit seen so
- * far is live past the next unit's start. One part when nothing separates them. */
-static GPtrArray *time_parts(const PlaceProblem *p)
-{
-    guint n = p->units->len;
-    guint *order = g_new(guint, n + 1);
-    for (guint u = 0; u < n; u++)
-        order[u] = u;
-    g_qsort_with_data(order, (gint)n, sizeof(guint), by_first, p->units);
-    GPtrArray *parts = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
-    GArray *part = NULL;
-    guint live_until = 0;
-    for (guint k = 0; k < n; k++) {
-        const PlaceUnit *u = &g_array_index(p->units, PlaceUnit, order[k]);
-        if (!part || u->first > live_until) {
-            part = g_array_new(FALSE, FALSE, sizeof(guint));
-            g_ptr_array_add(parts, part);
-            live_until = u->last;
-        }
-        g_array_append_val(part, order[k]);
-        live_until = MAX(live_until, u->last);
-    }
-    g_free(order);
-    return parts;
-}
-
 /* One part as a problem of its own: its units (fixed ones keep their offsets), its bound. */
 typedef struct {
     PlaceProblem problem;
@@ -160,7 +126,7 @@ static gboolean parts_plan(const PlaceProblem *p, GPtrArray *ids, guint64 *offse
 
 static gboolean best_plan(const PlaceProblem *p, guint64 *offsets, char **detail, GError **error)
 {
-    GPtrArray *parts = time_parts(p);
+    GPtrArray *parts = place_time_parts(p, TRUE); /* a fixed unit spanning two joins them */
     if (parts->len > 1) {
         gboolean ok = parts_plan(p, parts, offsets, detail, error);
         g_ptr_array_unref(parts);

@@ -467,43 +467,6 @@ static guint64 placement_grain(const PlaceProblem *p)
     return MAX(g, 1);
 }
 
-/* Parts: maximal runs of steps that some unit spans across; no unit crosses between parts. */
-static GPtrArray *parts_of(const PlaceProblem *p)
-{
-    guint n = p->units->len, steps = p->steps;
-    for (guint u = 0; u < n; u++)
-        steps = MAX(steps, g_array_index(p->units, PlaceUnit, u).first + 1);
-    /* The free units by first step (ties in unit order): a counting sort, O(n + steps) — the insertion sort
-     * it replaced took minutes on a million units that were not already in order. */
-    guint *from = g_new0(guint, (gsize)steps + 1), *order = g_new(guint, n + 1);
-    for (guint u = 0; u < n; u++)
-        if (g_array_index(p->units, PlaceUnit, u).fixed == TRACE_NONE)
-            from[g_array_index(p->units, PlaceUnit, u).first + 1]++;
-    for (guint t = 0; t < steps; t++)
-        from[t + 1] += from[t];
-    guint cnt = from[steps];
-    for (guint u = 0; u < n; u++)
-        if (g_array_index(p->units, PlaceUnit, u).fixed == TRACE_NONE)
-            order[from[g_array_index(p->units, PlaceUnit, u).first]++] = u;
-    g_free(from);
-    GPtrArray *parts = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
-    /* Sweep the furthest last step. */
-    GArray *cur = NULL;
-    guint reach = 0;
-    for (guint i = 0; i < cnt; i++) {
-        const PlaceUnit *x = &g_array_index(p->units, PlaceUnit, order[i]);
-        if (!cur || x->first > reach) {
-            cur = g_array_new(FALSE, FALSE, sizeof(guint));
-            g_ptr_array_add(parts, cur);
-            reach = x->last;
-        }
-        reach = MAX(reach, x->last);
-        g_array_append_val(cur, order[i]);
-    }
-    g_free(order);
-    return parts;
-}
-
 /* The gap between an arena and the lower bound, as a percentage, or in bytes when the percentage would
  * print as 0.00% (a few hundred bytes on a gigabyte arena). Written into buf. */
 static const char *gap_text(char buf[64], guint64 arena, guint64 lb)
@@ -598,7 +561,7 @@ static gboolean search_on_this_stack(const PlaceProblem *p, Turns turns, guint64
                 floor[t] = MAX(floor[t], (guint64)x->fixed + x->size);
         }
     }
-    GPtrArray *parts = parts_of(p);
+    GPtrArray *parts = place_time_parts(p, FALSE);
     /* Targets, in passes: each pass is a binary search between the lowest target not ruled out and the
      * incumbent, starting at the former (the lower bound first: a proof if reached), where a target the
      * pass's node allowance did not settle counts as unreachable for this pass only; the next pass doubles

@@ -17,6 +17,10 @@ Plan *place_run_verified(const PlaceStrategy *s, const Trace *t, const PlaceOpti
 
 /* The problem's bound (PlaceProblem.bound), computed: for a problem a strategy builds from part of another. */
 guint64 place_bound(const PlaceProblem *p);
+/* The problem's parts in time: maximal runs of steps that some unit spans across, so that no unit crosses
+ * between parts; each an array of unit ids (guint) by first step, ties in unit order. with_fixed: the fixed
+ * units too (else they are left out, and may span parts). One part, or none, when nothing separates them. */
+GPtrArray *place_time_parts(const PlaceProblem *p, gboolean with_fixed);
 /* Arena of a set of unit offsets: highest end, rounded up to the largest alignment. */
 guint64 place_arena(const PlaceProblem *p, const guint64 *offsets);
 /* Runs one strategy on one bin's problem (used by the driver and by strategies that try others). */
