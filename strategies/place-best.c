@@ -8,7 +8,7 @@
  * part into the next — is as many problems as parts: each part's units may take any offsets whatever the
  * others do, and the arena is the largest part's. So every part gets the heuristics, and the budget goes to
  * the parts whose arena is above the whole problem's bound (only they can set the arena), each with the
- * whole portfolio; on a part small enough, that includes the exact search. */
+ * improvers and the exact search (on a part small enough, though the whole is not). */
 #include "plan/place.h"
 
 #include <string.h>
@@ -23,6 +23,12 @@ static gboolean candidate(const PlaceStrategy *s, const PlaceProblem *p)
 static gboolean heuristic(const PlaceStrategy *s, const PlaceProblem *p)
 {
     return candidate(s, p) && s->role == ROLE_HEURISTIC;
+}
+
+/* The rest, bounded by the budget: the improvers and the exact search, after the heuristics. */
+static gboolean bounded(const PlaceStrategy *s, const PlaceProblem *p)
+{
+    return candidate(s, p) && (s->role == ROLE_IMPROVER || s->role == ROLE_EXACT);
 }
 
 /* One part as a problem of its own: its units (fixed ones keep their offsets), its bound. */
@@ -75,17 +81,18 @@ static gboolean parts_plan(const PlaceProblem *p, GPtrArray *ids, guint64 *offse
     guint n = ids->len;
     Part *parts = g_new(Part, n);
     gboolean ok = TRUE;
+    gint64 deadline = g_get_monotonic_time() + (gint64)(p->options->budget_seconds * G_USEC_PER_SEC);
     for (guint k = 0; k < n; k++)
         part_init(&parts[k], p, ids->pdata[k], offsets);
     /* the heuristics on every part, nothing time-bounded: a first plan everywhere */
     for (guint k = 0; ok && k < n; k++)
         ok = part_run(&parts[k], heuristic, error);
-    /* the budget to the parts that can still set the arena, in even shares (of work: the same on any machine;
-     * of seconds: what is left when each starts, among those still to come) */
+    /* the budget (from the start: the heuristics' time is in it) to the parts that can still set the arena,
+     * for the improvers and the exact search, in even shares (of work: the same on any machine; of seconds:
+     * what is left when each starts, among those still to come) */
     guint open = 0;
     for (guint k = 0; ok && k < n; k++)
         open += parts[k].arena > p->bound && parts[k].arena > parts[k].problem.bound;
-    gint64 deadline = g_get_monotonic_time() + (gint64)(p->options->budget_seconds * G_USEC_PER_SEC);
     guint improved = 0;
     for (guint k = 0; ok && k < n; k++) {
         Part *part = &parts[k];
@@ -96,7 +103,7 @@ static gboolean parts_plan(const PlaceProblem *p, GPtrArray *ids, guint64 *offse
         if (p->options->budget_work)
             part->options.budget_work = MAX(p->options->budget_work / open, 1);
         part->options.deadline = g_get_monotonic_time() + (gint64)(part->options.budget_seconds * G_USEC_PER_SEC);
-        ok = part_run(part, candidate, error);
+        ok = part_run(part, bounded, error);
     }
     guint widest = 0;
     for (guint k = 0; ok && k < n; k++) {
