@@ -22,6 +22,8 @@ RUN_PACKAGES  := gcc make pkg-config libglib2.0-dev libprotobuf-c-dev protobuf-c
 TEST_PACKAGES := perl clang libclang-rt-14-dev valgrind parallel hyperfine libonnx-testdata \
                  python3-onnx python3-torch python3-torchvision python3-pandas chromium \
                  openssh-server openssh-client rsync munge slurmctld slurmd slurm-client
+# What only the benchmarks need beyond those: XNNPACK's headers for bench/xnnpack.sh's measurement.
+FIGURES_PACKAGES := libxnnpack-dev libpthreadpool-dev
 PREFIX       ?= $(HOME)/.local
 ONNX_PROTO   ?= /usr/include/onnx/onnx.proto
 BUILD        ?= build
@@ -184,6 +186,7 @@ figures: models figures-deps
 	bench/figures.sh $(FIGURES)
 
 figures-deps: test-deps
+	$(call apt_install,$(FIGURES_PACKAGES))
 	@[ -d bench/peers/node_modules/onnxruntime-node ] || \
 	  (cd bench/peers && ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund --loglevel=error)
 

@@ -11,6 +11,7 @@
 #   coverage     results/coverage.md: every model class exported from torch, run in its plans, against torch's outputs
 #   exec-check   results/exec-check.md: every corpus plan (strategies x sharing) run under --check --poison
 #   timing       results/exec-timing.md: the executor's time, strategies and sharing, beside ORT (bench/kernels.sh)
+#   xnnpack      results/xnnpack.md: XNNPACK beside our depthwise kernel (bench/xnnpack.sh; timings)
 #   search       results/search.md                                    (bench/search.sh; timings)
 #   scaling      results/plan-scaling.md                              (bench/plan-scaling.sh; timings, slow)
 # Every table and figure is deterministic except the columns that are timings (search, scaling, timing,
@@ -24,7 +25,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 make -s build/sim build/mkgraph
-parts=${*:-"design-log gpt2-seq corpus aliasing pictures peers conformance coverage exec-check timing search scaling"}
+parts=${*:-"design-log gpt2-seq corpus aliasing pictures peers conformance coverage exec-check timing xnnpack search scaling"}
 work=$(mktemp -d)
 running=""
 restore() {
@@ -141,6 +142,7 @@ part_exec_check() { need_models; bench/exec-check.sh; }
 # two rounds, and two whole-command runs without a warm-up (the rounds before warmed the files; kernels.sh
 # alone takes three rounds, a warm-up and three runs), to keep make figures near 10 minutes
 part_timing() { need_models; ROUNDS=2 HF_RUNS=2 HF_WARMUP=0 bench/kernels.sh; }
+part_xnnpack() { bench/xnnpack.sh; }
 part_search() { bench/search.sh; }
 part_scaling() { bench/plan-scaling.sh; }
 
