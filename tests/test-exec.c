@@ -1390,7 +1390,7 @@ static void test_fused_activations(void)
     g_assert_cmpint(r.status, ==, 0);
     /* 7: three of them write into a Concat's piece, over the Conv's output (the in-place rule put the Conv's
      * output there) */
-    assert_contains(r.out, "\nfused          7 Relu/Clip/HardSwish steps run inside the Conv or Add before them (in place on its output)\n");
+    assert_contains(r.out, "\nfused          7 Relu/Clip/HardSwish/SiLU steps run inside the Conv or Add before them (in place on its output)\n");
     assert_contains(r.out, "equal the reference run (nothing shared) bit for bit, with poison");
     run_result_clear(&r);
     /* resnet50 (make models): the 33 Relus after a Conv and the 16 after a residual Add */
@@ -1398,7 +1398,7 @@ static void test_fused_activations(void)
     r = test_run("SIM_BIN", (const char *[]){"--graph", resnet, "--dim", "batch=1", "--transpose", "move", "--run",
                                              "--check", "--poison", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    assert_contains(r.out, "\nfused          49 Relu/Clip/HardSwish steps run inside the Conv or Add before them");
+    assert_contains(r.out, "\nfused          49 Relu/Clip/HardSwish/SiLU steps run inside the Conv or Add before them");
     assert_contains(r.out, "equal the reference run (nothing shared) bit for bit, with poison");
     run_result_clear(&r);
     g_free(resnet);
@@ -1418,10 +1418,28 @@ static void test_fused_activations(void)
     model_free(m);
     r = test_run("SIM_BIN", (const char *[]){"--graph", apart, "--run", "--check", "--poison", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    assert_contains(r.out, "\nfused          1 Relu/Clip/HardSwish steps run inside the Conv or Add before them");
+    assert_contains(r.out, "\nfused          1 Relu/Clip/HardSwish/SiLU steps run inside the Conv or Add before them");
     assert_contains(r.out, "equal the reference run (nothing shared) bit for bit, with poison");
     run_result_clear(&r);
     g_free(apart);
+    /* x * Sigmoid(x) after a Conv: --fuse ort makes it a SiLU, which folds into the Conv too. */
+    b = builder_new("silu", 13);
+    x = builder_input(b, "x", DT_FLOAT, 4, (const gint64[]){1, 4, 6, 6});
+    w = builder_weight(b, "w", DT_FLOAT, 4, (const gint64[]){8, 4, 3, 3}, TRUE);
+    conv = builder_node(b, "Conv", (const char *const[]){x, w, NULL}, 1, NULL, NULL);
+    const char *gate = builder_node(b, "Sigmoid", (const char *const[]){conv, NULL}, 1, NULL, NULL);
+    const char *silu = builder_node(b, "Mul", (const char *const[]){conv, gate, NULL}, 1, NULL, NULL);
+    builder_output(b, builder_node(b, "ReduceSum", (const char *const[]){silu, NULL}, 1, NULL, NULL));
+    m = finish_inferred(b);
+    char *swish = test_scratch_path("silu.onnx");
+    g_assert_true(onnx_write_file(m, swish, &error));
+    model_free(m);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", swish, "--fuse", "ort", "--run", "--check", "--poison", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "\nfused          1 Relu/Clip/HardSwish/SiLU steps run inside the Conv or Add before them");
+    assert_contains(r.out, "equal the reference run (nothing shared) bit for bit, with poison");
+    run_result_clear(&r);
+    g_free(swish);
     /* Without in-place sharing nothing is folded. */
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--transpose", "move", "--alias", "none", "--run", NULL});
     g_assert_cmpint(r.status, ==, 0);

@@ -31,7 +31,7 @@ KernelWorkspace *kernel_workspace_new(void);
 void kernel_workspace_free(KernelWorkspace *w);
 
 /* An elementwise op folded into the kernel that produces its input (KernelCall.epilogue). */
-typedef enum { EPILOGUE_NONE, EPILOGUE_RELU, EPILOGUE_CLIP, EPILOGUE_HARD_SWISH, EPILOGUE_KINDS /* their count */ } KernelEpilogue;
+typedef enum { EPILOGUE_NONE, EPILOGUE_RELU, EPILOGUE_CLIP, EPILOGUE_HARD_SWISH, EPILOGUE_SILU, EPILOGUE_KINDS /* their count */ } KernelEpilogue;
 
 struct KernelRow;
 
@@ -112,6 +112,7 @@ static inline float kernel_epilogue(const struct KernelCall *c, float x)
     return c->epilogue == EPILOGUE_RELU ? (x > 0.0f ? x : 0.0f)
            : c->epilogue == EPILOGUE_CLIP ? (x < c->epilogue_lo ? c->epilogue_lo : x > c->epilogue_hi ? c->epilogue_hi : x)
            : c->epilogue == EPILOGUE_HARD_SWISH ? kernel_hard_swish_f(x)
+           : c->epilogue == EPILOGUE_SILU       ? kernel_silu_f(x)
                                                 : x;
 }
 

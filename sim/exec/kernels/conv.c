@@ -496,7 +496,7 @@ gboolean kernel_conv(const KernelCall *c, GError **error)
                 blas.sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)mg, (int)cols, (int)k_rows, 1.0f,
                            gathered ? wg : wm, (int)k_rows, pointwise ? planes : col, (int)cols, beta, out, (int)cols);
             }
-            /* bias and a folded Relu/Clip/HardSwish in one pass over the group's output */
+            /* bias and a folded Relu/Clip/HardSwish/SiLU in one pass over the group's output */
             for (gint64 oc = 0; (pb || c->epilogue) && oc < mg; oc++)
                 kernel_epilogue_array(c, out + oc * cols, (gsize)cols, pb ? pb + g * mg + oc : NULL);
         }

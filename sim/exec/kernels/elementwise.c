@@ -138,10 +138,10 @@ void kernel_epilogue_array(const KernelCall *c, float *row, gsize n, const float
         }
     else if (c->epilogue == EPILOGUE_RELU)
         kernel_relu_array(row, row, n);
-    else if (c->epilogue == EPILOGUE_HARD_SWISH) { /* (the sum stored, then mapped: the same bits as in one go) */
-        for (gsize k = 0; b && k < n; k++)
+    else if (c->epilogue == EPILOGUE_HARD_SWISH || c->epilogue == EPILOGUE_SILU) {
+        for (gsize k = 0; b && k < n; k++) /* (the sum stored, then mapped: the same bits as in one go) */
             row[k] += add;
-        kernel_hard_swish_array(row, row, n);
+        (c->epilogue == EPILOGUE_SILU ? kernel_silu_array : kernel_hard_swish_array)(row, row, n);
     }
     else if (c->epilogue == EPILOGUE_CLIP)
         for (gsize k = 0; k < n; k++) {
