@@ -1603,10 +1603,6 @@ static void test_usage_and_profile(void)
     g_assert_cmpstr(r.err, ==, "sim: --check, --poison, --repeat, --profile, --threads, --kernels, --inputs, --expect, --dump-outputs, "
                     "--rtol, --atol and --allow-degenerate go with --run (see sim --help)\n");
     run_result_clear(&r);
-    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--kernels", "mkl", NULL});
-    g_assert_cmpint(r.status, ==, 2);
-    g_assert_cmpstr(r.err, ==, "sim: --kernels takes onednn or own (see sim --help)\n");
-    run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--threads", "0", NULL});
     g_assert_cmpint(r.status, ==, 2);
     g_assert_cmpstr(r.err, ==, "sim: --threads takes a count from 1 to 1,024 (see sim --help)\n");

@@ -598,7 +598,7 @@ guint exec_set_threads(guint n, GError **error)
 
 gboolean exec_set_kernels(ExecKernels k, GError **error)
 {
-    if (k == EXEC_KERNELS_ONEDNN && !onednn.engine && !onednn_open(blas.sgemm ? (guint)blas.get_num_threads() : 1, error))
+    if (k == EXEC_KERNELS_ONEDNN && !onednn.engine && !onednn_open(1, error)) /* (exec_set_threads sets the count) */
         return FALSE;
     kernels = k;
     return TRUE;

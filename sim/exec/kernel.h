@@ -53,9 +53,9 @@ typedef struct KernelCall {
     guint n_in, n_out;
     ExecTensor *const *in;  /* NULL entries: omitted optional inputs */
     ExecTensor *const *out; /* NULL entries: omitted optional outputs */
-    /* A following Relu or Clip (to [lo, hi]) the executor folded into this call (KernelRow.epilogue rows only):
-     * applied to output 0 as it is written, exactly as the op's own kernel would (kernel_epilogue). The
-     * folded node does not run. */
+    /* A following Relu, Clip (to [lo, hi]), HardSwish or SiLU the executor folded into this call
+     * (KernelRow.epilogue rows only): applied to output 0 as it is written, exactly as the op's own kernel
+     * would (kernel_epilogue_array). The folded node does not run. */
     KernelEpilogue epilogue;
     float epilogue_lo, epilogue_hi;
     KernelWorkspace *workspace; /* the executor's (kernel_workspace) */
@@ -103,17 +103,6 @@ static inline float kernel_hard_swish_f(float x)
 {
     float t = x * (1.0f / 6.0f) + 0.5f;
     return x * (t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t);
-}
-
-/* x after the call's epilogue: Relu as kernel_relu_f, Clip as kernel_clip (NaN stays NaN), HardSwish as
- * kernel_hard_swish_f, else x. */
-static inline float kernel_epilogue(const struct KernelCall *c, float x)
-{
-    return c->epilogue == EPILOGUE_RELU ? (x > 0.0f ? x : 0.0f)
-           : c->epilogue == EPILOGUE_CLIP ? (x < c->epilogue_lo ? c->epilogue_lo : x > c->epilogue_hi ? c->epilogue_hi : x)
-           : c->epilogue == EPILOGUE_HARD_SWISH ? kernel_hard_swish_f(x)
-           : c->epilogue == EPILOGUE_SILU       ? kernel_silu_f(x)
-                                                : x;
 }
 
 /* A data-dependent op's output k takes its real shape (its planned rank; at most the elements its planned

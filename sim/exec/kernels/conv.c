@@ -505,6 +505,31 @@ gboolean kernel_conv(const KernelCall *c, GError **error)
     return TRUE;
 }
 
+/* acc[k] = max(acc[k], src[k]) or acc[k] + src[k] for k in [lo, hi): one pass of pool2d_planes, the loop the
+ * compiler vectorises (inlined into each width's copy). */
+static inline __attribute__((always_inline)) void pool_accumulate(float *acc, const float *src, gint64 lo, gint64 hi,
+                                                                  gboolean is_max)
+{
+    if (is_max)
+        for (gint64 k = lo; k < hi; k++)
+            acc[k] = MAX(acc[k], src[k]);
+    else
+        for (gint64 k = lo; k < hi; k++)
+            acc[k] += src[k];
+}
+
+/* AveragePool's division of one output row: by the window, or by the taps inside the input (ky_taps rows of
+ * them, kx_lo..kx_hi columns per output column). */
+static inline __attribute__((always_inline)) void pool_average_row(float *o, gint64 ow, gint64 ky_taps,
+                                                                   const gint64 *kx_lo, const gint64 *kx_hi,
+                                                                   gint64 include_pad, gint64 window)
+{
+    for (gint64 ox = 0; ox < ow; ox++) {
+        gint64 counted = MAX(ky_taps, 0) * MAX(kx_hi[ox] - kx_lo[ox], 0);
+        o[ox] /= (float)(include_pad ? window : MAX(counted, 1));
+    }
+}
+
 /* The 2-D pooling planes of kernel_pool, compiled once per vector width (pool2d picks the CPU's widest):
  * max and sum are separable, so each input row is first reduced across the window's columns (hpass: one
  * value per output column), then each output row across the window's rows of that. Both passes run over
@@ -533,13 +558,8 @@ static inline __attribute__((always_inline)) void pool2d_planes(const Window *w,
         for (gint64 k = 0; k < n; k++)
             hpass[k] = start;
         for (gint64 kx = 0; kx < kw; kx++) {
-            gint64 shift = kx - pl, lo = MAX(-shift, 0), hi = n - MAX(shift, 0);
-            if (is_max)
-                for (gint64 k = lo; k < hi; k++)
-                    hpass[k] = MAX(hpass[k], in[k + shift]);
-            else
-                for (gint64 k = lo; k < hi; k++)
-                    hpass[k] += in[k + shift];
+            gint64 shift = kx - pl;
+            pool_accumulate(hpass, in + shift, MAX(-shift, 0), n - MAX(shift, 0), is_max);
         }
         for (gint64 iy = 0; iy < h_in; iy++)
             for (gint64 ox = 0; ox < w_in; ox++) {
@@ -555,21 +575,12 @@ static inline __attribute__((always_inline)) void pool2d_planes(const Window *w,
         for (gint64 k = 0; k < n; k++)
             out[k] = start;
         for (gint64 ky = 0; ky < kh; ky++) {
-            gint64 shift = (ky - pt) * w_in, lo = MAX(-shift, 0), hi = n - MAX(shift, 0);
-            if (is_max)
-                for (gint64 k = lo; k < hi; k++)
-                    out[k] = MAX(out[k], hpass[k + shift]);
-            else
-                for (gint64 k = lo; k < hi; k++)
-                    out[k] += hpass[k + shift];
+            gint64 shift = (ky - pt) * w_in;
+            pool_accumulate(out, hpass + shift, MAX(-shift, 0), n - MAX(shift, 0), is_max);
         }
-        for (gint64 oy = 0; !is_max && oy < oh; oy++) {
-            gint64 ky_lo = MAX(pt - oy, 0), ky_hi = MIN(kh, h_in - oy + pt);
-            for (gint64 ox = 0; ox < ow; ox++) {
-                gint64 counted = MAX(ky_hi - ky_lo, 0) * MAX(kx_hi[ox] - kx_lo[ox], 0);
-                out[oy * ow + ox] /= (float)(include_pad ? kh * kw : MAX(counted, 1));
-            }
-        }
+        for (gint64 oy = 0; !is_max && oy < oh; oy++)
+            pool_average_row(out + oy * ow, ow, MIN(kh, h_in - oy + pt) - MAX(pt - oy, 0), kx_lo, kx_hi, include_pad,
+                             kh * kw);
     }
     for (gint64 plane = 0; !flat && plane < planes; plane++) {
         const float *in = px + plane * h_in * w_in;
@@ -585,18 +596,14 @@ static inline __attribute__((always_inline)) void pool2d_planes(const Window *w,
                 gint64 lo = shift >= 0 ? 0 : (-shift + sw - 1) / sw;
                 gint64 hi = w_in - 1 - shift < 0 ? 0 : MIN(ow, (w_in - 1 - shift) / sw + 1);
                 const float *src = row + shift;
-                if (is_max && sw == 1)
-                    for (gint64 ox = lo; ox < hi; ox++)
-                        h[ox] = MAX(h[ox], src[ox]);
+                if (sw == 1)
+                    pool_accumulate(h, src, lo, hi, is_max);
                 else if (is_max && sw == 2) /* (a constant stride: the compiler's vectors read pairs) */
                     for (gint64 ox = lo; ox < hi; ox++)
                         h[ox] = MAX(h[ox], src[ox * 2]);
                 else if (is_max)
                     for (gint64 ox = lo; ox < hi; ox++)
                         h[ox] = MAX(h[ox], src[ox * sw]);
-                else if (sw == 1)
-                    for (gint64 ox = lo; ox < hi; ox++)
-                        h[ox] += src[ox];
                 else
                     for (gint64 ox = lo; ox < hi; ox++)
                         h[ox] += src[ox * sw];
@@ -609,20 +616,10 @@ static inline __attribute__((always_inline)) void pool2d_planes(const Window *w,
             float *o = out + oy * ow;
             for (gint64 ox = 0; ox < ow; ox++)
                 o[ox] = start;
-            for (gint64 ky = ky_lo; ky < ky_hi; ky++) {
-                const float *h = hpass + (base_y + ky * dh) * ow;
-                if (is_max)
-                    for (gint64 ox = 0; ox < ow; ox++)
-                        o[ox] = MAX(o[ox], h[ox]);
-                else
-                    for (gint64 ox = 0; ox < ow; ox++)
-                        o[ox] += h[ox];
-            }
+            for (gint64 ky = ky_lo; ky < ky_hi; ky++)
+                pool_accumulate(o, hpass + (base_y + ky * dh) * ow, 0, ow, is_max);
             if (!is_max)
-                for (gint64 ox = 0; ox < ow; ox++) {
-                    gint64 counted = MAX(ky_hi - ky_lo, 0) * MAX(kx_hi[ox] - kx_lo[ox], 0);
-                    o[ox] /= (float)(include_pad ? kh * kw : MAX(counted, 1));
-                }
+                pool_average_row(o, ow, ky_hi - ky_lo, kx_lo, kx_hi, include_pad, kh * kw);
         }
     }
 }

@@ -158,15 +158,14 @@ static gboolean same_shape(const ExecTensor *a, const ExecTensor *b)
     return a->rank == b->rank && !memcmp(a->dims, b->dims, sizeof(gint64) * a->rank);
 }
 
-/* The unary maps with attributes (the op table has no scalar function for them). */
+/* The unary maps with attributes (the op table has no scalar function for them); the Gelus run through
+ * gelu_array, the others through parametric. */
 typedef enum { P_GELU, P_GELU_TANH, P_HARD_SIGMOID, P_HARD_SWISH, P_LEAKY_RELU, P_ELU, P_SELU, P_CELU, P_MISH,
                P_THRESHOLDED_RELU, P_SHRINK, P_NONE } Parametric;
 
 static double parametric(Parametric p, double alpha, double beta, double gamma, double x)
 {
     switch (p) {
-    case P_GELU: return 0.5 * x * (1.0 + erf(x / sqrt(2.0)));
-    case P_GELU_TANH: return 0.5 * x * (1.0 + tanh(sqrt(2.0 / G_PI) * (x + 0.044715 * x * x * x)));
     case P_HARD_SIGMOID: return MAX(0.0, MIN(1.0, alpha * x + beta));
     case P_HARD_SWISH: return x * MAX(0.0, MIN(1.0, x / 6.0 + 0.5));
     case P_LEAKY_RELU: return x < 0 ? alpha * x : x;
@@ -251,11 +250,10 @@ gboolean kernel_bias_gelu(const KernelCall *c, GError **error)
     if (!kernel_need_float(c, x, "BiasGelu", error) || !kernel_need_float(c, bias, "BiasGelu", error) ||
         !node_attr_string(c->node, "approximate", "none", &approximate, error))
         return FALSE;
-    Parametric p = !strcmp(approximate, "tanh") ? P_GELU_TANH : P_GELU;
     gsize n = bias->count;
     if (!n || x->count % n)
         return kernel_fail(c, error, "its bias of %zu elements does not divide its input of %zu", n, x->count);
-    gelu_array(x->data, bias->data, n, y->data, y->count, p == P_GELU_TANH);
+    gelu_array(x->data, bias->data, n, y->data, y->count, !strcmp(approximate, "tanh"));
     return TRUE;
 }
 
