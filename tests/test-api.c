@@ -172,7 +172,7 @@ static void test_errors(void)
         {"graphs/gpt2.onnx", "bestfitt", NULL, NULL, NULL, "unknown strategy 'bestfitt' (one of: naive, firstfit,"},
         {"graphs/gpt2.onnx", NULL, "sideways", NULL, NULL, "unknown order 'sideways' (one of: file,"},
         {"graphs/gpt2.onnx", NULL, NULL, "noop,nope", NULL, "unknown alias strategy 'nope'"},
-        {"graphs/gpt2.onnx", NULL, NULL, NULL, "tvm", "fuse takes none, ort, ort-disabled, not 'tvm'"},
+        {"graphs/gpt2.onnx", NULL, NULL, NULL, "tvm", "fuse takes none, ort, ort-disabled, ort-transformers, not 'tvm'"},
         {NULL, NULL, NULL, NULL, NULL, "no file given"},
     };
     for (guint k = 0; k < G_N_ELEMENTS(cases); k++) {

@@ -23,9 +23,9 @@ static Model *fused(Builder *b, FuseReport *report)
     return m;
 }
 
-/* Builds, writes to the scratch file `file` (*path, to free), reads back, infers and fuses as ONNX Runtime does
- * (--fuse ort); the report, and the fused model (to free). */
-static Model *fused_from_file(Builder *b, const char *file, FuseReport *report, char **path)
+/* Builds, writes to the scratch file `file` (*path, to free), reads back, infers and fuses as --fuse `kind` does;
+ * the report, and the fused model (to free). */
+static Model *fused_kind_from_file(Builder *b, const char *kind, const char *file, FuseReport *report, char **path)
 {
     GError *error = NULL;
     Model *m = builder_finish(b, &error);
@@ -36,9 +36,15 @@ static Model *fused_from_file(Builder *b, const char *file, FuseReport *report, 
     m = onnx_read_file(*path, &error);
     g_assert_no_error(error);
     g_assert_true(test_infer(m, NULL, &error));
-    g_assert_true(fuse_apply(m, "ort", report, &error));
+    g_assert_true(fuse_apply(m, kind, report, &error));
     g_assert_no_error(error);
     return m;
+}
+
+/* ... as ONNX Runtime does at its default level (--fuse ort). */
+static Model *fused_from_file(Builder *b, const char *file, FuseReport *report, char **path)
+{
+    return fused_kind_from_file(b, "ort", file, report, path);
 }
 
 /* The number of nodes of op type `op` in m's graph. */
@@ -369,13 +375,13 @@ static Value *dumped(const char *dir, guint k)
 
 /* The model at `path` run as the file has it and with --fuse ort (that plan checked bit for bit, with poison):
  * each of its `outputs` outputs the same to float rounding (the fused kernels round differently). */
-static void assert_fused_runs_like_file(const char *path, guint outputs, const char *what)
+static void assert_kind_runs_like_file(const char *path, const char *kind, guint outputs, const char *what)
 {
     char *plain = g_strconcat(path, "-plain", NULL), *fused_dir = g_strconcat(path, "-fused", NULL);
     RunResult run = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--dump-outputs", plain, NULL});
     g_assert_cmpint(run.status, ==, 0);
     run_result_clear(&run);
-    run = test_run("SIM_BIN", (const char *[]){"--graph", path, "--fuse", "ort", "--run", "--check", "--poison",
+    run = test_run("SIM_BIN", (const char *[]){"--graph", path, "--fuse", kind, "--run", "--check", "--poison",
                                                 "--dump-outputs", fused_dir, NULL});
     if (run.status != 0)
         g_error("the fused %s do not run: %s", what, run.err);
@@ -392,6 +398,11 @@ static void assert_fused_runs_like_file(const char *path, guint outputs, const c
     }
     g_free(plain);
     g_free(fused_dir);
+}
+
+static void assert_fused_runs_like_file(const char *path, guint outputs, const char *what)
+{
+    assert_kind_runs_like_file(path, "ort", outputs, what);
 }
 
 /* MatMul(A, Transpose(B)) with the last two dims swapped is FusedMatMul reading B transposed; a scale by a
@@ -460,6 +471,122 @@ static void test_bias_gelu(void)
     g_free(path);
 }
 
+
+/* The lower bound sim reports for the model at path under --fuse `kind`. */
+static guint64 lower_bound(const char *path, const char *kind)
+{
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--fuse", kind, "--format", "json", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    const char *lb = strstr(r.out, "\"lower_bound_bytes\" : ");
+    g_assert_nonnull(lb);
+    guint64 bytes = g_ascii_strtoull(lb + 22, NULL, 10);
+    run_result_clear(&r);
+    return bytes;
+}
+
+/* Softmax(Q Kt / 8) V (K transposed by a Transpose, the scale a Div: FusedMatMul first) is one Attention under
+ * --fuse ort-transformers, and the scores and probabilities go: the lower bound drops. Not fused: a mask added
+ * before the Softmax (ONNX Runtime's kernel then keeps its scores), the probabilities read again, a Softmax
+ * over another axis, and nothing at all under --fuse ort. The fused graph computes what the file's does. */
+static void test_attention(void)
+{
+    FuseReport r;
+    Builder *b = builder_new("attention", 13);
+    const gint64 qdims[] = {2, 3, 40, 8}, vdims[] = {2, 3, 40, 5};
+    const char *q = builder_input(b, "q", DT_FLOAT, 4, qdims), *k = builder_input(b, "k", DT_FLOAT, 4, qdims);
+    const char *v = builder_input(b, "v", DT_FLOAT, 4, vdims);
+    const char *mask = builder_weight(b, "mask", DT_FLOAT, 2, (const gint64[]){40, 40}, TRUE);
+    const char *kt = B_OPA(b, "Transpose", attr_new_ints("perm", (const gint64[]){0, 1, 3, 2}, 4), k);
+    const char *scores = B_OP(b, "Div", B_OP(b, "MatMul", q, kt), builder_float_scalar(b, "eight", 8.0f));
+    builder_output(b, B_OP(b, "MatMul", B_OP(b, "Softmax", scores), v));
+    /* masked: stays */
+    builder_output(b, B_OP(b, "MatMul", B_OP(b, "Softmax", B_OP(b, "Add", B_OP(b, "MatMul", q, B_OPA(b, "Transpose",
+                       attr_new_ints("perm", (const gint64[]){0, 1, 3, 2}, 4), k)), mask)), v));
+    /* the probabilities read again: stay */
+    const char *probs = B_OP(b, "Softmax", B_OP(b, "MatMul", v, B_OPA(b, "Transpose",
+                             attr_new_ints("perm", (const gint64[]){0, 1, 3, 2}, 4), v)));
+    builder_output(b, B_OP(b, "MatMul", probs, q));
+    builder_output(b, probs);
+    /* a Softmax over the queries' axis: stays */
+    builder_output(b, B_OP(b, "MatMul", B_OPA(b, "Softmax", attr_new_int("axis", 2), B_OP(b, "MatMul", q, B_OPA(b,
+                       "Transpose", attr_new_ints("perm", (const gint64[]){0, 1, 3, 2}, 4), k))), v));
+    char *path;
+    Model *m = fused_kind_from_file(b, "ort-transformers", "attention.onnx", &r, &path);
+    g_assert_cmpuint(r.sites[rule_index("attention")], ==, 1);
+    g_assert_cmpuint(r.bytes[rule_index("attention")], ==, 2 * 2 * 3 * 40 * 40 * sizeof(float));
+    g_assert_cmpuint(count_ops(m, "Attention"), ==, 1);
+    g_assert_cmpuint(count_ops(m, "Softmax"), ==, 3);
+    model_free(m);
+    GError *error = NULL;
+    m = onnx_read_file(path, &error); /* under --fuse ort: no Attention */
+    g_assert_no_error(error);
+    g_assert_true(test_infer(m, NULL, &error));
+    g_assert_true(fuse_apply(m, "ort", &r, &error));
+    g_assert_cmpuint(count_ops(m, "Attention"), ==, 0);
+    g_assert_cmpuint(count_ops(m, "Softmax"), ==, 4);
+    model_free(m);
+    assert_kind_runs_like_file(path, "ort-transformers", 5, "attention");
+    g_free(path);
+
+    /* alone, the attention is the peak: fused, the bound drops by the two [2, 3, 40, 40] tensors it removes */
+    b = builder_new("attention-alone", 13);
+    q = builder_input(b, "q", DT_FLOAT, 4, qdims);
+    k = builder_input(b, "k", DT_FLOAT, 4, qdims);
+    v = builder_input(b, "v", DT_FLOAT, 4, vdims);
+    kt = B_OPA(b, "Transpose", attr_new_ints("perm", (const gint64[]){0, 1, 3, 2}, 4), k);
+    builder_output(b, B_OP(b, "MatMul", B_OP(b, "Softmax", B_OP(b, "MatMul", q, kt)), v));
+    m = fused_kind_from_file(b, "ort-transformers", "attention-alone.onnx", &r, &path);
+    model_free(m);
+    guint64 before = lower_bound(path, "ort"), after = lower_bound(path, "ort-transformers");
+    g_assert_cmpuint(before, >=, after + 2 * 3 * 40 * 40 * sizeof(float));
+    g_free(path);
+}
+
+/* LayerNormalization of Add(x, y) of one shape, the sum read by it alone, is SkipLayerNormalization (the bits of
+ * the unfused pair); not when the sum is read again (a pre-norm residual) or the Add broadcasts a bias. */
+static void test_skip_layer_norm(void)
+{
+    FuseReport r;
+    Builder *b = builder_new("skip-layer-norm", 17);
+    const gint64 dims[] = {2, 5, 16};
+    const char *x = builder_input(b, "x", DT_FLOAT, 3, dims), *y = builder_input(b, "y", DT_FLOAT, 3, dims);
+    const char *gamma = builder_weight(b, "gamma", DT_FLOAT, 1, (const gint64[]){16}, TRUE);
+    const char *beta = builder_weight(b, "beta", DT_FLOAT, 1, (const gint64[]){16}, TRUE);
+    builder_output(b, B_OPA(b, "LayerNormalization", attr_new_float("epsilon", 1e-5f), B_OP(b, "Add", x, y), gamma, beta));
+    const char *sum = B_OP(b, "Add", B_OP(b, "Relu", x), y);
+    builder_output(b, B_OP(b, "LayerNormalization", sum, gamma, beta));
+    builder_output(b, B_OP(b, "Add", sum, x)); /* the sum read again: stays */
+    builder_output(b, B_OP(b, "LayerNormalization", B_OP(b, "Add", B_OP(b, "Neg", x), gamma), gamma)); /* a bias: stays */
+    char *path;
+    Model *m = fused_kind_from_file(b, "ort-transformers", "skip-layer-norm.onnx", &r, &path);
+    g_assert_cmpuint(r.sites[rule_index("skip-layer-norm")], ==, 1);
+    g_assert_cmpuint(r.bytes[rule_index("skip-layer-norm")], ==, 2 * 5 * 16 * sizeof(float));
+    g_assert_cmpuint(count_ops(m, "SkipLayerNormalization"), ==, 1);
+    g_assert_cmpuint(count_ops(m, "LayerNormalization"), ==, 2);
+    model_free(m);
+    /* the same bytes as the unfused pair: the sum in float, then the LayerNorm's own arithmetic */
+    char *plain = g_strconcat(path, "-plain", NULL), *fused_dir = g_strconcat(path, "-fused", NULL);
+    RunResult run = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--dump-outputs", plain, NULL});
+    g_assert_cmpint(run.status, ==, 0);
+    run_result_clear(&run);
+    run = test_run("SIM_BIN", (const char *[]){"--graph", path, "--fuse", "ort-transformers", "--run", "--check",
+                                               "--poison", "--dump-outputs", fused_dir, NULL});
+    if (run.status != 0)
+        g_error("the fused SkipLayerNormalization does not run: %s", run.err);
+    g_assert_nonnull(strstr(run.out, "skip-layer-norm       1"));
+    run_result_clear(&run);
+    for (guint k = 0; k < 4; k++) {
+        Value *p = dumped(plain, k), *f = dumped(fused_dir, k);
+        g_assert_cmpuint(p->n, ==, f->n);
+        g_assert_cmpmem(p->f, sizeof(double) * p->n, f->f, sizeof(double) * f->n);
+        value_free(p);
+        value_free(f);
+    }
+    g_free(plain);
+    g_free(fused_dir);
+    g_free(path);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -474,5 +601,7 @@ int main(int argc, char **argv)
     g_test_add_func("/fuse/gelu-tanh", test_gelu_tanh);
     g_test_add_func("/fuse/fused-matmul", test_fused_matmul);
     g_test_add_func("/fuse/bias-gelu", test_bias_gelu);
+    g_test_add_func("/fuse/attention", test_attention);
+    g_test_add_func("/fuse/skip-layer-norm", test_skip_layer_norm);
     return g_test_run();
 }

@@ -1,5 +1,5 @@
 /* test-oracle.c — runs checked against an oracle (issue 39): torch exports of small models of each class —
- * a transformer encoder with a real padding mask, a recurrent speech stack (LSTM, GRU, RNN), a 3-D
+ * a transformer encoder with a real padding mask, a small vision transformer, a recurrent speech stack (LSTM, GRU, RNN), a 3-D
  * convolutional video network, a segmentation head with large dilations, squeeze-excite and channel-last
  * blocks, torchvision's four detectors — with their inputs and torch's own outputs in the model zoo's layout
  * (tests/data/oracle/export.py, Debian's python3). sim's run under the default options, in its plan, with
@@ -87,27 +87,32 @@ static void test_segment_and_squeeze_match_torch(void)
 }
 
 /* --fuse ort: a masked encoder's LayerNorms, a video network's residual Conv+Adds, HardSwish, GELU and a
- * LayerNorm of the squeeze-excite and channel-last blocks, fused; every fused plan runs bit for bit with the
- * fused graph's nothing-shared run, and the fused arithmetic stays within the tolerance of torch's outputs
- * (it rounds differently from the unfused ops). */
+ * LayerNorm of the squeeze-excite and channel-last blocks, fused; --fuse ort-transformers: the masked
+ * encoder's post-norm residual sums and a small ViT's unmasked attention (three layers) run as
+ * SkipLayerNormalization and Attention. Every fused plan runs bit for bit with the fused graph's
+ * nothing-shared run, and the fused arithmetic stays within the tolerance of torch's outputs (it rounds
+ * differently from the unfused ops). */
 static void test_fused_match_torch(void)
 {
     static const struct {
-        const char *kind, *sites;
+        const char *kind, *fuse, *sites;
     } cases[] = {
-        {"encoder", "layer-norm            4"}, {"video", "conv-add              2"}, {"squeeze", "hard-swish            3"},
+        {"encoder", "ort", "layer-norm            4"}, {"video", "ort", "conv-add              2"},
+        {"squeeze", "ort", "hard-swish            3"}, {"encoder", "ort-transformers", "skip-layer-norm       4"},
+        {"vit", "ort-transformers", "attention             3"},
     };
     for (gsize k = 0; k < G_N_ELEMENTS(cases); k++) {
         char *dir = export_kind(cases[k].kind), *model = g_build_filename(dir, "model.onnx", NULL);
-        RunResult r = sim_in((const char *[]){"--graph", model, "--fuse", "ort", "--inputs", dir, "--run", "--check",
-                                              "--poison", "--expect", dir, NULL});
+        RunResult r = sim_in((const char *[]){"--graph", model, "--fuse", cases[k].fuse, "--inputs", dir, "--run",
+                                              "--check", "--poison", "--expect", dir, NULL});
         if (r.status != 0)
             g_error("the fused %s model does not match torch: %s", cases[k].kind, r.err);
-        g_assert_nonnull(strstr(r.out, cases[k].sites));
+        if (!strstr(r.out, cases[k].sites))
+            g_error("the %s model under --fuse %s lacks '%s': %s", cases[k].kind, cases[k].fuse, cases[k].sites, r.out);
         g_assert_nonnull(strstr(r.out, "bit for bit, with poison"));
         run_result_clear(&r);
-        r = sim_in((const char *[]){"--graph", model, "--fuse", "ort", "--inputs", dir, "--run", "--check", "--poison",
-                                    "--compare", NULL});
+        r = sim_in((const char *[]){"--graph", model, "--fuse", cases[k].fuse, "--inputs", dir, "--run", "--check",
+                                    "--poison", "--compare", NULL});
         if (r.status != 0)
             g_error("a fused plan of the %s model does not run bit for bit: %s", cases[k].kind, r.err);
         run_result_clear(&r);

@@ -33,7 +33,8 @@ typedef struct {
     const char *strategy;    /* placement strategy (arenasim_names(ARENASIM_STRATEGIES)); NULL: "best" */
     const char *order;       /* operator order; NULL: "file" (the model's own) */
     const char *alias;       /* which tensors may share bytes: "all", "none" or a comma list; NULL: "all" */
-    const char *fuse;        /* "ort": plan the graph ONNX Runtime runs after its fusions; NULL: "none" */
+    const char *fuse;        /* "ort": plan the graph ONNX Runtime runs after its fusions ("ort-disabled",
+                                "ort-transformers": sim --fuse); NULL: "none" */
     const char *const *dims; /* "NAME=VALUE" bindings of symbolic dimensions, NULL-terminated; or NULL */
     uint64_t budget_work;    /* search nodes the time-bounded strategies may spend (the same plan on any
                                 machine); 0: the default, 20,000 for "best" when no seconds are given */

@@ -458,8 +458,10 @@ int job_from_args(Job *job, int argc, char **argv)
          "skip tensor, HardSwish, SiLU, Gelu, MatMul+Add as Gemm, MatMul with a Transpose or a scale), so their "
          "intermediates are never planned; "
          "ort-disabled is ONNX Runtime at graph optimisation level disabled (no fusion; the ops its CPU kernels lack, "
-         "HardSwish, expanded into their ONNX function bodies); none (the default) plans the file's graph",
-         "ort|ort-disabled|none"},
+         "HardSwish, expanded into their ONNX function bodies); ort-transformers is ort after ONNX Runtime's transformer "
+         "optimizer (an Add before a LayerNorm as SkipLayerNormalization, attention without a mask as one op that "
+         "never writes its scores); none (the default) plans the file's graph",
+         "ort|ort-disabled|ort-transformers|none"},
         {"transpose", 0, 0, G_OPTION_ARG_STRING, &o.transpose,
          "Transpose as a metadata view sharing its input's bytes (view: the seeds' rule, the default) or as a data "
          "move that may only overwrite a dying input (move: what a dense-kernel runtime can honour; the default with --run)",

@@ -62,7 +62,7 @@ void cli_print_fusion(const Job *job)
     const FuseRule *rules = fuse_rule_table(&count);
     printf("\n%s%-16s %6s  %s\n", job->format->block, "fusion (--fuse)", "sites", "intermediates removed");
     for (guint k = 0; k < count; k++) {
-        if (strcmp(rules[k].kind, job->fused.kind))
+        if (!fuse_rule_in_kind(&rules[k], job->fused.kind))
             continue;
         char *bytes = sim_format_bytes(job->fused.bytes[k]);
         printf("%s%-16s %6u  %s%s\n", job->format->block, rules[k].name, job->fused.sites[k],

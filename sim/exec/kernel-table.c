@@ -135,6 +135,8 @@ static const KernelRow kernel_rows[] = {
     {.internal = TRUE, .name = "FusedConv", .kernel = kernel_conv, .library = kernel_conv_onednn, .epilogue = TRUE},
     {.internal = TRUE, .name = "FusedMatMul", .kernel = kernel_matmul, .library = kernel_matmul_onednn},
     {.internal = TRUE, .name = "BiasGelu", .kernel = kernel_bias_gelu},
+    {.internal = TRUE, .name = "SkipLayerNormalization", .kernel = kernel_skip_layer_norm},
+    {.internal = TRUE, .name = "Attention", .kernel = kernel_attention},
     {.internal = TRUE, .name = "IfSelect", .kernel = kernel_if_select, .reads_computed = TRUE},
     {.internal = TRUE, .name = "ConcatComputed", .kernel = kernel_concat_computed, .reads_computed = TRUE},
 };

@@ -187,6 +187,10 @@ gboolean kernel_global_pool(const KernelCall *c, GError **error);
 gboolean kernel_batch_norm(const KernelCall *c, GError **error);
 gboolean kernel_layer_norm(const KernelCall *c, GError **error);
 gboolean kernel_softmax(const KernelCall *c, GError **error);
+/* Softmax of one contiguous row into out (out may be in): what kernel_softmax computes for it. */
+void kernel_softmax_row(const float *in, float *out, gint64 len);
+gboolean kernel_skip_layer_norm(const KernelCall *c, GError **error);
+gboolean kernel_attention(const KernelCall *c, GError **error);
 gboolean kernel_reduce(const KernelCall *c, GError **error);
 gboolean kernel_view(const KernelCall *c, GError **error);
 gboolean kernel_transpose(const KernelCall *c, GError **error);

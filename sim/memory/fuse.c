@@ -596,6 +596,79 @@ static gboolean rule_layer_norm(Site *site, Node *n, GError **error)
     return FALSE;
 }
 
+/* LayerNormalization over the last axis of Add(x, skip), two tensors of one shape, the sum read by the
+ * LayerNorm alone: SkipLayerNormalization(x, skip, gamma, beta) (ONNX Runtime's SkipLayerNormFusion, and its
+ * transformer optimizer's); the sum goes. A pre-norm block (GPT-2, ViT) reads its residual sum again in the
+ * next residual Add, so it stays unfused there, as in ONNX Runtime. */
+static gboolean rule_skip_layer_norm(Site *site, Node *n, GError **error)
+{
+    gint64 axis;
+    if (strcmp(n->op_type, "LayerNormalization") || (*n->domain && strcmp(n->domain, "ai.onnx")) ||
+        n->inputs->len < 2 || n->outputs->len > 1 || !node_attr_int(n, "axis", -1, &axis, NULL))
+        return FALSE;
+    Tensor *t = node_input(n, 0), *gamma = node_input(n, 1), *beta = node_input(n, 2);
+    Node *add = made_by(t, "Add");
+    if (!add || !only_for(t, n) || add->inputs->len != 2 || t->rank < 1 || (axis != -1 && axis != t->rank - 1) ||
+        t->dtype != DT_FLOAT || !gamma || gamma->rank != 1 || gamma->dims[0] != t->dims[t->rank - 1] ||
+        (beta && (beta->rank != 1 || beta->dims[0] != t->dims[t->rank - 1])))
+        return FALSE;
+    Tensor *x = node_input(add, 0), *skip = node_input(add, 1);
+    if (!x || !skip || x->rank != t->rank || skip->rank != t->rank || memcmp(x->dims, t->dims, sizeof(gint64) * (gsize)t->rank) ||
+        memcmp(skip->dims, t->dims, sizeof(gint64) * (gsize)t->rank) || x->dtype != DT_FLOAT || skip->dtype != DT_FLOAT)
+        return FALSE; /* no broadcast: both operands of the sum's shape */
+    float eps;
+    if (!node_attr_float(n, "epsilon", 1e-5f, &eps, NULL))
+        return FALSE;
+    g_ptr_array_add(site->removed, add);
+    GPtrArray *attrs = g_ptr_array_new_with_free_func((GDestroyNotify)attr_free);
+    g_ptr_array_add(attrs, attr_new_float("epsilon", eps));
+    const char *in[] = {x->name, skip->name, gamma->name, beta ? beta->name : ""};
+    return replace(site, n, "SkipLayerNormalization", TRUE, in, beta ? 4 : 3, attrs, error) || TRUE;
+}
+
+/* MatMul(Softmax(MatMul(Q, K) [scaled]), V), the Softmax over the last axis, nothing between the products and
+ * it (the scale already a FusedMatMul's alpha): sim's Attention(Q, K, V), which never writes the [queries,
+ * keys] scores nor the probabilities; both go. ONNX Runtime's transformer optimizer writes such attention as
+ * MultiHeadAttention, and its CPU kernel then takes its flash path (tiles of Q and K, no score matrix)
+ * exactly when there is no mask, no bias on the scores and no causal flag; with one it keeps the whole
+ * [batch, heads, queries, keys] scores in temporary memory. So a mask (an Add or Where between the product
+ * and the Softmax: GPT-2's causal mask, Swin's position bias) leaves the pattern alone. Each product may read
+ * its right operand transposed or batch-transposed, and the first its left batch-transposed, as FusedMatMul
+ * does. */
+static gboolean rule_attention(Site *site, Node *n, GError **error)
+{
+    MatMulForm pv, qk;
+    Tensor *out = node_output(n, 0);
+    if (!out || matmul_of(out, &pv) != n || pv.trans[0] || pv.batch[0] || pv.alpha != 1.0f)
+        return FALSE;
+    Tensor *p = node_input(n, 0), *v = node_input(n, 1);
+    Node *softmax = made_by(p, "Softmax");
+    gint64 axis;
+    if (!softmax || !only_for(p, n) || !v || v == p ||
+        !node_attr_int(softmax, "axis", site->opset >= 13 ? -1 : 1, &axis, NULL) || p->rank < 2 ||
+        (axis != -1 && axis != p->rank - 1) || p->dtype != DT_FLOAT)
+        return FALSE;
+    Tensor *scores = node_input(softmax, 0);
+    Node *mm = scores ? matmul_of(scores, &qk) : NULL;
+    if (!mm || !only_for(scores, softmax) || qk.trans[0] || g_hash_table_contains(site->with, mm) ||
+        (guint)mm->index >= site->first_new)
+        return FALSE;
+    Tensor *q = node_input(mm, 0), *k = node_input(mm, 1);
+    if (!q || !k || q->rank < 2 || k->rank < 2 || v->rank < 2 || q->dtype != DT_FLOAT)
+        return FALSE;
+    g_ptr_array_add(site->removed, mm);
+    g_ptr_array_add(site->removed, softmax);
+    GPtrArray *attrs = g_ptr_array_new_with_free_func((GDestroyNotify)attr_free);
+    g_ptr_array_add(attrs, attr_new_float("scale", qk.alpha));
+    const char *names[] = {"transBatchQ", "transK", "transBatchK", "transV", "transBatchV"};
+    gint64 values[] = {qk.batch[0], qk.trans[1], qk.batch[1], pv.trans[1], pv.batch[1]};
+    for (gsize a = 0; a < G_N_ELEMENTS(names); a++)
+        if (values[a])
+            g_ptr_array_add(attrs, attr_new_int(names[a], 1));
+    const char *in[] = {q->name, k->name, v->name};
+    return replace(site, n, "Attention", TRUE, in, 3, attrs, error) || TRUE;
+}
+
 /* A node that reads only weights and constants computes a constant: ONNX Runtime folds it when the session
  * starts (its ConstantFolding), so its output is a weight, outside the activations (torch's attention slices
  * its packed in-projection weight with Slice at run time). The node still runs here, writing its output into
@@ -648,6 +721,10 @@ static const FuseRule fuse_rules[] = {
      "ort", FALSE, rule_matmul_transpose},
     {"layer-norm", "LayerNorm written out (mean, centre, variance, divide, scale, shift): LayerNormalization",
      "ort", FALSE, rule_layer_norm},
+    {"skip-layer-norm", "LayerNorm of a sum of two tensors of one shape, read by it alone: SkipLayerNormalization",
+     "ort-transformers", FALSE, rule_skip_layer_norm},
+    {"attention", "Softmax(Q K) V with no mask between: one Attention, no [queries, keys] scores (ONNX Runtime's "
+     "MultiHeadAttention on its flash path)", "ort-transformers", FALSE, rule_attention},
     {"hardswish-expand", "HardSwish as its function body, x * HardSigmoid(x): ONNX Runtime's CPU kernels lack it",
      "ort-disabled", TRUE, rule_hard_swish_expand},
 };
@@ -658,12 +735,36 @@ const FuseRule *fuse_rule_table(guint *count)
     return fuse_rules;
 }
 
+/* The kinds --fuse takes, each with the kind whose rules it runs first (its own after them, in table order). */
+static const struct {
+    const char *name;
+    const char *extends;
+} fuse_kinds[] = {
+    {"ort", NULL},
+    {"ort-disabled", NULL},
+    {"ort-transformers", "ort"},
+};
+
+gboolean fuse_rule_in_kind(const FuseRule *rule, const char *kind)
+{
+    for (int depth = 0; kind && depth < (int)G_N_ELEMENTS(fuse_kinds); depth++) {
+        if (!strcmp(rule->kind, kind))
+            return TRUE;
+        const char *up = NULL;
+        for (gsize k = 0; k < G_N_ELEMENTS(fuse_kinds); k++)
+            if (!strcmp(fuse_kinds[k].name, kind))
+                up = fuse_kinds[k].extends;
+        kind = up;
+    }
+    return FALSE;
+}
+
 gboolean fuse_kind_known(const char *kind)
 {
     if (!kind || !strcmp(kind, "none"))
         return TRUE;
-    for (guint r = 0; r < G_N_ELEMENTS(fuse_rules); r++)
-        if (!strcmp(fuse_rules[r].kind, kind))
+    for (gsize k = 0; k < G_N_ELEMENTS(fuse_kinds); k++)
+        if (!strcmp(fuse_kinds[k].name, kind))
             return TRUE;
     return FALSE;
 }
@@ -671,13 +772,8 @@ gboolean fuse_kind_known(const char *kind)
 char *fuse_kind_names(void)
 {
     GString *s = g_string_new("none");
-    for (guint r = 0; r < G_N_ELEMENTS(fuse_rules); r++) {
-        gboolean seen = FALSE;
-        for (guint q = 0; q < r && !seen; q++)
-            seen = !strcmp(fuse_rules[q].kind, fuse_rules[r].kind);
-        if (!seen)
-            g_string_append_printf(s, ", %s", fuse_rules[r].kind);
-    }
+    for (gsize k = 0; k < G_N_ELEMENTS(fuse_kinds); k++)
+        g_string_append_printf(s, ", %s", fuse_kinds[k].name);
     return g_string_free(s, FALSE);
 }
 
@@ -698,7 +794,7 @@ gboolean fuse_apply(Model *m, const char *kind, FuseReport *report, GError **err
     /* Each rule in one pass over the nodes (a node a site took is not looked at again), the replacements
      * then made at once. */
     for (guint r = 0; ok && r < G_N_ELEMENTS(fuse_rules); r++) {
-        if (strcmp(fuse_rules[r].kind, kind))
+        if (!fuse_rule_in_kind(&fuse_rules[r], kind))
             continue;
         guint first_new = g->nodes->len, ordered = g->order->len;
         site.first_new = first_new;

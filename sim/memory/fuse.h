@@ -9,7 +9,8 @@ struct Site;
 
 /* One rewrite: its name (--fuse's report), what it does and which runtime does it, the --fuse kind it
  * belongs to ("ort": ONNX Runtime at its default level; "ort-disabled": at level disabled, where it fuses
- * nothing but still expands the ops its CPU kernels lack), whether it expands one op into several (its
+ * nothing but still expands the ops its CPU kernels lack; "ort-transformers": after ONNX Runtime's offline
+ * transformer optimizer, on top of "ort"), whether it expands one op into several (its
  * bytes are then intermediates added, not removed), and the rewrite of the pattern ending at a node (TRUE
  * when it rewrote, with *error set on a failure). */
 typedef struct {
@@ -33,11 +34,14 @@ typedef struct {
 
 /* The rules, in the order they run. */
 const FuseRule *fuse_rule_table(guint *count);
+/* Whether `rule` runs under --fuse `kind`: its own kind, or one `kind` extends ("ort-transformers" runs the
+ * "ort" rules first). */
+gboolean fuse_rule_in_kind(const FuseRule *rule, const char *kind);
 /* Whether --fuse takes `kind` ("none", or the kind of some rule); the kinds, "none, ort, ..." (newly
  * allocated), for messages. */
 gboolean fuse_kind_known(const char *kind);
 char *fuse_kind_names(void);
-/* Applies the rewrites of `kind` ("ort", "ort-disabled"; "none" or NULL: nothing) to m's graph (shapes
+/* Applies the rewrites of `kind` ("ort", "ort-disabled", "ort-transformers"; "none" or NULL: nothing) to m's graph (shapes
  * inferred), each rule over every node once; data-dependent nodes and guarded branches are left alone. */
 gboolean fuse_apply(Model *m, const char *kind, FuseReport *report, GError **error);
 

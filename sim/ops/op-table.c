@@ -248,6 +248,12 @@ static const OpInfo internal_rows[] = {
     /* MatMul with either operand transposed (its last two dims swapped) and the product scaled: transA, transB,
      * alpha (ONNX Runtime's FusedMatMul: MatMulScaleFusion, MatmulTransposeFusion) */
     OP("FusedMatMul", OP_COMPUTE, 2, 2, 1, 1, infer_matmul),
+    /* LayerNormalization over the last axis of x + skip (ONNX Runtime's SkipLayerNormalization, --fuse
+     * ort-transformers): x, skip, gamma, beta */
+    OP("SkipLayerNormalization", OP_COMPUTE, 3, 4, 1, 1, infer_skip_layer_norm),
+    /* Softmax(scale * Q K) V without the scores as a tensor, a block of query rows at a time (ONNX Runtime's
+     * MultiHeadAttention on its flash path, --fuse ort-transformers): Q, K, V */
+    OP("Attention", OP_COMPUTE, 3, 3, 1, 1, infer_attention, .scratch = ops_attention_scratch),
     /* an If's outputs from the branch its data-dependent condition takes (ops-control.c's fold_if_both) */
     OP("IfSelect", OP_COMPUTE, 1, -1, 0, -1, infer_if_select),
     /* a Loop's scan output from the iterations that ran (a trip count only running decides: infer_fold_loop) */

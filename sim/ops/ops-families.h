@@ -20,6 +20,8 @@ INFER_FN(infer_dropout);
 INFER_FN(infer_matmul);
 INFER_FN(infer_gemm);
 INFER_FN(infer_einsum);
+INFER_FN(infer_attention);
+guint64 ops_attention_scratch(const Node *n);
 /* ops-conv.c */
 INFER_FN(infer_conv);
 INFER_FN(infer_fused_conv);
@@ -39,6 +41,7 @@ guint64 ops_recurrent_scratch(const Node *n);
 /* ops-norm.c */
 INFER_FN(infer_batch_norm);
 INFER_FN(infer_layer_norm);
+INFER_FN(infer_skip_layer_norm);
 INFER_FN(infer_softmax);
 INFER_FN(infer_reduce);
 INFER_FN(infer_arg_reduce);

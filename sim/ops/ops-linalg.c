@@ -39,38 +39,31 @@ gboolean infer_einsum(const OpInfo *op, Node *n, gint64 opset, GError **error)
     return infer_set_output(n, 0, first->dtype, spec.out_rank, out, error);
 }
 
-gboolean infer_matmul(const OpInfo *op, Node *n, gint64 opset, GError **error)
+/* The shape of the product of a [.., M, K] and b [.., K, N] (numpy matmul; rank-1 operands promoted), read
+ * as FusedMatMul reads them: form[0], form[1] transpose a's or b's last two dims; form[2], form[3] read an
+ * operand [X0, X1..X(r-2), X(r-1)] as the batch X1..X(r-2) of [X0, X(r-1)] matrices. Into *r and out. */
+static gboolean matmul_shape(Node *n, const char *an, int ra, const gint64 *a_dims, const char *bn, int rb,
+                             const gint64 *b_dims, const gint64 form[4], int *r, gint64 *out, GError **error)
 {
-    (void)op;
-    (void)opset;
-    Tensor *a, *b;
-    if (!infer_input(n, 0, &a, error) || !infer_input(n, 1, &b, error))
-        return FALSE;
-    if (a->rank == 0 || b->rank == 0)
-        return infer_fail(error, n, "MatMul inputs must have rank >= 1 ('%s' has rank %d, '%s' rank %d)", a->name,
-                          a->rank, b->name, b->rank);
+    if (ra == 0 || rb == 0)
+        return infer_fail(error, n, "MatMul inputs must have rank >= 1 ('%s' has rank %d, '%s' rank %d)", an, ra, bn, rb);
     /* A vector operand is promoted to a matrix, and the added dimension removed afterwards. */
     gint64 da[MAX_RANK], db[MAX_RANK];
-    int ra = a->rank, rb = b->rank;
-    memcpy(da, a->dims, ra * sizeof(gint64));
-    memcpy(db, b->dims, rb * sizeof(gint64));
+    memcpy(da, a_dims, ra * sizeof(gint64));
+    memcpy(db, b_dims, rb * sizeof(gint64));
     gboolean a_vec = ra == 1, b_vec = rb == 1;
-    gint64 trans_a = 0, trans_b = 0; /* FusedMatMul's: an operand with its last two dims swapped */
-    gint64 batch_a = 0, batch_b = 0; /* ... or read [X0, X1..X(r-2), X(r-1)] as the batch X1..X(r-2) of X0 rows */
-    if (!node_attr_int(n, "transA", 0, &trans_a, error) || !node_attr_int(n, "transB", 0, &trans_b, error) ||
-        !node_attr_int(n, "transBatchA", 0, &batch_a, error) || !node_attr_int(n, "transBatchB", 0, &batch_b, error))
-        return FALSE;
+    gint64 trans_a = form[0], trans_b = form[1], batch_a = form[2], batch_b = form[3];
     if ((trans_a && ra < 2) || (trans_b && rb < 2) || ((batch_a || batch_b) && (ra < 3 || rb != ra)))
         return infer_fail(error, n, "a transposed operand needs rank >= 2, a batch-transposed one rank >= 3 and the "
                           "other operand's rank");
     for (int k = 0; k < 2; k++) { /* transBatch first: dims 1..r-2 become the batch, dim 0 the rows */
         gint64 *d = k ? db : da;
-        int r = k ? rb : ra;
+        int rk = k ? rb : ra;
         if (!(k ? batch_b : batch_a))
             continue;
         gint64 rows = d[0];
-        memmove(d, d + 1, sizeof(gint64) * (gsize)(r - 2));
-        d[r - 2] = rows;
+        memmove(d, d + 1, sizeof(gint64) * (gsize)(rk - 2));
+        d[rk - 2] = rows;
     }
     if (trans_a) {
         gint64 t = da[ra - 1];
@@ -92,21 +85,86 @@ gboolean infer_matmul(const OpInfo *op, Node *n, gint64 opset, GError **error)
         rb = 2;
     }
     if (da[ra - 1] != db[rb - 2]) {
-        char *sa = graph_dims_to_string(a->rank, a->dims), *sb = graph_dims_to_string(b->rank, b->dims);
-        infer_fail(error, n, "MatMul inner dimensions differ: '%s' %s and '%s' %s", a->name, sa, b->name, sb);
+        char *sa = graph_dims_to_string(a_vec ? 1 : ra, a_dims), *sb = graph_dims_to_string(b_vec ? 1 : rb, b_dims);
+        infer_fail(error, n, "MatMul inner dimensions differ: '%s' %s and '%s' %s", an, sa, bn, sb);
         g_free(sa);
         g_free(sb);
         return FALSE;
     }
-    gint64 out[MAX_RANK + 2];
-    int r;
-    if (!infer_broadcast(n, ra - 2, da, rb - 2, db, &r, out, error))
+    if (!infer_broadcast(n, ra - 2, da, rb - 2, db, r, out, error))
         return FALSE;
     if (!a_vec)
-        out[r++] = da[ra - 2];
+        out[(*r)++] = da[ra - 2];
     if (!b_vec)
-        out[r++] = db[rb - 1];
-    return infer_set_output(n, 0, a->dtype, r, out, error);
+        out[(*r)++] = db[rb - 1];
+    return TRUE;
+}
+
+gboolean infer_matmul(const OpInfo *op, Node *n, gint64 opset, GError **error)
+{
+    (void)op;
+    (void)opset;
+    Tensor *a, *b;
+    if (!infer_input(n, 0, &a, error) || !infer_input(n, 1, &b, error))
+        return FALSE;
+    /* FusedMatMul's: an operand with its last two dims swapped, or read batch-transposed */
+    gint64 form[4] = {0, 0, 0, 0}, out[MAX_RANK + 2];
+    int r;
+    if (!node_attr_int(n, "transA", 0, &form[0], error) || !node_attr_int(n, "transB", 0, &form[1], error) ||
+        !node_attr_int(n, "transBatchA", 0, &form[2], error) || !node_attr_int(n, "transBatchB", 0, &form[3], error))
+        return FALSE;
+    return matmul_shape(n, a->name, a->rank, a->dims, b->name, b->rank, b->dims, form, &r, out, error) &&
+           infer_set_output(n, 0, a->dtype, r, out, error);
+}
+
+/* sim's Attention(Q, K, V): Softmax(scale * Q K) V over the last axis, K read as FusedMatMul's B (transK,
+ * transBatchK; Q: transBatchQ), V likewise (transV, transBatchV); the scores are never a tensor. */
+gboolean infer_attention(const OpInfo *op, Node *n, gint64 opset, GError **error)
+{
+    (void)op;
+    (void)opset;
+    Tensor *q, *k, *v;
+    gint64 qk[4] = {0, 0, 0, 0}, pv[4] = {0, 0, 0, 0}, scores[MAX_RANK + 2], out[MAX_RANK + 2];
+    int rs, r;
+    if (!infer_input(n, 0, &q, error) || !infer_input(n, 1, &k, error) || !infer_input(n, 2, &v, error) ||
+        !node_attr_int(n, "transBatchQ", 0, &qk[2], error) || !node_attr_int(n, "transK", 0, &qk[1], error) ||
+        !node_attr_int(n, "transBatchK", 0, &qk[3], error) || !node_attr_int(n, "transV", 0, &pv[1], error) ||
+        !node_attr_int(n, "transBatchV", 0, &pv[3], error))
+        return FALSE;
+    if (q->rank < 2 || k->rank < 2 || v->rank < 2)
+        return infer_fail(error, n, "Q, K and V must be matrices or batches of them");
+    return matmul_shape(n, q->name, q->rank, q->dims, k->name, k->rank, k->dims, qk, &rs, scores, error) &&
+           matmul_shape(n, "scores", rs, scores, v->name, v->rank, v->dims, pv, &r, out, error) &&
+           infer_set_output(n, 0, q->dtype, r, out, error);
+}
+
+/* Query rows sim's Attention kernel computes at once: its scores for those rows, rows x keys floats, are its
+ * workspace (about 64 KiB, so they stay in cache between the two products). */
+gint64 ops_attention_block_rows(gint64 queries, gint64 keys)
+{
+    gint64 rows = 16384 / MAX(keys, 1);
+    return MAX(MIN(rows, queries), 1);
+}
+
+guint64 ops_attention_scratch(const Node *n)
+{
+    const Tensor *q = node_input(n, 0), *y = node_output(n, 0);
+    if (!q || !y || !y->shape_known || y->rank < 2)
+        return 0;
+    gint64 queries = y->dims[y->rank - 2];
+    /* the keys: the scores' last dim, K's rows */
+    const Tensor *k = node_input(n, 1);
+    gint64 trans_k = 0;
+    node_attr_int(n, "transK", 0, &trans_k, NULL);
+    if (!k || !k->shape_known || k->rank < 2)
+        return 0;
+    gint64 keys = trans_k ? k->dims[k->rank - 2] : k->dims[k->rank - 1];
+    gint64 batch_k = 0;
+    node_attr_int(n, "transBatchK", 0, &batch_k, NULL);
+    if (batch_k)
+        keys = trans_k ? k->dims[0] : k->dims[k->rank - 1];
+    guint64 bytes;
+    return graph_size_mul((guint64)ops_attention_block_rows(queries, keys) * (guint64)keys, sizeof(float), &bytes) ? bytes : 0;
 }
 
 gboolean infer_gemm(const OpInfo *op, Node *n, gint64 opset, GError **error)

@@ -39,6 +39,20 @@ gboolean infer_layer_norm(const OpInfo *op, Node *n, gint64 opset, GError **erro
            infer_set_output(n, 2, (DType)stash, x->rank, stat, error);
 }
 
+/* sim's SkipLayerNormalization(x, skip, gamma[, beta]): LayerNormalization over the last axis of x + skip, two
+ * tensors of one shape (ONNX Runtime's); the sum is never a tensor. */
+gboolean infer_skip_layer_norm(const OpInfo *op, Node *n, gint64 opset, GError **error)
+{
+    (void)op;
+    (void)opset;
+    Tensor *x, *skip;
+    if (!infer_input(n, 0, &x, error) || !infer_input(n, 1, &skip, error))
+        return FALSE;
+    if (x->rank < 1 || skip->rank != x->rank || memcmp(x->dims, skip->dims, sizeof(gint64) * (gsize)x->rank))
+        return infer_fail(error, n, "x '%s' and skip '%s' must have one shape", x->name, skip->name);
+    return infer_same_as_input(n, 0, 0, FALSE, error);
+}
+
 gboolean infer_softmax(const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
     (void)op;

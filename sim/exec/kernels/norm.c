@@ -35,6 +35,26 @@ gboolean kernel_batch_norm(const KernelCall *c, GError **error)
     return TRUE;
 }
 
+/* One row of LayerNormalization: mean and variance in double, the row written normalised, scaled and shifted
+ * (out may be row); its mean and inverse deviation stored where asked. */
+static void layer_norm_row(const float *row, float *out, gint64 inner, float eps, const float *ps, const float *pb,
+                           float *mean_out, float *inv_out)
+{
+    double sum = 0, sq = 0;
+    for (gint64 j = 0; j < inner; j++)
+        sum += row[j];
+    double mean = sum / (double)inner;
+    for (gint64 j = 0; j < inner; j++)
+        sq += (row[j] - mean) * (row[j] - mean);
+    double inv = 1.0 / sqrt(sq / (double)inner + eps);
+    if (mean_out)
+        *mean_out = (float)mean;
+    if (inv_out)
+        *inv_out = (float)inv;
+    for (gint64 j = 0; j < inner; j++)
+        out[j] = (float)((row[j] - mean) * inv * ps[j] + (pb ? pb[j] : 0.0f));
+}
+
 gboolean kernel_layer_norm(const KernelCall *c, GError **error)
 {
     const ExecTensor *x = kernel_in(c, 0), *scale = kernel_in(c, 1), *bias = kernel_in(c, 2);
@@ -54,22 +74,36 @@ gboolean kernel_layer_norm(const KernelCall *c, GError **error)
         return kernel_fail(c, error, "LayerNormalization with a broadcast scale or bias is not supported by the executor");
     const float *px = x->data, *ps = scale->data, *pb = bias ? bias->data : NULL;
     float *py = y->data;
+    for (gint64 r = 0; r < rows; r++)
+        layer_norm_row(px + r * inner, py + r * inner, inner, eps, ps, pb, mean_out ? (float *)mean_out->data + r : NULL,
+                       inv_out ? (float *)inv_out->data + r : NULL);
+    return TRUE;
+}
+
+/* sim's SkipLayerNormalization (--fuse ort-transformers): each row of x + skip summed in float, as the Add it
+ * replaces sums it, into the workspace, then normalised as LayerNormalization normalises it: the bits of the
+ * unfused pair. */
+gboolean kernel_skip_layer_norm(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0), *skip = kernel_in(c, 1), *scale = kernel_in(c, 2), *bias = kernel_in(c, 3);
+    ExecTensor *y = kernel_out(c, 0);
+    float eps;
+    if (!kernel_need_float(c, x, "SkipLayerNormalization", error) ||
+        !kernel_need_float(c, skip, "SkipLayerNormalization", error) ||
+        !node_attr_float(c->node, "epsilon", 1e-5f, &eps, error))
+        return FALSE;
+    gint64 inner = x->rank ? x->dims[x->rank - 1] : 1, rows = (gint64)x->count / MAX(inner, 1);
+    if (skip->count != x->count || scale->count != (gsize)inner || (bias && bias->count != (gsize)inner))
+        return kernel_fail(c, error, "x and skip must have one shape, gamma and beta one value per column");
+    float *sum = kernel_workspace(c, sizeof(float) * (gsize)MAX(inner, 1));
+    if (!sum)
+        return kernel_fail(c, error, "no workspace for a row of %" G_GINT64_FORMAT " floats", inner);
+    const float *px = x->data, *pk = skip->data;
+    float *py = y->data;
     for (gint64 r = 0; r < rows; r++) {
-        const float *row = px + r * inner;
-        double sum = 0, sq = 0;
         for (gint64 j = 0; j < inner; j++)
-            sum += row[j];
-        double mean = sum / (double)inner;
-        for (gint64 j = 0; j < inner; j++)
-            sq += (row[j] - mean) * (row[j] - mean);
-        double inv = 1.0 / sqrt(sq / (double)inner + eps);
-        if (mean_out)
-            ((float *)mean_out->data)[r] = (float)mean;
-        if (inv_out)
-            ((float *)inv_out->data)[r] = (float)inv;
-        float *out = py + r * inner;
-        for (gint64 j = 0; j < inner; j++)
-            out[j] = (float)((row[j] - mean) * inv * ps[j] + (pb ? pb[j] : 0.0f));
+            sum[j] = px[r * inner + j] + pk[r * inner + j];
+        layer_norm_row(sum, py + r * inner, inner, eps, scale->data, bias ? bias->data : NULL, NULL, NULL);
     }
     return TRUE;
 }
@@ -136,6 +170,19 @@ gboolean kernel_lrn(const KernelCall *c, GError **error)
     return TRUE;
 }
 
+/* Softmax of one contiguous row of len floats into out (out may be in): its maximum, the exponentials of the
+ * differences kept in out, their sum in eight lanes, then one multiply by its inverse. */
+void kernel_softmax_row(const float *in, float *out, gint64 len)
+{
+    float top = kernel_lanes_max(in, len);
+    for (gint64 j = 0; j < len; j++)
+        out[j] = in[j] - top;
+    kernel_exp_array(out, out, (gsize)len);
+    float inv = (float)(1.0 / kernel_lanes_sum(out, len));
+    for (gint64 j = 0; j < len; j++)
+        out[j] *= inv;
+}
+
 gboolean kernel_softmax(const KernelCall *c, GError **error)
 {
     const ExecTensor *x = kernel_in(c, 0);
@@ -151,12 +198,9 @@ gboolean kernel_softmax(const KernelCall *c, GError **error)
             gsize base = (gsize)(o * len * inner + i);
             float top = -INFINITY;
             double sum = 0;
-            if (inner == 1 && !log_form) { /* a contiguous row: wide exponentials, kept in the output */
-                top = kernel_lanes_max(px + base, len);
-                for (gint64 j = 0; j < len; j++)
-                    py[base + j] = px[base + j] - top;
-                kernel_exp_array(py + base, py + base, (gsize)len);
-                sum = kernel_lanes_sum(py + base, len);
+            if (inner == 1 && !log_form) { /* a contiguous row */
+                kernel_softmax_row(px + base, py + base, len);
+                continue;
             } else {
                 for (gint64 j = 0; j < len; j++)
                     top = MAX(top, px[base + j * inner]);

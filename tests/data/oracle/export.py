@@ -7,6 +7,9 @@ OUT_DIR/model.onnx, with its inputs and torch's own outputs in the ONNX model zo
 KIND:
   encoder  token embedding, two torch.nn.TransformerEncoder layers, a linear head; token ids and a real
            padding mask (the second sequence padded from position 6, the first from 9)
+  vit      a small vision transformer: 4 x 4 patches of a 16 x 16 image, a class token, position embeddings,
+           two pre-norm torch.nn.TransformerEncoder layers with no mask (attention that a fused kernel runs without
+           its score matrix) and a post-norm one (its residual sums read by their LayerNorms alone), a linear head
   speech   a speech-style recurrent stack: Conv1d front end, a two-layer bidirectional LSTM (batch first),
            a GRU with an initial state, a one-layer Tanh RNN run in reverse, a linear head; every LSTM/GRU
            output (sequence, final hidden and cell states) is a graph output
@@ -51,6 +54,29 @@ def encoder():
     mask[0, 9:] = True
     mask[1, 6:] = True
     return Enc(), (ids, mask), ["ids", "mask"], ["y"], 14
+
+
+def vit():
+    d, heads, patch, size, batch = 32, 4, 4, 16, 2
+
+    class ViT(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.patches = torch.nn.Conv2d(3, d, patch, stride=patch)
+            self.cls = torch.nn.Parameter(torch.randn(1, 1, d))
+            self.pos = torch.nn.Parameter(torch.randn(1, (size // patch) ** 2 + 1, d) * 0.1)
+            pre = torch.nn.TransformerEncoderLayer(d, heads, dim_feedforward=64, dropout=0.0, batch_first=True,
+                                                   norm_first=True)
+            self.pre = torch.nn.TransformerEncoder(pre, 2, enable_nested_tensor=False)
+            self.post = torch.nn.TransformerEncoderLayer(d, heads, dim_feedforward=64, dropout=0.0, batch_first=True)
+            self.head = torch.nn.Linear(d, 10)
+
+        def forward(self, x):
+            t = self.patches(x).flatten(2).transpose(1, 2)
+            t = torch.cat([self.cls.expand(x.shape[0], -1, -1), t], dim=1) + self.pos
+            return self.head(self.post(self.pre(t))[:, 0])
+
+    return ViT(), (torch.randn(batch, 3, size, size),), ["image"], ["logits"], 14
 
 
 def speech():
@@ -264,7 +290,7 @@ def detector(kind):
 
 
 kind, out_dir = sys.argv[1], sys.argv[2]
-kinds = {"encoder": encoder, "speech": speech, "video": video, "segment": segment, "squeeze": squeeze}
+kinds = {"encoder": encoder, "vit": vit, "speech": speech, "video": video, "segment": segment, "squeeze": squeeze}
 for d in ("frcnn", "retinanet", "ssd", "maskrcnn"):
     kinds[d] = lambda d=d: detector(d)
 model, inputs, in_names, out_names, opset = kinds[kind]()

@@ -1,0 +1,138 @@
+/* attention.c — sim's Attention (--fuse ort-transformers): Softmax(scale * Q K) V along the last axis, one block
+ * of query rows at a time, so the [queries, keys] scores never exist whole: each block's scores are the
+ * workspace (ops_attention_block_rows rows, about 64 KiB), written by one sgemm, turned into probabilities
+ * in place by the Softmax kernel's row function, and multiplied by V straight into the output rows. Q, K and
+ * V are read where they lie, in the forms FusedMatMul reads its operands (transposed, batch-transposed), as
+ * sgemm's leading dimensions, never copied; their batch dims broadcast. */
+#include "exec/kernel.h"
+#include "ops/ops.h"
+
+#include "exec/blas.h"
+
+#define VIEW_MAX_BATCH 16
+
+/* An operand read as a batch of matrices: its batch dims and their strides (elements), then one matrix's rows
+ * and columns and their strides (one of the two is 1). */
+typedef struct {
+    int nb;
+    gint64 dims[VIEW_MAX_BATCH], strides[VIEW_MAX_BATCH];
+    gint64 rows, cols, rs, cs;
+} View;
+
+static gboolean view_of(const ExecTensor *t, gint64 trans, gint64 batch, View *v)
+{
+    int r = t->rank;
+    if (r < 2 || r - 2 > VIEW_MAX_BATCH || (batch && r < 3))
+        return FALSE;
+    gint64 st[VIEW_MAX_BATCH + 2], s = 1;
+    for (int d = r - 1; d >= 0; d--) {
+        st[d] = s;
+        s *= t->dims[d];
+    }
+    v->nb = r - 2;
+    for (int d = 0; d < r - 2; d++) { /* batch-transposed: dims 1..r-2 are the batch, dim 0 the rows */
+        v->dims[d] = t->dims[batch ? d + 1 : d];
+        v->strides[d] = st[batch ? d + 1 : d];
+    }
+    v->rows = batch ? t->dims[0] : t->dims[r - 2];
+    v->rs = batch ? st[0] : st[r - 2];
+    v->cols = t->dims[r - 1];
+    v->cs = 1;
+    if (trans) {
+        gint64 x = v->rows;
+        v->rows = v->cols;
+        v->cols = x;
+        x = v->rs;
+        v->rs = v->cs;
+        v->cs = x;
+    }
+    return TRUE;
+}
+
+/* sgemm's transpose flag and leading dimension for a matrix with these strides. */
+static CBLAS_TRANSPOSE view_trans(const View *v, int *ld)
+{
+    if (v->cs == 1) {
+        *ld = (int)MAX(v->rs, MAX(v->cols, 1));
+        return CblasNoTrans;
+    }
+    *ld = (int)MAX(v->cs, MAX(v->rows, 1));
+    return CblasTrans;
+}
+
+/* The operand's stride for each of the output's nb batch dims (right-aligned; 0 where it broadcasts), FALSE
+ * when its dims do not broadcast to them. */
+static gboolean view_broadcast(const View *v, int nb, const gint64 *out_dims, gint64 *strides)
+{
+    for (int d = 0; d < nb; d++) {
+        int k = d - (nb - v->nb);
+        gint64 dim = k >= 0 ? v->dims[k] : 1;
+        if (dim != out_dims[d] && dim != 1)
+            return FALSE;
+        strides[d] = dim == 1 ? 0 : v->strides[k];
+    }
+    return TRUE;
+}
+
+gboolean kernel_attention(const KernelCall *c, GError **error)
+{
+    const ExecTensor *q = kernel_in(c, 0), *k = kernel_in(c, 1), *v = kernel_in(c, 2);
+    ExecTensor *y = kernel_out(c, 0);
+    gint64 batch_q = 0, trans_k = 0, batch_k = 0, trans_v = 0, batch_v = 0;
+    float scale = 1.0f;
+    if (!kernel_need_float(c, q, "Attention", error) || !kernel_need_float(c, k, "Attention", error) ||
+        !kernel_need_float(c, v, "Attention", error) || !node_attr_float(c->node, "scale", 1.0f, &scale, error) ||
+        !node_attr_int(c->node, "transBatchQ", 0, &batch_q, error) || !node_attr_int(c->node, "transK", 0, &trans_k, error) ||
+        !node_attr_int(c->node, "transBatchK", 0, &batch_k, error) || !node_attr_int(c->node, "transV", 0, &trans_v, error) ||
+        !node_attr_int(c->node, "transBatchV", 0, &batch_v, error))
+        return FALSE;
+    View vq, vk, vv;
+    int nb = y->rank - 2;
+    if (!view_of(q, 0, batch_q, &vq) || !view_of(k, trans_k, batch_k, &vk) || !view_of(v, trans_v, batch_v, &vv) ||
+        nb < 0 || nb > VIEW_MAX_BATCH)
+        return kernel_fail(c, error, "Q, K and V must be batches of matrices of rank at most %d", VIEW_MAX_BATCH + 2);
+    gint64 queries = y->dims[nb], width = y->dims[nb + 1], keys = vk.cols;
+    gint64 sq[VIEW_MAX_BATCH], sk[VIEW_MAX_BATCH], sv[VIEW_MAX_BATCH];
+    if (vq.cols != vk.rows || vv.rows != keys || vq.rows != queries || vv.cols != width ||
+        !view_broadcast(&vq, nb, y->dims, sq) || !view_broadcast(&vk, nb, y->dims, sk) ||
+        !view_broadcast(&vv, nb, y->dims, sv))
+        return kernel_fail(c, error, "Q, K and V do not fit one another or the output");
+    if (!y->count)
+        return TRUE;
+    gint64 block = ops_attention_block_rows(queries, keys);
+    float *scores = kernel_workspace(c, sizeof(float) * (gsize)MAX(block * keys, 1));
+    if (!scores)
+        return kernel_fail(c, error, "no workspace for %" G_GINT64_FORMAT " x %" G_GINT64_FORMAT " scores", block, keys);
+    int ldq, ldk, ldv;
+    CBLAS_TRANSPOSE tq = view_trans(&vq, &ldq), tk = view_trans(&vk, &ldk), tv = view_trans(&vv, &ldv);
+    gint64 batches = 1, idx[VIEW_MAX_BATCH] = {0}, oq = 0, ok = 0, ov = 0;
+    for (int d = 0; d < nb; d++)
+        batches *= y->dims[d];
+    const float *pq = q->data, *pk = k->data, *pv = v->data;
+    float *py = y->data;
+    for (gint64 b = 0; b < batches; b++) {
+        for (gint64 i0 = 0; i0 < queries; i0 += block) {
+            gint64 rows = MIN(block, queries - i0);
+            if (keys > 0)
+                blas.sgemm(CblasRowMajor, tq, tk, (int)rows, (int)keys, (int)vq.cols, scale, pq + oq + i0 * vq.rs, ldq,
+                           pk + ok, ldk, 0.0f, scores, (int)keys);
+            for (gint64 i = 0; i < rows && keys > 0; i++)
+                kernel_softmax_row(scores + i * keys, scores + i * keys, keys);
+            blas.sgemm(CblasRowMajor, CblasNoTrans, tv, (int)rows, (int)width, (int)keys, 1.0f, scores,
+                       (int)MAX(keys, 1), pv + ov, ldv, 0.0f, py + (b * queries + i0) * width, (int)MAX(width, 1));
+        }
+        for (int d = nb - 1; d >= 0; d--) { /* the next batch index; the operands' offsets follow */
+            idx[d]++;
+            oq += sq[d];
+            ok += sk[d];
+            ov += sv[d];
+            if (idx[d] < y->dims[d])
+                break;
+            oq -= sq[d] * y->dims[d];
+            ok -= sk[d] * y->dims[d];
+            ov -= sv[d] * y->dims[d];
+            idx[d] = 0;
+        }
+    }
+    return TRUE;
+}
