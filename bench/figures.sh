@@ -6,7 +6,7 @@
 #   corpus       results/corpus-strategies.{csv,md}, plots/corpus-compare.png: strategies × corpus models
 #   aliasing     results/corpus-aliasing.csv, results/aliasing-savings.md: bytes saved per sharing kind
 #   pictures     plots/gpt2-timeline.png, plots/unet-layout.png: the README's pictures of one plan
-#   peers        results/peers.{csv,md}: our arena beside ONNX Runtime's (bench/peers.sh; npm onnxruntime-node)
+#   peers        results/peers.{csv,md}, peers-exports.csv: our arena beside ONNX Runtime's (bench/peers.sh; npm onnxruntime-node)
 #   conformance  results/conformance.md: the executor on the ONNX node tests (tests/test-conformance.c)
 #   coverage     results/coverage.md: every model class exported from torch, run in its plans, against torch's outputs
 #   exec-check   results/exec-check.md: every corpus plan (strategies x sharing) run under --check --poison

@@ -6,7 +6,8 @@
 # the profile. Models whose weights were stripped (the torch exports) get deterministic random weights
 # first (bench/peers/fill_weights.py). The models run side by side under GNU parallel. How each figure is
 # derived: docs/peers.md.
-# Writes results/peers.csv and results/peers.md.
+# Writes results/peers.csv (the corpus), results/peers-exports.csv (the bench's own exports) and
+# results/peers.md.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -17,12 +18,14 @@ command -v node > /dev/null || { echo "peers.sh: node is not installed (Debian's
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 csv=results/peers.csv
-echo "model,dims,our_arena_bytes,our_lower_bound_bytes,ort_first_run_peak_bytes,ort_pattern_bytes,ort_outside_pattern_bytes,ort_arena_held_bytes,ort_baseline_bytes,ort_kernels,our_steps,ort_note,our_fused_arena_bytes,our_fused_lower_bound_bytes,our_ort_bytes,our_pytorch_reserved_bytes,ort_disabled_first_run_peak_bytes,ort_disabled_pattern_bytes,ort_order_nodes_same" > "$csv"
+header="model,dims,our_arena_bytes,our_lower_bound_bytes,ort_first_run_peak_bytes,ort_pattern_bytes,ort_outside_pattern_bytes,ort_arena_held_bytes,ort_baseline_bytes,ort_kernels,our_steps,ort_note,our_fused_arena_bytes,our_fused_lower_bound_bytes,our_ort_bytes,our_pytorch_reserved_bytes,ort_disabled_first_run_peak_bytes,ort_disabled_pattern_bytes,ort_order_nodes_same,our_transformers_arena_bytes,our_transformers_lower_bound_bytes"
+echo "$header" > "$csv"
 # peer_row NAME FILE DIMS: one model's row (ours, then ORT on a copy with filled weights) on stdout.
 peer_row() {
     set -euo pipefail
     local name=$1 file=$2 dims=$3 scratch
     local model=graphs/models/$file
+    [[ $file == /* ]] && model=$file # the bench's own exports, cached outside the clone
     [ -f "$model" ] || { echo "peers.sh: $model missing; skipped" >&2; return 0; }
     scratch=$(mktemp -d "$work/row.XXXXXX")
     local dim_args=() ort_dims=() ds d
@@ -30,7 +33,7 @@ peer_row() {
         IFS=, read -r -a ds <<< "$dims"
         for d in "${ds[@]}"; do dim_args+=(--dim "$d"); ort_dims+=("$d"); done
     fi
-    local ours arena our_arena our_bound our_steps ort fields note fused runtimes disabled
+    local ours arena our_arena our_bound our_steps ort fields note fused transformers runtimes disabled
     ours=$(build/sim --graph "$model" "${dim_args[@]}" --strategy best --budget-work "${WORK:-1000000}" --alias all --io inputs-outside --format csv | tail -1)
     arena=$(echo "$ours" | /usr/bin/python3 -c "import csv,sys; r=next(csv.reader(sys.stdin)); print(r[6], r[7], r[5])")
     read -r our_arena our_bound our_steps <<< "$arena"
@@ -38,6 +41,9 @@ peer_row() {
     # beside ORT with its graph optimisations disabled (ORT's sharing: views and in-place; outputs outside)
     fused=$(build/sim --graph "$model" "${dim_args[@]}" --strategy best --budget-work "${WORK:-1000000}" --alias all \
         --io inputs-outside --fuse ort --format csv | tail -1 | /usr/bin/python3 -c "import csv,sys; r=next(csv.reader(sys.stdin)); print(f'{r[6]},{r[7]}')")
+    # ... and after its transformer optimizer (--fuse ort-transformers)
+    transformers=$(build/sim --graph "$model" "${dim_args[@]}" --strategy best --budget-work "${WORK:-1000000}" --alias all \
+        --io inputs-outside --fuse ort-transformers --format csv | tail -1 | /usr/bin/python3 -c "import csv,sys; r=next(csv.reader(sys.stdin)); print(f'{r[6]},{r[7]}')")
     # ORT's whole rule: the graph it runs at level disabled (HardSwish expanded), its execution order, its views,
     # its CPU in-place kernels and reuse classes, Transpose a copy
     runtimes=$( (build/sim --graph "$model" "${dim_args[@]}" --strategy ort --order ort --alias noop,ort --transpose move --fuse ort-disabled --align 256 \
@@ -68,10 +74,10 @@ PY
     fi
     if ort=$(node bench/peers/ort-memory.js "$scratch/model.onnx" "$scratch/profile" "${ort_dims[@]}" 2> "$scratch/err"); then
         fields=$(echo "$ort" | /usr/bin/python3 -c "import json,sys; j=json.load(sys.stdin); print(','.join(str(j[k]) for k in ('first_run_peak','pattern_bytes','outside_pattern','arena_held','baseline','kernels')))")
-        echo "$name,\"$dims\",$our_arena,$our_bound,$fields,$our_steps,,$fused,$runtimes,$disabled,$order"
+        echo "$name,\"$dims\",$our_arena,$our_bound,$fields,$our_steps,,$fused,$runtimes,$disabled,$order,$transformers"
     else
         note=$(tr '",' "' " < "$scratch/err" | head -c 200)
-        echo "$name,\"$dims\",$our_arena,$our_bound,,,,,,,$our_steps,\"$note\",$fused,$runtimes,$disabled,$order"
+        echo "$name,\"$dims\",$our_arena,$our_bound,,,,,,,$our_steps,\"$note\",$fused,$runtimes,$disabled,$order,$transformers"
     fi
     rm -rf "$scratch"
     echo "peers.sh: $name" >&2
@@ -83,10 +89,29 @@ export work
 grep -v -e '^#' -e '^$' graphs/models/models.tsv > "$work/models.tsv"
 PARALLEL_SHELL=bash parallel --will-cite --keep-order --halt now,fail=1 --colsep '\t' \
     peer_row {1} {2} {3} :::: "$work/models.tsv" >> "$csv"
+# The bench's own torchvision exports (bench/export_models.py, as bench/kernels.sh makes them): the "every
+# export you try" rows, kept apart from the corpus's.
+own="${ARENASIM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/arenasim}/bench"
+stamp="$own/.exported-$(sha256sum bench/export_models.py | cut -c1-16)"
+if [ ! -f "$stamp" ]; then
+    rm -rf "$own"
+    mkdir -p "$own"
+    /usr/bin/python3 bench/export_models.py "$own" 2>&1 | grep '^wrote' >&2 || true
+    ls "$own"/*.onnx > /dev/null
+    touch "$stamp"
+fi
+exports_csv=results/peers-exports.csv
+echo "$header" > "$exports_csv"
+for m in deeplabv3-mobilenet efficientnet-b0 mobilenet-v3-small-opset13 r3d-18; do
+    printf '%s\t%s\t%s\n' "$m" "$own/$m.onnx" batch=1
+done > "$work/exports.tsv"
+PARALLEL_SHELL=bash parallel --will-cite --keep-order --halt now,fail=1 --colsep '\t' \
+    peer_row {1} {2} {3} :::: "$work/exports.tsv" >> "$exports_csv"
 ort_version=$(node -e "console.log(require('./bench/peers/node_modules/onnxruntime-node/package.json').version)")
-/usr/bin/python3 - "$csv" "$ort_version" > results/peers.md <<'PY'
+/usr/bin/python3 - "$csv" "$ort_version" "$exports_csv" > results/peers.md <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+exports = list(csv.DictReader(open(sys.argv[3], newline="")))
 def h(b):
     if b == "":
         return "—"
@@ -128,14 +153,29 @@ print("""
 The same models planned after ORT's fusions (`sim --strategy best --budget-work 1000000 --alias all --io
 inputs-outside --fuse ort`: a Conv accumulating into its residual, HardSwish, SiLU, GELU, LayerNorm, MatMul+Add;
 docs/DESIGN.md, "Fusion"), beside ORT's first run at its default level, which runs its own fused graph.
+The last column plans what ORT's offline transformer optimizer would write on top (`--fuse ort-transformers`:
+SkipLayerNormalization, and attention with no mask as one op that never writes its scores); ORT's own figure
+for that file is not measured here (Debian has no Python onnxruntime to run the optimizer).
 
-| model | ours: best | ours --fuse ort: best | ours --fuse ort: lower bound | ORT first run | fused / ORT first run |
-|---|---:|---:|---:|---:|---:|""")
+| model | ours: best | ours --fuse ort: best | ours --fuse ort: lower bound | ORT first run | fused / ORT first run | ours --fuse ort-transformers: best |
+|---|---:|---:|---:|---:|---:|---:|""")
 for r in rows:
     if r["ort_first_run_peak_bytes"] and r["our_fused_arena_bytes"]:
         first = int(r["ort_first_run_peak_bytes"])
         ratio = f"{int(r['our_fused_arena_bytes']) / first:.2f}" if first else "—"
-        print(f"| {r['model']} | {h(r['our_arena_bytes'])} | {h(r['our_fused_arena_bytes'])} | {h(r['our_fused_lower_bound_bytes'])} | {h(r['ort_first_run_peak_bytes'])} | {ratio} |")
+        print(f"| {r['model']} | {h(r['our_arena_bytes'])} | {h(r['our_fused_arena_bytes'])} | {h(r['our_fused_lower_bound_bytes'])} | {h(r['ort_first_run_peak_bytes'])} | {ratio} | {h(r['our_transformers_arena_bytes'])} |")
+print("""
+The bench's own torchvision 0.14 exports (bench/export_models.py, batch 1: deeplabv3 on mobilenet_v3_large at
+320 × 320 with ASPP rates 12/24/36, efficientnet_b0, mobilenet_v3_small at opset 13 with HardSwish written as
+x·HardSigmoid(x), r3d_18 on 4 frames; results/peers-exports.csv), the same way:
+
+| model | ours: best | ours --fuse ort: best | ours --fuse ort: lower bound | ORT first run | fused / ORT first run | ours --fuse ort-transformers: best |
+|---|---:|---:|---:|---:|---:|---:|""")
+for r in exports:
+    if r["ort_first_run_peak_bytes"] and r["our_fused_arena_bytes"]:
+        first = int(r["ort_first_run_peak_bytes"])
+        ratio = f"{int(r['our_fused_arena_bytes']) / first:.2f}" if first else "—"
+        print(f"| {r['model']} | {h(r['our_arena_bytes'])} | {h(r['our_fused_arena_bytes'])} | {h(r['our_fused_lower_bound_bytes'])} | {h(r['ort_first_run_peak_bytes'])} | {ratio} | {h(r['our_transformers_arena_bytes'])} |")
 print("""
 ## ORT's rule and PyTorch's on the file's graph
 
@@ -162,4 +202,4 @@ for r in rows:
         print(f"| {r['model']} | {ours:,} | {pattern:,} | {diff} | {r['ort_order_nodes_same'] or '—'} | {h(r['our_pytorch_reserved_bytes'])} | {h(r['ort_disabled_first_run_peak_bytes'])} |")
 print(f"\n`ort` is ORT's pattern block to the byte on {same} of {listed} models.")
 PY
-echo "peers.sh: wrote $csv and results/peers.md" >&2
+echo "peers.sh: wrote $csv, $exports_csv and results/peers.md" >&2

@@ -253,7 +253,7 @@ static const OpInfo internal_rows[] = {
     OP("SkipLayerNormalization", OP_COMPUTE, 3, 4, 1, 1, infer_skip_layer_norm),
     /* Softmax(scale * Q K) V without the scores as a tensor, a block of query rows at a time (ONNX Runtime's
      * MultiHeadAttention on its flash path, --fuse ort-transformers): Q, K, V */
-    OP("Attention", OP_COMPUTE, 3, 3, 1, 1, infer_attention, .scratch = ops_attention_scratch),
+    OP("Attention", OP_COMPUTE, 3, 3, 1, 1, infer_attention, .scratch = ops_linalg_attention_scratch),
     /* an If's outputs from the branch its data-dependent condition takes (ops-control.c's fold_if_both) */
     OP("IfSelect", OP_COMPUTE, 1, -1, 0, -1, infer_if_select),
     /* a Loop's scan output from the iterations that ran (a trip count only running decides: infer_fold_loop) */

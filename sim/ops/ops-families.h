@@ -21,7 +21,7 @@ INFER_FN(infer_matmul);
 INFER_FN(infer_gemm);
 INFER_FN(infer_einsum);
 INFER_FN(infer_attention);
-guint64 ops_attention_scratch(const Node *n);
+guint64 ops_linalg_attention_scratch(const Node *n);
 /* ops-conv.c */
 INFER_FN(infer_conv);
 INFER_FN(infer_fused_conv);

@@ -140,13 +140,13 @@ gboolean infer_attention(const OpInfo *op, Node *n, gint64 opset, GError **error
 
 /* Query rows sim's Attention kernel computes at once: its scores for those rows, rows x keys floats, are its
  * workspace (about 64 KiB, so they stay in cache between the two products). */
-gint64 ops_attention_block_rows(gint64 queries, gint64 keys)
+gint64 ops_linalg_attention_rows(gint64 queries, gint64 keys)
 {
     gint64 rows = 16384 / MAX(keys, 1);
     return MAX(MIN(rows, queries), 1);
 }
 
-guint64 ops_attention_scratch(const Node *n)
+guint64 ops_linalg_attention_scratch(const Node *n)
 {
     const Tensor *q = node_input(n, 0), *y = node_output(n, 0);
     if (!q || !y || !y->shape_known || y->rank < 2)
@@ -164,7 +164,7 @@ guint64 ops_attention_scratch(const Node *n)
     if (batch_k)
         keys = trans_k ? k->dims[0] : k->dims[k->rank - 1];
     guint64 bytes;
-    return graph_size_mul((guint64)ops_attention_block_rows(queries, keys) * (guint64)keys, sizeof(float), &bytes) ? bytes : 0;
+    return graph_size_mul((guint64)ops_linalg_attention_rows(queries, keys) * (guint64)keys, sizeof(float), &bytes) ? bytes : 0;
 }
 
 gboolean infer_gemm(const OpInfo *op, Node *n, gint64 opset, GError **error)

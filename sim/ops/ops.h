@@ -59,8 +59,8 @@ const OpInfo *op_table(gsize *count);
 
 /* The recurrent ops (ops-recurrent.c): gates per direction (LSTM 4, GRU 3, RNN 1) and the directions the
  * node's 'direction' attribute asks for (1, or 2 when bidirectional; an unknown value is an error). */
-/* sim's Attention kernel: the query rows it computes at once, their scores its workspace (ops_attention_scratch). */
-gint64 ops_attention_block_rows(gint64 queries, gint64 keys);
+/* sim's Attention kernel: the query rows it computes at once, their scores its workspace (ops_linalg_attention_scratch). */
+gint64 ops_linalg_attention_rows(gint64 queries, gint64 keys);
 int ops_recurrent_gates(const char *op_name);
 gboolean ops_recurrent_directions(const Node *n, int *out, GError **error);
 

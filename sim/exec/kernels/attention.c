@@ -1,6 +1,6 @@
 /* attention.c — sim's Attention (--fuse ort-transformers): Softmax(scale * Q K) V along the last axis, one block
  * of query rows at a time, so the [queries, keys] scores never exist whole: each block's scores are the
- * workspace (ops_attention_block_rows rows, about 64 KiB), written by one sgemm, turned into probabilities
+ * workspace (ops_linalg_attention_rows rows, about 64 KiB), written by one sgemm, turned into probabilities
  * in place by the Softmax kernel's row function, and multiplied by V straight into the output rows. Q, K and
  * V are read where they lie, in the forms FusedMatMul reads its operands (transposed, batch-transposed), as
  * sgemm's leading dimensions, never copied; their batch dims broadcast. */
@@ -99,7 +99,7 @@ gboolean kernel_attention(const KernelCall *c, GError **error)
         return kernel_fail(c, error, "Q, K and V do not fit one another or the output");
     if (!y->count)
         return TRUE;
-    gint64 block = ops_attention_block_rows(queries, keys);
+    gint64 block = ops_linalg_attention_rows(queries, keys);
     float *scores = kernel_workspace(c, sizeof(float) * (gsize)MAX(block * keys, 1));
     if (!scores)
         return kernel_fail(c, error, "no workspace for %" G_GINT64_FORMAT " x %" G_GINT64_FORMAT " scores", block, keys);
