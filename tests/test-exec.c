@@ -1610,6 +1610,64 @@ static void test_usage_and_profile(void)
     g_free(path);
 }
 
+
+/* Our own kernels share their loops out among --threads on oneDNN's OpenMP team (kernel_parallel): a 3-channel
+ * convolution (im2col, its columns split), a 1x1 one on a large map (the product's columns), a depthwise one
+ * (its planes, each thread its own scratch), MaxPool and AveragePool (their planes), each large enough to be
+ * split in two. With two threads the outputs are the one-thread run's, bit for bit, and the plan checks with
+ * poison: a part left out, or two parts on one scratch, would show. */
+static void test_threads_split(void)
+{
+    Builder *b = builder_new("threads", 13);
+    const char *x = builder_input(b, "x", DT_FLOAT, 4, (const gint64[]){1, 3, 96, 96});
+    const char *w1 = builder_weight(b, "w1", DT_FLOAT, 4, (const gint64[]){16, 3, 3, 3}, TRUE);
+    const char *w2 = builder_weight(b, "w2", DT_FLOAT, 4, (const gint64[]){32, 16, 1, 1}, TRUE);
+    const char *w3 = builder_weight(b, "w3", DT_FLOAT, 4, (const gint64[]){32, 1, 3, 3}, TRUE);
+    const char *b3 = builder_weight(b, "b3", DT_FLOAT, 1, (const gint64[]){32}, TRUE);
+    Attr *pad1 = attr_new_ints("pads", (const gint64[]){1, 1, 1, 1}, 4);
+    const char *y = B_OP(b, "Relu", builder_node(b, "Conv", (const char *const[]){x, w1, NULL}, 1, NULL, pad1, NULL));
+    y = B_OP(b, "Conv", y, w2);
+    y = builder_node(b, "Conv", (const char *const[]){y, w3, b3, NULL}, 1, NULL,
+                     attr_new_ints("pads", (const gint64[]){1, 1, 1, 1}, 4), attr_new_int("group", 32), NULL);
+    const char *pooled = builder_node(b, "MaxPool", (const char *const[]){B_OP(b, "Relu", y), NULL}, 1, NULL,
+                                      attr_new_ints("kernel_shape", (const gint64[]){3, 3}, 2),
+                                      attr_new_ints("strides", (const gint64[]){2, 2}, 2),
+                                      attr_new_ints("pads", (const gint64[]){1, 1, 1, 1}, 4), NULL);
+    builder_output(b, builder_node(b, "AveragePool", (const char *const[]){pooled, NULL}, 1, NULL,
+                                   attr_new_ints("kernel_shape", (const gint64[]){3, 3}, 2),
+                                   attr_new_ints("pads", (const gint64[]){1, 1, 1, 1}, 4), NULL));
+    Model *m = finish_inferred(b);
+    char *path = test_scratch_path("threads.onnx");
+    GError *error = NULL;
+    g_assert_true(onnx_write_file(m, path, &error));
+    model_free(m);
+    char *dirs[2];
+    for (int t = 0; t < 2; t++) {
+        dirs[t] = test_scratch_path(t ? "threads-2" : "threads-1");
+        RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--threads", t ? "2" : "1", "--check",
+                                                           "--poison", "--dump-outputs", dirs[t], NULL});
+        if (r.status != 0)
+            g_error("the run on %d threads fails: %s", t + 1, r.err);
+        assert_contains(r.out, "equal the reference run (nothing shared) bit for bit, with poison");
+        run_result_clear(&r);
+    }
+    char *one = g_build_filename(dirs[0], "output_0.pb", NULL), *two = g_build_filename(dirs[1], "output_0.pb", NULL);
+    gchar *a = NULL, *c = NULL;
+    gsize na = 0, nc = 0;
+    g_assert_true(g_file_get_contents(one, &a, &na, NULL));
+    g_assert_true(g_file_get_contents(two, &c, &nc, NULL));
+    g_assert_cmpuint(na, ==, nc);
+    g_assert_cmpuint(na, >, 16 * 48 * 48);
+    g_assert_cmpmem(a, na, c, nc);
+    g_free(a);
+    g_free(c);
+    g_free(one);
+    g_free(two);
+    g_free(dirs[0]);
+    g_free(dirs[1]);
+    g_free(path);
+}
+
 /* The executor's memory: zeroed and 64-byte aligned whatever the size, small blocks from malloc and large
  * ones mapped on huge pages; every byte writable; each given back whole (ASan and valgrind would see a
  * small block leak or a wrong free). */
@@ -1652,6 +1710,7 @@ int main(int argc, char **argv)
     g_test_add_func("/exec/pool-geometries", test_pool_geometries);
     g_test_add_func("/exec/approx", test_approx);
     g_test_add_func("/exec/fused-activations", test_fused_activations);
+    g_test_add_func("/exec/threads-split", test_threads_split);
     g_test_add_func("/exec/seed-transpose-view", test_seed_transpose_view);
     g_test_add_func("/exec/compare-run-check", test_compare_run_check);
     g_test_add_func("/exec/shared-weights", test_shared_weights);

@@ -68,6 +68,13 @@ void *kernel_workspace(const KernelCall *c, gsize bytes);
 
 typedef gboolean (*KernelFn)(const KernelCall *c, GError **error);
 
+/* Runs fn over [0, n) in contiguous parts, one per thread of the executor's team (oneDNN's OpenMP threads when
+ * --threads asks for more than one; inline otherwise), no part smaller than `grain`; `part` numbers the part
+ * (below kernel_threads()), for a per-thread slice of workspace. Returns when every part has. */
+void kernel_parallel(gint64 n, gint64 grain, void (*fn)(void *data, gint64 begin, gint64 end, guint part), void *data);
+/* The most parts kernel_parallel makes. */
+guint kernel_threads(void);
+
 /* The float arithmetic a binary row asks the kernel to do inline (KernelRow.arith). */
 typedef enum { ARITH_NONE, ARITH_ADD, ARITH_SUB, ARITH_MUL, ARITH_DIV, ARITH_POW } KernelArith;
 /* tanh through one expf (the kernel table's float form of Tanh). */

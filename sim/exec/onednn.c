@@ -29,6 +29,9 @@ static gboolean load(GError **error)
 #undef ONEDNN_FIND
     /* dlsym on the handle searches the libraries oneDNN itself loaded: its OpenMP runtime */
     calls.set_num_threads = (void (*)(int))dlsym(lib, "omp_set_num_threads");
+    calls.gomp_parallel = (void (*)(void (*)(void *), void *, unsigned, unsigned))dlsym(lib, "GOMP_parallel");
+    calls.thread_num = (int (*)(void))dlsym(lib, "omp_get_thread_num");
+    calls.num_threads = (int (*)(void))dlsym(lib, "omp_get_num_threads");
     if (calls.dnnl_engine_create(&calls.engine, dnnl_cpu, 0) != dnnl_success ||
         calls.dnnl_stream_create(&calls.stream, calls.engine, dnnl_stream_default_flags) != dnnl_success) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "oneDNN has no CPU engine here");
@@ -47,6 +50,7 @@ gboolean onednn_open(guint threads, GError **error)
         return FALSE;
     if (onednn.set_num_threads)
         onednn.set_num_threads((int)MAX(threads, 1));
+    onednn.threads = onednn.set_num_threads && onednn.gomp_parallel && onednn.thread_num && onednn.num_threads ? MAX(threads, 1) : 1;
     return TRUE;
 }
 

@@ -27,6 +27,11 @@ typedef struct {
     ONEDNN_CALLS(ONEDNN_FIELD)
 #undef ONEDNN_FIELD
     void (*set_num_threads)(int); /* OpenMP's omp_set_num_threads, from the library oneDNN loaded */
+    guint threads;                /* its team's threads (onednn_open's count) */
+    /* OpenMP's own entry points in that library (libgomp's ABI): our kernels' loops run on the same team
+     * (kernel_parallel), never on a second pool of threads that would spin against it */
+    void (*gomp_parallel)(void (*fn)(void *), void *data, unsigned threads, unsigned flags);
+    int (*thread_num)(void), (*num_threads)(void);
     dnnl_engine_t engine;         /* the CPU */
     dnnl_stream_t stream;
 } OnednnCalls;

@@ -418,6 +418,65 @@ static gboolean pool_nd(const KernelCall *c, const ExecTensor *x, ExecTensor *y,
     return TRUE;
 }
 
+/* Depthwise planes [begin, end) of the batch's (image, channel) planes, each thread on its own slice of the
+ * scratch; then the folded activation over each plane written. */
+typedef struct {
+    const KernelCall *c;
+    const Window *w;
+    const Phases *f;
+    const float *px, *pw, *pb;
+    float *py, *scratch;
+    gint64 slice, m, cols;
+    gboolean accumulate;
+} DepthwiseJob;
+
+static void depthwise_planes(void *data, gint64 begin, gint64 end, guint part)
+{
+    const DepthwiseJob *j = data;
+    const Window *w = j->w;
+    for (gint64 p = begin; p < end; p++) {
+        gint64 n = p / j->m, ch = p % j->m;
+        float *out = j->py + (n * j->m + ch) * j->cols;
+        depthwise_plane_phased(w, j->f, j->px + (n * w->c + ch) * w->h * w->w, j->pw + ch * w->kh * w->kw,
+                               j->pb ? j->pb[ch] : 0.0f, out, j->scratch + part * j->slice, j->accumulate);
+        if (j->c->epilogue)
+            kernel_epilogue_array(j->c, out, (gsize)j->cols, NULL);
+    }
+}
+
+/* One convolution product, rows x cols = (rows x depth) (depth x cols) (+ beta out), in chunks of columns: one
+ * sgemm per chunk on that slice of B and the output, then its bias and folded activation. The chunks follow
+ * from the shape alone (gemm_chunk_columns), never from the threads: OpenBLAS's sums for a column depend on
+ * how wide a product it is part of, so a split by threads would give other bits on two threads than on one. */
+typedef struct {
+    const KernelCall *c;
+    gint64 rows, cols, depth, chunk;
+    const float *a, *b;
+    float beta;
+    float *out;
+    const float *bias;
+} GemmColumns;
+
+/* Columns per chunk: about a million multiply-adds each, a multiple of 16, at least 256. */
+static gint64 gemm_chunk_columns(gint64 rows, gint64 depth)
+{
+    gint64 cols = (1 << 20) / MAX(rows * depth, 1);
+    return MAX((cols + 15) / 16 * 16, 256);
+}
+
+static void gemm_columns(void *data, gint64 begin, gint64 end, guint part)
+{
+    (void)part;
+    const GemmColumns *j = data;
+    for (gint64 chunk = begin; chunk < end; chunk++) {
+        gint64 lo = chunk * j->chunk, hi = MIN(lo + j->chunk, j->cols);
+        blas.sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)j->rows, (int)(hi - lo), (int)j->depth, 1.0f, j->a,
+                   (int)j->depth, j->b + lo, (int)j->cols, j->beta, j->out + lo, (int)j->cols);
+        for (gint64 oc = 0; (j->bias || j->c->epilogue) && oc < j->rows; oc++)
+            kernel_epilogue_array(j->c, j->out + oc * j->cols + lo, (gsize)(hi - lo), j->bias ? j->bias + oc : NULL);
+    }
+}
+
 gboolean kernel_conv(const KernelCall *c, GError **error)
 {
     const ExecTensor *x = kernel_in(c, 0), *wt = kernel_in(c, 1), *bias = kernel_in(c, 2), *sum = kernel_in(c, 3);
@@ -444,19 +503,17 @@ gboolean kernel_conv(const KernelCall *c, GError **error)
             return TRUE;
         Phases f = phases_new(&w);
         gint64 floats = phases_floats(&w, &f);
-        float *scratch = kernel_workspace(c, sizeof(float) * (gsize)floats);
+        gint64 slice = (floats + 15) / 16 * 16; /* each thread's scratch, 64 bytes apart */
+        float *scratch = kernel_workspace(c, sizeof(float) * (gsize)(slice * kernel_threads()));
         if (!scratch) {
             g_free(f.offsets);
             return kernel_fail(c, error, "its depthwise workspace of %" G_GINT64_FORMAT " floats cannot be allocated",
                                floats);
         }
-        for (gint64 n = 0; n < w.n; n++)
-            for (gint64 ch = 0; ch < m; ch++)
-                depthwise_plane_phased(&w, &f, px + (n * w.c + ch) * w.h * w.w, pw + ch * w.kh * w.kw,
-                                       pb ? pb[ch] : 0.0f, py + (n * m + ch) * cols, scratch, sum != NULL);
+        DepthwiseJob job = {.c = c, .w = &w, .f = &f, .px = px, .pw = pw, .pb = pb, .py = py, .scratch = scratch,
+                            .slice = slice, .m = m, .cols = cols, .accumulate = sum != NULL};
+        kernel_parallel(w.n * m, MAX(16384 / MAX(cols * w.kh * w.kw, 1), 1), depthwise_planes, &job);
         g_free(f.offsets);
-        if (c->epilogue)
-            kernel_epilogue_array(c, py, y->count, NULL);
         return TRUE;
     }
     /* A 1x1 window at stride 1 without padding reads the input planes as they are: no im2col. */
@@ -492,13 +549,15 @@ gboolean kernel_conv(const KernelCall *c, GError **error)
             if (!k_rows) { /* every tap over padding: only the bias and the tensor it adds */
                 if (!sum)
                     memset(out, 0, sizeof(float) * (gsize)(mg * cols));
-            } else {
-                blas.sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)mg, (int)cols, (int)k_rows, 1.0f,
-                           gathered ? wg : wm, (int)k_rows, pointwise ? planes : col, (int)cols, beta, out, (int)cols);
+                for (gint64 oc = 0; (pb || c->epilogue) && oc < mg; oc++)
+                    kernel_epilogue_array(c, out + oc * cols, (gsize)cols, pb ? pb + g * mg + oc : NULL);
+            } else { /* the product and its epilogue, the columns shared out among the threads */
+                gint64 chunk = gemm_chunk_columns(mg, k_rows);
+                GemmColumns job = {.c = c, .rows = mg, .cols = cols, .depth = k_rows, .chunk = chunk,
+                                   .a = gathered ? wg : wm, .b = pointwise ? planes : col, .beta = beta, .out = out,
+                                   .bias = pb ? pb + g * mg : NULL};
+                kernel_parallel((cols + chunk - 1) / chunk, 1, gemm_columns, &job);
             }
-            /* bias and a folded Relu/Clip/HardSwish/SiLU in one pass over the group's output */
-            for (gint64 oc = 0; (pb || c->epilogue) && oc < mg; oc++)
-                kernel_epilogue_array(c, out + oc * cols, (gsize)cols, pb ? pb + g * mg + oc : NULL);
         }
     }
     g_free(taps);
@@ -649,6 +708,27 @@ static void pool2d(const Window *w, const float *px, float *py, float *hpass, co
         pool2d_planes(w, px, py, hpass, kx_lo, kx_hi, is_max, include_pad);
 }
 
+/* The planes [begin, end) of a 2-D pooling, each thread with its own row buffer. */
+typedef struct {
+    const Window *w;
+    const float *px;
+    float *py, *hpass;
+    gint64 slice;
+    const gint64 *kx_lo, *kx_hi;
+    gboolean is_max;
+    gint64 include_pad;
+} PoolJob;
+
+static void pool_planes(void *data, gint64 begin, gint64 end, guint part)
+{
+    const PoolJob *j = data;
+    Window w = *j->w; /* the planes as one image of end - begin channels */
+    w.n = 1;
+    w.c = end - begin;
+    pool2d(&w, j->px + begin * w.h * w.w, j->py + begin * w.oh * w.ow, j->hpass + part * j->slice, j->kx_lo, j->kx_hi,
+           j->is_max, j->include_pad);
+}
+
 gboolean kernel_pool(const KernelCall *c, GError **error)
 {
     const ExecTensor *x = kernel_in(c, 0);
@@ -677,13 +757,16 @@ gboolean kernel_pool(const KernelCall *c, GError **error)
         kx_lo[ox] = base >= 0 ? 0 : (-base + w.dw - 1) / w.dw;
         kx_hi[ox] = base >= w.w ? 0 : MIN(w.kw, (w.w - 1 - base) / w.dw + 1);
     }
-    float *hpass = kernel_workspace(c, sizeof(float) * (gsize)MAX(w.h * w.ow, 1));
+    gint64 slice = (MAX(w.h * MAX(w.ow, w.w), 1) + 15) / 16 * 16; /* each thread's row buffer, 64 bytes apart */
+    float *hpass = kernel_workspace(c, sizeof(float) * (gsize)(slice * kernel_threads()));
     if (!hpass) {
         g_free(kx_lo);
         g_free(kx_hi);
         return kernel_fail(c, error, "no memory for a pooling row buffer");
     }
-    pool2d(&w, px, py, hpass, kx_lo, kx_hi, is_max, include_pad);
+    PoolJob job = {.w = &w, .px = px, .py = py, .hpass = hpass, .slice = slice, .kx_lo = kx_lo, .kx_hi = kx_hi,
+                   .is_max = is_max, .include_pad = include_pad};
+    kernel_parallel(w.n * w.c, MAX(65536 / MAX(w.oh * w.ow * w.kh * 2, 1), 1), pool_planes, &job);
     g_free(kx_lo);
     g_free(kx_hi);
     return TRUE;

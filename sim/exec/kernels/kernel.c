@@ -1,5 +1,6 @@
 /* kernel.c — the helpers every kernel family shares (see kernel.h). */
 #include "exec/kernel.h"
+#include "exec/onednn.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -273,6 +274,39 @@ void kernel_workspace_free(KernelWorkspace *w)
     if (w)
         free(w->data);
     g_free(w);
+}
+
+guint kernel_threads(void) { return onednn.gomp_parallel ? MAX(onednn.threads, 1) : 1; }
+
+typedef struct {
+    void (*fn)(void *data, gint64 begin, gint64 end, guint part);
+    void *data;
+    gint64 n;
+    guint parts;
+} ParallelJob;
+
+static void parallel_part(void *p)
+{
+    const ParallelJob *j = p;
+    /* a team smaller than asked for still runs every part */
+    guint team = (guint)MAX(onednn.num_threads(), 1);
+    for (guint part = (guint)onednn.thread_num(); part < j->parts; part += team) {
+        gint64 begin = j->n * part / j->parts, end = j->n * (part + 1) / j->parts;
+        if (begin < end)
+            j->fn(j->data, begin, end, part);
+    }
+}
+
+void kernel_parallel(gint64 n, gint64 grain, void (*fn)(void *data, gint64 begin, gint64 end, guint part), void *data)
+{
+    gint64 parts = MIN((gint64)kernel_threads(), n / MAX(grain, 1));
+    if (parts <= 1) {
+        if (n > 0)
+            fn(data, 0, n, 0);
+        return;
+    }
+    ParallelJob job = {.fn = fn, .data = data, .n = n, .parts = (guint)parts};
+    onednn.gomp_parallel(parallel_part, &job, (unsigned)parts, 0);
 }
 
 void *kernel_workspace(const KernelCall *c, gsize bytes)
