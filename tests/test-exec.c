@@ -1177,8 +1177,9 @@ static void test_conv_paths(void)
         {16, 9, 8, 8, 3, 3, 1, 1, 1, 1}, {16, 9, 8, 8, 3, 3, 1, 2, 1, 1}, {32, 7, 7, 16, 3, 3, 2, 1, 2, 2},
         {16, 5, 5, 8, 3, 3, 1, 1, 6, 6}, {8, 10, 10, 6, 5, 5, 1, 2, 0, 1}, {64, 6, 6, 4, 1, 1, 1, 2, 0, 1},
         {16, 6, 6, 16, 3, 3, 16, 1, 1, 1}, {7, 12, 5, 5, 3, 3, 1, 2, 1, 1},
-        /* 1x1: oneDNN on a map of 64 positions or fewer (above: 3 x 3), ours on a larger one */
-        {64, 10, 10, 8, 1, 1, 1, 1, 0, 1},
+        /* 1x1: oneDNN on a map of 64 positions or fewer (above: 3 x 3), ours on a larger one; ours in two chunks
+         * of rows when they are many and the map small (conv.c's gemm_chunks) */
+        {64, 10, 10, 8, 1, 1, 1, 1, 0, 1}, {16, 9, 9, 160, 1, 1, 1, 1, 0, 1},
     };
     for (gsize k = 0; k < G_N_ELEMENTS(cases); k++) {
         gint64 C = cases[k].c, H = cases[k].h, W = cases[k].w, M = cases[k].m, KH = cases[k].kh, KW = cases[k].kw;
@@ -1613,8 +1614,8 @@ static void test_usage_and_profile(void)
 
 /* Our own kernels share their loops out among --threads on oneDNN's OpenMP team (kernel_parallel): a 3-channel
  * convolution (im2col, its columns split), a 1x1 one on a large map (the product's columns), a depthwise one
- * (its planes, each thread its own scratch), MaxPool and AveragePool (their planes), each large enough to be
- * split in two. With two threads the outputs are the one-thread run's, bit for bit, and the plan checks with
+ * (its planes, each thread its own scratch), MaxPool and AveragePool (their planes), a 1x1 of 256 channels on
+ * a 12 x 12 map (its product's rows), each large enough to be split in two. With two threads the outputs are the one-thread run's, bit for bit, and the plan checks with
  * poison: a part left out, or two parts on one scratch, would show. */
 static void test_threads_split(void)
 {
@@ -1633,9 +1634,16 @@ static void test_threads_split(void)
                                       attr_new_ints("kernel_shape", (const gint64[]){3, 3}, 2),
                                       attr_new_ints("strides", (const gint64[]){2, 2}, 2),
                                       attr_new_ints("pads", (const gint64[]){1, 1, 1, 1}, 4), NULL);
-    builder_output(b, builder_node(b, "AveragePool", (const char *const[]){pooled, NULL}, 1, NULL,
+    const char *avg = builder_node(b, "AveragePool", (const char *const[]){pooled, NULL}, 1, NULL,
                                    attr_new_ints("kernel_shape", (const gint64[]){3, 3}, 2),
-                                   attr_new_ints("pads", (const gint64[]){1, 1, 1, 1}, 4), NULL));
+                                   attr_new_ints("pads", (const gint64[]){1, 1, 1, 1}, 4), NULL);
+    builder_output(b, avg);
+    /* a deep 1x1 on a small map: its product split by rows too */
+    const char *w4 = builder_weight(b, "w4", DT_FLOAT, 4, (const gint64[]){256, 32, 1, 1}, TRUE);
+    const char *small = builder_node(b, "MaxPool", (const char *const[]){avg, NULL}, 1, NULL,
+                                     attr_new_ints("kernel_shape", (const gint64[]){4, 4}, 2),
+                                     attr_new_ints("strides", (const gint64[]){4, 4}, 2), NULL);
+    builder_output(b, B_OP(b, "Conv", small, w4));
     Model *m = finish_inferred(b);
     char *path = test_scratch_path("threads.onnx");
     GError *error = NULL;
@@ -1651,18 +1659,22 @@ static void test_threads_split(void)
         assert_contains(r.out, "equal the reference run (nothing shared) bit for bit, with poison");
         run_result_clear(&r);
     }
-    char *one = g_build_filename(dirs[0], "output_0.pb", NULL), *two = g_build_filename(dirs[1], "output_0.pb", NULL);
-    gchar *a = NULL, *c = NULL;
-    gsize na = 0, nc = 0;
-    g_assert_true(g_file_get_contents(one, &a, &na, NULL));
-    g_assert_true(g_file_get_contents(two, &c, &nc, NULL));
-    g_assert_cmpuint(na, ==, nc);
-    g_assert_cmpuint(na, >, 16 * 48 * 48);
-    g_assert_cmpmem(a, na, c, nc);
-    g_free(a);
-    g_free(c);
-    g_free(one);
-    g_free(two);
+    for (int k = 0; k < 2; k++) {
+        char *name = g_strdup_printf("output_%d.pb", k);
+        char *one = g_build_filename(dirs[0], name, NULL), *two = g_build_filename(dirs[1], name, NULL);
+        gchar *a = NULL, *c = NULL;
+        gsize na = 0, nc = 0;
+        g_assert_true(g_file_get_contents(one, &a, &na, NULL));
+        g_assert_true(g_file_get_contents(two, &c, &nc, NULL));
+        g_assert_cmpuint(na, ==, nc);
+        g_assert_cmpuint(na, >, 4 * 32 * 12 * 12);
+        g_assert_cmpmem(a, na, c, nc);
+        g_free(a);
+        g_free(c);
+        g_free(one);
+        g_free(two);
+        g_free(name);
+    }
     g_free(dirs[0]);
     g_free(dirs[1]);
     g_free(path);

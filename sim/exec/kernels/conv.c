@@ -444,24 +444,29 @@ static void depthwise_planes(void *data, gint64 begin, gint64 end, guint part)
     }
 }
 
-/* One convolution product, rows x cols = (rows x depth) (depth x cols) (+ beta out), in chunks of columns: one
- * sgemm per chunk on that slice of B and the output, then its bias and folded activation. The chunks follow
- * from the shape alone (gemm_chunk_columns), never from the threads: OpenBLAS's sums for a column depend on
+/* One convolution product, rows x cols = (rows x depth) (depth x cols) (+ beta out), in chunks of columns (and
+ * rows): one sgemm per chunk on its slices of A, B and the output, then its bias and folded activation. The
+ * chunks follow from the shape alone (gemm_chunks), never from the threads: OpenBLAS's sums for a column depend on
  * how wide a product it is part of, so a split by threads would give other bits on two threads than on one. */
 typedef struct {
     const KernelCall *c;
-    gint64 rows, cols, depth, chunk;
+    gint64 rows, cols, depth, chunk, row_chunk, col_chunks;
     const float *a, *b;
     float beta;
     float *out;
     const float *bias;
 } GemmColumns;
 
-/* Columns per chunk: about a million multiply-adds each, a multiple of 16, at least 256. */
-static gint64 gemm_chunk_columns(gint64 rows, gint64 depth)
+/* The chunks of a product: columns about a million multiply-adds each (a multiple of 16, at least 256); where
+ * that leaves fewer than four (a deep layer on a small map), the rows too, in up to four chunks of at least 64. */
+static void gemm_chunks(GemmColumns *j)
 {
-    gint64 cols = (1 << 20) / MAX(rows * depth, 1);
-    return MAX((cols + 15) / 16 * 16, 256);
+    gint64 cols = (1 << 20) / MAX(j->rows * j->depth, 1);
+    j->chunk = MAX((cols + 15) / 16 * 16, 256);
+    j->col_chunks = (j->cols + j->chunk - 1) / j->chunk;
+    j->row_chunk = j->rows;
+    if (j->col_chunks < 4 && j->rows >= 128)
+        j->row_chunk = MAX((j->rows + 3) / 4 + 15, 64) / 16 * 16;
 }
 
 static void gemm_columns(void *data, gint64 begin, gint64 end, guint part)
@@ -469,10 +474,12 @@ static void gemm_columns(void *data, gint64 begin, gint64 end, guint part)
     (void)part;
     const GemmColumns *j = data;
     for (gint64 chunk = begin; chunk < end; chunk++) {
-        gint64 lo = chunk * j->chunk, hi = MIN(lo + j->chunk, j->cols);
-        blas.sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)j->rows, (int)(hi - lo), (int)j->depth, 1.0f, j->a,
-                   (int)j->depth, j->b + lo, (int)j->cols, j->beta, j->out + lo, (int)j->cols);
-        for (gint64 oc = 0; (j->bias || j->c->epilogue) && oc < j->rows; oc++)
+        gint64 lo = chunk % j->col_chunks * j->chunk, hi = MIN(lo + j->chunk, j->cols);
+        gint64 r0 = chunk / j->col_chunks * j->row_chunk, r1 = MIN(r0 + j->row_chunk, j->rows);
+        blas.sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(r1 - r0), (int)(hi - lo), (int)j->depth, 1.0f,
+                   j->a + r0 * j->depth, (int)j->depth, j->b + lo, (int)j->cols, j->beta, j->out + r0 * j->cols + lo,
+                   (int)j->cols);
+        for (gint64 oc = r0; (j->bias || j->c->epilogue) && oc < r1; oc++)
             kernel_epilogue_array(j->c, j->out + oc * j->cols + lo, (gsize)(hi - lo), j->bias ? j->bias + oc : NULL);
     }
 }
@@ -552,11 +559,11 @@ gboolean kernel_conv(const KernelCall *c, GError **error)
                 for (gint64 oc = 0; (pb || c->epilogue) && oc < mg; oc++)
                     kernel_epilogue_array(c, out + oc * cols, (gsize)cols, pb ? pb + g * mg + oc : NULL);
             } else { /* the product and its epilogue, the columns shared out among the threads */
-                gint64 chunk = gemm_chunk_columns(mg, k_rows);
-                GemmColumns job = {.c = c, .rows = mg, .cols = cols, .depth = k_rows, .chunk = chunk,
-                                   .a = gathered ? wg : wm, .b = pointwise ? planes : col, .beta = beta, .out = out,
+                GemmColumns job = {.c = c, .rows = mg, .cols = cols, .depth = k_rows, .a = gathered ? wg : wm,
+                                   .b = pointwise ? planes : col, .beta = beta, .out = out,
                                    .bias = pb ? pb + g * mg : NULL};
-                kernel_parallel((cols + chunk - 1) / chunk, 1, gemm_columns, &job);
+                gemm_chunks(&job);
+                kernel_parallel(job.col_chunks * ((mg + job.row_chunk - 1) / job.row_chunk), 1, gemm_columns, &job);
             }
         }
     }
