@@ -72,6 +72,10 @@ typedef gboolean (*KernelFn)(const KernelCall *c, GError **error);
  * --threads asks for more than one; inline otherwise), no part smaller than `grain`; `part` numbers the part
  * (below kernel_threads()), for a per-thread slice of workspace. Returns when every part has. */
 void kernel_parallel(gint64 n, gint64 grain, void (*fn)(void *data, gint64 begin, gint64 end, guint part), void *data);
+/* map over n floats (in may be out), or the call's folded activation over a whole tensor, in blocks shared out
+ * among the threads; the same bits at any thread count. */
+void kernel_parallel_map(void (*map)(const float *in, float *out, gsize n), const float *in, float *out, gsize n);
+void kernel_epilogue_whole(const KernelCall *c, float *data, gsize n);
 /* The most parts kernel_parallel makes. */
 guint kernel_threads(void);
 

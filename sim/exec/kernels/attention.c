@@ -3,11 +3,13 @@
  * workspace (ops_linalg_attention_rows rows, about 64 KiB), written by one sgemm, turned into probabilities
  * in place by the Softmax kernel's row function, and multiplied by V straight into the output rows. Q, K and
  * V are read where they lie, in the forms FusedMatMul reads its operands (transposed, batch-transposed), as
- * sgemm's leading dimensions, never copied; their batch dims broadcast. */
+ * sgemm's leading dimensions, never copied; their batch dims broadcast. The blocks are shared out among the
+ * threads, each with its own scores. */
 #include "exec/kernel.h"
 #include "ops/ops.h"
 
 #include "exec/blas.h"
+#include <string.h>
 
 #define VIEW_MAX_BATCH 16
 
@@ -74,6 +76,44 @@ static gboolean view_broadcast(const View *v, int nb, const gint64 *out_dims, gi
     return TRUE;
 }
 
+/* Blocks [begin, end) of query rows, numbered batch by batch: each block's scores by one sgemm into the
+ * thread's own slice of the workspace, made probabilities row by row, multiplied by V into its output rows. */
+typedef struct {
+    const float *q, *k, *v;
+    float *y, *scores;
+    const gint64 *dims;
+    gint64 sq[VIEW_MAX_BATCH], sk[VIEW_MAX_BATCH], sv[VIEW_MAX_BATCH];
+    gint64 slice, queries, keys, width, depth, block, blocks, rs_q;
+    int nb, ldq, ldk, ldv;
+    CBLAS_TRANSPOSE tq, tk, tv;
+    float scale;
+} AttentionJob;
+
+static void attention_blocks(void *data, gint64 begin, gint64 end, guint part)
+{
+    const AttentionJob *j = data;
+    float *scores = j->scores + part * j->slice;
+    for (gint64 item = begin; item < end; item++) {
+        gint64 b = item / j->blocks, i0 = item % j->blocks * j->block, rows = MIN(j->block, j->queries - i0);
+        gint64 oq = 0, ok = 0, ov = 0, rest = b;
+        for (int d = j->nb - 1; d >= 0; d--) { /* the batch index's offsets in each operand */
+            gint64 at = rest % j->dims[d];
+            rest /= j->dims[d];
+            oq += at * j->sq[d];
+            ok += at * j->sk[d];
+            ov += at * j->sv[d];
+        }
+        if (j->keys > 0)
+            blas.sgemm(CblasRowMajor, j->tq, j->tk, (int)rows, (int)j->keys, (int)j->depth, j->scale,
+                       j->q + oq + i0 * j->rs_q, j->ldq, j->k + ok, j->ldk, 0.0f, scores, (int)j->keys);
+        for (gint64 i = 0; i < rows && j->keys > 0; i++)
+            kernel_softmax_row(scores + i * j->keys, scores + i * j->keys, j->keys);
+        blas.sgemm(CblasRowMajor, CblasNoTrans, j->tv, (int)rows, (int)j->width, (int)j->keys, 1.0f, scores,
+                   (int)MAX(j->keys, 1), j->v + ov, j->ldv, 0.0f, j->y + (b * j->queries + i0) * j->width,
+                   (int)MAX(j->width, 1));
+    }
+}
+
 gboolean kernel_attention(const KernelCall *c, GError **error)
 {
     const ExecTensor *q = kernel_in(c, 0), *k = kernel_in(c, 1), *v = kernel_in(c, 2);
@@ -100,39 +140,22 @@ gboolean kernel_attention(const KernelCall *c, GError **error)
     if (!y->count)
         return TRUE;
     gint64 block = ops_linalg_attention_rows(queries, keys);
-    float *scores = kernel_workspace(c, sizeof(float) * (gsize)MAX(block * keys, 1));
+    gint64 slice = (MAX(block * keys, 1) + 15) / 16 * 16; /* each thread's scores, 64 bytes apart */
+    float *scores = kernel_workspace(c, sizeof(float) * (gsize)(slice * kernel_threads()));
     if (!scores)
         return kernel_fail(c, error, "no workspace for %" G_GINT64_FORMAT " x %" G_GINT64_FORMAT " scores", block, keys);
-    int ldq, ldk, ldv;
-    CBLAS_TRANSPOSE tq = view_trans(&vq, &ldq), tk = view_trans(&vk, &ldk), tv = view_trans(&vv, &ldv);
-    gint64 batches = 1, idx[VIEW_MAX_BATCH] = {0}, oq = 0, ok = 0, ov = 0;
+    AttentionJob job = {.q = q->data, .k = k->data, .v = v->data, .y = y->data, .scores = scores, .slice = slice,
+                        .dims = y->dims, .nb = nb, .queries = queries, .keys = keys, .width = width, .depth = vq.cols,
+                        .block = block, .blocks = (queries + block - 1) / block, .scale = scale, .rs_q = vq.rs};
+    job.tq = view_trans(&vq, &job.ldq);
+    job.tk = view_trans(&vk, &job.ldk);
+    job.tv = view_trans(&vv, &job.ldv);
+    memcpy(job.sq, sq, sizeof(sq));
+    memcpy(job.sk, sk, sizeof(sk));
+    memcpy(job.sv, sv, sizeof(sv));
+    gint64 batches = 1;
     for (int d = 0; d < nb; d++)
         batches *= y->dims[d];
-    const float *pq = q->data, *pk = k->data, *pv = v->data;
-    float *py = y->data;
-    for (gint64 b = 0; b < batches; b++) {
-        for (gint64 i0 = 0; i0 < queries; i0 += block) {
-            gint64 rows = MIN(block, queries - i0);
-            if (keys > 0)
-                blas.sgemm(CblasRowMajor, tq, tk, (int)rows, (int)keys, (int)vq.cols, scale, pq + oq + i0 * vq.rs, ldq,
-                           pk + ok, ldk, 0.0f, scores, (int)keys);
-            for (gint64 i = 0; i < rows && keys > 0; i++)
-                kernel_softmax_row(scores + i * keys, scores + i * keys, keys);
-            blas.sgemm(CblasRowMajor, CblasNoTrans, tv, (int)rows, (int)width, (int)keys, 1.0f, scores,
-                       (int)MAX(keys, 1), pv + ov, ldv, 0.0f, py + (b * queries + i0) * width, (int)MAX(width, 1));
-        }
-        for (int d = nb - 1; d >= 0; d--) { /* the next batch index; the operands' offsets follow */
-            idx[d]++;
-            oq += sq[d];
-            ok += sk[d];
-            ov += sv[d];
-            if (idx[d] < y->dims[d])
-                break;
-            oq -= sq[d] * y->dims[d];
-            ok -= sk[d] * y->dims[d];
-            ov -= sv[d] * y->dims[d];
-            idx[d] = 0;
-        }
-    }
+    kernel_parallel(batches * job.blocks, 1, attention_blocks, &job);
     return TRUE;
 }

@@ -153,6 +153,65 @@ void kernel_epilogue_array(const KernelCall *c, float *row, gsize n, const float
             row[k] += add;
 }
 
+/* Elementwise passes over large arrays, shared out among the threads (kernel_parallel) in blocks of 16,384
+ * elements: each element's arithmetic is the same wherever a part starts (the blocks are whole vectors), so the
+ * bits do not depend on the thread count. */
+enum { MAP_BLOCK = 16384 };
+
+typedef struct {
+    const KernelCall *c;
+    void (*map)(const float *in, float *out, gsize n);
+    const float *in, *bias;
+    const float *b;
+    float *out;
+    gsize n, n_bias;
+    int kind; /* 0: map, 1: the call's epilogue, 2: Add then Relu, 3: Gelu (tanh form when tanh) */
+    gboolean tanh_form;
+} BlockJob;
+
+static void gelu_array(const float *in, const float *bias, gsize n_bias, gsize phase, float *out, gsize n,
+                       gboolean tanh_form);
+
+static void block_part(void *data, gint64 begin, gint64 end, guint part)
+{
+    (void)part;
+    const BlockJob *j = data;
+    gsize lo = (gsize)begin * MAP_BLOCK, hi = MIN((gsize)end * MAP_BLOCK, j->n);
+    switch (j->kind) {
+    case 0:
+        j->map(j->in + lo, j->out + lo, hi - lo);
+        break;
+    case 1:
+        kernel_epilogue_array(j->c, j->out + lo, hi - lo, NULL);
+        break;
+    case 2:
+        for (gsize k = lo; k < hi; k++) {
+            float v = j->in[k] + j->b[k];
+            j->out[k] = v > 0.0f ? v : 0.0f;
+        }
+        break;
+    default: /* the bias's phase at lo: the bias repeats every n_bias elements */
+        gelu_array(j->in + lo, j->bias, j->n_bias, j->bias ? lo % j->n_bias : 0, j->out + lo, hi - lo, j->tanh_form);
+    }
+}
+
+static void blocks_run(BlockJob *j)
+{
+    kernel_parallel((gint64)((j->n + MAP_BLOCK - 1) / MAP_BLOCK), 1, block_part, j);
+}
+
+void kernel_parallel_map(void (*map)(const float *in, float *out, gsize n), const float *in, float *out, gsize n)
+{
+    BlockJob j = {.map = map, .in = in, .out = out, .n = n, .kind = 0};
+    blocks_run(&j);
+}
+
+void kernel_epilogue_whole(const KernelCall *c, float *data, gsize n)
+{
+    BlockJob j = {.c = c, .out = data, .n = n, .kind = 1};
+    blocks_run(&j);
+}
+
 static gboolean same_shape(const ExecTensor *a, const ExecTensor *b)
 {
     return a->rank == b->rank && !memcmp(a->dims, b->dims, sizeof(gint64) * a->rank);
@@ -213,12 +272,13 @@ static gboolean parametric_of(const KernelCall *c, Parametric *p, double *alpha,
  * blocks that stay in the first-level cache: as the exporters' unfused ops compute it (x / sqrt 2, Erf, + 1,
  * times x, times 1/2; the tanh form with its cube), not through double-precision libm per element (66 of
  * vit_b_16's 300 ms). */
-static void gelu_array(const float *in, const float *bias, gsize n_bias, float *out, gsize n, gboolean tanh_form)
+static void gelu_array(const float *in, const float *bias, gsize n_bias, gsize phase, float *out, gsize n,
+                       gboolean tanh_form)
 {
     enum { BLOCK = 1024 };
     float v[BLOCK], t[BLOCK];
     const float inv_sqrt2 = 0.70710678118654752f, k0 = 0.79788456080286536f, k1 = 0.044715f;
-    gsize j = 0; /* the bias's index at `at` (no division per element) */
+    gsize j = phase; /* the bias's index at `at` (no division per element) */
     for (gsize at = 0; at < n; at += BLOCK) {
         gsize m = MIN((gsize)BLOCK, n - at);
         for (gsize k = 0; k < m;) { /* runs that stop where the bias wraps */
@@ -253,7 +313,9 @@ gboolean kernel_bias_gelu(const KernelCall *c, GError **error)
     gsize n = bias->count;
     if (!n || x->count % n)
         return kernel_fail(c, error, "its bias of %zu elements does not divide its input of %zu", n, x->count);
-    gelu_array(x->data, bias->data, n, y->data, y->count, !strcmp(approximate, "tanh"));
+    BlockJob job = {.in = x->data, .bias = bias->data, .n_bias = n, .out = y->data, .n = y->count, .kind = 3,
+                    .tanh_form = !strcmp(approximate, "tanh")};
+    blocks_run(&job);
     return TRUE;
 }
 
@@ -272,10 +334,12 @@ gboolean kernel_unary(const KernelCall *c, GError **error)
         /* The common ones of vision models in float, one loop each (the compiler vectorises them). */
         float a = (float)alpha, b = (float)beta;
         /* (comparisons, not fminf/fmaxf: those are libm calls at -O2; a NaN x still gives NaN) */
-        if (p == P_HARD_SWISH)
-            kernel_hard_swish_array(in, out, y->count);
-        else if (p == P_GELU || p == P_GELU_TANH)
-            gelu_array(in, NULL, 0, out, y->count, p == P_GELU_TANH);
+        if (p == P_HARD_SWISH) {
+            kernel_parallel_map(kernel_hard_swish_array, in, out, y->count);
+        } else if (p == P_GELU || p == P_GELU_TANH) {
+            BlockJob j = {.in = in, .out = out, .n = y->count, .kind = 3, .tanh_form = p == P_GELU_TANH};
+            blocks_run(&j);
+        }
         else if (p == P_HARD_SIGMOID)
             for (gsize k = 0; k < y->count; k++) {
                 float t = a * in[k] + b;
@@ -305,7 +369,7 @@ gboolean kernel_unary(const KernelCall *c, GError **error)
         const float *in = x->data;
         float *out = y->data;
         if (c->row->unary_array) { /* the common ones: an array form the compiler vectorises */
-            c->row->unary_array(in, out, y->count);
+            kernel_parallel_map(c->row->unary_array, in, out, y->count);
         } else if (c->row->unary_f) {
             for (gsize k = 0; k < y->count; k++)
                 out[k] = c->row->unary_f(in[k]);
@@ -636,18 +700,14 @@ gboolean kernel_binary(const KernelCall *c, GError **error)
     /* A residual connection: Add of one shape with a folded Relu, one loop */
     if (c->epilogue == EPILOGUE_RELU && c->row->arith == ARITH_ADD && a->dtype == DT_FLOAT &&
         b->dtype == DT_FLOAT && y->dtype == DT_FLOAT && same_shape(a, y) && same_shape(b, y)) {
-        const float *pa = a->data, *pb = b->data;
-        float *py = y->data;
-        for (gsize k = 0; k < y->count; k++) {
-            float v = pa[k] + pb[k];
-            py[k] = v > 0.0f ? v : 0.0f;
-        }
+        BlockJob j = {.in = a->data, .b = b->data, .out = y->data, .n = y->count, .kind = 2};
+        blocks_run(&j);
         return TRUE;
     }
     if (!binary_apply(c, a, b, y, error))
         return FALSE;
     if (c->epilogue) /* any other shape: the folded activation over the result */
-        kernel_epilogue_array(c, y->data, y->count, NULL);
+        kernel_epilogue_whole(c, y->data, y->count);
     return TRUE;
 }
 

@@ -55,6 +55,32 @@ static void layer_norm_row(const float *row, float *out, gint64 inner, float eps
         out[j] = (float)((row[j] - mean) * inv * ps[j] + (pb ? pb[j] : 0.0f));
 }
 
+/* Rows [begin, end) of a LayerNormalization, or of a SkipLayerNormalization (skip set: each row summed into
+ * the thread's own slice of the workspace first). */
+typedef struct {
+    const float *x, *skip, *scale, *bias;
+    float *y, *mean, *inv, *sum;
+    gint64 inner, slice;
+    float eps;
+} RowsJob;
+
+static void layer_norm_rows(void *data, gint64 begin, gint64 end, guint part)
+{
+    const RowsJob *j = data;
+    gint64 inner = j->inner;
+    for (gint64 r = begin; r < end; r++) {
+        const float *row = j->x + r * inner;
+        if (j->skip) {
+            float *sum = j->sum + part * j->slice;
+            for (gint64 k = 0; k < inner; k++)
+                sum[k] = row[k] + j->skip[r * inner + k];
+            row = sum;
+        }
+        layer_norm_row(row, j->y + r * inner, inner, j->eps, j->scale, j->bias, j->mean ? j->mean + r : NULL,
+                       j->inv ? j->inv + r : NULL);
+    }
+}
+
 gboolean kernel_layer_norm(const KernelCall *c, GError **error)
 {
     const ExecTensor *x = kernel_in(c, 0), *scale = kernel_in(c, 1), *bias = kernel_in(c, 2);
@@ -72,11 +98,10 @@ gboolean kernel_layer_norm(const KernelCall *c, GError **error)
     gboolean flat_scale = scale->count == (gsize)inner, flat_bias = !bias || bias->count == (gsize)inner;
     if (!flat_scale || !flat_bias)
         return kernel_fail(c, error, "LayerNormalization with a broadcast scale or bias is not supported by the executor");
-    const float *px = x->data, *ps = scale->data, *pb = bias ? bias->data : NULL;
-    float *py = y->data;
-    for (gint64 r = 0; r < rows; r++)
-        layer_norm_row(px + r * inner, py + r * inner, inner, eps, ps, pb, mean_out ? (float *)mean_out->data + r : NULL,
-                       inv_out ? (float *)inv_out->data + r : NULL);
+    RowsJob job = {.x = x->data, .scale = scale->data, .bias = bias ? bias->data : NULL, .y = y->data,
+                   .mean = mean_out ? mean_out->data : NULL, .inv = inv_out ? inv_out->data : NULL, .inner = inner,
+                   .eps = eps};
+    kernel_parallel(rows, MAX(16384 / MAX(inner, 1), 1), layer_norm_rows, &job);
     return TRUE;
 }
 
@@ -95,16 +120,13 @@ gboolean kernel_skip_layer_norm(const KernelCall *c, GError **error)
     gint64 inner = x->rank ? x->dims[x->rank - 1] : 1, rows = (gint64)x->count / MAX(inner, 1);
     if (skip->count != x->count || scale->count != (gsize)inner || (bias && bias->count != (gsize)inner))
         return kernel_fail(c, error, "x and skip must have one shape, gamma and beta one value per column");
-    float *sum = kernel_workspace(c, sizeof(float) * (gsize)MAX(inner, 1));
+    gint64 slice = (MAX(inner, 1) + 15) / 16 * 16; /* a row's sum per thread, 64 bytes apart */
+    float *sum = kernel_workspace(c, sizeof(float) * (gsize)(slice * kernel_threads()));
     if (!sum)
         return kernel_fail(c, error, "no workspace for a row of %" G_GINT64_FORMAT " floats", inner);
-    const float *px = x->data, *pk = skip->data;
-    float *py = y->data;
-    for (gint64 r = 0; r < rows; r++) {
-        for (gint64 j = 0; j < inner; j++)
-            sum[j] = px[r * inner + j] + pk[r * inner + j];
-        layer_norm_row(sum, py + r * inner, inner, eps, scale->data, bias ? bias->data : NULL, NULL, NULL);
-    }
+    RowsJob job = {.x = x->data, .skip = skip->data, .scale = scale->data, .bias = bias ? bias->data : NULL,
+                   .y = y->data, .sum = sum, .slice = slice, .inner = inner, .eps = eps};
+    kernel_parallel(rows, MAX(16384 / MAX(inner, 1), 1), layer_norm_rows, &job);
     return TRUE;
 }
 
@@ -183,6 +205,20 @@ void kernel_softmax_row(const float *in, float *out, gint64 len)
         out[j] *= inv;
 }
 
+typedef struct {
+    const float *x;
+    float *y;
+    gint64 len;
+} SoftmaxJob;
+
+static void softmax_rows(void *data, gint64 begin, gint64 end, guint part)
+{
+    (void)part;
+    const SoftmaxJob *j = data;
+    for (gint64 r = begin; r < end; r++)
+        kernel_softmax_row(j->x + r * j->len, j->y + r * j->len, j->len);
+}
+
 gboolean kernel_softmax(const KernelCall *c, GError **error)
 {
     const ExecTensor *x = kernel_in(c, 0);
@@ -193,23 +229,23 @@ gboolean kernel_softmax(const KernelCall *c, GError **error)
         return FALSE;
     const float *px = x->data;
     float *py = y->data;
+    if (inner == 1 && !log_form) { /* contiguous rows, shared out among the threads */
+        SoftmaxJob job = {.x = px, .y = py, .len = len};
+        kernel_parallel(outer, MAX(16384 / MAX(len, 1), 1), softmax_rows, &job);
+        return TRUE;
+    }
     for (gint64 o = 0; o < outer; o++)
         for (gint64 i = 0; i < inner; i++) {
             gsize base = (gsize)(o * len * inner + i);
             float top = -INFINITY;
             double sum = 0;
-            if (inner == 1 && !log_form) { /* a contiguous row */
-                kernel_softmax_row(px + base, py + base, len);
-                continue;
-            } else {
-                for (gint64 j = 0; j < len; j++)
-                    top = MAX(top, px[base + j * inner]);
-                for (gint64 j = 0; j < len; j++) { /* exponentials once, kept in the output (in place is fine) */
-                    float v = approx_exp(px[base + j * inner] - top);
-                    if (!log_form)
-                        py[base + j * inner] = v;
-                    sum += v;
-                }
+            for (gint64 j = 0; j < len; j++)
+                top = MAX(top, px[base + j * inner]);
+            for (gint64 j = 0; j < len; j++) { /* exponentials once, kept in the output (in place is fine) */
+                float v = approx_exp(px[base + j * inner] - top);
+                if (!log_form)
+                    py[base + j * inner] = v;
+                sum += v;
             }
             float inv = (float)(1.0 / sum), log_sum = (float)log(sum);
             for (gint64 j = 0; j < len; j++)

@@ -330,7 +330,7 @@ gboolean kernel_conv_onednn(const KernelCall *c, GError **error)
     if (!prim_run(c, p, x->data, w->data, bias ? bias->data : NULL, y->data, error))
         return FALSE;
     if (c->epilogue)
-        kernel_epilogue_array(c, y->data, y->count, NULL);
+        kernel_epilogue_whole(c, y->data, y->count);
     return TRUE;
 }
 
