@@ -1615,8 +1615,11 @@ static void test_usage_and_profile(void)
 /* Our own kernels share their loops out among --threads on oneDNN's OpenMP team (kernel_parallel): a 3-channel
  * convolution (im2col, its columns split), a 1x1 one on a large map (the product's columns), a depthwise one
  * (its planes, each thread its own scratch), MaxPool and AveragePool (their planes), a 1x1 of 256 channels on
- * a 12 x 12 map (its product's rows), each large enough to be split in two. With two threads the outputs are the one-thread run's, bit for bit, and the plan checks with
- * poison: a part left out, or two parts on one scratch, would show. */
+ * a 12 x 12 map (its product's rows), each large enough to be split in two; and a transformer's Gelu with its
+ * bias, LayerNorm and Softmax. With two threads the outputs are the one-thread run's, bit for bit, and the
+ * plan checks with poison: a part left out, or two parts on one scratch, would show. */
+static void assert_same_at_two_threads(const char *path, int outputs, gsize least);
+
 static void test_threads_split(void)
 {
     Builder *b = builder_new("threads", 13);
@@ -1649,17 +1652,41 @@ static void test_threads_split(void)
     GError *error = NULL;
     g_assert_true(onnx_write_file(m, path, &error));
     model_free(m);
+    assert_same_at_two_threads(path, 2, 4 * 32 * 12 * 12);
+    g_free(path);
+    /* a transformer's rows and arrays (--fuse ort: the bias and Gelu one BiasGelu, whose 1,000-wide bias does
+     * not divide the blocks: each part starts at its own phase of it) */
+    b = builder_new("threads-rows", 17);
+    x = builder_input(b, "x", DT_FLOAT, 3, (const gint64[]){2, 40, 1000});
+    const char *bias = builder_weight(b, "bias", DT_FLOAT, 1, (const gint64[]){1000}, TRUE);
+    const char *gamma = builder_weight(b, "gamma", DT_FLOAT, 1, (const gint64[]){1000}, TRUE);
+    y = B_OP(b, "Gelu", B_OP(b, "Add", x, bias));
+    builder_output(b, B_OP(b, "Softmax", B_OP(b, "LayerNormalization", y, gamma)));
+    m = finish_inferred(b);
+    path = test_scratch_path("threads-rows.onnx");
+    g_assert_true(onnx_write_file(m, path, &error));
+    model_free(m);
+    assert_same_at_two_threads(path, 1, 4 * 2 * 40 * 1000);
+    g_free(path);
+}
+
+/* The model at path run on one thread and on two (--fuse ort, --check with poison): its `outputs` outputs (each
+ * more than `least` bytes) the same bytes. */
+static void assert_same_at_two_threads(const char *path, int outputs, gsize least)
+{
     char *dirs[2];
     for (int t = 0; t < 2; t++) {
-        dirs[t] = test_scratch_path(t ? "threads-2" : "threads-1");
-        RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--threads", t ? "2" : "1", "--check",
-                                                           "--poison", "--dump-outputs", dirs[t], NULL});
+        char *name = g_strdup_printf("%s-threads-%d", path, t + 1);
+        dirs[t] = name;
+        RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--fuse", "ort", "--run", "--threads",
+                                                           t ? "2" : "1", "--check", "--poison", "--dump-outputs", dirs[t],
+                                                           NULL});
         if (r.status != 0)
             g_error("the run on %d threads fails: %s", t + 1, r.err);
         assert_contains(r.out, "equal the reference run (nothing shared) bit for bit, with poison");
         run_result_clear(&r);
     }
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < outputs; k++) {
         char *name = g_strdup_printf("output_%d.pb", k);
         char *one = g_build_filename(dirs[0], name, NULL), *two = g_build_filename(dirs[1], name, NULL);
         gchar *a = NULL, *c = NULL;
@@ -1667,7 +1694,7 @@ static void test_threads_split(void)
         g_assert_true(g_file_get_contents(one, &a, &na, NULL));
         g_assert_true(g_file_get_contents(two, &c, &nc, NULL));
         g_assert_cmpuint(na, ==, nc);
-        g_assert_cmpuint(na, >, 4 * 32 * 12 * 12);
+        g_assert_cmpuint(na, >, least);
         g_assert_cmpmem(a, na, c, nc);
         g_free(a);
         g_free(c);
@@ -1677,7 +1704,6 @@ static void test_threads_split(void)
     }
     g_free(dirs[0]);
     g_free(dirs[1]);
-    g_free(path);
 }
 
 /* The executor's memory: zeroed and 64-byte aligned whatever the size, small blocks from malloc and large
