@@ -131,9 +131,16 @@ static gboolean parts_plan(const PlaceProblem *p, GPtrArray *ids, guint64 *offse
     return ok;
 }
 
-static gboolean best_plan(const PlaceProblem *p, guint64 *offsets, char **detail, GError **error)
+static gboolean best_plan(const PlaceProblem *whole, guint64 *offsets, char **detail, GError **error)
 {
-    GPtrArray *parts = place_time_parts(p, TRUE); /* a fixed unit spanning two joins them */
+    gint64 began = g_get_monotonic_time();
+    GPtrArray *parts = place_time_parts(whole, TRUE); /* a fixed unit spanning two joins them */
+    /* the budget counts from here: finding the parts (a tenth of a second on a million units) comes out of it */
+    PlaceOptions options = *whole->options;
+    options.budget_seconds = MAX(options.budget_seconds - (double)(g_get_monotonic_time() - began) / G_USEC_PER_SEC, 0.0);
+    PlaceProblem problem = *whole;
+    problem.options = &options;
+    const PlaceProblem *p = &problem;
     if (parts->len > 1) {
         gboolean ok = parts_plan(p, parts, offsets, detail, error);
         g_ptr_array_unref(parts);

@@ -26,10 +26,10 @@ static gboolean climb_plan(const PlaceProblem *p, guint64 *offsets, char **detai
     gint64 started = g_get_monotonic_time();
     gint64 deadline = started + (gint64)(p->options->budget_seconds * G_USEC_PER_SEC);
     guint *order = g_new(guint, n), *trial = g_new(guint, n);
-    place_order_by_size(p, order);
+    gboolean sorted = place_order_by_size(p, order);
     guint64 *cur = g_new(guint64, n), *best = g_new(guint64, n);
     memcpy(cur, offsets, n * sizeof(guint64));
-    if (!place_in_order_or_give_up(p, order, n, GAP_BEST, cur)) { /* the portfolio's deadline came first */
+    if (!sorted || !place_in_order_or_give_up(p, order, n, GAP_BEST, cur)) { /* the portfolio's deadline came first */
         g_free(order);
         g_free(trial);
         g_free(cur);

@@ -10,8 +10,8 @@ static gboolean greedy_size_plan(const PlaceProblem *p, guint64 *offsets, char *
     (void)error;
     guint n = p->units->len;
     guint *order = g_new(guint, n ? n : 1);
-    place_order_by_size(p, order);
-    place_in_order_or_give_up(p, order, n, GAP_BEST, offsets);
+    if (place_order_by_size(p, order))
+        place_in_order_or_give_up(p, order, n, GAP_BEST, offsets);
     g_free(order);
     return TRUE;
 }

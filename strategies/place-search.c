@@ -289,6 +289,7 @@ typedef struct {
     const guint64 *total; /* per unit, for the orders */
     guint64 budget_nodes; /* options->max_nodes (0: none) */
     gboolean spent;       /* the budget is spent */
+    gint64 turn_us;       /* the quickest turn so far, in microseconds (0: none yet) */
 } TargetRun;
 
 static gboolean solve_part(Search *s, const guint64 *pinned_floor, Engine engine);
@@ -311,6 +312,13 @@ static TargetResult try_target(TargetRun *run, guint64 target, guint64 allowance
             const Turn *t = &run->turns.turns[turn];
             if (t->engine == ENGINE_COARSE && coarse_done[turn])
                 continue;
+            /* A turn sorts its parts' units and lists them by step before its first node (on a million
+             * units, a good part of a second): none starts with less time left than the quickest took. */
+            gint64 began = g_get_monotonic_time();
+            if (run->turn_us && s->deadline - began < run->turn_us && !run->budget_nodes) {
+                run->spent = TRUE;
+                return TARGET_UNKNOWN;
+            }
             s->exact_raises = t->engine != ENGINE_COARSE;
             s->sections_ours = t->engine == ENGINE_SECTIONS_OURS;
             guint64 limit = MIN(s->nodes + round, end);
@@ -327,6 +335,8 @@ static TargetResult try_target(TargetRun *run, guint64 target, guint64 allowance
                 g_qsort_with_data(s->units, (gint)s->n, sizeof(guint), by_order, &ctx);
                 all_found = part_done[k] = solve_part(s, run->floor, t->engine);
             }
+            gint64 took = g_get_monotonic_time() - began;
+            run->turn_us = run->turn_us ? MIN(run->turn_us, took) : took;
             if (all_found)
                 return TARGET_FOUND;
             if (!s->out_of_budget && t->engine != ENGINE_COARSE)
@@ -496,8 +506,10 @@ static gboolean search_on_this_stack(const PlaceProblem *p, Turns turns, guint64
     char *skipped;
     if (!place_keep_smallest(p, is_heuristic, offsets, &kept, &incumbent, &skipped, error))
         return FALSE;
-    if (g_get_monotonic_time() >= start + (gint64)(o->budget_seconds * G_USEC_PER_SEC) || place_stop_requested(o)) {
-        /* a million units: the heuristics spent the budget, and the search's own tables would take seconds */
+    gint64 left = start + (gint64)(o->budget_seconds * G_USEC_PER_SEC) - g_get_monotonic_time();
+    if (left <= 0 || (p->stats && left < p->stats->pass_us) || place_stop_requested(o)) {
+        /* a million units: the heuristics spent the budget, or left less than one of them took, which the
+         * search's own tables and its first turn's sort would take too (they would end past the deadline) */
         *detail = g_strdup_printf("not searched, budget spent on the heuristics: %s's plan%s%s", kept->name,
                                   skipped ? "; heuristics " : "", skipped ? skipped : "");
         g_free(skipped);

@@ -837,16 +837,16 @@ static void test_profile_reference(void)
     }
 }
 
-/* A heuristic given a deadline (as a portfolio gives every candidate but the first) gives up once it has
- * passed and leaves no plan: run alone it is an error, not a wrong plan; without one it places everything.
- * A portfolio whose deadline passed names what it cut short. */
+/* A heuristic given a deadline (as a portfolio gives every candidate but the first), an online one replayed
+ * too, gives up once it has passed and leaves no plan: run alone it is an error, not a wrong plan; without
+ * one it places everything. A portfolio whose deadline passed names what it cut short. */
 static void test_heuristic_deadline(void)
 {
     TraceGenOptions o = TRACEGEN_DEFAULTS;
     o.buffers = 20000;
     o.seed = 3;
     Trace *t = tracegen_random(&o);
-    const char *names[] = {"greedy-size", "greedy-conflicts", "greedy-breadth", "climb"};
+    const char *names[] = {"greedy-size", "greedy-conflicts", "greedy-breadth", "climb", "firstfit", "bestfit"};
     for (guint k = 0; k < G_N_ELEMENTS(names); k++) {
         PlaceOptions options = test_place_options;
         options.deadline = 1; /* long past */
@@ -864,6 +864,43 @@ static void test_heuristic_deadline(void)
         plan_free(p);
     }
     trace_free(t);
+}
+
+
+/* Greedy-by-size's order of 200,000 units under a deadline (sorted in runs of 65,536, merged, the clock read
+ * between) is the order one qsort gives without one; with a deadline long past, the sort gives up and the
+ * stats say so. */
+static void test_order_by_size_timed(void)
+{
+    GRand *r = g_rand_new_with_seed(11);
+    PlaceProblem p = {.units = g_array_new(FALSE, FALSE, sizeof(PlaceUnit)), .steps = 1000};
+    for (guint k = 0; k < 200000; k++) {
+        guint first = (guint)g_rand_int_range(r, 0, 1000);
+        PlaceUnit u = {.size = (guint64)g_rand_int_range(r, 1, 64) * 64, .align = 64, .fixed = TRACE_NONE,
+                       .first = first, .last = MIN(first + (guint)g_rand_int_range(r, 0, 50), 999)};
+        g_array_append_val(p.units, u);
+    }
+    PlaceOptions options = test_place_options;
+    PlaceStats stats = {0};
+    p.options = &options;
+    p.stats = &stats;
+    guint *plain = g_new(guint, 200000), *timed = g_new(guint, 200000);
+    g_assert_true(place_order_by_size(&p, plain));
+    options.deadline = g_get_monotonic_time() + (gint64)3600 * G_USEC_PER_SEC;
+    g_assert_true(place_order_by_size(&p, timed));
+    g_assert_cmpmem(plain, 200000 * sizeof(guint), timed, 200000 * sizeof(guint));
+    for (guint k = 1; k < 200000; k++) {
+        const PlaceUnit *a = &g_array_index(p.units, PlaceUnit, plain[k - 1]), *b = &g_array_index(p.units, PlaceUnit, plain[k]);
+        g_assert_cmpuint(a->size, >=, b->size);
+    }
+    g_assert_false(stats.gave_up);
+    options.deadline = 1; /* long past */
+    g_assert_false(place_order_by_size(&p, timed));
+    g_assert_true(stats.gave_up);
+    g_free(plain);
+    g_free(timed);
+    g_array_unref(p.units);
+    g_rand_free(r);
 }
 
 /* `ort` reuses a freed buffer only for one of its class where the trace gives classes (ONNX Runtime's
@@ -910,6 +947,7 @@ int main(int argc, char **argv)
     g_test_add_func("/place/property/random-traces", test_property_random_traces);
     g_test_add_func("/place/profile-reference", test_profile_reference);
     g_test_add_func("/place/heuristic-deadline", test_heuristic_deadline);
+    g_test_add_func("/place/order-by-size-timed", test_order_by_size_timed);
     g_test_add_func("/place/ort-reuse-classes", test_ort_reuse_classes);
     g_test_add_func("/place/gap-finder-reference", test_gap_finder_matches_reference);
     g_test_add_func("/place/corpus-graphs", test_corpus_graphs_all_strategies);

@@ -260,7 +260,13 @@ static gboolean replay_online(const PlaceStrategy *s, const PlaceProblem *p, gui
     guint *born = bucket_units(p, FALSE, &born_at), *die = bucket_units(p, TRUE, &die_at);
     const PlaceUnit *units = (const PlaceUnit *)(void *)p->units->data;
     guint n = p->units->len;
+    gboolean timed = p->options && (p->options->deadline || p->options->stop);
     for (guint step = 0; ok && step < p->steps; step++) {
+        if (timed && (born_at[step] >> 12) != (born_at[step + 1] >> 12) && place_past_deadline(p->options)) {
+            if (p->stats) /* past the deadline a portfolio gave it: no plan (the clock every 4,096 units) */
+                p->stats->gave_up = TRUE;
+            break;
+        }
         for (guint k = born_at[step]; k < born_at[step + 1]; k++) {
             if (k + PREFETCH_AHEAD < n)
                 __builtin_prefetch(&units[born[k + PREFETCH_AHEAD]]);
@@ -374,6 +380,7 @@ Plan *place_run_verified(const PlaceStrategy *s, const Trace *t, const PlaceOpti
 Plan *place_run_with(const PlaceStrategy *s, const Trace *t, const PlaceOptions *options, GError **error)
 {
     static const PlaceOptions defaults = PLACE_OPTIONS_DEFAULTS;
+    gint64 began = g_get_monotonic_time();
     if (!trace_validate(t, error) || !check_constraints(t, error))
         return NULL;
     Plan *plan = g_new0(Plan, 1);
@@ -386,7 +393,11 @@ Plan *place_run_with(const PlaceStrategy *s, const Trace *t, const PlaceOptions 
     for (guint bin = 0; ok && bin < plan->bins; bin++) {
         BinProblem bp;
         ok = build_bin(t, bin, &bp, error);
-        bp.problem.options = options ? options : &defaults;
+        /* The budget in seconds counts from the start of planning: checking the trace and building each bin's
+         * problem come out of it (on a million buffers, a twentieth of a second), and so do earlier bins */
+        PlaceOptions timed = *(options ? options : &defaults);
+        timed.budget_seconds = MAX(timed.budget_seconds - (double)(g_get_monotonic_time() - began) / G_USEC_PER_SEC, 0.0);
+        bp.problem.options = &timed;
         PlaceStats stats = {0};
         bp.problem.stats = &stats;
         bp.problem.bound = ok ? place_bound(&bp.problem) : 0;
@@ -477,16 +488,22 @@ gboolean place_keep_smallest(const PlaceProblem *p, gboolean (*take)(const Place
                     share.budget_work = MAX(p->options->budget_work / timed_all, 1);
                 if (*arena <= p->bound || stats.proven)
                     continue; /* a plan is already the smallest possible: nothing to search for */
-                if (left <= 0 || place_stop_requested(p->options))
-                    continue; /* the heuristics ran; nothing left for this one, or told to stop */
-            } else if (*winner && g_get_monotonic_time() >= deadline) {
-                /* a million units: the heuristics alone can outlast the budget; the first always runs */
+                if (left <= 0 || left < stats.pass_us || place_stop_requested(p->options))
+                    continue; /* the heuristics ran; nothing left for this one (less than a heuristic took: its
+                               * own first pass, climb's start or search's tables, would end past the
+                               * deadline), or told to stop */
+            } else if (*winner && deadline - g_get_monotonic_time() < stats.pass_us) {
+                /* a million units: the heuristics alone can outlast the budget; the first always runs, and a
+                 * later one only while the time left is at least the longest one before it took (started with
+                 * less, it would give up past the deadline, by what it spent sorting and indexing before its
+                 * first look at the clock) */
                 g_string_append_printf(not_started, "%s%s", not_started->len ? ", " : "", s->name);
                 continue;
             }
             char *ignored = NULL;
             gboolean proven_before = stats.proven;
             stats.proven = stats.gave_up = FALSE;
+            gint64 began = g_get_monotonic_time();
             if (!place_problem(s, &sub, trial, &ignored, error)) {
                 g_string_free(not_started, TRUE);
                 g_string_free(unfinished, TRUE);
@@ -494,6 +511,8 @@ gboolean place_keep_smallest(const PlaceProblem *p, gboolean (*take)(const Place
                 return FALSE;
             }
             g_free(ignored);
+            if (!is_timed(s) && !stats.gave_up)
+                stats.pass_us = MAX(stats.pass_us, g_get_monotonic_time() - began);
             if (stats.gave_up) { /* stopped unfinished at the deadline: no plan, named with the skipped */
                 stats.proven = proven_before;
                 g_string_append_printf(unfinished, "%s%s", unfinished->len ? ", " : "", s->name);
@@ -513,6 +532,7 @@ gboolean place_keep_smallest(const PlaceProblem *p, gboolean (*take)(const Place
         p->stats->nodes += stats.nodes;
         p->stats->steps += stats.steps;
         p->stats->proven = p->stats->proven || stats.proven || *arena <= p->bound;
+        p->stats->pass_us = MAX(p->stats->pass_us, stats.pass_us);
     }
     if (skipped && (unfinished->len || not_started->len))
         *skipped = !unfinished->len ? g_strdup_printf("not started, budget spent: %s", not_started->str)
@@ -588,7 +608,51 @@ static int size_key_cmp(const void *a, const void *b)
     return x->unit < y->unit ? -1 : x->unit > y->unit;
 }
 
-void place_order_by_size(const PlaceProblem *p, guint *order)
+/* Sorts keys as qsort would (the order is total: the unit id breaks ties), in runs of SORT_RUN sorted alone
+ * and then merged pairwise, with a look at the clock between runs and every SORT_RUN elements merged:
+ * FALSE when past the options' deadline (the keys then in no particular order). A heuristic a portfolio
+ * starts late gives up within milliseconds, not after a whole sort of a million keys. */
+enum { SORT_RUN = 1 << 16 };
+
+static gboolean size_keys_sort(const PlaceOptions *o, SizeKey *keys, gsize n)
+{
+    gboolean timed = o && (o->deadline || o->stop);
+    if (!timed || n <= SORT_RUN) {
+        qsort(keys, n, sizeof(SizeKey), size_key_cmp);
+        return TRUE;
+    }
+    for (gsize at = 0; at < n; at += SORT_RUN) {
+        if (place_past_deadline(o))
+            return FALSE;
+        qsort(keys + at, MIN((gsize)SORT_RUN, n - at), sizeof(SizeKey), size_key_cmp);
+    }
+    SizeKey *from = keys, *to = g_new(SizeKey, n);
+    gboolean ok = TRUE;
+    for (gsize width = SORT_RUN; ok && width < n; width *= 2) {
+        gsize out = 0;
+        for (gsize lo = 0; lo < n; lo += 2 * width) {
+            gsize mid = MIN(lo + width, n), hi = MIN(lo + 2 * width, n), i = lo, j = mid;
+            while (i < mid || j < hi) {
+                to[out++] = j >= hi || (i < mid && size_key_cmp(&from[i], &from[j]) <= 0) ? from[i++] : from[j++];
+                if ((out & (SORT_RUN - 1)) == 0 && place_past_deadline(o)) {
+                    ok = FALSE;
+                    break;
+                }
+            }
+            if (!ok)
+                break;
+        }
+        SizeKey *swap = from;
+        from = to;
+        to = swap;
+    }
+    if (ok && from != keys)
+        memcpy(keys, from, n * sizeof(SizeKey));
+    g_free(from == keys ? to : from);
+    return ok;
+}
+
+gboolean place_order_by_size(const PlaceProblem *p, guint *order)
 {
     /* The keys side by side: a comparison reads one array in sort order instead of two unit records at
      * random (a 1M-unit sort 0.3 -> 0.1 s). */
@@ -598,10 +662,13 @@ void place_order_by_size(const PlaceProblem *p, guint *order)
         const PlaceUnit *unit = &g_array_index(p->units, PlaceUnit, u);
         keys[u] = (SizeKey){unit->size, unit->last - unit->first, u};
     }
-    qsort(keys, n, sizeof(SizeKey), size_key_cmp);
-    for (guint k = 0; k < n; k++)
+    gboolean ok = size_keys_sort(p->options, keys, n);
+    for (guint k = 0; ok && k < n; k++)
         order[k] = keys[k].unit;
     g_free(keys);
+    if (!ok && p->stats)
+        p->stats->gave_up = TRUE;
+    return ok;
 }
 
 typedef struct {

@@ -64,8 +64,9 @@ gboolean place_in_order(const PlaceProblem *p, const guint *order, guint n, GapP
  * options' deadline, leaving no plan in `offsets`. */
 gboolean place_in_order_or_give_up(const PlaceProblem *p, const guint *order, guint n, GapPolicy policy,
                                    guint64 *offsets);
-/* Greedy-by-size's order of all the problem's units: largest first, then longer lifetime, then unit id. */
-void place_order_by_size(const PlaceProblem *p, guint *order);
+/* Greedy-by-size's order of all the problem's units: largest first, then longer lifetime, then unit id.
+ * FALSE (and the problem's stats say it gave up) when the options' deadline came during the sort. */
+gboolean place_order_by_size(const PlaceProblem *p, guint *order);
 /* Sorts unit ids with cmp(a, b, data); ties are broken by unit id, so every order is deterministic. */
 void place_sort(guint *order, guint n, GCompareDataFunc cmp, gpointer data);
 

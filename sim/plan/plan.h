@@ -67,6 +67,10 @@ typedef struct {
     guint64 nodes, steps;
     gboolean proven;
     gboolean gave_up; /* a heuristic stopped at PlaceOptions.deadline: its offsets are no plan */
+    /* Timed, not counted: the longest a heuristic of a portfolio took to finish, in microseconds (what one
+     * more pass over the units costs), so that nothing starts that cannot end within the seconds left. It
+     * decides only whether work starts under --budget in seconds, never what a work budget does. */
+    gint64 pass_us;
 } PlaceStats;
 
 /* One bin's placement problem. */
