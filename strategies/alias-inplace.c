@@ -33,6 +33,15 @@ static gboolean inplace_apply(AliasMap *m, GError **error)
             gint r = alias_structural_root(m, x->id);
             if (death[r] != s || alias_structural_protected(m, x->id, TRUE))
                 continue;
+            /* A row that is not elementwise (a FusedConv) still reads its other inputs while it writes: none of
+             * them may be the bytes it writes over (Conv(t) + t) */
+            gboolean read_too = FALSE;
+            for (guint j = 0; !n->op->elementwise && j < n->inputs->len && !read_too; j++) {
+                const Tensor *other = node_input(n, j);
+                read_too = j != k && other && m->bytes[other->id] && alias_structural_root(m, other->id) == r;
+            }
+            if (read_too)
+                continue;
             if (placed ? alias_link(m, x->id, y->id, 0, SHARE_INPLACE) : alias_link(m, y->id, x->id, 0, SHARE_INPLACE)) {
                 alias_note_shared(m, n, SHARE_INPLACE);
                 break;

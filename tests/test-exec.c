@@ -1180,6 +1180,9 @@ static void test_conv_paths(void)
         /* 1x1: oneDNN on a map of 64 positions or fewer (above: 3 x 3), ours on a larger one; ours in two chunks
          * of rows when they are many and the map small (conv.c's gemm_chunks) */
         {64, 10, 10, 8, 1, 1, 1, 1, 0, 1}, {16, 9, 9, 160, 1, 1, 1, 1, 0, 1},
+        /* 1x1 of a shallow input on a large map: summed directly, four channels at a time (two left over),
+         * a last column past the vectors */
+        {16, 41, 41, 10, 1, 1, 1, 1, 0, 1},
     };
     for (gsize k = 0; k < G_N_ELEMENTS(cases); k++) {
         gint64 C = cases[k].c, H = cases[k].h, W = cases[k].w, M = cases[k].m, KH = cases[k].kh, KW = cases[k].kw;

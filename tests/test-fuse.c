@@ -587,6 +587,25 @@ static void test_skip_layer_norm(void)
     g_free(path);
 }
 
+/* A shallow 1x1 on a large map (16 channels, 41 x 41: conv.c's direct kernel) added to its skip: the FusedConv
+ * starts each sum from the skip, and computes what the file's Conv and Add compute, to float rounding. */
+static void test_fused_shallow(void)
+{
+    Builder *b = builder_new("fused-shallow", 13);
+    const char *x = builder_input(b, "x", DT_FLOAT, 4, (const gint64[]){1, 16, 41, 41});
+    const char *w = builder_weight(b, "w", DT_FLOAT, 4, (const gint64[]){16, 16, 1, 1}, TRUE);
+    const char *bias = builder_weight(b, "bias", DT_FLOAT, 1, (const gint64[]){16}, TRUE);
+    const char *skip = B_OP(b, "Relu", x);
+    builder_output(b, B_OP(b, "Relu", B_OP(b, "Add", B_OP(b, "Conv", skip, w, bias), skip)));
+    FuseReport r;
+    char *path;
+    Model *m = fused_from_file(b, "fused-shallow.onnx", &r, &path);
+    g_assert_cmpuint(r.sites[rule_index("conv-add")], ==, 1);
+    model_free(m);
+    assert_fused_runs_like_file(path, 1, "shallow FusedConv");
+    g_free(path);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -602,6 +621,7 @@ int main(int argc, char **argv)
     g_test_add_func("/fuse/fused-matmul", test_fused_matmul);
     g_test_add_func("/fuse/bias-gelu", test_bias_gelu);
     g_test_add_func("/fuse/attention", test_attention);
+    g_test_add_func("/fuse/fused-shallow", test_fused_shallow);
     g_test_add_func("/fuse/skip-layer-norm", test_skip_layer_norm);
     return g_test_run();
 }

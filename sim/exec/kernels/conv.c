@@ -7,6 +7,7 @@
 #include "ops/ops.h"
 
 #include "exec/blas.h"
+#include <immintrin.h>
 #include <math.h>
 #include <string.h>
 
@@ -484,6 +485,85 @@ static void gemm_columns(void *data, gint64 begin, gint64 end, guint part)
     }
 }
 
+/* A 1x1 convolution whose input has few channels (depth <= SHALLOW_DEPTH: efficientnet's and mobilenet's
+ * expansions, 16 -> 96 on 112 x 112) on a large map (SHALLOW_MIN_COLS positions or more), computed directly: sgemm with so short a K spends its time packing, and
+ * the output then makes a second trip through memory for the bias and folded activation. Here each block of
+ * SHALLOW_COLS columns is summed four output channels at a time in vectors (x's rows read once for the four),
+ * each sum in channel order from 0 (or from the tensor a FusedConv adds), then its bias and activation
+ * applied while the block is in cache. Blocks are fixed by the shape: the same bits at any thread count. */
+enum { SHALLOW_DEPTH = 32, SHALLOW_COLS = 256, SHALLOW_MIN_COLS = 1024 };
+
+typedef struct {
+    const KernelCall *c;
+    const float *w, *x, *bias;
+    float *out;
+    gint64 rows, depth, cols;
+    gboolean accumulate;
+} ShallowJob;
+
+/* Four channels' sums over one vector of columns, kept in registers through the depth: FMA (one rounding
+ * per product and sum), V lanes wide; LOAD, FMA, STORE, SET1 and ZERO are the width's intrinsics. The columns
+ * past the last whole vector go one at a time with fmaf, the same operation. */
+#define SHALLOW_BLOCK(NAME, TARGET, VEC, V, LOAD, STORE, FMA, SET1, ZERO)                                       \
+    __attribute__((target(TARGET))) static void NAME(const ShallowJob *j, gint64 begin, gint64 end)             \
+    {                                                                                                           \
+        const gint64 cols = j->cols, depth = j->depth, rows = j->rows;                                          \
+        for (gint64 b = begin; b < end; b++) {                                                                  \
+            const gint64 lo = b * SHALLOW_COLS, hi = MIN(lo + SHALLOW_COLS, cols), wide = lo + (hi - lo) / V * V; \
+            for (gint64 m = 0; m < rows; m += 4) {                                                              \
+                const gint64 group = MIN(4, rows - m);                                                          \
+                const float *w0 = j->w + m * depth, *w1 = group > 1 ? w0 + depth : w0;                          \
+                const float *w2 = group > 2 ? w0 + 2 * depth : w0, *w3 = group > 3 ? w0 + 3 * depth : w0;       \
+                float *o0 = j->out + m * cols, *o1 = group > 1 ? o0 + cols : o0;                                \
+                float *o2 = group > 2 ? o0 + 2 * cols : o0, *o3 = group > 3 ? o0 + 3 * cols : o0;               \
+                for (gint64 e = lo; e < wide; e += V) {                                                         \
+                    VEC a0 = j->accumulate ? LOAD(o0 + e) : ZERO(), a1 = j->accumulate ? LOAD(o1 + e) : ZERO();  \
+                    VEC a2 = j->accumulate ? LOAD(o2 + e) : ZERO(), a3 = j->accumulate ? LOAD(o3 + e) : ZERO();  \
+                    for (gint64 k = 0; k < depth; k++) {                                                        \
+                        VEC v = LOAD(j->x + k * cols + e);                                                      \
+                        a0 = FMA(SET1(w0[k]), v, a0);                                                           \
+                        a1 = FMA(SET1(w1[k]), v, a1);                                                           \
+                        a2 = FMA(SET1(w2[k]), v, a2);                                                           \
+                        a3 = FMA(SET1(w3[k]), v, a3);                                                           \
+                    }                                                                                           \
+                    STORE(o3 + e, a3); /* a group of fewer than four writes its last channel more than once */ \
+                    STORE(o2 + e, a2);                                                                          \
+                    STORE(o1 + e, a1);                                                                          \
+                    STORE(o0 + e, a0);                                                                          \
+                }                                                                                               \
+                for (gint64 r = 0; r < group; r++)                                                              \
+                    for (gint64 e = wide; e < hi; e++) {                                                        \
+                        float a = j->accumulate ? j->out[(m + r) * cols + e] : 0.0f;                            \
+                        for (gint64 k = 0; k < depth; k++)                                                      \
+                            a = fmaf(j->w[(m + r) * depth + k], j->x[k * cols + e], a);                         \
+                        j->out[(m + r) * cols + e] = a;                                                         \
+                    }                                                                                           \
+                for (gint64 r = 0; (j->bias || j->c->epilogue) && r < group; r++)                               \
+                    kernel_epilogue_array(j->c, j->out + (m + r) * cols + lo, (gsize)(hi - lo),                 \
+                                          j->bias ? j->bias + m + r : NULL);                                    \
+            }                                                                                                   \
+        }                                                                                                       \
+    }
+SHALLOW_BLOCK(shallow_blocks_avx512, "avx512f,fma", __m512, 16, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_fmadd_ps,
+              _mm512_set1_ps, _mm512_setzero_ps)
+SHALLOW_BLOCK(shallow_blocks_avx2, "avx2,fma", __m256, 8, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_fmadd_ps,
+              _mm256_set1_ps, _mm256_setzero_ps)
+
+/* Whether this CPU has the vectors the direct kernel needs (elsewhere sgemm does these products). */
+static gboolean shallow_supported(void)
+{
+    return __builtin_cpu_supports("avx512f") || (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"));
+}
+
+static void shallow_blocks(void *data, gint64 begin, gint64 end, guint part)
+{
+    (void)part;
+    if (__builtin_cpu_supports("avx512f"))
+        shallow_blocks_avx512(data, begin, end);
+    else
+        shallow_blocks_avx2(data, begin, end);
+}
+
 gboolean kernel_conv(const KernelCall *c, GError **error)
 {
     const ExecTensor *x = kernel_in(c, 0), *wt = kernel_in(c, 1), *bias = kernel_in(c, 2), *sum = kernel_in(c, 3);
@@ -558,6 +638,10 @@ gboolean kernel_conv(const KernelCall *c, GError **error)
                     memset(out, 0, sizeof(float) * (gsize)(mg * cols));
                 for (gint64 oc = 0; (pb || c->epilogue) && oc < mg; oc++)
                     kernel_epilogue_array(c, out + oc * cols, (gsize)cols, pb ? pb + g * mg + oc : NULL);
+            } else if (pointwise && k_rows <= SHALLOW_DEPTH && cols >= SHALLOW_MIN_COLS && shallow_supported()) {
+                ShallowJob job = {.c = c, .w = wm, .x = planes, .bias = pb ? pb + g * mg : NULL, .out = out, .rows = mg,
+                                  .depth = k_rows, .cols = cols, .accumulate = sum != NULL};
+                kernel_parallel((cols + SHALLOW_COLS - 1) / SHALLOW_COLS, 8, shallow_blocks, &job);
             } else { /* the product and its epilogue, the columns shared out among the threads */
                 GemmColumns job = {.c = c, .rows = mg, .cols = cols, .depth = k_rows, .a = gathered ? wg : wm,
                                    .b = pointwise ? planes : col, .beta = beta, .out = out,
