@@ -123,18 +123,9 @@ done
     echo "| model | ours (ms) | fused (ms) | own kernels (ms) | ONNX Runtime (ms) | ours / ORT | fused / ORT | own / ORT | ours, 2 threads (ms, speed-up) | ORT, 2 threads (ms, speed-up) | packed (MiB) | check |"
     echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 } >> "$out"
-# The bench's own exports (bench/export_models.py): segmentation with large dilations, squeeze-excite with
-# SiLU, HardSwish at opset 13, a 3-D video model; cached outside the clone like make models' exports, made
-# again only when the script changed.
-own="${ARENASIM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/arenasim}/bench"
-stamp="$own/.exported-$(sha256sum bench/export_models.py | cut -c1-16)"
-if [ ! -f "$stamp" ]; then
-    rm -rf "$own"
-    mkdir -p "$own"
-    /usr/bin/python3 bench/export_models.py "$own" 2>&1 | grep '^wrote' >&2 || true
-    ls "$own"/*.onnx > /dev/null
-    touch "$stamp"
-fi
+# The bench's own exports (bench/own-exports.sh: segmentation with large dilations, squeeze-excite with
+# SiLU, HardSwish at opset 13, a 3-D video model), cached outside the clone.
+own=$(bench/own-exports.sh)
 corpus=graphs/models/torch
 wide=("gpt2-small-seq128 $corpus/gpt2-torch.onnx batch=1,seq=128" "resnet50 $corpus/resnet50.onnx batch=1"
       "googlenet $corpus/googlenet.onnx batch=1" "squeezenet $corpus/squeezenet1_0.onnx batch=1"

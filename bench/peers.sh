@@ -91,15 +91,7 @@ PARALLEL_SHELL=bash parallel --will-cite --keep-order --halt now,fail=1 --colsep
     peer_row {1} {2} {3} :::: "$work/models.tsv" >> "$csv"
 # The bench's own torchvision exports (bench/export_models.py, as bench/kernels.sh makes them): the "every
 # export you try" rows, kept apart from the corpus's.
-own="${ARENASIM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/arenasim}/bench"
-stamp="$own/.exported-$(sha256sum bench/export_models.py | cut -c1-16)"
-if [ ! -f "$stamp" ]; then
-    rm -rf "$own"
-    mkdir -p "$own"
-    /usr/bin/python3 bench/export_models.py "$own" 2>&1 | grep '^wrote' >&2 || true
-    ls "$own"/*.onnx > /dev/null
-    touch "$stamp"
-fi
+own=$(bench/own-exports.sh)
 exports_csv=results/peers-exports.csv
 echo "$header" > "$exports_csv"
 for m in deeplabv3-mobilenet efficientnet-b0 mobilenet-v3-small-opset13 r3d-18; do
@@ -156,26 +148,22 @@ docs/DESIGN.md, "Fusion"), beside ORT's first run at its default level, which ru
 The last column plans what ORT's offline transformer optimizer would write on top (`--fuse ort-transformers`:
 SkipLayerNormalization, and attention with no mask as one op that never writes its scores); ORT's own figure
 for that file is not measured here (Debian has no Python onnxruntime to run the optimizer).
-
-| model | ours: best | ours --fuse ort: best | ours --fuse ort: lower bound | ORT first run | fused / ORT first run | ours --fuse ort-transformers: best |
-|---|---:|---:|---:|---:|---:|---:|""")
-for r in rows:
-    if r["ort_first_run_peak_bytes"] and r["our_fused_arena_bytes"]:
-        first = int(r["ort_first_run_peak_bytes"])
-        ratio = f"{int(r['our_fused_arena_bytes']) / first:.2f}" if first else "—"
-        print(f"| {r['model']} | {h(r['our_arena_bytes'])} | {h(r['our_fused_arena_bytes'])} | {h(r['our_fused_lower_bound_bytes'])} | {h(r['ort_first_run_peak_bytes'])} | {ratio} | {h(r['our_transformers_arena_bytes'])} |")
+""")
+def fused_table(rows):
+    print("| model | ours: best | ours --fuse ort: best | ours --fuse ort: lower bound | ORT first run | fused / ORT first run | ours --fuse ort-transformers: best |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        if r["ort_first_run_peak_bytes"] and r["our_fused_arena_bytes"]:
+            first = int(r["ort_first_run_peak_bytes"])
+            ratio = f"{int(r['our_fused_arena_bytes']) / first:.2f}" if first else "—"
+            print(f"| {r['model']} | {h(r['our_arena_bytes'])} | {h(r['our_fused_arena_bytes'])} | {h(r['our_fused_lower_bound_bytes'])} | {h(r['ort_first_run_peak_bytes'])} | {ratio} | {h(r['our_transformers_arena_bytes'])} |")
+fused_table(rows)
 print("""
 The bench's own torchvision 0.14 exports (bench/export_models.py, batch 1: deeplabv3 on mobilenet_v3_large at
 320 × 320 with ASPP rates 12/24/36, efficientnet_b0, mobilenet_v3_small at opset 13 with HardSwish written as
 x·HardSigmoid(x), r3d_18 on 4 frames; results/peers-exports.csv), the same way:
-
-| model | ours: best | ours --fuse ort: best | ours --fuse ort: lower bound | ORT first run | fused / ORT first run | ours --fuse ort-transformers: best |
-|---|---:|---:|---:|---:|---:|---:|""")
-for r in exports:
-    if r["ort_first_run_peak_bytes"] and r["our_fused_arena_bytes"]:
-        first = int(r["ort_first_run_peak_bytes"])
-        ratio = f"{int(r['our_fused_arena_bytes']) / first:.2f}" if first else "—"
-        print(f"| {r['model']} | {h(r['our_arena_bytes'])} | {h(r['our_fused_arena_bytes'])} | {h(r['our_fused_lower_bound_bytes'])} | {h(r['ort_first_run_peak_bytes'])} | {ratio} | {h(r['our_transformers_arena_bytes'])} |")
+""")
+fused_table(exports)
 print("""
 ## ORT's rule and PyTorch's on the file's graph
 
