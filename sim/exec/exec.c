@@ -593,6 +593,7 @@ guint exec_set_threads(guint n, GError **error)
 {
     if (kernels == EXEC_KERNELS_ONEDNN)
         return onednn_open(n, error) && blas_open(1, error) ? MAX(n, 1) : 0;
+    onednn.threads = 1; /* our own loops stay on the calling thread: OpenBLAS's pool has the threads */
     return blas_open(n, error);
 }
 
