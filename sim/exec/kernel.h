@@ -4,7 +4,7 @@
  * (exec/kernel-table.c), which the executor binds to the op table's rows once; it calls them in schedule
  * order. Float32 is the compute type; int64/int32/bool/uint8 carry indices and masks; element access
  * through doubles and gint64 (elem_get_*) keeps every dtype correct where no fast path exists. The
- * families: elementwise, gemm, conv (and pooling), norm (softmax, normalisation, reductions), movement,
+ * families: elementwise, gemm, conv (and pooling), norm (softmax, normalisation, reductions), attention, movement,
  * resize, along-axis (arg/top-k selection and scans), indexing (element-wise gathers and scatters, triangle
  * and eye masks), dynamic (data-dependent sizes), recurrent, einsum. */
 #ifndef SIM_KERNEL_H
