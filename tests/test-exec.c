@@ -1326,7 +1326,7 @@ static void test_nd_windows(void)
 /* 2-D MaxPool and AveragePool (with and without the padding counted) against the definition, on geometries
  * that take each path of the kernel: a window sliding by one over a plane of its own size (the flat passes,
  * with their row ends summed again: symmetric, one-sided and larger-than-the-plane windows), strides and
- * dilations (row by row; stride 2 through the row's even and odd columns). Two images of three channels, so planes follow planes. */
+ * dilations (row by row). Two images of three channels, so planes follow planes. */
 static void test_pool_geometries(void)
 {
     static const struct {
@@ -1335,8 +1335,8 @@ static void test_pool_geometries(void)
                  {4, 5, 2, 2, 1, 1, 1, 1, {0, 0, 1, 1}}, {1, 1, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}},
                  {3, 4, 5, 5, 1, 1, 1, 1, {2, 2, 2, 2}}, {14, 14, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}},
                  {7, 9, 3, 3, 2, 2, 1, 1, {0, 0, 0, 0}}, {6, 6, 3, 2, 1, 1, 2, 1, {2, 0, 2, 1}},
-                 /* stride 2 (the row split into its even and odd columns): a padding that makes the window's
-                  * first column odd, an even width, a dilated window */
+                 /* stride 2: a padding that makes the window's first column odd, an even width, a dilated
+                  * window */
                  {9, 9, 3, 3, 2, 2, 1, 1, {1, 1, 1, 1}}, {6, 8, 2, 2, 2, 2, 1, 1, {0, 0, 0, 0}},
                  {8, 11, 3, 3, 2, 2, 1, 2, {0, 2, 0, 2}}};
     static const char *const ops[] = {"MaxPool", "AveragePool", "AveragePool"};

@@ -643,7 +643,7 @@ gboolean kernel_conv(const KernelCall *c, GError **error)
             } else if (pointwise && k_rows <= SHALLOW_DEPTH && cols >= SHALLOW_MIN_COLS && shallow_supported()) {
                 ShallowJob job = {.c = c, .w = wm, .x = planes, .bias = pb ? pb + g * mg : NULL, .out = out, .rows = mg,
                                   .depth = k_rows, .cols = cols, .accumulate = sum != NULL};
-                kernel_parallel((cols + SHALLOW_COLS - 1) / SHALLOW_COLS, 8, shallow_blocks, &job);
+                kernel_parallel((cols + SHALLOW_COLS - 1) / SHALLOW_COLS, 2, shallow_blocks, &job);
             } else { /* the product and its epilogue, the columns shared out among the threads */
                 GemmColumns job = {.c = c, .rows = mg, .cols = cols, .depth = k_rows, .a = gathered ? wg : wm,
                                    .b = pointwise ? planes : col, .beta = beta, .out = out,
@@ -742,17 +742,6 @@ static inline __attribute__((always_inline)) void pool2d_planes(const Window *w,
             float *h = hpass + iy * ow;
             for (gint64 ox = 0; ox < ow; ox++)
                 h[ox] = start;
-            /* At stride 2 the row is split into its even and odd columns first: each window column then reads
-             * one of them at consecutive places, a pass the compiler's vectors take whole (squeezenet's 3 x 3
-             * MaxPools on 55 x 55 and 27 x 27: 0.62 -> 0.46 and 0.63 -> 0.50 ms; on 109 x 109, 0.64 -> 0.60,
-             * where reading the input from memory is most of it) */
-            float *even = hpass + h_in * ow, *odd = even + (w_in + 1) / 2 + 1;
-            for (gint64 i = 0; sw == 2 && i < w_in / 2; i++) {
-                even[i] = row[2 * i];
-                odd[i] = row[2 * i + 1];
-            }
-            if (sw == 2 && w_in % 2)
-                even[w_in / 2] = row[w_in - 1];
             for (gint64 kx = 0; kx < kw; kx++) {
                 /* the output columns whose window column kx falls inside the row */
                 gint64 shift = kx * dw - pl;
@@ -761,8 +750,9 @@ static inline __attribute__((always_inline)) void pool2d_planes(const Window *w,
                 const float *src = row + shift;
                 if (sw == 1)
                     pool_accumulate(h, src, lo, hi, is_max);
-                else if (sw == 2) /* column 2 ox + shift: the even ones' ox + shift / 2, the odd ones' ox + (shift - 1) / 2 */
-                    pool_accumulate(h, shift % 2 ? odd + (shift - 1) / 2 : even + shift / 2, lo, hi, is_max);
+                else if (is_max && sw == 2) /* (a constant stride: the compiler's vectors read pairs) */
+                    for (gint64 ox = lo; ox < hi; ox++)
+                        h[ox] = MAX(h[ox], src[ox * 2]);
                 else if (is_max)
                     for (gint64 ox = lo; ox < hi; ox++)
                         h[ox] = MAX(h[ox], src[ox * sw]);
@@ -860,8 +850,7 @@ gboolean kernel_pool(const KernelCall *c, GError **error)
         kx_lo[ox] = base >= 0 ? 0 : (-base + w.dw - 1) / w.dw;
         kx_hi[ox] = base >= w.w ? 0 : MIN(w.kw, (w.w - 1 - base) / w.dw + 1);
     }
-    /* each thread's row buffer (and a row split into its even and odd columns), 64 bytes apart */
-    gint64 slice = (MAX(w.h * MAX(w.ow, w.w), 1) + w.w + 2 + 15) / 16 * 16;
+    gint64 slice = (MAX(w.h * MAX(w.ow, w.w), 1) + 15) / 16 * 16; /* each thread's row buffer, 64 bytes apart */
     float *hpass = kernel_workspace(c, sizeof(float) * (gsize)(slice * kernel_threads()));
     if (!hpass) {
         g_free(kx_lo);
