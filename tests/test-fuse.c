@@ -485,7 +485,8 @@ static guint64 lower_bound(const char *path, const char *kind)
 }
 
 /* Softmax(Q Kt / 8) V (K transposed by a Transpose, the scale a Div: FusedMatMul first) is one Attention under
- * --fuse ort-transformers, and the scores and probabilities go: the lower bound drops. Not fused: a mask added
+ * --fuse ort-transformers, and the scores and probabilities go: the lower bound drops. So is one whose K the
+ * whole batch shares (broadcast) and whose V is read transposed. Not fused: a mask added
  * before the Softmax (ONNX Runtime's kernel then keeps its scores), the probabilities read again, a Softmax
  * over another axis, and nothing at all under --fuse ort. The fused graph computes what the file's does. */
 static void test_attention(void)
@@ -499,6 +500,12 @@ static void test_attention(void)
     const char *kt = B_OPA(b, "Transpose", attr_new_ints("perm", (const gint64[]){0, 1, 3, 2}, 4), k);
     const char *scores = B_OP(b, "Div", B_OP(b, "MatMul", q, kt), builder_float_scalar(b, "eight", 8.0f));
     builder_output(b, B_OP(b, "MatMul", B_OP(b, "Softmax", scores), v));
+    /* K shared by the batch ([1, 3, 40, 8]: broadcast), V read transposed: fused too */
+    const char *k1 = builder_input(b, "k1", DT_FLOAT, 4, (const gint64[]){1, 3, 40, 8});
+    const char *vt = builder_input(b, "vt", DT_FLOAT, 4, (const gint64[]){2, 3, 5, 40});
+    builder_output(b, B_OP(b, "MatMul", B_OP(b, "Softmax", B_OP(b, "MatMul", q, B_OPA(b, "Transpose",
+                       attr_new_ints("perm", (const gint64[]){0, 1, 3, 2}, 4), k1))),
+                           B_OPA(b, "Transpose", attr_new_ints("perm", (const gint64[]){0, 1, 3, 2}, 4), vt)));
     /* masked: stays */
     builder_output(b, B_OP(b, "MatMul", B_OP(b, "Softmax", B_OP(b, "Add", B_OP(b, "MatMul", q, B_OPA(b, "Transpose",
                        attr_new_ints("perm", (const gint64[]){0, 1, 3, 2}, 4), k)), mask)), v));
@@ -512,9 +519,9 @@ static void test_attention(void)
                        "Transpose", attr_new_ints("perm", (const gint64[]){0, 1, 3, 2}, 4), k))), v));
     char *path;
     Model *m = fused_kind_from_file(b, "ort-transformers", "attention.onnx", &r, &path);
-    g_assert_cmpuint(r.sites[rule_index("attention")], ==, 1);
-    g_assert_cmpuint(r.bytes[rule_index("attention")], ==, 2 * 2 * 3 * 40 * 40 * sizeof(float));
-    g_assert_cmpuint(count_ops(m, "Attention"), ==, 1);
+    g_assert_cmpuint(r.sites[rule_index("attention")], ==, 2);
+    g_assert_cmpuint(r.bytes[rule_index("attention")], ==, 2 * 2 * 2 * 3 * 40 * 40 * sizeof(float));
+    g_assert_cmpuint(count_ops(m, "Attention"), ==, 2);
     g_assert_cmpuint(count_ops(m, "Softmax"), ==, 3);
     model_free(m);
     GError *error = NULL;
@@ -523,9 +530,9 @@ static void test_attention(void)
     g_assert_true(test_infer(m, NULL, &error));
     g_assert_true(fuse_apply(m, "ort", &r, &error));
     g_assert_cmpuint(count_ops(m, "Attention"), ==, 0);
-    g_assert_cmpuint(count_ops(m, "Softmax"), ==, 4);
+    g_assert_cmpuint(count_ops(m, "Softmax"), ==, 5);
     model_free(m);
-    assert_kind_runs_like_file(path, "ort-transformers", 5, "attention");
+    assert_kind_runs_like_file(path, "ort-transformers", 6, "attention");
     g_free(path);
 
     /* alone, the attention is the peak: fused, the bound drops by the two [2, 3, 40, 40] tensors it removes */
