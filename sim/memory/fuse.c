@@ -3,7 +3,10 @@
  * a node, checks that every intermediate it removes is read by the pattern alone (and is no graph output),
  * and replaces the pattern by one node. The rules follow ONNX Runtime's graph transformers at its default
  * level (onnxruntime/core/optimizer: conv_add_act_fusion, the HardSigmoid-Mul / Sigmoid-Mul activation
- * fusions, gelu_fusion, matmul_add_fusion); docs/DESIGN.md, "Fusion", says what each saves. */
+ * fusions, gelu_fusion, matmul_add_fusion); --fuse ort-transformers adds what its offline transformer
+ * optimizer writes (SkipLayerNormalization, attention without a mask as one op: fusion_skiplayernorm,
+ * fusion_attention, and the flash path of its CPU MultiHeadAttention). docs/DESIGN.md, "Fusion", says what each
+ * saves. */
 #include "memory/fuse.h"
 #include "ops/infer.h"
 #include "ops/ops.h"
