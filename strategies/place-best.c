@@ -84,9 +84,13 @@ static gboolean parts_plan(const PlaceProblem *p, GPtrArray *ids, guint64 *offse
     gint64 deadline = g_get_monotonic_time() + (gint64)(p->options->budget_seconds * G_USEC_PER_SEC);
     for (guint k = 0; k < n; k++)
         part_init(&parts[k], p, ids->pdata[k], offsets);
-    /* the heuristics on every part, nothing time-bounded: a first plan everywhere */
-    for (guint k = 0; ok && k < n; k++)
+    /* the heuristics on every part, nothing time-bounded: a first plan everywhere (the first heuristic always
+     * runs; the others only while the budget lasts: twenty parts of 1,500 units at --budget 0.2 took 0.31 s) */
+    for (guint k = 0; ok && k < n; k++) {
+        gint64 left = deadline - g_get_monotonic_time();
+        parts[k].options.budget_seconds = (double)MAX(left, 0) / G_USEC_PER_SEC;
         ok = part_run(&parts[k], heuristic, error);
+    }
     /* the budget (from the start: the heuristics' time is in it) to the parts that can still set the arena,
      * for the improvers and the exact search, in even shares (of work: the same on any machine; of seconds:
      * what is left when each starts, among those still to come) */
