@@ -101,7 +101,7 @@ arenasim_plan *arenasim_plan_file(const char *path, const arenasim_options *opti
         return NULL;
     }
     if (o->fuse && !fuse_kind_known(o->fuse)) {
-        char *kinds = fuse_kind_names();
+        char *kinds = fuse_kind_names(", ");
         set_error(error, g_error_new(SIM_ERROR, SIM_ERROR_USAGE, "fuse takes %s, not '%s'", kinds, o->fuse));
         g_free(kinds);
         return NULL;

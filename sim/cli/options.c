@@ -241,7 +241,7 @@ static int resolve_layout(const RawOptions *o, Job *job)
     if (o->transpose && strcmp(o->transpose, "view") && strcmp(o->transpose, "move"))
         return cli_usage_error("--transpose takes view or move");
     if (o->fuse && !fuse_kind_known(o->fuse)) {
-        char *kinds = fuse_kind_names(), *message = g_strdup_printf("--fuse takes %s", kinds);
+        char *kinds = fuse_kind_names(", "), *message = g_strdup_printf("--fuse takes %s", kinds);
         int status = cli_usage_error(message);
         g_free(message);
         g_free(kinds);
@@ -420,6 +420,7 @@ static int resolve(RawOptions *o, Job *job)
 int job_from_args(Job *job, int argc, char **argv)
 {
     RawOptions o = {0};
+    g_autofree char *fuse_help = fuse_kind_help(), *fuse_kinds = fuse_kind_names("|"); /* the kinds' table */
     GOptionEntry entries[] = {
         {"graph", 'g', 0, G_OPTION_ARG_FILENAME, &o.graph_path, "The ONNX model to plan", "FILE"},
         {"trace", 't', 0, G_OPTION_ARG_FILENAME, &o.trace_path,
@@ -453,15 +454,7 @@ int job_from_args(Job *job, int argc, char **argv)
         {"bound", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.bounds,
          "Plan a data-dependent tensor (NonZero's, NonMaxSuppression's, ...) with its data-dependent dimension at "
          "most MAX instead of the most its op can give (repeatable; a run past it stops with an error)", "NAME=MAX"},
-        {"fuse", 0, 0, G_OPTION_ARG_STRING, &o.fuse,
-         "Plan the graph a runtime runs: ort applies ONNX Runtime's operator fusions first (a Conv accumulating into its "
-         "skip tensor, HardSwish, SiLU, Gelu, MatMul+Add as Gemm, MatMul with a Transpose or a scale), so their "
-         "intermediates are never planned; "
-         "ort-disabled is ONNX Runtime at graph optimisation level disabled (no fusion; the ops its CPU kernels lack, "
-         "HardSwish, expanded into their ONNX function bodies); ort-transformers is ort after ONNX Runtime's transformer "
-         "optimizer (an Add before a LayerNorm as SkipLayerNormalization, attention without a mask as one op that "
-         "never writes its scores); none (the default) plans the file's graph",
-         "ort|ort-disabled|ort-transformers|none"},
+        {"fuse", 0, 0, G_OPTION_ARG_STRING, &o.fuse, fuse_help, fuse_kinds},
         {"transpose", 0, 0, G_OPTION_ARG_STRING, &o.transpose,
          "Transpose as a metadata view sharing its input's bytes (view: the seeds' rule, the default) or as a data "
          "move that may only overwrite a dying input (move: what a dense-kernel runtime can honour; the default with --run)",

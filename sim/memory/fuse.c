@@ -738,14 +738,22 @@ const FuseRule *fuse_rule_table(guint *count)
     return fuse_rules;
 }
 
-/* The kinds --fuse takes, each with the kind whose rules it runs first (its own after them, in table order). */
+/* The kinds --fuse takes, each with the kind whose rules it runs first (its own after them, in table order),
+ * and what it plans (sim --help). */
 static const struct {
     const char *name;
     const char *extends;
+    const char *summary;
 } fuse_kinds[] = {
-    {"ort", NULL},
-    {"ort-disabled", NULL},
-    {"ort-transformers", "ort"},
+    {"ort", NULL,
+     "applies ONNX Runtime's operator fusions first (a Conv accumulating into its skip tensor, HardSwish, SiLU, Gelu, "
+     "MatMul+Add as Gemm, MatMul with a Transpose or a scale), so their intermediates are never planned"},
+    {"ort-disabled", NULL,
+     "is ONNX Runtime at graph optimisation level disabled (no fusion; the ops its CPU kernels lack, HardSwish, "
+     "expanded into their ONNX function bodies)"},
+    {"ort-transformers", "ort",
+     "is ort after ONNX Runtime's transformer optimizer (an Add before a LayerNorm as SkipLayerNormalization, "
+     "attention without a mask as one op that never writes its scores)"},
 };
 
 gboolean fuse_rule_in_kind(const FuseRule *rule, const char *kind)
@@ -772,11 +780,20 @@ gboolean fuse_kind_known(const char *kind)
     return FALSE;
 }
 
-char *fuse_kind_names(void)
+char *fuse_kind_names(const char *separator)
 {
     GString *s = g_string_new("none");
     for (gsize k = 0; k < G_N_ELEMENTS(fuse_kinds); k++)
-        g_string_append_printf(s, ", %s", fuse_kinds[k].name);
+        g_string_append_printf(s, "%s%s", separator, fuse_kinds[k].name);
+    return g_string_free(s, FALSE);
+}
+
+char *fuse_kind_help(void)
+{
+    GString *s = g_string_new("Plan the graph a runtime runs:");
+    for (gsize k = 0; k < G_N_ELEMENTS(fuse_kinds); k++)
+        g_string_append_printf(s, " %s %s;", fuse_kinds[k].name, fuse_kinds[k].summary);
+    g_string_append(s, " none (the default) plans the file's graph");
     return g_string_free(s, FALSE);
 }
 
@@ -786,7 +803,7 @@ gboolean fuse_apply(Model *m, const char *kind, FuseReport *report, GError **err
     if (!kind || !strcmp(kind, "none"))
         return TRUE;
     if (!fuse_kind_known(kind)) {
-        char *kinds = fuse_kind_names();
+        char *kinds = fuse_kind_names(", ");
         g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--fuse takes %s, not '%s'", kinds, kind);
         g_free(kinds);
         return FALSE;

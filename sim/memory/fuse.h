@@ -37,10 +37,12 @@ const FuseRule *fuse_rule_table(guint *count);
 /* Whether `rule` runs under --fuse `kind`: its own kind, or one `kind` extends ("ort-transformers" runs the
  * "ort" rules first). */
 gboolean fuse_rule_in_kind(const FuseRule *rule, const char *kind);
-/* Whether --fuse takes `kind` ("none", or the kind of some rule); the kinds, "none, ort, ..." (newly
- * allocated), for messages. */
+/* Whether --fuse takes `kind` ("none", or one of the kinds' table); the kinds, "none" first, joined by
+ * `separator` ("none, ort, ..." for messages, "none|ort|..." for --help); --fuse's help text, from the same table
+ * (both newly allocated). */
 gboolean fuse_kind_known(const char *kind);
-char *fuse_kind_names(void);
+char *fuse_kind_names(const char *separator);
+char *fuse_kind_help(void);
 /* Applies the rewrites of `kind` ("ort", "ort-disabled", "ort-transformers"; "none" or NULL: nothing) to m's graph (shapes
  * inferred), each rule over every node once; data-dependent nodes and guarded branches are left alone. */
 gboolean fuse_apply(Model *m, const char *kind, FuseReport *report, GError **error);
