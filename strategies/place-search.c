@@ -315,7 +315,7 @@ static TargetResult try_target(TargetRun *run, guint64 target, guint64 allowance
             /* A turn sorts its parts' units and lists them by step before its first node (on a million
              * units, a good part of a second): none starts with less time left than the quickest took. */
             gint64 began = g_get_monotonic_time();
-            if (run->turn_us && s->deadline - began < run->turn_us && !run->budget_nodes) {
+            if (run->turn_us && s->deadline - began < run->turn_us) { /* (a work budget's deadline is a year off) */
                 run->spent = TRUE;
                 return TARGET_UNKNOWN;
             }

@@ -148,21 +148,15 @@ gint64 ops_linalg_attention_rows(gint64 queries, gint64 keys)
 
 guint64 ops_linalg_attention_scratch(const Node *n)
 {
-    const Tensor *q = node_input(n, 0), *y = node_output(n, 0);
-    if (!q || !y || !y->shape_known || y->rank < 2)
+    const Tensor *q = node_input(n, 0), *k = node_input(n, 1), *y = node_output(n, 0);
+    gint64 qk[4] = {0, 0, 0, 0}, scores[MAX_RANK + 2];
+    int rank;
+    if (!q || !k || !y || !q->shape_known || !k->shape_known || !y->shape_known || y->rank < 2 ||
+        !node_attr_int(n, "transBatchQ", 0, &qk[2], NULL) || !node_attr_int(n, "transK", 0, &qk[1], NULL) ||
+        !node_attr_int(n, "transBatchK", 0, &qk[3], NULL) ||
+        !matmul_shape((Node *)n, q->name, q->rank, q->dims, k->name, k->rank, k->dims, qk, &rank, scores, NULL))
         return 0;
-    gint64 queries = y->dims[y->rank - 2];
-    /* the keys: the scores' last dim, K's rows */
-    const Tensor *k = node_input(n, 1);
-    gint64 trans_k = 0;
-    node_attr_int(n, "transK", 0, &trans_k, NULL);
-    if (!k || !k->shape_known || k->rank < 2)
-        return 0;
-    gint64 keys = trans_k ? k->dims[k->rank - 2] : k->dims[k->rank - 1];
-    gint64 batch_k = 0;
-    node_attr_int(n, "transBatchK", 0, &batch_k, NULL);
-    if (batch_k)
-        keys = trans_k ? k->dims[0] : k->dims[k->rank - 1];
+    gint64 queries = y->dims[y->rank - 2], keys = scores[rank - 1]; /* the scores' last dim */
     guint64 bytes;
     return graph_size_mul((guint64)ops_linalg_attention_rows(queries, keys) * (guint64)keys, sizeof(float), &bytes) ? bytes : 0;
 }
