@@ -1533,12 +1533,16 @@ static void test_usage_and_profile(void)
     char *path = graph_path("unet");
     RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--check", NULL});
     g_assert_cmpint(r.status, ==, 2);
-    g_assert_cmpstr(r.err, ==, "sim: --check, --poison, --repeat, --profile, --threads, --kernels, --inputs, --expect, --dump-outputs, "
-                    "--rtol, --atol and --allow-degenerate go with --run (see sim --help)\n");
+    g_assert_cmpstr(r.err, ==, "sim: --check, --poison, --repeat, --profile, --threads, --kernels, --layouts, --inputs, --expect, "
+                    "--dump-outputs, --rtol, --atol and --allow-degenerate go with --run (see sim --help)\n");
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--kernels", "mkl", NULL});
     g_assert_cmpint(r.status, ==, 2);
     g_assert_cmpstr(r.err, ==, "sim: --kernels takes onednn or own (see sim --help)\n");
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--layouts", "nhwc", NULL});
+    g_assert_cmpint(r.status, ==, 2);
+    g_assert_cmpstr(r.err, ==, "sim: --layouts takes blocked or plain (see sim --help)\n");
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--info", NULL});
     g_assert_cmpint(r.status, ==, 2);
@@ -1603,13 +1607,14 @@ static void test_usage_and_profile(void)
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--threads", "2", "--check", "--format", "csv", NULL});
     g_assert_cmpint(r.status, ==, 0);
     assert_contains(r.out, "\ntotal,26,");
-    /* two threads; oneDNN ran unet's six deep convolutions, on weights it packed */
-    g_assert_true(g_regex_match_simple(",100\\.00,2,6,[1-9][0-9]*\n", r.out, 0, 0));
+    /* two threads; oneDNN ran unet's six deep convolutions and the one-tap one whose input lies channel-blocked
+     * (--layouts), on weights it packed */
+    g_assert_true(g_regex_match_simple(",100\\.00,2,7,[1-9][0-9]*\n", r.out, 0, 0));
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--threads", "2", NULL});
     g_assert_cmpint(r.status, ==, 2);
-    g_assert_cmpstr(r.err, ==, "sim: --check, --poison, --repeat, --profile, --threads, --kernels, --inputs, --expect, --dump-outputs, "
-                    "--rtol, --atol and --allow-degenerate go with --run (see sim --help)\n");
+    g_assert_cmpstr(r.err, ==, "sim: --check, --poison, --repeat, --profile, --threads, --kernels, --layouts, --inputs, --expect, "
+                    "--dump-outputs, --rtol, --atol and --allow-degenerate go with --run (see sim --help)\n");
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--threads", "0", NULL});
     g_assert_cmpint(r.status, ==, 2);
@@ -1674,6 +1679,71 @@ static void test_threads_split(void)
     g_assert_true(onnx_write_file(m, path, &error));
     model_free(m);
     assert_same_at_two_threads(path, 1, 4 * 2 * 40 * 1000);
+    g_free(path);
+}
+
+/* The channel-blocked layout (--layouts, exec/layout.h): a tensor lies blocked exactly where its writer and
+ * every reader take the layout, and the outputs are those of the plain run within rounding. The graph: a
+ * convolution and its Relu, a MaxPool, two convolutions into a channel Concat, a residual Add, a GlobalAveragePool
+ * (a graph output of one position), and the tensors that stay plain: 24 channels, a Softmax's input, the
+ * graph's input and outputs. */
+static void test_layouts_blocked(void)
+{
+    Builder *b = builder_new("layouts", 13);
+    const char *x = builder_input(b, "x", DT_FLOAT, 4, (const gint64[]){1, 16, 20, 20});
+    const char *w1 = builder_weight(b, "w1", DT_FLOAT, 4, (const gint64[]){32, 16, 3, 3}, TRUE);
+    const char *w2 = builder_weight(b, "w2", DT_FLOAT, 4, (const gint64[]){32, 32, 1, 1}, TRUE);
+    const char *w3 = builder_weight(b, "w3", DT_FLOAT, 4, (const gint64[]){16, 32, 3, 3}, TRUE);
+    const char *w4 = builder_weight(b, "w4", DT_FLOAT, 4, (const gint64[]){48, 48, 1, 1}, TRUE);
+    const char *w5 = builder_weight(b, "w5", DT_FLOAT, 4, (const gint64[]){24, 48, 1, 1}, TRUE);
+    const char *w6 = builder_weight(b, "w6", DT_FLOAT, 4, (const gint64[]){32, 24, 3, 3}, TRUE);
+    const char *w7 = builder_weight(b, "w7", DT_FLOAT, 4, (const gint64[]){16, 48, 1, 1}, TRUE);
+    const char *r1 = B_OP(b, "Relu", builder_node(b, "Conv", (const char *const[]){x, w1, NULL}, 1, NULL,
+                                                  attr_new_ints("pads", (const gint64[]){1, 1, 1, 1}, 4), NULL));
+    const char *p = builder_node(b, "MaxPool", (const char *const[]){r1, NULL}, 1, NULL,
+                                 attr_new_ints("kernel_shape", (const gint64[]){3, 3}, 2),
+                                 attr_new_ints("strides", (const gint64[]){2, 2}, 2),
+                                 attr_new_ints("pads", (const gint64[]){1, 1, 1, 1}, 4), NULL);
+    const char *three = builder_node(b, "Conv", (const char *const[]){p, w3, NULL}, 1, NULL,
+                                     attr_new_ints("pads", (const gint64[]){1, 1, 1, 1}, 4), NULL);
+    const char *cat = builder_node(b, "Concat", (const char *const[]){B_OP(b, "Conv", p, w2), three, NULL}, 1, NULL,
+                                   attr_new_int("axis", 1), NULL);
+    const char *sum = B_OP(b, "Add", cat, B_OP(b, "Conv", cat, w4));
+    const char *narrow = B_OP(b, "Conv", sum, w5); /* 24 channels: not whole blocks */
+    const char *deep = builder_node(b, "Conv", (const char *const[]){narrow, w6, NULL}, 1, NULL,
+                                    attr_new_ints("pads", (const gint64[]){1, 1, 1, 1}, 4), NULL);
+    builder_output(b, B_OP(b, "GlobalAveragePool", deep));
+    builder_output(b, builder_node(b, "Softmax", (const char *const[]){B_OP(b, "Conv", sum, w7), NULL}, 1, NULL,
+                                   attr_new_int("axis", 1), NULL));
+    Model *m = finish_inferred(b);
+    char *path = test_scratch_path("layouts.onnx"), *plain = test_scratch_path("layouts-plain");
+    GError *error = NULL;
+    g_assert_true(onnx_write_file(m, path, &error));
+    model_free(m);
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--layouts", "plain", "--check",
+                                                       "--poison", "--dump-outputs", plain, NULL});
+    if (r.status != 0)
+        g_error("the plain run fails: %s", r.err);
+    g_assert_null(strstr(r.out, "channel-blocked"));
+    run_result_clear(&r);
+    /* blocked: the Conv and its Relu, the MaxPool's, the Concat's two pieces and itself, the residual and its sum,
+     * the convolution before the global pool: 9 */
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--check", "--poison", "--expect", plain,
+                                             "--rtol", "1e-4", "--atol", "1e-6", NULL});
+    if (r.status != 0)
+        g_error("the blocked run fails: %s", r.err);
+    assert_contains(r.out, "layouts        9 tensors lie channel-blocked");
+    assert_contains(r.out, "equal the reference run (nothing shared) bit for bit, with poison");
+    assert_contains(r.out, "expect         2 outputs within rtol 0.0001");
+    run_result_clear(&r);
+    /* the same bytes at two threads */
+    assert_same_at_two_threads(path, 2, 4 * 32);
+    /* our own kernels: nothing blocked */
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--kernels", "own", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    g_assert_null(strstr(r.out, "channel-blocked"));
+    run_result_clear(&r);
+    g_free(plain);
     g_free(path);
 }
 
@@ -1756,6 +1826,7 @@ int main(int argc, char **argv)
     g_test_add_func("/exec/approx", test_approx);
     g_test_add_func("/exec/fused-activations", test_fused_activations);
     g_test_add_func("/exec/threads-split", test_threads_split);
+    g_test_add_func("/exec/layouts-blocked", test_layouts_blocked);
     g_test_add_func("/exec/seed-transpose-view", test_seed_transpose_view);
     g_test_add_func("/exec/compare-run-check", test_compare_run_check);
     g_test_add_func("/exec/shared-weights", test_shared_weights);

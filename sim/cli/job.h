@@ -59,6 +59,7 @@ typedef struct {
     guint repeat;
     guint threads;               /* --run: the kernels' threads (OpenBLAS, oneDNN) */
     ExecKernels kernels;         /* --run: --kernels */
+    ExecLayouts layouts;         /* --run: --layouts */
     char *profile_path;
     char *inputs_dir, *expect_dir, *dump_dir; /* --inputs, --expect, --dump-outputs (zoo.h) */
     double rtol, atol;

@@ -165,6 +165,7 @@ static gint same_plan_before(const Plan *const *plans, guint k, guint buffers)
 /* The run's kernels and their threads (exec.h); the count in force, 0 with an error. */
 static guint open_kernels(const RunOptions *o, GError **error)
 {
+    exec_set_layouts(o->layouts);
     return exec_set_kernels(o->kernels, error) ? exec_set_threads(MAX(o->threads, 1), error) : 0;
 }
 
@@ -325,6 +326,9 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
                         executor_folded_steps(e), folding);
                 g_free(folding);
             }
+            if (executor_blocked_tensors(e))
+                fprintf(out, "layouts        %u tensors lie channel-blocked between the kernels that read and write "
+                        "them so (--layouts)\n", executor_blocked_tensors(e));
             if (executor_random_weights(e))
                 fprintf(out, "weights        %u initializers without data got pseudo-random values\n",
                         executor_random_weights(e));

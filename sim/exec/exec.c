@@ -1,6 +1,7 @@
 /* exec.c — binding tensors to the planned arena and running the schedule (see exec.h). */
 #include "exec/exec.h"
 #include "exec/kernel-table.h"
+#include "exec/layout.h"
 #include "base/files.h"
 #include "exec/big-alloc.h"
 #include "exec/blas.h"
@@ -17,6 +18,7 @@
 
 /* Which kernels run the ops a library has (exec_set_kernels). */
 static ExecKernels kernels = EXEC_KERNELS_ONEDNN;
+static ExecLayouts layouts = EXEC_LAYOUTS_BLOCKED;
 
 struct Executor {
     const Graph *g;
@@ -42,6 +44,7 @@ struct Executor {
     gboolean *computed;    /* per tensor id, while running a guarded schedule: computed (or given) in this run */
     KernelWorkspace *workspace; /* the kernels' temporaries, kept from step to step */
     KernelPrepared *prepared;   /* per step: what its library kernel keeps (KernelCall.prepared) */
+    guint blocked;              /* tensors laid out channel-blocked (exec/layout.h) */
     guint random_weights;
     ExecWeights *weights;  /* lends weights and constants (executor_new_sharing), or NULL; its copies in
                               own/source are the lender's, not freed here */
@@ -552,6 +555,13 @@ Executor *executor_new_sharing(const Model *m, const GPtrArray *schedule, const 
     fold_epilogues(e);
     mark_widened(e);
     mark_dynamic(e);
+    if (kernels == EXEC_KERNELS_ONEDNN && layouts == EXEC_LAYOUTS_BLOCKED) {
+        gboolean *plain = g_new0(gboolean, schedule->len + 1); /* steps not on their library kernel */
+        for (guint s = 0; s < schedule->len; s++)
+            plain[s] = e->dynamic[s] || e->widened[s] || ((const Node *)schedule->pdata[s])->guard;
+        e->blocked = layout_choose(schedule, opset, g, e->tensors, plain);
+        g_free(plain);
+    }
     e->workspace = kernel_workspace_new();
     return e;
 }
@@ -604,6 +614,10 @@ gboolean exec_set_kernels(ExecKernels k, GError **error)
     kernels = k;
     return TRUE;
 }
+
+void exec_set_layouts(ExecLayouts l) { layouts = l; }
+
+guint executor_blocked_tensors(const Executor *e) { return e->blocked; }
 
 static double now(void)
 {

@@ -43,6 +43,8 @@ const ExecTensor *executor_output(const Executor *e, guint k, const char **name)
 guint executor_random_weights(const Executor *e);
 /* Steps folded into the step before them (an activation the op table lets fold, applied by the Conv that writes its input in place). */
 guint executor_folded_steps(const Executor *e);
+/* How many of its tensors lie channel-blocked (exec_set_layouts). */
+guint executor_blocked_tensors(const Executor *e);
 guint64 executor_arena_bytes(const Executor *e);
 /* Memory the executor holds of its own beyond the arena and the weights' own copies: weights packed for a
  * library's kernels (as ONNX Runtime reports its prepacked weights). */
@@ -62,5 +64,10 @@ guint exec_set_threads(guint n, GError **error);
  * loaded. The other ops always run on our own kernels. */
 typedef enum { EXEC_KERNELS_ONEDNN, EXEC_KERNELS_OWN } ExecKernels;
 gboolean exec_set_kernels(ExecKernels k, GError **error);
+/* How the executors made from now on lay out activations between oneDNN's kernels (exec/layout.h):
+ * channel-blocked where every kernel that writes and reads one takes that layout (the default), or row-major
+ * everywhere, each blocked convolution reordering its input and output. */
+typedef enum { EXEC_LAYOUTS_BLOCKED, EXEC_LAYOUTS_PLAIN } ExecLayouts;
+void exec_set_layouts(ExecLayouts l);
 
 #endif

@@ -9,6 +9,16 @@
 #include "exec/kernel.h"
 #include "ops/ops.h"
 
+/* The tensor layouts a row's kernel reads and writes (ExecTensor.blocked; exec/layout.h chooses them). */
+typedef enum {
+    KERNEL_LAYOUT_PLAIN,       /* row-major only (the default) */
+    KERNEL_LAYOUT_ELEMENTWISE, /* element by element: each input of the output's shape in the output's layout, or
+                                  a scalar */
+    KERNEL_LAYOUT_CONCAT,      /* whole pieces one after another: channel-blocked ones over the channels of one
+                                  image (axis 1, one image), every piece a whole number of blocks */
+    KERNEL_LAYOUT_LIBRARY,     /* its library kernel, where .library_blocks accepts the call's layouts */
+} KernelLayout;
+
 typedef struct KernelRow {
     const char *name;          /* the op's name in the op table */
     gboolean internal;         /* one of sim's own ops (SIM_OP_DOMAIN) */
@@ -24,6 +34,8 @@ typedef struct KernelRow {
                                   kernel gets float32 copies of them and its outputs rounded back */
     gboolean reads_computed;   /* sim's own ops after guarded branches (IfSelect, ConcatComputed): the step runs
                                   though some inputs were not computed this run (the kernel sees NULL) */
+    KernelLayout layout;
+    gboolean (*library_blocks)(const KernelCall *c);
 } KernelRow;
 
 /* The kernel row of an op row; NULL when the executor has no kernel for it. */

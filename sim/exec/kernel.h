@@ -22,6 +22,10 @@ typedef struct {
      * planned bytes hold; NULL and 0 for every other tensor. */
     gint64 *own_dims;
     gsize capacity;
+    /* Channel-blocked: a float tensor of images [N, C, H, W] whose channels (C a multiple of 16) lie 16 at a time
+     * side by side at each position (oneDNN's nChw16c), as many bytes as row-major; only between kernels whose
+     * rows read and write that layout (exec/layout.h). */
+    gboolean blocked;
 } ExecTensor;
 
 /* Memory a kernel needs during one call (Conv's im2col matrix), kept by the executor from call to call and
@@ -192,6 +196,13 @@ gboolean kernel_conv(const KernelCall *c, GError **error);
 gboolean kernel_conv_onednn(const KernelCall *c, GError **error);
 gboolean kernel_matmul_onednn(const KernelCall *c, GError **error);
 gboolean kernel_gemm_onednn(const KernelCall *c, GError **error);
+/* Whether kernel_conv_onednn runs the call on oneDNN with its tensors in their layouts (.blocked as they are
+ * now): the weights and bias plain, a FusedConv's skip in its output's layout. */
+gboolean kernel_conv_onednn_blocks(const KernelCall *c);
+/* MaxPool, AveragePool and their global forms on oneDNN over a channel-blocked input (the row's own kernel runs
+ * every plain one), and whether it takes the call's layouts. */
+gboolean kernel_pool_onednn(const KernelCall *c, GError **error);
+gboolean kernel_pool_onednn_blocks(const KernelCall *c);
 gboolean kernel_conv_transpose(const KernelCall *c, GError **error);
 gboolean kernel_pool(const KernelCall *c, GError **error);
 gboolean kernel_global_pool(const KernelCall *c, GError **error);

@@ -2,10 +2,10 @@
  * FusedMatMul and Gemm. Each node gets its primitive at its first call, kept in its KernelPrepared with its
  * constant weights reordered once into the layout the primitive reads (the packing ONNX Runtime does when a
  * session starts; those bytes are the executor's own memory, reported beside the arena). Activations stay
- * where the plan put them, in plain row-major layout: a convolution reorders its input into oneDNN's
- * channel-blocked layout in the kernel workspace and its output back (on resnet50's 3x3 convolutions that
- * costs a tenth of what the blocked kernel saves over the plain one); a product reads and writes the planned
- * bytes directly. The convolutions our own kernel does faster (one tap, depthwise, a shallow product), and
+ * where the plan put them. A convolution reads and writes a channel-blocked tensor (ExecTensor.blocked, which
+ * exec/layout.h chooses between such kernels) as it lies; a plain one it reorders into the blocked layout in
+ * the kernel workspace, and its output back. A product reads and writes the planned bytes directly. The
+ * convolutions our own kernel does faster between plain tensors (one tap, depthwise, a shallow product), and
  * the nodes oneDNN cannot run (a batch of transposed operands, an unsupported data type, a geometry it
  * refuses), run on the row's own kernel, decided at the node's first call. The same node gets the same
  * primitive in every executor, so a planned run and its reference give the same bits (--check). */
@@ -207,10 +207,55 @@ static gboolean constant_input(const KernelCall *c, guint k)
     return t && t->init;
 }
 
-/* The convolution's primitive, or NULL where oneDNN cannot run it (a geometry it refuses). */
-static Prim *conv_prepare(const KernelCall *c, KernelPrepared *prep, const ExecTensor *x, const ExecTensor *w,
-                          const ExecTensor *bias, const ExecTensor *y, gint64 group, gboolean sum, GError **error)
+/* pd, unless it is oneDNN's reference implementation (plain loops, for a layout or geometry none of its
+ * kernels takes: mobilenet_v3_small's depthwise layers between a blocked input and a channel-last output took
+ * 18-38 ms each, against 0.05 on ours), which is destroyed: NULL. */
+static dnnl_primitive_desc_t not_reference(dnnl_primitive_desc_t pd)
 {
+    const char *impl = NULL;
+    if (pd && onednn.dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success && impl &&
+        g_str_has_prefix(impl, "ref")) {
+        onednn.dnnl_primitive_desc_destroy(pd);
+        return NULL;
+    }
+    return pd;
+}
+
+/* A float32 descriptor of a tensor as it lies: row-major, or channel-blocked (ExecTensor.blocked: oneDNN's
+ * nChw16c). */
+static gboolean tensor_md(dnnl_memory_desc_t *md, const ExecTensor *t)
+{
+    if (!t->blocked)
+        return plain_md(md, t->rank, t->dims, NULL);
+    if (t->rank != 4)
+        return FALSE;
+    dnnl_dims_t d = {t->dims[0], t->dims[1], t->dims[2], t->dims[3]};
+    return onednn.dnnl_memory_desc_init_by_tag(md, 4, d, dnnl_f32, dnnl_aBcd16b) == dnnl_success;
+}
+
+/* A convolution's tensors as they lie, for prim_finish. */
+typedef struct {
+    dnnl_memory_desc_t src, wei, bias, dst;
+    gboolean has_bias, constant, sum;
+} ConvMds;
+
+/* The convolution's primitive descriptor over the call's tensors in their layouts (a blocked tensor is read
+ * and written as it lies; a plain one through a reorder when the primitive wants another layout). NULL where
+ * oneDNN cannot run it (a data type, a geometry it refuses) or, both tensors plain, where our own kernel is
+ * faster; *error set only when reading the node failed. */
+static dnnl_primitive_desc_t conv_pd(const KernelCall *c, ConvMds *m, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0), *w = kernel_in(c, 1), *bias = kernel_in(c, 2), *sum = kernel_in(c, 3);
+    const ExecTensor *y = kernel_out(c, 0);
+    gint64 group;
+    if (!node_attr_int(c->node, "group", 1, &group, error))
+        return NULL;
+    if (bias && !bias->count)
+        bias = NULL;
+    if (x->dtype != DT_FLOAT || w->dtype != DT_FLOAT || (bias && bias->dtype != DT_FLOAT) ||
+        (sum && sum->dtype != DT_FLOAT) || x->rank < 3 || x->rank > 5 || group < 1 || !x->count || w->blocked ||
+        (bias && bias->blocked) || (sum && sum->blocked != y->blocked))
+        return NULL;
     KernelWindow g;
     if (!kernel_window_read(c, x, y, w->dims + 2, &g, error))
         return NULL;
@@ -236,51 +281,50 @@ static Prim *conv_prepare(const KernelCall *c, KernelPrepared *prep, const ExecT
     } else {
         memcpy(wdims, w->dims, sizeof(gint64) * (gsize)w->rank);
     }
-    /* A one-tap window is one sgemm over the planes as they lie in our own kernel: faster than oneDNN's on
-     * resnet50's 1x1 convolutions down to 14 x 14 (0.60 against 0.65 ms; 0.62 against 1.17 with the residual
-     * added), and at stride 2 (docs/executor.md). On a map of 64 positions or fewer the product is skinny and
-     * its weights dominate: OpenBLAS packs them at every call, oneDNN once (resnet50's 7 x 7 layers: 0.95
-     * against 0.69 ms, 1.79 against 1.28 for the 1024 -> 2048 downsampling) */
     gint64 positions = 1;
     for (int a = 0; a < g.s; a++)
         positions *= g.out[a];
-    if (taps == 1 && positions > 64)
+    /* Where both tensors are plain, some convolutions run faster on our own kernel than between the reorders a
+     * blocked one needs (docs/executor.md). A one-tap window is one sgemm over the planes as they lie: faster
+     * than oneDNN's on resnet50's 1x1 convolutions down to 14 x 14 (0.60 against 0.65 ms; 0.62 against 1.17
+     * with the residual added), and at stride 2. On a map of 64 positions or fewer the product is skinny and its
+     * weights dominate: OpenBLAS packs them at every call, oneDNN once (resnet50's 7 x 7 layers: 0.95 against
+     * 0.69 ms, 1.79 against 1.28 for the 1024 -> 2048 downsampling). A depthwise window is summed plane by
+     * plane: mobilenet_v3_small's run 2.3 ms on ours, 3.5 ms on oneDNN's. A shallow product (3 channels x 9
+     * taps: mobilenet_v3_small's first layer) costs less as im2col and one sgemm: 0.21 against 0.32 ms;
+     * resnet50's 3 x 49 wins on oneDNN. */
+    gboolean plain = !x->blocked && !y->blocked;
+    if (plain && ((taps == 1 && positions > 64) || (group > 1 && group == x->dims[1] && group == y->dims[1]) ||
+                  x->dims[1] / group * taps < 64))
         return NULL;
-    /* A depthwise window is summed plane by plane in our own kernel, without the reorders a blocked kernel
-     * needs around it: mobilenet_v3_small's run 2.3 ms on ours, 3.5 ms on oneDNN's */
-    if (group > 1 && group == x->dims[1] && group == y->dims[1])
+    m->constant = constant_input(c, 1);
+    m->has_bias = bias != NULL;
+    m->sum = sum != NULL;
+    dnnl_memory_desc_t asrc, awei, adst;
+    if (!tensor_md(&m->src, x) || !tensor_md(&m->dst, y) || !plain_md(&m->wei, wrank, wdims, NULL) ||
+        (bias && !plain_md(&m->bias, 1, bias->dims, NULL)) || !any_md(&awei, wrank, wdims))
         return NULL;
-    /* A shallow product (3 channels x 9 taps: mobilenet_v3_small's first layer) costs less as im2col and one
-     * sgemm than the reorders around a blocked kernel: 0.21 against 0.32 ms; resnet50's 3 x 49 wins on oneDNN */
-    if (x->dims[1] / group * taps < 64)
+    /* The primitive reads and writes a blocked tensor as it lies; a plain one through a reorder, into the blocked
+     * layout when the other is blocked and its channels make whole blocks (else into the layout oneDNN picks:
+     * mixing it with a blocked one can leave only the reference implementation) */
+    ExecTensor bx = *x, by = *y;
+    bx.blocked = by.blocked = !plain;
+    if (!(bx.blocked && x->dims[1] % 16 == 0 ? tensor_md(&asrc, &bx) : any_md(&asrc, x->rank, x->dims)) ||
+        !(by.blocked && y->dims[1] % 16 == 0 ? tensor_md(&adst, &by) : any_md(&adst, y->rank, y->dims)))
         return NULL;
-    gboolean constant = constant_input(c, 1);
-    dnnl_memory_desc_t src, wei, bmd, dst, asrc, awei, adst;
-    if (!plain_md(&src, x->rank, x->dims, NULL) || !plain_md(&dst, y->rank, y->dims, NULL) ||
-        !plain_md(&wei, wrank, wdims, NULL) || (bias && !plain_md(&bmd, 1, bias->dims, NULL)) ||
-        !any_md(&asrc, x->rank, x->dims) || !any_md(&adst, y->rank, y->dims) || !any_md(&awei, wrank, wdims))
-        return NULL;
-    Prim *p = g_new0(Prim, 1);
-    p->sum = sum;
-    dnnl_primitive_attr_t attr = attributes(sum, 1.0f);
+    dnnl_primitive_attr_t attr = attributes(m->sum, 1.0f);
     dnnl_convolution_desc_t cd;
     dnnl_primitive_desc_t pd = NULL;
     if (attr &&
-        onednn.dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct,
-                                                          &asrc, constant ? &awei : &wei, bias ? &bmd : NULL,
-                                                          &adst, st, dl, pl, pr) == dnnl_success &&
-        onednn.dnnl_primitive_desc_create(&pd, &cd, attr, onednn.engine, NULL) == dnnl_success &&
-        prim_finish(p, prep, pd, &src, &wei, w->data, constant, bias ? &bmd : NULL, &dst)) {
-        onednn.dnnl_primitive_desc_destroy(pd);
-        onednn.dnnl_primitive_attr_destroy(attr);
-        return p;
-    }
-    if (pd)
-        onednn.dnnl_primitive_desc_destroy(pd);
+        (onednn.dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct,
+                                                           &asrc, m->constant ? &awei : &m->wei,
+                                                           bias ? &m->bias : NULL, &adst, st, dl, pl,
+                                                           pr) != dnnl_success ||
+         onednn.dnnl_primitive_desc_create(&pd, &cd, attr, onednn.engine, NULL) != dnnl_success))
+        pd = NULL;
     if (attr)
         onednn.dnnl_primitive_attr_destroy(attr);
-    prim_free(p);
-    return NULL;
+    return not_reference(pd);
 }
 
 /* The prepared primitive of this call, made now at its first call; NULL when the row's own kernel runs the
@@ -307,31 +351,163 @@ static Prim *prepared(const KernelCall *c, Prepare prepare, GError **error)
 
 static Prim *conv_prepare_call(const KernelCall *c, KernelPrepared *prep, GError **error)
 {
-    const ExecTensor *x = kernel_in(c, 0), *w = kernel_in(c, 1), *bias = kernel_in(c, 2), *sum = kernel_in(c, 3);
-    gint64 group;
-    if (!node_attr_int(c->node, "group", 1, &group, error))
+    ConvMds m;
+    dnnl_primitive_desc_t pd = conv_pd(c, &m, error);
+    if (!pd)
         return NULL;
-    if (x->dtype != DT_FLOAT || w->dtype != DT_FLOAT || (bias && bias->dtype != DT_FLOAT) ||
-        (sum && sum->dtype != DT_FLOAT) || x->rank < 3 || x->rank > 5 || group < 1 || !x->count)
+    Prim *p = g_new0(Prim, 1);
+    p->sum = m.sum;
+    gboolean ok = prim_finish(p, prep, pd, &m.src, &m.wei, kernel_in(c, 1)->data, m.constant,
+                              m.has_bias ? &m.bias : NULL, &m.dst);
+    onednn.dnnl_primitive_desc_destroy(pd);
+    if (!ok) {
+        prim_free(p);
         return NULL;
-    return conv_prepare(c, prep, x, w, bias && bias->count ? bias : NULL, kernel_out(c, 0), group, sum != NULL, error);
+    }
+    return p;
+}
+
+gboolean kernel_conv_onednn_blocks(const KernelCall *c)
+{
+    ConvMds m;
+    dnnl_primitive_desc_t pd = onednn.engine ? conv_pd(c, &m, NULL) : NULL;
+    if (pd)
+        onednn.dnnl_primitive_desc_destroy(pd);
+    return pd != NULL;
 }
 
 gboolean kernel_conv_onednn(const KernelCall *c, GError **error)
 {
-    Prim *p = prepared(c, conv_prepare_call, error);
-    if (!p)
-        return error && *error ? FALSE : c->row->kernel(c, error);
     const ExecTensor *x = kernel_in(c, 0), *w = kernel_in(c, 1), *bias = kernel_in(c, 2), *sum = kernel_in(c, 3);
     ExecTensor *y = kernel_out(c, 0);
+    Prim *p = prepared(c, conv_prepare_call, error);
+    if (!p && error && *error)
+        return FALSE;
+    if (!p && (x->blocked || y->blocked)) /* the layouts were chosen with kernel_conv_onednn_blocks */
+        return kernel_fail(c, error, "oneDNN refused the channel-blocked layout chosen for its tensors");
+    if (!p)
+        return c->row->kernel(c, error);
     /* FusedConv: the products add onto the tensor it adds (in place when the plan put the output over it) */
     if (sum && sum->data != y->data)
         memcpy(y->data, sum->data, y->count * sizeof(float));
-    if (!prim_run(c, p, x->data, w->data, bias ? bias->data : NULL, y->data, error))
+    if (!prim_run(c, p, x->data, w->data, p->bias ? bias->data : NULL, y->data, error))
         return FALSE;
     if (c->epilogue)
         kernel_epilogue_whole(c, y->data, y->count);
     return TRUE;
+}
+
+/* A pooling's primitive descriptor (MaxPool, AveragePool and their global forms) over a channel-blocked input,
+ * its output blocked too or of one position (then the same bytes in either layout); NULL for anything else
+ * (a plain input, MaxPool's indices, a window that starts past the input). */
+static dnnl_primitive_desc_t pool_pd(const KernelCall *c, dnnl_memory_desc_t *src, dnnl_memory_desc_t *dst)
+{
+    const ExecTensor *x = kernel_in(c, 0), *y = kernel_out(c, 0);
+    const char *op = c->node->op->name;
+    gboolean global = g_str_has_prefix(op, "Global"), is_max = strstr(op, "Max") != NULL;
+    if (!x->blocked || x->dtype != DT_FLOAT || !y || y->dtype != DT_FLOAT || (c->n_out > 1 && kernel_out(c, 1)) ||
+        x->rank < 3 || x->rank > 5 || y->rank != x->rank || !x->count)
+        return NULL;
+    int s = x->rank - 2;
+    gint64 positions = 1;
+    for (int a = 0; a < s; a++)
+        positions *= y->dims[2 + a];
+    if (!y->blocked && positions != 1)
+        return NULL;
+    dnnl_alg_kind_t alg = is_max ? dnnl_pooling_max : dnnl_pooling_avg_exclude_padding;
+    dnnl_dims_t st, k, dl, pl, pr;
+    if (global) {
+        for (int a = 0; a < s; a++) {
+            st[a] = 1;
+            k[a] = x->dims[2 + a];
+            dl[a] = pl[a] = pr[a] = 0;
+        }
+    } else {
+        const GArray *shape = NULL;
+        gint64 include_pad;
+        KernelWindow g;
+        if (!node_attr_ints(c->node, "kernel_shape", &shape, NULL) || !shape || shape->len != (guint)s ||
+            !node_attr_int(c->node, "count_include_pad", 0, &include_pad, NULL) ||
+            !kernel_window_read(c, x, y, (const gint64 *)(const void *)shape->data, &g, NULL))
+            return NULL;
+        if (!is_max && include_pad)
+            alg = dnnl_pooling_avg_include_padding;
+        for (int a = 0; a < s; a++) {
+            st[a] = g.stride[a];
+            k[a] = g.k[a];
+            dl[a] = g.dil[a] - 1;
+            pl[a] = g.pad[a];
+            pr[a] = (g.out[a] - 1) * g.stride[a] + (g.k[a] - 1) * g.dil[a] + 1 - g.in[a] - g.pad[a];
+            if (pl[a] < 0 || pr[a] < 0 || g.stride[a] < 1 || g.dil[a] < 1 || g.out[a] < 1 ||
+                (g.out[a] - 1) * g.stride[a] - g.pad[a] >= g.in[a]) /* the last window starts inside */
+                return NULL;
+        }
+    }
+    ExecTensor out = *y;
+    out.blocked = TRUE; /* (one position: the same bytes) */
+    dnnl_pooling_v2_desc_t pd_desc;
+    dnnl_primitive_desc_t pd = NULL;
+    dnnl_primitive_attr_t attr = attributes(FALSE, 1.0f);
+    if (!attr || !tensor_md(src, x) || !tensor_md(dst, &out) ||
+        onednn.dnnl_pooling_v2_forward_desc_init(&pd_desc, dnnl_forward_inference, alg, src, dst, st, k, dl, pl, pr) !=
+            dnnl_success ||
+        onednn.dnnl_primitive_desc_create(&pd, &pd_desc, attr, onednn.engine, NULL) != dnnl_success)
+        pd = NULL;
+    if (attr)
+        onednn.dnnl_primitive_attr_destroy(attr);
+    return not_reference(pd);
+}
+
+static Prim *pool_prepare_call(const KernelCall *c, KernelPrepared *prep, GError **error)
+{
+    (void)prep;
+    (void)error;
+    dnnl_memory_desc_t src, dst;
+    dnnl_primitive_desc_t pd = pool_pd(c, &src, &dst);
+    if (!pd)
+        return NULL;
+    Prim *p = g_new0(Prim, 1);
+    const dnnl_memory_desc_t *pscr = onednn.dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+    p->scratch_bytes = round64(md_bytes(pscr));
+    gboolean ok = onednn.dnnl_primitive_create(&p->prim, pd) == dnnl_success && memory(&p->src, &src, FALSE) &&
+                  memory(&p->dst, &dst, FALSE) && (!p->scratch_bytes || memory(&p->scratch, pscr, FALSE));
+    onednn.dnnl_primitive_desc_destroy(pd);
+    if (!ok) {
+        prim_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+gboolean kernel_pool_onednn_blocks(const KernelCall *c)
+{
+    dnnl_memory_desc_t src, dst;
+    dnnl_primitive_desc_t pd = onednn.engine ? pool_pd(c, &src, &dst) : NULL;
+    if (pd)
+        onednn.dnnl_primitive_desc_destroy(pd);
+    return pd != NULL;
+}
+
+gboolean kernel_pool_onednn(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0);
+    ExecTensor *y = kernel_out(c, 0);
+    Prim *p = prepared(c, pool_prepare_call, error);
+    if (!p && x->blocked)
+        return kernel_fail(c, error, "oneDNN refused the channel-blocked layout chosen for its tensors");
+    if (!p)
+        return c->row->kernel(c, error);
+    void *ws = p->scratch_bytes ? kernel_workspace(c, p->scratch_bytes) : NULL;
+    if (p->scratch_bytes && !ws)
+        return kernel_fail(c, error, "its oneDNN workspace of %" G_GSIZE_FORMAT " bytes cannot be allocated",
+                           p->scratch_bytes);
+    dnnl_exec_arg_t args[3] = {{DNNL_ARG_SRC, p->src}, {DNNL_ARG_DST, p->dst}, {DNNL_ARG_SCRATCHPAD, p->scratch}};
+    gboolean ok = onednn.dnnl_memory_set_data_handle(p->src, x->data) == dnnl_success &&
+                  onednn.dnnl_memory_set_data_handle(p->dst, y->data) == dnnl_success &&
+                  (!p->scratch || onednn.dnnl_memory_set_data_handle(p->scratch, ws) == dnnl_success) &&
+                  onednn.dnnl_primitive_execute(p->prim, onednn.stream, p->scratch ? 3 : 2, args) == dnnl_success &&
+                  onednn.dnnl_stream_wait(onednn.stream) == dnnl_success;
+    return ok ? TRUE : kernel_fail(c, error, "oneDNN failed to run it");
 }
 
 /* A matmul primitive over the given descriptors; `packed` (a constant B) lets oneDNN choose the weights'
