@@ -1745,6 +1745,37 @@ static void test_layouts_blocked(void)
     run_result_clear(&r);
     g_free(plain);
     g_free(path);
+    /* A squeeze-excite: one value per channel against a blocked image, on either side of Sub and Mul */
+    b = builder_new("layouts-se", 13);
+    x = builder_input(b, "x", DT_FLOAT, 4, (const gint64[]){1, 16, 12, 12});
+    w1 = builder_weight(b, "w1", DT_FLOAT, 4, (const gint64[]){32, 16, 3, 3}, TRUE);
+    w2 = builder_weight(b, "w2", DT_FLOAT, 4, (const gint64[]){32, 32, 1, 1}, TRUE);
+    w3 = builder_weight(b, "w3", DT_FLOAT, 4, (const gint64[]){16, 32, 1, 1}, TRUE);
+    w4 = builder_weight(b, "w4", DT_FLOAT, 4, (const gint64[]){16, 32, 3, 3}, TRUE);
+    const char *image = builder_node(b, "Conv", (const char *const[]){x, w1, NULL}, 1, NULL,
+                                     attr_new_ints("pads", (const gint64[]){1, 1, 1, 1}, 4), NULL);
+    const char *scale = B_OP(b, "Sigmoid", B_OP(b, "Conv", B_OP(b, "GlobalAveragePool", image), w2));
+    builder_output(b, B_OP(b, "Conv", B_OP(b, "Sub", scale, image), w3));
+    builder_output(b, B_OP(b, "Conv", B_OP(b, "Mul", image, scale), w4));
+    m = finish_inferred(b);
+    path = test_scratch_path("layouts-se.onnx");
+    plain = test_scratch_path("layouts-se-plain");
+    g_assert_true(onnx_write_file(m, path, &error));
+    model_free(m);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--layouts", "plain", "--dump-outputs", plain,
+                                             NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    /* blocked: the image, the pool's one position and the convolution and Sigmoid after it, the Sub and the Mul */
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--check", "--poison", "--expect", plain,
+                                             "--rtol", "1e-4", "--atol", "1e-6", NULL});
+    if (r.status != 0)
+        g_error("the blocked squeeze-excite fails: %s", r.err);
+    assert_contains(r.out, "layouts        6 tensors lie channel-blocked");
+    assert_contains(r.out, "expect         2 outputs within rtol 0.0001");
+    run_result_clear(&r);
+    g_free(plain);
+    g_free(path);
 }
 
 /* The model at path run on one thread and on two (--fuse ort, --check with poison): its `outputs` outputs (each

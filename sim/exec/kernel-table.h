@@ -13,7 +13,8 @@
 typedef enum {
     KERNEL_LAYOUT_PLAIN,       /* row-major only (the default) */
     KERNEL_LAYOUT_ELEMENTWISE, /* element by element: each input of the output's shape in the output's layout, or
-                                  a scalar */
+                                  a scalar; with .arith Add, Sub, Mul or Div, also one value per channel of a
+                                  blocked output (kernel_per_channel: a squeeze-excite's scale) */
     KERNEL_LAYOUT_CONCAT,      /* whole pieces one after another: channel-blocked ones over the channels of one
                                   image (axis 1, one image), every piece a whole number of blocks */
     KERNEL_LAYOUT_LIBRARY,     /* its library kernel, where .library_blocks accepts the call's layouts */

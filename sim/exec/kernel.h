@@ -184,6 +184,9 @@ gboolean kernel_unary(const KernelCall *c, GError **error);
 /* BiasGelu(x, bias): Gelu(x + bias), the bias over x's last dim (attribute approximate as Gelu's). */
 gboolean kernel_bias_gelu(const KernelCall *c, GError **error);
 gboolean kernel_binary(const KernelCall *c, GError **error);
+/* Whether t holds one float per channel of the image tensor y ([C, 1, 1], [1, C, 1, 1] or [N, C, 1, 1], the same
+ * bytes blocked or not): the operand kernel_binary's arithmetic broadcasts over a channel-blocked y. */
+gboolean kernel_per_channel(const ExecTensor *t, const ExecTensor *y);
 gboolean kernel_variadic(const KernelCall *c, GError **error);
 gboolean kernel_where(const KernelCall *c, GError **error);
 gboolean kernel_cast(const KernelCall *c, GError **error);

@@ -66,7 +66,10 @@ static gboolean accepts(const KernelCall *c)
     case KERNEL_LAYOUT_ELEMENTWISE:
         for (guint k = 0; k < c->n_in; k++) {
             const ExecTensor *x = c->in[k];
-            if (x && !(x->count == 1 && !x->blocked) &&
+            gboolean per_channel = x && y->blocked && c->n_in == 2 && kernel_per_channel(x, y) &&
+                                   (c->row->arith == ARITH_ADD || c->row->arith == ARITH_SUB ||
+                                    c->row->arith == ARITH_MUL || c->row->arith == ARITH_DIV);
+            if (x && !per_channel && !(x->count == 1 && !x->blocked) &&
                 (x->blocked != y->blocked || x->rank != y->rank ||
                  memcmp(x->dims, y->dims, sizeof(gint64) * (gsize)y->rank) != 0))
                 return FALSE;

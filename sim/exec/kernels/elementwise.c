@@ -693,10 +693,56 @@ static gboolean binary_apply(const KernelCall *c, const ExecTensor *a, const Exe
     return TRUE;
 }
 
+/* y = a OP b over a channel-blocked y (ExecTensor.blocked, exec/layout.h), one operand y's shape in y's layout
+ * and the other one value per channel (kernel_per_channel): a squeeze-excite's scale. Each element is the plain
+ * loop's a OP b. */
+#define CHANNEL_LOOP(expr)                                                                                     \
+    for (gint64 i = 0; i < n; i++)                                                                             \
+        for (gint64 blk = 0; blk < blocks; blk++) {                                                            \
+            const float *s = pc + (per_image ? i * y->dims[1] : 0) + blk * 16;                                \
+            gsize at = (gsize)((i * blocks + blk) * hw) * 16;                                                  \
+            for (gint64 p = 0; p < hw; p++, at += 16)                                                          \
+                for (int l = 0; l < 16; l++)                                                                   \
+                    py[at + l] = expr;                                                                         \
+        }
+static void arith_channels_blocked(Arith op, const ExecTensor *whole, const ExecTensor *per, gboolean per_first,
+                                   ExecTensor *y)
+{
+    gint64 n = y->dims[0], blocks = y->dims[1] / 16, hw = y->dims[2] * y->dims[3];
+    gboolean per_image = per->rank == 4 && per->dims[0] == n && n > 1;
+    const float *pw = whole->data, *pc = per->data;
+    float *py = y->data;
+    switch (op) {
+    case ARITH_ADD: CHANNEL_LOOP(pw[at + l] + s[l]) break;
+    case ARITH_MUL: CHANNEL_LOOP(pw[at + l] * s[l]) break;
+    case ARITH_SUB: if (per_first) { CHANNEL_LOOP(s[l] - pw[at + l]) } else { CHANNEL_LOOP(pw[at + l] - s[l]) } break;
+    case ARITH_DIV: if (per_first) { CHANNEL_LOOP(s[l] / pw[at + l]) } else { CHANNEL_LOOP(pw[at + l] / s[l]) } break;
+    default: g_assert_not_reached();
+    }
+}
+#undef CHANNEL_LOOP
+
+gboolean kernel_per_channel(const ExecTensor *t, const ExecTensor *y)
+{
+    if (t->dtype != DT_FLOAT || y->rank != 4 || (t->rank != 3 && t->rank != 4)) /* (blocked: the same bytes) */
+        return FALSE;
+    const gint64 *d = t->dims + t->rank - 3;
+    return d[0] == y->dims[1] && d[1] == 1 && d[2] == 1 && (t->rank == 3 || t->dims[0] == 1 || t->dims[0] == y->dims[0]);
+}
+
 gboolean kernel_binary(const KernelCall *c, GError **error)
 {
     const ExecTensor *a = kernel_in(c, 0), *b = kernel_in(c, 1);
     ExecTensor *y = kernel_out(c, 0);
+    Arith ar = c->row->arith;
+    if (y->blocked && (ar == ARITH_ADD || ar == ARITH_SUB || ar == ARITH_MUL || ar == ARITH_DIV) &&
+        (kernel_per_channel(a, y) || kernel_per_channel(b, y))) {
+        gboolean per_first = kernel_per_channel(a, y);
+        arith_channels_blocked(ar, per_first ? b : a, per_first ? a : b, per_first, y);
+        if (c->epilogue)
+            kernel_epilogue_whole(c, y->data, y->count);
+        return TRUE;
+    }
     /* A residual connection: Add of one shape with a folded Relu, one loop */
     if (c->epilogue == EPILOGUE_RELU && c->row->arith == ARITH_ADD && a->dtype == DT_FLOAT &&
         b->dtype == DT_FLOAT && y->dtype == DT_FLOAT && same_shape(a, y) && same_shape(b, y)) {
