@@ -605,6 +605,54 @@ static void test_fused_shallow(void)
     g_free(path);
 }
 
+/* A Pad of zeros around the images folds into the Conv or AveragePool after it (an AveragePool then counting
+ * the pads: count_include_pad 1), the padded tensor gone, the values the pair's. Not folded: a Pad read twice,
+ * one with another value, one over the channels, one before a MaxPool (its padding is -inf), an AveragePool
+ * with pads of its own it does not count, one without a pads attribute (ONNX Runtime's condition). */
+static void test_pad_window(void)
+{
+    FuseReport r;
+    Builder *b = builder_new("pad-window", 13);
+    const char *x = builder_input(b, "x", DT_FLOAT, 4, image);
+    const char *w = builder_weight(b, "w", DT_FLOAT, 4, kernel, TRUE);
+    const char *around = builder_int_vec(b, "around", 8, (const gint64[]){0, 0, 1, 2, 0, 0, 1, 0});
+    const char *channels = builder_int_vec(b, "channels", 8, (const gint64[]){0, 1, 0, 0, 0, 0, 0, 0});
+    const char *one = builder_float_scalar(b, "one", 1.0f);
+    const char *y = B_OP(b, "Neg", x); /* negative values: a -inf padding would show */
+    builder_output(b, builder_node(b, "AveragePool", (const char *const[]){B_OP(b, "Pad", y, around), NULL}, 1, NULL,
+                                   attr_new_ints("kernel_shape", (const gint64[]){3, 3}, 2),
+                                   attr_new_ints("pads", (const gint64[]){0, 0, 0, 0}, 4), NULL));
+    builder_output(b, B_OPA(b, "Conv", attr_new_ints("pads", (const gint64[]){1, 0, 0, 1}, 4),
+                            B_OP(b, "Pad", x, around), w));
+    builder_output(b, builder_node(b, "AveragePool", (const char *const[]){B_OP(b, "Pad", y, around), NULL}, 1, NULL,
+                                   attr_new_ints("kernel_shape", (const gint64[]){3, 3}, 2),
+                                   attr_new_ints("pads", (const gint64[]){1, 1, 1, 1}, 4),
+                                   attr_new_int("count_include_pad", 1), NULL));
+    /* stay */
+    const char *twice = B_OP(b, "Pad", x, around);
+    builder_output(b, B_OPA(b, "Conv", attr_new_ints("pads", (const gint64[]){0, 0, 0, 0}, 4), twice, w));
+    builder_output(b, twice);
+    builder_output(b, B_OPA(b, "Conv", attr_new_ints("pads", (const gint64[]){0, 0, 0, 0}, 4),
+                            B_OP(b, "Pad", x, around, one), w));
+    builder_output(b, B_OPA(b, "AveragePool", attr_new_ints("kernel_shape", (const gint64[]){3, 3}, 2),
+                            B_OP(b, "Pad", y, channels)));
+    builder_output(b, B_OPA(b, "MaxPool", attr_new_ints("kernel_shape", (const gint64[]){3, 3}, 2),
+                            B_OP(b, "Pad", y, around)));
+    builder_output(b, B_OPA(b, "AveragePool", attr_new_ints("kernel_shape", (const gint64[]){3, 3}, 2),
+                            B_OP(b, "Pad", y, around)));
+    builder_output(b, builder_node(b, "AveragePool", (const char *const[]){B_OP(b, "Pad", y, around), NULL}, 1, NULL,
+                                   attr_new_ints("kernel_shape", (const gint64[]){3, 3}, 2),
+                                   attr_new_ints("pads", (const gint64[]){1, 1, 1, 1}, 4), NULL));
+    char *path;
+    Model *m = fused_from_file(b, "pad-window.onnx", &r, &path);
+    g_assert_cmpuint(r.sites[rule_index("pad-window")], ==, 3);
+    g_assert_cmpuint(r.bytes[rule_index("pad-window")], ==, 3 * 4 * 8 * 8 * sizeof(float)); /* [1, 4, 8, 8] each */
+    g_assert_cmpuint(count_ops(m, "Pad"), ==, 6);
+    model_free(m);
+    assert_fused_runs_like_file(path, 10, "Pad + window");
+    g_free(path);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -622,5 +670,6 @@ int main(int argc, char **argv)
     g_test_add_func("/fuse/attention", test_attention);
     g_test_add_func("/fuse/fused-shallow", test_fused_shallow);
     g_test_add_func("/fuse/skip-layer-norm", test_skip_layer_norm);
+    g_test_add_func("/fuse/pad-window", test_pad_window);
     return g_test_run();
 }

@@ -2,8 +2,8 @@
  * tensors they remove are never planned (--fuse ort). One table of rules; each finds its pattern ending at
  * a node, checks that every intermediate it removes is read by the pattern alone (and is no graph output),
  * and replaces the pattern by one node. The rules follow ONNX Runtime's graph transformers at its default
- * level (onnxruntime/core/optimizer: conv_add_act_fusion, the HardSigmoid-Mul / Sigmoid-Mul activation
- * fusions, gelu_fusion, matmul_add_fusion); --fuse ort-transformers adds what its offline transformer
+ * level (onnxruntime/core/optimizer: conv_add_act_fusion, pad_fusion, the HardSigmoid-Mul / Sigmoid-Mul
+ * activation fusions, gelu_fusion, matmul_add_fusion); --fuse ort-transformers adds what its offline transformer
  * optimizer writes (SkipLayerNormalization, attention without a mask as one op: fusion_skiplayernorm,
  * fusion_attention, and the flash path of its CPU MultiHeadAttention). docs/DESIGN.md, "Fusion", says what each
  * saves. */
@@ -476,6 +476,85 @@ static gboolean rule_conv_add(Site *site, Node *n, GError **error)
     return FALSE;
 }
 
+/* The spatial pads of a Pad that adds zeros around the images and nothing else: its pads (an attribute
+ * before opset 11, a constant input from it on) zero on the batch and channel axes, none negative, its value
+ * 0, its mode constant, no axes input. pads holds rank * 2 entries (begins, then ends); FALSE otherwise. */
+static gboolean zero_spatial_pads(const Node *pad, gint64 opset, gint64 *pads, int rank)
+{
+    const char *mode;
+    if (!node_attr_string(pad, "mode", "constant", &mode, NULL) || strcmp(mode, "constant") || rank < 3 ||
+        rank > 8 || pad->inputs->len > 3)
+        return FALSE;
+    if (opset >= 11) {
+        const Tensor *p = node_input(pad, 1), *v = node_input(pad, 2);
+        if (!p || !p->value || p->dynamic || p->value->n != (gsize)rank * 2 || (v && !constant_is(v, 0.0)))
+            return FALSE;
+        for (int k = 0; k < rank * 2; k++)
+            pads[k] = value_get_i(p->value, (gsize)k);
+    } else {
+        const GArray *p = NULL;
+        float value;
+        if (!node_attr_ints(pad, "pads", &p, NULL) || !p || p->len != (guint)rank * 2 ||
+            !node_attr_float(pad, "value", 0.0f, &value, NULL) || value != 0.0f)
+            return FALSE;
+        for (int k = 0; k < rank * 2; k++)
+            pads[k] = g_array_index(p, gint64, k);
+    }
+    for (int k = 0; k < rank * 2; k++)
+        if (pads[k] < 0 || ((k % rank) < 2 && pads[k] != 0))
+            return FALSE;
+    return TRUE;
+}
+
+/* Conv or AveragePool of a Pad of zeros around the images, the padded tensor read by it alone: the window op
+ * with the pads added to its own, the padded tensor never made (ONNX Runtime's PadFusion). The window must
+ * give its pads explicitly (a pads attribute, no auto_pad). An AveragePool then counts the pads in its
+ * divisor (count_include_pad 1), so it may take them only when it counted its own, or had none: the values
+ * stay the unfused pair's. ONNX Runtime also folds such a Pad into a MaxPool, whose padding is then -inf
+ * where the Pad's was 0: other values wherever a window sees only negative ones, so not here. */
+static gboolean rule_pad_window(Site *site, Node *n, GError **error)
+{
+    gboolean pool = !strcmp(n->op_type, "AveragePool");
+    if ((strcmp(n->op_type, "Conv") && !pool) || (*n->domain && strcmp(n->domain, "ai.onnx")))
+        return FALSE;
+    Tensor *padded = node_input(n, 0);
+    Node *pad = made_by(padded, "Pad");
+    const char *auto_pad;
+    const GArray *own = NULL;
+    gint64 include = 0, pads[16];
+    if (!pad || !only_for(padded, n) || !node_input(pad, 0) || !node_attr_string(n, "auto_pad", "NOTSET", &auto_pad, NULL) ||
+        strcmp(auto_pad, "NOTSET") || !node_attr(n, "pads") || !node_attr_ints(n, "pads", &own, NULL) ||
+        !node_attr_int(n, "count_include_pad", 0, &include, NULL))
+        return FALSE;
+    int rank = padded->rank, s = rank - 2;
+    if (!own || own->len != (guint)s * 2 || !zero_spatial_pads(pad, site->opset, pads, rank))
+        return FALSE;
+    gboolean own_pads = FALSE;
+    for (guint k = 0; k < own->len; k++)
+        own_pads = own_pads || g_array_index(own, gint64, k) != 0;
+    if (pool && own_pads && !include)
+        return FALSE;
+    gint64 sum[16];
+    for (int a = 0; a < s; a++) {
+        sum[a] = g_array_index(own, gint64, a) + pads[2 + a];
+        sum[s + a] = g_array_index(own, gint64, s + a) + pads[rank + 2 + a];
+    }
+    g_ptr_array_add(site->removed, pad);
+    GPtrArray *attrs = g_ptr_array_new_with_free_func((GDestroyNotify)attr_free);
+    for (guint k = 0; k < n->attrs->len; k++) {
+        const Attr *attr = n->attrs->pdata[k];
+        if (strcmp(attr->name, "pads") && strcmp(attr->name, "count_include_pad"))
+            g_ptr_array_add(attrs, attr_copy(attr));
+    }
+    g_ptr_array_add(attrs, attr_new_ints("pads", sum, (gsize)s * 2));
+    if (pool)
+        g_ptr_array_add(attrs, attr_new_int("count_include_pad", 1));
+    const char *in[4] = {node_input(pad, 0)->name, "", "", ""};
+    for (guint k = 1; k < n->inputs->len && k < 4; k++)
+        in[k] = node_input(n, k) ? node_input(n, k)->name : "";
+    return replace(site, n, n->op_type, FALSE, in, (int)MIN(n->inputs->len, 4), attrs, error) || TRUE;
+}
+
 /* Add(MatMul(a, b), bias) with a and b matrices and the bias broadcast over rows: Gemm(a, b, bias); the
  * MatMul output goes (ONNX Runtime's MatMulAddFusion, for 2-D products). */
 static gboolean rule_matmul_add(Site *site, Node *n, GError **error)
@@ -711,6 +790,8 @@ static const FuseRule fuse_rules[] = {
      "ort", FALSE, rule_constant_fold},
     {"conv-add", "Conv + Add of its skip: accumulated in place over the skip (ONNX Runtime's Conv+Add+Relu fusion)",
      "ort", FALSE, rule_conv_add},
+    {"pad-window", "a Pad of zeros around the images before a Conv or AveragePool: the window's own pads (ONNX "
+     "Runtime's PadFusion)", "ort", FALSE, rule_pad_window},
     {"hard-swish", "x * HardSigmoid(x) (alpha 1/6, beta 1/2): HardSwish", "ort", FALSE, rule_hard_swish},
     {"silu", "x * Sigmoid(x): SiLU, one pass", "ort", FALSE, rule_silu},
     {"gelu", "x * 0.5 * (1 + erf(x / sqrt 2)): Gelu", "ort", FALSE, rule_gelu},
@@ -732,6 +813,8 @@ static const FuseRule fuse_rules[] = {
      "ort-disabled", TRUE, rule_hard_swish_expand},
 };
 
+G_STATIC_ASSERT(G_N_ELEMENTS(fuse_rules) <= FUSE_MAX_RULES); /* FuseReport's arrays */
+
 const FuseRule *fuse_rule_table(guint *count)
 {
     *count = G_N_ELEMENTS(fuse_rules);
@@ -746,8 +829,9 @@ static const struct {
     const char *summary;
 } fuse_kinds[] = {
     {"ort", NULL,
-     "applies ONNX Runtime's operator fusions first (a Conv accumulating into its skip tensor, HardSwish, SiLU, Gelu, "
-     "MatMul+Add as Gemm, MatMul with a Transpose or a scale), so their intermediates are never planned"},
+     "applies ONNX Runtime's operator fusions first (a Conv accumulating into its skip tensor, a zero Pad into the Conv "
+     "or AveragePool after it, HardSwish, SiLU, Gelu, MatMul+Add as Gemm, MatMul with a Transpose or a scale), so their "
+     "intermediates are never planned"},
     {"ort-disabled", NULL,
      "is ONNX Runtime at graph optimisation level disabled (no fusion; the ops its CPU kernels lack, HardSwish, "
      "expanded into their ONNX function bodies)"},
