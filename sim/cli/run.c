@@ -320,10 +320,15 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
         if (o->format->prose) {
             fprintf(out, "\nrun            %u run%s, median %.3f ms per run, in an arena of %s, %u thread%s\n", repeat,
                     repeat == 1 ? "" : "s", total * 1e3, arena, threads, threads == 1 ? "" : "s");
-            if (executor_folded_steps(e)) {
+            guint copies, folded = executor_folded_steps(e, &copies);
+            if (folded) {
                 char *folding = folding_ops();
-                fprintf(out, "fused          %u %s steps run inside the Conv or Add before them (in place on its output)\n",
-                        executor_folded_steps(e), folding);
+                if (copies)
+                    fprintf(out, "fused          %u %s steps run inside the Conv or Add before them (%u in place on its "
+                            "output, %u copied from it to their own bytes)\n", folded, folding, folded - copies, copies);
+                else
+                    fprintf(out, "fused          %u %s steps run inside the Conv or Add before them (in place on its "
+                            "output)\n", folded, folding);
                 g_free(folding);
             }
             if (executor_blocked_tensors(e))

@@ -38,6 +38,7 @@ struct Executor {
     KernelEpilogue *epilogue; /* per step: the next step's activation (.folds_as) folded into this one (fold_epilogues) */
     float *epilogue_lo, *epilogue_hi;
     gboolean *folded;      /* per step: folded into the step before; does not run */
+    gboolean *fold_copy;   /* per folded step: copies its input (activated by the step before) to its output */
     gboolean *widened;     /* per step: runs on float32 copies of its 16-bit float tensors (run_widened) */
     gboolean *dynamic;     /* per step: reads or writes data-dependent tensors (its shapes are inferred as it runs) */
     gboolean guarded;      /* some step is guarded (an If's branch): steps run only when their guard and inputs say so */
@@ -417,12 +418,15 @@ static gboolean clip_bound(const Node *clip, guint k, float unbounded, float *ou
 }
 
 /* A Conv or Add (the op table's .epilogue rows) whose output's one reader is an op the table lets fold
- * (.folds_as) that writes over it in place (the in-place rule put them on the same bytes): the activation is
- * applied by the first op's kernel as it writes, and the folded step does not run. Nothing in the plan
- * changes — the bytes are the output's alone from the first step to the second (it is live), no other step
- * reads them, and after the second they hold the same values — so this is fusion that does not move a
+ * (.folds_as): the activation is applied by the first op's kernel as it writes (a oneDNN convolution's
+ * post-op), and the folded step does not run. Where the in-place rule put the two on the same bytes nothing
+ * else happens; elsewhere the folded step copies the output, which holds the activated values, into the
+ * activation's bytes (fold_copy). Nothing in the plan changes — the output's bytes are its alone from the first
+ * step to the second (it is live) and no other step reads them — so this is fusion that does not move a
  * lifetime, wherever the order put the activation (squeezenet's schedule runs both expand convolutions before
- * their Relus). */
+ * their Relus). It depends on the graph and the schedule alone, not on the plan, so --check's reference run
+ * (nothing shared) folds alike, and a kernel's folded form (oneDNN's Relu writes -0 where ours writes 0) gives
+ * both runs the same bits. */
 static void fold_epilogues(Executor *e)
 {
     guint steps = e->schedule->len;
@@ -430,6 +434,7 @@ static void fold_epilogues(Executor *e)
     e->epilogue_lo = g_new0(float, steps + 1);
     e->epilogue_hi = g_new0(float, steps + 1);
     e->folded = g_new0(gboolean, steps + 1);
+    e->fold_copy = g_new0(gboolean, steps + 1);
     GHashTable *step_of = g_hash_table_new(NULL, NULL); /* Node* -> its step + 1 */
     for (guint s = 0; s < steps; s++)
         g_hash_table_insert(step_of, e->schedule->pdata[s], GUINT_TO_POINTER(s + 1));
@@ -447,7 +452,8 @@ static void fold_epilogues(Executor *e)
             !tensor_is_value(z) || y->dynamic || z->dynamic)
             continue;
         const ExecTensor *ey = &e->tensors[y->id], *ez = &e->tensors[z->id];
-        if (!ey->data || ey->data != ez->data || ey->dtype != DT_FLOAT || ez->dtype != DT_FLOAT)
+        if (!ey->data || !ez->data || ey->dtype != DT_FLOAT || ez->dtype != DT_FLOAT || ey->count != ez->count ||
+            e->view_of_input[y->id] || e->view_of_input[z->id])
             continue;
         float lo = -INFINITY, hi = INFINITY; /* Clip's bounds must be known before running (opset 11's inputs) */
         KernelEpilogue kind = kernel_row(act->op)->folds_as;
@@ -458,6 +464,7 @@ static void fold_epilogues(Executor *e)
         e->epilogue_lo[s] = lo;
         e->epilogue_hi[s] = hi;
         e->folded[next] = TRUE;
+        e->fold_copy[next] = ey->data != ez->data;
     }
     g_hash_table_destroy(step_of);
 }
@@ -566,11 +573,16 @@ Executor *executor_new_sharing(const Model *m, const GPtrArray *schedule, const 
     return e;
 }
 
-guint executor_folded_steps(const Executor *e)
+guint executor_folded_steps(const Executor *e, guint *copies)
 {
     guint count = 0;
-    for (guint s = 0; s < e->schedule->len; s++)
+    if (copies)
+        *copies = 0;
+    for (guint s = 0; s < e->schedule->len; s++) {
         count += e->folded[s];
+        if (copies)
+            *copies += e->fold_copy[s];
+    }
     return count;
 }
 
@@ -812,7 +824,10 @@ gboolean executor_run(Executor *e, gboolean poison, GError **error)
             g_ptr_array_add(out, y && tensor_is_value(y) ? &e->tensors[y->id] : NULL);
         }
         const Tensor *y0 = node_output(n, 0);
-        if (n->op->plan_constant || (y0 && e->view_of_input[y0->id]) || e->folded[s]) {
+        if (e->folded[s] && e->fold_copy[s]) { /* done by the step before, into its own output (fold_epilogues) */
+            const ExecTensor *from = &e->tensors[node_input(n, 0)->id];
+            memcpy(e->tensors[y0->id].data, from->data, from->count * sizeof(float));
+        } else if (n->op->plan_constant || (y0 && e->view_of_input[y0->id]) || e->folded[s]) {
             /* bound already: a Constant's value, or a view pointing at the bytes it views; or done by the
              * step before (fold_epilogues) */
         } else if (!kernel_row(n->op)) {
@@ -906,6 +921,7 @@ void executor_free(Executor *e)
     g_free(e->epilogue_lo);
     g_free(e->epilogue_hi);
     g_free(e->folded);
+    g_free(e->fold_copy);
     g_free(e->widened);
     g_free(e->dynamic);
     g_free(e->computed);

@@ -41,8 +41,9 @@ guint executor_output_count(const Executor *e);
 const ExecTensor *executor_output(const Executor *e, guint k, const char **name);
 /* Initializers that had no data and got pseudo-random values. */
 guint executor_random_weights(const Executor *e);
-/* Steps folded into the step before them (an activation the op table lets fold, applied by the Conv that writes its input in place). */
-guint executor_folded_steps(const Executor *e);
+/* Steps folded into the step before them (an activation the op table lets fold, applied by the Conv or Add that
+ * writes its input); *copies (if not NULL): how many of them copy that input to their own output, not in place. */
+guint executor_folded_steps(const Executor *e, guint *copies);
 /* How many of its tensors lie channel-blocked (exec_set_layouts). */
 guint executor_blocked_tensors(const Executor *e);
 guint64 executor_arena_bytes(const Executor *e);
