@@ -18,10 +18,13 @@ static const MkParam trace_params[] = {
     {"quantum", "1024", "perfect: cuts fall on multiples of this"},
     {"drop", "0", "perfect: percent of the rectangles dropped"},
     {"staggered", "0", "1: a hard instance like real accelerator traces (few power-of-two sizes, staggered lifetimes); "
-                       "2: the same built as a packing within the capacity (a placement there exists)"},
+                       "2: the same built as a packing within the capacity (a placement there exists); 3: harder, as "
+                       "the real traces search missed (each section its own sizes in 512 B, buffers spanning two "
+                       "sections, a capacity in 512 B)"},
     {"capacity", "0", "staggered: each section peaks at most here (0: a round 85% of its natural peak; packed: sized "
                       "to hold about the buffers asked)"},
     {"sections", "3", "staggered: separate peak sections"},
+    {"spanning", "6", "staggered 3: percent of the buffers living across a section's gap into the next"},
     {"llm", "0", "1: an LLM-like trace (decoder layers repeated to about --buffers: per head [seq, seq] scores, a 4 x "
                  "d-model MLP, many small temporaries); 2: with a KV cache kept to the end; 3: with each product's "
                  "weights streamed into the arena ahead of it; 4: both"},
@@ -39,7 +42,7 @@ static Trace *build_trace(const MkParams *p, GArray **construction, GError **err
     gint64 perfect = mk_int(p, "perfect", error), width = mk_int(p, "width", error), time = mk_int(p, "time", error),
            quantum = mk_int(p, "quantum", error), drop = mk_int(p, "drop", error);
     gint64 staggered = mk_int(p, "staggered", error), capacity = mk_int(p, "capacity", error),
-           sections = mk_int(p, "sections", error);
+           sections = mk_int(p, "sections", error), spanning = mk_int(p, "spanning", error);
     gint64 llm = mk_int(p, "llm", error), seq = mk_int(p, "seq", error), d_model = mk_int(p, "d-model", error),
            heads = mk_int(p, "heads", error);
     if (*error)
@@ -55,12 +58,14 @@ static Trace *build_trace(const MkParams *p, GArray **construction, GError **err
                             llm >= 3);
     }
     if (staggered) {
-        if (staggered < 0 || staggered > 2 || (staggered == 2 && capacity > ((gint64)1 << 32)) || buffers < 1 || buffers > 10000000 || (capacity && capacity < 65536) || capacity > ((gint64)1 << 40) || sections < 1 ||
-            sections > 1000) {
-            g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "staggered traces need --staggered 1 or 2, 1 <= buffers <= 1e7, "
-                        "capacity 0 or from 64 KiB to 1 TiB (4 GiB packed), 1 to 1000 sections");
+        if (staggered < 0 || staggered > 3 || (staggered == 2 && capacity > ((gint64)1 << 32)) || buffers < 1 || buffers > 10000000 || (capacity && capacity < 65536) || capacity > ((gint64)1 << 40) || sections < 1 ||
+            sections > 1000 || spanning < 0 || spanning > 50) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "staggered traces need --staggered 1, 2 or 3, 1 <= buffers <= 1e7, "
+                        "capacity 0 or from 64 KiB to 1 TiB (4 GiB packed), 1 to 1000 sections, spanning 0 to 50");
             return NULL;
         }
+        if (staggered == 3)
+            return tracegen_staggered_hard((guint)buffers, (guint32)seed, (guint64)capacity, (guint)sections, (guint)spanning);
         return staggered == 2 ? tracegen_staggered_packed((guint)buffers, (guint32)seed, (guint64)capacity, (guint)sections, construction)
                               : tracegen_staggered((guint)buffers, (guint32)seed, (guint64)capacity, (guint)sections);
     }

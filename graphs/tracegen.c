@@ -178,6 +178,111 @@ Trace *tracegen_staggered(guint buffers, guint32 seed, guint64 capacity, guint s
     return staggered(buffers, seed, capacity, sections, &lowest);
 }
 
+/* The hard family's sizes for one section: 3 to 6 distinct multiples of 512 B up to 64 KiB, each weighted
+ * (returned: how many; *total: the weights' sum). */
+static guint hard_sizes(GRand *r, guint64 sizes[6], double weight[6], double *total)
+{
+    guint want = (guint)g_rand_int_range(r, 3, 7), picked = 0;
+    *total = 0;
+    while (picked < want) {
+        guint64 size = (guint64)512 * (guint64)g_rand_int_range(r, 1, 129);
+        gboolean seen = FALSE;
+        for (guint k = 0; k < picked; k++)
+            seen = seen || sizes[k] == size;
+        if (seen)
+            continue;
+        sizes[picked] = size;
+        weight[picked] = 0.2 + g_rand_double(r);
+        *total += weight[picked++];
+    }
+    return picked;
+}
+
+/* A buffer [first, last] of `size` bytes if it keeps every step's live bytes within the capacity. */
+static gboolean hard_add(Trace *t, guint64 *live, guint64 capacity, guint64 size, guint first, guint last, guint *made)
+{
+    guint64 peak = 0;
+    for (guint x = first; x <= last; x++)
+        peak = MAX(peak, live[x]);
+    if (peak + size > capacity)
+        return FALSE;
+    for (guint x = first; x <= last; x++)
+        live[x] += size;
+    char name[32];
+    g_snprintf(name, sizeof name, "b%u", (*made)++);
+    trace_add(t, name, size, 1, first, last);
+    return TRUE;
+}
+
+/* One hard instance; *lowest_peak receives the smallest of the sections' peak live bytes. */
+static Trace *staggered_hard(guint buffers, guint32 seed, guint64 capacity, guint sections, guint spanning,
+                             guint64 *lowest_peak)
+{
+    GRand *r = g_rand_new_with_seed(seed);
+    sections = MAX(sections, 1);
+    guint per_section = MAX(buffers / sections, 1), length = MAX(per_section / 2, 16), gap = 2;
+    guint steps = sections * (length + gap);
+    guint64 *live = g_new0(guint64, steps + 1);
+    Trace *t = trace_new("staggered-hard");
+    guint made = 0, spans = sections > 1 ? buffers * spanning / 100 : 0;
+    static const guint64 long_sizes[] = {8 * 512, 12 * 512, 24 * 512, 40 * 512, 64 * 512};
+    for (guint k = 0, fails = 0; k < spans && fails < 200;) { /* from one section into the next, across its gap */
+        guint s = (guint)g_rand_int_range(r, 0, (gint32)sections - 1), lo = s * (length + gap);
+        guint first = lo + (guint)g_rand_int_range(r, 0, (gint32)length);
+        guint reach = first + length + gap + (guint)g_rand_int_range(r, 0, (gint32)length); /* (MIN reads twice) */
+        guint last = MIN(reach, lo + 2 * length + gap - 1);
+        guint64 size = long_sizes[g_rand_int_range(r, 0, G_N_ELEMENTS(long_sizes))];
+        if (hard_add(t, live, capacity, size, first, last, &made)) {
+            k++;
+            fails = 0;
+        } else {
+            fails++;
+        }
+    }
+    for (guint s = 0; s < sections && made < buffers; s++) {
+        guint64 sizes[6];
+        double weight[6], total;
+        guint kinds = hard_sizes(r, sizes, weight, &total);
+        guint lo = s * (length + gap), hi = lo + length - 1;
+        guint want = s + 1 == sections ? buffers - made : (buffers - spans) / sections, fails = 0, added = 0;
+        while (added < want && fails < 200) {
+            double pick = g_rand_double(r) * total;
+            guint k = 0;
+            while (k + 1 < kinds && pick >= weight[k])
+                pick -= weight[k++];
+            guint first = (guint)g_rand_int_range(r, (gint32)lo, (gint32)hi + 1);
+            guint span = 1 + (guint)floor(-log(1.0 - g_rand_double(r)) * length / 3.0);
+            if (hard_add(t, live, capacity, sizes[k], first, MIN(first + span, hi), &made)) {
+                added++;
+                fails = 0;
+            } else {
+                fails++;
+            }
+        }
+    }
+    t->steps = steps;
+    *lowest_peak = G_MAXUINT64;
+    for (guint s = 0; s < sections; s++) {
+        guint64 peak = 0;
+        for (guint x = s * (length + gap); x < (s + 1) * (length + gap); x++)
+            peak = MAX(peak, live[x]);
+        *lowest_peak = MIN(*lowest_peak, peak);
+    }
+    g_free(live);
+    g_rand_free(r);
+    return t;
+}
+
+Trace *tracegen_staggered_hard(guint buffers, guint32 seed, guint64 capacity, guint sections, guint spanning)
+{
+    guint64 lowest;
+    if (!capacity) { /* 85% of the lowest natural peak, in 512 B: not a round number */
+        trace_free(staggered_hard(buffers, seed, G_MAXUINT64, sections, spanning, &lowest));
+        capacity = MAX(lowest / 100 * 85 / 512 * 512, 65536);
+    }
+    return staggered_hard(buffers, seed, capacity, sections, spanning, &lowest);
+}
+
 /* A strip of the capacity in grains (bits), one bitmap per step: set bits are taken. */
 typedef struct {
     guint words;   /* 64-bit words per step */

@@ -32,6 +32,12 @@ Trace *tracegen_perfect(guint buffers, guint32 seed, guint64 width, guint64 time
  * sections fill up first. Alignment 1. */
 Trace *tracegen_staggered(guint buffers, guint32 seed, guint64 capacity, guint sections);
 
+/* Staggered, hard: tracegen_staggered's sections and capacity, with what made the real traces it missed hard
+ * (results/search.md): each section its own 3 to 6 sizes, multiples of 512 B up to 64 KiB; `spanning` percent of
+ * the buffers (32 KiB at most) living from one section across its gap into the next, made first; and a
+ * capacity (0: 85% of the lowest natural peak) in 512 B, not a round number. Alignment 1. */
+Trace *tracegen_staggered_hard(guint buffers, guint32 seed, guint64 capacity, guint sections, guint spanning);
+
 /* Staggered and packed: buffers like tracegen_staggered's, but each section is built as a placement — every
  * buffer goes at the lowest free offset (1 KiB grains) across its lifetime in a strip `capacity` wide, and
  * sections are filled until 400 buffers in a row find no room. So a placement within the capacity exists

@@ -352,6 +352,61 @@ static void test_tiny_staggered_against_brute_force(void)
                    above);
 }
 
+/* The hard family (mkgraph trace --staggered 3): the traits it promises, on 20 seeds of 300 buffers — sizes in
+ * 512 B up to 64 KiB, more than four of them in all (each section its own), buffers living across a section's
+ * gap (none with --spanning 0), every step within a capacity in 512 B that is no multiple of 64 KiB on most
+ * seeds, the same trace for the same seed — and, small enough for the brute force, each exact strategy's
+ * optimum the true one on 150 of them. */
+static void test_hard_family(void)
+{
+    guint unround = 0;
+    for (guint seed = 1; seed <= 20; seed++) {
+        Trace *t = tracegen_staggered_hard(300, seed, 0, 3, 6), *again = tracegen_staggered_hard(300, seed, 0, 3, 6);
+        Trace *apart = tracegen_staggered_hard(300, seed, 0, 3, 0);
+        g_assert_cmpuint(trace_count(t), ==, trace_count(again));
+        g_assert_cmpuint(trace_count(t), <=, 300);
+        g_assert_cmpuint(trace_count(t), >=, 200); /* (fewer when the sections fill up first) */
+        GHashTable *sizes = g_hash_table_new(g_int64_hash, g_int64_equal);
+        guint crossing = 0, length = 300 / 3 / 2;
+        for (guint k = 0; k < trace_count(t); k++) {
+            const TraceBuffer *b = trace_buffer(t, k), *c = trace_buffer(again, k);
+            g_assert_true(b->size == c->size && b->first == c->first && b->last == c->last);
+            g_assert_cmpuint(b->size % 512, ==, 0);
+            g_assert_cmpuint(b->size, <=, 65536);
+            g_hash_table_add(sizes, (gpointer)&b->size);
+            crossing += b->first / (length + 2) != b->last / (length + 2);
+        }
+        for (guint k = 0; k < trace_count(apart); k++)
+            g_assert_cmpuint(trace_buffer(apart, k)->first / (length + 2), ==, trace_buffer(apart, k)->last / (length + 2));
+        g_assert_cmpuint(g_hash_table_size(sizes), >, 4);
+        g_assert_cmpuint(crossing, >=, 300 * 6 / 100 / 2);
+        guint64 bound = trace_lower_bound(t);
+        g_assert_cmpuint(bound % 512, ==, 0);
+        unround += bound % 65536 != 0;
+        g_hash_table_destroy(sizes);
+        trace_free(t);
+        trace_free(again);
+        trace_free(apart);
+    }
+    g_assert_cmpuint(unround, >=, 15);
+    PlaceOptions o = test_place_options;
+    o.max_nodes = 1000000;
+    for (guint seed = 1; seed <= 150; seed++) {
+        Trace *t = tracegen_staggered_hard(6 + seed % 3, seed, 0, 2, 40);
+        g_assert_cmpuint(trace_count(t), <=, 8);
+        guint64 best = brute_optimum(t);
+        for (gsize k = 0; k < G_N_ELEMENTS(exact); k++) {
+            o.search_engines = exact[k].engines;
+            Plan *p = run(exact[k].strategy, t, &o);
+            if (p->arena != best || !strstr(p->detail, "optimal (proven"))
+                g_error("hard seed %u: %s %" G_GUINT64_FORMAT " B (%s), brute force %" G_GUINT64_FORMAT " B", seed,
+                        exact[k].label, p->arena, p->detail, best);
+            plan_free(p);
+        }
+        trace_free(t);
+    }
+}
+
 static guint64 nodes_of(const Plan *p) { return p->stats.nodes; }
 
 /* Sizes in quanta: every end of a canonical placement is a multiple of the grain (here the sizes' gcd), so
@@ -416,6 +471,7 @@ int main(int argc, char **argv)
     g_test_add_func("/search/budget", test_budget);
     g_test_add_func("/search/brute-force", test_tiny_traces_against_brute_force);
     g_test_add_func("/search/brute-force-staggered", test_tiny_staggered_against_brute_force);
+    g_test_add_func("/search/hard-family", test_hard_family);
     g_test_add_func("/search/packed-instances", test_packed_instances);
     g_test_add_func("/search/llm-traces", test_llm_traces);
     g_test_add_func("/search/best-in-parts", test_best_in_parts);
