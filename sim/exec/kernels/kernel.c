@@ -224,25 +224,40 @@ const void *kernel_input_apart(const ExecTensor *x, const ExecTensor *y, void **
 
 void kernel_permute(void *dst, const void *src, gsize size, int rank, const gint64 *x_dims, const gint64 *perm)
 {
-    gint64 in_stride[KERNEL_MAX_RANK] = {0}, y_dims[KERNEL_MAX_RANK] = {0}, stride = 1, count = 1;
+    /* The same permutation over fewer dimensions: dimensions of 1 dropped, and output dimensions that follow
+     * each other in the input too merged into one (swin's window partition, [1, 8, 7, 8, 7, 96] ->
+     * [1, 8, 8, 7, 7, 96], then moves rows of 7 x 96 elements, not of 96) */
+    gint64 in_stride[KERNEL_MAX_RANK], y_dims[KERNEL_MAX_RANK], step_of[KERNEL_MAX_RANK], count = 1;
+    int last[KERNEL_MAX_RANK], n = 0;
     for (int d = rank - 1; d >= 0; d--) {
-        in_stride[d] = stride;
-        stride *= x_dims[d];
-    }
-    for (int d = 0; d < rank; d++) {
-        y_dims[d] = x_dims[perm[d]];
-        count *= y_dims[d];
+        in_stride[d] = count;
+        count *= x_dims[d];
     }
     if (!count)
         return;
+    for (int d = 0; d < rank; d++) {
+        int a = (int)perm[d];
+        if (x_dims[a] == 1)
+            continue;
+        if (n && a == last[n - 1] + 1) { /* the next input dimension: one group with the one before */
+            y_dims[n - 1] *= x_dims[a];
+            step_of[n - 1] = in_stride[a];
+        } else {
+            y_dims[n] = x_dims[a];
+            step_of[n++] = in_stride[a];
+        }
+        last[n - 1] = a;
+    }
     gint64 idx[KERNEL_MAX_RANK] = {0}, off = 0;
     char *out = dst;
     const char *in = src;
-    /* Rows along the output's last dimension (contiguous in dst, stride `step` in src), then the odometer
-     * over the other dimensions. */
-    gint64 inner = rank ? y_dims[rank - 1] : 1, step = rank ? in_stride[perm[rank - 1]] : 0;
+    /* Rows along the output's last group (contiguous in dst, stride `step` in src: contiguous too where the last
+     * dimension stays last, one copy), then the odometer over the other groups. */
+    gint64 inner = n ? y_dims[n - 1] : 1, step = n ? step_of[n - 1] : 1;
     for (gint64 k = 0; k < count; k += inner) {
-        if (size == 4) {
+        if (step == 1) {
+            memcpy(out + (gsize)k * size, in + (gsize)off * size, (gsize)inner * size);
+        } else if (size == 4) {
             const guint32 *s4 = (const guint32 *)in + off;
             guint32 *d4 = (guint32 *)out + k;
             for (gint64 j = 0; j < inner; j++)
@@ -251,12 +266,12 @@ void kernel_permute(void *dst, const void *src, gsize size, int rank, const gint
             for (gint64 j = 0; j < inner; j++)
                 memcpy(out + (gsize)(k + j) * size, in + (gsize)(off + j * step) * size, size);
         }
-        for (int d = rank - 2; d >= 0; d--) { /* output index idx over y's dims; input offset follows perm */
+        for (int d = n - 2; d >= 0; d--) { /* the output index over the groups; the input offset follows */
             idx[d]++;
-            off += in_stride[perm[d]];
+            off += step_of[d];
             if (idx[d] < y_dims[d])
                 break;
-            off -= in_stride[perm[d]] * y_dims[d];
+            off -= step_of[d] * y_dims[d];
             idx[d] = 0;
         }
     }
