@@ -37,22 +37,41 @@ gboolean kernel_batch_norm(const KernelCall *c, GError **error)
 
 /* One row of LayerNormalization: mean and variance in double, the row written normalised, scaled and shifted
  * (out may be row); its mean and inverse deviation stored where asked. */
-static void layer_norm_row(const float *row, float *out, gint64 inner, float eps, const float *ps, const float *pb,
-                           float *mean_out, float *inv_out)
+/* The sum of (x - mean)^2 over a row in double, in eight independent lanes as kernel_lanes_sum does (one chain
+ * of dependent adds made swin_t's 29 LayerNorms over rows of 96 to 768 take 7.1 ms against ONNX Runtime's 1.9);
+ * the lanes fix the order, so every run gives the same bits. */
+static double lanes_squares(const float *x, gint64 n, double mean)
 {
-    double sum = 0, sq = 0;
-    for (gint64 j = 0; j < inner; j++)
-        sum += row[j];
-    double mean = sum / (double)inner;
-    for (gint64 j = 0; j < inner; j++)
-        sq += (row[j] - mean) * (row[j] - mean);
-    double inv = 1.0 / sqrt(sq / (double)inner + eps);
+    double s[8] = {0};
+    gint64 j = 0;
+    for (; j + 8 <= n; j += 8)
+        for (int l = 0; l < 8; l++) {
+            double d = x[j + l] - mean;
+            s[l] += d * d;
+        }
+    for (; j < n; j++) {
+        double d = x[j] - mean;
+        s[0] += d * d;
+    }
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
+__attribute__((target_clones("avx512f", "avx2", "default"))) static void
+layer_norm_row(const float *row, float *out, gint64 inner, float eps, const float *ps, const float *pb,
+               float *mean_out, float *inv_out)
+{
+    double mean = kernel_lanes_sum(row, inner) / (double)inner;
+    double inv = 1.0 / sqrt(lanes_squares(row, inner, mean) / (double)inner + eps);
     if (mean_out)
         *mean_out = (float)mean;
     if (inv_out)
         *inv_out = (float)inv;
-    for (gint64 j = 0; j < inner; j++)
-        out[j] = (float)((row[j] - mean) * inv * ps[j] + (pb ? pb[j] : 0.0f));
+    if (pb) /* (one loop per case: each vectorises; C11 contracts nothing, so every form gives the same bits) */
+        for (gint64 j = 0; j < inner; j++)
+            out[j] = (float)((row[j] - mean) * inv * ps[j] + pb[j]);
+    else
+        for (gint64 j = 0; j < inner; j++)
+            out[j] = (float)((row[j] - mean) * inv * ps[j] + 0.0f);
 }
 
 /* Rows [begin, end) of a LayerNormalization, or of a SkipLayerNormalization (skip set: each row summed into
