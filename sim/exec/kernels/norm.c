@@ -213,12 +213,15 @@ gboolean kernel_lrn(const KernelCall *c, GError **error)
 
 /* Softmax of one contiguous row of len floats into out (out may be in): its maximum, the exponentials of the
  * differences kept in out, their sum in eight lanes, then one multiply by its inverse. */
-void kernel_softmax_row(const float *in, float *out, gint64 len)
+/* One pass for the exponentials (exp of x - max, each element the scalar form's bits in every compiled form, as
+ * kernel_exp_array's), compiled for AVX-512 and AVX2: a separate subtraction pass and exp call per row made
+ * swin_t's 7 x 7 windows' rows of 49 cost 3.0 ms against ONNX Runtime's 1.4. */
+__attribute__((target_clones("avx512f", "avx2", "default"))) void kernel_softmax_row(const float *in, float *out,
+                                                                                     gint64 len)
 {
     float top = kernel_lanes_max(in, len);
     for (gint64 j = 0; j < len; j++)
-        out[j] = in[j] - top;
-    kernel_exp_array(out, out, (gsize)len);
+        out[j] = approx_exp(in[j] - top);
     float inv = (float)(1.0 / kernel_lanes_sum(out, len));
     for (gint64 j = 0; j < len; j++)
         out[j] *= inv;
