@@ -118,6 +118,37 @@ static guint weighted_pick(GRand *r, const double weight[4], double total)
     return k;
 }
 
+/* A buffer [first, last] of `size` bytes, named by its number, if it keeps every step's live bytes within the
+ * capacity. */
+static gboolean capped_add(Trace *t, guint64 *live, guint64 capacity, guint64 size, guint first, guint last,
+                           guint *made)
+{
+    guint64 peak = 0;
+    for (guint x = first; x <= last; x++)
+        peak = MAX(peak, live[x]);
+    if (peak + size > capacity)
+        return FALSE;
+    for (guint x = first; x <= last; x++)
+        live[x] += size;
+    char name[32];
+    g_snprintf(name, sizeof name, "b%u", (*made)++);
+    trace_add(t, name, size, 1, first, last);
+    return TRUE;
+}
+
+/* The smallest of the sections' peak live bytes (each section `length` steps and a gap of `gap`). */
+static guint64 lowest_section_peak(const guint64 *live, guint sections, guint length, guint gap)
+{
+    guint64 lowest = G_MAXUINT64;
+    for (guint s = 0; s < sections; s++) {
+        guint64 peak = 0;
+        for (guint x = s * (length + gap); x < (s + 1) * (length + gap); x++)
+            peak = MAX(peak, live[x]);
+        lowest = MIN(lowest, peak);
+    }
+    return lowest;
+}
+
 /* One staggered instance; *lowest_peak receives the smallest of the sections' peak live bytes. */
 static Trace *staggered(guint buffers, guint32 seed, guint64 capacity, guint sections, guint64 *lowest_peak)
 {
@@ -137,32 +168,16 @@ static Trace *staggered(guint buffers, guint32 seed, guint64 capacity, guint sec
             guint k = weighted_pick(r, weight, total);
             guint first = (guint)g_rand_int_range(r, (gint32)lo, (gint32)hi + 1);
             guint span = 1 + (guint)floor(-log(1.0 - g_rand_double(r)) * length / 3.0); /* staggered, overlapping */
-            guint last = MIN(first + span, hi);
-            guint64 peak = 0;
-            for (guint x = first; x <= last; x++)
-                peak = MAX(peak, live[x]);
-            if (peak + sizes[k] > capacity) { /* the section is full here: its peak stays at the capacity */
-                fails++;
+            if (!capped_add(t, live, capacity, sizes[k], first, MIN(first + span, hi), &made)) {
+                fails++; /* the section is full here: its peak stays at the capacity */
                 continue;
             }
-            for (guint x = first; x <= last; x++)
-                live[x] += sizes[k];
-            char name[32];
-            g_snprintf(name, sizeof name, "b%u", made);
-            trace_add(t, name, sizes[k], 1, first, last);
-            made++;
             added++;
             fails = 0;
         }
     }
     t->steps = steps;
-    *lowest_peak = G_MAXUINT64;
-    for (guint s = 0; s < sections; s++) {
-        guint64 peak = 0;
-        for (guint x = s * (length + gap); x < (s + 1) * (length + gap); x++)
-            peak = MAX(peak, live[x]);
-        *lowest_peak = MIN(*lowest_peak, peak);
-    }
+    *lowest_peak = lowest_section_peak(live, sections, length, gap);
     g_free(live);
     g_rand_free(r);
     return t;
@@ -198,22 +213,6 @@ static guint hard_sizes(GRand *r, guint64 sizes[6], double weight[6], double *to
     return picked;
 }
 
-/* A buffer [first, last] of `size` bytes if it keeps every step's live bytes within the capacity. */
-static gboolean hard_add(Trace *t, guint64 *live, guint64 capacity, guint64 size, guint first, guint last, guint *made)
-{
-    guint64 peak = 0;
-    for (guint x = first; x <= last; x++)
-        peak = MAX(peak, live[x]);
-    if (peak + size > capacity)
-        return FALSE;
-    for (guint x = first; x <= last; x++)
-        live[x] += size;
-    char name[32];
-    g_snprintf(name, sizeof name, "b%u", (*made)++);
-    trace_add(t, name, size, 1, first, last);
-    return TRUE;
-}
-
 /* One hard instance; *lowest_peak receives the smallest of the sections' peak live bytes. */
 static Trace *staggered_hard(guint buffers, guint32 seed, guint64 capacity, guint sections, guint spanning,
                              guint64 *lowest_peak)
@@ -232,7 +231,7 @@ static Trace *staggered_hard(guint buffers, guint32 seed, guint64 capacity, guin
         guint reach = first + length + gap + (guint)g_rand_int_range(r, 0, (gint32)length); /* (MIN reads twice) */
         guint last = MIN(reach, lo + 2 * length + gap - 1);
         guint64 size = long_sizes[g_rand_int_range(r, 0, G_N_ELEMENTS(long_sizes))];
-        if (hard_add(t, live, capacity, size, first, last, &made)) {
+        if (capped_add(t, live, capacity, size, first, last, &made)) {
             k++;
             fails = 0;
         } else {
@@ -252,7 +251,7 @@ static Trace *staggered_hard(guint buffers, guint32 seed, guint64 capacity, guin
                 pick -= weight[k++];
             guint first = (guint)g_rand_int_range(r, (gint32)lo, (gint32)hi + 1);
             guint span = 1 + (guint)floor(-log(1.0 - g_rand_double(r)) * length / 3.0);
-            if (hard_add(t, live, capacity, sizes[k], first, MIN(first + span, hi), &made)) {
+            if (capped_add(t, live, capacity, sizes[k], first, MIN(first + span, hi), &made)) {
                 added++;
                 fails = 0;
             } else {
@@ -261,13 +260,7 @@ static Trace *staggered_hard(guint buffers, guint32 seed, guint64 capacity, guin
         }
     }
     t->steps = steps;
-    *lowest_peak = G_MAXUINT64;
-    for (guint s = 0; s < sections; s++) {
-        guint64 peak = 0;
-        for (guint x = s * (length + gap); x < (s + 1) * (length + gap); x++)
-            peak = MAX(peak, live[x]);
-        *lowest_peak = MIN(*lowest_peak, peak);
-    }
+    *lowest_peak = lowest_section_peak(live, sections, length, gap);
     g_free(live);
     g_rand_free(r);
     return t;
