@@ -501,7 +501,7 @@ static gboolean zero_spatial_pads(const Node *pad, gint64 opset, gint64 *pads, i
             pads[k] = g_array_index(p, gint64, k);
     }
     for (int k = 0; k < rank * 2; k++)
-        if (pads[k] < 0 || ((k % rank) < 2 && pads[k] != 0))
+        if (pads[k] < 0 || pads[k] > G_MAXINT32 || ((k % rank) < 2 && pads[k] != 0))
             return FALSE;
     return TRUE;
 }
@@ -530,8 +530,12 @@ static gboolean rule_pad_window(Site *site, Node *n, GError **error)
     if (!own || own->len != (guint)s * 2 || !zero_spatial_pads(pad, site->opset, pads, rank))
         return FALSE;
     gboolean own_pads = FALSE;
-    for (guint k = 0; k < own->len; k++)
-        own_pads = own_pads || g_array_index(own, gint64, k) != 0;
+    for (guint k = 0; k < own->len; k++) {
+        gint64 p = g_array_index(own, gint64, k);
+        if (p < 0 || p > G_MAXINT32) /* (sums stay far from overflow) */
+            return FALSE;
+        own_pads = own_pads || p != 0;
+    }
     if (pool && own_pads && !include)
         return FALSE;
     gint64 sum[16];
