@@ -88,14 +88,13 @@ Trace *tracegen_perfect(guint buffers, guint32 seed, guint64 width, guint64 time
     return t;
 }
 
-/* The staggered families' sizes: four of the powers of two from 1 to 64 KiB, each with its own weight
- * (returned: the weights' sum). */
-static double staggered_sizes(GRand *r, guint64 sizes[4], double weight[4])
+/* `want` distinct sizes, each drawn by `draw` and given its own weight (returned: the weights' sum). */
+static double distinct_sizes(GRand *r, guint want, guint64 (*draw)(GRand *r), guint64 *sizes, double *weight)
 {
     double total = 0;
     guint picked = 0;
-    while (picked < 4) {
-        guint64 size = (guint64)1024 << g_rand_int_range(r, 0, 7);
+    while (picked < want) {
+        guint64 size = draw(r);
         gboolean seen = FALSE;
         for (guint k = 0; k < picked; k++)
             seen = seen || sizes[k] == size;
@@ -106,6 +105,15 @@ static double staggered_sizes(GRand *r, guint64 sizes[4], double weight[4])
         total += weight[picked++];
     }
     return total;
+}
+
+static guint64 power_of_two_size(GRand *r) { return (guint64)1024 << g_rand_int_range(r, 0, 7); }
+
+/* The staggered families' sizes: four of the powers of two from 1 to 64 KiB, each with its own weight
+ * (returned: the weights' sum). */
+static double staggered_sizes(GRand *r, guint64 sizes[4], double weight[4])
+{
+    return distinct_sizes(r, 4, power_of_two_size, sizes, weight);
 }
 
 /* One of the four sizes, by weight. */
@@ -193,24 +201,15 @@ Trace *tracegen_staggered(guint buffers, guint32 seed, guint64 capacity, guint s
     return staggered(buffers, seed, capacity, sections, &lowest);
 }
 
+static guint64 size_in_512(GRand *r) { return (guint64)512 * (guint64)g_rand_int_range(r, 1, 129); }
+
 /* The hard family's sizes for one section: 3 to 6 distinct multiples of 512 B up to 64 KiB, each weighted
  * (returned: how many; *total: the weights' sum). */
 static guint hard_sizes(GRand *r, guint64 sizes[6], double weight[6], double *total)
 {
-    guint want = (guint)g_rand_int_range(r, 3, 7), picked = 0;
-    *total = 0;
-    while (picked < want) {
-        guint64 size = (guint64)512 * (guint64)g_rand_int_range(r, 1, 129);
-        gboolean seen = FALSE;
-        for (guint k = 0; k < picked; k++)
-            seen = seen || sizes[k] == size;
-        if (seen)
-            continue;
-        sizes[picked] = size;
-        weight[picked] = 0.2 + g_rand_double(r);
-        *total += weight[picked++];
-    }
-    return picked;
+    guint want = (guint)g_rand_int_range(r, 3, 7);
+    *total = distinct_sizes(r, want, size_in_512, sizes, weight);
+    return want;
 }
 
 /* One hard instance; *lowest_peak receives the smallest of the sections' peak live bytes. */

@@ -294,9 +294,9 @@ static gboolean check_kernels(const GPtrArray *schedule, GError **error)
     return TRUE;
 }
 
-static gboolean tensor_is_value(const Tensor *t)
+gboolean exec_tensor_bound(const Tensor *t)
 {
-    return t->shape_known && (t->producer || t->is_graph_input || t->init);
+    return t && t->shape_known && (t->producer || t->is_graph_input || t->init);
 }
 
 /* The trace buffer holding each alias root, by name (alias_map_to_trace names a root's buffer after it). */
@@ -340,7 +340,7 @@ static gboolean bind(Executor *e, const AliasMap *m, GError **error)
     for (guint k = 0; k < n && ok; k++) {
         const Tensor *t = g->tensors->pdata[k];
         ExecTensor *x = &e->tensors[k];
-        if (!tensor_is_value(t))
+        if (!exec_tensor_bound(t))
             continue;
         *x = (ExecTensor){.dtype = t->dtype, .rank = t->rank, .dims = t->dims, .count = 1};
         for (int d = 0; d < t->rank; d++)
@@ -448,8 +448,8 @@ static void fold_epilogues(Executor *e)
         if (next-- <= s + 1 || !kernel_row(act->op) || act->guard != n->guard || act->guard_when != n->guard_when)
             continue;
         const Tensor *z = node_output(act, 0);
-        if (node_input(act, 0) != y || !z || y->is_graph_output || !tensor_is_value(y) ||
-            !tensor_is_value(z) || y->dynamic || z->dynamic)
+        if (node_input(act, 0) != y || !z || y->is_graph_output || !exec_tensor_bound(y) ||
+            !exec_tensor_bound(z) || y->dynamic || z->dynamic)
             continue;
         const ExecTensor *ey = &e->tensors[y->id], *ez = &e->tensors[z->id];
         if (!ey->data || !ez->data || ey->dtype != DT_FLOAT || ez->dtype != DT_FLOAT || ey->count != ez->count ||
@@ -482,7 +482,7 @@ static void mark_dynamic(Executor *e)
         e->guarded = e->guarded || n->guard;
         for (guint k = 0; k < n->inputs->len + n->outputs->len && !e->dynamic[s]; k++) {
             const Tensor *x = k < n->inputs->len ? node_input(n, k) : node_output(n, k - n->inputs->len);
-            e->dynamic[s] = x && tensor_is_value(x) && x->dynamic;
+            e->dynamic[s] = x && exec_tensor_bound(x) && x->dynamic;
         }
     }
 }
@@ -496,7 +496,7 @@ static void mark_widened(Executor *e)
             continue;
         for (guint k = 0; k < n->inputs->len + n->outputs->len && !e->widened[s]; k++) {
             const Tensor *x = k < n->inputs->len ? node_input(n, k) : node_output(n, k - n->inputs->len);
-            e->widened[s] = x && tensor_is_value(x) && is_16bit_float(&e->tensors[x->id]);
+            e->widened[s] = x && exec_tensor_bound(x) && is_16bit_float(&e->tensors[x->id]);
         }
     }
 }
@@ -710,7 +710,7 @@ static gboolean runtime_shapes(Executor *e, const Node *n, GError **error)
     gint64 **out_dims = g_new0(gint64 *, no + 1);
     for (guint k = 0; k < ni; k++) {
         const Tensor *t = node_input(n, k);
-        if (!t || !tensor_is_value(t) || (e->guarded && !e->computed[t->id]))
+        if (!t || !exec_tensor_bound(t) || (e->guarded && !e->computed[t->id]))
             continue;
         const ExecTensor *x = &e->tensors[t->id];
         if (t->dynamic)
@@ -728,7 +728,7 @@ static gboolean runtime_shapes(Executor *e, const Node *n, GError **error)
     }
     for (guint k = 0; k < no; k++) {
         const Tensor *t = node_output(n, k);
-        if (t && t->dynamic && tensor_is_value(t))
+        if (t && t->dynamic && exec_tensor_bound(t))
             out_dims[k] = g_new0(gint64, t->rank ? t->rank : 1);
     }
     gboolean ok = shape_infer_runtime(n, e->opset, in_dims, (const Value *const *)in_values, out_dims, error);
@@ -774,7 +774,7 @@ static gboolean step_runs(const Executor *e, const Node *n)
         return FALSE;
     for (guint k = 0; !(kernel_row(n->op) && kernel_row(n->op)->reads_computed) && k < n->inputs->len; k++) {
         const Tensor *x = node_input(n, k);
-        if (x && tensor_is_value(x) && !e->computed[x->id])
+        if (x && exec_tensor_bound(x) && !e->computed[x->id])
             return FALSE;
     }
     for (guint k = 0; k < n->implicit_inputs->len; k++)
@@ -814,14 +814,14 @@ gboolean executor_run(Executor *e, gboolean poison, GError **error)
         g_ptr_array_set_size(out, 0);
         for (guint k = 0; k < n->inputs->len; k++) {
             const Tensor *x = node_input(n, k);
-            gboolean absent = !x || !tensor_is_value(x) || (e->guarded && !e->computed[x->id]);
+            gboolean absent = !x || !exec_tensor_bound(x) || (e->guarded && !e->computed[x->id]);
             g_ptr_array_add(in, absent ? NULL : &e->tensors[x->id]);
         }
         for (guint k = 0; k < n->outputs->len; k++) {
             const Tensor *y = node_output(n, k);
             if (y && e->view_of_input[y->id]) /* a view of outside bytes: the same bytes */
                 e->tensors[y->id].data = e->tensors[node_input(n, 0)->id].data;
-            g_ptr_array_add(out, y && tensor_is_value(y) ? &e->tensors[y->id] : NULL);
+            g_ptr_array_add(out, y && exec_tensor_bound(y) ? &e->tensors[y->id] : NULL);
         }
         const Tensor *y0 = node_output(n, 0);
         if (e->folded[s] && e->fold_copy[s]) { /* done by the step before, into its own output (fold_epilogues) */

@@ -3,15 +3,10 @@
  * either side back in question; each tensor turns plain at most once. */
 #include "exec/layout.h"
 
+#include "exec/exec.h"
 #include "exec/kernel-table.h"
 
 #include <string.h>
-
-/* The tensors the executor binds (exec.c: a known shape, and computed, given or constant). */
-static gboolean bound(const Tensor *t)
-{
-    return t && t->shape_known && (t->producer || t->is_graph_input || t->init);
-}
 
 /* The tensors that may lie blocked: a float activation of images (rank 4) whose channels make whole blocks, read
  * by some step and neither given nor returned. Not video (rank 5): oneDNN 2.6's blocked 3-D convolutions are
@@ -35,11 +30,11 @@ static KernelCall call_of(const Node *n, gint64 opset, ExecTensor *tensors, GPtr
     g_ptr_array_set_size(out, 0);
     for (guint k = 0; k < n->inputs->len; k++) {
         const Tensor *x = node_input(n, k);
-        g_ptr_array_add(in, bound(x) ? &tensors[x->id] : NULL);
+        g_ptr_array_add(in, exec_tensor_bound(x) ? &tensors[x->id] : NULL);
     }
     for (guint k = 0; k < n->outputs->len; k++) {
         const Tensor *y = node_output(n, k);
-        g_ptr_array_add(out, bound(y) ? &tensors[y->id] : NULL);
+        g_ptr_array_add(out, exec_tensor_bound(y) ? &tensors[y->id] : NULL);
     }
     return (KernelCall){.node = n, .row = kernel_row(n->op), .opset = opset, .n_in = in->len, .n_out = out->len,
                         .in = (ExecTensor *const *)in->pdata, .out = (ExecTensor *const *)out->pdata};
@@ -118,7 +113,7 @@ guint layout_choose(const GPtrArray *schedule, gint64 opset, const Graph *g, Exe
     for (guint id = 0; id < n; id++) {
         const Tensor *t = g->tensors->pdata[id];
         ExecTensor *x = &tensors[id];
-        x->blocked = !kept_plain[id] && bound(t) && may_block(t, x) && takes_blocked(t->producer) &&
+        x->blocked = !kept_plain[id] && exec_tensor_bound(t) && may_block(t, x) && takes_blocked(t->producer) &&
                      g_hash_table_contains(step_of, t->producer);
         for (guint k = 0; x->blocked && k < t->consumers->len; k++) {
             const Node *reader = t->consumers->pdata[k];
