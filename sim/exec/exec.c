@@ -294,10 +294,6 @@ static gboolean check_kernels(const GPtrArray *schedule, GError **error)
     return TRUE;
 }
 
-gboolean exec_tensor_bound(const Tensor *t)
-{
-    return t && t->shape_known && (t->producer || t->is_graph_input || t->init);
-}
 
 /* The trace buffer holding each alias root, by name (alias_map_to_trace names a root's buffer after it). */
 static GHashTable *buffers_by_name(const Trace *t)

@@ -43,8 +43,6 @@ const ExecTensor *executor_output(const Executor *e, guint k, const char **name)
 guint executor_random_weights(const Executor *e);
 /* Steps folded into the step before them (an activation the op table lets fold, applied by the Conv or Add that
  * writes its input); *copies (if not NULL): how many of them copy that input to their own output, not in place. */
-/* Whether an executor binds t to memory: a known shape, and computed, given or constant. */
-gboolean exec_tensor_bound(const Tensor *t);
 guint executor_folded_steps(const Executor *e, guint *copies);
 /* How many of its tensors lie channel-blocked (exec_set_layouts). */
 guint executor_blocked_tensors(const Executor *e);

@@ -3,10 +3,14 @@
  * either side back in question; each tensor turns plain at most once. */
 #include "exec/layout.h"
 
-#include "exec/exec.h"
 #include "exec/kernel-table.h"
 
 #include <string.h>
+
+gboolean exec_tensor_bound(const Tensor *t)
+{
+    return t && t->shape_known && (t->producer || t->is_graph_input || t->init);
+}
 
 /* The tensors that may lie blocked: a float activation of images (rank 4) whose channels make whole blocks, read
  * by some step and neither given nor returned. Not video (rank 5): oneDNN 2.6's blocked 3-D convolutions are

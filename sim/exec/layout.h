@@ -10,6 +10,10 @@
 
 #include "exec/kernel.h"
 
+/* Whether an executor binds t to memory (exec.c, and the layouts chosen here): a known shape, and computed,
+ * given or constant. */
+gboolean exec_tensor_bound(const Tensor *t);
+
 /* Sets tensors[id].blocked (the executor's tensors, bound; tensors[id].data NULL for one not bound) for the
  * largest set of tensors in which every one is written and read only by kernels that take the layout, in
  * their layouts as chosen; never a graph input or output, a weight, a data-dependent tensor, or one a step of
