@@ -31,6 +31,17 @@ static gboolean bounded(const PlaceStrategy *s, const PlaceProblem *p)
     return candidate(s, p) && (s->role == ROLE_IMPROVER || s->role == ROLE_EXACT);
 }
 
+/* The exact search alone (on parts together: see parts_plan), and the improvers alone. */
+static gboolean exact(const PlaceStrategy *s, const PlaceProblem *p)
+{
+    return candidate(s, p) && s->role == ROLE_EXACT;
+}
+
+static gboolean improver(const PlaceStrategy *s, const PlaceProblem *p)
+{
+    return candidate(s, p) && s->role == ROLE_IMPROVER;
+}
+
 /* One part as a problem of its own: its units (fixed ones keep their offsets), its bound. */
 typedef struct {
     PlaceProblem problem;
@@ -76,6 +87,51 @@ static gboolean part_run(Part *part, gboolean (*take)(const PlaceStrategy *s, co
     return ok;
 }
 
+/* The exact search on the open parts together (see parts_plan), with the seconds left until deadline and
+ * `work` (under a work budget). The parts take its offsets when it improves on the largest of theirs. */
+static gboolean parts_together(const PlaceProblem *p, Part *parts, guint n, const guint64 *offsets, gint64 deadline,
+                               guint64 work, GError **error)
+{
+    GArray *ids = g_array_new(FALSE, FALSE, sizeof(guint));
+    guint64 arena = 0;
+    for (guint k = 0; k < n; k++)
+        if (parts[k].arena > p->bound && parts[k].arena > parts[k].problem.bound) {
+            g_array_append_vals(ids, parts[k].ids->data, parts[k].ids->len);
+            arena = MAX(arena, parts[k].arena);
+        }
+    Part together;
+    part_init(&together, p, ids, offsets);
+    for (guint k = 0, at = 0; k < n; k++)
+        if (parts[k].arena > p->bound && parts[k].arena > parts[k].problem.bound) {
+            memcpy(together.offsets + at, parts[k].offsets, parts[k].ids->len * sizeof(guint64));
+            at += parts[k].ids->len;
+        }
+    together.arena = arena;
+    together.options.search_max = MAX(together.options.search_max, ids->len); /* each part is within it */
+    together.options.budget_seconds = (double)MAX(deadline - g_get_monotonic_time(), 0) / G_USEC_PER_SEC;
+    together.options.deadline = deadline;
+    if (p->options->budget_work)
+        together.options.budget_work = MAX(work, 1);
+    gboolean ok = part_run(&together, exact, error);
+    if (ok && together.winner) /* below the largest open part's arena */
+        for (guint k = 0, at = 0; k < n; k++)
+            if (parts[k].arena > p->bound && parts[k].arena > parts[k].problem.bound) {
+                memcpy(parts[k].offsets, together.offsets + at, parts[k].ids->len * sizeof(guint64));
+                at += parts[k].ids->len;
+                parts[k].arena = together.arena;
+                parts[k].winner = together.winner;
+                parts[k].stats.proven = together.stats.proven;
+            }
+    if (p->stats) {
+        p->stats->nodes += together.stats.nodes;
+        p->stats->steps += together.stats.steps;
+    }
+    g_array_unref(together.problem.units);
+    g_free(together.offsets);
+    g_array_unref(ids);
+    return ok;
+}
+
 static gboolean parts_plan(const PlaceProblem *p, GPtrArray *ids, guint64 *offsets, char **detail, GError **error)
 {
     guint n = ids->len;
@@ -91,24 +147,37 @@ static gboolean parts_plan(const PlaceProblem *p, GPtrArray *ids, guint64 *offse
         parts[k].options.budget_seconds = (double)MAX(left, 0) / G_USEC_PER_SEC;
         ok = part_run(&parts[k], heuristic, error);
     }
-    /* the budget (from the start: the heuristics' time is in it) to the parts that can still set the arena,
-     * for the improvers and the exact search, in even shares (of work: the same on any machine; of seconds:
-     * what is left when each starts, among those still to come) */
-    guint open = 0;
+    /* The budget (from the start: the heuristics' time is in it) to the parts that can still set the arena
+     * (above the whole problem's bound and their own): first the improvers, part by part in even shares (of
+     * work: the same on any machine; of seconds: what is left when each starts, among those still to come).
+     * When every such part is small enough for the exact search, the improvers get half, and the search the
+     * rest on all those parts together: it splits them into the parts again and lowers one target for all,
+     * so its nodes go where the arena is set, where shares gave parts already at their best as much as the
+     * one that sets it (the packed trace of 20 parts of 500: 10.4% above the bound in shares, 6.9% with
+     * half of the budget together). */
+    guint open = 0, largest = 0;
     for (guint k = 0; ok && k < n; k++)
-        open += parts[k].arena > p->bound && parts[k].arena > parts[k].problem.bound;
+        if (parts[k].arena > p->bound && parts[k].arena > parts[k].problem.bound) {
+            open++;
+            largest = MAX(largest, parts[k].ids->len);
+        }
+    gboolean together = ok && open && largest <= p->options->search_max;
+    gint64 improvers_end = together ? g_get_monotonic_time() + MAX(deadline - g_get_monotonic_time(), 0) / 2 : deadline;
+    guint64 improvers_work = together ? p->options->budget_work / 2 : p->options->budget_work;
     guint improved = 0;
     for (guint k = 0; ok && k < n; k++) {
         Part *part = &parts[k];
         if (part->arena <= p->bound || part->arena <= part->problem.bound || place_stop_requested(p->options))
             continue;
-        gint64 left = deadline - g_get_monotonic_time();
+        gint64 left = improvers_end - g_get_monotonic_time();
         part->options.budget_seconds = (double)MAX(left, 0) / G_USEC_PER_SEC / (open - improved++);
-        if (p->options->budget_work)
-            part->options.budget_work = MAX(p->options->budget_work / open, 1);
+        if (improvers_work)
+            part->options.budget_work = MAX(improvers_work / open, 1);
         part->options.deadline = g_get_monotonic_time() + (gint64)(part->options.budget_seconds * G_USEC_PER_SEC);
-        ok = part_run(part, bounded, error);
+        ok = part_run(part, together ? improver : bounded, error);
     }
+    if (ok && together && !place_stop_requested(p->options))
+        ok = parts_together(p, parts, n, offsets, deadline, p->options->budget_work - improvers_work, error);
     guint widest = 0;
     for (guint k = 0; ok && k < n; k++) {
         const Part *part = &parts[k];
@@ -124,9 +193,9 @@ static gboolean parts_plan(const PlaceProblem *p, GPtrArray *ids, guint64 *offse
     if (ok && p->stats) /* a proof for the part that sets the arena is one for the whole */
         p->stats->proven = p->stats->proven || parts[widest].stats.proven || parts[widest].arena <= p->bound;
     if (ok)
-        *detail = g_strdup_printf("%u parts in time, nothing live between them; %u above the bound got the budget; "
+        *detail = g_strdup_printf("%u parts in time, nothing live between them; %u above the bound got the budget%s; "
                                   "the largest kept %s",
-                                  n, open, parts[widest].winner ? parts[widest].winner->name : "its fixed units");
+                                  n, open, together ? ", searched together" : "", parts[widest].winner ? parts[widest].winner->name : "its fixed units");
     for (guint k = 0; k < n; k++) {
         g_array_unref(parts[k].problem.units);
         g_free(parts[k].offsets);
