@@ -45,6 +45,7 @@ typedef struct {
     gboolean unaligned;   /* no unit of the part asks for an alignment (a minimum offset is the peak itself) */
     gboolean exact_raises; /* raises that lose no placement (see dfs_node), or faster coarse ones */
     gboolean sections_ours; /* search-sections.c with our inferences (memo, twins, skyline), or as published */
+    const guint64 *guide;   /* the skyline engine's candidates nearest their offset here first (NULL: the turn's order) */
     guint64 nodes, max_nodes;
     guint64 clock_mask;  /* the clock is read when nodes & clock_mask is 0 */
     gint64 deadline;
@@ -68,6 +69,9 @@ typedef struct {
 
 /* search_stacks_fit judges steps with at most this many unplaced units live (insertion sort), the rest not. */
 #define STACK_MAX 64
+
+/* The guided turn orders a node's candidates when the step lists at most this many. */
+#define GUIDED_MAX 64
 
 /* The most buffer-steps (the sum of every unit's lifetime) the search indexes: 2^26 entries of 4 bytes in
  * each per-step list. Every per-step count and offset of the search then fits its 32 bits. */

@@ -495,7 +495,7 @@ static void test_plan_usage_errors(void)
     expect_failure((const char *[]){"--graph", path, "--align", "48", NULL}, 2,
                    "sim: --align takes a power of two (see sim --help)\n");
     expect_failure((const char *[]){"--graph", path, "--strategy", "search", "--search-engines", "mini", NULL}, 2,
-                   "sim: --search-engines takes skyline, sections or both (see sim --help)\n");
+                   "sim: --search-engines takes skyline, sections, guided or both (see sim --help)\n");
     const char text[] = "arenasim-trace 1\n0 a 10 0 1\n1 b ten 0 1\n";
     char *bad = test_write_scratch("bad.trace", text, sizeof text - 1);
     char *line = g_strdup_printf("sim: %s:3: size 'ten' is not a positive integer\n", bad);

@@ -313,8 +313,10 @@ static int resolve_strategies(const RawOptions *o, Job *job)
             job->place.search_engines = SEARCH_ENGINES_SKYLINE;
         else if (!strcmp(o->search_engines, "sections"))
             job->place.search_engines = SEARCH_ENGINES_SECTIONS;
+        else if (!strcmp(o->search_engines, "guided"))
+            job->place.search_engines = SEARCH_ENGINES_GUIDED;
         else if (strcmp(o->search_engines, "both"))
-            return cli_usage_error("--search-engines takes skyline, sections or both");
+            return cli_usage_error("--search-engines takes skyline, sections, guided or both");
     }
     job->place.stop = interrupt_flag();
     if (o->progress || isatty(STDERR_FILENO))
@@ -450,8 +452,9 @@ int job_from_args(Job *job, int argc, char **argv)
         {"search-max", 0, 0, G_OPTION_ARG_INT64, &o.search_max,
          "best runs search on problems of at most N buffers (default 1000)", "N"},
         {"search-engines", 0, 0, G_OPTION_ARG_STRING, &o.search_engines,
-         "search's restarts: its skyline search, MiniMalloc's with our inferences (sections), or both (default)",
-         "skyline|sections|both"},
+         "search's restarts: its skyline search, MiniMalloc's with our inferences (sections), the skyline guided by "
+         "the best plan so far alone (guided), or all of them (both, the default)",
+         "skyline|sections|guided|both"},
         {"dim", 'd', 0, G_OPTION_ARG_STRING_ARRAY, &o.dims,
          "Bind a symbolic dimension (repeatable), e.g. --dim batch=1 --dim seq=128", "NAME=VALUE"},
         {"bound", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.bounds,

@@ -19,8 +19,9 @@ typedef struct {
     gint64 fixed; /* unit offset when pinned, else TRACE_NONE */
 } PlaceUnit;
 
-/* Which engines search's restarts use (an ablation knob, --search-engines). */
-typedef enum { SEARCH_ENGINES_BOTH, SEARCH_ENGINES_SKYLINE, SEARCH_ENGINES_SECTIONS } SearchEngines;
+/* Which engines search's restarts use (an ablation knob, --search-engines): all, or the skyline's, the
+ * sections' (MiniMalloc's with our inferences) or the guided turn alone. */
+typedef enum { SEARCH_ENGINES_BOTH, SEARCH_ENGINES_SKYLINE, SEARCH_ENGINES_SECTIONS, SEARCH_ENGINES_GUIDED } SearchEngines;
 
 /* Knobs of the search-based strategies (climb, search) and of `best`. */
 typedef struct {
