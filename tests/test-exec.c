@@ -1400,7 +1400,7 @@ static void test_fused_activations(void)
     g_assert_cmpint(r.status, ==, 0);
     /* 8: three of them write into a Concat's piece, over the Conv's output (the in-place rule put the Conv's
      * output there); one is not on its Conv's bytes */
-    assert_contains(r.out, "\nfused          8 Relu/Clip/HardSwish/SiLU steps run inside the Conv or Add before them (7 in place "
+    assert_contains(r.out, "\nfused          8 Relu/Clip/HardSwish/SiLU/BiasGelu steps run inside the Add, MatMul or Conv before them (7 in place "
                            "on its output, 1 copied from it to their own bytes)\n");
     assert_contains(r.out, "equal the reference run (nothing shared) bit for bit, with poison");
     run_result_clear(&r);
@@ -1409,7 +1409,7 @@ static void test_fused_activations(void)
     r = test_run("SIM_BIN", (const char *[]){"--graph", resnet, "--dim", "batch=1", "--transpose", "move", "--run",
                                              "--check", "--poison", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    assert_contains(r.out, "\nfused          49 Relu/Clip/HardSwish/SiLU steps run inside the Conv or Add before them");
+    assert_contains(r.out, "\nfused          49 Relu/Clip/HardSwish/SiLU/BiasGelu steps run inside the Add, MatMul or Conv before them");
     assert_contains(r.out, "equal the reference run (nothing shared) bit for bit, with poison");
     run_result_clear(&r);
     g_free(resnet);
@@ -1429,7 +1429,7 @@ static void test_fused_activations(void)
     model_free(m);
     r = test_run("SIM_BIN", (const char *[]){"--graph", apart, "--run", "--check", "--poison", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    assert_contains(r.out, "\nfused          1 Relu/Clip/HardSwish/SiLU steps run inside the Conv or Add before them");
+    assert_contains(r.out, "\nfused          1 Relu/Clip/HardSwish/SiLU/BiasGelu steps run inside the Add, MatMul or Conv before them");
     assert_contains(r.out, "equal the reference run (nothing shared) bit for bit, with poison");
     run_result_clear(&r);
     g_free(apart);
@@ -1447,14 +1447,14 @@ static void test_fused_activations(void)
     model_free(m);
     r = test_run("SIM_BIN", (const char *[]){"--graph", swish, "--fuse", "ort", "--run", "--check", "--poison", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    assert_contains(r.out, "\nfused          1 Relu/Clip/HardSwish/SiLU steps run inside the Conv or Add before them");
+    assert_contains(r.out, "\nfused          1 Relu/Clip/HardSwish/SiLU/BiasGelu steps run inside the Add, MatMul or Conv before them");
     assert_contains(r.out, "equal the reference run (nothing shared) bit for bit, with poison");
     run_result_clear(&r);
     g_free(swish);
     /* Without in-place sharing every one is a copy. */
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--transpose", "move", "--alias", "none", "--run", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    assert_contains(r.out, "\nfused          8 Relu/Clip/HardSwish/SiLU steps run inside the Conv or Add before them (0 in place "
+    assert_contains(r.out, "\nfused          8 Relu/Clip/HardSwish/SiLU/BiasGelu steps run inside the Add, MatMul or Conv before them (0 in place "
                            "on its output, 8 copied from it to their own bytes)\n");
     run_result_clear(&r);
     g_free(path);

@@ -481,6 +481,36 @@ static void test_bias_gelu(void)
     g_free(path);
 }
 
+/* A BiasGelu right after a MatMul of constant weights (a transformer's MLP) runs inside the product: on
+ * oneDNN its bias is the product's own and the Gelu its post-op (both forms), on our own kernels a pass over
+ * the product. Either way the report counts both folds, the fused run agrees with its nothing-shared
+ * reference bit for bit, and with the file's graph (our own Gelu, unfused) to float rounding. */
+static void test_bias_gelu_folds(void)
+{
+    Builder *b = builder_new("bias-gelu-fold", 20);
+    const char *x = builder_input(b, "x", DT_FLOAT, 3, (const gint64[]){2, 6, 8});
+    const char *w = builder_weight(b, "w", DT_FLOAT, 2, (const gint64[]){8, 16}, TRUE);
+    const char *w2 = builder_weight(b, "w2", DT_FLOAT, 2, (const gint64[]){8, 16}, TRUE);
+    const char *bias = builder_weight(b, "bias", DT_FLOAT, 1, (const gint64[]){16}, TRUE);
+    const char *bias2 = builder_weight(b, "bias2", DT_FLOAT, 1, (const gint64[]){16}, TRUE);
+    builder_output(b, B_OP(b, "Gelu", B_OP(b, "Add", B_OP(b, "MatMul", x, w), bias)));
+    builder_output(b, B_OPA(b, "Gelu", attr_new_string("approximate", "tanh"), B_OP(b, "Add", B_OP(b, "MatMul", x, w2), bias2)));
+    FuseReport r;
+    char *path;
+    Model *m = fused_from_file(b, "bias-gelu-fold.onnx", &r, &path);
+    g_assert_cmpuint(count_ops(m, "BiasGelu"), ==, 2);
+    model_free(m);
+    const char *says = "fused          2 Relu/Clip/HardSwish/SiLU/BiasGelu steps run inside the Add, MatMul or Conv before them";
+    assert_kind_runs_within(path, "ort", 2, "folded BiasGelus", says, 1e-5);
+    RunResult run = test_run("SIM_BIN", (const char *[]){"--graph", path, "--fuse", "ort", "--kernels", "own", "--run",
+                                                          "--check", "--poison", NULL});
+    g_assert_cmpint(run.status, ==, 0);
+    g_assert_nonnull(strstr(run.out, says));
+    g_assert_nonnull(strstr(run.out, "equal the reference run (nothing shared) bit for bit, with poison"));
+    run_result_clear(&run);
+    g_free(path);
+}
+
 
 /* The lower bound sim reports for the model at path under --fuse `kind`. */
 static guint64 lower_bound(const char *path, const char *kind)
@@ -667,6 +697,7 @@ int main(int argc, char **argv)
     g_test_add_func("/fuse/gelu-tanh", test_gelu_tanh);
     g_test_add_func("/fuse/fused-matmul", test_fused_matmul);
     g_test_add_func("/fuse/bias-gelu", test_bias_gelu);
+    g_test_add_func("/fuse/bias-gelu-folds", test_bias_gelu_folds);
     g_test_add_func("/fuse/attention", test_attention);
     g_test_add_func("/fuse/fused-shallow", test_fused_shallow);
     g_test_add_func("/fuse/skip-layer-norm", test_skip_layer_norm);

@@ -151,6 +151,22 @@ static char *folding_ops(void)
     return g_string_free(s, FALSE);
 }
 
+/* The ops they fold into (the table's .epilogue rows, sim's own fused forms left out): "Add, Conv or MatMul". */
+static char *folding_into(void)
+{
+    gsize count;
+    const KernelRow *rows = kernel_table(&count);
+    GPtrArray *names = g_ptr_array_new();
+    for (gsize k = 0; k < count; k++)
+        if (rows[k].epilogue && !rows[k].internal)
+            g_ptr_array_add(names, (gpointer)rows[k].name);
+    GString *s = g_string_new(NULL);
+    for (guint k = 0; k < names->len; k++)
+        g_string_append_printf(s, "%s%s", k == 0 ? "" : k + 1 == names->len ? " or " : ", ", (const char *)names->pdata[k]);
+    g_ptr_array_unref(names);
+    return g_string_free(s, FALSE);
+}
+
 /* An earlier plan of the list with every buffer at the same offset (the arena compared first, as a quick
  * filter), or -1: strategies often agree, and one plan runs the same however many strategies found it. */
 static gint same_plan_before(const Plan *const *plans, guint k, guint buffers)
@@ -322,14 +338,15 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
                     repeat == 1 ? "" : "s", total * 1e3, arena, threads, threads == 1 ? "" : "s");
             guint copies, folded = executor_folded_steps(e, &copies);
             if (folded) {
-                char *folding = folding_ops();
+                char *folding = folding_ops(), *into = folding_into();
                 if (copies)
-                    fprintf(out, "fused          %u %s steps run inside the Conv or Add before them (%u in place on its "
-                            "output, %u copied from it to their own bytes)\n", folded, folding, folded - copies, copies);
+                    fprintf(out, "fused          %u %s steps run inside the %s before them (%u in place on its "
+                            "output, %u copied from it to their own bytes)\n", folded, folding, into, folded - copies, copies);
                 else
-                    fprintf(out, "fused          %u %s steps run inside the Conv or Add before them (in place on its "
-                            "output)\n", folded, folding);
+                    fprintf(out, "fused          %u %s steps run inside the %s before them (in place on its output)\n",
+                            folded, folding, into);
                 g_free(folding);
+                g_free(into);
             }
             if (executor_blocked_tensors(e))
                 fprintf(out, "layouts        %u tensors lie channel-blocked between the kernels that read and write "

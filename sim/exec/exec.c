@@ -37,6 +37,8 @@ struct Executor {
     double *seconds;       /* per step */
     KernelEpilogue *epilogue; /* per step: the next step's activation (.folds_as) folded into this one (fold_epilogues) */
     float *epilogue_lo, *epilogue_hi;
+    const float **epilogue_bias; /* per step: a folded BiasGelu's bias values (its count in epilogue_bias_n) */
+    gsize *epilogue_bias_n;
     gboolean *folded;      /* per step: folded into the step before; does not run */
     gboolean *fold_copy;   /* per folded step: copies its input (activated by the step before) to its output */
     gboolean *widened;     /* per step: runs on float32 copies of its 16-bit float tensors (run_widened) */
@@ -413,6 +415,29 @@ static gboolean clip_bound(const Node *clip, guint k, float unbounded, float *ou
     return TRUE;
 }
 
+/* A BiasGelu folds when its bias is a weight of float values (or an Identity of one: exporters share equal
+ * biases so), one per element of the last axis of its input y (as the matmul before it adds a bias): its
+ * values, its count, and the form (approximate: none or tanh). */
+static gboolean gelu_bias(const Executor *e, const Node *act, const ExecTensor *ey, KernelEpilogue *kind,
+                          const float **bias, gsize *n)
+{
+    const Tensor *b = node_input(act, 1);
+    while (b && !b->init && b->producer && !strcmp(b->producer->op->name, "Identity")) /* an exporter's shared bias */
+        b = node_input(b->producer, 0);
+    const char *approximate;
+    if (!b || !b->init || !exec_tensor_bound(b) || act->inputs->len != 2 ||
+        !node_attr_string(act, "approximate", "none", &approximate, NULL))
+        return FALSE;
+    const ExecTensor *eb = &e->tensors[b->id];
+    if (!eb->data || eb->dtype != DT_FLOAT || eb->blocked || ey->rank < 1 || eb->count != (gsize)ey->dims[ey->rank - 1] ||
+        !eb->count || (strcmp(approximate, "none") && strcmp(approximate, "tanh")))
+        return FALSE;
+    *kind = !strcmp(approximate, "tanh") ? EPILOGUE_GELU_TANH : EPILOGUE_GELU;
+    *bias = eb->data;
+    *n = eb->count;
+    return TRUE;
+}
+
 /* A Conv or Add (the op table's .epilogue rows) whose output's one reader is an op the table lets fold
  * (.folds_as): the activation is applied by the first op's kernel as it writes (a oneDNN convolution's
  * post-op), and the folded step does not run. Where the in-place rule put the two on the same bytes nothing
@@ -429,6 +454,8 @@ static void fold_epilogues(Executor *e)
     e->epilogue = g_new0(KernelEpilogue, steps + 1);
     e->epilogue_lo = g_new0(float, steps + 1);
     e->epilogue_hi = g_new0(float, steps + 1);
+    e->epilogue_bias = g_new0(const float *, steps + 1);
+    e->epilogue_bias_n = g_new0(gsize, steps + 1);
     e->folded = g_new0(gboolean, steps + 1);
     e->fold_copy = g_new0(gboolean, steps + 1);
     GHashTable *step_of = g_hash_table_new(NULL, NULL); /* Node* -> its step + 1 */
@@ -455,6 +482,9 @@ static void fold_epilogues(Executor *e)
         KernelEpilogue kind = kernel_row(act->op)->folds_as;
         if (kind == EPILOGUE_NONE || (kind == EPILOGUE_CLIP && !(e->opset >= 11 && clip_bound(act, 1, -INFINITY, &lo) &&
                                                                  clip_bound(act, 2, INFINITY, &hi))))
+            continue;
+        if (kind == EPILOGUE_GELU &&
+            (!kernel_row(n->op)->epilogue_gelu || !gelu_bias(e, act, ey, &kind, &e->epilogue_bias[s], &e->epilogue_bias_n[s])))
             continue;
         e->epilogue[s] = kind;
         e->epilogue_lo[s] = lo;
@@ -837,7 +867,8 @@ gboolean executor_run(Executor *e, gboolean poison, GError **error)
             KernelCall call = {.node = n, .row = row, .opset = e->opset, .n_in = in->len, .n_out = out->len,
                                .in = (ExecTensor *const *)in->pdata, .out = (ExecTensor *const *)out->pdata,
                                .epilogue = e->epilogue[s], .epilogue_lo = e->epilogue_lo[s],
-                               .epilogue_hi = e->epilogue_hi[s], .workspace = e->workspace,
+                               .epilogue_hi = e->epilogue_hi[s], .epilogue_bias = e->epilogue_bias[s],
+                               .epilogue_bias_n = e->epilogue_bias_n[s], .workspace = e->workspace,
                                .prepared = library ? &e->prepared[s] : NULL};
             ok = e->widened[s] ? run_widened(&call, error) : library ? row->library(&call, error) : row->kernel(&call, error);
         }
@@ -915,6 +946,8 @@ void executor_free(Executor *e)
     g_free(e->dying);
     g_free(e->epilogue);
     g_free(e->epilogue_lo);
+    g_free(e->epilogue_bias);
+    g_free(e->epilogue_bias_n);
     g_free(e->epilogue_hi);
     g_free(e->folded);
     g_free(e->fold_copy);

@@ -30,6 +30,7 @@ typedef struct KernelRow {
     void (*unary_array)(const float *in, float *out, gsize n); /* the same over an array, vectorised, or NULL */
     KernelArith arith;         /* binary ops computed inline on floats (ARITH_NONE: through the op's binary) */
     gboolean epilogue;         /* the kernel can clamp its output as it writes it (KernelCall.epilogue) */
+    gboolean epilogue_gelu;    /* ... and also take the Gelus with a bias along the last axis (a product's) */
     KernelEpilogue folds_as;   /* what this op is when folded into such a kernel (EPILOGUE_NONE: never) */
     gboolean reads_16bit;      /* takes FLOAT16/BFLOAT16 tensors as they are (Cast: one rounding); every other
                                   kernel gets float32 copies of them and its outputs rounded back */

@@ -35,7 +35,10 @@ KernelWorkspace *kernel_workspace_new(void);
 void kernel_workspace_free(KernelWorkspace *w);
 
 /* An elementwise op folded into the kernel that produces its input (KernelCall.epilogue). */
-typedef enum { EPILOGUE_NONE, EPILOGUE_RELU, EPILOGUE_CLIP, EPILOGUE_HARD_SWISH, EPILOGUE_SILU, EPILOGUE_KINDS /* their count */ } KernelEpilogue;
+/* What a kernel may apply to its output as it writes it (KernelCall.epilogue): a folded activation. The Gelus
+ * (BiasGelu's two forms) add a bias along the last axis first (KernelCall.epilogue_bias). */
+typedef enum { EPILOGUE_NONE, EPILOGUE_RELU, EPILOGUE_CLIP, EPILOGUE_HARD_SWISH, EPILOGUE_SILU, EPILOGUE_GELU,
+               EPILOGUE_GELU_TANH, EPILOGUE_KINDS /* their count */ } KernelEpilogue;
 
 struct KernelRow;
 
@@ -58,10 +61,13 @@ typedef struct KernelCall {
     ExecTensor *const *in;  /* NULL entries: omitted optional inputs */
     ExecTensor *const *out; /* NULL entries: omitted optional outputs */
     /* A following Relu, Clip (to [lo, hi]), HardSwish or SiLU the executor folded into this call
-     * (KernelRow.epilogue rows only): applied to output 0 as it is written, exactly as the op's own kernel
-     * would (kernel_epilogue_array). The folded node does not run. */
+     * (KernelRow.epilogue rows only), or a BiasGelu (.epilogue_gelu rows): applied to output 0 as it is
+     * written, exactly as the op's own kernel would (kernel_epilogue_array, kernel_epilogue_whole). The folded
+     * node does not run. */
     KernelEpilogue epilogue;
     float epilogue_lo, epilogue_hi;
+    const float *epilogue_bias; /* a folded BiasGelu's bias (epilogue_bias_n values along the last axis), or NULL */
+    gsize epilogue_bias_n;
     KernelWorkspace *workspace; /* the executor's (kernel_workspace) */
     KernelPrepared *prepared;   /* the step's own, when the call runs the row's library kernel; else NULL */
 } KernelCall;
@@ -76,8 +82,9 @@ typedef gboolean (*KernelFn)(const KernelCall *c, GError **error);
  * --threads asks for more than one; inline otherwise), no part smaller than `grain`; `part` numbers the part
  * (below kernel_threads()), for a per-thread slice of workspace. Returns when every part has. */
 void kernel_parallel(gint64 n, gint64 grain, void (*fn)(void *data, gint64 begin, gint64 end, guint part), void *data);
-/* map over n floats (in may be out), or the call's folded activation over a whole tensor, in blocks shared out
- * among the threads; the same bits at any thread count. */
+/* map over n floats (in may be out), or the call's folded activation over a whole tensor (its Gelus with their
+ * bias, the tensor's last axis the bias's), in blocks shared out among the threads; the same bits at any thread
+ * count. */
 void kernel_parallel_map(void (*map)(const float *in, float *out, gsize n), const float *in, float *out, gsize n);
 void kernel_epilogue_whole(const KernelCall *c, float *data, gsize n);
 /* The most parts kernel_parallel makes. */
@@ -103,7 +110,8 @@ void kernel_sigmoid_array(const float *in, float *out, gsize n);
 void kernel_silu_array(const float *in, float *out, gsize n);
 void kernel_relu_array(const float *in, float *out, gsize n);
 /* row[k] = the call's epilogue of row[k] + *b (without the add when b is NULL: -0 + 0 would turn -0 into
- * +0), one loop per case so each vectorises; the values are the unfused ops' to the bit. */
+ * +0), one loop per case so each vectorises; the values are the unfused ops' to the bit. Not for the Gelus
+ * (their bias runs along the tensor's last axis: kernel_epilogue_whole), which only .epilogue_gelu rows get. */
 void kernel_epilogue_array(const KernelCall *c, float *row, gsize n, const float *b);
 /* A contiguous run's maximum, and its sum in double, each kept in eight independent lanes so that the loop
  * is not one chain of dependent operations (a Softmax row of 128 took 128 adds' latency in a row; a global

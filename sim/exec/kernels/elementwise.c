@@ -208,6 +208,12 @@ void kernel_parallel_map(void (*map)(const float *in, float *out, gsize n), cons
 
 void kernel_epilogue_whole(const KernelCall *c, float *data, gsize n)
 {
+    if (c->epilogue == EPILOGUE_GELU || c->epilogue == EPILOGUE_GELU_TANH) { /* a product's folded BiasGelu */
+        BlockJob j = {.in = data, .bias = c->epilogue_bias, .n_bias = c->epilogue_bias_n, .out = data, .n = n,
+                      .kind = 3, .tanh_form = c->epilogue == EPILOGUE_GELU_TANH};
+        blocks_run(&j);
+        return;
+    }
     BlockJob j = {.c = c, .out = data, .n = n, .kind = 1};
     blocks_run(&j);
 }

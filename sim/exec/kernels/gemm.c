@@ -47,7 +47,7 @@ static gboolean matmul_trans_batch(const KernelCall *c, const ExecTensor *a, con
     return TRUE;
 }
 
-gboolean kernel_matmul(const KernelCall *c, GError **error)
+static gboolean matmul_product(const KernelCall *c, GError **error)
 {
     const ExecTensor *a = kernel_in(c, 0), *b = kernel_in(c, 1);
     ExecTensor *y = kernel_out(c, 0);
@@ -122,6 +122,15 @@ gboolean kernel_matmul(const KernelCall *c, GError **error)
     g_free(dims);
     g_free(sa);
     g_free(sb);
+    return TRUE;
+}
+
+gboolean kernel_matmul(const KernelCall *c, GError **error)
+{
+    if (!matmul_product(c, error))
+        return FALSE;
+    if (c->epilogue) /* a folded activation (exec.c), over the product */
+        kernel_epilogue_whole(c, kernel_out(c, 0)->data, kernel_out(c, 0)->count);
     return TRUE;
 }
 

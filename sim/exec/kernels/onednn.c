@@ -104,6 +104,10 @@ static gboolean post_op(dnnl_post_ops_t ops, const KernelCall *c)
     case EPILOGUE_HARD_SWISH:
         return onednn.dnnl_post_ops_append_eltwise(ops, 1.0f, dnnl_eltwise_hardswish, 0.0f, 0.0f) == dnnl_success;
     case EPILOGUE_SILU: return onednn.dnnl_post_ops_append_eltwise(ops, 1.0f, dnnl_eltwise_swish, 1.0f, 0.0f) == dnnl_success;
+    case EPILOGUE_GELU: /* (the bias goes in as the product's own: product_prepare) */
+        return onednn.dnnl_post_ops_append_eltwise(ops, 1.0f, dnnl_eltwise_gelu_erf, 0.0f, 0.0f) == dnnl_success;
+    case EPILOGUE_GELU_TANH:
+        return onednn.dnnl_post_ops_append_eltwise(ops, 1.0f, dnnl_eltwise_gelu_tanh, 0.0f, 0.0f) == dnnl_success;
     default: return FALSE;
     }
 }
@@ -537,22 +541,34 @@ gboolean kernel_pool_onednn(const KernelCall *c, GError **error)
 }
 
 /* A matmul primitive over the given descriptors; `packed` (a constant B) lets oneDNN choose the weights'
- * layout, into which they are reordered once. */
+ * layout, into which they are reordered once. With `epilogue` (a call with a folded activation), the
+ * activation is the primitive's post-op where oneDNN takes it (p->post_op), a folded BiasGelu's bias
+ * (`epilogue_bias`, in place of `bias`, which is then NULL) its own bias, added before the post-op. */
 static Prim *product_prepare(KernelPrepared *prep, const dnnl_memory_desc_t *src,
                              const dnnl_memory_desc_t *wei, const dnnl_memory_desc_t *packed, void *wei_data,
-                             const dnnl_memory_desc_t *bias, const dnnl_memory_desc_t *dst, float alpha)
+                             const dnnl_memory_desc_t *bias, const dnnl_memory_desc_t *dst, float alpha,
+                             const KernelCall *epilogue, const dnnl_memory_desc_t *epilogue_bias)
 {
     Prim *p = g_new0(Prim, 1);
-    dnnl_primitive_attr_t attr = attributes(FALSE, alpha, NULL);
-    dnnl_matmul_desc_t md;
-    dnnl_primitive_desc_t pd = NULL;
-    gboolean ok = attr && onednn.dnnl_matmul_desc_init(&md, src, packed ? packed : wei, bias, dst) == dnnl_success &&
-                  onednn.dnnl_primitive_desc_create(&pd, &md, attr, onednn.engine, NULL) == dnnl_success &&
-                  prim_finish(p, prep, pd, src, wei, wei_data, packed != NULL, bias, dst);
-    if (pd)
-        onednn.dnnl_primitive_desc_destroy(pd);
-    if (attr)
-        onednn.dnnl_primitive_attr_destroy(attr);
+    gboolean ok = FALSE;
+    for (int with_post_op = epilogue != NULL; with_post_op >= 0 && !ok; with_post_op--) {
+        const dnnl_memory_desc_t *b = with_post_op && epilogue_bias ? epilogue_bias : bias;
+        dnnl_primitive_attr_t attr = attributes(FALSE, alpha, with_post_op ? epilogue : NULL);
+        dnnl_matmul_desc_t md;
+        dnnl_primitive_desc_t pd = NULL;
+        ok = attr && onednn.dnnl_matmul_desc_init(&md, src, packed ? packed : wei, b, dst) == dnnl_success &&
+             onednn.dnnl_primitive_desc_create(&pd, &md, attr, onednn.engine, NULL) == dnnl_success &&
+             prim_finish(p, prep, pd, src, wei, wei_data, packed != NULL, b, dst);
+        p->post_op = ok && with_post_op;
+        if (pd)
+            onednn.dnnl_primitive_desc_destroy(pd);
+        if (attr)
+            onednn.dnnl_primitive_attr_destroy(attr);
+        if (!ok) { /* a fresh one for the try without the post-op */
+            prim_free(p);
+            p = g_new0(Prim, 1);
+        }
+    }
     if (!ok) {
         prim_free(p);
         return NULL;
@@ -621,7 +637,13 @@ static Prim *matmul_prepare_call(const KernelCall *c, KernelPrepared *prep, GErr
     } else if (!plain_md(&src, r, ad, as) || !plain_md(&wei, r, bd, bs) || !plain_md(&dst, r, y->dims, NULL)) {
         return NULL;
     }
-    return product_prepare(prep, &src, &wei, packed ? &awei : NULL, b->data, NULL, &dst, alpha);
+    /* A folded activation as the product's post-op where the product is one flat [rows, N] matrix (a
+     * BiasGelu's bias as the product's own, [1, N]); otherwise the row's epilogue runs after the product */
+    gint64 bd1[2] = {1, y->dims[r - 1]};
+    dnnl_memory_desc_t gelu_bias;
+    gboolean biased = c->epilogue_bias && flat && plain_md(&gelu_bias, 2, bd1, NULL);
+    return product_prepare(prep, &src, &wei, packed ? &awei : NULL, b->data, NULL, &dst, alpha,
+                           c->epilogue && flat && (biased || !c->epilogue_bias) ? c : NULL, biased ? &gelu_bias : NULL);
 }
 
 /* Gemm: A [M, K] x B [K, N] (either transposed) times alpha, plus C as a bias row ([N] or [1, N], beta 1) —
@@ -649,7 +671,8 @@ static Prim *gemm_prepare_call(const KernelCall *c, KernelPrepared *prep, GError
     if (!plain_md(&src, 2, ad, as) || !plain_md(&wei, 2, bd, bs) || !plain_md(&dst, 2, y->dims, NULL) ||
         !any_md(&awei, 2, bd) || (bias && !plain_md(&bmd, 2, cd, NULL)))
         return NULL;
-    return product_prepare(prep, &src, &wei, constant ? &awei : NULL, b->data, bias ? &bmd : NULL, &dst, alpha);
+    return product_prepare(prep, &src, &wei, constant ? &awei : NULL, b->data, bias ? &bmd : NULL, &dst, alpha, NULL,
+                           NULL);
 }
 
 gboolean kernel_matmul_onednn(const KernelCall *c, GError **error)
@@ -657,7 +680,13 @@ gboolean kernel_matmul_onednn(const KernelCall *c, GError **error)
     Prim *p = prepared(c, matmul_prepare_call, error);
     if (!p)
         return error && *error ? FALSE : c->row->kernel(c, error);
-    return prim_run(c, p, kernel_in(c, 0)->data, kernel_in(c, 1)->data, NULL, kernel_out(c, 0)->data, error);
+    ExecTensor *y = kernel_out(c, 0);
+    if (!prim_run(c, p, kernel_in(c, 0)->data, kernel_in(c, 1)->data, p->bias ? (void *)c->epilogue_bias : NULL, y->data,
+                  error))
+        return FALSE;
+    if (c->epilogue && !p->post_op)
+        kernel_epilogue_whole(c, y->data, y->count);
+    return TRUE;
 }
 
 gboolean kernel_gemm_onednn(const KernelCall *c, GError **error)
