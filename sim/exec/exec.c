@@ -438,9 +438,9 @@ static gboolean gelu_bias(const Executor *e, const Node *act, const ExecTensor *
     return TRUE;
 }
 
-/* A Conv or Add (the op table's .epilogue rows) whose output's one reader is an op the table lets fold
- * (.folds_as): the activation is applied by the first op's kernel as it writes (a oneDNN convolution's
- * post-op), and the folded step does not run. Where the in-place rule put the two on the same bytes nothing
+/* A Conv, Add or MatMul (the op table's .epilogue rows) whose output's one reader is an op the table lets fold
+ * (.folds_as; a BiasGelu into .epilogue_gelu rows only): the activation is applied by the first op's kernel as
+ * it writes (a oneDNN convolution's or product's post-op), and the folded step does not run. Where the in-place rule put the two on the same bytes nothing
  * else happens; elsewhere the folded step copies the output, which holds the activated values, into the
  * activation's bytes (fold_copy). Nothing in the plan changes — the output's bytes are its alone from the first
  * step to the second (it is live) and no other step reads them — so this is fusion that does not move a
