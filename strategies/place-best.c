@@ -7,8 +7,9 @@
  * A problem whose units fall into parts in time — at some steps nothing is live, so no unit spans from one
  * part into the next — is as many problems as parts: each part's units may take any offsets whatever the
  * others do, and the arena is the largest part's. So every part gets the heuristics, and the budget goes to
- * the parts whose arena is above the whole problem's bound (only they can set the arena), each with the
- * improvers and the exact search (on a part small enough, though the whole is not). */
+ * the parts whose arena is above the whole problem's bound (only they can set the arena): the improvers part
+ * by part, and, when each such part is small enough though the whole is not, the exact search on all of
+ * them together (parts_plan). */
 #include "plan/place.h"
 
 #include <string.h>
