@@ -526,6 +526,17 @@ static const char *gap_text(char buf[64], guint64 arena, guint64 lb)
     return buf;
 }
 
+/* Where the best plan came from, for a search that ends without a proof: "best plan at node N" (how much of
+ * the budget led to it), or "best plan from the heuristics". Written into buf. */
+static const char *best_text(char buf[64], guint64 best_at)
+{
+    if (best_at)
+        g_snprintf(buf, 64, "best plan at node %" G_GUINT64_FORMAT, best_at);
+    else
+        g_snprintf(buf, 64, "best plan from the heuristics");
+    return buf;
+}
+
 static gboolean is_heuristic(const PlaceStrategy *s, const PlaceProblem *p)
 {
     (void)p;
@@ -627,6 +638,8 @@ static gboolean search_on_this_stack(const PlaceProblem *p, Turns turns, guint64
     gboolean proven = incumbent == lb || incumbent <= p->bound; /* at the bound once rounded to the alignment */
     TargetRun run = {.s = &s, .p = p, .turns = turns, .parts = parts, .floor = floor, .total = total,
                      .incumbent = offsets, .budget_nodes = max_nodes};
+    guint64 best_at = 0; /* the nodes spent when the best plan was found (0: a heuristic's plan) */
+    char nodes_text[64];
     for (guint64 allowance = 100000; !proven && lo < hi && !run.spent; allowance *= 2, run.guided_on = TRUE) {
         for (guint64 pass_lo = lo; !proven && pass_lo < hi && !run.spent;) {
             guint64 open_targets = (hi - pass_lo + grain - 1) / grain; /* pass_lo, pass_lo + grain, ... below hi */
@@ -636,6 +649,7 @@ static gboolean search_on_this_stack(const PlaceProblem *p, Turns turns, guint64
                 guint64 arena = place_arena(p, s.offsets);
                 if (arena < incumbent) {
                     incumbent = s.best = arena;
+                    best_at = s.nodes;
                     memcpy(offsets, s.offsets, n * sizeof(guint64));
                 }
                 hi = MIN(target, incumbent - MIN(align - 1, incumbent));
@@ -667,8 +681,9 @@ static gboolean search_on_this_stack(const PlaceProblem *p, Turns turns, guint64
                                   "bound", lo, incumbent > lo ? ", rounded up to the largest alignment" : "",
                                   gap_text(gap, incumbent, lb));
     else
-        *detail = g_strdup_printf("gap %s to the lower bound%s", gap_text(gap, incumbent, lb),
-                                  s.interrupted ? " (stopped by SIGINT)" : run.spent ? " (budget spent)" : "");
+        *detail = g_strdup_printf("gap %s to the lower bound%s; %s", gap_text(gap, incumbent, lb),
+                                  s.interrupted ? " (stopped by SIGINT)" : run.spent ? " (budget spent)" : "",
+                                  best_text(nodes_text, best_at));
     if (skipped) { /* a huge problem: the heuristics for the incumbent outlasted the budget */
         char *longer = g_strdup_printf("%s; heuristics %s", *detail, skipped);
         g_free(*detail);

@@ -266,13 +266,15 @@ static gboolean sections_dfs(Search *s, guint lo, guint hi, guint64 after_off, g
     guint64 key = s->sections_ours ? search_state_key(s, lo, hi) ^ search_mix64(after_off * 0x9e3779b97f4a7c15ULL + after_rank + 0x5ec7) : 0;
     if (s->sections_ours && search_failed_before(s, key))
         return FALSE;
-    if (!search_budget_left(s))
-        return FALSE;
     guint base = s->candidates->len;
     guint64 lowest_top;
     count = node_candidates(s, lo, hi, from, count, &lowest_top);
     if (!count)
         return TRUE;
+    if (!search_budget_left(s)) { /* after the check for a finished plan: one the budget's last node finished counts */
+        g_array_set_size(s->candidates, base);
+        return FALSE;
+    }
     guint64 span_off = G_MAXUINT64; /* the offset the overfull span [p, q] is for */
     guint p = 0, q = 0;
     guint tried_unit[32], tried = 0;

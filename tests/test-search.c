@@ -74,6 +74,31 @@ static void test_budget(void)
     trace_free(t);
 }
 
+/* A search that ends without a proof names the node that found its best plan, and that node is the one: with
+ * exactly that many nodes the search ends at the same arena, with one fewer above it. */
+static void test_best_at_node(void)
+{
+    Trace *t = data_trace("staggered/staggered-500.csv");
+    PlaceOptions o = test_place_options;
+    o.max_nodes = 200000;
+    Plan *p = run("search", t, &o);
+    const char *at = strstr(p->detail, "best plan at node ");
+    g_assert_nonnull(at);
+    guint64 node = g_ascii_strtoull(at + strlen("best plan at node "), NULL, 10);
+    g_assert_cmpuint(node, >, 0);
+    g_assert_cmpuint(node, <=, p->stats.nodes);
+    o.max_nodes = node;
+    Plan *exactly = run("search", t, &o);
+    o.max_nodes = node - 1;
+    Plan *fewer = run("search", t, &o);
+    g_assert_cmpuint(exactly->arena, ==, p->arena);
+    g_assert_cmpuint(fewer->arena, >, p->arena);
+    plan_free(p);
+    plan_free(exactly);
+    plan_free(fewer);
+    trace_free(t);
+}
+
 /* shufflenet_v2 without sharing (937 steps, 636 buffers): the search raises one step at a time across long
  * stretches where nothing starts, thousands of raises per unit placed. Raises once recursed and overflowed
  * the stack within 0.2 s (a crash found by the corpus sweep); now they loop within a frame, so the depth is
@@ -509,6 +534,7 @@ int main(int argc, char **argv)
     g_test_add_func("/search/best-parts-together", test_best_parts_together);
     g_test_add_func("/search/closes-staggered-and-packed", test_closes_staggered_and_packed);
     g_test_add_func("/search/guided-turn", test_guided_turn);
+    g_test_add_func("/search/best-at-node", test_best_at_node);
     g_test_add_func("/search/targets-on-the-grain", test_targets_on_the_grain);
     g_test_add_func("/search/climb", test_climb);
     return g_test_run();
