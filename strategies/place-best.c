@@ -88,6 +88,12 @@ static gboolean part_run(Part *part, gboolean (*take)(const PlaceStrategy *s, co
     return ok;
 }
 
+/* A part that can still set the arena: above the whole problem's bound and its own. */
+static gboolean part_open(const PlaceProblem *p, const Part *part)
+{
+    return part->arena > p->bound && part->arena > part->problem.bound;
+}
+
 /* The exact search on the open parts together (see parts_plan), with the seconds left until deadline and
  * `work` (under a work budget). The parts take its offsets when it improves on the largest of theirs. */
 static gboolean parts_together(const PlaceProblem *p, Part *parts, guint n, const guint64 *offsets, gint64 deadline,
@@ -96,17 +102,12 @@ static gboolean parts_together(const PlaceProblem *p, Part *parts, guint n, cons
     GArray *ids = g_array_new(FALSE, FALSE, sizeof(guint));
     guint64 arena = 0;
     for (guint k = 0; k < n; k++)
-        if (parts[k].arena > p->bound && parts[k].arena > parts[k].problem.bound) {
+        if (part_open(p, &parts[k])) {
             g_array_append_vals(ids, parts[k].ids->data, parts[k].ids->len);
             arena = MAX(arena, parts[k].arena);
         }
     Part together;
-    part_init(&together, p, ids, offsets);
-    for (guint k = 0, at = 0; k < n; k++)
-        if (parts[k].arena > p->bound && parts[k].arena > parts[k].problem.bound) {
-            memcpy(together.offsets + at, parts[k].offsets, parts[k].ids->len * sizeof(guint64));
-            at += parts[k].ids->len;
-        }
+    part_init(&together, p, ids, offsets); /* (its fixed units' preset offsets: the search places the rest) */
     together.arena = arena;
     together.options.search_max = MAX(together.options.search_max, ids->len); /* each part is within it */
     together.options.budget_seconds = (double)MAX(deadline - g_get_monotonic_time(), 0) / G_USEC_PER_SEC;
@@ -116,7 +117,7 @@ static gboolean parts_together(const PlaceProblem *p, Part *parts, guint n, cons
     gboolean ok = part_run(&together, exact, error);
     if (ok && together.winner) /* below the largest open part's arena */
         for (guint k = 0, at = 0; k < n; k++)
-            if (parts[k].arena > p->bound && parts[k].arena > parts[k].problem.bound) {
+            if (part_open(p, &parts[k])) {
                 memcpy(parts[k].offsets, together.offsets + at, parts[k].ids->len * sizeof(guint64));
                 at += parts[k].ids->len;
                 parts[k].arena = together.arena;
@@ -158,7 +159,7 @@ static gboolean parts_plan(const PlaceProblem *p, GPtrArray *ids, guint64 *offse
      * half of the budget together). */
     guint open = 0, largest = 0;
     for (guint k = 0; ok && k < n; k++)
-        if (parts[k].arena > p->bound && parts[k].arena > parts[k].problem.bound) {
+        if (part_open(p, &parts[k])) {
             open++;
             largest = MAX(largest, parts[k].ids->len);
         }
@@ -168,7 +169,7 @@ static gboolean parts_plan(const PlaceProblem *p, GPtrArray *ids, guint64 *offse
     guint improved = 0;
     for (guint k = 0; ok && k < n; k++) {
         Part *part = &parts[k];
-        if (part->arena <= p->bound || part->arena <= part->problem.bound || place_stop_requested(p->options))
+        if (!part_open(p, part) || place_stop_requested(p->options))
             continue;
         gint64 left = improvers_end - g_get_monotonic_time();
         part->options.budget_seconds = (double)MAX(left, 0) / G_USEC_PER_SEC / (open - improved++);

@@ -415,15 +415,15 @@ static gboolean clip_bound(const Node *clip, guint k, float unbounded, float *ou
     return TRUE;
 }
 
-/* A BiasGelu folds when its bias is a weight of float values (or an Identity of one: exporters share equal
- * biases so), one per element of the last axis of its input y (as the matmul before it adds a bias): its
+/* A BiasGelu folds when its bias is a weight of float values (or a view of one, the op table's metadata-only
+ * rows: torch shares equal biases through an Identity), one per element of the last axis of its input y (as the matmul before it adds a bias): its
  * values, its count, and the form (approximate: none or tanh). */
 static gboolean gelu_bias(const Executor *e, const Node *act, const ExecTensor *ey, KernelEpilogue *kind,
                           const float **bias, gsize *n)
 {
     const Tensor *b = node_input(act, 1);
-    while (b && !b->init && b->producer && !strcmp(b->producer->op->name, "Identity")) /* an exporter's shared bias */
-        b = node_input(b->producer, 0);
+    while (b && !b->init && b->producer && b->producer->op->op_class == OP_NOOP && !b->producer->op->moves_data)
+        b = node_input(b->producer, 0); /* a view of a weight, as its bytes lie (an exporter's shared bias) */
     const char *approximate;
     if (!b || !b->init || !exec_tensor_bound(b) || act->inputs->len != 2 ||
         !node_attr_string(act, "approximate", "none", &approximate, NULL))
