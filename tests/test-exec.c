@@ -1077,6 +1077,71 @@ static void test_onednn_packed(void)
     model_free(m);
 }
 
+/* exec_set_winograd: a 3 x 3 stride-1 Conv of 64 channels on a 10 x 10 map runs by Winograd's algorithm where
+ * the CPU has AVX-512; the same at stride 2, and one of 16 input channels on a 104 x 104 map, run direct; with
+ * Winograd off all three run direct. Both ways the outputs agree to float rounding, and each way they are the
+ * same bytes in every run. */
+static void test_winograd_choice(void)
+{
+    Builder *b = builder_new("winograd", 13);
+    const char *x = builder_input(b, "x", DT_FLOAT, 4, (const gint64[]){1, 64, 10, 10});
+    const char *w = builder_weight(b, "w", DT_FLOAT, 4, (const gint64[]){64, 64, 3, 3}, TRUE);
+    Attr *pads[3] = {attr_new_ints("pads", (const gint64[]){1, 1, 1, 1}, 4),
+                     attr_new_ints("pads", (const gint64[]){1, 1, 1, 1}, 4),
+                     attr_new_ints("pads", (const gint64[]){1, 1, 1, 1}, 4)};
+    const char *same = builder_node(b, "Conv", (const char *const[]){x, w, NULL}, 1, NULL, pads[0], NULL);
+    const char *strided = builder_node(b, "Conv", (const char *const[]){same, w, NULL}, 1, NULL, pads[1],
+                                       attr_new_ints("strides", (const gint64[]){2, 2}, 2), NULL);
+    builder_output(b, strided);
+    const char *big = builder_input(b, "big", DT_FLOAT, 4, (const gint64[]){1, 16, 104, 104});
+    const char *wb = builder_weight(b, "wb", DT_FLOAT, 4, (const gint64[]){16, 16, 3, 3}, TRUE);
+    builder_output(b, builder_node(b, "Conv", (const char *const[]){big, wb, NULL}, 1, NULL, pads[2], NULL));
+    Model *m = finish_inferred(b);
+    GError *error = NULL;
+    g_assert_true(exec_set_kernels(EXEC_KERNELS_ONEDNN, &error));
+    float *outputs[2][2];
+    gsize counts[2];
+    const gboolean avx512 = test_cpu_has_avx512_core();
+    for (int on = 0; on < 2; on++) {
+        exec_set_winograd(on);
+        Planned run = plan_and_bind_ok(m);
+        for (int k = 0; k < 2; k++) {
+            const char *name;
+            g_assert_true(executor_run(run.e, TRUE, &error));
+            for (int o = 0; o < 2; o++) {
+                const ExecTensor *y = executor_output(run.e, o, &name);
+                if (k == 0) {
+                    counts[o] = y->count;
+                    outputs[on][o] = g_memdup2(y->data, y->count * sizeof(float));
+                } else {
+                    g_assert_cmpmem(outputs[on][o], counts[o] * sizeof(float), y->data, y->count * sizeof(float));
+                }
+            }
+        }
+        for (guint s = 0; s < m->graph->order->len; s++) {
+            const Node *n = m->graph->order->pdata[s];
+            const char *out = ((const Tensor *)n->outputs->pdata[0])->name, *algorithm = executor_step_algorithm(run.e, s);
+            gboolean want = on && avx512 && !strcmp(out, same);
+            if (!want != !algorithm)
+                g_error("%s (Winograd %s): algorithm %s", out, on ? "on" : "off", algorithm ? algorithm : "direct");
+            g_assert_true(!algorithm || !strcmp(algorithm, "Winograd"));
+        }
+        planned_clear(&run);
+    }
+    exec_set_winograd(TRUE);
+    double largest = 0;
+    for (int o = 0; o < 2; o++)
+        for (gsize j = 0; j < counts[o]; j++) {
+            g_assert_cmpfloat(fabs(outputs[1][o][j] - outputs[0][o][j]), <=, 1e-4 * (1 + fabs(outputs[0][o][j])));
+            largest = MAX(largest, fabs(outputs[0][o][j]));
+        }
+    g_assert_cmpfloat(largest, >, 1e-3); /* not a degenerate output */
+    for (int on = 0; on < 2; on++)
+        for (int o = 0; o < 2; o++)
+            g_free(outputs[on][o]);
+    model_free(m);
+}
+
 /* The kernels' float exp, erf, tanh and sigmoid (exec/kernels/approx.h) against double precision, on a fine
  * grid: the error bounds their comments state, and the edges (infinities, NaN, underflow to 0). */
 static void test_approx(void)
@@ -1537,8 +1602,8 @@ static void test_usage_and_profile(void)
     char *path = graph_path("unet");
     RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--check", NULL});
     g_assert_cmpint(r.status, ==, 2);
-    g_assert_cmpstr(r.err, ==, "sim: --check, --poison, --repeat, --profile, --threads, --kernels, --layouts, --inputs, --expect, "
-                    "--dump-outputs, --rtol, --atol and --allow-degenerate go with --run (see sim --help)\n");
+    g_assert_cmpstr(r.err, ==, "sim: --check, --poison, --repeat, --profile, --threads, --kernels, --layouts, --winograd, "
+                    "--inputs, --expect, --dump-outputs, --rtol, --atol and --allow-degenerate go with --run (see sim --help)\n");
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--kernels", "mkl", NULL});
     g_assert_cmpint(r.status, ==, 2);
@@ -1547,6 +1612,10 @@ static void test_usage_and_profile(void)
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--layouts", "nhwc", NULL});
     g_assert_cmpint(r.status, ==, 2);
     g_assert_cmpstr(r.err, ==, "sim: --layouts takes blocked or plain (see sim --help)\n");
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--winograd", "on", NULL});
+    g_assert_cmpint(r.status, ==, 2);
+    g_assert_cmpstr(r.err, ==, "sim: --winograd takes auto or off (see sim --help)\n");
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--info", NULL});
     g_assert_cmpint(r.status, ==, 2);
@@ -1617,8 +1686,8 @@ static void test_usage_and_profile(void)
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--threads", "2", NULL});
     g_assert_cmpint(r.status, ==, 2);
-    g_assert_cmpstr(r.err, ==, "sim: --check, --poison, --repeat, --profile, --threads, --kernels, --layouts, --inputs, --expect, "
-                    "--dump-outputs, --rtol, --atol and --allow-degenerate go with --run (see sim --help)\n");
+    g_assert_cmpstr(r.err, ==, "sim: --check, --poison, --repeat, --profile, --threads, --kernels, --layouts, --winograd, "
+                    "--inputs, --expect, --dump-outputs, --rtol, --atol and --allow-degenerate go with --run (see sim --help)\n");
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--threads", "0", NULL});
     g_assert_cmpint(r.status, ==, 2);
@@ -1856,6 +1925,7 @@ int main(int argc, char **argv)
     g_test_add_func("/exec/matmul-batches", test_matmul_batches);
     g_test_add_func("/exec/conv-paths", test_conv_paths);
     g_test_add_func("/exec/onednn-packed", test_onednn_packed);
+    g_test_add_func("/exec/winograd-choice", test_winograd_choice);
     g_test_add_func("/exec/nd-windows", test_nd_windows);
     g_test_add_func("/exec/pool-geometries", test_pool_geometries);
     g_test_add_func("/exec/approx", test_approx);

@@ -1,7 +1,7 @@
 /* test-oracle.c — runs checked against an oracle (issue 39): torch exports of small models of each class —
  * a transformer encoder with a real padding mask, a small vision transformer, a recurrent speech stack (LSTM, GRU, RNN), a 3-D
  * convolutional video network, a segmentation head with large dilations, squeeze-excite and channel-last
- * blocks, torchvision's four detectors — with their inputs and torch's own outputs in the model zoo's layout
+ * blocks, a ResNet-style classifier (Winograd's convolutions), torchvision's four detectors — with their inputs and torch's own outputs in the model zoo's layout
  * (tests/data/oracle/export.py, Debian's python3). sim's run under the default options, in its plan, with
  * poison, must give torch's outputs within the backend tests' tolerance. A tolerance of nothing must fail
  * (the comparison can fail), --dump-outputs must read back exactly, and a degenerate output (one value
@@ -119,6 +119,29 @@ static void test_fused_match_torch(void)
         g_free(model);
         g_free(dir);
     }
+}
+
+/* A ResNet-style classifier of dense 3 x 3 stride-1 convolutions: with AVX-512 oneDNN runs them by Winograd's
+ * algorithm (the report counts them), which rounds differently from torch's direct sums and must stay within
+ * the tolerance; with --winograd off none is, and the run matches torch too. */
+static void test_residual_matches_torch(void)
+{
+    check_kind_matches_torch("residual", 1);
+    char *dir = export_kind("residual"), *model = g_build_filename(dir, "model.onnx", NULL);
+    const char *modes[] = {"auto", "off"};
+    for (gsize k = 0; k < G_N_ELEMENTS(modes); k++) {
+        RunResult r = sim_in((const char *[]){"--graph", model, "--inputs", dir, "--run", "--check", "--poison",
+                                              "--expect", dir, "--winograd", modes[k], NULL});
+        if (r.status != 0)
+            g_error("--winograd %s: the residual model does not match torch: %s", modes[k], r.err);
+        /* the stem, and both convolutions of each block but the strided one */
+        const char *counted = strstr(r.out, "winograd       8 of its convolutions by Winograd's minimal filtering");
+        if (k == 0 && test_cpu_has_avx512_core() ? !counted : strstr(r.out, "winograd ") != NULL)
+            g_error("--winograd %s: %s", modes[k], r.out);
+        run_result_clear(&r);
+    }
+    g_free(model);
+    g_free(dir);
 }
 
 /* torchvision's detectors: NonZero, TopK with a computed K, NonMaxSuppression, RoiAlign, GatherND, Ifs whose
@@ -284,6 +307,7 @@ int main(int argc, char **argv)
     g_test_add_func("/oracle/segment-and-squeeze-match-torch", test_segment_and_squeeze_match_torch);
     g_test_add_func("/oracle/fused-match-torch", test_fused_match_torch);
     g_test_add_func("/oracle/detectors-match-torch", test_detectors_match_torch);
+    g_test_add_func("/oracle/residual-matches-torch", test_residual_matches_torch);
     int status = g_test_run();
     if (top)
         remove_folder(top);

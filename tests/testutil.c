@@ -156,3 +156,14 @@ char *test_write_symbolic_graph(void)
     model_free(m);
     return path;
 }
+
+gboolean test_cpu_has_avx512_core(void)
+{
+    char *info = NULL;
+    if (!g_file_get_contents("/proc/cpuinfo", &info, NULL, NULL))
+        return FALSE;
+    gboolean has = strstr(info, " avx512f") && strstr(info, " avx512bw") && strstr(info, " avx512vl") &&
+                   strstr(info, " avx512dq");
+    g_free(info);
+    return has;
+}

@@ -54,6 +54,8 @@ void run_result_clear(RunResult *r);
 char *test_scratch_path(const char *name);
 /* A whole file's contents (the test fails when it cannot be read). Newly allocated. */
 char *test_read_file(const char *path);
+/* Whether this CPU has what oneDNN's Winograd convolutions need (its avx512_core: AVX-512 F, BW, VL and DQ). */
+gboolean test_cpu_has_avx512_core(void);
 /* Writes bytes to a scratch file; returns its path. */
 char *test_write_scratch(const char *name, const void *data, gsize len);
 

@@ -60,6 +60,7 @@ typedef struct {
     guint threads;               /* --run: the kernels' threads (OpenBLAS, oneDNN) */
     ExecKernels kernels;         /* --run: --kernels */
     ExecLayouts layouts;         /* --run: --layouts */
+    gboolean winograd;           /* --run: --winograd (auto: TRUE) */
     char *profile_path;
     char *inputs_dir, *expect_dir, *dump_dir; /* --inputs, --expect, --dump-outputs (zoo.h) */
     double rtol, atol;

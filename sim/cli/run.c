@@ -182,6 +182,7 @@ static gint same_plan_before(const Plan *const *plans, guint k, guint buffers)
 static guint open_kernels(const RunOptions *o, GError **error)
 {
     exec_set_layouts(o->layouts);
+    exec_set_winograd(o->winograd);
     return exec_set_kernels(o->kernels, error) ? exec_set_threads(MAX(o->threads, 1), error) : 0;
 }
 
@@ -308,7 +309,7 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
         GHashTable *by_op = g_hash_table_new(g_str_hash, g_str_equal);
         GArray *ops = g_array_new(FALSE, FALSE, sizeof(OpTime));
         const char *library = NULL;
-        guint library_nodes = 0;
+        guint library_nodes = 0, winograd_nodes = 0;
         for (guint s = 0; s < steps; s++) {
             const Node *n = schedule->pdata[s];
             guint k = GPOINTER_TO_UINT(g_hash_table_lookup(by_op, n->op_type));
@@ -327,6 +328,7 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
             row->prepared_bytes += packed;
             library = library ? library : by;
             library_nodes += by != NULL;
+            winograd_nodes += executor_step_algorithm(e, s) != NULL;
         }
         g_array_sort(ops, by_time);
         double total = median(totals, repeat), sum = 0;
@@ -358,6 +360,9 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
                 char *packed = sim_format_bytes(executor_prepared_bytes(e));
                 fprintf(out, "kernels        %s ran %u of the %u steps (the 'library' column); the weights it packed "
                         "take %s of the executor's own, beside the arena\n", library, library_nodes, steps, packed);
+                if (winograd_nodes)
+                    fprintf(out, "winograd       %u of its convolutions by Winograd's minimal filtering (--winograd)\n",
+                            winograd_nodes);
                 g_free(packed);
             }
             if (o->check)

@@ -15,6 +15,7 @@ typedef struct {
     guint threads;           /* the kernels' threads (exec_set_threads); 0 means 1 */
     ExecKernels kernels;     /* whose kernels run the ops a library has (exec_set_kernels) */
     ExecLayouts layouts;     /* how activations lie between oneDNN's kernels (exec_set_layouts) */
+    gboolean winograd;       /* Winograd convolutions allowed (exec_set_winograd) */
     gboolean check, poison;
     const char *profile_path; /* per-node CSV, or NULL */
     ReportFormat format;

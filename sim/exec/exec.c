@@ -655,6 +655,8 @@ gboolean exec_set_kernels(ExecKernels k, GError **error)
 
 void exec_set_layouts(ExecLayouts l) { layouts = l; }
 
+void exec_set_winograd(gboolean on) { onednn_winograd = on; }
+
 guint executor_blocked_tensors(const Executor *e) { return e->blocked; }
 
 static double now(void)
@@ -925,6 +927,8 @@ const char *executor_step_library(const Executor *e, guint step, guint64 *bytes)
         *bytes = e->prepared[step].bytes;
     return e->prepared[step].by;
 }
+
+const char *executor_step_algorithm(const Executor *e, guint step) { return e->prepared[step].algorithm; }
 
 void executor_free(Executor *e)
 {

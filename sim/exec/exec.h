@@ -53,6 +53,9 @@ guint64 executor_prepared_bytes(const Executor *e);
 /* The library that ran step `step` ("oneDNN 2.6.3"), or NULL when our own kernel did (or it has not run);
  * *bytes (if not NULL): the weights it packed for that step. */
 const char *executor_step_library(const Executor *e, guint step, guint64 *bytes);
+/* The algorithm that library chose for step `step` where it has several ("Winograd": exec_set_winograd), NULL
+ * for its only or direct one. */
+const char *executor_step_algorithm(const Executor *e, guint step);
 void executor_free(Executor *e);
 /* The threads the kernels may use from now on, in one pool: oneDNN's OpenMP team with oneDNN's kernels
  * (OpenBLAS then runs on the calling thread), else OpenBLAS's; our own kernels run on the calling thread. Set
@@ -70,5 +73,9 @@ gboolean exec_set_kernels(ExecKernels k, GError **error);
  * everywhere, each blocked convolution reordering its input and output. */
 typedef enum { EXEC_LAYOUTS_BLOCKED, EXEC_LAYOUTS_PLAIN } ExecLayouts;
 void exec_set_layouts(ExecLayouts l);
+/* Whether oneDNN's 3 x 3 stride-1 convolutions may use Winograd's minimal filtering where it is the faster
+ * (TRUE, the default; exec/kernels/onednn.c says where) or all run direct. The choice depends on shapes only,
+ * so a run and its --check reference choose alike. */
+void exec_set_winograd(gboolean on);
 
 #endif

@@ -7,6 +7,7 @@
 #define ONEDNN_SONAME "libdnnl.so.2"
 
 OnednnCalls onednn;
+gboolean onednn_winograd = TRUE;
 static char *description;
 
 static gboolean load(GError **error)

@@ -23,6 +23,9 @@ KIND:
            (opset 13: HardSigmoid times x), squeeze-excite (global mean, two linears, hard sigmoid, scale), and a
            ConvNeXt-style block computed channel-last (permute to NHWC, LayerNorm and linears on the last axis,
            GELU, permute back) with a residual
+  residual a ResNet-style classifier of dense 3x3 stride-1 convolutions (the ones oneDNN may run by Winograd's
+           algorithm): a stem, two residual blocks of 64 channels on a 20 x 20 map, a strided block to 128
+           channels with a 1x1 shortcut and one more of 128, BatchNorm, global pooling and a linear head
   frcnn, retinanet, ssd, maskrcnn
            torchvision's detectors (FasterRCNN, RetinaNet, SSD, MaskRCNN: their own pre- and post-processing,
            anchors, RoiAlign, NonMaxSuppression, data-dependent sizes and control flow) on a two-convolution
@@ -217,6 +220,39 @@ def squeeze():
     return Net(), (torch.randn(2, 3, 24, 24),), ["image"], ["logits"], 13
 
 
+def residual():
+    from torch import nn
+
+    class Block(nn.Module):
+        def __init__(self, c_in, c, stride):
+            super().__init__()
+            self.a = nn.Conv2d(c_in, c, 3, stride=stride, padding=1, bias=False)
+            self.an = nn.BatchNorm2d(c)
+            self.b = nn.Conv2d(c, c, 3, padding=1, bias=False)
+            self.bn = nn.BatchNorm2d(c)
+            self.short = nn.Conv2d(c_in, c, 1, stride=stride) if stride != 1 or c_in != c else nn.Identity()
+
+        def forward(self, x):
+            return torch.relu(self.short(x) + self.bn(self.b(torch.relu(self.an(self.a(x))))))
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.stem = nn.Conv2d(3, 64, 3, padding=1)
+            self.blocks = nn.Sequential(Block(64, 64, 1), Block(64, 64, 1), Block(64, 128, 2), Block(128, 128, 1))
+            self.head = nn.Linear(128, 10)
+
+        def forward(self, x):
+            return self.head(self.blocks(torch.relu(self.stem(x))).mean((2, 3)))
+
+    net = Net()
+    for m in net.modules():  # running statistics that are not the identity, so BatchNorm's folding is checked
+        if isinstance(m, nn.BatchNorm2d):
+            m.running_mean.uniform_(-0.2, 0.2)
+            m.running_var.uniform_(0.5, 1.5)
+    return net, (torch.randn(2, 3, 20, 20),), ["image"], ["logits"], 13
+
+
 def detector(kind):
     from collections import OrderedDict
     from torch import nn
@@ -290,7 +326,8 @@ def detector(kind):
 
 
 kind, out_dir = sys.argv[1], sys.argv[2]
-kinds = {"encoder": encoder, "vit": vit, "speech": speech, "video": video, "segment": segment, "squeeze": squeeze}
+kinds = {"encoder": encoder, "vit": vit, "speech": speech, "video": video, "segment": segment, "squeeze": squeeze,
+         "residual": residual}
 for d in ("frcnn", "retinanet", "ssd", "maskrcnn"):
     kinds[d] = lambda d=d: detector(d)
 model, inputs, in_names, out_names, opset = kinds[kind]()
