@@ -350,6 +350,9 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
                 g_free(folding);
                 g_free(into);
             }
+            if (executor_once_steps(e))
+                fprintf(out, "constants      %u steps that compute constants (--fuse's constant-fold) ran in the first run "
+                        "only, as ONNX Runtime computes them when its session starts\n", executor_once_steps(e));
             if (executor_blocked_tensors(e))
                 fprintf(out, "layouts        %u tensors lie channel-blocked between the kernels that read and write "
                         "them so (--layouts)\n", executor_blocked_tensors(e));

@@ -43,6 +43,10 @@ struct Executor {
     gboolean *fold_copy;   /* per folded step: copies its input (activated by the step before) to its output */
     gboolean *widened;     /* per step: runs on float32 copies of its 16-bit float tensors (run_widened) */
     gboolean *dynamic;     /* per step: reads or writes data-dependent tensors (its shapes are inferred as it runs) */
+    gboolean *once;        /* per step: computes constants into memory of its own: runs in the first run only (mark_once) */
+    guint once_steps;
+    gboolean *has_folded_on; /* per step: an output is the condition of an If folded at plan time (checked every run) */
+    guint runs;            /* runs so far */
     gboolean guarded;      /* some step is guarded (an If's branch): steps run only when their guard and inputs say so */
     gboolean *computed;    /* per tensor id, while running a guarded schedule: computed (or given) in this run */
     KernelWorkspace *workspace; /* the kernels' temporaries, kept from step to step */
@@ -497,8 +501,6 @@ static void fold_epilogues(Executor *e)
 
 static gboolean is_16bit_float(const ExecTensor *t) { return t && (t->dtype == DT_FLOAT16 || t->dtype == DT_BFLOAT16); }
 
-/* The steps whose kernel gets float32 copies: any 16-bit float tensor among its inputs and outputs, unless
- * its row reads them as they are (Cast). Tensor types are fixed once bound, so this is decided once. */
 /* The steps that read or write data-dependent tensors; whether any is guarded. */
 static void mark_dynamic(Executor *e)
 {
@@ -513,6 +515,31 @@ static void mark_dynamic(Executor *e)
     }
 }
 
+/* The steps that compute constants (--fuse's constant-fold made their outputs constants: they read only weights,
+ * constants and values the planner knows) into memory of the executor's own, outside the arena, where no run
+ * poisons or reuses them: they run in the executor's first run only, as ONNX Runtime folds them once when its
+ * session starts. A guarded or data-dependent step always runs. */
+static void mark_once(Executor *e)
+{
+    e->once = g_new0(gboolean, e->schedule->len + 1);
+    e->has_folded_on = g_new0(gboolean, e->schedule->len + 1);
+    for (guint s = 0; s < e->schedule->len; s++) {
+        const Node *n = e->schedule->pdata[s];
+        gboolean once = kernel_row(n->op) && !n->op->plan_constant && !n->guard && !e->dynamic[s] && !e->folded[s] &&
+                        n->outputs->len > 0;
+        for (guint k = 0; k < n->outputs->len && once; k++) {
+            const Tensor *y = node_output(n, k);
+            once = !y || (y->kind == TENSOR_CONSTANT && e->own[y->id] && e->tensors[y->id].data == e->own[y->id]);
+        }
+        e->once[s] = once;
+        e->once_steps += once;
+        for (guint k = 0; k < n->outputs->len; k++)
+            e->has_folded_on[s] = e->has_folded_on[s] || (node_output(n, k) && node_output(n, k)->folded_on);
+    }
+}
+
+/* The steps whose kernel gets float32 copies: any 16-bit float tensor among its inputs and outputs, unless
+ * its row reads them as they are (Cast). Tensor types are fixed once bound, so this is decided once. */
 static void mark_widened(Executor *e)
 {
     e->widened = g_new0(gboolean, e->schedule->len + 1);
@@ -588,6 +615,7 @@ Executor *executor_new_sharing(const Model *m, const GPtrArray *schedule, const 
     fold_epilogues(e);
     mark_widened(e);
     mark_dynamic(e);
+    mark_once(e);
     if (kernels == EXEC_KERNELS_ONEDNN && layouts == EXEC_LAYOUTS_BLOCKED) {
         gboolean *plain = g_new0(gboolean, schedule->len + 1); /* steps not on their library kernel */
         for (guint s = 0; s < schedule->len; s++)
@@ -838,6 +866,14 @@ gboolean executor_run(Executor *e, gboolean poison, GError **error)
             e->seconds[s] = now() - start;
             continue;
         }
+        if (!e->guarded && (n->op->plan_constant || (e->once[s] && e->runs)) && !e->has_folded_on[s]) {
+            /* bound already (a Constant's value), or computed in the first run (mark_once): nothing to do */
+            if (poison && e->dying[s])
+                for (guint k = 0; k < e->dying[s]->len; k++)
+                    poison_buffer(e, GPOINTER_TO_UINT(e->dying[s]->pdata[k]));
+            e->seconds[s] = now() - start;
+            continue;
+        }
         g_ptr_array_set_size(in, 0);
         g_ptr_array_set_size(out, 0);
         for (guint k = 0; k < n->inputs->len; k++) {
@@ -855,9 +891,9 @@ gboolean executor_run(Executor *e, gboolean poison, GError **error)
         if (e->folded[s] && e->fold_copy[s]) { /* done by the step before, into its own output (fold_epilogues) */
             const ExecTensor *from = &e->tensors[node_input(n, 0)->id];
             memcpy(e->tensors[y0->id].data, from->data, from->count * sizeof(float));
-        } else if (n->op->plan_constant || (y0 && e->view_of_input[y0->id]) || e->folded[s]) {
+        } else if (n->op->plan_constant || (y0 && e->view_of_input[y0->id]) || e->folded[s] || (e->once[s] && e->runs)) {
             /* bound already: a Constant's value, or a view pointing at the bytes it views; or done by the
-             * step before (fold_epilogues) */
+             * step before (fold_epilogues); or constants computed in the first run (mark_once) */
         } else if (!kernel_row(n->op)) {
             write_folded(e, n);
         } else if (e->dynamic[s] && !runtime_shapes(e, n, error)) {
@@ -897,8 +933,11 @@ gboolean executor_run(Executor *e, gboolean poison, GError **error)
     }
     g_ptr_array_unref(in);
     g_ptr_array_unref(out);
+    e->runs += ok;
     return ok;
 }
+
+guint executor_once_steps(const Executor *e) { return e->once_steps; }
 
 double executor_node_seconds(const Executor *e, guint step) { return e->seconds[step]; }
 guint executor_output_count(const Executor *e) { return e->g->outputs->len; }
@@ -957,6 +996,8 @@ void executor_free(Executor *e)
     g_free(e->fold_copy);
     g_free(e->widened);
     g_free(e->dynamic);
+    g_free(e->once);
+    g_free(e->has_folded_on);
     g_free(e->computed);
     for (guint k = 0; k < n; k++)
         g_free(e->tensors[k].own_dims);

@@ -39,6 +39,9 @@ gboolean executor_run(Executor *e, gboolean poison, GError **error);
 double executor_node_seconds(const Executor *e, guint step);
 guint executor_output_count(const Executor *e);
 const ExecTensor *executor_output(const Executor *e, guint k, const char **name);
+/* Steps that compute constants (--fuse's constant-fold) into memory of the executor's own: they run in its
+ * first run only, as ONNX Runtime computes them once when its session starts. */
+guint executor_once_steps(const Executor *e);
 /* Initializers that had no data and got pseudo-random values. */
 guint executor_random_weights(const Executor *e);
 /* Steps folded into the step before them (an activation the op table lets fold, applied by the Conv or Add that

@@ -758,7 +758,7 @@ static gboolean rule_attention(Site *site, Node *n, GError **error)
 /* A node that reads only weights and constants computes a constant: ONNX Runtime folds it when the session
  * starts (its ConstantFolding), so its output is a weight, outside the activations (torch's attention slices
  * its packed in-projection weight with Slice at run time). The node still runs here, writing its output into
- * memory of its own; it is not planned. */
+ * memory of its own (in the executor's first run only, as ONNX Runtime's session start); it is not planned. */
 static gboolean rule_constant_fold(Site *site, Node *n, GError **error)
 {
     (void)error;
