@@ -125,16 +125,22 @@ gboolean search_stacks_fit(const Search *s, guint t, guint64 base)
             highest = MAX(highest, s->unaligned ? peak[live[i]] : round_up(peak[live[i]], unit(s, live[i])->align));
     if (highest + s->left[t] <= s->target)
         return TRUE;
+    /* A release r at or below target - left[t] cannot fail: the units above it hold at most left[t] bytes. So
+     * only the units released higher are sorted, and the sums over them are the whole sums at their levels. */
+    gboolean all = s->left[t] > s->target;
+    guint64 cap = all ? 0 : s->target - s->left[t];
     guint64 *rel = s->stack, *size = s->stack + STACK_MAX;
-    guint k = 0;
+    guint k = 0, counted = 0;
     for (guint i = s->live_from[t]; i < s->live_from[t + 1]; i++) {
         guint u = s->live[i];
         const PlaceUnit *x = unit(s, u);
         if (s->placed[u] || !x->size)
             continue;
-        if (k == STACK_MAX)
+        if (counted++ == STACK_MAX)
             return TRUE;
         guint64 r = MAX(base, round_up(s->peak[u], x->align)), z = x->size;
+        if (!all && r <= cap)
+            continue;
         guint j = k++;
         for (; j > 0 && rel[j - 1] < r; j--) { /* by release, highest first */
             rel[j] = rel[j - 1];

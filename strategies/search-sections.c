@@ -71,11 +71,15 @@ static gboolean sections_fit(const Search *s, guint lo, guint hi, guint64 off, g
     for (guint t = MAX(from, lo); t <= to && t < hi; t++) {
         if (!s->left[t])
             continue;
-        guint64 floor = G_MAXUINT64;
-        for (guint i = s->live_from[t]; i < s->live_from[t + 1]; i++)
-            if (!s->placed[s->live[i]])
-                floor = MIN(floor, min_offset(s, s->live[i]));
-        if (floor + s->left[t] > s->target ||
+        if (s->left[t] > s->target)
+            return FALSE;
+        /* the floor plus the bytes left fits when some unplaced unit's minimum offset is at most cap: the scan
+         * stops at the first */
+        guint64 cap = s->target - s->left[t];
+        gboolean floor_fits = FALSE;
+        for (guint i = s->live_from[t]; i < s->live_from[t + 1] && !floor_fits; i++)
+            floor_fits = !s->placed[s->live[i]] && min_offset(s, s->live[i]) <= cap;
+        if (!floor_fits ||
             (s->sections_ours && s->stacking && s->left_last[t] && off + x->size + s->left[t] > s->target &&
              !search_stacks_fit(s, t, off)))
             return FALSE;
