@@ -23,17 +23,25 @@ static Model *fused(Builder *b, FuseReport *report)
     return m;
 }
 
+/* Builds and writes to the scratch file `file`: its path (to free). */
+static char *written(Builder *b, const char *file)
+{
+    GError *error = NULL;
+    Model *m = builder_finish(b, &error);
+    g_assert_no_error(error);
+    char *path = test_scratch_path(file);
+    g_assert_true(onnx_write_file(m, path, &error));
+    model_free(m);
+    return path;
+}
+
 /* Builds, writes to the scratch file `file` (*path, to free), reads back, infers and fuses as --fuse `kind` does;
  * the report, and the fused model (to free). */
 static Model *fused_kind_from_file(Builder *b, const char *kind, const char *file, FuseReport *report, char **path)
 {
     GError *error = NULL;
-    Model *m = builder_finish(b, &error);
-    g_assert_no_error(error);
-    *path = test_scratch_path(file);
-    g_assert_true(onnx_write_file(m, *path, &error));
-    model_free(m);
-    m = onnx_read_file(*path, &error);
+    *path = written(b, file);
+    Model *m = onnx_read_file(*path, &error);
     g_assert_no_error(error);
     g_assert_true(test_infer(m, NULL, &error));
     g_assert_true(fuse_apply(m, kind, report, &error));
@@ -195,18 +203,25 @@ static void assert_same_output(const char *dir_a, const char *dir_b)
     g_free(b_path);
 }
 
+/* x [4, 8] plus rows 4 to 7 of a weight [12, 8] (Slice): the slice's output name in *rows. */
+static Builder *sliced_weight_model(const char *name, gboolean with_data, const char **rows)
+{
+    Builder *b = builder_new(name, 13);
+    const char *x = builder_input(b, "x", DT_FLOAT, 2, (const gint64[]){4, 8});
+    const char *w = builder_weight(b, "w", DT_FLOAT, 2, (const gint64[]){12, 8}, with_data);
+    *rows = B_OP(b, "Slice", w, builder_int_vec(b, "starts", 1, (const gint64[]){4}),
+                 builder_int_vec(b, "ends", 1, (const gint64[]){8}));
+    builder_output(b, B_OP(b, "Add", x, *rows));
+    return b;
+}
+
 /* A node of weights and known values alone is folded into a constant (outside the activations, still run);
  * one that reads an activation is not. */
 static void test_constant_fold(void)
 {
     FuseReport r;
-    Builder *b = builder_new("constant-fold", 13);
-    const char *x = builder_input(b, "x", DT_FLOAT, 2, (const gint64[]){4, 8});
-    const char *w = builder_weight(b, "w", DT_FLOAT, 2, (const gint64[]){12, 8}, FALSE);
-    const char *rows = B_OP(b, "Slice", w, builder_int_vec(b, "starts", 1, (const gint64[]){4}),
-                            builder_int_vec(b, "ends", 1, (const gint64[]){8}));
-    builder_output(b, B_OP(b, "Add", x, rows));
-    Model *m = fused(b, &r);
+    const char *rows;
+    Model *m = fused(sliced_weight_model("constant-fold", FALSE, &rows), &r);
     g_assert_cmpuint(r.sites[rule_index("constant-fold")], ==, 1);
     g_assert_cmpuint(r.bytes[rule_index("constant-fold")], ==, 4 * 8 * 4);
     const Tensor *folded = graph_tensor(m->graph, rows);
@@ -220,19 +235,9 @@ static void test_constant_fold(void)
  * the last of three runs gives the unfused graph's output, bit for bit, and --check passes. */
 static void test_constant_fold_runs_once(void)
 {
-    Builder *b = builder_new("constant-fold-once", 13);
-    const char *x = builder_input(b, "x", DT_FLOAT, 2, (const gint64[]){4, 8});
-    const char *w = builder_weight(b, "w", DT_FLOAT, 2, (const gint64[]){12, 8}, TRUE);
-    const char *rows = B_OP(b, "Slice", w, builder_int_vec(b, "starts", 1, (const gint64[]){4}),
-                            builder_int_vec(b, "ends", 1, (const gint64[]){8}));
-    builder_output(b, B_OP(b, "Add", x, rows));
-    GError *error = NULL;
-    Model *m = builder_finish(b, &error);
-    g_assert_no_error(error);
-    char *path = test_scratch_path("constant-fold-once.onnx"), *plain = test_scratch_path("constant-fold-plain"),
+    const char *rows;
+    char *path = written(sliced_weight_model("constant-fold-once", TRUE, &rows), "constant-fold-once.onnx"), *plain = test_scratch_path("constant-fold-plain"),
          *fused_dir = test_scratch_path("constant-fold-fused");
-    g_assert_true(onnx_write_file(m, path, &error));
-    model_free(m);
     RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--dump-outputs", plain, NULL});
     g_assert_cmpint(r.status, ==, 0);
     g_assert_null(strstr(r.out, "constants "));
@@ -262,12 +267,7 @@ static void test_fused_runs(void)
         const char *skip = B_OP(b, "Relu", x);
         const char *y = B_OP(b, "Relu", B_OP(b, "Add", conv(b, x, w), skip));
         builder_output(b, read_again ? B_OP(b, "Add", y, skip) : y);
-        GError *error = NULL;
-        Model *m = builder_finish(b, &error);
-        g_assert_no_error(error);
-        char *path = test_scratch_path(read_again ? "residual-read-again.onnx" : "residual.onnx");
-        g_assert_true(onnx_write_file(m, path, &error));
-        model_free(m);
+        char *path = written(b, read_again ? "residual-read-again.onnx" : "residual.onnx");
         RunResult plain = test_run("SIM_BIN", (const char *[]){"--graph", path, "--format", "json", NULL});
         RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--fuse", "ort", "--format", "json", NULL});
         g_assert_cmpint(plain.status, ==, 0);
@@ -305,13 +305,8 @@ static void test_silu_same_bits(void)
     Builder *b = builder_new("silu", 13);
     const char *x = builder_input(b, "x", DT_FLOAT, 2, (const gint64[]){7, 33});
     builder_output(b, B_OP(b, "Mul", x, B_OP(b, "Sigmoid", x)));
-    GError *error = NULL;
-    Model *m = builder_finish(b, &error);
-    g_assert_no_error(error);
-    char *path = test_scratch_path("silu.onnx"), *plain = test_scratch_path("silu-plain"),
+    char *path = written(b, "silu.onnx"), *plain = test_scratch_path("silu-plain"),
          *fused_dir = test_scratch_path("silu-fused");
-    g_assert_true(onnx_write_file(m, path, &error));
-    model_free(m);
     RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--dump-outputs", plain, NULL});
     g_assert_cmpint(r.status, ==, 0);
     run_result_clear(&r);

@@ -399,7 +399,6 @@ static Prim *conv_prepare_call(const KernelCall *c, KernelPrepared *prep, GError
     Prim *p = g_new0(Prim, 1);
     p->sum = m.sum;
     p->post_op = m.post_op;
-    prep->algorithm = m.winograd ? "Winograd" : NULL;
     gboolean ok = prim_finish(p, prep, pd, &m.src, &m.wei, kernel_in(c, 1)->data, m.constant,
                               m.has_bias ? &m.bias : NULL, &m.dst);
     onednn.dnnl_primitive_desc_destroy(pd);
@@ -407,6 +406,7 @@ static Prim *conv_prepare_call(const KernelCall *c, KernelPrepared *prep, GError
         prim_free(p);
         return NULL;
     }
+    prep->algorithm = m.winograd ? "Winograd" : NULL;
     return p;
 }
 
