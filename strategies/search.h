@@ -9,6 +9,7 @@
 
 typedef struct {
     const PlaceProblem *p;
+    const PlaceUnit *unit_at; /* p's units (unit()): one load instead of three on the search's hottest paths */
     guint64 target;      /* a placement must end at or below this */
     guint steps;
     guint64 *h;          /* skyline: highest end of placed units live at each step */
@@ -81,7 +82,7 @@ typedef struct {
  * table per target); when three quarters are taken, no more are added. */
 #define FAILED_SLOTS_MAX (1u << 21)
 
-static inline const PlaceUnit *unit(const Search *s, guint u) { return &g_array_index(s->p->units, PlaceUnit, u); }
+static inline const PlaceUnit *unit(const Search *s, guint u) { return &s->unit_at[u]; }
 
 /* A list holding every unit of the part that lives somewhere in [from, to] (and maybe others, placed or
  * not, so callers still test): the steps' live lists when they are shorter than the part (a unit living
