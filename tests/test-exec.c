@@ -1175,6 +1175,15 @@ static void test_approx(void)
     g_assert_cmpfloat(kernel_erf_f(INFINITY), ==, 1.0f);
     g_assert_cmpfloat(kernel_erf_f(-INFINITY), ==, -1.0f);
     g_assert_cmpfloat(kernel_erf_f(1e-30f), >, 0.0f);
+    /* Softmax's exp of x <= 0 is approx_exp's, bit for bit, down past the underflow, at -inf and NaN */
+    for (double x = 0.0; x >= -100.0; x -= 7e-4) {
+        float f = (float)x, a = approx_exp(f), b = approx_exp_nonpositive(f);
+        if (memcmp(&a, &b, sizeof a))
+            g_error("exp(%.9g): %.9g, but %.9g for x <= 0", (double)f, (double)a, (double)b);
+    }
+    g_assert_cmpfloat(approx_exp_nonpositive(-0.0f), ==, 1.0f);
+    g_assert_cmpfloat(approx_exp_nonpositive(-INFINITY), ==, 0.0f);
+    g_assert_true(isnan(approx_exp_nonpositive(NAN)));
 
     /* The array forms (AVX-512/AVX2 loops where the CPU has them) and approx_map's four lanes give every
      * element its scalar form's bits, on a grid with the edges in it. */

@@ -38,6 +38,32 @@ static inline float approx_exp(float x)
     return x > hi ? INFINITY : y;
 }
 
+/* approx_exp for x <= 0 (or NaN): Softmax's differences from the row's maximum. The steps that only matter
+ * above 0 (the upper clamp, the two-step power of two past 2^127, +inf) are left out; for every such x the
+ * others compute what approx_exp computes, bit for bit. */
+static inline float approx_exp_nonpositive(float x)
+{
+    const float lo = -87.3365f;
+    float c = x < lo ? lo : x; /* NaN passes through */
+    float m = c * 1.44269504088896341f + 12582912.0f;
+    float n = m - 12582912.0f;
+    float r = c - n * 0.693359375f - n * -2.12194440e-4f;
+    float p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = p * r * r + r + 1.0f;
+    uint32_t bits;
+    memcpy(&bits, &m, 4);
+    uint32_t scale_bits = (bits - 0x4B400000u + 127u) << 23; /* 2^n; n in [-126, 0] after the clamp */
+    float scale;
+    memcpy(&scale, &scale_bits, 4);
+    float y = p * scale;
+    return x < lo ? 0.0f : y;
+}
+
 static inline float approx_erf(float x)
 {
     float a = fabsf(x);
