@@ -341,35 +341,3 @@ void *kernel_workspace(const KernelCall *c, gsize bytes)
     return w->data;
 }
 
-#define LANES 8
-float kernel_lanes_max(const float *x, gint64 n)
-{
-    float m[LANES];
-    for (int l = 0; l < LANES; l++)
-        m[l] = -INFINITY;
-    gint64 j = 0;
-    for (; j + LANES <= n; j += LANES)
-        for (int l = 0; l < LANES; l++)
-            m[l] = MAX(m[l], x[j + l]);
-    for (; j < n; j++)
-        m[0] = MAX(m[0], x[j]);
-    float top = m[0];
-    for (int l = 1; l < LANES; l++)
-        top = MAX(top, m[l]);
-    return top;
-}
-
-double kernel_lanes_sum(const float *x, gint64 n)
-{
-    double s[LANES] = {0};
-    gint64 j = 0;
-    for (; j + LANES <= n; j += LANES)
-        for (int l = 0; l < LANES; l++)
-            s[l] += x[j + l];
-    for (; j < n; j++)
-        s[0] += x[j];
-    double sum = 0;
-    for (int l = 0; l < LANES; l++)
-        sum += s[l];
-    return sum;
-}

@@ -39,8 +39,10 @@ gboolean kernel_batch_norm(const KernelCall *c, GError **error)
  * (out may be row); its mean and inverse deviation stored where asked. */
 /* The sum of (x - mean)^2 over a row in double, in eight independent lanes as kernel_lanes_sum does (one chain
  * of dependent adds made swin_t's 29 LayerNorms over rows of 96 to 768 take 7.1 ms against ONNX Runtime's 1.9);
- * the lanes fix the order, so every run gives the same bits. */
-static double lanes_squares(const float *x, gint64 n, double mean)
+ * the lanes fix the order, so every run gives the same bits. Always inlined, so it is compiled with
+ * layer_norm_row's clones: left to itself GCC called it out of line, compiled for the baseline, once the row's
+ * sum (kernel_lanes_sum) was inline too, and swin_t's LayerNorms took 3.4 ms instead of 2.7. */
+static inline __attribute__((always_inline)) double lanes_squares(const float *x, gint64 n, double mean)
 {
     double s[8] = {0};
     gint64 j = 0;
@@ -212,42 +214,19 @@ gboolean kernel_lrn(const KernelCall *c, GError **error)
 }
 
 /* Softmax of one contiguous row of len floats into out (out may be in): its maximum, the exponentials of the
- * differences kept in out, their sum, then one multiply by its inverse. The maximum and the sum are
- * kernel_lanes_max's and kernel_lanes_sum's loops (eight lanes, the sum in double, the tail in lane 0, the lanes
- * added in order: the same values), written here so that they are compiled for AVX-512 and AVX2 with the rest
- * (kernel.c is compiled for the baseline): vit_b_16's rows of 197 took 5.2 ms a run against ONNX Runtime's
- * 2.3. The exponentials have the scalar form's bits in every compiled form (as kernel_exp_array's); a separate
- * subtraction pass and exp call per row had made swin_t's 7 x 7 windows' rows of 49 cost 3.0 ms against ORT's
- * 1.4. */
-#define SOFTMAX_LANES 8
+ * differences kept in out, their sum in eight lanes, then one multiply by its inverse. Compiled for AVX-512
+ * and AVX2, the lanes' loops (inline) with it. The exponentials have the scalar form's bits in every compiled
+ * form (as kernel_exp_array's), by approx_exp's steps for x <= 0 alone: vit_b_16's rows of 197 4.8 -> 3.8 ms
+ * a run (ONNX Runtime's 2.3); a separate subtraction pass and exp call per row had made swin_t's 7 x 7
+ * windows' rows of 49 cost 3.0 ms against ORT's 1.4. */
 __attribute__((target_clones("avx512f", "avx2", "default"))) static void softmax_row(const float *in, float *out,
                                                                                      gint64 len)
 {
-    float m[SOFTMAX_LANES];
-    for (int l = 0; l < SOFTMAX_LANES; l++)
-        m[l] = -INFINITY;
-    gint64 j = 0;
-    for (; j + SOFTMAX_LANES <= len; j += SOFTMAX_LANES)
-        for (int l = 0; l < SOFTMAX_LANES; l++)
-            m[l] = MAX(m[l], in[j + l]);
-    for (; j < len; j++)
-        m[0] = MAX(m[0], in[j]);
-    float top = m[0];
-    for (int l = 1; l < SOFTMAX_LANES; l++)
-        top = MAX(top, m[l]);
-    for (j = 0; j < len; j++)
+    float top = kernel_lanes_max(in, len);
+    for (gint64 j = 0; j < len; j++)
         out[j] = approx_exp_nonpositive(in[j] - top);
-    double sums[SOFTMAX_LANES] = {0};
-    for (j = 0; j + SOFTMAX_LANES <= len; j += SOFTMAX_LANES)
-        for (int l = 0; l < SOFTMAX_LANES; l++)
-            sums[l] += out[j + l];
-    for (; j < len; j++)
-        sums[0] += out[j];
-    double sum = 0;
-    for (int l = 0; l < SOFTMAX_LANES; l++)
-        sum += sums[l];
-    float inv = (float)(1.0 / sum);
-    for (j = 0; j < len; j++)
+    float inv = (float)(1.0 / kernel_lanes_sum(out, len));
+    for (gint64 j = 0; j < len; j++)
         out[j] *= inv;
 }
 
