@@ -13,10 +13,10 @@
 #include <stdint.h>
 #include <string.h>
 
-static inline float approx_exp(float x)
+/* exp of c, clamped to [-87.3365, 88.7228] (NaN passes through), as p times 2^n: p returned, n and 2^n (when
+ * n <= 127) in *n and *scale. */
+static inline float approx_exp_parts(float c, float *n_out, float *scale_out)
 {
-    const float hi = 88.7228f, lo = -87.3365f;
-    float c = x > hi ? hi : x < lo ? lo : x; /* NaN passes through */
     /* n = round(c / ln 2) through the 1.5 * 2^23 trick: m's low mantissa bits hold n */
     float m = c * 1.44269504088896341f + 12582912.0f;
     float n = m - 12582912.0f;
@@ -31,8 +31,15 @@ static inline float approx_exp(float x)
     uint32_t bits;
     memcpy(&bits, &m, 4);
     uint32_t scale_bits = (bits - 0x4B400000u + 127u) << 23; /* 2^n; n in [-126, 128] after the clamp */
-    float scale;
-    memcpy(&scale, &scale_bits, 4);
+    memcpy(scale_out, &scale_bits, 4);
+    *n_out = n;
+    return p;
+}
+
+static inline float approx_exp(float x)
+{
+    const float hi = 88.7228f, lo = -87.3365f;
+    float n, scale, p = approx_exp_parts(x > hi ? hi : x < lo ? lo : x, &n, &scale);
     float y = n > 127.5f ? p * 2.0f * 1.70141183e38f : p * scale; /* 2^128 overflows the exponent: two steps */
     y = x < lo ? 0.0f : y;
     return x > hi ? INFINITY : y;
@@ -44,24 +51,9 @@ static inline float approx_exp(float x)
 static inline float approx_exp_nonpositive(float x)
 {
     const float lo = -87.3365f;
-    float c = x < lo ? lo : x; /* NaN passes through */
-    float m = c * 1.44269504088896341f + 12582912.0f;
-    float n = m - 12582912.0f;
-    float r = c - n * 0.693359375f - n * -2.12194440e-4f;
-    float p = 1.9875691500e-4f;
-    p = p * r + 1.3981999507e-3f;
-    p = p * r + 8.3334519073e-3f;
-    p = p * r + 4.1665795894e-2f;
-    p = p * r + 1.6666665459e-1f;
-    p = p * r + 5.0000001201e-1f;
-    p = p * r * r + r + 1.0f;
-    uint32_t bits;
-    memcpy(&bits, &m, 4);
-    uint32_t scale_bits = (bits - 0x4B400000u + 127u) << 23; /* 2^n; n in [-126, 0] after the clamp */
-    float scale;
-    memcpy(&scale, &scale_bits, 4);
-    float y = p * scale;
-    return x < lo ? 0.0f : y;
+    float n, scale, p = approx_exp_parts(x < lo ? lo : x, &n, &scale);
+    (void)n;
+    return x < lo ? 0.0f : p * scale;
 }
 
 static inline float approx_erf(float x)
