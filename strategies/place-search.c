@@ -583,7 +583,7 @@ static gboolean search_on_this_stack(const PlaceProblem *p, Turns turns, guint64
     guint64 lb = lower_bound(p, total);
     /* A work budget is a node budget (plan.h): the same nodes, whatever the clock says. */
     guint64 max_nodes = o->budget_work ? (o->max_nodes ? MIN(o->max_nodes, o->budget_work) : o->budget_work) : o->max_nodes;
-    Search s = {.p = p, .unit_at = &g_array_index(p->units, PlaceUnit, 0), .steps = p->steps, .max_nodes = max_nodes,
+    Search s = {.p = p, .unit_at = (const PlaceUnit *)(void *)p->units->data, .steps = p->steps, .max_nodes = max_nodes,
                 .deadline = start + (gint64)(o->budget_seconds * G_USEC_PER_SEC), .best = incumbent, .bound = lb,
                 .start = start, .next_progress = start + G_USEC_PER_SEC};
     s.h = g_new0(guint64, p->steps + 1);

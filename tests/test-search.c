@@ -42,6 +42,27 @@ static Plan *run(const char *strategy, const Trace *t, const PlaceOptions *o)
     return p;
 }
 
+/* A trace with no buffers (with steps and without) is planned by every strategy: arena 0, verified. The
+ * fuzzer found search building its unit pointer from an empty array's NULL data with an offset, which
+ * UBSan refuses. */
+static void test_no_buffers(void)
+{
+    static const char *const texts[] = {"arenasim-trace 1\n", "arenasim-trace 1\nsteps 4\n"};
+    guint count;
+    const PlaceStrategy *const *all = registry_place_strategies(&count);
+    for (gsize k = 0; k < G_N_ELEMENTS(texts); k++) {
+        GError *error = NULL;
+        Trace *t = trace_parse(texts[k], strlen(texts[k]), "empty.trace", FALSE, &error);
+        g_assert_no_error(error);
+        for (guint i = 0; i < count; i++) {
+            Plan *p = run(all[i]->name, t, &test_place_options);
+            g_assert_cmpuint(p->arena, ==, 0);
+            plan_free(p);
+        }
+        trace_free(t);
+    }
+}
+
 /* Every fixed perfect instance is proven optimal within a node budget (a counter, not time): 100,000
  * nodes, over twice what the hardest (400 buffers, 44,667 nodes with both engines' turns) needs today. */
 static void test_perfect_instances(void)
@@ -537,5 +558,6 @@ int main(int argc, char **argv)
     g_test_add_func("/search/best-at-node", test_best_at_node);
     g_test_add_func("/search/targets-on-the-grain", test_targets_on_the_grain);
     g_test_add_func("/search/climb", test_climb);
+    g_test_add_func("/search/no-buffers", test_no_buffers);
     return g_test_run();
 }

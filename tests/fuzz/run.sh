@@ -15,6 +15,9 @@ for n in 5 20 60; do
     build/mkgraph trace --buffers $n --seed $n --align 0 -o "$corpus/trace-text/t$n.trace"
     build/mkgraph trace --buffers $n --seed $n --align 0 -o "$corpus/trace-csv/t$n.csv"
 done
+# a trace with steps and no buffers: search once built a pointer from its empty unit array's NULL with an
+# offset, which clang's UBSan refuses (tests/test-search.c's /search/no-buffers plans it too)
+printf 'arenasim-trace 1\nsteps 4\n' > "$corpus/trace-text/no-buffers.trace"
 cp tests/fuzz/seeds/bins/* "$corpus/bins/"
 head -c 400 /dev/zero > "$corpus/plan/zeros"
 printf '\377\377\177\001\004\006\006\000' > "$corpus/plan/staircase" # fuzz-plan's large mode: 1,024 buffers
