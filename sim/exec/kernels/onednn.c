@@ -591,7 +591,9 @@ static Prim *product_prepare(KernelPrepared *prep, const dnnl_memory_desc_t *src
 
 /* MatMul and FusedMatMul: [..., M, K] x [..., K, N], batch dims broadcast. A 2-D B with a whole batch of A is
  * one [batches x M, K] x [K, N] product, over weights packed once when B is a constant; anything else reads
- * both operands as they lie (transposed through strides). */
+ * both operands as they lie (transposed through strides). FusedMatMul's transBatchA/B (an operand [X0, X1..,
+ * X(r-1)] read as the batch X1.. of [X0, X(r-1)] matrices: sequence-first attention's heads) is a permutation of
+ * the operand's dims and strides too, both operands of the output's rank. */
 static Prim *matmul_prepare_call(const KernelCall *c, KernelPrepared *prep, GError **error)
 {
     const ExecTensor *a = kernel_in(c, 0), *b = kernel_in(c, 1);
@@ -603,8 +605,8 @@ static Prim *matmul_prepare_call(const KernelCall *c, KernelPrepared *prep, GErr
         !node_attr_int(c->node, "transBatchA", 0, &batch[0], error) ||
         !node_attr_int(c->node, "transBatchB", 0, &batch[1], error))
         return NULL;
-    if (a->dtype != DT_FLOAT || b->dtype != DT_FLOAT || a->rank < 2 || b->rank < 2 || batch[0] || batch[1] ||
-        y->rank > DNNL_MAX_NDIMS || !y->count)
+    if (a->dtype != DT_FLOAT || b->dtype != DT_FLOAT || a->rank < 2 || b->rank < 2 || y->rank > DNNL_MAX_NDIMS ||
+        !y->count || ((batch[0] || batch[1]) && (a->rank != y->rank || b->rank != y->rank || y->rank < 3)))
         return NULL;
     int r = y->rank;
     gint64 ad[DNNL_MAX_NDIMS], bd[DNNL_MAX_NDIMS], as[DNNL_MAX_NDIMS], bs[DNNL_MAX_NDIMS];
@@ -621,6 +623,15 @@ static Prim *matmul_prepare_call(const KernelCall *c, KernelPrepared *prep, GErr
         for (int k = 0; k < r; k++) {
             dims[o][k] = k < lead ? 1 : t->dims[k - lead];
             strides[o][k] = k < lead ? step : st[k - lead];
+        }
+        if (batch[o]) { /* dim 0 moves to the rows: [X1.., X0, X(r-1)] */
+            gint64 d0 = dims[o][0], s0 = strides[o][0];
+            for (int k = 0; k < r - 2; k++) {
+                dims[o][k] = dims[o][k + 1];
+                strides[o][k] = strides[o][k + 1];
+            }
+            dims[o][r - 2] = d0;
+            strides[o][r - 2] = s0;
         }
         if (trans[o]) {
             gint64 d = dims[o][r - 1], s = strides[o][r - 1];
@@ -639,7 +650,7 @@ static Prim *matmul_prepare_call(const KernelCall *c, KernelPrepared *prep, GErr
     }
     /* One B for a whole batch of A: one [rows x M, K] x [K, N] product (as a batch of rows products of M = 1
      * rows, decoder-torch's projections of [seq, 1, d] took 0.48 against 0.06 ms), its B packed if constant */
-    gboolean flat = b_shared && batches_whole && !trans[0], packed = flat && constant_input(c, 1);
+    gboolean flat = b_shared && batches_whole && !trans[0] && !batch[0], packed = flat && constant_input(c, 1);
     dnnl_memory_desc_t src, wei, dst, awei;
     if (flat) {
         gint64 sd[2] = {rows * ad[r - 2], ad[r - 1]}, wd[2] = {bd[r - 2], bd[r - 1]}, ws[2] = {bs[r - 2], bs[r - 1]},
