@@ -455,7 +455,8 @@ static void assert_fused_runs_like_file(const char *path, guint outputs, const c
 /* MatMul(A, Transpose(B)) with the last two dims swapped is FusedMatMul reading B transposed; a scale by a
  * constant on the product (Div) or on an operand (Mul) folds into its alpha, on top of a transpose already
  * fused. Not fused: a Transpose read twice, a constant divided by the product. The fused graph computes what
- * the file's graph computes (to float rounding: the scale moves into the product). */
+ * the file's graph computes (to float rounding: the scale moves into the product), every FusedMatMul on
+ * oneDNN. */
 static void test_fused_matmul(void)
 {
     FuseReport r;
@@ -491,6 +492,16 @@ static void test_fused_matmul(void)
     g_assert_cmpuint(count_ops(m, "Div"), ==, 1);
     model_free(m);
     assert_fused_runs_like_file(path, 7, "MatMuls");
+    /* oneDNN runs all four, the batch-transposed one too (its operands' dims and strides permuted) */
+    RunResult run = test_run("SIM_BIN", (const char *[]){"--graph", path, "--fuse", "ort", "--run", NULL});
+    g_assert_cmpint(run.status, ==, 0);
+    const char *row = strstr(run.out, "\nFusedMatMul ");
+    g_assert_nonnull(row);
+    char *line = g_strndup(row + 1, strcspn(row + 1, "\n"));
+    if (!g_str_has_prefix(line, "FusedMatMul                  4 ") || !g_str_has_suffix(line, "  all"))
+        g_error("not every FusedMatMul ran on oneDNN: %s", line);
+    g_free(line);
+    run_result_clear(&run);
     g_free(path);
 }
 
