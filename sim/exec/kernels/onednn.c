@@ -641,6 +641,9 @@ static Prim *matmul_prepare_call(const KernelCall *c, KernelPrepared *prep, GErr
             strides[o][r - 2] = s;
         }
     }
+    for (int k = 0; (batch[0] || batch[1]) && k < r - 2; k++)
+        if (ad[k] != bd[k]) /* our own kernel's rule: a batch-transposed product does not broadcast its batch */
+            return NULL;
     gboolean batches_whole = TRUE, b_shared = TRUE;
     gint64 rows = 1;
     for (int k = 0; k < r - 2; k++) {
