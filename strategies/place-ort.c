@@ -140,9 +140,11 @@ static gboolean ort_plan(const PlaceProblem *p, guint64 *offsets, char **detail,
         ends[k] = k;
     g_qsort_with_data(ends, (gint)nb, sizeof(guint), by_buffer_last, bufs);
     FreeList *space = freelist_new(FREELIST_BEST_FIT, p->units);
-    for (guint k = 0; k < nb; k++) /* pinned blocks are reserved for the whole run, as replay_online does */
-        if (bufs[k].fixed)
-            freelist_reserve(space, bufs[k].offset, bufs[k].size);
+    GArray *pins = place_pinned_ranges(p); /* reserved for the whole run, merged, as replay_online does */
+    for (guint k = 0; k < pins->len; k++)
+        freelist_reserve(space, g_array_index(pins, PlaceRange, k).start,
+                         g_array_index(pins, PlaceRange, k).end - g_array_index(pins, PlaceRange, k).start);
+    g_array_unref(pins);
     guint si = 0, ei = 0;
     while (si < nb || ei < nb) {
         guint step = si < nb ? bufs[si].first : G_MAXUINT;

@@ -930,6 +930,23 @@ static void test_ort_reuse_classes(void)
     }
 }
 
+/* Pins whose offsets overlap at different steps (one over [0, 4096) late, one at 1024 early) are reserved once,
+ * merged: every strategy's plan keeps the free buffers out of them. The fuzzer found 'ort' reserving each pin
+ * alone, which took the overlap twice and handed its bytes out. */
+static void test_overlapping_pins(void)
+{
+    static const char text[] = "arenasim-trace 1\nsteps 8\n0 early 256 0 2 fixed=1024\n1 late 4096 5 7 fixed=0\n"
+                               "2 a 4096 5 7 align=256\n3 b 4096 5 7 align=256\n4 c 64 0 7\n";
+    GError *error = NULL;
+    Trace *t = trace_parse(text, sizeof text - 1, "pins.trace", FALSE, &error);
+    g_assert_no_error(error);
+    guint count;
+    const PlaceStrategy *const *all = registry_place_strategies(&count);
+    for (guint k = 0; k < count; k++)
+        plan_free(plan_verified(all[k]->name, t));
+    trace_free(t);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -955,5 +972,6 @@ int main(int argc, char **argv)
     g_test_add_func("/place/round-trips", test_round_trips);
     g_test_add_func("/place/broken-plans", test_broken_plans_are_caught);
     g_test_add_func("/place/malformed-traces", test_malformed_traces);
+    g_test_add_func("/place/overlapping-pins", test_overlapping_pins);
     return g_test_run();
 }

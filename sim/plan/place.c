@@ -199,14 +199,31 @@ guint64 place_sequential(const PlaceProblem *p, guint64 *offsets)
  * iterations on, so the cache misses overlap instead of stalling one by one. */
 #define PREFETCH_AHEAD 16
 
-typedef struct {
-    guint64 start, end;
-} Range;
-
 static gint range_cmp(gconstpointer a, gconstpointer b)
 {
-    const Range *x = a, *y = b;
+    const PlaceRange *x = a, *y = b;
     return x->start < y->start ? -1 : x->start > y->start;
+}
+
+GArray *place_pinned_ranges(const PlaceProblem *p)
+{
+    GArray *pins = g_array_new(FALSE, FALSE, sizeof(PlaceRange)), *merged = g_array_new(FALSE, FALSE, sizeof(PlaceRange));
+    for (guint u = 0; u < p->units->len; u++) {
+        const PlaceUnit *unit = &g_array_index(p->units, PlaceUnit, u);
+        if (unit->fixed != TRACE_NONE) {
+            PlaceRange r = {(guint64)unit->fixed, (guint64)unit->fixed + unit->size};
+            g_array_append_val(pins, r);
+        }
+    }
+    g_array_sort(pins, range_cmp);
+    for (guint k = 0; k < pins->len;) {
+        PlaceRange r = g_array_index(pins, PlaceRange, k++);
+        for (; k < pins->len && g_array_index(pins, PlaceRange, k).start <= r.end; k++)
+            r.end = MAX(r.end, g_array_index(pins, PlaceRange, k).end);
+        g_array_append_val(merged, r);
+    }
+    g_array_unref(pins);
+    return merged;
 }
 
 /* Units grouped by a step (their first or last): CSR arrays. */
@@ -235,20 +252,10 @@ static gboolean replay_online(const PlaceStrategy *s, const PlaceProblem *p, gui
 {
     gpointer state = s->create(p->units);
     /* Pinned ranges are reserved for the whole run (merged where they overlap). */
-    GArray *pins = g_array_new(FALSE, FALSE, sizeof(Range));
-    for (guint u = 0; u < p->units->len; u++) {
-        const PlaceUnit *unit = &g_array_index(p->units, PlaceUnit, u);
-        if (unit->fixed != TRACE_NONE) {
-            Range r = {(guint64)unit->fixed, (guint64)unit->fixed + unit->size};
-            g_array_append_val(pins, r);
-        }
-    }
-    g_array_sort(pins, range_cmp);
+    GArray *pins = place_pinned_ranges(p);
     gboolean ok = TRUE;
-    for (guint k = 0; ok && k < pins->len;) {
-        Range r = g_array_index(pins, Range, k++);
-        for (; k < pins->len && g_array_index(pins, Range, k).start <= r.end; k++)
-            r.end = MAX(r.end, g_array_index(pins, Range, k).end);
+    for (guint k = 0; ok && k < pins->len; k++) {
+        PlaceRange r = g_array_index(pins, PlaceRange, k);
         if (!s->reserve(state, r.start, r.end - r.start)) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "%s cannot reserve pinned range [%" G_GUINT64_FORMAT
                         ", %" G_GUINT64_FORMAT ")", s->name, r.start, r.end);

@@ -69,5 +69,13 @@ gboolean place_in_order_or_give_up(const PlaceProblem *p, const guint *order, gu
 gboolean place_order_by_size(const PlaceProblem *p, guint *order);
 /* Sorts unit ids with cmp(a, b, data); ties are broken by unit id, so every order is deterministic. */
 void place_sort(guint *order, guint n, GCompareDataFunc cmp, gpointer data);
+/* A range of offsets [start, end). */
+typedef struct {
+    guint64 start, end;
+} PlaceRange;
+/* The pinned units' ranges, merged where they overlap or touch, in offset order (PlaceRange): what a strategy
+ * reserves for the whole run (pins of different steps may overlap; reserving each one alone would take some
+ * bytes twice). */
+GArray *place_pinned_ranges(const PlaceProblem *p);
 
 #endif
