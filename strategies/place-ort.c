@@ -141,9 +141,10 @@ static gboolean ort_plan(const PlaceProblem *p, guint64 *offsets, char **detail,
     g_qsort_with_data(ends, (gint)nb, sizeof(guint), by_buffer_last, bufs);
     FreeList *space = freelist_new(FREELIST_BEST_FIT, p->units);
     GArray *pins = place_pinned_ranges(p); /* reserved for the whole run, merged, as replay_online does */
-    for (guint k = 0; k < pins->len; k++)
-        freelist_reserve(space, g_array_index(pins, PlaceRange, k).start,
-                         g_array_index(pins, PlaceRange, k).end - g_array_index(pins, PlaceRange, k).start);
+    for (guint k = 0; k < pins->len; k++) {
+        const PlaceRange *r = &g_array_index(pins, PlaceRange, k);
+        freelist_reserve(space, r->start, r->end - r->start);
+    }
     g_array_unref(pins);
     guint si = 0, ei = 0;
     while (si < nb || ei < nb) {

@@ -859,15 +859,10 @@ gboolean executor_run(Executor *e, gboolean poison, GError **error)
     for (guint s = 0; s < e->schedule->len && ok; s++) {
         const Node *n = e->schedule->pdata[s];
         double start = now();
-        if (e->guarded && !step_runs(e, n)) { /* a branch not taken: its buffers hold nothing this run */
-            if (poison && e->dying[s])
-                for (guint k = 0; k < e->dying[s]->len; k++)
-                    poison_buffer(e, GPOINTER_TO_UINT(e->dying[s]->pdata[k]));
-            e->seconds[s] = now() - start;
-            continue;
-        }
-        if (!e->guarded && (n->op->plan_constant || (e->once[s] && e->runs)) && !e->has_folded_on[s]) {
-            /* bound already (a Constant's value), or computed in the first run (mark_once): nothing to do */
+        /* Nothing to do: a branch not taken (its buffers hold nothing this run); or, unguarded, bound already (a
+         * Constant's value) or computed in the first run (mark_once) */
+        if (e->guarded ? !step_runs(e, n)
+                       : (n->op->plan_constant || (e->once[s] && e->runs)) && !e->has_folded_on[s]) {
             if (poison && e->dying[s])
                 for (guint k = 0; k < e->dying[s]->len; k++)
                     poison_buffer(e, GPOINTER_TO_UINT(e->dying[s]->pdata[k]));
