@@ -1768,7 +1768,8 @@ static void test_threads_split(void)
  * every reader take the layout, and the outputs are those of the plain run within rounding. The graph: a
  * convolution and its Relu, a MaxPool, two convolutions into a channel Concat, a residual Add, a GlobalAveragePool
  * (a graph output of one position), and the tensors that stay plain: 24 channels, a Softmax's input, the
- * graph's input and outputs. */
+ * graph's input and outputs. Then a squeeze-excite, and one-tap convolutions into channels that make no whole
+ * blocks (their input plain only where the map has more positions than they have output channels). */
 static void test_layouts_blocked(void)
 {
     Builder *b = builder_new("layouts", 13);
@@ -1854,6 +1855,35 @@ static void test_layouts_blocked(void)
     if (r.status != 0)
         g_error("the blocked squeeze-excite fails: %s", r.err);
     assert_contains(r.out, "layouts        6 tensors lie channel-blocked");
+    assert_contains(r.out, "expect         2 outputs within rtol 0.0001");
+    run_result_clear(&r);
+    g_free(plain);
+    g_free(path);
+    /* One-tap convolutions into channels that make no whole blocks, each reading a convolution's 16 channels that
+     * nothing else reads: into 24 on 144 positions the input lies plain (our sgemm runs both); into 200, more
+     * channels than positions, it lies blocked (oneDNN's packed weights) */
+    b = builder_new("layouts-one-tap", 13);
+    x = builder_input(b, "x", DT_FLOAT, 4, (const gint64[]){1, 16, 12, 12});
+    w1 = builder_weight(b, "w1", DT_FLOAT, 4, (const gint64[]){16, 16, 1, 1}, TRUE);
+    w2 = builder_weight(b, "w2", DT_FLOAT, 4, (const gint64[]){24, 16, 1, 1}, TRUE);
+    w3 = builder_weight(b, "w3", DT_FLOAT, 4, (const gint64[]){16, 16, 1, 1}, TRUE);
+    w4 = builder_weight(b, "w4", DT_FLOAT, 4, (const gint64[]){200, 16, 1, 1}, TRUE);
+    builder_output(b, B_OP(b, "Conv", B_OP(b, "Conv", x, w1), w2));
+    builder_output(b, B_OP(b, "Conv", B_OP(b, "Conv", x, w3), w4));
+    m = finish_inferred(b);
+    path = test_scratch_path("layouts-one-tap.onnx");
+    plain = test_scratch_path("layouts-one-tap-plain");
+    g_assert_true(onnx_write_file(m, path, &error));
+    model_free(m);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--layouts", "plain", "--dump-outputs", plain,
+                                             NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--check", "--poison", "--expect", plain,
+                                             "--rtol", "1e-4", "--atol", "1e-6", NULL});
+    if (r.status != 0)
+        g_error("the one-tap run fails: %s", r.err);
+    assert_contains(r.out, "layouts        1 tensors lie channel-blocked");
     assert_contains(r.out, "expect         2 outputs within rtol 0.0001");
     run_result_clear(&r);
     g_free(plain);
