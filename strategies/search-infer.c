@@ -115,18 +115,9 @@ gboolean search_floors_supported(const Search *s, Window w)
  * largest such sum). Steps with more than STACK_MAX units live are not judged. */
 gboolean search_stacks_fit(const Search *s, guint t, guint64 base)
 {
-    /* Every sum is at most the highest release plus all the bytes left: when that fits, so does each. */
-    guint64 highest = base;
-    const guint *live = s->live;
-    const gboolean *placed = s->placed;
-    const guint64 *peak = s->peak;
-    for (guint i = s->live_from[t]; i < s->live_from[t + 1]; i++)
-        if (!placed[live[i]])
-            highest = MAX(highest, s->unaligned ? peak[live[i]] : round_up(peak[live[i]], unit(s, live[i])->align));
-    if (highest + s->left[t] <= s->target)
-        return TRUE;
     /* A release r at or below target - left[t] cannot fail: the units above it hold at most left[t] bytes. So
-     * only the units released higher are sorted, and the sums over them are the whole sums at their levels. */
+     * only the units released higher are sorted, and the sums over them are the whole sums at their levels
+     * (none: every sum fits). */
     gboolean all = s->left[t] > s->target;
     guint64 cap = all ? 0 : s->target - s->left[t];
     guint64 *rel = s->stack, *size = s->stack + STACK_MAX;
