@@ -79,6 +79,25 @@ seconds_of() { echo "$1" | cut -d, -f14; }
 detail_of() { echo "$1" | /usr/bin/python3 -c 'import csv, sys; print(next(csv.reader(sys.stdin))[15])'; }
 words_of() { detail_of "$1"; }
 nodes_of() { echo "$1" | awk -F, '{print $(NF-2)}'; } # search_nodes: the third column from the end
+# to_known FILE: the node at which search's first run (of the budget, then ten times it) to reach the best arena
+# known for FILE (the smallest of both runs and minimalloc's) found its plan, and the seconds that is at that
+# run's rate; "- -" when neither run reached it. A run that stopped at the bound found its plan at its last node.
+to_known() {
+    local known r
+    known=$(printf '%s\n' "$(arena_of "$(plan "$1" search)")" "$(arena_of "$(plan "$1" minimalloc)")" \
+        "$(arena_of "$(plan "$1" search-long)")" | sort -n | head -1)
+    for r in "$(plan "$1" search)" "$(plan "$1" search-long)"; do
+        [ "$(arena_of "$r")" = "$known" ] || continue
+        /usr/bin/python3 -c '
+import re, sys
+words, nodes, seconds = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+m = re.search(r"best plan at node (\d+)", words)
+node = int(m.group(1)) if m else 0 if "from the heuristics" in words else nodes
+print(f"{node:,} {seconds * node / max(nodes, 1):.1f}")' "$(words_of "$r")" "$(nodes_of "$r")" "$(seconds_of "$r")"
+        return
+    done
+    echo "- -"
+}
 # three_strategies FILE REF: the columns both tables share — greedy-size, climb and search on FILE, each
 # arena with its gap to REF, climb's and search's seconds, search's nodes and words.
 three_strategies() {
@@ -182,11 +201,14 @@ bytes() { /usr/bin/python3 -c "import sys; print(f'{int(sys.argv[1]):,}')" "$1";
     echo "unless a search proves it; gaps are to the lower bound. The rows with P = 0 are the same seeds without"
     echo "the spanning buffers (other instances: the seed's stream then draws differently). The last three columns are"
     echo "search again with ten times the work budget: where it ends lower, the budget above was not enough for the"
-    echo "best arena known."
+    echo "best arena known. The last two columns are how far search had to go for the best arena known: the node at"
+    echo "which its first run to reach that arena found it (the search's path does not depend on its budget, so any"
+    echo "budget of that many nodes gets there), and the seconds that is at that run's own rate (its seconds times"
+    echo "the share of its nodes: this machine's, not part of the deterministic result)."
     echo
-    echo "| buffers | seed | spanning | lower bound | greedy-size | gap | search | gap | search (s) | nodes | search says | minimalloc | gap | minimalloc (s) | search, 10× budget | gap | (s) |"
-    echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|"
-    closed=0 closed_apart=0 total=0 total_apart=0 at_known=0 m_at_known=0
+    echo "| buffers | seed | spanning | lower bound | greedy-size | gap | search | gap | search (s) | nodes | search says | minimalloc | gap | minimalloc (s) | search, 10× budget | gap | (s) | nodes to the best known | (s) |"
+    echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+    closed=0 closed_apart=0 total=0 total_apart=0 at_known=0 m_at_known=0 in_ten=0
     for spec in $hard; do
         IFS=: read -r n seed spanning <<< "$spec"
         f=$work/h-$n-$seed-$spanning.csv
@@ -195,8 +217,10 @@ bytes() { /usr/bin/python3 -c "import sys; print(f'{int(sys.argv[1]):,}')" "$1";
         s=$(plan "$f" search)
         echo "| $(plan "$f" naive | cut -d, -f5) | $seed | $spanning% | $(bytes "$lb") | $(bytes "$(arena_of "$g")") | $(pct "$(arena_of "$g")" "$lb")" \
              "| $(bytes "$(arena_of "$s")") | $(pct "$(arena_of "$s")" "$lb") | $(seconds_of "$s") | $(nodes_of "$s") | $(words_of "$s") $(peer "$f" "$lb")" \
-             "$(bytes "$(arena_of "$(plan "$f" search-long)")") | $(pct "$(arena_of "$(plan "$f" search-long)")" "$lb") | $(seconds_of "$(plan "$f" search-long)") |"
+             "$(bytes "$(arena_of "$(plan "$f" search-long)")") | $(pct "$(arena_of "$(plan "$f" search-long)")" "$lb") | $(seconds_of "$(plan "$f" search-long)")" \
+             "| $(to_known "$f" "$lb" | tr ' ' '|') |"
         known=$(printf '%s\n' "$(arena_of "$s")" "$(arena_of "$(plan "$f" minimalloc)")" "$(arena_of "$(plan "$f" search-long)")" | sort -n | head -1)
+        in_ten=$((in_ten + $(to_known "$f" "$lb" | awk '{print ($2 != "-" && $2 + 0 <= 10)}')))
         at_known=$((at_known + ($(arena_of "$s") == known))) m_at_known=$((m_at_known + ($(arena_of "$(plan "$f" minimalloc)") == known)))
         proven=0
         case "$(words_of "$s")" in optimal*) proven=1 ;; esac
@@ -209,7 +233,8 @@ bytes() { /usr/bin/python3 -c "import sys; print(f'{int(sys.argv[1]):,}')" "$1";
     echo
     echo "search proves the optimum of $closed of the $total instances with spanning buffers, and of $closed_apart of the"
     echo "$total_apart without them, within the budget. The best known arena of each is the smallest of the three runs; search"
-    echo "reaches it within the budget on $at_known of the $((total + total_apart)), minimalloc on $m_at_known."
+    echo "reaches it within the budget on $at_known of the $((total + total_apart)), minimalloc on $m_at_known; search's first"
+    echo "run to reach it got there within 10 s (the last column) on $in_ten of the $((total + total_apart))."
     echo
     echo "## Large traces (made by \`mkgraph trace\`, seed 1)"
     echo
