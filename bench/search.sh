@@ -218,7 +218,7 @@ bytes() { /usr/bin/python3 -c "import sys; print(f'{int(sys.argv[1]):,}')" "$1";
         echo "| $(plan "$f" naive | cut -d, -f5) | $seed | $spanning% | $(bytes "$lb") | $(bytes "$(arena_of "$g")") | $(pct "$(arena_of "$g")" "$lb")" \
              "| $(bytes "$(arena_of "$s")") | $(pct "$(arena_of "$s")" "$lb") | $(seconds_of "$s") | $(nodes_of "$s") | $(words_of "$s") $(peer "$f" "$lb")" \
              "$(bytes "$(arena_of "$(plan "$f" search-long)")") | $(pct "$(arena_of "$(plan "$f" search-long)")" "$lb") | $(seconds_of "$(plan "$f" search-long)")" \
-             "| $(to_known "$f" "$lb" | tr ' ' '|') |"
+             "| $(to_known "$f" "$lb" | sed 's/ / | /') |"
         known=$(printf '%s\n' "$(arena_of "$s")" "$(arena_of "$(plan "$f" minimalloc)")" "$(arena_of "$(plan "$f" search-long)")" | sort -n | head -1)
         in_ten=$((in_ten + $(to_known "$f" "$lb" | awk '{print ($2 != "-" && $2 + 0 <= 10)}')))
         at_known=$((at_known + ($(arena_of "$s") == known))) m_at_known=$((m_at_known + ($(arena_of "$(plan "$f" minimalloc)") == known)))
