@@ -1764,6 +1764,33 @@ static void test_threads_split(void)
     g_free(path);
 }
 
+/* Model m (freed here), written as NAME.onnx, run with the channel-blocked layout (--check --poison) gives the
+ * outputs of its plain run within rtol 1e-4, and the report says `layouts` (how many tensors lie blocked). */
+static void assert_blocked_as_plain(Model *m, const char *name, const char *layouts)
+{
+    char *file = g_strdup_printf("%s.onnx", name), *dump = g_strdup_printf("%s-plain", name);
+    char *path = test_scratch_path(file), *plain = test_scratch_path(dump);
+    GError *error = NULL;
+    g_assert_true(onnx_write_file(m, path, &error));
+    model_free(m);
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--layouts", "plain", "--dump-outputs",
+                                                       plain, NULL});
+    if (r.status != 0)
+        g_error("%s: the plain run fails: %s", name, r.err);
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--check", "--poison", "--expect", plain,
+                                             "--rtol", "1e-4", "--atol", "1e-6", NULL});
+    if (r.status != 0)
+        g_error("%s: the blocked run fails: %s", name, r.err);
+    assert_contains(r.out, layouts);
+    assert_contains(r.out, "expect         2 outputs within rtol 0.0001");
+    run_result_clear(&r);
+    g_free(plain);
+    g_free(path);
+    g_free(dump);
+    g_free(file);
+}
+
 /* The channel-blocked layout (--layouts, exec/layout.h): a tensor lies blocked exactly where its writer and
  * every reader take the layout, and the outputs are those of the plain run within rounding. The graph: a
  * convolution and its Relu, a MaxPool, two convolutions into a channel Concat, a residual Add, a GlobalAveragePool
@@ -1840,25 +1867,8 @@ static void test_layouts_blocked(void)
     const char *scale = B_OP(b, "Sigmoid", B_OP(b, "Conv", B_OP(b, "GlobalAveragePool", image), w2));
     builder_output(b, B_OP(b, "Conv", B_OP(b, "Sub", scale, image), w3));
     builder_output(b, B_OP(b, "Conv", B_OP(b, "Mul", image, scale), w4));
-    m = finish_inferred(b);
-    path = test_scratch_path("layouts-se.onnx");
-    plain = test_scratch_path("layouts-se-plain");
-    g_assert_true(onnx_write_file(m, path, &error));
-    model_free(m);
-    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--layouts", "plain", "--dump-outputs", plain,
-                                             NULL});
-    g_assert_cmpint(r.status, ==, 0);
-    run_result_clear(&r);
     /* blocked: the image, the pool's one position and the convolution and Sigmoid after it, the Sub and the Mul */
-    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--check", "--poison", "--expect", plain,
-                                             "--rtol", "1e-4", "--atol", "1e-6", NULL});
-    if (r.status != 0)
-        g_error("the blocked squeeze-excite fails: %s", r.err);
-    assert_contains(r.out, "layouts        6 tensors lie channel-blocked");
-    assert_contains(r.out, "expect         2 outputs within rtol 0.0001");
-    run_result_clear(&r);
-    g_free(plain);
-    g_free(path);
+    assert_blocked_as_plain(finish_inferred(b), "layouts-se", "layouts        6 tensors lie channel-blocked");
     /* One-tap convolutions into channels that make no whole blocks, each reading a convolution's 16 channels that
      * nothing else reads: into 24 on 144 positions the input lies plain (our sgemm runs both); into 200, more
      * channels than positions, it lies blocked (oneDNN's packed weights) */
@@ -1870,24 +1880,7 @@ static void test_layouts_blocked(void)
     w4 = builder_weight(b, "w4", DT_FLOAT, 4, (const gint64[]){200, 16, 1, 1}, TRUE);
     builder_output(b, B_OP(b, "Conv", B_OP(b, "Conv", x, w1), w2));
     builder_output(b, B_OP(b, "Conv", B_OP(b, "Conv", x, w3), w4));
-    m = finish_inferred(b);
-    path = test_scratch_path("layouts-one-tap.onnx");
-    plain = test_scratch_path("layouts-one-tap-plain");
-    g_assert_true(onnx_write_file(m, path, &error));
-    model_free(m);
-    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--layouts", "plain", "--dump-outputs", plain,
-                                             NULL});
-    g_assert_cmpint(r.status, ==, 0);
-    run_result_clear(&r);
-    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--check", "--poison", "--expect", plain,
-                                             "--rtol", "1e-4", "--atol", "1e-6", NULL});
-    if (r.status != 0)
-        g_error("the one-tap run fails: %s", r.err);
-    assert_contains(r.out, "layouts        1 tensors lie channel-blocked");
-    assert_contains(r.out, "expect         2 outputs within rtol 0.0001");
-    run_result_clear(&r);
-    g_free(plain);
-    g_free(path);
+    assert_blocked_as_plain(finish_inferred(b), "layouts-one-tap", "layouts        1 tensors lie channel-blocked");
 }
 
 /* The model at path run on one thread and on two (--fuse ort, --check with poison): its `outputs` outputs (each
