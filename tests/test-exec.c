@@ -1077,30 +1077,43 @@ static void test_onednn_packed(void)
     model_free(m);
 }
 
-/* exec_set_winograd: a 3 x 3 stride-1 Conv of 64 channels on a 10 x 10 map runs by Winograd's algorithm where
- * the CPU has AVX-512; the same at stride 2, and one of 16 input channels on a 104 x 104 map, run direct; with
- * Winograd off all three run direct. Both ways the outputs agree to float rounding, and each way they are the
- * same bytes in every run. */
+/* exec_set_winograd and the variant per shape (winograd_variant in exec/kernels/onednn.c), where the CPU has
+ * AVX-512: 3 x 3 stride-1 Convs of 64 channels on a 32 x 32 map run by F(4x4,3x3) and on a 16 x 16 map by
+ * F(2x2,3x3), on a 10 x 10 map direct; 16 channels into 32 on a 32 x 32 map by F(2x2,3x3), into 16 on a
+ * 104 x 104 map direct; the strided one between them direct. With Winograd off all run direct. Both ways
+ * the outputs agree to float rounding, and each way they are the same bytes in every run. */
 static void test_winograd_choice(void)
 {
     Builder *b = builder_new("winograd", 13);
-    const char *x = builder_input(b, "x", DT_FLOAT, 4, (const gint64[]){1, 64, 10, 10});
     const char *w = builder_weight(b, "w", DT_FLOAT, 4, (const gint64[]){64, 64, 3, 3}, TRUE);
-    Attr *pads[3] = {attr_new_ints("pads", (const gint64[]){1, 1, 1, 1}, 4),
-                     attr_new_ints("pads", (const gint64[]){1, 1, 1, 1}, 4),
-                     attr_new_ints("pads", (const gint64[]){1, 1, 1, 1}, 4)};
-    const char *same = builder_node(b, "Conv", (const char *const[]){x, w, NULL}, 1, NULL, pads[0], NULL);
-    const char *strided = builder_node(b, "Conv", (const char *const[]){same, w, NULL}, 1, NULL, pads[1],
-                                       attr_new_ints("strides", (const gint64[]){2, 2}, 2), NULL);
-    builder_output(b, strided);
-    const char *big = builder_input(b, "big", DT_FLOAT, 4, (const gint64[]){1, 16, 104, 104});
-    const char *wb = builder_weight(b, "wb", DT_FLOAT, 4, (const gint64[]){16, 16, 3, 3}, TRUE);
-    builder_output(b, builder_node(b, "Conv", (const char *const[]){big, wb, NULL}, 1, NULL, pads[2], NULL));
+    const char *w16 = builder_weight(b, "w16", DT_FLOAT, 4, (const gint64[]){16, 16, 3, 3}, TRUE);
+    const char *w32 = builder_weight(b, "w32", DT_FLOAT, 4, (const gint64[]){32, 16, 3, 3}, TRUE);
+    /* a Conv of x by weights wk, padded to keep its map, or at stride 2 */
+#define WINO_CONV(x, wk, stride)                                                                                   \
+    builder_node(b, "Conv", (const char *const[]){x, wk, NULL}, 1, NULL,                                           \
+                 attr_new_ints("pads", (const gint64[]){1, 1, 1, 1}, 4),                                           \
+                 attr_new_ints("strides", (const gint64[]){stride, stride}, 2), NULL)
+    const char *f4 = WINO_CONV(builder_input(b, "x", DT_FLOAT, 4, (const gint64[]){1, 64, 32, 32}), w, 1);
+    const char *strided = WINO_CONV(f4, w, 2);
+    const char *f2 = WINO_CONV(strided, w, 1);
+    builder_output(b, f2);
+    const char *small = WINO_CONV(builder_input(b, "s", DT_FLOAT, 4, (const gint64[]){1, 64, 10, 10}), w, 1);
+    builder_output(b, small);
+    const char *widening = WINO_CONV(builder_input(b, "few", DT_FLOAT, 4, (const gint64[]){1, 16, 32, 32}), w32, 1);
+    builder_output(b, widening);
+    const char *big = WINO_CONV(builder_input(b, "big", DT_FLOAT, 4, (const gint64[]){1, 16, 104, 104}), w16, 1);
+    builder_output(b, big);
+#undef WINO_CONV
+    const struct {
+        const char *tensor, *algorithm; /* the algorithm with Winograd on, where the CPU has AVX-512 */
+    } want[] = {{f4, "Winograd F(4x4,3x3)"}, {strided, NULL}, {f2, "Winograd F(2x2,3x3)"}, {small, NULL},
+                {widening, "Winograd F(2x2,3x3)"}, {big, NULL}};
+    enum { OUTPUTS = 4 };
     Model *m = finish_inferred(b);
     GError *error = NULL;
     g_assert_true(exec_set_kernels(EXEC_KERNELS_ONEDNN, &error));
-    float *outputs[2][2];
-    gsize counts[2];
+    float *outputs[2][OUTPUTS];
+    gsize counts[OUTPUTS];
     const gboolean avx512 = test_cpu_has_avx512_core();
     for (int on = 0; on < 2; on++) {
         exec_set_winograd(on);
@@ -1108,7 +1121,7 @@ static void test_winograd_choice(void)
         for (int k = 0; k < 2; k++) {
             const char *name;
             g_assert_true(executor_run(run.e, TRUE, &error));
-            for (int o = 0; o < 2; o++) {
+            for (int o = 0; o < OUTPUTS; o++) {
                 const ExecTensor *y = executor_output(run.e, o, &name);
                 if (k == 0) {
                     counts[o] = y->count;
@@ -1118,26 +1131,32 @@ static void test_winograd_choice(void)
                 }
             }
         }
+        guint seen = 0;
         for (guint s = 0; s < m->graph->order->len; s++) {
             const Node *n = m->graph->order->pdata[s];
             const char *out = ((const Tensor *)n->outputs->pdata[0])->name, *algorithm = executor_step_algorithm(run.e, s);
-            gboolean want = on && avx512 && !strcmp(out, same);
-            if (!want != !algorithm)
-                g_error("%s (Winograd %s): algorithm %s", out, on ? "on" : "off", algorithm ? algorithm : "direct");
-            g_assert_true(!algorithm || !strcmp(algorithm, "Winograd"));
+            for (gsize k = 0; k < G_N_ELEMENTS(want); k++)
+                if (!strcmp(out, want[k].tensor)) {
+                    const char *expected = on && avx512 ? want[k].algorithm : NULL;
+                    if (g_strcmp0(expected, algorithm))
+                        g_error("%s (Winograd %s): algorithm %s, not %s", out, on ? "on" : "off",
+                                algorithm ? algorithm : "direct", expected ? expected : "direct");
+                    seen++;
+                }
         }
+        g_assert_cmpuint(seen, ==, G_N_ELEMENTS(want));
         planned_clear(&run);
     }
     exec_set_winograd(TRUE);
     double largest = 0;
-    for (int o = 0; o < 2; o++)
+    for (int o = 0; o < OUTPUTS; o++)
         for (gsize j = 0; j < counts[o]; j++) {
             g_assert_cmpfloat(fabs(outputs[1][o][j] - outputs[0][o][j]), <=, 1e-4 * (1 + fabs(outputs[0][o][j])));
             largest = MAX(largest, fabs(outputs[0][o][j]));
         }
     g_assert_cmpfloat(largest, >, 1e-3); /* not a degenerate output */
     for (int on = 0; on < 2; on++)
-        for (int o = 0; o < 2; o++)
+        for (int o = 0; o < OUTPUTS; o++)
             g_free(outputs[on][o]);
     model_free(m);
 }

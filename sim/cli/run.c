@@ -309,7 +309,7 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
         GHashTable *by_op = g_hash_table_new(g_str_hash, g_str_equal);
         GArray *ops = g_array_new(FALSE, FALSE, sizeof(OpTime));
         const char *library = NULL;
-        guint library_nodes = 0, winograd_nodes = 0;
+        guint library_nodes = 0, winograd_nodes = 0, winograd_f4 = 0;
         for (guint s = 0; s < steps; s++) {
             const Node *n = schedule->pdata[s];
             guint k = GPOINTER_TO_UINT(g_hash_table_lookup(by_op, n->op_type));
@@ -328,7 +328,9 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
             row->prepared_bytes += packed;
             library = library ? library : by;
             library_nodes += by != NULL;
-            winograd_nodes += executor_step_algorithm(e, s) != NULL;
+            const char *algorithm = executor_step_algorithm(e, s);
+            winograd_nodes += algorithm != NULL;
+            winograd_f4 += algorithm && strstr(algorithm, "F(4x4");
         }
         g_array_sort(ops, by_time);
         double total = median(totals, repeat), sum = 0;
@@ -363,9 +365,16 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
                 char *packed = sim_format_bytes(executor_prepared_bytes(e));
                 fprintf(out, "kernels        %s ran %u of the %u steps (the 'library' column); the weights it packed "
                         "take %s of the executor's own, beside the arena\n", library, library_nodes, steps, packed);
-                if (winograd_nodes)
-                    fprintf(out, "winograd       %u of its convolutions by Winograd's minimal filtering (--winograd)\n",
-                            winograd_nodes);
+                if (winograd_nodes) {
+                    /* "9 of its convolutions by Winograd's minimal filtering: 1 by F(2x2,3x3), 8 by F(4x4,3x3)" */
+                    guint f2 = winograd_nodes - winograd_f4;
+                    char *by2 = f2 ? g_strdup_printf(" %u by F(2x2,3x3)%s", f2, winograd_f4 ? "," : "") : g_strdup(""),
+                         *by4 = winograd_f4 ? g_strdup_printf(" %u by F(4x4,3x3)", winograd_f4) : g_strdup("");
+                    fprintf(out, "winograd       %u of its convolutions by Winograd's minimal filtering:%s%s (--winograd)\n",
+                            winograd_nodes, by2, by4);
+                    g_free(by2);
+                    g_free(by4);
+                }
                 g_free(packed);
             }
             if (o->check)

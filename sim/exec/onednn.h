@@ -20,7 +20,9 @@
     X(dnnl_post_ops_append_sum) X(dnnl_post_ops_append_eltwise) X(dnnl_primitive_desc_create)                     \
     X(dnnl_primitive_desc_destroy) X(dnnl_primitive_desc_query_md) X(dnnl_primitive_desc_query)                   \
     X(dnnl_reorder_primitive_desc_create) X(dnnl_primitive_create) X(dnnl_primitive_destroy)                      \
-    X(dnnl_primitive_execute) X(dnnl_version) X(dnnl_pooling_v2_forward_desc_init)
+    X(dnnl_primitive_execute) X(dnnl_version) X(dnnl_pooling_v2_forward_desc_init)                              \
+    X(dnnl_primitive_desc_iterator_create) X(dnnl_primitive_desc_iterator_next)                                   \
+    X(dnnl_primitive_desc_iterator_fetch) X(dnnl_primitive_desc_iterator_destroy)
 
 typedef struct {
 #define ONEDNN_FIELD(f) __typeof__(f) *f;

@@ -261,8 +261,63 @@ static gboolean tensor_md(dnnl_memory_desc_t *md, const ExecTensor *t)
 /* A convolution's tensors as they lie, for prim_finish. */
 typedef struct {
     dnnl_memory_desc_t src, wei, bias, dst;
-    gboolean has_bias, constant, sum, post_op, winograd;
+    gboolean has_bias, constant, sum, post_op;
+    const char *winograd; /* the Winograd variant that runs it ("Winograd F(4x4,3x3)"), or NULL (direct) */
 } ConvMds;
+
+/* oneDNN's Winograd variants on AVX-512, by the tile of output each computes, and the implementation that has
+ * it (its name in ONEDNN_VERBOSE=1). */
+typedef struct {
+    const char *name, *impl;
+} WinogradVariant;
+
+static const WinogradVariant winograd_f2 = {"Winograd F(2x2,3x3)", "wino_2x3"},
+                             winograd_f4 = {"Winograd F(4x4,3x3)", "wino_4x3"};
+
+/* Which Winograd variant runs a 2-D 3 x 3 stride-1 convolution of `in` -> `out` channels on an output map of
+ * `positions`, or NULL for the direct kernel. Measured on every such shape of the corpus, one thread, cold
+ * weights (docs/executor.md has the table). The product shrinks from 9 multiplications per output to 4
+ * (F(2x2)) or 2.25 (F(4x4)), but the weights grow to 16/9 or 36/9 of theirs, read from memory at every call,
+ * and each map is transformed in and out:
+ *  - a map of under 13 x 13 positions runs direct: its products are too few to pay for the larger weights
+ *    (inception_v3's 448 -> 384 on 8 x 8: 1.4 ms direct, 2.0 by F(2x2), 2.1 by F(4x4));
+ *  - from 32 x 32 to 100 x 100 positions F(4x4) (inception_v3's 80 -> 192 on 73 x 73: 7.2 direct, 6.9 by
+ *    F(2x2), 3.0 ms by F(4x4)); elsewhere F(2x2), whose smaller tiles keep the transformed map nearer the core
+ *    on large maps (inception_v3's 32 -> 64 on 147 x 147: 4.6, 2.6 and 5.8 ms) and waste fewer positions on
+ *    small ones (resnet50's 128 -> 128 on 28 x 28);
+ *  - from 16 to 32 input channels, only F(2x2), and only where the output has at least twice as many on a map
+ *    of 27 x 27 or more (fewer than 16 are padded to 16 in its transforms): the transforms cost about what the few channels save (inception_v3's 32 -> 32 on
+ *    147 x 147: 2.3 direct, 2.5 by F(2x2); googlenet's 16 -> 48 on 14 x 14: 0.040 against 0.059 ms), unless
+ *    each transformed input feeds more products (squeezenet's 16 -> 64 on 54 x 54: 0.29 against 0.20 ms). */
+static const WinogradVariant *winograd_variant(gint64 in, gint64 out, gint64 positions)
+{
+    if (in <= 32)
+        return in >= 16 && out >= 2 * in && positions >= 729 ? &winograd_f2 : NULL;
+    if (positions < 169)
+        return NULL;
+    return positions >= 1000 && positions < 10000 ? &winograd_f4 : &winograd_f2;
+}
+
+/* The primitive descriptor of oneDNN's implementation named `impl` for cd under attr, or NULL where it has
+ * none (a CPU without AVX-512, a post-op it lacks). */
+static dnnl_primitive_desc_t pd_by_impl(const void *cd, dnnl_primitive_attr_t attr, const char *impl)
+{
+    dnnl_primitive_desc_iterator_t it;
+    if (onednn.dnnl_primitive_desc_iterator_create(&it, cd, attr, onednn.engine, NULL) != dnnl_success)
+        return NULL;
+    dnnl_primitive_desc_t found = NULL;
+    do {
+        dnnl_primitive_desc_t pd = onednn.dnnl_primitive_desc_iterator_fetch(it);
+        const char *name = NULL;
+        if (pd && onednn.dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &name) == dnnl_success && name &&
+            strstr(name, impl))
+            found = pd;
+        else if (pd)
+            onednn.dnnl_primitive_desc_destroy(pd);
+    } while (!found && onednn.dnnl_primitive_desc_iterator_next(it) == dnnl_success);
+    onednn.dnnl_primitive_desc_iterator_destroy(it);
+    return found;
+}
 
 /* The convolution's primitive descriptor over the call's tensors in their layouts (a blocked tensor is read
  * and written as it lies; a plain one through a reorder when the primitive wants another layout), with the
@@ -349,17 +404,15 @@ static dnnl_primitive_desc_t conv_pd(const KernelCall *c, ConvMds *m, GError **e
     if (!(bx.blocked && x->dims[1] % 16 == 0 ? tensor_md(&asrc, &bx) : any_md(&asrc, x->rank, x->dims)) ||
         !(by.blocked && y->dims[1] % 16 == 0 ? tensor_md(&adst, &by) : any_md(&adst, y->rank, y->dims)))
         return NULL;
-    /* Winograd's minimal filtering (F(2x2,3x3) and F(4x4,3x3) on AVX-512) where oneDNN has it: on every 3 x 3
-     * stride-1 window we measured it beats the direct kernel (resnet50's 3 x 3 convolutions 1.2-1.8 against
-     * 0.6-1.2 ms, inception_v3's 80 -> 192 on 73 x 73 6.7 against 3.2 ms), except few input channels on a large
-     * map, where its transforms cost more than they save (inception_v3's 32 -> 64 on 147 x 147: 4.1 against
-     * 4.7 ms; docs/executor.md). Both algorithms are tried in that order, the direct one where oneDNN refuses the
-     * other (its post-ops, a CPU without AVX-512). */
-    gboolean winograd = onednn_winograd && g.s == 2 && group == 1 && g.k[0] == 3 && g.k[1] == 3 &&
-                        st[0] == 1 && st[1] == 1 && dl[0] == 0 && dl[1] == 0 && m->constant &&
-                        !(x->dims[1] <= 32 && positions >= 10000);
+    /* Winograd's minimal filtering where oneDNN has it and winograd_variant chooses it, with the variant it
+     * chooses; the direct kernel elsewhere, and where oneDNN refuses that variant. */
+    const WinogradVariant *variant =
+        onednn_winograd && g.s == 2 && group == 1 && g.k[0] == 3 && g.k[1] == 3 && st[0] == 1 && st[1] == 1 &&
+                dl[0] == 0 && dl[1] == 0 && m->constant
+            ? winograd_variant(x->dims[1], y->dims[1], positions)
+            : NULL;
     dnnl_primitive_desc_t pd = NULL;
-    for (int alg = winograd ? 0 : 1; alg < 2 && !pd; alg++) {
+    for (int alg = variant ? 0 : 1; alg < 2 && !pd; alg++) {
         dnnl_convolution_desc_t cd;
         if (onednn.dnnl_dilated_convolution_forward_desc_init(
                 &cd, dnnl_forward_inference, alg == 0 ? dnnl_convolution_winograd : dnnl_convolution_direct, &asrc,
@@ -367,13 +420,20 @@ static dnnl_primitive_desc_t conv_pd(const KernelCall *c, ConvMds *m, GError **e
             continue;
         for (int with_post_op = c->epilogue != EPILOGUE_NONE; with_post_op >= 0 && !pd; with_post_op--) {
             dnnl_primitive_attr_t attr = attributes(m->sum, 1.0f, with_post_op ? c : NULL);
-            if (attr && onednn.dnnl_primitive_desc_create(&pd, &cd, attr, onednn.engine, NULL) != dnnl_success)
+            if (attr && alg == 0) {
+                /* the chosen variant, else the other where oneDNN offers only that one for this shape (its F(2x2)
+                 * declines some: deeplabv3's 256 -> 256 on 20 x 20 runs by F(4x4) in 1.4 ms, direct in 2.8) */
+                const WinogradVariant *other = variant == &winograd_f2 ? &winograd_f4 : &winograd_f2;
+                if (!(pd = pd_by_impl(&cd, attr, variant->impl)) && (pd = pd_by_impl(&cd, attr, other->impl)))
+                    variant = other;
+            } else if (attr && onednn.dnnl_primitive_desc_create(&pd, &cd, attr, onednn.engine, NULL) != dnnl_success) {
                 pd = NULL;
+            }
             if (attr)
                 onednn.dnnl_primitive_attr_destroy(attr);
             pd = not_reference(pd);
             m->post_op = pd && with_post_op;
-            m->winograd = pd && alg == 0;
+            m->winograd = pd && alg == 0 ? variant->name : NULL;
         }
     }
     return pd;
@@ -417,7 +477,7 @@ static Prim *conv_prepare_call(const KernelCall *c, KernelPrepared *prep, GError
         prim_free(p);
         return NULL;
     }
-    prep->algorithm = m.winograd ? "Winograd" : NULL;
+    prep->algorithm = m.winograd;
     return p;
 }
 

@@ -250,7 +250,7 @@ def residual():
         if isinstance(m, nn.BatchNorm2d):
             m.running_mean.uniform_(-0.2, 0.2)
             m.running_var.uniform_(0.5, 1.5)
-    return net, (torch.randn(2, 3, 20, 20),), ["image"], ["logits"], 13
+    return net, (torch.randn(2, 3, 32, 32),), ["image"], ["logits"], 13
 
 
 def detector(kind):
