@@ -275,20 +275,21 @@ static const WinogradVariant winograd_f2 = {"Winograd F(2x2,3x3)", "wino_2x3"},
                              winograd_f4 = {"Winograd F(4x4,3x3)", "wino_4x3"};
 
 /* Which Winograd variant runs a 2-D 3 x 3 stride-1 convolution of `in` -> `out` channels on an output map of
- * `positions`, or NULL for the direct kernel. Measured on every such shape of the corpus, one thread, cold
- * weights (docs/executor.md has the table). The product shrinks from 9 multiplications per output to 4
- * (F(2x2)) or 2.25 (F(4x4)), but the weights grow to 16/9 or 36/9 of theirs, read from memory at every call,
- * and each map is transformed in and out:
+ * `positions`, or NULL for the direct kernel. Chosen from each variant's time alone on every such shape of the
+ * corpus, one thread, weights from memory (bench/winograd.sh, results/winograd.md; docs/executor.md). The
+ * product shrinks from 9 multiplications per output to 4 (F(2x2)) or 2.25 (F(4x4)), but the weights grow to
+ * 16/9 or 36/9 of theirs, read from memory at every call, and each map is transformed in and out:
  *  - a map of under 13 x 13 positions runs direct: its products are too few to pay for the larger weights
- *    (inception_v3's 448 -> 384 on 8 x 8: 1.4 ms direct, 2.0 by F(2x2), 2.1 by F(4x4));
- *  - from 32 x 32 to 100 x 100 positions F(4x4) (inception_v3's 80 -> 192 on 73 x 73: 7.2 direct, 6.9 by
- *    F(2x2), 3.0 ms by F(4x4)); elsewhere F(2x2), whose smaller tiles keep the transformed map nearer the core
- *    on large maps (inception_v3's 32 -> 64 on 147 x 147: 4.6, 2.6 and 5.8 ms) and waste fewer positions on
- *    small ones (resnet50's 128 -> 128 on 28 x 28);
+ *    (inception_v3's 448 -> 384 on 8 x 8: 1.35 ms direct, 1.62 by F(2x2), 1.79 by F(4x4));
+ *  - from 32 x 32 to 100 x 100 positions F(4x4) (inception_v3's 80 -> 192 on 73 x 73: 6.2 direct, 5.0 by
+ *    F(2x2), 2.6 ms by F(4x4)); elsewhere F(2x2), whose smaller tiles keep the transformed map nearer the core
+ *    on large maps (inception_v3's 32 -> 64 on 147 x 147: 4.1, 2.4 and 4.9 ms) and waste fewer positions at
+ *    the edges of small ones (resnet50's 256 -> 256 on 14 x 14: 1.28, 0.91 and 1.19 ms);
  *  - from 16 to 32 input channels, only F(2x2), and only where the output has at least twice as many on a map
- *    of 27 x 27 or more (fewer than 16 are padded to 16 in its transforms): the transforms cost about what the few channels save (inception_v3's 32 -> 32 on
- *    147 x 147: 2.3 direct, 2.5 by F(2x2); googlenet's 16 -> 48 on 14 x 14: 0.040 against 0.059 ms), unless
- *    each transformed input feeds more products (squeezenet's 16 -> 64 on 54 x 54: 0.29 against 0.20 ms). */
+ *    of 27 x 27 or more (fewer than 16 are padded to 16 in its transforms): the transforms cost about what the
+ *    few channels save (inception_v3's 32 -> 32 on 149 x 149: 2.10 direct, 2.21 by F(2x2); googlenet's 16 -> 48
+ *    on 14 x 14: 0.025 against 0.039 ms), unless each transformed input feeds more products (inception_v3's
+ *    32 -> 64 above). */
 static const WinogradVariant *winograd_variant(gint64 in, gint64 out, gint64 positions)
 {
     if (in <= 32)
