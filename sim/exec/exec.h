@@ -56,8 +56,8 @@ guint64 executor_prepared_bytes(const Executor *e);
 /* The library that ran step `step` ("oneDNN 2.6.3"), or NULL when our own kernel did (or it has not run);
  * *bytes (if not NULL): the weights it packed for that step. */
 const char *executor_step_library(const Executor *e, guint step, guint64 *bytes);
-/* The algorithm that library chose for step `step` where it has several ("Winograd F(4x4,3x3)": exec_set_winograd), NULL
- * for its only or direct one. */
+/* The algorithm that library chose for step `step` where it has several ("Winograd F(4x4,3x3)":
+ * exec_set_winograd), NULL for its only or direct one. */
 const char *executor_step_algorithm(const Executor *e, guint step);
 void executor_free(Executor *e);
 /* The threads the kernels may use from now on, in one pool: oneDNN's OpenMP team with oneDNN's kernels

@@ -52,7 +52,8 @@ typedef struct KernelPrepared {
     void (*free)(void *state);
     guint64 bytes;     /* memory of the executor's own it holds (packed weights), reported beside the arena */
     const char *by;    /* the library that runs the node ("oneDNN 2.6.3"), NULL until it has */
-    const char *algorithm; /* the library's algorithm where it chose one of several ("Winograd F(4x4,3x3)"), else NULL */
+    const char *algorithm; /* the library's algorithm where it chose one of several ("Winograd F(4x4,3x3)"), or
+                              NULL */
     gboolean declined; /* the library cannot run this node: the row's own kernel does, from now on */
 } KernelPrepared;
 

@@ -423,7 +423,7 @@ static dnnl_primitive_desc_t conv_pd(const KernelCall *c, ConvMds *m, GError **e
             dnnl_primitive_attr_t attr = attributes(m->sum, 1.0f, with_post_op ? c : NULL);
             if (attr && alg == 0) {
                 /* the chosen variant, else the other where oneDNN offers only that one for this shape (its F(2x2)
-                 * declines some: deeplabv3's 256 -> 256 on 20 x 20 runs by F(4x4) in 1.4 ms, direct in 2.8) */
+                 * declines some: deeplabv3's 256 -> 256 on 20 x 20 runs by F(4x4) in 1.28 ms, direct in 2.41) */
                 const WinogradVariant *other = variant == &winograd_f2 ? &winograd_f4 : &winograd_f2;
                 if (!(pd = pd_by_impl(&cd, attr, variant->impl)) && (pd = pd_by_impl(&cd, attr, other->impl)))
                     variant = other;
