@@ -534,9 +534,9 @@ int job_from_args(Job *job, int argc, char **argv)
          "lie in it (blocked, the default: no reorder around each convolution; the same bytes as row-major when the "
          "channels are a multiple of 16), or every tensor row-major (plain)", "blocked|plain"},
         {"winograd", 0, 0, G_OPTION_ARG_STRING, &o.winograd,
-         "--run, with oneDNN's kernels: 3x3 stride-1 convolutions by Winograd's minimal filtering where it is the "
-         "faster (auto, the default: all but few input channels on a large map; oneDNN has it on AVX-512), or every "
-         "convolution direct (off)", "auto|off"},
+         "--run, with oneDNN's kernels: 3x3 stride-1 convolutions by Winograd's minimal filtering, F(2x2,3x3) or "
+         "F(4x4,3x3) by the shape, where it is the faster (auto, the default: maps of 13x13 and more, 16 input "
+         "channels or more; oneDNN has it on AVX-512), or every convolution direct (off)", "auto|off"},
         {"check", 0, 0, G_OPTION_ARG_NONE, &o.check,
          "--run: run again with nothing shared (--alias none, naive) and require equal outputs, bit for bit (with "
          "--compare: one such run checks every plan)", NULL},
