@@ -122,6 +122,7 @@ gboolean search_stacks_fit(const Search *s, guint t, guint64 base)
     guint64 cap = all ? 0 : s->target - s->left[t];
     guint64 *rel = s->stack, *size = s->stack + STACK_MAX;
     guint k = 0, counted = 0;
+    guint64 lowest = G_MAXUINT64, highest = 0, total = 0;
     for (guint i = s->live_from[t]; i < s->live_from[t + 1]; i++) {
         guint u = s->live[i];
         const PlaceUnit *x = unit(s, u);
@@ -129,11 +130,25 @@ gboolean search_stacks_fit(const Search *s, guint t, guint64 base)
             continue;
         if (counted++ == STACK_MAX)
             return TRUE;
-        guint64 r = MAX(base, round_up(s->peak[u], x->align)), z = x->size;
+        guint64 r = MAX(base, round_up(s->peak[u], x->align));
         if (!all && r <= cap)
             continue;
-        guint j = k++;
-        for (; j > 0 && rel[j - 1] < r; j--) { /* by release, highest first */
+        rel[k] = r;
+        size[k++] = x->size;
+        lowest = MIN(lowest, r);
+        highest = MAX(highest, r);
+        total += x->size;
+    }
+    /* Every sum lies between the lowest release's (all of them) and the highest release plus all of them: the
+     * bounds decide most steps without sorting. */
+    if (!k || highest + total <= s->target)
+        return TRUE;
+    if (lowest + total > s->target)
+        return FALSE;
+    for (guint i = 1; i < k; i++) { /* by release, highest first */
+        guint64 r = rel[i], z = size[i];
+        guint j = i;
+        for (; j > 0 && rel[j - 1] < r; j--) {
             rel[j] = rel[j - 1];
             size[j] = size[j - 1];
         }

@@ -37,7 +37,7 @@ guint64 search_state_key(const Search *s, guint lo, guint hi)
     guint64 key = search_mix64(search_mix64(search_mix64(lane[0] ^ lane[1]) ^ lane[2]) ^ lane[3]);
     for (guint i = s->starts_from[lo]; i < s->starts_from[hi]; i++) { /* the part's units starting in the range */
         guint u = s->starts[i];
-        if (!s->placed[u] && unit(s, u)->last < hi)
+        if (s->starts_last[i] < hi && !s->placed[u]) /* (starts_last: no load of the unit itself) */
             key ^= s->zobrist[u];
     }
     return key ? key : 1;
