@@ -26,13 +26,6 @@
 #include <pthread.h>
 #include <string.h>
 
-/* A raise of the lowest stretch, undone when its frame returns. */
-typedef struct {
-    guint from, to;
-    guint64 was;
-    guint peaks; /* peak_undo's length before the raise */
-} Raise;
-
 typedef enum { NODE_FAILED, NODE_FOUND, NODE_RAISED } NodeResult;
 
 static gboolean dfs(Search *s, guint lo, guint hi, Window changed);
@@ -57,9 +50,9 @@ static gboolean solve_pieces(Search *s, guint lo, guint hi, const PlaceUnit *x, 
 }
 
 /* One node within [lo, hi): place a unit at the lowest-left point of the skyline (recursing), or raise
- * that point (recorded in raises; the caller goes on at the same depth, so the recursion depth is the
+ * that point (pushed on s->raises; the caller goes on at the same depth, so the recursion depth is the
  * number of units placed, not the number of raises, which can be a step count per unit). */
-static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed, GArray **raises)
+static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed)
 {
     /* The lowest-left point of the skyline where something is still to be placed, and its flat stretch.
      * Within [lo, hi) every step has something left (a boundary nothing crosses would have split it). */
@@ -143,7 +136,7 @@ static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed, GArra
             s->h[t] = off + x->size;
         search_count_unplaced(s, x, -1);
         s->placed[u] = TRUE;
-        guint peaks = s->peak_undo->len;
+        guint peaks = s->peak_undo_len;
         search_raise_peaks(s, x->first, x->last, off + x->size);
         s->offsets[u] = off;
         /* Spatial inference: the skyline only rises, so every unplaced buffer overlapping this one in time
@@ -193,14 +186,16 @@ static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed, GArra
     } else {
         return NODE_FAILED;
     }
-    Raise r = {.from = from, .to = to, .was = was, .peaks = s->peak_undo->len};
+    Raise r = {.from = from, .to = to, .was = was, .peaks = s->peak_undo_len};
     for (guint t = from; t <= to; t++)
         s->h[t] = up;
     search_raise_peaks(s, from, to, up);
     *changed = search_changed_window(s, lo, hi, from, to);
-    if (!*raises)
-        *raises = g_array_new(FALSE, FALSE, sizeof(Raise));
-    g_array_append_val(*raises, r);
+    if (G_UNLIKELY(s->raises_len == s->raises_cap)) {
+        s->raises_cap = MAX(2 * s->raises_cap, 256);
+        s->raises = g_renew(Raise, s->raises, s->raises_cap);
+    }
+    s->raises[s->raises_len++] = r;
     return NODE_RAISED;
 }
 
@@ -210,18 +205,17 @@ static gboolean dfs(Search *s, guint lo, guint hi, Window changed)
     guint64 key = search_state_key(s, lo, hi);
     if (search_failed_before(s, key))
         return FALSE;
-    GArray *raises = NULL;
+    guint mark = s->raises_len; /* this frame's raises go above its parent's */
     NodeResult r;
-    while ((r = dfs_node(s, lo, hi, &changed, &raises)) == NODE_RAISED)
+    while ((r = dfs_node(s, lo, hi, &changed)) == NODE_RAISED)
         ;
-    for (guint k = raises ? raises->len : 0; k-- > 0;) { /* undo the raises, last first */
-        Raise *x = &g_array_index(raises, Raise, k);
+    for (guint k = s->raises_len; k-- > mark;) { /* undo the raises, last first */
+        const Raise *x = &s->raises[k];
         for (guint t = x->from; t <= x->to; t++)
             s->h[t] = x->was;
         search_restore_peaks(s, x->peaks);
     }
-    if (raises)
-        g_array_unref(raises);
+    s->raises_len = mark;
     if (r == NODE_FAILED && !s->out_of_budget)
         search_remember_failed(s, key);
     return r == NODE_FOUND;
@@ -593,7 +587,6 @@ static gboolean search_on_this_stack(const PlaceProblem *p, Turns turns, guint64
     s.left_only = g_new0(guint64, p->steps + 1);
     s.cross = g_new0(guint, p->steps + 1);
     s.peak = g_new0(guint64, n + 1);
-    s.peak_undo = g_array_new(FALSE, FALSE, sizeof(PeakChange));
     s.live_from = g_new0(guint, p->steps + 1);
     s.starts_from = g_new0(guint, p->steps + 1);
     s.starts = g_new0(guint, n + 1);
@@ -699,7 +692,8 @@ static gboolean search_on_this_stack(const PlaceProblem *p, Turns turns, guint64
     g_free(s.left_only);
     g_free(s.cross);
     g_free(s.peak);
-    g_array_unref(s.peak_undo);
+    g_free(s.peak_undo);
+    g_free(s.raises);
     g_free(s.live_from);
     g_free(s.live);
     g_free(s.starts_from);

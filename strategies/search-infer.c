@@ -32,8 +32,7 @@ void search_raise_peaks(Search *s, guint from, guint to, guint64 level)
         guint u = units[k];
         const PlaceUnit *x = unit(s, u);
         if (!s->placed[u] && x->first <= to && from <= x->last && s->peak[u] < level) {
-            PeakChange c = {u, s->peak[u]};
-            g_array_append_val(s->peak_undo, c);
+            search_push_peak(s, u, s->peak[u]);
             s->peak[u] = level;
         }
     }
@@ -41,11 +40,9 @@ void search_raise_peaks(Search *s, guint from, guint to, guint64 level)
 
 void search_restore_peaks(Search *s, guint mark)
 {
-    for (guint k = s->peak_undo->len; k-- > mark;) {
-        PeakChange *c = &g_array_index(s->peak_undo, PeakChange, k);
-        s->peak[c->u] = c->was;
-    }
-    g_array_set_size(s->peak_undo, mark);
+    for (guint k = s->peak_undo_len; k-- > mark;)
+        s->peak[s->peak_undo[k].u] = s->peak_undo[k].was;
+    s->peak_undo_len = mark;
 }
 
 
@@ -174,8 +171,8 @@ gboolean search_stacks_fit(const Search *s, guint t, guint64 base)
 gboolean search_stacks_fit_after(const Search *s, guint lo, guint hi, guint from, guint to, guint mark, guint64 base,
                           guint64 top)
 {
-    for (guint k = mark; k < s->peak_undo->len; k++) {
-        const PlaceUnit *y = unit(s, g_array_index(s->peak_undo, PeakChange, k).u);
+    for (guint k = mark; k < s->peak_undo_len; k++) {
+        const PlaceUnit *y = unit(s, s->peak_undo[k].u);
         from = MIN(from, y->first);
         to = MAX(to, y->last);
     }

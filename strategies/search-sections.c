@@ -63,8 +63,8 @@ static gboolean sections_fit(const Search *s, guint lo, guint hi, guint64 off, g
         if (off + s->left[t] > s->target)
             return FALSE;
     guint from = x->first, to = x->last;
-    for (guint k = mark; k < s->peak_undo->len; k++) {
-        const PlaceUnit *y = unit(s, g_array_index(s->peak_undo, PeakChange, k).u);
+    for (guint k = mark; k < s->peak_undo_len; k++) {
+        const PlaceUnit *y = unit(s, s->peak_undo[k].u);
         from = MIN(from, y->first);
         to = MAX(to, y->last);
     }
@@ -122,8 +122,7 @@ static gboolean raise_overlapping(Search *s, guint u, guint64 top)
             continue;
         hat = hat || unit(s, v)->size;
         if (s->peak[v] < top) {
-            PeakChange c = {v, s->peak[v]};
-            g_array_append_val(s->peak_undo, c);
+            search_push_peak(s, v, s->peak[v]);
             s->peak[v] = top;
         }
     }
@@ -316,7 +315,7 @@ static gboolean sections_dfs(Search *s, guint lo, guint hi, guint64 after_off, g
         s->placed[c.u] = TRUE;
         s->offsets[c.u] = c.off;
         search_count_unplaced(s, x, -1);
-        guint peaks = s->peak_undo->len, skyline = s->skyline_undo->len;
+        guint peaks = s->peak_undo_len, skyline = s->skyline_undo->len;
         gboolean hatless = !raise_overlapping(s, c.u, c.off + x->size);
         for (guint t = x->first; t <= x->last && s->sections_ours; t++) { /* the skyline: our inferences and memo read it */
             g_array_append_val(s->skyline_undo, s->h[t]);

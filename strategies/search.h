@@ -18,7 +18,10 @@ typedef struct {
     guint64 *left_last;  /* ... the ones ending at the step */
     guint64 *left_only;  /* ... the ones living at the step alone */
     guint64 *peak;       /* per unit (index into p->units): highest skyline over its lifetime */
-    GArray *peak_undo;   /* PeakChange: earlier peaks, restored when a change is undone */
+    struct PeakChange *peak_undo; /* earlier peaks, restored when a change is undone (search_push_peak) */
+    guint peak_undo_len, peak_undo_cap;
+    struct Raise *raises; /* the raises of the frames on the stack, each frame's after its parent's */
+    guint raises_len, raises_cap;
     guint *live_from;    /* per step t: live[live_from[t] .. live_from[t + 1]) are the part's units live at t */
     guint *live;
     guint *starts_from;  /* per step t: starts[starts_from[t] .. starts_from[t + 1]) are the part's units starting at t */
@@ -63,10 +66,27 @@ typedef struct {
     guint lo, hi;
 } Window;
 
-typedef struct {
+/* A raise of the lowest stretch (place-search.c's dfs_node), undone when its frame returns. */
+typedef struct Raise {
+    guint from, to;
+    guint64 was;
+    guint peaks; /* peak_undo_len before the raise */
+} Raise;
+
+typedef struct PeakChange {
     guint u;
     guint64 was;
 } PeakChange;
+
+/* Records unit u's peak before a change (an inline push: this and its undo run at every node). */
+static inline void search_push_peak(Search *s, guint u, guint64 was)
+{
+    if (G_UNLIKELY(s->peak_undo_len == s->peak_undo_cap)) {
+        s->peak_undo_cap = MAX(2 * s->peak_undo_cap, 256);
+        s->peak_undo = g_renew(PeakChange, s->peak_undo, s->peak_undo_cap);
+    }
+    s->peak_undo[s->peak_undo_len++] = (PeakChange){u, was};
+}
 
 /* search_stacks_fit judges steps with at most this many unplaced units live (insertion sort), the rest not. */
 #define STACK_MAX 64
