@@ -416,6 +416,7 @@ static gboolean solve_part(Search *s, const guint64 *pinned_floor, Engine engine
     memset(s->left_last, 0, s->steps * sizeof(guint64));
     memset(s->left_only, 0, s->steps * sizeof(guint64));
     memset(s->cross, 0, s->steps * sizeof(guint));
+    memset(s->start_keys, 0, s->steps * sizeof(guint64));
     guint lo = G_MAXUINT, hi = 0;
     for (guint k = 0; k < s->n; k++) {
         const PlaceUnit *x = unit(s, s->units[k]);
@@ -586,6 +587,7 @@ static gboolean search_on_this_stack(const PlaceProblem *p, Turns turns, guint64
     s.left_last = g_new0(guint64, p->steps + 1);
     s.left_only = g_new0(guint64, p->steps + 1);
     s.cross = g_new0(guint, p->steps + 1);
+    s.start_keys = g_new0(guint64, p->steps + 1);
     s.peak = g_new0(guint64, n + 1);
     s.live_from = g_new0(guint, p->steps + 1);
     s.starts_from = g_new0(guint, p->steps + 1);
@@ -702,6 +704,7 @@ static gboolean search_on_this_stack(const PlaceProblem *p, Turns turns, guint64
     g_free(s.reach);
     g_free(s.stack);
     g_free(s.zobrist);
+    g_free(s.start_keys);
     g_free(s.failed);
     g_free(s.placed);
     g_free(s.offsets);

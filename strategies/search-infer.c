@@ -19,6 +19,7 @@ void search_count_unplaced(Search *s, const PlaceUnit *x, gint sign)
         s->left_only[x->first] += sign > 0 ? size : -size;
     for (guint t = x->first; t < x->last; t++)
         s->cross[t] += (guint)sign;
+    s->start_keys[x->first] ^= s->zobrist[x - s->unit_at];
 }
 
 

@@ -35,11 +35,12 @@ guint64 search_state_key(const Search *s, guint lo, guint hi)
     for (; t < hi; t++)
         lane[0] = rotl64(lane[0] + h[t] * p2, 31) * p1;
     guint64 key = search_mix64(search_mix64(search_mix64(lane[0] ^ lane[1]) ^ lane[2]) ^ lane[3]);
-    for (guint i = s->starts_from[lo]; i < s->starts_from[hi]; i++) { /* the part's units starting in the range */
-        guint u = s->starts[i];
-        if (s->starts_last[i] < hi && !s->placed[u]) /* (starts_last: no load of the unit itself) */
-            key ^= s->zobrist[u];
-    }
+    /* The unplaced units living in the range: those starting in it (a range is a part, or a piece cut where no
+     * unplaced unit crosses, so none of them ends past it), kept per step by search_count_unplaced */
+    guint64 units = 0;
+    for (t = lo; t < hi; t++)
+        units ^= s->start_keys[t];
+    key ^= units;
     return key ? key : 1;
 }
 

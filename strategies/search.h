@@ -32,6 +32,7 @@ typedef struct {
     gboolean stacking;   /* the part has slack somewhere: stacking inference runs (see solve_part) */
     guint *cross;        /* per boundary t|t+1: unplaced units live on both sides */
     guint64 *zobrist;    /* per unit: a random key; a set of units is keyed by XOR */
+    guint64 *start_keys; /* per step: the XOR of the keys of the unplaced units starting there */
     guint64 *failed;     /* open-addressing set of keys of states that have no completion (0: empty) */
     guint failed_slots;  /* a power of two */
     guint failed_count;
