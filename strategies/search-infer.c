@@ -301,8 +301,10 @@ guint64 search_lowest_above(const Search *s, guint lo, guint hi, guint u, guint6
     for (guint t = MAX(x->first, lo); t <= x->last && t < hi; t++)
         if (s->h[t] > v)
             rest = MIN(rest, s->h[t]);
-    for (guint k = 0; k < s->n; k++) {
-        guint w = s->units[k];
+    guint around;
+    const guint *near = units_around(s, x->first, x->last, &around);
+    for (guint k = 0; k < around; k++) {
+        guint w = near[k];
         const PlaceUnit *y = unit(s, w);
         if (w != u && !s->placed[w] && y->first <= x->last && x->first <= y->last)
             rest = MIN(rest, round_up(s->peak[w], y->align) + y->size);
