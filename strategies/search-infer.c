@@ -114,7 +114,7 @@ gboolean search_floors_supported(const Search *s, Window w)
 gboolean search_stacks_fit(const Search *s, guint t, guint64 base)
 {
     /* A release r at or below target - left[t] cannot fail: the units above it hold at most left[t] bytes. So
-     * only the units released higher are sorted, and the sums over them are the whole sums at their levels
+     * only the units released higher are collected, and the sums over them are the whole sums at their levels
      * (none: every sum fits). */
     gboolean all = s->left[t] > s->target;
     guint64 cap = all ? 0 : s->target - s->left[t];
