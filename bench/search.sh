@@ -79,13 +79,17 @@ seconds_of() { echo "$1" | cut -d, -f14; }
 detail_of() { echo "$1" | /usr/bin/python3 -c 'import csv, sys; print(next(csv.reader(sys.stdin))[15])'; }
 words_of() { detail_of "$1"; }
 nodes_of() { echo "$1" | awk -F, '{print $(NF-2)}'; } # search_nodes: the third column from the end
+# best_known FILE: the smallest arena of search, minimalloc and search with ten times the budget on FILE.
 # to_known FILE: the node at which search's first run (of the budget, then ten times it) to reach the best arena
 # known for FILE (the smallest of both runs and minimalloc's) found its plan, and the seconds that is at that
 # run's rate; "- -" when neither run reached it. A run that stopped at the bound found its plan at its last node.
+best_known() {
+    printf '%s\n' "$(arena_of "$(plan "$1" search)")" "$(arena_of "$(plan "$1" minimalloc)")" \
+        "$(arena_of "$(plan "$1" search-long)")" | sort -n | head -1
+}
 to_known() {
     local known r
-    known=$(printf '%s\n' "$(arena_of "$(plan "$1" search)")" "$(arena_of "$(plan "$1" minimalloc)")" \
-        "$(arena_of "$(plan "$1" search-long)")" | sort -n | head -1)
+    known=$(best_known "$1")
     for r in "$(plan "$1" search)" "$(plan "$1" search-long)"; do
         [ "$(arena_of "$r")" = "$known" ] || continue
         /usr/bin/python3 -c '
@@ -215,12 +219,13 @@ bytes() { /usr/bin/python3 -c "import sys; print(f'{int(sys.argv[1]):,}')" "$1";
         lb=$(plan "$f" naive | cut -d, -f8)
         g=$(plan "$f" greedy-size)
         s=$(plan "$f" search)
+        reach=$(to_known "$f") # "NODE SECONDS"
         echo "| $(plan "$f" naive | cut -d, -f5) | $seed | $spanning% | $(bytes "$lb") | $(bytes "$(arena_of "$g")") | $(pct "$(arena_of "$g")" "$lb")" \
              "| $(bytes "$(arena_of "$s")") | $(pct "$(arena_of "$s")" "$lb") | $(seconds_of "$s") | $(nodes_of "$s") | $(words_of "$s") $(peer "$f" "$lb")" \
              "$(bytes "$(arena_of "$(plan "$f" search-long)")") | $(pct "$(arena_of "$(plan "$f" search-long)")" "$lb") | $(seconds_of "$(plan "$f" search-long)")" \
-             "| $(to_known "$f" "$lb" | sed 's/ / | /') |"
-        known=$(printf '%s\n' "$(arena_of "$s")" "$(arena_of "$(plan "$f" minimalloc)")" "$(arena_of "$(plan "$f" search-long)")" | sort -n | head -1)
-        in_ten=$((in_ten + $(to_known "$f" "$lb" | awk '{print ($2 != "-" && $2 + 0 <= 10)}')))
+             "| ${reach/ / | } |"
+        known=$(best_known "$f")
+        in_ten=$((in_ten + $(echo "$reach" | awk '{print ($2 != "-" && $2 + 0 <= 10)}')))
         at_known=$((at_known + ($(arena_of "$s") == known))) m_at_known=$((m_at_known + ($(arena_of "$(plan "$f" minimalloc)") == known)))
         proven=0
         case "$(words_of "$s")" in optimal*) proven=1 ;; esac
