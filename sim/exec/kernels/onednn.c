@@ -299,25 +299,37 @@ static const WinogradVariant *winograd_variant(gint64 in, gint64 out, gint64 pos
     return positions >= 1000 && positions < 10000 ? &winograd_f4 : &winograd_f2;
 }
 
-/* The primitive descriptor of oneDNN's implementation named `impl` for cd under attr, or NULL where it has
- * none (a CPU without AVX-512, a post-op it lacks). */
-static dnnl_primitive_desc_t pd_by_impl(const void *cd, dnnl_primitive_attr_t attr, const char *impl)
+/* The primitive descriptor of oneDNN's implementation of the Winograd variant *v for cd under attr, else of
+ * the other variant where oneDNN has only that one for the shape (its F(2x2) declines some: deeplabv3's
+ * 256 -> 256 on 20 x 20 runs by F(4x4) in 1.28 ms, direct in 2.41), with *v set to it; NULL where it has
+ * neither (a CPU without AVX-512, a post-op it lacks). One pass over oneDNN's implementations. */
+static dnnl_primitive_desc_t pd_of_variant(const void *cd, dnnl_primitive_attr_t attr, const WinogradVariant **v)
 {
+    const WinogradVariant *other = *v == &winograd_f2 ? &winograd_f4 : &winograd_f2;
     dnnl_primitive_desc_iterator_t it;
     if (onednn.dnnl_primitive_desc_iterator_create(&it, cd, attr, onednn.engine, NULL) != dnnl_success)
         return NULL;
-    dnnl_primitive_desc_t found = NULL;
+    dnnl_primitive_desc_t fallback = NULL, found = NULL;
     do {
         dnnl_primitive_desc_t pd = onednn.dnnl_primitive_desc_iterator_fetch(it);
         const char *name = NULL;
         if (pd && onednn.dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &name) == dnnl_success && name &&
-            strstr(name, impl))
+            strstr(name, (*v)->impl))
             found = pd;
+        else if (pd && name && !fallback && strstr(name, other->impl))
+            fallback = pd;
         else if (pd)
             onednn.dnnl_primitive_desc_destroy(pd);
     } while (!found && onednn.dnnl_primitive_desc_iterator_next(it) == dnnl_success);
     onednn.dnnl_primitive_desc_iterator_destroy(it);
-    return found;
+    if (found) {
+        if (fallback)
+            onednn.dnnl_primitive_desc_destroy(fallback);
+        return found;
+    }
+    if (fallback)
+        *v = other;
+    return fallback;
 }
 
 /* The convolution's primitive descriptor over the call's tensors in their layouts (a blocked tensor is read
@@ -421,15 +433,10 @@ static dnnl_primitive_desc_t conv_pd(const KernelCall *c, ConvMds *m, GError **e
             continue;
         for (int with_post_op = c->epilogue != EPILOGUE_NONE; with_post_op >= 0 && !pd; with_post_op--) {
             dnnl_primitive_attr_t attr = attributes(m->sum, 1.0f, with_post_op ? c : NULL);
-            if (attr && alg == 0) {
-                /* the chosen variant, else the other where oneDNN offers only that one for this shape (its F(2x2)
-                 * declines some: deeplabv3's 256 -> 256 on 20 x 20 runs by F(4x4) in 1.28 ms, direct in 2.41) */
-                const WinogradVariant *other = variant == &winograd_f2 ? &winograd_f4 : &winograd_f2;
-                if (!(pd = pd_by_impl(&cd, attr, variant->impl)) && (pd = pd_by_impl(&cd, attr, other->impl)))
-                    variant = other;
-            } else if (attr && onednn.dnnl_primitive_desc_create(&pd, &cd, attr, onednn.engine, NULL) != dnnl_success) {
+            if (attr && alg == 0)
+                pd = pd_of_variant(&cd, attr, &variant);
+            else if (attr && onednn.dnnl_primitive_desc_create(&pd, &cd, attr, onednn.engine, NULL) != dnnl_success)
                 pd = NULL;
-            }
             if (attr)
                 onednn.dnnl_primitive_attr_destroy(attr);
             pd = not_reference(pd);
