@@ -191,10 +191,7 @@ static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed)
         s->h[t] = up;
     search_raise_peaks(s, from, to, up);
     *changed = search_changed_window(s, lo, hi, from, to);
-    if (G_UNLIKELY(s->raises_len == s->raises_cap)) {
-        s->raises_cap = MAX(2 * s->raises_cap, 256);
-        s->raises = g_renew(Raise, s->raises, s->raises_cap);
-    }
+    s->raises = search_room(s->raises, s->raises_len, &s->raises_cap, sizeof(Raise));
     s->raises[s->raises_len++] = r;
     return NODE_RAISED;
 }

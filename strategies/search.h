@@ -79,13 +79,20 @@ typedef struct PeakChange {
     guint64 was;
 } PeakChange;
 
+/* Room for one more of the `size`-byte entries of a stack of `len` in `data` holding *cap (doubling). */
+static inline void *search_room(void *data, guint len, guint *cap, gsize size)
+{
+    if (G_UNLIKELY(len == *cap)) {
+        *cap = MAX(2 * *cap, 256);
+        data = g_realloc_n(data, *cap, size);
+    }
+    return data;
+}
+
 /* Records unit u's peak before a change (an inline push: this and its undo run at every node). */
 static inline void search_push_peak(Search *s, guint u, guint64 was)
 {
-    if (G_UNLIKELY(s->peak_undo_len == s->peak_undo_cap)) {
-        s->peak_undo_cap = MAX(2 * s->peak_undo_cap, 256);
-        s->peak_undo = g_renew(PeakChange, s->peak_undo, s->peak_undo_cap);
-    }
+    s->peak_undo = search_room(s->peak_undo, s->peak_undo_len, &s->peak_undo_cap, sizeof(PeakChange));
     s->peak_undo[s->peak_undo_len++] = (PeakChange){u, was};
 }
 
