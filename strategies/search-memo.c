@@ -28,19 +28,22 @@ guint64 search_state_key(const Search *s, guint lo, guint hi)
     const guint64 p1 = 0x9e3779b185ebca87ULL, p2 = 0xc2b2ae3d27d4eb4fULL;
     guint64 lane[4] = {search_mix64(((guint64)lo << 32) | hi), p1, p2, s->exact_raises ? 0x5bd1e9955bd1e995ULL : 1};
     const guint64 *h = s->h;
+    /* With it, in the same pass, the unplaced units living in the range: those starting in it (a range is a part,
+     * or a piece cut where no unplaced unit crosses, so none of them ends past it), kept per step by
+     * search_count_unplaced */
+    const guint64 *starting = s->start_keys;
+    guint64 units = 0;
     guint t = lo;
     for (; t + 4 <= hi; t += 4)
-        for (guint k = 0; k < 4; k++)
+        for (guint k = 0; k < 4; k++) {
             lane[k] = rotl64(lane[k] + h[t + k] * p2, 31) * p1;
-    for (; t < hi; t++)
+            units ^= starting[t + k];
+        }
+    for (; t < hi; t++) {
         lane[0] = rotl64(lane[0] + h[t] * p2, 31) * p1;
-    guint64 key = search_mix64(search_mix64(search_mix64(lane[0] ^ lane[1]) ^ lane[2]) ^ lane[3]);
-    /* The unplaced units living in the range: those starting in it (a range is a part, or a piece cut where no
-     * unplaced unit crosses, so none of them ends past it), kept per step by search_count_unplaced */
-    guint64 units = 0;
-    for (t = lo; t < hi; t++)
-        units ^= s->start_keys[t];
-    key ^= units;
+        units ^= starting[t];
+    }
+    guint64 key = search_mix64(search_mix64(search_mix64(lane[0] ^ lane[1]) ^ lane[2]) ^ lane[3]) ^ units;
     return key ? key : 1;
 }
 
