@@ -13,10 +13,11 @@
 #   timing       results/exec-timing.md: the executor's time, strategies and sharing, beside ORT (bench/kernels.sh)
 #   xnnpack      results/xnnpack.md: XNNPACK beside our depthwise kernel (bench/xnnpack.sh; timings)
 #   winograd     results/winograd.md: oneDNN's Winograd variants and direct kernel per shape (bench/winograd.sh; timings)
+#   skinny       results/skinny.md: our skinny-product kernel beside oneDNN's matmul per shape (bench/skinny.sh; timings)
 #   search       results/search.md                                    (bench/search.sh; timings)
 #   scaling      results/plan-scaling.md                              (bench/plan-scaling.sh; timings, slow)
 # Every table and figure is deterministic except the columns that are timings (search, scaling, timing, winograd,
-# peers' ORT timings): the time-bounded strategies run on a work budget (WORK, search nodes: the same plan
+# skinny, peers' ORT timings): the time-bounded strategies run on a work budget (WORK, search nodes: the same plan
 # on an idle and on a busy machine), the sweeps start from an empty CSV each time, and tables.py sorts rows
 # and drops plan_seconds. tests/test-tables.c runs a part twice, once beside busy processes, and compares.
 # Each part is all or nothing: results/ and plots/ are saved before it runs and put back if it fails or
@@ -26,7 +27,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 make -s build/sim build/mkgraph
-parts=${*:-"design-log gpt2-seq corpus aliasing pictures peers conformance coverage exec-check timing xnnpack winograd search scaling"}
+parts=${*:-"design-log gpt2-seq corpus aliasing pictures peers conformance coverage exec-check timing xnnpack winograd skinny search scaling"}
 work=$(mktemp -d)
 running=""
 restore() {
@@ -145,6 +146,7 @@ part_exec_check() { need_models; bench/exec-check.sh; }
 part_timing() { need_models; ROUNDS=2 HF_RUNS=2 HF_WARMUP=0 bench/kernels.sh; }
 part_xnnpack() { bench/xnnpack.sh; }
 part_winograd() { bench/winograd.sh; }
+part_skinny() { bench/skinny.sh; }
 part_search() { bench/search.sh; }
 part_scaling() { bench/plan-scaling.sh; }
 

@@ -112,9 +112,10 @@ done
     echo "mobilenet_v3_large at 320 x 320 (ASPP at dilations 12, 24, 36 on a 20 x 20 map), efficientnet_b0"
     echo "(squeeze-excite, SiLU), mobilenet_v3_small at opset 13 (HardSwish written as x * HardSigmoid(x)), r3d_18 on"
     echo "4 frames of 112 x 112 (3-D convolutions)."
-    echo '*ours*: the default kernels (oneDNN for the deep convolutions and the products, docs/executor.md);'
-    echo '*own kernels*: `--kernels own` (im2col and OpenBLAS everywhere); *packed*: the weights oneDNN packed,'
-    echo 'the executor'"'"'s own memory beside the arena.'
+    echo '*ours*: the default kernels (oneDNN for the deep convolutions and the products, our skinny kernel for'
+    echo 'the products of at most 16 rows over constant weights, docs/executor.md); *own kernels*: `--kernels own`'
+    echo '(im2col and OpenBLAS everywhere); *packed*: the weights packed once for those kernels, the executor'"'"'s'
+    echo 'own memory beside the arena.'
     echo '*fused*: ours on the graph ORT runs (`--fuse ort`: its constant folding and fusions, docs/DESIGN.md), the'
     echo 'comparison with ORT at its default level;'
     echo '*check*: `sim --run --check --poison` — the planned run equals the nothing-shared run bit for bit (both'
@@ -152,7 +153,7 @@ for m in "${wide[@]}"; do
         *"bit for bit, with poison"*"bit for bit, with poison"*) check="bit for bit" ;;
         *) check="DIFFERS" ;;
     esac
-    packed=$(printf '%s\n' "$report" | sed -n 's/^kernels .* take \([0-9,]*\) B .*/\1/p' | tr -d ,)
+    packed=$(printf '%s\n' "$report" | sed -n 's/^packed  *\([0-9,]*\) B .*/\1/p' | tr -d ,)
     packed=$(/usr/bin/python3 -c "import sys; print(f'{int(sys.argv[1] or 0)/1048576:.1f}')" "$packed")
     # a model of section 1 (the same file, configuration and rounds) keeps its figures from there; our own
     # kernels, the fused graph and both tools on two threads take their turns in the same rounds

@@ -1053,8 +1053,10 @@ static void test_onednn_packed(void)
         count = y->count;
         outputs[k] = g_memdup2(y->data, count * sizeof(float));
         guint on_library = 0;
-        for (guint s = 0; s < m->graph->nodes->len; s++)
-            on_library += executor_step_library(run.e, s, NULL) != NULL;
+        for (guint s = 0; s < m->graph->nodes->len; s++) { /* (the Gemm's one row: our skinny kernel, on AVX-512) */
+            const char *algorithm = executor_step_algorithm(run.e, s);
+            on_library += executor_step_library(run.e, s, NULL) != NULL || (algorithm && strstr(algorithm, "skinny"));
+        }
         if (k == 0) { /* Conv (16 x 9 taps), MatMul, Gemm */
             g_assert_cmpuint(on_library, ==, 3);
             g_assert_cmpuint(executor_prepared_bytes(run.e), >=, (24 * 16 * 9 + 10 * 12 + 7 * 24 * 10 * 12) * sizeof(float));
@@ -1159,6 +1161,100 @@ static void test_winograd_choice(void)
         for (int o = 0; o < OUTPUTS; o++)
             g_free(outputs[on][o]);
     model_free(m);
+}
+
+static void assert_same_at_two_threads(const char *path, int outputs, gsize least);
+
+/* exec_set_skinny (exec/kernels/skinny.h), where the CPU has AVX-512: the products of at most 16 rows over
+ * constant weights run on the skinny kernel — 5 rows into 37 columns (a partial last panel), a batch of
+ * 2 x 8 rows (16, flat), a Gemm through both transposes with alpha, a Gemm with its bias row, a MatMul into 300
+ * columns with a folded Relu — and 17 rows stay oneDNN's. Against oneDNN's products (--skinny off) the outputs agree to float
+ * rounding; each way they are the same bytes in every run, and at two threads (--fuse ort --run --threads 2). */
+static void test_skinny_products(void)
+{
+    Builder *b = builder_new("skinny", 13);
+    const char *w = builder_weight(b, "w", DT_FLOAT, 2, (const gint64[]){40, 37}, TRUE);
+    const char *wide = builder_weight(b, "wide", DT_FLOAT, 2, (const gint64[]){40, 300}, TRUE);
+    const char *wt = builder_weight(b, "wt", DT_FLOAT, 2, (const gint64[]){24, 40}, TRUE);
+    const char *wb = builder_weight(b, "wb", DT_FLOAT, 2, (const gint64[]){40, 24}, TRUE);
+    const char *bias = builder_weight(b, "bias", DT_FLOAT, 1, (const gint64[]){24}, TRUE);
+    const char *five = B_OP(b, "MatMul", builder_input(b, "five", DT_FLOAT, 2, (const gint64[]){5, 40}), w);
+    const char *batch = B_OP(b, "MatMul", builder_input(b, "batch", DT_FLOAT, 3, (const gint64[]){2, 8, 40}), w);
+    const char *many = B_OP(b, "MatMul", builder_input(b, "many", DT_FLOAT, 2, (const gint64[]){17, 40}), w);
+    const char *trans = builder_node(b, "Gemm", (const char *const[]){builder_input(b, "t", DT_FLOAT, 2,
+                                                                                      (const gint64[]){40, 3}), wt, NULL},
+                                     1, NULL, attr_new_int("transA", 1), attr_new_int("transB", 1),
+                                     attr_new_float("alpha", 0.5f), NULL);
+    const char *biased = builder_node(b, "Gemm", (const char *const[]){builder_input(b, "one", DT_FLOAT, 2,
+                                                                                       (const gint64[]){1, 40}), wb, bias,
+                                                                     NULL}, 1, NULL, NULL);
+    const char *relu = B_OP(b, "Relu", B_OP(b, "MatMul", builder_input(b, "r", DT_FLOAT, 2, (const gint64[]){9, 40}),
+                                            wide));
+    const char *outs[] = {five, batch, many, trans, biased, relu};
+    const gboolean skinny[] = {TRUE, TRUE, FALSE, TRUE, TRUE, TRUE};
+    enum { OUTPUTS = G_N_ELEMENTS(outs) };
+    for (int o = 0; o < OUTPUTS; o++)
+        builder_output(b, outs[o]);
+    Model *m = finish_inferred(b);
+    GError *error = NULL;
+    g_assert_true(exec_set_kernels(EXEC_KERNELS_ONEDNN, &error));
+    const gboolean avx512 = __builtin_cpu_supports("avx512f");
+    float *outputs[2][OUTPUTS];
+    gsize counts[OUTPUTS];
+    for (int on = 0; on < 2; on++) {
+        exec_set_skinny(on);
+        Planned run = plan_and_bind_ok(m);
+        for (int k = 0; k < 2; k++) {
+            const char *name;
+            g_assert_true(executor_run(run.e, TRUE, &error));
+            for (int o = 0; o < OUTPUTS; o++) {
+                const ExecTensor *y = executor_output(run.e, o, &name);
+                if (k == 0) {
+                    counts[o] = y->count;
+                    outputs[on][o] = g_memdup2(y->data, y->count * sizeof(float));
+                } else {
+                    g_assert_cmpmem(outputs[on][o], counts[o] * sizeof(float), y->data, y->count * sizeof(float));
+                }
+            }
+        }
+        guint seen = 0;
+        for (guint s = 0; s < m->graph->order->len; s++) {
+            const Node *n = m->graph->order->pdata[s];
+            const char *out = ((const Tensor *)n->outputs->pdata[0])->name, *algorithm = executor_step_algorithm(run.e, s);
+            for (int o = 0; o < OUTPUTS; o++)
+                if (o < OUTPUTS - 1 ? !strcmp(out, outs[o]) /* the last: the MatMul under the Relu */
+                                    : !strcmp(n->op_type, "MatMul") &&
+                                          !strcmp(((const Tensor *)n->inputs->pdata[1])->name, wide)) {
+                    gboolean expected = on && avx512 && skinny[o], got = algorithm && strstr(algorithm, "skinny");
+                    if (expected != got)
+                        g_error("%s (skinny %s): %s", out, on ? "on" : "off", algorithm ? algorithm : "oneDNN's product");
+                    if (got) /* our kernel: no library named, its panels counted */
+                        g_assert_null(executor_step_library(run.e, s, NULL));
+                    seen++;
+                }
+        }
+        g_assert_cmpuint(seen, ==, OUTPUTS);
+        planned_clear(&run);
+    }
+    exec_set_skinny(TRUE);
+    const gsize want[] = {5 * 37, 16 * 37, 17 * 37, 3 * 24, 24, 9 * 300};
+    double largest = 0;
+    for (int o = 0; o < OUTPUTS; o++) {
+        g_assert_cmpuint(counts[o], ==, want[o]);
+        for (gsize j = 0; j < counts[o]; j++) {
+            g_assert_cmpfloat(fabs(outputs[1][o][j] - outputs[0][o][j]), <=, 1e-4 * (1 + fabs(outputs[0][o][j])));
+            largest = MAX(largest, fabs(outputs[0][o][j]));
+        }
+    }
+    g_assert_cmpfloat(largest, >, 1e-3); /* not a degenerate output */
+    for (int on = 0; on < 2; on++)
+        for (int o = 0; o < OUTPUTS; o++)
+            g_free(outputs[on][o]);
+    char *path = test_scratch_path("skinny.onnx");
+    g_assert_true(onnx_write_file(m, path, &error));
+    model_free(m);
+    assert_same_at_two_threads(path, OUTPUTS, 24 * 4); /* (the Relu's 19 panels: two parts) */
+    g_free(path);
 }
 
 /* The kernels' float exp, erf, tanh and sigmoid (exec/kernels/approx.h) against double precision, on a fine
@@ -1631,7 +1727,8 @@ static void test_usage_and_profile(void)
     RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--check", NULL});
     g_assert_cmpint(r.status, ==, 2);
     g_assert_cmpstr(r.err, ==, "sim: --check, --poison, --repeat, --profile, --threads, --kernels, --layouts, --winograd, "
-                    "--inputs, --expect, --dump-outputs, --rtol, --atol and --allow-degenerate go with --run (see sim --help)\n");
+                    "--skinny, --inputs, --expect, --dump-outputs, --rtol, --atol and --allow-degenerate go with --run (see sim "
+                    "--help)\n");
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--kernels", "mkl", NULL});
     g_assert_cmpint(r.status, ==, 2);
@@ -1644,6 +1741,10 @@ static void test_usage_and_profile(void)
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--winograd", "on", NULL});
     g_assert_cmpint(r.status, ==, 2);
     g_assert_cmpstr(r.err, ==, "sim: --winograd takes auto or off (see sim --help)\n");
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--skinny", "on", NULL});
+    g_assert_cmpint(r.status, ==, 2);
+    g_assert_cmpstr(r.err, ==, "sim: --skinny takes auto or off (see sim --help)\n");
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--info", NULL});
     g_assert_cmpint(r.status, ==, 2);
@@ -1715,7 +1816,8 @@ static void test_usage_and_profile(void)
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--threads", "2", NULL});
     g_assert_cmpint(r.status, ==, 2);
     g_assert_cmpstr(r.err, ==, "sim: --check, --poison, --repeat, --profile, --threads, --kernels, --layouts, --winograd, "
-                    "--inputs, --expect, --dump-outputs, --rtol, --atol and --allow-degenerate go with --run (see sim --help)\n");
+                    "--skinny, --inputs, --expect, --dump-outputs, --rtol, --atol and --allow-degenerate go with --run (see sim "
+                    "--help)\n");
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--threads", "0", NULL});
     g_assert_cmpint(r.status, ==, 2);
@@ -1731,8 +1833,6 @@ static void test_usage_and_profile(void)
  * a 12 x 12 map (its product's rows), each large enough to be split in two; and a transformer's Gelu with its
  * bias, LayerNorm and Softmax. With two threads the outputs are the one-thread run's, bit for bit, and the
  * plan checks with poison: a part left out, or two parts on one scratch, would show. */
-static void assert_same_at_two_threads(const char *path, int outputs, gsize least);
-
 static void test_threads_split(void)
 {
     Builder *b = builder_new("threads", 13);
@@ -1977,6 +2077,7 @@ int main(int argc, char **argv)
     g_test_add_func("/exec/conv-paths", test_conv_paths);
     g_test_add_func("/exec/onednn-packed", test_onednn_packed);
     g_test_add_func("/exec/winograd-choice", test_winograd_choice);
+    g_test_add_func("/exec/skinny-products", test_skinny_products);
     g_test_add_func("/exec/nd-windows", test_nd_windows);
     g_test_add_func("/exec/pool-geometries", test_pool_geometries);
     g_test_add_func("/exec/approx", test_approx);

@@ -61,6 +61,7 @@ typedef struct {
     ExecKernels kernels;         /* --run: --kernels */
     ExecLayouts layouts;         /* --run: --layouts */
     gboolean winograd;           /* --run: --winograd (auto: TRUE) */
+    gboolean skinny;             /* --run: --skinny (auto: TRUE) */
     char *profile_path;
     char *inputs_dir, *expect_dir, *dump_dir; /* --inputs, --expect, --dump-outputs (zoo.h) */
     double rtol, atol;

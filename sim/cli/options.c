@@ -24,7 +24,7 @@ typedef struct {
     gboolean run, check, poison, allow_degenerate;
     gint64 repeat;
     gint64 threads;
-    char *profile, *phases, *search_engines, *inputs, *expect, *dump_outputs, *kernels, *layouts, *winograd;
+    char *profile, *phases, *search_engines, *inputs, *expect, *dump_outputs, *kernels, *layouts, *winograd, *skinny;
     gdouble rtol, atol;
     const CliStrict *given; /* which options were on the command line */
 } RawOptions;
@@ -35,7 +35,7 @@ static void raw_clear(RawOptions *o)
                         &o->plot_out, &o->from, &o->plot_x, &o->plot_y, &o->plot_title, &o->strategy, &o->format,
                         &o->weights, &o->io, &o->transpose, &o->alias, &o->fuse, &o->order, &o->orders, &o->profile, &o->phases,
                         &o->search_engines, &o->inputs, &o->expect, &o->dump_outputs, &o->facet, &o->window_steps,
-                        &o->window_addresses, &o->kernels, &o->layouts, &o->winograd};
+                        &o->window_addresses, &o->kernels, &o->layouts, &o->winograd, &o->skinny};
     for (gsize k = 0; k < G_N_ELEMENTS(strings); k++)
         g_clear_pointer(strings[k], g_free);
     g_clear_pointer(&o->dims, g_strfreev);
@@ -134,10 +134,10 @@ static int check_combinations(const RawOptions *o)
         return cli_usage_error("--html draws the plans of one order: drop --info and --orders");
     if ((o->plot || o->chrome_trace) && (o->info || o->orders))
         return cli_usage_error("--plot and --chrome-trace draw the plan of one order: drop --info and --orders");
-    if ((o->check || o->poison || o->repeat || o->profile || o->threads || o->kernels || o->layouts || o->winograd || o->inputs || o->expect ||
+    if ((o->check || o->poison || o->repeat || o->profile || o->threads || o->kernels || o->layouts || o->winograd || o->skinny || o->inputs || o->expect ||
          o->dump_outputs || o->allow_degenerate || cli_strict_given(o->given, "rtol") ||
          cli_strict_given(o->given, "atol")) && !o->run)
-        return cli_usage_error("--check, --poison, --repeat, --profile, --threads, --kernels, --layouts, --winograd, --inputs, --expect, "
+        return cli_usage_error("--check, --poison, --repeat, --profile, --threads, --kernels, --layouts, --winograd, --skinny, --inputs, --expect, "
                                "--dump-outputs, --rtol, --atol and --allow-degenerate go with --run");
     if (o->kernels && strcmp(o->kernels, "onednn") && strcmp(o->kernels, "own"))
         return cli_usage_error("--kernels takes onednn or own");
@@ -145,6 +145,8 @@ static int check_combinations(const RawOptions *o)
         return cli_usage_error("--layouts takes blocked or plain");
     if (o->winograd && strcmp(o->winograd, "auto") && strcmp(o->winograd, "off"))
         return cli_usage_error("--winograd takes auto or off");
+    if (o->skinny && strcmp(o->skinny, "auto") && strcmp(o->skinny, "off"))
+        return cli_usage_error("--skinny takes auto or off");
     if (o->compare && (o->expect || o->dump_outputs))
         return cli_usage_error("--expect and --dump-outputs read or write one plan's outputs: drop --compare");
     if ((cli_strict_given(o->given, "rtol") && !(o->rtol >= 0 && o->rtol < 1e9)) ||
@@ -405,6 +407,7 @@ static int resolve(RawOptions *o, Job *job)
     job->kernels = o->kernels && !strcmp(o->kernels, "own") ? EXEC_KERNELS_OWN : EXEC_KERNELS_ONEDNN;
     job->layouts = o->layouts && !strcmp(o->layouts, "plain") ? EXEC_LAYOUTS_PLAIN : EXEC_LAYOUTS_BLOCKED;
     job->winograd = !(o->winograd && !strcmp(o->winograd, "off"));
+    job->skinny = !(o->skinny && !strcmp(o->skinny, "off"));
     job->graph_path = g_steal_pointer(&o->graph_path);
     job->trace_path = g_steal_pointer(&o->trace_path);
     job->source = job->graph_path ? job->graph_path : job->trace_path;
@@ -537,6 +540,11 @@ int job_from_args(Job *job, int argc, char **argv)
          "--run, with oneDNN's kernels: 3x3 stride-1 convolutions by Winograd's minimal filtering, F(2x2,3x3) or "
          "F(4x4,3x3) by the shape, where it is the faster (auto, the default: maps of 13x13 and more, 16 input "
          "channels or more; oneDNN has it on AVX-512), or every convolution direct (off)", "auto|off"},
+        {"skinny", 0, 0, G_OPTION_ARG_STRING, &o.skinny,
+         "--run, with oneDNN's kernels: products of at most 16 rows over constant weights (a short sequence's "
+         "MatMul, a classifier's Gemm) on our own kernel, which reads the weights once in order from 16-column "
+         "panels packed at the first run (auto, the default, on CPUs with AVX-512), or on oneDNN's (off)",
+         "auto|off"},
         {"check", 0, 0, G_OPTION_ARG_NONE, &o.check,
          "--run: run again with nothing shared (--alias none, naive) and require equal outputs, bit for bit (with "
          "--compare: one such run checks every plan)", NULL},

@@ -122,7 +122,7 @@ static int run_compare(const Job *job, const Trace *t)
             status = cli_file_error(job->chrome_trace, error);
     }
     if (!status && job->run) {
-        RunOptions run = {.repeat = job->repeat, .threads = job->threads, .kernels = job->kernels, .layouts = job->layouts, .winograd = job->winograd, .check = job->check, .poison = job->poison,
+        RunOptions run = {.repeat = job->repeat, .threads = job->threads, .kernels = job->kernels, .layouts = job->layouts, .winograd = job->winograd, .skinny = job->skinny, .check = job->check, .poison = job->poison,
                           .format = job->format, .inputs = job->inputs, .allow_degenerate = job->allow_degenerate};
         if (!run_execute_each(stdout, &run, job->model, job->schedule, job->aliases, t, (const Plan *const *)plans,
                               all, count, &error))
@@ -164,7 +164,7 @@ static int run_single(const Job *job, const Trace *t)
     int status = 0;
     double *seconds = NULL; /* measured per step, when --run: the Chrome trace's span lengths */
     if (job->run) {
-        RunOptions run = {.repeat = job->repeat, .threads = job->threads, .kernels = job->kernels, .layouts = job->layouts, .winograd = job->winograd, .check = job->check, .poison = job->poison,
+        RunOptions run = {.repeat = job->repeat, .threads = job->threads, .kernels = job->kernels, .layouts = job->layouts, .winograd = job->winograd, .skinny = job->skinny, .check = job->check, .poison = job->poison,
                           .profile_path = job->profile_path, .format = job->format, .node_seconds = &seconds,
                           .inputs = job->inputs, .expect_dir = job->expect_dir, .dump_dir = job->dump_dir,
                           .rtol = job->rtol, .atol = job->atol, .allow_degenerate = job->allow_degenerate};

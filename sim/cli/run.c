@@ -183,6 +183,7 @@ static guint open_kernels(const RunOptions *o, GError **error)
 {
     exec_set_layouts(o->layouts);
     exec_set_winograd(o->winograd);
+    exec_set_skinny(o->skinny);
     return exec_set_kernels(o->kernels, error) ? exec_set_threads(MAX(o->threads, 1), error) : 0;
 }
 
@@ -309,7 +310,7 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
         GHashTable *by_op = g_hash_table_new(g_str_hash, g_str_equal);
         GArray *ops = g_array_new(FALSE, FALSE, sizeof(OpTime));
         const char *library = NULL;
-        guint library_nodes = 0, winograd_nodes = 0, winograd_f4 = 0;
+        guint library_nodes = 0, winograd_nodes = 0, winograd_f4 = 0, skinny_nodes = 0;
         for (guint s = 0; s < steps; s++) {
             const Node *n = schedule->pdata[s];
             guint k = GPOINTER_TO_UINT(g_hash_table_lookup(by_op, n->op_type));
@@ -329,8 +330,9 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
             library = library ? library : by;
             library_nodes += by != NULL;
             const char *algorithm = executor_step_algorithm(e, s);
-            winograd_nodes += algorithm != NULL;
+            winograd_nodes += algorithm && strstr(algorithm, "Winograd");
             winograd_f4 += algorithm && strstr(algorithm, "F(4x4");
+            skinny_nodes += algorithm && strstr(algorithm, "skinny");
         }
         g_array_sort(ops, by_time);
         double total = median(totals, repeat), sum = 0;
@@ -361,20 +363,26 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
             if (executor_random_weights(e))
                 fprintf(out, "weights        %u initializers without data got pseudo-random values\n",
                         executor_random_weights(e));
-            if (library) {
+            if (library)
+                fprintf(out, "kernels        %s ran %u of the %u steps (the 'library' column)\n", library, library_nodes,
+                        steps);
+            if (winograd_nodes) {
+                /* "9 of its convolutions by Winograd's minimal filtering: 1 by F(2x2,3x3), 8 by F(4x4,3x3)" */
+                guint f2 = winograd_nodes - winograd_f4;
+                char *by2 = f2 ? g_strdup_printf(" %u by F(2x2,3x3)%s", f2, winograd_f4 ? "," : "") : g_strdup(""),
+                     *by4 = winograd_f4 ? g_strdup_printf(" %u by F(4x4,3x3)", winograd_f4) : g_strdup("");
+                fprintf(out, "winograd       %u of its convolutions by Winograd's minimal filtering:%s%s (--winograd)\n",
+                        winograd_nodes, by2, by4);
+                g_free(by2);
+                g_free(by4);
+            }
+            if (skinny_nodes)
+                fprintf(out, "skinny         %u products of at most 16 rows on our own kernel, over weights packed once "
+                        "in 16-column panels (--skinny)\n", skinny_nodes);
+            if (executor_prepared_bytes(e)) {
                 char *packed = sim_format_bytes(executor_prepared_bytes(e));
-                fprintf(out, "kernels        %s ran %u of the %u steps (the 'library' column); the weights it packed "
-                        "take %s of the executor's own, beside the arena\n", library, library_nodes, steps, packed);
-                if (winograd_nodes) {
-                    /* "9 of its convolutions by Winograd's minimal filtering: 1 by F(2x2,3x3), 8 by F(4x4,3x3)" */
-                    guint f2 = winograd_nodes - winograd_f4;
-                    char *by2 = f2 ? g_strdup_printf(" %u by F(2x2,3x3)%s", f2, winograd_f4 ? "," : "") : g_strdup(""),
-                         *by4 = winograd_f4 ? g_strdup_printf(" %u by F(4x4,3x3)", winograd_f4) : g_strdup("");
-                    fprintf(out, "winograd       %u of its convolutions by Winograd's minimal filtering:%s%s (--winograd)\n",
-                            winograd_nodes, by2, by4);
-                    g_free(by2);
-                    g_free(by4);
-                }
+                fprintf(out, "packed         %s of weights packed once into the layouts their kernels read, the "
+                        "executor's own memory beside the arena\n", packed);
                 g_free(packed);
             }
             if (o->check)

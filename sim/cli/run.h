@@ -16,6 +16,7 @@ typedef struct {
     ExecKernels kernels;     /* whose kernels run the ops a library has (exec_set_kernels) */
     ExecLayouts layouts;     /* how activations lie between oneDNN's kernels (exec_set_layouts) */
     gboolean winograd;       /* Winograd convolutions allowed (exec_set_winograd) */
+    gboolean skinny;         /* the skinny products on our kernel (exec_set_skinny) */
     gboolean check, poison;
     const char *profile_path; /* per-node CSV, or NULL */
     ReportFormat format;

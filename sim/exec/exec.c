@@ -685,6 +685,8 @@ void exec_set_layouts(ExecLayouts l) { layouts = l; }
 
 void exec_set_winograd(gboolean on) { onednn_winograd = on; }
 
+void exec_set_skinny(gboolean on) { onednn_skinny = on; }
+
 guint executor_blocked_tensors(const Executor *e) { return e->blocked; }
 
 static double now(void)

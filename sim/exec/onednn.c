@@ -8,6 +8,7 @@
 
 OnednnCalls onednn;
 gboolean onednn_winograd = TRUE;
+gboolean onednn_skinny = TRUE;
 static char *description;
 
 static gboolean load(GError **error)
