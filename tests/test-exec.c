@@ -1079,6 +1079,42 @@ static void test_onednn_packed(void)
     model_free(m);
 }
 
+/* Runs e twice: outputs[o] gets a copy of output o of the first run (counts[o] its elements), and the second
+ * run must give the same bytes. */
+static void run_twice_same(Executor *e, int n_out, float **outputs, gsize *counts)
+{
+    GError *error = NULL;
+    for (int k = 0; k < 2; k++) {
+        const char *name;
+        g_assert_true(executor_run(e, TRUE, &error));
+        for (int o = 0; o < n_out; o++) {
+            const ExecTensor *y = executor_output(e, o, &name);
+            if (k == 0) {
+                counts[o] = y->count;
+                outputs[o] = g_memdup2(y->data, y->count * sizeof(float));
+            } else {
+                g_assert_cmpmem(outputs[o], counts[o] * sizeof(float), y->data, y->count * sizeof(float));
+            }
+        }
+    }
+}
+
+/* The outputs of two ways of computing (outputs[1] against outputs[0]) agree to float rounding (rtol 1e-4)
+ * and are not degenerate; frees them. */
+static void assert_close_and_free(float *outputs[2][8], const gsize *counts, int n_out)
+{
+    double largest = 0;
+    for (int o = 0; o < n_out; o++)
+        for (gsize j = 0; j < counts[o]; j++) {
+            g_assert_cmpfloat(fabs(outputs[1][o][j] - outputs[0][o][j]), <=, 1e-4 * (1 + fabs(outputs[0][o][j])));
+            largest = MAX(largest, fabs(outputs[0][o][j]));
+        }
+    g_assert_cmpfloat(largest, >, 1e-3); /* not a degenerate output */
+    for (int way = 0; way < 2; way++)
+        for (int o = 0; o < n_out; o++)
+            g_free(outputs[way][o]);
+}
+
 /* exec_set_winograd and the variant per shape (winograd_variant in exec/kernels/onednn.c), where the CPU has
  * AVX-512: 3 x 3 stride-1 Convs of 64 channels on a 32 x 32 map run by F(4x4,3x3) and on a 16 x 16 map by
  * F(2x2,3x3), on a 10 x 10 map direct; 16 channels into 32 on a 32 x 32 map by F(2x2,3x3), into 16 on a
@@ -1114,25 +1150,14 @@ static void test_winograd_choice(void)
     Model *m = finish_inferred(b);
     GError *error = NULL;
     g_assert_true(exec_set_kernels(EXEC_KERNELS_ONEDNN, &error));
-    float *outputs[2][OUTPUTS];
-    gsize counts[OUTPUTS];
+    float *outputs[2][8];
+    gsize counts[8];
+    G_STATIC_ASSERT(OUTPUTS <= 8);
     const gboolean avx512 = test_cpu_has_avx512_core();
     for (int on = 0; on < 2; on++) {
         exec_set_winograd(on);
         Planned run = plan_and_bind_ok(m);
-        for (int k = 0; k < 2; k++) {
-            const char *name;
-            g_assert_true(executor_run(run.e, TRUE, &error));
-            for (int o = 0; o < OUTPUTS; o++) {
-                const ExecTensor *y = executor_output(run.e, o, &name);
-                if (k == 0) {
-                    counts[o] = y->count;
-                    outputs[on][o] = g_memdup2(y->data, y->count * sizeof(float));
-                } else {
-                    g_assert_cmpmem(outputs[on][o], counts[o] * sizeof(float), y->data, y->count * sizeof(float));
-                }
-            }
-        }
+        run_twice_same(run.e, OUTPUTS, outputs[on], counts);
         guint seen = 0;
         for (guint s = 0; s < m->graph->order->len; s++) {
             const Node *n = m->graph->order->pdata[s];
@@ -1150,16 +1175,7 @@ static void test_winograd_choice(void)
         planned_clear(&run);
     }
     exec_set_winograd(TRUE);
-    double largest = 0;
-    for (int o = 0; o < OUTPUTS; o++)
-        for (gsize j = 0; j < counts[o]; j++) {
-            g_assert_cmpfloat(fabs(outputs[1][o][j] - outputs[0][o][j]), <=, 1e-4 * (1 + fabs(outputs[0][o][j])));
-            largest = MAX(largest, fabs(outputs[0][o][j]));
-        }
-    g_assert_cmpfloat(largest, >, 1e-3); /* not a degenerate output */
-    for (int on = 0; on < 2; on++)
-        for (int o = 0; o < OUTPUTS; o++)
-            g_free(outputs[on][o]);
+    assert_close_and_free(outputs, counts, OUTPUTS);
     model_free(m);
 }
 
@@ -1199,24 +1215,13 @@ static void test_skinny_products(void)
     GError *error = NULL;
     g_assert_true(exec_set_kernels(EXEC_KERNELS_ONEDNN, &error));
     const gboolean avx512 = __builtin_cpu_supports("avx512f");
-    float *outputs[2][OUTPUTS];
-    gsize counts[OUTPUTS];
+    float *outputs[2][8];
+    gsize counts[8];
+    G_STATIC_ASSERT(OUTPUTS <= 8);
     for (int on = 0; on < 2; on++) {
         exec_set_skinny(on);
         Planned run = plan_and_bind_ok(m);
-        for (int k = 0; k < 2; k++) {
-            const char *name;
-            g_assert_true(executor_run(run.e, TRUE, &error));
-            for (int o = 0; o < OUTPUTS; o++) {
-                const ExecTensor *y = executor_output(run.e, o, &name);
-                if (k == 0) {
-                    counts[o] = y->count;
-                    outputs[on][o] = g_memdup2(y->data, y->count * sizeof(float));
-                } else {
-                    g_assert_cmpmem(outputs[on][o], counts[o] * sizeof(float), y->data, y->count * sizeof(float));
-                }
-            }
-        }
+        run_twice_same(run.e, OUTPUTS, outputs[on], counts);
         guint seen = 0;
         for (guint s = 0; s < m->graph->order->len; s++) {
             const Node *n = m->graph->order->pdata[s];
@@ -1238,18 +1243,9 @@ static void test_skinny_products(void)
     }
     exec_set_skinny(TRUE);
     const gsize want[] = {5 * 37, 16 * 37, 17 * 37, 3 * 24, 24, 9 * 300};
-    double largest = 0;
-    for (int o = 0; o < OUTPUTS; o++) {
+    for (int o = 0; o < OUTPUTS; o++)
         g_assert_cmpuint(counts[o], ==, want[o]);
-        for (gsize j = 0; j < counts[o]; j++) {
-            g_assert_cmpfloat(fabs(outputs[1][o][j] - outputs[0][o][j]), <=, 1e-4 * (1 + fabs(outputs[0][o][j])));
-            largest = MAX(largest, fabs(outputs[0][o][j]));
-        }
-    }
-    g_assert_cmpfloat(largest, >, 1e-3); /* not a degenerate output */
-    for (int on = 0; on < 2; on++)
-        for (int o = 0; o < OUTPUTS; o++)
-            g_free(outputs[on][o]);
+    assert_close_and_free(outputs, counts, OUTPUTS);
     char *path = test_scratch_path("skinny.onnx");
     g_assert_true(onnx_write_file(m, path, &error));
     model_free(m);
