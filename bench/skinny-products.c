@@ -2,10 +2,11 @@
  * kernel (sim/exec/kernels/skinny.h, from build/libsim.a) and on oneDNN's matmul with its weights packed once
  * (Debian's libdnnl, the primitive the executor uses otherwise). bench/skinny.sh runs it over the corpus's
  * shapes and writes results/skinny.md.
- * Usage: skinny-products M K N — prints "skinny MS GBPS" and "onednn MS GBPS [implementation]": the best of
+ * Usage: skinny-products M K N [avx2] — prints "skinny MS GBPS" and "onednn MS GBPS [implementation]": the best of
  * 5 passes, each one call per copy of the weights; the copies (distinct, filled, at least 1 GiB in all) are
  * cycled so that each call reads its weights from memory, as a model's run does. GB/s: the packed weights'
- * bytes per second. Both results are compared (relative 1e-4) so that a wrong kernel cannot look fast. */
+ * bytes per second. Both results are compared (relative 1e-4) so that a wrong kernel cannot look fast. With
+ * avx2, both as on a CPU without AVX-512: our AVX2 kernel, and oneDNN held to AVX2 (dnnl_set_max_cpu_isa). */
 #include "exec/kernels/skinny.h"
 
 #include <oneapi/dnnl/dnnl.h>
@@ -33,13 +34,18 @@ static void fail(const char *what)
 
 int main(int argc, char **argv)
 {
-    if (argc != 4)
-        fail("usage: skinny-products M K N");
+    if (argc != 4 && !(argc == 5 && !strcmp(argv[4], "avx2")))
+        fail("usage: skinny-products M K N [avx2]");
+    if (argc == 5) { /* before oneDNN's first primitive, which fixes its ISA */
+        kernel_skinny_force_avx2(1);
+        if (dnnl_set_max_cpu_isa(dnnl_cpu_isa_avx2) != dnnl_success)
+            fail("oneDNN cannot be held to AVX2");
+    }
     long m = atol(argv[1]), k = atol(argv[2]), n = atol(argv[3]);
     if (m < 1 || m > KERNEL_SKINNY_ROWS || k < 1 || n < 1 || k > (1L << 20) || n > (1L << 20))
         fail("M is 1 to 16, K and N 1 to 2^20");
     if (!kernel_skinny_supported())
-        fail("this CPU has no AVX-512F");
+        fail("this CPU has neither AVX-512F nor AVX2 with FMA");
     size_t weight_bytes = (size_t)k * (size_t)n * sizeof(float);
     int copies = (int)((LEAST_BYTES + weight_bytes - 1) / weight_bytes);
     copies = copies < 2 ? 2 : copies;

@@ -6,6 +6,7 @@
 #include "exec/big-alloc.h"
 #include "exec/exec.h"
 #include "exec/kernels/approx.h"
+#include "exec/kernels/skinny.h"
 #include "model/onnx.h"
 #include "strategies/registry.h"
 #include "tests/testutil.h"
@@ -1181,11 +1182,12 @@ static void test_winograd_choice(void)
 
 static void assert_same_at_two_threads(const char *path, int outputs, gsize least);
 
-/* exec_set_skinny (exec/kernels/skinny.h), where the CPU has AVX-512: the products of at most 16 rows over
- * constant weights run on the skinny kernel — 5 rows into 37 columns (a partial last panel), a batch of
- * 2 x 8 rows (16, flat), a Gemm through both transposes with alpha, a Gemm with its bias row, a MatMul into 300
- * columns with a folded Relu — and 17 rows stay oneDNN's. Against oneDNN's products (--skinny off) the outputs agree to float
- * rounding; each way they are the same bytes in every run, and at two threads (--fuse ort --run --threads 2). */
+/* exec_set_skinny (exec/kernels/skinny.h), where the CPU has AVX-512 or AVX2: the products of at most 16
+ * rows over constant weights run on the skinny kernel — 5 rows into 37 columns (a partial last panel), a batch
+ * of 2 x 8 rows (16, flat), a Gemm through both transposes with alpha, a Gemm with its bias row, a MatMul into
+ * 300 columns with a folded Relu — and 17 rows stay oneDNN's. Against oneDNN's products (--skinny off) the
+ * outputs agree to float rounding; each way they are the same bytes in every run, on the AVX2 kernel as on
+ * the CPU's own, and at two threads (--fuse ort --run --threads 2). */
 static void test_skinny_products(void)
 {
     Builder *b = builder_new("skinny", 13);
@@ -1214,7 +1216,8 @@ static void test_skinny_products(void)
     Model *m = finish_inferred(b);
     GError *error = NULL;
     g_assert_true(exec_set_kernels(EXEC_KERNELS_ONEDNN, &error));
-    const gboolean avx512 = __builtin_cpu_supports("avx512f");
+    const gboolean vectors = __builtin_cpu_supports("avx512f") ||
+                             (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"));
     float *outputs[2][8];
     gsize counts[8];
     G_STATIC_ASSERT(OUTPUTS <= 8);
@@ -1230,7 +1233,7 @@ static void test_skinny_products(void)
                 if (o < OUTPUTS - 1 ? !strcmp(out, outs[o]) /* the last: the MatMul under the Relu */
                                     : !strcmp(n->op_type, "MatMul") &&
                                           !strcmp(((const Tensor *)n->inputs->pdata[1])->name, wide)) {
-                    gboolean expected = on && avx512 && skinny[o], got = algorithm && strstr(algorithm, "skinny");
+                    gboolean expected = on && vectors && skinny[o], got = algorithm && strstr(algorithm, "skinny");
                     if (expected != got)
                         g_error("%s (skinny %s): %s", out, on ? "on" : "off", algorithm ? algorithm : "oneDNN's product");
                     if (got) /* our kernel: no library named, its panels counted */
@@ -1240,6 +1243,19 @@ static void test_skinny_products(void)
         }
         g_assert_cmpuint(seen, ==, OUTPUTS);
         planned_clear(&run);
+    }
+    if (vectors) { /* the AVX2 kernel (passes of 6 rows) gives the bytes the CPU's own path gave */
+        kernel_skinny_force_avx2(TRUE);
+        Planned run = plan_and_bind_ok(m);
+        float *avx2[8];
+        gsize avx2_counts[8];
+        run_twice_same(run.e, OUTPUTS, avx2, avx2_counts);
+        for (int o = 0; o < OUTPUTS; o++) {
+            g_assert_cmpmem(avx2[o], avx2_counts[o] * sizeof(float), outputs[1][o], counts[o] * sizeof(float));
+            g_free(avx2[o]);
+        }
+        planned_clear(&run);
+        kernel_skinny_force_avx2(FALSE);
     }
     exec_set_skinny(TRUE);
     const gsize want[] = {5 * 37, 16 * 37, 17 * 37, 3 * 24, 24, 9 * 300};

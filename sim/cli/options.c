@@ -543,7 +543,7 @@ int job_from_args(Job *job, int argc, char **argv)
         {"skinny", 0, 0, G_OPTION_ARG_STRING, &o.skinny,
          "--run, with oneDNN's kernels: products of at most 16 rows over constant weights (a short sequence's "
          "MatMul, a classifier's Gemm) on our own kernel, which reads the weights once in order from 16-column "
-         "panels packed at the first run (auto, the default, on CPUs with AVX-512), or on oneDNN's (off)",
+         "panels packed at the first run (auto, the default, on CPUs with AVX-512 or AVX2), or on oneDNN's (off)",
          "auto|off"},
         {"check", 0, 0, G_OPTION_ARG_NONE, &o.check,
          "--run: run again with nothing shared (--alias none, naive) and require equal outputs, bit for bit (with "

@@ -82,7 +82,7 @@ void exec_set_layouts(ExecLayouts l);
 void exec_set_winograd(gboolean on);
 /* Whether the products of at most 16 rows over constant weights (MatMul, FusedMatMul and Gemm at a short
  * sequence, a classifier's head) run on our own kernel over the weights packed once in 16-column panels
- * (exec/kernels/skinny.h; TRUE, the default, on CPUs with AVX-512) or on oneDNN's. The choice depends on shapes
+ * (exec/kernels/skinny.h; TRUE, the default, on CPUs with AVX-512 or AVX2) or on oneDNN's. The choice depends on shapes
  * only, so a run and its --check reference choose alike. */
 void exec_set_skinny(gboolean on);
 

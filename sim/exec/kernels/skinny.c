@@ -19,7 +19,16 @@
 
 #define PANEL 16
 
-gboolean kernel_skinny_supported(void) { return __builtin_cpu_supports("avx512f"); }
+static gboolean force_avx2;
+
+static gboolean has_avx512(void) { return __builtin_cpu_supports("avx512f") && !force_avx2; }
+
+gboolean kernel_skinny_supported(void)
+{
+    return __builtin_cpu_supports("avx512f") || (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"));
+}
+
+void kernel_skinny_force_avx2(gboolean on) { force_avx2 = on; }
 
 gboolean kernel_skinny_pack(KernelSkinny *s, const float *b, gint64 k, gint64 n, gint64 stride_k, gint64 stride_n)
 {
@@ -107,6 +116,69 @@ static void (*const skinny_rows[KERNEL_SKINNY_ROWS + 1])(void *, gint64, gint64,
     skinny_rows_6,   skinny_rows_7,  skinny_rows_8,  skinny_rows_9,  skinny_rows_10, skinny_rows_11,
     skinny_rows_12,  skinny_rows_13, skinny_rows_14, skinny_rows_15, skinny_rows_16};
 
+/* AVX2 (16 vector registers): a panel's 16 columns are two vectors, so a pass over it keeps at most 6 rows'
+ * sums (12 registers, with the two of B and a broadcast), and the rows go through the panel in passes of 6;
+ * the first pass reads the panel from memory (prefetched as above), the others from cache. Each sum is the
+ * same FMAs in the same order as on AVX-512, so the same bits. */
+__attribute__((target("avx2,fma"), always_inline)) static inline void
+skinny_pass_avx2(const SkinnyJob *j, const float *bp, gint64 col, gint64 r0, const int R, gboolean prefetch)
+{
+    const gint64 K = j->s->k, N = j->s->n, rows = j->rows;
+    const float *at = j->at + r0;
+    __m256 lo[6], hi[6];
+#pragma GCC unroll 6
+    for (int r = 0; r < R; r++)
+        lo[r] = hi[r] = _mm256_setzero_ps();
+    for (gint64 k = 0; k < K; k++) {
+        __m256 b0 = _mm256_load_ps(bp + k * PANEL), b1 = _mm256_load_ps(bp + k * PANEL + 8);
+        if (prefetch) {
+            _mm_prefetch((const char *)(bp + k * PANEL + 128), _MM_HINT_T0);
+            _mm_prefetch((const char *)(bp + k * PANEL + 2048), _MM_HINT_T1);
+        }
+#pragma GCC unroll 6
+        for (int r = 0; r < R; r++) {
+            __m256 a = _mm256_set1_ps(at[k * rows + r]);
+            lo[r] = _mm256_fmadd_ps(a, b0, lo[r]);
+            hi[r] = _mm256_fmadd_ps(a, b1, hi[r]);
+        }
+    }
+    const gint64 width = MIN(PANEL, N - col);
+    const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i mlo = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)width), lanes),
+                  mhi = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)width - 8), lanes);
+    const __m256 blo = j->bias ? _mm256_maskload_ps(j->bias + col, mlo) : _mm256_setzero_ps(),
+                 bhi = j->bias ? _mm256_maskload_ps(j->bias + col + 8, mhi) : _mm256_setzero_ps();
+    const __m256 alpha = _mm256_set1_ps(j->alpha);
+#pragma GCC unroll 6
+    for (int r = 0; r < R; r++) {
+        __m256 v0 = j->bias ? _mm256_add_ps(lo[r], blo) : j->alpha != 1.0f ? _mm256_mul_ps(lo[r], alpha) : lo[r];
+        __m256 v1 = j->bias ? _mm256_add_ps(hi[r], bhi) : j->alpha != 1.0f ? _mm256_mul_ps(hi[r], alpha) : hi[r];
+        float *out = j->y + (r0 + r) * N + col;
+        _mm256_maskstore_ps(out, mlo, v0);
+        _mm256_maskstore_ps(out + 8, mhi, v1);
+    }
+}
+
+__attribute__((target("avx2,fma"))) static void skinny_panels_avx2(void *data, gint64 begin, gint64 end, guint part)
+{
+    (void)part;
+    const SkinnyJob *j = data;
+    for (gint64 p = begin; p < end; p++) {
+        const float *bp = j->s->panels + p * j->s->k * PANEL;
+        for (gint64 r0 = 0; r0 < j->rows; r0 += 6) {
+            gboolean first = r0 == 0;
+            switch (MIN(6, j->rows - r0)) { /* each count its own code: the sums stay registers */
+            case 1: skinny_pass_avx2(j, bp, p * PANEL, r0, 1, first); break;
+            case 2: skinny_pass_avx2(j, bp, p * PANEL, r0, 2, first); break;
+            case 3: skinny_pass_avx2(j, bp, p * PANEL, r0, 3, first); break;
+            case 4: skinny_pass_avx2(j, bp, p * PANEL, r0, 4, first); break;
+            case 5: skinny_pass_avx2(j, bp, p * PANEL, r0, 5, first); break;
+            default: skinny_pass_avx2(j, bp, p * PANEL, r0, 6, first); break;
+            }
+        }
+    }
+}
+
 void kernel_skinny_run(const KernelSkinny *s, const float *a, gint64 rows, gint64 a_row, gint64 a_col, float alpha,
                        const float *bias, float *y, float *work)
 {
@@ -116,5 +188,5 @@ void kernel_skinny_run(const KernelSkinny *s, const float *a, gint64 rows, gint6
             work[k * rows + r] = a[r * a_row + k * a_col];
     SkinnyJob j = {.s = s, .at = work, .rows = rows, .alpha = alpha, .bias = bias, .y = y};
     /* parts of at least 8 panels (8 x K lines): a thread's share stays one long run of B */
-    kernel_parallel((s->n + PANEL - 1) / PANEL, 8, skinny_rows[rows], &j);
+    kernel_parallel((s->n + PANEL - 1) / PANEL, 8, has_avx512() ? skinny_rows[rows] : skinny_panels_avx2, &j);
 }

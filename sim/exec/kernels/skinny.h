@@ -15,8 +15,10 @@ typedef struct {
     gint64 k, n;
 } KernelSkinny;
 
-/* Whether this CPU runs the kernel (AVX-512F); elsewhere the products stay oneDNN's. */
+/* Whether this CPU runs the kernel (AVX-512F, or AVX2 with FMA); elsewhere the products stay oneDNN's. */
 gboolean kernel_skinny_supported(void);
+/* The AVX2 kernel even where AVX-512F runs (tests and bench/skinny-products.c: it gives the same bits). */
+void kernel_skinny_force_avx2(gboolean on);
 /* Packs B (element [k][n] at b[k * stride_k + n * stride_n]) into s. FALSE when the memory is refused. */
 gboolean kernel_skinny_pack(KernelSkinny *s, const float *b, gint64 k, gint64 n, gint64 stride_k, gint64 stride_n);
 void kernel_skinny_clear(KernelSkinny *s);
