@@ -1,14 +1,15 @@
 /* skinny.c — products of at most 16 rows over weights packed once (skinny.h).
  *
  * With M rows, each weight read from memory takes part in M products: at M = 16 a 64-byte line of B feeds
- * 16 vector FMAs, 8 cycles of both FMA units, while memory delivers that line in 12 or more. Such a product
+ * 16 vector FMAs, 8 cycles of both FMA units, while memory delivers that line in 15. Such a product
  * is the speed of reading B. oneDNN 2.6's brgemm reads its packed B (16 x 64 blocks) at 8.6-8.9 GB/s on one
  * thread of an Intel Xeon VM whose plain read stream runs at 14.6 GB/s (768 x 3072 at M = 16, 1.1 GB of
  * weights cycled so that none stays in cache). Here each panel of 16 columns is one run of K lines read in
  * order, with software prefetches ahead of the hardware's (a line 512 bytes ahead into L1, one 8 KiB ahead
  * into L2), and the M sums of the panel stay in registers: 10.2-10.7 GB/s on the same test; without the
  * prefetches, 6.6. A is gathered first into [K][M] so that each step of k reads its M broadcasts from one
- * line (9.6 GB/s reading them down M rows). */
+ * line (9.6 GB/s reading them down M rows). On AVX2, with half the registers, the rows go through each
+ * panel in passes of 6 (skinny_pass_avx2). */
 #include "exec/kernels/skinny.h"
 
 #include "exec/big-alloc.h"
