@@ -50,7 +50,8 @@ int main(int argc, char **argv)
     int copies = (int)((LEAST_BYTES + weight_bytes - 1) / weight_bytes);
     copies = copies < 2 ? 2 : copies;
     float *a = malloc((size_t)m * (size_t)k * sizeof(float)), *b = malloc(weight_bytes);
-    float *y_ours = malloc((size_t)m * (size_t)n * sizeof(float)), *y_dnnl = malloc((size_t)m * (size_t)n * sizeof(float));
+    size_t out_bytes = (size_t)m * (size_t)n * sizeof(float);
+    float *y_ours = malloc(out_bytes), *y_dnnl = malloc(out_bytes);
     float *work = malloc((size_t)m * (size_t)k * sizeof(float));
     KernelSkinny *ours = calloc((size_t)copies, sizeof *ours);
     if (!a || !b || !y_ours || !y_dnnl || !work || !ours)
@@ -59,7 +60,8 @@ int main(int argc, char **argv)
         a[i] = (float)((i * 7919) % 1000) / 1000.0f - 0.5f;
     dnnl_engine_t engine;
     dnnl_stream_t stream;
-    if (dnnl_engine_create(&engine, dnnl_cpu, 0) != dnnl_success || dnnl_stream_create(&stream, engine, 0) != dnnl_success)
+    if (dnnl_engine_create(&engine, dnnl_cpu, 0) != dnnl_success ||
+        dnnl_stream_create(&stream, engine, 0) != dnnl_success)
         fail("no oneDNN CPU engine");
     dnnl_memory_desc_t src, wei, any, dst;
     dnnl_dims_t sd = {m, k}, wd = {k, n}, dd = {m, n};
@@ -94,7 +96,8 @@ int main(int argc, char **argv)
         if (dnnl_memory_create(&mpacked[c], packed, engine, DNNL_MEMORY_ALLOCATE) != dnnl_success)
             fail("out of memory for oneDNN's packed weights");
         args[1].memory = mpacked[c];
-        if (dnnl_primitive_execute(reorder, stream, 2, args) != dnnl_success || dnnl_stream_wait(stream) != dnnl_success)
+        if (dnnl_primitive_execute(reorder, stream, 2, args) != dnnl_success ||
+            dnnl_stream_wait(stream) != dnnl_success)
             fail("oneDNN's packing failed");
     }
     double best_ours = INFINITY, best_dnnl = INFINITY;

@@ -681,9 +681,9 @@ static Prim *product_prepare(KernelPrepared *prep, const dnnl_memory_desc_t *src
 
 /* The product on our skinny kernel (skinny.h) in place of a primitive: `rows` rows of A (at a_row and a_col
  * element strides) times a constant B of k x n (at b_k and b_n), times alpha. NULL where it does not apply
- * (more rows, a CPU with neither AVX-512 nor AVX2, --skinny off) or the panels' memory is refused (oneDNN's primitive then
- * tries). On one thread of an Intel Xeon VM, weights read from memory, every such shape of the corpus ran
- * 1.23-1.36x oneDNN's speed (results/skinny.md; skinny.c says why). */
+ * (more rows, a CPU with neither AVX-512 nor AVX2, --skinny off) or the panels' memory is refused (oneDNN's
+ * primitive then tries). On one thread of an Intel Xeon VM, weights read from memory, every such shape of the
+ * corpus ran faster than on oneDNN's (results/skinny.md; skinny.c says why). */
 static Prim *skinny_prepare(KernelPrepared *prep, gint64 rows, gint64 a_row, gint64 a_col, const float *b, gint64 k,
                             gint64 n, gint64 b_k, gint64 b_n, float alpha)
 {
