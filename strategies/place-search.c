@@ -278,8 +278,9 @@ typedef struct {
  * skyline engine's, the next SECTIONS_TURNS MiniMalloc's with our inferences, the last the guided one,
  * which takes its turns from the second pass of targets on (see search_on_this_stack): it only follows
  * an incumbent, and in the first pass it cost the instances the others close there a turn per round
- * (perfect-400: 47,667 nodes against 44,667). Later it shortens hard proofs (staggered-450: 2,155,945
- * nodes against 2,533,183) and lowers the hard family's 500-buffer arenas (two of four, by 0.3% and 1.1%). */
+ * (perfect-400: 47,667 nodes against 44,667). Later it shortens hard proofs (staggered-450: 2,207,676
+ * nodes against 2,533,183) and lowers the hard family's 500-buffer arenas. Its share of a round is
+ * weighed in turn_limit. */
 #define SKYLINE_TURNS 6
 #define SECTIONS_TURNS 3
 static const Turn search_turns[] = {
@@ -298,7 +299,7 @@ typedef struct {
 } Turns;
 
 /* One target's attempt: the turns (an engine with a candidate order each) take turns (restarts) with node
- * limits doubling each round (1000, 2000, ...), until one succeeds, an exact one searches its whole space
+ * limits doubling each round (1000, 2000, ...; weighed per turn by turn_limit), until one succeeds, an exact one searches its whole space
  * (nothing at this target), the attempt's allowance is used, or the budget (nodes or seconds) is spent. A
  * coarse search that ends without a placement proves nothing and is not rerun. */
 typedef enum { TARGET_FOUND, TARGET_NONE, TARGET_UNKNOWN } TargetResult;
@@ -319,7 +320,26 @@ typedef struct {
 
 static gboolean solve_part(Search *s, const guint64 *pinned_floor, Engine engine);
 
-static TargetResult try_target(TargetRun *run, guint64 target, guint64 allowance)
+/* A coarse turn's node limit stops growing at this: on every instance of bench/search.sh a coarse turn
+ * that placed anything did so within 4,000 nodes (the perfect tilings it is there for), and past that
+ * its rounds took a third of the hard family's nodes without a placement (h-300-2-0: 7.2M of 20M). */
+#define COARSE_ROUND_MAX 8000
+
+/* A turn's node limit in a round of `round` nodes. The guided turn, once an incumbent leads it, gets
+ * twice the others' share and goes first (try_target), except at the lowest target: a placement there
+ * has no slack at its peak step, which the incumbent's has, and the lower bound is where proofs are
+ * made (staggered-450's is reached by the sections turns). On the hard family this weight took the
+ * nodes to the best arena known from 19.2M to 9.1M (h-500-2-0) and from 34.1M to 6.1M, where it also
+ * found a smaller arena (h-500-2-6: 1,411,072 against 1,414,144); neither halving the weight nor
+ * doubling it again does as well on all twelve. */
+static guint64 turn_limit(const Turn *t, guint64 round, gboolean at_bound)
+{
+    if (t->engine == ENGINE_COARSE)
+        return MIN(round, COARSE_ROUND_MAX);
+    return t->engine == ENGINE_GUIDED && !at_bound ? 2 * round : round;
+}
+
+static TargetResult try_target(TargetRun *run, guint64 target, gboolean at_bound, guint64 allowance)
 {
     Search *s = run->s;
     s->target = target;
@@ -332,8 +352,13 @@ static TargetResult try_target(TargetRun *run, guint64 target, guint64 allowance
     g_assert(run->turns.count <= G_N_ELEMENTS(coarse_done));
     /* Parts are independent: each is placed by whichever turn first manages it, and stays placed. */
     g_autofree gboolean *part_done = g_new0(gboolean, run->parts->len + 1);
+    guint count = run->turns.count;
+    /* The guided turn, when it is the list's last, leads each round (see turn_limit). */
+    gboolean guided_first = run->guided_on && !at_bound && count > 1 &&
+                            run->turns.turns[count - 1].engine == ENGINE_GUIDED;
     for (guint64 round = 1000;; round *= 2) {
-        for (guint turn = 0; turn < run->turns.count; turn++) {
+        for (guint slot = 0; slot < count; slot++) {
+            guint turn = guided_first ? (slot + count - 1) % count : slot;
             const Turn *t = &run->turns.turns[turn];
             if ((t->engine == ENGINE_COARSE && coarse_done[turn]) ||
                 (t->engine == ENGINE_GUIDED && !run->guided_on && run->turns.count > 1)) /* alone: from the start */
@@ -348,7 +373,7 @@ static TargetResult try_target(TargetRun *run, guint64 target, guint64 allowance
             s->exact_raises = t->engine != ENGINE_COARSE;
             s->sections_ours = t->engine == ENGINE_SECTIONS_OURS;
             s->guide = t->engine == ENGINE_GUIDED ? run->incumbent : NULL;
-            guint64 limit = MIN(s->nodes + round, end);
+            guint64 limit = MIN(s->nodes + turn_limit(t, round, at_bound), end);
             s->max_nodes = run->budget_nodes ? MIN(limit, run->budget_nodes) : limit;
             s->out_of_budget = FALSE;
             OrderCtx ctx = {run->p, t->order, run->total};
@@ -636,7 +661,7 @@ static gboolean search_on_this_stack(const PlaceProblem *p, Turns turns, guint64
         for (guint64 pass_lo = lo; !proven && pass_lo < hi && !run.spent;) {
             guint64 open_targets = (hi - pass_lo + grain - 1) / grain; /* pass_lo, pass_lo + grain, ... below hi */
             guint64 target = pass_lo == lo ? lo : pass_lo + open_targets / 2 * grain;
-            TargetResult r = try_target(&run, target, allowance);
+            TargetResult r = try_target(&run, target, target == round_up(lb, grain), allowance);
             if (r == TARGET_FOUND) {
                 guint64 arena = place_arena(p, s.offsets);
                 if (arena < incumbent) {
