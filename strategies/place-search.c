@@ -278,7 +278,7 @@ typedef struct {
  * skyline engine's, the next SECTIONS_TURNS MiniMalloc's with our inferences, the last the guided one,
  * which takes its turns from the second pass of targets on (see search_on_this_stack): it only follows
  * an incumbent, and in the first pass it cost the instances the others close there a turn per round
- * (perfect-400: 47,667 nodes against 44,667). Later it shortens hard proofs (staggered-450: 2,207,676
+ * (perfect-400: 47,667 nodes against 44,667). Later it shortens hard proofs (staggered-450: 2,159,676
  * nodes against 2,533,183) and lowers the hard family's 500-buffer arenas. Its share of a round is
  * weighed in turn_limit. */
 #define SKYLINE_TURNS 6
@@ -299,9 +299,10 @@ typedef struct {
 } Turns;
 
 /* One target's attempt: the turns (an engine with a candidate order each) take turns (restarts) with node
- * limits doubling each round (1000, 2000, ...; weighed per turn by turn_limit), until one succeeds, an exact one searches its whole space
- * (nothing at this target), the attempt's allowance is used, or the budget (nodes or seconds) is spent. A
- * coarse search that ends without a placement proves nothing and is not rerun. */
+ * limits doubling each round (1000, 2000, ...; weighed per turn by turn_limit), until one succeeds, an exact
+ * one searches its whole space (nothing at this target), the attempt's allowance is used, or the budget
+ * (nodes or seconds) is spent. A coarse search that ends without a placement proves nothing and is not
+ * rerun; nor is one stopped at its cap, whose next rounds would walk the same nodes again. */
 typedef enum { TARGET_FOUND, TARGET_NONE, TARGET_UNKNOWN } TargetResult;
 
 typedef struct {
@@ -329,7 +330,7 @@ static gboolean solve_part(Search *s, const guint64 *pinned_floor, Engine engine
  * twice the others' share and goes first (try_target), except at the lowest target: a placement there
  * has no slack at its peak step, which the incumbent's has, and the lower bound is where proofs are
  * made (staggered-450's is reached by the sections turns). On the hard family this weight took the
- * nodes to the best arena known from 19.2M to 9.1M (h-500-2-0) and from 34.1M to 6.1M, where it also
+ * nodes to the best arena known from 19.2M to 9.0M (h-500-2-0) and from 34.1M to 6.1M, where it also
  * found a smaller arena (h-500-2-6: 1,411,072 against 1,414,144); neither halving the weight nor
  * doubling it again does as well on all twelve. */
 static guint64 turn_limit(const Turn *t, guint64 round, gboolean at_bound)
@@ -393,7 +394,7 @@ static TargetResult try_target(TargetRun *run, guint64 target, gboolean at_bound
                 return TARGET_FOUND;
             if (!s->out_of_budget && t->engine != ENGINE_COARSE)
                 return TARGET_NONE; /* a part's whole space of placements: no use retrying */
-            if (!s->out_of_budget)
+            if (!s->out_of_budget || (t->engine == ENGINE_COARSE && round >= COARSE_ROUND_MAX))
                 coarse_done[turn] = TRUE;
             if (g_get_monotonic_time() >= s->deadline || (run->budget_nodes && s->nodes >= run->budget_nodes) ||
                 s->interrupted) {
