@@ -326,18 +326,18 @@ static gboolean solve_part(Search *s, const guint64 *pinned_floor, Engine engine
  * its rounds took a third of the hard family's nodes without a placement (h-300-2-0: 7.2M of 20M). */
 #define COARSE_ROUND_MAX 8000
 
-/* A turn's node limit in a round of `round` nodes. The guided turn, once an incumbent leads it, gets
- * twice the others' share and goes first (try_target), except at the lowest target: a placement there
- * has no slack at its peak step, which the incumbent's has, and the lower bound is where proofs are
- * made (staggered-450's is reached by the sections turns). On the hard family this weight took the
+/* A turn's node limit in a round of `round` nodes. The guided turn, when it leads the others (try_target:
+ * among them, from the second pass, away from the lowest target), gets twice their share. Not at the
+ * lowest target: a placement there has no slack at its peak step, which the incumbent's has, and the lower
+ * bound is where proofs are made (staggered-450's is reached by a sections turn). On the hard family this weight took the
  * nodes to the best arena known from 19.2M to 9.0M (h-500-2-0) and from 34.1M to 6.1M, where it also
  * found a smaller arena (h-500-2-6: 1,411,072 against 1,414,144); neither halving the weight nor
  * doubling it again does as well on all twelve. */
-static guint64 turn_limit(const Turn *t, guint64 round, gboolean at_bound)
+static guint64 turn_limit(const Turn *t, guint64 round, gboolean guided_leads)
 {
     if (t->engine == ENGINE_COARSE)
         return MIN(round, COARSE_ROUND_MAX);
-    return t->engine == ENGINE_GUIDED && !at_bound ? 2 * round : round;
+    return t->engine == ENGINE_GUIDED && guided_leads ? 2 * round : round;
 }
 
 static TargetResult try_target(TargetRun *run, guint64 target, gboolean at_bound, guint64 allowance)
@@ -354,12 +354,12 @@ static TargetResult try_target(TargetRun *run, guint64 target, gboolean at_bound
     /* Parts are independent: each is placed by whichever turn first manages it, and stays placed. */
     g_autofree gboolean *part_done = g_new0(gboolean, run->parts->len + 1);
     guint count = run->turns.count;
-    /* The guided turn, when it is the list's last, leads each round (see turn_limit). */
-    gboolean guided_first = run->guided_on && !at_bound && count > 1 &&
+    /* The guided turn (the list's last) leads each round (see turn_limit). */
+    gboolean guided_leads = run->guided_on && !at_bound && count > 1 &&
                             run->turns.turns[count - 1].engine == ENGINE_GUIDED;
     for (guint64 round = 1000;; round *= 2) {
         for (guint slot = 0; slot < count; slot++) {
-            guint turn = guided_first ? (slot + count - 1) % count : slot;
+            guint turn = guided_leads ? (slot + count - 1) % count : slot;
             const Turn *t = &run->turns.turns[turn];
             if ((t->engine == ENGINE_COARSE && coarse_done[turn]) ||
                 (t->engine == ENGINE_GUIDED && !run->guided_on && run->turns.count > 1)) /* alone: from the start */
@@ -374,7 +374,7 @@ static TargetResult try_target(TargetRun *run, guint64 target, gboolean at_bound
             s->exact_raises = t->engine != ENGINE_COARSE;
             s->sections_ours = t->engine == ENGINE_SECTIONS_OURS;
             s->guide = t->engine == ENGINE_GUIDED ? run->incumbent : NULL;
-            guint64 limit = MIN(s->nodes + turn_limit(t, round, at_bound), end);
+            guint64 limit = MIN(s->nodes + turn_limit(t, round, guided_leads), end);
             s->max_nodes = run->budget_nodes ? MIN(limit, run->budget_nodes) : limit;
             s->out_of_budget = FALSE;
             OrderCtx ctx = {run->p, t->order, run->total};
