@@ -328,11 +328,11 @@ static gboolean solve_part(Search *s, const guint64 *pinned_floor, Engine engine
 
 /* A turn's node limit in a round of `round` nodes. The guided turn, when it leads the others (try_target:
  * among them, from the second pass, away from the lowest target), gets twice their share. Not at the
- * lowest target: a placement there has no slack at its peak step, which the incumbent's has, and the lower
- * bound is where proofs are made (staggered-450's is reached by a sections turn). On the hard family this weight took the
- * nodes to the best arena known from 19.2M to 9.0M (h-500-2-0) and from 34.1M to 6.1M, where it also
- * found a smaller arena (h-500-2-6: 1,411,072 against 1,414,144); neither halving the weight nor
- * doubling it again does as well on all twelve. */
+ * lowest target: a placement there has no slack at its peak step, which the incumbent's has, and the
+ * lower bound is where proofs are made (staggered-450's is reached by a sections turn). On the hard
+ * family this weight took the nodes to the best arena known from 19.2M to 9.0M (h-500-2-0) and from
+ * 34.1M to 6.1M, where it also found a smaller arena (h-500-2-6: 1,411,072 against 1,414,144); neither
+ * halving the weight nor doubling it again does as well on all twelve. */
 static guint64 turn_limit(const Turn *t, guint64 round, gboolean guided_leads)
 {
     if (t->engine == ENGINE_COARSE)
