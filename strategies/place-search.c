@@ -362,7 +362,7 @@ static TargetResult try_target(TargetRun *run, guint64 target, gboolean at_bound
             guint turn = guided_leads ? (slot + count - 1) % count : slot;
             const Turn *t = &run->turns.turns[turn];
             if ((t->engine == ENGINE_COARSE && coarse_done[turn]) ||
-                (t->engine == ENGINE_GUIDED && !run->guided_on && run->turns.count > 1)) /* alone: from the start */
+                (t->engine == ENGINE_GUIDED && !run->guided_on && count > 1)) /* alone: from the start */
                 continue;
             /* A turn sorts its parts' units and lists them by step before its first node (on a million
              * units, a good part of a second): none starts with less time left than the quickest took. */
@@ -394,8 +394,8 @@ static TargetResult try_target(TargetRun *run, guint64 target, gboolean at_bound
                 return TARGET_FOUND;
             if (!s->out_of_budget && t->engine != ENGINE_COARSE)
                 return TARGET_NONE; /* a part's whole space of placements: no use retrying */
-            if (!s->out_of_budget || (t->engine == ENGINE_COARSE && round >= COARSE_ROUND_MAX))
-                coarse_done[turn] = TRUE;
+            if (!s->out_of_budget || turn_limit(t, 2 * round, guided_leads) == turn_limit(t, round, guided_leads))
+                coarse_done[turn] = TRUE; /* (here only a coarse turn's limit can stop growing) */
             if (g_get_monotonic_time() >= s->deadline || (run->budget_nodes && s->nodes >= run->budget_nodes) ||
                 s->interrupted) {
                 run->spent = TRUE;
