@@ -137,17 +137,9 @@ static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed)
         search_count_unplaced(s, x, -1);
         s->placed[u] = TRUE;
         guint peaks = s->peak_undo_len;
-        search_raise_peaks(s, x->first, x->last, off + x->size);
         s->offsets[u] = off;
-        /* Spatial inference: the skyline only rises, so every unplaced buffer overlapping this one in time
-         * can only go above it; one that no longer fits under the target kills the branch now. */
-        gboolean dead = FALSE;
-        guint around;
-        const guint *near = units_around(s, x->first, x->last, &around);
-        for (guint j = 0; j < around && !dead; j++) {
-            const PlaceUnit *y = unit(s, near[j]);
-            dead = !s->placed[near[j]] && y->first <= x->last && x->first <= y->last && off + x->size + y->size > s->target;
-        }
+        /* Spatial inference (an unplaced unit overlapping this one no longer fits above it), then the others. */
+        gboolean dead = !search_raise_peaks_of(s, u, off + x->size);
         dead = dead || (s->stacking && !search_stacks_fit_after(s, lo, hi, x->first, x->last, peaks, 0, off + x->size)) ||
                !search_layers_tiled(s, lo, hi, x->first, x->last, s->target) ||
                (x->first > lo && s->h[x->first - 1] < off + x->size &&
@@ -468,6 +460,8 @@ static gboolean solve_part(Search *s, const guint64 *pinned_floor, Engine engine
         s->starts_last[i] = unit(s, s->starts[i])->last;
     if (s->n == 0)
         return TRUE;
+    if (!s->overlaps_built)
+        search_overlaps_build(s);
     return engine == ENGINE_SECTIONS || engine == ENGINE_SECTIONS_OURS ? search_sections_solve(s, lo, hi)
                                                                        : dfs(s, lo, hi, (Window){lo, hi});
 }
@@ -581,7 +575,7 @@ static gboolean search_on_this_stack(const PlaceProblem *p, Turns turns, guint64
         g_free(skipped);
         return TRUE;
     }
-    /* The search lists every unit at every step of its lifetime (index_by_step, overlaps_build): its memory
+    /* The search lists every unit at every step of its lifetime (index_by_step, search_overlaps_build): its memory
      * and the cost of a node grow with the sum of the lifetimes, which a staircase of n buffers makes n^2/2.
      * Counted first, in 64 bits; past the limit the search does not start and the heuristic's plan stands. */
     guint64 span = 0;

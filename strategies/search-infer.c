@@ -1,8 +1,8 @@
-/* search-infer.c — the exact search's bookkeeping of unplaced units and peaks, and its inferences over
- * the skyline: which steps a change can affect, cross-section and column inference, floor support,
- * stacking (which MiniMalloc's engine runs too), layer tiling, and the two branching aids (the tightest
- * valley floor, the lowest offset a raise may lift a step to). Each says why it only cuts placements that
- * cannot complete. */
+/* search-infer.c — the exact search's bookkeeping of unplaced units and peaks (with each unit's list of
+ * the units it overlaps), and its inferences over the skyline: which steps a change can affect,
+ * cross-section and column inference, floor support, stacking (which MiniMalloc's engine runs too), layer
+ * tiling, and the two branching aids (the tightest valley floor, the lowest offset a raise may lift a step
+ * to). Each says why it only cuts placements that cannot complete. */
 #include "strategies/search.h"
 
 #include <string.h>
@@ -39,6 +39,31 @@ void search_raise_peaks(Search *s, guint from, guint to, guint64 level)
     }
 }
 
+/* Unit u was placed with its top at level: the peak of every unplaced unit sharing a step with it rose to
+ * level (its overlap list names each once; the live lists around it name a unit once per shared step).
+ * FALSE when one of them no longer fits under the target above it (spatial inference: the skyline only
+ * rises, so they can only go above u); all are raised either way. */
+gboolean search_raise_peaks_of(Search *s, guint u, guint64 level)
+{
+    const PlaceUnit *x = unit(s, u);
+    guint count;
+    const guint *near = units_overlapping(s, u, &count);
+    guint64 room = s->target >= level ? s->target - level : 0;
+    gboolean fits = TRUE;
+    for (guint k = 0; k < count; k++) {
+        guint v = near[k];
+        const PlaceUnit *y = unit(s, v);
+        if (s->placed[v] || y->first > x->last || x->first > y->last)
+            continue;
+        fits = fits && y->size <= room;
+        if (s->peak[v] < level) {
+            search_push_peak(s, v, s->peak[v]);
+            s->peak[v] = level;
+        }
+    }
+    return fits;
+}
+
 void search_restore_peaks(Search *s, guint mark)
 {
     for (guint k = s->peak_undo_len; k-- > mark;)
@@ -46,6 +71,61 @@ void search_restore_peaks(Search *s, guint mark)
     s->peak_undo_len = mark;
 }
 
+/* Per free unit, the other free units sharing a step with it (CSR, indexed by unit), built once per search
+ * — the same for every turn and part (units of different parts share no step) — when they number at most
+ * OVERLAPS_MAX in all (a part of a million units living together would need a trillion); else none, and
+ * callers go through the per-step lists (units_overlapping). */
+#define OVERLAPS_MAX (16u << 20)
+
+void search_overlaps_build(Search *s)
+{
+    s->overlaps_built = TRUE;
+    guint n = s->p->units->len, steps = 0;
+    for (guint u = 0; u < n; u++)
+        steps = MAX(steps, unit(s, u)->last + 1);
+    /* The free units by step (CSR): live[from[t] .. from[t + 1]) live at t. */
+    guint *from = g_new0(guint, steps + 1);
+    for (guint u = 0; u < n; u++)
+        if (unit(s, u)->fixed == TRACE_NONE)
+            for (guint t = unit(s, u)->first; t <= unit(s, u)->last; t++)
+                from[t + 1]++;
+    for (guint t = 0; t < steps; t++)
+        from[t + 1] += from[t];
+    guint64 listed = 0;
+    for (guint u = 0; u < n; u++)
+        if (unit(s, u)->fixed == TRACE_NONE)
+            listed += from[unit(s, u)->last + 1] - from[unit(s, u)->first];
+    if (listed > OVERLAPS_MAX) {
+        g_free(from);
+        return;
+    }
+    guint *live = g_new(guint, from[steps] + 1), *fill = g_memdup2(from, (steps + 1) * sizeof(guint));
+    for (guint u = 0; u < n; u++)
+        if (unit(s, u)->fixed == TRACE_NONE)
+            for (guint t = unit(s, u)->first; t <= unit(s, u)->last; t++)
+                live[fill[t]++] = u;
+    g_free(fill);
+    s->overlaps_from = g_new0(guint, n + 1);
+    s->overlaps = g_new(guint, listed + 1);
+    guint *seen = g_new0(guint, n + 1); /* stamp: the unit (+1) whose list last took it */
+    guint taken = 0;
+    for (guint u = 0; u < n; u++) {
+        s->overlaps_from[u] = taken;
+        const PlaceUnit *x = unit(s, u);
+        if (x->fixed != TRACE_NONE)
+            continue;
+        seen[u] = u + 1;
+        for (guint i = from[x->first]; i < from[x->last + 1]; i++)
+            if (seen[live[i]] != u + 1) {
+                seen[live[i]] = u + 1;
+                s->overlaps[taken++] = live[i];
+            }
+    }
+    s->overlaps_from[n] = taken;
+    g_free(seen);
+    g_free(live);
+    g_free(from);
+}
 
 /* The steps whose checks a change of the skyline on [from, to] (now all at one level, within the range
  * [lo, hi)) can fail: the valley the change sits in, below the new level (a column's floor support looks
@@ -302,7 +382,7 @@ guint64 search_lowest_above(const Search *s, guint lo, guint hi, guint u, guint6
         if (s->h[t] > v)
             rest = MIN(rest, s->h[t]);
     guint around;
-    const guint *near = units_around(s, x->first, x->last, &around);
+    const guint *near = units_overlapping(s, u, &around);
     for (guint k = 0; k < around; k++) {
         guint w = near[k];
         const PlaceUnit *y = unit(s, w);

@@ -99,90 +99,19 @@ static gboolean skyline_inferences(const Search *s, guint lo, guint hi, const Pl
 }
 
 /* Raises the minimum offsets of the unplaced units sharing a step with x (placed at off) to its top,
- * recorded in peak_undo; FALSE when there are none (x is hatless). Through x's overlap list when the part
- * has them (see overlaps_build), else through the live lists around it. */
+ * recorded in peak_undo; FALSE when there are none (x is hatless). */
 static gboolean raise_overlapping(Search *s, guint u, guint64 top)
 {
     const PlaceUnit *x = unit(s, u);
-    if (!s->overlaps_from) {
-        gboolean hat = FALSE;
-        guint around;
-        const guint *near = units_around(s, x->first, x->last, &around);
-        for (guint j = 0; j < around && !hat; j++) {
-            const PlaceUnit *y = unit(s, near[j]);
-            hat = !s->placed[near[j]] && y->size && y->first <= x->last && x->first <= y->last;
-        }
-        search_raise_peaks(s, x->first, x->last, top);
-        return hat;
-    }
     gboolean hat = FALSE;
-    for (guint i = s->overlaps_from[u]; i < s->overlaps_from[u + 1]; i++) {
-        guint v = s->overlaps[i];
-        if (s->placed[v])
-            continue;
-        hat = hat || unit(s, v)->size;
-        if (s->peak[v] < top) {
-            search_push_peak(s, v, s->peak[v]);
-            s->peak[v] = top;
-        }
+    guint count;
+    const guint *near = units_overlapping(s, u, &count);
+    for (guint j = 0; j < count && !hat; j++) {
+        const PlaceUnit *y = unit(s, near[j]);
+        hat = !s->placed[near[j]] && y->size && y->first <= x->last && x->first <= y->last;
     }
+    search_raise_peaks_of(s, u, top);
     return hat;
-}
-
-/* Per free unit, the other free units sharing a step with it (CSR, indexed by unit), built once per search
- * — the same for every turn and part (units of different parts share no step) — when they number at most
- * OVERLAPS_MAX in all (a part of a million units living together would need a trillion); else none, and
- * raises go through the per-step lists. */
-#define OVERLAPS_MAX (16u << 20)
-
-static void overlaps_build(Search *s)
-{
-    s->overlaps_built = TRUE;
-    guint n = s->p->units->len, steps = 0;
-    for (guint u = 0; u < n; u++)
-        steps = MAX(steps, unit(s, u)->last + 1);
-    /* The free units by step (CSR): live[from[t] .. from[t + 1]) live at t. */
-    guint *from = g_new0(guint, steps + 1);
-    for (guint u = 0; u < n; u++)
-        if (unit(s, u)->fixed == TRACE_NONE)
-            for (guint t = unit(s, u)->first; t <= unit(s, u)->last; t++)
-                from[t + 1]++;
-    for (guint t = 0; t < steps; t++)
-        from[t + 1] += from[t];
-    guint64 listed = 0;
-    for (guint u = 0; u < n; u++)
-        if (unit(s, u)->fixed == TRACE_NONE)
-            listed += from[unit(s, u)->last + 1] - from[unit(s, u)->first];
-    if (listed > OVERLAPS_MAX) {
-        g_free(from);
-        return;
-    }
-    guint *live = g_new(guint, from[steps] + 1), *fill = g_memdup2(from, (steps + 1) * sizeof(guint));
-    for (guint u = 0; u < n; u++)
-        if (unit(s, u)->fixed == TRACE_NONE)
-            for (guint t = unit(s, u)->first; t <= unit(s, u)->last; t++)
-                live[fill[t]++] = u;
-    g_free(fill);
-    s->overlaps_from = g_new0(guint, n + 1);
-    s->overlaps = g_new(guint, listed + 1);
-    guint *seen = g_new0(guint, n + 1); /* stamp: the unit (+1) whose list last took it */
-    guint taken = 0;
-    for (guint u = 0; u < n; u++) {
-        s->overlaps_from[u] = taken;
-        const PlaceUnit *x = unit(s, u);
-        if (x->fixed != TRACE_NONE)
-            continue;
-        seen[u] = u + 1;
-        for (guint i = from[x->first]; i < from[x->last + 1]; i++)
-            if (seen[live[i]] != u + 1) {
-                seen[live[i]] = u + 1;
-                s->overlaps[taken++] = live[i];
-            }
-    }
-    s->overlaps_from[n] = taken;
-    g_free(seen);
-    g_free(live);
-    g_free(from);
 }
 
 /* The node's candidates, sorted by (offset, rank), stacked at the top of s->candidates: the parent's list
@@ -345,8 +274,6 @@ gboolean search_sections_solve(Search *s, guint lo, guint hi)
         if (!unit(s, s->units[k])->size)
             s->offsets[s->units[k]] = 0; /* occupies nothing */
     }
-    if (!s->overlaps_built)
-        overlaps_build(s);
     if (!s->candidates) {
         s->candidates = g_array_new(FALSE, FALSE, sizeof(Candidate));
         s->moved = g_array_new(FALSE, FALSE, sizeof(Candidate));

@@ -27,6 +27,9 @@ typedef struct {
     guint *starts_from;  /* per step t: starts[starts_from[t] .. starts_from[t + 1]) are the part's units starting at t */
     guint *starts;
     guint *starts_last;  /* parallel to starts: each one's last step (read by the layer check's hot loop) */
+    guint *overlaps_from; /* per unit u: overlaps[overlaps_from[u] .. overlaps_from[u + 1]) share a step with it */
+    guint *overlaps;      /* (NULL: too many to list, see search_overlaps_build) */
+    gboolean overlaps_built; /* tried once per search */
     guint8 *reach;       /* scratch of run_tiled */
     guint64 *stack;      /* scratch of search_stacks_fit: STACK_MAX (release, size) pairs */
     gboolean stacking;   /* the part has slack somewhere: stacking inference runs (see solve_part) */
@@ -43,9 +46,6 @@ typedef struct {
     guint *rank;         /* per unit: its place in that order (search-sections.c's preorder rank) */
     GArray *candidates;  /* search-sections.c: each node's candidates, stacked */
     GArray *moved;       /* ... scratch: candidates whose offset rose */
-    guint *overlaps_from; /* ... per unit u: overlaps[overlaps_from[u] .. overlaps_from[u + 1]) share a step with it */
-    guint *overlaps;
-    gboolean overlaps_built; /* ... tried once per search (they may be too many: then none) */
     GArray *skyline_undo; /* ... skyline steps as they were before each placement */
     gboolean unaligned;   /* no unit of the part asks for an alignment (a minimum offset is the peak itself) */
     gboolean exact_raises; /* raises that lose no placement (see dfs_node), or faster coarse ones */
@@ -122,6 +122,16 @@ static inline const guint *units_around(const Search *s, guint from, guint to, g
     return listed < s->n ? s->live + s->live_from[from] : s->units;
 }
 
+/* A list holding every unit sharing a step with unit u (maybe u too, and others: callers still test): its
+ * overlap list when the search has them, which names each once, else the live lists of its steps. */
+static inline const guint *units_overlapping(const Search *s, guint u, guint *count)
+{
+    if (!s->overlaps_from)
+        return units_around(s, unit(s, u)->first, unit(s, u)->last, count);
+    *count = s->overlaps_from[u + 1] - s->overlaps_from[u];
+    return s->overlaps + s->overlaps_from[u];
+}
+
 /* search-budget.c: FALSE once the node or time budget is spent or a stop was requested (checks the clock
  * every clock_mask + 1 nodes, and prints progress). */
 gboolean search_budget_left(Search *s);
@@ -132,7 +142,9 @@ gboolean search_sections_solve(Search *s, guint lo, guint hi);
 /* search-infer.c */
 void search_count_unplaced(Search *s, const PlaceUnit *x, gint sign);
 void search_raise_peaks(Search *s, guint from, guint to, guint64 level);
+gboolean search_raise_peaks_of(Search *s, guint u, guint64 level);
 void search_restore_peaks(Search *s, guint mark);
+void search_overlaps_build(Search *s);
 Window search_changed_window(const Search *s, guint lo, guint hi, guint from, guint to);
 gboolean search_columns_can_fill(const Search *s, guint lo, guint hi, Window w);
 gboolean search_floors_supported(const Search *s, Window w);
