@@ -54,16 +54,11 @@ static gboolean solve_pieces(Search *s, guint lo, guint hi, const PlaceUnit *x, 
  * number of units placed, not the number of raises, which can be a step count per unit). */
 static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed)
 {
-    /* The lowest-left point of the skyline where something is still to be placed, and its flat stretch.
-     * Within [lo, hi) every step has something left (a boundary nothing crosses would have split it). */
-    guint a = G_MAXUINT;
-    guint64 lowest = G_MAXUINT64;
-    const guint64 *h = s->h, *left = s->left;
-    for (guint t = lo; t < hi; t++)
-        if (left[t] && h[t] < lowest) {
-            lowest = h[t];
-            a = t;
-        }
+    /* The lowest-left point of the skyline where something is still to be placed, its flat stretch [a, b],
+     * and the tight valley floors. Within [lo, hi) every step has something left (a boundary nothing crosses
+     * would have split it). */
+    guint a, b;
+    guint floors = search_walk_skyline(s, lo, hi, &a, &b);
     if (a == G_MAXUINT)
         return NODE_FOUND;
     if (!search_budget_left(s)) /* checked before counting: a node budget of N explores exactly N nodes at most */
@@ -71,15 +66,12 @@ static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed)
     s->nodes++;
     if (!search_columns_can_fill(s, lo, hi, *changed) || !search_floors_supported(s, *changed))
         return NODE_FAILED;
-    guint b = a;
-    while (b + 1 < hi && s->h[b + 1] == s->h[a])
-        b++;
     /* A buffer resting exactly on (a, h[a]) in a canonical placement starts at a (starting earlier it would
      * rest on the higher step a - 1) and ends by b (going on, it would rest on the higher step b + 1).
      * A tight valley floor elsewhere may offer fewer choices: then that floor is branched on. */
     guint p = a, q = b;
     gboolean from_right = FALSE;
-    guint choices = search_tightest_floor(s, lo, hi, &p, &q, &from_right);
+    guint choices = search_tightest_floor(s, floors, &p, &q, &from_right);
     if (choices == 0)
         return NODE_FAILED;
     gboolean tight = choices != G_MAXUINT;
@@ -611,6 +603,7 @@ static gboolean search_on_this_stack(const PlaceProblem *p, Turns turns, guint64
     s.starts = g_new0(guint, n + 1);
     s.starts_last = g_new0(guint, n + 1);
     s.reach = g_new0(guint8, p->steps + 2);
+    s.floors = g_new(guint, 2 * (p->steps + 1));
     s.stack = g_new(guint64, 2 * STACK_MAX);
     s.failed_slots = 1024;
     while (s.failed_slots < FAILED_SLOTS_MAX && s.failed_slots < 1024 * (guint64)n)
@@ -719,6 +712,7 @@ static gboolean search_on_this_stack(const PlaceProblem *p, Turns turns, guint64
     g_free(s.starts);
     g_free(s.starts_last);
     g_free(s.reach);
+    g_free(s.floors);
     g_free(s.stack);
     g_free(s.zobrist);
     g_free(s.start_keys);

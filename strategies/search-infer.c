@@ -329,25 +329,50 @@ gboolean search_rests_on(const Search *s, const PlaceUnit *x, guint p, guint q, 
     return ends && v % x->align == 0 && v + x->size <= s->target;
 }
 
-/* Branching choice (fail first): a valley floor — a flat stretch [p, q] lower than both neighbours — whose
- * steps have no slack is covered exactly by the units resting on it, and its left end's byte is some unit's
- * that starts at p, its right end's byte some unit's that ends at q. Placing that unit is on top of the
- * skyline like any other placement, so any such floor can be branched on, not only the lowest: the one
- * with the fewest candidates is taken. Returns that count (0: a dead end), or G_MAXUINT when no floor is
- * tight (then the lowest-left point is branched on, with raises). */
-guint search_tightest_floor(const Search *s, guint lo, guint hi, guint *p_out, guint *q_out, gboolean *from_right)
+/* The per-node walk over the flat stretches of the skyline on [lo, hi): the lowest-left step with something
+ * left to place (*a; G_MAXUINT: none) and the last step of its stretch (*b), and the valley floors — flat
+ * stretches [p, q] lower than both neighbours — whose steps have no slack, listed in s->floors as (p, q)
+ * pairs from the left, for search_tightest_floor. Returns how many floors. */
+guint search_walk_skyline(const Search *s, guint lo, guint hi, guint *a, guint *b)
+{
+    const guint64 *h = s->h, *left = s->left;
+    guint64 lowest = G_MAXUINT64, target = s->target;
+    guint floors = 0;
+    *a = G_MAXUINT;
+    for (guint p = lo, q; p < hi; p = q + 1) {
+        guint64 v = h[p];
+        gboolean tight = v + left[p] == target;
+        guint first = left[p] ? p : G_MAXUINT; /* the stretch's first step with something left */
+        for (q = p; q + 1 < hi && h[q + 1] == v;) {
+            q++;
+            tight &= v + left[q] == target;
+            first = first == G_MAXUINT && left[q] ? q : first;
+        }
+        if (v < lowest && first != G_MAXUINT) {
+            lowest = v;
+            *a = first;
+            *b = q;
+        }
+        if (tight && (p == lo || h[p - 1] > v) && (q + 1 == hi || h[q + 1] > v)) {
+            s->floors[2 * floors] = p;
+            s->floors[2 * floors + 1] = q;
+            floors++;
+        }
+    }
+    return floors;
+}
+
+/* Branching choice (fail first): a valley floor whose steps have no slack is covered exactly by the units
+ * resting on it, and its left end's byte is some unit's that starts at p, its right end's byte some unit's
+ * that ends at q. Placing that unit is on top of the skyline like any other placement, so any such floor
+ * can be branched on, not only the lowest: of the `floors` search_walk_skyline listed, the one with the
+ * fewest candidates is taken (the leftmost of those). Returns that count (0: a dead end), or G_MAXUINT when
+ * no floor is tight (then the lowest-left point is branched on, with raises). */
+guint search_tightest_floor(const Search *s, guint floors, guint *p_out, guint *q_out, gboolean *from_right)
 {
     guint best = G_MAXUINT;
-    for (guint p = lo, q; p < hi; p = q + 1) {
-        for (q = p; q + 1 < hi && s->h[q + 1] == s->h[p];)
-            q++;
-        if ((p > lo && s->h[p - 1] < s->h[p]) || (q + 1 < hi && s->h[q + 1] < s->h[q]))
-            continue; /* not a valley floor */
-        gboolean tight = TRUE;
-        for (guint t = p; t <= q && tight; t++)
-            tight = s->h[t] + s->left[t] == s->target;
-        if (!tight)
-            continue;
+    for (guint f = 0; f < floors; f++) {
+        guint p = s->floors[2 * f], q = s->floors[2 * f + 1];
         guint starting = 0, ending = 0;
         for (guint i = s->starts_from[p]; i < s->starts_from[p + 1]; i++)
             starting += !s->placed[s->starts[i]] && search_rests_on(s, unit(s, s->starts[i]), p, q, FALSE);

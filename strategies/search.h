@@ -31,6 +31,7 @@ typedef struct {
     guint *overlaps;      /* (NULL: too many to list, see search_overlaps_build) */
     gboolean overlaps_built; /* tried once per search */
     guint8 *reach;       /* scratch of run_tiled */
+    guint *floors;       /* scratch of search_walk_skyline: (first, last) step pairs */
     guint64 *stack;      /* scratch of search_stacks_fit: STACK_MAX (release, size) pairs */
     gboolean stacking;   /* the part has slack somewhere: stacking inference runs (see solve_part) */
     guint *cross;        /* per boundary t|t+1: unplaced units live on both sides */
@@ -153,7 +154,8 @@ gboolean search_stacks_fit_after(const Search *s, guint lo, guint hi, guint from
                           guint64 top);
 gboolean search_layers_tiled(const Search *s, guint lo, guint hi, guint from, guint to, guint64 cap);
 gboolean search_rests_on(const Search *s, const PlaceUnit *x, guint p, guint q, gboolean from_right);
-guint search_tightest_floor(const Search *s, guint lo, guint hi, guint *p_out, guint *q_out, gboolean *from_right);
+guint search_walk_skyline(const Search *s, guint lo, guint hi, guint *a, guint *b);
+guint search_tightest_floor(const Search *s, guint floors, guint *p_out, guint *q_out, gboolean *from_right);
 guint64 search_lowest_above(const Search *s, guint lo, guint hi, guint u, guint64 v);
 
 /* search-memo.c */
