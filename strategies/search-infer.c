@@ -201,14 +201,19 @@ gboolean search_stacks_fit(const Search *s, guint t, guint64 base)
     guint64 *rel = s->stack, *size = s->stack + STACK_MAX;
     guint k = 0, counted = 0;
     guint64 lowest = G_MAXUINT64, highest = 0, total = 0;
-    for (guint i = s->live_from[t]; i < s->live_from[t + 1]; i++) {
-        guint u = s->live[i];
-        const PlaceUnit *x = unit(s, u);
-        if (s->placed[u] || !x->size)
+    /* Locals: the stores into the scratch could alias anything read through s. */
+    const guint *live = s->live, *live_end = s->live + s->live_from[t + 1];
+    const gboolean *placed = s->placed;
+    const guint64 *peak = s->peak;
+    const PlaceUnit *units = s->unit_at;
+    for (const guint *i = live + s->live_from[t]; i < live_end; i++) {
+        guint u = *i;
+        const PlaceUnit *x = &units[u];
+        if (placed[u] || !x->size)
             continue;
         if (counted++ == STACK_MAX)
             return TRUE;
-        guint64 r = MAX(base, round_up(s->peak[u], x->align));
+        guint64 r = MAX(base, round_up(peak[u], x->align));
         if (!all && r <= cap)
             continue;
         rel[k] = r;
