@@ -77,8 +77,9 @@ static gboolean sections_fit(const Search *s, guint lo, guint hi, guint64 off, g
          * stops at the first */
         guint64 cap = s->target - s->left[t];
         gboolean floor_fits = FALSE;
-        for (guint i = s->live_from[t]; i < s->live_from[t + 1] && !floor_fits; i++)
-            floor_fits = !s->placed[s->live[i]] && min_offset(s, s->live[i]) <= cap;
+        /* from the list's end: it is in candidate order, so the units placed are mostly at its start */
+        for (guint i = s->live_from[t + 1]; i > s->live_from[t] && !floor_fits; i--)
+            floor_fits = !s->placed[s->live[i - 1]] && min_offset(s, s->live[i - 1]) <= cap;
         if (!floor_fits ||
             (s->sections_ours && s->stacking && s->left_last[t] && off + x->size + s->left[t] > s->target &&
              !search_stacks_fit(s, t, off)))
