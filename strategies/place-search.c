@@ -310,6 +310,18 @@ static gboolean solve_part(Search *s, const guint64 *pinned_floor, Engine engine
  * its rounds took a third of the hard family's nodes without a placement (h-300-2-0: 7.2M of 20M). */
 #define COARSE_ROUND_MAX 8000
 
+/* The probe at the lower bound takes a pass's whole allowance up to this many nodes, and a quarter of it
+ * (never less than this) after: every proof at the bound on bench/search.sh came within 422,194 nodes of
+ * its probe (staggered-450, in the 800,000 pass; the others within 45,000), while on the hard family,
+ * where the bound is not reached, that probe took a quarter of the nodes (h-300-2-0: 6.3M of 25.5M). A
+ * proof that needs more still comes, two passes later. */
+#define BOUND_ALLOWANCE_FULL 800000
+
+static guint64 bound_allowance(guint64 allowance)
+{
+    return allowance <= BOUND_ALLOWANCE_FULL ? allowance : MAX(BOUND_ALLOWANCE_FULL, allowance / 4);
+}
+
 /* A turn's node limit in a round of `round` nodes. The guided turn, when it leads the others (try_target:
  * among them, from the second pass, away from the lowest target), gets twice their share. Not at the
  * lowest target: a placement there has no slack at its peak step, which the incumbent's has, and the
@@ -630,8 +642,8 @@ static gboolean search_on_this_stack(const PlaceProblem *p, Turns turns, guint64
     /* Targets, in passes: each pass is a binary search between the lowest target not ruled out and the
      * incumbent, starting at the former (the lower bound first: a proof if reached), where a target the
      * pass's node allowance did not settle counts as unreachable for this pass only; the next pass doubles
-     * the allowance. So a hard lower bound does not eat the whole budget while easier targets above it
-     * would shrink the arena. */
+     * the allowance (the probe at the bound's grows slower past 800,000: bound_allowance). So a hard lower
+     * bound does not eat the whole budget while easier targets above it would shrink the arena. */
     /* The arena is the highest end rounded up to the largest alignment, so only ends at least one
      * alignment below the incumbent improve it: targets stay below hi = incumbent - align + 1. */
     guint64 align = 1;
@@ -649,7 +661,8 @@ static gboolean search_on_this_stack(const PlaceProblem *p, Turns turns, guint64
         for (guint64 pass_lo = lo; !proven && pass_lo < hi && !run.spent;) {
             guint64 open_targets = (hi - pass_lo + grain - 1) / grain; /* pass_lo, pass_lo + grain, ... below hi */
             guint64 target = pass_lo == lo ? lo : pass_lo + open_targets / 2 * grain;
-            TargetResult r = try_target(&run, target, target == round_up(lb, grain), allowance);
+            gboolean at_bound = target == round_up(lb, grain);
+            TargetResult r = try_target(&run, target, at_bound, at_bound ? bound_allowance(allowance) : allowance);
             if (r == TARGET_FOUND) {
                 guint64 arena = place_arena(p, s.offsets);
                 if (arena < incumbent) {
