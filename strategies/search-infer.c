@@ -346,19 +346,22 @@ guint search_walk_skyline(const Search *s, guint lo, guint hi, guint *a, guint *
     *a = G_MAXUINT;
     for (guint p = lo, q; p < hi; p = q + 1) {
         guint64 v = h[p];
-        gboolean tight = v + left[p] == target;
-        guint first = left[p] ? p : G_MAXUINT; /* the stretch's first step with something left */
-        for (q = p; q + 1 < hi && h[q + 1] == v;) {
+        for (q = p; q + 1 < hi && h[q + 1] == v;)
             q++;
-            tight &= v + left[q] == target;
-            first = first == G_MAXUINT && left[q] ? q : first;
-        }
-        if (v < lowest && first != G_MAXUINT) {
-            lowest = v;
-            *a = first;
-            *b = q;
-        }
-        if (tight && (p == lo || h[p - 1] > v) && (q + 1 == hi || h[q + 1] > v)) {
+        if (v < lowest) /* the stretch's first step with something left */
+            for (guint t = p; t <= q; t++)
+                if (left[t]) {
+                    lowest = v;
+                    *a = t;
+                    *b = q;
+                    break;
+                }
+        if ((p > lo && h[p - 1] < v) || (q + 1 < hi && h[q + 1] < v))
+            continue; /* not a valley floor */
+        gboolean tight = TRUE;
+        for (guint t = p; t <= q && tight; t++)
+            tight = v + left[t] == target;
+        if (tight) {
             s->floors[2 * floors] = p;
             s->floors[2 * floors + 1] = q;
             floors++;
