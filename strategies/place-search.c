@@ -161,7 +161,7 @@ static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed)
     if (s->exact_raises) {
         for (guint i = s->live_from[a]; i < s->live_from[a + 1]; i++)
             if (!s->placed[s->live[i]])
-                up = MIN(up, search_lowest_above(s, lo, hi, s->live[i], was));
+                up = MIN(up, search_lowest_above(s, s->live[i], was));
     } else if (a > lo) {
         up = s->h[a - 1];
     } else if (b + 1 < hi) {

@@ -400,10 +400,10 @@ guint search_tightest_floor(const Search *s, guint floors, guint *p_out, guint *
 
 /* The lowest offset unplaced unit x (live at the lowest step, whose floor is v and stays empty) could
  * have: at or above its peak, aligned; if its peak is v, its first aligned offset above v, or where v is
- * aligned for it, something it rests on in its lifetime (G_MAXUINT64 if nothing can be there):
- * a placed unit's top (a step's skyline above v) or a unit still to place, which sits at its own peak or
- * higher (aligned) and ends its size above that. */
-guint64 search_lowest_above(const Search *s, guint lo, guint hi, guint u, guint64 v)
+ * aligned for it, the top of something it rests on (G_MAXUINT64 if nothing can be there). No step of its
+ * lifetime is above v (its peak is the highest of them), so no placed unit's top is: only a unit still to
+ * place, living during it, which sits at its own peak or higher (aligned) and ends its size above that. */
+guint64 search_lowest_above(const Search *s, guint u, guint64 v)
 {
     const PlaceUnit *x = unit(s, u);
     if (s->peak[u] > v)
@@ -411,9 +411,6 @@ guint64 search_lowest_above(const Search *s, guint lo, guint hi, guint u, guint6
     if (v % x->align)
         return round_up(v, x->align); /* dropped as far as it goes, it stops at its first aligned offset */
     guint64 rest = G_MAXUINT64;
-    for (guint t = MAX(x->first, lo); t <= x->last && t < hi; t++)
-        if (s->h[t] > v)
-            rest = MIN(rest, s->h[t]);
     guint around;
     const guint *near = units_overlapping(s, u, &around);
     for (guint k = 0; k < around; k++) {

@@ -156,7 +156,7 @@ gboolean search_layers_tiled(const Search *s, guint lo, guint hi, guint from, gu
 gboolean search_rests_on(const Search *s, const PlaceUnit *x, guint p, guint q, gboolean from_right);
 guint search_walk_skyline(const Search *s, guint lo, guint hi, guint *a, guint *b);
 guint search_tightest_floor(const Search *s, guint floors, guint *p_out, guint *q_out, gboolean *from_right);
-guint64 search_lowest_above(const Search *s, guint lo, guint hi, guint u, guint64 v);
+guint64 search_lowest_above(const Search *s, guint u, guint64 v);
 
 /* search-memo.c */
 guint64 search_mix64(guint64 x); /* splitmix64's finaliser */
