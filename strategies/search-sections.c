@@ -115,6 +115,9 @@ static gboolean raise_overlapping(Search *s, guint u, guint64 top)
     return hat;
 }
 
+/* Lists of at most this many candidates are sorted by insertion. */
+#define INSERTION_MAX 16
+
 /* The node's candidates, sorted by (offset, rank), stacked at the top of s->candidates: the parent's list
  * (count entries from `from`) without the units placed or out of [lo, hi) — the ones whose minimum offset
  * rose since are sorted apart and merged back in, so a node costs a pass, not a sort; at a part's root
@@ -141,26 +144,41 @@ static guint node_candidates(Search *s, guint lo, guint hi, guint from, guint co
     }
     g_array_set_size(s->candidates, base + count); /* room for all; pointers taken after the resize */
     Candidate *parent = &g_array_index(s->candidates, Candidate, from), *out = &g_array_index(s->candidates, Candidate, base);
-    g_array_set_size(s->moved, 0);
-    guint kept = 0;
+    g_array_set_size(s->moved, count); /* room for all */
+    Candidate *m = (Candidate *)s->moved->data;
+    guint kept = 0, moved = 0;
+    /* Locals: the stores into the lists could alias anything read through s. */
+    const PlaceUnit *units = s->unit_at;
+    const gboolean *placed = s->placed;
+    const guint64 *peak = s->peak;
+    gboolean unaligned = s->unaligned;
+    guint64 lowest = G_MAXUINT64;
     for (guint i = 0; i < count; i++) {
         Candidate c = parent[i];
-        const PlaceUnit *x = unit(s, c.u);
-        if (s->placed[c.u] || x->first < lo || x->last >= hi)
+        const PlaceUnit *x = &units[c.u];
+        if (placed[c.u] || x->first < lo || x->last >= hi)
             continue;
-        guint64 now = min_offset(s, c.u);
-        *lowest_top = MIN(*lowest_top, now + x->size);
+        guint64 now = unaligned ? peak[c.u] : round_up(peak[c.u], x->align); /* min_offset */
+        lowest = MIN(lowest, now + x->size);
         if (now == c.off) {
             out[kept++] = c;
         } else {
             c.off = now;
-            g_array_append_val(s->moved, c);
+            m[moved++] = c;
         }
     }
-    guint moved = s->moved->len, total = kept + moved;
-    Candidate *m = (Candidate *)s->moved->data;
-    if (moved > 1) /* (qsort must not see the empty array's NULL) */
+    *lowest_top = lowest;
+    guint total = kept + moved;
+    if (moved > INSERTION_MAX)
         qsort(m, moved, sizeof(Candidate), by_offset_then_rank);
+    else /* a few (the units x overlaps): insertion sort, without qsort's call per comparison */
+        for (guint i = 1; i < moved; i++) {
+            Candidate c = m[i];
+            guint j = i;
+            for (; j > 0 && by_offset_then_rank(&m[j - 1], &c) > 0; j--)
+                m[j] = m[j - 1];
+            m[j] = c;
+        }
     for (guint i = kept, j = moved, k = total; j > 0;) /* merge from the back, in place */
         out[--k] = i > 0 && by_offset_then_rank(&out[i - 1], &m[j - 1]) > 0 ? out[--i] : m[--j];
     g_array_set_size(s->candidates, base + total);
