@@ -70,7 +70,8 @@ static void test_same_as_command(void)
     g_assert_nonnull(rp);
     g_assert_cmpuint(arenasim_plan_arena_bytes(rp), ==, command_arena(trace, NULL, NULL));
     g_assert_cmpuint(arenasim_plan_arena_bytes(rp), >, arenasim_plan_lower_bound_bytes(rp));
-    g_assert_nonnull(strstr(arenasim_plan_detail(rp), "climb"));
+    const char *kept = arenasim_plan_detail(rp); /* the search's plan, or the climb's from it */
+    g_assert_true(g_str_has_prefix(kept, "kept search") || g_str_has_prefix(kept, "kept climb"));
     arenasim_plan_free(rp);
     g_free(trace);
 
