@@ -1216,8 +1216,7 @@ static void test_skinny_products(void)
     Model *m = finish_inferred(b);
     GError *error = NULL;
     g_assert_true(exec_set_kernels(EXEC_KERNELS_ONEDNN, &error));
-    const gboolean vectors = __builtin_cpu_supports("avx512f") ||
-                             (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"));
+    const gboolean vectors = kernel_skinny_supported();
     float *outputs[2][8];
     gsize counts[8];
     G_STATIC_ASSERT(OUTPUTS <= 8);
