@@ -68,7 +68,9 @@ static inline float approx_erf(float x)
     float poly = t * (0.254829592f + t * (-0.284496736f + t * (1.421413741f + t * (-1.453152027f + t * 1.061405429f))));
     float tail = 1.0f - poly * approx_exp(-x2);
     tail = x < 0.0f ? -tail : tail;
-    return a < 0.5f ? series : a > 9.0f ? (x > 0.0f ? 1.0f : -1.0f) : tail;
+    /* NaN gives x itself: the NaN the arithmetic makes of it has a sign that depends on which operand order the
+     * compiler chose, which differs between this form and a vectorised one (AVX2 gave -nan) */
+    return x != x ? x : a < 0.5f ? series : a > 9.0f ? (x > 0.0f ? 1.0f : -1.0f) : tail;
 }
 
 /* The same two, four lanes at a time (GCC's vector extensions, SSE2 on x86-64), for arrays: the same
@@ -113,13 +115,14 @@ static inline approx_v4 approx_erf_v4(approx_v4 x)
     approx_m4 small = a < 0.5f;
     if (small[0] && small[1] && small[2] && small[3]) /* all four near 0 (common in activations): the series alone */
         return series;
+    approx_m4 nan = x != x;
     approx_v4 t = 1.0f / (1.0f + 0.3275911f * a);
     approx_v4 poly = t * (0.254829592f + t * (-0.284496736f + t * (1.421413741f + t * (-1.453152027f + t * 1.061405429f))));
     approx_v4 tail = 1.0f - poly * approx_exp_v4(-x2);
     const approx_v4 zero = {0, 0, 0, 0}, one = {1, 1, 1, 1};
     tail = approx_select(x < zero, -tail, tail);
     approx_v4 sign = approx_select(x > zero, one, -one);
-    return approx_select(a < 0.5f, series, approx_select(a > 9.0f, sign, tail));
+    return approx_select(nan, x, approx_select(a < 0.5f, series, approx_select(a > 9.0f, sign, tail)));
 }
 
 /* out[k] = f(in[k]) over an array (in and out may be the same): `vec` four lanes at a time, `scalar` for
