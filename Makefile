@@ -14,10 +14,11 @@
 #   make fuzz     every libFuzzer harness for FUZZ_SECONDS each (make test runs them FUZZ_SMOKE seconds)
 #   make clean
 
-# The planner: compiler, GLib, protobuf-c with ONNX's schema, json-glib, oneDNN and OpenBLAS (opened when a run
+# The planner: compiler, GLib, protobuf-c with ONNX's schema, ONNX's operator schemas (python3-onnx, read at
+# build time into $(BUILD)/gen/onnx-schemas.c: sim/ops/op-schema.h), json-glib, oneDNN and OpenBLAS (opened when a run
 # starts: sim/exec/blas.h and onednn.h say why), gnuplot for pictures.
 RUN_PACKAGES  := gcc make pkg-config libglib2.0-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev libjson-glib-dev libdnnl-dev \
-                 libopenblas-dev gnuplot-nox fonts-dejavu-core
+                 libopenblas-dev gnuplot-nox fonts-dejavu-core python3-onnx
 # The tests, the corpus (torch exports), the sanitizers and fuzzers, sweeps and benchmarks.
 TEST_PACKAGES := perl clang libclang-rt-14-dev valgrind parallel hyperfine libonnx-testdata \
                  python3-onnx python3-torch python3-torchvision python3-pandas chromium \
@@ -59,6 +60,7 @@ TEST_SUPPORT  := $(filter-out $(TEST_SRCS),$(wildcard tests/*.c))
 
 GEN_C   := $(BUILD)/gen/onnx.pb-c.c
 GEN_H   := $(BUILD)/gen/onnx.pb-c.h
+GEN_SCHEMAS := $(BUILD)/gen/onnx-schemas.c
 LIB     := $(BUILD)/libsim.a
 GENLIB  := $(BUILD)/libgen.a
 SIM     := $(BUILD)/sim
@@ -68,7 +70,8 @@ VERSION     := $(shell sed -n 's/^\#define SIM_VERSION "\(.*\)"/\1/p' sim/base/v
 SONAME  := libarenasim.so.$(API_VERSION)
 SHLIB   := $(BUILD)/$(SONAME)
 MKGRAPH := $(BUILD)/mkgraph
-LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(SIM_SRCS) $(STRATEGY_SRCS)) $(BUILD)/obj/gen/onnx.pb-c.o
+LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(SIM_SRCS) $(STRATEGY_SRCS)) $(BUILD)/obj/gen/onnx.pb-c.o \
+            $(BUILD)/obj/gen/onnx-schemas.o
 TEST_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 # The tests `make check` runs: all of them, but for what a phase leaves out (CHECK_SKIP, names of tests).
 CHECK_SKIP ?=
@@ -122,6 +125,17 @@ $(GEN_C) $(GEN_H) &: $(ONNX_PROTO)
 	@mkdir -p $(BUILD)/gen
 	@echo "  PROTOC  $<"
 	@protoc-c --proto_path=$(dir $(ONNX_PROTO)) --c_out=$(BUILD)/gen $(ONNX_PROTO)
+
+# ONNX's operator schemas as a C table, from Debian's onnx (Debian's python3: the pyenv one on PATH lacks it).
+$(GEN_SCHEMAS): sim/ops/onnx-schemas.py
+	@mkdir -p $(BUILD)/gen
+	@echo "  SCHEMAS $<"
+	@/usr/bin/python3 $< $@
+
+$(BUILD)/obj/gen/onnx-schemas.o: $(GEN_SCHEMAS)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS_STRICT) -c $< -o $@
 
 # Generated code is compiled without -Werror: its warnings are protoc-c's, not ours.
 $(BUILD)/obj/gen/onnx.pb-c.o: $(GEN_C)

@@ -129,7 +129,7 @@ static void test_attribute_of_wrong_type(void)
     Builder *b = builder_new("attr", 13);
     INPUT(b, "x", 2, 3);
     B_OPA(b, "Concat", attr_new_string("axis", "1"), "x", "x");
-    expect_error(b, "node 'Concat_n1' (Concat): attribute 'axis' must be INT, not STRING");
+    expect_error(b, "node 'Concat_n1' (Concat): attribute 'axis' must be INT, not STRING (ONNX's Concat, opset 13)");
 }
 
 static void test_reshape_mismatch(void)

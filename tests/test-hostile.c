@@ -510,7 +510,7 @@ static void test_table_plot_limits(void)
  * attributes (Shape's start near INT64_MIN, a Slice step of INT64_MIN) run bit for bit under --check. */
 static void test_info_and_kernels(void)
 {
-    Builder *b = builder_new("evil\x1b]0;owned\x07\nsim: forged line", 13);
+    Builder *b = builder_new("evil\x1b]0;owned\x07\nsim: forged line", 15);
     const char *x = builder_input(b, "x\x1b[2J", DT_FLOAT, 2, (const gint64[]){4, 6});
     const char *shape = builder_node(b, "Shape", (const char *const[]){x, NULL}, 1, NULL,
                                attr_new_int("start", G_MININT64 + 5), NULL);

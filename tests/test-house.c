@@ -346,9 +346,12 @@ static void house_check_prefixes_apart(House *h)
 }
 
 /* The room of an object of the build ("sim/exec/kernels/conv.o" -> "exec"); the generated ONNX schema
- * (gen/) is the model room's. */
+ * (gen/onnx.pb-c) is the model room's, the generated table of ONNX's operator schemas (gen/onnx-schemas) the ops
+ * room's (sim/ops/op-schema.h declares it). */
 static char *room_of_object(const char *rel)
 {
+    if (!strcmp(rel, "gen/onnx-schemas.o"))
+        return g_strdup("ops");
     return g_str_has_prefix(rel, "gen/") ? g_strdup("model") : room_of_path(rel);
 }
 

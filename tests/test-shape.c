@@ -249,7 +249,7 @@ static void test_runtime_ops(void)
 
 static void test_generators(void)
 {
-    Builder *b = builder_new("gen", 13);
+    Builder *b = builder_new("gen", 14);
     INPUT(b, "x", 2, 3, 4);
     OUT(b, "shape", "Shape", "x");
     OUT(b, "zeros", "ConstantOfShape", "shape");

@@ -110,6 +110,19 @@ static gboolean check_spatial(Node *n, Tensor *x, GError **error)
     return TRUE;
 }
 
+/* Conv's and ConvTranspose's optional bias B: ONNX gives it as 1-D of M, one value per output channel. */
+static gboolean check_bias(const Node *n, gint64 m, GError **error)
+{
+    const Tensor *b = node_input(n, 2);
+    if (!b || !b->shape_known || (b->rank == 1 && b->dims[0] == m))
+        return TRUE;
+    char *dims = graph_dims_to_string(b->rank, b->dims);
+    gboolean ok = infer_fail(error, n, "bias '%s' is %s, but ONNX's %s takes a bias of one value per output channel: "
+                             "[%" G_GINT64_FORMAT "]", b->name, dims, n->op_type, m);
+    g_free(dims);
+    return ok;
+}
+
 gboolean infer_conv(const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
     (void)op;
@@ -123,9 +136,15 @@ gboolean infer_conv(const OpInfo *op, Node *n, gint64 opset, GError **error)
     if (w->rank != x->rank)
         return infer_fail(error, n, "weight '%s' has rank %d, input '%s' rank %d", w->name, w->rank, x->name,
                           x->rank);
-    if (group < 1 || x->dims[1] != w->dims[1] * group)
+    gint64 channels;
+    if (group < 1 || __builtin_mul_overflow(w->dims[1], group, &channels) || x->dims[1] != channels)
         return infer_fail(error, n, "input channels %" G_GINT64_FORMAT " != weight channels %" G_GINT64_FORMAT
                           " x group %" G_GINT64_FORMAT, x->dims[1], w->dims[1], group);
+    if (w->dims[0] % group)
+        return infer_fail(error, n, "group %" G_GINT64_FORMAT " does not divide the weight's %" G_GINT64_FORMAT
+                          " output channels (ONNX's Conv: M is a multiple of group)", group, w->dims[0]);
+    if (!check_bias(n, w->dims[0], error))
+        return FALSE;
     Window win;
     if (!read_window(n, spatial, w->dims + 2, &win, error))
         return FALSE;
@@ -162,6 +181,15 @@ gboolean infer_conv_transpose(const OpInfo *op, Node *n, gint64 opset, GError **
     if (w->rank != x->rank || x->dims[1] != w->dims[0] || group < 1)
         return infer_fail(error, n, "weight '%s' does not match input '%s' (channels %" G_GINT64_FORMAT " vs %"
                           G_GINT64_FORMAT ")", w->name, x->name, x->dims[1], w->rank > 0 ? w->dims[0] : -1);
+    gint64 m;
+    if (w->dims[0] % group)
+        return infer_fail(error, n, "group %" G_GINT64_FORMAT " does not divide the weight's %" G_GINT64_FORMAT
+                          " input channels (ONNX's ConvTranspose: C is a multiple of group)", group, w->dims[0]);
+    if (__builtin_mul_overflow(w->dims[1], group, &m))
+        return infer_fail(error, n, "weight channels %" G_GINT64_FORMAT " x group %" G_GINT64_FORMAT
+                          " overflow 64 bits", w->dims[1], group);
+    if (!check_bias(n, m, error))
+        return FALSE;
     Window win;
     gint64 out_pad[MAX_RANK], out_shape[MAX_RANK];
     const GArray *shape_attr;
@@ -171,7 +199,7 @@ gboolean infer_conv_transpose(const OpInfo *op, Node *n, gint64 opset, GError **
         return FALSE;
     if (shape_attr && !read_list(n, "output_shape", spatial, 0, 1, out_shape, error))
         return FALSE;
-    gint64 out[MAX_RANK] = {x->dims[0], w->dims[1] * group};
+    gint64 out[MAX_RANK] = {x->dims[0], m};
     for (int k = 0; k < spatial; k++) {
         gint64 eff, grown;
         gboolean fits = mul_add(win.kernel[k] - 1, win.dilation[k], 1, &eff) &&

@@ -157,6 +157,27 @@ static gint64 phases_floats(const Window *w, const Phases *f)
     return w->sh * w->sw * f->qh * f->qw + TAPS_SLACK + w->oh * f->qw + TAPS_SLACK;
 }
 
+/* Whether the phased depthwise path suits the window: every stride within the bordered plane (a stride past
+ * it leaves phases no window reads, yet each would be laid out), and its scratch countable in 64 bits and
+ * within the plane's own size a few times over. Else the im2col path runs the convolution (a hostile
+ * stride of 2^62 made the phase count wrap, and the path wrote past its workspace). */
+static gboolean phases_fit(const Window *w)
+{
+    gint64 ph, pw, a, b, floats;
+    if (__builtin_add_overflow(w->h, w->pt, &ph) || __builtin_add_overflow(w->w, w->pl, &pw) ||
+        __builtin_mul_overflow(w->oh - 1, w->sh, &a) || __builtin_mul_overflow(w->kh - 1, w->dh, &b) ||
+        __builtin_add_overflow(a, b + 1, &a) || __builtin_mul_overflow(w->ow - 1, w->sw, &b) ||
+        __builtin_add_overflow(b, (w->kw - 1) * w->dw + 1, &b))
+        return FALSE;
+    ph = MAX(ph, a);
+    pw = MAX(pw, b);
+    if (w->sh > ph || w->sw > pw)
+        return FALSE;
+    /* sh qh <= 2 ph and sw qw <= 2 pw: the phases hold at most 4 ph pw floats, and the wide output oh qw */
+    return !__builtin_mul_overflow(ph, pw, &floats) && !__builtin_mul_overflow(floats, 4, &floats) &&
+           floats < ((gint64)1 << 40);
+}
+
 /* Sixteen floats at any alignment (GCC's vector extension: one register with AVX-512, two or four with
  * narrower vectors). */
 typedef float TapVec __attribute__((vector_size(64), aligned(4)));
@@ -617,7 +638,7 @@ gboolean kernel_conv(const KernelCall *c, GError **error)
     gint64 m = wt->dims[0], cg = w.c / group, mg = m / group, cols = w.oh * w.ow, rows = cg * w.kh * w.kw;
     const float *px = x->data, *pw = wt->data, *pb = bias ? bias->data : NULL;
     float *py = y->data;
-    if (cg == 1 && mg == 1) { /* depthwise */
+    if (cg == 1 && mg == 1 && phases_fit(&w)) { /* depthwise */
         if (!cols) /* nothing to write */
             return TRUE;
         Phases f = phases_new(&w);

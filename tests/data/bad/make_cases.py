@@ -61,6 +61,11 @@ def initializer(name, dims, values):
             + s(8, name))
 
 
+def initializer_raw(name, dims, elem, raw):
+    """A TensorProto of any element type, its values as raw little-endian bytes."""
+    return b"".join(field(1, 0, d) for d in dims) + field(2, 0, elem) + s(8, name) + s(9, raw)
+
+
 def attr_floats(name, vals):
     return s(1, name) + b"".join(field(7, 5, v) for v in vals) + field(20, 0, 6)
 
@@ -202,7 +207,8 @@ def main():
         "sim: {}: unbound symbolic dimensions: batch (input 'x' dim 0); bind each with --dim NAME=VALUE")
     badattr = model(graph([node("Concat", ["x", "x"], ["y"], [s(1, "axis") + s(4, "1") + field(20, 0, 3)], name="c")],
                           [value_info("x")], [value_info("y")]))
-    add("onnx-attribute-type.onnx", badattr, "--graph {}", 1, "sim: {}: node 'c' (Concat): attribute 'axis' must be INT, not STRING")
+    add("onnx-attribute-type.onnx", badattr, "--graph {}", 1,
+        "sim: {}: node 'c' (Concat): attribute 'axis' must be INT, not STRING (ONNX's Concat, opset 13)")
     badtype = model(graph([node("Relu", ["x"], ["y"])], [value_info("x", elem=99)], [value_info("y")]))
     add("onnx-invalid-elem-type.onnx", badtype, "--graph {}", 1,
         "sim: {}: graph input 'x': element type 99 is not a valid ONNX type")
@@ -298,6 +304,53 @@ def main():
         model(graph([node("IfSelect", ["x"], ["y"], name="i") + s(7, "arenasim.internal")], [value_info("x")],
                     [s(1, "y")])), "--graph {}", 1,
         "sim: {}: node 'i' (IfSelect): has 1 inputs for 1 outputs (a condition, then two per output)")
+    # Round three: ONNX's own rules at the door (its operator schemas, generated at build time from Debian's
+    # onnx: sim/ops/op-schema.h), and the shape rules its specification states. Each of these read neighbouring
+    # heap bytes, crashed or ran for ever under --run before.
+    where = model(graph([node("Where", ["c", "x", "y"], ["z"], name="w")],
+                        [value_info("c", elem=9), value_info("x"), value_info("y", elem=3)], [s(1, "z")]), opset=16)
+    add("onnx-where-mixed-types.onnx", where, "--graph {} --run --check", 1,
+        "sim: {}: node 'w' (Where): input 2 'y' (Y) is INT8 but input 1 'x' (X) is FLOAT: Where takes one element "
+        "type T for both (ONNX's Where, opset 16)")
+    conv_in = value_info("x", dims=(dim(1), dim(4), dim(8), dim(8)))
+    w4 = initializer("w", [4, 4, 1, 1], [0.5] * 16)
+
+    def conv_case(name, inits, attrs=(), inputs=("x", "w", "b"), x=conv_in, opset=13):
+        return model(graph([node("Conv", list(inputs), ["y"], list(attrs), name="c")], [x], [s(1, "y")],
+                           b"".join(field(5, 2, i) for i in inits)), opset=opset)
+    add("onnx-conv-bias-int8.onnx", conv_case("b", [w4, initializer_raw("b", [4], 3, b"\x01\x02\x03\x04")]),
+        "--graph {} --run --check", 1,
+        "sim: {}: node 'c' (Conv): input 2 'b' (B) is INT8, but Conv takes T in {FLOAT, FLOAT16, DOUBLE} (ONNX's Conv, "
+        "opset 11)")
+    add("onnx-conv-bias-short.onnx", conv_case("b", [w4, initializer("b", [3], [1.0] * 3)]), "--graph {} --run --check", 1,
+        "sim: {}: node 'c' (Conv): bias 'b' is [3], but ONNX's Conv takes a bias of one value per output channel: [4]")
+    add("onnx-conv-group-not-dividing.onnx",
+        conv_case("g", [initializer("w", [4, 1, 1, 1], [0.5] * 4)], [attr_int("group", 3)], inputs=("x", "w"),
+                  x=value_info("x", dims=(dim(1), dim(3), dim(8), dim(8)))), "--graph {} --run --check", 1,
+        "sim: {}: node 'c' (Conv): group 3 does not divide the weight's 4 output channels (ONNX's Conv: M is a "
+        "multiple of group)")
+    add("onnx-conv-group-huge.onnx",
+        conv_case("g", [initializer("w", [4, 4, 1, 1], [0.5] * 16)], [attr_int("group", (1 << 62) + 1)],
+                  inputs=("x", "w")), "--graph {} --run", 1,
+        "sim: {}: node 'c' (Conv): input channels 4 != weight channels 4 x group 4611686018427387905")
+    ln_x = value_info("x", dims=(dim(2), dim(8)))
+    for elem, tname, raw in ((3, "INT8", b"\x01" * 8), (11, "DOUBLE", struct.pack("<8d", *[1.0] * 8))):
+        add(f"onnx-layernorm-scale-{tname.lower()}.onnx",
+            model(graph([node("LayerNormalization", ["x", "scale"], ["y"], name="ln")], [ln_x], [s(1, "y")],
+                        field(5, 2, initializer_raw("scale", [8], elem, raw))), opset=17), "--graph {} --run --check", 1,
+            f"sim: {{}}: node 'ln' (LayerNormalization): input 1 'scale' (Scale) is {tname}" +
+            (", but LayerNormalization takes T in {FLOAT, FLOAT16, DOUBLE, BFLOAT16}" if elem == 3 else
+             " but input 0 'x' (X) is FLOAT: LayerNormalization takes one element type T for both") +
+            " (ONNX's LayerNormalization, opset 17)")
+    add("onnx-layernorm-before-17.onnx",
+        model(graph([node("LayerNormalization", ["x", "scale"], ["y"], name="ln")], [ln_x], [s(1, "y")],
+                    field(5, 2, initializer("scale", [8], [1.0] * 8))), opset=13), "--graph {}", 1,
+        "sim: {}: node 'ln' (LayerNormalization): ONNX has no LayerNormalization before opset 17, and the model imports "
+        "opset 13")
+    add("onnx-unknown-attribute.onnx",
+        model(graph([node("Relu", ["x"], ["y"], [attr_int("alpha", 2)], name="r")], [value_info("x")], [value_info("y")])),
+        "--graph {}", 1, "sim: {}: node 'r' (Relu): attribute 'alpha' is not one of Relu's (it has none) (ONNX's Relu, "
+        "opset 13)")
     # Reproducers the fuzzers found (tests/fuzz/run.sh), committed as they were found.
     cases.append(("fuzz-bins-invalid-utf8.bins", "--graph graphs/noop-chain.onnx --bins {}", 1,
                   "sim: graphs/noop-chain.onnx: {}:2: the line is not valid UTF-8"))
