@@ -283,6 +283,8 @@ static gboolean check_kernels(const GPtrArray *schedule, GError **error)
         const Node *n = schedule->pdata[s];
         if (!n->op)
             return unsupported(n, error, "the op is not in the op table, so the executor cannot run it");
+        if (kernel_row(n->op) && !n->op->plan_constant && !kernel_row_check(kernel_row(n->op), n, error))
+            return FALSE;
         if (kernel_row(n->op) || n->op->plan_constant)
             continue;
         gboolean folded = TRUE;

@@ -1,7 +1,10 @@
 /* kernel-table.c — the executor's kernel rows (kernel-table.h), bound to the op table's rows by name. */
 #include "exec/kernel-table.h"
 
+#include "ops/infer.h"
+
 #include <math.h>
+#include <stdarg.h>
 #include <string.h>
 
 static const KernelRow kernel_rows[] = {
@@ -48,7 +51,7 @@ static const KernelRow kernel_rows[] = {
     {.name = "Mish", .kernel = kernel_unary},
     {.name = "ThresholdedRelu", .kernel = kernel_unary},
     {.name = "Shrink", .kernel = kernel_unary},
-    {.name = "InstanceNormalization", .kernel = kernel_instance_norm},
+    {.name = "InstanceNormalization", .kernel = kernel_instance_norm, .reads = "f f:c"},
     {.name = "LRN", .kernel = kernel_lrn},
     {.name = "Hardmax", .kernel = kernel_hardmax},
     {.name = "Clip", .kernel = kernel_clip, .folds_as = EPILOGUE_CLIP, .layout = KERNEL_LAYOUT_ELEMENTWISE},
@@ -66,7 +69,7 @@ static const KernelRow kernel_rows[] = {
     {.name = "Div", .kernel = kernel_binary, .arith = ARITH_DIV, .layout = KERNEL_LAYOUT_ELEMENTWISE},
     {.name = "Pow", .kernel = kernel_binary, .arith = ARITH_POW},
     {.name = "Mod", .kernel = kernel_binary},
-    {.name = "PRelu", .kernel = kernel_binary},
+    {.name = "PRelu", .kernel = kernel_binary, .reads = "x"},
     {.name = "BitShift", .kernel = kernel_binary},
     {.name = "Sum", .kernel = kernel_variadic},
     {.name = "Max", .kernel = kernel_variadic},
@@ -80,13 +83,14 @@ static const KernelRow kernel_rows[] = {
     {.name = "And", .kernel = kernel_binary},
     {.name = "Or", .kernel = kernel_binary},
     {.name = "Xor", .kernel = kernel_binary},
-    {.name = "Where", .kernel = kernel_where},
-    {.name = "MatMul", .kernel = kernel_matmul, .library = kernel_matmul_onednn, .epilogue = TRUE, .epilogue_gelu = TRUE},
-    {.name = "Gemm", .kernel = kernel_gemm, .library = kernel_gemm_onednn},
+    {.name = "Where", .kernel = kernel_where, .reads = "b o o"},
+    {.name = "MatMul", .kernel = kernel_matmul, .library = kernel_matmul_onednn, .epilogue = TRUE, .epilogue_gelu = TRUE,
+     .reads = "f f"},
+    {.name = "Gemm", .kernel = kernel_gemm, .library = kernel_gemm_onednn, .reads = "f f f"},
     {.name = "Einsum", .kernel = kernel_einsum},
     {.name = "Conv", .kernel = kernel_conv, .library = kernel_conv_onednn, .epilogue = TRUE,
-     .layout = KERNEL_LAYOUT_LIBRARY, .library_blocks = kernel_conv_onednn_blocks},
-    {.name = "ConvTranspose", .kernel = kernel_conv_transpose},
+     .layout = KERNEL_LAYOUT_LIBRARY, .library_blocks = kernel_conv_onednn_blocks, .reads = "f f f:C"},
+    {.name = "ConvTranspose", .kernel = kernel_conv_transpose, .reads = "f f f:C"},
     {.name = "MaxPool", .kernel = kernel_pool, .library = kernel_pool_onednn,
      .layout = KERNEL_LAYOUT_LIBRARY, .library_blocks = kernel_pool_onednn_blocks},
     {.name = "AveragePool", .kernel = kernel_pool, .library = kernel_pool_onednn,
@@ -100,8 +104,8 @@ static const KernelRow kernel_rows[] = {
     {.name = "LSTM", .kernel = kernel_recurrent},
     {.name = "GRU", .kernel = kernel_recurrent},
     {.name = "RNN", .kernel = kernel_recurrent},
-    {.name = "BatchNormalization", .kernel = kernel_batch_norm},
-    {.name = "LayerNormalization", .kernel = kernel_layer_norm},
+    {.name = "BatchNormalization", .kernel = kernel_batch_norm, .reads = "f f:c"},
+    {.name = "LayerNormalization", .kernel = kernel_layer_norm, .reads = "f"},
     {.name = "Softmax", .kernel = kernel_softmax},
     {.name = "LogSoftmax", .kernel = kernel_softmax},
     {.name = "ReduceSum", .kernel = kernel_reduce},
@@ -141,11 +145,11 @@ static const KernelRow kernel_rows[] = {
     {.internal = TRUE, .name = "SiLU", .kernel = kernel_unary, .unary_f = kernel_silu_f, .unary_array = kernel_silu_array,
      .folds_as = EPILOGUE_SILU, .layout = KERNEL_LAYOUT_ELEMENTWISE},
     {.internal = TRUE, .name = "FusedConv", .kernel = kernel_conv, .library = kernel_conv_onednn, .epilogue = TRUE,
-     .layout = KERNEL_LAYOUT_LIBRARY, .library_blocks = kernel_conv_onednn_blocks},
-    {.internal = TRUE, .name = "FusedMatMul", .kernel = kernel_matmul, .library = kernel_matmul_onednn},
-    {.internal = TRUE, .name = "BiasGelu", .kernel = kernel_bias_gelu, .folds_as = EPILOGUE_GELU},
-    {.internal = TRUE, .name = "SkipLayerNormalization", .kernel = kernel_skip_layer_norm},
-    {.internal = TRUE, .name = "Attention", .kernel = kernel_attention},
+     .layout = KERNEL_LAYOUT_LIBRARY, .library_blocks = kernel_conv_onednn_blocks, .reads = "f f f:C f"},
+    {.internal = TRUE, .name = "FusedMatMul", .kernel = kernel_matmul, .library = kernel_matmul_onednn, .reads = "f f"},
+    {.internal = TRUE, .name = "BiasGelu", .kernel = kernel_bias_gelu, .folds_as = EPILOGUE_GELU, .reads = "f f:l"},
+    {.internal = TRUE, .name = "SkipLayerNormalization", .kernel = kernel_skip_layer_norm, .reads = "f f:s f:l"},
+    {.internal = TRUE, .name = "Attention", .kernel = kernel_attention, .reads = "f"},
     {.internal = TRUE, .name = "IfSelect", .kernel = kernel_if_select, .reads_computed = TRUE},
     {.internal = TRUE, .name = "ConcatComputed", .kernel = kernel_concat_computed, .reads_computed = TRUE},
 };
@@ -170,6 +174,88 @@ const KernelRow *kernel_row(const OpInfo *op)
     static GOnce once = G_ONCE_INIT;
     g_once(&once, bind_rows, NULL);
     return op ? g_hash_table_lookup(by_op, op) : NULL;
+}
+
+/* The element type a kernel sees for t: 16-bit floats reach a row that does not read them as float32 copies. */
+static DType seen_type(const KernelRow *row, const Tensor *t)
+{
+    gboolean half = t->dtype == DT_FLOAT16 || t->dtype == DT_BFLOAT16;
+    return half && !row->reads_16bit ? DT_FLOAT : t->dtype;
+}
+
+static gboolean reads_fail(const Node *n, GError **error, guint k, const Tensor *t, const char *fmt, ...) G_GNUC_PRINTF(5, 6);
+static gboolean reads_fail(const Node *n, GError **error, guint k, const Tensor *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *what = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "node %s: input %u '%s': its kernel reads %s", n->label, k,
+                t->name, what);
+    g_free(what);
+    return FALSE;
+}
+
+gboolean kernel_row_check(const KernelRow *row, const Node *n, GError **error)
+{
+    if (!row->reads)
+        return TRUE;
+    char **tokens = g_strsplit(row->reads, " ", -1);
+    guint n_tokens = g_strv_length(tokens);
+    gboolean ok = TRUE;
+    const Tensor *x0 = node_input(n, 0), *y0 = node_output(n, 0);
+    for (guint k = 0; ok && k < n->inputs->len && n_tokens; k++) {
+        const Tensor *t = node_input(n, k);
+        if (!t || !t->shape_known)
+            continue;
+        const char *tok = tokens[MIN(k, n_tokens - 1)];
+        DType want = DT_UNDEFINED;
+        switch (tok[0]) {
+        case 'f': want = DT_FLOAT; break;
+        case 'b': want = DT_BOOL; break;
+        case 'i': want = DT_INT64; break;
+        case 'o': want = y0 ? seen_type(row, y0) : DT_UNDEFINED; break;
+        case 'x': want = x0 ? seen_type(row, x0) : DT_UNDEFINED; break;
+        default: break;
+        }
+        if (want != DT_UNDEFINED && seen_type(row, t) != want) {
+            ok = reads_fail(n, error, k, t, "%s elements, not %s", dtype_name(want), dtype_name(t->dtype));
+            break;
+        }
+        const char *rule = strchr(tok, ':');
+        if (!rule)
+            continue;
+        guint64 count;
+        if (!shape_numel(t->rank, t->dims, &count))
+            continue;
+        gint64 need = -1;
+        const char *what = "";
+        switch (rule[1]) {
+        case 'c': need = x0 && x0->shape_known && x0->rank > 1 ? x0->dims[1] : -1; what = "one value per channel"; break;
+        case 'C': need = y0 && y0->shape_known && y0->rank > 1 ? y0->dims[1] : -1; what = "one value per output channel"; break;
+        case 'l': need = x0 && x0->shape_known && x0->rank > 0 ? x0->dims[x0->rank - 1] : -1;
+                  what = "one value per element of the last axis"; break;
+        case 's': {
+            gboolean same = x0 && x0->shape_known && x0->rank == t->rank &&
+                            !memcmp(x0->dims, t->dims, sizeof(gint64) * (gsize)t->rank);
+            if (!same && x0 && x0->shape_known) {
+                char *want_dims = graph_dims_to_string(x0->rank, x0->dims), *got = graph_dims_to_string(t->rank, t->dims);
+                ok = reads_fail(n, error, k, t, "the shape of input 0, %s, not %s", want_dims, got);
+                g_free(want_dims);
+                g_free(got);
+            }
+            continue;
+        }
+        default: break;
+        }
+        if (need >= 0 && count != (guint64)need) {
+            char *got = graph_dims_to_string(t->rank, t->dims);
+            ok = reads_fail(n, error, k, t, "%s: %" G_GINT64_FORMAT " elements, not %s", what, need, got);
+            g_free(got);
+        }
+    }
+    g_strfreev(tokens);
+    return ok;
 }
 
 const KernelRow *kernel_table(gsize *count)

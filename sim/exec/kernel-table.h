@@ -38,10 +38,22 @@ typedef struct KernelRow {
                                   though some inputs were not computed this run (the kernel sees NULL) */
     KernelLayout layout;
     gboolean (*library_blocks)(const KernelCall *c);
+    /* What the kernel reads of each input, checked once when the executor binds the step (kernel_row_check), so
+     * that a rule missed at the door cannot become a read past a tensor: one token per input, space-separated,
+     * the last one standing for every further input; NULL: nothing to hold. A token is an element type, then
+     * optionally ':' and a count:
+     *   f  float32 (a 16-bit float the executor widens counts as float32, unless .reads_16bit)
+     *   b  bool      i  int64      o  output 0's type      x  input 0's type      -  anything (read by shape)
+     *   :c one value per channel of input 0 (its dims[1])      :C one per channel of output 0 (its dims[1])
+     *   :l one per element of input 0's last axis             :s input 0's shape */
+    const char *reads;
 } KernelRow;
 
 /* The kernel row of an op row; NULL when the executor has no kernel for it. */
 const KernelRow *kernel_row(const OpInfo *op);
+/* Holds node n's inputs, as planned, to its row's .reads: FALSE with one line naming the node, the input and
+ * what the kernel reads. */
+gboolean kernel_row_check(const KernelRow *row, const Node *n, GError **error);
 /* The whole table, for listings and tests. */
 const KernelRow *kernel_table(gsize *count);
 

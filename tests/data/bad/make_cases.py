@@ -351,6 +351,18 @@ def main():
         model(graph([node("Relu", ["x"], ["y"], [attr_int("alpha", 2)], name="r")], [value_info("x")], [value_info("y")])),
         "--graph {}", 1, "sim: {}: node 'r' (Relu): attribute 'alpha' is not one of Relu's (it has none) (ONNX's Relu, "
         "opset 13)")
+    # sim's own ops are open to files and have no ONNX schema: the kernel table's .reads column holds them when
+    # the executor binds the step.
+    add("onnx-biasgelu-bias-int8.onnx",
+        model(graph([node("BiasGelu", ["x", "b"], ["y"], name="g") + s(7, "arenasim.internal")], [ln_x], [s(1, "y")],
+                    field(5, 2, initializer_raw("b", [8], 3, b"\x01" * 8)))), "--graph {} --run", 1,
+        "sim: {}: node 'g' (BiasGelu): input 1 'b': its kernel reads FLOAT elements, not INT8")
+    add("onnx-batchnorm-short-scale.onnx",
+        model(graph([node("BatchNormalization", ["x", "sc", "sc", "sc", "sc"], ["y"], name="bn")],
+                    [value_info("x", dims=(dim(1), dim(4), dim(2), dim(2)))], [s(1, "y")],
+                    field(5, 2, initializer("sc", [3], [1.0] * 3)))), "--graph {} --run", 1,
+        "sim: {}: node 'bn' (BatchNormalization): input 1 'sc': its kernel reads one value per channel: 4 elements, "
+        "not [3]")
     # Reproducers the fuzzers found (tests/fuzz/run.sh), committed as they were found.
     cases.append(("fuzz-bins-invalid-utf8.bins", "--graph graphs/noop-chain.onnx --bins {}", 1,
                   "sim: graphs/noop-chain.onnx: {}:2: the line is not valid UTF-8"))
