@@ -161,6 +161,7 @@ int cli_table_plot(const Job *job)
     CsvTable *table = csv_table_read(job->table_path, &error);
     if (!table)
         return cli_file_error(job->table_path, error);
+    csv_table_drop_empty(table, "arena_bytes"); /* rows of orders that could not run: nothing to draw */
     for (char **w = job->plot_where; w && *w; w++)
         if (!csv_table_where(table, *w, &error)) {
             csv_table_free(table);

@@ -193,6 +193,7 @@ static int run_orders(Job *job)
 {
     ReportRow *rows = g_new0(ReportRow, job->orders->len);
     GPtrArray *keep = g_ptr_array_new_with_free_func((GDestroyNotify)plan_free);
+    GPtrArray *details = g_ptr_array_new_with_free_func(g_free);
     GError *error = NULL;
     guint done = 0;
     for (guint k = 0; k < job->orders->len; k++) {
@@ -201,8 +202,10 @@ static int run_orders(Job *job)
         rows[k] = job_report_row(job);
         Plan *plan = t ? plan_one(job, job->strategy, t, &rows[k], &error) : NULL;
         if (!plan) {
+            char *detail = g_strdup_printf("failed: %s", error->message);
+            g_ptr_array_add(details, detail);
             rows[k] = (ReportRow){.graph = job->graph_path, .dims = job->dims_text, .order = job->order->name,
-                                  .strategy = job->strategy->name, .alias = job->alias};
+                                  .strategy = job->strategy->name, .alias = job->alias, .detail = detail};
             cli_error_line(job->graph_path, error->message, "");
             g_clear_error(&error);
         } else {
@@ -214,6 +217,7 @@ static int run_orders(Job *job)
     if (done)
         report_print(stdout, job->format, job->wide, rows, job->orders->len);
     g_ptr_array_unref(keep);
+    g_ptr_array_unref(details);
     g_free(rows);
     return done ? 0 : 1;
 }

@@ -179,6 +179,37 @@ static gboolean cell_matches(const char *column, const char *cell, const char *v
     return same;
 }
 
+/* Keeps row r when keep[r], in order, every row owned once. */
+static void keep_rows(CsvTable *t, const gboolean *keep)
+{
+    guint kept = 0;
+    for (guint r = 0; r < t->rows->len; r++) {
+        if (!keep[r])
+            continue;
+        GPtrArray *row = t->rows->pdata[r];
+        t->rows->pdata[r] = t->rows->pdata[kept]; /* swapped, so every row stays owned once */
+        t->rows->pdata[kept] = row;
+        g_array_index(t->lines, guint, kept) = g_array_index(t->lines, guint, r);
+        kept++;
+    }
+    g_ptr_array_set_size(t->rows, kept);
+    g_array_set_size(t->lines, kept);
+}
+
+guint csv_table_drop_empty(CsvTable *t, const char *column)
+{
+    gint c = csv_table_column(t, column);
+    if (c < 0)
+        return 0;
+    guint before = t->rows->len;
+    gboolean *keep = g_new(gboolean, before + 1);
+    for (guint r = 0; r < before; r++)
+        keep[r] = *csv_table_cell(t, r, (guint)c) != '\0';
+    keep_rows(t, keep);
+    g_free(keep);
+    return before - t->rows->len;
+}
+
 gboolean csv_table_where(CsvTable *t, const char *spec, GError **error)
 {
     const char *eq = strchr(spec, '=');
@@ -193,18 +224,12 @@ gboolean csv_table_where(CsvTable *t, const char *spec, GError **error)
         g_free(column);
         return FALSE;
     }
-    guint kept = 0;
-    for (guint r = 0; r < t->rows->len; r++) {
-        if (!cell_matches(column, csv_table_cell(t, r, (guint)c), eq + 1))
-            continue;
-        GPtrArray *row = t->rows->pdata[r];
-        t->rows->pdata[r] = t->rows->pdata[kept]; /* swapped, so every row stays owned once */
-        t->rows->pdata[kept] = row;
-        g_array_index(t->lines, guint, kept) = g_array_index(t->lines, guint, r);
-        kept++;
-    }
-    g_ptr_array_set_size(t->rows, kept);
-    g_array_set_size(t->lines, kept);
+    gboolean *keep = g_new(gboolean, t->rows->len + 1);
+    for (guint r = 0; r < t->rows->len; r++)
+        keep[r] = cell_matches(column, csv_table_cell(t, r, (guint)c), eq + 1);
+    keep_rows(t, keep);
+    g_free(keep);
+    guint kept = t->rows->len;
     if (!kept)
         g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--where %s: no row has %s '%s'", spec, column, eq + 1);
     g_free(column);

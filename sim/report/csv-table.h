@@ -27,5 +27,9 @@ void csv_table_free(CsvTable *t);
 /* Keeps the rows whose COLUMN is VALUE (spec "COLUMN=VALUE"; a graph also by its file name without .onnx),
  * in their order; an error when the column is unknown or no row is left. */
 gboolean csv_table_where(CsvTable *t, const char *spec, GError **error);
+/* Drops the rows whose COLUMN is empty (a report's row for an order that could not run has no figures; its
+ * detail says why), in place, keeping the others in their order; how many went. Nothing when the table has no
+ * such column. */
+guint csv_table_drop_empty(CsvTable *t, const char *column);
 
 #endif

@@ -77,6 +77,8 @@ static gboolean column_is_number(guint c) { return (c >= 4 && c <= 13) || (c >= 
 static char *cell(const ReportRow *r, guint c)
 {
     guint64 frag = row_fragmentation(r), saved = row_saved(r);
+    if (!r->buffers && column_is_number(c)) /* an order that could not run: no figures (its detail says why) */
+        return g_strdup("");
     switch (c) {
     case 0: return g_strdup(r->graph);
     case 1: return g_strdup(r->dims);
@@ -93,7 +95,7 @@ static char *cell(const ReportRow *r, guint c)
     case 12: return g_strdup_printf("%.2f", pct(saved, r->naive));
     case 13: return g_strdup_printf("%.6f", r->seconds);
     case 14: return g_strdup(r->verified ? "yes" : "no");
-    case 15: return g_strdup(r->detail);
+    case 15: return g_strdup(r->detail ? r->detail : "");
     case 16: return g_strdup(r->alias ? r->alias : "none");
     case 17: return g_strdup_printf("%" G_GUINT64_FORMAT, r->no_alias_bytes);
     case 18: return g_strdup_printf("%" G_GUINT64_FORMAT, r->trace_bytes);
@@ -215,7 +217,9 @@ static void print_json(FILE *out, const ReportRow *rows, guint n)
         for (guint c = 0; c < G_N_ELEMENTS(columns); c++) {
             char *v = cell(&rows[k], c);
             json_builder_set_member_name(b, columns[c]);
-            if (column_is_number(c)) {
+            if (column_is_number(c) && !rows[k].buffers) {
+                json_builder_add_null_value(b);
+            } else if (column_is_number(c)) {
                 if (c == 9 || c == 12 || c == 13)
                     json_builder_add_double_value(b, g_ascii_strtod(v, NULL));
                 else
