@@ -3,6 +3,7 @@
  * paper would copy. The cases that end in one error line are in the bad-input corpus (tests/data/bad/). */
 #include "tests/testutil.h"
 
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
 
@@ -107,10 +108,86 @@ static void test_orders_gave_up(void)
     g_free(graph);
 }
 
+/* output_0.pb in a folder of its own: FLOAT of the given dims and values. Its folder, newly allocated. */
+static char *write_expected(const char *folder, int rank, const gint64 *dims, const float *values, gsize n)
+{
+    char *dir = test_scratch_path(folder);
+    g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0);
+    TensorData *d = tensor_data_new("y", DT_FLOAT, rank, dims);
+    d->raw = g_bytes_new(values, n * sizeof(float));
+    char *path = g_build_filename(dir, "output_0.pb", NULL);
+    GError *error = NULL;
+    g_assert_true(onnx_write_tensor_file(d, path, &error));
+    g_assert_no_error(error);
+    tensor_data_free(d);
+    g_free(path);
+    return dir;
+}
+
+/* --expect holds dims, not only element counts (an expected [3,2] passed for a [2,3] output), reports the largest
+ * error on every run, and a failure says how far off the output was and what tolerance would pass. */
+static void test_expect_dims_and_errors(void)
+{
+    Builder *b = builder_new("expect", 13);
+    const char *x = builder_input(b, "x", DT_FLOAT, 2, (const gint64[]){2, 3});
+    builder_output(b, builder_node(b, "Abs", (const char *const[]){x, NULL}, 1, (const char *[]){"y"}, NULL));
+    GError *error = NULL;
+    Model *m = builder_finish(b, &error);
+    g_assert_no_error(error);
+    char *path = write_model(m, "expect.onnx");
+    /* the inputs: x = [-1, 2, -3, 4, -5, 6], so y = [1, 2, 3, 4, 5, 6] */
+    char *inputs = test_scratch_path("expect-inputs");
+    g_assert_cmpint(g_mkdir_with_parents(inputs, 0755), ==, 0);
+    TensorData *in = tensor_data_new("x", DT_FLOAT, 2, (const gint64[]){2, 3});
+    const float xs[] = {-1, 2, -3, 4, -5, 6}, ys[] = {1, 2, 3, 4, 5, 6};
+    in->raw = g_bytes_new(xs, sizeof xs);
+    char *in_path = g_build_filename(inputs, "input_0.pb", NULL);
+    g_assert_true(onnx_write_tensor_file(in, in_path, &error));
+    tensor_data_free(in);
+    g_free(in_path);
+    char *transposed = write_expected("expect-transposed", 2, (const gint64[]){3, 2}, ys, 6);
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--inputs", inputs, "--run", "--expect", transposed,
+                                                       NULL});
+    g_assert_cmpint(r.status, ==, 1);
+    assert_contains(r.err, "holds FLOAT [3,2], but output 'y' is FLOAT [2,3]");
+    run_result_clear(&r);
+    /* 4e-6 off at 6, 1e-6 off at 1: within the defaults, and the report says how far */
+    const float near[] = {1 + 1e-6f, 2, 3, 4, 5, 6 - 4e-6f};
+    char *close = write_expected("expect-close", 2, (const gint64[]){2, 3}, near, 6);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--inputs", inputs, "--run", "--expect", close, NULL});
+    if (r.status != 0)
+        g_error("within the default tolerance: %s", r.err);
+    assert_contains(r.out, "within rtol 0.001 and atol 1e-05 of ");
+    assert_contains(r.out, "(largest error 3.81e-06, 9.54e-07 relative;");
+    run_result_clear(&r);
+    /* the same at rtol 0, atol 1e-6: element 5 fails (3.81e-6 off); --atol 3.82e-6, or an rtol of 4.7e-7 beside
+     * the atol, would pass: each checked below */
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--inputs", inputs, "--run", "--expect", close, "--rtol", "0",
+                                             "--atol", "1e-6", NULL});
+    g_assert_cmpint(r.status, ==, 1);
+    assert_contains(r.err, "output 'y' element 5 is 6, the expected 5.99999619");
+    assert_contains(r.err, "is beyond rtol 0 and atol 1e-06; over all of it the largest error is 3.81e-06 (9.54e-07 "
+                           "relative): --atol 3.82e-06 or --rtol 4.7e-07 would pass");
+    run_result_clear(&r);
+    const char *passing[][4] = {{"--rtol", "0", "--atol", "3.82e-06"}, {"--rtol", "4.7e-07", "--atol", "1e-6"}};
+    for (gsize k = 0; k < G_N_ELEMENTS(passing); k++) {
+        r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--inputs", inputs, "--run", "--expect", close,
+                                                 passing[k][0], passing[k][1], passing[k][2], passing[k][3], NULL});
+        if (r.status != 0)
+            g_error("%s %s %s %s: %s", passing[k][0], passing[k][1], passing[k][2], passing[k][3], r.err);
+        run_result_clear(&r);
+    }
+    g_free(close);
+    g_free(transposed);
+    g_free(inputs);
+    g_free(path);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/trust/depthwise-huge-stride", test_depthwise_huge_stride);
     g_test_add_func("/trust/orders-gave-up", test_orders_gave_up);
+    g_test_add_func("/trust/expect-dims-and-errors", test_expect_dims_and_errors);
     return g_test_run();
 }

@@ -421,9 +421,11 @@ static int resolve(RawOptions *o, Job *job)
     job->inputs_dir = g_steal_pointer(&o->inputs);
     job->expect_dir = g_steal_pointer(&o->expect);
     job->dump_dir = g_steal_pointer(&o->dump_outputs);
-    /* the ONNX backend tests' defaults (onnx/backend/test/case: rtol 1e-3, atol 1e-7) */
+    /* rtol: the ONNX backend tests' (onnx/backend/test/case: 1e-3); atol: torch.testing's for float32 (1e-5), as
+     * float32 reassociation leaves errors near the output's ulp on its elements near 0 (1e-6 on outputs of
+     * magnitude 1-40: the backend tests' 1e-7 refused correct runs of convnext and a diffusion UNet) */
     job->rtol = cli_strict_given(o->given, "rtol") ? o->rtol : 1e-3;
-    job->atol = cli_strict_given(o->given, "atol") ? o->atol : 1e-7;
+    job->atol = cli_strict_given(o->given, "atol") ? o->atol : 1e-5;
     job->allow_degenerate = o->allow_degenerate;
     return -1;
 }
@@ -559,7 +561,7 @@ int job_from_args(Job *job, int argc, char **argv)
         {"dump-outputs", 0, 0, G_OPTION_ARG_FILENAME, &o.dump_outputs,
          "--run: write the outputs as DIR/output_K.pb (the model zoo's layout)", "DIR"},
         {"rtol", 0, 0, G_OPTION_ARG_DOUBLE, &o.rtol, "--expect: relative tolerance (default 1e-3)", "R"},
-        {"atol", 0, 0, G_OPTION_ARG_DOUBLE, &o.atol, "--expect: absolute tolerance (default 1e-7)", "A"},
+        {"atol", 0, 0, G_OPTION_ARG_DOUBLE, &o.atol, "--expect: absolute tolerance (default 1e-5)", "A"},
         {"allow-degenerate", 0, 0, G_OPTION_ARG_NONE, &o.allow_degenerate,
          "--check: pass an output that is all NaN or one value everywhere (by default such an output fails: it "
          "proves nothing)", NULL},

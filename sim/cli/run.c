@@ -292,9 +292,9 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
              exec_outputs_equal(e, ref.e, &elements, error);
     if (!ok)
         hint_transpose_views(schedule, aliases, error);
-    double worst = 0;
+    ZooExpect expect = {0};
     if (ok && o->expect_dir)
-        ok = zoo_expect_outputs(e, o->expect_dir, o->rtol, o->atol, &worst, error);
+        ok = zoo_expect_outputs(e, o->expect_dir, o->rtol, o->atol, &expect, error);
     if (ok && o->dump_dir)
         ok = zoo_write_outputs(e, o->dump_dir, error);
     if (ok && o->format->prose)
@@ -390,8 +390,9 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
                         "shared) bit for bit%s\n", executor_output_count(e), elements, o->poison ? ", with poison" : "");
             if (o->expect_dir) {
                 char *safe = escape_terminal(o->expect_dir);
-                fprintf(out, "expect         %u outputs within rtol %g and atol %g of %s (the closest call: %.3g of the "
-                        "tolerance)\n", executor_output_count(e), o->rtol, o->atol, safe, worst);
+                fprintf(out, "expect         %u outputs within rtol %g and atol %g of %s (largest error %.3g, %.3g "
+                        "relative; the closest call: %.3g of the tolerance)\n", executor_output_count(e), o->rtol, o->atol,
+                        safe, expect.max_abs, expect.max_rel, expect.worst);
                 g_free(safe);
             }
             fprintf(out, "\nop type                  nodes   median ms   share  library\n");

@@ -106,44 +106,104 @@ gboolean zoo_set_inputs(Executor *e, const Model *m, const GPtrArray *inputs, GE
     return TRUE;
 }
 
-gboolean zoo_expect_outputs(const Executor *e, const char *dir, double rtol, double atol, double *worst, GError **error)
+/* One output against its expected tensor, every element; FALSE at a mismatch of type, dims, an integer or a NaN
+ * (first index in *first), or with *first set to the first float beyond the tolerance. */
+static gboolean compare_output(const ExecTensor *x, const ExecTensor *w, double rtol, double atol, ZooExpect *s,
+                               gsize *first, gboolean *beyond)
+{
+    gboolean floats = dtype_is_float(x->dtype);
+    *beyond = FALSE;
+    for (gsize j = 0; j < x->count; j++) {
+        double a = kernel_elem_get_f(x, j), b = kernel_elem_get_f(w, j);
+        if (!floats) {
+            if (kernel_elem_get_i(x, j) != kernel_elem_get_i(w, j)) {
+                *first = j;
+                return FALSE;
+            }
+            continue;
+        }
+        if (isnan(a) || isnan(b)) {
+            if (isnan(a) != isnan(b)) {
+                *first = j;
+                return FALSE;
+            }
+            continue;
+        }
+        if (a == b) /* equal infinities too */
+            continue;
+        double off = fabs(a - b), allowed = atol + rtol * fabs(b);
+        if (!isfinite(off)) {
+            *first = j;
+            return FALSE;
+        }
+        s->max_abs = MAX(s->max_abs, off);
+        if (b != 0)
+            s->max_rel = MAX(s->max_rel, off / fabs(b));
+        s->need_atol = MAX(s->need_atol, off - rtol * fabs(b));
+        s->need_rtol = off <= atol ? s->need_rtol : b == 0 ? INFINITY : MAX(s->need_rtol, (off - atol) / fabs(b));
+        if (allowed > 0)
+            s->worst = MAX(s->worst, off / allowed);
+        if (off > allowed && !*beyond) {
+            *beyond = TRUE;
+            *first = j;
+        }
+    }
+    return !*beyond;
+}
+
+/* v rounded up to three significant digits (what %.3g prints of it is at least v): a tolerance that passes. */
+static double up3(double v)
+{
+    if (!(v > 0) || !isfinite(v))
+        return v;
+    double scale = pow(10, floor(log10(v)) - 2), up = ceil(v / scale) * scale;
+    return up < v ? up + scale : up;
+}
+
+gboolean zoo_expect_outputs(const Executor *e, const char *dir, double rtol, double atol, ZooExpect *stats,
+                            GError **error)
 {
     char *set = data_set(dir);
     gboolean ok = TRUE;
-    *worst = 0;
+    *stats = (ZooExpect){0};
     for (guint k = 0; ok && k < executor_output_count(e); k++) {
         const char *name;
         const ExecTensor *x = executor_output(e, k, &name);
         char *path = file_in(set, "output", k);
         TensorData *want = onnx_read_tensor_file(path, error);
+        gboolean same_dims = want && want->rank == x->rank &&
+                             (!x->rank || !memcmp(want->dims, x->dims, sizeof(gint64) * (gsize)x->rank));
         if (!want) {
             g_prefix_error(error, "--expect: %s: ", path);
             ok = FALSE;
-        } else if (want->dtype != x->dtype || !want->raw ||
-                   g_bytes_get_size(want->raw) != x->count * dtype_size(x->dtype)) {
-            g_set_error(error, SIM_ERROR, SIM_ERROR_SHAPE, "--expect: %s holds %s, not the %" G_GSIZE_FORMAT
-                        " elements of %s output '%s' has", path, dtype_name(want->dtype), x->count, dtype_name(x->dtype), name);
+        } else if (want->dtype != x->dtype || !same_dims) {
+            char *got = graph_dims_to_string(x->rank, x->dims), *wanted = graph_dims_to_string(want->rank, want->dims);
+            g_set_error(error, SIM_ERROR, SIM_ERROR_SHAPE, "--expect: %s holds %s %s, but output '%s' is %s %s", path,
+                        dtype_name(want->dtype), wanted, name, dtype_name(x->dtype), got);
+            g_free(got);
+            g_free(wanted);
+            ok = FALSE;
+        } else if (!want->raw || g_bytes_get_size(want->raw) != x->count * dtype_size(x->dtype)) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_SHAPE, "--expect: %s holds %" G_GSIZE_FORMAT " bytes, not the %"
+                        G_GSIZE_FORMAT " of output '%s'", path, want->raw ? g_bytes_get_size(want->raw) : 0,
+                        x->count * dtype_size(x->dtype), name);
             ok = FALSE;
         } else {
             ExecTensor w = *x;
             w.data = (void *)g_bytes_get_data(want->raw, NULL);
-            gboolean floats = dtype_is_float(x->dtype);
-            for (gsize j = 0; ok && j < x->count; j++) {
-                double a = kernel_elem_get_f(x, j), b = kernel_elem_get_f(&w, j);
-                if (!floats) {
-                    ok = kernel_elem_get_i(x, j) == kernel_elem_get_i(&w, j);
-                } else if (isnan(a) || isnan(b)) {
-                    ok = isnan(a) && isnan(b);
-                } else {
-                    double allowed = atol + rtol * fabs(b), off = fabs(a - b);
-                    ok = off <= allowed || a == b; /* a == b: equal infinities */
-                    if (allowed > 0 && isfinite(off))
-                        *worst = MAX(*worst, off / allowed);
-                }
-                if (!ok)
-                    g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH, "--expect: output '%s' element %" G_GSIZE_FORMAT " is %.9g, "
-                                "the expected %.9g (%s) is beyond rtol %g and atol %g", name, j, a, b, path, rtol, atol);
-            }
+            gsize first = 0;
+            gboolean beyond;
+            ok = compare_output(x, &w, rtol, atol, stats, &first, &beyond);
+            if (!ok && beyond)
+                g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH, "--expect: output '%s' element %" G_GSIZE_FORMAT " is %.9g, "
+                            "the expected %.9g (%s) is beyond rtol %g and atol %g; over all of it the largest error is %.3g "
+                            "(%.3g relative): --atol %.3g or --rtol %.3g would pass", name, first,
+                            kernel_elem_get_f(x, first), kernel_elem_get_f(&w, first), path, rtol, atol, stats->max_abs,
+                            stats->max_rel, up3(stats->need_atol), up3(stats->need_rtol));
+            else if (!ok)
+                g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH, "--expect: output '%s' element %" G_GSIZE_FORMAT " is %.9g, "
+                            "the expected %.9g (%s)%s", name, first, kernel_elem_get_f(x, first),
+                            kernel_elem_get_f(&w, first), path, dtype_is_float(x->dtype) ? "" : " (integers match exactly)");
         }
         if (want)
             tensor_data_free(want);

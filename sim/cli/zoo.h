@@ -15,10 +15,21 @@ GPtrArray *zoo_read_inputs(const Model *m, const char *dir, GError **error);
 gboolean zoo_bind_dims(const Model *m, const GPtrArray *inputs, ShapeOptions *shape, GError **error);
 /* Gives the data to the executor's graph inputs. */
 gboolean zoo_set_inputs(Executor *e, const Model *m, const GPtrArray *inputs, GError **error);
-/* output_K.pb for every graph output, compared with the run's: floats within |a - b| <= atol + rtol |b|
- * (NaN equals NaN, as numpy's allclose with equal_nan), integers exactly. *worst receives the largest
- * |a - b| / (atol + rtol |b|) met. */
-gboolean zoo_expect_outputs(const Executor *e, const char *dir, double rtol, double atol, double *worst, GError **error);
+/* How far a run's outputs were from the expected ones, over every element of every output. */
+typedef struct {
+    double worst;      /* the largest |a - b| / (atol + rtol |b|): 1 is the edge of the tolerance */
+    double max_abs;    /* the largest |a - b| */
+    double max_rel;    /* the largest |a - b| / |b| over b != 0 */
+    double need_atol;  /* the smallest atol that passes at the given rtol (0 when any does) */
+    double need_rtol;  /* the smallest rtol that passes at the given atol (inf: none, an expected 0 is off by more
+                          than atol) */
+} ZooExpect;
+/* output_K.pb for every graph output, compared with the run's: the same element type and dims, then floats
+ * within |a - b| <= atol + rtol |b| (NaN equals NaN, as numpy's allclose with equal_nan), integers exactly. The
+ * figures cover every element; a failure names the first element beyond the tolerance, how far off the output
+ * was and the tolerances that would pass. */
+gboolean zoo_expect_outputs(const Executor *e, const char *dir, double rtol, double atol, ZooExpect *stats,
+                            GError **error);
 /* The run's outputs as output_K.pb in dir (made when missing). */
 gboolean zoo_write_outputs(const Executor *e, const char *dir, GError **error);
 
