@@ -5,9 +5,10 @@
  * split when the rest is at least 512 B (small pool) or more than 1 MiB (large pool); a freed block merges
  * with free neighbours of its own segment only; no block fits: a new segment. Segments lie one after
  * another; the plan's offsets are addresses in them, and the detail reports what the allocator reserves
- * (every segment: PyTorch's "reserved" peak, the figure those papers compare). Alignment past 512 B is
- * honoured by rounding the request to it; pinned buffers keep their offsets, and the segments start above
- * them. */
+ * (every segment: PyTorch's "reserved" peak, the figure those papers compare). Alignment past 512 B (PyTorch's
+ * own never asks it; a trace may) is honoured: the request is rounded to it and starts at a multiple of it, a
+ * block's head of padding split off as a free block and a new segment started at such a multiple (the reserve
+ * then counts the skipped bytes); pinned buffers keep their offsets, and the segments start above them. */
 #include "plan/place.h"
 #include "base/error.h"
 
@@ -60,13 +61,35 @@ static guint64 pt_alloc(Allocator *a, guint64 size, guint64 align)
     gboolean small = want <= MB;
     GTree *pool = a->pools[small];
     Block key = {.offset = 0, .size = want};
-    GTreeNode *node = g_tree_lower_bound(pool, &key);
-    Block *b;
-    if (node) {
-        b = g_tree_node_key(node);
+    /* The smallest free block that holds the request at an aligned start: every block starts at a multiple of
+     * 512 B, so below that it is the first that is large enough; past it (a trace's own alignments) a block may
+     * need a head of padding, which is split off as a free block of its own. */
+    Block *b = NULL;
+    guint64 head = 0;
+    for (GTreeNode *node = g_tree_lower_bound(pool, &key); node && !b; node = g_tree_node_next(node)) {
+        Block *c = g_tree_node_key(node);
+        guint64 start = round_to(c->offset, granule);
+        if (start - c->offset <= c->size - want) {
+            b = c;
+            head = start - c->offset;
+        }
+    }
+    if (b) {
         g_tree_steal(pool, b);
+        if (head) {
+            Block *h = g_new0(Block, 1);
+            *h = (Block){.offset = b->offset, .size = head, .segment = b->segment, .free = TRUE, .small = b->small,
+                         .prev = b->prev, .next = b};
+            if (b->prev)
+                b->prev->next = h;
+            b->prev = h;
+            b->offset += head;
+            b->size -= head;
+            g_tree_insert(a->pools[h->small], h, h);
+        }
     } else {
         b = g_new0(Block, 1);
+        a->reserved = round_to(a->base + a->reserved, granule) - a->base; /* a segment starts aligned */
         b->offset = a->base + a->reserved;
         b->size = segment_size(want);
         b->segment = a->segments++;

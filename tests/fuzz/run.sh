@@ -18,6 +18,10 @@ done
 # a trace with steps and no buffers: search once built a pointer from its empty unit array's NULL with an
 # offset, which clang's UBSan refuses (tests/test-search.c's /search/no-buffers plans it too)
 printf 'arenasim-trace 1\nsteps 4\n' > "$corpus/trace-text/no-buffers.trace"
+# alignments past 512 B (the pytorch strategy placed them at 512 B multiples, which the verifier refused)
+printf 'arenasim-trace 1\n0 a 600 0 2\n1 b 100 1 3 align=4096\n2 c 5000 3 5 align=65536\n3 d 512 4 6 align=1024\n' \
+    > "$corpus/trace-text/large-align.trace"
+cp tests/fuzz/seeds/onnx/* "$corpus/onnx/" # models that plan but stress a kernel (a 2^62 stride, pads of 2^20)
 cp tests/fuzz/seeds/bins/* "$corpus/bins/"
 head -c 400 /dev/zero > "$corpus/plan/zeros"
 printf '\377\377\177\001\004\006\006\000' > "$corpus/plan/staircase" # fuzz-plan's large mode: 1,024 buffers
