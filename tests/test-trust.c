@@ -219,6 +219,61 @@ static void test_pytorch_large_alignment(void)
     g_free(path);
 }
 
+/* Numbers a paper would copy: savings below zero where a strategy needs more than no reuse (pytorch's 512 B
+ * blocks; it read 0), the dims --inputs bound in the dims column (it read '-'), a --dim given twice refused (the
+ * last won while the row recorded both), and ops --allow-unknown-ops planned named in the report. */
+static void test_report_numbers(void)
+{
+    const char *text = "arenasim-trace 1\n0 a 8 0 2\n1 b 8 1 3\n2 c 8 2 4\n";
+    char *trace = test_write_scratch("small.trace", text, strlen(text));
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--trace", trace, "--strategy", "pytorch", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "savings        -1,008 B (-4200.00% of naive: more than no reuse at all)\n");
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--trace", trace, "--strategy", "pytorch", "--format", "csv", NULL});
+    assert_contains(r.out, ",1032,24,1008,4200.00,24,-1008,-4200.00,");
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--trace", trace, "--strategy", "pytorch", "--format", "json", NULL});
+    assert_contains(r.out, "\"savings_bytes\" : -1008,");
+    run_result_clear(&r);
+    g_free(trace);
+    /* dims from the data */
+    char *sym = test_write_symbolic_graph(), *inputs = test_scratch_path("sym-inputs");
+    g_assert_cmpint(g_mkdir_with_parents(inputs, 0755), ==, 0);
+    TensorData *in = tensor_data_new("ids", DT_FLOAT, 2, (const gint64[]){2, 5});
+    float values[10] = {1, -2, 3, -4, 5, -6, 7, -8, 9, -10};
+    in->raw = g_bytes_new(values, sizeof values);
+    char *in_path = g_build_filename(inputs, "input_0.pb", NULL);
+    GError *error = NULL;
+    g_assert_true(onnx_write_tensor_file(in, in_path, &error));
+    tensor_data_free(in);
+    g_free(in_path);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", sym, "--inputs", inputs, "--run", "--format", "csv", NULL});
+    if (r.status != 0)
+        g_error("--inputs: %s", r.err);
+    assert_contains(r.out, ",\"batch=2,seq=5\",file,");
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", sym, "--inputs", inputs, "--dim", "seq=5", "--run", NULL});
+    assert_contains(r.out, "(dims: seq=5,batch=2)");
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", sym, "--dim", "seq=8", "--dim", "batch=1", "--dim", "seq=16", NULL});
+    g_assert_cmpint(r.status, ==, 2);
+    g_assert_cmpstr(r.err, ==, "sim: --dim names 'seq' twice (see sim --help)\n");
+    run_result_clear(&r);
+    g_free(inputs);
+    g_free(sym);
+    /* an op planned from value_info is named in the text report and in the table's detail */
+    char *unknown = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "tests", "data", "bad", "onnx-unknown-op.onnx", NULL);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", unknown, "--allow-unknown-ops", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "\nunknown ops    Frobnicate (1): planned from the file's value_info (--allow-unknown-ops)");
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", unknown, "--allow-unknown-ops", "--format", "csv", NULL});
+    assert_contains(r.out, "planned from value_info (--allow-unknown-ops): Frobnicate (1)");
+    run_result_clear(&r);
+    g_free(unknown);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -226,5 +281,6 @@ int main(int argc, char **argv)
     g_test_add_func("/trust/orders-gave-up", test_orders_gave_up);
     g_test_add_func("/trust/expect-dims-and-errors", test_expect_dims_and_errors);
     g_test_add_func("/trust/pytorch-large-alignment", test_pytorch_large_alignment);
+    g_test_add_func("/trust/report-numbers", test_report_numbers);
     return g_test_run();
 }

@@ -31,6 +31,7 @@ typedef struct {
     const char *source;         /* graph_path or trace_path: what errors and reports name */
     ShapeOptions shape;         /* --dim bindings, --allow-unknown-ops */
     char *dims_text;            /* "seq=128,batch=1" or "-" */
+    char *unknown_ops;          /* ops planned from value_info, "GridSample (2), Foo (1)", or NULL */
     /* choices, resolved */
     const PlaceStrategy *strategy;
     const OrderStrategy *order;

@@ -643,7 +643,8 @@ void job_clear(Job *job)
     char **strings[] = {&job->graph_path, &job->trace_path, &job->bins_path, &job->table_path, &job->dims_text,
                         &job->alias, &job->fuse, &job->plot_out, &job->plot_x, &job->plot_y, &job->plot_title,
                         &job->chrome_trace, &job->html_out, &job->trace_out, &job->solution_out, &job->phases_path,
-                        &job->profile_path, &job->inputs_dir, &job->expect_dir, &job->dump_dir, &job->plot_facet};
+                        &job->profile_path, &job->inputs_dir, &job->expect_dir, &job->dump_dir, &job->plot_facet,
+                        &job->unknown_ops};
     for (gsize k = 0; k < G_N_ELEMENTS(strings); k++)
         g_clear_pointer(strings[k], g_free);
     g_clear_pointer(&job->inputs, g_ptr_array_unref);

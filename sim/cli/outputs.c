@@ -102,7 +102,8 @@ ReportRow job_report_row(const Job *job)
 {
     ReportRow row = {.graph = job->source, .dims = job->dims_text, .order = job->graph_path ? job->order->name : "file",
                      .alias = job->graph_path ? job->alias : "none", .no_alias_bytes = job->no_alias_bytes,
-                     .strategy = job->strategy->name, .bounded = job_bounded_tensors(job)};
+                     .strategy = job->strategy->name, .bounded = job_bounded_tensors(job),
+                     .unknown_ops = job->unknown_ops};
     if (job->aliases) {
         alias_savings(job->aliases, row.saved);
         row.fallbacks = job->aliases->notes->len;

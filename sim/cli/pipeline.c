@@ -3,6 +3,7 @@
  * under every order), the verifier, the report, --run, and the files asked for. Each stage marks its
  * phase (--phases). */
 #include "cli/job.h"
+#include "exec/exec.h"
 #include "cli/zoo.h"
 #include "cli/interrupt.h"
 #include "cli/outputs.h"
@@ -21,17 +22,52 @@
 #include <stdio.h>
 #include <string.h>
 
+/* "GridSample (2), Foo (1)": the graph's nodes no op row knows, by op in first-met order; NULL when none. */
+static char *unknown_ops_text(const Graph *g)
+{
+    GPtrArray *names = g_ptr_array_new();
+    GHashTable *count = g_hash_table_new(g_str_hash, g_str_equal);
+    for (guint k = 0; k < g->nodes->len; k++) {
+        const Node *n = g->nodes->pdata[k];
+        if (n->op)
+            continue;
+        guint c = GPOINTER_TO_UINT(g_hash_table_lookup(count, n->op_type));
+        if (!c)
+            g_ptr_array_add(names, n->op_type);
+        g_hash_table_insert(count, n->op_type, GUINT_TO_POINTER(c + 1));
+    }
+    GString *s = names->len ? g_string_new(NULL) : NULL;
+    for (guint k = 0; k < names->len; k++)
+        g_string_append_printf(s, "%s%s (%u)", k ? ", " : "", (const char *)names->pdata[k],
+                               GPOINTER_TO_UINT(g_hash_table_lookup(count, names->pdata[k])));
+    g_hash_table_unref(count);
+    g_ptr_array_unref(names);
+    return s ? g_string_free(s, FALSE) : NULL;
+}
+
 static gboolean load_model(Job *job, GError **error)
 {
     job->model = onnx_read_file(job->graph_path, error);
     phases_mark("load");
     /* --inputs: the data set's tensors, whose shapes bind the symbolic dimensions --dim left unbound */
-    if (job->model && job->inputs_dir &&
-        (!(job->inputs = zoo_read_inputs(job->model, job->inputs_dir, error)) ||
-         !zoo_bind_dims(job->model, job->inputs, &job->shape, error)))
-        return FALSE;
+    if (job->model && job->inputs_dir) {
+        GString *bound = g_string_new(NULL);
+        gboolean read = (job->inputs = zoo_read_inputs(job->model, job->inputs_dir, error)) &&
+                        zoo_bind_dims(job->model, job->inputs, &job->shape, bound, error);
+        if (read && bound->len) { /* the report's dims: those given, then those the data bound */
+            char *text = strcmp(job->dims_text, "-") ? g_strjoin(",", job->dims_text, bound->str, NULL)
+                                                     : g_strdup(bound->str);
+            g_free(job->dims_text);
+            job->dims_text = text;
+        }
+        g_string_free(bound, TRUE);
+        if (!read)
+            return FALSE;
+    }
     gboolean ok = job->model && shape_infer(job->model, &job->shape, error);
     phases_mark("shapes");
+    if (ok) /* the ops --allow-unknown-ops planned from value_info: the report names them */
+        job->unknown_ops = unknown_ops_text(job->model->graph);
     /* --fuse: the graph the runtime runs (not for --info, which summarises the file) */
     if (ok && job->kind != JOB_INFO && job->fuse && strcmp(job->fuse, "none")) {
         ok = fuse_apply(job->model, job->fuse, &job->fused, error);
@@ -235,6 +271,8 @@ int job_run(Job *job)
         else if (job->kind == JOB_ORDERS)
             status = run_orders(job);
         else if (!(t = graph_trace(job, &error)))
+            status = cli_file_error(job->graph_path, error);
+        else if (job->run && !exec_check_schedule(job->schedule, &error)) /* before a report of a plan it cannot run */
             status = cli_file_error(job->graph_path, error);
     } else {
         t = trace_read_file(job->trace_path, &error);

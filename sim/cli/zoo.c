@@ -49,7 +49,7 @@ GPtrArray *zoo_read_inputs(const Model *m, const char *dir, GError **error)
     return inputs;
 }
 
-gboolean zoo_bind_dims(const Model *m, const GPtrArray *inputs, ShapeOptions *shape, GError **error)
+gboolean zoo_bind_dims(const Model *m, const GPtrArray *inputs, ShapeOptions *shape, GString *bound_text, GError **error)
 {
     guint k = 0;
     for (guint i = 0; i < m->graph->inputs->len; i++) {
@@ -84,6 +84,8 @@ gboolean zoo_bind_dims(const Model *m, const GPtrArray *inputs, ShapeOptions *sh
             if (!bound) {
                 char *spec = g_strdup_printf("%s=%" G_GINT64_FORMAT, param, d->dims[a]);
                 gboolean ok = shape_options_add_dim(shape, spec, error);
+                if (ok)
+                    g_string_append_printf(bound_text, "%s%s", bound_text->len ? "," : "", spec);
                 g_free(spec);
                 if (!ok)
                     return FALSE;

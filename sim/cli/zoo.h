@@ -11,8 +11,9 @@
 /* The data set's input_K.pb for every graph input that is not an initializer (TensorData*, in that order). */
 GPtrArray *zoo_read_inputs(const Model *m, const char *dir, GError **error);
 /* Binds each symbolic dimension of the graph inputs from the data (a --dim given wins; two inputs that
- * disagree on one name are an error). Call before shape inference. */
-gboolean zoo_bind_dims(const Model *m, const GPtrArray *inputs, ShapeOptions *shape, GError **error);
+ * disagree on one name are an error), appending "NAME=VALUE" for each it binds to `bound` (comma-separated, for
+ * the report's dims). Call before shape inference. */
+gboolean zoo_bind_dims(const Model *m, const GPtrArray *inputs, ShapeOptions *shape, GString *bound, GError **error);
 /* Gives the data to the executor's graph inputs. */
 gboolean zoo_set_inputs(Executor *e, const Model *m, const GPtrArray *inputs, GError **error);
 /* How far a run's outputs were from the expected ones, over every element of every output. */

@@ -277,7 +277,7 @@ static gboolean unsupported(const Node *n, GError **error, const char *what)
 }
 
 /* Every op needs a kernel, or outputs all folded at plan time (their values are written instead). */
-static gboolean check_kernels(const GPtrArray *schedule, GError **error)
+gboolean exec_check_schedule(const GPtrArray *schedule, GError **error)
 {
     for (guint s = 0; s < schedule->len; s++) {
         const Node *n = schedule->pdata[s];
@@ -577,7 +577,7 @@ Executor *executor_new_sharing(const Model *m, const GPtrArray *schedule, const 
                     aliases->layout.pad_last);
         return NULL;
     }
-    if (!check_kernels(schedule, error))
+    if (!exec_check_schedule(schedule, error))
         return NULL;
     Executor *e = g_new0(Executor, 1);
     guint n = g->tensors->len;

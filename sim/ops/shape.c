@@ -44,9 +44,15 @@ gboolean shape_options_add_bound(ShapeOptions *o, const char *spec, GError **err
         g_free(shown);
         return FALSE;
     }
+    char *name = g_strndup(spec, eq - spec);
+    if (g_hash_table_contains(o->bounds, name)) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--bound names '%s' twice", name);
+        g_free(name);
+        return FALSE;
+    }
     gint64 *boxed = g_new(gint64, 1);
     *boxed = v;
-    g_hash_table_replace(o->bounds, g_strndup(spec, eq - spec), boxed);
+    g_hash_table_replace(o->bounds, name, boxed);
     return TRUE;
 }
 
@@ -64,9 +70,15 @@ gboolean shape_options_add_dim(ShapeOptions *o, const char *spec, GError **error
         g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--dim '%s': VALUE must be a positive integer", spec);
         return FALSE;
     }
+    char *name = g_strndup(spec, eq - spec);
+    if (g_hash_table_contains(o->dims, name)) { /* the last would win silently, while the row records both */
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--dim names '%s' twice", name);
+        g_free(name);
+        return FALSE;
+    }
     gint64 *boxed = g_new(gint64, 1);
     *boxed = v;
-    g_hash_table_replace(o->dims, g_strndup(spec, eq - spec), boxed);
+    g_hash_table_replace(o->dims, name, boxed);
     return TRUE;
 }
 

@@ -56,7 +56,19 @@ void report_row_fill(ReportRow *row, const Trace *t, const Plan *plan)
 static double pct(guint64 part, guint64 whole) { return whole ? 100.0 * (double)part / (double)whole : 0.0; }
 /* The arena above the lower bound (fragmentation), and below naive (what reuse saved). */
 static guint64 row_fragmentation(const ReportRow *r) { return r->arena - MIN(r->arena, r->lower_bound); }
-static guint64 row_saved(const ReportRow *r) { return r->naive - MIN(r->naive, r->arena); }
+/* naive minus arena: negative when the strategy needs more than no reuse at all (PyTorch's segments can) */
+static gint64 row_saved(const ReportRow *r) { return (gint64)r->naive - (gint64)r->arena; }
+static double spct(gint64 part, guint64 whole) { return whole ? 100.0 * (double)part / (double)whole : 0.0; }
+/* sim_format_bytes of |v|, with a minus sign when v is negative. Newly allocated. */
+static char *format_signed_bytes(gint64 v)
+{
+    char *b = sim_format_bytes(v < 0 ? (guint64)0 - (guint64)v : (guint64)v);
+    if (v >= 0)
+        return b;
+    char *s = g_strconcat("-", b, NULL);
+    g_free(b);
+    return s;
+}
 
 /* Columns, in the one order every format uses. */
 static const char *const columns[] = {
@@ -76,7 +88,8 @@ static gboolean column_is_number(guint c) { return (c >= 4 && c <= 13) || (c >= 
 
 static char *cell(const ReportRow *r, guint c)
 {
-    guint64 frag = row_fragmentation(r), saved = row_saved(r);
+    guint64 frag = row_fragmentation(r);
+    gint64 saved = row_saved(r);
     if (!r->buffers && column_is_number(c)) /* an order that could not run: no figures (its detail says why) */
         return g_strdup("");
     switch (c) {
@@ -91,11 +104,15 @@ static char *cell(const ReportRow *r, guint c)
     case 8: return g_strdup_printf("%" G_GUINT64_FORMAT, frag);
     case 9: return g_strdup_printf("%.2f", pct(frag, r->lower_bound));
     case 10: return g_strdup_printf("%" G_GUINT64_FORMAT, r->naive);
-    case 11: return g_strdup_printf("%" G_GUINT64_FORMAT, saved);
-    case 12: return g_strdup_printf("%.2f", pct(saved, r->naive));
+    case 11: return g_strdup_printf("%" G_GINT64_FORMAT, saved);
+    case 12: return g_strdup_printf("%.2f", spct(saved, r->naive));
     case 13: return g_strdup_printf("%.6f", r->seconds);
     case 14: return g_strdup(r->verified ? "yes" : "no");
-    case 15: return g_strdup(r->detail ? r->detail : "");
+    case 15:
+        if (r->unknown_ops)
+            return g_strdup_printf("%s%splanned from value_info (--allow-unknown-ops): %s", r->detail ? r->detail : "",
+                                   r->detail && *r->detail ? "; " : "", r->unknown_ops);
+        return g_strdup(r->detail ? r->detail : "");
     case 16: return g_strdup(r->alias ? r->alias : "none");
     case 17: return g_strdup_printf("%" G_GUINT64_FORMAT, r->no_alias_bytes);
     case 18: return g_strdup_printf("%" G_GUINT64_FORMAT, r->trace_bytes);
@@ -112,9 +129,10 @@ static char *cell(const ReportRow *r, guint c)
 
 static void print_text_one(FILE *out, const ReportRow *r)
 {
-    guint64 frag = row_fragmentation(r), saved = row_saved(r);
+    guint64 frag = row_fragmentation(r);
+    gint64 saved = row_saved(r);
     char *arena = sim_format_bytes(r->arena), *lb = sim_format_bytes(r->lower_bound), *fr = sim_format_bytes(frag),
-         *nv = sim_format_bytes(r->naive), *sv = sim_format_bytes(saved);
+         *nv = sim_format_bytes(r->naive), *sv = format_signed_bytes(saved);
     char *graph = cell_text(r->graph), *dims = cell_text(r->dims);
     fprintf(out, "graph          %s (dims: %s)\n", graph, dims);
     g_free(graph);
@@ -127,12 +145,19 @@ static void print_text_one(FILE *out, const ReportRow *r)
     fprintf(out, "fragmentation  %s (%.2f%% of the lower bound)%s\n", fr, pct(frag, r->lower_bound),
             r->optimal && frag ? "; no placement does better" : "");
     fprintf(out, "naive          %s (no reuse)\n", nv);
-    fprintf(out, "savings        %s (%.2f%% of naive)\n", sv, pct(saved, r->naive));
+    fprintf(out, "savings        %s (%.2f%% of naive%s)\n", sv, spct(saved, r->naive),
+            saved < 0 ? ": more than no reuse at all" : "");
     fprintf(out, "planning       %.6f s\n", r->seconds);
     if (r->search_nodes || r->climb_steps) /* the counted work, the same on any machine under --budget-work */
         fprintf(out, "work           %" G_GUINT64_FORMAT " search nodes, %" G_GUINT64_FORMAT " climb steps\n",
                 r->search_nodes, r->climb_steps);
     fprintf(out, "verified       %s\n", r->verified ? "yes" : "no (--no-verify)");
+    if (r->unknown_ops) {
+        char *ops = cell_text(r->unknown_ops);
+        fprintf(out, "unknown ops    %s: planned from the file's value_info (--allow-unknown-ops), not inferred; "
+                "--run cannot run them\n", ops);
+        g_free(ops);
+    }
     if (r->bounded)
         fprintf(out, "sizes          an upper-bound plan: %u data-dependent tensor%s planned at %s bound%s\n", r->bounded,
                 r->bounded == 1 ? "" : "s", r->bounded == 1 ? "its" : "their", r->bounded == 1 ? "" : "s");
@@ -162,7 +187,7 @@ static void print_text_table(FILE *out, const ReportRow *rows, guint n)
         }
         fprintf(out, "%-10s %-18s %9u %16" G_GUINT64_FORMAT " %16" G_GUINT64_FORMAT " %9.2f%% %9.2f%% %12.6f  %s%s\n", r->order,
                 r->strategy, r->buffers, r->lower_bound, r->arena, pct(row_fragmentation(r), r->lower_bound),
-                pct(row_saved(r), r->naive), r->seconds, r->detail, r->verified ? "" : " (not verified)");
+                spct(row_saved(r), r->naive), r->seconds, r->detail, r->verified ? "" : " (not verified)");
     }
 }
 
@@ -223,7 +248,7 @@ static void print_json(FILE *out, const ReportRow *rows, guint n)
                 if (c == 9 || c == 12 || c == 13)
                     json_builder_add_double_value(b, g_ascii_strtod(v, NULL));
                 else
-                    json_builder_add_int_value(b, (gint64)g_ascii_strtoull(v, NULL, 10));
+                    json_builder_add_int_value(b, g_ascii_strtoll(v, NULL, 10));
             } else if (c == 14) {
                 json_builder_add_boolean_value(b, rows[k].verified);
             } else {
@@ -265,7 +290,7 @@ static void print_md_compact(FILE *out, const ReportRow *rows, guint n)
                  *arena = g_format_size_full(r->arena, G_FORMAT_SIZE_IEC_UNITS), *detail = cell_md(r->detail);
             fprintf(out, "| %s | %s | %u | %s | %s | %.2f%% | %.2f%% | %.6f | %s%s |\n", order, strategy, r->buffers, lb, arena,
                     pct(row_fragmentation(r), r->lower_bound),
-                    pct(row_saved(r), r->naive), r->seconds, detail,
+                    spct(row_saved(r), r->naive), r->seconds, detail,
                     r->verified ? "" : " (not verified)");
             g_free(lb);
             g_free(arena);
