@@ -6,6 +6,8 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static char *write_model(Model *m, const char *file)
 {
@@ -274,6 +276,66 @@ static void test_report_numbers(void)
     g_free(unknown);
 }
 
+/* --dump-outputs creates its files: a symlink, a FIFO or a file already in the folder is never opened (a symlink
+ * was written through, a FIFO blocked for ever), a failed dump removes the files it created and keeps the
+ * others, and an I/O error is one line (each began with a GLib-CRITICAL). */
+static void test_dump_creates(void)
+{
+    Builder *b = builder_new("two", 13);
+    const char *x = builder_input(b, "x", DT_FLOAT, 2, (const gint64[]){2, 3});
+    builder_output(b, builder_node(b, "Abs", (const char *const[]){x, NULL}, 1, (const char *[]){"y"}, NULL));
+    builder_output(b, builder_node(b, "Neg", (const char *const[]){x, NULL}, 1, (const char *[]){"z"}, NULL));
+    GError *error = NULL;
+    Model *m = builder_finish(b, &error);
+    g_assert_no_error(error);
+    char *path = write_model(m, "two.onnx"), *dir = test_scratch_path("dump"), *victim = test_scratch_path("victim");
+    g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0);
+    g_assert_true(g_file_set_contents(victim, "keep", -1, NULL));
+    char *first = g_build_filename(dir, "output_0.pb", NULL), *second = g_build_filename(dir, "output_1.pb", NULL);
+    /* a symlink at output_1.pb: refused, the target untouched, and output_0.pb (made by this run) removed */
+    g_assert_cmpint(symlink(victim, second), ==, 0);
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--allow-degenerate", "--dump-outputs", dir,
+                                                       NULL});
+    g_assert_cmpint(r.status, ==, 1);
+    char *line = g_strdup_printf("sim: --dump-outputs: %s exists already: a dump writes new files only, never over one "
+                                 "(remove it, or name another folder)\n", second);
+    g_assert_cmpstr(r.err, ==, line);
+    g_free(line);
+    run_result_clear(&r);
+    char *kept = test_read_file(victim);
+    g_assert_cmpstr(kept, ==, "keep");
+    g_free(kept);
+    g_assert_false(g_file_test(first, G_FILE_TEST_EXISTS));
+    g_assert_true(g_file_test(second, G_FILE_TEST_IS_SYMLINK));
+    g_unlink(second);
+    /* a FIFO: refused at once, not waited on */
+    g_assert_cmpint(mkfifo(first, 0644), ==, 0);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--allow-degenerate", "--dump-outputs", dir, NULL});
+    g_assert_cmpint(r.status, ==, 1);
+    assert_contains(r.err, "exists already");
+    g_assert_null(strstr(r.err, "CRITICAL"));
+    run_result_clear(&r);
+    g_unlink(first);
+    /* an empty folder: both written; a folder the run cannot make: one line */
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--allow-degenerate", "--dump-outputs", dir, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    g_assert_true(g_file_test(first, G_FILE_TEST_IS_REGULAR) && g_file_test(second, G_FILE_TEST_IS_REGULAR));
+    char *under_file = g_build_filename(victim, "sub", NULL);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--allow-degenerate", "--dump-outputs", under_file,
+                                             NULL});
+    g_assert_cmpint(r.status, ==, 1);
+    g_assert_null(strstr(r.err, "CRITICAL"));
+    g_assert_cmpuint(strlen(r.err), ==, (gsize)(strchr(r.err, '\n') - r.err) + 1); /* one line */
+    run_result_clear(&r);
+    g_free(under_file);
+    g_free(first);
+    g_free(second);
+    g_free(victim);
+    g_free(dir);
+    g_free(path);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -282,5 +344,6 @@ int main(int argc, char **argv)
     g_test_add_func("/trust/expect-dims-and-errors", test_expect_dims_and_errors);
     g_test_add_func("/trust/pytorch-large-alignment", test_pytorch_large_alignment);
     g_test_add_func("/trust/report-numbers", test_report_numbers);
+    g_test_add_func("/trust/dump-creates", test_dump_creates);
     return g_test_run();
 }

@@ -17,6 +17,7 @@ static gboolean io_fail(GError **error, const char *what, int err)
     const char *why = err == ENOENT ? "no such file"
                       : err == EACCES ? "permission denied"
                       : err == EISDIR ? "is a directory"
+                      : err == EEXIST ? "exists already"
                                       : g_strerror(err);
     g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "%s: %s", what, why);
     return FALSE;
@@ -171,6 +172,31 @@ gboolean sim_write_file(const char *path, const void *data, gsize len, GError **
         return FALSE;
     }
     return TRUE;
+}
+
+gboolean sim_create_file(const char *path, const void *data, gsize len, GError **error)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0666);
+    if (fd < 0)
+        return errno == EEXIST ? io_fail(error, "cannot create", EEXIST) : io_fail(error, "cannot create", errno);
+    const guint8 *p = data;
+    gsize done = 0;
+    int err = 0;
+    while (done < len && !err) {
+        ssize_t n = write(fd, p + done, len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            err = n < 0 ? errno : EIO;
+        else
+            done += (gsize)n;
+    }
+    if (close(fd) != 0 && !err)
+        err = errno;
+    if (!err)
+        return TRUE;
+    g_unlink(path); /* the file this call created, and only it */
+    return io_fail(error, "cannot write", err);
 }
 
 /* The first error a write to standard output met: stdio keeps only that one happened, and by the end errno

@@ -6,7 +6,8 @@
  *    model's own folder, be a regular file, and hold the requested range; only that range is read;
  *  - writing: a missing or regular file is replaced atomically (a temporary beside it, renamed over it,
  *    so a failed write leaves the old file); anything else (a device like /dev/null, a FIFO, a symlink) is
- *    written in place and never replaced; every write and close is checked;
+ *    written in place and never replaced; every write and close is checked; files a run makes in a folder of
+ *    its own (--dump-outputs) are created new, never over anything;
  *  - stdout: flushed and checked once at the end, so `sim ... > /dev/full` fails with a message.
  * Failures are SIM_ERROR_IO errors without the path (callers add it where their messages want it). */
 #ifndef SIM_FILES_H
@@ -28,6 +29,10 @@ gboolean sim_read_range_inside(const char *folder, const char *relative, guint64
                                GError **error);
 /* Writes len bytes to path: atomically over a missing or regular file, in place over anything else. */
 gboolean sim_write_file(const char *path, const void *data, gsize len, GError **error);
+/* Creates path as a new regular file holding len bytes: nothing that exists there is opened (O_EXCL: not a
+ * file, a symlink or a FIFO), so nothing is replaced or written through; a failed write removes the file it
+ * created. "exists already" when the path does. */
+gboolean sim_create_file(const char *path, const void *data, gsize len, GError **error);
 /* Puts a stream over standard output that remembers the first error a write met (call before any output). */
 void sim_stdout_guard(void);
 /* Flushes stdout and reports whether every write to it went through, with the first error's reason. */

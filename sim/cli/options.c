@@ -678,6 +678,6 @@ int cli_usage_error(const char *message)
 int cli_file_error(const char *path, const GError *error)
 {
     /* Trace errors already carry FILE:LINE. */
-    cli_error_line(g_str_has_prefix(error->message, path) ? NULL : path, error->message, "");
+    cli_error_line(path && g_str_has_prefix(error->message, path) ? NULL : path, error->message, "");
     return 1;
 }

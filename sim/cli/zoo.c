@@ -1,6 +1,7 @@
 /* zoo.c — the model zoo's test-data layout (see zoo.h). */
 #include "cli/zoo.h"
 #include "model/onnx.h"
+#include "base/files.h"
 
 #include <glib/gstdio.h>
 #include <math.h>
@@ -217,22 +218,43 @@ gboolean zoo_expect_outputs(const Executor *e, const char *dir, double rtol, dou
 
 gboolean zoo_write_outputs(const Executor *e, const char *dir, GError **error)
 {
-    if (g_mkdir_with_parents(dir, 0755) != 0) {
+    gboolean made = !g_file_test(dir, G_FILE_TEST_EXISTS);
+    if (g_mkdir_with_parents(dir, 0755) != 0 || !g_file_test(dir, G_FILE_TEST_IS_DIR)) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "--dump-outputs: cannot make the folder %s", dir);
         return FALSE;
     }
+    /* each file created new (never over a file, a symlink or a FIFO the folder holds); a failure removes the files
+     * this dump created, and the folder when it made it */
+    GPtrArray *created = g_ptr_array_new_with_free_func(g_free);
     gboolean ok = TRUE;
     for (guint k = 0; ok && k < executor_output_count(e); k++) {
         const char *name;
         const ExecTensor *x = executor_output(e, k, &name);
         TensorData *d = tensor_data_new(name, x->dtype, x->rank, x->dims);
         d->raw = g_bytes_new(x->data, x->count * dtype_size(x->dtype));
+        GBytes *bytes = onnx_write_tensor_bytes(d);
+        gsize len;
+        const void *data = g_bytes_get_data(bytes, &len);
         char *path = file_in(dir, "output", k);
-        ok = onnx_write_tensor_file(d, path, error);
-        if (!ok)
+        ok = sim_create_file(path, data, len, error);
+        if (ok)
+            g_ptr_array_add(created, g_strdup(path));
+        else if (g_error_matches(*error, SIM_ERROR, SIM_ERROR_IO) && strstr((*error)->message, "exists already")) {
+            g_clear_error(error);
+            g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "--dump-outputs: %s exists already: a dump writes new files "
+                        "only, never over one (remove it, or name another folder)", path);
+        } else
             g_prefix_error(error, "--dump-outputs: %s: ", path);
+        g_bytes_unref(bytes);
         g_free(path);
         tensor_data_free(d);
     }
+    if (!ok) {
+        for (guint k = 0; k < created->len; k++)
+            g_unlink(created->pdata[k]);
+        if (made)
+            g_rmdir(dir);
+    }
+    g_ptr_array_unref(created);
     return ok;
 }

@@ -293,7 +293,7 @@ gboolean onnx_write_file(const Model *m, const char *path, GError **error)
     return ok;
 }
 
-gboolean onnx_write_tensor_file(const TensorData *t, const char *path, GError **error)
+GBytes *onnx_write_tensor_bytes(const TensorData *t)
 {
     Pool pool = {g_ptr_array_new_with_free_func(g_free), g_ptr_array_new()};
     Onnx__TensorProto *tp = write_tensor(&pool, t);
@@ -302,7 +302,15 @@ gboolean onnx_write_tensor_file(const TensorData *t, const char *path, GError **
     onnx__tensor_proto__pack(tp, buf);
     g_ptr_array_unref(pool.unpacked);
     g_ptr_array_unref(pool.allocs);
-    gboolean ok = sim_write_file(path, buf, len, error);
-    g_free(buf);
+    return g_bytes_new_take(buf, len);
+}
+
+gboolean onnx_write_tensor_file(const TensorData *t, const char *path, GError **error)
+{
+    GBytes *b = onnx_write_tensor_bytes(t);
+    gsize len;
+    const void *data = g_bytes_get_data(b, &len);
+    gboolean ok = sim_write_file(path, data, len, error);
+    g_bytes_unref(b);
     return ok;
 }

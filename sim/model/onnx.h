@@ -21,6 +21,8 @@ Model *onnx_read_bytes(const guint8 *data, gsize len, const char *dir, GError **
 TensorData *onnx_read_tensor_file(const char *path, GError **error);
 
 GBytes *onnx_write_bytes(const Model *m);
+/* A TensorProto's bytes (as the ONNX test data's output_K.pb holds them). */
+GBytes *onnx_write_tensor_bytes(const TensorData *t);
 /* A TensorProto file (as the ONNX test data's output_K.pb), written as sim_write_file writes. */
 gboolean onnx_write_tensor_file(const TensorData *t, const char *path, GError **error);
 gboolean onnx_write_file(const Model *m, const char *path, GError **error);
