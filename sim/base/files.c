@@ -67,6 +67,28 @@ static gboolean read_exact(int fd, guint64 offset, void *to, gsize length, GErro
     return TRUE;
 }
 
+GMappedFile *sim_map_file(const char *path, guint64 max_bytes, GError **error)
+{
+    guint64 size;
+    int fd = open_regular(path, 0, &size, error);
+    if (fd < 0)
+        return NULL;
+    if (size > max_bytes) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "cannot read: the file has %" G_GUINT64_FORMAT " bytes, more than "
+                    "the %" G_GUINT64_FORMAT " this kind of file may have", size, max_bytes);
+        close(fd);
+        return NULL;
+    }
+    GError *io = NULL;
+    GMappedFile *m = g_mapped_file_new_from_fd(fd, FALSE, &io);
+    close(fd);
+    if (!m) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "cannot read: %s", io->message);
+        g_error_free(io);
+    }
+    return m;
+}
+
 gboolean sim_read_file(const char *path, guint64 max_bytes, gchar **contents, gsize *len, GError **error)
 {
     guint64 size;

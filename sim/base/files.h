@@ -23,6 +23,10 @@
 
 /* Reads a whole regular file of at most max_bytes; the contents are NUL-terminated (outside len). */
 gboolean sim_read_file(const char *path, guint64 max_bytes, gchar **contents, gsize *len, GError **error);
+/* Maps a whole regular file of at most max_bytes read-only (its pages are read as they are touched, and held by
+ * the system's cache rather than the process): a header can be read without its data. Free with
+ * g_mapped_file_unref. */
+GMappedFile *sim_map_file(const char *path, guint64 max_bytes, GError **error);
 /* Reads length bytes at offset of `relative`, a file that must resolve (symlinks followed) to a regular
  * file under `folder`. */
 gboolean sim_read_range_inside(const char *folder, const char *relative, guint64 offset, gsize length, void *to,

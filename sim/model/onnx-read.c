@@ -5,6 +5,7 @@
 #include "model/proto-depth.h"
 #include "onnx.pb-c.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 G_STATIC_ASSERT(G_BYTE_ORDER == G_LITTLE_ENDIAN);
@@ -45,6 +46,38 @@ static GBytes *pack_ints(const void *src, gsize count, gsize src_size, guint ele
     return g_bytes_new_take(out, count * elem_size);
 }
 
+/* The typed field ONNX stores each element type in (TensorProto's comments): 4 float_data, 5 int32_data (the
+ * narrower integers, bool, and 16- and 8-bit floats as their bit patterns), 7 int64_data, 10 double_data,
+ * 11 uint64_data; 0 for types with none (strings have string_data). */
+static int typed_field_of(DType dt)
+{
+    switch (dt) {
+    case DT_FLOAT: case DT_COMPLEX64: return 4;
+    case DT_DOUBLE: case DT_COMPLEX128: return 10;
+    case DT_INT64: return 7;
+    case DT_UINT32: case DT_UINT64: return 11;
+    case DT_INT32: case DT_INT16: case DT_INT8: case DT_UINT16: case DT_UINT8: case DT_BOOL: case DT_FLOAT16:
+    case DT_BFLOAT16: case DT_FLOAT8E4M3FN: case DT_FLOAT8E4M3FNUZ: case DT_FLOAT8E5M2: case DT_FLOAT8E5M2FNUZ:
+    case DT_UINT4: case DT_INT4: return 5;
+    default: return 0;
+    }
+}
+
+/* Whether v, from a wider typed field, is a value of dt (a bit pattern for the small floats). */
+static gboolean fits_type(gint64 v, DType dt)
+{
+    switch (dt) {
+    case DT_INT8: return v >= G_MININT8 && v <= G_MAXINT8;
+    case DT_UINT8: case DT_FLOAT8E4M3FN: case DT_FLOAT8E4M3FNUZ: case DT_FLOAT8E5M2: case DT_FLOAT8E5M2FNUZ:
+        return v >= 0 && v <= G_MAXUINT8;
+    case DT_INT16: return v >= G_MININT16 && v <= G_MAXINT16;
+    case DT_UINT16: case DT_FLOAT16: case DT_BFLOAT16: return v >= 0 && v <= G_MAXUINT16;
+    case DT_BOOL: return v == 0 || v == 1;
+    case DT_UINT32: return (guint64)v <= G_MAXUINT32;
+    default: return TRUE;
+    }
+}
+
 static TensorData *read_tensor(const Onnx__TensorProto *tp, const char *what, GError **error)
 {
     const char *name = S(tp->name);
@@ -81,6 +114,32 @@ static TensorData *read_tensor(const Onnx__TensorProto *tp, const char *what, GE
     /* Complex types hold two components per element in the typed fields. */
     guint64 comps = (dt == DT_COMPLEX64 || dt == DT_COMPLEX128) ? 2 * n : n;
     size_t have = 0;
+    /* a typed field holds only the types ONNX stores there, each value one of the type's: int32_data read for a
+     * FLOAT was taken as bit patterns, an INT64 -1 in uint64_data for a UINT32 became 4294967295 */
+    const struct { size_t count; int field; const char *name; } typed[] = {
+        {tp->n_float_data, 4, "float_data"}, {tp->n_int32_data, 5, "int32_data"}, {tp->n_int64_data, 7, "int64_data"},
+        {tp->n_double_data, 10, "double_data"}, {tp->n_uint64_data, 11, "uint64_data"}};
+    for (gsize k = 0; !tp->has_raw_data && dt != DT_STRING && k < G_N_ELEMENTS(typed); k++)
+        if (typed[k].count && typed[k].field != typed_field_of(dt)) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "%s '%s': %s holds values, but ONNX stores %s elsewhere", what,
+                        name, typed[k].name, dtype_name(dt));
+            tensor_data_free(t);
+            return NULL;
+        }
+    for (size_t k = 0; !tp->has_raw_data && k < tp->n_int32_data; k++)
+        if (!fits_type(tp->int32_data[k], dt)) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "%s '%s': int32_data value %d at %zu is not a value of %s",
+                        what, name, tp->int32_data[k], k, dtype_name(dt));
+            tensor_data_free(t);
+            return NULL;
+        }
+    for (size_t k = 0; !tp->has_raw_data && k < tp->n_uint64_data; k++)
+        if (!fits_type((gint64)tp->uint64_data[k], dt) || (dt == DT_UINT32 && tp->uint64_data[k] > G_MAXUINT32)) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "%s '%s': uint64_data value %" G_GUINT64_FORMAT " at %zu is "
+                        "not a value of %s", what, name, (guint64)tp->uint64_data[k], k, dtype_name(dt));
+            tensor_data_free(t);
+            return NULL;
+        }
     if (dt == DT_STRING) {
         t->strings = g_ptr_array_new_with_free_func((GDestroyNotify)g_bytes_unref);
         for (size_t k = 0; k < tp->n_string_data; k++)
@@ -454,22 +513,141 @@ Model *onnx_read_file(const char *path, GError **error)
     return m;
 }
 
+/* A protobuf varint at *p (before end), or FALSE. */
+static gboolean wire_varint(const guint8 **p, const guint8 *end, guint64 *out)
+{
+    guint64 v = 0;
+    for (int shift = 0; shift < 64 && *p < end; shift += 7) {
+        guint8 b = *(*p)++;
+        v |= (guint64)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *out = v;
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+/* The TensorProto's dims (field 1, packed or not), data_type (2) and name (8) from the top-level tags, every
+ * other field skipped by its length; FALSE when the bytes are not protobuf. */
+static gboolean scan_tensor_header(const guint8 *p, gsize len, TensorData **out)
+{
+    const guint8 *end = p + len;
+    GArray *dims = g_array_new(FALSE, FALSE, sizeof(gint64));
+    gint64 type = 0;
+    char *name = NULL;
+    gboolean ok = TRUE;
+    while (ok && p < end) {
+        guint64 key, v;
+        ok = wire_varint(&p, end, &key);
+        guint field = (guint)(key >> 3), wire = (guint)(key & 7);
+        if (!ok)
+            break;
+        if (wire == 0) {
+            ok = wire_varint(&p, end, &v);
+            if (ok && field == 1)
+                g_array_append_val(dims, v);
+            else if (ok && field == 2)
+                type = (gint64)v;
+        } else if (wire == 2) {
+            ok = wire_varint(&p, end, &v) && v <= (guint64)(end - p);
+            if (ok && field == 1) { /* packed dims */
+                const guint8 *q = p, *stop = p + v;
+                while (ok && q < stop) {
+                    guint64 d;
+                    ok = wire_varint(&q, stop, &d);
+                    if (ok)
+                        g_array_append_val(dims, d);
+                }
+            } else if (ok && field == 8) {
+                g_free(name);
+                name = g_strndup((const char *)p, (gsize)v);
+            }
+            if (ok)
+                p += v;
+        } else if (wire == 5 || wire == 1) {
+            gsize n = wire == 5 ? 4 : 8;
+            ok = (gsize)(end - p) >= n;
+            p += ok ? n : 0;
+        } else {
+            ok = FALSE;
+        }
+        ok = ok && dims->len <= 64;
+    }
+    if (ok)
+        *out = tensor_data_new(name ? name : "", (DType)(dtype_is_valid(type) ? type : DT_UNDEFINED), (int)dims->len,
+                               (const gint64 *)(void *)dims->data);
+    if (ok && !dtype_is_valid(type)) {
+        tensor_data_free(*out);
+        *out = NULL;
+        ok = FALSE;
+    }
+    g_array_unref(dims);
+    g_free(name);
+    return ok;
+}
+
+TensorData *onnx_read_tensor_header(const char *path, GError **error)
+{
+    GMappedFile *m = sim_map_file(path, SIM_MODEL_MAX_BYTES, error);
+    if (!m)
+        return NULL;
+    TensorData *t = NULL;
+    gboolean ok = scan_tensor_header((const guint8 *)g_mapped_file_get_contents(m), g_mapped_file_get_length(m), &t);
+    g_mapped_file_unref(m);
+    if (!ok) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "not a TensorProto (protobuf decoding failed)");
+        return NULL;
+    }
+    guint64 n;
+    if (!element_count("tensor", t->name, t->rank, t->dims, &n, error)) {
+        tensor_data_free(t);
+        return NULL;
+    }
+    return t;
+}
+
 TensorData *onnx_read_tensor_file(const char *path, GError **error)
 {
-    gchar *bytes;
-    gsize len;
-    if (!sim_read_file(path, SIM_MODEL_MAX_BYTES, &bytes, &len, error))
+    GMappedFile *m = sim_map_file(path, SIM_MODEL_MAX_BYTES, error);
+    if (!m)
         return NULL;
-    Onnx__TensorProto *tp = proto_depth_within(&onnx__tensor_proto__descriptor, (const guint8 *)bytes, len,
-                                               ONNX_MAX_MESSAGE_DEPTH)
-                                ? onnx__tensor_proto__unpack(NULL, len, (const uint8_t *)bytes)
+    const guint8 *bytes = (const guint8 *)g_mapped_file_get_contents(m);
+    gsize len = g_mapped_file_get_length(m);
+    Onnx__TensorProto *tp = len && proto_depth_within(&onnx__tensor_proto__descriptor, bytes, len, ONNX_MAX_MESSAGE_DEPTH)
+                                ? onnx__tensor_proto__unpack(NULL, len, bytes)
                                 : NULL;
-    g_free(bytes);
+    g_mapped_file_unref(m);
     if (!tp) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "not a TensorProto (protobuf decoding failed)");
         return NULL;
     }
+    /* raw_data taken from the unpacked message rather than copied again: one copy of the data in all */
+    ProtobufCBinaryData raw = {0};
+    gboolean had_raw = tp->has_raw_data;
+    if (had_raw) {
+        raw = tp->raw_data;
+        tp->raw_data = (ProtobufCBinaryData){0};
+        tp->has_raw_data = 0;
+    }
     TensorData *t = read_tensor(tp, "tensor", error);
     onnx__tensor_proto__free_unpacked(tp, NULL);
+    if (t && had_raw && t->dtype != DT_STRING && !t->external) {
+        guint64 n, want = 0;
+        if (!element_count("tensor", t->name, t->rank, t->dims, &n, error) ||
+            !graph_size_mul(n, dtype_size(t->dtype), &want) || want != raw.len) {
+            if (!(error && *error))
+                g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "tensor '%s': raw_data holds %zu bytes, its shape needs %"
+                            G_GUINT64_FORMAT, t->name, raw.len, want);
+            tensor_data_free(t);
+            t = NULL;
+        } else {
+            if (t->raw)
+                g_bytes_unref(t->raw);
+            t->raw = g_bytes_new_with_free_func(raw.data, raw.len, free, raw.data);
+            raw.data = NULL;
+        }
+    }
+    free(raw.data);
     return t;
 }

@@ -17,8 +17,12 @@ Model *onnx_read_file(const char *path, GError **error);
 /* dir: the folder that external-data locations are relative to (may be NULL). */
 Model *onnx_read_bytes(const guint8 *data, gsize len, const char *dir, GError **error);
 
-/* A TensorProto file (the ONNX test data's input_K.pb / output_K.pb). */
+/* A TensorProto file (the ONNX test data's input_K.pb / output_K.pb), its data copied once out of the mapped file
+ * (a typed field only of a type ONNX puts there, each value within the element type). */
 TensorData *onnx_read_tensor_file(const char *path, GError **error);
+/* The same file's name, element type and dims, without its data (raw NULL), read from the tags alone: what its
+ * data will take can be weighed before a byte of it is read. */
+TensorData *onnx_read_tensor_header(const char *path, GError **error);
 
 GBytes *onnx_write_bytes(const Model *m);
 /* A TensorProto's bytes (as the ONNX test data's output_K.pb holds them). */

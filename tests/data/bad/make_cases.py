@@ -363,6 +363,24 @@ def main():
                     field(5, 2, initializer("sc", [3], [1.0] * 3)))), "--graph {} --run", 1,
         "sim: {}: node 'bn' (BatchNormalization): input 1 'sc': its kernel reads one value per channel: 4 elements, "
         "not [3]")
+    # Typed fields of a kind ONNX does not store the element type in, and values past the type: reinterpreted as
+    # bit patterns (int32_data for a FLOAT) or wrapped (-1 for a UINT32) before.
+    def init_typed(name, dims, elem, field_num, wire, values):
+        return (b"".join(field(1, 0, d) for d in dims) + field(2, 0, elem) + s(8, name)
+                + b"".join(field(field_num, wire, v) for v in values))
+    add_x = value_info("x", dims=(dim(2),))
+    add("onnx-float-in-int32-data.onnx",
+        model(graph([node("Add", ["x", "w"], ["y"], name="a")], [add_x], [s(1, "y")],
+                    field(5, 2, init_typed("w", [2], 1, 5, 0, [1065353216, 1073741824])))), "--graph {}", 1,
+        "sim: {}: initializer 'w': int32_data holds values, but ONNX stores FLOAT elsewhere")
+    add("onnx-uint32-out-of-range.onnx",
+        model(graph([node("Add", ["x", "w"], ["y"], name="a")], [value_info("x", elem=12, dims=(dim(2),))], [s(1, "y")],
+                    field(5, 2, init_typed("w", [2], 12, 11, 0, [1, (1 << 64) - 1])))), "--graph {}", 1,
+        "sim: {}: initializer 'w': uint64_data value 18446744073709551615 at 1 is not a value of UINT32")
+    add("onnx-int8-out-of-range.onnx",
+        model(graph([node("Add", ["x", "w"], ["y"], name="a")], [value_info("x", elem=3, dims=(dim(2),))], [s(1, "y")],
+                    field(5, 2, init_typed("w", [2], 3, 5, 0, [1, 300])))), "--graph {}", 1,
+        "sim: {}: initializer 'w': int32_data value 300 at 1 is not a value of INT8")
     # Reproducers the fuzzers found (tests/fuzz/run.sh), committed as they were found.
     cases.append(("fuzz-bins-invalid-utf8.bins", "--graph graphs/noop-chain.onnx --bins {}", 1,
                   "sim: graphs/noop-chain.onnx: {}:2: the line is not valid UTF-8"))
