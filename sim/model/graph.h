@@ -181,7 +181,8 @@ typedef struct Graph {
     gboolean file_order_is_topological;
     struct Graph *parent;    /* enclosing graph of a subgraph */
     GPtrArray *captures;     /* Tensor* of the enclosing graph that this subgraph reads */
-    guint64 unrolled_nodes;  /* nodes unrolled Loops added (ops-control.c keeps the total bounded) */
+    guint64 unrolled_nodes;  /* nodes, and their input and output slots, unrolled Loops added (ops-control.c keeps
+                                the total bounded) */
     gboolean finalized;
 } Graph;
 

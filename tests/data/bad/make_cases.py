@@ -280,7 +280,18 @@ def main():
     loops = [node("Loop", ["M", "", "x" if k == 0 else f"l{k - 1}"], [f"l{k}"], [attr_graph("body", body)], name=f"loop{k}")
              for k in range(20)]
     add("onnx-loops-past-total.onnx", model(graph(loops, [value_info("x")], [value_info("l19")], trip)), "--graph {}", 1,
-        "sim: {}: node 'loop1' (Loop): output 'l1' needs a static shape in value_info (subgraph ops are planned as one "
+        "sim: {}: node 'loop3' (Loop): output 'l3' needs a static shape in value_info (subgraph ops are planned as one "
+        "compute op and their shapes are not inferred)")
+    # One Loop of 50,000 trips of a 6,000-input Sum: 50,000 nodes, but 3*10^8 inputs (4.1 GB unrolled); the total
+    # counts slots, not only nodes.
+    wide = graph([node("Identity", ["cond"], ["cond_out"]), node("Sum", ["x"] * 6000, ["s"])],
+                 [value_info("iter", elem=7, dims=()), value_info("cond", elem=9, dims=()), value_info("x")],
+                 [s(1, "cond_out"), s(1, "s")])
+    trips = field(5, 2, field(2, 0, 7) + s(8, "M") + s(9, struct.pack("<q", 50000)))
+    add("onnx-loop-wide-body.onnx",
+        model(graph([node("Loop", ["M", "", "x"], ["l"], [attr_graph("body", wide)], name="loop")], [value_info("x")],
+                    [s(1, "l")], trips)), "--graph {}", 1,
+        "sim: {}: node 'loop' (Loop): output 'l' needs a static shape in value_info (subgraph ops are planned as one "
         "compute op and their shapes are not inferred)")
     add("trace-escape-in-key.trace", (t + "0 a 1 0 0 colour\x1b]0;owned\x07\x1b[2J=red\n").encode(), "--trace {}", 1,
         "sim: {}:2: unknown key 'colour%1B]0;owned%07%1B[2J=red' (align, fixed, group, bin, reuse)")
