@@ -396,6 +396,24 @@ static void test_inputs_header_first(void)
     g_free(dir);
 }
 
+/* A kernel's accumulators are in the run's one memory account: ReduceMax over UINT8 [2^24, 1] keeps 24 B per output
+ * (16 times its input), outside the account before (a [2^28, 1] one ran at 7.1 GB); under a 200 MB limit the run
+ * ends with one line naming the node. */
+static void test_kernel_memory_account(void)
+{
+    char *model = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "tests", "fuzz", "seeds", "onnx",
+                                   "reduce-accumulators.onnx", NULL);
+    g_setenv("ARENASIM_RUN_MEMORY", "200000000", TRUE);
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", model, "--run", "--allow-degenerate", NULL});
+    g_unsetenv("ARENASIM_RUN_MEMORY");
+    g_assert_cmpint(r.status, ==, 1);
+    assert_contains(r.err, ": node 'r' (ReduceMax): its accumulators need 134,217,736 B (128.0 MiB), past what --run may "
+                           "hold (the run holds ");
+    g_assert_cmpuint(strlen(r.err), ==, (gsize)(strchr(r.err, '\n') - r.err) + 1);
+    run_result_clear(&r);
+    g_free(model);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -406,5 +424,6 @@ int main(int argc, char **argv)
     g_test_add_func("/trust/report-numbers", test_report_numbers);
     g_test_add_func("/trust/dump-creates", test_dump_creates);
     g_test_add_func("/trust/inputs-header-first", test_inputs_header_first);
+    g_test_add_func("/trust/kernel-memory-account", test_kernel_memory_account);
     return g_test_run();
 }

@@ -82,6 +82,12 @@ void *kernel_workspace(const KernelCall *c, gsize bytes);
 
 typedef gboolean (*KernelFn)(const KernelCall *c, GError **error);
 
+/* count x size zeroed bytes for a kernel's own use during one call (accumulators, index lists), weighed in the
+ * run's one memory account with the arena and everything else the run holds; NULL with an error naming the node
+ * and `what` when they are past it. Free with kernel_alloc_free. kernel_workspace is in the account too. */
+void *kernel_alloc(const KernelCall *c, guint64 count, guint64 size, const char *what, GError **error);
+void kernel_alloc_free(void *p);
+
 /* Runs fn over [0, n) in contiguous parts, one per thread of the executor's team (oneDNN's OpenMP threads when
  * --threads asks for more than one; inline otherwise), no part smaller than `grain`; `part` numbers the part
  * (below kernel_threads()), for a per-thread slice of workspace. Returns when every part has. */

@@ -176,8 +176,13 @@ gboolean kernel_unique(const KernelCall *c, GError **error)
     if (!flat)
         kernel_axis_geometry(x, axis, &s.outer, &s.len, &s.inner);
     /* order: the slices sorted (value, then position); group: each slice's distinct entry, by first occurrence */
-    gint64 *order = g_new(gint64, (gsize)MAX(s.len, 1)), *group = g_new(gint64, (gsize)MAX(s.len, 1));
-    gint64 *firsts = g_new(gint64, (gsize)MAX(s.len, 1)), *tally = g_new0(gint64, (gsize)MAX(s.len, 1));
+    if (s.len > G_MAXINT) /* g_qsort_with_data counts in a gint */
+        return kernel_fail(c, error, "%" G_GINT64_FORMAT " slices are more than the 2^31 it sorts", s.len);
+    /* four lists of a slot per slice, 32 B a slice, in the run's memory account */
+    gint64 *order = kernel_alloc(c, 4 * (guint64)MAX(s.len, 1), sizeof(gint64), "slice lists", error);
+    if (!order)
+        return FALSE;
+    gint64 *group = order + MAX(s.len, 1), *firsts = group + MAX(s.len, 1), *tally = firsts + MAX(s.len, 1);
     for (gint64 j = 0; j < s.len; j++)
         order[j] = j;
     g_qsort_with_data(order, (gint)s.len, sizeof(gint64), slice_order, &s);
@@ -188,9 +193,13 @@ gboolean kernel_unique(const KernelCall *c, GError **error)
         group[order[r]] = distinct - 1;
     }
     /* sorted: entries in value order (the runs above); else in order of first occurrence */
-    gint64 *rank_of = g_new(gint64, (gsize)MAX(distinct, 1));
+    gint64 *rank_of = kernel_alloc(c, 2 * (guint64)MAX(distinct, 1), sizeof(gint64), "slice lists", error);
+    if (!rank_of) {
+        kernel_alloc_free(order);
+        return FALSE;
+    }
     if (!sorted) {
-        gint64 *by_first = g_new(gint64, (gsize)MAX(distinct, 1));
+        gint64 *by_first = rank_of + MAX(distinct, 1);
         for (gint64 d = 0; d < distinct; d++)
             by_first[d] = firsts[d];
         qsort(by_first, (size_t)distinct, sizeof(gint64), by_int64);
@@ -198,7 +207,6 @@ gboolean kernel_unique(const KernelCall *c, GError **error)
             rank_of[group[by_first[d]]] = d;
             firsts[d] = by_first[d];
         }
-        g_free(by_first);
     } else {
         for (gint64 d = 0; d < distinct; d++)
             rank_of[d] = d;
@@ -226,11 +234,8 @@ gboolean kernel_unique(const KernelCall *c, GError **error)
     }
     for (gint64 j = 0; ok && inverse && j < s.len; j++)
         kernel_elem_set_i(inverse, (gsize)j, rank_of[group[j]]);
-    g_free(order);
-    g_free(group);
-    g_free(firsts);
-    g_free(tally);
-    g_free(rank_of);
+    kernel_alloc_free(order);
+    kernel_alloc_free(rank_of);
     return ok;
 }
 

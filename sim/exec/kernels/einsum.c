@@ -135,7 +135,9 @@ gboolean kernel_einsum(const KernelCall *c, GError **error)
     for (guint k = 0; k < c->n_in; k++)
         label_strides(&s, ranks[k], s.label[k], dims[k], stride[k]);
     label_strides(&s, y->rank, s.out_label, y->dims, out_stride);
-    double *acc = g_new0(double, y->count + 1);
+    double *acc = kernel_alloc(c, y->count + 1, sizeof(double), "accumulators", error);
+    if (!acc)
+        return FALSE;
     gint64 idx[EINSUM_MAX_LABELS] = {0}, off[EINSUM_MAX_OPERANDS] = {0}, out_off = 0;
     gboolean empty = FALSE;
     for (int l = 0; l < s.n_labels; l++)
@@ -163,6 +165,6 @@ gboolean kernel_einsum(const KernelCall *c, GError **error)
     }
     for (gsize k = 0; k < y->count; k++)
         kernel_elem_set_f(y, k, acc[k]);
-    g_free(acc);
+    kernel_alloc_free(acc);
     return TRUE;
 }

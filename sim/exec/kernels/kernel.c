@@ -1,5 +1,7 @@
 /* kernel.c — the helpers every kernel family shares (see kernel.h). */
 #include "exec/kernel.h"
+#include "base/units.h"
+#include "exec/big-alloc.h"
 #include "exec/onednn.h"
 
 #include <math.h>
@@ -287,9 +289,35 @@ KernelWorkspace *kernel_workspace_new(void) { return g_new0(KernelWorkspace, 1);
 void kernel_workspace_free(KernelWorkspace *w)
 {
     if (w)
-        free(w->data);
+        big_alloc_free(w->data);
     g_free(w);
 }
+
+/* bytes of big_alloc's when the run's account has room for them (what the system could give when the run
+ * started, less what the run holds already), else NULL. */
+static void *account_alloc(guint64 bytes)
+{
+    guint64 available = big_alloc_available(), held = big_alloc_held(), rounded = (MAX(bytes, 1) + 63) / 64 * 64;
+    return rounded >= bytes && held <= available && rounded <= available - held ? big_alloc(bytes) : NULL;
+}
+
+void *kernel_alloc(const KernelCall *c, guint64 count, guint64 size, const char *what, GError **error)
+{
+    guint64 bytes;
+    void *p = graph_size_mul(count, size, &bytes) ? account_alloc(bytes) : NULL;
+    if (p)
+        return p;
+    char *want = sim_format_bytes(count * size), *held = sim_format_bytes(big_alloc_held()),
+         *have = sim_format_bytes(big_alloc_available());
+    kernel_fail(c, error, "its %s need %s, past what --run may hold (the run holds %s already; %s were available "
+                "when it started)", what, graph_size_mul(count, size, &bytes) ? want : "more than 2^64 B", held, have);
+    g_free(want);
+    g_free(held);
+    g_free(have);
+    return NULL;
+}
+
+void kernel_alloc_free(void *p) { big_alloc_free(p); }
 
 guint kernel_threads(void) { return onednn.gomp_parallel ? MAX(onednn.threads, 1) : 1; }
 
@@ -327,15 +355,13 @@ void kernel_parallel(gint64 n, gint64 grain, void (*fn)(void *data, gint64 begin
 void *kernel_workspace(const KernelCall *c, gsize bytes)
 {
     KernelWorkspace *w = c->workspace;
-    if (bytes > w->bytes) {
-        free(w->data);
+    if (bytes > w->bytes) { /* in the run's memory account, as the arena is */
+        big_alloc_free(w->data);
         w->data = NULL;
         w->bytes = 0;
         gsize rounded = (MAX(bytes, 64) + 63) / 64 * 64;
-        if (rounded < bytes || posix_memalign(&w->data, 64, rounded) != 0) {
-            w->data = NULL;
+        if (rounded < bytes || !(w->data = account_alloc(rounded)))
             return NULL;
-        }
         w->bytes = rounded;
     }
     return w->data;

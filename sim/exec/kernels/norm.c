@@ -310,8 +310,13 @@ gboolean kernel_reduce(const KernelCall *c, GError **error)
         out_stride[d] = reduced[d] ? 0 : stride;
         stride *= reduced[d] ? 1 : x->dims[d];
     }
-    double *acc = g_new0(double, y->count + 1);
-    gsize *cnt = g_new0(gsize, y->count + 1);
+    /* the accumulators, in the run's memory account: 16 or 24 B an output (a UINT8 [2^28, 1] took 7.1 GB outside it) */
+    double *acc = kernel_alloc(c, y->count + 1, sizeof(double), "accumulators", error);
+    gsize *cnt = acc ? kernel_alloc(c, y->count + 1, sizeof(gsize), "accumulators", error) : NULL;
+    if (!cnt) {
+        kernel_alloc_free(acc);
+        return FALSE;
+    }
     /* How each element folds in, decided once. */
     enum { R_SUM, R_MAX, R_MIN, R_PROD, R_ABS, R_SQUARE, R_EXP } fold =
         !strcmp(name, "ReduceMax") ? R_MAX : !strcmp(name, "ReduceMin") ? R_MIN : !strcmp(name, "ReduceProd") ? R_PROD
@@ -321,7 +326,12 @@ gboolean kernel_reduce(const KernelCall *c, GError **error)
         acc[k] = fold == R_MAX ? -INFINITY : fold == R_MIN ? INFINITY : fold == R_PROD ? 1.0 : 0.0;
     const float *px = x->dtype == DT_FLOAT ? x->data : NULL;
     if (!px) { /* another type: each element through its accessor, integers summed and multiplied in 64 bits */
-        gint64 *iacc = g_new0(gint64, y->count + 1), idx[16] = {0};
+        gint64 *iacc = kernel_alloc(c, y->count + 1, sizeof(gint64), "accumulators", error), idx[16] = {0};
+        if (!iacc) {
+            kernel_alloc_free(acc);
+            kernel_alloc_free(cnt);
+            return FALSE;
+        }
         for (gsize k = 0; k < y->count; k++)
             iacc[k] = fold == R_MAX ? G_MININT64 : fold == R_MIN ? G_MAXINT64 : fold == R_PROD ? 1 : 0;
         for (gsize k = 0, o = 0; k < x->count; k++) {
@@ -370,9 +380,9 @@ gboolean kernel_reduce(const KernelCall *c, GError **error)
                 kernel_elem_set_f(y, k, v);
             }
         }
-        g_free(iacc);
-        g_free(acc);
-        g_free(cnt);
+        kernel_alloc_free(iacc);
+        kernel_alloc_free(acc);
+        kernel_alloc_free(cnt);
         return TRUE;
     }
     /* Reducing the trailing axes only (LayerNorm's mean, a row sum): contiguous rows, no odometer. */
@@ -423,7 +433,7 @@ gboolean kernel_reduce(const KernelCall *c, GError **error)
         else if (!strcmp(name, "ReduceLogSum") || !strcmp(name, "ReduceLogSumExp")) v = log(v);
         py[k] = (float)v;
     }
-    g_free(acc);
-    g_free(cnt);
+    kernel_alloc_free(acc);
+    kernel_alloc_free(cnt);
     return TRUE;
 }

@@ -392,6 +392,19 @@ def main():
         model(graph([node("Add", ["x", "w"], ["y"], name="a")], [value_info("x", elem=3, dims=(dim(2),))], [s(1, "y")],
                     field(5, 2, init_typed("w", [2], 3, 5, 0, [1, 300])))), "--graph {}", 1,
         "sim: {}: initializer 'w': int32_data value 300 at 1 is not a value of INT8")
+    # Models that plan but stress a kernel, seeds of fuzz-onnx (tests/fuzz/seeds/onnx/): a depthwise Conv of stride
+    # 2^62 and pads of 2^20 (the phased path wrote past its workspace), and ReduceMax over UINT8 [2^24, 1], whose
+    # 24 B of accumulators per output are in the run's memory account (tests/test-trust.c runs it under a limit).
+    seeds = os.path.join(HERE, "..", "..", "fuzz", "seeds", "onnx")
+    dw_x = value_info("x", dims=(dim(1), dim(2), dim(8), dim(8)))
+    dw = graph([node("Conv", ["x", "w"], ["y"], [attr_int("group", 2), attr_ints("strides", [1 << 62, 1]),
+                                                 attr_ints("pads", [1 << 20, 0, 1 << 20, 0])], name="c")],
+               [dw_x], [s(1, "y")], field(5, 2, initializer("w", [2, 1, 1, 1], [0.5, 0.25])))
+    reduce_x = value_info("x", elem=2, dims=(dim(1 << 24), dim(1)))
+    reduce = graph([node("ReduceMax", ["x"], ["y"], [attr_ints("axes", [1])], name="r")], [reduce_x], [s(1, "y")])
+    for name, g in (("depthwise-huge-stride.onnx", dw), ("reduce-accumulators.onnx", reduce)):
+        with open(os.path.join(seeds, name), "wb") as f:
+            f.write(model(g))
     # Reproducers the fuzzers found (tests/fuzz/run.sh), committed as they were found.
     cases.append(("fuzz-bins-invalid-utf8.bins", "--graph graphs/noop-chain.onnx --bins {}", 1,
                   "sim: graphs/noop-chain.onnx: {}:2: the line is not valid UTF-8"))
