@@ -6,6 +6,7 @@
 #include "tests/testutil.h"
 
 #include <glib/gstdio.h>
+#include <math.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -189,6 +190,14 @@ static void test_errors(void)
         assert_contains(error, cases[k].expect);
         arenasim_free(error);
     }
+    /* a NaN budget passed both range comparisons */
+    arenasim_options nan_budget;
+    arenasim_options_init(&nan_budget);
+    nan_budget.budget_seconds = NAN;
+    char *nan_error = NULL;
+    g_assert_null(arenasim_plan_file("graphs/gpt2.onnx", &nan_budget, &nan_error));
+    assert_contains(nan_error, "budget_seconds takes 0 to 31,536,000");
+    arenasim_free(nan_error);
     const char *dims[] = {"seq", NULL};
     arenasim_options o;
     arenasim_options_init(&o);
@@ -279,7 +288,23 @@ static void test_installed(void)
         "    arenasim.plan('graphs/gpt2.onnx', 'worstfit')\n"
         "    sys.exit('no exception')\n"
         "except arenasim.Error as e:\n"
-        "    assert \"unknown strategy 'worstfit'\" in str(e), e\n";
+        "    assert \"unknown strategy 'worstfit'\" in str(e), e\n"
+        /* what the command refuses, refused with its words: no wrapped integer, no NaN, no name cut at a NUL */
+        "bad = [({'budget_work': -1}, 'budget_work takes a positive number'), ({'align': 2**64}, 'align takes a whole "
+        "number'), ({'align': 3}, 'align takes a power of two'), ({'budget_seconds': float('nan')}, 'budget_seconds "
+        "takes a finite number'), ({'budget_seconds': 1e13}, 'at most 31,536,000 seconds'), ({'strategy': "
+        "'bestfit\\0x'}, 'strategy holds a NUL byte')]\n"
+        "for kw, words in bad:\n"
+        "    try:\n"
+        "        arenasim.plan('graphs/gpt2.onnx', **kw)\n"
+        "        sys.exit('no exception for %r' % kw)\n"
+        "    except arenasim.Error as e:\n"
+        "        assert words in str(e), (kw, str(e))\n"
+        "try:\n"
+        "    arenasim.plan('graphs/gpt2.onnx\\0.x', 'bestfit')\n"
+        "    sys.exit('a path cut at its NUL was planned')\n"
+        "except arenasim.Error as e:\n"
+        "    assert 'the path holds a NUL byte' in str(e), e\n";
     char *graph = test_write_symbolic_graph();
     r = run_env((const char *[]){"/usr/bin/python3", "-c", script, graph, NULL}, pyenv);
     g_free(graph);

@@ -13,6 +13,7 @@ names it.
 """
 import ctypes
 import json
+import math
 import os
 from dataclasses import dataclass, field
 
@@ -86,8 +87,46 @@ def _owned_text(ptr):
             _lib.arenasim_free(ptr)
 
 
-def _bytes(s):
-    return None if s is None else os.fsencode(s) if isinstance(s, os.PathLike) else str(s).encode("utf-8", "surrogateescape")
+def _bytes(s, what="a name"):
+    if s is None:
+        return None
+    b = os.fsencode(s) if isinstance(s, os.PathLike) else str(s).encode("utf-8", "surrogateescape")
+    if b"\0" in b:  # C would cut the text there: another file or name than the one given
+        raise Error(f"{what} holds a NUL byte, which no file name or option of sim can hold: {s!r}")
+    return b
+
+
+# The checks sim's options make (sim/cli/options.c), with its words, so that the module refuses what the command
+# refuses: ctypes would otherwise wrap a negative or huge integer into an unsigned field (budget_work=-1 a year-long
+# search, align=2**64 the default) and pass a NaN through.
+_U64 = 1 << 64
+_YEAR = 31536000
+
+
+def _whole(name, v):
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise Error(f"{name} takes a whole number, not {v!r}")
+    if v >= _U64:
+        raise Error(f"{name} takes a whole number, not '{v}'")
+    return v
+
+
+def _check_numbers(budget_work, budget_seconds, align):
+    if budget_work is not None and _whole("budget_work", budget_work) <= 0:
+        raise Error("budget_work takes a positive number (search nodes; a climb step costs one per buffer)")
+    if align is not None:
+        a = _whole("align", align)
+        if a <= 0 or a & (a - 1):
+            raise Error("align takes a power of two")
+    if budget_seconds is not None:
+        if isinstance(budget_seconds, bool) or not isinstance(budget_seconds, (int, float)):
+            raise Error(f"budget_seconds takes a finite number, not {budget_seconds!r}")
+        if not math.isfinite(budget_seconds):
+            raise Error(f"budget_seconds takes a finite number, not '{budget_seconds}'")
+        if budget_seconds <= 0:
+            raise Error("budget_seconds takes a positive number of seconds")
+        if budget_seconds > _YEAR:
+            raise Error("budget_seconds takes at most 31,536,000 seconds (a year)")
 
 
 @dataclass(frozen=True)
@@ -117,12 +156,14 @@ class Plan:
 
 
 def _options(strategy, order, alias, fuse, dims, budget_work, budget_seconds, align, verify, run, keep):
+    _check_numbers(budget_work, budget_seconds, align)
     o = _Options()
     _lib.arenasim_options_init(ctypes.byref(o))
-    o.strategy, o.order, o.alias, o.fuse = (_bytes(v) for v in (strategy, order, alias, fuse))
+    o.strategy, o.order, o.alias, o.fuse = (_bytes(v, w) for v, w in ((strategy, "strategy"), (order, "order"),
+                                                                       (alias, "alias"), (fuse, "fuse")))
     if dims:
         items = dims.items() if isinstance(dims, dict) else (d.split("=", 1) for d in dims)
-        bindings = [_bytes(f"{k}={v}") for k, v in items] + [None]
+        bindings = [_bytes(f"{k}={v}", "dims") for k, v in items] + [None]  # the library checks them as --dim
         array = (ctypes.c_char_p * len(bindings))(*bindings)
         keep.append(array)
         o.dims = ctypes.cast(array, ctypes.POINTER(ctypes.c_char_p))
@@ -145,7 +186,7 @@ def plan(path, strategy=None, *, order=None, alias=None, fuse=None, dims=None, b
     keep = []
     o = _options(strategy, order, alias, fuse, dims, budget_work, budget_seconds, align, verify, run, keep)
     err = ctypes.c_void_p()
-    p = _lib.arenasim_plan_file(_bytes(os.fspath(path)), ctypes.byref(o), ctypes.byref(err))
+    p = _lib.arenasim_plan_file(_bytes(os.fspath(path), "the path"), ctypes.byref(o), ctypes.byref(err))
     if not p:
         raise Error(_owned_text(err.value) or "arenasim: unknown error")
     try:

@@ -110,7 +110,7 @@ arenasim_plan *arenasim_plan_file(const char *path, const arenasim_options *opti
         set_error(error, g_error_new(SIM_ERROR, SIM_ERROR_USAGE, "align takes a power of two"));
         return NULL;
     }
-    if (o->budget_seconds < 0 || o->budget_seconds > 31536000.0) {
+    if (!(o->budget_seconds >= 0 && o->budget_seconds <= 31536000.0)) { /* NaN too */
         set_error(error, g_error_new(SIM_ERROR, SIM_ERROR_USAGE, "budget_seconds takes 0 to 31,536,000"));
         return NULL;
     }
