@@ -414,6 +414,51 @@ static void test_kernel_memory_account(void)
     g_free(model);
 }
 
+/* --threads past what the system gives (here an address-space limit: 1,000 threads of 8 MiB stacks in 3 GB) is
+ * one line of sim's, not libgomp's "Thread creation failed" ending the process mid-run. Not under the
+ * sanitizers: AddressSanitizer's shadow memory needs more address space than the limit leaves. */
+static void test_threads_past_limit(void)
+{
+    const char *sim = g_getenv("SIM_BIN");
+    if (strstr(sim, "/build-asan/")) {
+        g_test_skip("an address-space limit and AddressSanitizer do not mix");
+        return;
+    }
+    char *gpt2 = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "gpt2.onnx", NULL);
+    char *cmd = g_strdup("ulimit -v 3000000; exec \"$0\" --graph \"$1\" --run --threads 1000");
+    g_setenv("TRUST_SHELL", "/bin/sh", TRUE);
+    RunResult r = test_run("TRUST_SHELL", (const char *[]){"-c", cmd, sim, gpt2, NULL});
+    g_assert_cmpint(r.status, ==, 1);
+    g_assert_true(g_str_has_prefix(r.err, "sim: "));
+    assert_contains(r.err, ": --threads 1000: the system gives this process ");
+    g_assert_cmpuint(strlen(r.err), ==, (gsize)(strchr(r.err, '\n') - r.err) + 1);
+    g_assert_null(strstr(r.err, "libgomp"));
+    run_result_clear(&r);
+    g_free(cmd);
+    g_free(gpt2);
+}
+
+/* A ConvTranspose whose weight has no output channels ([4, 0, 3, 3]) runs to its empty output: the kernel passed
+ * its NULL output to memset and its NULL weight to the product (UBSan's finding, under make asan). */
+static void test_conv_transpose_no_channels(void)
+{
+    Builder *b = builder_new("ct", 13);
+    const char *x = builder_input(b, "x", DT_FLOAT, 4, (const gint64[]){1, 4, 5, 5});
+    const char *w = builder_weight(b, "w", DT_FLOAT, 4, (const gint64[]){4, 0, 3, 3}, TRUE);
+    builder_output(b, builder_node(b, "ConvTranspose", (const char *const[]){x, w, NULL}, 1, (const char *[]){"y"}, NULL));
+    builder_output(b, builder_node(b, "Relu", (const char *const[]){x, NULL}, 1, (const char *[]){"r"}, NULL));
+    GError *error = NULL;
+    Model *m = builder_finish(b, &error);
+    g_assert_no_error(error);
+    char *path = write_model(m, "ct.onnx");
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", NULL});
+    if (r.status != 0)
+        g_error("the run fails: %s", r.err);
+    assert_contains(r.out, "'y' FLOAT: 0 elements");
+    run_result_clear(&r);
+    g_free(path);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -425,5 +470,7 @@ int main(int argc, char **argv)
     g_test_add_func("/trust/dump-creates", test_dump_creates);
     g_test_add_func("/trust/inputs-header-first", test_inputs_header_first);
     g_test_add_func("/trust/kernel-memory-account", test_kernel_memory_account);
+    g_test_add_func("/trust/threads-past-limit", test_threads_past_limit);
+    g_test_add_func("/trust/conv-transpose-no-channels", test_conv_transpose_no_channels);
     return g_test_run();
 }

@@ -667,8 +667,59 @@ gboolean executor_set_input(Executor *e, const char *name, const TensorData *d, 
  * other needed next: resnet50 at two threads took 109-119 ms against 52 at one; made to sleep at once
  * instead, each woke for every small call (mobilenet_v3_small: 1.7 ms at one thread, 3.9-4.3 at two); one
  * pool: 41-43 and 1.9-2.0 ms (docs/executor.md). With our own kernels OpenBLAS's pool is the only one. */
+/* Threads of the probe: each waits until released, so that all are alive at once, as a pool's are. */
+typedef struct {
+    GMutex lock;
+    GCond go;
+    gboolean released;
+} ThreadProbe;
+
+static gpointer probe_wait(gpointer data)
+{
+    ThreadProbe *p = data;
+    g_mutex_lock(&p->lock);
+    while (!p->released)
+        g_cond_wait(&p->go, &p->lock);
+    g_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+/* Whether the system gives this process n - 1 more threads at once (with the default stack each, as libgomp and
+ * OpenBLAS make theirs): a pool that cannot start ends the process with the library's own line (libgomp:
+ * "Thread creation failed") in the middle of a run, so it is asked first; *made says how many it gave. */
+static gboolean threads_available(guint n, guint *made)
+{
+    ThreadProbe p = {.released = FALSE};
+    g_mutex_init(&p.lock);
+    g_cond_init(&p.go);
+    GThread **t = g_new0(GThread *, n + 1);
+    *made = 0;
+    for (guint k = 0; k + 1 < n; k++) {
+        if (!(t[k] = g_thread_try_new("probe", probe_wait, &p, NULL)))
+            break;
+        (*made)++;
+    }
+    g_mutex_lock(&p.lock);
+    p.released = TRUE;
+    g_cond_broadcast(&p.go);
+    g_mutex_unlock(&p.lock);
+    for (guint k = 0; k < *made; k++)
+        g_thread_join(t[k]);
+    g_free(t);
+    g_cond_clear(&p.go);
+    g_mutex_clear(&p.lock);
+    return *made + 1 >= n;
+}
+
 guint exec_set_threads(guint n, GError **error)
 {
+    guint made;
+    if (n > 1 && !threads_available(n, &made)) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "--threads %u: the system gives this process %u more "
+                    "threads beside its own (a limit on its processes or memory: ulimit -u, ulimit -v), so a pool of "
+                    "%u cannot start", n, made, n);
+        return 0;
+    }
     if (kernels == EXEC_KERNELS_ONEDNN)
         return onednn_open(n, error) && blas_open(1, error) ? MAX(n, 1) : 0;
     onednn.threads = 1; /* our own loops stay on the calling thread: OpenBLAS's pool has the threads */

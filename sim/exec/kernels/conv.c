@@ -962,6 +962,8 @@ gboolean kernel_conv_transpose(const KernelCall *c, GError **error)
         return FALSE;
     if (x->rank > KERNEL_MAX_RANK)
         return kernel_fail(c, error, "input rank %d is above the executor's %d", x->rank, KERNEL_MAX_RANK);
+    if (!y->count) /* no output channels (a weight [C, 0, ...]): nothing to write, and no bytes to pass on */
+        return TRUE;
     KernelWindow w = {.s = x->rank - 2, .n = x->dims[0], .c = x->dims[1]};
     gboolean derived = strcmp(auto_pad, "NOTSET") || node_attr(c->node, "output_shape");
     for (int a = 0; a < w.s; a++) {
