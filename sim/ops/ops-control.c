@@ -260,7 +260,7 @@ static gboolean body_keeps_going(const Graph *body)
  * one node. A total, not a cap per Loop: 200 Loops each at a per-Loop cap were 20 million nodes (5.8 GB) from a
  * 33 KB model; and of slots, not only nodes: 50,000 trips of a 6,000-input Sum were 50,000 nodes but 3*10^8
  * inputs (4.1 GB) from a 36 KB model. */
-#define LOOP_UNROLL_MAX_SLOTS 1000000
+#define LOOP_UNROLL_MAX_SLOTS 300000
 
 /* A body's nodes, inputs and outputs together: what one trip adds. */
 static guint64 body_slots(const Graph *body)

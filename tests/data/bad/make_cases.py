@@ -280,7 +280,7 @@ def main():
     loops = [node("Loop", ["M", "", "x" if k == 0 else f"l{k - 1}"], [f"l{k}"], [attr_graph("body", body)], name=f"loop{k}")
              for k in range(20)]
     add("onnx-loops-past-total.onnx", model(graph(loops, [value_info("x")], [value_info("l19")], trip)), "--graph {}", 1,
-        "sim: {}: node 'loop3' (Loop): output 'l3' needs a static shape in value_info (subgraph ops are planned as one "
+        "sim: {}: node 'loop1' (Loop): output 'l1' needs a static shape in value_info (subgraph ops are planned as one "
         "compute op and their shapes are not inferred)")
     # One Loop of 50,000 trips of a 6,000-input Sum: 50,000 nodes, but 3*10^8 inputs (4.1 GB unrolled); the total
     # counts slots, not only nodes.
