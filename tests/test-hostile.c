@@ -468,7 +468,8 @@ static void test_search_staircase(void)
     const char *strategies[] = {"search", "minimalloc"};
     for (guint k = 0; k < G_N_ELEMENTS(strategies); k++) {
         /* a work budget: what the run reaches never depends on how busy the machine is */
-        RunResult r = run_ok((const char *[]){"--trace", path, "--strategy", strategies[k], "--budget-work", "1000", NULL});
+        RunResult r = run_ok((const char *[]){"--trace", path, "--strategy", strategies[k], "--budget-work", "1000",
+                                              NULL});
         g_assert_nonnull(strstr(r.out, "not searched: the lifetimes add up to 72018000 buffer-steps"));
         g_assert_nonnull(strstr(r.out, "verified       yes"));
         run_result_clear(&r);

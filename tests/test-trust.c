@@ -10,6 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* A run of the sim binary with these arguments. */
+#define SIM(...) test_run("SIM_BIN", (const char *[]){__VA_ARGS__, NULL})
+
 static char *write_model(Model *m, const char *file)
 {
     char *path = test_scratch_path(file);
@@ -49,7 +52,7 @@ static void test_depthwise_huge_stride(void)
     value_free(v);
     g_assert_cmpfloat(lo, !=, hi); /* not a degenerate output: two different values */
     char *path = write_model(m, "dw.onnx");
-    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--check", "--poison", NULL});
+    RunResult r = SIM("--graph", path, "--run", "--check", "--poison");
     if (r.status != 0)
         g_error("the run fails: %s", r.err);
     char *range = g_strdup_printf("'y' FLOAT: 16 elements, 0 NaN, 0 infinite, from %.6g to %.6g", lo, hi);
@@ -66,14 +69,15 @@ static void test_depthwise_huge_stride(void)
 static void test_orders_gave_up(void)
 {
     char *graph = test_scratch_path("random60.onnx");
-    RunResult r = test_run("MKGRAPH_BIN", (const char *[]){"random", "--nodes", "60", "--seed", "3", "-o", graph, NULL});
+    RunResult r = test_run("MKGRAPH_BIN",
+                           (const char *[]){"random", "--nodes", "60", "--seed", "3", "-o", graph, NULL});
     g_assert_cmpint(r.status, ==, 0);
     run_result_clear(&r);
     const char *formats[] = {"text", "md", "csv", "json"};
     char *csv = test_scratch_path("orders.csv");
     for (gsize k = 0; k < G_N_ELEMENTS(formats); k++) {
-        r = test_run("SIM_BIN", (const char *[]){"--graph", graph, "--compare", "--orders", "topo,optimal", "--order-budget",
-                                                 "1000", "--format", formats[k], NULL});
+        r = SIM("--graph", graph, "--compare", "--orders", "topo,optimal", "--order-budget",
+                                                 "1000", "--format", formats[k]);
         if (r.status != 0)
             g_error("--format %s: status %d: %s", formats[k], r.status, r.err);
         assert_contains(r.err, "order optimal: the exact order gave up after");
@@ -81,7 +85,8 @@ static void test_orders_gave_up(void)
             char **lines = g_strsplit(r.out, "\n", -1);
             g_assert_cmpuint(g_strv_length(lines), >=, 3);
             g_assert_nonnull(strstr(lines[1], ",topo,best,"));
-            g_assert_nonnull(strstr(lines[2], ",optimal,best,,,,,,,,,,,no,\"failed: order optimal: the exact order gave up"));
+            g_assert_nonnull(
+                strstr(lines[2], ",optimal,best,,,,,,,,,,,no,\"failed: order optimal: the exact order gave up"));
             g_strfreev(lines);
             g_assert_true(g_file_set_contents(csv, r.out, -1, NULL));
         } else if (!strcmp(formats[k], "json")) {
@@ -101,7 +106,7 @@ static void test_orders_gave_up(void)
     }
     /* the table reads back: the failed row has nothing to draw */
     char *png = test_scratch_path("orders.png");
-    r = test_run("SIM_BIN", (const char *[]){"--from", csv, "--plot", "compare", "--out", png, NULL});
+    r = SIM("--from", csv, "--plot", "compare", "--out", png);
     if (r.status != 0)
         g_error("--from: %s", r.err);
     run_result_clear(&r);
@@ -149,15 +154,14 @@ static void test_expect_dims_and_errors(void)
     tensor_data_free(in);
     g_free(in_path);
     char *transposed = write_expected("expect-transposed", 2, (const gint64[]){3, 2}, ys, 6);
-    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--inputs", inputs, "--run", "--expect", transposed,
-                                                       NULL});
+    RunResult r = SIM("--graph", path, "--inputs", inputs, "--run", "--expect", transposed);
     g_assert_cmpint(r.status, ==, 1);
     assert_contains(r.err, "holds FLOAT [3,2], but output 'y' is FLOAT [2,3]");
     run_result_clear(&r);
     /* 4e-6 off at 6, 1e-6 off at 1: within the defaults, and the report says how far */
     const float near[] = {1 + 1e-6f, 2, 3, 4, 5, 6 - 4e-6f};
     char *close = write_expected("expect-close", 2, (const gint64[]){2, 3}, near, 6);
-    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--inputs", inputs, "--run", "--expect", close, NULL});
+    r = SIM("--graph", path, "--inputs", inputs, "--run", "--expect", close);
     if (r.status != 0)
         g_error("within the default tolerance: %s", r.err);
     assert_contains(r.out, "within rtol 0.001 and atol 1e-05 of ");
@@ -165,8 +169,8 @@ static void test_expect_dims_and_errors(void)
     run_result_clear(&r);
     /* the same at rtol 0, atol 1e-6: element 5 fails (3.81e-6 off); --atol 3.82e-6, or an rtol of 4.7e-7 beside
      * the atol, would pass: each checked below */
-    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--inputs", inputs, "--run", "--expect", close, "--rtol", "0",
-                                             "--atol", "1e-6", NULL});
+    r = SIM("--graph", path, "--inputs", inputs, "--run", "--expect", close, "--rtol", "0",
+                                             "--atol", "1e-6");
     g_assert_cmpint(r.status, ==, 1);
     assert_contains(r.err, "output 'y' element 5 is 6, the expected 5.99999619");
     assert_contains(r.err, "is beyond rtol 0 and atol 1e-06; over all of it the largest error is 3.81e-06 (9.54e-07 "
@@ -174,8 +178,8 @@ static void test_expect_dims_and_errors(void)
     run_result_clear(&r);
     const char *passing[][4] = {{"--rtol", "0", "--atol", "3.82e-06"}, {"--rtol", "4.7e-07", "--atol", "1e-6"}};
     for (gsize k = 0; k < G_N_ELEMENTS(passing); k++) {
-        r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--inputs", inputs, "--run", "--expect", close,
-                                                 passing[k][0], passing[k][1], passing[k][2], passing[k][3], NULL});
+        r = SIM("--graph", path, "--inputs", inputs, "--run", "--expect", close,
+                                                 passing[k][0], passing[k][1], passing[k][2], passing[k][3]);
         if (r.status != 0)
             g_error("%s %s %s %s: %s", passing[k][0], passing[k][1], passing[k][2], passing[k][3], r.err);
         run_result_clear(&r);
@@ -193,8 +197,7 @@ static void test_pytorch_large_alignment(void)
     const char *text = "arenasim-trace 1\n0 a 600 0 2\n1 b 100 1 3 align=4096\n2 c 5000 3 5 align=65536\n"
                        "3 d 512 4 6 align=1024\n4 e 70000 5 7 align=2097152\n";
     char *path = test_write_scratch("aligned.trace", text, strlen(text));
-    RunResult r = test_run("SIM_BIN", (const char *[]){"--trace", path, "--strategy", "pytorch", "--map", "--format", "csv",
-                                                       NULL});
+    RunResult r = SIM("--trace", path, "--strategy", "pytorch", "--map", "--format", "csv");
     if (r.status != 0)
         g_error("pytorch: %s", r.err);
     const guint64 aligns[] = {512, 4096, 65536, 1024, 2097152};
@@ -213,7 +216,7 @@ static void test_pytorch_large_alignment(void)
     }
     g_strfreev(lines);
     run_result_clear(&r);
-    r = test_run("SIM_BIN", (const char *[]){"--trace", path, "--compare", NULL});
+    r = SIM("--trace", path, "--compare");
     if (r.status != 0)
         g_error("--compare: %s", r.err);
     run_result_clear(&r);
@@ -229,14 +232,14 @@ static void test_report_numbers(void)
 {
     const char *text = "arenasim-trace 1\n0 a 8 0 2\n1 b 8 1 3\n2 c 8 2 4\n";
     char *trace = test_write_scratch("small.trace", text, strlen(text));
-    RunResult r = test_run("SIM_BIN", (const char *[]){"--trace", trace, "--strategy", "pytorch", NULL});
+    RunResult r = SIM("--trace", trace, "--strategy", "pytorch");
     g_assert_cmpint(r.status, ==, 0);
     assert_contains(r.out, "savings        -1,008 B (-4200.00% of naive: more than no reuse at all)\n");
     run_result_clear(&r);
-    r = test_run("SIM_BIN", (const char *[]){"--trace", trace, "--strategy", "pytorch", "--format", "csv", NULL});
+    r = SIM("--trace", trace, "--strategy", "pytorch", "--format", "csv");
     assert_contains(r.out, ",1032,24,1008,4200.00,24,-1008,-4200.00,");
     run_result_clear(&r);
-    r = test_run("SIM_BIN", (const char *[]){"--trace", trace, "--strategy", "pytorch", "--format", "json", NULL});
+    r = SIM("--trace", trace, "--strategy", "pytorch", "--format", "json");
     assert_contains(r.out, "\"savings_bytes\" : -1008,");
     run_result_clear(&r);
     g_free(trace);
@@ -251,15 +254,15 @@ static void test_report_numbers(void)
     g_assert_true(onnx_write_tensor_file(in, in_path, &error));
     tensor_data_free(in);
     g_free(in_path);
-    r = test_run("SIM_BIN", (const char *[]){"--graph", sym, "--inputs", inputs, "--run", "--format", "csv", NULL});
+    r = SIM("--graph", sym, "--inputs", inputs, "--run", "--format", "csv");
     if (r.status != 0)
         g_error("--inputs: %s", r.err);
     assert_contains(r.out, ",\"batch=2,seq=5\",file,");
     run_result_clear(&r);
-    r = test_run("SIM_BIN", (const char *[]){"--graph", sym, "--inputs", inputs, "--dim", "seq=5", "--run", NULL});
+    r = SIM("--graph", sym, "--inputs", inputs, "--dim", "seq=5", "--run");
     assert_contains(r.out, "(dims: seq=5,batch=2)");
     run_result_clear(&r);
-    r = test_run("SIM_BIN", (const char *[]){"--graph", sym, "--dim", "seq=8", "--dim", "batch=1", "--dim", "seq=16", NULL});
+    r = SIM("--graph", sym, "--dim", "seq=8", "--dim", "batch=1", "--dim", "seq=16");
     g_assert_cmpint(r.status, ==, 2);
     g_assert_cmpstr(r.err, ==, "sim: --dim names 'seq' twice (see sim --help)\n");
     run_result_clear(&r);
@@ -267,11 +270,11 @@ static void test_report_numbers(void)
     g_free(sym);
     /* an op planned from value_info is named in the text report and in the table's detail */
     char *unknown = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "tests", "data", "bad", "onnx-unknown-op.onnx", NULL);
-    r = test_run("SIM_BIN", (const char *[]){"--graph", unknown, "--allow-unknown-ops", NULL});
+    r = SIM("--graph", unknown, "--allow-unknown-ops");
     g_assert_cmpint(r.status, ==, 0);
     assert_contains(r.out, "\nunknown ops    Frobnicate (1): planned from the file's value_info (--allow-unknown-ops)");
     run_result_clear(&r);
-    r = test_run("SIM_BIN", (const char *[]){"--graph", unknown, "--allow-unknown-ops", "--format", "csv", NULL});
+    r = SIM("--graph", unknown, "--allow-unknown-ops", "--format", "csv");
     assert_contains(r.out, "planned from value_info (--allow-unknown-ops): Frobnicate (1)");
     run_result_clear(&r);
     g_free(unknown);
@@ -295,8 +298,7 @@ static void test_dump_creates(void)
     char *first = g_build_filename(dir, "output_0.pb", NULL), *second = g_build_filename(dir, "output_1.pb", NULL);
     /* a symlink at output_1.pb: refused, the target untouched, and output_0.pb (made by this run) removed */
     g_assert_cmpint(symlink(victim, second), ==, 0);
-    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--allow-degenerate", "--dump-outputs", dir,
-                                                       NULL});
+    RunResult r = SIM("--graph", path, "--run", "--allow-degenerate", "--dump-outputs", dir);
     g_assert_cmpint(r.status, ==, 1);
     char *line = g_strdup_printf("sim: --dump-outputs: %s exists already: a dump writes new files only, never over one "
                                  "(remove it, or name another folder)\n", second);
@@ -311,20 +313,19 @@ static void test_dump_creates(void)
     g_unlink(second);
     /* a FIFO: refused at once, not waited on */
     g_assert_cmpint(mkfifo(first, 0644), ==, 0);
-    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--allow-degenerate", "--dump-outputs", dir, NULL});
+    r = SIM("--graph", path, "--run", "--allow-degenerate", "--dump-outputs", dir);
     g_assert_cmpint(r.status, ==, 1);
     assert_contains(r.err, "exists already");
     g_assert_null(strstr(r.err, "CRITICAL"));
     run_result_clear(&r);
     g_unlink(first);
     /* an empty folder: both written; a folder the run cannot make: one line */
-    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--allow-degenerate", "--dump-outputs", dir, NULL});
+    r = SIM("--graph", path, "--run", "--allow-degenerate", "--dump-outputs", dir);
     g_assert_cmpint(r.status, ==, 0);
     run_result_clear(&r);
     g_assert_true(g_file_test(first, G_FILE_TEST_IS_REGULAR) && g_file_test(second, G_FILE_TEST_IS_REGULAR));
     char *under_file = g_build_filename(victim, "sub", NULL);
-    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--allow-degenerate", "--dump-outputs", under_file,
-                                             NULL});
+    r = SIM("--graph", path, "--run", "--allow-degenerate", "--dump-outputs", under_file);
     g_assert_cmpint(r.status, ==, 1);
     g_assert_null(strstr(r.err, "CRITICAL"));
     g_assert_cmpuint(strlen(r.err), ==, (gsize)(strchr(r.err, '\n') - r.err) + 1); /* one line */
@@ -374,16 +375,16 @@ static void test_inputs_header_first(void)
     g_assert_cmpint(fclose(f), ==, 0);
     char *sym = test_write_symbolic_graph();
     g_setenv("ARENASIM_RUN_MEMORY", "100000000", TRUE);
-    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", sym, "--inputs", dir, "--run", NULL});
+    RunResult r = SIM("--graph", sym, "--inputs", dir, "--run");
     g_unsetenv("ARENASIM_RUN_MEMORY");
     g_assert_cmpint(r.status, ==, 1);
-    char *line = g_strdup_printf("sim: %s: --inputs: the data of the inputs in %s takes 1,073,741,824 B (1.0 GiB), more "
-                                 "than the 100,000,000 B (95.4 MiB) the run may hold\n", sym, dir);
+    char *line = g_strdup_printf("sim: %s: --inputs: the data of the inputs in %s takes 1,073,741,824 B (1.0 GiB), "
+                                 "more than the 100,000,000 B (95.4 MiB) the run may hold\n", sym, dir);
     g_assert_cmpstr(r.err, ==, line);
     g_free(line);
     run_result_clear(&r);
     char *gpt2 = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "gpt2.onnx", NULL);
-    r = test_run("SIM_BIN", (const char *[]){"--graph", gpt2, "--inputs", dir, "--run", NULL});
+    r = SIM("--graph", gpt2, "--inputs", dir, "--run");
     g_assert_cmpint(r.status, ==, 1);
     line = g_strdup_printf("sim: %s: %s: holds FLOAT, but graph input 'input_ids' is INT64\n", gpt2, input);
     g_assert_cmpstr(r.err, ==, line);
@@ -404,11 +405,11 @@ static void test_kernel_memory_account(void)
     char *model = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "tests", "fuzz", "seeds", "onnx",
                                    "reduce-accumulators.onnx", NULL);
     g_setenv("ARENASIM_RUN_MEMORY", "200000000", TRUE);
-    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", model, "--run", "--allow-degenerate", NULL});
+    RunResult r = SIM("--graph", model, "--run", "--allow-degenerate");
     g_unsetenv("ARENASIM_RUN_MEMORY");
     g_assert_cmpint(r.status, ==, 1);
-    assert_contains(r.err, ": node 'r' (ReduceMax): its accumulators need 134,217,736 B (128.0 MiB), past what --run may "
-                           "hold (the run holds ");
+    assert_contains(r.err, ": node 'r' (ReduceMax): its accumulators need 134,217,736 B (128.0 MiB), past what --run "
+                           "may hold (the run holds ");
     g_assert_cmpuint(strlen(r.err), ==, (gsize)(strchr(r.err, '\n') - r.err) + 1);
     run_result_clear(&r);
     g_free(model);
@@ -445,13 +446,14 @@ static void test_conv_transpose_no_channels(void)
     Builder *b = builder_new("ct", 13);
     const char *x = builder_input(b, "x", DT_FLOAT, 4, (const gint64[]){1, 4, 5, 5});
     const char *w = builder_weight(b, "w", DT_FLOAT, 4, (const gint64[]){4, 0, 3, 3}, TRUE);
-    builder_output(b, builder_node(b, "ConvTranspose", (const char *const[]){x, w, NULL}, 1, (const char *[]){"y"}, NULL));
+    builder_output(b, builder_node(b, "ConvTranspose", (const char *const[]){x, w, NULL}, 1, (const char *[]){"y"},
+                                   NULL));
     builder_output(b, builder_node(b, "Relu", (const char *const[]){x, NULL}, 1, (const char *[]){"r"}, NULL));
     GError *error = NULL;
     Model *m = builder_finish(b, &error);
     g_assert_no_error(error);
     char *path = write_model(m, "ct.onnx");
-    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", NULL});
+    RunResult r = SIM("--graph", path, "--run");
     if (r.status != 0)
         g_error("the run fails: %s", r.err);
     assert_contains(r.out, "'y' FLOAT: 0 elements");

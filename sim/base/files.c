@@ -67,18 +67,25 @@ static gboolean read_exact(int fd, guint64 offset, void *to, gsize length, GErro
     return TRUE;
 }
 
+/* open_regular, and a size of at most max_bytes. */
+static int open_at_most(const char *path, guint64 max_bytes, guint64 *size, GError **error)
+{
+    int fd = open_regular(path, 0, size, error);
+    if (fd >= 0 && *size > max_bytes) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "cannot read: the file has %" G_GUINT64_FORMAT " bytes, more than "
+                    "the %" G_GUINT64_FORMAT " this kind of file may have", *size, max_bytes);
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 GMappedFile *sim_map_file(const char *path, guint64 max_bytes, GError **error)
 {
     guint64 size;
-    int fd = open_regular(path, 0, &size, error);
+    int fd = open_at_most(path, max_bytes, &size, error);
     if (fd < 0)
         return NULL;
-    if (size > max_bytes) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "cannot read: the file has %" G_GUINT64_FORMAT " bytes, more than "
-                    "the %" G_GUINT64_FORMAT " this kind of file may have", size, max_bytes);
-        close(fd);
-        return NULL;
-    }
     GError *io = NULL;
     GMappedFile *m = g_mapped_file_new_from_fd(fd, FALSE, &io);
     close(fd);
@@ -92,15 +99,9 @@ GMappedFile *sim_map_file(const char *path, guint64 max_bytes, GError **error)
 gboolean sim_read_file(const char *path, guint64 max_bytes, gchar **contents, gsize *len, GError **error)
 {
     guint64 size;
-    int fd = open_regular(path, 0, &size, error);
+    int fd = open_at_most(path, max_bytes, &size, error);
     if (fd < 0)
         return FALSE;
-    if (size > max_bytes) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "cannot read: the file has %" G_GUINT64_FORMAT " bytes, more than "
-                    "the %" G_GUINT64_FORMAT " this kind of file may have", size, max_bytes);
-        close(fd);
-        return FALSE;
-    }
     char *buf = g_try_malloc((gsize)size + 1);
     if (!buf) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "cannot read: no memory for its %" G_GUINT64_FORMAT " bytes", size);

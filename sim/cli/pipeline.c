@@ -3,12 +3,12 @@
  * under every order), the verifier, the report, --run, and the files asked for. Each stage marks its
  * phase (--phases). */
 #include "cli/job.h"
-#include "exec/exec.h"
 #include "cli/zoo.h"
 #include "cli/interrupt.h"
 #include "cli/outputs.h"
 #include "cli/phases.h"
 #include "cli/run.h"
+#include "exec/exec.h"
 #include "memory/bins.h"
 #include "memory/pipeline.h"
 #include "model/onnx.h"

@@ -391,8 +391,8 @@ gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrA
             if (o->expect_dir) {
                 char *safe = escape_terminal(o->expect_dir);
                 fprintf(out, "expect         %u outputs within rtol %g and atol %g of %s (largest error %.3g, %.3g "
-                        "relative; the closest call: %.3g of the tolerance)\n", executor_output_count(e), o->rtol, o->atol,
-                        safe, expect.max_abs, expect.max_rel, expect.worst);
+                        "relative; the closest call: %.3g of the tolerance)\n", executor_output_count(e), o->rtol,
+                        o->atol, safe, expect.max_abs, expect.max_rel, expect.worst);
                 g_free(safe);
             }
             fprintf(out, "\nop type                  nodes   median ms   share  library\n");

@@ -114,7 +114,8 @@ GPtrArray *zoo_read_inputs(const Model *m, const char *dir, GError **error)
     return inputs;
 }
 
-gboolean zoo_bind_dims(const Model *m, const GPtrArray *inputs, ShapeOptions *shape, GString *bound_text, GError **error)
+gboolean zoo_bind_dims(const Model *m, const GPtrArray *inputs, ShapeOptions *shape, GString *bound_text,
+                       GError **error)
 {
     guint k = 0;
     for (guint i = 0; i < m->graph->inputs->len; i++) {
@@ -262,15 +263,16 @@ gboolean zoo_expect_outputs(const Executor *e, const char *dir, double rtol, dou
             gboolean beyond;
             ok = compare_output(x, &w, rtol, atol, stats, &first, &beyond);
             if (!ok && beyond)
-                g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH, "--expect: output '%s' element %" G_GSIZE_FORMAT " is %.9g, "
-                            "the expected %.9g (%s) is beyond rtol %g and atol %g; over all of it the largest error is %.3g "
-                            "(%.3g relative): --atol %.3g or --rtol %.3g would pass", name, first,
+                g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH, "--expect: output '%s' element %" G_GSIZE_FORMAT
+                            " is %.9g, the expected %.9g (%s) is beyond rtol %g and atol %g; over all of it the largest "
+                            "error is %.3g (%.3g relative): --atol %.3g or --rtol %.3g would pass", name, first,
                             kernel_elem_get_f(x, first), kernel_elem_get_f(&w, first), path, rtol, atol, stats->max_abs,
                             stats->max_rel, up3(stats->need_atol), up3(stats->need_rtol));
             else if (!ok)
-                g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH, "--expect: output '%s' element %" G_GSIZE_FORMAT " is %.9g, "
-                            "the expected %.9g (%s)%s", name, first, kernel_elem_get_f(x, first),
-                            kernel_elem_get_f(&w, first), path, dtype_is_float(x->dtype) ? "" : " (integers match exactly)");
+                g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH, "--expect: output '%s' element %" G_GSIZE_FORMAT
+                            " is %.9g, the expected %.9g (%s)%s", name, first, kernel_elem_get_f(x, first),
+                            kernel_elem_get_f(&w, first), path,
+                            dtype_is_float(x->dtype) ? "" : " (integers match exactly)");
         }
         if (want)
             tensor_data_free(want);

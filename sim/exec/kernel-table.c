@@ -84,8 +84,8 @@ static const KernelRow kernel_rows[] = {
     {.name = "Or", .kernel = kernel_binary},
     {.name = "Xor", .kernel = kernel_binary},
     {.name = "Where", .kernel = kernel_where, .reads = "b o o"},
-    {.name = "MatMul", .kernel = kernel_matmul, .library = kernel_matmul_onednn, .epilogue = TRUE, .epilogue_gelu = TRUE,
-     .reads = "f f"},
+    {.name = "MatMul", .kernel = kernel_matmul, .library = kernel_matmul_onednn, .epilogue = TRUE,
+     .epilogue_gelu = TRUE, .reads = "f f"},
     {.name = "Gemm", .kernel = kernel_gemm, .library = kernel_gemm_onednn, .reads = "f f f"},
     {.name = "Einsum", .kernel = kernel_einsum},
     {.name = "Conv", .kernel = kernel_conv, .library = kernel_conv_onednn, .epilogue = TRUE,
@@ -183,7 +183,8 @@ static DType seen_type(const KernelRow *row, const Tensor *t)
     return half && !row->reads_16bit ? DT_FLOAT : t->dtype;
 }
 
-static gboolean reads_fail(const Node *n, GError **error, guint k, const Tensor *t, const char *fmt, ...) G_GNUC_PRINTF(5, 6);
+static gboolean reads_fail(const Node *n, GError **error, guint k, const Tensor *t, const char *fmt, ...)
+    G_GNUC_PRINTF(5, 6);
 static gboolean reads_fail(const Node *n, GError **error, guint k, const Tensor *t, const char *fmt, ...)
 {
     va_list ap;
@@ -231,15 +232,22 @@ gboolean kernel_row_check(const KernelRow *row, const Node *n, GError **error)
         gint64 need = -1;
         const char *what = "";
         switch (rule[1]) {
-        case 'c': need = x0 && x0->shape_known && x0->rank > 1 ? x0->dims[1] : -1; what = "one value per channel"; break;
-        case 'C': need = y0 && y0->shape_known && y0->rank > 1 ? y0->dims[1] : -1; what = "one value per output channel"; break;
+        case 'c':
+            need = x0 && x0->shape_known && x0->rank > 1 ? x0->dims[1] : -1;
+            what = "one value per channel";
+            break;
+        case 'C':
+            need = y0 && y0->shape_known && y0->rank > 1 ? y0->dims[1] : -1;
+            what = "one value per output channel";
+            break;
         case 'l': need = x0 && x0->shape_known && x0->rank > 0 ? x0->dims[x0->rank - 1] : -1;
                   what = "one value per element of the last axis"; break;
         case 's': {
             gboolean same = x0 && x0->shape_known && x0->rank == t->rank &&
                             !memcmp(x0->dims, t->dims, sizeof(gint64) * (gsize)t->rank);
             if (!same && x0 && x0->shape_known) {
-                char *want_dims = graph_dims_to_string(x0->rank, x0->dims), *got = graph_dims_to_string(t->rank, t->dims);
+                char *want_dims = graph_dims_to_string(x0->rank, x0->dims);
+                char *got = graph_dims_to_string(t->rank, t->dims);
                 ok = reads_fail(n, error, k, t, "the shape of input 0, %s, not %s", want_dims, got);
                 g_free(want_dims);
                 g_free(got);

@@ -121,8 +121,8 @@ static TensorData *read_tensor(const Onnx__TensorProto *tp, const char *what, GE
         {tp->n_double_data, 10, "double_data"}, {tp->n_uint64_data, 11, "uint64_data"}};
     for (gsize k = 0; !tp->has_raw_data && dt != DT_STRING && k < G_N_ELEMENTS(typed); k++)
         if (typed[k].count && typed[k].field != typed_field_of(dt)) {
-            g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "%s '%s': %s holds values, but ONNX stores %s elsewhere", what,
-                        name, typed[k].name, dtype_name(dt));
+            g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "%s '%s': %s holds values, but ONNX stores %s elsewhere",
+                        what, name, typed[k].name, dtype_name(dt));
             tensor_data_free(t);
             return NULL;
         }
@@ -135,8 +135,8 @@ static TensorData *read_tensor(const Onnx__TensorProto *tp, const char *what, GE
         }
     for (size_t k = 0; !tp->has_raw_data && k < tp->n_uint64_data; k++)
         if (!fits_type((gint64)tp->uint64_data[k], dt) || (dt == DT_UINT32 && tp->uint64_data[k] > G_MAXUINT32)) {
-            g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "%s '%s': uint64_data value %" G_GUINT64_FORMAT " at %zu is "
-                        "not a value of %s", what, name, (guint64)tp->uint64_data[k], k, dtype_name(dt));
+            g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "%s '%s': uint64_data value %" G_GUINT64_FORMAT
+                        " at %zu is not a value of %s", what, name, (guint64)tp->uint64_data[k], k, dtype_name(dt));
             tensor_data_free(t);
             return NULL;
         }
@@ -614,9 +614,8 @@ TensorData *onnx_read_tensor_file(const char *path, GError **error)
         return NULL;
     const guint8 *bytes = (const guint8 *)g_mapped_file_get_contents(m);
     gsize len = g_mapped_file_get_length(m);
-    Onnx__TensorProto *tp = len && proto_depth_within(&onnx__tensor_proto__descriptor, bytes, len, ONNX_MAX_MESSAGE_DEPTH)
-                                ? onnx__tensor_proto__unpack(NULL, len, bytes)
-                                : NULL;
+    gboolean shallow = len && proto_depth_within(&onnx__tensor_proto__descriptor, bytes, len, ONNX_MAX_MESSAGE_DEPTH);
+    Onnx__TensorProto *tp = shallow ? onnx__tensor_proto__unpack(NULL, len, bytes) : NULL;
     g_mapped_file_unref(m);
     if (!tp) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "not a TensorProto (protobuf decoding failed)");
@@ -637,8 +636,8 @@ TensorData *onnx_read_tensor_file(const char *path, GError **error)
         if (!element_count("tensor", t->name, t->rank, t->dims, &n, error) ||
             !graph_size_mul(n, dtype_size(t->dtype), &want) || want != raw.len) {
             if (!(error && *error))
-                g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "tensor '%s': raw_data holds %zu bytes, its shape needs %"
-                            G_GUINT64_FORMAT, t->name, raw.len, want);
+                g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "tensor '%s': raw_data holds %zu bytes, its shape "
+                            "needs %" G_GUINT64_FORMAT, t->name, raw.len, want);
             tensor_data_free(t);
             t = NULL;
         } else {

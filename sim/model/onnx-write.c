@@ -282,15 +282,20 @@ GBytes *onnx_write_bytes(const Model *m)
     return g_bytes_new_take(buf, len);
 }
 
-gboolean onnx_write_file(const Model *m, const char *path, GError **error)
+/* bytes (taken) to path: a temporary renamed over a regular file (no partial file is ever left behind); in place
+ * over a device. */
+static gboolean write_taken(GBytes *bytes, const char *path, GError **error)
 {
-    GBytes *bytes = onnx_write_bytes(m);
     gsize len;
     const char *data = g_bytes_get_data(bytes, &len);
-    /* A temporary renamed over a regular file (no partial file is ever left behind); in place over a device. */
     gboolean ok = sim_write_file(path, data, len, error);
     g_bytes_unref(bytes);
     return ok;
+}
+
+gboolean onnx_write_file(const Model *m, const char *path, GError **error)
+{
+    return write_taken(onnx_write_bytes(m), path, error);
 }
 
 GBytes *onnx_write_tensor_bytes(const TensorData *t)
@@ -307,10 +312,5 @@ GBytes *onnx_write_tensor_bytes(const TensorData *t)
 
 gboolean onnx_write_tensor_file(const TensorData *t, const char *path, GError **error)
 {
-    GBytes *b = onnx_write_tensor_bytes(t);
-    gsize len;
-    const void *data = g_bytes_get_data(b, &len);
-    gboolean ok = sim_write_file(path, data, len, error);
-    g_bytes_unref(b);
-    return ok;
+    return write_taken(onnx_write_tensor_bytes(t), path, error);
 }

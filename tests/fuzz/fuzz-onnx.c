@@ -167,7 +167,8 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
             t->init->dtype = same_width(t->init->dtype, seed / 16);
             swapped = TRUE;
         } else if (t->declared && t->declared->dtype != DT_UNDEFINED) {
-            static const DType any[] = {DT_FLOAT, DT_INT8, DT_UINT8, DT_INT64, DT_INT32, DT_BOOL, DT_FLOAT16, DT_DOUBLE};
+            static const DType any[] = {DT_FLOAT, DT_INT8, DT_UINT8, DT_INT64, DT_INT32, DT_BOOL, DT_FLOAT16,
+                                        DT_DOUBLE};
             t->declared->dtype = any[(seed / 16) % G_N_ELEMENTS(any)];
             swapped = TRUE;
         }
