@@ -362,6 +362,18 @@ def main():
         model(graph([node("Relu", ["x"], ["y"], [attr_int("alpha", 2)], name="r")], [value_info("x")], [value_info("y")])),
         "--graph {}", 1, "sim: {}: node 'r' (Relu): attribute 'alpha' is not one of Relu's (it has none) (ONNX's Relu, "
         "opset 13)")
+    # LayerNorm written out with a scale of UINT32 (the fused LayerNormalization of --fuse ort read it as floats, past
+    # its bytes, where the unfused Mul read it through its element type): the Mul's types are refused at the door.
+    ln_nodes = [node("ReduceMean", ["x"], ["mean"], [attr_ints("axes", [-1])]), node("Sub", ["x", "mean"], ["d"]),
+                node("Pow", ["d", "two"], ["p"]), node("ReduceMean", ["p"], ["v"], [attr_ints("axes", [-1])]),
+                node("Add", ["v", "eps"], ["a"]), node("Sqrt", ["a"], ["sd"]), node("Div", ["d", "sd"], ["q"]),
+                node("Mul", ["q", "gamma"], ["m"], name="scale"), node("Add", ["m", "beta"], ["y"])]
+    ln_inits = (field(5, 2, initializer("two", [], [2.0])) + field(5, 2, initializer("eps", [], [1e-5])) +
+                field(5, 2, initializer_raw("gamma", [8], 12, b"\x01\x00\x00\x00" * 8)) + field(5, 2, initializer("beta", [8], [0.0] * 8)))
+    add("onnx-layernorm-pattern-uint32-scale.onnx", model(graph(ln_nodes, [ln_x], [s(1, "y")], ln_inits)),
+        "--graph {} --fuse ort-transformers --run", 1,
+        "sim: {}: node 'scale' (Mul): input 1 'gamma' (B) is UINT32 but input 0 'q' (A) is FLOAT: Mul takes one element "
+        "type T for both (ONNX's Mul, opset 13)")
     # sim's own ops are open to files and have no ONNX schema: the kernel table's .reads column holds them when
     # the executor binds the step.
     add("onnx-biasgelu-bias-int8.onnx",
