@@ -205,6 +205,30 @@ static void test_encoder_matches_torch(void)
     r = sim_in((const char *[]){"--graph", model, "--inputs", folder, "--run", "--check", "--poison", "--compare", NULL});
     g_assert_cmpint(r.status, ==, 0);
     run_result_clear(&r);
+    /* The default tolerance fails a wrong kernel: the model with its first LayerNorm's deviation 0.1% off (a Mul
+     * after its Sqrt, as an op computed slightly wrong would be) misses torch's outputs, and the failure says by
+     * how much. */
+    char *wrong = in_folder("wrong.onnx");
+    const char *edit = "import onnx, sys, numpy as np\n"
+                       "from onnx import helper, numpy_helper\n"
+                       "m = onnx.load(sys.argv[1]); g = m.graph\n"
+                       "i = next(k for k, n in enumerate(g.node) if n.op_type == 'Sqrt')\n"
+                       "out = g.node[i].output[0]; g.node[i].output[0] = out + '_raw'\n"
+                       "g.initializer.append(numpy_helper.from_array(np.array(1.001, dtype=np.float32), 'off'))\n"
+                       "g.node.insert(i + 1, helper.make_node('Mul', [out + '_raw', 'off'], [out]))\n"
+                       "onnx.save(m, sys.argv[2])\n";
+    char *argv[] = {"/usr/bin/python3", "-c", (char *)edit, model, wrong, NULL};
+    gint status = 0;
+    gchar *err = NULL;
+    g_assert_true(g_spawn_sync(NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err, &status, NULL));
+    if (!g_spawn_check_wait_status(status, NULL))
+        g_error("the edit failed: %s", err);
+    g_free(err);
+    r = sim_in((const char *[]){"--graph", wrong, "--inputs", folder, "--run", "--expect", folder, NULL});
+    g_assert_cmpint(r.status, ==, 1);
+    g_assert_nonnull(strstr(r.err, "is beyond rtol 0.001 and atol 1e-05; over all of it the largest error is "));
+    run_result_clear(&r);
+    g_free(wrong);
     g_free(model);
 }
 
