@@ -27,18 +27,27 @@ static char *file_in(const char *set, const char *kind, guint k)
     return path;
 }
 
+/* The graph's next input from position *i that is not an initializer: the data set's input_K.pb files count these,
+ * in order. NULL past the last. */
+static const Tensor *next_data_input(const Model *m, guint *i)
+{
+    while (*i < m->graph->inputs->len) {
+        const Tensor *t = m->graph->inputs->pdata[(*i)++];
+        if (!t->init)
+            return t;
+    }
+    return NULL;
+}
+
 /* Every input file's header against its graph input (element type, rank, the dims the model fixes), and what
  * their data take together against the memory the run may hold, before a byte of data is read (hard links to
  * one sparse 1 GiB file, 8 KB on disk, took 5.2 GB read whole). */
 static gboolean inputs_fit(const Model *m, const char *set, GError **error)
 {
     guint64 total = 0;
-    guint k = 0;
-    for (guint i = 0; i < m->graph->inputs->len; i++) {
-        const Tensor *t = m->graph->inputs->pdata[i];
-        if (t->init)
-            continue;
-        char *path = file_in(set, "input", k++);
+    guint i = 0, k = 0;
+    for (const Tensor *t; (t = next_data_input(m, &i)); k++) {
+        char *path = file_in(set, "input", k);
         TensorData *h = onnx_read_tensor_header(path, error);
         gboolean ok = h != NULL;
         guint64 n = 1, bytes = 0;
@@ -73,9 +82,9 @@ static gboolean inputs_fit(const Model *m, const char *set, GError **error)
         if (!ok)
             return FALSE;
     }
-    guint64 available = big_alloc_available(), held = big_alloc_held();
-    if (held > available || total > available - held) {
-        char *want = sim_format_bytes(total), *have = sim_format_bytes(available > held ? available - held : 0);
+    guint64 room = big_alloc_room();
+    if (total > room) {
+        char *want = sim_format_bytes(total), *have = sim_format_bytes(room);
         g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "--inputs: the data of the inputs in %s takes %s, more "
                     "than the %s the run may hold", set, want, have);
         g_free(want);
@@ -93,12 +102,9 @@ GPtrArray *zoo_read_inputs(const Model *m, const char *dir, GError **error)
         return NULL;
     }
     GPtrArray *inputs = g_ptr_array_new_with_free_func((GDestroyNotify)tensor_data_free);
-    guint k = 0;
-    for (guint i = 0; i < m->graph->inputs->len; i++) {
-        const Tensor *t = m->graph->inputs->pdata[i];
-        if (t->init)
-            continue;
-        char *path = file_in(set, "input", k++);
+    guint i = 0, k = 0;
+    for (const Tensor *t; (t = next_data_input(m, &i)); k++) {
+        char *path = file_in(set, "input", k);
         TensorData *d = onnx_read_tensor_file(path, error);
         if (!d) {
             g_prefix_error(error, "%s: ", path);
@@ -117,12 +123,9 @@ GPtrArray *zoo_read_inputs(const Model *m, const char *dir, GError **error)
 gboolean zoo_bind_dims(const Model *m, const GPtrArray *inputs, ShapeOptions *shape, GString *bound_text,
                        GError **error)
 {
-    guint k = 0;
-    for (guint i = 0; i < m->graph->inputs->len; i++) {
-        const Tensor *t = m->graph->inputs->pdata[i];
-        if (t->init)
-            continue;
-        const TensorData *d = inputs->pdata[k++];
+    guint i = 0, k = 0;
+    for (const Tensor *t; (t = next_data_input(m, &i)); k++) {
+        const TensorData *d = inputs->pdata[k];
         const TypeInfo *declared = t->declared;
         if (!declared || declared->rank < 0)
             continue;
@@ -163,12 +166,9 @@ gboolean zoo_bind_dims(const Model *m, const GPtrArray *inputs, ShapeOptions *sh
 
 gboolean zoo_set_inputs(Executor *e, const Model *m, const GPtrArray *inputs, GError **error)
 {
-    guint k = 0;
-    for (guint i = 0; i < m->graph->inputs->len; i++) {
-        const Tensor *t = m->graph->inputs->pdata[i];
-        if (t->init)
-            continue;
-        if (!executor_set_input(e, t->name, inputs->pdata[k++], error))
+    guint i = 0, k = 0;
+    for (const Tensor *t; (t = next_data_input(m, &i)); k++) {
+        if (!executor_set_input(e, t->name, inputs->pdata[k], error))
             return FALSE;
     }
     return TRUE;

@@ -61,6 +61,18 @@ guint64 big_alloc_available(void)
     return available;
 }
 
+guint64 big_alloc_room(void)
+{
+    guint64 available = big_alloc_available(), taken = big_alloc_held();
+    return taken <= available ? available - taken : 0;
+}
+
+void *big_alloc_within(guint64 bytes)
+{
+    guint64 rounded = (MAX(bytes, 1) + 63) / 64 * 64;
+    return rounded >= bytes && rounded <= big_alloc_room() ? big_alloc(bytes) : NULL;
+}
+
 void *big_alloc(guint64 bytes)
 {
     guint64 need = (MAX(bytes, 1) + 63) / 64 * 64 + HEADER;

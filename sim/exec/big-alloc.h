@@ -12,5 +12,10 @@ void big_alloc_free(void *p);
 guint64 big_alloc_held(void);
 /* The memory the system could give this process when the first run started (MemAvailable). */
 guint64 big_alloc_available(void);
+/* What a run may still take: big_alloc_available less big_alloc_held (0 when past it). */
+guint64 big_alloc_room(void);
+/* big_alloc's bytes when they fit the room (rounded as a block counts them), else NULL: the run's one memory
+ * account, which the arena, weights, outside tensors and the kernels' own memory all go through. */
+void *big_alloc_within(guint64 bytes);
 
 #endif

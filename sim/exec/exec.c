@@ -231,12 +231,11 @@ static void *exec_alloc(guint64 bytes, const char *what, GError **error)
     /* Weighed with everything the run already holds (both executors of --check included) against what the
      * system could give when the run started: a run that would not fit ends here with one line, before the
      * kernel's out-of-memory killer ends it with none. */
-    guint64 available = big_alloc_available(), held = big_alloc_held();
-    guint64 rounded = (MAX(bytes, 1) + 63) / 64 * 64;
-    void *p = rounded >= bytes && held <= available && rounded <= available - held ? big_alloc(bytes) : NULL;
+    void *p = big_alloc_within(bytes);
     if (p)
         return p;
-    char *want = sim_format_bytes(bytes), *have = sim_format_bytes(available), *taken = sim_format_bytes(held);
+    char *want = sim_format_bytes(bytes), *have = sim_format_bytes(big_alloc_available()),
+         *taken = sim_format_bytes(big_alloc_held());
     g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "--run needs %s for %s and cannot have it (the run holds %s "
                 "already; %s were available when it started)", want, what, taken, have);
     g_free(want);

@@ -197,73 +197,59 @@ static gboolean reads_fail(const Node *n, GError **error, guint k, const Tensor 
     return FALSE;
 }
 
+/* The token of .reads for input k (the last one stands for every further input): its start, and its length in
+ * *len. */
+static const char *reads_token(const char *reads, guint k, gsize *len)
+{
+    const char *tok = reads;
+    for (guint j = 0; j < k && strchr(tok, ' '); j++)
+        tok = strchr(tok, ' ') + 1;
+    *len = strcspn(tok, " ");
+    return tok;
+}
+
 gboolean kernel_row_check(const KernelRow *row, const Node *n, GError **error)
 {
-    if (!row->reads)
-        return TRUE;
-    char **tokens = g_strsplit(row->reads, " ", -1);
-    guint n_tokens = g_strv_length(tokens);
-    gboolean ok = TRUE;
     const Tensor *x0 = node_input(n, 0), *y0 = node_output(n, 0);
-    for (guint k = 0; ok && k < n->inputs->len && n_tokens; k++) {
+    for (guint k = 0; row->reads && k < n->inputs->len; k++) {
         const Tensor *t = node_input(n, k);
         if (!t || !t->shape_known)
             continue;
-        const char *tok = tokens[MIN(k, n_tokens - 1)];
-        DType want = DT_UNDEFINED;
-        switch (tok[0]) {
-        case 'f': want = DT_FLOAT; break;
-        case 'b': want = DT_BOOL; break;
-        case 'i': want = DT_INT64; break;
-        case 'o': want = y0 ? seen_type(row, y0) : DT_UNDEFINED; break;
-        case 'x': want = x0 ? seen_type(row, x0) : DT_UNDEFINED; break;
-        default: break;
-        }
-        if (want != DT_UNDEFINED && seen_type(row, t) != want) {
-            ok = reads_fail(n, error, k, t, "%s elements, not %s", dtype_name(want), dtype_name(t->dtype));
-            break;
-        }
-        const char *rule = strchr(tok, ':');
-        if (!rule)
+        gsize len;
+        const char *tok = reads_token(row->reads, k, &len);
+        DType want = tok[0] == 'f' ? DT_FLOAT : tok[0] == 'b' ? DT_BOOL : tok[0] == 'o' && y0 ? seen_type(row, y0)
+                     : tok[0] == 'x' && x0 ? seen_type(row, x0) : DT_UNDEFINED;
+        if (want != DT_UNDEFINED && seen_type(row, t) != want)
+            return reads_fail(n, error, k, t, "%s elements, not %s", dtype_name(want), dtype_name(t->dtype));
+        char rule = len > 2 && tok[1] == ':' ? tok[2] : 0;
+        const Tensor *whose = rule == 'C' ? y0 : x0; /* the tensor the count follows */
+        if (!rule || !whose || !whose->shape_known)
             continue;
-        guint64 count;
-        if (!shape_numel(t->rank, t->dims, &count))
-            continue;
-        gint64 need = -1;
-        const char *what = "";
-        switch (rule[1]) {
-        case 'c':
-            need = x0 && x0->shape_known && x0->rank > 1 ? x0->dims[1] : -1;
-            what = "one value per channel";
-            break;
-        case 'C':
-            need = y0 && y0->shape_known && y0->rank > 1 ? y0->dims[1] : -1;
-            what = "one value per output channel";
-            break;
-        case 'l': need = x0 && x0->shape_known && x0->rank > 0 ? x0->dims[x0->rank - 1] : -1;
-                  what = "one value per element of the last axis"; break;
-        case 's': {
-            gboolean same = x0 && x0->shape_known && x0->rank == t->rank &&
-                            !memcmp(x0->dims, t->dims, sizeof(gint64) * (gsize)t->rank);
-            if (!same && x0 && x0->shape_known) {
-                char *want_dims = graph_dims_to_string(x0->rank, x0->dims);
-                char *got = graph_dims_to_string(t->rank, t->dims);
-                ok = reads_fail(n, error, k, t, "the shape of input 0, %s, not %s", want_dims, got);
-                g_free(want_dims);
-                g_free(got);
-            }
-            continue;
-        }
-        default: break;
-        }
-        if (need >= 0 && count != (guint64)need) {
+        if (rule == 's') {
+            if (whose->rank == t->rank && !memcmp(whose->dims, t->dims, sizeof(gint64) * (gsize)t->rank))
+                continue;
+            char *want_dims = graph_dims_to_string(whose->rank, whose->dims);
             char *got = graph_dims_to_string(t->rank, t->dims);
-            ok = reads_fail(n, error, k, t, "%s: %" G_GINT64_FORMAT " elements, not %s", what, need, got);
+            reads_fail(n, error, k, t, "the shape of input 0, %s, not %s", want_dims, got);
+            g_free(want_dims);
             g_free(got);
+            return FALSE;
         }
+        /* c and C: dims[1] of input 0 or output 0; l: input 0's last axis */
+        int axis = rule == 'l' ? whose->rank - 1 : 1;
+        guint64 count;
+        if (axis < 0 || axis >= whose->rank || !shape_numel(t->rank, t->dims, &count) ||
+            count == (guint64)whose->dims[axis])
+            continue;
+        char *got = graph_dims_to_string(t->rank, t->dims);
+        reads_fail(n, error, k, t, "%s: %" G_GINT64_FORMAT " elements, not %s",
+                   rule == 'l' ? "one value per element of the last axis" : rule == 'C' ? "one value per output channel"
+                                                                            : "one value per channel",
+                   whose->dims[axis], got);
+        g_free(got);
+        return FALSE;
     }
-    g_strfreev(tokens);
-    return ok;
+    return TRUE;
 }
 
 const KernelRow *kernel_table(gsize *count)

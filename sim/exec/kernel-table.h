@@ -43,7 +43,7 @@ typedef struct KernelRow {
      * the last one standing for every further input; NULL: nothing to hold. A token is an element type, then
      * optionally ':' and a count:
      *   f  float32 (a 16-bit float the executor widens counts as float32, unless .reads_16bit)
-     *   b  bool      i  int64      o  output 0's type      x  input 0's type      -  anything (read by shape)
+     *   b  bool      o  output 0's type      x  input 0's type      -  any type
      *   :c one value per channel of input 0 (its dims[1])      :C one per channel of output 0 (its dims[1])
      *   :l one per element of input 0's last axis             :s input 0's shape */
     const char *reads;

@@ -78,7 +78,9 @@ static gboolean fits_type(gint64 v, DType dt)
     }
 }
 
-static TensorData *read_tensor(const Onnx__TensorProto *tp, const char *what, GError **error)
+/* take_raw: tp was unpacked with the default allocator and raw_data moves into the TensorData (taken out of tp,
+ * which free_unpacked then leaves alone) instead of being copied: one copy of a large input, not two. */
+static TensorData *read_tensor(Onnx__TensorProto *tp, const char *what, gboolean take_raw, GError **error)
 {
     const char *name = S(tp->name);
     if (!tp->has_data_type || !dtype_is_valid(tp->data_type)) {
@@ -134,7 +136,7 @@ static TensorData *read_tensor(const Onnx__TensorProto *tp, const char *what, GE
             return NULL;
         }
     for (size_t k = 0; !tp->has_raw_data && k < tp->n_uint64_data; k++)
-        if (!fits_type((gint64)tp->uint64_data[k], dt) || (dt == DT_UINT32 && tp->uint64_data[k] > G_MAXUINT32)) {
+        if (!fits_type((gint64)tp->uint64_data[k], dt)) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "%s '%s': uint64_data value %" G_GUINT64_FORMAT
                         " at %zu is not a value of %s", what, name, (guint64)tp->uint64_data[k], k, dtype_name(dt));
             tensor_data_free(t);
@@ -153,7 +155,13 @@ static TensorData *read_tensor(const Onnx__TensorProto *tp, const char *what, GE
             tensor_data_free(t);
             return NULL;
         }
-        t->raw = g_bytes_new(tp->raw_data.data, tp->raw_data.len);
+        if (take_raw) {
+            t->raw = g_bytes_new_with_free_func(tp->raw_data.data, tp->raw_data.len, free, tp->raw_data.data);
+            tp->raw_data = (ProtobufCBinaryData){0};
+            tp->has_raw_data = 0;
+        } else {
+            t->raw = g_bytes_new(tp->raw_data.data, tp->raw_data.len);
+        }
         return t;
     } else if (tp->n_float_data) {
         have = tp->n_float_data;
@@ -308,13 +316,13 @@ static Attr *read_attr(const Onnx__AttributeProto *ap, const char *node_label, i
         break;
     case ATTR_STRINGS: a->strings = bytes_array(ap->strings, ap->n_strings); break;
     case ATTR_TENSOR:
-        if (!ap->t || !(a->t = read_tensor(ap->t, "attribute tensor", error)))
+        if (!ap->t || !(a->t = read_tensor(ap->t, "attribute tensor", FALSE, error)))
             goto fail;
         break;
     case ATTR_TENSORS:
         a->tensors = g_ptr_array_new_with_free_func((GDestroyNotify)tensor_data_free);
         for (size_t k = 0; k < ap->n_tensors; k++) {
-            TensorData *t = read_tensor(ap->tensors[k], "attribute tensor", error);
+            TensorData *t = read_tensor(ap->tensors[k], "attribute tensor", FALSE, error);
             if (!t)
                 goto fail;
             g_ptr_array_add(a->tensors, t);
@@ -398,7 +406,7 @@ static gboolean read_graph(Graph *g, const Onnx__GraphProto *gp, int depth, GErr
         return FALSE;
     }
     for (size_t k = 0; k < gp->n_initializer; k++) {
-        TensorData *t = read_tensor(gp->initializer[k], "initializer", error);
+        TensorData *t = read_tensor(gp->initializer[k], "initializer", FALSE, error);
         if (!t || !graph_add_initializer(g, t, error))
             return FALSE;
     }
@@ -621,32 +629,7 @@ TensorData *onnx_read_tensor_file(const char *path, GError **error)
         g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "not a TensorProto (protobuf decoding failed)");
         return NULL;
     }
-    /* raw_data taken from the unpacked message rather than copied again: one copy of the data in all */
-    ProtobufCBinaryData raw = {0};
-    gboolean had_raw = tp->has_raw_data;
-    if (had_raw) {
-        raw = tp->raw_data;
-        tp->raw_data = (ProtobufCBinaryData){0};
-        tp->has_raw_data = 0;
-    }
-    TensorData *t = read_tensor(tp, "tensor", error);
+    TensorData *t = read_tensor(tp, "tensor", TRUE, error);
     onnx__tensor_proto__free_unpacked(tp, NULL);
-    if (t && had_raw && t->dtype != DT_STRING && !t->external) {
-        guint64 n, want = 0;
-        if (!element_count("tensor", t->name, t->rank, t->dims, &n, error) ||
-            !graph_size_mul(n, dtype_size(t->dtype), &want) || want != raw.len) {
-            if (!(error && *error))
-                g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "tensor '%s': raw_data holds %zu bytes, its shape "
-                            "needs %" G_GUINT64_FORMAT, t->name, raw.len, want);
-            tensor_data_free(t);
-            t = NULL;
-        } else {
-            if (t->raw)
-                g_bytes_unref(t->raw);
-            t->raw = g_bytes_new_with_free_func(raw.data, raw.len, free, raw.data);
-            raw.data = NULL;
-        }
-    }
-    free(raw.data);
     return t;
 }

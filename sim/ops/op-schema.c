@@ -57,7 +57,6 @@ typedef struct {
 typedef struct {
     const Node *n;
     const OpSchema *s;
-    gint64 opset;
     gboolean newer; /* the model is newer than the table: shared variables only */
     Binding bound[32];
 } Check;
@@ -163,7 +162,7 @@ gboolean op_schema_check(const Node *n, gint64 opset, gboolean outputs, GError *
     if (*n->domain && strcmp(n->domain, "ai.onnx") != 0)
         return TRUE;
     int first;
-    Check c = {.n = n, .opset = opset, .newer = opset > op_schema_newest_opset};
+    Check c = {.n = n, .newer = opset > op_schema_newest_opset};
     c.s = op_schema_find(n->op_type, opset, &first);
     if (!c.s) {
         if (first == 0)

@@ -26,6 +26,23 @@ void shape_options_clear(ShapeOptions *o)
     o->bounds = NULL;
 }
 
+/* NAME (spec up to eq) = v into table; a name given twice is refused (the last would win silently, while the
+ * report's row records both). */
+static gboolean add_named(GHashTable *table, const char *flag, const char *spec, const char *eq, gint64 v,
+                          GError **error)
+{
+    char *name = g_strndup(spec, eq - spec);
+    if (g_hash_table_contains(table, name)) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "%s names '%s' twice", flag, name);
+        g_free(name);
+        return FALSE;
+    }
+    gint64 *boxed = g_new(gint64, 1);
+    *boxed = v;
+    g_hash_table_insert(table, name, boxed);
+    return TRUE;
+}
+
 gboolean shape_options_add_bound(ShapeOptions *o, const char *spec, GError **error)
 {
     const char *eq = strrchr(spec, '=');
@@ -44,16 +61,7 @@ gboolean shape_options_add_bound(ShapeOptions *o, const char *spec, GError **err
         g_free(shown);
         return FALSE;
     }
-    char *name = g_strndup(spec, eq - spec);
-    if (g_hash_table_contains(o->bounds, name)) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--bound names '%s' twice", name);
-        g_free(name);
-        return FALSE;
-    }
-    gint64 *boxed = g_new(gint64, 1);
-    *boxed = v;
-    g_hash_table_replace(o->bounds, name, boxed);
-    return TRUE;
+    return add_named(o->bounds, "--bound", spec, eq, v, error);
 }
 
 gboolean shape_options_add_dim(ShapeOptions *o, const char *spec, GError **error)
@@ -70,16 +78,7 @@ gboolean shape_options_add_dim(ShapeOptions *o, const char *spec, GError **error
         g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--dim '%s': VALUE must be a positive integer", spec);
         return FALSE;
     }
-    char *name = g_strndup(spec, eq - spec);
-    if (g_hash_table_contains(o->dims, name)) { /* the last would win silently, while the row records both */
-        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--dim names '%s' twice", name);
-        g_free(name);
-        return FALSE;
-    }
-    gint64 *boxed = g_new(gint64, 1);
-    *boxed = v;
-    g_hash_table_replace(o->dims, name, boxed);
-    return TRUE;
+    return add_named(o->dims, "--dim", spec, eq, v, error);
 }
 
 /* Declared types take the bound values of their symbolic dims (the names stay, for writing back).

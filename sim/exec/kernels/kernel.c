@@ -293,18 +293,10 @@ void kernel_workspace_free(KernelWorkspace *w)
     g_free(w);
 }
 
-/* bytes of big_alloc's when the run's account has room for them (what the system could give when the run
- * started, less what the run holds already), else NULL. */
-static void *account_alloc(guint64 bytes)
-{
-    guint64 available = big_alloc_available(), held = big_alloc_held(), rounded = (MAX(bytes, 1) + 63) / 64 * 64;
-    return rounded >= bytes && held <= available && rounded <= available - held ? big_alloc(bytes) : NULL;
-}
-
 void *kernel_alloc(const KernelCall *c, guint64 count, guint64 size, const char *what, GError **error)
 {
     guint64 bytes;
-    void *p = graph_size_mul(count, size, &bytes) ? account_alloc(bytes) : NULL;
+    void *p = graph_size_mul(count, size, &bytes) ? big_alloc_within(bytes) : NULL;
     if (p)
         return p;
     char *want = sim_format_bytes(count * size), *held = sim_format_bytes(big_alloc_held()),
@@ -360,7 +352,7 @@ void *kernel_workspace(const KernelCall *c, gsize bytes)
         w->data = NULL;
         w->bytes = 0;
         gsize rounded = (MAX(bytes, 64) + 63) / 64 * 64;
-        if (rounded < bytes || !(w->data = account_alloc(rounded)))
+        if (rounded < bytes || !(w->data = big_alloc_within(rounded)))
             return NULL;
         w->bytes = rounded;
     }
