@@ -1,6 +1,6 @@
-/* test-tables.c — result tables: the CSV reader, the table plots (`sim --from T --plot compare|sweep`)
- * and the sweep runner (bench/sweep.sh with GNU parallel: rows appended, a rerun skips them, a failed run
- * is reported and retried). */
+/* test-tables.c — result tables: the CSV reader, the table plots (`sim --from T --plot compare|sweep`),
+ * bench/tables.py's canonical form, and a sweep's table the same bytes on an idle and a busy machine (the
+ * sweep runner itself: test-sweep.c). */
 #include "report/csv-table.h"
 #include "model/graph.h"
 #include "tests/testutil.h"
@@ -195,163 +195,13 @@ static void test_table_plots(void)
     g_free(sweep);
 }
 
-/* Runs bench/sweep.sh with the sim under test. */
+/* Runs bench/sweep.py with the sim under test. */
 static RunResult run_sweep(const char *const *args)
 {
-    char *script = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "bench", "sweep.sh", NULL);
+    char *script = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "bench", "sweep.py", NULL);
     g_setenv("SWEEP_BIN", script, TRUE);
     g_free(script);
     return test_run("SWEEP_BIN", args);
-}
-
-static guint count_lines_text(const char *text)
-{
-    guint n = 0;
-    for (const char *c = text; *c; c++)
-        n += *c == '\n';
-    return n;
-}
-
-static guint count_lines(const char *path)
-{
-    char *text = test_read_file(path);
-    guint n = count_lines_text(text);
-    g_free(text);
-    return n;
-}
-
-static void test_sweep_runner(void)
-{
-    char *parallel = g_find_program_in_path("parallel");
-    if (!parallel) {
-        g_test_fail_printf("GNU parallel is not installed (make deps installs it)");
-        return;
-    }
-    g_free(parallel);
-    char *out = test_scratch_path("sweep.csv");
-    g_unlink(out);
-    const char *const args[] = {"--out", out, "--graph", "graphs/gpt2.onnx", "--graph", "graphs/unet.onnx", "--alias",
-                                "all", "--alias", "none", "--strategies", "firstfit,greedy-size", "--jobs", "2", NULL};
-    RunResult r = run_sweep(args);
-    g_assert_cmpint(r.status, ==, 0);
-    assert_contains(r.err, "sweep.sh: 8 runs, 0 already in ");
-    g_assert_cmpuint(count_lines(out), ==, 9); /* header and 8 rows */
-    char *text = test_read_file(out);
-    g_assert_true(g_str_has_prefix(text, "graph,dims,order,strategy,buffers,"));
-    /* gpt2 without sharing, greedy-size: the lower bound exactly (docs/corpus.md). */
-    assert_contains(text, "graphs/gpt2.onnx,-,file,greedy-size,442,417,26124800,26124800,");
-    g_free(text);
-    run_result_clear(&r);
-
-    /* A rerun has nothing left; a removed row is the one run again. */
-    r = run_sweep(args);
-    g_assert_cmpint(r.status, ==, 0);
-    assert_contains(r.err, "8 runs, 8 already in ");
-    run_result_clear(&r);
-    text = test_read_file(out);
-    char **lines = g_strsplit(text, "\n", -1);
-    GString *kept = g_string_new(NULL);
-    for (guint k = 0; lines[k] && *lines[k]; k++)
-        if (k != 3)
-            g_string_append_printf(kept, "%s\n", lines[k]);
-    g_assert_true(g_file_set_contents(out, kept->str, (gssize)kept->len, NULL));
-    g_string_free(kept, TRUE);
-    g_strfreev(lines);
-    g_free(text);
-    r = run_sweep(args);
-    g_assert_cmpint(r.status, ==, 0);
-    assert_contains(r.err, "8 runs, 7 already in ");
-    assert_contains(r.err, "1 to run");
-    g_assert_cmpuint(count_lines(out), ==, 9);
-    run_result_clear(&r);
-
-    /* A run that fails (an exact order past its budget) leaves no row, is reported, and is tried again. */
-    const char *const failing[] = {"--out", out, "--graph", "graphs/inception.onnx", "--orders", "optimal",
-                                   "--strategies", "bestfit", "--sim-args", "--order-budget 1", NULL};
-    r = run_sweep(failing);
-    g_assert_cmpint(r.status, ==, 1);
-    assert_contains(r.err, "sweep.sh: 1 of 1 runs failed; their rows are missing (a rerun retries them)");
-    assert_contains(r.err, "graphs/inception.onnx");
-    g_assert_cmpuint(count_lines(out), ==, 9);
-    run_result_clear(&r);
-    r = run_sweep(failing);
-    assert_contains(r.err, "1 runs, 0 already in ");
-    run_result_clear(&r);
-
-    /* Usage errors. */
-    r = run_sweep((const char *[]){"--graph", "graphs/gpt2.onnx", NULL});
-    g_assert_cmpint(r.status, ==, 2);
-    g_assert_cmpstr(r.err, ==, "sweep.sh: --out FILE.csv is required (see --help)\n");
-    run_result_clear(&r);
-    r = run_sweep((const char *[]){"--out", out, "--graph", "graphs/gpt2.onnx", "--dim", "seq", NULL});
-    g_assert_cmpint(r.status, ==, 2);
-    g_assert_cmpstr(r.err, ==, "sweep.sh: --dim 'seq' is not NAME=V1,V2,...\n");
-    run_result_clear(&r);
-    g_free(out);
-}
-
-static void own_group(gpointer unused)
-{
-    (void)unused;
-    setpgid(0, 0); /* the sweep and everything it starts, one group: what a terminal's Ctrl-C reaches */
-}
-
-/* sweep.sh's rough edges: --help on stdout with status 0; a typo'd name stops it before anything runs (and
- * leaves no file); without a terminal a progress line; Ctrl-C (SIGINT to its process group) keeps the rows
- * finished, says how to resume and exits 130, leaving no empty table or lock file it made. */
-static void test_sweep_edges(void)
-{
-    char *out = test_scratch_path("edges/sweep.csv"), *dir = g_path_get_dirname(out);
-    RunResult r = run_sweep((const char *[]){"--help", NULL});
-    g_assert_cmpint(r.status, ==, 0);
-    assert_contains(r.out, "Options:");
-    g_assert_cmpstr(r.err, ==, "");
-    run_result_clear(&r);
-    r = run_sweep((const char *[]){"--out", out, "--graph", "graphs/gpt2.onnx", "--strategies", "bestfit,bestfitt", NULL});
-    g_assert_cmpint(r.status, ==, 2);
-    assert_contains(r.err, "sweep.sh: unknown strategy 'bestfitt' (one of: naive, firstfit, bestfit,");
-    g_assert_false(g_file_test(dir, G_FILE_TEST_EXISTS));
-    run_result_clear(&r);
-    r = run_sweep((const char *[]){"--out", out, "--graph", "graphs/gpt2.onnx", "--orders", "file,sideways", NULL});
-    g_assert_cmpint(r.status, ==, 2);
-    assert_contains(r.err, "sweep.sh: unknown order 'sideways' (one of: file, topo,");
-    run_result_clear(&r);
-    r = run_sweep((const char *[]){"--out", out, "--graph", "graphs/gpt2.onnx", "--strategies", "bestfit", NULL});
-    g_assert_cmpint(r.status, ==, 0);
-    assert_contains(r.err, "sweep.sh: 0 of 1 runs done"); /* stderr is no terminal here */
-    run_result_clear(&r);
-    g_unlink(out);
-    /* Ctrl-C in the middle of slow runs */
-    char *script = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "bench", "sweep.sh", NULL);
-    char *argv[] = {script, "--out", out, "--graph", "graphs/gpt2.onnx", "--strategies", "bestfit,firstfit", "--jobs",
-                    "1", "--sim-args", "--run --repeat 100000", NULL};
-    GPid pid;
-    gint err_fd;
-    GError *error = NULL;
-    g_assert_true(g_spawn_async_with_pipes(g_getenv("SIM_SOURCE_DIR"), argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, own_group, NULL,
-                                           &pid, NULL, NULL, &err_fd, &error));
-    g_assert_no_error(error);
-    g_usleep(2500000);
-    g_assert_cmpint(kill(-pid, SIGINT), ==, 0);
-    GString *err = g_string_new(NULL);
-    char buf[4096];
-    for (gssize got; (got = read(err_fd, buf, sizeof buf)) > 0;)
-        g_string_append_len(err, buf, got);
-    close(err_fd);
-    int wstatus = 0;
-    g_assert_cmpint(waitpid(pid, &wstatus, 0), ==, pid);
-    g_spawn_close_pid(pid);
-    g_assert_true(WIFEXITED(wstatus));
-    g_assert_cmpint(WEXITSTATUS(wstatus), ==, 130);
-    assert_contains(err->str, "sweep.sh: interrupted before any of the 2 runs finished; run the same command again");
-    g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS)); /* the table it made held no row */
-    char *lock = g_strconcat(out, ".lock", NULL);
-    g_assert_false(g_file_test(lock, G_FILE_TEST_EXISTS));
-    g_free(lock);
-    g_string_free(err, TRUE);
-    g_free(script);
-    g_free(dir);
-    g_free(out);
 }
 
 /* bench/tables.py canon: rows sorted and the timing column dropped, so a rerun on a work budget writes the
@@ -379,131 +229,6 @@ static void test_canonical_csv(void)
     g_free(script);
     g_free(in);
     g_free(out);
-}
-
-/* sweep.sh with hostile input: a graph file named with a command substitution and a --dim value holding
- * one reach sim as text (the canary is never made); --dry-run builds and writes nothing; a second sweep on
- * a locked file stops with a message; a row cut off mid-line is dropped and run again, not glued. */
-static void test_sweep_hostile(void)
-{
-    /* A file name cannot hold '/': its commands would make the canary in sweep.sh's folder (the repository). */
-    char *canary = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "canary-sweep", NULL);
-    char *graph_name = g_strdup("m$(touch canary-sweep)`touch canary-sweep`.onnx");
-    char *graph = test_scratch_path(graph_name), *source = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs",
-                                                                             "noop-chain.onnx", NULL);
-    char *bytes;
-    gsize len;
-    g_assert_true(g_file_get_contents(source, &bytes, &len, NULL));
-    g_assert_true(g_file_set_contents(graph, bytes, (gssize)len, NULL));
-    g_free(bytes);
-    char *out = test_scratch_path("hostile-sweep.csv");
-    char *dim = g_strdup_printf("n=1$(touch %s)", canary);
-    RunResult r = run_sweep((const char *[]){"--out", out, "--graph", graph, "--strategies", "bestfit,firstfit",
-                                             "--dry-run", NULL});
-    g_assert_cmpint(r.status, ==, 0);
-    g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS));
-    g_assert_cmpuint(count_lines_text(r.out), ==, 2);
-    run_result_clear(&r);
-    const char *const args[] = {"--out", out, "--graph", graph, "--strategies", "bestfit,firstfit", NULL};
-    r = run_sweep(args);
-    g_assert_cmpint(r.status, ==, 0);
-    run_result_clear(&r);
-    g_assert_cmpuint(count_lines(out), ==, 3);
-    r = run_sweep((const char *[]){"--out", out, "--graph", graph, "--dim", dim, "--strategies", "bestfit", NULL});
-    g_assert_cmpint(r.status, ==, 1); /* sim refuses the value: it arrived as text */
-    assert_contains(r.err, "VALUE must be a positive integer");
-    run_result_clear(&r);
-    g_assert_false(g_file_test(canary, G_FILE_TEST_EXISTS));
-
-    /* The last row cut off mid-line: dropped, run again, the file whole. */
-    char *text = test_read_file(out);
-    gsize cut = strlen(text) - 20;
-    g_assert_true(g_file_set_contents(out, text, (gssize)cut, NULL));
-    r = run_sweep(args);
-    g_assert_cmpint(r.status, ==, 0);
-    assert_contains(r.err, "dropped a row cut off mid-line");
-    assert_contains(r.err, "2 runs, 1 already in ");
-    run_result_clear(&r);
-    char *again = test_read_file(out);
-    text[cut] = '\0';
-    *(strrchr(text, '\n') + 1) = '\0'; /* the rows before the cut one stay as they were */
-    g_assert_true(g_str_has_prefix(again, text));
-    g_assert_cmpuint(count_lines(out), ==, 3);
-    GError *error = NULL;
-    CsvTable *whole = csv_table_read(out, &error); /* and the new row is a whole row */
-    g_assert_no_error(error);
-    csv_table_free(whole);
-    g_free(again);
-    g_free(text);
-
-    /* Another sweep holds the lock: this one stops at once and says so. */
-    char *lock = g_strconcat(out, ".lock", NULL);
-    char *holder_argv[] = {"flock", lock, "sleep", "5", NULL};
-    GPid holder;
-    g_assert_true(g_spawn_async(NULL, holder_argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
-                                &holder, NULL));
-    for (int tries = 0; tries < 100; tries++) { /* until the holder has it */
-        char *probe_argv[] = {"flock", "-n", lock, "true", NULL};
-        int wait_status = 0;
-        g_assert_true(g_spawn_sync(NULL, probe_argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, &wait_status, NULL));
-        if (!WIFEXITED(wait_status) || WEXITSTATUS(wait_status) != 0)
-            break;
-        g_usleep(20000);
-    }
-    r = run_sweep(args);
-    g_assert_cmpint(r.status, ==, 2);
-    assert_contains(r.err, "another sweep is writing ");
-    run_result_clear(&r);
-    kill(holder, SIGTERM);
-    waitpid(holder, NULL, 0);
-    g_spawn_close_pid(holder);
-    g_free(lock);
-    g_free(dim);
-    g_free(out);
-    g_free(source);
-    g_free(graph);
-    g_free(graph_name);
-    g_free(canary);
-}
-
-/* A sweep's CSV has one column per bound dimension after `dims` (dim_NAME, empty where a row does not
- * bind it), remade when rows are added; rows keep their place and a rerun still finds them. */
-static void test_sweep_dim_columns(void)
-{
-    char *graph = test_write_symbolic_graph(), *out = test_scratch_path("sweep-dims.csv");
-    g_unlink(out);
-    char *fixed = g_strdup_printf("%s:batch=2", graph);
-    RunResult r = run_sweep((const char *[]){"--out", out, "--graph", fixed, "--dim", "seq=4,8", "--strategies", "firstfit",
-                                             "--jobs", "1", NULL});
-    g_assert_cmpint(r.status, ==, 0);
-    run_result_clear(&r);
-    char *text = test_read_file(out);
-    g_assert_true(g_str_has_prefix(text, "graph,dims,dim_batch,dim_seq,order,strategy,buffers,"));
-    char *row4 = g_strdup_printf("%s,\"batch=2,seq=4\",2,4,file,firstfit,", graph);
-    char *row8 = g_strdup_printf("%s,\"batch=2,seq=8\",2,8,file,firstfit,", graph);
-    assert_contains(text, row4);
-    assert_contains(text, row8);
-    g_free(text);
-    /* More rows, another graph without dims: its dim cells are empty; the old rows are found again. */
-    r = run_sweep((const char *[]){"--out", out, "--graph", fixed, "--dim", "seq=4,8,16", "--strategies", "firstfit",
-                                   "--jobs", "1", NULL});
-    g_assert_cmpint(r.status, ==, 0);
-    assert_contains(r.err, "3 runs, 2 already in ");
-    run_result_clear(&r);
-    r = run_sweep((const char *[]){"--out", out, "--graph", "graphs/unet.onnx", "--strategies", "firstfit", NULL});
-    g_assert_cmpint(r.status, ==, 0);
-    run_result_clear(&r);
-    text = test_read_file(out);
-    g_assert_true(g_str_has_prefix(text, "graph,dims,dim_batch,dim_seq,order,"));
-    g_assert_cmpuint(count_lines_text(text), ==, 5);
-    assert_contains(text, row4);
-    assert_contains(text, "\ngraphs/unet.onnx,-,,,file,firstfit,");
-    g_free(text);
-    g_free(row4);
-    g_free(row8);
-    g_free(fixed);
-    g_free(out);
-    g_free(graph);
 }
 
 /* --where keeps the rows a picture is about, --facet draws a panel per value on one y axis (issue 42). The
@@ -620,10 +345,6 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/tables/csv-reader", test_csv_reader);
     g_test_add_func("/tables/plots", test_table_plots);
-    g_test_add_func("/tables/sweep-runner", test_sweep_runner);
-    g_test_add_func("/tables/sweep-hostile", test_sweep_hostile);
-    g_test_add_func("/tables/sweep-edges", test_sweep_edges);
-    g_test_add_func("/tables/sweep-dim-columns", test_sweep_dim_columns);
     g_test_add_func("/tables/canonical-csv", test_canonical_csv);
     g_test_add_func("/tables/deterministic-under-load", test_tables_deterministic_under_load);
     g_test_add_func("/tables/where-and-facet", test_where_and_facet);
