@@ -112,7 +112,7 @@ WORKER = "; ".join([
     "t=$(mktemp -d) || exit 1",
     "trap 'rm -rf -- \"$t\"' EXIT",
     "if [ \"$dest\" = - ]; then exec 3>&1; else exec 3>> \"$dest/stream.$k\" || exit 1; fi",
-    "host=$(hostname 2> /dev/null || echo unknown)",
+    "host=${PARALLEL_SSHLOGIN:-:}; [ \"$host\" = : ] && host=$(hostname 2> /dev/null || echo unknown)",
     "printf %s \"$runs\" | base64 -d > \"$t/list\" || exit 1",
     "while IFS=$'\\t' read -r n args; do eval \"set -- $args\"; try=0; while :; do "
     "if [ \"$limit\" = 0 ]; then \"$sim\" --format csv \"$@\" < /dev/null > \"$t/o\" 2> \"$t/e\"; st=$?; "
@@ -828,7 +828,7 @@ def task_causes(folder):
 
 
 def slurm_where(folder):
-    job = os.path.basename(folder)[len("slurm-"):]
+    job = array_id(folder)
     return lambda stream, host: f"array task {stream[len('stream.'):].split('-')[0]} of Slurm job {job} on {host}"
 
 
@@ -872,7 +872,7 @@ class Slurm:
         tasks = [jobs[k:k + per] for k in range(0, len(jobs), per)]
         for first in range(0, len(tasks), limit):
             part = tasks[first:first + limit]
-            folder = tempfile.mkdtemp(prefix="slurm-new-", dir=self.state.dir)
+            folder = tempfile.mkdtemp(prefix="slurm-", dir=self.state.dir)  # named before its job id is known
             task_of = {j.n: t for t, task in enumerate(part) for j in task}
             write_jobs(folder, [j for task in part for j in task], lambda j: task_of[j.n])
             for t, task in enumerate(part):
@@ -899,9 +899,7 @@ class Slurm:
             job = r.stdout.strip().split(";")[0]
             with open(os.path.join(folder, "array"), "w") as f:
                 f.write(f"{job} {len(part)}\n")
-            final = os.path.join(self.state.dir, f"slurm-{job}")
-            os.rename(folder, final)
-            self.adopt(final)
+            self.adopt(folder)
             cut = f" (one of {(len(tasks) + limit - 1) // limit}: the cluster's MaxArraySize is {limit + 1})" \
                 if len(tasks) > limit else ""
             say(f"Slurm job {job}, an array of {len(part)} tasks of at most {per} runs{cut}")

@@ -1,13 +1,17 @@
-/* test-hosts.c — sweeps on other hosts, on real engines started for the test (tests/hosts/):
+/* test-hosts.c — sweeps (bench/sweep.py) on other hosts, on real engines started for the test (tests/hosts/):
  * - ssh: an sshd on 127.0.0.1 (own port, keys and config) logging in as a separate user with its own clone,
  *   who can neither read the caller's model folder nor write its output folder. Every row comes back, a
  *   model outside the repository is sent and removed again, a failing run's message comes back with its
- *   host, a rerun resumes, a host without a built sim is named before anything runs.
+ *   host, a rerun resumes, a host without a built sim or without a graph is named before anything runs, and
+ *   a host stopped mid-sweep costs only the runs it had not finished: the same command finishes the table.
  * - Slurm: a one-node cluster (munged, slurmctld, slurmd; own key, config, ports and state): the sweep as a
- *   job array, a failing run's message with its array task, Ctrl-C cancels the array and a rerun resumes.
+ *   job array, a failing run's message with its array task; Ctrl-C cancels the array and a rerun resumes;
+ *   --detach, --status and --collect; a task cancelled by scancel is named as such; kill -9 of the sweep
+ *   leaves the array running, and the rerun waits for it instead of submitting its runs again.
  * On every back end the same sweep gives the same table as on this machine, but for the timing column.
  * Both need root (sshd's second user, slurmd); each server is stopped by its pid file, and also when this
  * program ends, however it ends. */
+#include "tests/sweeputil.h"
 #include "tests/testutil.h"
 
 #include <glib/gstdio.h>
@@ -50,11 +54,11 @@ static char *source_path(const char *name)
     return g_build_filename(g_getenv("SIM_SOURCE_DIR"), name, NULL);
 }
 
-/* bench/sweep.sh with the sim under test; args is NULL-terminated. */
+/* bench/sweep.py with the sim under test; args is NULL-terminated. */
 static RunResult run_sweep(const char *const *args)
 {
     GPtrArray *argv = g_ptr_array_new_with_free_func(g_free);
-    g_ptr_array_add(argv, source_path("bench/sweep.sh"));
+    g_ptr_array_add(argv, source_path("bench/sweep.py"));
     for (const char *const *a = args; *a; a++)
         g_ptr_array_add(argv, g_strdup(*a));
     g_ptr_array_add(argv, NULL);
@@ -121,6 +125,48 @@ static char *outside_model(const char *folder)
     return path;
 }
 
+/* The Slurm job a sweep said it submitted (its stderr in err_path), waiting for the line two minutes at most. */
+static char *array_of(const char *err_path)
+{
+    const char *mark = "sweep: Slurm job ";
+    for (int k = 0; k < 1200; k++) {
+        char *text = test_read_file(err_path);
+        const char *at = strstr(text, mark);
+        if (at) {
+            char *id = g_strndup(at + strlen(mark), strcspn(at + strlen(mark), ","));
+            g_free(text);
+            return id;
+        }
+        g_free(text);
+        g_usleep(100000);
+    }
+    g_error("no Slurm job in %s after two minutes", err_path);
+}
+
+/* How many tasks of the job are still in Slurm's queue. */
+static guint tasks_queued(const char *job)
+{
+    RunResult r = run_argv((const char *[]){"squeue", "-h", "-r", "-j", job, "-o", "%i", NULL});
+    guint n = 0;
+    for (const char *c = r.out; r.status == 0 && *c; c++)
+        n += *c == '\n';
+    run_result_clear(&r);
+    return n;
+}
+
+static gboolean array_queued(const char *job)
+{
+    return tasks_queued(job) > 0;
+}
+
+/* Waits (two minutes at most) until only the hanging task of the job is left in the queue. */
+static void wait_only_hanging(const char *job)
+{
+    for (int k = 0; k < 1200 && tasks_queued(job) > 1; k++)
+        g_usleep(100000);
+    g_assert_cmpuint(tasks_queued(job), ==, 1);
+}
+
 static gboolean need_root(void)
 {
     if (getuid() == 0)
@@ -165,7 +211,7 @@ static void test_ssh(void)
     r = run_sweep(ssh_args);
     if (r.status != 0)
         g_error("ssh sweep exited %d:\n%s", r.status, r.err);
-    assert_contains(r.err, "sweep.sh: 4 rows appended to ");
+    assert_contains(r.err, "sweep: 4 rows appended to ");
     run_result_clear(&r);
     r = run_sweep((const char *[]){"--out", local_out, "--graph", "graphs/gpt2.onnx", "--graph", model, "--strategies",
                                    "firstfit,greedy-size", NULL});
@@ -188,15 +234,16 @@ static void test_ssh(void)
                                    "--strategies", "bestfit", "--sim-args", "--order-budget 1", "--", "--ssh", ssh, "-S",
                                    "1/sweephost", "--workdir", clone, NULL});
     g_assert_cmpint(r.status, ==, 1);
-    assert_contains(r.err, "sweep.sh: 1 of 1 runs failed; their rows are missing (a rerun retries them). Messages:\n"
-                           "  [sweephost] sim: graphs/inception.onnx: order optimal: the exact order gave up");
+    assert_contains(r.err, "sweep: 1 of 1 runs failed; their rows are missing (a rerun retries them). Messages:\n"
+                           "  graphs/inception.onnx order=optimal alias=all strategy=bestfit [sweephost]:\n"
+                           "    sim: graphs/inception.onnx: order optimal: the exact order gave up");
     run_result_clear(&r);
 
     /* A rerun runs only what is missing. */
     drop_row(ssh_out, 3);
     r = run_sweep(ssh_args);
     g_assert_cmpint(r.status, ==, 0);
-    assert_contains(r.err, "sweep.sh: 4 runs, 3 already in ");
+    assert_contains(r.err, "sweep: 4 runs, 3 already in ");
     g_assert_cmpuint(count_lines(ssh_out), ==, 5);
     run_result_clear(&r);
 
@@ -204,8 +251,60 @@ static void test_ssh(void)
     r = run_sweep((const char *[]){"--out", ssh_out, "--graph", "graphs/gpt2.onnx", "--strategies", "bestfit", "--",
                                    "--ssh", ssh, "-S", "1/sweephost", "--workdir", remote, NULL});
     g_assert_cmpint(r.status, ==, 2);
-    assert_contains(r.err, "sweep.sh: host sweephost has no built sim at ");
+    assert_contains(r.err, "sweep: host sweephost has no built sim at ");
     run_result_clear(&r);
+    /* One without a graph of the repository's (the corpus is fetched, not cloned): named before anything runs. */
+    r = run_sweep((const char *[]){"--out", ssh_out, "--graph", "graphs/models/torch/decoder-torch.onnx:batch=1,seq=8,mem=8",
+                                   "--strategies", "bestfit", "--", "--ssh", ssh, "-S", "1/sweephost", "--workdir", clone,
+                                   NULL});
+    g_assert_cmpint(r.status, ==, 2);
+    assert_contains(r.err, "sweep: host sweephost lacks 1 of the sweep's graphs (first: "
+                           "graphs/models/torch/decoder-torch.onnx): run make models there");
+    run_result_clear(&r);
+
+    /* The host stops mid-sweep (its sessions killed, its sshd stopped) while two runs hang there: the sweep
+     * ends with the runs it had finished kept and the others failed with what ssh said; once the host is back,
+     * the same command finishes the table, every run once. */
+    char *hang = g_build_filename(remote, "hang", NULL), *slow = g_build_filename(build, "slow-sim", NULL);
+    char *wrapper = g_strdup_printf("#!/bin/sh\ncase \" $* \" in *\" greedy-size \"*) if [ -d %s ]; then\n"
+                                    "    : > %s/$$; exec sleep 600; fi ;; esac\nexec build/sim \"$@\"\n", hang, hang);
+    g_assert_true(g_file_set_contents(slow, wrapper, -1, NULL));
+    g_assert_cmpint(g_chmod(slow, 0755), ==, 0);
+    g_assert_cmpint(g_mkdir(hang, 0755), ==, 0);
+    must_run((const char *[]){"chown", "-R", "arenasim-sweep:", remote, NULL});
+    char *stop_out = g_build_filename(caller, "stopped.csv", NULL);
+    const char *const stop_args[] = {"--out", stop_out, "--graph", "graphs/unet.onnx", "--graph", "graphs/gpt2.onnx",
+                                     "--strategies", "bestfit,firstfit,greedy-size", "--retries", "1", "--", "--ssh", ssh,
+                                     "-S", "2/sweephost", "--workdir", clone, NULL};
+    g_setenv("SWEEP_REMOTE_SIM", "build/slow-sim", TRUE);
+    Background bg = sweep_start(stop_args, hang, "ssh-stopped.err");
+    sweep_wait_hanging(hang, 2);
+    must_run((const char *[]){script, "stop", sshd, NULL});
+    must_run((const char *[]){"pkill", "-KILL", "-u", "arenasim-sweep", NULL});
+    char *said;
+    int status = sweep_wait(&bg, &said);
+    if (status != 1)
+        g_error("the sweep whose host stopped exited %d:\n%s", status, said);
+    assert_contains(said, "sweep: 2 of 6 runs failed; their rows are missing (a rerun retries them). Messages:\n");
+    GHashTable *keys = sweep_table_keys(stop_out);
+    g_assert_cmpuint(g_hash_table_size(keys), ==, 4);
+    g_hash_table_unref(keys);
+    g_free(said);
+    must_run((const char *[]){"rm", "-rf", "--", hang, NULL});
+    must_run((const char *[]){script, "start", sshd, pid, NULL});
+    r = run_sweep(stop_args);
+    if (r.status != 0)
+        g_error("the sweep after the host came back exited %d:\n%s", r.status, r.err);
+    assert_contains(r.err, "sweep: 6 runs, 4 already in ");
+    run_result_clear(&r);
+    keys = sweep_table_keys(stop_out);
+    g_assert_cmpuint(g_hash_table_size(keys), ==, 6);
+    g_hash_table_unref(keys);
+    g_unsetenv("SWEEP_REMOTE_SIM");
+    g_free(stop_out);
+    g_free(wrapper);
+    g_free(slow);
+    g_free(hang);
 
     must_run((const char *[]){script, "stop", sshd, NULL});
     g_free(ssh_out);
@@ -222,12 +321,6 @@ static void test_ssh(void)
     g_free(script);
     g_free(sshd);
     g_free(pid);
-}
-
-static void own_group(gpointer unused)
-{
-    (void)unused;
-    setpgid(0, 0); /* the sweep and what it starts, one group: what a terminal's Ctrl-C reaches */
 }
 
 static void test_slurm(void)
@@ -248,7 +341,7 @@ static void test_slurm(void)
     if (r.status != 0)
         g_error("Slurm sweep exited %d:\n%s", r.status, r.err);
     assert_contains(r.err, ", an array of 2 tasks of at most 2 runs\n");
-    assert_contains(r.err, "sweep.sh: 4 rows appended to ");
+    assert_contains(r.err, "sweep: 4 rows appended to ");
     run_result_clear(&r);
     r = run_sweep((const char *[]){"--out", local_out, "--graph", "graphs/gpt2.onnx", "--graph", model, "--strategies",
                                    "firstfit,greedy-size", NULL});
@@ -263,62 +356,126 @@ static void test_slurm(void)
     r = run_sweep((const char *[]){"--slurm", "--out", slurm_out, "--graph", "graphs/inception.onnx", "--orders", "optimal",
                                    "--strategies", "bestfit", "--sim-args", "--order-budget 1", NULL});
     g_assert_cmpint(r.status, ==, 1);
-    assert_contains(r.err, "  [array task 0 on ");
-    assert_contains(r.err, "] sim: graphs/inception.onnx: order optimal: the exact order gave up");
+    assert_contains(r.err, "  graphs/inception.onnx order=optimal alias=all strategy=bestfit [array task 0 of Slurm job ");
+    assert_contains(r.err, "]:\n    sim: graphs/inception.onnx: order optimal: the exact order gave up");
     run_result_clear(&r);
     r = run_sweep((const char *[]){"--slurm", "--sbatch", "--no-such-option", "--out", slurm_out, "--graph",
                                    "graphs/gpt2.onnx", "--strategies", "bestfit", NULL});
     g_assert_cmpint(r.status, ==, 2);
-    assert_contains(r.err, "sweep.sh: sbatch refused the sweep: sbatch: unrecognized option '--no-such-option'");
+    assert_contains(r.err, "sweep: sbatch refused the sweep: sbatch: unrecognized option '--no-such-option'");
     run_result_clear(&r);
 
-    /* Ctrl-C while the array runs: the array is cancelled, the sweep exits 130, a rerun does the rest. */
-    char *sweep = source_path("bench/sweep.sh"), *slow = g_build_filename(folder, "slow.csv", NULL);
-    const char *slow_args[] = {sweep, "--slurm", "--runs-per-task", "1", "--out", slow, "--graph", "graphs/unet.onnx",
-                               "--strategies", "bestfit,firstfit,greedy-size", "--sim-args", "--run --repeat 100", NULL};
-    GPid child;
-    gint err_fd;
-    GError *error = NULL;
-    g_assert_true(g_spawn_async_with_pipes(NULL, (char **)slow_args, NULL, G_SPAWN_DO_NOT_REAP_CHILD, own_group, NULL,
-                                           &child, NULL, NULL, &err_fd, &error));
-    g_assert_no_error(error);
-    GString *err = g_string_new(NULL);
-    char buf[4096];
-    gboolean sent = FALSE;
-    for (gssize got; (got = read(err_fd, buf, sizeof buf)) > 0;) {
-        g_string_append_len(err, buf, got);
-        if (!sent && strstr(err->str, ", an array of 3 tasks")) {
-            g_assert_cmpint(kill(-child, SIGINT), ==, 0);
-            sent = TRUE;
-        }
-    }
-    close(err_fd);
-    int wstatus = 0;
-    g_assert_cmpint(waitpid(child, &wstatus, 0), ==, child);
-    g_spawn_close_pid(child);
-    g_assert_true(sent);
-    g_assert_true(WIFEXITED(wstatus));
-    g_assert_cmpint(WEXITSTATUS(wstatus), ==, 130);
-    assert_contains(err->str, "sweep.sh: interrupted");
-    const char *job = strstr(err->str, "sweep.sh: Slurm job ");
-    g_assert_nonnull(job);
-    char *id = g_strndup(job + strlen("sweep.sh: Slurm job "), strcspn(job + strlen("sweep.sh: Slurm job "), ","));
-    r = run_argv((const char *[]){"squeue", "-h", "-j", id, "-o", "%i", NULL});
-    g_assert_cmpstr(r.out, ==, ""); /* cancelled, not left running */
-    run_result_clear(&r);
-    r = run_sweep(slow_args + 1);
+    /* Runs that hang (greedy-size, while `hang` exists): Ctrl-C cancels the array, exit 130, the finished rows
+     * kept; the same command finishes the rest. */
+    char *hang = g_build_filename(folder, "hang", NULL), *slow = g_build_filename(folder, "slow.csv", NULL);
+    g_assert_cmpint(g_mkdir(hang, 0755), ==, 0);
+    const char *const slow_args[] = {"--slurm", "--runs-per-task", "1", "--out", slow, "--graph", "graphs/unet.onnx",
+                                     "--strategies", "bestfit,firstfit,greedy-size", NULL};
+    Background bg = sweep_start(slow_args, hang, "slurm-int.err");
+    sweep_wait_hanging(hang, 1);
+    char *id = array_of(bg.err);
+    wait_only_hanging(id);
+    g_assert_cmpint(kill(-bg.pid, SIGINT), ==, 0);
+    char *said;
+    int status = sweep_wait(&bg, &said);
+    if (status != 130)
+        g_error("the Slurm sweep stopped by SIGINT exited %d:\n%s", status, said);
+    assert_contains(said, "sweep: stopped by SIGINT: ");
+    g_assert_false(array_queued(id)); /* cancelled, not left running */
+    sweep_assert_hanging_ended(hang);
+    g_free(said);
+    g_free(id);
+    g_assert_cmpint(g_rmdir(hang), ==, 0);
+    r = run_sweep(slow_args);
     if (r.status != 0)
         g_error("resumed Slurm sweep exited %d:\n%s", r.status, r.err);
-    assert_contains(r.err, "sweep.sh: 3 runs, ");
+    assert_contains(r.err, "sweep: 3 runs, ");
     g_assert_cmpuint(count_lines(slow), ==, 4);
     run_result_clear(&r);
 
+    /* --detach submits and exits; --status names the tasks; scancel of the hanging task: --collect gathers
+     * the other rows and names the cancelled run with its cause. */
+    char *detached = g_build_filename(folder, "detached.csv", NULL);
+    const char *const detach_args[] = {"--slurm", "--detach", "--runs-per-task", "1", "--out", detached, "--graph",
+                                       "graphs/gpt2.onnx", "--strategies", "bestfit,firstfit,greedy-size", NULL};
+    g_assert_cmpint(g_mkdir(hang, 0755), ==, 0);
+    bg = sweep_start(detach_args, hang, "slurm-detach.err");
+    g_assert_cmpint(sweep_wait(&bg, &said), ==, 0);
+    assert_contains(said, "sweep: detached: Slurm job(s) ");
+    g_free(said);
+    sweep_wait_hanging(hang, 1);
+    r = run_sweep((const char *[]){"--status", detached, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "Slurm job ");
+    assert_contains(r.out, "  task 2: running");
+    char *job = g_strndup(r.out + strlen("Slurm job "), strcspn(r.out + strlen("Slurm job "), ":"));
+    run_result_clear(&r);
+    char *task = g_strdup_printf("%s_2", job);
+    must_run((const char *[]){"scancel", task, NULL});
+    for (int k = 0; k < 600 && array_queued(job); k++)
+        g_usleep(100000);
+    r = run_sweep((const char *[]){"--collect", detached, NULL});
+    g_assert_cmpint(r.status, ==, 1);
+    assert_contains(r.err, "sweep: 2 rows added to ");
+    assert_contains(r.err, "graphs/gpt2.onnx order=file alias=all strategy=greedy-size [array task 2 of Slurm job ");
+    assert_contains(r.err, "    its array task was cancelled by Slurm (scancel)\n");
+    run_result_clear(&r);
+    GHashTable *keys = sweep_table_keys(detached);
+    g_assert_cmpuint(g_hash_table_size(keys), ==, 2);
+    g_hash_table_unref(keys);
+    sweep_assert_hanging_ended(hang);
+
+    /* kill -9 of a waiting sweep: its array keeps running; the same command does not submit those runs again
+     * but waits for the array; scancel of the whole array: the rerun names the cancelled run, keeps the rest. */
+    char *killed = g_build_filename(folder, "killed.csv", NULL);
+    const char *const kill_args[] = {"--slurm", "--runs-per-task", "1", "--out", killed, "--graph", "graphs/gpt2.onnx",
+                                     "--strategies", "greedy-size,bestfit,firstfit", NULL};
+    bg = sweep_start(kill_args, hang, "slurm-killed.err");
+    sweep_wait_hanging(hang, 1);
+    char *killed_id = array_of(bg.err);
+    g_assert_cmpint(kill(bg.pid, SIGKILL), ==, 0);
+    g_assert_cmpint(sweep_wait(&bg, &said), ==, 128 + SIGKILL);
+    g_free(said);
+    g_assert_true(array_queued(killed_id));
+    wait_only_hanging(killed_id);
+    bg = sweep_start(kill_args, hang, "slurm-rerun.err");
+    char *wanted = g_strdup_printf("runs are in Slurm arrays still in the queue (%s): not submitted again", killed_id);
+    for (int k = 0; k < 600; k++) {
+        char *text = test_read_file(bg.err);
+        gboolean seen = strstr(text, wanted) != NULL;
+        g_free(text);
+        if (seen)
+            break;
+        g_usleep(100000);
+    }
+    must_run((const char *[]){"scancel", killed_id, NULL});
+    status = sweep_wait(&bg, &said);
+    if (status != 1)
+        g_error("the sweep after kill -9 exited %d:\n%s", status, said);
+    assert_contains(said, "sweep: taking over ");
+    assert_contains(said, wanted);
+    assert_contains(said, "strategy=greedy-size [array task 0 of Slurm job ");
+    assert_contains(said, "its array task was cancelled by Slurm (scancel)");
+    keys = sweep_table_keys(killed);
+    g_assert_cmpuint(g_hash_table_size(keys), ==, 2);
+    g_hash_table_unref(keys);
+    sweep_assert_hanging_ended(hang);
+    g_assert_cmpint(g_rmdir(hang), ==, 0);
+    r = run_sweep(kill_args);
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.err, "sweep: 3 runs, 2 already in ");
+    run_result_clear(&r);
+    g_free(wanted);
+    g_free(killed_id);
+    g_free(killed);
+    g_free(task);
+    g_free(job);
+    g_free(detached);
+    g_free(slow);
+    g_free(hang);
+
     must_run((const char *[]){script, "stop", cluster, NULL});
     g_unsetenv("SLURM_CONF");
-    g_free(id);
-    g_string_free(err, TRUE);
-    g_free(slow);
-    g_free(sweep);
     g_free(slurm_out);
     g_free(local_out);
     g_free(model);

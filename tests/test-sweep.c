@@ -6,6 +6,7 @@
  * The runs that hang are a wrapper around the sim under test (it sleeps on greedy-size while a folder exists),
  * so what finishes before a signal is fixed, whatever the machine's speed. ssh and Slurm: test-hosts.c. */
 #include "report/csv-table.h"
+#include "tests/sweeputil.h"
 #include "tests/testutil.h"
 
 #include <errno.h>
@@ -51,155 +52,6 @@ static guint count_lines(const char *path)
     guint n = count_lines_text(text);
     g_free(text);
     return n;
-}
-
-/* The table's rows as "graph|dims|order|alias|strategy" keys; the test fails when one run has two rows. */
-static GHashTable *table_keys(const char *path)
-{
-    GError *error = NULL;
-    CsvTable *t = csv_table_read(path, &error);
-    g_assert_no_error(error);
-    const char *names[] = {"graph", "dims", "order", "alias", "strategy"};
-    gint at[5];
-    for (guint k = 0; k < 5; k++)
-        g_assert_cmpint(at[k] = csv_table_column(t, names[k]), >=, 0);
-    GHashTable *keys = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    for (guint r = 0; r < t->rows->len; r++) {
-        char *key = g_strdup_printf("%s|%s|%s|%s|%s", csv_table_cell(t, r, (guint)at[0]), csv_table_cell(t, r, (guint)at[1]),
-                                    csv_table_cell(t, r, (guint)at[2]), csv_table_cell(t, r, (guint)at[3]),
-                                    csv_table_cell(t, r, (guint)at[4]));
-        if (!g_hash_table_add(keys, key))
-            g_error("%s holds two rows of one run: %s", path, key);
-    }
-    csv_table_free(t);
-    return keys;
-}
-
-static gboolean has_key(GHashTable *keys, const char *graph, const char *strategy)
-{
-    char *key = g_strdup_printf("%s|-|file|all|%s", graph, strategy);
-    gboolean found = g_hash_table_contains(keys, key);
-    g_free(key);
-    return found;
-}
-
-/* ---- a sweep running in the background, with runs that hang ------------------------------------------------ */
-
-/* The wrapper: greedy-size sleeps (its pid recorded in $SWEEP_TEST_HANG) while that folder exists; with
- * $SWEEP_TEST_FLAKY, greedy-breadth kills itself the first time (the folder made marks it done); anything
- * else is the sim under test. */
-static char *slow_sim(void)
-{
-    static const char script[] =
-        "#!/bin/sh\n"
-        "case \" $* \" in *\" greedy-size \"*) if [ -d \"$SWEEP_TEST_HANG\" ]; then\n"
-        "    : > \"$SWEEP_TEST_HANG/$$\"; exec sleep 600; fi ;; esac\n"
-        "case \" $* \" in *\" greedy-breadth \"*) if [ -n \"$SWEEP_TEST_FLAKY\" ] && mkdir \"$SWEEP_TEST_FLAKY\" 2> /dev/null;\n"
-        "    then kill -KILL $$; fi ;; esac\n"
-        "exec \"$SWEEP_TEST_SIM\" \"$@\"\n";
-    char *path = test_write_scratch("slow-sim", script, sizeof script - 1);
-    g_assert_cmpint(g_chmod(path, 0755), ==, 0);
-    return path;
-}
-
-typedef struct {
-    GPid pid;
-    char *err; /* where its stderr goes */
-} Background;
-
-static void own_group(gpointer unused)
-{
-    (void)unused;
-    setpgid(0, 0); /* the sweep and what it starts in its session, one group: what a terminal's signals reach */
-}
-
-/* Starts bench/sweep.py args with SIM_BIN = the wrapper (hanging runs recorded in hang/), stderr to a file. */
-static Background start_sweep(const char *const *args, const char *hang, const char *err_name)
-{
-    char *script = source_path("bench/sweep.py"), *sim = slow_sim();
-    GPtrArray *argv = g_ptr_array_new();
-    g_ptr_array_add(argv, script);
-    for (const char *const *a = args; *a; a++)
-        g_ptr_array_add(argv, (gpointer)*a);
-    g_ptr_array_add(argv, NULL);
-    char **env = g_get_environ();
-    env = g_environ_setenv(env, "SWEEP_TEST_SIM", g_getenv("SIM_BIN"), TRUE);
-    env = g_environ_setenv(env, "SIM_BIN", sim, TRUE);
-    env = g_environ_setenv(env, "SWEEP_TEST_HANG", hang, TRUE);
-    Background b = {.err = test_scratch_path(err_name)};
-    int fd = open(b.err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    g_assert_cmpint(fd, >=, 0);
-    GError *error = NULL;
-    g_assert_true(g_spawn_async_with_fds(g_getenv("SIM_SOURCE_DIR"), (char **)argv->pdata, env, G_SPAWN_DO_NOT_REAP_CHILD,
-                                         own_group, NULL, &b.pid, -1, -1, fd, &error));
-    g_assert_no_error(error);
-    close(fd);
-    g_strfreev(env);
-    g_ptr_array_unref(argv);
-    g_free(sim);
-    g_free(script);
-    return b;
-}
-
-/* Its exit status (128 + the signal when one ended it) and what it said. */
-static int wait_sweep(Background *b, char **said)
-{
-    int status = 0;
-    g_assert_cmpint(waitpid(b->pid, &status, 0), ==, b->pid);
-    g_spawn_close_pid(b->pid);
-    *said = test_read_file(b->err);
-    g_free(b->err);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-static guint files_in(const char *dir)
-{
-    GDir *d = g_dir_open(dir, 0, NULL);
-    guint n = 0;
-    if (d) {
-        while (g_dir_read_name(d))
-            n++;
-        g_dir_close(d);
-    }
-    return n;
-}
-
-/* Waits (two minutes at most: a machine that busy fails the test with a message) until n runs hang. */
-static void wait_hanging(const char *hang, guint n)
-{
-    for (int k = 0; k < 1200 && files_in(hang) < n; k++)
-        g_usleep(100000);
-    if (files_in(hang) < n)
-        g_error("%u runs should hang in %s, %u do after two minutes", n, hang, files_in(hang));
-}
-
-static gboolean alive(int pid)
-{
-    char *stat = g_strdup_printf("/proc/%d/stat", pid), *text = NULL;
-    gboolean there = g_file_get_contents(stat, &text, NULL, NULL);
-    const char *state = there ? strrchr(text, ')') : NULL;
-    gboolean running = state && state[1] == ' ' && state[2] != 'Z'; /* a zombie has ended */
-    g_free(text);
-    g_free(stat);
-    return running;
-}
-
-/* Every run that hung has ended (within twenty seconds of its sweep), and the folder is emptied for the next. */
-static void assert_hanging_ended(const char *hang)
-{
-    GDir *d = g_dir_open(hang, 0, NULL);
-    g_assert_nonnull(d);
-    for (const char *name; (name = g_dir_read_name(d));) {
-        int pid = atoi(name);
-        for (int k = 0; k < 200 && alive(pid); k++)
-            g_usleep(100000);
-        if (alive(pid))
-            g_error("run %d still runs after its sweep ended", pid);
-        char *path = g_build_filename(hang, name, NULL);
-        g_unlink(path);
-        g_free(path);
-    }
-    g_dir_close(d);
 }
 
 /* ---- the tests ------------------------------------------------------------------------------------------- */
@@ -249,7 +101,7 @@ static void test_sweep_runner(void)
     g_assert_cmpint(r.status, ==, 0);
     assert_contains(r.err, "8 runs, 7 already in ");
     assert_contains(r.err, "1 to run");
-    g_hash_table_unref(table_keys(out));
+    g_hash_table_unref(sweep_table_keys(out));
     g_assert_cmpuint(count_lines(out), ==, 9);
     run_result_clear(&r);
 
@@ -345,8 +197,8 @@ static void test_sweep_hostile(void)
     g_assert_cmpint(r.status, ==, 0);
     run_result_clear(&r);
     g_assert_cmpuint(count_lines(out), ==, 5); /* the name's newline is inside a quoted field of each row */
-    GHashTable *keys = table_keys(out);
-    g_assert_true(has_key(keys, graph, "firstfit"));
+    GHashTable *keys = sweep_table_keys(out);
+    g_assert_true(sweep_has_key(keys, graph, "firstfit"));
     g_hash_table_unref(keys);
     r = run_sweep((const char *[]){"--out", out, "--graph", graph, "--dim", dim, "--strategies", "bestfit", NULL});
     g_assert_cmpint(r.status, ==, 1); /* sim refuses the value: it arrived as text */
@@ -369,7 +221,7 @@ static void test_sweep_hostile(void)
     g_assert_true(g_str_has_prefix(aside, "one,two,three\n"));
     g_assert_cmpuint(strlen(aside), >, 100);
     g_free(aside);
-    keys = table_keys(out);
+    keys = sweep_table_keys(out);
     g_assert_cmpuint(g_hash_table_size(keys), ==, 2);
     g_hash_table_unref(keys);
     g_string_free(damaged, TRUE);
@@ -378,10 +230,10 @@ static void test_sweep_hostile(void)
     /* Another sweep writes the table (one of its runs hangs): this one stops at once and names it. */
     char *hang = test_scratch_path("hostile-hang");
     g_assert_cmpint(g_mkdir_with_parents(hang, 0755), ==, 0);
-    Background first = start_sweep((const char *[]){"--out", out, "--graph", "graphs/unet.onnx", "--strategies",
+    Background first = sweep_start((const char *[]){"--out", out, "--graph", "graphs/unet.onnx", "--strategies",
                                                     "greedy-size", NULL},
                                    hang, "hostile-first.err");
-    wait_hanging(hang, 1);
+    sweep_wait_hanging(hang, 1);
     r = run_sweep(args);
     g_assert_cmpint(r.status, ==, 2);
     char *expect = g_strdup_printf("sweep: another sweep (pid %d) is writing %s; wait for it", (int)first.pid, out);
@@ -390,9 +242,9 @@ static void test_sweep_hostile(void)
     run_result_clear(&r);
     kill(first.pid, SIGTERM);
     char *said;
-    g_assert_cmpint(wait_sweep(&first, &said), ==, 143);
+    g_assert_cmpint(sweep_wait(&first, &said), ==, 143);
     g_free(said);
-    assert_hanging_ended(hang);
+    sweep_assert_hanging_ended(hang);
     g_free(hang);
     g_free(rejected);
     g_free(dim);
@@ -462,13 +314,13 @@ static const char **with_out(const char *out, const char *const *rest)
 static void finish_and_check(const char *const *args, const char *hang, const char *expect)
 {
     g_assert_cmpint(g_rmdir(hang), ==, 0);
-    Background again = start_sweep(args, hang, "again.err");
+    Background again = sweep_start(args, hang, "again.err");
     char *said;
-    int status = wait_sweep(&again, &said);
+    int status = sweep_wait(&again, &said);
     if (status != 0)
         g_error("the resumed sweep exited %d:\n%s", status, said);
     assert_contains(said, expect);
-    GHashTable *keys = table_keys(args[1]);
+    GHashTable *keys = sweep_table_keys(args[1]);
     g_assert_cmpuint(g_hash_table_size(keys), ==, 6);
     g_hash_table_unref(keys);
     g_free(said);
@@ -489,23 +341,23 @@ static void test_sweep_signals(void)
         char *name = g_strdup_printf("signals-%s.csv", cases[k].name);
         char *out = test_scratch_path(name);
         const char **args = with_out(out, six);
-        Background b = start_sweep(args, hang, "signals.err");
-        wait_hanging(hang, 2);
+        Background b = sweep_start(args, hang, "signals.err");
+        sweep_wait_hanging(hang, 2);
         g_assert_cmpint(kill(cases[k].to_group ? -b.pid : b.pid, cases[k].sig), ==, 0);
         char *said;
-        int status = wait_sweep(&b, &said);
+        int status = sweep_wait(&b, &said);
         if (status != cases[k].status)
             g_error("%s: the sweep exited %d, not %d:\n%s", cases[k].name, status, cases[k].status, said);
         char *expect = g_strdup_printf("sweep: stopped by %s: 4 of 6 runs finished, their rows kept in %s; run the same "
                                        "command again to run the other 2\n", cases[k].name, out);
         assert_contains(said, expect);
         g_free(expect);
-        GHashTable *keys = table_keys(out);
+        GHashTable *keys = sweep_table_keys(out);
         g_assert_cmpuint(g_hash_table_size(keys), ==, 4);
-        g_assert_true(has_key(keys, "graphs/gpt2.onnx", "firstfit"));
-        g_assert_false(has_key(keys, "graphs/unet.onnx", "greedy-size"));
+        g_assert_true(sweep_has_key(keys, "graphs/gpt2.onnx", "firstfit"));
+        g_assert_false(sweep_has_key(keys, "graphs/unet.onnx", "greedy-size"));
         g_hash_table_unref(keys);
-        assert_hanging_ended(hang);
+        sweep_assert_hanging_ended(hang);
         finish_and_check(args, hang, "sweep: 6 runs, 4 already in ");
         g_free(said);
         g_free(args);
@@ -522,13 +374,13 @@ static void test_sweep_killed(void)
     char *hang = test_scratch_path("killed-hang"), *out = test_scratch_path("killed.csv");
     g_assert_cmpint(g_mkdir_with_parents(hang, 0755), ==, 0);
     const char **args = with_out(out, six);
-    Background b = start_sweep(args, hang, "killed.err");
-    wait_hanging(hang, 2);
+    Background b = sweep_start(args, hang, "killed.err");
+    sweep_wait_hanging(hang, 2);
     g_assert_cmpint(kill(b.pid, SIGKILL), ==, 0);
     char *said;
-    g_assert_cmpint(wait_sweep(&b, &said), ==, 128 + SIGKILL);
+    g_assert_cmpint(sweep_wait(&b, &said), ==, 128 + SIGKILL);
     g_free(said);
-    assert_hanging_ended(hang);
+    sweep_assert_hanging_ended(hang);
     char *expect = g_strdup_printf("sweep: taking over %s from sweep pid %d, which ended without finishing", out, (int)b.pid);
     finish_and_check(args, hang, expect);
     g_free(expect);
@@ -548,23 +400,23 @@ static void test_sweep_timeout_retries(void)
     char *flaky = test_scratch_path("timeout-flaky");
     g_assert_cmpint(g_mkdir_with_parents(hang, 0755), ==, 0);
     g_setenv("SWEEP_TEST_FLAKY", flaky, TRUE);
-    Background b = start_sweep((const char *[]){"--out", out, "--graph", "graphs/unet.onnx", "--strategies",
+    Background b = sweep_start((const char *[]){"--out", out, "--graph", "graphs/unet.onnx", "--strategies",
                                                 "bestfit,greedy-size,greedy-breadth", "--timeout", "1", "--retries", "1",
                                                 NULL},
                                hang, "timeout.err");
     char *said;
-    int status = wait_sweep(&b, &said);
+    int status = sweep_wait(&b, &said);
     g_unsetenv("SWEEP_TEST_FLAKY");
     g_assert_cmpint(status, ==, 1);
     assert_contains(said, "sweep: 1 of 3 runs failed; their rows are missing (a rerun retries them). Messages:\n"
                           "  graphs/unet.onnx order=file alias=all strategy=greedy-size:\n"
                           "    stopped at the time limit of 1 s (after 2 tries)\n");
-    GHashTable *keys = table_keys(out);
+    GHashTable *keys = sweep_table_keys(out);
     g_assert_cmpuint(g_hash_table_size(keys), ==, 2);
-    g_assert_true(has_key(keys, "graphs/unet.onnx", "greedy-breadth")); /* killed once, then run again */
+    g_assert_true(sweep_has_key(keys, "graphs/unet.onnx", "greedy-breadth")); /* killed once, then run again */
     g_hash_table_unref(keys);
     g_assert_true(g_file_test(flaky, G_FILE_TEST_IS_DIR));
-    assert_hanging_ended(hang);
+    sweep_assert_hanging_ended(hang);
     g_free(said);
     g_free(flaky);
     g_free(out);
@@ -610,7 +462,7 @@ static void test_sweep_journal(void)
     run_result_clear(&r);
     char *aside_path = g_strconcat(out, ".rejected", NULL), *aside = test_read_file(aside_path);
     g_assert_cmpstr(aside, ==, "not json at all\n{\"key\": [\"a\"], \"row\": []}\n");
-    GHashTable *keys = table_keys(out);
+    GHashTable *keys = sweep_table_keys(out);
     g_assert_cmpuint(g_hash_table_size(keys), ==, 2);
     g_hash_table_unref(keys);
     g_free(aside);
@@ -652,12 +504,12 @@ static void test_sweep_full_disk(void)
     assert_contains(r.err, "with space freed, the same command adds them and runs the rest");
     run_result_clear(&r);
     if (g_file_test(out, G_FILE_TEST_EXISTS))
-        g_hash_table_unref(table_keys(out)); /* whatever is there is a whole table */
+        g_hash_table_unref(sweep_table_keys(out)); /* whatever is there is a whole table */
     g_unlink(filler);
     r = run_sweep(args);
     if (r.status != 0)
         g_error("the sweep after the disk was freed exited %d:\n%s", r.status, r.err);
-    GHashTable *keys = table_keys(out);
+    GHashTable *keys = sweep_table_keys(out);
     g_assert_cmpuint(g_hash_table_size(keys), ==, 48);
     g_hash_table_unref(keys);
     run_result_clear(&r);
