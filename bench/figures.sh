@@ -54,7 +54,7 @@ part_design_log() { bench/design-log.sh; }
 
 part_gpt2_seq() {
     need_models
-    bench/sweep.sh --out "$work/gpt2-seq.csv" --graph "$gpt2:batch=1" --dim seq=16,32,64,128,256,512,1024 \
+    bench/sweep.py --out "$work/gpt2-seq.csv" --graph "$gpt2:batch=1" --dim seq=16,32,64,128,256,512,1024 \
         --strategies "$strategies" --sim-args "--budget-work $WORK"
     tables canon "$work/gpt2-seq.csv" results/gpt2-seq.csv
     {
@@ -80,7 +80,7 @@ part_gpt2_seq() {
 
 part_corpus() {
     need_models
-    bench/sweep.sh --out "$work/corpus.csv" --corpus --strategies "$strategies" --sim-args "--budget-work $WORK"
+    bench/sweep.py --out "$work/corpus.csv" --corpus --strategies "$strategies" --sim-args "--budget-work $WORK"
     tables canon "$work/corpus.csv" results/corpus-strategies.csv
     {
         echo "# Strategies × corpus models"
@@ -102,7 +102,7 @@ part_corpus() {
 
 part_aliasing() {
     need_models
-    bench/sweep.sh --out "$work/aliasing.csv" --corpus --strategies best --alias all --alias none --sim-args "--budget-work $WORK"
+    bench/sweep.py --out "$work/aliasing.csv" --corpus --strategies best --alias all --alias none --sim-args "--budget-work $WORK"
     tables canon "$work/aliasing.csv" results/corpus-aliasing.csv
     /usr/bin/python3 - results/corpus-aliasing.csv "$work/all.csv" <<'PY'
 import csv, sys

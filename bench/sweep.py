@@ -265,13 +265,10 @@ class State:
         self.dir = out + ".sweep"
         self.journal = os.path.join(self.dir, "journal")
         self.lock_fd = None
-        self.made_dir = False
 
     def lock(self):
         """Takes the table's lock; a lock left by a sweep that died is taken over, with a line saying so."""
-        if not os.path.isdir(self.dir):
-            os.makedirs(self.dir, exist_ok=True)
-            self.made_dir = True
+        os.makedirs(self.dir, exist_ok=True)
         path = os.path.join(self.dir, "lock")
         for _ in range(5):
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
@@ -413,7 +410,6 @@ class Sweep:
         self.done = {}  # run key -> row, the runs this sweep finished
         self.failed = {}  # run key -> (message lines, where it ran)
         self.known = {}  # run key -> row, the table's rows (a record of one of those is not taken again)
-        self.live_arrays, self.ended_arrays = [], []
         self.journal = None
         self.stop_signal = None
         self.write_error = None

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""tables.py — turns sweep CSVs (sim --format csv rows, as bench/sweep.sh appends them) into the
+"""tables.py — turns sweep CSVs (sim --format csv rows, as bench/sweep.py appends them) into the
 deterministic files of results/: a canonical CSV (rows sorted, the timing column dropped, so a rerun on a
 work budget writes the same bytes) and markdown tables. Standard library only.
 
@@ -25,7 +25,7 @@ def read(path):
 
 
 def corpus_names():
-    """File (as sweep.sh --corpus names it) -> (corpus name, its dims), from graphs/models/models.tsv."""
+    """File (as sweep.py --corpus names it) -> (corpus name, its dims), from graphs/models/models.tsv."""
     names = {}
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "graphs", "models")
     with open(os.path.join(here, "models.tsv")) as f:
@@ -63,7 +63,7 @@ def canon(src, dst):
     rows = read(src)
     fields = [c for c in rows[0].keys() if c != "plan_seconds"] if rows else []
     # Stable: within one graph/dims/order/alias the strategies keep the file's order (the registry's, as
-    # bench/sweep.sh runs them).
+    # bench/sweep.py runs them).
     rows.sort(key=lambda r: [natural(r[k]) for k in KEY if k != "strategy"])
     with open(dst, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore", lineterminator="\n")

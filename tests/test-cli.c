@@ -878,7 +878,7 @@ static void test_layout_window(void)
     g_free(path);
 }
 
-/* The examples of the README and docs/usage.md work for a newcomer: every file a `sim` or `bench/sweep.sh`
+/* The examples of the README and docs/usage.md work for a newcomer: every file a `sim` or `bench/sweep.py`
  * line reads (--graph, --trace, --bins, --from) is in the repository, in graphs/models/ (make models), or
  * written by a line above it (--out, --chrome-trace, --trace-out, --solution-out, a quoted '*.onnx' a
  * python line exports, or DIR/model.onnx from tests/data/oracle/export.py KIND DIR). */
@@ -914,7 +914,7 @@ static void check_examples(const char *doc, guint *commands_out, guint *checked_
             g_strfreev(words);
             g_free(call);
         }
-        if (!in_code || !(g_str_has_prefix(*l, "sim ") || g_str_has_prefix(*l, "bench/sweep.sh ")))
+        if (!in_code || !(g_str_has_prefix(*l, "sim ") || g_str_has_prefix(*l, "bench/sweep.py ")))
             continue;
         gint argc;
         char **argv;
@@ -926,7 +926,7 @@ static void check_examples(const char *doc, guint *commands_out, guint *checked_
             for (gsize r = 0; r < G_N_ELEMENTS(reads); r++) {
                 if (strcmp(argv[k], reads[r]))
                     continue;
-                char *file = g_strndup(argv[k + 1], strcspn(argv[k + 1], ":")); /* sweep.sh: FILE:DIMS */
+                char *file = g_strndup(argv[k + 1], strcspn(argv[k + 1], ":")); /* sweep.py: FILE:DIMS */
                 char *path = g_build_filename(g_getenv("SIM_SOURCE_DIR"), file, NULL);
                 if (!g_hash_table_contains(made, file) && !g_file_test(path, G_FILE_TEST_IS_REGULAR))
                     g_error("%s: '%s' reads %s, which is neither in the repository nor made above", doc, *l, file);

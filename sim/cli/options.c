@@ -497,7 +497,7 @@ int job_from_args(Job *job, int argc, char **argv)
          "layout (the plan as rectangles, step across, address up)", "KIND"},
         {"out", 0, 0, G_OPTION_ARG_FILENAME, &o.plot_out, "Where --plot draws: FILE.png, FILE.svg or FILE.pdf", "FILE"},
         {"from", 0, 0, G_OPTION_ARG_FILENAME, &o.from,
-         "Draw a result table (the CSV of --format csv or bench/sweep.sh) instead of planning: --plot compare "
+         "Draw a result table (the CSV of --format csv or bench/sweep.py) instead of planning: --plot compare "
          "(bars of arena / lower bound, a cluster per graph, a bar per strategy) or --plot sweep (a metric against --x)",
          "FILE.csv"},
         {"x", 0, 0, G_OPTION_ARG_STRING, &o.plot_x, "--plot sweep: the swept parameter, a column or a --dim name (e.g. seq)",

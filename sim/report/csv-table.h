@@ -1,7 +1,7 @@
 /* csv-table.h — CSV in both directions, one rule (RFC 4180: fields quoted with '"' when they hold a
  * comma, a quote or a line break; '""' inside quotes is a quote). csv_table_quote is the only way the tool
  * writes a CSV field (reports, --profile); the reader takes back what `sim --format csv` and
- * bench/sweep.sh write, for the table plots. Bad input is an error naming the line. */
+ * bench/sweep.py write, for the table plots. Bad input is an error naming the line. */
 #ifndef SIM_CSV_TABLE_H
 #define SIM_CSV_TABLE_H
 

@@ -1,4 +1,4 @@
-/* plot-table.h — pictures of result tables (the CSV that `sim --format csv` and bench/sweep.sh write):
+/* plot-table.h — pictures of result tables (the CSV that `sim --format csv` and bench/sweep.py write):
  *   compare: clustered bars, one cluster per graph, one bar per strategy (plus order/alias when those vary
  *            in the table), of arena / lower bound (or another numeric column);
  *   sweep:   a metric against a swept parameter (a `--dim` name from the dims column, or a numeric column),

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# sweep-engines.sh [N] [SNAKE_N] — what bench/sweep.py costs beside a plain serial loop of the same sim commands,
+# and GNU parallel beside Snakemake (Debian's) as the engine. Writes results/sweep-engines.md.
+#   - N cheap runs (default 10000; each plans one of graphs/*.onnx in a few milliseconds): a bash script of N
+#     `sim` lines, run serially; bench/sweep.py --jobs 1 (one thread, the ratio that counts) and --jobs 2 on the
+#     same product, each to a new table.
+#   - SNAKE_N of them (default 1000): bench/sweep.py --jobs 1 beside a Snakefile of one rule per run (what a
+#     Snakemake back end would run) with --cores 1; skipped, and said, when snakemake is not installed
+#     (apt-get install snakemake).
+# Each command runs once, one after the other, in this one run; the machine is named (bench/machine.sh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+n=${1:-10000} snake_n=${2:-1000}
+make -s build/sim
+work=$(mktemp -d)
+trap 'rm -rf -- "$work"' EXIT
+export SIM_BIN=$PWD/build/sim
+product=(--orders file,topo,dfs,ort,freed,lazy,event,event-gap
+         --alias all --alias none --alias noop --alias inplace --alias runtime --alias concat-dedup --alias ort
+         --alias noop,inplace --alias runtime,noop --alias concat-dedup,runtime --alias noop,inplace,runtime
+         --strategies firstfit,bestfit,greedy-size,greedy-breadth,greedy-conflicts,ort,pytorch)
+graphs=()
+for g in graphs/*.onnx; do graphs+=(--graph "$g"); done
+bench/sweep.py --out "$work/list.csv" "${graphs[@]}" "${product[@]}" --dry-run 2> /dev/null | head -n "$n" > "$work/list"
+n=$(wc -l < "$work/list")
+# The same runs as sweep.py arguments: the first n of the product, as --graph/--orders/... cannot cut it,
+# a table holding the others already is what makes sweep.py run exactly these.
+seconds() { local t0 t1; t0=$(date +%s.%N); "$@" > /dev/null 2>&1; t1=$(date +%s.%N); echo "$t1 - $t0" | bc; }
+serial_script() { # the plain loop: one sim line a run
+    sed 's#^#build/sim --format csv #; s#$# > /dev/null#' "$1" > "$2"
+}
+limit_to() { # a table holding every run of the product but the first $1: sweep.py then runs exactly those
+    bench/sweep.py --out "$work/full.csv" "${graphs[@]}" "${product[@]}" --jobs 2 > /dev/null 2>&1 || true
+    { head -1 "$work/full.csv"; tail -n +$(($1 + 2)) "$work/full.csv"; } > "$2"
+}
+[ -s "$work/full.csv" ] || true
+limit_to "$n" "$work/rest.csv"
+serial_script "$work/list" "$work/serial.sh"
+machine=$(bench/machine.sh start)
+t_serial=$(seconds bash "$work/serial.sh")
+cp "$work/rest.csv" "$work/j1.csv"
+t_j1=$(seconds bench/sweep.py --out "$work/j1.csv" "${graphs[@]}" "${product[@]}" --jobs 1)
+cp "$work/rest.csv" "$work/j2.csv"
+t_j2=$(seconds bench/sweep.py --out "$work/j2.csv" "${graphs[@]}" "${product[@]}" --jobs 2)
+rows=$(($(wc -l < "$work/j1.csv") - 1))
+snake=""
+if command -v snakemake > /dev/null; then
+    head -n "$snake_n" "$work/list" > "$work/snake-list"
+    limit_to "$snake_n" "$work/snake-rest.csv"
+    cp "$work/snake-rest.csv" "$work/s1.csv"
+    t_p=$(seconds bench/sweep.py --out "$work/s1.csv" "${graphs[@]}" "${product[@]}" --jobs 1)
+    { echo "RUNS = {"
+      k=0
+      while IFS= read -r line; do k=$((k + 1)); printf '    "%d": %s,\n' "$k" "$(printf '%s' "$line" | /usr/bin/python3 -c 'import json,sys; print(json.dumps(sys.stdin.read()))')"; done < "$work/snake-list"
+      echo "}"
+      echo 'rule all:'
+      echo '    input: expand("out/{k}.csv", k=RUNS)'
+      echo 'rule run:'
+      echo '    output: "out/{k}.csv"'
+      echo '    params: args=lambda w: RUNS[w.k]'
+      printf '    shell: "(cd %s && %s --format csv {params.args}) > {output}"\n' "$PWD" "$SIM_BIN"
+    } > "$work/Snakefile"
+    t_s=$(seconds snakemake --snakefile "$work/Snakefile" --directory "$work/snake" --cores 1 --quiet)
+    made=$(find "$work/snake/out" -name '*.csv' | wc -l)
+    snake="| $snake_n runs: bench/sweep.py --jobs 1 (GNU parallel) | $t_p | 1.00 |
+| $snake_n runs: Snakemake $(snakemake --version), --cores 1, a rule a run ($made outputs) | $t_s | $(echo "scale=2; $t_s / $t_p" | bc) |"
+else
+    snake="| Snakemake | not installed here (apt-get install snakemake) | |"
+fi
+{
+    echo "# bench/sweep.py beside a plain serial loop, and GNU parallel beside Snakemake"
+    echo
+    echo "Made by \`bench/sweep-engines.sh $n $snake_n\`. $machine"
+    echo
+    echo "| what | seconds | ratio |"
+    echo "|---|---:|---:|"
+    echo "| $n runs: a bash script of $n \`sim\` lines, serially | $t_serial | 1.00 |"
+    echo "| $n runs: bench/sweep.py --jobs 1 ($rows rows journaled and in the table) | $t_j1 | $(echo "scale=2; $t_j1 / $t_serial" | bc) |"
+    echo "| $n runs: bench/sweep.py --jobs 2 | $t_j2 | $(echo "scale=2; $t_j2 / $t_serial" | bc) |"
+    echo "$snake"
+    echo
+    bench/machine.sh end
+} > results/sweep-engines.md
+cat results/sweep-engines.md
