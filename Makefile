@@ -22,7 +22,7 @@ RUN_PACKAGES  := gcc make pkg-config libglib2.0-dev libprotobuf-c-dev protobuf-c
 # The tests, the corpus (torch exports), the sanitizers and fuzzers, sweeps and benchmarks.
 TEST_PACKAGES := perl clang libclang-rt-14-dev valgrind parallel hyperfine libonnx-testdata \
                  python3-onnx python3-torch python3-torchvision python3-pandas chromium \
-                 openssh-server openssh-client rsync munge slurmctld slurmd slurm-client
+                 openssh-server openssh-client rsync munge slurmctld slurmd slurm-client procps
 # What only the benchmarks need beyond those: XNNPACK's headers for bench/xnnpack.sh's measurement.
 FIGURES_PACKAGES := libxnnpack-dev libpthreadpool-dev
 PREFIX       ?= $(HOME)/.local

@@ -25,7 +25,8 @@ bench/sweep.py --out "$work/list.csv" "${graphs[@]}" "${product[@]}" --dry-run 2
 n=$(wc -l < "$work/list")
 # The same runs as sweep.py arguments: the first n of the product, as --graph/--orders/... cannot cut it,
 # a table holding the others already is what makes sweep.py run exactly these.
-seconds() { local t0 t1; t0=$(date +%s.%N); "$@" > /dev/null 2>&1; t1=$(date +%s.%N); echo "$t1 - $t0" | bc; }
+seconds() { local t0 t1; t0=$(date +%s.%N); "$@" > /dev/null 2>&1; t1=$(date +%s.%N); awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 serial_script() { # the plain loop: one sim line a run
     sed 's#^#build/sim --format csv #; s#$# > /dev/null#' "$1" > "$2"
 }
@@ -33,7 +34,6 @@ limit_to() { # a table holding every run of the product but the first $1: sweep.
     bench/sweep.py --out "$work/full.csv" "${graphs[@]}" "${product[@]}" --jobs 2 > /dev/null 2>&1 || true
     { head -1 "$work/full.csv"; tail -n +$(($1 + 2)) "$work/full.csv"; } > "$2"
 }
-[ -s "$work/full.csv" ] || true
 limit_to "$n" "$work/rest.csv"
 serial_script "$work/list" "$work/serial.sh"
 machine=$(bench/machine.sh start)
@@ -49,21 +49,18 @@ if command -v snakemake > /dev/null; then
     limit_to "$snake_n" "$work/snake-rest.csv"
     cp "$work/snake-rest.csv" "$work/s1.csv"
     t_p=$(seconds bench/sweep.py --out "$work/s1.csv" "${graphs[@]}" "${product[@]}" --jobs 1)
-    { echo "RUNS = {"
-      k=0
-      while IFS= read -r line; do k=$((k + 1)); printf '    "%d": %s,\n' "$k" "$(printf '%s' "$line" | /usr/bin/python3 -c 'import json,sys; print(json.dumps(sys.stdin.read()))')"; done < "$work/snake-list"
-      echo "}"
-      echo 'rule all:'
-      echo '    input: expand("out/{k}.csv", k=RUNS)'
-      echo 'rule run:'
-      echo '    output: "out/{k}.csv"'
-      echo '    params: args=lambda w: RUNS[w.k]'
-      printf '    shell: "(cd %s && %s --format csv {params.args}) > {output}"\n' "$PWD" "$SIM_BIN"
-    } > "$work/Snakefile"
+    /usr/bin/python3 - "$work/snake-list" "$PWD" "$SIM_BIN" > "$work/Snakefile" <<'PY'
+import json, sys
+runs = {str(k): line.rstrip("\n") for k, line in enumerate(open(sys.argv[1], encoding="utf-8"), 1)}
+print("RUNS = " + json.dumps(runs, indent=0))
+print('rule all:\n    input: expand("out/{k}.csv", k=RUNS)')
+print('rule run:\n    output: "out/{k}.csv"\n    params: args=lambda w: RUNS[w.k]')
+print(f'    shell: "(cd {sys.argv[2]} && {sys.argv[3]} --format csv {{params.args}}) > {{output}}"')
+PY
     t_s=$(seconds snakemake --snakefile "$work/Snakefile" --directory "$work/snake" --cores 1 --quiet)
     made=$(find "$work/snake/out" -name '*.csv' | wc -l)
     snake="| $snake_n runs: bench/sweep.py --jobs 1 (GNU parallel) | $t_p | 1.00 |
-| $snake_n runs: Snakemake $(snakemake --version), --cores 1, a rule a run ($made outputs) | $t_s | $(echo "scale=2; $t_s / $t_p" | bc) |"
+| $snake_n runs: Snakemake $(snakemake --version), --cores 1, a rule a run ($made outputs) | $t_s | $(ratio "$t_s" "$t_p") |"
 else
     snake="| Snakemake | not installed here (apt-get install snakemake) | |"
 fi
@@ -75,8 +72,8 @@ fi
     echo "| what | seconds | ratio |"
     echo "|---|---:|---:|"
     echo "| $n runs: a bash script of $n \`sim\` lines, serially | $t_serial | 1.00 |"
-    echo "| $n runs: bench/sweep.py --jobs 1 ($rows rows journaled and in the table) | $t_j1 | $(echo "scale=2; $t_j1 / $t_serial" | bc) |"
-    echo "| $n runs: bench/sweep.py --jobs 2 | $t_j2 | $(echo "scale=2; $t_j2 / $t_serial" | bc) |"
+    echo "| $n runs: bench/sweep.py --jobs 1 (each row journaled as its run ends; the table then holds all $rows) | $t_j1 | $(ratio "$t_j1" "$t_serial") |"
+    echo "| $n runs: bench/sweep.py --jobs 2 | $t_j2 | $(ratio "$t_j2" "$t_serial") |"
     echo "$snake"
     echo
     bench/machine.sh end

@@ -105,10 +105,12 @@ def bash_quote(text):
 # The worker: runs one chunk of the job list (run number TAB quoted sim arguments, one run a line, base64) and
 # writes one framed record a run, "\036run N STATUS TRIES OUT_BYTES ERR_BYTES HOST\n" + its stdout + its stderr,
 # to DEST/stream.K (a folder this side reads: this machine, a Slurm node) or to stdout (ssh: parallel brings it
-# back). One line of bash, so parallel sends it to any host as it is. A run that ends by sim's own status (0, 1,
-# 2) is done; a time limit (124, 137) or a signal is run again up to RETRIES times.
+# back), in one write. One line of bash, so parallel sends it to any host as it is; nothing but sim is started
+# per run (the outputs are read by bash's own `read`, their lengths counted in bytes under LC_ALL=C, a shell
+# variable sim does not inherit; a NUL byte, which sim never writes, would be dropped). A run that ends by
+# sim's own status (0, 1, 2) is done; a time limit (124, 137) or a signal is run again up to RETRIES times.
 WORKER = "; ".join([
-    "k=$1 sim=$2 limit=$3 retries=$4 dest=$5 runs=$6",
+    "k=$1 sim=$2 limit=$3 retries=$4 dest=$5 runs=$6 LC_ALL=C",
     "t=$(mktemp -d) || exit 1",
     "trap 'rm -rf -- \"$t\"' EXIT",
     "if [ \"$dest\" = - ]; then exec 3>&1; else exec 3>> \"$dest/stream.$k\" || exit 1; fi",
@@ -118,9 +120,9 @@ WORKER = "; ".join([
     "if [ \"$limit\" = 0 ]; then \"$sim\" --format csv \"$@\" < /dev/null > \"$t/o\" 2> \"$t/e\"; st=$?; "
     "else timeout -k 5 \"$limit\" \"$sim\" --format csv \"$@\" < /dev/null > \"$t/o\" 2> \"$t/e\"; st=$?; fi; "
     "case $st in 0|1|2) break ;; esac; [ \"$try\" -ge \"$retries\" ] && break; try=$((try + 1)); done; "
-    "sizes=$(stat -c %s \"$t/o\" \"$t/e\"); "
-    "{ printf '\\036run %s %s %s %s %s %s\\n' \"$n\" \"$st\" \"$try\" \"${sizes%%$'\\n'*}\" \"${sizes#*$'\\n'}\" \"$host\"; "
-    "cat -- \"$t/o\" \"$t/e\"; } >&3 || exit 1; done < \"$t/list\"",
+    "IFS= read -r -d '' o < \"$t/o\"; IFS= read -r -d '' e < \"$t/e\"; "
+    "printf '\\036run %s %s %s %s %s %s\\n%s%s' \"$n\" \"$st\" \"$try\" \"${#o}\" \"${#e}\" \"$host\" \"$o\" \"$e\" >&3 "
+    "|| exit 1; done < \"$t/list\"",
 ])
 
 FRAME = re.compile(rb"\x1erun (\d+) (\d+) (\d+) (\d+) (\d+) ([^\n]*)\n")
@@ -411,7 +413,6 @@ class Sweep:
         self.failed = {}  # run key -> (message lines, where it ran)
         self.known = {}  # run key -> row, the table's rows (a record of one of those is not taken again)
         self.journal = None
-        self.stop_signal = None
         self.write_error = None
         self.lock = threading.Lock()
 
@@ -444,6 +445,8 @@ class Sweep:
                     self.journal.append(rows)
                 except OSError as e:
                     self.write_error = f"cannot write {self.journal.path}: {e.strerror}"
+                    for key, _ in rows:  # not kept: these runs are done again
+                        del self.done[key]
         return len(rows)
 
     def parse_row(self, text, job):
