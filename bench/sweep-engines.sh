@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # sweep-engines.sh [N] [SNAKE_N] — what bench/sweep.py costs beside a plain serial loop of the same sim commands,
-# and GNU parallel beside Snakemake (Debian's) as the engine. Writes results/sweep-engines.md.
+# GNU parallel beside Snakemake (Debian's) as the engine, and a run over ssh beside one here. Writes
+# results/sweep-engines.md.
 #   - N cheap runs (default 10000; each plans one of graphs/*.onnx in a few milliseconds): a bash script of N
 #     `sim` lines, run serially; bench/sweep.py --jobs 1 (one thread, the ratio that counts) and --jobs 2 on the
 #     same product, each to a new table.
 #   - SNAKE_N of them (default 1000): bench/sweep.py --jobs 1 beside a Snakefile of one rule per run (what a
 #     Snakemake back end would run) with --cores 1; skipped, and said, when snakemake is not installed
 #     (apt-get install snakemake).
+#   - as root: 348 runs of the small graphs on this machine and over ssh to an sshd on 127.0.0.1 (a second
+#     user with its own clone, as tests/test-hosts.c starts it), two at a time each.
 # Each command runs once, one after the other, in this one run; the machine is named (bench/machine.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,9 +33,14 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 serial_script() { # the plain loop: one sim line a run
     sed 's#^#build/sim --format csv #; s#$# > /dev/null#' "$1" > "$2"
 }
-limit_to() { # a table holding every run of the product but the first $1: sweep.py then runs exactly those
-    bench/sweep.py --out "$work/full.csv" "${graphs[@]}" "${product[@]}" --jobs 2 > /dev/null 2>&1 || true
-    { head -1 "$work/full.csv"; tail -n +$(($1 + 2)) "$work/full.csv"; } > "$2"
+limit_to() { # N OUT [SWEEP ARGS]: a table holding every run of the product but the first N (the runs that
+    # succeed), so that sweep.py with those arguments runs exactly the first N; the full table is made once
+    local k=$1 out=$2 full
+    shift 2
+    [ $# -gt 0 ] || set -- "${graphs[@]}" "${product[@]}"
+    full=$work/full-$(printf '%s\n' "$@" | md5sum | cut -c1-8).csv
+    [ -s "$full" ] || bench/sweep.py --out "$full" "$@" --jobs 2 > /dev/null 2>&1 || true
+    { head -1 "$full"; tail -n +$((k + 2)) "$full"; } > "$out"
 }
 limit_to "$n" "$work/rest.csv"
 serial_script "$work/list" "$work/serial.sh"
@@ -64,8 +72,30 @@ PY
 else
     snake="| Snakemake | not installed here (apt-get install snakemake) | |"
 fi
+# Over ssh (as root: an sshd on 127.0.0.1 and a second user with its own clone, tests/hosts/sshd.sh): 348 runs
+# of the small graphs on this machine and on that host, two at a time each.
+ssh_rows="| ssh | needs root (an sshd on 127.0.0.1 for a second user) | |"
+if [ "$(id -u)" = 0 ] && [ -x /usr/sbin/sshd ]; then
+    chmod 711 "$work"
+    tests/hosts/sshd.sh start "$work/sshd" > /dev/null
+    trap 'tests/hosts/sshd.sh stop "$work/sshd"; rm -rf -- "$work"' EXIT
+    git clone -q --depth 1 "file://$PWD" "$work/remote/arenasim"
+    mkdir -p "$work/remote/arenasim/build"
+    cp build/sim "$work/remote/arenasim/build/sim"
+    chown -R arenasim-sweep: "$work/remote"
+    small=(--strategies firstfit,bestfit,greedy-size,greedy-breadth,greedy-conflicts,ort,pytorch
+           --alias all --alias none --alias noop)
+    limit_to 348 "$work/small-rest.csv" "${graphs[@]}" "${small[@]}"
+    cp "$work/small-rest.csv" "$work/local.csv"
+    cp "$work/small-rest.csv" "$work/ssh.csv"
+    t_local=$(seconds bench/sweep.py --out "$work/local.csv" "${graphs[@]}" "${small[@]}" --jobs 2)
+    t_ssh=$(seconds bench/sweep.py --out "$work/ssh.csv" "${graphs[@]}" "${small[@]}" -- \
+        --ssh "ssh -F $work/sshd/ssh_config" -S 2/sweephost --workdir "$work/remote/arenasim")
+    ssh_rows="| 348 runs of the small graphs: bench/sweep.py --jobs 2 on this machine | $t_local | 1.00 |
+| 348 runs: the same over ssh to 127.0.0.1, 2/sweephost (up to 16 runs a login) | $t_ssh | $(ratio "$t_ssh" "$t_local") |"
+fi
 {
-    echo "# bench/sweep.py beside a plain serial loop, and GNU parallel beside Snakemake"
+    echo "# bench/sweep.py beside a plain serial loop, GNU parallel beside Snakemake, ssh beside this machine"
     echo
     echo "Made by \`bench/sweep-engines.sh $n $snake_n\`. $machine"
     echo
@@ -75,6 +105,7 @@ fi
     echo "| $n runs: bench/sweep.py --jobs 1 (each row journaled as its run ends; the table then holds all $rows) | $t_j1 | $(ratio "$t_j1" "$t_serial") |"
     echo "| $n runs: bench/sweep.py --jobs 2 | $t_j2 | $(ratio "$t_j2" "$t_serial") |"
     echo "$snake"
+    echo "$ssh_rows"
     echo
     bench/machine.sh end
 } > results/sweep-engines.md

@@ -107,11 +107,12 @@ def bash_quote(text):
 # to DEST/stream.K (a folder this side reads: this machine, a Slurm node) or to stdout (ssh: parallel brings it
 # back), in one write. One line of bash, so parallel sends it to any host as it is; nothing but sim is started
 # per run (the outputs are read by bash's own `read`, their lengths counted in bytes under LC_ALL=C, a shell
-# variable sim does not inherit; a NUL byte, which sim never writes, would be dropped). A run that ends by
+# variable sim does not inherit; a NUL byte, which sim never writes, would be dropped; its scratch files are in
+# /dev/shm where there is one, away from the journal's fsyncs). A run that ends by
 # sim's own status (0, 1, 2) is done; a time limit (124, 137) or a signal is run again up to RETRIES times.
 WORKER = "; ".join([
     "k=$1 sim=$2 limit=$3 retries=$4 dest=$5 runs=$6 LC_ALL=C",
-    "t=$(mktemp -d) || exit 1",
+    "t=$(mktemp -d -p /dev/shm 2> /dev/null || mktemp -d) || exit 1",
     "trap 'rm -rf -- \"$t\"' EXIT",
     "if [ \"$dest\" = - ]; then exec 3>&1; else exec 3>> \"$dest/stream.$k\" || exit 1; fi",
     "host=${PARALLEL_SSHLOGIN:-:}; [ \"$host\" = : ] && host=$(hostname 2> /dev/null || echo unknown)",
