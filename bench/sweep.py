@@ -654,6 +654,27 @@ class Ssh:
         self.engine = self.reader = self.folder = self.staged_id = None
         self.jobs, self.staged = {}, {}  # the user's path -> where it lies on the hosts
         self.remote_sim = os.environ.get("SWEEP_REMOTE_SIM", "build/sim")
+        self.masters = None
+        self.args = self.shared_logins(list(sweep.args.parallel_args))
+
+    def shared_logins(self, args):
+        """parallel's arguments with ssh told to share one login per host (OpenSSH's ControlMaster, its socket
+        in a short folder of this sweep's, the master ending 5 s after its last session): a chunk's login
+        costs a new session, not a new handshake. Left alone when the user's --ssh already sets a ControlPath."""
+        ssh, at = "ssh", None
+        for i, x in enumerate(args):
+            if x == "--ssh" and i + 1 < len(args):
+                ssh, at = args[i + 1], i
+            elif x.startswith("--ssh="):
+                ssh, at = x.split("=", 1)[1], i
+        if "controlpath" in ssh.lower():
+            return args
+        self.masters = tempfile.mkdtemp(prefix="arenasim-ssh-", dir="/tmp")  # a socket path has 108 bytes
+        shared = (f"{ssh} -o ControlMaster=auto -o ControlPath={shlex.quote(self.masters)}/%C "
+                  "-o ControlPersist=5")
+        if at is None:
+            return ["--ssh", shared] + args
+        return args[:at] + ["--ssh", shared] + args[at + (1 if args[at].startswith("--ssh=") else 2):]
 
     def hosts(self):
         hosts, args = [], list(self.sweep.args.parallel_args)
@@ -679,7 +700,7 @@ class Ssh:
         q = bash_quote(self.remote_sim)
         probe = (f"if [ -x {q} ]; then {q} --version; else echo \"no sim at $PWD/\"{q}; fi; "
                  f"printf %s {listing} | base64 -d | while IFS= read -r g; do [ -f \"$g\" ] || echo \"missing $g\"; done")
-        r = self.parallel("--nonall", "--tag", *self.sweep.args.parallel_args, probe)
+        r = self.parallel("--nonall", "--tag", *self.args, probe)
         answers = r.stdout.decode("utf-8", "replace")
         if r.returncode != 0:
             said = (answers + r.stderr.decode("utf-8", "replace")).strip().replace("\t", ": ")
@@ -733,7 +754,7 @@ class Ssh:
         with open(chunks, "w", encoding="utf-8") as f:
             f.writelines(chunk_lines(jobs, size, argv_of))
         cmd = ["parallel", "--will-cite", "--halt", "never", "--colsep", "\t", "--retries", str(a.retries + 1)]
-        cmd += (["--jobs", str(slots)] if slots else []) + transfer + list(a.parallel_args)
+        cmd += (["--jobs", str(slots)] if slots else []) + transfer + self.args
         cmd += [parallel_command(self.remote_sim, a.timeout, a.retries, "-"), "::::", chunks]
         self.engine = Engine(cmd, self.folder, stdout=subprocess.PIPE)
         self.reader = threading.Thread(target=self.read, daemon=True)
@@ -763,11 +784,13 @@ class Ssh:
     def cleanup(self, detached):
         if self.staged_id:
             try:
-                self.parallel("--nonall", *self.sweep.args.parallel_args, "rm", "-rf", "--",
-                              f".arenasim-inputs-{self.staged_id}", timeout=60)
+                self.parallel("--nonall", *self.args, "rm", "-rf", "--", f".arenasim-inputs-{self.staged_id}",
+                              timeout=60)
             except subprocess.TimeoutExpired:
                 say(f"could not remove .arenasim-inputs-{self.staged_id} from every host (no answer in 60 s)")
         remove_engine_folder(self.folder)
+        if self.masters:
+            shutil.rmtree(self.masters, ignore_errors=True)
 
 
 TASK = r"""t=${SLURM_ARRAY_TASK_ID:?not run as a Slurm array task}
