@@ -1025,6 +1025,8 @@ def parse(argv):
         a.mode = "slurm"
     if a.sbatch and not a.slurm:
         raise Stop("--sbatch goes with --slurm")
+    if any(re.fullmatch(r"(--array|-a)(=.*)?|-a.+", x) for x in a.sbatch):
+        raise Stop("--sbatch may not set --array: the sweep makes its arrays (--max-running K gives their %K)")
     if (a.detach or a.keep_array) and not a.slurm:
         raise Stop("--detach and --keep-array go with --slurm")
     return a

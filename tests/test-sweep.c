@@ -137,6 +137,11 @@ static void test_sweep_runner(void)
     g_assert_cmpint(r.status, ==, 2);
     g_assert_cmpstr(r.err, ==, "sweep: --detach and --keep-array go with --slurm\n");
     run_result_clear(&r);
+    r = run_sweep((const char *[]){"--out", out, "--graph", "graphs/gpt2.onnx", "--slurm", "--sbatch", "--array=0-9%2", NULL});
+    g_assert_cmpint(r.status, ==, 2); /* sbatch would take the last --array: part of the sweep, silently */
+    g_assert_cmpstr(r.err, ==, "sweep: --sbatch may not set --array: the sweep makes its arrays (--max-running K gives "
+                               "their %K)\n");
+    run_result_clear(&r);
     g_free(state);
     g_free(out);
 }
