@@ -247,9 +247,6 @@ class Table:
                 self.rows.append(row)
         return self
 
-    def key_of(self, row):
-        return tuple(row[self.header.index(k)] for k in KEYS)
-
     def text(self):
         """The table with its dim_ columns made from the `dims` column of every row."""
         at = self.header.index("dims") + 1
@@ -381,14 +378,20 @@ class Journal:
 # ---- the runs ---------------------------------------------------------------------------------------------------
 
 class Job:
-    __slots__ = ("n", "key", "argv", "graph_file")
+    """A run: its number in the job list, its key (graph, dims, order, alias, strategy) and sim's arguments."""
+    __slots__ = ("n", "key", "argv")
 
-    def __init__(self, n, key, argv, graph_file):
-        self.n, self.key, self.argv, self.graph_file = n, key, argv, graph_file
+    def __init__(self, n, key, argv):
+        self.n, self.key, self.argv = n, key, argv
 
-    def name(self):
-        graph, dims, order, alias, strategy = self.key
-        return f"{graph}{'' if dims == '-' else ' ' + dims} order={order} alias={alias} strategy={strategy}"
+    @property
+    def graph_file(self):
+        return self.key[0]
+
+
+def run_name(key):
+    graph, dims, order, alias, strategy = key
+    return f"{graph}{'' if dims == '-' else ' ' + dims} order={order} alias={alias} strategy={strategy}"
 
 
 def describe_status(status, tries, timeout):
@@ -409,7 +412,6 @@ class Sweep:
 
     def __init__(self, args, jobs, sim, header):
         self.args, self.jobs, self.sim, self.header = args, jobs, sim, header
-        self.by_n = {j.n: j for j in jobs}
         self.done = {}  # run key -> row, the runs this sweep finished
         self.failed = {}  # run key -> (message lines, where it ran)
         self.known = {}  # run key -> row, the table's rows (a record of one of those is not taken again)
@@ -417,9 +419,9 @@ class Sweep:
         self.write_error = None
         self.lock = threading.Lock()
 
-    def take(self, results, jobs_by_n=None, where_of=None):
-        """Records finished runs: rows to the journal (fsync'd), failures kept for the summary (by run key)."""
-        jobs_by_n = jobs_by_n or self.by_n
+    def take(self, results, jobs_by_n, where_of=None):
+        """Records finished runs (jobs_by_n: their engine folder's numbering): rows to the journal (fsync'd),
+        failures kept for the summary (by run key)."""
         rows = []
         with self.lock:
             for n, status, tries, out, err, host, stream in results:
@@ -553,7 +555,7 @@ def folder_jobs(folder):
     """An engine folder's runs: {number: (Job, chunk or task)}."""
     try:
         with open(os.path.join(folder, "jobs.json"), encoding="utf-8", errors="surrogatepass") as f:
-            return {n: (Job(n, tuple(key), [], key[0]), unit) for n, key, unit in json.load(f)}
+            return {n: (Job(n, tuple(key), []), unit) for n, key, unit in json.load(f)}
     except (OSError, ValueError, TypeError):
         return {}
 
@@ -1098,7 +1100,7 @@ def make_jobs(a, sim, caller):
                 for al in aliases:
                     for s in strategies:
                         argv = ["--graph", file] + dim_args + ["--order", o, "--alias", al, "--strategy", s] + extra
-                        jobs.append(Job(len(jobs) + 1, (file, dimset or "-", o, al, s), argv, file))
+                        jobs.append(Job(len(jobs) + 1, (file, dimset or "-", o, al, s), argv))
     return jobs
 
 
@@ -1216,9 +1218,8 @@ def report_failures(sweep, total):
     text = []
     for lines, runs in groups.items():
         key, where = runs[0]
-        graph, dims, order, alias, strategy = key
-        name = f"{graph}{'' if dims == '-' else ' ' + dims} order={order} alias={alias} strategy={strategy}"
-        text.append(f"  {f'{len(runs)} runs, the first ' if len(runs) > 1 else ''}{name}{f' [{where}]' if where else ''}:")
+        text.append(f"  {f'{len(runs)} runs, the first ' if len(runs) > 1 else ''}{run_name(key)}"
+                    f"{f' [{where}]' if where else ''}:")
         text += [f"    {line}" for line in lines]
     try:
         sys.stderr.write("".join(t + "\n" for t in text))

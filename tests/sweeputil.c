@@ -10,11 +10,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char *source_path(const char *name)
-{
-    return g_build_filename(g_getenv("SIM_SOURCE_DIR"), name, NULL);
-}
-
 /* The table's rows as "graph|dims|order|alias|strategy" keys; the test fails when one run has two rows. */
 GHashTable *sweep_table_keys(const char *path)
 {
@@ -73,7 +68,7 @@ static void own_group(gpointer unused)
 /* Starts bench/sweep.py args with SIM_BIN = the wrapper (hanging runs recorded in hang/), stderr to a file. */
 Background sweep_start(const char *const *args, const char *hang, const char *err_name)
 {
-    char *script = source_path("bench/sweep.py"), *sim = slow_sim();
+    char *script = test_source_path("bench/sweep.py"), *sim = slow_sim();
     GPtrArray *argv = g_ptr_array_new();
     g_ptr_array_add(argv, script);
     for (const char *const *a = args; *a; a++)

@@ -20,12 +20,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void assert_contains(const char *haystack, const char *needle)
-{
-    if (!strstr(haystack, needle))
-        g_error("expected to find\n  %s\nin\n%s", needle, haystack);
-}
-
 /* Runs argv (from the repository's folder, as make check does) and returns its status and output. */
 static RunResult run_argv(const char *const *argv)
 {
@@ -49,16 +43,11 @@ static void must_run(const char *const *argv)
     run_result_clear(&r);
 }
 
-static char *source_path(const char *name)
-{
-    return g_build_filename(g_getenv("SIM_SOURCE_DIR"), name, NULL);
-}
-
 /* bench/sweep.py with the sim under test; args is NULL-terminated. */
 static RunResult run_sweep(const char *const *args)
 {
     GPtrArray *argv = g_ptr_array_new_with_free_func(g_free);
-    g_ptr_array_add(argv, source_path("bench/sweep.py"));
+    g_ptr_array_add(argv, test_source_path("bench/sweep.py"));
     for (const char *const *a = args; *a; a++)
         g_ptr_array_add(argv, g_strdup(*a));
     g_ptr_array_add(argv, NULL);
@@ -70,23 +59,13 @@ static RunResult run_sweep(const char *const *args)
 /* The table in canonical form (bench/tables.py canon: the timing column dropped), for comparing back ends. */
 static char *canonical(const char *csv)
 {
-    char *script = source_path("bench/tables.py"), *canon = g_strconcat(csv, ".canon", NULL);
+    char *script = test_source_path("bench/tables.py"), *canon = g_strconcat(csv, ".canon", NULL);
     must_run((const char *[]){"/usr/bin/python3", script, "canon", csv, canon, NULL});
     char *text = test_read_file(canon);
     g_unlink(canon);
     g_free(canon);
     g_free(script);
     return text;
-}
-
-static guint count_lines(const char *path)
-{
-    char *text = test_read_file(path);
-    guint n = 0;
-    for (const char *c = text; *c; c++)
-        n += *c == '\n';
-    g_free(text);
-    return n;
 }
 
 /* Drops the table's row `k` (1 = the first row after the header). */
@@ -119,7 +98,7 @@ static char *host_folder(const char *name, int mode)
 /* A model outside the repository, with a name that needs quoting, in a folder only this user reads. */
 static char *outside_model(const char *folder)
 {
-    char *path = g_build_filename(folder, "my model's (v2).onnx", NULL), *unet = source_path("graphs/unet.onnx");
+    char *path = g_build_filename(folder, "my model's (v2).onnx", NULL), *unet = test_source_path("graphs/unet.onnx");
     must_run((const char *[]){"cp", unet, path, NULL});
     g_free(unet);
     return path;
@@ -180,7 +159,7 @@ static void test_ssh(void)
     if (!need_root())
         return;
     char *pid = g_strdup_printf("%d", (int)getpid()), *sshd = host_folder("sshd", 0711);
-    char *script = source_path("tests/hosts/sshd.sh");
+    char *script = test_source_path("tests/hosts/sshd.sh");
     must_run((const char *[]){script, "start", sshd, pid, NULL});
     char *config = g_build_filename(sshd, "ssh_config", NULL), *ssh = g_strdup_printf("ssh -F %s", config);
 
@@ -211,7 +190,7 @@ static void test_ssh(void)
     r = run_sweep(ssh_args);
     if (r.status != 0)
         g_error("ssh sweep exited %d:\n%s", r.status, r.err);
-    assert_contains(r.err, "sweep: 4 rows appended to ");
+    test_assert_contains(r.err, "sweep: 4 rows appended to ");
     run_result_clear(&r);
     r = run_sweep((const char *[]){"--out", local_out, "--graph", "graphs/gpt2.onnx", "--graph", model, "--strategies",
                                    "firstfit,greedy-size", NULL});
@@ -219,7 +198,7 @@ static void test_ssh(void)
     run_result_clear(&r);
     char *a = canonical(ssh_out), *b = canonical(local_out);
     g_assert_cmpstr(a, ==, b);
-    assert_contains(a, model); /* the model's rows carry the name the user gave, not where it was sent */
+    test_assert_contains(a, model); /* the model's rows carry the name the user gave, not where it was sent */
     g_free(a);
     g_free(b);
     /* What the sweep sent is gone from the host. */
@@ -234,7 +213,7 @@ static void test_ssh(void)
                                    "--strategies", "bestfit", "--sim-args", "--order-budget 1", "--", "--ssh", ssh, "-S",
                                    "1/sweephost", "--workdir", clone, NULL});
     g_assert_cmpint(r.status, ==, 1);
-    assert_contains(r.err, "sweep: 1 of 1 runs failed; their rows are missing (a rerun retries them). Messages:\n"
+    test_assert_contains(r.err, "sweep: 1 of 1 runs failed; their rows are missing (a rerun retries them). Messages:\n"
                            "  graphs/inception.onnx order=optimal alias=all strategy=bestfit [sweephost]:\n"
                            "    sim: graphs/inception.onnx: order optimal: the exact order gave up");
     run_result_clear(&r);
@@ -243,22 +222,22 @@ static void test_ssh(void)
     drop_row(ssh_out, 3);
     r = run_sweep(ssh_args);
     g_assert_cmpint(r.status, ==, 0);
-    assert_contains(r.err, "sweep: 4 runs, 3 already in ");
-    g_assert_cmpuint(count_lines(ssh_out), ==, 5);
+    test_assert_contains(r.err, "sweep: 4 runs, 3 already in ");
+    g_assert_cmpuint(test_count_lines(ssh_out), ==, 5);
     run_result_clear(&r);
 
     /* A host without a built sim where the sweep looks is named before anything runs. */
     r = run_sweep((const char *[]){"--out", ssh_out, "--graph", "graphs/gpt2.onnx", "--strategies", "bestfit", "--",
                                    "--ssh", ssh, "-S", "1/sweephost", "--workdir", remote, NULL});
     g_assert_cmpint(r.status, ==, 2);
-    assert_contains(r.err, "sweep: host sweephost has no built sim at ");
+    test_assert_contains(r.err, "sweep: host sweephost has no built sim at ");
     run_result_clear(&r);
     /* One without a graph of the repository's (the corpus is fetched, not cloned): named before anything runs. */
     r = run_sweep((const char *[]){"--out", ssh_out, "--graph", "graphs/models/torch/decoder-torch.onnx:batch=1,seq=8,mem=8",
                                    "--strategies", "bestfit", "--", "--ssh", ssh, "-S", "1/sweephost", "--workdir", clone,
                                    NULL});
     g_assert_cmpint(r.status, ==, 2);
-    assert_contains(r.err, "sweep: host sweephost lacks 1 of the sweep's graphs (first: "
+    test_assert_contains(r.err, "sweep: host sweephost lacks 1 of the sweep's graphs (first: "
                            "graphs/models/torch/decoder-torch.onnx): run make models there");
     run_result_clear(&r);
 
@@ -285,7 +264,7 @@ static void test_ssh(void)
     int status = sweep_wait(&bg, &said);
     if (status != 1)
         g_error("the sweep whose host stopped exited %d:\n%s", status, said);
-    assert_contains(said, "sweep: 2 of 6 runs failed; their rows are missing (a rerun retries them). Messages:\n");
+    test_assert_contains(said, "sweep: 2 of 6 runs failed; their rows are missing (a rerun retries them). Messages:\n");
     GHashTable *keys = sweep_table_keys(stop_out);
     g_assert_cmpuint(g_hash_table_size(keys), ==, 4);
     g_hash_table_unref(keys);
@@ -295,7 +274,7 @@ static void test_ssh(void)
     r = run_sweep(stop_args);
     if (r.status != 0)
         g_error("the sweep after the host came back exited %d:\n%s", r.status, r.err);
-    assert_contains(r.err, "sweep: 6 runs, 4 already in ");
+    test_assert_contains(r.err, "sweep: 6 runs, 4 already in ");
     run_result_clear(&r);
     keys = sweep_table_keys(stop_out);
     g_assert_cmpuint(g_hash_table_size(keys), ==, 6);
@@ -328,7 +307,7 @@ static void test_slurm(void)
     if (!need_root())
         return;
     char *pid = g_strdup_printf("%d", (int)getpid()), *cluster = host_folder("slurm", 0711);
-    char *script = source_path("tests/hosts/slurm.sh");
+    char *script = test_source_path("tests/hosts/slurm.sh");
     must_run((const char *[]){script, "start", cluster, pid, NULL});
     char *conf = g_build_filename(cluster, "slurm.conf", NULL);
     g_setenv("SLURM_CONF", conf, TRUE);
@@ -340,8 +319,8 @@ static void test_slurm(void)
                                              NULL});
     if (r.status != 0)
         g_error("Slurm sweep exited %d:\n%s", r.status, r.err);
-    assert_contains(r.err, ", an array of 2 tasks of at most 2 runs\n");
-    assert_contains(r.err, "sweep: 4 rows appended to ");
+    test_assert_contains(r.err, ", an array of 2 tasks of at most 2 runs\n");
+    test_assert_contains(r.err, "sweep: 4 rows appended to ");
     run_result_clear(&r);
     r = run_sweep((const char *[]){"--out", local_out, "--graph", "graphs/gpt2.onnx", "--graph", model, "--strategies",
                                    "firstfit,greedy-size", NULL});
@@ -356,13 +335,13 @@ static void test_slurm(void)
     r = run_sweep((const char *[]){"--slurm", "--out", slurm_out, "--graph", "graphs/inception.onnx", "--orders", "optimal",
                                    "--strategies", "bestfit", "--sim-args", "--order-budget 1", NULL});
     g_assert_cmpint(r.status, ==, 1);
-    assert_contains(r.err, "  graphs/inception.onnx order=optimal alias=all strategy=bestfit [array task 0 of Slurm job ");
-    assert_contains(r.err, "]:\n    sim: graphs/inception.onnx: order optimal: the exact order gave up");
+    test_assert_contains(r.err, "  graphs/inception.onnx order=optimal alias=all strategy=bestfit [array task 0 of Slurm job ");
+    test_assert_contains(r.err, "]:\n    sim: graphs/inception.onnx: order optimal: the exact order gave up");
     run_result_clear(&r);
     r = run_sweep((const char *[]){"--slurm", "--sbatch", "--no-such-option", "--out", slurm_out, "--graph",
                                    "graphs/gpt2.onnx", "--strategies", "bestfit", NULL});
     g_assert_cmpint(r.status, ==, 2);
-    assert_contains(r.err, "sweep: sbatch refused the sweep: sbatch: unrecognized option '--no-such-option'");
+    test_assert_contains(r.err, "sweep: sbatch refused the sweep: sbatch: unrecognized option '--no-such-option'");
     run_result_clear(&r);
 
     /* Runs that hang (greedy-size, while `hang` exists): Ctrl-C cancels the array, exit 130, the finished rows
@@ -380,7 +359,7 @@ static void test_slurm(void)
     int status = sweep_wait(&bg, &said);
     if (status != 130)
         g_error("the Slurm sweep stopped by SIGINT exited %d:\n%s", status, said);
-    assert_contains(said, "sweep: stopped by SIGINT: ");
+    test_assert_contains(said, "sweep: stopped by SIGINT: ");
     g_assert_false(array_queued(id)); /* cancelled, not left running */
     sweep_assert_hanging_ended(hang);
     g_free(said);
@@ -389,8 +368,8 @@ static void test_slurm(void)
     r = run_sweep(slow_args);
     if (r.status != 0)
         g_error("resumed Slurm sweep exited %d:\n%s", r.status, r.err);
-    assert_contains(r.err, "sweep: 3 runs, ");
-    g_assert_cmpuint(count_lines(slow), ==, 4);
+    test_assert_contains(r.err, "sweep: 3 runs, ");
+    g_assert_cmpuint(test_count_lines(slow), ==, 4);
     run_result_clear(&r);
 
     /* --detach submits and exits; --status names the tasks; scancel of the hanging task: --collect gathers
@@ -401,13 +380,13 @@ static void test_slurm(void)
     g_assert_cmpint(g_mkdir(hang, 0755), ==, 0);
     bg = sweep_start(detach_args, hang, "slurm-detach.err");
     g_assert_cmpint(sweep_wait(&bg, &said), ==, 0);
-    assert_contains(said, "sweep: detached: Slurm job(s) ");
+    test_assert_contains(said, "sweep: detached: Slurm job(s) ");
     g_free(said);
     sweep_wait_hanging(hang, 1);
     r = run_sweep((const char *[]){"--status", detached, NULL});
     g_assert_cmpint(r.status, ==, 0);
-    assert_contains(r.out, "Slurm job ");
-    assert_contains(r.out, "  task 2: running");
+    test_assert_contains(r.out, "Slurm job ");
+    test_assert_contains(r.out, "  task 2: running");
     char *job = g_strndup(r.out + strlen("Slurm job "), strcspn(r.out + strlen("Slurm job "), ":"));
     run_result_clear(&r);
     char *task = g_strdup_printf("%s_2", job);
@@ -416,9 +395,9 @@ static void test_slurm(void)
         g_usleep(100000);
     r = run_sweep((const char *[]){"--collect", detached, NULL});
     g_assert_cmpint(r.status, ==, 1);
-    assert_contains(r.err, "sweep: 2 rows added to ");
-    assert_contains(r.err, "graphs/gpt2.onnx order=file alias=all strategy=greedy-size [array task 2 of Slurm job ");
-    assert_contains(r.err, "    its array task was cancelled by Slurm (scancel)\n");
+    test_assert_contains(r.err, "sweep: 2 rows added to ");
+    test_assert_contains(r.err, "graphs/gpt2.onnx order=file alias=all strategy=greedy-size [array task 2 of Slurm job ");
+    test_assert_contains(r.err, "    its array task was cancelled by Slurm (scancel)\n");
     run_result_clear(&r);
     GHashTable *keys = sweep_table_keys(detached);
     g_assert_cmpuint(g_hash_table_size(keys), ==, 2);
@@ -452,10 +431,10 @@ static void test_slurm(void)
     status = sweep_wait(&bg, &said);
     if (status != 1)
         g_error("the sweep after kill -9 exited %d:\n%s", status, said);
-    assert_contains(said, "sweep: taking over ");
-    assert_contains(said, wanted);
-    assert_contains(said, "strategy=greedy-size [array task 0 of Slurm job ");
-    assert_contains(said, "its array task was cancelled by Slurm (scancel)");
+    test_assert_contains(said, "sweep: taking over ");
+    test_assert_contains(said, wanted);
+    test_assert_contains(said, "strategy=greedy-size [array task 0 of Slurm job ");
+    test_assert_contains(said, "its array task was cancelled by Slurm (scancel)");
     keys = sweep_table_keys(killed);
     g_assert_cmpuint(g_hash_table_size(keys), ==, 2);
     g_hash_table_unref(keys);
@@ -463,7 +442,7 @@ static void test_slurm(void)
     g_assert_cmpint(g_rmdir(hang), ==, 0);
     r = run_sweep(kill_args);
     g_assert_cmpint(r.status, ==, 0);
-    assert_contains(r.err, "sweep: 3 runs, 2 already in ");
+    test_assert_contains(r.err, "sweep: 3 runs, 2 already in ");
     run_result_clear(&r);
     g_free(wanted);
     g_free(killed_id);

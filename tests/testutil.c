@@ -3,6 +3,7 @@
 
 #include <glib/gstdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -125,6 +126,27 @@ char *test_read_file(const char *path)
     char *text = NULL;
     g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
     return text;
+}
+
+guint test_count_lines(const char *path)
+{
+    char *text = test_read_file(path);
+    guint n = 0;
+    for (const char *c = text; *c; c++)
+        n += *c == '\n';
+    g_free(text);
+    return n;
+}
+
+char *test_source_path(const char *name)
+{
+    return g_build_filename(g_getenv("SIM_SOURCE_DIR"), name, NULL);
+}
+
+void test_assert_contains(const char *haystack, const char *needle)
+{
+    if (!strstr(haystack, needle))
+        g_error("expected to find\n  %s\nin\n%s", needle, haystack);
 }
 
 AliasMap *test_alias_trace(const Graph *g, const LayoutOptions *layout, const char *alias, Trace **trace, GError **error)
