@@ -84,9 +84,9 @@ static void test_same_as_command(void)
     g_assert_cmpuint(arenasim_plan_arena_bytes(p), ==, arena);
     g_assert_cmpuint(arena, >=, 2 * 100 * 4); /* at least the input */
     char *json = arenasim_plan_report_json(p), *field = g_strdup_printf("\"arena_bytes\" : %" G_GUINT64_FORMAT, arena);
-    test_assert_contains(json, "\"dims\" : \"batch=2,seq=100\"");
-    test_assert_contains(json, "\"strategy\" : \"bestfit\"");
-    test_assert_contains(json, field);
+    assert_contains(json, "\"dims\" : \"batch=2,seq=100\"");
+    assert_contains(json, "\"strategy\" : \"bestfit\"");
+    assert_contains(json, field);
     g_free(field);
     arenasim_free(json);
     arenasim_plan_free(p);
@@ -144,14 +144,14 @@ static void test_plan_run(void)
     o.run = 0;
     p = arenasim_plan_file("graphs/unet.onnx", &o, &error);
     g_assert_cmpint(arenasim_plan_run(p, 1, &error), ==, -1);
-    test_assert_contains(error, "graphs/unet.onnx: plan it to run first (arenasim_options.run)");
+    assert_contains(error, "graphs/unet.onnx: plan it to run first (arenasim_options.run)");
     arenasim_free(error);
     arenasim_plan_free(p);
     const char *text = "arenasim-trace 1\nsteps 2\n0 a 100 0 1\n";
     char *trace = test_write_scratch("api-run.trace", text, strlen(text));
     p = arenasim_plan_file(trace, NULL, NULL);
     g_assert_cmpint(arenasim_plan_run(p, 1, &error), ==, -1);
-    test_assert_contains(error, "a trace has no kernels to run");
+    assert_contains(error, "a trace has no kernels to run");
     arenasim_free(error);
     arenasim_plan_free(p);
     g_free(trace);
@@ -181,7 +181,7 @@ static void test_errors(void)
         char *error = NULL;
         g_assert_null(arenasim_plan_file(cases[k].path, &o, &error));
         g_assert_nonnull(error);
-        test_assert_contains(error, cases[k].expect);
+        assert_contains(error, cases[k].expect);
         arenasim_free(error);
     }
     /* a NaN budget passed both range comparisons */
@@ -190,7 +190,7 @@ static void test_errors(void)
     nan_budget.budget_seconds = NAN;
     char *nan_error = NULL;
     g_assert_null(arenasim_plan_file("graphs/gpt2.onnx", &nan_budget, &nan_error));
-    test_assert_contains(nan_error, "budget_seconds takes 0 to 31,536,000");
+    assert_contains(nan_error, "budget_seconds takes 0 to 31,536,000");
     arenasim_free(nan_error);
     const char *dims[] = {"seq", NULL};
     arenasim_options o;
@@ -251,7 +251,7 @@ static void test_installed(void)
     run_result_clear(&r);
     r = run_env((const char *[]){exe, "graphs/gpt2.onnx", "worstfit", NULL}, NULL);
     g_assert_cmpint(r.status, ==, 1);
-    test_assert_contains(r.err, "plan: unknown strategy 'worstfit'");
+    assert_contains(r.err, "plan: unknown strategy 'worstfit'");
     run_result_clear(&r);
 
     /* The Python module, installed under the prefix, by Debian's python3. */

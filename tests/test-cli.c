@@ -19,14 +19,14 @@ static void test_gpt2_info(void)
     g_assert_cmpint(r.status, ==, 0);
     g_assert_cmpstr(r.err, ==, "");
     /* 12 blocks of 34 nodes, 7 for the embeddings, final LayerNorm and logits MatMul (docs/corpus.md). */
-    test_assert_contains(r.out, "nodes          417 in 16 op types\n");
-    test_assert_contains(r.out, "  MatMul                   73\n");
-    test_assert_contains(r.out, "  LayerNormalization       25\n");
-    test_assert_contains(r.out, "opset          ai.onnx 17\n");
+    assert_contains(r.out, "nodes          417 in 16 op types\n");
+    assert_contains(r.out, "  MatMul                   73\n");
+    assert_contains(r.out, "  LayerNormalization       25\n");
+    assert_contains(r.out, "opset          ai.onnx 17\n");
     /* Hand-computed in docs/corpus.md: 12 x 29,097,984 + 1,181,720 + 393,216. */
-    test_assert_contains(r.out, "activations    350,750,744 B (334.5 MiB)\n");
-    test_assert_contains(r.out, "largest        'logits' FLOAT [1,128,50257], 25,731,584 B (24.5 MiB)\n");
-    test_assert_contains(r.out, "shapes         all known\n");
+    assert_contains(r.out, "activations    350,750,744 B (334.5 MiB)\n");
+    assert_contains(r.out, "largest        'logits' FLOAT [1,128,50257], 25,731,584 B (24.5 MiB)\n");
+    assert_contains(r.out, "shapes         all known\n");
     run_result_clear(&r);
     g_free(path);
 }
@@ -101,7 +101,7 @@ static void test_usage_errors(void)
                                                    "--map", "--ascii", "--no-verify", "--info", "--allow-unknown-ops",
                                                    "--list-ops", "--version", NULL};
          *opt; opt++)
-        test_assert_contains(r.out, *opt);
+        assert_contains(r.out, *opt);
     run_result_clear(&r);
 }
 
@@ -142,23 +142,23 @@ static void test_dim_binding(void)
     expect_failure((const char *[]){"--graph", path, NULL}, 1, line);
     RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--dim", "batch=4", "--dim", "seq=16", "--info", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.out, "inputs         256 B\n");
-    test_assert_contains(r.out, "shapes         all known\n");
+    assert_contains(r.out, "inputs         256 B\n");
+    assert_contains(r.out, "shapes         all known\n");
     g_assert_null(strstr(r.out, "symbolic"));
     run_result_clear(&r);
     g_free(line);
     /* --info works before the dims are bound: it shows them symbolic and counts what it cannot size. */
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--info", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.out, "nodes          1 in 1 op types\n");
-    test_assert_contains(r.out, "symbolic       batch, seq: unbound;");
-    test_assert_contains(r.out, "  input        'ids' FLOAT [batch,seq]\n");
-    test_assert_contains(r.out, "shapes         2 tensors without a known shape\n");
+    assert_contains(r.out, "nodes          1 in 1 op types\n");
+    assert_contains(r.out, "symbolic       batch, seq: unbound;");
+    assert_contains(r.out, "  input        'ids' FLOAT [batch,seq]\n");
+    assert_contains(r.out, "shapes         2 tensors without a known shape\n");
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--info", "--format", "csv", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.out, ",unknown_shapes,unbound_dims,ops\n");
-    test_assert_contains(r.out, ",2,batch seq,Relu=1\n");
+    assert_contains(r.out, ",unknown_shapes,unbound_dims,ops\n");
+    assert_contains(r.out, ",2,batch seq,Relu=1\n");
     run_result_clear(&r);
     /* A name the graph does not declare is refused, not silently ignored (a typo would change nothing). */
     line = g_strdup_printf("sim: %s: --dim sq: the graph has no symbolic dimension of that name (it has: batch, seq)\n", path);
@@ -174,15 +174,15 @@ static void test_mkgraph(void)
 {
     RunResult r = test_run("MKGRAPH_BIN", (const char *[]){"--list", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.out, "gpt2 — ");
+    assert_contains(r.out, "gpt2 — ");
     run_result_clear(&r);
     r = test_run("MKGRAPH_BIN", (const char *[]){"nosuch", "-o", "x.onnx", NULL});
     g_assert_cmpint(r.status, ==, 2);
-    test_assert_contains(r.err, "mkgraph: unknown family 'nosuch'");
+    assert_contains(r.err, "mkgraph: unknown family 'nosuch'");
     run_result_clear(&r);
     r = test_run("MKGRAPH_BIN", (const char *[]){"gpt2", "--heads", "5", "-o", "x.onnx", NULL});
     g_assert_cmpint(r.status, ==, 1);
-    test_assert_contains(r.err, "heads dividing d-model");
+    assert_contains(r.err, "heads dividing d-model");
     run_result_clear(&r);
 
     /* A packed trace and its construction: sim replays the construction, verified, at the lower bound. A
@@ -203,7 +203,7 @@ static void test_mkgraph(void)
     g_remove(construction);
     r = test_run("MKGRAPH_BIN", (const char *[]){"trace", "--buffers", "9", "-o", packed, "--solution-out", construction, NULL});
     g_assert_cmpint(r.status, ==, 1);
-    test_assert_contains(r.err, "--solution-out: this trace is not built as a placement");
+    assert_contains(r.err, "--solution-out: this trace is not built as a placement");
     g_assert_false(g_file_test(packed, G_FILE_TEST_EXISTS));
     g_assert_false(g_file_test(construction, G_FILE_TEST_EXISTS));
     run_result_clear(&r);
@@ -218,7 +218,7 @@ static void test_mkgraph(void)
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--info", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.out, "nodes          77 in 16 op types\n");
+    assert_contains(r.out, "nodes          77 in 16 op types\n");
     run_result_clear(&r);
     g_free(path);
 }
@@ -229,11 +229,11 @@ static void test_plan_gpt2(void)
     char *path = gpt2_path();
     RunResult r = test_run("SIM_BIN", (const char *[]){"--strategy", "bestfit", "--graph", path, "--alias", "none", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.out, "strategy       bestfit\n");
-    test_assert_contains(r.out, "buffers        442\n");
-    test_assert_contains(r.out, "lower bound    26,124,800 B (24.9 MiB) (max live bytes over steps)\n");
-    test_assert_contains(r.out, "naive          376,483,456 B (359.0 MiB) (no reuse)\n");
-    test_assert_contains(r.out, "verified       yes\n");
+    assert_contains(r.out, "strategy       bestfit\n");
+    assert_contains(r.out, "buffers        442\n");
+    assert_contains(r.out, "lower bound    26,124,800 B (24.9 MiB) (max live bytes over steps)\n");
+    assert_contains(r.out, "naive          376,483,456 B (359.0 MiB) (no reuse)\n");
+    assert_contains(r.out, "verified       yes\n");
     run_result_clear(&r);
 
     /* --compare: one csv row per strategy under the documented header. */
@@ -249,7 +249,7 @@ static void test_plan_gpt2(void)
     guint strategies;
     registry_place_strategies(&strategies);
     g_assert_cmpuint(g_strv_length(lines), ==, strategies + 2); /* header, every strategy, trailing empty */
-    test_assert_contains(r.out, ",best,442,417,26124800,26124800,0,0.00,376483456,");
+    assert_contains(r.out, ",best,442,417,26124800,26124800,0,0.00,376483456,");
     g_strfreev(lines);
     run_result_clear(&r);
 
@@ -296,7 +296,7 @@ static void test_map_and_trace_files(void)
     /* The written trace plans to the same arena. */
     r = test_run("SIM_BIN", (const char *[]){"--trace", csv, "--strategy", "greedy-size", "--format", "csv", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.out, ",greedy-size,442,417,26124800,26124800,");
+    assert_contains(r.out, ",greedy-size,442,417,26124800,26124800,");
     run_result_clear(&r);
     /* A solution file: every offset is a pin, so any strategy returns exactly that plan. */
     const char solution[] = "id,lower,upper,size,offset\nb1,0,3,4,8\nb2,3,9,4,0\nb3,0,9,4,4\nb4,9,21,4,4\nb5,0,21,4,0\n";
@@ -305,18 +305,18 @@ static void test_map_and_trace_files(void)
     char *bad = test_write_scratch("overlap.csv", overlapping, sizeof overlapping - 1);
     r = test_run("SIM_BIN", (const char *[]){"--trace", sol, "--strategy", "firstfit", "--format", "csv", NULL});
     g_assert_cmpint(r.status, !=, 0); /* b2 and b5 both at 0 from step 3: an invalid solution */
-    test_assert_contains(r.err, "share bytes [0, 4) at step 3");
+    assert_contains(r.err, "share bytes [0, 4) at step 3");
     run_result_clear(&r);
     const char valid[] = "id,lower,upper,size,offset\nb1,0,3,4,0\nb2,3,9,4,0\nb3,0,9,4,4\nb4,9,21,4,0\nb5,0,21,4,8\n";
     char *good = test_write_scratch("valid.csv", valid, sizeof valid - 1);
     r = test_run("SIM_BIN", (const char *[]){"--trace", good, "--strategy", "firstfit", "--format", "csv", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.out, ",firstfit,5,21,12,12,0,0.00,12,0,0.00,"); /* replayed as given; pins bind naive too */
+    assert_contains(r.out, ",firstfit,5,21,12,12,0,0.00,12,0,0.00,"); /* replayed as given; pins bind naive too */
     run_result_clear(&r);
     g_free(good);
     r = test_run("SIM_BIN", (const char *[]){"--trace", bad, NULL});
     g_assert_cmpint(r.status, ==, 1);
-    test_assert_contains(r.err, "the trace pins two buffers onto the same bytes: buffers 0 'b1' [0, 4) steps 0..2 and 1 'b2' "
+    assert_contains(r.err, "the trace pins two buffers onto the same bytes: buffers 0 'b1' [0, 4) steps 0..2 and 1 'b2' "
                            "[0, 4) steps 0..8 share bytes");
     run_result_clear(&r);
     g_free(sol);
@@ -331,11 +331,11 @@ static void test_aliasing_report(void)
     char *path = gpt2_path();
     RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, NULL});
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.out, "aliasing       all: ");
-    test_assert_contains(r.out, "\nsharing          ops shared  ops copied  bytes saved\n");
-    test_assert_contains(r.out, "noop                     97           0  ");
-    test_assert_contains(r.out, "split                     0          12  0 B\n");
-    test_assert_contains(r.out, "  split: node 'Split_n28' (Split) copies: split_runtime: axis=2 requires all leading dimensions "
+    assert_contains(r.out, "aliasing       all: ");
+    assert_contains(r.out, "\nsharing          ops shared  ops copied  bytes saved\n");
+    assert_contains(r.out, "noop                     97           0  ");
+    assert_contains(r.out, "split                     0          12  0 B\n");
+    assert_contains(r.out, "  split: node 'Split_n28' (Split) copies: split_runtime: axis=2 requires all leading dimensions "
                            "to be 1 for memory aliasing\n");
     run_result_clear(&r);
     g_free(path);
@@ -382,27 +382,27 @@ static void test_io_outside(void)
     char *path = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "noop-chain.onnx", NULL);
     RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--io", "outside", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.out, "arena          0 B\n");
-    test_assert_contains(r.out, "noop                      2           0  800 B\n");
+    assert_contains(r.out, "arena          0 B\n");
+    assert_contains(r.out, "noop                      2           0  800 B\n");
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--io", "outside", "--pin", "transpose=0", "--map", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.out, "noop                      1           1  400 B\n");
-    test_assert_contains(r.out, "  noop: node 'Transpose_n2' (Transpose) copies: input 'reshape' is a view of a tensor outside the "
+    assert_contains(r.out, "noop                      1           1  400 B\n");
+    assert_contains(r.out, "  noop: node 'Transpose_n2' (Transpose) copies: input 'reshape' is a view of a tensor outside the "
                            "arena and 'transpose' must be in the arena\n");
-    test_assert_contains(r.out, "\n0 400 transpose 0 2\n");
+    assert_contains(r.out, "\n0 400 transpose 0 2\n");
     run_result_clear(&r);
     /* Inputs outside, the output in: the output is a copy of the view chain (the caller reads it from the arena). */
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--io", "inputs-outside", "--map", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.out, "  noop: node 'Unsqueeze_n4' (Unsqueeze) copies: input 'transpose' is a view of a tensor outside "
+    assert_contains(r.out, "  noop: node 'Unsqueeze_n4' (Unsqueeze) copies: input 'transpose' is a view of a tensor outside "
                            "the arena and 'unsqueeze' must be in the arena\n");
-    test_assert_contains(r.out, "\n0 400 unsqueeze 2 2\n");
+    assert_contains(r.out, "\n0 400 unsqueeze 2 2\n");
     run_result_clear(&r);
     /* The default keeps them in: all four tensors are one buffer, the input's. */
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--io", "arena", "--map", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.out, "\n0 400 input 0 2\n");
+    assert_contains(r.out, "\n0 400 input 0 2\n");
     run_result_clear(&r);
     expect_failure((const char *[]){"--graph", path, "--io", "caller", NULL}, 2,
                    "sim: --io takes arena, outside or inputs-outside (see sim --help)\n");
@@ -426,7 +426,7 @@ static void test_report_formats(void)
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--info", "--format", "json", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.out, "\"activation_bytes\" : 4325376,");
+    assert_contains(r.out, "\"activation_bytes\" : 4325376,");
     run_result_clear(&r);
     g_free(path);
 
@@ -438,7 +438,7 @@ static void test_report_formats(void)
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--alias", "none", "--map", "--format", "md", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.out, "\n| offset | size | name | first | last |\n|---:|---:|---|---:|---:|\n| 0 | 400 | input | 0 | 0 |\n");
+    assert_contains(r.out, "\n| offset | size | name | first | last |\n|---:|---:|---|---:|---:|\n| 0 | 400 | input | 0 | 0 |\n");
     run_result_clear(&r);
     /* --compare --format md: compact by default, every column with --wide, --wide only for md. */
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--compare", "--format", "md", NULL});
@@ -447,13 +447,13 @@ static void test_report_formats(void)
                                  "over lower bound | saved vs naive | plan (s) | detail |\n", path);
     g_assert_true(g_str_has_prefix(r.out, head));
     g_free(head);
-    test_assert_contains(r.out, "| file | naive | 1 | 400 bytes | 448 bytes | 12.00% | 0.00% | ");
+    assert_contains(r.out, "| file | naive | 1 | 400 bytes | 448 bytes | 12.00% | 0.00% | ");
     g_assert_null(strstr(r.out, "saved_noop_bytes"));
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--compare", "--format", "md", "--wide", NULL});
     g_assert_cmpint(r.status, ==, 0);
     g_assert_true(g_str_has_prefix(r.out, "| graph | dims | order | strategy | buffers | steps | arena_bytes |"));
-    test_assert_contains(r.out, "| saved_noop_bytes |");
+    assert_contains(r.out, "| saved_noop_bytes |");
     run_result_clear(&r);
     expect_failure((const char *[]){"--graph", path, "--compare", "--wide", NULL}, 2,
                    "sim: --wide widens --format md (csv and json always have every column) (see sim --help)\n");
@@ -710,12 +710,12 @@ static void test_plot_timeline(void)
     g_assert_cmpint(r.status, ==, 0);
     run_result_clear(&r);
     char *text = test_read_file(svg);
-    test_assert_contains(text, "<svg");
-    test_assert_contains(text, "greedy-size (arena 24.91 MiB)");
-    test_assert_contains(text, "lower bound 24.91 MiB");
-    test_assert_contains(text, "bytes (MiB)");
-    test_assert_contains(text, "schedule step");
-    test_assert_contains(text, "order file, alias none: greedy-size");
+    assert_contains(text, "<svg");
+    assert_contains(text, "greedy-size (arena 24.91 MiB)");
+    assert_contains(text, "lower bound 24.91 MiB");
+    assert_contains(text, "bytes (MiB)");
+    assert_contains(text, "schedule step");
+    assert_contains(text, "order file, alias none: greedy-size");
     g_free(text);
 
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--compare", "--alias", "none", "--budget", "1", "--plot",
@@ -738,12 +738,12 @@ static void test_plot_timeline(void)
     guint count;
     const PlaceStrategy *const *all = registry_place_strategies(&count);
     for (guint k = 0; k < count; k++) /* every strategy is named in some panel's title */
-        test_assert_contains(text, all[k]->name);
-    test_assert_contains(text, "firstfit = bestfit: 25.29 MiB (+1.51%)");
-    test_assert_contains(text, "greedy-size = ");
-    test_assert_contains(text, ": 24.91 MiB (+0.00%)");
-    test_assert_contains(text, ", own scale<"); /* naive */
-    test_assert_contains(text, "order file, alias all: every strategy");
+        assert_contains(text, all[k]->name);
+    assert_contains(text, "firstfit = bestfit: 25.29 MiB (+1.51%)");
+    assert_contains(text, "greedy-size = ");
+    assert_contains(text, ": 24.91 MiB (+0.00%)");
+    assert_contains(text, ", own scale<"); /* naive */
+    assert_contains(text, "order file, alias all: every strategy");
     g_free(text);
 
     /* --title names any plan picture; .pdf is a third format. */
@@ -752,7 +752,7 @@ static void test_plot_timeline(void)
     g_assert_cmpint(r.status, ==, 0);
     run_result_clear(&r);
     text = test_read_file(svg);
-    test_assert_contains(text, ">My run<");
+    assert_contains(text, ">My run<");
     g_assert_null(strstr(text, "order file"));
     g_free(text);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--plot", "layout", "--out", pdf, NULL});
@@ -773,9 +773,9 @@ static void test_plot_timeline(void)
     g_assert_cmpint(r.status, ==, 0);
     run_result_clear(&r);
     text = test_read_file(svg);
-    test_assert_contains(text, "arena 1.42 MiB");
-    test_assert_contains(text, "offset (MiB)");
-    test_assert_contains(text, "Concat_41");
+    assert_contains(text, "arena 1.42 MiB");
+    assert_contains(text, "offset (MiB)");
+    assert_contains(text, "Concat_41");
     g_free(text);
     expect_failure((const char *[]){"--graph", unet, "--compare", "--plot", "layout", "--out", svg, NULL}, 2,
                    "sim: --plot layout draws one plan: drop --compare (see sim --help)\n");
@@ -817,12 +817,12 @@ static void test_solution_out(void)
     char *concat = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "concat.onnx", NULL);
     r = test_run("SIM_BIN", (const char *[]){"--graph", concat, "--strategy", "best", "--solution-out", sol, NULL});
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.out, "arena          4,587,520 B (4.4 MiB)\n");
+    assert_contains(r.out, "arena          4,587,520 B (4.4 MiB)\n");
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--trace", sol, NULL});
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.out, "arena          4,587,520 B (4.4 MiB)\n");
-    test_assert_contains(r.out, "verified       yes\n");
+    assert_contains(r.out, "arena          4,587,520 B (4.4 MiB)\n");
+    assert_contains(r.out, "verified       yes\n");
     run_result_clear(&r);
     g_free(concat);
 
@@ -857,12 +857,12 @@ static void test_layout_window(void)
     g_assert_cmpint(r.status, ==, 0);
     run_result_clear(&r);
     char *text = test_read_file(svg);
-    test_assert_contains(text, "<svg");
+    assert_contains(text, "<svg");
     g_free(text);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--plot", "layout", "--addresses", "900000000:900000001",
                                              "--out", svg, NULL});
     g_assert_cmpint(r.status, ==, 1);
-    test_assert_contains(r.err, "holds no buffer");
+    assert_contains(r.err, "holds no buffer");
     run_result_clear(&r);
     expect_failure((const char *[]){"--graph", path, "--plot", "layout", "--steps", "9:3", "--out", svg, NULL}, 2,
                    "sim: --steps takes FIRST:LAST, two step numbers, FIRST <= LAST (see sim --help)\n");
@@ -962,11 +962,11 @@ static void test_portfolio_budget_skips(void)
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--trace", trace, "--strategy", "best", "--budget", "0.000001", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.out, "strategy       best (kept firstfit; not started, budget spent: bestfit, greedy-size, ");
+    assert_contains(r.out, "strategy       best (kept firstfit; not started, budget spent: bestfit, greedy-size, ");
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--trace", trace, "--strategy", "search", "--budget", "0.000001", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.out, "; heuristics not started, budget spent: bestfit, greedy-size, ");
+    assert_contains(r.out, "; heuristics not started, budget spent: bestfit, greedy-size, ");
     run_result_clear(&r);
     /* On a work budget, all of them run, however busy the machine (a second of it left some unstarted under
      * ASan with other runs beside it). */

@@ -155,8 +155,8 @@ static void test_seed_transpose_view(void)
     char *path = graph_path("branches");
     RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--check", "--transpose", "view", NULL});
     g_assert_cmpint(r.status, ==, 1);
-    test_assert_contains(r.err, "--check: output 'flatten' differs from the reference run (nothing shared, naive) at element ");
-    test_assert_contains(r.err, "(node 'Transpose_n3' (Transpose) shares its input's bytes as a metadata view, as the seeds plan "
+    assert_contains(r.err, "--check: output 'flatten' differs from the reference run (nothing shared, naive) at element ");
+    assert_contains(r.err, "(node 'Transpose_n3' (Transpose) shares its input's bytes as a metadata view, as the seeds plan "
                            "Transpose; a dense kernel moves the data: plan with --transpose move)\n");
     run_result_clear(&r);
     const char *const *runs[] = {(const char *[]){"--graph", path, "--run", "--check", "--transpose", "move", NULL},
@@ -164,7 +164,7 @@ static void test_seed_transpose_view(void)
     for (guint k = 0; k < G_N_ELEMENTS(runs); k++) {
         r = test_run("SIM_BIN", runs[k]);
         g_assert_cmpint(r.status, ==, 0);
-        test_assert_contains(r.out, "  inplace: node 'Transpose_n3' (Transpose) copies: Transpose moves data (--transpose move) "
+        assert_contains(r.out, "  inplace: node 'Transpose_n3' (Transpose) copies: Transpose moves data (--transpose move) "
                                "and 'reshape' is read again later\n");
         run_result_clear(&r);
     }
@@ -197,7 +197,7 @@ static void test_compare_run_check(void)
     RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--compare", "--transpose", "move", "--run",
                                                        "--check", "--poison", "--repeat", "2", "--budget", "0.2", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.out, "\nrun            every plan, 2 runs each, 1 thread\n");
+    assert_contains(r.out, "\nrun            every plan, 2 runs each, 1 thread\n");
     guint repeated = 0;
     for (guint k = 0; k < count; k++) {
         char *row = run_table_row(r.out, all[k]->name);
@@ -223,8 +223,8 @@ static void test_compare_run_check(void)
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--compare", "--transpose", "move", "--run", "--check",
                                              "--budget", "0.2", "--format", "csv", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.out, "\n\nstrategy,runs,median_seconds,arena_bytes,check\nnaive,1,");
-    test_assert_contains(r.out, ",bit for bit\nfirstfit,1,");
+    assert_contains(r.out, "\n\nstrategy,runs,median_seconds,arena_bytes,check\nnaive,1,");
+    assert_contains(r.out, ",bit for bit\nfirstfit,1,");
     run_result_clear(&r);
     g_free(path);
     /* branches.onnx with the seeds' Transpose views: every plan differs, each row says so, sim fails */
@@ -232,7 +232,7 @@ static void test_compare_run_check(void)
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--compare", "--run", "--check", "--budget", "0.2",
                                              "--transpose", "view", NULL});
     g_assert_cmpint(r.status, ==, 1);
-    test_assert_contains(r.err, ": strategy naive: --check: output 'flatten' differs from the reference run");
+    assert_contains(r.err, ": strategy naive: --check: output 'flatten' differs from the reference run");
     for (guint k = 0; k < count; k++) {
         char *row = run_table_row(r.out, all[k]->name);
         g_assert_nonnull(strstr(row, "--check: output 'flatten' differs"));
@@ -242,7 +242,7 @@ static void test_compare_run_check(void)
     /* --profile is one plan's */
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--compare", "--run", "--profile", "p.csv", NULL});
     g_assert_cmpint(r.status, ==, 2);
-    test_assert_contains(r.err, "--profile writes one plan's per-node times: drop --compare");
+    assert_contains(r.err, "--profile writes one plan's per-node times: drop --compare");
     run_result_clear(&r);
     g_free(path);
 }
@@ -1594,17 +1594,17 @@ static void test_fused_activations(void)
     g_assert_cmpint(r.status, ==, 0);
     /* 8: three of them write into a Concat's piece, over the Conv's output (the in-place rule put the Conv's
      * output there); one is not on its Conv's bytes */
-    test_assert_contains(r.out, "\nfused          8 Relu/Clip/HardSwish/SiLU/BiasGelu steps run inside the Add, MatMul or Conv before them (7 in place "
+    assert_contains(r.out, "\nfused          8 Relu/Clip/HardSwish/SiLU/BiasGelu steps run inside the Add, MatMul or Conv before them (7 in place "
                            "on its output, 1 copied from it to their own bytes)\n");
-    test_assert_contains(r.out, "equal the reference run (nothing shared) bit for bit, with poison");
+    assert_contains(r.out, "equal the reference run (nothing shared) bit for bit, with poison");
     run_result_clear(&r);
     /* resnet50 (make models): the 33 Relus after a Conv and the 16 after a residual Add */
     char *resnet = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "models", "torch", "resnet50.onnx", NULL);
     r = test_run("SIM_BIN", (const char *[]){"--graph", resnet, "--dim", "batch=1", "--transpose", "move", "--run",
                                              "--check", "--poison", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.out, "\nfused          49 Relu/Clip/HardSwish/SiLU/BiasGelu steps run inside the Add, MatMul or Conv before them");
-    test_assert_contains(r.out, "equal the reference run (nothing shared) bit for bit, with poison");
+    assert_contains(r.out, "\nfused          49 Relu/Clip/HardSwish/SiLU/BiasGelu steps run inside the Add, MatMul or Conv before them");
+    assert_contains(r.out, "equal the reference run (nothing shared) bit for bit, with poison");
     run_result_clear(&r);
     g_free(resnet);
     /* The activation need not follow at once: here a Sigmoid runs between the Conv and its Relu. */
@@ -1623,8 +1623,8 @@ static void test_fused_activations(void)
     model_free(m);
     r = test_run("SIM_BIN", (const char *[]){"--graph", apart, "--run", "--check", "--poison", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.out, "\nfused          1 Relu/Clip/HardSwish/SiLU/BiasGelu steps run inside the Add, MatMul or Conv before them");
-    test_assert_contains(r.out, "equal the reference run (nothing shared) bit for bit, with poison");
+    assert_contains(r.out, "\nfused          1 Relu/Clip/HardSwish/SiLU/BiasGelu steps run inside the Add, MatMul or Conv before them");
+    assert_contains(r.out, "equal the reference run (nothing shared) bit for bit, with poison");
     run_result_clear(&r);
     g_free(apart);
     /* x * Sigmoid(x) after a Conv: --fuse ort makes it a SiLU, which folds into the Conv too. */
@@ -1641,14 +1641,14 @@ static void test_fused_activations(void)
     model_free(m);
     r = test_run("SIM_BIN", (const char *[]){"--graph", swish, "--fuse", "ort", "--run", "--check", "--poison", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.out, "\nfused          1 Relu/Clip/HardSwish/SiLU/BiasGelu steps run inside the Add, MatMul or Conv before them");
-    test_assert_contains(r.out, "equal the reference run (nothing shared) bit for bit, with poison");
+    assert_contains(r.out, "\nfused          1 Relu/Clip/HardSwish/SiLU/BiasGelu steps run inside the Add, MatMul or Conv before them");
+    assert_contains(r.out, "equal the reference run (nothing shared) bit for bit, with poison");
     run_result_clear(&r);
     g_free(swish);
     /* Without in-place sharing every one is a copy. */
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--transpose", "move", "--alias", "none", "--run", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.out, "\nfused          8 Relu/Clip/HardSwish/SiLU/BiasGelu steps run inside the Add, MatMul or Conv before them (0 in place "
+    assert_contains(r.out, "\nfused          8 Relu/Clip/HardSwish/SiLU/BiasGelu steps run inside the Add, MatMul or Conv before them (0 in place "
                            "on its output, 8 copied from it to their own bytes)\n");
     run_result_clear(&r);
     g_free(path);
@@ -1765,12 +1765,12 @@ static void test_usage_and_profile(void)
     char *profile = test_scratch_path("profile.csv");
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--repeat", "3", "--profile", profile, NULL});
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.out, "run            3 runs, median ");
+    assert_contains(r.out, "run            3 runs, median ");
     /* rows by time, slowest first: which op leads depends on the build (under ASan, Resize) */
-    test_assert_contains(r.out, "\nop type                  nodes   median ms   share  library\n");
-    test_assert_contains(r.out, "\nConv                         8 ");
+    assert_contains(r.out, "\nop type                  nodes   median ms   share  library\n");
+    assert_contains(r.out, "\nConv                         8 ");
     /* unet's 3x3 convolutions of 8 channels and more run on oneDNN, its shallow first one and its 1x1 on ours */
-    test_assert_contains(r.out, "\nkernels        oneDNN ");
+    assert_contains(r.out, "\nkernels        oneDNN ");
     g_assert_true(g_regex_match_simple("\nConv +8 +[0-9.]+ +[0-9.]+%  some\n", r.out, 0, 0));
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--kernels", "own", NULL});
@@ -1794,26 +1794,26 @@ static void test_usage_and_profile(void)
     run_result_clear(&r);
     char *json = NULL;
     g_assert_true(g_file_get_contents(trace, &json, NULL, NULL));
-    test_assert_contains(json, "\"time_unit\":\"measured: each span is its node's median kernel time (sim --run)\"");
+    assert_contains(json, "\"time_unit\":\"measured: each span is its node's median kernel time (sim --run)\"");
     g_free(json);
     g_free(trace);
     /* The table formats carry the timing table after the plan's row. */
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--format", "csv", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.out, "\n\nop,nodes,median_seconds,share_pct,threads,library_nodes,packed_bytes\n");
-    test_assert_contains(r.out, "\nConv,8,");
-    test_assert_contains(r.out, "\ntotal,26,");
+    assert_contains(r.out, "\n\nop,nodes,median_seconds,share_pct,threads,library_nodes,packed_bytes\n");
+    assert_contains(r.out, "\nConv,8,");
+    assert_contains(r.out, "\ntotal,26,");
     run_result_clear(&r);
     /* --threads: one thread unless it says otherwise, whatever OPENBLAS_NUM_THREADS holds; the report says
      * how many; the outputs are the nothing-shared run's, bit for bit. */
     g_setenv("OPENBLAS_NUM_THREADS", "2", TRUE);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", NULL});
-    test_assert_contains(r.out, ", 1 thread\n");
+    assert_contains(r.out, ", 1 thread\n");
     run_result_clear(&r);
     g_unsetenv("OPENBLAS_NUM_THREADS");
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--threads", "2", "--check", "--format", "csv", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.out, "\ntotal,26,");
+    assert_contains(r.out, "\ntotal,26,");
     /* two threads; oneDNN ran unet's six deep convolutions and (with AVX-512: assert_layouts) the one-tap one whose
      * input lies channel-blocked (--layouts), on weights it packed */
     g_assert_true(g_regex_match_simple(test_cpu_has_avx512_core() ? ",100\\.00,2,7,[1-9][0-9]*\n" :
@@ -1896,7 +1896,7 @@ static void test_threads_split(void)
 static void assert_layouts(const char *out, const char *layouts)
 {
     if (test_cpu_has_avx512_core())
-        test_assert_contains(out, layouts);
+        assert_contains(out, layouts);
     else
         g_assert_null(strstr(out, "channel-blocked"));
 }
@@ -1918,7 +1918,7 @@ static void assert_blocked_as_plain(Model *m, const char *name, const char *layo
     if (r.status != 0)
         g_error("%s: the blocked run fails: %s", name, r.err);
     assert_layouts(r.out, layouts);
-    test_assert_contains(r.out, "expect         2 outputs within rtol 0.0001");
+    assert_contains(r.out, "expect         2 outputs within rtol 0.0001");
     run_result_clear(&r);
     g_free(plain);
     g_free(path);
@@ -1978,8 +1978,8 @@ static void test_layouts_blocked(void)
     if (r.status != 0)
         g_error("the blocked run fails: %s", r.err);
     assert_layouts(r.out, "layouts        9 tensors lie channel-blocked");
-    test_assert_contains(r.out, "equal the reference run (nothing shared) bit for bit, with poison");
-    test_assert_contains(r.out, "expect         2 outputs within rtol 0.0001");
+    assert_contains(r.out, "equal the reference run (nothing shared) bit for bit, with poison");
+    assert_contains(r.out, "expect         2 outputs within rtol 0.0001");
     run_result_clear(&r);
     /* the same bytes at two threads */
     assert_same_at_two_threads(path, 2, 4 * 32);
@@ -2031,7 +2031,7 @@ static void assert_same_at_two_threads(const char *path, int outputs, gsize leas
                                                            NULL});
         if (r.status != 0)
             g_error("the run on %d threads fails: %s", t + 1, r.err);
-        test_assert_contains(r.out, "equal the reference run (nothing shared) bit for bit, with poison");
+        assert_contains(r.out, "equal the reference run (nothing shared) bit for bit, with poison");
         run_result_clear(&r);
     }
     for (int k = 0; k < outputs; k++) {

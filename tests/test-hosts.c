@@ -190,7 +190,7 @@ static void test_ssh(void)
     r = run_sweep(ssh_args);
     if (r.status != 0)
         g_error("ssh sweep exited %d:\n%s", r.status, r.err);
-    test_assert_contains(r.err, "sweep: 4 rows appended to ");
+    assert_contains(r.err, "sweep: 4 rows appended to ");
     run_result_clear(&r);
     r = run_sweep((const char *[]){"--out", local_out, "--graph", "graphs/gpt2.onnx", "--graph", model, "--strategies",
                                    "firstfit,greedy-size", NULL});
@@ -198,7 +198,7 @@ static void test_ssh(void)
     run_result_clear(&r);
     char *a = canonical(ssh_out), *b = canonical(local_out);
     g_assert_cmpstr(a, ==, b);
-    test_assert_contains(a, model); /* the model's rows carry the name the user gave, not where it was sent */
+    assert_contains(a, model); /* the model's rows carry the name the user gave, not where it was sent */
     g_free(a);
     g_free(b);
     /* What the sweep sent is gone from the host. */
@@ -213,7 +213,7 @@ static void test_ssh(void)
                                    "--strategies", "bestfit", "--sim-args", "--order-budget 1", "--", "--ssh", ssh, "-S",
                                    "1/sweephost", "--workdir", clone, NULL});
     g_assert_cmpint(r.status, ==, 1);
-    test_assert_contains(r.err, "sweep: 1 of 1 runs failed; their rows are missing (a rerun retries them). Messages:\n"
+    assert_contains(r.err, "sweep: 1 of 1 runs failed; their rows are missing (a rerun retries them). Messages:\n"
                            "  graphs/inception.onnx order=optimal alias=all strategy=bestfit [sweephost]:\n"
                            "    sim: graphs/inception.onnx: order optimal: the exact order gave up");
     run_result_clear(&r);
@@ -222,7 +222,7 @@ static void test_ssh(void)
     drop_row(ssh_out, 3);
     r = run_sweep(ssh_args);
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.err, "sweep: 4 runs, 3 already in ");
+    assert_contains(r.err, "sweep: 4 runs, 3 already in ");
     g_assert_cmpuint(test_count_lines(ssh_out), ==, 5);
     run_result_clear(&r);
 
@@ -230,14 +230,14 @@ static void test_ssh(void)
     r = run_sweep((const char *[]){"--out", ssh_out, "--graph", "graphs/gpt2.onnx", "--strategies", "bestfit", "--",
                                    "--ssh", ssh, "-S", "1/sweephost", "--workdir", remote, NULL});
     g_assert_cmpint(r.status, ==, 2);
-    test_assert_contains(r.err, "sweep: host sweephost has no built sim at ");
+    assert_contains(r.err, "sweep: host sweephost has no built sim at ");
     run_result_clear(&r);
     /* One without a graph of the repository's (the corpus is fetched, not cloned): named before anything runs. */
     r = run_sweep((const char *[]){"--out", ssh_out, "--graph", "graphs/models/torch/decoder-torch.onnx:batch=1,seq=8,mem=8",
                                    "--strategies", "bestfit", "--", "--ssh", ssh, "-S", "1/sweephost", "--workdir", clone,
                                    NULL});
     g_assert_cmpint(r.status, ==, 2);
-    test_assert_contains(r.err, "sweep: host sweephost lacks 1 of the sweep's graphs (first: "
+    assert_contains(r.err, "sweep: host sweephost lacks 1 of the sweep's graphs (first: "
                            "graphs/models/torch/decoder-torch.onnx): run make models there");
     run_result_clear(&r);
 
@@ -264,7 +264,7 @@ static void test_ssh(void)
     int status = sweep_wait(&bg, &said);
     if (status != 1)
         g_error("the sweep whose host stopped exited %d:\n%s", status, said);
-    test_assert_contains(said, "sweep: 2 of 6 runs failed; their rows are missing (a rerun retries them). Messages:\n");
+    assert_contains(said, "sweep: 2 of 6 runs failed; their rows are missing (a rerun retries them). Messages:\n");
     GHashTable *keys = sweep_table_keys(stop_out);
     g_assert_cmpuint(g_hash_table_size(keys), ==, 4);
     g_hash_table_unref(keys);
@@ -274,7 +274,7 @@ static void test_ssh(void)
     r = run_sweep(stop_args);
     if (r.status != 0)
         g_error("the sweep after the host came back exited %d:\n%s", r.status, r.err);
-    test_assert_contains(r.err, "sweep: 6 runs, 4 already in ");
+    assert_contains(r.err, "sweep: 6 runs, 4 already in ");
     run_result_clear(&r);
     keys = sweep_table_keys(stop_out);
     g_assert_cmpuint(g_hash_table_size(keys), ==, 6);
@@ -319,8 +319,8 @@ static void test_slurm(void)
                                              NULL});
     if (r.status != 0)
         g_error("Slurm sweep exited %d:\n%s", r.status, r.err);
-    test_assert_contains(r.err, ", an array of 2 tasks of at most 2 runs\n");
-    test_assert_contains(r.err, "sweep: 4 rows appended to ");
+    assert_contains(r.err, ", an array of 2 tasks of at most 2 runs\n");
+    assert_contains(r.err, "sweep: 4 rows appended to ");
     run_result_clear(&r);
     r = run_sweep((const char *[]){"--out", local_out, "--graph", "graphs/gpt2.onnx", "--graph", model, "--strategies",
                                    "firstfit,greedy-size", NULL});
@@ -335,13 +335,13 @@ static void test_slurm(void)
     r = run_sweep((const char *[]){"--slurm", "--out", slurm_out, "--graph", "graphs/inception.onnx", "--orders", "optimal",
                                    "--strategies", "bestfit", "--sim-args", "--order-budget 1", NULL});
     g_assert_cmpint(r.status, ==, 1);
-    test_assert_contains(r.err, "  graphs/inception.onnx order=optimal alias=all strategy=bestfit [array task 0 of Slurm job ");
-    test_assert_contains(r.err, "]:\n    sim: graphs/inception.onnx: order optimal: the exact order gave up");
+    assert_contains(r.err, "  graphs/inception.onnx order=optimal alias=all strategy=bestfit [array task 0 of Slurm job ");
+    assert_contains(r.err, "]:\n    sim: graphs/inception.onnx: order optimal: the exact order gave up");
     run_result_clear(&r);
     r = run_sweep((const char *[]){"--slurm", "--sbatch", "--no-such-option", "--out", slurm_out, "--graph",
                                    "graphs/gpt2.onnx", "--strategies", "bestfit", NULL});
     g_assert_cmpint(r.status, ==, 2);
-    test_assert_contains(r.err, "sweep: sbatch refused the sweep: sbatch: unrecognized option '--no-such-option'");
+    assert_contains(r.err, "sweep: sbatch refused the sweep: sbatch: unrecognized option '--no-such-option'");
     run_result_clear(&r);
 
     /* Runs that hang (greedy-size, while `hang` exists): Ctrl-C cancels the array, exit 130, the finished rows
@@ -359,7 +359,7 @@ static void test_slurm(void)
     int status = sweep_wait(&bg, &said);
     if (status != 130)
         g_error("the Slurm sweep stopped by SIGINT exited %d:\n%s", status, said);
-    test_assert_contains(said, "sweep: stopped by SIGINT: ");
+    assert_contains(said, "sweep: stopped by SIGINT: ");
     g_assert_false(array_queued(id)); /* cancelled, not left running */
     sweep_assert_hanging_ended(hang);
     g_free(said);
@@ -368,7 +368,7 @@ static void test_slurm(void)
     r = run_sweep(slow_args);
     if (r.status != 0)
         g_error("resumed Slurm sweep exited %d:\n%s", r.status, r.err);
-    test_assert_contains(r.err, "sweep: 3 runs, ");
+    assert_contains(r.err, "sweep: 3 runs, ");
     g_assert_cmpuint(test_count_lines(slow), ==, 4);
     run_result_clear(&r);
 
@@ -380,13 +380,13 @@ static void test_slurm(void)
     g_assert_cmpint(g_mkdir(hang, 0755), ==, 0);
     bg = sweep_start(detach_args, hang, "slurm-detach.err");
     g_assert_cmpint(sweep_wait(&bg, &said), ==, 0);
-    test_assert_contains(said, "sweep: detached: Slurm job(s) ");
+    assert_contains(said, "sweep: detached: Slurm job(s) ");
     g_free(said);
     sweep_wait_hanging(hang, 1);
     r = run_sweep((const char *[]){"--status", detached, NULL});
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.out, "Slurm job ");
-    test_assert_contains(r.out, "  task 2: running");
+    assert_contains(r.out, "Slurm job ");
+    assert_contains(r.out, "  task 2: running");
     char *job = g_strndup(r.out + strlen("Slurm job "), strcspn(r.out + strlen("Slurm job "), ":"));
     run_result_clear(&r);
     char *task = g_strdup_printf("%s_2", job);
@@ -395,9 +395,9 @@ static void test_slurm(void)
         g_usleep(100000);
     r = run_sweep((const char *[]){"--collect", detached, NULL});
     g_assert_cmpint(r.status, ==, 1);
-    test_assert_contains(r.err, "sweep: 2 rows added to ");
-    test_assert_contains(r.err, "graphs/gpt2.onnx order=file alias=all strategy=greedy-size [array task 2 of Slurm job ");
-    test_assert_contains(r.err, "    its array task was cancelled by Slurm (scancel)\n");
+    assert_contains(r.err, "sweep: 2 rows added to ");
+    assert_contains(r.err, "graphs/gpt2.onnx order=file alias=all strategy=greedy-size [array task 2 of Slurm job ");
+    assert_contains(r.err, "    its array task was cancelled by Slurm (scancel)\n");
     run_result_clear(&r);
     GHashTable *keys = sweep_table_keys(detached);
     g_assert_cmpuint(g_hash_table_size(keys), ==, 2);
@@ -431,10 +431,10 @@ static void test_slurm(void)
     status = sweep_wait(&bg, &said);
     if (status != 1)
         g_error("the sweep after kill -9 exited %d:\n%s", status, said);
-    test_assert_contains(said, "sweep: taking over ");
-    test_assert_contains(said, wanted);
-    test_assert_contains(said, "strategy=greedy-size [array task 0 of Slurm job ");
-    test_assert_contains(said, "its array task was cancelled by Slurm (scancel)");
+    assert_contains(said, "sweep: taking over ");
+    assert_contains(said, wanted);
+    assert_contains(said, "strategy=greedy-size [array task 0 of Slurm job ");
+    assert_contains(said, "its array task was cancelled by Slurm (scancel)");
     keys = sweep_table_keys(killed);
     g_assert_cmpuint(g_hash_table_size(keys), ==, 2);
     g_hash_table_unref(keys);
@@ -442,7 +442,7 @@ static void test_slurm(void)
     g_assert_cmpint(g_rmdir(hang), ==, 0);
     r = run_sweep(kill_args);
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.err, "sweep: 3 runs, 2 already in ");
+    assert_contains(r.err, "sweep: 3 runs, 2 already in ");
     run_result_clear(&r);
     g_free(wanted);
     g_free(killed_id);

@@ -42,13 +42,13 @@ static void test_sweep_runner(void)
                                 "all", "--alias", "none", "--strategies", "firstfit,greedy-size", "--jobs", "2", NULL};
     RunResult r = run_sweep(args);
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.err, "sweep: 8 runs, 0 already in ");
-    test_assert_contains(r.err, "sweep: 8 rows appended to ");
+    assert_contains(r.err, "sweep: 8 runs, 0 already in ");
+    assert_contains(r.err, "sweep: 8 rows appended to ");
     g_assert_cmpuint(test_count_lines(out), ==, 9); /* header and 8 rows, in job order */
     char *text = test_read_file(out);
     g_assert_true(g_str_has_prefix(text, "graph,dims,order,strategy,buffers,"));
     /* gpt2 without sharing, greedy-size: the lower bound exactly (docs/corpus.md). */
-    test_assert_contains(text, "graphs/gpt2.onnx,-,file,greedy-size,442,417,26124800,26124800,");
+    assert_contains(text, "graphs/gpt2.onnx,-,file,greedy-size,442,417,26124800,26124800,");
     g_assert_true(strstr(text, "\ngraphs/gpt2.onnx,-,file,firstfit,") < strstr(text, "\ngraphs/unet.onnx,"));
     g_free(text);
     run_result_clear(&r);
@@ -58,7 +58,7 @@ static void test_sweep_runner(void)
     /* A rerun has nothing left; a removed row is the one run again. */
     r = run_sweep(args);
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.err, "8 runs, 8 already in ");
+    assert_contains(r.err, "8 runs, 8 already in ");
     run_result_clear(&r);
     text = test_read_file(out);
     char **lines = g_strsplit(text, "\n", -1);
@@ -72,8 +72,8 @@ static void test_sweep_runner(void)
     g_free(text);
     r = run_sweep(args);
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.err, "8 runs, 7 already in ");
-    test_assert_contains(r.err, "1 to run");
+    assert_contains(r.err, "8 runs, 7 already in ");
+    assert_contains(r.err, "1 to run");
     g_hash_table_unref(sweep_table_keys(out));
     g_assert_cmpuint(test_count_lines(out), ==, 9);
     run_result_clear(&r);
@@ -84,13 +84,13 @@ static void test_sweep_runner(void)
                                    "--strategies", "bestfit,firstfit", "--sim-args", "--order-budget 1", NULL};
     r = run_sweep(failing);
     g_assert_cmpint(r.status, ==, 1);
-    test_assert_contains(r.err, "sweep: 2 of 2 runs failed; their rows are missing (a rerun retries them). Messages:\n"
+    assert_contains(r.err, "sweep: 2 of 2 runs failed; their rows are missing (a rerun retries them). Messages:\n"
                            "  2 runs, the first graphs/inception.onnx order=optimal alias=all strategy=bestfit:\n"
                            "    sim: graphs/inception.onnx: order optimal: the exact order gave up");
     g_assert_cmpuint(test_count_lines(out), ==, 9);
     run_result_clear(&r);
     r = run_sweep(failing);
-    test_assert_contains(r.err, "2 runs, 0 already in ");
+    assert_contains(r.err, "2 runs, 0 already in ");
     run_result_clear(&r);
 
     /* Usage errors. */
@@ -126,22 +126,22 @@ static void test_sweep_edges(void)
     char *out = test_scratch_path("edges/sweep.csv"), *dir = g_path_get_dirname(out);
     RunResult r = run_sweep((const char *[]){"--help", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.out, "Options:");
-    test_assert_contains(r.out, "--timeout S");
+    assert_contains(r.out, "Options:");
+    assert_contains(r.out, "--timeout S");
     g_assert_cmpstr(r.err, ==, "");
     run_result_clear(&r);
     r = run_sweep((const char *[]){"--out", out, "--graph", "graphs/gpt2.onnx", "--strategies", "bestfit,bestfitt", NULL});
     g_assert_cmpint(r.status, ==, 2);
-    test_assert_contains(r.err, "sweep: unknown strategy 'bestfitt' (one of: naive, firstfit, bestfit,");
+    assert_contains(r.err, "sweep: unknown strategy 'bestfitt' (one of: naive, firstfit, bestfit,");
     g_assert_false(g_file_test(dir, G_FILE_TEST_EXISTS));
     run_result_clear(&r);
     r = run_sweep((const char *[]){"--out", out, "--graph", "graphs/gpt2.onnx", "--orders", "file,sideways", NULL});
     g_assert_cmpint(r.status, ==, 2);
-    test_assert_contains(r.err, "sweep: unknown order 'sideways' (one of: file, topo,");
+    assert_contains(r.err, "sweep: unknown order 'sideways' (one of: file, topo,");
     run_result_clear(&r);
     r = run_sweep((const char *[]){"--out", out, "--graph", "graphs/gpt2.onnx", "--strategies", "bestfit", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.err, "sweep: 0 of 1 runs done"); /* stderr is no terminal here */
+    assert_contains(r.err, "sweep: 0 of 1 runs done"); /* stderr is no terminal here */
     run_result_clear(&r);
     g_free(dir);
     g_free(out);
@@ -168,7 +168,7 @@ static void test_sweep_hostile(void)
                                              "--dry-run", NULL});
     g_assert_cmpint(r.status, ==, 0);
     g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS));
-    test_assert_contains(r.err, "2 runs, 0 already in ");
+    assert_contains(r.err, "2 runs, 0 already in ");
     run_result_clear(&r);
     const char *const args[] = {"--out", out, "--graph", graph, "--strategies", "bestfit,firstfit", NULL};
     r = run_sweep(args);
@@ -180,7 +180,7 @@ static void test_sweep_hostile(void)
     g_hash_table_unref(keys);
     r = run_sweep((const char *[]){"--out", out, "--graph", graph, "--dim", dim, "--strategies", "bestfit", NULL});
     g_assert_cmpint(r.status, ==, 1); /* sim refuses the value: it arrived as text */
-    test_assert_contains(r.err, "VALUE must be a positive integer");
+    assert_contains(r.err, "VALUE must be a positive integer");
     run_result_clear(&r);
     g_assert_false(g_file_test(canary, G_FILE_TEST_EXISTS));
 
@@ -191,9 +191,9 @@ static void test_sweep_hostile(void)
     g_assert_true(g_file_set_contents(out, damaged->str, (gssize)damaged->len, NULL));
     r = run_sweep(args);
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.err, "line 2: 3 fields, the header has 30: kept aside in ");
-    test_assert_contains(r.err, "line 5: the line is cut off (a write stopped midway): kept aside in ");
-    test_assert_contains(r.err, "2 runs, 1 already in ");
+    assert_contains(r.err, "line 2: 3 fields, the header has 30: kept aside in ");
+    assert_contains(r.err, "line 5: the line is cut off (a write stopped midway): kept aside in ");
+    assert_contains(r.err, "2 runs, 1 already in ");
     run_result_clear(&r);
     char *aside = test_read_file(rejected);
     g_assert_true(g_str_has_prefix(aside, "one,two,three\n"));
@@ -215,7 +215,7 @@ static void test_sweep_hostile(void)
     r = run_sweep(args);
     g_assert_cmpint(r.status, ==, 2);
     char *expect = g_strdup_printf("sweep: another sweep (pid %d) is writing %s; wait for it", (int)first.pid, out);
-    test_assert_contains(r.err, expect);
+    assert_contains(r.err, expect);
     g_free(expect);
     run_result_clear(&r);
     kill(first.pid, SIGTERM);
@@ -247,14 +247,14 @@ static void test_sweep_dim_columns(void)
     g_assert_true(g_str_has_prefix(text, "graph,dims,dim_batch,dim_seq,order,strategy,buffers,"));
     char *row4 = g_strdup_printf("%s,\"batch=2,seq=4\",2,4,file,firstfit,", graph);
     char *row8 = g_strdup_printf("%s,\"batch=2,seq=8\",2,8,file,firstfit,", graph);
-    test_assert_contains(text, row4);
-    test_assert_contains(text, row8);
+    assert_contains(text, row4);
+    assert_contains(text, row8);
     g_free(text);
     /* More rows, another graph without dims: its dim cells are empty; the old rows are found again. */
     r = run_sweep((const char *[]){"--out", out, "--graph", fixed, "--dim", "seq=4,8,16", "--strategies", "firstfit",
                                    "--jobs", "1", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.err, "3 runs, 2 already in ");
+    assert_contains(r.err, "3 runs, 2 already in ");
     run_result_clear(&r);
     r = run_sweep((const char *[]){"--out", out, "--graph", "graphs/unet.onnx", "--strategies", "firstfit", NULL});
     g_assert_cmpint(r.status, ==, 0);
@@ -262,8 +262,8 @@ static void test_sweep_dim_columns(void)
     g_assert_cmpuint(test_count_lines(out), ==, 5);
     text = test_read_file(out);
     g_assert_true(g_str_has_prefix(text, "graph,dims,dim_batch,dim_seq,order,"));
-    test_assert_contains(text, row4);
-    test_assert_contains(text, "\ngraphs/unet.onnx,-,,,file,firstfit,");
+    assert_contains(text, row4);
+    assert_contains(text, "\ngraphs/unet.onnx,-,,,file,firstfit,");
     g_free(text);
     g_free(row4);
     g_free(row8);
@@ -297,7 +297,7 @@ static void finish_and_check(const char *const *args, const char *hang, const ch
     int status = sweep_wait(&again, &said);
     if (status != 0)
         g_error("the resumed sweep exited %d:\n%s", status, said);
-    test_assert_contains(said, expect);
+    assert_contains(said, expect);
     GHashTable *keys = sweep_table_keys(args[1]);
     g_assert_cmpuint(g_hash_table_size(keys), ==, 6);
     g_hash_table_unref(keys);
@@ -328,7 +328,7 @@ static void test_sweep_signals(void)
             g_error("%s: the sweep exited %d, not %d:\n%s", cases[k].name, status, cases[k].status, said);
         char *expect = g_strdup_printf("sweep: stopped by %s: 4 of 6 runs finished, their rows kept in %s; run the same "
                                        "command again to run the other 2\n", cases[k].name, out);
-        test_assert_contains(said, expect);
+        assert_contains(said, expect);
         g_free(expect);
         GHashTable *keys = sweep_table_keys(out);
         g_assert_cmpuint(g_hash_table_size(keys), ==, 4);
@@ -386,7 +386,7 @@ static void test_sweep_timeout_retries(void)
     int status = sweep_wait(&b, &said);
     g_unsetenv("SWEEP_TEST_FLAKY");
     g_assert_cmpint(status, ==, 1);
-    test_assert_contains(said, "sweep: 1 of 3 runs failed; their rows are missing (a rerun retries them). Messages:\n"
+    assert_contains(said, "sweep: 1 of 3 runs failed; their rows are missing (a rerun retries them). Messages:\n"
                           "  graphs/unet.onnx order=file alias=all strategy=greedy-size:\n"
                           "    stopped at the time limit of 1 s (after 2 tries)\n");
     GHashTable *keys = sweep_table_keys(out);
@@ -433,10 +433,10 @@ static void test_sweep_journal(void)
     g_assert_true(g_file_set_contents(path, journal->str, (gssize)journal->len, NULL));
     r = run_sweep(args);
     g_assert_cmpint(r.status, ==, 0);
-    test_assert_contains(r.err, "journal line 3: not a journal record");
-    test_assert_contains(r.err, "journal line 4: not a journal record");
-    test_assert_contains(r.err, "sweep: 1 rows that a sweep killed before it could write them added to ");
-    test_assert_contains(r.err, "sweep: 2 runs, 2 already in ");
+    assert_contains(r.err, "journal line 3: not a journal record");
+    assert_contains(r.err, "journal line 4: not a journal record");
+    assert_contains(r.err, "sweep: 1 rows that a sweep killed before it could write them added to ");
+    assert_contains(r.err, "sweep: 2 runs, 2 already in ");
     run_result_clear(&r);
     char *aside_path = g_strconcat(out, ".rejected", NULL), *aside = test_read_file(aside_path);
     g_assert_cmpstr(aside, ==, "not json at all\n{\"key\": [\"a\"], \"row\": []}\n");
@@ -478,8 +478,8 @@ static void test_sweep_full_disk(void)
                                 "bestfit,firstfit,greedy-size,greedy-breadth,greedy-conflicts,ort", "--jobs", "1", NULL};
     RunResult r = run_sweep(args);
     g_assert_cmpint(r.status, ==, 1);
-    test_assert_contains(r.err, "No space left on device");
-    test_assert_contains(r.err, "with space freed, the same command adds them and runs the rest");
+    assert_contains(r.err, "No space left on device");
+    assert_contains(r.err, "with space freed, the same command adds them and runs the rest");
     run_result_clear(&r);
     if (g_file_test(out, G_FILE_TEST_EXISTS))
         g_hash_table_unref(sweep_table_keys(out)); /* whatever is there is a whole table */

@@ -122,14 +122,14 @@ static void test_table_plots(void)
     g_assert_cmpstr(r.out, ==, "");
     run_result_clear(&r);
     char *text = test_read_file(svg);
-    test_assert_contains(text, "<svg");
-    test_assert_contains(text, "arena / lower bound per strategy");
-    test_assert_contains(text, ">a / dims seq=16<");
-    test_assert_contains(text, ">a / dims seq=32<");
-    test_assert_contains(text, ">b<"); /* one dims only: named by its graph */
-    test_assert_contains(text, ">firstfit<");
-    test_assert_contains(text, ">best<");
-    test_assert_contains(text, "1 = lower bound");
+    assert_contains(text, "<svg");
+    assert_contains(text, "arena / lower bound per strategy");
+    assert_contains(text, ">a / dims seq=16<");
+    assert_contains(text, ">a / dims seq=32<");
+    assert_contains(text, ">b<"); /* one dims only: named by its graph */
+    assert_contains(text, ">firstfit<");
+    assert_contains(text, ">best<");
+    assert_contains(text, "1 = lower bound");
     g_free(text);
     char *pdf = test_scratch_path("compare.pdf");
     r = test_run("SIM_BIN", (const char *[]){"--from", path, "--plot", "compare", "--title", "T", "--out", pdf, NULL});
@@ -147,11 +147,11 @@ static void test_table_plots(void)
     g_assert_cmpint(r.status, ==, 0);
     run_result_clear(&r);
     text = test_read_file(sweep);
-    test_assert_contains(text, ">arena vs seq<");
-    test_assert_contains(text, ">arena (KiB)<"); /* the column in words, its unit */
-    test_assert_contains(text, ">seq (dimension)<");
-    test_assert_contains(text, ">lower bound (a)<");
-    test_assert_contains(text, ">b / firstfit<");
+    assert_contains(text, ">arena vs seq<");
+    assert_contains(text, ">arena (KiB)<"); /* the column in words, its unit */
+    assert_contains(text, ">seq (dimension)<");
+    assert_contains(text, ">lower bound (a)<");
+    assert_contains(text, ">b / firstfit<");
     g_free(text);
     /* A numeric column as x, a column as y. */
     r = test_run("SIM_BIN", (const char *[]){"--from", path, "--plot", "sweep", "--x", "lower_bound_bytes", "--y",
@@ -248,7 +248,7 @@ static void test_where_and_facet(void)
     g_assert_cmpint(r.status, ==, 0);
     run_result_clear(&r);
     char *text = test_read_file(svg);
-    test_assert_contains(text, ">greedy-size<"); /* the series name only strategies now: order and alias are fixed */
+    assert_contains(text, ">greedy-size<"); /* the series name only strategies now: order and alias are fixed */
     g_assert_null(strstr(text, "alias none"));
     g_free(text);
     r = test_run("SIM_BIN", (const char *[]){"--from", path, "--plot", "sweep", "--x", "seq", "--facet", "alias", "--out",
@@ -256,9 +256,9 @@ static void test_where_and_facet(void)
     g_assert_cmpint(r.status, ==, 0);
     run_result_clear(&r);
     text = test_read_file(svg);
-    test_assert_contains(text, "a panel per alias");
-    test_assert_contains(text, ">alias = all<");
-    test_assert_contains(text, ">alias = none<");
+    assert_contains(text, "a panel per alias");
+    assert_contains(text, ">alias = all<");
+    assert_contains(text, ">alias = none<");
     g_free(text);
     r = test_run("SIM_BIN", (const char *[]){"--from", path, "--plot", "compare", "--facet", "order", "--out", svg, NULL});
     g_assert_cmpint(r.status, ==, 0);
@@ -267,11 +267,11 @@ static void test_where_and_facet(void)
     g_unlink(svg);
     r = test_run("SIM_BIN", (const char *[]){"--from", path, "--plot", "compare", "--where", "colour=red", "--out", svg, NULL});
     g_assert_cmpint(r.status, ==, 1);
-    test_assert_contains(r.err, "--where names column 'colour', which the table does not have");
+    assert_contains(r.err, "--where names column 'colour', which the table does not have");
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--from", path, "--plot", "compare", "--where", "graph=nothing", "--out", svg, NULL});
     g_assert_cmpint(r.status, ==, 1);
-    test_assert_contains(r.err, "no row has graph 'nothing'");
+    assert_contains(r.err, "no row has graph 'nothing'");
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--from", path, "--plot", "compare", "--facet", "strategy", "--where",
                                              "strategy=best", "--facet", "dims", "--out", svg, NULL});
@@ -325,7 +325,7 @@ static void test_tables_deterministic_under_load(void)
         g_free(canon);
         g_free(out);
     }
-    test_assert_contains(tables[0], "(budget spent)"); /* the budget decided something: the test can tell */
+    assert_contains(tables[0], "(budget spent)"); /* the budget decided something: the test can tell */
     g_assert_cmpstr(tables[1], ==, tables[0]);
     g_free(tables[0]);
     g_free(tables[1]);

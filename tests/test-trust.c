@@ -23,12 +23,6 @@ static char *write_model(Model *m, const char *file)
     return path;
 }
 
-static void assert_contains(const char *text, const char *part)
-{
-    if (!strstr(text, part))
-        g_error("expected to find\n%s\nin\n%s", part, text);
-}
-
 /* A depthwise convolution whose stride (2^62) is far past its plane and whose pads are 2^20: one output row,
  * which reads only padding, so every output is its channel's bias. The phased depthwise path counted its
  * scratch as strides x phases, which wrapped, and wrote past the workspace (SIGSEGV); now the im2col path runs

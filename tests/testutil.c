@@ -143,7 +143,7 @@ char *test_source_path(const char *name)
     return g_build_filename(g_getenv("SIM_SOURCE_DIR"), name, NULL);
 }
 
-void test_assert_contains(const char *haystack, const char *needle)
+void assert_contains(const char *haystack, const char *needle)
 {
     if (!strstr(haystack, needle))
         g_error("expected to find\n  %s\nin\n%s", needle, haystack);

@@ -59,7 +59,7 @@ guint test_count_lines(const char *path);
 /* A path in the repository (SIM_SOURCE_DIR). Newly allocated. */
 char *test_source_path(const char *name);
 /* Fails the test, showing both, unless haystack holds needle. */
-void test_assert_contains(const char *haystack, const char *needle);
+void assert_contains(const char *haystack, const char *needle);
 /* Whether this CPU has what oneDNN's Winograd convolutions need (its avx512_core: AVX-512 F, BW, VL and DQ). */
 gboolean test_cpu_has_avx512_core(void);
 /* Writes bytes to a scratch file; returns its path. */
