@@ -275,15 +275,51 @@ static gboolean unsupported(const Node *n, GError **error, const char *what)
     return FALSE;
 }
 
+/* The bytes a run's steps may read and write, all steps together: each step is bounded by memory, but their
+ * number only by the file, and an unrolled Loop multiplies them (40,000 trips of an Add over 2^20 INT64 values,
+ * from a 239-byte model, read and wrote 10^12 bytes: minutes of a busy core). ARENASIM_RUN_WORK=BYTES sets
+ * another total. A floor of the work, not its measure: a product reads its operands' bytes once here. */
+#define EXEC_RUN_TRAFFIC_DEFAULT (G_GUINT64_CONSTANT(1) << 38)
+
+static guint64 run_traffic_limit(void)
+{
+    const char *limit = g_getenv("ARENASIM_RUN_WORK");
+    return limit && g_ascii_isdigit(*limit) ? g_ascii_strtoull(limit, NULL, 10) : EXEC_RUN_TRAFFIC_DEFAULT;
+}
+
+/* Adds a step's inputs and outputs to *total; FALSE past `limit` (checked: sizes are 64-bit products). */
+static gboolean add_traffic(const Node *n, guint64 limit, guint64 *total)
+{
+    for (guint io = 0; io < 2; io++) {
+        const GPtrArray *values = io ? n->outputs : n->inputs;
+        for (guint k = 0; k < values->len; k++) {
+            const Tensor *v = values->pdata[k];
+            if (v && v->shape_known && (v->bytes > limit - *total))
+                return FALSE;
+            *total += v && v->shape_known ? v->bytes : 0;
+        }
+    }
+    return TRUE;
+}
+
 /* Every op needs a kernel, or outputs all folded at plan time (their values are written instead). */
 gboolean exec_check_schedule(const GPtrArray *schedule, GError **error)
 {
+    guint64 traffic = 0, limit = run_traffic_limit();
     for (guint s = 0; s < schedule->len; s++) {
         const Node *n = schedule->pdata[s];
         if (!n->op)
             return unsupported(n, error, "the op is not in the op table, so the executor cannot run it");
         if (kernel_row(n->op) && !n->op->plan_constant && !kernel_row_check(kernel_row(n->op), n, error))
             return FALSE;
+        if (kernel_row(n->op) && !n->op->plan_constant && !add_traffic(n, limit, &traffic)) {
+            char *most = sim_format_bytes(limit);
+            g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "node %s: --run would read and write more than %s "
+                        "by this step, %u of %u (ARENASIM_RUN_WORK=BYTES sets another total)", n->label, most,
+                        s + 1, schedule->len);
+            g_free(most);
+            return FALSE;
+        }
         if (kernel_row(n->op) || n->op->plan_constant)
             continue;
         gboolean folded = TRUE;

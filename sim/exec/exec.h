@@ -27,7 +27,8 @@ void exec_weights_free(ExecWeights *w);
 /* Binds every tensor; fails (naming the node) when an op of the schedule has no kernel, or the layout
  * pads tensors (the kernels assume dense row-major tensors: --pad-last 1). */
 /* Whether the executor can run every step of the schedule: a kernel for each op (or outputs folded at plan time)
- * that takes its inputs as planned (kernel_row_check). executor_new asks it too; a front end asks before it
+ * that takes its inputs as planned (kernel_row_check), and the bytes all steps read and write together within
+ * the run's total (2^38, or ARENASIM_RUN_WORK). executor_new asks it too; a front end asks before it
  * reports a plan it will run. */
 gboolean exec_check_schedule(const GPtrArray *schedule, GError **error);
 Executor *executor_new(const Model *m, const GPtrArray *schedule, const AliasMap *aliases, const Trace *t,

@@ -293,6 +293,19 @@ def main():
                     [s(1, "l")], trips)), "--graph {}", 1,
         "sim: {}: node 'loop' (Loop): output 'l' needs a static shape in value_info (subgraph ops are planned as one "
         "compute op and their shapes are not inferred)")
+    # 40,000 trips of an Add over 2^20 floats from a 253-byte model: each step fits memory, all together read and
+    # write 5*10^11 bytes (minutes of a core); the run's total refuses it before a byte is allocated.
+    busy = graph([node("Identity", ["cond"], ["cond_out"]), node("Add", ["x", "x"], ["y"])],
+                 [value_info("iter", elem=7, dims=()), value_info("cond", elem=9, dims=()),
+                  value_info("x", dims=(dim(1 << 20),))], [s(1, "cond_out"), s(1, "y")])
+    busy_inits = (field(5, 2, field(2, 0, 7) + s(8, "M") + s(9, struct.pack("<q", 40000)))
+                  + field(5, 2, field(1, 0, 1) + field(2, 0, 7) + s(8, "n") + s(9, struct.pack("<q", 1 << 20))))
+    add("onnx-loop-busy-run.onnx",
+        model(graph([node("ConstantOfShape", ["n"], ["x"], name="zeros"),
+                     node("Loop", ["M", "", "x"], ["l"], [attr_graph("body", busy)], name="loop")], [],
+                    [s(1, "l")], busy_inits)), "--graph {} --run", 1,
+        "sim: {}: node 'loop/21844/#1' (Add): --run would read and write more than 274,877,906,944 B (256.0 GiB) by "
+        "this step, 43691 of 80001 (ARENASIM_RUN_WORK=BYTES sets another total)")
     add("trace-escape-in-key.trace", (t + "0 a 1 0 0 colour\x1b]0;owned\x07\x1b[2J=red\n").encode(), "--trace {}", 1,
         "sim: {}:2: unknown key 'colour%1B]0;owned%07%1B[2J=red' (align, fixed, group, bin, reuse)")
     # An unknown op whose output has no value_info entry at all (as torch exports them): said so.
