@@ -428,6 +428,7 @@ static void test_threads_past_limit(void)
     assert_contains(r.err, ": --threads 1000: the system gives this process ");
     g_assert_cmpuint(strlen(r.err), ==, (gsize)(strchr(r.err, '\n') - r.err) + 1);
     g_assert_null(strstr(r.err, "libgomp"));
+    g_assert_cmpstr(r.out, ==, ""); /* refused before the plan's report, not after it */
     run_result_clear(&r);
     g_free(cmd);
     g_free(gpt2);

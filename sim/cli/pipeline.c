@@ -130,6 +130,15 @@ static Plan *plan_one(const Job *job, const PlaceStrategy *s, const Trace *t, Re
     return plan;
 }
 
+/* The job's --run choices (run.h); --compare adds none of the single plan's files. */
+static RunOptions run_options(const Job *job)
+{
+    return (RunOptions){.repeat = job->repeat, .threads = job->threads, .kernels = job->kernels,
+                        .layouts = job->layouts, .winograd = job->winograd, .skinny = job->skinny,
+                        .check = job->check, .poison = job->poison, .format = job->format, .inputs = job->inputs,
+                        .rtol = job->rtol, .atol = job->atol, .allow_degenerate = job->allow_degenerate};
+}
+
 /* --compare: every strategy of the registry on the same trace, one table (and one picture); with --run,
  * every plan run (and checked against one reference run). */
 static int run_compare(const Job *job, const Trace *t)
@@ -158,8 +167,7 @@ static int run_compare(const Job *job, const Trace *t)
             status = cli_file_error(job->chrome_trace, error);
     }
     if (!status && job->run) {
-        RunOptions run = {.repeat = job->repeat, .threads = job->threads, .kernels = job->kernels, .layouts = job->layouts, .winograd = job->winograd, .skinny = job->skinny, .check = job->check, .poison = job->poison,
-                          .format = job->format, .inputs = job->inputs, .allow_degenerate = job->allow_degenerate};
+        RunOptions run = run_options(job);
         if (!run_execute_each(stdout, &run, job->model, job->schedule, job->aliases, t, (const Plan *const *)plans,
                               all, count, &error))
             status = cli_file_error(job->graph_path, error);
@@ -200,10 +208,11 @@ static int run_single(const Job *job, const Trace *t)
     int status = 0;
     double *seconds = NULL; /* measured per step, when --run: the Chrome trace's span lengths */
     if (job->run) {
-        RunOptions run = {.repeat = job->repeat, .threads = job->threads, .kernels = job->kernels, .layouts = job->layouts, .winograd = job->winograd, .skinny = job->skinny, .check = job->check, .poison = job->poison,
-                          .profile_path = job->profile_path, .format = job->format, .node_seconds = &seconds,
-                          .inputs = job->inputs, .expect_dir = job->expect_dir, .dump_dir = job->dump_dir,
-                          .rtol = job->rtol, .atol = job->atol, .allow_degenerate = job->allow_degenerate};
+        RunOptions run = run_options(job);
+        run.profile_path = job->profile_path;
+        run.node_seconds = &seconds;
+        run.expect_dir = job->expect_dir;
+        run.dump_dir = job->dump_dir;
         if (!run_execute(stdout, &run, job->model, job->schedule, job->aliases, t, plan, &error))
             status = cli_file_error(error->domain == SIM_ERROR && error->code == SIM_ERROR_IO ? job->profile_path
                                                                                           : job->graph_path, error);
@@ -279,6 +288,11 @@ int job_run(Job *job)
         phases_mark("load");
         if (!t)
             status = cli_file_error(job->trace_path, error);
+    }
+    if (!status && t && job->run) { /* and its kernels' threads, which the system may refuse */
+        RunOptions run = run_options(job);
+        if (!run_open_kernels(&run, &error))
+            status = cli_file_error(NULL, error);
     }
     if (!status && t)
         status = job->kind == JOB_COMPARE ? run_compare(job, t) : run_single(job, t);

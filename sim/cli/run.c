@@ -178,8 +178,7 @@ static gint same_plan_before(const Plan *const *plans, guint k, guint buffers)
     return -1;
 }
 
-/* The run's kernels and their threads (exec.h); the count in force, 0 with an error. */
-static guint open_kernels(const RunOptions *o, GError **error)
+guint run_open_kernels(const RunOptions *o, GError **error)
 {
     exec_set_layouts(o->layouts);
     exec_set_winograd(o->winograd);
@@ -195,7 +194,7 @@ gboolean run_execute_each(FILE *out, const RunOptions *o, const Model *m, const 
                           const AliasMap *aliases, const Trace *t, const Plan *const *plans,
                           const PlaceStrategy *const *strategies, guint count, GError **error)
 {
-    guint threads = open_kernels(o, error);
+    guint threads = run_open_kernels(o, error);
     guint repeat = MAX(o->repeat, 1), steps = schedule->len;
     if (!threads)
         return FALSE;
@@ -274,7 +273,7 @@ gboolean run_execute_each(FILE *out, const RunOptions *o, const Model *m, const 
 gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrArray *schedule, const AliasMap *aliases,
                      const Trace *t, const Plan *plan, GError **error)
 {
-    guint threads = open_kernels(o, error);
+    guint threads = run_open_kernels(o, error);
     ExecWeights *weights = exec_weights_new(m); /* filled once for the plan's run and the reference's */
     Executor *e = threads ? executor_new_sharing(m, schedule, aliases, t, plan, weights, error) : NULL;
     if (!e) {

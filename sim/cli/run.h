@@ -27,6 +27,9 @@ typedef struct {
     gboolean allow_degenerate; /* --check passes an output that is all NaN or one value everywhere */
 } RunOptions;
 
+/* The run's kernels and their threads (exec.h), set before anything runs: a pool the system cannot start is
+ * one line before the plan's report, not after it. The count in force, 0 with an error. */
+guint run_open_kernels(const RunOptions *o, GError **error);
 gboolean run_execute(FILE *out, const RunOptions *o, const Model *m, const GPtrArray *schedule, const AliasMap *aliases,
                      const Trace *t, const Plan *plan, GError **error);
 /* --compare --run: every plan (plans[k] by strategies[k]) run --repeat times, and with --check compared with
