@@ -157,6 +157,48 @@ static void test_plan_run(void)
     g_free(trace);
 }
 
+/* A two-node model whose only output is empty (a Slice of none of x's rows, [0, 3]): nothing a check can compare. */
+static char *write_empty_output_model(void)
+{
+    Builder *b = builder_new("empty", 13);
+    const char *x = builder_input(b, "x", DT_FLOAT, 2, (const gint64[]){2, 3});
+    const char *none = builder_int_vec(b, "none", 1, (const gint64[]){0}), *rows = builder_int_vec(b, "rows", 1,
+                                                                                                    (const gint64[]){0});
+    const char *h = builder_node(b, "Slice", (const char *const[]){x, none, none, rows, NULL}, 1, (const char *[]){"h"},
+                                 NULL);
+    builder_output(b, builder_node(b, "Neg", (const char *const[]){h, NULL}, 1, (const char *[]){"y"}, NULL));
+    GError *error = NULL;
+    Model *m = builder_finish(b, &error);
+    g_assert_no_error(error);
+    return test_write_model(m, "api-empty-output.onnx");
+}
+
+#define EMPTY_VERDICT "--check: every output is empty, which a check cannot tell from a right answer"
+
+/* The run and its check are the driver's, one policy for the command and the library: the empty output is
+ * refused by `sim --run --check --poison` and by arenasim_plan_run in the same words (the library reported it
+ * "checked bit for bit, with poison"); Python's verdict is in /api/installed. */
+static void test_run_same_verdict(void)
+{
+    char *path = write_empty_output_model();
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--check", "--poison", NULL});
+    g_assert_cmpint(r.status, ==, 1);
+    assert_contains(r.err, EMPTY_VERDICT);
+    run_result_clear(&r);
+    arenasim_options o;
+    arenasim_options_init(&o);
+    o.run = 1;
+    char *error = NULL;
+    arenasim_plan *p = arenasim_plan_file(path, &o, &error);
+    g_assert_nonnull(p);
+    g_assert_cmpint(arenasim_plan_run(p, 1, &error), ==, -1);
+    assert_contains(error, EMPTY_VERDICT);
+    arenasim_free(error);
+    g_assert_cmpint(arenasim_plan_run(p, 0, &error), ==, 0); /* not checked: nothing to refuse */
+    arenasim_plan_free(p);
+    g_free(path);
+}
+
 /* Errors are messages naming the file or the option, never an exit. */
 static void test_errors(void)
 {
@@ -271,6 +313,11 @@ static void test_installed(void)
         "assert [r['strategy'] for r in rows] == ['firstfit', 'greedy-size'], rows\n"
         "r = arenasim.plan('graphs/unet.onnx', 'bestfit', run=True)\n"
         "assert r.run == 'checked bit for bit, with poison', r\n"
+        "try:\n" /* the driver's check policy, as the command and C have it */
+        "    arenasim.plan(sys.argv[2], run=True, check=True)\n"
+        "    sys.exit('an empty output passed the check')\n"
+        "except arenasim.Error as e:\n"
+        "    assert '" EMPTY_VERDICT "' in str(e), e\n"
         "import pandas\n" /* the tables a researcher makes of them, in one line each */
         "df = pandas.DataFrame(p.buffers)\n"
         "assert list(df.columns) == ['name', 'offset', 'size', 'first', 'last', 'bin'] and len(df) == 175, df\n"
@@ -299,9 +346,10 @@ static void test_installed(void)
         "    sys.exit('a path cut at its NUL was planned')\n"
         "except arenasim.Error as e:\n"
         "    assert 'the path holds a NUL byte' in str(e), e\n";
-    char *graph = test_write_symbolic_graph();
-    r = run_env((const char *[]){"/usr/bin/python3", "-c", script, graph, NULL}, pyenv);
+    char *graph = test_write_symbolic_graph(), *empty = write_empty_output_model();
+    r = run_env((const char *[]){"/usr/bin/python3", "-c", script, graph, empty, NULL}, pyenv);
     g_free(graph);
+    g_free(empty);
     if (r.status != 0)
         g_error("python3:\n%s%s", r.out, r.err);
     g_assert_cmpstr(r.out, ==, expect);
@@ -322,6 +370,7 @@ int main(int argc, char **argv)
     g_test_add_func("/api/buffers", test_buffers);
     g_test_add_func("/api/errors", test_errors);
     g_test_add_func("/api/run", test_plan_run);
+    g_test_add_func("/api/run-same-verdict", test_run_same_verdict);
     g_test_add_func("/api/installed", test_installed);
     return g_test_run();
 }

@@ -1716,7 +1716,7 @@ static void test_blas_opened_to_run(void)
     RunResult broken = run_beside_broken("libopenblas.so.0", (const char *[]){"--graph", path, "--run", NULL}, &fake);
     RunResult planned = run_beside_broken("libopenblas.so.0", (const char *[]){"--graph", path, NULL}, NULL);
     g_assert_cmpint(broken.status, ==, 1);
-    g_assert_nonnull(strstr(broken.out, "verified       yes"));
+    g_assert_cmpstr(broken.out, ==, ""); /* the kernels are opened before the plan is reported */
     g_assert_nonnull(strstr(broken.err, "cannot load OpenBLAS for the kernels: "));
     g_assert_nonnull(strstr(broken.err, fake));
     g_assert_cmpint(planned.status, ==, 0); /* planning never needs it */

@@ -341,7 +341,16 @@ static void test_run_arena_too_big(void)
     char *path = test_scratch_path("huge.onnx");
     g_assert_true(onnx_write_file(m, path, &error));
     model_free(m);
+    /* the run's total of bytes read and written refuses it first, before the plan's report */
     RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", NULL});
+    g_assert_cmpint(r.status, ==, 1);
+    g_assert_cmpstr(r.out, ==, "");
+    assert_contains(r.err, "--run would read and write more than 274,877,906,944 B (256.0 GiB) by this step, 1 of 1");
+    run_result_clear(&r);
+    /* past that total, the arena itself */
+    g_setenv("ARENASIM_RUN_WORK", "18446744073709551615", TRUE);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", NULL});
+    g_unsetenv("ARENASIM_RUN_WORK");
     g_assert_cmpint(r.status, ==, 1);
     char *line = g_strdup_printf("sim: %s: --run needs 35,184,372,088,832 B (32.0 TiB) for the planned arena", path);
     g_assert_true(g_str_has_prefix(r.err, line));

@@ -13,16 +13,6 @@
 /* A run of the sim binary with these arguments. */
 #define SIM(...) test_run("SIM_BIN", (const char *[]){__VA_ARGS__, NULL})
 
-static char *write_model(Model *m, const char *file)
-{
-    char *path = test_scratch_path(file);
-    GError *error = NULL;
-    g_assert_true(onnx_write_file(m, path, &error));
-    g_assert_no_error(error);
-    model_free(m);
-    return path;
-}
-
 /* A depthwise convolution whose stride (2^62) is far past its plane and whose pads are 2^20: one output row,
  * which reads only padding, so every output is its channel's bias. The phased depthwise path counted its
  * scratch as strides x phases, which wrapped, and wrote past the workspace (SIGSEGV); now the im2col path runs
@@ -45,7 +35,7 @@ static void test_depthwise_huge_stride(void)
     double lo = MIN(value_get_f(v, 0), value_get_f(v, 1)), hi = MAX(value_get_f(v, 0), value_get_f(v, 1));
     value_free(v);
     g_assert_cmpfloat(lo, !=, hi); /* not a degenerate output: two different values */
-    char *path = write_model(m, "dw.onnx");
+    char *path = test_write_model(m, "dw.onnx");
     RunResult r = SIM("--graph", path, "--run", "--check", "--poison");
     if (r.status != 0)
         g_error("the run fails: %s", r.err);
@@ -136,7 +126,7 @@ static void test_expect_dims_and_errors(void)
     GError *error = NULL;
     Model *m = builder_finish(b, &error);
     g_assert_no_error(error);
-    char *path = write_model(m, "expect.onnx");
+    char *path = test_write_model(m, "expect.onnx");
     /* the inputs: x = [-1, 2, -3, 4, -5, 6], so y = [1, 2, 3, 4, 5, 6] */
     char *inputs = test_scratch_path("expect-inputs");
     g_assert_cmpint(g_mkdir_with_parents(inputs, 0755), ==, 0);
@@ -286,7 +276,7 @@ static void test_dump_creates(void)
     GError *error = NULL;
     Model *m = builder_finish(b, &error);
     g_assert_no_error(error);
-    char *path = write_model(m, "two.onnx"), *dir = test_scratch_path("dump"), *victim = test_scratch_path("victim");
+    char *path = test_write_model(m, "two.onnx"), *dir = test_scratch_path("dump"), *victim = test_scratch_path("victim");
     g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0);
     g_assert_true(g_file_set_contents(victim, "keep", -1, NULL));
     char *first = g_build_filename(dir, "output_0.pb", NULL), *second = g_build_filename(dir, "output_1.pb", NULL);
@@ -447,7 +437,7 @@ static void test_conv_transpose_no_channels(void)
     GError *error = NULL;
     Model *m = builder_finish(b, &error);
     g_assert_no_error(error);
-    char *path = write_model(m, "ct.onnx");
+    char *path = test_write_model(m, "ct.onnx");
     RunResult r = SIM("--graph", path, "--run");
     if (r.status != 0)
         g_error("the run fails: %s", r.err);

@@ -189,3 +189,13 @@ gboolean test_cpu_has_avx512_core(void)
     g_free(info);
     return has;
 }
+
+char *test_write_model(Model *m, const char *name)
+{
+    char *path = test_scratch_path(name);
+    GError *error = NULL;
+    g_assert_true(onnx_write_file(m, path, &error));
+    g_assert_no_error(error);
+    model_free(m);
+    return path;
+}

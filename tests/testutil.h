@@ -64,5 +64,7 @@ void assert_contains(const char *haystack, const char *needle);
 gboolean test_cpu_has_avx512_core(void);
 /* Writes bytes to a scratch file; returns its path. */
 char *test_write_scratch(const char *name, const void *data, gsize len);
+/* The model written as ONNX to a new scratch file (test_scratch_path), and freed; the path (g_free it). */
+char *test_write_model(Model *m, const char *name);
 
 #endif

@@ -4,7 +4,7 @@
 
 #include "base/error.h"
 #include "base/version.h"
-#include "exec/check.h"
+#include "driver/run.h"
 #include "memory/fuse.h"
 #include "memory/pipeline.h"
 #include "model/onnx.h"
@@ -229,31 +229,13 @@ int arenasim_plan_run(const arenasim_plan *p, int check, char **error)
                                                  "view cannot be read by the kernels after it"));
         return -1;
     }
-    const AliasMap *aliases = p->built.aliases;
-    ExecWeights *weights = exec_weights_new(p->model);
-    ExecReference ref = {0};
-    Executor *x = NULL;
-    gboolean ok = exec_set_threads(1, &e) &&
-                  (!check || (exec_reference_new(&ref, p->model, p->built.schedule, &aliases->layout,
-                                                 registry_place_baseline(), weights, &e) &&
-                              executor_run(ref.e, TRUE, &e))) &&
-                  (x = executor_new_sharing(p->model, p->built.schedule, aliases, p->trace, p->plan, weights, &e)) &&
-                  executor_run(x, check, &e);
-    gsize elements = 0;
-    ok = ok && (!check || exec_outputs_equal(x, ref.e, &elements, &e));
-    for (guint k = 0; ok && check && k < executor_output_count(x); k++) {
-        const char *name;
-        const ExecTensor *y = executor_output(x, k, &name);
-        ExecOutputStats st = exec_output_stats(y);
-        if (st.degenerate) {
-            g_set_error(&e, SIM_ERROR, SIM_ERROR_GRAPH, "output '%s' is %s, which a check cannot tell from a right answer",
-                        name, st.nan == y->count ? "NaN everywhere" : "one value everywhere");
-            ok = FALSE;
-        }
-    }
-    executor_free(x);
-    exec_reference_clear(&ref);
-    exec_weights_free(weights);
+    /* The command's run and its one check policy (driver/run.h), as `sim --run --check --poison` runs them. */
+    RunOptions run;
+    run_options_init(&run);
+    run.check = run.poison = check != 0;
+    RunOutcome ran;
+    gboolean ok = run_plan(&run, p->model, p->built.schedule, p->built.aliases, p->trace, p->plan, &ran, &e);
+    run_outcome_clear(&ran);
     if (ok)
         return 0;
     g_prefix_error(&e, "%s: ", p->source);

@@ -4,6 +4,7 @@
 #ifndef SIM_CLI_JOB_H
 #define SIM_CLI_JOB_H
 
+#include "driver/run.h"
 #include "exec/exec.h"
 #include "memory/fuse.h"
 #include "memory/alias.h"
@@ -56,17 +57,10 @@ typedef struct {
     char *plot_facet;            /* --facet COLUMN: a panel per value */
     char *chrome_trace, *trace_out, *solution_out, *phases_path;
     char *html_out;              /* --html: the plans as an HTML page (report/html-view.h) */
-    gboolean run, check, poison;
-    guint repeat;
-    guint threads;               /* --run: the kernels' threads (OpenBLAS, oneDNN) */
-    ExecKernels kernels;         /* --run: --kernels */
-    ExecLayouts layouts;         /* --run: --layouts */
-    gboolean winograd;           /* --run: --winograd (auto: TRUE) */
-    gboolean skinny;             /* --run: --skinny (auto: TRUE) */
+    gboolean run;
+    RunOptions run_options;      /* --run's choices (driver/run.h); its paths point at the job's below */
     char *profile_path;
-    char *inputs_dir, *expect_dir, *dump_dir; /* --inputs, --expect, --dump-outputs (zoo.h) */
-    double rtol, atol;
-    gboolean allow_degenerate;
+    char *inputs_dir, *expect_dir, *dump_dir; /* --inputs, --expect, --dump-outputs (driver/zoo.h) */
     GPtrArray *inputs;           /* TensorData* read from inputs_dir (zoo_read_inputs), or NULL */
     /* state the pipeline builds */
     Model *model;                /* the loaded graph (NULL for a trace file) */

@@ -400,14 +400,21 @@ static int resolve(RawOptions *o, Job *job)
     job->strict_runtime = o->strict_runtime;
     job->scratch = o->scratch;
     job->run = o->run;
-    job->check = o->check;
-    job->poison = o->poison;
-    job->repeat = (guint)MAX(o->repeat, 1);
-    job->threads = (guint)MAX(o->threads, 1);
-    job->kernels = o->kernels && !strcmp(o->kernels, "own") ? EXEC_KERNELS_OWN : EXEC_KERNELS_ONEDNN;
-    job->layouts = o->layouts && !strcmp(o->layouts, "plain") ? EXEC_LAYOUTS_PLAIN : EXEC_LAYOUTS_BLOCKED;
-    job->winograd = !(o->winograd && !strcmp(o->winograd, "off"));
-    job->skinny = !(o->skinny && !strcmp(o->skinny, "off"));
+    run_options_init(&job->run_options); /* the driver's defaults, then what was given */
+    job->run_options.check = o->check;
+    job->run_options.poison = o->poison;
+    if (o->repeat)
+        job->run_options.repeat = (guint)o->repeat;
+    if (o->threads)
+        job->run_options.threads = (guint)o->threads;
+    if (o->kernels)
+        job->run_options.kernels = !strcmp(o->kernels, "own") ? EXEC_KERNELS_OWN : EXEC_KERNELS_ONEDNN;
+    if (o->layouts)
+        job->run_options.layouts = !strcmp(o->layouts, "plain") ? EXEC_LAYOUTS_PLAIN : EXEC_LAYOUTS_BLOCKED;
+    if (o->winograd)
+        job->run_options.winograd = strcmp(o->winograd, "off") != 0;
+    if (o->skinny)
+        job->run_options.skinny = strcmp(o->skinny, "off") != 0;
     job->graph_path = g_steal_pointer(&o->graph_path);
     job->trace_path = g_steal_pointer(&o->trace_path);
     job->source = job->graph_path ? job->graph_path : job->trace_path;
@@ -421,12 +428,13 @@ static int resolve(RawOptions *o, Job *job)
     job->inputs_dir = g_steal_pointer(&o->inputs);
     job->expect_dir = g_steal_pointer(&o->expect);
     job->dump_dir = g_steal_pointer(&o->dump_outputs);
-    /* rtol: the ONNX backend tests' (onnx/backend/test/case: 1e-3); atol: torch.testing's for float32 (1e-5), as
-     * float32 reassociation leaves errors near the output's ulp on its elements near 0 (1e-6 on outputs of
-     * magnitude 1-40: the backend tests' 1e-7 refused correct runs of convnext and a diffusion UNet) */
-    job->rtol = cli_strict_given(o->given, "rtol") ? o->rtol : 1e-3;
-    job->atol = cli_strict_given(o->given, "atol") ? o->atol : 1e-5;
-    job->allow_degenerate = o->allow_degenerate;
+    if (cli_strict_given(o->given, "rtol"))
+        job->run_options.rtol = o->rtol;
+    if (cli_strict_given(o->given, "atol"))
+        job->run_options.atol = o->atol;
+    job->run_options.allow_degenerate = o->allow_degenerate;
+    job->run_options.expect_dir = job->expect_dir;
+    job->run_options.dump_dir = job->dump_dir;
     return -1;
 }
 

@@ -3,11 +3,11 @@
  * under every order), the verifier, the report, --run, and the files asked for. Each stage marks its
  * phase (--phases). */
 #include "cli/job.h"
-#include "cli/zoo.h"
 #include "cli/interrupt.h"
 #include "cli/outputs.h"
 #include "cli/phases.h"
-#include "cli/run.h"
+#include "driver/zoo.h"
+#include "cli/run-print.h"
 #include "exec/exec.h"
 #include "memory/bins.h"
 #include "memory/pipeline.h"
@@ -130,13 +130,14 @@ static Plan *plan_one(const Job *job, const PlaceStrategy *s, const Trace *t, Re
     return plan;
 }
 
-/* The job's --run choices (run.h); --compare adds none of the single plan's files. */
-static RunOptions run_options(const Job *job)
+/* The job's --run choices with the data --inputs read; --compare writes none of the single plan's files. */
+static RunOptions run_options(const Job *job, gboolean compare)
 {
-    return (RunOptions){.repeat = job->repeat, .threads = job->threads, .kernels = job->kernels,
-                        .layouts = job->layouts, .winograd = job->winograd, .skinny = job->skinny,
-                        .check = job->check, .poison = job->poison, .format = job->format, .inputs = job->inputs,
-                        .rtol = job->rtol, .atol = job->atol, .allow_degenerate = job->allow_degenerate};
+    RunOptions o = job->run_options;
+    o.inputs = job->inputs;
+    if (compare)
+        o.expect_dir = o.dump_dir = NULL;
+    return o;
 }
 
 /* --compare: every strategy of the registry on the same trace, one table (and one picture); with --run,
@@ -167,9 +168,13 @@ static int run_compare(const Job *job, const Trace *t)
             status = cli_file_error(job->chrome_trace, error);
     }
     if (!status && job->run) {
-        RunOptions run = run_options(job);
-        if (!run_execute_each(stdout, &run, job->model, job->schedule, job->aliases, t, (const Plan *const *)plans,
-                              all, count, &error))
+        RunOptions run = run_options(job, TRUE);
+        RunEachOutcome ran;
+        gboolean ok = run_plans(&run, job->model, job->schedule, job->aliases, t, (const Plan *const *)plans, all,
+                                count, &ran, &error);
+        cli_print_run_each(stdout, job->format, &ran);
+        run_each_outcome_clear(&ran);
+        if (!ok)
             status = cli_file_error(job->graph_path, error);
         phases_mark("run");
     }
@@ -206,18 +211,18 @@ static int run_single(const Job *job, const Trace *t)
         report_ascii(stdout, t, plan, 100, 32);
     phases_mark("report");
     int status = 0;
-    double *seconds = NULL; /* measured per step, when --run: the Chrome trace's span lengths */
+    RunOutcome ran = {0}; /* with --run; its seconds per step are the Chrome trace's span lengths */
     if (job->run) {
-        RunOptions run = run_options(job);
-        run.profile_path = job->profile_path;
-        run.node_seconds = &seconds;
-        run.expect_dir = job->expect_dir;
-        run.dump_dir = job->dump_dir;
-        if (!run_execute(stdout, &run, job->model, job->schedule, job->aliases, t, plan, &error))
-            status = cli_file_error(error->domain == SIM_ERROR && error->code == SIM_ERROR_IO ? job->profile_path
-                                                                                          : job->graph_path, error);
+        RunOptions run = run_options(job, FALSE);
+        gboolean ok = run_plan(&run, job->model, job->schedule, job->aliases, t, plan, &ran, &error);
+        cli_print_run(stdout, job->format, &run, &ran);
+        if (!ok) /* an I/O error names its own file (--expect, --dump-outputs) */
+            status = cli_file_error(g_error_matches(error, SIM_ERROR, SIM_ERROR_IO) ? NULL : job->graph_path, error);
+        else if (job->profile_path && !cli_write_profile(job->profile_path, job->schedule, ran.node_seconds, &error))
+            status = cli_file_error(job->profile_path, error);
         phases_mark("run");
     }
+    double *seconds = ran.node_seconds;
     if (!status && job->solution_out && !trace_write_file(t, plan->offsets, job->solution_out, &error))
         status = cli_file_error(job->solution_out, error);
     if (!status && job->chrome_trace && !cli_write_chrome_trace(job, t, (const Plan *const *)&plan, 1, seconds, &error))
@@ -226,7 +231,7 @@ static int run_single(const Job *job, const Trace *t)
         status = cli_file_error(job->plot_out, error);
     if (!status && job->html_out && !cli_write_html(job, t, (const Plan *const *)&plan, 1, &error))
         status = cli_file_error(job->html_out, error);
-    g_free(seconds);
+    run_outcome_clear(&ran);
     plan_free(plan);
     g_clear_error(&error);
     return status;
@@ -290,7 +295,7 @@ int job_run(Job *job)
             status = cli_file_error(job->trace_path, error);
     }
     if (!status && t && job->run) { /* and its kernels' threads, which the system may refuse */
-        RunOptions run = run_options(job);
+        RunOptions run = run_options(job, FALSE);
         if (!run_open_kernels(&run, &error))
             status = cli_file_error(NULL, error);
     }

@@ -302,16 +302,12 @@ static gboolean add_traffic(const Node *n, guint64 limit, guint64 *total)
     return TRUE;
 }
 
-/* Every op needs a kernel, or outputs all folded at plan time (their values are written instead). */
-gboolean exec_check_schedule(const GPtrArray *schedule, GError **error)
+/* The steps' traffic within the run's total. */
+static gboolean within_traffic(const GPtrArray *schedule, GError **error)
 {
     guint64 traffic = 0, limit = run_traffic_limit();
     for (guint s = 0; s < schedule->len; s++) {
         const Node *n = schedule->pdata[s];
-        if (!n->op)
-            return unsupported(n, error, "the op is not in the op table, so the executor cannot run it");
-        if (kernel_row(n->op) && !n->op->plan_constant && !kernel_row_check(kernel_row(n->op), n, error))
-            return FALSE;
         if (kernel_row(n->op) && !n->op->plan_constant && !add_traffic(n, limit, &traffic)) {
             char *most = sim_format_bytes(limit);
             g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "node %s: --run would read and write more than %s "
@@ -320,6 +316,19 @@ gboolean exec_check_schedule(const GPtrArray *schedule, GError **error)
             g_free(most);
             return FALSE;
         }
+    }
+    return TRUE;
+}
+
+/* Every op needs a kernel, or outputs all folded at plan time (their values are written instead). */
+gboolean exec_check_schedule(const GPtrArray *schedule, GError **error)
+{
+    for (guint s = 0; s < schedule->len; s++) {
+        const Node *n = schedule->pdata[s];
+        if (!n->op)
+            return unsupported(n, error, "the op is not in the op table, so the executor cannot run it");
+        if (kernel_row(n->op) && !n->op->plan_constant && !kernel_row_check(kernel_row(n->op), n, error))
+            return FALSE;
         if (kernel_row(n->op) || n->op->plan_constant)
             continue;
         gboolean folded = TRUE;
@@ -334,7 +343,7 @@ gboolean exec_check_schedule(const GPtrArray *schedule, GError **error)
             return FALSE;
         }
     }
-    return TRUE;
+    return within_traffic(schedule, error);
 }
 
 

@@ -24,13 +24,13 @@ typedef struct ExecWeights ExecWeights;
 ExecWeights *exec_weights_new(const Model *m);
 void exec_weights_free(ExecWeights *w);
 
-/* Binds every tensor; fails (naming the node) when an op of the schedule has no kernel, or the layout
- * pads tensors (the kernels assume dense row-major tensors: --pad-last 1). */
 /* Whether the executor can run every step of the schedule: a kernel for each op (or outputs folded at plan time)
  * that takes its inputs as planned (kernel_row_check), and the bytes all steps read and write together within
- * the run's total (2^38, or ARENASIM_RUN_WORK). executor_new asks it too; a front end asks before it
+ * the run's total (2^38, or ARENASIM_RUN_WORK=BYTES). executor_new asks it too; a front end asks before it
  * reports a plan it will run. */
 gboolean exec_check_schedule(const GPtrArray *schedule, GError **error);
+/* Binds every tensor; fails (naming the node) when exec_check_schedule does, when the layout pads tensors (the
+ * kernels assume dense row-major tensors: --pad-last 1), or when the arena does not fit the run's memory. */
 Executor *executor_new(const Model *m, const GPtrArray *schedule, const AliasMap *aliases, const Trace *t,
                        const Plan *plan, GError **error);
 /* The same, its weights and constants borrowed from (or filled into, then lent by) `weights`. */

@@ -2,8 +2,8 @@
  * holding it) of input_K.pb and output_K.pb files, one TensorProto each, K counting the graph's inputs (those
  * that are not initializers) and outputs in order. torch's own outputs saved this way are the oracle a run
  * is checked against (--inputs, --expect, --dump-outputs). */
-#ifndef SIM_CLI_ZOO_H
-#define SIM_CLI_ZOO_H
+#ifndef SIM_DRIVER_ZOO_H
+#define SIM_DRIVER_ZOO_H
 
 #include "exec/exec.h"
 #include "ops/shape.h"

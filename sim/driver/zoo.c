@@ -1,5 +1,5 @@
 /* zoo.c — the model zoo's test-data layout (see zoo.h). */
-#include "cli/zoo.h"
+#include "driver/zoo.h"
 #include "model/onnx.h"
 #include "base/files.h"
 #include "base/units.h"
