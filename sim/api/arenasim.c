@@ -4,14 +4,10 @@
 
 #include "base/error.h"
 #include "base/version.h"
+#include "driver/driver.h"
 #include "driver/run.h"
-#include "memory/fuse.h"
-#include "memory/pipeline.h"
 #include "model/onnx.h"
-#include "ops/shape.h"
-#include "plan/place.h"
 #include "plan/verify.h"
-#include "report/report.h"
 #include "strategies/registry.h"
 
 #include <stdio.h>
@@ -61,20 +57,18 @@ static gboolean plan_model(arenasim_plan *p, const arenasim_options *o, const Or
     gboolean ok = TRUE;
     for (const char *const *d = o->dims; ok && d && *d; d++)
         ok = shape_options_add_dim(&shape, *d, error);
-    ok = ok && (p->model = onnx_read_file(p->source, error)) && shape_infer(p->model, &shape, error);
+    DriverModel loaded = {0};
+    ok = ok && driver_model_load(p->source, NULL, &shape, o->fuse, NULL, &loaded, error);
     shape_options_clear(&shape);
-    FuseReport fused = {0};
-    if (ok && o->fuse && strcmp(o->fuse, "none"))
-        ok = fuse_apply(p->model, o->fuse, &fused, error);
-    const AliasStrategy **aliases = ok ? registry_alias_list_resolve(p->alias, error) : NULL;
-    if (!aliases)
+    p->model = g_steal_pointer(&loaded.model);
+    driver_model_clear(&loaded);
+    if (!ok)
         return FALSE;
-    PipelineRecipe recipe = {.order = order, .incumbents = registry_order, .layout = LAYOUT_DEFAULTS, .aliases = aliases};
+    PipelineRecipe recipe = {.order = order, .layout = LAYOUT_DEFAULTS};
     if (o->align)
         recipe.layout.align = o->align;
     recipe.layout.transpose_moves = o->run != 0;
-    ok = pipeline_trace(p->model->graph, &recipe, &p->built, error);
-    g_free(aliases);
+    ok = driver_trace(p->model->graph, &recipe, p->alias, NULL, &p->built, error);
     p->trace = p->built.trace;
     return ok;
 }
@@ -110,7 +104,7 @@ arenasim_plan *arenasim_plan_file(const char *path, const arenasim_options *opti
         set_error(error, g_error_new(SIM_ERROR, SIM_ERROR_USAGE, "align takes a power of two"));
         return NULL;
     }
-    if (!(o->budget_seconds >= 0 && o->budget_seconds <= 31536000.0)) { /* NaN too */
+    if (!(o->budget_seconds >= 0 && o->budget_seconds <= DRIVER_SECONDS_MAX)) { /* NaN too */
         set_error(error, g_error_new(SIM_ERROR, SIM_ERROR_USAGE, "budget_seconds takes 0 to 31,536,000"));
         return NULL;
     }
@@ -121,19 +115,9 @@ arenasim_plan *arenasim_plan_file(const char *path, const arenasim_options *opti
     p->dims = dims_text(o->dims);
     p->for_run = o->run != 0;
     gboolean ok = is_model(path) ? plan_model(p, o, order, &e) : (p->trace = trace_read_file(path, &e)) != NULL;
-    /* The budgets as the command sets them: the default strategy on its own work budget, else seconds. */
-    PlaceOptions place = registry_place_options();
-    if (!o->strategy && !o->budget_work && o->budget_seconds <= 0) {
-        place.budget_work = PLACE_DEFAULT_WORK;
-        place.budget_seconds = 31536000.0;
-    }
-    if (o->budget_work) {
-        place.budget_work = o->budget_work;
-        place.budget_seconds = 31536000.0;
-    }
-    if (o->budget_seconds > 0)
-        place.budget_seconds = o->budget_seconds;
-    ok = ok && (p->plan = place_run_verified(strategy, p->trace, &place, o->verify, &e));
+    /* The budgets as the command sets them (driver.h). */
+    PlaceOptions place = driver_place_options(o->strategy != NULL, o->budget_work, o->budget_seconds);
+    ok = ok && (p->plan = driver_plan(strategy, p->trace, &place, o->verify, NULL, &e));
     if (!ok) {
         g_prefix_error(&e, "%s: ", path);
         set_error(error, e);
@@ -245,16 +229,9 @@ int arenasim_plan_run(const arenasim_plan *p, int check, char **error)
 
 char *arenasim_plan_report_json(const arenasim_plan *p)
 {
-    ReportRow row = {.graph = p->source, .dims = p->dims, .order = p->order, .alias = p->alias,
-                     .no_alias_bytes = p->model ? p->built.no_alias_bytes : 0, .strategy = p->plan->strategy->name};
-    if (p->built.aliases) {
-        alias_savings(p->built.aliases, row.saved);
-        row.fallbacks = p->built.aliases->notes->len;
-    }
-    row.verified = TRUE;
-    report_row_fill(&row, p->trace, p->plan);
-    if (!p->model)
-        row.no_alias_bytes = row.trace_bytes;
+    ReportRow row = driver_report_row(p->source, p->dims, p->order, p->alias, p->built.aliases,
+                                      p->built.no_alias_bytes);
+    driver_report_fill(&row, p->trace, p->plan, TRUE, p->model != NULL);
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);

@@ -4,6 +4,7 @@
 #include "cli/cli-options.h"
 #include "cli/interrupt.h"
 #include "cli/job.h"
+#include "driver/driver.h"
 #include "strategies/registry.h"
 
 #include <stdio.h>
@@ -261,7 +262,6 @@ static int resolve_layout(const RawOptions *o, Job *job)
     return -1;
 }
 
-#define SECONDS_MAX 31536000.0
 G_STATIC_ASSERT(PLACE_DEFAULT_WORK == 20000); /* --strategy's help says so */
 
 /* --strategy, --order, --orders, --alias against the registry; the budgets and knobs of the strategies. */
@@ -286,28 +286,19 @@ static int resolve_strategies(const RawOptions *o, Job *job)
         (cli_strict_given(o->given, "order-seconds") && o->order_seconds <= 0))
         return cli_usage_error("--order-budget and --order-seconds take positive numbers");
     /* Seconds become microseconds in 64 bits: past a year nothing is meant, and past 9.2e12 they overflow. */
-    if (o->order_seconds > SECONDS_MAX || o->budget > SECONDS_MAX)
+    if (o->order_seconds > DRIVER_SECONDS_MAX || o->budget > DRIVER_SECONDS_MAX)
         return cli_usage_error("--budget and --order-seconds take at most 31,536,000 seconds (a year)");
     job->order_budget_states = o->order_budget > 0 ? (guint64)o->order_budget : 0;
     job->order_seconds = o->order_seconds > 0 ? o->order_seconds : 0;
-    job->place = registry_place_options();
     if (cli_strict_given(o->given, "budget") && o->budget <= 0)
         return cli_usage_error("--budget takes a positive number of seconds");
     if (o->search_max < 0 || o->search_max > G_MAXUINT32 || o->seed < 0 || o->seed > G_MAXUINT32)
         return cli_usage_error("--search-max and --seed take numbers from 0 to 4,294,967,295");
-    if (!o->strategy && !cli_strict_given(o->given, "budget") && !cli_strict_given(o->given, "budget-work")) {
-        job->place.budget_work = PLACE_DEFAULT_WORK; /* the default strategy's own budget (registry.h) */
-        job->place.budget_seconds = SECONDS_MAX;
-    }
     if (cli_strict_given(o->given, "budget-work") && o->budget_work < 1)
         return cli_usage_error("--budget-work takes a positive number (search nodes; a climb step costs one per buffer)");
-    if (cli_strict_given(o->given, "budget-work")) {
-        /* Work alone bounds the run, the same on any machine: no clock, unless --budget names one too. */
-        job->place.budget_work = (guint64)o->budget_work;
-        job->place.budget_seconds = SECONDS_MAX;
-    }
-    if (cli_strict_given(o->given, "budget"))
-        job->place.budget_seconds = o->budget;
+    job->place = driver_place_options(o->strategy != NULL,
+                                      cli_strict_given(o->given, "budget-work") ? (guint64)o->budget_work : 0,
+                                      cli_strict_given(o->given, "budget") ? o->budget : 0);
     if (cli_strict_given(o->given, "search-max"))
         job->place.search_max = (guint)o->search_max;
     if (cli_strict_given(o->given, "seed"))

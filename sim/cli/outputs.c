@@ -4,6 +4,7 @@
 #include "cli/outputs.h"
 #include "base/escape.h"
 #include "base/units.h"
+#include "driver/driver.h"
 #include "ops/ops.h"
 #include "report/chrome-trace.h"
 #include "report/html-view.h"
@@ -100,14 +101,11 @@ void cli_print_bounds(const Job *job)
 
 ReportRow job_report_row(const Job *job)
 {
-    ReportRow row = {.graph = job->source, .dims = job->dims_text, .order = job->graph_path ? job->order->name : "file",
-                     .alias = job->graph_path ? job->alias : "none", .no_alias_bytes = job->no_alias_bytes,
-                     .strategy = job->strategy->name, .bounded = job_bounded_tensors(job),
-                     .unknown_ops = job->unknown_ops};
-    if (job->aliases) {
-        alias_savings(job->aliases, row.saved);
-        row.fallbacks = job->aliases->notes->len;
-    }
+    ReportRow row = driver_report_row(job->source, job->dims_text, job->graph_path ? job->order->name : "file",
+                                      job->graph_path ? job->alias : "none", job->aliases, job->no_alias_bytes);
+    row.strategy = job->strategy->name;
+    row.bounded = job_bounded_tensors(job);
+    row.unknown_ops = job->unknown_ops;
     return row;
 }
 

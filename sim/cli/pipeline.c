@@ -6,14 +6,9 @@
 #include "cli/interrupt.h"
 #include "cli/outputs.h"
 #include "cli/phases.h"
-#include "driver/zoo.h"
 #include "cli/run-print.h"
+#include "driver/driver.h"
 #include "exec/exec.h"
-#include "memory/bins.h"
-#include "memory/pipeline.h"
-#include "model/onnx.h"
-#include "plan/place.h"
-#include "plan/verify.h"
 #include "report/chrome-trace.h"
 #include "report/info.h"
 #include "strategies/registry.h"
@@ -22,57 +17,23 @@
 #include <stdio.h>
 #include <string.h>
 
-/* "GridSample (2), Foo (1)": the graph's nodes no op row knows, by op in first-met order; NULL when none. */
-static char *unknown_ops_text(const Graph *g)
-{
-    GPtrArray *names = g_ptr_array_new();
-    GHashTable *count = g_hash_table_new(g_str_hash, g_str_equal);
-    for (guint k = 0; k < g->nodes->len; k++) {
-        const Node *n = g->nodes->pdata[k];
-        if (n->op)
-            continue;
-        guint c = GPOINTER_TO_UINT(g_hash_table_lookup(count, n->op_type));
-        if (!c)
-            g_ptr_array_add(names, n->op_type);
-        g_hash_table_insert(count, n->op_type, GUINT_TO_POINTER(c + 1));
-    }
-    GString *s = names->len ? g_string_new(NULL) : NULL;
-    for (guint k = 0; k < names->len; k++)
-        g_string_append_printf(s, "%s%s (%u)", k ? ", " : "", (const char *)names->pdata[k],
-                               GPOINTER_TO_UINT(g_hash_table_lookup(count, names->pdata[k])));
-    g_hash_table_unref(count);
-    g_ptr_array_unref(names);
-    return s ? g_string_free(s, FALSE) : NULL;
-}
-
 static gboolean load_model(Job *job, GError **error)
 {
-    job->model = onnx_read_file(job->graph_path, error);
-    phases_mark("load");
-    /* --inputs: the data set's tensors, whose shapes bind the symbolic dimensions --dim left unbound */
-    if (job->model && job->inputs_dir) {
-        GString *bound = g_string_new(NULL);
-        gboolean read = (job->inputs = zoo_read_inputs(job->model, job->inputs_dir, error)) &&
-                        zoo_bind_dims(job->model, job->inputs, &job->shape, bound, error);
-        if (read && bound->len) { /* the report's dims: those given, then those the data bound */
-            char *text = strcmp(job->dims_text, "-") ? g_strjoin(",", job->dims_text, bound->str, NULL)
-                                                     : g_strdup(bound->str);
-            g_free(job->dims_text);
-            job->dims_text = text;
-        }
-        g_string_free(bound, TRUE);
-        if (!read)
-            return FALSE;
-    }
-    gboolean ok = job->model && shape_infer(job->model, &job->shape, error);
-    phases_mark("shapes");
-    if (ok) /* the ops --allow-unknown-ops planned from value_info: the report names them */
-        job->unknown_ops = unknown_ops_text(job->model->graph);
     /* --fuse: the graph the runtime runs (not for --info, which summarises the file) */
-    if (ok && job->kind != JOB_INFO && job->fuse && strcmp(job->fuse, "none")) {
-        ok = fuse_apply(job->model, job->fuse, &job->fused, error);
-        phases_mark("fuse");
+    DriverModel loaded;
+    gboolean ok = driver_model_load(job->graph_path, job->inputs_dir, &job->shape,
+                                    job->kind == JOB_INFO ? NULL : job->fuse, phases_mark, &loaded, error);
+    job->model = g_steal_pointer(&loaded.model);
+    job->inputs = g_steal_pointer(&loaded.inputs);
+    job->unknown_ops = g_steal_pointer(&loaded.unknown_ops);
+    job->fused = loaded.fused;
+    if (loaded.bound_dims) { /* the report's dims: those given, then those the data bound */
+        char *text = strcmp(job->dims_text, "-") ? g_strjoin(",", job->dims_text, loaded.bound_dims, NULL)
+                                                 : g_strdup(loaded.bound_dims);
+        g_free(job->dims_text);
+        job->dims_text = text;
     }
+    driver_model_clear(&loaded);
     return ok;
 }
 
@@ -80,28 +41,16 @@ static gboolean load_model(Job *job, GError **error)
  * the job for the report, --run and the outputs. The trace is the caller's. */
 static Trace *graph_trace(Job *job, GError **error)
 {
-    BinRules *bins = NULL;
-    if (job->bins_path && !(bins = bins_read_file(job->bins_path, error)))
-        return NULL;
-    const AliasStrategy **aliases = registry_alias_list_resolve(job->alias, error);
-    if (!aliases) {
-        bins_free(bins);
-        return NULL;
-    }
-    PipelineRecipe recipe = {.order = job->order, .incumbents = registry_order,
-                             .order_budget_states = job->order_budget_states, .order_seconds = job->order_seconds,
-                             .layout = job->layout, .pins = job->pins, .bins = bins,
-                             .strict_runtime = job->strict_runtime, .scratch = job->scratch,
-                             .aliases = aliases, .mark = phases_mark};
+    PipelineRecipe recipe = {.order = job->order, .order_budget_states = job->order_budget_states,
+                             .order_seconds = job->order_seconds, .layout = job->layout, .pins = job->pins,
+                             .strict_runtime = job->strict_runtime, .scratch = job->scratch, .mark = phases_mark};
     PipelineResult built = {.problem = job->order_problem, .schedule = job->schedule, .aliases = job->aliases};
-    gboolean ok = pipeline_trace(job->model->graph, &recipe, &built, error);
+    gboolean ok = driver_trace(job->model->graph, &recipe, job->alias, job->bins_path, &built, error);
     Trace *t = built.trace;
     job->order_problem = built.problem;
     job->schedule = built.schedule;
     job->aliases = built.aliases;
     job->no_alias_bytes = built.no_alias_bytes;
-    g_free(aliases);
-    bins_free(bins);
     return ok ? t : NULL;
 }
 
@@ -109,24 +58,10 @@ static Trace *graph_trace(Job *job, GError **error)
 static Plan *plan_one(const Job *job, const PlaceStrategy *s, const Trace *t, ReportRow *row, GError **error)
 {
     interrupt_catch(); /* Ctrl-C while planning: the search stops with its best plan */
-    Plan *plan = place_run_with(s, t, &job->place, error);
+    Plan *plan = driver_plan(s, t, &job->place, job->verify, phases_mark, error);
     interrupt_release();
-    phases_mark("place");
-    if (!plan)
-        return NULL;
-    gboolean verified = !job->verify || verify_plan(t, plan, error); /* its own phase: --phases times it apart */
-    if (job->verify)
-        phases_mark("verify");
-    if (!verified) {
-        g_prefix_error(error, "strategy %s: ", s->name);
-        plan_free(plan);
-        return NULL;
-    }
-    row->strategy = s->name;
-    row->verified = job->verify;
-    report_row_fill(row, t, plan);
-    if (!job->graph_path)
-        row->no_alias_bytes = row->trace_bytes;
+    if (plan)
+        driver_report_fill(row, t, plan, job->verify, job->graph_path != NULL);
     return plan;
 }
 

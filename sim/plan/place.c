@@ -372,18 +372,6 @@ Plan *place_run(const PlaceStrategy *s, const Trace *t, GError **error)
     return place_run_with(s, t, NULL, error);
 }
 
-Plan *place_run_verified(const PlaceStrategy *s, const Trace *t, const PlaceOptions *options, gboolean verify,
-                         GError **error)
-{
-    Plan *plan = place_run_with(s, t, options, error);
-    if (plan && verify && !verify_plan(t, plan, error)) {
-        g_prefix_error(error, "strategy %s: ", s->name);
-        plan_free(plan);
-        return NULL;
-    }
-    return plan;
-}
-
 Plan *place_run_with(const PlaceStrategy *s, const Trace *t, const PlaceOptions *options, GError **error)
 {
     static const PlaceOptions defaults = PLACE_OPTIONS_DEFAULTS;

@@ -10,10 +10,6 @@
 /* Plans the whole trace with one strategy (options NULL: the defaults). */
 Plan *place_run(const PlaceStrategy *s, const Trace *t, GError **error);
 Plan *place_run_with(const PlaceStrategy *s, const Trace *t, const PlaceOptions *options, GError **error);
-/* place_run_with, then (when verify) the verifier on the plan: a plan that breaks the trace's rules is an
- * error naming the strategy, never returned. */
-Plan *place_run_verified(const PlaceStrategy *s, const Trace *t, const PlaceOptions *options, gboolean verify,
-                         GError **error);
 
 /* The problem's bound (PlaceProblem.bound), computed: for a problem a strategy builds from part of another. */
 guint64 place_bound(const PlaceProblem *p);

@@ -1,0 +1,152 @@
+/* driver.c — a model or a trace to verified plans (see driver.h). */
+#include "driver/driver.h"
+#include "driver/zoo.h"
+#include "model/onnx.h"
+#include "plan/verify.h"
+#include "strategies/registry.h"
+
+#include <string.h>
+
+PlaceOptions driver_place_options(gboolean strategy_named, guint64 budget_work, double budget_seconds)
+{
+    PlaceOptions o = registry_place_options();
+    if (!strategy_named && !budget_work && budget_seconds <= 0) {
+        o.budget_work = PLACE_DEFAULT_WORK; /* the default strategy's own budget (registry.h) */
+        o.budget_seconds = DRIVER_SECONDS_MAX;
+    }
+    if (budget_work) { /* work alone bounds the run, the same on any machine: no clock unless seconds are given */
+        o.budget_work = budget_work;
+        o.budget_seconds = DRIVER_SECONDS_MAX;
+    }
+    if (budget_seconds > 0)
+        o.budget_seconds = budget_seconds;
+    return o;
+}
+
+/* "GridSample (2), Foo (1)": the graph's nodes no op row knows, by op in first-met order; NULL when none. */
+static char *unknown_ops_text(const Graph *g)
+{
+    GPtrArray *names = g_ptr_array_new();
+    GHashTable *count = g_hash_table_new(g_str_hash, g_str_equal);
+    for (guint k = 0; k < g->nodes->len; k++) {
+        const Node *n = g->nodes->pdata[k];
+        if (n->op)
+            continue;
+        guint c = GPOINTER_TO_UINT(g_hash_table_lookup(count, n->op_type));
+        if (!c)
+            g_ptr_array_add(names, n->op_type);
+        g_hash_table_insert(count, n->op_type, GUINT_TO_POINTER(c + 1));
+    }
+    GString *s = names->len ? g_string_new(NULL) : NULL;
+    for (guint k = 0; k < names->len; k++)
+        g_string_append_printf(s, "%s%s (%u)", k ? ", " : "", (const char *)names->pdata[k],
+                               GPOINTER_TO_UINT(g_hash_table_lookup(count, names->pdata[k])));
+    g_hash_table_unref(count);
+    g_ptr_array_unref(names);
+    return s ? g_string_free(s, FALSE) : NULL;
+}
+
+static void mark_stage(void (*mark)(const char *phase), const char *phase)
+{
+    if (mark)
+        mark(phase);
+}
+
+gboolean driver_model_load(const char *path, const char *inputs_dir, ShapeOptions *shape, const char *fuse,
+                           void (*mark)(const char *phase), DriverModel *out, GError **error)
+{
+    memset(out, 0, sizeof *out);
+    out->model = onnx_read_file(path, error);
+    mark_stage(mark, "load");
+    if (!out->model)
+        return FALSE;
+    /* the data set's tensors, whose shapes bind the symbolic dimensions `shape` left unbound */
+    if (inputs_dir) {
+        GString *bound = g_string_new(NULL);
+        gboolean read = (out->inputs = zoo_read_inputs(out->model, inputs_dir, error)) &&
+                        zoo_bind_dims(out->model, out->inputs, shape, bound, error);
+        out->bound_dims = bound->len ? g_strdup(bound->str) : NULL;
+        g_string_free(bound, TRUE);
+        if (!read)
+            return FALSE;
+    }
+    gboolean ok = shape_infer(out->model, shape, error);
+    mark_stage(mark, "shapes");
+    if (ok) /* the ops --allow-unknown-ops planned from value_info: the report names them */
+        out->unknown_ops = unknown_ops_text(out->model->graph);
+    if (ok && fuse && strcmp(fuse, "none")) { /* the graph the runtime runs */
+        ok = fuse_apply(out->model, fuse, &out->fused, error);
+        mark_stage(mark, "fuse");
+    }
+    return ok;
+}
+
+void driver_model_clear(DriverModel *m)
+{
+    if (m->model)
+        model_free(m->model);
+    if (m->inputs)
+        g_ptr_array_unref(m->inputs);
+    g_free(m->bound_dims);
+    g_free(m->unknown_ops);
+    memset(m, 0, sizeof *m);
+}
+
+gboolean driver_trace(const Graph *g, const PipelineRecipe *recipe, const char *alias, const char *bins_path,
+                      PipelineResult *out, GError **error)
+{
+    BinRules *bins = NULL;
+    if (bins_path && !(bins = bins_read_file(bins_path, error)))
+        return FALSE;
+    const AliasStrategy **aliases = registry_alias_list_resolve(alias ? alias : "all", error);
+    gboolean ok = aliases != NULL;
+    if (ok) {
+        PipelineRecipe r = *recipe;
+        r.aliases = aliases;
+        r.bins = bins;
+        if (!r.incumbents)
+            r.incumbents = registry_order;
+        ok = pipeline_trace(g, &r, out, error);
+    }
+    g_free(aliases);
+    bins_free(bins);
+    return ok;
+}
+
+Plan *driver_plan(const PlaceStrategy *s, const Trace *t, const PlaceOptions *options, gboolean verify,
+                  void (*mark)(const char *phase), GError **error)
+{
+    Plan *plan = place_run_with(s, t, options, error);
+    mark_stage(mark, "place");
+    if (!plan)
+        return NULL;
+    gboolean verified = !verify || verify_plan(t, plan, error); /* its own phase: --phases times it apart */
+    if (verify)
+        mark_stage(mark, "verify");
+    if (!verified) {
+        g_prefix_error(error, "strategy %s: ", s->name);
+        plan_free(plan);
+        return NULL;
+    }
+    return plan;
+}
+
+ReportRow driver_report_row(const char *source, const char *dims, const char *order, const char *alias,
+                            const AliasMap *aliases, guint64 no_alias_bytes)
+{
+    ReportRow row = {.graph = source, .dims = dims, .order = order, .alias = alias, .no_alias_bytes = no_alias_bytes};
+    if (aliases) {
+        alias_savings(aliases, row.saved);
+        row.fallbacks = aliases->notes->len;
+    }
+    return row;
+}
+
+void driver_report_fill(ReportRow *row, const Trace *t, const Plan *plan, gboolean verified, gboolean from_model)
+{
+    row->strategy = plan->strategy->name;
+    row->verified = verified;
+    report_row_fill(row, t, plan);
+    if (!from_model)
+        row->no_alias_bytes = row->trace_bytes;
+}

@@ -1,0 +1,57 @@
+/* driver.h — a model or a trace to verified plans, the stages a front end composes, written once: the
+ * time-bounded strategies' budgets from what was given, the model loaded (the data set's dims bound, shapes
+ * inferred, fusions applied), graph to trace with names resolved, and a plan placed and verified with its
+ * report row. The command (sim/cli) and the public API (sim/api, and Python through it) configure these and
+ * print or return what they give; run.h runs and checks the plans. */
+#ifndef SIM_DRIVER_DRIVER_H
+#define SIM_DRIVER_DRIVER_H
+
+#include "memory/fuse.h"
+#include "memory/pipeline.h"
+#include "ops/shape.h"
+#include "plan/place.h"
+#include "report/report.h"
+
+/* The longest budget in seconds: past a year nothing is meant, and past 9.2e12 seconds their microseconds
+ * overflow 64 bits. */
+#define DRIVER_SECONDS_MAX 31536000.0
+
+/* The placement options from the budgets given (0: not given): the registry's defaults; the default strategy
+ * (none named) on its own work budget, the same plan on any machine, unless a budget is given; a work budget
+ * alone bounds the search with no clock; seconds, when given, bound it too. */
+PlaceOptions driver_place_options(gboolean strategy_named, guint64 budget_work, double budget_seconds);
+
+/* A model loaded for planning, and what loading it found. */
+typedef struct {
+    Model *model;
+    GPtrArray *inputs;      /* TensorData* of the data set (driver/zoo.h), or NULL */
+    char *bound_dims;       /* "NAME=VALUE,..." the data set's shapes bound, or NULL */
+    char *unknown_ops;      /* "GridSample (2), Foo (1)": ops planned from value_info (--allow-unknown-ops), or NULL */
+    FuseReport fused;       /* what the fusions did */
+} DriverModel;
+
+/* Loads `path`, binds the dims the data set in inputs_dir (or NULL) gives that `shape` leaves unbound, infers
+ * its shapes and applies `fuse` ("none" or NULL: nothing). mark (or NULL) is called after each stage. FALSE
+ * with *error set; what was loaded stays in *out for driver_model_clear. */
+gboolean driver_model_load(const char *path, const char *inputs_dir, ShapeOptions *shape, const char *fuse,
+                           void (*mark)(const char *phase), DriverModel *out, GError **error);
+void driver_model_clear(DriverModel *m);
+
+/* Graph to trace with the choices named: the order, the alias strategies by list ("all", "none", "noop,..."),
+ * and a bins file read (or NULL); the rest of the recipe as given. */
+gboolean driver_trace(const Graph *g, const PipelineRecipe *recipe, const char *alias, const char *bins_path,
+                      PipelineResult *out, GError **error);
+
+/* Places the trace with the strategy, then (when verify) verifies the plan; mark (or NULL) after each. A plan
+ * that breaks the trace's rules is an error naming the strategy, never returned. */
+Plan *driver_plan(const PlaceStrategy *s, const Trace *t, const PlaceOptions *options, gboolean verify,
+                  void (*mark)(const char *phase), GError **error);
+
+/* A plan's report row before its plan: what it is made from and, for a model, what sharing saved (aliases NULL
+ * for a trace file). */
+ReportRow driver_report_row(const char *source, const char *dims, const char *order, const char *alias,
+                            const AliasMap *aliases, guint64 no_alias_bytes);
+/* The plan's figures into the row; a trace file's bytes before sharing are its own (from_model FALSE). */
+void driver_report_fill(ReportRow *row, const Trace *t, const Plan *plan, gboolean verified, gboolean from_model);
+
+#endif
