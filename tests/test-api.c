@@ -157,6 +157,129 @@ static void test_plan_run(void)
     g_free(trace);
 }
 
+/* A model handle loads once and plans many times, each plan with its own strategy and order; plans outlive the
+ * handle; an options struct from a caller compiled with fewer fields (a smaller size) gives the later ones their
+ * defaults, whatever bytes follow. */
+static void test_model_handle(void)
+{
+    arenasim_options o;
+    arenasim_options_init(&o);
+    char *error = NULL;
+    arenasim_model *m = arenasim_model_load("graphs/unet.onnx", &o, &error);
+    g_assert_nonnull(m);
+    const char *strategies[] = {"firstfit", "bestfit", "greedy-size"};
+    arenasim_plan *plans[4];
+    for (guint k = 0; k < 3; k++) {
+        o.strategy = strategies[k];
+        plans[k] = arenasim_model_plan(m, &o, &error);
+        g_assert_nonnull(plans[k]);
+        g_assert_cmpuint(arenasim_plan_arena_bytes(plans[k]), ==, command_arena("graphs/unet.onnx", strategies[k], NULL));
+    }
+    o.order = "lazy";
+    plans[3] = arenasim_model_plan(m, &o, &error);
+    g_assert_nonnull(plans[3]);
+    char *json = arenasim_plan_report_json(plans[3]);
+    assert_contains(json, "\"order\" : \"lazy\"");
+    arenasim_free(json);
+    o.order = "sideways";
+    g_assert_null(arenasim_model_plan(m, &o, &error));
+    assert_contains(error, "unknown order 'sideways'");
+    arenasim_free(error);
+    arenasim_model_free(m); /* the plans keep what they need */
+    for (guint k = 0; k < 4; k++) {
+        g_assert_cmpint(arenasim_plan_verify(plans[k], &error), ==, 0);
+        arenasim_plan_free(plans[k]);
+    }
+    /* a caller built before `bounds` and the fields after it: whatever follows its size is not read */
+    arenasim_options older;
+    arenasim_options_init(&older);
+    older.strategy = "bestfit";
+    older.size = offsetof(arenasim_options, bounds);
+    older.pins = (const char *const *)(gsize)1; /* garbage past the size */
+    older.bins = (const char *)(gsize)1;
+    arenasim_plan *p = arenasim_plan_file("graphs/unet.onnx", &older, &error);
+    g_assert_nonnull(p);
+    g_assert_cmpuint(arenasim_plan_arena_bytes(p), ==, command_arena("graphs/unet.onnx", "bestfit", NULL));
+    arenasim_plan_free(p);
+    older.size = 0;
+    g_assert_null(arenasim_plan_file("graphs/unet.onnx", &older, &error));
+    assert_contains(error, "options: size is not set");
+    arenasim_free(error);
+}
+
+/* A trace built in memory plans as the same trace read from a file does; a buffer that breaks the rules, or one
+ * added after planning, is refused with a message. */
+static void test_trace_builder(void)
+{
+    const char *text = "arenasim-trace 1\nsteps 4\n0 a 100 0 1\n1 b 50 1 2\n2 c 100 2 3\n3 d 64 0 3 align=64\n";
+    char *path = test_write_scratch("api-built.trace", text, strlen(text));
+    arenasim_model *t = arenasim_trace_new();
+    char *error = NULL;
+    g_assert_cmpint(arenasim_trace_add(t, "a", 100, 0, 1, 0, &error), ==, 0);
+    g_assert_cmpint(arenasim_trace_add(t, "b", 50, 1, 2, 0, &error), ==, 0);
+    g_assert_cmpint(arenasim_trace_add(t, "c", 100, 2, 3, 0, &error), ==, 0);
+    g_assert_cmpint(arenasim_trace_add(t, "d", 64, 0, 3, 64, &error), ==, 0);
+    g_assert_cmpint(arenasim_trace_add(t, "e", 64, 3, 2, 0, &error), ==, -1);
+    assert_contains(error, "buffer 'e' needs a size and first <= last");
+    arenasim_free(error);
+    arenasim_options o;
+    arenasim_options_init(&o);
+    for (const char *const *s = (const char *const[]){"firstfit", "bestfit", "search", NULL}; *s; s++) {
+        o.strategy = *s;
+        arenasim_plan *built = arenasim_model_plan(t, &o, &error), *read = arenasim_plan_file(path, &o, &error);
+        g_assert_nonnull(built);
+        g_assert_nonnull(read);
+        g_assert_cmpuint(arenasim_plan_arena_bytes(built), ==, arenasim_plan_arena_bytes(read));
+        g_assert_cmpuint(arenasim_plan_buffer_count(built), ==, 4);
+        arenasim_plan_free(built);
+        arenasim_plan_free(read);
+    }
+    g_assert_cmpint(arenasim_trace_add(t, "late", 8, 0, 0, 0, &error), ==, -1);
+    assert_contains(error, "planned already");
+    arenasim_free(error);
+    arenasim_model_free(t);
+    g_free(path);
+}
+
+/* Every planning and run flag of the command is a field of the API's options (its comment names the flag); what
+ * is left out is said here, with the reason. */
+static void test_covers_the_command(void)
+{
+    static const char *const not_options[] = {
+        "graph", "trace",                  /* the path given to arenasim_model_load */
+        "compare", "orders",               /* loops over plans: arenasim_model_plan per strategy or order */
+        "list", "list-ops", "version", "info", /* listings: arenasim_names, arenasim_version */
+        "progress",                        /* the command's progress lines on stderr; the library never prints */
+        "format", "wide", "map", "ascii",  /* how the command prints; the library returns data */
+        "plot", "out", "from", "x", "y", "where", "steps", "addresses", "facet", "title", "html", "chrome-trace",
+        "profile", "phases", "trace-out", "solution-out", /* files the command writes from the results */
+        "help", "help-all", NULL};
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--help", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    char *header_path = test_source_path("sim/api/arenasim.h"), *header = test_read_file(header_path);
+    GRegex *flag = g_regex_new("^\\s+(?:-\\w, )?--([a-z][a-z-]*)", G_REGEX_MULTILINE, 0, NULL);
+    GMatchInfo *match;
+    guint seen = 0;
+    for (g_regex_match(flag, r.out, 0, &match); g_match_info_matches(match); g_match_info_next(match, NULL)) {
+        char *name = g_match_info_fetch(match, 1);
+        if (!g_strv_contains(not_options, name)) {
+            char *pattern = g_strdup_printf("--%s[^a-z-]", name);
+            if (!g_regex_match_simple(pattern, header, 0, 0))
+                g_error("sim --%s has no field in arenasim.h's options (nor a reason in this test to leave it out)",
+                        name);
+            g_free(pattern);
+            seen++;
+        }
+        g_free(name);
+    }
+    g_match_info_free(match);
+    g_assert_cmpuint(seen, >=, 35); /* the walk read the table (39 flags when written) */
+    g_regex_unref(flag);
+    g_free(header);
+    g_free(header_path);
+    run_result_clear(&r);
+}
+
 /* A two-node model whose only output is empty (a Slice of none of x's rows, [0, 3]): nothing a check can compare. */
 static char *write_empty_output_model(void)
 {
@@ -325,6 +448,35 @@ static void test_installed(void)
         "t = pandas.DataFrame(rows)\n"
         "assert list(t.strategy) == ['firstfit', 'greedy-size'] and t.arena_bytes.min() >= t.lower_bound_bytes.max()\n"
         "assert 'best' in arenasim.names() and 'file' in arenasim.names('orders')\n"
+        /* compare() loads the model once (the library's loads counted), and a loaded model plans without its file */
+        "loads = []\n"
+        "class Counting:\n"
+        "    def __getattr__(self, name):\n"
+        "        f = getattr(lib, name)\n"
+        "        if name in ('arenasim_model_load', 'arenasim_plan_file'):\n"
+        "            return lambda *a: (loads.append(name), f(*a))[1]\n"
+        "        return f\n"
+        "lib, arenasim._lib = arenasim._lib, Counting()\n"
+        "rows3 = arenasim.compare('graphs/unet.onnx', ['firstfit', 'bestfit', 'greedy-size'])\n"
+        "arenasim._lib = lib\n"
+        "assert loads == ['arenasim_model_load'] and len(rows3) == 3, loads\n"
+        "import shutil, os, tempfile\n"
+        "copy = os.path.join(tempfile.mkdtemp(), 'unet.onnx')\n"
+        "shutil.copy('graphs/unet.onnx', copy)\n"
+        "with arenasim.load(copy) as m:\n"
+        "    os.remove(copy)\n"
+        "    assert [m.plan(s).arena_bytes for s in ('firstfit', 'bestfit', 'greedy-size')] == "
+        "[r['arena_bytes'] for r in rows3]\n"
+        "    assert m.plan('bestfit', order='lazy').report['order'] == 'lazy'\n"
+        "t = arenasim.trace([('a', 100, 0, 1), ('b', 50, 1, 2), {'name': 'c', 'size': 100, 'first': 2, 'last': 3}])\n"
+        "assert t.plan('bestfit').arena_bytes == 150 == t.plan('bestfit').lower_bound_bytes, t.plan('bestfit')\n"
+        "r2 = arenasim.plan('graphs/unet.onnx', 'bestfit', run=True, run_options={'threads': 1, 'repeat': 2})\n"
+        "assert r2.run == 'checked bit for bit, with poison', r2\n"
+        "try:\n"
+        "    arenasim.plan('graphs/unet.onnx', frobnicate=1)\n"
+        "    sys.exit('an unknown option was taken')\n"
+        "except arenasim.Error as e:\n"
+        "    assert \"unknown option 'frobnicate'\" in str(e), e\n"
         "try:\n"
         "    arenasim.plan('graphs/gpt2.onnx', 'worstfit')\n"
         "    sys.exit('no exception')\n"
@@ -370,6 +522,9 @@ int main(int argc, char **argv)
     g_test_add_func("/api/buffers", test_buffers);
     g_test_add_func("/api/errors", test_errors);
     g_test_add_func("/api/run", test_plan_run);
+    g_test_add_func("/api/model-handle", test_model_handle);
+    g_test_add_func("/api/trace-builder", test_trace_builder);
+    g_test_add_func("/api/covers-the-command", test_covers_the_command);
     g_test_add_func("/api/run-same-verdict", test_run_same_verdict);
     g_test_add_func("/api/installed", test_installed);
     return g_test_run();

@@ -304,6 +304,53 @@ static void test_generated_inputs(void)
     g_free(model);
 }
 
+/* The library runs the same oracle check as the command: the installed Python module plans the squeeze export
+ * with its data set's inputs and passes --expect's default tolerance; at no tolerance it fails with the words
+ * sim's run gives. Only with the installed library (not in the sanitizer builds). */
+static void test_library_expect(void)
+{
+    const char *prefix = g_getenv("ARENASIM_PREFIX");
+    if (!prefix) {
+        g_test_skip("ARENASIM_PREFIX is not set: make check installs the library there");
+        return;
+    }
+    char *dir = export_kind("squeeze"), *model = g_build_filename(dir, "model.onnx", NULL),
+         *data = g_build_filename(dir, "test_data_set_0", NULL);
+    RunResult sim = test_run("SIM_BIN", (const char *[]){"--graph", model, "--inputs", data, "--run", "--expect", data,
+                                                          "--atol", "0", "--rtol", "0", NULL});
+    g_assert_cmpint(sim.status, ==, 1);
+    const char *words = strstr(sim.err, "--expect: output 'logits'");
+    g_assert_nonnull(words);
+    char *pypath = g_strdup_printf("%s/lib/python3/dist-packages", prefix);
+    g_setenv("PYTHONPATH", pypath, TRUE);
+    const char *script =
+        "import arenasim, sys\n"
+        "model, data, words = sys.argv[1:]\n"
+        "p = arenasim.plan(model, run=True, inputs=data, run_options={'expect': data})\n"
+        "assert p.run == 'checked bit for bit, with poison', p\n"
+        "try:\n"
+        "    arenasim.plan(model, run=True, inputs=data, run_options={'expect': data, 'atol': 0, 'rtol': 0})\n"
+        "    sys.exit('no tolerance passed')\n"
+        "except arenasim.Error as e:\n"
+        "    assert words in str(e), (words, str(e))\n";
+    char *first_line = g_strndup(words, strcspn(words, "\n"));
+    char *argv[] = {"/usr/bin/python3", "-c", (char *)script, model, data, first_line, NULL};
+    gchar *out = NULL, *err = NULL;
+    gint status = 0;
+    g_assert_true(g_spawn_sync(NULL, argv, NULL, 0, NULL, NULL, &out, &err, &status, NULL));
+    g_unsetenv("PYTHONPATH");
+    if (!g_spawn_check_wait_status(status, NULL))
+        g_error("python3: %s%s", out, err);
+    g_free(out);
+    g_free(err);
+    g_free(first_line);
+    g_free(pypath);
+    run_result_clear(&sim);
+    g_free(data);
+    g_free(model);
+    g_free(dir);
+}
+
 static void remove_folder(const char *dir)
 {
     GDir *d = g_dir_open(dir, 0, NULL);
@@ -334,6 +381,7 @@ int main(int argc, char **argv)
     g_test_add_func("/oracle/fused-match-torch", test_fused_match_torch);
     g_test_add_func("/oracle/detectors-match-torch", test_detectors_match_torch);
     g_test_add_func("/oracle/residual-matches-torch", test_residual_matches_torch);
+    g_test_add_func("/oracle/library-expect", test_library_expect);
     int status = g_test_run();
     if (top)
         remove_folder(top);

@@ -17,7 +17,7 @@ import math
 import os
 from dataclasses import dataclass, field
 
-__all__ = ["Error", "Buffer", "Plan", "plan", "compare", "names", "__version__"]
+__all__ = ["Error", "Buffer", "Plan", "Model", "plan", "compare", "load", "trace", "names", "__version__"]
 
 
 class Error(Exception):
@@ -27,9 +27,9 @@ class Error(Exception):
 def _load():
     path = os.environ.get("ARENASIM_LIBRARY")
     if not path:
-        # prefix/lib/python3/dist-packages/arenasim/__init__.py -> prefix/lib/libarenasim.so.1
+        # prefix/lib/python3/dist-packages/arenasim/__init__.py -> prefix/lib/libarenasim.so.2
         here = os.path.dirname(os.path.abspath(__file__))
-        path = os.path.normpath(os.path.join(here, "..", "..", "..", "libarenasim.so.1"))
+        path = os.path.normpath(os.path.join(here, "..", "..", "..", "libarenasim.so.2"))
     try:
         return ctypes.CDLL(path)
     except OSError as e:
@@ -37,11 +37,33 @@ def _load():
                           "or name it with ARENASIM_LIBRARY") from None
 
 
-class _Options(ctypes.Structure):
-    _fields_ = [("strategy", ctypes.c_char_p), ("order", ctypes.c_char_p), ("alias", ctypes.c_char_p),
-                ("fuse", ctypes.c_char_p), ("dims", ctypes.POINTER(ctypes.c_char_p)),
+_STRS = ctypes.POINTER(ctypes.c_char_p)
+
+
+class _Options(ctypes.Structure):  # arenasim_options (arenasim.h), field for field
+    _fields_ = [("size", ctypes.c_size_t), ("strategy", ctypes.c_char_p), ("order", ctypes.c_char_p),
+                ("alias", ctypes.c_char_p), ("fuse", ctypes.c_char_p), ("dims", _STRS),
                 ("budget_work", ctypes.c_uint64), ("budget_seconds", ctypes.c_double), ("align", ctypes.c_uint64),
-                ("verify", ctypes.c_int), ("run", ctypes.c_int)]
+                ("verify", ctypes.c_int), ("run", ctypes.c_int), ("bounds", _STRS), ("pins", _STRS),
+                ("bins", ctypes.c_char_p), ("inputs", ctypes.c_char_p), ("weights", ctypes.c_char_p),
+                ("io", ctypes.c_char_p), ("transpose", ctypes.c_char_p), ("pad_last", ctypes.c_uint64),
+                ("strict_runtime", ctypes.c_int), ("scratch", ctypes.c_int), ("allow_unknown_ops", ctypes.c_int),
+                ("order_budget", ctypes.c_uint64), ("order_seconds", ctypes.c_double), ("seed", ctypes.c_int64),
+                ("search_max", ctypes.c_int64), ("search_engines", ctypes.c_char_p)]
+
+
+class _RunOptions(ctypes.Structure):  # arenasim_run_options
+    _fields_ = [("size", ctypes.c_size_t), ("repeat", ctypes.c_uint), ("threads", ctypes.c_uint),
+                ("kernels", ctypes.c_char_p), ("layouts", ctypes.c_char_p), ("winograd", ctypes.c_char_p),
+                ("skinny", ctypes.c_char_p), ("check", ctypes.c_int), ("poison", ctypes.c_int),
+                ("expect", ctypes.c_char_p), ("dump_outputs", ctypes.c_char_p), ("rtol", ctypes.c_double),
+                ("atol", ctypes.c_double), ("allow_degenerate", ctypes.c_int)]
+
+
+class _RunResult(ctypes.Structure):  # arenasim_run_result
+    _fields_ = [("size", ctypes.c_size_t), ("median_seconds", ctypes.c_double), ("arena_bytes", ctypes.c_uint64),
+                ("checked_elements", ctypes.c_uint64), ("max_abs_error", ctypes.c_double),
+                ("max_rel_error", ctypes.c_double)]
 
 
 class _Buffer(ctypes.Structure):
@@ -54,6 +76,15 @@ _P = ctypes.c_void_p
 for _name, _res, _args in [
         ("arenasim_options_init", None, [ctypes.POINTER(_Options)]),
         ("arenasim_plan_file", _P, [ctypes.c_char_p, ctypes.POINTER(_Options), ctypes.POINTER(ctypes.c_void_p)]),
+        ("arenasim_model_load", _P, [ctypes.c_char_p, ctypes.POINTER(_Options), ctypes.POINTER(ctypes.c_void_p)]),
+        ("arenasim_model_plan", _P, [_P, ctypes.POINTER(_Options), ctypes.POINTER(ctypes.c_void_p)]),
+        ("arenasim_model_free", None, [_P]),
+        ("arenasim_trace_new", _P, []),
+        ("arenasim_trace_add", ctypes.c_int, [_P, ctypes.c_char_p, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint32,
+                                              ctypes.c_uint64, ctypes.POINTER(ctypes.c_void_p)]),
+        ("arenasim_run_options_init", None, [ctypes.POINTER(_RunOptions)]),
+        ("arenasim_plan_run_with", ctypes.c_int, [_P, ctypes.POINTER(_RunOptions), ctypes.POINTER(_RunResult),
+                                                  ctypes.POINTER(ctypes.c_void_p)]),
         ("arenasim_plan_free", None, [_P]),
         ("arenasim_plan_arena_bytes", ctypes.c_uint64, [_P]),
         ("arenasim_plan_lower_bound_bytes", ctypes.c_uint64, [_P]),
@@ -155,64 +186,184 @@ class Plan:
     run: str = ""  # with run=True: "checked bit for bit, with poison" (check=True) or "ran"
 
 
-def _options(strategy, order, alias, fuse, dims, budget_work, budget_seconds, align, verify, run, keep):
-    _check_numbers(budget_work, budget_seconds, align)
+_STRINGS = ("strategy", "order", "alias", "fuse", "bins", "inputs", "weights", "io", "transpose", "search_engines")
+_LISTS = ("dims", "bounds", "pins")  # NAME=VALUE texts: a dict or a list of "NAME=VALUE"
+_WHOLE = ("budget_work", "align", "pad_last", "order_budget")  # positive whole numbers; None: the default
+_FLAGS = ("verify", "run", "strict_runtime", "scratch", "allow_unknown_ops")
+_SEEDS = ("seed", "search_max")  # 0 to 2^32 - 1
+
+
+def _list(name, values, keep):
+    items = values.items() if isinstance(values, dict) else (str(v).split("=", 1) for v in values)
+    texts = [_bytes(f"{k}={v}", name) for k, v in items] + [None]  # the library checks them as the flags
+    array = (ctypes.c_char_p * len(texts))(*texts)
+    keep.append(array)
+    return ctypes.cast(array, _STRS)
+
+
+def _options(options, keep):
+    """arenasim_options from keyword options named as its fields (the command's flags)."""
+    unknown = sorted(set(options) - set(_STRINGS + _LISTS + _WHOLE + _FLAGS + _SEEDS + ("budget_seconds",
+                                                                                       "order_seconds")))
+    if unknown:
+        raise Error(f"unknown option {unknown[0]!r} (the options are arenasim_options' fields)")
+    _check_numbers(options.get("budget_work"), options.get("budget_seconds"), options.get("align"))
     o = _Options()
     _lib.arenasim_options_init(ctypes.byref(o))
-    o.strategy, o.order, o.alias, o.fuse = (_bytes(v, w) for v, w in ((strategy, "strategy"), (order, "order"),
-                                                                       (alias, "alias"), (fuse, "fuse")))
-    if dims:
-        items = dims.items() if isinstance(dims, dict) else (d.split("=", 1) for d in dims)
-        bindings = [_bytes(f"{k}={v}", "dims") for k, v in items] + [None]  # the library checks them as --dim
-        array = (ctypes.c_char_p * len(bindings))(*bindings)
-        keep.append(array)
-        o.dims = ctypes.cast(array, ctypes.POINTER(ctypes.c_char_p))
-    o.budget_work = int(budget_work or 0)
-    o.budget_seconds = float(budget_seconds or 0)
-    o.align = int(align or 0)
-    o.verify = 1 if verify else 0
-    o.run = 1 if run else 0
+    for name, value in options.items():
+        if value is None:
+            continue
+        if name in _STRINGS:
+            setattr(o, name, _bytes(value, name))
+        elif name in _LISTS:
+            setattr(o, name, _list(name, value, keep))
+        elif name in _WHOLE:
+            if _whole(name, value) <= 0:
+                raise Error(f"{name} takes a positive number")
+            setattr(o, name, value)
+        elif name in _FLAGS:
+            setattr(o, name, 1 if value else 0)
+        elif name in _SEEDS:
+            if not 0 <= _whole(name, value) < 1 << 32:
+                raise Error(f"{name} takes a number from 0 to 4,294,967,295")
+            setattr(o, name, value)
+        elif name == "order_seconds":
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= _YEAR:
+                raise Error("order_seconds takes a positive number of seconds, at most 31,536,000 (a year)")
+            o.order_seconds = float(value)
+        else:
+            o.budget_seconds = float(value)
     return o
 
 
-def plan(path, strategy=None, *, order=None, alias=None, fuse=None, dims=None, budget_work=None, budget_seconds=None,
-         align=None, verify=True, run=False, check=True):
-    """Plans a model (a path ending in .onnx; dims binds its symbolic dimensions, {"seq": 128}) or a trace
-    file with one placement strategy (default "best" on a work budget of 20,000, as `sim`). Options as sim's
-    flags: order, alias ("all", "none" or a comma list), fuse ("ort"), budget_work (search nodes: the same
-    plan on any machine), budget_seconds, align. With run=True the model's kernels run in the planned
-    arena and, with check (the default), the run is checked as `sim --run --check --poison` checks it.
-    Raises Error when it cannot."""
-    keep = []
-    o = _options(strategy, order, alias, fuse, dims, budget_work, budget_seconds, align, verify, run, keep)
+def _raise(err):
+    raise Error(_owned_text(err.value) or "arenasim: unknown error")
+
+
+def _read_plan(p, path, ran):
+    buffers = []
+    b = _Buffer()
+    for k in range(_lib.arenasim_plan_buffer_count(p)):
+        _lib.arenasim_plan_buffer(p, k, ctypes.byref(b))
+        buffers.append(Buffer(_text(b.name), b.offset, b.size, b.first, b.last, b.bin))
+    return Plan(path=path, strategy=_text(_lib.arenasim_plan_strategy(p)),
+                arena_bytes=_lib.arenasim_plan_arena_bytes(p), lower_bound_bytes=_lib.arenasim_plan_lower_bound_bytes(p),
+                naive_bytes=_lib.arenasim_plan_naive_bytes(p), steps=_lib.arenasim_plan_steps(p),
+                detail=_text(_lib.arenasim_plan_detail(p)), buffers=buffers,
+                report=json.loads(_owned_text(_lib.arenasim_plan_report_json(p)))[0], run=ran)
+
+
+def _run(p, check, run_options):
+    """arenasim_plan_run_with: check as `sim --run --check --poison`, run_options named as its fields."""
+    o = _RunOptions()
+    _lib.arenasim_run_options_init(ctypes.byref(o))
+    o.check = o.poison = 1 if check else 0
+    for name, value in (run_options or {}).items():
+        if name not in dict(_RunOptions._fields_) or name == "size":
+            raise Error(f"unknown run option {name!r} (the run options are arenasim_run_options' fields)")
+        if name in ("repeat", "threads") and not 0 < _whole(name, value) <= 100000:
+            raise Error(f"{name} takes a count from 1 to 100,000")
+        if name in ("rtol", "atol") and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                         or not math.isfinite(value) or value < 0):
+            raise Error(f"{name} takes a finite number, 0 or more")
+        field_type = dict(_RunOptions._fields_)[name]
+        setattr(o, name, _bytes(value, name) if field_type is ctypes.c_char_p else value)
+    result = _RunResult(size=ctypes.sizeof(_RunResult))
     err = ctypes.c_void_p()
-    p = _lib.arenasim_plan_file(_bytes(os.fspath(path), "the path"), ctypes.byref(o), ctypes.byref(err))
-    if not p:
-        raise Error(_owned_text(err.value) or "arenasim: unknown error")
-    try:
-        ran = ""
-        if run:
-            if _lib.arenasim_plan_run(p, 1 if check else 0, ctypes.byref(err)) != 0:
-                raise Error(_owned_text(err.value) or "arenasim: unknown error")
-            ran = "checked bit for bit, with poison" if check else "ran"
-        buffers = []
-        b = _Buffer()
-        for k in range(_lib.arenasim_plan_buffer_count(p)):
-            _lib.arenasim_plan_buffer(p, k, ctypes.byref(b))
-            buffers.append(Buffer(_text(b.name), b.offset, b.size, b.first, b.last, b.bin))
-        return Plan(path=os.fspath(path), strategy=_text(_lib.arenasim_plan_strategy(p)),
-                    arena_bytes=_lib.arenasim_plan_arena_bytes(p), lower_bound_bytes=_lib.arenasim_plan_lower_bound_bytes(p),
-                    naive_bytes=_lib.arenasim_plan_naive_bytes(p), steps=_lib.arenasim_plan_steps(p),
-                    detail=_text(_lib.arenasim_plan_detail(p)), buffers=buffers,
-                    report=json.loads(_owned_text(_lib.arenasim_plan_report_json(p)))[0], run=ran)
-    finally:
-        _lib.arenasim_plan_free(p)
+    if _lib.arenasim_plan_run_with(p, ctypes.byref(o), ctypes.byref(result), ctypes.byref(err)) != 0:
+        _raise(err)
+    return "checked bit for bit, with poison" if check else "ran"
+
+
+class Model:
+    """A model or trace loaded once (arenasim_model_load) and planned many times: each plan takes its own
+    strategy, budgets, order, sharing and layout; the dims, bounds, inputs and fusions are fixed at load."""
+
+    def __init__(self, handle, path, options):
+        self._handle, self.path, self._options = handle, path, options
+
+    def plan(self, strategy=None, *, run_options=None, check=True, **options):
+        """A Plan with these options over the load's; with run=True the kernels run in the arena, checked as
+        `sim --run --check --poison` checks them unless check=False; run_options as arenasim_run_options'
+        fields (threads, expect, rtol, ...)."""
+        merged = dict(self._options, strategy=strategy, **options)
+        keep = []
+        o = _options(merged, keep)
+        err = ctypes.c_void_p()
+        p = _lib.arenasim_model_plan(self._handle, ctypes.byref(o), ctypes.byref(err))
+        if not p:
+            _raise(err)
+        try:
+            ran = _run(p, check, run_options) if merged.get("run") else ""
+            return _read_plan(p, self.path, ran)
+        finally:
+            _lib.arenasim_plan_free(p)
+
+    def compare(self, strategies=None, **options):
+        """Every placement strategy (or those named) on this model: the report rows, as `sim --compare
+        --format json` prints them (pandas.DataFrame(rows) makes the table)."""
+        return [self.plan(s, **options).report for s in (strategies or names("strategies"))]
+
+    def close(self):
+        if self._handle:
+            _lib.arenasim_model_free(self._handle)
+            self._handle = None
+
+    __del__ = close
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def load(path, **options):
+    """Loads a model (a path ending in .onnx) or a trace file once: a Model to plan many times."""
+    keep = []
+    o = _options(options, keep)
+    err = ctypes.c_void_p()
+    m = _lib.arenasim_model_load(_bytes(os.fspath(path), "the path"), ctypes.byref(o), ctypes.byref(err))
+    if not m:
+        _raise(err)
+    load_only = {k: v for k, v in options.items() if k not in ("dims", "bounds", "inputs", "fuse",
+                                                                  "allow_unknown_ops")}
+    return Model(m, os.fspath(path), load_only)
+
+
+def trace(buffers):
+    """A trace built in memory: buffers as (name, size, first, last[, align]) tuples or dicts with those keys,
+    each live from step first to step last inclusive; a Model to plan."""
+    m = _lib.arenasim_trace_new()
+    err = ctypes.c_void_p()
+    for b in buffers:
+        name, size, first, last, align = ((b["name"], b["size"], b["first"], b["last"], b.get("align", 0))
+                                          if isinstance(b, dict) else (tuple(b) + (0,))[:5])
+        for what, v in (("size", size), ("first", first), ("last", last), ("align", align)):
+            if _whole(what, v) < 0 or v >= (1 << 64 if what in ("size", "align") else 1 << 32):
+                raise Error(f"trace: buffer {name!r}: {what} is out of range: {v}")
+        if _lib.arenasim_trace_add(m, _bytes(name, "a buffer name"), size, first, last, align, ctypes.byref(err)):
+            _lib.arenasim_model_free(m)
+            _raise(err)
+    return Model(m, "trace", {})
+
+
+def plan(path, strategy=None, *, run=False, check=True, run_options=None, **options):
+    """Plans a model (a path ending in .onnx; dims binds its symbolic dimensions, {"seq": 128}) or a trace
+    file with one placement strategy (default "best" on a work budget of 20,000, as `sim`). Options are
+    arenasim_options' fields, each a flag of sim's: order, alias ("all", "none" or a comma list), fuse ("ort"),
+    budget_work (search nodes: the same plan on any machine), budget_seconds, align, pins, bins, ... With
+    run=True the model's kernels run in the planned arena and, with check (the default), the run is checked as
+    `sim --run --check --poison` checks it. Raises Error when it cannot."""
+    with load(path, **options, run=run) as m:
+        return m.plan(strategy, check=check, run_options=run_options)
 
 
 def compare(path, strategies=None, **options):
-    """Every placement strategy (or those named) on the same model or trace: a list of report rows, the dicts
-    `sim --compare --format json` prints (pandas.DataFrame(rows) makes the table)."""
-    return [plan(path, s, **options).report for s in (strategies or names("strategies"))]
+    """Every placement strategy (or those named) on the same model or trace, loaded once: a list of report rows,
+    the dicts `sim --compare --format json` prints (pandas.DataFrame(rows) makes the table)."""
+    with load(path, **options) as m:
+        return m.compare(strategies)
 
 
 def names(kind="strategies"):

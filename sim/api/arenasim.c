@@ -1,5 +1,5 @@
-/* arenasim.c — the public C API (arenasim.h) over the library's rooms: the same stages, defaults and
- * registry as the command (sim/cli), through the one pipeline call (memory/pipeline.h). */
+/* arenasim.c — the public C API (arenasim.h): options turned into the driver's choices (driver/driver.h,
+ * driver/run.h), the same stages, defaults and checks as the command, and the results read back. */
 #include "api/arenasim.h"
 
 #include "base/error.h"
@@ -14,20 +14,46 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct arenasim_plan {
+/* A model's trace for one set of trace choices (order, sharing, layout, pins, bins, ...). */
+typedef struct {
+    PipelineResult built;
+    char *order, *alias;
+} Traced;
+
+struct arenasim_model {
+    gint refs;             /* the handle and each plan made from it */
     char *source;
-    Model *model;        /* NULL for a trace file */
-    PipelineResult built; /* a model's order, alias map and trace */
-    Trace *trace;        /* built.trace, or the trace file's */
+    Model *model;          /* NULL for a trace */
+    GPtrArray *inputs;     /* TensorData* of options.inputs, or NULL */
+    char *dims;            /* the report's dims: "seq=128,batch=1" or "-" */
+    Trace *trace;          /* a trace file's or one built in memory (NULL for a model) */
+    gboolean built_here;   /* arenasim_trace_new: buffers may be added until the first plan */
+    gboolean planned;
+    GHashTable *traced;    /* trace choices (text) -> Traced* */
+};
+
+struct arenasim_plan {
+    arenasim_model *m;     /* a reference */
+    const Traced *traced;  /* the model's trace it was planned on (NULL for a trace) */
+    const Trace *trace;
     Plan *plan;
-    char *alias, *order, *dims;
-    gboolean for_run;    /* planned with options.run (Transpose as a copy) */
+    gboolean for_run;      /* planned with options.run (Transpose as a copy) */
 };
 
 void arenasim_options_init(arenasim_options *o)
 {
     memset(o, 0, sizeof *o);
+    o->size = sizeof *o;
     o->verify = 1;
+    o->seed = -1;
+    o->search_max = -1;
+}
+
+void arenasim_run_options_init(arenasim_run_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->size = sizeof *o;
+    o->rtol = o->atol = -1;
 }
 
 static void set_error(char **error, GError *e)
@@ -37,93 +63,305 @@ static void set_error(char **error, GError *e)
     g_clear_error(&e);
 }
 
+static gboolean usage(GError **error, const char *message)
+{
+    g_set_error_literal(error, SIM_ERROR, SIM_ERROR_USAGE, message);
+    return FALSE;
+}
+
+/* The caller's options as this library's struct: the fields within the size it was compiled with, the
+ * defaults after them (arenasim.h: options that grow). */
+static gboolean options_of(const void *given, size_t given_size, void *out, size_t size, void (*init)(void *),
+                           GError **error)
+{
+    init(out);
+    if (!given)
+        return TRUE;
+    if (given_size < sizeof(size_t))
+        return usage(error, "options: size is not set (call the options' _init function first)");
+    memcpy(out, given, MIN(given_size, size));
+    *(size_t *)out = size;
+    return TRUE;
+}
+
 static gboolean is_model(const char *path)
 {
     return g_str_has_suffix(path, ".onnx");
 }
 
-/* "seq=128,batch=1" from the bindings, or "-" (the report's dims column). */
-static char *dims_text(const char *const *dims)
+static arenasim_model *handle_new(const char *source)
 {
-    if (!dims || !*dims)
-        return g_strdup("-");
-    return g_strjoinv(",", (char **)dims);
+    arenasim_model *m = g_new0(arenasim_model, 1);
+    m->refs = 1;
+    m->source = g_strdup(source);
+    m->dims = g_strdup("-");
+    return m;
 }
 
-static gboolean plan_model(arenasim_plan *p, const arenasim_options *o, const OrderStrategy *order, GError **error)
+static void traced_free(gpointer data)
 {
+    Traced *t = data;
+    pipeline_result_clear(&t->built);
+    g_free(t->order);
+    g_free(t->alias);
+    g_free(t);
+}
+
+static void handle_unref(arenasim_model *m)
+{
+    if (!m || --m->refs > 0)
+        return;
+    if (m->traced)
+        g_hash_table_unref(m->traced);
+    if (m->model)
+        model_free(m->model);
+    if (m->inputs)
+        g_ptr_array_unref(m->inputs);
+    trace_free(m->trace);
+    g_free(m->source);
+    g_free(m->dims);
+    g_free(m);
+}
+
+/* What a trace file cannot take: the choices that shape a trace from a model (as the command refuses them). */
+static gboolean fits_trace(const arenasim_options *o, GError **error)
+{
+    if (o->dims || o->bounds || o->fuse || o->weights || o->io || o->transpose || o->pad_last || o->align ||
+        o->alias || o->pins || o->strict_runtime || o->scratch || o->bins || o->inputs || o->allow_unknown_ops)
+        return usage(error, "dims, bounds, fuse, weights, io, transpose, pad_last, align, alias, pins, bins, inputs, "
+                            "scratch, strict_runtime and allow_unknown_ops shape a trace from a model: a trace has its "
+                            "own");
+    return TRUE;
+}
+
+static gboolean load_model(arenasim_model *m, const arenasim_options *o, GError **error)
+{
+    if (o->fuse && !fuse_kind_known(o->fuse)) {
+        char *kinds = fuse_kind_names(", ");
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "fuse takes %s, not '%s'", kinds, o->fuse);
+        g_free(kinds);
+        return FALSE;
+    }
     ShapeOptions shape;
     shape_options_init(&shape);
+    shape.allow_unknown_ops = o->allow_unknown_ops != 0;
     gboolean ok = TRUE;
     for (const char *const *d = o->dims; ok && d && *d; d++)
         ok = shape_options_add_dim(&shape, *d, error);
+    for (const char *const *b = o->bounds; ok && b && *b; b++)
+        ok = shape_options_add_bound(&shape, *b, error);
     DriverModel loaded = {0};
-    ok = ok && driver_model_load(p->source, NULL, &shape, o->fuse, NULL, &loaded, error);
+    ok = ok && driver_model_load(m->source, o->inputs, &shape, o->fuse, NULL, &loaded, error);
     shape_options_clear(&shape);
-    p->model = g_steal_pointer(&loaded.model);
+    m->model = g_steal_pointer(&loaded.model);
+    m->inputs = g_steal_pointer(&loaded.inputs);
+    GString *dims = g_string_new(NULL);
+    for (const char *const *d = o->dims; d && *d; d++)
+        g_string_append_printf(dims, "%s%s", dims->len ? "," : "", *d);
+    if (loaded.bound_dims)
+        g_string_append_printf(dims, "%s%s", dims->len ? "," : "", loaded.bound_dims);
+    g_free(m->dims);
+    m->dims = dims->len ? g_string_free(dims, FALSE) : (g_string_free(dims, TRUE), g_strdup("-"));
     driver_model_clear(&loaded);
-    if (!ok)
-        return FALSE;
-    PipelineRecipe recipe = {.order = order, .layout = LAYOUT_DEFAULTS};
-    if (o->align)
-        recipe.layout.align = o->align;
-    recipe.layout.transpose_moves = o->run != 0;
-    ok = driver_trace(p->model->graph, &recipe, p->alias, NULL, &p->built, error);
-    p->trace = p->built.trace;
+    m->traced = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, traced_free);
     return ok;
+}
+
+arenasim_model *arenasim_model_load(const char *path, const arenasim_options *options, char **error)
+{
+    arenasim_options o;
+    GError *e = NULL;
+    if (error)
+        *error = NULL;
+    if (!options_of(options, options ? options->size : 0, &o, sizeof o, (void (*)(void *))arenasim_options_init,
+                    &e) ||
+        (!path && !usage(&e, "no file given"))) {
+        set_error(error, e);
+        return NULL;
+    }
+    arenasim_model *m = handle_new(path);
+    gboolean ok = is_model(path) ? load_model(m, &o, &e)
+                                 : fits_trace(&o, &e) && (m->trace = trace_read_file(path, &e)) != NULL;
+    if (!ok) {
+        g_prefix_error(&e, "%s: ", path);
+        set_error(error, e);
+        handle_unref(m);
+        return NULL;
+    }
+    return m;
+}
+
+void arenasim_model_free(arenasim_model *m)
+{
+    handle_unref(m);
+}
+
+arenasim_model *arenasim_trace_new(void)
+{
+    arenasim_model *m = handle_new("trace");
+    m->trace = trace_new("trace");
+    m->built_here = TRUE;
+    return m;
+}
+
+int arenasim_trace_add(arenasim_model *t, const char *name, uint64_t size, uint32_t first, uint32_t last,
+                       uint64_t align, char **error)
+{
+    GError *e = NULL;
+    if (error)
+        *error = NULL;
+    if (!t->built_here || t->planned)
+        usage(&e, t->built_here ? "trace: planned already, so no buffer can be added" :
+                                  "trace: buffers are added to a trace made by arenasim_trace_new");
+    else if (!name || !*name || strchr(name, '\n'))
+        usage(&e, "trace: a buffer needs a name of one line");
+    else if (size == 0 || first > last)
+        g_set_error(&e, SIM_ERROR, SIM_ERROR_USAGE, "trace: buffer '%s' needs a size and first <= last", name);
+    else if (align & (align - 1))
+        g_set_error(&e, SIM_ERROR, SIM_ERROR_USAGE, "trace: buffer '%s': align takes a power of two", name);
+    if (e) {
+        set_error(error, e);
+        return -1;
+    }
+    trace_add(t->trace, name, size, align ? align : 1, first, last);
+    if (last + 1 > t->trace->steps)
+        t->trace->steps = last + 1;
+    return 0;
+}
+
+/* The model's trace for the options' trace choices: an earlier plan's when they are the same, else traced. */
+static const Traced *model_trace(arenasim_model *m, const arenasim_options *o, GError **error)
+{
+    const OrderStrategy *order = registry_order_find(o->order ? o->order : "file");
+    if (!order) {
+        char *known = registry_order_names();
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "unknown order '%s' (one of: %s)", o->order, known);
+        g_free(known);
+        return NULL;
+    }
+    if (!(o->order_seconds >= 0 && o->order_seconds <= DRIVER_SECONDS_MAX)) { /* NaN too */
+        usage(error, "order_seconds takes 0 to 31,536,000");
+        return NULL;
+    }
+    DriverLayout choice = {.pad_last = o->pad_last, .align = o->align, .weights = o->weights, .io = o->io,
+                           .transpose = o->transpose, .run = o->run != 0};
+    PipelineRecipe recipe = {.order = order, .order_budget_states = o->order_budget, .order_seconds = o->order_seconds,
+                             .strict_runtime = o->strict_runtime != 0, .scratch = o->scratch != 0};
+    if (!driver_layout(&choice, &recipe.layout, error))
+        return NULL;
+    const char *alias = o->alias ? o->alias : "all";
+    GString *key = g_string_new(NULL);
+    g_string_append_printf(key, "%s\n%s\n%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %d %d %d %d %d %d %d %"
+                           G_GUINT64_FORMAT " %.17g\n%s\n", order->name, alias, recipe.layout.pad_last,
+                           recipe.layout.align, recipe.layout.weights_in_arena, recipe.layout.inputs_outside,
+                           recipe.layout.outputs_outside, recipe.layout.transpose_moves, recipe.strict_runtime,
+                           recipe.scratch, o->run != 0, recipe.order_budget_states, recipe.order_seconds,
+                           o->bins ? o->bins : "");
+    for (const char *const *p = o->pins; p && *p; p++)
+        g_string_append_printf(key, "%s\n", *p);
+    const Traced *found = g_hash_table_lookup(m->traced, key->str);
+    if (found) {
+        g_string_free(key, TRUE);
+        return found;
+    }
+    GHashTable *pins = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    gboolean ok = TRUE;
+    for (const char *const *p = o->pins; ok && p && *p; p++)
+        ok = alias_pins_parse(pins, *p, error);
+    recipe.pins = pins;
+    Traced *t = g_new0(Traced, 1);
+    t->order = g_strdup(order->name);
+    t->alias = g_strdup(alias);
+    ok = ok && driver_trace(m->model->graph, &recipe, alias, o->bins, &t->built, error);
+    g_hash_table_unref(pins);
+    if (!ok) {
+        traced_free(t);
+        g_string_free(key, TRUE);
+        return NULL;
+    }
+    g_hash_table_insert(m->traced, g_string_free(key, FALSE), t);
+    return t;
+}
+
+/* The placement options: the budgets as the command sets them (driver.h), the search's seed, size and engines. */
+static gboolean place_options(const arenasim_options *o, PlaceOptions *place, GError **error)
+{
+    if (!(o->budget_seconds >= 0 && o->budget_seconds <= DRIVER_SECONDS_MAX)) /* NaN too */
+        return usage(error, "budget_seconds takes 0 to 31,536,000");
+    if (o->seed < -1 || o->seed > G_MAXUINT32 || o->search_max < -1 || o->search_max > G_MAXUINT32)
+        return usage(error, "seed and search_max take numbers from 0 to 4,294,967,295 (-1: the default)");
+    *place = driver_place_options(o->strategy != NULL, o->budget_work, o->budget_seconds);
+    if (o->seed >= 0)
+        place->seed = (guint32)o->seed;
+    if (o->search_max >= 0)
+        place->search_max = (guint)o->search_max;
+    return driver_search_engines(o->search_engines, &place->search_engines, error);
+}
+
+/* The options, the strategy and its placement options, before any file is read: errors name the option. */
+static gboolean plan_choices(const arenasim_options *given, arenasim_options *o, const PlaceStrategy **strategy,
+                             PlaceOptions *place, GError **error)
+{
+    if (!options_of(given, given ? given->size : 0, o, sizeof *o, (void (*)(void *))arenasim_options_init, error) ||
+        !place_options(o, place, error))
+        return FALSE;
+    if (!(*strategy = registry_place_find(o->strategy ? o->strategy : PLACE_DEFAULT_STRATEGY))) {
+        char *known = registry_place_names();
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "unknown strategy '%s' (one of: %s)", o->strategy, known);
+        g_free(known);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+arenasim_plan *arenasim_model_plan(arenasim_model *m, const arenasim_options *options, char **error)
+{
+    arenasim_options o;
+    GError *e = NULL;
+    if (error)
+        *error = NULL;
+    const PlaceStrategy *strategy = NULL;
+    PlaceOptions place;
+    if (!plan_choices(options, &o, &strategy, &place, &e)) {
+        set_error(error, e);
+        return NULL;
+    }
+    const Traced *traced = NULL;
+    gboolean ok = TRUE;
+    if (m->model)
+        ok = (traced = model_trace(m, &o, &e)) != NULL;
+    else
+        ok = o.order ? usage(&e, "order: a trace has its own steps") : o.run ? usage(&e, "run: a trace has no kernels")
+                                                                             : fits_trace(&o, &e);
+    const Trace *trace = traced ? traced->built.trace : m->trace;
+    Plan *plan = ok ? driver_plan(strategy, trace, &place, o.verify, NULL, &e) : NULL;
+    if (!plan) {
+        g_prefix_error(&e, "%s: ", m->source);
+        set_error(error, e);
+        return NULL;
+    }
+    m->planned = TRUE;
+    m->refs++;
+    arenasim_plan *p = g_new0(arenasim_plan, 1);
+    *p = (arenasim_plan){.m = m, .traced = traced, .trace = trace, .plan = plan, .for_run = o.run != 0};
+    return p;
 }
 
 arenasim_plan *arenasim_plan_file(const char *path, const arenasim_options *options, char **error)
 {
-    arenasim_options defaults;
-    arenasim_options_init(&defaults);
-    const arenasim_options *o = options ? options : &defaults;
+    arenasim_options o;
+    const PlaceStrategy *strategy;
+    PlaceOptions place;
     GError *e = NULL;
-    if (error)
-        *error = NULL;
-    if (!path) {
-        set_error(error, g_error_new(SIM_ERROR, SIM_ERROR_USAGE, "no file given"));
-        return NULL;
-    }
-    const PlaceStrategy *strategy = registry_place_find(o->strategy ? o->strategy : PLACE_DEFAULT_STRATEGY);
-    const OrderStrategy *order = registry_order_find(o->order ? o->order : "file");
-    if (!strategy || !order) {
-        char *known = strategy ? registry_order_names() : registry_place_names();
-        set_error(error, g_error_new(SIM_ERROR, SIM_ERROR_USAGE, "unknown %s '%s' (one of: %s)",
-                                     strategy ? "order" : "strategy", strategy ? o->order : o->strategy, known));
-        g_free(known);
-        return NULL;
-    }
-    if (o->fuse && !fuse_kind_known(o->fuse)) {
-        char *kinds = fuse_kind_names(", ");
-        set_error(error, g_error_new(SIM_ERROR, SIM_ERROR_USAGE, "fuse takes %s, not '%s'", kinds, o->fuse));
-        g_free(kinds);
-        return NULL;
-    }
-    if (o->align && (o->align & (o->align - 1))) {
-        set_error(error, g_error_new(SIM_ERROR, SIM_ERROR_USAGE, "align takes a power of two"));
-        return NULL;
-    }
-    if (!(o->budget_seconds >= 0 && o->budget_seconds <= DRIVER_SECONDS_MAX)) { /* NaN too */
-        set_error(error, g_error_new(SIM_ERROR, SIM_ERROR_USAGE, "budget_seconds takes 0 to 31,536,000"));
-        return NULL;
-    }
-    arenasim_plan *p = g_new0(arenasim_plan, 1);
-    p->source = g_strdup(path);
-    p->alias = g_strdup(is_model(path) ? (o->alias ? o->alias : "all") : "none");
-    p->order = g_strdup(is_model(path) ? order->name : "file");
-    p->dims = dims_text(o->dims);
-    p->for_run = o->run != 0;
-    gboolean ok = is_model(path) ? plan_model(p, o, order, &e) : (p->trace = trace_read_file(path, &e)) != NULL;
-    /* The budgets as the command sets them (driver.h). */
-    PlaceOptions place = driver_place_options(o->strategy != NULL, o->budget_work, o->budget_seconds);
-    ok = ok && (p->plan = driver_plan(strategy, p->trace, &place, o->verify, NULL, &e));
-    if (!ok) {
-        g_prefix_error(&e, "%s: ", path);
+    if (!plan_choices(options, &o, &strategy, &place, &e)) { /* before the file is read */
+        if (error)
+            *error = NULL;
         set_error(error, e);
-        arenasim_plan_free(p);
         return NULL;
     }
+    arenasim_model *m = arenasim_model_load(path, options, error);
+    arenasim_plan *p = m ? arenasim_model_plan(m, options, error) : NULL;
+    handle_unref(m);
     return p;
 }
 
@@ -131,17 +369,8 @@ void arenasim_plan_free(arenasim_plan *p)
 {
     if (!p)
         return;
-    if (p->trace != p->built.trace)
-        trace_free(p->trace);
-    pipeline_result_clear(&p->built);
-    if (p->model)
-        model_free(p->model);
-    if (p->plan)
-        plan_free(p->plan);
-    g_free(p->source);
-    g_free(p->alias);
-    g_free(p->order);
-    g_free(p->dims);
+    plan_free(p->plan);
+    handle_unref(p->m);
     g_free(p);
 }
 
@@ -201,37 +430,98 @@ int arenasim_plan_verify(const arenasim_plan *p, char **error)
     return -1;
 }
 
-int arenasim_plan_run(const arenasim_plan *p, int check, char **error)
+/* The run options as the driver takes them, with the command's words for what it refuses. */
+static gboolean run_options(const arenasim_run_options *o, RunOptions *run, GError **error)
+{
+    run_options_init(run);
+    static const char *const kernels[] = {"onednn", "own", NULL}, *const layouts[] = {"blocked", "plain", NULL},
+                             *const autos[] = {"auto", "off", NULL};
+    struct { const char *value; const char *const *names; const char *message; } choices[] = {
+        {o->kernels, kernels, "kernels takes onednn or own"}, {o->layouts, layouts, "layouts takes blocked or plain"},
+        {o->winograd, autos, "winograd takes auto or off"}, {o->skinny, autos, "skinny takes auto or off"}};
+    for (guint k = 0; k < G_N_ELEMENTS(choices); k++) {
+        gboolean known = !choices[k].value;
+        for (const char *const *n = choices[k].names; !known && *n; n++)
+            known = !strcmp(choices[k].value, *n);
+        if (!known)
+            return usage(error, choices[k].message);
+    }
+    if (o->repeat > 100000)
+        return usage(error, "repeat takes a count from 1 to 100,000");
+    if (!(o->rtol < 1e9) || !(o->atol < 1e300)) /* NaN too */
+        return usage(error, "rtol and atol take finite numbers, 0 or more (negative: the default)");
+    if (o->repeat)
+        run->repeat = o->repeat;
+    if (o->threads)
+        run->threads = o->threads;
+    if (o->kernels)
+        run->kernels = !strcmp(o->kernels, "own") ? EXEC_KERNELS_OWN : EXEC_KERNELS_ONEDNN;
+    if (o->layouts)
+        run->layouts = !strcmp(o->layouts, "plain") ? EXEC_LAYOUTS_PLAIN : EXEC_LAYOUTS_BLOCKED;
+    if (o->winograd)
+        run->winograd = strcmp(o->winograd, "off") != 0;
+    if (o->skinny)
+        run->skinny = strcmp(o->skinny, "off") != 0;
+    run->check = o->check != 0;
+    run->poison = o->poison != 0;
+    run->expect_dir = o->expect;
+    run->dump_dir = o->dump_outputs;
+    if (o->rtol >= 0)
+        run->rtol = o->rtol;
+    if (o->atol >= 0)
+        run->atol = o->atol;
+    run->allow_degenerate = o->allow_degenerate != 0;
+    return TRUE;
+}
+
+int arenasim_plan_run_with(const arenasim_plan *p, const arenasim_run_options *options, arenasim_run_result *result,
+                           char **error)
 {
     GError *e = NULL;
     if (error)
         *error = NULL;
-    if (!p->model || !p->for_run) {
-        set_error(error, g_error_new(SIM_ERROR, SIM_ERROR_USAGE, "%s: %s", p->source,
-                                     !p->model ? "a trace has no kernels to run"
-                                               : "plan it to run first (arenasim_options.run): a Transpose planned as a "
-                                                 "view cannot be read by the kernels after it"));
-        return -1;
-    }
-    /* The command's run and its one check policy (driver/run.h), as `sim --run --check --poison` runs them. */
+    arenasim_run_options o;
     RunOptions run;
-    run_options_init(&run);
-    run.check = run.poison = check != 0;
-    RunOutcome ran;
-    gboolean ok = run_plan(&run, p->model, p->built.schedule, p->built.aliases, p->trace, p->plan, &ran, &e);
+    gboolean ok = options_of(options, options ? options->size : 0, &o, sizeof o,
+                             (void (*)(void *))arenasim_run_options_init, &e) &&
+                  run_options(&o, &run, &e);
+    if (ok && (!p->m->model || !p->for_run))
+        ok = usage(&e, !p->m->model ? "a trace has no kernels to run"
+                                    : "plan it to run first (arenasim_options.run): a Transpose planned as a view "
+                                      "cannot be read by the kernels after it");
+    /* The command's run and its one check policy (driver/run.h). */
+    RunOutcome ran = {0};
+    run.inputs = p->m->inputs;
+    ok = ok && run_plan(&run, p->m->model, p->traced->built.schedule, p->traced->built.aliases, p->trace, p->plan,
+                        &ran, &e);
+    if (ok && result && result->size >= sizeof(size_t)) {
+        arenasim_run_result r = {.size = sizeof r, .median_seconds = ran.median_seconds, .arena_bytes = ran.arena_bytes,
+                                 .checked_elements = ran.checked_elements, .max_abs_error = ran.expect.max_abs,
+                                 .max_rel_error = ran.expect.max_rel};
+        memcpy((char *)result + sizeof(size_t), (char *)&r + sizeof(size_t), MIN(result->size, sizeof r) - sizeof(size_t));
+    }
     run_outcome_clear(&ran);
     if (ok)
         return 0;
-    g_prefix_error(&e, "%s: ", p->source);
+    g_prefix_error(&e, "%s: ", p->m->source);
     set_error(error, e);
     return -1;
 }
 
+int arenasim_plan_run(const arenasim_plan *p, int check, char **error)
+{
+    arenasim_run_options o;
+    arenasim_run_options_init(&o);
+    o.check = o.poison = check != 0;
+    return arenasim_plan_run_with(p, &o, NULL, error);
+}
+
 char *arenasim_plan_report_json(const arenasim_plan *p)
 {
-    ReportRow row = driver_report_row(p->source, p->dims, p->order, p->alias, p->built.aliases,
-                                      p->built.no_alias_bytes);
-    driver_report_fill(&row, p->trace, p->plan, TRUE, p->model != NULL);
+    const Traced *t = p->traced;
+    ReportRow row = driver_report_row(p->m->source, p->m->dims, t ? t->order : "file", t ? t->alias : "none",
+                                      t ? t->built.aliases : NULL, t ? t->built.no_alias_bytes : 0);
+    driver_report_fill(&row, p->trace, p->plan, TRUE, t != NULL);
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);

@@ -24,25 +24,49 @@
 extern "C" {
 #endif
 
-/* The API's version: a change that breaks a caller raises it, and the library's soname with it. */
-#define ARENASIM_API_VERSION 1
+/* The API's version: a change that breaks a caller raises it, and the library's soname with it. Options structs
+ * grow without breaking callers: each starts with its size, which its _init function sets to the size the caller
+ * was compiled with; the library reads the fields within that size and gives the later ones their defaults.
+ * Fields are only ever added at the end. */
+#define ARENASIM_API_VERSION 2
 
+typedef struct arenasim_model arenasim_model;
 typedef struct arenasim_plan arenasim_plan;
 
+/* Planning options, one field per planning flag of the `sim` command (named in each comment); NULL or 0 gives
+ * the command's default. */
 typedef struct {
-    const char *strategy;    /* placement strategy (arenasim_names(ARENASIM_STRATEGIES)); NULL: "best" */
-    const char *order;       /* operator order; NULL: "file" (the model's own) */
-    const char *alias;       /* which tensors may share bytes: "all", "none" or a comma list; NULL: "all" */
-    const char *fuse;        /* "ort": plan the graph ONNX Runtime runs after its fusions ("ort-disabled",
-                                "ort-transformers": sim --fuse); NULL: "none" */
-    const char *const *dims; /* "NAME=VALUE" bindings of symbolic dimensions, NULL-terminated; or NULL */
-    uint64_t budget_work;    /* search nodes the time-bounded strategies may spend (the same plan on any
-                                machine); 0: the default, 20,000 for "best" when no seconds are given */
-    double budget_seconds;   /* seconds they may spend instead; 0: the default (10) */
-    uint64_t align;          /* every buffer's offset alignment, a power of two; 0: 64 */
-    int verify;              /* nonzero: check that no two buffers live at once overlap (the default) */
-    int run;                 /* nonzero: a plan to run (arenasim_plan_run): a Transpose is planned as a copy, as
-                                `sim --run` plans it (a dense kernel cannot read a transposed view) */
+    size_t size;               /* sizeof(arenasim_options), set by arenasim_options_init */
+    const char *strategy;      /* --strategy: a placement strategy (arenasim_names(ARENASIM_STRATEGIES)); "best" */
+    const char *order;         /* --order: the operator order; "file" (the model's own) */
+    const char *alias;         /* --alias: which tensors may share bytes: "all", "none" or a comma list; "all" */
+    const char *fuse;          /* --fuse: "ort" plans the graph ONNX Runtime runs after its fusions
+                                  ("ort-disabled", "ort-transformers"); "none" */
+    const char *const *dims;   /* --dim: "NAME=VALUE" bindings of symbolic dimensions, NULL-terminated, or NULL */
+    uint64_t budget_work;      /* --budget-work: search nodes the time-bounded strategies may spend (the same plan
+                                  on any machine); 0: 20,000 for "best" when no seconds are given */
+    double budget_seconds;     /* --budget: seconds they may spend instead; 0: the default (10) */
+    uint64_t align;            /* --align: every buffer's offset alignment, a power of two; 64 */
+    int verify;                /* nonzero: check that no two buffers live at once overlap (the default); zero is
+                                  --no-verify */
+    int run;                   /* --run: a plan to run (arenasim_plan_run): a Transpose is planned as a copy, as
+                                  `sim --run` plans it (a dense kernel cannot read a transposed view) */
+    const char *const *bounds; /* --bound: "NAME=MAX", NULL-terminated: the most a data-dependent dimension may be */
+    const char *const *pins;   /* --pin: "NAME=OFFSET", NULL-terminated: tensors pre-allocated at offsets */
+    const char *bins;          /* --bins: a bins file (memory bins by name or size), or NULL */
+    const char *inputs;        /* --inputs: a model-zoo data set whose inputs bind dims and feed runs, or NULL */
+    const char *weights;       /* --weights: "arena" or "outside" (the default) */
+    const char *io;            /* --io: "arena" (the default), "outside" or "inputs-outside" */
+    const char *transpose;     /* --transpose: "view" or "move" (the default: move when planned to run) */
+    uint64_t pad_last;         /* --pad-last: the last dimension padded to a multiple; 1 */
+    int strict_runtime;        /* --strict-runtime: a runtime op that cannot share is an error, not a copy */
+    int scratch;               /* --scratch: the ops' single-step kernel workspace in the trace */
+    int allow_unknown_ops;     /* --allow-unknown-ops: ops sim does not know planned from the file's value_info */
+    uint64_t order_budget;     /* --order-budget: states the exact order may visit; 0: its default */
+    double order_seconds;      /* --order-seconds: seconds it may spend; 0: its default */
+    int64_t seed;              /* --seed: the randomised strategies' seed, 0 to 2^32-1; -1: the default */
+    int64_t search_max;        /* --search-max: the search's largest problem, 0 to 2^32-1; -1: the default */
+    const char *search_engines; /* --search-engines: "skyline", "sections", "guided" or "both" (the default) */
 } arenasim_options;
 
 /* The defaults, as `sim` has them. */
@@ -50,9 +74,23 @@ void arenasim_options_init(arenasim_options *o);
 
 /* Plans a file: a path ending in ".onnx" is a model (its shapes inferred), any other a trace (arenasim's
  * text format or MiniMalloc's CSV). NULL with *error set (a message naming the file and what is wrong)
- * when it cannot. */
+ * when it cannot. The same as arenasim_model_load, arenasim_model_plan and arenasim_model_free. */
 arenasim_plan *arenasim_plan_file(const char *path, const arenasim_options *o, char **error);
 void arenasim_plan_free(arenasim_plan *p);
+
+/* A model or trace loaded once and planned many times. A model's dims, bounds, inputs and fusions are fixed
+ * when it loads; every plan takes its own strategy, budgets and verify, and its own order, sharing and layout
+ * (the graph is traced again only when those differ from an earlier plan's). A plan keeps what it needs of
+ * the model: free them in any order. */
+arenasim_model *arenasim_model_load(const char *path, const arenasim_options *o, char **error);
+arenasim_plan *arenasim_model_plan(arenasim_model *m, const arenasim_options *o, char **error);
+void arenasim_model_free(arenasim_model *m);
+
+/* A trace built in memory: buffers added one by one (each live from step first to step last, inclusive; align
+ * 0: none), then planned with arenasim_model_plan (after which no buffer can be added). 0, or -1 with *error. */
+arenasim_model *arenasim_trace_new(void);
+int arenasim_trace_add(arenasim_model *t, const char *name, uint64_t size, uint32_t first, uint32_t last,
+                       uint64_t align, char **error);
 
 /* The arena: the highest end of any buffer, rounded up to the largest alignment. */
 uint64_t arenasim_plan_arena_bytes(const arenasim_plan *p);
@@ -81,10 +119,41 @@ int arenasim_plan_buffer(const arenasim_plan *p, size_t k, arenasim_buffer *out)
 /* Checks the plan again: 0, or -1 with *error naming the two buffers that overlap. */
 int arenasim_plan_verify(const arenasim_plan *p, char **error);
 
-/* Runs the model's kernels inside the planned arena (a model planned with options.run; weights the file
- * lacks are drawn at random, inputs as `sim --run` fills them) and, with `check`, checks it as `sim --run
- * --check --poison` does: free bytes poisoned, every output equal byte for byte to a run with nothing
- * shared, and no output degenerate (NaN or one value everywhere). 0, or -1 with *error saying why. */
+/* Run options, one field per run flag of the `sim` command; NULL or 0 gives the command's default. */
+typedef struct {
+    size_t size;              /* sizeof(arenasim_run_options), set by arenasim_run_options_init */
+    unsigned repeat;          /* --repeat: runs to take the median of; 1 */
+    unsigned threads;         /* --threads: the kernels' threads; 1 */
+    const char *kernels;      /* --kernels: "onednn" (the default) or "own" */
+    const char *layouts;      /* --layouts: "blocked" (the default) or "plain" */
+    const char *winograd;     /* --winograd: "auto" (the default) or "off" */
+    const char *skinny;       /* --skinny: "auto" (the default) or "off" */
+    int check;                /* --check: every output equal bit for bit to a run with nothing shared */
+    int poison;               /* --poison: free bytes poisoned at every step */
+    const char *expect;       /* --expect: a model-zoo folder of the outputs expected, or NULL */
+    const char *dump_outputs; /* --dump-outputs: a folder to write the outputs to (new files only), or NULL */
+    double rtol, atol;        /* --rtol, --atol: --expect's tolerance; negative: the default (1e-3, 1e-5) */
+    int allow_degenerate;     /* --allow-degenerate: a check passes outputs it cannot tell from a right answer */
+} arenasim_run_options;
+
+void arenasim_run_options_init(arenasim_run_options *o);
+
+/* What a run measured. */
+typedef struct {
+    size_t size;              /* set by the caller: sizeof(arenasim_run_result) */
+    double median_seconds;    /* a whole run's median */
+    uint64_t arena_bytes;     /* the arena it ran in */
+    uint64_t checked_elements; /* with check: the output elements compared with the reference */
+    double max_abs_error, max_rel_error; /* with expect: the largest errors over every element */
+} arenasim_run_result;
+
+/* Runs the model's kernels inside the planned arena (a model planned with options.run; weights the file lacks are
+ * drawn at random, inputs from options.inputs or filled as `sim --run` fills them), as `sim --run` with these
+ * flags runs and checks it: one check policy (a check never passes outputs that are NaN or one value everywhere,
+ * or all empty, unless allowed). result may be NULL. 0, or -1 with *error saying why. */
+int arenasim_plan_run_with(const arenasim_plan *p, const arenasim_run_options *o, arenasim_run_result *result,
+                           char **error);
+/* arenasim_plan_run_with with the defaults and, when check is nonzero, --check --poison. */
 int arenasim_plan_run(const arenasim_plan *p, int check, char **error);
 
 /* The plan's report row as `sim --format json` prints it (a JSON array of one object). */

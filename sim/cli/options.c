@@ -225,28 +225,28 @@ static int resolve_plot(const RawOptions *o, Job *job)
     return -1;
 }
 
-/* --pad-last, --align, --weights, --io, --transpose. */
+/* A usage error of the driver's ("align takes ..."), as the command names the option ("--align takes ..."). */
+static int driver_usage(GError *error)
+{
+    char *message = g_strconcat("--", error->message, NULL);
+    int status = cli_usage_error(message);
+    g_free(message);
+    g_error_free(error);
+    return status;
+}
+
+/* --pad-last, --align, --weights, --io, --transpose (driver.h), and --fuse. */
 static int resolve_layout(const RawOptions *o, Job *job)
 {
-    LayoutOptions defaults = LAYOUT_DEFAULTS;
-    job->layout = defaults;
-    if (cli_strict_given(o->given, "pad-last") && (o->pad_last < 1 || o->pad_last > (1 << 20)))
+    if (cli_strict_given(o->given, "pad-last") && o->pad_last < 1)
         return cli_usage_error("--pad-last takes a positive multiple (1 for no padding)");
-    if (cli_strict_given(o->given, "align") && (o->align < 1 || (o->align & (o->align - 1)) || o->align > (1 << 30)))
+    if (cli_strict_given(o->given, "align") && o->align < 1)
         return cli_usage_error("--align takes a power of two");
-    if (o->pad_last)
-        job->layout.pad_last = (guint64)o->pad_last;
-    if (o->align)
-        job->layout.align = (guint64)o->align;
-    if (o->weights && strcmp(o->weights, "arena") && strcmp(o->weights, "outside"))
-        return cli_usage_error("--weights takes arena or outside");
-    job->layout.weights_in_arena = o->weights && !strcmp(o->weights, "arena");
-    if (o->io && strcmp(o->io, "arena") && strcmp(o->io, "outside") && strcmp(o->io, "inputs-outside"))
-        return cli_usage_error("--io takes arena, outside or inputs-outside");
-    job->layout.inputs_outside = o->io && strcmp(o->io, "arena");
-    job->layout.outputs_outside = o->io && !strcmp(o->io, "outside");
-    if (o->transpose && strcmp(o->transpose, "view") && strcmp(o->transpose, "move"))
-        return cli_usage_error("--transpose takes view or move");
+    DriverLayout choice = {.pad_last = (guint64)MAX(o->pad_last, 0), .align = (guint64)MAX(o->align, 0),
+                           .weights = o->weights, .io = o->io, .transpose = o->transpose, .run = o->run};
+    GError *error = NULL;
+    if (!driver_layout(&choice, &job->layout, &error))
+        return driver_usage(error);
     if (o->fuse && !fuse_kind_known(o->fuse)) {
         char *kinds = fuse_kind_names(", "), *message = g_strdup_printf("--fuse takes %s", kinds);
         int status = cli_usage_error(message);
@@ -255,10 +255,6 @@ static int resolve_layout(const RawOptions *o, Job *job)
         return status;
     }
     job->fuse = g_strdup(o->fuse ? o->fuse : "none");
-    /* A Transpose view is what the seeds plan, but a dense kernel reading it as a view computes wrong values
-     * when its input is read again (docs/executor.md): a run plans it as a move unless told otherwise, so
-     * the default --run computes the model's values. */
-    job->layout.transpose_moves = o->transpose ? !strcmp(o->transpose, "move") : o->run;
     return -1;
 }
 
@@ -303,16 +299,9 @@ static int resolve_strategies(const RawOptions *o, Job *job)
         job->place.search_max = (guint)o->search_max;
     if (cli_strict_given(o->given, "seed"))
         job->place.seed = (guint32)o->seed;
-    if (o->search_engines) {
-        if (!strcmp(o->search_engines, "skyline"))
-            job->place.search_engines = SEARCH_ENGINES_SKYLINE;
-        else if (!strcmp(o->search_engines, "sections"))
-            job->place.search_engines = SEARCH_ENGINES_SECTIONS;
-        else if (!strcmp(o->search_engines, "guided"))
-            job->place.search_engines = SEARCH_ENGINES_GUIDED;
-        else if (strcmp(o->search_engines, "both"))
-            return cli_usage_error("--search-engines takes skyline, sections, guided or both");
-    }
+    GError *engines = NULL;
+    if (!driver_search_engines(o->search_engines, &job->place.search_engines, &engines))
+        return driver_usage(engines);
     job->place.stop = interrupt_flag();
     if (o->progress || isatty(STDERR_FILENO))
         job->place.progress = interrupt_print_progress;

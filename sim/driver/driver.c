@@ -1,6 +1,7 @@
 /* driver.c — a model or a trace to verified plans (see driver.h). */
 #include "driver/driver.h"
 #include "driver/zoo.h"
+#include "base/error.h"
 #include "model/onnx.h"
 #include "plan/verify.h"
 #include "strategies/registry.h"
@@ -21,6 +22,60 @@ PlaceOptions driver_place_options(gboolean strategy_named, guint64 budget_work, 
     if (budget_seconds > 0)
         o.budget_seconds = budget_seconds;
     return o;
+}
+
+static gboolean usage(GError **error, const char *message)
+{
+    g_set_error_literal(error, SIM_ERROR, SIM_ERROR_USAGE, message);
+    return FALSE;
+}
+
+static gboolean one_of(const char *value, const char *const *names)
+{
+    for (; *names; names++)
+        if (!strcmp(value, *names))
+            return TRUE;
+    return FALSE;
+}
+
+gboolean driver_layout(const DriverLayout *c, LayoutOptions *out, GError **error)
+{
+    *out = (LayoutOptions)LAYOUT_DEFAULTS;
+    if (c->pad_last > (1 << 20))
+        return usage(error, "pad-last takes a positive multiple (1 for no padding)");
+    if (c->align && ((c->align & (c->align - 1)) || c->align > (1 << 30)))
+        return usage(error, "align takes a power of two");
+    if (c->weights && !one_of(c->weights, (const char *const[]){"arena", "outside", NULL}))
+        return usage(error, "weights takes arena or outside");
+    if (c->io && !one_of(c->io, (const char *const[]){"arena", "outside", "inputs-outside", NULL}))
+        return usage(error, "io takes arena, outside or inputs-outside");
+    if (c->transpose && !one_of(c->transpose, (const char *const[]){"view", "move", NULL}))
+        return usage(error, "transpose takes view or move");
+    if (c->pad_last)
+        out->pad_last = c->pad_last;
+    if (c->align)
+        out->align = c->align;
+    out->weights_in_arena = c->weights && !strcmp(c->weights, "arena");
+    out->inputs_outside = c->io && strcmp(c->io, "arena");
+    out->outputs_outside = c->io && !strcmp(c->io, "outside");
+    /* A Transpose view is what the seeds plan, but a dense kernel reading it as a view computes wrong values
+     * when its input is read again (docs/executor.md): a run plans it as a move unless told otherwise, so
+     * the default run computes the model's values. */
+    out->transpose_moves = c->transpose ? !strcmp(c->transpose, "move") : c->run;
+    return TRUE;
+}
+
+gboolean driver_search_engines(const char *name, SearchEngines *out, GError **error)
+{
+    static const struct { const char *name; SearchEngines engines; } rows[] = {
+        {"both", SEARCH_ENGINES_BOTH}, {"skyline", SEARCH_ENGINES_SKYLINE}, {"sections", SEARCH_ENGINES_SECTIONS},
+        {"guided", SEARCH_ENGINES_GUIDED}};
+    for (guint k = 0; k < G_N_ELEMENTS(rows); k++)
+        if (!name || !strcmp(name, rows[k].name)) {
+            *out = rows[k].engines;
+            return TRUE;
+        }
+    return usage(error, "search-engines takes skyline, sections, guided or both");
 }
 
 /* "GridSample (2), Foo (1)": the graph's nodes no op row knows, by op in first-met order; NULL when none. */

@@ -21,6 +21,22 @@
  * alone bounds the search with no clock; seconds, when given, bound it too. */
 PlaceOptions driver_place_options(gboolean strategy_named, guint64 budget_work, double budget_seconds);
 
+/* How tensors lie in the arena, as the command's flags and the API's fields name it (NULL or 0: the default). */
+typedef struct {
+    guint64 pad_last;      /* --pad-last: the last dimension padded to a multiple (1: none) */
+    guint64 align;         /* --align: a power of two */
+    const char *weights;   /* --weights: "arena" or "outside" */
+    const char *io;        /* --io: "arena", "outside" or "inputs-outside" */
+    const char *transpose; /* --transpose: "view" or "move" (the default: move when planned to run) */
+    gboolean run;          /* planned to run */
+} DriverLayout;
+
+/* The layout options from the choices; FALSE with a usage error naming the option without its dashes
+ * ("align takes a power of two"). */
+gboolean driver_layout(const DriverLayout *c, LayoutOptions *out, GError **error);
+/* --search-engines: "skyline", "sections", "guided" or "both" (NULL: both). */
+gboolean driver_search_engines(const char *name, SearchEngines *out, GError **error);
+
 /* A model loaded for planning, and what loading it found. */
 typedef struct {
     Model *model;
