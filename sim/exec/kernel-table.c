@@ -91,35 +91,35 @@ static const KernelRow kernel_rows[] = {
     {.name = "Conv", .kernel = kernel_conv, .library = kernel_conv_onednn, .epilogue = TRUE,
      .layout = KERNEL_LAYOUT_LIBRARY, .library_blocks = kernel_conv_onednn_blocks, .reads = "f f f:C"},
     {.name = "ConvTranspose", .kernel = kernel_conv_transpose, .reads = "f f f:C"},
-    {.name = "MaxPool", .kernel = kernel_pool, .library = kernel_pool_onednn,
+    {.name = "MaxPool", .kind = KIND_POOL_MAX, .kernel = kernel_pool, .library = kernel_pool_onednn,
      .layout = KERNEL_LAYOUT_LIBRARY, .library_blocks = kernel_pool_onednn_blocks},
-    {.name = "AveragePool", .kernel = kernel_pool, .library = kernel_pool_onednn,
+    {.name = "AveragePool", .kind = KIND_POOL_AVERAGE, .kernel = kernel_pool, .library = kernel_pool_onednn,
      .layout = KERNEL_LAYOUT_LIBRARY, .library_blocks = kernel_pool_onednn_blocks},
-    {.name = "LpPool", .kernel = kernel_pool},
-    {.name = "GlobalAveragePool", .kernel = kernel_global_pool, .library = kernel_pool_onednn,
+    {.name = "LpPool", .kind = KIND_POOL_LP, .kernel = kernel_pool},
+    {.name = "GlobalAveragePool", .kind = KIND_POOL_AVERAGE, .kernel = kernel_global_pool, .library = kernel_pool_onednn,
      .layout = KERNEL_LAYOUT_LIBRARY, .library_blocks = kernel_pool_onednn_blocks},
-    {.name = "GlobalMaxPool", .kernel = kernel_global_pool, .library = kernel_pool_onednn,
+    {.name = "GlobalMaxPool", .kind = KIND_POOL_MAX, .kernel = kernel_global_pool, .library = kernel_pool_onednn,
      .layout = KERNEL_LAYOUT_LIBRARY, .library_blocks = kernel_pool_onednn_blocks},
-    {.name = "GlobalLpPool", .kernel = kernel_global_pool},
+    {.name = "GlobalLpPool", .kind = KIND_POOL_LP, .kernel = kernel_global_pool},
     {.name = "LSTM", .kernel = kernel_recurrent},
     {.name = "GRU", .kernel = kernel_recurrent},
     {.name = "RNN", .kernel = kernel_recurrent},
     {.name = "BatchNormalization", .kernel = kernel_batch_norm, .reads = "f f:c"},
     {.name = "LayerNormalization", .kernel = kernel_layer_norm, .reads = "f"},
-    {.name = "Softmax", .kernel = kernel_softmax},
-    {.name = "LogSoftmax", .kernel = kernel_softmax},
-    {.name = "ReduceSum", .kernel = kernel_reduce},
-    {.name = "ReduceProd", .kernel = kernel_reduce},
-    {.name = "ReduceMax", .kernel = kernel_reduce},
-    {.name = "ReduceMin", .kernel = kernel_reduce},
-    {.name = "ReduceMean", .kernel = kernel_reduce},
-    {.name = "ReduceL1", .kernel = kernel_reduce},
-    {.name = "ReduceL2", .kernel = kernel_reduce},
-    {.name = "ReduceLogSum", .kernel = kernel_reduce},
-    {.name = "ReduceLogSumExp", .kernel = kernel_reduce},
-    {.name = "ReduceSumSquare", .kernel = kernel_reduce},
-    {.name = "ArgMax", .kernel = kernel_arg_reduce},
-    {.name = "ArgMin", .kernel = kernel_arg_reduce},
+    {.name = "Softmax", .kind = KIND_SOFTMAX, .kernel = kernel_softmax},
+    {.name = "LogSoftmax", .kind = KIND_LOG_SOFTMAX, .kernel = kernel_softmax},
+    {.name = "ReduceSum", .kind = KIND_REDUCE_SUM, .kernel = kernel_reduce},
+    {.name = "ReduceProd", .kind = KIND_REDUCE_PROD, .kernel = kernel_reduce},
+    {.name = "ReduceMax", .kind = KIND_REDUCE_MAX, .kernel = kernel_reduce},
+    {.name = "ReduceMin", .kind = KIND_REDUCE_MIN, .kernel = kernel_reduce},
+    {.name = "ReduceMean", .kind = KIND_REDUCE_MEAN, .kernel = kernel_reduce},
+    {.name = "ReduceL1", .kind = KIND_REDUCE_L1, .kernel = kernel_reduce},
+    {.name = "ReduceL2", .kind = KIND_REDUCE_L2, .kernel = kernel_reduce},
+    {.name = "ReduceLogSum", .kind = KIND_REDUCE_LOG_SUM, .kernel = kernel_reduce},
+    {.name = "ReduceLogSumExp", .kind = KIND_REDUCE_LOG_SUM_EXP, .kernel = kernel_reduce},
+    {.name = "ReduceSumSquare", .kind = KIND_REDUCE_SUM_SQUARE, .kernel = kernel_reduce},
+    {.name = "ArgMax", .kind = KIND_ARG_MAX, .kernel = kernel_arg_reduce},
+    {.name = "ArgMin", .kind = KIND_ARG_MIN, .kernel = kernel_arg_reduce},
     {.name = "TopK", .kernel = kernel_topk},
     {.name = "NonZero", .kernel = kernel_nonzero},
     {.name = "Compress", .kernel = kernel_compress},
@@ -168,6 +168,16 @@ static gpointer bind_rows(gpointer unused)
     by_op = h;
     return h;
 }
+
+const char *kernel_table_unbound(void)
+{
+    for (gsize k = 0; k < G_N_ELEMENTS(kernel_rows); k++)
+        if (!op_lookup(kernel_rows[k].internal ? SIM_OP_DOMAIN : "", kernel_rows[k].name))
+            return kernel_rows[k].name;
+    return NULL;
+}
+
+KernelKind kernel_kind(const KernelCall *c) { return c->row ? c->row->kind : KIND_NONE; }
 
 const KernelRow *kernel_row(const OpInfo *op)
 {

@@ -38,6 +38,7 @@ typedef struct KernelRow {
                                   though some inputs were not computed this run (the kernel sees NULL) */
     KernelLayout layout;
     gboolean (*library_blocks)(const KernelCall *c);
+    KernelKind kind;           /* which member of its kernel's family the row is (a reduction's fold, a pool) */
     /* What the kernel reads of each input, checked once when the executor binds the step (kernel_row_check), so
      * that a rule missed at the door cannot become a read past a tensor: one token per input, space-separated,
      * the last one standing for every further input; NULL: nothing to hold. A token is an element type, then
@@ -56,5 +57,8 @@ const KernelRow *kernel_row(const OpInfo *op);
 gboolean kernel_row_check(const KernelRow *row, const Node *n, GError **error);
 /* The whole table, for listings and tests. */
 const KernelRow *kernel_table(gsize *count);
+/* The first row whose name no op row has (in its domain), or NULL: a row bound by name to nothing would never
+ * run, so the tests hold the table to this. */
+const char *kernel_table_unbound(void);
 
 #endif

@@ -44,6 +44,17 @@ typedef enum { EPILOGUE_NONE, EPILOGUE_RELU, EPILOGUE_CLIP, EPILOGUE_HARD_SWISH,
 
 struct KernelRow;
 
+/* Which member of a family a row's kernel computes (KernelRow.kind), so that one kernel function serves
+ * several ops without comparing their names: how a reduction folds and finishes, which pool, which of a pair. */
+typedef enum {
+    KIND_NONE,
+    KIND_REDUCE_SUM, KIND_REDUCE_MEAN, KIND_REDUCE_MAX, KIND_REDUCE_MIN, KIND_REDUCE_PROD, KIND_REDUCE_L1,
+    KIND_REDUCE_L2, KIND_REDUCE_LOG_SUM, KIND_REDUCE_LOG_SUM_EXP, KIND_REDUCE_SUM_SQUARE,
+    KIND_POOL_MAX, KIND_POOL_AVERAGE, KIND_POOL_LP,
+    KIND_ARG_MAX, KIND_ARG_MIN,
+    KIND_SOFTMAX, KIND_LOG_SOFTMAX,
+} KernelKind;
+
 /* What a kernel keeps for its node from one call to the next, in every run of the executor: a library's
  * primitive, with the node's constant weights packed into the layout it reads (exec/kernels/onednn.c). Made
  * at the node's first call, freed with the executor. */
@@ -176,6 +187,8 @@ static inline float kernel_hard_swish_f(float x)
 gboolean kernel_set_dims(const KernelCall *c, guint k, const gint64 *dims, GError **error);
 /* Input/output k, or NULL when absent. */
 const ExecTensor *kernel_in(const KernelCall *c, guint k);
+/* The call's row's kind (KernelRow.kind). */
+KernelKind kernel_kind(const KernelCall *c);
 ExecTensor *kernel_out(const KernelCall *c, guint k);
 /* A kernel's failure: "node X (Op): what" as a SIM_ERROR_UNSUPPORTED error; always FALSE. */
 gboolean kernel_fail(const KernelCall *c, GError **error, const char *fmt, ...) G_GNUC_PRINTF(3, 4);

@@ -25,7 +25,7 @@ gboolean kernel_arg_reduce(const KernelCall *c, GError **error)
 {
     const ExecTensor *x = kernel_in(c, 0);
     ExecTensor *y = kernel_out(c, 0);
-    gboolean want_max = !strcmp(c->node->op->name, "ArgMax");
+    gboolean want_max = kernel_kind(c) == KIND_ARG_MAX;
     gint64 last;
     int axis;
     if (!axis_of(c, x, 0, &axis, error) || !node_attr_int(c->node, "select_last_index", 0, &last, error))

@@ -879,11 +879,11 @@ gboolean kernel_pool(const KernelCall *c, GError **error)
     ExecTensor *y = kernel_out(c, 0);
     const GArray *shape = NULL;
     gint64 include_pad;
-    gboolean is_max = !strcmp(c->node->op->name, "MaxPool");
+    gboolean is_max = kernel_kind(c) == KIND_POOL_MAX;
     if (!kernel_need_float(c, x, c->node->op->name, error) || !node_attr_ints(c->node, "kernel_shape", &shape, error) ||
         !node_attr_int(c->node, "count_include_pad", 0, &include_pad, error))
         return FALSE;
-    gboolean is_lp = !strcmp(c->node->op->name, "LpPool");
+    gboolean is_lp = kernel_kind(c) == KIND_POOL_LP;
     if (!shape || x->rank > KERNEL_MAX_RANK || shape->len != (guint)x->rank - 2)
         return kernel_fail(c, error, "kernel_shape does not match input rank %d", x->rank);
     if (x->rank > 4 || is_lp || (is_max && kernel_out(c, 1)))
@@ -920,13 +920,13 @@ gboolean kernel_global_pool(const KernelCall *c, GError **error)
 {
     const ExecTensor *x = kernel_in(c, 0);
     ExecTensor *y = kernel_out(c, 0);
-    gboolean is_max = !strcmp(c->node->op->name, "GlobalMaxPool");
+    gboolean is_max = kernel_kind(c) == KIND_POOL_MAX;
     if (!kernel_need_float(c, x, c->node->op->name, error))
         return FALSE;
     gint64 planes = x->dims[0] * x->dims[1], size = (gint64)x->count / MAX(planes, 1), lp;
     const float *px = x->data;
     float *py = y->data;
-    if (!strcmp(c->node->op->name, "GlobalLpPool")) { /* (sum |x|^p)^(1/p) over each plane */
+    if (kernel_kind(c) == KIND_POOL_LP) { /* (sum |x|^p)^(1/p) over each plane */
         if (!node_attr_int(c->node, "p", 2, &lp, error))
             return FALSE;
         if (lp < 1)

@@ -251,7 +251,7 @@ gboolean kernel_softmax(const KernelCall *c, GError **error)
 {
     const ExecTensor *x = kernel_in(c, 0);
     ExecTensor *y = kernel_out(c, 0);
-    gboolean log_form = !strcmp(c->node->op->name, "LogSoftmax");
+    gboolean log_form = kernel_kind(c) == KIND_LOG_SOFTMAX;
     gint64 outer, len, inner;
     if (!kernel_need_float(c, x, c->node->op->name, error) || !kernel_coerced_rows(c, x, &outer, &len, &inner, error))
         return FALSE;
@@ -318,10 +318,14 @@ gboolean kernel_reduce(const KernelCall *c, GError **error)
         return FALSE;
     }
     /* How each element folds in, decided once. */
+    KernelKind kind = kernel_kind(c);
     enum { R_SUM, R_MAX, R_MIN, R_PROD, R_ABS, R_SQUARE, R_EXP } fold =
-        !strcmp(name, "ReduceMax") ? R_MAX : !strcmp(name, "ReduceMin") ? R_MIN : !strcmp(name, "ReduceProd") ? R_PROD
-        : !strcmp(name, "ReduceL1") ? R_ABS : !strcmp(name, "ReduceL2") || !strcmp(name, "ReduceSumSquare") ? R_SQUARE
-        : !strcmp(name, "ReduceLogSumExp") ? R_EXP : R_SUM;
+        kind == KIND_REDUCE_MAX ? R_MAX : kind == KIND_REDUCE_MIN ? R_MIN : kind == KIND_REDUCE_PROD ? R_PROD
+        : kind == KIND_REDUCE_L1 ? R_ABS : kind == KIND_REDUCE_L2 || kind == KIND_REDUCE_SUM_SQUARE ? R_SQUARE
+        : kind == KIND_REDUCE_LOG_SUM_EXP ? R_EXP : R_SUM;
+    /* and how each output finishes */
+    enum { F_NONE, F_MEAN, F_SQRT, F_LOG } finish = kind == KIND_REDUCE_MEAN ? F_MEAN : kind == KIND_REDUCE_L2 ? F_SQRT
+        : kind == KIND_REDUCE_LOG_SUM || kind == KIND_REDUCE_LOG_SUM_EXP ? F_LOG : F_NONE;
     for (gsize k = 0; k < y->count; k++)
         acc[k] = fold == R_MAX ? -INFINITY : fold == R_MIN ? INFINITY : fold == R_PROD ? 1.0 : 0.0;
     const float *px = x->dtype == DT_FLOAT ? x->data : NULL;
@@ -368,15 +372,13 @@ gboolean kernel_reduce(const KernelCall *c, GError **error)
             }
         }
         for (gsize k = 0; k < y->count; k++) {
-            if (exact_int && (!strcmp(name, "ReduceMean")))
+            if (exact_int && finish == F_MEAN)
                 kernel_elem_set_i(y, k, cnt[k] ? iacc[k] / (gint64)cnt[k] : 0);
-            else if (exact_int && (fold != R_EXP && strcmp(name, "ReduceL2") && strcmp(name, "ReduceLogSum")))
+            else if (exact_int && fold != R_EXP && finish == F_NONE)
                 kernel_elem_set_i(y, k, iacc[k]);
             else {
                 double v = exact_int ? (double)iacc[k] : acc[k];
-                if (!strcmp(name, "ReduceMean")) v /= (double)MAX(cnt[k], 1);
-                else if (!strcmp(name, "ReduceL2")) v = sqrt(v);
-                else if (!strcmp(name, "ReduceLogSum") || !strcmp(name, "ReduceLogSumExp")) v = log(v);
+                v = finish == F_MEAN ? v / (double)MAX(cnt[k], 1) : finish == F_SQRT ? sqrt(v) : finish == F_LOG ? log(v) : v;
                 kernel_elem_set_f(y, k, v);
             }
         }
@@ -428,9 +430,7 @@ gboolean kernel_reduce(const KernelCall *c, GError **error)
     float *py = y->data;
     for (gsize k = 0; k < y->count; k++) {
         double v = acc[k];
-        if (!strcmp(name, "ReduceMean")) v /= (double)MAX(cnt[k], 1);
-        else if (!strcmp(name, "ReduceL2")) v = sqrt(v);
-        else if (!strcmp(name, "ReduceLogSum") || !strcmp(name, "ReduceLogSumExp")) v = log(v);
+        v = finish == F_MEAN ? v / (double)MAX(cnt[k], 1) : finish == F_SQRT ? sqrt(v) : finish == F_LOG ? log(v) : v;
         py[k] = (float)v;
     }
     kernel_alloc_free(acc);
