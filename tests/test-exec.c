@@ -280,7 +280,7 @@ typedef struct {
     Executor *e;
 } Planned;
 
-static Planned plan_and_bind(const Model *m, GError **error)
+static Planned plan_and_bind_with(const Model *m, const ExecOptions *options, GError **error)
 {
     const Graph *g = m->graph;
     LayoutOptions layout = LAYOUT_DEFAULTS;
@@ -289,17 +289,27 @@ static Planned plan_and_bind(const Model *m, GError **error)
     g_assert_nonnull(r.aliases);
     r.plan = r.t ? place_run(registry_place_find("greedy-size"), r.t, error) : NULL;
     g_assert_nonnull(r.plan);
-    r.e = executor_new(m, g->order, r.aliases, r.t, r.plan, error);
+    r.e = executor_new_sharing(m, g->order, r.aliases, r.t, r.plan, options, NULL, error);
     return r;
 }
 
-/* plan_and_bind for models that must plan and bind. */
-static Planned plan_and_bind_ok(const Model *m)
+static Planned plan_and_bind(const Model *m, GError **error)
+{
+    return plan_and_bind_with(m, NULL, error);
+}
+
+/* plan_and_bind_with for models that must plan and bind. */
+static Planned plan_and_bind_ok_with(const Model *m, const ExecOptions *options)
 {
     GError *error = NULL;
-    Planned r = plan_and_bind(m, &error);
+    Planned r = plan_and_bind_with(m, options, &error);
     g_assert_no_error(error);
     return r;
+}
+
+static Planned plan_and_bind_ok(const Model *m)
+{
+    return plan_and_bind_ok_with(m, NULL);
 }
 
 static void planned_clear(Planned *r)
@@ -322,8 +332,8 @@ static void test_shared_weights(void)
     Planned alone = plan_and_bind_ok(m); /* its executor fills its own weights */
     const GPtrArray *order = m->graph->order;
     ExecWeights *w = exec_weights_new(m);
-    Executor *first = executor_new_sharing(m, order, alone.aliases, alone.t, alone.plan, w, &error);
-    Executor *second = executor_new_sharing(m, order, alone.aliases, alone.t, alone.plan, w, &error);
+    Executor *first = executor_new_sharing(m, order, alone.aliases, alone.t, alone.plan, NULL, w, &error);
+    Executor *second = executor_new_sharing(m, order, alone.aliases, alone.t, alone.plan, NULL, w, &error);
     g_assert_no_error(error);
     g_assert_cmpuint(executor_random_weights(alone.e), >, 0);
     g_assert_cmpuint(executor_random_weights(first), ==, executor_random_weights(alone.e));
@@ -1040,8 +1050,9 @@ static void test_onednn_packed(void)
     float *outputs[2];
     gsize count = 0;
     for (int k = 0; k < 2; k++) {
-        g_assert_true(exec_set_kernels(k ? EXEC_KERNELS_OWN : EXEC_KERNELS_ONEDNN, &error));
-        Planned run = plan_and_bind_ok(m);
+        ExecOptions options = EXEC_OPTIONS_DEFAULTS;
+        options.kernels = k ? EXEC_KERNELS_OWN : EXEC_KERNELS_ONEDNN;
+        Planned run = plan_and_bind_ok_with(m, &options);
         for (int r = 0; r < 2; r++) /* the second run reuses the packed weights */
             g_assert_true(executor_run(run.e, TRUE, &error));
         const char *name;
@@ -1062,7 +1073,6 @@ static void test_onednn_packed(void)
         }
         planned_clear(&run);
     }
-    g_assert_true(exec_set_kernels(EXEC_KERNELS_ONEDNN, &error));
     g_assert_cmpuint(count, ==, 7);
     double largest = 0;
     for (gsize j = 0; j < count; j++) {
@@ -1111,7 +1121,7 @@ static void assert_close_and_free(float *outputs[2][8], const gsize *counts, int
             g_free(outputs[way][o]);
 }
 
-/* exec_set_winograd and the variant per shape (winograd_variant in exec/kernels/onednn.c), where the CPU has
+/* ExecOptions.winograd and the variant per shape (winograd_variant in exec/kernels/onednn.c), where the CPU has
  * AVX-512: 3 x 3 stride-1 Convs of 64 channels on a 32 x 32 map run by F(4x4,3x3) and on a 16 x 16 map by
  * F(2x2,3x3), on a 10 x 10 map direct; 16 channels into 32 on a 32 x 32 map by F(2x2,3x3), into 16 on a
  * 104 x 104 map direct; the strided one between them direct. With Winograd off all run direct. Both ways
@@ -1144,15 +1154,14 @@ static void test_winograd_choice(void)
                 {widening, "Winograd F(2x2,3x3)"}, {big, NULL}};
     enum { OUTPUTS = 4 };
     Model *m = finish_inferred(b);
-    GError *error = NULL;
-    g_assert_true(exec_set_kernels(EXEC_KERNELS_ONEDNN, &error));
     float *outputs[2][8];
     gsize counts[8];
     G_STATIC_ASSERT(OUTPUTS <= 8);
     const gboolean avx512 = test_cpu_has_avx512_core();
     for (int on = 0; on < 2; on++) {
-        exec_set_winograd(on);
-        Planned run = plan_and_bind_ok(m);
+        ExecOptions options = EXEC_OPTIONS_DEFAULTS;
+        options.winograd = on;
+        Planned run = plan_and_bind_ok_with(m, &options);
         run_twice_same(run.e, OUTPUTS, outputs[on], counts);
         guint seen = 0;
         for (guint s = 0; s < m->graph->order->len; s++) {
@@ -1170,14 +1179,13 @@ static void test_winograd_choice(void)
         g_assert_cmpuint(seen, ==, G_N_ELEMENTS(want));
         planned_clear(&run);
     }
-    exec_set_winograd(TRUE);
     assert_close_and_free(outputs, counts, OUTPUTS);
     model_free(m);
 }
 
 static void assert_same_at_two_threads(const char *path, int outputs, gsize least);
 
-/* exec_set_skinny (exec/kernels/skinny.h), where the CPU has AVX-512 or AVX2: the products of at most 16
+/* ExecOptions.skinny (exec/kernels/skinny.h), where the CPU has AVX-512 or AVX2: the products of at most 16
  * rows over constant weights run on the skinny kernel — 5 rows into 37 columns (a partial last panel), a batch
  * of 2 x 8 rows (16, flat), a Gemm through both transposes with alpha, a Gemm with its bias row, a MatMul into
  * 300 columns with a folded Relu — and 17 rows stay oneDNN's. Against oneDNN's products (--skinny off) the
@@ -1210,14 +1218,14 @@ static void test_skinny_products(void)
         builder_output(b, outs[o]);
     Model *m = finish_inferred(b);
     GError *error = NULL;
-    g_assert_true(exec_set_kernels(EXEC_KERNELS_ONEDNN, &error));
     const gboolean vectors = kernel_skinny_supported();
     float *outputs[2][8];
     gsize counts[8];
     G_STATIC_ASSERT(OUTPUTS <= 8);
     for (int on = 0; on < 2; on++) {
-        exec_set_skinny(on);
-        Planned run = plan_and_bind_ok(m);
+        ExecOptions options = EXEC_OPTIONS_DEFAULTS;
+        options.skinny = on;
+        Planned run = plan_and_bind_ok_with(m, &options);
         run_twice_same(run.e, OUTPUTS, outputs[on], counts);
         guint seen = 0;
         for (guint s = 0; s < m->graph->order->len; s++) {
@@ -1251,7 +1259,6 @@ static void test_skinny_products(void)
         planned_clear(&run);
         kernel_skinny_force_avx2(FALSE);
     }
-    exec_set_skinny(TRUE);
     const gsize want[] = {5 * 37, 16 * 37, 17 * 37, 3 * 24, 24, 9 * 300};
     for (int o = 0; o < OUTPUTS; o++)
         g_assert_cmpuint(counts[o], ==, want[o]);

@@ -455,13 +455,13 @@ static gboolean run_options(const arenasim_run_options *o, RunOptions *run, GErr
     if (o->threads)
         run->threads = o->threads;
     if (o->kernels)
-        run->kernels = !strcmp(o->kernels, "own") ? EXEC_KERNELS_OWN : EXEC_KERNELS_ONEDNN;
+        run->exec.kernels = !strcmp(o->kernels, "own") ? EXEC_KERNELS_OWN : EXEC_KERNELS_ONEDNN;
     if (o->layouts)
-        run->layouts = !strcmp(o->layouts, "plain") ? EXEC_LAYOUTS_PLAIN : EXEC_LAYOUTS_BLOCKED;
+        run->exec.layouts = !strcmp(o->layouts, "plain") ? EXEC_LAYOUTS_PLAIN : EXEC_LAYOUTS_BLOCKED;
     if (o->winograd)
-        run->winograd = strcmp(o->winograd, "off") != 0;
+        run->exec.winograd = strcmp(o->winograd, "off") != 0;
     if (o->skinny)
-        run->skinny = strcmp(o->skinny, "off") != 0;
+        run->exec.skinny = strcmp(o->skinny, "off") != 0;
     run->check = o->check != 0;
     run->poison = o->poison != 0;
     run->expect_dir = o->expect;

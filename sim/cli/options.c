@@ -388,13 +388,13 @@ static int resolve(RawOptions *o, Job *job)
     if (o->threads)
         job->run_options.threads = (guint)o->threads;
     if (o->kernels)
-        job->run_options.kernels = !strcmp(o->kernels, "own") ? EXEC_KERNELS_OWN : EXEC_KERNELS_ONEDNN;
+        job->run_options.exec.kernels = !strcmp(o->kernels, "own") ? EXEC_KERNELS_OWN : EXEC_KERNELS_ONEDNN;
     if (o->layouts)
-        job->run_options.layouts = !strcmp(o->layouts, "plain") ? EXEC_LAYOUTS_PLAIN : EXEC_LAYOUTS_BLOCKED;
+        job->run_options.exec.layouts = !strcmp(o->layouts, "plain") ? EXEC_LAYOUTS_PLAIN : EXEC_LAYOUTS_BLOCKED;
     if (o->winograd)
-        job->run_options.winograd = strcmp(o->winograd, "off") != 0;
+        job->run_options.exec.winograd = strcmp(o->winograd, "off") != 0;
     if (o->skinny)
-        job->run_options.skinny = strcmp(o->skinny, "off") != 0;
+        job->run_options.exec.skinny = strcmp(o->skinny, "off") != 0;
     job->graph_path = g_steal_pointer(&o->graph_path);
     job->trace_path = g_steal_pointer(&o->trace_path);
     job->source = job->graph_path ? job->graph_path : job->trace_path;

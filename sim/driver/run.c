@@ -19,12 +19,12 @@ static double median(double *v, guint n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* The reference run, with the data set's inputs when given (exec/check.h). */
-static gboolean reference_run(ExecReference *r, const Model *m, const GPtrArray *schedule, const LayoutOptions *layout,
-                              gboolean poison, ExecWeights *weights, const GPtrArray *inputs, GError **error)
+/* The reference run, with the run's executor options and the data set's inputs when given (exec/check.h). */
+static gboolean reference_run(ExecReference *r, const RunOptions *o, const Model *m, const GPtrArray *schedule,
+                              const LayoutOptions *layout, ExecWeights *weights, GError **error)
 {
-    return exec_reference_new(r, m, schedule, layout, registry_place_baseline(), weights, error) &&
-           (!inputs || zoo_set_inputs(r->e, m, inputs, error)) && executor_run(r->e, poison, error);
+    return exec_reference_new(r, m, schedule, layout, registry_place_baseline(), &o->exec, weights, error) &&
+           (!o->inputs || zoo_set_inputs(r->e, m, o->inputs, error)) && executor_run(r->e, o->poison, error);
 }
 
 /* The executor's outputs as data, then the check policy: with check, an output a check cannot tell from a right
@@ -118,16 +118,12 @@ void run_options_init(RunOptions *o)
     /* rtol: the ONNX backend tests' (onnx/backend/test/case: 1e-3); atol: torch.testing's for float32 (1e-5), as
      * float32 reassociation leaves errors near the output's ulp on its elements near 0 (1e-6 on outputs of
      * magnitude 1-40: the backend tests' 1e-7 refused correct runs of convnext and a diffusion UNet) */
-    *o = (RunOptions){.repeat = 1, .threads = 1, .kernels = EXEC_KERNELS_ONEDNN, .layouts = EXEC_LAYOUTS_BLOCKED,
-                      .winograd = TRUE, .skinny = TRUE, .rtol = 1e-3, .atol = 1e-5};
+    *o = (RunOptions){.repeat = 1, .threads = 1, .exec = EXEC_OPTIONS_DEFAULTS, .rtol = 1e-3, .atol = 1e-5};
 }
 
 guint run_open_kernels(const RunOptions *o, GError **error)
 {
-    exec_set_layouts(o->layouts);
-    exec_set_winograd(o->winograd);
-    exec_set_skinny(o->skinny);
-    return exec_set_kernels(o->kernels, error) ? exec_set_threads(MAX(o->threads, 1), error) : 0;
+    return exec_set_threads(MAX(o->threads, 1), o->exec.kernels, error);
 }
 
 
@@ -144,7 +140,7 @@ gboolean run_plans(const RunOptions *o, const Model *m, const GPtrArray *schedul
     r->threads = threads;
     ExecReference ref = {0};
     ExecWeights *weights = exec_weights_new(m); /* filled once for the reference and every plan */
-    gboolean ok = !o->check || reference_run(&ref, m, schedule, &aliases->layout, o->poison, weights, o->inputs, error);
+    gboolean ok = !o->check || reference_run(&ref, o, m, schedule, &aliases->layout, weights, error);
     if (ok && o->check)
         ok = take_outputs(o, ref.e, &r->reference, error);
     RunEachRow *rows = g_new0(RunEachRow, count + 1);
@@ -159,7 +155,7 @@ gboolean run_plans(const RunOptions *o, const Model *m, const GPtrArray *schedul
             rows[k].check = g_strdup_printf("%s (%s's plan)", rows[same].check, strategies[same]->name);
             continue;
         }
-        Executor *e = executor_new_sharing(m, schedule, aliases, t, plans[k], weights, error);
+        Executor *e = executor_new_sharing(m, schedule, aliases, t, plans[k], &o->exec, weights, error);
         ok = e && (!o->inputs || zoo_set_inputs(e, m, o->inputs, error)) &&
              run_timed(e, repeat, steps, o->poison, totals, NULL, error);
         gsize elements = 0;
@@ -258,7 +254,7 @@ gboolean run_plan(const RunOptions *o, const Model *m, const GPtrArray *schedule
     memset(r, 0, sizeof *r);
     guint threads = run_open_kernels(o, error);
     ExecWeights *weights = exec_weights_new(m); /* filled once for the plan's run and the reference's */
-    Executor *e = threads ? executor_new_sharing(m, schedule, aliases, t, plan, weights, error) : NULL;
+    Executor *e = threads ? executor_new_sharing(m, schedule, aliases, t, plan, &o->exec, weights, error) : NULL;
     if (!e) {
         exec_weights_free(weights);
         return FALSE;
@@ -271,7 +267,7 @@ gboolean run_plan(const RunOptions *o, const Model *m, const GPtrArray *schedule
                   run_timed(e, r->repeat, r->steps, o->poison, totals, per_node, error);
     ExecReference ref = {0};
     if (ok && o->check)
-        ok = reference_run(&ref, m, schedule, &aliases->layout, o->poison, weights, o->inputs, error) &&
+        ok = reference_run(&ref, o, m, schedule, &aliases->layout, weights, error) &&
              exec_outputs_equal(e, ref.e, &r->checked_elements, error);
     if (!ok)
         hint_transpose_views(schedule, aliases, error);

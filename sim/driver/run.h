@@ -15,11 +15,8 @@
 
 typedef struct {
     guint repeat;            /* runs; the results give medians; 0 means 1 */
-    guint threads;           /* the kernels' threads (exec_set_threads); 0 means 1 */
-    ExecKernels kernels;     /* whose kernels run the ops a library has (exec_set_kernels) */
-    ExecLayouts layouts;     /* how activations lie between oneDNN's kernels (exec_set_layouts) */
-    gboolean winograd;       /* Winograd convolutions allowed (exec_set_winograd) */
-    gboolean skinny;         /* the skinny products on our kernel (exec_set_skinny) */
+    guint threads;           /* the kernels' threads, the process's pool (exec_set_threads); 0 means 1 */
+    ExecOptions exec;        /* the executors' kernels, layouts, Winograd and skinny choices (exec.h) */
     gboolean check, poison;
     const GPtrArray *inputs; /* TensorData* for the graph inputs (zoo.h), or NULL: generated ones */
     const char *expect_dir, *dump_dir; /* --expect, --dump-outputs (zoo.h), or NULL */
@@ -37,7 +34,7 @@ typedef struct {
     const char *op;
     double seconds;          /* the sum of its steps' medians */
     guint nodes;
-    guint library_nodes;     /* run by a library's kernels (exec_set_kernels) */
+    guint library_nodes;     /* run by a library's kernels (ExecOptions.kernels) */
     guint64 prepared_bytes;  /* the weights it packed for them */
 } RunOpTime;
 

@@ -9,13 +9,14 @@
 #include <string.h>
 
 gboolean exec_reference_new(ExecReference *r, const Model *m, const GPtrArray *schedule, const LayoutOptions *layout,
-                            const PlaceStrategy *baseline, ExecWeights *weights, GError **error)
+                            const PlaceStrategy *baseline, const ExecOptions *options, ExecWeights *weights,
+                            GError **error)
 {
     memset(r, 0, sizeof *r);
     r->aliases = pipeline_alias_trace(m->graph, schedule, layout, NULL, NULL, &r->t, error); /* nothing shared */
     if (!r->aliases || !(r->plan = place_run(baseline, r->t, error)))
         return FALSE;
-    r->e = executor_new_sharing(m, schedule, r->aliases, r->t, r->plan, weights, error);
+    r->e = executor_new_sharing(m, schedule, r->aliases, r->t, r->plan, options, weights, error);
     return r->e != NULL;
 }
 

@@ -15,9 +15,11 @@ typedef struct {
 } ExecReference;
 
 /* The reference's executor, bound but not run (the caller sets inputs, then executor_run): `baseline` is
- * the no-reuse strategy (the registry's, handed down). FALSE with *error set; clear it either way. */
+ * the no-reuse strategy (the registry's, handed down), `options` the executor's (NULL: the defaults). FALSE
+ * with *error set; clear it either way. */
 gboolean exec_reference_new(ExecReference *r, const Model *m, const GPtrArray *schedule, const LayoutOptions *layout,
-                            const PlaceStrategy *baseline, ExecWeights *weights, GError **error);
+                            const PlaceStrategy *baseline, const ExecOptions *options, ExecWeights *weights,
+                            GError **error);
 void exec_reference_clear(ExecReference *r);
 
 /* What an output holds; degenerate: every element NaN, or one value everywhere, which a check cannot tell

@@ -16,12 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Which kernels run the ops a library has (exec_set_kernels). */
-static ExecKernels kernels = EXEC_KERNELS_ONEDNN;
-static ExecLayouts layouts = EXEC_LAYOUTS_BLOCKED;
 
 struct Executor {
     const Graph *g;
+    ExecOptions options;
     const char *model_dir; /* external data paths are relative to it */
     gint64 opset;
     const GPtrArray *schedule;
@@ -603,17 +601,19 @@ static void mark_widened(Executor *e)
 Executor *executor_new(const Model *m, const GPtrArray *schedule, const AliasMap *aliases, const Trace *t,
                        const Plan *plan, GError **error)
 {
-    return executor_new_sharing(m, schedule, aliases, t, plan, NULL, error);
+    return executor_new_sharing(m, schedule, aliases, t, plan, NULL, NULL, error);
 }
 
 Executor *executor_new_sharing(const Model *m, const GPtrArray *schedule, const AliasMap *aliases, const Trace *t,
-                               const Plan *plan, ExecWeights *weights, GError **error)
+                               const Plan *plan, const ExecOptions *options, ExecWeights *weights, GError **error)
 {
+    static const ExecOptions defaults = EXEC_OPTIONS_DEFAULTS;
+    const ExecOptions *o = options ? options : &defaults;
     const Graph *g = m->graph;
     gint64 opset = model_onnx_opset(m);
     if (!blas.sgemm && !blas_open(1, error)) /* not opened by exec_set_threads: one thread */
         return NULL;
-    if (kernels == EXEC_KERNELS_ONEDNN && !onednn.engine && !onednn_open(1, error))
+    if (o->kernels == EXEC_KERNELS_ONEDNN && !onednn.engine && !onednn_open(1, error))
         return NULL;
     if (aliases->layout.pad_last > 1) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED,
@@ -626,6 +626,7 @@ Executor *executor_new_sharing(const Model *m, const GPtrArray *schedule, const 
     Executor *e = g_new0(Executor, 1);
     guint n = g->tensors->len;
     e->g = g;
+    e->options = *o;
     e->model_dir = m->dir;
     e->opset = opset;
     e->schedule = schedule;
@@ -662,7 +663,7 @@ Executor *executor_new_sharing(const Model *m, const GPtrArray *schedule, const 
     mark_widened(e);
     mark_dynamic(e);
     mark_once(e);
-    if (kernels == EXEC_KERNELS_ONEDNN && layouts == EXEC_LAYOUTS_BLOCKED) {
+    if (o->kernels == EXEC_KERNELS_ONEDNN && o->layouts == EXEC_LAYOUTS_BLOCKED) {
         gboolean *plain = g_new0(gboolean, schedule->len + 1); /* steps not on their library kernel */
         for (guint s = 0; s < schedule->len; s++)
             plain[s] = e->dynamic[s] || e->widened[s] || ((const Node *)schedule->pdata[s])->guard;
@@ -755,7 +756,7 @@ static gboolean threads_available(guint n, guint *made)
     return *made + 1 >= n;
 }
 
-guint exec_set_threads(guint n, GError **error)
+guint exec_set_threads(guint n, ExecKernels kernels, GError **error)
 {
     guint made;
     if (n > 1 && !threads_available(n, &made)) {
@@ -769,20 +770,6 @@ guint exec_set_threads(guint n, GError **error)
     onednn.threads = 1; /* our own loops stay on the calling thread: OpenBLAS's pool has the threads */
     return blas_open(n, error);
 }
-
-gboolean exec_set_kernels(ExecKernels k, GError **error)
-{
-    if (k == EXEC_KERNELS_ONEDNN && !onednn.engine && !onednn_open(1, error)) /* (exec_set_threads sets the count) */
-        return FALSE;
-    kernels = k;
-    return TRUE;
-}
-
-void exec_set_layouts(ExecLayouts l) { layouts = l; }
-
-void exec_set_winograd(gboolean on) { onednn_winograd = on; }
-
-void exec_set_skinny(gboolean on) { onednn_skinny = on; }
 
 guint executor_blocked_tensors(const Executor *e) { return e->blocked; }
 
@@ -997,13 +984,15 @@ gboolean executor_run(Executor *e, gboolean poison, GError **error)
         } else {
             const KernelRow *row = kernel_row(n->op);
             /* the library where the row has it; never on shapes that change from run to run */
-            gboolean library = kernels == EXEC_KERNELS_ONEDNN && row->library && !e->dynamic[s] && !e->widened[s];
+            gboolean library = e->options.kernels == EXEC_KERNELS_ONEDNN && row->library && !e->dynamic[s] &&
+                               !e->widened[s];
             KernelCall call = {.node = n, .row = row, .opset = e->opset, .n_in = in->len, .n_out = out->len,
                                .in = (ExecTensor *const *)in->pdata, .out = (ExecTensor *const *)out->pdata,
                                .epilogue = e->epilogue[s], .epilogue_lo = e->epilogue_lo[s],
                                .epilogue_hi = e->epilogue_hi[s], .epilogue_bias = e->epilogue_bias[s],
                                .epilogue_bias_n = e->epilogue_bias_n[s], .workspace = e->workspace,
-                               .prepared = library ? &e->prepared[s] : NULL};
+                               .prepared = library ? &e->prepared[s] : NULL, .winograd = e->options.winograd,
+                               .skinny = e->options.skinny};
             ok = e->widened[s] ? run_widened(&call, error) : library ? row->library(&call, error) : row->kernel(&call, error);
         }
         for (guint k = 0; ok && e->guarded && k < n->outputs->len; k++)

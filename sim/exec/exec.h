@@ -24,6 +24,27 @@ typedef struct ExecWeights ExecWeights;
 ExecWeights *exec_weights_new(const Model *m);
 void exec_weights_free(ExecWeights *w);
 
+/* Which kernels run the ops a library has (exec/onednn.h: Conv, MatMul, Gemm and their fused forms): oneDNN's
+ * (the default), or our own everywhere. The other ops always run on our own kernels. */
+typedef enum { EXEC_KERNELS_ONEDNN, EXEC_KERNELS_OWN } ExecKernels;
+/* How activations lie between oneDNN's kernels (exec/layout.h): channel-blocked where every kernel that writes
+ * and reads one takes that layout (the default), or row-major everywhere, each blocked convolution reordering
+ * its input and output. */
+typedef enum { EXEC_LAYOUTS_BLOCKED, EXEC_LAYOUTS_PLAIN } ExecLayouts;
+
+/* An executor's choices, its own (two executors with different options run side by side in one process). */
+typedef struct {
+    ExecKernels kernels;
+    ExecLayouts layouts;
+    gboolean winograd;  /* oneDNN's 3 x 3 stride-1 convolutions may use Winograd's minimal filtering where it is
+                           the faster (exec/kernels/onednn.c says where); else all run direct */
+    gboolean skinny;    /* the products of at most 16 rows over constant weights (MatMul, FusedMatMul and Gemm at a
+                           short sequence, a classifier's head) run on our own kernel over the weights packed once
+                           in 16-column panels (exec/kernels/skinny.h; on CPUs with AVX-512 or AVX2), else on
+                           oneDNN's. Both choices depend on shapes only, so a run and its check reference agree. */
+} ExecOptions;
+#define EXEC_OPTIONS_DEFAULTS {EXEC_KERNELS_ONEDNN, EXEC_LAYOUTS_BLOCKED, TRUE, TRUE}
+
 /* Whether the executor can run every step of the schedule: a kernel for each op (or outputs folded at plan time)
  * that takes its inputs as planned (kernel_row_check), and the bytes all steps read and write together within
  * the run's total (2^38, or ARENASIM_RUN_WORK=BYTES). executor_new asks it too; a front end asks before it
@@ -33,9 +54,10 @@ gboolean exec_check_schedule(const GPtrArray *schedule, GError **error);
  * kernels assume dense row-major tensors: --pad-last 1), or when the arena does not fit the run's memory. */
 Executor *executor_new(const Model *m, const GPtrArray *schedule, const AliasMap *aliases, const Trace *t,
                        const Plan *plan, GError **error);
-/* The same, its weights and constants borrowed from (or filled into, then lent by) `weights`. */
+/* The same with these options (NULL: the defaults), its weights and constants borrowed from (or filled into,
+ * then lent by) `weights` (or NULL: its own). executor_new is this with the defaults and its own weights. */
 Executor *executor_new_sharing(const Model *m, const GPtrArray *schedule, const AliasMap *aliases, const Trace *t,
-                               const Plan *plan, ExecWeights *weights, GError **error);
+                               const Plan *plan, const ExecOptions *options, ExecWeights *weights, GError **error);
 /* The values a graph input takes in every run from now on (instead of pseudo-random ones): raw bytes of
  * its dtype and element count. */
 gboolean executor_set_input(Executor *e, const char *name, const TensorData *d, GError **error);
@@ -52,7 +74,7 @@ guint executor_random_weights(const Executor *e);
 /* Steps folded into the step before them (an activation the op table lets fold, applied by the Conv or Add that
  * writes its input); *copies (if not NULL): how many of them copy that input to their own output, not in place. */
 guint executor_folded_steps(const Executor *e, guint *copies);
-/* How many of its tensors lie channel-blocked (exec_set_layouts). */
+/* How many of its tensors lie channel-blocked (ExecOptions.layouts). */
 guint executor_blocked_tensors(const Executor *e);
 guint64 executor_arena_bytes(const Executor *e);
 /* Memory the executor holds of its own beyond the arena and the weights' own copies: weights packed for a
@@ -62,33 +84,15 @@ guint64 executor_prepared_bytes(const Executor *e);
  * *bytes (if not NULL): the weights it packed for that step. */
 const char *executor_step_library(const Executor *e, guint step, guint64 *bytes);
 /* The algorithm that library chose for step `step` where it has several ("Winograd F(4x4,3x3)":
- * exec_set_winograd), NULL for its only or direct one. */
+ * ExecOptions.winograd), NULL for its only or direct one. */
 const char *executor_step_algorithm(const Executor *e, guint step);
 void executor_free(Executor *e);
 /* The threads the kernels may use from now on, in one pool: oneDNN's OpenMP team with oneDNN's kernels
- * (OpenBLAS then runs on the calling thread), else OpenBLAS's; our own kernels run on the calling thread. Set
- * the kernels first (exec_set_kernels). Opens OpenBLAS (exec/blas.h) and oneDNN if they are not yet; returns
- * the count in force, 0 with an error when one cannot be loaded. One thread unless this says otherwise:
- * OPENBLAS_NUM_THREADS does not decide it. */
-guint exec_set_threads(guint n, GError **error);
-/* Which kernels run the ops a library has (exec/onednn.h: Conv, MatMul, Gemm and their fused forms) from now
- * on: oneDNN's (the default), or our own everywhere. Opens oneDNN; FALSE with an error when it cannot be
- * loaded. The other ops always run on our own kernels. */
-typedef enum { EXEC_KERNELS_ONEDNN, EXEC_KERNELS_OWN } ExecKernels;
-gboolean exec_set_kernels(ExecKernels k, GError **error);
-/* How the executors made from now on lay out activations between oneDNN's kernels (exec/layout.h):
- * channel-blocked where every kernel that writes and reads one takes that layout (the default), or row-major
- * everywhere, each blocked convolution reordering its input and output. */
-typedef enum { EXEC_LAYOUTS_BLOCKED, EXEC_LAYOUTS_PLAIN } ExecLayouts;
-void exec_set_layouts(ExecLayouts l);
-/* Whether oneDNN's 3 x 3 stride-1 convolutions may use Winograd's minimal filtering where it is the faster
- * (TRUE, the default; exec/kernels/onednn.c says where) or all run direct. The choice depends on shapes only,
- * so a run and its --check reference choose alike. */
-void exec_set_winograd(gboolean on);
-/* Whether the products of at most 16 rows over constant weights (MatMul, FusedMatMul and Gemm at a short
- * sequence, a classifier's head) run on our own kernel over the weights packed once in 16-column panels
- * (exec/kernels/skinny.h; TRUE, the default, on CPUs with AVX-512 or AVX2) or on oneDNN's. The choice depends on shapes
- * only, so a run and its --check reference choose alike. */
-void exec_set_skinny(gboolean on);
+ * (OpenBLAS then runs on the calling thread), else OpenBLAS's; our own kernels run on the calling thread. The
+ * pool is the process's (the libraries hold it), the one setting here that is not an executor's. Opens OpenBLAS
+ * (exec/blas.h) and oneDNN if they are not yet; returns the count in force, 0 with an error when one cannot be
+ * loaded or the system will not start the threads. One thread unless this says otherwise: OPENBLAS_NUM_THREADS
+ * does not decide it. */
+guint exec_set_threads(guint n, ExecKernels kernels, GError **error);
 
 #endif

@@ -25,7 +25,7 @@ typedef struct KernelRow {
     gboolean internal;         /* one of sim's own ops (SIM_OP_DOMAIN) */
     KernelFn kernel;
     KernelFn library;          /* the op on oneDNN, run instead of `kernel` when the executor uses the library
-                                  (exec_set_kernels); it falls back on `kernel` where the library cannot */
+                                  (ExecOptions.kernels); it falls back on `kernel` where the library cannot */
     float (*unary_f)(float);   /* float32 form of the row's unary map, for the kernel's fast path, or NULL */
     void (*unary_array)(const float *in, float *out, gsize n); /* the same over an array, vectorised, or NULL */
     KernelArith arith;         /* binary ops computed inline on floats (ARITH_NONE: through the op's binary) */

@@ -85,6 +85,7 @@ typedef struct KernelCall {
     gsize epilogue_bias_n;
     KernelWorkspace *workspace; /* the executor's (kernel_workspace) */
     KernelPrepared *prepared;   /* the step's own, when the call runs the row's library kernel; else NULL */
+    gboolean winograd, skinny;  /* the executor's options (exec.h's ExecOptions): what a library kernel may choose */
 } KernelCall;
 
 /* At least `bytes` of the call's workspace, 64-byte aligned, contents undefined; valid until the next

@@ -7,8 +7,6 @@
 #define ONEDNN_SONAME "libdnnl.so.2"
 
 OnednnCalls onednn;
-gboolean onednn_winograd = TRUE;
-gboolean onednn_skinny = TRUE;
 static char *description;
 
 static gboolean load(GError **error)

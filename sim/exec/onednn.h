@@ -40,11 +40,6 @@ typedef struct {
 
 /* Filled by onednn_open; NULL entries until then. */
 extern OnednnCalls onednn;
-/* Whether the convolutions may use Winograd's algorithm (exec_set_winograd; TRUE unless it says otherwise). */
-extern gboolean onednn_winograd;
-/* Whether the products of at most 16 rows over constant weights run on our skinny kernel where the CPU has it
- * (exec_set_skinny; TRUE unless it says otherwise). */
-extern gboolean onednn_skinny;
 
 /* Opens oneDNN once (the CPU engine and a stream), later calls only set the thread count; FALSE with an error
  * when the library cannot be loaded or has no CPU engine. */

@@ -428,7 +428,7 @@ static dnnl_primitive_desc_t conv_pd(const KernelCall *c, ConvMds *m, GError **e
     /* Winograd's minimal filtering where oneDNN has it and winograd_variant chooses it, with the variant it
      * chooses; the direct kernel elsewhere, and where oneDNN refuses that variant. */
     const WinogradVariant *variant =
-        onednn_winograd && g.s == 2 && group == 1 && g.k[0] == 3 && g.k[1] == 3 && st[0] == 1 && st[1] == 1 &&
+        c->winograd && g.s == 2 && group == 1 && g.k[0] == 3 && g.k[1] == 3 && st[0] == 1 && st[1] == 1 &&
                 dl[0] == 0 && dl[1] == 0 && m->constant
             ? winograd_variant(x->dims[1], y->dims[1], positions)
             : NULL;
@@ -684,10 +684,10 @@ static Prim *product_prepare(KernelPrepared *prep, const dnnl_memory_desc_t *src
  * (more rows, a CPU with neither AVX-512 nor AVX2, --skinny off) or the panels' memory is refused (oneDNN's
  * primitive then tries). On one thread of an Intel Xeon VM, weights read from memory, every such shape of the
  * corpus ran faster than on oneDNN's (results/skinny.md; skinny.c says why). */
-static Prim *skinny_prepare(KernelPrepared *prep, gint64 rows, gint64 a_row, gint64 a_col, const float *b, gint64 k,
+static Prim *skinny_prepare(const KernelCall *c, KernelPrepared *prep, gint64 rows, gint64 a_row, gint64 a_col, const float *b, gint64 k,
                             gint64 n, gint64 b_k, gint64 b_n, float alpha)
 {
-    if (!onednn_skinny || rows < 1 || rows > KERNEL_SKINNY_ROWS || !kernel_skinny_supported())
+    if (!c->skinny || rows < 1 || rows > KERNEL_SKINNY_ROWS || !kernel_skinny_supported())
         return NULL;
     Prim *p = g_new0(Prim, 1);
     if (!kernel_skinny_pack(&p->skinny, b, k, n, b_k, b_n)) {
@@ -779,7 +779,7 @@ static Prim *matmul_prepare_call(const KernelCall *c, KernelPrepared *prep, GErr
     /* One B for a whole batch of A: one [rows x M, K] x [K, N] product (as a batch of rows products of M = 1
      * rows, decoder-torch's projections of [seq, 1, d] took 0.48 against 0.06 ms), its B packed if constant */
     gboolean flat = b_shared && batches_whole && !trans[0] && !batch[0], packed = flat && constant_input(c, 1);
-    Prim *skinny = packed ? skinny_prepare(prep, rows * ad[r - 2], ad[r - 1], 1, b->data, bd[r - 2], bd[r - 1],
+    Prim *skinny = packed ? skinny_prepare(c, prep, rows * ad[r - 2], ad[r - 1], 1, b->data, bd[r - 2], bd[r - 1],
                                            bs[r - 2], bs[r - 1], alpha)
                           : NULL;
     if (skinny) /* (A is the flat [rows x M, K] as it lies) */
@@ -824,7 +824,7 @@ static Prim *gemm_prepare_call(const KernelCall *c, KernelPrepared *prep, GError
     gint64 ad[2] = {y->dims[0], a->dims[trans_a ? 0 : 1]}, as[2] = {trans_a ? 1 : a->dims[1], trans_a ? a->dims[1] : 1};
     gint64 bd[2] = {ad[1], N}, bs[2] = {trans_b ? 1 : b->dims[1], trans_b ? b->dims[1] : 1}, cd[2] = {1, N};
     gboolean constant = constant_input(c, 1);
-    Prim *skinny = constant ? skinny_prepare(prep, y->dims[0], as[0], as[1], b->data, bd[0], N, bs[0], bs[1], alpha)
+    Prim *skinny = constant ? skinny_prepare(c, prep, y->dims[0], as[0], as[1], b->data, bd[0], N, bs[0], bs[1], alpha)
                             : NULL;
     if (skinny) {
         skinny->skinny_bias = bias != NULL;
