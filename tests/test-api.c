@@ -280,6 +280,72 @@ static void test_covers_the_command(void)
     run_result_clear(&r);
 }
 
+/* One plan's report, as JSON, made in whichever thread calls. */
+typedef struct {
+    const char *path;
+    arenasim_options o;
+    char *expected;      /* made alone, before the threads */
+    guint differed;
+} SidePlan;
+
+static char *plan_json(const SidePlan *side)
+{
+    char *error = NULL;
+    arenasim_plan *p = arenasim_plan_file(side->path, &side->o, &error);
+    if (!p)
+        g_error("%s: %s", side->path, error);
+    char *json = arenasim_plan_report_json(p);
+    arenasim_plan_free(p);
+    char *seconds = strstr(json, "\"plan_seconds\""); /* the one figure a clock sets: blanked */
+    g_assert_nonnull(seconds);
+    for (char *c = seconds + strlen("\"plan_seconds\""); *c && *c != ','; c++)
+        *c = ' ';
+    return json;
+}
+
+static gpointer plan_repeatedly(gpointer data)
+{
+    SidePlan *side = data;
+    for (int k = 0; k < 8; k++) {
+        char *json = plan_json(side);
+        side->differed += strcmp(json, side->expected) != 0;
+        g_free(json);
+    }
+    return NULL;
+}
+
+/* Two plans with different options in two threads of one process give the bytes each gives alone: the
+ * inference's state is a context each call makes (ops/infer.h), the executor's options are the executor's. */
+static void test_two_threads(void)
+{
+    char *symbolic = test_write_symbolic_graph();
+    static const char *const dims[] = {"batch=2", "seq=100", NULL};
+    SidePlan sides[2];
+    arenasim_options_init(&sides[0].o);
+    sides[0].path = "graphs/gpt2.onnx";
+    sides[0].o.strategy = "bestfit";
+    sides[0].o.order = "lazy";
+    arenasim_options_init(&sides[1].o);
+    sides[1].path = symbolic;
+    sides[1].o.strategy = "greedy-size";
+    sides[1].o.dims = dims;
+    sides[1].o.alias = "noop,inplace";
+    for (int k = 0; k < 2; k++) {
+        sides[k].expected = plan_json(&sides[k]);
+        sides[k].differed = 0;
+    }
+    g_assert_cmpstr(sides[0].expected, !=, sides[1].expected);
+    GThread *threads[2];
+    for (int k = 0; k < 2; k++)
+        threads[k] = g_thread_new("plan", plan_repeatedly, &sides[k]);
+    for (int k = 0; k < 2; k++) {
+        g_thread_join(threads[k]);
+        g_assert_cmpuint(sides[k].differed, ==, 0);
+        g_free(sides[k].expected);
+    }
+    g_free(symbolic);
+}
+
 /* A two-node model whose only output is empty (a Slice of none of x's rows, [0, 3]): nothing a check can compare. */
 static char *write_empty_output_model(void)
 {
@@ -525,6 +591,7 @@ int main(int argc, char **argv)
     g_test_add_func("/api/model-handle", test_model_handle);
     g_test_add_func("/api/trace-builder", test_trace_builder);
     g_test_add_func("/api/covers-the-command", test_covers_the_command);
+    g_test_add_func("/api/two-threads", test_two_threads);
     g_test_add_func("/api/run-same-verdict", test_run_same_verdict);
     g_test_add_func("/api/installed", test_installed);
     return g_test_run();

@@ -12,8 +12,9 @@
  *   arenasim_plan_free(p);
  *
  * Build with `pkg-config --cflags --libs arenasim`. Errors are messages (never an exit, never a print).
- * Call it from one thread at a time (any thread). Strings the library returns are freed with
- * arenasim_free; strings inside a plan live as long as the plan. */
+ * Loading and planning may run in several threads at once, each handle used by one thread at a time (nothing
+ * of a plan's is kept in globals); runs go one at a time in a process, whose thread pool the kernels share.
+ * Strings the library returns are freed with arenasim_free; strings inside a plan live as long as the plan. */
 #ifndef ARENASIM_H
 #define ARENASIM_H
 

@@ -9,6 +9,7 @@
  * saves. */
 #include "memory/fuse.h"
 #include "ops/infer.h"
+#include "ops/shape.h"
 #include "ops/ops.h"
 
 #include <math.h>
@@ -78,7 +79,7 @@ static gboolean replace(Site *site, Node *last, const char *op, gboolean interna
         return FALSE;
     g_hash_table_insert(site->with, last, fused);
     fused->op = op_lookup(fused->domain, fused->op_type);
-    return fused->op && fused->op->infer(fused->op, fused, site->opset, error);
+    return fused->op && shape_infer_node(fused, site->opset, error);
 }
 
 /* Mul(x, HardSigmoid(x)) with HardSigmoid's alpha 1/6 and beta 1/2 is HardSwish(x) (opset 13 exports write
@@ -134,7 +135,7 @@ static gboolean rule_hard_swish_expand(Site *site, Node *n, GError **error)
     g_hash_table_insert(site->before, n, first);
     for (Node *made[] = {sig, mul, NULL}, **k = made; *k; k++) {
         (*k)->op = op_lookup((*k)->domain, (*k)->op_type);
-        if (!(*k)->op || !(*k)->op->infer((*k)->op, *k, site->opset, error))
+        if (!(*k)->op || !shape_infer_node(*k, site->opset, error))
             return TRUE;
     }
     site->bytes = node_output(sig, 0)->bytes;

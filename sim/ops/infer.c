@@ -26,38 +26,27 @@ gboolean shape_numel(int rank, const gint64 *dims, guint64 *out)
     return TRUE;
 }
 
-/* What is left of the total of value elements (shape.h's SHAPE_VALUES_MAX_ELEMENTS) while shape_infer runs
- * on this thread; unlimited outside it. Per thread, so that two threads inferring two models do not share. */
-static _Thread_local guint64 values_left = G_MAXUINT64;
-
-void infer_values_limit(guint64 total) { values_left = total; }
-
-gboolean infer_values_take(guint64 n)
+void infer_ctx_init(InferCtx *cx)
 {
-    if (n > values_left)
+    *cx = (InferCtx){.values_left = G_MAXUINT64};
+}
+
+void infer_ctx_clear(InferCtx *cx)
+{
+    if (cx->most_values)
+        g_ptr_array_unref(cx->most_values);
+    infer_ctx_init(cx);
+}
+
+gboolean infer_values_take(InferCtx *cx, guint64 n)
+{
+    if (n > cx->values_left)
         return FALSE;
-    values_left -= n;
+    cx->values_left -= n;
     return TRUE;
 }
 
-/* The user's --bound table while shape_infer runs on this thread (NULL outside it: run-time inference takes
- * the op's own bound, and the kernel then sets the real size). */
-static _Thread_local GHashTable *user_bounds;
-
-void infer_bounds_use(GHashTable *bounds) { user_bounds = bounds; }
-
-/* Set while shape.c infers a node's probe: data-dependent sizes come out one larger (1) or zero (2). */
-static _Thread_local int probing;
-
-void infer_probing(int probe) { probing = probe; }
-
-/* Set while shape_infer_runtime infers a node with the sizes of a run. */
-static _Thread_local gboolean running;
-
-void infer_running(gboolean on) { running = on; }
-gboolean infer_is_running(void) { return running; }
-
-gint64 infer_dynamic_dim(Node *n, guint k, gint64 derived, int axis, const char *why)
+gint64 infer_dynamic_dim(const InferCtx *cx, Node *n, guint k, gint64 derived, int axis, const char *why)
 {
     Tensor *t = node_output(n, k);
     if (!t)
@@ -65,19 +54,19 @@ gint64 infer_dynamic_dim(Node *n, guint k, gint64 derived, int axis, const char 
     t->dynamic = TRUE;
     t->bound_why = why;
     t->bound_axis = axis;
-    const gint64 *given = user_bounds ? g_hash_table_lookup(user_bounds, t->name) : NULL;
+    const gint64 *given = cx->bounds ? g_hash_table_lookup(cx->bounds, t->name) : NULL;
     gint64 dim = derived;
     if (given) {
         t->bound_why = "given with --bound";
         dim = MIN(*given, derived);
     }
-    return probing == 1 ? dim + 1 : probing == 2 ? 0 : dim;
+    return cx->probing == 1 ? dim + 1 : cx->probing == 2 ? 0 : dim;
 }
 
-gboolean infer_value_fits(int rank, const gint64 *dims)
+gboolean infer_value_fits(const InferCtx *cx, int rank, const gint64 *dims)
 {
     guint64 n;
-    return shape_numel(rank, dims, &n) && n <= VALUE_MAX_ELEMENTS && n <= values_left;
+    return shape_numel(rank, dims, &n) && n <= VALUE_MAX_ELEMENTS && n <= cx->values_left;
 }
 
 gboolean infer_input(const Node *n, guint k, Tensor **out, GError **error)
@@ -177,20 +166,17 @@ gboolean infer_input_value(const Node *n, guint k, const char *what, const Value
     return TRUE;
 }
 
-/* Values made by infer_input_value_most for the node being inferred (freed by infer_took_most). */
-static _Thread_local GPtrArray *most_values;
-static _Thread_local gboolean took_most;
-
-gboolean infer_took_most(void)
+gboolean infer_took_most(InferCtx *cx)
 {
-    gboolean took = took_most;
-    took_most = FALSE;
-    if (most_values)
-        g_ptr_array_set_size(most_values, 0);
+    gboolean took = cx->took_most;
+    cx->took_most = FALSE;
+    if (cx->most_values) /* the values made for the node just inferred */
+        g_ptr_array_set_size(cx->most_values, 0);
     return took;
 }
 
-gboolean infer_input_value_most(const Node *n, guint k, const char *what, const Value **out, GError **error)
+gboolean infer_input_value_most(InferCtx *cx, const Node *n, guint k, const char *what, const Value **out,
+                                GError **error)
 {
     const Tensor *t = node_input(n, k);
     if (!t || t->value)
@@ -208,16 +194,16 @@ gboolean infer_input_value_most(const Node *n, guint k, const char *what, const 
                               t->name, what, j);
         }
         gboolean point = lo == hi;
-        double most = probing == 1 && !point ? hi + 1 : probing == 2 && !point ? 0 : hi;
+        double most = cx->probing == 1 && !point ? hi + 1 : cx->probing == 2 && !point ? 0 : hi;
         if (v->f)
             v->f[j] = most;
         else
             v->i[j] = (gint64)ceil(most);
     }
-    if (!most_values)
-        most_values = g_ptr_array_new_with_free_func((GDestroyNotify)value_free);
-    g_ptr_array_add(most_values, v);
-    took_most = TRUE;
+    if (!cx->most_values)
+        cx->most_values = g_ptr_array_new_with_free_func((GDestroyNotify)value_free);
+    g_ptr_array_add(cx->most_values, v);
+    cx->took_most = TRUE;
     *out = v;
     return TRUE;
 }

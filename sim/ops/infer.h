@@ -7,6 +7,21 @@
 
 #define MAX_RANK 64
 
+/* The state of one inference (shape_infer's of a model, shape_infer_runtime's of a node), passed to every op's
+ * inference and the helpers below: never kept in globals, so that two inferences, on two threads or one after
+ * the other, share nothing. */
+typedef struct InferCtx {
+    guint64 values_left;     /* what is left of the total of value elements (SHAPE_VALUES_MAX_ELEMENTS) */
+    GHashTable *bounds;      /* the user's --bound table (tensor name -> gint64*), or NULL: the op's own bound */
+    int probing;             /* shape.c's probes: data-dependent sizes come out one larger (1) or zero (2); 0 */
+    gboolean running;        /* inferring a node with the sizes of a run (shape_infer_runtime) */
+    GPtrArray *most_values;  /* values infer_input_value_most made for the node being inferred */
+    gboolean took_most;
+} InferCtx;
+/* No limit, no bounds, no probe: a context for inferring one node on its own (a fusion's new node). */
+void infer_ctx_init(InferCtx *cx);
+void infer_ctx_clear(InferCtx *cx);
+
 /* Sets `error` to "node LABEL: <message>" (SIM_ERROR_SHAPE) and returns FALSE. */
 gboolean infer_fail(GError **error, const Node *n, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
 
@@ -44,34 +59,24 @@ gsize infer_broadcast_source(int rank, const gint64 *dims, int in_rank, const gi
 /* Element count of a shape; FALSE on overflow. */
 gboolean shape_numel(int rank, const gint64 *dims, guint64 *out);
 /* TRUE when a value with this shape may be materialised (VALUE_MAX_ELEMENTS, and what is left of the
- * total: infer_values_limit). Ops ask before computing a value, so one past the total costs nothing. */
-gboolean infer_value_fits(int rank, const gint64 *dims);
-/* The total of value elements this thread may still keep (shape_infer sets it; G_MAXUINT64: no limit). */
-void infer_values_limit(guint64 total);
+ * total in the context). Ops ask before computing a value, so one past the total costs nothing. */
+gboolean infer_value_fits(const InferCtx *cx, int rank, const gint64 *dims);
 /* Takes n elements from the total: FALSE (and nothing taken) when fewer are left. */
-gboolean infer_values_take(guint64 n);
+gboolean infer_values_take(InferCtx *cx, guint64 n);
 
 /* Data-dependent sizes. Output k of n has a size along `axis` known only when it is computed: `derived`
  * is the most the op can give (NonZero: its input's elements), `why` says so (static text). The output is
  * marked dynamic and the dimension to plan returned: the user's --bound for that tensor when smaller. */
-gint64 infer_dynamic_dim(Node *n, guint k, gint64 derived, int axis, const char *why);
-/* The --bound table (tensor name -> gint64*) data-dependent ops read on this thread; NULL: none. */
-void infer_bounds_use(GHashTable *bounds);
-/* While set (shape.c's probes), infer_dynamic_dim gives one more than the dimension it plans (1) or zero (2);
- * 0: the dimension itself. */
-void infer_probing(int probe);
-/* Set while the executor infers a node with the sizes of a run (shape_infer_runtime): planning's allowances
- * for bounds that disagree (Concat's pieces) do not apply. */
-void infer_running(gboolean on);
-gboolean infer_is_running(void);
+gint64 infer_dynamic_dim(const InferCtx *cx, Node *n, guint k, gint64 derived, int axis, const char *why);
 /* Input k's value, or when only running computes it, the top of each element's range (ranges.c), as
  * integers rounded up: an upper bound for the sizes an op makes from it (Resize's sizes, ConstantOfShape's
  * shape, Expand's, Tile's repeats). Then the node's outputs are planned as data-dependent (infer_node marks
  * them); in a probe, those elements come out one larger, or zero. The value is owned until the node's
  * inference ends. */
-gboolean infer_input_value_most(const Node *n, guint k, const char *what, const Value **out, GError **error);
+gboolean infer_input_value_most(InferCtx *cx, const Node *n, guint k, const char *what, const Value **out,
+                                GError **error);
 /* Whether infer_input_value_most bounded a size since the last call, and clears it (shape.c). */
-gboolean infer_took_most(void);
+gboolean infer_took_most(InferCtx *cx);
 /* Element k's range: an exact value, or the range propagated to t (ranges.c); FALSE when unbounded. */
 gboolean infer_range_at(const Tensor *t, gsize k, double *lo, double *hi);
 /* The ranges of n's outputs from its inputs', where n's op has a rule (ranges.c). */

@@ -18,8 +18,9 @@ static gboolean static_type(const TypeInfo *t)
     return TRUE;
 }
 
-gboolean infer_control(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_control(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
     (void)opset;
     const Attr *then_branch = node_attr(n, "then_branch");
@@ -133,8 +134,9 @@ static gboolean fold_if_both(Graph *g, Node *n, Tensor *cond, GError **error)
     return ok;
 }
 
-gboolean infer_fold_if(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error)
+gboolean infer_fold_if(InferCtx *cx, Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error)
 {
+    (void)cx;
     (void)opset;
     *folded = FALSE;
     const Tensor *cond = node_input(n, 0);
@@ -177,7 +179,7 @@ gboolean infer_fold_if(Graph *g, Node *n, gint64 opset, gboolean *folded, GError
 
 /* ConcatComputed (sim's own op, made by infer_fold_loop for a trip count only running decides): its inputs, of one
  * shape, along axis 0 — planned as all of them, data-dependent: the kernel takes those computed this run. */
-gboolean infer_concat_computed(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_concat_computed(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
     (void)op;
     (void)opset;
@@ -200,14 +202,14 @@ gboolean infer_concat_computed(const OpInfo *op, Node *n, gint64 opset, GError *
         if (__builtin_add_overflow(dims[0], x->dims[0], &dims[0]))
             return infer_fail(error, n, "its length overflows 64 bits");
     }
-    dims[0] = infer_dynamic_dim(n, 0, dims[0], 0, "Loop: every iteration's scan output (its trip count is data-dependent)");
+    dims[0] = infer_dynamic_dim(cx, n, 0, dims[0], 0, "Loop: every iteration's scan output (its trip count is data-dependent)");
     return infer_set_output(n, 0, first->dtype, first->rank, dims, error);
 }
 
 /* IfSelect (sim's own op, made by fold_if_both): inputs the condition, then the then-branch's outputs, then the
  * else-branch's; output k is the taken branch's output k. Planned at the larger of the two (same type and
  * rank), data-dependent: the kernel sets the real shape. */
-gboolean infer_if_select(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_if_select(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
     (void)op;
     (void)opset;
@@ -225,7 +227,7 @@ gboolean infer_if_select(const OpInfo *op, Node *n, gint64 opset, GError **error
         gint64 dims[MAX_RANK];
         for (int d = 0; d < a->rank; d++)
             dims[d] = MAX(a->dims[d], b->dims[d]);
-        gint64 first = infer_dynamic_dim(n, k, a->rank ? dims[0] : 1, 0,
+        gint64 first = infer_dynamic_dim(cx, n, k, a->rank ? dims[0] : 1, 0,
                                          "If: the larger of its branches' outputs (its condition is data-dependent)");
         if (a->rank)
             dims[0] = first;
@@ -273,8 +275,9 @@ static guint64 body_slots(const Graph *body)
     return MAX(slots, 1);
 }
 
-gboolean infer_fold_loop(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error)
+gboolean infer_fold_loop(InferCtx *cx, Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error)
 {
+    (void)cx;
     *folded = FALSE;
     const Attr *body_attr = node_attr(n, "body");
     const Tensor *trip_t = node_input(n, 0), *cond = node_input(n, 1);

@@ -123,8 +123,9 @@ static gboolean check_bias(const Node *n, gint64 m, GError **error)
     return ok;
 }
 
-gboolean infer_conv(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_conv(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
     (void)opset;
     Tensor *x, *w;
@@ -156,10 +157,11 @@ gboolean infer_conv(const OpInfo *op, Node *n, gint64 opset, GError **error)
 }
 
 /* FusedConv (sim's own op, --fuse ort): Conv(X, W, B) + Sum, where Sum has the Conv's output shape. */
-gboolean infer_fused_conv(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_fused_conv(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     Tensor *sum, *y;
-    if (!infer_conv(op, n, opset, error) || !infer_input(n, 3, &sum, error))
+    if (!infer_conv(cx, op, n, opset, error) || !infer_input(n, 3, &sum, error))
         return FALSE;
     y = node_output(n, 0);
     gboolean same = sum->rank == y->rank && sum->dtype == y->dtype;
@@ -168,8 +170,9 @@ gboolean infer_fused_conv(const OpInfo *op, Node *n, gint64 opset, GError **erro
     return same ? TRUE : infer_fail(error, n, "the tensor it adds, '%s', does not have its output's type and shape", sum->name);
 }
 
-gboolean infer_conv_transpose(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_conv_transpose(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
     (void)opset;
     Tensor *x, *w;
@@ -217,8 +220,9 @@ gboolean infer_conv_transpose(const OpInfo *op, Node *n, gint64 opset, GError **
     return infer_set_output(n, 0, x->dtype, x->rank, out, error);
 }
 
-gboolean infer_pool(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_pool(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
     (void)opset;
     Tensor *x;
@@ -236,8 +240,9 @@ gboolean infer_pool(const OpInfo *op, Node *n, gint64 opset, GError **error)
            infer_set_output(n, 1, DT_INT64, x->rank, out, error);
 }
 
-gboolean infer_global_pool(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_global_pool(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
     (void)opset;
     Tensor *x;

@@ -13,7 +13,7 @@ static const Value *constant_input(const Node *n, guint k)
     return t && t->value && !t->dynamic ? t->value : NULL;
 }
 
-gboolean infer_nonzero(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_nonzero(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
     (void)op;
     (void)opset;
@@ -29,11 +29,11 @@ gboolean infer_nonzero(const OpInfo *op, Node *n, gint64 opset, GError **error)
         gint64 out[2] = {x->rank, count};
         return infer_set_output(n, 0, DT_INT64, 2, out, error);
     }
-    gint64 out[2] = {x->rank, infer_dynamic_dim(n, 0, (gint64)numel, 1, "NonZero: at most its input's elements")};
+    gint64 out[2] = {x->rank, infer_dynamic_dim(cx, n, 0, (gint64)numel, 1, "NonZero: at most its input's elements")};
     return infer_set_output(n, 0, DT_INT64, 2, out, error);
 }
 
-gboolean infer_compress(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_compress(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
     (void)op;
     (void)opset;
@@ -59,7 +59,7 @@ gboolean infer_compress(const OpInfo *op, Node *n, gint64 opset, GError **error)
         for (gint64 k = 0; k < most; k++)
             size += value_get_f(v, (gsize)k) != 0;
     } else {
-        size = infer_dynamic_dim(n, 0, most, axis < 0 ? 0 : axis, "Compress: at most the entries its condition covers");
+        size = infer_dynamic_dim(cx, n, 0, most, axis < 0 ? 0 : axis, "Compress: at most the entries its condition covers");
     }
     if (axis < 0)
         return infer_set_output(n, 0, x->dtype, 1, &size, error);
@@ -71,7 +71,7 @@ gboolean infer_compress(const OpInfo *op, Node *n, gint64 opset, GError **error)
 
 /* Unique: Y (the distinct entries, or slices along axis), indices (the first occurrence of each), inverse
  * indices (each entry's place in Y: as long as the input) and counts. */
-gboolean infer_unique(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_unique(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
     (void)op;
     (void)opset;
@@ -87,10 +87,10 @@ gboolean infer_unique(const OpInfo *op, Node *n, gint64 opset, GError **error)
         return infer_fail(error, n, "input '%s' has too many elements", x->name);
     gint64 len = axis < 0 ? (gint64)numel : x->dims[axis];
     const char *why = "Unique: at most its input's entries";
-    gint64 distinct = infer_dynamic_dim(n, 0, len, axis < 0 ? 0 : axis, why);
+    gint64 distinct = infer_dynamic_dim(cx, n, 0, len, axis < 0 ? 0 : axis, why);
     for (guint k = 1; k < n->outputs->len; k++)
         if (k != 2)
-            infer_dynamic_dim(n, k, len, 0, why);
+            infer_dynamic_dim(cx, n, k, len, 0, why);
     gint64 y[MAX_RANK];
     if (axis < 0) {
         y[0] = distinct;
@@ -105,7 +105,7 @@ gboolean infer_unique(const OpInfo *op, Node *n, gint64 opset, GError **error)
 
 /* NonMaxSuppression: boxes [batch, boxes, 4], scores [batch, classes, boxes]; selected [kept, 3] rows of
  * (batch, class, box), kept ≤ batch × classes × min(boxes, max_output_boxes_per_class). */
-gboolean infer_nms(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_nms(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
     (void)op;
     (void)opset;
@@ -126,15 +126,16 @@ gboolean infer_nms(const OpInfo *op, Node *n, gint64 opset, GError **error)
     if (!graph_size_mul((guint64)boxes->dims[0], (guint64)scores->dims[1], &kept) ||
         !graph_size_mul(kept, (guint64)per_class, &kept) || kept > G_MAXINT64)
         return infer_fail(error, n, "batch x classes x boxes overflows 64 bits");
-    gint64 out[2] = {infer_dynamic_dim(n, 0, (gint64)kept, 0,
+    gint64 out[2] = {infer_dynamic_dim(cx, n, 0, (gint64)kept, 0,
                                        "NonMaxSuppression: at most batch x classes x boxes kept per class"), 3};
     return infer_set_output(n, 0, DT_INT64, 2, out, error);
 }
 
 /* RoiAlign: X [N, C, H, W], rois [num_rois, 4], batch_indices [num_rois]; Y [num_rois, C, output_height,
  * output_width]. */
-gboolean infer_roi_align(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_roi_align(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
     (void)opset;
     Tensor *x, *rois, *idx;

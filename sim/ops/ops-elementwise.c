@@ -9,8 +9,9 @@ static DType out_dtype(const OpInfo *op, DType in)
     return op->fixed_out_dtype != DT_UNDEFINED ? op->fixed_out_dtype : in;
 }
 
-gboolean infer_unary(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_unary(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)opset;
     Tensor *x;
     if (!infer_input(n, 0, &x, error) || !infer_set_output(n, 0, out_dtype(op, x->dtype), x->rank, x->dims, error))
@@ -25,7 +26,7 @@ gboolean infer_unary(const OpInfo *op, Node *n, gint64 opset, GError **error)
 }
 
 /* Folds out = op(in[0], in[1], ...) left to right, broadcasting every input to the output shape. */
-static void fold_nary(const OpInfo *op, Node *n, int rank, const gint64 *dims, DType dtype)
+static void fold_nary(InferCtx *cx, const OpInfo *op, Node *n, int rank, const gint64 *dims, DType dtype)
 {
     guint count = n->inputs->len;
     DType compute = ((Tensor *)n->inputs->pdata[0])->dtype;
@@ -34,7 +35,7 @@ static void fold_nary(const OpInfo *op, Node *n, int rank, const gint64 *dims, D
         if (!t->value)
             return;
     }
-    if (!op->binary || !infer_value_fits(rank, dims))
+    if (!op->binary || !infer_value_fits(cx, rank, dims))
         return;
     guint64 numel;
     shape_numel(rank, dims, &numel);
@@ -61,8 +62,9 @@ static void fold_nary(const OpInfo *op, Node *n, int rank, const gint64 *dims, D
     infer_set_value(n, 0, v);
 }
 
-gboolean infer_nary(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_nary(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)opset;
     Tensor *first;
     if (!infer_input(n, 0, &first, error))
@@ -83,11 +85,11 @@ gboolean infer_nary(const OpInfo *op, Node *n, gint64 opset, GError **error)
     DType dtype = out_dtype(op, first->dtype);
     if (!infer_set_output(n, 0, dtype, rank, dims, error))
         return FALSE;
-    fold_nary(op, n, rank, dims, dtype);
+    fold_nary(cx, op, n, rank, dims, dtype);
     return TRUE;
 }
 
-gboolean infer_where(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_where(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
     (void)op;
     (void)opset;
@@ -99,7 +101,7 @@ gboolean infer_where(const OpInfo *op, Node *n, gint64 opset, GError **error)
         !infer_broadcast(n, r1, d1, y->rank, y->dims, &r2, d2, error) ||
         !infer_set_output(n, 0, x->dtype, r2, d2, error))
         return FALSE;
-    if (c->value && x->value && y->value && infer_value_fits(r2, d2)) {
+    if (c->value && x->value && y->value && infer_value_fits(cx, r2, d2)) {
         guint64 numel;
         shape_numel(r2, d2, &numel);
         Value *v = value_new(x->dtype, numel);
@@ -131,8 +133,9 @@ static gboolean set_cast(Node *n, Tensor *x, DType to, GError **error)
     return TRUE;
 }
 
-gboolean infer_cast(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_cast(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
     (void)opset;
     Tensor *x;
@@ -144,16 +147,18 @@ gboolean infer_cast(const OpInfo *op, Node *n, gint64 opset, GError **error)
     return set_cast(n, x, (DType)to, error);
 }
 
-gboolean infer_cast_like(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_cast_like(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
     (void)opset;
     Tensor *x, *like;
     return infer_input(n, 0, &x, error) && infer_input(n, 1, &like, error) && set_cast(n, x, like->dtype, error);
 }
 
-gboolean infer_dropout(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_dropout(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
     (void)opset;
     Tensor *x;

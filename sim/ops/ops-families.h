@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#define INFER_FN(name) gboolean name(const OpInfo *op, Node *n, gint64 opset, GError **error)
+#define INFER_FN(name) gboolean name(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 
 /* ops-elementwise.c */
 INFER_FN(infer_unary);
@@ -79,7 +79,7 @@ INFER_FN(infer_eye_like);
 INFER_FN(infer_control);
 INFER_FN(infer_if_select);
 INFER_FN(infer_concat_computed);
-gboolean infer_fold_if(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error);
-gboolean infer_fold_loop(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error);
+gboolean infer_fold_if(InferCtx *cx, Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error);
+gboolean infer_fold_loop(InferCtx *cx, Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error);
 
 #endif

@@ -5,8 +5,9 @@
 
 #include <math.h>
 
-gboolean infer_shape_op(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_shape_op(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
     (void)opset;
     Tensor *x;
@@ -30,8 +31,9 @@ gboolean infer_shape_op(const OpInfo *op, Node *n, gint64 opset, GError **error)
     return TRUE;
 }
 
-gboolean infer_size_op(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_size_op(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
     (void)opset;
     Tensor *x;
@@ -45,7 +47,7 @@ gboolean infer_size_op(const OpInfo *op, Node *n, gint64 opset, GError **error)
     return TRUE;
 }
 
-gboolean infer_constant(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_constant(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
     (void)op;
     (void)opset;
@@ -72,7 +74,7 @@ gboolean infer_constant(const OpInfo *op, Node *n, gint64 opset, GError **error)
     int rank = (is_float || is_int) ? 0 : 1;
     if (!infer_set_output(n, 0, dt, rank, &len, error))
         return FALSE;
-    if (!infer_value_fits(rank, &len))
+    if (!infer_value_fits(cx, rank, &len))
         return TRUE;
     Value *v = value_new(dt, (gsize)len);
     for (gint64 k = 0; k < len; k++) {
@@ -106,14 +108,14 @@ static gboolean shape_from_value(Node *n, const Value *v, const char *what, gint
     return TRUE;
 }
 
-gboolean infer_constant_of_shape(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_constant_of_shape(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
     (void)op;
     (void)opset;
     const Value *shape;
     int rank;
     gint64 dims[MAX_RANK];
-    if (!infer_input_value_most(n, 0, "shape", &shape, error) ||
+    if (!infer_input_value_most(cx, n, 0, "shape", &shape, error) ||
         !shape_from_value(n, shape, "shape", 0, &rank, dims, error))
         return FALSE;
     const Attr *a = node_attr(n, "value");
@@ -133,7 +135,7 @@ gboolean infer_constant_of_shape(const OpInfo *op, Node *n, gint64 opset, GError
         value_free(fill);
         return FALSE;
     }
-    if (infer_value_fits(rank, dims)) {
+    if (infer_value_fits(cx, rank, dims)) {
         guint64 numel;
         shape_numel(rank, dims, &numel);
         Value *v = value_new(dt, numel);
@@ -145,7 +147,7 @@ gboolean infer_constant_of_shape(const OpInfo *op, Node *n, gint64 opset, GError
     return TRUE;
 }
 
-gboolean infer_range(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_range(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
     (void)op;
     (void)opset;
@@ -175,7 +177,7 @@ gboolean infer_range(const OpInfo *op, Node *n, gint64 opset, GError **error)
     }
     if (!infer_set_output(n, 0, start->dtype, 1, &count, error))
         return FALSE;
-    if (infer_value_fits(1, &count)) {
+    if (infer_value_fits(cx, 1, &count)) {
         Value *v = value_new(start->dtype, (gsize)count);
         double step_f = value_get_f(delta, 0);
         gint64 step_i = value_get_i(delta, 0);
@@ -190,7 +192,7 @@ gboolean infer_range(const OpInfo *op, Node *n, gint64 opset, GError **error)
     return TRUE;
 }
 
-gboolean infer_expand(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_expand(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
     (void)op;
     (void)opset;
@@ -198,12 +200,12 @@ gboolean infer_expand(const OpInfo *op, Node *n, gint64 opset, GError **error)
     const Value *shape;
     int rank, out_rank;
     gint64 dims[MAX_RANK], out[MAX_RANK];
-    if (!infer_input(n, 0, &x, error) || !infer_input_value_most(n, 1, "shape", &shape, error) ||
+    if (!infer_input(n, 0, &x, error) || !infer_input_value_most(cx, n, 1, "shape", &shape, error) ||
         !shape_from_value(n, shape, "shape", 0, &rank, dims, error) ||
         !infer_broadcast(n, x->rank, x->dims, rank, dims, &out_rank, out, error) ||
         !infer_set_output(n, 0, x->dtype, out_rank, out, error))
         return FALSE;
-    if (x->value && infer_value_fits(out_rank, out)) {
+    if (x->value && infer_value_fits(cx, out_rank, out)) {
         guint64 numel;
         shape_numel(out_rank, out, &numel);
         Value *v = value_new(x->dtype, numel);
@@ -216,7 +218,7 @@ gboolean infer_expand(const OpInfo *op, Node *n, gint64 opset, GError **error)
     return TRUE;
 }
 
-gboolean infer_tile(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_tile(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
     (void)op;
     (void)opset;
@@ -224,7 +226,7 @@ gboolean infer_tile(const OpInfo *op, Node *n, gint64 opset, GError **error)
     const Value *rep;
     int rank;
     gint64 reps[MAX_RANK], out[MAX_RANK];
-    if (!infer_input(n, 0, &x, error) || !infer_input_value_most(n, 1, "repeats", &rep, error) ||
+    if (!infer_input(n, 0, &x, error) || !infer_input_value_most(cx, n, 1, "repeats", &rep, error) ||
         !shape_from_value(n, rep, "repeats", 0, &rank, reps, error))
         return FALSE;
     if (rank != x->rank)
@@ -237,7 +239,7 @@ gboolean infer_tile(const OpInfo *op, Node *n, gint64 opset, GError **error)
     }
     if (!infer_set_output(n, 0, x->dtype, rank, out, error))
         return FALSE;
-    if (x->value && infer_value_fits(rank, out)) {
+    if (x->value && infer_value_fits(cx, rank, out)) {
         guint64 numel;
         shape_numel(rank, out, &numel);
         Value *v = value_new(x->dtype, numel);
@@ -256,8 +258,9 @@ gboolean infer_tile(const OpInfo *op, Node *n, gint64 opset, GError **error)
     return TRUE;
 }
 
-gboolean infer_pad(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_pad(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
     Tensor *x;
     GArray *pads, *axes;
@@ -301,7 +304,7 @@ gboolean infer_pad(const OpInfo *op, Node *n, gint64 opset, GError **error)
 
 /* Resize (opset >= 11: X, roi, scales, sizes; opset 10: X, scales) and Upsample (scales, as an input or
  * before opset 9 an attribute). */
-static gboolean resize_shape(Node *n, gint64 opset, gboolean upsample, GError **error)
+static gboolean resize_shape(InferCtx *cx, Node *n, gint64 opset, gboolean upsample, GError **error)
 {
     Tensor *x;
     if (!infer_input(n, 0, &x, error))
@@ -322,7 +325,7 @@ static gboolean resize_shape(Node *n, gint64 opset, gboolean upsample, GError **
     }
     const Value *v;
     if (sizes_t && sizes_t->shape_known && sizes_t->rank == 1 && sizes_t->dims[0] > 0) {
-        if (!infer_input_value_most(n, 3, "sizes", &v, error))
+        if (!infer_input_value_most(cx, n, 3, "sizes", &v, error))
             return FALSE;
         if ((int)v->n != count)
             return infer_fail(error, n, "sizes has %zu values for %d axes", v->n, count);
@@ -352,7 +355,7 @@ static gboolean resize_shape(Node *n, gint64 opset, gboolean upsample, GError **
     if (!scales_attr) {
         if (!scales_t || !scales_t->shape_known || (scales_t->rank == 1 && scales_t->dims[0] == 0))
             return infer_fail(error, n, "neither sizes nor scales is given");
-        if (!infer_input_value_most(n, (guint)scales_at, "scales", &v, error))
+        if (!infer_input_value_most(cx, n, (guint)scales_at, "scales", &v, error))
             return FALSE;
     }
     gsize nscales = scales_attr ? scales_attr->len : v->n;
@@ -368,20 +371,23 @@ static gboolean resize_shape(Node *n, gint64 opset, gboolean upsample, GError **
     return infer_set_output(n, 0, x->dtype, x->rank, out, error);
 }
 
-gboolean infer_resize(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_resize(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
-    return resize_shape(n, opset, FALSE, error);
+    return resize_shape(cx, n, opset, FALSE, error);
 }
 
-gboolean infer_upsample(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_upsample(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
-    return resize_shape(n, opset, TRUE, error);
+    return resize_shape(cx, n, opset, TRUE, error);
 }
 
-gboolean infer_eye_like(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_eye_like(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
     (void)opset;
     Tensor *x;

@@ -13,15 +13,17 @@ static gboolean set_view(Node *n, Tensor *x, int rank, const gint64 *dims, GErro
     return TRUE;
 }
 
-gboolean infer_identity(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_identity(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
     (void)opset;
     return infer_same_as_input(n, 0, 0, TRUE, error);
 }
 
-gboolean infer_reshape(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_reshape(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
     Tensor *x;
     GArray *shape;
@@ -87,8 +89,9 @@ mismatch: {
 }
 }
 
-gboolean infer_transpose(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_transpose(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
     (void)opset;
     Tensor *x;
@@ -136,8 +139,9 @@ gboolean infer_transpose(const OpInfo *op, Node *n, gint64 opset, GError **error
     return TRUE;
 }
 
-gboolean infer_squeeze(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_squeeze(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
     Tensor *x;
     GArray *axes;
@@ -168,8 +172,9 @@ gboolean infer_squeeze(const OpInfo *op, Node *n, gint64 opset, GError **error)
     return set_view(n, x, r, dims, error);
 }
 
-gboolean infer_unsqueeze(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_unsqueeze(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
     Tensor *x;
     GArray *axes;
@@ -199,8 +204,9 @@ gboolean infer_unsqueeze(const OpInfo *op, Node *n, gint64 opset, GError **error
     return set_view(n, x, rank, dims, error);
 }
 
-gboolean infer_flatten(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_flatten(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
     (void)opset;
     Tensor *x;
@@ -252,15 +258,17 @@ static gboolean infer_depth_space(Node *n, gboolean to_space, GError **error)
     return infer_set_output(n, 0, x->dtype, 4, d, error);
 }
 
-gboolean infer_depth_to_space(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_depth_to_space(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
     (void)opset;
     return infer_depth_space(n, TRUE, error);
 }
 
-gboolean infer_space_to_depth(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_space_to_depth(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
     (void)opset;
     return infer_depth_space(n, FALSE, error);

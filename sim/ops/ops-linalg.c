@@ -3,8 +3,9 @@
 #include "ops/einsum.h"
 #include "ops/ops-families.h"
 
-gboolean infer_einsum(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_einsum(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
     (void)opset;
     const char *equation;
@@ -100,8 +101,9 @@ static gboolean matmul_shape(Node *n, const char *an, int ra, const gint64 *a_di
     return TRUE;
 }
 
-gboolean infer_matmul(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_matmul(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
     (void)opset;
     Tensor *a, *b;
@@ -119,8 +121,9 @@ gboolean infer_matmul(const OpInfo *op, Node *n, gint64 opset, GError **error)
 
 /* sim's Attention(Q, K, V): Softmax(scale * Q K) V over the last axis, K read as FusedMatMul's B (transK,
  * transBatchK; Q: transBatchQ), V likewise (transV, transBatchV); the scores are never a tensor. */
-gboolean infer_attention(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_attention(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
     (void)opset;
     Tensor *q, *k, *v;
@@ -161,8 +164,9 @@ guint64 ops_linalg_attention_scratch(const Node *n)
     return graph_size_mul((guint64)ops_linalg_attention_rows(queries, keys) * (guint64)keys, sizeof(float), &bytes) ? bytes : 0;
 }
 
-gboolean infer_gemm(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_gemm(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
     (void)opset;
     Tensor *a, *b;

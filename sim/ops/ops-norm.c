@@ -2,8 +2,9 @@
  * softmax-like ops, reductions (with folding for shape arithmetic), ArgMax/ArgMin and TopK. */
 #include "ops/ops-families.h"
 
-gboolean infer_batch_norm(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_batch_norm(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
     (void)opset;
     Tensor *x;
@@ -19,8 +20,9 @@ gboolean infer_batch_norm(const OpInfo *op, Node *n, gint64 opset, GError **erro
     return TRUE;
 }
 
-gboolean infer_layer_norm(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_layer_norm(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
     (void)opset;
     Tensor *x;
@@ -41,8 +43,9 @@ gboolean infer_layer_norm(const OpInfo *op, Node *n, gint64 opset, GError **erro
 
 /* sim's SkipLayerNormalization(x, skip, gamma[, beta]): LayerNormalization over the last axis of x + skip, two
  * tensors of one shape (ONNX Runtime's); the sum is never a tensor. */
-gboolean infer_skip_layer_norm(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_skip_layer_norm(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
     (void)opset;
     Tensor *x, *skip;
@@ -53,8 +56,9 @@ gboolean infer_skip_layer_norm(const OpInfo *op, Node *n, gint64 opset, GError *
     return infer_same_as_input(n, 0, 0, FALSE, error);
 }
 
-gboolean infer_softmax(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_softmax(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
     Tensor *x;
     gint64 axis_attr;
@@ -65,10 +69,10 @@ gboolean infer_softmax(const OpInfo *op, Node *n, gint64 opset, GError **error)
 }
 
 /* Folds a reduction over the marked axes with op->binary (Sum, Prod, Max, Min). */
-static void fold_reduce(const OpInfo *op, Node *n, Tensor *x, const gboolean *reduced, int out_rank,
+static void fold_reduce(InferCtx *cx, const OpInfo *op, Node *n, Tensor *x, const gboolean *reduced, int out_rank,
                         const gint64 *out_dims)
 {
-    if (!x->value || !op->binary || !infer_value_fits(out_rank, out_dims))
+    if (!x->value || !op->binary || !infer_value_fits(cx, out_rank, out_dims))
         return;
     guint64 out_n;
     shape_numel(out_rank, out_dims, &out_n);
@@ -93,8 +97,9 @@ static void fold_reduce(const OpInfo *op, Node *n, Tensor *x, const gboolean *re
     infer_set_value(n, 0, v);
 }
 
-gboolean infer_reduce(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_reduce(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)opset;
     Tensor *x;
     gint64 keepdims, noop_empty;
@@ -133,12 +138,13 @@ gboolean infer_reduce(const OpInfo *op, Node *n, gint64 opset, GError **error)
     }
     if (!infer_set_output(n, 0, x->dtype, r, out, error))
         return FALSE;
-    fold_reduce(op, n, x, reduced, fr, fold_dims);
+    fold_reduce(cx, op, n, x, reduced, fr, fold_dims);
     return TRUE;
 }
 
-gboolean infer_arg_reduce(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_arg_reduce(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
     (void)opset;
     Tensor *x;
@@ -155,7 +161,7 @@ gboolean infer_arg_reduce(const OpInfo *op, Node *n, gint64 opset, GError **erro
     return infer_set_output(n, 0, DT_INT64, r, out, error);
 }
 
-gboolean infer_topk(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_topk(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
     (void)op;
     Tensor *x;
@@ -175,8 +181,8 @@ gboolean infer_topk(const OpInfo *op, Node *n, gint64 opset, GError **error)
             return infer_fail(error, n, "K must hold one value, it holds %zu", k_t->value->n);
         if (!k_t->value || k_t->dynamic) { /* computed when it runs: at most the axis' length (or K's own bound) */
             gint64 most = k_t->value ? MAX(0, MIN(value_get_i(k_t->value, 0), x->dims[axis])) : x->dims[axis];
-            k_value = infer_dynamic_dim(n, 0, most, axis, "TopK: K computed when it runs, at most the axis' length");
-            infer_dynamic_dim(n, 1, most, axis, "TopK: K computed when it runs, at most the axis' length");
+            k_value = infer_dynamic_dim(cx, n, 0, most, axis, "TopK: K computed when it runs, at most the axis' length");
+            infer_dynamic_dim(cx, n, 1, most, axis, "TopK: K computed when it runs, at most the axis' length");
         } else {
             k_value = value_get_i(k_t->value, 0);
         }

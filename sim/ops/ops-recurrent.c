@@ -49,8 +49,9 @@ static gboolean optional_shaped(Node *n, guint k, const char *role, int rank, co
     return TRUE;
 }
 
-gboolean infer_recurrent(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_recurrent(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)opset;
     Tensor *x, *w, *r;
     gint64 hidden_attr, layout;

@@ -11,7 +11,7 @@ static gsize row_stride(int rank, const gint64 *dims, int from)
     return s;
 }
 
-gboolean infer_gather(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_gather(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
     (void)op;
     (void)opset;
@@ -42,7 +42,7 @@ gboolean infer_gather(const OpInfo *op, Node *n, gint64 opset, GError **error)
     }
     if (!infer_set_output(n, 0, data->dtype, r, dims, error))
         return FALSE;
-    if (data->value && idx->value && infer_value_fits(r, dims)) {
+    if (data->value && idx->value && infer_value_fits(cx, r, dims)) {
         gsize inner = row_stride(data->rank, data->dims, axis + 1);
         gsize outer = row_stride(axis, data->dims, 0);
         Value *v = value_new(data->dtype, outer * idx->value->n * inner);
@@ -62,8 +62,9 @@ gboolean infer_gather(const OpInfo *op, Node *n, gint64 opset, GError **error)
     return TRUE;
 }
 
-gboolean infer_gather_elements(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_gather_elements(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
     (void)opset;
     Tensor *data, *idx;
@@ -76,8 +77,9 @@ gboolean infer_gather_elements(const OpInfo *op, Node *n, gint64 opset, GError *
 
 /* GatherND: indices [..., k] pick slices of data past its first batch_dims axes; the output is the batch
  * axes, the indices' leading axes, then data's axes past batch_dims + k. */
-gboolean infer_gather_nd(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_gather_nd(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
     (void)opset;
     Tensor *data, *idx;
@@ -104,7 +106,7 @@ gboolean infer_gather_nd(const OpInfo *op, Node *n, gint64 opset, GError **error
     return infer_set_output(n, 0, data->dtype, rank, out, error);
 }
 
-gboolean infer_slice(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_slice(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
     (void)op;
     Tensor *x;
@@ -118,7 +120,7 @@ gboolean infer_slice(const OpInfo *op, Node *n, gint64 opset, GError **error)
         if (computed) { /* a slice is never longer than its input: planned at the input's size */
             gint64 most[MAX_RANK];
             for (int a = x->rank - 1; a >= 0; a--)
-                most[a] = infer_dynamic_dim(n, 0, x->dims[a], a, "Slice: its bounds are computed when it runs, at most its input");
+                most[a] = infer_dynamic_dim(cx, n, 0, x->dims[a], a, "Slice: its bounds are computed when it runs, at most its input");
             return infer_set_output(n, 0, x->dtype, x->rank, most, error);
         }
     }
@@ -201,7 +203,7 @@ gboolean infer_slice(const OpInfo *op, Node *n, gint64 opset, GError **error)
     return TRUE;
 }
 
-gboolean infer_concat(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_concat(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
     (void)op;
     (void)opset;
@@ -231,7 +233,7 @@ gboolean infer_concat(const OpInfo *op, Node *n, gint64 opset, GError **error)
                 continue;
             /* data-dependent sizes are bounds, which two pieces may reach differently: the larger is planned,
              * and running checks that the real sizes agree */
-            if ((t->dynamic || first->dynamic) && !infer_is_running()) {
+            if ((t->dynamic || first->dynamic) && !cx->running) {
                 dims[d] = MAX(dims[d], t->dims[d]);
                 continue;
             }
@@ -244,7 +246,7 @@ gboolean infer_concat(const OpInfo *op, Node *n, gint64 opset, GError **error)
     }
     if (!infer_set_output(n, 0, first->dtype, first->rank, dims, error))
         return FALSE;
-    if (all_values && infer_value_fits(first->rank, dims)) {
+    if (all_values && infer_value_fits(cx, first->rank, dims)) {
         guint64 numel;
         shape_numel(first->rank, dims, &numel);
         Value *v = value_new(first->dtype, numel);
@@ -262,8 +264,9 @@ gboolean infer_concat(const OpInfo *op, Node *n, gint64 opset, GError **error)
     return TRUE;
 }
 
-gboolean infer_split(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_split(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
     Tensor *x;
     gint64 axis_attr, num_outputs;
@@ -321,8 +324,9 @@ gboolean infer_split(const OpInfo *op, Node *n, gint64 opset, GError **error)
     return ok;
 }
 
-gboolean infer_scatter(const OpInfo *op, Node *n, gint64 opset, GError **error)
+gboolean infer_scatter(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
+    (void)cx;
     (void)op;
     (void)opset;
     return infer_same_as_input(n, 0, 0, FALSE, error);

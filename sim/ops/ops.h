@@ -21,7 +21,10 @@ const char *op_class_name(OpClass c);
 typedef enum { RUNTIME_NONE, RUNTIME_GATHER, RUNTIME_SLICE, RUNTIME_CONCAT, RUNTIME_SPLIT } RuntimeKind;
 
 struct OpInfo;
-typedef gboolean (*OpInferFn)(const struct OpInfo *op, Node *n, gint64 opset, GError **error);
+struct InferCtx;
+/* An op's inference: output dtypes and shapes (values when the inputs are known), with the state of the model's
+ * inference (ops/infer.h's InferCtx) passed, never kept in globals. */
+typedef gboolean (*OpInferFn)(struct InferCtx *cx, const struct OpInfo *op, Node *n, gint64 opset, GError **error);
 
 typedef struct OpInfo {
     const char *name;
@@ -46,7 +49,7 @@ typedef struct OpInfo {
     /* Control flow decided before running (an If whose condition is known, a Loop whose trip count is):
      * replaces node n of g by what it would run and sets *folded; leaves the graph alone when it cannot
      * know. NULL: never. */
-    gboolean (*fold)(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error);
+    gboolean (*fold)(struct InferCtx *cx, Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error);
 } OpInfo;
 
 /* The row for (domain, op_type); NULL when the op is not in the table. "" and "ai.onnx" are the

@@ -257,12 +257,13 @@ static gboolean seed_inputs(Graph *g, gboolean partial, GError **error)
  * 65,536 elements were 10 GB). A value past the total is not kept: its tensor is planned like any other, and
  * an op that needed its contents says so (see shape_infer). */
 typedef struct {
+    InferCtx *cx;  /* whose total the values are taken from */
     gboolean full; /* a value was dropped */
 } ValueBudget;
 
 static void value_budget_charge(ValueBudget *b, Tensor *t)
 {
-    if (!t || !t->value || infer_values_take(t->value->n))
+    if (!t || !t->value || infer_values_take(b->cx, t->value->n))
         return;
     value_free(t->value);
     t->value = NULL;
@@ -354,10 +355,10 @@ static gboolean check_declared(const Node *n, const Tensor *t, GError **error)
     return FALSE;
 }
 
-static void probe_node(Node *n, gint64 opset);
+static void probe_node(InferCtx *cx, Node *n, gint64 opset);
 
 /* n->op is set (op_lookup) by the caller. */
-static gboolean infer_node(Node *n, gint64 opset, gboolean allow_unknown, GError **error)
+static gboolean infer_node(InferCtx *cx, Node *n, gint64 opset, gboolean allow_unknown, GError **error)
 {
     const OpInfo *op = n->op;
     if (!op) {
@@ -369,11 +370,11 @@ static gboolean infer_node(Node *n, gint64 opset, gboolean allow_unknown, GError
                     n->label, n->op_type, *n->domain ? " in domain '" : "", n->domain, *n->domain ? "'" : "");
         return FALSE;
     }
-    infer_took_most();
-    if (!op_schema_check(n, opset, FALSE, error) || !check_arity(op, n, error) || !op->infer(op, n, opset, error) ||
+    infer_took_most(cx);
+    if (!op_schema_check(n, opset, FALSE, error) || !check_arity(op, n, error) || !op->infer(cx, op, n, opset, error) ||
         !op_schema_check(n, opset, TRUE, error))
         return FALSE;
-    if (infer_took_most()) /* sizes from values only running computes, planned at the top of their range */
+    if (infer_took_most(cx)) /* sizes from values only running computes, planned at the top of their range */
         for (guint k = 0; k < n->outputs->len; k++) {
             Tensor *t = n->outputs->pdata[k];
             if (t && !t->bound_why) {
@@ -400,7 +401,7 @@ static gboolean infer_node(Node *n, gint64 opset, gboolean allow_unknown, GError
         if (!check_declared(n, t, error))
             return FALSE;
     }
-    probe_node(n, opset);
+    probe_node(cx, n, opset);
     ranges_node(n);
     return TRUE;
 }
@@ -463,13 +464,16 @@ gboolean shape_infer(Model *m, const ShapeOptions *o, GError **error)
     if (!bind_dims(g, o, error))
         return FALSE;
     ValueBudget budget = {0};
-    infer_values_limit(SHAPE_VALUES_MAX_ELEMENTS);
+    InferCtx cx_of_model, *cx = &cx_of_model; /* this inference's state, passed to every op's */
+    infer_ctx_init(cx);
+    cx->values_left = SHAPE_VALUES_MAX_ELEMENTS;
+    cx->bounds = o->bounds;
+    budget.cx = cx;
     if (!seed_initializers(g, 0, &budget, error) || !seed_inputs(g, o->partial, error)) {
-        infer_values_limit(G_MAXUINT64);
+        infer_ctx_clear(cx);
         return FALSE;
     }
     gboolean ok = TRUE;
-    infer_bounds_use(o->bounds);
     for (guint k = 0; ok && k < g->order->len; k++) {
         Node *n = g->order->pdata[k];
         const OpInfo *op = n->op = op_lookup(n->domain, n->op_type);
@@ -477,7 +481,7 @@ gboolean shape_infer(Model *m, const ShapeOptions *o, GError **error)
             continue; /* depends on an unbound dimension: its outputs keep no shape */
         gboolean folded = FALSE;
         guint seeded = g->initializers->len;
-        if (op && op->fold && (!op->fold(g, n, opset, &folded, error) || !seed_initializers(g, seeded, &budget, error))) {
+        if (op && op->fold && (!op->fold(cx, g, n, opset, &folded, error) || !seed_initializers(g, seeded, &budget, error))) {
             ok = FALSE;
             break;
         }
@@ -485,15 +489,14 @@ gboolean shape_infer(Model *m, const ShapeOptions *o, GError **error)
             k--; /* the nodes that replaced it start at position k */
             continue;
         }
-        ok = infer_node(n, opset, o->allow_unknown_ops, error);
+        ok = infer_node(cx, n, opset, o->allow_unknown_ops, error);
         for (guint j = 0; ok && j < n->outputs->len; j++)
             value_budget_charge(&budget, n->outputs->pdata[j]);
     }
-    infer_bounds_use(NULL);
     ok = ok && bounds_all_used(g, o, error);
     /* Less than one whole value left: an op may have found the total spent before it computed. */
-    budget.full = budget.full || !infer_value_fits(1, (const gint64[]){VALUE_MAX_ELEMENTS});
-    infer_values_limit(G_MAXUINT64);
+    budget.full = budget.full || !infer_value_fits(cx, 1, (const gint64[]){VALUE_MAX_ELEMENTS});
+    infer_ctx_clear(cx);
     if (!ok && budget.full && error && *error) { /* the missing contents may be the ones the total left out */
         char *more = g_strdup_printf("%s (the model's constants held at plan time reached their total of %"
                                      G_GUINT64_FORMAT " elements, so some were not kept)", (*error)->message,
@@ -530,6 +533,15 @@ static void runtime_copy_free(Tensor *c)
     g_free(c);
 }
 
+gboolean shape_infer_node(Node *n, gint64 opset, GError **error)
+{
+    InferCtx cx;
+    infer_ctx_init(&cx);
+    gboolean ok = n->op->infer(&cx, n->op, n, opset, error);
+    infer_ctx_clear(&cx);
+    return ok;
+}
+
 gboolean shape_infer_runtime(const Node *n, gint64 opset, const gint64 *const *in_dims, const Value *const *in_values,
                              gint64 *const *out_dims, GError **error)
 {
@@ -550,9 +562,11 @@ gboolean shape_infer_runtime(const Node *n, gint64 opset, const gint64 *const *i
         }
         g_ptr_array_add(copy.outputs, c);
     }
-    infer_running(TRUE);
-    gboolean ok = n->op->infer(n->op, &copy, opset, error);
-    infer_running(FALSE);
+    InferCtx cx;
+    infer_ctx_init(&cx);
+    cx.running = TRUE; /* planning's allowances for bounds that disagree (Concat's pieces) do not apply */
+    gboolean ok = n->op->infer(&cx, n->op, &copy, opset, error);
+    infer_ctx_clear(&cx);
     for (guint k = 0; ok && k < n->outputs->len; k++) {
         const Tensor *c = copy.outputs->pdata[k];
         if (!c || !out_dims[k])
@@ -585,7 +599,7 @@ static Value *value_perturbed(const Value *v)
 /* The probes of each data-dependent output of n: the op's inference again on copies of its tensors, the
  * data-dependent inputs taking their probes (and data-dependent sizes it makes coming out one larger, then
  * zero). When an inference fails, or a probe is missing, every dim and element counts as data-dependent. */
-static void probe_node(Node *n, gint64 opset)
+static void probe_node(InferCtx *cx, Node *n, gint64 opset)
 {
     gboolean needed = FALSE;
     for (guint k = 0; k < n->inputs->len; k++)
@@ -627,10 +641,10 @@ static void probe_node(Node *n, gint64 opset)
             }
             g_ptr_array_add(copy.outputs, c);
         }
-        infer_probing(p + 1);
-        gboolean ok = n->op->infer(n->op, &copy, opset, NULL);
-        infer_probing(0);
-        infer_took_most();
+        cx->probing = p + 1;
+        gboolean ok = n->op->infer(cx, n->op, &copy, opset, NULL);
+        cx->probing = 0;
+        infer_took_most(cx);
         for (guint k = 0; k < n->outputs->len; k++) {
             Tensor *t = n->outputs->pdata[k], *c = copy.outputs->pdata[k];
             if (!t || !t->dynamic)

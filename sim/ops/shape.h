@@ -28,6 +28,8 @@ gboolean shape_options_add_dim(ShapeOptions *o, const char *spec, GError **error
 gboolean shape_options_add_bound(ShapeOptions *o, const char *spec, GError **error);
 
 gboolean shape_infer(Model *m, const ShapeOptions *o, GError **error);
+/* One node's op inference on its own (a rewrite's new node, its inputs inferred), with a context of its own. */
+gboolean shape_infer_node(Node *n, gint64 opset, GError **error);
 /* The graph inputs' symbolic dimensions no --dim bound (after shape_infer), each once, in input order:
  * a NULL-terminated list (g_strfreev it), empty when every dimension is a size. */
 char **shape_unbound_dims(const Graph *g);
