@@ -213,6 +213,7 @@ reference-shapes: models
 check: all
 	$(if $(SAN_FLAGS),,$(MAKE) -s install PREFIX=$(abspath $(BUILD)/prefix) > /dev/null)
 	SIM_BIN=$(abspath $(SIM)) MKGRAPH_BIN=$(abspath $(MKGRAPH)) SIM_SOURCE_DIR=$(CURDIR) \
+	  ARENASIM_ORACLE_CACHE=$(CURDIR)/build/oracle-exports \
 	  $(if $(SAN_FLAGS),,ARENASIM_PREFIX=$(abspath $(BUILD)/prefix)) prove $(PROVE_FLAGS) -f $(CHECK_BINS)
 
 # test-hosts and test-sweep are left out here: what they test is bench/sweep.py (its sim runs are the plain
@@ -220,8 +221,10 @@ check: all
 # ASAN_OPTIONS: GCC 12's LeakSanitizer misreads the dynamic TLS that oneDNN's OpenMP threads hold on this
 # glibc (a range from 0x200000296 in its log) and crashes at exit after a --threads 2 run; without the
 # __tls_get_addr interception it leaves that TLS out of the leak scan, and nothing else changes.
+# The sanitizer pass runs every test, and of the corpus sweeps every 4th case (ARENASIM_TEST_SAMPLE, tests/testutil.h):
+# the native pass runs them all, and make figures' exec-check every plan of the corpus.
 asan:
-	ASAN_OPTIONS=$${ASAN_OPTIONS:+$$ASAN_OPTIONS:}intercept_tls_get_addr=0 \
+	ASAN_OPTIONS=$${ASAN_OPTIONS:+$$ASAN_OPTIONS:}intercept_tls_get_addr=0 ARENASIM_TEST_SAMPLE=4 \
 	$(MAKE) BUILD=build-asan OPT_FLAGS=-O1 CHECK_SKIP="test-hosts test-sweep" \
 	  SAN_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" check
 

@@ -690,28 +690,37 @@ static GPtrArray *alias_sets(void)
     return sets;
 }
 
-/* Every strategy under every alias set on every committed graph: the verifier accepts every plan. */
-static void test_corpus_all_alias_sets(void)
+/* Every strategy under one alias set on one committed graph (/alias/corpus-all-alias-sets/GRAPH/SET, over every
+ * graph and set): the verifier accepts every plan. */
+static void test_corpus_alias_set(gconstpointer data)
 {
-    const char *families[] = {"gpt2", "block", "mlp", "noop-chain", "branches", "pinned", "gather", "slice",
-                              "concat", "split", "chained-concat", "densenet", "unet", "inception", "random"};
-    GPtrArray *sets = alias_sets();
+    char **f = g_strsplit(data, "\t", 2);
     guint count;
     const PlaceStrategy *const *all = registry_place_strategies(&count);
-    for (gsize f = 0; f < G_N_ELEMENTS(families); f++) {
+    char *path = test_corpus_graph_path(f[0]);
+    GError *error = NULL;
+    Model *m = onnx_read_file(path, &error);
+    g_assert_true(test_infer(m, NULL, &error));
+    Aliased *a = alias_model(m, f[1], NULL, FALSE, &error);
+    g_assert_no_error(error);
+    for (guint k = 0; k < count; k++)
+        plan_free(plan(a, all[k]->name));
+    aliased_free(a);
+    g_free(path);
+    g_strfreev(f);
+}
+
+static void add_corpus_alias_sets(void)
+{
+    GPtrArray *sets = alias_sets();
+    for (const char *const *g = test_corpus_graphs; *g; g++)
         for (guint s = 0; s < sets->len; s++) {
-            char *path = g_strdup_printf("%s/graphs/%s.onnx", g_getenv("SIM_SOURCE_DIR"), families[f]);
-            GError *error = NULL;
-            Model *m = onnx_read_file(path, &error);
-            g_assert_true(test_infer(m, NULL, &error));
-            Aliased *a = alias_model(m, sets->pdata[s], NULL, FALSE, &error);
-            g_assert_no_error(error);
-            for (guint k = 0; k < count; k++)
-                plan_free(plan(a, all[k]->name));
-            aliased_free(a);
+            char *path = g_strdup_printf("/alias/corpus-all-alias-sets/%s/%s", *g, (const char *)sets->pdata[s]);
+            char *data = g_strjoin("\t", *g, (const char *)sets->pdata[s], NULL);
+            test_add_case(path, data, test_corpus_alias_set);
+            g_free(data);
             g_free(path);
         }
-    }
     g_ptr_array_unref(sets);
 }
 
@@ -905,7 +914,7 @@ int main(int argc, char **argv)
     g_test_add_func("/alias/gpt2-split-fallback", test_gpt2_split_fallback);
     g_test_add_func("/alias/bins", test_bins);
     g_test_add_func("/alias/scratch", test_scratch);
-    g_test_add_func("/alias/corpus-all-alias-sets", test_corpus_all_alias_sets);
+    add_corpus_alias_sets();
     g_test_add_func("/alias/models-alias-sets", test_models_alias_sets);
     g_test_add_func("/alias/inplace-chain", test_inplace_chain);
     g_test_add_func("/alias/inplace-into-concat-piece", test_inplace_into_concat_piece);

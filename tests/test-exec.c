@@ -22,83 +22,103 @@
 
 static char *graph_path(const char *name)
 {
-    char *file = g_strdup_printf("%s.onnx", name);
-    char *path = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", file, NULL);
-    g_free(file);
-    return path;
+    return test_corpus_graph_path(name);
 }
 
-/* sim --run --check --poison on every committed graph, three strategies, all sharing and none. */
-static void test_graphs_check(void)
+/* sim --run --check --poison on one committed graph under one strategy, with all sharing or none (a case of
+ * the sweep /exec/graphs-check/GRAPH/STRATEGY/ALIAS: every committed graph, three strategies, both). */
+static void test_graph_check(gconstpointer data)
 {
-    const char *graphs[] = {"gpt2", "block", "mlp", "noop-chain", "branches", "pinned", "gather", "slice", "concat",
-                            "split", "chained-concat", "densenet", "unet", "inception", "random"};
+    char **f = g_strsplit(data, "\t", 3);
+    char *path = graph_path(f[0]);
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--strategy", f[1], "--alias", f[2],
+                                                        "--transpose", "move", "--run", "--check", "--poison",
+                                                        "--budget-work", "20000", NULL});
+    if (r.status != 0 || !strstr(r.out, "equal the reference run (nothing shared) bit for bit, with poison"))
+        g_error("status %d\n%s%s", r.status, r.out, r.err);
+    run_result_clear(&r);
+    g_free(path);
+    g_strfreev(f);
+}
+
+static void add_graphs_check(void)
+{
     const char *strategies[] = {"firstfit", "greedy-size", "best"};
     const char *aliases[] = {"all", "none"};
-    for (gsize g = 0; g < G_N_ELEMENTS(graphs); g++)
+    for (const char *const *g = test_corpus_graphs; *g; g++)
         for (gsize s = 0; s < G_N_ELEMENTS(strategies); s++)
             for (gsize a = 0; a < G_N_ELEMENTS(aliases); a++) {
-                if (!strcmp(graphs[g], "gpt2") && s == 2)
+                if (!strcmp(*g, "gpt2") && s == 2)
                     continue; /* best on gpt2 is greedy-size's plan (checked above), at twice the time */
-                char *path = graph_path(graphs[g]);
-                RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--strategy", strategies[s], "--alias",
-                                                                    aliases[a], "--transpose", "move", "--run", "--check",
-                                                                    "--poison", "--budget", "1", NULL});
-                if (r.status != 0 || !strstr(r.out, "equal the reference run (nothing shared) bit for bit, with poison"))
-                    g_error("%s %s --alias %s: status %d\n%s%s", graphs[g], strategies[s], aliases[a], r.status, r.out, r.err);
-                run_result_clear(&r);
+                char *path = g_strdup_printf("/exec/graphs-check/%s/%s/%s", *g, strategies[s], aliases[a]);
+                char *data = g_strjoin("\t", *g, strategies[s], aliases[a], NULL);
+                test_add_case(path, data, test_graph_check);
+                g_free(data);
                 g_free(path);
             }
 }
 
 /* The corpus models the executor covers (all but the two with If), all sharing, greedy-size, checked under
- * poison (make test fetches and exports them first: make models). */
-static void test_corpus_check(void)
+ * poison (make test fetches and exports them first: make models): one case each, /exec/corpus-check/MODEL. */
+static const char *const corpus_models[][2] = {
+    {"ocr/ch_PP-OCRv4_det_infer.onnx", "p2o.DynamicDimension.0=1,p2o.DynamicDimension.1=640,p2o.DynamicDimension.2=640"},
+    {"ocr/ch_PP-OCRv4_rec_infer.onnx", "p2o.DynamicDimension.0=1,p2o.DynamicDimension.1=320"},
+    {"ocr/ch_ppocr_mobile_v2.0_cls_infer.onnx", "p2o.DynamicDimension.0=1,p2o.DynamicDimension.1=48,p2o.DynamicDimension.2=192"},
+    {"openwakeword/melspectrogram.onnx", "batch_size=1,samples=1280"},
+    {"openwakeword/embedding_model.onnx", "unk__314=1"},
+    {"openwakeword/alexa_v0.1.onnx", ""},
+    {"torch/gpt2-torch.onnx", "batch=1,seq=128"},
+    {"torch/resnet50.onnx", "batch=1"},
+    {"torch/densenet121.onnx", "batch=1"},
+    {"torch/mobilenet_v2.onnx", "batch=1"},
+    {"torch/shufflenet_v2_x1_0.onnx", "batch=1"},
+    {"torch/googlenet.onnx", "batch=1"},
+    {"torch/squeezenet1_0.onnx", "batch=1"},
+    {"torch/mobilenet_v3_small.onnx", "batch=1"},
+    {"torch/inception_v3.onnx", "batch=1"},
+    {"torch/vit_b_16.onnx", "batch=1"},
+    {"torch/swin_t.onnx", "batch=1"},            /* ScatterND, Dropout (training mode, ratio 0) */
+    {"torch/decoder-torch.onnx", "batch=1,seq=64,mem=32"}, /* Trilu: the causal mask */
+};
+
+static void test_corpus_check(gconstpointer data)
 {
-    static const char *const models[][2] = {
-        {"ocr/ch_PP-OCRv4_det_infer.onnx", "p2o.DynamicDimension.0=1,p2o.DynamicDimension.1=640,p2o.DynamicDimension.2=640"},
-        {"ocr/ch_PP-OCRv4_rec_infer.onnx", "p2o.DynamicDimension.0=1,p2o.DynamicDimension.1=320"},
-        {"ocr/ch_ppocr_mobile_v2.0_cls_infer.onnx", "p2o.DynamicDimension.0=1,p2o.DynamicDimension.1=48,p2o.DynamicDimension.2=192"},
-        {"openwakeword/melspectrogram.onnx", "batch_size=1,samples=1280"},
-        {"openwakeword/embedding_model.onnx", "unk__314=1"},
-        {"openwakeword/alexa_v0.1.onnx", ""},
-        {"torch/gpt2-torch.onnx", "batch=1,seq=128"},
-        {"torch/resnet50.onnx", "batch=1"},
-        {"torch/densenet121.onnx", "batch=1"},
-        {"torch/mobilenet_v2.onnx", "batch=1"},
-        {"torch/shufflenet_v2_x1_0.onnx", "batch=1"},
-        {"torch/googlenet.onnx", "batch=1"},
-        {"torch/squeezenet1_0.onnx", "batch=1"},
-        {"torch/mobilenet_v3_small.onnx", "batch=1"},
-        {"torch/inception_v3.onnx", "batch=1"},
-        {"torch/vit_b_16.onnx", "batch=1"},
-        {"torch/swin_t.onnx", "batch=1"},            /* ScatterND, Dropout (training mode, ratio 0) */
-        {"torch/decoder-torch.onnx", "batch=1,seq=64,mem=32"}, /* Trilu: the causal mask */
-    };
-    for (gsize k = 0; k < G_N_ELEMENTS(models); k++) {
-        char *path = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "models", models[k][0], NULL);
-        if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
-            g_test_fail_printf("%s is missing: make models", path);
-            g_free(path);
-            return;
-        }
-        GPtrArray *args = g_ptr_array_new_with_free_func(g_free);
-        for (const char *const *a = (const char *[]){"--graph", path, "--strategy", "greedy-size", "--transpose", "move",
-                                                     "--run", "--check", "--poison", NULL}; *a; a++)
-            g_ptr_array_add(args, g_strdup(*a));
-        char **dims = g_strsplit(models[k][1], ",", -1);
-        for (char **d = dims; *d && **d; d++) {
-            g_ptr_array_add(args, g_strdup("--dim"));
-            g_ptr_array_add(args, g_strdup(*d));
-        }
-        g_strfreev(dims);
-        g_ptr_array_add(args, NULL);
-        RunResult r = test_run("SIM_BIN", (const char *const *)args->pdata);
-        if (r.status != 0 || !strstr(r.out, "equal the reference run (nothing shared) bit for bit, with poison"))
-            g_error("%s: status %d\n%s", models[k][0], r.status, r.err);
-        run_result_clear(&r);
-        g_ptr_array_unref(args);
+    const char *const *model = corpus_models[GPOINTER_TO_UINT(g_ascii_strtoull(data, NULL, 10))];
+    char *path = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "models", model[0], NULL);
+    if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
+        g_test_fail_printf("%s is missing: make models", path);
         g_free(path);
+        return;
+    }
+    GPtrArray *args = g_ptr_array_new_with_free_func(g_free);
+    for (const char *const *a = (const char *[]){"--graph", path, "--strategy", "greedy-size", "--transpose", "move",
+                                                 "--run", "--check", "--poison", NULL}; *a; a++)
+        g_ptr_array_add(args, g_strdup(*a));
+    char **dims = g_strsplit(model[1], ",", -1);
+    for (char **d = dims; *d && **d; d++) {
+        g_ptr_array_add(args, g_strdup("--dim"));
+        g_ptr_array_add(args, g_strdup(*d));
+    }
+    g_strfreev(dims);
+    g_ptr_array_add(args, NULL);
+    RunResult r = test_run("SIM_BIN", (const char *const *)args->pdata);
+    if (r.status != 0 || !strstr(r.out, "equal the reference run (nothing shared) bit for bit, with poison"))
+        g_error("%s: status %d\n%s", model[0], r.status, r.err);
+    run_result_clear(&r);
+    g_ptr_array_unref(args);
+    g_free(path);
+}
+
+static void add_corpus_check(void)
+{
+    for (gsize k = 0; k < G_N_ELEMENTS(corpus_models); k++) {
+        char *name = g_path_get_basename(corpus_models[k][0]), *dot = strrchr(name, '.');
+        *dot = '\0';
+        char *path = g_strdup_printf("/exec/corpus-check/%s", name), *index = g_strdup_printf("%" G_GSIZE_FORMAT, k);
+        test_add_case(path, index, test_corpus_check);
+        g_free(index);
+        g_free(path);
+        g_free(name);
     }
 }
 
@@ -2100,8 +2120,8 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/exec/big-alloc", test_big_alloc);
     g_test_add_func("/exec/kernel-rows-bound", test_kernel_rows_bound);
-    g_test_add_func("/exec/graphs-check", test_graphs_check);
-    g_test_add_func("/exec/corpus-check", test_corpus_check);
+    add_graphs_check();
+    add_corpus_check();
     g_test_add_func("/exec/early-reuse-is-caught", test_early_reuse_is_caught);
     g_test_add_func("/exec/external-weights", test_external_weights);
     g_test_add_func("/exec/external-data-confined", test_external_data_confined);

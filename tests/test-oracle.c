@@ -10,6 +10,7 @@
 
 #include <glib/gstdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static char *top;    /* every export's folder is under this one */
 static char *folder; /* the encoder's */
@@ -19,25 +20,54 @@ static RunResult sim_in(const char *const *args)
     return test_run("SIM_BIN", args);
 }
 
-/* The export of one KIND of export.py in its own folder under top (made once per kind), returned. */
+/* Where the exports go: ARENASIM_ORACLE_CACHE (make check's build/oracle-exports, which the sanitizer pass then
+ * reads instead of exporting again), in a folder named after export.py's checksum so that a changed script
+ * exports anew; else a folder of this run's, removed at the end (`top`). */
+static const char *exports_folder(void)
+{
+    static char *dir;
+    if (dir)
+        return dir;
+    const char *cache = g_getenv("ARENASIM_ORACLE_CACHE");
+    if (!cache || !*cache) {
+        top = g_dir_make_tmp("arenasim-oracle-XXXXXX", NULL);
+        g_assert_nonnull(top);
+        return dir = top;
+    }
+    char *script = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "tests", "data", "oracle", "export.py", NULL), *text;
+    gsize len;
+    g_assert_true(g_file_get_contents(script, &text, &len, NULL));
+    char *sum = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)text, len);
+    dir = g_build_filename(cache, sum, NULL);
+    g_assert_cmpint(g_mkdir_with_parents(dir, 0700), ==, 0);
+    g_free(sum);
+    g_free(text);
+    g_free(script);
+    return dir;
+}
+
+/* The export of one KIND of export.py in its own folder (made once, then read), returned. Nothing writes into an
+ * export: it may be shared. */
 static char *export_kind(const char *kind)
 {
-    if (!top)
-        top = g_dir_make_tmp("arenasim-oracle-XXXXXX", NULL);
-    g_assert_nonnull(top);
-    char *dir = g_build_filename(top, kind, NULL);
+    char *dir = g_build_filename(exports_folder(), kind, NULL);
     if (g_file_test(dir, G_FILE_TEST_IS_DIR))
         return dir;
-    g_assert_cmpint(g_mkdir(dir, 0700), ==, 0);
+    /* into a folder of its own first, renamed when whole: a run stopped halfway leaves no half export */
+    char *making = g_strdup_printf("%s.making-%d", dir, (int)getpid());
+    g_assert_cmpint(g_mkdir(making, 0700), ==, 0);
     char *script = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "tests", "data", "oracle", "export.py", NULL);
-    char *argv[] = {"/usr/bin/python3", script, (char *)kind, dir, NULL};
+    char *argv[] = {"/usr/bin/python3", script, (char *)kind, making, NULL};
     gchar *err = NULL;
     gint status = 0;
     g_assert_true(g_spawn_sync(NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err, &status, NULL));
     if (!g_spawn_check_wait_status(status, NULL))
         g_error("the %s export failed: %s", kind, err);
+    if (g_rename(making, dir) != 0 && !g_file_test(dir, G_FILE_TEST_IS_DIR))
+        g_error("cannot name the %s export %s", kind, dir);
     g_free(err);
     g_free(script);
+    g_free(making);
     return dir;
 }
 
@@ -236,7 +266,7 @@ static void test_encoder_matches_torch(void)
 static void test_dump_reads_back(void)
 {
     export_encoder();
-    char *model = in_folder("model.onnx"), *dump = in_folder("dumped");
+    char *model = in_folder("model.onnx"), *dump = test_scratch_path("dumped");
     RunResult r = sim_in((const char *[]){"--graph", model, "--inputs", folder, "--run", "--dump-outputs", dump, NULL});
     g_assert_cmpint(r.status, ==, 0);
     run_result_clear(&r);

@@ -182,17 +182,32 @@ static void check_all_orders(const Model *m, const char *what)
     order_problem_free(p);
 }
 
-static void test_corpus_orders(void)
+/* One graph of the corpus under every order: a committed graph (/order/corpus/NAME), or a model of
+ * graphs/models/models.tsv with its dims (/order/corpus/models/NAME; data: "path\tdims", "-" for none). */
+static void test_corpus_orders(gconstpointer data)
 {
-    const char *families[] = {"gpt2", "block", "mlp", "noop-chain", "branches", "pinned", "gather", "slice",
-                              "concat", "split", "chained-concat", "densenet", "unet", "inception", "random"};
-    for (gsize f = 0; f < G_N_ELEMENTS(families); f++) {
-        char *path = g_strdup_printf("%s/graphs/%s.onnx", g_getenv("SIM_SOURCE_DIR"), families[f]);
-        GError *error = NULL;
-        Model *m = onnx_read_file(path, &error);
-        g_assert_true(test_infer(m, NULL, &error));
-        check_all_orders(m, families[f]);
-        model_free(m);
+    char **f = g_strsplit(data, "\t", 2);
+    char **dims = strcmp(f[1], "-") ? g_strsplit(f[1], ",", -1) : NULL;
+    GError *error = NULL;
+    Model *m = onnx_read_file(f[0], &error);
+    g_assert_no_error(error);
+    g_assert_true(test_infer(m, (const char *const *)dims, &error));
+    char *name = g_path_get_basename(f[0]);
+    check_all_orders(m, name);
+    g_free(name);
+    model_free(m);
+    g_strfreev(dims);
+    g_strfreev(f);
+}
+
+static void add_corpus_orders(void)
+{
+    for (const char *const *g = test_corpus_graphs; *g; g++) {
+        char *path = g_strdup_printf("/order/corpus/%s", *g), *file = test_corpus_graph_path(*g);
+        char *data = g_strconcat(file, "\t-", NULL);
+        test_add_case(path, data, test_corpus_orders);
+        g_free(data);
+        g_free(file);
         g_free(path);
     }
     char *dir = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "models", NULL);
@@ -203,14 +218,11 @@ static void test_corpus_orders(void)
         if (!**line || **line == '#')
             continue;
         char **f = g_strsplit(*line, "\t", 3);
-        char *path = g_build_filename(dir, f[1], NULL);
-        char **dims = strcmp(f[2], "-") ? g_strsplit(f[2], ",", -1) : NULL;
-        GError *error = NULL;
-        Model *m = onnx_read_file(path, &error);
-        g_assert_true(test_infer(m, (const char *const *)dims, &error));
-        check_all_orders(m, f[0]);
-        model_free(m);
-        g_strfreev(dims);
+        char *path = g_strdup_printf("/order/corpus/models/%s", f[0]), *file = g_build_filename(dir, f[1], NULL);
+        char *data = g_strjoin("\t", file, f[2], NULL);
+        test_add_case(path, data, test_corpus_orders);
+        g_free(data);
+        g_free(file);
         g_free(path);
         g_strfreev(f);
     }
@@ -297,7 +309,7 @@ int main(int argc, char **argv)
     g_test_add_func("/order/ort", test_ort_order);
     g_test_add_func("/order/v3-multi-edge-gap", test_v3_multi_edge_gap);
     g_test_add_func("/order/optimal-brute-force", test_optimal_equals_brute_force);
-    g_test_add_func("/order/corpus", test_corpus_orders);
+    add_corpus_orders();
     g_test_add_func("/order/optimal-budget", test_optimal_budget);
     g_test_add_func("/order/cli", test_cli_orders);
     return g_test_run();

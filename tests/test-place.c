@@ -433,6 +433,8 @@ static void test_property_random_traces(void)
     PlaceOptions options = test_place_options;
     options.max_nodes = 1000; /* the exact searches' plans verify whichever node they stop at */
     for (guint seed = 1; seed <= traces; seed++) {
+        if (!test_sampled(seed)) /* the sanitizer pass: every Nth seed (testutil.h) */
+            continue;
         TraceGenOptions o = TRACEGEN_DEFAULTS;
         o.buffers = 20 + seed % 120;
         o.seed = seed;
@@ -570,29 +572,36 @@ static void test_gap_finder_matches_reference(void)
     }
 }
 
-static void test_corpus_graphs_all_strategies(void)
+/* One committed graph (/place/corpus-graphs/NAME), plain and padded with its weights in the arena: every
+ * strategy's plan verifies. */
+static void test_corpus_graph_all_strategies(gconstpointer data)
 {
-    const char *families[] = {"gpt2", "block", "mlp", "noop-chain", "branches", "pinned", "gather", "slice",
-                              "concat", "split", "chained-concat", "densenet", "unet", "inception", "random"};
     guint count;
     const PlaceStrategy *const *all = registry_place_strategies(&count);
-    for (gsize f = 0; f < G_N_ELEMENTS(families); f++) {
-        char *path = g_strdup_printf("%s/graphs/%s.onnx", g_getenv("SIM_SOURCE_DIR"), families[f]);
-        GError *error = NULL;
-        Model *m = onnx_read_file(path, &error);
+    char *path = test_corpus_graph_path(data);
+    GError *error = NULL;
+    Model *m = onnx_read_file(path, &error);
+    g_assert_no_error(error);
+    g_assert_true(test_infer(m, NULL, &error));
+    for (int pad = 0; pad < 2; pad++) {
+        LayoutOptions lo = LAYOUT_DEFAULTS;
+        lo.pad_last = pad ? 64 : 1;
+        lo.weights_in_arena = pad;
+        Trace *t = trace_from_graph(m->graph, m->graph->order, &lo, &error);
         g_assert_no_error(error);
-        g_assert_true(test_infer(m, NULL, &error));
-        for (int pad = 0; pad < 2; pad++) {
-            LayoutOptions lo = LAYOUT_DEFAULTS;
-            lo.pad_last = pad ? 64 : 1;
-            lo.weights_in_arena = pad;
-            Trace *t = trace_from_graph(m->graph, m->graph->order, &lo, &error);
-            g_assert_no_error(error);
-            for (guint k = 0; k < count; k++)
-                plan_free(plan_verified(all[k]->name, t));
-            trace_free(t);
-        }
-        model_free(m);
+        for (guint k = 0; k < count; k++)
+            plan_free(plan_verified(all[k]->name, t));
+        trace_free(t);
+    }
+    model_free(m);
+    g_free(path);
+}
+
+static void add_corpus_graphs(void)
+{
+    for (const char *const *g = test_corpus_graphs; *g; g++) {
+        char *path = g_strdup_printf("/place/corpus-graphs/%s", *g);
+        test_add_case(path, *g, test_corpus_graph_all_strategies);
         g_free(path);
     }
 }
@@ -967,7 +976,7 @@ int main(int argc, char **argv)
     g_test_add_func("/place/order-by-size-timed", test_order_by_size_timed);
     g_test_add_func("/place/ort-reuse-classes", test_ort_reuse_classes);
     g_test_add_func("/place/gap-finder-reference", test_gap_finder_matches_reference);
-    g_test_add_func("/place/corpus-graphs", test_corpus_graphs_all_strategies);
+    add_corpus_graphs();
     g_test_add_func("/place/liveness", test_liveness);
     g_test_add_func("/place/round-trips", test_round_trips);
     g_test_add_func("/place/broken-plans", test_broken_plans_are_caught);

@@ -199,3 +199,36 @@ char *test_write_model(Model *m, const char *name)
     model_free(m);
     return path;
 }
+
+const char *const test_corpus_graphs[] = {"gpt2", "block", "mlp", "noop-chain", "branches", "pinned", "gather",
+                                          "slice", "concat", "split", "chained-concat", "densenet", "unet",
+                                          "inception", "random", NULL};
+
+char *test_corpus_graph_path(const char *name)
+{
+    char *file = g_strconcat(name, ".onnx", NULL);
+    char *path = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", file, NULL);
+    g_free(file);
+    return path;
+}
+
+static guint sample_every(void)
+{
+    const char *every = g_getenv("ARENASIM_TEST_SAMPLE");
+    guint64 n = every ? g_ascii_strtoull(every, NULL, 10) : 1;
+    return n >= 1 && n <= 1000 ? (guint)n : 1;
+}
+
+gboolean test_sampled(guint k)
+{
+    return k % sample_every() == 0;
+}
+
+gboolean test_add_case(const char *path, const char *data, GTestDataFunc fn)
+{
+    static guint seen;
+    if (!test_sampled(seen++))
+        return FALSE;
+    g_test_add_data_func_full(path, g_strdup(data), fn, g_free);
+    return TRUE;
+}

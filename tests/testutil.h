@@ -67,4 +67,16 @@ char *test_write_scratch(const char *name, const void *data, gsize len);
 /* The model written as ONNX to a new scratch file (test_scratch_path), and freed; the path (g_free it). */
 char *test_write_model(Model *m, const char *name);
 
+/* The committed graphs (graphs/NAME.onnx) the tests' sweeps walk, NULL-terminated: the one list. */
+extern const char *const test_corpus_graphs[];
+/* graphs/NAME.onnx under SIM_SOURCE_DIR (g_free it). */
+char *test_corpus_graph_path(const char *name);
+/* A sweep's case, named (g_test_add_data_func: PATH is the sweep's path, then the case's own parts, e.g.
+ * "/exec/graphs-check/gpt2/firstfit/all"), its data a string freed with the test. A sweep is sampled where
+ * ARENASIM_TEST_SAMPLE=N is set (the sanitizer pass: every Nth case of all the sweeps' cases of the program,
+ * in registration order); the native pass runs every case. Returns whether the case was added. */
+gboolean test_add_case(const char *path, const char *data, GTestDataFunc fn);
+/* Whether item k of a loop inside one test runs under the same sampling (every Nth, or all). */
+gboolean test_sampled(guint k);
+
 #endif
