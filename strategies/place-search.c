@@ -18,7 +18,7 @@
  * "optimal (proven)" is claimed when the arena equals the lower bound, or when every smaller target was
  * searched to the end with exact raises; otherwise the report gives the remaining gap. Stops at the node
  * budget (options->max_nodes) or the time budget (--budget). Pinned units are laid first and the skyline
- * starts above them; groups are units like any other. docs/DESIGN.md has the reasoning. The inferences
+ * starts above them; groups are units like any other. docs/placement.md has the reasoning. The inferences
  * live in search-infer.c, the memo in search-memo.c, the shared state in search.h. */
 #include "base/error.h"
 #include "strategies/search.h"

@@ -14,7 +14,7 @@ extern const AliasStrategy *const registry_alias[];
 
 /* What `sim` plans with when no --strategy is named: the portfolio, on a small work budget unless a budget
  * is given — the smallest arena the tool finds on every corpus model, in well under a second, the same on
- * any machine (docs/DESIGN.md, "The default strategy"). */
+ * any machine (docs/placement.md, "The default strategy"). */
 #define PLACE_DEFAULT_STRATEGY "best"
 #define PLACE_DEFAULT_WORK 20000
 

@@ -4,13 +4,13 @@
  * 11% of its time in the kernel's fault path). glibc gives malloc's memory to transparent huge pages
  * (madvise) when the tunable glibc.malloc.hugetlb is 1, but reads tunables only when a process starts,
  * so sim starts itself again with it set, once it knows its input is large (the second start costs about
- * 7 ms, which small inputs would feel). docs/DESIGN.md, "Huge pages", has the measurements. Where the
- * kernel's THP mode is "never" the tunable changes nothing.
+ * 7 ms, which small inputs would feel); results/history.md, "The planning process's memory", has the
+ * measurements. Where the kernel's THP mode is "never" the tunable changes nothing.
  * Blocks from 128 KiB up are, by default, mappings of their own until freeing one raises glibc's threshold:
  * the arrays and tables a 200k-node model grows by doubling (tensor and node lists, the name table) were
  * each mapped, zeroed page by page on first touch and unmapped again (116 munmap calls where one is left
  * with the threshold fixed at its maximum); the load phase of a 200k-node transformer stack went from
- * 0.83–1.01 s to 0.35–0.90 s over six alternating runs (docs/DESIGN.md, "Huge pages").
+ * 0.83–1.01 s to 0.35–0.90 s over six alternating runs (results/history.md, the same section).
  * Fast bins off: glibc parks small freed blocks in "fast bins" without merging them, and the next large
  * request (a calloc of the placed index's nodes, a list's growth) first walks all of them to merge them
  * (malloc_consolidate and unlink_chunk were 11% of a 200k-node transformer stack's profile, its earlier
