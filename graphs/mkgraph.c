@@ -17,42 +17,6 @@ static const MkFamily *const families[] = {
     &mk_identity_chain, &mk_relu_chain,
 };
 
-GArray *mk_ints(const MkParams *p, const char *name, GError **error)
-{
-    const char *text = g_hash_table_lookup(p->values, name);
-    g_assert(text); /* families only ask for params they declare */
-    GArray *out = g_array_new(FALSE, FALSE, sizeof(gint64));
-    char **parts = g_strsplit(text, ",", -1);
-    for (char **part = parts; *part; part++) {
-        char *end;
-        errno = 0;
-        long long v = strtoll(*part, &end, 10);
-        if (!**part || *end || errno || v < 0) {
-            if (error && !*error)
-                g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--%s '%s' is not a non-negative integer%s", name,
-                            text, strchr(text, ',') ? " list" : "");
-            break;
-        }
-        g_array_append_val(out, v);
-    }
-    g_strfreev(parts);
-    if (out->len == 0) {
-        gint64 zero = 0;
-        g_array_append_val(out, zero);
-    }
-    return out;
-}
-
-gint64 mk_int(const MkParams *p, const char *name, GError **error)
-{
-    GArray *v = mk_ints(p, name, error);
-    gint64 first = g_array_index(v, gint64, 0);
-    if (v->len != 1 && error && !*error)
-        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--%s takes one integer", name);
-    g_array_unref(v);
-    return first;
-}
-
 static void list_families(void)
 {
     for (gsize k = 0; k < G_N_ELEMENTS(families); k++) {

@@ -173,7 +173,8 @@ static void test_model_handle(void)
         o.strategy = strategies[k];
         plans[k] = arenasim_model_plan(m, &o, &error);
         g_assert_nonnull(plans[k]);
-        g_assert_cmpuint(arenasim_plan_arena_bytes(plans[k]), ==, command_arena("graphs/unet.onnx", strategies[k], NULL));
+        g_assert_cmpuint(arenasim_plan_arena_bytes(plans[k]), ==,
+                         command_arena("graphs/unet.onnx", strategies[k], NULL));
     }
     o.order = "lazy";
     plans[3] = arenasim_model_plan(m, &o, &error);
@@ -354,8 +355,8 @@ static char *write_empty_output_model(void)
 {
     Builder *b = builder_new("empty", 13);
     const char *x = builder_input(b, "x", DT_FLOAT, 2, (const gint64[]){2, 3});
-    const char *none = builder_int_vec(b, "none", 1, (const gint64[]){0}), *rows = builder_int_vec(b, "rows", 1,
-                                                                                                    (const gint64[]){0});
+    const char *none = builder_int_vec(b, "none", 1, (const gint64[]){0});
+    const char *rows = builder_int_vec(b, "rows", 1, (const gint64[]){0});
     const char *h = builder_node(b, "Slice", (const char *const[]){x, none, none, rows, NULL}, 1, (const char *[]){"h"},
                                  NULL);
     builder_output(b, builder_node(b, "Neg", (const char *const[]){h, NULL}, 1, (const char *[]){"y"}, NULL));

@@ -61,9 +61,11 @@ static void add_graphs_check(void)
 /* The corpus models the executor covers (all but the two with If), all sharing, greedy-size, checked under
  * poison (make test fetches and exports them first: make models): one case each, /exec/corpus-check/MODEL. */
 static const char *const corpus_models[][2] = {
-    {"ocr/ch_PP-OCRv4_det_infer.onnx", "p2o.DynamicDimension.0=1,p2o.DynamicDimension.1=640,p2o.DynamicDimension.2=640"},
+    {"ocr/ch_PP-OCRv4_det_infer.onnx",
+     "p2o.DynamicDimension.0=1,p2o.DynamicDimension.1=640,p2o.DynamicDimension.2=640"},
     {"ocr/ch_PP-OCRv4_rec_infer.onnx", "p2o.DynamicDimension.0=1,p2o.DynamicDimension.1=320"},
-    {"ocr/ch_ppocr_mobile_v2.0_cls_infer.onnx", "p2o.DynamicDimension.0=1,p2o.DynamicDimension.1=48,p2o.DynamicDimension.2=192"},
+    {"ocr/ch_ppocr_mobile_v2.0_cls_infer.onnx",
+     "p2o.DynamicDimension.0=1,p2o.DynamicDimension.1=48,p2o.DynamicDimension.2=192"},
     {"openwakeword/melspectrogram.onnx", "batch_size=1,samples=1280"},
     {"openwakeword/embedding_model.onnx", "unk__314=1"},
     {"openwakeword/alexa_v0.1.onnx", ""},

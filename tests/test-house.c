@@ -14,6 +14,7 @@ typedef struct {
     GHashTable *allowed;  /* room -> GHashTable set of rooms it may include (NULL value: every room) */
     GHashTable *prefixes; /* room -> GStrv: the prefixes its README's `Prefixes:` line gives its exported names */
     GHashTable *units;    /* unit ("sim/plan/place") -> GHashTable set of units it includes */
+    GHashTable *calls;    /* unit -> GHashTable set of units whose functions or data its object uses */
     GPtrArray *problems;  /* one line per broken rule */
 } House;
 
@@ -130,16 +131,21 @@ static void house_read_rule(House *h, const char *room, const char *readme_path)
     g_free(full);
 }
 
-static void house_add_edge(House *h, const char *from_unit, const char *to_unit)
+static void graph_add_edge(GHashTable *graph, const char *from_unit, const char *to_unit)
 {
     if (!strcmp(from_unit, to_unit))
         return;
-    GHashTable *set = g_hash_table_lookup(h->units, from_unit);
+    GHashTable *set = g_hash_table_lookup(graph, from_unit);
     if (!set) {
         set = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-        g_hash_table_insert(h->units, g_strdup(from_unit), set);
+        g_hash_table_insert(graph, g_strdup(from_unit), set);
     }
     g_hash_table_add(set, g_strdup(to_unit));
+}
+
+static void house_add_edge(House *h, const char *from_unit, const char *to_unit)
+{
+    graph_add_edge(h->units, from_unit, to_unit);
 }
 
 /* Checks one include line of `path` (a file of `room`). */
@@ -209,19 +215,21 @@ static void collect_sources(const char *dir, GPtrArray *out)
     g_free(full);
 }
 
-/* Depth-first search for a circle; adds the first one found from each start as a problem. */
-static gboolean find_circle(House *h, const char *unit, GHashTable *state, GPtrArray *stack)
+/* Depth-first search for a circle in `graph` (includes or calls); adds the first one found from each start as a
+ * problem, its line starting with `label`. */
+static gboolean find_circle(House *h, GHashTable *graph, const char *label, const char *unit, GHashTable *state,
+                            GPtrArray *stack)
 {
     g_hash_table_insert(state, (gpointer)unit, GINT_TO_POINTER(1));
     g_ptr_array_add(stack, (gpointer)unit);
-    GHashTable *next = g_hash_table_lookup(h->units, unit);
+    GHashTable *next = g_hash_table_lookup(graph, unit);
     GList *targets = next ? g_list_sort(g_hash_table_get_keys(next), (GCompareFunc)strcmp) : NULL;
     gboolean found = FALSE;
     for (GList *t = targets; t && !found; t = t->next) {
         const char *v = t->data;
         gint s = GPOINTER_TO_INT(g_hash_table_lookup(state, v));
         if (s == 1) {
-            GString *circle = g_string_new("circle:");
+            GString *circle = g_string_new(label);
             guint k = stack->len;
             while (k > 0 && strcmp(stack->pdata[k - 1], v))
                 k--;
@@ -231,7 +239,7 @@ static gboolean find_circle(House *h, const char *unit, GHashTable *state, GPtrA
             g_ptr_array_add(h->problems, g_string_free(circle, FALSE));
             found = TRUE;
         } else if (s == 0) {
-            found = find_circle(h, v, state, stack);
+            found = find_circle(h, graph, label, v, state, stack);
         }
     }
     g_list_free(targets);
@@ -240,17 +248,25 @@ static gboolean find_circle(House *h, const char *unit, GHashTable *state, GPtrA
     return found;
 }
 
-static void house_find_circles(House *h)
+static void house_find_circles_in(House *h, GHashTable *graph, const char *label)
 {
     GHashTable *state = g_hash_table_new(g_str_hash, g_str_equal);
     GPtrArray *stack = g_ptr_array_new();
-    GList *units = g_list_sort(g_hash_table_get_keys(h->units), (GCompareFunc)strcmp);
+    GList *units = g_list_sort(g_hash_table_get_keys(graph), (GCompareFunc)strcmp);
     for (GList *u = units; u; u = u->next)
         if (!g_hash_table_lookup(state, u->data))
-            find_circle(h, u->data, state, stack);
+            find_circle(h, graph, label, u->data, state, stack);
     g_list_free(units);
     g_ptr_array_unref(stack);
     g_hash_table_unref(state);
+}
+
+/* Circles of includes, and of calls (a file's object using another's functions or data, which includes alone
+ * cannot show: two files may each declare what the other defines). */
+static void house_find_circles(House *h)
+{
+    house_find_circles_in(h, h->units, "circle:");
+    house_find_circles_in(h, h->calls, "call circle:");
 }
 
 static House *house_new(void)
@@ -258,6 +274,7 @@ static House *house_new(void)
     House *h = g_new0(House, 1);
     h->allowed = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_hash_table_unref);
     h->units = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_hash_table_unref);
+    h->calls = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_hash_table_unref);
     h->prefixes = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_strfreev);
     h->problems = g_ptr_array_new_with_free_func(g_free);
     return h;
@@ -277,6 +294,7 @@ static void house_free(House *h)
     }
     g_hash_table_unref(h->allowed);
     g_hash_table_unref(h->units);
+    g_hash_table_unref(h->calls);
     g_hash_table_unref(h->prefixes);
     g_ptr_array_unref(h->problems);
     g_free(h);
@@ -402,6 +420,7 @@ static void house_check_symbols(House *h, const char *obj_root)
     g_assert_true(g_spawn_check_wait_status(status, NULL));
     /* "sim/plan/place.o: place_run T 0 40" */
     GHashTable *defined = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free); /* symbol -> room */
+    GHashTable *definer = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free); /* symbol -> unit */
     GPtrArray *uses = g_ptr_array_new_with_free_func((GDestroyNotify)g_strfreev);        /* {object, symbol} */
     char **lines = g_strsplit(out, "\n", -1);
     for (char **l = lines; *l; l++) {
@@ -419,6 +438,7 @@ static void house_check_symbols(House *h, const char *obj_root)
                 if (!g_str_has_prefix(object, "gen/")) /* protobuf-c's own names */
                     house_check_name(h, object, room, f[0]);
                 g_hash_table_insert(defined, g_strdup(f[0]), room);
+                g_hash_table_insert(definer, g_strdup(f[0]), unit_of(object));
             }
         }
         g_strfreev(f);
@@ -432,6 +452,9 @@ static void house_check_symbols(House *h, const char *obj_root)
             continue; /* GLib, libc, protobuf-c, OpenBLAS */
         char *room = room_of_object(u[0]);
         house_check_use(h, u[0], room, u[1], in);
+        char *unit = unit_of(u[0]);
+        graph_add_edge(h->calls, unit, g_hash_table_lookup(definer, u[1]));
+        g_free(unit);
         g_free(room);
         checked++;
     }
@@ -439,6 +462,7 @@ static void house_check_symbols(House *h, const char *obj_root)
     g_strfreev(lines);
     g_ptr_array_unref(uses);
     g_hash_table_unref(defined);
+    g_hash_table_unref(definer);
     g_free(out);
     g_free(err);
     g_ptr_array_unref(argv);
@@ -478,12 +502,12 @@ static void test_rooms_and_includes(void)
     g_assert_cmpuint(files->len, >, 100);
     for (guint k = 0; k < files->len; k++)
         house_check_file(h, files->pdata[k]);
-    house_find_circles(h);
     /* the linked symbols of the build the tests run (SIM_BIN's folder) */
     const char *sim_bin = g_getenv("SIM_BIN");
     g_assert_nonnull(sim_bin);
     char *build = g_path_get_dirname(sim_bin), *obj = g_build_filename(build, "obj", NULL);
     house_check_symbols(h, obj);
+    house_find_circles(h);
     house_check_prefixes_apart(h);
     for (guint k = 0; k < files->len; k++) { /* every source's object was read: none missed by a stale build */
         const char *path = files->pdata[k];
@@ -557,6 +581,12 @@ static void test_checker_catches(void)
     house_find_circles(h);
     g_assert_cmpuint(h->problems->len, ==, before + 1);
     g_assert_nonnull(strstr(h->problems->pdata[before], "sim/memory/alias -> sim/memory/liveness"));
+    /* a planted call circle (as ops/infer.c and ops/ranges.c were: each used a function of the other) */
+    graph_add_edge(h->calls, "sim/ops/infer", "sim/ops/ranges");
+    graph_add_edge(h->calls, "sim/ops/ranges", "sim/ops/infer");
+    house_find_circles_in(h, h->calls, "call circle:");
+    g_assert_cmpuint(h->problems->len, ==, before + 2);
+    g_assert_nonnull(strstr(h->problems->pdata[before + 1], "call circle: sim/ops/infer -> sim/ops/ranges"));
     char *room = room_of_path("sim/exec/kernels/gemm.c");
     g_assert_cmpstr(room, ==, "exec");
     g_free(room);

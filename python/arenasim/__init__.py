@@ -247,7 +247,8 @@ def _read_plan(p, path, ran):
         _lib.arenasim_plan_buffer(p, k, ctypes.byref(b))
         buffers.append(Buffer(_text(b.name), b.offset, b.size, b.first, b.last, b.bin))
     return Plan(path=path, strategy=_text(_lib.arenasim_plan_strategy(p)),
-                arena_bytes=_lib.arenasim_plan_arena_bytes(p), lower_bound_bytes=_lib.arenasim_plan_lower_bound_bytes(p),
+                arena_bytes=_lib.arenasim_plan_arena_bytes(p),
+                lower_bound_bytes=_lib.arenasim_plan_lower_bound_bytes(p),
                 naive_bytes=_lib.arenasim_plan_naive_bytes(p), steps=_lib.arenasim_plan_steps(p),
                 detail=_text(_lib.arenasim_plan_detail(p)), buffers=buffers,
                 report=json.loads(_owned_text(_lib.arenasim_plan_report_json(p)))[0], run=ran)

@@ -498,7 +498,8 @@ int arenasim_plan_run_with(const arenasim_plan *p, const arenasim_run_options *o
         arenasim_run_result r = {.size = sizeof r, .median_seconds = ran.median_seconds, .arena_bytes = ran.arena_bytes,
                                  .checked_elements = ran.checked_elements, .max_abs_error = ran.expect.max_abs,
                                  .max_rel_error = ran.expect.max_rel};
-        memcpy((char *)result + sizeof(size_t), (char *)&r + sizeof(size_t), MIN(result->size, sizeof r) - sizeof(size_t));
+        gsize within = MIN(result->size, sizeof r) - sizeof(size_t); /* the fields the caller knows */
+        memcpy((char *)result + sizeof(size_t), (char *)&r + sizeof(size_t), within);
     }
     run_outcome_clear(&ran);
     if (ok)

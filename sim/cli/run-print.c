@@ -62,7 +62,8 @@ static char *folding_into(void)
             g_ptr_array_add(names, (gpointer)rows[k].name);
     GString *s = g_string_new(NULL);
     for (guint k = 0; k < names->len; k++)
-        g_string_append_printf(s, "%s%s", k == 0 ? "" : k + 1 == names->len ? " or " : ", ", (const char *)names->pdata[k]);
+        g_string_append_printf(s, "%s%s", k == 0 ? "" : k + 1 == names->len ? " or " : ", ",
+                               (const char *)names->pdata[k]);
     g_ptr_array_unref(names);
     return g_string_free(s, FALSE);
 }

@@ -91,14 +91,18 @@ static const KernelRow kernel_rows[] = {
     {.name = "Conv", .kernel = kernel_conv, .library = kernel_conv_onednn, .epilogue = TRUE,
      .layout = KERNEL_LAYOUT_LIBRARY, .library_blocks = kernel_conv_onednn_blocks, .reads = "f f f:C"},
     {.name = "ConvTranspose", .kernel = kernel_conv_transpose, .reads = "f f f:C"},
-    {.name = "MaxPool", .kind = KIND_POOL_MAX, .kernel = kernel_pool, .library = kernel_pool_onednn,
+    {.name = "MaxPool", .kind = KIND_POOL_MAX,
+     .kernel = kernel_pool, .library = kernel_pool_onednn,
      .layout = KERNEL_LAYOUT_LIBRARY, .library_blocks = kernel_pool_onednn_blocks},
-    {.name = "AveragePool", .kind = KIND_POOL_AVERAGE, .kernel = kernel_pool, .library = kernel_pool_onednn,
+    {.name = "AveragePool", .kind = KIND_POOL_AVERAGE,
+     .kernel = kernel_pool, .library = kernel_pool_onednn,
      .layout = KERNEL_LAYOUT_LIBRARY, .library_blocks = kernel_pool_onednn_blocks},
     {.name = "LpPool", .kind = KIND_POOL_LP, .kernel = kernel_pool},
-    {.name = "GlobalAveragePool", .kind = KIND_POOL_AVERAGE, .kernel = kernel_global_pool, .library = kernel_pool_onednn,
+    {.name = "GlobalAveragePool", .kind = KIND_POOL_AVERAGE,
+     .kernel = kernel_global_pool, .library = kernel_pool_onednn,
      .layout = KERNEL_LAYOUT_LIBRARY, .library_blocks = kernel_pool_onednn_blocks},
-    {.name = "GlobalMaxPool", .kind = KIND_POOL_MAX, .kernel = kernel_global_pool, .library = kernel_pool_onednn,
+    {.name = "GlobalMaxPool", .kind = KIND_POOL_MAX,
+     .kernel = kernel_global_pool, .library = kernel_pool_onednn,
      .layout = KERNEL_LAYOUT_LIBRARY, .library_blocks = kernel_pool_onednn_blocks},
     {.name = "GlobalLpPool", .kind = KIND_POOL_LP, .kernel = kernel_global_pool},
     {.name = "LSTM", .kernel = kernel_recurrent},
@@ -176,8 +180,6 @@ const char *kernel_table_unbound(void)
             return kernel_rows[k].name;
     return NULL;
 }
-
-KernelKind kernel_kind(const KernelCall *c) { return c->row ? c->row->kind : KIND_NONE; }
 
 const KernelRow *kernel_row(const OpInfo *op)
 {

@@ -166,48 +166,6 @@ gboolean infer_input_value(const Node *n, guint k, const char *what, const Value
     return TRUE;
 }
 
-gboolean infer_took_most(InferCtx *cx)
-{
-    gboolean took = cx->took_most;
-    cx->took_most = FALSE;
-    if (cx->most_values) /* the values made for the node just inferred */
-        g_ptr_array_set_size(cx->most_values, 0);
-    return took;
-}
-
-gboolean infer_input_value_most(InferCtx *cx, const Node *n, guint k, const char *what, const Value **out,
-                                GError **error)
-{
-    const Tensor *t = node_input(n, k);
-    if (!t || t->value)
-        return infer_input_value(n, k, what, out, error);
-    guint64 count;
-    if (!t->shape_known || !shape_numel(t->rank, t->dims, &count) || count > VALUE_MAX_ELEMENTS)
-        return infer_input_value(n, k, what, out, error);
-    Value *v = value_new(dtype_is_float(t->dtype) ? DT_DOUBLE : DT_INT64, count);
-    for (gsize j = 0; j < count; j++) {
-        double lo, hi;
-        if (!infer_range_at(t, j, &lo, &hi) || !isfinite(hi) || hi > 9e15) {
-            value_free(v);
-            return infer_fail(error, n, "input '%s' (%s) must be a constant the planner can compute, and it is not: "
-                              "it is computed when the model runs, and no upper bound is known for its element %zu",
-                              t->name, what, j);
-        }
-        gboolean point = lo == hi;
-        double most = cx->probing == 1 && !point ? hi + 1 : cx->probing == 2 && !point ? 0 : hi;
-        if (v->f)
-            v->f[j] = most;
-        else
-            v->i[j] = (gint64)ceil(most);
-    }
-    if (!cx->most_values)
-        cx->most_values = g_ptr_array_new_with_free_func((GDestroyNotify)value_free);
-    g_ptr_array_add(cx->most_values, v);
-    cx->took_most = TRUE;
-    *out = v;
-    return TRUE;
-}
-
 gboolean infer_int_list(const Node *n, const char *attr, int k, const char *what, GArray **out,
                         gboolean *present, GError **error)
 {

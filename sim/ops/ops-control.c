@@ -202,7 +202,8 @@ gboolean infer_concat_computed(InferCtx *cx, const OpInfo *op, Node *n, gint64 o
         if (__builtin_add_overflow(dims[0], x->dims[0], &dims[0]))
             return infer_fail(error, n, "its length overflows 64 bits");
     }
-    dims[0] = infer_dynamic_dim(cx, n, 0, dims[0], 0, "Loop: every iteration's scan output (its trip count is data-dependent)");
+    dims[0] = infer_dynamic_dim(cx, n, 0, dims[0], 0,
+                                "Loop: every iteration's scan output (its trip count is data-dependent)");
     return infer_set_output(n, 0, first->dtype, first->rank, dims, error);
 }
 

@@ -59,7 +59,8 @@ gboolean infer_compress(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, G
         for (gint64 k = 0; k < most; k++)
             size += value_get_f(v, (gsize)k) != 0;
     } else {
-        size = infer_dynamic_dim(cx, n, 0, most, axis < 0 ? 0 : axis, "Compress: at most the entries its condition covers");
+        size = infer_dynamic_dim(cx, n, 0, most, axis < 0 ? 0 : axis,
+                                 "Compress: at most the entries its condition covers");
     }
     if (axis < 0)
         return infer_set_output(n, 0, x->dtype, 1, &size, error);

@@ -181,7 +181,8 @@ gboolean infer_topk(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GErro
             return infer_fail(error, n, "K must hold one value, it holds %zu", k_t->value->n);
         if (!k_t->value || k_t->dynamic) { /* computed when it runs: at most the axis' length (or K's own bound) */
             gint64 most = k_t->value ? MAX(0, MIN(value_get_i(k_t->value, 0), x->dims[axis])) : x->dims[axis];
-            k_value = infer_dynamic_dim(cx, n, 0, most, axis, "TopK: K computed when it runs, at most the axis' length");
+            k_value = infer_dynamic_dim(cx, n, 0, most, axis,
+                                        "TopK: K computed when it runs, at most the axis' length");
             infer_dynamic_dim(cx, n, 1, most, axis, "TopK: K computed when it runs, at most the axis' length");
         } else {
             k_value = value_get_i(k_t->value, 0);

@@ -120,7 +120,8 @@ gboolean infer_slice(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GErr
         if (computed) { /* a slice is never longer than its input: planned at the input's size */
             gint64 most[MAX_RANK];
             for (int a = x->rank - 1; a >= 0; a--)
-                most[a] = infer_dynamic_dim(cx, n, 0, x->dims[a], a, "Slice: its bounds are computed when it runs, at most its input");
+                most[a] = infer_dynamic_dim(cx, n, 0, x->dims[a], a,
+                                            "Slice: its bounds are computed when it runs, at most its input");
             return infer_set_output(n, 0, x->dtype, x->rank, most, error);
         }
     }

@@ -481,7 +481,8 @@ gboolean shape_infer(Model *m, const ShapeOptions *o, GError **error)
             continue; /* depends on an unbound dimension: its outputs keep no shape */
         gboolean folded = FALSE;
         guint seeded = g->initializers->len;
-        if (op && op->fold && (!op->fold(cx, g, n, opset, &folded, error) || !seed_initializers(g, seeded, &budget, error))) {
+        if (op && op->fold &&
+            (!op->fold(cx, g, n, opset, &folded, error) || !seed_initializers(g, seeded, &budget, error))) {
             ok = FALSE;
             break;
         }

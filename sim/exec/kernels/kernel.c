@@ -2,6 +2,7 @@
 #include "exec/kernel.h"
 #include "base/units.h"
 #include "exec/big-alloc.h"
+#include "exec/kernel-table.h"
 #include "exec/onednn.h"
 
 #include <math.h>
@@ -11,6 +12,8 @@
 
 const ExecTensor *kernel_in(const KernelCall *c, guint k) { return k < c->n_in ? c->in[k] : NULL; }
 ExecTensor *kernel_out(const KernelCall *c, guint k) { return k < c->n_out ? c->out[k] : NULL; }
+
+KernelKind kernel_kind(const KernelCall *c) { return c->row ? c->row->kind : KIND_NONE; }
 
 gboolean kernel_fail(const KernelCall *c, GError **error, const char *fmt, ...)
 {

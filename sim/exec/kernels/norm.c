@@ -378,7 +378,8 @@ gboolean kernel_reduce(const KernelCall *c, GError **error)
                 kernel_elem_set_i(y, k, iacc[k]);
             else {
                 double v = exact_int ? (double)iacc[k] : acc[k];
-                v = finish == F_MEAN ? v / (double)MAX(cnt[k], 1) : finish == F_SQRT ? sqrt(v) : finish == F_LOG ? log(v) : v;
+                v = finish == F_MEAN ? v / (double)MAX(cnt[k], 1) : finish == F_SQRT ? sqrt(v)
+                    : finish == F_LOG ? log(v) : v;
                 kernel_elem_set_f(y, k, v);
             }
         }

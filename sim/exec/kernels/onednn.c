@@ -405,10 +405,10 @@ static dnnl_primitive_desc_t conv_pd(const KernelCall *c, ConvMds *m, GError **e
      * sgemm above runs it (mobilenet_v3_small's 16 -> 72 on 56 x 56: 0.07 against 0.16 ms). Where the weights
      * outweigh the map, oneDNN's packed weights win (squeezenet's 512 -> 1000 on 13 x 13: 0.96 against
      * 1.17 ms); where the input has other readers or another writer, they turn plain too (googlenet's
-     * four-branch Concats: the model 12.9 -> 15.4 ms). */
+     * four-branch Concats: the model 12.9 -> 15.4 ms). Another convolution: the same op (one kernel row each). */
     const Tensor *xt = node_input(c->node, 0);
     if (x->blocked && !y->blocked && y->dims[1] % 16 != 0 && taps == 1 && positions > 64 && positions >= y->dims[1] &&
-        xt && xt->consumers->len == 1 && xt->producer && kernel_row(xt->producer->op) == c->row)
+        xt && xt->consumers->len == 1 && xt->producer && xt->producer->op == c->node->op)
         return NULL;
     m->constant = constant_input(c, 1);
     m->has_bias = bias != NULL;
@@ -684,8 +684,8 @@ static Prim *product_prepare(KernelPrepared *prep, const dnnl_memory_desc_t *src
  * (more rows, a CPU with neither AVX-512 nor AVX2, --skinny off) or the panels' memory is refused (oneDNN's
  * primitive then tries). On one thread of an Intel Xeon VM, weights read from memory, every such shape of the
  * corpus ran faster than on oneDNN's (results/skinny.md; skinny.c says why). */
-static Prim *skinny_prepare(const KernelCall *c, KernelPrepared *prep, gint64 rows, gint64 a_row, gint64 a_col, const float *b, gint64 k,
-                            gint64 n, gint64 b_k, gint64 b_n, float alpha)
+static Prim *skinny_prepare(const KernelCall *c, KernelPrepared *prep, gint64 rows, gint64 a_row, gint64 a_col,
+                            const float *b, gint64 k, gint64 n, gint64 b_k, gint64 b_n, float alpha)
 {
     if (!c->skinny || rows < 1 || rows > KERNEL_SKINNY_ROWS || !kernel_skinny_supported())
         return NULL;
