@@ -5,7 +5,6 @@
 #include "graphs/builder.h"
 #include "exec/big-alloc.h"
 #include "exec/exec.h"
-#include "exec/kernel-table.h"
 #include "exec/kernels/approx.h"
 #include "exec/kernels/skinny.h"
 #include "model/onnx.h"
@@ -2103,25 +2102,10 @@ static void test_big_alloc(void)
     g_assert_null(big_alloc(G_MAXUINT64 - 10)); /* the size overflows: refused, not wrapped */
 }
 
-/* Every kernel row is bound to an op row by its name and domain (a row naming no op, "SoftSign" for "Softsign",
- * would never run and built silently), and every row of a kernel that serves a family says which member it is. */
-static void test_kernel_rows_bound(void)
-{
-    g_assert_null(kernel_table_unbound());
-    gsize count;
-    const KernelRow *rows = kernel_table(&count);
-    for (gsize k = 0; k < count; k++)
-        if (rows[k].kernel == kernel_reduce || rows[k].kernel == kernel_pool || rows[k].kernel == kernel_global_pool ||
-            rows[k].kernel == kernel_arg_reduce || rows[k].kernel == kernel_softmax)
-            if (rows[k].kind == KIND_NONE)
-                g_error("kernel row %s serves a family but names no kind", rows[k].name);
-}
-
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/exec/big-alloc", test_big_alloc);
-    g_test_add_func("/exec/kernel-rows-bound", test_kernel_rows_bound);
     add_graphs_check();
     add_corpus_check();
     g_test_add_func("/exec/early-reuse-is-caught", test_early_reuse_is_caught);

@@ -6,6 +6,8 @@
  * includes (an object uses only functions and data its room may include); every exported name starts with its
  * file's prefix or a prefix its room's README gives (`Prefixes:`), no prefix given by two rooms. The checker itself is tested
  * on made-up violations. */
+#include "exec/kernel-table.h"
+
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <string.h>
@@ -669,11 +671,26 @@ static void test_spec_citations(void)
     g_free(spec_path);
 }
 
+/* Every kernel row is bound to an op row by its name and domain (a row naming no op, "SoftSign" for "Softsign",
+ * would never run and built silently), and every row of a kernel that serves a family says which member it is. */
+static void test_kernel_rows_bound(void)
+{
+    g_assert_null(kernel_table_unbound());
+    gsize count;
+    const KernelRow *rows = kernel_table(&count);
+    for (gsize k = 0; k < count; k++)
+        if (rows[k].kernel == kernel_reduce || rows[k].kernel == kernel_pool || rows[k].kernel == kernel_global_pool ||
+            rows[k].kernel == kernel_arg_reduce || rows[k].kernel == kernel_softmax)
+            if (rows[k].kind == KIND_NONE)
+                g_error("kernel row %s serves a family but names no kind", rows[k].name);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/house/spec-citations", test_spec_citations);
     g_test_add_func("/house/checker-catches", test_checker_catches);
     g_test_add_func("/house/rooms-and-includes", test_rooms_and_includes);
+    g_test_add_func("/house/kernel-rows-bound", test_kernel_rows_bound);
     return g_test_run();
 }
