@@ -186,13 +186,6 @@ class Plan:
     run: str = ""  # with run=True: "checked bit for bit, with poison" (check=True) or "ran"
 
 
-_STRINGS = ("strategy", "order", "alias", "fuse", "bins", "inputs", "weights", "io", "transpose", "search_engines")
-_LISTS = ("dims", "bounds", "pins")  # NAME=VALUE texts: a dict or a list of "NAME=VALUE"
-_WHOLE = ("budget_work", "align", "pad_last", "order_budget")  # positive whole numbers; None: the default
-_FLAGS = ("verify", "run", "strict_runtime", "scratch", "allow_unknown_ops")
-_SEEDS = ("seed", "search_max")  # 0 to 2^32 - 1
-
-
 def _list(name, values, keep):
     items = values.items() if isinstance(values, dict) else (str(v).split("=", 1) for v in values)
     texts = [_bytes(f"{k}={v}", name) for k, v in items] + [None]  # the library checks them as the flags
@@ -202,32 +195,34 @@ def _list(name, values, keep):
 
 
 def _options(options, keep):
-    """arenasim_options from keyword options named as its fields (the command's flags)."""
-    unknown = sorted(set(options) - set(_STRINGS + _LISTS + _WHOLE + _FLAGS + _SEEDS + ("budget_seconds",
-                                                                                       "order_seconds")))
+    """arenasim_options from keyword options named as its fields (the command's flags), each checked as its C
+    type asks: text, a NAME=VALUE list, a positive whole number, a flag, a seed (0 to 2^32 - 1), seconds."""
+    fields = dict(_Options._fields_)
+    unknown = sorted(set(options) - set(fields) | ({"size"} & set(options)))
     if unknown:
         raise Error(f"unknown option {unknown[0]!r} (the options are arenasim_options' fields)")
     _check_numbers(options.get("budget_work"), options.get("budget_seconds"), options.get("align"))
     o = _Options()
     _lib.arenasim_options_init(ctypes.byref(o))
     for name, value in options.items():
+        kind = fields[name]
         if value is None:
             continue
-        if name in _STRINGS:
+        if kind is ctypes.c_char_p:
             setattr(o, name, _bytes(value, name))
-        elif name in _LISTS:
+        elif kind is _STRS:
             setattr(o, name, _list(name, value, keep))
-        elif name in _WHOLE:
+        elif kind is ctypes.c_uint64:
             if _whole(name, value) <= 0:
                 raise Error(f"{name} takes a positive number")
             setattr(o, name, value)
-        elif name in _FLAGS:
+        elif kind is ctypes.c_int:
             setattr(o, name, 1 if value else 0)
-        elif name in _SEEDS:
+        elif kind is ctypes.c_int64:
             if not 0 <= _whole(name, value) < 1 << 32:
                 raise Error(f"{name} takes a number from 0 to 4,294,967,295")
             setattr(o, name, value)
-        elif name == "order_seconds":
+        elif name == "order_seconds":  # budget_seconds: _check_numbers above
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= _YEAR:
                 raise Error("order_seconds takes a positive number of seconds, at most 31,536,000 (a year)")
             o.order_seconds = float(value)

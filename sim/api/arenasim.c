@@ -434,18 +434,8 @@ int arenasim_plan_verify(const arenasim_plan *p, char **error)
 static gboolean run_options(const arenasim_run_options *o, RunOptions *run, GError **error)
 {
     run_options_init(run);
-    static const char *const kernels[] = {"onednn", "own", NULL}, *const layouts[] = {"blocked", "plain", NULL},
-                             *const autos[] = {"auto", "off", NULL};
-    struct { const char *value; const char *const *names; const char *message; } choices[] = {
-        {o->kernels, kernels, "kernels takes onednn or own"}, {o->layouts, layouts, "layouts takes blocked or plain"},
-        {o->winograd, autos, "winograd takes auto or off"}, {o->skinny, autos, "skinny takes auto or off"}};
-    for (guint k = 0; k < G_N_ELEMENTS(choices); k++) {
-        gboolean known = !choices[k].value;
-        for (const char *const *n = choices[k].names; !known && *n; n++)
-            known = !strcmp(choices[k].value, *n);
-        if (!known)
-            return usage(error, choices[k].message);
-    }
+    if (!run_exec_choices(&run->exec, o->kernels, o->layouts, o->winograd, o->skinny, error))
+        return FALSE;
     if (o->repeat > 100000)
         return usage(error, "repeat takes a count from 1 to 100,000");
     if (!(o->rtol < 1e9) || !(o->atol < 1e300)) /* NaN too */
@@ -454,14 +444,6 @@ static gboolean run_options(const arenasim_run_options *o, RunOptions *run, GErr
         run->repeat = o->repeat;
     if (o->threads)
         run->threads = o->threads;
-    if (o->kernels)
-        run->exec.kernels = !strcmp(o->kernels, "own") ? EXEC_KERNELS_OWN : EXEC_KERNELS_ONEDNN;
-    if (o->layouts)
-        run->exec.layouts = !strcmp(o->layouts, "plain") ? EXEC_LAYOUTS_PLAIN : EXEC_LAYOUTS_BLOCKED;
-    if (o->winograd)
-        run->exec.winograd = strcmp(o->winograd, "off") != 0;
-    if (o->skinny)
-        run->exec.skinny = strcmp(o->skinny, "off") != 0;
     run->check = o->check != 0;
     run->poison = o->poison != 0;
     run->expect_dir = o->expect;

@@ -140,14 +140,6 @@ static int check_combinations(const RawOptions *o)
          cli_strict_given(o->given, "atol")) && !o->run)
         return cli_usage_error("--check, --poison, --repeat, --profile, --threads, --kernels, --layouts, --winograd, --skinny, --inputs, --expect, "
                                "--dump-outputs, --rtol, --atol and --allow-degenerate go with --run");
-    if (o->kernels && strcmp(o->kernels, "onednn") && strcmp(o->kernels, "own"))
-        return cli_usage_error("--kernels takes onednn or own");
-    if (o->layouts && strcmp(o->layouts, "blocked") && strcmp(o->layouts, "plain"))
-        return cli_usage_error("--layouts takes blocked or plain");
-    if (o->winograd && strcmp(o->winograd, "auto") && strcmp(o->winograd, "off"))
-        return cli_usage_error("--winograd takes auto or off");
-    if (o->skinny && strcmp(o->skinny, "auto") && strcmp(o->skinny, "off"))
-        return cli_usage_error("--skinny takes auto or off");
     if (o->compare && (o->expect || o->dump_outputs))
         return cli_usage_error("--expect and --dump-outputs read or write one plan's outputs: drop --compare");
     if ((cli_strict_given(o->given, "rtol") && !(o->rtol >= 0 && o->rtol < 1e9)) ||
@@ -387,14 +379,9 @@ static int resolve(RawOptions *o, Job *job)
         job->run_options.repeat = (guint)o->repeat;
     if (o->threads)
         job->run_options.threads = (guint)o->threads;
-    if (o->kernels)
-        job->run_options.exec.kernels = !strcmp(o->kernels, "own") ? EXEC_KERNELS_OWN : EXEC_KERNELS_ONEDNN;
-    if (o->layouts)
-        job->run_options.exec.layouts = !strcmp(o->layouts, "plain") ? EXEC_LAYOUTS_PLAIN : EXEC_LAYOUTS_BLOCKED;
-    if (o->winograd)
-        job->run_options.exec.winograd = strcmp(o->winograd, "off") != 0;
-    if (o->skinny)
-        job->run_options.exec.skinny = strcmp(o->skinny, "off") != 0;
+    GError *choices = NULL;
+    if (!run_exec_choices(&job->run_options.exec, o->kernels, o->layouts, o->winograd, o->skinny, &choices))
+        return driver_usage(choices);
     job->graph_path = g_steal_pointer(&o->graph_path);
     job->trace_path = g_steal_pointer(&o->trace_path);
     job->source = job->graph_path ? job->graph_path : job->trace_path;

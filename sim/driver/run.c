@@ -121,6 +121,35 @@ void run_options_init(RunOptions *o)
     *o = (RunOptions){.repeat = 1, .threads = 1, .exec = EXEC_OPTIONS_DEFAULTS, .rtol = 1e-3, .atol = 1e-5};
 }
 
+/* Which of two names `value` is: 0 or 1; -1 (with the usage error "WHAT takes A or B") when neither. */
+static int one_of_two(const char *value, const char *what, const char *a, const char *b, GError **error)
+{
+    if (!strcmp(value, a) || !strcmp(value, b))
+        return strcmp(value, a) != 0;
+    g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "%s takes %s or %s", what, a, b);
+    return -1;
+}
+
+gboolean run_exec_choices(ExecOptions *out, const char *kernels, const char *layouts, const char *winograd,
+                          const char *skinny, GError **error)
+{
+    int k = kernels ? one_of_two(kernels, "kernels", "onednn", "own", error) : 0;
+    int l = k >= 0 && layouts ? one_of_two(layouts, "layouts", "blocked", "plain", error) : 0;
+    int w = k >= 0 && l >= 0 && winograd ? one_of_two(winograd, "winograd", "auto", "off", error) : 0;
+    int s = k >= 0 && l >= 0 && w >= 0 && skinny ? one_of_two(skinny, "skinny", "auto", "off", error) : 0;
+    if (k < 0 || l < 0 || w < 0 || s < 0)
+        return FALSE;
+    if (kernels)
+        out->kernels = k ? EXEC_KERNELS_OWN : EXEC_KERNELS_ONEDNN;
+    if (layouts)
+        out->layouts = l ? EXEC_LAYOUTS_PLAIN : EXEC_LAYOUTS_BLOCKED;
+    if (winograd)
+        out->winograd = !w;
+    if (skinny)
+        out->skinny = !s;
+    return TRUE;
+}
+
 guint run_open_kernels(const RunOptions *o, GError **error)
 {
     return exec_set_threads(MAX(o->threads, 1), o->exec.kernels, error);

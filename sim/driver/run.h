@@ -29,6 +29,12 @@ typedef struct {
  * atol 1e-5 (torch.testing's for float32). */
 void run_options_init(RunOptions *o);
 
+/* The executor's choices by the names the command's flags and the API's fields give them (NULL: leave it):
+ * kernels "onednn" or "own", layouts "blocked" or "plain", winograd and skinny "auto" or "off". FALSE with a
+ * usage error naming the choice without its dashes ("kernels takes onednn or own"). */
+gboolean run_exec_choices(ExecOptions *out, const char *kernels, const char *layouts, const char *winograd,
+                          const char *skinny, GError **error);
+
 /* One op type's share of a run. */
 typedef struct {
     const char *op;
