@@ -58,7 +58,7 @@ typedef struct {
     char *chrome_trace, *trace_out, *solution_out, *phases_path;
     char *html_out;              /* --html: the plans as an HTML page (report/html-view.h) */
     gboolean run;
-    RunOptions run_options;      /* --run's choices (driver/run.h); its paths point at the job's below */
+    RunOptions run_options;      /* --run's choices (driver/run.h); its paths and inputs point at the job's below */
     char *profile_path;
     char *inputs_dir, *expect_dir, *dump_dir; /* --inputs, --expect, --dump-outputs (driver/zoo.h) */
     GPtrArray *inputs;           /* TensorData* read from inputs_dir (zoo_read_inputs), or NULL */

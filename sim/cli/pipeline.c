@@ -25,6 +25,7 @@ static gboolean load_model(Job *job, GError **error)
                                     job->kind == JOB_INFO ? NULL : job->fuse, phases_mark, &loaded, error);
     job->model = g_steal_pointer(&loaded.model);
     job->inputs = g_steal_pointer(&loaded.inputs);
+    job->run_options.inputs = job->inputs; /* a run's inputs: the data set's */
     job->unknown_ops = g_steal_pointer(&loaded.unknown_ops);
     job->fused = loaded.fused;
     if (loaded.bound_dims) { /* the report's dims: those given, then those the data bound */
@@ -65,16 +66,6 @@ static Plan *plan_one(const Job *job, const PlaceStrategy *s, const Trace *t, Re
     return plan;
 }
 
-/* The job's --run choices with the data --inputs read; --compare writes none of the single plan's files. */
-static RunOptions run_options(const Job *job, gboolean compare)
-{
-    RunOptions o = job->run_options;
-    o.inputs = job->inputs;
-    if (compare)
-        o.expect_dir = o.dump_dir = NULL;
-    return o;
-}
-
 /* --compare: every strategy of the registry on the same trace, one table (and one picture); with --run,
  * every plan run (and checked against one reference run). */
 static int run_compare(const Job *job, const Trace *t)
@@ -103,10 +94,9 @@ static int run_compare(const Job *job, const Trace *t)
             status = cli_file_error(job->chrome_trace, error);
     }
     if (!status && job->run) {
-        RunOptions run = run_options(job, TRUE);
         RunEachOutcome ran;
-        gboolean ok = run_plans(&run, job->model, job->schedule, job->aliases, t, (const Plan *const *)plans, all,
-                                count, &ran, &error);
+        gboolean ok = run_plans(&job->run_options, job->model, job->schedule, job->aliases, t,
+                                (const Plan *const *)plans, all, count, &ran, &error);
         cli_print_run_each(stdout, job->format, &ran);
         run_each_outcome_clear(&ran);
         if (!ok)
@@ -148,9 +138,8 @@ static int run_single(const Job *job, const Trace *t)
     int status = 0;
     RunOutcome ran = {0}; /* with --run; its seconds per step are the Chrome trace's span lengths */
     if (job->run) {
-        RunOptions run = run_options(job, FALSE);
-        gboolean ok = run_plan(&run, job->model, job->schedule, job->aliases, t, plan, &ran, &error);
-        cli_print_run(stdout, job->format, &run, &ran);
+        gboolean ok = run_plan(&job->run_options, job->model, job->schedule, job->aliases, t, plan, &ran, &error);
+        cli_print_run(stdout, job->format, &job->run_options, &ran);
         if (!ok) /* an I/O error names its own file (--expect, --dump-outputs) */
             status = cli_file_error(g_error_matches(error, SIM_ERROR, SIM_ERROR_IO) ? NULL : job->graph_path, error);
         else if (job->profile_path && !cli_write_profile(job->profile_path, job->schedule, ran.node_seconds, &error))
@@ -230,8 +219,7 @@ int job_run(Job *job)
             status = cli_file_error(job->trace_path, error);
     }
     if (!status && t && job->run) { /* and its kernels' threads, which the system may refuse */
-        RunOptions run = run_options(job, FALSE);
-        if (!run_open_kernels(&run, &error))
+        if (!run_open_kernels(&job->run_options, &error))
             status = cli_file_error(NULL, error);
     }
     if (!status && t)
