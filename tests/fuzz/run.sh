@@ -27,6 +27,10 @@ head -c 400 /dev/zero > "$corpus/plan/zeros"
 printf '\377\377\177\001\004\006\006\000' > "$corpus/plan/staircase" # fuzz-plan's large mode: 1,024 buffers
 cp tests/fuzz/seeds/plot/* "$corpus/plot/"
 status=0
+# ASAN_OPTIONS: as make asan sets it (Makefile): LeakSanitizer's exit-time scan misreads dynamic TLS (here its tracer
+# died reading address 0x848 after "Done 82 runs" of fuzz-onnx, once in eight runs, nothing found in the units);
+# without the __tls_get_addr interception it leaves that TLS out of the scan, and nothing else changes.
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}intercept_tls_get_addr=0
 # -timeout=30: a seed at the Loop-unrolling total (onnx-loops-past-total: 0.5 s natively) takes 12 s under ASan and
 # coverage with the other core busy; a hang still ends past 30 s.
 for f in onnx trace-text trace-csv bins plan plot; do
