@@ -52,7 +52,7 @@ LDFLAGS_ALL   = $(SAN_FLAGS)
 # graphs/builder.c and graphs/tracegen.c the generators mkgraph and the tests share.
 CLI_SRCS      := $(wildcard sim/cli/*.c)
 SIM_SRCS      := $(filter-out $(CLI_SRCS),$(wildcard sim/*/*.c sim/*/*/*.c))
-STRATEGY_SRCS := $(wildcard strategies/*.c)
+STRATEGY_SRCS := $(wildcard strategies/*.c strategies/*/*.c)
 GENERATOR_SRCS := graphs/builder.c graphs/tracegen.c
 MKGRAPH_SRCS  := $(filter-out $(GENERATOR_SRCS),$(wildcard graphs/*.c))
 TEST_SRCS     := $(wildcard tests/test-*.c)

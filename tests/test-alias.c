@@ -7,7 +7,7 @@
  * every corpus graph passing the verifier. */
 #include "memory/alias-block.h"
 #include "memory/bins.h"
-#include "strategies/ort-shapes.h"
+#include "strategies/alias/ort-shapes.h"
 #include "strategies/registry.h"
 #include "tests/testutil.h"
 #include "plan/place.h"

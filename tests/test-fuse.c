@@ -1,9 +1,9 @@
-/* test-fuse.c — --fuse ort and ort-disabled (sim/memory/fuse.c): each rule fuses the pattern it names, and leaves it alone
+/* test-fuse.c — --fuse ort and ort-disabled (sim/fuse/fuse.c): each rule fuses the pattern it names, and leaves it alone
  * where removing an intermediate would be wrong (a second reader, a graph output, other constants); a fused
  * Conv writes over its skip tensor only when the skip dies there, and every fused plan runs bit for bit with
  * its nothing-shared run (through the sim binary). */
 #include "graphs/builder.h"
-#include "memory/fuse.h"
+#include "fuse/fuse.h"
 #include "model/onnx.h"
 #include "tests/testutil.h"
 
@@ -84,7 +84,7 @@ static const char *conv(Builder *b, const char *x, const char *w)
 /* Add(Conv(x), skip): one FusedConv, the Conv's output gone; not when the Conv output has a second reader. */
 static void test_conv_add(void)
 {
-    FuseReport r;
+    FuseReport r = {0};
     Builder *b = builder_new("conv-add", 13);
     const char *x = builder_input(b, "x", DT_FLOAT, 4, image), *w = builder_weight(b, "w", DT_FLOAT, 4, kernel, TRUE);
     const char *skip = B_OP(b, "Relu", x);
@@ -115,13 +115,14 @@ static void test_conv_add(void)
     m = fused(b, &r);
     g_assert_cmpuint(r.sites[rule_index("conv-add")], ==, 0);
     model_free(m);
+    fuse_report_clear(&r);
 }
 
 /* Mul(x, HardSigmoid(x)) with alpha 1/6 is HardSwish; with the default alpha 0.2 it is not. Mul(x, Sigmoid(x))
  * is SiLU; Mul(y, Sigmoid(x)) is not. */
 static void test_activations(void)
 {
-    FuseReport r;
+    FuseReport r = {0};
     Builder *b = builder_new("activations", 13);
     const char *x = builder_input(b, "x", DT_FLOAT, 2, (const gint64[]){3, 5});
     const char *hs = B_OPA(b, "HardSigmoid", attr_new_float("alpha", 1.0f / 6.0f), x);
@@ -138,12 +139,13 @@ static void test_activations(void)
     g_assert_cmpuint(count_ops(m, "HardSigmoid"), ==, 1);
     g_assert_cmpuint(count_ops(m, "Sigmoid"), ==, 1);
     model_free(m);
+    fuse_report_clear(&r);
 }
 
 /* torch's exact GELU and LayerNorm written out; an intermediate that is a graph output keeps the pattern. */
 static void test_gelu_and_layer_norm(void)
 {
-    FuseReport r;
+    FuseReport r = {0};
     for (int keep = 0; keep < 2; keep++) {
         Builder *b = builder_new("gelu-layer-norm", 13);
         const char *x = builder_input(b, "x", DT_FLOAT, 3, (const gint64[]){2, 4, 8});
@@ -168,12 +170,13 @@ static void test_gelu_and_layer_norm(void)
         g_assert_cmpuint(count_ops(m, "LayerNormalization"), ==, keep ? 0 : 1);
         model_free(m);
     }
+    fuse_report_clear(&r);
 }
 
 /* MatMul of matrices plus a bias row: Gemm; of a batch of matrices: left alone. */
 static void test_matmul_add(void)
 {
-    FuseReport r;
+    FuseReport r = {0};
     Builder *b = builder_new("matmul-add", 13);
     const char *a = builder_input(b, "a", DT_FLOAT, 2, (const gint64[]){5, 6});
     const char *w = builder_weight(b, "w", DT_FLOAT, 2, (const gint64[]){6, 3}, TRUE);
@@ -186,6 +189,7 @@ static void test_matmul_add(void)
     g_assert_cmpuint(count_ops(m, "Gemm"), ==, 1);
     g_assert_cmpuint(count_ops(m, "MatMul"), ==, 1);
     model_free(m);
+    fuse_report_clear(&r);
 }
 
 /* The first output two --dump-outputs folders hold is the same bytes in both. */
@@ -219,7 +223,7 @@ static Builder *sliced_weight_model(const char *name, gboolean with_data, const 
  * one that reads an activation is not. */
 static void test_constant_fold(void)
 {
-    FuseReport r;
+    FuseReport r = {0};
     const char *rows;
     Model *m = fused(sliced_weight_model("constant-fold", FALSE, &rows), &r);
     g_assert_cmpuint(r.sites[rule_index("constant-fold")], ==, 1);
@@ -228,6 +232,7 @@ static void test_constant_fold(void)
     g_assert_cmpint(folded->kind, ==, TENSOR_CONSTANT);
     g_assert_cmpint(graph_tensor(m->graph, "x")->kind, !=, TENSOR_CONSTANT);
     model_free(m);
+    fuse_report_clear(&r);
 }
 
 /* Through the command: the folded Slice computes its constant in the first run only (as ONNX Runtime does when
@@ -325,7 +330,7 @@ static void test_silu_same_bits(void)
  * size alive while the Mul runs; through the command, the expanded graph's plan runs and is checked. */
 static void test_hard_swish_expand(void)
 {
-    FuseReport r;
+    FuseReport r = {0};
     Builder *b = builder_new("hard-swish", 14);
     const char *x = builder_input(b, "x", DT_FLOAT, 2, (const gint64[]){3, 5});
     builder_output(b, B_OP(b, "Relu", B_OP(b, "HardSwish", B_OP(b, "Neg", x))));
@@ -359,6 +364,7 @@ static void test_hard_swish_expand(void)
     g_assert_nonnull(strstr(run.out, "hardswish-expand      1  added: 60 B"));
     run_result_clear(&run);
     g_free(path);
+    fuse_report_clear(&r);
 }
 
 /* GPT-2's tanh GELU in both of the orders exports write it (the half applied last, or to x first): Gelu with
@@ -366,7 +372,7 @@ static void test_hard_swish_expand(void)
  * nothing-shared run through the command. */
 static void test_gelu_tanh(void)
 {
-    FuseReport r;
+    FuseReport r = {0};
     for (int form = 0; form < 3; form++) {
         Builder *b = builder_new("gelu-tanh", 13);
         const char *x = builder_input(b, "x", DT_FLOAT, 2, (const gint64[]){4, 8});
@@ -393,6 +399,7 @@ static void test_gelu_tanh(void)
         run_result_clear(&run);
         g_free(path);
     }
+    fuse_report_clear(&r);
 }
 
 /* The values in output k of a run dumped into dir (--dump-outputs), as numbers. */
@@ -459,7 +466,7 @@ static void assert_fused_runs_like_file(const char *path, guint outputs, const c
  * oneDNN. */
 static void test_fused_matmul(void)
 {
-    FuseReport r;
+    FuseReport r = {0};
     Builder *b = builder_new("fused-matmul", 13);
     const char *a = builder_input(b, "a", DT_FLOAT, 3, (const gint64[]){2, 3, 4});
     const char *bb = builder_input(b, "b", DT_FLOAT, 3, (const gint64[]){2, 5, 4});
@@ -505,13 +512,14 @@ static void test_fused_matmul(void)
     g_free(line);
     run_result_clear(&run);
     g_free(path);
+    fuse_report_clear(&r);
 }
 
 /* Gelu(Add(x, bias)) with a weight over the last dim is BiasGelu (erf and tanh forms); not when the sum is read
  * again or the other operand is computed. The fused graph computes what the file's graph computes. */
 static void test_bias_gelu(void)
 {
-    FuseReport r;
+    FuseReport r = {0};
     Builder *b = builder_new("bias-gelu", 20);
     const char *x = builder_input(b, "x", DT_FLOAT, 2, (const gint64[]){3, 8});
     const char *bias = builder_weight(b, "bias", DT_FLOAT, 1, (const gint64[]){8}, TRUE);
@@ -529,6 +537,7 @@ static void test_bias_gelu(void)
     model_free(m);
     assert_fused_runs_like_file(path, 5, "BiasGelu ops");
     g_free(path);
+    fuse_report_clear(&r);
 }
 
 /* A BiasGelu right after a MatMul of constant weights (a transformer's MLP) runs inside the product: on
@@ -545,7 +554,7 @@ static void test_bias_gelu_folds(void)
     const char *bias2 = builder_weight(b, "bias2", DT_FLOAT, 1, (const gint64[]){16}, TRUE);
     builder_output(b, B_OP(b, "Gelu", B_OP(b, "Add", B_OP(b, "MatMul", x, w), bias)));
     builder_output(b, B_OPA(b, "Gelu", attr_new_string("approximate", "tanh"), B_OP(b, "Add", B_OP(b, "MatMul", x, w2), bias2)));
-    FuseReport r;
+    FuseReport r = {0};
     char *path;
     Model *m = fused_from_file(b, "bias-gelu-fold.onnx", &r, &path);
     g_assert_cmpuint(count_ops(m, "BiasGelu"), ==, 2);
@@ -559,6 +568,7 @@ static void test_bias_gelu_folds(void)
     g_assert_nonnull(strstr(run.out, "equal the reference run (nothing shared) bit for bit, with poison"));
     run_result_clear(&run);
     g_free(path);
+    fuse_report_clear(&r);
 }
 
 
@@ -581,7 +591,7 @@ static guint64 lower_bound(const char *path, const char *kind)
  * over another axis, and nothing at all under --fuse ort. The fused graph computes what the file's does. */
 static void test_attention(void)
 {
-    FuseReport r;
+    FuseReport r = {0};
     Builder *b = builder_new("attention", 13);
     const gint64 qdims[] = {2, 3, 40, 8}, vdims[] = {2, 3, 40, 5};
     const char *q = builder_input(b, "q", DT_FLOAT, 4, qdims), *k = builder_input(b, "k", DT_FLOAT, 4, qdims);
@@ -637,13 +647,14 @@ static void test_attention(void)
     guint64 before = lower_bound(path, "ort"), after = lower_bound(path, "ort-transformers");
     g_assert_cmpuint(before, >=, after + 2 * 3 * 40 * 40 * sizeof(float));
     g_free(path);
+    fuse_report_clear(&r);
 }
 
 /* LayerNormalization of Add(x, y) of one shape, the sum read by it alone, is SkipLayerNormalization (the bits of
  * the unfused pair); not when the sum is read again (a pre-norm residual) or the Add broadcasts a bias. */
 static void test_skip_layer_norm(void)
 {
-    FuseReport r;
+    FuseReport r = {0};
     Builder *b = builder_new("skip-layer-norm", 17);
     const gint64 dims[] = {2, 5, 16};
     const char *x = builder_input(b, "x", DT_FLOAT, 3, dims), *y = builder_input(b, "y", DT_FLOAT, 3, dims);
@@ -664,6 +675,7 @@ static void test_skip_layer_norm(void)
     /* the same values as the unfused pair: the sum in float, then the LayerNorm's own arithmetic */
     assert_kind_runs_within(path, "ort-transformers", 4, "SkipLayerNormalization", "skip-layer-norm       1", 0.0);
     g_free(path);
+    fuse_report_clear(&r);
 }
 
 /* A shallow 1x1 on a large map (16 channels, 41 x 41: conv.c's direct kernel) added to its skip: the FusedConv
@@ -676,13 +688,14 @@ static void test_fused_shallow(void)
     const char *bias = builder_weight(b, "bias", DT_FLOAT, 1, (const gint64[]){16}, TRUE);
     const char *skip = B_OP(b, "Relu", x);
     builder_output(b, B_OP(b, "Relu", B_OP(b, "Add", B_OP(b, "Conv", skip, w, bias), skip)));
-    FuseReport r;
+    FuseReport r = {0};
     char *path;
     Model *m = fused_from_file(b, "fused-shallow.onnx", &r, &path);
     g_assert_cmpuint(r.sites[rule_index("conv-add")], ==, 1);
     model_free(m);
     assert_fused_runs_like_file(path, 1, "shallow FusedConv");
     g_free(path);
+    fuse_report_clear(&r);
 }
 
 /* A Pad of zeros around the images folds into the Conv or AveragePool after it (an AveragePool then counting
@@ -691,7 +704,7 @@ static void test_fused_shallow(void)
  * with pads of its own it does not count, one without a pads attribute (ONNX Runtime's condition). */
 static void test_pad_window(void)
 {
-    FuseReport r;
+    FuseReport r = {0};
     Builder *b = builder_new("pad-window", 13);
     const char *x = builder_input(b, "x", DT_FLOAT, 4, image);
     const char *w = builder_weight(b, "w", DT_FLOAT, 4, kernel, TRUE);
@@ -731,6 +744,7 @@ static void test_pad_window(void)
     model_free(m);
     assert_fused_runs_like_file(path, 10, "Pad + window");
     g_free(path);
+    fuse_report_clear(&r);
 }
 
 int main(int argc, char **argv)

@@ -39,7 +39,7 @@ static char *room_of_path(const char *path)
     return room;
 }
 
-/* The room an include names: its first component ("plan/place.h" -> "plan", "strategies/search.h" ->
+/* The room an include names: its first component ("plan/place.h" -> "plan", "strategies/search/search.h" ->
  * "strategies"); the generated ONNX schema is the model room's. */
 static char *room_of_include(const char *include)
 {
@@ -595,6 +595,103 @@ static void test_checker_catches(void)
     house_free(h);
 }
 
+/* The hand-copied lists of the rooms: in `doc` (for the message), each room of `rooms` (a set of names) must be
+ * named by `pattern`'s first group somewhere in `text`, and `pattern` must name no room that is not there. */
+static void house_check_room_list(House *h, const char *doc, const char *text, const char *pattern, GHashTable *rooms)
+{
+    GRegex *re = g_regex_new(pattern, G_REGEX_MULTILINE, 0, NULL);
+    g_assert_nonnull(re);
+    GHashTable *named = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    GMatchInfo *m = NULL;
+    for (g_regex_match(re, text, 0, &m); g_match_info_matches(m); g_match_info_next(m, NULL))
+        g_hash_table_add(named, g_match_info_fetch(m, 1));
+    g_match_info_free(m);
+    GList *keys = g_list_sort(g_hash_table_get_keys(named), (GCompareFunc)strcmp);
+    for (GList *k = keys; k; k = k->next)
+        if (!g_hash_table_contains(rooms, k->data))
+            g_ptr_array_add(h->problems, g_strdup_printf("%s names a room '%s' the house does not have (/%s/)", doc,
+                                                         (char *)k->data, pattern));
+    g_list_free(keys);
+    keys = g_list_sort(g_hash_table_get_keys(rooms), (GCompareFunc)strcmp);
+    for (GList *k = keys; k; k = k->next)
+        if (!g_hash_table_contains(named, k->data))
+            g_ptr_array_add(h->problems, g_strdup_printf("%s does not list the room '%s' (/%s/)", doc,
+                                                         (char *)k->data, pattern));
+    g_list_free(keys);
+    g_hash_table_unref(named);
+    g_regex_unref(re);
+}
+
+/* The text of a repository file's first ``` block after the line starting `after` ("" for the first). */
+static char *doc_block(const char *text, const char *after)
+{
+    const char *from = *after ? strstr(text, after) : text;
+    const char *open = from ? strstr(from, "```") : NULL;
+    const char *close = open ? strstr(open + 3, "```") : NULL;
+    return close ? g_strndup(open, close - open) : g_strdup("");
+}
+
+/* Every copy of the room list a reader meets: sim/README.md's map and table, DESIGN.md's map and table, and
+ * docs/usage.md's "Where things are" say the rooms sim/ holds, no more, no fewer. */
+static void test_room_lists(void)
+{
+    House *h = house_new();
+    GHashTable *rooms = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    char *sim = g_build_filename(source_dir(), "sim", NULL);
+    GDir *d = g_dir_open(sim, 0, NULL);
+    g_assert_nonnull(d);
+    const char *name;
+    while ((name = g_dir_read_name(d))) {
+        char *abs = g_build_filename(sim, name, NULL);
+        if (g_file_test(abs, G_FILE_TEST_IS_DIR))
+            g_hash_table_add(rooms, g_strdup(name));
+        g_free(abs);
+    }
+    g_dir_close(d);
+    g_free(sim);
+    g_assert_cmpuint(g_hash_table_size(rooms), >=, 10);
+    /* a table or list names exactly the rooms; a map (a ``` block after a heading) names each of them among
+     * its other words */
+    static const struct {
+        const char *doc, *block_after, *row, *pattern;
+    } lists[] = {
+        {"sim/README.md", NULL, NULL, "^\\| \\[([a-z]+)\\]\\(\\1/README\\.md\\)"},
+        {"sim/README.md", "", NULL, "\\b([a-z]+)\\b"},
+        {"docs/DESIGN.md", NULL, NULL, "^\\| `sim/([a-z]+)/` \\|"},
+        {"docs/DESIGN.md", "## The house", NULL, "\\b([a-z]+)/"},
+        {"docs/usage.md", NULL, "| `sim/` |", "`([a-z]+)/` \\("},
+    };
+    for (gsize k = 0; k < G_N_ELEMENTS(lists); k++) {
+        char *path = g_build_filename(source_dir(), lists[k].doc, NULL), *text = NULL;
+        g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+        char *part = NULL;
+        if (lists[k].block_after) {
+            part = doc_block(text, lists[k].block_after);
+        } else if (lists[k].row) {
+            const char *row = strstr(text, lists[k].row);
+            part = row ? g_strndup(row, strcspn(row, "\n")) : g_strdup("");
+        } else {
+            part = g_strdup(text);
+        }
+        House *found = house_new();
+        house_check_room_list(found, lists[k].doc, part, lists[k].pattern, rooms);
+        for (guint j = 0; j < found->problems->len; j++)
+            if (!lists[k].block_after || strstr(found->problems->pdata[j], "does not list"))
+                g_ptr_array_add(h->problems, g_strdup(found->problems->pdata[j]));
+        house_free(found);
+        g_free(part);
+        g_free(text);
+        g_free(path);
+    }
+    fail_on_problems(h);
+    /* the check catches a room left out and a room that is gone */
+    house_check_room_list(h, "planted", "| `sim/base/` |\n| `sim/gone/` |", "^\\| `sim/([a-z]+)/` \\|", rooms);
+    g_assert_cmpuint(h->problems->len, ==, g_hash_table_size(rooms));
+    g_assert_nonnull(strstr(h->problems->pdata[0], "names a room 'gone'"));
+    g_hash_table_unref(rooms);
+    house_free(h);
+}
+
 /* The specification documents are not in the repository: nothing may send a reader to them by their file
  * names, and every `docs/spec.md §N` or `§N.M` a file cites must be a section of docs/spec.md. */
 static void check_citations(const char *rel, const char *body, const char *spec, GRegex *hash, GRegex *cite,
@@ -692,5 +789,6 @@ int main(int argc, char **argv)
     g_test_add_func("/house/checker-catches", test_checker_catches);
     g_test_add_func("/house/rooms-and-includes", test_rooms_and_includes);
     g_test_add_func("/house/kernel-rows-bound", test_kernel_rows_bound);
+    g_test_add_func("/house/room-lists", test_room_lists);
     return g_test_run();
 }

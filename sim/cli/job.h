@@ -6,7 +6,7 @@
 
 #include "driver/run.h"
 #include "exec/exec.h"
-#include "memory/fuse.h"
+#include "fuse/fuse.h"
 #include "memory/alias.h"
 #include "memory/order.h"
 #include "ops/shape.h"

@@ -625,6 +625,7 @@ void job_clear(Job *job)
     g_clear_pointer(&job->inputs, g_ptr_array_unref);
     g_clear_pointer(&job->plot_where, g_strfreev);
     shape_options_clear(&job->shape);
+    fuse_report_clear(&job->fused);
     g_clear_pointer(&job->orders, g_ptr_array_unref);
     g_clear_pointer(&job->pins, g_hash_table_unref);
     g_clear_pointer(&job->model, model_free);

@@ -27,7 +27,8 @@ static gboolean load_model(Job *job, GError **error)
     job->inputs = g_steal_pointer(&loaded.inputs);
     job->run_options.inputs = job->inputs; /* a run's inputs: the data set's */
     job->unknown_ops = g_steal_pointer(&loaded.unknown_ops);
-    job->fused = loaded.fused;
+    job->fused = loaded.fused; /* taken over */
+    memset(&loaded.fused, 0, sizeof loaded.fused);
     if (loaded.bound_dims) { /* the report's dims: those given, then those the data bound */
         char *text = strcmp(job->dims_text, "-") ? g_strjoin(",", job->dims_text, loaded.bound_dims, NULL)
                                                  : g_strdup(loaded.bound_dims);

@@ -144,6 +144,7 @@ void driver_model_clear(DriverModel *m)
         g_ptr_array_unref(m->inputs);
     g_free(m->bound_dims);
     g_free(m->unknown_ops);
+    fuse_report_clear(&m->fused);
     memset(m, 0, sizeof *m);
 }
 

@@ -6,7 +6,7 @@
 #ifndef SIM_DRIVER_DRIVER_H
 #define SIM_DRIVER_DRIVER_H
 
-#include "memory/fuse.h"
+#include "fuse/fuse.h"
 #include "memory/pipeline.h"
 #include "ops/shape.h"
 #include "plan/place.h"

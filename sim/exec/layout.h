@@ -10,7 +10,7 @@
 
 #include "exec/kernel.h"
 
-/* Whether an executor binds t to memory (exec.c, and the layouts chosen here): a known shape, and computed,
+/* Whether an executor binds t to memory (exec-bind.c, and the layouts chosen here): a known shape, and computed,
  * given or constant. */
 gboolean exec_tensor_bound(const Tensor *t);
 

@@ -1,6 +1,6 @@
 /* alias.h — which tensors share bytes. An alias map sends each tensor to a parent tensor and a byte
  * offset inside it (or to itself: its own buffer); following parents reaches the tensor's *root*, the one
- * buffer the trace gets. Alias strategies (strategies/alias-*.c) fill the map before placement:
+ * buffer the trace gets. Alias strategies (strategies/alias/alias-*.c) fill the map before placement:
  * noop views and in-place reuse (docs/spec.md §1 and
  * §4.1), Gather/Slice/Concat/Split offsets and chained-concat nesting
  * (docs/spec.md §2). A root's buffer spans every member (offset + size) and lives from the
@@ -108,7 +108,7 @@ Trace *alias_map_to_trace(const AliasMap *m, GHashTable *pins, GError **error);
 #define ALIAS_ABOUT_MEMBERS 8u
 char **alias_buffer_about(const AliasMap *m, const Trace *t);
 
-/* An alias strategy (strategies/alias-*.c): decides, for the nodes it knows, which tensors share bytes. */
+/* An alias strategy (strategies/alias/alias-*.c): decides, for the nodes it knows, which tensors share bytes. */
 typedef struct AliasStrategy {
     const char *name;
     const char *summary;

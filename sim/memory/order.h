@@ -1,4 +1,4 @@
-/* order.h — operator orderings. An order strategy (strategies/order-*.c) turns a graph into a schedule
+/* order.h — operator orderings. An order strategy (strategies/order/order-*.c) turns a graph into a schedule
  * (every node once, topologically). They all see the same memory model, built here: buffers are the
  * graph's noop-alias roots (a Reshape/Transpose/... output allocates nothing: docs/spec.md §4,
  * "alias-aware"), a root is born when its producer runs (graph inputs before the first step) and freed

@@ -238,7 +238,7 @@ static double f_silu(double x) { return x / (1 + exp(-x)); }
 
 /* sim's own ops (domain SIM_OP_DOMAIN): what planning adds, never listed among the ONNX ones. */
 static const OpInfo internal_rows[] = {
-    /* fusions (sim/memory/fuse.c, --fuse ort) */
+    /* fusions (sim/fuse/fuse.c, --fuse ort) */
     OP("SiLU", OP_COMPUTE, 1, 1, 1, 1, infer_unary, .elementwise = TRUE, .unary = f_silu),
     /* Conv(X, W, B) + Sum, accumulated into output 0, which may take Sum's bytes (input 4) */
     OP("FusedConv", OP_COMPUTE, 4, 4, 1, 1, infer_fused_conv, .scratch = ops_conv_im2col_scratch, .inplace_input = 4),

@@ -1,6 +1,6 @@
 /* plan.h — the plan room's data contract, the one header every placement stage includes (as MiniMalloc's
  * minimalloc.h is for its solver): the units a strategy places, the problem of one bin, the strategy
- * descriptor (strategies/place-*.c fill one each) and the resulting Plan. The driver is place.h; the
+ * descriptor (strategies/place/place-*.c fill one each) and the resulting Plan. The driver is place.h; the
  * verifier (verify.h) checks a Plan against its trace and needs nothing else.
  *
  * Strategies place *units*: a buffer on its own, or a rigid group (Concat/Split layouts) as one block

@@ -13,7 +13,7 @@
 #include "exec/check.h"
 #include "exec/exec.h"
 #include "memory/alias.h"
-#include "memory/fuse.h"
+#include "fuse/fuse.h"
 #include "memory/pipeline.h"
 #include "tests/fuzz/fuzz-common.h"
 #include "model/onnx.h"
@@ -55,8 +55,9 @@ static void plan_and_run(Model *m, const char *fuse, gboolean plan_all, Ran *r)
     r->m = m;
     ShapeOptions o;
     shape_options_init(&o);
-    FuseReport report;
+    FuseReport report = {0};
     gboolean ok = shape_infer(m, &o, &error) && (!fuse || fuse_apply(m, fuse, &report, &error));
+    fuse_report_clear(&report);
     shape_options_clear(&o);
     if (ok) {
         LayoutOptions lo = LAYOUT_DEFAULTS;

@@ -129,7 +129,7 @@ gboolean kernel_matmul(const KernelCall *c, GError **error)
 {
     if (!matmul_product(c, error))
         return FALSE;
-    if (c->epilogue) /* a folded activation (exec.c), over the product */
+    if (c->epilogue) /* a folded activation (exec-prepare.c), over the product */
         kernel_epilogue_whole(c, kernel_out(c, 0)->data, kernel_out(c, 0)->count);
     return TRUE;
 }

@@ -99,7 +99,7 @@ static gboolean run2(dnnl_primitive_t r, dnnl_memory_t from, dnnl_memory_t to)
  * scaled by alpha; and, when `epilogue` is not NULL, that call's folded activation as an eltwise post-op,
  * applied while each block of the output is in cache (a separate pass over efficientnet_b0's outputs cost
  * 1.4 ms of 8.8). Its values are oneDNN's (its Relu writes -0 where ours writes 0, its HardSwish and swish
- * round their own way); the reference run of --check folds the same steps (exec.c), so the bits agree. A Clip
+ * round their own way); the reference run of --check folds the same steps (exec-prepare.c), so the bits agree. A Clip
  * to an infinite bound stays ours (oneDNN's would clamp an infinity). */
 static gboolean post_op(dnnl_post_ops_t ops, const KernelCall *c)
 {

@@ -21,15 +21,15 @@ typedef struct {
     gboolean (*apply)(struct Site *site, Node *n, GError **error);
 } FuseRule;
 
-#define FUSE_MAX_RULES 16
-
-/* What fuse_apply did: per rule (fuse_rule_table's order), the sites rewritten and the bytes of the
- * intermediate tensors they removed (an expansion: added). */
+/* What fuse_apply did: per rule (fuse_rule_table's order, `rules` of them), the sites rewritten and the bytes
+ * of the intermediate tensors they removed (an expansion: added). Owns its kind and arrays: fuse_report_clear
+ * frees them; a copy by value takes them over (clear only one of the two). */
 typedef struct {
     gboolean applied;
-    const char *kind;
-    guint sites[FUSE_MAX_RULES];
-    guint64 bytes[FUSE_MAX_RULES];
+    char *kind;
+    guint rules;
+    guint *sites;
+    guint64 *bytes;
 } FuseReport;
 
 /* The rules, in the order they run. */
@@ -44,7 +44,9 @@ gboolean fuse_kind_known(const char *kind);
 char *fuse_kind_names(const char *separator);
 char *fuse_kind_help(void);
 /* Applies the rewrites of `kind` ("ort", "ort-disabled", "ort-transformers"; "none" or NULL: nothing) to m's graph (shapes
- * inferred), each rule over every node once; data-dependent nodes and guarded branches are left alone. */
+ * inferred), each rule over every node once; data-dependent nodes and guarded branches are left alone. `report`
+ * is zeroed ({0}) or a report of an earlier call, which is cleared first. */
 gboolean fuse_apply(Model *m, const char *kind, FuseReport *report, GError **error);
+void fuse_report_clear(FuseReport *report);
 
 #endif

@@ -1,6 +1,6 @@
-/* search-budget.c — the exact searches' budget (strategies/place-search.c, search-sections.c): the node
+/* search-budget.c — the exact searches' budget (strategies/search/place-search.c, search-sections.c): the node
  * and time limits, a stop request (SIGINT), and the progress line printed about once a second. */
-#include "strategies/search.h"
+#include "strategies/search/search.h"
 
 /* One line of progress, at most once a second: the best arena so far, the bound it is chasing, the node
  * rate. */

@@ -1,6 +1,6 @@
 /* search-memo.c — the exact search's memo of failed states: keys of (range, skyline, units still to
  * place) in an open-addressing table. */
-#include "strategies/search.h"
+#include "strategies/search/search.h"
 
 static inline guint64 rotl64(guint64 x, guint r) { return (x << r) | (x >> (64 - r)); }
 

@@ -3,7 +3,7 @@
  * cross-section and column inference, floor support, stacking (which MiniMalloc's engine runs too), layer
  * tiling, and the two branching aids (the tightest valley floor, the lowest offset a raise may lift a step
  * to). Each says why it only cuts placements that cannot complete. */
-#include "strategies/search.h"
+#include "strategies/search/search.h"
 
 #include <string.h>
 

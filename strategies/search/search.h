@@ -1,4 +1,4 @@
-/* search.h — the state of the exact placement search (strategies/place-search.c) and the pieces it is
+/* search.h — the state of the exact placement search (strategies/search/place-search.c) and the pieces it is
  * built from: bookkeeping and inference over the skyline (search-infer.c), the memo of failed states
  * (search-memo.c), MiniMalloc's search on the same state (search-sections.c), the budget (search-budget.c).
  * Internal to the search. */

@@ -21,7 +21,7 @@
  * starts above them; groups are units like any other. docs/placement.md has the reasoning. The inferences
  * live in search-infer.c, the memo in search-memo.c, the shared state in search.h. */
 #include "base/error.h"
-#include "strategies/search.h"
+#include "strategies/search/search.h"
 
 #include <pthread.h>
 #include <string.h>

@@ -7,7 +7,7 @@
  * optimizer writes (SkipLayerNormalization, attention without a mask as one op: fusion_skiplayernorm,
  * fusion_attention, and the flash path of its CPU MultiHeadAttention). docs/DESIGN.md, "Fusion", says what each
  * saves. */
-#include "memory/fuse.h"
+#include "fuse/fuse.h"
 #include "ops/infer.h"
 #include "ops/shape.h"
 #include "ops/ops.h"
@@ -818,8 +818,6 @@ static const FuseRule fuse_rules[] = {
      "ort-disabled", TRUE, rule_hard_swish_expand},
 };
 
-G_STATIC_ASSERT(G_N_ELEMENTS(fuse_rules) <= FUSE_MAX_RULES); /* FuseReport's arrays */
-
 const FuseRule *fuse_rule_table(guint *count)
 {
     *count = G_N_ELEMENTS(fuse_rules);
@@ -888,7 +886,7 @@ char *fuse_kind_help(void)
 
 gboolean fuse_apply(Model *m, const char *kind, FuseReport *report, GError **error)
 {
-    memset(report, 0, sizeof(*report));
+    fuse_report_clear(report);
     if (!kind || !strcmp(kind, "none"))
         return TRUE;
     if (!fuse_kind_known(kind)) {
@@ -897,6 +895,9 @@ gboolean fuse_apply(Model *m, const char *kind, FuseReport *report, GError **err
         g_free(kinds);
         return FALSE;
     }
+    report->rules = G_N_ELEMENTS(fuse_rules);
+    report->sites = g_new0(guint, report->rules);
+    report->bytes = g_new0(guint64, report->rules);
     Graph *g = m->graph;
     Site site = {.g = g, .opset = model_onnx_opset(m), .removed = g_ptr_array_new()};
     gboolean ok = TRUE;
@@ -937,6 +938,14 @@ gboolean fuse_apply(Model *m, const char *kind, FuseReport *report, GError **err
     }
     g_ptr_array_unref(site.removed);
     report->applied = TRUE;
-    report->kind = kind;
+    report->kind = g_strdup(kind);
     return ok;
+}
+
+void fuse_report_clear(FuseReport *report)
+{
+    g_free(report->kind);
+    g_free(report->sites);
+    g_free(report->bytes);
+    memset(report, 0, sizeof *report);
 }

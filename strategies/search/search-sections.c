@@ -13,7 +13,7 @@
  *    each from offset 0.
  * It is the engine of the strategy `minimalloc` (the peer the search is measured against, bench/search.sh)
  * and of some of `search`'s restarts. */
-#include "strategies/search.h"
+#include "strategies/search/search.h"
 
 #include <stdlib.h>
 

@@ -5,7 +5,7 @@
  * The rules below follow ONNX's operator definitions for the op families the corpus runs; an op without a rule
  * keeps its input's dims when its output has its input's shape (a normalisation, a Softmax), and otherwise knows
  * its output only in numbers, when every input is known in numbers. */
-#include "strategies/ort-shapes.h"
+#include "strategies/alias/ort-shapes.h"
 #include "ops/ops.h"
 
 #include <string.h>

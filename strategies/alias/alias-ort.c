@@ -13,7 +13,7 @@
  * is `--alias noop,ort --transpose move --order ort` (its Transpose copies). */
 #include "memory/alias.h"
 #include "model/dtype.h"
-#include "strategies/ort-shapes.h"
+#include "strategies/alias/ort-shapes.h"
 
 #include <string.h>
 

@@ -1,0 +1,68 @@
+/* exec-internal.h — the executor's state, shared by the three files that build and run it and by no other:
+ * exec-prepare.c (prepare: the schedule's checks, the steps' folds and marks, the executor's life), exec-bind.c (bind:
+ * every tensor to its bytes, weights and inputs filled) and exec-run.c (run: the steps in order, timed). */
+#ifndef SIM_EXEC_INTERNAL_H
+#define SIM_EXEC_INTERNAL_H
+
+#include "exec/exec.h"
+#include "exec/kernel.h"
+
+struct Executor {
+    const Graph *g;
+    ExecOptions options;
+    const char *model_dir; /* external data paths are relative to it */
+    gint64 opset;
+    const GPtrArray *schedule;
+    const Trace *t;
+    const Plan *plan;
+    guint8 **arena;        /* per bin, 64-byte aligned */
+    guint64 arena_bytes;
+    ExecTensor *tensors;   /* per tensor id */
+    guint8 **own;          /* per tensor id: memory of its own (outside the arena), or NULL */
+    guint8 **source;       /* per tensor id: bytes copied in before every run (inputs, weights in the arena) */
+    gboolean *view_of_input; /* per tensor id: a noop view of a tensor outside the arena, bound when it runs */
+    GPtrArray **dying;     /* per step: trace buffer ids whose last step it is (poisoned after it) */
+    double *seconds;       /* per step */
+    KernelEpilogue *epilogue; /* per step: the next step's activation (.folds_as) folded into this one (fold_epilogues) */
+    float *epilogue_lo, *epilogue_hi;
+    const float **epilogue_bias; /* per step: a folded BiasGelu's bias values (its count in epilogue_bias_n) */
+    gsize *epilogue_bias_n;
+    gboolean *folded;      /* per step: folded into the step before; does not run */
+    gboolean *fold_copy;   /* per folded step: copies its input (activated by the step before) to its output */
+    gboolean *widened;     /* per step: runs on float32 copies of its 16-bit float tensors (run_widened) */
+    gboolean *dynamic;     /* per step: reads or writes data-dependent tensors (its shapes are inferred as it runs) */
+    gboolean *once;        /* per step: computes constants into memory of its own: runs in the first run only (mark_once) */
+    guint once_steps;
+    gboolean *has_folded_on; /* per step: an output is the condition of an If folded at plan time (checked every run) */
+    guint runs;            /* runs so far */
+    gboolean guarded;      /* some step is guarded (an If's branch): steps run only when their guard and inputs say so */
+    gboolean *computed;    /* per tensor id, while running a guarded schedule: computed (or given) in this run */
+    KernelWorkspace *workspace; /* the kernels' temporaries, kept from step to step */
+    KernelPrepared *prepared;   /* per step: what its library kernel keeps (KernelCall.prepared) */
+    guint blocked;              /* tensors laid out channel-blocked (exec/layout.h) */
+    guint random_weights;
+    ExecWeights *weights;  /* lends weights and constants (executor_new_sharing), or NULL; its copies in
+                              own/source are the lender's, not freed here */
+};
+
+/* Weights and constants filled once, lent to every executor of one model: read-only while lent (kernels
+ * never write a weight: in-place reuse only takes dying activations, and poison only arena buffers). */
+struct ExecWeights {
+    const Graph *g;
+    guint8 **data;     /* per tensor id, or NULL */
+    gboolean *random;  /* per tensor id: filled with pseudo-random values */
+};
+
+/* Whether t holds 16-bit floats (FLOAT16, BFLOAT16): its step runs on float32 copies. */
+static inline gboolean is_16bit_float(const ExecTensor *t)
+{
+    return t && (t->dtype == DT_FLOAT16 || t->dtype == DT_BFLOAT16);
+}
+
+/* Memory for --run: zeroed, aligned, from big_alloc; NULL with an error naming `what` when the system refuses. */
+void *exec_alloc(guint64 bytes, const char *what, GError **error);
+/* Binds every tensor of the graph to its bytes: arena tensors at their planned offsets, the rest (weights,
+ * inputs outside the arena, tensors the plan left out) in memory of their own, filled. */
+gboolean exec_bind(Executor *e, const AliasMap *m, GError **error);
+
+#endif

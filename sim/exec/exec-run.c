@@ -1,0 +1,261 @@
+/* exec-run.c — a run (see exec.h): the schedule's steps in order, each timed, with run-time shapes where the
+ * sizes are data-dependent, guarded branches skipped, 16-bit steps on float32 copies, folded outputs written,
+ * and dying buffers poisoned on request. */
+#include "exec/exec-internal.h"
+#include "exec/kernel-table.h"
+#include "exec/layout.h"
+#include "ops/ops.h"
+#include "ops/shape.h"
+
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Folded outputs (plan-time values) of a node without a kernel. */
+static void write_folded(Executor *e, const Node *n)
+{
+    for (guint k = 0; k < n->outputs->len; k++) {
+        const Tensor *y = node_output(n, k);
+        if (!y || !y->value || !e->tensors[y->id].data)
+            continue;
+        ExecTensor *x = &e->tensors[y->id];
+        for (gsize j = 0; j < x->count && j < y->value->n; j++) {
+            if (dtype_is_float(y->value->dtype))
+                kernel_elem_set_f(x, j, value_get_f(y->value, j));
+            else
+                kernel_elem_set_i(x, j, value_get_i(y->value, j));
+        }
+    }
+}
+
+static void poison_buffer(Executor *e, guint b)
+{
+    const TraceBuffer *buf = trace_buffer(e->t, b);
+    memset(e->arena[buf->bin] + e->plan->offsets[b], 0xFF, buf->size);
+}
+
+/* The kernels compute in float32. A node with FLOAT16 or BFLOAT16 tensors (a half-precision export) runs on
+ * float32 copies of them (exact), and each such output is rounded back to its type (to nearest even) into
+ * its planned bytes after the call, as ONNX Runtime's CPU provider does for ops without half kernels. */
+static gboolean run_widened(const KernelCall *call, GError **error)
+{
+    guint n = call->n_in + call->n_out;
+    ExecTensor *wide = g_new0(ExecTensor, n + 1), **slots = g_new0(ExecTensor *, n + 1);
+    for (guint k = 0; k < n; k++) {
+        ExecTensor *t = k < call->n_in ? call->in[k] : call->out[k - call->n_in];
+        slots[k] = t;
+        if (!is_16bit_float(t))
+            continue;
+        wide[k] = *t;
+        wide[k].dtype = DT_FLOAT;
+        wide[k].data = t->count ? g_new(float, t->count) : NULL;
+        for (gsize j = 0; k < call->n_in && j < t->count; j++)
+            ((float *)wide[k].data)[j] = (float)kernel_elem_get_f(t, j);
+        slots[k] = &wide[k];
+    }
+    KernelCall widened = *call;
+    widened.in = slots;
+    widened.out = slots + call->n_in;
+    gboolean ok = call->row->kernel(&widened, error);
+    for (guint k = call->n_in; ok && k < n; k++)
+        if (slots[k] == &wide[k])
+            for (gsize j = 0; j < wide[k].count; j++)
+                kernel_elem_set_f(call->out[k - call->n_in], j, ((const float *)wide[k].data)[j]);
+    for (guint k = 0; k < n; k++)
+        g_free(slots[k] == &wide[k] ? wide[k].data : NULL);
+    g_free(wide);
+    g_free(slots);
+    return ok;
+}
+
+
+/* Inputs of at most this many elements are handed to run-time inference with their contents. */
+#define RUNTIME_VALUE_ELEMENTS 64
+
+/* The run-time shapes of step s's outputs, from its inputs' run-time shapes (and contents, where the plan
+ * held a value: shape arithmetic): the op's own inference on copies of its tensors. An output where
+ * data-dependence starts is left to its kernel (kernel_set_dims); any other must fit its planned bytes. */
+static gboolean runtime_shapes(Executor *e, const Node *n, GError **error)
+{
+    guint ni = n->inputs->len, no = n->outputs->len;
+    const gint64 **in_dims = g_new0(const gint64 *, ni + 1);
+    Value **in_values = g_new0(Value *, ni + 1);
+    gint64 **out_dims = g_new0(gint64 *, no + 1);
+    for (guint k = 0; k < ni; k++) {
+        const Tensor *t = node_input(n, k);
+        if (!t || !exec_tensor_bound(t) || (e->guarded && !e->computed[t->id]))
+            continue;
+        const ExecTensor *x = &e->tensors[t->id];
+        if (t->dynamic)
+            in_dims[k] = x->dims;
+        /* contents a size may follow (shape arithmetic, Resize's sizes, Slice's bounds): as they are now */
+        if ((t->value || x->count <= RUNTIME_VALUE_ELEMENTS) && x->count <= VALUE_MAX_ELEMENTS) {
+            in_values[k] = value_new(x->dtype, x->count);
+            for (gsize j = 0; j < x->count; j++) {
+                if (dtype_is_float(x->dtype))
+                    value_set_f(in_values[k], j, kernel_elem_get_f(x, j));
+                else
+                    value_set_i(in_values[k], j, kernel_elem_get_i(x, j));
+            }
+        }
+    }
+    for (guint k = 0; k < no; k++) {
+        const Tensor *t = node_output(n, k);
+        if (t && t->dynamic && exec_tensor_bound(t))
+            out_dims[k] = g_new0(gint64, t->rank ? t->rank : 1);
+    }
+    gboolean ok = shape_infer_runtime(n, e->opset, in_dims, (const Value *const *)in_values, out_dims, error);
+    for (guint k = 0; ok && k < no; k++) {
+        const Tensor *t = node_output(n, k);
+        if (!out_dims[k])
+            continue;
+        ExecTensor *y = &e->tensors[t->id];
+        gsize count = 1;
+        for (int d = 0; d < t->rank; d++)
+            count *= (gsize)out_dims[k][d];
+        if (t->bound_why && count > y->capacity)
+            continue; /* where data-dependence starts, the kernel sets the real size (kernel_set_dims) */
+        if (count > y->capacity) {
+            char *name = g_strescape(t->name, NULL);
+            g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH,
+                        "node %s: tensor '%s' holds %" G_GSIZE_FORMAT " elements when it runs, above the %" G_GSIZE_FORMAT
+                        " of its plan (its data-dependent bounds did not bound it; set them with --bound)", n->label, name,
+                        count, y->capacity);
+            g_free(name);
+            ok = FALSE;
+            break;
+        }
+        memcpy(y->own_dims, out_dims[k], sizeof(gint64) * (gsize)t->rank);
+        y->count = count;
+    }
+    for (guint k = 0; k < ni; k++)
+        value_free(in_values[k]);
+    for (guint k = 0; k < no; k++)
+        g_free(out_dims[k]);
+    g_free(in_dims);
+    g_free(in_values);
+    g_free(out_dims);
+    return ok;
+}
+
+/* In a guarded schedule, whether step n runs in this run: its guard (if any) was computed and holds, and so
+ * was everything it reads (a node of a branch not taken, or fed by one, does not run). The ops that read what
+ * was computed (IfSelect, ConcatComputed) run on whatever was. */
+static gboolean step_runs(const Executor *e, const Node *n)
+{
+    if (n->guard && (!e->computed[n->guard->id] || (kernel_elem_get_f(&e->tensors[n->guard->id], 0) != 0) != n->guard_when))
+        return FALSE;
+    for (guint k = 0; !(kernel_row(n->op) && kernel_row(n->op)->reads_computed) && k < n->inputs->len; k++) {
+        const Tensor *x = node_input(n, k);
+        if (x && exec_tensor_bound(x) && !e->computed[x->id])
+            return FALSE;
+    }
+    for (guint k = 0; k < n->implicit_inputs->len; k++)
+        if (!e->computed[((const Tensor *)n->implicit_inputs->pdata[k])->id])
+            return FALSE;
+    return TRUE;
+}
+
+gboolean executor_run(Executor *e, gboolean poison, GError **error)
+{
+    const Graph *g = e->g;
+    if (poison)
+        for (guint b = 0; b < e->plan->bins; b++)
+            memset(e->arena[b], 0xFF, e->plan->bin_arena[b]);
+    for (guint k = 0; k < g->tensors->len; k++)
+        if (e->source[k])
+            memcpy(e->tensors[k].data, e->source[k], e->tensors[k].count * dtype_size(e->tensors[k].dtype));
+    GPtrArray *in = g_ptr_array_new(), *out = g_ptr_array_new();
+    gboolean ok = TRUE;
+    if (e->guarded) {
+        if (!e->computed)
+            e->computed = g_new0(gboolean, g->tensors->len + 1);
+        for (guint k = 0; k < g->tensors->len; k++)
+            e->computed[k] = !((const Tensor *)g->tensors->pdata[k])->producer;
+    }
+    /* One clock read per step: each step's time runs from the previous step's end (the loop's bookkeeping in
+     * between is the step's too) */
+    double start = now(), end = start;
+    for (guint s = 0; s < e->schedule->len && ok; s++, start = end) {
+        const Node *n = e->schedule->pdata[s];
+        /* Nothing to do: a branch not taken (its buffers hold nothing this run); or, unguarded, bound already (a
+         * Constant's value) or computed in the first run (mark_once) */
+        if (e->guarded ? !step_runs(e, n)
+                       : (n->op->plan_constant || (e->once[s] && e->runs)) && !e->has_folded_on[s]) {
+            if (poison && e->dying[s])
+                for (guint k = 0; k < e->dying[s]->len; k++)
+                    poison_buffer(e, GPOINTER_TO_UINT(e->dying[s]->pdata[k]));
+            e->seconds[s] = (end = now()) - start;
+            continue;
+        }
+        g_ptr_array_set_size(in, 0);
+        g_ptr_array_set_size(out, 0);
+        for (guint k = 0; k < n->inputs->len; k++) {
+            const Tensor *x = node_input(n, k);
+            gboolean absent = !x || !exec_tensor_bound(x) || (e->guarded && !e->computed[x->id]);
+            g_ptr_array_add(in, absent ? NULL : &e->tensors[x->id]);
+        }
+        for (guint k = 0; k < n->outputs->len; k++) {
+            const Tensor *y = node_output(n, k);
+            if (y && e->view_of_input[y->id]) /* a view of outside bytes: the same bytes */
+                e->tensors[y->id].data = e->tensors[node_input(n, 0)->id].data;
+            g_ptr_array_add(out, y && exec_tensor_bound(y) ? &e->tensors[y->id] : NULL);
+        }
+        const Tensor *y0 = node_output(n, 0);
+        if (e->folded[s] && e->fold_copy[s]) { /* done by the step before, into its own output (fold_epilogues) */
+            const ExecTensor *from = &e->tensors[node_input(n, 0)->id];
+            memcpy(e->tensors[y0->id].data, from->data, from->count * sizeof(float));
+        } else if (n->op->plan_constant || (y0 && e->view_of_input[y0->id]) || e->folded[s] || (e->once[s] && e->runs)) {
+            /* bound already: a Constant's value, or a view pointing at the bytes it views; or done by the
+             * step before (fold_epilogues); or constants computed in the first run (mark_once) */
+        } else if (!kernel_row(n->op)) {
+            write_folded(e, n);
+        } else if (e->dynamic[s] && !runtime_shapes(e, n, error)) {
+            ok = FALSE;
+        } else {
+            const KernelRow *row = kernel_row(n->op);
+            /* the library where the row has it; never on shapes that change from run to run */
+            gboolean library = e->options.kernels == EXEC_KERNELS_ONEDNN && row->library && !e->dynamic[s] &&
+                               !e->widened[s];
+            KernelCall call = {.node = n, .row = row, .opset = e->opset, .n_in = in->len, .n_out = out->len,
+                               .in = (ExecTensor *const *)in->pdata, .out = (ExecTensor *const *)out->pdata,
+                               .epilogue = e->epilogue[s], .epilogue_lo = e->epilogue_lo[s],
+                               .epilogue_hi = e->epilogue_hi[s], .epilogue_bias = e->epilogue_bias[s],
+                               .epilogue_bias_n = e->epilogue_bias_n[s], .workspace = e->workspace,
+                               .prepared = library ? &e->prepared[s] : NULL, .winograd = e->options.winograd,
+                               .skinny = e->options.skinny};
+            ok = e->widened[s] ? run_widened(&call, error) : library ? row->library(&call, error) : row->kernel(&call, error);
+        }
+        for (guint k = 0; ok && e->guarded && k < n->outputs->len; k++)
+            if (node_output(n, k))
+                e->computed[node_output(n, k)->id] = TRUE;
+        for (guint k = 0; ok && k < n->outputs->len; k++) { /* an If folded at plan time on this condition */
+            const Tensor *y = node_output(n, k);
+            if (y && y->folded_on && e->tensors[y->id].count &&
+                (kernel_elem_get_f(&e->tensors[y->id], 0) != 0) != (y->folded_on == 2)) {
+                char *name = g_strescape(y->name, NULL);
+                g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH,
+                            "node %s: condition '%s' is %s when it runs, but the plan folded its If assuming %s (it "
+                            "depends on data-dependent sizes in a way the plan could not see)", n->label, name,
+                            y->folded_on == 2 ? "false" : "true", y->folded_on == 2 ? "true" : "false");
+                g_free(name);
+                ok = FALSE;
+            }
+        }
+        if (ok && poison && e->dying[s])
+            for (guint k = 0; k < e->dying[s]->len; k++)
+                poison_buffer(e, GPOINTER_TO_UINT(e->dying[s]->pdata[k]));
+        e->seconds[s] = (end = now()) - start;
+    }
+    g_ptr_array_unref(in);
+    g_ptr_array_unref(out);
+    e->runs += ok;
+    return ok;
+}
