@@ -248,16 +248,16 @@ static gboolean parametric_of(const KernelCall *c, Parametric *p, double *alpha,
                               GError **error)
 {
     static const struct {
-        const char *name;
+        KernelKind kind;
         Parametric p;
         float alpha, beta, gamma;
-    } rows[] = {{"Gelu", P_GELU, 0, 0, 0}, {"HardSigmoid", P_HARD_SIGMOID, 0.2f, 0.5f, 0}, {"HardSwish", P_HARD_SWISH, 0, 0, 0},
-                {"LeakyRelu", P_LEAKY_RELU, 0.01f, 0, 0}, {"Elu", P_ELU, 1.0f, 0, 0},
-                {"Selu", P_SELU, 1.67326319217681884765625f, 0, 1.05070102214813232421875f}, {"Celu", P_CELU, 1.0f, 0, 0},
-                {"Mish", P_MISH, 0, 0, 0}, {"ThresholdedRelu", P_THRESHOLDED_RELU, 1.0f, 0, 0},
-                {"Shrink", P_SHRINK, 0, 0, 0.5f}};
+    } rows[] = {{KIND_GELU, P_GELU, 0, 0, 0}, {KIND_HARD_SIGMOID, P_HARD_SIGMOID, 0.2f, 0.5f, 0},
+                {KIND_HARD_SWISH, P_HARD_SWISH, 0, 0, 0}, {KIND_LEAKY_RELU, P_LEAKY_RELU, 0.01f, 0, 0},
+                {KIND_ELU, P_ELU, 1.0f, 0, 0}, {KIND_SELU, P_SELU, 1.67326319217681884765625f, 0, 1.05070102214813232421875f},
+                {KIND_CELU, P_CELU, 1.0f, 0, 0}, {KIND_MISH, P_MISH, 0, 0, 0},
+                {KIND_THRESHOLDED_RELU, P_THRESHOLDED_RELU, 1.0f, 0, 0}, {KIND_SHRINK, P_SHRINK, 0, 0, 0.5f}};
     for (gsize k = 0; k < G_N_ELEMENTS(rows); k++) {
-        if (strcmp(rows[k].name, c->node->op->name))
+        if (rows[k].kind != kernel_kind(c))
             continue;
         float a, b, g;
         const char *approximate;
@@ -361,7 +361,7 @@ gboolean kernel_unary(const KernelCall *c, GError **error)
     }
     if (!kernel_elem_supported(x->dtype) || !kernel_elem_supported(y->dtype))
         return kernel_fail(c, error, "element type %s is not supported by the executor", dtype_name(x->dtype));
-    if (!strcmp(op->name, "IsInf")) { /* which infinities count: its attributes */
+    if (kernel_kind(c) == KIND_IS_INF) { /* which infinities count: its attributes */
         gint64 neg, pos;
         if (!node_attr_int(c->node, "detect_negative", 1, &neg, error) || !node_attr_int(c->node, "detect_positive", 1, &pos, error))
             return FALSE;
@@ -619,8 +619,8 @@ static gboolean binary_apply(const KernelCall *c, const ExecTensor *a, const Exe
                              GError **error)
 {
     const OpInfo *op = c->node->op;
-    gboolean prelu = !strcmp(op->name, "PRelu");
-    if (!strcmp(op->name, "BitShift")) { /* unsigned integers, shifted left or right by the second input */
+    gboolean prelu = kernel_kind(c) == KIND_PRELU;
+    if (kernel_kind(c) == KIND_BIT_SHIFT) { /* unsigned integers, shifted left or right by the second input */
         const char *direction;
         if (!node_attr_string(c->node, "direction", "LEFT", &direction, error))
             return FALSE;
@@ -641,7 +641,7 @@ static gboolean binary_apply(const KernelCall *c, const ExecTensor *a, const Exe
         return kernel_fail(c, error, "element type %s is not supported by the executor", dtype_name(a->dtype));
     gboolean ints = !dtype_is_float(a->dtype) && !dtype_is_float(b->dtype) && op->binary_int;
     gint64 fmod_attr = 0;
-    if (!strcmp(op->name, "Mod") && !node_attr_int(c->node, "fmod", 0, &fmod_attr, error))
+    if (kernel_kind(c) == KIND_MOD && !node_attr_int(c->node, "fmod", 0, &fmod_attr, error))
         return FALSE;
     if (fmod_attr) { /* C's remainder: the sign of the dividend */
         const ExecTensor *ins[2] = {a, b};
@@ -765,7 +765,7 @@ gboolean kernel_binary(const KernelCall *c, GError **error)
 gboolean kernel_variadic(const KernelCall *c, GError **error)
 {
     ExecTensor *y = kernel_out(c, 0);
-    gboolean mean = !strcmp(c->node->op->name, "Mean");
+    gboolean mean = kernel_kind(c) == KIND_MEAN;
     if (mean && y->dtype != DT_FLOAT)
         return kernel_need_float(c, y, "Mean", error);
     /* y = in0 broadcast, then y = f(y, in_k); Mean sums and divides. An input sharing y's buffer can only

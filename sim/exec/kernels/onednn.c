@@ -533,8 +533,9 @@ gboolean kernel_conv_onednn(const KernelCall *c, GError **error)
 static dnnl_primitive_desc_t pool_pd(const KernelCall *c, dnnl_memory_desc_t *src, dnnl_memory_desc_t *dst)
 {
     const ExecTensor *x = kernel_in(c, 0), *y = kernel_out(c, 0);
-    const char *op = c->node->op->name;
-    gboolean global = g_str_has_prefix(op, "Global"), is_max = strstr(op, "Max") != NULL;
+    KernelKind kind = kernel_kind(c);
+    gboolean global = kind == KIND_GLOBAL_POOL_MAX || kind == KIND_GLOBAL_POOL_AVERAGE;
+    gboolean is_max = kind == KIND_POOL_MAX || kind == KIND_GLOBAL_POOL_MAX;
     if (!x->blocked || x->dtype != DT_FLOAT || !y || y->dtype != DT_FLOAT || (c->n_out > 1 && kernel_out(c, 1)) ||
         x->rank < 3 || x->rank > 5 || y->rank != x->rank || !x->count)
         return NULL;

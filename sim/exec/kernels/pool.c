@@ -283,13 +283,13 @@ gboolean kernel_global_pool(const KernelCall *c, GError **error)
 {
     const ExecTensor *x = kernel_in(c, 0);
     ExecTensor *y = kernel_out(c, 0);
-    gboolean is_max = kernel_kind(c) == KIND_POOL_MAX;
+    gboolean is_max = kernel_kind(c) == KIND_GLOBAL_POOL_MAX;
     if (!kernel_need_float(c, x, c->node->op->name, error))
         return FALSE;
     gint64 planes = x->dims[0] * x->dims[1], size = (gint64)x->count / MAX(planes, 1), lp;
     const float *px = x->data;
     float *py = y->data;
-    if (kernel_kind(c) == KIND_POOL_LP) { /* (sum |x|^p)^(1/p) over each plane */
+    if (kernel_kind(c) == KIND_GLOBAL_POOL_LP) { /* (sum |x|^p)^(1/p) over each plane */
         if (!node_attr_int(c->node, "p", 2, &lp, error))
             return FALSE;
         if (lp < 1)

@@ -187,7 +187,7 @@ static gboolean resize_scales(const KernelCall *c, const ExecTensor *x, const Ex
                               double *start, double *end, GError **error)
 {
     int r = x->rank;
-    gboolean upsample = !strcmp(c->node->op->name, "Upsample");
+    gboolean upsample = kernel_kind(c) == KIND_UPSAMPLE;
     gboolean roi_input = !upsample && c->opset >= 11;
     const ExecTensor *roi = roi_input ? kernel_in(c, 1) : NULL, *scales = kernel_in(c, roi_input ? 2 : 1),
                      *sizes = roi_input ? kernel_in(c, 3) : NULL;
