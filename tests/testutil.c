@@ -212,16 +212,21 @@ char *test_corpus_graph_path(const char *name)
     return path;
 }
 
-static guint sample_every(void)
+static guint sample_every(const char *variable)
 {
-    const char *every = g_getenv("ARENASIM_TEST_SAMPLE");
+    const char *every = g_getenv(variable);
     guint64 n = every ? g_ascii_strtoull(every, NULL, 10) : 1;
     return n >= 1 && n <= 1000 ? (guint)n : 1;
 }
 
+gboolean test_sampled_by(const char *variable, guint k)
+{
+    return k % sample_every(variable) == 0;
+}
+
 gboolean test_sampled(guint k)
 {
-    return k % sample_every() == 0;
+    return test_sampled_by("ARENASIM_TEST_SAMPLE", k);
 }
 
 gboolean test_add_case(const char *path, const char *data, GTestDataFunc fn)

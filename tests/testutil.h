@@ -78,5 +78,7 @@ char *test_corpus_graph_path(const char *name);
 gboolean test_add_case(const char *path, const char *data, GTestDataFunc fn);
 /* Whether item k of a loop inside one test runs under the same sampling (every Nth, or all). */
 gboolean test_sampled(guint k);
+/* The same with the count read from another variable (unset: every case). */
+gboolean test_sampled_by(const char *variable, guint k);
 
 #endif

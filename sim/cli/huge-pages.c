@@ -9,15 +9,13 @@
  * Blocks from 128 KiB up are, by default, mappings of their own until freeing one raises glibc's threshold:
  * the arrays and tables a 200k-node model grows by doubling (tensor and node lists, the name table) were
  * each mapped, zeroed page by page on first touch and unmapped again (116 munmap calls where one is left
- * with the threshold fixed at its maximum); the load phase of a 200k-node transformer stack went from
- * 0.83–1.01 s to 0.35–0.90 s over six alternating runs (results/history.md, the same section).
+ * with the threshold fixed at its maximum), a large share of a 200k-node model's load phase (results/history.md,
+ * the same section).
  * Fast bins off: glibc parks small freed blocks in "fast bins" without merging them, and the next large
  * request (a calloc of the placed index's nodes, a list's growth) first walks all of them to merge them
  * (malloc_consolidate and unlink_chunk were 11% of a 200k-node transformer stack's profile, its earlier
- * phases having freed hundreds of thousands of small blocks). Without them a 200k-node Relu chain plans in
- * 0.53–0.57 s instead of 0.59–0.76 s (five alternating runs each), a 200k-node transformer stack in
- * 1.08–1.12 s instead of 1.15–1.19 s (the fastest four of six alternating runs each; the other two of each
- * took 1.7–2.8 s, the machine's slow spells); 1M-buffer traces are unchanged. */
+ * phases having freed hundreds of thousands of small blocks); without them 200k-node graphs plan faster and
+ * 1M-buffer traces are unchanged (results/history.md, the same section). */
 #include "cli/huge-pages.h"
 
 #include <glib/gstdio.h>

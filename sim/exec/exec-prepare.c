@@ -373,9 +373,9 @@ gboolean executor_set_input(Executor *e, const char *name, const TensorData *d, 
 
 /* One pool of threads, not two: with oneDNN's kernels its OpenMP team takes the count and OpenBLAS runs
  * on the calling thread. Two pools on the same cores each spun after their work and held the core the
- * other needed next: resnet50 at two threads took 109-119 ms against 52 at one; made to sleep at once
- * instead, each woke for every small call (mobilenet_v3_small: 1.7 ms at one thread, 3.9-4.3 at two); one
- * pool: 41-43 and 1.9-2.0 ms (docs/executor.md). With our own kernels OpenBLAS's pool is the only one. */
+ * other needed next, and made to sleep at once instead, each woke for every small call: either was slower at
+ * two threads than at one (docs/executor.md, results/history.md). With our own kernels OpenBLAS's pool is
+ * the only one. */
 /* Threads of the probe: each waits until released, so that all are alive at once, as a pool's are. */
 typedef struct {
     GMutex lock;

@@ -141,8 +141,8 @@ void kernel_epilogue_array(const KernelCall *c, float *row, gsize n, const float
 /* A contiguous run's maximum, and its sum in double, each kept in eight independent lanes so that the loop
  * is not one chain of dependent operations (a Softmax row of 128 took 128 adds' latency in a row; a global
  * pool over 56 x 56, 3136). The lanes fix the order of the sum: every run gives the same bits. Inline, so a
- * caller compiled for AVX-512 or AVX2 (target_clones) gets them compiled so too: vit_b_16's Softmax rows
- * took 4.8 ms a run with them compiled for the baseline, 4.6 without. */
+ * caller compiled for AVX-512 or AVX2 (target_clones) gets them compiled so too (results/history.md,
+ * "Measurements that stood in code comments"). */
 #define KERNEL_LANES 8
 static inline float kernel_lanes_max(const float *x, gint64 n)
 {

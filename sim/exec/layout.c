@@ -14,7 +14,7 @@ gboolean exec_tensor_bound(const Tensor *t)
 
 /* The tensors that may lie blocked: a float activation of images (rank 4) whose channels make whole blocks, read
  * by some step and neither given nor returned. Not video (rank 5): oneDNN 2.6's blocked 3-D convolutions are
- * slower than the channel-last ones it picks between reorders (r3d_18's twenty: 82 against 75 ms). */
+ * slower than the channel-last ones it picks between reorders (results/history.md). */
 static gboolean may_block(const Tensor *t, const ExecTensor *x)
 {
     return t->producer && !t->is_graph_output && !t->dynamic && !t->init && t->consumers->len && x->data &&

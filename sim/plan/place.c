@@ -650,7 +650,7 @@ static gboolean size_keys_sort(const PlaceOptions *o, SizeKey *keys, gsize n)
 gboolean place_order_by_size(const PlaceProblem *p, guint *order)
 {
     /* The keys side by side: a comparison reads one array in sort order instead of two unit records at
-     * random (a 1M-unit sort 0.3 -> 0.1 s). */
+     * random. */
     guint n = p->units->len;
     SizeKey *keys = g_new(SizeKey, n ? n : 1);
     for (guint u = 0; u < n; u++) {

@@ -11,8 +11,8 @@
  * Why eight children: the cost is in touching lists (cache misses on a 1M-buffer trace, where queries come
  * in size order, not time order) and in inserting into them. A binary tree put 18 lists on every query's
  * path and 18 insertions into `starts` per unit (131,072 steps); eight children make it 7 and at most 7,
- * for up to seven nodes per level per side in a tiling. Measured on that trace (greedy-size, place phase,
- * alternating runs): two children 6.3 s, four 4.9 s, eight 4.6 s, sixteen 4.8 s. How the merge picks the
+ * for up to seven nodes per level per side in a tiling; eight measured fastest of two to sixteen on that
+ * trace (results/history.md). How the merge picks the
  * lowest head (heap, scan, merge tree, or reading on while below the next head) made no difference once
  * the scan kept the lowest value in a register.
  *
@@ -20,8 +20,8 @@
  * uncovered (~120 ranges a query on that trace), so the core idles between links. Two queries whose
  * lifetimes do not meet have answers that cannot depend on each other, and place_in_order hands such pairs
  * (most consecutive units of a size order) to placed_index_find_pair, which steps both merges by turns in
- * one loop: the place phase went from 3.73 to 3.24 s (median of five alternating runs; identical plans).
- * Four at a time through an array of merges was slower (3.95 s): its state lived in memory, not registers.
+ * one loop, which shortened the place phase with identical plans. Four at a time through an array of merges
+ * was slower: its state lived in memory, not registers.
  * The treap this replaced visited every unit starting within the longest lifetime before lo: 16,000 nodes a
  * query on a 1M-buffer trace. */
 #include "plan/place.h"
@@ -44,9 +44,9 @@ typedef struct {
 
 /* The short lists' storage: blocks of 4 << k ranges, up to POOLED_RANGES, from one record pool per size
  * (base/record-pool.h). A list that outgrows its block hands it on to the next list that needs one of that
- * size; the pools go at once at the end. A 200k-node transformer stack's trace fills 295,000 lists, none longer than 64: one malloc
- * and one free each, on fresh pages scattered over the heap, were half its place phase (68–112 ms; pooled
- * 22–66 ms). Longer lists, whose header is nothing beside them, are malloc's, which can coalesce what they
+ * size; the pools go at once at the end. A 200k-node transformer stack's trace fills 295,000 lists, none
+ * longer than 64: one malloc and one free each, on fresh pages scattered over the heap, were half its place
+ * phase. Longer lists, whose header is nothing beside them, are malloc's, which can coalesce what they
  * leave: pooled, a 1M-buffer trace held 6% more memory. */
 #define BLOCK_CLASSES 5                /* 4, 8, 16, 32 and 64 ranges */
 #define POOLED_RANGES (4u << (BLOCK_CLASSES - 1))

@@ -10,8 +10,8 @@
 
 #define STEP_MICROSECONDS 1000 /* one schedule step shown as 1 ms */
 
-/* The document is written as text into one string, event by event: a json-glib tree of a 200,000-buffer
- * plan took 770 MB and 3.3 s for a 44 MB file. Every name goes through json_text_append. */
+/* The document is written as text into one string, event by event: a json-glib tree of a large plan took
+ * many times the file's size in memory (results/history.md). Every name goes through json_text_append. */
 static void event_start(GString *s, const char *name, const char *phase, guint64 ts, guint pid, guint tid)
 {
     g_string_append(s, s->str[s->len - 1] == '[' ? "\n{\"name\":" : ",\n{\"name\":");

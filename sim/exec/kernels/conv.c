@@ -356,9 +356,8 @@ typedef struct {
 
 /* Four channels' sums over two vectors of columns (then one), kept in registers through the depth: FMA (one
  * rounding per product and sum), V lanes wide; LOAD, FMA, STORE, SET1 and ZERO are the width's intrinsics.
- * Eight sums in flight keep both FMA units busy where four waited on their own latency: mobilenet_v3_small's
- * 16 -> 72 on 56 x 56 with its ReLU took 0.093-0.098 ms with one vector, 0.074-0.077 with two (one thread,
- * three interleaved rounds, `--run --repeat 101 --profile`; each sum is the same chain, so the same bits). The
+ * Eight sums in flight keep both FMA units busy where four waited on their own latency (results/history.md;
+ * each sum is the same chain, so the same bits). The
  * columns past the last whole vector go one at a time with fmaf, the same operation. */
 #define SHALLOW_BLOCK(NAME, TARGET, VEC, V, LOAD, STORE, FMA, SET1, ZERO)                                       \
     __attribute__((target(TARGET))) static void NAME(const ShallowJob *j, gint64 begin, gint64 end)             \

@@ -276,8 +276,8 @@ static gboolean parametric_of(const KernelCall *c, Parametric *p, double *alpha,
 
 /* Gelu in float over in[k] (+ bias[k % n_bias] when bias is given), through the vectorised erf and tanh, in
  * blocks that stay in the first-level cache: as the exporters' unfused ops compute it (x / sqrt 2, Erf, + 1,
- * times x, times 1/2; the tanh form with its cube), not through double-precision libm per element (66 of
- * vit_b_16's 300 ms). */
+ * times x, times 1/2; the tanh form with its cube), not through double-precision libm per element, which was a
+ * fifth of a ViT's run. */
 static void gelu_array(const float *in, const float *bias, gsize n_bias, gsize phase, float *out, gsize n,
                        gboolean tanh_form)
 {

@@ -37,11 +37,10 @@ gboolean kernel_batch_norm(const KernelCall *c, GError **error)
 
 /* One row of LayerNormalization: mean and variance in double, the row written normalised, scaled and shifted
  * (out may be row); its mean and inverse deviation stored where asked. */
-/* The sum of (x - mean)^2 over a row in double, in eight independent lanes as kernel_lanes_sum does (one chain
- * of dependent adds made swin_t's 29 LayerNorms over rows of 96 to 768 take 7.1 ms against ONNX Runtime's 1.9);
- * the lanes fix the order, so every run gives the same bits. Always inlined, so it is compiled with
- * layer_norm_row's clones: left to itself GCC called it out of line, compiled for the baseline, once the row's
- * sum (kernel_lanes_sum) was inline too, and swin_t's LayerNorms took 3.4 ms instead of 2.7. */
+/* The sum of (x - mean)^2 over a row in double, in eight independent lanes as kernel_lanes_sum does (not one
+ * chain of dependent adds); the lanes fix the order, so every run gives the same bits. Always inlined, so it is
+ * compiled with layer_norm_row's clones: left to itself GCC called it out of line, compiled for the baseline,
+ * once the row's sum (kernel_lanes_sum) was inline too. */
 static inline __attribute__((always_inline)) double lanes_squares(const float *x, gint64 n, double mean)
 {
     double s[8] = {0};
@@ -216,9 +215,8 @@ gboolean kernel_lrn(const KernelCall *c, GError **error)
 /* Softmax of one contiguous row of len floats into out (out may be in): its maximum, the exponentials of the
  * differences kept in out, their sum in eight lanes, then one multiply by its inverse. Compiled for AVX-512
  * and AVX2, the lanes' loops (inline) with it. The exponentials have the scalar form's bits in every compiled
- * form (as kernel_exp_array's), by approx_exp's steps for x <= 0 alone: vit_b_16's rows of 197 4.8 -> 3.8 ms
- * a run (ONNX Runtime's 2.3); a separate subtraction pass and exp call per row had made swin_t's 7 x 7
- * windows' rows of 49 cost 3.0 ms against ORT's 1.4. */
+ * form (as kernel_exp_array's), by approx_exp's steps for x <= 0 alone; a separate subtraction pass and exp
+ * call per row cost most on short rows (results/history.md). */
 __attribute__((target_clones("avx512f", "avx2", "default"))) static void softmax_row(const float *in, float *out,
                                                                                      gint64 len)
 {

@@ -97,8 +97,7 @@ static gboolean run2(dnnl_primitive_t r, dnnl_memory_t from, dnnl_memory_t to)
 
 /* The attributes every primitive gets: the scratchpad in our workspace; a sum onto the output; the product
  * scaled by alpha; and, when `epilogue` is not NULL, that call's folded activation as an eltwise post-op,
- * applied while each block of the output is in cache (a separate pass over efficientnet_b0's outputs cost
- * 1.4 ms of 8.8). Its values are oneDNN's (its Relu writes -0 where ours writes 0, its HardSwish and swish
+ * applied while each block of the output is in cache (not a separate pass over the output). Its values are oneDNN's (its Relu writes -0 where ours writes 0, its HardSwish and swish
  * round their own way); the reference run of --check folds the same steps (exec-prepare.c), so the bits agree. A Clip
  * to an infinite bound stays ours (oneDNN's would clamp an infinity). */
 static gboolean post_op(dnnl_post_ops_t ops, const KernelCall *c)
@@ -241,8 +240,8 @@ static gboolean constant_input(const KernelCall *c, guint k)
 }
 
 /* pd, unless it is oneDNN's reference implementation (plain loops, for a layout or geometry none of its
- * kernels takes: mobilenet_v3_small's depthwise layers between a blocked input and a channel-last output took
- * 18-38 ms each, against 0.05 on ours), which is destroyed: NULL. */
+ * kernels takes, as for a depthwise layer between a blocked input and a channel-last output: orders of
+ * magnitude slower than ours), which is destroyed: NULL. */
 static dnnl_primitive_desc_t not_reference(dnnl_primitive_desc_t pd)
 {
     const char *impl = NULL;
@@ -287,17 +286,12 @@ static const WinogradVariant winograd_f2 = {"Winograd F(2x2,3x3)", "wino_2x3"},
  * corpus, one thread, weights from memory (bench/winograd.sh, results/winograd.md; docs/executor.md). The
  * product shrinks from 9 multiplications per output to 4 (F(2x2)) or 2.25 (F(4x4)), but the weights grow to
  * 16/9 or 36/9 of theirs, read from memory at every call, and each map is transformed in and out:
- *  - a map of under 13 x 13 positions runs direct: its products are too few to pay for the larger weights
- *    (inception_v3's 448 -> 384 on 8 x 8: 1.35 ms direct, 1.62 by F(2x2), 1.79 by F(4x4));
- *  - from 32 x 32 to 100 x 100 positions F(4x4) (inception_v3's 80 -> 192 on 73 x 73: 6.2 direct, 5.0 by
- *    F(2x2), 2.6 ms by F(4x4)); elsewhere F(2x2), whose smaller tiles keep the transformed map nearer the core
- *    on large maps (inception_v3's 32 -> 64 on 147 x 147: 4.1, 2.4 and 4.9 ms) and waste fewer positions at
- *    the edges of small ones (resnet50's 256 -> 256 on 14 x 14: 1.28, 0.91 and 1.19 ms);
+ *  - a map of under 13 x 13 positions runs direct: its products are too few to pay for the larger weights;
+ *  - from 32 x 32 to 100 x 100 positions F(4x4); elsewhere F(2x2), whose smaller tiles keep the transformed
+ *    map nearer the core on large maps and waste fewer positions at the edges of small ones;
  *  - from 16 to 32 input channels, only F(2x2), and only where the output has at least twice as many on a map
  *    of 27 x 27 or more (fewer than 16 are padded to 16 in its transforms): the transforms cost about what the
- *    few channels save (inception_v3's 32 -> 32 on 149 x 149: 2.10 direct, 2.21 by F(2x2); googlenet's 16 -> 48
- *    on 14 x 14: 0.025 against 0.039 ms), unless each transformed input feeds more products (inception_v3's
- *    32 -> 64 above). */
+ *    few channels save, unless each transformed input feeds more products. */
 static const WinogradVariant *winograd_variant(gint64 in, gint64 out, gint64 positions)
 {
     if (in <= 32)
@@ -308,8 +302,8 @@ static const WinogradVariant *winograd_variant(gint64 in, gint64 out, gint64 pos
 }
 
 /* The primitive descriptor of oneDNN's implementation of the Winograd variant *v for cd under attr, else of
- * the other variant where oneDNN has only that one for the shape (its F(2x2) declines some: deeplabv3's
- * 256 -> 256 on 20 x 20 runs by F(4x4) in 1.28 ms, direct in 2.41), with *v set to it; NULL where it has
+ * the other variant where oneDNN has only that one for the shape (its F(2x2) declines some shapes, which its
+ * F(4x4) still runs faster than direct), with *v set to it; NULL where it has
  * neither (a CPU without AVX-512, a post-op it lacks). One pass over oneDNN's implementations. */
 static dnnl_primitive_desc_t pd_of_variant(const void *cd, dnnl_primitive_attr_t attr, const WinogradVariant **v)
 {
@@ -387,14 +381,11 @@ static dnnl_primitive_desc_t conv_pd(const KernelCall *c, ConvMds *m, GError **e
     for (int a = 0; a < g.s; a++)
         positions *= g.out[a];
     /* Where both tensors are plain, some convolutions run faster on our own kernel than between the reorders a
-     * blocked one needs (docs/executor.md). A one-tap window is one sgemm over the planes as they lie: faster
-     * than oneDNN's on resnet50's 1x1 convolutions down to 14 x 14 (0.60 against 0.65 ms; 0.62 against 1.17
-     * with the residual added), and at stride 2. On a map of 64 positions or fewer the product is skinny and its
-     * weights dominate: OpenBLAS packs them at every call, oneDNN once (resnet50's 7 x 7 layers: 0.95 against
-     * 0.69 ms, 1.79 against 1.28 for the 1024 -> 2048 downsampling). A depthwise window is summed plane by
-     * plane: mobilenet_v3_small's run 2.3 ms on ours, 3.5 ms on oneDNN's. A shallow product (3 channels x 9
-     * taps: mobilenet_v3_small's first layer) costs less as im2col and one sgemm: 0.21 against 0.32 ms;
-     * resnet50's 3 x 49 wins on oneDNN. */
+     * blocked one needs (docs/executor.md; the figures are in results/history.md). A one-tap window is one
+     * sgemm over the planes as they lie, at any stride, down to maps of 65 positions; on 64 or fewer the
+     * product is skinny and its weights dominate: OpenBLAS packs them at every call, oneDNN once. A depthwise
+     * window is summed plane by plane. A shallow product (few channels times taps, under 64) costs less as
+     * im2col and one sgemm. */
     gboolean plain = !x->blocked && !y->blocked;
     if (plain && ((taps == 1 && positions > 64) || (group > 1 && group == x->dims[1] && group == y->dims[1]) ||
                   x->dims[1] / group * taps < 64))
@@ -402,10 +393,9 @@ static dnnl_primitive_desc_t conv_pd(const KernelCall *c, ConvMds *m, GError **e
     /* A one-tap window from a blocked input into channels that make no whole blocks (a plain output, which
      * oneDNN writes through a reorder): declined where the map has more positions than output channels and the
      * input is another convolution's output read by nothing else, so that the input turns plain and the one
-     * sgemm above runs it (mobilenet_v3_small's 16 -> 72 on 56 x 56: 0.07 against 0.16 ms). Where the weights
-     * outweigh the map, oneDNN's packed weights win (squeezenet's 512 -> 1000 on 13 x 13: 0.96 against
-     * 1.17 ms); where the input has other readers or another writer, they turn plain too (googlenet's
-     * four-branch Concats: the model 12.9 -> 15.4 ms). Another convolution: the same op (one kernel row each). */
+     * sgemm above runs it. Where the weights outweigh the map, oneDNN's packed weights win; where the input has
+     * other readers or another writer, they would turn plain too (results/history.md has the figures). Another
+     * convolution: the same op (one kernel row each). */
     const Tensor *xt = node_input(c->node, 0);
     if (x->blocked && !y->blocked && y->dims[1] % 16 != 0 && taps == 1 && positions > 64 && positions >= y->dims[1] &&
         xt && xt->consumers->len == 1 && xt->producer && xt->producer->op == c->node->op)
@@ -777,8 +767,8 @@ static Prim *matmul_prepare_call(const KernelCall *c, KernelPrepared *prep, GErr
         b_shared = b_shared && bd[k] == 1;
         rows *= y->dims[k];
     }
-    /* One B for a whole batch of A: one [rows x M, K] x [K, N] product (as a batch of rows products of M = 1
-     * rows, decoder-torch's projections of [seq, 1, d] took 0.48 against 0.06 ms), its B packed if constant */
+    /* One B for a whole batch of A: one [rows x M, K] x [K, N] product, not a batch of rows products of M = 1
+     * rows (results/history.md), its B packed if constant */
     gboolean flat = b_shared && batches_whole && !trans[0] && !batch[0], packed = flat && constant_input(c, 1);
     Prim *skinny = packed ? skinny_prepare(c, prep, rows * ad[r - 2], ad[r - 1], 1, b->data, bd[r - 2], bd[r - 1],
                                            bs[r - 2], bs[r - 1], alpha)
