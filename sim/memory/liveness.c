@@ -96,7 +96,8 @@ gboolean liveness_compute(const Graph *g, const GPtrArray *schedule, const Layou
                             tensor->name);
                 return FALSE;
             }
-            last = MAX(last, (guint)s);
+            if (op_reads_bytes(node, tensor)) /* a Shape of a known shape reads no bytes: it keeps none alive */
+                last = MAX(last, (guint)s);
         }
         if (whole_run)
             last = out->steps - 1;

@@ -143,8 +143,8 @@ static const OpInfo op_rows[] = {
     PREDICATE("IsInf", f_isinf),
     OP("Dropout", OP_COMPUTE, 1, 3, 1, 2, infer_dropout),
     OP("Cast", OP_COMPUTE, 1, 1, 1, 1, infer_cast),
-    OP("CastLike", OP_COMPUTE, 2, 2, 1, 1, infer_cast_like),
-    OP("EyeLike", OP_COMPUTE, 1, 1, 1, 1, infer_eye_like),
+    OP("CastLike", OP_COMPUTE, 2, 2, 1, 1, infer_cast_like, .metadata_inputs = 1u << 1),
+    OP("EyeLike", OP_COMPUTE, 1, 1, 1, 1, infer_eye_like, .metadata_inputs = 1u << 0),
     /* binary and n-ary elementwise, numpy broadcasting */
     /* a residual Add may take the Relu after it */
     OP("Add", OP_COMPUTE, 2, 2, 1, 1, infer_nary, .elementwise = TRUE, .binary = f_add, .binary_int = i_add),
@@ -222,8 +222,8 @@ static const OpInfo op_rows[] = {
     OP("DepthToSpace", OP_COMPUTE, 1, 1, 1, 1, infer_depth_to_space),
     OP("SpaceToDepth", OP_COMPUTE, 1, 1, 1, 1, infer_space_to_depth),
     /* shape arithmetic and constants */
-    OP("Shape", OP_COMPUTE, 1, 1, 1, 1, infer_shape_op),
-    OP("Size", OP_COMPUTE, 1, 1, 1, 1, infer_size_op),
+    OP("Shape", OP_COMPUTE, 1, 1, 1, 1, infer_shape_op, .metadata_inputs = 1u << 0),
+    OP("Size", OP_COMPUTE, 1, 1, 1, 1, infer_size_op, .metadata_inputs = 1u << 0),
     OP("Constant", OP_COMPUTE, 0, 0, 1, 1, infer_constant, .plan_constant = TRUE),
     OP("ConstantOfShape", OP_COMPUTE, 1, 1, 1, 1, infer_constant_of_shape, .shape_inputs = 1u << 0),
     OP("Range", OP_COMPUTE, 3, 3, 1, 1, infer_range, .shape_inputs = 0x7u),
@@ -270,6 +270,20 @@ static gpointer build_index(gpointer unused)
         g_hash_table_insert(h, (gpointer)op_rows[k].name, (gpointer)&op_rows[k]);
     op_index = h;
     return h;
+}
+
+gboolean op_reads_bytes(const Node *n, const Tensor *t)
+{
+    guint metadata = n->op && t->shape_known && !t->dynamic ? n->op->metadata_inputs : 0;
+    gboolean named = FALSE; /* a read the inputs do not name (a capture of a subgraph) reads bytes */
+    for (guint k = 0; k < n->inputs->len; k++) {
+        if (node_input(n, k) != t)
+            continue;
+        named = TRUE;
+        if (k >= 32 || !(metadata & (1u << k)))
+            return TRUE;
+    }
+    return !named;
 }
 
 const OpInfo *op_lookup(const char *domain, const char *op_type)

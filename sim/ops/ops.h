@@ -44,6 +44,9 @@ typedef struct OpInfo {
     guint64 (*scratch)(const Node *n); /* single-step workspace bytes the kernel needs, or NULL */
     guint shape_inputs;           /* a bit per input whose values (not only shape) the output's shape depends on:
                                      Reshape's shape, Slice's starts..steps, a Reduce's axes (ONNX's definitions) */
+    guint metadata_inputs;        /* a bit per input of which the op reads only the shape and type, never the
+                                     bytes: Shape's, Size's and EyeLike's input, CastLike's target. Such a read does
+                                     not keep a buffer alive when the shape is known before running */
     int inplace_input;            /* k + 1: output 0 may take input k's bytes when that input dies here (a fused
                                      Conv accumulating over its skip tensor); 0: none (elementwise rows any input) */
     /* Control flow decided before running (an If whose condition is known, a Loop whose trip count is):
@@ -51,6 +54,10 @@ typedef struct OpInfo {
      * know. NULL: never. */
     gboolean (*fold)(struct InferCtx *cx, Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error);
 } OpInfo;
+
+/* Whether node n reads t's bytes (not only its shape and type, per the row's metadata_inputs, where t's shape is
+ * known before running); a node with no row reads every input. */
+gboolean op_reads_bytes(const Node *n, const Tensor *t);
 
 /* The row for (domain, op_type); NULL when the op is not in the table. "" and "ai.onnx" are the
  * default domain. */
