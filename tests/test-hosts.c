@@ -444,6 +444,35 @@ static void test_slurm(void)
     g_assert_cmpint(r.status, ==, 0);
     assert_contains(r.err, "sweep: 3 runs, 2 already in ");
     run_result_clear(&r);
+
+    /* A run past its task's Slurm time limit (--sbatch --time=1: one minute, the least Slurm sets): --collect names
+     * the run and says its task reached the time limit; the finished run's row is kept. */
+    char *limited = g_build_filename(folder, "limited.csv", NULL);
+    const char *const limit_args[] = {"--slurm", "--detach", "--runs-per-task", "1", "--sbatch", "--time=1", "--out",
+                                      limited, "--graph", "graphs/gpt2.onnx", "--strategies", "bestfit,greedy-size",
+                                      NULL};
+    g_assert_cmpint(g_mkdir(hang, 0755), ==, 0);
+    bg = sweep_start(limit_args, hang, "slurm-limit.err");
+    g_assert_cmpint(sweep_wait(&bg, &said), ==, 0);
+    const char *submitted = strstr(said, "sweep: Slurm job ");
+    g_assert_nonnull(submitted);
+    submitted += strlen("sweep: Slurm job ");
+    char *limit_job = g_strndup(submitted, strcspn(submitted, ","));
+    g_free(said);
+    sweep_wait_hanging(hang, 1);
+    for (int k = 0; k < 3000 && array_queued(limit_job); k++) /* Slurm ends it a minute or two after it started */
+        g_usleep(100000);
+    g_assert_false(array_queued(limit_job));
+    r = run_sweep((const char *[]){"--collect", limited, NULL});
+    g_assert_cmpint(r.status, ==, 1);
+    assert_contains(r.err, "sweep: 1 rows added to ");
+    assert_contains(r.err, "graphs/gpt2.onnx order=file alias=all strategy=greedy-size [array task ");
+    assert_contains(r.err, "    its array task reached the Slurm time limit\n");
+    run_result_clear(&r);
+    sweep_assert_hanging_ended(hang);
+    g_assert_cmpint(g_rmdir(hang), ==, 0);
+    g_free(limit_job);
+    g_free(limited);
     g_free(wanted);
     g_free(killed_id);
     g_free(killed);
