@@ -6,6 +6,7 @@
 #include "tests/testutil.h"
 
 #include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -251,7 +252,7 @@ static void test_covers_the_command(void)
         "compare", "orders",               /* loops over plans: arenasim_model_plan per strategy or order */
         "list", "list-ops", "version", "info", /* listings: arenasim_names, arenasim_version */
         "progress",                        /* the command's progress lines on stderr; the library never prints */
-        "format", "wide", "map", "ascii",  /* how the command prints; the library returns data */
+        "format", "wide", "verbose", "map", "ascii", /* how the command prints; the library returns data */
         "plot", "out", "from", "x", "y", "where", "steps", "addresses", "facet", "title", "html", "chrome-trace",
         "profile", "phases", "trace-out", "solution-out", /* files the command writes from the results */
         "help", "help-all", NULL};
@@ -279,6 +280,43 @@ static void test_covers_the_command(void)
     g_free(header);
     g_free(header_path);
     run_result_clear(&r);
+}
+
+/* The "peak" member (the peak witness) of the first row of a json report, as text. */
+static char *peak_member(const char *json)
+{
+    JsonParser *parser = json_parser_new();
+    g_assert_true(json_parser_load_from_data(parser, json, -1, NULL));
+    JsonObject *row = json_array_get_object_element(json_node_get_array(json_parser_get_root(parser)), 0);
+    g_assert_true(json_object_has_member(row, "peak"));
+    char *text = json_to_string(json_object_get_member(row, "peak"), FALSE);
+    g_object_unref(parser);
+    return text;
+}
+
+/* The library's report carries the peak witness the command prints in json: the same step, buffers, producers,
+ * readers and refusals; its live bytes are the plan's lower bound. */
+static void test_peak_witness(void)
+{
+    arenasim_options o;
+    arenasim_options_init(&o);
+    char *error = NULL;
+    arenasim_plan *p = arenasim_plan_file("graphs/random.onnx", &o, &error);
+    g_assert_nonnull(p);
+    char *json = arenasim_plan_report_json(p), *ours = peak_member(json);
+    char *bound = g_strdup_printf("\"live_bytes\":%" G_GUINT64_FORMAT ",", arenasim_plan_lower_bound_bytes(p));
+    assert_contains(ours, bound);
+    assert_contains(ours, "\"refused\":[{\"note\":");
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", "graphs/random.onnx", "--format", "json", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    char *command = peak_member(r.out);
+    g_assert_cmpstr(ours, ==, command);
+    g_free(command);
+    run_result_clear(&r);
+    g_free(bound);
+    g_free(ours);
+    arenasim_free(json);
+    arenasim_plan_free(p);
 }
 
 /* One plan's report, as JSON, made in whichever thread calls. */
@@ -596,6 +634,7 @@ int main(int argc, char **argv)
     g_test_add_func("/api/trace-builder", test_trace_builder);
     g_test_add_func("/api/covers-the-command", test_covers_the_command);
     g_test_add_func("/api/two-threads", test_two_threads);
+    g_test_add_func("/api/peak-witness", test_peak_witness);
     g_test_add_func("/api/run-same-verdict", test_run_same_verdict);
     g_test_add_func("/api/installed", test_installed);
     return g_test_run();

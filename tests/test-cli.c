@@ -1022,6 +1022,72 @@ static void test_search_progress_and_interrupt(void)
     g_free(trace);
 }
 
+/* The peak witness: the step of the lower bound, what is live there largest first with its producer and readers,
+ * and the sharing refused for a buffer live there (a Split along a dimension with a leading 2 copies its pieces),
+ * in the text report and in json, whose live bytes are the lower bound. Exp(x) -> e; Split(e) -> a, b; Mul(a, b)
+ * -> y1; Neg(e) -> y2: step 2 (the Mul) holds e (64 B), a, b and y1 (32 B each). */
+static void test_peak_witness(void)
+{
+    Builder *b = builder_new("peak", 13);
+    builder_input(b, "x", DT_FLOAT, 2, (const gint64[]){2, 8});
+    builder_node(b, "Exp", (const char *const[]){"x", NULL}, 1, (const char *[]){"e"}, NULL);
+    builder_node(b, "Split", (const char *const[]){"e", NULL}, 2, (const char *[]){"a", "b"}, attr_new_int("axis", 1),
+                 NULL);
+    builder_output(b, builder_node(b, "Mul", (const char *const[]){"a", "b", NULL}, 1, (const char *[]){"y1"}, NULL));
+    builder_output(b, builder_node(b, "Neg", (const char *const[]){"e", NULL}, 1, (const char *[]){"y2"}, NULL));
+    GError *error = NULL;
+    Model *m = builder_finish(b, &error);
+    g_assert_no_error(error);
+    char *path = test_write_model(m, "peak.onnx");
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "\npeak           step 2 of 4 (Mul ");
+    assert_contains(r.out, "): 160 B live in 4 buffers, largest first\n  64 B  'e', steps 0-3, made by Exp ");
+    assert_contains(r.out, ", read by 2 nodes (Split ");
+    assert_contains(r.out, "\n  32 B  'a', steps 1-2, made by Split ");
+    assert_contains(r.out, "  refused here: split: node ");
+    assert_contains(r.out, " (shared, this step would hold 128 B)\n");
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--format", "json", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    JsonParser *parser = json_parser_new();
+    g_assert_true(json_parser_load_from_data(parser, r.out, -1, NULL));
+    JsonObject *row = json_array_get_object_element(json_node_get_array(json_parser_get_root(parser)), 0);
+    JsonObject *peak = json_array_get_object_element(json_object_get_array_member(row, "peak"), 0);
+    g_assert_cmpint(json_object_get_int_member(peak, "step"), ==, 2);
+    g_assert_cmpstr(json_object_get_string_member(peak, "op"), ==, "Mul");
+    g_assert_cmpint(json_object_get_int_member(peak, "live_bytes"), ==, json_object_get_int_member(row, "lower_bound_bytes"));
+    JsonArray *buffers = json_object_get_array_member(peak, "buffers");
+    g_assert_cmpuint(json_array_get_length(buffers), ==, 4);
+    JsonObject *first = json_array_get_object_element(buffers, 0);
+    g_assert_cmpstr(json_object_get_string_member(first, "name"), ==, "e");
+    g_assert_cmpstr(json_object_get_string_member(first, "producer_op"), ==, "Exp");
+    g_assert_cmpuint(json_array_get_length(json_object_get_array_member(first, "readers")), ==, 2);
+    JsonObject *refused = json_array_get_object_element(json_object_get_array_member(peak, "refused"), 0);
+    g_assert_cmpstr(json_object_get_string_member(refused, "buffer"), ==, "a");
+    g_assert_cmpint(json_object_get_int_member(refused, "live_without_bytes"), ==, 128);
+    g_object_unref(parser);
+    run_result_clear(&r);
+    /* random.onnx's peak holds 13 buffers: the eight largest and how many more, or with --verbose all 13 */
+    for (int verbose = 0; verbose < 2; verbose++) {
+        const char *plain[] = {"--graph", "graphs/random.onnx", NULL}, *all[] = {"--graph", "graphs/random.onnx", "--verbose",
+                                                                                NULL};
+        r = test_run("SIM_BIN", verbose ? all : plain);
+        g_assert_cmpint(r.status, ==, 0);
+        const char *at = strstr(r.out, "\npeak  ");
+        g_assert_nonnull(at);
+        assert_contains(at, " live in 13 buffers, largest first\n");
+        guint lines = 0;
+        for (const char *c = strchr(at + 1, '\n'); c && g_str_has_prefix(c + 1, "  "); c = strchr(c + 1, '\n'))
+            lines += !g_str_has_prefix(c + 1, "  refused here: ");
+        g_assert_cmpuint(lines, ==, verbose ? 13 : 9);
+        if (!verbose)
+            assert_contains(at, "  ... and 5 more buffers, ");
+        run_result_clear(&r);
+    }
+    g_free(path);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1046,5 +1112,6 @@ int main(int argc, char **argv)
     g_test_add_func("/cli/solution-out", test_solution_out);
     g_test_add_func("/cli/search-progress-and-interrupt", test_search_progress_and_interrupt);
     g_test_add_func("/cli/portfolio-budget-skips", test_portfolio_budget_skips);
+    g_test_add_func("/cli/peak-witness", test_peak_witness);
     return g_test_run();
 }

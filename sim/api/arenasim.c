@@ -8,6 +8,7 @@
 #include "driver/run.h"
 #include "model/onnx.h"
 #include "plan/verify.h"
+#include "report/peak.h"
 #include "strategies/registry.h"
 
 #include <stdio.h>
@@ -505,13 +506,20 @@ char *arenasim_plan_report_json(const arenasim_plan *p)
     ReportRow row = driver_report_row(p->m->source, p->m->dims, t ? t->order : "file", t ? t->alias : "none",
                                       t ? t->built.aliases : NULL, t ? t->built.no_alias_bytes : 0);
     driver_report_fill(&row, p->trace, p->plan, TRUE, t != NULL);
+    PeakWitness *peak = peak_witness_new(p->trace, p->m->model ? p->m->model->graph : NULL, t ? t->built.schedule : NULL,
+                                         t ? t->built.aliases : NULL);
+    row.peak = peak;
+    row.peak_trace = p->trace;
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    if (!f)
+    if (!f) {
+        peak_witness_free(peak);
         return NULL;
+    }
     report_print(f, report_format_find("json"), FALSE, &row, 1);
     fclose(f);
+    peak_witness_free(peak);
     char *out = g_strndup(text, len); /* freed with arenasim_free (g_free), whatever malloc made it */
     free(text);
     return out;

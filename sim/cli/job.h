@@ -48,7 +48,7 @@ typedef struct {
     double order_seconds;        /* 0: order.c's default */
     /* outputs */
     ReportFormat format;
-    gboolean map, ascii, wide;
+    gboolean map, ascii, wide, verbose;
     gboolean plot;               /* --plot given */
     const PlotKindRow *plot_kind;
     char *plot_out, *plot_x, *plot_y, *plot_title;

@@ -21,7 +21,8 @@ typedef struct {
     gdouble order_seconds, budget;
     gboolean progress;
     gint64 pad_last, align;
-    gboolean info, allow_unknown_ops, cli_list_ops, list, version, compare, map, ascii, wide, no_verify, strict_runtime, scratch;
+    gboolean info, allow_unknown_ops, cli_list_ops, list, version, compare, map, ascii, wide, verbose, no_verify,
+        strict_runtime, scratch;
     gboolean run, check, poison, allow_degenerate;
     gint64 repeat;
     gint64 threads;
@@ -369,6 +370,7 @@ static int resolve(RawOptions *o, Job *job)
     job->map = o->map;
     job->ascii = o->ascii;
     job->wide = o->wide;
+    job->verbose = o->verbose;
     job->strict_runtime = o->strict_runtime;
     job->scratch = o->scratch;
     job->run = o->run;
@@ -551,6 +553,8 @@ int job_from_args(Job *job, int argc, char **argv)
         {"format", 'f', 0, G_OPTION_ARG_STRING, &o.format, "Report format: text (default), md, csv, json", "FMT"},
         {"wide", 0, 0, G_OPTION_ARG_NONE, &o.wide,
          "--format md: every column in exact bytes (csv's columns), not the compact table", NULL},
+        {"verbose", 'v', 0, G_OPTION_ARG_NONE, &o.verbose,
+         "Every line of the notes after the report (the peak's buffers: the 8 largest without it)", NULL},
         {"map", 0, 0, G_OPTION_ARG_NONE, &o.map, "Print the plan, one buffer a line: offset size name first last", NULL},
         {"ascii", 0, 0, G_OPTION_ARG_NONE, &o.ascii, "Draw the plan in characters: time across, address down", NULL},
         {"no-verify", 0, 0, G_OPTION_ARG_NONE, &o.no_verify, "Skip the plan verifier", NULL},

@@ -13,6 +13,8 @@
 #include "report/info.h"
 #include "strategies/registry.h"
 
+#include "report/peak.h"
+
 #include <glib/gstdio.h>
 #include <stdio.h>
 #include <string.h>
@@ -127,10 +129,17 @@ static int run_single(const Job *job, const Trace *t)
         row.map_trace = t;
         row.map_offsets = plan->offsets;
     }
+    /* why the arena is what it is: the step of the lower bound and what is live there (json: in the row) */
+    PeakWitness *peak = peak_witness_new(t, job->model ? job->model->graph : NULL, job->schedule, job->aliases);
+    row.peak = peak;
+    row.peak_trace = t;
     if (!(job->map && job->format->map_alone)) { /* --map --format csv: the map is the one CSV on stdout */
         report_print(stdout, job->format, job->wide, &row, 1);
         cli_print_aliasing(job);
+        if (job->format->notes)
+            peak_witness_print(stdout, job->format->block, t, peak, job->verbose ? 0 : 8);
     }
+    peak_witness_free(peak);
     if (job->map)
         report_map(stdout, job->format, t, plan->offsets);
     if (job->ascii)

@@ -52,6 +52,7 @@ AliasMap *alias_map_new(const Graph *g, const GPtrArray *schedule, const LayoutO
     m->structural = g_new0(gboolean, n + 1);
     m->decided = g_new0(gboolean, g->nodes->len + 1);
     m->notes = g_ptr_array_new_with_free_func(g_free);
+    m->note_nodes = g_ptr_array_new();
     m->pins = pins;
     m->index = alias_index_new(n);
     for (guint k = 0; k < n; k++) { /* the bytes the caller owns: written over by no op */
@@ -78,6 +79,7 @@ void alias_map_free(AliasMap *m)
     g_free(m->decided);
     g_free(m->reuse);
     g_ptr_array_unref(m->notes);
+    g_ptr_array_unref(m->note_nodes);
     alias_index_free(m->index);
     g_free(m);
 }
@@ -216,6 +218,7 @@ void alias_note_copy(AliasMap *m, const Node *n, ShareKind kind, const char *fmt
     char *why = g_strdup_vprintf(fmt, ap);
     va_end(ap);
     g_ptr_array_add(m->notes, g_strdup_printf("%s: node %s copies: %s", alias_share_kind_name(kind), n->label, why));
+    g_ptr_array_add(m->note_nodes, (gpointer)n);
     g_free(why);
     m->copied_ops[kind]++;
     m->decided[n->index] = TRUE;

@@ -45,6 +45,7 @@ typedef struct {
     guint aliased_ops[SHARE_KIND_COUNT], copied_ops[SHARE_KIND_COUNT];
     guint64 outside_saved[SHARE_KIND_COUNT]; /* bytes of views that stay outside the arena (alias_view_outside) */
     GPtrArray *notes;        /* "node X: copy: why", one per fallback */
+    GPtrArray *note_nodes;   /* const Node*: the node of each of notes (the peak witness finds its buffer) */
     GHashTable *pins;        /* tensor name -> gint64* offset (pre-allocated tensors), or NULL */
     gboolean scratch;        /* add the op table's single-step kernel workspace to the trace */
     /* Per tensor: the reuse class its buffer offers a runtime that reuses a freed buffer only for an equal one

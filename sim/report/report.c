@@ -2,6 +2,7 @@
 #include "report/report.h"
 #include "report/csv-table.h"
 #include "base/escape.h"
+#include "report/peak.h"
 #include "base/json-text.h"
 #include "base/units.h"
 
@@ -262,6 +263,8 @@ static void print_json(FILE *out, const ReportRow *rows, guint n)
         }
         if (rows[k].map_trace)
             json_add_plan(b, rows[k].map_trace, rows[k].map_offsets);
+        if (rows[k].peak)
+            peak_witness_json(b, rows[k].peak_trace, rows[k].peak);
         json_builder_end_object(b);
     }
     json_builder_end_array(b);

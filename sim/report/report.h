@@ -40,6 +40,8 @@ typedef struct {
     const char *unknown_ops; /* ops planned from the file's value_info (--allow-unknown-ops): "GridSample (2)", or
                                 NULL; the detail carries it in every format */
     const Trace *map_trace;      /* with --map in json: the plan goes into the row as "plan" */
+    const struct PeakWitness *peak; /* in json: the peak witness goes into the row as "peak" (report/peak.h) */
+    const Trace *peak_trace;     /* ... of this trace */
     const guint64 *map_offsets;
 } ReportRow;
 
