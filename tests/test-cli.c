@@ -335,8 +335,20 @@ static void test_aliasing_report(void)
     assert_contains(r.out, "\nsharing          ops shared  ops copied  bytes saved\n");
     assert_contains(r.out, "noop                     97           0  ");
     assert_contains(r.out, "split                     0          12  0 B\n");
+    /* the fallbacks of one kind and reason on one line; --verbose: one a line */
+    assert_contains(r.out, "\n14 fallbacks (those of one kind and reason on one line; --verbose lists each):\n");
+    assert_contains(r.out, "  split: 12 nodes copy: split_runtime: axis=2 requires all leading dimensions to be 1 for "
+                           "memory aliasing ('Split_n28' (Split), 'Split_n109' (Split), 'Split_n190' (Split), ...)\n");
+    assert_contains(r.out, "  gather: node 'Gather_n1' (Gather) copies: data 'wte.weight' is a weight or constant "
+                           "outside the arena\n");
+    g_assert_null(strstr(r.out, "Split_n919"));
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--verbose", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "\n14 fallbacks:\n");
     assert_contains(r.out, "  split: node 'Split_n28' (Split) copies: split_runtime: axis=2 requires all leading dimensions "
                            "to be 1 for memory aliasing\n");
+    assert_contains(r.out, "  split: node 'Split_n919' (Split) copies: ");
     run_result_clear(&r);
     g_free(path);
 

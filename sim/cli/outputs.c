@@ -49,8 +49,11 @@ void cli_print_aliasing(const Job *job)
     alias_savings(job->aliases, saved);
     for (guint k = 0; k < SHARE_KIND_COUNT; k++)
         names[k] = alias_share_kind_name(k);
+    /* the fallbacks: one a line with --verbose, else those of one kind and reason to a line */
+    GPtrArray *lines = job->verbose ? g_ptr_array_ref(job->aliases->notes) : alias_fallback_summary(job->aliases);
     report_aliasing(stdout, job->format, job->aliases->aliased_ops, job->aliases->copied_ops, saved, names,
-                    SHARE_KIND_COUNT, job->aliases->notes);
+                    SHARE_KIND_COUNT, lines, job->aliases->notes->len);
+    g_ptr_array_unref(lines);
     cli_print_fusion(job);
     cli_print_bounds(job);
 }
@@ -62,14 +65,22 @@ void cli_print_fusion(const Job *job)
     guint count;
     const FuseRule *rules = fuse_rule_table(&count);
     printf("\n%s%-16s %6s  %s\n", job->format->block, "fusion (--fuse)", "sites", "intermediates removed");
+    guint idle = 0; /* rules of the kind that fused nothing: one line for them all, unless --verbose */
     for (guint k = 0; k < count; k++) {
         if (!fuse_rule_in_kind(&rules[k], job->fused.kind))
             continue;
+        if (!job->fused.sites[k] && !job->verbose) {
+            idle++;
+            continue;
+        }
         char *bytes = sim_format_bytes(job->fused.bytes[k]);
         printf("%s%-16s %6u  %s%s\n", job->format->block, rules[k].name, job->fused.sites[k],
                rules[k].expands && job->fused.bytes[k] ? "added: " : "", bytes);
         g_free(bytes);
     }
+    if (idle)
+        printf("%s%u other rule%s of --fuse %s fused nothing here (--verbose lists them)\n", job->format->block, idle,
+               idle == 1 ? "" : "s", job->fused.kind);
 }
 
 guint job_bounded_tensors(const Job *job)

@@ -52,7 +52,7 @@ AliasMap *alias_map_new(const Graph *g, const GPtrArray *schedule, const LayoutO
     m->structural = g_new0(gboolean, n + 1);
     m->decided = g_new0(gboolean, g->nodes->len + 1);
     m->notes = g_ptr_array_new_with_free_func(g_free);
-    m->note_nodes = g_ptr_array_new();
+    m->fallbacks = g_array_new(FALSE, TRUE, sizeof(AliasFallback));
     m->pins = pins;
     m->index = alias_index_new(n);
     for (guint k = 0; k < n; k++) { /* the bytes the caller owns: written over by no op */
@@ -79,7 +79,9 @@ void alias_map_free(AliasMap *m)
     g_free(m->decided);
     g_free(m->reuse);
     g_ptr_array_unref(m->notes);
-    g_ptr_array_unref(m->note_nodes);
+    for (guint k = 0; k < m->fallbacks->len; k++)
+        g_free(g_array_index(m->fallbacks, AliasFallback, k).why);
+    g_array_unref(m->fallbacks);
     alias_index_free(m->index);
     g_free(m);
 }
@@ -211,6 +213,48 @@ gboolean alias_view_outside(AliasMap *m, gint t, ShareKind kind)
     return TRUE;
 }
 
+GPtrArray *alias_fallback_summary(const AliasMap *m)
+{
+    /* one pass: each (kind, reason) a group, in the order of its first fallback */
+    typedef struct {
+        guint first, count;
+        GString *who; /* the first three nodes' labels */
+    } Group;
+    GArray *groups = g_array_new(FALSE, TRUE, sizeof(Group));
+    GHashTable *index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL); /* "kind\nwhy" -> group + 1 */
+    for (guint k = 0; k < m->fallbacks->len; k++) {
+        const AliasFallback *f = &g_array_index(m->fallbacks, AliasFallback, k);
+        char *key = g_strdup_printf("%d\n%s", (int)f->kind, f->why);
+        guint g = GPOINTER_TO_UINT(g_hash_table_lookup(index, key));
+        if (!g) {
+            Group fresh = {.first = k, .who = g_string_new(NULL)};
+            g_array_append_val(groups, fresh);
+            g = groups->len;
+            g_hash_table_insert(index, key, GUINT_TO_POINTER(g));
+        } else {
+            g_free(key);
+        }
+        Group *grp = &g_array_index(groups, Group, g - 1);
+        if (grp->count < 3)
+            g_string_append_printf(grp->who, "%s%s", grp->count ? ", " : "", f->node->label);
+        grp->count++;
+    }
+    GPtrArray *lines = g_ptr_array_new_with_free_func(g_free);
+    for (guint g = 0; g < groups->len; g++) {
+        Group *grp = &g_array_index(groups, Group, g);
+        const AliasFallback *f = &g_array_index(m->fallbacks, AliasFallback, grp->first);
+        if (grp->count == 1)
+            g_ptr_array_add(lines, g_strdup(m->notes->pdata[grp->first]));
+        else
+            g_ptr_array_add(lines, g_strdup_printf("%s: %u nodes copy: %s (%s%s)", alias_share_kind_name(f->kind),
+                                                   grp->count, f->why, grp->who->str, grp->count > 3 ? ", ..." : ""));
+        g_string_free(grp->who, TRUE);
+    }
+    g_array_unref(groups);
+    g_hash_table_unref(index);
+    return lines;
+}
+
 void alias_note_copy(AliasMap *m, const Node *n, ShareKind kind, const char *fmt, ...)
 {
     va_list ap;
@@ -218,8 +262,8 @@ void alias_note_copy(AliasMap *m, const Node *n, ShareKind kind, const char *fmt
     char *why = g_strdup_vprintf(fmt, ap);
     va_end(ap);
     g_ptr_array_add(m->notes, g_strdup_printf("%s: node %s copies: %s", alias_share_kind_name(kind), n->label, why));
-    g_ptr_array_add(m->note_nodes, (gpointer)n);
-    g_free(why);
+    AliasFallback f = {.node = n, .kind = kind, .why = why};
+    g_array_append_val(m->fallbacks, f);
     m->copied_ops[kind]++;
     m->decided[n->index] = TRUE;
 }

@@ -30,6 +30,13 @@ typedef struct {
     ShareKind kind;  /* why (for the report) */
 } AliasLink;
 
+/* A sharing an alias strategy refused: node `node` copies, for `why`. */
+typedef struct {
+    const Node *node;
+    ShareKind kind;
+    char *why;
+} AliasFallback;
+
 typedef struct {
     const Graph *g;
     const GPtrArray *schedule;
@@ -45,7 +52,7 @@ typedef struct {
     guint aliased_ops[SHARE_KIND_COUNT], copied_ops[SHARE_KIND_COUNT];
     guint64 outside_saved[SHARE_KIND_COUNT]; /* bytes of views that stay outside the arena (alias_view_outside) */
     GPtrArray *notes;        /* "node X: copy: why", one per fallback */
-    GPtrArray *note_nodes;   /* const Node*: the node of each of notes (the peak witness finds its buffer) */
+    GArray *fallbacks;       /* AliasFallback: each of notes as data (its node, kind and reason) */
     GHashTable *pins;        /* tensor name -> gint64* offset (pre-allocated tensors), or NULL */
     gboolean scratch;        /* add the op table's single-step kernel workspace to the trace */
     /* Per tensor: the reuse class its buffer offers a runtime that reuses a freed buffer only for an equal one
@@ -83,6 +90,10 @@ gboolean alias_link(AliasMap *m, gint child, gint parent, guint64 offset, ShareK
  * either, and its bytes count as saved by `kind`. FALSE (nothing changed) when t must be in the arena: a
  * graph output the caller reads from the arena, a pinned tensor, or one another tensor already lives in. */
 gboolean alias_view_outside(AliasMap *m, gint t, ShareKind kind);
+/* The fallbacks for a reader, in the order of their first: those of one kind and reason as one line ("split: 12
+ * nodes copy: why ('a' (Split), 'b' (Split), 'c' (Split), ...)"), a fallback alone as its note. Newly allocated
+ * strings. */
+GPtrArray *alias_fallback_summary(const AliasMap *m);
 /* Records that node n handled by strategy `kind` had to copy, and why. */
 void alias_note_copy(AliasMap *m, const Node *n, ShareKind kind, const char *fmt, ...) G_GNUC_PRINTF(4, 5);
 /* Why a tensor has no buffer in the arena, for a fallback's reason: "a weight or constant outside the

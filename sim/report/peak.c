@@ -69,8 +69,8 @@ PeakWitness *peak_witness_new(const Trace *t, const Graph *g, const GPtrArray *s
             g_array_append_val(p.buffers, pb);
         }
         g_array_sort_with_data(p.buffers, by_size_then_name, (gpointer)t);
-        for (guint k = 0; aliases && aliases->note_nodes && k < aliases->notes->len; k++) {
-            guint id = refusal_buffer(aliases->note_nodes->pdata[k], by_name, t, bin, p.step);
+        for (guint k = 0; aliases && k < aliases->fallbacks->len; k++) {
+            guint id = refusal_buffer(g_array_index(aliases->fallbacks, AliasFallback, k).node, by_name, t, bin, p.step);
             if (id == G_MAXUINT)
                 continue;
             PeakRefusal r = {.note = aliases->notes->pdata[k], .buffer = id,

@@ -342,10 +342,11 @@ static void all_columns(FILE *out, gboolean md, char *(*cell_fn)(const char *), 
     g_strfreev(values);
 }
 
-/* The sharing summary: per kind, ops shared and copied and bytes saved; then every fallback. */
+/* The sharing summary: per kind, ops shared and copied and bytes saved; then the fallbacks' lines (all of them,
+ * or fewer lines summarising them: fallbacks is their count). */
 static void aliasing_lines(FILE *out, const char *head, const char *line, const char *item, const guint *shared,
                            const guint *copied, const guint64 *saved, const char *const *kind_names, guint kinds,
-                           const GPtrArray *notes)
+                           const GPtrArray *notes, guint fallbacks)
 {
     fputs(head, out);
     for (guint k = 1; k < kinds; k++) {
@@ -355,8 +356,10 @@ static void aliasing_lines(FILE *out, const char *head, const char *line, const 
         fprintf(out, line, kind_names[k], shared[k], copied[k], b);
         g_free(b);
     }
-    if (notes->len)
-        fprintf(out, "\n%u fallbacks:\n", notes->len);
+    if (fallbacks && notes->len < fallbacks)
+        fprintf(out, "\n%u fallbacks (those of one kind and reason on one line; --verbose lists each):\n", fallbacks);
+    else if (fallbacks)
+        fprintf(out, "\n%u fallback%s:\n", fallbacks, fallbacks == 1 ? "" : "s");
     for (guint k = 0; k < notes->len; k++) {
         char *note = cell_text(notes->pdata[k]);
         fprintf(out, "%s%s\n", item, note);
@@ -400,10 +403,10 @@ static void text_record(FILE *out, const char *const *names, const char *const *
 }
 
 static void text_aliasing(FILE *out, const guint *shared, const guint *copied, const guint64 *saved,
-                          const char *const *kind_names, guint kinds, const GPtrArray *notes)
+                          const char *const *kind_names, guint kinds, const GPtrArray *notes, guint fallbacks)
 {
     aliasing_lines(out, "\nsharing          ops shared  ops copied  bytes saved\n", "%-16s %10u  %10u  %s\n", "  ", shared,
-                   copied, saved, kind_names, kinds, notes);
+                   copied, saved, kind_names, kinds, notes, fallbacks);
 }
 
 /* Names escaped as the trace format escapes them, so every line splits into its five fields. */
@@ -434,10 +437,10 @@ static void md_record(FILE *out, const char *const *names, const char *const *va
 }
 
 static void md_aliasing(FILE *out, const guint *shared, const guint *copied, const guint64 *saved,
-                        const char *const *kind_names, guint kinds, const GPtrArray *notes)
+                        const char *const *kind_names, guint kinds, const GPtrArray *notes, guint fallbacks)
 {
     aliasing_lines(out, "\n| sharing | ops shared | ops copied | bytes saved |\n|---|---:|---:|---:|\n",
-                   "| %s | %u | %u | %s |\n", "- ", shared, copied, saved, kind_names, kinds, notes);
+                   "| %s | %u | %u | %s |\n", "- ", shared, copied, saved, kind_names, kinds, notes, fallbacks);
 }
 
 static void md_map(FILE *out, const Trace *t, const guint64 *offsets, const guint *order)
@@ -560,10 +563,10 @@ void report_print_table(FILE *out, ReportFormat f, const char *const *names, con
 }
 
 void report_aliasing(FILE *out, ReportFormat f, const guint *shared, const guint *copied, const guint64 *saved,
-                     const char *const *kind_names, guint kinds, const GPtrArray *notes)
+                     const char *const *kind_names, guint kinds, const GPtrArray *notes, guint fallbacks)
 {
     if (f->aliasing)
-        f->aliasing(out, shared, copied, saved, kind_names, kinds, notes);
+        f->aliasing(out, shared, copied, saved, kind_names, kinds, notes, fallbacks);
 }
 
 typedef struct {

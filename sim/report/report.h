@@ -56,10 +56,11 @@ void report_print_row(FILE *out, ReportFormat f, const char *const *names, const
 /* A table: ncols named columns, nrows rows of values (row-major); json: an array of objects. */
 void report_print_table(FILE *out, ReportFormat f, const char *const *names, const gboolean *numbers, guint ncols,
                         const char *const *values, guint nrows);
-/* What aliasing did: per kind, ops shared and copied and bytes saved, then every fallback with its reason
- * (text and md; csv and json carry the per-kind bytes saved and the fallback count in the row). */
+/* What aliasing did: per kind, ops shared and copied and bytes saved, then the fallbacks' lines, each with its
+ * reason: `notes`, the `fallbacks` notes themselves or fewer lines that summarise them (text and md; csv and json
+ * carry the per-kind bytes saved and the fallback count in the row). */
 void report_aliasing(FILE *out, ReportFormat f, const guint *shared, const guint *copied, const guint64 *saved,
-                     const char *const *kind_names, guint kinds, const GPtrArray *notes);
+                     const char *const *kind_names, guint kinds, const GPtrArray *notes, guint fallbacks);
 /* `offset size name first last`, sorted by offset (then name), one buffer a line; in md and csv a table
  * after a blank line; in json nothing here (the row carries the plan: map_trace). */
 void report_map(FILE *out, ReportFormat f, const Trace *t, const guint64 *offsets);
@@ -79,7 +80,7 @@ typedef struct ReportFormatRow {
     void (*record)(FILE *out, const char *const *names, const char *const *values, const gboolean *numbers, guint n);
     /* the sharing summary (NULL: the row's columns carry it) */
     void (*aliasing)(FILE *out, const guint *shared, const guint *copied, const guint64 *saved,
-                     const char *const *kind_names, guint kinds, const GPtrArray *notes);
+                     const char *const *kind_names, guint kinds, const GPtrArray *notes, guint fallbacks);
     /* --map, buffers in `order` (NULL: the report's row carries the plan) */
     void (*map)(FILE *out, const Trace *t, const guint64 *offsets, const guint *order);
 } ReportFormatRow;
