@@ -6,6 +6,7 @@
 #include "tests/testutil.h"
 
 #include <glib/gstdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static char *chromium(void)
@@ -54,7 +55,7 @@ static void test_gpt2_page(void)
     g_assert_nonnull(strstr(r.out, "buffers        175\n"));
     run_result_clear(&r);
     char *dom = browse(page, "--dump-dom");
-    g_assert_cmpuint(count_of(dom, "<rect class=\"buffer\""), ==, 175); /* one element per buffer, with its data */
+    g_assert_cmpuint(count_of(dom, "<rect class=\"buffer"), ==, 175); /* one element per buffer, with its data */
     g_assert_nonnull(strstr(dom, "data-strategy=\"greedy-size\""));
     g_assert_nonnull(strstr(dom, "data-size=\"")); /* the tooltip's source */
     g_assert_nonnull(strstr(dom, "<div id=\"tip\""));
@@ -75,13 +76,36 @@ static void test_gpt2_page(void)
     g_free(png);
     g_free(shot_arg);
     g_free(shot);
-    /* every strategy side by side */
+    /* every strategy side by side, each on its own byte scale (the naive plan's does not squash the others),
+     * the peak's step marked where the json report's witness puts it; the page measures its own axes: tick
+     * labels on both axes, none overlapping another or leaving its plan's box, on the plans' own scales and on
+     * the shared one */
     r = test_run("SIM_BIN", (const char *[]){"--graph", gpt2, "--compare", "--html", page, NULL});
     g_assert_cmpint(r.status, ==, 0);
     run_result_clear(&r);
-    dom = browse(page, "--dump-dom");
-    g_assert_cmpuint(count_of(dom, "<section class=\"plan\""), >=, 9);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", gpt2, "--format", "json", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    const char *step_at = strstr(r.out, "\"step\" : ");
+    g_assert_nonnull(step_at);
+    char *band = g_strdup_printf("<rect class=\"peak\" data-step=\"%d\"", atoi(step_at + strlen("\"step\" : ")));
+    run_result_clear(&r);
+    char *checked = g_strconcat(page, "#check", NULL);
+    dom = browse(checked, "--dump-dom");
+    guint sections = count_of(dom, "<section class=\"plan\"");
+    g_assert_cmpuint(sections, >=, 9);
+    g_assert_cmpuint(count_of(dom, band), ==, sections);
+    g_assert_cmpuint(count_of(dom, "<rect class=\"buffer at-peak\""), ==, 2 * sections); /* gpt2's peak: 2 buffers */
+    assert_contains(dom, "data-strategy=\"naive\" data-top=\"144878144\"");
+    assert_contains(dom, "data-strategy=\"greedy-size\" data-top=\"26124800\"");
+    const char *check = strstr(dom, "data-check=\"ticks=");
+    g_assert_nonnull(check);
+    g_assert_cmpuint(strtoul(check + strlen("data-check=\"ticks="), NULL, 10), >=, 4 * sections);
+    assert_contains(check, " overlaps=0 outside=0; shared ticks=");
+    assert_contains(check, "; shared ticks=");
+    g_assert_nonnull(strstr(strstr(check, "shared"), " overlaps=0 outside=0\""));
     g_free(dom);
+    g_free(checked);
+    g_free(band);
     g_free(page);
     g_free(gpt2);
 }
@@ -104,7 +128,7 @@ static void test_gpt2_torch_page(void)
     g_assert_cmpuint(buffers, >, 100);
     run_result_clear(&r);
     char *dom = browse(page, "--dump-dom");
-    g_assert_cmpuint(count_of(dom, "<rect class=\"buffer\""), ==, buffers);
+    g_assert_cmpuint(count_of(dom, "<rect class=\"buffer"), ==, buffers);
     g_assert_cmpuint(count_of(dom, " data-about=\""), ==, buffers);
     g_assert_nonnull(strstr(dom, "data-about=\"made by '/"));  /* the exporter's node names, as it wrote them */
     g_assert_nonnull(strstr(dom, "class=\"live-bytes\""));
@@ -131,7 +155,7 @@ static void test_hostile_names(void)
     char *dom = browse(page, "--dump-dom");
     g_assert_null(strstr(dom, "pwned</title>"));
     g_assert_null(strstr(dom, "<img"));
-    g_assert_cmpuint(count_of(dom, "<rect class=\"buffer\""), ==, G_N_ELEMENTS(names));
+    g_assert_cmpuint(count_of(dom, "<rect class=\"buffer"), ==, G_N_ELEMENTS(names));
     g_assert_nonnull(strstr(dom, "data-name=\"&lt;script&gt;document.title='pwned'&lt;/script&gt;\""));
     g_free(dom);
     g_free(page);

@@ -1,9 +1,11 @@
 /* html-view.h — a plan to explore in a browser: one self-contained HTML file (no network, no file beside
  * it), each plan as rectangles (schedule step across, address up: the buffer's lifetime and bytes) above
- * its live and spanned bytes per step; hover a buffer for its name, size, offset, steps, bin and what it
- * holds (the caller's text per buffer: for a graph, the op that makes it and the tensors sharing it); the wheel
- * zooms the steps, a drag pans, a double click resets. Several plans of one trace (--compare) stand side by
- * side on one address scale. Every name reaches the page escaped (as text, never as markup or script). */
+ * its live and spanned bytes per step, with axes ticked at round values; hover a buffer for its name, size,
+ * offset, steps, bin and what it holds (the caller's text per buffer: for a graph, the op that makes it and the
+ * tensors sharing it); the wheel zooms the steps, shift and the wheel the bytes, a drag pans, a double click
+ * resets. The peak (report/peak.h) is a band at its step, its buffers outlined. Several plans of one trace
+ * (--compare) stand side by side, each on its own byte scale or, by a checkbox, all on the largest arena's. Every
+ * name reaches the page escaped (as text, never as markup or script). */
 #ifndef SIM_HTML_VIEW_H
 #define SIM_HTML_VIEW_H
 
