@@ -1,12 +1,16 @@
 /* test-cli.c — the `sim` and `mkgraph` binaries end to end: the gpt2 summary, exit codes, and the
  * one-line errors for missing, empty, truncated and non-protobuf files and for usage mistakes. */
+#include "plan/place.h"
+#include "plan/profile.h"
 #include "report/csv-table.h"
+#include "report/plot.h"
 #include "strategies/registry.h"
 #include "tests/testutil.h"
 
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+#include <math.h>
 #include <signal.h>
 #include <string.h>
 
@@ -1100,6 +1104,51 @@ static void test_peak_witness(void)
     g_free(path);
 }
 
+/* The layout picture's names on a crowded plan of long torch-style names: none covers another, none leaves the
+ * plot, in the whole picture and in a window of it; the largest are named (shortened where they must be). */
+static void test_layout_labels(void)
+{
+    Trace *t = trace_new("crowded");
+    guint64 state = 42;
+    for (guint k = 0; k < 400; k++) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        guint first = (guint)(state >> 33) % 300, span = 1 + (guint)(state >> 20) % 40;
+        char *name = g_strdup_printf("/model/layers.%u/self_attn/q_proj/MatMul_output_%u", k / 7, k % 7);
+        trace_add(t, name, 1024 * (1 + (state >> 45) % 64), 64, first, MIN(first + span, 339));
+        g_free(name);
+    }
+    t->steps = 340;
+    GError *error = NULL;
+    Plan *plan = place_run(registry_place_find("greedy-size"), t, &error);
+    g_assert_no_error(error);
+    guint64 *base = profile_bin_bases(plan);
+    for (int window = 0; window < 2; window++) {
+        GArray *labels = window ? plot_layout_labels(t, plan, base, 100, 160, base[1] / 4, base[1] / 2)
+                                : plot_layout_labels(t, plan, base, 0, t->steps, 0, base[1]);
+        g_assert_cmpuint(labels->len, >=, LAYOUT_NAMED_LARGEST);
+        guint shortened = 0;
+        for (guint k = 0; k < labels->len; k++) {
+            const PlotLabel *a = &g_array_index(labels, PlotLabel, k);
+            g_assert_cmpfloat(a->cx - a->w / 2, >=, 0);
+            g_assert_cmpfloat(a->cx + a->w / 2, <=, 1);
+            g_assert_cmpfloat(a->cy - a->h / 2, >=, 0);
+            g_assert_cmpfloat(a->cy + a->h / 2, <=, 1);
+            shortened += strstr(a->text, "...") != NULL;
+            for (guint j = 0; j < k; j++) {
+                const PlotLabel *b = &g_array_index(labels, PlotLabel, j);
+                gboolean meet = fabs(a->cx - b->cx) * 2 < a->w + b->w && fabs(a->cy - b->cy) * 2 < a->h + b->h;
+                if (meet)
+                    g_error("'%s' and '%s' overlap", a->text, b->text);
+            }
+        }
+        g_assert_cmpuint(shortened, >, 0);
+        plot_layout_labels_free(labels);
+    }
+    g_free(base);
+    plan_free(plan);
+    trace_free(t);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1125,5 +1174,6 @@ int main(int argc, char **argv)
     g_test_add_func("/cli/search-progress-and-interrupt", test_search_progress_and_interrupt);
     g_test_add_func("/cli/portfolio-budget-skips", test_portfolio_budget_skips);
     g_test_add_func("/cli/peak-witness", test_peak_witness);
+    g_test_add_func("/cli/layout-labels", test_layout_labels);
     return g_test_run();
 }

@@ -178,6 +178,86 @@ gboolean plot_timeline(const char *path, const char *title, const Trace *t, cons
     return ok;
 }
 
+/* A label's size in the layout picture (1200 x 600 pixels, the plot about 1080 x 500 of it; sans at 8 points):
+ * a character's width and a line's height as fractions of the plot's width and height, with the box's margin. */
+#define LABEL_CHAR_W 0.0058
+#define LABEL_LINE_H 0.030
+#define LABEL_MIN_CHARS 6
+
+static gboolean boxes_meet(const PlotLabel *a, const PlotLabel *b)
+{
+    return fabs(a->cx - b->cx) * 2 < a->w + b->w && fabs(a->cy - b->cy) * 2 < a->h + b->h;
+}
+
+/* name, or its first and last characters around "..." in at most `chars` characters (UTF-8 whole). */
+static char *shortened(const char *name, glong chars)
+{
+    char *valid = g_utf8_make_valid(name, -1);
+    glong n = g_utf8_strlen(valid, -1);
+    if (n <= chars) {
+        return valid;
+    }
+    glong head = (chars - 3) / 2, tail = chars - 3 - head;
+    char *a = g_utf8_substring(valid, 0, head), *b = g_utf8_substring(valid, n - tail, n);
+    char *out = g_strconcat(a, "...", b, NULL);
+    g_free(a);
+    g_free(b);
+    g_free(valid);
+    return out;
+}
+
+GArray *plot_layout_labels(const Trace *t, const Plan *plan, const guint64 *base, guint x_lo, guint x_hi, guint64 y_lo,
+                           guint64 y_hi)
+{
+    GArray *out = g_array_new(FALSE, TRUE, sizeof(PlotLabel));
+    guint n = trace_count(t), shown_steps = MAX(x_hi - x_lo, 1), named_largest = 0;
+    guint64 shown_bytes = MAX(y_hi - y_lo, 1);
+    guint *order = profile_by_area(t); /* the largest first: they take their places before the small ones */
+    for (guint k = 0; k < n; k++) {
+        guint id = order[k];
+        const TraceBuffer *b = trace_buffer(t, id);
+        guint64 low = base[b->bin] + plan->offsets[id];
+        if (b->last < x_lo || b->first >= x_hi || low + b->size <= y_lo || low >= y_hi)
+            continue; /* outside the window */
+        guint first = MAX(b->first, x_lo), last = MIN(b->last + 1, x_hi);
+        guint64 bottom = MAX(low, y_lo), top = MIN(low + b->size, y_hi);
+        double width = (double)(last - first) / shown_steps, height = (double)(top - bottom) / shown_bytes;
+        glong room = (glong)(width / LABEL_CHAR_W) - 1; /* characters that fit inside the rectangle */
+        gboolean inside = height >= LABEL_LINE_H && room >= LABEL_MIN_CHARS;
+        gboolean largest = !inside && named_largest < LAYOUT_NAMED_LARGEST;
+        if (!inside && !largest)
+            continue;
+        PlotLabel l = {.buffer = id, .text = shortened(b->name, inside ? room : 24),
+                       .cx = ((first + last) / 2.0 - x_lo) / shown_steps,
+                       .cy = ((double)bottom + (double)(top - bottom) / 2 - (double)y_lo) / shown_bytes,
+                       .boxed = !inside};
+        l.w = (g_utf8_strlen(l.text, -1) + 1) * LABEL_CHAR_W;
+        l.h = LABEL_LINE_H;
+        /* a boxed label near an edge moves inside the plot; any that then meets one placed before is left out */
+        l.cx = CLAMP(l.cx, l.w / 2, 1 - l.w / 2);
+        l.cy = CLAMP(l.cy, l.h / 2, 1 - l.h / 2);
+        gboolean free_place = l.w <= 1;
+        for (guint j = 0; free_place && j < out->len; j++)
+            free_place = !boxes_meet(&l, &g_array_index(out, PlotLabel, j));
+        if (!free_place) {
+            g_free(l.text);
+            continue;
+        }
+        named_largest += largest;
+        g_array_append_val(out, l);
+    }
+    g_free(order);
+    return out;
+}
+
+void plot_layout_labels_free(GArray *labels)
+{
+    for (guint k = 0; labels && k < labels->len; k++)
+        g_free(g_array_index(labels, PlotLabel, k).text);
+    if (labels)
+        g_array_unref(labels);
+}
+
 /* Where each bin starts on the picture's address axis: the bins below it, stacked. */
 gboolean plot_layout(const char *path, const char *title, const Trace *t, const Plan *plan, const LayoutWindow *window,
                      GError **error)
@@ -209,40 +289,27 @@ gboolean plot_layout(const char *path, const char *title, const Trace *t, const 
                               "set style textbox opaque noborder\n",
                            x_lo, x_hi, (double)y_lo / scale,
                            (double)(y_lo + (window && window->high > window->low ? shown_bytes : shown_bytes * 105 / 100)) / scale);
-    /* Names where they fit (a rectangle wide and tall enough for a short label at this size), and the
-     * largest buffers named whatever their shape, on an opaque box. */
-    guint n = trace_count(t);
-    guint *order = profile_by_area(t);
-    guint named_largest = 0;
-    for (guint k = 0; k < n; k++) {
-        guint id = order[k];
-        const TraceBuffer *b = trace_buffer(t, id);
-        guint64 low = base[b->bin] + plan->offsets[id];
-        if (b->last < x_lo || b->first >= x_hi || low + b->size <= y_lo || low >= y_hi)
-            continue; /* outside the window */
-        guint first = MAX(b->first, x_lo), last = MIN(b->last + 1, x_hi);
-        guint64 bottom = MAX(low, y_lo), top = MIN(low + b->size, y_hi);
-        double width = (double)(last - first) / shown_steps, height = (double)(top - bottom) / shown_bytes;
-        gboolean fits = width >= 0.003 * (strlen(b->name) + 2) && height >= 0.035;
-        gboolean largest = !fits && named_largest < LAYOUT_NAMED_LARGEST;
-        if (!fits && !largest)
-            continue;
-        named_largest += largest;
-        char *name_q = gnuplot_quote(b->name);
+    /* names placed so that none covers another or leaves the plot (plot_layout_labels) */
+    GArray *labels = plot_layout_labels(t, plan, base, x_lo, x_hi, y_lo, y_hi);
+    for (guint k = 0; k < labels->len; k++) {
+        const PlotLabel *l = &g_array_index(labels, PlotLabel, k);
+        char *name_q = gnuplot_quote(l->text);
         g_string_append_printf(s, "set label %s at %.3f,%.6f center front font 'sans,8'%s\n", name_q,
-                               first + (last - first) / 2.0, ((double)bottom + (double)(top - bottom) / 2) / scale,
-                               largest ? " boxed" : "");
+                               x_lo + l->cx * shown_steps, ((double)y_lo + l->cy * (double)shown_bytes) / scale,
+                               l->boxed ? " boxed" : "");
         g_free(name_q);
     }
-    g_free(order);
+    plot_layout_labels_free(labels);
     for (guint bin = 0; bin < plan->bins; bin++) {
+        if (base[bin + 1] < y_lo || base[bin + 1] > y_hi)
+            continue; /* the window does not reach this top: no line outside the frame */
         double top = (double)base[bin + 1] / scale;
         char *label = plan->bins > 1 ? g_strdup_printf("bin %u top %.2f %s", bin, top, unit)
                                      : g_strdup_printf("arena %.2f %s", top, unit);
         char *label_q = gnuplot_quote(label);
-        g_string_append_printf(s, "set arrow from 0,%.6f to %u,%.6f nohead dt 2 lw 1.5 lc rgb '#c00000' front\n", top,
-                               steps, top);
-        g_string_append_printf(s, "set label %s at %u,%.6f right offset -1,0.6 front tc rgb '#c00000'\n", label_q, steps,
+        g_string_append_printf(s, "set arrow from %u,%.6f to %u,%.6f nohead dt 2 lw 1.5 lc rgb '#c00000' front\n", x_lo,
+                               top, x_hi, top);
+        g_string_append_printf(s, "set label %s at %u,%.6f right offset -1,0.6 front tc rgb '#c00000'\n", label_q, x_hi,
                                top);
         g_free(label_q);
         g_free(label);

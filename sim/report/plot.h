@@ -28,11 +28,28 @@ typedef struct {
 } LayoutWindow;
 
 /* layout: one plan as rectangles, schedule step across and address up, each bin stacked on the one below
- * with its arena top drawn; a buffer's name is written inside it where it fits, and the largest buffers
- * (bytes × steps) are named whether they fit or not; every buffer is drawn at least a sliver tall, so none
- * vanishes. `window` (NULL: all of it) draws one part, the buffers that meet it. */
+ * with its arena top drawn (within the window); names as plot_layout_labels places them; every buffer is drawn at
+ * least a sliver tall, so none vanishes. `window` (NULL: all of it) draws one part, the buffers that meet it. */
 #define LAYOUT_NAMED_LARGEST 12
 gboolean plot_layout(const char *path, const char *title, const Trace *t, const Plan *plan, const LayoutWindow *window,
                      GError **error);
+
+/* A name the layout picture writes: the buffer, its text (the name, or its middle cut out with "..." to fit),
+ * its box as fractions of the plot's width and height (cx, cy its centre), and whether it is drawn on an opaque
+ * box (it does not fit inside the rectangle). */
+typedef struct {
+    guint buffer;
+    char *text;
+    double cx, cy, w, h;
+    gboolean boxed;
+} PlotLabel;
+
+/* The names a layout picture of `window` writes (see plot_layout): inside a buffer's rectangle where its name, or
+ * the name shortened, fits the rectangle; for the largest buffers, on a box at their centre even where it does
+ * not; never one over another, never past the plot's edge. An array of PlotLabel (free with
+ * plot_layout_labels_free). */
+GArray *plot_layout_labels(const Trace *t, const Plan *plan, const guint64 *base, guint x_lo, guint x_hi, guint64 y_lo,
+                           guint64 y_hi);
+void plot_layout_labels_free(GArray *labels);
 
 #endif
