@@ -4,6 +4,7 @@
 #include "plan/profile.h"
 #include "report/csv-table.h"
 #include "report/plot.h"
+#include "report/plot-table.h"
 #include "strategies/registry.h"
 #include "tests/testutil.h"
 
@@ -1149,6 +1150,32 @@ static void test_layout_labels(void)
     trace_free(t);
 }
 
+/* compare's axis: cut where a few bars rise far above the rest (the corpus's pytorch bars at up to 5.9 times the
+ * bound, against online allocators at 1.6), not where bars are merely spread; never on a handful of bars. */
+static void test_compare_cut(void)
+{
+    double values[100];
+    for (guint k = 0; k < 100; k++) /* 1.0 .. 1.6, then five far outliers */
+        values[k] = k < 95 ? 1.0 + 0.6 * k / 94.0 : 3.0 + k;
+    double cut = plot_compare_cut(values, 100, 1.0);
+    g_assert_cmpfloat(cut, >=, 1.59);
+    g_assert_cmpfloat(cut, <=, 1.61);
+    for (guint k = 95; k < 100; k++) /* spread evenly: nothing is an outlier */
+        values[k] = 1.0 + 0.6 * k / 94.0;
+    g_assert_cmpfloat(plot_compare_cut(values, 100, 1.0), ==, G_MAXDOUBLE);
+    values[99] = 50;
+    g_assert_cmpfloat(plot_compare_cut(values, 10, 1.0), ==, G_MAXDOUBLE); /* too few bars to call one an outlier */
+    g_assert_cmpfloat(plot_compare_cut(values, 100, 1.0), <, 2);
+    /* the picture of the corpus table says what it cut */
+    char *png = test_scratch_path("cut.png");
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--from", "results/corpus-strategies.csv", "--plot", "compare", "--out",
+                                                          png, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    g_assert_true(g_file_test(png, G_FILE_TEST_EXISTS));
+    run_result_clear(&r);
+    g_free(png);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1175,5 +1202,6 @@ int main(int argc, char **argv)
     g_test_add_func("/cli/portfolio-budget-skips", test_portfolio_budget_skips);
     g_test_add_func("/cli/peak-witness", test_peak_witness);
     g_test_add_func("/cli/layout-labels", test_layout_labels);
+    g_test_add_func("/cli/compare-cut", test_compare_cut);
     return g_test_run();
 }

@@ -245,6 +245,23 @@ static const char *metric_label(const TablePlotOptions *o, char buf[WORDS_MAX])
 
 static gboolean is_bytes(const TablePlotOptions *o) { return g_str_has_suffix(o->y, "_bytes"); }
 
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+double plot_compare_cut(const double *values, guint n, double base)
+{
+    if (n < 20)
+        return G_MAXDOUBLE;
+    double *v = g_memdup2(values, n * sizeof *v);
+    qsort(v, n, sizeof *v, compare_doubles);
+    double p95 = v[(guint)(0.95 * (n - 1))], largest = v[n - 1];
+    g_free(v);
+    return p95 > base && largest - base > 2 * (p95 - base) ? p95 : G_MAXDOUBLE;
+}
+
 gboolean plot_compare(const char *path, const CsvTable *t, const TablePlotOptions *o, GError **error)
 {
     char words[WORDS_MAX];
@@ -320,6 +337,39 @@ gboolean plot_compare(const char *path, const CsvTable *t, const TablePlotOption
         char top[64] = "*"; /* facets share the top of the axis */
         if (o->shared_largest > 0)
             g_snprintf(top, sizeof top, "%.6g", o->shared_largest / scale * 1.03);
+        /* Outliers do not set the scale (one strategy at 5.9 times the bound would make the others' differences
+         * slivers): where the largest bar rises more than twice as far above the base (1 for arena / lower bound,
+         * else 0) as the 95th percentile does, the axis ends a little above that percentile, and each bar past it
+         * is cut at the top and marked with a triangle there; the tallest is named with its value. */
+        double cut = plot_compare_cut(value, rows, c.ratio ? 1 : 0);
+        if (o->shared_largest <= 0 && cut < largest) {
+            double ceiling = c.ratio ? 1 + (cut - 1) * 1.15 : cut * 1.15;
+            g_snprintf(top, sizeof top, "%.6g", ceiling / scale);
+            guint count = 0;
+            gint tallest = -1;
+            g_string_append_printf(s, "$cut%u << EOD\n", o->panel);
+            for (guint k = 0; k < categories->len; k++)
+                for (guint j = 0; j < series->len; j++) {
+                    gint r = cell[(gsize)k * series->len + j];
+                    if (r < 0 || value[r] <= ceiling)
+                        continue;
+                    /* gnuplot's clustered bars: cluster k at x = k, bar j of n at (j - (n - 1) / 2) / (n + gap) */
+                    g_string_append_printf(s, "%.6f %.6g\n", k + (j - (series->len - 1) / 2.0) / (series->len + 1.0),
+                                           ceiling / scale * 0.985);
+                    if (tallest < 0 || value[r] > value[tallest])
+                        tallest = r;
+                    count++;
+                }
+            g_string_append(s, "EOD\n");
+            /* short, in the top left corner, clear of a centred title and of the key */
+            char *note = g_strdup_printf("%u bar%s cut (red triangles); the tallest: %s on %s, %.3g", count,
+                                         count == 1 ? "" : "s", (const char *)series->pdata[ser[tallest]],
+                                         (const char *)categories->pdata[cat[tallest]], value[tallest] / scale);
+            char *note_q = gnuplot_quote(note);
+            g_string_append_printf(s, "set label %s at screen 0.01, screen 0.975 left font ',8' tc rgb '#c00000'\n", note_q);
+            g_free(note_q);
+            g_free(note);
+        }
         if (c.ratio) {
             /* Bars rise from 0 but the axis starts just below 1, so a plan at the bound still shows a stub. */
             g_string_append_printf(s, "set ylabel 'arena / lower bound (1 = lower bound)'\nset yrange [0.98:%s]\n"
@@ -365,6 +415,8 @@ gboolean plot_compare(const char *path, const CsvTable *t, const TablePlotOption
             g_free(fill);
             g_free(name_q);
         }
+        if (o->shared_largest <= 0 && cut < largest)
+            g_string_append_printf(s, ", $cut%u using 1:2 with points pt 9 ps 1.3 lc rgb '#c00000' notitle", o->panel);
         g_string_append_c(s, '\n');
         if (!o->into) {
             ok = gnuplot_run(path, s, error);

@@ -29,6 +29,9 @@ typedef struct {
 #define PLOT_MAX_SERIES 64u
 #define PLOT_MAX_BARS 10000u
 
+/* Where compare's axis is cut: the 95th percentile of `values`, when the largest lies more than twice as far above
+ * `base` (1 for arena / lower bound, 0 for sizes) as it does; else G_MAXDOUBLE (nothing cut; also under 20 values). */
+double plot_compare_cut(const double *values, guint n, double base);
 gboolean plot_compare(const char *path, const CsvTable *t, const TablePlotOptions *o, GError **error);
 gboolean plot_sweep(const char *path, const CsvTable *t, const TablePlotOptions *o, GError **error);
 /* Small multiples: one panel per value of `column` (in the table's order, at most PLOT_MAX_FACETS), each
