@@ -253,9 +253,11 @@ fuzz: fuzz-build $(MKGRAPH)
 # status). A sim run costs about a second more under valgrind, so the bad-input corpus runs every second case
 # here (ARENASIM_BAD_SAMPLE; all of it natively and under ASan); inlined frames are not read for its reports.
 valgrind: all
-	@printf '#!/bin/sh\nexec valgrind -q --error-exitcode=97 --leak-check=full --errors-for-leak-kinds=definite --read-inline-info=no %s "$$@"\n' \
+	@printf '#!/bin/sh\nexec valgrind -q --error-exitcode=97 --leak-check=full --errors-for-leak-kinds=definite %s %s "$$@"\n' \
+	  --read-inline-info=no \
 	  $(abspath $(SIM)) > $(BUILD)/sim-valgrind && chmod +x $(BUILD)/sim-valgrind
-	SIM_BIN=$(abspath $(BUILD)/sim-valgrind) MKGRAPH_BIN=$(abspath $(MKGRAPH)) SIM_SOURCE_DIR=$(CURDIR) ARENASIM_BAD_SAMPLE=2 \
+	SIM_BIN=$(abspath $(BUILD)/sim-valgrind) MKGRAPH_BIN=$(abspath $(MKGRAPH)) SIM_SOURCE_DIR=$(CURDIR) \
+	  ARENASIM_BAD_SAMPLE=2 \
 	  prove $(PROVE_FLAGS) -f $(BUILD)/tests/test-cli $(BUILD)/tests/test-badinput
 
 test: test-deps

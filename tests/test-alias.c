@@ -633,8 +633,8 @@ static void test_metadata_reads(void)
         Aliased *a = alias_model(m, "inplace", NULL, FALSE, NULL); /* takes m */
         g_assert_cmpstr(trace_name_of_root(a, "r"), ==, values_later ? "r" : "e");
         aliased_free(a);
-        RunResult run = test_run("SIM_BIN", (const char *[]){"--graph", path, "--order", "file", "--alias", "all", "--run",
-                                                              "--check", "--poison", NULL});
+        RunResult run = test_run("SIM_BIN", (const char *[]){"--graph", path, "--order", "file", "--alias", "all",
+                                                              "--run", "--check", "--poison", NULL});
         g_assert_cmpint(run.status, ==, 0);
         assert_contains(run.out, "equal the reference run (nothing shared) bit for bit, with poison");
         /* at the peak: x, y and the chain e = r = n = c in place (4 KiB each), s and z (24 B); e keeps bytes of its

@@ -1073,7 +1073,8 @@ static void test_peak_witness(void)
     JsonObject *peak = json_array_get_object_element(json_object_get_array_member(row, "peak"), 0);
     g_assert_cmpint(json_object_get_int_member(peak, "step"), ==, 2);
     g_assert_cmpstr(json_object_get_string_member(peak, "op"), ==, "Mul");
-    g_assert_cmpint(json_object_get_int_member(peak, "live_bytes"), ==, json_object_get_int_member(row, "lower_bound_bytes"));
+    g_assert_cmpint(json_object_get_int_member(peak, "live_bytes"), ==,
+                    json_object_get_int_member(row, "lower_bound_bytes"));
     JsonArray *buffers = json_object_get_array_member(peak, "buffers");
     g_assert_cmpuint(json_array_get_length(buffers), ==, 4);
     JsonObject *first = json_array_get_object_element(buffers, 0);
@@ -1087,8 +1088,8 @@ static void test_peak_witness(void)
     run_result_clear(&r);
     /* random.onnx's peak holds 13 buffers: the eight largest and how many more, or with --verbose all 13 */
     for (int verbose = 0; verbose < 2; verbose++) {
-        const char *plain[] = {"--graph", "graphs/random.onnx", NULL}, *all[] = {"--graph", "graphs/random.onnx", "--verbose",
-                                                                                NULL};
+        const char *plain[] = {"--graph", "graphs/random.onnx", NULL};
+        const char *all[] = {"--graph", "graphs/random.onnx", "--verbose", NULL};
         r = test_run("SIM_BIN", verbose ? all : plain);
         g_assert_cmpint(r.status, ==, 0);
         const char *at = strstr(r.out, "\npeak  ");
@@ -1168,8 +1169,8 @@ static void test_compare_cut(void)
     g_assert_cmpfloat(plot_compare_cut(values, 100, 1.0), <, 2);
     /* the picture of the corpus table says what it cut */
     char *png = test_scratch_path("cut.png");
-    RunResult r = test_run("SIM_BIN", (const char *[]){"--from", "results/corpus-strategies.csv", "--plot", "compare", "--out",
-                                                          png, NULL});
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--from", "results/corpus-strategies.csv", "--plot", "compare",
+                                                          "--out", png, NULL});
     g_assert_cmpint(r.status, ==, 0);
     g_assert_true(g_file_test(png, G_FILE_TEST_EXISTS));
     run_result_clear(&r);

@@ -1,5 +1,5 @@
-/* test-fuse.c — --fuse ort and ort-disabled (sim/fuse/fuse.c): each rule fuses the pattern it names, and leaves it alone
- * where removing an intermediate would be wrong (a second reader, a graph output, other constants); a fused
+/* test-fuse.c — --fuse ort and ort-disabled (sim/fuse/fuse.c): each rule fuses the pattern it names, and leaves it
+ * alone where removing an intermediate would be wrong (a second reader, a graph output, other constants); a fused
  * Conv writes over its skip tensor only when the skip dies there, and every fused plan runs bit for bit with
  * its nothing-shared run (through the sim binary). */
 #include "graphs/builder.h"

@@ -506,8 +506,8 @@ char *arenasim_plan_report_json(const arenasim_plan *p)
     ReportRow row = driver_report_row(p->m->source, p->m->dims, t ? t->order : "file", t ? t->alias : "none",
                                       t ? t->built.aliases : NULL, t ? t->built.no_alias_bytes : 0);
     driver_report_fill(&row, p->trace, p->plan, TRUE, t != NULL);
-    PeakWitness *peak = peak_witness_new(p->trace, p->m->model ? p->m->model->graph : NULL, t ? t->built.schedule : NULL,
-                                         t ? t->built.aliases : NULL);
+    PeakWitness *peak = peak_witness_new(p->trace, p->m->model ? p->m->model->graph : NULL,
+                                         t ? t->built.schedule : NULL, t ? t->built.aliases : NULL);
     row.peak = peak;
     row.peak_trace = p->trace;
     char *text = NULL;

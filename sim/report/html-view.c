@@ -29,7 +29,8 @@ static const char *const style =
     ".plans{display:flex;flex-wrap:wrap;gap:16px}.plan{flex:1 1 520px;min-width:420px;padding-left:72px}"
     ".frame{position:relative;margin-bottom:24px}svg{width:100%;background:#fafafa;border:1px solid #ccc;display:block;"
     "box-sizing:border-box}svg.layout{height:420px;cursor:grab}svg.live{height:120px}"
-    ".yaxis{position:absolute;top:0;bottom:0;left:-72px;width:66px}.xaxis{position:absolute;left:0;right:0;bottom:-20px;"
+    ".yaxis{position:absolute;top:0;bottom:0;left:-72px;width:66px}"
+    ".xaxis{position:absolute;left:0;right:0;bottom:-20px;"
     "height:18px}.tick{position:absolute;font-size:11px;color:#444;white-space:nowrap}.yaxis .tick{right:0;"
     "transform:translateY(-50%)}.xaxis .tick{top:2px;transform:translateX(-50%)}"
     "rect.buffer{stroke:#333;stroke-width:0.5px;vector-effect:non-scaling-stroke}rect.at-peak{stroke:#d62728;"
@@ -52,7 +53,8 @@ static const char *const script =
     "if(vertical)while((hi-lo)/u>=4096&&u<1099511627776)u*=1024;"  /* round in the unit shown: 256 KiB, not 250,000 B */
     "var step=nice((hi-lo)/u,n)*u;if(!vertical)step=Math.max(1,Math.round(step));else label=function(v){"
     "var k=Math.round(Math.log(u)/Math.log(1024));return +(v/u).toFixed(2)+' '+['B','KiB','MiB','GiB','TiB'][k];};"
-    "for(var v=Math.ceil(lo/step)*step;v<=hi+step*1e-9;v+=step){var f=(v-lo)/(hi-lo);var t=document.createElement('span');"
+    "for(var v=Math.ceil(lo/step)*step;v<=hi+step*1e-9;v+=step){var f=(v-lo)/(hi-lo);"
+    "var t=document.createElement('span');"
     "t.className='tick';t.textContent=label(v);if(vertical)t.style.top=((1-f)*100)+'%';else t.style.left=(f*100)+'%';"
     "box.appendChild(t);}}"
     "document.querySelectorAll('section.plan').forEach(function(sec){"
@@ -113,11 +115,13 @@ static void append_plan(GString *s, const Trace *t, const Plan *plan, guint64 pa
     if (shown < n)
         g_string_append_printf(s, "<p class=\"note\">%u of %u buffers drawn: the largest (bytes × steps).</p>\n", shown, n);
     g_string_append_printf(s, "<div class=\"frame\"><div class=\"yaxis\"></div><svg class=\"layout\" viewBox=\"0 -%"
-                           G_GUINT64_FORMAT " %u %" G_GUINT64_FORMAT "\" preserveAspectRatio=\"none\">\n", top, steps, top);
+                           G_GUINT64_FORMAT " %u %" G_GUINT64_FORMAT "\" preserveAspectRatio=\"none\">\n", top, steps,
+                           top);
     GHashTable *at_peak = g_hash_table_new(NULL, NULL);
     for (guint k = 0; peak && k < peak->bins->len; k++) {
         const PeakBin *p = &g_array_index(peak->bins, PeakBin, k);
-        g_string_append_printf(s, "<rect class=\"peak\" data-step=\"%u\" data-bin=\"%u\" x=\"%u\" y=\"-%" G_GUINT64_FORMAT
+        g_string_append_printf(s, "<rect class=\"peak\" data-step=\"%u\" data-bin=\"%u\" x=\"%u\" y=\"-%"
+                               G_GUINT64_FORMAT
                                "\" width=\"1\" height=\"%" G_GUINT64_FORMAT "\"><title>the peak: %" G_GUINT64_FORMAT
                                " B live at step %u (the lower bound)</title></rect>\n", p->step, p->bin, p->step,
                                MAX(page_top, 1), MAX(page_top, 1), p->live, p->step);
@@ -183,13 +187,16 @@ char *html_view_page(const char *title, const Trace *t, const Plan *const *plans
     g_string_append_printf(s, "</title><style>%s</style></head><body data-top=\"%" G_GUINT64_FORMAT "\">\n<h1>", style,
                            MAX(top, 1));
     append_escaped(s, title);
-    g_string_append_printf(s, "</h1>\n<p class=\"note\">%u buffers, %u steps. Each rectangle is a buffer: its steps across, its"
+    g_string_append_printf(s, "</h1>\n<p class=\"note\">%u buffers, %u steps. Each rectangle is a buffer: its steps"
+                              " across, its"
                               " bytes up, each plan on its own byte scale. Hover for details; the wheel zooms the steps,"
                               " shift and the wheel the bytes, a drag pans, a double click resets. The red band is the"
                               " peak: the step where the most bytes are live (the lower bound), its buffers outlined in"
-                              " red. Below each plan: the bytes live (black) and the bytes it spans (blue) per step.</p>\n"
-                              "<p class=\"note\"><label><input type=\"checkbox\" id=\"shared\"> one byte scale for every"
-                              " plan (the largest arena)</label></p>\n<div class=\"plans\">\n", trace_count(t), t->steps);
+                              " red. Below each plan: the bytes live (black) and the bytes it spans (blue) per"
+                              " step.</p>\n"
+                              "<p class=\"note\"><label><input type=\"checkbox\" id=\"shared\"> one byte scale for"
+                              " every plan (the largest arena)</label></p>\n<div class=\"plans\">\n", trace_count(t),
+                           t->steps);
     guint *order = profile_by_area(t);
     for (guint k = 0; k < count; k++)
         append_plan(s, t, plans[k], top, about, order, peak);

@@ -70,7 +70,8 @@ PeakWitness *peak_witness_new(const Trace *t, const Graph *g, const GPtrArray *s
         }
         g_array_sort_with_data(p.buffers, by_size_then_name, (gpointer)t);
         for (guint k = 0; aliases && k < aliases->fallbacks->len; k++) {
-            guint id = refusal_buffer(g_array_index(aliases->fallbacks, AliasFallback, k).node, by_name, t, bin, p.step);
+            const AliasFallback *f = &g_array_index(aliases->fallbacks, AliasFallback, k);
+            guint id = refusal_buffer(f->node, by_name, t, bin, p.step);
             if (id == G_MAXUINT)
                 continue;
             PeakRefusal r = {.note = aliases->notes->pdata[k], .buffer = id,
@@ -110,15 +111,16 @@ void peak_witness_print(FILE *out, const char *block, const Trace *t, const Peak
 {
     for (guint k = 0; k < w->bins->len; k++) {
         const PeakBin *p = &g_array_index(w->bins, PeakBin, k);
-        char *live = sim_format_bytes(p->live), *key = w->bins->len > 1 || p->bin ? g_strdup_printf("peak (bin %u)", p->bin)
-                                                                                 : g_strdup("peak");
+        char *live = sim_format_bytes(p->live);
+        char *key = w->bins->len > 1 || p->bin ? g_strdup_printf("peak (bin %u)", p->bin) : g_strdup("peak");
         fprintf(out, "\n%s%-14s step %u of %u", block, key, p->step, t->steps);
         if (p->node) {
             char *who = node_text(p->node);
             fprintf(out, " (%s)", who);
             g_free(who);
         }
-        fprintf(out, ": %s live in %u buffer%s, largest first\n", live, p->buffers->len, p->buffers->len == 1 ? "" : "s");
+        fprintf(out, ": %s live in %u buffer%s, largest first\n", live, p->buffers->len,
+                p->buffers->len == 1 ? "" : "s");
         guint shown = limit && p->buffers->len > limit ? limit : p->buffers->len;
         guint64 rest = 0;
         for (guint j = 0; j < p->buffers->len; j++) {

@@ -366,7 +366,8 @@ gboolean plot_compare(const char *path, const CsvTable *t, const TablePlotOption
                                          count == 1 ? "" : "s", (const char *)series->pdata[ser[tallest]],
                                          (const char *)categories->pdata[cat[tallest]], value[tallest] / scale);
             char *note_q = gnuplot_quote(note);
-            g_string_append_printf(s, "set label %s at screen 0.01, screen 0.975 left font ',8' tc rgb '#c00000'\n", note_q);
+            g_string_append_printf(s, "set label %s at screen 0.01, screen 0.975 left font ',8' tc rgb '#c00000'\n",
+                                   note_q);
             g_free(note_q);
             g_free(note);
         }

@@ -253,7 +253,8 @@ static gboolean parametric_of(const KernelCall *c, Parametric *p, double *alpha,
         float alpha, beta, gamma;
     } rows[] = {{KIND_GELU, P_GELU, 0, 0, 0}, {KIND_HARD_SIGMOID, P_HARD_SIGMOID, 0.2f, 0.5f, 0},
                 {KIND_HARD_SWISH, P_HARD_SWISH, 0, 0, 0}, {KIND_LEAKY_RELU, P_LEAKY_RELU, 0.01f, 0, 0},
-                {KIND_ELU, P_ELU, 1.0f, 0, 0}, {KIND_SELU, P_SELU, 1.67326319217681884765625f, 0, 1.05070102214813232421875f},
+                {KIND_ELU, P_ELU, 1.0f, 0, 0},
+                {KIND_SELU, P_SELU, 1.67326319217681884765625f, 0, 1.05070102214813232421875f},
                 {KIND_CELU, P_CELU, 1.0f, 0, 0}, {KIND_MISH, P_MISH, 0, 0, 0},
                 {KIND_THRESHOLDED_RELU, P_THRESHOLDED_RELU, 1.0f, 0, 0}, {KIND_SHRINK, P_SHRINK, 0, 0, 0.5f}};
     for (gsize k = 0; k < G_N_ELEMENTS(rows); k++) {

@@ -97,9 +97,10 @@ static gboolean run2(dnnl_primitive_t r, dnnl_memory_t from, dnnl_memory_t to)
 
 /* The attributes every primitive gets: the scratchpad in our workspace; a sum onto the output; the product
  * scaled by alpha; and, when `epilogue` is not NULL, that call's folded activation as an eltwise post-op,
- * applied while each block of the output is in cache (not a separate pass over the output). Its values are oneDNN's (its Relu writes -0 where ours writes 0, its HardSwish and swish
- * round their own way); the reference run of --check folds the same steps (exec-prepare.c), so the bits agree. A Clip
- * to an infinite bound stays ours (oneDNN's would clamp an infinity). */
+ * applied while each block of the output is in cache (not a separate pass over the output). Its values are
+ * oneDNN's (its Relu writes -0 where ours writes 0, its HardSwish and swish round their own way); the reference
+ * run of --check folds the same steps (exec-prepare.c), so the bits agree. A Clip to an infinite bound stays ours
+ * (oneDNN's would clamp an infinity). */
 static gboolean post_op(dnnl_post_ops_t ops, const KernelCall *c)
 {
     switch (c->epilogue) {
