@@ -39,6 +39,8 @@ struct arenasim_plan {
     const Trace *trace;
     Plan *plan;
     gboolean for_run;      /* planned with options.run (Transpose as a copy) */
+    const PlaceStrategy *strategy; /* and how it was placed (the peak witness places variants of the trace alike) */
+    PlaceOptions place;
 };
 
 void arenasim_options_init(arenasim_options *o)
@@ -344,7 +346,8 @@ arenasim_plan *arenasim_model_plan(arenasim_model *m, const arenasim_options *op
     m->planned = TRUE;
     m->refs++;
     arenasim_plan *p = g_new0(arenasim_plan, 1);
-    *p = (arenasim_plan){.m = m, .traced = traced, .trace = trace, .plan = plan, .for_run = o.run != 0};
+    *p = (arenasim_plan){.m = m, .traced = traced, .trace = trace, .plan = plan, .for_run = o.run != 0,
+                         .strategy = strategy, .place = place};
     return p;
 }
 
@@ -508,6 +511,7 @@ char *arenasim_plan_report_json(const arenasim_plan *p)
     driver_report_fill(&row, p->trace, p->plan, TRUE, t != NULL);
     PeakWitness *peak = peak_witness_new(p->trace, p->m->model ? p->m->model->graph : NULL,
                                          t ? t->built.schedule : NULL, t ? t->built.aliases : NULL);
+    driver_peak_lift(peak, p->trace, t ? t->built.aliases : NULL, p->strategy, &p->place);
     row.peak = peak;
     row.peak_trace = p->trace;
     char *text = NULL;

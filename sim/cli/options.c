@@ -554,7 +554,8 @@ int job_from_args(Job *job, int argc, char **argv)
         {"wide", 0, 0, G_OPTION_ARG_NONE, &o.wide,
          "--format md: every column in exact bytes (csv's columns), not the compact table", NULL},
         {"verbose", 'v', 0, G_OPTION_ARG_NONE, &o.verbose,
-         "Every line of the notes after the report (the peak's buffers: the 8 largest without it)", NULL},
+         "Every line of the notes after the report: each fallback, each fusion rule, each buffer live at the peak "
+         "(without it: fallbacks of one reason on one line, rules that fused nothing as one line, the 8 largest)", NULL},
         {"map", 0, 0, G_OPTION_ARG_NONE, &o.map, "Print the plan, one buffer a line: offset size name first last", NULL},
         {"ascii", 0, 0, G_OPTION_ARG_NONE, &o.ascii, "Draw the plan in characters: time across, address down", NULL},
         {"no-verify", 0, 0, G_OPTION_ARG_NONE, &o.no_verify, "Skip the plan verifier", NULL},

@@ -131,6 +131,7 @@ static int run_single(const Job *job, const Trace *t)
     }
     /* why the arena is what it is: the step of the lower bound and what is live there (json: in the row) */
     PeakWitness *peak = peak_witness_new(t, job->model ? job->model->graph : NULL, job->schedule, job->aliases);
+    driver_peak_lift(peak, t, job->aliases, job->strategy, &job->place);
     row.peak = peak;
     row.peak_trace = t;
     if (!(job->map && job->format->map_alone)) { /* --map --format csv: the map is the one CSV on stdout */

@@ -3,6 +3,7 @@
 #include "driver/zoo.h"
 #include "base/error.h"
 #include "model/onnx.h"
+#include "plan/place.h"
 #include "plan/verify.h"
 #include "strategies/registry.h"
 
@@ -185,6 +186,51 @@ Plan *driver_plan(const PlaceStrategy *s, const Trace *t, const PlaceOptions *op
         return NULL;
     }
     return plan;
+}
+
+void driver_peak_lift(PeakWitness *w, const Trace *t, const AliasMap *aliases, const PlaceStrategy *s,
+                      const PlaceOptions *options)
+{
+    for (guint k = 0; w && aliases && k < w->bins->len; k++) {
+        PeakBin *p = &g_array_index(w->bins, PeakBin, k);
+        for (guint j = 0; j < p->refused->len; j++) {
+            PeakRefusal *r = &g_array_index(p->refused, PeakRefusal, j);
+            const AliasFallback *f = NULL; /* the fallback of this note */
+            for (guint q = 0; q < aliases->fallbacks->len && !f; q++)
+                if (aliases->notes->pdata[q] == r->note)
+                    f = &g_array_index(aliases->fallbacks, AliasFallback, q);
+            const Tensor *in = f && f->node->inputs->len ? node_input(f->node, 0) : NULL;
+            const char *parent = NULL;
+            if (in && in->id >= 0) {
+                gint root = alias_root(aliases, in->id, NULL);
+                parent = root >= 0 ? ((const Tensor *)aliases->g->tensors->pdata[root])->name : NULL;
+            }
+            const TraceBuffer *child = trace_buffer(t, r->buffer);
+            Trace *again = trace_new(t->source);
+            again->steps = t->steps;
+            for (guint b = 0; b < trace_count(t); b++) {
+                if (b == r->buffer)
+                    continue;
+                const TraceBuffer *from = trace_buffer(t, b);
+                guint id = trace_add(again, from->name, from->size, from->align, from->first, from->last);
+                TraceBuffer *to = trace_buffer(again, id);
+                char *name = to->name;
+                *to = *from;
+                to->name = name;
+                if (parent && !strcmp(from->name, parent) && from->bin == child->bin) { /* the bytes it would share */
+                    to->first = MIN(to->first, child->first);
+                    to->last = MAX(to->last, child->last);
+                    to->size = MAX(to->size, child->size);
+                }
+            }
+            GError *error = NULL;
+            Plan *plan = trace_count(again) ? place_run_with(s, again, options, &error) : NULL;
+            r->arena_shared = plan ? plan->arena : 0;
+            plan_free(plan);
+            g_clear_error(&error);
+            trace_free(again);
+        }
+    }
 }
 
 ReportRow driver_report_row(const char *source, const char *dims, const char *order, const char *alias,

@@ -10,6 +10,7 @@
 #include "memory/pipeline.h"
 #include "ops/shape.h"
 #include "plan/place.h"
+#include "report/peak.h"
 #include "report/report.h"
 
 /* The longest budget in seconds: past a year nothing is meant, and past 9.2e12 seconds their microseconds
@@ -62,6 +63,12 @@ gboolean driver_trace(const Graph *g, const PipelineRecipe *recipe, const char *
  * that breaks the trace's rules is an error naming the strategy, never returned. */
 Plan *driver_plan(const PlaceStrategy *s, const Trace *t, const PlaceOptions *options, gboolean verify,
                   void (*mark)(const char *phase), GError **error);
+
+/* What each sharing refused at the peak would have given (PeakRefusal.arena_shared): the trace again with the
+ * copy's buffer gone and the buffer of the node's first input (its root's, where it is in the arena) living as long
+ * as the copy did, placed by the same strategy and options. A placement that fails leaves 0. */
+void driver_peak_lift(PeakWitness *w, const Trace *t, const AliasMap *aliases, const PlaceStrategy *s,
+                      const PlaceOptions *options);
 
 /* A plan's report row before its plan: what it is made from and, for a model, what sharing saved (aliases NULL
  * for a trace file). */

@@ -159,7 +159,13 @@ void peak_witness_print(FILE *out, const char *block, const Trace *t, const Peak
         for (guint j = 0; j < p->refused->len; j++) {
             const PeakRefusal *r = &g_array_index(p->refused, PeakRefusal, j);
             char *note = escape_terminal(r->note), *without = sim_format_bytes(r->live_without);
-            fprintf(out, "%s  refused here: %s (shared, this step would hold %s)\n", block, note, without);
+            fprintf(out, "%s  refused here: %s (shared, this step would hold %s", block, note, without);
+            if (r->arena_shared) {
+                char *arena = sim_format_bytes(r->arena_shared);
+                fprintf(out, " and the arena be %s", arena);
+                g_free(arena);
+            }
+            fputs(")\n", out);
             g_free(note);
             g_free(without);
         }
@@ -232,6 +238,11 @@ void peak_witness_json(JsonBuilder *b, const Trace *t, const PeakWitness *w)
             json_add_text(b, trace_buffer(t, r->buffer)->name);
             json_builder_set_member_name(b, "live_without_bytes");
             json_builder_add_int_value(b, (gint64)r->live_without);
+            json_builder_set_member_name(b, "arena_shared_bytes");
+            if (r->arena_shared)
+                json_builder_add_int_value(b, (gint64)r->arena_shared);
+            else
+                json_builder_add_null_value(b);
             json_builder_end_object(b);
         }
         json_builder_end_array(b);
