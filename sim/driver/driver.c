@@ -191,9 +191,14 @@ Plan *driver_plan(const PlaceStrategy *s, const Trace *t, const PlaceOptions *op
 void driver_peak_lift(PeakWitness *w, const Trace *t, const AliasMap *aliases, const PlaceStrategy *s,
                       const PlaceOptions *options)
 {
-    for (guint k = 0; w && aliases && k < w->bins->len; k++) {
+    /* each lift a whole placement: the first DRIVER_PEAK_LIFTS refusals of a peak, each placement at most a
+     * second when the strategy is bounded by seconds (a work budget stays as it is: the same on any machine) */
+    PlaceOptions bounded = *options;
+    bounded.budget_seconds = MIN(bounded.budget_seconds, 1.0);
+    bounded.progress = NULL; /* the plan's own search said its progress */
+    for (guint k = 0; w && aliases && trace_count(t) <= DRIVER_PEAK_LIFT_BUFFERS && k < w->bins->len; k++) {
         PeakBin *p = &g_array_index(w->bins, PeakBin, k);
-        for (guint j = 0; j < p->refused->len; j++) {
+        for (guint j = 0; j < p->refused->len && j < DRIVER_PEAK_LIFTS; j++) {
             PeakRefusal *r = &g_array_index(p->refused, PeakRefusal, j);
             const AliasFallback *f = NULL; /* the fallback of this note */
             for (guint q = 0; q < aliases->fallbacks->len && !f; q++)
@@ -224,7 +229,7 @@ void driver_peak_lift(PeakWitness *w, const Trace *t, const AliasMap *aliases, c
                 }
             }
             GError *error = NULL;
-            Plan *plan = trace_count(again) ? place_run_with(s, again, options, &error) : NULL;
+            Plan *plan = trace_count(again) ? place_run_with(s, again, &bounded, &error) : NULL;
             r->arena_shared = plan ? plan->arena : 0;
             plan_free(plan);
             g_clear_error(&error);

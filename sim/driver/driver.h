@@ -66,7 +66,11 @@ Plan *driver_plan(const PlaceStrategy *s, const Trace *t, const PlaceOptions *op
 
 /* What each sharing refused at the peak would have given (PeakRefusal.arena_shared): the trace again with the
  * copy's buffer gone and the buffer of the node's first input (its root's, where it is in the arena) living as long
- * as the copy did, placed by the same strategy and options. A placement that fails leaves 0. */
+ * as the copy did, placed by the same strategy and options (seconds capped at one). The first DRIVER_PEAK_LIFTS
+ * refusals of each peak, on traces of at most DRIVER_PEAK_LIFT_BUFFERS buffers (each lift is a whole placement,
+ * not to be repeated eight times over a million buffers); the others, and a placement that fails, leave 0. */
+#define DRIVER_PEAK_LIFTS 8
+#define DRIVER_PEAK_LIFT_BUFFERS 100000u
 void driver_peak_lift(PeakWitness *w, const Trace *t, const AliasMap *aliases, const PlaceStrategy *s,
                       const PlaceOptions *options);
 
