@@ -1066,6 +1066,12 @@ static void test_peak_witness(void)
     /* shared, the Split's pieces are views of e (live to step 3 anyway): three 64-byte slots at step 2, not four */
     assert_contains(r.out, " (shared, this step would hold 128 B and the arena be 192 B)\n");
     run_result_clear(&r);
+    /* --compare: one peak after the table (the lower bound is every strategy's), without the lifted arenas */
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--compare", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "\npeak           step 2 of 4 (Mul ");
+    assert_contains(r.out, " (shared, this step would hold 128 B)\n");
+    run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--format", "json", NULL});
     g_assert_cmpint(r.status, ==, 0);
     JsonParser *parser = json_parser_new();

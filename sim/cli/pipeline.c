@@ -89,6 +89,11 @@ static int run_compare(const Job *job, const Trace *t)
     if (!status) {
         report_print(stdout, job->format, job->wide, rows, count);
         cli_print_aliasing(job);
+        if (job->format->notes) { /* the trace's peak: the same lower bound under every strategy */
+            PeakWitness *peak = peak_witness_new(t, job->model ? job->model->graph : NULL, job->schedule, job->aliases);
+            peak_witness_print(stdout, job->format->block, t, peak, job->verbose ? 0 : 8);
+            peak_witness_free(peak);
+        }
         if (job->html_out && !status && !cli_write_html(job, t, (const Plan *const *)plans, count, &error))
             status = cli_file_error(job->html_out, error);
         if (job->plot && !cli_write_plot(job, t, (const Plan *const *)plans, count, &error))
