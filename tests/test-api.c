@@ -319,6 +319,26 @@ static void test_peak_witness(void)
     arenasim_plan_free(p);
 }
 
+/* order "best" through the library: the order the command keeps, with the same arena. */
+static void test_order_best(void)
+{
+    arenasim_options o;
+    arenasim_options_init(&o);
+    o.order = "best";
+    char *error = NULL;
+    arenasim_plan *p = arenasim_plan_file("graphs/random.onnx", &o, &error);
+    g_assert_nonnull(p);
+    g_assert_cmpuint(arenasim_plan_arena_bytes(p), ==, 26688);
+    char *json = arenasim_plan_report_json(p);
+    assert_contains(json, "\"order\" : \"topo\"");
+    arenasim_free(json);
+    arenasim_plan_free(p);
+    o.order = "bestest";
+    g_assert_null(arenasim_plan_file("graphs/random.onnx", &o, &error));
+    assert_contains(error, "unknown order 'bestest'");
+    arenasim_free(error);
+}
+
 /* One plan's report, as JSON, made in whichever thread calls. */
 typedef struct {
     const char *path;
@@ -635,6 +655,7 @@ int main(int argc, char **argv)
     g_test_add_func("/api/covers-the-command", test_covers_the_command);
     g_test_add_func("/api/two-threads", test_two_threads);
     g_test_add_func("/api/peak-witness", test_peak_witness);
+    g_test_add_func("/api/order-best", test_order_best);
     g_test_add_func("/api/run-same-verdict", test_run_same_verdict);
     g_test_add_func("/api/installed", test_installed);
     return g_test_run();

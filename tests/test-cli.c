@@ -1186,6 +1186,42 @@ static void test_compare_cut(void)
     g_free(png);
 }
 
+/* --order best: every order but optimal traced and placed, the smallest arena kept: on random.onnx the topological
+ * order's 26,688 B, below the file's 27,200 B; its arena is the least of --compare --orders over the same orders. */
+static void test_order_best(void)
+{
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", "graphs/random.onnx", "--compare", "--orders",
+                                                          "file,topo,dfs,ort,freed,lazy,event,event-gap", "--strategy",
+                                                          "best", "--format", "csv", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    guint64 least = G_MAXUINT64;
+    char **lines = g_strsplit(r.out, "\n", -1), **header = g_strsplit(lines[0], ",", -1);
+    guint column = 0;
+    while (header[column] && strcmp(header[column], "arena_bytes"))
+        column++;
+    g_assert_nonnull(header[column]);
+    for (guint k = 1; lines[k] && *lines[k]; k++) {
+        char **f = g_strsplit(lines[k], ",", -1);
+        least = MIN(least, g_ascii_strtoull(f[column], NULL, 10));
+        g_strfreev(f);
+    }
+    g_strfreev(header);
+    g_strfreev(lines);
+    run_result_clear(&r);
+    g_assert_cmpuint(least, ==, 26688);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", "graphs/random.onnx", "--order", "best", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "order          topo (40 steps)\n");
+    assert_contains(r.out, "arena          26,688 B");
+    assert_contains(r.out, "order best     topo kept: the smallest arena of the orders (all but optimal), each traced "
+                           "and placed by best: file 27200 B, topo 26688 B, ");
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", "graphs/random.onnx", "--order", "bestest", NULL});
+    g_assert_cmpint(r.status, ==, 2);
+    assert_contains(r.err, ", best)");
+    run_result_clear(&r);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1213,5 +1249,6 @@ int main(int argc, char **argv)
     g_test_add_func("/cli/peak-witness", test_peak_witness);
     g_test_add_func("/cli/layout-labels", test_layout_labels);
     g_test_add_func("/cli/compare-cut", test_compare_cut);
+    g_test_add_func("/cli/order-best", test_order_best);
     return g_test_run();
 }

@@ -262,7 +262,7 @@ static void test_cli_orders(void)
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--order", "chaos", NULL});
     g_assert_cmpint(r.status, ==, 2);
-    char *names = registry_order_names(), *expected = g_strdup_printf("sim: unknown order 'chaos' (one of: %s) "
+    char *names = registry_order_names(), *expected = g_strdup_printf("sim: unknown order 'chaos' (one of: %s, best) "
                                                                       "(see sim --help)\n", names);
     g_assert_nonnull(strstr(names, "file, topo, dfs"));
     g_assert_cmpstr(r.err, ==, expected);

@@ -233,12 +233,15 @@ int arenasim_trace_add(arenasim_model *t, const char *name, uint64_t size, uint3
 }
 
 /* The model's trace for the options' trace choices: an earlier plan's when they are the same, else traced. */
-static const Traced *model_trace(arenasim_model *m, const arenasim_options *o, GError **error)
+static const Traced *model_trace(arenasim_model *m, const arenasim_options *o, const PlaceStrategy *s,
+                                 const PlaceOptions *place, GError **error)
 {
-    const OrderStrategy *order = registry_order_find(o->order ? o->order : "file");
+    gboolean best = o->order && !strcmp(o->order, DRIVER_ORDER_BEST); /* the order whose plan is smallest */
+    const OrderStrategy *order = registry_order_find(best ? "file" : o->order ? o->order : "file");
     if (!order) {
         char *known = registry_order_names();
-        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "unknown order '%s' (one of: %s)", o->order, known);
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "unknown order '%s' (one of: %s, " DRIVER_ORDER_BEST ")", o->order,
+                    known);
         g_free(known);
         return NULL;
     }
@@ -253,6 +256,18 @@ static const Traced *model_trace(arenasim_model *m, const arenasim_options *o, G
     if (!driver_layout(&choice, &recipe.layout, error))
         return NULL;
     const char *alias = o->alias ? o->alias : "all";
+    GHashTable *pins = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    gboolean ok = TRUE;
+    for (const char *const *p = o->pins; ok && p && *p; p++)
+        ok = alias_pins_parse(pins, *p, error);
+    recipe.pins = pins;
+    if (ok && best)
+        ok = (order = recipe.order = driver_best_order(m->model->graph, &recipe, alias, o->bins, s, place, NULL, error))
+             != NULL;
+    if (!ok) {
+        g_hash_table_unref(pins);
+        return NULL;
+    }
     GString *key = g_string_new(NULL);
     g_string_append_printf(key, "%s\n%s\n%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %d %d %d %d %d %d %d %"
                            G_GUINT64_FORMAT " %.17g\n%s\n", order->name, alias, recipe.layout.pad_last,
@@ -264,14 +279,10 @@ static const Traced *model_trace(arenasim_model *m, const arenasim_options *o, G
         g_string_append_printf(key, "%s\n", *p);
     const Traced *found = g_hash_table_lookup(m->traced, key->str);
     if (found) {
+        g_hash_table_unref(pins);
         g_string_free(key, TRUE);
         return found;
     }
-    GHashTable *pins = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-    gboolean ok = TRUE;
-    for (const char *const *p = o->pins; ok && p && *p; p++)
-        ok = alias_pins_parse(pins, *p, error);
-    recipe.pins = pins;
     Traced *t = g_new0(Traced, 1);
     t->order = g_strdup(order->name);
     t->alias = g_strdup(alias);
@@ -332,7 +343,7 @@ arenasim_plan *arenasim_model_plan(arenasim_model *m, const arenasim_options *op
     const Traced *traced = NULL;
     gboolean ok = TRUE;
     if (m->model)
-        ok = (traced = model_trace(m, &o, &e)) != NULL;
+        ok = (traced = model_trace(m, &o, strategy, &place, &e)) != NULL;
     else
         ok = o.order ? usage(&e, "order: a trace has its own steps") : o.run ? usage(&e, "run: a trace has no kernels")
                                                                              : fits_trace(&o, &e);

@@ -65,6 +65,8 @@ typedef struct {
     /* state the pipeline builds */
     Model *model;                /* the loaded graph (NULL for a trace file) */
     OrderProblem *order_problem;
+    gboolean order_best;        /* --order best: the order whose plan is smallest, chosen by the driver */
+    GString *order_said;        /* ... and what each order gave (for the report), or NULL */
     GPtrArray *schedule;         /* the order the trace was made in (the alias map points to it) */
     AliasMap *aliases;           /* what sharing the graph's trace has (NULL for a trace file) */
     guint64 no_alias_bytes;

@@ -259,9 +259,13 @@ static int resolve_strategies(const RawOptions *o, Job *job)
     job->strategy = registry_place_find(o->strategy ? o->strategy : PLACE_DEFAULT_STRATEGY);
     if (!job->strategy)
         return unknown_name("strategy", o->strategy, registry_place_names());
-    job->order = registry_order_find(o->order ? o->order : "file");
-    if (!job->order)
-        return unknown_name("order", o->order, registry_order_names());
+    job->order_best = o->order && !strcmp(o->order, DRIVER_ORDER_BEST); /* chosen once the model is loaded */
+    job->order = registry_order_find(job->order_best ? "file" : o->order ? o->order : "file");
+    if (!job->order) {
+        char *names = registry_order_names(), *all = g_strconcat(names, ", " DRIVER_ORDER_BEST, NULL);
+        g_free(names);
+        return unknown_name("order", o->order, all);
+    }
     GError *error = NULL;
     job->alias = g_strdup(o->alias ? o->alias : "all");
     if (!registry_alias_list_check(job->alias, &error))
@@ -417,7 +421,9 @@ int job_from_args(Job *job, int argc, char **argv)
          "A trace to plan instead of a model: our text format, or MiniMalloc CSV (.csv)", "FILE"},
         {"strategy", 's', 0, G_OPTION_ARG_STRING, &o.strategy, "Placement strategy (default best on a work budget of 20,000; see --list)", "NAME"}, /* PLACE_DEFAULT_WORK */
         {"compare", 'c', 0, G_OPTION_ARG_NONE, &o.compare, "Run every strategy on the same trace, one table", NULL},
-        {"order", 'o', 0, G_OPTION_ARG_STRING, &o.order, "Operator order (default file; see --list)", "NAME"},
+        {"order", 'o', 0, G_OPTION_ARG_STRING, &o.order,
+         "Operator order (default file; see --list), or best: every order but optimal placed, the smallest arena kept",
+         "NAME"},
         {"orders", 0, 0, G_OPTION_ARG_STRING, &o.orders,
          "With --compare: the strategy (--strategy, default best) under each order: all or a comma list", "LIST"},
         {"order-budget", 0, 0, G_OPTION_ARG_INT64, &o.order_budget,
@@ -635,6 +641,8 @@ void job_clear(Job *job)
     g_clear_pointer(&job->pins, g_hash_table_unref);
     g_clear_pointer(&job->model, model_free);
     g_clear_pointer(&job->order_problem, order_problem_free);
+    if (job->order_said)
+        g_string_free(g_steal_pointer(&job->order_said), TRUE);
     g_clear_pointer(&job->schedule, g_ptr_array_unref);
     g_clear_pointer(&job->aliases, alias_map_free);
 }

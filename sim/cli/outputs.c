@@ -40,6 +40,13 @@ void cli_list_strategies(void)
         printf("  %-18s %s\n", aliases[k]->name, aliases[k]->summary);
 }
 
+void cli_print_order_best(const Job *job)
+{
+    if (job->order_said && job->format->notes)
+        printf("%sorder best     %s kept: the smallest arena of the orders (all but optimal), each traced and placed "
+               "by %s: %s\n", job->format->block, job->order->name, job->strategy->name, job->order_said->str);
+}
+
 void cli_print_aliasing(const Job *job)
 {
     if (!job->aliases)

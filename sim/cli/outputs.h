@@ -8,6 +8,8 @@
 void cli_list_ops(void);
 void cli_list_strategies(void);
 /* The aliasing table under a graph's report (nothing for a trace file). */
+/* --order best: which order it kept and what every order gave (text and md). */
+void cli_print_order_best(const Job *job);
 void cli_print_aliasing(const Job *job);
 /* What --fuse rewrote: per rule, sites and the bytes of the intermediates removed (text and md). */
 void cli_print_fusion(const Job *job);

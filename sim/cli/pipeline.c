@@ -48,6 +48,14 @@ static Trace *graph_trace(Job *job, GError **error)
     PipelineRecipe recipe = {.order = job->order, .order_budget_states = job->order_budget_states,
                              .order_seconds = job->order_seconds, .layout = job->layout, .pins = job->pins,
                              .strict_runtime = job->strict_runtime, .scratch = job->scratch, .mark = phases_mark};
+    if (job->order_best && !job->order_said) { /* --order best: each order traced and placed, the smallest kept */
+        job->order_said = g_string_new(NULL);
+        const OrderStrategy *best = driver_best_order(job->model->graph, &recipe, job->alias, job->bins_path,
+                                                      job->strategy, &job->place, job->order_said, error);
+        if (!best)
+            return NULL;
+        recipe.order = job->order = best;
+    }
     PipelineResult built = {.problem = job->order_problem, .schedule = job->schedule, .aliases = job->aliases};
     gboolean ok = driver_trace(job->model->graph, &recipe, job->alias, job->bins_path, &built, error);
     Trace *t = built.trace;
@@ -88,6 +96,7 @@ static int run_compare(const Job *job, const Trace *t)
     }
     if (!status) {
         report_print(stdout, job->format, job->wide, rows, count);
+        cli_print_order_best(job);
         cli_print_aliasing(job);
         if (job->format->notes) { /* the trace's peak: the same lower bound under every strategy */
             PeakWitness *peak = peak_witness_new(t, job->model ? job->model->graph : NULL, job->schedule, job->aliases);
@@ -141,6 +150,7 @@ static int run_single(const Job *job, const Trace *t)
     row.peak_trace = t;
     if (!(job->map && job->format->map_alone)) { /* --map --format csv: the map is the one CSV on stdout */
         report_print(stdout, job->format, job->wide, &row, 1);
+        cli_print_order_best(job);
         cli_print_aliasing(job);
         if (job->format->notes)
             peak_witness_print(stdout, job->format->block, t, peak, job->verbose ? 0 : 8);

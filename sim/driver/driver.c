@@ -188,6 +188,56 @@ Plan *driver_plan(const PlaceStrategy *s, const Trace *t, const PlaceOptions *op
     return plan;
 }
 
+const OrderStrategy *driver_best_order(const Graph *g, const PipelineRecipe *recipe, const char *alias,
+                                       const char *bins_path, const PlaceStrategy *s, const PlaceOptions *options,
+                                       GString *said, GError **error)
+{
+    guint count;
+    const OrderStrategy *const *orders = registry_order_strategies(&count);
+    const OrderStrategy *best = NULL;
+    guint64 best_arena = G_MAXUINT64;
+    GError *last = NULL;
+    OrderProblem *problem = NULL; /* one problem for every order of the graph */
+    for (guint k = 0; k < count; k++) {
+        if (!strcmp(orders[k]->name, "optimal"))
+            continue;
+        PipelineRecipe r = *recipe;
+        r.order = orders[k];
+        r.schedule = NULL;
+        r.mark = NULL;
+        PipelineResult built = {.problem = problem};
+        GError *e = NULL;
+        Plan *plan = driver_trace(g, &r, alias, bins_path, &built, &e) ? place_run_with(s, built.trace, options, &e)
+                                                                        : NULL;
+        problem = g_steal_pointer(&built.problem);
+        if (plan) {
+            if (said) {
+                char *bytes = g_strdup_printf("%" G_GUINT64_FORMAT, plan->arena);
+                g_string_append_printf(said, "%s%s %s B", said->len ? ", " : "", orders[k]->name, bytes);
+                g_free(bytes);
+            }
+            if (plan->arena < best_arena) {
+                best_arena = plan->arena;
+                best = orders[k];
+            }
+        } else {
+            g_clear_error(&last);
+            last = g_steal_pointer(&e);
+        }
+        plan_free(plan);
+        pipeline_result_clear(&built);
+        g_clear_error(&e);
+    }
+    if (problem)
+        order_problem_free(problem);
+    if (!best)
+        g_propagate_prefixed_error(error, last ? last : g_error_new_literal(SIM_ERROR, SIM_ERROR_GRAPH, "no order"),
+                                   "order best: no order made a plan: ");
+    else
+        g_clear_error(&last);
+    return best;
+}
+
 void driver_peak_lift(PeakWitness *w, const Trace *t, const AliasMap *aliases, const PlaceStrategy *s,
                       const PlaceOptions *options)
 {

@@ -64,6 +64,15 @@ gboolean driver_trace(const Graph *g, const PipelineRecipe *recipe, const char *
 Plan *driver_plan(const PlaceStrategy *s, const Trace *t, const PlaceOptions *options, gboolean verify,
                   void (*mark)(const char *phase), GError **error);
 
+/* --order best: the order whose plan is smallest. Every order of the registry but the exact one (`optimal`, which
+ * may run for long) makes a trace from `recipe` (its order replaced), which `s` places under `options`; the one
+ * with the smallest arena is returned, the first in the registry on a tie (the file's order first). `said` (or
+ * NULL) gets "file 27,200 B, topo 26,688 B, ...". NULL with *error when no order made a plan. */
+#define DRIVER_ORDER_BEST "best"
+const OrderStrategy *driver_best_order(const Graph *g, const PipelineRecipe *recipe, const char *alias,
+                                       const char *bins_path, const PlaceStrategy *s, const PlaceOptions *options,
+                                       GString *said, GError **error);
+
 /* What each sharing refused at the peak would have given (PeakRefusal.arena_shared): the trace again with the
  * copy's buffer gone and the buffer of the node's first input (its root's, where it is in the arena) living as long
  * as the copy did, placed by the same strategy and options (seconds capped at one). The first DRIVER_PEAK_LIFTS
