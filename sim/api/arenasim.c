@@ -262,8 +262,8 @@ static const Traced *model_trace(arenasim_model *m, const arenasim_options *o, c
         ok = alias_pins_parse(pins, *p, error);
     recipe.pins = pins;
     if (ok && best)
-        ok = (order = recipe.order = driver_best_order(m->model->graph, &recipe, alias, o->bins, s, place, NULL, error))
-             != NULL;
+        ok = (order = recipe.order = driver_best_order(m->model->graph, &recipe, alias, o->bins, s, place, NULL,
+                                                       error)) != NULL;
     if (!ok) {
         g_hash_table_unref(pins);
         return NULL;
