@@ -236,15 +236,10 @@ int arenasim_trace_add(arenasim_model *t, const char *name, uint64_t size, uint3
 static const Traced *model_trace(arenasim_model *m, const arenasim_options *o, const PlaceStrategy *s,
                                  const PlaceOptions *place, GError **error)
 {
-    gboolean best = o->order && !strcmp(o->order, DRIVER_ORDER_BEST); /* the order whose plan is smallest */
-    const OrderStrategy *order = registry_order_find(best ? "file" : o->order ? o->order : "file");
-    if (!order) {
-        char *known = registry_order_names();
-        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "unknown order '%s' (one of: %s, " DRIVER_ORDER_BEST ")", o->order,
-                    known);
-        g_free(known);
+    gboolean best; /* the order whose plan is smallest, chosen below */
+    const OrderStrategy *order;
+    if (!driver_order_find(o->order, &order, &best, error))
         return NULL;
-    }
     if (!(o->order_seconds >= 0 && o->order_seconds <= DRIVER_SECONDS_MAX)) { /* NaN too */
         usage(error, "order_seconds takes 0 to 31,536,000");
         return NULL;

@@ -259,14 +259,9 @@ static int resolve_strategies(const RawOptions *o, Job *job)
     job->strategy = registry_place_find(o->strategy ? o->strategy : PLACE_DEFAULT_STRATEGY);
     if (!job->strategy)
         return unknown_name("strategy", o->strategy, registry_place_names());
-    job->order_best = o->order && !strcmp(o->order, DRIVER_ORDER_BEST); /* chosen once the model is loaded */
-    job->order = registry_order_find(job->order_best ? "file" : o->order ? o->order : "file");
-    if (!job->order) {
-        char *names = registry_order_names(), *all = g_strconcat(names, ", " DRIVER_ORDER_BEST, NULL);
-        g_free(names);
-        return unknown_name("order", o->order, all);
-    }
     GError *error = NULL;
+    if (!driver_order_find(o->order, &job->order, &job->order_best, &error)) /* best: chosen once the model is loaded */
+        return gerror_usage(error, NULL);
     job->alias = g_strdup(o->alias ? o->alias : "all");
     if (!registry_alias_list_check(job->alias, &error))
         return gerror_usage(error, NULL);

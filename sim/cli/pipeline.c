@@ -98,7 +98,7 @@ static int run_compare(const Job *job, const Trace *t)
         report_print(stdout, job->format, job->wide, rows, count);
         cli_print_order_best(job);
         cli_print_aliasing(job);
-        if (job->format->notes) { /* the trace's peak: the same lower bound under every strategy */
+        if (job->format->notes && job->format->peak) { /* the trace's peak: every strategy's lower bound */
             PeakWitness *peak = peak_witness_new(t, job->model ? job->model->graph : NULL, job->schedule, job->aliases);
             peak_witness_print(stdout, job->format->block, t, peak, job->verbose ? 0 : 8);
             peak_witness_free(peak);
@@ -143,16 +143,21 @@ static int run_single(const Job *job, const Trace *t)
         row.map_trace = t;
         row.map_offsets = plan->offsets;
     }
-    /* why the arena is what it is: the step of the lower bound and what is live there (json: in the row) */
-    PeakWitness *peak = peak_witness_new(t, job->model ? job->model->graph : NULL, job->schedule, job->aliases);
-    driver_peak_lift(peak, t, job->aliases, job->strategy, &job->place);
-    row.peak = peak;
-    row.peak_trace = t;
-    if (!(job->map && job->format->map_alone)) { /* --map --format csv: the map is the one CSV on stdout */
+    gboolean report = !(job->map && job->format->map_alone); /* --map --format csv: the map is the one CSV on stdout */
+    /* why the arena is what it is: the step of the lower bound and what is live there (json: in the row); its lifts
+     * are placements, so only where the format shows it */
+    PeakWitness *peak = NULL;
+    if (report && job->format->peak) {
+        peak = peak_witness_new(t, job->model ? job->model->graph : NULL, job->schedule, job->aliases);
+        driver_peak_lift(peak, t, job->aliases, job->strategy, &job->place);
+        row.peak = peak;
+        row.peak_trace = t;
+    }
+    if (report) {
         report_print(stdout, job->format, job->wide, &row, 1);
         cli_print_order_best(job);
         cli_print_aliasing(job);
-        if (job->format->notes)
+        if (peak && job->format->notes)
             peak_witness_print(stdout, job->format->block, t, peak, job->verbose ? 0 : 8);
     }
     peak_witness_free(peak);

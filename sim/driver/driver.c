@@ -188,6 +188,19 @@ Plan *driver_plan(const PlaceStrategy *s, const Trace *t, const PlaceOptions *op
     return plan;
 }
 
+gboolean driver_order_find(const char *name, const OrderStrategy **order, gboolean *best, GError **error)
+{
+    *best = name && !strcmp(name, DRIVER_ORDER_BEST);
+    *order = registry_order_find(*best || !name ? "file" : name);
+    if (!*order) {
+        char *known = registry_order_names();
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "unknown order '%s' (one of: %s, " DRIVER_ORDER_BEST ")", name,
+                    known);
+        g_free(known);
+    }
+    return *order != NULL;
+}
+
 const OrderStrategy *driver_best_order(const Graph *g, const PipelineRecipe *recipe, const char *alias,
                                        const char *bins_path, const PlaceStrategy *s, const PlaceOptions *options,
                                        GString *said, GError **error)
@@ -199,7 +212,7 @@ const OrderStrategy *driver_best_order(const Graph *g, const PipelineRecipe *rec
     GError *last = NULL;
     OrderProblem *problem = NULL; /* one problem for every order of the graph */
     for (guint k = 0; k < count; k++) {
-        if (!strcmp(orders[k]->name, "optimal"))
+        if (orders[k]->exhaustive)
             continue;
         PipelineRecipe r = *recipe;
         r.order = orders[k];

@@ -69,6 +69,9 @@ Plan *driver_plan(const PlaceStrategy *s, const Trace *t, const PlaceOptions *op
  * with the smallest arena is returned, the first in the registry on a tie (the file's order first). `said` (or
  * NULL) gets "file 27,200 B, topo 26,688 B, ...". NULL with *error when no order made a plan. */
 #define DRIVER_ORDER_BEST "best"
+/* --order NAME (NULL: the file's): the registry's order, or with *best set the file's order standing in until
+ * driver_best_order chooses. FALSE with a usage error listing every name, "best" too. */
+gboolean driver_order_find(const char *name, const OrderStrategy **order, gboolean *best, GError **error);
 const OrderStrategy *driver_best_order(const Graph *g, const PipelineRecipe *recipe, const char *alias,
                                        const char *bins_path, const PlaceStrategy *s, const PlaceOptions *options,
                                        GString *said, GError **error);

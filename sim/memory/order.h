@@ -49,6 +49,8 @@ typedef struct OrderStrategy {
     const char *summary;
     /* Writes p->n node indices into `order`. */
     gboolean (*order)(const OrderProblem *p, guint *order, GError **error);
+    gboolean exhaustive; /* searches states (may run for long, or give up): not one of the orders a portfolio tries
+                            (--order best, optimal's incumbents) */
 } OrderStrategy;
 
 /* Runs a strategy and validates its answer as a topological order; returns the schedule as Node*. */

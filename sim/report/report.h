@@ -74,6 +74,8 @@ typedef struct ReportFormatRow {
     const char *block;      /* how a preformatted line starts ("", md's "    ": a code block) */
     gboolean widens;        /* --wide changes it: every column instead of the compact form (md) */
     gboolean map_alone;     /* --map is the whole of stdout, without the report's row (csv: one table) */
+    gboolean peak;          /* the report shows the peak witness (report/peak.h): after it (text, md) or in its row
+                               (json); csv, for sweeps, has none, so nothing computes it there */
     void (*report)(FILE *out, gboolean wide, const ReportRow *rows, guint n);
     void (*table)(FILE *out, const char *const *names, const gboolean *numbers, guint ncols, const char *const *values,
                   guint nrows);

@@ -95,7 +95,6 @@ static gboolean ready(const guint64 *b, guint k, guint **preds_of)
     return TRUE;
 }
 
-extern const OrderStrategy order_optimal;
 
 /* The best of the problem's incumbent orders (every one but this): the peak to beat; G_MAXUINT64 with none. */
 static guint64 incumbent(const OrderProblem *p, guint *order)
@@ -105,7 +104,7 @@ static guint64 incumbent(const OrderProblem *p, guint *order)
     guint *trial = g_new(guint, p->n + 1);
     for (guint k = 0; all && all[k]; k++) {
         guint64 peak;
-        if (all[k] == &order_optimal || !all[k]->order(p, trial, NULL) || !order_peak(p, trial, &peak, NULL))
+        if (all[k]->exhaustive || !all[k]->order(p, trial, NULL) || !order_peak(p, trial, &peak, NULL))
             continue;
         if (peak < best) {
             best = peak;
@@ -251,4 +250,5 @@ const OrderStrategy order_optimal = {
     .name = "optimal",
     .summary = "exact minimum peak: dynamic programming over downsets, pruned by the best heuristic",
     .order = optimal_order,
+    .exhaustive = TRUE,
 };
