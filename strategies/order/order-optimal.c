@@ -96,7 +96,7 @@ static gboolean ready(const guint64 *b, guint k, guint **preds_of)
 }
 
 
-/* The best of the problem's incumbent orders (every one but this): the peak to beat; G_MAXUINT64 with none. */
+/* The best of the problem's incumbent orders (every one but the exhaustive): the peak to beat; G_MAXUINT64 with none. */
 static guint64 incumbent(const OrderProblem *p, guint *order)
 {
     const OrderStrategy *const *all = p->incumbents;
