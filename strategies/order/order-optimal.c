@@ -95,8 +95,8 @@ static gboolean ready(const guint64 *b, guint k, guint **preds_of)
     return TRUE;
 }
 
-
-/* The best of the problem's incumbent orders (every one but the exhaustive): the peak to beat; G_MAXUINT64 with none. */
+/* The best of the problem's incumbent orders (the exhaustive ones, this one, left out): the peak to beat;
+ * G_MAXUINT64 with none. */
 static guint64 incumbent(const OrderProblem *p, guint *order)
 {
     const OrderStrategy *const *all = p->incumbents;
