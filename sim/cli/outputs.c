@@ -57,9 +57,9 @@ void cli_print_aliasing(const Job *job)
     for (guint k = 0; k < SHARE_KIND_COUNT; k++)
         names[k] = alias_share_kind_name(k);
     /* the fallbacks: one a line with --verbose, else those of one kind and reason to a line */
-    GPtrArray *lines = job->verbose ? g_ptr_array_ref(job->aliases->notes) : alias_fallback_summary(job->aliases);
+    GPtrArray *lines = job->verbose ? alias_fallback_notes(job->aliases) : alias_fallback_summary(job->aliases);
     report_aliasing(stdout, job->format, job->aliases->aliased_ops, job->aliases->copied_ops, saved, names,
-                    SHARE_KIND_COUNT, lines, job->aliases->notes->len);
+                    SHARE_KIND_COUNT, lines, job->aliases->fallbacks->len);
     g_ptr_array_unref(lines);
     cli_print_fusion(job);
     cli_print_bounds(job);

@@ -263,11 +263,8 @@ void driver_peak_lift(PeakWitness *w, const Trace *t, const AliasMap *aliases, c
         PeakBin *p = &g_array_index(w->bins, PeakBin, k);
         for (guint j = 0; j < p->refused->len && j < DRIVER_PEAK_LIFTS; j++) {
             PeakRefusal *r = &g_array_index(p->refused, PeakRefusal, j);
-            const AliasFallback *f = NULL; /* the fallback of this note */
-            for (guint q = 0; q < aliases->fallbacks->len && !f; q++)
-                if (aliases->notes->pdata[q] == r->note)
-                    f = &g_array_index(aliases->fallbacks, AliasFallback, q);
-            const Tensor *in = f && f->node->inputs->len ? node_input(f->node, 0) : NULL;
+            const AliasFallback *f = r->fallback;
+            const Tensor *in = f->node->inputs->len ? node_input(f->node, 0) : NULL;
             const char *parent = NULL;
             if (in && in->id >= 0) {
                 gint root = alias_root(aliases, in->id, NULL);
@@ -307,7 +304,7 @@ ReportRow driver_report_row(const char *source, const char *dims, const char *or
     ReportRow row = {.graph = source, .dims = dims, .order = order, .alias = alias, .no_alias_bytes = no_alias_bytes};
     if (aliases) {
         alias_savings(aliases, row.saved);
-        row.fallbacks = aliases->notes->len;
+        row.fallbacks = aliases->fallbacks->len;
     }
     return row;
 }

@@ -51,7 +51,6 @@ AliasMap *alias_map_new(const Graph *g, const GPtrArray *schedule, const LayoutO
         m->link[k] = (AliasLink){-1, 0, SHARE_OWN};
     m->structural = g_new0(gboolean, n + 1);
     m->decided = g_new0(gboolean, g->nodes->len + 1);
-    m->notes = g_ptr_array_new_with_free_func(g_free);
     m->fallbacks = g_array_new(FALSE, TRUE, sizeof(AliasFallback));
     m->pins = pins;
     m->index = alias_index_new(n);
@@ -78,7 +77,6 @@ void alias_map_free(AliasMap *m)
     g_free(m->structural);
     g_free(m->decided);
     g_free(m->reuse);
-    g_ptr_array_unref(m->notes);
     for (guint k = 0; k < m->fallbacks->len; k++)
         g_free(g_array_index(m->fallbacks, AliasFallback, k).why);
     g_array_unref(m->fallbacks);
@@ -213,6 +211,19 @@ gboolean alias_view_outside(AliasMap *m, gint t, ShareKind kind)
     return TRUE;
 }
 
+char *alias_fallback_note(const AliasFallback *f)
+{
+    return g_strdup_printf("%s: node %s copies: %s", alias_share_kind_name(f->kind), f->node->label, f->why);
+}
+
+GPtrArray *alias_fallback_notes(const AliasMap *m)
+{
+    GPtrArray *lines = g_ptr_array_new_with_free_func(g_free);
+    for (guint k = 0; k < m->fallbacks->len; k++)
+        g_ptr_array_add(lines, alias_fallback_note(&g_array_index(m->fallbacks, AliasFallback, k)));
+    return lines;
+}
+
 GPtrArray *alias_fallback_summary(const AliasMap *m)
 {
     /* one pass: each (kind, reason) a group, in the order of its first fallback */
@@ -244,7 +255,7 @@ GPtrArray *alias_fallback_summary(const AliasMap *m)
         Group *grp = &g_array_index(groups, Group, g);
         const AliasFallback *f = &g_array_index(m->fallbacks, AliasFallback, grp->first);
         if (grp->count == 1)
-            g_ptr_array_add(lines, g_strdup(m->notes->pdata[grp->first]));
+            g_ptr_array_add(lines, alias_fallback_note(f));
         else
             g_ptr_array_add(lines, g_strdup_printf("%s: %u nodes copy: %s (%s%s)", alias_share_kind_name(f->kind),
                                                    grp->count, f->why, grp->who->str, grp->count > 3 ? ", ..." : ""));
@@ -261,7 +272,6 @@ void alias_note_copy(AliasMap *m, const Node *n, ShareKind kind, const char *fmt
     va_start(ap, fmt);
     char *why = g_strdup_vprintf(fmt, ap);
     va_end(ap);
-    g_ptr_array_add(m->notes, g_strdup_printf("%s: node %s copies: %s", alias_share_kind_name(kind), n->label, why));
     AliasFallback f = {.node = n, .kind = kind, .why = why};
     g_array_append_val(m->fallbacks, f);
     m->copied_ops[kind]++;

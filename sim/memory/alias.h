@@ -51,8 +51,7 @@ typedef struct {
     gboolean *decided;       /* per node: an alias strategy has handled it (aliased or copied) */
     guint aliased_ops[SHARE_KIND_COUNT], copied_ops[SHARE_KIND_COUNT];
     guint64 outside_saved[SHARE_KIND_COUNT]; /* bytes of views that stay outside the arena (alias_view_outside) */
-    GPtrArray *notes;        /* "node X: copy: why", one per fallback */
-    GArray *fallbacks;       /* AliasFallback: each of notes as data (its node, kind and reason) */
+    GArray *fallbacks;       /* AliasFallback: each op a strategy had to copy, with its reason */
     GHashTable *pins;        /* tensor name -> gint64* offset (pre-allocated tensors), or NULL */
     gboolean scratch;        /* add the op table's single-step kernel workspace to the trace */
     /* Per tensor: the reuse class its buffer offers a runtime that reuses a freed buffer only for an equal one
@@ -90,6 +89,10 @@ gboolean alias_link(AliasMap *m, gint child, gint parent, guint64 offset, ShareK
  * either, and its bytes count as saved by `kind`. FALSE (nothing changed) when t must be in the arena: a
  * graph output the caller reads from the arena, a pinned tensor, or one another tensor already lives in. */
 gboolean alias_view_outside(AliasMap *m, gint t, ShareKind kind);
+/* A fallback as a line: "KIND: node LABEL copies: why" (newly allocated); every fallback's, in order (newly
+ * allocated strings). */
+char *alias_fallback_note(const AliasFallback *f);
+GPtrArray *alias_fallback_notes(const AliasMap *m);
 /* The fallbacks for a reader, in the order of their first: those of one kind and reason as one line ("split: 12
  * nodes copy: why ('a' (Split), 'b' (Split), 'c' (Split), ...)"), a fallback alone as its note. Newly allocated
  * strings. */

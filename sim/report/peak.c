@@ -74,7 +74,7 @@ PeakWitness *peak_witness_new(const Trace *t, const Graph *g, const GPtrArray *s
             guint id = refusal_buffer(f->node, by_name, t, bin, p.step);
             if (id == G_MAXUINT)
                 continue;
-            PeakRefusal r = {.note = aliases->notes->pdata[k], .buffer = id,
+            PeakRefusal r = {.fallback = f, .buffer = id,
                              .live_without = p.live - trace_buffer(t, id)->size};
             g_array_append_val(p.refused, r);
         }
@@ -158,7 +158,9 @@ void peak_witness_print(FILE *out, const char *block, const Trace *t, const Peak
         }
         for (guint j = 0; j < p->refused->len; j++) {
             const PeakRefusal *r = &g_array_index(p->refused, PeakRefusal, j);
-            char *note = escape_terminal(r->note), *without = sim_format_bytes(r->live_without);
+            char *line = alias_fallback_note(r->fallback), *note = escape_terminal(line);
+            char *without = sim_format_bytes(r->live_without);
+            g_free(line);
             fprintf(out, "%s  refused here: %s (shared, this step would hold %s", block, note, without);
             if (r->arena_shared) {
                 char *arena = sim_format_bytes(r->arena_shared);
@@ -232,8 +234,10 @@ void peak_witness_json(JsonBuilder *b, const Trace *t, const PeakWitness *w)
         for (guint j = 0; j < p->refused->len; j++) {
             const PeakRefusal *r = &g_array_index(p->refused, PeakRefusal, j);
             json_builder_begin_object(b);
+            char *note = alias_fallback_note(r->fallback);
             json_builder_set_member_name(b, "note");
-            json_add_text(b, r->note);
+            json_add_text(b, note);
+            g_free(note);
             json_builder_set_member_name(b, "buffer");
             json_add_text(b, trace_buffer(t, r->buffer)->name);
             json_builder_set_member_name(b, "live_without_bytes");

@@ -21,7 +21,7 @@ typedef struct {
 
 /* A sharing refused (a fallback: an op made a copy) for a tensor whose buffer is live at the peak. */
 typedef struct {
-    const char *note;      /* the fallback's line: "KIND: node LABEL copies: why" (the alias map's) */
+    const AliasFallback *fallback; /* the alias map's */
     guint buffer;          /* the copy's buffer */
     guint64 live_without;  /* the peak step's live bytes had the copy taken no bytes of its own */
     guint64 arena_shared;  /* the arena had the copy shared, placed again (driver_peak_lift), or 0: not computed */
