@@ -44,6 +44,21 @@ char *gnuplot_quote(const char *text) { return quote(text, FALSE); }
 
 char *gnuplot_quote_tic(const char *text) { return quote(text, TRUE); }
 
+char *gnuplot_shorten(const char *name, glong chars)
+{
+    char *valid = g_utf8_make_valid(name, -1);
+    glong n = g_utf8_strlen(valid, -1);
+    if (n <= chars || chars < 5)
+        return valid;
+    glong head = (chars - 3) / 2, tail = chars - 3 - head;
+    char *a = g_utf8_substring(valid, 0, head), *b = g_utf8_substring(valid, n - tail, n);
+    char *out = g_strconcat(a, "...", b, NULL);
+    g_free(a);
+    g_free(b);
+    g_free(valid);
+    return out;
+}
+
 static char *quote(const char *text, gboolean tic)
 {
     /* Valid UTF-8 (an SVG is XML), no control characters (XML 1.0 forbids them; a newline would end the

@@ -21,6 +21,10 @@ GString *gnuplot_script_sized(const char *path, const char *title, guint width, 
 char *gnuplot_quote(const char *text);
 /* The same for a tic label, which gnuplot reads as a printf format for the tic's position: '%' doubled. */
 char *gnuplot_quote_tic(const char *text);
+/* A name to fit `chars` (5 or more) characters: itself, or its first and last characters around "..." (the end
+ * kept the longer, so names that differ only there stay apart; whole UTF-8 characters, invalid bytes made valid);
+ * newly allocated. A tic label is cut to 28, a layout label to the room its rectangle has. */
+char *gnuplot_shorten(const char *name, glong chars);
 /* Appends `set WHAT "TEXT (UNIT)SUFFIX"` (no parentheses when unit is NULL), TEXT quoted by gnuplot_quote. */
 void gnuplot_set_text(GString *script, const char *what, const char *text, const char *unit, const char *suffix);
 /* The unit a byte axis is labelled in, chosen so the largest value reads between 1 and 1024. */

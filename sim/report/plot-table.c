@@ -205,19 +205,6 @@ static GString *panel_start(const TablePlotOptions *o, guint series)
     return s;
 }
 
-/* A tic label no longer than 28 characters: its first 12 and last 15 around an ellipsis, so labels that
- * differ only at the end (one graph at several dims) stay apart. Newly allocated. */
-static char *short_label(const char *label)
-{
-    glong n = g_utf8_validate(label, -1, NULL) ? g_utf8_strlen(label, -1) : 0;
-    if (n <= 28)
-        return g_strdup(label);
-    char *head = g_utf8_substring(label, 0, 12), *tail = g_utf8_substring(label, n - 15, n);
-    char *out = g_strconcat(head, "\u2026", tail, NULL);
-    g_free(head);
-    g_free(tail);
-    return out;
-}
 
 /* A column's name as an axis or title says it: "arena_bytes" as "arena", "place_seconds" as "place seconds"
  * (the unit goes in the label's brackets); a name the table has no column of is a swept dimension. */
@@ -387,7 +374,7 @@ gboolean plot_compare(const char *path, const CsvTable *t, const TablePlotOption
          * numbers only. */
         g_string_append(s, "set xtics (");
         for (guint k = 0; k < categories->len; k++) {
-            char *shown = short_label(categories->pdata[k]), *name_q = gnuplot_quote_tic(shown);
+            char *shown = gnuplot_shorten(categories->pdata[k], 28), *name_q = gnuplot_quote_tic(shown);
             g_string_append_printf(s, "%s%s %u", k ? ", " : "", name_q, k);
             g_free(name_q);
             g_free(shown);

@@ -189,23 +189,6 @@ static gboolean boxes_meet(const PlotLabel *a, const PlotLabel *b)
     return fabs(a->cx - b->cx) * 2 < a->w + b->w && fabs(a->cy - b->cy) * 2 < a->h + b->h;
 }
 
-/* name, or its first and last characters around "..." in at most `chars` characters (UTF-8 whole). */
-static char *shortened(const char *name, glong chars)
-{
-    char *valid = g_utf8_make_valid(name, -1);
-    glong n = g_utf8_strlen(valid, -1);
-    if (n <= chars) {
-        return valid;
-    }
-    glong head = (chars - 3) / 2, tail = chars - 3 - head;
-    char *a = g_utf8_substring(valid, 0, head), *b = g_utf8_substring(valid, n - tail, n);
-    char *out = g_strconcat(a, "...", b, NULL);
-    g_free(a);
-    g_free(b);
-    g_free(valid);
-    return out;
-}
-
 GArray *plot_layout_labels(const Trace *t, const Plan *plan, const guint64 *base, guint x_lo, guint x_hi, guint64 y_lo,
                            guint64 y_hi)
 {
@@ -227,7 +210,7 @@ GArray *plot_layout_labels(const Trace *t, const Plan *plan, const guint64 *base
         gboolean largest = !inside && named_largest < LAYOUT_NAMED_LARGEST;
         if (!inside && !largest)
             continue;
-        PlotLabel l = {.buffer = id, .text = shortened(b->name, inside ? room : 24),
+        PlotLabel l = {.buffer = id, .text = gnuplot_shorten(b->name, inside ? room : 24),
                        .cx = ((first + last) / 2.0 - x_lo) / shown_steps,
                        .cy = ((double)bottom + (double)(top - bottom) / 2 - (double)y_lo) / shown_bytes,
                        .boxed = !inside};
