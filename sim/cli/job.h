@@ -13,6 +13,7 @@
 #include "plan/plan.h"
 #include "report/plot-kinds.h"
 #include "report/report.h"
+#include "report/report-range.h"
 
 typedef enum {
     JOB_VERSION,    /* --version */
@@ -23,6 +24,7 @@ typedef enum {
     JOB_PLAN,       /* one strategy's plan (the default) */
     JOB_COMPARE,    /* --compare: every strategy */
     JOB_ORDERS,     /* --compare --orders: one strategy under each order */
+    JOB_RANGE,      /* --dim NAME=LO:HI: every point of a range of dims planned, its functions reported */
 } JobKind;
 
 typedef struct {
@@ -31,7 +33,9 @@ typedef struct {
     char *graph_path, *trace_path, *bins_path, *table_path;
     const char *source;         /* graph_path or trace_path: what errors and reports name */
     ShapeOptions shape;         /* --dim bindings, --allow-unknown-ops */
-    char *dims_text;            /* "seq=128,batch=1" or "-" */
+    char *dims_text;            /* "seq=128,batch=1" or "-": the dims bound to one value */
+    GArray *ranges;             /* ReportRangeDim: the dims planned over a range (--dim NAME=LO:HI[:STEP]) */
+    gboolean range_check;       /* --range-check: every point of the range also placed on its own */
     char *unknown_ops;          /* ops planned from value_info, "GridSample (2), Foo (1)", or NULL */
     /* choices, resolved */
     const PlaceStrategy *strategy;

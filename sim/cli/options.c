@@ -5,6 +5,7 @@
 #include "cli/interrupt.h"
 #include "cli/job.h"
 #include "driver/driver.h"
+#include "driver/range.h"
 #include "strategies/registry.h"
 
 #include <stdio.h>
@@ -22,7 +23,7 @@ typedef struct {
     gboolean progress;
     gint64 pad_last, align;
     gboolean info, allow_unknown_ops, cli_list_ops, list, version, compare, map, ascii, wide, verbose, no_verify,
-        strict_runtime, scratch;
+        strict_runtime, scratch, range_check;
     gboolean run, check, poison, allow_degenerate;
     gint64 repeat;
     gint64 threads;
@@ -306,16 +307,45 @@ static int resolve_bindings(const RawOptions *o, Job *job)
     GError *error = NULL;
     job->shape.allow_unknown_ops = o->allow_unknown_ops;
     job->shape.partial = o->info; /* the summary works before every dimension is bound */
-    for (char **d = o->dims; d && *d; d++)
-        if (!shape_options_add_dim(&job->shape, *d, &error))
+    GPtrArray *fixed = g_ptr_array_new();
+    for (char **d = o->dims; d && *d; d++) {
+        ReportRangeDim range;
+        gboolean ok = range_spec_is_range(*d) ? range_dim_parse(*d, &range, &error)
+                                              : shape_options_add_dim(&job->shape, *d, &error);
+        if (ok && range_spec_is_range(*d))
+            g_array_append_val(job->ranges, range);
+        else if (ok)
+            g_ptr_array_add(fixed, *d);
+        if (!ok) {
+            g_ptr_array_unref(fixed);
             return gerror_usage(error, NULL);
-    job->dims_text = o->dims ? g_strjoinv(",", o->dims) : g_strdup("-");
+        }
+    }
+    g_ptr_array_add(fixed, NULL);
+    job->dims_text = fixed->len > 1 ? g_strjoinv(",", (char **)fixed->pdata) : g_strdup("-");
+    g_ptr_array_unref(fixed);
     for (char **b = o->bounds; b && *b; b++)
         if (!shape_options_add_bound(&job->shape, *b, &error))
             return gerror_usage(error, NULL);
     for (char **p = o->pins; p && *p; p++)
         if (!alias_pins_parse(job->pins, *p, &error))
             return gerror_usage(error, NULL);
+    return -1;
+}
+
+/* A range of dims (--dim NAME=LO:HI) plans every point and reports functions: what is for one binding's plan goes. */
+static int check_range(const RawOptions *o, const Job *job)
+{
+    if (!job->ranges->len)
+        return o->range_check ? cli_usage_error("--range-check checks a range of dims: give one with --dim NAME=LO:HI")
+                              : -1;
+    if (o->info || o->compare || o->orders || o->run || o->map || o->ascii || o->plot || o->html || o->chrome_trace ||
+        o->trace_out || o->solution_out || o->inputs || o->no_verify || o->wide)
+        return cli_usage_error("--dim NAME=LO:HI plans every point of a range and reports its functions: --info, "
+                               "--compare, --orders, --run, --map, --ascii, --plot, --html, --chrome-trace, --trace-out, "
+                               "--solution-out, --inputs, --no-verify and --wide are for one binding");
+    if (job->order_best)
+        return cli_usage_error("--order best chooses an order for one binding: with a range of dims, name one order");
     return -1;
 }
 
@@ -362,9 +392,11 @@ static int resolve(RawOptions *o, Job *job)
         return status;
     }
     if ((status = resolve_strategies(o, job)) >= 0 || (status = resolve_layout(o, job)) >= 0 ||
-        (status = resolve_bindings(o, job)) >= 0)
+        (status = resolve_bindings(o, job)) >= 0 || (status = check_range(o, job)) >= 0)
         return status;
-    job->kind = o->info ? JOB_INFO : o->orders ? JOB_ORDERS : o->compare ? JOB_COMPARE : JOB_PLAN;
+    job->kind = job->ranges->len ? JOB_RANGE : o->info ? JOB_INFO : o->orders ? JOB_ORDERS : o->compare ? JOB_COMPARE
+                                                                                                           : JOB_PLAN;
+    job->range_check = o->range_check;
     job->verify = !o->no_verify;
     job->map = o->map;
     job->ascii = o->ascii;
@@ -406,6 +438,8 @@ static int resolve(RawOptions *o, Job *job)
     return -1;
 }
 
+static void range_dim_clear(gpointer p) { g_free(((ReportRangeDim *)p)->name); }
+
 int job_from_args(Job *job, int argc, char **argv)
 {
     RawOptions o = {0};
@@ -442,7 +476,8 @@ int job_from_args(Job *job, int argc, char **argv)
          "the best plan so far alone (guided), or all of them (both, the default)",
          "skyline|sections|guided|both"},
         {"dim", 'd', 0, G_OPTION_ARG_STRING_ARRAY, &o.dims,
-         "Bind a symbolic dimension (repeatable), e.g. --dim batch=1 --dim seq=128", "NAME=VALUE"},
+         "Bind a symbolic dimension (repeatable), e.g. --dim batch=1 --dim seq=128; or plan a range of it, NAME=LO:HI or "
+         "NAME=LO:HI:STEP: the arena as a function of the dims, and plans that hold over the range", "NAME=VALUE"},
         {"bound", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.bounds,
          "Plan a data-dependent tensor (NonZero's, NonMaxSuppression's, ...) with its data-dependent dimension at "
          "most MAX instead of the most its op can give (repeatable; a run past it stops with an error)", "NAME=MAX"},
@@ -560,6 +595,8 @@ int job_from_args(Job *job, int argc, char **argv)
         {"map", 0, 0, G_OPTION_ARG_NONE, &o.map, "Print the plan, one buffer a line: offset size name first last", NULL},
         {"ascii", 0, 0, G_OPTION_ARG_NONE, &o.ascii, "Draw the plan in characters: time across, address down", NULL},
         {"no-verify", 0, 0, G_OPTION_ARG_NONE, &o.no_verify, "Skip the plan verifier", NULL},
+        {"range-check", 0, 0, G_OPTION_ARG_NONE, &o.range_check,
+         "With --dim NAME=LO:HI: also place every point on its own and compare its arena with the function's", NULL},
         {"info", 'i', 0, G_OPTION_ARG_NONE, &o.info,
          "Print the graph summary instead of planning: opsets, nodes by op type, tensors by kind, weight and "
          "activation bytes, the largest tensor", NULL},
@@ -584,6 +621,8 @@ int job_from_args(Job *job, int argc, char **argv)
              "  sim --trace graphs/solution.csv --strategy greedy-size --map\n"
              "  sim --graph graphs/gpt2.onnx --info\n");
     job->pins = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    job->ranges = g_array_new(FALSE, TRUE, sizeof(ReportRangeDim));
+    g_array_set_clear_func(job->ranges, range_dim_clear);
     shape_options_init(&job->shape);
     GError *error = NULL;
     int status = -1;
@@ -634,6 +673,7 @@ void job_clear(Job *job)
     fuse_report_clear(&job->fused);
     g_clear_pointer(&job->orders, g_ptr_array_unref);
     g_clear_pointer(&job->pins, g_hash_table_unref);
+    g_clear_pointer(&job->ranges, g_array_unref);
     g_clear_pointer(&job->model, model_free);
     g_clear_pointer(&job->order_problem, order_problem_free);
     if (job->order_said)

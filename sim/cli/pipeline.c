@@ -8,6 +8,7 @@
 #include "cli/phases.h"
 #include "cli/run-print.h"
 #include "driver/driver.h"
+#include "driver/range.h"
 #include "exec/exec.h"
 #include "report/chrome-trace.h"
 #include "report/info.h"
@@ -227,8 +228,40 @@ static int run_orders(Job *job)
     return done ? 0 : 1;
 }
 
+/* --dim NAME=LO:HI: every point planned by the driver (driver/range.h), its functions reported. */
+static int run_range(Job *job)
+{
+    PipelineRecipe recipe = {.order = job->order, .order_budget_states = job->order_budget_states,
+                             .order_seconds = job->order_seconds, .layout = job->layout, .pins = job->pins,
+                             .strict_runtime = job->strict_runtime, .scratch = job->scratch};
+    RangeJob range = {.path = job->graph_path, .shape = &job->shape, .fuse = job->fuse, .recipe = &recipe,
+                      .alias = job->alias, .bins_path = job->bins_path, .strategy = job->strategy, .place = &job->place,
+                      .check = job->range_check, .dims = (const ReportRangeDim *)job->ranges->data,
+                      .ndims = job->ranges->len};
+    ReportRange report = {.graph = job->graph_path, .fixed = job->dims_text, .order = job->order->name,
+                          .strategy = job->strategy->name, .alias = job->alias};
+    GError *error = NULL;
+    interrupt_catch(); /* Ctrl-C: a search stops with its best plan, point by point */
+    gboolean ok = range_plan(&range, &report, &error);
+    interrupt_release();
+    phases_mark("range");
+    int status = 0;
+    if (ok)
+        report_range_print(stdout, job->format, &report);
+    else
+        status = cli_file_error(job->graph_path, error);
+    phases_mark("report");
+    if (!status && job->phases_path && !phases_write(job->phases_path, &error))
+        status = cli_file_error(job->phases_path, error);
+    g_clear_error(&error);
+    report_range_clear(&report);
+    return status;
+}
+
 int job_run(Job *job)
 {
+    if (job->kind == JOB_RANGE)
+        return run_range(job);
     GError *error = NULL;
     Trace *t = NULL;
     int status = 0;

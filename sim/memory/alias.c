@@ -224,42 +224,69 @@ GPtrArray *alias_fallback_notes(const AliasMap *m)
     return lines;
 }
 
+/* A fallback's reason with every quoted name as '...': the key that groups fallbacks of one reason whatever the
+ * tensors it names. Newly allocated. */
+static char *fallback_reason_class(const char *why)
+{
+    GString *key = g_string_new(NULL);
+    for (const char *p = why; *p; p++) {
+        const char *close = *p == '\'' ? strchr(p + 1, '\'') : NULL;
+        if (close) {
+            g_string_append(key, "'...'");
+            p = close;
+        } else {
+            g_string_append_c(key, *p);
+        }
+    }
+    return g_string_free(key, FALSE);
+}
+
 GPtrArray *alias_fallback_summary(const AliasMap *m)
 {
-    /* one pass: each (kind, reason) a group, in the order of its first fallback */
+    /* one pass: each (kind, reason with its names masked) a group, in the order of its first fallback */
     typedef struct {
-        guint first, count;
-        GString *who; /* the first three nodes' labels */
+        guint first, nodes, entries;
+        const Node *last; /* a node refused for several inputs counts once */
+        char *reason;
+        GString *who;     /* the first three nodes' labels */
     } Group;
     GArray *groups = g_array_new(FALSE, TRUE, sizeof(Group));
-    GHashTable *index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL); /* "kind\nwhy" -> group + 1 */
+    GHashTable *index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL); /* "kind\nreason" -> group + 1 */
     for (guint k = 0; k < m->fallbacks->len; k++) {
         const AliasFallback *f = &g_array_index(m->fallbacks, AliasFallback, k);
-        char *key = g_strdup_printf("%d\n%s", (int)f->kind, f->why);
+        char *reason = fallback_reason_class(f->why);
+        char *key = g_strdup_printf("%d\n%s", (int)f->kind, reason);
         guint g = GPOINTER_TO_UINT(g_hash_table_lookup(index, key));
         if (!g) {
-            Group fresh = {.first = k, .who = g_string_new(NULL)};
+            Group fresh = {.first = k, .reason = reason, .who = g_string_new(NULL)};
             g_array_append_val(groups, fresh);
             g = groups->len;
             g_hash_table_insert(index, key, GUINT_TO_POINTER(g));
         } else {
             g_free(key);
+            g_free(reason);
         }
         Group *grp = &g_array_index(groups, Group, g - 1);
-        if (grp->count < 3)
-            g_string_append_printf(grp->who, "%s%s", grp->count ? ", " : "", f->node->label);
-        grp->count++;
+        grp->entries++;
+        if (grp->last == f->node)
+            continue;
+        if (grp->nodes < 3)
+            g_string_append_printf(grp->who, "%s%s", grp->nodes ? ", " : "", f->node->label);
+        grp->nodes++;
+        grp->last = f->node;
     }
     GPtrArray *lines = g_ptr_array_new_with_free_func(g_free);
     for (guint g = 0; g < groups->len; g++) {
         Group *grp = &g_array_index(groups, Group, g);
         const AliasFallback *f = &g_array_index(m->fallbacks, AliasFallback, grp->first);
-        if (grp->count == 1)
+        if (grp->entries == 1)
             g_ptr_array_add(lines, alias_fallback_note(f));
         else
-            g_ptr_array_add(lines, g_strdup_printf("%s: %u nodes copy: %s (%s%s)", alias_share_kind_name(f->kind),
-                                                   grp->count, f->why, grp->who->str, grp->count > 3 ? ", ..." : ""));
+            g_ptr_array_add(lines, g_strdup_printf("%s: %u node%s: %s (%s%s)", alias_share_kind_name(f->kind), grp->nodes,
+                                                   grp->nodes == 1 ? " copies" : "s copy", grp->reason, grp->who->str,
+                                                   grp->nodes > 3 ? ", ..." : ""));
         g_string_free(grp->who, TRUE);
+        g_free(grp->reason);
     }
     g_array_unref(groups);
     g_hash_table_unref(index);

@@ -93,9 +93,9 @@ gboolean alias_view_outside(AliasMap *m, gint t, ShareKind kind);
  * allocated strings). */
 char *alias_fallback_note(const AliasFallback *f);
 GPtrArray *alias_fallback_notes(const AliasMap *m);
-/* The fallbacks for a reader, in the order of their first: those of one kind and reason as one line ("split: 12
- * nodes copy: why ('a' (Split), 'b' (Split), 'c' (Split), ...)"), a fallback alone as its note. Newly allocated
- * strings. */
+/* The fallbacks for a reader, in the order of their first: those of one kind and one reason (the names it quotes
+ * masked as '...') as one line ("noop: 96 nodes copy: '...' and '...' already live in two other buffers ('a'
+ * (Unsqueeze), 'b' (Unsqueeze), 'c' (Unsqueeze), ...)"), a fallback alone as its note. Newly allocated strings. */
 GPtrArray *alias_fallback_summary(const AliasMap *m);
 /* Records that node n handled by strategy `kind` had to copy, and why. */
 void alias_note_copy(AliasMap *m, const Node *n, ShareKind kind, const char *fmt, ...) G_GNUC_PRINTF(4, 5);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 struct ReportFormatRow;
+struct ReportRange;
 /* A report format: a row of the format table (report.c). */
 typedef const struct ReportFormatRow *ReportFormat;
 /* By name (text, md, csv, json); NULL when there is none. */
@@ -85,7 +86,12 @@ typedef struct ReportFormatRow {
                      const char *const *kind_names, guint kinds, const GPtrArray *notes, guint fallbacks);
     /* --map, buffers in `order` (NULL: the report's row carries the plan) */
     void (*map)(FILE *out, const Trace *t, const guint64 *offsets, const guint *order);
+    /* a range of dims planned (report-range.h) */
+    void (*range)(FILE *out, const struct ReportRange *r);
 } ReportFormatRow;
+
+/* A range of dims planned (report-range.h), in the format's writer. */
+void report_range_print(FILE *out, ReportFormat f, const struct ReportRange *r);
 
 /* The plan drawn in characters: time across, address down, one letter per buffer. */
 void report_ascii(FILE *out, const Trace *t, const Plan *plan, guint width, guint height);

@@ -1,0 +1,454 @@
+/* piecewise.c — exact piecewise polynomials over integer grids (piecewise.h): Newton's forward differences in
+ * 128-bit integers, every operation checked, every piece checked at every point of its box. */
+#include "base/piecewise.h"
+
+#include "base/error.h"
+#include "base/units.h"
+
+#include <string.h>
+
+typedef __int128 I128;
+typedef unsigned __int128 U128;
+
+#define TERMS_1 (PIECEWISE_DEGREE + 1)
+
+/* A run of consecutive points that one polynomial of `degree` gives. */
+typedef struct {
+    guint start, len, degree;
+} Run;
+
+static gboolean add_ok(I128 a, I128 b, I128 *out) { return !__builtin_add_overflow(a, b, out); }
+static gboolean mul_ok(I128 a, I128 b, I128 *out) { return !__builtin_mul_overflow(a, b, out); }
+
+static U128 gcd_u(U128 a, U128 b)
+{
+    while (b) {
+        U128 r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+static U128 abs_u(I128 a) { return a < 0 ? (U128)0 - (U128)a : (U128)a; }
+
+/* lcm(a, b) of positive numbers; FALSE past 63 bits. */
+static gboolean lcm_ok(I128 a, I128 b, I128 *out)
+{
+    I128 g = (I128)gcd_u(abs_u(a), abs_u(b));
+    return mul_ok(a / g, b, out) && *out <= G_MAXINT64;
+}
+
+/* How many points from `start` the degree-d polynomial through points start..start+d gives (at least d + 1),
+ * all V components at once; y is point-major (point i, component c at y[i * V + c]). */
+static guint run_reach(const I128 *y, guint m, guint V, guint start, guint d, I128 *table)
+{
+    /* table[c * TERMS_1 + j]: Δ^j of component c at the current point */
+    for (guint c = 0; c < V; c++) {
+        I128 col[TERMS_1];
+        for (guint j = 0; j <= d; j++)
+            col[j] = y[(gsize)(start + j) * V + c];
+        for (guint j = 1; j <= d; j++) /* differences in place: col[k] becomes Δ^k at start */
+            for (guint k = d; k >= j; k--)
+                if (__builtin_sub_overflow(col[k], col[k - 1], &col[k]))
+                    return 0;
+        memcpy(table + (gsize)c * TERMS_1, col, sizeof col);
+    }
+    /* step the tables to point start + d (their last used point), then predict the next ones */
+    guint reach = 1;
+    for (guint i = start + 1; i < m; i++) {
+        gboolean match = TRUE;
+        for (guint c = 0; c < V; c++) {
+            I128 *t = table + (gsize)c * TERMS_1;
+            for (guint j = 0; j < d; j++)
+                if (!add_ok(t[j], t[j + 1], &t[j]))
+                    return reach;
+            match = match && t[0] == y[(gsize)i * V + c];
+        }
+        if (!match)
+            break;
+        reach++;
+    }
+    return reach < d + 1 ? 0 : reach;
+}
+
+/* The runs of m points of V components, by the header's rule. */
+static GArray *fit_runs(const I128 *y, guint m, guint V)
+{
+    GArray *runs = g_array_new(FALSE, FALSE, sizeof(Run));
+    I128 *table = g_new(I128, (gsize)V * TERMS_1);
+    for (guint s = 0; s < m;) {
+        Run best = {s, run_reach(y, m, V, s, 0, table), 0};
+        for (guint d = 1; d <= PIECEWISE_DEGREE && s + d < m; d++) {
+            guint reach = run_reach(y, m, V, s, d, table);
+            if (reach > d + 1 && reach > best.len)
+                best = (Run){s, reach, d};
+        }
+        g_array_append_val(runs, best);
+        s += best.len;
+    }
+    g_free(table);
+    return runs;
+}
+
+/* The monomial coefficients (times Qd = step^d · d!) of the polynomial of degree d whose Newton coefficients at
+ * x0 (step apart) are a[0..d]: N(x) = Σ_j a_j · Qd / (step^j · j!) · Π_{t<j} (x - x0 - t·step). */
+static gboolean newton_to_monomial(const I128 *a, guint d, gint64 x0, gint64 step, I128 *coef, I128 *qd)
+{
+    I128 q = 1;
+    for (guint j = 1; j <= d; j++)
+        if (!mul_ok(q, (I128)step * j, &q))
+            return FALSE;
+    *qd = q;
+    memset(coef, 0, sizeof(I128) * TERMS_1);
+    I128 basis[TERMS_1] = {1}; /* Π_{t<j} (x - x0 - t·step), monomial coefficients */
+    I128 scale = q;            /* Qd / (step^j · j!) */
+    for (guint j = 0; j <= d; j++) {
+        if (j > 0) {
+            /* basis *= (x - c), c = x0 + (j-1)·step; scale /= step · j */
+            I128 c = (I128)x0 + (I128)(j - 1) * step, next[TERMS_1] = {0};
+            for (guint k = 0; k < j; k++) {
+                I128 up, down;
+                if (!add_ok(next[k + 1], basis[k], &next[k + 1]) || !mul_ok(basis[k], c, &down) ||
+                    __builtin_sub_overflow(next[k], down, &up))
+                    return FALSE;
+                next[k] = up;
+            }
+            memcpy(basis, next, sizeof basis);
+            scale /= (I128)step * j;
+        }
+        for (guint k = 0; k <= j; k++) {
+            I128 term;
+            if (!mul_ok(basis[k], scale, &term) || !mul_ok(term, a[j], &term) || !add_ok(coef[k], term, &coef[k]))
+                return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+/* A piece under construction: 128-bit numerators over a 128-bit denominator. */
+typedef struct {
+    gint64 from[PIECEWISE_MAX_VARS], to[PIECEWISE_MAX_VARS];
+    I128 *num;
+    I128 den;
+} Wide;
+
+static void wide_clear(gpointer p) { g_free(((Wide *)p)->num); }
+
+static gsize terms_of(guint vars)
+{
+    gsize t = 1;
+    for (guint v = 0; v < vars; v++)
+        t *= TERMS_1;
+    return t;
+}
+
+static gboolean overflow(GError **error)
+{
+    g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED,
+                "the values are no polynomial of degree %d or less over any stretch: their coefficients pass 64 bits",
+                PIECEWISE_DEGREE);
+    return FALSE;
+}
+
+/* Newton coefficients of run r, component c (points start..start+d). */
+static void newton_of(const I128 *y, guint V, const Run *r, guint c, I128 *a)
+{
+    for (guint j = 0; j <= r->degree; j++)
+        a[j] = y[(gsize)(r->start + j) * V + c];
+    for (guint j = 1; j <= r->degree; j++)
+        for (guint k = r->degree; k >= j; k--)
+            a[k] -= a[k - 1]; /* bounded by run_reach's checked differences */
+}
+
+/* Fits the grid of axes[0..vars) (values row-major) into Wide pieces appended to out. */
+static gboolean fit_grid(const PiecewiseAxis *axes, guint vars, const I128 *values, GArray *out, GError **error)
+{
+    gsize inner = 1;
+    for (guint v = 1; v < vars; v++)
+        inner *= axes[v].count;
+    if (vars == 1) {
+        GArray *runs = fit_runs(values, axes[0].count, 1);
+        gboolean ok = TRUE;
+        for (guint k = 0; ok && k < runs->len; k++) {
+            const Run *r = &g_array_index(runs, Run, k);
+            I128 a[TERMS_1], coef[TERMS_1], qd;
+            newton_of(values, 1, r, 0, a);
+            Wide w = {.num = g_new0(I128, TERMS_1)};
+            w.from[0] = axes[0].lo + (gint64)r->start * axes[0].step;
+            w.to[0] = w.from[0] + (gint64)(r->len - 1) * axes[0].step;
+            ok = newton_to_monomial(a, r->degree, w.from[0], axes[0].step, coef, &qd);
+            memcpy(w.num, coef, sizeof coef);
+            w.den = qd;
+            g_array_append_val(out, w);
+        }
+        g_array_unref(runs);
+        return ok || overflow(error);
+    }
+    /* each slice of the first axis fitted on the rest */
+    guint m = axes[0].count;
+    gsize sub_terms = terms_of(vars - 1);
+    GArray **slices = g_new0(GArray *, m);
+    gboolean ok = TRUE;
+    for (guint i = 0; ok && i < m; i++) {
+        slices[i] = g_array_new(FALSE, FALSE, sizeof(Wide));
+        g_array_set_clear_func(slices[i], wide_clear);
+        ok = fit_grid(axes + 1, vars - 1, values + (gsize)i * inner, slices[i], error);
+    }
+    /* stretches of slices whose boxes agree; in each, the joint runs of every coefficient */
+    for (guint a = 0; ok && a < m;) {
+        GArray *first = slices[a];
+        guint b = a + 1;
+        for (; b < m && slices[b]->len == first->len; b++) {
+            gboolean same = TRUE;
+            for (guint p = 0; same && p < first->len; p++) {
+                const Wide *x = &g_array_index(first, Wide, p), *z = &g_array_index(slices[b], Wide, p);
+                same = !memcmp(x->from, z->from, sizeof x->from) && !memcmp(x->to, z->to, sizeof x->to);
+            }
+            if (!same)
+                break;
+        }
+        guint P = first->len, len = b - a;
+        gsize V = (gsize)P * sub_terms;
+        I128 *lcm = g_new(I128, P);
+        for (guint p = 0; ok && p < P; p++) {
+            lcm[p] = 1;
+            for (guint i = a; ok && i < b; i++)
+                ok = lcm_ok(lcm[p], g_array_index(slices[i], Wide, p).den, &lcm[p]);
+        }
+        I128 *y = g_new(I128, (gsize)len * V);
+        for (guint i = a; ok && i < b; i++)
+            for (guint p = 0; ok && p < P; p++) {
+                const Wide *w = &g_array_index(slices[i], Wide, p);
+                for (gsize e = 0; ok && e < sub_terms; e++)
+                    ok = mul_ok(w->num[e], lcm[p] / w->den, &y[(gsize)(i - a) * V + p * sub_terms + e]);
+            }
+        GArray *runs = ok ? fit_runs(y, len, (guint)V) : g_array_new(FALSE, FALSE, sizeof(Run));
+        for (guint k = 0; ok && k < runs->len; k++) {
+            const Run *r = &g_array_index(runs, Run, k);
+            gint64 x0 = axes[0].lo + (gint64)(a + r->start) * axes[0].step;
+            for (guint p = 0; ok && p < P; p++) {
+                const Wide *model = &g_array_index(first, Wide, p);
+                Wide w = {.num = g_new0(I128, sub_terms * TERMS_1)};
+                w.from[0] = x0;
+                w.to[0] = x0 + (gint64)(r->len - 1) * axes[0].step;
+                memcpy(w.from + 1, model->from, sizeof(gint64) * (vars - 1));
+                memcpy(w.to + 1, model->to, sizeof(gint64) * (vars - 1));
+                I128 qd = 1;
+                for (gsize e = 0; ok && e < sub_terms; e++) {
+                    I128 an[TERMS_1], coef[TERMS_1];
+                    newton_of(y, (guint)V, r, (guint)(p * sub_terms + e), an);
+                    ok = newton_to_monomial(an, r->degree, x0, axes[0].step, coef, &qd);
+                    for (guint e0 = 0; e0 < TERMS_1; e0++)
+                        w.num[e0 + TERMS_1 * e] = coef[e0];
+                }
+                ok = ok && mul_ok(qd, lcm[p], &w.den);
+                g_array_append_val(out, w);
+            }
+        }
+        g_array_unref(runs);
+        g_free(y);
+        g_free(lcm);
+        if (!ok)
+            overflow(error);
+        a = b;
+    }
+    for (guint i = 0; i < m; i++)
+        if (slices[i])
+            g_array_unref(slices[i]);
+    g_free(slices);
+    return ok;
+}
+
+/* The value of piece (num, den) at x, exactly; FALSE on overflow or a remainder. */
+static gboolean piece_value(const gint64 *num, gint64 den, guint vars, const gint64 *x, guint64 *out)
+{
+    I128 sum = 0;
+    gsize terms = terms_of(vars);
+    for (gsize e = 0; e < terms; e++) {
+        if (!num[e])
+            continue;
+        I128 term = num[e];
+        for (guint v = 0; v < vars; v++)
+            for (guint k = piecewise_power((guint)e, v); k > 0; k--)
+                if (!mul_ok(term, x[v], &term))
+                    return FALSE;
+        if (!add_ok(sum, term, &sum))
+            return FALSE;
+    }
+    if (sum % den || sum < 0 || sum / den > (I128)G_MAXUINT64)
+        return FALSE;
+    *out = (guint64)(sum / den);
+    return TRUE;
+}
+
+Piecewise *piecewise_fit(const PiecewiseAxis *axes, guint vars, const guint64 *values, GError **error)
+{
+    if (vars == 0 || vars > PIECEWISE_MAX_VARS) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "a piecewise function has 1 to %d variables, not %u",
+                    PIECEWISE_MAX_VARS, vars);
+        return NULL;
+    }
+    gsize points = 1;
+    for (guint v = 0; v < vars; v++) {
+        if (axes[v].count == 0 || axes[v].step <= 0) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "variable %u of a piecewise function has no points", v);
+            return NULL;
+        }
+        points *= axes[v].count;
+    }
+    for (gsize k = 0; k < points; k++)
+        if (values[k] > G_MAXINT64) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "value %" G_GSIZE_FORMAT " is %" G_GUINT64_FORMAT
+                        ": a piecewise function's values are below 2^63", k, values[k]);
+            return NULL;
+        }
+    I128 *wide = g_new(I128, points);
+    for (gsize k = 0; k < points; k++)
+        wide[k] = values[k];
+    GArray *pieces = g_array_new(FALSE, FALSE, sizeof(Wide));
+    g_array_set_clear_func(pieces, wide_clear);
+    gboolean ok = fit_grid(axes, vars, wide, pieces, error);
+    g_free(wide);
+    Piecewise *f = g_new0(Piecewise, 1);
+    f->vars = vars;
+    f->terms = (guint)terms_of(vars);
+    f->pieces = g_array_new(FALSE, TRUE, sizeof(PiecewisePiece));
+    for (guint k = 0; ok && k < pieces->len; k++) { /* reduced to 64 bits */
+        const Wide *w = &g_array_index(pieces, Wide, k);
+        U128 g = abs_u(w->den);
+        for (guint e = 0; e < f->terms; e++)
+            g = gcd_u(g, abs_u(w->num[e]));
+        PiecewisePiece p = {.num = g_new0(gint64, f->terms), .den = (gint64)1};
+        memcpy(p.from, w->from, sizeof p.from);
+        memcpy(p.to, w->to, sizeof p.to);
+        I128 den = w->den / (I128)g;
+        ok = den > 0 && den <= G_MAXINT64;
+        p.den = (gint64)den;
+        for (guint e = 0; ok && e < f->terms; e++) {
+            I128 n = w->num[e] / (I128)g;
+            ok = n >= G_MININT64 && n <= G_MAXINT64;
+            p.num[e] = (gint64)n;
+        }
+        g_array_append_val(f->pieces, p);
+        if (!ok)
+            overflow(error);
+    }
+    g_array_unref(pieces);
+    /* every point of every box, again from the 64-bit piece */
+    for (guint k = 0; ok && k < f->pieces->len; k++) {
+        const PiecewisePiece *p = &g_array_index(f->pieces, PiecewisePiece, k);
+        gsize count = 1;
+        guint n[PIECEWISE_MAX_VARS];
+        for (guint v = 0; v < vars; v++)
+            count *= n[v] = (guint)((p->to[v] - p->from[v]) / axes[v].step + 1);
+        for (gsize i = 0; ok && i < count; i++) {
+            gint64 x[PIECEWISE_MAX_VARS];
+            gsize flat = 0, rest = i;
+            for (guint v = vars; v-- > 0;) {
+                guint at = (guint)(rest % n[v]);
+                rest /= n[v];
+                x[v] = p->from[v] + (gint64)at * axes[v].step;
+            }
+            for (guint v = 0; v < vars; v++)
+                flat = flat * axes[v].count + (gsize)((x[v] - axes[v].lo) / axes[v].step);
+            guint64 got;
+            ok = piece_value(p->num, p->den, vars, x, &got) && got == values[flat];
+        }
+        if (!ok)
+            overflow(error);
+    }
+    if (!ok) {
+        piecewise_free(f);
+        return NULL;
+    }
+    return f;
+}
+
+void piecewise_free(Piecewise *f)
+{
+    if (!f)
+        return;
+    for (guint k = 0; k < f->pieces->len; k++)
+        g_free(g_array_index(f->pieces, PiecewisePiece, k).num);
+    g_array_unref(f->pieces);
+    g_free(f);
+}
+
+gboolean piecewise_eval(const Piecewise *f, const gint64 *x, guint64 *out)
+{
+    for (guint k = 0; k < f->pieces->len; k++) {
+        const PiecewisePiece *p = &g_array_index(f->pieces, PiecewisePiece, k);
+        gboolean inside = TRUE;
+        for (guint v = 0; inside && v < f->vars; v++)
+            inside = x[v] >= p->from[v] && x[v] <= p->to[v];
+        if (inside)
+            return piece_value(p->num, p->den, f->vars, x, out);
+    }
+    return FALSE;
+}
+
+static guint total_degree(guint e, guint vars)
+{
+    guint d = 0;
+    for (guint v = 0; v < vars; v++)
+        d += piecewise_power(e, v);
+    return d;
+}
+
+static gint by_degree(gconstpointer a, gconstpointer b, gpointer vars)
+{
+    guint x = *(const guint *)a, y = *(const guint *)b, n = GPOINTER_TO_UINT(vars);
+    guint dx = total_degree(x, n), dy = total_degree(y, n);
+    if (dx != dy)
+        return dx > dy ? -1 : 1;
+    return x > y ? -1 : x < y; /* the higher power of the last variable first */
+}
+
+char *piecewise_text(const Piecewise *f, guint k, const char *const *names)
+{
+    const PiecewisePiece *p = &g_array_index(f->pieces, PiecewisePiece, k);
+    guint *order = g_new(guint, f->terms), n = 0;
+    for (guint e = 0; e < f->terms; e++)
+        if (p->num[e])
+            order[n++] = e;
+    g_qsort_with_data(order, (gint)n, sizeof(guint), by_degree, GUINT_TO_POINTER(f->vars));
+    GString *s = g_string_new(NULL);
+    for (guint i = 0; i < n; i++) {
+        gint64 c = p->num[order[i]];
+        guint64 mag = c < 0 ? (guint64)0 - (guint64)c : (guint64)c;
+        if (i == 0)
+            g_string_append(s, c < 0 ? "-" : "");
+        else
+            g_string_append(s, c < 0 ? " - " : " + ");
+        gboolean constant = total_degree(order[i], f->vars) == 0;
+        if (mag != 1 || constant) {
+            char *count = sim_format_count(mag);
+            g_string_append(s, count);
+            g_free(count);
+        }
+        gboolean first = mag == 1 && !constant;
+        for (guint v = 0; v < f->vars; v++) {
+            guint power = piecewise_power(order[i], v);
+            if (!power)
+                continue;
+            g_string_append_printf(s, "%s%s", first ? "" : "·", names[v]);
+            first = FALSE;
+            if (power > 1)
+                g_string_append_printf(s, "^%u", power);
+        }
+    }
+    if (n == 0)
+        g_string_append(s, "0");
+    g_free(order);
+    if (p->den != 1) {
+        char *den = sim_format_count((guint64)p->den);
+        if (n > 1) {
+            g_string_prepend_c(s, '(');
+            g_string_append_c(s, ')');
+        }
+        g_string_append_printf(s, " / %s", den);
+        g_free(den);
+    }
+    return g_string_free(s, FALSE);
+}

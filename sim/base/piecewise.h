@@ -1,0 +1,59 @@
+/* piecewise.h — exact piecewise polynomials over a grid of integers: given a value at every point of a grid (each
+ * axis LO, LO+STEP, ..., HI), the fewest pieces the greedy rule below finds, each a box of the grid and a polynomial
+ * with rational coefficients that gives every point of its box exactly. The range planner (driver/range.h) writes
+ * the arena and the lower bound as functions of a model's dims with it.
+ *
+ * The rule, on one axis: from the first point not yet covered, the polynomial of each degree d ≤ PIECEWISE_DEGREE
+ * through the next d + 1 points (Newton's forward differences, exact in 128-bit integers) is extended while it
+ * gives the next point; the degree that reaches furthest wins (the lower on a tie), and a degree above 0 counts only
+ * when at least one point past the d + 1 it was made from confirms it. On several axes: the first axis's slices are
+ * fitted on the rest; consecutive slices whose boxes agree merge where every coefficient is itself a polynomial of
+ * the first axis by the same rule. Every piece is checked at every point of its box before it is returned. */
+#ifndef SIM_BASE_PIECEWISE_H
+#define SIM_BASE_PIECEWISE_H
+
+#include <glib.h>
+
+/* The highest power of one variable a piece may have, and the most variables. */
+#define PIECEWISE_DEGREE 4
+#define PIECEWISE_MAX_VARS 4
+
+typedef struct {
+    gint64 lo, step; /* step > 0 */
+    guint count;     /* points: lo, lo + step, ..., lo + (count - 1) * step */
+} PiecewiseAxis;
+
+/* One piece: a box (per variable the first and last grid value, inclusive) and Σ num[e] · Π x_i^e_i / den, where
+ * e_i is digit i of e in base PIECEWISE_DEGREE + 1 (variable 0 the lowest digit). den > 0, the fraction reduced. */
+typedef struct {
+    gint64 from[PIECEWISE_MAX_VARS], to[PIECEWISE_MAX_VARS];
+    gint64 *num;
+    gint64 den;
+} PiecewisePiece;
+
+typedef struct {
+    guint vars;
+    guint terms;    /* (PIECEWISE_DEGREE + 1)^vars: the length of every piece's num */
+    GArray *pieces; /* PiecewisePiece, in the grid's order (variable 0 slowest) */
+} Piecewise;
+
+/* Fits values (one per grid point, row-major: the last axis fastest; each below 2^63) exactly. NULL with *error
+ * when one is not, an axis is empty, there are more than PIECEWISE_MAX_VARS, or a coefficient does not fit 64
+ * bits (then the values are no polynomial of low degree anywhere near, and no formula would help a reader). */
+Piecewise *piecewise_fit(const PiecewiseAxis *axes, guint vars, const guint64 *values, GError **error);
+void piecewise_free(Piecewise *f);
+/* The value at x (one integer per variable): FALSE when x is in no piece. Exact: a piece's numerator at x is a
+ * multiple of its den by construction. */
+gboolean piecewise_eval(const Piecewise *f, const gint64 *x, guint64 *out);
+/* Piece k's polynomial for a reader, terms by falling total degree: "3,072·seq + 2,555,904",
+ * "(3·seq^2 + seq) / 2", "0". names: one per variable (already safe for the reader's medium). */
+char *piecewise_text(const Piecewise *f, guint k, const char *const *names);
+/* The exponent of variable v in term e. */
+static inline guint piecewise_power(guint e, guint v)
+{
+    for (guint i = 0; i < v; i++)
+        e /= PIECEWISE_DEGREE + 1;
+    return e % (PIECEWISE_DEGREE + 1);
+}
+
+#endif

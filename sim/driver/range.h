@@ -1,0 +1,44 @@
+/* range.h — a model planned over ranges of its symbolic dims (`--dim NAME=LO:HI[:STEP]`): every point of the grid is
+ * loaded, its shapes inferred and traced as one binding would be, so every size is the model's own at that point;
+ * the points are met from the highest down, and the first point of each structure of the trace (the same buffers,
+ * lifetimes, alignments and bins; only sizes differ) is placed by the strategy: that plan, each buffer kept above
+ * the buffers it lay above, is moved to every later point of its structure (a longest path over those pairs, in the
+ * order of its offsets) and verified against that point's own trace. Where every plan moved there is above the
+ * point's bound, the point is placed on its own too and the smaller kept, so the arena at each point is never above
+ * the strategy's own plan of that point, and equal to it wherever that one reaches the bound. The arena and the lower
+ * bound over the grid are then written as exact piecewise polynomials (base/piecewise.h). */
+#ifndef SIM_DRIVER_RANGE_H
+#define SIM_DRIVER_RANGE_H
+
+#include "memory/pipeline.h"
+#include "ops/shape.h"
+#include "plan/plan.h"
+#include "report/report-range.h"
+
+/* The most points of one range (all dims' counts multiplied): each is a load and a trace. */
+#define RANGE_MAX_POINTS ((gsize)1 << 20)
+
+/* Whether a --dim spec is a range (its value has a ':'). */
+gboolean range_spec_is_range(const char *spec);
+/* "NAME=LO:HI" or "NAME=LO:HI:STEP" (1 ≤ LO ≤ HI, STEP ≥ 1, HI = LO + a multiple of STEP). */
+gboolean range_dim_parse(const char *spec, ReportRangeDim *out, GError **error);
+
+typedef struct {
+    const char *path;                /* the model */
+    ShapeOptions *shape;             /* the dims bound to one value and the other shape options; the range's dims are
+                                        set in it point by point and taken out again */
+    const char *fuse;                /* --fuse, or NULL */
+    const PipelineRecipe *recipe;    /* the order and the layout (its aliases and bins are set from alias, bins_path) */
+    const char *alias, *bins_path;
+    const PlaceStrategy *strategy;
+    const PlaceOptions *place;
+    gboolean check;                  /* --range-check: every point also placed on its own, the arenas compared */
+    const ReportRangeDim *dims;
+    guint ndims;
+} RangeJob;
+
+/* Plans the grid; out's strings (graph, fixed, order, strategy, alias) are the caller's to set; its arrays are
+ * report_range_clear's. FALSE with *error naming the point ("at seq=17: ...") when one fails. */
+gboolean range_plan(const RangeJob *job, ReportRange *out, GError **error);
+
+#endif

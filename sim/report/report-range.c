@@ -1,0 +1,412 @@
+/* report-range.c — the report of a range of dims (report-range.h): the functions, the plans, the points placed on
+ * their own and the check, one writer per format (the format table in report.c names them). */
+#include "report/report-range.h"
+
+#include "base/escape.h"
+#include "base/json-text.h"
+#include "base/units.h"
+#include "report/csv-table.h"
+
+#include <string.h>
+
+void report_range_point(const ReportRange *r, gsize k, gint64 *x)
+{
+    for (guint d = r->ndims; d-- > 0;) {
+        const ReportRangeDim *dim = &r->dims[d];
+        gsize count = (gsize)((dim->hi - dim->lo) / dim->step + 1);
+        x[d] = dim->lo + (gint64)(k % count) * dim->step;
+        k /= count;
+    }
+}
+
+void report_range_clear(ReportRange *r)
+{
+    for (guint d = 0; d < r->ndims; d++)
+        g_free(r->dims[d].name);
+    g_free(r->arena);
+    g_free(r->lower_bound);
+    g_free(r->plan_arena);
+    g_free(r->placed);
+    g_free(r->checked);
+    piecewise_free(r->arena_fn);
+    piecewise_free(r->bound_fn);
+    if (r->plans)
+        g_array_unref(r->plans);
+    memset(r, 0, sizeof *r);
+}
+
+/* The dims' names made safe by `safe` (escape_terminal, or a format's cell rule), NULL-terminated. */
+static char **dim_names(const ReportRange *r, char *(*safe)(const char *))
+{
+    char **names = g_new0(char *, r->ndims + 1);
+    for (guint d = 0; d < r->ndims; d++)
+        names[d] = safe ? safe(r->dims[d].name) : g_strdup(r->dims[d].name);
+    return names;
+}
+
+/* "seq=1024" or "batch=8, seq=512": point k with the names given. */
+static char *point_text(const ReportRange *r, gsize k, char **names)
+{
+    gint64 x[PIECEWISE_MAX_VARS];
+    report_range_point(r, k, x);
+    GString *s = g_string_new(NULL);
+    for (guint d = 0; d < r->ndims; d++)
+        g_string_append_printf(s, "%s%s=%" G_GINT64_FORMAT, d ? ", " : "", names[d], x[d]);
+    return g_string_free(s, FALSE);
+}
+
+/* "seq 1..1024" or "batch 1..8, seq 1..512": piece k's box. */
+static char *box_text(const Piecewise *fn, guint k, char **names)
+{
+    const PiecewisePiece *p = &g_array_index(fn->pieces, PiecewisePiece, k);
+    GString *s = g_string_new(NULL);
+    for (guint d = 0; d < fn->vars; d++) {
+        if (p->from[d] == p->to[d])
+            g_string_append_printf(s, "%s%s=%" G_GINT64_FORMAT, d ? ", " : "", names[d], p->from[d]);
+        else
+            g_string_append_printf(s, "%s%s %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT, d ? ", " : "", names[d],
+                                   p->from[d], p->to[d]);
+    }
+    return g_string_free(s, FALSE);
+}
+
+/* "seq = 1..1024" (", step 16"), one a dim. */
+static char *ranges_text(const ReportRange *r, char **names)
+{
+    GString *s = g_string_new(NULL);
+    for (guint d = 0; d < r->ndims; d++) {
+        const ReportRangeDim *dim = &r->dims[d];
+        g_string_append_printf(s, "%s%s = %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT, d ? ", " : "", names[d], dim->lo,
+                               dim->hi);
+        if (dim->step != 1)
+            g_string_append_printf(s, " step %" G_GINT64_FORMAT, dim->step);
+    }
+    return g_string_free(s, FALSE);
+}
+
+typedef struct {
+    gsize equal, smaller, larger;
+} CheckCount;
+
+static CheckCount check_count(const ReportRange *r)
+{
+    CheckCount c = {0};
+    for (gsize k = 0; r->checked && k < r->points; k++) {
+        if (r->arena[k] == r->checked[k])
+            c.equal++;
+        else if (r->arena[k] < r->checked[k])
+            c.smaller++;
+        else
+            c.larger++;
+    }
+    return c;
+}
+
+/* ---- text ---- */
+static void text_function(FILE *out, const char *label, const Piecewise *fn, char **names)
+{
+    if (fn->pieces->len == 1) {
+        char *formula = piecewise_text(fn, 0, (const char *const *)names), *box = box_text(fn, 0, names);
+        fprintf(out, "%-14s %s B  for %s\n", label, formula, box);
+        g_free(formula);
+        g_free(box);
+        return;
+    }
+    fprintf(out, "%-14s %u pieces\n", label, fn->pieces->len);
+    for (guint k = 0; k < fn->pieces->len; k++) {
+        char *formula = piecewise_text(fn, k, (const char *const *)names), *box = box_text(fn, k, names);
+        fprintf(out, "  %-28s %s B\n", box, formula);
+        g_free(formula);
+        g_free(box);
+    }
+}
+
+void report_range_text(FILE *out, const ReportRange *r)
+{
+    char **names = dim_names(r, escape_terminal);
+    char *graph = escape_terminal(r->graph), *fixed = escape_terminal(r->fixed), *ranges = ranges_text(r, names);
+    char *points = sim_format_count(r->points);
+    fprintf(out, "graph          %s (dims: %s)\n", graph, fixed);
+    fprintf(out, "range          %s (%s point%s)\n", ranges, points, r->points == 1 ? "" : "s");
+    fprintf(out, "order          %s\n", r->order);
+    fprintf(out, "strategy       %s\n", r->strategy);
+    fprintf(out, "aliasing       %s\n", r->alias);
+    text_function(out, "arena", r->arena_fn, names);
+    text_function(out, "lower bound", r->bound_fn, names);
+    if (r->grouped)
+        fprintf(out, "range plans    none: the trace has rigid groups, which a moved plan would break; every point "
+                "was placed on its own\n");
+    for (guint k = 0; k < r->plans->len && k < 8; k++) {
+        const ReportRangePlan *p = &g_array_index(r->plans, ReportRangePlan, k);
+        char *top = point_text(r, p->top, names), *count = sim_format_count(p->points),
+             *arena = sim_format_bytes(p->arena_at_top);
+        if (p->points == 1)
+            fprintf(out, "%-14s the plan at %s, its structure's only point (%s)", k ? "" : "range plans", top, arena);
+        else
+            fprintf(out, "%-14s the plan at %s, moved to each of its structure's %s points and verified there (%s at %s)",
+                    k ? "" : "range plans", top, count, arena, top);
+        if (p->refused)
+            fprintf(out, "; %" G_GSIZE_FORMAT " more where it would cross a pinned offset", p->refused);
+        fputc('\n', out);
+        g_free(top);
+        g_free(count);
+        g_free(arena);
+    }
+    if (r->plans->len > 8)
+        fprintf(out, "               ... and %u more (--format json lists each)\n", r->plans->len - 8);
+    if (r->alone)
+        fprintf(out, "               %" G_GSIZE_FORMAT " points of structures past the first %d were placed on their "
+                "own\n", r->alone, REPORT_RANGE_MAX_PLANS);
+    char *placed = sim_format_count(r->placed_points);
+    fprintf(out, "placed         %s of %s points placed by %s on their own: the plans' tops, and where every plan "
+            "moved there was above the bound\n", placed, points, r->strategy);
+    g_free(placed);
+    if (r->checked) {
+        CheckCount c = check_count(r);
+        fprintf(out, "check          %s on each point alone: the same arena at %" G_GSIZE_FORMAT " of %s points, "
+                "the function smaller at %" G_GSIZE_FORMAT ", larger at %" G_GSIZE_FORMAT "\n", r->strategy, c.equal,
+                points, c.smaller, c.larger);
+    }
+    fprintf(out, "planning       %.3f s for %s point%s (each loaded, traced and verified)\n", r->seconds, points,
+            r->points == 1 ? "" : "s");
+    g_free(graph);
+    g_free(fixed);
+    g_free(ranges);
+    g_free(points);
+    g_strfreev(names);
+}
+
+/* A cell of a md table: safe for a terminal, '|' escaped. */
+static char *md_cell(const char *v)
+{
+    char *safe = escape_terminal(v);
+    GString *s = g_string_new(NULL);
+    for (const char *c = safe; *c; c++)
+        g_string_append(s, *c == '|' ? "\\|" : (char[]){*c, 0});
+    g_free(safe);
+    return g_string_free(s, FALSE);
+}
+
+/* A md table of ncols columns: the header, then rows of cells (row-major). */
+static void md_rows(FILE *out, const char *const *header, guint ncols, const char *const *cells, gsize rows)
+{
+    for (gsize r = 0; r <= rows; r++) {
+        for (guint c = 0; c < ncols; c++) {
+            char *cell = md_cell(r ? cells[(r - 1) * ncols + c] : header[c]);
+            fprintf(out, "| %s ", cell);
+            g_free(cell);
+        }
+        fputs("|\n", out);
+        for (guint c = 0; r == 0 && c < ncols; c++)
+            fputs(c + 1 == ncols ? "|---|\n" : "|---", out);
+    }
+}
+
+/* ---- md: the head as a two-column table, then each function's pieces ---- */
+void report_range_md(FILE *out, const ReportRange *r)
+{
+    char **names = dim_names(r, NULL); /* md_rows makes every cell safe */
+    char *ranges = ranges_text(r, names), *points = sim_format_count(r->points);
+    char *placed = sim_format_count(r->placed_points), *plans = g_strdup_printf("%u", r->plans->len);
+    CheckCount c = check_count(r);
+    char *check = r->checked ? g_strdup_printf("equal at %" G_GSIZE_FORMAT ", function smaller at %" G_GSIZE_FORMAT
+                                               ", larger at %" G_GSIZE_FORMAT, c.equal, c.smaller, c.larger)
+                             : g_strdup("-");
+    char *seconds = g_strdup_printf("%.3f", r->seconds);
+    const char *head[] = {"graph", r->graph, "dims", r->fixed, "range", ranges, "points", points, "order", r->order,
+                          "strategy", r->strategy, "aliasing", r->alias, "range plans", plans, "placed on their own",
+                          placed, "check", check, "seconds", seconds};
+    md_rows(out, (const char *const[]){"range of dims", ""}, 2, head, G_N_ELEMENTS(head) / 2);
+    const Piecewise *fns[2] = {r->arena_fn, r->bound_fn};
+    const char *what[2] = {"arena", "lower bound"};
+    GPtrArray *cells = g_ptr_array_new_with_free_func(g_free);
+    for (guint f = 0; f < 2; f++)
+        for (guint k = 0; k < fns[f]->pieces->len; k++) {
+            g_ptr_array_add(cells, g_strdup(what[f]));
+            g_ptr_array_add(cells, box_text(fns[f], k, names));
+            char *formula = piecewise_text(fns[f], k, (const char *const *)names);
+            g_ptr_array_add(cells, g_strdup_printf("%s B", formula));
+            g_free(formula);
+        }
+    fputc('\n', out);
+    md_rows(out, (const char *const[]){"function", "where", "bytes"}, 3, (const char *const *)cells->pdata, cells->len / 3);
+    g_ptr_array_unref(cells);
+    g_free(ranges);
+    g_free(points);
+    g_free(placed);
+    g_free(plans);
+    g_free(check);
+    g_free(seconds);
+    g_strfreev(names);
+}
+
+/* ---- csv: one row a point, ascending ---- */
+void report_range_csv(FILE *out, const ReportRange *r)
+{
+    for (guint d = 0; d < r->ndims; d++) {
+        char *name = csv_table_quote(r->dims[d].name);
+        fprintf(out, "%s,", name);
+        g_free(name);
+    }
+    fprintf(out, "arena,lower_bound,range_plan_arena,placed%s\n", r->checked ? ",checked" : "");
+    for (gsize p = 0; p < r->points; p++) {
+        gint64 x[PIECEWISE_MAX_VARS];
+        report_range_point(r, p, x);
+        for (guint d = 0; d < r->ndims; d++)
+            fprintf(out, "%" G_GINT64_FORMAT ",", x[d]);
+        fprintf(out, "%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%d", r->arena[p],
+                r->lower_bound[p], r->plan_arena[p], r->placed[p]);
+        if (r->checked)
+            fprintf(out, ",%" G_GUINT64_FORMAT, r->checked[p]);
+        fputc('\n', out);
+    }
+}
+
+/* ---- json: one document ---- */
+static void json_point(JsonBuilder *b, const ReportRange *r, const gint64 *x)
+{
+    json_builder_begin_object(b);
+    for (guint d = 0; d < r->ndims; d++) {
+        char *name = g_utf8_make_valid(r->dims[d].name, -1);
+        json_builder_set_member_name(b, name);
+        json_builder_add_int_value(b, x[d]);
+        g_free(name);
+    }
+    json_builder_end_object(b);
+}
+
+static void json_function(JsonBuilder *b, const ReportRange *r, const char *member, const Piecewise *fn)
+{
+    char **names = dim_names(r, NULL);
+    json_builder_set_member_name(b, member);
+    json_builder_begin_array(b);
+    for (guint k = 0; k < fn->pieces->len; k++) {
+        const PiecewisePiece *p = &g_array_index(fn->pieces, PiecewisePiece, k);
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "from");
+        json_point(b, r, p->from);
+        json_builder_set_member_name(b, "to");
+        json_point(b, r, p->to);
+        json_builder_set_member_name(b, "den");
+        json_builder_add_int_value(b, p->den);
+        json_builder_set_member_name(b, "terms");
+        json_builder_begin_array(b);
+        for (guint e = 0; e < fn->terms; e++) {
+            if (!p->num[e])
+                continue;
+            json_builder_begin_object(b);
+            json_builder_set_member_name(b, "coef");
+            json_builder_add_int_value(b, p->num[e]);
+            json_builder_set_member_name(b, "pow");
+            json_builder_begin_object(b);
+            for (guint d = 0; d < fn->vars; d++) {
+                guint power = piecewise_power(e, d);
+                if (!power)
+                    continue;
+                char *name = g_utf8_make_valid(names[d], -1);
+                json_builder_set_member_name(b, name);
+                json_builder_add_int_value(b, power);
+                g_free(name);
+            }
+            json_builder_end_object(b);
+            json_builder_end_object(b);
+        }
+        json_builder_end_array(b);
+        char *formula = piecewise_text(fn, k, (const char *const *)names);
+        json_builder_set_member_name(b, "text");
+        json_add_text(b, formula);
+        g_free(formula);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    g_strfreev(names);
+}
+
+void report_range_json(FILE *out, const ReportRange *r)
+{
+    JsonBuilder *b = json_builder_new();
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "graph");
+    json_add_text(b, r->graph);
+    json_builder_set_member_name(b, "dims");
+    json_add_text(b, r->fixed);
+    json_builder_set_member_name(b, "ranges");
+    json_builder_begin_array(b);
+    for (guint d = 0; d < r->ndims; d++) {
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "name");
+        json_add_text(b, r->dims[d].name);
+        json_builder_set_member_name(b, "lo");
+        json_builder_add_int_value(b, r->dims[d].lo);
+        json_builder_set_member_name(b, "hi");
+        json_builder_add_int_value(b, r->dims[d].hi);
+        json_builder_set_member_name(b, "step");
+        json_builder_add_int_value(b, r->dims[d].step);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    const char *texts[][2] = {{"order", r->order}, {"strategy", r->strategy}, {"alias", r->alias}};
+    for (guint k = 0; k < G_N_ELEMENTS(texts); k++) {
+        json_builder_set_member_name(b, texts[k][0]);
+        json_add_text(b, texts[k][1]);
+    }
+    json_builder_set_member_name(b, "points");
+    json_builder_add_int_value(b, (gint64)r->points);
+    json_function(b, r, "arena_by_dims", r->arena_fn);
+    json_function(b, r, "lower_bound_by_dims", r->bound_fn);
+    json_builder_set_member_name(b, "range_plans");
+    json_builder_begin_array(b);
+    for (guint k = 0; k < r->plans->len; k++) {
+        const ReportRangePlan *p = &g_array_index(r->plans, ReportRangePlan, k);
+        gint64 x[PIECEWISE_MAX_VARS];
+        report_range_point(r, p->top, x);
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "top");
+        json_point(b, r, x);
+        json_builder_set_member_name(b, "points");
+        json_builder_add_int_value(b, (gint64)p->points);
+        json_builder_set_member_name(b, "refused");
+        json_builder_add_int_value(b, (gint64)p->refused);
+        json_builder_set_member_name(b, "buffers");
+        json_builder_add_int_value(b, p->buffers);
+        json_builder_set_member_name(b, "edges");
+        json_builder_add_int_value(b, (gint64)p->edges);
+        json_builder_set_member_name(b, "arena_at_top");
+        json_builder_add_int_value(b, (gint64)p->arena_at_top);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    json_builder_set_member_name(b, "placed_points");
+    json_builder_add_int_value(b, (gint64)r->placed_points);
+    json_builder_set_member_name(b, "alone_points");
+    json_builder_add_int_value(b, (gint64)r->alone);
+    json_builder_set_member_name(b, "grouped");
+    json_builder_add_boolean_value(b, r->grouped);
+    json_builder_set_member_name(b, "check");
+    if (r->checked) {
+        CheckCount c = check_count(r);
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "equal");
+        json_builder_add_int_value(b, (gint64)c.equal);
+        json_builder_set_member_name(b, "function_smaller");
+        json_builder_add_int_value(b, (gint64)c.smaller);
+        json_builder_set_member_name(b, "function_larger");
+        json_builder_add_int_value(b, (gint64)c.larger);
+        json_builder_end_object(b);
+    } else {
+        json_builder_add_null_value(b);
+    }
+    json_builder_set_member_name(b, "seconds");
+    json_builder_add_double_value(b, r->seconds);
+    json_builder_end_object(b);
+    JsonGenerator *g = json_generator_new();
+    JsonNode *root = json_builder_get_root(b);
+    json_generator_set_root(g, root);
+    json_generator_set_pretty(g, TRUE);
+    char *text = json_generator_to_data(g, NULL);
+    fprintf(out, "%s\n", text);
+    g_free(text);
+    json_node_unref(root);
+    g_object_unref(g);
+    g_object_unref(b);
+}
