@@ -72,7 +72,7 @@ static void test_piecewise_rational_and_step(void)
     piecewise_free(p);
 }
 
-/* a clamp breaks the line once; a staircase (a rounding up) is exact piece by piece */
+/* a clamp breaks the line once; a staircase (a rounding up) folds into one piece with a floor term */
 static void test_piecewise_breaks(void)
 {
     guint64 *v;
@@ -94,7 +94,10 @@ static void test_piecewise_breaks(void)
         g_assert_true(piecewise_eval(p, &x, &at));
         g_assert_cmpuint(at, ==, staircase(x));
     }
-    g_assert_cmpuint(p->pieces->len, <=, 8); /* a constant for each step of 8 */
+    g_assert_cmpuint(p->pieces->len, ==, 1); /* a constant for each step of 8, folded */
+    char *stair = text_of(p, 0, "x");
+    g_assert_cmpstr(stair, ==, "64·floor((x - 1) / 8) + 64");
+    g_free(stair);
     g_free(v);
     piecewise_free(p);
 }
@@ -198,6 +201,191 @@ static void test_piecewise_random(void)
     g_error_free(error);
 }
 
+/* ---- the range planner through the sim binary ---- */
+
+static char *torch_model(const char *name)
+{
+    char *rel = g_strdup_printf("graphs/models/torch/%s.onnx", name), *path = test_source_path(rel);
+    g_free(rel);
+    if (!g_file_test(path, G_FILE_TEST_IS_REGULAR))
+        g_error("%s is missing: make models exports it", path); /* make test runs make models first */
+    return path;
+}
+
+static JsonNode *json_root(const char *text, JsonParser **keep)
+{
+    *keep = json_parser_new();
+    GError *error = NULL;
+    g_assert_true(json_parser_load_from_data(*keep, text, -1, &error));
+    g_assert_no_error(error);
+    return json_parser_get_root(*keep);
+}
+
+static JsonObject *json_of(const char *text, JsonParser **keep) { return json_node_get_object(json_root(text, keep)); }
+
+/* The value of a function of the report ("arena_by_dims", ...) at x (names[d] = x[d]), from its JSON alone. */
+static guint64 json_function_at(JsonObject *report, const char *member, const char *const *names, const gint64 *x,
+                                guint n)
+{
+    JsonArray *pieces = json_object_get_array_member(report, member);
+    for (guint k = 0; k < json_array_get_length(pieces); k++) {
+        JsonObject *p = json_array_get_object_element(pieces, k);
+        JsonObject *from = json_object_get_object_member(p, "from"), *to = json_object_get_object_member(p, "to");
+        gboolean inside = TRUE;
+        for (guint d = 0; d < n; d++)
+            inside = inside && x[d] >= json_object_get_int_member(from, names[d]) &&
+                     x[d] <= json_object_get_int_member(to, names[d]);
+        if (!inside)
+            continue;
+        __int128 sum = 0;
+        JsonArray *terms = json_object_get_array_member(p, "terms");
+        for (guint t = 0; t < json_array_get_length(terms); t++) {
+            JsonObject *term = json_array_get_object_element(terms, t);
+            __int128 v = json_object_get_int_member(term, "coef");
+            JsonObject *pow = json_object_get_object_member(term, "pow");
+            for (guint d = 0; d < n; d++)
+                for (gint64 e = json_object_has_member(pow, names[d]) ? json_object_get_int_member(pow, names[d]) : 0;
+                     e > 0; e--)
+                    v *= x[d];
+            sum += v;
+        }
+        if (!json_object_get_null_member(p, "floor")) {
+            JsonObject *fl = json_object_get_object_member(p, "floor");
+            g_assert_cmpstr(json_object_get_string_member(fl, "var"), ==, names[n - 1]);
+            sum += (__int128)json_object_get_int_member(fl, "coef") *
+                   ((x[n - 1] - json_object_get_int_member(fl, "origin")) / json_object_get_int_member(fl, "period"));
+        }
+        gint64 den = json_object_get_int_member(p, "den");
+        g_assert_true(sum % den == 0);
+        return (guint64)(sum / den);
+    }
+    g_error("no piece of %s holds the point", member);
+}
+
+/* GPT-2 (torch's export) over seq 1..24: the function in the JSON gives, at every seq, the arena and the lower bound
+ * of `sim --dim seq=S` run on its own (the per-binding oracle, another process); --range-check agrees everywhere;
+ * the plans verified at every point; the CSV has a row a point. */
+static void test_range_gpt2_oracle(void)
+{
+    char *model = torch_model("gpt2-torch");
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", model, "--dim", "batch=1", "--dim", "seq=1:24",
+                                                        "--range-check", "--format", "json", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    JsonParser *keep;
+    JsonObject *report = json_of(r.out, &keep);
+    g_assert_cmpint(json_object_get_int_member(report, "points"), ==, 24);
+    JsonObject *check = json_object_get_object_member(report, "check");
+    g_assert_cmpint(json_object_get_int_member(check, "equal"), ==, 24);
+    g_assert_cmpint(json_object_get_int_member(check, "traces_differ"), ==, 0);
+    g_assert_cmpint(json_object_get_int_member(report, "interpolated_points"), >, 0); /* sized between loads */
+    JsonArray *plans = json_object_get_array_member(report, "range_plans");
+    gint64 covered = 0;
+    for (guint k = 0; k < json_array_get_length(plans); k++)
+        covered += json_object_get_int_member(json_array_get_object_element(plans, k), "points");
+    g_assert_cmpint(covered, ==, 24); /* every point under a plan moved there and verified */
+    for (gint64 seq = 1; seq <= 24; seq++) {
+        if (!test_sampled(seq))
+            continue;
+        char *bind = g_strdup_printf("seq=%" G_GINT64_FORMAT, seq);
+        RunResult one = test_run("SIM_BIN", (const char *[]){"--graph", model, "--dim", "batch=1", "--dim", bind,
+                                                              "--format", "json", NULL});
+        g_assert_cmpint(one.status, ==, 0);
+        JsonParser *keep_one;
+        JsonObject *row = json_array_get_object_element(json_node_get_array(json_root(one.out, &keep_one)), 0);
+        const char *names[] = {"seq"};
+        g_assert_cmpuint(json_function_at(report, "arena_by_dims", names, &seq, 1), ==,
+                         (guint64)json_object_get_int_member(row, "arena_bytes"));
+        g_assert_cmpuint(json_function_at(report, "lower_bound_by_dims", names, &seq, 1), ==,
+                         (guint64)json_object_get_int_member(row, "lower_bound_bytes"));
+        g_object_unref(keep_one);
+        run_result_clear(&one);
+        g_free(bind);
+    }
+    g_object_unref(keep);
+    run_result_clear(&r);
+    /* the CSV: a row a point, its columns the dims and the figures */
+    r = test_run("SIM_BIN", (const char *[]){"--graph", model, "--dim", "batch=1", "--dim", "seq=1:24", "--format", "csv",
+                                              NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    char **lines = g_strsplit(r.out, "\n", -1);
+    g_assert_cmpstr(lines[0], ==, "seq,arena_bytes,lower_bound_bytes,range_plan_arena_bytes,placed");
+    g_assert_cmpuint(g_strv_length(lines), ==, 26); /* header, 24 rows, the empty string after the last newline */
+    g_assert_true(g_str_has_prefix(lines[24], "24,"));
+    g_strfreev(lines);
+    run_result_clear(&r);
+    g_free(model);
+}
+
+/* Sized between loads or every point loaded (--range-every): the same figures at every point. */
+static void test_range_sampled_is_every(void)
+{
+    char *model = torch_model("gpt2-torch");
+    RunResult a = test_run("SIM_BIN", (const char *[]){"--graph", model, "--dim", "batch=1", "--dim", "seq=1:60",
+                                                        "--format", "csv", NULL});
+    RunResult b = test_run("SIM_BIN", (const char *[]){"--graph", model, "--dim", "batch=1", "--dim", "seq=1:60",
+                                                        "--range-every", "--format", "csv", NULL});
+    g_assert_cmpint(a.status, ==, 0);
+    g_assert_cmpint(b.status, ==, 0);
+    char **ra = g_strsplit(a.out, "\n", -1), **rb = g_strsplit(b.out, "\n", -1);
+    g_assert_cmpuint(g_strv_length(ra), ==, g_strv_length(rb));
+    for (guint k = 0; ra[k]; k++) { /* seq, arena, lower_bound (the placed column differs: fewer loads, fewer plans) */
+        char **fa = g_strsplit(ra[k], ",", 4), **fb = g_strsplit(rb[k], ",", 4);
+        for (guint c = 0; c < 3 && fa[c]; c++)
+            g_assert_cmpstr(fa[c], ==, fb[c]);
+        g_strfreev(fa);
+        g_strfreev(fb);
+    }
+    g_strfreev(ra);
+    g_strfreev(rb);
+    run_result_clear(&a);
+    run_result_clear(&b);
+    /* and in text, the formula of the staircase the 64-byte alignment makes */
+    RunResult t = test_run("SIM_BIN", (const char *[]){"--graph", model, "--dim", "batch=1", "--dim", "seq=2:60", NULL});
+    g_assert_cmpint(t.status, ==, 0);
+    assert_contains(t.out, "arena          204,096·seq + 64·floor((seq - 1) / 16) + 64 B  for seq 2..60\n");
+    assert_contains(t.out, "lower bound    204,100·seq B  for seq 2..60\n");
+    run_result_clear(&t);
+    g_free(model);
+}
+
+/* Two dims (batch × seq) of the encoder–decoder, with a step: --range-check finds the function equal to each point's
+ * own plan, no trace planned differs from the one loaded. */
+static void test_range_decoder_two_dims(void)
+{
+    char *model = torch_model("decoder-torch");
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", model, "--dim", "batch=1:2", "--dim", "seq=2:26:4",
+                                                        "--dim", "mem=8", "--range-check", "--format", "json", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    JsonParser *keep;
+    JsonObject *report = json_of(r.out, &keep);
+    g_assert_cmpint(json_object_get_int_member(report, "points"), ==, 14);
+    JsonObject *check = json_object_get_object_member(report, "check");
+    g_assert_cmpint(json_object_get_int_member(check, "equal"), ==, 14);
+    g_assert_cmpint(json_object_get_int_member(check, "traces_differ"), ==, 0);
+    const char *names[] = {"batch", "seq"};
+    gint64 x[2] = {2, 26};
+    g_assert_cmpuint(json_function_at(report, "lower_bound_by_dims", names, x, 2), >,
+                     json_function_at(report, "lower_bound_by_dims", names, (const gint64[]){1, 2}, 2));
+    g_object_unref(keep);
+    run_result_clear(&r);
+    g_free(model);
+}
+
+/* A point that fails names itself, in one line, and nothing is printed on stdout. */
+static void test_range_point_error(void)
+{
+    char *model = torch_model("gpt2-torch");
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", model, "--dim", "batch=1", "--dim", "seq=1020:1030",
+                                                        NULL});
+    g_assert_cmpint(r.status, ==, 1);
+    g_assert_cmpstr(r.out, ==, "");
+    assert_contains(r.err, ": at seq=");
+    assert_contains(r.err, "index 1024 is out of range for axis 0 of size 1024\n");
+    g_assert_cmpuint(strlen(r.err), ==, (gsize)(strchr(r.err, '\n') - r.err) + 1);
+    run_result_clear(&r);
+    g_free(model);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -206,5 +394,9 @@ int main(int argc, char **argv)
     g_test_add_func("/piecewise/breaks", test_piecewise_breaks);
     g_test_add_func("/piecewise/two-vars", test_piecewise_two_vars);
     g_test_add_func("/piecewise/random", test_piecewise_random);
+    g_test_add_func("/range/gpt2-oracle", test_range_gpt2_oracle);
+    g_test_add_func("/range/sampled-is-every", test_range_sampled_is_every);
+    g_test_add_func("/range/decoder-two-dims", test_range_decoder_two_dims);
+    g_test_add_func("/range/point-error", test_range_point_error);
     return g_test_run();
 }

@@ -260,10 +260,17 @@ static gboolean fit_grid(const PiecewiseAxis *axes, guint vars, const I128 *valu
     return ok;
 }
 
-/* The value of piece (num, den) at x, exactly; FALSE on overflow or a remainder. */
-static gboolean piece_value(const gint64 *num, gint64 den, guint vars, const gint64 *x, guint64 *out)
+/* The value of piece p at x, exactly; FALSE on overflow or a remainder. */
+static gboolean piece_value(const PiecewisePiece *p, guint vars, const gint64 *x, guint64 *out)
 {
+    const gint64 *num = p->num;
+    gint64 den = p->den;
     I128 sum = 0;
+    if (p->period) {
+        I128 steps = ((I128)x[vars - 1] - p->origin) / p->period; /* x_last ≥ origin in the box */
+        if (!mul_ok(steps, p->jump, &sum))
+            return FALSE;
+    }
     gsize terms = terms_of(vars);
     for (gsize e = 0; e < terms; e++) {
         if (!num[e])
@@ -280,6 +287,66 @@ static gboolean piece_value(const gint64 *num, gint64 den, guint vars, const gin
         return FALSE;
     *out = (guint64)(sum / den);
     return TRUE;
+}
+
+/* Piece b continues a's staircase along the last variable: the same box in the others, right after a in the last, the
+ * same den and numerators but the constant. */
+static gboolean stair_next(const PiecewisePiece *a, const PiecewisePiece *b, guint vars, guint terms, gint64 step)
+{
+    for (guint v = 0; v + 1 < vars; v++)
+        if (a->from[v] != b->from[v] || a->to[v] != b->to[v])
+            return FALSE;
+    if (b->from[vars - 1] != a->to[vars - 1] + step || a->den != b->den || a->period || b->period)
+        return FALSE;
+    return !memcmp(a->num + 1, b->num + 1, sizeof(gint64) * (terms - 1));
+}
+
+/* Runs of three or more pieces that step by one constant every `period` become one piece with a floor term. */
+static void fold_staircases(Piecewise *f, gint64 step)
+{
+    GArray *folded = g_array_new(FALSE, TRUE, sizeof(PiecewisePiece));
+    guint n = f->pieces->len, last = f->vars - 1;
+    for (guint k = 0; k < n;) {
+        PiecewisePiece *a = &g_array_index(f->pieces, PiecewisePiece, k);
+        guint end = k + 1; /* pieces k+1 .. end-1 each one period long, their constants jump apart */
+        gint64 jump = 0, period = 0;
+        if (k + 1 < n && stair_next(a, &g_array_index(f->pieces, PiecewisePiece, k + 1), f->vars, f->terms, step)) {
+            const PiecewisePiece *b = &g_array_index(f->pieces, PiecewisePiece, k + 1);
+            period = b->to[last] - b->from[last] + step;
+            gboolean fits = !__builtin_sub_overflow(b->num[0], a->num[0], &jump) &&
+                            a->to[last] - a->from[last] + step <= period;
+            for (end = k + 2; fits && end < n; end++) {
+                const PiecewisePiece *p = &g_array_index(f->pieces, PiecewisePiece, end - 1),
+                                     *q = &g_array_index(f->pieces, PiecewisePiece, end);
+                gint64 d;
+                if (!stair_next(p, q, f->vars, f->terms, step) || __builtin_sub_overflow(q->num[0], p->num[0], &d) ||
+                    d != jump || q->to[last] - q->from[last] + step > period)
+                    break;
+                if (q->to[last] - q->from[last] + step < period) { /* a shorter last one ends the run */
+                    end++;
+                    break;
+                }
+            }
+            if (!fits)
+                end = k + 1;
+        }
+        if (end - k >= 3) {
+            const PiecewisePiece *b = &g_array_index(f->pieces, PiecewisePiece, k + 1),
+                                 *z = &g_array_index(f->pieces, PiecewisePiece, end - 1);
+            a->jump = jump;
+            a->period = period;
+            a->origin = b->from[last] - period;
+            a->to[last] = z->to[last];
+            for (guint j = k + 1; j < end; j++)
+                g_free(g_array_index(f->pieces, PiecewisePiece, j).num);
+        } else {
+            end = k + 1;
+        }
+        g_array_append_val(folded, *a);
+        k = end;
+    }
+    g_array_unref(f->pieces);
+    f->pieces = folded;
 }
 
 Piecewise *piecewise_fit(const PiecewiseAxis *axes, guint vars, const guint64 *values, GError **error)
@@ -335,6 +402,8 @@ Piecewise *piecewise_fit(const PiecewiseAxis *axes, guint vars, const guint64 *v
             overflow(error);
     }
     g_array_unref(pieces);
+    if (ok)
+        fold_staircases(f, axes[vars - 1].step);
     /* every point of every box, again from the 64-bit piece */
     for (guint k = 0; ok && k < f->pieces->len; k++) {
         const PiecewisePiece *p = &g_array_index(f->pieces, PiecewisePiece, k);
@@ -353,7 +422,7 @@ Piecewise *piecewise_fit(const PiecewiseAxis *axes, guint vars, const guint64 *v
             for (guint v = 0; v < vars; v++)
                 flat = flat * axes[v].count + (gsize)((x[v] - axes[v].lo) / axes[v].step);
             guint64 got;
-            ok = piece_value(p->num, p->den, vars, x, &got) && got == values[flat];
+            ok = piece_value(p, vars, x, &got) && got == values[flat];
         }
         if (!ok)
             overflow(error);
@@ -383,7 +452,7 @@ gboolean piecewise_eval(const Piecewise *f, const gint64 *x, guint64 *out)
         for (guint v = 0; inside && v < f->vars; v++)
             inside = x[v] >= p->from[v] && x[v] <= p->to[v];
         if (inside)
-            return piece_value(p->num, p->den, f->vars, x, out);
+            return piece_value(p, f->vars, x, out);
     }
     return FALSE;
 }
@@ -405,6 +474,23 @@ static gint by_degree(gconstpointer a, gconstpointer b, gpointer vars)
     return x > y ? -1 : x < y; /* the higher power of the last variable first */
 }
 
+/* " + 64·floor((seq - 1) / 16)" (first: no sign before a positive jump). */
+static void floor_term(GString *s, const PiecewisePiece *p, const char *name, gboolean first)
+{
+    guint64 mag = p->jump < 0 ? (guint64)0 - (guint64)p->jump : (guint64)p->jump;
+    g_string_append(s, first ? (p->jump < 0 ? "-" : "") : p->jump < 0 ? " - " : " + ");
+    if (mag != 1) {
+        char *count = sim_format_count(mag);
+        g_string_append_printf(s, "%s·", count);
+        g_free(count);
+    }
+    if (p->origin == 0)
+        g_string_append_printf(s, "floor(%s / %" G_GINT64_FORMAT ")", name, p->period);
+    else
+        g_string_append_printf(s, "floor((%s %s %" G_GINT64_FORMAT ") / %" G_GINT64_FORMAT ")", name,
+                               p->origin < 0 ? "+" : "-", p->origin < 0 ? -p->origin : p->origin, p->period);
+}
+
 char *piecewise_text(const Piecewise *f, guint k, const char *const *names)
 {
     const PiecewisePiece *p = &g_array_index(f->pieces, PiecewisePiece, k);
@@ -415,9 +501,11 @@ char *piecewise_text(const Piecewise *f, guint k, const char *const *names)
     g_qsort_with_data(order, (gint)n, sizeof(guint), by_degree, GUINT_TO_POINTER(f->vars));
     GString *s = g_string_new(NULL);
     for (guint i = 0; i < n; i++) {
+        if (p->period && total_degree(order[i], f->vars) == 0)
+            floor_term(s, p, names[f->vars - 1], s->len == 0);
         gint64 c = p->num[order[i]];
         guint64 mag = c < 0 ? (guint64)0 - (guint64)c : (guint64)c;
-        if (i == 0)
+        if (s->len == 0)
             g_string_append(s, c < 0 ? "-" : "");
         else
             g_string_append(s, c < 0 ? " - " : " + ");
@@ -438,12 +526,14 @@ char *piecewise_text(const Piecewise *f, guint k, const char *const *names)
                 g_string_append_printf(s, "^%u", power);
         }
     }
-    if (n == 0)
+    if (p->period && (n == 0 || total_degree(order[n - 1], f->vars) != 0))
+        floor_term(s, p, names[f->vars - 1], s->len == 0);
+    if (n == 0 && !p->period)
         g_string_append(s, "0");
     g_free(order);
     if (p->den != 1) {
         char *den = sim_format_count((guint64)p->den);
-        if (n > 1) {
+        if (n + (p->period != 0) > 1) {
             g_string_prepend_c(s, '(');
             g_string_append_c(s, ')');
         }

@@ -8,7 +8,8 @@
  * gives the next point; the degree that reaches furthest wins (the lower on a tie), and a degree above 0 counts only
  * when at least one point past the d + 1 it was made from confirms it. On several axes: the first axis's slices are
  * fitted on the rest; consecutive slices whose boxes agree merge where every coefficient is itself a polynomial of
- * the first axis by the same rule. Every piece is checked at every point of its box before it is returned. */
+ * the first axis by the same rule. Staircases along the last axis are then folded into one piece (PiecewisePiece's
+ * floor term). Every piece is checked at every point of its box before it is returned. */
 #ifndef SIM_BASE_PIECEWISE_H
 #define SIM_BASE_PIECEWISE_H
 
@@ -23,12 +24,16 @@ typedef struct {
     guint count;     /* points: lo, lo + step, ..., lo + (count - 1) * step */
 } PiecewiseAxis;
 
-/* One piece: a box (per variable the first and last grid value, inclusive) and Σ num[e] · Π x_i^e_i / den, where
- * e_i is digit i of e in base PIECEWISE_DEGREE + 1 (variable 0 the lowest digit). den > 0, the fraction reduced. */
+/* One piece: a box (per variable the first and last grid value, inclusive) and (Σ num[e] · Π x_i^e_i + jump ·
+ * floor((x_last - origin) / period)) / den, where e_i is digit i of e in base PIECEWISE_DEGREE + 1 (variable 0 the
+ * lowest digit) and x_last the last variable. den > 0. The floor term (period > 0; 0: none) is a staircase folded
+ * from three or more pieces along the last variable that differ only in their constant, by `jump` each `period`
+ * (the rounding of an offset up to an alignment makes them). */
 typedef struct {
     gint64 from[PIECEWISE_MAX_VARS], to[PIECEWISE_MAX_VARS];
     gint64 *num;
     gint64 den;
+    gint64 jump, origin, period;
 } PiecewisePiece;
 
 typedef struct {
@@ -45,8 +50,9 @@ void piecewise_free(Piecewise *f);
 /* The value at x (one integer per variable): FALSE when x is in no piece. Exact: a piece's numerator at x is a
  * multiple of its den by construction. */
 gboolean piecewise_eval(const Piecewise *f, const gint64 *x, guint64 *out);
-/* Piece k's polynomial for a reader, terms by falling total degree: "3,072·seq + 2,555,904",
- * "(3·seq^2 + seq) / 2", "0". names: one per variable (already safe for the reader's medium). */
+/* Piece k's formula for a reader, terms by falling total degree, the floor term before the constant:
+ * "3,072·seq + 2,555,904", "(3·seq^2 + seq) / 2", "204,096·seq + 64·floor((seq - 1) / 16) + 64", "0". names: one per
+ * variable (already safe for the reader's medium). */
 char *piecewise_text(const Piecewise *f, guint k, const char *const *names);
 /* The exponent of variable v in term e. */
 static inline guint piecewise_power(guint e, guint v)

@@ -35,7 +35,8 @@ typedef struct {
     ShapeOptions shape;         /* --dim bindings, --allow-unknown-ops */
     char *dims_text;            /* "seq=128,batch=1" or "-": the dims bound to one value */
     GArray *ranges;             /* ReportRangeDim: the dims planned over a range (--dim NAME=LO:HI[:STEP]) */
-    gboolean range_check;       /* --range-check: every point of the range also placed on its own */
+    gboolean range_check;       /* --range-check: every point of the range also loaded and placed on its own */
+    gboolean range_every;       /* --range-every: every point loaded, none sized between loaded points */
     char *unknown_ops;          /* ops planned from value_info, "GridSample (2), Foo (1)", or NULL */
     /* choices, resolved */
     const PlaceStrategy *strategy;

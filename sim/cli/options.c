@@ -23,7 +23,7 @@ typedef struct {
     gboolean progress;
     gint64 pad_last, align;
     gboolean info, allow_unknown_ops, cli_list_ops, list, version, compare, map, ascii, wide, verbose, no_verify,
-        strict_runtime, scratch, range_check;
+        strict_runtime, scratch, range_check, range_every;
     gboolean run, check, poison, allow_degenerate;
     gint64 repeat;
     gint64 threads;
@@ -337,8 +337,9 @@ static int resolve_bindings(const RawOptions *o, Job *job)
 static int check_range(const RawOptions *o, const Job *job)
 {
     if (!job->ranges->len)
-        return o->range_check ? cli_usage_error("--range-check checks a range of dims: give one with --dim NAME=LO:HI")
-                              : -1;
+        return o->range_check || o->range_every
+                   ? cli_usage_error("--range-check and --range-every shape a range of dims: give one with --dim NAME=LO:HI")
+                   : -1;
     if (o->info || o->compare || o->orders || o->run || o->map || o->ascii || o->plot || o->html || o->chrome_trace ||
         o->trace_out || o->solution_out || o->inputs || o->no_verify || o->wide)
         return cli_usage_error("--dim NAME=LO:HI plans every point of a range and reports its functions: --info, "
@@ -346,6 +347,10 @@ static int check_range(const RawOptions *o, const Job *job)
                                "--solution-out, --inputs, --no-verify and --wide are for one binding");
     if (job->order_best)
         return cli_usage_error("--order best chooses an order for one binding: with a range of dims, name one order");
+    GError *error = NULL;
+    gsize points;
+    if (!range_dims_check((const ReportRangeDim *)job->ranges->data, job->ranges->len, job->shape.dims, &points, &error))
+        return gerror_usage(error, NULL);
     return -1;
 }
 
@@ -397,6 +402,7 @@ static int resolve(RawOptions *o, Job *job)
     job->kind = job->ranges->len ? JOB_RANGE : o->info ? JOB_INFO : o->orders ? JOB_ORDERS : o->compare ? JOB_COMPARE
                                                                                                            : JOB_PLAN;
     job->range_check = o->range_check;
+    job->range_every = o->range_every;
     job->verify = !o->no_verify;
     job->map = o->map;
     job->ascii = o->ascii;
@@ -596,7 +602,10 @@ int job_from_args(Job *job, int argc, char **argv)
         {"ascii", 0, 0, G_OPTION_ARG_NONE, &o.ascii, "Draw the plan in characters: time across, address down", NULL},
         {"no-verify", 0, 0, G_OPTION_ARG_NONE, &o.no_verify, "Skip the plan verifier", NULL},
         {"range-check", 0, 0, G_OPTION_ARG_NONE, &o.range_check,
-         "With --dim NAME=LO:HI: also place every point on its own and compare its arena with the function's", NULL},
+         "With --dim NAME=LO:HI: also load and place every point on its own, and compare its arena and sizes with the "
+         "function's", NULL},
+        {"range-every", 0, 0, G_OPTION_ARG_NONE, &o.range_every,
+         "With --dim NAME=LO:HI: load and trace every point, none sized between loaded points", NULL},
         {"info", 'i', 0, G_OPTION_ARG_NONE, &o.info,
          "Print the graph summary instead of planning: opsets, nodes by op type, tensors by kind, weight and "
          "activation bytes, the largest tensor", NULL},

@@ -4,6 +4,7 @@
 #include "driver/range.h"
 
 #include "base/error.h"
+#include "base/units.h"
 #include "driver/driver.h"
 #include "plan/verify.h"
 
@@ -54,6 +55,36 @@ gboolean range_dim_parse(const char *spec, ReportRangeDim *out, GError **error)
     return TRUE;
 }
 
+gboolean range_dims_check(const ReportRangeDim *dims, guint n, GHashTable *fixed, gsize *points, GError **error)
+{
+    if (n == 0 || n > PIECEWISE_MAX_VARS) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "at most %d dims may be ranges, not %u", PIECEWISE_MAX_VARS, n);
+        return FALSE;
+    }
+    *points = 1;
+    for (guint d = 0; d < n; d++) {
+        gsize count = (gsize)((dims[d].hi - dims[d].lo) / dims[d].step + 1);
+        if (count > RANGE_MAX_POINTS || *points > RANGE_MAX_POINTS / count) {
+            char *most = sim_format_count(RANGE_MAX_POINTS);
+            g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "the range has more than %s points in all: narrow it or give "
+                        "a STEP", most);
+            g_free(most);
+            return FALSE;
+        }
+        *points *= count;
+        for (guint e = 0; e < d; e++)
+            if (!strcmp(dims[d].name, dims[e].name)) {
+                g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--dim '%s' is given two ranges", dims[d].name);
+                return FALSE;
+            }
+        if (fixed && g_hash_table_contains(fixed, dims[d].name)) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--dim '%s' is given both a value and a range", dims[d].name);
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
 /* A plan that moves: the buffers of a structure in the order of their offsets (bin by bin), and for each the buffers
  * it lay above among those live with it. */
 typedef struct {
@@ -100,12 +131,13 @@ static gint by_first(gconstpointer a, gconstpointer b, gpointer data)
     return x < y ? -1 : x > y;
 }
 
-/* The pairs by a sweep over time: each buffer meets the buffers still live when it starts (O(n · most live)). */
-static Moved *moved_new(Trace *t, const guint64 *offsets, guint64 arena)
+/* A plan of trace `of` (copied) that moves. The pairs by a sweep over time: each buffer meets the buffers still live
+ * when it starts (O(n · most live)). */
+static Moved *moved_new(const Trace *of, const guint64 *offsets, guint64 arena)
 {
-    guint n = trace_count(t);
+    guint n = trace_count(of);
     Moved *m = g_new0(Moved, 1);
-    m->t = t;
+    Trace *t = m->t = trace_copy(of);
     m->arena = arena;
     m->offsets = g_memdup2(offsets, sizeof(guint64) * (n + 1));
     m->order = g_new(guint, n + 1);
@@ -232,6 +264,13 @@ typedef struct {
     gsize plan; /* its ReportRangePlan */
 } Structure;
 
+/* The state of one range: the job, the report being filled, the structures met. */
+typedef struct {
+    const RangeJob *job;
+    ReportRange *out;
+    GArray *structures; /* Structure */
+} Ranging;
+
 /* Point x loaded, inferred and traced as one binding is. */
 static Trace *point_trace(const RangeJob *job, const gint64 *x, GError **error)
 {
@@ -265,123 +304,277 @@ static guint64 moved_arena(const Moved *m, const Trace *t, guint64 *offsets, gui
     return verify_offsets(t, offsets, bin_arena, NULL) ? arena : G_MAXUINT64;
 }
 
+/* Point i with its trace t (loaded, or sized by its stretch's polynomials): the bound, its structure's plan moved
+ * there, and a placement of its own where no plan moved there reaches the bound. */
+static gboolean range_point(Ranging *r, gsize i, const Trace *t, GError **error)
+{
+    ReportRange *out = r->out;
+    const RangeJob *job = r->job;
+    out->lower_bound[i] = trace_lower_bound(t);
+    out->grouped = out->grouped || grouped(t);
+    guint64 bound = rounded_bound(t), best = G_MAXUINT64;
+    guint nb = trace_count(t), bins = trace_bins(t);
+    guint64 *offsets = g_new(guint64, nb + 1), *bin_arena = g_new(guint64, bins + 1);
+    Structure *s = NULL;
+    for (guint k = 0; !out->grouped && !s && k < r->structures->len; k++)
+        if (same_structure(g_array_index(r->structures, Structure, k).top->t, t))
+            s = &g_array_index(r->structures, Structure, k);
+    if (s) {
+        ReportRangePlan *p = &g_array_index(out->plans, ReportRangePlan, s->plan);
+        guint64 moved = moved_arena(s->top, t, offsets, bin_arena);
+        if (moved != G_MAXUINT64) {
+            out->plan_arena[i] = best = moved;
+            p->points++;
+        } else {
+            p->refused++;
+        }
+        if (best > bound && s->recent)
+            best = MIN(best, moved_arena(s->recent, t, offsets, bin_arena));
+    }
+    Plan *own = NULL;
+    gboolean ok = TRUE;
+    if (best > bound) { /* no plan moved here reaches the bound: placed on its own */
+        own = driver_plan(job->strategy, t, job->place, TRUE, NULL, error);
+        ok = own != NULL;
+    }
+    if (own) {
+        out->placed[i] = 1;
+        out->placed_points++;
+        if (!s && !out->grouped && r->structures->len < REPORT_RANGE_MAX_PLANS) {
+            Structure fresh = {.top = moved_new(t, own->offsets, own->arena), .plan = out->plans->len};
+            ReportRangePlan p = {.top = i, .points = 1, .buffers = nb, .edges = fresh.top->edges,
+                                 .arena_at_top = own->arena};
+            g_array_append_val(r->structures, fresh);
+            g_array_append_val(out->plans, p);
+            out->plan_arena[i] = own->arena;
+        } else if (!s && !out->grouped) {
+            out->alone++;
+        } else if (s && own->arena < best) {
+            moved_free(s->recent);
+            s->recent = moved_new(t, own->offsets, own->arena);
+        }
+        best = MIN(best, own->arena);
+    }
+    out->arena[i] = best;
+    if (ok && out->checked)
+        out->checked[i] = own ? own->arena : 0; /* range_check_point places the others */
+    plan_free(own);
+    g_free(offsets);
+    g_free(bin_arena);
+    return ok;
+}
+
+/* One slice of the grid: the last dim's points with the others fixed (outer: their values), each trace loaded once
+ * and kept by its index. */
+typedef struct {
+    Ranging *r;
+    gint64 x[PIECEWISE_MAX_VARS];
+    gsize first;        /* the slice's first point */
+    GHashTable *loaded; /* index in the slice -> Trace* */
+} Slice;
+
+/* Index i's trace, loaded when it is not yet; `planning`: a load the plan needs (counted), not only the check's. */
+static const Trace *slice_trace(Slice *sl, guint i, gboolean planning, GError **error)
+{
+    Trace *t = g_hash_table_lookup(sl->loaded, GUINT_TO_POINTER(i + 1));
+    if (t)
+        return t;
+    const ReportRangeDim *last = &sl->r->job->dims[sl->r->job->ndims - 1];
+    sl->x[sl->r->job->ndims - 1] = last->lo + (gint64)i * last->step;
+    if (!(t = point_trace(sl->r->job, sl->x, error))) {
+        char *where = point_name(sl->r->job, sl->x);
+        g_prefix_error(error, "at %s: ", where);
+        g_free(where);
+        return NULL;
+    }
+    sl->r->out->loaded += planning;
+    g_hash_table_insert(sl->loaded, GUINT_TO_POINTER(i + 1), t);
+    return t;
+}
+
+/* A stretch of a slice, [a, b], of one structure whose every buffer's size is a polynomial of the index of degree
+ * ≤ 3: Newton's forward differences at index a (diff[4 * buffer + j] = Δ^j), or a single point loaded. */
+typedef struct {
+    guint a, b;
+    gint64 *diff; /* NULL: a = b, the point's own trace */
+} Stretch;
+
+/* Size of buffer k at index i by the stretch's differences: Σ_j Δ^j · C(i - a, j), exactly; 0 past 63 bits. */
+static guint64 stretch_size(const Stretch *st, guint k, guint i)
+{
+    __int128 sum = 0, choose = 1, t = (__int128)i - st->a;
+    for (guint j = 0; j < 4; j++) {
+        if (j > 0)
+            choose = choose * (t - (j - 1)) / j;
+        if (!choose)
+            break;
+        sum += (__int128)st->diff[4 * k + j] * choose;
+    }
+    return sum > 0 && sum <= G_MAXINT64 ? (guint64)sum : 0;
+}
+
+/* The fewest points loaded that pin down [a, b] (the header of range.h says how): fewer than RANGE_DENSE points are
+ * loaded one by one; else a, a+1, a+2, a+3, the middle, b-1 and b are. Where their structures differ, the change is
+ * found by halving and each side done again; where they agree, each buffer's size is the lowest-degree polynomial
+ * through a..a+3 that gives every other sample, or the stretch is halved. */
+#define RANGE_DENSE 8
+static gboolean find_stretches(Slice *sl, guint a, guint b, GArray *stretches, GError **error)
+{
+    if (sl->r->job->every || b - a + 1 < RANGE_DENSE) {
+        for (guint i = a; i <= b; i++) {
+            if (!slice_trace(sl, i, TRUE, error))
+                return FALSE;
+            Stretch one = {i, i, NULL};
+            g_array_append_val(stretches, one);
+        }
+        return TRUE;
+    }
+    guint samples[] = {a, a + 1, a + 2, a + 3, a + (b - a) / 2, b - 1, b};
+    const Trace *ts[G_N_ELEMENTS(samples)];
+    for (guint k = 0; k < G_N_ELEMENTS(samples); k++)
+        if (!(ts[k] = slice_trace(sl, samples[k], TRUE, error)))
+            return FALSE;
+    for (guint k = 1; k < G_N_ELEMENTS(samples); k++) {
+        if (same_structure(ts[0], ts[k]))
+            continue;
+        guint lo = samples[k - 1], hi = samples[k]; /* the structure changes in (lo, hi]: halve to find where */
+        const Trace *before = ts[k - 1];
+        while (hi - lo > 1) {
+            guint mid = lo + (hi - lo) / 2;
+            const Trace *tm = slice_trace(sl, mid, TRUE, error);
+            if (!tm)
+                return FALSE;
+            if (same_structure(before, tm))
+                lo = mid;
+            else
+                hi = mid;
+        }
+        return find_stretches(sl, a, lo, stretches, error) && find_stretches(sl, hi, b, stretches, error);
+    }
+    guint n = trace_count(ts[0]);
+    gint64 *diff = g_new0(gint64, 4 * (gsize)n + 4);
+    Stretch st = {a, b, diff};
+    gboolean fits = TRUE;
+    for (guint k = 0; fits && k < n; k++) {
+        __int128 d[4];
+        for (guint j = 0; j < 4; j++)
+            d[j] = trace_buffer(ts[j], k)->size;
+        for (guint j = 1; j < 4; j++)
+            for (guint q = 3; q >= j; q--)
+                d[q] -= d[q - 1];
+        fits = FALSE;
+        for (guint degree = 0; !fits && degree < 4; degree++) {
+            for (guint j = 0; j < 4; j++)
+                diff[4 * k + j] = j <= degree ? (gint64)d[j] : 0;
+            fits = TRUE;
+            for (guint q = 0; fits && q < G_N_ELEMENTS(samples); q++)
+                fits = stretch_size(&st, k, samples[q]) == trace_buffer(ts[q], k)->size;
+        }
+    }
+    if (fits) {
+        g_array_append_val(stretches, st);
+        return TRUE;
+    }
+    g_free(diff);
+    guint mid = a + (b - a) / 2;
+    return find_stretches(sl, a, mid, stretches, error) && find_stretches(sl, mid + 1, b, stretches, error);
+}
+
+/* --range-check at point i: the point loaded and placed on its own, whatever the function did; its sizes against
+ * the trace the point was planned with. */
+static gboolean range_check_point(Ranging *r, Slice *sl, guint i, const Trace *planned, GError **error)
+{
+    gsize at = sl->first + i;
+    const Trace *t = slice_trace(sl, i, FALSE, error);
+    if (!t)
+        return FALSE;
+    gboolean same = same_structure(t, planned);
+    for (guint k = 0; same && k < trace_count(t); k++)
+        same = trace_buffer(t, k)->size == trace_buffer(planned, k)->size;
+    r->out->mismatched += !same;
+    if (r->out->placed[at] && same)
+        return TRUE; /* its own plan was made there */
+    Plan *own = driver_plan(r->job->strategy, t, r->job->place, TRUE, NULL, error);
+    if (own)
+        r->out->checked[at] = own->arena;
+    plan_free(own);
+    return own != NULL;
+}
+
+static gboolean range_slice(Ranging *r, gsize first, const gint64 *outer, GError **error)
+{
+    const ReportRangeDim *last = &r->job->dims[r->job->ndims - 1];
+    guint m = (guint)((last->hi - last->lo) / last->step + 1);
+    Slice sl = {.r = r, .first = first,
+                .loaded = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)trace_free)};
+    memcpy(sl.x, outer, sizeof(gint64) * r->job->ndims);
+    GArray *stretches = g_array_new(FALSE, FALSE, sizeof(Stretch));
+    gboolean ok = find_stretches(&sl, 0, m - 1, stretches, error);
+    for (guint s = stretches->len; ok && s-- > 0;) { /* from the highest down */
+        const Stretch *st = &g_array_index(stretches, Stretch, s);
+        Trace *sized = st->diff ? trace_copy(g_hash_table_lookup(sl.loaded, GUINT_TO_POINTER(st->b + 1))) : NULL;
+        for (guint i = st->b + 1; ok && i-- > st->a;) {
+            const Trace *t = g_hash_table_lookup(sl.loaded, GUINT_TO_POINTER(i + 1));
+            gboolean sizes = t == NULL;
+            for (guint k = 0; sizes && k < trace_count(sized); k++) /* between the loaded points: the polynomials */
+                sizes = (trace_buffer(sized, k)->size = stretch_size(st, k, i)) > 0;
+            if (sizes) {
+                t = sized;
+                r->out->interpolated++;
+            } else if (!t) { /* a polynomial that dips to no size between its samples: the point loaded */
+                ok = (t = slice_trace(&sl, i, TRUE, error)) != NULL;
+            }
+            ok = ok && range_point(r, first + i, t, error) && (!r->job->check || range_check_point(r, &sl, i, t, error));
+            if (!ok && error && *error && !g_str_has_prefix((*error)->message, "at ")) {
+                sl.x[r->job->ndims - 1] = last->lo + (gint64)i * last->step;
+                char *where = point_name(r->job, sl.x);
+                g_prefix_error(error, "at %s: ", where);
+                g_free(where);
+            }
+            g_hash_table_remove(sl.loaded, GUINT_TO_POINTER(i + 1)); /* done with: only the structures keep copies */
+        }
+        trace_free(sized);
+    }
+    for (guint s = 0; s < stretches->len; s++)
+        g_free(g_array_index(stretches, Stretch, s).diff);
+    g_array_unref(stretches);
+    g_hash_table_unref(sl.loaded);
+    return ok;
+}
+
 gboolean range_plan(const RangeJob *job, ReportRange *out, GError **error)
 {
     gint64 began = g_get_monotonic_time();
     out->ndims = job->ndims;
-    out->points = 1;
-    if (job->ndims == 0 || job->ndims > PIECEWISE_MAX_VARS) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "a range has 1 to %d dims, not %u", PIECEWISE_MAX_VARS, job->ndims);
+    if (!range_dims_check(job->dims, job->ndims, job->shape->dims, &out->points, error))
         return FALSE;
-    }
     for (guint d = 0; d < job->ndims; d++) {
         const ReportRangeDim *dim = &job->dims[d];
         out->dims[d] = (ReportRangeDim){g_strdup(dim->name), dim->lo, dim->hi, dim->step};
-        gsize count = (gsize)((dim->hi - dim->lo) / dim->step + 1);
-        if (count > RANGE_MAX_POINTS || out->points > RANGE_MAX_POINTS / count) {
-            g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "the range has more than %" G_GSIZE_FORMAT " points in all "
-                        "(each is loaded and traced): narrow it or give a STEP", RANGE_MAX_POINTS);
-            return FALSE;
-        }
-        out->points *= count;
-        for (guint e = 0; e < d; e++)
-            if (!strcmp(dim->name, job->dims[e].name)) {
-                g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--dim %s is given twice", dim->name);
-                return FALSE;
-            }
-        if (g_hash_table_contains(job->shape->dims, dim->name)) {
-            g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--dim %s is given both a value and a range", dim->name);
-            return FALSE;
-        }
     }
     gsize n = out->points;
+    const ReportRangeDim *last = &job->dims[job->ndims - 1];
+    gsize m = (gsize)((last->hi - last->lo) / last->step + 1);
     out->arena = g_new0(guint64, n);
     out->lower_bound = g_new0(guint64, n);
     out->plan_arena = g_new0(guint64, n);
     out->placed = g_new0(guint8, n);
     out->checked = job->check ? g_new0(guint64, n) : NULL;
     out->plans = g_array_new(FALSE, TRUE, sizeof(ReportRangePlan));
-    GArray *structures = g_array_new(FALSE, TRUE, sizeof(Structure));
+    out->every = job->every;
+    Ranging r = {.job = job, .out = out, .structures = g_array_new(FALSE, TRUE, sizeof(Structure))};
     gboolean ok = TRUE;
-    for (gsize i = n; ok && i-- > 0;) { /* from the highest point down: a structure's first point is its top */
+    for (gsize first = n; ok && first > 0;) { /* the slices from the highest down */
+        first -= m;
         gint64 x[PIECEWISE_MAX_VARS];
-        report_range_point(out, i, x);
-        Trace *t = point_trace(job, x, error);
-        ok = t != NULL;
-        Plan *own = NULL;
-        if (ok) {
-            out->lower_bound[i] = trace_lower_bound(t);
-            out->grouped = out->grouped || grouped(t);
-            guint64 bound = rounded_bound(t), best = G_MAXUINT64;
-            guint nb = trace_count(t), bins = trace_bins(t);
-            guint64 *offsets = g_new(guint64, nb + 1), *bin_arena = g_new(guint64, bins + 1);
-            Structure *s = NULL;
-            for (guint k = 0; !out->grouped && !s && k < structures->len; k++)
-                if (same_structure(g_array_index(structures, Structure, k).top->t, t))
-                    s = &g_array_index(structures, Structure, k);
-            if (s) {
-                ReportRangePlan *p = &g_array_index(out->plans, ReportRangePlan, s->plan);
-                guint64 moved = moved_arena(s->top, t, offsets, bin_arena);
-                if (moved != G_MAXUINT64) {
-                    out->plan_arena[i] = best = moved;
-                    p->points++;
-                } else {
-                    p->refused++;
-                }
-                if (best > bound && s->recent)
-                    best = MIN(best, moved_arena(s->recent, t, offsets, bin_arena));
-            }
-            if (best > bound) { /* no plan moved here reaches the bound: placed on its own */
-                own = driver_plan(job->strategy, t, job->place, TRUE, NULL, error);
-                ok = own != NULL;
-            }
-            if (own) {
-                out->placed[i] = 1;
-                out->placed_points++;
-                if (!s && !out->grouped && structures->len < REPORT_RANGE_MAX_PLANS) {
-                    Structure fresh = {.top = moved_new(t, own->offsets, own->arena), .plan = out->plans->len};
-                    ReportRangePlan p = {.top = i, .points = 1, .buffers = nb, .edges = fresh.top->edges,
-                                         .arena_at_top = own->arena};
-                    g_array_append_val(structures, fresh);
-                    g_array_append_val(out->plans, p);
-                    out->plan_arena[i] = own->arena;
-                    t = NULL; /* the structure's now */
-                } else if (!s && !out->grouped) {
-                    out->alone++;
-                } else if (own->arena < best) {
-                    moved_free(s->recent);
-                    s->recent = moved_new(t, own->offsets, own->arena);
-                    t = NULL;
-                }
-                best = MIN(best, own->arena);
-            }
-            out->arena[i] = best;
-            if (ok && job->check) { /* the per-binding oracle: the strategy on this point alone */
-                if (own) {
-                    out->checked[i] = own->arena;
-                } else {
-                    Plan *alone = driver_plan(job->strategy, t, job->place, TRUE, NULL, error);
-                    ok = alone != NULL;
-                    out->checked[i] = ok ? alone->arena : 0;
-                    plan_free(alone);
-                }
-            }
-            g_free(offsets);
-            g_free(bin_arena);
-        }
-        plan_free(own);
-        trace_free(t);
-        if (!ok && error && *error) {
-            char *where = point_name(job, x);
-            g_prefix_error(error, "at %s: ", where);
-            g_free(where);
-        }
+        report_range_point(out, first, x);
+        ok = range_slice(&r, first, x, error);
     }
-    for (guint k = 0; k < structures->len; k++) {
-        moved_free(g_array_index(structures, Structure, k).top);
-        moved_free(g_array_index(structures, Structure, k).recent);
+    for (guint k = 0; k < r.structures->len; k++) {
+        moved_free(g_array_index(r.structures, Structure, k).top);
+        moved_free(g_array_index(r.structures, Structure, k).recent);
     }
-    g_array_unref(structures);
+    g_array_unref(r.structures);
     if (ok) {
         PiecewiseAxis axes[PIECEWISE_MAX_VARS];
         for (guint d = 0; d < job->ndims; d++)

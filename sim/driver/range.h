@@ -23,6 +23,10 @@ gboolean range_spec_is_range(const char *spec);
 /* "NAME=LO:HI" or "NAME=LO:HI:STEP" (1 ≤ LO ≤ HI, STEP ≥ 1, HI = LO + a multiple of STEP). */
 gboolean range_dim_parse(const char *spec, ReportRangeDim *out, GError **error);
 
+/* The dims together: 1 to PIECEWISE_MAX_VARS, each named once and not also bound to one value in `fixed` (the
+ * ShapeOptions' dims, or NULL), at most RANGE_MAX_POINTS points in all (*points). */
+gboolean range_dims_check(const ReportRangeDim *dims, guint n, GHashTable *fixed, gsize *points, GError **error);
+
 typedef struct {
     const char *path;                /* the model */
     ShapeOptions *shape;             /* the dims bound to one value and the other shape options; the range's dims are
@@ -32,7 +36,8 @@ typedef struct {
     const char *alias, *bins_path;
     const PlaceStrategy *strategy;
     const PlaceOptions *place;
-    gboolean check;                  /* --range-check: every point also placed on its own, the arenas compared */
+    gboolean check;                  /* --range-check: every point also loaded and placed on its own, compared */
+    gboolean every;                  /* --range-every: every point loaded and traced (none sized between) */
     const ReportRangeDim *dims;
     guint ndims;
 } RangeJob;

@@ -128,6 +128,14 @@ void report_range_text(FILE *out, const ReportRange *r)
     char *points = sim_format_count(r->points);
     fprintf(out, "graph          %s (dims: %s)\n", graph, fixed);
     fprintf(out, "range          %s (%s point%s)\n", ranges, points, r->points == 1 ? "" : "s");
+    char *loaded = sim_format_count(r->loaded), *between = sim_format_count(r->interpolated);
+    if (r->interpolated)
+        fprintf(out, "points         %s loaded and traced; %s sized between them by each buffer's size, a polynomial "
+                "of the dims there\n", loaded, between);
+    else
+        fprintf(out, "points         %s loaded and traced%s\n", loaded, r->every ? " (--range-every)" : "");
+    g_free(loaded);
+    g_free(between);
     fprintf(out, "order          %s\n", r->order);
     fprintf(out, "strategy       %s\n", r->strategy);
     fprintf(out, "aliasing       %s\n", r->alias);
@@ -163,12 +171,12 @@ void report_range_text(FILE *out, const ReportRange *r)
     g_free(placed);
     if (r->checked) {
         CheckCount c = check_count(r);
-        fprintf(out, "check          %s on each point alone: the same arena at %" G_GSIZE_FORMAT " of %s points, "
-                "the function smaller at %" G_GSIZE_FORMAT ", larger at %" G_GSIZE_FORMAT "\n", r->strategy, c.equal,
-                points, c.smaller, c.larger);
+        fprintf(out, "check          every point loaded and placed by %s alone: the same arena at %" G_GSIZE_FORMAT " of "
+                "%s, the function smaller at %" G_GSIZE_FORMAT ", larger at %" G_GSIZE_FORMAT "; the trace planned "
+                "differs from the one loaded at %" G_GSIZE_FORMAT "\n", r->strategy, c.equal, points, c.smaller, c.larger,
+                r->mismatched);
     }
-    fprintf(out, "planning       %.3f s for %s point%s (each loaded, traced and verified)\n", r->seconds, points,
-            r->points == 1 ? "" : "s");
+    fprintf(out, "planning       %.3f s for %s point%s\n", r->seconds, points, r->points == 1 ? "" : "s");
     g_free(graph);
     g_free(fixed);
     g_free(ranges);
@@ -210,11 +218,15 @@ void report_range_md(FILE *out, const ReportRange *r)
     char *placed = sim_format_count(r->placed_points), *plans = g_strdup_printf("%u", r->plans->len);
     CheckCount c = check_count(r);
     char *check = r->checked ? g_strdup_printf("equal at %" G_GSIZE_FORMAT ", function smaller at %" G_GSIZE_FORMAT
-                                               ", larger at %" G_GSIZE_FORMAT, c.equal, c.smaller, c.larger)
+                                               ", larger at %" G_GSIZE_FORMAT "; traces differ at %" G_GSIZE_FORMAT,
+                                               c.equal, c.smaller, c.larger, r->mismatched)
                              : g_strdup("-");
+    char *loaded = g_strdup_printf("%" G_GSIZE_FORMAT, r->loaded), *between = g_strdup_printf("%" G_GSIZE_FORMAT,
+                                                                                             r->interpolated);
     char *seconds = g_strdup_printf("%.3f", r->seconds);
     const char *head[] = {"graph", r->graph, "dims", r->fixed, "range", ranges, "points", points, "order", r->order,
-                          "strategy", r->strategy, "aliasing", r->alias, "range plans", plans, "placed on their own",
+                          "strategy", r->strategy, "aliasing", r->alias, "points loaded", loaded,
+                          "points sized between", between, "range plans", plans, "placed on their own",
                           placed, "check", check, "seconds", seconds};
     md_rows(out, (const char *const[]){"range of dims", ""}, 2, head, G_N_ELEMENTS(head) / 2);
     const Piecewise *fns[2] = {r->arena_fn, r->bound_fn};
@@ -237,6 +249,8 @@ void report_range_md(FILE *out, const ReportRange *r)
     g_free(plans);
     g_free(check);
     g_free(seconds);
+    g_free(loaded);
+    g_free(between);
     g_strfreev(names);
 }
 
@@ -248,7 +262,7 @@ void report_range_csv(FILE *out, const ReportRange *r)
         fprintf(out, "%s,", name);
         g_free(name);
     }
-    fprintf(out, "arena,lower_bound,range_plan_arena,placed%s\n", r->checked ? ",checked" : "");
+    fprintf(out, "arena_bytes,lower_bound_bytes,range_plan_arena_bytes,placed%s\n", r->checked ? ",checked_arena_bytes" : "");
     for (gsize p = 0; p < r->points; p++) {
         gint64 x[PIECEWISE_MAX_VARS];
         report_range_point(r, p, x);
@@ -312,6 +326,21 @@ static void json_function(JsonBuilder *b, const ReportRange *r, const char *memb
             json_builder_end_object(b);
         }
         json_builder_end_array(b);
+        json_builder_set_member_name(b, "floor"); /* + coef · floor((var - origin) / period), over den */
+        if (p->period) {
+            json_builder_begin_object(b);
+            json_builder_set_member_name(b, "coef");
+            json_builder_add_int_value(b, p->jump);
+            json_builder_set_member_name(b, "var");
+            json_add_text(b, names[fn->vars - 1]);
+            json_builder_set_member_name(b, "origin");
+            json_builder_add_int_value(b, p->origin);
+            json_builder_set_member_name(b, "period");
+            json_builder_add_int_value(b, p->period);
+            json_builder_end_object(b);
+        } else {
+            json_builder_add_null_value(b);
+        }
         char *formula = piecewise_text(fn, k, (const char *const *)names);
         json_builder_set_member_name(b, "text");
         json_add_text(b, formula);
@@ -376,6 +405,10 @@ void report_range_json(FILE *out, const ReportRange *r)
         json_builder_end_object(b);
     }
     json_builder_end_array(b);
+    json_builder_set_member_name(b, "loaded_points");
+    json_builder_add_int_value(b, (gint64)r->loaded);
+    json_builder_set_member_name(b, "interpolated_points");
+    json_builder_add_int_value(b, (gint64)r->interpolated);
     json_builder_set_member_name(b, "placed_points");
     json_builder_add_int_value(b, (gint64)r->placed_points);
     json_builder_set_member_name(b, "alone_points");
@@ -392,6 +425,8 @@ void report_range_json(FILE *out, const ReportRange *r)
         json_builder_add_int_value(b, (gint64)c.smaller);
         json_builder_set_member_name(b, "function_larger");
         json_builder_add_int_value(b, (gint64)c.larger);
+        json_builder_set_member_name(b, "traces_differ");
+        json_builder_add_int_value(b, (gint64)r->mismatched);
         json_builder_end_object(b);
     } else {
         json_builder_add_null_value(b);

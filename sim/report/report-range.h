@@ -50,6 +50,10 @@ typedef struct ReportRange {
     gsize placed_points;  /* points placed on their own (a structure's top included) */
     gsize alone;          /* points of structures past REPORT_RANGE_MAX_PLANS */
     gboolean grouped;     /* the trace has rigid groups: no plan is moved, every point is placed on its own */
+    gboolean every;       /* --range-every: every point loaded (none sized between loaded points) */
+    gsize loaded;         /* points loaded, shapes inferred and traced for the plan (not --range-check's) */
+    gsize interpolated;   /* points whose trace was sized by their stretch's polynomials */
+    gsize mismatched;     /* --range-check: points whose loaded trace differs from the one they were planned with */
     double seconds;       /* the whole range, loads and traces included */
 } ReportRange;
 

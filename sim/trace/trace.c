@@ -30,6 +30,19 @@ void trace_reserve(Trace *t, guint n)
     t->buffers = g_array_sized_new(FALSE, TRUE, sizeof(TraceBuffer), n);
 }
 
+Trace *trace_copy(const Trace *t)
+{
+    Trace *c = trace_new(t->source);
+    trace_reserve(c, trace_count(t));
+    g_array_append_vals(c->buffers, t->buffers->data, t->buffers->len);
+    for (guint k = 0; k < trace_count(c); k++)
+        trace_buffer(c, k)->name = g_string_chunk_insert(c->names, trace_buffer(t, k)->name);
+    c->steps = t->steps;
+    if (t->time_points)
+        c->time_points = g_memdup2(t->time_points, sizeof(guint64) * t->steps);
+    return c;
+}
+
 guint trace_add(Trace *t, const char *name, guint64 size, guint64 align, guint first, guint last)
 {
     TraceBuffer b = {

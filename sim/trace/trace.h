@@ -38,6 +38,8 @@ typedef struct {
 
 Trace *trace_new(const char *source);
 void trace_free(Trace *t);
+/* A copy with names and time points of its own. */
+Trace *trace_copy(const Trace *t);
 /* Appends a buffer (name copied); returns its id. */
 guint trace_add(Trace *t, const char *name, guint64 size, guint64 align, guint first, guint last);
 /* Room for n buffers in an empty trace, so a reader that knows its line count grows nothing. */

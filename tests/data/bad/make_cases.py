@@ -474,6 +474,29 @@ def main():
         ("--graph graphs", 1, "sim: graphs: cannot read: is a directory"),
         ("--graph graphs/noop-chain.onnx --bins /dev/zero", 1,
          "sim: graphs/noop-chain.onnx: /dev/zero: cannot read: not a regular file (a device, FIFO or socket)"),
+        # Ranges of dims (--dim NAME=LO:HI[:STEP]): refused before any point is loaded.
+        ("--graph graphs/gpt2.onnx --dim seq=0:4", 2,
+         "sim: --dim 'seq=0:4' is not NAME=LO:HI or NAME=LO:HI:STEP with positive integers (see sim --help)"),
+        ("--graph graphs/gpt2.onnx --dim seq=8:4", 2, "sim: --dim 'seq=8:4': HI is below LO (see sim --help)"),
+        ("--graph graphs/gpt2.onnx --dim seq=1:10:4", 2,
+         "sim: --dim 'seq=1:10:4': HI is not LO plus a multiple of STEP (the last point would be 9) (see sim --help)"),
+        ("--graph graphs/gpt2.onnx --dim seq=1:4:2:1", 2,
+         "sim: --dim 'seq=1:4:2:1' is not NAME=LO:HI or NAME=LO:HI:STEP with positive integers (see sim --help)"),
+        ("--graph graphs/gpt2.onnx --dim seq=4 --dim seq=1:8", 2,
+         "sim: --dim 'seq' is given both a value and a range (see sim --help)"),
+        ("--graph graphs/gpt2.onnx --dim seq=1:8 --dim seq=1:4", 2, "sim: --dim 'seq' is given two ranges (see sim --help)"),
+        ("--graph graphs/gpt2.onnx --dim seq=1:4 --run", 2,
+         "sim: --dim NAME=LO:HI plans every point of a range and reports its functions: --info, --compare, --orders, "
+         "--run, --map, --ascii, --plot, --html, --chrome-trace, --trace-out, --solution-out, --inputs, --no-verify and "
+         "--wide are for one binding (see sim --help)"),
+        ("--graph graphs/gpt2.onnx --range-check", 2,
+         "sim: --range-check and --range-every shape a range of dims: give one with --dim NAME=LO:HI (see sim --help)"),
+        ("--graph graphs/gpt2.onnx --dim seq=1:4 --order best", 2,
+         "sim: --order best chooses an order for one binding: with a range of dims, name one order (see sim --help)"),
+        ("--graph graphs/gpt2.onnx --dim a=1:1000000 --dim b=1:10", 2,
+         "sim: the range has more than 1,048,576 points in all: narrow it or give a STEP (see sim --help)"),
+        ("--graph graphs/gpt2.onnx --dim seq=1:4", 1,
+         "sim: graphs/gpt2.onnx: at seq=1: --dim seq: the graph has no symbolic dimension of that name (it has none)"),
     ]
     for k, (args, status, err) in enumerate(cli):
         cases.append((f"-cli-{k}", args, status, err))
