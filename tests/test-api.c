@@ -94,6 +94,76 @@ static void test_same_as_command(void)
     g_free(graph);
 }
 
+/* The text of a JSON report without its "seconds" line (the one figure that is a clock's). */
+static char *without_seconds(const char *json)
+{
+    GString *s = g_string_new(NULL);
+    char **lines = g_strsplit(json, "\n", -1);
+    for (char **l = lines; *l; l++)
+        if (!strstr(*l, "\"seconds\" : "))
+            g_string_append_printf(s, "%s\n", *l);
+    g_strfreev(lines);
+    return g_string_free(s, FALSE);
+}
+
+/* A range of dims from the library: at every point the arena `sim --dim seq=S` reports, the report the bytes of
+ * `sim --dim seq=1:20 --format json` (its seconds aside), and what only a range refuses, refused. */
+static void test_range(void)
+{
+    char *model = test_source_path("graphs/models/torch/gpt2-torch.onnx");
+    arenasim_options o;
+    arenasim_options_init(&o);
+    const char *dims[] = {"batch=1", "seq=1:20", NULL};
+    o.dims = dims;
+    char *error = NULL;
+    arenasim_range *r = arenasim_range_file(model, &o, &error);
+    g_assert_null(error);
+    g_assert_nonnull(r);
+    g_assert_cmpuint(arenasim_range_dim_count(r), ==, 1);
+    g_assert_cmpstr(arenasim_range_dim_name(r, 0), ==, "seq");
+    for (gint64 seq = 1; seq <= 20; seq++) {
+        if (!test_sampled((guint)seq))
+            continue;
+        char *bind = g_strdup_printf("seq=%" G_GINT64_FORMAT, seq);
+        guint64 arena = 0, bound = 0;
+        g_assert_cmpint(arenasim_range_arena_at(r, &seq, &arena), ==, 0);
+        g_assert_cmpint(arenasim_range_lower_bound_at(r, &seq, &bound), ==, 0);
+        g_assert_cmpuint(arena, ==, command_arena(model, NULL, (const char *const[]){"batch=1", bind, NULL}));
+        g_assert_cmpuint(bound, <=, arena);
+        g_free(bind);
+    }
+    guint64 out;
+    g_assert_cmpint(arenasim_range_arena_at(r, (const int64_t[]){21}, &out), ==, -1);
+    char *json = arenasim_range_report_json(r), *mine = without_seconds(json);
+    RunResult cmd = test_run("SIM_BIN", (const char *[]){"--graph", model, "--dim", "batch=1", "--dim", "seq=1:20",
+                                                          "--format", "json", NULL});
+    g_assert_cmpint(cmd.status, ==, 0);
+    char *theirs = without_seconds(cmd.out);
+    g_assert_cmpstr(mine, ==, theirs);
+    g_free(mine);
+    g_free(theirs);
+    arenasim_free(json);
+    run_result_clear(&cmd);
+    arenasim_range_free(r);
+    /* one binding is arenasim_plan_file's; a range is not */
+    const char *one[] = {"batch=1", "seq=4", NULL};
+    o.dims = one;
+    g_assert_null(arenasim_range_file(model, &o, &error));
+    assert_contains(error, "a range needs at least one \"NAME=LO:HI\"");
+    arenasim_free(error);
+    error = NULL;
+    o.dims = dims;
+    g_assert_null(arenasim_plan_file(model, &o, &error));
+    assert_contains(error, "a range (NAME=LO:HI) is planned by arenasim_range_file");
+    arenasim_free(error);
+    error = NULL;
+    o.order = "best";
+    g_assert_null(arenasim_range_file(model, &o, &error));
+    assert_contains(error, "order \"best\" chooses an order for one binding");
+    arenasim_free(error);
+    g_free(model);
+}
+
 /* The buffers are the plan: no two live at once share a byte, and each fits the arena. */
 static void test_buffers(void)
 {
@@ -621,13 +691,25 @@ static void test_installed(void)
         "        sys.exit('no exception for %r' % kw)\n"
         "    except arenasim.Error as e:\n"
         "        assert words in str(e), (kw, str(e))\n"
+        "rr = arenasim.plan_range(sys.argv[3], dims={'batch': 1, 'seq': range(1, 21)})\n"
+        "one = arenasim.plan(sys.argv[3], dims={'batch': 1, 'seq': 20})\n"
+        "assert rr.dims == ['seq'] and rr.arena_at(seq=20) == one.arena_bytes, (rr.arena_at(seq=20), one.arena_bytes)\n"
+        "assert rr.report['points'] == 20 and rr.formula().startswith('seq 1..16: 204,096'), rr.formula()\n"
+        "assert arenasim.plan_range(sys.argv[3], dims={'batch': 1, 'seq': (1, 20)}).pieces() == rr.pieces()\n"
+        "try:\n"
+        "    rr.arena_at(seq=21)\n"
+        "    sys.exit('a point outside the range had an arena')\n"
+        "except arenasim.Error as e:\n"
+        "    assert 'is not a point of the range' in str(e), e\n"
         "try:\n"
         "    arenasim.plan('graphs/gpt2.onnx\\0.x', 'bestfit')\n"
         "    sys.exit('a path cut at its NUL was planned')\n"
         "except arenasim.Error as e:\n"
         "    assert 'the path holds a NUL byte' in str(e), e\n";
     char *graph = test_write_symbolic_graph(), *empty = write_empty_output_model();
-    r = run_env((const char *[]){"/usr/bin/python3", "-c", script, graph, empty, NULL}, pyenv);
+    char *torch_gpt2 = test_source_path("graphs/models/torch/gpt2-torch.onnx");
+    r = run_env((const char *[]){"/usr/bin/python3", "-c", script, graph, empty, torch_gpt2, NULL}, pyenv);
+    g_free(torch_gpt2);
     g_free(graph);
     g_free(empty);
     if (r.status != 0)
@@ -657,6 +739,7 @@ int main(int argc, char **argv)
     g_test_add_func("/api/peak-witness", test_peak_witness);
     g_test_add_func("/api/order-best", test_order_best);
     g_test_add_func("/api/run-same-verdict", test_run_same_verdict);
+    g_test_add_func("/api/range", test_range);
     g_test_add_func("/api/installed", test_installed);
     return g_test_run();
 }

@@ -5,6 +5,8 @@
     p.arena_bytes, p.lower_bound_bytes      # the plan's arena and the bound no plan goes below
     pandas.DataFrame(p.buffers)             # name, offset, size, first, last, bin: one row a buffer
     arenasim.compare("gpt2.onnx")           # one dict a strategy, as `sim --format json` writes them
+    r = arenasim.plan_range("gpt2.onnx", dims={"batch": 1, "seq": range(1, 1025)})
+    r.arena_at(seq=512), r.formula()        # the arena at one point, and as a formula of the dims
 
 A thin client of the shared library libarenasim (arenasim.h), through ctypes: the same pipeline, defaults
 and bytes as the `sim` command. Errors raise arenasim.Error with the library's message. The library is
@@ -17,7 +19,8 @@ import math
 import os
 from dataclasses import dataclass, field
 
-__all__ = ["Error", "Buffer", "Plan", "Model", "plan", "compare", "load", "trace", "names", "__version__"]
+__all__ = ["Error", "Buffer", "Plan", "Model", "Range", "plan", "plan_range", "compare", "load", "trace", "names",
+           "__version__"]
 
 
 class Error(Exception):
@@ -49,7 +52,8 @@ class _Options(ctypes.Structure):  # arenasim_options (arenasim.h), field for fi
                 ("io", ctypes.c_char_p), ("transpose", ctypes.c_char_p), ("pad_last", ctypes.c_uint64),
                 ("strict_runtime", ctypes.c_int), ("scratch", ctypes.c_int), ("allow_unknown_ops", ctypes.c_int),
                 ("order_budget", ctypes.c_uint64), ("order_seconds", ctypes.c_double), ("seed", ctypes.c_int64),
-                ("search_max", ctypes.c_int64), ("search_engines", ctypes.c_char_p)]
+                ("search_max", ctypes.c_int64), ("search_engines", ctypes.c_char_p), ("range_check", ctypes.c_int),
+                ("range_every", ctypes.c_int)]
 
 
 class _RunOptions(ctypes.Structure):  # arenasim_run_options
@@ -96,6 +100,14 @@ for _name, _res, _args in [
         ("arenasim_plan_buffer", ctypes.c_int, [_P, ctypes.c_size_t, ctypes.POINTER(_Buffer)]),
         ("arenasim_plan_report_json", ctypes.c_void_p, [_P]),
         ("arenasim_plan_run", ctypes.c_int, [_P, ctypes.c_int, ctypes.POINTER(ctypes.c_void_p)]),
+        ("arenasim_range_file", _P, [ctypes.c_char_p, ctypes.POINTER(_Options), ctypes.POINTER(ctypes.c_void_p)]),
+        ("arenasim_range_free", None, [_P]),
+        ("arenasim_range_dim_count", ctypes.c_size_t, [_P]),
+        ("arenasim_range_dim_name", ctypes.c_char_p, [_P, ctypes.c_size_t]),
+        ("arenasim_range_arena_at", ctypes.c_int, [_P, ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_uint64)]),
+        ("arenasim_range_lower_bound_at", ctypes.c_int, [_P, ctypes.POINTER(ctypes.c_int64),
+                                                         ctypes.POINTER(ctypes.c_uint64)]),
+        ("arenasim_range_report_json", ctypes.c_void_p, [_P]),
         ("arenasim_names", ctypes.POINTER(ctypes.c_char_p), [ctypes.c_int]),
         ("arenasim_version", ctypes.c_char_p, []),
         ("arenasim_free", None, [ctypes.c_void_p])]:
@@ -360,6 +372,91 @@ def compare(path, strategies=None, **options):
     the dicts `sim --compare --format json` prints (pandas.DataFrame(rows) makes the table)."""
     with load(path, **options) as m:
         return m.compare(strategies)
+
+
+class Range:
+    """A model planned over ranges of its dims (arenasim_range_file, `sim --dim NAME=LO:HI`): the arena and the
+    lower bound at every point of the grid, and as exact functions of the dims (`report["arena_by_dims"]`: pieces,
+    each a box and a polynomial; `formula()` as text)."""
+
+    def __init__(self, handle, path):
+        self._handle, self.path = handle, path
+        self.dims = [_text(_lib.arenasim_range_dim_name(handle, k)) for k in range(_lib.arenasim_range_dim_count(handle))]
+        self.report = json.loads(_owned_text(_lib.arenasim_range_report_json(handle)))
+
+    def _at(self, getter, values):
+        missing = [d for d in self.dims if d not in values]
+        extra = sorted(set(values) - set(self.dims))
+        if missing or extra:
+            raise Error(f"give a value for each dim of the range ({', '.join(self.dims)})" +
+                        (f", not {extra[0]!r}" if extra else ""))
+        point = (ctypes.c_int64 * len(self.dims))(*[_whole(d, values[d]) for d in self.dims])
+        out = ctypes.c_uint64()
+        if getter(self._handle, point, ctypes.byref(out)):
+            raise Error(f"{values} is not a point of the range")
+        return out.value
+
+    def arena_at(self, **values):
+        """The arena at one point of the grid, e.g. arena_at(seq=512)."""
+        return self._at(_lib.arenasim_range_arena_at, values)
+
+    def lower_bound_at(self, **values):
+        """The lower bound at one point of the grid."""
+        return self._at(_lib.arenasim_range_lower_bound_at, values)
+
+    def pieces(self, function="arena"):
+        """The pieces of the arena ("arena") or of the lower bound ("lower_bound"), as the JSON report has them."""
+        return self.report[f"{function}_by_dims"]
+
+    def formula(self, function="arena"):
+        """The function as text, one piece a line: "seq 1..1024: 3,072·seq + 2,555,904"."""
+        lines = []
+        for p in self.pieces(function):
+            box = ", ".join(f"{d} {p['from'][d]}..{p['to'][d]}" if p["from"][d] != p["to"][d] else f"{d}={p['from'][d]}"
+                            for d in self.dims)
+            lines.append(f"{box}: {p['text']}")
+        return "\n".join(lines)
+
+    def close(self):
+        if self._handle:
+            _lib.arenasim_range_free(self._handle)
+            self._handle = None
+
+    __del__ = close
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _range_spec(name, value):
+    """A dim's value as --dim takes it: a whole number, "LO:HI[:STEP]", (lo, hi[, step]) inclusive, or a range."""
+    if isinstance(value, range):
+        if len(value) == 0 or value.step <= 0:
+            raise Error(f"dims: {name} is an empty or falling range")
+        return f"{value.start}:{value[-1]}:{value.step}"
+    if isinstance(value, tuple):
+        if not 2 <= len(value) <= 3:
+            raise Error(f"dims: {name} takes (lo, hi) or (lo, hi, step)")
+        return ":".join(str(_whole(name, v)) for v in value)
+    return value
+
+
+def plan_range(path, dims, strategy=None, *, check=False, every=False, **options):
+    """Plans a model over ranges of its dims: dims maps each name to a value or to a range of them (range(1, 1025),
+    (1, 1024), (16, 1024, 16) or "1:1024"), as `sim --dim NAME=LO:HI`; check=True loads and places every point on
+    its own too (report["check"]), every=True loads every point. Other options as plan(). Raises Error."""
+    keep = []
+    given = {k: _range_spec(k, v) for k, v in (dims.items() if isinstance(dims, dict) else
+                                                (str(d).split("=", 1) for d in dims))}
+    o = _options(dict(options, dims=given, strategy=strategy, range_check=check, range_every=every), keep)
+    err = ctypes.c_void_p()
+    r = _lib.arenasim_range_file(_bytes(os.fspath(path), "the path"), ctypes.byref(o), ctypes.byref(err))
+    if not r:
+        _raise(err)
+    return Range(r, os.fspath(path))
 
 
 def names(kind="strategies"):

@@ -5,10 +5,12 @@
 #include "base/error.h"
 #include "base/version.h"
 #include "driver/driver.h"
+#include "driver/range.h"
 #include "driver/run.h"
 #include "model/onnx.h"
 #include "plan/verify.h"
 #include "report/peak.h"
+#include "report/report-range.h"
 #include "strategies/registry.h"
 
 #include <stdio.h>
@@ -150,7 +152,8 @@ static gboolean load_model(arenasim_model *m, const arenasim_options *o, GError 
     shape.allow_unknown_ops = o->allow_unknown_ops != 0;
     gboolean ok = TRUE;
     for (const char *const *d = o->dims; ok && d && *d; d++)
-        ok = shape_options_add_dim(&shape, *d, error);
+        ok = range_spec_is_range(*d) ? usage(error, "dims: a range (NAME=LO:HI) is planned by arenasim_range_file")
+                                     : shape_options_add_dim(&shape, *d, error);
     for (const char *const *b = o->bounds; ok && b && *b; b++)
         ok = shape_options_add_bound(&shape, *b, error);
     DriverModel loaded = {0};
@@ -509,6 +512,184 @@ int arenasim_plan_run(const arenasim_plan *p, int check, char **error)
     return arenasim_plan_run_with(p, &o, NULL, error);
 }
 
+struct arenasim_range {
+    ReportRange report;
+    char *graph, *fixed, *order, *strategy, *alias; /* the report's strings */
+};
+
+/* A dims list for a range: the ranges into dims, the values into shape (NULL-terminated list; error names the
+ * first bad one). */
+static gboolean range_dims(const char *const *given, ShapeOptions *shape, GArray *dims, GString *fixed, GError **error)
+{
+    for (const char *const *d = given; d && *d; d++) {
+        ReportRangeDim dim;
+        if (range_spec_is_range(*d)) {
+            if (!range_dim_parse(*d, &dim, error))
+                return FALSE;
+            g_array_append_val(dims, dim);
+        } else if (!shape_options_add_dim(shape, *d, error)) {
+            return FALSE;
+        } else {
+            g_string_append_printf(fixed, "%s%s", fixed->len ? "," : "", *d);
+        }
+    }
+    if (!dims->len)
+        return usage(error, "dims: a range needs at least one \"NAME=LO:HI\" (arenasim_plan_file plans one binding)");
+    return TRUE;
+}
+
+static void range_dim_free(gpointer p) { g_free(((ReportRangeDim *)p)->name); }
+
+arenasim_range *arenasim_range_file(const char *path, const arenasim_options *options, char **error)
+{
+    arenasim_options o;
+    GError *e = NULL;
+    if (error)
+        *error = NULL;
+    const PlaceStrategy *strategy = NULL;
+    PlaceOptions place;
+    const OrderStrategy *order = NULL;
+    gboolean best = FALSE;
+    ShapeOptions shape;
+    shape_options_init(&shape);
+    GArray *dims = g_array_new(FALSE, TRUE, sizeof(ReportRangeDim));
+    g_array_set_clear_func(dims, range_dim_free);
+    GString *fixed = g_string_new(NULL);
+    GHashTable *pins = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    PipelineRecipe recipe = {0};
+    gboolean ok = plan_choices(options, &o, &strategy, &place, &e) && (path || usage(&e, "no file given")) &&
+                  (is_model(path) || usage(&e, "a range of dims plans a model (.onnx), not a trace")) &&
+                  (!o.fuse || fuse_kind_known(o.fuse) || usage(&e, "fuse: unknown kind")) &&
+                  (!o.inputs || usage(&e, "inputs bind one binding's dims: not with a range")) &&
+                  (o.verify || usage(&e, "verify: a range verifies every plan it moves")) &&
+                  driver_order_find(o.order, &order, &best, &e) &&
+                  (!best || usage(&e, "order \"best\" chooses an order for one binding: with a range, name one")) &&
+                  range_dims(o.dims, &shape, dims, fixed, &e);
+    for (const char *const *b = o.bounds; ok && b && *b; b++)
+        ok = shape_options_add_bound(&shape, *b, &e);
+    for (const char *const *p = o.pins; ok && p && *p; p++)
+        ok = alias_pins_parse(pins, *p, &e);
+    if (ok) {
+        DriverLayout choice = {.pad_last = o.pad_last, .align = o.align, .weights = o.weights, .io = o.io,
+                               .transpose = o.transpose, .run = o.run != 0};
+        recipe = (PipelineRecipe){.order = order, .order_budget_states = o.order_budget,
+                                  .order_seconds = o.order_seconds, .strict_runtime = o.strict_runtime != 0,
+                                  .scratch = o.scratch != 0, .pins = pins};
+        ok = driver_layout(&choice, &recipe.layout, &e);
+    }
+    shape.allow_unknown_ops = o.allow_unknown_ops != 0;
+    arenasim_range *r = g_new0(arenasim_range, 1);
+    if (ok) {
+        r->graph = g_strdup(path);
+        r->fixed = fixed->len ? g_strdup(fixed->str) : g_strdup("-");
+        r->order = g_strdup(order->name);
+        r->strategy = g_strdup(strategy->name);
+        r->alias = g_strdup(o.alias ? o.alias : "all");
+        r->report = (ReportRange){.graph = r->graph, .fixed = r->fixed, .order = r->order, .strategy = r->strategy,
+                                  .alias = r->alias};
+        RangeJob job = {.path = path, .shape = &shape, .fuse = o.fuse, .recipe = &recipe, .alias = r->alias,
+                        .bins_path = o.bins, .strategy = strategy, .place = &place, .check = o.range_check != 0,
+                        .every = o.range_every != 0, .dims = (const ReportRangeDim *)dims->data, .ndims = dims->len};
+        ok = range_plan(&job, &r->report, &e);
+    }
+    shape_options_clear(&shape);
+    g_array_unref(dims);
+    g_string_free(fixed, TRUE);
+    g_hash_table_unref(pins);
+    if (!ok) {
+        if (path && !g_error_matches(e, SIM_ERROR, SIM_ERROR_USAGE))
+            g_prefix_error(&e, "%s: ", path);
+        set_error(error, e);
+        arenasim_range_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+void arenasim_range_free(arenasim_range *r)
+{
+    if (!r)
+        return;
+    report_range_clear(&r->report);
+    g_free(r->graph);
+    g_free(r->fixed);
+    g_free(r->order);
+    g_free(r->strategy);
+    g_free(r->alias);
+    g_free(r);
+}
+
+size_t arenasim_range_dim_count(const arenasim_range *r)
+{
+    return r->report.ndims;
+}
+
+const char *arenasim_range_dim_name(const arenasim_range *r, size_t k)
+{
+    return k < r->report.ndims ? r->report.dims[k].name : NULL;
+}
+
+/* The point's index in the grid, or FALSE when values is not a point of it. */
+static gboolean range_index(const arenasim_range *r, const int64_t *values, gsize *at)
+{
+    *at = 0;
+    for (guint d = 0; d < r->report.ndims; d++) {
+        const ReportRangeDim *dim = &r->report.dims[d];
+        if (values[d] < dim->lo || values[d] > dim->hi || (values[d] - dim->lo) % dim->step)
+            return FALSE;
+        *at = *at * (gsize)((dim->hi - dim->lo) / dim->step + 1) + (gsize)((values[d] - dim->lo) / dim->step);
+    }
+    return TRUE;
+}
+
+int arenasim_range_arena_at(const arenasim_range *r, const int64_t *values, uint64_t *out)
+{
+    gsize at;
+    if (!range_index(r, values, &at))
+        return -1;
+    *out = r->report.arena[at];
+    return 0;
+}
+
+int arenasim_range_lower_bound_at(const arenasim_range *r, const int64_t *values, uint64_t *out)
+{
+    gsize at;
+    if (!range_index(r, values, &at))
+        return -1;
+    *out = r->report.lower_bound[at];
+    return 0;
+}
+
+/* What a report writer prints into f, as a string freed with arenasim_free. */
+static char *printed(void (*write)(FILE *f, gconstpointer data), gconstpointer data)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    write(f, data);
+    fclose(f);
+    char *out = g_strndup(text, len); /* freed with arenasim_free (g_free), whatever malloc made it */
+    free(text);
+    return out;
+}
+
+static void range_json(FILE *f, gconstpointer r)
+{
+    report_range_print(f, report_format_find("json"), r);
+}
+
+char *arenasim_range_report_json(const arenasim_range *r)
+{
+    return printed(range_json, &r->report);
+}
+
+static void row_json(FILE *f, gconstpointer row)
+{
+    report_print(f, report_format_find("json"), FALSE, row, 1);
+}
+
 char *arenasim_plan_report_json(const arenasim_plan *p)
 {
     const Traced *t = p->traced;
@@ -520,18 +701,8 @@ char *arenasim_plan_report_json(const arenasim_plan *p)
     driver_peak_lift(peak, p->trace, t ? t->built.aliases : NULL, p->strategy, &p->place);
     row.peak = peak;
     row.peak_trace = p->trace;
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f) {
-        peak_witness_free(peak);
-        return NULL;
-    }
-    report_print(f, report_format_find("json"), FALSE, &row, 1);
-    fclose(f);
+    char *out = printed(row_json, &row);
     peak_witness_free(peak);
-    char *out = g_strndup(text, len); /* freed with arenasim_free (g_free), whatever malloc made it */
-    free(text);
     return out;
 }
 

@@ -68,6 +68,8 @@ typedef struct {
     int64_t seed;              /* --seed: the randomised strategies' seed, 0 to 2^32-1; -1: the default */
     int64_t search_max;        /* --search-max: the search's largest problem, 0 to 2^32-1; -1: the default */
     const char *search_engines; /* --search-engines: "skyline", "sections", "guided" or "both" (the default) */
+    int range_check;           /* --range-check: arenasim_range_file also loads and places every point on its own */
+    int range_every;           /* --range-every: arenasim_range_file loads every point (none sized between) */
 } arenasim_options;
 
 /* The defaults, as `sim` has them. */
@@ -159,6 +161,23 @@ int arenasim_plan_run(const arenasim_plan *p, int check, char **error);
 
 /* The plan's report row as `sim --format json` prints it (a JSON array of one object). */
 char *arenasim_plan_report_json(const arenasim_plan *p);
+
+/* A model planned over ranges of its dims (`sim --dim NAME=LO:HI`): options.dims holds at least one "NAME=LO:HI" or
+ * "NAME=LO:HI:STEP" (up to four; the others "NAME=VALUE"). The arena and the lower bound at every point of the grid,
+ * as exact functions of the dims, the same bytes as the command's report. NULL with *error set when it cannot. */
+typedef struct arenasim_range arenasim_range;
+arenasim_range *arenasim_range_file(const char *path, const arenasim_options *o, char **error);
+void arenasim_range_free(arenasim_range *r);
+/* The dims planned over a range, in the order given. */
+size_t arenasim_range_dim_count(const arenasim_range *r);
+const char *arenasim_range_dim_name(const arenasim_range *r, size_t k);
+/* The arena and the lower bound at a point (values: one per range dim, in order): 0, or -1 when it is not a point of
+ * the grid. */
+int arenasim_range_arena_at(const arenasim_range *r, const int64_t *values, uint64_t *out);
+int arenasim_range_lower_bound_at(const arenasim_range *r, const int64_t *values, uint64_t *out);
+/* The report as `sim --dim NAME=LO:HI --format json` prints it: the pieces of both functions, the range plans, the
+ * counts and the check. */
+char *arenasim_range_report_json(const arenasim_range *r);
 
 typedef enum { ARENASIM_STRATEGIES, ARENASIM_ORDERS, ARENASIM_ALIASES } arenasim_list;
 /* The names of a list, NULL-terminated, in the registry's order; static. */

@@ -130,8 +130,8 @@ void report_range_text(FILE *out, const ReportRange *r)
     fprintf(out, "range          %s (%s point%s)\n", ranges, points, r->points == 1 ? "" : "s");
     char *loaded = sim_format_count(r->loaded), *between = sim_format_count(r->interpolated);
     if (r->interpolated)
-        fprintf(out, "points         %s loaded and traced; %s sized between them by each buffer's size, a polynomial "
-                "of the dims there\n", loaded, between);
+        fprintf(out, "points         %s loaded and traced; %s sized between them (each buffer's size a polynomial of "
+                "the dims there)\n", loaded, between);
     else
         fprintf(out, "points         %s loaded and traced%s\n", loaded, r->every ? " (--range-every)" : "");
     g_free(loaded);
@@ -171,10 +171,15 @@ void report_range_text(FILE *out, const ReportRange *r)
     g_free(placed);
     if (r->checked) {
         CheckCount c = check_count(r);
-        fprintf(out, "check          every point loaded and placed by %s alone: the same arena at %" G_GSIZE_FORMAT " of "
-                "%s, the function smaller at %" G_GSIZE_FORMAT ", larger at %" G_GSIZE_FORMAT "; the trace planned "
-                "differs from the one loaded at %" G_GSIZE_FORMAT "\n", r->strategy, c.equal, points, c.smaller, c.larger,
-                r->mismatched);
+        char *equal = sim_format_count(c.equal), *smaller = sim_format_count(c.smaller),
+             *larger = sim_format_count(c.larger), *differ = sim_format_count(r->mismatched);
+        fprintf(out, "check          every point loaded and placed by %s alone: the same arena at %s of %s, the function "
+                "smaller at %s, larger at %s; the trace planned differs from the one loaded at %s\n", r->strategy, equal,
+                points, smaller, larger, differ);
+        g_free(equal);
+        g_free(smaller);
+        g_free(larger);
+        g_free(differ);
     }
     fprintf(out, "planning       %.3f s for %s point%s\n", r->seconds, points, r->points == 1 ? "" : "s");
     g_free(graph);
