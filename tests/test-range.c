@@ -349,7 +349,7 @@ static void test_range_sampled_is_every(void)
 }
 
 /* Two dims (batch × seq) of the encoder–decoder, with a step: --range-check finds the function equal to each point's
- * own plan, no trace planned differs from the one loaded. */
+ * own plan, no trace planned differs from the one loaded; --plot range draws it. */
 static void test_range_decoder_two_dims(void)
 {
     char *model = torch_model("decoder-torch");
@@ -367,6 +367,19 @@ static void test_range_decoder_two_dims(void)
     g_assert_cmpuint(json_function_at(report, "lower_bound_by_dims", names, x, 2), >,
                      json_function_at(report, "lower_bound_by_dims", names, (const gint64[]){1, 2}, 2));
     g_object_unref(keep);
+    run_result_clear(&r);
+    /* its picture: a line per batch, the checked points on them */
+    char *png = test_scratch_path("decoder-range.png");
+    r = test_run("SIM_BIN", (const char *[]){"--graph", model, "--dim", "batch=1:2", "--dim", "seq=2:26:4", "--dim",
+                                              "mem=8", "--range-check", "--plot", "range", "--out", png, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    gchar *bytes = NULL;
+    gsize len = 0;
+    g_assert_true(g_file_get_contents(png, &bytes, &len, NULL));
+    g_assert_cmpuint(len, >, 8);
+    g_assert_cmpint(memcmp(bytes, "\x89PNG", 4), ==, 0);
+    g_free(bytes);
+    g_free(png);
     run_result_clear(&r);
     g_free(model);
 }

@@ -79,6 +79,7 @@ static int check_plot_out(const char *path)
 }
 
 static gboolean kind_of_table(const PlotKindRow *k) { return k->draw_table != NULL; }
+static gboolean kind_of_range(const PlotKindRow *k) { return k->draw_range != NULL; }
 
 /* --from TABLE --plot compare|sweep: only the drawing options count. */
 static int resolve_table_plot(const RawOptions *o, Job *job)
@@ -336,14 +337,24 @@ static int resolve_bindings(const RawOptions *o, Job *job)
 /* A range of dims (--dim NAME=LO:HI) plans every point and reports functions: what is for one binding's plan goes. */
 static int check_range(const RawOptions *o, const Job *job)
 {
+    if (job->plot && !job->plot_kind->draw_range != !job->ranges->len) {
+        char *kinds = plot_kind_names(kind_of_range, "--plot ", " or ");
+        char *msg = job->ranges->len ? g_strdup_printf("a range of dims is drawn by %s", kinds)
+                                     : g_strdup_printf("--plot %s draws a range of dims: give one with --dim NAME=LO:HI",
+                                                       job->plot_kind->name);
+        int status = cli_usage_error(msg);
+        g_free(msg);
+        g_free(kinds);
+        return status;
+    }
     if (!job->ranges->len)
         return o->range_check || o->range_every
                    ? cli_usage_error("--range-check and --range-every shape a range of dims: give one with --dim NAME=LO:HI")
                    : -1;
-    if (o->info || o->compare || o->orders || o->run || o->map || o->ascii || o->plot || o->html || o->chrome_trace ||
+    if (o->info || o->compare || o->orders || o->run || o->map || o->ascii || o->html || o->chrome_trace ||
         o->trace_out || o->solution_out || o->inputs || o->no_verify || o->wide)
         return cli_usage_error("--dim NAME=LO:HI plans every point of a range and reports its functions: --info, "
-                               "--compare, --orders, --run, --map, --ascii, --plot, --html, --chrome-trace, --trace-out, "
+                               "--compare, --orders, --run, --map, --ascii, --html, --chrome-trace, --trace-out, "
                                "--solution-out, --inputs, --no-verify and --wide are for one binding");
     if (job->order_best)
         return cli_usage_error("--order best chooses an order for one binding: with a range of dims, name one order");

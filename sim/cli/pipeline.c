@@ -251,6 +251,16 @@ static int run_range(Job *job)
     else
         status = cli_file_error(job->graph_path, error);
     phases_mark("report");
+    if (!status && job->plot) {
+        char *title = job->plot_title ? g_strdup(job->plot_title)
+                                      : g_strdup_printf("%s (dims %s), order %s, alias %s: %s, arena against %s",
+                                                        job->graph_path, job->dims_text, job->order->name, job->alias,
+                                                        job->strategy->name, report.dims[report.ndims - 1].name);
+        if (!job->plot_kind->draw_range(job->plot_out, title, &report, &error))
+            status = cli_file_error(job->plot_out, error);
+        g_free(title);
+        phases_mark("output");
+    }
     if (!status && job->phases_path && !phases_write(job->phases_path, &error))
         status = cli_file_error(job->phases_path, error);
     g_clear_error(&error);

@@ -23,6 +23,7 @@ static const PlotKindRow kinds[] = {
     {.name = "compare", .default_y = "ratio", .bars = TRUE, .draw_table = plot_compare},
     {.name = "sweep", .needs = "--x NAME: a column or a --dim name of the table", .default_y = "arena_bytes",
      .draw_table = plot_sweep},
+    {.name = "range", .draw_range = plot_range},
 };
 
 const PlotKindRow *plot_kind_find(const char *name)

@@ -4,6 +4,7 @@
 #ifndef SIM_PLOT_KINDS_H
 #define SIM_PLOT_KINDS_H
 
+#include "report/plot-range.h"
 #include "report/plot-table.h"
 #include "report/plot.h"
 
@@ -19,6 +20,8 @@ typedef struct PlotKindRow {
                            const LayoutWindow *window, GError **error);
     /* A result table (NULL for a kind of plans). */
     gboolean (*draw_table)(const char *path, const CsvTable *t, const TablePlotOptions *o, GError **error);
+    /* A range of dims (--dim NAME=LO:HI; NULL for the others). */
+    gboolean (*draw_range)(const char *path, const char *title, const ReportRange *r, GError **error);
 } PlotKindRow;
 
 /* By name; NULL when there is none. */

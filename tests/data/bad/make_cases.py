@@ -487,8 +487,12 @@ def main():
         ("--graph graphs/gpt2.onnx --dim seq=1:8 --dim seq=1:4", 2, "sim: --dim 'seq' is given two ranges (see sim --help)"),
         ("--graph graphs/gpt2.onnx --dim seq=1:4 --run", 2,
          "sim: --dim NAME=LO:HI plans every point of a range and reports its functions: --info, --compare, --orders, "
-         "--run, --map, --ascii, --plot, --html, --chrome-trace, --trace-out, --solution-out, --inputs, --no-verify and "
+         "--run, --map, --ascii, --html, --chrome-trace, --trace-out, --solution-out, --inputs, --no-verify and "
          "--wide are for one binding (see sim --help)"),
+        ("--graph graphs/gpt2.onnx --dim seq=1:4 --plot timeline --out never-written.png", 2,
+         "sim: a range of dims is drawn by --plot range (see sim --help)"),
+        ("--graph graphs/gpt2.onnx --plot range --out never-written.png", 2,
+         "sim: --plot range draws a range of dims: give one with --dim NAME=LO:HI (see sim --help)"),
         ("--graph graphs/gpt2.onnx --range-check", 2,
          "sim: --range-check and --range-every shape a range of dims: give one with --dim NAME=LO:HI (see sim --help)"),
         ("--graph graphs/gpt2.onnx --dim seq=1:4 --order best", 2,
