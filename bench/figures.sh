@@ -3,6 +3,7 @@
 # runs; results/README.md says which part made which file). Parts, all by default, or name some:
 #   design-log   results/design-log-ordering.md                      (bench/design-log.sh)
 #   gpt2-seq     results/gpt2-seq.{csv,md}, plots/gpt2-seq-arena.png: arena against sequence length
+#   range        results/range-dims.md, plots/range-*.png: the arena as a function of the dims (bench/range.sh)
 #   corpus       results/corpus-strategies.{csv,md}, plots/corpus-compare.png: strategies × corpus models
 #   aliasing     results/corpus-aliasing.csv, results/aliasing-savings.md: bytes saved per sharing kind
 #   pictures     plots/gpt2-timeline.png, plots/unet-layout.png: the README's pictures of one plan
@@ -17,8 +18,8 @@
 #   search       results/search.md                                    (bench/search.sh; timings)
 #   scaling      results/plan-scaling.md                              (bench/plan-scaling.sh; timings, slow)
 # Every table and figure is deterministic except the columns that are timings (search, scaling, timing, winograd,
-# skinny, peers' ORT timings): the time-bounded strategies run on a work budget (WORK, search nodes: the same plan
-# on an idle and on a busy machine), the sweeps start from an empty CSV each time, and tables.py sorts rows
+# skinny, peers' ORT timings, range's last table): the time-bounded strategies run on a work budget (WORK, search
+# nodes: the same plan on an idle and on a busy machine), the sweeps start from an empty CSV each time, and tables.py sorts rows
 # and drops plan_seconds. tests/test-tables.c runs a part twice, once beside busy processes, and compares.
 # Each part is all or nothing: results/ and plots/ are saved before it runs and put back if it fails or
 # the run is stopped (Ctrl-C), so a stopped run never leaves a table cut short. Nothing is installed here:
@@ -27,7 +28,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 make -s build/sim build/mkgraph
-parts=${*:-"design-log gpt2-seq corpus aliasing pictures peers conformance coverage exec-check timing xnnpack winograd skinny search scaling"}
+parts=${*:-"design-log gpt2-seq range corpus aliasing pictures peers conformance coverage exec-check timing xnnpack
+            winograd skinny search scaling"}
 work=$(mktemp -d)
 running=""
 restore() {
@@ -77,6 +79,8 @@ part_gpt2_seq() {
     "$sim" --from results/gpt2-seq.csv --plot sweep --x seq --out plots/gpt2-seq-arena.png \
         --title "GPT-2 small (torch export, batch 1): arena against sequence length, all sharing, file order"
 }
+
+part_range() { need_models; bench/range.sh; }
 
 part_corpus() {
     need_models

@@ -78,7 +78,8 @@ static void test_piecewise_breaks(void)
     guint64 *v;
     Piecewise *p = fit_1d(1, 1, 100, clamped, &v);
     g_assert_cmpuint(p->pieces->len, ==, 2);
-    const PiecewisePiece *a = &g_array_index(p->pieces, PiecewisePiece, 0), *b = &g_array_index(p->pieces, PiecewisePiece, 1);
+    const PiecewisePiece *a = &g_array_index(p->pieces, PiecewisePiece, 0);
+    const PiecewisePiece *b = &g_array_index(p->pieces, PiecewisePiece, 1);
     g_assert_cmpint(a->to[0], ==, 50);
     g_assert_cmpint(b->from[0], ==, 51);
     char *ta = text_of(p, 0, "x"), *tb = text_of(p, 1, "x");
@@ -149,7 +150,8 @@ static void test_piecewise_random(void)
         }
         guint64 *v = g_new(guint64, points);
         gint64 c[4][4];
-        gint64 cut = axes[vars - 1].lo + (gint64)g_rand_int_range(rng, 0, (gint32)axes[vars - 1].count) * axes[vars - 1].step;
+        const PiecewiseAxis *last = &axes[vars - 1];
+        gint64 cut = last->lo + (gint64)g_rand_int_range(rng, 0, (gint32)last->count) * last->step;
         for (gsize k = 0; k < points; k++) {
             gint64 x[2] = {0, 0};
             gsize rest = k;
@@ -163,7 +165,8 @@ static void test_piecewise_random(void)
                         c[i][j] = g_rand_int_range(rng, 0, 1000);
             gint64 y = 0, xs = x[vars - 1], xb = vars == 2 ? x[0] : 1;
             for (guint i = 0; i < 4; i++)
-                y += c[i][0] * (i == 0 ? 1 : i == 1 ? xs : i == 2 ? xs * xs : xs * xs * xs) * (1 + (gint64)(c[i][1] % 3) * xb);
+                y += c[i][0] * (i == 0 ? 1 : i == 1 ? xs : i == 2 ? xs * xs : xs * xs * xs) *
+                     (1 + (gint64)(c[i][1] % 3) * xb);
             v[k] = round % 7 == 6 ? g_rand_int(rng) * (guint64)g_rand_int(rng) / 2 : (guint64)y;
         }
         GError *error = NULL;
@@ -304,8 +307,8 @@ static void test_range_gpt2_oracle(void)
     g_object_unref(keep);
     run_result_clear(&r);
     /* the CSV: a row a point, its columns the dims and the figures */
-    r = test_run("SIM_BIN", (const char *[]){"--graph", model, "--dim", "batch=1", "--dim", "seq=1:24", "--format", "csv",
-                                              NULL});
+    r = test_run("SIM_BIN",
+                 (const char *[]){"--graph", model, "--dim", "batch=1", "--dim", "seq=1:24", "--format", "csv", NULL});
     g_assert_cmpint(r.status, ==, 0);
     char **lines = g_strsplit(r.out, "\n", -1);
     g_assert_cmpstr(lines[0], ==, "seq,arena_bytes,lower_bound_bytes,range_plan_arena_bytes,placed");
@@ -340,7 +343,8 @@ static void test_range_sampled_is_every(void)
     run_result_clear(&a);
     run_result_clear(&b);
     /* and in text, the formula of the staircase the 64-byte alignment makes */
-    RunResult t = test_run("SIM_BIN", (const char *[]){"--graph", model, "--dim", "batch=1", "--dim", "seq=2:60", NULL});
+    RunResult t =
+        test_run("SIM_BIN", (const char *[]){"--graph", model, "--dim", "batch=1", "--dim", "seq=2:60", NULL});
     g_assert_cmpint(t.status, ==, 0);
     assert_contains(t.out, "arena          204,096·seq + 64·floor((seq - 1) / 16) + 64 B  for seq 2..60\n");
     assert_contains(t.out, "lower bound    204,100·seq B  for seq 2..60\n");

@@ -104,7 +104,8 @@ for _name, _res, _args in [
         ("arenasim_range_free", None, [_P]),
         ("arenasim_range_dim_count", ctypes.c_size_t, [_P]),
         ("arenasim_range_dim_name", ctypes.c_char_p, [_P, ctypes.c_size_t]),
-        ("arenasim_range_arena_at", ctypes.c_int, [_P, ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_uint64)]),
+        ("arenasim_range_arena_at", ctypes.c_int, [_P, ctypes.POINTER(ctypes.c_int64),
+                                                   ctypes.POINTER(ctypes.c_uint64)]),
         ("arenasim_range_lower_bound_at", ctypes.c_int, [_P, ctypes.POINTER(ctypes.c_int64),
                                                          ctypes.POINTER(ctypes.c_uint64)]),
         ("arenasim_range_report_json", ctypes.c_void_p, [_P]),
@@ -381,7 +382,8 @@ class Range:
 
     def __init__(self, handle, path):
         self._handle, self.path = handle, path
-        self.dims = [_text(_lib.arenasim_range_dim_name(handle, k)) for k in range(_lib.arenasim_range_dim_count(handle))]
+        count = _lib.arenasim_range_dim_count(handle)
+        self.dims = [_text(_lib.arenasim_range_dim_name(handle, k)) for k in range(count)]
         self.report = json.loads(_owned_text(_lib.arenasim_range_report_json(handle)))
 
     def _at(self, getter, values):

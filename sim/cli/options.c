@@ -339,18 +339,19 @@ static int check_range(const RawOptions *o, const Job *job)
 {
     if (job->plot && !job->plot_kind->draw_range != !job->ranges->len) {
         char *kinds = plot_kind_names(kind_of_range, "--plot ", " or ");
-        char *msg = job->ranges->len ? g_strdup_printf("a range of dims is drawn by %s", kinds)
-                                     : g_strdup_printf("--plot %s draws a range of dims: give one with --dim NAME=LO:HI",
-                                                       job->plot_kind->name);
+        char *msg = job->ranges->len
+                        ? g_strdup_printf("a range of dims is drawn by %s", kinds)
+                        : g_strdup_printf("--plot %s draws a range of dims: give one with --dim NAME=LO:HI",
+                                          job->plot_kind->name);
         int status = cli_usage_error(msg);
         g_free(msg);
         g_free(kinds);
         return status;
     }
     if (!job->ranges->len)
-        return o->range_check || o->range_every
-                   ? cli_usage_error("--range-check and --range-every shape a range of dims: give one with --dim NAME=LO:HI")
-                   : -1;
+        return o->range_check || o->range_every ? cli_usage_error("--range-check and --range-every shape a range of "
+                                                                  "dims: give one with --dim NAME=LO:HI")
+                                                : -1;
     if (o->info || o->compare || o->orders || o->run || o->map || o->ascii || o->html || o->chrome_trace ||
         o->trace_out || o->solution_out || o->inputs || o->no_verify || o->wide)
         return cli_usage_error("--dim NAME=LO:HI plans every point of a range and reports its functions: --info, "
@@ -360,7 +361,8 @@ static int check_range(const RawOptions *o, const Job *job)
         return cli_usage_error("--order best chooses an order for one binding: with a range of dims, name one order");
     GError *error = NULL;
     gsize points;
-    if (!range_dims_check((const ReportRangeDim *)job->ranges->data, job->ranges->len, job->shape.dims, &points, &error))
+    const ReportRangeDim *dims = (const ReportRangeDim *)job->ranges->data;
+    if (!range_dims_check(dims, job->ranges->len, job->shape.dims, &points, &error))
         return gerror_usage(error, NULL);
     return -1;
 }
@@ -493,8 +495,9 @@ int job_from_args(Job *job, int argc, char **argv)
          "the best plan so far alone (guided), or all of them (both, the default)",
          "skyline|sections|guided|both"},
         {"dim", 'd', 0, G_OPTION_ARG_STRING_ARRAY, &o.dims,
-         "Bind a symbolic dimension (repeatable), e.g. --dim batch=1 --dim seq=128; or plan a range of it, NAME=LO:HI or "
-         "NAME=LO:HI:STEP: the arena as a function of the dims, and plans that hold over the range", "NAME=VALUE"},
+         "Bind a symbolic dimension (repeatable), e.g. --dim batch=1 --dim seq=128; or plan a range of it, "
+         "NAME=LO:HI or NAME=LO:HI:STEP: the arena as a function of the dims, and plans that hold over the range",
+         "NAME=VALUE"},
         {"bound", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.bounds,
          "Plan a data-dependent tensor (NonZero's, NonMaxSuppression's, ...) with its data-dependent dimension at "
          "most MAX instead of the most its op can give (repeatable; a run past it stops with an error)", "NAME=MAX"},

@@ -37,7 +37,8 @@ gboolean range_dim_parse(const char *spec, ReportRangeDim *out, GError **error)
     const char *c1 = eq ? strchr(eq, ':') : NULL, *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
     gint64 lo = 0, hi = 0, step = 1;
     if (!eq || eq == spec || !c1 || (c2 && strchr(c2 + 1, ':')) || !parse_positive(eq + 1, c1, &lo) ||
-        !parse_positive(c1 + 1, c2 ? c2 : c1 + strlen(c1), &hi) || (c2 && !parse_positive(c2 + 1, c2 + strlen(c2), &step))) {
+        !parse_positive(c1 + 1, c2 ? c2 : c1 + strlen(c1), &hi) ||
+        (c2 && !parse_positive(c2 + 1, c2 + strlen(c2), &step))) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--dim '%s' is not NAME=LO:HI or NAME=LO:HI:STEP with positive "
                     "integers", spec);
         return FALSE;
@@ -47,8 +48,9 @@ gboolean range_dim_parse(const char *spec, ReportRangeDim *out, GError **error)
         return FALSE;
     }
     if ((hi - lo) % step) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--dim '%s': HI is not LO plus a multiple of STEP (the last point "
-                    "would be %" G_GINT64_FORMAT ")", spec, hi - (hi - lo) % step);
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
+                    "--dim '%s': HI is not LO plus a multiple of STEP (the last point would be %" G_GINT64_FORMAT ")",
+                    spec, hi - (hi - lo) % step);
         return FALSE;
     }
     *out = (ReportRangeDim){g_strndup(spec, (gsize)(eq - spec)), lo, hi, step};
@@ -66,8 +68,8 @@ gboolean range_dims_check(const ReportRangeDim *dims, guint n, GHashTable *fixed
         gsize count = (gsize)((dims[d].hi - dims[d].lo) / dims[d].step + 1);
         if (count > RANGE_MAX_POINTS || *points > RANGE_MAX_POINTS / count) {
             char *most = sim_format_count(RANGE_MAX_POINTS);
-            g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "the range has more than %s points in all: narrow it or give "
-                        "a STEP", most);
+            g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE,
+                        "the range has more than %s points in all: narrow it or give a STEP", most);
             g_free(most);
             return FALSE;
         }
@@ -78,7 +80,8 @@ gboolean range_dims_check(const ReportRangeDim *dims, guint n, GHashTable *fixed
                 return FALSE;
             }
         if (fixed && g_hash_table_contains(fixed, dims[d].name)) {
-            g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--dim '%s' is given both a value and a range", dims[d].name);
+            g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--dim '%s' is given both a value and a range",
+                        dims[d].name);
             return FALSE;
         }
     }
@@ -524,7 +527,8 @@ static gboolean range_slice(Ranging *r, gsize first, const gint64 *outer, GError
             } else if (!t) { /* a polynomial that dips to no size between its samples: the point loaded */
                 ok = (t = slice_trace(&sl, i, TRUE, error)) != NULL;
             }
-            ok = ok && range_point(r, first + i, t, error) && (!r->job->check || range_check_point(r, &sl, i, t, error));
+            ok = ok && range_point(r, first + i, t, error) &&
+                 (!r->job->check || range_check_point(r, &sl, i, t, error));
             if (!ok && error && *error && !g_str_has_prefix((*error)->message, "at ")) {
                 sl.x[r->job->ndims - 1] = last->lo + (gint64)i * last->step;
                 char *where = point_name(r->job, sl.x);

@@ -282,9 +282,9 @@ GPtrArray *alias_fallback_summary(const AliasMap *m)
         if (grp->entries == 1)
             g_ptr_array_add(lines, alias_fallback_note(f));
         else
-            g_ptr_array_add(lines, g_strdup_printf("%s: %u node%s: %s (%s%s)", alias_share_kind_name(f->kind), grp->nodes,
-                                                   grp->nodes == 1 ? " copies" : "s copy", grp->reason, grp->who->str,
-                                                   grp->nodes > 3 ? ", ..." : ""));
+            g_ptr_array_add(lines, g_strdup_printf("%s: %u node%s: %s (%s%s)", alias_share_kind_name(f->kind),
+                                                   grp->nodes, grp->nodes == 1 ? " copies" : "s copy", grp->reason,
+                                                   grp->who->str, grp->nodes > 3 ? ", ..." : ""));
         g_string_free(grp->who, TRUE);
         g_free(grp->reason);
     }

@@ -53,8 +53,8 @@ gboolean plot_range(const char *path, const char *title, const ReportRange *r, G
                                "$line%" G_GSIZE_FORMAT " using 1:3 with lines dt 2 lc rgb '%s' title %s",
                                l ? ", " : "", l, c, arena, l, lines == 1 ? "#808080" : c, bound);
         if (r->checked)
-            g_string_append_printf(s, ", $line%" G_GSIZE_FORMAT " using 1:4 with points pt 6 ps 0.6 lc rgb '%s' title %s",
-                                   l, c, own);
+            g_string_append_printf(s, ", $line%" G_GSIZE_FORMAT " using 1:4 with points pt 6 ps 0.6 lc rgb '%s' "
+                                   "title %s", l, c, own);
         g_free(arena);
         g_free(bound);
         g_free(own);

@@ -151,8 +151,8 @@ void report_range_text(FILE *out, const ReportRange *r)
         if (p->points == 1)
             fprintf(out, "%-14s the plan at %s, its structure's only point (%s)", k ? "" : "range plans", top, arena);
         else
-            fprintf(out, "%-14s the plan at %s, moved to each of its structure's %s points and verified there (%s at %s)",
-                    k ? "" : "range plans", top, count, arena, top);
+            fprintf(out, "%-14s the plan at %s, moved to each of its structure's %s points and verified there "
+                    "(%s at %s)", k ? "" : "range plans", top, count, arena, top);
         if (p->refused)
             fprintf(out, "; %" G_GSIZE_FORMAT " more where it would cross a pinned offset", p->refused);
         fputc('\n', out);
@@ -173,9 +173,9 @@ void report_range_text(FILE *out, const ReportRange *r)
         CheckCount c = check_count(r);
         char *equal = sim_format_count(c.equal), *smaller = sim_format_count(c.smaller),
              *larger = sim_format_count(c.larger), *differ = sim_format_count(r->mismatched);
-        fprintf(out, "check          every point loaded and placed by %s alone: the same arena at %s of %s, the function "
-                "smaller at %s, larger at %s; the trace planned differs from the one loaded at %s\n", r->strategy, equal,
-                points, smaller, larger, differ);
+        fprintf(out, "check          every point loaded and placed by %s alone: the same arena at %s of %s, the "
+                "function smaller at %s, larger at %s; the trace planned differs from the one loaded at %s\n",
+                r->strategy, equal, points, smaller, larger, differ);
         g_free(equal);
         g_free(smaller);
         g_free(larger);
@@ -246,7 +246,8 @@ void report_range_md(FILE *out, const ReportRange *r)
             g_free(formula);
         }
     fputc('\n', out);
-    md_rows(out, (const char *const[]){"function", "where", "bytes"}, 3, (const char *const *)cells->pdata, cells->len / 3);
+    md_rows(out, (const char *const[]){"function", "where", "bytes"}, 3, (const char *const *)cells->pdata,
+            cells->len / 3);
     g_ptr_array_unref(cells);
     g_free(ranges);
     g_free(points);
@@ -267,7 +268,8 @@ void report_range_csv(FILE *out, const ReportRange *r)
         fprintf(out, "%s,", name);
         g_free(name);
     }
-    fprintf(out, "arena_bytes,lower_bound_bytes,range_plan_arena_bytes,placed%s\n", r->checked ? ",checked_arena_bytes" : "");
+    fprintf(out, "arena_bytes,lower_bound_bytes,range_plan_arena_bytes,placed%s\n",
+            r->checked ? ",checked_arena_bytes" : "");
     for (gsize p = 0; p < r->points; p++) {
         gint64 x[PIECEWISE_MAX_VARS];
         report_range_point(r, p, x);

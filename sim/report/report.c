@@ -523,7 +523,8 @@ static void json_record(FILE *out, const char *const *names, const char *const *
 /* The format table: a format is its writers and a row. */
 static const ReportFormatRow format_rows[] = {
     {.name = "text", .prose = TRUE, .notes = TRUE, .peak = TRUE, .item = "  ", .block = "", .report = text_report,
-     .table = text_table, .record = text_record, .aliasing = text_aliasing, .map = text_map, .range = report_range_text},
+     .table = text_table, .record = text_record, .aliasing = text_aliasing, .map = text_map,
+     .range = report_range_text},
     {.name = "md", .notes = TRUE, .peak = TRUE, .item = "- ", .block = "    ", .widens = TRUE, .report = md_report, .table = md_table,
      .record = md_record, .aliasing = md_aliasing, .map = md_map, .range = report_range_md},
     {.name = "csv", .map_alone = TRUE, .report = csv_report, .table = csv_table, .record = csv_record, .map = csv_map,

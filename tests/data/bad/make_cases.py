@@ -484,7 +484,8 @@ def main():
          "sim: --dim 'seq=1:4:2:1' is not NAME=LO:HI or NAME=LO:HI:STEP with positive integers (see sim --help)"),
         ("--graph graphs/gpt2.onnx --dim seq=4 --dim seq=1:8", 2,
          "sim: --dim 'seq' is given both a value and a range (see sim --help)"),
-        ("--graph graphs/gpt2.onnx --dim seq=1:8 --dim seq=1:4", 2, "sim: --dim 'seq' is given two ranges (see sim --help)"),
+        ("--graph graphs/gpt2.onnx --dim seq=1:8 --dim seq=1:4", 2,
+         "sim: --dim 'seq' is given two ranges (see sim --help)"),
         ("--graph graphs/gpt2.onnx --dim seq=1:4 --run", 2,
          "sim: --dim NAME=LO:HI plans every point of a range and reports its functions: --info, --compare, --orders, "
          "--run, --map, --ascii, --html, --chrome-trace, --trace-out, --solution-out, --inputs, --no-verify and "
