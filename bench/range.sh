@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # range.sh — the arena as a function of the dims (`sim --dim NAME=LO:HI`, docs/usage.md "A range of dims") on the
-# corpus's transformers, checked against every point planned on its own, and what a range costs beside one binding.
-# Writes results/range-dims.md and plots/range-gpt2.png, plots/range-decoder.png.
-#   - The functions (deterministic): GPT-2 (seq 1..1024) and the encoder–decoder (batch 1..4 × seq 1..64, mem 16)
-#     with --range-check: every point also loaded and placed by the default strategy alone, the arenas compared,
-#     and each point's trace loaded anew beside the one it was planned with.
-#   - The cost (timings): hyperfine, side by side in this one run, one thread: the range, the range with every point
-#     loaded (--range-every), and one binding at the top of the range; the ratios to the one binding.
+# corpus's transformers and the bench's own exports (bench/export_range.py: a BERT-style encoder, a LLaMA-style
+# prefill; cached outside the clone, made again when the script changes), checked against every point planned on its
+# own, and what a range costs beside one binding. Writes results/range-dims.md and plots/range-*.png.
+#   - The functions (deterministic): GPT-2 (seq 1..1024), the encoder–decoder (batch 1..4 × seq 1..64, mem 16), the
+#     BERT-style encoder (batch 1..8 × seq 1..512) and the LLaMA-style prefill (seq 1..2048), with --range-check:
+#     every point also loaded and placed by the default strategy alone, the arenas compared, and each point's trace
+#     loaded anew beside the one it was planned with.
+#   - The cost (timings): hyperfine, side by side in this one run, one thread: each range, GPT-2's with every point
+#     loaded (--range-every), and one binding at the top of each range; the ratios to the one binding.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 make -s build/sim
@@ -17,6 +19,16 @@ decoder=graphs/models/torch/decoder-torch.onnx
 work=$(mktemp -d)
 trap 'rm -rf -- "$work"' EXIT
 mkdir -p results plots
+own="${ARENASIM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/arenasim}/range"
+stamp="$own/.exported-$(sha256sum bench/export_range.py | cut -c1-16)"
+if [ ! -f "$stamp" ]; then
+    rm -rf "$own"
+    mkdir -p "$own"
+    /usr/bin/python3 bench/export_range.py "$own" 2>&1 | grep '^wrote' >&2 || true
+    ls "$own/bert.onnx" "$own/llama.onnx" > /dev/null
+    touch "$stamp"
+fi
+bert=$own/bert.onnx llama=$own/llama.onnx
 
 "$sim" --graph "$gpt2" --dim batch=1 --dim seq=1:1024 --range-check --format json --plot range \
     --out plots/range-gpt2.png \
@@ -24,13 +36,22 @@ mkdir -p results plots
 "$sim" --graph "$decoder" --dim batch=1:4 --dim seq=1:64 --dim mem=16 --range-check --format json --plot range \
     --out plots/range-decoder.png \
     --title "Encoder-decoder (torch export, mem 16): arena against seq, a line per batch" > "$work/decoder.json"
+"$sim" --graph "$bert" --dim batch=1:8 --dim seq=1:512 --range-check --format json --plot range \
+    --out plots/range-bert.png --title "BERT-style encoder (own export): arena against seq, a line per batch" \
+    > "$work/bert.json"
+"$sim" --graph "$llama" --dim batch=1 --dim seq=1:2048 --range-check --format json --plot range \
+    --out plots/range-llama.png --title "LLaMA-style prefill (own export, batch 1): arena against seq" > "$work/llama.json"
 
 export OPENBLAS_NUM_THREADS=1
 machine=$(bench/machine.sh start)
 hyperfine --style none --warmup 1 --runs 5 --export-json "$work/time.json" \
-    -n range "$sim --graph $gpt2 --dim batch=1 --dim seq=1:1024" \
-    -n every "$sim --graph $gpt2 --dim batch=1 --dim seq=1:1024 --range-every" \
-    -n one "$sim --graph $gpt2 --dim batch=1 --dim seq=1024" > /dev/null
+    -n gpt2-one "$sim --graph $gpt2 --dim batch=1 --dim seq=1024" \
+    -n gpt2-range "$sim --graph $gpt2 --dim batch=1 --dim seq=1:1024" \
+    -n gpt2-every "$sim --graph $gpt2 --dim batch=1 --dim seq=1:1024 --range-every" \
+    -n bert-one "$sim --graph $bert --dim batch=8 --dim seq=512" \
+    -n bert-range "$sim --graph $bert --dim batch=1:8 --dim seq=1:512" \
+    -n llama-one "$sim --graph $llama --dim batch=1 --dim seq=2048" \
+    -n llama-range "$sim --graph $llama --dim batch=1 --dim seq=1:2048" > /dev/null
 machine_end=$(bench/machine.sh end)
 
 /usr/bin/python3 - "$work" "$machine" "$machine_end" > results/range-dims.md <<'PY'
@@ -65,19 +86,30 @@ def report(name, title, command):
 print("# The arena as a function of the dims\n")
 print("Made by `bench/range.sh` (`make figures FIGURES=range`). The functions and the checks are deterministic (the")
 print("default strategy `best` on its work budget); the last table is timings. Models: `make models`. What the")
-print("report means: docs/usage.md, \"A range of dims\"; figures: plots/range-gpt2.png, plots/range-decoder.png.\n")
+print("report means: docs/usage.md, \"A range of dims\"; figures: plots/range-gpt2.png, range-decoder.png, range-bert.png,")
+print("range-llama.png. The BERT-style encoder and the LLaMA-style prefill are bench/export_range.py's own exports.\n")
 report("gpt2", "GPT-2 small (torch export), seq 1..1024",
        "sim --graph graphs/models/torch/gpt2-torch.onnx --dim batch=1 --dim seq=1:1024 --range-check")
 report("decoder", "Encoder–decoder (torch export), batch 1..4 × seq 1..64",
        "sim --graph graphs/models/torch/decoder-torch.onnx --dim batch=1:4 --dim seq=1:64 --dim mem=16 --range-check")
+report("bert", "BERT-style encoder (own export), batch 1..8 × seq 1..512",
+       "sim --graph bert.onnx --dim batch=1:8 --dim seq=1:512 --range-check   # bench/export_range.py")
+report("llama", "LLaMA-style prefill (own export), seq 1..2048",
+       "sim --graph llama.onnx --dim batch=1 --dim seq=1:2048 --range-check   # bench/export_range.py")
 t = {r["command"]: r for r in json.load(open(f"{work}/time.json"))["results"]}
-one = t["one"]["median"]
 print("## What a range costs beside one binding (timings)\n")
 print(machine + "\n")
-print("| run | median (s) | × one binding |\n|---|---:|---:|")
-for name, what in (("one", "one binding, seq=1024"), ("range", "seq 1..1024 (sized between loaded points)"),
-                   ("every", "seq 1..1024, every point loaded (`--range-every`)")):
-    print(f"| {what} | {t[name]['median']:.3f} | {t[name]['median'] / one:.1f} |")
+print("| model | run | median (s) | × one binding |\n|---|---|---:|---:|")
+for model, one, runs in (("GPT-2", "seq=1024", (("range", "seq 1..1024 (1,024 points)"),
+                                                 ("every", "seq 1..1024, every point loaded (`--range-every`)"))),
+                         ("BERT-style", "batch=8, seq=512", (("range", "batch 1..8 × seq 1..512 (4,096 points)"),)),
+                         ("LLaMA-style", "seq=2048", (("range", "seq 1..2048 (2,048 points)"),))):
+    key = {"GPT-2": "gpt2", "BERT-style": "bert", "LLaMA-style": "llama"}[model]
+    base = t[f"{key}-one"]["median"]
+    print(f"| {model} | one binding, {one} | {base:.3f} | 1.0 |")
+    for name, what in runs:
+        m = t[f"{key}-{name}"]["median"]
+        print(f"| {model} | {what} | {m:.3f} | {m / base:.1f} |")
 print(f"\nhyperfine, 5 runs after 1 warm-up each, side by side in one run; one thread. {machine_end}")
 PY
-echo "range.sh: wrote results/range-dims.md, plots/range-gpt2.png, plots/range-decoder.png" >&2
+echo "range.sh: wrote results/range-dims.md and plots/range-{gpt2,decoder,bert,llama}.png" >&2

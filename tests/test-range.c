@@ -133,6 +133,59 @@ static void test_piecewise_two_vars(void)
     g_free(w);
 }
 
+/* Alignment: a line rounded up to 64 bytes is a staircase folded into one piece; a quadratic rounded up, one
+ * quasi-polynomial piece whose classes differ in their constant; two variables whose slices are such pieces are
+ * written slice by slice. */
+static guint64 rounded(gint64 x) { return (guint64)((9220 * x + 63) / 64 * 64); }
+static guint64 rounded_square(gint64 x) { return (guint64)((32 * x * x + 2052 * x + 48 + 63) / 64 * 64 + 80); }
+
+static void test_piecewise_quasi(void)
+{
+    guint64 *v;
+    Piecewise *p = fit_1d(1, 1, 223, rounded, &v); /* a line rounded up: a staircase, folded */
+    g_assert_cmpuint(p->pieces->len, ==, 1);
+    char *text = text_of(p, 0, "seq");
+    g_assert_cmpstr(text, ==, "9,216·seq + 64·floor((seq - 1) / 16) + 64");
+    g_free(text);
+    g_free(v);
+    piecewise_free(p);
+    p = fit_1d(224, 1, 289, rounded_square, &v); /* a quadratic rounded up: a quasi-polynomial */
+    g_assert_cmpuint(p->pieces->len, ==, 1);
+    g_assert_cmpuint(g_array_index(p->pieces, PiecewisePiece, 0).modulus, ==, 16);
+    g_assert_true(piecewise_classes_share(p, 0));
+    text = text_of(p, 0, "seq");
+    g_assert_true(g_str_has_prefix(text, "32·seq^2 + 2,052·seq + c, c by seq mod 16: 0: "));
+    g_free(text);
+    for (gint64 x = 224; x <= 512; x++) {
+        guint64 at;
+        g_assert_true(piecewise_eval(p, &x, &at));
+        g_assert_cmpuint(at, ==, rounded_square(x));
+    }
+    g_free(v);
+    piecewise_free(p);
+    /* batch × seq: slice by slice, each one piece */
+    PiecewiseAxis axes[2] = {{1, 1, 4}, {1, 1, 100}};
+    v = g_new(guint64, 400);
+    for (gint64 b = 1; b <= 4; b++)
+        for (gint64 x = 1; x <= 100; x++)
+            v[(b - 1) * 100 + (x - 1)] = (guint64)((9220 * b * x + 63) / 64 * 64);
+    GError *error = NULL;
+    p = piecewise_fit(axes, 2, v, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(p->pieces->len, ==, 4);
+    for (guint k = 0; k < 4; k++) /* batch=b alone in each box */
+        g_assert_cmpint(g_array_index(p->pieces, PiecewisePiece, k).from[0], ==,
+                        g_array_index(p->pieces, PiecewisePiece, k).to[0]);
+    for (gint64 b = 1; b <= 4; b++)
+        for (gint64 x = 1; x <= 100; x++) {
+            guint64 at;
+            g_assert_true(piecewise_eval(p, (const gint64[]){b, x}, &at));
+            g_assert_cmpuint(at, ==, v[(b - 1) * 100 + (x - 1)]);
+        }
+    g_free(v);
+    piecewise_free(p);
+}
+
 /* Random piecewise polynomials (breaks, degrees up to 3, steps) on one and two variables: every point read back
  * exactly from the fit, every point in exactly one piece; random 63-bit values too (no formula: pieces of one).
  * And values past 2^63, refused. */
@@ -240,8 +293,22 @@ static guint64 json_function_at(JsonObject *report, const char *member, const ch
                      x[d] <= json_object_get_int_member(to, names[d]);
         if (!inside)
             continue;
+        JsonObject *poly = p; /* a quasi-polynomial: the class of x's residue */
+        if (json_object_has_member(p, "classes")) {
+            gint64 cycle = json_object_get_int_member(p, "cycle"), residue = ((x[n - 1] % cycle) + cycle) % cycle;
+            JsonArray *classes = json_object_get_array_member(p, "classes");
+            poly = NULL;
+            for (guint c = 0; !poly && c < json_array_get_length(classes); c++) {
+                JsonObject *cl = json_array_get_object_element(classes, c);
+                JsonArray *residues = json_object_get_array_member(cl, "residues");
+                for (guint q = 0; q < json_array_get_length(residues); q++)
+                    if (json_array_get_int_element(residues, q) == residue)
+                        poly = cl;
+            }
+            g_assert_nonnull(poly);
+        }
         __int128 sum = 0;
-        JsonArray *terms = json_object_get_array_member(p, "terms");
+        JsonArray *terms = json_object_get_array_member(poly, "terms");
         for (guint t = 0; t < json_array_get_length(terms); t++) {
             JsonObject *term = json_array_get_object_element(terms, t);
             __int128 v = json_object_get_int_member(term, "coef");
@@ -252,13 +319,13 @@ static guint64 json_function_at(JsonObject *report, const char *member, const ch
                     v *= x[d];
             sum += v;
         }
-        if (!json_object_get_null_member(p, "floor")) {
+        if (json_object_has_member(p, "floor") && !json_object_get_null_member(p, "floor")) {
             JsonObject *fl = json_object_get_object_member(p, "floor");
             g_assert_cmpstr(json_object_get_string_member(fl, "var"), ==, names[n - 1]);
             sum += (__int128)json_object_get_int_member(fl, "coef") *
                    ((x[n - 1] - json_object_get_int_member(fl, "origin")) / json_object_get_int_member(fl, "period"));
         }
-        gint64 den = json_object_get_int_member(p, "den");
+        gint64 den = json_object_get_int_member(poly, "den");
         g_assert_true(sum % den == 0);
         return (guint64)(sum / den);
     }
@@ -410,6 +477,7 @@ int main(int argc, char **argv)
     g_test_add_func("/piecewise/rational-and-step", test_piecewise_rational_and_step);
     g_test_add_func("/piecewise/breaks", test_piecewise_breaks);
     g_test_add_func("/piecewise/two-vars", test_piecewise_two_vars);
+    g_test_add_func("/piecewise/quasi", test_piecewise_quasi);
     g_test_add_func("/piecewise/random", test_piecewise_random);
     g_test_add_func("/range/gpt2-oracle", test_range_gpt2_oracle);
     g_test_add_func("/range/sampled-is-every", test_range_sampled_is_every);

@@ -265,6 +265,11 @@ static gboolean piece_value(const PiecewisePiece *p, guint vars, const gint64 *x
 {
     const gint64 *num = p->num;
     gint64 den = p->den;
+    if (p->modulus > 1) {
+        guint r = (guint)(((x[vars - 1] - p->from[vars - 1]) / p->step) % p->modulus);
+        num = p->class_num + (gsize)r * terms_of(vars);
+        den = p->class_den[r];
+    }
     I128 sum = 0;
     if (p->period) {
         I128 steps = ((I128)x[vars - 1] - p->origin) / p->period; /* x_last ≥ origin in the box */
@@ -287,6 +292,139 @@ static gboolean piece_value(const PiecewisePiece *p, guint vars, const gint64 *x
         return FALSE;
     *out = (guint64)(sum / den);
     return TRUE;
+}
+
+/* num[0..terms) over den reduced into 64-bit numerators and a positive denominator; FALSE past 63 bits. */
+static gboolean reduce_poly(const I128 *num, I128 den, guint terms, gint64 *out_num, gint64 *out_den)
+{
+    U128 g = abs_u(den);
+    for (guint e = 0; e < terms; e++)
+        g = gcd_u(g, abs_u(num[e]));
+    I128 d = den / (I128)g;
+    if (d <= 0 || d > G_MAXINT64)
+        return FALSE;
+    *out_den = (gint64)d;
+    for (guint e = 0; e < terms; e++) {
+        I128 n = num[e] / (I128)g;
+        if (n < G_MININT64 || n > G_MAXINT64)
+            return FALSE;
+        out_num[e] = (gint64)n;
+    }
+    return TRUE;
+}
+
+/* The run of one class from index s: points s, s + p, s + 2p, ... of y (m points), the degree and reach (in the
+ * class's points) by the header's rule. */
+static Run class_run(const I128 *y, guint m, guint s, guint p, I128 *vals, I128 *table)
+{
+    guint c = (m - 1 - s) / p + 1;
+    for (guint k = 0; k < c; k++)
+        vals[k] = y[s + (gsize)k * p];
+    Run best = {0, run_reach(vals, c, 1, 0, 0, table), 0};
+    for (guint d = 1; d <= PIECEWISE_DEGREE && d < c; d++) {
+        guint reach = run_reach(vals, c, 1, 0, d, table);
+        if (reach > d + 1 && reach > best.len)
+            best = (Run){0, reach, d};
+    }
+    return best;
+}
+
+/* A stretch of one variable's points and its period (1: one polynomial). */
+typedef struct {
+    guint start, len, period;
+} Stretch;
+
+/* The header's rule over the classes of each period at once: from the first point not covered, the period whose
+ * classes all stay polynomials furthest (at least three points each) wins, the smaller on a tie, one polynomial
+ * (period 1) unless a period reaches further. */
+static GArray *quasi_stretches(const I128 *y, guint m)
+{
+    GArray *out = g_array_new(FALSE, FALSE, sizeof(Stretch));
+    I128 *vals = g_new(I128, m + 1), table[TERMS_1];
+    for (guint s = 0; s < m;) {
+        Stretch best = {s, class_run(y, m, s, 1, vals, table).len, 1};
+        for (guint p = 2; p <= 64 && 3 * p <= m - s; p *= 2) {
+            guint end = m;
+            for (guint r = 0; r < p && end - s > best.len; r++)
+                end = MIN(end, s + r + p * class_run(y, m, s + r, p, vals, table).len);
+            if (end - s >= 3 * p && end - s > best.len)
+                best = (Stretch){s, end - s, p};
+        }
+        g_array_append_val(out, best);
+        s += best.len;
+    }
+    g_free(vals);
+    return out;
+}
+
+/* The lines a reader reads for a piece: one, or a quasi-polynomial's distinct formulas unless they differ only in
+ * their constant (then one line: piecewise_classes_share). */
+static guint piece_formulas(const PiecewisePiece *p, guint terms)
+{
+    if (p->modulus <= 1)
+        return 1;
+    gboolean share = TRUE;
+    for (guint r = 1; share && r < p->modulus; r++)
+        share = p->class_den[r] == p->class_den[0] &&
+                !memcmp(p->class_num + (gsize)r * terms + 1, p->class_num + 1, sizeof(gint64) * (terms - 1));
+    if (share)
+        return 1;
+    guint distinct = 0;
+    for (guint r = 0; r < p->modulus; r++) {
+        gboolean seen = FALSE;
+        for (guint q = 0; q < r && !seen; q++)
+            seen = p->class_den[q] == p->class_den[r] &&
+                   !memcmp(p->class_num + (gsize)q * terms, p->class_num + (gsize)r * terms, sizeof(gint64) * terms);
+        distinct += !seen;
+    }
+    return distinct;
+}
+
+/* One variable's values as quasi-polynomial pieces (quasi_stretches), NULL past 63 bits. */
+static GArray *quasi_pieces(const PiecewiseAxis *axis, const I128 *y)
+{
+    GArray *stretches = quasi_stretches(y, axis->count);
+    GArray *pieces = g_array_new(FALSE, TRUE, sizeof(PiecewisePiece));
+    I128 *vals = g_new(I128, axis->count + 1);
+    gboolean ok = TRUE;
+    for (guint k = 0; ok && k < stretches->len; k++) {
+        const Stretch *st = &g_array_index(stretches, Stretch, k);
+        PiecewisePiece piece = {.from = {axis->lo + (gint64)st->start * axis->step}, .step = axis->step,
+                                .modulus = st->period > 1 ? st->period : 0};
+        piece.to[0] = piece.from[0] + (gint64)(st->len - 1) * axis->step;
+        piece.class_num = g_new0(gint64, (gsize)st->period * TERMS_1);
+        piece.class_den = g_new0(gint64, st->period);
+        for (guint r = 0; ok && r < st->period; r++) {
+            I128 table[TERMS_1], a[TERMS_1], coef[TERMS_1], qd;
+            guint c = (st->len - 1 - r) / st->period + 1; /* the class's points inside the stretch */
+            Run run = class_run(y, st->start + st->len, st->start + r, st->period, vals, table);
+            run.len = c;
+            newton_of(vals, 1, &run, 0, a);
+            ok = newton_to_monomial(a, run.degree, piece.from[0] + (gint64)r * axis->step,
+                                    axis->step * (gint64)st->period, coef, &qd) &&
+                 reduce_poly(coef, qd, TERMS_1, piece.class_num + (gsize)r * TERMS_1, &piece.class_den[r]);
+        }
+        piece.num = g_memdup2(piece.class_num, sizeof(gint64) * TERMS_1);
+        piece.den = piece.class_den[0];
+        if (!piece.modulus) {
+            g_clear_pointer(&piece.class_num, g_free);
+            g_clear_pointer(&piece.class_den, g_free);
+        }
+        g_array_append_val(pieces, piece);
+    }
+    g_free(vals);
+    g_array_unref(stretches);
+    if (!ok) {
+        for (guint k = 0; k < pieces->len; k++) {
+            PiecewisePiece *p = &g_array_index(pieces, PiecewisePiece, k);
+            g_free(p->num);
+            g_free(p->class_num);
+            g_free(p->class_den);
+        }
+        g_array_unref(pieces);
+        return NULL;
+    }
+    return pieces;
 }
 
 /* Piece b continues a's staircase along the last variable: the same box in the others, right after a in the last, the
@@ -349,6 +487,57 @@ static void fold_staircases(Piecewise *f, gint64 step)
     f->pieces = folded;
 }
 
+/* Every slice of the last variable (the others fixed) fitted on its own with one variable (its quasi-polynomials
+ * too), each piece lifted to all the variables: a box of one point in the others, its terms in the last alone. */
+static GArray *slice_pieces(const PiecewiseAxis *axes, guint vars, const guint64 *values, GError **error)
+{
+    guint m = axes[vars - 1].count, terms = (guint)terms_of(vars);
+    gsize slices = 1, lift = terms_of(vars - 1); /* the last variable's power e is term e · lift */
+    for (guint v = 0; v + 1 < vars; v++)
+        slices *= axes[v].count;
+    GArray *out = g_array_new(FALSE, TRUE, sizeof(PiecewisePiece));
+    for (gsize sl = 0; sl < slices; sl++) {
+        Piecewise *one = piecewise_fit(&axes[vars - 1], 1, values + sl * m, error);
+        if (!one) {
+            for (guint k = 0; k < out->len; k++) {
+                PiecewisePiece *p = &g_array_index(out, PiecewisePiece, k);
+                g_free(p->num);
+                g_free(p->class_num);
+                g_free(p->class_den);
+            }
+            g_array_unref(out);
+            return NULL;
+        }
+        gint64 outer[PIECEWISE_MAX_VARS];
+        gsize rest = sl;
+        for (guint v = vars - 1; v-- > 0;) {
+            outer[v] = axes[v].lo + (gint64)(rest % axes[v].count) * axes[v].step;
+            rest /= axes[v].count;
+        }
+        for (guint k = 0; k < one->pieces->len; k++) {
+            const PiecewisePiece *q = &g_array_index(one->pieces, PiecewisePiece, k);
+            PiecewisePiece p = {.den = q->den, .jump = q->jump, .origin = q->origin, .period = q->period,
+                                .modulus = q->modulus, .step = q->step, .num = g_new0(gint64, terms)};
+            for (guint v = 0; v + 1 < vars; v++)
+                p.from[v] = p.to[v] = outer[v];
+            p.from[vars - 1] = q->from[0];
+            p.to[vars - 1] = q->to[0];
+            for (guint e = 0; e < TERMS_1; e++)
+                p.num[e * lift] = q->num[e];
+            if (q->modulus > 1) {
+                p.class_num = g_new0(gint64, (gsize)q->modulus * terms);
+                p.class_den = g_memdup2(q->class_den, sizeof(gint64) * q->modulus);
+                for (guint r = 0; r < q->modulus; r++)
+                    for (guint e = 0; e < TERMS_1; e++)
+                        p.class_num[(gsize)r * terms + e * lift] = q->class_num[(gsize)r * TERMS_1 + e];
+            }
+            g_array_append_val(out, p);
+        }
+        piecewise_free(one);
+    }
+    return out;
+}
+
 Piecewise *piecewise_fit(const PiecewiseAxis *axes, guint vars, const guint64 *values, GError **error)
 {
     if (vars == 0 || vars > PIECEWISE_MAX_VARS) {
@@ -376,34 +565,62 @@ Piecewise *piecewise_fit(const PiecewiseAxis *axes, guint vars, const guint64 *v
     GArray *pieces = g_array_new(FALSE, FALSE, sizeof(Wide));
     g_array_set_clear_func(pieces, wide_clear);
     gboolean ok = fit_grid(axes, vars, wide, pieces, error);
-    g_free(wide);
     Piecewise *f = g_new0(Piecewise, 1);
     f->vars = vars;
     f->terms = (guint)terms_of(vars);
     f->pieces = g_array_new(FALSE, TRUE, sizeof(PiecewisePiece));
     for (guint k = 0; ok && k < pieces->len; k++) { /* reduced to 64 bits */
         const Wide *w = &g_array_index(pieces, Wide, k);
-        U128 g = abs_u(w->den);
-        for (guint e = 0; e < f->terms; e++)
-            g = gcd_u(g, abs_u(w->num[e]));
-        PiecewisePiece p = {.num = g_new0(gint64, f->terms), .den = (gint64)1};
+        PiecewisePiece p = {.num = g_new0(gint64, f->terms), .den = 1};
         memcpy(p.from, w->from, sizeof p.from);
         memcpy(p.to, w->to, sizeof p.to);
-        I128 den = w->den / (I128)g;
-        ok = den > 0 && den <= G_MAXINT64;
-        p.den = (gint64)den;
-        for (guint e = 0; ok && e < f->terms; e++) {
-            I128 n = w->num[e] / (I128)g;
-            ok = n >= G_MININT64 && n <= G_MAXINT64;
-            p.num[e] = (gint64)n;
-        }
+        ok = reduce_poly(w->num, w->den, f->terms, p.num, &p.den) || overflow(error);
         g_array_append_val(f->pieces, p);
-        if (!ok)
-            overflow(error);
     }
     g_array_unref(pieces);
     if (ok)
         fold_staircases(f, axes[vars - 1].step);
+    /* the quasi-polynomial pieces where the plain ones are many (on at most 65,536 points: the greedy rule over the
+     * periods may meet each point once per period and start) */
+    GArray *quasi = ok && vars == 1 && f->pieces->len > 2 && axes[0].count <= 65536 ? quasi_pieces(axes, wide) : NULL;
+    guint plain = f->pieces->len, read = 0;
+    for (guint k = 0; quasi && k < quasi->len; k++)
+        read += piece_formulas(&g_array_index(quasi, PiecewisePiece, k), f->terms);
+    if (quasi && read < plain) { /* fewer formulas to read: the quasi-polynomial pieces */
+        for (guint k = 0; k < f->pieces->len; k++)
+            g_free(g_array_index(f->pieces, PiecewisePiece, k).num);
+        g_array_unref(f->pieces);
+        f->pieces = g_steal_pointer(&quasi);
+    }
+    for (guint k = 0; quasi && k < quasi->len; k++) {
+        PiecewisePiece *p = &g_array_index(quasi, PiecewisePiece, k);
+        g_free(p->num);
+        g_free(p->class_num);
+        g_free(p->class_den);
+    }
+    if (quasi)
+        g_array_unref(quasi);
+    g_free(wide);
+    if (ok && vars > 1 && f->pieces->len > 2) { /* each slice of the last variable on its own, where that reads shorter */
+        GArray *sliced = slice_pieces(axes, vars, values, error);
+        ok = sliced != NULL;
+        guint whole = 0, apart = 0;
+        for (guint k = 0; ok && k < f->pieces->len; k++)
+            whole += piece_formulas(&g_array_index(f->pieces, PiecewisePiece, k), f->terms);
+        for (guint k = 0; ok && k < sliced->len; k++)
+            apart += piece_formulas(&g_array_index(sliced, PiecewisePiece, k), f->terms);
+        GArray *drop = ok && apart < whole ? f->pieces : sliced;
+        if (ok && apart < whole)
+            f->pieces = sliced;
+        for (guint k = 0; drop && k < drop->len; k++) {
+            PiecewisePiece *p = &g_array_index(drop, PiecewisePiece, k);
+            g_free(p->num);
+            g_free(p->class_num);
+            g_free(p->class_den);
+        }
+        if (drop)
+            g_array_unref(drop);
+    }
     /* every point of every box, again from the 64-bit piece */
     for (guint k = 0; ok && k < f->pieces->len; k++) {
         const PiecewisePiece *p = &g_array_index(f->pieces, PiecewisePiece, k);
@@ -438,8 +655,12 @@ void piecewise_free(Piecewise *f)
 {
     if (!f)
         return;
-    for (guint k = 0; k < f->pieces->len; k++)
-        g_free(g_array_index(f->pieces, PiecewisePiece, k).num);
+    for (guint k = 0; k < f->pieces->len; k++) {
+        PiecewisePiece *p = &g_array_index(f->pieces, PiecewisePiece, k);
+        g_free(p->num);
+        g_free(p->class_num);
+        g_free(p->class_den);
+    }
     g_array_unref(f->pieces);
     g_free(f);
 }
@@ -491,32 +712,34 @@ static void floor_term(GString *s, const PiecewisePiece *p, const char *name, gb
                                p->origin < 0 ? "+" : "-", p->origin < 0 ? -p->origin : p->origin, p->period);
 }
 
-char *piecewise_text(const Piecewise *f, guint k, const char *const *names)
+/* A polynomial (num over den, with p's floor term when p is given) for a reader. */
+static char *poly_text(const gint64 *num, gint64 den, const PiecewisePiece *p, guint vars, guint terms,
+                       const char *const *names)
 {
-    const PiecewisePiece *p = &g_array_index(f->pieces, PiecewisePiece, k);
-    guint *order = g_new(guint, f->terms), n = 0;
-    for (guint e = 0; e < f->terms; e++)
-        if (p->num[e])
+    guint *order = g_new(guint, terms), n = 0;
+    for (guint e = 0; e < terms; e++)
+        if (num[e])
             order[n++] = e;
-    g_qsort_with_data(order, (gint)n, sizeof(guint), by_degree, GUINT_TO_POINTER(f->vars));
+    g_qsort_with_data(order, (gint)n, sizeof(guint), by_degree, GUINT_TO_POINTER(vars));
+    gboolean floor = p && p->period;
     GString *s = g_string_new(NULL);
     for (guint i = 0; i < n; i++) {
-        if (p->period && total_degree(order[i], f->vars) == 0)
-            floor_term(s, p, names[f->vars - 1], s->len == 0);
-        gint64 c = p->num[order[i]];
+        if (floor && total_degree(order[i], vars) == 0)
+            floor_term(s, p, names[vars - 1], s->len == 0);
+        gint64 c = num[order[i]];
         guint64 mag = c < 0 ? (guint64)0 - (guint64)c : (guint64)c;
         if (s->len == 0)
             g_string_append(s, c < 0 ? "-" : "");
         else
             g_string_append(s, c < 0 ? " - " : " + ");
-        gboolean constant = total_degree(order[i], f->vars) == 0;
+        gboolean constant = total_degree(order[i], vars) == 0;
         if (mag != 1 || constant) {
             char *count = sim_format_count(mag);
             g_string_append(s, count);
             g_free(count);
         }
         gboolean first = mag == 1 && !constant;
-        for (guint v = 0; v < f->vars; v++) {
+        for (guint v = 0; v < vars; v++) {
             guint power = piecewise_power(order[i], v);
             if (!power)
                 continue;
@@ -526,19 +749,107 @@ char *piecewise_text(const Piecewise *f, guint k, const char *const *names)
                 g_string_append_printf(s, "^%u", power);
         }
     }
-    if (p->period && (n == 0 || total_degree(order[n - 1], f->vars) != 0))
-        floor_term(s, p, names[f->vars - 1], s->len == 0);
-    if (n == 0 && !p->period)
+    if (floor && (n == 0 || total_degree(order[n - 1], vars) != 0))
+        floor_term(s, p, names[vars - 1], s->len == 0);
+    if (n == 0 && !floor)
         g_string_append(s, "0");
     g_free(order);
-    if (p->den != 1) {
-        char *den = sim_format_count((guint64)p->den);
-        if (n + (p->period != 0) > 1) {
+    if (den != 1) {
+        char *d = sim_format_count((guint64)den);
+        if (n + floor > 1) {
             g_string_prepend_c(s, '(');
             g_string_append_c(s, ')');
         }
-        g_string_append_printf(s, " / %s", den);
-        g_free(den);
+        g_string_append_printf(s, " / %s", d);
+        g_free(d);
     }
+    return g_string_free(s, FALSE);
+}
+
+static gint compare_gint64(gconstpointer a, gconstpointer b)
+{
+    gint64 x = *(const gint64 *)a, y = *(const gint64 *)b;
+    return x < y ? -1 : x > y;
+}
+
+char **piecewise_classes_text(const Piecewise *f, guint k, const char *const *names)
+{
+    const PiecewisePiece *p = &g_array_index(f->pieces, PiecewisePiece, k);
+    GPtrArray *out = g_ptr_array_new();
+    gint64 cycle = p->step * (gint64)p->modulus;
+    gboolean *done = g_new0(gboolean, p->modulus);
+    for (guint r = 0; r < p->modulus; r++) {
+        if (done[r])
+            continue;
+        const gint64 *num = p->class_num + (gsize)r * f->terms;
+        GArray *residues = g_array_new(FALSE, FALSE, sizeof(gint64));
+        for (guint q = r; q < p->modulus; q++)
+            if (!done[q] && p->class_den[q] == p->class_den[r] &&
+                !memcmp(p->class_num + (gsize)q * f->terms, num, sizeof(gint64) * f->terms)) {
+                done[q] = TRUE;
+                gint64 residue = ((p->from[f->vars - 1] + (gint64)q * p->step) % cycle + cycle) % cycle;
+                g_array_append_val(residues, residue);
+            }
+        g_array_sort(residues, compare_gint64);
+        GString *text = g_string_new(NULL);
+        for (guint q = 0; q < residues->len; q++)
+            g_string_append_printf(text, "%s%" G_GINT64_FORMAT, q ? ", " : "", g_array_index(residues, gint64, q));
+        g_array_unref(residues);
+        g_ptr_array_add(out, g_string_free(text, FALSE));
+        g_ptr_array_add(out, poly_text(num, p->class_den[r], NULL, f->vars, f->terms, names));
+    }
+    g_free(done);
+    g_ptr_array_add(out, NULL);
+    return (char **)g_ptr_array_free(out, FALSE);
+}
+
+gboolean piecewise_classes_share(const Piecewise *f, guint k)
+{
+    const PiecewisePiece *p = &g_array_index(f->pieces, PiecewisePiece, k);
+    for (guint r = 1; r < p->modulus; r++)
+        if (p->class_den[r] != p->class_den[0] ||
+            memcmp(p->class_num + (gsize)r * f->terms + 1, p->class_num + 1, sizeof(gint64) * (f->terms - 1)))
+            return FALSE;
+    return p->modulus > 1;
+}
+
+char *piecewise_text(const Piecewise *f, guint k, const char *const *names)
+{
+    const PiecewisePiece *p = &g_array_index(f->pieces, PiecewisePiece, k);
+    if (p->modulus <= 1)
+        return poly_text(p->num, p->den, p, f->vars, f->terms, names);
+    const char *x = names[f->vars - 1];
+    gint64 cycle = p->step * (gint64)p->modulus;
+    GString *s = g_string_new(NULL);
+    if (piecewise_classes_share(f, k)) { /* "P + c, c by seq mod 16: 0: 128, 1: 284, ..." */
+        gint64 *num = g_memdup2(p->class_num, sizeof(gint64) * f->terms);
+        num[0] = 0;
+        char *rest = poly_text(num, p->class_den[0], NULL, f->vars, f->terms, names);
+        g_free(num);
+        gboolean zero = !strcmp(rest, "0");
+        g_string_append_printf(s, "%s%sc%s, c by %s mod %" G_GINT64_FORMAT ":", p->class_den[0] != 1 ? "(" : "",
+                               zero ? "" : rest, zero ? "" : "", x, cycle);
+        if (!zero) { /* "P + c": the constant after the rest */
+            g_string_truncate(s, 0);
+            g_string_append_printf(s, "%s%s + c%s, c by %s mod %" G_GINT64_FORMAT ":", p->class_den[0] != 1 ? "(" : "",
+                                   rest, p->class_den[0] != 1 ? ")" : "", x, cycle);
+        }
+        g_free(rest);
+        for (gint64 residue = 0; residue < cycle; residue += p->step) {
+            guint r = (guint)((((residue - p->from[f->vars - 1]) % cycle + cycle) % cycle) / p->step);
+            char *c = sim_format_count((guint64)ABS(p->class_num[(gsize)r * f->terms]));
+            g_string_append_printf(s, "%s %" G_GINT64_FORMAT ": %s%s", residue ? "," : "", residue,
+                                   p->class_num[(gsize)r * f->terms] < 0 ? "-" : "", c);
+            g_free(c);
+        }
+        if (p->class_den[0] != 1)
+            g_string_append_printf(s, " (over %" G_GINT64_FORMAT ")", p->class_den[0]);
+        return g_string_free(s, FALSE);
+    }
+    /* "seq ≡ 0, 8 (mod 16): F; seq ≡ ...: G" */
+    char **classes = piecewise_classes_text(f, k, names);
+    for (char **c = classes; c[0]; c += 2)
+        g_string_append_printf(s, "%s%s ≡ %s (mod %" G_GINT64_FORMAT "): %s", s->len ? "; " : "", x, c[0], cycle, c[1]);
+    g_strfreev(classes);
     return g_string_free(s, FALSE);
 }

@@ -9,7 +9,10 @@
  * when at least one point past the d + 1 it was made from confirms it. On several axes: the first axis's slices are
  * fitted on the rest; consecutive slices whose boxes agree merge where every coefficient is itself a polynomial of
  * the first axis by the same rule. Staircases along the last axis are then folded into one piece (PiecewisePiece's
- * floor term). Every piece is checked at every point of its box before it is returned. */
+ * floor term). On one variable, where alignment makes a polynomial of the residues (a quadratic rounded up to 64
+ * bytes), the same greedy rule is also run over the classes of each period 2, 4, ..., 64 at once (quasi-polynomial
+ * pieces), and kept when it gives fewer formulas to read. Every piece is checked at every point of its box before
+ * it is returned. */
 #ifndef SIM_BASE_PIECEWISE_H
 #define SIM_BASE_PIECEWISE_H
 
@@ -34,6 +37,12 @@ typedef struct {
     gint64 *num;
     gint64 den;
     gint64 jump, origin, period;
+    /* A quasi-polynomial (one variable only; modulus 0: none): the points of the box fall in `modulus` classes by
+     * their index from `from` (class r: (x - from) / step ≡ r mod modulus), each its own polynomial: class r's
+     * numerators at class_num + r · terms over class_den[r]; num and den are then class 0's. */
+    guint modulus;
+    gint64 step;
+    gint64 *class_num, *class_den;
 } PiecewisePiece;
 
 typedef struct {
@@ -51,9 +60,17 @@ void piecewise_free(Piecewise *f);
  * multiple of its den by construction. */
 gboolean piecewise_eval(const Piecewise *f, const gint64 *x, guint64 *out);
 /* Piece k's formula for a reader, terms by falling total degree, the floor term before the constant:
- * "3,072·seq + 2,555,904", "(3·seq^2 + seq) / 2", "204,096·seq + 64·floor((seq - 1) / 16) + 64", "0". names: one per
- * variable (already safe for the reader's medium). */
+ * "3,072·seq + 2,555,904", "(3·seq^2 + seq) / 2", "204,096·seq + 64·floor((seq - 1) / 16) + 64", "0"; a
+ * quasi-polynomial's classes as piecewise_classes_share says, or "seq ≡ 0, 8 (mod 16): F; seq ≡ ...: G". names:
+ * one per variable (already safe for the reader's medium). */
 char *piecewise_text(const Piecewise *f, guint k, const char *const *names);
+/* Piece k's quasi-polynomial classes for a reader: the classes with one formula grouped, each group its residues of
+ * x modulo step · modulus, ascending ("1, 3, 5"), and its formula; NULL-terminated pairs (residues, formula),
+ * g_strfreev. */
+char **piecewise_classes_text(const Piecewise *f, guint k, const char *const *names);
+/* Whether piece k is a quasi-polynomial whose classes differ only in their constant (piecewise_text then writes
+ * it as one formula and the constant by residue: "32·seq^2 + 2,052·seq + c, c by seq mod 16: 0: 128, 1: 284, ..."). */
+gboolean piecewise_classes_share(const Piecewise *f, guint k);
 /* The exponent of variable v in term e. */
 static inline guint piecewise_power(guint e, guint v)
 {

@@ -229,27 +229,73 @@ static gboolean same_structure(const Trace *a, const Trace *b)
     return TRUE;
 }
 
-/* The bound a plan is proven at (place.c's, bin by bin): the most bytes live at a step and the highest pinned end,
- * rounded up to the bin's largest alignment. */
-static guint64 rounded_bound(const Trace *t)
+/* A bound no plan of t goes below, bin by bin, that counts alignment: at each step the buffers live there lie one
+ * above the other at offsets that are multiples of g, the smallest alignment among them, so each but the top one
+ * takes its size rounded up to g, and the arena, rounded up to the bin's largest alignment A, is at least
+ * Σ round_up(size, g) rounded up to A (the top one's padding is less than g, which that rounding absorbs). Pinned
+ * buffers' ends count too. A plan that reaches it is optimal; with every alignment one, it is place.c's bound. */
+static guint64 aligned_bound(const Trace *t)
 {
-    guint bins = trace_bins(t);
+    guint bins = trace_bins(t), n = trace_count(t);
+    guint steps = MAX(t->steps, 1);
+    /* buffers by first step and by last step, to sweep the steps */
+    guint *starts = g_new0(guint, (gsize)steps + 1), *ends = g_new0(guint, (gsize)steps + 1);
+    guint *by_first = g_new(guint, n + 1), *by_last = g_new(guint, n + 1);
+    for (guint k = 0; k < n; k++) {
+        starts[trace_buffer(t, k)->first + 1]++;
+        ends[trace_buffer(t, k)->last + 1]++;
+    }
+    for (guint s = 0; s < steps; s++) {
+        starts[s + 1] += starts[s];
+        ends[s + 1] += ends[s];
+    }
+    for (guint k = 0; k < n; k++) {
+        by_first[starts[trace_buffer(t, k)->first]++] = k;
+        by_last[ends[trace_buffer(t, k)->last]++] = k;
+    }
     guint64 total = 0;
     for (guint bin = 0; bin < bins; bin++) {
-        guint64 *live = trace_live_bytes(t, (gint)bin), most = 0, align = 1;
-        for (guint s = 0; s < t->steps; s++)
-            most = MAX(most, live[s]);
-        for (guint k = 0; k < trace_count(t); k++) {
+        /* live bytes rounded up to each power of two g (2^0 .. 2^63), and how many live buffers have each alignment */
+        guint64 rounded[64] = {0}, most = 0, largest = 1, pinned = 0;
+        guint count[64] = {0};
+        for (guint k = 0; k < n; k++) {
             const TraceBuffer *b = trace_buffer(t, k);
             if (b->bin != bin)
                 continue;
-            align = MAX(align, b->align);
+            largest = MAX(largest, b->align);
             if (b->fixed != TRACE_NONE)
-                most = MAX(most, (guint64)b->fixed + b->size);
+                pinned = MAX(pinned, (guint64)b->fixed + b->size);
         }
-        total += round_up(most, align);
-        g_free(live);
+        guint i = 0, j = 0;
+        for (guint s = 0; s < steps; s++) {
+            for (; i < n && trace_buffer(t, by_first[i])->first == s; i++) {
+                const TraceBuffer *b = trace_buffer(t, by_first[i]);
+                if (b->bin != bin)
+                    continue;
+                count[g_bit_nth_lsf(b->align, -1)]++;
+                for (guint e = 0; e < 64; e++)
+                    rounded[e] += round_up(b->size, (guint64)1 << e);
+            }
+            for (guint e = 0; e < 64; e++)
+                if (count[e]) { /* g = 2^e, the smallest alignment live */
+                    most = MAX(most, round_up(rounded[e], largest));
+                    break;
+                }
+            for (; j < n && trace_buffer(t, by_last[j])->last == s; j++) {
+                const TraceBuffer *b = trace_buffer(t, by_last[j]);
+                if (b->bin != bin)
+                    continue;
+                count[g_bit_nth_lsf(b->align, -1)]--;
+                for (guint e = 0; e < 64; e++)
+                    rounded[e] -= round_up(b->size, (guint64)1 << e);
+            }
+        }
+        total += round_up(MAX(most, pinned), largest);
     }
+    g_free(starts);
+    g_free(ends);
+    g_free(by_first);
+    g_free(by_last);
     return total;
 }
 
@@ -315,7 +361,7 @@ static gboolean range_point(Ranging *r, gsize i, const Trace *t, GError **error)
     const RangeJob *job = r->job;
     out->lower_bound[i] = trace_lower_bound(t);
     out->grouped = out->grouped || grouped(t);
-    guint64 bound = rounded_bound(t), best = G_MAXUINT64;
+    guint64 bound = aligned_bound(t), best = G_MAXUINT64;
     guint nb = trace_count(t), bins = trace_bins(t);
     guint64 *offsets = g_new(guint64, nb + 1), *bin_arena = g_new(guint64, bins + 1);
     Structure *s = NULL;

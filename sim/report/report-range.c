@@ -103,8 +103,30 @@ static CheckCount check_count(const ReportRange *r)
 }
 
 /* ---- text ---- */
+/* A quasi-polynomial piece's classes, a line each under its box. */
+static void text_classes(FILE *out, const Piecewise *fn, guint k, char **names)
+{
+    const PiecewisePiece *p = &g_array_index(fn->pieces, PiecewisePiece, k);
+    char **classes = piecewise_classes_text(fn, k, (const char *const *)names);
+    for (char **c = classes; c[0]; c += 2) {
+        char *where = g_strdup_printf("%s ≡ %s (mod %" G_GINT64_FORMAT ")", names[fn->vars - 1], c[0],
+                                      p->step * (gint64)p->modulus);
+        fprintf(out, "    %-26s %s B\n", where, c[1]);
+        g_free(where);
+    }
+    g_strfreev(classes);
+}
+
 static void text_function(FILE *out, const char *label, const Piecewise *fn, char **names)
 {
+    if (fn->pieces->len == 1 && g_array_index(fn->pieces, PiecewisePiece, 0).modulus > 1 &&
+        !piecewise_classes_share(fn, 0)) {
+        char *box = box_text(fn, 0, names);
+        fprintf(out, "%-14s for %s, by its residue:\n", label, box);
+        text_classes(out, fn, 0, names);
+        g_free(box);
+        return;
+    }
     if (fn->pieces->len == 1) {
         char *formula = piecewise_text(fn, 0, (const char *const *)names), *box = box_text(fn, 0, names);
         fprintf(out, "%-14s %s B  for %s\n", label, formula, box);
@@ -114,9 +136,15 @@ static void text_function(FILE *out, const char *label, const Piecewise *fn, cha
     }
     fprintf(out, "%-14s %u pieces\n", label, fn->pieces->len);
     for (guint k = 0; k < fn->pieces->len; k++) {
-        char *formula = piecewise_text(fn, k, (const char *const *)names), *box = box_text(fn, k, names);
-        fprintf(out, "  %-28s %s B\n", box, formula);
-        g_free(formula);
+        char *box = box_text(fn, k, names);
+        if (g_array_index(fn->pieces, PiecewisePiece, k).modulus > 1 && !piecewise_classes_share(fn, k)) {
+            fprintf(out, "  %s, by its residue:\n", box);
+            text_classes(out, fn, k, names);
+        } else {
+            char *formula = piecewise_text(fn, k, (const char *const *)names);
+            fprintf(out, "  %-28s %s B\n", box, formula);
+            g_free(formula);
+        }
         g_free(box);
     }
 }
@@ -239,8 +267,22 @@ void report_range_md(FILE *out, const ReportRange *r)
     GPtrArray *cells = g_ptr_array_new_with_free_func(g_free);
     for (guint f = 0; f < 2; f++)
         for (guint k = 0; k < fns[f]->pieces->len; k++) {
+            const PiecewisePiece *p = &g_array_index(fns[f]->pieces, PiecewisePiece, k);
+            char *box = box_text(fns[f], k, names);
+            if (p->modulus > 1 && !piecewise_classes_share(fns[f], k)) { /* a row a class */
+                char **classes = piecewise_classes_text(fns[f], k, (const char *const *)names);
+                for (char **cl = classes; cl[0]; cl += 2) {
+                    g_ptr_array_add(cells, g_strdup(what[f]));
+                    g_ptr_array_add(cells, g_strdup_printf("%s, %s ≡ %s (mod %" G_GINT64_FORMAT ")", box,
+                                                           names[fns[f]->vars - 1], cl[0], p->step * (gint64)p->modulus));
+                    g_ptr_array_add(cells, g_strdup_printf("%s B", cl[1]));
+                }
+                g_strfreev(classes);
+                g_free(box);
+                continue;
+            }
             g_ptr_array_add(cells, g_strdup(what[f]));
-            g_ptr_array_add(cells, box_text(fns[f], k, names));
+            g_ptr_array_add(cells, box);
             char *formula = piecewise_text(fns[f], k, (const char *const *)names);
             g_ptr_array_add(cells, g_strdup_printf("%s B", formula));
             g_free(formula);
@@ -296,6 +338,36 @@ static void json_point(JsonBuilder *b, const ReportRange *r, const gint64 *x)
     json_builder_end_object(b);
 }
 
+/* "den" and "terms" of one polynomial. */
+static void json_terms(JsonBuilder *b, const Piecewise *fn, const gint64 *num, gint64 den, char **names)
+{
+    json_builder_set_member_name(b, "den");
+    json_builder_add_int_value(b, den);
+    json_builder_set_member_name(b, "terms");
+    json_builder_begin_array(b);
+    for (guint e = 0; e < fn->terms; e++) {
+        if (!num[e])
+            continue;
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "coef");
+        json_builder_add_int_value(b, num[e]);
+        json_builder_set_member_name(b, "pow");
+        json_builder_begin_object(b);
+        for (guint d = 0; d < fn->vars; d++) {
+            guint power = piecewise_power(e, d);
+            if (!power)
+                continue;
+            char *name = g_utf8_make_valid(names[d], -1);
+            json_builder_set_member_name(b, name);
+            json_builder_add_int_value(b, power);
+            g_free(name);
+        }
+        json_builder_end_object(b);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+}
+
 static void json_function(JsonBuilder *b, const ReportRange *r, const char *member, const Piecewise *fn)
 {
     char **names = dim_names(r, NULL);
@@ -308,31 +380,46 @@ static void json_function(JsonBuilder *b, const ReportRange *r, const char *memb
         json_point(b, r, p->from);
         json_builder_set_member_name(b, "to");
         json_point(b, r, p->to);
-        json_builder_set_member_name(b, "den");
-        json_builder_add_int_value(b, p->den);
-        json_builder_set_member_name(b, "terms");
-        json_builder_begin_array(b);
-        for (guint e = 0; e < fn->terms; e++) {
-            if (!p->num[e])
-                continue;
-            json_builder_begin_object(b);
-            json_builder_set_member_name(b, "coef");
-            json_builder_add_int_value(b, p->num[e]);
-            json_builder_set_member_name(b, "pow");
-            json_builder_begin_object(b);
-            for (guint d = 0; d < fn->vars; d++) {
-                guint power = piecewise_power(e, d);
-                if (!power)
+        if (p->modulus > 1) { /* a quasi-polynomial: a formula per class of residues */
+            json_builder_set_member_name(b, "cycle");
+            json_builder_add_int_value(b, p->step * (gint64)p->modulus);
+            json_builder_set_member_name(b, "classes");
+            json_builder_begin_array(b);
+            gint64 cycle = p->step * (gint64)p->modulus;
+            gboolean *done = g_new0(gboolean, p->modulus);
+            for (guint c = 0; c < p->modulus; c++) {
+                if (done[c])
                     continue;
-                char *name = g_utf8_make_valid(names[d], -1);
-                json_builder_set_member_name(b, name);
-                json_builder_add_int_value(b, power);
-                g_free(name);
+                const gint64 *num = p->class_num + (gsize)c * fn->terms;
+                json_builder_begin_object(b);
+                json_builder_set_member_name(b, "residues"); /* ascending, as the text has them */
+                json_builder_begin_array(b);
+                gint64 *residues = g_new(gint64, p->modulus);
+                guint count = 0;
+                for (guint q = c; q < p->modulus; q++)
+                    if (!done[q] && p->class_den[q] == p->class_den[c] &&
+                        !memcmp(p->class_num + (gsize)q * fn->terms, num, sizeof(gint64) * fn->terms)) {
+                        done[q] = TRUE;
+                        residues[count++] = ((p->from[fn->vars - 1] + (gint64)q * p->step) % cycle + cycle) % cycle;
+                    }
+                for (guint i = 1; i < count; i++) /* a few: an insertion sort */
+                    for (guint j = i; j > 0 && residues[j - 1] > residues[j]; j--) {
+                        gint64 swap = residues[j];
+                        residues[j] = residues[j - 1];
+                        residues[j - 1] = swap;
+                    }
+                for (guint i = 0; i < count; i++)
+                    json_builder_add_int_value(b, residues[i]);
+                g_free(residues);
+                json_builder_end_array(b);
+                json_terms(b, fn, num, p->class_den[c], names);
+                json_builder_end_object(b);
             }
-            json_builder_end_object(b);
-            json_builder_end_object(b);
+            g_free(done);
+            json_builder_end_array(b);
+        } else {
+            json_terms(b, fn, p->num, p->den, names);
         }
-        json_builder_end_array(b);
         json_builder_set_member_name(b, "floor"); /* + coef · floor((var - origin) / period), over den */
         if (p->period) {
             json_builder_begin_object(b);
