@@ -255,39 +255,48 @@ static guint64 aligned_bound(const Trace *t)
     }
     guint64 total = 0;
     for (guint bin = 0; bin < bins; bin++) {
-        /* live bytes rounded up to each power of two g (2^0 .. 2^63), and how many live buffers have each alignment */
+        /* the alignments the bin has (powers of two: their exponents), and per exponent the live bytes rounded up to
+         * it and how many live buffers have it */
+        guint exps[64], nexp = 0, slot[64];
         guint64 rounded[64] = {0}, most = 0, largest = 1, pinned = 0;
         guint count[64] = {0};
+        gboolean has[64] = {FALSE};
         for (guint k = 0; k < n; k++) {
             const TraceBuffer *b = trace_buffer(t, k);
             if (b->bin != bin)
                 continue;
             largest = MAX(largest, b->align);
+            has[g_bit_nth_lsf(b->align, -1)] = TRUE;
             if (b->fixed != TRACE_NONE)
                 pinned = MAX(pinned, (guint64)b->fixed + b->size);
         }
+        for (guint e = 0; e < 64; e++)
+            if (has[e]) {
+                slot[e] = nexp;
+                exps[nexp++] = e;
+            }
         guint i = 0, j = 0;
         for (guint s = 0; s < steps; s++) {
             for (; i < n && trace_buffer(t, by_first[i])->first == s; i++) {
                 const TraceBuffer *b = trace_buffer(t, by_first[i]);
                 if (b->bin != bin)
                     continue;
-                count[g_bit_nth_lsf(b->align, -1)]++;
-                for (guint e = 0; e < 64; e++)
-                    rounded[e] += round_up(b->size, (guint64)1 << e);
+                count[slot[g_bit_nth_lsf(b->align, -1)]]++;
+                for (guint q = 0; q < nexp; q++)
+                    rounded[q] += round_up(b->size, (guint64)1 << exps[q]);
             }
-            for (guint e = 0; e < 64; e++)
-                if (count[e]) { /* g = 2^e, the smallest alignment live */
-                    most = MAX(most, round_up(rounded[e], largest));
+            for (guint q = 0; q < nexp; q++)
+                if (count[q]) { /* g = 2^exps[q], the smallest alignment live */
+                    most = MAX(most, round_up(rounded[q], largest));
                     break;
                 }
             for (; j < n && trace_buffer(t, by_last[j])->last == s; j++) {
                 const TraceBuffer *b = trace_buffer(t, by_last[j]);
                 if (b->bin != bin)
                     continue;
-                count[g_bit_nth_lsf(b->align, -1)]--;
-                for (guint e = 0; e < 64; e++)
-                    rounded[e] -= round_up(b->size, (guint64)1 << e);
+                count[slot[g_bit_nth_lsf(b->align, -1)]]--;
+                for (guint q = 0; q < nexp; q++)
+                    rounded[q] -= round_up(b->size, (guint64)1 << exps[q]);
             }
         }
         total += round_up(MAX(most, pinned), largest);
