@@ -3,7 +3,7 @@
 # corpus's transformers and the bench's own exports (bench/export_range.py: a BERT-style encoder, a LLaMA-style
 # prefill; cached outside the clone, made again when the script changes), checked against every point planned on its
 # own, and what a range costs beside one binding. Writes results/range-dims.md and plots/range-*.png.
-#   - The functions (deterministic): GPT-2 (seq 1..1024), the encoder–decoder (batch 1..4 × seq 1..64, mem 16), the
+#   - The functions (deterministic): GPT-2 (seq 1..1024), the encoder–decoder (seq 1..64 × mem 1..64), the
 #     BERT-style encoder (batch 1..8 × seq 1..512) and the LLaMA-style prefill (seq 1..2048), with --range-check:
 #     every point also loaded and placed by the default strategy alone, the arenas compared, and each point's trace
 #     loaded anew beside the one it was planned with.
@@ -33,9 +33,10 @@ bert=$own/bert.onnx llama=$own/llama.onnx
 "$sim" --graph "$gpt2" --dim batch=1 --dim seq=1:1024 --range-check --format json --plot range \
     --out plots/range-gpt2.png \
     --title "GPT-2 small (torch export, batch 1): arena against seq, each point also placed alone" > "$work/gpt2.json"
-"$sim" --graph "$decoder" --dim batch=1:4 --dim seq=1:64 --dim mem=16 --range-check --format json --plot range \
+"$sim" --graph "$decoder" --dim batch=1 --dim seq=1:64 --dim mem=1:64 --range-check --format json --plot range \
     --out plots/range-decoder.png \
-    --title "Encoder-decoder (torch export, mem 16): arena against seq, a line per batch" > "$work/decoder.json"
+    --title "Encoder-decoder (torch export, batch 1): arena against the memory length mem, a line per seq" \
+    > "$work/decoder.json"
 "$sim" --graph "$bert" --dim batch=1:8 --dim seq=1:512 --range-check --format json --plot range \
     --out plots/range-bert.png --title "BERT-style encoder (own export): arena against seq, a line per batch" \
     > "$work/bert.json"
@@ -90,8 +91,8 @@ print("report means: docs/usage.md, \"A range of dims\"; figures: plots/range-gp
 print("range-llama.png. The BERT-style encoder and the LLaMA-style prefill are bench/export_range.py's own exports.\n")
 report("gpt2", "GPT-2 small (torch export), seq 1..1024",
        "sim --graph graphs/models/torch/gpt2-torch.onnx --dim batch=1 --dim seq=1:1024 --range-check")
-report("decoder", "Encoder–decoder (torch export), batch 1..4 × seq 1..64",
-       "sim --graph graphs/models/torch/decoder-torch.onnx --dim batch=1:4 --dim seq=1:64 --dim mem=16 --range-check")
+report("decoder", "Encoder–decoder (torch export), seq 1..64 × mem 1..64",
+       "sim --graph graphs/models/torch/decoder-torch.onnx --dim batch=1 --dim seq=1:64 --dim mem=1:64 --range-check")
 report("bert", "BERT-style encoder (own export), batch 1..8 × seq 1..512",
        "sim --graph bert.onnx --dim batch=1:8 --dim seq=1:512 --range-check   # bench/export_range.py")
 report("llama", "LLaMA-style prefill (own export), seq 1..2048",

@@ -1,12 +1,15 @@
-/* range.h — a model planned over ranges of its symbolic dims (`--dim NAME=LO:HI[:STEP]`): every point of the grid is
- * loaded, its shapes inferred and traced as one binding would be, so every size is the model's own at that point;
- * the points are met from the highest down, and the first point of each structure of the trace (the same buffers,
- * lifetimes, alignments and bins; only sizes differ) is placed by the strategy: that plan, each buffer kept above
- * the buffers it lay above, is moved to every later point of its structure (a longest path over those pairs, in the
- * order of its offsets) and verified against that point's own trace. Where every plan moved there is above the
- * point's bound, the point is placed on its own too and the smaller kept, so the arena at each point is never above
- * the strategy's own plan of that point, and equal to it wherever that one reaches the bound. The arena and the lower
- * bound over the grid are then written as exact piecewise polynomials (base/piecewise.h). */
+/* range.h — a model planned over ranges of its symbolic dims (`--dim NAME=LO:HI[:STEP]`). Points are loaded, their
+ * shapes inferred and traced as one binding would be, so every size is the model's own: along the last dim, the ends,
+ * the first four and the middle of each stretch; where those have one structure of the trace (the same buffers,
+ * lifetimes, alignments and bins; only sizes differ) and each buffer's size is one polynomial of degree ≤ 3 through
+ * them, the points between take their sizes from it, else the stretch is halved (every point loaded with `every`).
+ * The points are met from the highest down, and the first point of each structure is placed by the strategy: that
+ * plan, each buffer kept above the buffers it lay above, is moved to every later point of its structure (a longest
+ * path over those pairs, in the order of its offsets) and verified against that point's trace. Where every plan
+ * moved there is above the point's bound (alignment counted), the point is placed on its own too and the smaller
+ * kept, so the arena at each point is never above the strategy's own plan of that point, and equal to it wherever
+ * that one reaches the bound. The arena and the lower bound over the grid are then written as exact piecewise
+ * polynomials (base/piecewise.h). */
 #ifndef SIM_DRIVER_RANGE_H
 #define SIM_DRIVER_RANGE_H
 
