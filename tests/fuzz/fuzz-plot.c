@@ -1,6 +1,6 @@
 /* fuzz-plot.c — libFuzzer harness for the plot label path. The bytes are names (NUL-separated): buffer
- * names of a trace (drawn by --plot layout and timeline, one as the title) and the graph and strategy cells
- * of a result table (drawn by --plot compare and sweep), and the output paths. The table is written with csv_table_quote and read back
+ * names of a trace (drawn by --plot layout and timeline, one as the title), the dims of a range (--plot range), the
+ * graph and strategy cells of a result table (drawn by --plot compare and sweep), and the output paths. The table is written with csv_table_quote and read back
  * by the CSV reader, which must return every cell as it was; every script the plots make is captured
  * (gnuplot_capture, no gnuplot runs) and must be inert (gnuplot-check.h). Either failure aborts. */
 #include "report/csv-table.h"
@@ -9,6 +9,7 @@
 #include "report/plot-table.h"
 #include "plan/place.h"
 #include "report/plot.h"
+#include "report/plot-range.h"
 #include "strategies/registry.h"
 
 #include <stdint.h>
@@ -83,6 +84,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!plot_layout(svg, names->pdata[0], t, plan, NULL, &error) || !plot_layout(svg, names->pdata[0], t, plan, &window, &error) ||
         !plot_timeline(png, names->pdata[names->len - 1], t, (const Plan *const *)&plan, 1, &error))
         fail("a plot of a plain trace failed", error->message);
+    /* a range of two dims named by the names, drawn as --plot range draws it */
+    ReportRange range = {.ndims = 2, .points = 6, .arena = (guint64[]){1, 2, 3, 4, 5, 6},
+                         .lower_bound = (guint64[]){1, 2, 3, 4, 5, 6}, .checked = (guint64[]){1, 2, 3, 4, 5, 6}};
+    range.dims[0] = (ReportRangeDim){names->pdata[0], 1, 2, 1};
+    range.dims[1] = (ReportRangeDim){names->pdata[names->len - 1], 1, 3, 1};
+    if (!plot_range(png, names->pdata[names->len / 2], &range, &error))
+        fail("a plot of a range failed", error->message);
     g_free(svg);
     g_free(png);
     /* The first byte (when the input has one) also asks for up to 2,550 more rows (each bar a category: past
