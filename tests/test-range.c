@@ -6,6 +6,7 @@
 #include "tests/testutil.h"
 
 #include <json-glib/json-glib.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Values of f over a 1-D grid, fitted; the caller frees both. */
@@ -437,6 +438,24 @@ static void test_range_decoder_two_dims(void)
     gint64 x[2] = {2, 26};
     g_assert_cmpuint(json_function_at(report, "lower_bound_by_dims", names, x, 2), >,
                      json_function_at(report, "lower_bound_by_dims", names, (const gint64[]){1, 2}, 2));
+    /* the JSON's functions give every row of the CSV, the per-point figures they were fitted from */
+    RunResult csv = test_run("SIM_BIN", (const char *[]){"--graph", model, "--dim", "batch=1:2", "--dim", "seq=2:26:4",
+                                                          "--dim", "mem=8", "--format", "csv", NULL});
+    g_assert_cmpint(csv.status, ==, 0);
+    char **rows = g_strsplit(csv.out, "\n", -1);
+    g_assert_cmpstr(rows[0], ==, "batch,seq,arena_bytes,lower_bound_bytes,range_plan_arena_bytes,placed");
+    guint checked = 0;
+    for (char **row = rows + 1; *row && **row; row++, checked++) {
+        gint64 point[2];
+        guint64 arena, bound;
+        g_assert_cmpint(sscanf(*row, "%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT,
+                               &point[0], &point[1], &arena, &bound), ==, 4);
+        g_assert_cmpuint(json_function_at(report, "arena_by_dims", names, point, 2), ==, arena);
+        g_assert_cmpuint(json_function_at(report, "lower_bound_by_dims", names, point, 2), ==, bound);
+    }
+    g_assert_cmpuint(checked, ==, 14);
+    g_strfreev(rows);
+    run_result_clear(&csv);
     g_object_unref(keep);
     run_result_clear(&r);
     /* its picture: a line per batch, the checked points on them */
