@@ -97,7 +97,6 @@ typedef struct {
     gsize *first_pred;  /* CSR: preds of buffer b are preds[first_pred[b] .. first_pred[b + 1]) */
     guint *preds;
     gsize edges;
-    guint64 arena;      /* its arena where it was made */
 } Moved;
 
 static void moved_free(Moved *m)
@@ -136,12 +135,11 @@ static gint by_first(gconstpointer a, gconstpointer b, gpointer data)
 
 /* A plan of trace `of` (copied) that moves. The pairs by a sweep over time: each buffer meets the buffers still live
  * when it starts (O(n · most live)). */
-static Moved *moved_new(const Trace *of, const guint64 *offsets, guint64 arena)
+static Moved *moved_new(const Trace *of, const guint64 *offsets)
 {
     guint n = trace_count(of);
     Moved *m = g_new0(Moved, 1);
     Trace *t = m->t = trace_copy(of);
-    m->arena = arena;
     m->offsets = g_memdup2(offsets, sizeof(guint64) * (n + 1));
     m->order = g_new(guint, n + 1);
     guint *by_start = g_new(guint, n + 1);
@@ -399,7 +397,7 @@ static gboolean range_point(Ranging *r, gsize i, const Trace *t, GError **error)
         out->placed[i] = 1;
         out->placed_points++;
         if (!s && !out->grouped && r->structures->len < REPORT_RANGE_MAX_PLANS) {
-            Structure fresh = {.top = moved_new(t, own->offsets, own->arena), .plan = out->plans->len};
+            Structure fresh = {.top = moved_new(t, own->offsets), .plan = out->plans->len};
             ReportRangePlan p = {.top = i, .points = 1, .buffers = nb, .edges = fresh.top->edges,
                                  .arena_at_top = own->arena};
             g_array_append_val(r->structures, fresh);
@@ -409,7 +407,7 @@ static gboolean range_point(Ranging *r, gsize i, const Trace *t, GError **error)
             out->alone++;
         } else if (s && own->arena < best) {
             moved_free(s->recent);
-            s->recent = moved_new(t, own->offsets, own->arena);
+            s->recent = moved_new(t, own->offsets);
         }
         best = MIN(best, own->arena);
     }
