@@ -30,18 +30,20 @@ if [ ! -f "$stamp" ]; then
 fi
 bert=$own/bert.onnx llama=$own/llama.onnx
 
-"$sim" --graph "$gpt2" --dim batch=1 --dim seq=1:1024 --range-check --format json --plot range \
+"$sim" --graph "$gpt2" --dim batch=1 --dim seq=1:1024 --range-check --range-one-plan --format json --plot range \
     --out plots/range-gpt2.png \
     --title "GPT-2 small (torch export, batch 1): arena against seq, each point also placed alone" > "$work/gpt2.json"
-"$sim" --graph "$decoder" --dim batch=1 --dim seq=1:64 --dim mem=1:64 --range-check --format json --plot range \
+"$sim" --graph "$decoder" --dim batch=1 --dim seq=1:64 --dim mem=1:64 --range-check --range-one-plan --format json \
+    --plot range \
     --out plots/range-decoder.png \
     --title "Encoder-decoder (torch export, batch 1): arena against the memory length mem, a line per seq" \
     > "$work/decoder.json"
-"$sim" --graph "$bert" --dim batch=1:8 --dim seq=1:512 --range-check --format json --plot range \
+"$sim" --graph "$bert" --dim batch=1:8 --dim seq=1:512 --range-check --range-one-plan --format json --plot range \
     --out plots/range-bert.png --title "BERT-style encoder (own export): arena against seq, a line per batch" \
     > "$work/bert.json"
-"$sim" --graph "$llama" --dim batch=1 --dim seq=1:2048 --range-check --format json --plot range \
-    --out plots/range-llama.png --title "LLaMA-style prefill (own export, batch 1): arena against seq" > "$work/llama.json"
+"$sim" --graph "$llama" --dim batch=1 --dim seq=1:2048 --range-check --range-one-plan --format json --plot range \
+    --out plots/range-llama.png --title "LLaMA-style prefill (own export, batch 1): arena against seq" \
+    > "$work/llama.json"
 
 export OPENBLAS_NUM_THREADS=1
 machine=$(bench/machine.sh start)
@@ -57,7 +59,25 @@ machine_end=$(bench/machine.sh end)
 
 /usr/bin/python3 - "$work" "$machine" "$machine_end" > results/range-dims.md <<'PY'
 import json, sys
+from math import prod
 work, machine, machine_end = sys.argv[1:4]
+
+def last_arena(r):
+    """The function's arena at the grid's last point, from the CSV-equivalent pieces: the last piece holds it."""
+    x = {d["name"]: d["hi"] for d in r["ranges"]}
+    for p in r["arena_by_dims"]:
+        if all(p["from"][k] <= v <= p["to"][k] for k, v in x.items()):
+            poly = p
+            if "classes" in p:
+                v = x[r["ranges"][-1]["name"]] % p["cycle"]
+                poly = next(c for c in p["classes"] if v in c["residues"])
+            total = sum(t["coef"] * prod(x[k] ** e for k, e in t["pow"].items()) for t in poly["terms"])
+            if p.get("floor"):
+                f = p["floor"]
+                total += f["coef"] * ((x[f["var"]] - f["origin"]) // f["period"])
+            return total // poly["den"]
+    raise SystemExit("range.sh: no piece holds the last point")
+
 
 def report(name, title, command):
     r = json.load(open(f"{work}/{name}.json"))
@@ -79,6 +99,13 @@ def report(name, title, command):
         top = ", ".join(f"{k}={v}" for k, v in p["top"].items())
         print(f"| {top} | {p['points']:,} | {p['buffers']} | {p['arena_at_top']:,} |")
     print()
+    o = r["one_plan"]
+    top = ", ".join(f"{k}={v}" for k, v in o["top"].items())
+    print(f"One plan (`--range-one-plan`): the plan made at {top}, moved to every point, verified at "
+          f"{o['points']:,} of {r['points']:,} ({o['kept_apart']:,} of them of another structure, loaded with its "
+          "buffers kept apart); "
+          f"its arena at the last point {o['arena_at_last_point']:,} B, the function's there "
+          f"{last_arena(r):,} B.\n")
     print(f"Check (`--range-check`: every point loaded anew and placed by `{r['strategy']}` alone): the same arena at "
           f"{c['equal']:,} of {r['points']:,} points, the function smaller at {c['function_smaller']:,}, larger at "
           f"{c['function_larger']:,}; the trace a point was planned with differs from the one loaded at "
@@ -87,16 +114,19 @@ def report(name, title, command):
 print("# The arena as a function of the dims\n")
 print("Made by `bench/range.sh` (`make figures FIGURES=range`). The functions and the checks are deterministic (the")
 print("default strategy `best` on its work budget); the last table is timings. Models: `make models`. What the")
-print("report means: docs/usage.md, \"A range of dims\"; figures: plots/range-gpt2.png, range-decoder.png, range-bert.png,")
-print("range-llama.png. The BERT-style encoder and the LLaMA-style prefill are bench/export_range.py's own exports.\n")
+print("report means: docs/usage.md, \"A range of dims\"; figures: plots/range-gpt2.png, range-decoder.png,")
+print("range-bert.png, range-llama.png. The BERT-style encoder and the LLaMA-style prefill are bench/export_range.py's")
+print("own exports.\n")
 report("gpt2", "GPT-2 small (torch export), seq 1..1024",
-       "sim --graph graphs/models/torch/gpt2-torch.onnx --dim batch=1 --dim seq=1:1024 --range-check")
+       "sim --graph graphs/models/torch/gpt2-torch.onnx --dim batch=1 --dim seq=1:1024 --range-check "
+       "--range-one-plan")
 report("decoder", "Encoder–decoder (torch export), seq 1..64 × mem 1..64",
-       "sim --graph graphs/models/torch/decoder-torch.onnx --dim batch=1 --dim seq=1:64 --dim mem=1:64 --range-check")
+       "sim --graph graphs/models/torch/decoder-torch.onnx --dim batch=1 --dim seq=1:64 --dim mem=1:64 --range-check "
+       "--range-one-plan")
 report("bert", "BERT-style encoder (own export), batch 1..8 × seq 1..512",
-       "sim --graph bert.onnx --dim batch=1:8 --dim seq=1:512 --range-check   # bench/export_range.py")
+       "sim --graph bert.onnx --dim batch=1:8 --dim seq=1:512 --range-check --range-one-plan   # bench/export_range.py")
 report("llama", "LLaMA-style prefill (own export), seq 1..2048",
-       "sim --graph llama.onnx --dim batch=1 --dim seq=1:2048 --range-check   # bench/export_range.py")
+       "sim --graph llama.onnx --dim batch=1 --dim seq=1:2048 --range-check --range-one-plan   # bench/export_range.py")
 t = {r["command"]: r for r in json.load(open(f"{work}/time.json"))["results"]}
 print("## What a range costs beside one binding (timings)\n")
 print(machine + "\n")

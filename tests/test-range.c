@@ -340,7 +340,7 @@ static void test_range_gpt2_oracle(void)
 {
     char *model = torch_model("gpt2-torch");
     RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", model, "--dim", "batch=1", "--dim", "seq=1:24",
-                                                        "--range-check", "--format", "json", NULL});
+                                                        "--range-check", "--range-one-plan", "--format", "json", NULL});
     g_assert_cmpint(r.status, ==, 0);
     JsonParser *keep;
     JsonObject *report = json_of(r.out, &keep);
@@ -354,6 +354,15 @@ static void test_range_gpt2_oracle(void)
     for (guint k = 0; k < json_array_get_length(plans); k++)
         covered += json_object_get_int_member(json_array_get_object_element(plans, k), "points");
     g_assert_cmpint(covered, ==, 24); /* every point under a plan moved there and verified */
+    g_assert_cmpuint(json_array_get_length(plans), ==, 2); /* seq 1, where the QKV Splits alias, and the rest */
+    /* one plan for all: seq=1 loaded again with its buffers kept apart (the Splits copy there) */
+    JsonObject *single = json_object_get_object_member(report, "one_plan");
+    g_assert_cmpint(json_object_get_int_member(single, "points"), ==, 24);
+    g_assert_cmpint(json_object_get_int_member(single, "kept_apart"), ==, 1);
+    g_assert_cmpint(json_object_get_int_member(json_object_get_object_member(single, "top"), "seq"), ==, 24);
+    gint64 top = 24;
+    g_assert_cmpuint(json_object_get_int_member(single, "arena_at_last_point"), ==,
+                     json_function_at(report, "arena_by_dims", (const char *const[]){"seq"}, &top, 1));
     for (gint64 seq = 1; seq <= 24; seq++) {
         if (!test_sampled(seq))
             continue;

@@ -53,7 +53,7 @@ class _Options(ctypes.Structure):  # arenasim_options (arenasim.h), field for fi
                 ("strict_runtime", ctypes.c_int), ("scratch", ctypes.c_int), ("allow_unknown_ops", ctypes.c_int),
                 ("order_budget", ctypes.c_uint64), ("order_seconds", ctypes.c_double), ("seed", ctypes.c_int64),
                 ("search_max", ctypes.c_int64), ("search_engines", ctypes.c_char_p), ("range_check", ctypes.c_int),
-                ("range_every", ctypes.c_int)]
+                ("range_every", ctypes.c_int), ("range_one_plan", ctypes.c_int)]
 
 
 class _RunOptions(ctypes.Structure):  # arenasim_run_options
@@ -446,14 +446,16 @@ def _range_spec(name, value):
     return value
 
 
-def plan_range(path, dims, strategy=None, *, check=False, every=False, **options):
+def plan_range(path, dims, strategy=None, *, check=False, every=False, one_plan=False, **options):
     """Plans a model over ranges of its dims: dims maps each name to a value or to a range of them (range(1, 1025),
     (1, 1024), (16, 1024, 16) or "1:1024"), as `sim --dim NAME=LO:HI`; check=True loads and places every point on
-    its own too (report["check"]), every=True loads every point. Other options as plan(). Raises Error."""
+    its own too (report["check"]), every=True loads every point, one_plan=True moves one plan to every point
+    (report["one_plan"]). Other options as plan(). Raises Error."""
     keep = []
     given = {k: _range_spec(k, v) for k, v in (dims.items() if isinstance(dims, dict) else
                                                 (str(d).split("=", 1) for d in dims))}
-    o = _options(dict(options, dims=given, strategy=strategy, range_check=check, range_every=every), keep)
+    o = _options(dict(options, dims=given, strategy=strategy, range_check=check, range_every=every,
+                      range_one_plan=one_plan), keep)
     err = ctypes.c_void_p()
     r = _lib.arenasim_range_file(_bytes(os.fspath(path), "the path"), ctypes.byref(o), ctypes.byref(err))
     if not r:

@@ -589,7 +589,8 @@ arenasim_range *arenasim_range_file(const char *path, const arenasim_options *op
                                   .alias = r->alias};
         RangeJob job = {.path = path, .shape = &shape, .fuse = o.fuse, .recipe = &recipe, .alias = r->alias,
                         .bins_path = o.bins, .strategy = strategy, .place = &place, .check = o.range_check != 0,
-                        .every = o.range_every != 0, .dims = (const ReportRangeDim *)dims->data, .ndims = dims->len};
+                        .every = o.range_every != 0, .one_plan = o.range_one_plan != 0,
+                        .dims = (const ReportRangeDim *)dims->data, .ndims = dims->len};
         ok = range_plan(&job, &r->report, &e);
     }
     shape_options_clear(&shape);

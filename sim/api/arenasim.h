@@ -70,6 +70,7 @@ typedef struct {
     const char *search_engines; /* --search-engines: "skyline", "sections", "guided" or "both" (the default) */
     int range_check;           /* --range-check: arenasim_range_file also loads and places every point on its own */
     int range_every;           /* --range-every: arenasim_range_file loads every point (none sized between) */
+    int range_one_plan;        /* --range-one-plan: one plan moved to every point (its JSON report's "one_plan") */
 } arenasim_options;
 
 /* The defaults, as `sim` has them. */

@@ -37,6 +37,7 @@ typedef struct {
     GArray *ranges;             /* ReportRangeDim: the dims planned over a range (--dim NAME=LO:HI[:STEP]) */
     gboolean range_check;       /* --range-check: every point of the range also loaded and placed on its own */
     gboolean range_every;       /* --range-every: every point loaded, none sized between loaded points */
+    gboolean range_one_plan;    /* --range-one-plan: one plan moved to every point */
     char *unknown_ops;          /* ops planned from value_info, "GridSample (2), Foo (1)", or NULL */
     /* choices, resolved */
     const PlaceStrategy *strategy;

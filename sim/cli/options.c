@@ -23,7 +23,7 @@ typedef struct {
     gboolean progress;
     gint64 pad_last, align;
     gboolean info, allow_unknown_ops, cli_list_ops, list, version, compare, map, ascii, wide, verbose, no_verify,
-        strict_runtime, scratch, range_check, range_every;
+        strict_runtime, scratch, range_check, range_every, range_one_plan;
     gboolean run, check, poison, allow_degenerate;
     gint64 repeat;
     gint64 threads;
@@ -349,9 +349,10 @@ static int check_range(const RawOptions *o, const Job *job)
         return status;
     }
     if (!job->ranges->len)
-        return o->range_check || o->range_every ? cli_usage_error("--range-check and --range-every shape a range of "
-                                                                  "dims: give one with --dim NAME=LO:HI")
-                                                : -1;
+        return o->range_check || o->range_every || o->range_one_plan
+                   ? cli_usage_error("--range-check, --range-every and --range-one-plan shape a range of dims: give one "
+                                     "with --dim NAME=LO:HI")
+                   : -1;
     if (o->info || o->compare || o->orders || o->run || o->map || o->ascii || o->html || o->chrome_trace ||
         o->trace_out || o->solution_out || o->inputs || o->no_verify || o->wide)
         return cli_usage_error("--dim NAME=LO:HI plans every point of a range and reports its functions: --info, "
@@ -416,6 +417,7 @@ static int resolve(RawOptions *o, Job *job)
                                                                                                            : JOB_PLAN;
     job->range_check = o->range_check;
     job->range_every = o->range_every;
+    job->range_one_plan = o->range_one_plan;
     job->verify = !o->no_verify;
     job->map = o->map;
     job->ascii = o->ascii;
@@ -620,6 +622,9 @@ int job_from_args(Job *job, int argc, char **argv)
          "function's", NULL},
         {"range-every", 0, 0, G_OPTION_ARG_NONE, &o.range_every,
          "With --dim NAME=LO:HI: load and trace every point, none sized between loaded points", NULL},
+        {"range-one-plan", 0, 0, G_OPTION_ARG_NONE, &o.range_one_plan,
+         "With --dim NAME=LO:HI: one plan for every point, the points of other structures loaded with its buffers kept "
+         "apart", NULL},
         {"info", 'i', 0, G_OPTION_ARG_NONE, &o.info,
          "Print the graph summary instead of planning: opsets, nodes by op type, tensors by kind, weight and "
          "activation bytes, the largest tensor", NULL},

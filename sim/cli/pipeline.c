@@ -236,7 +236,7 @@ static int run_range(Job *job)
                              .strict_runtime = job->strict_runtime, .scratch = job->scratch};
     RangeJob range = {.path = job->graph_path, .shape = &job->shape, .fuse = job->fuse, .recipe = &recipe,
                       .alias = job->alias, .bins_path = job->bins_path, .strategy = job->strategy, .place = &job->place,
-                      .check = job->range_check, .every = job->range_every,
+                      .check = job->range_check, .every = job->range_every, .one_plan = job->range_one_plan,
                       .dims = (const ReportRangeDim *)job->ranges->data, .ndims = job->ranges->len};
     ReportRange report = {.graph = job->graph_path, .fixed = job->dims_text, .order = job->order->name,
                           .strategy = job->strategy->name, .alias = job->alias};

@@ -325,10 +325,11 @@ typedef struct {
     const RangeJob *job;
     ReportRange *out;
     GArray *structures; /* Structure */
+    gint *structure_of; /* per point: its Structure, or -1 (placed alone) */
 } Ranging;
 
-/* Point x loaded, inferred and traced as one binding is. */
-static Trace *point_trace(const RangeJob *job, const gint64 *x, GError **error)
+/* Point x loaded, inferred and traced as one binding is (by `recipe`: the job's, or one keeping buffers apart). */
+static Trace *point_trace(const RangeJob *job, const PipelineRecipe *recipe, const gint64 *x, GError **error)
 {
     for (guint d = 0; d < job->ndims; d++)
         g_hash_table_replace(job->shape->dims, g_strdup(job->dims[d].name), g_memdup2(&x[d], sizeof(gint64)));
@@ -336,7 +337,7 @@ static Trace *point_trace(const RangeJob *job, const gint64 *x, GError **error)
     PipelineResult built = {0};
     Trace *t = NULL;
     if (driver_model_load(job->path, NULL, job->shape, job->fuse, NULL, &model, error) &&
-        driver_trace(model.model->graph, job->recipe, job->alias, job->bins_path, &built, error))
+        driver_trace(model.model->graph, recipe, job->alias, job->bins_path, &built, error))
         t = g_steal_pointer(&built.trace);
     pipeline_result_clear(&built);
     driver_model_clear(&model);
@@ -376,6 +377,7 @@ static gboolean range_point(Ranging *r, gsize i, const Trace *t, GError **error)
         if (same_structure(g_array_index(r->structures, Structure, k).top->t, t))
             s = &g_array_index(r->structures, Structure, k);
     if (s) {
+        r->structure_of[i] = (gint)(s - (Structure *)r->structures->data);
         ReportRangePlan *p = &g_array_index(out->plans, ReportRangePlan, s->plan);
         guint64 moved = moved_arena(s->top, t, offsets, bin_arena);
         if (moved != G_MAXUINT64) {
@@ -402,6 +404,7 @@ static gboolean range_point(Ranging *r, gsize i, const Trace *t, GError **error)
                                  .arena_at_top = own->arena};
             g_array_append_val(r->structures, fresh);
             g_array_append_val(out->plans, p);
+            r->structure_of[i] = (gint)r->structures->len - 1;
             out->plan_arena[i] = own->arena;
         } else if (!s && !out->grouped) {
             out->alone++;
@@ -437,7 +440,7 @@ static const Trace *slice_trace(Slice *sl, guint i, gboolean planning, GError **
         return t;
     const ReportRangeDim *last = &sl->r->job->dims[sl->r->job->ndims - 1];
     sl->x[sl->r->job->ndims - 1] = last->lo + (gint64)i * last->step;
-    if (!(t = point_trace(sl->r->job, sl->x, error))) {
+    if (!(t = point_trace(sl->r->job, sl->r->job->recipe, sl->x, error))) {
         char *where = point_name(sl->r->job, sl->x);
         g_prefix_error(error, "at %s: ", where);
         g_free(where);
@@ -599,6 +602,57 @@ static gboolean range_slice(Ranging *r, gsize first, const gint64 *outer, GError
     return ok;
 }
 
+/* --range-one-plan: the plan of the structure with the most points moved to every point; the points of the others
+ * loaded again with its buffers kept apart, so that they take its structure where they can. */
+static gboolean range_one_plan(Ranging *r, GError **error)
+{
+    ReportRange *out = r->out;
+    out->one_plan_arena = g_new0(guint64, out->points);
+    if (!r->structures->len)
+        return TRUE;
+    guint most = 0;
+    for (guint k = 1; k < r->structures->len; k++)
+        if (g_array_index(out->plans, ReportRangePlan, k).points > g_array_index(out->plans, ReportRangePlan, most).points)
+            most = k;
+    const Moved *plan = g_array_index(r->structures, Structure, most).top;
+    out->one_plan_top = g_array_index(out->plans, ReportRangePlan, most).top;
+    GHashTable *apart = g_hash_table_new(g_str_hash, g_str_equal); /* its buffers' names: their roots' */
+    for (guint k = 0; k < trace_count(plan->t); k++)
+        g_hash_table_add(apart, trace_buffer(plan->t, k)->name);
+    PipelineRecipe recipe = *r->job->recipe;
+    recipe.keep_apart = apart;
+    guint nb = trace_count(plan->t), bins = trace_bins(plan->t);
+    guint64 *offsets = g_new(guint64, nb + 1), *bin_arena = g_new(guint64, bins + 1);
+    gboolean ok = TRUE;
+    for (gsize i = 0; ok && i < out->points; i++) {
+        if (r->structure_of[i] == (gint)most) { /* moved there and verified already */
+            out->one_plan_arena[i] = out->plan_arena[i];
+            out->one_plan_points += out->plan_arena[i] != 0;
+            continue;
+        }
+        gint64 x[PIECEWISE_MAX_VARS];
+        report_range_point(out, i, x);
+        Trace *t = point_trace(r->job, &recipe, x, error);
+        if (!(ok = t != NULL)) {
+            char *where = point_name(r->job, x);
+            g_prefix_error(error, "at %s: ", where);
+            g_free(where);
+        } else if (same_structure(plan->t, t) && trace_bins(t) == bins) {
+            guint64 moved = moved_arena(plan, t, offsets, bin_arena);
+            if (moved != G_MAXUINT64) {
+                out->one_plan_arena[i] = moved;
+                out->one_plan_points++;
+                out->one_plan_kept_apart++;
+            }
+        }
+        trace_free(t);
+    }
+    g_free(offsets);
+    g_free(bin_arena);
+    g_hash_table_unref(apart);
+    return ok;
+}
+
 gboolean range_plan(const RangeJob *job, ReportRange *out, GError **error)
 {
     gint64 began = g_get_monotonic_time();
@@ -619,7 +673,11 @@ gboolean range_plan(const RangeJob *job, ReportRange *out, GError **error)
     out->checked = job->check ? g_new0(guint64, n) : NULL;
     out->plans = g_array_new(FALSE, TRUE, sizeof(ReportRangePlan));
     out->every = job->every;
-    Ranging r = {.job = job, .out = out, .structures = g_array_new(FALSE, TRUE, sizeof(Structure))};
+    Ranging r = {.job = job, .out = out, .structures = g_array_new(FALSE, TRUE, sizeof(Structure)),
+                 .structure_of = g_new(gint, n)};
+    for (gsize i = 0; i < n; i++)
+        r.structure_of[i] = -1;
+    out->one_plan = job->one_plan;
     gboolean ok = TRUE;
     for (gsize first = n; ok && first > 0;) { /* the slices from the highest down */
         first -= m;
@@ -627,11 +685,14 @@ gboolean range_plan(const RangeJob *job, ReportRange *out, GError **error)
         report_range_point(out, first, x);
         ok = range_slice(&r, first, x, error);
     }
+    if (ok && job->one_plan && !out->grouped)
+        ok = range_one_plan(&r, error);
     for (guint k = 0; k < r.structures->len; k++) {
         moved_free(g_array_index(r.structures, Structure, k).top);
         moved_free(g_array_index(r.structures, Structure, k).recent);
     }
     g_array_unref(r.structures);
+    g_free(r.structure_of);
     if (ok) {
         PiecewiseAxis axes[PIECEWISE_MAX_VARS];
         for (guint d = 0; d < job->ndims; d++)

@@ -41,6 +41,7 @@ typedef struct {
     const PlaceOptions *place;
     gboolean check;                  /* --range-check: every point also loaded and placed on its own, compared */
     gboolean every;                  /* --range-every: every point loaded and traced (none sized between) */
+    gboolean one_plan;               /* --range-one-plan: one plan for every point (ReportRange.one_plan) */
     const ReportRangeDim *dims;
     guint ndims;
 } RangeJob;

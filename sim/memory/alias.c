@@ -144,7 +144,8 @@ gboolean alias_node_dynamic(const Node *n)
 gboolean alias_link(AliasMap *m, gint child, gint parent, guint64 offset, ShareKind kind)
 {
     if (child == parent || m->link[child].parent >= 0 || !m->bytes[child] || !m->bytes[parent] ||
-        !dynamic_allows(m, child, parent, kind))
+        !dynamic_allows(m, child, parent, kind) ||
+        (m->keep_apart && g_hash_table_contains(m->keep_apart, ((const Tensor *)m->g->tensors->pdata[child])->name)))
         return FALSE;
     gint root = alias_root(m, parent, NULL);
     if (root == child || m->bin[child] != m->bin[root])

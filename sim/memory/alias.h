@@ -42,6 +42,8 @@ typedef struct {
     const GPtrArray *schedule;
     LayoutOptions layout;
     gboolean strict_runtime; /* a runtime op that cannot alias is an error (the seed's texts), not a copy */
+    GHashTable *keep_apart;  /* tensor names that stay in buffers of their own: alias_link never makes one a child
+                                (a range's one plan, driver/range.h), or NULL */
     gint *step_of;           /* node index -> step */
     guint64 *bytes;          /* per tensor: physical bytes (0: no buffer) */
     guint *birth, *death;    /* per tensor: own lifetime [birth, death] in steps */

@@ -38,6 +38,7 @@ gboolean pipeline_trace(const Graph *g, const PipelineRecipe *r, PipelineResult 
         g_free(bins);
     }
     out->aliases->strict_runtime = r->strict_runtime;
+    out->aliases->keep_apart = r->keep_apart;
     out->aliases->scratch = r->scratch;
     for (guint k = 0; k < g->tensors->len; k++)
         out->no_alias_bytes += out->aliases->bytes[k];

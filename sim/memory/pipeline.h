@@ -20,6 +20,7 @@ typedef struct {
     GHashTable *pins;                        /* tensor name -> offset text, or NULL */
     const BinRules *bins;                    /* memory bins, or NULL */
     gboolean strict_runtime, scratch;
+    GHashTable *keep_apart;                  /* tensor names that keep buffers of their own (AliasMap), or NULL */
     const AliasStrategy *const *aliases;     /* applied in this order (NULL-terminated), or NULL: none */
     void (*mark)(const char *phase);         /* called after each stage (the command's --phases), or NULL */
 } PipelineRecipe;

@@ -28,6 +28,7 @@ void report_range_clear(ReportRange *r)
     g_free(r->plan_arena);
     g_free(r->placed);
     g_free(r->checked);
+    g_free(r->one_plan_arena);
     piecewise_free(r->arena_fn);
     piecewise_free(r->bound_fn);
     if (r->plans)
@@ -193,6 +194,19 @@ void report_range_text(FILE *out, const ReportRange *r)
     if (r->alone)
         fprintf(out, "               %" G_GSIZE_FORMAT " points of structures past the first %d were placed on their "
                 "own\n", r->alone, REPORT_RANGE_MAX_PLANS);
+    if (r->one_plan) {
+        char *top = point_text(r, r->one_plan_top, names), *count = sim_format_count(r->one_plan_points),
+             *apart = sim_format_count(r->one_plan_kept_apart), *last = point_text(r, r->points - 1, names),
+             *arena = sim_format_bytes(r->one_plan_arena[r->points - 1]);
+        fprintf(out, "one plan       the plan at %s, moved to every point: verified at %s of %s (%s of another structure, "
+                "loaded with its buffers kept apart); %s at %s\n", top, count, points, apart,
+                r->one_plan_arena[r->points - 1] ? arena : "none", last);
+        g_free(top);
+        g_free(count);
+        g_free(apart);
+        g_free(last);
+        g_free(arena);
+    }
     char *placed = sim_format_count(r->placed_points);
     fprintf(out, "placed         %s of %s points placed by %s on their own: the plans' tops, and where every plan "
             "moved there was above the bound\n", placed, points, r->strategy);
@@ -257,10 +271,14 @@ void report_range_md(FILE *out, const ReportRange *r)
     char *loaded = g_strdup_printf("%" G_GSIZE_FORMAT, r->loaded), *between = g_strdup_printf("%" G_GSIZE_FORMAT,
                                                                                              r->interpolated);
     char *seconds = g_strdup_printf("%.3f", r->seconds);
+    char *one = r->one_plan ? g_strdup_printf("verified at %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " points (%"
+                                              G_GSIZE_FORMAT " kept apart)", r->one_plan_points, r->points,
+                                              r->one_plan_kept_apart)
+                            : g_strdup("-");
     const char *head[] = {"graph", r->graph, "dims", r->fixed, "range", ranges, "points", points, "order", r->order,
                           "strategy", r->strategy, "aliasing", r->alias, "points loaded", loaded,
-                          "points sized between", between, "range plans", plans, "placed on their own",
-                          placed, "check", check, "seconds", seconds};
+                          "points sized between", between, "range plans", plans, "one plan", one,
+                          "placed on their own", placed, "check", check, "seconds", seconds};
     md_rows(out, (const char *const[]){"range of dims", ""}, 2, head, G_N_ELEMENTS(head) / 2);
     const Piecewise *fns[2] = {r->arena_fn, r->bound_fn};
     const char *what[2] = {"arena", "lower bound"};
@@ -299,6 +317,7 @@ void report_range_md(FILE *out, const ReportRange *r)
     g_free(seconds);
     g_free(loaded);
     g_free(between);
+    g_free(one);
     g_strfreev(names);
 }
 
@@ -310,8 +329,8 @@ void report_range_csv(FILE *out, const ReportRange *r)
         fprintf(out, "%s,", name);
         g_free(name);
     }
-    fprintf(out, "arena_bytes,lower_bound_bytes,range_plan_arena_bytes,placed%s\n",
-            r->checked ? ",checked_arena_bytes" : "");
+    fprintf(out, "arena_bytes,lower_bound_bytes,range_plan_arena_bytes,placed%s%s\n",
+            r->checked ? ",checked_arena_bytes" : "", r->one_plan ? ",one_plan_arena_bytes" : "");
     for (gsize p = 0; p < r->points; p++) {
         gint64 x[PIECEWISE_MAX_VARS];
         report_range_point(r, p, x);
@@ -321,6 +340,8 @@ void report_range_csv(FILE *out, const ReportRange *r)
                 r->lower_bound[p], r->plan_arena[p], r->placed[p]);
         if (r->checked)
             fprintf(out, ",%" G_GUINT64_FORMAT, r->checked[p]);
+        if (r->one_plan)
+            fprintf(out, ",%" G_GUINT64_FORMAT, r->one_plan_arena[p]);
         fputc('\n', out);
     }
 }
@@ -521,6 +542,23 @@ void report_range_json(FILE *out, const ReportRange *r)
         json_builder_add_int_value(b, (gint64)c.larger);
         json_builder_set_member_name(b, "traces_differ");
         json_builder_add_int_value(b, (gint64)r->mismatched);
+        json_builder_end_object(b);
+    } else {
+        json_builder_add_null_value(b);
+    }
+    json_builder_set_member_name(b, "one_plan");
+    if (r->one_plan) {
+        gint64 x[PIECEWISE_MAX_VARS];
+        report_range_point(r, r->one_plan_top, x);
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "top");
+        json_point(b, r, x);
+        json_builder_set_member_name(b, "points");
+        json_builder_add_int_value(b, (gint64)r->one_plan_points);
+        json_builder_set_member_name(b, "kept_apart");
+        json_builder_add_int_value(b, (gint64)r->one_plan_kept_apart);
+        json_builder_set_member_name(b, "arena_at_last_point");
+        json_builder_add_int_value(b, (gint64)r->one_plan_arena[r->points - 1]);
         json_builder_end_object(b);
     } else {
         json_builder_add_null_value(b);

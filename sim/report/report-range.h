@@ -55,6 +55,13 @@ typedef struct ReportRange {
     gsize interpolated;   /* points whose trace was sized by their stretch's polynomials */
     gsize mismatched;     /* --range-check: points whose loaded trace differs from the one they were planned with */
     double seconds;       /* the whole range, loads and traces included */
+    /* --range-one-plan: the plan of the structure with the most points moved to every point, the others loaded with
+     * its buffers kept apart (a sharing they would take, refused: alias.h's keep_apart) */
+    gboolean one_plan;
+    gsize one_plan_top;          /* the point it was made at */
+    gsize one_plan_points;       /* points it was moved to and verified at */
+    gsize one_plan_kept_apart;   /* ... of them, points of other structures */
+    guint64 *one_plan_arena;     /* per point: its arena there (0: it could not be moved there) */
 } ReportRange;
 
 /* Point k's value of every dim. */

@@ -495,7 +495,8 @@ def main():
         ("--graph graphs/gpt2.onnx --plot range --out never-written.png", 2,
          "sim: --plot range draws a range of dims: give one with --dim NAME=LO:HI (see sim --help)"),
         ("--graph graphs/gpt2.onnx --range-check", 2,
-         "sim: --range-check and --range-every shape a range of dims: give one with --dim NAME=LO:HI (see sim --help)"),
+         "sim: --range-check, --range-every and --range-one-plan shape a range of dims: give one with --dim NAME=LO:HI "
+         "(see sim --help)"),
         ("--graph graphs/gpt2.onnx --dim seq=1:4 --order best", 2,
          "sim: --order best chooses an order for one binding: with a range of dims, name one order (see sim --help)"),
         ("--graph graphs/gpt2.onnx --dim a=1:1000000 --dim b=1:10", 2,
