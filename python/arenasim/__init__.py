@@ -284,7 +284,25 @@ def _run(p, check, run_options):
     return "checked bit for bit, with poison" if check else "ran"
 
 
-class Model:
+class _Handle:
+    """A library handle freed by `_free` on close, at the end of a with block, or when collected."""
+    _free = None
+
+    def close(self):
+        if self._handle:
+            type(self)._free(self._handle)
+            self._handle = None
+
+    __del__ = close
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class Model(_Handle):
     """A model or trace loaded once (arenasim_model_load) and planned many times: each plan takes its own
     strategy, budgets, order, sharing and layout; the dims, bounds, inputs and fusions are fixed at load."""
 
@@ -313,18 +331,6 @@ class Model:
         --format json` prints them (pandas.DataFrame(rows) makes the table)."""
         return [self.plan(s, **options).report for s in (strategies or names("strategies"))]
 
-    def close(self):
-        if self._handle:
-            _lib.arenasim_model_free(self._handle)
-            self._handle = None
-
-    __del__ = close
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
 
 def load(path, **options):
@@ -375,7 +381,7 @@ def compare(path, strategies=None, **options):
         return m.compare(strategies)
 
 
-class Range:
+class Range(_Handle):
     """A model planned over ranges of its dims (arenasim_range_file, `sim --dim NAME=LO:HI`): the arena and the
     lower bound at every point of the grid, and as exact functions of the dims (`report["arena_by_dims"]`: pieces,
     each a box and a polynomial; `formula()` as text)."""
@@ -419,18 +425,10 @@ class Range:
             lines.append(f"{box}: {p['text']}")
         return "\n".join(lines)
 
-    def close(self):
-        if self._handle:
-            _lib.arenasim_range_free(self._handle)
-            self._handle = None
 
-    __del__ = close
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
+Model._free = staticmethod(lambda h: _lib.arenasim_model_free(h))
+Range._free = staticmethod(lambda h: _lib.arenasim_range_free(h))
 
 
 def _range_spec(name, value):

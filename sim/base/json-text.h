@@ -5,6 +5,7 @@
 #define SIM_JSON_TEXT_H
 
 #include <json-glib/json-glib.h>
+#include <stdio.h>
 
 static inline void json_add_text(JsonBuilder *b, const char *text)
 {
@@ -31,6 +32,21 @@ static inline void json_text_append(GString *s, const char *text)
     }
     g_string_append_c(s, '"');
     g_free(valid);
+}
+
+/* The builder's document, pretty, and a newline into out; the builder is freed. */
+static inline void json_document_print(FILE *out, JsonBuilder *b)
+{
+    JsonGenerator *g = json_generator_new();
+    JsonNode *root = json_builder_get_root(b);
+    json_generator_set_root(g, root);
+    json_generator_set_pretty(g, TRUE);
+    char *text = json_generator_to_data(g, NULL);
+    fprintf(out, "%s\n", text);
+    g_free(text);
+    json_node_unref(root);
+    g_object_unref(g);
+    g_object_unref(b);
 }
 
 #endif

@@ -294,6 +294,18 @@ static gboolean piece_value(const PiecewisePiece *p, guint vars, const gint64 *x
     return TRUE;
 }
 
+/* An array of pieces with what each owns. */
+static void pieces_free(GArray *pieces)
+{
+    for (guint k = 0; k < pieces->len; k++) {
+        PiecewisePiece *p = &g_array_index(pieces, PiecewisePiece, k);
+        g_free(p->num);
+        g_free(p->class_num);
+        g_free(p->class_den);
+    }
+    g_array_unref(pieces);
+}
+
 /* num[0..terms) over den reduced into 64-bit numerators and a positive denominator; FALSE past 63 bits. */
 static gboolean reduce_poly(const I128 *num, I128 den, guint terms, gint64 *out_num, gint64 *out_den)
 {
@@ -415,13 +427,7 @@ static GArray *quasi_pieces(const PiecewiseAxis *axis, const I128 *y)
     g_free(vals);
     g_array_unref(stretches);
     if (!ok) {
-        for (guint k = 0; k < pieces->len; k++) {
-            PiecewisePiece *p = &g_array_index(pieces, PiecewisePiece, k);
-            g_free(p->num);
-            g_free(p->class_num);
-            g_free(p->class_den);
-        }
-        g_array_unref(pieces);
+        pieces_free(pieces);
         return NULL;
     }
     return pieces;
@@ -499,13 +505,7 @@ static GArray *slice_pieces(const PiecewiseAxis *axes, guint vars, const guint64
     for (gsize sl = 0; sl < slices; sl++) {
         Piecewise *one = piecewise_fit(&axes[vars - 1], 1, values + sl * m, error);
         if (!one) {
-            for (guint k = 0; k < out->len; k++) {
-                PiecewisePiece *p = &g_array_index(out, PiecewisePiece, k);
-                g_free(p->num);
-                g_free(p->class_num);
-                g_free(p->class_den);
-            }
-            g_array_unref(out);
+            pieces_free(out);
             return NULL;
         }
         gint64 outer[PIECEWISE_MAX_VARS];
@@ -587,19 +587,11 @@ Piecewise *piecewise_fit(const PiecewiseAxis *axes, guint vars, const guint64 *v
     for (guint k = 0; quasi && k < quasi->len; k++)
         read += piece_formulas(&g_array_index(quasi, PiecewisePiece, k), f->terms);
     if (quasi && read < plain) { /* fewer formulas to read: the quasi-polynomial pieces */
-        for (guint k = 0; k < f->pieces->len; k++)
-            g_free(g_array_index(f->pieces, PiecewisePiece, k).num);
-        g_array_unref(f->pieces);
+        pieces_free(f->pieces);
         f->pieces = g_steal_pointer(&quasi);
     }
-    for (guint k = 0; quasi && k < quasi->len; k++) {
-        PiecewisePiece *p = &g_array_index(quasi, PiecewisePiece, k);
-        g_free(p->num);
-        g_free(p->class_num);
-        g_free(p->class_den);
-    }
     if (quasi)
-        g_array_unref(quasi);
+        pieces_free(quasi);
     g_free(wide);
     if (ok && vars > 1 && f->pieces->len > 2) { /* each slice of the last variable on its own, where that reads shorter */
         GArray *sliced = slice_pieces(axes, vars, values, error);
@@ -612,14 +604,8 @@ Piecewise *piecewise_fit(const PiecewiseAxis *axes, guint vars, const guint64 *v
         GArray *drop = ok && apart < whole ? f->pieces : sliced;
         if (ok && apart < whole)
             f->pieces = sliced;
-        for (guint k = 0; drop && k < drop->len; k++) {
-            PiecewisePiece *p = &g_array_index(drop, PiecewisePiece, k);
-            g_free(p->num);
-            g_free(p->class_num);
-            g_free(p->class_den);
-        }
         if (drop)
-            g_array_unref(drop);
+            pieces_free(drop);
     }
     /* every point of every box, again from the 64-bit piece */
     for (guint k = 0; ok && k < f->pieces->len; k++) {
@@ -655,13 +641,7 @@ void piecewise_free(Piecewise *f)
 {
     if (!f)
         return;
-    for (guint k = 0; k < f->pieces->len; k++) {
-        PiecewisePiece *p = &g_array_index(f->pieces, PiecewisePiece, k);
-        g_free(p->num);
-        g_free(p->class_num);
-        g_free(p->class_den);
-    }
-    g_array_unref(f->pieces);
+    pieces_free(f->pieces);
     g_free(f);
 }
 

@@ -566,14 +566,5 @@ void report_range_json(FILE *out, const ReportRange *r)
     json_builder_set_member_name(b, "seconds");
     json_builder_add_double_value(b, r->seconds);
     json_builder_end_object(b);
-    JsonGenerator *g = json_generator_new();
-    JsonNode *root = json_builder_get_root(b);
-    json_generator_set_root(g, root);
-    json_generator_set_pretty(g, TRUE);
-    char *text = json_generator_to_data(g, NULL);
-    fprintf(out, "%s\n", text);
-    g_free(text);
-    json_node_unref(root);
-    g_object_unref(g);
-    g_object_unref(b);
+    json_document_print(out, b);
 }

@@ -194,20 +194,6 @@ static void print_text_table(FILE *out, const ReportRow *rows, guint n)
 }
 
 /* The builder's document, pretty-printed, then the builder freed. */
-static void print_json_document(FILE *out, JsonBuilder *b)
-{
-    JsonGenerator *g = json_generator_new();
-    JsonNode *root = json_builder_get_root(b);
-    json_generator_set_root(g, root);
-    json_generator_set_pretty(g, TRUE);
-    char *text = json_generator_to_data(g, NULL);
-    fprintf(out, "%s\n", text);
-    g_free(text);
-    json_node_unref(root);
-    g_object_unref(g);
-    g_object_unref(b);
-}
-
 static guint *map_order(const Trace *t, const guint64 *offsets);
 
 /* The plan as an array of {offset, size, name, first, last}, sorted as --map sorts it. */
@@ -269,7 +255,7 @@ static void print_json(FILE *out, const ReportRow *rows, guint n)
         json_builder_end_object(b);
     }
     json_builder_end_array(b);
-    print_json_document(out, b);
+    json_document_print(out, b);
 }
 
 /* md for people: the graph, dims, alias and steps once above the table, then one short line per row with
@@ -500,7 +486,7 @@ static void json_table(FILE *out, const char *const *names, const gboolean *numb
         json_builder_end_object(b);
     }
     json_builder_end_array(b);
-    print_json_document(out, b);
+    json_document_print(out, b);
 }
 
 /* One row in json: an object, not an array. */
@@ -517,7 +503,7 @@ static void json_record(FILE *out, const char *const *names, const char *const *
             json_add_text(b, values[k]);
     }
     json_builder_end_object(b);
-    print_json_document(out, b);
+    json_document_print(out, b);
 }
 
 /* The format table: a format is its writers and a row. */
