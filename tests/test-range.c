@@ -483,6 +483,51 @@ static void test_range_decoder_two_dims(void)
     g_free(model);
 }
 
+/* A data-dependent size (NonZero over a symbolic N) planned at its bound at every point, and smaller with --bound:
+ * the range says it is an upper-bound plan, and the check agrees at every point either way; the same for the graph
+ * ONNX Runtime runs (--fuse). */
+static void test_range_bounded(void)
+{
+    Builder *b = builder_new("nz", 14);
+    builder_input_sym(b, "x", DT_FLOAT, 2, (const gint64[]){-1, 4}, (const char *[]){"N", NULL});
+    const char *nz = builder_node(b, "NonZero", (const char *const[]){B_OP(b, "Relu", "x"), NULL}, 1,
+                                  (const char *[]){"nz"}, NULL);
+    builder_output(b, B_OP(b, "Transpose", nz));
+    GError *error = NULL;
+    Model *m = builder_finish(b, &error);
+    g_assert_no_error(error);
+    char *path = test_write_model(m, "nz.onnx");
+    guint64 top[2] = {0, 0};
+    for (guint k = 0; k < 2; k++) {
+        RunResult r = test_run("SIM_BIN", k ? (const char *[]){"--graph", path, "--dim", "N=1:40", "--bound", "nz=10",
+                                                              "--range-check", "--format", "json", NULL}
+                                            : (const char *[]){"--graph", path, "--dim", "N=1:40", "--range-check",
+                                                              "--format", "json", NULL});
+        g_assert_cmpint(r.status, ==, 0);
+        JsonParser *keep;
+        JsonObject *report = json_of(r.out, &keep);
+        g_assert_cmpint(json_object_get_int_member(report, "data_dependent_tensors"), ==, 1);
+        g_assert_cmpint(json_object_get_int_member(json_object_get_object_member(report, "check"), "equal"), ==, 40);
+        gint64 n = 40;
+        top[k] = json_function_at(report, "arena_by_dims", (const char *const[]){"N"}, &n, 1);
+        g_object_unref(keep);
+        run_result_clear(&r);
+    }
+    g_assert_cmpuint(top[1], <, top[0]); /* the bound plans it smaller */
+    g_free(path);
+    /* and the graph a runtime runs (--fuse): every point as its binding planned alone */
+    char *model = torch_model("gpt2-torch");
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", model, "--dim", "batch=1", "--dim", "seq=1:12", "--fuse",
+                                                        "ort-transformers", "--range-check", "--format", "json", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    JsonParser *keep;
+    JsonObject *report = json_of(r.out, &keep);
+    g_assert_cmpint(json_object_get_int_member(json_object_get_object_member(report, "check"), "equal"), ==, 12);
+    g_object_unref(keep);
+    run_result_clear(&r);
+    g_free(model);
+}
+
 /* A point that fails names itself, in one line, and nothing is printed on stdout. */
 static void test_range_point_error(void)
 {
@@ -510,6 +555,7 @@ int main(int argc, char **argv)
     g_test_add_func("/range/gpt2-oracle", test_range_gpt2_oracle);
     g_test_add_func("/range/sampled-is-every", test_range_sampled_is_every);
     g_test_add_func("/range/decoder-two-dims", test_range_decoder_two_dims);
+    g_test_add_func("/range/bounded", test_range_bounded);
     g_test_add_func("/range/point-error", test_range_point_error);
     return g_test_run();
 }

@@ -328,8 +328,10 @@ typedef struct {
     gint *structure_of; /* per point: its Structure, or -1 (placed alone) */
 } Ranging;
 
-/* Point x loaded, inferred and traced as one binding is (by `recipe`: the job's, or one keeping buffers apart). */
-static Trace *point_trace(const RangeJob *job, const PipelineRecipe *recipe, const gint64 *x, GError **error)
+/* Point x loaded, inferred and traced as one binding is (by `recipe`: the job's, or one keeping buffers apart);
+ * *bounded (or NULL) takes the most data-dependent tensors planned at a bound so far. */
+static Trace *point_trace(const RangeJob *job, const PipelineRecipe *recipe, const gint64 *x, guint *bounded,
+                          GError **error)
 {
     for (guint d = 0; d < job->ndims; d++)
         g_hash_table_replace(job->shape->dims, g_strdup(job->dims[d].name), g_memdup2(&x[d], sizeof(gint64)));
@@ -337,8 +339,14 @@ static Trace *point_trace(const RangeJob *job, const PipelineRecipe *recipe, con
     PipelineResult built = {0};
     Trace *t = NULL;
     if (driver_model_load(job->path, NULL, job->shape, job->fuse, NULL, &model, error) &&
-        driver_trace(model.model->graph, recipe, job->alias, job->bins_path, &built, error))
+        driver_trace(model.model->graph, recipe, job->alias, job->bins_path, &built, error)) {
         t = g_steal_pointer(&built.trace);
+        guint count = 0;
+        for (guint k = 0; k < model.model->graph->tensors->len; k++)
+            count += ((const Tensor *)model.model->graph->tensors->pdata[k])->bound_why != NULL;
+        if (bounded)
+            *bounded = MAX(*bounded, count);
+    }
     pipeline_result_clear(&built);
     driver_model_clear(&model);
     for (guint d = 0; d < job->ndims; d++)
@@ -440,7 +448,7 @@ static const Trace *slice_trace(Slice *sl, guint i, gboolean planning, GError **
         return t;
     const ReportRangeDim *last = &sl->r->job->dims[sl->r->job->ndims - 1];
     sl->x[sl->r->job->ndims - 1] = last->lo + (gint64)i * last->step;
-    if (!(t = point_trace(sl->r->job, sl->r->job->recipe, sl->x, error))) {
+    if (!(t = point_trace(sl->r->job, sl->r->job->recipe, sl->x, &sl->r->out->bounded, error))) {
         char *where = point_name(sl->r->job, sl->x);
         g_prefix_error(error, "at %s: ", where);
         g_free(where);
@@ -632,7 +640,7 @@ static gboolean range_one_plan(Ranging *r, GError **error)
         }
         gint64 x[PIECEWISE_MAX_VARS];
         report_range_point(out, i, x);
-        Trace *t = point_trace(r->job, &recipe, x, error);
+        Trace *t = point_trace(r->job, &recipe, x, NULL, error);
         if (!(ok = t != NULL)) {
             char *where = point_name(r->job, x);
             g_prefix_error(error, "at %s: ", where);

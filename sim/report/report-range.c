@@ -168,6 +168,10 @@ void report_range_text(FILE *out, const ReportRange *r)
     fprintf(out, "order          %s\n", r->order);
     fprintf(out, "strategy       %s\n", r->strategy);
     fprintf(out, "aliasing       %s\n", r->alias);
+    if (r->bounded)
+        fprintf(out, "sizes          an upper-bound plan: %u data-dependent tensor%s planned at %s bound%s (--bound "
+                "NAME=MAX plans one smaller)\n", r->bounded, r->bounded == 1 ? "" : "s", r->bounded == 1 ? "its" : "their",
+                r->bounded == 1 ? "" : "s");
     text_function(out, "arena", r->arena_fn, names);
     text_function(out, "lower bound", r->bound_fn, names);
     if (r->grouped)
@@ -496,6 +500,8 @@ void report_range_json(FILE *out, const ReportRange *r)
     }
     json_builder_set_member_name(b, "points");
     json_builder_add_int_value(b, (gint64)r->points);
+    json_builder_set_member_name(b, "data_dependent_tensors");
+    json_builder_add_int_value(b, r->bounded);
     json_function(b, r, "arena_by_dims", r->arena_fn);
     json_function(b, r, "lower_bound_by_dims", r->bound_fn);
     json_builder_set_member_name(b, "range_plans");

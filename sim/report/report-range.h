@@ -51,6 +51,7 @@ typedef struct ReportRange {
     gsize alone;          /* points of structures past REPORT_RANGE_MAX_PLANS */
     gboolean grouped;     /* the trace has rigid groups: no plan is moved, every point is placed on its own */
     gboolean every;       /* --range-every: every point loaded (none sized between loaded points) */
+    guint bounded;        /* data-dependent tensors planned at a bound (--bound), the most at a loaded point; 0: exact */
     gsize loaded;         /* points loaded, shapes inferred and traced for the plan (not --range-check's) */
     gsize interpolated;   /* points whose trace was sized by their stretch's polynomials */
     gsize mismatched;     /* --range-check: points whose loaded trace differs from the one they were planned with */
