@@ -528,6 +528,33 @@ static void test_range_bounded(void)
     g_free(model);
 }
 
+/* Pins and bins: a pinned buffer stays where it is pinned at every point (a move that would cross it is refused and
+ * the point placed alone), a bin rule by size moves buffers between bins as seq grows (new structures); at every
+ * point the arena is the one the point gets alone. */
+static void test_range_pins_and_bins(void)
+{
+    char *model = torch_model("gpt2-torch"), *bins = test_source_path("graphs/bins.txt");
+    const char *pinned[] = {"--graph", model, "--dim", "batch=1", "--dim", "seq=1:20", "--pin", "input_ids=4096",
+                            "--range-check", "--format", "json", NULL};
+    const char *binned[] = {"--graph", model, "--dim", "batch=1", "--dim", "seq=1:20", "--bins", bins, "--range-check",
+                            "--range-one-plan", "--format", "json", NULL};
+    for (guint k = 0; k < 2; k++) {
+        RunResult r = test_run("SIM_BIN", k ? binned : pinned);
+        g_assert_cmpint(r.status, ==, 0);
+        JsonParser *keep;
+        JsonObject *report = json_of(r.out, &keep);
+        JsonObject *check = json_object_get_object_member(report, "check");
+        g_assert_cmpint(json_object_get_int_member(check, "equal"), ==, 20);
+        g_assert_cmpint(json_object_get_int_member(check, "traces_differ"), ==, 0);
+        if (k == 1) /* size >= 1 MiB goes to bin 2 from seq 6 on: more structures than without bins */
+            g_assert_cmpuint(json_array_get_length(json_object_get_array_member(report, "range_plans")), >=, 3);
+        g_object_unref(keep);
+        run_result_clear(&r);
+    }
+    g_free(bins);
+    g_free(model);
+}
+
 /* A point that fails names itself, in one line, and nothing is printed on stdout. */
 static void test_range_point_error(void)
 {
@@ -556,6 +583,7 @@ int main(int argc, char **argv)
     g_test_add_func("/range/sampled-is-every", test_range_sampled_is_every);
     g_test_add_func("/range/decoder-two-dims", test_range_decoder_two_dims);
     g_test_add_func("/range/bounded", test_range_bounded);
+    g_test_add_func("/range/pins-and-bins", test_range_pins_and_bins);
     g_test_add_func("/range/point-error", test_range_point_error);
     return g_test_run();
 }
