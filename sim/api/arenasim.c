@@ -519,26 +519,6 @@ struct arenasim_range {
 
 /* A dims list for a range: the ranges into dims, the values into shape (NULL-terminated list; error names the
  * first bad one). */
-static gboolean range_dims(const char *const *given, ShapeOptions *shape, GArray *dims, GString *fixed, GError **error)
-{
-    for (const char *const *d = given; d && *d; d++) {
-        ReportRangeDim dim;
-        if (range_spec_is_range(*d)) {
-            if (!range_dim_parse(*d, &dim, error))
-                return FALSE;
-            g_array_append_val(dims, dim);
-        } else if (!shape_options_add_dim(shape, *d, error)) {
-            return FALSE;
-        } else {
-            g_string_append_printf(fixed, "%s%s", fixed->len ? "," : "", *d);
-        }
-    }
-    if (!dims->len)
-        return usage(error, "dims: a range needs at least one \"NAME=LO:HI\" (arenasim_plan_file plans one binding)");
-    return TRUE;
-}
-
-static void range_dim_free(gpointer p) { g_free(((ReportRangeDim *)p)->name); }
 
 arenasim_range *arenasim_range_file(const char *path, const arenasim_options *options, char **error)
 {
@@ -553,7 +533,7 @@ arenasim_range *arenasim_range_file(const char *path, const arenasim_options *op
     ShapeOptions shape;
     shape_options_init(&shape);
     GArray *dims = g_array_new(FALSE, TRUE, sizeof(ReportRangeDim));
-    g_array_set_clear_func(dims, range_dim_free);
+    g_array_set_clear_func(dims, range_dim_clear);
     GString *fixed = g_string_new(NULL);
     GHashTable *pins = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     PipelineRecipe recipe = {0};
@@ -564,7 +544,9 @@ arenasim_range *arenasim_range_file(const char *path, const arenasim_options *op
                   (o.verify || usage(&e, "verify: a range verifies every plan it moves")) &&
                   driver_order_find(o.order, &order, &best, &e) &&
                   (!best || usage(&e, "order \"best\" chooses an order for one binding: with a range, name one")) &&
-                  range_dims(o.dims, &shape, dims, fixed, &e);
+                  range_dims_split(o.dims, &shape, dims, fixed, &e) &&
+                  (dims->len || usage(&e, "dims: a range needs at least one \"NAME=LO:HI\" (arenasim_plan_file plans "
+                                          "one binding)"));
     for (const char *const *b = o.bounds; ok && b && *b; b++)
         ok = shape_options_add_bound(&shape, *b, &e);
     for (const char *const *p = o.pins; ok && p && *p; p++)

@@ -308,23 +308,11 @@ static int resolve_bindings(const RawOptions *o, Job *job)
     GError *error = NULL;
     job->shape.allow_unknown_ops = o->allow_unknown_ops;
     job->shape.partial = o->info; /* the summary works before every dimension is bound */
-    GPtrArray *fixed = g_ptr_array_new();
-    for (char **d = o->dims; d && *d; d++) {
-        ReportRangeDim range;
-        gboolean ok = range_spec_is_range(*d) ? range_dim_parse(*d, &range, &error)
-                                              : shape_options_add_dim(&job->shape, *d, &error);
-        if (ok && range_spec_is_range(*d))
-            g_array_append_val(job->ranges, range);
-        else if (ok)
-            g_ptr_array_add(fixed, *d);
-        if (!ok) {
-            g_ptr_array_unref(fixed);
-            return gerror_usage(error, NULL);
-        }
-    }
-    g_ptr_array_add(fixed, NULL);
-    job->dims_text = fixed->len > 1 ? g_strjoinv(",", (char **)fixed->pdata) : g_strdup("-");
-    g_ptr_array_unref(fixed);
+    GString *fixed = g_string_new(NULL);
+    gboolean ok = range_dims_split((const char *const *)o->dims, &job->shape, job->ranges, fixed, &error);
+    job->dims_text = fixed->len ? g_string_free(fixed, FALSE) : (g_string_free(fixed, TRUE), g_strdup("-"));
+    if (!ok)
+        return gerror_usage(error, NULL);
     for (char **b = o->bounds; b && *b; b++)
         if (!shape_options_add_bound(&job->shape, *b, &error))
             return gerror_usage(error, NULL);
@@ -458,8 +446,6 @@ static int resolve(RawOptions *o, Job *job)
     job->run_options.dump_dir = job->dump_dir;
     return -1;
 }
-
-static void range_dim_clear(gpointer p) { g_free(((ReportRangeDim *)p)->name); }
 
 int job_from_args(Job *job, int argc, char **argv)
 {

@@ -57,6 +57,25 @@ gboolean range_dim_parse(const char *spec, ReportRangeDim *out, GError **error)
     return TRUE;
 }
 
+gboolean range_dims_split(const char *const *specs, ShapeOptions *shape, GArray *ranges, GString *fixed, GError **error)
+{
+    for (const char *const *d = specs; d && *d; d++) {
+        ReportRangeDim dim;
+        if (range_spec_is_range(*d)) {
+            if (!range_dim_parse(*d, &dim, error))
+                return FALSE;
+            g_array_append_val(ranges, dim);
+        } else if (!shape_options_add_dim(shape, *d, error)) {
+            return FALSE;
+        } else {
+            g_string_append_printf(fixed, "%s%s", fixed->len ? "," : "", *d);
+        }
+    }
+    return TRUE;
+}
+
+void range_dim_clear(gpointer dim) { g_free(((ReportRangeDim *)dim)->name); }
+
 gboolean range_dims_check(const ReportRangeDim *dims, guint n, GHashTable *fixed, gsize *points, GError **error)
 {
     if (n == 0 || n > PIECEWISE_MAX_VARS) {

@@ -26,6 +26,13 @@ gboolean range_spec_is_range(const char *spec);
 /* "NAME=LO:HI" or "NAME=LO:HI:STEP" (1 ≤ LO ≤ HI, STEP ≥ 1, HI = LO + a multiple of STEP). */
 gboolean range_dim_parse(const char *spec, ReportRangeDim *out, GError **error);
 
+/* --dim specs (NULL-terminated, or NULL) split: each range parsed into `ranges` (ReportRangeDim, its name owned:
+ * range_dim_clear), each value bound in `shape` and its spec appended to `fixed` ("batch=1,mem=16"). FALSE with
+ * *error naming the first bad spec. */
+gboolean range_dims_split(const char *const *specs, ShapeOptions *shape, GArray *ranges, GString *fixed, GError **error);
+/* An element clear function for an array of ReportRangeDim. */
+void range_dim_clear(gpointer dim);
+
 /* The dims together: 1 to PIECEWISE_MAX_VARS, each named once and not also bound to one value in `fixed` (the
  * ShapeOptions' dims, or NULL), at most RANGE_MAX_POINTS points in all (*points). */
 gboolean range_dims_check(const ReportRangeDim *dims, guint n, GHashTable *fixed, gsize *points, GError **error);
