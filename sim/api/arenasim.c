@@ -235,30 +235,37 @@ int arenasim_trace_add(arenasim_model *t, const char *name, uint64_t size, uint3
     return 0;
 }
 
+/* The options' trace choices as a recipe: the order (*best: "best", the file's standing in), its budgets, the
+ * layout and the pins, parsed into `pins` (the caller's table, which the recipe points to). */
+static gboolean trace_recipe(const arenasim_options *o, PipelineRecipe *recipe, gboolean *best, GHashTable *pins,
+                             GError **error)
+{
+    const OrderStrategy *order;
+    if (!driver_order_find(o->order, &order, best, error))
+        return FALSE;
+    if (!(o->order_seconds >= 0 && o->order_seconds <= DRIVER_SECONDS_MAX)) /* NaN too */
+        return usage(error, "order_seconds takes 0 to 31,536,000");
+    DriverLayout choice = {.pad_last = o->pad_last, .align = o->align, .weights = o->weights, .io = o->io,
+                           .transpose = o->transpose, .run = o->run != 0};
+    *recipe = (PipelineRecipe){.order = order, .order_budget_states = o->order_budget,
+                               .order_seconds = o->order_seconds, .strict_runtime = o->strict_runtime != 0,
+                               .scratch = o->scratch != 0, .pins = pins};
+    gboolean ok = driver_layout(&choice, &recipe->layout, error);
+    for (const char *const *p = o->pins; ok && p && *p; p++)
+        ok = alias_pins_parse(pins, *p, error);
+    return ok;
+}
+
 /* The model's trace for the options' trace choices: an earlier plan's when they are the same, else traced. */
 static const Traced *model_trace(arenasim_model *m, const arenasim_options *o, const PlaceStrategy *s,
                                  const PlaceOptions *place, GError **error)
 {
-    gboolean best; /* the order whose plan is smallest, chosen below */
-    const OrderStrategy *order;
-    if (!driver_order_find(o->order, &order, &best, error))
-        return NULL;
-    if (!(o->order_seconds >= 0 && o->order_seconds <= DRIVER_SECONDS_MAX)) { /* NaN too */
-        usage(error, "order_seconds takes 0 to 31,536,000");
-        return NULL;
-    }
-    DriverLayout choice = {.pad_last = o->pad_last, .align = o->align, .weights = o->weights, .io = o->io,
-                           .transpose = o->transpose, .run = o->run != 0};
-    PipelineRecipe recipe = {.order = order, .order_budget_states = o->order_budget, .order_seconds = o->order_seconds,
-                             .strict_runtime = o->strict_runtime != 0, .scratch = o->scratch != 0};
-    if (!driver_layout(&choice, &recipe.layout, error))
-        return NULL;
+    gboolean best = FALSE; /* the order whose plan is smallest, chosen below */
+    PipelineRecipe recipe = {0};
     const char *alias = o->alias ? o->alias : "all";
     GHashTable *pins = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-    gboolean ok = TRUE;
-    for (const char *const *p = o->pins; ok && p && *p; p++)
-        ok = alias_pins_parse(pins, *p, error);
-    recipe.pins = pins;
+    gboolean ok = trace_recipe(o, &recipe, &best, pins, error);
+    const OrderStrategy *order = recipe.order;
     if (ok && best)
         ok = (order = recipe.order = driver_best_order(m->model->graph, &recipe, alias, o->bins, s, place, NULL,
                                                        error)) != NULL;
@@ -528,7 +535,6 @@ arenasim_range *arenasim_range_file(const char *path, const arenasim_options *op
         *error = NULL;
     const PlaceStrategy *strategy = NULL;
     PlaceOptions place;
-    const OrderStrategy *order = NULL;
     gboolean best = FALSE;
     ShapeOptions shape;
     shape_options_init(&shape);
@@ -542,29 +548,19 @@ arenasim_range *arenasim_range_file(const char *path, const arenasim_options *op
                   (!o.fuse || fuse_kind_known(o.fuse) || usage(&e, "fuse: unknown kind")) &&
                   (!o.inputs || usage(&e, "inputs bind one binding's dims: not with a range")) &&
                   (o.verify || usage(&e, "verify: a range verifies every plan it moves")) &&
-                  driver_order_find(o.order, &order, &best, &e) &&
+                  trace_recipe(&o, &recipe, &best, pins, &e) &&
                   (!best || usage(&e, "order \"best\" chooses an order for one binding: with a range, name one")) &&
                   range_dims_split(o.dims, &shape, dims, fixed, &e) &&
                   (dims->len || usage(&e, "dims: a range needs at least one \"NAME=LO:HI\" (arenasim_plan_file plans "
                                           "one binding)"));
     for (const char *const *b = o.bounds; ok && b && *b; b++)
         ok = shape_options_add_bound(&shape, *b, &e);
-    for (const char *const *p = o.pins; ok && p && *p; p++)
-        ok = alias_pins_parse(pins, *p, &e);
-    if (ok) {
-        DriverLayout choice = {.pad_last = o.pad_last, .align = o.align, .weights = o.weights, .io = o.io,
-                               .transpose = o.transpose, .run = o.run != 0};
-        recipe = (PipelineRecipe){.order = order, .order_budget_states = o.order_budget,
-                                  .order_seconds = o.order_seconds, .strict_runtime = o.strict_runtime != 0,
-                                  .scratch = o.scratch != 0, .pins = pins};
-        ok = driver_layout(&choice, &recipe.layout, &e);
-    }
     shape.allow_unknown_ops = o.allow_unknown_ops != 0;
     arenasim_range *r = g_new0(arenasim_range, 1);
     if (ok) {
         r->graph = g_strdup(path);
         r->fixed = fixed->len ? g_strdup(fixed->str) : g_strdup("-");
-        r->order = g_strdup(order->name);
+        r->order = g_strdup(recipe.order->name);
         r->strategy = g_strdup(strategy->name);
         r->alias = g_strdup(o.alias ? o.alias : "all");
         r->report = (ReportRange){.graph = r->graph, .fixed = r->fixed, .order = r->order, .strategy = r->strategy,
