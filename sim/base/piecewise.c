@@ -294,6 +294,26 @@ static gboolean piece_value(const PiecewisePiece *p, guint vars, const gint64 *x
     return TRUE;
 }
 
+/* Whether a quasi-polynomial's classes differ only in their constant term. */
+static gboolean classes_share(const PiecewisePiece *p, guint terms)
+{
+    for (guint r = 1; r < p->modulus; r++)
+        if (p->class_den[r] != p->class_den[0] ||
+            memcmp(p->class_num + (gsize)r * terms + 1, p->class_num + 1, sizeof(gint64) * (terms - 1)))
+            return FALSE;
+    return p->modulus > 1;
+}
+
+/* The first class with class r's formula. */
+static guint class_same(const PiecewisePiece *p, guint terms, guint r)
+{
+    for (guint q = 0; q < r; q++)
+        if (p->class_den[q] == p->class_den[r] &&
+            !memcmp(p->class_num + (gsize)q * terms, p->class_num + (gsize)r * terms, sizeof(gint64) * terms))
+            return q;
+    return r;
+}
+
 /* An array of pieces with what each owns. */
 static void pieces_free(GArray *pieces)
 {
@@ -373,22 +393,11 @@ static GArray *quasi_stretches(const I128 *y, guint m)
  * their constant (then one line: piecewise_classes_share). */
 static guint piece_formulas(const PiecewisePiece *p, guint terms)
 {
-    if (p->modulus <= 1)
-        return 1;
-    gboolean share = TRUE;
-    for (guint r = 1; share && r < p->modulus; r++)
-        share = p->class_den[r] == p->class_den[0] &&
-                !memcmp(p->class_num + (gsize)r * terms + 1, p->class_num + 1, sizeof(gint64) * (terms - 1));
-    if (share)
+    if (p->modulus <= 1 || classes_share(p, terms))
         return 1;
     guint distinct = 0;
-    for (guint r = 0; r < p->modulus; r++) {
-        gboolean seen = FALSE;
-        for (guint q = 0; q < r && !seen; q++)
-            seen = p->class_den[q] == p->class_den[r] &&
-                   !memcmp(p->class_num + (gsize)q * terms, p->class_num + (gsize)r * terms, sizeof(gint64) * terms);
-        distinct += !seen;
-    }
+    for (guint r = 0; r < p->modulus; r++)
+        distinct += class_same(p, terms, r) == r;
     return distinct;
 }
 
@@ -752,45 +761,48 @@ static gint compare_gint64(gconstpointer a, gconstpointer b)
     return x < y ? -1 : x > y;
 }
 
+guint piecewise_class_same(const Piecewise *f, guint k, guint r)
+{
+    return class_same(&g_array_index(f->pieces, PiecewisePiece, k), f->terms, r);
+}
+
+GArray *piecewise_class_residues(const Piecewise *f, guint k, guint r)
+{
+    const PiecewisePiece *p = &g_array_index(f->pieces, PiecewisePiece, k);
+    gint64 cycle = p->step * (gint64)p->modulus;
+    GArray *residues = g_array_new(FALSE, FALSE, sizeof(gint64));
+    for (guint q = r; q < p->modulus; q++)
+        if (class_same(p, f->terms, q) == r) {
+            gint64 residue = ((p->from[f->vars - 1] + (gint64)q * p->step) % cycle + cycle) % cycle;
+            g_array_append_val(residues, residue);
+        }
+    g_array_sort(residues, compare_gint64);
+    return residues;
+}
+
 char **piecewise_classes_text(const Piecewise *f, guint k, const char *const *names)
 {
     const PiecewisePiece *p = &g_array_index(f->pieces, PiecewisePiece, k);
     GPtrArray *out = g_ptr_array_new();
-    gint64 cycle = p->step * (gint64)p->modulus;
-    gboolean *done = g_new0(gboolean, p->modulus);
     for (guint r = 0; r < p->modulus; r++) {
-        if (done[r])
+        if (class_same(p, f->terms, r) != r)
             continue;
-        const gint64 *num = p->class_num + (gsize)r * f->terms;
-        GArray *residues = g_array_new(FALSE, FALSE, sizeof(gint64));
-        for (guint q = r; q < p->modulus; q++)
-            if (!done[q] && p->class_den[q] == p->class_den[r] &&
-                !memcmp(p->class_num + (gsize)q * f->terms, num, sizeof(gint64) * f->terms)) {
-                done[q] = TRUE;
-                gint64 residue = ((p->from[f->vars - 1] + (gint64)q * p->step) % cycle + cycle) % cycle;
-                g_array_append_val(residues, residue);
-            }
-        g_array_sort(residues, compare_gint64);
+        GArray *residues = piecewise_class_residues(f, k, r);
         GString *text = g_string_new(NULL);
         for (guint q = 0; q < residues->len; q++)
             g_string_append_printf(text, "%s%" G_GINT64_FORMAT, q ? ", " : "", g_array_index(residues, gint64, q));
         g_array_unref(residues);
         g_ptr_array_add(out, g_string_free(text, FALSE));
-        g_ptr_array_add(out, poly_text(num, p->class_den[r], NULL, f->vars, f->terms, names));
+        g_ptr_array_add(out, poly_text(p->class_num + (gsize)r * f->terms, p->class_den[r], NULL, f->vars, f->terms,
+                                       names));
     }
-    g_free(done);
     g_ptr_array_add(out, NULL);
     return (char **)g_ptr_array_free(out, FALSE);
 }
 
 gboolean piecewise_classes_share(const Piecewise *f, guint k)
 {
-    const PiecewisePiece *p = &g_array_index(f->pieces, PiecewisePiece, k);
-    for (guint r = 1; r < p->modulus; r++)
-        if (p->class_den[r] != p->class_den[0] ||
-            memcmp(p->class_num + (gsize)r * f->terms + 1, p->class_num + 1, sizeof(gint64) * (f->terms - 1)))
-            return FALSE;
-    return p->modulus > 1;
+    return classes_share(&g_array_index(f->pieces, PiecewisePiece, k), f->terms);
 }
 
 char *piecewise_text(const Piecewise *f, guint k, const char *const *names)

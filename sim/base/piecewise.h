@@ -68,6 +68,11 @@ char *piecewise_text(const Piecewise *f, guint k, const char *const *names);
  * x modulo step · modulus, ascending ("1, 3, 5"), and its formula; NULL-terminated pairs (residues, formula),
  * g_strfreev. */
 char **piecewise_classes_text(const Piecewise *f, guint k, const char *const *names);
+/* Piece k's quasi-polynomial classes with one formula: piecewise_class_same gives the first class with class r's
+ * formula (r itself for the first of each formula), piecewise_class_residues the residues of x modulo step · modulus
+ * of every class with the formula of r (such a first class), ascending (an array of gint64, g_array_unref). */
+guint piecewise_class_same(const Piecewise *f, guint k, guint r);
+GArray *piecewise_class_residues(const Piecewise *f, guint k, guint r);
 /* Whether piece k is a quasi-polynomial whose classes differ only in their constant (piecewise_text then writes
  * it as one formula and the constant by residue: "32·seq^2 + 2,052·seq + c, c by seq mod 16: 0: 128, 1: 284, ..."). */
 gboolean piecewise_classes_share(const Piecewise *f, guint k);

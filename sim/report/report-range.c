@@ -410,37 +410,20 @@ static void json_function(JsonBuilder *b, const ReportRange *r, const char *memb
             json_builder_add_int_value(b, p->step * (gint64)p->modulus);
             json_builder_set_member_name(b, "classes");
             json_builder_begin_array(b);
-            gint64 cycle = p->step * (gint64)p->modulus;
-            gboolean *done = g_new0(gboolean, p->modulus);
             for (guint c = 0; c < p->modulus; c++) {
-                if (done[c])
+                if (piecewise_class_same(fn, k, c) != c)
                     continue;
-                const gint64 *num = p->class_num + (gsize)c * fn->terms;
                 json_builder_begin_object(b);
                 json_builder_set_member_name(b, "residues"); /* ascending, as the text has them */
                 json_builder_begin_array(b);
-                gint64 *residues = g_new(gint64, p->modulus);
-                guint count = 0;
-                for (guint q = c; q < p->modulus; q++)
-                    if (!done[q] && p->class_den[q] == p->class_den[c] &&
-                        !memcmp(p->class_num + (gsize)q * fn->terms, num, sizeof(gint64) * fn->terms)) {
-                        done[q] = TRUE;
-                        residues[count++] = ((p->from[fn->vars - 1] + (gint64)q * p->step) % cycle + cycle) % cycle;
-                    }
-                for (guint i = 1; i < count; i++) /* a few: an insertion sort */
-                    for (guint j = i; j > 0 && residues[j - 1] > residues[j]; j--) {
-                        gint64 swap = residues[j];
-                        residues[j] = residues[j - 1];
-                        residues[j - 1] = swap;
-                    }
-                for (guint i = 0; i < count; i++)
-                    json_builder_add_int_value(b, residues[i]);
-                g_free(residues);
+                GArray *residues = piecewise_class_residues(fn, k, c);
+                for (guint i = 0; i < residues->len; i++)
+                    json_builder_add_int_value(b, g_array_index(residues, gint64, i));
+                g_array_unref(residues);
                 json_builder_end_array(b);
-                json_terms(b, fn, num, p->class_den[c], names);
+                json_terms(b, fn, p->class_num + (gsize)c * fn->terms, p->class_den[c], names);
                 json_builder_end_object(b);
             }
-            g_free(done);
             json_builder_end_array(b);
         } else {
             json_terms(b, fn, p->num, p->den, names);
