@@ -250,8 +250,9 @@ static gboolean same_structure(const Trace *a, const Trace *b)
  * above the other at offsets that are multiples of g, the smallest alignment among them, so each but the top one
  * takes its size rounded up to g, and the arena, rounded up to the bin's largest alignment A, is at least
  * Σ round_up(size, g) rounded up to A (the top one's padding is less than g, which that rounding absorbs). Pinned
- * buffers' ends count too. A plan that reaches it is optimal; with every alignment one, it is place.c's bound. */
-static guint64 aligned_bound(const Trace *t)
+ * buffers' ends count too. A plan that reaches it is optimal; with every alignment one, it is place.c's bound.
+ * The same sweep gives the trace's lower bound (trace_lower_bound: the most bytes live, bin by bin) into *lower. */
+static guint64 aligned_bound(const Trace *t, guint64 *lower)
 {
     guint bins = trace_bins(t), n = trace_count(t);
     guint steps = MAX(t->steps, 1);
@@ -271,11 +272,12 @@ static guint64 aligned_bound(const Trace *t)
         by_last[ends[trace_buffer(t, k)->last]++] = k;
     }
     guint64 total = 0;
+    *lower = 0;
     for (guint bin = 0; bin < bins; bin++) {
         /* the alignments the bin has (powers of two: their exponents), and per exponent the live bytes rounded up to
          * it and how many live buffers have it */
         guint exps[64], nexp = 0, slot[64];
-        guint64 rounded[64] = {0}, most = 0, largest = 1, pinned = 0;
+        guint64 rounded[64] = {0}, most = 0, largest = 1, pinned = 0, live = 0, most_live = 0;
         guint count[64] = {0};
         gboolean has[64] = {FALSE};
         for (guint k = 0; k < n; k++) {
@@ -299,9 +301,11 @@ static guint64 aligned_bound(const Trace *t)
                 if (b->bin != bin)
                     continue;
                 count[slot[g_bit_nth_lsf(b->align, -1)]]++;
+                live += b->size;
                 for (guint q = 0; q < nexp; q++)
                     rounded[q] += round_up(b->size, (guint64)1 << exps[q]);
             }
+            most_live = MAX(most_live, live);
             for (guint q = 0; q < nexp; q++)
                 if (count[q]) { /* g = 2^exps[q], the smallest alignment live */
                     most = MAX(most, round_up(rounded[q], largest));
@@ -312,11 +316,13 @@ static guint64 aligned_bound(const Trace *t)
                 if (b->bin != bin)
                     continue;
                 count[slot[g_bit_nth_lsf(b->align, -1)]]--;
+                live -= b->size;
                 for (guint q = 0; q < nexp; q++)
                     rounded[q] -= round_up(b->size, (guint64)1 << exps[q]);
             }
         }
         total += round_up(MAX(most, pinned), largest);
+        *lower += most_live;
     }
     g_free(starts);
     g_free(ends);
@@ -389,18 +395,18 @@ static guint64 moved_arena(const Moved *m, const Trace *t, guint64 *offsets, gui
 }
 
 /* Point i with its trace t (loaded, or sized by its stretch's polynomials): the bound, its structure's plan moved
- * there, and a placement of its own where no plan moved there reaches the bound. */
-static gboolean range_point(Ranging *r, gsize i, const Trace *t, GError **error)
+ * there, and a placement of its own where no plan moved there reaches the bound. `known`: t's structure when the
+ * caller knows it (a copy of a loaded trace, sizes aside), else -1: found by comparing. */
+static gboolean range_point(Ranging *r, gsize i, const Trace *t, gint known, GError **error)
 {
     ReportRange *out = r->out;
     const RangeJob *job = r->job;
-    out->lower_bound[i] = trace_lower_bound(t);
     out->grouped = out->grouped || grouped(t);
-    guint64 bound = aligned_bound(t), best = G_MAXUINT64;
+    guint64 bound = aligned_bound(t, &out->lower_bound[i]), best = G_MAXUINT64;
     guint nb = trace_count(t), bins = trace_bins(t);
     guint64 *offsets = g_new(guint64, nb + 1), *bin_arena = g_new(guint64, bins + 1);
-    Structure *s = NULL;
-    for (guint k = 0; !out->grouped && !s && k < r->structures->len; k++)
+    Structure *s = known >= 0 && !out->grouped ? &g_array_index(r->structures, Structure, known) : NULL;
+    for (guint k = 0; known < 0 && !out->grouped && !s && k < r->structures->len; k++)
         if (same_structure(g_array_index(r->structures, Structure, k).top->t, t))
             s = &g_array_index(r->structures, Structure, k);
     if (s) {
@@ -602,15 +608,17 @@ static gboolean range_slice(Ranging *r, gsize first, const gint64 *outer, GError
         for (guint i = st->b + 1; ok && i-- > st->a;) {
             const Trace *t = g_hash_table_lookup(sl.loaded, GUINT_TO_POINTER(i + 1));
             gboolean sizes = t == NULL;
+            gint known = -1; /* sized from the stretch's top: its structure, found there */
             for (guint k = 0; sizes && k < trace_count(sized); k++) /* between the loaded points: the polynomials */
                 sizes = (trace_buffer(sized, k)->size = stretch_size(st, k, i)) > 0;
             if (sizes) {
                 t = sized;
+                known = r->structure_of[first + st->b];
                 r->out->interpolated++;
             } else if (!t) { /* a polynomial that dips to no size between its samples: the point loaded */
                 ok = (t = slice_trace(&sl, i, TRUE, error)) != NULL;
             }
-            ok = ok && range_point(r, first + i, t, error) &&
+            ok = ok && range_point(r, first + i, t, known, error) &&
                  (!r->job->check || range_check_point(r, &sl, i, t, error));
             if (!ok && error && *error && !g_str_has_prefix((*error)->message, "at ")) {
                 sl.x[r->job->ndims - 1] = last->lo + (gint64)i * last->step;
