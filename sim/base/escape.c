@@ -29,3 +29,17 @@ char *escape_terminal(const char *text)
     }
     return g_string_free(s, FALSE);
 }
+
+char *escape_md_cell(const char *text)
+{
+    char *safe = escape_terminal(text);
+    GString *s = g_string_new(NULL);
+    for (const char *c = safe; *c; c++) {
+        if (*c == '|')
+            g_string_append(s, "\\|");
+        else
+            g_string_append_c(s, *c);
+    }
+    g_free(safe);
+    return g_string_free(s, FALSE);
+}

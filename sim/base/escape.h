@@ -11,5 +11,7 @@
 /* text with every C0 control, DEL, C1 control (U+0080..U+009F), bidirectional control (U+202A..U+202E,
  * U+2066..U+2069) and byte of invalid UTF-8 written %XX byte by byte. Newly allocated. */
 char *escape_terminal(const char *text);
+/* The same, with '|' written '\|': a cell of a markdown table (a `--format md` report). Newly allocated. */
+char *escape_md_cell(const char *text);
 
 #endif

@@ -235,23 +235,12 @@ void report_range_text(FILE *out, const ReportRange *r)
     g_strfreev(names);
 }
 
-/* A cell of a md table: safe for a terminal, '|' escaped. */
-static char *md_cell(const char *v)
-{
-    char *safe = escape_terminal(v);
-    GString *s = g_string_new(NULL);
-    for (const char *c = safe; *c; c++)
-        g_string_append(s, *c == '|' ? "\\|" : (char[]){*c, 0});
-    g_free(safe);
-    return g_string_free(s, FALSE);
-}
-
 /* A md table of ncols columns: the header, then rows of cells (row-major). */
 static void md_rows(FILE *out, const char *const *header, guint ncols, const char *const *cells, gsize rows)
 {
     for (gsize r = 0; r <= rows; r++) {
         for (guint c = 0; c < ncols; c++) {
-            char *cell = md_cell(r ? cells[(r - 1) * ncols + c] : header[c]);
+            char *cell = escape_md_cell(r ? cells[(r - 1) * ncols + c] : header[c]);
             fprintf(out, "| %s ", cell);
             g_free(cell);
         }
@@ -264,7 +253,7 @@ static void md_rows(FILE *out, const char *const *header, guint ncols, const cha
 /* ---- md: the head as a two-column table, then each function's pieces ---- */
 void report_range_md(FILE *out, const ReportRange *r)
 {
-    char **names = dim_names(r, NULL); /* md_rows makes every cell safe */
+    char **names = dim_names(r, NULL); /* md_rows makes every cell safe (escape_md_cell) */
     char *ranges = ranges_text(r, names), *points = sim_format_count(r->points);
     char *placed = sim_format_count(r->placed_points), *plans = g_strdup_printf("%u", r->plans->len);
     CheckCount c = check_count(r);

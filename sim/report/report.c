@@ -21,16 +21,7 @@ static char *cell_text(const char *v)
 
 static char *cell_md(const char *v)
 {
-    char *safe = escape_terminal(v);
-    GString *s = g_string_new(NULL);
-    for (const char *c = safe; *c; c++) {
-        if (*c == '|')
-            g_string_append(s, "\\|");
-        else
-            g_string_append_c(s, *c);
-    }
-    g_free(safe);
-    return g_string_free(s, FALSE);
+    return escape_md_cell(v);
 }
 
 static char *cell_csv(const char *v)
