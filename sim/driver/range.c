@@ -430,7 +430,6 @@ static gboolean range_point(Ranging *r, gsize i, const Trace *t, gint known, GEr
     }
     if (own) {
         out->placed[i] = 1;
-        out->placed_points++;
         if (!s && !out->grouped && r->structures->len < REPORT_RANGE_MAX_PLANS) {
             Structure fresh = {.top = moved_new(t, own->offsets), .plan = out->plans->len};
             ReportRangePlan p = {.top = i, .points = 1, .buffers = nb, .edges = fresh.top->edges,
@@ -662,7 +661,6 @@ static gboolean range_one_plan(Ranging *r, GError **error)
     for (gsize i = 0; ok && i < out->points; i++) {
         if (r->structure_of[i] == (gint)most) { /* moved there and verified already */
             out->one_plan_arena[i] = out->plan_arena[i];
-            out->one_plan_points += out->plan_arena[i] != 0;
             continue;
         }
         gint64 x[PIECEWISE_MAX_VARS];
@@ -676,7 +674,6 @@ static gboolean range_one_plan(Ranging *r, GError **error)
             guint64 moved = moved_arena(plan, t, offsets, bin_arena);
             if (moved != G_MAXUINT64) {
                 out->one_plan_arena[i] = moved;
-                out->one_plan_points++;
                 out->one_plan_kept_apart++;
             }
         }

@@ -19,6 +19,22 @@ void report_range_point(const ReportRange *r, gsize k, gint64 *x)
     }
 }
 
+gsize report_range_placed(const ReportRange *r)
+{
+    gsize n = 0;
+    for (gsize k = 0; k < r->points; k++)
+        n += r->placed[k] != 0;
+    return n;
+}
+
+gsize report_range_one_plan_points(const ReportRange *r)
+{
+    gsize n = 0;
+    for (gsize k = 0; r->one_plan_arena && k < r->points; k++)
+        n += r->one_plan_arena[k] != 0;
+    return n;
+}
+
 void report_range_clear(ReportRange *r)
 {
     for (guint d = 0; d < r->ndims; d++)
@@ -199,7 +215,7 @@ void report_range_text(FILE *out, const ReportRange *r)
         fprintf(out, "               %" G_GSIZE_FORMAT " points of structures past the first %d were placed on their "
                 "own\n", r->alone, REPORT_RANGE_MAX_PLANS);
     if (r->one_plan) {
-        char *top = point_text(r, r->one_plan_top, names), *count = sim_format_count(r->one_plan_points),
+        char *top = point_text(r, r->one_plan_top, names), *count = sim_format_count(report_range_one_plan_points(r)),
              *apart = sim_format_count(r->one_plan_kept_apart), *last = point_text(r, r->points - 1, names),
              *arena = sim_format_bytes(r->one_plan_arena[r->points - 1]);
         fprintf(out, "one plan       the plan at %s, moved to every point: verified at %s of %s (%s of another structure, "
@@ -211,7 +227,7 @@ void report_range_text(FILE *out, const ReportRange *r)
         g_free(last);
         g_free(arena);
     }
-    char *placed = sim_format_count(r->placed_points);
+    char *placed = sim_format_count(report_range_placed(r));
     fprintf(out, "placed         %s of %s points placed by %s on their own: the plans' tops, and where every plan "
             "moved there was above the bound\n", placed, points, r->strategy);
     g_free(placed);
@@ -255,7 +271,7 @@ void report_range_md(FILE *out, const ReportRange *r)
 {
     char **names = dim_names(r, NULL); /* md_rows makes every cell safe (escape_md_cell) */
     char *ranges = ranges_text(r, names), *points = sim_format_count(r->points);
-    char *placed = sim_format_count(r->placed_points), *plans = g_strdup_printf("%u", r->plans->len);
+    char *placed = sim_format_count(report_range_placed(r)), *plans = g_strdup_printf("%u", r->plans->len);
     CheckCount c = check_count(r);
     char *check = r->checked ? g_strdup_printf("equal at %" G_GSIZE_FORMAT ", function smaller at %" G_GSIZE_FORMAT
                                                ", larger at %" G_GSIZE_FORMAT "; traces differ at %" G_GSIZE_FORMAT,
@@ -265,7 +281,7 @@ void report_range_md(FILE *out, const ReportRange *r)
                                                                                              r->interpolated);
     char *seconds = g_strdup_printf("%.3f", r->seconds);
     char *one = r->one_plan ? g_strdup_printf("verified at %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " points (%"
-                                              G_GSIZE_FORMAT " kept apart)", r->one_plan_points, r->points,
+                                              G_GSIZE_FORMAT " kept apart)", report_range_one_plan_points(r), r->points,
                                               r->one_plan_kept_apart)
                             : g_strdup("-");
     const char *head[] = {"graph", r->graph, "dims", r->fixed, "range", ranges, "points", points, "order", r->order,
@@ -503,7 +519,7 @@ void report_range_json(FILE *out, const ReportRange *r)
     json_builder_set_member_name(b, "interpolated_points");
     json_builder_add_int_value(b, (gint64)r->interpolated);
     json_builder_set_member_name(b, "placed_points");
-    json_builder_add_int_value(b, (gint64)r->placed_points);
+    json_builder_add_int_value(b, (gint64)report_range_placed(r));
     json_builder_set_member_name(b, "alone_points");
     json_builder_add_int_value(b, (gint64)r->alone);
     json_builder_set_member_name(b, "grouped");
@@ -532,7 +548,7 @@ void report_range_json(FILE *out, const ReportRange *r)
         json_builder_set_member_name(b, "top");
         json_point(b, r, x);
         json_builder_set_member_name(b, "points");
-        json_builder_add_int_value(b, (gint64)r->one_plan_points);
+        json_builder_add_int_value(b, (gint64)report_range_one_plan_points(r));
         json_builder_set_member_name(b, "kept_apart");
         json_builder_add_int_value(b, (gint64)r->one_plan_kept_apart);
         json_builder_set_member_name(b, "arena_at_last_point");

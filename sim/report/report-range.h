@@ -47,7 +47,6 @@ typedef struct ReportRange {
     guint64 *checked;     /* --range-check: the point placed on its own by the strategy, whatever the rest; or NULL */
     Piecewise *arena_fn, *bound_fn;
     GArray *plans;        /* ReportRangePlan */
-    gsize placed_points;  /* points placed on their own (a structure's top included) */
     gsize alone;          /* points of structures past REPORT_RANGE_MAX_PLANS */
     gboolean grouped;     /* the trace has rigid groups: no plan is moved, every point is placed on its own */
     gboolean every;       /* --range-every: every point loaded (none sized between loaded points) */
@@ -60,11 +59,13 @@ typedef struct ReportRange {
      * its buffers kept apart (a sharing they would take, refused: alias.h's keep_apart) */
     gboolean one_plan;
     gsize one_plan_top;          /* the point it was made at */
-    gsize one_plan_points;       /* points it was moved to and verified at */
-    gsize one_plan_kept_apart;   /* ... of them, points of other structures */
+    gsize one_plan_kept_apart;   /* points of other structures it was moved to and verified at */
     guint64 *one_plan_arena;     /* per point: its arena there (0: it could not be moved there) */
 } ReportRange;
 
+/* How many points were placed on their own (placed), and how many the one plan was moved to (one_plan_arena). */
+gsize report_range_placed(const ReportRange *r);
+gsize report_range_one_plan_points(const ReportRange *r);
 /* Point k's value of every dim. */
 void report_range_point(const ReportRange *r, gsize k, gint64 *x);
 /* The writers of the format table's range column (report.c: report_range_print chooses by format). */
