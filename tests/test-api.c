@@ -228,6 +228,31 @@ static void test_plan_run(void)
     g_free(trace);
 }
 
+/* A KV cache planned at capacity through the library (kv_capacity, kv) and run inside the plan; the patterns
+ * without a capacity refused. */
+static void test_kv(void)
+{
+    char *graph = test_write_model(test_decode_step(3, FALSE), "api-kv.onnx");
+    arenasim_options o;
+    arenasim_options_init(&o);
+    o.kv_capacity = 8;
+    o.kv = (const char *const[]){"past_key_values.*=present.*", NULL};
+    o.run = 1;
+    char *error = NULL;
+    arenasim_plan *p = arenasim_plan_file(graph, &o, &error);
+    g_assert_null(error);
+    /* planned to run: the cache (384 B), the Transpose's copy (192 B), x and the scores (48 B each, 64-aligned) */
+    g_assert_cmpuint(arenasim_plan_arena_bytes(p), ==, 704);
+    g_assert_cmpint(arenasim_plan_run(p, 1, &error), ==, 0);
+    g_assert_null(error);
+    arenasim_plan_free(p);
+    o.kv_capacity = 0;
+    g_assert_null(arenasim_plan_file(graph, &o, &error));
+    assert_contains(error, "kv names the cache pairs that kv_capacity plans: give both");
+    arenasim_free(error);
+    g_free(graph);
+}
+
 /* A model handle loads once and plans many times, each plan with its own strategy and order; plans outlive the
  * handle; an options struct from a caller compiled with fewer fields (a smaller size) gives the later ones their
  * defaults, whatever bytes follow. */
@@ -702,6 +727,9 @@ static void test_installed(void)
         "    sys.exit('a point outside the range had an arena')\n"
         "except arenasim.Error as e:\n"
         "    assert 'is not a point of the range' in str(e), e\n"
+        "kv = arenasim.plan(sys.argv[4], kv_capacity=8, kv={'past_key_values.*': 'present.*'})\n"
+        "assert kv.arena_bytes == 512, kv\n"
+        "assert kv.report['kv'] == {'pairs': 1, 'capacity_tokens': 8, 'cache_bytes': 384}, kv.report\n"
         "try:\n"
         "    arenasim.plan('graphs/gpt2.onnx\\0.x', 'bestfit')\n"
         "    sys.exit('a path cut at its NUL was planned')\n"
@@ -709,7 +737,9 @@ static void test_installed(void)
         "    assert 'the path holds a NUL byte' in str(e), e\n";
     char *graph = test_write_symbolic_graph(), *empty = write_empty_output_model();
     char *torch_gpt2 = test_source_path("graphs/models/torch/gpt2-torch.onnx");
-    r = run_env((const char *[]){"/usr/bin/python3", "-c", script, graph, empty, torch_gpt2, NULL}, pyenv);
+    char *decode = test_write_model(test_decode_step(3, FALSE), "api-kv-python.onnx");
+    r = run_env((const char *[]){"/usr/bin/python3", "-c", script, graph, empty, torch_gpt2, decode, NULL}, pyenv);
+    g_free(decode);
     g_free(torch_gpt2);
     g_free(graph);
     g_free(empty);
@@ -741,6 +771,7 @@ int main(int argc, char **argv)
     g_test_add_func("/api/order-best", test_order_best);
     g_test_add_func("/api/run-same-verdict", test_run_same_verdict);
     g_test_add_func("/api/range", test_range);
+    g_test_add_func("/api/kv", test_kv);
     g_test_add_func("/api/installed", test_installed);
     return g_test_run();
 }

@@ -237,3 +237,31 @@ gboolean test_add_case(const char *path, const char *data, GTestDataFunc fn)
     g_test_add_data_func_full(path, g_strdup(data), fn, g_free);
     return TRUE;
 }
+
+Model *test_decode_step(gint64 past, gboolean reshape)
+{
+    Builder *b = builder_new("decode", 13);
+    const gint64 dp[] = {1, 3, past, 4}, dx[] = {1, 3, 1, 4};
+    builder_input(b, "past_key_values.0.key", DT_FLOAT, 4, dp);
+    builder_input(b, "x", DT_FLOAT, 4, dx);
+    const char *k = B_OP(b, "Relu", "x");
+    const char *present_name[] = {"present.0.key"};
+    builder_node(b, "Concat", (const char *const[]){"past_key_values.0.key", k, NULL}, 1, present_name,
+                 attr_new_int("axis", 2), NULL);
+    const gint64 perm[] = {0, 1, 3, 2};
+    const char *t = B_OPA(b, "Transpose", attr_new_ints("perm", perm, 4), "present.0.key");
+    const char *s = B_OP(b, "MatMul", "x", t);
+    builder_output(b, "present.0.key");
+    builder_output(b, s);
+    if (reshape) {
+        const char *shape = builder_int_vec(b, "flat", 2, (const gint64[]){1, -1});
+        const char *r = B_OP(b, "Reshape", "present.0.key", shape);
+        builder_output(b, B_OPA(b, "ReduceSum", attr_new_int("keepdims", 0), r));
+    }
+    GError *error = NULL;
+    Model *m = builder_finish(b, &error);
+    g_assert_no_error(error);
+    g_assert_true(test_infer(m, NULL, &error));
+    g_assert_no_error(error);
+    return m;
+}

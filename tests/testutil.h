@@ -67,6 +67,12 @@ char *test_write_scratch(const char *name, const void *data, gsize len);
 /* The model written as ONNX to a new scratch file (test_scratch_path), and freed; the path (g_free it). */
 char *test_write_model(Model *m, const char *name);
 
+/* A decoder's step of one layer with a KV cache (sim/memory/kv.h), shapes inferred: past_key_values.0.key
+ * [1,3,past,4] and the new slice Relu(x) (x [1,3,1,4]) joined along axis 2 into present.0.key (a graph output),
+ * read through a Transpose by a MatMul (the scores, a graph output); `reshape` adds a Reshape of the present read
+ * by a ReduceSum (a graph output too). */
+Model *test_decode_step(gint64 past, gboolean reshape);
+
 /* The committed graphs (graphs/NAME.onnx) the tests' sweeps walk, NULL-terminated: the one list. */
 extern const char *const test_corpus_graphs[];
 /* graphs/NAME.onnx under SIM_SOURCE_DIR (g_free it). */

@@ -236,9 +236,9 @@ int arenasim_trace_add(arenasim_model *t, const char *name, uint64_t size, uint3
 }
 
 /* The options' trace choices as a recipe: the order (*best: "best", the file's standing in), its budgets, the
- * layout and the pins, parsed into `pins` (the caller's table, which the recipe points to). */
+ * layout, the pins, parsed into `pins`, and the KV cache into `kv` (the caller's, which the recipe points to). */
 static gboolean trace_recipe(const arenasim_options *o, PipelineRecipe *recipe, gboolean *best, GHashTable *pins,
-                             GError **error)
+                             KvRequest *kv, GError **error)
 {
     const OrderStrategy *order;
     if (!driver_order_find(o->order, &order, best, error))
@@ -250,6 +250,10 @@ static gboolean trace_recipe(const arenasim_options *o, PipelineRecipe *recipe, 
     *recipe = (PipelineRecipe){.order = order, .order_budget_states = o->order_budget,
                                .order_seconds = o->order_seconds, .strict_runtime = o->strict_runtime != 0,
                                .scratch = o->scratch != 0, .pins = pins};
+    if (o->kv && !o->kv_capacity)
+        return usage(error, "kv names the cache pairs that kv_capacity plans: give both");
+    *kv = (KvRequest){.capacity = o->kv_capacity, .patterns = o->kv};
+    recipe->kv = o->kv_capacity ? kv : NULL;
     gboolean ok = driver_layout(&choice, &recipe->layout, error);
     for (const char *const *p = o->pins; ok && p && *p; p++)
         ok = alias_pins_parse(pins, *p, error);
@@ -264,7 +268,8 @@ static const Traced *model_trace(arenasim_model *m, const arenasim_options *o, c
     PipelineRecipe recipe = {0};
     const char *alias = o->alias ? o->alias : "all";
     GHashTable *pins = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-    gboolean ok = trace_recipe(o, &recipe, &best, pins, error);
+    KvRequest kv;
+    gboolean ok = trace_recipe(o, &recipe, &best, pins, &kv, error);
     const OrderStrategy *order = recipe.order;
     if (ok && best)
         ok = (order = recipe.order = driver_best_order(m->model->graph, &recipe, alias, o->bins, s, place, NULL,
@@ -281,6 +286,9 @@ static const Traced *model_trace(arenasim_model *m, const arenasim_options *o, c
                            recipe.scratch, o->run != 0, recipe.order_budget_states, recipe.order_seconds,
                            o->bins ? o->bins : "");
     for (const char *const *p = o->pins; p && *p; p++)
+        g_string_append_printf(key, "%s\n", *p);
+    g_string_append_printf(key, "kv %" G_GUINT64_FORMAT "\n", o->kv_capacity);
+    for (const char *const *p = o->kv; p && *p; p++)
         g_string_append_printf(key, "%s\n", *p);
     const Traced *found = g_hash_table_lookup(m->traced, key->str);
     if (found) {
@@ -543,12 +551,13 @@ arenasim_range *arenasim_range_file(const char *path, const arenasim_options *op
     GString *fixed = g_string_new(NULL);
     GHashTable *pins = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     PipelineRecipe recipe = {0};
+    KvRequest kv;
     gboolean ok = plan_choices(options, &o, &strategy, &place, &e) && (path || usage(&e, "no file given")) &&
                   (is_model(path) || usage(&e, "a range of dims plans a model (.onnx), not a trace")) &&
                   (!o.fuse || fuse_kind_known(o.fuse) || usage(&e, "fuse: unknown kind")) &&
                   (!o.inputs || usage(&e, "inputs bind one binding's dims: not with a range")) &&
                   (o.verify || usage(&e, "verify: a range verifies every plan it moves")) &&
-                  trace_recipe(&o, &recipe, &best, pins, &e) &&
+                  trace_recipe(&o, &recipe, &best, pins, &kv, &e) &&
                   (!best || usage(&e, "order \"best\" chooses an order for one binding: with a range, name one")) &&
                   range_dims_split(o.dims, &shape, dims, fixed, &e) &&
                   (dims->len || usage(&e, "dims: a range needs at least one \"NAME=LO:HI\" (arenasim_plan_file plans "

@@ -71,6 +71,10 @@ typedef struct {
     int range_check;           /* --range-check: arenasim_range_file also loads and places every point on its own */
     int range_every;           /* --range-every: arenasim_range_file loads every point (none sized between) */
     int range_one_plan;        /* --range-one-plan: one plan moved to every point (its JSON report's "one_plan") */
+    uint64_t kv_capacity;      /* --kv-capacity: each KV cache pair one buffer of this many tokens, live for the
+                                  whole step; 0: none */
+    const char *const *kv;     /* --kv: "PAST=PRESENT" cache pairs (one '*' each standing for the same text),
+                                  NULL-terminated; NULL: every Concat of a graph input making a graph output */
 } arenasim_options;
 
 /* The defaults, as `sim` has them. */

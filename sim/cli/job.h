@@ -8,6 +8,7 @@
 #include "exec/exec.h"
 #include "fuse/fuse.h"
 #include "memory/alias.h"
+#include "memory/kv.h"
 #include "memory/order.h"
 #include "ops/shape.h"
 #include "plan/plan.h"
@@ -49,6 +50,8 @@ typedef struct {
     LayoutOptions layout;
     GHashTable *pins;           /* tensor name -> offset text */
     gboolean strict_runtime, scratch, verify;
+    KvRequest kv;               /* --kv-capacity and --kv (capacity 0: no cache planned) */
+    char **kv_patterns;         /* --kv PAST=PRESENT (kv.patterns points here) */
     PlaceOptions place;
     guint64 order_budget_states; /* 0: order.c's default */
     double order_seconds;        /* 0: order.c's default */

@@ -16,9 +16,9 @@
 typedef struct {
     char *graph_path, *trace_path, *trace_out, *solution_out, *bins_path, *chrome_trace, *plot, *plot_out, *html;
     char *from, *plot_x, *plot_y, *plot_title, *facet, *window_steps, *window_addresses;
-    char **dims, **bounds, **pins, **where;
+    char **dims, **bounds, **pins, **where, **kv;
     char *strategy, *format, *weights, *io, *transpose, *alias, *fuse, *order, *orders;
-    gint64 order_budget, seed, search_max, budget_work;
+    gint64 order_budget, seed, search_max, budget_work, kv_capacity;
     gdouble order_seconds, budget;
     gboolean progress;
     gint64 pad_last, align;
@@ -45,6 +45,7 @@ static void raw_clear(RawOptions *o)
     g_clear_pointer(&o->bounds, g_strfreev);
     g_clear_pointer(&o->pins, g_strfreev);
     g_clear_pointer(&o->where, g_strfreev);
+    g_clear_pointer(&o->kv, g_strfreev);
 }
 
 /* A usage error naming a registry lookup that failed, with the known names. */
@@ -123,9 +124,13 @@ static int check_combinations(const RawOptions *o)
     if (o->info && (o->compare || o->map || o->ascii))
         return cli_usage_error("--info prints the graph summary; --compare, --map and --ascii need a plan");
     if (o->trace_path && (o->dims || o->bounds || o->fuse || o->weights || o->io || o->transpose || o->pad_last || o->align || o->alias || o->pins ||
-                          o->strict_runtime || o->scratch || o->bins_path))
-        return cli_usage_error("--dim, --bound, --fuse, --weights, --io, --transpose, --pad-last, --align, --alias, --pin, --bins, --scratch and "
-                           "--strict-runtime shape a trace from a model: use them with --graph");
+                          o->strict_runtime || o->scratch || o->bins_path || o->kv || cli_strict_given(o->given, "kv-capacity")))
+        return cli_usage_error("--dim, --bound, --fuse, --weights, --io, --transpose, --pad-last, --align, --alias, --pin, --bins, --scratch, "
+                           "--kv, --kv-capacity and --strict-runtime shape a trace from a model: use them with --graph");
+    if (cli_strict_given(o->given, "kv-capacity") && o->kv_capacity <= 0)
+        return cli_usage_error("--kv-capacity takes a positive number of tokens");
+    if (o->kv && !cli_strict_given(o->given, "kv-capacity"))
+        return cli_usage_error("--kv names the cache pairs that --kv-capacity N plans: give both");
     if (!o->plot != !o->plot_out)
         return cli_usage_error("--plot KIND and --out FILE go together");
     if (o->plot_x || o->plot_y || o->where || o->facet)
@@ -413,6 +418,8 @@ static int resolve(RawOptions *o, Job *job)
     job->verbose = o->verbose;
     job->strict_runtime = o->strict_runtime;
     job->scratch = o->scratch;
+    job->kv_patterns = g_strdupv(o->kv);
+    job->kv = (KvRequest){.capacity = (guint64)MAX(o->kv_capacity, 0), .patterns = (const char *const *)job->kv_patterns};
     job->run = o->run;
     run_options_init(&job->run_options); /* the driver's defaults, then what was given */
     job->run_options.check = o->check;
@@ -507,6 +514,13 @@ int job_from_args(Job *job, int argc, char **argv)
          "Alias strategies: all (default), none, or a comma list of them (see --list)", "LIST"},
         {"pin", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.pins,
          "Pre-allocate tensor NAME at byte OFFSET (repeatable); pins propagate through noop chains", "NAME=OFFSET"},
+        {"kv", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.kv,
+         "With --kv-capacity: the KV cache pairs, the past (a graph input) and the present (a graph output) one '*' in "
+         "each stands for the same text (repeatable; without it every Concat of a graph input making a graph output)",
+         "PAST=PRESENT"},
+        {"kv-capacity", 0, 0, G_OPTION_ARG_INT64, &o.kv_capacity,
+         "Plan each KV cache pair as one buffer of N tokens along its Concat axis, live for the whole step: the past "
+         "lies in it, the new slice is written after it", "N"},
         {"strict-runtime", 0, 0, G_OPTION_ARG_NONE, &o.strict_runtime,
          "A Gather/Slice/Concat/Split that cannot alias is an error (the seed's texts), not a copy", NULL},
         {"bins", 0, 0, G_OPTION_ARG_FILENAME, &o.bins_path,
@@ -687,6 +701,7 @@ void job_clear(Job *job)
     fuse_report_clear(&job->fused);
     g_clear_pointer(&job->orders, g_ptr_array_unref);
     g_clear_pointer(&job->pins, g_hash_table_unref);
+    g_clear_pointer(&job->kv_patterns, g_strfreev);
     g_clear_pointer(&job->ranges, g_array_unref);
     g_clear_pointer(&job->model, model_free);
     g_clear_pointer(&job->order_problem, order_problem_free);

@@ -48,7 +48,8 @@ static Trace *graph_trace(Job *job, GError **error)
 {
     PipelineRecipe recipe = {.order = job->order, .order_budget_states = job->order_budget_states,
                              .order_seconds = job->order_seconds, .layout = job->layout, .pins = job->pins,
-                             .strict_runtime = job->strict_runtime, .scratch = job->scratch, .mark = phases_mark};
+                             .strict_runtime = job->strict_runtime, .scratch = job->scratch, .mark = phases_mark,
+                             .kv = job->kv.capacity ? &job->kv : NULL};
     if (job->order_best && !job->order_said) { /* --order best: each order traced and placed, the smallest kept */
         job->order_said = g_string_new(NULL);
         const OrderStrategy *best = driver_best_order(job->model->graph, &recipe, job->alias, job->bins_path,
@@ -233,7 +234,8 @@ static int run_range(Job *job)
 {
     PipelineRecipe recipe = {.order = job->order, .order_budget_states = job->order_budget_states,
                              .order_seconds = job->order_seconds, .layout = job->layout, .pins = job->pins,
-                             .strict_runtime = job->strict_runtime, .scratch = job->scratch};
+                             .strict_runtime = job->strict_runtime, .scratch = job->scratch,
+                             .kv = job->kv.capacity ? &job->kv : NULL};
     RangeJob range = {.path = job->graph_path, .shape = &job->shape, .fuse = job->fuse, .recipe = &recipe,
                       .alias = job->alias, .bins_path = job->bins_path, .strategy = job->strategy, .place = &job->place,
                       .check = job->range_check, .every = job->range_every, .one_plan = job->range_one_plan,

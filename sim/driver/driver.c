@@ -305,6 +305,9 @@ ReportRow driver_report_row(const char *source, const char *dims, const char *or
     if (aliases) {
         alias_savings(aliases, row.saved);
         row.fallbacks = aliases->fallbacks->len;
+        row.kv_pairs = aliases->kv_pairs;
+        row.kv_capacity = aliases->kv_capacity;
+        row.kv_bytes = aliases->kv_bytes;
     }
     return row;
 }

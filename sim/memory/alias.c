@@ -11,7 +11,7 @@
 #include <string.h>
 
 static const char *const share_names[SHARE_KIND_COUNT] = {
-    "own", "noop", "inplace", "gather", "slice", "split", "concat", "concat-dedup",
+    "own", "noop", "inplace", "gather", "slice", "split", "concat", "concat-dedup", "kv",
 };
 
 const char *alias_share_kind_name(ShareKind k) { return k < SHARE_KIND_COUNT ? share_names[k] : "?"; }
@@ -68,6 +68,7 @@ void alias_map_free(AliasMap *m)
 {
     if (!m)
         return;
+    g_free(m->kv_view);
     g_free(m->step_of);
     g_free(m->bytes);
     g_free(m->birth);

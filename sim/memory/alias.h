@@ -20,6 +20,7 @@ typedef enum {
     SHARE_SPLIT,   /* consecutive views of the input */
     SHARE_CONCAT,  /* inputs laid out contiguously in the output */
     SHARE_DEDUP,   /* a concat output nested inside an outer concat */
+    SHARE_KV,      /* a KV cache's past inside its present, planned at capacity (memory/kv.h) */
     SHARE_KIND_COUNT
 } ShareKind;
 const char *alias_share_kind_name(ShareKind k);
@@ -63,6 +64,11 @@ typedef struct {
      * chain of 200,000 views (alias-index.h): roots through union-find, children through lists, and per
      * structural tree the count of members the caller owns. */
     struct AliasIndex *index;
+    /* The KV cache planned at capacity (memory/kv.h): pairs, tokens and bytes of the cache buffers (0: none). */
+    guint kv_pairs;
+    guint64 kv_capacity, kv_bytes;
+    gboolean *kv_view;       /* per tensor: a cache tensor or a view of one, its bytes a prefix of the cache's
+                                capacity (memory/kv.h); NULL: no cache */
 } AliasMap;
 
 /* A map where every tensor has its own buffer. bins: per tensor id, or NULL (all bin 0); pins: tensor

@@ -40,6 +40,10 @@ gboolean pipeline_trace(const Graph *g, const PipelineRecipe *r, PipelineResult 
     out->aliases->strict_runtime = r->strict_runtime;
     out->aliases->keep_apart = r->keep_apart;
     out->aliases->scratch = r->scratch;
+    if (r->kv && !kv_apply(out->aliases, r->kv, error)) {
+        mark(r, "sharing");
+        return FALSE;
+    }
     for (guint k = 0; k < g->tensors->len; k++)
         out->no_alias_bytes += out->aliases->bytes[k];
     for (const AliasStrategy *const *a = r->aliases; a && *a; a++)

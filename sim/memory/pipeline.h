@@ -8,6 +8,7 @@
 
 #include "memory/alias.h"
 #include "memory/bins.h"
+#include "memory/kv.h"
 #include "memory/order.h"
 
 typedef struct {
@@ -21,6 +22,7 @@ typedef struct {
     const BinRules *bins;                    /* memory bins, or NULL */
     gboolean strict_runtime, scratch;
     GHashTable *keep_apart;                  /* tensor names that keep buffers of their own (AliasMap), or NULL */
+    const KvRequest *kv;                     /* a KV cache planned at capacity (memory/kv.h), or NULL */
     const AliasStrategy *const *aliases;     /* applied in this order (NULL-terminated), or NULL: none */
     void (*mark)(const char *phase);         /* called after each stage (the command's --phases), or NULL */
 } PipelineRecipe;

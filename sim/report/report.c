@@ -71,9 +71,10 @@ static const char *const columns[] = {
     "saved_gather_bytes", "saved_slice_bytes", "saved_split_bytes", "saved_concat_bytes", "saved_concat_dedup_bytes",
     "fallbacks", "search_nodes", "climb_steps", "optimal",
 };
-/* The saved_*_bytes columns follow ShareKind from SHARE_NOOP on; fallbacks and the work counts come after. */
+/* The saved_*_bytes columns follow ShareKind from SHARE_NOOP to SHARE_DEDUP (the KV cache's past, SHARE_KV, is
+ * reported by the cache's own lines); fallbacks and the work counts come after. */
 #define FIRST_SAVED_COLUMN 19
-#define FALLBACKS_COLUMN (FIRST_SAVED_COLUMN + SHARE_KIND_COUNT - 1)
+#define FALLBACKS_COLUMN (FIRST_SAVED_COLUMN + SHARE_DEDUP)
 G_STATIC_ASSERT(FALLBACKS_COLUMN + 4 == G_N_ELEMENTS(columns));
 
 /* Columns holding numbers: right-aligned in md, numbers in json. */
@@ -154,6 +155,13 @@ static void print_text_one(FILE *out, const ReportRow *r)
     if (r->bounded)
         fprintf(out, "sizes          an upper-bound plan: %u data-dependent tensor%s planned at %s bound%s\n", r->bounded,
                 r->bounded == 1 ? "" : "s", r->bounded == 1 ? "its" : "their", r->bounded == 1 ? "" : "s");
+    if (r->kv_pairs) {
+        char *cache = sim_format_bytes(r->kv_bytes), *rest = sim_format_bytes(r->arena - MIN(r->kv_bytes, r->arena));
+        fprintf(out, "kv cache       %u pair%s at %" G_GUINT64_FORMAT " tokens: %s, live for the whole step (the arena's "
+                "other %s)\n", r->kv_pairs, r->kv_pairs == 1 ? "" : "s", r->kv_capacity, cache, rest);
+        g_free(cache);
+        g_free(rest);
+    }
     char *no_alias = sim_format_bytes(r->no_alias_bytes), *traced = sim_format_bytes(r->trace_bytes);
     fprintf(out, "aliasing       %s: %s in buffers, %s without sharing\n", r->alias ? r->alias : "none", traced, no_alias);
     g_free(no_alias);
@@ -241,6 +249,17 @@ static void print_json(FILE *out, const ReportRow *rows, guint n)
         }
         if (rows[k].map_trace)
             json_add_plan(b, rows[k].map_trace, rows[k].map_offsets);
+        if (rows[k].kv_pairs) {
+            json_builder_set_member_name(b, "kv");
+            json_builder_begin_object(b);
+            json_builder_set_member_name(b, "pairs");
+            json_builder_add_int_value(b, rows[k].kv_pairs);
+            json_builder_set_member_name(b, "capacity_tokens");
+            json_builder_add_int_value(b, (gint64)rows[k].kv_capacity);
+            json_builder_set_member_name(b, "cache_bytes");
+            json_builder_add_int_value(b, (gint64)rows[k].kv_bytes);
+            json_builder_end_object(b);
+        }
         if (rows[k].peak)
             peak_witness_json(b, rows[k].peak_trace, rows[k].peak);
         json_builder_end_object(b);

@@ -38,6 +38,8 @@ typedef struct {
     guint64 search_nodes, climb_steps; /* the work of the time-bounded strategies (plan.h's PlaceStats) */
     gboolean optimal;     /* no plan has a smaller arena: at the bound, or proven by the search */
     guint bounded;        /* data-dependent tensors planned at upper bounds (0: an exact plan) */
+    guint kv_pairs;       /* KV cache pairs planned at capacity (memory/kv.h; 0: none): text and json report them */
+    guint64 kv_capacity, kv_bytes; /* ... their tokens and the bytes of their buffers */
     const char *unknown_ops; /* ops planned from the file's value_info (--allow-unknown-ops): "GridSample (2)", or
                                 NULL; the detail carries it in every format */
     const Trace *map_trace;      /* with --map in json: the plan goes into the row as "plan" */

@@ -95,6 +95,10 @@ gboolean kernel_concat(const KernelCall *c, GError **error)
         char *dst = (char *)y->data + at;
         if (outer == 1)
             kernel_move(dst, x->data, piece); /* a piece laid out in place by aliasing: nothing moves */
+        else if (x->data == dst) /* a KV cache grown in place (memory/kv.h): each block to its wider place, last
+                                    first, so that none is written over before it moves */
+            for (gint64 o = outer; o-- > 0;)
+                memmove(dst + o * row, (const char *)x->data + o * piece, piece);
         else
             for (gint64 o = 0; o < outer; o++)
                 kernel_move(dst + o * row, (const char *)x->data + o * piece, piece);

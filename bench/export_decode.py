@@ -1,0 +1,170 @@
+#!/usr/bin/python3
+"""export_decode.py — the KV cache bench's own exports (bench/kv.sh): two decoders whose step takes the cache so far
+and returns it one step longer, written with torch.nn after their published architectures, random weights (nothing
+is downloaded), kept in the file so that the step can run:
+
+- gpt2-kv.onnx: a GPT-2-style decoder (learned positions from the past length, LayerNorm before each block, tanh
+  GELU, multi-head attention; 4 layers, d 256, 4 heads, at most 2048 positions);
+- llama-kv.onnx: a LLaMA-style decoder (RMSNorm, rotary embeddings from cached cos/sin tables at the past length,
+  grouped-query attention with 8 query and 2 key/value heads, the cache holding the 2 and expanded after it, SwiGLU;
+  4 layers, d 256, at most 2048 positions).
+
+Both take input_ids [batch, seq] and past_key_values.N.key / .value [batch, kv heads, past_seq, head dim], and give
+logits [batch, seq, vocab] and present.N.key / .value [batch, kv heads, past_seq + seq, head dim]: a Concat of the
+past with the new slice along axis 2 (the layout Hugging Face's exports use). The same file is the prefill (past_seq
+0, seq the prompt) and the decode step (seq 1). Opset 14.
+
+Usage: /usr/bin/python3 bench/export_decode.py OUTDIR   (Debian's python3-torch, python3-onnx)
+"""
+import math
+import os
+import sys
+
+import torch
+import torch.nn as nn
+
+LAYERS, D, VOCAB, MAX_POS = 4, 256, 8000, 2048
+
+
+def gelu_tanh(x):
+    return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
+
+
+class Gpt2Block(nn.Module):
+    def __init__(self, d, heads):
+        super().__init__()
+        self.heads, self.hd = heads, d // heads
+        self.ln_1, self.ln_2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.c_attn, self.c_proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.c_fc, self.c_mlp = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+
+    def forward(self, x, mask, past_k, past_v):
+        b, s, d = x.shape
+        q, k, v = self.c_attn(self.ln_1(x)).split(d, dim=2)
+        q, k, v = (t.view(b, s, self.heads, self.hd).transpose(1, 2) for t in (q, k, v))
+        k, v = torch.cat((past_k, k), dim=2), torch.cat((past_v, v), dim=2)
+        w = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.hd)
+        w = torch.where(mask, w, torch.tensor(-10000.0, dtype=w.dtype))
+        a = torch.matmul(torch.softmax(w, dim=-1), v).transpose(1, 2).reshape(b, s, d)
+        x = x + self.c_proj(a)
+        return x + self.c_mlp(gelu_tanh(self.c_fc(self.ln_2(x)))), k, v
+
+
+class Gpt2Kv(nn.Module):
+    kv_heads, head_dim = 4, D // 4
+
+    def __init__(self):
+        super().__init__()
+        self.wte, self.wpe = nn.Embedding(VOCAB, D), nn.Embedding(MAX_POS, D)
+        self.h = nn.ModuleList(Gpt2Block(D, 4) for _ in range(LAYERS))
+        self.ln_f, self.head = nn.LayerNorm(D), nn.Linear(D, VOCAB, bias=False)
+        self.register_buffer("bias", torch.tril(torch.ones(MAX_POS, MAX_POS, dtype=torch.bool)))
+
+    def forward(self, ids, *past):
+        p, s = past[0].shape[2], ids.shape[1]
+        x = self.wte(ids) + self.wpe(torch.arange(p, p + s).unsqueeze(0))
+        mask = self.bias[p:p + s, :p + s]
+        presents = []
+        for k, block in enumerate(self.h):
+            x, pk, pv = block(x, mask, past[2 * k], past[2 * k + 1])
+            presents += [pk, pv]
+        return (self.head(self.ln_f(x)), *presents)
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, d, eps=1e-6):
+        super().__init__()
+        self.weight, self.eps = nn.Parameter(torch.ones(d)), eps
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+def rotate_half(x):
+    half = x.shape[-1] // 2
+    return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+
+
+class LlamaBlock(nn.Module):
+    def __init__(self, d, heads, kv_heads, hidden):
+        super().__init__()
+        self.heads, self.kv_heads, self.hd = heads, kv_heads, d // heads
+        self.q = nn.Linear(d, d, bias=False)
+        self.k = nn.Linear(d, kv_heads * self.hd, bias=False)
+        self.v = nn.Linear(d, kv_heads * self.hd, bias=False)
+        self.o = nn.Linear(d, d, bias=False)
+        self.n1, self.n2 = RMSNorm(d), RMSNorm(d)
+        self.w1, self.w3 = nn.Linear(d, hidden, bias=False), nn.Linear(d, hidden, bias=False)
+        self.w2 = nn.Linear(hidden, d, bias=False)
+
+    def forward(self, x, cos, sin, mask, past_k, past_v):
+        b, s, d = x.shape
+        h = self.n1(x)
+        q = self.q(h).view(b, s, self.heads, self.hd).transpose(1, 2)
+        k = self.k(h).view(b, s, self.kv_heads, self.hd).transpose(1, 2)
+        v = self.v(h).view(b, s, self.kv_heads, self.hd).transpose(1, 2)
+        q, k = q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
+        k, v = torch.cat((past_k, k), dim=2), torch.cat((past_v, v), dim=2)
+        t, rep = k.shape[2], self.heads // self.kv_heads
+        ke = k[:, :, None].expand(b, self.kv_heads, rep, t, self.hd).reshape(b, self.heads, t, self.hd)
+        ve = v[:, :, None].expand(b, self.kv_heads, rep, t, self.hd).reshape(b, self.heads, t, self.hd)
+        w = torch.matmul(q, ke.transpose(-1, -2)) / math.sqrt(self.hd) + mask
+        a = torch.matmul(torch.softmax(w, dim=-1), ve).transpose(1, 2).reshape(b, s, d)
+        x = x + self.o(a)
+        h = self.n2(x)
+        return x + self.w2(nn.functional.silu(self.w1(h)) * self.w3(h)), k, v
+
+
+class LlamaKv(nn.Module):
+    kv_heads, head_dim = 2, D // 8
+
+    def __init__(self, hidden=688):
+        super().__init__()
+        self.tok = nn.Embedding(VOCAB, D)
+        self.layers = nn.ModuleList(LlamaBlock(D, 8, 2, hidden) for _ in range(LAYERS))
+        self.norm, self.head = RMSNorm(D), nn.Linear(D, VOCAB, bias=False)
+        hd = D // 8
+        inv = 1.0 / (10000 ** (torch.arange(0, hd, 2).float() / hd))
+        freqs = torch.outer(torch.arange(MAX_POS).float(), inv)
+        emb = torch.cat((freqs, freqs), dim=-1)
+        self.register_buffer("cos", emb.cos())
+        self.register_buffer("sin", emb.sin())
+        self.register_buffer("mask", torch.full((MAX_POS, MAX_POS), -10000.0).triu(1))
+
+    def forward(self, ids, *past):
+        p, s = past[0].shape[2], ids.shape[1]
+        x = self.tok(ids)
+        cos, sin, mask = self.cos[p:p + s], self.sin[p:p + s], self.mask[p:p + s, :p + s]
+        presents = []
+        for k, layer in enumerate(self.layers):
+            x, pk, pv = layer(x, cos, sin, mask, past[2 * k], past[2 * k + 1])
+            presents += [pk, pv]
+        return (self.head(self.norm(x)), *presents)
+
+
+def export(model, path):
+    model.eval()
+    ids = torch.zeros(1, 2, dtype=torch.long)
+    past = tuple(torch.zeros(1, model.kv_heads, 3, model.head_dim) for _ in range(2 * LAYERS))
+    kinds = [(k, kind) for k in range(LAYERS) for kind in ("key", "value")]
+    past_names = [f"past_key_values.{k}.{kind}" for k, kind in kinds]
+    present_names = [f"present.{k}.{kind}" for k, kind in kinds]
+    axes = {"input_ids": {0: "batch", 1: "seq"}, "logits": {0: "batch", 1: "seq"}}
+    axes.update({n: {0: "batch", 2: "past_seq"} for n in past_names})
+    axes.update({n: {0: "batch", 2: "total_seq"} for n in present_names})
+    with torch.no_grad():
+        torch.onnx.export(model, (ids, *past), path, opset_version=14, input_names=["input_ids", *past_names],
+                          output_names=["logits", *present_names], dynamic_axes=axes, do_constant_folding=True)
+    print(f"wrote {path} ({os.path.getsize(path)} bytes)")
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    torch.manual_seed(0)
+    export(Gpt2Kv(), os.path.join(out, "gpt2-kv.onnx"))
+    export(LlamaKv(), os.path.join(out, "llama-kv.onnx"))
+
+
+if __name__ == "__main__":
+    main()

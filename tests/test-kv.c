@@ -1,0 +1,222 @@
+/* test-kv.c — a decoder's KV cache planned at capacity (sim/memory/kv.h): the pairs found from the graph or
+ * named, the cache one buffer of the capacity live for the whole step with the past inside it and its views
+ * in it, every refusal one clear line; then through `sim`, planned and run inside the plan. */
+#include "testutil.h"
+
+#include "memory/kv.h"
+#include "plan/place.h"
+#include "plan/verify.h"
+
+#include <string.h>
+
+/* The graph traced with every sharing and the request; NULL with *error. */
+static AliasMap *kv_trace(const Model *m, const KvRequest *kv, const LayoutOptions *layout, Trace **t, GError **error)
+{
+    const AliasStrategy **aliases = registry_alias_list_resolve("all", error);
+    g_assert_nonnull(aliases);
+    PipelineRecipe r = {.schedule = m->graph->order, .layout = *layout, .aliases = aliases, .kv = kv};
+    PipelineResult built = {0};
+    AliasMap *map = NULL;
+    *t = NULL;
+    if (pipeline_trace(m->graph, &r, &built, error)) {
+        map = built.aliases;
+        *t = built.trace;
+        built.aliases = NULL;
+        built.trace = NULL;
+    }
+    pipeline_result_clear(&built);
+    g_free(aliases);
+    return map;
+}
+
+static const TraceBuffer *buffer_named(const Trace *t, const char *name)
+{
+    for (guint k = 0; k < trace_count(t); k++)
+        if (!strcmp(trace_buffer(t, k)->name, name))
+            return trace_buffer(t, k);
+    return NULL;
+}
+
+/* Past 3, capacity 8: the cache is 1·3·8·4 floats (384 B) live from step 0 to the last, the past inside it at 0,
+ * the Transpose a view of it (as the seeds plan a Transpose); the other buffers: x (48 B), the slice (48 B), the
+ * scores [1,3,1,4] (48 B). */
+static void test_capacity_buffer(void)
+{
+    Model *m = test_decode_step(3, FALSE);
+    LayoutOptions layout = LAYOUT_DEFAULTS;
+    KvRequest kv = {.capacity = 8};
+    Trace *t;
+    GError *error = NULL;
+    AliasMap *map = kv_trace(m, &kv, &layout, &t, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(map->kv_pairs, ==, 1);
+    g_assert_cmpuint(map->kv_bytes, ==, 384);
+    const TraceBuffer *cache = buffer_named(t, "present.0.key");
+    g_assert_nonnull(cache);
+    g_assert_cmpuint(cache->size, ==, 384);
+    g_assert_cmpuint(cache->first, ==, 0);
+    g_assert_cmpuint(cache->last, ==, t->steps - 1);
+    g_assert_null(buffer_named(t, "past_key_values.0.key"));
+    guint64 off;
+    Tensor *past = graph_tensor(m->graph, "past_key_values.0.key");
+    g_assert_cmpint(alias_root(map, past->id, &off), ==, graph_tensor(m->graph, "present.0.key")->id);
+    g_assert_cmpuint(off, ==, 0);
+    g_assert_cmpuint(map->aliased_ops[SHARE_KV], ==, 1);
+    guint64 total = 0;
+    for (guint k = 0; k < trace_count(t); k++)
+        total += trace_buffer(t, k)->size;
+    g_assert_cmpuint(trace_count(t), ==, 4); /* the cache, x, the slice, the scores: the Transpose is a view of the cache */
+    g_assert_cmpuint(total, ==, 384 + 48 + 48 + 48);
+    Plan *plan = place_run_with(registry_place_find("best"), t, &test_place_options, &error);
+    g_assert_no_error(error);
+    g_assert_true(verify_plan(t, plan, &error));
+    g_assert_cmpuint(plan->arena, ==, 384 + 64 + 64); /* at each step the cache and two 48 B buffers, 64-aligned */
+    plan_free(plan);
+    trace_free(t);
+    alias_map_free(map);
+    model_free(m);
+}
+
+/* Views of the cache are views of its live prefix, a Reshape too: the ReduceSum reads the cache's bytes. */
+static void test_views(void)
+{
+    Model *m = test_decode_step(3, TRUE);
+    LayoutOptions layout = LAYOUT_DEFAULTS;
+    layout.transpose_moves = TRUE; /* as --run plans it: the Transpose a copy, the Reshape still a view */
+    KvRequest kv = {.capacity = 8};
+    Trace *t;
+    GError *error = NULL;
+    AliasMap *map = kv_trace(m, &kv, &layout, &t, &error);
+    g_assert_no_error(error);
+    const Tensor *present = graph_tensor(m->graph, "present.0.key");
+    const Node *reshape = NULL;
+    for (guint k = 0; k < present->consumers->len; k++)
+        if (!strcmp(((const Node *)present->consumers->pdata[k])->op_type, "Reshape"))
+            reshape = present->consumers->pdata[k];
+    g_assert_nonnull(reshape);
+    guint64 off;
+    g_assert_cmpint(alias_root(map, node_output(reshape, 0)->id, &off), ==, present->id);
+    g_assert_cmpuint(off, ==, 0);
+    g_assert_null(buffer_named(t, node_output(reshape, 0)->name));
+    trace_free(t);
+    alias_map_free(map);
+    model_free(m);
+}
+
+/* Named pairs: a pattern with one '*' each side, or the names whole; every mistake one line naming it. */
+static void test_patterns(void)
+{
+    Model *m = test_decode_step(3, FALSE);
+    static const struct {
+        const char *pattern, *error;
+    } cases[] = {
+        {"past_key_values.*=present.*", NULL},
+        {"past_key_values.0.key=present.0.key", NULL},
+        {"past_key_values.*.key=present.*.key", NULL},
+        {"past*=present*=x", "--kv takes PAST=PRESENT"},
+        {"past_key_values.*=present", "--kv takes PAST=PRESENT"},
+        {"nothing.*=present.*", "--kv nothing.*=present.* matches no graph input"},
+        {"x=present.0.key", "'x' and 'present.0.key' are not a cache pair: 'present.0.key' is not made by a Concat "
+                            "whose first input is 'x'"},
+        {"past_key_values.*=missing.*", "the graph has no tensor 'missing.0.key'"},
+    };
+    for (guint k = 0; k < G_N_ELEMENTS(cases); k++) {
+        const char *patterns[] = {cases[k].pattern, NULL};
+        KvRequest kv = {.capacity = 8, .patterns = patterns};
+        GArray *pairs = g_array_new(FALSE, FALSE, sizeof(KvPair));
+        GError *error = NULL;
+        gboolean ok = kv_pairs_find(m->graph, &kv, pairs, &error);
+        if (cases[k].error) {
+            g_assert_false(ok);
+            g_assert_nonnull(error);
+            assert_contains(error->message, cases[k].error);
+            g_clear_error(&error);
+        } else {
+            g_assert_no_error(error);
+            g_assert_cmpuint(pairs->len, ==, 1);
+            g_assert_cmpint(g_array_index(pairs, KvPair, 0).axis, ==, 2);
+        }
+        g_array_unref(pairs);
+    }
+    model_free(m);
+}
+
+/* What the request refuses: a capacity under the present's length, a layout with the caller's inputs outside,
+ * a graph with no pair. */
+static void test_refusals(void)
+{
+    Model *m = test_decode_step(3, FALSE);
+    LayoutOptions layout = LAYOUT_DEFAULTS;
+    Trace *t;
+    GError *error = NULL;
+    KvRequest small = {.capacity = 3};
+    g_assert_null(kv_trace(m, &small, &layout, &t, &error));
+    g_assert_nonnull(error);
+    assert_contains(error->message, "--kv-capacity 3 holds fewer tokens than 'present.0.key' has (4 along axis 2)");
+    g_clear_error(&error);
+    KvRequest kv = {.capacity = 4};
+    layout.inputs_outside = TRUE;
+    g_assert_null(kv_trace(m, &kv, &layout, &t, &error));
+    assert_contains(error->message, "cannot be used with --io outside or inputs-outside");
+    g_clear_error(&error);
+    model_free(m);
+    Builder *b = builder_new("plain", 13);
+    builder_input(b, "a", DT_FLOAT, 1, (const gint64[]){4});
+    builder_output(b, B_OP(b, "Relu", "a"));
+    m = builder_finish(b, &error);
+    g_assert_true(test_infer(m, NULL, &error));
+    LayoutOptions plain = LAYOUT_DEFAULTS;
+    g_assert_null(kv_trace(m, &kv, &plain, &t, &error));
+    assert_contains(error->message, "the graph has no KV cache pair");
+    g_clear_error(&error);
+    model_free(m);
+}
+
+/* Through the command: the report's cache line and json object, a range over the past length whose arena is
+ * the cache plus what grows with it, and the usage errors. */
+static void test_sim(void)
+{
+    Model *m = test_decode_step(3, FALSE);
+    char *path = test_write_model(m, "decode.onnx");
+    RunResult r = test_run("SIM_BIN", (const char *const[]){"--graph", path, "--kv-capacity", "8", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "kv cache       1 pair at 8 tokens: 384 B, live for the whole step");
+    assert_contains(r.out, "arena          512 B");
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *const[]){"--graph", path, "--kv-capacity", "8", "--format", "json", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "\"capacity_tokens\" : 8");
+    assert_contains(r.out, "\"cache_bytes\" : 384");
+    run_result_clear(&r);
+    /* Run inside the plan: the Concat grows the cache in place (each head's past moves to its wider place, the
+     * last first), and every output equals the run with nothing shared, bit for bit, dead buffers poisoned. */
+    r = test_run("SIM_BIN", (const char *const[]){"--graph", path, "--kv-capacity", "8", "--run", "--check",
+                                                  "--poison", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "equal the reference run (nothing shared) bit for bit, with poison");
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *const[]){"--graph", path, "--kv", "a=b", NULL});
+    g_assert_cmpint(r.status, ==, 2);
+    assert_contains(r.err, "--kv names the cache pairs that --kv-capacity N plans: give both");
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *const[]){"--graph", path, "--kv-capacity", "0", NULL});
+    g_assert_cmpint(r.status, ==, 2);
+    assert_contains(r.err, "--kv-capacity takes a positive number of tokens");
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *const[]){"--graph", path, "--kv-capacity", "2", NULL});
+    g_assert_cmpint(r.status, !=, 0);
+    assert_contains(r.err, "--kv-capacity 2 holds fewer tokens than 'present.0.key' has (4 along axis 2)");
+    run_result_clear(&r);
+    g_free(path);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/kv/capacity-buffer", test_capacity_buffer);
+    g_test_add_func("/kv/views", test_views);
+    g_test_add_func("/kv/patterns", test_patterns);
+    g_test_add_func("/kv/refusals", test_refusals);
+    g_test_add_func("/kv/sim", test_sim);
+    return g_test_run();
+}
