@@ -4,6 +4,7 @@
 #   design-log   results/design-log-ordering.md                      (bench/design-log.sh)
 #   gpt2-seq     results/gpt2-seq.{csv,md}, plots/gpt2-seq-arena.png: arena against sequence length
 #   range        results/range-dims.md, plots/range-*.png: the arena as a function of the dims (bench/range.sh)
+#   kv           results/kv-cache.md: a decoder's KV cache planned at capacity (bench/kv.sh)
 #   corpus       results/corpus-strategies.{csv,md}, plots/corpus-compare.png: strategies × corpus models
 #   aliasing     results/corpus-aliasing.csv, results/aliasing-savings.md: bytes saved per sharing kind
 #   pictures     plots/gpt2-timeline.png, plots/unet-layout.png: the README's pictures of one plan
@@ -28,7 +29,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 make -s build/sim build/mkgraph
-parts=${*:-"design-log gpt2-seq range corpus aliasing pictures peers conformance coverage exec-check timing xnnpack
+parts=${*:-"design-log gpt2-seq range kv corpus aliasing pictures peers conformance coverage exec-check timing xnnpack
             winograd skinny search scaling"}
 work=$(mktemp -d)
 running=""
@@ -81,6 +82,7 @@ part_gpt2_seq() {
 }
 
 part_range() { need_models; bench/range.sh; }
+part_kv() { bench/kv.sh; }
 
 part_corpus() {
     need_models

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# kv.sh — a decoder's KV cache planned at capacity (`sim --kv-capacity N`, docs/usage.md "A KV cache at
+# capacity") on the bench's own exports (bench/export_decode.py: a GPT-2-style and a LLaMA-style decoder with grouped-
+# query attention, past as inputs, present as outputs; cached outside the clone, made again when the script changes).
+# Writes results/kv-cache.md (deterministic: the default strategy on its work budget):
+#   - the decode step (seq 1) at the last token a capacity holds (past_seq = N - 1), for capacities 128..2048: the
+#     arena with the cache planned at capacity, beside the step without it as a runtime runs it in a loop (the past
+#     the caller's, held through the step, and the present in the arena: `--io inputs-outside` plus the pasts'
+#     bytes) and as the planner alone would plan one step (the past in the arena, freed after its last read);
+#   - the arena at every cache length 1..N-1 at capacity 2048 (`--dim past_seq=1:2047`), as a formula;
+#   - the step at capacity 1024 run inside its plan and checked bit for bit against a run with nothing shared.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+make -s build/sim
+sim=build/sim
+work=$(mktemp -d)
+trap 'rm -rf -- "$work"' EXIT
+mkdir -p results
+own="${ARENASIM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/arenasim}/kv"
+stamp="$own/.exported-$(sha256sum bench/export_decode.py | cut -c1-16)"
+if [ ! -f "$stamp" ]; then
+    rm -rf "$own"
+    mkdir -p "$own"
+    /usr/bin/python3 bench/export_decode.py "$own" 2>&1 | grep '^wrote' >&2 || true
+    ls "$own/gpt2-kv.onnx" "$own/llama-kv.onnx" > /dev/null
+    touch "$stamp"
+fi
+
+for model in gpt2 llama; do
+    for cap in 128 256 512 1024 2048; do
+        past=$((cap - 1))
+        step=(--graph "$own/$model-kv.onnx" --dim batch=1 --dim seq=1 --dim "past_seq=$past" --format json)
+        "$sim" "${step[@]}" --kv-capacity "$cap" > "$work/$model-$cap-kv.json"
+        "$sim" "${step[@]}" --io inputs-outside > "$work/$model-$cap-outside.json"
+        "$sim" "${step[@]}" > "$work/$model-$cap-step.json"
+    done
+    "$sim" --graph "$own/$model-kv.onnx" --dim batch=1 --dim seq=1 --dim past_seq=1:2047 --kv-capacity 2048 \
+        --format json > "$work/$model-range.json"
+    "$sim" --graph "$own/$model-kv.onnx" --dim batch=1 --dim seq=1 --dim past_seq=1023 --kv-capacity 1024 --run \
+        --check --poison > "$work/$model-run.txt"
+done
+
+/usr/bin/python3 - "$work" "$own" > results/kv-cache.md <<'PY'
+import json, sys
+from math import prod
+import onnx
+work, own = sys.argv[1:3]
+names = {"gpt2": "GPT-2-style (4 layers, d 256, 4 heads)", "llama": "LLaMA-style (4 layers, d 256, 8 query and 2 "
+                                                                    "key/value heads)"}
+print("# A KV cache planned at capacity\n")
+print("Made by `bench/kv.sh` (`make figures FIGURES=kv`; deterministic: the default strategy `best` on its work")
+print("budget). Models: bench/export_decode.py's own torch exports, past as inputs and present as outputs (a Concat")
+print("along the sequence axis), random weights. What the options mean: docs/usage.md, \"A KV cache at capacity\".\n")
+print("## The decode step at the last token a capacity holds\n")
+print("`sim --graph MODEL --dim batch=1 --dim seq=1 --dim past_seq=N-1 --kv-capacity N` (cache at capacity) beside")
+print("the same step without it: as a runtime runs it in a loop (`--io inputs-outside`: the present in the arena, the")
+print("past the caller's, held through the step, its bytes added) and as the planner plans one step alone (the past")
+print("in the arena, freed after its Concat: not a loop, whose next past is this present).\n")
+print("| model | capacity | cache (B) | at capacity (B) | runtime loop without (B) | ratio | one step alone (B) | ratio |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|")
+for model in ("gpt2", "llama"):
+    graph = onnx.load(f"{own}/{model}-kv.onnx", load_external_data=False).graph
+    past_inputs = [i for i in graph.input if i.name.startswith("past_key_values.")]
+    for cap in (128, 256, 512, 1024, 2048):
+        kv = json.load(open(f"{work}/{model}-{cap}-kv.json"))[0]
+        outside = json.load(open(f"{work}/{model}-{cap}-outside.json"))[0]["arena_bytes"]
+        step = json.load(open(f"{work}/{model}-{cap}-step.json"))[0]["arena_bytes"]
+        bind = {"batch": 1, "past_seq": cap - 1}
+        pasts = sum(4 * prod(d.dim_value or bind[d.dim_param] for d in i.type.tensor_type.shape.dim)
+                    for i in past_inputs)
+        loop = outside + pasts
+        a = kv["arena_bytes"]
+        print(f"| {model} | {cap:,} | {kv['kv']['cache_bytes']:,} | {a:,} | {loop:,} | {a / loop:.3f} | {step:,} | "
+              f"{a / step:.3f} |")
+print()
+print("## The arena at every cache length, at capacity 2048\n")
+print("`sim --graph MODEL --dim batch=1 --dim seq=1 --dim past_seq=1:2047 --kv-capacity 2048`\n")
+print("| model | where | arena (B) |\n|---|---|---|")
+for model in ("gpt2", "llama"):
+    r = json.load(open(f"{work}/{model}-range.json"))
+    for p in r["arena_by_dims"]:
+        box = ", ".join(f"{d} {p['from'][d]}..{p['to'][d]}" if p["from"][d] != p["to"][d] else f"{d}={p['from'][d]}"
+                        for d in p["from"])
+        print(f"| {model} | {box} | {p['text']} |")
+print()
+print("## Run inside the plan\n")
+print("`sim --graph MODEL --dim batch=1 --dim seq=1 --dim past_seq=1023 --kv-capacity 1024 --run --check --poison`\n")
+print("| model | arena | check |\n|---|---|---|")
+for model in ("gpt2", "llama"):
+    lines = open(f"{work}/{model}-run.txt").read().splitlines()
+    arena = next(l for l in lines if l.startswith("arena ")).split(None, 1)[1]
+    check = next(l for l in lines if l.startswith("check ")).split(None, 1)[1]
+    print(f"| {model} | {arena} | {check} |")
+PY
+echo "kv.sh: wrote results/kv-cache.md" >&2
