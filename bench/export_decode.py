@@ -11,8 +11,9 @@ is downloaded), kept in the file so that the step can run:
 
 Both take input_ids [batch, seq] and past_key_values.N.key / .value [batch, kv heads, past_seq, head dim], and give
 logits [batch, seq, vocab] and present.N.key / .value [batch, kv heads, past_seq + seq, head dim]: a Concat of the
-past with the new slice along axis 2 (the layout Hugging Face's exports use). The same file is the prefill (past_seq
-0, seq the prompt) and the decode step (seq 1). Opset 14.
+past with the new slice along axis 2 (the layout Hugging Face's exports use). The same file runs any number of
+new tokens (seq) after a past of one or more; NAME-prefill.onnx is the same model's pass over a prompt with no past (its
+presents are the prompt's keys and values, [batch, kv heads, seq, head dim]). Opset 14.
 
 Usage: /usr/bin/python3 bench/export_decode.py OUTDIR   (Debian's python3-torch, python3-onnx)
 """
@@ -42,7 +43,8 @@ class Gpt2Block(nn.Module):
         b, s, d = x.shape
         q, k, v = self.c_attn(self.ln_1(x)).split(d, dim=2)
         q, k, v = (t.view(b, s, self.heads, self.hd).transpose(1, 2) for t in (q, k, v))
-        k, v = torch.cat((past_k, k), dim=2), torch.cat((past_v, v), dim=2)
+        if past_k is not None:
+            k, v = torch.cat((past_k, k), dim=2), torch.cat((past_v, v), dim=2)
         w = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.hd)
         w = torch.where(mask, w, torch.tensor(-10000.0, dtype=w.dtype))
         a = torch.matmul(torch.softmax(w, dim=-1), v).transpose(1, 2).reshape(b, s, d)
@@ -61,12 +63,12 @@ class Gpt2Kv(nn.Module):
         self.register_buffer("bias", torch.tril(torch.ones(MAX_POS, MAX_POS, dtype=torch.bool)))
 
     def forward(self, ids, *past):
-        p, s = past[0].shape[2], ids.shape[1]
+        p, s = past[0].shape[2] if past else 0, ids.shape[1]
         x = self.wte(ids) + self.wpe(torch.arange(p, p + s).unsqueeze(0))
         mask = self.bias[p:p + s, :p + s]
         presents = []
         for k, block in enumerate(self.h):
-            x, pk, pv = block(x, mask, past[2 * k], past[2 * k + 1])
+            x, pk, pv = block(x, mask, *(past[2 * k:2 * k + 2] if past else (None, None)))
             presents += [pk, pv]
         return (self.head(self.ln_f(x)), *presents)
 
@@ -104,7 +106,8 @@ class LlamaBlock(nn.Module):
         k = self.k(h).view(b, s, self.kv_heads, self.hd).transpose(1, 2)
         v = self.v(h).view(b, s, self.kv_heads, self.hd).transpose(1, 2)
         q, k = q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
-        k, v = torch.cat((past_k, k), dim=2), torch.cat((past_v, v), dim=2)
+        if past_k is not None:
+            k, v = torch.cat((past_k, k), dim=2), torch.cat((past_v, v), dim=2)
         t, rep = k.shape[2], self.heads // self.kv_heads
         ke = k[:, :, None].expand(b, self.kv_heads, rep, t, self.hd).reshape(b, self.heads, t, self.hd)
         ve = v[:, :, None].expand(b, self.kv_heads, rep, t, self.hd).reshape(b, self.heads, t, self.hd)
@@ -132,26 +135,28 @@ class LlamaKv(nn.Module):
         self.register_buffer("mask", torch.full((MAX_POS, MAX_POS), -10000.0).triu(1))
 
     def forward(self, ids, *past):
-        p, s = past[0].shape[2], ids.shape[1]
+        p, s = past[0].shape[2] if past else 0, ids.shape[1]
         x = self.tok(ids)
         cos, sin, mask = self.cos[p:p + s], self.sin[p:p + s], self.mask[p:p + s, :p + s]
         presents = []
         for k, layer in enumerate(self.layers):
-            x, pk, pv = layer(x, cos, sin, mask, past[2 * k], past[2 * k + 1])
+            x, pk, pv = layer(x, cos, sin, mask, *(past[2 * k:2 * k + 2] if past else (None, None)))
             presents += [pk, pv]
         return (self.head(self.norm(x)), *presents)
 
 
-def export(model, path):
+def export(model, path, prefill=False):
+    """The decode step (past inputs), or with `prefill` the prompt's pass (no past: the presents are the prompt's
+    keys and values)."""
     model.eval()
     ids = torch.zeros(1, 2, dtype=torch.long)
-    past = tuple(torch.zeros(1, model.kv_heads, 3, model.head_dim) for _ in range(2 * LAYERS))
+    past = () if prefill else tuple(torch.zeros(1, model.kv_heads, 3, model.head_dim) for _ in range(2 * LAYERS))
     kinds = [(k, kind) for k in range(LAYERS) for kind in ("key", "value")]
-    past_names = [f"past_key_values.{k}.{kind}" for k, kind in kinds]
+    past_names = [] if prefill else [f"past_key_values.{k}.{kind}" for k, kind in kinds]
     present_names = [f"present.{k}.{kind}" for k, kind in kinds]
     axes = {"input_ids": {0: "batch", 1: "seq"}, "logits": {0: "batch", 1: "seq"}}
     axes.update({n: {0: "batch", 2: "past_seq"} for n in past_names})
-    axes.update({n: {0: "batch", 2: "total_seq"} for n in present_names})
+    axes.update({n: {0: "batch", 2: "seq" if prefill else "total_seq"} for n in present_names})
     with torch.no_grad():
         torch.onnx.export(model, (ids, *past), path, opset_version=14, input_names=["input_ids", *past_names],
                           output_names=["logits", *present_names], dynamic_axes=axes, do_constant_folding=True)
@@ -162,8 +167,9 @@ def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     torch.manual_seed(0)
-    export(Gpt2Kv(), os.path.join(out, "gpt2-kv.onnx"))
-    export(LlamaKv(), os.path.join(out, "llama-kv.onnx"))
+    for name, model in (("gpt2", Gpt2Kv()), ("llama", LlamaKv())):
+        export(model, os.path.join(out, f"{name}-kv.onnx"))
+        export(model, os.path.join(out, f"{name}-prefill.onnx"), prefill=True)
 
 
 if __name__ == "__main__":

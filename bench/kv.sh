@@ -8,6 +8,8 @@
 #     the caller's, held through the step, and the present in the arena: `--io inputs-outside` plus the pasts'
 #     bytes) and as the planner alone would plan one step (the past in the arena, freed after its last read);
 #   - the arena at every cache length 1..N-1 at capacity 2048 (`--dim past_seq=1:2047`), as a formula;
+#   - the prefill of 128 tokens and the decode step at capacity 1024 planned in one arena (`--graph` twice) beside
+#     each planned alone;
 #   - the step at capacity 1024 run inside its plan and checked bit for bit against a run with nothing shared.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +24,7 @@ if [ ! -f "$stamp" ]; then
     rm -rf "$own"
     mkdir -p "$own"
     /usr/bin/python3 bench/export_decode.py "$own" 2>&1 | grep '^wrote' >&2 || true
-    ls "$own/gpt2-kv.onnx" "$own/llama-kv.onnx" > /dev/null
+    ls "$own"/{gpt2,llama}-{kv,prefill}.onnx > /dev/null
     touch "$stamp"
 fi
 
@@ -36,6 +38,9 @@ for model in gpt2 llama; do
     done
     "$sim" --graph "$own/$model-kv.onnx" --dim batch=1 --dim seq=1 --dim past_seq=1:2047 --kv-capacity 2048 \
         --format json > "$work/$model-range.json"
+    "$sim" --graph "$own/$model-prefill.onnx" --graph "$own/$model-kv.onnx" --kv-capacity 1024 --dim batch=1 \
+        --dim "$model-prefill:seq=128" --dim "$model-kv:seq=1" --dim "$model-kv:past_seq=1023" --format json \
+        > "$work/$model-entries.json"
     "$sim" --graph "$own/$model-kv.onnx" --dim batch=1 --dim seq=1 --dim past_seq=1023 --kv-capacity 1024 --run \
         --check --poison > "$work/$model-run.txt"
 done
@@ -82,6 +87,19 @@ for model in ("gpt2", "llama"):
         box = ", ".join(f"{d} {p['from'][d]}..{p['to'][d]}" if p["from"][d] != p["to"][d] else f"{d}={p['from'][d]}"
                         for d in p["from"])
         print(f"| {model} | {box} | {p['text']} |")
+print()
+print("## A prefill and the decode step in one arena\n")
+print("`sim --graph MODEL-prefill.onnx --graph MODEL-kv.onnx --kv-capacity 1024 --dim batch=1 --dim")
+print("MODEL-prefill:seq=128 --dim MODEL-kv:seq=1 --dim MODEL-kv:past_seq=1023`: the caches one buffer each for both")
+print("entries. Alone: each entry planned on its own with the caches at capacity.\n")
+print("| model | state (B) | prefill alone (B) | decode alone (B) | sum − state (B) | one arena (B) | lower bound (B) "
+      "|")
+print("|---|---:|---:|---:|---:|---:|---:|")
+for model in ("gpt2", "llama"):
+    e = json.load(open(f"{work}/{model}-entries.json"))
+    pre, dec = (x["alone_arena_bytes"] for x in e["entries"])
+    print(f"| {model} | {e['state_bytes']:,} | {pre:,} | {dec:,} | {pre + dec - e['state_bytes']:,} | "
+          f"{e['arena_bytes']:,} | {e['lower_bound_bytes']:,} |")
 print()
 print("## Run inside the plan\n")
 print("`sim --graph MODEL --dim batch=1 --dim seq=1 --dim past_seq=1023 --kv-capacity 1024 --run --check --poison`\n")

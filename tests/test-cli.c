@@ -899,7 +899,8 @@ static void test_layout_window(void)
 /* The examples of the README and docs/usage.md work for a newcomer: every file a `sim` or `bench/sweep.py`
  * line reads (--graph, --trace, --bins, --from) is in the repository, in graphs/models/ (make models), or
  * written by a line above it (--out, --chrome-trace, --trace-out, --solution-out, a quoted '*.onnx' a
- * python line exports, or DIR/model.onnx from tests/data/oracle/export.py KIND DIR). */
+ * python line exports, DIR/model.onnx from tests/data/oracle/export.py KIND DIR, or the decoders
+ * bench/export_decode.py DIR writes). */
 static void check_examples(const char *doc, guint *commands_out, guint *checked_out)
 {
     char *readme = g_build_filename(g_getenv("SIM_SOURCE_DIR"), doc, NULL);
@@ -929,6 +930,16 @@ static void check_examples(const char *doc, guint *commands_out, guint *checked_
             char **words = NULL;
             if (call && g_shell_parse_argv(call, &n, &words, NULL) && n == 3)
                 g_hash_table_add(made, g_build_filename(words[2], "model.onnx", NULL));
+            g_strfreev(words);
+            g_free(call);
+            /* and DIR/{gpt2,llama}-{kv,prefill}.onnx by bench/export_decode.py DIR */
+            script = strstr(*l, "bench/export_decode.py ");
+            call = script ? g_strndup(script, strcspn(script, "#")) : NULL;
+            words = NULL;
+            if (call && g_shell_parse_argv(call, &n, &words, NULL) && n == 2)
+                for (guint m = 0; m < 4; m++)
+                    g_hash_table_add(made, g_strdup_printf("%s/%s-%s.onnx", words[1], m < 2 ? "gpt2" : "llama",
+                                                           m % 2 ? "prefill" : "kv"));
             g_strfreev(words);
             g_free(call);
         }

@@ -7,6 +7,7 @@
 #include "plan/place.h"
 #include "plan/verify.h"
 
+#include <json-glib/json-glib.h>
 #include <string.h>
 
 /* The graph traced with every sharing and the request; NULL with *error. */
@@ -210,6 +211,72 @@ static void test_sim(void)
     g_free(path);
 }
 
+/* A prefill for test_decode_step(3): x [1,3,3,4] through a Relu into present.0.key (a graph output, its three
+ * tokens), summed into a scalar output. */
+static char *write_prefill(void)
+{
+    Builder *b = builder_new("prefill", 13);
+    builder_input(b, "x", DT_FLOAT, 4, (const gint64[]){1, 3, 3, 4});
+    const char *present_name[] = {"present.0.key"};
+    builder_node(b, "Relu", (const char *const[]){"x", NULL}, 1, present_name, NULL);
+    builder_output(b, "present.0.key");
+    builder_output(b, B_OPA(b, "ReduceSum", attr_new_int("keepdims", 0), "present.0.key"));
+    GError *error = NULL;
+    Model *m = builder_finish(b, &error);
+    g_assert_no_error(error);
+    g_assert_true(test_infer(m, NULL, &error));
+    return test_write_model(m, "prefill.onnx");
+}
+
+/* Two entry points in one arena: the cache (384 B at capacity 8) once for both, the prefill's present in it; each
+ * entry's other buffers in its own steps. */
+static void test_entries(void)
+{
+    char *prefill = write_prefill(), *decode = test_write_model(test_decode_step(3, FALSE), "decode.onnx");
+    RunResult r = test_run("SIM_BIN", (const char *const[]){"--graph", prefill, "--graph", decode, "--kv-capacity",
+                                                          "8", "--format", "json", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    JsonParser *parser = json_parser_new();
+    g_assert_true(json_parser_load_from_data(parser, r.out, -1, NULL));
+    JsonObject *o = json_node_get_object(json_parser_get_root(parser));
+    g_assert_cmpint(json_object_get_int_member(o, "state_buffers"), ==, 1);
+    g_assert_cmpint(json_object_get_int_member(o, "state_bytes"), ==, 384);
+    /* the cache, then the prefill's x (144 B, 64-aligned: 192) or its sum, or the decode's two 48 B buffers */
+    g_assert_cmpint(json_object_get_int_member(o, "arena_bytes"), ==, 384 + 192);
+    g_assert_cmpint(json_object_get_int_member(o, "lower_bound_bytes"), ==, 384 + 144);
+    JsonArray *entries = json_object_get_array_member(o, "entries");
+    g_assert_cmpuint(json_array_get_length(entries), ==, 2);
+    JsonObject *first = json_array_get_object_element(entries, 0), *second = json_array_get_object_element(entries, 1);
+    g_assert_cmpstr(json_object_get_string_member(first, "entry"), ==, "prefill");
+    g_assert_cmpint(json_object_get_int_member(first, "state_bytes"), ==, 144); /* three tokens of the cache */
+    g_assert_cmpint(json_object_get_int_member(second, "state_bytes"), ==, 384);
+    g_assert_cmpint(json_object_get_int_member(first, "alone_arena_bytes"), ==, 384 + 192);
+    g_assert_cmpint(json_object_get_int_member(second, "alone_arena_bytes"), ==, 384 + 128);
+    g_object_unref(parser);
+    run_result_clear(&r);
+    /* each entry's dims by name; a range, two models of one name, and entries sharing nothing refused */
+    r = test_run("SIM_BIN", (const char *const[]){"--graph", prefill, "--graph", decode, "--kv-capacity", "8", "--dim",
+                                                  "decode:seq=1:4", NULL});
+    g_assert_cmpint(r.status, ==, 2);
+    assert_contains(r.err, "--dim 'decode:seq=1:4': entries take one value a dim");
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *const[]){"--graph", decode, "--graph", decode, "--kv-capacity", "8", NULL});
+    g_assert_cmpint(r.status, ==, 2);
+    assert_contains(r.err, "have one name, 'decode': entries are told apart by their file names");
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *const[]){"--graph", prefill, "--graph", decode, NULL});
+    g_assert_cmpint(r.status, ==, 1);
+    assert_contains(r.err, "the entries share no state");
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *const[]){"--graph", prefill, "--graph", decode, "--kv-capacity", "8", "--run",
+                                                  NULL});
+    g_assert_cmpint(r.status, ==, 2);
+    assert_contains(r.err, "several --graph plan entry points in one arena and report it");
+    run_result_clear(&r);
+    g_free(prefill);
+    g_free(decode);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -218,5 +285,6 @@ int main(int argc, char **argv)
     g_test_add_func("/kv/patterns", test_patterns);
     g_test_add_func("/kv/refusals", test_refusals);
     g_test_add_func("/kv/sim", test_sim);
+    g_test_add_func("/kv/entries", test_entries);
     return g_test_run();
 }

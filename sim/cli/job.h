@@ -26,6 +26,7 @@ typedef enum {
     JOB_COMPARE,    /* --compare: every strategy */
     JOB_ORDERS,     /* --compare --orders: one strategy under each order */
     JOB_RANGE,      /* --dim NAME=LO:HI: every point of a range of dims planned, its functions reported */
+    JOB_ENTRIES,    /* several --graph: entry points planned in one arena (driver/entries.h) */
 } JobKind;
 
 typedef struct {
@@ -39,6 +40,9 @@ typedef struct {
     gboolean range_check;       /* --range-check: every point of the range also loaded and placed on its own */
     gboolean range_every;       /* --range-every: every point loaded, none sized between loaded points */
     gboolean range_one_plan;    /* --range-one-plan: one plan moved to every point */
+    char **entry_paths;         /* JOB_ENTRIES: the models (NULL-terminated) */
+    char **entry_names;         /* ... their names (entries_name), NULL-terminated */
+    ShapeOptions *entry_shapes; /* ... and their dims (--dim ENTRY:NAME=VALUE and the shared ones), one each */
     char *unknown_ops;          /* ops planned from value_info, "GridSample (2), Foo (1)", or NULL */
     /* choices, resolved */
     const PlaceStrategy *strategy;

@@ -36,7 +36,8 @@ int main(int argc, char **argv)
         case JOB_PLAN:
         case JOB_COMPARE:
         case JOB_ORDERS:
-        case JOB_RANGE: status = job_run(&job); break;
+        case JOB_RANGE:
+        case JOB_ENTRIES: status = job_run(&job); break;
         }
     }
     GError *out_error = NULL;

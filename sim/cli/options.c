@@ -5,6 +5,7 @@
 #include "cli/interrupt.h"
 #include "cli/job.h"
 #include "driver/driver.h"
+#include "driver/entries.h"
 #include "driver/range.h"
 #include "strategies/registry.h"
 
@@ -16,7 +17,7 @@
 typedef struct {
     char *graph_path, *trace_path, *trace_out, *solution_out, *bins_path, *chrome_trace, *plot, *plot_out, *html;
     char *from, *plot_x, *plot_y, *plot_title, *facet, *window_steps, *window_addresses;
-    char **dims, **bounds, **pins, **where, **kv;
+    char **dims, **bounds, **pins, **where, **kv, **graphs;
     char *strategy, *format, *weights, *io, *transpose, *alias, *fuse, *order, *orders;
     gint64 order_budget, seed, search_max, budget_work, kv_capacity;
     gdouble order_seconds, budget;
@@ -46,6 +47,7 @@ static void raw_clear(RawOptions *o)
     g_clear_pointer(&o->pins, g_strfreev);
     g_clear_pointer(&o->where, g_strfreev);
     g_clear_pointer(&o->kv, g_strfreev);
+    g_clear_pointer(&o->graphs, g_strfreev);
 }
 
 /* A usage error naming a registry lookup that failed, with the known names. */
@@ -327,6 +329,60 @@ static int resolve_bindings(const RawOptions *o, Job *job)
     return -1;
 }
 
+/* Several --graph: entry points in one arena (driver/entries.h), each with its own dims (--dim ENTRY:NAME=VALUE). */
+static int resolve_entries(const RawOptions *o, Job *job)
+{
+    guint n = o->graphs ? g_strv_length(o->graphs) : 0;
+    if (n < 2)
+        return -1;
+    if (n > ENTRIES_MAX)
+        return cli_usage_error("--graph: at most 16 models planned in one arena");
+    if (o->info || o->compare || o->orders || o->run || o->map || o->ascii || o->html || o->chrome_trace ||
+        o->trace_out || o->solution_out || o->inputs || o->plot || o->wide || o->pins || o->range_check ||
+        o->range_every || o->range_one_plan || job->order_best)
+        return cli_usage_error("several --graph plan entry points in one arena and report it: --info, --compare, "
+                               "--orders, --order best, --run, --map, --ascii, --html, --chrome-trace, --trace-out, "
+                               "--solution-out, --inputs, --plot, --pin, --wide and --range-* are for one model");
+    job->entry_names = g_new0(char *, n + 1);
+    job->entry_shapes = g_new0(ShapeOptions, n);
+    for (guint k = 0; k < n; k++) {
+        shape_options_init(&job->entry_shapes[k]);
+        job->entry_shapes[k].allow_unknown_ops = o->allow_unknown_ops;
+        job->entry_names[k] = entries_name(o->graphs[k]);
+    }
+    for (guint k = 0; k < n; k++) {
+        for (guint j = 0; j < k; j++)
+            if (!strcmp(job->entry_names[j], job->entry_names[k])) {
+                char *msg = g_strdup_printf("--graph %s and --graph %s have one name, '%s': entries are told apart by "
+                                            "their file names", o->graphs[j], o->graphs[k], job->entry_names[k]);
+                int status = cli_usage_error(msg);
+                g_free(msg);
+                return status;
+            }
+    }
+    job->entry_paths = g_strdupv(o->graphs);
+    GError *error = NULL;
+    for (char **d = o->dims; d && *d; d++) {
+        char *spec;
+        gint to = entries_dim_target(*d, (const char *const *)job->entry_names, n, &spec);
+        gboolean ok = !range_spec_is_range(spec) ||
+                      (g_set_error(&error, SIM_ERROR, SIM_ERROR_USAGE, "--dim '%s': entries take one value a dim", *d),
+                       FALSE);
+        for (guint k = 0; ok && k < n; k++)
+            if (to < 0 || (guint)to == k)
+                ok = shape_options_add_dim(&job->entry_shapes[k], spec, &error);
+        g_free(spec);
+        if (!ok)
+            return gerror_usage(error, NULL);
+    }
+    for (char **b = o->bounds; b && *b; b++)
+        for (guint k = 0; k < n; k++)
+            if (!shape_options_add_bound(&job->entry_shapes[k], *b, &error))
+                return gerror_usage(error, NULL);
+    job->kind = JOB_ENTRIES;
+    return -1;
+}
+
 /* A range of dims (--dim NAME=LO:HI) plans every point and reports functions: what is for one binding's plan goes. */
 static int check_range(const RawOptions *o, const Job *job)
 {
@@ -403,11 +459,17 @@ static int resolve(RawOptions *o, Job *job)
         g_free(whole);
         return status;
     }
+    gboolean entries = o->graphs && g_strv_length(o->graphs) > 1;
     if ((status = resolve_strategies(o, job)) >= 0 || (status = resolve_layout(o, job)) >= 0 ||
-        (status = resolve_bindings(o, job)) >= 0 || (status = check_range(o, job)) >= 0)
+        (entries ? (status = resolve_entries(o, job)) >= 0
+                 : (status = resolve_bindings(o, job)) >= 0 || (status = check_range(o, job)) >= 0))
         return status;
-    job->kind = job->ranges->len ? JOB_RANGE : o->info ? JOB_INFO : o->orders ? JOB_ORDERS : o->compare ? JOB_COMPARE
-                                                                                                           : JOB_PLAN;
+    job->kind = entries            ? JOB_ENTRIES
+                : job->ranges->len ? JOB_RANGE
+                : o->info          ? JOB_INFO
+                : o->orders        ? JOB_ORDERS
+                : o->compare       ? JOB_COMPARE
+                                   : JOB_PLAN;
     job->range_check = o->range_check;
     job->range_every = o->range_every;
     job->range_one_plan = o->range_one_plan;
@@ -459,7 +521,9 @@ int job_from_args(Job *job, int argc, char **argv)
     RawOptions o = {0};
     g_autofree char *fuse_help = fuse_kind_help(), *fuse_kinds = fuse_kind_names("|"); /* the kinds' table */
     GOptionEntry entries[] = {
-        {"graph", 'g', 0, G_OPTION_ARG_FILENAME, &o.graph_path, "The ONNX model to plan", "FILE"},
+        {"graph", 'g', 0, G_OPTION_ARG_FILENAME_ARRAY, &o.graphs,
+         "The ONNX model to plan; given more than once, entry points planned in one arena (a prefill and a decode "
+         "step: their KV caches one buffer each, each model's other buffers in its own steps)", "FILE"},
         {"trace", 't', 0, G_OPTION_ARG_FILENAME, &o.trace_path,
          "A trace to plan instead of a model: our text format, or MiniMalloc CSV (.csv)", "FILE"},
         {"strategy", 's', 0, G_OPTION_ARG_STRING, &o.strategy, "Placement strategy (default best on a work budget of 20,000; see --list)", "NAME"}, /* PLACE_DEFAULT_WORK */
@@ -654,7 +718,10 @@ int job_from_args(Job *job, int argc, char **argv)
     shape_options_init(&job->shape);
     GError *error = NULL;
     int status = -1;
-    if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+    gboolean parsed = g_option_context_parse(ctx, &argc, &argv, &error);
+    if (parsed && o.graphs && o.graphs[0]) /* the first model; more make entry points (resolve_entries) */
+        o.graph_path = g_strdup(o.graphs[0]);
+    if (!parsed) {
         status = gerror_usage(error, NULL);
     } else if (argc > 1) {
         char *msg = g_strdup_printf("unexpected argument '%s'", argv[1]);
@@ -702,6 +769,11 @@ void job_clear(Job *job)
     g_clear_pointer(&job->orders, g_ptr_array_unref);
     g_clear_pointer(&job->pins, g_hash_table_unref);
     g_clear_pointer(&job->kv_patterns, g_strfreev);
+    for (guint k = 0; job->entry_shapes && job->entry_names[k]; k++)
+        shape_options_clear(&job->entry_shapes[k]);
+    g_clear_pointer(&job->entry_shapes, g_free);
+    g_clear_pointer(&job->entry_names, g_strfreev);
+    g_clear_pointer(&job->entry_paths, g_strfreev);
     g_clear_pointer(&job->ranges, g_array_unref);
     g_clear_pointer(&job->model, model_free);
     g_clear_pointer(&job->order_problem, order_problem_free);

@@ -8,6 +8,7 @@
 #include "cli/phases.h"
 #include "cli/run-print.h"
 #include "driver/driver.h"
+#include "driver/entries.h"
 #include "driver/range.h"
 #include "exec/exec.h"
 #include "report/chrome-trace.h"
@@ -270,10 +271,43 @@ static int run_range(Job *job)
     return status;
 }
 
+/* Several --graph: entry points planned in one arena by the driver (driver/entries.h), reported. */
+static int run_entries(Job *job)
+{
+    PipelineRecipe recipe = {.order = job->order, .order_budget_states = job->order_budget_states,
+                             .order_seconds = job->order_seconds, .layout = job->layout,
+                             .strict_runtime = job->strict_runtime, .scratch = job->scratch,
+                             .kv = job->kv.capacity ? &job->kv : NULL};
+    guint n = g_strv_length(job->entry_paths);
+    EntrySpec *specs = g_new0(EntrySpec, n);
+    for (guint k = 0; k < n; k++)
+        specs[k] = (EntrySpec){job->entry_paths[k], job->entry_names[k], &job->entry_shapes[k]};
+    EntriesJob ej = {.entries = specs, .n = n, .fuse = job->fuse, .recipe = &recipe, .alias = job->alias,
+                     .bins_path = job->bins_path, .strategy = job->strategy, .place = &job->place,
+                     .verify = job->verify};
+    ReportEntries report;
+    report_entries_init(&report);
+    report.order = job->order->name;
+    report.strategy = job->strategy->name;
+    report.alias = job->alias;
+    GError *error = NULL;
+    int status = 0;
+    if (entries_plan(&ej, &report, NULL, NULL, &error))
+        report_entries_print(stdout, job->format, &report);
+    else
+        status = cli_file_error(NULL, error); /* it names the entry's file */
+    g_clear_error(&error);
+    report_entries_clear(&report);
+    g_free(specs);
+    return status;
+}
+
 int job_run(Job *job)
 {
     if (job->kind == JOB_RANGE)
         return run_range(job);
+    if (job->kind == JOB_ENTRIES)
+        return run_entries(job);
     GError *error = NULL;
     Trace *t = NULL;
     int status = 0;

@@ -3,6 +3,7 @@
 #include "report/csv-table.h"
 #include "base/escape.h"
 #include "report/peak.h"
+#include "report/report-entries.h"
 #include "report/report-range.h"
 #include "base/json-text.h"
 #include "base/units.h"
@@ -520,13 +521,14 @@ static void json_record(FILE *out, const char *const *names, const char *const *
 static const ReportFormatRow format_rows[] = {
     {.name = "text", .prose = TRUE, .notes = TRUE, .peak = TRUE, .item = "  ", .block = "", .report = text_report,
      .table = text_table, .record = text_record, .aliasing = text_aliasing, .map = text_map,
-     .range = report_range_text},
+     .range = report_range_text, .entries = report_entries_text},
     {.name = "md", .notes = TRUE, .peak = TRUE, .item = "- ", .block = "    ", .widens = TRUE, .report = md_report, .table = md_table,
-     .record = md_record, .aliasing = md_aliasing, .map = md_map, .range = report_range_md},
+     .record = md_record, .aliasing = md_aliasing, .map = md_map, .range = report_range_md,
+     .entries = report_entries_md},
     {.name = "csv", .map_alone = TRUE, .report = csv_report, .table = csv_table, .record = csv_record, .map = csv_map,
-     .range = report_range_csv},
+     .range = report_range_csv, .entries = report_entries_csv},
     {.name = "json", .peak = TRUE, .report = json_report, .table = json_table, .record = json_record,
-     .range = report_range_json},
+     .range = report_range_json, .entries = report_entries_json},
 };
 
 ReportFormat report_format_find(const char *name)
@@ -543,6 +545,11 @@ char *report_format_names(void)
     for (guint k = 0; k < G_N_ELEMENTS(format_rows); k++)
         g_string_append_printf(s, "%s%s", k ? ", " : "", format_rows[k].name);
     return g_string_free(s, FALSE);
+}
+
+void report_entries_print(FILE *out, ReportFormat f, const ReportEntries *r)
+{
+    f->entries(out, r);
 }
 
 void report_range_print(FILE *out, ReportFormat f, const ReportRange *r)

@@ -13,6 +13,7 @@
 
 struct ReportFormatRow;
 struct ReportRange;
+struct ReportEntries;
 /* A report format: a row of the format table (report.c). */
 typedef const struct ReportFormatRow *ReportFormat;
 /* By name (text, md, csv, json); NULL when there is none. */
@@ -90,10 +91,14 @@ typedef struct ReportFormatRow {
     void (*map)(FILE *out, const Trace *t, const guint64 *offsets, const guint *order);
     /* a range of dims planned (report-range.h) */
     void (*range)(FILE *out, const struct ReportRange *r);
+    /* several entry points planned in one arena (report-entries.h) */
+    void (*entries)(FILE *out, const struct ReportEntries *r);
 } ReportFormatRow;
 
 /* A range of dims planned (report-range.h), in the format's writer. */
 void report_range_print(FILE *out, ReportFormat f, const struct ReportRange *r);
+/* Several entry points planned in one arena (report-entries.h), in the format's writer. */
+void report_entries_print(FILE *out, ReportFormat f, const struct ReportEntries *r);
 
 /* The plan drawn in characters: time across, address down, one letter per buffer. */
 void report_ascii(FILE *out, const Trace *t, const Plan *plan, guint width, guint height);
