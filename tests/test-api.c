@@ -253,6 +253,32 @@ static void test_kv(void)
     g_free(graph);
 }
 
+/* Entry points in one arena through the library, as test-kv.c has them through the command: the cache once, the
+ * prefill's transient buffers beside it; one path refused. */
+static void test_entries(void)
+{
+    char *prefill = test_write_model(test_prefill_step(), "api-prefill.onnx");
+    char *decode = test_write_model(test_decode_step(3, FALSE), "api-decode.onnx");
+    arenasim_options o;
+    arenasim_options_init(&o);
+    o.kv_capacity = 8;
+    char *error = NULL;
+    arenasim_entries *e = arenasim_entries_plan((const char *const[]){prefill, decode, NULL}, &o, &error);
+    g_assert_null(error);
+    g_assert_cmpuint(arenasim_entries_arena_bytes(e), ==, 384 + 192);
+    g_assert_cmpuint(arenasim_entries_lower_bound_bytes(e), ==, 384 + 144);
+    g_assert_cmpuint(arenasim_entries_state_bytes(e), ==, 384);
+    char *json = arenasim_entries_report_json(e);
+    assert_contains(json, "\"entry\" : \"api-prefill\"");
+    arenasim_free(json);
+    arenasim_entries_free(e);
+    g_assert_null(arenasim_entries_plan((const char *const[]){decode, NULL}, &o, &error));
+    assert_contains(error, "paths: 2 to 16 models planned in one arena");
+    arenasim_free(error);
+    g_free(prefill);
+    g_free(decode);
+}
+
 /* A model handle loads once and plans many times, each plan with its own strategy and order; plans outlive the
  * handle; an options struct from a caller compiled with fewer fields (a smaller size) gives the later ones their
  * defaults, whatever bytes follow. */
@@ -730,6 +756,9 @@ static void test_installed(void)
         "kv = arenasim.plan(sys.argv[4], kv_capacity=8, kv={'past_key_values.*': 'present.*'})\n"
         "assert kv.arena_bytes == 512, kv\n"
         "assert kv.report['kv'] == {'pairs': 1, 'capacity_tokens': 8, 'cache_bytes': 384}, kv.report\n"
+        "e = arenasim.plan_entries([sys.argv[5], sys.argv[4]], kv_capacity=8)\n"
+        "assert (e.arena_bytes, e.state_bytes) == (576, 384), e\n"
+        "assert [x['state_bytes'] for x in e.report['entries']] == [144, 384], e.report\n"
         "try:\n"
         "    arenasim.plan('graphs/gpt2.onnx\\0.x', 'bestfit')\n"
         "    sys.exit('a path cut at its NUL was planned')\n"
@@ -738,8 +767,11 @@ static void test_installed(void)
     char *graph = test_write_symbolic_graph(), *empty = write_empty_output_model();
     char *torch_gpt2 = test_source_path("graphs/models/torch/gpt2-torch.onnx");
     char *decode = test_write_model(test_decode_step(3, FALSE), "api-kv-python.onnx");
-    r = run_env((const char *[]){"/usr/bin/python3", "-c", script, graph, empty, torch_gpt2, decode, NULL}, pyenv);
+    char *prefill = test_write_model(test_prefill_step(), "api-prefill-python.onnx");
+    r = run_env((const char *[]){"/usr/bin/python3", "-c", script, graph, empty, torch_gpt2, decode, prefill, NULL},
+                pyenv);
     g_free(decode);
+    g_free(prefill);
     g_free(torch_gpt2);
     g_free(graph);
     g_free(empty);
@@ -772,6 +804,7 @@ int main(int argc, char **argv)
     g_test_add_func("/api/run-same-verdict", test_run_same_verdict);
     g_test_add_func("/api/range", test_range);
     g_test_add_func("/api/kv", test_kv);
+    g_test_add_func("/api/entries", test_entries);
     g_test_add_func("/api/installed", test_installed);
     return g_test_run();
 }

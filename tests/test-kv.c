@@ -211,28 +211,11 @@ static void test_sim(void)
     g_free(path);
 }
 
-/* A prefill for test_decode_step(3): x [1,3,3,4] through a Relu into present.0.key (a graph output, its three
- * tokens), summed into a scalar output. */
-static char *write_prefill(void)
-{
-    Builder *b = builder_new("prefill", 13);
-    builder_input(b, "x", DT_FLOAT, 4, (const gint64[]){1, 3, 3, 4});
-    const char *present_name[] = {"present.0.key"};
-    builder_node(b, "Relu", (const char *const[]){"x", NULL}, 1, present_name, NULL);
-    builder_output(b, "present.0.key");
-    builder_output(b, B_OPA(b, "ReduceSum", attr_new_int("keepdims", 0), "present.0.key"));
-    GError *error = NULL;
-    Model *m = builder_finish(b, &error);
-    g_assert_no_error(error);
-    g_assert_true(test_infer(m, NULL, &error));
-    return test_write_model(m, "prefill.onnx");
-}
-
 /* Two entry points in one arena: the cache (384 B at capacity 8) once for both, the prefill's present in it; each
  * entry's other buffers in its own steps. */
 static void test_entries(void)
 {
-    char *prefill = write_prefill(), *decode = test_write_model(test_decode_step(3, FALSE), "decode.onnx");
+    char *prefill = test_write_model(test_prefill_step(), "prefill.onnx"), *decode = test_write_model(test_decode_step(3, FALSE), "decode.onnx");
     RunResult r = test_run("SIM_BIN", (const char *const[]){"--graph", prefill, "--graph", decode, "--kv-capacity",
                                                           "8", "--format", "json", NULL});
     g_assert_cmpint(r.status, ==, 0);

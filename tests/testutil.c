@@ -265,3 +265,19 @@ Model *test_decode_step(gint64 past, gboolean reshape)
     g_assert_no_error(error);
     return m;
 }
+
+Model *test_prefill_step(void)
+{
+    Builder *b = builder_new("prefill", 13);
+    builder_input(b, "x", DT_FLOAT, 4, (const gint64[]){1, 3, 3, 4});
+    const char *present_name[] = {"present.0.key"};
+    builder_node(b, "Relu", (const char *const[]){"x", NULL}, 1, present_name, NULL);
+    builder_output(b, "present.0.key");
+    builder_output(b, B_OPA(b, "ReduceSum", attr_new_int("keepdims", 0), "present.0.key"));
+    GError *error = NULL;
+    Model *m = builder_finish(b, &error);
+    g_assert_no_error(error);
+    g_assert_true(test_infer(m, NULL, &error));
+    g_assert_no_error(error);
+    return m;
+}

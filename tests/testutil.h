@@ -72,6 +72,9 @@ char *test_write_model(Model *m, const char *name);
  * read through a Transpose by a MatMul (the scores, a graph output); `reshape` adds a Reshape of the present read
  * by a ReduceSum (a graph output too). */
 Model *test_decode_step(gint64 past, gboolean reshape);
+/* Its prefill, shapes inferred: x [1,3,3,4] through a Relu into present.0.key (a graph output, three tokens),
+ * summed into a scalar output. */
+Model *test_prefill_step(void);
 
 /* The committed graphs (graphs/NAME.onnx) the tests' sweeps walk, NULL-terminated: the one list. */
 extern const char *const test_corpus_graphs[];

@@ -110,6 +110,12 @@ for _name, _res, _args in [
         ("arenasim_range_lower_bound_at", ctypes.c_int, [_P, ctypes.POINTER(ctypes.c_int64),
                                                          ctypes.POINTER(ctypes.c_uint64)]),
         ("arenasim_range_report_json", ctypes.c_void_p, [_P]),
+        ("arenasim_entries_plan", _P, [_STRS, ctypes.POINTER(_Options), ctypes.POINTER(ctypes.c_void_p)]),
+        ("arenasim_entries_free", None, [_P]),
+        ("arenasim_entries_arena_bytes", ctypes.c_uint64, [_P]),
+        ("arenasim_entries_lower_bound_bytes", ctypes.c_uint64, [_P]),
+        ("arenasim_entries_state_bytes", ctypes.c_uint64, [_P]),
+        ("arenasim_entries_report_json", ctypes.c_void_p, [_P]),
         ("arenasim_names", ctypes.POINTER(ctypes.c_char_p), [ctypes.c_int]),
         ("arenasim_version", ctypes.c_char_p, []),
         ("arenasim_free", None, [ctypes.c_void_p])]:
@@ -460,6 +466,39 @@ def plan_range(path, dims, strategy=None, *, check=False, every=False, one_plan=
     if not r:
         _raise(err)
     return Range(r, os.fspath(path))
+
+
+@dataclass(frozen=True)
+class Entries:
+    """Models planned as entry points in one arena (arenasim_entries_plan, `sim --graph A --graph B`): the one
+    arena, its lower bound, the state's bytes (the KV caches) and the report (per entry: alone_arena_bytes,
+    transient_peak_bytes, state_bytes)."""
+    paths: list
+    arena_bytes: int
+    lower_bound_bytes: int
+    state_bytes: int
+    report: dict
+
+
+def plan_entries(paths, strategy=None, **options):
+    """Plans models as entry points in one arena, a prefill and a decode step: their KV caches
+    (kv_capacity=N) one buffer each for all of them. dims may bind one entry's dim as {"ENTRY:NAME": VALUE}, ENTRY
+    the file's name without .onnx. Other options as plan(). Raises Error."""
+    keep = []
+    paths = [os.fspath(p) for p in paths]
+    texts = [_bytes(p, "the path") for p in paths] + [None]
+    array = (ctypes.c_char_p * len(texts))(*texts)
+    o = _options(dict(options, strategy=strategy), keep)
+    err = ctypes.c_void_p()
+    e = _lib.arenasim_entries_plan(ctypes.cast(array, _STRS), ctypes.byref(o), ctypes.byref(err))
+    if not e:
+        _raise(err)
+    try:
+        return Entries(paths, _lib.arenasim_entries_arena_bytes(e), _lib.arenasim_entries_lower_bound_bytes(e),
+                       _lib.arenasim_entries_state_bytes(e),
+                       json.loads(_owned_text(_lib.arenasim_entries_report_json(e))))
+    finally:
+        _lib.arenasim_entries_free(e)
 
 
 def names(kind="strategies"):

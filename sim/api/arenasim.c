@@ -5,6 +5,7 @@
 #include "base/error.h"
 #include "base/version.h"
 #include "driver/driver.h"
+#include "driver/entries.h"
 #include "driver/range.h"
 #include "driver/run.h"
 #include "model/onnx.h"
@@ -671,6 +672,95 @@ static void range_json(FILE *f, gconstpointer r)
 char *arenasim_range_report_json(const arenasim_range *r)
 {
     return printed(range_json, &r->report);
+}
+
+struct arenasim_entries {
+    ReportEntries report;
+    char *order, *strategy, *alias; /* the report's strings */
+};
+
+arenasim_entries *arenasim_entries_plan(const char *const *paths, const arenasim_options *options, char **error)
+{
+    arenasim_options o;
+    GError *e = NULL;
+    if (error)
+        *error = NULL;
+    const PlaceStrategy *strategy = NULL;
+    PlaceOptions place;
+    gboolean best = FALSE;
+    guint n = paths ? g_strv_length((char **)paths) : 0;
+    GHashTable *pins = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    PipelineRecipe recipe = {0};
+    KvRequest kv;
+    char **names = g_new0(char *, n + 1);
+    ShapeOptions *shapes = g_new0(ShapeOptions, MAX(n, 1));
+    for (guint k = 0; k < n; k++)
+        shape_options_init(&shapes[k]);
+    gboolean ok = plan_choices(options, &o, &strategy, &place, &e) &&
+                  ((n >= 2 && n <= ENTRIES_MAX) || usage(&e, "paths: 2 to 16 models planned in one arena")) &&
+                  (!o.fuse || fuse_kind_known(o.fuse) || usage(&e, "fuse: unknown kind")) &&
+                  ((!o.inputs && !o.pins && !o.run) ||
+                   usage(&e, "inputs, pins and run are for one model's plan: not with entry points")) &&
+                  trace_recipe(&o, &recipe, &best, pins, &kv, &e) &&
+                  (!best || usage(&e, "order \"best\" chooses an order for one model: with entry points, name one"));
+    for (guint k = 0; ok && k < n; k++)
+        ok = (is_model(paths[k]) || usage(&e, "entry points are models (.onnx), not traces"));
+    for (guint k = 0; k < n; k++)
+        shapes[k].allow_unknown_ops = o.allow_unknown_ops != 0;
+    ok = ok && entries_bind(paths, n, o.dims, o.bounds, names, shapes, &e);
+    arenasim_entries *r = g_new0(arenasim_entries, 1);
+    report_entries_init(&r->report);
+    if (ok) {
+        EntrySpec *specs = g_new0(EntrySpec, n);
+        for (guint k = 0; k < n; k++)
+            specs[k] = (EntrySpec){paths[k], names[k], &shapes[k]};
+        r->order = g_strdup(recipe.order->name);
+        r->strategy = g_strdup(strategy->name);
+        r->alias = g_strdup(o.alias ? o.alias : "all");
+        r->report.order = r->order;
+        r->report.strategy = r->strategy;
+        r->report.alias = r->alias;
+        EntriesJob job = {.entries = specs, .n = n, .fuse = o.fuse, .recipe = &recipe, .alias = r->alias,
+                          .bins_path = o.bins, .strategy = strategy, .place = &place, .verify = o.verify != 0};
+        ok = entries_plan(&job, &r->report, NULL, NULL, &e);
+        g_free(specs);
+    }
+    for (guint k = 0; k < n; k++)
+        shape_options_clear(&shapes[k]);
+    g_free(shapes);
+    g_strfreev(names);
+    g_hash_table_unref(pins);
+    if (!ok) {
+        set_error(error, e);
+        arenasim_entries_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+void arenasim_entries_free(arenasim_entries *e)
+{
+    if (!e)
+        return;
+    report_entries_clear(&e->report);
+    g_free(e->order);
+    g_free(e->strategy);
+    g_free(e->alias);
+    g_free(e);
+}
+
+uint64_t arenasim_entries_arena_bytes(const arenasim_entries *e) { return e->report.arena; }
+uint64_t arenasim_entries_lower_bound_bytes(const arenasim_entries *e) { return e->report.lower_bound; }
+uint64_t arenasim_entries_state_bytes(const arenasim_entries *e) { return e->report.state_bytes; }
+
+static void entries_json(FILE *f, gconstpointer r)
+{
+    report_entries_print(f, report_format_find("json"), r);
+}
+
+char *arenasim_entries_report_json(const arenasim_entries *e)
+{
+    return printed(entries_json, &e->report);
 }
 
 static void row_json(FILE *f, gconstpointer row)

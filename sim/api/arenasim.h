@@ -184,6 +184,20 @@ int arenasim_range_lower_bound_at(const arenasim_range *r, const int64_t *values
  * counts and the check. */
 char *arenasim_range_report_json(const arenasim_range *r);
 
+/* Models planned as entry points in one arena (`sim --graph A --graph B`): a prefill and a decode step, their KV
+ * caches (options.kv_capacity) one buffer each for all of them, each model's other buffers in its own steps.
+ * paths: 2 to 16, NULL-terminated, each named by its file's name without ".onnx"; options.dims may bind one entry's
+ * dim as "ENTRY:NAME=VALUE". NULL with *error set when it cannot. */
+typedef struct arenasim_entries arenasim_entries;
+arenasim_entries *arenasim_entries_plan(const char *const *paths, const arenasim_options *o, char **error);
+void arenasim_entries_free(arenasim_entries *e);
+/* The one arena, its lower bound and the state's bytes (the caches, each at its largest size). */
+uint64_t arenasim_entries_arena_bytes(const arenasim_entries *e);
+uint64_t arenasim_entries_lower_bound_bytes(const arenasim_entries *e);
+uint64_t arenasim_entries_state_bytes(const arenasim_entries *e);
+/* The report as `sim --graph A --graph B --format json` prints it. */
+char *arenasim_entries_report_json(const arenasim_entries *e);
+
 typedef enum { ARENASIM_STRATEGIES, ARENASIM_ORDERS, ARENASIM_ALIASES } arenasim_list;
 /* The names of a list, NULL-terminated, in the registry's order; static. */
 const char *const *arenasim_names(arenasim_list which);

@@ -343,42 +343,17 @@ static int resolve_entries(const RawOptions *o, Job *job)
         return cli_usage_error("several --graph plan entry points in one arena and report it: --info, --compare, "
                                "--orders, --order best, --run, --map, --ascii, --html, --chrome-trace, --trace-out, "
                                "--solution-out, --inputs, --plot, --pin, --wide and --range-* are for one model");
+    job->entry_paths = g_strdupv(o->graphs);
     job->entry_names = g_new0(char *, n + 1);
     job->entry_shapes = g_new0(ShapeOptions, n);
     for (guint k = 0; k < n; k++) {
         shape_options_init(&job->entry_shapes[k]);
         job->entry_shapes[k].allow_unknown_ops = o->allow_unknown_ops;
-        job->entry_names[k] = entries_name(o->graphs[k]);
     }
-    for (guint k = 0; k < n; k++) {
-        for (guint j = 0; j < k; j++)
-            if (!strcmp(job->entry_names[j], job->entry_names[k])) {
-                char *msg = g_strdup_printf("--graph %s and --graph %s have one name, '%s': entries are told apart by "
-                                            "their file names", o->graphs[j], o->graphs[k], job->entry_names[k]);
-                int status = cli_usage_error(msg);
-                g_free(msg);
-                return status;
-            }
-    }
-    job->entry_paths = g_strdupv(o->graphs);
     GError *error = NULL;
-    for (char **d = o->dims; d && *d; d++) {
-        char *spec;
-        gint to = entries_dim_target(*d, (const char *const *)job->entry_names, n, &spec);
-        gboolean ok = !range_spec_is_range(spec) ||
-                      (g_set_error(&error, SIM_ERROR, SIM_ERROR_USAGE, "--dim '%s': entries take one value a dim", *d),
-                       FALSE);
-        for (guint k = 0; ok && k < n; k++)
-            if (to < 0 || (guint)to == k)
-                ok = shape_options_add_dim(&job->entry_shapes[k], spec, &error);
-        g_free(spec);
-        if (!ok)
-            return gerror_usage(error, NULL);
-    }
-    for (char **b = o->bounds; b && *b; b++)
-        for (guint k = 0; k < n; k++)
-            if (!shape_options_add_bound(&job->entry_shapes[k], *b, &error))
-                return gerror_usage(error, NULL);
+    if (!entries_bind((const char *const *)o->graphs, n, (const char *const *)o->dims, (const char *const *)o->bounds,
+                      job->entry_names, job->entry_shapes, &error))
+        return gerror_usage(error, NULL);
     job->kind = JOB_ENTRIES;
     return -1;
 }
@@ -769,7 +744,7 @@ void job_clear(Job *job)
     g_clear_pointer(&job->orders, g_ptr_array_unref);
     g_clear_pointer(&job->pins, g_hash_table_unref);
     g_clear_pointer(&job->kv_patterns, g_strfreev);
-    for (guint k = 0; job->entry_shapes && job->entry_names[k]; k++)
+    for (guint k = 0; job->entry_shapes && job->entry_paths[k]; k++)
         shape_options_clear(&job->entry_shapes[k]);
     g_clear_pointer(&job->entry_shapes, g_free);
     g_clear_pointer(&job->entry_names, g_strfreev);

@@ -14,7 +14,9 @@ char *entries_name(const char *path)
     return base;
 }
 
-gint entries_dim_target(const char *spec, const char *const *names, guint n, char **spec_out)
+/* Splits a spec "ENTRY:NAME=VALUE" naming one of `names` into the entry's index and "NAME=VALUE" (*spec_out, newly
+ * allocated); a spec naming none gives -1 and a copy. */
+static gint dim_target(const char *spec, char *const *names, guint n, char **spec_out)
 {
     const char *eq = strchr(spec, '='), *colon = strchr(spec, ':');
     if (colon && (!eq || colon < eq))
@@ -25,6 +27,38 @@ gint entries_dim_target(const char *spec, const char *const *names, guint n, cha
             }
     *spec_out = g_strdup(spec);
     return -1;
+}
+
+gboolean entries_bind(const char *const *paths, guint n, const char *const *dims, const char *const *bounds,
+                      char **names, ShapeOptions *shapes, GError **error)
+{
+    for (guint k = 0; k < n; k++) {
+        names[k] = entries_name(paths[k]);
+        for (guint j = 0; j < k; j++)
+            if (!strcmp(names[j], names[k])) {
+                g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--graph %s and --graph %s have one name, '%s': entries "
+                            "are told apart by their file names", paths[j], paths[k], names[k]);
+                return FALSE;
+            }
+    }
+    for (const char *const *d = dims; d && *d; d++) {
+        char *spec;
+        gint to = dim_target(*d, names, n, &spec);
+        gboolean ok = !strchr(strchr(spec, '=') ? strchr(spec, '=') : spec, ':');
+        if (!ok)
+            g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--dim '%s': entries take one value a dim", *d);
+        for (guint k = 0; ok && k < n; k++)
+            if (to < 0 || (guint)to == k)
+                ok = shape_options_add_dim(&shapes[k], spec, error);
+        g_free(spec);
+        if (!ok)
+            return FALSE;
+    }
+    for (const char *const *b = bounds; b && *b; b++)
+        for (guint k = 0; k < n; k++)
+            if (!shape_options_add_bound(&shapes[k], *b, error))
+                return FALSE;
+    return TRUE;
 }
 
 /* One entry loaded and traced. */

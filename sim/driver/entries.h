@@ -26,9 +26,12 @@ typedef struct {
 
 /* The entry name a path gives (its base name without ".onnx"); newly allocated. */
 char *entries_name(const char *path);
-/* Splits a --dim spec "ENTRY:NAME=VALUE" naming one of `names` (n of them) into the entry's index and "NAME=VALUE"
- * (*spec_out, newly allocated); a spec naming none gives -1 and a copy. */
-gint entries_dim_target(const char *spec, const char *const *names, guint n, char **spec_out);
+/* The entries' names (entries_name of each of n paths; two alike are refused) and their dims: a spec
+ * "ENTRY:NAME=VALUE" binds that entry's only, any other every entry's (a range is refused: one value a dim), and the
+ * bounds every entry's. names (n + 1 entries, left NULL-terminated) and shapes (n, shape_options_init'ed) are the
+ * caller's. FALSE with a usage error. */
+gboolean entries_bind(const char *const *paths, guint n, const char *const *dims, const char *const *bounds,
+                      char **names, ShapeOptions *shapes, GError **error);
 
 typedef struct {
     const EntrySpec *entries;

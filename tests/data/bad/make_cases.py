@@ -455,7 +455,11 @@ def main():
          "sim: graphs/pinned.onnx: pins 'input' and 'reshape1' disagree: both live in buffer 'input', which they put at 4096 and 8192"),
         ("--graph graphs/gpt2.onnx --format yaml", 2, "sim: --format takes text, md, csv or json (see sim --help)"),
         # An option given twice, a number that is not one, an explicit zero that used to mean the default.
-        ("--graph graphs/gpt2.onnx --graph graphs/block.onnx", 2, "sim: --graph is given twice: it takes one value (see sim --help)"),
+        ("--trace graphs/solution.csv --trace graphs/solution.csv", 2,
+         "sim: --trace is given twice: it takes one value (see sim --help)"),
+        ("--graph graphs/gpt2.onnx --graph graphs/block.onnx", 1,
+         "sim: the entries share no state: plan them together with their KV caches at a capacity (--kv-capacity N), "
+         "or each on its own"),
         ("--graph graphs/gpt2.onnx --budget nan", 2, "sim: --budget takes a finite number, not 'nan' (see sim --help)"),
         ("--graph graphs/gpt2.onnx --budget inf", 2, "sim: --budget takes a finite number, not 'inf' (see sim --help)"),
         ("--graph graphs/gpt2.onnx --budget 0", 2, "sim: --budget takes a positive number of seconds (see sim --help)"),
