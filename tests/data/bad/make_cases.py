@@ -507,16 +507,17 @@ def main():
          "sim: the range has more than 1,048,576 points in all: narrow it or give a STEP (see sim --help)"),
         ("--graph graphs/gpt2.onnx --dim seq=1:4", 1,
          "sim: graphs/gpt2.onnx: at seq=1: --dim seq: the graph has no symbolic dimension of that name (it has none)"),
-        ("--graph graphs/gpt2.onnx --kv 'past.*=present.*'", 2,
+        ("--graph graphs/gpt2.onnx --kv past.*=present.*", 2,
          "sim: --kv names the cache pairs that --kv-capacity N plans: give both (see sim --help)"),
-        ("--graph graphs/gpt2.onnx --kv-capacity 0", 2, "sim: --kv-capacity takes a positive number of tokens (see sim --help)"),
+        ("--graph graphs/gpt2.onnx --kv-capacity 0", 2,
+         "sim: --kv-capacity takes a positive number of tokens (see sim --help)"),
         ("--graph graphs/gpt2.onnx --kv-capacity 1024", 1,
          "sim: graphs/gpt2.onnx: --kv-capacity: the graph has no KV cache pair (a Concat of a graph input with a new "
          "slice, making a graph output); name them with --kv PAST=PRESENT"),
-        ("--graph graphs/gpt2.onnx --kv-capacity 1024 --kv 'x*=y'", 1,
+        ("--graph graphs/gpt2.onnx --kv-capacity 1024 --kv x*=y", 1,
          "sim: graphs/gpt2.onnx: --kv takes PAST=PRESENT, each with one '*' or none, both alike "
          "(\"past_key_values.*=present.*\"), not 'x*=y'"),
-        ("--graph graphs/gpt2.onnx --kv-capacity 1024 --kv 'past.*=present.*'", 1,
+        ("--graph graphs/gpt2.onnx --kv-capacity 1024 --kv past.*=present.*", 1,
          "sim: graphs/gpt2.onnx: --kv past.*=present.* matches no graph input"),
         ("--graph graphs/gpt2.onnx --kv-capacity 1024 --io outside", 1,
          "sim: graphs/gpt2.onnx: --kv-capacity plans the cache in the arena: it cannot be used with --io outside or "
