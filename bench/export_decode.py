@@ -13,7 +13,9 @@ Both take input_ids [batch, seq] and past_key_values.N.key / .value [batch, kv h
 logits [batch, seq, vocab] and present.N.key / .value [batch, kv heads, past_seq + seq, head dim]: a Concat of the
 past with the new slice along axis 2 (the layout Hugging Face's exports use). The same file runs any number of
 new tokens (seq) after a past of one or more; NAME-prefill.onnx is the same model's pass over a prompt with no past (its
-presents are the prompt's keys and values, [batch, kv heads, seq, head dim]). Opset 14.
+presents are the prompt's keys and values, [batch, kv heads, seq, head dim]). Opset 14. NAME-generate/ holds torch's
+own greedy generation with its cache, in the model zoo's layout: a prompt of 16 ids (input_0.pb) and the 32 tokens
+generated (output_0.pb).
 
 Usage: /usr/bin/python3 bench/export_decode.py OUTDIR   (Debian's python3-torch, python3-onnx)
 """
@@ -163,6 +165,27 @@ def export(model, path, prefill=False):
     print(f"wrote {path} ({os.path.getsize(path)} bytes)")
 
 
+def generate(model, out, prompt_len=16, new=32):
+    """torch's own greedy generation with its KV cache, the oracle of `sim --generate`: a prompt of pseudo-random
+    ids, then `new` tokens, each the argmax of the last logits (the first from the prompt's pass). Written in the
+    model zoo's layout: input_0.pb the prompt [1, prompt_len], output_0.pb the tokens [1, new] (int64)."""
+    from onnx import numpy_helper
+    g = torch.Generator().manual_seed(1)
+    prompt = torch.randint(0, VOCAB, (1, prompt_len), generator=g)
+    tokens = []
+    with torch.no_grad():
+        logits, *past = model(prompt)
+        for _ in range(new):
+            tokens.append(int(logits[0, -1].argmax()))
+            if len(tokens) < new:
+                logits, *past = model(torch.tensor([[tokens[-1]]]), *past)
+    os.makedirs(out, exist_ok=True)
+    for what, t in (("input_0", prompt), ("output_0", torch.tensor([tokens]))):
+        with open(os.path.join(out, f"{what}.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(t.numpy()).SerializeToString())
+    print(f"wrote {out} (a prompt of {prompt_len} ids, {new} tokens)")
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -170,6 +193,7 @@ def main():
     for name, model in (("gpt2", Gpt2Kv()), ("llama", LlamaKv())):
         export(model, os.path.join(out, f"{name}-kv.onnx"))
         export(model, os.path.join(out, f"{name}-prefill.onnx"), prefill=True)
+        generate(model.eval(), os.path.join(out, f"{name}-generate"))
 
 
 if __name__ == "__main__":
