@@ -10,7 +10,9 @@
 #   - the arena at every cache length 1..N-1 at capacity 2048 (`--dim past_seq=1:2047`), as a formula;
 #   - the prefill of 128 tokens and the decode step at capacity 1024 planned in one arena (`--graph` twice) beside
 #     each planned alone;
-#   - the step at capacity 1024 run inside its plan and checked bit for bit against a run with nothing shared.
+#   - the step at capacity 1024 run inside its plan and checked bit for bit against a run with nothing shared;
+#   - a greedy generation of 32 tokens after a prompt of 16 run inside one plan at capacity 1024 (`--generate 32`),
+#     checked token for token against torch's own generation with its KV cache.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 make -s build/sim
@@ -24,7 +26,7 @@ if [ ! -f "$stamp" ]; then
     rm -rf "$own"
     mkdir -p "$own"
     /usr/bin/python3 bench/export_decode.py "$own" 2>&1 | grep '^wrote' >&2 || true
-    ls "$own"/{gpt2,llama}-{kv,prefill}.onnx > /dev/null
+    ls "$own"/{gpt2,llama}-{kv,prefill}.onnx "$own"/{gpt2,llama}-generate/output_0.pb > /dev/null
     touch "$stamp"
 fi
 
@@ -43,6 +45,8 @@ for model in gpt2 llama; do
         > "$work/$model-entries.json"
     "$sim" --graph "$own/$model-kv.onnx" --dim batch=1 --dim seq=1 --dim past_seq=1023 --kv-capacity 1024 --run \
         --check --poison > "$work/$model-run.txt"
+    "$sim" --graph "$own/$model-prefill.onnx" --graph "$own/$model-kv.onnx" --kv-capacity 1024 --generate 32 \
+        --inputs "$own/$model-generate" --expect "$own/$model-generate" --poison --format json > "$work/$model-gen.json"
 done
 
 /usr/bin/python3 - "$work" "$own" > results/kv-cache.md <<'PY'
@@ -109,5 +113,17 @@ for model in ("gpt2", "llama"):
     arena = next(l for l in lines if l.startswith("arena ")).split(None, 1)[1]
     check = next(l for l in lines if l.startswith("check ")).split(None, 1)[1]
     print(f"| {model} | {arena} | {check} |")
+print()
+print("## A greedy generation inside one plan\n")
+print("`sim --graph MODEL-prefill.onnx --graph MODEL-kv.onnx --kv-capacity 1024 --generate 32 --inputs DIR --expect")
+print("DIR --poison`: the prefill over a prompt of 16 ids, then 31 decode steps, the caches kept in the arena from step to")
+print("step, each token the argmax of the last logits; DIR holds torch's own greedy generation with its KV cache")
+print("(bench/export_decode.py).\n")
+print("| model | prompt | tokens | equal to torch's | one arena (B) | state (B) |")
+print("|---|---:|---:|---:|---:|---:|")
+for model in ("gpt2", "llama"):
+    g = json.load(open(f"{work}/{model}-gen.json"))
+    print(f"| {model} | {len(g['prompt'])} | {len(g['tokens'])} | {g['matched']} | {g['plan']['arena_bytes']:,} | "
+          f"{g['plan']['state_bytes']:,} |")
 PY
 echo "kv.sh: wrote results/kv-cache.md" >&2

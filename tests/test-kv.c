@@ -3,10 +3,12 @@
  * in it, every refusal one clear line; then through `sim`, planned and run inside the plan. */
 #include "testutil.h"
 
+#include "api/arenasim.h"
 #include "memory/kv.h"
 #include "plan/place.h"
 #include "plan/verify.h"
 
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
 
@@ -260,6 +262,97 @@ static void test_entries(void)
     g_free(decode);
 }
 
+/* A greedy generation inside one plan against torch's own (bench/export_decode.py, Debian's torch): the
+ * GPT-2-style and LLaMA-style decoders' prefill and decode step, the caches kept in the arena from step to step,
+ * every token equal to torch's, dead buffers poisoned; a wrong expected token makes the run fail. The sanitizer
+ * pass makes 8 tokens, the native one 32. */
+static void test_generate_torch(void)
+{
+    char *dir = test_scratch_path("decoders"), *script = test_source_path("bench/export_decode.py");
+    char *argv[] = {"/usr/bin/python3", script, dir, NULL}, *err = NULL;
+    gint status = 0;
+    g_assert_true(g_spawn_sync(NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err, &status, NULL));
+    if (!g_spawn_check_wait_status(status, NULL))
+        g_error("bench/export_decode.py failed: %s", err);
+    const char *tokens = g_getenv("ARENASIM_TEST_SAMPLE") ? "8" : "32";
+    for (guint m = 0; m < 2; m++) {
+        const char *model = m ? "llama" : "gpt2";
+        char *prefill = g_strdup_printf("%s/%s-prefill.onnx", dir, model), *decode = g_strdup_printf("%s/%s-kv.onnx",
+                                                                                                      dir, model);
+        char *data = g_strdup_printf("%s/%s-generate", dir, model), *want = g_strdup_printf(
+                                                                        "check          %s of %s tokens equal those "
+                                                                        "expected\n", tokens, tokens);
+        RunResult r = test_run("SIM_BIN", (const char *const[]){"--graph", prefill, "--graph", decode, "--kv-capacity",
+                                                              "64", "--generate", tokens, "--inputs", data,
+                                                              "--expect", data, "--poison", NULL});
+        if (r.status != 0)
+            g_error("%s: %s%s", model, r.out, r.err);
+        assert_contains(r.out, want);
+        assert_contains(r.out, "state          8 buffers live through every entry (KV caches)");
+        run_result_clear(&r);
+        if (m == 0) { /* torch's tokens with the fourth changed: the run says so and fails */
+            char *wrong = g_strdup_printf("%s/wrong", dir);
+            const char *edit = "import sys, onnx\nfrom onnx import numpy_helper\n"
+                               "t = numpy_helper.to_array(onnx.load_tensor(sys.argv[1] + '/output_0.pb')).copy()\n"
+                               "t[0, 3] = (t[0, 3] + 1) % 8000\n"
+                               "open(sys.argv[2] + '/output_0.pb', 'wb').write(numpy_helper.from_array(t)"
+                               ".SerializeToString())\n";
+            g_assert_cmpint(g_mkdir(wrong, 0700), ==, 0);
+            char *py[] = {"/usr/bin/python3", "-c", (char *)edit, data, wrong, NULL};
+            g_assert_true(g_spawn_sync(NULL, py, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status, NULL));
+            g_assert_true(g_spawn_check_wait_status(status, NULL));
+            r = test_run("SIM_BIN", (const char *const[]){"--graph", prefill, "--graph", decode, "--kv-capacity", "64",
+                                                          "--generate", tokens, "--inputs", data, "--expect", wrong,
+                                                          NULL});
+            g_assert_cmpint(r.status, ==, 1);
+            assert_contains(r.out, "3 of");
+            assert_contains(r.err, "the tokens differ from those expected");
+            run_result_clear(&r);
+            g_free(wrong);
+            /* the library and Python (installed: make check's prefix) make the same tokens */
+            arenasim_options o;
+            arenasim_options_init(&o);
+            o.kv_capacity = 64;
+            o.inputs = data;
+            arenasim_run_options ro;
+            arenasim_run_options_init(&ro);
+            ro.expect = data;
+            char *error = NULL;
+            arenasim_generation *g = arenasim_generate(prefill, decode, 8, &o, &ro, &error);
+            g_assert_null(error);
+            g_assert_cmpuint(arenasim_generation_token_count(g), ==, 8);
+            g_assert_cmpuint(arenasim_generation_matched(g), ==, 8);
+            g_assert_cmpuint(arenasim_generation_arena_bytes(g), >, 0);
+            arenasim_generation_free(g);
+            const char *prefix = g_getenv("ARENASIM_PREFIX");
+            if (prefix) {
+                char *pypath = g_strdup_printf("PYTHONPATH=%s/lib/python3/dist-packages", prefix);
+                const char *check = "import sys, arenasim\n"
+                                     "g = arenasim.generate(sys.argv[1], sys.argv[2], 8, kv_capacity=64, "
+                                     "inputs=sys.argv[3], run_options={'expect': sys.argv[3]})\n"
+                                     "assert g.matched == 8 and len(g.tokens) == 8, g\n"
+                                     "assert g.report['tokens'] == g.tokens\n"
+                                     "assert g.report['plan']['state_buffers'] == 8\n";
+                char *argv3[] = {"/usr/bin/python3", "-c", (char *)check, prefill, decode, data, NULL};
+                char *env[] = {pypath, NULL}, *out = NULL, *perr = NULL;
+                g_assert_true(g_spawn_sync(NULL, argv3, env, G_SPAWN_DEFAULT, NULL, NULL, &out, &perr, &status, NULL));
+                if (!g_spawn_check_wait_status(status, NULL))
+                    g_error("python3: %s%s", out, perr);
+                g_free(out);
+                g_free(perr);
+                g_free(pypath);
+            }
+        }
+        g_free(prefill);
+        g_free(decode);
+        g_free(data);
+        g_free(want);
+    }
+    g_free(err);
+    g_free(script);
+    g_free(dir);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -269,5 +362,6 @@ int main(int argc, char **argv)
     g_test_add_func("/kv/refusals", test_refusals);
     g_test_add_func("/kv/sim", test_sim);
     g_test_add_func("/kv/entries", test_entries);
+    g_test_add_func("/kv/generate-torch", test_generate_torch);
     return g_test_run();
 }

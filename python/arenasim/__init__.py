@@ -116,6 +116,14 @@ for _name, _res, _args in [
         ("arenasim_entries_lower_bound_bytes", ctypes.c_uint64, [_P]),
         ("arenasim_entries_state_bytes", ctypes.c_uint64, [_P]),
         ("arenasim_entries_report_json", ctypes.c_void_p, [_P]),
+        ("arenasim_generate", _P, [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint32, ctypes.POINTER(_Options),
+                                   ctypes.POINTER(_RunOptions), ctypes.POINTER(ctypes.c_void_p)]),
+        ("arenasim_generation_free", None, [_P]),
+        ("arenasim_generation_token_count", ctypes.c_size_t, [_P]),
+        ("arenasim_generation_token", ctypes.c_int64, [_P, ctypes.c_size_t]),
+        ("arenasim_generation_matched", ctypes.c_uint32, [_P]),
+        ("arenasim_generation_arena_bytes", ctypes.c_uint64, [_P]),
+        ("arenasim_generation_report_json", ctypes.c_void_p, [_P]),
         ("arenasim_names", ctypes.POINTER(ctypes.c_char_p), [ctypes.c_int]),
         ("arenasim_version", ctypes.c_char_p, []),
         ("arenasim_free", None, [ctypes.c_void_p])]:
@@ -271,6 +279,16 @@ def _read_plan(p, path, ran):
 
 def _run(p, check, run_options):
     """arenasim_plan_run_with: check as `sim --run --check --poison`, run_options named as its fields."""
+    o = _run_options(run_options, check)
+    result = _RunResult(size=ctypes.sizeof(_RunResult))
+    err = ctypes.c_void_p()
+    if _lib.arenasim_plan_run_with(p, ctypes.byref(o), ctypes.byref(result), ctypes.byref(err)) != 0:
+        _raise(err)
+    return "checked bit for bit, with poison" if check else "ran"
+
+
+def _run_options(run_options, check=False):
+    """arenasim_run_options from keyword options named as its fields; check sets check and poison."""
     o = _RunOptions()
     _lib.arenasim_run_options_init(ctypes.byref(o))
     o.check = o.poison = 1 if check else 0
@@ -284,11 +302,7 @@ def _run(p, check, run_options):
             raise Error(f"{name} takes a finite number, 0 or more")
         field_type = dict(_RunOptions._fields_)[name]
         setattr(o, name, _bytes(value, name) if field_type is ctypes.c_char_p else value)
-    result = _RunResult(size=ctypes.sizeof(_RunResult))
-    err = ctypes.c_void_p()
-    if _lib.arenasim_plan_run_with(p, ctypes.byref(o), ctypes.byref(result), ctypes.byref(err)) != 0:
-        _raise(err)
-    return "checked bit for bit, with poison" if check else "ran"
+    return o
 
 
 class _Handle:
@@ -499,6 +513,36 @@ def plan_entries(paths, strategy=None, **options):
                        json.loads(_owned_text(_lib.arenasim_entries_report_json(e))))
     finally:
         _lib.arenasim_entries_free(e)
+
+
+@dataclass(frozen=True)
+class Generation:
+    """A greedy generation run inside one plan (arenasim_generate, `sim ... --generate N`): the tokens made, how many
+    of them from the first equal the expected ones, the one arena and the report (the plan, the prompt, the tokens)."""
+    tokens: list
+    matched: int
+    arena_bytes: int
+    report: dict
+
+
+def generate(prefill, decode, tokens, strategy=None, *, run_options=None, **options):
+    """Runs a greedy generation of `tokens` tokens inside one plan: the prefill over the prompt (inputs=DIR, a model
+    zoo folder), then decode steps, the caches (kv_capacity=N) kept in the arena from step to step. run_options may
+    give expect=DIR (torch's tokens in DIR/output_0.pb), poison and the kernels' choices. Raises Error."""
+    keep = []
+    o = _options(dict(options, strategy=strategy), keep)
+    ro = _run_options(run_options)
+    err = ctypes.c_void_p()
+    g = _lib.arenasim_generate(_bytes(os.fspath(prefill), "the path"), _bytes(os.fspath(decode), "the path"),
+                               _whole("tokens", tokens), ctypes.byref(o), ctypes.byref(ro), ctypes.byref(err))
+    if not g:
+        _raise(err)
+    try:
+        made = [_lib.arenasim_generation_token(g, k) for k in range(_lib.arenasim_generation_token_count(g))]
+        return Generation(made, _lib.arenasim_generation_matched(g), _lib.arenasim_generation_arena_bytes(g),
+                          json.loads(_owned_text(_lib.arenasim_generation_report_json(g))))
+    finally:
+        _lib.arenasim_generation_free(g)
 
 
 def names(kind="strategies"):

@@ -6,6 +6,7 @@
 #include "base/version.h"
 #include "driver/driver.h"
 #include "driver/entries.h"
+#include "driver/generate.h"
 #include "driver/range.h"
 #include "driver/run.h"
 #include "model/onnx.h"
@@ -722,7 +723,7 @@ arenasim_entries *arenasim_entries_plan(const char *const *paths, const arenasim
         r->report.alias = r->alias;
         EntriesJob job = {.entries = specs, .n = n, .fuse = o.fuse, .recipe = &recipe, .alias = r->alias,
                           .bins_path = o.bins, .strategy = strategy, .place = &place, .verify = o.verify != 0};
-        ok = entries_plan(&job, &r->report, NULL, NULL, &e);
+        ok = entries_plan(&job, &r->report, NULL, NULL, NULL, &e);
         g_free(specs);
     }
     for (guint k = 0; k < n; k++)
@@ -761,6 +762,102 @@ static void entries_json(FILE *f, gconstpointer r)
 char *arenasim_entries_report_json(const arenasim_entries *e)
 {
     return printed(entries_json, &e->report);
+}
+
+struct arenasim_generation {
+    GenerateResult result;
+    char *order, *strategy, *alias;
+};
+
+arenasim_generation *arenasim_generate(const char *prefill, const char *decode, uint32_t tokens,
+                                       const arenasim_options *options, const arenasim_run_options *run_given,
+                                       char **error)
+{
+    arenasim_options o;
+    arenasim_run_options ro;
+    GError *e = NULL;
+    if (error)
+        *error = NULL;
+    const PlaceStrategy *strategy = NULL;
+    PlaceOptions place;
+    RunOptions run;
+    gboolean best = FALSE;
+    GHashTable *pins = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    PipelineRecipe recipe = {0};
+    KvRequest kv;
+    const char *paths[] = {prefill, decode, NULL};
+    char *names[3] = {NULL, NULL, NULL};
+    ShapeOptions shapes[2];
+    shape_options_init(&shapes[0]);
+    shape_options_init(&shapes[1]);
+    gboolean ok = plan_choices(options, &o, &strategy, &place, &e) &&
+                  options_of(run_given, run_given ? run_given->size : 0, &ro, sizeof ro,
+                             (void (*)(void *))arenasim_run_options_init, &e) &&
+                  run_options(&ro, &run, &e) && ((prefill && decode) || usage(&e, "no file given")) &&
+                  (o.inputs || usage(&e, "inputs: the prompt, a model-zoo folder, is needed")) &&
+                  (o.kv_capacity || usage(&e, "kv_capacity: the caches' capacity is needed")) &&
+                  (!o.fuse || fuse_kind_known(o.fuse) || usage(&e, "fuse: unknown kind")) &&
+                  trace_recipe(&o, &recipe, &best, pins, &kv, &e) &&
+                  (!best || usage(&e, "order \"best\" chooses an order for one model: name one")) &&
+                  entries_bind(paths, 2, o.dims, o.bounds, names, shapes, &e) && run_open_kernels(&run, &e);
+    arenasim_generation *g = g_new0(arenasim_generation, 1);
+    generate_result_init(&g->result);
+    if (ok) {
+        g->order = g_strdup(recipe.order->name);
+        g->strategy = g_strdup(strategy->name);
+        g->alias = g_strdup(o.alias ? o.alias : "all");
+        g->result.plan.order = g->order;
+        g->result.plan.strategy = g->strategy;
+        g->result.plan.alias = g->alias;
+        GenerateJob job = {.prefill = {prefill, names[0], &shapes[0]}, .decode = {decode, names[1], &shapes[1]},
+                           .tokens = tokens, .inputs_dir = o.inputs, .expect_dir = run.expect_dir, .fuse = o.fuse,
+                           .recipe = &recipe, .alias = g->alias, .bins_path = o.bins, .strategy = strategy,
+                           .place = &place, .exec = run.exec, .poison = run.poison};
+        ok = generate_run(&job, &g->result, &e);
+    }
+    shape_options_clear(&shapes[0]);
+    shape_options_clear(&shapes[1]);
+    g_free(names[0]);
+    g_free(names[1]);
+    g_hash_table_unref(pins);
+    if (!ok) {
+        set_error(error, e);
+        arenasim_generation_free(g);
+        return NULL;
+    }
+    return g;
+}
+
+void arenasim_generation_free(arenasim_generation *g)
+{
+    if (!g)
+        return;
+    generate_result_clear(&g->result);
+    g_free(g->order);
+    g_free(g->strategy);
+    g_free(g->alias);
+    g_free(g);
+}
+
+size_t arenasim_generation_token_count(const arenasim_generation *g) { return g->result.tokens->len; }
+
+int64_t arenasim_generation_token(const arenasim_generation *g, size_t k)
+{
+    return k < g->result.tokens->len ? g_array_index(g->result.tokens, gint64, k) : -1;
+}
+
+uint32_t arenasim_generation_matched(const arenasim_generation *g) { return g->result.matched; }
+uint64_t arenasim_generation_arena_bytes(const arenasim_generation *g) { return g->result.plan.arena; }
+
+static void generation_json(FILE *f, gconstpointer data)
+{
+    ReportGenerate rg = generate_report(data);
+    report_generate_print(f, report_format_find("json"), &rg);
+}
+
+char *arenasim_generation_report_json(const arenasim_generation *g)
+{
+    return printed(generation_json, &g->result);
 }
 
 static void row_json(FILE *f, gconstpointer row)

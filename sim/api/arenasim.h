@@ -198,6 +198,24 @@ uint64_t arenasim_entries_state_bytes(const arenasim_entries *e);
 /* The report as `sim --graph A --graph B --format json` prints it. */
 char *arenasim_entries_report_json(const arenasim_entries *e);
 
+/* A greedy generation run inside one plan (`sim --graph PREFILL --graph DECODE --kv-capacity C --generate N --inputs
+ * DIR`): the prefill over the prompt (options.inputs, a model-zoo folder), then decode steps of one token each until
+ * `tokens` are made, the caches (options.kv_capacity) kept in the arena from step to step. run (or NULL) gives the
+ * kernels' choices, poison and `expect` (a folder whose output_0.pb holds the tokens expected). NULL with *error
+ * set when it cannot run; tokens that differ from the expected ones are no error (arenasim_generation_matched). */
+typedef struct arenasim_generation arenasim_generation;
+arenasim_generation *arenasim_generate(const char *prefill, const char *decode, uint32_t tokens,
+                                       const arenasim_options *o, const arenasim_run_options *run, char **error);
+void arenasim_generation_free(arenasim_generation *g);
+/* The tokens made, and how many of them, from the first, equal the expected ones. */
+size_t arenasim_generation_token_count(const arenasim_generation *g);
+int64_t arenasim_generation_token(const arenasim_generation *g, size_t k);
+uint32_t arenasim_generation_matched(const arenasim_generation *g);
+/* The one arena the generation ran in. */
+uint64_t arenasim_generation_arena_bytes(const arenasim_generation *g);
+/* The report as `sim ... --generate N --format json` prints it (the plan, the prompt, the tokens, the check). */
+char *arenasim_generation_report_json(const arenasim_generation *g);
+
 typedef enum { ARENASIM_STRATEGIES, ARENASIM_ORDERS, ARENASIM_ALIASES } arenasim_list;
 /* The names of a list, NULL-terminated, in the registry's order; static. */
 const char *const *arenasim_names(arenasim_list which);

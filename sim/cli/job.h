@@ -27,6 +27,7 @@ typedef enum {
     JOB_ORDERS,     /* --compare --orders: one strategy under each order */
     JOB_RANGE,      /* --dim NAME=LO:HI: every point of a range of dims planned, its functions reported */
     JOB_ENTRIES,    /* several --graph: entry points planned in one arena (driver/entries.h) */
+    JOB_GENERATE,   /* --generate N: a greedy generation run inside one plan (driver/generate.h) */
 } JobKind;
 
 typedef struct {
@@ -40,6 +41,7 @@ typedef struct {
     gboolean range_check;       /* --range-check: every point of the range also loaded and placed on its own */
     gboolean range_every;       /* --range-every: every point loaded, none sized between loaded points */
     gboolean range_one_plan;    /* --range-one-plan: one plan moved to every point */
+    guint generate;             /* JOB_GENERATE: the tokens to make */
     char **entry_paths;         /* JOB_ENTRIES: the models (NULL-terminated) */
     char **entry_names;         /* ... their names (entries_name), NULL-terminated */
     ShapeOptions *entry_shapes; /* ... and their dims (--dim ENTRY:NAME=VALUE and the shared ones), one each */

@@ -37,7 +37,8 @@ int main(int argc, char **argv)
         case JOB_COMPARE:
         case JOB_ORDERS:
         case JOB_RANGE:
-        case JOB_ENTRIES: status = job_run(&job); break;
+        case JOB_ENTRIES:
+        case JOB_GENERATE: status = job_run(&job); break;
         }
     }
     GError *out_error = NULL;

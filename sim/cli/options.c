@@ -6,6 +6,7 @@
 #include "cli/job.h"
 #include "driver/driver.h"
 #include "driver/entries.h"
+#include "driver/generate.h"
 #include "driver/range.h"
 #include "strategies/registry.h"
 
@@ -19,7 +20,7 @@ typedef struct {
     char *from, *plot_x, *plot_y, *plot_title, *facet, *window_steps, *window_addresses;
     char **dims, **bounds, **pins, **where, **kv, **graphs;
     char *strategy, *format, *weights, *io, *transpose, *alias, *fuse, *order, *orders;
-    gint64 order_budget, seed, search_max, budget_work, kv_capacity;
+    gint64 order_budget, seed, search_max, budget_work, kv_capacity, generate;
     gdouble order_seconds, budget;
     gboolean progress;
     gint64 pad_last, align;
@@ -147,9 +148,13 @@ static int check_combinations(const RawOptions *o)
         return cli_usage_error("--plot and --chrome-trace draw the plan of one order: drop --info and --orders");
     if ((o->check || o->poison || o->repeat || o->profile || o->threads || o->kernels || o->layouts || o->winograd || o->skinny || o->inputs || o->expect ||
          o->dump_outputs || o->allow_degenerate || cli_strict_given(o->given, "rtol") ||
-         cli_strict_given(o->given, "atol")) && !o->run)
+         cli_strict_given(o->given, "atol")) && !o->run && !(o->generate && !o->check && !o->repeat && !o->profile &&
+                                                             !o->dump_outputs && !o->allow_degenerate &&
+                                                             !cli_strict_given(o->given, "rtol") &&
+                                                             !cli_strict_given(o->given, "atol")))
         return cli_usage_error("--check, --poison, --repeat, --profile, --threads, --kernels, --layouts, --winograd, --skinny, --inputs, --expect, "
-                               "--dump-outputs, --rtol, --atol and --allow-degenerate go with --run");
+                               "--dump-outputs, --rtol, --atol and --allow-degenerate go with --run (--generate takes "
+                               "--inputs, --expect, --poison and the kernels' choices)");
     if (o->compare && (o->expect || o->dump_outputs))
         return cli_usage_error("--expect and --dump-outputs read or write one plan's outputs: drop --compare");
     if ((cli_strict_given(o->given, "rtol") && !(o->rtol >= 0 && o->rtol < 1e9)) ||
@@ -329,17 +334,21 @@ static int resolve_bindings(const RawOptions *o, Job *job)
     return -1;
 }
 
-/* Several --graph: entry points in one arena (driver/entries.h), each with its own dims (--dim ENTRY:NAME=VALUE). */
+static const char generate_usage[] = "--generate N runs a greedy generation: 1 to 4,096 tokens, two --graph (the "
+                                     "prefill, then the decode step), --kv-capacity and --inputs DIR (the prompt)";
+
+/* Several --graph: entry points in one arena (driver/entries.h), each with its own dims (--dim ENTRY:NAME=VALUE);
+ * with --generate, a generation run in it (driver/generate.h). */
 static int resolve_entries(const RawOptions *o, Job *job)
 {
     guint n = o->graphs ? g_strv_length(o->graphs) : 0;
     if (n < 2)
-        return -1;
+        return cli_strict_given(o->given, "generate") ? cli_usage_error(generate_usage) : -1;
     if (n > ENTRIES_MAX)
         return cli_usage_error("--graph: at most 16 models planned in one arena");
     if (o->info || o->compare || o->orders || o->run || o->map || o->ascii || o->html || o->chrome_trace ||
-        o->trace_out || o->solution_out || o->inputs || o->plot || o->wide || o->pins || o->range_check ||
-        o->range_every || o->range_one_plan || job->order_best)
+        o->trace_out || o->solution_out || (o->inputs && !o->generate) || o->plot || o->wide || o->pins ||
+        o->range_check || o->range_every || o->range_one_plan || job->order_best)
         return cli_usage_error("several --graph plan entry points in one arena and report it: --info, --compare, "
                                "--orders, --order best, --run, --map, --ascii, --html, --chrome-trace, --trace-out, "
                                "--solution-out, --inputs, --plot, --pin, --wide and --range-* are for one model");
@@ -355,6 +364,13 @@ static int resolve_entries(const RawOptions *o, Job *job)
                       job->entry_names, job->entry_shapes, &error))
         return gerror_usage(error, NULL);
     job->kind = JOB_ENTRIES;
+    if (cli_strict_given(o->given, "generate")) {
+        if (n != 2 || !o->inputs || !cli_strict_given(o->given, "kv-capacity") || o->generate < 1 ||
+            o->generate > GENERATE_MAX_TOKENS)
+            return cli_usage_error(generate_usage);
+        job->generate = (guint)o->generate;
+        job->kind = JOB_GENERATE;
+    }
     return -1;
 }
 
@@ -434,12 +450,12 @@ static int resolve(RawOptions *o, Job *job)
         g_free(whole);
         return status;
     }
-    gboolean entries = o->graphs && g_strv_length(o->graphs) > 1;
+    gboolean entries = (o->graphs && g_strv_length(o->graphs) > 1) || cli_strict_given(o->given, "generate");
     if ((status = resolve_strategies(o, job)) >= 0 || (status = resolve_layout(o, job)) >= 0 ||
         (entries ? (status = resolve_entries(o, job)) >= 0
                  : (status = resolve_bindings(o, job)) >= 0 || (status = check_range(o, job)) >= 0))
         return status;
-    job->kind = entries            ? JOB_ENTRIES
+    job->kind = entries            ? job->kind
                 : job->ranges->len ? JOB_RANGE
                 : o->info          ? JOB_INFO
                 : o->orders        ? JOB_ORDERS
@@ -553,6 +569,10 @@ int job_from_args(Job *job, int argc, char **argv)
          "Alias strategies: all (default), none, or a comma list of them (see --list)", "LIST"},
         {"pin", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.pins,
          "Pre-allocate tensor NAME at byte OFFSET (repeatable); pins propagate through noop chains", "NAME=OFFSET"},
+        {"generate", 0, 0, G_OPTION_ARG_INT64, &o.generate,
+         "With two --graph (a prefill, then a decode step), --kv-capacity and --inputs DIR (the prompt): run a greedy "
+         "generation of N tokens inside one plan, the caches kept in the arena from step to step (--expect DIR: "
+         "the tokens expected, DIR/output_0.pb)", "N"},
         {"kv", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.kv,
          "With --kv-capacity: the KV cache pairs, the past (a graph input) and the present (a graph output) one '*' in "
          "each stands for the same text (repeatable; without it every Concat of a graph input making a graph output)",

@@ -9,6 +9,7 @@
 #include "cli/run-print.h"
 #include "driver/driver.h"
 #include "driver/entries.h"
+#include "driver/generate.h"
 #include "driver/range.h"
 #include "exec/exec.h"
 #include "report/chrome-trace.h"
@@ -292,7 +293,7 @@ static int run_entries(Job *job)
     report.alias = job->alias;
     GError *error = NULL;
     int status = 0;
-    if (entries_plan(&ej, &report, NULL, NULL, &error))
+    if (entries_plan(&ej, &report, NULL, NULL, NULL, &error))
         report_entries_print(stdout, job->format, &report);
     else
         status = cli_file_error(NULL, error); /* it names the entry's file */
@@ -302,12 +303,49 @@ static int run_entries(Job *job)
     return status;
 }
 
+/* --generate N: a greedy generation run inside one plan by the driver (driver/generate.h), reported; exit 1 when
+ * a token differs from the expected ones. */
+static int run_generate(Job *job)
+{
+    PipelineRecipe recipe = {.order = job->order, .order_budget_states = job->order_budget_states,
+                             .order_seconds = job->order_seconds, .layout = job->layout,
+                             .strict_runtime = job->strict_runtime, .scratch = job->scratch, .kv = &job->kv};
+    GenerateJob gj = {.prefill = {job->entry_paths[0], job->entry_names[0], &job->entry_shapes[0]},
+                      .decode = {job->entry_paths[1], job->entry_names[1], &job->entry_shapes[1]},
+                      .tokens = job->generate, .inputs_dir = job->inputs_dir, .expect_dir = job->expect_dir,
+                      .fuse = job->fuse, .recipe = &recipe, .alias = job->alias, .bins_path = job->bins_path,
+                      .strategy = job->strategy, .place = &job->place, .exec = job->run_options.exec,
+                      .poison = job->run_options.poison};
+    GenerateResult result;
+    generate_result_init(&result);
+    result.plan.order = job->order->name;
+    result.plan.strategy = job->strategy->name;
+    result.plan.alias = job->alias;
+    GError *error = NULL;
+    int status = 0;
+    if (run_open_kernels(&job->run_options, &error) && generate_run(&gj, &result, &error)) {
+        ReportGenerate g = generate_report(&result);
+        report_generate_print(stdout, job->format, &g);
+        if (result.expected->len && result.matched < MIN(result.tokens->len, result.expected->len)) {
+            cli_error_line(job->expect_dir, "the tokens differ from those expected", "");
+            status = 1;
+        }
+    } else {
+        status = cli_file_error(NULL, error);
+    }
+    g_clear_error(&error);
+    generate_result_clear(&result);
+    return status;
+}
+
 int job_run(Job *job)
 {
     if (job->kind == JOB_RANGE)
         return run_range(job);
     if (job->kind == JOB_ENTRIES)
         return run_entries(job);
+    if (job->kind == JOB_GENERATE)
+        return run_generate(job);
     GError *error = NULL;
     Trace *t = NULL;
     int status = 0;

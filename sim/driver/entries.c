@@ -1,7 +1,6 @@
 /* entries.c — several entry points planned in one arena (see entries.h). */
 #include "driver/entries.h"
 #include "base/error.h"
-#include "driver/driver.h"
 #include "memory/kv.h"
 
 #include <string.h>
@@ -67,6 +66,7 @@ typedef struct {
     GArray *pairs;           /* KvPair of its graph */
     PipelineResult built;
     GHashTable *apart;       /* the state's names it keeps apart (not its own pairs') */
+    guint *joint;            /* per buffer of built.trace: its id in the trace of all */
 } Entry;
 
 static void entry_clear(Entry *e)
@@ -77,6 +77,17 @@ static void entry_clear(Entry *e)
         g_array_unref(e->pairs);
     if (e->apart)
         g_hash_table_unref(e->apart);
+    g_free(e->joint);
+}
+
+void entries_planned_free(EntryPlanned *kept, guint n)
+{
+    for (guint k = 0; kept && k < n; k++) {
+        pipeline_result_clear(&kept[k].built);
+        driver_model_clear(&kept[k].model);
+        g_free(kept[k].joint);
+    }
+    g_free(kept);
 }
 
 /* The state: every pair's past and present name -> the pair's present name (the state buffer's name). */
@@ -147,6 +158,7 @@ static Trace *joined(const EntriesJob *job, Entry *es, GHashTable *state, Report
     for (guint k = 0; ok && k < job->n; k++) { /* the state */
         const Trace *t = es[k].built.trace;
         is_state[k] = g_new0(gboolean, trace_count(t) + 1);
+        es[k].joint = g_new0(guint, trace_count(t) + 1);
         for (guint b = 0; ok && b < trace_count(t); b++) {
             const TraceBuffer *tb = trace_buffer(t, b);
             const char *name = g_hash_table_lookup(state, tb->name);
@@ -160,6 +172,7 @@ static Trace *joined(const EntriesJob *job, Entry *es, GHashTable *state, Report
                 trace_buffer(all, id - 1)->bin = tb->bin;
                 g_hash_table_insert(slot, (gpointer)name, GUINT_TO_POINTER(id));
             }
+            es[k].joint[b] = id - 1;
             TraceBuffer *s = trace_buffer(all, id - 1);
             if (tb->fixed != TRACE_NONE || tb->group != TRACE_NONE || s->bin != tb->bin) {
                 g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "%s: the cache '%s' is pinned, in a rigid group or in "
@@ -184,6 +197,7 @@ static Trace *joined(const EntriesJob *job, Entry *es, GHashTable *state, Report
             char *name = g_strdup_printf("%s/%s", job->entries[k].name, tb->name);
             guint id = trace_add(all, name, tb->size, tb->align, steps + tb->first, steps + tb->last);
             g_free(name);
+            es[k].joint[b] = id;
             TraceBuffer *n = trace_buffer(all, id);
             n->fixed = tb->fixed;
             n->bin = tb->bin;
@@ -244,7 +258,8 @@ static gboolean alone(const EntriesJob *job, guint k, const Trace *own, GHashTab
     return TRUE;
 }
 
-gboolean entries_plan(const EntriesJob *job, ReportEntries *out, Trace **trace, Plan **plan, GError **error)
+gboolean entries_plan(const EntriesJob *job, ReportEntries *out, Trace **trace, Plan **plan, EntryPlanned **kept,
+                      GError **error)
 {
     Entry *es = g_new0(Entry, job->n);
     GHashTable *state = g_hash_table_new(g_str_hash, g_str_equal);
@@ -311,6 +326,15 @@ gboolean entries_plan(const EntriesJob *job, ReportEntries *out, Trace **trace, 
         out->arena = placed->arena;
         out->lower_bound = placed->lower_bound;
         out->verified = job->verify;
+    }
+    if (placed && kept) {
+        *kept = g_new0(EntryPlanned, job->n);
+        for (guint k = 0; k < job->n; k++) {
+            (*kept)[k] = (EntryPlanned){es[k].model, es[k].built, es[k].joint};
+            es[k].model = (DriverModel){0};
+            es[k].built = (PipelineResult){0};
+            es[k].joint = NULL;
+        }
     }
     for (guint k = 0; k < job->n; k++)
         entry_clear(&es[k]);

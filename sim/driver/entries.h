@@ -10,6 +10,7 @@
 #ifndef SIM_DRIVER_ENTRIES_H
 #define SIM_DRIVER_ENTRIES_H
 
+#include "driver/driver.h"
 #include "memory/pipeline.h"
 #include "ops/shape.h"
 #include "plan/plan.h"
@@ -44,8 +45,19 @@ typedef struct {
     gboolean verify;
 } EntriesJob;
 
-/* Plans the entries together: out (report_entries_clear) gets each entry's figures and the arena of all; *trace
- * and *plan (both the caller's, or NULL) the trace of all and its plan. FALSE with *error naming the entry. */
-gboolean entries_plan(const EntriesJob *job, ReportEntries *out, Trace **trace, Plan **plan, GError **error);
+/* What entries_plan keeps of each entry for a caller that runs them (driver/generate.h): the model loaded, its trace
+ * and alias map, and each of its trace's buffers' id in the trace of all. */
+typedef struct {
+    DriverModel model;
+    PipelineResult built;
+    guint *joint;
+} EntryPlanned;
+void entries_planned_free(EntryPlanned *kept, guint n);
+
+/* Plans the entries together: out (report_entries_clear) gets each entry's figures and the arena of all; *trace,
+ * *plan and *kept (each the caller's, or NULL) the trace of all, its plan and the entries (job->n of them). FALSE
+ * with *error naming the entry. */
+gboolean entries_plan(const EntriesJob *job, ReportEntries *out, Trace **trace, Plan **plan, EntryPlanned **kept,
+                      GError **error);
 
 #endif

@@ -264,7 +264,8 @@ gboolean exec_bind(Executor *e, const AliasMap *m, GError **error)
             const TraceBuffer *buf = trace_buffer(e->t, b - 1);
             x->data = e->arena[buf->bin] + e->plan->offsets[b - 1] + off;
             gboolean constant = t->producer && t->producer->op && t->producer->op->plan_constant;
-            if (t->is_graph_input || t->kind == TENSOR_WEIGHT || t->kind == TENSOR_CONSTANT || constant) {
+            gboolean held = t->is_graph_input && e->held && g_hash_table_contains(e->held, t->name);
+            if (!held && (t->is_graph_input || t->kind == TENSOR_WEIGHT || t->kind == TENSOR_CONSTANT || constant)) {
                 /* the bytes to put there before every run */
                 ExecTensor staged = *x;
                 if (t->is_graph_input && !t->init) {

@@ -16,6 +16,8 @@ struct Executor {
     const Trace *t;
     const Plan *plan;
     guint8 **arena;        /* per bin, 64-byte aligned */
+    gboolean borrowed;     /* the arena is another's (executor_new_in): never poisoned whole, never freed here */
+    GHashTable *held;      /* graph input names whose bytes are the arena's (not filled), or NULL */
     guint64 arena_bytes;
     ExecTensor *tensors;   /* per tensor id */
     guint8 **own;          /* per tensor id: memory of its own (outside the arena), or NULL */

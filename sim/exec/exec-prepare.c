@@ -268,8 +268,44 @@ Executor *executor_new(const Model *m, const GPtrArray *schedule, const AliasMap
     return executor_new_sharing(m, schedule, aliases, t, plan, NULL, NULL, error);
 }
 
+static Executor *executor_make(const Model *m, const GPtrArray *schedule, const AliasMap *aliases, const Trace *t,
+                               const Plan *plan, const ExecOptions *options, ExecWeights *weights,
+                               guint8 *const *borrowed, GHashTable *held, GError **error);
+
 Executor *executor_new_sharing(const Model *m, const GPtrArray *schedule, const AliasMap *aliases, const Trace *t,
                                const Plan *plan, const ExecOptions *options, ExecWeights *weights, GError **error)
+{
+    return executor_make(m, schedule, aliases, t, plan, options, weights, NULL, NULL, error);
+}
+
+Executor *executor_new_in(const Model *m, const GPtrArray *schedule, const AliasMap *aliases, const Trace *t,
+                          const Plan *plan, const ExecOptions *options, guint8 *const *arena, GHashTable *held,
+                          GError **error)
+{
+    return executor_make(m, schedule, aliases, t, plan, options, NULL, arena, held, error);
+}
+
+guint8 **exec_arena_new(const Plan *plan, GError **error)
+{
+    guint8 **arena = g_new0(guint8 *, plan->bins + 1);
+    for (guint b = 0; b < plan->bins; b++)
+        if (!(arena[b] = exec_alloc(plan->bin_arena[b], "the planned arena", error))) {
+            exec_arena_free(arena, b);
+            return NULL;
+        }
+    return arena;
+}
+
+void exec_arena_free(guint8 **arena, guint bins)
+{
+    for (guint b = 0; arena && b < bins; b++)
+        big_alloc_free(arena[b]);
+    g_free(arena);
+}
+
+static Executor *executor_make(const Model *m, const GPtrArray *schedule, const AliasMap *aliases, const Trace *t,
+                               const Plan *plan, const ExecOptions *options, ExecWeights *weights,
+                               guint8 *const *borrowed, GHashTable *held, GError **error)
 {
     static const ExecOptions defaults = EXEC_OPTIONS_DEFAULTS;
     const ExecOptions *o = options ? options : &defaults;
@@ -317,8 +353,11 @@ Executor *executor_new_sharing(const Model *m, const GPtrArray *schedule, const 
         g_ptr_array_add(e->dying[last], GUINT_TO_POINTER(b));
     }
     gboolean ok = TRUE;
+    e->borrowed = borrowed != NULL;
+    e->held = held ? g_hash_table_ref(held) : NULL;
     for (guint b = 0; b < plan->bins && ok; b++)
-        ok = (e->arena[b] = exec_alloc(plan->bin_arena[b], "the planned arena", error)) != NULL;
+        ok = (e->arena[b] = borrowed ? borrowed[b] : exec_alloc(plan->bin_arena[b], "the planned arena", error)) !=
+             NULL;
     if (!ok || !exec_bind(e, aliases, error)) {
         executor_free(e);
         return NULL;
@@ -481,8 +520,10 @@ void executor_free(Executor *e)
         if (e->source[k] != lent)
             big_alloc_free(e->source[k]);
     }
-    for (guint b = 0; b < e->plan->bins; b++)
+    for (guint b = 0; !e->borrowed && b < e->plan->bins; b++)
         big_alloc_free(e->arena[b]);
+    if (e->held)
+        g_hash_table_unref(e->held);
     for (guint s = 0; s < e->schedule->len; s++)
         if (e->dying[s])
             g_ptr_array_unref(e->dying[s]);

@@ -166,7 +166,7 @@ static gboolean step_runs(const Executor *e, const Node *n)
 gboolean executor_run(Executor *e, gboolean poison, GError **error)
 {
     const Graph *g = e->g;
-    if (poison)
+    if (poison && !e->borrowed) /* a borrowed arena holds state another executor left */
         for (guint b = 0; b < e->plan->bins; b++)
             memset(e->arena[b], 0xFF, e->plan->bin_arena[b]);
     for (guint k = 0; k < g->tensors->len; k++)

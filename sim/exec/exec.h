@@ -58,6 +58,17 @@ Executor *executor_new(const Model *m, const GPtrArray *schedule, const AliasMap
  * then lent by) `weights` (or NULL: its own). executor_new is this with the defaults and its own weights. */
 Executor *executor_new_sharing(const Model *m, const GPtrArray *schedule, const AliasMap *aliases, const Trace *t,
                                const Plan *plan, const ExecOptions *options, ExecWeights *weights, GError **error);
+/* An executor bound into an arena it does not hold (`arena`: per bin of the plan, at least its bytes, borrowed): entry
+ * points run one after another against the same state (driver/generate.h). The arena is never poisoned whole (only
+ * dying buffers, with `poison`), and the graph inputs named in `held` (or NULL) are not filled: their bytes are
+ * the arena's (a KV cache's past, left there by the entry before). */
+Executor *executor_new_in(const Model *m, const GPtrArray *schedule, const AliasMap *aliases, const Trace *t,
+                          const Plan *plan, const ExecOptions *options, guint8 *const *arena, GHashTable *held,
+                          GError **error);
+/* Memory for a plan's arena that executors borrow (executor_new_in): per bin, zeroed; NULL with an error when the
+ * system refuses. exec_arena_free frees it (bins: the plan's). */
+guint8 **exec_arena_new(const Plan *plan, GError **error);
+void exec_arena_free(guint8 **arena, guint bins);
 /* The values a graph input takes in every run from now on (instead of pseudo-random ones): raw bytes of
  * its dtype and element count. */
 gboolean executor_set_input(Executor *e, const char *name, const TensorData *d, GError **error);

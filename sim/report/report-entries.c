@@ -143,10 +143,19 @@ static void json_int(JsonBuilder *b, const char *name, guint64 v)
     json_builder_add_int_value(b, (gint64)v);
 }
 
+static void entries_members(JsonBuilder *b, const ReportEntries *r);
+
 void report_entries_json(FILE *out, const ReportEntries *r)
 {
     JsonBuilder *b = json_builder_new();
     json_builder_begin_object(b);
+    entries_members(b, r);
+    json_builder_end_object(b);
+    json_document_print(out, b);
+}
+
+static void entries_members(JsonBuilder *b, const ReportEntries *r)
+{
     const char *texts[][2] = {{"order", r->order}, {"strategy", r->strategy}, {"alias", r->alias}};
     for (guint k = 0; k < G_N_ELEMENTS(texts); k++) {
         json_builder_set_member_name(b, texts[k][0]);
@@ -178,6 +187,108 @@ void report_entries_json(FILE *out, const ReportEntries *r)
     json_int(b, "lower_bound_bytes", r->lower_bound);
     json_builder_set_member_name(b, "verified");
     json_builder_add_boolean_value(b, r->verified);
+}
+
+/* "a b c" of n ids. Newly allocated. */
+static char *ids_text(const gint64 *ids, guint n)
+{
+    GString *s = g_string_new(NULL);
+    for (guint k = 0; k < n; k++)
+        g_string_append_printf(s, "%s%" G_GINT64_FORMAT, k ? " " : "", ids[k]);
+    return g_string_free(s, FALSE);
+}
+
+static char *check_text(const ReportGenerate *g)
+{
+    if (!g->n_expected)
+        return g_strdup("none (no --expect)");
+    guint n = MIN(g->n_tokens, g->n_expected);
+    return g_strdup_printf("%u of %u tokens equal those expected%s", g->matched, n,
+                           g->matched == n ? "" : ", the first differing one ends the count");
+}
+
+void report_generate_text(FILE *out, const ReportGenerate *g)
+{
+    report_entries_text(out, g->plan);
+    char *prompt = ids_text(g->prompt, g->prompt_len), *tokens = ids_text(g->tokens, g->n_tokens);
+    char *check = check_text(g);
+    char *dim = escape_terminal(g->past_dim);
+    fprintf(out, "\ngenerate       %u tokens after a prompt of %u, every step in the arena above (%s %u..%u), runs "
+            "%.3f s\n", g->n_tokens, g->prompt_len, dim, g->prompt_len, g->prompt_len + MAX(g->n_tokens, 2) - 2,
+            g->seconds);
+    fprintf(out, "prompt         %s\ntokens         %s\ncheck          %s\n", prompt, tokens, check);
+    g_free(prompt);
+    g_free(tokens);
+    g_free(check);
+    g_free(dim);
+}
+
+static const char *const generate_columns[] = {"prompt", "tokens", "expected", "matched", "seconds"};
+
+static char **generate_cells(const ReportGenerate *g)
+{
+    char **v = g_new0(char *, G_N_ELEMENTS(generate_columns) + 1);
+    v[0] = ids_text(g->prompt, g->prompt_len);
+    v[1] = ids_text(g->tokens, g->n_tokens);
+    v[2] = ids_text(g->expected, g->n_expected);
+    v[3] = g_strdup_printf("%u", g->matched);
+    v[4] = g_strdup_printf("%.3f", g->seconds);
+    return v;
+}
+
+void report_generate_md(FILE *out, const ReportGenerate *g)
+{
+    report_entries_md(out, g->plan);
+    char **v = generate_cells(g);
+    fputc('\n', out);
+    for (guint k = 0; k < G_N_ELEMENTS(generate_columns); k++)
+        fprintf(out, "| %s ", generate_columns[k]);
+    fputs("|\n|---|---|---|---:|---:|\n", out);
+    for (guint k = 0; k < G_N_ELEMENTS(generate_columns); k++)
+        fprintf(out, "| %s ", v[k]); /* ids and numbers: nothing to escape */
+    fputs("|\n", out);
+    g_strfreev(v);
+}
+
+void report_generate_csv(FILE *out, const ReportGenerate *g)
+{
+    report_entries_csv(out, g->plan);
+    char **v = generate_cells(g);
+    fputc('\n', out);
+    for (guint k = 0; k < G_N_ELEMENTS(generate_columns); k++)
+        fprintf(out, "%s%s", k ? "," : "", generate_columns[k]);
+    fputc('\n', out);
+    for (guint k = 0; k < G_N_ELEMENTS(generate_columns); k++)
+        fprintf(out, "%s%s", k ? "," : "", v[k]);
+    fputc('\n', out);
+    g_strfreev(v);
+}
+
+static void ids_json(JsonBuilder *b, const char *name, const gint64 *ids, guint n)
+{
+    json_builder_set_member_name(b, name);
+    json_builder_begin_array(b);
+    for (guint k = 0; k < n; k++)
+        json_builder_add_int_value(b, ids[k]);
+    json_builder_end_array(b);
+}
+
+void report_generate_json(FILE *out, const ReportGenerate *g)
+{
+    JsonBuilder *b = json_builder_new();
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "plan");
+    json_builder_begin_object(b);
+    entries_members(b, g->plan);
+    json_builder_end_object(b);
+    json_builder_set_member_name(b, "past_dim");
+    json_add_text(b, g->past_dim);
+    ids_json(b, "prompt", g->prompt, g->prompt_len);
+    ids_json(b, "tokens", g->tokens, g->n_tokens);
+    ids_json(b, "expected", g->expected, g->n_expected);
+    json_int(b, "matched", g->matched);
+    json_builder_set_member_name(b, "seconds");
+    json_builder_add_double_value(b, g->seconds);
     json_builder_end_object(b);
     json_document_print(out, b);
 }

@@ -28,6 +28,16 @@ typedef struct ReportEntries {
     gboolean verified;
 } ReportEntries;
 
+/* A greedy generation run in that arena (driver/generate.h): after the plan's report, the tokens. */
+typedef struct ReportGenerate {
+    const ReportEntries *plan;
+    const char *past_dim;     /* the decode step's cache length dim */
+    const gint64 *prompt, *tokens, *expected;
+    guint prompt_len, n_tokens, n_expected;
+    guint matched;            /* leading tokens equal to the expected */
+    double seconds;           /* the steps' runs */
+} ReportGenerate;
+
 void report_entries_init(ReportEntries *r);
 void report_entries_clear(ReportEntries *r);
 /* The format table's writers (report.c): what report_entries_print calls. */
@@ -35,5 +45,9 @@ void report_entries_text(FILE *out, const ReportEntries *r);
 void report_entries_md(FILE *out, const ReportEntries *r);
 void report_entries_csv(FILE *out, const ReportEntries *r);
 void report_entries_json(FILE *out, const ReportEntries *r);
+void report_generate_text(FILE *out, const ReportGenerate *g);
+void report_generate_md(FILE *out, const ReportGenerate *g);
+void report_generate_csv(FILE *out, const ReportGenerate *g);
+void report_generate_json(FILE *out, const ReportGenerate *g);
 
 #endif

@@ -521,14 +521,16 @@ static void json_record(FILE *out, const char *const *names, const char *const *
 static const ReportFormatRow format_rows[] = {
     {.name = "text", .prose = TRUE, .notes = TRUE, .peak = TRUE, .item = "  ", .block = "", .report = text_report,
      .table = text_table, .record = text_record, .aliasing = text_aliasing, .map = text_map,
-     .range = report_range_text, .entries = report_entries_text},
+     .range = report_range_text, .entries = report_entries_text,
+     .generate = report_generate_text},
     {.name = "md", .notes = TRUE, .peak = TRUE, .item = "- ", .block = "    ", .widens = TRUE, .report = md_report, .table = md_table,
      .record = md_record, .aliasing = md_aliasing, .map = md_map, .range = report_range_md,
-     .entries = report_entries_md},
+     .entries = report_entries_md, .generate = report_generate_md},
     {.name = "csv", .map_alone = TRUE, .report = csv_report, .table = csv_table, .record = csv_record, .map = csv_map,
-     .range = report_range_csv, .entries = report_entries_csv},
+     .range = report_range_csv, .entries = report_entries_csv, .generate = report_generate_csv},
     {.name = "json", .peak = TRUE, .report = json_report, .table = json_table, .record = json_record,
-     .range = report_range_json, .entries = report_entries_json},
+     .range = report_range_json, .entries = report_entries_json,
+     .generate = report_generate_json},
 };
 
 ReportFormat report_format_find(const char *name)
@@ -550,6 +552,11 @@ char *report_format_names(void)
 void report_entries_print(FILE *out, ReportFormat f, const ReportEntries *r)
 {
     f->entries(out, r);
+}
+
+void report_generate_print(FILE *out, ReportFormat f, const ReportGenerate *g)
+{
+    f->generate(out, g);
 }
 
 void report_range_print(FILE *out, ReportFormat f, const ReportRange *r)

@@ -14,6 +14,7 @@
 struct ReportFormatRow;
 struct ReportRange;
 struct ReportEntries;
+struct ReportGenerate;
 /* A report format: a row of the format table (report.c). */
 typedef const struct ReportFormatRow *ReportFormat;
 /* By name (text, md, csv, json); NULL when there is none. */
@@ -93,12 +94,16 @@ typedef struct ReportFormatRow {
     void (*range)(FILE *out, const struct ReportRange *r);
     /* several entry points planned in one arena (report-entries.h) */
     void (*entries)(FILE *out, const struct ReportEntries *r);
+    /* a generation run in that arena (report-entries.h) */
+    void (*generate)(FILE *out, const struct ReportGenerate *g);
 } ReportFormatRow;
 
 /* A range of dims planned (report-range.h), in the format's writer. */
 void report_range_print(FILE *out, ReportFormat f, const struct ReportRange *r);
 /* Several entry points planned in one arena (report-entries.h), in the format's writer. */
 void report_entries_print(FILE *out, ReportFormat f, const struct ReportEntries *r);
+/* A generation run in that arena (report-entries.h), in the format's writer. */
+void report_generate_print(FILE *out, ReportFormat f, const struct ReportGenerate *g);
 
 /* The plan drawn in characters: time across, address down, one letter per buffer. */
 void report_ascii(FILE *out, const Trace *t, const Plan *plan, guint width, guint height);
