@@ -1761,8 +1761,8 @@ static void test_usage_and_profile(void)
     RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--check", NULL});
     g_assert_cmpint(r.status, ==, 2);
     g_assert_cmpstr(r.err, ==, "sim: --check, --poison, --repeat, --profile, --threads, --kernels, --layouts, --winograd, "
-                    "--skinny, --inputs, --expect, --dump-outputs, --rtol, --atol and --allow-degenerate go with --run (see sim "
-                    "--help)\n");
+                    "--skinny, --inputs, --expect, --dump-outputs, --rtol, --atol and --allow-degenerate go with --run "
+                    "(--generate takes --inputs, --expect, --poison and the kernels' choices) (see sim --help)\n");
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--kernels", "mkl", NULL});
     g_assert_cmpint(r.status, ==, 2);
@@ -1851,8 +1851,8 @@ static void test_usage_and_profile(void)
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--threads", "2", NULL});
     g_assert_cmpint(r.status, ==, 2);
     g_assert_cmpstr(r.err, ==, "sim: --check, --poison, --repeat, --profile, --threads, --kernels, --layouts, --winograd, "
-                    "--skinny, --inputs, --expect, --dump-outputs, --rtol, --atol and --allow-degenerate go with --run (see sim "
-                    "--help)\n");
+                    "--skinny, --inputs, --expect, --dump-outputs, --rtol, --atol and --allow-degenerate go with --run "
+                    "(--generate takes --inputs, --expect, --poison and the kernels' choices) (see sim --help)\n");
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--threads", "0", NULL});
     g_assert_cmpint(r.status, ==, 2);
