@@ -37,6 +37,8 @@ for model in gpt2 llama; do
         "$sim" "${step[@]}" --kv-capacity "$cap" > "$work/$model-$cap-kv.json"
         "$sim" "${step[@]}" --io inputs-outside > "$work/$model-$cap-outside.json"
         "$sim" "${step[@]}" > "$work/$model-$cap-step.json"
+        "$sim" "${step[@]}" --kv-capacity "$cap" --fuse ort-transformers > "$work/$model-$cap-kv-fused.json"
+        "$sim" "${step[@]}" --io inputs-outside --fuse ort-transformers > "$work/$model-$cap-outside-fused.json"
     done
     "$sim" --graph "$own/$model-kv.onnx" --dim batch=1 --dim seq=1 --dim past_seq=1:2047 --kv-capacity 2048 \
         --format json > "$work/$model-range.json"
@@ -81,6 +83,21 @@ for model in ("gpt2", "llama"):
         a = kv["arena_bytes"]
         print(f"| {model} | {cap:,} | {kv['kv']['cache_bytes']:,} | {a:,} | {loop:,} | {a / loop:.3f} | {step:,} | "
               f"{a / step:.3f} |")
+print()
+print("The same on the graph ONNX Runtime runs after its transformer optimizer (`--fuse ort-transformers`: grouped-query")
+print("attention reads the cache's key/value heads where they lie, `repeat-kv`; GPT-2-style's K read transposed):\n")
+print("| model | capacity | at capacity (B) | runtime loop without (B) | ratio |")
+print("|---|---:|---:|---:|---:|")
+for model in ("gpt2", "llama"):
+    graph = onnx.load(f"{own}/{model}-kv.onnx", load_external_data=False).graph
+    past_inputs = [i for i in graph.input if i.name.startswith("past_key_values.")]
+    for cap in (128, 256, 512, 1024, 2048):
+        a = json.load(open(f"{work}/{model}-{cap}-kv-fused.json"))[0]["arena_bytes"]
+        outside = json.load(open(f"{work}/{model}-{cap}-outside-fused.json"))[0]["arena_bytes"]
+        bind = {"batch": 1, "past_seq": cap - 1}
+        loop = outside + sum(4 * prod(d.dim_value or bind[d.dim_param] for d in i.type.tensor_type.shape.dim)
+                             for i in past_inputs)
+        print(f"| {model} | {cap:,} | {a:,} | {loop:,} | {a / loop:.3f} |")
 print()
 print("## The arena at every cache length, at capacity 2048\n")
 print("`sim --graph MODEL --dim batch=1 --dim seq=1 --dim past_seq=1:2047 --kv-capacity 2048`\n")

@@ -650,6 +650,41 @@ static void test_attention(void)
     fuse_report_clear(&r);
 }
 
+/* Grouped-query attention's repeat_kv (Unsqueeze at axis 2, Expand over the repeats, Reshape into the query heads)
+ * read by a MatMul, K through a Transpose of its last two dims: the MatMul of the query heads split into [groups,
+ * repeats] with the unrepeated tensor, broadcast, its heads merged again; the expanded copies (and K's transposed
+ * one) go, and the outputs are the file's to float rounding. Not fused: an expanded tensor read twice. */
+static void test_repeat_kv(void)
+{
+    FuseReport r = {0};
+    Builder *b = builder_new("repeat-kv", 13);
+    const char *q = builder_input(b, "q", DT_FLOAT, 4, (const gint64[]){1, 6, 2, 4});
+    const char *k = builder_input(b, "k", DT_FLOAT, 4, (const gint64[]){1, 2, 5, 4});
+    const char *v = builder_input(b, "v", DT_FLOAT, 4, (const gint64[]){1, 2, 5, 4});
+    const char *axes = builder_int_vec(b, "axes", 1, (const gint64[]){2});
+    const char *to5 = builder_int_vec(b, "to5", 5, (const gint64[]){1, 2, 3, 5, 4});
+    const char *to4 = builder_int_vec(b, "to4", 4, (const gint64[]){1, 6, 5, 4});
+    const char *ke = B_OP(b, "Reshape", B_OP(b, "Expand", B_OP(b, "Unsqueeze", k, axes), to5), to4);
+    const char *ve = B_OP(b, "Reshape", B_OP(b, "Expand", B_OP(b, "Unsqueeze", v, axes), to5), to4);
+    const char *kt = B_OPA(b, "Transpose", attr_new_ints("perm", (const gint64[]){0, 1, 3, 2}, 4), ke);
+    const char *probs = B_OP(b, "Softmax", B_OP(b, "MatMul", q, kt));
+    builder_output(b, B_OP(b, "MatMul", probs, ve));
+    /* read twice (also a graph output): stays */
+    const char *again = B_OP(b, "Reshape", B_OP(b, "Expand", B_OP(b, "Unsqueeze", v, axes), to5), to4);
+    builder_output(b, B_OP(b, "MatMul", probs, again));
+    builder_output(b, again);
+    char *path;
+    Model *m = fused_kind_from_file(b, "ort-transformers", "repeat-kv.onnx", &r, &path);
+    g_assert_cmpuint(r.sites[rule_index("repeat-kv")], ==, 2);
+    /* K: the expanded [1,2,3,5,4] and the transposed [1,6,4,5]; V: the expanded one; 120 floats each */
+    g_assert_cmpuint(r.bytes[rule_index("repeat-kv")], ==, 3 * 120 * sizeof(float));
+    g_assert_cmpuint(count_ops(m, "Expand"), ==, 1);
+    model_free(m);
+    assert_kind_runs_like_file(path, "ort-transformers", 3, "repeat-kv");
+    g_free(path);
+    fuse_report_clear(&r);
+}
+
 /* LayerNormalization of Add(x, y) of one shape, the sum read by it alone, is SkipLayerNormalization (the bits of
  * the unfused pair); not when the sum is read again (a pre-norm residual) or the Add broadcasts a bias. */
 static void test_skip_layer_norm(void)
@@ -764,6 +799,7 @@ int main(int argc, char **argv)
     g_test_add_func("/fuse/bias-gelu", test_bias_gelu);
     g_test_add_func("/fuse/bias-gelu-folds", test_bias_gelu_folds);
     g_test_add_func("/fuse/attention", test_attention);
+    g_test_add_func("/fuse/repeat-kv", test_repeat_kv);
     g_test_add_func("/fuse/fused-shallow", test_fused_shallow);
     g_test_add_func("/fuse/skip-layer-norm", test_skip_layer_norm);
     g_test_add_func("/fuse/pad-window", test_pad_window);

@@ -756,6 +756,117 @@ static gboolean rule_attention(Site *site, Node *n, GError **error)
     return replace(site, n, "Attention", TRUE, in, 3, attrs, error) || TRUE;
 }
 
+/* A new int64 initializer holding `n` values (a Reshape's shape), its shape and value set; its name. */
+static const char *shape_constant(Site *site, const char *base, const gint64 *values, int n, GError **error)
+{
+    char *name = graph_unique_name(site->g, base, "shape");
+    TensorData *d = tensor_data_new(name, DT_INT64, 1, (const gint64[]){n});
+    d->raw = g_bytes_new(values, (gsize)n * sizeof(gint64));
+    g_free(name);
+    if (!graph_add_initializer(site->g, d, error))
+        return NULL;
+    Tensor *t = graph_tensor(site->g, d->name);
+    t->kind = TENSOR_WEIGHT;
+    if (!infer_set_shape(t, DT_INT64, 1, (const gint64[]){n}, TRUE, error))
+        return NULL;
+    t->value = tensor_data_value(d);
+    return t->name;
+}
+
+/* A new node of the default domain (or sim's, `internal`) with one output named from `base`, its shapes inferred. */
+static Node *add_node(Site *site, const char *op, gboolean internal, const char *base, const char *const *inputs,
+                      int n_in, GPtrArray *attrs, GError **error)
+{
+    char *name = graph_unique_name(site->g, base, op), *out = graph_unique_name(site->g, base, "out");
+    const char *outputs[] = {out};
+    Node *n = graph_add_node(site->g, op, internal ? SIM_OP_DOMAIN : "", name, inputs, n_in, outputs, 1, attrs,
+                             error);
+    g_free(name);
+    g_free(out);
+    if (n && (!(n->op = op_lookup(n->domain, n->op_type)) || !shape_infer_node(n, site->opset, error)))
+        return NULL;
+    return n;
+}
+
+/* One operand of a MatMul that is grouped-query attention's repeat_kv: X [b, g, t, d] unsqueezed at axis 2, expanded
+ * to [b, g, r, t, d] and reshaped to [b, g·r, t, d], optionally through a Transpose of its last two dims; the
+ * Unsqueeze's output (kept) returned, r in *repeats, the nodes that go in site->removed. */
+static Tensor *repeat_kv_of(Site *site, Tensor *b, const Node *mm, gint64 *repeats, gboolean *transposed)
+{
+    Node *tr = made_by(b, "Transpose");
+    *transposed = tr && only_for(b, mm) && b->rank == 4 && transpose_form(tr, 4) == 1;
+    Tensor *r = *transposed ? node_input(tr, 0) : b;
+    Node *reshape = made_by(r, "Reshape");
+    Tensor *e = reshape && only_for(r, *transposed ? tr : mm) ? node_input(reshape, 0) : NULL;
+    Node *expand = made_by(e, "Expand");
+    Tensor *u = expand && only_for(e, reshape) ? node_input(expand, 0) : NULL;
+    Node *unsqueeze = made_by(u, "Unsqueeze");
+    Tensor *x = unsqueeze ? node_input(unsqueeze, 0) : NULL;
+    if (!x || !x->shape_known || x->rank != 4 || r->rank != 4 || e->rank != 5 || u->rank != 5 || u->dims[2] != 1 ||
+        u->dims[0] != x->dims[0] || u->dims[1] != x->dims[1] || u->dims[3] != x->dims[2] || e->dims[0] != x->dims[0] ||
+        e->dims[1] != x->dims[1] || e->dims[3] != x->dims[2] || e->dims[4] != x->dims[3] || r->dims[0] != x->dims[0] ||
+        r->dims[1] != x->dims[1] * e->dims[2] || r->dims[2] != x->dims[2] || r->dims[3] != x->dims[3] ||
+        r->dtype != DT_FLOAT)
+        return NULL;
+    if (*transposed)
+        g_ptr_array_add(site->removed, tr);
+    g_ptr_array_add(site->removed, reshape);
+    g_ptr_array_add(site->removed, expand);
+    *repeats = e->dims[2];
+    return u;
+}
+
+/* MatMul(A, K or V repeated from its key/value heads to the query heads: repeat_kv_of) is the MatMul of A with
+ * its heads split into [groups, repeats] and the unrepeated tensor, broadcast over the repeats, its output's heads
+ * merged again (K's Transpose read as FusedMatMul's transB): the expanded copy of the cache goes, as ONNX Runtime's
+ * GroupQueryAttention reads the cache's key/value heads where they lie. */
+static gboolean rule_repeat_kv(Site *site, Node *n, GError **error)
+{
+    Tensor *y = node_output(n, 0), *a = node_input(n, 0), *b = node_input(n, 1);
+    gint64 r;
+    gboolean transposed;
+    Tensor *u = strcmp(n->op_type, "MatMul") || (*n->domain && strcmp(n->domain, "ai.onnx")) || !a || !y ||
+                        !a->shape_known || a->rank != 4 || y->rank != 4 || a == b || (guint)n->index >= site->first_new
+                    ? NULL
+                    : repeat_kv_of(site, b, n, &r, &transposed);
+    if (!u || a->dims[0] != u->dims[0] || a->dims[1] != u->dims[1] * r) {
+        g_ptr_array_set_size(site->removed, 0);
+        return FALSE;
+    }
+    guint64 saved = 0; /* the expanded copy, and the transposed one: the Reshape between is a view */
+    for (guint k = 0; k < site->removed->len; k++)
+        if (strcmp(((const Node *)site->removed->pdata[k])->op_type, "Reshape"))
+            saved += node_output(site->removed->pdata[k], 0)->bytes;
+    const char *base = *n->name ? n->name : "repeat_kv";
+    const gint64 split[] = {a->dims[0], u->dims[1], r, a->dims[2], a->dims[3]};
+    const char *split_shape = shape_constant(site, base, split, 5, error);
+    const char *merged_shape = split_shape ? shape_constant(site, base, y->dims, 4, error) : NULL;
+    Node *a5 = merged_shape ? add_node(site, "Reshape", FALSE, base, (const char *[]){a->name, split_shape}, 2, NULL,
+                                       error)
+                            : NULL;
+    GPtrArray *attrs = NULL;
+    if (transposed) {
+        attrs = g_ptr_array_new_with_free_func((GDestroyNotify)attr_free);
+        g_ptr_array_add(attrs, attr_new_int("transA", 0));
+        g_ptr_array_add(attrs, attr_new_int("transB", 1));
+        g_ptr_array_add(attrs, attr_new_float("alpha", 1.0f));
+    }
+    Node *mm = a5 ? add_node(site, transposed ? "FusedMatMul" : "MatMul", transposed, base,
+                             (const char *[]){node_output(a5, 0)->name, u->name}, 2, attrs, error)
+                  : (attrs ? (g_ptr_array_unref(attrs), NULL) : NULL);
+    if (!mm)
+        return TRUE; /* *error says why */
+    GPtrArray *first = g_ptr_array_new();
+    g_ptr_array_add(first, a5);
+    g_ptr_array_add(first, mm);
+    g_hash_table_insert(site->before, n, first);
+    const char *in[] = {node_output(mm, 0)->name, merged_shape};
+    if (!replace(site, n, "Reshape", FALSE, in, 2, NULL, error))
+        return TRUE;
+    site->bytes = saved;
+    return TRUE;
+}
+
 /* A node that reads only weights and constants computes a constant: ONNX Runtime folds it when the session
  * starts (its ConstantFolding), so its output is a weight, outside the activations (torch's attention slices
  * its packed in-projection weight with Slice at run time). The node still runs here, writing its output into
@@ -803,6 +914,8 @@ static const FuseRule fuse_rules[] = {
     {"gelu-tanh", "0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))): Gelu, tanh form (ONNX Runtime's FastGelu)",
      "ort", FALSE, rule_gelu_tanh},
     {"bias-gelu", "Gelu of a sum with a bias over the last dim: BiasGelu", "ort", FALSE, rule_bias_gelu},
+    {"repeat-kv", "MatMul of K or V repeated to the query heads (grouped-query attention): the MatMul broadcast over "
+     "the repeats, no expanded copy (ONNX Runtime's GroupQueryAttention)", "ort-transformers", FALSE, rule_repeat_kv},
     {"matmul-add", "MatMul of matrices + a bias over rows: Gemm", "ort", FALSE, rule_matmul_add},
     {"matmul-scale", "a MatMul scaled by a constant, on its output or an operand: FusedMatMul with alpha", "ort", FALSE,
      rule_matmul_scale},
