@@ -5,6 +5,7 @@
 #   gpt2-seq     results/gpt2-seq.{csv,md}, plots/gpt2-seq-arena.png: arena against sequence length
 #   range        results/range-dims.md, plots/range-*.png: the arena as a function of the dims (bench/range.sh)
 #   kv           results/kv-cache.md: a decoder's KV cache planned at capacity (bench/kv.sh)
+#   kv-speed     results/kv-speed.md: the decode step's time beside ONNX Runtime's (bench/kv-speed.sh; timings)
 #   corpus       results/corpus-strategies.{csv,md}, plots/corpus-compare.png: strategies × corpus models
 #   aliasing     results/corpus-aliasing.csv, results/aliasing-savings.md: bytes saved per sharing kind
 #   pictures     plots/gpt2-timeline.png, plots/unet-layout.png: the README's pictures of one plan
@@ -19,7 +20,7 @@
 #   search       results/search.md                                    (bench/search.sh; timings)
 #   scaling      results/plan-scaling.md                              (bench/plan-scaling.sh; timings, slow)
 # Every table and figure is deterministic except the columns that are timings (search, scaling, timing, winograd,
-# skinny, peers' ORT timings, range's last table): the time-bounded strategies run on a work budget (WORK, search
+# skinny, kv-speed, peers' ORT timings, range's last table): the time-bounded strategies run on a work budget (WORK, search
 # nodes: the same plan on an idle and on a busy machine), the sweeps start from an empty CSV each time, and tables.py sorts rows
 # and drops plan_seconds. tests/test-tables.c runs a part twice, once beside busy processes, and compares.
 # Each part is all or nothing: results/ and plots/ are saved before it runs and put back if it fails or
@@ -30,7 +31,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 make -s build/sim build/mkgraph
 parts=${*:-"design-log gpt2-seq range kv corpus aliasing pictures peers conformance coverage exec-check timing xnnpack
-            winograd skinny search scaling"}
+            winograd skinny kv-speed search scaling"}
 work=$(mktemp -d)
 running=""
 restore() {
@@ -83,6 +84,7 @@ part_gpt2_seq() {
 
 part_range() { need_models; bench/range.sh; }
 part_kv() { bench/kv.sh; }
+part_kv_speed() { bench/kv-speed.sh; }
 
 part_corpus() {
     need_models

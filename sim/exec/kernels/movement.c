@@ -240,10 +240,18 @@ gboolean kernel_expand(const KernelCall *c, GError **error)
         return kernel_fail(c, error, "rank %d is beyond the executor's Expand", y->rank);
     kernel_broadcast_strides(x, y->rank, y->dims, strides);
     gsize size = dtype_size(y->dtype);
+    if (!y->count)
+        return TRUE;
+    /* The trailing dims the input has whole (not broadcast) are one run, contiguous in both: copied at once (a
+     * decoder's keys expanded to the query heads copy a head's cache per memcpy, not an element) */
+    int lead = y->rank;
+    gsize run = 1;
+    while (lead > 0 && (strides[lead - 1] == (gint64)run || y->dims[lead - 1] == 1))
+        run *= (gsize)y->dims[--lead];
     gint64 idx[16] = {0}, off = 0;
-    for (gsize k = 0; k < y->count; k++) {
-        memcpy((char *)y->data + k * size, (const char *)x->data + off * size, size);
-        for (int d = y->rank - 1; d >= 0; d--) {
+    for (gsize k = 0; k < y->count / run; k++) {
+        memcpy((char *)y->data + k * run * size, (const char *)x->data + off * size, run * size);
+        for (int d = lead - 1; d >= 0; d--) {
             idx[d]++;
             off += strides[d];
             if (idx[d] < y->dims[d])
