@@ -223,6 +223,45 @@ static void test_range_finding(void)
     g_free(readme);
 }
 
+/* The KV cache finding: the two ratios at capacity 1,024 (GPT-2-style on the file's graph, LLaMA-style on the fused
+ * one) and the tokens equal to torch's, from results/kv-cache.md. */
+static void test_kv_finding(void)
+{
+    char *readme = readme_text(), *path = source_path("results", "kv-cache.md"), *text = NULL;
+    g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+    const char *gpt2 = strstr(text, "| gpt2 | 1,024 | "), *fused = strstr(text, "The same on the graph ONNX Runtime");
+    const char *llama = fused ? strstr(fused, "| llama | 1,024 | ") : NULL;
+    g_assert_nonnull(gpt2);
+    g_assert_nonnull(llama);
+    char **a = g_strsplit(gpt2, " | ", 8), **b = g_strsplit(llama, " | ", 6);
+    g_assert_cmpuint(g_strv_length(a), ==, 8);
+    g_assert_cmpuint(g_strv_length(b), ==, 6);
+    b[4][strcspn(b[4], " |")] = '\0'; /* the row's last cell */
+    char *said = g_strdup_printf("%s× of that runtime's memory on the bench's GPT-2-style decoder and %s× on", a[5],
+                                 b[4]);
+    assert_says(readme, said);
+    const char *gen = strstr(text, "## A greedy generation inside one plan");
+    g_assert_nonnull(gen);
+    guint tokens[2], equal[2];
+    for (guint k = 0; k < 2; k++) {
+        const char *row = strstr(gen, k ? "| llama | " : "| gpt2 | ");
+        g_assert_nonnull(row);
+        g_assert_cmpint(sscanf(strchr(row + 2, '|') + 1, " %*u | %u | %u |", &tokens[k], &equal[k]), ==, 2);
+    }
+    g_assert_cmpuint(tokens[0], ==, tokens[1]);
+    g_assert_cmpuint(equal[0], ==, tokens[0]);
+    g_assert_cmpuint(equal[1], ==, tokens[1]);
+    char *gen_said = g_strdup_printf("%u of %u on both", equal[0], tokens[0]);
+    assert_says(readme, gen_said);
+    g_free(gen_said);
+    g_free(said);
+    g_strfreev(a);
+    g_strfreev(b);
+    g_free(text);
+    g_free(path);
+    g_free(readme);
+}
+
 static void test_conformance_finding(void)
 {
     char *readme = readme_text(), *path = source_path("results", "conformance.md"), *text = NULL;
@@ -365,6 +404,7 @@ int main(int argc, char **argv)
     g_test_add_func("/readme/range", test_range_finding);
     g_test_add_func("/readme/peers", test_peers_finding);
     g_test_add_func("/readme/search", test_search_finding);
+    g_test_add_func("/readme/kv", test_kv_finding);
     g_test_add_func("/readme/conformance", test_conformance_finding);
     g_test_add_func("/readme/checker-can-fail", test_checker_can_fail);
     g_test_add_func("/readme/quickstart", test_quickstart);
