@@ -26,6 +26,9 @@ import sys
 import torch
 import torch.nn as nn
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from export_range import LlamaLayer, RMSNorm, rotate_half  # noqa: E402
+
 LAYERS, D, VOCAB, MAX_POS = 4, 256, 8000, 2048
 
 
@@ -75,31 +78,8 @@ class Gpt2Kv(nn.Module):
         return (self.head(self.ln_f(x)), *presents)
 
 
-class RMSNorm(nn.Module):
-    def __init__(self, d, eps=1e-6):
-        super().__init__()
-        self.weight, self.eps = nn.Parameter(torch.ones(d)), eps
-
-    def forward(self, x):
-        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
-
-
-def rotate_half(x):
-    half = x.shape[-1] // 2
-    return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
-
-
-class LlamaBlock(nn.Module):
-    def __init__(self, d, heads, kv_heads, hidden):
-        super().__init__()
-        self.heads, self.kv_heads, self.hd = heads, kv_heads, d // heads
-        self.q = nn.Linear(d, d, bias=False)
-        self.k = nn.Linear(d, kv_heads * self.hd, bias=False)
-        self.v = nn.Linear(d, kv_heads * self.hd, bias=False)
-        self.o = nn.Linear(d, d, bias=False)
-        self.n1, self.n2 = RMSNorm(d), RMSNorm(d)
-        self.w1, self.w3 = nn.Linear(d, hidden, bias=False), nn.Linear(d, hidden, bias=False)
-        self.w2 = nn.Linear(hidden, d, bias=False)
+class LlamaBlock(LlamaLayer):
+    """export_range.py's LLaMA-style layer (its weights alike), its keys and values joined to the cache's."""
 
     def forward(self, x, cos, sin, mask, past_k, past_v):
         b, s, d = x.shape

@@ -56,8 +56,22 @@ import json, sys
 from math import prod
 import onnx
 work, own = sys.argv[1:3]
-names = {"gpt2": "GPT-2-style (4 layers, d 256, 4 heads)", "llama": "LLaMA-style (4 layers, d 256, 8 query and 2 "
-                                                                    "key/value heads)"}
+
+
+def arena(name):
+    return json.load(open(f"{work}/{name}.json"))[0]["arena_bytes"]
+
+
+def loop_bytes(model, cap, fused=""):
+    """What a runtime holds in a loop without sharing: the present in its arena (`--io inputs-outside`), the
+    caller's past (cap - 1 tokens) beside it."""
+    graph = onnx.load(f"{own}/{model}-kv.onnx", load_external_data=False).graph
+    bind = {"batch": 1, "past_seq": cap - 1}
+    return arena(f"{model}-{cap}-outside{fused}") + sum(
+        4 * prod(d.dim_value or bind[d.dim_param] for d in i.type.tensor_type.shape.dim)
+        for i in graph.input if i.name.startswith("past_key_values."))
+
+
 print("# A KV cache planned at capacity\n")
 print("Made by `bench/kv.sh` (`make figures FIGURES=kv`; deterministic: the default strategy `best` on its work")
 print("budget). Models: bench/export_decode.py's own torch exports, past as inputs and present as outputs (a Concat")
@@ -70,17 +84,9 @@ print("in the arena, freed after its Concat: not a loop, whose next past is this
 print("| model | capacity | cache (B) | at capacity (B) | runtime loop without (B) | ratio | one step alone (B) | ratio |")
 print("|---|---:|---:|---:|---:|---:|---:|---:|")
 for model in ("gpt2", "llama"):
-    graph = onnx.load(f"{own}/{model}-kv.onnx", load_external_data=False).graph
-    past_inputs = [i for i in graph.input if i.name.startswith("past_key_values.")]
     for cap in (128, 256, 512, 1024, 2048):
         kv = json.load(open(f"{work}/{model}-{cap}-kv.json"))[0]
-        outside = json.load(open(f"{work}/{model}-{cap}-outside.json"))[0]["arena_bytes"]
-        step = json.load(open(f"{work}/{model}-{cap}-step.json"))[0]["arena_bytes"]
-        bind = {"batch": 1, "past_seq": cap - 1}
-        pasts = sum(4 * prod(d.dim_value or bind[d.dim_param] for d in i.type.tensor_type.shape.dim)
-                    for i in past_inputs)
-        loop = outside + pasts
-        a = kv["arena_bytes"]
+        a, loop, step = kv["arena_bytes"], loop_bytes(model, cap), arena(f"{model}-{cap}-step")
         print(f"| {model} | {cap:,} | {kv['kv']['cache_bytes']:,} | {a:,} | {loop:,} | {a / loop:.3f} | {step:,} | "
               f"{a / step:.3f} |")
 print()
@@ -89,14 +95,8 @@ print("attention reads the cache's key/value heads where they lie, `repeat-kv`; 
 print("| model | capacity | at capacity (B) | runtime loop without (B) | ratio |")
 print("|---|---:|---:|---:|---:|")
 for model in ("gpt2", "llama"):
-    graph = onnx.load(f"{own}/{model}-kv.onnx", load_external_data=False).graph
-    past_inputs = [i for i in graph.input if i.name.startswith("past_key_values.")]
     for cap in (128, 256, 512, 1024, 2048):
-        a = json.load(open(f"{work}/{model}-{cap}-kv-fused.json"))[0]["arena_bytes"]
-        outside = json.load(open(f"{work}/{model}-{cap}-outside-fused.json"))[0]["arena_bytes"]
-        bind = {"batch": 1, "past_seq": cap - 1}
-        loop = outside + sum(4 * prod(d.dim_value or bind[d.dim_param] for d in i.type.tensor_type.shape.dim)
-                             for i in past_inputs)
+        a, loop = arena(f"{model}-{cap}-kv-fused"), loop_bytes(model, cap, "-fused")
         print(f"| {model} | {cap:,} | {a:,} | {loop:,} | {a / loop:.3f} |")
 print()
 print("## The arena at every cache length, at capacity 2048\n")

@@ -675,62 +675,89 @@ char *arenasim_range_report_json(const arenasim_range *r)
     return printed(range_json, &r->report);
 }
 
+/* What entry points planned together take from the options (arenasim_entries_plan, arenasim_generate): the
+ * strategy and its budgets, the trace recipe with its KV cache, each entry's name and dims. */
+typedef struct {
+    arenasim_options o;
+    const PlaceStrategy *strategy;
+    PlaceOptions place;
+    PipelineRecipe recipe;
+    KvRequest kv;
+    GHashTable *pins;
+    guint n;
+    char **names;
+    ShapeOptions *shapes;
+    EntrySpec *specs;
+    char *order, *alias; /* the report's strings */
+} EntriesChoices;
+
+static gboolean entries_choices(const arenasim_options *options, const char *const *paths, EntriesChoices *c,
+                                GError **error)
+{
+    gboolean best = FALSE;
+    c->n = paths ? g_strv_length((char **)paths) : 0;
+    c->pins = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    c->names = g_new0(char *, c->n + 1);
+    c->shapes = g_new0(ShapeOptions, MAX(c->n, 1));
+    c->specs = g_new0(EntrySpec, MAX(c->n, 1));
+    for (guint k = 0; k < c->n; k++)
+        shape_options_init(&c->shapes[k]);
+    gboolean ok = plan_choices(options, &c->o, &c->strategy, &c->place, error) &&
+                  ((c->n >= 2 && c->n <= ENTRIES_MAX) || usage(error, "paths: 2 to 16 models planned in one arena")) &&
+                  (!c->o.fuse || fuse_kind_known(c->o.fuse) || usage(error, "fuse: unknown kind")) &&
+                  ((!c->o.pins && !c->o.run) || usage(error, "pins and run are for one model's plan")) &&
+                  trace_recipe(&c->o, &c->recipe, &best, c->pins, &c->kv, error) &&
+                  (!best || usage(error, "order \"best\" chooses an order for one model: with entry points, name one"));
+    for (guint k = 0; ok && k < c->n; k++)
+        ok = is_model(paths[k]) || usage(error, "entry points are models (.onnx), not traces");
+    for (guint k = 0; k < c->n; k++)
+        c->shapes[k].allow_unknown_ops = c->o.allow_unknown_ops != 0;
+    ok = ok && entries_bind(paths, c->n, c->o.dims, c->o.bounds, c->names, c->shapes, error);
+    for (guint k = 0; ok && k < c->n; k++)
+        c->specs[k] = (EntrySpec){paths[k], c->names[k], &c->shapes[k]};
+    if (ok) {
+        c->order = g_strdup(c->recipe.order->name);
+        c->alias = g_strdup(c->o.alias ? c->o.alias : "all");
+    }
+    return ok;
+}
+
+static void entries_choices_clear(EntriesChoices *c)
+{
+    for (guint k = 0; k < c->n; k++)
+        shape_options_clear(&c->shapes[k]);
+    g_free(c->shapes);
+    g_free(c->specs);
+    g_strfreev(c->names);
+    if (c->pins)
+        g_hash_table_unref(c->pins);
+    g_free(c->order);
+    g_free(c->alias);
+}
+
 struct arenasim_entries {
     ReportEntries report;
-    char *order, *strategy, *alias; /* the report's strings */
+    EntriesChoices choices; /* the report's strings are its */
 };
 
 arenasim_entries *arenasim_entries_plan(const char *const *paths, const arenasim_options *options, char **error)
 {
-    arenasim_options o;
     GError *e = NULL;
     if (error)
         *error = NULL;
-    const PlaceStrategy *strategy = NULL;
-    PlaceOptions place;
-    gboolean best = FALSE;
-    guint n = paths ? g_strv_length((char **)paths) : 0;
-    GHashTable *pins = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-    PipelineRecipe recipe = {0};
-    KvRequest kv;
-    char **names = g_new0(char *, n + 1);
-    ShapeOptions *shapes = g_new0(ShapeOptions, MAX(n, 1));
-    for (guint k = 0; k < n; k++)
-        shape_options_init(&shapes[k]);
-    gboolean ok = plan_choices(options, &o, &strategy, &place, &e) &&
-                  ((n >= 2 && n <= ENTRIES_MAX) || usage(&e, "paths: 2 to 16 models planned in one arena")) &&
-                  (!o.fuse || fuse_kind_known(o.fuse) || usage(&e, "fuse: unknown kind")) &&
-                  ((!o.inputs && !o.pins && !o.run) ||
-                   usage(&e, "inputs, pins and run are for one model's plan: not with entry points")) &&
-                  trace_recipe(&o, &recipe, &best, pins, &kv, &e) &&
-                  (!best || usage(&e, "order \"best\" chooses an order for one model: with entry points, name one"));
-    for (guint k = 0; ok && k < n; k++)
-        ok = (is_model(paths[k]) || usage(&e, "entry points are models (.onnx), not traces"));
-    for (guint k = 0; k < n; k++)
-        shapes[k].allow_unknown_ops = o.allow_unknown_ops != 0;
-    ok = ok && entries_bind(paths, n, o.dims, o.bounds, names, shapes, &e);
     arenasim_entries *r = g_new0(arenasim_entries, 1);
     report_entries_init(&r->report);
+    EntriesChoices *c = &r->choices;
+    gboolean ok = entries_choices(options, paths, c, &e) &&
+                  (!c->o.inputs || usage(&e, "inputs: a prompt is for arenasim_generate"));
     if (ok) {
-        EntrySpec *specs = g_new0(EntrySpec, n);
-        for (guint k = 0; k < n; k++)
-            specs[k] = (EntrySpec){paths[k], names[k], &shapes[k]};
-        r->order = g_strdup(recipe.order->name);
-        r->strategy = g_strdup(strategy->name);
-        r->alias = g_strdup(o.alias ? o.alias : "all");
-        r->report.order = r->order;
-        r->report.strategy = r->strategy;
-        r->report.alias = r->alias;
-        EntriesJob job = {.entries = specs, .n = n, .fuse = o.fuse, .recipe = &recipe, .alias = r->alias,
-                          .bins_path = o.bins, .strategy = strategy, .place = &place, .verify = o.verify != 0};
+        r->report = (ReportEntries){.order = c->order, .strategy = c->strategy->name, .alias = c->alias,
+                                    .entries = r->report.entries};
+        EntriesJob job = {.entries = c->specs, .n = c->n, .fuse = c->o.fuse, .recipe = &c->recipe, .alias = c->alias,
+                          .bins_path = c->o.bins, .strategy = c->strategy, .place = &c->place,
+                          .verify = c->o.verify != 0};
         ok = entries_plan(&job, &r->report, NULL, NULL, NULL, &e);
-        g_free(specs);
     }
-    for (guint k = 0; k < n; k++)
-        shape_options_clear(&shapes[k]);
-    g_free(shapes);
-    g_strfreev(names);
-    g_hash_table_unref(pins);
     if (!ok) {
         set_error(error, e);
         arenasim_entries_free(r);
@@ -744,9 +771,7 @@ void arenasim_entries_free(arenasim_entries *e)
     if (!e)
         return;
     report_entries_clear(&e->report);
-    g_free(e->order);
-    g_free(e->strategy);
-    g_free(e->alias);
+    entries_choices_clear(&e->choices);
     g_free(e);
 }
 
@@ -766,60 +791,39 @@ char *arenasim_entries_report_json(const arenasim_entries *e)
 
 struct arenasim_generation {
     GenerateResult result;
-    char *order, *strategy, *alias;
+    EntriesChoices choices; /* the report's strings are its */
 };
 
 arenasim_generation *arenasim_generate(const char *prefill, const char *decode, uint32_t tokens,
                                        const arenasim_options *options, const arenasim_run_options *run_given,
                                        char **error)
 {
-    arenasim_options o;
     arenasim_run_options ro;
+    RunOptions run;
     GError *e = NULL;
     if (error)
         *error = NULL;
-    const PlaceStrategy *strategy = NULL;
-    PlaceOptions place;
-    RunOptions run;
-    gboolean best = FALSE;
-    GHashTable *pins = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-    PipelineRecipe recipe = {0};
-    KvRequest kv;
-    const char *paths[] = {prefill, decode, NULL};
-    char *names[3] = {NULL, NULL, NULL};
-    ShapeOptions shapes[2];
-    shape_options_init(&shapes[0]);
-    shape_options_init(&shapes[1]);
-    gboolean ok = plan_choices(options, &o, &strategy, &place, &e) &&
-                  options_of(run_given, run_given ? run_given->size : 0, &ro, sizeof ro,
-                             (void (*)(void *))arenasim_run_options_init, &e) &&
-                  run_options(&ro, &run, &e) && ((prefill && decode) || usage(&e, "no file given")) &&
-                  (o.inputs || usage(&e, "inputs: the prompt, a model-zoo folder, is needed")) &&
-                  (o.kv_capacity || usage(&e, "kv_capacity: the caches' capacity is needed")) &&
-                  (!o.fuse || fuse_kind_known(o.fuse) || usage(&e, "fuse: unknown kind")) &&
-                  trace_recipe(&o, &recipe, &best, pins, &kv, &e) &&
-                  (!best || usage(&e, "order \"best\" chooses an order for one model: name one")) &&
-                  entries_bind(paths, 2, o.dims, o.bounds, names, shapes, &e) && run_open_kernels(&run, &e);
     arenasim_generation *g = g_new0(arenasim_generation, 1);
     generate_result_init(&g->result);
+    EntriesChoices *c = &g->choices;
+    gboolean ok = ((prefill && decode) || usage(&e, "no file given")) &&
+                  entries_choices(options, (const char *const[]){prefill, decode, NULL}, c, &e) &&
+                  options_of(run_given, run_given ? run_given->size : 0, &ro, sizeof ro,
+                             (void (*)(void *))arenasim_run_options_init, &e) &&
+                  run_options(&ro, &run, &e) &&
+                  (c->o.inputs || usage(&e, "inputs: the prompt, a model-zoo folder, is needed")) &&
+                  (c->o.kv_capacity || usage(&e, "kv_capacity: the caches' capacity is needed")) &&
+                  run_open_kernels(&run, &e);
     if (ok) {
-        g->order = g_strdup(recipe.order->name);
-        g->strategy = g_strdup(strategy->name);
-        g->alias = g_strdup(o.alias ? o.alias : "all");
-        g->result.plan.order = g->order;
-        g->result.plan.strategy = g->strategy;
-        g->result.plan.alias = g->alias;
-        GenerateJob job = {.prefill = {prefill, names[0], &shapes[0]}, .decode = {decode, names[1], &shapes[1]},
-                           .tokens = tokens, .inputs_dir = o.inputs, .expect_dir = run.expect_dir, .fuse = o.fuse,
-                           .recipe = &recipe, .alias = g->alias, .bins_path = o.bins, .strategy = strategy,
-                           .place = &place, .exec = run.exec, .poison = run.poison};
+        g->result.plan.order = c->order;
+        g->result.plan.strategy = c->strategy->name;
+        g->result.plan.alias = c->alias;
+        GenerateJob job = {.prefill = c->specs[0], .decode = c->specs[1], .tokens = tokens,
+                           .inputs_dir = c->o.inputs, .expect_dir = run.expect_dir, .fuse = c->o.fuse,
+                           .recipe = &c->recipe, .alias = c->alias, .bins_path = c->o.bins, .strategy = c->strategy,
+                           .place = &c->place, .exec = run.exec, .poison = run.poison};
         ok = generate_run(&job, &g->result, &e);
     }
-    shape_options_clear(&shapes[0]);
-    shape_options_clear(&shapes[1]);
-    g_free(names[0]);
-    g_free(names[1]);
-    g_hash_table_unref(pins);
     if (!ok) {
         set_error(error, e);
         arenasim_generation_free(g);
@@ -833,9 +837,7 @@ void arenasim_generation_free(arenasim_generation *g)
     if (!g)
         return;
     generate_result_clear(&g->result);
-    g_free(g->order);
-    g_free(g->strategy);
-    g_free(g->alias);
+    entries_choices_clear(&g->choices);
     g_free(g);
 }
 
