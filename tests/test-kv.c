@@ -258,6 +258,30 @@ static void test_entries(void)
     g_assert_cmpint(r.status, ==, 2);
     assert_contains(r.err, "several --graph plan entry points in one arena and report it");
     run_result_clear(&r);
+    /* a generation whose prefill writes no cache the decode step reads: refused before anything runs */
+    char *prompt = test_scratch_path("prompt"), *input = g_build_filename(prompt, "input_0.pb", NULL);
+    g_assert_cmpint(g_mkdir(prompt, 0700), ==, 0);
+    TensorData *x = tensor_data_new("ids", DT_INT64, 2, (const gint64[]){1, 3});
+    x->raw = g_bytes_new_take(g_new0(gint64, 3), 3 * sizeof(gint64));
+    GError *error = NULL;
+    g_assert_true(onnx_write_tensor_file(x, input, &error));
+    tensor_data_free(x);
+    Builder *b = builder_new("no-cache", 13);
+    builder_input(b, "ids", DT_INT64, 2, (const gint64[]){1, 3});
+    builder_output(b, B_OPA(b, "Cast", attr_new_int("to", DT_FLOAT), "ids"));
+    Model *m = builder_finish(b, &error);
+    g_assert_no_error(error);
+    char *no_cache = test_write_model(m, "no-cache.onnx");
+    char *symbolic = test_write_model(test_decode_step(-1, FALSE), "decode-symbolic.onnx");
+    r = test_run("SIM_BIN", (const char *const[]){"--graph", no_cache, "--graph", symbolic, "--kv-capacity", "8",
+                                                  "--generate", "2", "--inputs", prompt, NULL});
+    g_assert_cmpint(r.status, ==, 1);
+    assert_contains(r.err, "writes no cache 'present.0.key' (no graph output of that name)");
+    run_result_clear(&r);
+    g_free(symbolic);
+    g_free(no_cache);
+    g_free(input);
+    g_free(prompt);
     g_free(prefill);
     g_free(decode);
 }

@@ -70,7 +70,8 @@ char *test_write_model(Model *m, const char *name);
 /* A decoder's step of one layer with a KV cache (sim/memory/kv.h), shapes inferred: past_key_values.0.key
  * [1,3,past,4] and the new slice Relu(x) (x [1,3,1,4]) joined along axis 2 into present.0.key (a graph output),
  * read through a Transpose by a MatMul (the scores, a graph output); `reshape` adds a Reshape of the present read
- * by a ReduceSum (a graph output too). */
+ * by a ReduceSum (a graph output too). past < 0: the cache length is the symbolic dim "past_seq" (3 for the
+ * shapes). */
 Model *test_decode_step(gint64 past, gboolean reshape);
 /* Its prefill, shapes inferred: x [1,3,3,4] through a Relu into present.0.key (a graph output, three tokens),
  * summed into a scalar output. */

@@ -255,8 +255,16 @@ gboolean generate_run(const GenerateJob *job, GenerateResult *out, GError **erro
     guint8 **arena = ok ? exec_arena_new(plan, error) : NULL;
     ok = arena != NULL;
     GHashTable *state = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    for (guint s = 0; ok && s < out->plan.state_buffers; s++)
-        g_hash_table_add(state, g_strdup(trace_buffer(all, s)->name));
+    for (guint s = 0; ok && s < out->plan.state_buffers; s++) {
+        const char *name = trace_buffer(all, s)->name;
+        const Tensor *t = graph_tensor(kept[0].model.model->graph, name);
+        g_hash_table_add(state, g_strdup(name));
+        if (!t || !t->is_graph_output) { /* the first step's past would be bytes nothing wrote */
+            g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "%s: the prefill writes no cache '%s' (no graph output of "
+                        "that name), which the decode step reads", job->prefill.path, name);
+            ok = FALSE;
+        }
+    }
     ExecOptions exec = job->exec;
     exec.layouts = EXEC_LAYOUTS_PLAIN; /* the caches are read as they lie, step after step */
     /* the prefill over the prompt */
