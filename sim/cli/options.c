@@ -574,12 +574,12 @@ int job_from_args(Job *job, int argc, char **argv)
          "generation of N tokens inside one plan, the caches kept in the arena from step to step (--expect DIR: "
          "the tokens expected, DIR/output_0.pb)", "N"},
         {"kv", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.kv,
-         "With --kv-capacity: the KV cache pairs, the past (a graph input) and the present (a graph output) one '*' in "
-         "each stands for the same text (repeatable; without it every Concat of a graph input making a graph output)",
+         "With --kv-capacity: a KV cache pair, the past (a graph input) and the present (a graph output), one '*' in "
+         "each standing for the same text (repeatable; without it every Concat of a graph input making a graph output)",
          "PAST=PRESENT"},
         {"kv-capacity", 0, 0, G_OPTION_ARG_INT64, &o.kv_capacity,
          "Plan each KV cache pair as one buffer of N tokens along its Concat axis, live for the whole step: the past "
-         "lies in it, the new slice is written after it", "N"},
+         "lies at its start and the Concat grows it in place", "N"},
         {"strict-runtime", 0, 0, G_OPTION_ARG_NONE, &o.strict_runtime,
          "A Gather/Slice/Concat/Split that cannot alias is an error (the seed's texts), not a copy", NULL},
         {"bins", 0, 0, G_OPTION_ARG_FILENAME, &o.bins_path,
