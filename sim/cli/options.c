@@ -148,7 +148,8 @@ static int check_combinations(const RawOptions *o)
         return cli_usage_error("--plot and --chrome-trace draw the plan of one order: drop --info and --orders");
     if ((o->check || o->poison || o->repeat || o->profile || o->threads || o->kernels || o->layouts || o->winograd || o->skinny || o->inputs || o->expect ||
          o->dump_outputs || o->allow_degenerate || cli_strict_given(o->given, "rtol") ||
-         cli_strict_given(o->given, "atol")) && !o->run && !(o->generate && !o->check && !o->repeat && !o->profile &&
+         cli_strict_given(o->given, "atol")) && !o->run && !(cli_strict_given(o->given, "generate") && !o->check &&
+                                                             !o->repeat && !o->profile &&
                                                              !o->dump_outputs && !o->allow_degenerate &&
                                                              !cli_strict_given(o->given, "rtol") &&
                                                              !cli_strict_given(o->given, "atol")))
@@ -347,8 +348,8 @@ static int resolve_entries(const RawOptions *o, Job *job)
     if (n > ENTRIES_MAX)
         return cli_usage_error("--graph: at most 16 models planned in one arena");
     if (o->info || o->compare || o->orders || o->run || o->map || o->ascii || o->html || o->chrome_trace ||
-        o->trace_out || o->solution_out || (o->inputs && !o->generate) || o->plot || o->wide || o->pins ||
-        o->range_check || o->range_every || o->range_one_plan || job->order_best)
+        o->trace_out || o->solution_out || (o->inputs && !cli_strict_given(o->given, "generate")) || o->plot ||
+        o->wide || o->pins || o->range_check || o->range_every || o->range_one_plan || job->order_best)
         return cli_usage_error("several --graph plan entry points in one arena and report it: --info, --compare, "
                                "--orders, --order best, --run, --map, --ascii, --html, --chrome-trace, --trace-out, "
                                "--solution-out, --inputs, --plot, --pin, --wide and --range-* are for one model");

@@ -525,6 +525,9 @@ def main():
         ("--graph graphs/gpt2.onnx --graph graphs/block.onnx --generate 4 --kv-capacity 8", 2,
          "sim: --generate N runs a greedy generation: 1 to 4,096 tokens, two --graph (the prefill, then the decode "
          "step), --kv-capacity and --inputs DIR (the prompt) (see sim --help)"),
+        ("--graph graphs/gpt2.onnx --graph graphs/block.onnx --generate 0 --kv-capacity 8 --inputs graphs", 2,
+         "sim: --generate N runs a greedy generation: 1 to 4,096 tokens, two --graph (the prefill, then the decode "
+         "step), --kv-capacity and --inputs DIR (the prompt) (see sim --help)"),
         ("--graph graphs/gpt2.onnx --kv-capacity 1024 --io outside", 1,
          "sim: graphs/gpt2.onnx: --kv-capacity plans the cache in the arena: it cannot be used with --io outside or "
          "inputs-outside"),
