@@ -68,7 +68,7 @@ void alias_map_free(AliasMap *m)
 {
     if (!m)
         return;
-    g_free(m->kv_view);
+    g_free(m->reserve);
     g_free(m->step_of);
     g_free(m->bytes);
     g_free(m->birth);
@@ -145,7 +145,7 @@ gboolean alias_node_dynamic(const Node *n)
 gboolean alias_link(AliasMap *m, gint child, gint parent, guint64 offset, ShareKind kind)
 {
     if (child == parent || m->link[child].parent >= 0 || !m->bytes[child] || !m->bytes[parent] ||
-        !dynamic_allows(m, child, parent, kind) ||
+        !dynamic_allows(m, child, parent, kind) || (m->reserve && m->reserve[child]) ||
         (m->keep_apart && g_hash_table_contains(m->keep_apart, ((const Tensor *)m->g->tensors->pdata[child])->name)))
         return FALSE;
     gint root = alias_root(m, parent, NULL);
@@ -505,6 +505,8 @@ Trace *alias_map_to_trace(const AliasMap *m, GHashTable *pins, GError **error)
             t = NULL;
             goto out;
         }
+        if (m->reserve) /* a buffer reserved larger than its members (a KV cache's capacity) */
+            extent[k] = MAX(extent[k], m->reserve[k]);
         /* Pre-allocated tensors are never freed: a pinned buffer lives for the whole run. */
         guint id = trace_add(t, tensor->name, extent[k], m->layout.align, pinned ? 0 : first[k], pinned ? steps - 1 : last[k]);
         trace_buffer(t, id)->fixed = fixed[k];

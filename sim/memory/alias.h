@@ -67,8 +67,8 @@ typedef struct {
     /* The KV cache planned at capacity (memory/kv.h): pairs, tokens and bytes of the cache buffers (0: none). */
     guint kv_pairs;
     guint64 kv_capacity, kv_bytes;
-    gboolean *kv_view;       /* per tensor: a cache tensor or a view of one, its bytes a prefix of the cache's
-                                capacity (memory/kv.h); NULL: no cache */
+    guint64 *reserve;        /* per tensor: the least bytes the buffer it roots spans (a KV cache at its capacity,
+                                memory/kv.h); such a tensor is never made a child. NULL: none reserved */
 } AliasMap;
 
 /* A map where every tensor has its own buffer. bins: per tensor id, or NULL (all bin 0); pins: tensor
@@ -88,7 +88,8 @@ guint *alias_structural_deaths(const AliasMap *m);
  * input): bytes the caller owns, which no op may write over. */
 gboolean alias_structural_protected(const AliasMap *m, gint t, gboolean inputs);
 /* Places root `child` inside `parent` at `offset` bytes from parent's start. FALSE (no change) when the
- * child is not a root, the two are in different bins or would form a cycle. */
+ * child is not a root, is kept apart or roots a reserved buffer, the two are in different bins or would form a
+ * cycle. */
 /* Whether n reads or writes a data-dependent tensor (sizes and offsets known only when it runs): such a node
  * shares bytes only as a metadata view (alias_link refuses the rest). */
 gboolean alias_node_dynamic(const Node *n);

@@ -178,11 +178,10 @@ gboolean kv_apply(AliasMap *m, const KvRequest *r, GError **error)
             g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "--kv-capacity %" G_GUINT64_FORMAT ": the cache '%s' "
                         "would overflow 64 bits", r->capacity, p->present->name);
             ok = FALSE;
-        } else if (bytes) { /* before any alias strategy: present is a root with no members yet */
-            m->bytes[p->present->id] = bytes;
-            if (!m->kv_view)
-                m->kv_view = g_new0(gboolean, m->g->tensors->len + 1);
-            m->kv_view[p->present->id] = m->kv_view[p->past->id] = TRUE;
+        } else if (bytes && m->bytes[p->present->id]) { /* before any alias strategy: present roots nothing yet */
+            if (!m->reserve)
+                m->reserve = g_new0(guint64, m->g->tensors->len + 1);
+            m->reserve[p->present->id] = bytes;
             m->kv_bytes += bytes;
             m->kv_pairs++;
             if (m->bytes[p->past->id] && !alias_link(m, p->past->id, p->present->id, 0, SHARE_KV)) {

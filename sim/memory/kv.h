@@ -29,8 +29,8 @@ typedef struct {
  * error when a pattern is malformed, matches no graph input, or names a pair the graph does not join so. */
 gboolean kv_pairs_find(const Graph *g, const KvRequest *r, GArray *pairs, GError **error);
 
-/* Plans the request in the map before any alias strategy: each pair's present sized for the capacity and its
- * past laid inside it from offset 0 (SHARE_KV), the Concat decided. FALSE with a usage error when the capacity
+/* Plans the request in the map before any alias strategy: the buffer each pair's present roots reserved for the
+ * capacity (AliasMap.reserve) and its past laid inside it from offset 0 (SHARE_KV), the Concat decided. FALSE with a usage error when the capacity
  * holds fewer tokens than a present, the graph has no pair, or the layout keeps graph inputs or outputs outside
  * the arena (the cache is the arena's). */
 gboolean kv_apply(AliasMap *m, const KvRequest *r, GError **error);

@@ -29,15 +29,6 @@ static gboolean noop_apply(AliasMap *m, GError **error)
                                 alias_outside_reason(x), y->name);
             continue;
         }
-        if (m->kv_view && m->kv_view[x->id]) { /* a prefix of the cache's capacity (memory/kv.h) */
-            if (m->bin[x->id] == m->bin[y->id] && alias_link(m, y->id, x->id, 0, SHARE_NOOP)) {
-                m->kv_view[y->id] = TRUE;
-                alias_note_shared(m, n, SHARE_NOOP);
-            } else {
-                alias_note_copy(m, n, SHARE_NOOP, "'%s' already lives in another buffer", y->name);
-            }
-            continue;
-        }
         if (m->bytes[x->id] != m->bytes[y->id]) {
             alias_note_copy(m, n, SHARE_NOOP, "the last dimension changes under --pad-last %" G_GUINT64_FORMAT
                             ", so '%s' (%" G_GUINT64_FORMAT " B) and '%s' (%" G_GUINT64_FORMAT " B) differ in bytes",
