@@ -6,7 +6,6 @@
 #include "model/onnx.h"
 
 #include <string.h>
-#include <time.h>
 
 void generate_result_init(GenerateResult *r)
 {
@@ -38,12 +37,8 @@ ReportGenerate generate_report(const GenerateResult *r)
                             .n_expected = r->expected->len, .matched = r->matched, .seconds = r->seconds};
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+/* Seconds on the monotonic clock. */
+static double now(void) { return (double)g_get_monotonic_time() / 1e6; }
 
 /* Binds `name` in a shape that lacks it. */
 static gboolean bind_missing(ShapeOptions *shape, const char *name, gint64 value, GError **error)
@@ -199,21 +194,15 @@ static GPtrArray *read_prompt(const GenerateJob *job, GenerateResult *out, GErro
 
 static gboolean read_expected(const char *dir, GArray *expected, GError **error)
 {
-    char *path = g_build_filename(dir, "output_0.pb", NULL);
-    if (!g_file_test(path, G_FILE_TEST_EXISTS)) { /* the model zoo's folder, or the one holding test_data_set_0 */
-        g_free(path);
-        path = g_build_filename(dir, "test_data_set_0", "output_0.pb", NULL);
-    }
-    TensorData *d = onnx_read_tensor_file(path, error);
-    gboolean ok = d && (d->dtype == DT_INT64 && d->raw);
+    TensorData *d = zoo_read_output(dir, 0, error);
+    gboolean ok = d && d->dtype == DT_INT64 && d->raw;
     if (d && !ok)
-        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "%s: the tokens expected are int64 ids", path);
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "%s: the tokens expected (output_0.pb) are int64 ids", dir);
     if (ok)
         g_array_append_vals(expected, g_bytes_get_data(d->raw, NULL),
                             (guint)(g_bytes_get_size(d->raw) / sizeof(gint64)));
     if (d)
         tensor_data_free(d);
-    g_free(path);
     return ok;
 }
 

@@ -27,6 +27,17 @@ static char *file_in(const char *set, const char *kind, guint k)
     return path;
 }
 
+TensorData *zoo_read_output(const char *dir, guint k, GError **error)
+{
+    char *set = data_set(dir), *path = file_in(set, "output", k);
+    TensorData *d = onnx_read_tensor_file(path, error);
+    if (!d)
+        g_prefix_error(error, "%s: ", path);
+    g_free(path);
+    g_free(set);
+    return d;
+}
+
 /* The graph's next input from position *i that is not an initializer: the data set's input_K.pb files count these,
  * in order. NULL past the last. */
 static const Tensor *next_data_input(const Model *m, guint *i)

@@ -14,6 +14,9 @@ GPtrArray *zoo_read_inputs(const Model *m, const char *dir, GError **error);
  * disagree on one name are an error), appending "NAME=VALUE" for each it binds to `bound` (comma-separated, for
  * the report's dims). Call before shape inference. */
 gboolean zoo_bind_dims(const Model *m, const GPtrArray *inputs, ShapeOptions *shape, GString *bound, GError **error);
+/* The data set's output_K.pb (K = k), as a tensor: what a run that is no one graph's (a generation's tokens) is
+ * checked against. NULL with *error naming the file. */
+TensorData *zoo_read_output(const char *dir, guint k, GError **error);
 /* Gives the data to the executor's graph inputs. */
 gboolean zoo_set_inputs(Executor *e, const Model *m, const GPtrArray *inputs, GError **error);
 /* How far a run's outputs were from the expected ones, over every element of every output. */
