@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # kv.sh — a decoder's KV cache planned at capacity (`sim --kv-capacity N`, docs/usage.md "A KV cache at
 # capacity") on the bench's own exports (bench/export_decode.py: a GPT-2-style and a LLaMA-style decoder with grouped-
-# query attention, past as inputs, present as outputs; cached outside the clone, made again when the script changes).
+# query attention, past as inputs, present as outputs; cached outside the clone by bench/own-exports.sh, made again
+# when the script or a module it imports changes).
 # Writes results/kv-cache.md (deterministic: the default strategy on its work budget):
 #   - the decode step (seq 1) at the last token a capacity holds (past_seq = N - 1), for capacities 128..2048: the
 #     arena with the cache planned at capacity, beside the step without it as a runtime runs it in a loop (the past
@@ -20,15 +21,7 @@ sim=build/sim
 work=$(mktemp -d)
 trap 'rm -rf -- "$work"' EXIT
 mkdir -p results
-own="${ARENASIM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/arenasim}/kv"
-stamp="$own/.exported-$(sha256sum bench/export_decode.py | cut -c1-16)"
-if [ ! -f "$stamp" ]; then
-    rm -rf "$own"
-    mkdir -p "$own"
-    /usr/bin/python3 bench/export_decode.py "$own" 2>&1 | grep '^wrote' >&2 || true
-    ls "$own"/{gpt2,llama}-{kv,prefill}.onnx "$own"/{gpt2,llama}-generate/output_0.pb > /dev/null
-    touch "$stamp"
-fi
+own=$(bench/own-exports.sh bench/export_decode.py kv bench/export_range.py graphs/export_torch.py)
 
 for model in gpt2 llama; do
     for cap in 128 256 512 1024 2048; do
@@ -81,7 +74,8 @@ print("`sim --graph MODEL --dim batch=1 --dim seq=1 --dim past_seq=N-1 --kv-capa
 print("the same step without it: as a runtime runs it in a loop (`--io inputs-outside`: the present in the arena, the")
 print("past the caller's, held through the step, its bytes added) and as the planner plans one step alone (the past")
 print("in the arena, freed after its Concat: not a loop, whose next past is this present).\n")
-print("| model | capacity | cache (B) | at capacity (B) | runtime loop without (B) | ratio | one step alone (B) | ratio |")
+print("| model | capacity | cache (B) | at capacity (B) | runtime loop without (B) | ratio | one step alone (B) "
+      "| ratio |")
 print("|---|---:|---:|---:|---:|---:|---:|---:|")
 for model in ("gpt2", "llama"):
     for cap in (128, 256, 512, 1024, 2048):
@@ -90,7 +84,8 @@ for model in ("gpt2", "llama"):
         print(f"| {model} | {cap:,} | {kv['kv']['cache_bytes']:,} | {a:,} | {loop:,} | {a / loop:.3f} | {step:,} | "
               f"{a / step:.3f} |")
 print()
-print("The same on the graph ONNX Runtime runs after its transformer optimizer (`--fuse ort-transformers`: grouped-query")
+print("The same on the graph ONNX Runtime runs after its transformer optimizer (`--fuse ort-transformers`: "
+      "grouped-query")
 print("attention reads the cache's key/value heads where they lie, `repeat-kv`; GPT-2-style's K read transposed):\n")
 print("| model | capacity | at capacity (B) | runtime loop without (B) | ratio |")
 print("|---|---:|---:|---:|---:|")
@@ -113,8 +108,8 @@ print("## A prefill and the decode step in one arena\n")
 print("`sim --graph MODEL-prefill.onnx --graph MODEL-kv.onnx --kv-capacity 1024 --dim batch=1 --dim")
 print("MODEL-prefill:seq=128 --dim MODEL-kv:seq=1 --dim MODEL-kv:past_seq=1023`: the caches one buffer each for both")
 print("entries. Alone: each entry planned on its own with the caches at capacity.\n")
-print("| model | state (B) | prefill alone (B) | decode alone (B) | sum − state (B) | one arena (B) | lower bound (B) "
-      "|")
+print("| model | state (B) | prefill alone (B) | decode alone (B) | sum − state (B) | one arena (B) "
+      "| lower bound (B) |")
 print("|---|---:|---:|---:|---:|---:|---:|")
 for model in ("gpt2", "llama"):
     e = json.load(open(f"{work}/{model}-entries.json"))
@@ -133,7 +128,8 @@ for model in ("gpt2", "llama"):
 print()
 print("## A greedy generation inside one plan\n")
 print("`sim --graph MODEL-prefill.onnx --graph MODEL-kv.onnx --kv-capacity 1024 --generate 32 --inputs DIR --expect")
-print("DIR --poison`: the prefill over a prompt of 16 ids, then 31 decode steps, the caches kept in the arena from step to")
+print("DIR --poison`: the prefill over a prompt of 16 ids, then 31 decode steps, the caches kept in the arena from "
+      "step to")
 print("step, each token the argmax of the last logits; DIR holds torch's own greedy generation with its KV cache")
 print("(bench/export_decode.py).\n")
 print("| model | prompt | tokens | equal to torch's | one arena (B) | state (B) |")

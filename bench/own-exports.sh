@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
-# own-exports.sh — the bench's own torchvision exports (bench/export_models.py: a segmentation model with large
-# dilations, a squeeze-excite CNN with SiLU, HardSwish at opset 13, a 3-D video model), cached outside the clone
-# like make models' exports and made again only when the script changed. Prints the folder that holds them.
-# Used by bench/kernels.sh and bench/peers.sh.
+# own-exports.sh [SCRIPT FOLDER [MODULE...]] — the bench's own exports, made by a Python exporter (Debian's python3)
+# into a folder cached outside the clone like make models' exports, and made again only when the script or a module
+# it imports (MODULE...) changed. Prints the folder that holds them. Without arguments: bench/export_models.py's
+# torchvision exports (a segmentation model with large dilations, a squeeze-excite CNN with SiLU, HardSwish at
+# opset 13, a 3-D video model) in FOLDER bench, for bench/kernels.sh and bench/peers.sh; bench/range.sh and
+# bench/kv.sh name theirs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-own="${ARENASIM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/arenasim}/bench"
-stamp="$own/.exported-$(sha256sum bench/export_models.py | cut -c1-16)"
+script=${1:-bench/export_models.py} folder=${2:-bench}
+modules=("${@:3}")
+own="${ARENASIM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/arenasim}/$folder"
+stamp="$own/.exported-$(cat "$script" "${modules[@]}" | sha256sum | cut -c1-16)"
 if [ ! -f "$stamp" ]; then
     rm -rf "$own"
     mkdir -p "$own"
-    /usr/bin/python3 bench/export_models.py "$own" 2>&1 | grep '^wrote' >&2 || true
-    ls "$own"/*.onnx > /dev/null
+    log="$own/.export-log"
+    if ! /usr/bin/python3 "$script" "$own" > "$log" 2>&1; then
+        cat "$log" >&2
+        echo "own-exports.sh: $script failed" >&2
+        exit 1
+    fi
+    grep '^wrote' "$log" >&2 || true
     touch "$stamp"
 fi
 echo "$own"

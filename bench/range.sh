@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # range.sh — the arena as a function of the dims (`sim --dim NAME=LO:HI`, docs/usage.md "A range of dims") on the
 # corpus's transformers and the bench's own exports (bench/export_range.py: a BERT-style encoder, a LLaMA-style
-# prefill; cached outside the clone, made again when the script changes), checked against every point planned on its
-# own, and what a range costs beside one binding. Writes results/range-dims.md and plots/range-*.png.
+# prefill; cached outside the clone by bench/own-exports.sh, made again when the script or a module it imports
+# changes), checked against every point planned on its own, and what a range costs beside one binding. Writes
+# results/range-dims.md and plots/range-*.png.
 #   - The functions (deterministic): GPT-2 (seq 1..1024), the encoder–decoder (seq 1..64 × mem 1..64), the
 #     BERT-style encoder (batch 1..8 × seq 1..512) and the LLaMA-style prefill (seq 1..2048), with --range-check:
 #     every point also loaded and placed by the default strategy alone, the arenas compared, and each point's trace
@@ -19,15 +20,7 @@ decoder=graphs/models/torch/decoder-torch.onnx
 work=$(mktemp -d)
 trap 'rm -rf -- "$work"' EXIT
 mkdir -p results plots
-own="${ARENASIM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/arenasim}/range"
-stamp="$own/.exported-$(sha256sum bench/export_range.py | cut -c1-16)"
-if [ ! -f "$stamp" ]; then
-    rm -rf "$own"
-    mkdir -p "$own"
-    /usr/bin/python3 bench/export_range.py "$own" 2>&1 | grep '^wrote' >&2 || true
-    ls "$own/bert.onnx" "$own/llama.onnx" > /dev/null
-    touch "$stamp"
-fi
+own=$(bench/own-exports.sh bench/export_range.py range graphs/export_torch.py)
 bert=$own/bert.onnx llama=$own/llama.onnx
 
 "$sim" --graph "$gpt2" --dim batch=1 --dim seq=1:1024 --range-check --range-one-plan --format json --plot range \
