@@ -27,7 +27,7 @@ import torch
 import torch.nn as nn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from export_range import LlamaLayer, RMSNorm, rotate_half  # noqa: E402
+from export_range import LlamaLayer, RMSNorm  # noqa: E402
 
 LAYERS, D, VOCAB, MAX_POS = 4, 256, 8000, 2048
 
@@ -78,35 +78,13 @@ class Gpt2Kv(nn.Module):
         return (self.head(self.ln_f(x)), *presents)
 
 
-class LlamaBlock(LlamaLayer):
-    """export_range.py's LLaMA-style layer (its weights alike), its keys and values joined to the cache's."""
-
-    def forward(self, x, cos, sin, mask, past_k, past_v):
-        b, s, d = x.shape
-        h = self.n1(x)
-        q = self.q(h).view(b, s, self.heads, self.hd).transpose(1, 2)
-        k = self.k(h).view(b, s, self.kv_heads, self.hd).transpose(1, 2)
-        v = self.v(h).view(b, s, self.kv_heads, self.hd).transpose(1, 2)
-        q, k = q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
-        if past_k is not None:
-            k, v = torch.cat((past_k, k), dim=2), torch.cat((past_v, v), dim=2)
-        t, rep = k.shape[2], self.heads // self.kv_heads
-        ke = k[:, :, None].expand(b, self.kv_heads, rep, t, self.hd).reshape(b, self.heads, t, self.hd)
-        ve = v[:, :, None].expand(b, self.kv_heads, rep, t, self.hd).reshape(b, self.heads, t, self.hd)
-        w = torch.matmul(q, ke.transpose(-1, -2)) / math.sqrt(self.hd) + mask
-        a = torch.matmul(torch.softmax(w, dim=-1), ve).transpose(1, 2).reshape(b, s, d)
-        x = x + self.o(a)
-        h = self.n2(x)
-        return x + self.w2(nn.functional.silu(self.w1(h)) * self.w3(h)), k, v
-
-
 class LlamaKv(nn.Module):
     kv_heads, head_dim = 2, D // 8
 
     def __init__(self, hidden=688):
         super().__init__()
         self.tok = nn.Embedding(VOCAB, D)
-        self.layers = nn.ModuleList(LlamaBlock(D, 8, 2, hidden) for _ in range(LAYERS))
+        self.layers = nn.ModuleList(LlamaLayer(D, 8, 2, hidden) for _ in range(LAYERS))
         self.norm, self.head = RMSNorm(D), nn.Linear(D, VOCAB, bias=False)
         hd = D // 8
         inv = 1.0 / (10000 ** (torch.arange(0, hd, 2).float() / hd))

@@ -85,21 +85,27 @@ class LlamaLayer(nn.Module):
         self.w1, self.w3 = nn.Linear(d, hidden, bias=False), nn.Linear(d, hidden, bias=False)
         self.w2 = nn.Linear(hidden, d, bias=False)
 
-    def forward(self, x, cos, sin, mask):
+    def forward(self, x, cos, sin, mask, past_k=None, past_v=None):
+        """The layer's output and its keys and values (joined after a cache's, past_k and past_v, when given: the
+        decode step of bench/export_decode.py)."""
         b, s, d = x.shape
         h = self.n1(x)
         q = self.q(h).view(b, s, self.heads, self.hd).transpose(1, 2)
         k = self.k(h).view(b, s, self.kv_heads, self.hd).transpose(1, 2)
         v = self.v(h).view(b, s, self.kv_heads, self.hd).transpose(1, 2)
         q, k = q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
+        t = s
+        if past_k is not None:
+            k, v = torch.cat((past_k, k), dim=2), torch.cat((past_v, v), dim=2)
+            t = k.shape[2]
         rep = self.heads // self.kv_heads
-        k = k[:, :, None].expand(b, self.kv_heads, rep, s, self.hd).reshape(b, self.heads, s, self.hd)
-        v = v[:, :, None].expand(b, self.kv_heads, rep, s, self.hd).reshape(b, self.heads, s, self.hd)
-        w = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.hd) + mask
-        a = torch.matmul(torch.softmax(w, dim=-1), v).transpose(1, 2).reshape(b, s, d)
+        ke = k[:, :, None].expand(b, self.kv_heads, rep, t, self.hd).reshape(b, self.heads, t, self.hd)
+        ve = v[:, :, None].expand(b, self.kv_heads, rep, t, self.hd).reshape(b, self.heads, t, self.hd)
+        w = torch.matmul(q, ke.transpose(-1, -2)) / math.sqrt(self.hd) + mask
+        a = torch.matmul(torch.softmax(w, dim=-1), ve).transpose(1, 2).reshape(b, s, d)
         x = x + self.o(a)
         h = self.n2(x)
-        return x + self.w2(nn.functional.silu(self.w1(h)) * self.w3(h))
+        return x + self.w2(nn.functional.silu(self.w1(h)) * self.w3(h)), k, v
 
 
 class Llama(nn.Module):
@@ -121,7 +127,7 @@ class Llama(nn.Module):
         x = self.tok(ids)
         cos, sin, mask = self.cos[:s], self.sin[:s], self.mask[:s, :s]
         for layer in self.layers:
-            x = layer(x, cos, sin, mask)
+            x, _, _ = layer(x, cos, sin, mask)
         return self.head(self.norm(x))
 
 
