@@ -44,14 +44,22 @@ static gboolean load_model(Job *job, GError **error)
     return ok;
 }
 
+/* The job's trace choices as a pipeline recipe (memory/pipeline.h): order, budgets, layout, pins, strict runtime,
+ * scratch and the KV cache. */
+static PipelineRecipe job_recipe(Job *job)
+{
+    return (PipelineRecipe){.order = job->order, .order_budget_states = job->order_budget_states,
+                            .order_seconds = job->order_seconds, .layout = job->layout, .pins = job->pins,
+                            .strict_runtime = job->strict_runtime, .scratch = job->scratch,
+                            .kv = job->kv.capacity ? &job->kv : NULL};
+}
+
 /* Graph to trace: the job's choices as a pipeline recipe (memory/pipeline.h), the stages' results kept in
  * the job for the report, --run and the outputs. The trace is the caller's. */
 static Trace *graph_trace(Job *job, GError **error)
 {
-    PipelineRecipe recipe = {.order = job->order, .order_budget_states = job->order_budget_states,
-                             .order_seconds = job->order_seconds, .layout = job->layout, .pins = job->pins,
-                             .strict_runtime = job->strict_runtime, .scratch = job->scratch, .mark = phases_mark,
-                             .kv = job->kv.capacity ? &job->kv : NULL};
+    PipelineRecipe recipe = job_recipe(job);
+    recipe.mark = phases_mark;
     if (job->order_best && !job->order_said) { /* --order best: each order traced and placed, the smallest kept */
         job->order_said = g_string_new(NULL);
         const OrderStrategy *best = driver_best_order(job->model->graph, &recipe, job->alias, job->bins_path,
@@ -234,10 +242,7 @@ static int run_orders(Job *job)
 /* --dim NAME=LO:HI: every point planned by the driver (driver/range.h), its functions reported. */
 static int run_range(Job *job)
 {
-    PipelineRecipe recipe = {.order = job->order, .order_budget_states = job->order_budget_states,
-                             .order_seconds = job->order_seconds, .layout = job->layout, .pins = job->pins,
-                             .strict_runtime = job->strict_runtime, .scratch = job->scratch,
-                             .kv = job->kv.capacity ? &job->kv : NULL};
+    PipelineRecipe recipe = job_recipe(job);
     RangeJob range = {.path = job->graph_path, .shape = &job->shape, .fuse = job->fuse, .recipe = &recipe,
                       .alias = job->alias, .bins_path = job->bins_path, .strategy = job->strategy, .place = &job->place,
                       .check = job->range_check, .every = job->range_every, .one_plan = job->range_one_plan,
@@ -275,10 +280,7 @@ static int run_range(Job *job)
 /* Several --graph: entry points planned in one arena by the driver (driver/entries.h), reported. */
 static int run_entries(Job *job)
 {
-    PipelineRecipe recipe = {.order = job->order, .order_budget_states = job->order_budget_states,
-                             .order_seconds = job->order_seconds, .layout = job->layout,
-                             .strict_runtime = job->strict_runtime, .scratch = job->scratch,
-                             .kv = job->kv.capacity ? &job->kv : NULL};
+    PipelineRecipe recipe = job_recipe(job);
     guint n = g_strv_length(job->entry_paths);
     EntrySpec *specs = g_new0(EntrySpec, n);
     for (guint k = 0; k < n; k++)
@@ -307,9 +309,7 @@ static int run_entries(Job *job)
  * a token differs from the expected ones. */
 static int run_generate(Job *job)
 {
-    PipelineRecipe recipe = {.order = job->order, .order_budget_states = job->order_budget_states,
-                             .order_seconds = job->order_seconds, .layout = job->layout,
-                             .strict_runtime = job->strict_runtime, .scratch = job->scratch, .kv = &job->kv};
+    PipelineRecipe recipe = job_recipe(job);
     GenerateJob gj = {.prefill = {job->entry_paths[0], job->entry_names[0], &job->entry_shapes[0]},
                       .decode = {job->entry_paths[1], job->entry_names[1], &job->entry_shapes[1]},
                       .tokens = job->generate, .inputs_dir = job->inputs_dir, .expect_dir = job->expect_dir,
