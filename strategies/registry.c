@@ -6,11 +6,13 @@
 #include <string.h>
 
 extern const PlaceStrategy place_naive, place_firstfit, place_bestfit, place_greedy_size, place_greedy_breadth,
-    place_greedy_conflicts, place_climb, place_search, place_search_minimalloc, place_best, place_ort, place_pytorch;
+    place_greedy_conflicts, place_climb, place_search, place_search_minimalloc, place_best, place_ort, place_pytorch,
+    place_banked_greedy, place_tiered;
 
 const PlaceStrategy *const registry_place[] = {
     &place_naive, &place_firstfit, &place_bestfit, &place_greedy_size, &place_greedy_breadth,
     &place_greedy_conflicts, &place_climb, &place_search, &place_search_minimalloc, &place_best, &place_ort, &place_pytorch,
+    &place_banked_greedy, &place_tiered,
     NULL,
 };
 

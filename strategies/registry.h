@@ -17,6 +17,8 @@ extern const AliasStrategy *const registry_alias[];
  * any machine (docs/placement.md, "The default strategy"). */
 #define PLACE_DEFAULT_STRATEGY "best"
 #define PLACE_DEFAULT_WORK 20000
+/* The default with memory tiers (--tiers): the strategy that chooses each buffer's tier (docs/tiers.md). */
+#define PLACE_TIERED_STRATEGY "tiered"
 
 /* PLACE_OPTIONS_DEFAULTS with the registry as the portfolio (what `best` and `search` choose from): the
  * options every caller starts from. */

@@ -14,6 +14,7 @@
 #include "report/peak.h"
 #include "report/report-range.h"
 #include "strategies/registry.h"
+#include "trace/trace-tiers.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,8 @@ struct arenasim_plan {
     gboolean for_run;      /* planned with options.run (Transpose as a copy) */
     const PlaceStrategy *strategy; /* and how it was placed (the peak witness places variants of the trace alike) */
     PlaceOptions place;
+    Trace *own_trace;      /* a tiered plan's trace: the model's with the tiers given and the plan's tiers as bins */
+    ReportRow tiers;       /* a tiered plan's tiers (report_row_fill) */
 };
 
 void arenasim_options_init(arenasim_options *o)
@@ -334,7 +337,8 @@ static gboolean plan_choices(const arenasim_options *given, arenasim_options *o,
     if (!options_of(given, given ? given->size : 0, o, sizeof *o, (void (*)(void *))arenasim_options_init, error) ||
         !place_options(o, place, error))
         return FALSE;
-    if (!(*strategy = registry_place_find(o->strategy ? o->strategy : PLACE_DEFAULT_STRATEGY))) {
+    const char *fallback = o->tiers ? PLACE_TIERED_STRATEGY : PLACE_DEFAULT_STRATEGY;
+    if (!(*strategy = registry_place_find(o->strategy ? o->strategy : fallback))) {
         char *known = registry_place_names();
         g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "unknown strategy '%s' (one of: %s)", o->strategy, known);
         g_free(known);
@@ -362,9 +366,18 @@ arenasim_plan *arenasim_model_plan(arenasim_model *m, const arenasim_options *op
     else
         ok = o.order ? usage(&e, "order: a trace has its own steps") : o.run ? usage(&e, "run: a trace has no kernels")
                                                                              : fits_trace(&o, &e);
-    const Trace *trace = traced ? traced->built.trace : m->trace;
+    /* a tiered plan gets a trace of its own: its tiers become that trace's bins, and the model's trace, which other
+     * plans share, keeps none */
+    GArray *tiers = ok && o.tiers ? trace_tiers_parse(o.tiers, &e) : NULL;
+    ok = ok && (!o.tiers || tiers);
+    Trace *own = ok && tiers ? trace_copy(traced ? traced->built.trace : m->trace) : NULL;
+    ok = ok && (!own || driver_tiers_attach(own, tiers, &e));
+    if (tiers)
+        g_array_unref(tiers);
+    Trace *trace = own ? own : (Trace *)(traced ? traced->built.trace : m->trace);
     Plan *plan = ok ? driver_plan(strategy, trace, &place, o.verify, NULL, &e) : NULL;
     if (!plan) {
+        trace_free(own);
         g_prefix_error(&e, "%s: ", m->source);
         set_error(error, e);
         return NULL;
@@ -373,7 +386,9 @@ arenasim_plan *arenasim_model_plan(arenasim_model *m, const arenasim_options *op
     m->refs++;
     arenasim_plan *p = g_new0(arenasim_plan, 1);
     *p = (arenasim_plan){.m = m, .traced = traced, .trace = trace, .plan = plan, .for_run = o.run != 0,
-                         .strategy = strategy, .place = place};
+                         .strategy = strategy, .place = place, .own_trace = own};
+    if (own)
+        report_row_fill(&p->tiers, own, plan);
     return p;
 }
 
@@ -400,8 +415,34 @@ void arenasim_plan_free(arenasim_plan *p)
     if (!p)
         return;
     plan_free(p->plan);
+    trace_free(p->own_trace);
     handle_unref(p->m);
     g_free(p);
+}
+
+size_t arenasim_plan_tier_count(const arenasim_plan *p)
+{
+    return p->tiers.tiers;
+}
+
+int arenasim_plan_tier(const arenasim_plan *p, size_t k, arenasim_tier *out)
+{
+    if (k >= p->tiers.tiers)
+        return -1;
+    const ReportTier *t = &p->tiers.tier[k];
+    *out = (arenasim_tier){.name = t->name, .capacity = t->capacity, .arena = t->arena, .buffers = t->buffers,
+                           .reads = t->reads, .writes = t->writes, .cost = t->cost};
+    return 0;
+}
+
+double arenasim_plan_tier_cost(const arenasim_plan *p)
+{
+    return p->tiers.tier_cost;
+}
+
+double arenasim_plan_tier_bound(const arenasim_plan *p)
+{
+    return p->tiers.tier_bound;
 }
 
 uint64_t arenasim_plan_arena_bytes(const arenasim_plan *p)

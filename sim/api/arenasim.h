@@ -75,6 +75,9 @@ typedef struct {
                                   whole step; 0: none */
     const char *const *kv;     /* --kv: "PAST=PRESENT" cache pairs (one '*' each standing for the same text),
                                   NULL-terminated; NULL: every Concat of a graph input making a graph output */
+    const char *tiers;         /* --tiers: memory tiers, fastest first, "NAME[=CAPACITY][:READ[/WRITE]],..." (e.g.
+                                  "sram=256KiB,dram"): each buffer's tier is the plan's choice (strategy "tiered"
+                                  when none is named); NULL: one arena */
 } arenasim_options;
 
 /* The defaults, as `sim` has them. */
@@ -119,6 +122,23 @@ typedef struct {
     uint32_t first, last; /* live from step first to step last, inclusive */
     uint32_t bin;         /* memory bin (each bin its own arena; 0 without bins) */
 } arenasim_buffer;
+
+/* A tiered plan's tiers (options.tiers): each tier's arena and the bytes its buffers move; a buffer's bin is its
+ * tier. */
+typedef struct {
+    const char *name;     /* lives as long as the plan */
+    uint64_t capacity;    /* bytes; UINT64_MAX: none */
+    uint64_t arena;       /* the tier's arena: its highest end, rounded up to its largest alignment */
+    uint64_t buffers, reads, writes; /* its buffers, and the bytes they are read and written */
+    double cost;          /* reads and writes times the tier's costs */
+} arenasim_tier;
+
+/* Tiers of the plan (0: an untiered plan); tier k into *out (0, or -1 when k is out of range). */
+size_t arenasim_plan_tier_count(const arenasim_plan *p);
+int arenasim_plan_tier(const arenasim_plan *p, size_t k, arenasim_tier *out);
+/* The plan's cost of bytes moved over all tiers, and a cost no plan of its trace goes below (0 without tiers). */
+double arenasim_plan_tier_cost(const arenasim_plan *p);
+double arenasim_plan_tier_bound(const arenasim_plan *p);
 
 size_t arenasim_plan_buffer_count(const arenasim_plan *p);
 /* Buffer k (0 <= k < arenasim_plan_buffer_count) into *out; 0, or -1 when k is out of range. */

@@ -36,3 +36,30 @@ char *sim_format_bytes(guint64 bytes)
     g_free(count);
     return s;
 }
+
+gboolean sim_parse_bytes(const char *text, guint64 *out)
+{
+    static const struct {
+        const char *suffix;
+        guint shift;
+    } units[] = {{"", 0}, {"B", 0}, {"K", 10}, {"KiB", 10}, {"M", 20}, {"MiB", 20}, {"G", 30}, {"GiB", 30},
+                 {"T", 40}, {"TiB", 40}};
+    if (!text || !g_ascii_isdigit(*text))
+        return FALSE;
+    guint64 n = 0;
+    const char *p = text;
+    for (; g_ascii_isdigit(*p); p++) {
+        guint d = (guint)(*p - '0');
+        if (n > (G_MAXUINT64 - d) / 10)
+            return FALSE;
+        n = n * 10 + d;
+    }
+    for (guint k = 0; k < G_N_ELEMENTS(units); k++)
+        if (!strcmp(p, units[k].suffix)) {
+            if (units[k].shift && n > (G_MAXUINT64 >> units[k].shift))
+                return FALSE;
+            *out = n << units[k].shift;
+            return TRUE;
+        }
+    return FALSE;
+}

@@ -48,6 +48,8 @@ typedef struct {
     char *unknown_ops;          /* ops planned from value_info, "GridSample (2), Foo (1)", or NULL */
     /* choices, resolved */
     const PlaceStrategy *strategy;
+    gboolean strategy_named;    /* --strategy given (else a tiered trace file's plan takes the tiered default) */
+    GArray *tiers;              /* --tiers: TraceTier (trace/trace-tiers.h), or NULL */
     const OrderStrategy *order;
     GPtrArray *orders;          /* JOB_ORDERS: OrderStrategy*, in the order given */
     char *alias;                /* the --alias list ("all" when not given; "none" for a trace in reports) */

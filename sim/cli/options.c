@@ -9,6 +9,7 @@
 #include "driver/generate.h"
 #include "driver/range.h"
 #include "strategies/registry.h"
+#include "trace/trace-tiers.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -19,7 +20,7 @@ typedef struct {
     char *graph_path, *trace_path, *trace_out, *solution_out, *bins_path, *chrome_trace, *plot, *plot_out, *html;
     char *from, *plot_x, *plot_y, *plot_title, *facet, *window_steps, *window_addresses;
     char **dims, **bounds, **pins, **where, **kv, **graphs;
-    char *strategy, *format, *weights, *io, *transpose, *alias, *fuse, *order, *orders;
+    char *strategy, *format, *weights, *io, *transpose, *alias, *fuse, *order, *orders, *tiers;
     gint64 order_budget, seed, search_max, budget_work, kv_capacity, generate;
     gdouble order_seconds, budget;
     gboolean progress;
@@ -40,7 +41,7 @@ static void raw_clear(RawOptions *o)
                         &o->plot_out, &o->from, &o->plot_x, &o->plot_y, &o->plot_title, &o->strategy, &o->format,
                         &o->weights, &o->io, &o->transpose, &o->alias, &o->fuse, &o->order, &o->orders, &o->profile, &o->phases,
                         &o->search_engines, &o->inputs, &o->expect, &o->dump_outputs, &o->facet, &o->window_steps,
-                        &o->window_addresses, &o->kernels, &o->layouts, &o->winograd, &o->skinny};
+                        &o->window_addresses, &o->kernels, &o->layouts, &o->winograd, &o->skinny, &o->tiers};
     for (gsize k = 0; k < G_N_ELEMENTS(strings); k++)
         g_clear_pointer(strings[k], g_free);
     g_clear_pointer(&o->dims, g_strfreev);
@@ -132,6 +133,11 @@ static int check_combinations(const RawOptions *o)
                            "--kv, --kv-capacity and --strict-runtime shape a trace from a model: use them with --graph");
     if (cli_strict_given(o->given, "kv-capacity") && o->kv_capacity <= 0)
         return cli_usage_error("--kv-capacity takes a positive number of tokens");
+    if (o->tiers && ((o->graphs && g_strv_length(o->graphs) > 1) || cli_strict_given(o->given, "generate") || o->orders))
+        return cli_usage_error("--tiers plans one trace: not with several --graph, --generate or --orders");
+    if (o->tiers && o->compare && (o->run || o->html || o->plot || o->chrome_trace))
+        return cli_usage_error("--compare --tiers reports each strategy's tiers; --run and the pictures take one "
+                               "plan's (drop --compare)");
     if (o->kv && !cli_strict_given(o->given, "kv-capacity"))
         return cli_usage_error("--kv names the cache pairs that --kv-capacity N plans: give both");
     if (!o->plot != !o->plot_out)
@@ -271,10 +277,16 @@ G_STATIC_ASSERT(PLACE_DEFAULT_WORK == 20000); /* --strategy's help says so */
 /* --strategy, --order, --orders, --alias against the registry; the budgets and knobs of the strategies. */
 static int resolve_strategies(const RawOptions *o, Job *job)
 {
-    job->strategy = registry_place_find(o->strategy ? o->strategy : PLACE_DEFAULT_STRATEGY);
+    GError *error = NULL;
+    if (o->tiers && !(job->tiers = trace_tiers_parse(o->tiers, &error)))
+        return gerror_usage(error, NULL);
+    job->strategy_named = o->strategy != NULL;
+    job->strategy = registry_place_find(o->strategy ? o->strategy : o->tiers ? PLACE_TIERED_STRATEGY : PLACE_DEFAULT_STRATEGY);
     if (!job->strategy)
         return unknown_name("strategy", o->strategy, registry_place_names());
-    GError *error = NULL;
+    if (o->tiers && !job->strategy->plan_tiers && !o->compare)
+        return cli_usage_error("--tiers leaves each buffer's tier to the strategy: name one that chooses tiers "
+                               "(tiered, banked-greedy)");
     if (!driver_order_find(o->order, &job->order, &job->order_best, &error)) /* best: chosen once the model is loaded */
         return gerror_usage(error, NULL);
     job->alias = g_strdup(o->alias ? o->alias : "all");
@@ -578,6 +590,10 @@ int job_from_args(Job *job, int argc, char **argv)
          "With --kv-capacity: a KV cache pair, the past (a graph input) and the present (a graph output), one '*' in "
          "each standing for the same text (repeatable; without it every Concat of a graph input making a graph output)",
          "PAST=PRESENT"},
+        {"tiers", 0, 0, G_OPTION_ARG_STRING, &o.tiers,
+         "Memory tiers, fastest first, NAME[=CAPACITY][:READ[/WRITE]] comma-separated (sram=256KiB,dram): each "
+         "buffer's tier is the plan's choice, its cost the bytes it moves times the tier's costs (default strategy "
+         "tiered)", "SPEC"},
         {"kv-capacity", 0, 0, G_OPTION_ARG_INT64, &o.kv_capacity,
          "Plan each KV cache pair as one buffer of N tokens along its Concat axis, live for the whole step: the past "
          "lies at its start and the Concat grows it in place", "N"},
@@ -765,6 +781,7 @@ void job_clear(Job *job)
     g_clear_pointer(&job->orders, g_ptr_array_unref);
     g_clear_pointer(&job->pins, g_hash_table_unref);
     g_clear_pointer(&job->kv_patterns, g_strfreev);
+    g_clear_pointer(&job->tiers, g_array_unref);
     for (guint k = 0; job->entry_shapes && job->entry_paths[k]; k++)
         shape_options_clear(&job->entry_shapes[k]);
     g_clear_pointer(&job->entry_shapes, g_free);

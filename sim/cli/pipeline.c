@@ -79,7 +79,7 @@ static Trace *graph_trace(Job *job, GError **error)
 }
 
 /* Plans with one strategy, verifies (unless --no-verify), fills the report row. */
-static Plan *plan_one(const Job *job, const PlaceStrategy *s, const Trace *t, ReportRow *row, GError **error)
+static Plan *plan_one(const Job *job, const PlaceStrategy *s, Trace *t, ReportRow *row, GError **error)
 {
     interrupt_catch(); /* Ctrl-C while planning: the search stops with its best plan */
     Plan *plan = driver_plan(s, t, &job->place, job->verify, phases_mark, error);
@@ -91,7 +91,7 @@ static Plan *plan_one(const Job *job, const PlaceStrategy *s, const Trace *t, Re
 
 /* --compare: every strategy of the registry on the same trace, one table (and one picture); with --run,
  * every plan run (and checked against one reference run). */
-static int run_compare(const Job *job, const Trace *t)
+static int run_compare(const Job *job, Trace *t)
 {
     guint count;
     const PlaceStrategy *const *all = registry_place_strategies(&count);
@@ -101,11 +101,16 @@ static int run_compare(const Job *job, const Trace *t)
     int status = 0;
     if (job->chrome_trace && !chrome_trace_fits(trace_count(t), count, &error)) /* before planning, not after */
         status = cli_file_error(job->chrome_trace, error);
+    guint planned = 0; /* with tiers, the strategies that choose them */
     for (guint k = 0; k < count && !status; k++) {
-        rows[k] = job_report_row(job);
-        if (!(plans[k] = plan_one(job, all[k], t, &rows[k], &error)))
+        if (t->tiers && !all[k]->plan_tiers)
+            continue;
+        rows[planned] = job_report_row(job);
+        if (!(plans[planned] = plan_one(job, all[k], t, &rows[planned], &error)))
             status = cli_file_error(job->source, error);
+        planned++;
     }
+    count = planned;
     if (!status) {
         report_print(stdout, job->format, job->wide, rows, count);
         cli_print_order_best(job);
@@ -141,7 +146,7 @@ static int run_compare(const Job *job, const Trace *t)
 }
 
 /* One strategy: the report, the map, the ASCII plan, --run, the Chrome trace and the picture. */
-static int run_single(const Job *job, const Trace *t)
+static int run_single(const Job *job, Trace *t)
 {
     GError *error = NULL;
     ReportRow row = job_report_row(job);
@@ -366,6 +371,10 @@ int job_run(Job *job)
         if (!t)
             status = cli_file_error(job->trace_path, error);
     }
+    if (!status && t && !driver_tiers_attach(t, job->tiers, &error)) /* --tiers, or the trace file's own */
+        status = cli_file_error(job->source, error);
+    if (!status && t && t->tiers && !job->strategy_named && !job->strategy->plan_tiers)
+        job->strategy = registry_place_find(PLACE_TIERED_STRATEGY);
     if (!status && t && job->run) { /* and its kernels' threads, which the system may refuse */
         if (!run_open_kernels(&job->run_options, &error))
             status = cli_file_error(NULL, error);

@@ -6,6 +6,7 @@
 #include "plan/place.h"
 #include "plan/verify.h"
 #include "strategies/registry.h"
+#include "trace/trace-tiers.h"
 
 #include <string.h>
 
@@ -170,13 +171,14 @@ gboolean driver_trace(const Graph *g, const PipelineRecipe *recipe, const char *
     return ok;
 }
 
-Plan *driver_plan(const PlaceStrategy *s, const Trace *t, const PlaceOptions *options, gboolean verify,
+Plan *driver_plan(const PlaceStrategy *s, Trace *t, const PlaceOptions *options, gboolean verify,
                   void (*mark)(const char *phase), GError **error)
 {
     Plan *plan = place_run_with(s, t, options, error);
     mark_stage(mark, "place");
     if (!plan)
         return NULL;
+    plan_tiers_apply(plan, t); /* a tiered plan's tiers become the trace's bins: one arena each */
     gboolean verified = !verify || verify_plan(t, plan, error); /* its own phase: --phases times it apart */
     if (verify)
         mark_stage(mark, "verify");
@@ -186,6 +188,24 @@ Plan *driver_plan(const PlaceStrategy *s, const Trace *t, const PlaceOptions *op
         return NULL;
     }
     return plan;
+}
+
+gboolean driver_tiers_attach(Trace *t, const GArray *tiers, GError **error)
+{
+    if (tiers) {
+        if (t->tiers)
+            g_array_unref(t->tiers);
+        t->tiers = trace_tiers_copy(tiers);
+        if (!trace_tiers_validate(t, error))
+            return FALSE;
+    }
+    for (guint k = 0; !t->tiers && k < trace_count(t); k++)
+        if (trace_buffer(t, k)->tiers) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "buffer %u '%s' is held to a tier, and no tiers are given "
+                        "(--tiers SPEC)", k, trace_buffer(t, k)->name);
+            return FALSE;
+        }
+    return TRUE;
 }
 
 gboolean driver_order_find(const char *name, const OrderStrategy **order, gboolean *best, GError **error)

@@ -60,9 +60,15 @@ gboolean driver_trace(const Graph *g, const PipelineRecipe *recipe, const char *
                       PipelineResult *out, GError **error);
 
 /* Places the trace with the strategy, then (when verify) verifies the plan; mark (or NULL) after each. A plan
- * that breaks the trace's rules is an error naming the strategy, never returned. */
-Plan *driver_plan(const PlaceStrategy *s, const Trace *t, const PlaceOptions *options, gboolean verify,
+ * that breaks the trace's rules is an error naming the strategy, never returned. A tiered plan's tiers are written
+ * into the trace's bins (plan_tiers_apply), so every reader of bins (reports, pictures, the executor's arenas)
+ * sees one arena per tier. */
+Plan *driver_plan(const PlaceStrategy *s, Trace *t, const PlaceOptions *options, gboolean verify,
                   void (*mark)(const char *phase), GError **error);
+
+/* Memory tiers (trace/trace-tiers.h) given to a trace (NULL: none given): they replace any the trace file declared,
+ * and its buffers' tier masks must name tiers there are; without tiers, a buffer held to a tier is an error. */
+gboolean driver_tiers_attach(Trace *t, const GArray *tiers, GError **error);
 
 /* --order best: the order whose plan is smallest. Every order of the registry but the exact one (`optimal`, which
  * may run for long) makes a trace from `recipe` (its order replaced), which `s` places under `options`; the one

@@ -397,7 +397,7 @@ static guint64 moved_arena(const Moved *m, const Trace *t, guint64 *offsets, gui
 /* Point i with its trace t (loaded, or sized by its stretch's polynomials): the bound, its structure's plan moved
  * there, and a placement of its own where no plan moved there reaches the bound. `known`: t's structure when the
  * caller knows it (a copy of a loaded trace, sizes aside), else -1: found by comparing. */
-static gboolean range_point(Ranging *r, gsize i, const Trace *t, gint known, GError **error)
+static gboolean range_point(Ranging *r, gsize i, Trace *t, gint known, GError **error)
 {
     ReportRange *out = r->out;
     const RangeJob *job = r->job;
@@ -465,7 +465,7 @@ typedef struct {
 } Slice;
 
 /* Index i's trace, loaded when it is not yet; `planning`: a load the plan needs (counted), not only the check's. */
-static const Trace *slice_trace(Slice *sl, guint i, gboolean planning, GError **error)
+static Trace *slice_trace(Slice *sl, guint i, gboolean planning, GError **error)
 {
     Trace *t = g_hash_table_lookup(sl->loaded, GUINT_TO_POINTER(i + 1));
     if (t)
@@ -576,7 +576,7 @@ static gboolean find_stretches(Slice *sl, guint a, guint b, GArray *stretches, G
 static gboolean range_check_point(Ranging *r, Slice *sl, guint i, const Trace *planned, GError **error)
 {
     gsize at = sl->first + i;
-    const Trace *t = slice_trace(sl, i, FALSE, error);
+    Trace *t = slice_trace(sl, i, FALSE, error);
     if (!t)
         return FALSE;
     gboolean same = same_structure(t, planned);
@@ -605,7 +605,7 @@ static gboolean range_slice(Ranging *r, gsize first, const gint64 *outer, GError
         const Stretch *st = &g_array_index(stretches, Stretch, s);
         Trace *sized = st->diff ? trace_copy(g_hash_table_lookup(sl.loaded, GUINT_TO_POINTER(st->b + 1))) : NULL;
         for (guint i = st->b + 1; ok && i-- > st->a;) {
-            const Trace *t = g_hash_table_lookup(sl.loaded, GUINT_TO_POINTER(i + 1));
+            Trace *t = g_hash_table_lookup(sl.loaded, GUINT_TO_POINTER(i + 1));
             gboolean sizes = t == NULL;
             gint known = -1; /* sized from the stretch's top: its structure, found there */
             for (guint k = 0; sizes && k < trace_count(sized); k++) /* between the loaded points: the polynomials */

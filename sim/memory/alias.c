@@ -449,6 +449,65 @@ static guint root_death(const AliasMap *m, GPtrArray *members)
     return death;
 }
 
+/* Bytes each root's buffer moves in a run (TraceBuffer.reads, .writes), indexed by root tensor: a node reads each
+ * of its inputs once and writes each output once, except what sharing made free — a view (noop, slice, split)
+ * moves nothing, and a Concat whose inputs were laid out in its output writes only the inputs it copies. A graph
+ * input is written by the caller, a graph output read by the caller. */
+static void root_traffic(const AliasMap *m, guint64 *reads, guint64 *writes)
+{
+    const Graph *g = m->g;
+    for (guint s = 0; s < m->schedule->len; s++) {
+        const Node *node = m->schedule->pdata[s];
+        gboolean moves = FALSE;
+        for (guint k = 0; k < node->outputs->len; k++) {
+            const Tensor *o = node->outputs->pdata[k];
+            if (o && o->id >= 0 && m->bytes[o->id]) {
+                ShareKind kind = m->link[o->id].kind;
+                moves |= kind != SHARE_NOOP && kind != SHARE_SLICE && kind != SHARE_SPLIT;
+            }
+        }
+        if (!moves)
+            continue;
+        for (guint k = 0; k < node->inputs->len; k++) {
+            const Tensor *in = node->inputs->pdata[k];
+            if (!in || in->id < 0 || !m->bytes[in->id])
+                continue;
+            gboolean seen = FALSE; /* one read per consumer, whatever its slots */
+            for (guint j = 0; j < k && !seen; j++)
+                seen = node->inputs->pdata[j] == in;
+            const AliasLink *l = &m->link[in->id];
+            gboolean laid_out = FALSE; /* a Concat input already where the output wants it */
+            for (guint j = 0; j < node->outputs->len && (l->kind == SHARE_CONCAT || l->kind == SHARE_DEDUP); j++)
+                laid_out |= node->outputs->pdata[j] && l->parent == ((const Tensor *)node->outputs->pdata[j])->id;
+            if (!seen && !laid_out)
+                reads[alias_root(m, in->id, NULL)] += m->bytes[in->id];
+        }
+        for (guint k = 0; k < node->outputs->len; k++) {
+            const Tensor *o = node->outputs->pdata[k];
+            if (!o || o->id < 0 || !m->bytes[o->id])
+                continue;
+            guint64 written = m->bytes[o->id];
+            for (guint j = 0; j < node->inputs->len; j++) {
+                const Tensor *in = node->inputs->pdata[j];
+                if (in && in->id >= 0 && m->link[in->id].parent == o->id &&
+                    (m->link[in->id].kind == SHARE_CONCAT || m->link[in->id].kind == SHARE_DEDUP))
+                    written -= MIN(written, m->bytes[in->id]);
+            }
+            writes[alias_root(m, o->id, NULL)] += written;
+        }
+    }
+    for (guint k = 0; k < g->inputs->len; k++) {
+        const Tensor *in = g->inputs->pdata[k];
+        if (in->id >= 0 && m->bytes[in->id])
+            writes[alias_root(m, in->id, NULL)] += m->bytes[in->id];
+    }
+    for (guint k = 0; k < g->outputs->len; k++) {
+        const Tensor *out = g->outputs->pdata[k];
+        if (out->id >= 0 && m->bytes[out->id])
+            reads[alias_root(m, out->id, NULL)] += m->bytes[out->id];
+    }
+}
+
 Trace *alias_map_to_trace(const AliasMap *m, GHashTable *pins, GError **error)
 {
     guint n = m->g->tensors->len, steps = MAX(m->schedule->len, 1);
@@ -462,6 +521,7 @@ Trace *alias_map_to_trace(const AliasMap *m, GHashTable *pins, GError **error)
     }
     GPtrArray **members = g_new0(GPtrArray *, n + 1);
     Trace *t = NULL;
+    guint64 *reads = NULL, *writes = NULL;
     for (guint k = 0; k < n; k++) {
         if (!m->bytes[k])
             continue;
@@ -492,6 +552,9 @@ Trace *alias_map_to_trace(const AliasMap *m, GHashTable *pins, GError **error)
         goto out;
     t = trace_new(m->g->name);
     t->steps = steps;
+    reads = g_new0(guint64, n + 1);
+    writes = g_new0(guint64, n + 1);
+    root_traffic(m, reads, writes);
     for (guint k = 0; k < n; k++) {
         if (!m->bytes[k] || m->link[k].parent >= 0)
             continue;
@@ -512,6 +575,8 @@ Trace *alias_map_to_trace(const AliasMap *m, GHashTable *pins, GError **error)
         trace_buffer(t, id)->fixed = fixed[k];
         trace_buffer(t, id)->bin = m->bin[k];
         trace_buffer(t, id)->reuse = m->reuse ? m->reuse[k] : 0;
+        trace_buffer(t, id)->reads = reads[k];
+        trace_buffer(t, id)->writes = writes[k];
     }
     /* Scratch: single-step workspace of the nodes whose op row asks for it. */
     for (guint s = 0; s < m->schedule->len; s++) {
@@ -525,6 +590,8 @@ Trace *alias_map_to_trace(const AliasMap *m, GHashTable *pins, GError **error)
     }
     t->steps = steps;
 out:
+    g_free(reads);
+    g_free(writes);
     g_free(extent);
     g_free(first);
     g_free(last);

@@ -3,6 +3,8 @@
 #include "plan/place.h"
 #include "base/error.h"
 #include "plan/verify.h"
+#include "plan/tier-bound.h"
+#include "trace/trace-tiers.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,17 +31,18 @@ static void bin_problem_clear(BinProblem *b)
         g_array_unref(b->reuse);
 }
 
+/* The problem of one bin's buffers (bin G_MAXUINT: every buffer's, as a tiered trace is planned). */
 static gboolean build_bin(const Trace *t, guint bin, BinProblem *out, GError **error)
 {
     memset(out, 0, sizeof(*out));
     guint n = trace_count(t), in_bin = 0;
     for (guint k = 0; k < n; k++)
-        in_bin += trace_buffer(t, k)->bin == bin;
+        in_bin += bin == G_MAXUINT || trace_buffer(t, k)->bin == bin;
     out->problem.units = g_array_sized_new(FALSE, FALSE, sizeof(PlaceUnit), in_bin);
     out->problem.steps = t->steps;
     out->buffers = g_array_sized_new(FALSE, FALSE, sizeof(guint), in_bin);
     for (guint k = 0; k < n; k++)
-        if (trace_buffer(t, k)->bin == bin)
+        if (bin == G_MAXUINT || trace_buffer(t, k)->bin == bin)
             g_array_append_val(out->buffers, k);
     out->unit_of = g_new0(guint, out->buffers->len + 1);
     out->member_offset = g_new0(guint64, out->buffers->len + 1);
@@ -321,7 +324,8 @@ static gboolean check_constraints(const Trace *t, GError **error)
         const TraceBuffer *b = trace_buffer(t, k);
         if (b->fixed != TRACE_NONE) {
             guint id = trace_add(pins, b->name, b->size, 1, b->first, b->last);
-            trace_buffer(pins, id)->bin = b->bin;
+            /* with tiers a pin's arena is the one tier it names (trace_tiers_validate) */
+            trace_buffer(pins, id)->bin = t->tiers ? (guint)g_bit_nth_lsf(b->tiers, -1) : b->bin;
             guint64 off = (guint64)b->fixed;
             g_array_append_val(pin_offsets, off);
         }
@@ -372,12 +376,102 @@ Plan *place_run(const PlaceStrategy *s, const Trace *t, GError **error)
     return place_run_with(s, t, NULL, error);
 }
 
+/* A tiered trace (Trace.tiers): one problem of every buffer, its units' tiers and costs, one tier-aware strategy
+ * choosing (tier, offset) per unit; each tier is then an arena, as a bin is. */
+static Plan *place_run_tiered(const PlaceStrategy *s, const Trace *t, const PlaceOptions *options, GError **error)
+{
+    static const PlaceOptions defaults = PLACE_OPTIONS_DEFAULTS;
+    if (!s->plan_tiers) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "strategy %s places one arena and does not choose tiers; with "
+                    "--tiers use a tier-aware strategy (sim --list marks them)", s->name);
+        return NULL;
+    }
+    BinProblem bp;
+    if (!build_bin(t, G_MAXUINT, &bp, error)) {
+        bin_problem_clear(&bp);
+        return NULL;
+    }
+    guint n = bp.problem.units->len, count = t->tiers->len;
+    guint32 *allowed = g_new0(guint32, n + 1);
+    double *cost = g_new0(double, (gsize)n * count + 1);
+    guint64 *traffic = g_new0(guint64, n + 1);
+    for (guint k = 0; k < bp.buffers->len; k++) {
+        const TraceBuffer *b = trace_buffer(t, g_array_index(bp.buffers, guint, k));
+        guint u = bp.unit_of[k];
+        allowed[u] = trace_tiers_allowed(t, b); /* one mask per group (trace_tiers_validate) */
+        traffic[u] += b->reads + b->writes;
+        for (guint j = 0; j < count; j++)
+            cost[(gsize)u * count + j] += trace_tier_cost(t->tiers, j, b);
+    }
+    PlaceTiers tiers = {t->tiers, count, allowed, cost, traffic};
+    PlaceStats stats = {0};
+    bp.problem.tiers = &tiers;
+    bp.problem.options = options ? options : &defaults;
+    bp.problem.stats = &stats;
+    bp.problem.bound = place_bound(&bp.problem);
+    guint *unit_tier = g_new0(guint, n + 1);
+    guint64 *unit_offsets = g_new0(guint64, n + 1);
+    for (guint u = 0; u < n; u++) {
+        const PlaceUnit *unit = &g_array_index(bp.problem.units, PlaceUnit, u);
+        unit_offsets[u] = unit->fixed != TRACE_NONE ? (guint64)unit->fixed : 0;
+        unit_tier[u] = (guint)g_bit_nth_lsf(allowed[u], -1);
+    }
+    Plan *plan = g_new0(Plan, 1);
+    plan->strategy = s;
+    gint64 start = g_get_monotonic_time();
+    gboolean ok = s->plan_tiers(&bp.problem, unit_tier, unit_offsets, &plan->detail, error);
+    plan->seconds = (double)(g_get_monotonic_time() - start) / G_USEC_PER_SEC;
+    if (ok) {
+        plan->offsets = g_new0(guint64, trace_count(t) + 1);
+        plan->tier = g_new0(guint, trace_count(t) + 1);
+        plan->bins = count;
+        plan->bin_arena = g_new0(guint64, count);
+        guint64 *align = g_new0(guint64, count);
+        for (guint k = 0; k < bp.buffers->len; k++) {
+            guint id = g_array_index(bp.buffers, guint, k), u = bp.unit_of[k];
+            plan->offsets[id] = unit_offsets[u] + bp.member_offset[k];
+            plan->tier[id] = unit_tier[u];
+        }
+        for (guint u = 0; u < n; u++) {
+            const PlaceUnit *unit = &g_array_index(bp.problem.units, PlaceUnit, u);
+            guint j = MIN(unit_tier[u], count - 1);
+            plan->bin_arena[j] = MAX(plan->bin_arena[j], unit_offsets[u] + unit->size);
+            align[j] = MAX(align[j], unit->align);
+        }
+        for (guint j = 0; j < count; j++) {
+            plan->bin_arena[j] = round_up(plan->bin_arena[j], align[j]);
+            plan->arena += plan->bin_arena[j];
+        }
+        g_free(align);
+        plan->lower_bound = trace_lower_bound(t);
+        plan->naive_arena = place_sequential(&bp.problem, NULL);
+        plan->stats = stats;
+        plan->stats.proven = FALSE;
+        PlaceTierBound bound = place_tiers_bound(&bp.problem, 0, NULL);
+        plan->tier_bound = bound.cost;
+        plan->tier_bound_cut = bound.cut_short;
+    }
+    g_free(unit_tier);
+    g_free(unit_offsets);
+    g_free(allowed);
+    g_free(cost);
+    g_free(traffic);
+    bin_problem_clear(&bp);
+    if (!ok) {
+        plan_free(plan);
+        return NULL;
+    }
+    return plan;
+}
+
 Plan *place_run_with(const PlaceStrategy *s, const Trace *t, const PlaceOptions *options, GError **error)
 {
     static const PlaceOptions defaults = PLACE_OPTIONS_DEFAULTS;
     gint64 began = g_get_monotonic_time();
     if (!trace_validate(t, error) || !check_constraints(t, error))
         return NULL;
+    if (t->tiers)
+        return place_run_tiered(s, t, options, error);
     Plan *plan = g_new0(Plan, 1);
     plan->strategy = s;
     plan->offsets = g_new0(guint64, trace_count(t) + 1);

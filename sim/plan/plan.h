@@ -87,7 +87,20 @@ typedef struct {
     /* Per unit: its buffer's reuse class (TraceBuffer.reuse; a group's unit: 0), or NULL when the trace gives
      * none. Read only by runtime rules that reuse a freed buffer for an equal one (`ort`). */
     const guint64 *reuse;
+    /* The memory tiers, when the trace has them (Trace.tiers; NULL otherwise): what a tier-aware strategy
+     * (PlaceStrategy.plan_tiers) sees of them per unit. */
+    const struct PlaceTiers *tiers;
 } PlaceProblem;
+
+/* A tiered problem's extra facts (docs/tiers.md): the tiers in order, fastest first, and per unit the tiers it
+ * may use, its cost in each tier and the bytes it moves. A fixed unit names exactly one tier. */
+typedef struct PlaceTiers {
+    const GArray *tiers;     /* TraceTier (trace/trace-tiers.h) */
+    guint count;             /* tiers->len */
+    const guint32 *allowed;  /* per unit: a mask of tiers, never 0 */
+    const double *cost;      /* per unit: its cost in each tier, cost[u * count + k] */
+    const guint64 *traffic;  /* per unit: bytes read + written */
+} PlaceTiers;
 
 typedef enum { PLACE_ONLINE, PLACE_OFFLINE } PlaceKind;
 
@@ -113,6 +126,10 @@ typedef struct PlaceStrategy {
     /* Offline: sees the whole problem; writes one offset per unit (fixed units are preset and must be
      * kept). `detail` may receive a note for the report (newly allocated). */
     gboolean (*plan)(const PlaceProblem *p, guint64 *offsets, char **detail, GError **error);
+    /* Tier-aware (NULL: the strategy places one arena per bin and refuses tiers): sees the whole tiered problem
+     * (p->tiers set) and writes each unit's tier and its offset in that tier's arena, every tier's arena within
+     * its capacity; fixed units keep their tier and offset. */
+    gboolean (*plan_tiers)(const PlaceProblem *p, guint *tiers, guint64 *offsets, char **detail, GError **error);
 } PlaceStrategy;
 
 /* Improvers, exact search, portfolios and peers run until they are done or --budget is spent: their time
@@ -135,8 +152,15 @@ typedef struct {
     double seconds;     /* planning time */
     char *detail;       /* strategy's note, e.g. which heuristic `best` kept */
     PlaceStats stats;   /* summed over bins */
+    /* Tiered plans (the trace has tiers): per trace buffer, the tier chosen (bin k is tier k: the arenas above are
+     * the tiers'); plan_tiers_apply writes them into the trace's bins. NULL otherwise. */
+    guint *tier;
+    double tier_bound;         /* tiered: no plan of the trace costs less (plan/tier-bound.h) */
+    gboolean tier_bound_cut;   /* ... a weaker bound: its flow's work came to the limit */
 } Plan;
 
 void plan_free(Plan *p);
+/* A tiered plan's tiers into the trace it was made from: each buffer's bin becomes its tier (nothing without). */
+void plan_tiers_apply(const Plan *p, Trace *t);
 
 #endif

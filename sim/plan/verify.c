@@ -5,6 +5,7 @@
 #include "base/error.h"
 #include "base/ordered-set.h"
 #include "base/record-pool.h"
+#include "trace/trace-tiers.h"
 
 
 static gboolean buffer_error(GError **error, const Trace *t, guint id, const char *what, guint64 value)
@@ -155,7 +156,33 @@ gboolean verify_offsets(const Trace *t, const guint64 *offsets, const guint64 *b
     return ok && check_overlaps(t, offsets, error);
 }
 
+/* A tiered plan: every buffer in the tier its plan chose and may use, every tier's arena within its capacity. */
+static gboolean check_tiers(const Trace *t, const Plan *p, GError **error)
+{
+    if (!p->tier || p->bins < t->tiers->len) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH, "plan is wrong: the trace has %u tiers and the plan chose none",
+                    t->tiers->len);
+        return FALSE;
+    }
+    for (guint k = 0; k < trace_count(t); k++) {
+        const TraceBuffer *b = trace_buffer(t, k);
+        if (p->tier[k] >= t->tiers->len || b->bin != p->tier[k])
+            return buffer_error(error, t, k, "is not in the tier its plan chose: bin", b->bin);
+        if (!(trace_tiers_allowed(t, b) & (1u << b->bin)))
+            return buffer_error(error, t, k, "is in a tier it may not use: tier", b->bin);
+    }
+    for (guint j = 0; j < t->tiers->len; j++) {
+        const TraceTier *tier = trace_tier(t->tiers, j);
+        if (p->bin_arena[j] > tier->capacity) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH, "plan is wrong: tier '%s' holds %" G_GUINT64_FORMAT
+                        " bytes, past its capacity of %" G_GUINT64_FORMAT, tier->name, p->bin_arena[j], tier->capacity);
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
 gboolean verify_plan(const Trace *t, const Plan *p, GError **error)
 {
-    return verify_offsets(t, p->offsets, p->bin_arena, error);
+    return (!t->tiers || check_tiers(t, p, error)) && verify_offsets(t, p->offsets, p->bin_arena, error);
 }

@@ -45,6 +45,28 @@ void report_row_fill(ReportRow *row, const Trace *t, const Plan *plan)
     row->trace_bytes = 0;
     for (guint k = 0; k < trace_count(t); k++)
         row->trace_bytes += trace_buffer(t, k)->size;
+    row->tiers = t->tiers && plan->tier ? MIN(t->tiers->len, TRACE_TIERS_MAX) : 0;
+    row->tier_cost = row->tier_bound = 0;
+    row->slow_bytes = 0;
+    for (guint j = 0; j < row->tiers; j++) {
+        const TraceTier *tier = trace_tier(t->tiers, j);
+        row->tier[j] = (ReportTier){.name = tier->name, .capacity = tier->capacity,
+                                    .arena = j < plan->bins ? plan->bin_arena[j] : 0};
+    }
+    for (guint k = 0; row->tiers && k < trace_count(t); k++) {
+        const TraceBuffer *b = trace_buffer(t, k);
+        guint j = MIN(plan->tier[k], row->tiers - 1);
+        ReportTier *r = &row->tier[j];
+        r->buffers++;
+        r->reads += b->reads;
+        r->writes += b->writes;
+        r->cost += trace_tier_cost(t->tiers, j, b);
+        row->tier_cost += trace_tier_cost(t->tiers, j, b);
+        if (j)
+            row->slow_bytes += b->reads + b->writes;
+    }
+    row->tier_bound = plan->tier_bound;
+    row->tier_bound_cut = plan->tier_bound_cut;
 }
 
 static double pct(guint64 part, guint64 whole) { return whole ? 100.0 * (double)part / (double)whole : 0.0; }
@@ -163,6 +185,23 @@ static void print_text_one(FILE *out, const ReportRow *r)
         g_free(cache);
         g_free(rest);
     }
+    for (guint j = 0; j < r->tiers; j++) {
+        const ReportTier *x = &r->tier[j];
+        char *used = sim_format_bytes(x->arena), *rd = sim_format_count(x->reads), *wr = sim_format_count(x->writes);
+        char *cap = x->capacity == TRACE_TIER_UNBOUNDED ? g_strdup("none") : sim_format_bytes(x->capacity);
+        fprintf(out, "%-15s%s: %s (capacity: %s), %" G_GUINT64_FORMAT " buffer%s, %s B read, %s B written, cost %.0f\n",
+                j ? "" : "tiers", x->name, used, cap, x->buffers, x->buffers == 1 ? "" : "s", rd, wr, x->cost);
+        g_free(used);
+        g_free(rd);
+        g_free(wr);
+        g_free(cap);
+    }
+    if (r->tiers) {
+        char *slow = sim_format_count(r->slow_bytes);
+        fprintf(out, "tier cost      %.0f (%s B moved in the tiers after the first); no plan costs less than %.0f%s\n",
+                r->tier_cost, slow, r->tier_bound, r->tier_bound_cut ? " (one step's bound: the flow's work ran out)" : "");
+        g_free(slow);
+    }
     char *no_alias = sim_format_bytes(r->no_alias_bytes), *traced = sim_format_bytes(r->trace_bytes);
     fprintf(out, "aliasing       %s: %s in buffers, %s without sharing\n", r->alias ? r->alias : "none", traced, no_alias);
     g_free(no_alias);
@@ -221,6 +260,43 @@ static void json_add_plan(JsonBuilder *b, const Trace *t, const guint64 *offsets
     g_free(order);
 }
 
+/* A tiered plan's tiers (docs/report-format.md): "tiers": [{name, capacity (null: none), arena, buffers, reads,
+ * writes, cost}], "tier_cost", "tier_bound", "slow_tier_bytes". */
+static void json_add_tiers(JsonBuilder *b, const ReportRow *r)
+{
+    json_builder_set_member_name(b, "tiers");
+    json_builder_begin_array(b);
+    for (guint j = 0; j < r->tiers; j++) {
+        const ReportTier *x = &r->tier[j];
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "name");
+        json_builder_add_string_value(b, x->name);
+        json_builder_set_member_name(b, "capacity");
+        if (x->capacity == TRACE_TIER_UNBOUNDED)
+            json_builder_add_null_value(b);
+        else
+            json_builder_add_int_value(b, (gint64)x->capacity);
+        const char *names[] = {"arena", "buffers", "reads", "writes"};
+        guint64 values[] = {x->arena, x->buffers, x->reads, x->writes};
+        for (guint k = 0; k < G_N_ELEMENTS(names); k++) {
+            json_builder_set_member_name(b, names[k]);
+            json_builder_add_int_value(b, (gint64)values[k]);
+        }
+        json_builder_set_member_name(b, "cost");
+        json_builder_add_double_value(b, x->cost);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    json_builder_set_member_name(b, "tier_cost");
+    json_builder_add_double_value(b, r->tier_cost);
+    json_builder_set_member_name(b, "tier_bound");
+    json_builder_add_double_value(b, r->tier_bound);
+    json_builder_set_member_name(b, "tier_bound_cut_short");
+    json_builder_add_boolean_value(b, r->tier_bound_cut);
+    json_builder_set_member_name(b, "slow_tier_bytes");
+    json_builder_add_int_value(b, (gint64)r->slow_bytes);
+}
+
 static void print_json(FILE *out, const ReportRow *rows, guint n)
 {
     JsonBuilder *b = json_builder_new();
@@ -261,6 +337,8 @@ static void print_json(FILE *out, const ReportRow *rows, guint n)
             json_builder_add_int_value(b, (gint64)rows[k].kv_bytes);
             json_builder_end_object(b);
         }
+        if (rows[k].tiers)
+            json_add_tiers(b, &rows[k]);
         if (rows[k].peak)
             peak_witness_json(b, rows[k].peak_trace, rows[k].peak);
         json_builder_end_object(b);

@@ -8,6 +8,7 @@
 
 #include "memory/alias.h"
 #include "plan/plan.h"
+#include "trace/trace-tiers.h"
 
 #include <stdio.h>
 
@@ -21,6 +22,14 @@ typedef const struct ReportFormatRow *ReportFormat;
 ReportFormat report_format_find(const char *name);
 /* "text, md, csv, json" for messages. Newly allocated. */
 char *report_format_names(void);
+
+/* One memory tier of a tiered plan: its arena and the bytes its buffers move. */
+typedef struct {
+    const char *name;
+    guint64 capacity;     /* TRACE_TIER_UNBOUNDED: none */
+    guint64 arena, buffers, reads, writes;
+    double cost;
+} ReportTier;
 
 typedef struct {
     const char *graph;    /* model or trace file */
@@ -42,6 +51,11 @@ typedef struct {
     guint bounded;        /* data-dependent tensors planned at upper bounds (0: an exact plan) */
     guint kv_pairs;       /* KV cache pairs planned at capacity (memory/kv.h; 0: none): text and json report them */
     guint64 kv_capacity, kv_bytes; /* ... their tokens and the bytes of their buffers */
+    guint tiers;          /* memory tiers (docs/tiers.md; 0: none): text and json report them */
+    ReportTier tier[TRACE_TIERS_MAX];
+    double tier_cost, tier_bound; /* the plan's cost of bytes moved, and no plan's is less */
+    gboolean tier_bound_cut;      /* ... a weaker bound (tier-bound.h) */
+    guint64 slow_bytes;           /* bytes read and written in every tier but the first */
     const char *unknown_ops; /* ops planned from the file's value_info (--allow-unknown-ops): "GridSample (2)", or
                                 NULL; the detail carries it in every format */
     const Trace *map_trace;      /* with --map in json: the plan goes into the row as "plan" */

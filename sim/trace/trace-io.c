@@ -3,6 +3,7 @@
  * step array can hold are compressed (their order, and so every overlap, is kept). */
 #include "base/files.h"
 #include "trace/trace.h"
+#include "trace/trace-tiers.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -228,6 +229,19 @@ static gboolean parse_text_line(Trace *t, GArray *spans, char **fields, guint nf
         } else if (KEY_IS("bin")) {
             ok = parse_u64(val, &v) && v < 1024;
             b->bin = (guint)v;
+        } else if (KEY_IS("reads") || KEY_IS("writes")) {
+            ok = parse_u64(val, &v);
+            *(KEY_IS("reads") ? &b->reads : &b->writes) = v;
+        } else if (KEY_IS("tier")) {
+            GError *why = NULL;
+            if (!t->tiers)
+                return line_error(error, path, line, "'%s' names a tier before a 'tiers SPEC' line declared any",
+                                  fields[k]);
+            if (!trace_tiers_mask_parse(t->tiers, val, &b->tiers, &why)) {
+                line_error(error, path, line, "'%s': %s", fields[k], why->message);
+                g_error_free(why);
+                return FALSE;
+            }
         } else if (KEY_IS("reuse")) {
             ok = !strcmp(val, "none") || (parse_u64(val, &v) && v > 0 && v < TRACE_REUSE_NONE);
             b->reuse = !strcmp(val, "none") ? TRACE_REUSE_NONE : v;
@@ -240,7 +254,7 @@ static gboolean parse_text_line(Trace *t, GArray *spans, char **fields, guint nf
             b->group_offset = off;
             g_free(gid);
         } else {
-            return line_error(error, path, line, "unknown key '%s' (align, fixed, group, bin, reuse)", fields[k]);
+            return line_error(error, path, line, "unknown key '%s' (align, fixed, group, bin, reuse, reads, writes, tier)", fields[k]);
         }
 #undef KEY_IS
         if (!ok)
@@ -252,7 +266,7 @@ static gboolean parse_text_line(Trace *t, GArray *spans, char **fields, guint nf
 /* ---------- MiniMalloc CSV ---------- */
 
 typedef struct {
-    int id, lower, upper, size, alignment, offset, gaps;
+    int id, lower, upper, size, alignment, offset, gaps, reads, writes, tier;
     gboolean inclusive_end; /* the header says `end` (inclusive) rather than `upper` (exclusive) */
     guint columns;
 } CsvColumns;
@@ -280,6 +294,12 @@ static gboolean parse_csv_header(char **fields, guint nf, CsvColumns *c, const c
             slot = &c->offset;
         else if (!strcmp(f, "gaps"))
             slot = &c->gaps;
+        else if (!strcmp(f, "reads"))
+            slot = &c->reads;
+        else if (!strcmp(f, "writes"))
+            slot = &c->writes;
+        else if (!strcmp(f, "tier"))
+            slot = &c->tier;
         else
             return line_error(error, path, line, "unknown column '%s'", f);
         if (*slot >= 0)
@@ -325,6 +345,18 @@ static gboolean parse_csv_line(Trace *t, GArray *spans, GHashTable *ids, const C
         if (!parse_u64(fields[c->offset], &offset) || offset > G_MAXINT64)
             return line_error(error, path, line, "offset '%s' is not a non-negative integer", fields[c->offset]);
         trace_buffer(t, nid)->fixed = (gint64)offset;
+    }
+    TraceBuffer *b = trace_buffer(t, nid);
+    if (c->reads >= 0 && !parse_u64(fields[c->reads], &b->reads))
+        return line_error(error, path, line, "reads '%s' is not a non-negative integer", fields[c->reads]);
+    if (c->writes >= 0 && !parse_u64(fields[c->writes], &b->writes))
+        return line_error(error, path, line, "writes '%s' is not a non-negative integer", fields[c->writes]);
+    if (c->tier >= 0 && *fields[c->tier]) { /* a tier by its position in --tiers: the buffer goes there */
+        guint64 tier;
+        if (!parse_u64(fields[c->tier], &tier) || tier >= TRACE_TIERS_MAX)
+            return line_error(error, path, line, "tier '%s' is not a tier's position (0 to %u)", fields[c->tier],
+                              TRACE_TIERS_MAX - 1);
+        b->tiers = 1u << tier;
     }
     RawSpan span = {lower, upper - 1};
     g_array_append_val(spans, span);
@@ -387,6 +419,14 @@ Trace *trace_parse(const char *text, gsize len, const char *path, gboolean csv, 
         else if (!strcmp(fields[0], "steps")) {
             if (nf != 2 || !parse_u64(fields[1], &declared_steps))
                 ok = line_error(error, path, line, "expected 'steps N'");
+        } else if (!strcmp(fields[0], "tiers")) {
+            GError *why = NULL;
+            if (nf != 2 || t->tiers || trace_count(t))
+                ok = line_error(error, path, line, "expected one 'tiers SPEC' line before the buffers");
+            else if (!(t->tiers = trace_tiers_parse(fields[1], &why))) {
+                ok = line_error(error, path, line, "%s", why->message + strlen("--tiers: "));
+                g_error_free(why);
+            }
         } else {
             ok = parse_text_line(t, spans, fields, nf, path, line, error);
         }
@@ -434,10 +474,15 @@ char *trace_to_text(const Trace *t)
     for (char *c = source; *c; c++) /* a comment line: a newline in the source's name must not end it */
         if ((guchar)*c < ' ' || *c == 0x7f)
             *c = '?';
-    g_string_append_printf(s, "# source: %s\n# id name size first last [align=A] [fixed=OFFSET] [group=G:OFFSET] [bin=B] [reuse=C]\n",
-                           source);
+    g_string_append_printf(s, "# source: %s\n# id name size first last [align=A] [fixed=OFFSET] [group=G:OFFSET] [bin=B] "
+                           "[reuse=C] [reads=R] [writes=W] [tier=NAME|...]\n", source);
     g_free(source);
     g_string_append_printf(s, "steps %u\n", t->steps);
+    if (t->tiers) {
+        char *spec = trace_tiers_format(t->tiers);
+        g_string_append_printf(s, "tiers %s\n", spec);
+        g_free(spec);
+    }
     for (guint k = 0; k < trace_count(t); k++) {
         const TraceBuffer *b = trace_buffer(t, k);
         char *name = trace_name_escape(b->name);
@@ -454,6 +499,15 @@ char *trace_to_text(const Trace *t)
             g_string_append(s, " reuse=none");
         else if (b->reuse)
             g_string_append_printf(s, " reuse=%" G_GUINT64_FORMAT, b->reuse);
+        if (b->reads != b->size)
+            g_string_append_printf(s, " reads=%" G_GUINT64_FORMAT, b->reads);
+        if (b->writes != b->size)
+            g_string_append_printf(s, " writes=%" G_GUINT64_FORMAT, b->writes);
+        if (t->tiers && b->tiers) {
+            char *mask = trace_tiers_mask_format(t->tiers, b->tiers);
+            g_string_append_printf(s, " tier=%s", mask);
+            g_free(mask);
+        }
         g_string_append_c(s, '\n');
         g_free(name);
     }
@@ -462,13 +516,18 @@ char *trace_to_text(const Trace *t)
 
 char *trace_to_csv(const Trace *t, const guint64 *offsets, GError **error)
 {
-    gboolean any_align = FALSE, any_fixed = FALSE;
+    gboolean any_align = FALSE, any_fixed = FALSE, any_traffic = FALSE;
     for (guint k = 0; k < trace_count(t); k++) {
         const TraceBuffer *b = trace_buffer(t, k);
-        if (b->bin) {
+        if (b->bin && !t->tiers) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED,
                         "MiniMalloc CSV has one arena and cannot express bins (buffer '%s' is in bin %u); write the "
                         "text format instead", b->name, b->bin);
+            return NULL;
+        }
+        if (t->tiers && !offsets && b->tiers & (b->tiers - 1)) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "the CSV's tier column names one tier, and buffer "
+                        "'%s' may go in several; write the text format instead", b->name);
             return NULL;
         }
         if (b->group != TRACE_NONE && !offsets) { /* a solution fixes every offset: the group holds by itself */
@@ -479,12 +538,15 @@ char *trace_to_csv(const Trace *t, const guint64 *offsets, GError **error)
         }
         any_align |= b->align != 1;
         any_fixed |= b->fixed != TRACE_NONE;
+        any_traffic |= b->reads != b->size || b->writes != b->size;
     }
     GString *s = g_string_new("id,lower,upper,size");
     if (any_align)
         g_string_append(s, ",alignment");
     if (offsets || any_fixed)
         g_string_append(s, ",offset");
+    if (t->tiers) /* a plan's tier (bin k: tier k), or the one tier a buffer is held to */
+        g_string_append(s, any_traffic ? ",tier,reads,writes" : ",tier");
     g_string_append_c(s, '\n');
     for (guint k = 0; k < trace_count(t); k++) {
         const TraceBuffer *b = trace_buffer(t, k);
@@ -501,6 +563,14 @@ char *trace_to_csv(const Trace *t, const guint64 *offsets, GError **error)
             g_string_append_printf(s, ",%" G_GINT64_FORMAT, b->fixed);
         else if (any_fixed)
             g_string_append(s, ",");
+        if (t->tiers && offsets)
+            g_string_append_printf(s, ",%u", b->bin);
+        else if (t->tiers && b->tiers)
+            g_string_append_printf(s, ",%d", g_bit_nth_lsf(b->tiers, -1));
+        else if (t->tiers)
+            g_string_append(s, ",");
+        if (t->tiers && any_traffic)
+            g_string_append_printf(s, ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT, b->reads, b->writes);
         g_string_append_c(s, '\n');
         g_free(name);
     }

@@ -1,5 +1,6 @@
 /* trace.c — trace construction, validation and the live-bytes lower bound. */
 #include "trace/trace.h"
+#include "trace/trace-tiers.h"
 #include "base/error.h"
 
 Trace *trace_new(const char *source)
@@ -19,6 +20,8 @@ void trace_free(Trace *t)
     g_string_chunk_free(t->names);
     g_free(t->source);
     g_free(t->time_points);
+    if (t->tiers)
+        g_array_unref(t->tiers);
     g_free(t);
 }
 
@@ -40,6 +43,7 @@ Trace *trace_copy(const Trace *t)
     c->steps = t->steps;
     if (t->time_points)
         c->time_points = g_memdup2(t->time_points, sizeof(guint64) * t->steps);
+    c->tiers = t->tiers ? trace_tiers_copy(t->tiers) : NULL;
     return c;
 }
 
@@ -47,7 +51,7 @@ guint trace_add(Trace *t, const char *name, guint64 size, guint64 align, guint f
 {
     TraceBuffer b = {
         .name = g_string_chunk_insert(t->names, name), .size = size, .align = align ? align : 1, .first = first, .last = last,
-        .fixed = TRACE_NONE, .group = TRACE_NONE,
+        .fixed = TRACE_NONE, .group = TRACE_NONE, .reads = size, .writes = size,
     };
     g_array_append_val(t->buffers, b);
     if (last + 1 > t->steps)
@@ -117,12 +121,12 @@ gboolean trace_validate(const Trace *t, GError **error)
     }
     g_hash_table_unref(group_base);
     g_hash_table_unref(group_bin);
-    return ok;
+    return ok && (!t->tiers || trace_tiers_validate(t, error));
 }
 
 guint trace_bins(const Trace *t)
 {
-    guint bins = 1;
+    guint bins = t->tiers ? MAX(t->tiers->len, 1) : 1;
     for (guint k = 0; k < trace_count(t); k++)
         bins = MAX(bins, trace_buffer(t, k)->bin + 1);
     return bins;

@@ -23,6 +23,11 @@ typedef struct {
      * 0: none given (such a runtime matches by size); TRACE_REUSE_NONE: never reused (a shape it cannot
      * know before running). */
     guint64 reuse;
+    /* Bytes the run moves through the buffer (memory tiers, trace-tiers.h): every tensor in it read once per
+     * consumer and written once by its producer (views move nothing). trace_add sets one write and one read of
+     * its size, as a trace that says nothing is taken to mean. */
+    guint64 reads, writes;
+    guint32 tiers;     /* the tiers it may be placed in, one bit per tier of Trace.tiers; 0: any */
 } TraceBuffer;
 
 #define TRACE_REUSE_NONE G_MAXUINT64
@@ -34,6 +39,9 @@ typedef struct {
     char *source;    /* what the trace was made from (a graph or file name) */
     guint64 *time_points; /* step -> the file's own time point, where a sparse file's time was compressed
                              (steps entries); NULL when steps are the file's time points */
+    /* The memories a plan may use (TraceTier, trace-tiers.h), fastest first, or NULL: one arena per bin. With
+     * tiers, which tier a buffer goes in is the plan's decision, written back as its bin (bin k: tier k). */
+    GArray *tiers;
 } Trace;
 
 Trace *trace_new(const char *source);
@@ -57,7 +65,7 @@ gboolean trace_validate(const Trace *t, GError **error);
 guint64 trace_lower_bound(const Trace *t);
 /* Live bytes at every step (array of t->steps guint64), for one bin or all (bin < 0). */
 guint64 *trace_live_bytes(const Trace *t, gint bin);
-/* Highest bin number + 1. */
+/* Highest bin number + 1 (with tiers, at least their count). */
 guint trace_bins(const Trace *t);
 
 /* x rounded up to a multiple of align. Alignments are powers of two (trace_check), which a mask rounds to
