@@ -6,6 +6,7 @@
 #   range        results/range-dims.md, plots/range-*.png: the arena as a function of the dims (bench/range.sh)
 #   kv           results/kv-cache.md: a decoder's KV cache planned at capacity (bench/kv.sh)
 #   kv-speed     results/kv-speed.md: the decode step's time beside ONNX Runtime's (bench/kv-speed.sh; timings)
+#   tiers        results/tiers.md: memory tiers on the corpus, banked_greedy, ours and the bound (bench/tiers.sh)
 #   corpus       results/corpus-strategies.{csv,md}, plots/corpus-compare.png: strategies × corpus models
 #   aliasing     results/corpus-aliasing.csv, results/aliasing-savings.md: bytes saved per sharing kind
 #   pictures     plots/gpt2-timeline.png, plots/unet-layout.png: the README's pictures of one plan
@@ -30,7 +31,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 make -s build/sim build/mkgraph
-parts=${*:-"design-log gpt2-seq range kv corpus aliasing pictures peers conformance coverage exec-check timing xnnpack
+parts=${*:-"design-log gpt2-seq range kv tiers corpus aliasing pictures peers conformance coverage exec-check timing xnnpack
             winograd skinny kv-speed search scaling"}
 work=$(mktemp -d)
 running=""
@@ -85,6 +86,7 @@ part_gpt2_seq() {
 part_range() { need_models; bench/range.sh; }
 part_kv() { bench/kv.sh; }
 part_kv_speed() { bench/kv-speed.sh; }
+part_tiers() { need_models; bench/tiers.sh; }
 
 part_corpus() {
     need_models

@@ -253,6 +253,56 @@ static void test_kv(void)
     g_free(graph);
 }
 
+/* Memory tiers through the library: the plan the command makes (its tiers' arenas and the cost of bytes moved), a
+ * plan of the same model without tiers untouched by it, run inside the tiers' arenas; a bad spec refused. */
+static void test_tiers(void)
+{
+    const char *args[] = {"--graph", "graphs/mlp.onnx", "--tiers", "sram=1KiB,dram", "--format", "json", NULL};
+    RunResult r = test_run("SIM_BIN", args);
+    g_assert_cmpint(r.status, ==, 0);
+    const char *at = strstr(r.out, "\"tier_cost\" : ");
+    g_assert_nonnull(at);
+    double cost = g_ascii_strtod(at + strlen("\"tier_cost\" : "), NULL);
+    arenasim_options o;
+    arenasim_options_init(&o);
+    char *error = NULL;
+    arenasim_model *m = arenasim_model_load("graphs/mlp.onnx", &o, &error);
+    g_assert_null(error);
+    o.tiers = "sram=1KiB,dram";
+    o.run = 1;
+    arenasim_plan *tiered = arenasim_model_plan(m, &o, &error);
+    g_assert_null(error);
+    g_assert_cmpstr(arenasim_plan_strategy(tiered), ==, "tiered");
+    g_assert_cmpuint(arenasim_plan_tier_count(tiered), ==, 2);
+    arenasim_tier sram, dram;
+    g_assert_cmpint(arenasim_plan_tier(tiered, 0, &sram), ==, 0);
+    g_assert_cmpint(arenasim_plan_tier(tiered, 1, &dram), ==, 0);
+    g_assert_cmpint(arenasim_plan_tier(tiered, 2, &dram), ==, -1);
+    g_assert_cmpstr(sram.name, ==, "sram");
+    g_assert_cmpuint(sram.capacity, ==, 1024);
+    g_assert_cmpuint(sram.arena, ==, 1024);
+    g_assert_cmpuint(dram.arena, ==, 1024);
+    g_assert_cmpuint(dram.capacity, ==, UINT64_MAX);
+    g_assert_cmpfloat(arenasim_plan_tier_cost(tiered), ==, cost);
+    g_assert_cmpfloat(arenasim_plan_tier_bound(tiered), <=, cost);
+    g_assert_cmpuint(arenasim_plan_arena_bytes(tiered), ==, sram.arena + dram.arena);
+    g_assert_cmpint(arenasim_plan_run(tiered, 1, &error), ==, 0);
+    g_assert_null(error);
+    o.tiers = NULL;
+    o.run = 0;
+    arenasim_plan *flat = arenasim_model_plan(m, &o, &error);
+    g_assert_cmpuint(arenasim_plan_tier_count(flat), ==, 0);
+    g_assert_cmpuint(arenasim_plan_arena_bytes(flat), ==, command_arena("graphs/mlp.onnx", NULL, NULL));
+    arenasim_plan_free(flat);
+    arenasim_plan_free(tiered);
+    o.tiers = "dram,sram=1KiB";
+    g_assert_null(arenasim_model_plan(m, &o, &error));
+    assert_contains(error, "has no capacity but is not the last");
+    arenasim_free(error);
+    arenasim_model_free(m);
+    run_result_clear(&r);
+}
+
 /* Entry points in one arena through the library, as test-kv.c has them through the command: the cache once, the
  * prefill's transient buffers beside it; one path refused. */
 static void test_entries(void)
@@ -759,6 +809,10 @@ static void test_installed(void)
         "e = arenasim.plan_entries([sys.argv[5], sys.argv[4]], kv_capacity=8)\n"
         "assert (e.arena_bytes, e.state_bytes) == (576, 384), e\n"
         "assert [x['state_bytes'] for x in e.report['entries']] == [144, 384], e.report\n"
+        "t = arenasim.plan('graphs/mlp.onnx', tiers='sram=1KiB,dram', run=True)\n"
+        "assert t.strategy == 'tiered' and [x.name for x in t.tiers] == ['sram', 'dram'], t\n"
+        "assert t.tiers[0].capacity == 1024 and t.tiers[1].capacity is None and t.tier_bound <= t.tier_cost, t.tiers\n"
+        "assert t.report['tiers'][0]['arena'] == t.tiers[0].arena and t.run.startswith('checked'), t.report\n"
         "try:\n"
         "    arenasim.plan('graphs/gpt2.onnx\\0.x', 'bestfit')\n"
         "    sys.exit('a path cut at its NUL was planned')\n"
@@ -796,6 +850,7 @@ int main(int argc, char **argv)
     g_test_add_func("/api/errors", test_errors);
     g_test_add_func("/api/run", test_plan_run);
     g_test_add_func("/api/model-handle", test_model_handle);
+    g_test_add_func("/api/tiers", test_tiers);
     g_test_add_func("/api/trace-builder", test_trace_builder);
     g_test_add_func("/api/covers-the-command", test_covers_the_command);
     g_test_add_func("/api/two-threads", test_two_threads);

@@ -783,7 +783,7 @@ static void test_malformed_traces(void)
     expect_parse_error("arenasim-trace 1\n0 a 10 0 1 reuse=0\n", FALSE, "bad.trace:2: bad value in 'reuse=0'");
     expect_parse_error("arenasim-trace 1\n0 a 10 0 1 reuse=some\n", FALSE, "bad.trace:2: bad value in 'reuse=some'");
     expect_parse_error("arenasim-trace 1\n0 a 10 0 1 colour=red\n", FALSE,
-                       "bad.trace:2: unknown key 'colour=red' (align, fixed, group, bin, reuse)");
+                       "bad.trace:2: unknown key 'colour=red' (align, fixed, group, bin, reuse, reads, writes, tier)");
     expect_parse_error("arenasim-trace 1\n0 a 10 0 x\n", FALSE,
                        "bad.trace:2: first '0' and last 'x' must be non-negative integers");
     expect_parse_error("arenasim-trace 1\n0 a 10 0 1 fixed=3 align=4\n", FALSE,

@@ -54,7 +54,7 @@ class _Options(ctypes.Structure):  # arenasim_options (arenasim.h), field for fi
                 ("order_budget", ctypes.c_uint64), ("order_seconds", ctypes.c_double), ("seed", ctypes.c_int64),
                 ("search_max", ctypes.c_int64), ("search_engines", ctypes.c_char_p), ("range_check", ctypes.c_int),
                 ("range_every", ctypes.c_int), ("range_one_plan", ctypes.c_int), ("kv_capacity", ctypes.c_uint64),
-                ("kv", _STRS)]
+                ("kv", _STRS), ("tiers", ctypes.c_char_p)]
 
 
 class _RunOptions(ctypes.Structure):  # arenasim_run_options
@@ -74,6 +74,12 @@ class _RunResult(ctypes.Structure):  # arenasim_run_result
 class _Buffer(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("offset", ctypes.c_uint64), ("size", ctypes.c_uint64),
                 ("first", ctypes.c_uint32), ("last", ctypes.c_uint32), ("bin", ctypes.c_uint32)]
+
+
+class _Tier(ctypes.Structure):  # arenasim_tier
+    _fields_ = [("name", ctypes.c_char_p), ("capacity", ctypes.c_uint64), ("arena", ctypes.c_uint64),
+                ("buffers", ctypes.c_uint64), ("reads", ctypes.c_uint64), ("writes", ctypes.c_uint64),
+                ("cost", ctypes.c_double)]
 
 
 _lib = _load()
@@ -99,6 +105,10 @@ for _name, _res, _args in [
         ("arenasim_plan_steps", ctypes.c_uint32, [_P]),
         ("arenasim_plan_buffer_count", ctypes.c_size_t, [_P]),
         ("arenasim_plan_buffer", ctypes.c_int, [_P, ctypes.c_size_t, ctypes.POINTER(_Buffer)]),
+        ("arenasim_plan_tier_count", ctypes.c_size_t, [_P]),
+        ("arenasim_plan_tier", ctypes.c_int, [_P, ctypes.c_size_t, ctypes.POINTER(_Tier)]),
+        ("arenasim_plan_tier_cost", ctypes.c_double, [_P]),
+        ("arenasim_plan_tier_bound", ctypes.c_double, [_P]),
         ("arenasim_plan_report_json", ctypes.c_void_p, [_P]),
         ("arenasim_plan_run", ctypes.c_int, [_P, ctypes.c_int, ctypes.POINTER(ctypes.c_void_p)]),
         ("arenasim_range_file", _P, [ctypes.c_char_p, ctypes.POINTER(_Options), ctypes.POINTER(ctypes.c_void_p)]),
@@ -200,8 +210,23 @@ class Buffer:
 
 
 @dataclass(frozen=True)
+class Tier:
+    """One memory tier of a tiered plan (tiers="sram=256KiB,dram"): its arena, its capacity (None: none), its
+    buffers and the bytes they are read and written, and their cost there."""
+    name: str
+    capacity: object
+    arena: int
+    buffers: int
+    reads: int
+    writes: int
+    cost: float
+
+
+@dataclass(frozen=True)
 class Plan:
-    """A planned arena: its size, the lower bound, and every buffer's place (`buffers`, in trace order)."""
+    """A planned arena: its size, the lower bound, and every buffer's place (`buffers`, in trace order); with
+    tiers, each tier (`tiers`; a buffer's bin is its tier), the plan's cost of bytes moved and the least any plan
+    moves (`tier_cost`, `tier_bound`)."""
     path: str
     strategy: str
     arena_bytes: int
@@ -212,6 +237,9 @@ class Plan:
     buffers: list = field(repr=False)
     report: dict = field(repr=False)  # the row `sim --format json` prints for this plan
     run: str = ""  # with run=True: "checked bit for bit, with poison" (check=True) or "ran"
+    tiers: list = field(default_factory=list, repr=False)
+    tier_cost: float = 0.0
+    tier_bound: float = 0.0
 
 
 def _list(name, values, keep):
@@ -269,7 +297,14 @@ def _read_plan(p, path, ran):
     for k in range(_lib.arenasim_plan_buffer_count(p)):
         _lib.arenasim_plan_buffer(p, k, ctypes.byref(b))
         buffers.append(Buffer(_text(b.name), b.offset, b.size, b.first, b.last, b.bin))
-    return Plan(path=path, strategy=_text(_lib.arenasim_plan_strategy(p)),
+    tiers = []
+    t = _Tier()
+    for k in range(_lib.arenasim_plan_tier_count(p)):
+        _lib.arenasim_plan_tier(p, k, ctypes.byref(t))
+        tiers.append(Tier(_text(t.name), None if t.capacity == _U64 - 1 else t.capacity, t.arena, t.buffers, t.reads,
+                          t.writes, t.cost))
+    return Plan(path=path, tiers=tiers, tier_cost=_lib.arenasim_plan_tier_cost(p),
+                tier_bound=_lib.arenasim_plan_tier_bound(p), strategy=_text(_lib.arenasim_plan_strategy(p)),
                 arena_bytes=_lib.arenasim_plan_arena_bytes(p),
                 lower_bound_bytes=_lib.arenasim_plan_lower_bound_bytes(p),
                 naive_bytes=_lib.arenasim_plan_naive_bytes(p), steps=_lib.arenasim_plan_steps(p),
@@ -388,7 +423,8 @@ def plan(path, strategy=None, *, run=False, check=True, run_options=None, **opti
     """Plans a model (a path ending in .onnx; dims binds its symbolic dimensions, {"seq": 128}) or a trace
     file with one placement strategy (default "best" on a work budget of 20,000, as `sim`). Options are
     arenasim_options' fields, each a flag of sim's: order, alias ("all", "none" or a comma list), fuse ("ort"),
-    budget_work (search nodes: the same plan on any machine), budget_seconds, align, pins, bins, ... With
+    budget_work (search nodes: the same plan on any machine), budget_seconds, align, pins, bins, tiers
+    ("sram=256KiB,dram": memory tiers, each buffer's tier the plan's choice; Plan.tiers), ... With
     run=True the model's kernels run in the planned arena and, with check (the default), the run is checked as
     `sim --run --check --poison` checks it. Raises Error when it cannot."""
     with load(path, **options, run=run) as m:

@@ -196,7 +196,7 @@ gboolean driver_tiers_attach(Trace *t, const GArray *tiers, GError **error)
         if (t->tiers)
             g_array_unref(t->tiers);
         t->tiers = trace_tiers_copy(tiers);
-        if (!trace_tiers_validate(t, error))
+        if (!trace_validate(t, error))
             return FALSE;
     }
     for (guint k = 0; !t->tiers && k < trace_count(t); k++)

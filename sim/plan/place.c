@@ -447,7 +447,7 @@ static Plan *place_run_tiered(const PlaceStrategy *s, const Trace *t, const Plac
         plan->naive_arena = place_sequential(&bp.problem, NULL);
         plan->stats = stats;
         plan->stats.proven = FALSE;
-        PlaceTierBound bound = place_tiers_bound(&bp.problem, 0, NULL);
+        TierBound bound = tier_bound_compute(&bp.problem, 0, NULL);
         plan->tier_bound = bound.cost;
         plan->tier_bound_cut = bound.cut_short;
     }

@@ -506,9 +506,9 @@ static double boundary(const PlaceProblem *p, guint j, guint64 limit, guint bran
     return owed + bound;
 }
 
-PlaceTierBound place_tiers_bound(const PlaceProblem *p, guint64 work_limit, double *inside)
+TierBound tier_bound_compute(const PlaceProblem *p, guint64 work_limit, double *inside)
 {
-    PlaceTierBound b = {0};
+    TierBound b = {0};
     const PlaceTiers *T = p->tiers;
     guint n = p->units->len;
     if (inside)

@@ -20,11 +20,11 @@ typedef struct {
      * bound of its busiest step alone: still a bound. */
     gboolean cut_short;
     guint64 searches;   /* shortest-path searches, over all boundaries */
-} PlaceTierBound;
+} TierBound;
 
 /* The bound of a tiered problem (p->tiers set). inside (or NULL): per unit, the fraction of it the first
  * boundary's optimum keeps in the first tier (0..1), a hint for placement orders. work_limit: at most this many
  * shortest-path searches per boundary (0: 4 per unit and step, plus 1,000). */
-PlaceTierBound place_tiers_bound(const PlaceProblem *p, guint64 work_limit, double *inside);
+TierBound tier_bound_compute(const PlaceProblem *p, guint64 work_limit, double *inside);
 
 #endif

@@ -1,5 +1,6 @@
 /* plot.c — pictures of plans: the timeline (one picture, or small multiples) and the layout (see plot.h). */
 #include "report/plot.h"
+#include "trace/trace-tiers.h"
 
 #include "report/gnuplot.h"
 #include "plan/profile.h"
@@ -287,8 +288,11 @@ gboolean plot_layout(const char *path, const char *title, const Trace *t, const 
         if (base[bin + 1] < y_lo || base[bin + 1] > y_hi)
             continue; /* the window does not reach this top: no line outside the frame */
         double top = (double)base[bin + 1] / scale;
-        char *label = plan->bins > 1 ? g_strdup_printf("bin %u top %.2f %s", bin, top, unit)
-                                     : g_strdup_printf("arena %.2f %s", top, unit);
+        /* with tiers each bin is a tier's arena: named by its tier (names are letters, digits, '_', '-', '.') */
+        char *label = t->tiers && bin < t->tiers->len
+                          ? g_strdup_printf("tier %s top %.2f %s", trace_tier(t->tiers, bin)->name, top, unit)
+                      : plan->bins > 1 ? g_strdup_printf("bin %u top %.2f %s", bin, top, unit)
+                                       : g_strdup_printf("arena %.2f %s", top, unit);
         char *label_q = gnuplot_quote(label);
         g_string_append_printf(s, "set arrow from %u,%.6f to %u,%.6f nohead dt 2 lw 1.5 lc rgb '#c00000' front\n", x_lo,
                                top, x_hi, top);

@@ -162,33 +162,3 @@ char *trace_tiers_mask_format(const GArray *tiers, guint32 mask)
             g_string_append_printf(s, "%s%s", s->len ? "|" : "", trace_tier(tiers, k)->name);
     return g_string_free(s, FALSE);
 }
-
-gboolean trace_tiers_validate(const Trace *t, GError **error)
-{
-    guint32 all = t->tiers->len >= 32 ? G_MAXUINT32 : (1u << t->tiers->len) - 1;
-    GHashTable *group_mask = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
-    gboolean ok = TRUE;
-    for (guint k = 0; ok && k < trace_count(t); k++) {
-        const TraceBuffer *b = trace_buffer(t, k);
-        const char *why = NULL;
-        if (b->tiers & ~all)
-            why = "may go in a tier there is not";
-        else if (b->fixed != TRACE_NONE && (!b->tiers || (b->tiers & (b->tiers - 1))))
-            why = "is pinned at an offset but not to one tier (tier=NAME)";
-        if (!why && b->group != TRACE_NONE) {
-            gpointer seen = NULL;
-            if (g_hash_table_lookup_extended(group_mask, &b->group, NULL, &seen)) {
-                if (GPOINTER_TO_UINT(seen) != b->tiers)
-                    why = "and another member of its group may go in different tiers";
-            } else {
-                g_hash_table_insert(group_mask, g_memdup2(&b->group, sizeof(gint64)), GUINT_TO_POINTER(b->tiers));
-            }
-        }
-        if (why) {
-            g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "buffer %u '%s' %s", k, b->name, why);
-            ok = FALSE;
-        }
-    }
-    g_hash_table_unref(group_mask);
-    return ok;
-}

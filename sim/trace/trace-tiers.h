@@ -47,8 +47,5 @@ static inline guint32 trace_tiers_allowed(const Trace *t, const TraceBuffer *b)
     guint32 all = t->tiers->len >= 32 ? G_MAXUINT32 : (1u << t->tiers->len) - 1;
     return b->tiers ? b->tiers & all : all;
 }
-/* A tiered trace's own rules (trace_validate calls it): every mask names tiers there are, a rigid group's members
- * share one mask, a pinned buffer (fixed offset) names exactly one tier. */
-gboolean trace_tiers_validate(const Trace *t, GError **error);
 
 #endif

@@ -1,6 +1,5 @@
 /* trace.c — trace construction, validation and the live-bytes lower bound. */
 #include "trace/trace.h"
-#include "trace/trace-tiers.h"
 #include "base/error.h"
 
 Trace *trace_new(const char *source)
@@ -43,7 +42,7 @@ Trace *trace_copy(const Trace *t)
     c->steps = t->steps;
     if (t->time_points)
         c->time_points = g_memdup2(t->time_points, sizeof(guint64) * t->steps);
-    c->tiers = t->tiers ? trace_tiers_copy(t->tiers) : NULL;
+    c->tiers = t->tiers ? g_array_copy(t->tiers) : NULL;
     return c;
 }
 
@@ -68,6 +67,38 @@ static gboolean fail(GError **error, const TraceBuffer *b, guint id, const char 
 /* Sizes and offsets stay far from 2^64 so that no placement arithmetic can overflow. */
 #define TRACE_MAX_BYTES ((guint64)1 << 56)
 #define TRACE_MAX_TOTAL ((guint64)1 << 62)
+
+/* A tiered trace's own rules: every mask names tiers there are (trace-tiers.h), a rigid group's members share one
+ * mask, a pinned buffer (fixed offset) names exactly one tier. */
+static gboolean tiers_validate(const Trace *t, GError **error)
+{
+    guint32 all = t->tiers->len >= 32 ? G_MAXUINT32 : (1u << t->tiers->len) - 1;
+    GHashTable *group_mask = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    gboolean ok = TRUE;
+    for (guint k = 0; ok && k < trace_count(t); k++) {
+        const TraceBuffer *b = trace_buffer(t, k);
+        const char *why = NULL;
+        if (b->tiers & ~all)
+            why = "may go in a tier there is not";
+        else if (b->fixed != TRACE_NONE && (!b->tiers || (b->tiers & (b->tiers - 1))))
+            why = "is pinned at an offset but not to one tier (tier=NAME)";
+        if (!why && b->group != TRACE_NONE) {
+            gpointer seen = NULL;
+            if (g_hash_table_lookup_extended(group_mask, &b->group, NULL, &seen)) {
+                if (GPOINTER_TO_UINT(seen) != b->tiers)
+                    why = "and another member of its group may go in different tiers";
+            } else {
+                g_hash_table_insert(group_mask, g_memdup2(&b->group, sizeof(gint64)), GUINT_TO_POINTER(b->tiers));
+            }
+        }
+        if (why) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "buffer %u '%s' %s", k, b->name, why);
+            ok = FALSE;
+        }
+    }
+    g_hash_table_unref(group_mask);
+    return ok;
+}
 
 gboolean trace_validate(const Trace *t, GError **error)
 {
@@ -121,7 +152,7 @@ gboolean trace_validate(const Trace *t, GError **error)
     }
     g_hash_table_unref(group_base);
     g_hash_table_unref(group_bin);
-    return ok && (!t->tiers || trace_tiers_validate(t, error));
+    return ok && (!t->tiers || tiers_validate(t, error));
 }
 
 guint trace_bins(const Trace *t)

@@ -57,7 +57,8 @@ static inline guint trace_count(const Trace *t) { return t->buffers->len; }
 
 /* Checks the trace is well formed: sizes > 0, alignments powers of two, first <= last < steps, fixed
  * offsets aligned, groups consistent (members of a group share the bin; no two members fixed at
- * different bases). */
+ * different bases); with tiers, every buffer's tiers are tiers there are, a group's members share them, and a
+ * pinned buffer names one. */
 gboolean trace_validate(const Trace *t, GError **error);
 
 /* Max over steps of the bytes live at that step, summed over bins (each bin is its own arena): no

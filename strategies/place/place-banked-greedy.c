@@ -3,8 +3,8 @@
  * memory planner over a target memory map"), from their descriptions and acceptance cases:
  *
  * - Buffers go largest first (the size as given, before alignment; ties: the later buffer first, as a sorted
- *   insert then a reversal orders them), each into a *shared object*: the first object (in creation order) none
- *   of whose buffers overlaps it in time, at offset 0; else the first object where it fits above every buffer
+ *   insert then a reversal orders them), each into a *shared object*: the first object (in creation order) at
+ *   least its size none of whose buffers overlaps it in time, at offset 0; else the first object where it fits above every buffer
  *   there that overlaps it (at the highest end among them) within the object's size; else a new object of its
  *   size. Objects never grow; they are laid out one after another in creation order.
  * - With tiers (banks, fastest first, each with a capacity): buffers held to one tier first, then the rest, each
@@ -12,8 +12,9 @@
  *   object must keep the tier's objects within its capacity. A buffer that fits nowhere fails the plan, naming
  *   it and the tiers. With one tier the plan is greedy's, offset for offset.
  *
- * Sizes are rounded up to each buffer's alignment (ExecuTorch's one global alignment), and an object starts at a
- * multiple of its largest member's. Pinned offsets are refused: ExecuTorch's planner has none. Each buffer scans
+ * Sizes are rounded up to each buffer's alignment (ExecuTorch has one global alignment), an object starts at a
+ * multiple of the largest alignment of all, and a buffer above others in an object at a multiple of its own. Pinned offsets, which ExecuTorch's planner has none of, are kept, and their
+ * bank's objects laid out above the highest of them (as exir reserves a submodule's bytes). Each buffer scans
  * every object and its members (exir: "TODO: do better than linear scan"), so it grows as n^2: a baseline for
  * models, not for million-buffer traces. */
 #include "plan/place.h"
@@ -29,13 +30,14 @@ typedef struct {
 } Member;
 
 typedef struct {
-    guint64 size, align, start; /* start: where materialisation put it */
+    guint64 size, start; /* start: where materialisation put it */
     GArray *members;            /* Member */
 } SharedObject;
 
 typedef struct {
     GPtrArray *objects; /* SharedObject*, in creation order */
     guint64 total;      /* the objects laid out one after another */
+    guint64 align;      /* every object starts at a multiple of the problem's largest alignment */
 } Bank;
 
 static void object_free(gpointer data)
@@ -57,7 +59,7 @@ static gint pick(const PlaceProblem *p, const Bank *bank, guint unit, guint64 *o
     guint64 size = aligned_size(u);
     for (guint k = 0; k < bank->objects->len; k++) {
         const SharedObject *o = bank->objects->pdata[k];
-        gboolean free_of_it = TRUE;
+        gboolean free_of_it = o->size >= size; /* largest first, every object fits it; a pin placed first may not */
         for (guint m = 0; free_of_it && m < o->members->len; m++)
             free_of_it = !meets(u, &g_array_index(p->units, PlaceUnit, g_array_index(o->members, Member, m).unit));
         if (free_of_it) {
@@ -86,7 +88,7 @@ static gint pick(const PlaceProblem *p, const Bank *bank, guint unit, guint64 *o
 /* Where a new object of the unit would leave the bank's total. */
 static guint64 grown_total(const Bank *bank, const PlaceUnit *u)
 {
-    return round_up(bank->total, u->align) + aligned_size(u);
+    return round_up(bank->total, bank->align) + aligned_size(u);
 }
 
 static void take(const PlaceProblem *p, Bank *bank, guint unit, gint object, guint64 offset)
@@ -96,9 +98,8 @@ static void take(const PlaceProblem *p, Bank *bank, guint unit, gint object, gui
     if (object < 0) {
         o = g_new0(SharedObject, 1);
         o->size = aligned_size(u);
-        o->align = u->align;
         o->members = g_array_new(FALSE, FALSE, sizeof(Member));
-        o->start = round_up(bank->total, u->align);
+        o->start = round_up(bank->total, bank->align);
         bank->total = o->start + o->size;
         g_ptr_array_add(bank->objects, o);
     } else {
@@ -131,23 +132,32 @@ static guint64 tier_capacity(const PlaceProblem *p, guint k)
 static gboolean banked(const PlaceProblem *p, guint count, guint *tiers, guint64 *offsets, GError **error)
 {
     guint n = p->units->len;
-    for (guint u = 0; u < n; u++)
-        if (g_array_index(p->units, PlaceUnit, u).fixed != TRACE_NONE) {
-            g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "banked-greedy places no pinned offsets "
-                        "(ExecuTorch's planner has none): unit %u is pinned", u);
-            return FALSE;
-        }
-    guint *order = g_new(guint, n + 1);
-    for (guint u = 0; u < n; u++)
-        order[u] = u;
-    g_qsort_with_data(order, (gint)n, sizeof(guint), by_size, (gpointer)p);
+    guint *order = g_new(guint, n + 1), placing = 0;
     Bank *banks = g_new0(Bank, count);
-    for (guint k = 0; k < count; k++)
+    guint64 align = 1;
+    for (guint u = 0; u < n; u++)
+        align = MAX(align, g_array_index(p->units, PlaceUnit, u).align);
+    for (guint k = 0; k < count; k++) {
         banks[k].objects = g_ptr_array_new_with_free_func(object_free);
+        banks[k].align = align;
+    }
+    /* pinned offsets (ExecuTorch has none): kept, and the bank's objects laid out above them, as exir lays out a
+     * bank above the bytes a control-flow submodule reserved (input_mem_buffer_sizes) */
+    for (guint u = 0; u < n; u++) {
+        const PlaceUnit *unit = &g_array_index(p->units, PlaceUnit, u);
+        if (unit->fixed == TRACE_NONE) {
+            order[placing++] = u;
+            continue;
+        }
+        guint k = p->tiers ? MIN(tiers[u], count - 1) : 0;
+        banks[k].total = MAX(banks[k].total, (guint64)unit->fixed + unit->size);
+        offsets[u] = (guint64)unit->fixed;
+    }
+    g_qsort_with_data(order, (gint)placing, sizeof(guint), by_size, (gpointer)p);
     gboolean ok = TRUE;
     /* units held to one tier first (ExecuTorch's pins: a mem_id a pass assigned), then the rest */
     for (guint pass = 0; ok && pass < 2; pass++)
-        for (guint i = 0; ok && i < n; i++) {
+        for (guint i = 0; ok && i < placing; i++) {
             guint u = order[i];
             guint32 allowed = p->tiers ? p->tiers->allowed[u] : 1u;
             gboolean pinned = !(allowed & (allowed - 1));

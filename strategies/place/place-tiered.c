@@ -375,7 +375,7 @@ static gboolean tiered_plan_tiers(const PlaceProblem *p, guint *tiers, guint64 *
 {
     guint n = p->units->len;
     double *inside = g_new0(double, n + 1);
-    PlaceTierBound bound = place_tiers_bound(p, 0, inside);
+    TierBound bound = tier_bound_compute(p, 0, inside);
     guint *try_tiers = g_new0(guint, n + 1);
     guint64 *try_offsets = g_new0(guint64, n + 1);
     double best = INFINITY;

@@ -235,7 +235,7 @@ def main():
         "sim: {}:1: not an arenasim trace (the first line must be 'arenasim-trace 1')")
     add("trace-nul-bytes.trace", (t + "0 a\0 1 0 0\n").encode(), "--trace {}", 1, "sim: {}:1: the file holds NUL bytes: not a text trace")
     add("trace-unknown-key.trace", (t + "0 a 1 0 0 colour=red\n").encode(), "--trace {}", 1,
-        "sim: {}:2: unknown key 'colour=red' (align, fixed, group, bin, reuse)")
+        "sim: {}:2: unknown key 'colour=red' (align, fixed, group, bin, reuse, reads, writes, tier)")
     add("trace-csv-gaps.csv", b"id,lower,upper,size,gaps\nb1,0,9,4,2-3\n", "--trace {}", 1,
         "sim: {}:2: buffers with gaps in their lifetime are not supported")
     add("trace-csv-missing-column.csv", b"id,lower,size\nb1,0,4\n", "--trace {}", 1,
@@ -307,7 +307,7 @@ def main():
         "sim: {}: node 'loop/21844/#1' (Add): --run would read and write more than 274,877,906,944 B (256.0 GiB) by "
         "this step, 43691 of 80001 (ARENASIM_RUN_WORK=BYTES sets another total)")
     add("trace-escape-in-key.trace", (t + "0 a 1 0 0 colour\x1b]0;owned\x07\x1b[2J=red\n").encode(), "--trace {}", 1,
-        "sim: {}:2: unknown key 'colour%1B]0;owned%07%1B[2J=red' (align, fixed, group, bin, reuse)")
+        "sim: {}:2: unknown key 'colour%1B]0;owned%07%1B[2J=red' (align, fixed, group, bin, reuse, reads, writes, tier)")
     # An unknown op whose output has no value_info entry at all (as torch exports them): said so.
     no_vi = model(graph([node("Frobnicate", ["x"], ["h"], name="f"), node("Relu", ["h"], ["y"], name="r")],
                         [value_info("x")], [value_info("y")]))
