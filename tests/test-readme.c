@@ -262,6 +262,49 @@ static void test_kv_finding(void)
     g_free(readme);
 }
 
+/* The tiers finding: per fast-tier size, the models where ours moves fewer bytes than banked_greedy, none where it
+ * moves more, and the median of ours over the bound, from results/tiers.md's summary. */
+static void test_tiers_finding(void)
+{
+    char *readme = readme_text(), *path = source_path("results", "tiers.md"), *text = NULL;
+    g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+    const char *summary = strstr(text, "## Summary");
+    g_assert_nonnull(summary);
+    GString *fewer = g_string_new(NULL), *median = g_string_new(NULL), *at_bound = g_string_new(NULL);
+    guint models = 0;
+    for (guint k = 0; k < 3; k++) {
+        char *head = g_strdup_printf("| %u%% | ", 25 * (k + 1));
+        const char *row = strstr(summary, head);
+        g_assert_nonnull(row);
+        guint f = 0, same = 0, more = 0;
+        double m = 0;
+        guint optimal = 0;
+        g_assert_cmpint(sscanf(row + strlen(head), "%u | %u | %u | %u | %lf |", &f, &same, &optimal, &more, &m), ==,
+                        5);
+        g_assert_cmpuint(more, ==, 0); /* the finding says never more */
+        models = f + same + more;
+        g_string_append_printf(fewer, "%s%u", k == 0 ? "" : k == 1 ? ", " : " and ", f);
+        g_string_append_printf(at_bound, "%s%u", k == 0 ? "" : k == 1 ? ", " : " and ", optimal);
+        g_string_append_printf(median, "%s%.3f", k == 0 ? "" : k == 1 ? ", " : " and ", m);
+        g_free(head);
+    }
+    char *said = g_strdup_printf("on %s of %u corpus models and never more", fewer->str, models);
+    assert_says(readme, said);
+    char *bound = g_strdup_printf("%s× the bound on the median", median->str);
+    assert_says(readme, bound);
+    char *both = g_strdup_printf("both at the bound on %s of them", at_bound->str);
+    assert_says(readme, both);
+    g_free(both);
+    g_string_free(at_bound, TRUE);
+    g_free(said);
+    g_free(bound);
+    g_string_free(fewer, TRUE);
+    g_string_free(median, TRUE);
+    g_free(text);
+    g_free(path);
+    g_free(readme);
+}
+
 static void test_conformance_finding(void)
 {
     char *readme = readme_text(), *path = source_path("results", "conformance.md"), *text = NULL;
@@ -405,6 +448,7 @@ int main(int argc, char **argv)
     g_test_add_func("/readme/peers", test_peers_finding);
     g_test_add_func("/readme/search", test_search_finding);
     g_test_add_func("/readme/kv", test_kv_finding);
+    g_test_add_func("/readme/tiers", test_tiers_finding);
     g_test_add_func("/readme/conformance", test_conformance_finding);
     g_test_add_func("/readme/checker-can-fail", test_checker_can_fail);
     g_test_add_func("/readme/quickstart", test_quickstart);

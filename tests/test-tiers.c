@@ -541,6 +541,27 @@ static void test_sim(void)
         assert_contains(r.out, "bit for bit");
         run_result_clear(&r);
     }
+    /* a bins file naming a tier holds its tensors there (sharing never crosses tiers); numbers with tiers, or names
+     * without them, are refused */
+    char *held = test_write_scratch("tiers-bins.txt", "dram name=*\n", strlen("dram name=*\n"));
+    char *numbered = test_source_path("graphs/bins.txt");
+    const char *bins_args[] = {"--graph", model, "--tiers", "sram=1KiB,dram", "--bins", held, "--format", "json", NULL};
+    r = test_run("SIM_BIN", bins_args);
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "\"name\" : \"sram\",\n        \"capacity\" : 1024,\n        \"arena\" : 0,");
+    run_result_clear(&r);
+    const char *numbered_args[] = {"--graph", model, "--tiers", "sram=1KiB,dram", "--bins", numbered, NULL};
+    r = test_run("SIM_BIN", numbered_args);
+    g_assert_cmpint(r.status, !=, 0);
+    assert_contains(r.err, "with --tiers a bins file names tiers");
+    run_result_clear(&r);
+    const char *untiered_args[] = {"--graph", model, "--bins", held, NULL};
+    r = test_run("SIM_BIN", untiered_args);
+    g_assert_cmpint(r.status, !=, 0);
+    assert_contains(r.err, "the bins file names tiers ('dram'): give them with --tiers");
+    run_result_clear(&r);
+    g_free(held);
+    g_free(numbered);
     static const char *const refused[][4] = {
         {"--tiers", "sram=1KiB,dram", "--strategy", "bestfit"},
         {"--tiers", "dram,sram=1K", NULL, NULL},

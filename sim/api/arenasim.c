@@ -360,10 +360,10 @@ arenasim_plan *arenasim_model_plan(arenasim_model *m, const arenasim_options *op
         return NULL;
     }
     const Traced *traced = NULL;
-    gboolean ok = TRUE;
-    if (m->model)
+    gboolean ok = driver_bins_check(o.bins, o.tiers != NULL, &e);
+    if (ok && m->model)
         ok = (traced = model_trace(m, &o, strategy, &place, &e)) != NULL;
-    else
+    else if (ok)
         ok = o.order ? usage(&e, "order: a trace has its own steps") : o.run ? usage(&e, "run: a trace has no kernels")
                                                                              : fits_trace(&o, &e);
     /* a tiered plan gets a trace of its own: its tiers become that trace's bins, and the model's trace, which other
@@ -371,7 +371,7 @@ arenasim_plan *arenasim_model_plan(arenasim_model *m, const arenasim_options *op
     GArray *tiers = ok && o.tiers ? trace_tiers_parse(o.tiers, &e) : NULL;
     ok = ok && (!o.tiers || tiers);
     Trace *own = ok && tiers ? trace_copy(traced ? traced->built.trace : m->trace) : NULL;
-    ok = ok && (!own || driver_tiers_attach(own, tiers, &e));
+    ok = ok && (!own || driver_tiers_attach(own, tiers, o.bins, &e));
     if (tiers)
         g_array_unref(tiers);
     Trace *trace = own ? own : (Trace *)(traced ? traced->built.trace : m->trace);

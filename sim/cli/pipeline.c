@@ -371,7 +371,7 @@ int job_run(Job *job)
         if (!t)
             status = cli_file_error(job->trace_path, error);
     }
-    if (!status && t && !driver_tiers_attach(t, job->tiers, &error)) /* --tiers, or the trace file's own */
+    if (!status && t && !driver_tiers_attach(t, job->tiers, job->bins_path, &error)) /* --tiers, or the trace file's own */
         status = cli_file_error(job->source, error);
     if (!status && t && t->tiers && !job->strategy_named && !job->strategy->plan_tiers)
         job->strategy = registry_place_find(PLACE_TIERED_STRATEGY);

@@ -190,15 +190,63 @@ Plan *driver_plan(const PlaceStrategy *s, Trace *t, const PlaceOptions *options,
     return plan;
 }
 
-gboolean driver_tiers_attach(Trace *t, const GArray *tiers, GError **error)
+static gboolean bins_fit(const BinRules *bins, const char *bins_path, gboolean tiers, GError **error)
+{
+    if (!bins_name_tiers(bins) && tiers) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "%s: with --tiers a bins file names tiers ('sram name=GLOB'), "
+                    "not bin numbers", bins_path);
+        return FALSE;
+    }
+    if (bins_name_tiers(bins) && !tiers) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "%s: the bins file names tiers ('%s'): give them with --tiers",
+                    bins_path, bins_tier_name(bins, 1));
+        return FALSE;
+    }
+    return TRUE;
+}
+
+gboolean driver_bins_check(const char *bins_path, gboolean tiers, GError **error)
+{
+    BinRules *bins = bins_path ? bins_read_file(bins_path, error) : NULL;
+    gboolean ok = !bins_path || (bins && bins_fit(bins, bins_path, tiers, error));
+    bins_free(bins);
+    return ok;
+}
+
+/* A bins file that names tiers: each buffer of a named bin held to that tier, its bin left for the plan. */
+static gboolean tiers_from_bins(Trace *t, const char *bins_path, GError **error)
+{
+    BinRules *bins = bins_read_file(bins_path, error);
+    if (!bins)
+        return FALSE;
+    gboolean ok = bins_fit(bins, bins_path, t->tiers != NULL, error);
+    for (guint k = 0; ok && t->tiers && k < trace_count(t); k++) {
+        TraceBuffer *b = trace_buffer(t, k);
+        const char *name = bins_tier_name(bins, b->bin);
+        gint tier = name ? trace_tiers_find(t->tiers, name) : -1;
+        if (name && tier < 0) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "%s: no tier '%s' in --tiers", bins_path, name);
+            ok = FALSE;
+        } else if (name) {
+            b->tiers = 1u << tier;
+        }
+        b->bin = 0;
+    }
+    bins_free(bins);
+    return ok;
+}
+
+gboolean driver_tiers_attach(Trace *t, const GArray *tiers, const char *bins_path, GError **error)
 {
     if (tiers) {
         if (t->tiers)
             g_array_unref(t->tiers);
         t->tiers = trace_tiers_copy(tiers);
-        if (!trace_validate(t, error))
-            return FALSE;
     }
+    if (bins_path && !tiers_from_bins(t, bins_path, error))
+        return FALSE;
+    if (t->tiers && !trace_validate(t, error))
+        return FALSE;
     for (guint k = 0; !t->tiers && k < trace_count(t); k++)
         if (trace_buffer(t, k)->tiers) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "buffer %u '%s' is held to a tier, and no tiers are given "

@@ -67,8 +67,13 @@ Plan *driver_plan(const PlaceStrategy *s, Trace *t, const PlaceOptions *options,
                   void (*mark)(const char *phase), GError **error);
 
 /* Memory tiers (trace/trace-tiers.h) given to a trace (NULL: none given): they replace any the trace file declared,
- * and its buffers' tier masks must name tiers there are; without tiers, a buffer held to a tier is an error. */
-gboolean driver_tiers_attach(Trace *t, const GArray *tiers, GError **error);
+ * and its buffers' tier masks must name tiers there are; without tiers, a buffer held to a tier is an error. A bins
+ * file (bins_path, or NULL) that names tiers holds the buffers of its rules to them (and one that numbers bins is
+ * refused with tiers, as one that names tiers is without). */
+gboolean driver_tiers_attach(Trace *t, const GArray *tiers, const char *bins_path, GError **error);
+/* The bins file (or NULL) read and held to the tiers' rule above, before anything is traced: one that names tiers
+ * needs tiers, one that numbers bins refuses them. */
+gboolean driver_bins_check(const char *bins_path, gboolean tiers, GError **error);
 
 /* --order best: the order whose plan is smallest. Every order of the registry but the exact one (`optimal`, which
  * may run for long) makes a trace from `recipe` (its order replaced), which `s` places under `options`; the one

@@ -12,7 +12,9 @@ typedef struct {
 } BinRule;
 
 struct BinRules {
-    GArray *rules; /* BinRule */
+    GArray *rules;    /* BinRule */
+    GPtrArray *names; /* a file that names tiers: bin k + 1 is names[k] (bins_tier_name); else empty */
+    gboolean numbered;
 };
 
 static void rule_clear(gpointer p)
@@ -27,6 +29,7 @@ void bins_free(BinRules *r)
     if (!r)
         return;
     g_array_unref(r->rules);
+    g_ptr_array_unref(r->names);
     g_free(r);
 }
 
@@ -41,10 +44,32 @@ static gboolean parse_u64(const char *s, guint64 *out)
     return !*end && !errno;
 }
 
+/* A tier's name as --tiers spells one (trace-tiers.h): letters, digits, '_', '-', '.', starting with a letter. */
+static gboolean bin_name_ok(const char *s)
+{
+    if (!g_ascii_isalpha(*s) || strlen(s) > 64)
+        return FALSE;
+    for (; *s; s++)
+        if (!g_ascii_isalnum(*s) && *s != '_' && *s != '-' && *s != '.')
+            return FALSE;
+    return TRUE;
+}
+
+const char *bins_tier_name(const BinRules *r, guint bin)
+{
+    return bin && bin <= r->names->len ? r->names->pdata[bin - 1] : NULL;
+}
+
+gboolean bins_name_tiers(const BinRules *r)
+{
+    return r->names->len > 0;
+}
+
 BinRules *bins_parse(const char *text, gsize len, const char *path, GError **error)
 {
     BinRules *r = g_new0(BinRules, 1);
     r->rules = g_array_new(FALSE, FALSE, sizeof(BinRule));
+    r->names = g_ptr_array_new_with_free_func(g_free);
     g_array_set_clear_func(r->rules, rule_clear);
     char *copy = g_strndup(text, len);
     char **lines = g_strsplit(copy, "\n", -1);
@@ -72,9 +97,22 @@ BinRules *bins_parse(const char *text, gsize len, const char *path, GError **err
         f[nf] = NULL;
         guint64 bin, bytes;
         BinRule rule = {0};
-        if (nf != 2 || !parse_u64(f[0], &bin) || bin >= 1024) {
-            g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "%s:%u: expected 'BIN RULE' with BIN a number below 1024", path,
-                        k + 1);
+        gboolean named = nf == 2 && bin_name_ok(f[0]);
+        if (named) { /* a tier's name (--tiers): its bin is its place among the names, from 1 */
+            guint at = 0;
+            while (at < r->names->len && strcmp(r->names->pdata[at], f[0]))
+                at++;
+            if (at == r->names->len)
+                g_ptr_array_add(r->names, g_strdup(f[0]));
+            bin = at + 1;
+        }
+        if (nf != 2 || (!named && (!parse_u64(f[0], &bin) || bin >= 1024))) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "%s:%u: expected 'BIN RULE' with BIN a number below 1024 "
+                        "or a tier's name", path, k + 1);
+            ok = FALSE;
+        } else if ((r->numbered |= !named) && r->names->len) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "%s:%u: bins go by number or by tier name, not both in "
+                        "one file", path, k + 1);
             ok = FALSE;
         } else if (g_str_has_prefix(f[1], "name=") && f[1][5]) {
             rule = (BinRule){(guint)bin, g_pattern_spec_new(f[1] + 5), 0};
