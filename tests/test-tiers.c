@@ -541,6 +541,17 @@ static void test_sim(void)
         assert_contains(r.out, "bit for bit");
         run_result_clear(&r);
     }
+    /* the HTML view: one lane per tier, each buffer naming its tier */
+    char *html = test_scratch_path("tiers.html");
+    const char *html_args[] = {"--graph", model, "--tiers", "sram=1KiB,dram", "--html", html, NULL};
+    r = test_run("SIM_BIN", html_args);
+    g_assert_cmpint(r.status, ==, 0);
+    char *page = test_read_file(html);
+    assert_contains(page, "data-tier=\"sram\"");
+    assert_contains(page, "data-tier=\"dram\"");
+    g_free(page);
+    g_free(html);
+    run_result_clear(&r);
     /* a bins file naming a tier holds its tensors there (sharing never crosses tiers); numbers with tiers, or names
      * without them, are refused */
     char *held = test_write_scratch("tiers-bins.txt", "dram name=*\n", strlen("dram name=*\n"));
@@ -568,7 +579,7 @@ static void test_sim(void)
         {"--tiers", "sram=1,dram=2", NULL, NULL},
     };
     static const char *const why[] = {"name one that chooses tiers", "has no capacity but is not the last",
-                                      "fits in no tier it may use"};
+                                      "is larger than every tier it may use"};
     for (guint k = 0; k < G_N_ELEMENTS(refused); k++) {
         const char *args[] = {"--graph", model, refused[k][0], refused[k][1], refused[k][2], refused[k][3], NULL};
         r = test_run("SIM_BIN", args);

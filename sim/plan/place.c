@@ -403,6 +403,30 @@ static Plan *place_run_tiered(const PlaceStrategy *s, const Trace *t, const Plac
         for (guint j = 0; j < count; j++)
             cost[(gsize)u * count + j] += trace_tier_cost(t->tiers, j, b);
     }
+    /* a buffer larger than every tier it may use: no strategy can place it, said by its name */
+    for (guint k = 0; k < bp.buffers->len; k++) {
+        guint id = g_array_index(bp.buffers, guint, k);
+        const PlaceUnit *unit = &g_array_index(bp.problem.units, PlaceUnit, bp.unit_of[k]);
+        gboolean fits = FALSE;
+        for (guint j = 0; j < count && !fits; j++)
+            fits = (allowed[bp.unit_of[k]] & (1u << j)) && unit->size <= trace_tier(t->tiers, j)->capacity;
+        if (!fits) {
+            GString *tiers_said = g_string_new(NULL);
+            for (guint j = 0; j < count; j++)
+                if (allowed[bp.unit_of[k]] & (1u << j))
+                    g_string_append_printf(tiers_said, "%s%s (%" G_GUINT64_FORMAT " bytes)", tiers_said->len ? ", " : "",
+                                           trace_tier(t->tiers, j)->name, trace_tier(t->tiers, j)->capacity);
+            g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "buffer %u '%s' (%" G_GUINT64_FORMAT " bytes%s) is "
+                        "larger than every tier it may use: %s", id, trace_buffer(t, id)->name, unit->size,
+                        trace_buffer(t, id)->group != TRACE_NONE ? " with its group" : "", tiers_said->str);
+            g_string_free(tiers_said, TRUE);
+            g_free(allowed);
+            g_free(cost);
+            g_free(traffic);
+            bin_problem_clear(&bp);
+            return NULL;
+        }
+    }
     PlaceTiers tiers = {t->tiers, count, allowed, cost, traffic};
     PlaceStats stats = {0};
     bp.problem.tiers = &tiers;

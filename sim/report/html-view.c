@@ -1,5 +1,6 @@
 /* html-view.c — the self-contained HTML view of plans (see html-view.h). */
 #include "report/html-view.h"
+#include "trace/trace-tiers.h"
 #include "base/files.h"
 #include "base/units.h"
 #include "plan/profile.h"
@@ -80,7 +81,7 @@ static const char *const script =
     "window.addEventListener('resize',function(){plans.forEach(function(P){P.reset();});});"
     "document.querySelectorAll('rect.buffer').forEach(function(r){"
     "r.addEventListener('mousemove',function(e){var d=r.dataset;tip.textContent=d.name+'\\n'+d.size+' B at offset '+d.offset+"
-    "'\\nsteps '+d.first+' to '+d.last+(d.bin!=='0'?'\\nbin '+d.bin:'')+(d.about?'\\n'+d.about:'')+"
+    "'\\nsteps '+d.first+' to '+d.last+(d.tier?'\\ntier '+d.tier:d.bin!=='0'?'\\nbin '+d.bin:'')+(d.about?'\\n'+d.about:'')+"
     "(r.classList.contains('at-peak')?'\\nlive at the peak':'');tip.style.display='block';"
     "tip.style.left=(e.clientX+12)+'px';tip.style.top=(e.clientY+12)+'px';});"
     "r.addEventListener('mouseleave',function(){tip.style.display='none';});});"
@@ -140,6 +141,11 @@ static void append_plan(GString *s, const Trace *t, const Plan *plan, guint64 pa
         append_escaped(s, b->name);
         g_string_append_printf(s, "\" data-size=\"%" G_GUINT64_FORMAT "\" data-offset=\"%" G_GUINT64_FORMAT "\" data-first=\"%u\""
                                " data-last=\"%u\" data-bin=\"%u\"", b->size, plan->offsets[id], b->first, b->last, b->bin);
+        if (t->tiers && b->bin < t->tiers->len) { /* a tier's lane: named (escaped, as every text here) */
+            g_string_append(s, " data-tier=\"");
+            append_escaped(s, trace_tier(t->tiers, b->bin)->name);
+            g_string_append_c(s, '"');
+        }
         if (about && about[id]) {
             g_string_append(s, " data-about=\"");
             append_escaped(s, about[id]);

@@ -399,14 +399,14 @@ static gboolean tiered_plan_tiers(const PlaceProblem *p, guint *tiers, guint64 *
         GError *e = NULL;
         gboolean ok = other ? other->plan_tiers(p, try_tiers, try_offsets, NULL, &e)
                             : assign(p, (AdmitOrder)c, inside, try_tiers, try_offsets, &e);
-        if (!ok) {
-            if (g_getenv("TIERED_DEBUG")) g_printerr("candidate %u: %s\n", c, e->message);
-            g_clear_error(&last);
-            last = e;
+        if (!ok) { /* the first refusal is ours, the one to say when none plans */
+            if (!last)
+                last = e;
+            else
+                g_error_free(e);
             continue;
         }
         double cost = plan_cost(p, try_tiers);
-        if (g_getenv("TIERED_DEBUG")) g_printerr("candidate %u: cost %.0f\n", c, cost);
         guint64 arenas = plan_arenas(p, try_tiers, try_offsets);
         if (cost < best || (cost == best && arenas < best_arenas)) {
             best = cost;

@@ -19,15 +19,23 @@ static inline void fuzz_plan_all(const Trace *t)
     const PlaceStrategy *const *all = registry_place_strategies(&count);
     for (guint k = 0; k < count; k++) {
         GError *error = NULL;
+        if (t->tiers && !all[k]->plan_tiers)
+            continue; /* with tiers only the tier-aware strategies plan (the rest refuse, as they should) */
         Plan *p = place_run_with(all[k], t, &options, &error);
         if (!p) { /* the trace's own constraints cannot be met (e.g. overlapping pins): a clean refusal */
             g_clear_error(&error);
+            if (t->tiers)
+                continue; /* a tier-aware strategy may find no room where another does */
             return;
         }
-        if (!verify_plan(t, p, &error)) {
+        Trace *tiered = p->tier ? trace_copy(t) : NULL; /* a tiered plan's tiers are its trace's bins */
+        if (tiered)
+            plan_tiers_apply(p, tiered);
+        if (!verify_plan(tiered ? tiered : t, p, &error)) {
             fprintf(stderr, "fuzz: %s returned a plan the verifier rejects: %s\n", all[k]->name, error->message);
             abort();
         }
+        trace_free(tiered);
         plan_free(p);
     }
 }

@@ -236,6 +236,12 @@ def main():
     add("trace-nul-bytes.trace", (t + "0 a\0 1 0 0\n").encode(), "--trace {}", 1, "sim: {}:1: the file holds NUL bytes: not a text trace")
     add("trace-unknown-key.trace", (t + "0 a 1 0 0 colour=red\n").encode(), "--trace {}", 1,
         "sim: {}:2: unknown key 'colour=red' (align, fixed, group, bin, reuse, reads, writes, tier)")
+    add("trace-tier-before-tiers.trace", (t + "0 a 1 0 0 tier=sram\n").encode(), "--trace {}", 1,
+        "sim: {}:2: 'tier=sram' names a tier before a 'tiers SPEC' line declared any")
+    add("trace-tiers-unbounded-first.trace", (t + "tiers dram,sram=1K\n0 a 1 0 0\n").encode(), "--trace {}", 1,
+        "sim: {}:2: tier 'dram' has no capacity but is not the last: nothing would reach 'sram'")
+    add("trace-tier-fits-nowhere.trace", (t + "tiers sram=8:0,dram=16:1\n0 a 100 0 0\n").encode(), "--trace {}", 1,
+        "sim: {}: buffer 0 'a' (100 bytes) is larger than every tier it may use: sram (8 bytes), dram (16 bytes)")
     add("trace-csv-gaps.csv", b"id,lower,upper,size,gaps\nb1,0,9,4,2-3\n", "--trace {}", 1,
         "sim: {}:2: buffers with gaps in their lifetime are not supported")
     add("trace-csv-missing-column.csv", b"id,lower,size\nb1,0,4\n", "--trace {}", 1,
@@ -244,7 +250,7 @@ def main():
     add("bins-bad-rule.bins", b"1 colour=red\n", "--graph graphs/noop-chain.onnx --bins {}", 1,
         "sim: graphs/noop-chain.onnx: {}:1: rule 'colour=red' is neither name=GLOB nor size>=BYTES")
     add("bins-bad-number.bins", b"2000 name=x\n", "--graph graphs/noop-chain.onnx --bins {}", 1,
-        "sim: graphs/noop-chain.onnx: {}:1: expected 'BIN RULE' with BIN a number below 1024")
+        "sim: graphs/noop-chain.onnx: {}:1: expected 'BIN RULE' with BIN a number below 1024 or a tier's name")
     # Hostile models that plan: an empty name for a required output (ONNX's "omitted optional output"),
     # which used to plan and then crash the kernel under --run; Conv window arithmetic past 64 bits.
     add("onnx-empty-output.onnx",
@@ -528,6 +534,14 @@ def main():
         ("--graph graphs/gpt2.onnx --graph graphs/block.onnx --generate 0 --kv-capacity 8 --inputs graphs", 2,
          "sim: --generate N runs a greedy generation: 1 to 4,096 tokens, two --graph (the prefill, then the decode "
          "step), --kv-capacity and --inputs DIR (the prompt) (see sim --help)"),
+        ("--graph graphs/gpt2.onnx --tiers sram=0,dram", 2,
+         "sim: --tiers: '0' is not a capacity (bytes > 0: 262144, 256K, 256KiB, 1MiB) (see sim --help)"),
+        ("--graph graphs/gpt2.onnx --tiers sram=1MiB,dram --strategy bestfit", 2,
+         "sim: --tiers leaves each buffer's tier to the strategy: name one that chooses tiers (tiered, banked-greedy) "
+         "(see sim --help)"),
+        ("--graph graphs/gpt2.onnx --tiers sram=1MiB,dram --bins graphs/bins.txt", 1,
+         "sim: graphs/gpt2.onnx: graphs/bins.txt: with --tiers a bins file names tiers ('sram name=GLOB'), not bin "
+         "numbers"),
         ("--graph graphs/gpt2.onnx --kv-capacity 1024 --io outside", 1,
          "sim: graphs/gpt2.onnx: --kv-capacity plans the cache in the arena: it cannot be used with --io outside or "
          "inputs-outside"),
