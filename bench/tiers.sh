@@ -13,7 +13,8 @@ sim=build/sim
 work=$(mktemp -d)
 trap 'rm -rf -- "$work"' EXIT
 mkdir -p results
-[ -f graphs/models/torch/gpt2-torch.onnx ] || { echo "tiers.sh: the corpus is missing: run make models first" >&2; exit 1; }
+[ -f graphs/models/torch/gpt2-torch.onnx ] ||
+    { echo "tiers.sh: the corpus is missing: run make models first" >&2; exit 1; }
 
 while IFS=$'\t' read -r name file dims; do
     case "$name" in ''|'#'*) continue ;; esac
@@ -68,7 +69,8 @@ def cell(n):
 print("# Memory tiers: bytes moved through the slow tier\n")
 print("Made by `bench/tiers.sh` (`make figures FIGURES=tiers`; deterministic: no strategy here is bounded by time).")
 print("Every corpus model (graphs/models/models.tsv, its dims, file order, all sharing) with a fast tier of 25%,")
-print("50% and 75% of its `best` arena and an unbounded slow one: `sim --graph MODEL --tiers sram=C,dram --strategy S`,")
+print("50% and 75% of its `best` arena and an unbounded slow one:")
+print("`sim --graph MODEL --tiers sram=C,dram --strategy S`,")
 print("default costs (a byte read or written costs 0 in `sram`, 1 in `dram`), so a plan's cost is the bytes its")
 print("buffers are read and written in the slow tier (reads per consumer, one write per producer: docs/tiers.md).")
 print("*banked*: ExecuTorch's banked_greedy rebuilt (`banked-greedy`); *ours*: `tiered`; *bound*: no plan moves fewer")

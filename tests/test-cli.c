@@ -112,7 +112,7 @@ static void test_usage_errors(void)
 }
 
 /* sim --list marks the strategies whose time is the --budget (improvers, exact search, portfolios, peers)
- * and only those: bench/plan-scaling.sh times them apart by that mark. */
+ * and only those: bench/plan-scaling.sh times them apart by that mark; and those that choose tiers (--tiers). */
 static void test_list_budgeted(void)
 {
     RunResult r = test_run("SIM_BIN", (const char *[]){"--list", NULL});
@@ -132,6 +132,7 @@ static void test_list_budgeted(void)
         const PlaceStrategy *s = registry_place_find(words[0]);
         g_assert_nonnull(s);
         g_assert_cmpint(g_str_has_suffix(*l, " [--budget]"), ==, place_strategy_budgeted(s));
+        g_assert_cmpint(strstr(*l, " [--tiers]") != NULL, ==, s->plan_tiers != NULL); /* they choose tiers */
         budgeted += place_strategy_budgeted(s);
     }
     g_assert_cmpuint(placement, >, budgeted);

@@ -370,7 +370,8 @@ static void test_random(void)
         for (guint k = 0; k < n; k++) {
             char name[16];
             g_snprintf(name, sizeof name, "b%u", k);
-            guint a = (guint)g_rand_int_range(rand, 0, (gint32)steps), b = (guint)g_rand_int_range(rand, (gint32)a, (gint32)steps);
+            guint a = (guint)g_rand_int_range(rand, 0, (gint32)steps);
+            guint b = (guint)g_rand_int_range(rand, (gint32)a, (gint32)steps);
             guint64 size = 64 * (guint64)g_rand_int_range(rand, 1, 33);
             guint id = trace_add(t, name, size, 64, a, b);
             trace_buffer(t, id)->reads = size * (guint64)g_rand_int_range(rand, 0, 5);
@@ -378,7 +379,8 @@ static void test_random(void)
             most += size;
         }
         t->steps = steps;
-        char *spec = g_strdup_printf("fast=%" G_GUINT64_FORMAT ",slow", MAX(most * (guint64)g_rand_int_range(rand, 10, 70) / 100, 64));
+        guint64 fast = MAX(most * (guint64)g_rand_int_range(rand, 10, 70) / 100, 64);
+        char *spec = g_strdup_printf("fast=%" G_GUINT64_FORMAT ",slow", fast);
         GError *error = NULL;
         t->tiers = trace_tiers_parse(spec, &error);
         g_assert_no_error(error);

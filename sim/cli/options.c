@@ -133,7 +133,8 @@ static int check_combinations(const RawOptions *o)
                            "--kv, --kv-capacity and --strict-runtime shape a trace from a model: use them with --graph");
     if (cli_strict_given(o->given, "kv-capacity") && o->kv_capacity <= 0)
         return cli_usage_error("--kv-capacity takes a positive number of tokens");
-    if (o->tiers && ((o->graphs && g_strv_length(o->graphs) > 1) || cli_strict_given(o->given, "generate") || o->orders))
+    if (o->tiers &&
+        ((o->graphs && g_strv_length(o->graphs) > 1) || cli_strict_given(o->given, "generate") || o->orders))
         return cli_usage_error("--tiers plans one trace: not with several --graph, --generate or --orders");
     if (o->tiers && o->compare && (o->run || o->html || o->plot || o->chrome_trace))
         return cli_usage_error("--compare --tiers reports each strategy's tiers; --run and the pictures take one "
@@ -281,7 +282,9 @@ static int resolve_strategies(const RawOptions *o, Job *job)
     if (o->tiers && !(job->tiers = trace_tiers_parse(o->tiers, &error)))
         return gerror_usage(error, NULL);
     job->strategy_named = o->strategy != NULL;
-    job->strategy = registry_place_find(o->strategy ? o->strategy : o->tiers ? PLACE_TIERED_STRATEGY : PLACE_DEFAULT_STRATEGY);
+    job->strategy = registry_place_find(o->strategy ? o->strategy
+                                       : o->tiers ? PLACE_TIERED_STRATEGY
+                                                  : PLACE_DEFAULT_STRATEGY);
     if (!job->strategy)
         return unknown_name("strategy", o->strategy, registry_place_names());
     if (o->tiers && !job->strategy->plan_tiers && !o->compare)

@@ -29,7 +29,8 @@ void cli_list_strategies(void)
     const PlaceStrategy *const *all = registry_place_strategies(&count);
     printf("placement strategies (--strategy):\n");
     for (guint k = 0; k < count; k++)
-        printf("  %-18s %s%s\n", all[k]->name, all[k]->summary, place_strategy_budgeted(all[k]) ? " [--budget]" : "");
+        printf("  %-18s %s%s%s\n", all[k]->name, all[k]->summary, all[k]->plan_tiers ? " [--tiers]" : "",
+               place_strategy_budgeted(all[k]) ? " [--budget]" : "");
     const OrderStrategy *const *orders = registry_order_strategies(&count);
     printf("operator orders (--order, --orders):\n");
     for (guint k = 0; k < count; k++)

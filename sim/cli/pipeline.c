@@ -371,7 +371,8 @@ int job_run(Job *job)
         if (!t)
             status = cli_file_error(job->trace_path, error);
     }
-    if (!status && t && !driver_tiers_attach(t, job->tiers, job->bins_path, &error)) /* --tiers, or the trace file's own */
+    /* --tiers, or the trace file's own */
+    if (!status && t && !driver_tiers_attach(t, job->tiers, job->bins_path, &error))
         status = cli_file_error(job->source, error);
     if (!status && t && t->tiers && !job->strategy_named && !job->strategy->plan_tiers)
         job->strategy = registry_place_find(PLACE_TIERED_STRATEGY);

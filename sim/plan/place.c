@@ -383,7 +383,7 @@ static Plan *place_run_tiered(const PlaceStrategy *s, const Trace *t, const Plac
     static const PlaceOptions defaults = PLACE_OPTIONS_DEFAULTS;
     if (!s->plan_tiers) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_USAGE, "strategy %s places one arena and does not choose tiers; with "
-                    "--tiers use a tier-aware strategy (sim --list marks them)", s->name);
+                    "--tiers use a tier-aware strategy (sim --list marks them [--tiers])", s->name);
         return NULL;
     }
     BinProblem bp;
@@ -414,8 +414,9 @@ static Plan *place_run_tiered(const PlaceStrategy *s, const Trace *t, const Plac
             GString *tiers_said = g_string_new(NULL);
             for (guint j = 0; j < count; j++)
                 if (allowed[bp.unit_of[k]] & (1u << j))
-                    g_string_append_printf(tiers_said, "%s%s (%" G_GUINT64_FORMAT " bytes)", tiers_said->len ? ", " : "",
-                                           trace_tier(t->tiers, j)->name, trace_tier(t->tiers, j)->capacity);
+                    g_string_append_printf(tiers_said, "%s%s (%" G_GUINT64_FORMAT " bytes)",
+                                           tiers_said->len ? ", " : "", trace_tier(t->tiers, j)->name,
+                                           trace_tier(t->tiers, j)->capacity);
             g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "buffer %u '%s' (%" G_GUINT64_FORMAT " bytes%s) is "
                         "larger than every tier it may use: %s", id, trace_buffer(t, id)->name, unit->size,
                         trace_buffer(t, id)->group != TRACE_NONE ? " with its group" : "", tiers_said->str);

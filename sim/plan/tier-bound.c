@@ -177,7 +177,7 @@ static gboolean axis_solve(Axis *x)
             x->done[v] = TRUE;
 #define RELAX(to, c, how)                                                                                              \
     do {                                                                                                               \
-        double nd = dist[v] + MAX((c) + pot[v] - pot[to], 0.0);                                                         \
+        double nd = dist[v] + MAX((c) + pot[v] - pot[to], 0.0);                                                \
         if (nd < dist[to]) {                                                                                           \
             dist[to] = nd;                                                                                             \
             x->via[to] = (how);                                                                                        \

@@ -199,7 +199,8 @@ static void print_text_one(FILE *out, const ReportRow *r)
     if (r->tiers) {
         char *slow = sim_format_count(r->slow_bytes);
         fprintf(out, "tier cost      %.0f (%s B moved in the tiers after the first); no plan costs less than %.0f%s\n",
-                r->tier_cost, slow, r->tier_bound, r->tier_bound_cut ? " (one step's bound: the flow's work ran out)" : "");
+                r->tier_cost, slow, r->tier_bound,
+                r->tier_bound_cut ? " (one step's bound: the flow's work ran out)" : "");
         g_free(slow);
     }
     char *no_alias = sim_format_bytes(r->no_alias_bytes), *traced = sim_format_bytes(r->trace_bytes);

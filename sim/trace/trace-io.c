@@ -254,7 +254,8 @@ static gboolean parse_text_line(Trace *t, GArray *spans, char **fields, guint nf
             b->group_offset = off;
             g_free(gid);
         } else {
-            return line_error(error, path, line, "unknown key '%s' (align, fixed, group, bin, reuse, reads, writes, tier)", fields[k]);
+            return line_error(error, path, line,
+                              "unknown key '%s' (align, fixed, group, bin, reuse, reads, writes, tier)", fields[k]);
         }
 #undef KEY_IS
         if (!ok)
@@ -474,8 +475,8 @@ char *trace_to_text(const Trace *t)
     for (char *c = source; *c; c++) /* a comment line: a newline in the source's name must not end it */
         if ((guchar)*c < ' ' || *c == 0x7f)
             *c = '?';
-    g_string_append_printf(s, "# source: %s\n# id name size first last [align=A] [fixed=OFFSET] [group=G:OFFSET] [bin=B] "
-                           "[reuse=C] [reads=R] [writes=W] [tier=NAME|...]\n", source);
+    g_string_append_printf(s, "# source: %s\n# id name size first last [align=A] [fixed=OFFSET] [group=G:OFFSET] "
+                           "[bin=B] [reuse=C] [reads=R] [writes=W] [tier=NAME|...]\n", source);
     g_free(source);
     g_string_append_printf(s, "steps %u\n", t->steps);
     if (t->tiers) {

@@ -4,16 +4,17 @@
  *
  * - Buffers go largest first (the size as given, before alignment; ties: the later buffer first, as a sorted
  *   insert then a reversal orders them), each into a *shared object*: the first object (in creation order) at
- *   least its size none of whose buffers overlaps it in time, at offset 0; else the first object where it fits above every buffer
- *   there that overlaps it (at the highest end among them) within the object's size; else a new object of its
- *   size. Objects never grow; they are laid out one after another in creation order.
+ *   least its size none of whose buffers overlaps it in time, at offset 0; else the first object where it fits
+ *   above every buffer there that overlaps it (at the highest end among them) within the object's size; else a
+ *   new object of its size. Objects never grow; they are laid out one after another in creation order.
  * - With tiers (banks, fastest first, each with a capacity): buffers held to one tier first, then the rest, each
  *   in order into the first tier it may use where it fits: joining an existing object costs nothing, a new
  *   object must keep the tier's objects within its capacity. A buffer that fits nowhere fails the plan, naming
  *   it and the tiers. With one tier the plan is greedy's, offset for offset.
  *
  * Sizes are rounded up to each buffer's alignment (ExecuTorch has one global alignment), an object starts at a
- * multiple of the largest alignment of all, and a buffer above others in an object at a multiple of its own. Pinned offsets, which ExecuTorch's planner has none of, are kept, and their
+ * multiple of the largest alignment of all, and a buffer above others in an object at a multiple of its
+ * own. Pinned offsets, which ExecuTorch's planner has none of, are kept, and their
  * bank's objects laid out above the highest of them (as exir reserves a submodule's bytes). Each buffer scans
  * every object and its members (exir: "TODO: do better than linear scan"), so it grows as n^2: a baseline for
  * models, not for million-buffer traces. */
@@ -180,9 +181,9 @@ static gboolean banked(const PlaceProblem *p, guint count, guint *tiers, guint64
                 GString *where = g_string_new(NULL);
                 for (guint k = 0; k < count; k++)
                     if (allowed & (1u << k))
-                        g_string_append_printf(where, "%s%s (%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " bytes taken)",
-                                               where->len ? ", " : "", tier_name(p, k), banks[k].total,
-                                               tier_capacity(p, k));
+                        g_string_append_printf(where, "%s%s (%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+                                               " bytes taken)", where->len ? ", " : "", tier_name(p, k),
+                                               banks[k].total, tier_capacity(p, k));
                 g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "banked-greedy: unit %u of %" G_GUINT64_FORMAT
                             " bytes fits in no tier it may use%s: %s", u, aligned_size(unit),
                             pinned && count > 1 ? " (pinned to one tier, no fallback tier)" : "", where->str);

@@ -237,7 +237,8 @@ static gboolean assign(const PlaceProblem *p, AdmitOrder kind, const double *ins
             live_tree_free(live);
             gboolean fits = FALSE;
             for (guint round = 0; ok && !fits && round < 32; round++) {
-                GArray *kept_ids = g_array_new(FALSE, FALSE, sizeof(guint)), *kept = g_array_new(FALSE, FALSE, sizeof(guint));
+                GArray *kept_ids = g_array_new(FALSE, FALSE, sizeof(guint));
+                GArray *kept = g_array_new(FALSE, FALSE, sizeof(guint));
                 for (guint k = 0; k < m; k++)
                     if (in[k]) {
                         g_array_append_val(kept, k);
@@ -253,7 +254,8 @@ static gboolean assign(const PlaceProblem *p, AdmitOrder kind, const double *ins
                     guint at = g_array_index(kept, guint, k);
                     if (arena <= capacity)
                         layout[at] = packed[k];
-                    else if (at >= fixed_count && packed[k] + g_array_index(sub.problem.units, PlaceUnit, at).size > capacity &&
+                    else if (at >= fixed_count &&
+                             packed[k] + g_array_index(sub.problem.units, PlaceUnit, at).size > capacity &&
                              (out < 0 || rank[at] > rank[out]))
                         out = (gint)at;
                 }
@@ -420,7 +422,8 @@ static gboolean tiered_plan_tiers(const PlaceProblem *p, guint *tiers, guint64 *
     g_free(try_offsets);
     g_free(inside);
     if (!kept) {
-        g_propagate_error(error, last ? last : g_error_new_literal(SIM_ERROR, SIM_ERROR_UNSUPPORTED, "tiered: no plan"));
+        g_propagate_error(error,
+                          last ? last : g_error_new_literal(SIM_ERROR, SIM_ERROR_UNSUPPORTED, "tiered: no plan"));
         return FALSE;
     }
     g_clear_error(&last);
