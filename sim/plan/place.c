@@ -403,13 +403,24 @@ static Plan *place_run_tiered(const PlaceStrategy *s, const Trace *t, const Plac
         for (guint j = 0; j < count; j++)
             cost[(gsize)u * count + j] += trace_tier_cost(t->tiers, j, b);
     }
+    /* What the strategies see of the tiers: each capacity cut down to the largest alignment, since a tier's arena is
+     * its highest end rounded up to it (plan.h) and must stay within the capacity. */
+    GArray *usable = trace_tiers_copy(t->tiers);
+    guint64 largest = 1;
+    for (guint u = 0; u < n; u++)
+        largest = MAX(largest, g_array_index(bp.problem.units, PlaceUnit, u).align);
+    for (guint j = 0; j < count; j++) {
+        TraceTier *tier = &g_array_index(usable, TraceTier, j);
+        if (tier->capacity != TRACE_TIER_UNBOUNDED)
+            tier->capacity -= tier->capacity % largest;
+    }
     /* a buffer larger than every tier it may use: no strategy can place it, said by its name */
     for (guint k = 0; k < bp.buffers->len; k++) {
         guint id = g_array_index(bp.buffers, guint, k);
         const PlaceUnit *unit = &g_array_index(bp.problem.units, PlaceUnit, bp.unit_of[k]);
         gboolean fits = FALSE;
         for (guint j = 0; j < count && !fits; j++)
-            fits = (allowed[bp.unit_of[k]] & (1u << j)) && unit->size <= trace_tier(t->tiers, j)->capacity;
+            fits = (allowed[bp.unit_of[k]] & (1u << j)) && unit->size <= trace_tier(usable, j)->capacity;
         if (!fits) {
             GString *tiers_said = g_string_new(NULL);
             for (guint j = 0; j < count; j++)
@@ -421,6 +432,7 @@ static Plan *place_run_tiered(const PlaceStrategy *s, const Trace *t, const Plac
                         "larger than every tier it may use: %s", id, trace_buffer(t, id)->name, unit->size,
                         trace_buffer(t, id)->group != TRACE_NONE ? " with its group" : "", tiers_said->str);
             g_string_free(tiers_said, TRUE);
+            g_array_unref(usable);
             g_free(allowed);
             g_free(cost);
             g_free(traffic);
@@ -428,12 +440,17 @@ static Plan *place_run_tiered(const PlaceStrategy *s, const Trace *t, const Plac
             return NULL;
         }
     }
-    PlaceTiers tiers = {t->tiers, count, allowed, cost, traffic};
+    PlaceTiers tiers = {usable, count, allowed, cost, traffic, 0, FALSE, NULL};
     PlaceStats stats = {0};
     bp.problem.tiers = &tiers;
     bp.problem.options = options ? options : &defaults;
     bp.problem.stats = &stats;
     bp.problem.bound = place_bound(&bp.problem);
+    double *inside = g_new0(double, n + 1);
+    TierBound bound = tier_bound_compute(&bp.problem, 0, inside);
+    tiers.bound = bound.cost;
+    tiers.bound_cut = bound.cut_short;
+    tiers.inside = inside;
     guint *unit_tier = g_new0(guint, n + 1);
     guint64 *unit_offsets = g_new0(guint64, n + 1);
     for (guint u = 0; u < n; u++) {
@@ -472,7 +489,6 @@ static Plan *place_run_tiered(const PlaceStrategy *s, const Trace *t, const Plac
         plan->naive_arena = place_sequential(&bp.problem, NULL);
         plan->stats = stats;
         plan->stats.proven = FALSE;
-        TierBound bound = tier_bound_compute(&bp.problem, 0, NULL);
         plan->tier_bound = bound.cost;
         plan->tier_bound_cut = bound.cut_short;
     }
@@ -481,6 +497,8 @@ static Plan *place_run_tiered(const PlaceStrategy *s, const Trace *t, const Plac
     g_free(allowed);
     g_free(cost);
     g_free(traffic);
+    g_free(inside);
+    g_array_unref(usable);
     bin_problem_clear(&bp);
     if (!ok) {
         plan_free(plan);

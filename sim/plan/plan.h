@@ -95,11 +95,17 @@ typedef struct {
 /* A tiered problem's extra facts (docs/tiers.md): the tiers in order, fastest first, and per unit the tiers it
  * may use, its cost in each tier and the bytes it moves. A fixed unit names exactly one tier. */
 typedef struct PlaceTiers {
-    const GArray *tiers;     /* TraceTier (trace/trace-tiers.h) */
+    const GArray *tiers;     /* TraceTier (trace/trace-tiers.h), each capacity cut down to a multiple of the largest
+                                alignment: the most a tier's arena (its highest end rounded up to it) may hold */
     guint count;             /* tiers->len */
     const guint32 *allowed;  /* per unit: a mask of tiers, never 0 */
     const double *cost;      /* per unit: its cost in each tier, cost[u * count + k] */
     const guint64 *traffic;  /* per unit: bytes read + written */
+    /* The bound on the problem's cost (plan/tier-bound.h), computed once with the problem as PlaceProblem.bound is,
+     * and per unit the fraction of it the bound's optimum keeps in the first tier (a hint for orders). */
+    double bound;
+    gboolean bound_cut;
+    const double *inside;
 } PlaceTiers;
 
 typedef enum { PLACE_ONLINE, PLACE_OFFLINE } PlaceKind;

@@ -135,7 +135,8 @@ typedef struct {
     gint *via;
     gboolean *done;
     Heap heap;
-    guint64 capacity, limit, searches;
+    guint64 capacity, searches;
+    guint64 work, limit;    /* the searches' work so far (nodes taken and edges weighed), and its limit */
 } Axis;
 
 /* The min-cost flow of the axis's jobs (their w set by the caller): the most savings the capacity allows, as
@@ -157,10 +158,11 @@ static gboolean axis_solve(Axis *x)
     double *pot = x->pot, *dist = x->dist;
     guint64 sent = 0, runs = 0;
     while (sent < x->capacity) {
-        if (++runs > x->limit) {
+        if (x->work > x->limit) {
             x->searches += runs;
             return FALSE;
         }
+        runs++;
         for (guint v = 0; v < N; v++) {
             dist[v] = INFINITY;
             x->done[v] = FALSE;
@@ -175,6 +177,7 @@ static gboolean axis_solve(Axis *x)
             if (x->done[v])
                 continue;
             x->done[v] = TRUE;
+            x->work += 1 + (x->out_at[v + 1] - x->out_at[v]) + (x->in_at[v + 1] - x->in_at[v]);
 #define RELAX(to, c, how)                                                                                              \
     do {                                                                                                               \
         double nd = dist[v] + MAX((c) + pot[v] - pot[to], 0.0);                                                \
@@ -442,28 +445,25 @@ static double boundary(const PlaceProblem *p, guint j, guint64 limit, guint bran
          * and a branch whose optimum takes whole jobs only is a choice the relaxation allows (an incumbent) */
         GPtrArray *open = g_ptr_array_new_with_free_func(branch_free);
         branch_push(open, value, root);
-        double incumbent = INFINITY;
+        double incumbent = INFINITY, stopped_at = INFINITY; /* stopped_at: the branch the budget stopped at */
         guint solved = 0;
-        bound = value;
         while (open->len) {
             Branch *b = branch_pop(open);
-            bound = MIN(b->value, incumbent);
-            if (b->value >= incumbent) {
+            if (b->value >= incumbent) { /* the least open branch: no better choice is left */
                 branch_free(b);
-                bound = incumbent;
                 break;
             }
             gint frac;
             double again = branch_value(&x, b->state, big, &frac); /* its flow again, for the job to branch on */
             if (again < 0 || solved + 2 > branches) {
-                *cut_short |= again < 0;
+                *cut_short = TRUE;
+                stopped_at = b->value;
                 branch_free(b);
                 break;
             }
-            if (frac < 0) {
+            if (frac < 0) { /* whole jobs only: a choice the relaxation allows */
                 incumbent = MIN(incumbent, again);
                 branch_free(b);
-                bound = incumbent;
                 continue;
             }
             for (guint side = 0; side < 2; side++) {
@@ -483,10 +483,9 @@ static double boundary(const PlaceProblem *p, guint j, guint64 limit, guint bran
             }
             branch_free(b);
         }
+        bound = MIN(incumbent, stopped_at); /* the least of the incumbent and every branch still open */
         for (guint k = 0; k < open->len; k++)
             bound = MIN(bound, ((Branch *)open->pdata[k])->value);
-        if (!open->len)
-            bound = MIN(bound, incumbent);
         g_ptr_array_unref(open);
     }
     *searches += x.searches;
@@ -516,7 +515,7 @@ TierBound tier_bound_compute(const PlaceProblem *p, guint64 work_limit, double *
             inside[u] = (T->allowed[u] & 1u) ? 1.0 : 0.0;
     for (guint u = 0; u < n; u++) /* every unit's cost in the first tier, then each boundary's step beyond it */
         b.cost += T->cost[(gsize)u * T->count];
-    guint64 limit = work_limit ? work_limit : 4 * ((guint64)n + p->steps) + 1000;
+    guint64 limit = work_limit ? work_limit : TIER_BOUND_WORK;
     double beyond = 0;
     for (guint j = 0; j + 1 < T->count; j++)
         beyond += boundary(p, j, limit, 256, j == 0 ? inside : NULL, &b.cut_short, &b.searches);

@@ -16,15 +16,18 @@
 
 typedef struct {
     double cost;        /* no plan of the problem costs less */
-    /* The flows' work (shortest-path searches) came to the limit on some boundary, which then took the weaker
-     * bound of its busiest step alone: still a bound. */
+    /* The flows' work came to its limit on some boundary: before its first flow ended, which then took the weaker
+     * bound of its busiest step alone, or during the branch and bound, which then gave the least open branch: still
+     * a bound, not the relaxation's optimum. */
     gboolean cut_short;
     guint64 searches;   /* shortest-path searches, over all boundaries */
 } TierBound;
 
 /* The bound of a tiered problem (p->tiers set). inside (or NULL): per unit, the fraction of it the first
- * boundary's optimum keeps in the first tier (0..1), a hint for placement orders. work_limit: at most this many
- * shortest-path searches per boundary (0: 4 per unit and step, plus 1,000). */
+ * boundary's optimum keeps in the first tier (0..1), a hint for placement orders. work_limit: the work of the
+ * flows per boundary, the nodes they take and the edges they weigh (0: TIER_BOUND_WORK); counted, not timed, so
+ * the bound is the same on any machine. */
+#define TIER_BOUND_WORK 20000000u
 TierBound tier_bound_compute(const PlaceProblem *p, guint64 work_limit, double *inside);
 
 #endif

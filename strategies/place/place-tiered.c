@@ -10,7 +10,6 @@
  * smallest arena. */
 #include "plan/place.h"
 #include "base/error.h"
-#include "plan/tier-bound.h"
 #include "trace/trace-tiers.h"
 
 #include <math.h>
@@ -24,6 +23,16 @@ static gboolean heuristic(const PlaceStrategy *s, const PlaceProblem *p)
 {
     (void)p;
     return s->role == ROLE_HEURISTIC && s->plan_tiers == NULL;
+}
+
+/* Problems of more units than this take one ranking, no incumbent (banked-greedy's scan grows as n^2), greedy-size
+ * alone for every packing, at most 4 packings to fit and 2 to admit more: each packing of a million units is
+ * seconds. */
+#define TIERED_LARGE 50000u
+
+static gboolean heuristic_large(const PlaceStrategy *s, const PlaceProblem *p)
+{
+    return heuristic(s, p) && !strcmp(s->name, "greedy-size");
 }
 
 /* Live bytes per step under range adds, with range maxima (a lazy segment tree over the steps). */
@@ -70,7 +79,8 @@ static guint64 live_max(const LiveTree *t, guint node, guint lo, guint hi, guint
     if (a <= lo && hi <= b)
         return t->max[node];
     guint mid = lo + (hi - lo) / 2;
-    return t->add[node] + MAX(live_max(t, 2 * node, lo, mid, a, b), live_max(t, 2 * node + 1, mid + 1, hi, a, b));
+    guint64 left = live_max(t, 2 * node, lo, mid, a, b), right = live_max(t, 2 * node + 1, mid + 1, hi, a, b);
+    return t->add[node] + MAX(left, right); /* MAX evaluates each side twice: never a call inside it */
 }
 
 /* A problem of some of p's units (ids), fixed ones keeping their offsets. */
@@ -101,6 +111,7 @@ static void sub_clear(Sub *sub)
  * when none ran. */
 static guint64 pack(Sub *sub, guint64 *sub_offsets, GError **error)
 {
+    gboolean large = sub->problem.units->len > TIERED_LARGE;
     const PlaceStrategy *winner = NULL;
     guint64 arena = G_MAXUINT64;
     for (guint k = 0; k < sub->problem.units->len; k++) {
@@ -109,7 +120,8 @@ static guint64 pack(Sub *sub, guint64 *sub_offsets, GError **error)
     }
     if (!sub->problem.units->len)
         return 0;
-    if (!place_keep_smallest(&sub->problem, heuristic, sub_offsets, &winner, &arena, NULL, error))
+    if (!place_keep_smallest(&sub->problem, large ? heuristic_large : heuristic, sub_offsets, &winner, &arena, NULL,
+                             error))
         return G_MAXUINT64;
     return winner ? arena : G_MAXUINT64;
 }
@@ -236,7 +248,10 @@ static gboolean assign(const PlaceProblem *p, AdmitOrder kind, const double *ins
             }
             live_tree_free(live);
             gboolean fits = FALSE;
-            for (guint round = 0; ok && !fits && round < 32; round++) {
+            /* one unit leaves a round on small problems (the savings lost are the least), all that stick out on
+             * large ones and after 24 rounds */
+            guint one_by_one = m <= TIERED_LARGE ? 24 : 0;
+            for (guint round = 0; ok && !fits && round < (m > TIERED_LARGE ? 4u : 32u); round++) {
                 GArray *kept_ids = g_array_new(FALSE, FALSE, sizeof(guint));
                 GArray *kept = g_array_new(FALSE, FALSE, sizeof(guint));
                 for (guint k = 0; k < m; k++)
@@ -262,6 +277,11 @@ static gboolean assign(const PlaceProblem *p, AdmitOrder kind, const double *ins
                 fits = ok && arena <= capacity;
                 if (ok && !fits && out >= 0)
                     in[out] = FALSE;
+                for (guint k = 0; ok && !fits && round >= one_by_one && k < kept->len; k++) {
+                    guint at = g_array_index(kept, guint, k);
+                    if (at >= fixed_count && packed[k] + g_array_index(sub.problem.units, PlaceUnit, at).size > capacity)
+                        in[at] = FALSE;
+                }
                 g_free(packed);
                 sub_clear(&again);
                 g_array_unref(kept_ids);
@@ -274,7 +294,7 @@ static gboolean assign(const PlaceProblem *p, AdmitOrder kind, const double *ins
                     in[k] = FALSE;
             g_free(rank);
             /* admit, pack again, admit what the packing made room for; at most 8 rounds */
-            for (guint round = 0; ok && round < 8; round++) {
+            for (guint round = 0; ok && round < (m > TIERED_LARGE ? 2u : 8u); round++) {
                 PlacedIndex *x = placed_index_new(&sub.problem, layout);
                 for (guint k = fixed_count; k < m; k++)
                     if (in[k])
@@ -376,8 +396,7 @@ static guint64 plan_arenas(const PlaceProblem *p, const guint *tiers, const guin
 static gboolean tiered_plan_tiers(const PlaceProblem *p, guint *tiers, guint64 *offsets, char **detail, GError **error)
 {
     guint n = p->units->len;
-    double *inside = g_new0(double, n + 1);
-    TierBound bound = tier_bound_compute(p, 0, inside);
+    const double *inside = p->tiers->inside;
     guint *try_tiers = g_new0(guint, n + 1);
     guint64 *try_offsets = g_new0(guint64, n + 1);
     double best = INFINITY;
@@ -386,12 +405,13 @@ static gboolean tiered_plan_tiers(const PlaceProblem *p, guint *tiers, guint64 *
     GError *last = NULL;
     /* the portfolio's other tier-aware strategies: incumbents */
     const PlaceStrategy *const *portfolio = p->options ? p->options->portfolio : NULL;
-    guint candidates = ORDER_COUNT;
-    for (guint k = 0; portfolio && portfolio[k]; k++)
+    gboolean large = n > TIERED_LARGE;
+    guint orders = large ? 1 : ORDER_COUNT, candidates = orders;
+    for (guint k = 0; !large && portfolio && portfolio[k]; k++)
         candidates += portfolio[k]->plan_tiers && portfolio[k]->plan_tiers != tiered_plan_tiers;
     for (guint c = 0, k = 0; c < candidates; c++) { /* ours first: an incumbent kept only when cheaper */
         const PlaceStrategy *other = NULL;
-        if (c >= ORDER_COUNT) {
+        if (c >= orders) {
             while (!(portfolio[k]->plan_tiers && portfolio[k]->plan_tiers != tiered_plan_tiers))
                 k++;
             other = portfolio[k++];
@@ -420,7 +440,6 @@ static gboolean tiered_plan_tiers(const PlaceProblem *p, guint *tiers, guint64 *
     }
     g_free(try_tiers);
     g_free(try_offsets);
-    g_free(inside);
     if (!kept) {
         g_propagate_error(error,
                           last ? last : g_error_new_literal(SIM_ERROR, SIM_ERROR_UNSUPPORTED, "tiered: no plan"));
@@ -430,9 +449,9 @@ static gboolean tiered_plan_tiers(const PlaceProblem *p, guint *tiers, guint64 *
     if (detail) {
         char b[G_ASCII_DTOSTR_BUF_SIZE], c[G_ASCII_DTOSTR_BUF_SIZE];
         g_snprintf(b, sizeof b, "%.0f", best);
-        g_snprintf(c, sizeof c, "%.0f", bound.cost);
+        g_snprintf(c, sizeof c, "%.0f", p->tiers->bound);
         *detail = g_strdup_printf("admitted by %s: cost %s, bound %s%s", kept, b, c,
-                                  bound.cut_short ? " (cut short: one step's)" : "");
+                                  p->tiers->bound_cut ? " (cut short)" : "");
     }
     return TRUE;
 }
