@@ -3,6 +3,7 @@
  * multi-edge trigger gap (Add(x, x)) costs memory that the fixed version saves; `optimal` never worse than
  * any heuristic, equal to brute force over every topological order on small graphs, and stopping with an
  * error at its budget. */
+#include "api/arenasim.h"
 #include "strategies/registry.h"
 #include "tests/testutil.h"
 
@@ -302,6 +303,44 @@ static void test_ort_order(void)
     model_free(m);
 }
 
+/* A file whose nodes are not in topological order (as an fp16 converter leaves one, its Casts appended): planned in
+ * Kahn's order by default, the report saying so; `--order file` named still refuses it; the library the same. */
+static void test_file_not_topological(void)
+{
+    Builder *b = builder_new("unsorted", 17);
+    const gint64 dims[] = {1, 64};
+    builder_input(b, "x", DT_FLOAT, 2, dims);
+    const char *a = B_OP(b, "Relu", "x");
+    const char *c = B_OP(b, "Neg", a);
+    builder_output(b, B_OP(b, "Sigmoid", c));
+    GError *error = NULL;
+    Model *m = builder_finish(b, &error);
+    g_assert_no_error(error);
+    gpointer first = m->graph->nodes->pdata[0]; /* Relu last in the file: read before it is made */
+    m->graph->nodes->pdata[0] = m->graph->nodes->pdata[2];
+    m->graph->nodes->pdata[2] = first;
+    char *path = test_write_model(m, "unsorted.onnx");
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "order          topo (3 steps)");
+    assert_contains(r.out, "the file's node order is not topological: planned in topological order (topo)");
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--order", "file", NULL});
+    g_assert_cmpint(r.status, !=, 0);
+    assert_contains(r.err, "the file's node order is not topological; use --order topo");
+    run_result_clear(&r);
+    arenasim_options o;
+    arenasim_options_init(&o);
+    char *err = NULL;
+    arenasim_plan *p = arenasim_plan_file(path, &o, &err);
+    g_assert_null(err);
+    char *json = arenasim_plan_report_json(p);
+    assert_contains(json, "\"order\" : \"topo\"");
+    arenasim_free(json);
+    arenasim_plan_free(p);
+    g_free(path);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -312,5 +351,6 @@ int main(int argc, char **argv)
     add_corpus_orders();
     g_test_add_func("/order/optimal-budget", test_optimal_budget);
     g_test_add_func("/order/cli", test_cli_orders);
+    g_test_add_func("/order/file-not-topological", test_file_not_topological);
     return g_test_run();
 }

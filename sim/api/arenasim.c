@@ -275,6 +275,8 @@ static const Traced *model_trace(arenasim_model *m, const arenasim_options *o, c
     GHashTable *pins = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     KvRequest kv;
     gboolean ok = trace_recipe(o, &recipe, &best, pins, &kv, error);
+    if (ok && !best) /* a file out of topological order: ordered topologically unless told */
+        recipe.order = driver_order_for(m->model->graph, recipe.order, o->order != NULL);
     const OrderStrategy *order = recipe.order;
     if (ok && best)
         ok = (order = recipe.order = driver_best_order(m->model->graph, &recipe, alias, o->bins, s, place, NULL,

@@ -51,6 +51,8 @@ typedef struct {
     gboolean strategy_named;    /* --strategy given (else a tiered trace file's plan takes the tiered default) */
     GArray *tiers;              /* --tiers: TraceTier (trace/trace-tiers.h), or NULL */
     const OrderStrategy *order;
+    gboolean order_named;       /* --order given (else a file out of topological order is ordered topologically) */
+    gboolean order_fell_back;   /* ... and this one was: the report says so */
     GPtrArray *orders;          /* JOB_ORDERS: OrderStrategy*, in the order given */
     char *alias;                /* the --alias list ("all" when not given; "none" for a trace in reports) */
     char *fuse;                 /* --fuse: "ort" or "none" (the default) */

@@ -292,6 +292,7 @@ static int resolve_strategies(const RawOptions *o, Job *job)
                                "(tiered, banked-greedy)");
     if (!driver_order_find(o->order, &job->order, &job->order_best, &error)) /* best: chosen once the model is loaded */
         return gerror_usage(error, NULL);
+    job->order_named = o->order != NULL;
     job->alias = g_strdup(o->alias ? o->alias : "all");
     if (!registry_alias_list_check(job->alias, &error))
         return gerror_usage(error, NULL);

@@ -29,6 +29,11 @@ static gboolean load_model(Job *job, GError **error)
     gboolean ok = driver_model_load(job->graph_path, job->inputs_dir, &job->shape,
                                     job->kind == JOB_INFO ? NULL : job->fuse, phases_mark, &loaded, error);
     job->model = g_steal_pointer(&loaded.model);
+    if (job->model && job->order) { /* a file out of topological order: ordered topologically unless told */
+        const OrderStrategy *order = driver_order_for(job->model->graph, job->order, job->order_named);
+        job->order_fell_back = order != job->order;
+        job->order = order;
+    }
     job->inputs = g_steal_pointer(&loaded.inputs);
     job->run_options.inputs = job->inputs; /* a run's inputs: the data set's */
     job->unknown_ops = g_steal_pointer(&loaded.unknown_ops);

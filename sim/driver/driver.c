@@ -256,6 +256,13 @@ gboolean driver_tiers_attach(Trace *t, const GArray *tiers, const char *bins_pat
     return TRUE;
 }
 
+const OrderStrategy *driver_order_for(const Graph *g, const OrderStrategy *order, gboolean named)
+{
+    if (named || strcmp(order->name, "file") || g->file_order_is_topological)
+        return order;
+    return registry_order_find("topo");
+}
+
 gboolean driver_order_find(const char *name, const OrderStrategy **order, gboolean *best, GError **error)
 {
     *best = name && !strcmp(name, DRIVER_ORDER_BEST);

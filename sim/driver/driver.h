@@ -75,6 +75,12 @@ gboolean driver_tiers_attach(Trace *t, const GArray *tiers, const char *bins_pat
  * needs tiers, one that numbers bins refuses them. */
 gboolean driver_bins_check(const char *bins_path, gboolean tiers, GError **error);
 
+/* The order a graph is planned in: `order`, except the file's order taken by default (not named) on a file whose
+ * node order is not topological (an fp16 converter appends its Casts at the end): Kahn's topological order then,
+ * which the caller says in its report. */
+#define DRIVER_ORDER_NOT_TOPOLOGICAL "the file's node order is not topological: planned in topological order (topo)"
+const OrderStrategy *driver_order_for(const Graph *g, const OrderStrategy *order, gboolean named);
+
 /* --order best: the order whose plan is smallest. Every order of the registry but the exact one (`optimal`, which
  * may run for long) makes a trace from `recipe` (its order replaced), which `s` places under `options`; the one
  * with the smallest arena is returned, the first in the registry on a tie (the file's order first). `said` (or
