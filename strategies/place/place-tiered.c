@@ -126,6 +126,28 @@ static guint64 pack(Sub *sub, guint64 *sub_offsets, GError **error)
     return winner ? arena : G_MAXUINT64;
 }
 
+/* The admitted units of a tier's sub-problem (in[k]) packed by the heuristics: their positions in *kept, their
+ * offsets in *packed (both the caller's to free), the arena (G_MAXUINT64 with *error when none ran). */
+static guint64 pack_admitted(const PlaceProblem *p, const Sub *sub, const gboolean *in, GArray **kept,
+                             guint64 **packed, GError **error)
+{
+    guint m = sub->problem.units->len;
+    GArray *ids = g_array_new(FALSE, FALSE, sizeof(guint));
+    *kept = g_array_new(FALSE, FALSE, sizeof(guint));
+    for (guint k = 0; k < m; k++)
+        if (in[k]) {
+            g_array_append_val(*kept, k);
+            g_array_append_val(ids, g_array_index(sub->ids, guint, k));
+        }
+    Sub again;
+    sub_init(&again, p, ids);
+    *packed = g_new0(guint64, (*kept)->len + 1);
+    guint64 arena = pack(&again, *packed, error);
+    sub_clear(&again);
+    g_array_unref(ids);
+    return arena;
+}
+
 typedef struct {
     const PlaceProblem *p;
     const double *key, *then; /* per unit: larger first, then by `then` (or NULL) */
@@ -252,17 +274,8 @@ static gboolean assign(const PlaceProblem *p, AdmitOrder kind, const double *ins
              * large ones and after 24 rounds */
             guint one_by_one = m <= TIERED_LARGE ? 24 : 0;
             for (guint round = 0; ok && !fits && round < (m > TIERED_LARGE ? 4u : 32u); round++) {
-                GArray *kept_ids = g_array_new(FALSE, FALSE, sizeof(guint));
-                GArray *kept = g_array_new(FALSE, FALSE, sizeof(guint));
-                for (guint k = 0; k < m; k++)
-                    if (in[k]) {
-                        g_array_append_val(kept, k);
-                        g_array_append_val(kept_ids, g_array_index(sub.ids, guint, k));
-                    }
-                Sub again;
-                sub_init(&again, p, kept_ids);
-                guint64 *packed = g_new0(guint64, kept->len + 1);
-                guint64 arena = pack(&again, packed, error);
+                GArray *kept;
+                guint64 *packed, arena = pack_admitted(p, &sub, in, &kept, &packed, error);
                 ok = arena != G_MAXUINT64;
                 gint out = -1;
                 for (guint k = 0; ok && k < kept->len; k++) {
@@ -283,8 +296,6 @@ static gboolean assign(const PlaceProblem *p, AdmitOrder kind, const double *ins
                         in[at] = FALSE;
                 }
                 g_free(packed);
-                sub_clear(&again);
-                g_array_unref(kept_ids);
                 g_array_unref(kept);
                 if (!fits && out < 0)
                     break;
@@ -317,29 +328,18 @@ static gboolean assign(const PlaceProblem *p, AdmitOrder kind, const double *ins
                 if (!admitted && round)
                     break;
                 /* the admitted set packed again: kept when the heuristics lay it out lower */
-                GArray *kept = g_array_new(FALSE, FALSE, sizeof(guint));
-                for (guint k = 0; k < m; k++)
-                    if (in[k])
-                        g_array_append_val(kept, k);
-                Sub again;
-                GArray *kept_ids = g_array_new(FALSE, FALSE, sizeof(guint));
-                for (guint k = 0; k < kept->len; k++)
-                    g_array_append_val(kept_ids, g_array_index(sub.ids, guint, g_array_index(kept, guint, k)));
-                sub_init(&again, p, kept_ids);
-                guint64 *packed = g_new0(guint64, kept->len + 1), now = 0;
+                GArray *kept;
+                guint64 *packed, arena = pack_admitted(p, &sub, in, &kept, &packed, error), now = 0;
                 for (guint k = 0; k < kept->len; k++) {
                     guint at = g_array_index(kept, guint, k);
                     now = MAX(now, layout[at] + g_array_index(sub.problem.units, PlaceUnit, at).size);
                 }
-                guint64 arena = pack(&again, packed, error);
                 if (arena == G_MAXUINT64)
                     ok = FALSE;
                 else if (arena < now && arena <= capacity)
                     for (guint k = 0; k < kept->len; k++)
                         layout[g_array_index(kept, guint, k)] = packed[k];
                 g_free(packed);
-                sub_clear(&again);
-                g_array_unref(kept_ids);
                 g_array_unref(kept);
                 if (!(arena < now))
                     break; /* no room freed: nothing more will be admitted */
