@@ -290,6 +290,22 @@ static void test_executorch_banked(void)
     trace_free(t);
 }
 
+/* ExecuTorch's planner scans every object's buffers for each buffer: refused above 100,000 units, one line, before
+ * any work (a comparison leaves it out and goes on). */
+static void test_executorch_limit(void)
+{
+    Trace *t = trace_new("many");
+    for (guint k = 0; k <= 100000; k++)
+        trace_add(t, "b", 8, 8, k % 16, k % 16);
+    GError *error = NULL;
+    PlaceOptions options = registry_place_options();
+    g_assert_null(place_run_with(registry_place_find("banked-greedy"), t, &options, &error));
+    g_assert_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED);
+    assert_contains(error->message, "100001 units");
+    g_clear_error(&error);
+    trace_free(t);
+}
+
 /* ExecuTorch's test_does_not_strand_a_spec_that_would_ride_free_in_a_faster_bank: no buffer sits in the slow bank
  * when the fast bank's residents with it pack to no more bytes (greedy's packing) within the capacity. */
 static void test_executorch_no_free_readmission(void)
@@ -637,6 +653,7 @@ int main(int argc, char **argv)
     g_test_add_func("/tiers/executorch-greedy", test_executorch_greedy);
     g_test_add_func("/tiers/executorch-banked", test_executorch_banked);
     g_test_add_func("/tiers/executorch-no-free-readmission", test_executorch_no_free_readmission);
+    g_test_add_func("/tiers/executorch-limit", test_executorch_limit);
     g_test_add_func("/tiers/random", test_random);
     g_test_add_func("/tiers/traffic", test_traffic);
     g_test_add_func("/tiers/formats", test_formats);

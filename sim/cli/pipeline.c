@@ -111,9 +111,14 @@ static int run_compare(const Job *job, Trace *t)
         if (t->tiers && !all[k]->plan_tiers)
             continue;
         rows[planned] = job_report_row(job);
-        if (!(plans[planned] = plan_one(job, all[k], t, &rows[planned], &error)))
+        if ((plans[planned] = plan_one(job, all[k], t, &rows[planned], &error))) {
+            planned++;
+        } else if (g_error_matches(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED) && !job->run) {
+            cli_error_line(job->source, error->message, " (left out of the comparison)"); /* a limit, not a fault */
+            g_clear_error(&error);
+        } else {
             status = cli_file_error(job->source, error);
-        planned++;
+        }
     }
     count = planned;
     if (!status) {

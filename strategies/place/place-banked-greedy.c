@@ -16,14 +16,17 @@
  * multiple of the largest alignment of all, and a buffer above others in an object at a multiple of its
  * own. Pinned offsets, which ExecuTorch's planner has none of, are kept, and their
  * bank's objects laid out above the highest of them (as exir reserves a submodule's bytes). Each buffer scans
- * every object and its members (exir: "TODO: do better than linear scan"), so it grows as n^2: a baseline for
- * models, not for million-buffer traces. */
+ * every object and its members (exir: "TODO: do better than linear scan"; an object whose span of steps misses the
+ * buffer is passed over without its members), so it grows as n^2: a baseline for models, refused above
+ * BANKED_GREEDY_MAX units (200,000 random buffers took 30 s). */
 #include "plan/place.h"
 #include "base/error.h"
 #include "trace/trace-tiers.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#define BANKED_GREEDY_MAX 100000u
 
 typedef struct {
     guint unit;
@@ -32,7 +35,8 @@ typedef struct {
 
 typedef struct {
     guint64 size, start; /* start: where materialisation put it */
-    GArray *members;            /* Member */
+    guint first, last;   /* the steps its members span (exir's first_used_index, last_used_index) */
+    GArray *members;     /* Member */
 } SharedObject;
 
 typedef struct {
@@ -61,7 +65,8 @@ static gint pick(const PlaceProblem *p, const Bank *bank, guint unit, guint64 *o
     for (guint k = 0; k < bank->objects->len; k++) {
         const SharedObject *o = bank->objects->pdata[k];
         gboolean free_of_it = o->size >= size; /* largest first, every object fits it; a pin placed first may not */
-        for (guint m = 0; free_of_it && m < o->members->len; m++)
+        gboolean apart = u->last < o->first || o->last < u->first; /* outside its span: no member to meet */
+        for (guint m = 0; free_of_it && !apart && m < o->members->len; m++)
             free_of_it = !meets(u, &g_array_index(p->units, PlaceUnit, g_array_index(o->members, Member, m).unit));
         if (free_of_it) {
             *offset = 0;
@@ -71,6 +76,8 @@ static gint pick(const PlaceProblem *p, const Bank *bank, guint unit, guint64 *o
     for (guint k = 0; k < bank->objects->len; k++) {
         const SharedObject *o = bank->objects->pdata[k];
         guint64 top = 0;
+        if (u->last < o->first || o->last < u->first || o->size < size)
+            continue; /* nothing there meets it (top 0), or it cannot fit above anything */
         for (guint m = 0; m < o->members->len; m++) {
             const Member *x = &g_array_index(o->members, Member, m);
             const PlaceUnit *xu = &g_array_index(p->units, PlaceUnit, x->unit);
@@ -100,11 +107,15 @@ static void take(const PlaceProblem *p, Bank *bank, guint unit, gint object, gui
         o = g_new0(SharedObject, 1);
         o->size = aligned_size(u);
         o->members = g_array_new(FALSE, FALSE, sizeof(Member));
+        o->first = u->first;
+        o->last = u->last;
         o->start = round_up(bank->total, bank->align);
         bank->total = o->start + o->size;
         g_ptr_array_add(bank->objects, o);
     } else {
         o = bank->objects->pdata[object];
+        o->first = MIN(o->first, u->first);
+        o->last = MAX(o->last, u->last);
     }
     Member m = {unit, offset};
     g_array_append_val(o->members, m);
@@ -133,6 +144,12 @@ static guint64 tier_capacity(const PlaceProblem *p, guint k)
 static gboolean banked(const PlaceProblem *p, guint count, guint *tiers, guint64 *offsets, GError **error)
 {
     guint n = p->units->len;
+    if (n > BANKED_GREEDY_MAX) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "banked-greedy: %u units: ExecuTorch's planner scans "
+                    "every shared object's buffers for each buffer (n^2); rebuilt here for up to %u", n,
+                    BANKED_GREEDY_MAX);
+        return FALSE;
+    }
     guint *order = g_new(guint, n + 1), placing = 0;
     Bank *banks = g_new0(Bank, count);
     guint64 align = 1;
