@@ -595,9 +595,10 @@ static void test_sim(void)
         {"--tiers", "sram=1KiB,dram", "--strategy", "bestfit"},
         {"--tiers", "dram,sram=1K", NULL, NULL},
         {"--tiers", "sram=1,dram=2", NULL, NULL},
+        {"--tiers", "sram=1,dram=2", "--compare", NULL}, /* every strategy refuses: said once */
     };
     static const char *const why[] = {"name one that chooses tiers", "has no capacity but is not the last",
-                                      "is larger than every tier it may use"};
+                                      "is larger than every tier it may use", "is larger than every tier it may use"};
     for (guint k = 0; k < G_N_ELEMENTS(refused); k++) {
         const char *args[] = {"--graph", model, refused[k][0], refused[k][1], refused[k][2], refused[k][3], NULL};
         r = test_run("SIM_BIN", args);

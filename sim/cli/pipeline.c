@@ -107,6 +107,7 @@ static int run_compare(const Job *job, Trace *t)
     if (job->chrome_trace && !chrome_trace_fits(trace_count(t), count, &error)) /* before planning, not after */
         status = cli_file_error(job->chrome_trace, error);
     guint planned = 0; /* with tiers, the strategies that choose them */
+    GPtrArray *refused = g_ptr_array_new_with_free_func(g_free); /* refusals of strategies left out */
     for (guint k = 0; k < count && !status; k++) {
         if (t->tiers && !all[k]->plan_tiers)
             continue;
@@ -114,12 +115,20 @@ static int run_compare(const Job *job, Trace *t)
         if ((plans[planned] = plan_one(job, all[k], t, &rows[planned], &error))) {
             planned++;
         } else if (g_error_matches(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED) && !job->run) {
-            cli_error_line(job->source, error->message, " (left out of the comparison)"); /* a limit, not a fault */
+            /* a strategy's limit, not a fault: the others compared; a refusal by every one is the input's */
+            g_ptr_array_add(refused, g_strdup(error->message));
             g_clear_error(&error);
         } else {
             status = cli_file_error(job->source, error);
         }
     }
+    for (guint k = 0; !status && k < refused->len; k++)
+        if (planned)
+            cli_error_line(job->source, refused->pdata[k], " (left out of the comparison)");
+    if (!status && !planned && refused->len) /* said once: every strategy refused the input for one reason */
+        cli_error_line(job->source, refused->pdata[refused->len - 1], "");
+    status = !status && !planned && refused->len ? 1 : status;
+    g_ptr_array_unref(refused);
     count = planned;
     if (!status) {
         report_print(stdout, job->format, job->wide, rows, count);
