@@ -287,9 +287,20 @@ static int resolve_strategies(const RawOptions *o, Job *job)
                                                   : PLACE_DEFAULT_STRATEGY);
     if (!job->strategy)
         return unknown_name("strategy", o->strategy, registry_place_names());
-    if (o->tiers && !job->strategy->plan_tiers && !o->compare)
-        return cli_usage_error("--tiers leaves each buffer's tier to the strategy: name one that chooses tiers "
-                               "(tiered, banked-greedy)");
+    if (o->tiers && !job->strategy->plan_tiers && !o->compare) { /* the registry's tier-aware strategies */
+        guint count;
+        const PlaceStrategy *const *all = registry_place_strategies(&count);
+        GString *names = g_string_new(NULL);
+        for (guint k = 0; k < count; k++)
+            if (all[k]->plan_tiers)
+                g_string_append_printf(names, "%s%s", names->len ? ", " : "", all[k]->name);
+        char *msg = g_strdup_printf("--tiers leaves each buffer's tier to the strategy: name one that chooses tiers "
+                                    "(%s)", names->str);
+        int status = cli_usage_error(msg);
+        g_free(msg);
+        g_string_free(names, TRUE);
+        return status;
+    }
     if (!driver_order_find(o->order, &job->order, &job->order_best, &error)) /* best: chosen once the model is loaded */
         return gerror_usage(error, NULL);
     job->order_named = o->order != NULL;

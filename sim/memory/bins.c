@@ -1,5 +1,6 @@
 /* bins.c — the bins file parser and tensor-to-bin assignment (see bins.h). */
 #include "memory/bins.h"
+#include "trace/trace-tiers.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -44,15 +45,10 @@ static gboolean parse_u64(const char *s, guint64 *out)
     return !*end && !errno;
 }
 
-/* A tier's name as --tiers spells one (trace-tiers.h): letters, digits, '_', '-', '.', starting with a letter. */
+/* A tier's name as --tiers spells one (trace-tiers.h), starting with a letter: never a bin's number. */
 static gboolean bin_name_ok(const char *s)
 {
-    if (!g_ascii_isalpha(*s) || strlen(s) > 64)
-        return FALSE;
-    for (; *s; s++)
-        if (!g_ascii_isalnum(*s) && *s != '_' && *s != '-' && *s != '.')
-            return FALSE;
-    return TRUE;
+    return g_ascii_isalpha(*s) && trace_tiers_name_ok(s);
 }
 
 const char *bins_tier_name(const BinRules *r, guint bin)

@@ -135,7 +135,7 @@ typedef struct {
     gint *via;
     gboolean *done;
     Heap heap;
-    guint64 capacity, searches;
+    guint64 capacity;
     guint64 work, limit;    /* the searches' work so far (nodes taken and edges weighed), and its limit */
 } Axis;
 
@@ -156,13 +156,10 @@ static gboolean axis_solve(Axis *x)
                 x->pot[v] = MIN(x->pot[v], x->pot[jobs[x->in[e]].a] - jobs[x->in[e]].w);
     }
     double *pot = x->pot, *dist = x->dist;
-    guint64 sent = 0, runs = 0;
+    guint64 sent = 0;
     while (sent < x->capacity) {
-        if (x->work > x->limit) {
-            x->searches += runs;
+        if (x->work > x->limit)
             return FALSE;
-        }
-        runs++;
         for (guint v = 0; v < N; v++) {
             dist[v] = INFINITY;
             x->done[v] = FALSE;
@@ -243,7 +240,6 @@ static gboolean axis_solve(Axis *x)
             if (isfinite(dist[v]))
                 pot[v] += dist[v];
     }
-    x->searches += runs;
     return TRUE;
 }
 
@@ -316,7 +312,7 @@ static void branch_free(gpointer data)
 
 /* Boundary j: the cost owed beyond it (tier-bound.h). */
 static double boundary(const PlaceProblem *p, guint j, guint64 limit, guint branches, double *inside,
-                       gboolean *cut_short, guint64 *searches)
+                       gboolean *cut_short)
 {
     const PlaceTiers *T = p->tiers;
     guint count = T->count, n = p->units->len;
@@ -488,7 +484,6 @@ static double boundary(const PlaceProblem *p, guint j, guint64 limit, guint bran
             bound = MIN(bound, ((Branch *)open->pdata[k])->value);
         g_ptr_array_unref(open);
     }
-    *searches += x.searches;
     g_free(x.heap.items);
     g_free(points);
     g_free(x.out_at);
@@ -518,7 +513,7 @@ TierBound tier_bound_compute(const PlaceProblem *p, guint64 work_limit, double *
     guint64 limit = work_limit ? work_limit : TIER_BOUND_WORK;
     double beyond = 0;
     for (guint j = 0; j + 1 < T->count; j++)
-        beyond += boundary(p, j, limit, 256, j == 0 ? inside : NULL, &b.cut_short, &b.searches);
+        beyond += boundary(p, j, limit, 256, j == 0 ? inside : NULL, &b.cut_short);
     b.cost += beyond;
     return b;
 }

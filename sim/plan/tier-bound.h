@@ -20,7 +20,6 @@ typedef struct {
      * bound of its busiest step alone, or during the branch and bound, which then gave the least open branch: still
      * a bound, not the relaxation's optimum. */
     gboolean cut_short;
-    guint64 searches;   /* shortest-path searches, over all boundaries */
 } TierBound;
 
 /* The bound of a tiered problem (p->tiers set). inside (or NULL): per unit, the fraction of it the first

@@ -60,8 +60,9 @@ void report_row_fill(ReportRow *row, const Trace *t, const Plan *plan)
         r->buffers++;
         r->reads += b->reads;
         r->writes += b->writes;
-        r->cost += trace_tier_cost(t->tiers, j, b);
-        row->tier_cost += trace_tier_cost(t->tiers, j, b);
+        double cost = trace_tier_cost(t->tiers, j, b);
+        r->cost += cost;
+        row->tier_cost += cost;
         if (j)
             row->slow_bytes += b->reads + b->writes;
     }

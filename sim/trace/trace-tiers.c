@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static gboolean name_ok(const char *s)
+gboolean trace_tiers_name_ok(const char *s)
 {
     if (!*s || strlen(s) > TRACE_TIER_NAME_MAX)
         return FALSE;
@@ -70,7 +70,7 @@ GArray *trace_tiers_parse(const char *spec, GError **error)
                 break;
             }
         }
-        if (!name_ok(part)) {
+        if (!trace_tiers_name_ok(part)) {
             ok = bad(error, part, "is not a tier name (1 to 64 letters, digits, '_', '-', '.')");
             break;
         }

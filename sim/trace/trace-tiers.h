@@ -23,6 +23,8 @@ typedef struct {
     double read_cost, write_cost;       /* per byte, >= 0, never below an earlier tier's */
 } TraceTier;
 
+/* Whether s is a tier's name: 1 to 64 letters, digits, '_', '-' and '.'. */
+gboolean trace_tiers_name_ok(const char *s);
 /* Parses a spec (above) into TraceTier rows; errors quote the part that is wrong. */
 GArray *trace_tiers_parse(const char *spec, GError **error);
 /* The spec back, every field written ("sram=262144:0/0,dram:1/1"): it parses to the same rows. */

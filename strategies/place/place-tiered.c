@@ -25,15 +25,10 @@ static gboolean heuristic(const PlaceStrategy *s, const PlaceProblem *p)
     return s->role == ROLE_HEURISTIC && s->plan_tiers == NULL;
 }
 
-/* Problems of more units than this take one ranking, no incumbent (banked-greedy's scan grows as n^2), greedy-size
- * alone for every packing, at most 4 packings to fit and 2 to admit more: each packing of a million units is
- * seconds. */
+/* Problems of more units than this take one ranking, no incumbent (banked-greedy's scan grows as n^2), one
+ * packing by size into the smallest gaps (place.h's order and loop) instead of the heuristics', at most 4 packings
+ * to fit and 2 to admit more: each packing of a million units is seconds. */
 #define TIERED_LARGE 50000u
-
-static gboolean heuristic_large(const PlaceStrategy *s, const PlaceProblem *p)
-{
-    return heuristic(s, p) && !strcmp(s->name, "greedy-size");
-}
 
 /* Live bytes per step under range adds, with range maxima (a lazy segment tree over the steps). */
 typedef struct {
@@ -120,8 +115,14 @@ static guint64 pack(Sub *sub, guint64 *sub_offsets, GError **error)
     }
     if (!sub->problem.units->len)
         return 0;
-    if (!place_keep_smallest(&sub->problem, large ? heuristic_large : heuristic, sub_offsets, &winner, &arena, NULL,
-                             error))
+    if (large) {
+        guint n = sub->problem.units->len, *order = g_new(guint, n);
+        gboolean done = place_order_by_size(&sub->problem, order) &&
+                        place_in_order(&sub->problem, order, n, GAP_BEST, sub_offsets);
+        g_free(order);
+        return done ? place_arena(&sub->problem, sub_offsets) : G_MAXUINT64;
+    }
+    if (!place_keep_smallest(&sub->problem, heuristic, sub_offsets, &winner, &arena, NULL, error))
         return G_MAXUINT64;
     return winner ? arena : G_MAXUINT64;
 }

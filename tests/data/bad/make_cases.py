@@ -537,7 +537,7 @@ def main():
         ("--graph graphs/gpt2.onnx --tiers sram=0,dram", 2,
          "sim: --tiers: '0' is not a capacity (bytes > 0: 262144, 256K, 256KiB, 1MiB) (see sim --help)"),
         ("--graph graphs/gpt2.onnx --tiers sram=1MiB,dram --strategy bestfit", 2,
-         "sim: --tiers leaves each buffer's tier to the strategy: name one that chooses tiers (tiered, banked-greedy) "
+         "sim: --tiers leaves each buffer's tier to the strategy: name one that chooses tiers (banked-greedy, tiered) "
          "(see sim --help)"),
         ("--graph graphs/gpt2.onnx --tiers sram=1MiB,dram --bins graphs/bins.txt", 1,
          "sim: graphs/gpt2.onnx: graphs/bins.txt: with --tiers a bins file names tiers ('sram name=GLOB'), not bin "
