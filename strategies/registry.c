@@ -8,6 +8,7 @@
 extern const PlaceStrategy place_naive, place_firstfit, place_bestfit, place_greedy_size, place_greedy_breadth,
     place_greedy_conflicts, place_climb, place_search, place_search_minimalloc, place_best, place_ort, place_pytorch,
     place_banked_greedy, place_tiered;
+extern const StructuredStrategy structured_first_fit, structured_greedy, structured_search;
 
 const PlaceStrategy *const registry_place[] = {
     &place_naive, &place_firstfit, &place_bestfit, &place_greedy_size, &place_greedy_breadth,
@@ -27,6 +28,11 @@ extern const AliasStrategy alias_concat_dedup, alias_runtime, alias_noop, alias_
 
 /* Application order matters: nested concats claim their inputs before plain ones, runtime layouts
  * before noop views link around them, in-place last (it only reuses what nothing else shares). */
+/* Strategies for structured problems (schema-v1 files, docs/structured.md); the first is the default. */
+const StructuredStrategy *const registry_structured[] = {
+    &structured_search, &structured_greedy, &structured_first_fit, NULL,
+};
+
 const AliasStrategy *const registry_alias[] = {
     &alias_concat_dedup, &alias_runtime, &alias_noop, &alias_inplace, &alias_ort, NULL,
 };
@@ -93,6 +99,21 @@ const PlaceStrategy *registry_place_baseline(void)
         if (registry_place[k]->role == ROLE_BASELINE)
             return registry_place[k];
     g_assert_not_reached();
+}
+
+const StructuredStrategy *registry_structured_find(const char *name)
+{
+    return table_find(TABLE(registry_structured), name);
+}
+
+char *registry_structured_names(void)
+{
+    return table_names(TABLE(registry_structured));
+}
+
+StructuredOptions registry_structured_options(void)
+{
+    return (StructuredOptions){.budget_work = 0, .portfolio = registry_structured};
 }
 
 const OrderStrategy *const *registry_order_strategies(guint *count)

@@ -7,10 +7,12 @@
 #include "memory/alias.h"
 #include "memory/order.h"
 #include "plan/plan.h"
+#include "structured/structured-strategy.h"
 
 extern const PlaceStrategy *const registry_place[];
 extern const OrderStrategy *const registry_order[];
 extern const AliasStrategy *const registry_alias[];
+extern const StructuredStrategy *const registry_structured[];
 
 /* What `sim` plans with when no --strategy is named: the portfolio, on a small work budget unless a budget
  * is given — the smallest arena the tool finds on every corpus model, in well under a second, the same on
@@ -32,6 +34,12 @@ const PlaceStrategy *registry_place_find(const char *name);
 const PlaceStrategy *registry_place_baseline(void);
 /* "naive, firstfit, ..." for messages. Newly allocated. */
 char *registry_place_names(void);
+
+/* Structured problems' strategies (schema-v1 files): registry_structured[0] is the default. */
+const StructuredStrategy *registry_structured_find(const char *name);
+char *registry_structured_names(void);
+/* The options every caller starts from: no budget given, the table as the search's portfolio. */
+StructuredOptions registry_structured_options(void);
 
 /* Operator orders. */
 const OrderStrategy *const *registry_order_strategies(guint *count);

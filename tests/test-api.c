@@ -426,6 +426,7 @@ static void test_covers_the_command(void)
         "format", "wide", "verbose", "map", "ascii", /* how the command prints; the library returns data */
         "plot", "out", "from", "x", "y", "where", "steps", "addresses", "facet", "title", "html", "chrome-trace",
         "profile", "phases", "trace-out", "solution-out", /* files the command writes from the results */
+        "check-solution",                  /* arenasim_structured_plan's `solution` argument */
         "help", "help-all", NULL};
     RunResult r = test_run("SIM_BIN", (const char *[]){"--help", NULL});
     g_assert_cmpint(r.status, ==, 0);

@@ -5,6 +5,7 @@
 #include "base/error.h"
 #include "base/version.h"
 #include "driver/driver.h"
+#include "driver/driver-structured.h"
 #include "driver/entries.h"
 #include "driver/generate.h"
 #include "driver/range.h"
@@ -14,6 +15,7 @@
 #include "report/peak.h"
 #include "report/report-range.h"
 #include "strategies/registry.h"
+#include "structured/structured-json.h"
 #include "trace/trace-tiers.h"
 
 #include <stdio.h>
@@ -178,6 +180,27 @@ static gboolean load_model(arenasim_model *m, const arenasim_options *o, GError 
     return ok;
 }
 
+static void pool_usage(GError **e)
+{
+    usage(e, "options.pool projects a pool of a structured problem (FILE.json)");
+}
+
+/* A structured problem as a model: one pool's capacity-free projection (options.pool). */
+static gboolean structured_trace(arenasim_model *m, const char *path, const arenasim_options *o, GError **e)
+{
+    if (!o->pool)
+        return usage(e, "a structured problem (FILE.json) is planned by arenasim_structured_plan; set options.pool to "
+                        "load one pool's projection as a trace");
+    GError *inner = NULL;
+    m->trace = driver_structured_core(path, o->pool, &inner);
+    if (!m->trace) { /* the driver's message names the file already */
+        g_set_error_literal(e, inner->domain, inner->code, inner->message + (g_str_has_prefix(inner->message, path)
+                                                                                 ? strlen(path) + 2 : 0));
+        g_error_free(inner);
+    }
+    return m->trace != NULL;
+}
+
 arenasim_model *arenasim_model_load(const char *path, const arenasim_options *options, char **error)
 {
     arenasim_options o;
@@ -191,8 +214,12 @@ arenasim_model *arenasim_model_load(const char *path, const arenasim_options *op
         return NULL;
     }
     arenasim_model *m = handle_new(path);
-    gboolean ok = is_model(path) ? load_model(m, &o, &e)
-                                 : fits_trace(&o, &e) && (m->trace = trace_read_file(path, &e)) != NULL;
+    gboolean structured = structured_json_is_problem_path(path);
+    if (o.pool && !structured)
+        pool_usage(&e);
+    gboolean ok = !e && (is_model(path)   ? load_model(m, &o, &e)
+                         : structured     ? fits_trace(&o, &e) && structured_trace(m, path, &o, &e)
+                                          : fits_trace(&o, &e) && (m->trace = trace_read_file(path, &e)) != NULL);
     if (!ok) {
         g_prefix_error(&e, "%s: ", path);
         set_error(error, e);
@@ -926,9 +953,122 @@ char *arenasim_plan_report_json(const arenasim_plan *p)
     return out;
 }
 
+struct arenasim_structured {
+    DriverStructured r;
+};
+
+arenasim_structured *arenasim_structured_plan(const char *path, const arenasim_options *options, const char *solution,
+                                              char **error)
+{
+    arenasim_options o;
+    GError *e = NULL;
+    if (error)
+        *error = NULL;
+    if (!options_of(options, options ? options->size : 0, &o, sizeof o, (void (*)(void *))arenasim_options_init,
+                    &e) ||
+        (!path && !usage(&e, "no file given"))) {
+        set_error(error, e);
+        g_clear_error(&e);
+        return NULL;
+    }
+    DriverStructuredJob job = {.path = path, .options = registry_structured_options(), .solution = solution};
+    job.options.budget_work = o.budget_work;
+    job.strategy = o.strategy ? registry_structured_find(o.strategy) : registry_structured[0];
+    if (!job.strategy) {
+        char *names = registry_structured_names();
+        g_set_error(&e, SIM_ERROR, SIM_ERROR_USAGE, "unknown strategy for structured problems '%s' (one of: %s)",
+                    o.strategy, names);
+        g_free(names);
+        set_error(error, e);
+        g_clear_error(&e);
+        return NULL;
+    }
+    arenasim_structured *s = g_new0(arenasim_structured, 1);
+    if (!driver_structured_plan(&job, &s->r, &e)) {
+        set_error(error, e);
+        g_clear_error(&e);
+        arenasim_structured_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void arenasim_structured_free(arenasim_structured *s)
+{
+    if (!s)
+        return;
+    driver_structured_clear(&s->r);
+    g_free(s);
+}
+
+uint64_t arenasim_structured_term(const arenasim_structured *s, const char *term)
+{
+    for (guint t = 0; term && t < STRUCTURED_TERMS; t++)
+        if (!strcmp(term, structured_term_name((StructuredTerm)t)))
+            return s->r.objective.value[t];
+    return UINT64_MAX;
+}
+
+int arenasim_structured_fits(const arenasim_structured *s)
+{
+    return s->r.objective.value[STRUCTURED_OVERFLOW] == 0;
+}
+
+int arenasim_structured_proven(const arenasim_structured *s)
+{
+    return s->r.report.proven;
+}
+
+uint64_t arenasim_structured_work(const arenasim_structured *s)
+{
+    return s->r.report.work;
+}
+
+const char *arenasim_structured_fingerprint(const arenasim_structured *s)
+{
+    return s->r.problem->fingerprint;
+}
+
+size_t arenasim_structured_buffer_count(const arenasim_structured *s)
+{
+    return s->r.problem->buffers->len;
+}
+
+int arenasim_structured_buffer(const arenasim_structured *s, size_t k, uint32_t *id, uint32_t *pool, uint64_t *offset)
+{
+    const StructuredProblem *p = s->r.problem;
+    if (k >= p->buffers->len)
+        return -1;
+    if (id)
+        *id = g_array_index(p->buffers, StructuredBuffer, k).id;
+    if (pool)
+        *pool = g_array_index(p->pools, StructuredPool, s->r.place[k].pool).id;
+    if (offset)
+        *offset = s->r.place[k].offset;
+    return 0;
+}
+
+int arenasim_structured_write_solution(const arenasim_structured *s, const char *path, char **error)
+{
+    GError *e = NULL;
+    if (error)
+        *error = NULL;
+    if (!path) {
+        usage(&e, "no file given");
+    } else if (!driver_structured_write_solution(&s->r, path, &e)) {
+        /* the message names the path */
+    }
+    if (e) {
+        set_error(error, e);
+        g_error_free(e);
+        return -1;
+    }
+    return 0;
+}
+
 const char *const *arenasim_names(arenasim_list which)
 {
-    static const char *strategies[64], *orders[64], *aliases[64];
+    static const char *strategies[64], *orders[64], *aliases[64], *structured[64];
     static gsize done = 0;
     if (g_once_init_enter(&done)) {
         guint n = 0;
@@ -941,9 +1081,14 @@ const char *const *arenasim_names(arenasim_list which)
         const AliasStrategy *const *as = registry_alias_strategies(&n);
         for (guint k = 0; k < n && k < 63; k++)
             aliases[k] = as[k]->name;
+        for (guint k = 0; registry_structured[k] && k < 63; k++)
+            structured[k] = registry_structured[k]->name;
         g_once_init_leave(&done, 1);
     }
-    return which == ARENASIM_ORDERS ? orders : which == ARENASIM_ALIASES ? aliases : strategies;
+    return which == ARENASIM_ORDERS                  ? orders
+           : which == ARENASIM_ALIASES               ? aliases
+           : which == ARENASIM_STRUCTURED_STRATEGIES ? structured
+                                                     : strategies;
 }
 
 const char *arenasim_version(void)

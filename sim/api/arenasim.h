@@ -78,6 +78,9 @@ typedef struct {
     const char *tiers;         /* --tiers: memory tiers, fastest first, "NAME[=CAPACITY][:READ[/WRITE]],..." (e.g.
                                   "sram=256KiB,dram"): each buffer's tier is the plan's choice (strategy "tiered"
                                   when none is named); NULL: one arena */
+    const char *pool;          /* --pool: with a structured problem (FILE.json), the pool (name or id) whose
+                                  capacity-free projection arenasim_model_load reads as a trace; NULL: none (the
+                                  problem itself is arenasim_structured_plan's) */
 } arenasim_options;
 
 /* The defaults, as `sim` has them. */
@@ -236,7 +239,31 @@ uint64_t arenasim_generation_arena_bytes(const arenasim_generation *g);
 /* The report as `sim ... --generate N --format json` prints it (the plan, the prompt, the tokens, the check). */
 char *arenasim_generation_report_json(const arenasim_generation *g);
 
-typedef enum { ARENASIM_STRATEGIES, ARENASIM_ORDERS, ARENASIM_ALIASES } arenasim_list;
+/* A structured placement problem (dsa-solver's schema-v1, FILE.json: pools with capacities, separations, reuse
+ * penalties, ...; docs/structured.md) placed by o->strategy (arenasim_names(ARENASIM_STRUCTURED_STRATEGIES);
+ * "search" when NULL) within o->budget_work search nodes (0: 200,000) — or, with `solution`, that solution
+ * envelope checked instead — and validated against every rule of the problem. NULL with *error set. */
+typedef struct arenasim_structured arenasim_structured;
+arenasim_structured *arenasim_structured_plan(const char *path, const arenasim_options *o, const char *solution,
+                                              char **error);
+void arenasim_structured_free(arenasim_structured *s);
+/* An objective term by its schema-v1 name (capacity_overflow, total_peak, max_peak, reuse_cost); UINT64_MAX for
+ * another name. */
+uint64_t arenasim_structured_term(const arenasim_structured *s, const char *term);
+/* 1 when every pool is within its capacity; 1 when the search proved the placement optimal. */
+int arenasim_structured_fits(const arenasim_structured *s);
+int arenasim_structured_proven(const arenasim_structured *s);
+uint64_t arenasim_structured_work(const arenasim_structured *s);
+/* The problem's fingerprint (16 hex digits), as its solution envelope carries it; lives as long as the handle. */
+const char *arenasim_structured_fingerprint(const arenasim_structured *s);
+/* Buffer k's id (the file's), pool id and offset; 0, or -1 past the last. */
+size_t arenasim_structured_buffer_count(const arenasim_structured *s);
+int arenasim_structured_buffer(const arenasim_structured *s, size_t k, uint32_t *id, uint32_t *pool,
+                               uint64_t *offset);
+/* Writes the placement as a solution envelope (a placement over capacity is refused). 0, or -1 with *error. */
+int arenasim_structured_write_solution(const arenasim_structured *s, const char *path, char **error);
+
+typedef enum { ARENASIM_STRATEGIES, ARENASIM_ORDERS, ARENASIM_ALIASES, ARENASIM_STRUCTURED_STRATEGIES } arenasim_list;
 /* The names of a list, NULL-terminated, in the registry's order; static. */
 const char *const *arenasim_names(arenasim_list which);
 

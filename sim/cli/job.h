@@ -15,6 +15,7 @@
 #include "report/plot-kinds.h"
 #include "report/report.h"
 #include "report/report-range.h"
+#include "structured/structured-strategy.h"
 
 typedef enum {
     JOB_VERSION,    /* --version */
@@ -28,6 +29,7 @@ typedef enum {
     JOB_RANGE,      /* --dim NAME=LO:HI: every point of a range of dims planned, its functions reported */
     JOB_ENTRIES,    /* several --graph: entry points planned in one arena (driver/entries.h) */
     JOB_GENERATE,   /* --generate N: a greedy generation run inside one plan (driver/generate.h) */
+    JOB_STRUCTURED, /* --trace FILE.json: a structured problem placed or a solution checked (driver-structured.h) */
 } JobKind;
 
 typedef struct {
@@ -47,6 +49,10 @@ typedef struct {
     ShapeOptions *entry_shapes; /* ... and their dims (--dim ENTRY:NAME=VALUE and the shared ones), one each */
     char *unknown_ops;          /* ops planned from value_info, "GridSample (2), Foo (1)", or NULL */
     /* choices, resolved */
+    const StructuredStrategy *structured; /* JOB_STRUCTURED: its strategy and options */
+    StructuredOptions structured_options;
+    char *check_solution;       /* JOB_STRUCTURED: a solution envelope to check instead of placing */
+    char *structured_pool;      /* --pool: the pool of a structured problem planned as an ordinary trace */
     const PlaceStrategy *strategy;
     gboolean strategy_named;    /* --strategy given (else a tiered trace file's plan takes the tiered default) */
     GArray *tiers;              /* --tiers: TraceTier (trace/trace-tiers.h), or NULL */

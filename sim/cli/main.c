@@ -38,7 +38,8 @@ int main(int argc, char **argv)
         case JOB_ORDERS:
         case JOB_RANGE:
         case JOB_ENTRIES:
-        case JOB_GENERATE: status = job_run(&job); break;
+        case JOB_GENERATE:
+        case JOB_STRUCTURED: status = job_run(&job); break;
         }
     }
     GError *out_error = NULL;

@@ -9,6 +9,7 @@
 #include "driver/generate.h"
 #include "driver/range.h"
 #include "strategies/registry.h"
+#include "structured/structured-json.h"
 #include "trace/trace-tiers.h"
 
 #include <stdio.h>
@@ -18,6 +19,7 @@
 /* What GOption fills; read once by resolve() and then dropped. */
 typedef struct {
     char *graph_path, *trace_path, *trace_out, *solution_out, *bins_path, *chrome_trace, *plot, *plot_out, *html;
+    char *check_solution, *pool;
     char *from, *plot_x, *plot_y, *plot_title, *facet, *window_steps, *window_addresses;
     char **dims, **bounds, **pins, **where, **kv, **graphs;
     char *strategy, *format, *weights, *io, *transpose, *alias, *fuse, *order, *orders, *tiers;
@@ -41,7 +43,8 @@ static void raw_clear(RawOptions *o)
                         &o->plot_out, &o->from, &o->plot_x, &o->plot_y, &o->plot_title, &o->strategy, &o->format,
                         &o->weights, &o->io, &o->transpose, &o->alias, &o->fuse, &o->order, &o->orders, &o->profile, &o->phases,
                         &o->search_engines, &o->inputs, &o->expect, &o->dump_outputs, &o->facet, &o->window_steps,
-                        &o->window_addresses, &o->kernels, &o->layouts, &o->winograd, &o->skinny, &o->tiers};
+                        &o->window_addresses, &o->kernels, &o->layouts, &o->winograd, &o->skinny, &o->tiers,
+                        &o->check_solution, &o->pool};
     for (gsize k = 0; k < G_N_ELEMENTS(strings); k++)
         g_clear_pointer(strings[k], g_free);
     g_clear_pointer(&o->dims, g_strfreev);
@@ -178,7 +181,16 @@ static int check_combinations(const RawOptions *o)
         return cli_usage_error("--threads takes a count from 1 to 1,024");
     if (o->solution_out && (o->compare || o->info))
         return cli_usage_error("--solution-out writes one plan: drop --compare and --info");
-    if (o->solution_out && !g_str_has_suffix(o->solution_out, ".csv"))
+    gboolean structured = structured_json_is_problem_path(o->trace_path);
+    if (o->pool && !structured)
+        return cli_usage_error("--pool projects one pool of a structured problem: use it with --trace FILE.json");
+    if (o->check_solution && (!structured || o->pool))
+        return cli_usage_error("--check-solution checks a solution envelope against its structured problem: use it "
+                               "with --trace FILE.json (without --pool)");
+    if (structured && !o->pool && o->solution_out && !g_str_has_suffix(o->solution_out, ".json"))
+        return cli_usage_error("--solution-out writes a structured problem's solution envelope: name the file "
+                               "FILE.json");
+    if ((!structured || o->pool) && o->solution_out && !g_str_has_suffix(o->solution_out, ".csv"))
         return cli_usage_error("--solution-out writes MiniMalloc's CSV: name the file FILE.csv");
     if (o->compare && o->strategy && !o->orders)
         return cli_usage_error("--compare runs every strategy: drop --strategy (or compare orders with --orders)");
@@ -456,6 +468,37 @@ static char *formats_where(gboolean (*keep)(ReportFormat f), const char *last)
     return g_string_free(s, FALSE);
 }
 
+/* A structured problem (--trace FILE.json without --pool): its strategy, work budget and files; the options of
+ * the graph and trace pipeline have nothing to act on. */
+static int resolve_structured(RawOptions *o, Job *job)
+{
+    if (o->compare || o->map || o->ascii || o->wide || o->plot || o->html || o->chrome_trace || o->trace_out ||
+        o->bins_path || o->tiers || o->run || o->no_verify || o->verbose || cli_strict_given(o->given, "budget") ||
+        o->search_engines || cli_strict_given(o->given, "search-max") || cli_strict_given(o->given, "seed") ||
+        o->profile || o->inputs || o->expect || o->dump_outputs)
+        return cli_usage_error("a structured problem (--trace FILE.json) takes --strategy, --budget-work, --format, "
+                               "--solution-out, --check-solution, --phases and --pool (its pools as ordinary traces)");
+    if (o->check_solution && (o->strategy || cli_strict_given(o->given, "budget-work") || o->solution_out))
+        return cli_usage_error("--check-solution checks a placement someone made: drop --strategy, --budget-work and "
+                               "--solution-out");
+    job->structured = o->strategy ? registry_structured_find(o->strategy) : registry_structured[0];
+    if (!job->structured)
+        return unknown_name("strategy for structured problems", o->strategy, registry_structured_names());
+    job->structured_options = registry_structured_options();
+    if (cli_strict_given(o->given, "budget-work")) {
+        if (o->budget_work < 1)
+            return cli_usage_error("--budget-work takes a positive number (the search's nodes)");
+        job->structured_options.budget_work = (guint64)o->budget_work;
+    }
+    job->kind = JOB_STRUCTURED;
+    job->trace_path = g_steal_pointer(&o->trace_path);
+    job->source = job->trace_path;
+    job->solution_out = g_steal_pointer(&o->solution_out);
+    job->check_solution = g_steal_pointer(&o->check_solution);
+    job->phases_path = g_steal_pointer(&o->phases);
+    return -1;
+}
+
 /* Everything a planning job needs, checked and looked up; moves the paths into the job. */
 static int resolve(RawOptions *o, Job *job)
 {
@@ -478,6 +521,9 @@ static int resolve(RawOptions *o, Job *job)
         g_free(whole);
         return status;
     }
+    if (structured_json_is_problem_path(o->trace_path) && !o->pool)
+        return resolve_structured(o, job);
+    job->structured_pool = g_steal_pointer(&o->pool);
     gboolean entries = (o->graphs && g_strv_length(o->graphs) > 1) || cli_strict_given(o->given, "generate");
     if ((status = resolve_strategies(o, job)) >= 0 || (status = resolve_layout(o, job)) >= 0 ||
         (entries ? (status = resolve_entries(o, job)) >= 0
@@ -698,7 +744,14 @@ int job_from_args(Job *job, int argc, char **argv)
          "Write the trace (text format, or MiniMalloc CSV when FILE ends in .csv)", "FILE"},
         {"solution-out", 0, 0, G_OPTION_ARG_FILENAME, &o.solution_out,
          "Write the plan as a MiniMalloc solution, id,lower,upper,size[,alignment],offset (the input's own ids and "
-         "time points; sim --trace FILE.csv verifies it)", "FILE.csv"},
+         "time points; sim --trace FILE.csv verifies it); for a structured problem (--trace FILE.json), its "
+         "schema-v1 solution envelope FILE.json", "FILE.csv|FILE.json"},
+        {"check-solution", 0, 0, G_OPTION_ARG_FILENAME, &o.check_solution,
+         "With --trace FILE.json: check a schema-v1 solution envelope against the problem (its fingerprint, then every "
+         "rule) and report its objective, instead of placing", "FILE.json"},
+        {"pool", 0, 0, G_OPTION_ARG_STRING, &o.pool,
+         "With --trace FILE.json: plan the capacity-free projection of this pool (name or id) as an ordinary trace",
+         "POOL"},
         {"format", 'f', 0, G_OPTION_ARG_STRING, &o.format, "Report format: text (default), md, csv, json", "FMT"},
         {"wide", 0, 0, G_OPTION_ARG_NONE, &o.wide,
          "--format md: every column in exact bytes (csv's columns), not the compact table", NULL},
@@ -786,7 +839,7 @@ void job_clear(Job *job)
                         &job->alias, &job->fuse, &job->plot_out, &job->plot_x, &job->plot_y, &job->plot_title,
                         &job->chrome_trace, &job->html_out, &job->trace_out, &job->solution_out, &job->phases_path,
                         &job->profile_path, &job->inputs_dir, &job->expect_dir, &job->dump_dir, &job->plot_facet,
-                        &job->unknown_ops};
+                        &job->unknown_ops, &job->check_solution, &job->structured_pool};
     for (gsize k = 0; k < G_N_ELEMENTS(strings); k++)
         g_clear_pointer(strings[k], g_free);
     g_clear_pointer(&job->inputs, g_ptr_array_unref);

@@ -31,6 +31,9 @@ void cli_list_strategies(void)
     for (guint k = 0; k < count; k++)
         printf("  %-18s %s%s%s\n", all[k]->name, all[k]->summary, all[k]->plan_tiers ? " [--tiers]" : "",
                place_strategy_budgeted(all[k]) ? " [--budget]" : "");
+    printf("structured problem strategies (--strategy with --trace FILE.json; the first is the default):\n");
+    for (guint k = 0; registry_structured[k]; k++)
+        printf("  %-18s %s\n", registry_structured[k]->name, registry_structured[k]->description);
     const OrderStrategy *const *orders = registry_order_strategies(&count);
     printf("operator orders (--order, --orders):\n");
     for (guint k = 0; k < count; k++)

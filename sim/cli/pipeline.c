@@ -8,6 +8,7 @@
 #include "cli/phases.h"
 #include "cli/run-print.h"
 #include "driver/driver.h"
+#include "driver/driver-structured.h"
 #include "driver/entries.h"
 #include "driver/generate.h"
 #include "driver/range.h"
@@ -362,8 +363,33 @@ static int run_generate(Job *job)
     return status;
 }
 
+/* A structured problem: placed (or a solution checked), validated, reported; the solution envelope written. */
+static int run_structured(Job *job)
+{
+    DriverStructuredJob sj = {.path = job->trace_path, .strategy = job->structured, .options = job->structured_options,
+                              .solution = job->check_solution};
+    DriverStructured r;
+    GError *error = NULL;
+    int status = 0;
+    if (!driver_structured_plan(&sj, &r, &error))
+        status = cli_file_error(job->trace_path, error);
+    phases_mark("place");
+    if (!status)
+        report_structured_print(stdout, job->format, &r.report);
+    if (!status && job->solution_out && !driver_structured_write_solution(&r, job->solution_out, &error))
+        status = cli_file_error(job->solution_out, error);
+    phases_mark("output");
+    if (!status && job->phases_path && !phases_write(job->phases_path, &error))
+        status = cli_file_error(job->phases_path, error);
+    g_clear_error(&error);
+    driver_structured_clear(&r);
+    return status;
+}
+
 int job_run(Job *job)
 {
+    if (job->kind == JOB_STRUCTURED)
+        return run_structured(job);
     if (job->kind == JOB_RANGE)
         return run_range(job);
     if (job->kind == JOB_ENTRIES)
@@ -385,7 +411,8 @@ int job_run(Job *job)
         else if (job->run && !exec_check_schedule(job->schedule, &error)) /* before a report of a plan it cannot run */
             status = cli_file_error(job->graph_path, error);
     } else {
-        t = trace_read_file(job->trace_path, &error);
+        t = job->structured_pool ? driver_structured_core(job->trace_path, job->structured_pool, &error)
+                                 : trace_read_file(job->trace_path, &error);
         phases_mark("load");
         if (!t)
             status = cli_file_error(job->trace_path, error);
