@@ -228,7 +228,7 @@ asan:
 	$(MAKE) BUILD=build-asan OPT_FLAGS=-O1 CHECK_SKIP="test-hosts test-sweep" \
 	  SAN_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" check
 
-FUZZERS      := onnx trace-text trace-csv bins plan plot piecewise
+FUZZERS      := onnx trace-text trace-csv bins plan plot piecewise structured
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE   ?= 15
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all

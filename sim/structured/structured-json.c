@@ -13,6 +13,7 @@ typedef struct {
     const char *file;
     GError **error;
     gboolean failed;
+    const char *field; /* the member the next typed read is of (member() sets it; each read clears it) */
 } Reader;
 
 static gboolean fail(Reader *r, const char *where, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
@@ -28,6 +29,16 @@ static gboolean fail(Reader *r, const char *where, const char *fmt, ...)
                 what);
     g_free(what);
     r->failed = TRUE;
+    return FALSE;
+}
+
+/* A typed read failed: the path names the member it read (root.problem.buffers[3].size). */
+static gboolean fail_typed(Reader *r, const char *path, const char *what)
+{
+    char *full = r->field ? g_strconcat(path, ".", r->field, NULL) : g_strdup(path);
+    r->field = NULL;
+    fail(r, full, "%s", what);
+    g_free(full);
     return FALSE;
 }
 
@@ -53,17 +64,22 @@ static gboolean check_fields(Reader *r, JsonObject *o, const char *path, const c
 static JsonObject *object_of(Reader *r, JsonNode *n, const char *path)
 {
     if (!n || !JSON_NODE_HOLDS_OBJECT(n)) {
-        fail(r, path, "must be an object");
+        if (n)
+            fail_typed(r, path, "must be an object");
         return NULL;
     }
+    r->field = NULL;
     return json_node_get_object(n);
 }
 
 static JsonNode *member(Reader *r, JsonObject *o, const char *name, const char *path)
 {
     JsonNode *n = json_object_get_member(o, name);
+    r->field = NULL;
     if (!n)
         fail(r, path, "is missing '%s'", name);
+    else
+        r->field = name;
     return n;
 }
 
@@ -71,17 +87,20 @@ static JsonArray *array_of(Reader *r, JsonNode *n, const char *path)
 {
     if (!n || !JSON_NODE_HOLDS_ARRAY(n)) {
         if (n)
-            fail(r, path, "must be an array");
+            fail_typed(r, path, "must be an array");
         return NULL;
     }
+    r->field = NULL;
     return json_node_get_array(n);
 }
 
 static gboolean integer_of(Reader *r, JsonNode *n, const char *path, gint64 *out)
 {
     *out = 0;
-    if (!n || !JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_INT64)
-        return fail(r, path, "must be an integer (at most 9223372036854775807)");
+    if (!n)
+        return FALSE;
+    if (!JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_INT64)
+        return fail_typed(r, path, "must be an integer (at most 9223372036854775807)");
     *out = json_node_get_int(n);
     return TRUE;
 }
@@ -92,18 +111,26 @@ static gboolean unsigned_of(Reader *r, JsonNode *n, const char *path, guint64 ma
     *out = 0;
     if (!integer_of(r, n, path, &v))
         return FALSE;
-    if (v < 0 || (guint64)v > max)
-        return fail(r, path, "must be an integer from 0 to %" G_GUINT64_FORMAT, max);
+    if (v < 0 || (guint64)v > max) {
+        char *what = g_strdup_printf("must be an integer from 0 to %" G_GUINT64_FORMAT, max);
+        fail_typed(r, path, what);
+        g_free(what);
+        return FALSE;
+    }
+    r->field = NULL;
     *out = (guint64)v;
     return TRUE;
 }
 
 static const char *string_of(Reader *r, JsonNode *n, const char *path)
 {
-    if (!n || !JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_STRING) {
-        fail(r, path, "must be a string");
+    if (!n)
+        return NULL;
+    if (!JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_STRING) {
+        fail_typed(r, path, "must be a string");
         return NULL;
     }
+    r->field = NULL;
     return json_node_get_string(n);
 }
 
@@ -239,6 +266,7 @@ static gboolean read_pools(Doc *d, JsonArray *pools)
             else if (g_hash_table_contains(d->pool_ids, GUINT_TO_POINTER((guint)id)))
                 fail(&d->r, path, "pool id %" G_GUINT64_FORMAT " appears twice", id);
             if (!d->r.failed && !JSON_NODE_HOLDS_NULL(cap)) {
+                d->r.field = "capacity";
                 pool.bounded = unsigned_of(&d->r, cap, path, G_MAXINT64, &pool.capacity);
             }
         }
@@ -729,7 +757,7 @@ StructuredProblem *structured_json_parse(const char *text, gsize len, const char
         g_object_unref(parser);
         return NULL;
     }
-    Doc d = {.r = {path, error, FALSE}, .p = structured_new(path)};
+    Doc d = {.r = {path, error, FALSE, NULL}, .p = structured_new(path)};
     d.buffer_ids = g_hash_table_new(g_direct_hash, g_direct_equal);
     d.pool_ids = g_hash_table_new(g_direct_hash, g_direct_equal);
     JsonNode *root = json_parser_get_root(parser);
@@ -822,7 +850,7 @@ StructuredPlace *structured_json_read_solution(const StructuredProblem *p, const
         return NULL;
     }
     JsonParser *parser = json_parser_new();
-    Reader r = {path, error, FALSE};
+    Reader r = {path, error, FALSE, NULL};
     StructuredPlace *place = NULL;
     if (!json_parser_load_from_data(parser, text, (gssize)len, &e)) {
         fail(&r, NULL, "not JSON: %s", e->message);

@@ -8,7 +8,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 seconds=${1:-60}
 corpus=build-fuzz/corpus
-mkdir -p "$corpus"/{onnx,trace-text,trace-csv,bins,plan,plot,piecewise} build-fuzz/artifacts
+mkdir -p "$corpus"/{onnx,trace-text,trace-csv,bins,plan,plot,piecewise,structured} build-fuzz/artifacts
 cp graphs/*.onnx "$corpus/onnx/"
 cp tests/data/bad/*.onnx "$corpus/onnx/" # the hostile models found so far: mutations start near them
 for n in 5 20 60; do
@@ -30,6 +30,7 @@ cp tests/fuzz/seeds/bins/* "$corpus/bins/"
 head -c 400 /dev/zero > "$corpus/plan/zeros"
 printf '\377\377\177\001\004\006\006\000' > "$corpus/plan/staircase" # fuzz-plan's large mode: 1,024 buffers
 cp tests/fuzz/seeds/plot/* "$corpus/plot/"
+cp tests/data/structured/*.json "$corpus/structured/" # a problem of each constraint kind (docs/structured.md)
 # a line rounded up to 64 (a staircase), a quadratic rounded up (residue classes), two variables, raw bytes
 printf '\000\001\001\377\106\140\003\007\001' > "$corpus/piecewise/staircase"
 printf '\000\340\001\377\306\140\013\007\005\001' > "$corpus/piecewise/quasi"
@@ -42,7 +43,7 @@ status=0
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}intercept_tls_get_addr=0
 # -timeout=30: a seed at the Loop-unrolling total (onnx-loops-past-total: 0.5 s natively) takes 12 s under ASan and
 # coverage with the other core busy; a hang still ends past 30 s.
-for f in onnx trace-text trace-csv bins plan plot piecewise; do
+for f in onnx trace-text trace-csv bins plan plot piecewise structured; do
     log=build-fuzz/fuzz-$f.log
     if build-fuzz/fuzz-$f "$corpus/$f" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 -max_len=65536 \
         -artifact_prefix="build-fuzz/artifacts/$f-" -print_final_stats=1 > "$log" 2>&1; then

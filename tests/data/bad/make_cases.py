@@ -246,6 +246,81 @@ def main():
         "sim: {}:2: buffers with gaps in their lifetime are not supported")
     add("trace-csv-missing-column.csv", b"id,lower,size\nb1,0,4\n", "--trace {}", 1,
         "sim: {}:1: the header must name id, lower, upper and size")
+    # Structured problems (schema-v1 JSON, docs/structured.md): every field honoured or refused with one line.
+    import json as _json
+
+    def problem(**edits):
+        d = {"schema_version": 1, "profile": "pypto_research_v1", "instance": "bad",
+             "metadata": {"lifetime_ordering": "pypto_read_before_write", "solver_input": "pre_memory_reuse"},
+             "problem": {"pools": [{"id": 0, "name": "Vec", "capacity": 256, "reserved_ranges": []}],
+                         "buffers": [{"id": 0, "name": "a", "size": 64, "alignment": 32,
+                                      "live_intervals": [{"lower": 0, "upper": 4}], "allowed_pools": [0]},
+                                     {"id": 1, "name": "b", "size": 64, "alignment": 32,
+                                      "live_intervals": [{"lower": 2, "upper": 6}], "allowed_pools": [0]}],
+                         "constraints": {"colocations": [], "separations": [], "temporal_exclusions": [],
+                                         "pinned_allocations": []},
+                         "objective": {"aggregation": "lexicographic", "terms": ["total_peak", "max_peak"]}}}
+        for path, value in edits.items():
+            node = d
+            keys = path.split(".")
+            for k in keys[:-1]:
+                node = node[int(k)] if isinstance(node, list) else node[k]
+            last = keys[-1]
+            if value is None:
+                del node[last]
+            elif isinstance(node, list):
+                node[int(last)] = value
+            else:
+                node[last] = value
+        return _json.dumps(d).encode()
+
+    add("structured-not-json.json", b"{\"schema_version\": 1,", "--trace {}", 1,
+        "sim: {}: not JSON: <data>:1:21: Parse error: unexpected character `,', expected string constant")
+    add("structured-unknown-field.json", problem(**{"problem.buffers.0.colour": "red"}), "--trace {}", 1,
+        "sim: {}: root.problem.buffers[0]: unknown field 'colour' (schema-v1 has no such field here)")
+    add("structured-version-2.json", problem(schema_version=2), "--trace {}", 1,
+        "sim: {}: root.schema_version: is 2; only schema version 1 is read")
+    add("structured-bank-geometry.json",
+        problem(**{"problem.pools.0.bank_geometry": {"bank_size": 64, "num_banks": 4}}), "--trace {}", 1,
+        "sim: {}: root.problem.pools[0]: bank_geometry: banked pools (and the bank_cost term) are not supported")
+    add("structured-negative-size.json", problem(**{"problem.buffers.0.size": -64}), "--trace {}", 1,
+        "sim: {}: root.problem.buffers[0].size: must be an integer from 0 to 9223372036854775807")
+    add("structured-huge-size.json", problem(**{"problem.buffers.0.size": 18446744073709551615}), "--trace {}", 1,
+        "sim: {}: root.problem.buffers[0].size: must be an integer from 0 to 9223372036854775807")
+    add("structured-fraction.json", problem(**{"problem.pools.0.capacity": 25.5}), "--trace {}", 1,
+        "sim: {}: root.problem.pools[0].capacity: must be an integer (at most 9223372036854775807)")
+    add("structured-duplicate-id.json", problem(**{"problem.buffers.1.id": 0}), "--trace {}", 1,
+        "sim: {}: root.problem.buffers[1]: buffer id 0 appears twice")
+    add("structured-unknown-pool.json", problem(**{"problem.buffers.1.allowed_pools": [7]}), "--trace {}", 1,
+        "sim: {}: root.problem.buffers[1].allowed_pools[0]: names pool 7, which the problem does not have")
+    add("structured-inverted-interval.json", problem(**{"problem.buffers.0.live_intervals": [{"lower": 4, "upper": 4}]}),
+        "--trace {}", 1, "sim: {}: root.problem.buffers[0].live_intervals[0]: is empty or inverted (lower 4 >= upper 4)")
+    add("structured-separated-colocated.json",
+        problem(**{"problem.constraints.colocations": [{"first": 0, "second": 1}],
+                   "problem.constraints.separations": [{"first": 1, "second": 0}], "profile": "pypto_research_v1"}),
+        "--trace {}", 1, "sim: {}: root.problem.constraints.separations: buffers 1 and 0 are both colocated and separated")
+    add("structured-misaligned-pin.json",
+        problem(**{"problem.constraints.pinned_allocations": [{"buffer": 0, "pool": 0, "offset": 16,
+                                                               "exclusive_for_all_time": False}]}), "--trace {}", 1,
+        "sim: {}: root.problem.constraints.pinned_allocations[0]: offset 16 is not a multiple of the buffer's alignment 32")
+    add("structured-pins-clash.json",
+        problem(**{"problem.constraints.pinned_allocations": [
+            {"buffer": 0, "pool": 0, "offset": 0, "exclusive_for_all_time": False},
+            {"buffer": 1, "pool": 0, "offset": 32, "exclusive_for_all_time": False}]}), "--trace {}", 1,
+        "sim: {}: pinned buffers share bytes they may not share (or a reserved range): no placement exists")
+    add("structured-bank-cost.json", problem(**{"problem.objective.terms": ["bank_cost"]}), "--trace {}", 1,
+        "sim: {}: root.problem.objective: the bank_cost term is not supported")
+    add("structured-hard-with-costs.json",
+        problem(profile="pypto_hard_v1", **{"problem.cost_model": {"reuse_penalties": []}}), "--trace {}", 1,
+        "sim: {}: root.profile: pypto_hard_v1 allows one interval and one pool per buffer, separations only, "
+        "no cost model, and the objective [total_peak, max_peak]")
+    add("structured-reason.json",
+        problem(**{"problem.constraints.separations": [{"first": 0, "second": 1, "reasons": ["vibes"]}]}),
+        "--trace {}", 1, "sim: {}: root.problem.constraints.separations[0]: 'vibes' is not one of generic, "
+        "pipeline_stage, target_hazard, semantic_no_alias, cross_pipe")
+    add("structured-escape-name.json", problem(**{"problem.buffers.1.allowed_pools": [0], "problem.pools.0.name":
+                                                  "Vec\x1b]0;owned\x07"}), "--trace {} --pool Mat", 1,
+        "sim: {}: no pool is named 'Mat' (the pools: Vec%1B]0;owned%07)")
     # Bins files (with a committed graph) and the command line.
     add("bins-bad-rule.bins", b"1 colour=red\n", "--graph graphs/noop-chain.onnx --bins {}", 1,
         "sim: graphs/noop-chain.onnx: {}:1: rule 'colour=red' is neither name=GLOB nor size>=BYTES")
