@@ -7,6 +7,8 @@
 #   kv           results/kv-cache.md: a decoder's KV cache planned at capacity (bench/kv.sh)
 #   kv-speed     results/kv-speed.md: the decode step's time beside ONNX Runtime's (bench/kv-speed.sh; timings)
 #   tiers        results/tiers.md: memory tiers on the corpus, banked_greedy, ours and the bound (bench/tiers.sh)
+#   structured   results/structured.md: schema-v1 problems of the shared PyPTO corpus beside their published figures
+#                (bench/structured.sh; reads ../shared/dsa-pypto or $DSA_PYPTO_DIR)
 #   corpus       results/corpus-strategies.{csv,md}, plots/corpus-compare.png: strategies × corpus models
 #   aliasing     results/corpus-aliasing.csv, results/aliasing-savings.md: bytes saved per sharing kind
 #   pictures     plots/gpt2-timeline.png, plots/unet-layout.png: the README's pictures of one plan
@@ -31,7 +33,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 make -s build/sim build/mkgraph
-parts=${*:-"design-log gpt2-seq range kv tiers corpus aliasing pictures peers conformance coverage exec-check timing
+parts=${*:-"design-log gpt2-seq range kv tiers structured corpus aliasing pictures peers conformance coverage exec-check timing
             xnnpack
             winograd skinny kv-speed search scaling"}
 work=$(mktemp -d)
@@ -88,6 +90,7 @@ part_range() { need_models; bench/range.sh; }
 part_kv() { bench/kv.sh; }
 part_kv_speed() { bench/kv-speed.sh; }
 part_tiers() { need_models; bench/tiers.sh; }
+part_structured() { bench/structured.sh; }
 
 part_corpus() {
     need_models

@@ -688,6 +688,55 @@ static RunResult run_env(const char *const *argv, const char *const *env)
     return r;
 }
 
+/* A structured problem through the API: the command's objective, every buffer placed, the envelope written and
+ * checked back, and options.pool's projection planned as a trace. */
+static void test_structured(void)
+{
+    char *path = test_source_path("tests/data/structured/penalty.json"), *error = NULL;
+    arenasim_options o;
+    arenasim_options_init(&o);
+    arenasim_structured *s = arenasim_structured_plan(path, &o, NULL, &error);
+    g_assert_null(error);
+    g_assert_nonnull(s);
+    g_assert_cmpuint(arenasim_structured_term(s, "reuse_cost"), ==, 3);
+    g_assert_cmpuint(arenasim_structured_term(s, "bank_cost"), ==, UINT64_MAX);
+    g_assert_true(arenasim_structured_fits(s) && arenasim_structured_proven(s));
+    g_assert_cmpuint(arenasim_structured_buffer_count(s), ==, 3);
+    uint32_t id, pool;
+    uint64_t offset;
+    g_assert_cmpint(arenasim_structured_buffer(s, 2, &id, &pool, &offset), ==, 0);
+    g_assert_cmpuint(id, ==, 2);
+    g_assert_cmpint(arenasim_structured_buffer(s, 3, &id, &pool, &offset), ==, -1);
+    char *sol = test_scratch_path("api-structured.json");
+    g_assert_cmpint(arenasim_structured_write_solution(s, sol, &error), ==, 0);
+    arenasim_structured *back = arenasim_structured_plan(path, &o, sol, &error);
+    g_assert_nonnull(back);
+    g_assert_cmpuint(arenasim_structured_term(back, "reuse_cost"), ==, 3);
+    g_assert_cmpstr(arenasim_structured_fingerprint(back), ==, arenasim_structured_fingerprint(s));
+    arenasim_structured_free(back);
+    arenasim_structured_free(s);
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--trace", path, "--format", "csv", NULL});
+    assert_contains(r.out, ",0,128,128,3,"); /* the command's objective, the same */
+    run_result_clear(&r);
+    o.strategy = "worstfit";
+    g_assert_null(arenasim_structured_plan(path, &o, NULL, &error));
+    assert_contains(error, "unknown strategy for structured problems 'worstfit'");
+    arenasim_free(error);
+    error = NULL;
+    o.strategy = "bestfit";
+    o.pool = "UB";
+    arenasim_plan *p = arenasim_plan_file(path, &o, &error);
+    g_assert_null(error);
+    g_assert_cmpuint(arenasim_plan_arena_bytes(p), ==, 128);
+    arenasim_plan_free(p);
+    o.pool = NULL;
+    g_assert_null(arenasim_plan_file(path, &o, &error));
+    assert_contains(error, "is planned by arenasim_structured_plan");
+    arenasim_free(error);
+    g_free(sol);
+    g_free(path);
+}
+
 static void test_installed(void)
 {
     const char *prefix = g_getenv("ARENASIM_PREFIX");
@@ -814,6 +863,21 @@ static void test_installed(void)
         "assert t.strategy == 'tiered' and [x.name for x in t.tiers] == ['sram', 'dram'], t\n"
         "assert t.tiers[0].capacity == 1024 and t.tiers[1].capacity is None and t.tier_bound <= t.tier_cost, t.tiers\n"
         "assert t.report['tiers'][0]['arena'] == t.tiers[0].arena and t.run.startswith('checked'), t.report\n"
+        /* a structured problem (docs/structured.md): placed, proven, its envelope written and checked back */
+        "sp = 'tests/data/structured/penalty.json'\n"
+        "st = arenasim.plan_structured(sp, solution_out=os.path.join(tempfile.mkdtemp(), 's.json'))\n"
+        "assert st.objective['reuse_cost'] == 3 and st.fits and st.proven and len(st.placements) == 3, st\n"
+        "out = os.path.join(tempfile.mkdtemp(), 'sol.json')\n"
+        "arenasim.plan_structured(sp, 'greedy', solution_out=out)\n"
+        "back = arenasim.plan_structured(sp, solution=out)\n"
+        "assert back.objective['reuse_cost'] == 3 and back.fingerprint == st.fingerprint, back\n"
+        "assert arenasim.names('structured')[0] == 'search'\n"
+        "assert arenasim.plan(sp, 'bestfit', pool='UB').arena_bytes == 128\n"
+        "try:\n"
+        "    arenasim.plan_structured('tests/data/structured/overflow.json', solution_out=out)\n"
+        "    sys.exit('an envelope over capacity was written')\n"
+        "except arenasim.Error as e:\n"
+        "    assert 'which is no solution' in str(e), e\n"
         "try:\n"
         "    arenasim.plan('graphs/gpt2.onnx\\0.x', 'bestfit')\n"
         "    sys.exit('a path cut at its NUL was planned')\n"
@@ -852,6 +916,7 @@ int main(int argc, char **argv)
     g_test_add_func("/api/run", test_plan_run);
     g_test_add_func("/api/model-handle", test_model_handle);
     g_test_add_func("/api/tiers", test_tiers);
+    g_test_add_func("/api/structured", test_structured);
     g_test_add_func("/api/trace-builder", test_trace_builder);
     g_test_add_func("/api/covers-the-command", test_covers_the_command);
     g_test_add_func("/api/two-threads", test_two_threads);

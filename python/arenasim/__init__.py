@@ -19,8 +19,8 @@ import math
 import os
 from dataclasses import dataclass, field
 
-__all__ = ["Error", "Buffer", "Plan", "Model", "Range", "plan", "plan_range", "compare", "load", "trace", "names",
-           "__version__"]
+__all__ = ["Error", "Buffer", "Plan", "Model", "Range", "Structured", "plan", "plan_range", "plan_structured", "compare",
+           "load", "trace", "names", "__version__"]
 
 
 class Error(Exception):
@@ -54,7 +54,7 @@ class _Options(ctypes.Structure):  # arenasim_options (arenasim.h), field for fi
                 ("order_budget", ctypes.c_uint64), ("order_seconds", ctypes.c_double), ("seed", ctypes.c_int64),
                 ("search_max", ctypes.c_int64), ("search_engines", ctypes.c_char_p), ("range_check", ctypes.c_int),
                 ("range_every", ctypes.c_int), ("range_one_plan", ctypes.c_int), ("kv_capacity", ctypes.c_uint64),
-                ("kv", _STRS), ("tiers", ctypes.c_char_p)]
+                ("kv", _STRS), ("tiers", ctypes.c_char_p), ("pool", ctypes.c_char_p)]
 
 
 class _RunOptions(ctypes.Structure):  # arenasim_run_options
@@ -134,6 +134,18 @@ for _name, _res, _args in [
         ("arenasim_generation_matched", ctypes.c_uint32, [_P]),
         ("arenasim_generation_arena_bytes", ctypes.c_uint64, [_P]),
         ("arenasim_generation_report_json", ctypes.c_void_p, [_P]),
+        ("arenasim_structured_plan", _P, [ctypes.c_char_p, ctypes.POINTER(_Options), ctypes.c_char_p,
+                                          ctypes.POINTER(ctypes.c_void_p)]),
+        ("arenasim_structured_free", None, [_P]),
+        ("arenasim_structured_term", ctypes.c_uint64, [_P, ctypes.c_char_p]),
+        ("arenasim_structured_fits", ctypes.c_int, [_P]),
+        ("arenasim_structured_proven", ctypes.c_int, [_P]),
+        ("arenasim_structured_work", ctypes.c_uint64, [_P]),
+        ("arenasim_structured_fingerprint", ctypes.c_char_p, [_P]),
+        ("arenasim_structured_buffer_count", ctypes.c_size_t, [_P]),
+        ("arenasim_structured_buffer", ctypes.c_int, [_P, ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint32),
+                                                      ctypes.POINTER(ctypes.c_uint32), ctypes.POINTER(ctypes.c_uint64)]),
+        ("arenasim_structured_write_solution", ctypes.c_int, [_P, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]),
         ("arenasim_names", ctypes.POINTER(ctypes.c_char_p), [ctypes.c_int]),
         ("arenasim_version", ctypes.c_char_p, []),
         ("arenasim_free", None, [ctypes.c_void_p])]:
@@ -581,9 +593,56 @@ def generate(prefill, decode, tokens, strategy=None, *, run_options=None, **opti
         _lib.arenasim_generation_free(g)
 
 
+_TERMS = ("capacity_overflow", "total_peak", "max_peak", "reuse_cost")
+
+
+@dataclass(frozen=True)
+class Structured:
+    """A structured problem (schema-v1, docs/structured.md) placed and validated: every objective term
+    (`objective`, by its schema-v1 name), whether every pool is within its capacity (`fits`) and whether the search
+    proved the placement optimal (`proven`), the work it took, the problem's fingerprint, and each buffer's place
+    (`placements`: one dict per buffer, its id, pool id and offset)."""
+    path: str
+    objective: dict
+    fits: bool
+    proven: bool
+    work: int
+    fingerprint: str
+    placements: list = field(repr=False)
+
+
+def plan_structured(path, strategy=None, *, solution=None, solution_out=None, budget_work=None):
+    """A structured problem (FILE.json) placed by `strategy` (names("structured"); "search" by default) on a work
+    budget of search nodes, or — with `solution` — that solution envelope checked instead; the placement is
+    validated against every rule. With `solution_out`, the placement is written as a solution envelope (refused when
+    it is over a capacity)."""
+    keep = []
+    o = _options(dict(strategy=strategy, budget_work=budget_work), keep)
+    err = ctypes.c_void_p()
+    s = _lib.arenasim_structured_plan(_bytes(path, "a path"), ctypes.byref(o), _bytes(solution, "a path"),
+                                      ctypes.byref(err))
+    if not s:
+        _raise(err)
+    try:
+        if solution_out is not None and _lib.arenasim_structured_write_solution(
+                s, _bytes(solution_out, "a path"), ctypes.byref(err)) != 0:
+            _raise(err)
+        ident, pool, offset = ctypes.c_uint32(), ctypes.c_uint32(), ctypes.c_uint64()
+        placements = []
+        for k in range(_lib.arenasim_structured_buffer_count(s)):
+            _lib.arenasim_structured_buffer(s, k, ctypes.byref(ident), ctypes.byref(pool), ctypes.byref(offset))
+            placements.append({"buffer": ident.value, "pool": pool.value, "offset": offset.value})
+        return Structured(str(path), {t: _lib.arenasim_structured_term(s, t.encode()) for t in _TERMS},
+                          bool(_lib.arenasim_structured_fits(s)), bool(_lib.arenasim_structured_proven(s)),
+                          _lib.arenasim_structured_work(s), _text(_lib.arenasim_structured_fingerprint(s)), placements)
+    finally:
+        _lib.arenasim_structured_free(s)
+
+
 def names(kind="strategies"):
-    """The names of the placement strategies, operator orders or alias strategies, in the registry's order."""
-    which = {"strategies": 0, "orders": 1, "aliases": 2}[kind]
+    """The names of the placement strategies, operator orders, alias strategies or structured problems' strategies
+    ("structured"), in the registry's order."""
+    which = {"strategies": 0, "orders": 1, "aliases": 2, "structured": 3}[kind]
     array = _lib.arenasim_names(which)
     out, k = [], 0
     while array[k] is not None:

@@ -968,7 +968,6 @@ arenasim_structured *arenasim_structured_plan(const char *path, const arenasim_o
                     &e) ||
         (!path && !usage(&e, "no file given"))) {
         set_error(error, e);
-        g_clear_error(&e);
         return NULL;
     }
     DriverStructuredJob job = {.path = path, .options = registry_structured_options(), .solution = solution};
@@ -980,13 +979,11 @@ arenasim_structured *arenasim_structured_plan(const char *path, const arenasim_o
                     o.strategy, names);
         g_free(names);
         set_error(error, e);
-        g_clear_error(&e);
         return NULL;
     }
     arenasim_structured *s = g_new0(arenasim_structured, 1);
     if (!driver_structured_plan(&job, &s->r, &e)) {
         set_error(error, e);
-        g_clear_error(&e);
         arenasim_structured_free(s);
         return NULL;
     }
@@ -1060,7 +1057,6 @@ int arenasim_structured_write_solution(const arenasim_structured *s, const char 
     }
     if (e) {
         set_error(error, e);
-        g_error_free(e);
         return -1;
     }
     return 0;

@@ -43,6 +43,9 @@ static gboolean broken(GError **error, const char *fmt, ...)
     return FALSE;
 }
 
+/* An early refusal: the objective's pool peaks freed, nothing reported. */
+#define refuse(o, error, ...) (structured_objective_clear(o), broken((error), __VA_ARGS__))
+
 #define ID(i) (g_array_index(p->buffers, StructuredBuffer, (i)).id)
 
 gboolean structured_check(const StructuredProblem *p, const StructuredPlace *place, StructuredObjective *o,
@@ -58,29 +61,29 @@ gboolean structured_check(const StructuredProblem *p, const StructuredPlace *pla
         for (guint k = 0; k < b->pools->len; k++)
             allowed |= g_array_index(b->pools, guint, k) == at->pool;
         if (at->pool >= p->pools->len || !allowed)
-            return broken(error, "buffer %u is in a pool it may not use", b->id);
+            return refuse(o, error, "buffer %u is in a pool it may not use", b->id);
         if (at->offset % b->align)
-            return broken(error, "buffer %u at offset %" G_GUINT64_FORMAT " is not aligned to %" G_GUINT64_FORMAT, b->id,
+            return refuse(o, error, "buffer %u at offset %" G_GUINT64_FORMAT " is not aligned to %" G_GUINT64_FORMAT, b->id,
                           at->offset, b->align);
         if (at->offset > G_MAXINT64 - b->size)
-            return broken(error, "buffer %u ends past 2^63 bytes", b->id);
+            return refuse(o, error, "buffer %u ends past 2^63 bytes", b->id);
         const StructuredPool *pool = &g_array_index(p->pools, StructuredPool, at->pool);
         for (guint k = 0; k < pool->reserved->len; k++) {
             const StructuredRange *r = &g_array_index(pool->reserved, StructuredRange, k);
             if (structured_bytes_overlap(at->offset, b->size, r->begin, r->end - r->begin))
-                return broken(error, "buffer %u overlaps a reserved range of pool %u", b->id, pool->id);
+                return refuse(o, error, "buffer %u overlaps a reserved range of pool %u", b->id, pool->id);
         }
         o->pool_peak[at->pool] = MAX(o->pool_peak[at->pool], at->offset + b->size);
     }
     for (guint k = 0; k < p->pins->len; k++) {
         const StructuredPin *pin = &g_array_index(p->pins, StructuredPin, k);
         if (place[pin->buffer].pool != pin->pool || place[pin->buffer].offset != pin->offset)
-            return broken(error, "buffer %u is not where it is pinned", ID(pin->buffer));
+            return refuse(o, error, "buffer %u is not where it is pinned", ID(pin->buffer));
     }
     for (guint k = 0; k < p->colocations->len; k++) {
         const StructuredPair *c = &g_array_index(p->colocations, StructuredPair, k);
         if (place[c->a].pool != place[c->b].pool || place[c->a].offset != place[c->b].offset)
-            return broken(error, "colocated buffers %u and %u do not share a pool and offset", ID(c->a), ID(c->b));
+            return refuse(o, error, "colocated buffers %u and %u do not share a pool and offset", ID(c->a), ID(c->b));
     }
     guint *classes = structured_colocation_classes(p);
     GHashTable *exclusions = structured_check_exclusions(p);
