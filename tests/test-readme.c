@@ -305,6 +305,45 @@ static void test_tiers_finding(void)
     g_free(readme);
 }
 
+/* The structured finding: the DSA-RP pairs' fits, cost sums and proofs (ours and published) and the projections at
+ * their reference peak, from results/structured.md's tables. */
+static void test_structured_finding(void)
+{
+    char *readme = readme_text(), *path = source_path("results", "structured.md"), *text = NULL;
+    g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+    const char *pub = strstr(text, "| published (best of all methods) | "), *ours = strstr(text, "| `search` | ");
+    const char *pairs = strstr(text, "## The 54 DSA-RP pairs");
+    g_assert_nonnull(pub);
+    g_assert_nonnull(pairs);
+    ours = strstr(pairs, "| `search` | ");
+    g_assert_nonnull(ours);
+    guint pf, ph, pz, pc, pp, of, oh, oz, oc, op;
+    g_assert_cmpint(sscanf(pub + strlen("| published (best of all methods) | "), "%u | %u | %u | %u | %u", &pf, &ph, &pz,
+                           &pc, &pp), ==, 5);
+    g_assert_cmpint(sscanf(ours + strlen("| `search` | "), "%u | %u | %u | %u | %u", &of, &oh, &oz, &oc, &op), ==, 5);
+    char *fits = g_strdup_printf("`search` fits %u of 54 pairs, as many as any published method", of);
+    g_assert_cmpuint(of, ==, pf);
+    assert_says(readme, fits);
+    char *costs = g_strdup_printf("reuse costs summing to %u where the best published sum to %u", oc, pc);
+    assert_says(readme, costs);
+    char *proofs = g_strdup_printf("proves %u optima where the published methods prove %u", op, pp);
+    assert_says(readme, proofs);
+    const char *proj = strstr(text, "| projections | at the lower bound");
+    g_assert_nonnull(proj);
+    proj = strchr(strchr(proj, '\n') + 1, '\n') + 1; /* past the header and its rule */
+    guint n = 0, at = 0, above = 0;
+    g_assert_cmpint(sscanf(proj, "| %u | %u | %u |", &n, &at, &above), ==, 3);
+    char *peaks = g_strdup_printf("reference peak, %u of %u", at, n);
+    assert_says(readme, peaks);
+    g_free(peaks);
+    g_free(proofs);
+    g_free(costs);
+    g_free(fits);
+    g_free(text);
+    g_free(path);
+    g_free(readme);
+}
+
 static void test_conformance_finding(void)
 {
     char *readme = readme_text(), *path = source_path("results", "conformance.md"), *text = NULL;
@@ -449,6 +488,7 @@ int main(int argc, char **argv)
     g_test_add_func("/readme/search", test_search_finding);
     g_test_add_func("/readme/kv", test_kv_finding);
     g_test_add_func("/readme/tiers", test_tiers_finding);
+    g_test_add_func("/readme/structured", test_structured_finding);
     g_test_add_func("/readme/conformance", test_conformance_finding);
     g_test_add_func("/readme/checker-can-fail", test_checker_can_fail);
     g_test_add_func("/readme/quickstart", test_quickstart);
