@@ -72,7 +72,7 @@ def summary(p):
 
 print("# Structured placement problems: the PyPTO corpus against its published figures\n")
 print(f"Made by `bench/structured.sh` (`make figures FIGURES=structured`; deterministic: every strategy runs on a work")
-print(f"budget, the search on its default of 200,000 nodes per problem) at commit {commit}. The corpus: the 273 problems of")
+print(f"budget, the search on its default of 2,000,000 per problem) at commit {commit}. The corpus: the 273 problems of")
 print("dsa-solver's PyPTO system-test part (`../shared/dsa-pypto/problems`, schema-v1: 164 `pypto_hard_v1` captures with")
 print("fixed pools, capacities, alignment 32, reserved ranges and pipeline separations, and 109 `pypto_research_v1`")
 print("problems: the 54 hard/soft DSA-RP pairs and one fixture). Every problem is placed by each structured strategy")

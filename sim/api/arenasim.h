@@ -241,7 +241,7 @@ char *arenasim_generation_report_json(const arenasim_generation *g);
 
 /* A structured placement problem (dsa-solver's schema-v1, FILE.json: pools with capacities, separations, reuse
  * penalties, ...; docs/structured.md) placed by o->strategy (arenasim_names(ARENASIM_STRUCTURED_STRATEGIES);
- * "search" when NULL) within o->budget_work search nodes (0: 200,000) — or, with `solution`, that solution
+ * "search" when NULL) within o->budget_work of search work (0: 2,000,000) — or, with `solution`, that solution
  * envelope checked instead — and validated against every rule of the problem. NULL with *error set. */
 typedef struct arenasim_structured arenasim_structured;
 arenasim_structured *arenasim_structured_plan(const char *path, const arenasim_options *o, const char *solution,

@@ -12,9 +12,20 @@ static guint64 *key_new(guint64 k)
     return p;
 }
 
+/* A pair key's hash with both halves mixed (g_int64_hash folds the halves with xor: pairs (a, b) and (a^x, b^x)
+ * collide, and a sweep's pairs are just such neighbours). */
+static guint key_hash(gconstpointer k)
+{
+    guint64 x = *(const guint64 *)k;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return (guint)x;
+}
+
 GHashTable *structured_check_exclusions(const StructuredProblem *p)
 {
-    GHashTable *set = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    GHashTable *set = g_hash_table_new_full(key_hash, g_int64_equal, g_free, NULL);
     for (guint i = 0; i < p->exclusions->len; i++) {
         const StructuredPair *e = &g_array_index(p->exclusions, StructuredPair, i);
         g_hash_table_add(set, key_new(structured_check_key(e->a, e->b)));

@@ -11,20 +11,21 @@
 typedef struct StructuredStrategy StructuredStrategy;
 
 typedef struct {
-    guint64 budget_work; /* the search's nodes (--budget-work): the same result on any machine */
+    guint64 budget_work; /* the search's work (--budget-work: nodes, items looked over, candidates weighed): the same
+                          * result on any machine */
     /* The strategies a search may start from (its incumbents), NULL-terminated, handed down by the caller;
      * NULL: none. */
     const StructuredStrategy *const *portfolio;
 } StructuredOptions;
 
 /* The search's work when no budget is given. */
-#define STRUCTURED_DEFAULT_WORK 200000
+#define STRUCTURED_DEFAULT_WORK 2000000
 
 typedef struct {
     StructuredPlace *place; /* one per buffer (the strategy allocates) */
     gboolean proven;        /* nothing better exists: the search closed */
     gboolean cut;           /* the budget ended the search first */
-    guint64 work;           /* nodes visited (search), placements tried (the others) */
+    guint64 work;           /* the search's work, the candidates the others weighed */
 } StructuredResult;
 
 struct StructuredStrategy {

@@ -1,6 +1,7 @@
 /* structured.c — the structured problem in memory: lifetimes, pairs, colocation classes, objective vectors. */
 #include "structured/structured.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 StructuredProblem *structured_new(const char *path)
@@ -103,6 +104,12 @@ static int sweep_cmp(gconstpointer a, gconstpointer b)
     return x->buffer < y->buffer ? -1 : x->buffer > y->buffer;
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+    guint64 x = *(const guint64 *)a, y = *(const guint64 *)b;
+    return x < y ? -1 : x > y;
+}
+
 static guint64 pair_key(guint a, guint b)
 {
     return a < b ? ((guint64)a << 32) | b : ((guint64)b << 32) | a;
@@ -124,7 +131,6 @@ gboolean structured_overlapping_pairs(const StructuredProblem *p, GArray *pairs,
     /* live buffers as an unordered list with positions, so a removal is O(1) */
     guint n = p->buffers->len;
     guint *live = g_new(guint, n ? n : 1), *where = g_new(guint, n ? n : 1), count = 0;
-    GHashTable *seen = g_hash_table_new(g_int64_hash, g_int64_equal); /* pairs met in several intervals */
     GArray *keys = g_array_new(FALSE, FALSE, sizeof(guint64));
     gboolean ok = TRUE;
     for (guint e = 0; e < events->len && ok; e++) {
@@ -146,15 +152,16 @@ gboolean structured_overlapping_pairs(const StructuredProblem *p, GArray *pairs,
         where[ev->buffer] = count;
         live[count++] = ev->buffer;
     }
+    /* a pair met in several intervals once: sorted, then kept where it differs from the one before */
+    if (ok)
+        qsort(keys->data, keys->len, sizeof(guint64), u64_cmp);
     for (guint k = 0; k < keys->len && ok; k++) {
-        guint64 *key = &g_array_index(keys, guint64, k);
-        if (g_hash_table_contains(seen, key))
+        guint64 key = g_array_index(keys, guint64, k);
+        if (k && g_array_index(keys, guint64, k - 1) == key)
             continue;
-        g_hash_table_add(seen, key);
-        StructuredPair pair = {(guint)(*key >> 32), (guint)(*key & 0xffffffffu), 0};
+        StructuredPair pair = {(guint)(key >> 32), (guint)(key & 0xffffffffu), 0};
         g_array_append_val(pairs, pair);
     }
-    g_hash_table_destroy(seen);
     g_array_free(keys, TRUE);
     g_free(live);
     g_free(where);

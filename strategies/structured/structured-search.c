@@ -4,7 +4,9 @@
  * met once), each at a candidate offset (structured-place.h: 0, or just above a related item or a reserved
  * range); a branch is cut when its bound — every pool's peak at least its current peak, its static bound, and the
  * last offset plus the largest item still to come; the penalties paid so far — is no better than the best plan,
- * by the problem's lexicographic objective. Pools no buffer can choose between are searched apart when the
+ * by the problem's lexicographic objective. Its work counts each node, each item a node looks over and each
+ * candidate it weighs, so a budget bounds the time whatever the problem's size; a part of more than 4,096 items is
+ * left to the portfolio's plan. Pools no buffer can choose between are searched apart when the
  * objective allows it (every term a sum, or max_peak last), each on what is left of the work budget. When a
  * search ends before the budget does, its plan is optimal: the result says proven. */
 #include "structured/structured-check.h"
@@ -12,6 +14,10 @@
 #include "structured/structured-strategy.h"
 
 #include <string.h>
+
+/* The most items of one part the search takes on: past it, every node would look over more items than a budget
+ * of work could afford to try. */
+#define STRUCTURED_SEARCH_MAX_ITEMS 4096
 
 typedef struct {
     guint item;
@@ -33,7 +39,7 @@ typedef struct {
     gboolean have_best;
     guint *best_pool;
     guint64 *best_offset;
-    guint64 nodes, budget;
+    guint64 nodes, budget;        /* work: a node, each item it looks over, each candidate it weighs */
     gboolean cut;
 } Search;
 
@@ -106,7 +112,7 @@ static void dfs(Search *x)
         x->cut = TRUE;
         return;
     }
-    x->nodes++;
+    x->nodes += 1 + x->n; /* the work of a node: the items it looks over (below, and in its bound) */
     guint64 v[STRUCTURED_TERMS];
     if (x->placed == x->n) {
         guint64 value[STRUCTURED_TERMS];
@@ -135,6 +141,7 @@ static void dfs(Search *x)
             continue;
         g_array_set_size(cands, 0);
         structured_place_candidates(x->s, it, q, x->floor, cands);
+        x->nodes += cands->len;
         for (guint c = 0; c < cands->len; c++) {
             guint64 off = g_array_index(cands, guint64, c);
             if (x->floor_item >= 0 && off == x->floor && (gint)i < x->floor_item)
@@ -258,7 +265,7 @@ static gboolean search_solve(const StructuredProblem *p, const StructuredOptions
     x.pool_rank = g_new(guint, np);
     x.best_pool = g_new(guint, n ? n : 1);
     x.best_offset = g_new(guint64, n ? n : 1);
-    gboolean proven = TRUE;
+    gboolean proven = TRUE, cut = FALSE;
     for (guint root = 0; root < np; root++) {
         if (part[root] != root)
             continue;
@@ -274,6 +281,10 @@ static gboolean search_solve(const StructuredProblem *p, const StructuredOptions
                 x.items[x.n++] = it;
         if (!x.n)
             continue;
+        if (x.n > STRUCTURED_SEARCH_MAX_ITEMS) { /* the portfolio's plan stands, unproven */
+            proven = FALSE;
+            continue;
+        }
         x.have_best = FALSE;
         if (have) { /* the incumbent's score on this part */
             for (guint i = 0; i < x.n; i++)
@@ -295,6 +306,7 @@ static gboolean search_solve(const StructuredProblem *p, const StructuredOptions
         x.cut = FALSE;
         dfs(&x);
         proven &= !x.cut;
+        cut |= x.cut;
         for (guint i = 0; i < x.n; i++) {
             inc_pool[x.items[i]] = x.best_pool[i];
             inc_offset[x.items[i]] = x.best_offset[i];
@@ -310,7 +322,7 @@ static gboolean search_solve(const StructuredProblem *p, const StructuredOptions
     }
     r->work += x.nodes;
     r->proven = proven;
-    r->cut = !proven;
+    r->cut = cut;
     g_free(x.items);
     g_free(x.pools);
     g_free(x.in);
