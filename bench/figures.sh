@@ -33,7 +33,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 make -s build/sim build/mkgraph
-parts=${*:-"design-log gpt2-seq range kv tiers structured corpus aliasing pictures peers conformance coverage exec-check timing
+parts=${*:-"design-log gpt2-seq range kv tiers structured corpus aliasing pictures peers conformance coverage
+            exec-check timing
             xnnpack
             winograd skinny kv-speed search scaling"}
 work=$(mktemp -d)

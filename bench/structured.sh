@@ -71,17 +71,18 @@ def summary(p):
     return fits, hard, zero, cost, proven
 
 print("# Structured placement problems: the PyPTO corpus against its published figures\n")
-print(f"Made by `bench/structured.sh` (`make figures FIGURES=structured`; deterministic: every strategy runs on a work")
-print(f"budget, the search on its default of 2,000,000 per problem) at commit {commit}. The corpus: the 273 problems of")
-print("dsa-solver's PyPTO system-test part (`../shared/dsa-pypto/problems`, schema-v1: 164 `pypto_hard_v1` captures with")
-print("fixed pools, capacities, alignment 32, reserved ranges and pipeline separations, and 109 `pypto_research_v1`")
-print("problems: the 54 hard/soft DSA-RP pairs and one fixture). Every problem is placed by each structured strategy")
-print("(`sim --trace FILE.json --strategy S`, docs/structured.md) and every placement checked by the independent")
-print("validator. The published figures are dsa-solver's own (benchmarks/results/dsa-rp-v1 and standard-v1 at")
-print("a8d1257/6993c95, Apache-2.0; the per-pair rows in tests/data/structured/dsa-rp-published.tsv), made with seeds 0-2,")
-print("search budgets of 2,000 iterations and 4 restarts by first fit, Cypress relaxation, canonical greedy, promote-repair,")
-print("promote-all, reuse-penalty local search, canonical branch and bound, implicit hitting set, TVM's hill climb and")
-print("others; *published (best of all methods)* is, per pair, the best any of them found.\n")
+print(f"""Made by `bench/structured.sh` (`make figures FIGURES=structured`; deterministic: every strategy runs on a
+work budget, the search on its default of 2,000,000 per problem) at commit {commit}. The corpus: the 273
+problems of dsa-solver's PyPTO system-test part (`../shared/dsa-pypto/problems`, schema-v1: 164 `pypto_hard_v1`
+captures with fixed pools, capacities, alignment 32, reserved ranges and pipeline separations, and 109
+`pypto_research_v1` problems: the 54 hard/soft DSA-RP pairs and one fixture). Every problem is placed by each
+structured strategy (`sim --trace FILE.json --strategy S`, docs/structured.md) and every placement checked by the
+independent validator. The published figures are dsa-solver's own (benchmarks/results/dsa-rp-v1 and standard-v1
+at a8d1257/6993c95, Apache-2.0; the per-pair rows in tests/data/structured/dsa-rp-published.tsv), made with
+seeds 0-2, search budgets of 2,000 iterations and 4 restarts by first fit, Cypress relaxation, canonical greedy,
+promote-repair, promote-all, reuse-penalty local search, canonical branch and bound, implicit hitting set, TVM's
+hill climb and others; *published (best of all methods)* is, per pair, the best any of them found.
+""")
 print("## Every problem\n")
 print("| strategy | problems | read, placed, valid | fit every capacity | proven optimal | budget ended |")
 print("|---|---:|---:|---:|---:|---:|")
@@ -126,11 +127,12 @@ for f, pool, line in proj:
     r = next(csv.reader(io.StringIO(line)))
     rows.append((f, pool, int(r[6]), int(r[7]), r[-1]))
 at = sum(a == b for f, pool, a, b, o in rows)
-print("Each pool of each `pypto_hard_v1` problem with its sizes and lifetimes only (no alignment, capacity, reserved")
-print("ranges or separations: dsa-solver's core relaxation, `sim --trace FILE.json --pool POOL`), planned by the default")
-print("trace strategy (`best`). The published reference peak of a projection is the lowest any method found, which")
-print("MiniMalloc certified optimal on all 104 PyPTO projections; no placement goes below the most bytes live at once,")
-print("so a plan at that bound is at the reference.\n")
+print("""Each pool of each `pypto_hard_v1` problem with its sizes and lifetimes only (no alignment, capacity, reserved
+ranges or separations: dsa-solver's core relaxation, `sim --trace FILE.json --pool POOL`), planned by the default
+trace strategy (`best`). The published reference peak of a projection is the lowest any method found, which
+MiniMalloc certified optimal on all 104 PyPTO projections; no placement goes below the most bytes live at once,
+so a plan at that bound is at the reference.
+""")
 print("| projections | at the lower bound (so at the reference peak) | above it |")
 print("|---:|---:|---:|")
 print(f"| {len(rows)} | {at} | {len(rows) - at} |")

@@ -318,8 +318,8 @@ static void test_structured_finding(void)
     ours = strstr(pairs, "| `search` | ");
     g_assert_nonnull(ours);
     guint pf, ph, pz, pc, pp, of, oh, oz, oc, op;
-    g_assert_cmpint(sscanf(pub + strlen("| published (best of all methods) | "), "%u | %u | %u | %u | %u", &pf, &ph, &pz,
-                           &pc, &pp), ==, 5);
+    const char *pub_row = pub + strlen("| published (best of all methods) | ");
+    g_assert_cmpint(sscanf(pub_row, "%u | %u | %u | %u | %u", &pf, &ph, &pz, &pc, &pp), ==, 5);
     g_assert_cmpint(sscanf(ours + strlen("| `search` | "), "%u | %u | %u | %u | %u", &of, &oh, &oz, &oc, &op), ==, 5);
     char *fits = g_strdup_printf("`search` fits %u of 54 pairs, as many as any published method", of);
     g_assert_cmpuint(of, ==, pf);

@@ -94,21 +94,31 @@ static void test_examples(void)
     g_free(path);
 }
 
-#define ONE_POOL "\"pools\":[{\"id\":0,\"name\":\"P\",\"capacity\":null,\"reserved_ranges\":[{\"begin\":0,\"end\":16}]},"   \
-                 "{\"id\":1,\"name\":\"Q\",\"capacity\":null,\"reserved_ranges\":[]}]"
+#define ONE_POOL                                                                                                       \
+    "\"pools\":[{\"id\":0,\"name\":\"P\",\"capacity\":null,\"reserved_ranges\":[{\"begin\":0,\"end\":16}]},"           \
+    "{\"id\":1,\"name\":\"Q\",\"capacity\":null,\"reserved_ranges\":[]}]"
 static const char *RULES =
-    "{\"schema_version\":1,\"profile\":\"pypto_research_v1\",\"instance\":\"rules\",\"metadata\":{\"lifetime_ordering\":"
+    "{\"schema_version\":1,\"profile\":\"pypto_research_v1\",\"instance\":\"rules\",\"metadata\":{\"lifetime_"
+    "ordering\":"
     "\"pypto_read_before_write\",\"solver_input\":\"pre_memory_reuse\"},\"problem\":{" ONE_POOL ",\"buffers\":["
-    "{\"id\":10,\"name\":\"a\",\"size\":32,\"alignment\":16,\"live_intervals\":[{\"lower\":0,\"upper\":4}],\"allowed_pools\":[0]},"
-    "{\"id\":11,\"name\":\"b\",\"size\":32,\"alignment\":16,\"live_intervals\":[{\"lower\":2,\"upper\":6}],\"allowed_pools\":[0]},"
-    "{\"id\":12,\"name\":\"c\",\"size\":16,\"alignment\":16,\"live_intervals\":[{\"lower\":8,\"upper\":9}],\"allowed_pools\":[0]},"
-    "{\"id\":13,\"name\":\"d\",\"size\":16,\"alignment\":16,\"live_intervals\":[{\"lower\":0,\"upper\":9}],\"allowed_pools\":[0,1]},"
-    "{\"id\":14,\"name\":\"e\",\"size\":16,\"alignment\":16,\"live_intervals\":[{\"lower\":8,\"upper\":9}],\"allowed_pools\":[0]},"
-    "{\"id\":15,\"name\":\"f\",\"size\":16,\"alignment\":16,\"live_intervals\":[{\"lower\":20,\"upper\":21}],\"allowed_pools\":[0]}],"
+    "{\"id\":10,\"name\":\"a\",\"size\":32,\"alignment\":16,\"live_intervals\":[{\"lower\":0,\"upper\":4}],\"allowed_"
+    "pools\":[0]},"
+    "{\"id\":11,\"name\":\"b\",\"size\":32,\"alignment\":16,\"live_intervals\":[{\"lower\":2,\"upper\":6}],\"allowed_"
+    "pools\":[0]},"
+    "{\"id\":12,\"name\":\"c\",\"size\":16,\"alignment\":16,\"live_intervals\":[{\"lower\":8,\"upper\":9}],\"allowed_"
+    "pools\":[0]},"
+    "{\"id\":13,\"name\":\"d\",\"size\":16,\"alignment\":16,\"live_intervals\":[{\"lower\":0,\"upper\":9}],\"allowed_"
+    "pools\":[0,1]},"
+    "{\"id\":14,\"name\":\"e\",\"size\":16,\"alignment\":16,\"live_intervals\":[{\"lower\":8,\"upper\":9}],\"allowed_"
+    "pools\":[0]},"
+    "{\"id\":15,\"name\":\"f\",\"size\":16,\"alignment\":16,\"live_intervals\":[{\"lower\":20,\"upper\":21}],\"allowed_"
+    "pools\":[0]}],"
     "\"constraints\":{\"colocations\":[{\"first\":12,\"second\":14}],\"separations\":[{\"first\":10,\"second\":12}],"
-    "\"temporal_exclusions\":[{\"first\":10,\"second\":13}],\"pinned_allocations\":[{\"buffer\":15,\"pool\":0,\"offset\":96,"
+    "\"temporal_exclusions\":[{\"first\":10,\"second\":13}],\"pinned_allocations\":[{\"buffer\":15,\"pool\":0,"
+    "\"offset\":96,"
     "\"exclusive_for_all_time\":true}]},\"cost_model\":{\"reuse_penalties\":[{\"first\":11,\"second\":12,\"cost\":7,"
-    "\"reason\":\"generic\"}]},\"objective\":{\"aggregation\":\"lexicographic\",\"terms\":[\"total_peak\",\"reuse_cost\"]}}}";
+    "\"reason\":\"generic\"}]},\"objective\":{\"aggregation\":\"lexicographic\",\"terms\":[\"total_peak\",\"reuse_"
+    "cost\"]}}}";
 
 /* The validator against one placement that keeps every rule and one that breaks each. */
 static void test_validator(void)
@@ -166,18 +176,22 @@ static void test_exhaustive(void)
         guint n = 2 + g_rand_int_range(rng, 0, 3); /* 2..4 buffers */
         gboolean rp = round % 2;
         GString *j = g_string_new(NULL);
-        g_string_append_printf(j, "{\"schema_version\":1,\"profile\":\"pypto_research_v1\",\"instance\":\"r%u\",\"metadata\":"
-                               "{\"lifetime_ordering\":\"pypto_read_before_write\",\"solver_input\":\"pre_memory_reuse\"},"
-                               "\"problem\":{\"pools\":[{\"id\":0,\"name\":\"P\",\"capacity\":%s,\"reserved_ranges\":[]}],"
-                               "\"buffers\":[", round, rp ? "64" : "null");
+        g_string_append_printf(
+            j,
+            "{\"schema_version\":1,\"profile\":\"pypto_research_v1\",\"instance\":\"r%u\",\"metadata\":"
+            "{\"lifetime_ordering\":\"pypto_read_before_write\",\"solver_input\":\"pre_memory_reuse\"},"
+            "\"problem\":{\"pools\":[{\"id\":0,\"name\":\"P\",\"capacity\":%s,\"reserved_ranges\":[]}],"
+            "\"buffers\":[",
+            round, rp ? "64" : "null");
         guint64 total = 0;
         for (guint i = 0; i < n; i++) {
             guint size = 16 * g_rand_int_range(rng, 1, 4), lo = g_rand_int_range(rng, 0, 5);
             guint hi = lo + g_rand_int_range(rng, 1, 4);
             total += size;
-            g_string_append_printf(j, "%s{\"id\":%u,\"name\":\"b%u\",\"size\":%u,\"alignment\":%u,\"live_intervals\":"
-                                   "[{\"lower\":%u,\"upper\":%u}],\"allowed_pools\":[0]}", i ? "," : "", i, i, size,
-                                   g_rand_boolean(rng) ? 16 : 32, lo, hi);
+            g_string_append_printf(j,
+                                   "%s{\"id\":%u,\"name\":\"b%u\",\"size\":%u,\"alignment\":%u,\"live_intervals\":"
+                                   "[{\"lower\":%u,\"upper\":%u}],\"allowed_pools\":[0]}",
+                                   i ? "," : "", i, i, size, g_rand_boolean(rng) ? 16 : 32, lo, hi);
         }
         g_string_append(j, "],\"constraints\":{\"colocations\":[],\"separations\":[");
         guint a = g_rand_int_range(rng, 0, n), b = (a + 1) % n;
@@ -188,8 +202,8 @@ static void test_exhaustive(void)
             g_string_append_printf(j, "{\"first\":%u,\"second\":%u}", b, (b + 1) % n == b ? a : (b + 1) % n);
         g_string_append(j, "],\"pinned_allocations\":[]},\"cost_model\":{\"reuse_penalties\":[");
         for (guint i = 0; i + 1 < n; i++)
-            g_string_append_printf(j, "%s{\"first\":%u,\"second\":%u,\"cost\":%u,\"reason\":\"generic\"}", i ? "," : "", i,
-                                   i + 1, 1 + g_rand_int_range(rng, 0, 5));
+            g_string_append_printf(j, "%s{\"first\":%u,\"second\":%u,\"cost\":%u,\"reason\":\"generic\"}", i ? "," : "",
+                                   i, i + 1, 1 + g_rand_int_range(rng, 0, 5));
         g_string_append_printf(j, "]},\"objective\":{\"aggregation\":\"lexicographic\",\"terms\":%s}}}",
                                rp ? "[\"capacity_overflow\",\"reuse_cost\"]" : "[\"total_peak\",\"reuse_cost\"]");
         GError *e = NULL;
@@ -242,8 +256,8 @@ static void test_exhaustive(void)
 static void test_solution(void)
 {
     char *problem = test_write_scratch("rules.json", RULES, strlen(RULES)), *sol = test_scratch_path("rules-sol.json");
-    DriverStructuredJob job = {.path = problem, .strategy = registry_structured[0],
-                               .options = registry_structured_options()};
+    DriverStructuredJob job = {
+        .path = problem, .strategy = registry_structured[0], .options = registry_structured_options()};
     DriverStructured r, back;
     GError *e = NULL;
     g_assert_true(driver_structured_plan(&job, &r, &e));
@@ -314,8 +328,8 @@ static void test_cli(void)
     run_result_clear(&r);
     g_free(reserved);
     const char *refusals[][4] = {
-        {"--strategy", "bestfit", "unknown strategy for structured problems 'bestfit' (one of: search, greedy, first-fit)",
-         NULL},
+        {"--strategy", "bestfit",
+         "unknown strategy for structured problems 'bestfit' (one of: search, greedy, first-fit)", NULL},
         {"--map", "--map", "a structured problem (--trace FILE.json) takes", NULL},
         {"--pool", "R", "no pool is named 'R' (the pools: P, Q)", NULL},
         {"--solution-out", "x.csv", "--solution-out writes a structured problem's solution envelope", NULL},
@@ -414,8 +428,8 @@ static void test_corpus(void)
     for (guint i = 0; i < files->len; i++) {
         const char *file = files->pdata[i];
         for (guint k = 0; registry_structured[k]; k++) {
-            DriverStructuredJob job = {.path = file, .strategy = registry_structured[k],
-                                       .options = registry_structured_options()};
+            DriverStructuredJob job = {
+                .path = file, .strategy = registry_structured[k], .options = registry_structured_options()};
             DriverStructured r, back;
             GError *e = NULL;
             if (!driver_structured_plan(&job, &r, &e))
@@ -492,9 +506,9 @@ static void test_corpus(void)
     g_assert_cmpuint(soft_fits, >=, pub_fits);
     g_assert_cmpuint(sum, <=, pub_sum);
     g_assert_cmpuint(proven, >=, pub_proven);
-    g_test_message("DSA-RP pairs: %u fit (published %u), %u hard fit, cost %" G_GUINT64_FORMAT " (published %"
-                   G_GUINT64_FORMAT "), %u proven (published %u)", soft_fits, pub_fits, hard_fits, sum, pub_sum, proven,
-                   pub_proven);
+    g_test_message("DSA-RP pairs: %u fit (published %u), %u hard fit, cost %" G_GUINT64_FORMAT
+                   " (published %" G_GUINT64_FORMAT "), %u proven (published %u)",
+                   soft_fits, pub_fits, hard_fits, sum, pub_sum, proven, pub_proven);
     g_strfreev(lines);
     g_free(pub);
     g_free(pub_path);

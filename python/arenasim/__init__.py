@@ -19,8 +19,8 @@ import math
 import os
 from dataclasses import dataclass, field
 
-__all__ = ["Error", "Buffer", "Plan", "Model", "Range", "Structured", "plan", "plan_range", "plan_structured", "compare",
-           "load", "trace", "names", "__version__"]
+__all__ = ["Error", "Buffer", "Plan", "Model", "Range", "Structured", "plan", "plan_range", "plan_structured",
+           "compare", "load", "trace", "names", "__version__"]
 
 
 class Error(Exception):
@@ -144,7 +144,8 @@ for _name, _res, _args in [
         ("arenasim_structured_fingerprint", ctypes.c_char_p, [_P]),
         ("arenasim_structured_buffer_count", ctypes.c_size_t, [_P]),
         ("arenasim_structured_buffer", ctypes.c_int, [_P, ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint32),
-                                                      ctypes.POINTER(ctypes.c_uint32), ctypes.POINTER(ctypes.c_uint64)]),
+                                                      ctypes.POINTER(ctypes.c_uint32),
+                                                      ctypes.POINTER(ctypes.c_uint64)]),
         ("arenasim_structured_write_solution", ctypes.c_int, [_P, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]),
         ("arenasim_names", ctypes.POINTER(ctypes.c_char_p), [ctypes.c_int]),
         ("arenasim_version", ctypes.c_char_p, []),

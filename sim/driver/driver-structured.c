@@ -40,9 +40,14 @@ gboolean driver_structured_plan(const DriverStructuredJob *job, DriverStructured
     for (guint q = 0; s && q < p->pools->len; q++)
         r->bound[q] = structured_place_pool_bound(s, q);
     structured_place_free(s);
-    r->report = (ReportStructured){.problem = p, .objective = &r->objective, .bound = r->bound,
-                                   .strategy = job->solution ? NULL : job->strategy->name, .solution = job->solution,
-                                   .work = res.work, .proven = res.proven, .cut = res.cut};
+    r->report = (ReportStructured){.problem = p,
+                                   .objective = &r->objective,
+                                   .bound = r->bound,
+                                   .strategy = job->solution ? NULL : job->strategy->name,
+                                   .solution = job->solution,
+                                   .work = res.work,
+                                   .proven = res.proven,
+                                   .cut = res.cut};
     return TRUE;
 }
 
@@ -58,9 +63,10 @@ void driver_structured_clear(DriverStructured *r)
 gboolean driver_structured_write_solution(const DriverStructured *r, const char *path, GError **error)
 {
     if (r->objective.value[STRUCTURED_OVERFLOW]) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "%s: not written: the placement is %" G_GUINT64_FORMAT
-                    " bytes over the pools' capacities, which is no solution", path,
-                    r->objective.value[STRUCTURED_OVERFLOW]);
+        g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED,
+                    "%s: not written: the placement is %" G_GUINT64_FORMAT
+                    " bytes over the pools' capacities, which is no solution",
+                    path, r->objective.value[STRUCTURED_OVERFLOW]);
         return FALSE;
     }
     char *text = structured_json_solution(r->problem, r->place, r->report.strategy ? r->report.strategy : "solution");

@@ -10,18 +10,18 @@
 #include "trace/trace.h"
 
 typedef struct {
-    const char *path;                 /* the problem */
+    const char *path; /* the problem */
     const StructuredStrategy *strategy;
     StructuredOptions options;
-    const char *solution;             /* a solution envelope to check instead of placing (NULL: place) */
+    const char *solution; /* a solution envelope to check instead of placing (NULL: place) */
 } DriverStructuredJob;
 
 typedef struct {
     StructuredProblem *problem;
-    StructuredPlace *place;           /* one per buffer */
+    StructuredPlace *place; /* one per buffer */
     StructuredObjective objective;
-    guint64 *bound;                   /* per pool */
-    ReportStructured report;          /* points into the above */
+    guint64 *bound;          /* per pool */
+    ReportStructured report; /* points into the above */
 } DriverStructured;
 
 gboolean driver_structured_plan(const DriverStructuredJob *job, DriverStructured *r, GError **error);

@@ -26,7 +26,7 @@ void report_structured_print(FILE *out, ReportFormat f, const ReportStructured *
     do {                                                                                                               \
         gboolean is = (number);                                                                                        \
         g_ptr_array_add(names, (gpointer)(name));                                                                      \
-        g_ptr_array_add(values, g_strdup_printf(__VA_ARGS__));                                                          \
+        g_ptr_array_add(values, g_strdup_printf(__VA_ARGS__));                                                         \
         g_array_append_val(numbers, is);                                                                               \
     } while (0)
         COL("file", FALSE, "%s", p->path);
@@ -54,9 +54,11 @@ void report_structured_print(FILE *out, ReportFormat f, const ReportStructured *
     }
     char *file = escape_terminal(p->path), *instance = escape_terminal(p->instance);
     fprintf(out, "problem    %s (instance %s, profile %s)\n", file, instance, p->profile);
-    fprintf(out, "buffers    %u in %u pool%s; %u colocations, %u separations, %u temporal exclusions, %u pins, "
-            "%u reuse penalties\n", p->buffers->len, p->pools->len, p->pools->len == 1 ? "" : "s",
-            p->colocations->len, p->separations->len, p->exclusions->len, p->pins->len, p->penalties->len);
+    fprintf(out,
+            "buffers    %u in %u pool%s; %u colocations, %u separations, %u temporal exclusions, %u pins, "
+            "%u reuse penalties\n",
+            p->buffers->len, p->pools->len, p->pools->len == 1 ? "" : "s", p->colocations->len, p->separations->len,
+            p->exclusions->len, p->pins->len, p->penalties->len);
     if (r->solution) {
         char *sol = escape_terminal(r->solution);
         fprintf(out, "solution   %s: its fingerprint is the problem's (%s)\n", sol, p->fingerprint);
@@ -71,8 +73,9 @@ void report_structured_print(FILE *out, ReportFormat f, const ReportStructured *
     for (guint t = 0; t < p->n_terms; t++)
         fprintf(out, " %s %" G_GUINT64_FORMAT "%s", structured_term_name(p->terms[t]), o->value[p->terms[t]],
                 t + 1 < p->n_terms ? "," : "\n");
-    fprintf(out, "fits       %s\n", fits ? "yes: every pool within its capacity"
-                                         : "no: some pool is over its capacity (capacity_overflow > 0)");
+    fprintf(out, "fits       %s\n",
+            fits ? "yes: every pool within its capacity"
+                 : "no: some pool is over its capacity (capacity_overflow > 0)");
     fprintf(out, "valid      yes: the validator checked every rule\n\n");
     fprintf(out, "%-12s %14s %14s %14s\n", "pool", "capacity", "peak", "lower bound");
     for (guint q = 0; q < p->pools->len; q++) {

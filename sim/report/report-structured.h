@@ -14,9 +14,9 @@
 typedef struct {
     const StructuredProblem *problem;
     const StructuredObjective *objective; /* the validator's */
-    const guint64 *bound;     /* per pool: a lower bound on its peak */
-    const char *strategy;     /* the strategy, or NULL when a solution file was checked */
-    const char *solution;     /* ... that file */
+    const guint64 *bound;                 /* per pool: a lower bound on its peak */
+    const char *strategy;                 /* the strategy, or NULL when a solution file was checked */
+    const char *solution;                 /* ... that file */
     guint64 work;
     gboolean proven, cut;
 } ReportStructured;

@@ -74,8 +74,8 @@ gboolean structured_check(const StructuredProblem *p, const StructuredPlace *pla
         if (at->pool >= p->pools->len || !allowed)
             return refuse(o, error, "buffer %u is in a pool it may not use", b->id);
         if (at->offset % b->align)
-            return refuse(o, error, "buffer %u at offset %" G_GUINT64_FORMAT " is not aligned to %" G_GUINT64_FORMAT, b->id,
-                          at->offset, b->align);
+            return refuse(o, error, "buffer %u at offset %" G_GUINT64_FORMAT " is not aligned to %" G_GUINT64_FORMAT,
+                          b->id, at->offset, b->align);
         if (at->offset > G_MAXINT64 - b->size)
             return refuse(o, error, "buffer %u ends past 2^63 bytes", b->id);
         const StructuredPool *pool = &g_array_index(p->pools, StructuredPool, at->pool);
@@ -121,7 +121,8 @@ gboolean structured_check(const StructuredProblem *p, const StructuredPlace *pla
             if (classes[i] != classes[pin->buffer] && place[i].pool == pin->pool &&
                 structured_bytes_overlap(place[i].offset, g_array_index(p->buffers, StructuredBuffer, i).size,
                                          pin->offset, size))
-                ok = broken(error, "buffer %u uses the bytes of buffer %u, pinned for all time", ID(i), ID(pin->buffer));
+                ok =
+                    broken(error, "buffer %u uses the bytes of buffer %u, pinned for all time", ID(i), ID(pin->buffer));
     }
     for (guint k = 0; k < p->separations->len && ok; k++) {
         const StructuredPair *s = &g_array_index(p->separations, StructuredPair, k);

@@ -45,8 +45,10 @@ Trace *structured_core_trace(const StructuredProblem *p, const char *pool_name, 
         return NULL;
     }
     if (p->colocations->len || p->exclusions->len) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "%s: colocations and temporal exclusions have no sound "
-                    "capacity-free projection", p->path);
+        g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED,
+                    "%s: colocations and temporal exclusions have no sound "
+                    "capacity-free projection",
+                    p->path);
         return NULL;
     }
     GArray *times = g_array_new(FALSE, FALSE, sizeof(gint64));
@@ -56,8 +58,10 @@ Trace *structured_core_trace(const StructuredProblem *p, const char *pool_name, 
         for (guint k = 0; k < b->pools->len; k++)
             here |= g_array_index(b->pools, guint, k) == q;
         if (here && b->pools->len > 1) {
-            g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "%s: buffer %u may choose its pool: no sound "
-                        "projection of one pool", p->path, b->id);
+            g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED,
+                        "%s: buffer %u may choose its pool: no sound "
+                        "projection of one pool",
+                        p->path, b->id);
             g_array_free(times, TRUE);
             return NULL;
         }

@@ -203,13 +203,14 @@ static void fingerprint(JsonNode *root, char out[17])
 
 /* ---- the problem ---- */
 
-static const char *const PROFILES[] = {"standard_dsa",  "dsa_rp_v1",         "pypto_structured",
-                                       "pypto_hard_v1", "pypto_research_v1", "pypto_core_relaxation", NULL};
+static const char *const PROFILES[] = {
+    "standard_dsa",          "dsa_rp_v1", "pypto_structured", "pypto_hard_v1", "pypto_research_v1",
+    "pypto_core_relaxation", NULL};
 enum { P_STANDARD, P_RP, P_LEGACY, P_HARD, P_RESEARCH, P_CORE };
 static const char *const SEPARATION_REASONS[] = {"generic",           "pipeline_stage", "target_hazard",
                                                  "semantic_no_alias", "cross_pipe",     NULL};
-static const char *const PENALTY_REASONS[] = {"generic",    "pipeline_serialization", "load_motion_serialization",
-                                              "cross_pipe", "cross_core",             "event_budget", NULL};
+static const char *const PENALTY_REASONS[] = {
+    "generic", "pipeline_serialization", "load_motion_serialization", "cross_pipe", "cross_core", "event_budget", NULL};
 
 typedef struct {
     Reader r;
@@ -256,8 +257,8 @@ static gboolean read_pools(Doc *d, JsonArray *pools)
         const char *name = NULL;
         JsonNode *cap = NULL;
         JsonArray *reserved = NULL;
-        if (o && check_fields(&d->r, o, path, fields) && unsigned_of(&d->r, member(&d->r, o, "id", path), path,
-                                                                      G_MAXUINT32, &id) &&
+        if (o && check_fields(&d->r, o, path, fields) &&
+            unsigned_of(&d->r, member(&d->r, o, "id", path), path, G_MAXUINT32, &id) &&
             (name = string_of(&d->r, member(&d->r, o, "name", path), path)) &&
             (cap = member(&d->r, o, "capacity", path)) &&
             (reserved = array_of(&d->r, member(&d->r, o, "reserved_ranges", path), path))) {
@@ -283,8 +284,9 @@ static gboolean read_pools(Doc *d, JsonArray *pools)
                     unsigned_of(&d->r, member(&d->r, ro, "begin", rp), rp, G_MAXINT64, &range.begin) &&
                     unsigned_of(&d->r, member(&d->r, ro, "end", rp), rp, G_MAXINT64, &range.end)) {
                     if (range.begin >= range.end)
-                        fail(&d->r, rp, "is empty or inverted (begin %" G_GUINT64_FORMAT " >= end %" G_GUINT64_FORMAT
-                             ")", range.begin, range.end);
+                        fail(&d->r, rp,
+                             "is empty or inverted (begin %" G_GUINT64_FORMAT " >= end %" G_GUINT64_FORMAT ")",
+                             range.begin, range.end);
                     else if (pool.bounded && range.end > pool.capacity)
                         fail(&d->r, rp, "ends past the pool's capacity");
                     else
@@ -395,7 +397,11 @@ static gboolean read_pairs(Doc *d, JsonArray *a, const char *path, GArray *into,
         char *ip = g_strdup_printf("%s[%u]", path, i);
         JsonObject *o = object_of(&d->r, json_array_get_element(a, i), ip);
         StructuredPair pair = {0};
-        if (o && check_fields(&d->r, o, ip, separation ? sep : penalty ? pen : plain) &&
+        if (o &&
+            check_fields(&d->r, o, ip,
+                         separation ? sep
+                         : penalty  ? pen
+                                    : plain) &&
             buffer_ref(d, member(&d->r, o, "first", ip), ip, &pair.a) &&
             buffer_ref(d, member(&d->r, o, "second", ip), ip, &pair.b)) {
             if (pair.a == pair.b)
@@ -487,7 +493,8 @@ static gboolean read_provenance(Doc *d, JsonObject *o)
         guint pool, b;
         guint64 v;
         JsonArray *members;
-        if (g && check_fields(&d->r, g, ip, gf) && unsigned_of(&d->r, member(&d->r, g, "group", ip), ip, G_MAXINT32, &v) &&
+        if (g && check_fields(&d->r, g, ip, gf) &&
+            unsigned_of(&d->r, member(&d->r, g, "group", ip), ip, G_MAXINT32, &v) &&
             pool_ref(d, member(&d->r, g, "pool", ip), ip, &pool) &&
             unsigned_of(&d->r, member(&d->r, g, "slot_size", ip), ip, G_MAXINT64, &v) &&
             unsigned_of(&d->r, member(&d->r, g, "depth", ip), ip, G_MAXUINT32, &v) &&
@@ -511,7 +518,8 @@ static gboolean read_objective(Doc *d, JsonObject *o)
     static const char *const terms[] = {"capacity_overflow", "total_peak", "max_peak", "reuse_cost", "bank_cost", NULL};
     const char *agg;
     JsonArray *a;
-    if (!check_fields(&d->r, o, path, fields) || !(agg = string_of(&d->r, member(&d->r, o, "aggregation", path), path)) ||
+    if (!check_fields(&d->r, o, path, fields) ||
+        !(agg = string_of(&d->r, member(&d->r, o, "aggregation", path), path)) ||
         !(a = array_of(&d->r, member(&d->r, o, "terms", path), path)))
         return FALSE;
     if (strcmp(agg, "lexicographic") != 0)
@@ -592,28 +600,36 @@ static gboolean check_rules(Doc *d, guint profile, JsonObject *root)
         const StructuredPool *pool = &g_array_index(p->pools, StructuredPool, 0);
         if (p->pools->len != 1 || pool->reserved->len || !one_interval || !unit_align || constraints || costs ||
             provenance)
-            return fail(r, "root.profile", "%s allows one pool without reserved ranges, one interval per buffer, "
-                        "alignment 1, and no constraints, costs or provenance", p->profile);
+            return fail(r, "root.profile",
+                        "%s allows one pool without reserved ranges, one interval per buffer, "
+                        "alignment 1, and no constraints, costs or provenance",
+                        p->profile);
         for (guint i = 0; i < p->n_terms; i++)
             if (p->terms[i] == STRUCTURED_REUSE_COST)
                 return fail(r, "root.profile", "%s has no reuse_cost term", p->profile);
     }
     if (profile == P_RP) {
         const StructuredPool *pool = &g_array_index(p->pools, StructuredPool, 0);
-        gboolean rp_terms = p->n_terms == 2 && p->terms[0] == STRUCTURED_OVERFLOW && p->terms[1] == STRUCTURED_REUSE_COST;
+        gboolean rp_terms =
+            p->n_terms == 2 && p->terms[0] == STRUCTURED_OVERFLOW && p->terms[1] == STRUCTURED_REUSE_COST;
         if (p->pools->len != 1 || !pool->bounded || pool->reserved->len || !one_interval || !unit_align ||
             constraints || provenance || !rp_terms)
-            return fail(r, "root.profile", "dsa_rp_v1 is one pool with a capacity, one interval per buffer, alignment 1, "
+            return fail(r, "root.profile",
+                        "dsa_rp_v1 is one pool with a capacity, one interval per buffer, alignment 1, "
                         "reuse penalties and the objective [capacity_overflow, reuse_cost]");
     }
     if (profile == P_HARD) {
-        if (!one_interval || !fixed_pools || p->colocations->len || p->exclusions->len || p->pins->len || costs || !peak)
-            return fail(r, "root.profile", "pypto_hard_v1 allows one interval and one pool per buffer, separations only, "
+        if (!one_interval || !fixed_pools || p->colocations->len || p->exclusions->len || p->pins->len || costs ||
+            !peak)
+            return fail(r, "root.profile",
+                        "pypto_hard_v1 allows one interval and one pool per buffer, separations only, "
                         "no cost model, and the objective [total_peak, max_peak]");
     }
     if (profile == P_HARD || profile == P_RESEARCH || profile == P_LEGACY) {
-        JsonObject *meta = json_object_has_member(root, "metadata") ? json_object_get_object_member(root, "metadata") : NULL;
-        const char *need[][2] = {{"lifetime_ordering", "pypto_read_before_write"}, {"solver_input", "pre_memory_reuse"}};
+        JsonObject *meta =
+            json_object_has_member(root, "metadata") ? json_object_get_object_member(root, "metadata") : NULL;
+        const char *need[][2] = {{"lifetime_ordering", "pypto_read_before_write"},
+                                 {"solver_input", "pre_memory_reuse"}};
         for (guint i = 0; i < G_N_ELEMENTS(need) && profile != P_LEGACY; i++) {
             const char *v = meta && json_object_has_member(meta, need[i][0])
                                 ? json_object_get_string_member_with_default(meta, need[i][0], "")
@@ -624,17 +640,18 @@ static gboolean check_rules(Doc *d, guint profile, JsonObject *root)
     }
     if (json_object_has_member(root, "relaxed_from") != (profile == P_CORE) ||
         (json_object_has_member(root, "relaxed_features") && profile != P_CORE))
-        return fail(r, "root", "relaxed_from (and relaxed_features) belong to pypto_core_relaxation, which needs "
+        return fail(r, "root",
+                    "relaxed_from (and relaxed_features) belong to pypto_core_relaxation, which needs "
                     "relaxed_from");
     return TRUE;
 }
 
 static gboolean read_document(Doc *d, JsonNode *node)
 {
-    static const char *const root_fields[] = {"schema_version", "profile",  "instance", "relaxed_from",
+    static const char *const root_fields[] = {"schema_version",   "profile",  "instance", "relaxed_from",
                                               "relaxed_features", "metadata", "problem",  NULL};
-    static const char *const problem_fields[] = {"pools", "buffers", "constraints", "cost_model", "pypto_structure",
-                                                 "objective", NULL};
+    static const char *const problem_fields[] = {"pools",           "buffers",   "constraints", "cost_model",
+                                                 "pypto_structure", "objective", NULL};
     static const char *const constraint_fields[] = {"colocations", "separations", "temporal_exclusions",
                                                     "pinned_allocations", NULL};
     Reader *r = &d->r;
@@ -684,8 +701,8 @@ static gboolean read_document(Doc *d, JsonNode *node)
     if (!json_array_get_length(buffers))
         return fail(r, "root.problem.buffers", "has no buffers");
     if (json_array_get_length(buffers) > STRUCTURED_MAX_BUFFERS)
-        return fail(r, "root.problem.buffers", "holds %u buffers, more than the %u read", json_array_get_length(buffers),
-                    STRUCTURED_MAX_BUFFERS);
+        return fail(r, "root.problem.buffers", "holds %u buffers, more than the %u read",
+                    json_array_get_length(buffers), STRUCTURED_MAX_BUFFERS);
     GHashTable *names = g_hash_table_new(g_str_hash, g_str_equal);
     for (guint i = 0; i < json_array_get_length(buffers) && !r->failed; i++) {
         char *path = g_strdup_printf("root.problem.buffers[%u]", i);
@@ -695,12 +712,12 @@ static gboolean read_document(Doc *d, JsonNode *node)
         g_free(path);
     }
     g_hash_table_destroy(names);
-    if (r->failed || !(constraints = object_of(r, member(r, problem, "constraints", "root.problem"),
-                                               "root.problem.constraints")) ||
+    if (r->failed ||
+        !(constraints = object_of(r, member(r, problem, "constraints", "root.problem"), "root.problem.constraints")) ||
         !check_fields(r, constraints, "root.problem.constraints", constraint_fields))
         return FALSE;
-    const char *kinds[][2] = {{"colocations", "colocation"}, {"separations", "separation"},
-                              {"temporal_exclusions", "exclusion"}};
+    const char *kinds[][2] = {
+        {"colocations", "colocation"}, {"separations", "separation"}, {"temporal_exclusions", "exclusion"}};
     GArray *into[] = {d->p->colocations, d->p->separations, d->p->exclusions};
     guint64 pairs = 0;
     for (guint k = 0; k < G_N_ELEMENTS(kinds); k++) {
@@ -732,7 +749,8 @@ static gboolean read_document(Doc *d, JsonNode *node)
             return FALSE;
     }
     if (json_object_has_member(problem, "pypto_structure")) {
-        JsonObject *ps = object_of(r, json_object_get_member(problem, "pypto_structure"), "root.problem.pypto_structure");
+        JsonObject *ps =
+            object_of(r, json_object_get_member(problem, "pypto_structure"), "root.problem.pypto_structure");
         if (!ps || !read_provenance(d, ps))
             return FALSE;
     }
@@ -856,7 +874,7 @@ StructuredPlace *structured_json_read_solution(const StructuredProblem *p, const
         fail(&r, NULL, "not JSON: %s", e->message);
         g_error_free(e);
     } else {
-        static const char *const fields[] = {"schema_version", "profile",  "instance", "problem_fingerprint",
+        static const char *const fields[] = {"schema_version", "profile",    "instance", "problem_fingerprint",
                                              "metadata",       "placements", NULL};
         static const char *const pf[] = {"buffer", "pool", "offset", NULL};
         JsonObject *root = object_of(&r, json_parser_get_root(parser), "root");
@@ -879,8 +897,8 @@ StructuredPlace *structured_json_read_solution(const StructuredProblem *p, const
             else if (strcmp(fp, p->fingerprint) != 0)
                 fail(&r, "root.problem_fingerprint", "is not the problem's (%s): the solution is for another input",
                      p->fingerprint);
-            GHashTable *ids = g_hash_table_new(g_direct_hash, g_direct_equal), *pools = g_hash_table_new(g_direct_hash,
-                                                                                                        g_direct_equal);
+            GHashTable *ids = g_hash_table_new(g_direct_hash, g_direct_equal),
+                       *pools = g_hash_table_new(g_direct_hash, g_direct_equal);
             for (guint i = 0; i < p->buffers->len; i++)
                 g_hash_table_insert(ids, GUINT_TO_POINTER(g_array_index(p->buffers, StructuredBuffer, i).id),
                                     GUINT_TO_POINTER(i + 1));
@@ -893,7 +911,8 @@ StructuredPlace *structured_json_read_solution(const StructuredProblem *p, const
                 char *ip = g_strdup_printf("root.placements[%u]", i);
                 JsonObject *o = object_of(&r, json_array_get_element(a, i), ip);
                 guint64 b, pool, offset;
-                if (o && check_fields(&r, o, ip, pf) && unsigned_of(&r, member(&r, o, "buffer", ip), ip, G_MAXUINT32, &b) &&
+                if (o && check_fields(&r, o, ip, pf) &&
+                    unsigned_of(&r, member(&r, o, "buffer", ip), ip, G_MAXUINT32, &b) &&
                     unsigned_of(&r, member(&r, o, "pool", ip), ip, G_MAXUINT32, &pool) &&
                     unsigned_of(&r, member(&r, o, "offset", ip), ip, G_MAXINT64, &offset)) {
                     guint bi = GPOINTER_TO_UINT(g_hash_table_lookup(ids, GUINT_TO_POINTER((guint)b)));

@@ -16,8 +16,8 @@ typedef struct {
 
 typedef struct {
     guint64 size, align;
-    GArray *pools;        /* guint pool indices */
-    GArray *rel;          /* Relation */
+    GArray *pools; /* guint pool indices */
+    GArray *rel;   /* Relation */
     gint64 start;
     guint64 duration, weight;
     gboolean pinned;
@@ -27,20 +27,20 @@ typedef struct {
 
 typedef struct {
     guint item;
-    guint64 peak, cost;   /* the pool's before the placement */
+    guint64 peak, cost; /* the pool's before the placement */
 } Undo;
 
 struct StructuredState {
     const StructuredProblem *p;
-    guint n;              /* items */
+    guint n; /* items */
     Item *items;
-    guint *item_of;       /* buffer -> item */
+    guint *item_of; /* buffer -> item */
     gboolean *placed;
     guint *pool;
     guint64 *offset;
     guint64 *peak, *pool_cost, *bound; /* per pool */
     guint64 cost;
-    GArray *undo;         /* Undo */
+    GArray *undo; /* Undo */
 };
 
 static guint64 gcd64(guint64 a, guint64 b)
@@ -115,15 +115,19 @@ static gboolean make_items(StructuredState *s, const guint *classes, GError **er
             }
             guint64 g = gcd64(item->align, b->align);
             if (item->align / g > G_MAXINT64 / b->align) {
-                g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "%s: buffer %u: its colocated buffers' alignments "
-                            "have no common multiple below 2^63", p->path, b->id);
+                g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED,
+                            "%s: buffer %u: its colocated buffers' alignments "
+                            "have no common multiple below 2^63",
+                            p->path, b->id);
                 ok = FALSE;
             }
             item->align = item->align / g * b->align;
             item->start = MIN(item->start, start);
             if (!item->pools->len) {
-                g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "%s: buffer %u is colocated with buffers that share no "
-                            "pool with it: no placement exists", p->path, b->id);
+                g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT,
+                            "%s: buffer %u is colocated with buffers that share no "
+                            "pool with it: no placement exists",
+                            p->path, b->id);
                 ok = FALSE;
             }
         }
@@ -134,9 +138,10 @@ static gboolean make_items(StructuredState *s, const guint *classes, GError **er
         const StructuredPin *pin = &g_array_index(p->pins, StructuredPin, k);
         Item *item = &s->items[s->item_of[pin->buffer]];
         if (item->pinned && (item->pin_pool != pin->pool || item->pin_offset != pin->offset)) {
-            g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "%s: buffer %u is pinned apart from a buffer it is "
-                        "colocated with: no placement exists", p->path, g_array_index(p->buffers, StructuredBuffer,
-                                                                                      pin->buffer).id);
+            g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT,
+                        "%s: buffer %u is pinned apart from a buffer it is "
+                        "colocated with: no placement exists",
+                        p->path, g_array_index(p->buffers, StructuredBuffer, pin->buffer).id);
             ok = FALSE;
         }
         item->pinned = TRUE;
@@ -148,9 +153,12 @@ static gboolean make_items(StructuredState *s, const guint *classes, GError **er
         gboolean allowed = !item->pinned;
         for (guint k = 0; k < item->pools->len && !allowed; k++)
             allowed = g_array_index(item->pools, guint, k) == item->pin_pool;
-        if (!allowed || (item->pinned && (item->pin_offset % item->align || item->pin_offset > G_MAXINT64 - item->size))) {
-            g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "%s: a pinned buffer's colocated buffers cannot be at its "
-                        "pin (pool or alignment): no placement exists", p->path);
+        if (!allowed ||
+            (item->pinned && (item->pin_offset % item->align || item->pin_offset > G_MAXINT64 - item->size))) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT,
+                        "%s: a pinned buffer's colocated buffers cannot be at its "
+                        "pin (pool or alignment): no placement exists",
+                        p->path);
             ok = FALSE;
         }
     }
@@ -166,8 +174,8 @@ static gboolean make_relations(StructuredState *s, const guint *classes, GError 
     guint64 count = 0;
     gboolean ok = structured_overlapping_pairs(p, pairs, STRUCTURED_PLACE_MAX_RELATIONS);
     if (!ok)
-        g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "%s: more than %u pairs of buffers live at once",
-                    p->path, STRUCTURED_PLACE_MAX_RELATIONS);
+        g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "%s: more than %u pairs of buffers live at once", p->path,
+                    STRUCTURED_PLACE_MAX_RELATIONS);
 #define SIZE(b) (g_array_index(p->buffers, StructuredBuffer, (b)).size)
     for (guint k = 0; k < pairs->len && ok; k++) {
         const StructuredPair *q = &g_array_index(pairs, StructuredPair, k);
@@ -340,8 +348,10 @@ StructuredState *structured_place_new(const StructuredProblem *p, GError **error
         if (!it->pinned)
             continue;
         if (!fits_hard(s, i, it->pin_pool, it->pin_offset)) {
-            g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "%s: pinned buffers share bytes they may not share (or a "
-                        "reserved range): no placement exists", p->path);
+            g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT,
+                        "%s: pinned buffers share bytes they may not share (or a "
+                        "reserved range): no placement exists",
+                        p->path);
             ok = FALSE;
         } else {
             structured_place_put(s, i, it->pin_pool, it->pin_offset);
@@ -378,21 +388,66 @@ void structured_place_free(StructuredState *s)
     g_free(s);
 }
 
-guint structured_place_items(const StructuredState *s) { return s->n; }
-guint64 structured_place_size(const StructuredState *s, guint item) { return s->items[item].size; }
-gint64 structured_place_start(const StructuredState *s, guint item) { return s->items[item].start; }
-guint64 structured_place_duration(const StructuredState *s, guint item) { return s->items[item].duration; }
-guint structured_place_degree(const StructuredState *s, guint item) { return s->items[item].rel->len; }
-guint64 structured_place_weight(const StructuredState *s, guint item) { return s->items[item].weight; }
-gboolean structured_place_pinned(const StructuredState *s, guint item) { return s->items[item].pinned; }
-gboolean structured_place_is_placed(const StructuredState *s, guint item) { return s->placed[item]; }
-const GArray *structured_place_pools(const StructuredState *s, guint item) { return s->items[item].pools; }
-guint64 structured_place_peak(const StructuredState *s, guint pool) { return s->peak[pool]; }
-guint structured_place_item_pool(const StructuredState *s, guint item) { return s->pool[item]; }
-guint64 structured_place_item_offset(const StructuredState *s, guint item) { return s->offset[item]; }
-guint structured_place_item_of(const StructuredState *s, guint buffer) { return s->item_of[buffer]; }
-guint64 structured_place_cost(const StructuredState *s) { return s->cost; }
-guint64 structured_place_pool_bound(const StructuredState *s, guint pool) { return s->bound[pool]; }
+guint structured_place_items(const StructuredState *s)
+{
+    return s->n;
+}
+guint64 structured_place_size(const StructuredState *s, guint item)
+{
+    return s->items[item].size;
+}
+gint64 structured_place_start(const StructuredState *s, guint item)
+{
+    return s->items[item].start;
+}
+guint64 structured_place_duration(const StructuredState *s, guint item)
+{
+    return s->items[item].duration;
+}
+guint structured_place_degree(const StructuredState *s, guint item)
+{
+    return s->items[item].rel->len;
+}
+guint64 structured_place_weight(const StructuredState *s, guint item)
+{
+    return s->items[item].weight;
+}
+gboolean structured_place_pinned(const StructuredState *s, guint item)
+{
+    return s->items[item].pinned;
+}
+gboolean structured_place_is_placed(const StructuredState *s, guint item)
+{
+    return s->placed[item];
+}
+const GArray *structured_place_pools(const StructuredState *s, guint item)
+{
+    return s->items[item].pools;
+}
+guint64 structured_place_peak(const StructuredState *s, guint pool)
+{
+    return s->peak[pool];
+}
+guint structured_place_item_pool(const StructuredState *s, guint item)
+{
+    return s->pool[item];
+}
+guint64 structured_place_item_offset(const StructuredState *s, guint item)
+{
+    return s->offset[item];
+}
+guint structured_place_item_of(const StructuredState *s, guint buffer)
+{
+    return s->item_of[buffer];
+}
+guint64 structured_place_cost(const StructuredState *s)
+{
+    return s->cost;
+}
+guint64 structured_place_pool_bound(const StructuredState *s, guint pool)
+{
+    return s->bound[pool];
+}
 
 static int u64_cmp(const void *a, const void *b)
 {
@@ -512,8 +567,10 @@ guint64 structured_place_pass(StructuredState *s, const guint *order, guint n, S
                     key[3] = off;
                 }
                 if (!found || key[0] < best_key[0] ||
-                    (key[0] == best_key[0] && (key[1] < best_key[1] || (key[1] == best_key[1] &&
-                     (key[2] < best_key[2] || (key[2] == best_key[2] && key[3] < best_key[3])))))) {
+                    (key[0] == best_key[0] &&
+                     (key[1] < best_key[1] ||
+                      (key[1] == best_key[1] &&
+                       (key[2] < best_key[2] || (key[2] == best_key[2] && key[3] < best_key[3])))))) {
                     found = TRUE;
                     best_pool = q;
                     best_offset = off;

@@ -21,9 +21,9 @@ typedef struct {
 typedef struct {
     guint32 id;
     char *name;
-    gboolean bounded;  /* FALSE: no capacity */
+    gboolean bounded; /* FALSE: no capacity */
     guint64 capacity;
-    GArray *reserved;  /* StructuredRange: bytes no buffer may use, at any time */
+    GArray *reserved; /* StructuredRange: bytes no buffer may use, at any time */
 } StructuredPool;
 
 typedef struct {
@@ -35,8 +35,8 @@ typedef struct {
 } StructuredBuffer;
 
 typedef struct {
-    guint a, b;        /* buffer indices */
-    guint64 cost;      /* a reuse penalty's weight; 0 for the other pairs */
+    guint a, b;   /* buffer indices */
+    guint64 cost; /* a reuse penalty's weight; 0 for the other pairs */
 } StructuredPair;
 
 typedef struct {
@@ -55,13 +55,13 @@ typedef enum {
 } StructuredTerm;
 
 typedef struct {
-    char *path;        /* the file read */
+    char *path; /* the file read */
     char *profile, *instance;
     char fingerprint[17]; /* FNV-1a 64 of the document's canonical form, 16 hex digits */
-    GArray *pools;     /* StructuredPool */
-    GArray *buffers;   /* StructuredBuffer */
+    GArray *pools;        /* StructuredPool */
+    GArray *buffers;      /* StructuredBuffer */
     GArray *colocations, *separations, *exclusions, *penalties; /* StructuredPair */
-    GArray *pins;      /* StructuredPin */
+    GArray *pins;                                               /* StructuredPin */
     StructuredTerm terms[STRUCTURED_TERMS];
     guint n_terms;
 } StructuredProblem;

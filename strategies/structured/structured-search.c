@@ -27,19 +27,19 @@ typedef struct {
 typedef struct {
     const StructuredProblem *p;
     StructuredState *s;
-    guint *items, n;           /* the component's items to place */
-    guint *pools, n_pools;     /* its pools, in order */
-    gboolean *in;              /* pool filter */
-    guint *pool_rank;          /* pool -> position in pools, or G_MAXUINT */
-    guint cur;                 /* the pool being filled (position) */
-    guint64 floor;             /* the last offset placed in it */
-    gint floor_item;           /* and the item's position in items (-1: none yet) */
+    guint *items, n;       /* the component's items to place */
+    guint *pools, n_pools; /* its pools, in order */
+    gboolean *in;          /* pool filter */
+    guint *pool_rank;      /* pool -> position in pools, or G_MAXUINT */
+    guint cur;             /* the pool being filled (position) */
+    guint64 floor;         /* the last offset placed in it */
+    gint floor_item;       /* and the item's position in items (-1: none yet) */
     guint placed;
     guint64 best[STRUCTURED_TERMS]; /* in the problem's term order */
     gboolean have_best;
     guint *best_pool;
     guint64 *best_offset;
-    guint64 nodes, budget;        /* work: a node, each item it looks over, each candidate it weighs */
+    guint64 nodes, budget; /* work: a node, each item it looks over, each candidate it weighs */
     gboolean cut;
 } Search;
 
@@ -147,8 +147,8 @@ static void dfs(Search *x)
             if (x->floor_item >= 0 && off == x->floor && (gint)i < x->floor_item)
                 continue; /* the same placement, met in the other order */
             guint64 end = off + structured_place_size(x->s, it);
-            Child ch = {i, off, {pool->bounded && end > pool->capacity,
-                                 structured_place_added_cost(x->s, it, q, off), end}};
+            Child ch = {
+                i, off, {pool->bounded && end > pool->capacity, structured_place_added_cost(x->s, it, q, off), end}};
             g_array_append_val(children, ch);
         }
     }

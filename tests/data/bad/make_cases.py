@@ -293,16 +293,19 @@ def main():
         "sim: {}: root.problem.buffers[1]: buffer id 0 appears twice")
     add("structured-unknown-pool.json", problem(**{"problem.buffers.1.allowed_pools": [7]}), "--trace {}", 1,
         "sim: {}: root.problem.buffers[1].allowed_pools[0]: names pool 7, which the problem does not have")
-    add("structured-inverted-interval.json", problem(**{"problem.buffers.0.live_intervals": [{"lower": 4, "upper": 4}]}),
-        "--trace {}", 1, "sim: {}: root.problem.buffers[0].live_intervals[0]: is empty or inverted (lower 4 >= upper 4)")
+    add("structured-inverted-interval.json",
+        problem(**{"problem.buffers.0.live_intervals": [{"lower": 4, "upper": 4}]}), "--trace {}", 1,
+        "sim: {}: root.problem.buffers[0].live_intervals[0]: is empty or inverted (lower 4 >= upper 4)")
     add("structured-separated-colocated.json",
         problem(**{"problem.constraints.colocations": [{"first": 0, "second": 1}],
-                   "problem.constraints.separations": [{"first": 1, "second": 0}], "profile": "pypto_research_v1"}),
-        "--trace {}", 1, "sim: {}: root.problem.constraints.separations: buffers 1 and 0 are both colocated and separated")
+                   "problem.constraints.separations": [{"first": 1, "second": 0}]}),
+        "--trace {}", 1,
+        "sim: {}: root.problem.constraints.separations: buffers 1 and 0 are both colocated and separated")
     add("structured-misaligned-pin.json",
         problem(**{"problem.constraints.pinned_allocations": [{"buffer": 0, "pool": 0, "offset": 16,
                                                                "exclusive_for_all_time": False}]}), "--trace {}", 1,
-        "sim: {}: root.problem.constraints.pinned_allocations[0]: offset 16 is not a multiple of the buffer's alignment 32")
+        "sim: {}: root.problem.constraints.pinned_allocations[0]: offset 16 is not a multiple of the buffer's "
+        "alignment 32")
     add("structured-pins-clash.json",
         problem(**{"problem.constraints.pinned_allocations": [
             {"buffer": 0, "pool": 0, "offset": 0, "exclusive_for_all_time": False},
