@@ -526,6 +526,15 @@ void structured_place_result(const StructuredState *s, StructuredPlace *out)
     }
 }
 
+guint *structured_place_sorted(const StructuredState *s, GCompareDataFunc cmp, gpointer data)
+{
+    guint *order = g_new(guint, s->n ? s->n : 1);
+    for (guint i = 0; i < s->n; i++)
+        order[i] = i;
+    g_qsort_with_data(order, s->n, sizeof(guint), cmp, data);
+    return order;
+}
+
 void structured_place_reset(StructuredState *s)
 {
     while (s->undo->len)

@@ -60,6 +60,9 @@ guint64 structured_place_pool_bound(const StructuredState *s, guint pool);
 /* Every term of the objective for the placed items (pools restricted to `pools`, NULL: all), into
  * value[STRUCTURED_TERMS]. */
 void structured_place_value(const StructuredState *s, const gboolean *pools, guint64 *value);
+/* The items, sorted by `cmp` (given two guint item numbers and `data`), as a new array of
+ * structured_place_items(s) (at least one) item numbers. Free with g_free. */
+guint *structured_place_sorted(const StructuredState *s, GCompareDataFunc cmp, gpointer data);
 /* Takes back every placement but the pins. */
 void structured_place_reset(StructuredState *s);
 

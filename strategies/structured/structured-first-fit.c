@@ -24,11 +24,7 @@ static gboolean first_fit_solve(const StructuredProblem *p, const StructuredOpti
     StructuredState *s = structured_place_new(p, error);
     if (!s)
         return FALSE;
-    guint n = structured_place_items(s);
-    guint *order = g_new(guint, n ? n : 1);
-    for (guint i = 0; i < n; i++)
-        order[i] = i;
-    g_qsort_with_data(order, n, sizeof(guint), by_start, s);
+    guint n = structured_place_items(s), *order = structured_place_sorted(s, by_start, s);
     r->work = structured_place_pass(s, order, n, STRUCTURED_FIT_LOWEST);
     r->place = g_new(StructuredPlace, p->buffers->len);
     structured_place_result(s, r->place);

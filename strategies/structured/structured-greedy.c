@@ -60,15 +60,13 @@ static gboolean greedy_solve(const StructuredProblem *p, const StructuredOptions
     if (!s)
         return FALSE;
     guint n = structured_place_items(s);
-    guint *order = g_new(guint, n ? n : 1);
     guint64 value[STRUCTURED_TERMS], vb[STRUCTURED_TERMS], vv[STRUCTURED_TERMS];
     r->place = g_new(StructuredPlace, p->buffers->len);
     for (guint rule = 0; rule < 5; rule++) {
-        for (guint i = 0; i < n; i++)
-            order[i] = i;
         OrderBy by = {s, rule};
-        g_qsort_with_data(order, n, sizeof(guint), by_rule, &by);
+        guint *order = structured_place_sorted(s, by_rule, &by);
         r->work += structured_place_pass(s, order, n, STRUCTURED_FIT_CHEAPEST);
+        g_free(order);
         structured_place_value(s, NULL, value);
         for (guint t = 0; t < p->n_terms; t++)
             vv[t] = value[p->terms[t]];
@@ -78,7 +76,6 @@ static gboolean greedy_solve(const StructuredProblem *p, const StructuredOptions
         }
         structured_place_reset(s);
     }
-    g_free(order);
     structured_place_free(s);
     return TRUE;
 }
