@@ -71,7 +71,8 @@ Trace *structured_core_trace(const StructuredProblem *p, const char *pool_name, 
             g_array_append_val(times, v->upper);
         }
     }
-    qsort(times->data, times->len, sizeof(gint64), i64_cmp);
+    if (times->len > 1)
+        qsort(times->data, times->len, sizeof(gint64), i64_cmp);
     guint n = 0;
     for (guint k = 0; k < times->len; k++)
         if (!n || g_array_index(times, gint64, n - 1) != g_array_index(times, gint64, k))

@@ -479,7 +479,8 @@ void structured_place_candidates(StructuredState *s, guint item, guint pool, gui
         if (c >= floor)
             g_array_append_val(out, c);
     }
-    qsort(&g_array_index(out, guint64, from), out->len - from, sizeof(guint64), u64_cmp);
+    if (out->len - from > 1)
+        qsort(&g_array_index(out, guint64, from), out->len - from, sizeof(guint64), u64_cmp);
     guint kept = from;
     for (guint k = from; k < out->len; k++) {
         guint64 c = g_array_index(out, guint64, k);

@@ -153,7 +153,7 @@ gboolean structured_overlapping_pairs(const StructuredProblem *p, GArray *pairs,
         live[count++] = ev->buffer;
     }
     /* a pair met in several intervals once: sorted, then kept where it differs from the one before */
-    if (ok)
+    if (ok && keys->len > 1)
         qsort(keys->data, keys->len, sizeof(guint64), u64_cmp);
     for (guint k = 0; k < keys->len && ok; k++) {
         guint64 key = g_array_index(keys, guint64, k);
