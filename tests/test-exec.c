@@ -723,6 +723,66 @@ static void test_float16_widened(void)
     model_free(m);
 }
 
+static void add_bytes(Builder *b, const char *name, DType dtype, int rank, const gint64 *dims, const void *data,
+                      gsize bytes)
+{
+    TensorData *t = tensor_data_new(name, dtype, rank, dims);
+    t->raw = g_bytes_new(data, bytes);
+    g_assert_true(graph_add_initializer(b->graph, t, NULL));
+}
+
+/* A quantized graph (ONNX's QDQ pair, a dynamically quantized product): planned with one byte per uint8 element,
+ * run, and each output against the operators' definitions: QuantizeLinear rounds half to even (0.75 / 0.5 = 1.5
+ * to 2) and saturates (255.8 to 255, -140 + 128 to 0); MatMulInteger multiplies the zero-point-shifted bytes. */
+static void test_quantized(void)
+{
+    Builder *b = builder_new("quantized", 13);
+    const char *x = builder_input(b, "x", DT_FLOAT, 2, (const gint64[]){2, 4});
+    const float scale = 0.5f;
+    const guint8 zp = 128, w[12] = {3, 200, 17, 255, 0, 64, 128, 9, 77, 1, 250, 42}, wzp = 100;
+    add_bytes(b, "s", DT_FLOAT, 0, NULL, &scale, sizeof scale);
+    add_bytes(b, "zp", DT_UINT8, 0, NULL, &zp, 1);
+    add_bytes(b, "w", DT_UINT8, 2, (const gint64[]){4, 3}, w, sizeof w);
+    add_bytes(b, "wzp", DT_UINT8, 0, NULL, &wzp, 1);
+    const char *q = B_OP(b, "QuantizeLinear", x, "s", "zp");
+    builder_output(b, B_OP(b, "DequantizeLinear", q, "s", "zp"));
+    const char *dyn[3] = {"yq", "ys", "yzp"};
+    builder_node(b, "DynamicQuantizeLinear", (const char *const[]){x, NULL}, 3, dyn, NULL);
+    builder_output(b, B_OP(b, "MatMulInteger", dyn[0], "w", dyn[2], "wzp"));
+    Model *m = finish_inferred(b);
+    g_assert_cmpuint(graph_tensor(m->graph, q)->dtype, ==, DT_UINT8);
+    g_assert_cmpuint(graph_tensor(m->graph, dyn[0])->dtype, ==, DT_UINT8);
+    Planned run = plan_and_bind_ok(m);
+    for (guint k = 0; k < trace_count(run.t); k++) /* one byte per element: 8 bytes each */
+        if (!strcmp(trace_buffer(run.t, k)->name, q) || !strcmp(trace_buffer(run.t, k)->name, dyn[0]))
+            g_assert_cmpuint(trace_buffer(run.t, k)->size, <=, 64);
+    const float xs[8] = {-1.0f, 0.26f, 0.75f, 3.2f, 2.5f, -0.4f, 127.9f, -70.0f};
+    run_on_x(run.e, DT_FLOAT, 2, (const gint64[]){2, 4}, xs, sizeof xs);
+    const guint8 want_q[8] = {126, 129, 130, 134, 133, 127, 255, 0};
+    const char *name;
+    const ExecTensor *dq = executor_output(run.e, 0, &name);
+    for (int k = 0; k < 8; k++)
+        g_assert_cmpfloat(((const float *)dq->data)[k], ==, ((float)want_q[k] - 128) * 0.5f);
+    /* the dynamic quantization: x's range with 0 in it over 255 levels, the zero point where 0 falls */
+    float ys = (127.9f - -70.0f) / 255.0f;
+    gint64 yzp = (gint64)nearbyintf(70.0f / ys);
+    g_assert_cmpint(yzp, ==, 90);
+    const ExecTensor *mm = executor_output(run.e, 1, &name);
+    g_assert_cmpint(mm->dtype, ==, DT_INT32);
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 3; j++) {
+            gint64 acc = 0;
+            for (int k = 0; k < 4; k++) {
+                float v = nearbyintf(xs[i * 4 + k] / ys) + (float)yzp;
+                gint64 qx = v < 0 ? 0 : v > 255 ? 255 : (gint64)v;
+                acc += (qx - yzp) * ((gint64)w[k * 3 + j] - wzp);
+            }
+            g_assert_cmpint(((const gint32 *)mm->data)[i * 3 + j], ==, acc);
+        }
+    planned_clear(&run);
+    model_free(m);
+}
+
 /* Broadcasts the float fast paths do not name, done a block at a time (arith_blocked): a middle axis of 1
  * (both operands whole over the inner block), a per-(batch, channel) value over H x W, a last axis of 1
  * (one value per row), and the broadcast operand first in a Sub. Every element against a + b computed here. */
@@ -2106,6 +2166,7 @@ int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/exec/big-alloc", test_big_alloc);
+    g_test_add_func("/exec/quantized", test_quantized);
     add_graphs_check();
     add_corpus_check();
     g_test_add_func("/exec/early-reuse-is-caught", test_early_reuse_is_caught);

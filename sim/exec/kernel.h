@@ -257,6 +257,11 @@ gboolean kernel_per_channel(const ExecTensor *t, const ExecTensor *y);
 gboolean kernel_variadic(const KernelCall *c, GError **error);
 gboolean kernel_where(const KernelCall *c, GError **error);
 gboolean kernel_cast(const KernelCall *c, GError **error);
+/* quantize.c */
+gboolean kernel_quantize_linear(const KernelCall *c, GError **error);
+gboolean kernel_dequantize_linear(const KernelCall *c, GError **error);
+gboolean kernel_dynamic_quantize_linear(const KernelCall *c, GError **error);
+gboolean kernel_matmul_integer(const KernelCall *c, GError **error);
 gboolean kernel_clip(const KernelCall *c, GError **error);
 gboolean kernel_dropout(const KernelCall *c, GError **error);
 gboolean kernel_matmul(const KernelCall *c, GError **error);

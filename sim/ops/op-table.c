@@ -145,6 +145,11 @@ static const OpInfo op_rows[] = {
     OP("Cast", OP_COMPUTE, 1, 1, 1, 1, infer_cast),
     OP("CastLike", OP_COMPUTE, 2, 2, 1, 1, infer_cast_like, .metadata_inputs = 1u << 1),
     OP("EyeLike", OP_COMPUTE, 1, 1, 1, 1, infer_eye_like, .metadata_inputs = 1u << 0),
+    /* quantization (ops-quantize.c) */
+    OP("QuantizeLinear", OP_COMPUTE, 2, 3, 1, 1, infer_quantize_linear),
+    OP("DequantizeLinear", OP_COMPUTE, 2, 3, 1, 1, infer_dequantize_linear),
+    OP("DynamicQuantizeLinear", OP_COMPUTE, 1, 1, 3, 3, infer_dynamic_quantize_linear),
+    OP("MatMulInteger", OP_COMPUTE, 2, 4, 1, 1, infer_matmul_integer),
     /* binary and n-ary elementwise, numpy broadcasting */
     /* a residual Add may take the Relu after it */
     OP("Add", OP_COMPUTE, 2, 2, 1, 1, infer_nary, .elementwise = TRUE, .binary = f_add, .binary_int = i_add),

@@ -1,0 +1,170 @@
+/* quantize.c — the quantization family (ONNX QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear,
+ * MatMulInteger), computed as the operator definitions state: float32 arithmetic, round half to even, saturation
+ * to the quantized type's range; a scale and zero point per tensor or per element of `axis`; integer products
+ * accumulated exactly in 32 bits. */
+#include "exec/kernel.h"
+
+#include <math.h>
+
+/* The range of a quantized type. */
+static void range_of(DType d, float *lo, float *hi)
+{
+    switch (d) {
+    case DT_INT8: *lo = -128; *hi = 127; break;
+    case DT_UINT16: *lo = 0; *hi = 65535; break;
+    case DT_INT16: *lo = -32768; *hi = 32767; break;
+    default: *lo = 0; *hi = 255; break;
+    }
+}
+
+/* x rounded half to even and held to [lo, hi] (NaN to lo: no conversion of a NaN to an integer). */
+static gint64 saturate(float x, float lo, float hi)
+{
+    float r = nearbyintf(x);
+    return (gint64)(!(r >= lo) ? lo : r > hi ? hi : r);
+}
+
+/* Per-axis parameters: the index into scale and zero point of x's element k. */
+typedef struct {
+    gsize inner, dim; /* elements after the axis; its length (1: per tensor) */
+} Along;
+
+static gboolean along_of(const KernelCall *c, const ExecTensor *x, const ExecTensor *scale, Along *al, GError **error)
+{
+    al->inner = 1;
+    al->dim = 1;
+    if (!scale || scale->rank == 0 || scale->count == 1)
+        return TRUE;
+    gint64 axis = 1;
+    if (!node_attr_int(c->node, "axis", 1, &axis, error))
+        return FALSE;
+    int a = kernel_axis(axis, x->rank);
+    for (int k = a + 1; k < x->rank; k++)
+        al->inner *= (gsize)x->dims[k];
+    al->dim = (gsize)x->dims[a];
+    if (scale->count != al->dim)
+        return kernel_fail(c, error, "the scale has %zu values where the axis has %zu", scale->count, al->dim);
+    return TRUE;
+}
+
+static gsize along_index(const Along *al, gsize k)
+{
+    return al->dim == 1 ? 0 : (k / al->inner) % al->dim;
+}
+
+gboolean kernel_quantize_linear(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0), *scale = kernel_in(c, 1), *zp = kernel_in(c, 2);
+    ExecTensor *y = kernel_out(c, 0);
+    Along al;
+    float lo, hi;
+    if (!along_of(c, x, scale, &al, error))
+        return FALSE;
+    range_of(y->dtype, &lo, &hi);
+    for (gsize k = 0; k < y->count; k++) {
+        gsize at = along_index(&al, k);
+        float s = (float)kernel_elem_get_f(scale, at), z = zp && zp->count ? (float)kernel_elem_get_i(zp, at) : 0;
+        kernel_elem_set_i(y, k, saturate(nearbyintf((float)kernel_elem_get_f(x, k) / s) + z, lo, hi));
+    }
+    return TRUE;
+}
+
+gboolean kernel_dequantize_linear(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0), *scale = kernel_in(c, 1), *zp = kernel_in(c, 2);
+    ExecTensor *y = kernel_out(c, 0);
+    Along al;
+    if (!along_of(c, x, scale, &al, error))
+        return FALSE;
+    for (gsize k = 0; k < y->count; k++) {
+        gsize at = along_index(&al, k);
+        float s = (float)kernel_elem_get_f(scale, at), z = zp && zp->count ? (float)kernel_elem_get_i(zp, at) : 0;
+        kernel_elem_set_f(y, k, ((float)kernel_elem_get_i(x, k) - z) * s);
+    }
+    return TRUE;
+}
+
+gboolean kernel_dynamic_quantize_linear(const KernelCall *c, GError **error)
+{
+    (void)error;
+    const ExecTensor *x = kernel_in(c, 0);
+    ExecTensor *y = kernel_out(c, 0), *y_scale = kernel_out(c, 1), *y_zp = kernel_out(c, 2);
+    const float *in = x->data;
+    float mn = 0, mx = 0; /* the range always holds 0 */
+    for (gsize k = 0; k < x->count; k++) {
+        mn = in[k] < mn ? in[k] : mn;
+        mx = in[k] > mx ? in[k] : mx;
+    }
+    float scale = (mx - mn) / 255.0f;
+    gint64 zero = scale > 0 ? saturate(0.0f - mn / scale, 0, 255) : 0;
+    for (gsize k = 0; k < y->count; k++)
+        kernel_elem_set_i(y, k, scale > 0 ? saturate(nearbyintf(in[k] / scale) + (float)zero, 0, 255) : zero);
+    if (y_scale)
+        kernel_elem_set_f(y_scale, 0, scale);
+    if (y_zp)
+        kernel_elem_set_i(y_zp, 0, zero);
+    return TRUE;
+}
+
+gboolean kernel_matmul_integer(const KernelCall *c, GError **error)
+{
+    const ExecTensor *a = kernel_in(c, 0), *b = kernel_in(c, 1), *a_zp = kernel_in(c, 2), *b_zp = kernel_in(c, 3);
+    ExecTensor *y = kernel_out(c, 0);
+    /* vectors as matrices: A [K] is [1, K], B [K] is [K, 1] */
+    gint64 ad[KERNEL_MAX_RANK], bd[KERNEL_MAX_RANK];
+    int ar = a->rank, br = b->rank;
+    if (ar > KERNEL_MAX_RANK - 1 || br > KERNEL_MAX_RANK - 1)
+        return kernel_fail(c, error, "operands of rank above %d", KERNEL_MAX_RANK - 1);
+    for (int k = 0; k < ar; k++)
+        ad[k + (ar == 1)] = a->dims[k];
+    if (ar == 1)
+        ad[0] = 1, ar = 2;
+    for (int k = 0; k < br; k++)
+        bd[k] = b->dims[k];
+    if (br == 1)
+        bd[1] = 1, br = 2;
+    gint64 m = ad[ar - 2], kk = ad[ar - 1], n = bd[br - 1];
+    if (bd[br - 2] != kk)
+        return kernel_fail(c, error, "inner dimensions %" G_GINT64_FORMAT " and %" G_GINT64_FORMAT " differ", kk,
+                           bd[br - 2]);
+    if ((a_zp && a_zp->count != 1 && a_zp->count != (gsize)m) || (b_zp && b_zp->count != 1 && b_zp->count != (gsize)n))
+        return kernel_fail(c, error, "a zero point is neither one value nor one per row (A) or column (B)");
+    /* the batch: numpy broadcasting of the dims before the last two */
+    int rank = MAX(ar, br) - 2;
+    gint64 dims[KERNEL_MAX_RANK], idx[KERNEL_MAX_RANK] = {0}, as[KERNEL_MAX_RANK], bs[KERNEL_MAX_RANK];
+    gint64 sa = m * kk, sb = kk * n;
+    gsize batches = 1;
+    for (int k = rank - 1; k >= 0; k--) {
+        int ka = k - (rank - (ar - 2)), kb = k - (rank - (br - 2));
+        gint64 da = ka >= 0 ? ad[ka] : 1, db = kb >= 0 ? bd[kb] : 1;
+        if (da != db && da != 1 && db != 1)
+            return kernel_fail(c, error, "batch dimensions %" G_GINT64_FORMAT " and %" G_GINT64_FORMAT " differ", da, db);
+        dims[k] = MAX(da, db);
+        as[k] = da == 1 ? 0 : sa;
+        bs[k] = db == 1 ? 0 : sb;
+        sa *= da;
+        sb *= db;
+        batches *= (gsize)dims[k];
+    }
+    gint32 *out = y->data;
+    for (gsize t = 0; t < batches; t++) {
+        gint64 ao = 0, bo = 0;
+        for (int k = 0; k < rank; k++) {
+            ao += idx[k] * as[k];
+            bo += idx[k] * bs[k];
+        }
+        for (gint64 i = 0; i < m; i++) {
+            gint64 za = a_zp ? kernel_elem_get_i(a_zp, a_zp->count == 1 ? 0 : (gsize)i) : 0;
+            for (gint64 j = 0; j < n; j++) {
+                gint64 zb = b_zp ? kernel_elem_get_i(b_zp, b_zp->count == 1 ? 0 : (gsize)j) : 0, acc = 0;
+                for (gint64 p = 0; p < kk; p++)
+                    acc += (kernel_elem_get_i(a, (gsize)(ao + i * kk + p)) - za) *
+                           (kernel_elem_get_i(b, (gsize)(bo + p * n + j)) - zb);
+                out[(t * (gsize)m + (gsize)i) * (gsize)n + (gsize)j] = (gint32)acc;
+            }
+        }
+        if (rank)
+            kernel_index_next(idx, dims, rank);
+    }
+    return TRUE;
+}
