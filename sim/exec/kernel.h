@@ -6,7 +6,7 @@
  * through doubles and gint64 (elem_get_*) keeps every dtype correct where no fast path exists. The
  * families: elementwise, gemm, conv (and pooling), norm (softmax, normalisation, reductions), attention, movement,
  * resize, along-axis (arg/top-k selection and scans), indexing (element-wise gathers and scatters, triangle
- * and eye masks), dynamic (data-dependent sizes), recurrent, einsum. */
+ * and eye masks), dynamic (data-dependent sizes), recurrent, einsum, quantize (the integer and QLinear ops). */
 #ifndef SIM_KERNEL_H
 #define SIM_KERNEL_H
 
@@ -262,6 +262,9 @@ gboolean kernel_quantize_linear(const KernelCall *c, GError **error);
 gboolean kernel_dequantize_linear(const KernelCall *c, GError **error);
 gboolean kernel_dynamic_quantize_linear(const KernelCall *c, GError **error);
 gboolean kernel_matmul_integer(const KernelCall *c, GError **error);
+gboolean kernel_qlinear_matmul(const KernelCall *c, GError **error);
+gboolean kernel_conv_integer(const KernelCall *c, GError **error);
+gboolean kernel_qlinear_conv(const KernelCall *c, GError **error);
 gboolean kernel_clip(const KernelCall *c, GError **error);
 gboolean kernel_dropout(const KernelCall *c, GError **error);
 gboolean kernel_matmul(const KernelCall *c, GError **error);

@@ -150,6 +150,9 @@ static const OpInfo op_rows[] = {
     OP("DequantizeLinear", OP_COMPUTE, 2, 3, 1, 1, infer_dequantize_linear),
     OP("DynamicQuantizeLinear", OP_COMPUTE, 1, 1, 3, 3, infer_dynamic_quantize_linear),
     OP("MatMulInteger", OP_COMPUTE, 2, 4, 1, 1, infer_matmul_integer),
+    OP("QLinearMatMul", OP_COMPUTE, 8, 8, 1, 1, infer_qlinear_matmul),
+    OP("ConvInteger", OP_COMPUTE, 2, 4, 1, 1, infer_conv_integer),
+    OP("QLinearConv", OP_COMPUTE, 8, 9, 1, 1, infer_qlinear_conv),
     /* binary and n-ary elementwise, numpy broadcasting */
     /* a residual Add may take the Relu after it */
     OP("Add", OP_COMPUTE, 2, 2, 1, 1, infer_nary, .elementwise = TRUE, .binary = f_add, .binary_int = i_add),

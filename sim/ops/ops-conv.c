@@ -111,9 +111,9 @@ static gboolean check_spatial(Node *n, Tensor *x, GError **error)
 }
 
 /* Conv's and ConvTranspose's optional bias B: ONNX gives it as 1-D of M, one value per output channel. */
-static gboolean check_bias(const Node *n, gint64 m, GError **error)
+static gboolean check_bias_at(const Node *n, guint k, gint64 m, GError **error)
 {
-    const Tensor *b = node_input(n, 2);
+    const Tensor *b = node_input(n, k);
     if (!b || !b->shape_known || (b->rank == 1 && b->dims[0] == m))
         return TRUE;
     char *dims = graph_dims_to_string(b->rank, b->dims);
@@ -123,14 +123,18 @@ static gboolean check_bias(const Node *n, gint64 m, GError **error)
     return ok;
 }
 
-gboolean infer_conv(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
+static gboolean check_bias(const Node *n, gint64 m, GError **error)
 {
-    (void)cx;
-    (void)op;
-    (void)opset;
+    return check_bias_at(n, 2, m, error);
+}
+
+/* A convolution's output shape from its input x and weight w (inputs xi and wi), its bias at input bi (none:
+ * G_MAXUINT), in `dtype` (G_MAXINT: x's): Conv, ConvInteger, QLinearConv. */
+static gboolean conv_output(Node *n, guint xi, guint wi, guint bi, gint dtype, GError **error)
+{
     Tensor *x, *w;
     gint64 group;
-    if (!infer_input(n, 0, &x, error) || !infer_input(n, 1, &w, error) || !check_spatial(n, x, error) ||
+    if (!infer_input(n, xi, &x, error) || !infer_input(n, wi, &w, error) || !check_spatial(n, x, error) ||
         !node_attr_int(n, "group", 1, &group, error))
         return FALSE;
     int spatial = x->rank - 2;
@@ -144,7 +148,7 @@ gboolean infer_conv(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GErro
     if (w->dims[0] % group)
         return infer_fail(error, n, "group %" G_GINT64_FORMAT " does not divide the weight's %" G_GINT64_FORMAT
                           " output channels (ONNX's Conv: M is a multiple of group)", group, w->dims[0]);
-    if (!check_bias(n, w->dims[0], error))
+    if (bi != G_MAXUINT && !check_bias_at(n, bi, w->dims[0], error))
         return FALSE;
     Window win;
     if (!read_window(n, spatial, w->dims + 2, &win, error))
@@ -153,7 +157,46 @@ gboolean infer_conv(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GErro
     for (int k = 0; k < spatial; k++)
         if (!window_out(n, &win, k, x->dims[2 + k], &out[2 + k], error))
             return FALSE;
-    return infer_set_output(n, 0, x->dtype, x->rank, out, error);
+    return infer_set_output(n, 0, dtype == G_MAXINT ? x->dtype : (DType)dtype, x->rank, out, error);
+}
+
+gboolean infer_conv(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
+{
+    (void)cx;
+    (void)op;
+    (void)opset;
+    return conv_output(n, 0, 1, 2, G_MAXINT, error);
+}
+
+/* ConvInteger(x, w, x_zero_point, w_zero_point): Conv's shape in int32, over uint8 or int8. */
+gboolean infer_conv_integer(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
+{
+    (void)cx;
+    (void)op;
+    (void)opset;
+    for (guint k = 0; k < 2; k++) {
+        Tensor *t;
+        if (!infer_input(n, k, &t, error))
+            return FALSE;
+        if (t->dtype != DT_UINT8 && t->dtype != DT_INT8)
+            return infer_fail(error, n, "'%s' is %s: ConvInteger takes uint8 or int8", t->name, dtype_name(t->dtype));
+    }
+    return conv_output(n, 0, 1, G_MAXUINT, DT_INT32, error);
+}
+
+/* QLinearConv(x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B): Conv's shape of x and
+ * w in y's zero point's type; the bias (int32) one value per output channel. */
+gboolean infer_qlinear_conv(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
+{
+    (void)cx;
+    (void)op;
+    (void)opset;
+    Tensor *y_zp, *b = node_input(n, 8);
+    if (!infer_input(n, 7, &y_zp, error))
+        return FALSE;
+    if (b && b->shape_known && b->dtype != DT_INT32)
+        return infer_fail(error, n, "the bias '%s' is %s, not int32", b->name, dtype_name(b->dtype));
+    return conv_output(n, 0, 3, 8, y_zp->dtype, error);
 }
 
 /* FusedConv (sim's own op, --fuse ort): Conv(X, W, B) + Sum, where Sum has the Conv's output shape. */

@@ -21,6 +21,7 @@ INFER_FN(infer_matmul);
 INFER_FN(infer_gemm);
 INFER_FN(infer_einsum);
 INFER_FN(infer_attention);
+INFER_FN(infer_qlinear_matmul);
 guint64 ops_linalg_attention_scratch(const Node *n);
 /* ops-quantize.c */
 INFER_FN(infer_quantize_linear);
@@ -29,6 +30,8 @@ INFER_FN(infer_dynamic_quantize_linear);
 INFER_FN(infer_matmul_integer);
 /* ops-conv.c */
 INFER_FN(infer_conv);
+INFER_FN(infer_conv_integer);
+INFER_FN(infer_qlinear_conv);
 INFER_FN(infer_fused_conv);
 INFER_FN(infer_conv_transpose);
 INFER_FN(infer_pool);

@@ -119,6 +119,27 @@ gboolean infer_matmul(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GEr
            infer_set_output(n, 0, a->dtype, r, out, error);
 }
 
+/* QLinearMatMul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point): MatMul's shape of a
+ * and b, in the output zero point's type (ops-quantize.c has the rest of the family). */
+gboolean infer_qlinear_matmul(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
+{
+    (void)cx;
+    (void)op;
+    (void)opset;
+    Tensor *a, *b, *y_zp;
+    gint64 form[4] = {0, 0, 0, 0}, out[MAX_RANK + 2];
+    int r;
+    if (!infer_input(n, 0, &a, error) || !infer_input(n, 3, &b, error) || !infer_input(n, 7, &y_zp, error))
+        return FALSE;
+    for (guint k = 0; k < 3; k++) {
+        const Tensor *t = k == 0 ? a : k == 1 ? b : y_zp;
+        if (t->dtype != DT_UINT8 && t->dtype != DT_INT8)
+            return infer_fail(error, n, "'%s' is %s: QLinearMatMul takes uint8 or int8", t->name, dtype_name(t->dtype));
+    }
+    return matmul_shape(n, a->name, a->rank, a->dims, b->name, b->rank, b->dims, form, &r, out, error) &&
+           infer_set_output(n, 0, y_zp->dtype, r, out, error);
+}
+
 /* sim's Attention(Q, K, V): Softmax(scale * Q K) V over the last axis, K read as FusedMatMul's B (transK,
  * transBatchK; Q: transBatchQ), V likewise (transV, transBatchV); the scores are never a tensor. */
 gboolean infer_attention(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)

@@ -18,7 +18,7 @@ static gboolean check_scale(Node *n, const Tensor *x, GError **error)
     if (scale->rank > 1)
         return infer_fail(error, n, "the scale '%s' has rank %d: a scalar or one value per element of an axis",
                           scale->name, scale->rank);
-    if (scale->rank == 1) {
+    if (scale->rank == 1 && scale->dims[0] != 1) { /* one value in a vector is per tensor */
         if (!infer_axis(n, axis, x->rank, &a, error))
             return FALSE;
         if (scale->dims[0] != x->dims[a])

@@ -1,10 +1,11 @@
 /* quantize.c — the quantization family (ONNX QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear,
- * MatMulInteger), computed as the operator definitions state: float32 arithmetic, round half to even, saturation
+ * MatMulInteger, QLinearMatMul, ConvInteger, QLinearConv), computed as the operator definitions state: float32 arithmetic, round half to even, saturation
  * to the quantized type's range; a scale and zero point per tensor or per element of `axis`; integer products
  * accumulated exactly in 32 bits. */
 #include "exec/kernel.h"
 
 #include <math.h>
+#include <string.h>
 
 /* The range of a quantized type. */
 static void range_of(DType d, float *lo, float *hi)
@@ -106,10 +107,14 @@ gboolean kernel_dynamic_quantize_linear(const KernelCall *c, GError **error)
     return TRUE;
 }
 
-gboolean kernel_matmul_integer(const KernelCall *c, GError **error)
+/* What becomes of one integer product (row i, column j; `at` its flat index in the output). */
+typedef void (*Emit)(void *data, gsize at, gint64 i, gint64 j, gint64 acc);
+
+/* The zero-point-shifted products of a and b (MatMul's shapes: vectors as matrices, batches broadcast), each
+ * summed exactly and handed to `emit`. A zero point is one value or one per row (a) or column (b). */
+static gboolean products(const KernelCall *c, const ExecTensor *a, const ExecTensor *a_zp, const ExecTensor *b,
+                         const ExecTensor *b_zp, Emit emit, void *data, GError **error)
 {
-    const ExecTensor *a = kernel_in(c, 0), *b = kernel_in(c, 1), *a_zp = kernel_in(c, 2), *b_zp = kernel_in(c, 3);
-    ExecTensor *y = kernel_out(c, 0);
     /* vectors as matrices: A [K] is [1, K], B [K] is [K, 1] */
     gint64 ad[KERNEL_MAX_RANK], bd[KERNEL_MAX_RANK];
     int ar = a->rank, br = b->rank;
@@ -146,7 +151,6 @@ gboolean kernel_matmul_integer(const KernelCall *c, GError **error)
         sb *= db;
         batches *= (gsize)dims[k];
     }
-    gint32 *out = y->data;
     for (gsize t = 0; t < batches; t++) {
         gint64 ao = 0, bo = 0;
         for (int k = 0; k < rank; k++) {
@@ -160,11 +164,134 @@ gboolean kernel_matmul_integer(const KernelCall *c, GError **error)
                 for (gint64 p = 0; p < kk; p++)
                     acc += (kernel_elem_get_i(a, (gsize)(ao + i * kk + p)) - za) *
                            (kernel_elem_get_i(b, (gsize)(bo + p * n + j)) - zb);
-                out[(t * (gsize)m + (gsize)i) * (gsize)n + (gsize)j] = (gint32)acc;
+                emit(data, (t * (gsize)m + (gsize)i) * (gsize)n + (gsize)j, i, j, acc);
             }
         }
         if (rank)
             kernel_index_next(idx, dims, rank);
     }
     return TRUE;
+}
+
+static void emit_int32(void *data, gsize at, gint64 i, gint64 j, gint64 acc)
+{
+    (void)i;
+    (void)j;
+    ((gint32 *)data)[at] = (gint32)acc;
+}
+
+gboolean kernel_matmul_integer(const KernelCall *c, GError **error)
+{
+    return products(c, kernel_in(c, 0), kernel_in(c, 2), kernel_in(c, 1), kernel_in(c, 3), emit_int32,
+                    kernel_out(c, 0)->data, error);
+}
+
+/* QLinearMatMul's requantization: the product times a_scale * b_scale / y_scale (float32, per row of a and per
+ * column of b where they are vectors), plus y's zero point, rounded half to even and saturated. */
+typedef struct {
+    const ExecTensor *a_scale, *b_scale, *y_scale, *y_zp;
+    ExecTensor *y;
+    float lo, hi;
+} Requant;
+
+static void emit_requant(void *data, gsize at, gint64 i, gint64 j, gint64 acc)
+{
+    const Requant *q = data;
+    float as = (float)kernel_elem_get_f(q->a_scale, q->a_scale->count == 1 ? 0 : (gsize)i);
+    float bs = (float)kernel_elem_get_f(q->b_scale, q->b_scale->count == 1 ? 0 : (gsize)j);
+    float ys = (float)kernel_elem_get_f(q->y_scale, q->y_scale->count == 1 ? 0 : (gsize)j);
+    float multiplier = as * bs / ys;
+    double v = nearbyint((double)acc * (double)multiplier + (double)kernel_elem_get_i(q->y_zp, 0));
+    kernel_elem_set_i(q->y, at, (gint64)(!(v >= q->lo) ? q->lo : v > q->hi ? q->hi : v));
+}
+
+gboolean kernel_qlinear_matmul(const KernelCall *c, GError **error)
+{
+    const ExecTensor *a = kernel_in(c, 0), *b = kernel_in(c, 3);
+    Requant q = {kernel_in(c, 1), kernel_in(c, 4), kernel_in(c, 6), kernel_in(c, 7), kernel_out(c, 0), 0, 0};
+    gint64 m = a->rank >= 2 ? a->dims[a->rank - 2] : 1, n = b->rank >= 2 ? b->dims[b->rank - 1] : 1;
+    if ((q.a_scale->count != 1 && q.a_scale->count != (gsize)m) || (q.b_scale->count != 1 && q.b_scale->count != (gsize)n) ||
+        (q.y_scale->count != 1 && q.y_scale->count != (gsize)n) || q.y_zp->count != 1)
+        return kernel_fail(c, error, "a scale is neither one value nor one per row (a) or column (b, y)");
+    range_of(q.y->dtype, &q.lo, &q.hi);
+    return products(c, a, kernel_in(c, 2), b, kernel_in(c, 5), emit_requant, &q, error);
+}
+
+/* The zero-point-shifted sums of a convolution of x by w (NCHW..., groups, strides, dilations, pads; positions in
+ * the padding add nothing, as the shifted input there is 0), each handed to `emit` with its output channel. A
+ * zero point of x is one value; of w one value or one per output channel. */
+static gboolean conv_products(const KernelCall *c, const ExecTensor *x, const ExecTensor *x_zp, const ExecTensor *w,
+                              const ExecTensor *w_zp, const ExecTensor *y, Emit emit, void *data, GError **error)
+{
+    KernelWindow win;
+    gint64 group = 1;
+    if (!node_attr_int(c->node, "group", 1, &group, error) || !kernel_window_read(c, x, y, w->dims + 2, &win, error))
+        return FALSE;
+    gint64 m_all = w->dims[0], cg = w->dims[1], mg = m_all / group;
+    if ((x_zp && x_zp->count != 1) || (w_zp && w_zp->count != 1 && w_zp->count != (gsize)m_all))
+        return kernel_fail(c, error, "a zero point is neither one value nor, for w, one per output channel");
+    gint64 zx = x_zp ? kernel_elem_get_i(x_zp, 0) : 0;
+    gint64 o[KERNEL_MAX_RANK], k[KERNEL_MAX_RANK];
+    for (gint64 n = 0; n < win.n; n++)
+        for (gint64 m = 0; m < m_all; m++) {
+            gint64 g = m / mg, zw = w_zp ? kernel_elem_get_i(w_zp, w_zp->count == 1 ? 0 : (gsize)m) : 0;
+            memset(o, 0, sizeof o);
+            for (gint64 op = 0; op < win.out_size; op++) {
+                gint64 acc = 0;
+                for (gint64 ic = 0; ic < cg; ic++) {
+                    gint64 xbase = (n * win.c + g * cg + ic) * win.in_size, wbase = (m * cg + ic) * win.k_size;
+                    memset(k, 0, sizeof k);
+                    for (gint64 kp = 0; kp < win.k_size; kp++) {
+                        gint64 at = 0;
+                        gboolean inside = TRUE;
+                        for (int a = 0; a < win.s && inside; a++) {
+                            gint64 i = o[a] * win.stride[a] - win.pad[a] + k[a] * win.dil[a];
+                            inside = i >= 0 && i < win.in[a];
+                            at = at * win.in[a] + i;
+                        }
+                        if (inside)
+                            acc += (kernel_elem_get_i(x, (gsize)(xbase + at)) - zx) *
+                                   (kernel_elem_get_i(w, (gsize)(wbase + kp)) - zw);
+                        kernel_index_next(k, win.k, win.s);
+                    }
+                }
+                emit(data, (gsize)((n * m_all + m) * win.out_size + op), 0, m, acc);
+                kernel_index_next(o, win.out, win.s);
+            }
+        }
+    return TRUE;
+}
+
+gboolean kernel_conv_integer(const KernelCall *c, GError **error)
+{
+    ExecTensor *y = kernel_out(c, 0);
+    return conv_products(c, kernel_in(c, 0), kernel_in(c, 2), kernel_in(c, 1), kernel_in(c, 3), y, emit_int32, y->data,
+                         error);
+}
+
+/* QLinearConv's requantization: (the sum plus the channel's bias) times x_scale * w_scale / y_scale (float32; w's
+ * scale per output channel where it is a vector), plus y's zero point, rounded half to even and saturated. */
+typedef struct {
+    Requant q;
+    const ExecTensor *bias;
+} ConvRequant;
+
+static void emit_conv_requant(void *data, gsize at, gint64 i, gint64 m, gint64 acc)
+{
+    (void)i;
+    const ConvRequant *r = data;
+    gint64 b = r->bias && r->bias->count ? kernel_elem_get_i(r->bias, (gsize)m) : 0;
+    emit_requant((void *)&r->q, at, 0, m, acc + b);
+}
+
+gboolean kernel_qlinear_conv(const KernelCall *c, GError **error)
+{
+    const ExecTensor *w = kernel_in(c, 3);
+    ConvRequant r = {{kernel_in(c, 1), kernel_in(c, 4), kernel_in(c, 6), kernel_in(c, 7), kernel_out(c, 0), 0, 0},
+                     kernel_in(c, 8)};
+    if (r.q.a_scale->count != 1 || (r.q.b_scale->count != 1 && r.q.b_scale->count != (gsize)w->dims[0]) ||
+        r.q.y_scale->count != 1 || r.q.y_zp->count != 1)
+        return kernel_fail(c, error, "a scale is neither one value nor, for w, one per output channel");
+    range_of(r.q.y->dtype, &r.q.lo, &r.q.hi);
+    return conv_products(c, kernel_in(c, 0), kernel_in(c, 2), w, kernel_in(c, 5), r.q.y, emit_conv_requant, &r, error);
 }
