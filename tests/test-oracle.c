@@ -102,6 +102,10 @@ static void check_kind_matches_torch(const char *kind, int outputs)
     g_free(dir);
 }
 
+/* A quantization-aware model as torch exports it: QuantizeLinear/DequantizeLinear pairs per tensor (uint8) and per
+ * output channel (int8, axis 0) around a Conv, a ReLU and a Gemm. */
+static void test_qdq_matches_torch(void) { check_kind_matches_torch("qdq", 1); }
+
 /* LSTM (two bidirectional layers, batch first), GRU with an initial state and a reversed RNN: every output. */
 static void test_speech_matches_torch(void) { check_kind_matches_torch("speech", 4); }
 
@@ -411,6 +415,7 @@ int main(int argc, char **argv)
     g_test_add_func("/oracle/fused-match-torch", test_fused_match_torch);
     g_test_add_func("/oracle/detectors-match-torch", test_detectors_match_torch);
     g_test_add_func("/oracle/residual-matches-torch", test_residual_matches_torch);
+    g_test_add_func("/oracle/qdq-matches-torch", test_qdq_matches_torch);
     g_test_add_func("/oracle/library-expect", test_library_expect);
     int status = g_test_run();
     if (top)

@@ -26,6 +26,9 @@ KIND:
   residual a ResNet-style classifier of dense 3x3 stride-1 convolutions (the ones oneDNN may run by Winograd's
            algorithm): a stem, two residual blocks of 64 channels on a 20 x 20 map, a strided block to 128
            channels with a 1x1 shortcut and one more of 128, BatchNorm, global pooling and a linear head
+  qdq      a quantization-aware model as torch exports it (QuantizeLinear and DequantizeLinear pairs): activations
+           quantized per tensor to uint8, a convolution's weight per output channel to int8 (axis 0), a linear layer
+           between them, a ReLU; the QDQ pairs are the ops ONNX Runtime's quantizer writes
   frcnn, retinanet, ssd, maskrcnn
            torchvision's detectors (FasterRCNN, RetinaNet, SSD, MaskRCNN: their own pre- and post-processing,
            anchors, RoiAlign, NonMaxSuppression, data-dependent sizes and control flow) on a two-convolution
@@ -253,6 +256,28 @@ def residual():
     return net, (torch.randn(2, 3, 32, 32),), ["image"], ["logits"], 13
 
 
+def qdq():
+    from torch import nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 8, 3, padding=1)
+            self.fc = nn.Linear(8 * 8 * 8, 10)
+
+        def forward(self, x):
+            x = torch.fake_quantize_per_tensor_affine(x, 0.02, 128, 0, 255)
+            w = torch.fake_quantize_per_channel_affine(self.conv.weight, self.w_scale, self.w_zero, 0, -128, 127)
+            h = torch.relu(nn.functional.conv2d(x, w, self.conv.bias, padding=1))
+            h = torch.fake_quantize_per_tensor_affine(h, 0.01, 0, 0, 255)
+            return self.fc(h.flatten(1))
+
+    net = Net()
+    net.w_scale = (net.conv.weight.abs().amax((1, 2, 3)) / 127).detach()
+    net.w_zero = torch.zeros(8, dtype=torch.int32)
+    return net, (torch.rand(2, 3, 8, 8) * 4 - 2,), ["image"], ["logits"], 13
+
+
 def detector(kind):
     from collections import OrderedDict
     from torch import nn
@@ -327,7 +352,7 @@ def detector(kind):
 
 kind, out_dir = sys.argv[1], sys.argv[2]
 kinds = {"encoder": encoder, "vit": vit, "speech": speech, "video": video, "segment": segment, "squeeze": squeeze,
-         "residual": residual}
+         "residual": residual, "qdq": qdq}
 for d in ("frcnn", "retinanet", "ssd", "maskrcnn"):
     kinds[d] = lambda d=d: detector(d)
 model, inputs, in_names, out_names, opset = kinds[kind]()
