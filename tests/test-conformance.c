@@ -36,6 +36,10 @@ static const char *const known_failures[][2] = {
      * (element 1: 0.48046875 here, 0.478515625 in the data) */
     {"test_cast_FLOAT_to_BFLOAT16", "the expected data truncates to bfloat16 where ONNX Runtime and we round to nearest "
                                     "even (onnx/onnx#3876)"},
+    /* The expected values are written by hand to four decimals (onnx's backend test gridsample.py); torch's
+     * grid_sample gives ours exactly (element 0: -0.140625, written -0.1406: 1.8e-4 relative) */
+    {"test_gridsample_bicubic", "the expected data is rounded to four decimals; torch.nn.functional.grid_sample "
+                                "gives our values exactly (element 0: -0.140625, written -0.1406)"},
     {NULL, NULL},
 };
 

@@ -147,6 +147,7 @@ static const KernelRow kernel_rows[] = {
     {.name = "Tile", .kernel = kernel_tile},
     {.name = "Pad", .kernel = kernel_pad},
     {.name = "Resize", .kernel = kernel_resize},
+    {.name = "GridSample", .kernel = kernel_grid_sample, .reads = "f f"},
     {.name = "Upsample", .kind = KIND_UPSAMPLE, .kernel = kernel_resize},
     {.name = "DepthToSpace", .kernel = kernel_depth_to_space},
     {.name = "SpaceToDepth", .kernel = kernel_space_to_depth},

@@ -300,6 +300,7 @@ gboolean kernel_slice(const KernelCall *c, GError **error);
 gboolean kernel_gather(const KernelCall *c, GError **error);
 gboolean kernel_expand(const KernelCall *c, GError **error);
 gboolean kernel_resize(const KernelCall *c, GError **error);
+gboolean kernel_grid_sample(const KernelCall *c, GError **error);
 gboolean kernel_pad(const KernelCall *c, GError **error);
 gboolean kernel_tile(const KernelCall *c, GError **error);
 gboolean kernel_range(const KernelCall *c, GError **error);

@@ -226,6 +226,7 @@ static const OpInfo op_rows[] = {
     OP("Tile", OP_COMPUTE, 2, 2, 1, 1, infer_tile, .shape_inputs = 1u << 1),
     OP("Pad", OP_COMPUTE, 1, 4, 1, 1, infer_pad, .shape_inputs = 0xeu),
     OP("Resize", OP_COMPUTE, 1, 4, 1, 1, infer_resize, .shape_inputs = 0xeu),
+    OP("GridSample", OP_COMPUTE, 2, 2, 1, 1, infer_grid_sample),
     OP("Upsample", OP_COMPUTE, 1, 2, 1, 1, infer_upsample, .shape_inputs = 1u << 1),
     OP("DepthToSpace", OP_COMPUTE, 1, 1, 1, 1, infer_depth_to_space),
     OP("SpaceToDepth", OP_COMPUTE, 1, 1, 1, 1, infer_space_to_depth),

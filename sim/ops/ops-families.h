@@ -81,6 +81,7 @@ INFER_FN(infer_expand);
 INFER_FN(infer_tile);
 INFER_FN(infer_pad);
 INFER_FN(infer_resize);
+INFER_FN(infer_grid_sample);
 INFER_FN(infer_upsample);
 INFER_FN(infer_eye_like);
 /* ops-control.c */

@@ -398,3 +398,20 @@ gboolean infer_eye_like(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, G
         return infer_fail(error, n, "attribute 'dtype' = %" G_GINT64_FORMAT " is not an element type", dt);
     return infer_set_output(n, 0, (DType)dt, x->rank, x->dims, error);
 }
+
+/* GridSample(X [N, C, H, W], grid [N, Ho, Wo, 2]): Y [N, C, Ho, Wo], X's type (opset 16's 4-D form). */
+gboolean infer_grid_sample(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
+{
+    (void)cx;
+    (void)op;
+    (void)opset;
+    Tensor *x, *grid;
+    if (!infer_input(n, 0, &x, error) || !infer_input(n, 1, &grid, error))
+        return FALSE;
+    if (x->rank != 4 || grid->rank != 4 || grid->dims[3] != 2 || grid->dims[0] != x->dims[0])
+        return infer_fail(error, n, "GridSample takes X [N, C, H, W] and a grid [N, H_out, W_out, 2] (4-D only)");
+    if (!dtype_is_float(x->dtype) || !dtype_is_float(grid->dtype))
+        return infer_fail(error, n, "GridSample samples floats");
+    const gint64 out[4] = {x->dims[0], x->dims[1], grid->dims[1], grid->dims[2]};
+    return infer_set_output(n, 0, x->dtype, 4, out, error);
+}

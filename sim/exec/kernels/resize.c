@@ -326,3 +326,106 @@ gboolean kernel_resize(const KernelCall *c, GError **error)
     }
     return TRUE;
 }
+
+/* ---- GridSample (opset 16, 4-D): each output position samples X at the grid's (x, y) in [-1, 1] ---- */
+
+typedef enum { GRID_ZEROS, GRID_BORDER, GRID_REFLECTION } GridPadding;
+
+/* A grid coordinate in pixels: -1 and 1 are the outer pixels' centres (align_corners) or edges. */
+static float grid_unnormalize(float g, gint64 size, gboolean align)
+{
+    return align ? (g + 1) / 2 * (float)(size - 1) : ((g + 1) * (float)size - 1) / 2;
+}
+
+/* x reflected into [low / 2, high / 2] (the bounds given doubled), as often as it takes. */
+static float grid_reflect(float x, gint64 twice_low, gint64 twice_high)
+{
+    if (twice_low == twice_high)
+        return 0;
+    float min = (float)twice_low / 2, span = (float)(twice_high - twice_low) / 2;
+    x = fabsf(x - min);
+    float extra = fmodf(x, span);
+    gint64 flips = (gint64)floorf(x / span);
+    return flips % 2 == 0 ? extra + min : span - extra + min;
+}
+
+/* The padding mode's coordinate: border and reflection bring it inside [0, size - 1]; zeros leaves it. */
+static float grid_pad(float x, gint64 size, GridPadding pad, gboolean align)
+{
+    if (pad == GRID_REFLECTION)
+        x = align ? grid_reflect(x, 0, 2 * (size - 1)) : grid_reflect(x, -1, 2 * size - 1);
+    if (pad != GRID_ZEROS)
+        x = x < 0 ? 0 : x > (float)(size - 1) ? (float)(size - 1) : x;
+    return x;
+}
+
+/* Pixel (ix, iy) of a plane, 0 outside it (the zeros padding; the others brought coordinates inside). */
+static float grid_at(const float *plane, gint64 h, gint64 w, gint64 ix, gint64 iy)
+{
+    return ix >= 0 && ix < w && iy >= 0 && iy < h ? plane[iy * w + ix] : 0;
+}
+
+/* Keys' cubic convolution weights, A = -0.75 (as torch's grid_sample): for |t| <= 1 and for 1 < |t| < 2. */
+static float cubic_near(float t) { return ((1.25f * t - 2.25f) * t) * t + 1; }
+static float cubic_far(float t) { return ((-0.75f * t + 3.75f) * t - 6.0f) * t + 3.0f; }
+
+gboolean kernel_grid_sample(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0), *grid = kernel_in(c, 1);
+    ExecTensor *y = kernel_out(c, 0);
+    const char *mode, *padding;
+    gint64 align_corners;
+    if (!kernel_need_float(c, x, "GridSample's input", error) || !kernel_need_float(c, grid, "GridSample's grid", error) ||
+        !node_attr_string(c->node, "mode", "bilinear", &mode, error) ||
+        !node_attr_string(c->node, "padding_mode", "zeros", &padding, error) ||
+        !node_attr_int(c->node, "align_corners", 0, &align_corners, error))
+        return FALSE;
+    int m = !strcmp(mode, "bilinear") || !strcmp(mode, "linear") ? 0
+            : !strcmp(mode, "nearest")                          ? 1
+            : !strcmp(mode, "bicubic") || !strcmp(mode, "cubic") ? 2
+                                                                 : -1;
+    GridPadding pad = !strcmp(padding, "zeros") ? GRID_ZEROS : !strcmp(padding, "border") ? GRID_BORDER
+                                                                                          : GRID_REFLECTION;
+    if (m < 0 || (pad == GRID_REFLECTION && strcmp(padding, "reflection")))
+        return kernel_fail(c, error, "mode '%s', padding_mode '%s': not a GridSample mode", mode, padding);
+    gboolean align = align_corners != 0;
+    gint64 n = x->dims[0], ch = x->dims[1], h = x->dims[2], w = x->dims[3], oh = y->dims[2], ow = y->dims[3];
+    const float *in = x->data, *g = grid->data;
+    float *out = y->data;
+    for (gint64 b = 0; b < n; b++)
+        for (gint64 p = 0; p < oh * ow; p++) {
+            float gx = g[(b * oh * ow + p) * 2], gy = g[(b * oh * ow + p) * 2 + 1];
+            float fx = grid_unnormalize(gx, w, align), fy = grid_unnormalize(gy, h, align);
+            for (gint64 k = 0; k < ch; k++) {
+                const float *plane = in + (b * ch + k) * h * w;
+                float v = 0;
+                if (m == 2) { /* each of the 16 taps brought inside by the padding mode on its own */
+                    float x0 = floorf(fx), y0 = floorf(fy), tx = fx - x0, ty = fy - y0;
+                    float wx[4] = {cubic_far(tx + 1), cubic_near(tx), cubic_near(1 - tx), cubic_far(2 - tx)};
+                    float wy[4] = {cubic_far(ty + 1), cubic_near(ty), cubic_near(1 - ty), cubic_far(2 - ty)};
+                    for (int j = 0; j < 4; j++) {
+                        float row = 0;
+                        for (int i = 0; i < 4; i++) {
+                            float sx = grid_pad(x0 - 1 + (float)i, w, pad, align);
+                            float sy = grid_pad(y0 - 1 + (float)j, h, pad, align);
+                            row += wx[i] * grid_at(plane, h, w, (gint64)sx, (gint64)sy);
+                        }
+                        v += wy[j] * row;
+                    }
+                } else {
+                    float sx = grid_pad(fx, w, pad, align), sy = grid_pad(fy, h, pad, align);
+                    if (m == 1) {
+                        v = grid_at(plane, h, w, (gint64)nearbyintf(sx), (gint64)nearbyintf(sy));
+                    } else {
+                        float x0 = floorf(sx), y0 = floorf(sy), tx = sx - x0, ty = sy - y0;
+                        gint64 ix = (gint64)x0, iy = (gint64)y0;
+                        v = grid_at(plane, h, w, ix, iy) * (1 - tx) * (1 - ty) +
+                            grid_at(plane, h, w, ix + 1, iy) * tx * (1 - ty) +
+                            grid_at(plane, h, w, ix, iy + 1) * (1 - tx) * ty + grid_at(plane, h, w, ix + 1, iy + 1) * tx * ty;
+                    }
+                }
+                out[((b * ch + k) * oh * ow) + p] = v;
+            }
+        }
+    return TRUE;
+}
