@@ -106,6 +106,10 @@ static void check_kind_matches_torch(const char *kind, int outputs)
  * output channel (int8, axis 0) around a Conv, a ReLU and a Gemm. */
 static void test_qdq_matches_torch(void) { check_kind_matches_torch("qdq", 1); }
 
+/* A spatial transformer (affine_grid, GridSample bilinear with zeros padding) and a flow warp (GridSample bicubic,
+ * border padding, align_corners) by a predicted offset field. */
+static void test_warp_matches_torch(void) { check_kind_matches_torch("warp", 1); }
+
 /* LSTM (two bidirectional layers, batch first), GRU with an initial state and a reversed RNN: every output. */
 static void test_speech_matches_torch(void) { check_kind_matches_torch("speech", 4); }
 
@@ -416,6 +420,7 @@ int main(int argc, char **argv)
     g_test_add_func("/oracle/detectors-match-torch", test_detectors_match_torch);
     g_test_add_func("/oracle/residual-matches-torch", test_residual_matches_torch);
     g_test_add_func("/oracle/qdq-matches-torch", test_qdq_matches_torch);
+    g_test_add_func("/oracle/warp-matches-torch", test_warp_matches_torch);
     g_test_add_func("/oracle/library-expect", test_library_expect);
     int status = g_test_run();
     if (top)

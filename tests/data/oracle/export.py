@@ -29,6 +29,9 @@ KIND:
   qdq      a quantization-aware model as torch exports it (QuantizeLinear and DequantizeLinear pairs): activations
            quantized per tensor to uint8, a convolution's weight per output channel to int8 (axis 0), a linear layer
            between them, a ReLU; the QDQ pairs are the ops ONNX Runtime's quantizer writes
+  warp     a spatial transformer: a small localisation network predicts an affine transform, which makes the
+           sampling grid (affine_grid by hand: torch exports no affine_grid) and grid_sample warps the image (bilinear, zeros padding) then a flow-style grid_sample
+           (bicubic, border padding, align_corners) warps it again by a predicted offset field (GridSample, opset 16)
   frcnn, retinanet, ssd, maskrcnn
            torchvision's detectors (FasterRCNN, RetinaNet, SSD, MaskRCNN: their own pre- and post-processing,
            anchors, RoiAlign, NonMaxSuppression, data-dependent sizes and control flow) on a two-convolution
@@ -278,6 +281,31 @@ def qdq():
     return net, (torch.rand(2, 3, 8, 8) * 4 - 2,), ["image"], ["logits"], 13
 
 
+def warp():
+    from torch import nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.loc = nn.Sequential(nn.Conv2d(3, 8, 3, stride=2, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(1),
+                                     nn.Flatten(), nn.Linear(8, 6))
+            self.flow = nn.Conv2d(3, 2, 3, padding=1)
+
+        def forward(self, x):
+            n, _, h, w = x.shape
+            theta = self.loc(x).view(-1, 2, 3) * 0.1 + torch.tensor([[1.0, 0, 0], [0, 1.0, 0]])
+            ys, xs = torch.meshgrid(torch.linspace(-1, 1, h), torch.linspace(-1, 1, w), indexing="ij")
+            base = torch.stack((xs, ys), -1).unsqueeze(0).expand(n, h, w, 2)
+            homog = torch.cat((base, torch.ones(n, h, w, 1)), -1).reshape(n, h * w, 3)  # affine_grid, by hand
+            grid = torch.bmm(homog, theta.transpose(1, 2)).reshape(n, h, w, 2)
+            y = nn.functional.grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=False)
+            offset = torch.tanh(self.flow(y)).permute(0, 2, 3, 1) * 0.2
+            return nn.functional.grid_sample(y, base + offset, mode="bicubic", padding_mode="border",
+                                             align_corners=True)
+
+    return Net(), (torch.randn(2, 3, 12, 16),), ["image"], ["warped"], 16
+
+
 def detector(kind):
     from collections import OrderedDict
     from torch import nn
@@ -352,7 +380,7 @@ def detector(kind):
 
 kind, out_dir = sys.argv[1], sys.argv[2]
 kinds = {"encoder": encoder, "vit": vit, "speech": speech, "video": video, "segment": segment, "squeeze": squeeze,
-         "residual": residual, "qdq": qdq}
+         "residual": residual, "qdq": qdq, "warp": warp}
 for d in ("frcnn", "retinanet", "ssd", "maskrcnn"):
     kinds[d] = lambda d=d: detector(d)
 model, inputs, in_names, out_names, opset = kinds[kind]()
