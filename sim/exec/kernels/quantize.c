@@ -1,7 +1,7 @@
 /* quantize.c — the quantization family (ONNX QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear,
- * MatMulInteger, QLinearMatMul, ConvInteger, QLinearConv), computed as the operator definitions state: float32 arithmetic, round half to even, saturation
- * to the quantized type's range; a scale and zero point per tensor or per element of `axis`; integer products
- * accumulated exactly in 32 bits. */
+ * MatMulInteger, QLinearMatMul, ConvInteger, QLinearConv), computed as the operator definitions state: float32
+ * arithmetic, round half to even, saturation to the quantized type's range; a scale and zero point per tensor or
+ * per element of `axis`; integer products accumulated exactly. */
 #include "exec/kernel.h"
 
 #include <math.h>
@@ -143,7 +143,8 @@ static gboolean products(const KernelCall *c, const ExecTensor *a, const ExecTen
         int ka = k - (rank - (ar - 2)), kb = k - (rank - (br - 2));
         gint64 da = ka >= 0 ? ad[ka] : 1, db = kb >= 0 ? bd[kb] : 1;
         if (da != db && da != 1 && db != 1)
-            return kernel_fail(c, error, "batch dimensions %" G_GINT64_FORMAT " and %" G_GINT64_FORMAT " differ", da, db);
+            return kernel_fail(c, error, "batch dimensions %" G_GINT64_FORMAT " and %" G_GINT64_FORMAT " differ", da,
+                               db);
         dims[k] = MAX(da, db);
         as[k] = da == 1 ? 0 : sa;
         bs[k] = db == 1 ? 0 : sb;
@@ -210,7 +211,8 @@ gboolean kernel_qlinear_matmul(const KernelCall *c, GError **error)
     const ExecTensor *a = kernel_in(c, 0), *b = kernel_in(c, 3);
     Requant q = {kernel_in(c, 1), kernel_in(c, 4), kernel_in(c, 6), kernel_in(c, 7), kernel_out(c, 0), 0, 0};
     gint64 m = a->rank >= 2 ? a->dims[a->rank - 2] : 1, n = b->rank >= 2 ? b->dims[b->rank - 1] : 1;
-    if ((q.a_scale->count != 1 && q.a_scale->count != (gsize)m) || (q.b_scale->count != 1 && q.b_scale->count != (gsize)n) ||
+    if ((q.a_scale->count != 1 && q.a_scale->count != (gsize)m) ||
+        (q.b_scale->count != 1 && q.b_scale->count != (gsize)n) ||
         (q.y_scale->count != 1 && q.y_scale->count != (gsize)n) || q.y_zp->count != 1)
         return kernel_fail(c, error, "a scale is neither one value nor one per row (a) or column (b, y)");
     range_of(q.y->dtype, &q.lo, &q.hi);

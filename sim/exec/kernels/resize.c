@@ -375,7 +375,8 @@ gboolean kernel_grid_sample(const KernelCall *c, GError **error)
     ExecTensor *y = kernel_out(c, 0);
     const char *mode, *padding;
     gint64 align_corners;
-    if (!kernel_need_float(c, x, "GridSample's input", error) || !kernel_need_float(c, grid, "GridSample's grid", error) ||
+    if (!kernel_need_float(c, x, "GridSample's input", error) ||
+        !kernel_need_float(c, grid, "GridSample's grid", error) ||
         !node_attr_string(c->node, "mode", "bilinear", &mode, error) ||
         !node_attr_string(c->node, "padding_mode", "zeros", &padding, error) ||
         !node_attr_int(c->node, "align_corners", 0, &align_corners, error))
@@ -421,7 +422,8 @@ gboolean kernel_grid_sample(const KernelCall *c, GError **error)
                         gint64 ix = (gint64)x0, iy = (gint64)y0;
                         v = grid_at(plane, h, w, ix, iy) * (1 - tx) * (1 - ty) +
                             grid_at(plane, h, w, ix + 1, iy) * tx * (1 - ty) +
-                            grid_at(plane, h, w, ix, iy + 1) * (1 - tx) * ty + grid_at(plane, h, w, ix + 1, iy + 1) * tx * ty;
+                            grid_at(plane, h, w, ix, iy + 1) * (1 - tx) * ty +
+                            grid_at(plane, h, w, ix + 1, iy + 1) * tx * ty;
                     }
                 }
                 out[((b * ch + k) * oh * ow) + p] = v;

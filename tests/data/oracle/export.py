@@ -30,8 +30,9 @@ KIND:
            quantized per tensor to uint8, a convolution's weight per output channel to int8 (axis 0), a linear layer
            between them, a ReLU; the QDQ pairs are the ops ONNX Runtime's quantizer writes
   warp     a spatial transformer: a small localisation network predicts an affine transform, which makes the
-           sampling grid (affine_grid by hand: torch exports no affine_grid) and grid_sample warps the image (bilinear, zeros padding) then a flow-style grid_sample
-           (bicubic, border padding, align_corners) warps it again by a predicted offset field (GridSample, opset 16)
+           sampling grid (affine_grid by hand: torch exports no affine_grid) and grid_sample warps the image
+           (bilinear, zeros padding); then a flow-style grid_sample (bicubic, border padding, align_corners) warps
+           it again by a predicted offset field (GridSample, opset 16)
   frcnn, retinanet, ssd, maskrcnn
            torchvision's detectors (FasterRCNN, RetinaNet, SSD, MaskRCNN: their own pre- and post-processing,
            anchors, RoiAlign, NonMaxSuppression, data-dependent sizes and control flow) on a two-convolution
