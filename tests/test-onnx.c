@@ -213,6 +213,74 @@ static void test_typed_tensor_fields(void)
     g_bytes_unref(bytes);
 }
 
+/* A value whose TypeProto is present but empty (no type at all: ONNX allows it, and Silero VAD's nested If writes its
+ * branch outputs so) is read as untyped and inferred, not refused as a sequence or map. */
+static void test_empty_type(void)
+{
+    Onnx__TypeProto typed = ONNX__TYPE_PROTO__INIT, empty = ONNX__TYPE_PROTO__INIT;
+    Onnx__TypeProto__Tensor tt = ONNX__TYPE_PROTO__TENSOR__INIT;
+    Onnx__TensorShapeProto shape = ONNX__TENSOR_SHAPE_PROTO__INIT;
+    Onnx__TensorShapeProto__Dimension d0 = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__INIT, d1 = d0;
+    d0.value_case = d1.value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+    d0.dim_value = 2;
+    d1.dim_value = 3;
+    Onnx__TensorShapeProto__Dimension *dims[2] = {&d0, &d1};
+    shape.n_dim = 2;
+    shape.dim = dims;
+    tt.has_elem_type = TRUE;
+    tt.elem_type = DT_FLOAT;
+    tt.shape = &shape;
+    typed.value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+    typed.tensor_type = &tt;
+    Onnx__ValueInfoProto in = ONNX__VALUE_INFO_PROTO__INIT, out = ONNX__VALUE_INFO_PROTO__INIT;
+    in.name = "x";
+    in.type = &typed;
+    out.name = "y";
+    out.type = &empty; /* value_case NOT_SET */
+    Onnx__ValueInfoProto *ins[1] = {&in}, *outs[1] = {&out};
+    char *node_in[1] = {"x"}, *node_out[1] = {"y"};
+    Onnx__NodeProto relu = ONNX__NODE_PROTO__INIT;
+    relu.op_type = "Relu";
+    relu.n_input = 1;
+    relu.input = node_in;
+    relu.n_output = 1;
+    relu.output = node_out;
+    Onnx__NodeProto *nodes[1] = {&relu};
+    Onnx__GraphProto g = ONNX__GRAPH_PROTO__INIT;
+    g.name = "untyped";
+    g.n_node = 1;
+    g.node = nodes;
+    g.n_input = 1;
+    g.input = ins;
+    g.n_output = 1;
+    g.output = outs;
+    Onnx__OperatorSetIdProto opset = ONNX__OPERATOR_SET_ID_PROTO__INIT;
+    opset.has_version = TRUE;
+    opset.version = 13;
+    Onnx__OperatorSetIdProto *opsets[1] = {&opset};
+    Onnx__ModelProto mp = ONNX__MODEL_PROTO__INIT;
+    mp.graph = &g;
+    mp.n_opset_import = 1;
+    mp.opset_import = opsets;
+    GBytes *bytes = pack(&mp.base);
+    gsize len;
+    const guint8 *data = g_bytes_get_data(bytes, &len);
+    GError *error = NULL;
+    Model *m = onnx_read_bytes(data, len, NULL, &error);
+    g_assert_no_error(error);
+    ShapeOptions so;
+    shape_options_init(&so);
+    g_assert_true(shape_infer(m, &so, &error));
+    g_assert_no_error(error);
+    const Tensor *y = graph_tensor(m->graph, "y");
+    g_assert_cmpint(y->dtype, ==, DT_FLOAT);
+    g_assert_cmpint(y->rank, ==, 2);
+    g_assert_cmpint(y->dims[1], ==, 3);
+    shape_options_clear(&so);
+    model_free(m);
+    g_bytes_unref(bytes);
+}
+
 static void test_gpt2_file_reads_back_to_its_bytes(void)
 {
     char *path = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "gpt2.onnx", NULL);
@@ -265,6 +333,7 @@ int main(int argc, char **argv)
     g_test_add_func("/onnx/round-trip/every-attribute", test_round_trip_every_attribute);
     g_test_add_func("/onnx/round-trip/file", test_file_round_trip);
     g_test_add_func("/onnx/read/typed-fields", test_typed_tensor_fields);
+    g_test_add_func("/onnx/read/empty-type", test_empty_type);
     g_test_add_func("/onnx/dtype/sixteen-bit-floats", test_sixteen_bit_floats);
     g_test_add_func("/onnx/round-trip/gpt2", test_gpt2_file_reads_back_to_its_bytes);
     return g_test_run();

@@ -200,7 +200,7 @@ static gboolean read_type(const char *what, const char *name, const Onnx__TypePr
                           GError **error)
 {
     *out = NULL;
-    if (!tp)
+    if (!tp || tp->value_case == ONNX__TYPE_PROTO__VALUE__NOT_SET) /* no type at all (ONNX allows it): inferred */
         return TRUE;
     if (tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED,
