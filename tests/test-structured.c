@@ -355,6 +355,17 @@ static void test_cli(void)
     assert_contains(r.err, "over the pools' capacities, which is no solution");
     g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS));
     run_result_clear(&r);
+    char *penalty = test_source_path("tests/data/structured/penalty.json");
+    r = test_run("SIM_BIN", (const char *[]){"--trace", penalty, "--compare", "--format", "csv", NULL});
+    g_assert_cmpint(r.status, ==, 0); /* a row per strategy: the search proves 3, first fit pays 5 */
+    assert_contains(r.out, ",search,3,1,2,0,0,128,128,3,128,yes,optimal,");
+    assert_contains(r.out, ",first-fit,3,1,2,0,0,128,128,5,128,yes,heuristic,");
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--trace", penalty, "--compare", "--check-solution", penalty, NULL});
+    g_assert_cmpint(r.status, ==, 2);
+    assert_contains(r.err, "--check-solution checks a placement someone made");
+    run_result_clear(&r);
+    g_free(penalty);
     r = test_run("SIM_BIN", (const char *[]){"--list", NULL});
     assert_contains(r.out, "structured problem strategies");
     run_result_clear(&r);

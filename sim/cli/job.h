@@ -52,6 +52,7 @@ typedef struct {
     const StructuredStrategy *structured; /* JOB_STRUCTURED: its strategy and options */
     StructuredOptions structured_options;
     char *check_solution;       /* JOB_STRUCTURED: a solution envelope to check instead of placing */
+    gboolean structured_compare; /* JOB_STRUCTURED: every structured strategy, one table (--compare) */
     char *structured_pool;      /* --pool: the pool of a structured problem planned as an ordinary trace */
     const PlaceStrategy *strategy;
     gboolean strategy_named;    /* --strategy given (else a tiered trace file's plan takes the tiered default) */

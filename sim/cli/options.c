@@ -472,15 +472,17 @@ static char *formats_where(gboolean (*keep)(ReportFormat f), const char *last)
  * the graph and trace pipeline have nothing to act on. */
 static int resolve_structured(RawOptions *o, Job *job)
 {
-    if (o->compare || o->map || o->ascii || o->wide || o->plot || o->html || o->chrome_trace || o->trace_out ||
+    if (o->map || o->ascii || o->wide || o->plot || o->html || o->chrome_trace || o->trace_out ||
         o->bins_path || o->tiers || o->run || o->no_verify || o->verbose || cli_strict_given(o->given, "budget") ||
         o->search_engines || cli_strict_given(o->given, "search-max") || cli_strict_given(o->given, "seed") ||
         o->profile || o->inputs || o->expect || o->dump_outputs)
-        return cli_usage_error("a structured problem (--trace FILE.json) takes --strategy, --budget-work, --format, "
-                               "--solution-out, --check-solution, --phases and --pool (its pools as ordinary traces)");
-    if (o->check_solution && (o->strategy || cli_strict_given(o->given, "budget-work") || o->solution_out))
-        return cli_usage_error("--check-solution checks a placement someone made: drop --strategy, --budget-work and "
-                               "--solution-out");
+        return cli_usage_error("a structured problem (--trace FILE.json) takes --strategy or --compare, --budget-work, "
+                               "--format, --solution-out, --check-solution, --phases and --pool (its pools as ordinary "
+                               "traces)");
+    if (o->check_solution && (o->strategy || cli_strict_given(o->given, "budget-work") || o->solution_out ||
+                              o->compare))
+        return cli_usage_error("--check-solution checks a placement someone made: drop --strategy, --compare, "
+                               "--budget-work and --solution-out");
     job->structured = o->strategy ? registry_structured_find(o->strategy) : registry_structured[0];
     if (!job->structured)
         return unknown_name("strategy for structured problems", o->strategy, registry_structured_names());
@@ -491,6 +493,7 @@ static int resolve_structured(RawOptions *o, Job *job)
         job->structured_options.budget_work = (guint64)o->budget_work;
     }
     job->kind = JOB_STRUCTURED;
+    job->structured_compare = o->compare;
     job->trace_path = g_steal_pointer(&o->trace_path);
     job->source = job->trace_path;
     job->solution_out = g_steal_pointer(&o->solution_out);

@@ -363,9 +363,43 @@ static int run_generate(Job *job)
     return status;
 }
 
+/* --compare on a structured problem: every structured strategy's validated placement, one table. */
+static int run_structured_compare(Job *job)
+{
+    guint n = 0;
+    while (registry_structured[n])
+        n++;
+    DriverStructured *r = g_new0(DriverStructured, n);
+    ReportStructured *rows = g_new0(ReportStructured, n);
+    GError *error = NULL;
+    int status = 0;
+    for (guint k = 0; k < n && !status; k++) {
+        DriverStructuredJob sj = {.path = job->trace_path, .strategy = registry_structured[k],
+                                  .options = job->structured_options};
+        if (driver_structured_plan(&sj, &r[k], &error))
+            rows[k] = r[k].report;
+        else
+            status = cli_file_error(job->trace_path, error);
+    }
+    phases_mark("place");
+    if (!status)
+        report_structured_compare(stdout, job->format, rows, n);
+    phases_mark("output");
+    if (!status && job->phases_path && !phases_write(job->phases_path, &error))
+        status = cli_file_error(job->phases_path, error);
+    g_clear_error(&error);
+    for (guint k = 0; k < n; k++)
+        driver_structured_clear(&r[k]);
+    g_free(rows);
+    g_free(r);
+    return status;
+}
+
 /* A structured problem: placed (or a solution checked), validated, reported; the solution envelope written. */
 static int run_structured(Job *job)
 {
+    if (job->structured_compare)
+        return run_structured_compare(job);
     DriverStructuredJob sj = {.path = job->trace_path, .strategy = job->structured, .options = job->structured_options,
                               .solution = job->check_solution};
     DriverStructured r;

@@ -11,40 +11,81 @@ static const char *status_of(const ReportStructured *r)
     return r->proven ? "optimal" : r->cut ? "budget ended" : "heuristic";
 }
 
+/* One report's columns: names (static), values (allocated, appended to `values`) and whether each is a number. */
+static void columns(const ReportStructured *r, GPtrArray *names, GPtrArray *values, GArray *numbers)
+{
+    const StructuredProblem *p = r->problem;
+    const StructuredObjective *o = r->objective;
+    guint64 bound_total = 0;
+    for (guint q = 0; q < p->pools->len; q++)
+        bound_total += r->bound[q];
+#define COL(name, number, ...)                                                                                         \
+    do {                                                                                                               \
+        gboolean is = (number);                                                                                        \
+        if (names)                                                                                                     \
+            g_ptr_array_add(names, (gpointer)(name));                                                                  \
+        g_ptr_array_add(values, g_strdup_printf(__VA_ARGS__));                                                         \
+        if (numbers)                                                                                                   \
+            g_array_append_val(numbers, is);                                                                           \
+    } while (0)
+    COL("file", FALSE, "%s", p->path);
+    COL("instance", FALSE, "%s", p->instance);
+    COL("profile", FALSE, "%s", p->profile);
+    COL("strategy", FALSE, "%s", r->solution ? "solution" : r->strategy);
+    COL("buffers", TRUE, "%u", p->buffers->len);
+    COL("pools", TRUE, "%u", p->pools->len);
+    COL("penalties", TRUE, "%u", p->penalties->len);
+    COL("separations", TRUE, "%u", p->separations->len);
+    for (guint t = 0; t < STRUCTURED_TERMS; t++)
+        COL(structured_term_name((StructuredTerm)t), TRUE, "%" G_GUINT64_FORMAT, o->value[t]);
+    COL("peak_bound", TRUE, "%" G_GUINT64_FORMAT, bound_total);
+    COL("fits", FALSE, "%s", o->value[STRUCTURED_OVERFLOW] == 0 ? "yes" : "no");
+    COL("status", FALSE, "%s", status_of(r));
+    COL("work", TRUE, "%" G_GUINT64_FORMAT, r->work);
+    COL("fingerprint", FALSE, "%s", p->fingerprint);
+#undef COL
+}
+
+void report_structured_compare(FILE *out, ReportFormat f, const ReportStructured *rows, guint n)
+{
+    if (f->prose && n) { /* for people: the problem once, then a line per strategy, its terms in the problem's order */
+        const StructuredProblem *p = rows[0].problem;
+        char *file = escape_terminal(p->path), *instance = escape_terminal(p->instance);
+        fprintf(out, "problem    %s (instance %s, profile %s)\n\n%-12s", file, instance, p->profile, "strategy");
+        for (guint t = 0; t < p->n_terms; t++)
+            fprintf(out, " %18s", structured_term_name(p->terms[t]));
+        fprintf(out, " %5s %14s %12s\n", "fits", "status", "work");
+        for (guint k = 0; k < n; k++) {
+            fprintf(out, "%-12s", rows[k].strategy);
+            for (guint t = 0; t < p->n_terms; t++)
+                fprintf(out, " %18" G_GUINT64_FORMAT, rows[k].objective->value[p->terms[t]]);
+            fprintf(out, " %5s %14s %12" G_GUINT64_FORMAT "\n",
+                    rows[k].objective->value[STRUCTURED_OVERFLOW] ? "no" : "yes", status_of(&rows[k]), rows[k].work);
+        }
+        g_free(file);
+        g_free(instance);
+        return;
+    }
+    GPtrArray *names = g_ptr_array_new(), *values = g_ptr_array_new_with_free_func(g_free);
+    GArray *numbers = g_array_new(FALSE, FALSE, sizeof(gboolean));
+    for (guint k = 0; k < n; k++)
+        columns(&rows[k], k ? NULL : names, values, k ? NULL : numbers);
+    report_print_table(out, f, (const char *const *)names->pdata, (const gboolean *)numbers->data, names->len,
+                       (const char *const *)values->pdata, n);
+    g_ptr_array_free(names, TRUE);
+    g_ptr_array_free(values, TRUE);
+    g_array_free(numbers, TRUE);
+}
+
 void report_structured_print(FILE *out, ReportFormat f, const ReportStructured *r)
 {
     const StructuredProblem *p = r->problem;
     const StructuredObjective *o = r->objective;
     gboolean fits = o->value[STRUCTURED_OVERFLOW] == 0;
-    guint64 bound_total = 0;
-    for (guint q = 0; q < p->pools->len; q++)
-        bound_total += r->bound[q];
     if (!f->prose) {
         GPtrArray *names = g_ptr_array_new(), *values = g_ptr_array_new_with_free_func(g_free);
         GArray *numbers = g_array_new(FALSE, FALSE, sizeof(gboolean));
-#define COL(name, number, ...)                                                                                         \
-    do {                                                                                                               \
-        gboolean is = (number);                                                                                        \
-        g_ptr_array_add(names, (gpointer)(name));                                                                      \
-        g_ptr_array_add(values, g_strdup_printf(__VA_ARGS__));                                                         \
-        g_array_append_val(numbers, is);                                                                               \
-    } while (0)
-        COL("file", FALSE, "%s", p->path);
-        COL("instance", FALSE, "%s", p->instance);
-        COL("profile", FALSE, "%s", p->profile);
-        COL("strategy", FALSE, "%s", r->solution ? "solution" : r->strategy);
-        COL("buffers", TRUE, "%u", p->buffers->len);
-        COL("pools", TRUE, "%u", p->pools->len);
-        COL("penalties", TRUE, "%u", p->penalties->len);
-        COL("separations", TRUE, "%u", p->separations->len);
-        for (guint t = 0; t < STRUCTURED_TERMS; t++)
-            COL(structured_term_name((StructuredTerm)t), TRUE, "%" G_GUINT64_FORMAT, o->value[t]);
-        COL("peak_bound", TRUE, "%" G_GUINT64_FORMAT, bound_total);
-        COL("fits", FALSE, "%s", fits ? "yes" : "no");
-        COL("status", FALSE, "%s", status_of(r));
-        COL("work", TRUE, "%" G_GUINT64_FORMAT, r->work);
-        COL("fingerprint", FALSE, "%s", p->fingerprint);
-#undef COL
+        columns(r, names, values, numbers);
         report_print_row(out, f, (const char *const *)names->pdata, (const char *const *)values->pdata,
                          (const gboolean *)numbers->data, names->len);
         g_ptr_array_free(names, TRUE);

@@ -22,5 +22,7 @@ typedef struct {
 } ReportStructured;
 
 void report_structured_print(FILE *out, ReportFormat f, const ReportStructured *r);
+/* Several placements of one problem (--compare: one per strategy) as one table, a row each, in every format. */
+void report_structured_compare(FILE *out, ReportFormat f, const ReportStructured *rows, guint n);
 
 #endif
