@@ -137,16 +137,17 @@ gboolean structured_check(const StructuredProblem *p, const StructuredPlace *pla
             !structured_check_conflict(p, exclusions, q->a, q->b) &&
             structured_bytes_overlap(place[q->a].offset, g_array_index(p->buffers, StructuredBuffer, q->a).size,
                                      place[q->b].offset, g_array_index(p->buffers, StructuredBuffer, q->b).size))
-            o->value[STRUCTURED_REUSE_COST] += q->cost;
+            o->value[STRUCTURED_REUSE_COST] = structured_add(o->value[STRUCTURED_REUSE_COST], q->cost);
     }
     for (guint k = 0; k < p->pools->len; k++) {
         const StructuredPool *pool = &g_array_index(p->pools, StructuredPool, k);
         for (guint r = 0; r < pool->reserved->len; r++)
             o->pool_peak[k] = MAX(o->pool_peak[k], g_array_index(pool->reserved, StructuredRange, r).end);
-        o->value[STRUCTURED_TOTAL_PEAK] += o->pool_peak[k];
+        o->value[STRUCTURED_TOTAL_PEAK] = structured_add(o->value[STRUCTURED_TOTAL_PEAK], o->pool_peak[k]);
         o->value[STRUCTURED_MAX_PEAK] = MAX(o->value[STRUCTURED_MAX_PEAK], o->pool_peak[k]);
         if (pool->bounded && o->pool_peak[k] > pool->capacity)
-            o->value[STRUCTURED_OVERFLOW] += o->pool_peak[k] - pool->capacity;
+            o->value[STRUCTURED_OVERFLOW] =
+                structured_add(o->value[STRUCTURED_OVERFLOW], o->pool_peak[k] - pool->capacity);
     }
     g_array_free(pairs, TRUE);
     g_hash_table_destroy(exclusions);

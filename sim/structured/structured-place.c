@@ -511,11 +511,11 @@ void structured_place_value(const StructuredState *s, const gboolean *pools, gui
         if (pools && !pools[q])
             continue;
         const StructuredPool *pool = &g_array_index(s->p->pools, StructuredPool, q);
-        value[STRUCTURED_TOTAL_PEAK] += s->peak[q];
+        value[STRUCTURED_TOTAL_PEAK] = structured_add(value[STRUCTURED_TOTAL_PEAK], s->peak[q]);
         value[STRUCTURED_MAX_PEAK] = MAX(value[STRUCTURED_MAX_PEAK], s->peak[q]);
         if (pool->bounded && s->peak[q] > pool->capacity)
-            value[STRUCTURED_OVERFLOW] += s->peak[q] - pool->capacity;
-        value[STRUCTURED_REUSE_COST] += s->pool_cost[q];
+            value[STRUCTURED_OVERFLOW] = structured_add(value[STRUCTURED_OVERFLOW], s->peak[q] - pool->capacity);
+        value[STRUCTURED_REUSE_COST] = structured_add(value[STRUCTURED_REUSE_COST], s->pool_cost[q]);
     }
 }
 

@@ -97,6 +97,12 @@ gboolean structured_overlapping_pairs(const StructuredProblem *p, GArray *pairs,
  * g_free. */
 guint *structured_colocation_classes(const StructuredProblem *p);
 
+/* a + b, held at G_MAXUINT64 (a sum of pool peaks, each below 2^63, may pass 2^64 with hostile sizes: never wraps). */
+static inline guint64 structured_add(guint64 a, guint64 b)
+{
+    return a > G_MAXUINT64 - b ? G_MAXUINT64 : a + b;
+}
+
 /* Half-open byte ranges [a, a + sa) and [b, b + sb) share a byte. */
 static inline gboolean structured_bytes_overlap(guint64 a, guint64 sa, guint64 b, guint64 sb)
 {

@@ -86,10 +86,10 @@ static void node_bound(const Search *x, guint64 *v)
                 if (!structured_place_is_placed(x->s, it) && !later_pool(x, it))
                     peak = MAX(peak, x->floor + structured_place_size(x->s, it));
             }
-        value[STRUCTURED_TOTAL_PEAK] += peak;
+        value[STRUCTURED_TOTAL_PEAK] = structured_add(value[STRUCTURED_TOTAL_PEAK], peak);
         value[STRUCTURED_MAX_PEAK] = MAX(value[STRUCTURED_MAX_PEAK], peak);
         if (pool->bounded && peak > pool->capacity)
-            value[STRUCTURED_OVERFLOW] += peak - pool->capacity;
+            value[STRUCTURED_OVERFLOW] = structured_add(value[STRUCTURED_OVERFLOW], peak - pool->capacity);
     }
     guint64 all[STRUCTURED_TERMS];
     structured_place_value(x->s, x->in, all);
