@@ -34,10 +34,12 @@ static int by_rule(gconstpointer a, gconstpointer b, gpointer data)
     case 1:
         c = key_cmp(structured_place_size(s, x), structured_place_size(s, y), TRUE);
         break;
-    case 2:
-        c = key_cmp(structured_place_size(s, x) * MIN(structured_place_duration(s, x), G_MAXUINT32),
-                    structured_place_size(s, y) * MIN(structured_place_duration(s, y), G_MAXUINT32), TRUE);
+    case 2: { /* bytes x time, in double: the product of two 63-bit numbers is no 64-bit one */
+        double ax = (double)structured_place_size(s, x) * (double)structured_place_duration(s, x);
+        double ay = (double)structured_place_size(s, y) * (double)structured_place_duration(s, y);
+        c = ax == ay ? 0 : ax > ay ? -1 : 1;
         break;
+    }
     case 3:
         c = key_cmp(structured_place_weight(s, x), structured_place_weight(s, y), TRUE);
         break;
