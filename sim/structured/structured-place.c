@@ -265,10 +265,15 @@ static void make_bounds(StructuredState *s, const guint *classes)
             }
         }
         g_array_sort(steps, step_cmp);
-        gint64 live = 0;
+        guint64 live = 0; /* an end comes before a start at one time: never below 0 */
         for (guint k = 0; k < steps->len; k++) {
-            live += g_array_index(steps, Step, k).delta;
-            bound = MAX(bound, (guint64)MAX(live, 0));
+            gint64 delta = g_array_index(steps, Step, k).delta;
+            if (delta > 0 && (guint64)delta > (guint64)G_MAXINT64 - live) { /* more than 2^63 bytes at once */
+                bound = G_MAXUINT64;
+                break;
+            }
+            live = delta > 0 ? live + (guint64)delta : live - (guint64)-delta;
+            bound = MAX(bound, live);
         }
         s->bound[q] = bound;
     }
@@ -542,10 +547,10 @@ void structured_place_reset(StructuredState *s)
         structured_place_undo(s);
 }
 
-guint64 structured_place_pass(StructuredState *s, const guint *order, guint n, StructuredFit fit)
+gboolean structured_place_pass(StructuredState *s, const guint *order, guint n, StructuredFit fit, guint64 *work,
+                               GError **error)
 {
     GArray *cands = g_array_new(FALSE, FALSE, sizeof(guint64));
-    guint64 work = 0;
     for (guint k = 0; k < n; k++) {
         guint item = order[k];
         if (s->placed[item])
@@ -559,7 +564,7 @@ guint64 structured_place_pass(StructuredState *s, const guint *order, guint n, S
             const StructuredPool *pool = &g_array_index(s->p->pools, StructuredPool, q);
             g_array_set_size(cands, 0);
             structured_place_candidates(s, item, q, 0, cands);
-            work += cands->len;
+            *work += cands->len;
             for (guint c = 0; c < cands->len; c++) {
                 guint64 off = g_array_index(cands, guint64, c), end = off + it->size;
                 guint64 peak = MAX(s->peak[q], end);
@@ -590,10 +595,18 @@ guint64 structured_place_pass(StructuredState *s, const guint *order, guint n, S
                     break; /* ascending: the first candidate is this pool's lowest */
             }
         }
-        /* a candidate always exists: above every placed item and reserved range nothing is in the way */
-        g_assert(found);
+        if (!found) { /* above everything placed there is room, unless that is past 2^63 bytes */
+            guint b = 0;
+            while (s->item_of[b] != item)
+                b++;
+            g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "%s: buffer %u fits in none of its pools below 2^63 "
+                        "bytes (what must lie apart from it is that large): no placement exists", s->p->path,
+                        g_array_index(s->p->buffers, StructuredBuffer, b).id);
+            g_array_free(cands, TRUE);
+            return FALSE;
+        }
         structured_place_put(s, item, best_pool, best_offset);
     }
     g_array_free(cands, TRUE);
-    return work;
+    return TRUE;
 }

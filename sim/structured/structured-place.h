@@ -72,9 +72,10 @@ typedef enum {
     STRUCTURED_FIT_CHEAPEST, /* the least overflow, then the least penalty, the least growth of the pool's peak,
                               * the lowest offset */
 } StructuredFit;
-/* Places the unplaced items of `order` (n of them) one after another as `fit` picks; returns the candidates
- * weighed (its work). */
-guint64 structured_place_pass(StructuredState *s, const guint *order, guint n, StructuredFit fit);
+/* Places the unplaced items of `order` (n of them) one after another as `fit` picks, adding the candidates weighed
+ * to *work; FALSE with an error naming the buffer when one fits nowhere below 2^63 bytes. */
+gboolean structured_place_pass(StructuredState *s, const guint *order, guint n, StructuredFit fit, guint64 *work,
+                               GError **error);
 
 /* The placement, one per buffer (every item must be placed). */
 void structured_place_result(const StructuredState *s, StructuredPlace *out);

@@ -25,12 +25,14 @@ static gboolean first_fit_solve(const StructuredProblem *p, const StructuredOpti
     if (!s)
         return FALSE;
     guint n = structured_place_items(s), *order = structured_place_sorted(s, by_start, s);
-    r->work = structured_place_pass(s, order, n, STRUCTURED_FIT_LOWEST);
-    r->place = g_new(StructuredPlace, p->buffers->len);
-    structured_place_result(s, r->place);
+    gboolean ok = structured_place_pass(s, order, n, STRUCTURED_FIT_LOWEST, &r->work, error);
+    if (ok) {
+        r->place = g_new(StructuredPlace, p->buffers->len);
+        structured_place_result(s, r->place);
+    }
     g_free(order);
     structured_place_free(s);
-    return TRUE;
+    return ok;
 }
 
 const StructuredStrategy structured_first_fit = {

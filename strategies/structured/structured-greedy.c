@@ -64,11 +64,14 @@ static gboolean greedy_solve(const StructuredProblem *p, const StructuredOptions
     guint n = structured_place_items(s);
     guint64 value[STRUCTURED_TERMS], vb[STRUCTURED_TERMS], vv[STRUCTURED_TERMS];
     r->place = g_new(StructuredPlace, p->buffers->len);
-    for (guint rule = 0; rule < 5; rule++) {
+    gboolean ok = TRUE;
+    for (guint rule = 0; rule < 5 && ok; rule++) {
         OrderBy by = {s, rule};
         guint *order = structured_place_sorted(s, by_rule, &by);
-        r->work += structured_place_pass(s, order, n, STRUCTURED_FIT_CHEAPEST);
+        ok = structured_place_pass(s, order, n, STRUCTURED_FIT_CHEAPEST, &r->work, error);
         g_free(order);
+        if (!ok)
+            break;
         structured_place_value(s, NULL, value);
         for (guint t = 0; t < p->n_terms; t++)
             vv[t] = value[p->terms[t]];
@@ -78,8 +81,10 @@ static gboolean greedy_solve(const StructuredProblem *p, const StructuredOptions
         }
         structured_place_reset(s);
     }
+    if (!ok)
+        structured_strategy_result_clear(r);
     structured_place_free(s);
-    return TRUE;
+    return ok;
 }
 
 const StructuredStrategy structured_greedy = {

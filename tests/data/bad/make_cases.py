@@ -321,6 +321,13 @@ def main():
         problem(**{"problem.constraints.separations": [{"first": 0, "second": 1, "reasons": ["vibes"]}]}),
         "--trace {}", 1, "sim: {}: root.problem.constraints.separations[0]: 'vibes' is not one of generic, "
         "pipeline_stage, target_hazard, semantic_no_alias, cross_pipe")
+    # found by fuzz-structured: two buffers of nearly 2^63 bytes live at once in one pool (the live-bytes bound once
+    # overflowed, and the greedy found no offset for the second)
+    add("structured-past-2-63.json", problem(**{"problem.buffers.0.size": 9223372036854775000,
+                                                "problem.buffers.1.size": 9223372036854775000,
+                                                "problem.buffers.0.alignment": 1, "problem.buffers.1.alignment": 1}),
+        "--trace {}", 1, "sim: {}: buffer 1 fits in none of its pools below 2^63 bytes (what must lie apart from it "
+        "is that large): no placement exists")
     add("structured-escape-name.json", problem(**{"problem.buffers.1.allowed_pools": [0], "problem.pools.0.name":
                                                   "Vec\x1b]0;owned\x07"}), "--trace {} --pool Mat", 1,
         "sim: {}: no pool is named 'Mat' (the pools: Vec%1B]0;owned%07)")
