@@ -375,19 +375,6 @@ static void test_cli(void)
     g_free(problem);
 }
 
-/* The shared corpus (../shared/dsa-pypto, or $DSA_PYPTO_DIR): NULL when it is not there. */
-static char *corpus_dir(void)
-{
-    const char *env = g_getenv("DSA_PYPTO_DIR");
-    char *dir = env ? g_strdup(env) : test_source_path("../shared/dsa-pypto");
-    char *problems = g_build_filename(dir, "problems", NULL);
-    gboolean there = g_file_test(problems, G_FILE_TEST_IS_DIR);
-    g_free(problems);
-    if (!there)
-        g_clear_pointer(&dir, g_free);
-    return dir;
-}
-
 static void collect(const char *dir, GPtrArray *files)
 {
     GDir *d = g_dir_open(dir, 0, NULL);
@@ -402,6 +389,25 @@ static void collect(const char *dir, GPtrArray *files)
     }
     if (d)
         g_dir_close(d);
+}
+
+/* Every problem file of the shared corpus (../shared/dsa-pypto/problems, or $DSA_PYPTO_DIR's); NULL, the test
+ * marked skipped, when it is not there. */
+static GPtrArray *corpus_files(void)
+{
+    const char *env = g_getenv("DSA_PYPTO_DIR");
+    char *dir = env ? g_strdup(env) : test_source_path("../shared/dsa-pypto");
+    char *problems = g_build_filename(dir, "problems", NULL);
+    GPtrArray *files = NULL;
+    if (g_file_test(problems, G_FILE_TEST_IS_DIR)) {
+        files = g_ptr_array_new_with_free_func(g_free);
+        collect(problems, files);
+    } else {
+        g_test_skip("../shared/dsa-pypto is not there (set DSA_PYPTO_DIR)");
+    }
+    g_free(problems);
+    g_free(dir);
+    return files;
 }
 
 static const char *meta(const char *path, const char *key, char **owned)
@@ -425,14 +431,9 @@ typedef struct {
  * costs is at most the published best, and as many optima are proven. */
 static void test_corpus(void)
 {
-    char *dir = corpus_dir();
-    if (!dir) {
-        g_test_skip("../shared/dsa-pypto is not there (set DSA_PYPTO_DIR)");
+    GPtrArray *files = corpus_files();
+    if (!files)
         return;
-    }
-    GPtrArray *files = g_ptr_array_new_with_free_func(g_free);
-    char *problems = g_build_filename(dir, "problems", NULL);
-    collect(problems, files);
     g_assert_cmpuint(files->len, ==, 273);
     GHashTable *pairs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     char *sol = test_scratch_path("corpus-sol.json");
@@ -525,23 +526,16 @@ static void test_corpus(void)
     g_free(pub_path);
     g_free(sol);
     g_hash_table_destroy(pairs);
-    g_free(problems);
     g_ptr_array_free(files, TRUE);
-    g_free(dir);
 }
 
 /* Every pool of every pypto_hard_v1 problem, projected capacity-free: the default trace strategy plans it at its
  * lower bound (so at the published reference peak, which no plan can beat and ours reaches). */
 static void test_projections(void)
 {
-    char *dir = corpus_dir();
-    if (!dir) {
-        g_test_skip("../shared/dsa-pypto is not there (set DSA_PYPTO_DIR)");
+    GPtrArray *files = corpus_files();
+    if (!files)
         return;
-    }
-    GPtrArray *files = g_ptr_array_new_with_free_func(g_free);
-    char *problems = g_build_filename(dir, "problems", NULL);
-    collect(problems, files);
     guint planned = 0;
     for (guint i = 0; i < files->len; i++) {
         GError *e = NULL;
@@ -574,9 +568,7 @@ static void test_projections(void)
         structured_free(p);
     }
     g_assert_cmpuint(planned, >=, 300);
-    g_free(problems);
     g_ptr_array_free(files, TRUE);
-    g_free(dir);
 }
 
 int main(int argc, char **argv)

@@ -34,19 +34,27 @@ static inline void json_text_append(GString *s, const char *text)
     g_free(valid);
 }
 
-/* The builder's document, pretty, and a newline into out; the builder is freed. */
-static inline void json_document_print(FILE *out, JsonBuilder *b)
+/* The builder's document, pretty, with a newline, as text (newly allocated); the builder is freed. */
+static inline char *json_document_text(JsonBuilder *b)
 {
     JsonGenerator *g = json_generator_new();
     JsonNode *root = json_builder_get_root(b);
     json_generator_set_root(g, root);
     json_generator_set_pretty(g, TRUE);
-    char *text = json_generator_to_data(g, NULL);
-    fprintf(out, "%s\n", text);
+    char *text = json_generator_to_data(g, NULL), *out = g_strconcat(text, "\n", NULL);
     g_free(text);
     json_node_unref(root);
     g_object_unref(g);
     g_object_unref(b);
+    return out;
+}
+
+/* The same into out. */
+static inline void json_document_print(FILE *out, JsonBuilder *b)
+{
+    char *text = json_document_text(b);
+    fputs(text, out);
+    g_free(text);
 }
 
 #endif

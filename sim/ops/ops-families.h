@@ -21,13 +21,13 @@ INFER_FN(infer_matmul);
 INFER_FN(infer_gemm);
 INFER_FN(infer_einsum);
 INFER_FN(infer_attention);
+INFER_FN(infer_matmul_integer);
 INFER_FN(infer_qlinear_matmul);
 guint64 ops_linalg_attention_scratch(const Node *n);
 /* ops-quantize.c */
 INFER_FN(infer_quantize_linear);
 INFER_FN(infer_dequantize_linear);
 INFER_FN(infer_dynamic_quantize_linear);
-INFER_FN(infer_matmul_integer);
 /* ops-conv.c */
 INFER_FN(infer_conv);
 INFER_FN(infer_conv_integer);

@@ -119,6 +119,33 @@ gboolean infer_matmul(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GEr
            infer_set_output(n, 0, a->dtype, r, out, error);
 }
 
+/* MatMulInteger(A, B, a_zero_point, b_zero_point): MatMul's shape in int32, over uint8 or int8; a zero point of
+ * the operand's type, one value or one per row (A) or column (B). */
+gboolean infer_matmul_integer(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
+{
+    (void)cx;
+    (void)op;
+    (void)opset;
+    Tensor *a, *b;
+    gint64 form[4] = {0, 0, 0, 0}, out[MAX_RANK + 2];
+    int r;
+    if (!infer_input(n, 0, &a, error) || !infer_input(n, 1, &b, error))
+        return FALSE;
+    for (guint k = 0; k < 2; k++) {
+        Tensor *t = k ? b : a, *zp = node_input(n, 2 + k);
+        if (t->dtype != DT_UINT8 && t->dtype != DT_INT8)
+            return infer_fail(error, n, "'%s' is %s: MatMulInteger takes uint8 or int8", t->name, dtype_name(t->dtype));
+        if (zp && zp->shape_known && zp->dtype != t->dtype)
+            return infer_fail(error, n, "the zero point '%s' is %s where '%s' is %s", zp->name, dtype_name(zp->dtype),
+                              t->name, dtype_name(t->dtype));
+        if (zp && zp->shape_known && zp->rank > 1)
+            return infer_fail(error, n, "the zero point '%s' has rank %d: a scalar or one value per %s", zp->name,
+                              zp->rank, k ? "column" : "row");
+    }
+    return matmul_shape(n, a->name, a->rank, a->dims, b->name, b->rank, b->dims, form, &r, out, error) &&
+           infer_set_output(n, 0, DT_INT32, r, out, error);
+}
+
 /* QLinearMatMul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point): MatMul's shape of a
  * and b, in the output zero point's type (ops-quantize.c has the rest of the family). */
 gboolean infer_qlinear_matmul(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)

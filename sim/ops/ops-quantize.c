@@ -1,5 +1,6 @@
 /* ops-quantize.c — shape inference of the quantization family (ONNX QuantizeLinear, DequantizeLinear,
- * DynamicQuantizeLinear, MatMulInteger): real element sizes, so a quantized graph plans its bytes as it runs
+ * DynamicQuantizeLinear; MatMulInteger and QLinearMatMul are ops-linalg.c's, ConvInteger and QLinearConv
+ * ops-conv.c's, beside the shapes they share): real element sizes, so a quantized graph plans its bytes as it runs
  * them. A scale is one value (per tensor) or one per element of the `axis` of x (per axis); the zero point, when
  * given, has the scale's shape and gives the quantized type. Opset 21's blocked form (block_size) is refused. */
 #include "ops/ops-families.h"
@@ -73,31 +74,4 @@ gboolean infer_dynamic_quantize_linear(InferCtx *cx, const OpInfo *op, Node *n, 
                           dtype_name(x->dtype));
     return infer_set_output(n, 0, DT_UINT8, x->rank, x->dims, error) &&
            infer_set_output(n, 1, DT_FLOAT, 0, NULL, error) && infer_set_output(n, 2, DT_UINT8, 0, NULL, error);
-}
-
-gboolean infer_matmul_integer(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
-{
-    Tensor *a, *b;
-    if (!infer_input(n, 0, &a, error) || !infer_input(n, 1, &b, error))
-        return FALSE;
-    for (guint k = 0; k < 2; k++) {
-        Tensor *t = k ? b : a, *zp = node_input(n, 2 + k);
-        if (t->dtype != DT_UINT8 && t->dtype != DT_INT8)
-            return infer_fail(error, n, "'%s' is %s: MatMulInteger takes uint8 or int8", t->name, dtype_name(t->dtype));
-        if (zp && zp->shape_known && zp->dtype != t->dtype)
-            return infer_fail(error, n, "the zero point '%s' is %s where '%s' is %s", zp->name, dtype_name(zp->dtype),
-                              t->name, dtype_name(t->dtype));
-        if (zp && zp->shape_known && zp->rank > 1)
-            return infer_fail(error, n, "the zero point '%s' has rank %d: a scalar or one value per %s", zp->name,
-                              zp->rank, k ? "column" : "row");
-    }
-    if (!infer_matmul(cx, op, n, opset, error))
-        return FALSE;
-    Tensor *y = node_output(n, 0);
-    if (!y)
-        return TRUE;
-    gint64 dims[MAX_RANK + 2];
-    int rank = y->rank;
-    memcpy(dims, y->dims, (gsize)rank * sizeof *dims); /* the output's own dims are replaced as they are set */
-    return infer_set_output(n, 0, DT_INT32, rank, dims, error);
 }

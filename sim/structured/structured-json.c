@@ -844,17 +844,7 @@ char *structured_json_solution(const StructuredProblem *p, const StructuredPlace
     }
     json_builder_end_array(b);
     json_builder_end_object(b);
-    JsonGenerator *g = json_generator_new();
-    JsonNode *root = json_builder_get_root(b);
-    json_generator_set_root(g, root);
-    json_generator_set_pretty(g, TRUE);
-    char *text = json_generator_to_data(g, NULL);
-    char *out = g_strconcat(text, "\n", NULL);
-    g_free(text);
-    json_node_unref(root);
-    g_object_unref(g);
-    g_object_unref(b);
-    return out;
+    return json_document_text(b);
 }
 
 StructuredPlace *structured_json_read_solution(const StructuredProblem *p, const char *path, GError **error)

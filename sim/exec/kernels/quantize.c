@@ -18,10 +18,10 @@ static void range_of(DType d, float *lo, float *hi)
     }
 }
 
-/* x rounded half to even and held to [lo, hi] (NaN to lo: no conversion of a NaN to an integer). */
-static gint64 saturate(float x, float lo, float hi)
+/* An integral value held to [lo, hi] (NaN to lo: no conversion of a NaN to an integer). Callers round half to even
+ * first: x / scale is rounded before the zero point is added, which an odd zero point would otherwise change. */
+static gint64 saturate(float r, float lo, float hi)
 {
-    float r = nearbyintf(x);
     return (gint64)(!(r >= lo) ? lo : r > hi ? hi : r);
 }
 
@@ -97,7 +97,7 @@ gboolean kernel_dynamic_quantize_linear(const KernelCall *c, GError **error)
         mx = in[k] > mx ? in[k] : mx;
     }
     float scale = (mx - mn) / 255.0f;
-    gint64 zero = scale > 0 ? saturate(0.0f - mn / scale, 0, 255) : 0;
+    gint64 zero = scale > 0 ? saturate(nearbyintf(0.0f - mn / scale), 0, 255) : 0;
     for (gsize k = 0; k < y->count; k++)
         kernel_elem_set_i(y, k, scale > 0 ? saturate(nearbyintf(in[k] / scale) + (float)zero, 0, 255) : zero);
     if (y_scale)
@@ -203,7 +203,7 @@ static void emit_requant(void *data, gsize at, gint64 i, gint64 j, gint64 acc)
     float ys = (float)kernel_elem_get_f(q->y_scale, q->y_scale->count == 1 ? 0 : (gsize)j);
     float multiplier = as * bs / ys;
     double v = nearbyint((double)acc * (double)multiplier + (double)kernel_elem_get_i(q->y_zp, 0));
-    kernel_elem_set_i(q->y, at, (gint64)(!(v >= q->lo) ? q->lo : v > q->hi ? q->hi : v));
+    kernel_elem_set_i(q->y, at, saturate((float)v, q->lo, q->hi)); /* integral: the float keeps its side of the range */
 }
 
 gboolean kernel_qlinear_matmul(const KernelCall *c, GError **error)
