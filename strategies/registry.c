@@ -18,10 +18,11 @@ const PlaceStrategy *const registry_place[] = {
 };
 
 extern const OrderStrategy order_file, order_topo, order_dfs, order_ort, order_freed, order_lazy, order_event, order_event_gap,
-    order_optimal;
+    order_local, order_optimal;
 
 const OrderStrategy *const registry_order[] = {
-    &order_file, &order_topo, &order_dfs, &order_ort, &order_freed, &order_lazy, &order_event, &order_event_gap, &order_optimal, NULL,
+    &order_file, &order_topo, &order_dfs, &order_ort, &order_freed,
+    &order_lazy, &order_event, &order_event_gap, &order_local, &order_optimal, NULL,
 };
 
 extern const AliasStrategy alias_concat_dedup, alias_runtime, alias_noop, alias_inplace, alias_ort;

@@ -12,6 +12,7 @@
 #include "driver/run.h"
 #include "model/onnx.h"
 #include "plan/verify.h"
+#include "memory/training.h"
 #include "report/peak.h"
 #include "report/report-range.h"
 #include "strategies/registry.h"
@@ -26,6 +27,7 @@
 typedef struct {
     PipelineResult built;
     char *order, *alias;
+    TrainingRoles *training; /* a training step's roles, or NULL */
 } Traced;
 
 struct arenasim_model {
@@ -116,6 +118,7 @@ static void traced_free(gpointer data)
     pipeline_result_clear(&t->built);
     g_free(t->order);
     g_free(t->alias);
+    training_roles_free(t->training);
     g_free(t);
 }
 
@@ -333,7 +336,8 @@ static const Traced *model_trace(arenasim_model *m, const arenasim_options *o, c
     Traced *t = g_new0(Traced, 1);
     t->order = g_strdup(order->name);
     t->alias = g_strdup(alias);
-    ok = ok && driver_trace(m->model->graph, &recipe, alias, o->bins, &t->built, error);
+    ok = ok && training_roles_read(m->model, &t->training, error) &&
+         driver_trace(m->model->graph, &recipe, alias, o->bins, &t->built, error);
     g_hash_table_unref(pins);
     if (!ok) {
         traced_free(t);
@@ -943,6 +947,8 @@ char *arenasim_plan_report_json(const arenasim_plan *p)
     ReportRow row = driver_report_row(p->m->source, p->m->dims, t ? t->order : "file", t ? t->alias : "none",
                                       t ? t->built.aliases : NULL, t ? t->built.no_alias_bytes : 0);
     driver_report_fill(&row, p->trace, p->plan, TRUE, t != NULL);
+    if (t && t->training)
+        training_account(t->training, t->built.aliases, p->trace, &row.training);
     PeakWitness *peak = peak_witness_new(p->trace, p->m->model ? p->m->model->graph : NULL,
                                          t ? t->built.schedule : NULL, t ? t->built.aliases : NULL);
     driver_peak_lift(peak, p->trace, t ? t->built.aliases : NULL, p->strategy, &p->place);

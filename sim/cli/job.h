@@ -9,6 +9,7 @@
 #include "fuse/fuse.h"
 #include "memory/alias.h"
 #include "memory/kv.h"
+#include "memory/training.h"
 #include "memory/order.h"
 #include "ops/shape.h"
 #include "plan/plan.h"
@@ -95,6 +96,7 @@ typedef struct {
     GString *order_said;        /* ... and what each order gave (for the report), or NULL */
     GPtrArray *schedule;         /* the order the trace was made in (the alias map points to it) */
     AliasMap *aliases;           /* what sharing the graph's trace has (NULL for a trace file) */
+    TrainingRoles *training;     /* a training step's roles (memory/training.h), or NULL */
     guint64 no_alias_bytes;
 } Job;
 

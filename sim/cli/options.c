@@ -865,6 +865,7 @@ void job_clear(Job *job)
         g_string_free(g_steal_pointer(&job->order_said), TRUE);
     g_clear_pointer(&job->schedule, g_ptr_array_unref);
     g_clear_pointer(&job->aliases, alias_map_free);
+    g_clear_pointer(&job->training, training_roles_free);
 }
 
 void cli_error_line(const char *path, const char *message, const char *suffix)

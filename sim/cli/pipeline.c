@@ -66,6 +66,8 @@ static Trace *graph_trace(Job *job, GError **error)
 {
     PipelineRecipe recipe = job_recipe(job);
     recipe.mark = phases_mark;
+    if (!job->training && !training_roles_read(job->model, &job->training, error))
+        return NULL;
     if (job->order_best && !job->order_said) { /* --order best: each order traced and placed, the smallest kept */
         job->order_said = g_string_new(NULL);
         const OrderStrategy *best = driver_best_order(job->model->graph, &recipe, job->alias, job->bins_path,
@@ -92,6 +94,8 @@ static Plan *plan_one(const Job *job, const PlaceStrategy *s, Trace *t, ReportRo
     interrupt_release();
     if (plan)
         driver_report_fill(row, t, plan, job->verify, job->graph_path != NULL);
+    if (plan && job->training && job->aliases)
+        training_account(job->training, job->aliases, t, &row->training);
     return plan;
 }
 

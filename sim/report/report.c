@@ -145,6 +145,29 @@ static char *cell(const ReportRow *r, guint c)
     }
 }
 
+/* A training step's bytes by role: every role with a buffer, then what is live at the peak step. */
+static void training_print(FILE *out, const TrainingSummary *t)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        GString *line = g_string_new(NULL);
+        for (guint r = 0; r < TRAINING_ROLE_COUNT; r++) {
+            guint64 bytes = pass ? t->at_peak[r] : t->bytes[r];
+            if (!t->buffers[r] || (pass && !bytes))
+                continue;
+            char *b = sim_format_bytes(bytes);
+            g_string_append_printf(line, "%s%s %s", line->len ? ", " : "", training_role_name(r), b);
+            if (!pass)
+                g_string_append_printf(line, " (%u buffer%s)", t->buffers[r], t->buffers[r] == 1 ? "" : "s");
+            g_free(b);
+        }
+        if (pass)
+            fprintf(out, "  at the peak  step %u: %s\n", t->peak_step, line->str);
+        else
+            fprintf(out, "training       %s\n", line->str);
+        g_string_free(line, TRUE);
+    }
+}
+
 static void print_text_one(FILE *out, const ReportRow *r)
 {
     guint64 frag = row_fragmentation(r);
@@ -186,6 +209,8 @@ static void print_text_one(FILE *out, const ReportRow *r)
         g_free(cache);
         g_free(rest);
     }
+    if (r->training.present)
+        training_print(out, &r->training);
     for (guint j = 0; j < r->tiers; j++) {
         const ReportTier *x = &r->tier[j];
         char *used = sim_format_bytes(x->arena), *rd = sim_format_count(x->reads), *wr = sim_format_count(x->writes);
@@ -264,6 +289,26 @@ static void json_add_plan(JsonBuilder *b, const Trace *t, const guint64 *offsets
 
 /* A tiered plan's tiers (docs/report-format.md): "tiers": [{name, capacity (null: none), arena, buffers, reads,
  * writes, cost}], "tier_cost", "tier_bound", "slow_tier_bytes". */
+static void json_add_training(JsonBuilder *b, const TrainingSummary *t)
+{
+    json_builder_set_member_name(b, "training");
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "peak_step");
+    json_builder_add_int_value(b, t->peak_step);
+    for (guint r = 0; r < TRAINING_ROLE_COUNT; r++) {
+        json_builder_set_member_name(b, training_role_key(r));
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "buffers");
+        json_builder_add_int_value(b, t->buffers[r]);
+        json_builder_set_member_name(b, "bytes");
+        json_builder_add_int_value(b, (gint64)t->bytes[r]);
+        json_builder_set_member_name(b, "at_peak_bytes");
+        json_builder_add_int_value(b, (gint64)t->at_peak[r]);
+        json_builder_end_object(b);
+    }
+    json_builder_end_object(b);
+}
+
 static void json_add_tiers(JsonBuilder *b, const ReportRow *r)
 {
     json_builder_set_member_name(b, "tiers");
@@ -339,6 +384,8 @@ static void print_json(FILE *out, const ReportRow *rows, guint n)
             json_builder_add_int_value(b, (gint64)rows[k].kv_bytes);
             json_builder_end_object(b);
         }
+        if (rows[k].training.present)
+            json_add_training(b, &rows[k].training);
         if (rows[k].tiers)
             json_add_tiers(b, &rows[k]);
         if (rows[k].peak)

@@ -7,6 +7,7 @@
 #define SIM_REPORT_H
 
 #include "memory/alias.h"
+#include "memory/training.h"
 #include "plan/plan.h"
 #include "trace/trace-tiers.h"
 
@@ -51,6 +52,8 @@ typedef struct {
     guint bounded;        /* data-dependent tensors planned at upper bounds (0: an exact plan) */
     guint kv_pairs;       /* KV cache pairs planned at capacity (memory/kv.h; 0: none): text and json report them */
     guint64 kv_capacity, kv_bytes; /* ... their tokens and the bytes of their buffers */
+    TrainingSummary training; /* a training step's bytes by role (memory/training.h; .present FALSE: none): text
+                                 and json report them */
     guint tiers;          /* memory tiers (docs/tiers.md; 0: none): text and json report them */
     ReportTier tier[TRACE_TIERS_MAX];
     double tier_cost, tier_bound; /* the plan's cost of bytes moved, and no plan's is less */
