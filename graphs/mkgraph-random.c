@@ -1,8 +1,8 @@
 /* mkgraph-random.c — a random DAG for property tests and ordering studies: every tensor is
- * float32 [1, L] with L a power of two; each node picks its inputs among recent tensors (older ones
- * with small probability) and is one of Relu, Sigmoid, Add (of two same-length tensors, or x + x),
- * Concat (of up to --fanout inputs), Slice (a half), Split (two halves), Reshape (a noop view), Gather
- * (of a prefix) or MatMul (to a new length). Tensors nobody reads become graph outputs.
+ * float32 [1, L] with L a power of two or a sum of them (a Concat); each node picks its inputs among recent
+ * tensors (older ones with small probability) and is one of Relu, Sigmoid, Add (of two same-length tensors, or
+ * x + x), Concat (of up to --fanout inputs), Slice (a half), Split (two halves of an even length), Reshape (a noop
+ * view), Gather (of a prefix) or MatMul (to a new length). Tensors nobody reads become graph outputs.
  * Deterministic for the same --seed. */
 #include "graphs/mkgraph.h"
 
@@ -80,7 +80,7 @@ static Model *build_random(const MkParams *p, GError **error)
             break;
         }
         case 5: { /* Split into two halves; both become values */
-            if (x.len < 128) {
+            if (x.len < 128 || x.len % 2) { /* a Concat of lengths may be odd: no two halves */
                 out.name = B_OP(b, "Relu", x.name);
                 break;
             }

@@ -900,8 +900,8 @@ static void test_layout_window(void)
 /* The examples of the README and docs/usage.md work for a newcomer: every file a `sim` or `bench/sweep.py`
  * line reads (--graph, --trace, --bins, --from) is in the repository, in graphs/models/ (make models), or
  * written by a line above it (--out, --chrome-trace, --trace-out, --solution-out, a quoted '*.onnx' a
- * python line exports, DIR/model.onnx from tests/data/oracle/export.py KIND DIR, or the decoders
- * bench/export_decode.py DIR writes). */
+ * python line exports, DIR/model.onnx from tests/data/oracle/export.py KIND DIR, the decoders
+ * bench/export_decode.py DIR writes, or OUT of graphs/export_training.py MODEL OUT). */
 static void check_examples(const char *doc, guint *commands_out, guint *checked_out)
 {
     char *readme = g_build_filename(g_getenv("SIM_SOURCE_DIR"), doc, NULL);
@@ -941,6 +941,14 @@ static void check_examples(const char *doc, guint *commands_out, guint *checked_
                 for (guint m = 0; m < 4; m++)
                     g_hash_table_add(made, g_strdup_printf("%s/%s-%s.onnx", words[1], m < 2 ? "gpt2" : "llama",
                                                            m % 2 ? "prefill" : "kv"));
+            g_strfreev(words);
+            g_free(call);
+            /* and OUT by graphs/export_training.py MODEL OUT [OPTIONS] */
+            script = strstr(*l, "graphs/export_training.py ");
+            call = script ? g_strndup(script, strcspn(script, "#")) : NULL;
+            words = NULL;
+            if (call && g_shell_parse_argv(call, &n, &words, NULL) && n >= 3)
+                g_hash_table_add(made, g_strdup(words[2]));
             g_strfreev(words);
             g_free(call);
         }

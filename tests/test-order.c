@@ -131,7 +131,8 @@ static Model *random_model(guint nodes, guint seed)
     GError *error = NULL;
     Model *m = onnx_read_file(path, &error);
     g_assert_no_error(error);
-    g_assert_true(test_infer(m, NULL, &error));
+    if (!test_infer(m, NULL, &error))
+        g_error("%s", error->message);
     g_free(path);
     return m;
 }
@@ -250,6 +251,35 @@ static void test_optimal_budget(void)
 }
 
 /* The CLI table of orders, and an unknown order. */
+/* `local` starts from the heuristics' best and keeps only moves that lower the peak (or its sum over steps): on
+ * random graphs of 40 to 400 nodes it is never above any heuristic order, below every one of them on some, and
+ * the same order run after run (its work is counted, not timed). */
+static void test_local_order(void)
+{
+    guint below = 0;
+    for (guint seed = 1; seed <= 12; seed++) {
+        Model *m = random_model(40 + 30 * seed, seed);
+        OrderProblem *p = problem_of(m);
+        guint count;
+        const OrderStrategy *const *all = registry_order_strategies(&count);
+        guint64 local = peak_of("local", p), least = G_MAXUINT64;
+        for (guint k = 0; k < count; k++)
+            if (!all[k]->exhaustive && strcmp(all[k]->name, "local"))
+                least = MIN(least, peak_of(all[k]->name, p));
+        g_assert_cmpuint(local, <=, least);
+        below += local < least;
+        guint *a = g_new(guint, p->n + 1), *b = g_new(guint, p->n + 1);
+        g_assert_true(registry_order_find("local")->order(p, a, NULL));
+        g_assert_true(registry_order_find("local")->order(p, b, NULL));
+        g_assert_cmpmem(a, p->n * sizeof(guint), b, p->n * sizeof(guint));
+        g_free(a);
+        g_free(b);
+        order_problem_free(p);
+        model_free(m);
+    }
+    g_assert_cmpuint(below, >, 0);
+}
+
 static void test_cli_orders(void)
 {
     char *path = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "inception.onnx", NULL);
@@ -351,6 +381,7 @@ int main(int argc, char **argv)
     add_corpus_orders();
     g_test_add_func("/order/optimal-budget", test_optimal_budget);
     g_test_add_func("/order/cli", test_cli_orders);
+    g_test_add_func("/order/local", test_local_order);
     g_test_add_func("/order/file-not-topological", test_file_not_topological);
     return g_test_run();
 }

@@ -93,8 +93,8 @@ gboolean training_roles_read(const Model *m, TrainingRoles **out, GError **error
         return TRUE;
     if (!loss || !g_hash_table_lookup(g->by_name, loss)) {
         char *shown = loss ? g_strescape(loss, NULL) : NULL;
-        g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH, "model metadata '" TRAINING_KEY "loss': %s%s%s", shown ? "'" : "",
-                    shown ? shown : "missing, and the other training roles need it",
+        g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH, "model metadata '" TRAINING_KEY "loss': %s%s%s",
+                    shown ? "'" : "", shown ? shown : "missing, and the other training roles need it",
                     shown ? "' is not a tensor of the graph" : "");
         g_free(shown);
         return FALSE;
@@ -117,8 +117,9 @@ gboolean training_roles_read(const Model *m, TrainingRoles **out, GError **error
             j++;
         if (j == G_N_ELEMENTS(role_keys)) {
             char *shown = g_strescape(key, NULL);
-            g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH, "model metadata '%s': not a training role (loss, parameters, "
-                        "buffers, optimizer_state, gradients)", shown);
+            g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH,
+                        "model metadata '%s': not a training role (loss, parameters, buffers, optimizer_state, gradients)",
+                        shown);
             g_free(shown);
             ok = FALSE;
             break;

@@ -167,7 +167,8 @@ static gboolean local_order(const OrderProblem *p, guint *order, GError **error)
         preds_of[k][fill[k]] = G_MAXUINT;
         pos[order[k]] = k;
     }
-    GArray *delays = g_array_new(FALSE, FALSE, sizeof(LocalMove)), *advances = g_array_new(FALSE, FALSE, sizeof(LocalMove));
+    GArray *delays = g_array_new(FALSE, FALSE, sizeof(LocalMove));
+    GArray *advances = g_array_new(FALSE, FALSE, sizeof(LocalMove));
     guint64 work = e.cost;
     gboolean improved = p->n > 1;
     while (improved && work < ORDER_LOCAL_WORK) {

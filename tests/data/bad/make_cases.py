@@ -533,6 +533,28 @@ def main():
     for name, g in (("depthwise-huge-stride.onnx", dw), ("reduce-accumulators.onnx", reduce)):
         with open(os.path.join(seeds, name), "wb") as f:
             f.write(model(g))
+    # A training step's roles in the model's metadata (sim/memory/training.h): each mistake one line.
+    relu_graph = graph([node("Relu", ["x"], ["y"], name="r")], [value_info("x")], [value_info("y")])
+
+    def with_roles(**roles):
+        props = b"".join(field(14, 2, s(1, "arenasim.training." + k) + s(2, v)) for k, v in roles.items())
+        return model(relu_graph) + props
+
+    for name, roles, err in (
+            ("training-no-loss.onnx", {"parameters": "x"},
+             "model metadata 'arenasim.training.loss': missing, and the other training roles need it"),
+            ("training-loss-unknown.onnx", {"loss": "z"},
+             "model metadata 'arenasim.training.loss': 'z' is not a tensor of the graph"),
+            ("training-parameter-not-input.onnx", {"loss": "y", "parameters": "y"},
+             "model metadata 'arenasim.training.parameters': 'y' is not a graph input"),
+            ("training-gradient-unknown.onnx", {"loss": "y", "gradients": "x\n\x1b[31mred"},
+             "model metadata 'arenasim.training.gradients': '\\033[31mred' is not a tensor of the graph"),
+            ("training-named-twice.onnx", {"loss": "y", "parameters": "x", "buffers": "x"},
+             "model metadata 'arenasim.training.buffers': 'x' is named twice in the training roles"),
+            ("training-unknown-role.onnx", {"loss": "y", "colour": "x"},
+             "model metadata 'arenasim.training.colour': not a training role (loss, parameters, buffers, "
+             "optimizer_state, gradients)")):
+        add(name, with_roles(**roles), "--graph {}", 1, "sim: {}: " + err)
     # Reproducers the fuzzers found (tests/fuzz/run.sh), committed as they were found.
     cases.append(("fuzz-bins-invalid-utf8.bins", "--graph graphs/noop-chain.onnx --bins {}", 1,
                   "sim: graphs/noop-chain.onnx: {}:2: the line is not valid UTF-8"))

@@ -1,0 +1,144 @@
+/* test-training.c — training steps (docs/training.md): graphs/export_training.py on the two small modules of its
+ * own (Debian's torch), planned by `sim`; the report's roles (memory/training.h) against the bytes worked out by
+ * hand, the optimizer's state, activation checkpointing, the order chosen with an optimizer step, and the
+ * metadata's mistakes refused with one line each. */
+#include "testutil.h"
+
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+/* graphs/export_training.py MODEL OUT --batch 4 --size 16 --classes 10 [OPTIONS...]; the path of OUT. */
+static char *export_step(const char *model, const char *name, const char *const *options)
+{
+    char *out = test_scratch_path(name), *script = test_source_path("graphs/export_training.py"), *err = NULL;
+    const char *fixed[] = {"/usr/bin/python3", script, model, out, "--batch", "4", "--size", "16", "--classes", "10"};
+    GPtrArray *argv = g_ptr_array_new();
+    for (guint k = 0; k < G_N_ELEMENTS(fixed); k++)
+        g_ptr_array_add(argv, (char *)fixed[k]);
+    for (const char *const *o = options; o && *o; o++)
+        g_ptr_array_add(argv, (char *)*o);
+    g_ptr_array_add(argv, NULL);
+    gint status = 0;
+    g_assert_true(g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err,
+                               &status, NULL));
+    if (!g_spawn_check_wait_status(status, NULL))
+        g_error("graphs/export_training.py %s failed: %s", model, err);
+    g_free(err);
+    g_free(script);
+    g_ptr_array_unref(argv);
+    return out;
+}
+
+/* `sim --graph PATH --allow-unknown-ops --format json [EXTRA]`: the first row (the parser kept in *parser). */
+static JsonObject *plan_json(const char *path, const char *extra, JsonParser **parser)
+{
+    RunResult r = test_run("SIM_BIN", (const char *const[]){"--graph", path, "--allow-unknown-ops", "--format", "json",
+                                                          extra ? extra : "--order", extra ? "best" : "file", NULL});
+    if (r.status != 0)
+        g_error("sim %s: %s", path, r.err);
+    *parser = json_parser_new();
+    g_assert_true(json_parser_load_from_data(*parser, r.out, -1, NULL));
+    run_result_clear(&r);
+    return json_array_get_object_element(json_node_get_array(json_parser_get_root(*parser)), 0);
+}
+
+static gint64 role(JsonObject *row, const char *name, const char *member)
+{
+    return json_object_get_int_member(json_object_get_object_member(json_object_get_object_member(row, "training"),
+                                                                    name), member);
+}
+
+/* The MLP (Linear 64 -> 128, ReLU, Linear 128 -> 10) at batch 4: parameters (64 x 128 + 128 + 128 x 10 + 10) x 4 B =
+ * 38,440 B, their gradients the same, the batch 4 x 64 floats + 4 int64 targets = 1,056 B; the saved activations
+ * are the ReLU's output (4 x 128 x 4 B), the log-softmax's (4 x 10 x 4 B) and the loss's total weight (4 B) = 2,212
+ * B. Every buffer has one role (their sum is the trace's bytes), what is live at the peak step sums to the lower
+ * bound, and the parameters live through the whole step. */
+static void test_mlp_roles(void)
+{
+    char *path = export_step("mlp", "mlp.onnx", NULL);
+    JsonParser *parser;
+    JsonObject *row = plan_json(path, NULL, &parser);
+    g_assert_cmpint(role(row, "parameters", "bytes"), ==, 38440);
+    g_assert_cmpint(role(row, "parameters", "buffers"), ==, 4);
+    g_assert_cmpint(role(row, "parameters", "at_peak_bytes"), ==, 38440);
+    g_assert_cmpint(role(row, "gradients", "bytes"), ==, 38440);
+    g_assert_cmpint(role(row, "batch", "bytes"), ==, 1056);
+    g_assert_cmpint(role(row, "saved_activations", "bytes"), ==, 2212);
+    g_assert_cmpint(role(row, "optimizer_state", "bytes"), ==, 0);
+    const char *roles[] = {"parameters", "buffers", "optimizer_state", "batch", "gradients", "saved_activations",
+                           "transient"};
+    gint64 sum = 0, peak = 0;
+    for (guint k = 0; k < G_N_ELEMENTS(roles); k++) {
+        sum += role(row, roles[k], "bytes");
+        peak += role(row, roles[k], "at_peak_bytes");
+    }
+    g_assert_cmpint(sum, ==, json_object_get_int_member(row, "trace_bytes"));
+    g_assert_cmpint(peak, ==, json_object_get_int_member(row, "lower_bound_bytes"));
+    g_object_unref(parser);
+    /* the text report's lines */
+    RunResult r = test_run("SIM_BIN", (const char *const[]){"--graph", path, "--allow-unknown-ops", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "training       parameters 38,440 B (37.5 KiB) (4 buffers), batch 1,056 B (1.0 KiB) "
+                           "(2 buffers), gradients 38,440 B (37.5 KiB) (4 buffers), saved activations 2,212 B (2.2 KiB)");
+    assert_contains(r.out, "\n  at the peak  step ");
+    run_result_clear(&r);
+    g_free(path);
+}
+
+/* The CNN (two conv blocks with batch norm, a residual add, pooling, a head): with SGD and momentum the optimizer
+ * state is one momentum buffer per parameter (its bytes equal the parameters'), with Adam two; the plan that chooses
+ * the order runs the updates early (no gradient waits for the end) and is below the file order's; checkpointing the
+ * second block saves fewer activations and recomputes its forward in the backward (more nodes). */
+static void test_cnn_forms(void)
+{
+    char *plain = export_step("cnn", "cnn.onnx", NULL);
+    char *momentum = export_step("cnn", "cnn-momentum.onnx", (const char *const[]){"--optimizer", "momentum", NULL});
+    char *adam = export_step("cnn", "cnn-adam.onnx", (const char *const[]){"--optimizer", "adam", NULL});
+    char *ck = export_step("cnn", "cnn-ck.onnx", (const char *const[]){"--checkpoint", "block", NULL});
+    JsonParser *p1, *p2, *p3, *p4, *p5;
+    JsonObject *a = plan_json(plain, NULL, &p1), *m = plan_json(momentum, NULL, &p2), *d = plan_json(adam, NULL, &p3);
+    JsonObject *c = plan_json(ck, NULL, &p4), *best = plan_json(momentum, "--order", &p5);
+    gint64 params = role(a, "parameters", "bytes");
+    g_assert_cmpint(params, ==, (16 * 3 * 9 + 16 * 16 * 9 + 2 * 2 * 16 + 16 * 10 + 10) * 4);
+    g_assert_cmpint(role(m, "optimizer_state", "bytes"), ==, params);
+    g_assert_cmpint(role(d, "optimizer_state", "bytes"), ==, 2 * params);
+    g_assert_cmpint(role(m, "optimizer_state", "at_peak_bytes"), ==, params);
+    g_assert_cmpint(role(a, "gradients", "bytes"), ==, params);
+    /* with the updates in the graph, gradients die at their update: the order that runs updates early holds fewer */
+    g_assert_cmpint(json_object_get_int_member(best, "arena_bytes"), <, json_object_get_int_member(m, "arena_bytes"));
+    g_assert_cmpstr(json_object_get_string_member(best, "order"), !=, "file");
+    g_assert_cmpint(role(best, "gradients", "at_peak_bytes"), <, role(m, "gradients", "at_peak_bytes"));
+    /* checkpointing */
+    g_assert_cmpint(role(c, "saved_activations", "bytes"), <, role(a, "saved_activations", "bytes"));
+    g_assert_cmpint(json_object_get_int_member(c, "steps"), >, json_object_get_int_member(a, "steps"));
+    g_assert_cmpint(json_object_get_int_member(c, "arena_bytes"), <, json_object_get_int_member(a, "arena_bytes"));
+    g_object_unref(p1);
+    g_object_unref(p2);
+    g_object_unref(p3);
+    g_object_unref(p4);
+    g_object_unref(p5);
+    /* the exporter's own refusals */
+    char *script = test_source_path("graphs/export_training.py"), *out = test_scratch_path("x.onnx"), *err = NULL;
+    const char *argv[] = {"/usr/bin/python3", script, "cnn", out, "--checkpoint", "nothing*", NULL};
+    gint status = 0;
+    g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err, &status,
+                               NULL));
+    g_assert_false(g_spawn_check_wait_status(status, NULL));
+    assert_contains(err, "export_training.py: cnn: --checkpoint 'nothing*' matches no module\n");
+    g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS));
+    g_free(err);
+    g_free(script);
+    g_free(out);
+    g_free(plain);
+    g_free(momentum);
+    g_free(adam);
+    g_free(ck);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/training/mlp-roles", test_mlp_roles);
+    g_test_add_func("/training/cnn-forms", test_cnn_forms);
+    return g_test_run();
+}
