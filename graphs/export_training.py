@@ -279,7 +279,10 @@ class Converter:
                 return
             self.w.info(s.name, m.shape, m.dtype)
             self.storage_current[s] = (s.name, 0)
-            self.opaque(n, op, [s.name], reads=[])
+            # ones_like(loss) starts the backward: the tensor it is made like stays its input, so the backward
+            # depends on the loss as it does in torch
+            like = [a for a in n.args[:1] if isinstance(a, torch.fx.Node) and self.vals.get(a) is not None]
+            self.opaque(n, op, [s.name], reads=like if op.endswith("_like") else [])
             self.vals[n] = Value(s, s.name, m.shape, m.dtype, 0)
             return
         if mutates and a0 is not None:

@@ -4,6 +4,8 @@
  * metadata's mistakes refused with one line each. */
 #include "testutil.h"
 
+#include "api/arenasim.h"
+
 #include <json-glib/json-glib.h>
 #include <string.h>
 
@@ -50,9 +52,11 @@ static gint64 role(JsonObject *row, const char *name, const char *member)
 
 /* The MLP (Linear 64 -> 128, ReLU, Linear 128 -> 10) at batch 4: parameters (64 x 128 + 128 + 128 x 10 + 10) x 4 B =
  * 38,440 B, their gradients the same, the batch 4 x 64 floats + 4 int64 targets = 1,056 B; the saved activations
- * are the ReLU's output (4 x 128 x 4 B), the log-softmax's (4 x 10 x 4 B) and the loss's total weight (4 B) = 2,212
- * B. Every buffer has one role (their sum is the trace's bytes), what is live at the peak step sums to the lower
- * bound, and the parameters live through the whole step. */
+ * are the ReLU's output (4 x 128 x 4 B), the log-softmax's (4 x 10 x 4 B), the loss's total weight (4 B) and the
+ * loss itself, which starts the backward (4 B) = 2,216 B. Every order holds the parameters, the batch (both read by
+ * the backward) and the saved activations when the loss is made: 41,712 B. Every buffer has one role (their sum is
+ * the trace's bytes), what is live at the peak step sums to the lower bound, and the parameters live through the
+ * whole step. */
 static void test_mlp_roles(void)
 {
     char *path = export_step("mlp", "mlp.onnx", NULL);
@@ -63,7 +67,9 @@ static void test_mlp_roles(void)
     g_assert_cmpint(role(row, "parameters", "at_peak_bytes"), ==, 38440);
     g_assert_cmpint(role(row, "gradients", "bytes"), ==, 38440);
     g_assert_cmpint(role(row, "batch", "bytes"), ==, 1056);
-    g_assert_cmpint(role(row, "saved_activations", "bytes"), ==, 2212);
+    g_assert_cmpint(role(row, "saved_activations", "bytes"), ==, 2216);
+    JsonObject *training = json_object_get_object_member(row, "training");
+    g_assert_cmpint(json_object_get_int_member(training, "loss_floor_bytes"), ==, 41712);
     g_assert_cmpint(role(row, "optimizer_state", "bytes"), ==, 0);
     const char *roles[] = {"parameters", "buffers", "optimizer_state", "batch", "gradients", "saved_activations",
                            "transient"};
@@ -74,12 +80,29 @@ static void test_mlp_roles(void)
     }
     g_assert_cmpint(sum, ==, json_object_get_int_member(row, "trace_bytes"));
     g_assert_cmpint(peak, ==, json_object_get_int_member(row, "lower_bound_bytes"));
+    /* the library's report: the same roles and floor as the command's */
+    arenasim_options o;
+    arenasim_options_init(&o);
+    o.allow_unknown_ops = 1;
+    o.order = "file";
+    char *error = NULL;
+    arenasim_plan *lib = arenasim_plan_file(path, &o, &error);
+    if (!lib)
+        g_error("%s", error);
+    char *json = arenasim_plan_report_json(lib);
+    assert_contains(json, "\"loss_floor_bytes\" : 41712");
+    assert_contains(json, "\"saved_activations\" : {\n");
+    g_assert_cmpuint(arenasim_plan_arena_bytes(lib), ==, json_object_get_int_member(row, "arena_bytes"));
+    arenasim_free(json);
+    arenasim_plan_free(lib);
     g_object_unref(parser);
     /* the text report's lines */
     RunResult r = test_run("SIM_BIN", (const char *const[]){"--graph", path, "--allow-unknown-ops", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    assert_contains(r.out, "training       parameters 38,440 B (37.5 KiB) (4 buffers), batch 1,056 B (1.0 KiB) "
-                           "(2 buffers), gradients 38,440 B (37.5 KiB) (4 buffers), saved activations 2,212 B (2.2 KiB)");
+    assert_contains(r.out, "training       parameters 38,440 B (37.5 KiB) (4 buffers), batch 1,056 B (1.0 KiB) (2 "
+                           "buffers), gradients 38,440 B (37.5 KiB) (4 buffers), saved activations 2,216 B (2.2 KiB)");
+    assert_contains(r.out, "\n  at the loss  41,712 B (40.7 KiB) in every order (the state, and what the forward or the "
+                           "batch keeps for the backward)\n");
     assert_contains(r.out, "\n  at the peak  step ");
     run_result_clear(&r);
     g_free(path);
@@ -108,6 +131,12 @@ static void test_cnn_forms(void)
     g_assert_cmpint(json_object_get_int_member(best, "arena_bytes"), <, json_object_get_int_member(m, "arena_bytes"));
     g_assert_cmpstr(json_object_get_string_member(best, "order"), !=, "file");
     g_assert_cmpint(role(best, "gradients", "at_peak_bytes"), <, role(m, "gradients", "at_peak_bytes"));
+    /* no order goes below the floor: the file's and the chosen one's lower bounds are above it */
+    for (guint k = 0; k < 2; k++) {
+        JsonObject *x = k ? best : m;
+        g_assert_cmpint(json_object_get_int_member(json_object_get_object_member(x, "training"), "loss_floor_bytes"),
+                        <=, json_object_get_int_member(x, "lower_bound_bytes"));
+    }
     /* checkpointing */
     g_assert_cmpint(role(c, "saved_activations", "bytes"), <, role(a, "saved_activations", "bytes"));
     g_assert_cmpint(json_object_get_int_member(c, "steps"), >, json_object_get_int_member(a, "steps"));

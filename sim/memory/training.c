@@ -32,6 +32,7 @@ void training_roles_free(TrainingRoles *r)
     if (!r)
         return;
     g_free(r->role);
+    g_free(r->at_loss);
     g_free(r);
 }
 
@@ -117,9 +118,8 @@ gboolean training_roles_read(const Model *m, TrainingRoles **out, GError **error
             j++;
         if (j == G_N_ELEMENTS(role_keys)) {
             char *shown = g_strescape(key, NULL);
-            g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH,
-                        "model metadata '%s': not a training role (loss, parameters, buffers, optimizer_state, gradients)",
-                        shown);
+            g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH, "model metadata '%s': not a training role (loss, "
+                        "parameters, buffers, optimizer_state, gradients)", shown);
             g_free(shown);
             ok = FALSE;
             break;
@@ -127,9 +127,9 @@ gboolean training_roles_read(const Model *m, TrainingRoles **out, GError **error
         ok = names_read(g, role_keys[j].key, m->metadata->pdata[k + 1], role_keys[j].role, role_keys[j].inputs,
                         r->role, named, error);
     }
-    /* saved activations: made by a node the loss depends on, read by a node it does not (the backward) */
+    /* the forward (what the loss depends on) and the backward (what depends on the loss) */
     const Tensor *lt = g_hash_table_lookup(g->by_name, loss);
-    gboolean *forward = g_new0(gboolean, g->nodes->len);
+    gboolean *forward = g_new0(gboolean, g->nodes->len), *backward = g_new0(gboolean, g->nodes->len);
     GPtrArray *stack = g_ptr_array_new();
     if (lt->producer) {
         forward[lt->producer->index] = TRUE;
@@ -145,16 +145,41 @@ gboolean training_roles_read(const Model *m, TrainingRoles **out, GError **error
             }
         }
     }
+    /* the backward starts from the loss's value: the loss tensor, or what an Identity of it (the exporter's
+     * named output) copies */
+    for (const Tensor *v = lt; v; v = v->producer && !strcmp(v->producer->op_type, "Identity") &&
+                                      v->producer->inputs->len == 1 ? node_input(v->producer, 0) : NULL)
+        for (guint c = 0; v->consumers && c < v->consumers->len; c++)
+            if (!forward[((const Node *)v->consumers->pdata[c])->index])
+                g_ptr_array_add(stack, v->consumers->pdata[c]);
+    while (stack->len) {
+        const Node *n = g_ptr_array_steal_index_fast(stack, stack->len - 1);
+        if (backward[n->index])
+            continue;
+        backward[n->index] = TRUE;
+        for (guint k = 0; k < n->outputs->len; k++) {
+            const Tensor *made = n->outputs->pdata[k];
+            for (guint c = 0; made && made->consumers && c < made->consumers->len; c++)
+                g_ptr_array_add(stack, made->consumers->pdata[c]);
+        }
+    }
+    /* saved activations: made by the forward, read by the backward; live at the loss with the state and the batch
+     * the backward reads */
+    r->at_loss = g_new0(gboolean, r->n_tensors);
     for (guint k = 0; ok && k < r->n_tensors; k++) {
         const Tensor *t = g->tensors->pdata[k];
-        if (r->role[k] != TRAINING_TRANSIENT || !t->producer || !forward[t->producer->index] || !t->consumers)
-            continue;
-        for (guint c = 0; c < t->consumers->len; c++)
-            if (!forward[((const Node *)t->consumers->pdata[c])->index])
-                r->role[k] = TRAINING_SAVED;
+        gboolean read_after = FALSE;
+        for (guint c = 0; t->consumers && c < t->consumers->len; c++)
+            read_after = read_after || backward[((const Node *)t->consumers->pdata[c])->index];
+        gboolean made_before = t->producer ? forward[t->producer->index] : t->is_graph_input;
+        if (r->role[k] == TRAINING_TRANSIENT && t->producer && made_before && read_after)
+            r->role[k] = TRAINING_SAVED;
+        r->at_loss[k] = t == lt || (made_before && read_after) ||
+                        (r->role[k] < TRAINING_BATCH && t->is_graph_input && t->is_graph_output);
     }
     g_ptr_array_unref(stack);
     g_free(forward);
+    g_free(backward);
     g_free(named);
     if (!ok) {
         training_roles_free(r);
@@ -170,13 +195,14 @@ void training_account(const TrainingRoles *r, const AliasMap *m, const Trace *t,
     out->present = TRUE;
     guint n = trace_count(t);
     TrainingRole *role = g_new(TrainingRole, n);
+    gboolean *at_loss = g_new0(gboolean, n);
     GHashTable *by_name = g_hash_table_new(g_str_hash, g_str_equal);
     for (guint b = 0; b < n; b++) {
         role[b] = TRAINING_TRANSIENT;
         g_hash_table_insert(by_name, trace_buffer(t, b)->name, GUINT_TO_POINTER(b + 1));
     }
     for (guint k = 0; k < r->n_tensors && k < m->g->tensors->len; k++) {
-        if (r->role[k] == TRAINING_TRANSIENT)
+        if (r->role[k] == TRAINING_TRANSIENT && !r->at_loss[k])
             continue;
         gint root = alias_root(m, (gint)k, NULL);
         if (root < 0)
@@ -184,6 +210,8 @@ void training_account(const TrainingRoles *r, const AliasMap *m, const Trace *t,
         guint b = GPOINTER_TO_UINT(g_hash_table_lookup(by_name, ((const Tensor *)m->g->tensors->pdata[root])->name));
         if (b && r->role[k] < role[b - 1])
             role[b - 1] = r->role[k];
+        if (b && r->at_loss[k])
+            at_loss[b - 1] = TRUE;
     }
     /* the peak step: a sweep of births and deaths */
     gint64 *delta = g_new0(gint64, t->steps + 2);
@@ -206,7 +234,9 @@ void training_account(const TrainingRoles *r, const AliasMap *m, const Trace *t,
         out->bytes[role[b]] += x->size;
         if (x->first <= out->peak_step && out->peak_step <= x->last)
             out->at_peak[role[b]] += x->size;
+        out->floor += at_loss[b] ? x->size : 0;
     }
+    g_free(at_loss);
     g_free(delta);
     g_hash_table_unref(by_name);
     g_free(role);

@@ -1,8 +1,10 @@
 /* training.h — a training step's memory by role. A model written by graphs/export_training.py (docs/training.md)
  * names its roles in the model's metadata, one tensor name per line: arenasim.training.loss (the loss),
  * .parameters, .buffers (the module's state: batch-norm statistics) and .optimizer_state (graph inputs), and
- * .gradients (tensors). The forward is every node the loss depends on; a saved activation is a tensor the forward
- * makes and a node after it (the backward, the optimizer) reads. Every buffer of the plan's trace gets one role:
+ * .gradients (tensors). The forward is every node the loss depends on, the backward every node that depends on
+ * the loss; a saved activation is a tensor the forward makes and the backward reads. Such a tensor is live when the
+ * loss is made in every order, as are the model's state and the batch the backward reads: their bytes are a floor
+ * under the arena that no order can go below (the report's "at the loss" line). Every buffer of the plan's trace gets one role:
  * the first of parameters, buffers, optimizer state, batch (the other graph inputs), gradients, saved activations
  * that any tensor sharing its bytes has, else transient; the report gives each role's buffers and bytes, and the
  * bytes live at the trace's peak step. */
@@ -30,7 +32,8 @@ const char *training_role_key(TrainingRole r);
 /* The roles a model names: per tensor id, the role (TRAINING_TRANSIENT: none). */
 typedef struct {
     guint n_tensors;
-    TrainingRole *role; /* per tensor id */
+    TrainingRole *role;  /* per tensor id */
+    gboolean *at_loss;   /* per tensor id: live when the loss is made, in every order (training.h's floor) */
 } TrainingRoles;
 
 /* The roles of a model (NULL and no error when its metadata names none). FALSE with a usage error naming the key
@@ -45,6 +48,7 @@ typedef struct {
     guint64 bytes[TRAINING_ROLE_COUNT];   /* each role's buffers, whole */
     guint64 at_peak[TRAINING_ROLE_COUNT]; /* ... live at the peak step */
     guint peak_step;                      /* the first step of the trace's most live bytes */
+    guint64 floor;                        /* bytes of the buffers live when the loss is made, in every order */
 } TrainingSummary;
 
 /* Each buffer of t (the map's trace: its buffers are named by their root tensors) by role. */

@@ -160,8 +160,13 @@ static void training_print(FILE *out, const TrainingSummary *t)
                 g_string_append_printf(line, " (%u buffer%s)", t->buffers[r], t->buffers[r] == 1 ? "" : "s");
             g_free(b);
         }
-        if (pass)
+        if (pass) {
             fprintf(out, "  at the peak  step %u: %s\n", t->peak_step, line->str);
+            char *floor = sim_format_bytes(t->floor);
+            fprintf(out, "  at the loss  %s in every order (the state, and what the forward or the batch keeps for "
+                    "the backward)\n", floor);
+            g_free(floor);
+        }
         else
             fprintf(out, "training       %s\n", line->str);
         g_string_free(line, TRUE);
@@ -295,6 +300,8 @@ static void json_add_training(JsonBuilder *b, const TrainingSummary *t)
     json_builder_begin_object(b);
     json_builder_set_member_name(b, "peak_step");
     json_builder_add_int_value(b, t->peak_step);
+    json_builder_set_member_name(b, "loss_floor_bytes");
+    json_builder_add_int_value(b, (gint64)t->floor);
     for (guint r = 0; r < TRAINING_ROLE_COUNT; r++) {
         json_builder_set_member_name(b, training_role_key(r));
         json_builder_begin_object(b);
