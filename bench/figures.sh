@@ -7,6 +7,10 @@
 #   kv           results/kv-cache.md: a decoder's KV cache planned at capacity (bench/kv.sh)
 #   kv-speed     results/kv-speed.md: the decode step's time beside ONNX Runtime's (bench/kv-speed.sh; timings)
 #   tiers        results/tiers.md: memory tiers on the corpus, banked_greedy, ours and the bound (bench/tiers.sh)
+#   order-best   results/order-best.md: `--order best` (orders and sharing sets, each placed) beside the default plan
+#                on the corpus (bench/order-best.sh)
+#   training     results/training.md: training steps of torchvision models planned against PyTorch's caching
+#                allocator, the order chosen too (bench/training.sh; its last table is timings)
 #   structured   results/structured.md: schema-v1 problems of the shared PyPTO corpus beside their published figures
 #                (bench/structured.sh; reads ../shared/dsa-pypto or $DSA_PYPTO_DIR)
 #   corpus       results/corpus-strategies.{csv,md}, plots/corpus-compare.png: strategies × corpus models
@@ -23,7 +27,7 @@
 #   search       results/search.md                                    (bench/search.sh; timings)
 #   scaling      results/plan-scaling.md                              (bench/plan-scaling.sh; timings, slow)
 # Every table and figure is deterministic except the columns that are timings (search, scaling, timing, winograd,
-# skinny, kv-speed, peers' ORT timings, range's last table): the time-bounded strategies run on a work budget (WORK, search
+# skinny, kv-speed, peers' ORT timings, range's and training's last tables): the time-bounded strategies run on a work budget (WORK, search
 # nodes: the same plan on an idle and on a busy machine), the sweeps start from an empty CSV each time, and tables.py sorts rows
 # and drops plan_seconds. tests/test-tables.c runs a part twice, once beside busy processes, and compares.
 # Each part is all or nothing: results/ and plots/ are saved before it runs and put back if it fails or
@@ -33,7 +37,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 make -s build/sim build/mkgraph
-parts=${*:-"design-log gpt2-seq range kv tiers structured corpus aliasing pictures peers conformance coverage
+parts=${*:-"design-log gpt2-seq range kv tiers order-best training structured corpus aliasing pictures peers conformance coverage
             exec-check timing
             xnnpack
             winograd skinny kv-speed search scaling"}
@@ -91,6 +95,8 @@ part_range() { need_models; bench/range.sh; }
 part_kv() { bench/kv.sh; }
 part_kv_speed() { bench/kv-speed.sh; }
 part_tiers() { need_models; bench/tiers.sh; }
+part_order_best() { need_models; bench/order-best.sh; }
+part_training() { bench/training.sh; }
 part_structured() { bench/structured.sh; }
 
 part_corpus() {

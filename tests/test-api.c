@@ -491,7 +491,8 @@ static void test_peak_witness(void)
     arenasim_plan_free(p);
 }
 
-/* order "best" through the library: the order the command keeps, with the same arena. */
+/* order "best" through the library: the order and sharing the command keeps, with the same arena; a named sharing
+ * is kept. */
 static void test_order_best(void)
 {
     arenasim_options o;
@@ -500,11 +501,21 @@ static void test_order_best(void)
     char *error = NULL;
     arenasim_plan *p = arenasim_plan_file("graphs/random.onnx", &o, &error);
     g_assert_nonnull(p);
-    g_assert_cmpuint(arenasim_plan_arena_bytes(p), ==, 26688);
+    g_assert_cmpuint(arenasim_plan_arena_bytes(p), ==, 26304);
     char *json = arenasim_plan_report_json(p);
+    assert_contains(json, "\"order\" : \"local\"");
+    assert_contains(json, "\"alias\" : \"noop,inplace\"");
+    arenasim_free(json);
+    arenasim_plan_free(p);
+    o.alias = "all";
+    p = arenasim_plan_file("graphs/random.onnx", &o, &error);
+    g_assert_nonnull(p);
+    g_assert_cmpuint(arenasim_plan_arena_bytes(p), ==, 26688);
+    json = arenasim_plan_report_json(p);
     assert_contains(json, "\"order\" : \"topo\"");
     arenasim_free(json);
     arenasim_plan_free(p);
+    o.alias = NULL;
     o.order = "bestest";
     g_assert_null(arenasim_plan_file("graphs/random.onnx", &o, &error));
     assert_contains(error, "unknown order 'bestest'");

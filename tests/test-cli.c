@@ -1213,13 +1213,12 @@ static void test_compare_cut(void)
     g_free(png);
 }
 
-/* --order best: every order but optimal traced and placed, the smallest arena kept: on random.onnx the topological
- * order's 26,688 B, below the file's 27,200 B; its arena is the least of --compare --orders over the same orders. */
-static void test_order_best(void)
+/* The least arena of --compare --orders ORDERS under one sharing set. */
+static guint64 least_of_orders(const char *orders, const char *alias)
 {
-    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", "graphs/random.onnx", "--compare", "--orders",
-                                                          "file,topo,dfs,ort,freed,lazy,event,event-gap", "--strategy",
-                                                          "best", "--format", "csv", NULL});
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", "graphs/random.onnx", "--compare", "--orders", orders,
+                                                          "--alias", alias, "--strategy", "best", "--format", "csv",
+                                                          NULL});
     g_assert_cmpint(r.status, ==, 0);
     guint64 least = G_MAXUINT64;
     char **lines = g_strsplit(r.out, "\n", -1), **header = g_strsplit(lines[0], ",", -1);
@@ -1235,13 +1234,35 @@ static void test_order_best(void)
     g_strfreev(header);
     g_strfreev(lines);
     run_result_clear(&r);
-    g_assert_cmpuint(least, ==, 26688);
-    r = test_run("SIM_BIN", (const char *[]){"--graph", "graphs/random.onnx", "--order", "best", NULL});
+    return least;
+}
+
+/* --order best: every order but optimal traced and placed under the default sharing and under noop,inplace, the
+ * smallest arena kept: on random.onnx the local search's order with views and in-place reuse only, 26,304 B, below
+ * the file's 27,200 B and the best order's under all sharing (26,688 B, topo); its arena is the least of --compare
+ * --orders over the same orders and sets. A named --alias is kept. */
+static void test_order_best(void)
+{
+    const char *orders = "file,topo,dfs,ort,freed,lazy,event,event-gap,local";
+    guint64 all = least_of_orders(orders, "all"), short_set = least_of_orders(orders, "noop,inplace");
+    g_assert_cmpuint(all, ==, 26688);
+    g_assert_cmpuint(short_set, ==, 26304);
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", "graphs/random.onnx", "--order", "best", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    assert_contains(r.out, "order          topo (40 steps)\n");
+    assert_contains(r.out, "order          local (40 steps)\n");
+    assert_contains(r.out, "arena          26,304 B");
+    assert_contains(r.out, "aliasing       noop,inplace: ");
+    assert_contains(r.out, "order best     local with --alias noop,inplace kept: the smallest arena of the orders (all "
+                           "but optimal) and sharing sets (all, noop,inplace), each traced and placed by best: file "
+                           "27200 B, topo 26688 B, ");
+    assert_contains(r.out, "; with --alias noop,inplace: file 26688 B, ");
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", "graphs/random.onnx", "--order", "best", "--alias", "all", NULL});
+    g_assert_cmpint(r.status, ==, 0);
     assert_contains(r.out, "arena          26,688 B");
-    assert_contains(r.out, "order best     topo kept: the smallest arena of the orders (all but optimal), each traced "
-                           "and placed by best: file 27200 B, topo 26688 B, ");
+    assert_contains(r.out, "order best     topo with --alias all kept: the smallest arena of the orders (all but "
+                           "optimal), each traced and placed by best: file 27200 B, topo 26688 B, ");
+    g_assert_null(strstr(r.out, "with --alias noop,inplace:"));
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--graph", "graphs/random.onnx", "--order", "bestest", NULL});
     g_assert_cmpint(r.status, ==, 2);

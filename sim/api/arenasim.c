@@ -309,8 +309,8 @@ static const Traced *model_trace(arenasim_model *m, const arenasim_options *o, c
         recipe.order = driver_order_for(m->model->graph, recipe.order, o->order != NULL);
     const OrderStrategy *order = recipe.order;
     if (ok && best)
-        ok = (order = recipe.order = driver_best_order(m->model->graph, &recipe, alias, o->bins, s, place, NULL,
-                                                       error)) != NULL;
+        ok = (order = recipe.order = driver_best_order(m->model->graph, &recipe, alias, o->alias != NULL, &alias,
+                                                       o->bins, s, place, NULL, error)) != NULL;
     if (!ok) {
         g_hash_table_unref(pins);
         return NULL;

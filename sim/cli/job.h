@@ -63,6 +63,7 @@ typedef struct {
     gboolean order_fell_back;   /* ... and this one was: the report says so */
     GPtrArray *orders;          /* JOB_ORDERS: OrderStrategy*, in the order given */
     char *alias;                /* the --alias list ("all" when not given; "none" for a trace in reports) */
+    gboolean alias_named;       /* --alias was given (--order best keeps it; else it may keep another set) */
     char *fuse;                 /* --fuse: "ort" or "none" (the default) */
     FuseReport fused;           /* what --fuse did */
     LayoutOptions layout;

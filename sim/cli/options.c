@@ -317,6 +317,7 @@ static int resolve_strategies(const RawOptions *o, Job *job)
         return gerror_usage(error, NULL);
     job->order_named = o->order != NULL;
     job->alias = g_strdup(o->alias ? o->alias : "all");
+    job->alias_named = o->alias != NULL;
     if (!registry_alias_list_check(job->alias, &error))
         return gerror_usage(error, NULL);
     if (o->orders) {

@@ -70,11 +70,18 @@ static Trace *graph_trace(Job *job, GError **error)
         return NULL;
     if (job->order_best && !job->order_said) { /* --order best: each order traced and placed, the smallest kept */
         job->order_said = g_string_new(NULL);
-        const OrderStrategy *best = driver_best_order(job->model->graph, &recipe, job->alias, job->bins_path,
-                                                      job->strategy, &job->place, job->order_said, error);
+        const char *kept = NULL;
+        const OrderStrategy *best = driver_best_order(job->model->graph, &recipe, job->alias, job->alias_named, &kept,
+                                                      job->bins_path, job->strategy, &job->place, job->order_said,
+                                                      error);
         if (!best)
             return NULL;
         recipe.order = job->order = best;
+        if (kept != job->alias) {
+            char *was = job->alias;
+            job->alias = g_strdup(kept);
+            g_free(was);
+        }
     }
     PipelineResult built = {.problem = job->order_problem, .schedule = job->schedule, .aliases = job->aliases};
     gboolean ok = driver_trace(job->model->graph, &recipe, job->alias, job->bins_path, &built, error);

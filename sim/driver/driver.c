@@ -277,44 +277,56 @@ gboolean driver_order_find(const char *name, const OrderStrategy **order, gboole
 }
 
 const OrderStrategy *driver_best_order(const Graph *g, const PipelineRecipe *recipe, const char *alias,
-                                       const char *bins_path, const PlaceStrategy *s, const PlaceOptions *options,
-                                       GString *said, GError **error)
+                                       gboolean alias_named, const char **alias_kept, const char *bins_path,
+                                       const PlaceStrategy *s, const PlaceOptions *options, GString *said,
+                                       GError **error)
 {
     guint count;
     const OrderStrategy *const *orders = registry_order_strategies(&count);
     const OrderStrategy *best = NULL;
     guint64 best_arena = G_MAXUINT64;
     GError *last = NULL;
-    OrderProblem *problem = NULL; /* one problem for every order of the graph */
-    for (guint k = 0; k < count; k++) {
-        if (orders[k]->exhaustive)
-            continue;
-        PipelineRecipe r = *recipe;
-        r.order = orders[k];
-        r.schedule = NULL;
-        r.mark = NULL;
-        PipelineResult built = {.problem = problem};
-        GError *e = NULL;
-        Plan *plan = driver_trace(g, &r, alias, bins_path, &built, &e) ? place_run_with(s, built.trace, options, &e)
-                                                                        : NULL;
-        problem = g_steal_pointer(&built.problem);
-        if (plan) {
-            if (said) {
-                char *bytes = g_strdup_printf("%" G_GUINT64_FORMAT, plan->arena);
-                g_string_append_printf(said, "%s%s %s B", said->len ? ", " : "", orders[k]->name, bytes);
-                g_free(bytes);
+    OrderProblem *problem = NULL; /* one problem for every order of the graph: it does not depend on the sharing */
+    /* the sharing asked for; unless named, also the sets that lengthen no lifetime (docs/usage.md) */
+    const char *sets[] = {alias, alias_named || !strcmp(alias, DRIVER_SHARING_SHORT) ? NULL : DRIVER_SHARING_SHORT};
+    *alias_kept = alias;
+    for (guint a = 0; a < G_N_ELEMENTS(sets) && sets[a]; a++) {
+        if (said && a)
+            g_string_append_printf(said, "; with --alias %s: ", sets[a]);
+        gboolean first = TRUE;
+        for (guint k = 0; k < count; k++) {
+            if (orders[k]->exhaustive)
+                continue;
+            PipelineRecipe r = *recipe;
+            r.order = orders[k];
+            r.schedule = NULL;
+            r.mark = NULL;
+            PipelineResult built = {.problem = problem};
+            GError *e = NULL;
+            Plan *plan = driver_trace(g, &r, sets[a], bins_path, &built, &e) ? place_run_with(s, built.trace, options,
+                                                                                               &e)
+                                                                              : NULL;
+            problem = g_steal_pointer(&built.problem);
+            if (plan) {
+                if (said) {
+                    char *bytes = g_strdup_printf("%" G_GUINT64_FORMAT, plan->arena);
+                    g_string_append_printf(said, "%s%s %s B", first ? "" : ", ", orders[k]->name, bytes);
+                    g_free(bytes);
+                    first = FALSE;
+                }
+                if (plan->arena < best_arena) {
+                    best_arena = plan->arena;
+                    best = orders[k];
+                    *alias_kept = sets[a];
+                }
+            } else {
+                g_clear_error(&last);
+                last = g_steal_pointer(&e);
             }
-            if (plan->arena < best_arena) {
-                best_arena = plan->arena;
-                best = orders[k];
-            }
-        } else {
-            g_clear_error(&last);
-            last = g_steal_pointer(&e);
+            plan_free(plan);
+            pipeline_result_clear(&built);
+            g_clear_error(&e);
         }
-        plan_free(plan);
-        pipeline_result_clear(&built);
-        g_clear_error(&e);
     }
     if (problem)
         order_problem_free(problem);

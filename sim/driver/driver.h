@@ -81,17 +81,21 @@ gboolean driver_bins_check(const char *bins_path, gboolean tiers, GError **error
 #define DRIVER_ORDER_NOT_TOPOLOGICAL "the file's node order is not topological: planned in topological order (topo)"
 const OrderStrategy *driver_order_for(const Graph *g, const OrderStrategy *order, gboolean named);
 
-/* --order best: the order whose plan is smallest. Every order of the registry but the exact one (`optimal`, which
- * may run for long) makes a trace from `recipe` (its order replaced), which `s` places under `options`; the one
- * with the smallest arena is returned, the first in the registry on a tie (the file's order first). `said` (or
- * NULL) gets "file 27,200 B, topo 26,688 B, ...". NULL with *error when no order made a plan. */
+/* --order best: the order and sharing whose plan is smallest. Every order of the registry but the exhaustive ones
+ * (`optimal`, which may run for long) makes a trace from `recipe` (its order replaced) under the sharing `alias`
+ * and, unless the sharing was named (`alias_named`), under DRIVER_SHARING_SHORT too; `s` places each under
+ * `options`, and the order and sharing (*alias_kept: `alias` or DRIVER_SHARING_SHORT) with the smallest arena are
+ * kept, the first on a tie (the file's order under the sharing asked for first). `said` (or NULL) gets "file 27,200
+ * B, topo 26,688 B, ...; with --alias noop,inplace: file ...". NULL with *error when no order made a plan. */
+#define DRIVER_SHARING_SHORT "noop,inplace" /* views and in-place reuse only: no layout lengthens a lifetime */
 #define DRIVER_ORDER_BEST "best"
 /* --order NAME (NULL: the file's): the registry's order, or with *best set the file's order standing in until
  * driver_best_order chooses. FALSE with a usage error listing every name, "best" too. */
 gboolean driver_order_find(const char *name, const OrderStrategy **order, gboolean *best, GError **error);
 const OrderStrategy *driver_best_order(const Graph *g, const PipelineRecipe *recipe, const char *alias,
-                                       const char *bins_path, const PlaceStrategy *s, const PlaceOptions *options,
-                                       GString *said, GError **error);
+                                       gboolean alias_named, const char **alias_kept, const char *bins_path,
+                                       const PlaceStrategy *s, const PlaceOptions *options, GString *said,
+                                       GError **error);
 
 /* What each sharing refused at the peak would have given (PeakRefusal.arena_shared): the trace again with the
  * copy's buffer gone and the buffer of the node's first input (its root's, where it is in the arena) living as long
