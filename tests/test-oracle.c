@@ -106,6 +106,15 @@ static void check_kind_matches_torch(const char *kind, int outputs)
  * output channel (int8, axis 0) around a Conv, a ReLU and a Gemm. */
 static void test_qdq_matches_torch(void) { check_kind_matches_torch("qdq", 1); }
 
+/* torchvision's Keypoint R-CNN: real-valued heatmaps resized in a Loop over the detections to each box's size, the
+ * sizes a Concat of the heatmap's known dims (Shape, then Slice) and the box's computed ones. Planned at upper
+ * bounds, the known dims stay exact (a Slice of a shape vector keeps each element's range): the plan once bounded
+ * them by the heatmap's side and refused the Reshape to [keypoints, -1]. Runs with torch's keypoints and scores. */
+static void test_keypoint_matches_torch(void)
+{
+    check_kind_matches_torch("keypoint", 5);
+}
+
 /* A spatial transformer (affine_grid, GridSample bilinear with zeros padding) and a flow warp (GridSample bicubic,
  * border padding, align_corners) by a predicted offset field. */
 static void test_warp_matches_torch(void) { check_kind_matches_torch("warp", 1); }
@@ -420,6 +429,7 @@ int main(int argc, char **argv)
     g_test_add_func("/oracle/detectors-match-torch", test_detectors_match_torch);
     g_test_add_func("/oracle/residual-matches-torch", test_residual_matches_torch);
     g_test_add_func("/oracle/qdq-matches-torch", test_qdq_matches_torch);
+    g_test_add_func("/oracle/keypoint-matches-torch", test_keypoint_matches_torch);
     g_test_add_func("/oracle/warp-matches-torch", test_warp_matches_torch);
     g_test_add_func("/oracle/library-expect", test_library_expect);
     int status = g_test_run();

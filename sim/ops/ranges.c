@@ -260,7 +260,7 @@ static void hull_of_inputs(Node *n, guint from, guint to)
         set_hull(n, 0, lo, hi);
 }
 
-static void r_data(Node *n) { hull_of_inputs(n, 0, 1); } /* Gather, Slice, Transpose, Expand, Tile, ...: input 0's */
+static void r_data(Node *n) { hull_of_inputs(n, 0, 1); } /* Transpose, Expand, Tile, ...: input 0's */
 
 /* Gather from a vector (shape arithmetic) at exact indices: each picked element's range; else input 0's hull. */
 static void r_gather(Node *n)
@@ -286,6 +286,48 @@ static void r_gather(Node *n)
         g_free(lo);
         g_free(hi);
         if (ok)
+            return;
+    }
+    hull_of_inputs(n, 0, 1);
+}
+
+/* An exact integer element of input k (a Slice's starts, ends, axes or steps), or FALSE. */
+static gboolean exact_int(const Node *n, guint k, gsize j, gint64 *out)
+{
+    const Tensor *t = n->inputs->len > k ? node_input(n, k) : NULL;
+    double a, b;
+    if (!t || !infer_range_at(t, j, &a, &b) || a != b || !isfinite(a) || fabs(a) > 9e18)
+        return FALSE;
+    *out = (gint64)a;
+    return TRUE;
+}
+
+/* Slice of a vector (shape arithmetic: Shape's dims sliced, then joined with computed sizes) at exact starts, ends
+ * and steps: each picked element's range, so a known dim stays known beside a data-dependent one; else input 0's
+ * hull. */
+static void r_slice(Node *n)
+{
+    const Tensor *x = node_input(n, 0);
+    gsize count = output_count(n, 0);
+    gint64 start, end, step = 1, axis = 0;
+    if (x && x->rank == 1 && count && count <= RANGE_ELEMENTS && n->inputs->len >= 3 && exact_int(n, 1, 0, &start) &&
+        exact_int(n, 2, 0, &end) && (n->inputs->len < 4 || !node_input(n, 3) || exact_int(n, 3, 0, &axis)) &&
+        (n->inputs->len < 5 || !node_input(n, 4) || exact_int(n, 4, 0, &step)) && (axis == 0 || axis == -1) &&
+        step != 0) {
+        gint64 dim = x->dims[0];
+        start = start < 0 ? start + dim : start;
+        end = end < 0 ? end + dim : end;
+        start = step > 0 ? CLAMP(start, 0, dim) : CLAMP(start, 0, dim - 1);
+        end = step > 0 ? CLAMP(end, 0, dim) : CLAMP(end, -1, dim - 1);
+        double *lo = g_new(double, count), *hi = g_new(double, count);
+        gsize at = 0;
+        for (gint64 i = start; (step > 0 ? i < end : i > end) && at < count; i += step, at++)
+            infer_range_at(x, (gsize)i, &lo[at], &hi[at]);
+        if (at == count)
+            set_range(n, 0, lo, hi, count);
+        g_free(lo);
+        g_free(hi);
+        if (at == count)
             return;
     }
     hull_of_inputs(n, 0, 1);
@@ -450,7 +492,7 @@ static const struct {
     {"Sqrt", r_sqrt}, {"Sigmoid", r_unit}, {"Softmax", r_unit}, {"Tanh", r_tanh}, {"Clip", r_clip},
     {"Cast", r_cast}, {"Identity", r_copy}, {"Reshape", r_copy}, {"Flatten", r_copy}, {"Squeeze", r_copy},
     {"Unsqueeze", r_copy}, {"Concat", r_concat}, {"Gather", r_gather}, {"GatherElements", r_data},
-    {"GatherND", r_data}, {"Slice", r_data}, {"Split", r_split}, {"Transpose", r_data}, {"Expand", r_data},
+    {"GatherND", r_data}, {"Slice", r_slice}, {"Split", r_split}, {"Transpose", r_data}, {"Expand", r_data},
     {"Tile", r_data}, {"Where", r_where}, {"ReduceMax", r_reduce}, {"ReduceMin", r_reduce},
     {"ReduceMean", r_reduce}, {"Shape", r_shape}, {"NonZero", r_indices}, {"TopK", r_indices},
     {"ArgMax", r_indices}, {"ArgMin", r_indices}, {"Equal", r_bool}, {"Less", r_bool}, {"Greater", r_bool},

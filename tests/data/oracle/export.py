@@ -310,7 +310,8 @@ def warp():
 def detector(kind):
     from collections import OrderedDict
     from torch import nn
-    from torchvision.models.detection import FasterRCNN, MaskRCNN, RetinaNet
+    from torchvision.models.detection import FasterRCNN, KeypointRCNN, MaskRCNN, RetinaNet
+    from torchvision.models.detection.keypoint_rcnn import KeypointRCNNHeads, KeypointRCNNPredictor
     from torchvision.models.detection.anchor_utils import AnchorGenerator, DefaultBoxGenerator
     from torchvision.models.detection.faster_rcnn import TwoMLPHead, FastRCNNPredictor
     from torchvision.models.detection.mask_rcnn import MaskRCNNHeads, MaskRCNNPredictor
@@ -343,6 +344,10 @@ def detector(kind):
     elif kind == "maskrcnn":
         m = MaskRCNN(backbone(), num_classes=None, box_detections_per_img=6, mask_roi_pool=MultiScaleRoIAlign(["0"], 14, 2),
                      mask_head=MaskRCNNHeads(16, (16,), 1), mask_predictor=MaskRCNNPredictor(16, 16, 5), **rpn)
+    elif kind == "keypoint":  # real-valued heatmaps: each keypoint's peak found at its detection's size
+        m = KeypointRCNN(backbone(), num_classes=None, box_detections_per_img=6, num_keypoints=None,
+                         keypoint_roi_pool=MultiScaleRoIAlign(["0"], 14, 2), keypoint_head=KeypointRCNNHeads(16, (16,)),
+                         keypoint_predictor=KeypointRCNNPredictor(16, 5), **rpn)
     elif kind == "retinanet":
         m = RetinaNet(backbone(), num_classes=5, anchor_generator=anchors, score_thresh=0.0, detections_per_img=12,
                       topk_candidates=40, min_size=64, max_size=64)
@@ -366,23 +371,25 @@ def detector(kind):
             conv.weight.data *= 0.2
     image = torch.rand(3, 64, 64)
 
-    class Outputs(nn.Module):  # the first image's detections as a tuple (boxes, labels, scores[, masks])
+    class Outputs(nn.Module):  # the first image's detections as a tuple (boxes, labels, scores[, masks][, keypoints, their scores])
         def __init__(self, m):
             super().__init__()
             self.m = m
 
         def forward(self, image):
             y = self.m([image])[0]
-            return tuple(y[k] for k in ("boxes", "labels", "scores", "masks") if k in y)
+            return tuple(y[k] for k in ("boxes", "labels", "scores", "masks", "keypoints", "keypoints_scores")
+                         if k in y)
 
-    names = ["boxes", "labels", "scores"] + (["masks"] if kind == "maskrcnn" else [])
+    names = ["boxes", "labels", "scores"] + (["masks"] if kind == "maskrcnn" else []) + \
+        (["keypoints", "keypoints_scores"] if kind == "keypoint" else [])
     return Outputs(m), (image,), ["image"], names, 11
 
 
 kind, out_dir = sys.argv[1], sys.argv[2]
 kinds = {"encoder": encoder, "vit": vit, "speech": speech, "video": video, "segment": segment, "squeeze": squeeze,
          "residual": residual, "qdq": qdq, "warp": warp}
-for d in ("frcnn", "retinanet", "ssd", "maskrcnn"):
+for d in ("frcnn", "retinanet", "ssd", "maskrcnn", "keypoint"):
     kinds[d] = lambda d=d: detector(d)
 model, inputs, in_names, out_names, opset = kinds[kind]()
 model = model.train(False)
