@@ -387,9 +387,11 @@ static void test_unknown_ops(void)
     model_free(m);
 }
 
-/* An If whose condition is not known before running takes its outputs from the then-branch's declared
- * outputs, Loop from value_info; a control op whose output shape the file does not give is an error naming
- * the output. (With a known condition the If is replaced by its branch: test-exec's /exec/if-folded.) */
+/* An If whose condition is a value of the inputs (known only when running) is both branches, each node guarded by
+ * the condition, and sim's IfSelect takes the If's outputs from the branch taken: exact where both branches give
+ * one shape. A Loop takes its outputs from value_info; a control op whose output shape the file does not give is
+ * an error naming the output. (With a known condition the If is replaced by its branch: test-exec's
+ * /exec/if-folded.) */
 static void test_control_flow(void)
 {
     Builder *b = builder_new("control", 13);
@@ -413,9 +415,19 @@ static void test_control_flow(void)
     Model *m = finish(b, NULL);
     assert_type(m, "branch", "FLOAT[2,3]");
     assert_type(m, "looped", "FLOAT[2,3]");
-    /* The If body reads the outer 'x': an implicit input, so 'x' lives until the If has run. */
-    const Node *if_node = graph_tensor(m->graph, "branch")->producer;
-    g_assert_cmpuint(if_node->implicit_inputs->len, ==, 1);
+    const Tensor *branch = graph_tensor(m->graph, "branch");
+    g_assert_cmpstr(branch->producer->op_type, ==, "IfSelect");
+    g_assert_false(branch->dynamic); /* both branches give [2,3]: an exact plan */
+    guint guarded = 0;
+    for (guint k = 0; k < m->graph->nodes->len; k++) {
+        const Node *n = m->graph->nodes->pdata[k];
+        if (!strcmp(n->op_type, "Relu") || !strcmp(n->op_type, "Neg")) {
+            g_assert_true(n->guard == graph_tensor(m->graph, "c"));
+            g_assert_true(n->guard_when == !strcmp(n->op_type, "Relu"));
+            guarded++;
+        }
+    }
+    g_assert_cmpuint(guarded, ==, 2);
     model_free(m);
 
     b = builder_new("loop-unknown", 13);

@@ -146,12 +146,10 @@ gboolean infer_fold_if(InferCtx *cx, Graph *g, Node *n, gint64 opset, gboolean *
     gboolean truth = decided && value_get_f(cond->value, 0) != 0;
     for (int p = 0; decided && cond->dynamic && p < 2; p++) /* from data-dependent sizes: decided if it does not follow them */
         decided = cond->probe[p] && cond->probe[p]->n == 1 && (value_get_f(cond->probe[p], 0) != 0) == truth;
-    if (!decided && cond->dynamic) { /* only running decides: both branches, guarded */
+    if (!decided) { /* only running decides (a data-dependent size, or a value of the inputs): both branches */
         *folded = fold_if_both(g, n, (Tensor *)cond, error);
         return *folded;
     }
-    if (!decided)
-        return TRUE; /* planned as one op, shapes from the file */
     if (cond->dynamic)
         ((Tensor *)cond)->folded_on = truth ? 2 : 1; /* the executor checks it held */
     Tensor *outer_guard = n->guard;
@@ -208,8 +206,9 @@ gboolean infer_concat_computed(InferCtx *cx, const OpInfo *op, Node *n, gint64 o
 }
 
 /* IfSelect (sim's own op, made by fold_if_both): inputs the condition, then the then-branch's outputs, then the
- * else-branch's; output k is the taken branch's output k. Planned at the larger of the two (same type and
- * rank), data-dependent: the kernel sets the real shape. */
+ * else-branch's; output k is the taken branch's output k. Where the branches give it one shape it has that shape;
+ * else it is planned at the larger of the two (same type and rank), data-dependent: the kernel sets the real
+ * shape. */
 gboolean infer_if_select(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
     (void)op;
@@ -226,12 +225,18 @@ gboolean infer_if_select(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, 
             return infer_fail(error, n, "the branches give output %u as %s of rank %d and %s of rank %d (its plan needs "
                               "one type and rank)", k, dtype_name(a->dtype), a->rank, dtype_name(b->dtype), b->rank);
         gint64 dims[MAX_RANK];
-        for (int d = 0; d < a->rank; d++)
+        gboolean same = !a->dynamic && !b->dynamic;
+        for (int d = 0; d < a->rank; d++) {
             dims[d] = MAX(a->dims[d], b->dims[d]);
-        gint64 first = infer_dynamic_dim(cx, n, k, a->rank ? dims[0] : 1, 0,
-                                         "If: the larger of its branches' outputs (its condition is data-dependent)");
-        if (a->rank)
-            dims[0] = first;
+            same = same && a->dims[d] == b->dims[d];
+        }
+        if (!same) { /* either branch's shape: planned at the larger, the kernel sets the real one */
+            gint64 first = infer_dynamic_dim(cx, n, k, a->rank ? dims[0] : 1, 0,
+                                             "If: the larger of its branches' outputs (its condition is decided when "
+                                             "the model runs)");
+            if (a->rank)
+                dims[0] = first;
+        }
         if (!infer_set_output(n, k, a->dtype, a->rank, dims, error))
             return FALSE;
     }
