@@ -26,6 +26,7 @@ classes=(
     "ssd|SSD (torchvision)|two feature maps, default boxes, per-class NonZero/TopK/NMS"
     "maskrcnn|Mask R-CNN (torchvision)|Faster R-CNN plus mask head; masks pasted by a Loop over the detections"
     "keypoint|Keypoint R-CNN (torchvision)|Faster R-CNN plus keypoint heatmaps, each resized in a Loop to its box"
+    "vad|VAD-style model with nested Ifs|torch.jit.script's Ifs on a sample-rate input and the features, an LSTM cell"
     "qdq|quantized CNN (QDQ)|QuantizeLinear/DequantizeLinear per tensor (uint8) and per channel (int8 weights)"
     "warp|spatial transformer and flow warp (GridSample)|an affine grid, GridSample bilinear, then bicubic by a flow"
 )

@@ -110,6 +110,14 @@ static void test_qdq_matches_torch(void) { check_kind_matches_torch("qdq", 1); }
  * sizes a Concat of the heatmap's known dims (Shape, then Slice) and the box's computed ones. Planned at upper
  * bounds, the known dims stay exact (a Slice of a shape vector keeps each element's range): the plan once bounded
  * them by the heatmap's side and refused the Reshape to [keypoints, -1]. Runs with torch's keypoints and scores. */
+/* A VAD-style model with nested Ifs whose conditions are values of the inputs (a sample rate, the features' mean),
+ * as torch.jit.script exports Python ifs: both branches planned, guarded, the taken one run; torch's outputs and
+ * recurrent state. */
+static void test_vad_matches_torch(void)
+{
+    check_kind_matches_torch("vad", 3);
+}
+
 static void test_keypoint_matches_torch(void)
 {
     check_kind_matches_torch("keypoint", 5);
@@ -430,6 +438,7 @@ int main(int argc, char **argv)
     g_test_add_func("/oracle/residual-matches-torch", test_residual_matches_torch);
     g_test_add_func("/oracle/qdq-matches-torch", test_qdq_matches_torch);
     g_test_add_func("/oracle/keypoint-matches-torch", test_keypoint_matches_torch);
+    g_test_add_func("/oracle/vad-matches-torch", test_vad_matches_torch);
     g_test_add_func("/oracle/warp-matches-torch", test_warp_matches_torch);
     g_test_add_func("/oracle/library-expect", test_library_expect);
     int status = g_test_run();

@@ -307,6 +307,34 @@ def warp():
     return Net(), (torch.randn(2, 3, 12, 16),), ["image"], ["warped"], 16
 
 
+def vad():
+    """A VAD-style streaming model as torch.jit.script exports its Python ifs: an If on the sample-rate input with an
+    If inside it on the features' mean, an LSTM cell in one branch; the recurrent state in and out."""
+    from torch import nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.enc = nn.Conv1d(1, 8, 5, stride=2, padding=2)
+            self.rnn = nn.LSTMCell(8, 16)
+            self.head = nn.Linear(16, 1)
+            self.alt = nn.Linear(8, 16)
+
+        def forward(self, x, sr, h, c):
+            feats = torch.relu(self.enc(x.unsqueeze(1))).mean(-1)
+            if bool((sr == 16000).all()):
+                if bool(feats.mean() > 0.1):
+                    h2, c2 = self.rnn(feats, (h, c))
+                else:
+                    h2, c2 = torch.tanh(self.alt(feats)) + h, c
+            else:
+                h2, c2 = h * 0.5, c * 0.5
+            return torch.sigmoid(self.head(h2)), h2, c2
+
+    inputs = (torch.randn(1, 256), torch.tensor(16000), torch.randn(1, 16) * 0.1, torch.randn(1, 16) * 0.1)
+    return torch.jit.script(Net()), inputs, ["x", "sr", "h", "c"], ["speech", "hn", "cn"], 14
+
+
 def detector(kind):
     from collections import OrderedDict
     from torch import nn
@@ -388,7 +416,7 @@ def detector(kind):
 
 kind, out_dir = sys.argv[1], sys.argv[2]
 kinds = {"encoder": encoder, "vit": vit, "speech": speech, "video": video, "segment": segment, "squeeze": squeeze,
-         "residual": residual, "qdq": qdq, "warp": warp}
+         "residual": residual, "qdq": qdq, "warp": warp, "vad": vad}
 for d in ("frcnn", "retinanet", "ssd", "maskrcnn", "keypoint"):
     kinds[d] = lambda d=d: detector(d)
 model, inputs, in_names, out_names, opset = kinds[kind]()
