@@ -154,6 +154,13 @@ static void test_dim_binding(void)
     g_assert_null(strstr(r.out, "symbolic"));
     run_result_clear(&r);
     g_free(line);
+    /* a dimension with neither a size nor a name (ONNX's unknown) is named INPUT.AXIS and bound as any other (its
+     * refusal unbound: the bad-input case anonymous-dim) */
+    r = test_run("SIM_BIN", (const char *[]){"--graph", "tests/data/bad/anonymous-dim.onnx", "--dim", "x.0=2", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "(dims: x.0=2)");
+    assert_contains(r.out, "arena          128 B");
+    run_result_clear(&r);
     /* --info works before the dims are bound: it shows them symbolic and counts what it cannot size. */
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--info", NULL});
     g_assert_cmpint(r.status, ==, 0);

@@ -396,6 +396,39 @@ static gboolean read_value_infos(Graph *g, Onnx__ValueInfoProto **items, size_t 
     return TRUE;
 }
 
+/* A graph input's dimension with neither a size nor a name (ONNX allows it: unknown, as Silero VAD v5 declares its
+ * audio's) is named INPUT.AXIS, so that --dim binds it and it is listed with the unbound names; a name the inputs
+ * already use is not taken twice (a ' is added). */
+static void name_anonymous_dims(Graph *g)
+{
+    GHashTable *taken = g_hash_table_new(g_str_hash, g_str_equal);
+    for (guint k = 0; k < g->inputs->len; k++) {
+        const TypeInfo *d = ((const Tensor *)g->inputs->pdata[k])->declared;
+        for (int a = 0; d && d->params && a < d->rank; a++)
+            if (d->params[a])
+                g_hash_table_add(taken, d->params[a]);
+    }
+    for (guint k = 0; k < g->inputs->len; k++) {
+        const Tensor *t = g->inputs->pdata[k];
+        TypeInfo *d = t->declared;
+        for (int a = 0; d && a < d->rank; a++) {
+            if (d->dims[a] >= 0 || (d->params && d->params[a]))
+                continue;
+            if (!d->params)
+                d->params = g_new0(char *, d->rank);
+            char *name = g_strdup_printf("%s.%d", t->name, a);
+            while (g_hash_table_contains(taken, name)) {
+                char *longer = g_strconcat(name, "'", NULL);
+                g_free(name);
+                name = longer;
+            }
+            d->params[a] = name;
+            g_hash_table_add(taken, name);
+        }
+    }
+    g_hash_table_unref(taken);
+}
+
 static gboolean read_graph(Graph *g, const Onnx__GraphProto *gp, int depth, GError **error)
 {
     g_free(g->doc);
@@ -412,6 +445,8 @@ static gboolean read_graph(Graph *g, const Onnx__GraphProto *gp, int depth, GErr
     }
     if (!read_value_infos(g, gp->input, gp->n_input, "graph input", graph_add_input, error))
         return FALSE;
+    if (depth == 0)
+        name_anonymous_dims(g);
     for (size_t k = 0; k < gp->n_node; k++) {
         const Onnx__NodeProto *np = gp->node[k];
         char *label = np->name && *np->name ? g_strdup_printf("'%s' (%s)", np->name, S(np->op_type))

@@ -533,6 +533,10 @@ def main():
     for name, g in (("depthwise-huge-stride.onnx", dw), ("reduce-accumulators.onnx", reduce)):
         with open(os.path.join(seeds, name), "wb") as f:
             f.write(model(g))
+    # A graph input's dimension with neither a size nor a name (valid ONNX: unknown) is named INPUT.AXIS, to be bound
+    add("anonymous-dim.onnx", model(graph([node("Relu", ["x"], ["y"], name="r")],
+                                          [value_info("x", dims=(b"", dim(3)))], [value_info("y")])),
+        "--graph {}", 1, "sim: {}: unbound symbolic dimensions: x.0 (input 'x' dim 0); bind each with --dim NAME=VALUE")
     # A training step's roles in the model's metadata (sim/memory/training.h): each mistake one line.
     relu_graph = graph([node("Relu", ["x"], ["y"], name="r")], [value_info("x")], [value_info("y")])
 
