@@ -96,13 +96,34 @@ static void test_mlp_roles(void)
     arenasim_free(json);
     arenasim_plan_free(lib);
     g_object_unref(parser);
+    /* and through the Python module, installed under the prefix, by Debian's python3 (the native pass: the
+     * sanitizer pass installs no library) */
+    const char *prefix = g_getenv("ARENASIM_PREFIX");
+    if (prefix) {
+        char *pypath = g_strdup_printf("%s/lib/python3/dist-packages", prefix), *out = NULL, *err = NULL;
+        char **envp = g_environ_setenv(g_get_environ(), "PYTHONPATH", pypath, TRUE);
+        const char *py[] = {"/usr/bin/python3", "-c",
+                            "import arenasim, sys\n"
+                            "t = arenasim.plan(sys.argv[1], allow_unknown_ops=True).report['training']\n"
+                            "print(t['loss_floor_bytes'], t['parameters']['bytes'], t['saved_activations']['bytes'])\n",
+                            path, NULL};
+        gint status = 0;
+        g_assert_true(g_spawn_sync(NULL, (char **)py, envp, 0, NULL, NULL, &out, &err, &status, NULL));
+        if (!g_spawn_check_wait_status(status, NULL))
+            g_error("python: %s", err);
+        g_assert_cmpstr(out, ==, "41712 38440 2216\n");
+        g_free(out);
+        g_free(err);
+        g_free(pypath);
+        g_strfreev(envp);
+    }
     /* the text report's lines */
     RunResult r = test_run("SIM_BIN", (const char *const[]){"--graph", path, "--allow-unknown-ops", NULL});
     g_assert_cmpint(r.status, ==, 0);
     assert_contains(r.out, "training       parameters 38,440 B (37.5 KiB) (4 buffers), batch 1,056 B (1.0 KiB) (2 "
                            "buffers), gradients 38,440 B (37.5 KiB) (4 buffers), saved activations 2,216 B (2.2 KiB)");
-    assert_contains(r.out, "\n  at the loss  41,712 B (40.7 KiB) in every order (the state, and what the forward or the "
-                           "batch keeps for the backward)\n");
+    assert_contains(r.out, "\n  at the loss  41,712 B (40.7 KiB) in every order (the state, and what the forward or "
+                           "the batch keeps for the backward)\n");
     assert_contains(r.out, "\n  at the peak  step ");
     run_result_clear(&r);
     g_free(path);
