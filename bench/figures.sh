@@ -27,9 +27,10 @@
 #   search       results/search.md                                    (bench/search.sh; timings)
 #   scaling      results/plan-scaling.md                              (bench/plan-scaling.sh; timings, slow)
 # Every table and figure is deterministic except the columns that are timings (search, scaling, timing, winograd,
-# skinny, kv-speed, peers' ORT timings, range's and training's last tables): the time-bounded strategies run on a work budget (WORK, search
-# nodes: the same plan on an idle and on a busy machine), the sweeps start from an empty CSV each time, and tables.py sorts rows
-# and drops plan_seconds. tests/test-tables.c runs a part twice, once beside busy processes, and compares.
+# skinny, kv-speed, peers' ORT timings, range's and training's last tables): the time-bounded strategies run on a work
+# budget (WORK, search nodes: the same plan on an idle and on a busy machine), the sweeps start from an empty CSV each
+# time, and tables.py sorts rows and drops plan_seconds. tests/test-tables.c runs a part twice, once beside busy
+# processes, and compares.
 # Each part is all or nothing: results/ and plots/ are saved before it runs and put back if it fails or
 # the run is stopped (Ctrl-C), so a stopped run never leaves a table cut short. Nothing is installed here:
 # `make figures` installs what the parts need first (make deps, make figures-deps).
@@ -37,7 +38,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 make -s build/sim build/mkgraph
-parts=${*:-"design-log gpt2-seq range kv tiers order-best training structured corpus aliasing pictures peers conformance coverage
+parts=${*:-"design-log gpt2-seq range kv tiers order-best training structured corpus aliasing pictures peers
+            conformance coverage
             exec-check timing
             xnnpack
             winograd skinny kv-speed search scaling"}

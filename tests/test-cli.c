@@ -1264,7 +1264,8 @@ static void test_order_best(void)
                            "27200 B, topo 26688 B, ");
     assert_contains(r.out, "; with --alias noop,inplace: file 26688 B, ");
     run_result_clear(&r);
-    r = test_run("SIM_BIN", (const char *[]){"--graph", "graphs/random.onnx", "--order", "best", "--alias", "all", NULL});
+    r = test_run("SIM_BIN",
+                 (const char *[]){"--graph", "graphs/random.onnx", "--order", "best", "--alias", "all", NULL});
     g_assert_cmpint(r.status, ==, 0);
     assert_contains(r.out, "arena          26,688 B");
     assert_contains(r.out, "order best     topo with --alias all kept: the smallest arena of the orders (all but "

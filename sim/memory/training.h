@@ -4,10 +4,10 @@
  * .gradients (tensors). The forward is every node the loss depends on, the backward every node that depends on
  * the loss; a saved activation is a tensor the forward makes and the backward reads. Such a tensor is live when the
  * loss is made in every order, as are the model's state and the batch the backward reads: their bytes are a floor
- * under the arena that no order can go below (the report's "at the loss" line). Every buffer of the plan's trace gets one role:
- * the first of parameters, buffers, optimizer state, batch (the other graph inputs), gradients, saved activations
- * that any tensor sharing its bytes has, else transient; the report gives each role's buffers and bytes, and the
- * bytes live at the trace's peak step. */
+ * under the arena that no order can go below (the report's "at the loss" line). Every buffer of the plan's trace
+ * gets one role: the first of parameters, buffers, optimizer state, batch (the other graph inputs), gradients, saved
+ * activations that any tensor sharing its bytes has, else transient; the report gives each role's buffers and
+ * bytes, and the bytes live at the trace's peak step. */
 #ifndef SIM_MEMORY_TRAINING_H
 #define SIM_MEMORY_TRAINING_H
 

@@ -399,7 +399,7 @@ def detector(kind):
             conv.weight.data *= 0.2
     image = torch.rand(3, 64, 64)
 
-    class Outputs(nn.Module):  # the first image's detections as a tuple (boxes, labels, scores[, masks][, keypoints, their scores])
+    class Outputs(nn.Module):  # the first image's detections as a tuple: boxes, labels, scores, then masks or keypoints
         def __init__(self, m):
             super().__init__()
             self.m = m
