@@ -607,8 +607,16 @@ def example_batch(name, batch, size, classes):
         path, func = name.rsplit(":", 1)
         spec = importlib.util.spec_from_file_location("user_module", path)
         mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        return getattr(mod, func)()
+        try:
+            spec.loader.exec_module(mod)
+        except OSError as e:
+            raise ValueError("cannot read %s: %s" % (path, e.strerror or e)) from e
+        if not callable(getattr(mod, func, None)):
+            raise ValueError("%s defines no function '%s'" % (path, func))
+        made = getattr(mod, func)()
+        if not (isinstance(made, tuple) and len(made) == 3 and isinstance(made[0], nn.Module)):
+            raise ValueError("%s() must return (module, example_input, target)" % func)
+        return made
     import torchvision
     space = torchvision.models
     for part in name.split(".")[:-1]:

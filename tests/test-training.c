@@ -177,6 +177,31 @@ static void test_cnn_forms(void)
     assert_contains(err, "export_training.py: cnn: --checkpoint 'nothing*' matches no module\n");
     g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS));
     g_free(err);
+    /* any module: FILE.py:FUNCTION returning (module, example, target); a name it does not define is one line */
+    const char *module = "import torch\nfrom torch import nn\n"
+                         "def make():\n"
+                         "    return nn.Sequential(nn.Linear(16, 32), nn.GELU(), nn.Linear(32, 4)), "
+                         "torch.randn(8, 16), torch.randint(0, 4, (8,))\n";
+    char *file = test_write_scratch("mine.py", module, strlen(module));
+    char *spec = g_strdup_printf("%s:make", file), *mine = export_step(spec, "mine.onnx", NULL);
+    JsonParser *p6;
+    JsonObject *row = plan_json(mine, NULL, &p6);
+    g_assert_cmpint(role(row, "parameters", "bytes"), ==, (16 * 32 + 32 + 32 * 4 + 4) * 4);
+    g_object_unref(p6);
+    char *wrong = g_strdup_printf("%s:nope", file);
+    const char *argv2[] = {"/usr/bin/python3", script, wrong, out, NULL};
+    err = NULL;
+    g_assert_true(g_spawn_sync(NULL, (char **)argv2, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err, &status,
+                               NULL));
+    g_assert_false(g_spawn_check_wait_status(status, NULL));
+    char *said = g_strdup_printf("export_training.py: %s: %s defines no function 'nope'\n", wrong, file);
+    assert_contains(err, said);
+    g_free(said);
+    g_free(err);
+    g_free(wrong);
+    g_free(mine);
+    g_free(spec);
+    g_free(file);
     g_free(script);
     g_free(out);
     g_free(plain);
