@@ -42,6 +42,7 @@ touch "$stamp"
 work=$(mktemp -d)
 trap 'rm -rf -- "$work"' EXIT
 mkdir -p results
+bench/machine.sh start > "$work/machine-start"
 for f in "$own"/*.onnx; do
     name=$(basename "$f" .onnx)
     run=(--graph "$f" --allow-unknown-ops --format json)
@@ -51,6 +52,7 @@ for f in "$own"/*.onnx; do
     "$sim" "${run[@]}" --order best > "$work/$name-best.json"
     awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }' > "$work/$name-best.seconds"
 done
+bench/machine.sh end > "$work/machine-end"
 
 /usr/bin/python3 - "$work" "${models[@]}" > results/training.md <<'PY'
 import datetime, json, os, platform, statistics, subprocess, sys
@@ -119,7 +121,8 @@ for m, batch, inductor in (("alexnet", 128, 1.19), ("vgg16", 64, 1.15)):
               f"| {f['arena_bytes'] / b['arena_bytes']:.3f}× | {f['arena_bytes'] / floor:.3f}× | {inductor}× |")
 print("\n## Planning time (this machine; not deterministic)\n")
 print("`sim --graph OUT.onnx --allow-unknown-ops --order best` from start to end (reading the model, every order "
-      "traced and placed, the report), batch 32:\n")
+      "traced and placed, the report), batch 32, one thread. "
+      + open(f"{work}/machine-start").read().strip() + " " + open(f"{work}/machine-end").read().strip() + "\n")
 print("| model | forward + backward, s | with SGD's update, s |")
 print("|---|---:|---:|")
 for m in models:
