@@ -174,29 +174,22 @@ void order_problem_free(OrderProblem *p)
     g_free(p);
 }
 
-gboolean order_peak(const OrderProblem *p, const guint *order, guint64 *peak, GError **error)
+void order_profile(const OrderProblem *p, const guint *order, guint *remaining, OrderProfile *out)
 {
-    guint *remaining = g_memdup2(p->root_uses, (p->n_roots + 1) * sizeof(guint));
-    guint *preds = g_memdup2(p->n_preds, (p->n + 1) * sizeof(guint));
-    gboolean *done = g_new0(gboolean, p->n + 1), ok = TRUE;
-    guint64 live = 0, best = 0;
+    memcpy(remaining, p->root_uses, p->n_roots * sizeof(guint));
+    *out = (OrderProfile){0, 0, 0};
+    guint64 live = 0;
     for (guint r = 0; r < p->n_roots; r++)
         if (p->root_early[r])
             live += p->root_bytes[r];
-    for (guint s = 0; ok && s < p->n; s++) {
+    for (guint s = 0; s < p->n; s++) {
         guint k = order[s];
-        if (k >= p->n || done[k] || preds[k]) {
-            const Node *n = k < p->n ? p->g->nodes->pdata[k] : NULL;
-            g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH, "order is not topological: step %u runs %s%s", s,
-                        n ? n->label : "no node", !n ? "" : done[k] ? " a second time" : " before an input of it is made");
-            ok = FALSE;
-            break;
-        }
-        done[k] = TRUE;
-        for (guint j = 0; j < p->succs[k]->len; j++)
-            preds[g_array_index(p->succs[k], guint, j)]--;
         live += p->alloc_bytes[k];
-        best = MAX(best, live);
+        if (live > out->peak) {
+            out->peak = live;
+            out->peak_step = s;
+        }
+        out->area = out->area + live < out->area ? G_MAXUINT64 : out->area + live;
         for (guint i = 0; i < p->inputs[k]->len; i++) {
             guint r = g_array_index(p->inputs[k], RootUse, i).root;
             if (--remaining[r] == 0 && !p->root_kept[r])
@@ -213,11 +206,35 @@ gboolean order_peak(const OrderProblem *p, const guint *order, guint64 *peak, GE
                     live -= p->root_bytes[r];
     }
     if (p->n == 0)
-        best = live;
-    g_free(remaining);
+        out->peak = live;
+}
+
+gboolean order_peak(const OrderProblem *p, const guint *order, guint64 *peak, GError **error)
+{
+    guint *preds = g_memdup2(p->n_preds, (p->n + 1) * sizeof(guint));
+    gboolean *done = g_new0(gboolean, p->n + 1), ok = TRUE;
+    for (guint s = 0; ok && s < p->n; s++) {
+        guint k = order[s];
+        if (k >= p->n || done[k] || preds[k]) {
+            const Node *n = k < p->n ? p->g->nodes->pdata[k] : NULL;
+            g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH, "order is not topological: step %u runs %s%s", s,
+                        n ? n->label : "no node", !n ? "" : done[k] ? " a second time" : " before an input of it is made");
+            ok = FALSE;
+            break;
+        }
+        done[k] = TRUE;
+        for (guint j = 0; j < p->succs[k]->len; j++)
+            preds[g_array_index(p->succs[k], guint, j)]--;
+    }
+    OrderProfile profile = {0, 0, 0};
+    if (ok) {
+        guint *remaining = g_new(guint, p->n_roots + 1);
+        order_profile(p, order, remaining, &profile);
+        g_free(remaining);
+    }
     g_free(preds);
     g_free(done);
-    *peak = best;
+    *peak = profile.peak;
     return ok;
 }
 

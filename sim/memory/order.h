@@ -43,6 +43,13 @@ void order_problem_free(OrderProblem *p);
 
 /* Peak live bytes of a schedule (node indices); also validates it: every node once, inputs first. */
 gboolean order_peak(const OrderProblem *p, const guint *order, guint64 *peak, GError **error);
+/* The live bytes of a topological schedule (not validated): the peak, the first step that reaches it, and the sum
+ * over the steps (held at 2^64 - 1). `remaining` holds n_roots counts of scratch. */
+typedef struct {
+    guint64 peak, area;
+    guint peak_step;
+} OrderProfile;
+void order_profile(const OrderProblem *p, const guint *order, guint *remaining, OrderProfile *out);
 
 typedef struct OrderStrategy {
     const char *name;

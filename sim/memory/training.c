@@ -5,16 +5,19 @@
 
 #define TRAINING_KEY "arenasim.training."
 
+/* The roles: the report's name, the json member (and the metadata key, arenasim.training.KEY, where the model names
+ * the role), and whether the metadata names graph inputs (else any tensor). */
 static const struct {
     const char *name, *key;
+    gboolean named, inputs;
 } role_names[TRAINING_ROLE_COUNT] = {
-    [TRAINING_PARAMETERS] = {"parameters", "parameters"},
-    [TRAINING_BUFFERS] = {"buffers", "buffers"},
-    [TRAINING_OPTIMIZER_STATE] = {"optimizer state", "optimizer_state"},
-    [TRAINING_BATCH] = {"batch", "batch"},
-    [TRAINING_GRADIENTS] = {"gradients", "gradients"},
-    [TRAINING_SAVED] = {"saved activations", "saved_activations"},
-    [TRAINING_TRANSIENT] = {"transient", "transient"},
+    [TRAINING_PARAMETERS] = {"parameters", "parameters", TRUE, TRUE},
+    [TRAINING_BUFFERS] = {"buffers", "buffers", TRUE, TRUE},
+    [TRAINING_OPTIMIZER_STATE] = {"optimizer state", "optimizer_state", TRUE, TRUE},
+    [TRAINING_BATCH] = {"batch", "batch", FALSE, FALSE},
+    [TRAINING_GRADIENTS] = {"gradients", "gradients", TRUE, FALSE},
+    [TRAINING_SAVED] = {"saved activations", "saved_activations", FALSE, FALSE},
+    [TRAINING_TRANSIENT] = {"transient", "transient", FALSE, FALSE},
 };
 
 const char *training_role_name(TrainingRole r)
@@ -35,18 +38,6 @@ void training_roles_free(TrainingRoles *r)
     g_free(r->at_loss);
     g_free(r);
 }
-
-/* The metadata keys and what each names: a role of graph inputs, of any tensor, or the loss. */
-static const struct {
-    const char *key;
-    TrainingRole role;
-    gboolean inputs; /* each name a graph input */
-} role_keys[] = {
-    {"parameters", TRAINING_PARAMETERS, TRUE},
-    {"buffers", TRAINING_BUFFERS, TRUE},
-    {"optimizer_state", TRAINING_OPTIMIZER_STATE, TRUE},
-    {"gradients", TRAINING_GRADIENTS, FALSE},
-};
 
 static gboolean names_read(const Graph *g, const char *key, const char *value, TrainingRole role, gboolean inputs,
                            TrainingRole *roles, gboolean *named, GError **error)
@@ -113,10 +104,11 @@ gboolean training_roles_read(const Model *m, TrainingRoles **out, GError **error
         const char *key = m->metadata->pdata[k];
         if (!g_str_has_prefix(key, TRAINING_KEY) || !strcmp(key, TRAINING_KEY "loss"))
             continue;
+        const char *role = key + strlen(TRAINING_KEY);
         guint j = 0;
-        while (j < G_N_ELEMENTS(role_keys) && strcmp(key + strlen(TRAINING_KEY), role_keys[j].key))
+        while (j < TRAINING_ROLE_COUNT && (!role_names[j].named || strcmp(role, role_names[j].key)))
             j++;
-        if (j == G_N_ELEMENTS(role_keys)) {
+        if (j == TRAINING_ROLE_COUNT) {
             char *shown = g_strescape(key, NULL);
             g_set_error(error, SIM_ERROR, SIM_ERROR_GRAPH, "model metadata '%s': not a training role (loss, "
                         "parameters, buffers, optimizer_state, gradients)", shown);
@@ -124,7 +116,7 @@ gboolean training_roles_read(const Model *m, TrainingRoles **out, GError **error
             ok = FALSE;
             break;
         }
-        ok = names_read(g, role_keys[j].key, m->metadata->pdata[k + 1], role_keys[j].role, role_keys[j].inputs,
+        ok = names_read(g, role_names[j].key, m->metadata->pdata[k + 1], (TrainingRole)j, role_names[j].inputs,
                         r->role, named, error);
     }
     /* the forward (what the loss depends on) and the backward (what depends on the loss) */

@@ -68,6 +68,9 @@ INFER_FN(infer_gather);
 INFER_FN(infer_gather_elements);
 INFER_FN(infer_gather_nd);
 INFER_FN(infer_slice);
+/* One axis of a Slice (step not 0): the elements it takes from an axis of `dim` (ONNX's clamping of negative and
+ * out-of-range starts and ends), the first of them in *first; the others follow at `step`. */
+gint64 ops_runtime_slice_axis(gint64 dim, gint64 start, gint64 end, gint64 step, gint64 *first);
 INFER_FN(infer_concat);
 INFER_FN(infer_split);
 INFER_FN(infer_scatter);

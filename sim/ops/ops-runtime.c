@@ -106,6 +106,21 @@ gboolean infer_gather_nd(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, 
     return infer_set_output(n, 0, data->dtype, rank, out, error);
 }
 
+gint64 ops_runtime_slice_axis(gint64 dim, gint64 start, gint64 end, gint64 step, gint64 *first)
+{
+    gint64 s = start < 0 ? (start < -dim ? 0 : start + dim) : start;
+    gint64 e = end < 0 ? (end < -dim ? -1 : end + dim) : end;
+    if (step > 0) {
+        *first = CLAMP(s, 0, dim);
+        e = CLAMP(e, 0, dim);
+        return e > *first ? (e - *first - 1) / step + 1 : 0; /* no step + span to overflow */
+    }
+    *first = CLAMP(s, 0, dim - 1);
+    e = CLAMP(e, -1, dim - 1);
+    gint64 back = step == G_MININT64 ? G_MAXINT64 : -step; /* -INT64_MIN does not exist; either is past any span */
+    return *first > e ? (*first - e - 1) / back + 1 : 0;
+}
+
 gboolean infer_slice(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
     (void)op;
@@ -158,25 +173,8 @@ gboolean infer_slice(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GErr
         if (!ok)
             break;
         sliced[axis] = TRUE;
-        gint64 dim = x->dims[axis];
-        gint64 s = g_array_index(starts, gint64, i), e = g_array_index(ends, gint64, i);
-        if (s < 0)
-            s = s < -dim ? 0 : s + dim;
-        if (e < 0)
-            e = e < -dim ? -1 : e + dim;
-        gint64 len;
-        if (step > 0) {
-            s = CLAMP(s, 0, dim);
-            e = CLAMP(e, 0, dim);
-            len = e > s ? (e - s - 1) / step + 1 : 0; /* no step + span to overflow */
-        } else {
-            s = CLAMP(s, 0, dim - 1);
-            e = CLAMP(e, -1, dim - 1);
-            gint64 back = step == G_MININT64 ? G_MAXINT64 : -step; /* -INT64_MIN does not exist; either is past any span */
-            len = s > e ? (s - e - 1) / back + 1 : 0;
-        }
-        dims[axis] = len;
-        first[axis] = s;
+        dims[axis] = ops_runtime_slice_axis(x->dims[axis], g_array_index(starts, gint64, i),
+                                            g_array_index(ends, gint64, i), step, &first[axis]);
         step_of[axis] = step;
     }
     if (starts) g_array_unref(starts);

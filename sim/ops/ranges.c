@@ -314,21 +314,16 @@ static void r_slice(Node *n)
         exact_int(n, 2, 0, &end) && (n->inputs->len < 4 || !node_input(n, 3) || exact_int(n, 3, 0, &axis)) &&
         (n->inputs->len < 5 || !node_input(n, 4) || exact_int(n, 4, 0, &step)) && (axis == 0 || axis == -1) &&
         step != 0) {
-        gint64 dim = x->dims[0];
-        start = start < 0 ? start + dim : start;
-        end = end < 0 ? end + dim : end;
-        start = step > 0 ? CLAMP(start, 0, dim) : CLAMP(start, 0, dim - 1);
-        end = step > 0 ? CLAMP(end, 0, dim) : CLAMP(end, -1, dim - 1);
-        double *lo = g_new(double, count), *hi = g_new(double, count);
-        gsize at = 0;
-        for (gint64 i = start; (step > 0 ? i < end : i > end) && at < count; i += step, at++)
-            infer_range_at(x, (gsize)i, &lo[at], &hi[at]);
-        if (at == count)
+        gint64 first, taken = ops_runtime_slice_axis(x->dims[0], start, end, step, &first);
+        if ((guint64)taken == count) {
+            double *lo = g_new(double, count), *hi = g_new(double, count);
+            for (gsize at = 0; at < count; at++)
+                infer_range_at(x, (gsize)(first + (gint64)at * step), &lo[at], &hi[at]);
             set_range(n, 0, lo, hi, count);
-        g_free(lo);
-        g_free(hi);
-        if (at == count)
+            g_free(lo);
+            g_free(hi);
             return;
+        }
     }
     hull_of_inputs(n, 0, 1);
 }

@@ -13,54 +13,21 @@
 #define ORDER_LOCAL_WORK 200000000u /* node and edge visits over all evaluations */
 #define ORDER_LOCAL_TRIES 48u       /* candidates tried per side and round */
 
-typedef struct {
-    guint64 peak, area; /* the most live bytes at a step; their sum over the steps (saturating) */
-    guint peak_step;
-} LocalScore;
-
+/* One evaluation of an order: its live-bytes profile (order.h), the work counted as its nodes and edges. */
 typedef struct {
     const OrderProblem *p;
     guint *remaining;
-    guint64 cost; /* nodes + edges: one evaluation's work */
+    guint64 cost;
 } Evaluator;
 
-/* Peak, area and peak step of a topological order (the model of order_peak). */
-static LocalScore evaluate(Evaluator *e, const guint *order)
+static OrderProfile evaluate(Evaluator *e, const guint *order)
 {
-    const OrderProblem *p = e->p;
-    memcpy(e->remaining, p->root_uses, p->n_roots * sizeof(guint));
-    LocalScore sc = {0, 0, 0};
-    guint64 live = 0;
-    for (guint r = 0; r < p->n_roots; r++)
-        if (p->root_early[r])
-            live += p->root_bytes[r];
-    for (guint s = 0; s < p->n; s++) {
-        guint k = order[s];
-        live += p->alloc_bytes[k];
-        if (live > sc.peak) {
-            sc.peak = live;
-            sc.peak_step = s;
-        }
-        sc.area = sc.area + live < sc.area ? G_MAXUINT64 : sc.area + live;
-        for (guint i = 0; i < p->inputs[k]->len; i++) {
-            guint r = g_array_index(p->inputs[k], RootUse, i).root;
-            if (--e->remaining[r] == 0 && !p->root_kept[r])
-                live -= p->root_bytes[r];
-        }
-        for (guint i = 0; i < p->outputs[k]->len; i++) {
-            guint r = g_array_index(p->outputs[k], guint, i);
-            if (!p->root_uses[r] && !p->root_kept[r])
-                live -= p->root_bytes[r];
-        }
-        if (s == 0)
-            for (guint r = 0; r < p->n_roots; r++)
-                if (p->root_early[r] && !p->root_uses[r] && !p->root_kept[r])
-                    live -= p->root_bytes[r];
-    }
+    OrderProfile sc;
+    order_profile(e->p, order, e->remaining, &sc);
     return sc;
 }
 
-static gboolean better(LocalScore a, LocalScore b)
+static gboolean better(OrderProfile a, OrderProfile b)
 {
     return a.peak < b.peak || (a.peak == b.peak && a.area < b.area);
 }
@@ -140,11 +107,11 @@ static gboolean local_order(const OrderProblem *p, guint *order, GError **error)
     for (guint k = 0; k < p->n; k++)
         order[k] = k;
     gboolean started = FALSE;
-    LocalScore best = {0, 0, 0};
+    OrderProfile best = {0, 0, 0};
     for (const struct OrderStrategy *const *s = p->incumbents; s && *s; s++) {
         if ((*s)->exhaustive || (*s)->order == local_order || !(*s)->order(p, trial, error))
             continue;
-        LocalScore sc = evaluate(&e, trial);
+        OrderProfile sc = evaluate(&e, trial);
         if (!started || better(sc, best)) {
             memcpy(order, trial, p->n * sizeof(guint));
             best = sc;
@@ -182,7 +149,7 @@ static gboolean local_order(const OrderProblem *p, guint *order, GError **error)
                 if (from == m->to)
                     continue;
                 move(order, pos, from, m->to);
-                LocalScore sc = evaluate(&e, order);
+                OrderProfile sc = evaluate(&e, order);
                 work += e.cost;
                 if (better(sc, best)) {
                     best = sc;
