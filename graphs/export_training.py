@@ -105,7 +105,6 @@ class Value:
 class Writer:
     def __init__(self):
         self.nodes, self.value_info, self.inits, self.used = [], [], [], set()
-        self.versions = {}  # storage -> version count
         self.n_consts = 0
 
     def unique(self, name):
@@ -186,10 +185,10 @@ class Converter:
         self.w.info(nm, shape, dtype)
         return Value(storage, nm, shape, dtype, self.storage_current[storage][1])
 
-    def mutated(self, node, v, k=0):
-        """A new version of v's storage, written by `node`: returns the ONNX name of the version."""
+    def mutated(self, v):
+        """A new version of v's storage (an in-place op writes it): returns the ONNX name of the version."""
         s = v.storage
-        cur, version = self.storage_current[s]
+        version = self.storage_current[s][1]
         nm = self.w.unique("%s.v%d" % (s.name, version + 1))
         self.storage_current[s] = (nm, version + 1)
         self.w.info(nm, s.shape, s.dtype)
@@ -305,7 +304,7 @@ class Converter:
             return
         whole = (self.plain(a0) or first_write and a0.view is None) and a0.shape == s.shape
         others = [self.read(self.vals[a]) for a in n.args[1:] if isinstance(a, torch.fx.Node)]
-        nm = self.mutated(n, a0)
+        nm = self.mutated(a0)
         if whole and base in UNARY and not others and old:
             self.w.node(UNARY[base], [old], [nm])
         elif whole and base in BINARY and old and len(n.args) >= 2 and n.kwargs.get("alpha", 1) == 1:
@@ -506,8 +505,7 @@ def write_onnx(gm, pnames, bnames, path, optimizer, graph_name):
         m = n.meta.get("val")
         if m is not None:
             graph_inputs.append(helper.make_tensor_value_info(name, DTYPES[m.dtype], list(m.shape)))
-    shapes = {n: tuple(n.meta["val"].shape) for n, name in zip(placeholders, input_names) if name in pnames}
-    pshape = {name: shapes[n] for n, name in zip(placeholders, input_names) if name in pnames}
+    pshape = {name: tuple(n.meta["val"].shape) for n, name in zip(placeholders, input_names) if name in pnames}
     for p, s in state_names:
         graph_inputs.append(helper.make_tensor_value_info(s, TensorProto.FLOAT, list(pshape[p])))
         extra_inputs.append(s)

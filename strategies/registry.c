@@ -27,13 +27,13 @@ const OrderStrategy *const registry_order[] = {
 
 extern const AliasStrategy alias_concat_dedup, alias_runtime, alias_noop, alias_inplace, alias_ort;
 
-/* Application order matters: nested concats claim their inputs before plain ones, runtime layouts
- * before noop views link around them, in-place last (it only reuses what nothing else shares). */
 /* Strategies for structured problems (schema-v1 files, docs/structured.md); the first is the default. */
 const StructuredStrategy *const registry_structured[] = {
     &structured_search, &structured_greedy, &structured_first_fit, NULL,
 };
 
+/* Application order matters: nested concats claim their inputs before plain ones, runtime layouts
+ * before noop views link around them, in-place last (it only reuses what nothing else shares). */
 const AliasStrategy *const registry_alias[] = {
     &alias_concat_dedup, &alias_runtime, &alias_noop, &alias_inplace, &alias_ort, NULL,
 };
@@ -147,6 +147,22 @@ const AliasStrategy *registry_alias_find(const char *name)
 char *registry_alias_names(void)
 {
     return table_names(TABLE(registry_alias));
+}
+
+static gpointer short_list_make(gpointer unused)
+{
+    (void)unused;
+    GString *list = g_string_new(NULL);
+    for (guint k = 0; registry_alias[k]; k++)
+        if (!registry_alias[k]->runtime_rule && !registry_alias[k]->lengthens)
+            g_string_append_printf(list, "%s%s", list->len ? "," : "", registry_alias[k]->name);
+    return g_string_free(list, FALSE);
+}
+
+const char *registry_alias_short_list(void)
+{
+    static GOnce once = G_ONCE_INIT;
+    return g_once(&once, short_list_make, NULL);
 }
 
 /* Which registry rows a --alias list names (all, none, or a comma list); FALSE on an unknown name. */

@@ -52,6 +52,9 @@ gboolean registry_order_list_parse(const char *list, GPtrArray *chosen, GError *
 const AliasStrategy *const *registry_alias_strategies(guint *count);
 const AliasStrategy *registry_alias_find(const char *name);
 char *registry_alias_names(void);
+/* The --alias list of `all`'s strategies that lengthen no lifetime (AliasStrategy.lengthens): "noop,inplace".
+ * Made once; lives as long as the program. */
+const char *registry_alias_short_list(void);
 /* Applies the strategies named in `list` ("all", "none" or comma-separated names), in registry order. */
 gboolean registry_alias_apply_list(AliasMap *m, const char *list, GError **error);
 /* Whether a --alias list names only known strategies (the command line checks it before any work). */

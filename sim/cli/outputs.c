@@ -49,10 +49,10 @@ void cli_print_order_best(const Job *job)
     if (job->order_fell_back && job->format->notes)
         printf("%sorder          " DRIVER_ORDER_NOT_TOPOLOGICAL "; --order file refuses it\n", job->format->block);
     if (job->order_said && job->format->notes)
-        printf("%sorder best     %s with --alias %s kept: the smallest arena of the orders (all but optimal)%s, each "
-               "traced and placed by %s: %s\n", job->format->block, job->order->name, job->alias,
-               job->alias_named ? "" : " and sharing sets (all, " DRIVER_SHARING_SHORT ")", job->strategy->name,
-               job->order_said->str);
+        printf("%sorder best     %s with --alias %s kept: the smallest arena of the orders (all but optimal)%s%s%s, "
+               "each traced and placed by %s: %s\n", job->format->block, job->order->name, job->alias,
+               job->alias_named ? "" : " and sharing sets (all, ", job->alias_named ? "" : registry_alias_short_list(),
+               job->alias_named ? "" : ")", job->strategy->name, job->order_said->str);
 }
 
 void cli_print_aliasing(const Job *job)

@@ -288,7 +288,8 @@ const OrderStrategy *driver_best_order(const Graph *g, const PipelineRecipe *rec
     GError *last = NULL;
     OrderProblem *problem = NULL; /* one problem for every order of the graph: it does not depend on the sharing */
     /* the sharing asked for; unless named, also the sets that lengthen no lifetime (docs/usage.md) */
-    const char *sets[] = {alias, alias_named || !strcmp(alias, DRIVER_SHARING_SHORT) ? NULL : DRIVER_SHARING_SHORT};
+    const char *shorter = registry_alias_short_list();
+    const char *sets[] = {alias, alias_named || !strcmp(alias, shorter) ? NULL : shorter};
     *alias_kept = alias;
     for (guint a = 0; a < G_N_ELEMENTS(sets) && sets[a]; a++) {
         if (said && a)

@@ -140,6 +140,9 @@ typedef struct AliasStrategy {
     /* A runtime's own rule (what ONNX Runtime shares), to plan as that runtime does: applied only when named,
      * never as part of `all` (which is every sharing opportunity there is). */
     gboolean runtime_rule;
+    /* Lays tensors inside another's bytes (a Concat's layout, a Split or Slice view), which can keep the larger
+     * buffer alive past its own last read: --order best tries the sharing without these too. */
+    gboolean lengthens;
 } AliasStrategy;
 
 /* Concat layout shared by the runtime and concat-dedup strategies: inputs laid out contiguously in the

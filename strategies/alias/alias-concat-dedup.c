@@ -10,4 +10,5 @@ const AliasStrategy alias_concat_dedup = {
     .name = "concat-dedup",
     .summary = "chained concats nest inside the outer concat; a tensor needed twice is copied once",
     .apply = dedup_apply,
+    .lengthens = TRUE,
 };

@@ -256,4 +256,5 @@ const AliasStrategy alias_runtime = {
     .name = "runtime",
     .summary = "Split/Slice views, Gather in its dying data's buffer, Concat inputs laid out in the output",
     .apply = runtime_apply,
+    .lengthens = TRUE,
 };
