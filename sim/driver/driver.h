@@ -85,8 +85,9 @@ const OrderStrategy *driver_order_for(const Graph *g, const OrderStrategy *order
  * (`optimal`, which may run for long) makes a trace from `recipe` (its order replaced) under the sharing `alias`
  * and, unless the sharing was named (`alias_named`), under the strategies that lengthen no lifetime too
  * (registry_alias_short_list); `s` places each under `options`, and the order and sharing (*alias_kept: `alias` or
- * that list, both outliving the call) with the smallest arena are kept, the first on a tie (the file's order under the sharing asked for first). `said` (or NULL) gets "file 27,200
- * B, topo 26,688 B, ...; with --alias noop,inplace: file ...". NULL with *error when no order made a plan. */
+ * that list, both outliving the call) with the smallest arena are kept, the first on a tie (the file's order under
+ * the sharing asked for first). `said` (or NULL) gets "file 27,200 B, topo 26,688 B, ...; with --alias noop,inplace:
+ * file ...". NULL with *error when no order made a plan. */
 #define DRIVER_ORDER_BEST "best"
 /* --order NAME (NULL: the file's): the registry's order, or with *best set the file's order standing in until
  * driver_best_order chooses. FALSE with a usage error listing every name, "best" too. */
