@@ -7,7 +7,7 @@
 #   kv           results/kv-cache.md: a decoder's KV cache planned at capacity (bench/kv.sh)
 #   kv-speed     results/kv-speed.md: the decode step's time beside ONNX Runtime's (bench/kv-speed.sh; timings)
 #   tiers        results/tiers.md: memory tiers on the corpus, banked_greedy, ours and the bound (bench/tiers.sh)
-#   order-best   results/order-best.md: `--order best` (orders and sharing sets, each placed) beside the default plan
+#   order-best   results/order-best.md: the default plan (orders and sharing sets, each placed) beside the file's order
 #                on the corpus (bench/order-best.sh)
 #   training     results/training.md: training steps of torchvision models planned against PyTorch's caching
 #                allocator, the order chosen too (bench/training.sh; its last table is timings)

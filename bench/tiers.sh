@@ -23,7 +23,7 @@ while IFS=$'\t' read -r name file dims; do
         IFS=, read -ra bind <<< "$dims"
         for d in "${bind[@]}"; do args+=(--dim "$d"); done
     fi
-    "$sim" "${args[@]}" --format json > "$work/$name-best.json"
+    "$sim" "${args[@]}" --order file --format json > "$work/$name-best.json" # the order the tiers plan in
     arena=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["arena_bytes"])' \
         "$work/$name-best.json")
     for pct in 25 50 75; do

@@ -47,7 +47,7 @@ for f in "$own"/*.onnx; do
     name=$(basename "$f" .onnx)
     run=(--graph "$f" --allow-unknown-ops --format json)
     "$sim" "${run[@]}" --strategy pytorch > "$work/$name-pytorch.json"
-    "$sim" "${run[@]}" > "$work/$name-file.json"
+    "$sim" "${run[@]}" --order file > "$work/$name-file.json"
     start=$(date +%s.%N)
     "$sim" "${run[@]}" --order best > "$work/$name-best.json"
     awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }' > "$work/$name-best.seconds"

@@ -12,13 +12,17 @@
 #include <sys/wait.h>
 
 /* The arena `sim --format json` reports for a graph, a strategy (NULL: the default) and --dim bindings. */
-static guint64 command_arena(const char *graph, const char *strategy, const char *const *dims)
+static guint64 command_arena(const char *graph, const char *strategy, const char *order, const char *const *dims)
 {
     GPtrArray *args = g_ptr_array_new();
     g_ptr_array_add(args, g_str_has_suffix(graph, ".onnx") ? "--graph" : "--trace");
     g_ptr_array_add(args, (gpointer)graph);
     g_ptr_array_add(args, "--format");
     g_ptr_array_add(args, "json");
+    if (order) {
+        g_ptr_array_add(args, "--order");
+        g_ptr_array_add(args, (gpointer)order);
+    }
     if (strategy) {
         g_ptr_array_add(args, "--strategy");
         g_ptr_array_add(args, (gpointer)strategy);
@@ -49,7 +53,8 @@ static void test_same_as_command(void)
         arenasim_plan *p = arenasim_plan_file("graphs/gpt2.onnx", &o, &error);
         g_assert_null(error);
         g_assert_nonnull(p);
-        g_assert_cmpuint(arenasim_plan_arena_bytes(p), ==, command_arena("graphs/gpt2.onnx", strategies[k], NULL));
+        g_assert_cmpuint(arenasim_plan_arena_bytes(p), ==,
+                         command_arena("graphs/gpt2.onnx", strategies[k], NULL, NULL));
         g_assert_cmpuint(arenasim_plan_lower_bound_bytes(p), ==, 26124800); /* docs/corpus.md */
         g_assert_cmpstr(arenasim_plan_strategy(p), ==, strategies[k] ? strategies[k] : "best");
         g_assert_cmpuint(arenasim_plan_buffer_count(p), ==, 175);
@@ -64,7 +69,7 @@ static void test_same_as_command(void)
     run_result_clear(&made);
     arenasim_plan *rp = arenasim_plan_file(trace, NULL, NULL);
     g_assert_nonnull(rp);
-    g_assert_cmpuint(arenasim_plan_arena_bytes(rp), ==, command_arena(trace, NULL, NULL));
+    g_assert_cmpuint(arenasim_plan_arena_bytes(rp), ==, command_arena(trace, NULL, NULL, NULL));
     g_assert_cmpuint(arenasim_plan_arena_bytes(rp), >, arenasim_plan_lower_bound_bytes(rp));
     const char *kept = arenasim_plan_detail(rp); /* the search's plan, or the climb's from it */
     g_assert_true(g_str_has_prefix(kept, "kept search") || g_str_has_prefix(kept, "kept climb"));
@@ -81,7 +86,7 @@ static void test_same_as_command(void)
     char *error = NULL;
     arenasim_plan *p = arenasim_plan_file(graph, &o, &error);
     g_assert_nonnull(p);
-    guint64 arena = command_arena(graph, "bestfit", dims);
+    guint64 arena = command_arena(graph, "bestfit", NULL, dims);
     g_assert_cmpuint(arenasim_plan_arena_bytes(p), ==, arena);
     g_assert_cmpuint(arena, >=, 2 * 100 * 4); /* at least the input */
     char *json = arenasim_plan_report_json(p), *field = g_strdup_printf("\"arena_bytes\" : %" G_GUINT64_FORMAT, arena);
@@ -128,7 +133,7 @@ static void test_range(void)
         guint64 arena = 0, bound = 0;
         g_assert_cmpint(arenasim_range_arena_at(r, &seq, &arena), ==, 0);
         g_assert_cmpint(arenasim_range_lower_bound_at(r, &seq, &bound), ==, 0);
-        g_assert_cmpuint(arena, ==, command_arena(model, NULL, (const char *const[]){"batch=1", bind, NULL}));
+        g_assert_cmpuint(arena, ==, command_arena(model, NULL, "file", (const char *const[]){"batch=1", bind, NULL}));
         g_assert_cmpuint(bound, <=, arena);
         g_free(bind);
     }
@@ -292,7 +297,7 @@ static void test_tiers(void)
     o.run = 0;
     arenasim_plan *flat = arenasim_model_plan(m, &o, &error);
     g_assert_cmpuint(arenasim_plan_tier_count(flat), ==, 0);
-    g_assert_cmpuint(arenasim_plan_arena_bytes(flat), ==, command_arena("graphs/mlp.onnx", NULL, NULL));
+    g_assert_cmpuint(arenasim_plan_arena_bytes(flat), ==, command_arena("graphs/mlp.onnx", NULL, NULL, NULL));
     arenasim_plan_free(flat);
     arenasim_plan_free(tiered);
     o.tiers = "dram,sram=1KiB";
@@ -346,7 +351,7 @@ static void test_model_handle(void)
         plans[k] = arenasim_model_plan(m, &o, &error);
         g_assert_nonnull(plans[k]);
         g_assert_cmpuint(arenasim_plan_arena_bytes(plans[k]), ==,
-                         command_arena("graphs/unet.onnx", strategies[k], NULL));
+                         command_arena("graphs/unet.onnx", strategies[k], NULL, NULL));
     }
     o.order = "lazy";
     plans[3] = arenasim_model_plan(m, &o, &error);
@@ -372,7 +377,7 @@ static void test_model_handle(void)
     older.bins = (const char *)(gsize)1;
     arenasim_plan *p = arenasim_plan_file("graphs/unet.onnx", &older, &error);
     g_assert_nonnull(p);
-    g_assert_cmpuint(arenasim_plan_arena_bytes(p), ==, command_arena("graphs/unet.onnx", "bestfit", NULL));
+    g_assert_cmpuint(arenasim_plan_arena_bytes(p), ==, command_arena("graphs/unet.onnx", "bestfit", NULL, NULL));
     arenasim_plan_free(p);
     older.size = 0;
     g_assert_null(arenasim_plan_file("graphs/unet.onnx", &older, &error));
@@ -472,6 +477,7 @@ static void test_peak_witness(void)
 {
     arenasim_options o;
     arenasim_options_init(&o);
+    o.order = "file"; /* the plan whose peak has a refusal (the default keeps one without) */
     char *error = NULL;
     arenasim_plan *p = arenasim_plan_file("graphs/random.onnx", &o, &error);
     g_assert_nonnull(p);
@@ -479,7 +485,8 @@ static void test_peak_witness(void)
     char *bound = g_strdup_printf("\"live_bytes\":%" G_GUINT64_FORMAT ",", arenasim_plan_lower_bound_bytes(p));
     assert_contains(ours, bound);
     assert_contains(ours, "\"refused\":[{\"note\":");
-    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", "graphs/random.onnx", "--format", "json", NULL});
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", "graphs/random.onnx", "--order", "file", "--format",
+                                                        "json", NULL});
     g_assert_cmpint(r.status, ==, 0);
     char *command = peak_member(r.out);
     g_assert_cmpstr(ours, ==, command);
@@ -491,8 +498,8 @@ static void test_peak_witness(void)
     arenasim_plan_free(p);
 }
 
-/* order "best" through the library: the order and sharing the command keeps, with the same arena; a named sharing
- * is kept. */
+/* order "best" through the library (also its default): the order and sharing the command keeps, with the same
+ * arena; a named sharing is kept; order_work bounds the candidates; "file" plans the file's order alone. */
 static void test_order_best(void)
 {
     arenasim_options o;
@@ -516,6 +523,25 @@ static void test_order_best(void)
     arenasim_free(json);
     arenasim_plan_free(p);
     o.alias = NULL;
+    o.order = NULL; /* the default: the same choice, and order_work bounds it as --order-work does */
+    p = arenasim_plan_file("graphs/random.onnx", &o, &error);
+    g_assert_nonnull(p);
+    g_assert_cmpuint(arenasim_plan_arena_bytes(p), ==, 26304);
+    arenasim_plan_free(p);
+    o.order_work = 100; /* 40 nodes: two plans (file and topo under all sharing) */
+    p = arenasim_plan_file("graphs/random.onnx", &o, &error);
+    g_assert_nonnull(p);
+    g_assert_cmpuint(arenasim_plan_arena_bytes(p), ==, 26688);
+    json = arenasim_plan_report_json(p);
+    assert_contains(json, "\"order\" : \"topo\"");
+    arenasim_free(json);
+    arenasim_plan_free(p);
+    o.order_work = 0;
+    o.order = "file";
+    p = arenasim_plan_file("graphs/random.onnx", &o, &error);
+    g_assert_nonnull(p);
+    g_assert_cmpuint(arenasim_plan_arena_bytes(p), ==, 27200);
+    arenasim_plan_free(p);
     o.order = "bestest";
     g_assert_null(arenasim_plan_file("graphs/random.onnx", &o, &error));
     assert_contains(error, "unknown order 'bestest'");
@@ -769,7 +795,7 @@ static void test_installed(void)
     if (r.status != 0)
         g_error("%s:\n%s", build, r.err);
     run_result_clear(&r);
-    char *expect = g_strdup_printf("%" G_GUINT64_FORMAT "\n", command_arena("graphs/gpt2.onnx", "bestfit", NULL));
+    char *expect = g_strdup_printf("%" G_GUINT64_FORMAT "\n", command_arena("graphs/gpt2.onnx", "bestfit", NULL, NULL));
     r = run_env((const char *[]){exe, "graphs/gpt2.onnx", "bestfit", NULL}, NULL);
     g_assert_cmpint(r.status, ==, 0);
     g_assert_cmpstr(r.out, ==, expect);
@@ -808,6 +834,11 @@ static void test_installed(void)
         "t = pandas.DataFrame(rows)\n"
         "assert list(t.strategy) == ['firstfit', 'greedy-size'] and t.arena_bytes.min() >= t.lower_bound_bytes.max()\n"
         "assert 'best' in arenasim.names() and 'file' in arenasim.names('orders')\n"
+        /* the default order is the smallest plan's, bounded by order_work as the command's --order-work */
+        "o = arenasim.plan('graphs/random.onnx')\n"
+        "assert (o.arena_bytes, o.report['order']) == (26304, 'local'), o.report\n"
+        "o = arenasim.plan('graphs/random.onnx', order_work=100)\n"
+        "assert (o.arena_bytes, o.report['order']) == (26688, 'topo'), o.report\n"
         /* compare() loads the model once (the library's loads counted), and a loaded model plans without its file */
         "loads = []\n"
         "class Counting:\n"

@@ -1278,6 +1278,69 @@ static void test_order_best(void)
     run_result_clear(&r);
 }
 
+/* No --order: one model's plan takes the smallest of every order and both sharing sets (as --order best), says so in
+ * a line, and its work budget (--order-work: plans times nodes) leaves the later candidates out; a range of dims
+ * keeps the file's order, and --order-work is refused where nothing chooses. */
+static void test_order_default(void)
+{
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", "graphs/random.onnx", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "order          local (40 steps)\n");
+    assert_contains(r.out, "arena          26,304 B");
+    assert_contains(r.out, "order chosen   local with --alias noop,inplace: the smallest arena of 18 plans (orders and "
+                           "sharing sets; --verbose lists them); --order NAME plans one order\n");
+    g_assert_null(strstr(r.out, "order best"));
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", "graphs/random.onnx", "--verbose", NULL});
+    assert_contains(r.out, "order best     local with --alias noop,inplace kept: ");
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", "graphs/random.onnx", "--format", "csv", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "graphs/random.onnx,-,local,best,"); /* graph, dims, order, strategy */
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", "graphs/random.onnx", "--order", "file", NULL});
+    assert_contains(r.out, "order          file (40 steps)\n");
+    assert_contains(r.out, "arena          27,200 B");
+    g_assert_null(strstr(r.out, "order chosen"));
+    run_result_clear(&r);
+    /* 40 nodes: 100 node-plans make two plans (file, topo under all sharing), the other 16 left out */
+    r = test_run("SIM_BIN", (const char *[]){"--graph", "graphs/random.onnx", "--order-work", "100", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "order          topo (40 steps)\n");
+    assert_contains(r.out, "arena          26,688 B");
+    assert_contains(r.out, "the smallest arena of 2 plans (orders and sharing sets; --verbose lists them); 16 more "
+                           "left out by the work budget (plans times nodes within 100)");
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", "graphs/random.onnx", "--order-work", "79", NULL});
+    assert_contains(r.out, "order          file (40 steps)\n");
+    assert_contains(r.out, "the smallest arena of 1 plan (");
+    run_result_clear(&r);
+    const char *refused[][6] = {{"--order", "file", "--order-work", "100", NULL},
+                                {"--tiers", "sram=8KiB,dram", "--order-work", "100", NULL},
+                                {"--compare", "--orders", "file,topo", "--order-work", "100", NULL}};
+    for (gsize k = 0; k < G_N_ELEMENTS(refused); k++) {
+        const char *argv[10] = {"--graph", "graphs/random.onnx"};
+        for (gsize j = 0; refused[k][j]; j++)
+            argv[2 + j] = refused[k][j];
+        r = test_run("SIM_BIN", argv);
+        g_assert_cmpint(r.status, ==, 2);
+        assert_contains(r.err, "--order-work bounds the orders the default (best) tries on a model");
+        run_result_clear(&r);
+    }
+    /* a range of dims: every point in the file's order */
+    char *model = test_source_path("graphs/models/torch/gpt2-torch.onnx");
+    r = test_run("SIM_BIN", (const char *[]){"--graph", model, "--dim", "batch=1", "--dim", "seq=1:4", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    assert_contains(r.out, "order          file\n");
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", model, "--dim", "batch=1", "--dim", "seq=1:4", "--order-work",
+                                              "100", NULL});
+    g_assert_cmpint(r.status, ==, 2);
+    assert_contains(r.err, "--order-work bounds the orders the default (best) tries on a model");
+    run_result_clear(&r);
+    g_free(model);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1306,5 +1369,6 @@ int main(int argc, char **argv)
     g_test_add_func("/cli/layout-labels", test_layout_labels);
     g_test_add_func("/cli/compare-cut", test_compare_cut);
     g_test_add_func("/cli/order-best", test_order_best);
+    g_test_add_func("/cli/order-default", test_order_default);
     return g_test_run();
 }

@@ -368,7 +368,7 @@ static void test_range_gpt2_oracle(void)
             continue;
         char *bind = g_strdup_printf("seq=%" G_GINT64_FORMAT, seq);
         RunResult one = test_run("SIM_BIN", (const char *[]){"--graph", model, "--dim", "batch=1", "--dim", bind,
-                                                              "--format", "json", NULL});
+                                                              "--order", "file", "--format", "json", NULL});
         g_assert_cmpint(one.status, ==, 0);
         JsonParser *keep_one;
         JsonObject *row = json_array_get_object_element(json_node_get_array(json_root(one.out, &keep_one)), 0);

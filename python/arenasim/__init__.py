@@ -54,7 +54,7 @@ class _Options(ctypes.Structure):  # arenasim_options (arenasim.h), field for fi
                 ("order_budget", ctypes.c_uint64), ("order_seconds", ctypes.c_double), ("seed", ctypes.c_int64),
                 ("search_max", ctypes.c_int64), ("search_engines", ctypes.c_char_p), ("range_check", ctypes.c_int),
                 ("range_every", ctypes.c_int), ("range_one_plan", ctypes.c_int), ("kv_capacity", ctypes.c_uint64),
-                ("kv", _STRS), ("tiers", ctypes.c_char_p), ("pool", ctypes.c_char_p)]
+                ("kv", _STRS), ("tiers", ctypes.c_char_p), ("pool", ctypes.c_char_p), ("order_work", ctypes.c_uint64)]
 
 
 class _RunOptions(ctypes.Structure):  # arenasim_run_options

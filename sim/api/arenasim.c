@@ -272,11 +272,11 @@ int arenasim_trace_add(arenasim_model *t, const char *name, uint64_t size, uint3
 
 /* The options' trace choices as a recipe: the order (*best: "best", the file's standing in), its budgets, the
  * layout, the pins, parsed into `pins`, and the KV cache into `kv` (the caller's, which the recipe points to). */
-static gboolean trace_recipe(const arenasim_options *o, PipelineRecipe *recipe, gboolean *best, GHashTable *pins,
-                             KvRequest *kv, GError **error)
+static gboolean trace_recipe(const arenasim_options *o, gboolean portfolio, PipelineRecipe *recipe, gboolean *best,
+                             GHashTable *pins, KvRequest *kv, GError **error)
 {
     const OrderStrategy *order;
-    if (!driver_order_find(o->order, &order, best, error))
+    if (!driver_order_find(o->order, portfolio, &order, best, error))
         return FALSE;
     if (!(o->order_seconds >= 0 && o->order_seconds <= DRIVER_SECONDS_MAX)) /* NaN too */
         return usage(error, "order_seconds takes 0 to 31,536,000");
@@ -304,13 +304,14 @@ static const Traced *model_trace(arenasim_model *m, const arenasim_options *o, c
     const char *alias = o->alias ? o->alias : "all";
     GHashTable *pins = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     KvRequest kv;
-    gboolean ok = trace_recipe(o, &recipe, &best, pins, &kv, error);
+    gboolean ok = trace_recipe(o, !o->tiers, &recipe, &best, pins, &kv, error); /* best by default, but with tiers */
     if (ok && !best) /* a file out of topological order: ordered topologically unless told */
         recipe.order = driver_order_for(m->model->graph, recipe.order, o->order != NULL);
     const OrderStrategy *order = recipe.order;
     if (ok && best)
         ok = (order = recipe.order = driver_best_order(m->model->graph, &recipe, alias, o->alias != NULL, &alias,
-                                                       o->bins, s, place, NULL, error)) != NULL;
+                                                       o->bins, s, place, o->order_work, NULL, NULL, NULL, error))
+                     != NULL;
     if (!ok) {
         g_hash_table_unref(pins);
         return NULL;
@@ -633,7 +634,7 @@ arenasim_range *arenasim_range_file(const char *path, const arenasim_options *op
                   (!o.fuse || fuse_kind_known(o.fuse) || usage(&e, "fuse: unknown kind")) &&
                   (!o.inputs || usage(&e, "inputs bind one binding's dims: not with a range")) &&
                   (o.verify || usage(&e, "verify: a range verifies every plan it moves")) &&
-                  trace_recipe(&o, &recipe, &best, pins, &kv, &e) &&
+                  trace_recipe(&o, FALSE, &recipe, &best, pins, &kv, &e) &&
                   (!best || usage(&e, "order \"best\" chooses an order for one binding: with a range, name one")) &&
                   range_dims_split(o.dims, &shape, dims, fixed, &e) &&
                   (dims->len || usage(&e, "dims: a range needs at least one \"NAME=LO:HI\" (arenasim_plan_file plans "
@@ -780,7 +781,7 @@ static gboolean entries_choices(const arenasim_options *options, const char *con
                   ((c->n >= 2 && c->n <= ENTRIES_MAX) || usage(error, "paths: 2 to 16 models planned in one arena")) &&
                   (!c->o.fuse || fuse_kind_known(c->o.fuse) || usage(error, "fuse: unknown kind")) &&
                   ((!c->o.pins && !c->o.run) || usage(error, "pins and run are for one model's plan")) &&
-                  trace_recipe(&c->o, &c->recipe, &best, c->pins, &c->kv, error) &&
+                  trace_recipe(&c->o, FALSE, &c->recipe, &best, c->pins, &c->kv, error) &&
                   (!best || usage(error, "order \"best\" chooses an order for one model: with entry points, name one"));
     for (guint k = 0; ok && k < c->n; k++)
         ok = is_model(paths[k]) || usage(error, "entry points are models (.onnx), not traces");

@@ -39,7 +39,8 @@ typedef struct arenasim_plan arenasim_plan;
 typedef struct {
     size_t size;               /* sizeof(arenasim_options), set by arenasim_options_init */
     const char *strategy;      /* --strategy: a placement strategy (arenasim_names(ARENASIM_STRATEGIES)); "best" */
-    const char *order;         /* --order: the operator order; "file" (the model's own) */
+    const char *order;         /* --order: the operator order; "best" (the order and sharing set whose plan is
+                                  smallest), but "file" (the model's own) with tiers, a range or entry points */
     const char *alias;         /* --alias: which tensors may share bytes: "all", "none" or a comma list; "all" */
     const char *fuse;          /* --fuse: "ort" plans the graph ONNX Runtime runs after its fusions
                                   ("ort-disabled", "ort-transformers"); "none" */
@@ -81,6 +82,8 @@ typedef struct {
     const char *pool;          /* --pool: with a structured problem (FILE.json), the pool (name or id) whose
                                   capacity-free projection arenasim_model_load reads as a trace; NULL: none (the
                                   problem itself is arenasim_structured_plan's) */
+    uint64_t order_work;       /* --order-work: the default order's (best's) budget, plans made times the graph's
+                                  nodes; 0: 1,000,000 */
 } arenasim_options;
 
 /* The defaults, as `sim` has them. */

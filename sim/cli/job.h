@@ -73,6 +73,7 @@ typedef struct {
     char **kv_patterns;         /* --kv PAST=PRESENT (kv.patterns points here) */
     PlaceOptions place;
     guint64 order_budget_states; /* 0: order.c's default */
+    guint64 order_work;         /* the default order's budget (driver_best_order); 0: its default */
     double order_seconds;        /* 0: order.c's default */
     /* outputs */
     ReportFormat format;
@@ -93,8 +94,10 @@ typedef struct {
     /* state the pipeline builds */
     Model *model;                /* the loaded graph (NULL for a trace file) */
     OrderProblem *order_problem;
-    gboolean order_best;        /* --order best: the order whose plan is smallest, chosen by the driver */
+    gboolean order_best;        /* --order best, or no --order on one model's plan: the order whose plan is smallest,
+                                   chosen by the driver */
     GString *order_said;        /* ... and what each order gave (for the report), or NULL */
+    guint order_made, order_skipped; /* ... the candidates made, and those its work budget left out */
     GPtrArray *schedule;         /* the order the trace was made in (the alias map points to it) */
     AliasMap *aliases;           /* what sharing the graph's trace has (NULL for a trace file) */
     TrainingRoles *training;     /* a training step's roles (memory/training.h), or NULL */

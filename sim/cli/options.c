@@ -23,7 +23,7 @@ typedef struct {
     char *from, *plot_x, *plot_y, *plot_title, *facet, *window_steps, *window_addresses;
     char **dims, **bounds, **pins, **where, **kv, **graphs;
     char *strategy, *format, *weights, *io, *transpose, *alias, *fuse, *order, *orders, *tiers;
-    gint64 order_budget, seed, search_max, budget_work, kv_capacity, generate;
+    gint64 order_budget, order_work, seed, search_max, budget_work, kv_capacity, generate;
     gdouble order_seconds, budget;
     gboolean progress;
     gint64 pad_last, align;
@@ -313,7 +313,8 @@ static int resolve_strategies(const RawOptions *o, Job *job)
         g_string_free(names, TRUE);
         return status;
     }
-    if (!driver_order_find(o->order, &job->order, &job->order_best, &error)) /* best: chosen once the model is loaded */
+    /* best (named, or by default for one plan): chosen once the model is loaded */
+    if (!driver_order_find(o->order, !o->orders && !o->tiers, &job->order, &job->order_best, &error))
         return gerror_usage(error, NULL);
     job->order_named = o->order != NULL;
     job->alias = g_strdup(o->alias ? o->alias : "all");
@@ -326,12 +327,14 @@ static int resolve_strategies(const RawOptions *o, Job *job)
             return gerror_usage(error, NULL);
     }
     if ((cli_strict_given(o->given, "order-budget") && o->order_budget < 1) ||
+        (cli_strict_given(o->given, "order-work") && o->order_work < 1) ||
         (cli_strict_given(o->given, "order-seconds") && o->order_seconds <= 0))
-        return cli_usage_error("--order-budget and --order-seconds take positive numbers");
+        return cli_usage_error("--order-budget, --order-work and --order-seconds take positive numbers");
     /* Seconds become microseconds in 64 bits: past a year nothing is meant, and past 9.2e12 they overflow. */
     if (o->order_seconds > DRIVER_SECONDS_MAX || o->budget > DRIVER_SECONDS_MAX)
         return cli_usage_error("--budget and --order-seconds take at most 31,536,000 seconds (a year)");
     job->order_budget_states = o->order_budget > 0 ? (guint64)o->order_budget : 0;
+    job->order_work = o->order_work > 0 ? (guint64)o->order_work : 0;
     job->order_seconds = o->order_seconds > 0 ? o->order_seconds : 0;
     if (cli_strict_given(o->given, "budget") && o->budget <= 0)
         return cli_usage_error("--budget takes a positive number of seconds");
@@ -389,10 +392,12 @@ static int resolve_entries(const RawOptions *o, Job *job)
         return cli_usage_error("--graph: at most 16 models planned in one arena");
     if (o->info || o->compare || o->orders || o->run || o->map || o->ascii || o->html || o->chrome_trace ||
         o->trace_out || o->solution_out || (o->inputs && !cli_strict_given(o->given, "generate")) || o->plot ||
-        o->wide || o->pins || o->range_check || o->range_every || o->range_one_plan || job->order_best)
+        o->wide || o->pins || o->range_check || o->range_every || o->range_one_plan ||
+        (job->order_best && job->order_named))
         return cli_usage_error("several --graph plan entry points in one arena and report it: --info, --compare, "
                                "--orders, --order best, --run, --map, --ascii, --html, --chrome-trace, --trace-out, "
                                "--solution-out, --inputs, --plot, --pin, --wide and --range-* are for one model");
+    job->order_best = FALSE; /* entry points share one order: the file's unless named */
     job->entry_paths = g_strdupv(o->graphs);
     job->entry_names = g_new0(char *, n + 1);
     job->entry_shapes = g_new0(ShapeOptions, n);
@@ -416,7 +421,7 @@ static int resolve_entries(const RawOptions *o, Job *job)
 }
 
 /* A range of dims (--dim NAME=LO:HI) plans every point and reports functions: what is for one binding's plan goes. */
-static int check_range(const RawOptions *o, const Job *job)
+static int check_range(const RawOptions *o, Job *job)
 {
     if (job->plot && !job->plot_kind->draw_range != !job->ranges->len) {
         char *kinds = plot_kind_names(kind_of_range, "--plot ", " or ");
@@ -439,8 +444,9 @@ static int check_range(const RawOptions *o, const Job *job)
         return cli_usage_error("--dim NAME=LO:HI plans every point of a range and reports its functions: --info, "
                                "--compare, --orders, --run, --map, --ascii, --html, --chrome-trace, --trace-out, "
                                "--solution-out, --inputs, --no-verify and --wide are for one binding");
-    if (job->order_best)
+    if (job->order_best && job->order_named)
         return cli_usage_error("--order best chooses an order for one binding: with a range of dims, name one order");
+    job->order_best = FALSE; /* every point in one order: the file's unless named */
     GError *error = NULL;
     gsize points;
     const ReportRangeDim *dims = (const ReportRangeDim *)job->ranges->data;
@@ -533,6 +539,9 @@ static int resolve(RawOptions *o, Job *job)
         (entries ? (status = resolve_entries(o, job)) >= 0
                  : (status = resolve_bindings(o, job)) >= 0 || (status = check_range(o, job)) >= 0))
         return status;
+    if (cli_strict_given(o->given, "order-work") && (!job->order_best || !o->graph_path))
+        return cli_usage_error("--order-work bounds the orders the default (best) tries on a model: not with --trace, "
+                               "--order NAME, --orders, --tiers, a range of dims or several --graph");
     job->kind = entries            ? job->kind
                 : job->ranges->len ? JOB_RANGE
                 : o->info          ? JOB_INFO
@@ -598,10 +607,14 @@ int job_from_args(Job *job, int argc, char **argv)
         {"strategy", 's', 0, G_OPTION_ARG_STRING, &o.strategy, "Placement strategy (default best on a work budget of 20,000; see --list)", "NAME"}, /* PLACE_DEFAULT_WORK */
         {"compare", 'c', 0, G_OPTION_ARG_NONE, &o.compare, "Run every strategy on the same trace, one table", NULL},
         {"order", 'o', 0, G_OPTION_ARG_STRING, &o.order,
-         "Operator order (default file; see --list), or best: every order but optimal placed, the smallest arena kept",
+         "Operator order (see --list), or best (the default for one plan): every order but optimal and two sharing "
+         "sets placed, the smallest arena kept",
          "NAME"},
         {"orders", 0, 0, G_OPTION_ARG_STRING, &o.orders,
          "With --compare: the strategy (--strategy, default best) under each order: all or a comma list", "LIST"},
+        {"order-work", 0, 0, G_OPTION_ARG_INT64, &o.order_work,
+         "The default order's budget: plans made (orders x sharing sets) times the graph's nodes (default 1,000,000)",
+         "N"},
         {"order-budget", 0, 0, G_OPTION_ARG_INT64, &o.order_budget,
          "States the optimal order may explore before it gives up (default 2,000,000)", "STATES"},
         {"order-seconds", 0, 0, G_OPTION_ARG_DOUBLE, &o.order_seconds,

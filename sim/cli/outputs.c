@@ -48,11 +48,22 @@ void cli_print_order_best(const Job *job)
 {
     if (job->order_fell_back && job->format->notes)
         printf("%sorder          " DRIVER_ORDER_NOT_TOPOLOGICAL "; --order file refuses it\n", job->format->block);
-    if (job->order_said && job->format->notes)
+    if (!job->order_said || !job->format->notes)
+        return;
+    char *skipped = job->order_skipped ? g_strdup_printf("; %u more left out by the work budget (plans times nodes "
+                                                         "within %" G_GUINT64_FORMAT ")", job->order_skipped,
+                                                         job->order_work ? job->order_work : DRIVER_BEST_WORK)
+                                       : g_strdup("");
+    if (job->order_named || job->verbose)
         printf("%sorder best     %s with --alias %s kept: the smallest arena of the orders (all but optimal)%s%s%s, "
-               "each traced and placed by %s: %s\n", job->format->block, job->order->name, job->alias,
+               "each traced and placed by %s: %s%s\n", job->format->block, job->order->name, job->alias,
                job->alias_named ? "" : " and sharing sets (all, ", job->alias_named ? "" : registry_alias_short_list(),
-               job->alias_named ? "" : ")", job->strategy->name, job->order_said->str);
+               job->alias_named ? "" : ")", job->strategy->name, job->order_said->str, skipped);
+    else /* the default: which plan was kept, in a line */
+        printf("%sorder chosen   %s with --alias %s: the smallest arena of %u plan%s (orders%s; --verbose lists "
+               "them)%s; --order NAME plans one order\n", job->format->block, job->order->name, job->alias,
+               job->order_made, job->order_made == 1 ? "" : "s", job->alias_named ? "" : " and sharing sets", skipped);
+    g_free(skipped);
 }
 
 void cli_print_aliasing(const Job *job)

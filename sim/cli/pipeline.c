@@ -72,8 +72,9 @@ static Trace *graph_trace(Job *job, GError **error)
         job->order_said = g_string_new(NULL);
         const char *kept = NULL;
         const OrderStrategy *best = driver_best_order(job->model->graph, &recipe, job->alias, job->alias_named, &kept,
-                                                      job->bins_path, job->strategy, &job->place, job->order_said,
-                                                      error);
+                                                      job->bins_path, job->strategy, &job->place, job->order_work,
+                                                      job->order_said,
+                                                      &job->order_made, &job->order_skipped, error);
         if (!best)
             return NULL;
         recipe.order = job->order = best;

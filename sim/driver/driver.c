@@ -263,9 +263,10 @@ const OrderStrategy *driver_order_for(const Graph *g, const OrderStrategy *order
     return registry_order_find("topo");
 }
 
-gboolean driver_order_find(const char *name, const OrderStrategy **order, gboolean *best, GError **error)
+gboolean driver_order_find(const char *name, gboolean portfolio, const OrderStrategy **order, gboolean *best,
+                           GError **error)
 {
-    *best = name && !strcmp(name, DRIVER_ORDER_BEST);
+    *best = name ? !strcmp(name, DRIVER_ORDER_BEST) : portfolio;
     *order = registry_order_find(*best || !name ? "file" : name);
     if (!*order) {
         char *known = registry_order_names();
@@ -278,10 +279,12 @@ gboolean driver_order_find(const char *name, const OrderStrategy **order, gboole
 
 const OrderStrategy *driver_best_order(const Graph *g, const PipelineRecipe *recipe, const char *alias,
                                        gboolean alias_named, const char **alias_kept, const char *bins_path,
-                                       const PlaceStrategy *s, const PlaceOptions *options, GString *said,
-                                       GError **error)
+                                       const PlaceStrategy *s, const PlaceOptions *options, guint64 work,
+                                       GString *said, guint *made, guint *skipped, GError **error)
 {
-    guint count;
+    work = work ? work : DRIVER_BEST_WORK;
+    guint count, tried = 0, left_out = 0;
+    guint64 nodes = MAX(g->nodes->len, 1);
     const OrderStrategy *const *orders = registry_order_strategies(&count);
     const OrderStrategy *best = NULL;
     guint64 best_arena = G_MAXUINT64;
@@ -292,12 +295,15 @@ const OrderStrategy *driver_best_order(const Graph *g, const PipelineRecipe *rec
     const char *sets[] = {alias, alias_named || !strcmp(alias, shorter) ? NULL : shorter};
     *alias_kept = alias;
     for (guint a = 0; a < G_N_ELEMENTS(sets) && sets[a]; a++) {
-        if (said && a)
-            g_string_append_printf(said, "; with --alias %s: ", sets[a]);
         gboolean first = TRUE;
         for (guint k = 0; k < count; k++) {
             if (orders[k]->exhaustive)
                 continue;
+            if (tried && (guint64)(tried + 1) * nodes > work) { /* counted work, not seconds */
+                left_out++;
+                continue;
+            }
+            tried++;
             PipelineRecipe r = *recipe;
             r.order = orders[k];
             r.schedule = NULL;
@@ -311,6 +317,8 @@ const OrderStrategy *driver_best_order(const Graph *g, const PipelineRecipe *rec
             if (plan) {
                 if (said) {
                     char *bytes = g_strdup_printf("%" G_GUINT64_FORMAT, plan->arena);
+                    if (first && a)
+                        g_string_append_printf(said, "; with --alias %s: ", sets[a]);
                     g_string_append_printf(said, "%s%s %s B", first ? "" : ", ", orders[k]->name, bytes);
                     g_free(bytes);
                     first = FALSE;
@@ -331,9 +339,12 @@ const OrderStrategy *driver_best_order(const Graph *g, const PipelineRecipe *rec
     }
     if (problem)
         order_problem_free(problem);
-    if (!best)
-        g_propagate_prefixed_error(error, last ? last : g_error_new_literal(SIM_ERROR, SIM_ERROR_GRAPH, "no order"),
-                                   "order best: no order made a plan: ");
+    if (made)
+        *made = tried;
+    if (skipped)
+        *skipped = left_out;
+    if (!best) /* what stopped the last order: the input's fault, as one order would say it */
+        g_propagate_error(error, last ? last : g_error_new_literal(SIM_ERROR, SIM_ERROR_GRAPH, "no order made a plan"));
     else
         g_clear_error(&last);
     return best;

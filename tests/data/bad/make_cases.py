@@ -596,7 +596,12 @@ def main():
         ("--graph graphs/gpt2.onnx --pad-last 0", 2, "sim: --pad-last takes a positive multiple (1 for no padding) (see sim --help)"),
         ("--graph graphs/gpt2.onnx --run --repeat 0", 2, "sim: --repeat takes a count from 1 to 100,000 (see sim --help)"),
         ("--graph graphs/gpt2.onnx --order optimal --order-seconds 0", 2,
-         "sim: --order-budget and --order-seconds take positive numbers (see sim --help)"),
+         "sim: --order-budget, --order-work and --order-seconds take positive numbers (see sim --help)"),
+        ("--graph graphs/gpt2.onnx --order-work -1", 2,
+         "sim: --order-budget, --order-work and --order-seconds take positive numbers (see sim --help)"),
+        ("--trace tests/data/perfect/perfect-150.csv --order-work 10", 2,
+         "sim: --order-work bounds the orders the default (best) tries on a model: not with --trace, --order NAME, "
+         "--orders, --tiers, a range of dims or several --graph (see sim --help)"),
         ("--graph graphs/gpt2.onnx --seed 12x", 2, "sim: --seed takes a whole number, not '12x' (see sim --help)"),
         ("--graph graphs/gpt2.onnx --budget 1e13", 2,
          "sim: --budget and --order-seconds take at most 31,536,000 seconds (a year) (see sim --help)"),
