@@ -100,10 +100,12 @@ done > "$work/exports.tsv"
 PARALLEL_SHELL=bash parallel --will-cite --keep-order --halt now,fail=1 --colsep '\t' \
     peer_row {1} {2} {3} :::: "$work/exports.tsv" >> "$exports_csv"
 ort_version=$(node -e "console.log(require('./bench/peers/node_modules/onnxruntime-node/package.json').version)")
-# ORT's figures depend on the CPU as well as its version (at the default level its layout transforms and kernels
-# choose block sizes by the vector width), so the table names the CPU and whether it has AVX-512
+# ORT's figures depend on the CPU as well as its version (its kernels and layout transforms are chosen by the CPU's
+# features: shufflenet-v2's first-run peak was 1.63 MiB at 3f9235f and is 2.68 MiB on an EPYC with AVX-512), so the
+# table names the CPU and whether it has AVX-512
 vector=$(grep -qw avx512f /proc/cpuinfo && echo "with AVX-512" || echo "without AVX-512")
-machine="$(date -u '+%Y-%m-%d') at commit $(git rev-parse --short HEAD) on $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//') ($vector)"
+cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
+machine="$(date -u '+%Y-%m-%d') at commit $(git rev-parse --short HEAD) on $cpu, $vector"
 /usr/bin/python3 - "$csv" "$ort_version" "$exports_csv" "$machine" > results/peers.md <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
@@ -118,8 +120,8 @@ def h(b):
     return f"{b} B"
 print(f"""# Our arena beside ONNX Runtime's
 
-Made by `bench/peers.sh` on {sys.argv[4]} (deterministic for one ORT version on one kind of CPU: ORT's
-figures change with the CPU's vector width; here onnxruntime-node {sys.argv[2]}, CPU, one thread, memory pattern and CPU arena on, the default graph optimisations). Every corpus model at the dims of
+Made by `bench/peers.sh` on {sys.argv[4]}: deterministic for one ORT version on one kind of CPU (ORT's
+figures change with the CPU's features). Here onnxruntime-node {sys.argv[2]}, CPU, one thread, memory pattern and CPU arena on, the default graph optimisations. Every corpus model at the dims of
 graphs/models/models.tsv; torch exports with deterministic random weights. **Ours**: `sim --strategy best
 --budget-work 1000000 --alias all --io inputs-outside` (the corpus tables' work budget; graph inputs are the caller's buffers, as ORT takes them; outputs are in
 the arena, as ORT allocates them) and its lower bound. **ORT**, from its profiler's per-kernel memory
