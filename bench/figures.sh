@@ -25,6 +25,7 @@
 #   winograd     results/winograd.md: oneDNN's Winograd variants and direct kernel per shape (bench/winograd.sh; timings)
 #   skinny       results/skinny.md: our skinny-product kernel beside oneDNN's matmul per shape (bench/skinny.sh; timings)
 #   search       results/search.md                                    (bench/search.sh; timings)
+#   search-nodes results/search-nodes.md: the search's nodes per instance, tracked by tests/test-search
 #   scaling      results/plan-scaling.md                              (bench/plan-scaling.sh; timings, slow)
 # Every table and figure is deterministic except the columns that are timings (search, scaling, timing, winograd,
 # skinny, kv-speed, peers' ORT timings, range's and training's last tables): the time-bounded strategies run on a work
@@ -42,7 +43,7 @@ parts=${*:-"design-log gpt2-seq range kv tiers order-best training structured co
             conformance coverage
             exec-check timing
             xnnpack
-            winograd skinny kv-speed search scaling"}
+            winograd skinny kv-speed search search-nodes scaling"}
 work=$(mktemp -d)
 running=""
 restore() {
@@ -171,6 +172,7 @@ part_xnnpack() { bench/xnnpack.sh; }
 part_winograd() { bench/winograd.sh; }
 part_skinny() { bench/skinny.sh; }
 part_search() { bench/search.sh; }
+part_search_nodes() { bench/search-nodes.sh; }
 part_scaling() { bench/plan-scaling.sh; }
 
 for p in $parts; do

@@ -6,13 +6,15 @@
  * apart; it stops at its node budget (a counter, not the clock);
  * `climb` never ends above its greedy start, is deterministic for a seed and keeps its start when the
  * budget has no room for a step; the LLM-like traces have the structure the generator promises; `best` plans
- * a trace in parts in time part by part. */
+ * a trace in parts in time part by part; every instance results/search-nodes.csv records as proven (up to 200,000
+ * nodes) is proven again within its recorded nodes. */
 #include "strategies/registry.h"
 #include "graphs/tracegen.h"
 #include "tests/testutil.h"
 #include "plan/place.h"
 #include "plan/verify.h"
 
+#include <glib/gstdio.h>
 #include <string.h>
 
 static Trace *data_trace(const char *name)
@@ -582,6 +584,67 @@ static void test_climb(void)
     trace_free(t);
 }
 
+/* The search's nodes, tracked (results/search-nodes.csv, bench/search-nodes.sh): every instance the search proved
+ * in at most 200,000 nodes is proved again, through the command, with its recorded nodes as the work budget, at
+ * its recorded arena. A change of the search that needs one node more to prove any of them fails here. */
+static void test_nodes_tracked(void)
+{
+    char *path = test_source_path("results/search-nodes.csv"), *text = NULL;
+    g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+    char **lines = g_strsplit(text, "\n", -1), *dir = g_dir_make_tmp("search-nodes-XXXXXX", NULL);
+    g_assert_nonnull(dir);
+    guint checked = 0;
+    for (guint k = 1; lines[k] && *lines[k]; k++) { /* instance,made_by,arena_bytes,lower_bound_bytes,nodes,proven */
+        char **f = g_strsplit(lines[k], ",", -1);
+        g_assert_cmpuint(g_strv_length(f), ==, 6);
+        guint64 nodes = g_ascii_strtoull(f[4], NULL, 10);
+        if (strcmp(f[5], "yes") || nodes > 200000) {
+            g_strfreev(f);
+            continue;
+        }
+        char *trace;
+        gboolean made_here = g_str_has_prefix(f[1], "mkgraph ");
+        if (made_here) { /* made here by the same arguments */
+            trace = g_strdup_printf("%s/%s.csv", dir, f[0]);
+            char **args = g_strsplit(f[1] + strlen("mkgraph "), " ", -1);
+            guint n = g_strv_length(args);
+            const char **argv = g_new0(const char *, n + 3);
+            for (guint j = 0; j < n; j++)
+                argv[j] = args[j];
+            argv[n] = "-o";
+            argv[n + 1] = trace;
+            RunResult made = test_run("MKGRAPH_BIN", argv);
+            g_assert_cmpint(made.status, ==, 0);
+            run_result_clear(&made);
+            g_free(argv);
+            g_strfreev(args);
+        } else {
+            trace = test_source_path(f[1]);
+        }
+        RunResult r = test_run("SIM_BIN", (const char *[]){"--trace", trace, "--strategy", "search", "--budget-work",
+                                                            f[4], "--format", "csv", NULL});
+        g_assert_cmpint(r.status, ==, 0);
+        const char *last = strrchr(g_strchomp(r.out), '\n') + 1; /* the plan's row, after the header */
+        char **row = g_strsplit(last, ",", 9);
+        if (strcmp(row[6], f[2]) || !strstr(last, ",optimal ("))
+            g_error("%s: recorded %s B proven in %s nodes; now %s B in that budget: %s", f[0], f[2], f[4], row[6],
+                    last);
+        checked++;
+        g_strfreev(row);
+        run_result_clear(&r);
+        if (made_here)
+            g_remove(trace);
+        g_free(trace);
+        g_strfreev(f);
+    }
+    g_assert_cmpuint(checked, >=, 10);
+    g_rmdir(dir);
+    g_free(dir);
+    g_strfreev(lines);
+    g_free(text);
+    g_free(path);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -602,5 +665,6 @@ int main(int argc, char **argv)
     g_test_add_func("/search/targets-on-the-grain", test_targets_on_the_grain);
     g_test_add_func("/search/climb", test_climb);
     g_test_add_func("/search/no-buffers", test_no_buffers);
+    g_test_add_func("/search/nodes-tracked", test_nodes_tracked);
     return g_test_run();
 }
