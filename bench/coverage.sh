@@ -68,7 +68,11 @@ print(r["steps"], r.get("data_dependent_tensors", 0), r["lower_bound_bytes"], r[
     echo "Beyond these: every corpus model the executor covers (CNNs, vision transformers, GPT-2, a decoder with"
     echo "a causal mask) runs bit for bit under every strategy ([exec-check.md](exec-check.md)), and the kernels"
     echo "pass the ONNX node tests of every op they run, LSTM, GRU, RNN, 3-D pools, NonZero, NonMaxSuppression,"
-    echo "RoiAlign and GatherND included ([conformance.md](conformance.md))."
+    echo "RoiAlign and GatherND included ([conformance.md](conformance.md)). ONNX Runtime's QOperator form (its"
+    echo "com.microsoft QLinearAdd, QLinearMul, QLinearSigmoid, QLinearLeakyRelu, QLinearConcat and"
+    echo "QLinearGlobalAveragePool, uint8 and int8; tests/data/qlinear) runs bit for bit in every plan and gives"
+    echo "ORT 1.30's own outputs exactly (tests/test-oracle, /oracle/qlinear-matches-ort; ORT's outputs kept beside"
+    echo "the model)."
     echo
     echo "Not covered: torchvision's full-size detectors plan and run (\`fasterrcnn_mobilenet_v3_large_320_fpn\`: 1,446"
     echo "steps, 10 data-dependent tensors), but with random weights every score is the same number, so their"

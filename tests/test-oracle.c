@@ -102,6 +102,32 @@ static void check_kind_matches_torch(const char *kind, int outputs)
     g_free(dir);
 }
 
+/* ONNX Runtime's QOperator form (its com.microsoft QLinear ops, uint8 and int8, tests/data/qlinear/make.py): every
+ * plan runs bit for bit, and the default plan's outputs equal ORT's own (onnxruntime-node 1.30, kept beside the
+ * model) exactly, integers and the dequantized floats alike; planned with one byte per quantized element. */
+static void test_qlinear_matches_ort(void)
+{
+    char *model = test_source_path("tests/data/qlinear/model.onnx");
+    char *dir = test_source_path("tests/data/qlinear/test_data_set_0");
+    RunResult r = sim_in((const char *[]){"--graph", model, "--inputs", dir, "--run", "--check", "--poison", "--expect",
+                                          dir, "--atol", "0", "--rtol", "0", NULL});
+    if (r.status != 0)
+        g_error("the QOperator model does not match ONNX Runtime: %s", r.err);
+    g_assert_nonnull(strstr(r.out, "expect         5 outputs within rtol 0 and atol 0 of "));
+    g_assert_nonnull(strstr(r.out, "(largest error 0, 0 relative"));
+    g_assert_null(strstr(r.out, "(degenerate)"));
+    run_result_clear(&r);
+    r = sim_in((const char *[]){"--graph", model, "--inputs", dir, "--run", "--check", "--poison", "--compare", NULL});
+    if (r.status != 0)
+        g_error("a plan of the QOperator model does not run bit for bit: %s", r.err);
+    run_result_clear(&r);
+    r = sim_in((const char *[]){"--graph", model, "--verbose", NULL}); /* 'cat' is 1 x 12 x 6 x 6 bytes */
+    g_assert_nonnull(strstr(r.out, "432 B  'cat'"));
+    run_result_clear(&r);
+    g_free(dir);
+    g_free(model);
+}
+
 /* A quantization-aware model as torch exports it: QuantizeLinear/DequantizeLinear pairs per tensor (uint8) and per
  * output channel (int8, axis 0) around a Conv, a ReLU and a Gemm. */
 static void test_qdq_matches_torch(void) { check_kind_matches_torch("qdq", 1); }
@@ -437,6 +463,7 @@ int main(int argc, char **argv)
     g_test_add_func("/oracle/detectors-match-torch", test_detectors_match_torch);
     g_test_add_func("/oracle/residual-matches-torch", test_residual_matches_torch);
     g_test_add_func("/oracle/qdq-matches-torch", test_qdq_matches_torch);
+    g_test_add_func("/oracle/qlinear-matches-ort", test_qlinear_matches_ort);
     g_test_add_func("/oracle/keypoint-matches-torch", test_keypoint_matches_torch);
     g_test_add_func("/oracle/vad-matches-torch", test_vad_matches_torch);
     g_test_add_func("/oracle/warp-matches-torch", test_warp_matches_torch);

@@ -477,7 +477,7 @@ static void test_control_flow(void)
     g_free(msg);
 }
 
-/* Every row of the op table has an inference function and a sane arity. */
+/* Every row of the op table (and of ONNX Runtime's contrib ops) has an inference function and a sane arity. */
 static void test_op_table_rows(void)
 {
     gsize count;
@@ -490,6 +490,13 @@ static void test_op_table_rows(void)
         g_assert_true(op_lookup("ai.onnx", ops[k].name) == &ops[k]);
     }
     g_assert_null(op_lookup("com.microsoft", "Add"));
+    ops = op_table_microsoft(&count); /* ONNX Runtime's contrib ops: found in their domain only */
+    g_assert_cmpuint(count, >=, 6);
+    for (gsize k = 0; k < count; k++) {
+        g_assert_nonnull(ops[k].infer);
+        g_assert_true(op_lookup(OP_DOMAIN_MICROSOFT, ops[k].name) == &ops[k]);
+        g_assert_null(op_lookup("", ops[k].name));
+    }
     g_assert_cmpint(op_lookup("", "Transpose")->op_class, ==, OP_NOOP);
     g_assert_cmpint(op_lookup("", "Split")->op_class, ==, OP_RUNTIME);
     g_assert_cmpint(op_lookup("", "MatMul")->op_class, ==, OP_COMPUTE);

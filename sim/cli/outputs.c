@@ -21,6 +21,9 @@ void cli_list_ops(void)
     const OpInfo *ops = op_table(&count);
     for (gsize k = 0; k < count; k++)
         printf("%-24s %s\n", ops[k].name, op_class_name(ops[k].op_class));
+    ops = op_table_microsoft(&count);
+    for (gsize k = 0; k < count; k++)
+        printf(OP_DOMAIN_MICROSOFT ".%-24s %s\n", ops[k].name, op_class_name(ops[k].op_class));
 }
 
 void cli_list_strategies(void)

@@ -165,7 +165,21 @@ static const KernelRow kernel_rows[] = {
     {.internal = TRUE, .name = "Attention", .kernel = kernel_attention, .reads = "f"},
     {.internal = TRUE, .name = "IfSelect", .kernel = kernel_if_select, .reads_computed = TRUE},
     {.internal = TRUE, .name = "ConcatComputed", .kernel = kernel_concat_computed, .reads_computed = TRUE},
+    /* ONNX Runtime's QOperator contrib ops */
+    {.domain = OP_DOMAIN_MICROSOFT, .name = "QLinearAdd", .kernel = kernel_qlinear_binary, .reads = "- f - - f - f -"},
+    {.domain = OP_DOMAIN_MICROSOFT, .name = "QLinearMul", .kernel = kernel_qlinear_binary, .reads = "- f - - f - f -"},
+    {.domain = OP_DOMAIN_MICROSOFT, .name = "QLinearSigmoid", .kernel = kernel_qlinear_unary, .reads = "- f - f -"},
+    {.domain = OP_DOMAIN_MICROSOFT, .name = "QLinearLeakyRelu", .kernel = kernel_qlinear_unary, .reads = "- f - f -"},
+    {.domain = OP_DOMAIN_MICROSOFT, .name = "QLinearGlobalAveragePool", .kernel = kernel_qlinear_global_average_pool,
+     .reads = "- f - f -"},
+    {.domain = OP_DOMAIN_MICROSOFT, .name = "QLinearConcat", .kernel = kernel_qlinear_concat},
 };
+
+/* The domain of a row's op: sim's own, ONNX Runtime's, or ONNX's. */
+static const char *row_domain(const KernelRow *row)
+{
+    return row->internal ? SIM_OP_DOMAIN : row->domain ? row->domain : "";
+}
 
 static GHashTable *by_op; /* const OpInfo * -> const KernelRow * */
 
@@ -174,7 +188,7 @@ static gpointer bind_rows(gpointer unused)
     (void)unused;
     GHashTable *h = g_hash_table_new(g_direct_hash, g_direct_equal);
     for (gsize k = 0; k < G_N_ELEMENTS(kernel_rows); k++) {
-        const OpInfo *op = op_lookup(kernel_rows[k].internal ? SIM_OP_DOMAIN : "", kernel_rows[k].name);
+        const OpInfo *op = op_lookup(row_domain(&kernel_rows[k]), kernel_rows[k].name);
         if (op)
             g_hash_table_insert(h, (gpointer)op, (gpointer)&kernel_rows[k]);
     }
@@ -185,7 +199,7 @@ static gpointer bind_rows(gpointer unused)
 const char *kernel_table_unbound(void)
 {
     for (gsize k = 0; k < G_N_ELEMENTS(kernel_rows); k++)
-        if (!op_lookup(kernel_rows[k].internal ? SIM_OP_DOMAIN : "", kernel_rows[k].name))
+        if (!op_lookup(row_domain(&kernel_rows[k]), kernel_rows[k].name))
             return kernel_rows[k].name;
     return NULL;
 }

@@ -23,6 +23,7 @@ typedef enum {
 typedef struct KernelRow {
     const char *name;          /* the op's name in the op table */
     gboolean internal;         /* one of sim's own ops (SIM_OP_DOMAIN) */
+    const char *domain;        /* else its op's domain (OP_DOMAIN_MICROSOFT), or NULL for ONNX's */
     KernelFn kernel;
     KernelFn library;          /* the op on oneDNN, run instead of `kernel` when the executor uses the library
                                   (ExecOptions.kernels); it falls back on `kernel` where the library cannot */

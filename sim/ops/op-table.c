@@ -269,6 +269,21 @@ static const OpInfo internal_rows[] = {
     OP("ConcatComputed", OP_COMPUTE, 1, -1, 1, 1, infer_concat_computed),
 };
 
+/* ONNX Runtime's contrib ops of domain OP_DOMAIN_MICROSOFT that its quantizer writes (QOperator format): the
+ * quantized tensors, each with its scale and zero point (per tensor), as ops-quantize.c says. */
+static const OpInfo microsoft_rows[] = {
+    /* A, A_scale, A_zero_point, B, B_scale, B_zero_point, C_scale, C_zero_point: C = A + B (or A * B), broadcast */
+    OP("QLinearAdd", OP_COMPUTE, 7, 8, 1, 1, infer_qlinear_binary),
+    OP("QLinearMul", OP_COMPUTE, 7, 8, 1, 1, infer_qlinear_binary),
+    /* X, X_scale, X_zero_point, Y_scale, Y_zero_point: an element-wise function of X */
+    OP("QLinearSigmoid", OP_COMPUTE, 4, 5, 1, 1, infer_qlinear_unary),
+    OP("QLinearLeakyRelu", OP_COMPUTE, 4, 5, 1, 1, infer_qlinear_unary),
+    /* X, x_scale, x_zero_point, y_scale, y_zero_point: the mean over the spatial axes (channels_last: NHWC) */
+    OP("QLinearGlobalAveragePool", OP_COMPUTE, 5, 5, 1, 1, infer_qlinear_global_average_pool),
+    /* Y_scale, Y_zero_point, then X, X_scale, X_zero_point per input: Concat along axis, each requantized */
+    OP("QLinearConcat", OP_COMPUTE, 5, -1, 1, 1, infer_qlinear_concat),
+};
+
 static GHashTable *op_index;
 
 static gpointer build_index(gpointer unused)
@@ -305,6 +320,12 @@ const OpInfo *op_lookup(const char *domain, const char *op_type)
                 return &internal_rows[k];
         return NULL;
     }
+    if (domain && !strcmp(domain, OP_DOMAIN_MICROSOFT)) {
+        for (gsize k = 0; k < G_N_ELEMENTS(microsoft_rows); k++)
+            if (!strcmp(microsoft_rows[k].name, op_type))
+                return &microsoft_rows[k];
+        return NULL;
+    }
     if (domain && *domain && strcmp(domain, "ai.onnx") != 0)
         return NULL;
     return g_hash_table_lookup(op_index, op_type);
@@ -314,4 +335,10 @@ const OpInfo *op_table(gsize *count)
 {
     *count = G_N_ELEMENTS(op_rows);
     return op_rows;
+}
+
+const OpInfo *op_table_microsoft(gsize *count)
+{
+    *count = G_N_ELEMENTS(microsoft_rows);
+    return microsoft_rows;
 }

@@ -28,6 +28,10 @@ guint64 ops_linalg_attention_scratch(const Node *n);
 INFER_FN(infer_quantize_linear);
 INFER_FN(infer_dequantize_linear);
 INFER_FN(infer_dynamic_quantize_linear);
+INFER_FN(infer_qlinear_binary);
+INFER_FN(infer_qlinear_unary);
+INFER_FN(infer_qlinear_global_average_pool);
+INFER_FN(infer_qlinear_concat);
 /* ops-conv.c */
 INFER_FN(infer_conv);
 INFER_FN(infer_conv_integer);

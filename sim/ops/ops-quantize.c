@@ -75,3 +75,111 @@ gboolean infer_dynamic_quantize_linear(InferCtx *cx, const OpInfo *op, Node *n, 
     return infer_set_output(n, 0, DT_UINT8, x->rank, x->dims, error) &&
            infer_set_output(n, 1, DT_FLOAT, 0, NULL, error) && infer_set_output(n, 2, DT_UINT8, 0, NULL, error);
 }
+
+/* ONNX Runtime's QOperator contrib ops (domain com.microsoft): every scale and zero point one value, every quantized
+ * tensor of one 8-bit type. */
+static gboolean check_qparams(Node *n, const guint *scales, gsize count, GError **error)
+{
+    for (gsize k = 0; k < count; k++) {
+        Tensor *s = node_input(n, scales[k]), *zp = node_input(n, scales[k] + 1);
+        if (!s || !s->shape_known)
+            return infer_fail(error, n, "input %u, a scale, is missing", scales[k]);
+        guint64 numel = 0;
+        if (!shape_numel(s->rank, s->dims, &numel) || numel != 1 || !dtype_is_float(s->dtype))
+            return infer_fail(error, n, "the scale '%s' is not one float value (ONNX Runtime's QLinear ops quantize "
+                              "per tensor)", s->name);
+        if (zp && zp->shape_known && (!shape_numel(zp->rank, zp->dims, &numel) || numel != 1))
+            return infer_fail(error, n, "the zero point '%s' is not one value", zp->name);
+    }
+    return TRUE;
+}
+
+static gboolean check_8bit(Node *n, const Tensor *x, GError **error)
+{
+    if (x->dtype != DT_UINT8 && x->dtype != DT_INT8)
+        return infer_fail(error, n, "'%s' is %s: ONNX Runtime's QLinear ops take uint8 or int8", x->name,
+                          dtype_name(x->dtype));
+    return TRUE;
+}
+
+gboolean infer_qlinear_binary(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
+{
+    (void)cx;
+    (void)op;
+    (void)opset;
+    Tensor *a, *b;
+    int rank;
+    gint64 dims[MAX_RANK];
+    if (!infer_input(n, 0, &a, error) || !infer_input(n, 3, &b, error) || !check_8bit(n, a, error) ||
+        !check_qparams(n, (const guint[]){1, 4, 6}, 3, error) ||
+        !infer_broadcast(n, a->rank, a->dims, b->rank, b->dims, &rank, dims, error))
+        return FALSE;
+    if (b->dtype != a->dtype)
+        return infer_fail(error, n, "'%s' is %s and '%s' %s: one quantized type", a->name, dtype_name(a->dtype),
+                          b->name, dtype_name(b->dtype));
+    return infer_set_output(n, 0, a->dtype, rank, dims, error);
+}
+
+gboolean infer_qlinear_unary(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
+{
+    (void)cx;
+    (void)op;
+    (void)opset;
+    Tensor *x;
+    return infer_input(n, 0, &x, error) && check_8bit(n, x, error) &&
+           check_qparams(n, (const guint[]){1, 3}, 2, error) &&
+           infer_set_output(n, 0, x->dtype, x->rank, x->dims, error);
+}
+
+gboolean infer_qlinear_global_average_pool(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
+{
+    (void)cx;
+    (void)op;
+    (void)opset;
+    Tensor *x;
+    gint64 last = 0, dims[MAX_RANK];
+    if (!infer_input(n, 0, &x, error) || !check_8bit(n, x, error) ||
+        !check_qparams(n, (const guint[]){1, 3}, 2, error) || !node_attr_int(n, "channels_last", 0, &last, error))
+        return FALSE;
+    if (x->rank < 3)
+        return infer_fail(error, n, "'%s' has rank %d: N, C and at least one spatial axis", x->name, x->rank);
+    for (int k = 0; k < x->rank; k++) /* N and C kept, every spatial axis 1 */
+        dims[k] = k == 0 || k == (last ? x->rank - 1 : 1) ? x->dims[k] : 1;
+    return infer_set_output(n, 0, x->dtype, x->rank, dims, error);
+}
+
+gboolean infer_qlinear_concat(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
+{
+    (void)cx;
+    (void)op;
+    (void)opset;
+    Tensor *first, *y_scale;
+    gint64 axis_attr, dims[MAX_RANK];
+    int axis;
+    if ((n->inputs->len - 2) % 3)
+        return infer_fail(error, n, "%u inputs: Y_scale, Y_zero_point, then X, X_scale, X_zero_point per input",
+                          n->inputs->len);
+    if (!node_attr(n, "axis"))
+        return infer_fail(error, n, "attribute 'axis' is required");
+    if (!infer_input(n, 0, &y_scale, error) || !infer_input(n, 2, &first, error) || !check_8bit(n, first, error) ||
+        !check_qparams(n, (const guint[]){0}, 1, error) || !node_attr_int(n, "axis", 0, &axis_attr, error) ||
+        !infer_axis(n, axis_attr, first->rank, &axis, error))
+        return FALSE;
+    memcpy(dims, first->dims, sizeof(gint64) * (gsize)first->rank);
+    dims[axis] = 0;
+    for (guint k = 2; k < n->inputs->len; k += 3) {
+        Tensor *t;
+        if (!infer_input(n, k, &t, error) || !check_qparams(n, (const guint[]){k + 1}, 1, error))
+            return FALSE;
+        if (t->rank != first->rank || t->dtype != first->dtype)
+            return infer_fail(error, n, "'%s' is %s of rank %d, '%s' %s of rank %d", t->name, dtype_name(t->dtype),
+                              t->rank, first->name, dtype_name(first->dtype), first->rank);
+        for (int d = 0; d < t->rank; d++)
+            if (d != axis && t->dims[d] != first->dims[d])
+                return infer_fail(error, n, "'%s' has size %" G_GINT64_FORMAT " on axis %d, '%s' has %" G_GINT64_FORMAT
+                                  " (only axis %d may differ)", t->name, t->dims[d], d, first->name, first->dims[d],
+                                  axis);
+        dims[axis] += t->dims[axis];
+    }
+    return infer_set_output(n, 0, first->dtype, first->rank, dims, error);
+}

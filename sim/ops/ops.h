@@ -64,6 +64,9 @@ gboolean op_reads_bytes(const Node *n, const Tensor *t);
 const OpInfo *op_lookup(const char *domain, const char *op_type);
 /* The whole table, for listings and tests. */
 const OpInfo *op_table(gsize *count);
+/* ONNX Runtime's contrib ops sim plans and runs (domain OP_DOMAIN_MICROSOFT: its quantizer's QOperator ops). */
+#define OP_DOMAIN_MICROSOFT "com.microsoft"
+const OpInfo *op_table_microsoft(gsize *count);
 /* The domain of sim's own ops (IfSelect: made when an If's condition is data-dependent), never an ONNX one. */
 #define SIM_OP_DOMAIN "arenasim.internal"
 

@@ -297,3 +297,123 @@ gboolean kernel_qlinear_conv(const KernelCall *c, GError **error)
     range_of(r.q.y->dtype, &r.q.lo, &r.q.hi);
     return conv_products(c, kernel_in(c, 0), kernel_in(c, 2), w, kernel_in(c, 5), r.q.y, emit_conv_requant, &r, error);
 }
+
+/* ONNX Runtime's QOperator contrib ops (com.microsoft), as its reference kernels compute them (MLAS's scalar paths:
+ * the values dequantized in float32 as scale * (q - zero point), the result divided by the output's scale, rounded
+ * half to even and saturated); every scale and zero point one value. */
+static float qscale(const ExecTensor *s) { return (float)kernel_elem_get_f(s, 0); }
+static gint64 qzero(const ExecTensor *z) { return z && z->count ? kernel_elem_get_i(z, 0) : 0; }
+
+/* QLinearAdd: round(sa / sc (a - za) + sb / sc (b - zb) + zc), the form of ONNX Runtime's x86 vector kernel (its
+ * scalar reference, round((sa (a - za) + sb (b - zb)) / sc) + zc, rounds some ties of int8 sums the other way).
+ * QLinearMul: round(sa sb / sc (a - za)(b - zb)) + zc. Both broadcast a and b as numpy does; float32 throughout. */
+gboolean kernel_qlinear_binary(const KernelCall *c, GError **error)
+{
+    (void)error;
+    const ExecTensor *a = kernel_in(c, 0), *b = kernel_in(c, 3);
+    ExecTensor *y = kernel_out(c, 0);
+    float sa = qscale(kernel_in(c, 1)), sb = qscale(kernel_in(c, 4)), sc = qscale(kernel_in(c, 6)), lo, hi;
+    gint64 za = qzero(kernel_in(c, 2)), zb = qzero(kernel_in(c, 5)), zc = qzero(kernel_in(c, 7));
+    gboolean mul = !strcmp(c->node->op_type, "QLinearMul");
+    float ratio = sa * sb / sc, ra = sa / sc, rb = sb / sc;
+    range_of(y->dtype, &lo, &hi);
+    gint64 as[KERNEL_MAX_RANK], bs[KERNEL_MAX_RANK], idx[KERNEL_MAX_RANK] = {0};
+    kernel_broadcast_strides(a, y->rank, y->dims, as);
+    kernel_broadcast_strides(b, y->rank, y->dims, bs);
+    for (gsize k = 0; k < y->count; k++) {
+        gint64 ao = 0, bo = 0;
+        for (int d = 0; d < y->rank; d++) {
+            ao += idx[d] * as[d];
+            bo += idx[d] * bs[d];
+        }
+        gint64 qa = kernel_elem_get_i(a, (gsize)ao) - za, qb = kernel_elem_get_i(b, (gsize)bo) - zb;
+        float r = mul ? nearbyintf(ratio * (float)(qa * qb)) + (float)zc
+                      : nearbyintf(ra * (float)qa + rb * (float)qb + (float)zc);
+        kernel_elem_set_i(y, k, saturate(r, lo, hi));
+        if (y->rank)
+            kernel_index_next(idx, y->dims, y->rank);
+    }
+    return TRUE;
+}
+
+/* QLinearSigmoid and QLinearLeakyRelu: a table over the 256 values of x, each dequantized, mapped by the function
+ * in float32 and quantized to y (ONNX Runtime's lookup-table kernels). */
+gboolean kernel_qlinear_unary(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0);
+    ExecTensor *y = kernel_out(c, 0);
+    float sx = qscale(kernel_in(c, 1)), sy = qscale(kernel_in(c, 3)), alpha = 0.01f, lo, hi, in_lo, in_hi;
+    gint64 zx = qzero(kernel_in(c, 2)), zy = qzero(kernel_in(c, 4));
+    gboolean sigmoid = !strcmp(c->node->op_type, "QLinearSigmoid");
+    if (!sigmoid && !node_attr_float(c->node, "alpha", 0.01f, &alpha, error))
+        return FALSE;
+    range_of(y->dtype, &lo, &hi);
+    range_of(x->dtype, &in_lo, &in_hi);
+    guint8 table[256];
+    for (gint64 q = (gint64)in_lo; q <= (gint64)in_hi; q++) {
+        float v = sx * (float)(q - zx);
+        float f = sigmoid ? 1.0f / (1.0f + expf(-v)) : v >= 0 ? v : v * alpha;
+        table[q & 0xff] = (guint8)saturate(nearbyintf(f / sy) + (float)zy, lo, hi);
+    }
+    const guint8 *in = x->data;
+    guint8 *out = y->data;
+    for (gsize k = 0; k < y->count; k++)
+        out[k] = table[in[k]]; /* the byte of an int8 or a uint8 alike */
+    return TRUE;
+}
+
+/* QLinearGlobalAveragePool: per (n, c), the sum of x - zx over the image times sx / (sy * size), rounded half to
+ * even, plus zy, saturated (ONNX Runtime's MLAS kernel: an int32 sum, one float32 scale); NCHW or channels_last. */
+gboolean kernel_qlinear_global_average_pool(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0);
+    ExecTensor *y = kernel_out(c, 0);
+    gint64 last = 0, zx = qzero(kernel_in(c, 2)), zy = qzero(kernel_in(c, 4));
+    if (!node_attr_int(c->node, "channels_last", 0, &last, error))
+        return FALSE;
+    gsize n = (gsize)x->dims[0], ch = (gsize)x->dims[last ? x->rank - 1 : 1], size = x->count / MAX(n * ch, 1);
+    float scale = qscale(kernel_in(c, 1)) / (qscale(kernel_in(c, 3)) * (float)size), lo, hi;
+    range_of(y->dtype, &lo, &hi);
+    for (gsize i = 0; i < n; i++)
+        for (gsize j = 0; j < ch; j++) {
+            gint64 acc = -zx * (gint64)size;
+            for (gsize p = 0; p < size; p++)
+                acc += kernel_elem_get_i(x, last ? (i * size + p) * ch + j : (i * ch + j) * size + p);
+            kernel_elem_set_i(y, i * ch + j, saturate(nearbyintf((float)acc * scale) + (float)zy, lo, hi));
+        }
+    return TRUE;
+}
+
+/* QLinearConcat: each input requantized to y's scale and zero point (round(sx (x - zx) / sy) + zy, saturated; a
+ * copy where they are the same), placed along axis. */
+gboolean kernel_qlinear_concat(const KernelCall *c, GError **error)
+{
+    ExecTensor *y = kernel_out(c, 0);
+    gint64 axis = 0, zy = qzero(kernel_in(c, 1));
+    float sy = qscale(kernel_in(c, 0)), lo, hi;
+    if (!node_attr_int(c->node, "axis", 0, &axis, error))
+        return FALSE;
+    int a = kernel_axis(axis, y->rank);
+    gsize outer = 1, inner = 1;
+    for (int d = 0; d < a; d++)
+        outer *= (gsize)y->dims[d];
+    for (int d = a + 1; d < y->rank; d++)
+        inner *= (gsize)y->dims[d];
+    range_of(y->dtype, &lo, &hi);
+    gsize at = 0; /* where this input's block starts along the axis, in elements of one outer row */
+    for (guint k = 2; k + 2 < c->node->inputs->len; k += 3) { /* X, X_scale, X_zero_point per input */
+        const ExecTensor *x = kernel_in(c, k);
+        float sx = qscale(kernel_in(c, k + 1));
+        gint64 zx = qzero(kernel_in(c, k + 2));
+        gsize block = (gsize)x->dims[a] * inner, row = (gsize)y->dims[a] * inner;
+        for (gsize o = 0; o < outer; o++)
+            for (gsize e = 0; e < block; e++) {
+                gint64 q = kernel_elem_get_i(x, o * block + e);
+                gint64 v = sx == sy && zx == zy ? q
+                                                : saturate(nearbyintf(sx * (float)(q - zx) / sy) + (float)zy, lo, hi);
+                kernel_elem_set_i(y, o * row + at + e, v);
+            }
+        at += block;
+    }
+    return TRUE;
+}

@@ -70,9 +70,9 @@ def attr_floats(name, vals):
     return s(1, name) + b"".join(field(7, 5, v) for v in vals) + field(20, 0, 6)
 
 
-def node(op, inputs, outputs, attrs=(), name=""):
+def node(op, inputs, outputs, attrs=(), name="", domain=""):
     return (b"".join(s(1, i) for i in inputs) + b"".join(s(2, o) for o in outputs) + (s(3, name) if name else b"")
-            + s(4, op) + b"".join(field(5, 2, a) for a in attrs))
+            + s(4, op) + b"".join(field(5, 2, a) for a in attrs) + (s(7, domain) if domain else b""))
 
 
 def graph(nodes, inputs, outputs, extra=b""):
@@ -80,8 +80,9 @@ def graph(nodes, inputs, outputs, extra=b""):
             + b"".join(field(12, 2, o) for o in outputs) + extra)
 
 
-def model(g, opset=13):
-    return field(1, 0, 8) + s(2, "make_cases") + field(7, 2, g) + field(8, 2, s(1, "") + field(2, 0, opset))
+def model(g, opset=13, microsoft=False):
+    ms = field(8, 2, s(1, "com.microsoft") + field(2, 0, 1)) if microsoft else b""
+    return field(1, 0, 8) + s(2, "make_cases") + field(7, 2, g) + field(8, 2, s(1, "") + field(2, 0, opset)) + ms
 
 
 def relu_model():
@@ -360,6 +361,23 @@ def main():
         model(graph([node("QuantizeLinear", ["x", "s3"], ["y"], [attr_int("axis", 1)], name="q")],
                     quant_in, [s(1, "y")], field(5, 2, initializer("s3", [3], [0.5, 0.25, 1.0]))), opset=13),
         "--graph {}", 1, "sim: {}: node 'q' (QuantizeLinear): the scale 's3' has 3 values where axis 1 of 'x' has 4")
+    # ONNX Runtime's QLinear contrib ops (com.microsoft): a scale per tensor only, their inputs in threes, 8-bit data.
+    q_in = [value_info("a", elem=2, dims=(dim(1), dim(4))), value_info("b", elem=2, dims=(dim(1), dim(4)))]
+    qparams = (field(5, 2, initializer("s", [], [0.5])) + field(5, 2, initializer("s4", [4], [0.5] * 4))
+               + field(5, 2, initializer_raw("z", [], 2, bytes([128]))))
+    add("onnx-qlinear-add-per-axis.onnx",
+        model(graph([node("QLinearAdd", ["a", "s4", "z", "b", "s", "z", "s", "z"], ["c"], name="qa",
+                          domain="com.microsoft")], q_in, [s(1, "c")], qparams), microsoft=True), "--graph {}", 1,
+        "sim: {}: node 'qa' (QLinearAdd): the scale 's4' is not one float value (ONNX Runtime's QLinear ops quantize "
+        "per tensor)")
+    add("onnx-qlinear-concat-inputs.onnx",
+        model(graph([node("QLinearConcat", ["s", "z", "a", "s", "z", "b"], ["c"], [attr_int("axis", 1)], name="qc",
+                          domain="com.microsoft")], q_in, [s(1, "c")], qparams), microsoft=True), "--graph {}", 1,
+        "sim: {}: node 'qc' (QLinearConcat): 6 inputs: Y_scale, Y_zero_point, then X, X_scale, X_zero_point per input")
+    add("onnx-qlinear-float.onnx",
+        model(graph([node("QLinearSigmoid", ["x", "s", "z", "s", "z"], ["y"], name="qs", domain="com.microsoft")],
+                    [value_info("x")], [s(1, "y")], qparams), microsoft=True), "--graph {}", 1,
+        "sim: {}: node 'qs' (QLinearSigmoid): 'x' is FLOAT: ONNX Runtime's QLinear ops take uint8 or int8")
     # Round two of hostile input: nesting that overflowed protobuf-c's recursive unpacking, a blocksize whose
     # square overflowed, Loops each unrolled to the old per-Loop cap, a name that would drive the terminal.
     def attr_graph(name, g):
