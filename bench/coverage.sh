@@ -69,8 +69,9 @@ print(r["steps"], r.get("data_dependent_tensors", 0), r["lower_bound_bytes"], r[
     echo "a causal mask) runs bit for bit under every strategy ([exec-check.md](exec-check.md)), and the kernels"
     echo "pass the ONNX node tests of every op they run, LSTM, GRU, RNN, 3-D pools, NonZero, NonMaxSuppression,"
     echo "RoiAlign and GatherND included ([conformance.md](conformance.md)). ONNX Runtime's QOperator form (its"
-    echo "com.microsoft QLinearAdd, QLinearMul, QLinearSigmoid, QLinearLeakyRelu, QLinearConcat and"
-    echo "QLinearGlobalAveragePool, uint8 and int8; tests/data/qlinear) runs bit for bit in every plan and gives"
+    echo "com.microsoft QLinearAdd, QLinearMul, QLinearSigmoid, QLinearLeakyRelu, QLinearConcat, QLinearAveragePool,"
+    echo "QLinearGlobalAveragePool and QGemm, uint8 and int8, and a small classifier with QLinearConv and MaxPool on"
+    echo "uint8; tests/data/qlinear) runs bit for bit in every plan and gives"
     echo "ORT 1.30's own outputs exactly (tests/test-oracle, /oracle/qlinear-matches-ort; ORT's outputs kept beside"
     echo "the model)."
     echo

@@ -102,29 +102,43 @@ static void check_kind_matches_torch(const char *kind, int outputs)
     g_free(dir);
 }
 
-/* ONNX Runtime's QOperator form (its com.microsoft QLinear ops, uint8 and int8, tests/data/qlinear/make.py): every
- * plan runs bit for bit, and the default plan's outputs equal ORT's own (onnxruntime-node 1.30, kept beside the
- * model) exactly, integers and the dequantized floats alike; planned with one byte per quantized element. */
+/* ONNX Runtime's QOperator form (its com.microsoft QLinear ops, uint8 and int8, tests/data/qlinear/make.py): in both
+ * models (every op; a small classifier with QLinearConv, MaxPool on uint8, QLinearAveragePool and QGemm) every plan
+ * runs bit for bit, and the default plan's outputs equal ORT's own (onnxruntime-node 1.30, kept beside the models)
+ * exactly, integers and floats alike; planned with one byte per quantized element. */
 static void test_qlinear_matches_ort(void)
 {
-    char *model = test_source_path("tests/data/qlinear/model.onnx");
-    char *dir = test_source_path("tests/data/qlinear/test_data_set_0");
-    RunResult r = sim_in((const char *[]){"--graph", model, "--inputs", dir, "--run", "--check", "--poison", "--expect",
-                                          dir, "--atol", "0", "--rtol", "0", NULL});
-    if (r.status != 0)
-        g_error("the QOperator model does not match ONNX Runtime: %s", r.err);
-    g_assert_nonnull(strstr(r.out, "expect         5 outputs within rtol 0 and atol 0 of "));
-    g_assert_nonnull(strstr(r.out, "(largest error 0, 0 relative"));
-    g_assert_null(strstr(r.out, "(degenerate)"));
-    run_result_clear(&r);
-    r = sim_in((const char *[]){"--graph", model, "--inputs", dir, "--run", "--check", "--poison", "--compare", NULL});
-    if (r.status != 0)
-        g_error("a plan of the QOperator model does not run bit for bit: %s", r.err);
-    run_result_clear(&r);
-    r = sim_in((const char *[]){"--graph", model, "--verbose", NULL}); /* 'cat' is 1 x 12 x 6 x 6 bytes */
+    const struct {
+        const char *dir;
+        int outputs;
+    } models[] = {{"tests/data/qlinear/ops", 5}, {"tests/data/qlinear/cnn", 3}};
+    for (gsize k = 0; k < G_N_ELEMENTS(models); k++) {
+        char *rel = g_strdup_printf("%s/model.onnx", models[k].dir), *model = test_source_path(rel);
+        char *data_rel = g_strdup_printf("%s/test_data_set_0", models[k].dir), *dir = test_source_path(data_rel);
+        RunResult r = sim_in((const char *[]){"--graph", model, "--inputs", dir, "--run", "--check", "--poison",
+                                              "--expect", dir, "--atol", "0", "--rtol", "0", NULL});
+        if (r.status != 0)
+            g_error("%s does not match ONNX Runtime: %s", models[k].dir, r.err);
+        char *want = g_strdup_printf("expect         %d outputs within rtol 0 and atol 0 of ", models[k].outputs);
+        g_assert_nonnull(strstr(r.out, want));
+        g_assert_nonnull(strstr(r.out, "(largest error 0, 0 relative"));
+        g_assert_null(strstr(r.out, "(degenerate)"));
+        run_result_clear(&r);
+        r = sim_in(
+            (const char *[]){"--graph", model, "--inputs", dir, "--run", "--check", "--poison", "--compare", NULL});
+        if (r.status != 0)
+            g_error("a plan of %s does not run bit for bit: %s", models[k].dir, r.err);
+        run_result_clear(&r);
+        g_free(want);
+        g_free(dir);
+        g_free(data_rel);
+        g_free(model);
+        g_free(rel);
+    }
+    char *model = test_source_path("tests/data/qlinear/ops/model.onnx");
+    RunResult r = sim_in((const char *[]){"--graph", model, "--verbose", NULL}); /* 'cat' is 1 x 12 x 6 x 6 bytes */
     g_assert_nonnull(strstr(r.out, "432 B  'cat'"));
     run_result_clear(&r);
-    g_free(dir);
     g_free(model);
 }
 

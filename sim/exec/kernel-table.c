@@ -173,6 +173,9 @@ static const KernelRow kernel_rows[] = {
     {.domain = OP_DOMAIN_MICROSOFT, .name = "QLinearGlobalAveragePool", .kernel = kernel_qlinear_global_average_pool,
      .reads = "- f - f -"},
     {.domain = OP_DOMAIN_MICROSOFT, .name = "QLinearConcat", .kernel = kernel_qlinear_concat},
+    {.domain = OP_DOMAIN_MICROSOFT, .name = "QLinearAveragePool", .kernel = kernel_qlinear_average_pool,
+     .reads = "- f - f -"},
+    {.domain = OP_DOMAIN_MICROSOFT, .name = "QGemm", .kernel = kernel_qgemm, .reads = "- f - - f - - f -"},
 };
 
 /* The domain of a row's op: sim's own, ONNX Runtime's, or ONNX's. */

@@ -280,6 +280,11 @@ static const OpInfo microsoft_rows[] = {
     OP("QLinearLeakyRelu", OP_COMPUTE, 4, 5, 1, 1, infer_qlinear_unary),
     /* X, x_scale, x_zero_point, y_scale, y_zero_point: the mean over the spatial axes (channels_last: NHWC) */
     OP("QLinearGlobalAveragePool", OP_COMPUTE, 5, 5, 1, 1, infer_qlinear_global_average_pool),
+    /* X, x_scale, x_zero_point, y_scale, y_zero_point: AveragePool's window (NCHW) */
+    OP("QLinearAveragePool", OP_COMPUTE, 4, 5, 1, 1, infer_qlinear_average_pool),
+    /* A, a_scale, a_zero_point, B, b_scale, b_zero_point, C (int32 bias), y_scale, y_zero_point: Gemm of 8-bit
+     * matrices, quantized out, or float out without y_scale */
+    OP("QGemm", OP_COMPUTE, 6, 9, 1, 1, infer_qgemm),
     /* Y_scale, Y_zero_point, then X, X_scale, X_zero_point per input: Concat along axis, each requantized */
     OP("QLinearConcat", OP_COMPUTE, 5, -1, 1, 1, infer_qlinear_concat),
 };

@@ -32,6 +32,8 @@ INFER_FN(infer_qlinear_binary);
 INFER_FN(infer_qlinear_unary);
 INFER_FN(infer_qlinear_global_average_pool);
 INFER_FN(infer_qlinear_concat);
+INFER_FN(infer_qlinear_average_pool);
+INFER_FN(infer_qgemm);
 /* ops-conv.c */
 INFER_FN(infer_conv);
 INFER_FN(infer_conv_integer);

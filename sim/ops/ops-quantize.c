@@ -183,3 +183,46 @@ gboolean infer_qlinear_concat(InferCtx *cx, const OpInfo *op, Node *n, gint64 op
     }
     return infer_set_output(n, 0, first->dtype, first->rank, dims, error);
 }
+
+gboolean infer_qlinear_average_pool(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
+{
+    Tensor *x;
+    gint64 last = 0;
+    if (!infer_input(n, 0, &x, error) || !check_8bit(n, x, error) ||
+        !check_qparams(n, (const guint[]){1, 3}, 2, error) || !node_attr_int(n, "channels_last", 0, &last, error))
+        return FALSE;
+    if (last)
+        return infer_fail(error, n, "channels_last: only NCHW is supported (ONNX Runtime's quantizer writes NCHW)");
+    return infer_pool(cx, op, n, opset, error); /* AveragePool's window over input 0, its type kept */
+}
+
+gboolean infer_qgemm(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
+{
+    (void)cx;
+    (void)op;
+    (void)opset;
+    Tensor *a, *b, *c = node_input(n, 6), *ys = node_input(n, 7), *yz = node_input(n, 8);
+    gint64 trans_a, trans_b;
+    if (!infer_input(n, 0, &a, error) || !infer_input(n, 3, &b, error) || !check_8bit(n, a, error) ||
+        !check_8bit(n, b, error) || !check_qparams(n, (const guint[]){1}, 1, error) ||
+        (ys && !check_qparams(n, (const guint[]){7}, 1, error)) || !node_attr_int(n, "transA", 0, &trans_a, error) ||
+        !node_attr_int(n, "transB", 0, &trans_b, error))
+        return FALSE;
+    if (a->rank != 2 || b->rank != 2)
+        return infer_fail(error, n, "QGemm inputs must be matrices ('%s' has rank %d, '%s' rank %d)", a->name, a->rank,
+                          b->name, b->rank);
+    gint64 m = trans_a ? a->dims[1] : a->dims[0], k = trans_a ? a->dims[0] : a->dims[1];
+    gint64 k2 = trans_b ? b->dims[1] : b->dims[0], nn = trans_b ? b->dims[0] : b->dims[1];
+    if (k != k2)
+        return infer_fail(error, n, "QGemm inner dimensions differ (%" G_GINT64_FORMAT " vs %" G_GINT64_FORMAT ")", k,
+                          k2);
+    Tensor *bs = node_input(n, 4);
+    guint64 scales = 0;
+    if (!bs || !bs->shape_known || !shape_numel(bs->rank, bs->dims, &scales) || (scales != 1 && (gint64)scales != nn))
+        return infer_fail(error, n, "b_scale is neither one value nor one per output column");
+    if (c && c->shape_known && (c->dtype != DT_INT32 || c->rank > 1 || (c->rank == 1 && c->dims[0] != nn)))
+        return infer_fail(error, n, "the bias '%s' is not one int32 per output column", c->name);
+    gint64 out[2] = {m, nn};
+    DType to = !ys ? DT_FLOAT : yz && yz->shape_known ? yz->dtype : a->dtype;
+    return infer_set_output(n, 0, to, 2, out, error);
+}

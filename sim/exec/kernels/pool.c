@@ -236,6 +236,31 @@ static void pool_planes(void *data, gint64 begin, gint64 end, guint part)
            j->is_max, j->include_pad);
 }
 
+/* MaxPool of 8-bit data (a quantized graph pools its uint8 or int8 tensors as they are: the maximum commutes with a
+ * monotone dequantization): the largest in-window value of each output, any spatial rank. */
+static gboolean pool_max_8bit(const KernelCall *c, const ExecTensor *x, ExecTensor *y, const gint64 *kernel_dims,
+                              GError **error)
+{
+    KernelWindow w;
+    if (!kernel_window_read(c, x, y, kernel_dims, &w, error))
+        return FALSE;
+    gint64 o[KERNEL_MAX_RANK], kk[KERNEL_MAX_RANK], lowest = x->dtype == DT_INT8 ? -128 : 0;
+    for (gint64 plane = 0; plane < w.n * w.c; plane++) {
+        memset(o, 0, sizeof(o));
+        for (gint64 q = 0; q < w.out_size; q++, kernel_index_next(o, w.out, w.s)) {
+            gint64 best = lowest;
+            memset(kk, 0, sizeof(kk));
+            for (gint64 t = 0; t < w.k_size; t++, kernel_index_next(kk, w.k, w.s)) {
+                gint64 src = kernel_window_source(&w, o, kk);
+                if (src >= 0)
+                    best = MAX(best, kernel_elem_get_i(x, (gsize)(plane * w.in_size + src)));
+            }
+            kernel_elem_set_i(y, (gsize)(plane * w.out_size + q), best);
+        }
+    }
+    return TRUE;
+}
+
 gboolean kernel_pool(const KernelCall *c, GError **error)
 {
     const ExecTensor *x = kernel_in(c, 0);
@@ -243,6 +268,13 @@ gboolean kernel_pool(const KernelCall *c, GError **error)
     const GArray *shape = NULL;
     gint64 include_pad;
     gboolean is_max = kernel_kind(c) == KIND_POOL_MAX;
+    if (is_max && (x->dtype == DT_UINT8 || x->dtype == DT_INT8) && !kernel_out(c, 1)) {
+        if (!node_attr_ints(c->node, "kernel_shape", &shape, error))
+            return FALSE;
+        if (!shape || x->rank > KERNEL_MAX_RANK || shape->len != (guint)x->rank - 2)
+            return kernel_fail(c, error, "kernel_shape does not match input rank %d", x->rank);
+        return pool_max_8bit(c, x, y, (const gint64 *)shape->data, error);
+    }
     if (!kernel_need_float(c, x, c->node->op->name, error) || !node_attr_ints(c->node, "kernel_shape", &shape, error) ||
         !node_attr_int(c->node, "count_include_pad", 0, &include_pad, error))
         return FALSE;

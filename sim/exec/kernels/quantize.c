@@ -3,6 +3,7 @@
  * arithmetic, round half to even, saturation to the quantized type's range; a scale and zero point per tensor or
  * per element of `axis`; integer products accumulated exactly. */
 #include "exec/kernel.h"
+#include "exec/kernels/window.h"
 
 #include <math.h>
 #include <string.h>
@@ -414,6 +415,83 @@ gboolean kernel_qlinear_concat(const KernelCall *c, GError **error)
                 kernel_elem_set_i(y, o * row + at + e, v);
             }
         at += block;
+    }
+    return TRUE;
+}
+
+/* QLinearAveragePool (NCHW): x dequantized in float32, the window summed in float32 in row-major order (as
+ * AveragePool's), divided by its count (the whole window with count_include_pad), then round(v / sy + zy),
+ * saturated (ONNX Runtime's kernel). */
+gboolean kernel_qlinear_average_pool(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0);
+    ExecTensor *y = kernel_out(c, 0);
+    const GArray *shape = NULL;
+    gint64 include_pad = 0, zx = qzero(kernel_in(c, 2)), zy = qzero(kernel_in(c, 4));
+    float sx = qscale(kernel_in(c, 1)), sy = qscale(kernel_in(c, 3)), lo, hi;
+    KernelWindow w;
+    if (!node_attr_ints(c->node, "kernel_shape", &shape, error) ||
+        !node_attr_int(c->node, "count_include_pad", 0, &include_pad, error))
+        return FALSE;
+    if (!shape || x->rank > KERNEL_MAX_RANK || shape->len != (guint)x->rank - 2)
+        return kernel_fail(c, error, "kernel_shape does not match input rank %d", x->rank);
+    if (!kernel_window_read(c, x, y, (const gint64 *)shape->data, &w, error))
+        return FALSE;
+    range_of(y->dtype, &lo, &hi);
+    gint64 o[KERNEL_MAX_RANK], kk[KERNEL_MAX_RANK];
+    for (gint64 plane = 0; plane < w.n * w.c; plane++) {
+        memset(o, 0, sizeof(o));
+        for (gint64 q = 0; q < w.out_size; q++, kernel_index_next(o, w.out, w.s)) {
+            float sum = 0;
+            gint64 counted = 0;
+            memset(kk, 0, sizeof(kk));
+            for (gint64 t = 0; t < w.k_size; t++, kernel_index_next(kk, w.k, w.s)) {
+                gint64 src = kernel_window_source(&w, o, kk);
+                if (src < 0)
+                    continue;
+                sum += sx * (float)(kernel_elem_get_i(x, (gsize)(plane * w.in_size + src)) - zx);
+                counted++;
+            }
+            sum /= (float)(include_pad ? w.k_size : MAX(counted, 1));
+            kernel_elem_set_i(y, (gsize)(plane * w.out_size + q), saturate(nearbyintf(sum / sy + (float)zy), lo, hi));
+        }
+    }
+    return TRUE;
+}
+
+/* QGemm: alpha A' B' of 8-bit matrices (A' = A or its transpose, per transA; B' likewise), each element shifted by
+ * its zero point (b's one per output column or one for all), summed exactly with the int32 bias; then, with
+ * y_scale, requantized by alpha a_scale b_scale / y_scale (float32) as round(sum times it) + zy, saturated, or
+ * without it, sum times alpha a_scale b_scale in float32 (ONNX Runtime's kernel). */
+gboolean kernel_qgemm(const KernelCall *c, GError **error)
+{
+    const ExecTensor *a = kernel_in(c, 0), *b = kernel_in(c, 3), *bias = kernel_in(c, 6), *ys = kernel_in(c, 7);
+    const ExecTensor *bs = kernel_in(c, 4), *bz = kernel_in(c, 5);
+    ExecTensor *y = kernel_out(c, 0);
+    gint64 ta, tb, za = qzero(kernel_in(c, 2)), zy = ys ? qzero(kernel_in(c, 8)) : 0;
+    float alpha = 1, sa = qscale(kernel_in(c, 1)), lo = 0, hi = 0;
+    if (!node_attr_int(c->node, "transA", 0, &ta, error) || !node_attr_int(c->node, "transB", 0, &tb, error) ||
+        !node_attr_float(c->node, "alpha", 1, &alpha, error))
+        return FALSE;
+    gint64 m = y->dims[0], n = y->dims[1], k = ta ? a->dims[0] : a->dims[1];
+    if (ys)
+        range_of(y->dtype, &lo, &hi);
+    for (gint64 j = 0; j < n; j++) {
+        gsize per = bs->count == 1 ? 0 : (gsize)j;
+        gint64 zb = bz && bz->count ? kernel_elem_get_i(bz, bz->count == 1 ? 0 : (gsize)j) : 0;
+        float scale = alpha * sa * (float)kernel_elem_get_f(bs, per);
+        float requant = ys ? scale / qscale(ys) : 0;
+        for (gint64 i = 0; i < m; i++) {
+            gint64 acc = bias && bias->count ? kernel_elem_get_i(bias, (gsize)j) : 0;
+            for (gint64 p = 0; p < k; p++)
+                acc += (kernel_elem_get_i(a, (gsize)(ta ? p * m + i : i * k + p)) - za) *
+                       (kernel_elem_get_i(b, (gsize)(tb ? j * k + p : p * n + j)) - zb);
+            if (ys)
+                kernel_elem_set_i(y, (gsize)(i * n + j),
+                                  saturate(nearbyintf((float)acc * requant) + (float)zy, lo, hi));
+            else
+                kernel_elem_set_f(y, (gsize)(i * n + j), (float)acc * scale);
+        }
     }
     return TRUE;
 }

@@ -378,6 +378,14 @@ def main():
         model(graph([node("QLinearSigmoid", ["x", "s", "z", "s", "z"], ["y"], name="qs", domain="com.microsoft")],
                     [value_info("x")], [s(1, "y")], qparams), microsoft=True), "--graph {}", 1,
         "sim: {}: node 'qs' (QLinearSigmoid): 'x' is FLOAT: ONNX Runtime's QLinear ops take uint8 or int8")
+    add("onnx-qlinear-pool-nhwc.onnx",
+        model(graph([node("QLinearAveragePool", ["x", "s", "z", "s", "z"], ["y"],
+                          [attr_int("channels_last", 1), attr_ints("kernel_shape", [2, 2])], name="qp",
+                          domain="com.microsoft")],
+                    [value_info("x", elem=2, dims=(dim(1), dim(4), dim(4), dim(2)))], [s(1, "y")], qparams),
+              microsoft=True), "--graph {}", 1,
+        "sim: {}: node 'qp' (QLinearAveragePool): channels_last: only NCHW is supported (ONNX Runtime's quantizer "
+        "writes NCHW)")
     # Round two of hostile input: nesting that overflowed protobuf-c's recursive unpacking, a blocksize whose
     # square overflowed, Loops each unrolled to the old per-Loop cap, a name that would drive the terminal.
     def attr_graph(name, g):
