@@ -577,10 +577,21 @@ static void test_climb(void)
     g_assert_cmpstr(c->detail, ==, "0 improvements, 0.00% below greedy-size (budget spent)");
     g_assert_cmpuint(c->stats.steps, ==, 0);
     g_assert_cmpmem(c->offsets, trace_count(t) * sizeof(guint64), greedy->offsets, trace_count(t) * sizeof(guint64));
+    /* A work budget counts unit placements, a step n of them: a budget under one step takes none. */
+    o.budget_seconds = 10;
+    o.budget_work = trace_count(t) - 1;
+    Plan *d = run("climb", t, &o);
+    g_assert_cmpuint(d->stats.steps, ==, 0);
+    g_assert_cmpmem(d->offsets, trace_count(t) * sizeof(guint64), greedy->offsets, trace_count(t) * sizeof(guint64));
+    o.budget_work = trace_count(t);
+    Plan *e = run("climb", t, &o);
+    g_assert_cmpuint(e->stats.steps, ==, 1);
     plan_free(greedy);
     plan_free(a);
     plan_free(b);
     plan_free(c);
+    plan_free(d);
+    plan_free(e);
     trace_free(t);
 }
 

@@ -14,10 +14,15 @@
 
 #include <string.h>
 
-/* The candidates: everything but the baseline and portfolios (itself); exact search only when small. */
+/* The candidates: everything but the baseline and portfolios (itself); exact search only when small; an improver
+ * only when a work budget leaves it one pass over the units (its first move re-places them all: with less it would
+ * only repeat the heuristic it starts from, seconds on a million units). */
 static gboolean candidate(const PlaceStrategy *s, const PlaceProblem *p)
 {
-    return s->role != ROLE_BASELINE && s->role != ROLE_PORTFOLIO && s->role != ROLE_PEER && s->role != ROLE_RUNTIME && (s->role != ROLE_EXACT || p->units->len <= p->options->search_max);
+    const PlaceOptions *o = p->options;
+    return s->role != ROLE_BASELINE && s->role != ROLE_PORTFOLIO && s->role != ROLE_PEER && s->role != ROLE_RUNTIME &&
+           (s->role != ROLE_EXACT || p->units->len <= o->search_max) &&
+           (s->role != ROLE_IMPROVER || !o->budget_work || o->budget_work >= p->units->len);
 }
 
 /* The heuristics alone: a part's first plan. */

@@ -42,8 +42,8 @@ static gboolean climb_plan(const PlaceProblem *p, guint64 *offsets, char **detai
     const gint64 step_cost = g_get_monotonic_time() - started; /* a step re-places all, as the start did */
     guint steps = 0, improved = 0;
     gboolean out_of_time = FALSE, at_bound = best_arena <= p->bound;
-    /* A work budget counts unit placements (plan.h): a step re-places all n. */
-    const guint64 work_steps = p->options->budget_work ? MAX(p->options->budget_work / n, 1) : G_MAXUINT64;
+    /* A work budget counts unit placements (plan.h): a step re-places all n, so a budget under n takes none. */
+    const guint64 work_steps = p->options->budget_work ? p->options->budget_work / n : G_MAXUINT64;
     const guint max_steps = (guint)MIN((guint64)p->options->climb_steps, work_steps);
     for (; steps < max_steps && !at_bound && !place_stop_requested(p->options); steps++) {
         if (g_get_monotonic_time() + step_cost >= deadline) {
