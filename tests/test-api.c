@@ -498,6 +498,22 @@ static void test_peak_witness(void)
     arenasim_plan_free(p);
 }
 
+/* graphs/random.onnx planned under o: its arena, and the order its report names (NULL: not looked at). */
+static void plan_random(const arenasim_options *o, guint64 arena, const char *order)
+{
+    char *error = NULL;
+    arenasim_plan *p = arenasim_plan_file("graphs/random.onnx", o, &error);
+    g_assert_nonnull(p);
+    g_assert_cmpuint(arenasim_plan_arena_bytes(p), ==, arena);
+    if (order) {
+        char *json = arenasim_plan_report_json(p), *want = g_strdup_printf("\"order\" : \"%s\"", order);
+        assert_contains(json, want);
+        g_free(want);
+        arenasim_free(json);
+    }
+    arenasim_plan_free(p);
+}
+
 /* order "best" through the library (also its default): the order and sharing the command keeps, with the same
  * arena; a named sharing is kept; order_work bounds the candidates; "file" plans the file's order alone. */
 static void test_order_best(void)
@@ -508,40 +524,21 @@ static void test_order_best(void)
     char *error = NULL;
     arenasim_plan *p = arenasim_plan_file("graphs/random.onnx", &o, &error);
     g_assert_nonnull(p);
-    g_assert_cmpuint(arenasim_plan_arena_bytes(p), ==, 26304);
     char *json = arenasim_plan_report_json(p);
-    assert_contains(json, "\"order\" : \"local\"");
     assert_contains(json, "\"alias\" : \"noop,inplace\"");
     arenasim_free(json);
     arenasim_plan_free(p);
+    plan_random(&o, 26304, "local");
     o.alias = "all";
-    p = arenasim_plan_file("graphs/random.onnx", &o, &error);
-    g_assert_nonnull(p);
-    g_assert_cmpuint(arenasim_plan_arena_bytes(p), ==, 26688);
-    json = arenasim_plan_report_json(p);
-    assert_contains(json, "\"order\" : \"topo\"");
-    arenasim_free(json);
-    arenasim_plan_free(p);
+    plan_random(&o, 26688, "topo");
     o.alias = NULL;
     o.order = NULL; /* the default: the same choice, and order_work bounds it as --order-work does */
-    p = arenasim_plan_file("graphs/random.onnx", &o, &error);
-    g_assert_nonnull(p);
-    g_assert_cmpuint(arenasim_plan_arena_bytes(p), ==, 26304);
-    arenasim_plan_free(p);
+    plan_random(&o, 26304, "local");
     o.order_work = 100; /* 40 nodes: two plans (file and topo under all sharing) */
-    p = arenasim_plan_file("graphs/random.onnx", &o, &error);
-    g_assert_nonnull(p);
-    g_assert_cmpuint(arenasim_plan_arena_bytes(p), ==, 26688);
-    json = arenasim_plan_report_json(p);
-    assert_contains(json, "\"order\" : \"topo\"");
-    arenasim_free(json);
-    arenasim_plan_free(p);
+    plan_random(&o, 26688, "topo");
     o.order_work = 0;
     o.order = "file";
-    p = arenasim_plan_file("graphs/random.onnx", &o, &error);
-    g_assert_nonnull(p);
-    g_assert_cmpuint(arenasim_plan_arena_bytes(p), ==, 27200);
-    arenasim_plan_free(p);
+    plan_random(&o, 27200, "file");
     o.order = "bestest";
     g_assert_null(arenasim_plan_file("graphs/random.onnx", &o, &error));
     assert_contains(error, "unknown order 'bestest'");

@@ -50,7 +50,8 @@ void cli_list_strategies(void)
 void cli_print_order_best(const Job *job)
 {
     if (job->order_fell_back && job->format->notes)
-        printf("%sorder          " DRIVER_ORDER_NOT_TOPOLOGICAL "; --order file refuses it\n", job->format->block);
+        printf("%sorder          %s; --order file refuses it\n", job->format->block,
+               job->order_best ? DRIVER_ORDER_NOT_TOPOLOGICAL_BEST : DRIVER_ORDER_NOT_TOPOLOGICAL);
     if (!job->order_said || !job->format->notes)
         return;
     char *skipped = job->order_skipped ? g_strdup_printf("; %u more left out by the work budget (plans times nodes "

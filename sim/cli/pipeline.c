@@ -33,7 +33,8 @@ static gboolean load_model(Job *job, GError **error)
     if (job->model && job->order) { /* a file out of topological order: ordered topologically unless told */
         const OrderStrategy *order = driver_order_for(job->model->graph, job->order, job->order_named);
         job->order_fell_back = order != job->order;
-        job->order = order;
+        if (!job->order_best) /* else the file's order is one candidate, which fails, among the others */
+            job->order = order;
     }
     job->inputs = g_steal_pointer(&loaded.inputs);
     job->run_options.inputs = job->inputs; /* a run's inputs: the data set's */

@@ -79,6 +79,7 @@ gboolean driver_bins_check(const char *bins_path, gboolean tiers, GError **error
  * node order is not topological (an fp16 converter appends its Casts at the end): Kahn's topological order then,
  * which the caller says in its report. */
 #define DRIVER_ORDER_NOT_TOPOLOGICAL "the file's node order is not topological: planned in topological order (topo)"
+#define DRIVER_ORDER_NOT_TOPOLOGICAL_BEST "the file's node order is not topological: chosen among the other orders"
 const OrderStrategy *driver_order_for(const Graph *g, const OrderStrategy *order, gboolean named);
 
 /* --order best, and the default for one model's plan: the order and sharing whose plan is smallest. Every order of

@@ -30,21 +30,16 @@ static gboolean pool_nd(const KernelCall *c, const ExecTensor *x, ExecTensor *y,
     const float *px = x->data;
     float *py = y->data;
     double p = (double)p_attr;
-    gint64 o[KERNEL_MAX_RANK], kk[KERNEL_MAX_RANK];
+    gint64 o[KERNEL_MAX_RANK];
     for (gint64 plane = 0; plane < w.n * w.c; plane++) {
         const float *in = px + plane * w.in_size;
         memset(o, 0, sizeof(o));
         for (gint64 q = 0; q < w.out_size; q++, kernel_index_next(o, w.out, w.s)) {
             float best = -INFINITY;
-            gint64 best_at = -1, counted = 0;
+            gint64 best_at = -1, counted = 0, src;
             double sum = 0.0;
-            memset(kk, 0, sizeof(kk));
-            for (gint64 t = 0; t < w.k_size; t++, kernel_index_next(kk, w.k, w.s)) {
-                gint64 src = kernel_window_source(&w, o, kk);
-                if (src < 0)
-                    continue;
+            for (KernelWindowWalk it = {.w = &w, .o = o}; kernel_window_next(&it, &src); counted++) {
                 float v = in[src];
-                counted++;
                 if (kind == POOL_MAX) {
                     if (v > best || best_at < 0 || (isnan(v) && !isnan(best))) {
                         best = v;
@@ -244,17 +239,13 @@ static gboolean pool_max_8bit(const KernelCall *c, const ExecTensor *x, ExecTens
     KernelWindow w;
     if (!kernel_window_read(c, x, y, kernel_dims, &w, error))
         return FALSE;
-    gint64 o[KERNEL_MAX_RANK], kk[KERNEL_MAX_RANK], lowest = x->dtype == DT_INT8 ? -128 : 0;
+    gint64 o[KERNEL_MAX_RANK], lowest = x->dtype == DT_INT8 ? -128 : 0;
     for (gint64 plane = 0; plane < w.n * w.c; plane++) {
         memset(o, 0, sizeof(o));
         for (gint64 q = 0; q < w.out_size; q++, kernel_index_next(o, w.out, w.s)) {
-            gint64 best = lowest;
-            memset(kk, 0, sizeof(kk));
-            for (gint64 t = 0; t < w.k_size; t++, kernel_index_next(kk, w.k, w.s)) {
-                gint64 src = kernel_window_source(&w, o, kk);
-                if (src >= 0)
-                    best = MAX(best, kernel_elem_get_i(x, (gsize)(plane * w.in_size + src)));
-            }
+            gint64 best = lowest, src;
+            for (KernelWindowWalk it = {.w = &w, .o = o}; kernel_window_next(&it, &src);)
+                best = MAX(best, kernel_elem_get_i(x, (gsize)(plane * w.in_size + src)));
             kernel_elem_set_i(y, (gsize)(plane * w.out_size + q), best);
         }
     }

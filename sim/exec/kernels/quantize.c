@@ -438,20 +438,14 @@ gboolean kernel_qlinear_average_pool(const KernelCall *c, GError **error)
     if (!kernel_window_read(c, x, y, (const gint64 *)shape->data, &w, error))
         return FALSE;
     range_of(y->dtype, &lo, &hi);
-    gint64 o[KERNEL_MAX_RANK], kk[KERNEL_MAX_RANK];
+    gint64 o[KERNEL_MAX_RANK];
     for (gint64 plane = 0; plane < w.n * w.c; plane++) {
         memset(o, 0, sizeof(o));
         for (gint64 q = 0; q < w.out_size; q++, kernel_index_next(o, w.out, w.s)) {
             float sum = 0;
-            gint64 counted = 0;
-            memset(kk, 0, sizeof(kk));
-            for (gint64 t = 0; t < w.k_size; t++, kernel_index_next(kk, w.k, w.s)) {
-                gint64 src = kernel_window_source(&w, o, kk);
-                if (src < 0)
-                    continue;
+            gint64 counted = 0, src;
+            for (KernelWindowWalk it = {.w = &w, .o = o}; kernel_window_next(&it, &src); counted++)
                 sum += sx * (float)(kernel_elem_get_i(x, (gsize)(plane * w.in_size + src)) - zx);
-                counted++;
-            }
             sum /= (float)(include_pad ? w.k_size : MAX(counted, 1));
             kernel_elem_set_i(y, (gsize)(plane * w.out_size + q), saturate(nearbyintf(sum / sy + (float)zy), lo, hi));
         }

@@ -50,4 +50,25 @@ static inline gint64 kernel_window_source(const KernelWindow *w, const gint64 *o
     return off;
 }
 
+/* A walk over the input offsets (within one plane) of output position o's window that fall inside the input, in
+ * window order (the last axis fastest):
+ *     for (KernelWindowWalk it = {.w = &w, .o = o}; kernel_window_next(&it, &src);) ... */
+typedef struct {
+    const KernelWindow *w;
+    const gint64 *o;
+    gint64 t, kk[KERNEL_MAX_RANK];
+} KernelWindowWalk;
+
+static inline gboolean kernel_window_next(KernelWindowWalk *it, gint64 *src)
+{
+    while (it->t < it->w->k_size) {
+        *src = kernel_window_source(it->w, it->o, it->kk);
+        it->t++;
+        kernel_index_next(it->kk, it->w->k, it->w->s);
+        if (*src >= 0)
+            return TRUE;
+    }
+    return FALSE;
+}
+
 #endif
