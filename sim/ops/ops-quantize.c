@@ -216,12 +216,14 @@ gboolean infer_qgemm(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GErr
     if (k != k2)
         return infer_fail(error, n, "QGemm inner dimensions differ (%" G_GINT64_FORMAT " vs %" G_GINT64_FORMAT ")", k,
                           k2);
-    Tensor *bs = node_input(n, 4);
-    guint64 scales = 0;
+    Tensor *bs = node_input(n, 4), *bz = node_input(n, 5);
+    guint64 scales = 0, zeros = 1;
     if (!bs || !bs->shape_known || !shape_numel(bs->rank, bs->dims, &scales) || (scales != 1 && (gint64)scales != nn))
         return infer_fail(error, n, "b_scale is neither one value nor one per output column");
+    if (bz && (!bz->shape_known || !shape_numel(bz->rank, bz->dims, &zeros) || (zeros != 1 && (gint64)zeros != nn)))
+        return infer_fail(error, n, "b_zero_point is neither one value nor one per output column");
     if (c && c->shape_known && (c->dtype != DT_INT32 || c->rank > 1 || (c->rank == 1 && c->dims[0] != nn)))
-        return infer_fail(error, n, "the bias '%s' is not one int32 per output column", c->name);
+        return infer_fail(error, n, "the bias '%s' is not one int32 per output column (or one for all)", c->name);
     gint64 out[2] = {m, nn};
     DType to = !ys ? DT_FLOAT : yz && yz->shape_known ? yz->dtype : a->dtype;
     return infer_set_output(n, 0, to, 2, out, error);

@@ -11,6 +11,7 @@ corpus=build-fuzz/corpus
 mkdir -p "$corpus"/{onnx,trace-text,trace-csv,bins,plan,plot,piecewise,structured} build-fuzz/artifacts
 cp graphs/*.onnx "$corpus/onnx/"
 cp tests/data/bad/*.onnx "$corpus/onnx/" # the hostile models found so far: mutations start near them
+for q in tests/data/qlinear/*/model.onnx; do cp "$q" "$corpus/onnx/qlinear-$(basename "$(dirname "$q")").onnx"; done
 for n in 5 20 60; do
     build/mkgraph trace --buffers $n --seed $n --align 0 -o "$corpus/trace-text/t$n.trace"
     build/mkgraph trace --buffers $n --seed $n --align 0 -o "$corpus/trace-csv/t$n.csv"

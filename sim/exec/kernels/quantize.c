@@ -476,7 +476,7 @@ gboolean kernel_qgemm(const KernelCall *c, GError **error)
         float scale = alpha * sa * (float)kernel_elem_get_f(bs, per);
         float requant = ys ? scale / qscale(ys) : 0;
         for (gint64 i = 0; i < m; i++) {
-            gint64 acc = bias && bias->count ? kernel_elem_get_i(bias, (gsize)j) : 0;
+            gint64 acc = bias && bias->count ? kernel_elem_get_i(bias, bias->count == 1 ? 0 : (gsize)j) : 0;
             for (gint64 p = 0; p < k; p++)
                 acc += (kernel_elem_get_i(a, (gsize)(ta ? p * m + i : i * k + p)) - za) *
                        (kernel_elem_get_i(b, (gsize)(tb ? j * k + p : p * n + j)) - zb);

@@ -386,6 +386,13 @@ def main():
               microsoft=True), "--graph {}", 1,
         "sim: {}: node 'qp' (QLinearAveragePool): channels_last: only NCHW is supported (ONNX Runtime's quantizer "
         "writes NCHW)")
+    add("onnx-qgemm-zero-points.onnx",
+        model(graph([node("QGemm", ["a", "s", "z", "w", "s", "z3"], ["y"], [attr_int("transB", 1)], name="qg",
+                          domain="com.microsoft")],
+                    [value_info("a", elem=2, dims=(dim(1), dim(4)))], [s(1, "y")],
+                    qparams + field(5, 2, initializer_raw("w", [2, 4], 2, bytes(8)))
+                    + field(5, 2, initializer_raw("z3", [3], 2, bytes(3)))), microsoft=True), "--graph {}", 1,
+        "sim: {}: node 'qg' (QGemm): b_zero_point is neither one value nor one per output column")
     # Round two of hostile input: nesting that overflowed protobuf-c's recursive unpacking, a blocksize whose
     # square overflowed, Loops each unrolled to the old per-Loop cap, a name that would drive the terminal.
     def attr_graph(name, g):
