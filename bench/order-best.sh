@@ -32,16 +32,13 @@ for g in random inception unet; do
     rows+=("graphs-$g")
 done
 
-/usr/bin/python3 - "$work" "${rows[@]}" > results/order-best.md <<'PY'
-import datetime, json, os, platform, subprocess, sys
+/usr/bin/python3 - "$work" "$(bench/machine.sh made)" "${rows[@]}" > results/order-best.md <<'PY'
+import json, sys
 
-work, names = sys.argv[1], sys.argv[2:]
-commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
-           platform.machine())
+work, made, names = sys.argv[1], sys.argv[2], sys.argv[3:]
 print("# The default plan (order and sharing chosen) beside the file's order: the default strategy's arena\n")
-print(f"Made by `bench/order-best.sh` on {datetime.date.today()} at commit {commit} ({cpu}, {os.cpu_count()} "
-      "cores): for each model of `graphs/models/models.tsv` with its dims, and the committed graphs "
+print(f"Made by `bench/order-best.sh` on {made}: for each model of `graphs/models/models.tsv` with its dims, "
+      "and the committed graphs "
       "`graphs/random.onnx`, `inception.onnx` and `unet.onnx`, `sim --graph MODEL --order file` (file order, all "
       "sharing, `best`) and `sim --graph MODEL`, the default (`--order best`: every order but `optimal`, under all "
       "sharing and under `--alias noop,inplace`, traced and placed by `best`, the smallest arena kept). Arenas "

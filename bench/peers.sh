@@ -104,8 +104,7 @@ ort_version=$(node -e "console.log(require('./bench/peers/node_modules/onnxrunti
 # features: shufflenet-v2's first-run peak was 1.63 MiB at 3f9235f and is 2.68 MiB on an EPYC with AVX-512), so the
 # table names the CPU and whether it has AVX-512
 vector=$(grep -qw avx512f /proc/cpuinfo && echo "with AVX-512" || echo "without AVX-512")
-cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
-machine="$(date -u '+%Y-%m-%d') at commit $(git rev-parse --short HEAD) on $cpu, $vector"
+machine="$(bench/machine.sh made), $vector"
 /usr/bin/python3 - "$csv" "$ort_version" "$exports_csv" "$machine" > results/peers.md <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))

@@ -54,10 +54,10 @@ for f in "$own"/*.onnx; do
 done
 bench/machine.sh end > "$work/machine-end"
 
-/usr/bin/python3 - "$work" "${models[@]}" > results/training.md <<'PY'
-import datetime, json, os, platform, statistics, subprocess, sys
+/usr/bin/python3 - "$work" "$(bench/machine.sh made)" "${models[@]}" > results/training.md <<'PY'
+import json, statistics, sys
 
-work, models = sys.argv[1], sys.argv[2:]
+work, made, models = sys.argv[1], sys.argv[2], sys.argv[3:]
 
 
 def row(name, kind):
@@ -68,11 +68,8 @@ def mib(b):
     return f"{b / 2**20:,.1f}"
 
 
-commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
-           platform.machine())
 print("# Training steps: the plan against PyTorch's caching allocator\n")
-print(f"Made by `bench/training.sh` on {datetime.date.today()} at commit {commit} ({cpu}, {os.cpu_count()} cores). "
+print(f"Made by `bench/training.sh` on {made}. "
       "Each model is one training step of a torchvision classifier at batch 32 (224 × 224; inception_v3 299 × 299; "
       "r3d_18 16 × 112 × 112 frames), random weights, exported by "
       "`graphs/export_training.py MODEL OUT.onnx --batch 32 [--optimizer sgd]` and planned with "

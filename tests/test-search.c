@@ -13,6 +13,7 @@
 #include "tests/testutil.h"
 #include "plan/place.h"
 #include "plan/verify.h"
+#include "report/csv-table.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -600,24 +601,25 @@ static void test_climb(void)
  * its recorded arena. A change of the search that needs one node more to prove any of them fails here. */
 static void test_nodes_tracked(void)
 {
-    char *path = test_source_path("results/search-nodes.csv"), *text = NULL;
-    g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
-    char **lines = g_strsplit(text, "\n", -1), *dir = g_dir_make_tmp("search-nodes-XXXXXX", NULL);
+    char *path = test_source_path("results/search-nodes.csv"), *dir = g_dir_make_tmp("search-nodes-XXXXXX", NULL);
+    GError *error = NULL;
+    CsvTable *t = csv_table_read(path, &error);
+    g_assert_no_error(error);
     g_assert_nonnull(dir);
+    gint name = csv_table_column(t, "instance"), made_by = csv_table_column(t, "made_by");
+    gint arena = csv_table_column(t, "arena_bytes"), nodes = csv_table_column(t, "nodes");
+    gint proven = csv_table_column(t, "proven");
+    g_assert_true(name >= 0 && made_by >= 0 && arena >= 0 && nodes >= 0 && proven >= 0);
     guint checked = 0;
-    for (guint k = 1; lines[k] && *lines[k]; k++) { /* instance,made_by,arena_bytes,lower_bound_bytes,nodes,proven */
-        char **f = g_strsplit(lines[k], ",", -1);
-        g_assert_cmpuint(g_strv_length(f), ==, 6);
-        guint64 nodes = g_ascii_strtoull(f[4], NULL, 10);
-        if (strcmp(f[5], "yes") || nodes > 200000) {
-            g_strfreev(f);
+    for (guint k = 0; k < t->rows->len; k++) {
+        const char *how = csv_table_cell(t, k, (guint)made_by), *recorded = csv_table_cell(t, k, (guint)nodes);
+        if (strcmp(csv_table_cell(t, k, (guint)proven), "yes") || g_ascii_strtoull(recorded, NULL, 10) > 200000)
             continue;
-        }
         char *trace;
-        gboolean made_here = g_str_has_prefix(f[1], "mkgraph ");
+        gboolean made_here = g_str_has_prefix(how, "mkgraph ");
         if (made_here) { /* made here by the same arguments */
-            trace = g_strdup_printf("%s/%s.csv", dir, f[0]);
-            char **args = g_strsplit(f[1] + strlen("mkgraph "), " ", -1);
+            trace = g_strdup_printf("%s/%s.csv", dir, csv_table_cell(t, k, (guint)name));
+            char **args = g_strsplit(how + strlen("mkgraph "), " ", -1);
             guint n = g_strv_length(args);
             const char **argv = g_new0(const char *, n + 3);
             for (guint j = 0; j < n; j++)
@@ -630,29 +632,29 @@ static void test_nodes_tracked(void)
             g_free(argv);
             g_strfreev(args);
         } else {
-            trace = test_source_path(f[1]);
+            trace = test_source_path(how);
         }
         RunResult r = test_run("SIM_BIN", (const char *[]){"--trace", trace, "--strategy", "search", "--budget-work",
-                                                            f[4], "--format", "csv", NULL});
+                                                            recorded, "--format", "csv", NULL});
         g_assert_cmpint(r.status, ==, 0);
-        const char *last = strrchr(g_strchomp(r.out), '\n') + 1; /* the plan's row, after the header */
-        char **row = g_strsplit(last, ",", 9);
-        if (strcmp(row[6], f[2]) || !strstr(last, ",optimal ("))
-            g_error("%s: recorded %s B proven in %s nodes; now %s B in that budget: %s", f[0], f[2], f[4], row[6],
-                    last);
+        CsvTable *row = csv_table_parse(r.out, strlen(r.out), &error);
+        g_assert_no_error(error);
+        const char *got = csv_table_cell(row, 0, (guint)csv_table_column(row, "arena_bytes"));
+        const char *detail = csv_table_cell(row, 0, (guint)csv_table_column(row, "detail"));
+        if (strcmp(got, csv_table_cell(t, k, (guint)arena)) || !g_str_has_prefix(detail, "optimal ("))
+            g_error("%s: recorded %s B proven in %s nodes; now %s B in that budget: %s",
+                    csv_table_cell(t, k, (guint)name), csv_table_cell(t, k, (guint)arena), recorded, got, detail);
         checked++;
-        g_strfreev(row);
+        csv_table_free(row);
         run_result_clear(&r);
         if (made_here)
             g_remove(trace);
         g_free(trace);
-        g_strfreev(f);
     }
     g_assert_cmpuint(checked, >=, 10);
     g_rmdir(dir);
     g_free(dir);
-    g_strfreev(lines);
-    g_free(text);
+    csv_table_free(t);
     g_free(path);
 }
 

@@ -19,6 +19,8 @@ INFER_FN(infer_dropout);
 /* ops-linalg.c */
 INFER_FN(infer_matmul);
 INFER_FN(infer_gemm);
+/* Gemm's output [M, N] from A and B under the node's transA and transB (matrices, inner dimensions equal). */
+gboolean ops_linalg_gemm_shape(Node *n, const Tensor *a, const Tensor *b, gint64 out[2], GError **error);
 INFER_FN(infer_einsum);
 INFER_FN(infer_attention);
 INFER_FN(infer_matmul_integer);

@@ -212,25 +212,33 @@ guint64 ops_linalg_attention_scratch(const Node *n)
     return graph_size_mul((guint64)ops_linalg_attention_rows(queries, keys) * (guint64)keys, sizeof(float), &bytes) ? bytes : 0;
 }
 
+gboolean ops_linalg_gemm_shape(Node *n, const Tensor *a, const Tensor *b, gint64 out[2], GError **error)
+{
+    gint64 trans_a, trans_b;
+    if (!node_attr_int(n, "transA", 0, &trans_a, error) || !node_attr_int(n, "transB", 0, &trans_b, error))
+        return FALSE;
+    if (a->rank != 2 || b->rank != 2)
+        return infer_fail(error, n, "%s inputs must be matrices ('%s' has rank %d, '%s' rank %d)", n->op_type,
+                          a->name, a->rank, b->name, b->rank);
+    gint64 k = trans_a ? a->dims[0] : a->dims[1], k2 = trans_b ? b->dims[1] : b->dims[0];
+    if (k != k2)
+        return infer_fail(error, n, "%s inner dimensions differ (%" G_GINT64_FORMAT " vs %" G_GINT64_FORMAT ")",
+                          n->op_type, k, k2);
+    out[0] = trans_a ? a->dims[1] : a->dims[0];
+    out[1] = trans_b ? b->dims[0] : b->dims[1];
+    return TRUE;
+}
+
 gboolean infer_gemm(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
     (void)cx;
     (void)op;
     (void)opset;
     Tensor *a, *b;
-    gint64 trans_a, trans_b;
-    if (!infer_input(n, 0, &a, error) || !infer_input(n, 1, &b, error) ||
-        !node_attr_int(n, "transA", 0, &trans_a, error) || !node_attr_int(n, "transB", 0, &trans_b, error))
+    gint64 out[2];
+    if (!infer_input(n, 0, &a, error) || !infer_input(n, 1, &b, error) || !ops_linalg_gemm_shape(n, a, b, out, error))
         return FALSE;
-    if (a->rank != 2 || b->rank != 2)
-        return infer_fail(error, n, "Gemm inputs must be matrices ('%s' has rank %d, '%s' rank %d)", a->name,
-                          a->rank, b->name, b->rank);
-    gint64 m = trans_a ? a->dims[1] : a->dims[0], k = trans_a ? a->dims[0] : a->dims[1];
-    gint64 k2 = trans_b ? b->dims[1] : b->dims[0], nn = trans_b ? b->dims[0] : b->dims[1];
-    if (k != k2)
-        return infer_fail(error, n, "Gemm inner dimensions differ (%" G_GINT64_FORMAT " vs %" G_GINT64_FORMAT ")",
-                          k, k2);
-    gint64 out[2] = {m, nn};
+    gint64 m = out[0], nn = out[1];
     Tensor *c = node_input(n, 2);
     if (c) {
         gint64 bc[MAX_RANK];

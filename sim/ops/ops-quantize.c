@@ -202,20 +202,12 @@ gboolean infer_qgemm(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GErr
     (void)op;
     (void)opset;
     Tensor *a, *b, *c = node_input(n, 6), *ys = node_input(n, 7), *yz = node_input(n, 8);
-    gint64 trans_a, trans_b;
+    gint64 out[2];
     if (!infer_input(n, 0, &a, error) || !infer_input(n, 3, &b, error) || !check_8bit(n, a, error) ||
         !check_8bit(n, b, error) || !check_qparams(n, (const guint[]){1}, 1, error) ||
-        (ys && !check_qparams(n, (const guint[]){7}, 1, error)) || !node_attr_int(n, "transA", 0, &trans_a, error) ||
-        !node_attr_int(n, "transB", 0, &trans_b, error))
+        (ys && !check_qparams(n, (const guint[]){7}, 1, error)) || !ops_linalg_gemm_shape(n, a, b, out, error))
         return FALSE;
-    if (a->rank != 2 || b->rank != 2)
-        return infer_fail(error, n, "QGemm inputs must be matrices ('%s' has rank %d, '%s' rank %d)", a->name, a->rank,
-                          b->name, b->rank);
-    gint64 m = trans_a ? a->dims[1] : a->dims[0], k = trans_a ? a->dims[0] : a->dims[1];
-    gint64 k2 = trans_b ? b->dims[1] : b->dims[0], nn = trans_b ? b->dims[0] : b->dims[1];
-    if (k != k2)
-        return infer_fail(error, n, "QGemm inner dimensions differ (%" G_GINT64_FORMAT " vs %" G_GINT64_FORMAT ")", k,
-                          k2);
+    gint64 nn = out[1];
     Tensor *bs = node_input(n, 4), *bz = node_input(n, 5);
     guint64 scales = 0, zeros = 1;
     if (!bs || !bs->shape_known || !shape_numel(bs->rank, bs->dims, &scales) || (scales != 1 && (gint64)scales != nn))
@@ -224,7 +216,6 @@ gboolean infer_qgemm(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GErr
         return infer_fail(error, n, "b_zero_point is neither one value nor one per output column");
     if (c && c->shape_known && (c->dtype != DT_INT32 || c->rank > 1 || (c->rank == 1 && c->dims[0] != nn)))
         return infer_fail(error, n, "the bias '%s' is not one int32 per output column (or one for all)", c->name);
-    gint64 out[2] = {m, nn};
     DType to = !ys ? DT_FLOAT : yz && yz->shape_known ? yz->dtype : a->dtype;
     return infer_set_output(n, 0, to, 2, out, error);
 }
