@@ -29,6 +29,7 @@ classes=(
     "vad|VAD-style model with nested Ifs|torch.jit.script's Ifs on a sample-rate input and the features, an LSTM cell"
     "qdq|quantized CNN (QDQ)|QuantizeLinear/DequantizeLinear per tensor (uint8) and per channel (int8 weights)"
     "warp|spatial transformer and flow warp (GridSample)|an affine grid, GridSample bilinear, then bicubic by a flow"
+    "listloop|model with a Python list in a loop (sequences)|a Loop over a clip's frames appends to a list; torch.stack, list[-1], len(list), a torch.split list summed"
 )
 
 {
@@ -73,7 +74,9 @@ print(r["steps"], r.get("data_dependent_tensors", 0), r["lower_bound_bytes"], r[
     echo "QLinearGlobalAveragePool and QGemm, uint8 and int8, and a small classifier with QLinearConv and MaxPool on"
     echo "uint8; tests/data/qlinear) runs bit for bit in every plan and gives"
     echo "ORT 1.30's own outputs exactly (tests/test-oracle, /oracle/qlinear-matches-ort; ORT's outputs kept beside"
-    echo "the model)."
+    echo "the model). ONNX's own sequence models (libonnx-testdata's simple/test_sequence_model1 to 8: every sequence"
+    echo "op, SplitToSequence by ones, by a chunk and by sizes) are folded at plan time and give their expected outputs"
+    echo "(tests/test-conformance, /conformance/sequence-models)."
     echo
     echo "Not covered: torchvision's full-size detectors plan and run (\`fasterrcnn_mobilenet_v3_large_320_fpn\`: 1,446"
     echo "steps, 10 data-dependent tensors), but with random weights every score is the same number, so their"

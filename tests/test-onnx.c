@@ -1,5 +1,5 @@
 /* test-onnx.c — ONNX reading and writing: a model with every attribute type, symbolic dims,
- * external-data and shape-only initializers and subgraphs round-trips exactly; typed TensorProto
+ * external-data and shape-only initializers and subgraphs (one with a sequence input) round-trips exactly; typed TensorProto
  * fields decode to the right values; the committed gpt2.onnx reads back to its own bytes. */
 #include "tests/testutil.h"
 #include "onnx.pb-c.h"
@@ -67,7 +67,11 @@ static Model *every_attribute_model(void)
     g_ptr_array_add(tensors->tensors, tensor_data_from_value("t0", v, 1, &two));
     Attr *graphs = attr_new("bodies", ATTR_GRAPHS);
     graphs->graphs = g_ptr_array_new_with_free_func((GDestroyNotify)graph_free);
-    g_ptr_array_add(graphs->graphs, graph_new("empty_body"));
+    Graph *body = graph_new("empty_body");
+    TypeInfo *items = type_info_new(DT_INT8, 1, (const gint64[]){5}); /* a sequence, as a Loop body carries one */
+    items->sequence = TRUE;
+    g_assert_true(graph_add_input(body, "items", items, NULL));
+    g_ptr_array_add(graphs->graphs, body);
     Attr *sparse = attr_new("sparse", ATTR_SPARSE_TENSOR);
     sparse->opaque = g_ptr_array_new_with_free_func((GDestroyNotify)g_bytes_unref);
     g_ptr_array_add(sparse->opaque, pack(&sp.base));
@@ -144,6 +148,11 @@ static void test_round_trip_every_attribute(void)
     g_assert_cmpuint(branch->implicit_inputs->len, ==, 1);
     g_assert_cmpuint(x->consumers->len, ==, 2);
     g_assert_cmpint(model_onnx_opset(back), ==, 17);
+    const Graph *body = node_attr(custom, "bodies")->graphs->pdata[0];
+    const TypeInfo *items = ((const Tensor *)body->inputs->pdata[0])->declared;
+    g_assert_true(items->sequence);
+    g_assert_cmpint(items->dtype, ==, DT_INT8);
+    g_assert_cmpint(items->dims[0], ==, 5);
 
     g_bytes_unref(first);
     g_bytes_unref(second);

@@ -167,6 +167,30 @@ static void test_keypoint_matches_torch(void)
  * border padding, align_corners) by a predicted offset field. */
 static void test_warp_matches_torch(void) { check_kind_matches_torch("warp", 1); }
 
+/* A Python list in a loop, as torch.jit.script exports it: a Loop over the clip's frames (a named dimension the
+ * inputs bind) builds a sequence (SequenceEmpty, SequenceInsert), read by ConcatFromSequence (new axis), SequenceAt
+ * and SequenceLength; torch.split's list (SplitToSequence) summed in a second Loop. Every sequence op is folded at
+ * plan time into moves of its elements: no sequence is left in the plan, and the outputs are torch's. */
+static void test_listloop_matches_torch(void)
+{
+    check_kind_matches_torch("listloop", 3);
+    /* The list's length follows the clip's: each frame adds 6 steps (the body's Gather, Conv, Relu, ReduceMean and
+     * its condition's Identity, the stack's Unsqueeze; the SequenceInsert takes none), the rest of the graph 45. */
+    char *dir = export_kind("listloop"), *model = g_build_filename(dir, "model.onnx", NULL);
+    for (int frames = 1; frames <= 5; frames += 2) {
+        char *dims = g_strdup_printf("frames=%d", frames), *want = g_strdup_printf(",%d,", 45 + 6 * frames);
+        RunResult r = sim_in((const char *[]){"--graph", model, "--dim", dims, "--format", "csv", "--order", "file",
+                                              NULL});
+        g_assert_cmpint(r.status, ==, 0);
+        g_assert_nonnull(strstr(r.out, want));
+        run_result_clear(&r);
+        g_free(want);
+        g_free(dims);
+    }
+    g_free(model);
+    g_free(dir);
+}
+
 /* LSTM (two bidirectional layers, batch first), GRU with an initial state and a reversed RNN: every output. */
 static void test_speech_matches_torch(void) { check_kind_matches_torch("speech", 4); }
 
@@ -481,6 +505,7 @@ int main(int argc, char **argv)
     g_test_add_func("/oracle/keypoint-matches-torch", test_keypoint_matches_torch);
     g_test_add_func("/oracle/vad-matches-torch", test_vad_matches_torch);
     g_test_add_func("/oracle/warp-matches-torch", test_warp_matches_torch);
+    g_test_add_func("/oracle/listloop-matches-torch", test_listloop_matches_torch);
     g_test_add_func("/oracle/library-expect", test_library_expect);
     int status = g_test_run();
     if (top)

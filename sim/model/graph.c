@@ -45,6 +45,8 @@ char *graph_dims_to_string(int rank, const gint64 *dims)
 
 char *type_info_to_string(const TypeInfo *t)
 {
+    if (t && t->sequence)
+        return g_strdup_printf("a sequence of %s", dtype_name(t->dtype));
     if (!t || t->rank < 0)
         return g_strdup("(no shape)");
     GString *s = g_string_new(dtype_name(t->dtype));
@@ -93,6 +95,7 @@ TypeInfo *type_info_copy(const TypeInfo *t)
         for (int k = 0; k < t->rank; k++)
             if (t->params[k])
                 type_info_set_param(c, k, t->params[k]);
+    c->sequence = t->sequence;
     return c;
 }
 
@@ -306,6 +309,8 @@ static void tensor_free(Tensor *t)
     value_free(t->range_hi);
     type_info_free(t->declared);
     tensor_data_free(t->init);
+    if (t->elements)
+        g_ptr_array_unref(t->elements);
     g_ptr_array_unref(t->consumers);
     g_free(t);
 }

@@ -31,6 +31,8 @@ typedef struct {
     int rank;       /* -1: the file gives no shape */
     gint64 *dims;   /* -1 where the dimension is symbolic or unknown */
     char **params;  /* dim_param per dimension (NULL entries where none); NULL when no dim has one */
+    gboolean sequence; /* a sequence of tensors of `dtype` (a subgraph's input or output, a value_info); rank and
+                          dims are then the elements' where the file gives them */
 } TypeInfo;
 TypeInfo *type_info_new(DType dtype, int rank, const gint64 *dims);
 void type_info_set_param(TypeInfo *t, int axis, const char *param);
@@ -139,6 +141,10 @@ typedef struct Tensor {
     /* Contents only running computes, bounded (ops/ranges.c): element k lies in [range_lo[k], range_hi[k]]
      * (DOUBLE values of one element, for every element, or of as many as the tensor); NULL: unbounded. */
     Value *range_lo, *range_hi;
+    /* A sequence value known before running (ops/ops-sequence.c): its elements in order (Tensor* of this graph,
+     * not owned; a tensor may appear more than once). The sequence ops are folded into moves of these, so no
+     * node reads or writes the sequence itself; its own shape is [0] and it takes no bytes. NULL: a tensor. */
+    GPtrArray *elements;
     /* From the file. */
     TypeInfo *declared;   /* graph input/output type or value_info; NULL if none */
     TensorData *init;     /* initializer data (weights), or the value of a Constant node */

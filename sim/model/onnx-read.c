@@ -195,20 +195,31 @@ static TensorData *read_tensor(Onnx__TensorProto *tp, const char *what, gboolean
     return t;
 }
 
-/* TypeProto to TypeInfo. Returns NULL without error for non-tensor types when `tensor_only` is FALSE. */
-static gboolean read_type(const char *what, const char *name, const Onnx__TypeProto *tp, TypeInfo **out,
-                          GError **error)
+/* TypeProto to TypeInfo (NULL when the file gives no type). A sequence of tensors is read where `sequences` allows
+ * it (a subgraph's inputs and outputs, value_info: ops/ops-sequence.c folds what builds it); the main graph's
+ * inputs and outputs must be tensors, as every other kind of value. */
+static gboolean read_type(const char *what, const char *name, const Onnx__TypeProto *tp, gboolean sequences,
+                          TypeInfo **out, GError **error)
 {
     *out = NULL;
     if (!tp || tp->value_case == ONNX__TYPE_PROTO__VALUE__NOT_SET) /* no type at all (ONNX allows it): inferred */
         return TRUE;
-    if (tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) {
+    gboolean sequence = tp->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE && tp->sequence_type &&
+                        tp->sequence_type->elem_type &&
+                        tp->sequence_type->elem_type->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+    if (sequence && !sequences) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "%s '%s' is a sequence: its length and elements are "
+                    "known only to the caller (a sequence is planned when the model builds it, its elements known "
+                    "before running)", what, name);
+        return FALSE;
+    }
+    if (tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && !sequence) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED,
-                    "%s '%s' is not a tensor (sequence, map, optional and sparse values are not planned)",
+                    "%s '%s' is not a tensor (map, optional, sparse values and sequences of them are not planned)",
                     what, name);
         return FALSE;
     }
-    const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+    const Onnx__TypeProto__Tensor *tt = sequence ? tp->sequence_type->elem_type->tensor_type : tp->tensor_type;
     gint64 elem = tt->has_elem_type ? tt->elem_type : 0;
     if (elem != 0 && !dtype_is_valid(elem)) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_FORMAT, "%s '%s': element type %" G_GINT64_FORMAT
@@ -238,6 +249,7 @@ static gboolean read_type(const char *what, const char *name, const Onnx__TypePr
             type_info_set_param(t, k, d->dim_param);
         }
     }
+    t->sequence = sequence;
     *out = t;
     return TRUE;
 }
@@ -375,13 +387,13 @@ fail:
 }
 
 static gboolean read_value_infos(Graph *g, Onnx__ValueInfoProto **items, size_t n, const char *role,
-                                 gboolean (*add)(Graph *, const char *, TypeInfo *, GError **),
+                                 gboolean (*add)(Graph *, const char *, TypeInfo *, GError **), gboolean sequences,
                                  GError **error)
 {
     for (size_t k = 0; k < n; k++) {
         TypeInfo *t = NULL;
         GError *type_error = NULL;
-        if (!read_type(role, S(items[k]->name), items[k]->type, &t, &type_error)) {
+        if (!read_type(role, S(items[k]->name), items[k]->type, sequences, &t, &type_error)) {
             /* A non-tensor value_info is only a hint we cannot use; inputs and outputs must be tensors. */
             if (add == graph_add_value_info && type_error->code == SIM_ERROR_UNSUPPORTED) {
                 g_clear_error(&type_error);
@@ -443,7 +455,7 @@ static gboolean read_graph(Graph *g, const Onnx__GraphProto *gp, int depth, GErr
         if (!t || !graph_add_initializer(g, t, error))
             return FALSE;
     }
-    if (!read_value_infos(g, gp->input, gp->n_input, "graph input", graph_add_input, error))
+    if (!read_value_infos(g, gp->input, gp->n_input, "graph input", graph_add_input, depth > 0, error))
         return FALSE;
     if (depth == 0)
         name_anonymous_dims(g);
@@ -474,9 +486,9 @@ static gboolean read_graph(Graph *g, const Onnx__GraphProto *gp, int depth, GErr
             return FALSE;
         n->doc = g_strdup(np->doc_string);
     }
-    if (!read_value_infos(g, gp->output, gp->n_output, "graph output", graph_add_output, error))
+    if (!read_value_infos(g, gp->output, gp->n_output, "graph output", graph_add_output, depth > 0, error))
         return FALSE;
-    return read_value_infos(g, gp->value_info, gp->n_value_info, "value_info", graph_add_value_info, error);
+    return read_value_infos(g, gp->value_info, gp->n_value_info, "value_info", graph_add_value_info, TRUE, error);
 }
 
 /* A model must compute something: an ONNX graph without outputs is invalid. */

@@ -78,6 +78,16 @@ static Onnx__TypeProto *write_type(Pool *p, const TypeInfo *t)
     onnx__type_proto__tensor__init(tt);
     tp->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
     tp->tensor_type = tt;
+    if (t->sequence) { /* a sequence of such tensors */
+        Onnx__TypeProto *elem = tp;
+        tp = POOL_NEW(p, Onnx__TypeProto);
+        onnx__type_proto__init(tp);
+        Onnx__TypeProto__Sequence *sq = POOL_NEW(p, Onnx__TypeProto__Sequence);
+        onnx__type_proto__sequence__init(sq);
+        sq->elem_type = elem;
+        tp->value_case = ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE;
+        tp->sequence_type = sq;
+    }
     tt->has_elem_type = TRUE;
     tt->elem_type = t->dtype;
     if (t->rank >= 0) {

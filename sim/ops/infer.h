@@ -81,6 +81,9 @@ gboolean infer_took_most(InferCtx *cx);
 gboolean infer_range_at(const Tensor *t, gsize k, double *lo, double *hi);
 /* The ranges of n's outputs from its inputs', where n's op has a rule (ranges.c). */
 void ranges_node(Node *n);
+/* ops-sequence.c, for shape.c: a node of a row without .sequences that reads a sequence: an Identity of one is
+ * folded (the same elements), any other is refused; a node reading no sequence is left alone (*folded FALSE). */
+gboolean infer_fold_sequence_reader(Graph *g, Node *n, gboolean *folded, GError **error);
 /* Whether input k is present and data-dependent. */
 static inline gboolean infer_input_dynamic(const Node *n, guint k)
 {

@@ -13,7 +13,7 @@ import onnx.defs
 
 # TensorProto.DataType numbers by the names ONNX's type strings use ("tensor(float)" -> 1).
 ELEM = {name.lower(): number for name, number in onnx.TensorProto.DataType.items()}
-NOT_A_TENSOR_BIT = 31  # seq(...), optional(...), map(...): values sim refuses at load; kept for the listing
+NOT_A_TENSOR_BIT = 31  # seq(...), optional(...), map(...): op-schema.h's OP_SCHEMA_NOT_A_TENSOR
 OPTION = {"Single": "OP_PARAM_SINGLE", "Optional": "OP_PARAM_OPTIONAL", "Variadic": "OP_PARAM_VARIADIC"}
 
 

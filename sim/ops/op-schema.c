@@ -90,11 +90,18 @@ static gboolean check_value(Check *c, gboolean output, guint k, const Tensor *t,
             return fail(error, c, "%s %u (%s) is empty, but it is required", side, k, p->name);
         return TRUE;
     }
-    if (!t->shape_known && !output)
-        return TRUE; /* partial inference: the type is not known yet */
     if (p->var >= c->s->n_vars || p->var >= G_N_ELEMENTS(c->bound))
         return TRUE;
     const OpSchemaVar *v = &c->s->vars[p->var];
+    gboolean sequence = t->elements || (t->declared && t->declared->sequence);
+    guint32 not_a_tensor = 1u << OP_SCHEMA_NOT_A_TENSOR;
+    if (!c->newer && (sequence ? !(v->types & not_a_tensor) : v->types == not_a_tensor))
+        return fail(error, c, "%s %u '%s' (%s) is a %s, but %s takes %s there", side, k, t->name, p->name,
+                    sequence ? "sequence" : "tensor", c->s->name, sequence ? "a tensor" : "a sequence");
+    if (sequence)
+        return TRUE; /* its element type: the sequence ops check it against what they insert */
+    if (!t->shape_known && !output)
+        return TRUE; /* partial inference: the type is not known yet */
     if (!c->newer && !(v->types & (1u << t->dtype))) {
         char *allowed = types_text(v->types);
         gboolean ok = fail(error, c, "%s %u '%s' (%s) is %s, but %s takes %s in %s", side, k, t->name, p->name,

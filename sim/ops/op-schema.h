@@ -10,6 +10,8 @@
 #include "model/graph.h"
 
 typedef enum { OP_PARAM_SINGLE, OP_PARAM_OPTIONAL, OP_PARAM_VARIADIC } OpParamOption;
+/* The bit of OpSchemaVar.types for values that are not tensors (onnx-schemas.py's NOT_A_TENSOR_BIT). */
+#define OP_SCHEMA_NOT_A_TENSOR 31
 
 /* A formal input or output: its name in the specification and the type variable it takes. */
 typedef struct {
@@ -22,7 +24,8 @@ typedef struct {
 /* A type variable ("T"), or a parameter's fixed type as a variable of its own. */
 typedef struct {
     const char *name;
-    guint32 types;       /* bit k: element type k (DType) allowed; bit 31: a non-tensor value (sequences, ...) */
+    guint32 types;       /* bit k: element type k (DType) allowed; bit OP_SCHEMA_NOT_A_TENSOR: a non-tensor value
+                            (sequences, ...) */
     gboolean shared;     /* more than one value takes it: they must agree */
 } OpSchemaVar;
 

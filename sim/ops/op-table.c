@@ -241,6 +241,15 @@ static const OpInfo op_rows[] = {
     /* M and cond are both optional */
     OP("Loop", OP_COMPUTE, 0, -1, 1, -1, infer_control, .fold = infer_fold_loop),
     OP("Scan", OP_COMPUTE, 1, -1, 1, -1, infer_control),
+    /* sequences of tensors, known before running: folded into moves of their elements (ops-sequence.c) */
+    OP("SequenceEmpty", OP_COMPUTE, 0, 0, 1, 1, infer_sequence, .fold = infer_fold_sequence, .sequences = TRUE),
+    OP("SequenceConstruct", OP_COMPUTE, 1, -1, 1, 1, infer_sequence, .fold = infer_fold_sequence, .sequences = TRUE),
+    OP("SequenceInsert", OP_COMPUTE, 2, 3, 1, 1, infer_sequence, .fold = infer_fold_sequence, .sequences = TRUE),
+    OP("SequenceErase", OP_COMPUTE, 1, 2, 1, 1, infer_sequence, .fold = infer_fold_sequence, .sequences = TRUE),
+    OP("SequenceAt", OP_COMPUTE, 2, 2, 1, 1, infer_sequence, .fold = infer_fold_sequence, .sequences = TRUE),
+    OP("SequenceLength", OP_COMPUTE, 1, 1, 1, 1, infer_sequence, .fold = infer_fold_sequence, .sequences = TRUE),
+    OP("ConcatFromSequence", OP_COMPUTE, 1, 1, 1, 1, infer_sequence, .fold = infer_fold_sequence, .sequences = TRUE),
+    OP("SplitToSequence", OP_COMPUTE, 1, 2, 1, 1, infer_sequence, .fold = infer_fold_sequence, .sequences = TRUE),
 };
 
 static double f_silu(double x) { return x / (1 + exp(-x)); }

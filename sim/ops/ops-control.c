@@ -29,6 +29,10 @@ gboolean infer_control(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GE
         if (!t)
             continue;
         const TypeInfo *type = t->declared;
+        if (type && type->sequence)
+            return infer_fail(error, n, "output '%s' is a sequence, and this %s is not decided before running: a "
+                              "sequence is planned when its elements are known at plan time (an If's condition, a "
+                              "Loop's trip count)", t->name, n->op_type);
         if (!static_type(type) && then_branch && then_branch->g && k < then_branch->g->outputs->len)
             type = ((Tensor *)then_branch->g->outputs->pdata[k])->declared;
         if (!static_type(type))
@@ -40,29 +44,37 @@ gboolean infer_control(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GE
     return TRUE;
 }
 
-/* The prefix of the names a fold gives: the node's name, or "#index". */
-static char *fold_prefix(const Node *n)
+char *infer_fold_prefix(const Node *n)
 {
     return *n->name ? g_strdup(n->name) : g_strdup_printf("#%d", n->index);
 }
 
-static Tensor *add_int_constant(Graph *g, const char *prefix, const char *name, DType dtype, int rank, gint64 v,
-                                GError **error)
+Tensor *infer_add_ints(Graph *g, const char *prefix, const char *name, DType dtype, int rank, const gint64 *v,
+                       guint count, GError **error)
 {
     char *unique = graph_unique_name(g, prefix, name);
-    TensorData *d = tensor_data_new(unique, dtype, rank, (const gint64[]){1});
+    TensorData *d = tensor_data_new(unique, dtype, rank, (const gint64[]){count});
     g_free(unique);
-    guint8 bytes[8] = {0};
-    if (dtype == DT_BOOL)
-        bytes[0] = v != 0;
-    else
-        memcpy(bytes, &v, sizeof v);
-    d->raw = g_bytes_new(bytes, dtype_size(dtype));
+    gsize size = dtype_size(dtype);
+    guint8 *bytes = g_malloc0(MAX(count, 1) * size);
+    for (guint k = 0; k < count; k++) {
+        if (dtype == DT_BOOL)
+            bytes[k] = v[k] != 0;
+        else
+            memcpy(bytes + k * size, &v[k], size); /* INT64 */
+    }
+    d->raw = g_bytes_new_take(bytes, count * size);
     Tensor *t = graph_tensor_get_or_add(g, d->name);
     if (!graph_add_initializer(g, d, error))
         return NULL;
     t->kind = TENSOR_WEIGHT;
     return t;
+}
+
+static Tensor *add_int_constant(Graph *g, const char *prefix, const char *name, DType dtype, int rank, gint64 v,
+                                GError **error)
+{
+    return infer_add_ints(g, prefix, name, dtype, rank, &v, 1, error);
 }
 
 /* Nodes [from, to) of g run only when `guard` is `when` (those that have no guard of their own yet); the
@@ -98,7 +110,7 @@ static gboolean fold_if_both(Graph *g, Node *n, Tensor *cond, GError **error)
                               branch[b]->g->outputs->len, count);
     }
     Tensor **outs = g_new0(Tensor *, 2 * count + 1);
-    char *prefix = fold_prefix(n);
+    char *prefix = infer_fold_prefix(n);
     guint first_new = g->nodes->len;
     Tensor *outer_guard = n->guard;
     gboolean outer_when = n->guard_when;
@@ -162,7 +174,7 @@ gboolean infer_fold_if(InferCtx *cx, Graph *g, Node *n, gint64 opset, gboolean *
         return infer_fail(error, n, "%s has %u outputs for the If's %u", taken, branch->g->outputs->len, n->outputs->len);
     Tensor **outputs = g_new0(Tensor *, n->outputs->len);
     memcpy(outputs, n->outputs->pdata, n->outputs->len * sizeof(Tensor *));
-    char *prefix = fold_prefix(n);
+    char *prefix = infer_fold_prefix(n);
     guint first_new = g->nodes->len;
     graph_detach_node(n);
     gboolean ok = graph_add_subgraph(g, branch->g, prefix, NULL, outputs, TRUE, NULL, error);
@@ -263,12 +275,6 @@ static gboolean body_keeps_going(const Graph *body)
     return FALSE;
 }
 
-/* The most unrolled Loops may add to one graph, all Loops together, counted in nodes and their input and output
- * slots (trip count x the body's each, and a Loop inside an unrolled body counts again); past it, a Loop stays
- * one node. A total, not a cap per Loop: 200 Loops each at a per-Loop cap were 20 million nodes (5.8 GB) from a
- * 33 KB model; and of slots, not only nodes: 50,000 trips of a 6,000-input Sum were 50,000 nodes but 3*10^8
- * inputs (4.1 GB) from a 36 KB model. */
-#define LOOP_UNROLL_MAX_SLOTS 300000
 
 /* A body's nodes, inputs and outputs together: what one trip adds. */
 static guint64 body_slots(const Graph *body)
@@ -310,12 +316,12 @@ gboolean infer_fold_loop(InferCtx *cx, Graph *g, Node *n, gint64 opset, gboolean
     guint64 adds;
     if (trip < 0 || !graph_size_mul((guint64)trip, body_slots(body), &adds))
         adds = G_MAXUINT64;
-    if (adds > LOOP_UNROLL_MAX_SLOTS - MIN(g->unrolled_nodes, LOOP_UNROLL_MAX_SLOTS) ||
+    if (adds > INFER_UNROLL_MAX_SLOTS - MIN(g->unrolled_nodes, INFER_UNROLL_MAX_SLOTS) ||
         (trip > 0 && !body_keeps_going(body)) || (trip == 0 && scans > 0) || !graph_subgraph_copyable(body))
         return TRUE;
 
     g->unrolled_nodes += adds;
-    char *prefix = fold_prefix(n);
+    char *prefix = infer_fold_prefix(n);
     guint first_new = g->nodes->len;
     guint n_body_out = body->outputs->len;
     Tensor **inputs = g_new0(Tensor *, body->inputs->len), **outputs = g_new0(Tensor *, n_body_out);

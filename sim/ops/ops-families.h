@@ -8,6 +8,21 @@
 #include <string.h>
 
 #define INFER_FN(name) gboolean name(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
+#define FOLD_FN(name) gboolean name(InferCtx *cx, Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error)
+
+/* Folds (ops-control.c, ops-sequence.c). The most unrolled Loops and sequence splits may add to one graph, all
+ * together (Graph.unrolled_nodes), counted in nodes and their input and output slots (a Loop's trip count x its
+ * body's each, and a Loop inside an unrolled body counts again); past it, a Loop stays one node. A total, not a
+ * cap per Loop: 200 Loops each at a per-Loop cap were 20 million nodes (5.8 GB) from a 33 KB model; and of slots,
+ * not only nodes: 50,000 trips of a 6,000-input Sum were 50,000 nodes but 3*10^8 inputs (4.1 GB) from a 36 KB
+ * model. */
+#define INFER_UNROLL_MAX_SLOTS 300000
+/* The prefix of the names a fold gives: the node's name, or "#index". Newly allocated. */
+char *infer_fold_prefix(const Node *n);
+/* A new weight of g named PREFIX/NAME (made unique) holding `count` integers: INT64 or BOOL, rank 0 (count 1) or
+ * 1. NULL with `error` set when g refuses it. */
+Tensor *infer_add_ints(Graph *g, const char *prefix, const char *name, DType dtype, int rank, const gint64 *v,
+                       guint count, GError **error);
 
 /* ops-elementwise.c */
 INFER_FN(infer_unary);
@@ -101,5 +116,9 @@ INFER_FN(infer_if_select);
 INFER_FN(infer_concat_computed);
 gboolean infer_fold_if(InferCtx *cx, Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error);
 gboolean infer_fold_loop(InferCtx *cx, Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error);
+/* ops-sequence.c: the sequence ops, folded into moves of the elements (their rows' .fold); infer_sequence refuses
+ * one left unfolded */
+FOLD_FN(infer_fold_sequence);
+INFER_FN(infer_sequence);
 
 #endif

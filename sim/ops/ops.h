@@ -53,6 +53,8 @@ typedef struct OpInfo {
      * replaces node n of g by what it would run and sets *folded; leaves the graph alone when it cannot
      * know. NULL: never. */
     gboolean (*fold)(struct InferCtx *cx, Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error);
+    gboolean sequences;           /* reads or makes sequences of tensors (ops-sequence.c folds it); a node of
+                                     another row reading a sequence is refused (infer_fold_sequence_reader) */
 } OpInfo;
 
 /* Whether node n reads t's bytes (not only its shape and type, per the row's metadata_inputs, where t's shape is

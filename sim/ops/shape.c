@@ -337,6 +337,10 @@ static gboolean check_declared(const Node *n, const Tensor *t, GError **error)
     const TypeInfo *d = t->declared;
     if (!d)
         return TRUE;
+    if (d->sequence)
+        return infer_fail(error, n, "output '%s' is declared a sequence of %s, which only the sequence ops make at "
+                          "plan time (a Loop that builds one is unrolled when its trip count is known before running)",
+                          t->name, dtype_name(d->dtype));
     gboolean same = d->dtype == DT_UNDEFINED || d->dtype == t->dtype;
     if (d->rank >= 0) { /* a data-dependent tensor's dims are bounds: the file's are one run's sizes */
         same = same && d->rank == t->rank;
@@ -483,6 +487,10 @@ gboolean shape_infer(Model *m, const ShapeOptions *o, GError **error)
         guint seeded = g->initializers->len;
         if (op && op->fold &&
             (!op->fold(cx, g, n, opset, &folded, error) || !seed_initializers(g, seeded, &budget, error))) {
+            ok = FALSE;
+            break;
+        }
+        if (!folded && !(op && op->sequences) && !infer_fold_sequence_reader(g, n, &folded, error)) {
             ok = FALSE;
             break;
         }

@@ -393,6 +393,47 @@ def main():
                     qparams + field(5, 2, initializer_raw("w", [2, 4], 2, bytes(8)))
                     + field(5, 2, initializer_raw("z3", [3], 2, bytes(3)))), microsoft=True), "--graph {}", 1,
         "sim: {}: node 'qg' (QGemm): b_zero_point is neither one value nor one per output column")
+    # Sequences: planned only when the model builds them with every element known before running.
+    seq_type = field(4, 2, field(1, 2, tensor_type(1, (dim(2), dim(3)))))  # TypeProto.sequence_type
+    add("onnx-sequence-input.onnx",
+        model(graph([node("SequenceAt", ["s", "p"], ["y"], name="at")], [s(1, "s") + field(2, 2, seq_type)],
+                    [s(1, "y")], field(5, 2, initializer_raw("p", [], 7, bytes(8))))), "--graph {}", 1,
+        "sim: {}: graph input 's' is a sequence: its length and elements are known only to the caller (a sequence is "
+        "planned when the model builds it, its elements known before running)")
+    add("onnx-sequence-position.onnx",
+        model(graph([node("SequenceConstruct", ["x", "x"], ["s"], name="make"),
+                     node("SequenceAt", ["s", "p"], ["y"], name="at")],
+                    [value_info("x"), value_info("p", elem=7, dims=())], [s(1, "y")])), "--graph {}", 1,
+        "sim: {}: node 'at' (SequenceAt): input 'p' (position) must be a constant the planner can compute, and it is "
+        "not (a sequence is planned when its elements are known before running: its positions constants and the "
+        "Loop that builds it of a trip count known at plan time)")
+    add("onnx-sequence-position-range.onnx",
+        model(graph([node("SequenceConstruct", ["x", "x"], ["s"], name="make"),
+                     node("SequenceAt", ["s", "p"], ["y"], name="at")], [value_info("x")], [s(1, "y")],
+                    field(5, 2, initializer_raw("p", [], 7, struct.pack("<q", 2))))), "--graph {}", 1,
+        "sim: {}: node 'at' (SequenceAt): position 2 is outside [-2, 1] for a sequence of 2 tensors")
+    add("onnx-sequence-read.onnx",
+        model(graph([node("SequenceConstruct", ["x"], ["s"], name="make"), node("Relu", ["s"], ["y"], name="r")],
+                    [value_info("x")], [s(1, "y")])), "--graph {}", 1,
+        "sim: {}: node 'r' (Relu): reads 's', a sequence of 1 tensors: only the sequence ops read sequences, and an "
+        "If or a Loop decided before running (this one is not)")
+    add("onnx-sequence-output.onnx",
+        model(graph([node("SequenceConstruct", ["x"], ["s"], name="make")], [value_info("x")], [s(1, "s")])),
+        "--graph {}", 1,
+        "sim: {}: node 'make' (SequenceConstruct): graph output 's' is a sequence: a graph's outputs are planned as "
+        "tensors")
+    add("onnx-sequence-concat-empty.onnx",
+        model(graph([node("SequenceEmpty", [], ["s"], name="none"),
+                     node("ConcatFromSequence", ["s"], ["y"], [attr_int("axis", 0)], name="cat")], [],
+                    [s(1, "y")])), "--graph {}", 1,
+        "sim: {}: node 'cat' (ConcatFromSequence): the sequence 's' is empty: ONNX defines no concatenation of no "
+        "tensor")
+    add("onnx-sequence-insert-type.onnx",
+        model(graph([node("SequenceEmpty", [], ["s"], [attr_int("dtype", 7)], name="none"),
+                     node("SequenceInsert", ["s", "x"], ["t"], name="ins"),
+                     node("ConcatFromSequence", ["t"], ["y"], [attr_int("axis", 0)], name="cat")],
+                    [value_info("x")], [s(1, "y")])), "--graph {}", 1,
+        "sim: {}: node 'ins' (SequenceInsert): tensor 'x' is FLOAT, but the sequence holds INT64")
     # Round two of hostile input: nesting that overflowed protobuf-c's recursive unpacking, a blocksize whose
     # square overflowed, Loops each unrolled to the old per-Loop cap, a name that would drive the terminal.
     def attr_graph(name, g):

@@ -33,6 +33,10 @@ KIND:
            sampling grid (affine_grid by hand: torch exports no affine_grid) and grid_sample warps the image
            (bilinear, zeros padding); then a flow-style grid_sample (bicubic, border padding, align_corners) warps
            it again by a predicted offset field (GridSample, opset 16)
+  listloop a per-frame video model with a Python list, as torch.jit.script exports it: a Loop over the clip's frames
+           (its length a named dimension) appends each frame's features to a list (SequenceEmpty, SequenceInsert), then
+           torch.stack (ConcatFromSequence with a new axis), the last element (SequenceAt -1) and the list's length
+           (SequenceLength); a second list built from torch.split of the features (SplitToSequence) is summed
   frcnn, retinanet, ssd, maskrcnn
            torchvision's detectors (FasterRCNN, RetinaNet, SSD, MaskRCNN: their own pre- and post-processing,
            anchors, RoiAlign, NonMaxSuppression, data-dependent sizes and control flow) on a two-convolution
@@ -335,6 +339,32 @@ def vad():
     return torch.jit.script(Net()), inputs, ["x", "sr", "h", "c"], ["speech", "hn", "cn"], 14
 
 
+def listloop():
+    from typing import List
+    from torch import nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 8, 3, padding=1)
+            self.head = nn.Linear(8, 4)
+
+        def forward(self, clip):
+            feats: List[torch.Tensor] = []
+            for t in range(clip.size(1)):
+                f = torch.relu(self.conv(clip[:, t]))
+                feats.append(f.mean(dim=(2, 3)))
+            stacked = torch.stack(feats, 1)
+            parts = torch.split(stacked, 2, dim=2)
+            total = parts[0]
+            for k in range(1, len(parts)):
+                total = total + parts[k]
+            return self.head(stacked), feats[-1] * len(feats), total
+
+    return torch.jit.script(Net()), (torch.randn(2, 5, 3, 8, 8),), ["clip"], ["logits", "last", "total"], 14, \
+        {"clip": {1: "frames"}}
+
+
 def detector(kind):
     from collections import OrderedDict
     from torch import nn
@@ -416,13 +446,13 @@ def detector(kind):
 
 kind, out_dir = sys.argv[1], sys.argv[2]
 kinds = {"encoder": encoder, "vit": vit, "speech": speech, "video": video, "segment": segment, "squeeze": squeeze,
-         "residual": residual, "qdq": qdq, "warp": warp, "vad": vad}
+         "residual": residual, "qdq": qdq, "warp": warp, "vad": vad, "listloop": listloop}
 for d in ("frcnn", "retinanet", "ssd", "maskrcnn", "keypoint"):
     kinds[d] = lambda d=d: detector(d)
-model, inputs, in_names, out_names, opset = kinds[kind]()
+model, inputs, in_names, out_names, opset, *dynamic = kinds[kind]()
 model = model.train(False)
 torch.onnx.export(model, inputs, os.path.join(out_dir, "model.onnx"), input_names=in_names, output_names=out_names,
-                  opset_version=opset)
+                  opset_version=opset, dynamic_axes=dynamic[0] if dynamic else None)
 with torch.no_grad():
     outputs = model(*inputs)
 if isinstance(outputs, torch.Tensor):
@@ -430,6 +460,6 @@ if isinstance(outputs, torch.Tensor):
 data = os.path.join(out_dir, "test_data_set_0")
 os.makedirs(data, exist_ok=True)
 for k, t in enumerate(inputs):
-    open(os.path.join(data, f"input_{k}.pb"), "wb").write(numpy_helper.from_array(t.numpy()).SerializeToString())
+    open(os.path.join(data, f"input_{k}.pb"), "wb").write(numpy_helper.from_array(t.detach().numpy()).SerializeToString())
 for k, t in enumerate(outputs):
-    open(os.path.join(data, f"output_{k}.pb"), "wb").write(numpy_helper.from_array(t.numpy()).SerializeToString())
+    open(os.path.join(data, f"output_{k}.pb"), "wb").write(numpy_helper.from_array(t.detach().numpy()).SerializeToString())
