@@ -14,7 +14,7 @@ make -s build/sim
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# kind | the class the issue names | what the export holds
+# kind | the class the issue names | what the export holds | the plan's options (the inputs' named dims)
 classes=(
     "encoder|transformer encoder with a padding mask|token embedding, 2 TransformerEncoder layers, a real mask (padded from 6 and 9)"
     "speech|recurrent speech model (LSTM, GRU, RNN)|Conv1d, 2-layer bidirectional LSTM (batch first), GRU with an initial state, reversed RNN; every state an output"
@@ -29,7 +29,7 @@ classes=(
     "vad|VAD-style model with nested Ifs|torch.jit.script's Ifs on a sample-rate input and the features, an LSTM cell"
     "qdq|quantized CNN (QDQ)|QuantizeLinear/DequantizeLinear per tensor (uint8) and per channel (int8 weights)"
     "warp|spatial transformer and flow warp (GridSample)|an affine grid, GridSample bilinear, then bicubic by a flow"
-    "listloop|model with a Python list in a loop (sequences)|a Loop over a clip's frames appends to a list; torch.stack, list[-1], len(list), a torch.split list summed"
+    "listloop|model with a Python list in a loop (sequences)|a Loop over a clip's frames appends to a list; torch.stack, list[-1], len(list), a torch.split list summed|--dim frames=5"
 )
 
 {
@@ -49,11 +49,12 @@ classes=(
     echo "| class | export | steps | data-dependent | lower bound (B) | arena (B) | every plan bit for bit | torch's outputs |"
     echo "|---|---|---:|---:|---:|---:|---|---|"
     for row in "${classes[@]}"; do
-        IFS='|' read -r kind class holds <<< "$row"
+        IFS='|' read -r kind class holds plan_args <<< "$row"
+        read -r -a plan_args <<< "$plan_args"
         dir="$work/$kind"
         mkdir -p "$dir"
         /usr/bin/python3 tests/data/oracle/export.py "$kind" "$dir" > /dev/null 2>&1
-        json=$("$sim" --graph "$dir/model.onnx" --format json --budget-work "$WORK")
+        json=$("$sim" --graph "$dir/model.onnx" --format json --budget-work "$WORK" "${plan_args[@]}")
         read -r steps bounded lb arena < <(/usr/bin/python3 -c '
 import json, sys
 r = json.load(sys.stdin)[0]
@@ -74,7 +75,9 @@ print(r["steps"], r.get("data_dependent_tensors", 0), r["lower_bound_bytes"], r[
     echo "QLinearGlobalAveragePool and QGemm, uint8 and int8, and a small classifier with QLinearConv and MaxPool on"
     echo "uint8; tests/data/qlinear) runs bit for bit in every plan and gives"
     echo "ORT 1.30's own outputs exactly (tests/test-oracle, /oracle/qlinear-matches-ort; ORT's outputs kept beside"
-    echo "the model). ONNX's own sequence models (libonnx-testdata's simple/test_sequence_model1 to 8: every sequence"
+    echo "the model); so do a dynamically quantized model as ORT's quantize_dynamic writes it (DynamicQuantizeLinear,"
+    echo "ConvInteger, MatMulInteger) and a QDQ model under \`--fuse ort\` (ORT's bias quantization and QDQ Conv fusion into"
+    echo "QLinearConv). ONNX's own sequence models (libonnx-testdata's simple/test_sequence_model1 to 8: every sequence"
     echo "op, SplitToSequence by ones, by a chunk and by sizes) are folded at plan time and give their expected outputs"
     echo "(tests/test-conformance, /conformance/sequence-models)."
     echo

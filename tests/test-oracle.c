@@ -102,21 +102,28 @@ static void check_kind_matches_torch(const char *kind, int outputs)
     g_free(dir);
 }
 
-/* ONNX Runtime's QOperator form (its com.microsoft QLinear ops, uint8 and int8, tests/data/qlinear/make.py): in both
- * models (every op; a small classifier with QLinearConv, MaxPool on uint8, QLinearAveragePool and QGemm) every plan
- * runs bit for bit, and the default plan's outputs equal ORT's own (onnxruntime-node 1.30, kept beside the models)
- * exactly, integers and floats alike; planned with one byte per quantized element. */
+/* ONNX Runtime's QOperator form (its com.microsoft QLinear ops, uint8 and int8, tests/data/qlinear/make.py), its
+ * dynamic quantization and its QDQ fusions: in the four models (every op; a small classifier with QLinearConv,
+ * MaxPool on uint8, QLinearAveragePool and QGemm; DynamicQuantizeLinear before a ConvInteger and two MatMulIntegers;
+ * a QDQ model under --fuse ort) every plan runs bit for bit, and the default plan's outputs equal ORT's own
+ * (onnxruntime-node 1.30, kept beside the models) exactly, integers and floats alike; planned with one byte per
+ * quantized element. */
 static void test_qlinear_matches_ort(void)
 {
     const struct {
         const char *dir;
         int outputs;
-    } models[] = {{"tests/data/qlinear/ops", 5}, {"tests/data/qlinear/cnn", 3}};
+        const char *fuse; /* the graph ORT runs: its QDQ fusions (qdq/), else the file's */
+    } models[] = {{"tests/data/qlinear/ops", 5, "none"},
+                  {"tests/data/qlinear/cnn", 3, "none"},
+                  {"tests/data/qlinear/dynamic", 3, "none"},
+                  {"tests/data/qlinear/qdq", 4, "ort"}};
     for (gsize k = 0; k < G_N_ELEMENTS(models); k++) {
         char *rel = g_strdup_printf("%s/model.onnx", models[k].dir), *model = test_source_path(rel);
         char *data_rel = g_strdup_printf("%s/test_data_set_0", models[k].dir), *dir = test_source_path(data_rel);
         RunResult r = sim_in((const char *[]){"--graph", model, "--inputs", dir, "--run", "--check", "--poison",
-                                              "--expect", dir, "--atol", "0", "--rtol", "0", NULL});
+                                              "--expect", dir, "--atol", "0", "--rtol", "0", "--fuse", models[k].fuse,
+                                              NULL});
         if (r.status != 0)
             g_error("%s does not match ONNX Runtime: %s", models[k].dir, r.err);
         char *want = g_strdup_printf("expect         %d outputs within rtol 0 and atol 0 of ", models[k].outputs);
@@ -124,8 +131,8 @@ static void test_qlinear_matches_ort(void)
         g_assert_nonnull(strstr(r.out, "(largest error 0, 0 relative"));
         g_assert_null(strstr(r.out, "(degenerate)"));
         run_result_clear(&r);
-        r = sim_in(
-            (const char *[]){"--graph", model, "--inputs", dir, "--run", "--check", "--poison", "--compare", NULL});
+        r = sim_in((const char *[]){"--graph", model, "--inputs", dir, "--run", "--check", "--poison", "--compare",
+                                    "--fuse", models[k].fuse, NULL});
         if (r.status != 0)
             g_error("a plan of %s does not run bit for bit: %s", models[k].dir, r.err);
         run_result_clear(&r);
@@ -139,6 +146,21 @@ static void test_qlinear_matches_ort(void)
     RunResult r = sim_in((const char *[]){"--graph", model, "--verbose", NULL}); /* 'cat' is 1 x 12 x 6 x 6 bytes */
     g_assert_nonnull(strstr(r.out, "432 B  'cat'"));
     run_result_clear(&r);
+    g_free(model);
+    /* The QDQ model as ORT runs it: three biases put on the int32 grid, two Convs fused into QLinearConv (the
+     * first with its Relu, folded into a QuantizeLinear at zero point 0; the second's Relu, before a zero point of
+     * 128, stays a float Conv), and without the fusions ORT's outputs are not ours: one uint8 differs by one. */
+    model = test_source_path("tests/data/qlinear/qdq/model.onnx");
+    char *dir = test_source_path("tests/data/qlinear/qdq/test_data_set_0");
+    r = sim_in((const char *[]){"--graph", model, "--fuse", "ort", NULL});
+    g_assert_nonnull(strstr(r.out, "\nqdq-bias              3  0 B\n"));
+    g_assert_nonnull(strstr(r.out, "\nqdq-conv              2  18,896 B (18.5 KiB)\n"));
+    run_result_clear(&r);
+    r = sim_in((const char *[]){"--graph", model, "--inputs", dir, "--run", "--expect", dir, "--atol", "0", NULL});
+    g_assert_cmpint(r.status, !=, 0);
+    g_assert_nonnull(strstr(r.err, "output 'q2' element 836 is 207, the expected 208"));
+    run_result_clear(&r);
+    g_free(dir);
     g_free(model);
 }
 

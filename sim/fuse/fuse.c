@@ -3,7 +3,8 @@
  * a node, checks that every intermediate it removes is read by the pattern alone (and is no graph output),
  * and replaces the pattern by one node. The rules follow ONNX Runtime's graph transformers at its default
  * level (onnxruntime/core/optimizer: conv_add_act_fusion, pad_fusion, the HardSigmoid-Mul / Sigmoid-Mul
- * activation fusions, gelu_fusion, matmul_add_fusion); --fuse ort-transformers adds what its offline transformer
+ * activation fusions, gelu_fusion, matmul_add_fusion; qdq_transformer's bias quantization, Relu removal before a
+ * QuantizeLinear and QDQ Conv fusion); --fuse ort-transformers adds what its offline transformer
  * optimizer writes (SkipLayerNormalization, attention without a mask as one op: fusion_skiplayernorm,
  * fusion_attention, and the flash path of its CPU MultiHeadAttention). docs/DESIGN.md, "Fusion", says what each
  * saves. */
@@ -867,6 +868,142 @@ static gboolean rule_repeat_kv(Site *site, Node *n, GError **error)
     return TRUE;
 }
 
+/* An 8-bit type, as ONNX Runtime's QDQ fusions take. */
+static gboolean quantized_8bit(DType t) { return t == DT_UINT8 || t == DT_INT8; }
+
+/* One known value, or `per` of them (a scale or zero point per tensor, or per output channel). */
+static gboolean known_values(const Tensor *t, gint64 per)
+{
+    return t && t->value && !t->dynamic && (t->value->n == 1 || (per > 0 && (gint64)t->value->n == per));
+}
+
+/* A weight, or a tensor computed from weights and known values alone (a weight's QuantizeLinear, which ONNX
+ * Runtime folds into an 8-bit initializer before its QDQ fusions). */
+static gboolean constant_tensor(const Tensor *t)
+{
+    if (is_weight(t) || (t && t->value && !t->dynamic))
+        return TRUE;
+    if (!t || !t->producer || t->dynamic)
+        return FALSE;
+    for (guint k = 0; k < t->producer->inputs->len; k++) {
+        const Tensor *in = node_input(t->producer, k);
+        if (in && !is_weight(in) && !(in->value && !in->dynamic))
+            return FALSE;
+    }
+    return TRUE;
+}
+
+/* A Conv or Gemm of two DequantizeLinear outputs with a float bias initializer (one value per output channel):
+ * the bias quantized to int32 on the grid of x_scale * w_scale and dequantized again, DequantizeLinear(Cast(Round(
+ * bias / (x_scale * w_scale)), INT32), x_scale * w_scale), as ONNX Runtime's BiasQuantization writes it before its
+ * QDQ fusions: x's scale one value, w's one or one per output channel (axis 0 of a Conv's weight, of a Gemm's the
+ * axis its transB makes the columns'). The new nodes read weights alone: constant-fold computes all but the
+ * DequantizeLinear, which ONNX Runtime leaves to run (a QDQ fusion then takes the int32 bias). */
+static gboolean rule_qdq_bias(Site *site, Node *n, GError **error)
+{
+    gboolean gemm = !strcmp(n->op_type, "Gemm");
+    if ((strcmp(n->op_type, "Conv") && !gemm) || *n->domain || n->inputs->len < 3)
+        return FALSE;
+    Tensor *bias = node_input(n, 2), *xf = node_input(n, 0), *wf = node_input(n, 1);
+    Node *dqx = made_by(xf, "DequantizeLinear"), *dqw = made_by(wf, "DequantizeLinear");
+    if (!bias || !bias->init || bias->dtype != DT_FLOAT || bias->rank != 1 || !dqx || !dqw ||
+        dqx->inputs->len < 2 || dqw->inputs->len < 2 || node_attr(dqw, "block_size"))
+        return FALSE;
+    Tensor *xs = node_input(dqx, 1), *ws = node_input(dqw, 1);
+    gint64 axis = 1, trans_b = 0;
+    if (!node_attr_int(dqw, "axis", 1, &axis, NULL) || !node_attr_int(n, "transB", 0, &trans_b, NULL) ||
+        !xs || xs->rank != 0 || !ws || ws->dtype != DT_FLOAT || xs->dtype != DT_FLOAT)
+        return FALSE;
+    gboolean per_channel = ws->rank != 0;
+    if (per_channel && (ws->rank != 1 || ws->dims[0] != bias->dims[0] || axis != (gemm && !trans_b ? 1 : 0)))
+        return FALSE;
+    const char *base = *n->name ? n->name : "bias";
+    GPtrArray *cast_attrs = g_ptr_array_new_with_free_func((GDestroyNotify)attr_free), *dq_attrs = NULL;
+    g_ptr_array_add(cast_attrs, attr_new_int("to", DT_INT32));
+    if (per_channel) {
+        dq_attrs = g_ptr_array_new_with_free_func((GDestroyNotify)attr_free);
+        g_ptr_array_add(dq_attrs, attr_new_int("axis", 0));
+    }
+    Node *scale = add_node(site, "Mul", FALSE, base, (const char *[]){xs->name, ws->name}, 2, NULL, error);
+    const char *scale_out = scale ? node_output(scale, 0)->name : NULL;
+    Node *div = scale ? add_node(site, "Div", FALSE, base, (const char *[]){bias->name, scale_out}, 2, NULL, error)
+                      : NULL;
+    Node *round = div ? add_node(site, "Round", FALSE, base, (const char *[]){node_output(div, 0)->name}, 1, NULL,
+                                 error) : NULL;
+    Node *cast = round ? add_node(site, "Cast", FALSE, base, (const char *[]){node_output(round, 0)->name}, 1,
+                                  cast_attrs, error) : (g_ptr_array_unref(cast_attrs), NULL);
+    Node *dq = cast ? add_node(site, "DequantizeLinear", FALSE, base,
+                               (const char *[]){node_output(cast, 0)->name, scale_out}, 2, dq_attrs, error)
+                    : (dq_attrs ? (g_ptr_array_unref(dq_attrs), NULL) : NULL);
+    if (!dq)
+        return TRUE; /* *error says why */
+    GPtrArray *first = g_ptr_array_new();
+    Node *made[] = {scale, div, round, cast, dq};
+    for (gsize k = 0; k < G_N_ELEMENTS(made); k++)
+        g_ptr_array_add(first, made[k]);
+    g_hash_table_insert(site->before, n, first);
+    GPtrArray *attrs = g_ptr_array_new_with_free_func((GDestroyNotify)attr_free);
+    for (guint a = 0; a < n->attrs->len; a++)
+        g_ptr_array_add(attrs, attr_copy(n->attrs->pdata[a]));
+    const char *inputs[] = {xf->name, wf->name, node_output(dq, 0)->name};
+    if (!replace(site, n, n->op_type, FALSE, inputs, 3, attrs, error))
+        return TRUE;
+    site->bytes = 0; /* nothing removed: the bias takes another value */
+    return TRUE;
+}
+
+/* QuantizeLinear(Conv(DequantizeLinear(x), DequantizeLinear(w), DequantizeLinear(int32 bias))), with a Relu before
+ * the QuantizeLinear when its zero point is its type's least (uint8 0, int8 -128: the clamp is the Relu, ONNX
+ * Runtime's ReluQuantFusion removes it), is QLinearConv(x, w, the int32 bias) as ONNX Runtime's QDQ Conv fusion
+ * writes it: x and the output 8-bit with one scale and zero point each, w a constant 8-bit tensor with one or one
+ * per output channel (axis 0); a float bias stops it (qdq-bias quantizes the ones it can first). The float
+ * intermediates go: the dequantized operands and the Conv's (and Relu's) float output. */
+static gboolean rule_qdq_conv(Site *site, Node *n, GError **error)
+{
+    Tensor *y = node_output(n, 0), *in = node_input(n, 0), *ys = node_input(n, 1), *yz = node_input(n, 2);
+    if (strcmp(n->op_type, "QuantizeLinear") || *n->domain || !y || !in || !known_values(ys, 0) ||
+        !known_values(yz, 0) || !quantized_8bit(y->dtype) || node_attr(n, "block_size"))
+        return FALSE;
+    Node *relu = made_by(in, "Relu");
+    double least = y->dtype == DT_UINT8 ? 0 : -128;
+    Tensor *c = relu && only_for(in, n) && value_get_f(yz->value, 0) == least ? node_input(relu, 0) : in;
+    Node *conv = made_by(c, "Conv");
+    if (c == in)
+        relu = NULL;
+    if (!conv || !only_for(c, relu ? relu : n) || conv->inputs->len < 2 || g_hash_table_contains(site->with, conv))
+        return FALSE;
+    Tensor *xf = node_input(conv, 0), *wf = node_input(conv, 1), *bf = node_input(conv, 2);
+    Node *dqx = made_by(xf, "DequantizeLinear"), *dqw = made_by(wf, "DequantizeLinear");
+    Node *dqb = bf ? made_by(bf, "DequantizeLinear") : NULL;
+    if (!dqx || !dqw || !only_for(xf, conv) || !only_for(wf, conv) || dqx->inputs->len != 3 ||
+        dqw->inputs->len != 3 || node_attr(dqx, "block_size") || node_attr(dqw, "block_size") ||
+        (bf && (!dqb || !only_for(bf, conv) || !node_input(dqb, 0) || node_input(dqb, 0)->dtype != DT_INT32)))
+        return FALSE;
+    Tensor *xq = node_input(dqx, 0), *xs = node_input(dqx, 1), *xz = node_input(dqx, 2);
+    Tensor *wq = node_input(dqw, 0), *ws = node_input(dqw, 1), *wz = node_input(dqw, 2);
+    gint64 channels = wf->rank > 0 ? wf->dims[0] : 0, axis = 1;
+    if (!node_attr_int(dqw, "axis", 1, &axis, NULL))
+        return FALSE;
+    gboolean per_channel = ws && ws->value && ws->value->n > 1;
+    if (!xq || !quantized_8bit(xq->dtype) || !known_values(xs, 0) || !known_values(xz, 0) || !wq ||
+        !quantized_8bit(wq->dtype) || !constant_tensor(wq) || !known_values(ws, channels) ||
+        !known_values(wz, channels) || (per_channel && axis != 0))
+        return FALSE;
+    g_ptr_array_add(site->removed, dqx);
+    g_ptr_array_add(site->removed, dqw);
+    if (dqb)
+        g_ptr_array_add(site->removed, dqb);
+    g_ptr_array_add(site->removed, conv);
+    if (relu)
+        g_ptr_array_add(site->removed, relu);
+    GPtrArray *attrs = g_ptr_array_new_with_free_func((GDestroyNotify)attr_free);
+    for (guint a = 0; a < conv->attrs->len; a++)
+        g_ptr_array_add(attrs, attr_copy(conv->attrs->pdata[a]));
+    const char *inputs[] = {xq->name, xs->name, xz->name,  wq->name, ws->name,
+                            wz->name, ys->name, yz->name, dqb ? node_input(dqb, 0)->name : NULL};
+    return replace(site, n, "QLinearConv", FALSE, inputs, dqb ? 9 : 8, attrs, error) || TRUE;
+}
+
 /* A node that reads only weights and constants computes a constant: ONNX Runtime folds it when the session
  * starts (its ConstantFolding), so its output is a weight, outside the activations (torch's attention slices
  * its packed in-projection weight with Slice at run time). The node still runs here, writing its output into
@@ -876,6 +1013,8 @@ static gboolean rule_constant_fold(Site *site, Node *n, GError **error)
     (void)error;
     if (!n->op || n->op->plan_constant || !n->inputs->len || !strcmp(n->domain, SIM_OP_DOMAIN))
         return FALSE;
+    if (!strcmp(n->op_type, "DequantizeLinear")) /* ONNX Runtime's ConstantFolding leaves it to run (a QDQ fusion */
+        return FALSE;                               /* reads its quantized input) */
     for (guint k = 0; k < n->inputs->len; k++) { /* weights, constants, and values the planner knows (shapes) */
         Tensor *t = node_input(n, k);
         if (t && !is_weight(t) && !(t->value && !t->dynamic))
@@ -902,6 +1041,11 @@ static gboolean rule_constant_fold(Site *site, Node *n, GError **error)
 }
 
 static const FuseRule fuse_rules[] = {
+    /* before constant-fold, which then folds the weights' QuantizeLinear and the bias's quantization */
+    {"qdq-bias", "the float bias of a Conv or Gemm of DequantizeLinear outputs put on the int32 grid of their scales' "
+     "product (ONNX Runtime's BiasQuantization)", "ort", FALSE, rule_qdq_bias},
+    {"qdq-conv", "DequantizeLinear -> Conv (-> Relu) -> QuantizeLinear: QLinearConv with the int32 bias (ONNX Runtime's "
+     "QDQ Conv fusion and ReluQuantFusion)", "ort", FALSE, rule_qdq_conv},
     {"constant-fold", "a node of weights and constants alone: computed once, a weight (ONNX Runtime's ConstantFolding)",
      "ort", FALSE, rule_constant_fold},
     {"conv-add", "Conv + Add of its skip: accumulated in place over the skip (ONNX Runtime's Conv+Add+Relu fusion)",
@@ -946,8 +1090,8 @@ static const struct {
 } fuse_kinds[] = {
     {"ort", NULL,
      "applies ONNX Runtime's operator fusions first (a Conv accumulating into its skip tensor, a zero Pad into the Conv "
-     "or AveragePool after it, HardSwish, SiLU, Gelu, MatMul+Add as Gemm, MatMul with a Transpose or a scale), so their "
-     "intermediates are never planned"},
+     "or AveragePool after it, HardSwish, SiLU, Gelu, MatMul+Add as Gemm, MatMul with a Transpose or a scale, a QDQ "
+     "Conv as QLinearConv), so their intermediates are never planned"},
     {"ort-disabled", NULL,
      "is ONNX Runtime at graph optimisation level disabled (no fusion; the ops its CPU kernels lack, HardSwish, "
      "expanded into their ONNX function bodies)"},

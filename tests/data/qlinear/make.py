@@ -5,6 +5,16 @@ static quantizer writes them), each with one input in the ONNX model zoo's layou
         inputs at other scales, QLinearGlobalAveragePool in NCHW and channels_last; the element-wise ops on int8;
   cnn/  a small classifier: QLinearConv (int8 weights, int32 bias), MaxPool on uint8, a residual QLinearAdd,
         QLinearAveragePool, QLinearGlobalAveragePool, Reshape, QGemm quantized out and QGemm to float.
+  dynamic/  a dynamically quantized model as ONNX Runtime's quantize_dynamic writes it (no com.microsoft op): each
+        activation quantized when it runs (DynamicQuantizeLinear: its own scale and zero point), a ConvInteger with
+        uint8 weights and a weight zero point, then two MatMulInteger layers (int8 weights per tensor, then per
+        output column), each product Cast to float and scaled by the product of the two scales, the float bias
+        added, ReLU between.
+  qdq/  a QDQ model as torch.onnx.export writes quantization-aware training (ONNX Runtime fuses it; --fuse ort
+        does the same): the image quantized and dequantized (uint8), each weight quantized per output channel to
+        int8 by a QuantizeLinear node of the float weight and dequantized, Conv with a float bias, a Relu, a
+        QuantizeLinear whose zero point is 0 (the Relu folds into it), a second Conv quantized at zero point 128
+        (its Relu stays), and a third whose output is dequantized to float: the three 8-bit outputs and the float.
 
   make.py                           writes DIR/model.onnx and DIR/test_data_set_0/input_0.pb (Debian's python3-onnx)
   make.py --raw DIR                 writes DIR/x.f32, the input as raw float32 bytes (ort-run.js reads them)
@@ -104,6 +114,80 @@ def cnn_model():
     return finish(graph)
 
 
+def dynamic_model():
+    rng = np.random.default_rng(5)
+    w0 = rng.integers(0, 256, (6, 3, 3, 3)).astype(np.uint8)
+    w1 = rng.integers(-127, 128, (6 * 8 * 8 // 4, 32)).astype(np.int8)
+    w2 = rng.integers(-127, 128, (32, 10)).astype(np.int8)
+    inits = [nh.from_array(w0, "w0"), scalar("w0_scale", 0.004, np.float32), scalar("w0_zero", 131, np.uint8),
+             nh.from_array(rng.standard_normal((1, 6, 1, 1)).astype(np.float32) * 0.1, "b0"),
+             nh.from_array(w1, "w1"), scalar("w1_scale", 0.003, np.float32), scalar("w1_zero", 0, np.int8),
+             nh.from_array(rng.standard_normal(32).astype(np.float32) * 0.1, "b1"),
+             nh.from_array(w2, "w2"), nh.from_array((rng.random(10) * 0.004 + 0.001).astype(np.float32), "w2_scale"),
+             nh.from_array(np.zeros(10, dtype=np.int8), "w2_zero"),
+             nh.from_array(rng.standard_normal(10).astype(np.float32) * 0.1, "b2"),
+             nh.from_array(np.array([4, -1], dtype=np.int64), "rows")]
+
+    def dynamic(x, w, w_scale, w_zero, out, op="MatMulInteger", **attrs):
+        """x -> DynamicQuantizeLinear -> OP(xq, w, x_zero, w_zero) -> Cast -> * (x_scale * w_scale)"""
+        return [h.make_node("DynamicQuantizeLinear", [x], [x + "_q", x + "_scale", x + "_zero"]),
+                h.make_node(op, [x + "_q", w, x + "_zero", w_zero], [out + "_int"], **attrs),
+                h.make_node("Cast", [out + "_int"], [out + "_float"], to=T.FLOAT),
+                h.make_node("Mul", [x + "_scale", w_scale], [out + "_scale"]),
+                h.make_node("Mul", [out + "_float", out + "_scale"], [out])]
+
+    nodes = (dynamic("x", "w0", "w0_scale", "w0_zero", "c0", op="ConvInteger", pads=[1, 1, 1, 1], strides=[2, 2])
+             + [h.make_node("Add", ["c0", "b0"], ["c0b"]), h.make_node("Relu", ["c0b"], ["r0"]),
+                h.make_node("Reshape", ["r0", "rows"], ["f"])]
+             + dynamic("f", "w1", "w1_scale", "w1_zero", "m1")
+             + [h.make_node("Add", ["m1", "b1"], ["h1"]), h.make_node("Relu", ["h1"], ["r1"])]
+             + dynamic("r1", "w2", "w2_scale", "w2_zero", "m2")
+             + [h.make_node("Add", ["m2", "b2"], ["y"])])
+    outputs = [h.make_tensor_value_info("y", T.FLOAT, [4, 10]), h.make_tensor_value_info("r1", T.FLOAT, [4, 32]),
+               h.make_tensor_value_info("x_q", T.UINT8, [1, 3, 16, 16])]
+    graph = h.make_graph(nodes, "qdynamic", [h.make_tensor_value_info("x", T.FLOAT, [1, 3, 16, 16])], outputs, inits)
+    return finish(graph)
+
+
+def qdq_model():
+    rng = np.random.default_rng(9)
+
+    def weight(name, shape):
+        w = rng.standard_normal(shape).astype(np.float32) * 0.3
+        scale = (np.abs(w).reshape(shape[0], -1).max(1) / 127).astype(np.float32)
+        return [nh.from_array(w, name), nh.from_array(scale, name + "_scale"),
+                nh.from_array(np.zeros(shape[0], dtype=np.int8), name + "_zero"),
+                nh.from_array(rng.standard_normal(shape[0]).astype(np.float32) * 0.2, name + "_bias")]
+
+    inits = (weight("w1", (8, 3, 3, 3)) + weight("w2", (8, 8, 3, 3)) + weight("w3", (4, 8, 1, 1))
+             + [scalar("sx", 0.03, np.float32), scalar("zx", 128, np.uint8), scalar("s1", 0.02, np.float32),
+                scalar("z1", 0, np.uint8), scalar("s2", 0.025, np.float32), scalar("z2", 128, np.uint8),
+                scalar("s3", 0.04, np.float32), scalar("z3", 100, np.uint8)])
+
+    def conv(x, w, out, pads):
+        return [h.make_node("QuantizeLinear", [w, w + "_scale", w + "_zero"], [w + "_q"], axis=0),
+                h.make_node("DequantizeLinear", [w + "_q", w + "_scale", w + "_zero"], [w + "_dq"], axis=0),
+                h.make_node("Conv", [x, w + "_dq", w + "_bias"], [out], pads=pads)]
+
+    nodes = ([h.make_node("QuantizeLinear", ["x", "sx", "zx"], ["xq"]),
+              h.make_node("DequantizeLinear", ["xq", "sx", "zx"], ["xdq"])]
+             + conv("xdq", "w1", "c1", [1, 1, 1, 1])
+             + [h.make_node("Relu", ["c1"], ["r1"]), h.make_node("QuantizeLinear", ["r1", "s1", "z1"], ["q1"]),
+                h.make_node("DequantizeLinear", ["q1", "s1", "z1"], ["d1"])]
+             + conv("d1", "w2", "c2", [1, 1, 1, 1])
+             + [h.make_node("Relu", ["c2"], ["r2"]), h.make_node("QuantizeLinear", ["r2", "s2", "z2"], ["q2"]),
+                h.make_node("DequantizeLinear", ["q2", "s2", "z2"], ["d2"])]
+             + conv("d2", "w3", "c3", [0, 0, 0, 0])
+             + [h.make_node("QuantizeLinear", ["c3", "s3", "z3"], ["q3"]),
+                h.make_node("DequantizeLinear", ["q3", "s3", "z3"], ["y"])])
+    outputs = [h.make_tensor_value_info("q1", T.UINT8, [1, 8, 12, 12]),
+               h.make_tensor_value_info("q2", T.UINT8, [1, 8, 12, 12]),
+               h.make_tensor_value_info("q3", T.UINT8, [1, 4, 12, 12]),
+               h.make_tensor_value_info("y", T.FLOAT, [1, 4, 12, 12])]
+    graph = h.make_graph(nodes, "qdq", [h.make_tensor_value_info("x", T.FLOAT, [1, 3, 12, 12])], outputs, inits)
+    return finish(graph)
+
+
 def finish(graph):
     m = h.make_model(graph, opset_imports=[h.make_opsetid("", 13), h.make_opsetid(MS, 1)],
                      producer_name="arenasim tests/data/qlinear/make.py")
@@ -112,7 +196,8 @@ def finish(graph):
     return m
 
 
-MODELS = {"ops": (ops_model, (1, 4, 6, 6), 7, 2.5), "cnn": (cnn_model, (1, 3, 16, 16), 11, 2.0)}
+MODELS = {"ops": (ops_model, (1, 4, 6, 6), 7, 2.5), "cnn": (cnn_model, (1, 3, 16, 16), 11, 2.0),
+          "dynamic": (dynamic_model, (1, 3, 16, 16), 13, 1.5), "qdq": (qdq_model, (1, 3, 12, 12), 17, 1.0)}
 
 
 def main():
