@@ -29,7 +29,8 @@ classes=(
     "vad|VAD-style model with nested Ifs|torch.jit.script's Ifs on a sample-rate input and the features, an LSTM cell"
     "qdq|quantized CNN (QDQ)|QuantizeLinear/DequantizeLinear per tensor (uint8) and per channel (int8 weights)"
     "warp|spatial transformer and flow warp (GridSample)|an affine grid, GridSample bilinear, then bicubic by a flow"
-    "listloop|model with a Python list in a loop (sequences)|a Loop over a clip's frames appends to a list; torch.stack, list[-1], len(list), a torch.split list summed|--dim frames=5"
+    "listloop|model with a Python list in a loop (sequences)|a Loop over a clip's frames appends to a list; \
+torch.stack, list[-1], len(list), a torch.split list summed|--dim frames=5"
 )
 
 {
@@ -76,10 +77,11 @@ print(r["steps"], r.get("data_dependent_tensors", 0), r["lower_bound_bytes"], r[
     echo "uint8; tests/data/qlinear) runs bit for bit in every plan and gives"
     echo "ORT 1.30's own outputs exactly (tests/test-oracle, /oracle/qlinear-matches-ort; ORT's outputs kept beside"
     echo "the model); so do a dynamically quantized model as ORT's quantize_dynamic writes it (DynamicQuantizeLinear,"
-    echo "ConvInteger, MatMulInteger) and a QDQ model under \`--fuse ort\` (ORT's bias quantization and QDQ Conv fusion into"
-    echo "QLinearConv). ONNX's own sequence models (libonnx-testdata's simple/test_sequence_model1 to 8: every sequence"
-    echo "op, SplitToSequence by ones, by a chunk and by sizes) are folded at plan time and give their expected outputs"
-    echo "(tests/test-conformance, /conformance/sequence-models)."
+    echo "ConvInteger, MatMulInteger) and two QDQ models under \`--fuse ort\` (ORT's bias quantization and QDQ fusions"
+    echo "into QLinearConv, QLinearMatMul, QGemm, QLinearAdd and QLinearGlobalAveragePool, its dropped pairs around"
+    echo "MaxPool and Reshape). ONNX's own sequence models (libonnx-testdata's simple/test_sequence_model1 to 8:"
+    echo "every sequence op, SplitToSequence by ones, by a chunk and by sizes) are folded at plan time and give their"
+    echo "expected outputs (tests/test-conformance, /conformance/sequence-models)."
     echo
     echo "Not covered: torchvision's full-size detectors plan and run (\`fasterrcnn_mobilenet_v3_large_320_fpn\`: 1,446"
     echo "steps, 10 data-dependent tensors), but with random weights every score is the same number, so their"

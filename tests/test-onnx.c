@@ -1,6 +1,6 @@
 /* test-onnx.c — ONNX reading and writing: a model with every attribute type, symbolic dims,
- * external-data and shape-only initializers and subgraphs (one with a sequence input) round-trips exactly; typed TensorProto
- * fields decode to the right values; the committed gpt2.onnx reads back to its own bytes. */
+ * external-data and shape-only initializers and subgraphs (one with a sequence input) round-trips exactly; typed
+ * TensorProto fields decode to the right values; the committed gpt2.onnx reads back to its own bytes. */
 #include "tests/testutil.h"
 #include "onnx.pb-c.h"
 

@@ -103,9 +103,9 @@ static void check_kind_matches_torch(const char *kind, int outputs)
 }
 
 /* ONNX Runtime's QOperator form (its com.microsoft QLinear ops, uint8 and int8, tests/data/qlinear/make.py), its
- * dynamic quantization and its QDQ fusions: in the four models (every op; a small classifier with QLinearConv,
+ * dynamic quantization and its QDQ fusions: in the five models (every op; a small classifier with QLinearConv,
  * MaxPool on uint8, QLinearAveragePool and QGemm; DynamicQuantizeLinear before a ConvInteger and two MatMulIntegers;
- * a QDQ model under --fuse ort) every plan runs bit for bit, and the default plan's outputs equal ORT's own
+ * two QDQ models under --fuse ort) every plan runs bit for bit, and the default plan's outputs equal ORT's own
  * (onnxruntime-node 1.30, kept beside the models) exactly, integers and floats alike; planned with one byte per
  * quantized element. */
 static void test_qlinear_matches_ort(void)
@@ -117,7 +117,8 @@ static void test_qlinear_matches_ort(void)
     } models[] = {{"tests/data/qlinear/ops", 5, "none"},
                   {"tests/data/qlinear/cnn", 3, "none"},
                   {"tests/data/qlinear/dynamic", 3, "none"},
-                  {"tests/data/qlinear/qdq", 4, "ort"}};
+                  {"tests/data/qlinear/qdq", 4, "ort"},
+                  {"tests/data/qlinear/qdqnet", 3, "ort"}};
     for (gsize k = 0; k < G_N_ELEMENTS(models); k++) {
         char *rel = g_strdup_printf("%s/model.onnx", models[k].dir), *model = test_source_path(rel);
         char *data_rel = g_strdup_printf("%s/test_data_set_0", models[k].dir), *dir = test_source_path(data_rel);
@@ -161,6 +162,18 @@ static void test_qlinear_matches_ort(void)
     g_assert_nonnull(strstr(r.err, "output 'q2' element 836 is 207, the expected 208"));
     run_result_clear(&r);
     g_free(dir);
+    g_free(model);
+    /* The QDQ classifier as ORT's static quantizer writes it: ORT's optimized file at level extended runs
+     * QuantizeLinear, QLinearConv, MaxPool, QLinearConv, QLinearAdd, QLinearGlobalAveragePool, Reshape, QGemm,
+     * QLinearMatMul, DequantizeLinear, and so does the fused graph (two Convs and the MatMul, the Gemm, the Add and
+     * the pool, MaxPool's and Reshape's pairs dropped). */
+    model = test_source_path("tests/data/qlinear/qdqnet/model.onnx");
+    r = sim_in((const char *[]){"--graph", model, "--fuse", "ort", NULL});
+    const char *sites[] = {"\nqdq-conv              3 ", "\nqdq-gemm              1 ", "\nqdq-qlinear           2 ",
+                           "\nqdq-drop              2 "};
+    for (gsize k = 0; k < G_N_ELEMENTS(sites); k++)
+        g_assert_nonnull(strstr(r.out, sites[k]));
+    run_result_clear(&r);
     g_free(model);
 }
 

@@ -53,10 +53,10 @@ struct Site {
 };
 typedef struct Site Site;
 
-/* The node that replaces the pattern ending at `last`: op (domain SIM_OP_DOMAIN when internal), inputs, output
- * `last`'s output 0, attributes (owned), shapes inferred. The pattern's other nodes are in site->removed. */
-static gboolean replace(Site *site, Node *last, const char *op, gboolean internal, const char *const *inputs, int n_in,
-                        GPtrArray *attrs, GError **error)
+/* The node that replaces the pattern ending at `last`: op of `domain`, inputs, output `last`'s output 0,
+ * attributes (owned), shapes inferred. The pattern's other nodes are in site->removed. */
+static gboolean replace_in(Site *site, Node *last, const char *domain, const char *op, const char *const *inputs,
+                           int n_in, GPtrArray *attrs, GError **error)
 {
     Graph *g = site->g;
     Tensor *out = node_output(last, 0);
@@ -74,13 +74,20 @@ static gboolean replace(Site *site, Node *last, const char *op, gboolean interna
         }
     }
     const char *outputs[] = {out->name};
-    Node *fused = graph_add_node(g, op, internal ? SIM_OP_DOMAIN : "", name, inputs, n_in, outputs, 1, attrs, error);
+    Node *fused = graph_add_node(g, op, domain, name, inputs, n_in, outputs, 1, attrs, error);
     g_free(name);
     if (!fused)
         return FALSE;
     g_hash_table_insert(site->with, last, fused);
     fused->op = op_lookup(fused->domain, fused->op_type);
     return fused->op && shape_infer_node(fused, site->opset, error);
+}
+
+/* replace_in of the default domain, or sim's own (`internal`). */
+static gboolean replace(Site *site, Node *last, const char *op, gboolean internal, const char *const *inputs, int n_in,
+                        GPtrArray *attrs, GError **error)
+{
+    return replace_in(site, last, internal ? SIM_OP_DOMAIN : "", op, inputs, n_in, attrs, error);
 }
 
 /* Mul(x, HardSigmoid(x)) with HardSigmoid's alpha 1/6 and beta 1/2 is HardSwish(x) (opset 13 exports write
@@ -871,10 +878,10 @@ static gboolean rule_repeat_kv(Site *site, Node *n, GError **error)
 /* An 8-bit type, as ONNX Runtime's QDQ fusions take. */
 static gboolean quantized_8bit(DType t) { return t == DT_UINT8 || t == DT_INT8; }
 
-/* One known value, or `per` of them (a scale or zero point per tensor, or per output channel). */
+/* Known values: one, or also `per` of them (a scale or zero point per output channel), or any number (per < 0). */
 static gboolean known_values(const Tensor *t, gint64 per)
 {
-    return t && t->value && !t->dynamic && (t->value->n == 1 || (per > 0 && (gint64)t->value->n == per));
+    return t && t->value && !t->dynamic && (t->value->n == 1 || per < 0 || (per > 0 && (gint64)t->value->n == per));
 }
 
 /* A weight, or a tensor computed from weights and known values alone (a weight's QuantizeLinear, which ONNX
@@ -952,56 +959,268 @@ static gboolean rule_qdq_bias(Site *site, Node *n, GError **error)
     return TRUE;
 }
 
-/* QuantizeLinear(Conv(DequantizeLinear(x), DequantizeLinear(w), DequantizeLinear(int32 bias))), with a Relu before
- * the QuantizeLinear when its zero point is its type's least (uint8 0, int8 -128: the clamp is the Relu, ONNX
- * Runtime's ReluQuantFusion removes it), is QLinearConv(x, w, the int32 bias) as ONNX Runtime's QDQ Conv fusion
- * writes it: x and the output 8-bit with one scale and zero point each, w a constant 8-bit tensor with one or one
- * per output channel (axis 0); a float bias stops it (qdq-bias quantizes the ones it can first). The float
- * intermediates go: the dequantized operands and the Conv's (and Relu's) float output. */
-static gboolean rule_qdq_conv(Site *site, Node *n, GError **error)
+/* ONNX Runtime's QDQ node groups (its qdq_selectors): a target op whose first `n_dq` inputs are each a
+ * DequantizeLinear read by it alone and whose output is read by one QuantizeLinear alone (or by a Relu read by it
+ * alone, when the QuantizeLinear's zero point is its type's least, uint8 0 or int8 -128: the clamp is the Relu,
+ * which its ReluQuantFusion removes). Scales and zero points are known values; the activations' one each. */
+#define QDQ_MAX_INPUTS 64
+typedef struct {
+    Node *q, *relu, *target;
+    Node *dq[QDQ_MAX_INPUTS];
+    guint n_dq;
+    Tensor *q_scale, *q_zero;
+} QdqGroup;
+
+/* The DequantizeLinear of input k of `target` (read by it alone, its scale and zero point known, `per` values of
+ * each allowed besides one; an int32 one, a bias, may leave its zero point out); NULL otherwise. */
+static Node *qdq_input(const Node *target, guint k, gint64 per)
 {
-    Tensor *y = node_output(n, 0), *in = node_input(n, 0), *ys = node_input(n, 1), *yz = node_input(n, 2);
-    if (strcmp(n->op_type, "QuantizeLinear") || *n->domain || !y || !in || !known_values(ys, 0) ||
-        !known_values(yz, 0) || !quantized_8bit(y->dtype) || node_attr(n, "block_size"))
+    Tensor *t = node_input(target, k);
+    Node *dq = made_by(t, "DequantizeLinear");
+    Tensor *x = dq ? node_input(dq, 0) : NULL;
+    if (!dq || !only_for(t, target) || dq->inputs->len < 2 || dq->inputs->len > 3 || node_attr(dq, "block_size") || !x)
+        return NULL;
+    Tensor *scale = node_input(dq, 1), *zero = node_input(dq, 2);
+    if (!zero && x->dtype != DT_INT32)
+        return NULL;
+    return known_values(scale, per) && (!zero || known_values(zero, per)) && scale->dtype == DT_FLOAT ? dq : NULL;
+}
+
+/* The group ending at QuantizeLinear q around a target of `op` with n_dq dequantized inputs (all of its inputs
+ * when n_dq is 0), the first one-value per tensor, the others `per` values where per > 0. */
+static gboolean qdq_group(Site *site, Node *q, const char *op, guint n_dq, gint64 per, QdqGroup *grp)
+{
+    memset(grp, 0, sizeof *grp);
+    Tensor *y = node_output(q, 0), *in = node_input(q, 0);
+    grp->q_scale = node_input(q, 1);
+    grp->q_zero = node_input(q, 2);
+    if (strcmp(q->op_type, "QuantizeLinear") || *q->domain || q->inputs->len != 3 || !y || !in ||
+        !known_values(grp->q_scale, 0) || !known_values(grp->q_zero, 0) || !quantized_8bit(y->dtype) ||
+        node_attr(q, "block_size"))
         return FALSE;
     Node *relu = made_by(in, "Relu");
     double least = y->dtype == DT_UINT8 ? 0 : -128;
-    Tensor *c = relu && only_for(in, n) && value_get_f(yz->value, 0) == least ? node_input(relu, 0) : in;
-    Node *conv = made_by(c, "Conv");
-    if (c == in)
-        relu = NULL;
-    if (!conv || !only_for(c, relu ? relu : n) || conv->inputs->len < 2 || g_hash_table_contains(site->with, conv))
+    Tensor *out = relu && only_for(in, q) && value_get_f(grp->q_zero->value, 0) == least ? node_input(relu, 0) : in;
+    grp->relu = out == in ? NULL : relu;
+    grp->target = made_by(out, op);
+    if (!grp->target || grp->target->outputs->len != 1 || !only_for(out, grp->relu ? grp->relu : q) ||
+        g_hash_table_contains(site->with, grp->target))
         return FALSE;
-    Tensor *xf = node_input(conv, 0), *wf = node_input(conv, 1), *bf = node_input(conv, 2);
-    Node *dqx = made_by(xf, "DequantizeLinear"), *dqw = made_by(wf, "DequantizeLinear");
-    Node *dqb = bf ? made_by(bf, "DequantizeLinear") : NULL;
-    if (!dqx || !dqw || !only_for(xf, conv) || !only_for(wf, conv) || dqx->inputs->len != 3 ||
-        dqw->inputs->len != 3 || node_attr(dqx, "block_size") || node_attr(dqw, "block_size") ||
-        (bf && (!dqb || !only_for(bf, conv) || !node_input(dqb, 0) || node_input(dqb, 0)->dtype != DT_INT32)))
+    guint present = 0;
+    for (guint k = 0; k < grp->target->inputs->len; k++)
+        present += node_input(grp->target, k) != NULL;
+    if (!n_dq)
+        n_dq = present;
+    if (n_dq > G_N_ELEMENTS(grp->dq) || n_dq > present)
         return FALSE;
-    Tensor *xq = node_input(dqx, 0), *xs = node_input(dqx, 1), *xz = node_input(dqx, 2);
-    Tensor *wq = node_input(dqw, 0), *ws = node_input(dqw, 1), *wz = node_input(dqw, 2);
-    gint64 channels = wf->rank > 0 ? wf->dims[0] : 0, axis = 1;
-    if (!node_attr_int(dqw, "axis", 1, &axis, NULL))
-        return FALSE;
-    gboolean per_channel = ws && ws->value && ws->value->n > 1;
-    if (!xq || !quantized_8bit(xq->dtype) || !known_values(xs, 0) || !known_values(xz, 0) || !wq ||
-        !quantized_8bit(wq->dtype) || !constant_tensor(wq) || !known_values(ws, channels) ||
-        !known_values(wz, channels) || (per_channel && axis != 0))
-        return FALSE;
-    g_ptr_array_add(site->removed, dqx);
-    g_ptr_array_add(site->removed, dqw);
-    if (dqb)
-        g_ptr_array_add(site->removed, dqb);
-    g_ptr_array_add(site->removed, conv);
-    if (relu)
-        g_ptr_array_add(site->removed, relu);
+    for (guint k = 0; k < n_dq; k++)
+        if (!(grp->dq[k] = qdq_input(grp->target, k, k ? per : 0)))
+            return FALSE;
+    grp->n_dq = n_dq;
+    grp->q = q;
+    return TRUE;
+}
+
+/* The group's DequantizeLinear nodes, target and Relu into site->removed (the QuantizeLinear is the last). */
+static void qdq_remove(Site *site, const QdqGroup *grp)
+{
+    for (guint k = 0; k < grp->n_dq; k++)
+        g_ptr_array_add(site->removed, grp->dq[k]);
+    g_ptr_array_add(site->removed, grp->target);
+    if (grp->relu)
+        g_ptr_array_add(site->removed, grp->relu);
+}
+
+static GPtrArray *copied_attrs(const Node *n)
+{
     GPtrArray *attrs = g_ptr_array_new_with_free_func((GDestroyNotify)attr_free);
-    for (guint a = 0; a < conv->attrs->len; a++)
-        g_ptr_array_add(attrs, attr_copy(conv->attrs->pdata[a]));
-    const char *inputs[] = {xq->name, xs->name, xz->name,  wq->name, ws->name,
-                            wz->name, ys->name, yz->name, dqb ? node_input(dqb, 0)->name : NULL};
-    return replace(site, n, "QLinearConv", FALSE, inputs, dqb ? 9 : 8, attrs, error) || TRUE;
+    for (guint a = 0; a < n->attrs->len; a++)
+        g_ptr_array_add(attrs, attr_copy(n->attrs->pdata[a]));
+    return attrs;
+}
+
+/* Input k of the group, its scale and zero point: three names into in[]. */
+static void qdq_operand(const QdqGroup *grp, guint k, const char **in)
+{
+    for (int j = 0; j < 3; j++)
+        in[j] = node_input(grp->dq[k], (guint)j)->name;
+}
+
+static DType qdq_type(const QdqGroup *grp, guint k) { return node_input(grp->dq[k], 0)->dtype; }
+
+/* Conv and MatMul (its QDQ Conv and MatMul fusions): QLinearConv and QLinearMatMul of 8-bit x and w, the
+ * output x's type; w a constant with one scale and zero point, or one per output channel (a Conv's axis 0); a
+ * Conv's bias the int32 one qdq-bias made. x in int8 is fused only where its int8 kernels are allowed (its
+ * QDQIsInt8Allowed, a property of the CPU): not modelled, so uint8 x only. */
+static gboolean rule_qdq_conv(Site *site, Node *n, GError **error)
+{
+    QdqGroup grp;
+    gboolean conv = qdq_group(site, n, "Conv", 0, -1, &grp) || (memset(&grp, 0, sizeof grp), FALSE);
+    if (!conv && !qdq_group(site, n, "MatMul", 2, -1, &grp))
+        return FALSE;
+    Tensor *wf = node_input(grp.target, 1), *ws = node_input(grp.dq[1], 1), *wz = node_input(grp.dq[1], 2);
+    gint64 channels = conv && wf->rank > 0 ? wf->dims[0] : wf->rank == 2 ? wf->dims[1] : 0, axis = 1;
+    if (!node_attr_int(grp.dq[1], "axis", 1, &axis, NULL) || qdq_type(&grp, 0) != DT_UINT8 ||
+        node_output(n, 0)->dtype != DT_UINT8 || !quantized_8bit(qdq_type(&grp, 1)) ||
+        !constant_tensor(node_input(grp.dq[1], 0)) || !known_values(ws, channels) || !known_values(wz, channels) ||
+        (ws->value->n > 1 && axis != (conv ? 0 : 1)) || grp.n_dq > 3 || (grp.dq[2] && qdq_type(&grp, 2) != DT_INT32))
+        return FALSE;
+    qdq_remove(site, &grp);
+    const char *in[9];
+    qdq_operand(&grp, 0, in);
+    qdq_operand(&grp, 1, in + 3);
+    in[6] = grp.q_scale->name;
+    in[7] = grp.q_zero->name;
+    in[8] = grp.dq[2] ? node_input(grp.dq[2], 0)->name : NULL;
+    return replace(site, n, conv ? "QLinearConv" : "QLinearMatMul", FALSE, in, grp.dq[2] ? 9 : 8,
+                   conv ? copied_attrs(grp.target) : NULL, error) || TRUE;
+}
+
+/* Gemm (its QDQ Gemm fusion): com.microsoft QGemm of 8-bit A and B (B int8 where A is), the int32 bias qdq-bias
+ * made (beta 1), quantized out at A's type; a Gemm read by no QuantizeLinear gives float out (QGemm without
+ * y_scale), the group then ending at the Gemm itself. */
+static gboolean rule_qdq_gemm(Site *site, Node *n, GError **error)
+{
+    QdqGroup grp;
+    gboolean quantized = qdq_group(site, n, "Gemm", 0, -1, &grp);
+    if (!quantized) {
+        memset(&grp, 0, sizeof grp);
+        guint present = 0;
+        for (guint k = 0; k < n->inputs->len; k++)
+            present += node_input(n, k) != NULL;
+        if (strcmp(n->op_type, "Gemm") || *n->domain || present < 2 || present > 3 || !node_output(n, 0))
+            return FALSE;
+        /* float out only where no QuantizeLinear reads it (else its group), nor a Relu or Clip read by one node (ORT
+         * then looks for a QuantizeLinear after that, and without one fuses nothing) */
+        const Tensor *y = node_output(n, 0);
+        for (guint k = 0; k < y->consumers->len; k++) {
+            const Node *c = y->consumers->pdata[k];
+            const Tensor *co = node_output(c, 0);
+            if (!strcmp(c->op_type, "QuantizeLinear") ||
+                (y->consumers->len == 1 && (!strcmp(c->op_type, "Relu") || !strcmp(c->op_type, "Clip")) && co &&
+                 co->consumers->len == 1 && !co->is_graph_output))
+                return FALSE;
+        }
+        grp.target = n;
+        for (guint k = 0; k < present; k++)
+            if (!(grp.dq[k] = qdq_input(n, k, k ? -1 : 0)))
+                return FALSE;
+        grp.n_dq = present;
+    }
+    Tensor *bf = node_input(grp.target, 1);
+    gint64 trans_b = 0, cols, axis = 1;
+    float beta = 1;
+    if (!node_attr_int(grp.target, "transB", 0, &trans_b, NULL) || !node_attr_int(grp.dq[1], "axis", 1, &axis, NULL) ||
+        !node_attr_float(grp.target, "beta", 1, &beta, NULL) || bf->rank != 2)
+        return FALSE;
+    cols = bf->dims[trans_b ? 0 : 1];
+    Tensor *bs = node_input(grp.dq[1], 1), *bz = node_input(grp.dq[1], 2);
+    DType a = qdq_type(&grp, 0), b = qdq_type(&grp, 1);
+    if (!quantized_8bit(a) || !quantized_8bit(b) || (a == DT_INT8 && b != DT_INT8) ||
+        (quantized && node_output(n, 0)->dtype != a) || !known_values(bs, cols) || !known_values(bz, cols) ||
+        (bs->value->n > 1 && axis != (trans_b ? 0 : 1)) || grp.n_dq > 3 ||
+        (grp.dq[2] && (qdq_type(&grp, 2) != DT_INT32 || beta != 1)))
+        return FALSE;
+    if (quantized)
+        qdq_remove(site, &grp);
+    else
+        for (guint k = 0; k < grp.n_dq; k++)
+            g_ptr_array_add(site->removed, grp.dq[k]);
+    const char *in[9];
+    qdq_operand(&grp, 0, in);
+    qdq_operand(&grp, 1, in + 3);
+    in[6] = grp.dq[2] ? node_input(grp.dq[2], 0)->name : "";
+    in[7] = quantized ? grp.q_scale->name : NULL;
+    in[8] = quantized ? grp.q_zero->name : NULL;
+    GPtrArray *attrs = g_ptr_array_new_with_free_func((GDestroyNotify)attr_free);
+    for (guint k = 0; k < grp.target->attrs->len; k++) { /* QGemm takes transA, transB and alpha */
+        const Attr *at = grp.target->attrs->pdata[k];
+        if (strcmp(at->name, "beta"))
+            g_ptr_array_add(attrs, attr_copy(at));
+    }
+    return replace_in(site, n, OP_DOMAIN_MICROSOFT, "QGemm", in, quantized ? 9 : grp.dq[2] ? 7 : 6, attrs, error) ||
+           TRUE;
+}
+
+/* The ops ONNX Runtime's QDQ fusions give a com.microsoft QLinear form of: one 8-bit input (unary), two (binary),
+ * any number (Concat), its type the output's. */
+static const struct {
+    const char *op, *qlinear;
+    guint inputs; /* 1, 2, or 0: every input */
+} qdq_qlinear_ops[] = {
+    {"AveragePool", "QLinearAveragePool", 1}, {"GlobalAveragePool", "QLinearGlobalAveragePool", 1},
+    {"LeakyRelu", "QLinearLeakyRelu", 1},     {"Sigmoid", "QLinearSigmoid", 1},
+    {"Add", "QLinearAdd", 2},                 {"Mul", "QLinearMul", 2},
+    {"Concat", "QLinearConcat", 0},
+};
+
+/* DequantizeLinear inputs -> op -> QuantizeLinear, every type one 8-bit type: the op's com.microsoft QLinear form
+ * (its UnaryReplaceWithQLinear, BinaryReplaceWithQLinear, VariadicReplaceWithQLinear). Softmax, which it fuses
+ * too, has no QLinear kernel here and stays. */
+static gboolean rule_qdq_qlinear(Site *site, Node *n, GError **error)
+{
+    QdqGroup grp;
+    gsize row = 0;
+    gboolean found = FALSE;
+    for (; !found && row < G_N_ELEMENTS(qdq_qlinear_ops); row++)
+        found = qdq_group(site, n, qdq_qlinear_ops[row].op, qdq_qlinear_ops[row].inputs, 0, &grp);
+    if (!found || grp.n_dq != grp.target->inputs->len)
+        return FALSE;
+    row--;
+    DType t = node_output(n, 0)->dtype;
+    for (guint k = 0; k < grp.n_dq; k++)
+        if (qdq_type(&grp, k) != t)
+            return FALSE;
+    gboolean variadic = qdq_qlinear_ops[row].inputs == 0; /* QLinearConcat: the output's scale and zero point first */
+    const char *in[3 * QDQ_MAX_INPUTS + 2];
+    guint at = 0;
+    if (variadic) {
+        in[at++] = grp.q_scale->name;
+        in[at++] = grp.q_zero->name;
+    }
+    for (guint k = 0; k < grp.n_dq; k++, at += 3)
+        qdq_operand(&grp, k, in + at);
+    if (!variadic) {
+        in[at++] = grp.q_scale->name;
+        in[at++] = grp.q_zero->name;
+    }
+    qdq_remove(site, &grp);
+    return replace_in(site, n, OP_DOMAIN_MICROSOFT, qdq_qlinear_ops[row].qlinear, in, (int)at,
+                      copied_attrs(grp.target), error) || TRUE;
+}
+
+/* ONNX Runtime's DropQDQNodesRules: the ops that move 8-bit values without changing them. */
+static const char *const qdq_drop_ops[] = {"Expand", "Flatten", "Gather", "GatherElements", "Reshape", "Slice",
+                                            "Squeeze", "Tile", "Transpose", "Unsqueeze", "MaxPool"};
+
+/* DequantizeLinear -> op -> QuantizeLinear with the same type, scale and zero point on both sides, the op one that
+ * moves values (qdq_drop_ops; MaxPool from opset 12, its scale positive): the op on the 8-bit tensor, the pair
+ * gone (its DropQDQNodesRules; no Relu between). */
+static gboolean rule_qdq_drop(Site *site, Node *n, GError **error)
+{
+    QdqGroup grp;
+    gsize row = 0;
+    gboolean found = FALSE;
+    for (; !found && row < G_N_ELEMENTS(qdq_drop_ops); row++)
+        found = qdq_group(site, n, qdq_drop_ops[row], 1, 0, &grp);
+    if (!found || grp.relu)
+        return FALSE;
+    Tensor *xs = node_input(grp.dq[0], 1), *xz = node_input(grp.dq[0], 2);
+    gboolean maxpool = !strcmp(grp.target->op_type, "MaxPool");
+    if (qdq_type(&grp, 0) != node_output(n, 0)->dtype ||
+        value_get_f(xs->value, 0) != value_get_f(grp.q_scale->value, 0) ||
+        value_get_f(xz->value, 0) != value_get_f(grp.q_zero->value, 0) ||
+        (maxpool && (site->opset < 12 || value_get_f(xs->value, 0) <= 0 || grp.target->outputs->len != 1)))
+        return FALSE;
+    qdq_remove(site, &grp);
+    GPtrArray *names = g_ptr_array_new();
+    g_ptr_array_add(names, (gpointer)node_input(grp.dq[0], 0)->name);
+    for (guint k = 1; k < grp.target->inputs->len; k++)
+        g_ptr_array_add(names, (gpointer)(node_input(grp.target, k) ? node_input(grp.target, k)->name : ""));
+    gboolean ok = replace(site, n, grp.target->op_type, FALSE, (const char *const *)names->pdata, (int)names->len,
+                          copied_attrs(grp.target), error);
+    g_ptr_array_unref(names);
+    return ok || TRUE;
 }
 
 /* A node that reads only weights and constants computes a constant: ONNX Runtime folds it when the session
@@ -1044,8 +1263,14 @@ static const FuseRule fuse_rules[] = {
     /* before constant-fold, which then folds the weights' QuantizeLinear and the bias's quantization */
     {"qdq-bias", "the float bias of a Conv or Gemm of DequantizeLinear outputs put on the int32 grid of their scales' "
      "product (ONNX Runtime's BiasQuantization)", "ort", FALSE, rule_qdq_bias},
-    {"qdq-conv", "DequantizeLinear -> Conv (-> Relu) -> QuantizeLinear: QLinearConv with the int32 bias (ONNX Runtime's "
-     "QDQ Conv fusion and ReluQuantFusion)", "ort", FALSE, rule_qdq_conv},
+    {"qdq-conv", "DequantizeLinear -> Conv or MatMul (-> Relu) -> QuantizeLinear: QLinearConv with the int32 bias, "
+     "QLinearMatMul (ONNX Runtime's QDQ Conv and MatMul fusions, ReluQuantFusion)", "ort", FALSE, rule_qdq_conv},
+    {"qdq-gemm", "DequantizeLinear -> Gemm (-> QuantizeLinear): com.microsoft QGemm, 8-bit or float out (ONNX "
+     "Runtime's QDQ Gemm fusion)", "ort", FALSE, rule_qdq_gemm},
+    {"qdq-qlinear", "DequantizeLinear -> Add, Mul, Concat, AveragePool, GlobalAveragePool, LeakyRelu or Sigmoid -> "
+     "QuantizeLinear: its com.microsoft QLinear op (ONNX Runtime's QDQ fusions)", "ort", FALSE, rule_qdq_qlinear},
+    {"qdq-drop", "DequantizeLinear -> a move (Reshape, Transpose, MaxPool, ...) -> QuantizeLinear at the same scale: "
+     "the move on 8-bit data (ONNX Runtime's DropQDQNodesRules)", "ort", FALSE, rule_qdq_drop},
     {"constant-fold", "a node of weights and constants alone: computed once, a weight (ONNX Runtime's ConstantFolding)",
      "ort", FALSE, rule_constant_fold},
     {"conv-add", "Conv + Add of its skip: accumulated in place over the skip (ONNX Runtime's Conv+Add+Relu fusion)",
@@ -1090,8 +1315,8 @@ static const struct {
 } fuse_kinds[] = {
     {"ort", NULL,
      "applies ONNX Runtime's operator fusions first (a Conv accumulating into its skip tensor, a zero Pad into the Conv "
-     "or AveragePool after it, HardSwish, SiLU, Gelu, MatMul+Add as Gemm, MatMul with a Transpose or a scale, a QDQ "
-     "Conv as QLinearConv), so their intermediates are never planned"},
+     "or AveragePool after it, HardSwish, SiLU, Gelu, MatMul+Add as Gemm, MatMul with a Transpose or a scale, QDQ "
+     "groups as QLinear ops), so their intermediates are never planned"},
     {"ort-disabled", NULL,
      "is ONNX Runtime at graph optimisation level disabled (no fusion; the ops its CPU kernels lack, HardSwish, "
      "expanded into their ONNX function bodies)"},

@@ -215,7 +215,8 @@ static gboolean read_type(const char *what, const char *name, const Onnx__TypePr
     }
     if (tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && !sequence) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED,
-                    "%s '%s' is not a tensor (map, optional, sparse values and sequences of them are not planned)",
+                    "%s '%s' is not a tensor (maps, optionals, sparse tensors and sequences of anything but "
+                    "tensors are not planned)",
                     what, name);
         return FALSE;
     }

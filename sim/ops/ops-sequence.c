@@ -14,8 +14,9 @@
 
 #include <string.h>
 
-static const char *const NOT_KNOWN = "a sequence is planned when its elements are known before running: its "
-                                     "positions constants and the Loop that builds it of a trip count known at plan time";
+static const char *const NOT_KNOWN =
+    "a sequence is planned when its elements are known before running: its positions constants and the Loop that "
+    "builds it of a trip count known at plan time";
 
 /* Input k: a sequence whose elements are known. */
 static gboolean sequence_input(const Node *n, guint k, Tensor **out, GError **error)

@@ -460,6 +460,8 @@ if isinstance(outputs, torch.Tensor):
 data = os.path.join(out_dir, "test_data_set_0")
 os.makedirs(data, exist_ok=True)
 for k, t in enumerate(inputs):
-    open(os.path.join(data, f"input_{k}.pb"), "wb").write(numpy_helper.from_array(t.detach().numpy()).SerializeToString())
+    with open(os.path.join(data, f"input_{k}.pb"), "wb") as f:
+        f.write(numpy_helper.from_array(t.detach().numpy()).SerializeToString())
 for k, t in enumerate(outputs):
-    open(os.path.join(data, f"output_{k}.pb"), "wb").write(numpy_helper.from_array(t.detach().numpy()).SerializeToString())
+    with open(os.path.join(data, f"output_{k}.pb"), "wb") as f:
+        f.write(numpy_helper.from_array(t.detach().numpy()).SerializeToString())

@@ -10,6 +10,9 @@ static quantizer writes them), each with one input in the ONNX model zoo's layou
         uint8 weights and a weight zero point, then two MatMulInteger layers (int8 weights per tensor, then per
         output column), each product Cast to float and scaled by the product of the two scales, the float bias
         added, ReLU between.
+  qdqnet/  a QDQ classifier as ONNX Runtime's static quantizer writes QDQ format (every activation between a
+        QuantizeLinear and its DequantizeLinear, int8 weights per channel as initializers): Conv, Relu, MaxPool, Conv,
+        a residual Add, GlobalAveragePool, Reshape, Gemm, MatMul; three 8-bit or float outputs.
   qdq/  a QDQ model as torch.onnx.export writes quantization-aware training (ONNX Runtime fuses it; --fuse ort
         does the same): the image quantized and dequantized (uint8), each weight quantized per output channel to
         int8 by a QuantizeLinear node of the float weight and dequantized, Conv with a float bias, a Relu, a
@@ -188,6 +191,61 @@ def qdq_model():
     return finish(graph)
 
 
+def qdqnet_model():
+    """A QDQ ResNet-style classifier as ORT's static quantizer writes QDQ format: every activation between a
+    QuantizeLinear and a DequantizeLinear, int8 weights per channel as initializers with their DequantizeLinear."""
+    rng = np.random.default_rng(21)
+    inits = [scalar("sx", 0.03, np.float32), scalar("zx", 128, np.uint8)]
+    nodes = [h.make_node("QuantizeLinear", ["x", "sx", "zx"], ["x_q"])]
+    act = {"x": ("sx", "zx")}
+
+    def q(name, scale, zero):  # a QuantizeLinear after the float op `name`, then its DequantizeLinear for readers
+        inits.extend([scalar(name + "_s", scale, np.float32), scalar(name + "_z", zero, np.uint8)])
+        nodes.append(h.make_node("QuantizeLinear", [name, name + "_s", name + "_z"], [name + "_q"]))
+        act[name] = (name + "_s", name + "_z")
+
+    def dq(name):  # a DequantizeLinear of the quantized `name`, one per reader (as the quantizer writes them)
+        out = name + "_dq%d" % len(nodes)
+        s, z = act[name]
+        nodes.append(h.make_node("DequantizeLinear", [name + "_q", s, z], [out]))
+        return out
+
+    def weight(name, shape, axis=0):
+        w = rng.integers(-127, 128, shape).astype(np.int8)
+        scale = (rng.random(shape[axis]) * 0.004 + 0.002).astype(np.float32)
+        inits.extend([nh.from_array(w, name), nh.from_array(scale, name + "_s"),
+                      nh.from_array(np.zeros(shape[axis], dtype=np.int8), name + "_z"),
+                      nh.from_array(rng.standard_normal(shape[0 if axis == 0 else 1]).astype(np.float32) * 0.1,
+                                    name + "_b")])
+        out = name + "_dq"
+        nodes.append(h.make_node("DequantizeLinear", [name, name + "_s", name + "_z"], [out], axis=axis))
+        return out
+
+    nodes.append(h.make_node("Conv", [dq("x"), weight("w1", (8, 3, 3, 3)), "w1_b"], ["c1"], pads=[1, 1, 1, 1]))
+    nodes.append(h.make_node("Relu", ["c1"], ["r1"]))
+    q("r1", 0.02, 0)
+    nodes.append(h.make_node("MaxPool", [dq("r1")], ["p1"], kernel_shape=[2, 2], strides=[2, 2]))
+    q("p1", 0.02, 0)
+    nodes.append(h.make_node("Conv", [dq("p1"), weight("w2", (8, 8, 3, 3)), "w2_b"], ["c2"], pads=[1, 1, 1, 1]))
+    q("c2", 0.03, 128)
+    nodes.append(h.make_node("Add", [dq("c2"), dq("p1")], ["a2"]))
+    q("a2", 0.035, 120)
+    nodes.append(h.make_node("GlobalAveragePool", [dq("a2")], ["g"]))
+    q("g", 0.01, 128)
+    inits.append(nh.from_array(np.array([1, 8], dtype=np.int64), "shape"))
+    nodes.append(h.make_node("Reshape", [dq("g"), "shape"], ["f"]))
+    q("f", 0.01, 128)
+    nodes.append(h.make_node("Gemm", [dq("f"), weight("wg", (10, 8)), "wg_b"], ["logits"], transB=1))
+    q("logits", 0.05, 128)
+    nodes.append(h.make_node("MatMul", [dq("logits"), weight("wm", (10, 6), axis=1)], ["m"]))
+    q("m", 0.04, 128)
+    nodes.append(h.make_node("DequantizeLinear", ["m_q", "m_s", "m_z"], ["y"]))
+    outputs = [h.make_tensor_value_info("y", T.FLOAT, [1, 6]), h.make_tensor_value_info("a2_q", T.UINT8, [1, 8, 6, 6]),
+               h.make_tensor_value_info("logits_q", T.UINT8, [1, 10])]
+    graph = h.make_graph(nodes, "qdqnet", [h.make_tensor_value_info("x", T.FLOAT, [1, 3, 12, 12])], outputs, inits)
+    return finish(graph)
+
+
 def finish(graph):
     m = h.make_model(graph, opset_imports=[h.make_opsetid("", 13), h.make_opsetid(MS, 1)],
                      producer_name="arenasim tests/data/qlinear/make.py")
@@ -197,7 +255,8 @@ def finish(graph):
 
 
 MODELS = {"ops": (ops_model, (1, 4, 6, 6), 7, 2.5), "cnn": (cnn_model, (1, 3, 16, 16), 11, 2.0),
-          "dynamic": (dynamic_model, (1, 3, 16, 16), 13, 1.5), "qdq": (qdq_model, (1, 3, 12, 12), 17, 1.0)}
+          "dynamic": (dynamic_model, (1, 3, 16, 16), 13, 1.5), "qdq": (qdq_model, (1, 3, 12, 12), 17, 1.0),
+          "qdqnet": (qdqnet_model, (1, 3, 12, 12), 23, 1.0)}
 
 
 def main():

@@ -1,0 +1,3 @@
+
+Blogits_qJ
+~x›Šgogqƒ
