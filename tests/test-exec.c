@@ -731,6 +731,52 @@ static void add_bytes(Builder *b, const char *name, DType dtype, int rank, const
     g_assert_true(graph_add_initializer(b->graph, t, NULL));
 }
 
+/* Half-precision convolutions with a Clip after each, to [0, 6] and to [0, FLOAT16's 0.1]: each Clip runs inside
+ * its (widened) Conv, where it commutes with the rounding back (its bounds are FLOAT16 values), so the outputs are
+ * the unfused ops' to the bit. Values worked by hand: every product and sum is exact; the second bound cuts. Weights
+ * are converted once (a second run gives the same bits). */
+static void test_float16_folded_clip(void)
+{
+    Builder *b = builder_new("half-clip", 13);
+    const char *x = builder_input(b, "x", DT_FLOAT16, 4, (const gint64[]){1, 1, 3, 3});
+    const double xs[9] = {0.5, -1.25, 2.0, 3.0, 0.25, -0.75, 1.0, 4.0, -2.0}, ws[4] = {1.5, -2.0, 0.25, 4.0};
+    guint16 xh[9], wh[4], lo = dtype_double_to_half(0), six = dtype_double_to_half(6), tenth = dtype_double_to_half(0.1);
+    for (int k = 0; k < 9; k++)
+        xh[k] = dtype_double_to_half(xs[k]);
+    for (int k = 0; k < 4; k++)
+        wh[k] = dtype_double_to_half(ws[k]);
+    add_bytes(b, "w", DT_FLOAT16, 4, (const gint64[]){1, 1, 2, 2}, wh, sizeof wh);
+    add_bytes(b, "lo", DT_FLOAT16, 0, NULL, &lo, 2);
+    add_bytes(b, "six", DT_FLOAT16, 0, NULL, &six, 2);
+    add_bytes(b, "tenth", DT_FLOAT16, 0, NULL, &tenth, 2);
+    builder_output(b, B_OP(b, "Clip", B_OP(b, "Conv", x, "w"), "lo", "six"));
+    builder_output(b, B_OP(b, "Clip", B_OP(b, "Conv", x, "w"), "lo", "tenth"));
+    Model *m = finish_inferred(b);
+    Planned run = plan_and_bind_ok(m);
+    guint copies;
+    g_assert_cmpuint(executor_folded_steps(run.e, &copies), ==, 2);
+    for (int pass = 0; pass < 2; pass++) {
+        run_on_x(run.e, DT_FLOAT16, 4, (const gint64[]){1, 1, 3, 3}, xh, sizeof xh);
+        for (int o = 0; o < 2; o++) {
+            const char *name;
+            const ExecTensor *y = executor_output(run.e, (guint)o, &name);
+            g_assert_cmpint(y->dtype, ==, DT_FLOAT16);
+            for (int i = 0; i < 2; i++)
+                for (int j = 0; j < 2; j++) {
+                    double acc = 0;
+                    for (int a = 0; a < 2; a++)
+                        for (int c = 0; c < 2; c++)
+                            acc += xs[(i + a) * 3 + j + c] * ws[a * 2 + c];
+                    double hi = o ? dtype_half_to_double(tenth) : 6;
+                    g_assert_cmphex(((const guint16 *)y->data)[i * 2 + j], ==,
+                                    dtype_double_to_half(MIN(MAX(acc, 0), hi)));
+                }
+        }
+    }
+    planned_clear(&run);
+    model_free(m);
+}
+
 /* A quantized graph (ONNX's QDQ pair, a dynamically quantized product): planned with one byte per uint8 element,
  * run, and each output against the operators' definitions: QuantizeLinear rounds half to even (0.75 / 0.5 = 1.5
  * to 2) and saturates (255.8 to 255, -140 + 128 to 0); MatMulInteger multiplies the zero-point-shifted bytes. */
@@ -2176,6 +2222,7 @@ int main(int argc, char **argv)
     g_test_add_func("/exec/if-folded", test_if_folded);
     g_test_add_func("/exec/loop-unrolled", test_loop_unrolled);
     g_test_add_func("/exec/float16-widened", test_float16_widened);
+    g_test_add_func("/exec/float16-folded-clip", test_float16_folded_clip);
     g_test_add_func("/exec/broadcast-blocks", test_broadcast_blocks);
     g_test_add_func("/exec/gemm-one-row", test_gemm_one_row);
     g_test_add_func("/exec/einsum-forms", test_einsum_forms);

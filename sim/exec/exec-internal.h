@@ -32,6 +32,9 @@ struct Executor {
     gboolean *folded;      /* per step: folded into the step before; does not run */
     gboolean *fold_copy;   /* per folded step: copies its input (activated by the step before) to its output */
     gboolean *widened;     /* per step: runs on float32 copies of its 16-bit float tensors (run_widened) */
+    float **wide_weights;  /* per tensor id: a 16-bit float weight's float32 copy, made at its first use, or NULL */
+    float *wide_scratch;   /* the other float32 copies of a widened step, kept from step to step (grown as needed) */
+    gsize wide_scratch_n;
     gboolean *dynamic;     /* per step: reads or writes data-dependent tensors (its shapes are inferred as it runs) */
     gboolean *once;        /* per step: computes constants into memory of its own: runs in the first run only (mark_once) */
     guint once_steps;

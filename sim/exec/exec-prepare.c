@@ -188,11 +188,15 @@ static void fold_epilogues(Executor *e)
             !exec_tensor_bound(z) || y->dynamic || z->dynamic)
             continue;
         const ExecTensor *ey = &e->tensors[y->id], *ez = &e->tensors[z->id];
-        if (!ey->data || !ez->data || ey->dtype != DT_FLOAT || ez->dtype != DT_FLOAT || ey->count != ez->count ||
-            e->view_of_input[y->id] || e->view_of_input[z->id])
+        KernelEpilogue kind = kernel_row(act->op)->folds_as;
+        /* float32; or 16-bit floats (the step runs widened) under a Relu or a Clip, which commute with the rounding
+         * back: max(round(x), 0) is round(max(x, 0)), and so for a Clip's bounds, which (opset 11 on) are of the
+         * input's type, values the rounding keeps; so folding changes no bit */
+        gboolean half = is_16bit_float(ey) && (kind == EPILOGUE_RELU || kind == EPILOGUE_CLIP);
+        if (!ey->data || !ez->data || (ey->dtype != DT_FLOAT && !half) || ez->dtype != ey->dtype ||
+            ey->count != ez->count || e->view_of_input[y->id] || e->view_of_input[z->id])
             continue;
         float lo = -INFINITY, hi = INFINITY; /* Clip's bounds must be known before running (opset 11's inputs) */
-        KernelEpilogue kind = kernel_row(act->op)->folds_as;
         if (kind == EPILOGUE_NONE || (kind == EPILOGUE_CLIP && !(e->opset >= 11 && clip_bound(act, 1, -INFINITY, &lo) &&
                                                                  clip_bound(act, 2, INFINITY, &hi))))
             continue;
@@ -251,6 +255,7 @@ static void mark_once(Executor *e)
 static void mark_widened(Executor *e)
 {
     e->widened = g_new0(gboolean, e->schedule->len + 1);
+    e->wide_weights = g_new0(float *, e->g->tensors->len + 1);
     for (guint s = 0; s < e->schedule->len; s++) {
         const Node *n = e->schedule->pdata[s];
         if (!kernel_row(n->op) || kernel_row(n->op)->reads_16bit)
@@ -536,6 +541,10 @@ void executor_free(Executor *e)
     g_free(e->folded);
     g_free(e->fold_copy);
     g_free(e->widened);
+    for (guint k = 0; e->wide_weights && k < e->g->tensors->len; k++)
+        g_free(e->wide_weights[k]);
+    g_free(e->wide_weights);
+    g_free(e->wide_scratch);
     g_free(e->dynamic);
     g_free(e->once);
     g_free(e->has_folded_on);

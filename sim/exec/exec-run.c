@@ -43,11 +43,28 @@ static void poison_buffer(Executor *e, guint b)
 
 /* The kernels compute in float32. A node with FLOAT16 or BFLOAT16 tensors (a half-precision export) runs on
  * float32 copies of them (exact), and each such output is rounded back to its type (to nearest even) into
- * its planned bytes after the call, as ONNX Runtime's CPU provider does for ops without half kernels. */
-static gboolean run_widened(const KernelCall *call, GError **error)
+ * its planned bytes after the call, as ONNX Runtime's CPU provider does for ops without half kernels (it casts
+ * around them, and folds the casts of weights when its session starts): a weight's copy is made once, at its
+ * first use, and kept (e->wide_weights); the others lie in one scratch kept from step to step; the copies convert
+ * whole arrays (kernel_16bit_to_float), and the step
+ * may run on its library kernel, which packs a constant weight once as it does for float32. */
+static gboolean run_widened(Executor *e, const KernelCall *call, gboolean library, GError **error)
 {
     guint n = call->n_in + call->n_out;
     ExecTensor *wide = g_new0(ExecTensor, n + 1), **slots = g_new0(ExecTensor *, n + 1);
+    gsize need = 0; /* the copies that are not weights': in e->wide_scratch, kept from step to step (no page faults) */
+    for (guint k = 0; k < n; k++) {
+        ExecTensor *t = k < call->n_in ? call->in[k] : call->out[k - call->n_in];
+        const Tensor *x = k < call->n_in ? node_input(call->node, k) : NULL;
+        if (is_16bit_float(t) && !(x && x->init))
+            need += (t->count + 15) / 16 * 16;
+    }
+    if (need > e->wide_scratch_n) {
+        g_free(e->wide_scratch);
+        e->wide_scratch = g_new(float, need);
+        e->wide_scratch_n = need;
+    }
+    float *next = e->wide_scratch;
     for (guint k = 0; k < n; k++) {
         ExecTensor *t = k < call->n_in ? call->in[k] : call->out[k - call->n_in];
         slots[k] = t;
@@ -55,21 +72,29 @@ static gboolean run_widened(const KernelCall *call, GError **error)
             continue;
         wide[k] = *t;
         wide[k].dtype = DT_FLOAT;
-        wide[k].data = t->count ? g_new(float, t->count) : NULL;
-        for (gsize j = 0; k < call->n_in && j < t->count; j++)
-            ((float *)wide[k].data)[j] = (float)kernel_elem_get_f(t, j);
         slots[k] = &wide[k];
+        const Tensor *x = k < call->n_in ? node_input(call->node, k) : NULL;
+        if (x && x->init && t->count) { /* a weight: converted once, kept */
+            if (!e->wide_weights[x->id]) {
+                e->wide_weights[x->id] = g_new(float, t->count);
+                kernel_16bit_to_float(t->dtype, t->data, e->wide_weights[x->id], t->count);
+            }
+            wide[k].data = e->wide_weights[x->id];
+            continue;
+        }
+        wide[k].data = next;
+        next += (t->count + 15) / 16 * 16;
+        if (k < call->n_in)
+            kernel_16bit_to_float(t->dtype, t->data, wide[k].data, t->count);
     }
     KernelCall widened = *call;
     widened.in = slots;
     widened.out = slots + call->n_in;
-    gboolean ok = call->row->kernel(&widened, error);
+    gboolean ok = library ? call->row->library(&widened, error) : call->row->kernel(&widened, error);
     for (guint k = call->n_in; ok && k < n; k++)
         if (slots[k] == &wide[k])
-            for (gsize j = 0; j < wide[k].count; j++)
-                kernel_elem_set_f(call->out[k - call->n_in], j, ((const float *)wide[k].data)[j]);
-    for (guint k = 0; k < n; k++)
-        g_free(slots[k] == &wide[k] ? wide[k].data : NULL);
+            kernel_float_to_16bit(call->out[k - call->n_in]->dtype, wide[k].data, call->out[k - call->n_in]->data,
+                                  wide[k].count);
     g_free(wide);
     g_free(slots);
     return ok;
@@ -211,7 +236,7 @@ gboolean executor_run(Executor *e, gboolean poison, GError **error)
         const Tensor *y0 = node_output(n, 0);
         if (e->folded[s] && e->fold_copy[s]) { /* done by the step before, into its own output (fold_epilogues) */
             const ExecTensor *from = &e->tensors[node_input(n, 0)->id];
-            memcpy(e->tensors[y0->id].data, from->data, from->count * sizeof(float));
+            memcpy(e->tensors[y0->id].data, from->data, from->count * dtype_size(from->dtype));
         } else if (n->op->plan_constant || (y0 && e->view_of_input[y0->id]) || e->folded[s] || (e->once[s] && e->runs)) {
             /* bound already: a Constant's value, or a view pointing at the bytes it views; or done by the
              * step before (fold_epilogues); or constants computed in the first run (mark_once) */
@@ -222,8 +247,7 @@ gboolean executor_run(Executor *e, gboolean poison, GError **error)
         } else {
             const KernelRow *row = kernel_row(n->op);
             /* the library where the row has it; never on shapes that change from run to run */
-            gboolean library = e->options.kernels == EXEC_KERNELS_ONEDNN && row->library && !e->dynamic[s] &&
-                               !e->widened[s];
+            gboolean library = e->options.kernels == EXEC_KERNELS_ONEDNN && row->library && !e->dynamic[s];
             KernelCall call = {.node = n, .row = row, .opset = e->opset, .n_in = in->len, .n_out = out->len,
                                .in = (ExecTensor *const *)in->pdata, .out = (ExecTensor *const *)out->pdata,
                                .epilogue = e->epilogue[s], .epilogue_lo = e->epilogue_lo[s],
@@ -231,7 +255,9 @@ gboolean executor_run(Executor *e, gboolean poison, GError **error)
                                .epilogue_bias_n = e->epilogue_bias_n[s], .workspace = e->workspace,
                                .prepared = library ? &e->prepared[s] : NULL, .winograd = e->options.winograd,
                                .skinny = e->options.skinny};
-            ok = e->widened[s] ? run_widened(&call, error) : library ? row->library(&call, error) : row->kernel(&call, error);
+            ok = e->widened[s]  ? run_widened(e, &call, library, error)
+                 : library          ? row->library(&call, error)
+                                    : row->kernel(&call, error);
         }
         for (guint k = 0; ok && e->guarded && k < n->outputs->len; k++)
             if (node_output(n, k))

@@ -205,6 +205,10 @@ gint64 kernel_elem_get_i(const ExecTensor *t, gsize k);
 void kernel_elem_set_f(ExecTensor *t, gsize k, double v);
 void kernel_elem_set_i(ExecTensor *t, gsize k, gint64 v);
 gboolean kernel_elem_supported(DType d);
+/* n 16-bit floats (FLOAT16 or BFLOAT16: `dtype`) to float32, exactly; and back, rounding to nearest, ties to even
+ * (as kernel_elem_set_f). FLOAT16 through the CPU's conversion instructions (F16C) where it has them. */
+void kernel_16bit_to_float(DType dtype, const guint16 *in, float *out, gsize n);
+void kernel_float_to_16bit(DType dtype, const float *in, guint16 *out, gsize n);
 
 /* Row-major strides of t aligned to an output of rank `rank` (numpy broadcasting: missing leading
  * dimensions and dimensions of 1 get stride 0). strides must hold `rank` entries. */

@@ -877,6 +877,18 @@ gboolean kernel_cast(const KernelCall *c, GError **error)
         kernel_move(y->data, x->data, y->count * dtype_size(y->dtype));
         return TRUE;
     }
+    /* float32 to and from the 16-bit floats (a half-precision model's input and output Casts): whole arrays, the
+     * same rounding as one element at a time (different sizes: never the same bytes) */
+    gboolean x_half = x->dtype == DT_FLOAT16 || x->dtype == DT_BFLOAT16;
+    gboolean y_half = y->dtype == DT_FLOAT16 || y->dtype == DT_BFLOAT16;
+    if (x->dtype == DT_FLOAT && y_half) {
+        kernel_float_to_16bit(y->dtype, x->data, y->data, y->count);
+        return TRUE;
+    }
+    if (x_half && y->dtype == DT_FLOAT) {
+        kernel_16bit_to_float(x->dtype, x->data, y->data, y->count);
+        return TRUE;
+    }
     /* A narrower output may share the input's buffer only if same size (in-place): element order is kept. */
     for (gsize k = 0; k < y->count; k++) {
         if (dtype_is_float(x->dtype) || dtype_is_float(y->dtype))

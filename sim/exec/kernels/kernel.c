@@ -100,6 +100,56 @@ gint64 kernel_elem_get_i(const ExecTensor *t, gsize k)
     }
 }
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+__attribute__((target("avx,f16c"))) static gsize half_to_float_f16c(const guint16 *in, float *out, gsize n)
+{
+    gsize k = 0;
+    for (; k + 8 <= n; k += 8)
+        _mm256_storeu_ps(out + k, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(in + k))));
+    return k;
+}
+
+__attribute__((target("avx,f16c"))) static gsize float_to_half_f16c(const float *in, guint16 *out, gsize n)
+{
+    gsize k = 0;
+    for (; k + 8 <= n; k += 8)
+        _mm_storeu_si128((__m128i *)(out + k), _mm256_cvtps_ph(_mm256_loadu_ps(in + k), _MM_FROUND_TO_NEAREST_INT));
+    return k;
+}
+
+static gboolean have_f16c(void) { return __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c"); }
+#else
+static gsize half_to_float_f16c(const guint16 *in, float *out, gsize n) { (void)in, (void)out, (void)n; return 0; }
+static gsize float_to_half_f16c(const float *in, guint16 *out, gsize n) { (void)in, (void)out, (void)n; return 0; }
+static gboolean have_f16c(void) { return FALSE; }
+#endif
+
+void kernel_16bit_to_float(DType dtype, const guint16 *in, float *out, gsize n)
+{
+    gsize k = 0;
+    if (dtype == DT_BFLOAT16) { /* the upper half of a float32 */
+        for (; k < n; k++) {
+            guint32 bits = (guint32)in[k] << 16;
+            memcpy(&out[k], &bits, sizeof bits);
+        }
+        return;
+    }
+    if (have_f16c())
+        k = half_to_float_f16c(in, out, n);
+    for (; k < n; k++)
+        out[k] = (float)dtype_half_to_double(in[k]);
+}
+
+void kernel_float_to_16bit(DType dtype, const float *in, guint16 *out, gsize n)
+{
+    gsize k = 0;
+    if (dtype == DT_FLOAT16 && have_f16c())
+        k = float_to_half_f16c(in, out, n);
+    for (; k < n; k++)
+        out[k] = dtype == DT_FLOAT16 ? dtype_double_to_half(in[k]) : dtype_double_to_bfloat16(in[k]);
+}
+
 void kernel_elem_set_f(ExecTensor *t, gsize k, double v)
 {
     switch (t->dtype) {
