@@ -5,7 +5,8 @@
 # then ours against ORT across the torch corpus (googlenet, squeezenet, mobilenet_v3_small, inception_v3,
 # vit_b_16, swin_t, a causal TransformerDecoder, GPT-2 at seq 16: skinny products) and the bench's own exports
 # (bench/export_models.py: a dilated segmentation model, a squeeze-excite CNN, an opset-13 HardSwish CNN, a
-# 3-D video model), with our default kernels (oneDNN for the deep convolutions and the products), on the
+# 3-D video model) and three corpus models converted to half precision (bench/peers/to_float16.py), with our
+# default kernels (oneDNN for the deep convolutions and the products), on the
 # fused graph (--fuse ort), our own kernels (--kernels own), and both tools on two threads, each also checked
 # bit for bit under poison.
 # Two measurements: each tool's own median per inference run (`sim --run --repeat N`, ORT timed around
@@ -111,7 +112,10 @@ done
     echo "The last four models are the bench's own exports (bench/export_models.py, torchvision 0.14): deeplabv3 on"
     echo "mobilenet_v3_large at 320 x 320 (ASPP at dilations 12, 24, 36 on a 20 x 20 map), efficientnet_b0"
     echo "(squeeze-excite, SiLU), mobilenet_v3_small at opset 13 (HardSwish written as x * HardSigmoid(x)), r3d_18 on"
-    echo "4 frames of 112 x 112 (3-D convolutions)."
+    echo "4 frames of 112 x 112 (3-D convolutions). The *-float16* rows are corpus models converted to half precision as"
+    echo "ONNX's float16 converter writes them with keep_io_types (bench/peers/to_float16.py: FLOAT16 weights and"
+    echo "activations, a Cast at each input and output, appended after the nodes); both tools compute in float32 and"
+    echo "round each op's result (docs/executor.md)."
     echo '*ours*: the default kernels (oneDNN for the deep convolutions and the products, our skinny kernel for'
     echo 'the products of at most 16 rows over constant weights, docs/executor.md); *own kernels*: `--kernels own`'
     echo '(im2col and OpenBLAS everywhere); *packed*: the weights packed once for those kernels, the executor'"'"'s'
@@ -136,14 +140,21 @@ wide=("gpt2-small-seq128 $corpus/gpt2-torch.onnx batch=1,seq=128" "resnet50 $cor
       "gpt2-small-seq16 $corpus/gpt2-torch.onnx batch=1,seq=16"
       "deeplabv3-mobilenet $own/deeplabv3-mobilenet.onnx batch=1" "efficientnet-b0 $own/efficientnet-b0.onnx batch=1"
       "mobilenet-v3-small-opset13 $own/mobilenet-v3-small-opset13.onnx batch=1"
-      "r3d-18 $own/r3d-18.onnx batch=1")
+      "r3d-18 $own/r3d-18.onnx batch=1"
+      "resnet50-float16 $corpus/resnet50.onnx batch=1 float16"
+      "squeezenet-float16 $corpus/squeezenet1_0.onnx batch=1 float16"
+      "mobilenet-v3-small-float16 $corpus/mobilenet_v3_small.onnx batch=1 float16")
 for m in "${wide[@]}"; do
     set -- $m
-    name=$1 file=$2 dims=$3
+    name=$1 file=$2 dims=$3 precision=${4:-float32}
     dim_args=() ort_dims=()
     IFS=, read -r -a ds <<< "$dims"
     for d in "${ds[@]}"; do dim_args+=(--dim "$d"); ort_dims+=("$d"); done
     filled="$work/$name.onnx"
+    if [ ! -f "$filled" ] && [ "$precision" = float16 ]; then # filled, then converted as ONNX's float16 converter does
+        /usr/bin/python3 bench/peers/fill_weights.py "$file" "$work/$name.float32.onnx" 2> /dev/null
+        /usr/bin/python3 bench/peers/to_float16.py "$work/$name.float32.onnx" "$filled"
+    fi
     [ -f "$filled" ] || /usr/bin/python3 bench/peers/fill_weights.py "$file" "$filled" 2> /dev/null
     # (the whole report first: grep -q would close the pipe early, and pipefail would count sim's SIGPIPE)
     report=$(build/sim --graph "$filled" "${dim_args[@]}" --strategy greedy-size --transpose move --run --check --poison || true)
