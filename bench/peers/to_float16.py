@@ -19,6 +19,15 @@ def half(t):
     return numpy_helper.from_array(numpy_helper.to_array(t).astype(np.float16), t.name)
 
 
+def rename(g, old, new, outputs):
+    """Every node input (and, with outputs, output) named old is named new."""
+    for n in g.node:
+        for names in (n.input, n.output) if outputs else (n.input,):
+            for k, x in enumerate(names):
+                if x == old:
+                    names[k] = new
+
+
 def main(src, dst):
     model = onnx.load(src)
     g = model.graph
@@ -39,22 +48,13 @@ def main(src, dst):
         if v.type.tensor_type.elem_type != T.FLOAT:
             continue
         inner = v.name + "_float16"
-        for n in g.node:
-            for k, x in enumerate(n.input):
-                if x == v.name:
-                    n.input[k] = inner
+        rename(g, v.name, inner, False)
         casts.append(helper.make_node("Cast", [v.name], [inner], name=inner + "_cast", to=T.FLOAT16))
     for v in g.output:
         if v.type.tensor_type.elem_type != T.FLOAT:
             continue
         inner = v.name + "_float16"
-        for n in g.node:
-            for k, x in enumerate(n.output):
-                if x == v.name:
-                    n.output[k] = inner
-            for k, x in enumerate(n.input):
-                if x == v.name:
-                    n.input[k] = inner
+        rename(g, v.name, inner, True)
         casts.append(helper.make_node("Cast", [inner], [v.name], name=inner + "_cast", to=T.FLOAT))
     g.node.extend(casts)
     onnx.save(model, dst)

@@ -139,8 +139,9 @@ static char *unsqueeze(Graph *g, const Node *n, const Tensor *t, gint64 axis, gi
     return name;
 }
 
-static gboolean fold_construct(Graph *g, Node *n, gboolean *folded, GError **error)
+static gboolean fold_construct(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error)
 {
+    (void)opset;
     GPtrArray *e = g_ptr_array_new();
     DType dtype = DT_UNDEFINED;
     for (guint k = 0; k < n->inputs->len; k++) {
@@ -155,8 +156,9 @@ static gboolean fold_construct(Graph *g, Node *n, gboolean *folded, GError **err
     return sequence_output(g, n, dtype, e, folded, error);
 }
 
-static gboolean fold_empty(Graph *g, Node *n, gboolean *folded, GError **error)
+static gboolean fold_empty(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error)
 {
+    (void)opset;
     const Attr *a = node_attr(n, "dtype");
     gint64 dtype = a ? a->i : DT_FLOAT;
     if (!dtype_is_valid(dtype) || dtype == DT_UNDEFINED)
@@ -164,8 +166,9 @@ static gboolean fold_empty(Graph *g, Node *n, gboolean *folded, GError **error)
     return sequence_output(g, n, (DType)dtype, g_ptr_array_new(), folded, error);
 }
 
-static gboolean fold_insert(Graph *g, Node *n, gboolean *folded, GError **error)
+static gboolean fold_insert(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error)
 {
+    (void)opset;
     Tensor *s, *t;
     gint64 at;
     if (!sequence_input(n, 0, &s, error) || !infer_input(n, 1, &t, error) ||
@@ -178,8 +181,9 @@ static gboolean fold_insert(Graph *g, Node *n, gboolean *folded, GError **error)
     return sequence_output(g, n, s->dtype, e, folded, error);
 }
 
-static gboolean fold_erase(Graph *g, Node *n, gboolean *folded, GError **error)
+static gboolean fold_erase(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error)
 {
+    (void)opset;
     Tensor *s;
     gint64 at;
     if (!sequence_input(n, 0, &s, error))
@@ -194,8 +198,9 @@ static gboolean fold_erase(Graph *g, Node *n, gboolean *folded, GError **error)
     return sequence_output(g, n, s->dtype, e, folded, error);
 }
 
-static gboolean fold_at(Graph *g, Node *n, gboolean *folded, GError **error)
+static gboolean fold_at(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error)
 {
+    (void)opset;
     Tensor *s;
     gint64 at;
     if (!node_input(n, 1))
@@ -206,8 +211,9 @@ static gboolean fold_at(Graph *g, Node *n, gboolean *folded, GError **error)
     return replace_by(g, n, g->nodes->len, "Identity", (const char *const *)&e->name, 1, NULL, folded, error);
 }
 
-static gboolean fold_length(Graph *g, Node *n, gboolean *folded, GError **error)
+static gboolean fold_length(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error)
 {
+    (void)opset;
     Tensor *s;
     if (!sequence_input(n, 0, &s, error))
         return FALSE;
@@ -386,30 +392,28 @@ static gboolean fold_split(Graph *g, Node *n, gint64 opset, gboolean *folded, GE
     return TRUE;
 }
 
+/* Each sequence op's fold, by the op's name (the op table's rows name infer_fold_sequence). */
+static const struct {
+    const char *op;
+    gboolean (*fold)(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error);
+} sequence_folds[] = {
+    {"SequenceEmpty", fold_empty},   {"SequenceConstruct", fold_construct},   {"SequenceInsert", fold_insert},
+    {"SequenceErase", fold_erase},   {"SequenceAt", fold_at},                 {"SequenceLength", fold_length},
+    {"ConcatFromSequence", fold_concat}, {"SplitToSequence", fold_split},
+};
+
 gboolean infer_fold_sequence(InferCtx *cx, Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error)
 {
     (void)cx;
     *folded = FALSE;
-    if (!g || !op_schema_check(n, opset, FALSE, error))
-        return g != NULL;
-    const char *op = n->op_type;
-    if (!strcmp(op, "SequenceEmpty"))
-        return fold_empty(g, n, folded, error);
-    if (!strcmp(op, "SequenceConstruct"))
-        return fold_construct(g, n, folded, error);
-    if (!strcmp(op, "SequenceInsert"))
-        return fold_insert(g, n, folded, error);
-    if (!strcmp(op, "SequenceErase"))
-        return fold_erase(g, n, folded, error);
-    if (!strcmp(op, "SequenceAt"))
-        return fold_at(g, n, folded, error);
-    if (!strcmp(op, "SequenceLength"))
-        return fold_length(g, n, folded, error);
-    if (!strcmp(op, "ConcatFromSequence"))
-        return fold_concat(g, n, opset, folded, error);
-    if (!strcmp(op, "SplitToSequence"))
-        return fold_split(g, n, opset, folded, error);
-    return infer_fail(error, n, "no fold for %s", op);
+    if (!g)
+        return TRUE; /* no graph to fold into: infer_sequence refuses the node */
+    if (!op_schema_check(n, opset, FALSE, error))
+        return FALSE;
+    for (gsize k = 0; k < G_N_ELEMENTS(sequence_folds); k++)
+        if (!strcmp(n->op_type, sequence_folds[k].op))
+            return sequence_folds[k].fold(g, n, opset, folded, error);
+    return infer_fail(error, n, "no fold for %s", n->op_type);
 }
 
 gboolean infer_fold_sequence_reader(Graph *g, Node *n, gboolean *folded, GError **error)
