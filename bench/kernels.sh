@@ -5,7 +5,8 @@
 # then ours against ORT across the torch corpus (googlenet, squeezenet, mobilenet_v3_small, inception_v3,
 # vit_b_16, swin_t, a causal TransformerDecoder, GPT-2 at seq 16: skinny products) and the bench's own exports
 # (bench/export_models.py: a dilated segmentation model, a squeeze-excite CNN, an opset-13 HardSwish CNN, a
-# 3-D video model) and three corpus models converted to half precision (bench/peers/to_float16.py), with our
+# 3-D video model), three corpus models converted to half precision (bench/peers/to_float16.py) and one to QDQ
+# (bench/peers/to_qdq.py), with our
 # default kernels (oneDNN for the deep convolutions and the products), on the
 # fused graph (--fuse ort), our own kernels (--kernels own), and both tools on two threads, each also checked
 # bit for bit under poison.
@@ -115,7 +116,10 @@ done
     echo "4 frames of 112 x 112 (3-D convolutions). The *-float16* rows are corpus models converted to half precision as"
     echo "ONNX's float16 converter writes them with keep_io_types (bench/peers/to_float16.py: FLOAT16 weights and"
     echo "activations, a Cast at each input and output, appended after the nodes); both tools compute in float32 and"
-    echo "round each op's result (docs/executor.md)."
+    echo "round each op's result (docs/executor.md). *resnet50-qdq* is resnet50 in the QDQ form ORT's static quantizer"
+    echo "writes for Convs (bench/peers/to_qdq.py: uint8 activations at one uncalibrated scale, int8 weights per"
+    echo "channel): ORT fuses each group into QLinearConv and runs its int8 kernels; *fused* is ours on that graph"
+    echo "(\`--fuse ort\`), *ours* the QDQ file's float Convs between QuantizeLinear and DequantizeLinear."
     echo '*ours*: the default kernels (oneDNN for the deep convolutions and the products, our skinny kernel for'
     echo 'the products of at most 16 rows over constant weights, docs/executor.md); *own kernels*: `--kernels own`'
     echo '(im2col and OpenBLAS everywhere); *packed*: the weights packed once for those kernels, the executor'"'"'s'
@@ -143,7 +147,8 @@ wide=("gpt2-small-seq128 $corpus/gpt2-torch.onnx batch=1,seq=128" "resnet50 $cor
       "r3d-18 $own/r3d-18.onnx batch=1"
       "resnet50-float16 $corpus/resnet50.onnx batch=1 float16"
       "squeezenet-float16 $corpus/squeezenet1_0.onnx batch=1 float16"
-      "mobilenet-v3-small-float16 $corpus/mobilenet_v3_small.onnx batch=1 float16")
+      "mobilenet-v3-small-float16 $corpus/mobilenet_v3_small.onnx batch=1 float16"
+      "resnet50-qdq $corpus/resnet50.onnx batch=1 qdq")
 for m in "${wide[@]}"; do
     set -- $m
     name=$1 file=$2 dims=$3 precision=${4:-float32}
@@ -151,9 +156,9 @@ for m in "${wide[@]}"; do
     IFS=, read -r -a ds <<< "$dims"
     for d in "${ds[@]}"; do dim_args+=(--dim "$d"); ort_dims+=("$d"); done
     filled="$work/$name.onnx"
-    if [ ! -f "$filled" ] && [ "$precision" = float16 ]; then # filled, then converted as ONNX's float16 converter does
+    if [ ! -f "$filled" ] && [ "$precision" != float32 ]; then # filled, then converted (to_float16.py, to_qdq.py)
         /usr/bin/python3 bench/peers/fill_weights.py "$file" "$work/$name.float32.onnx" 2> /dev/null
-        /usr/bin/python3 bench/peers/to_float16.py "$work/$name.float32.onnx" "$filled"
+        /usr/bin/python3 "bench/peers/to_$precision.py" "$work/$name.float32.onnx" "$filled"
     fi
     [ -f "$filled" ] || /usr/bin/python3 bench/peers/fill_weights.py "$file" "$filled" 2> /dev/null
     # (the whole report first: grep -q would close the pipe early, and pipefail would count sim's SIGPIPE)

@@ -731,6 +731,62 @@ static void add_bytes(Builder *b, const char *name, DType dtype, int rank, const
     g_assert_true(graph_add_initializer(b->graph, t, NULL));
 }
 
+/* QLinearConv's sums are exact on both of its paths: a 3x3 convolution with padding, worked by hand, through the
+ * int32 product of columns; and 34,000 input channels of 255 * 255, a sum past int32 (2,210,850,000), one window
+ * position at a time in int64: 2,210,850,000 * 0.001 * 0.001 / 10 is 221.085, which rounds to 221. */
+static void test_qlinear_conv_sums(void)
+{
+    Builder *b = builder_new("qconv", 13);
+    const gint64 wide = 34000;
+    const char *x = builder_input(b, "x", DT_UINT8, 4, (const gint64[]){1, 1, 3, 3});
+    const char *xw = builder_input(b, "xw", DT_UINT8, 4, (const gint64[]){1, wide, 1, 1});
+    const float one = 1.0f, milli = 0.001f, ten = 10.0f;
+    const guint8 zero = 0, two = 2, w3[9] = {1, 0, 3, 0, 5, 0, 7, 0, 9};
+    guint8 *ww = g_malloc(wide);
+    memset(ww, 255, wide);
+    add_bytes(b, "one", DT_FLOAT, 0, NULL, &one, sizeof one);
+    add_bytes(b, "milli", DT_FLOAT, 0, NULL, &milli, sizeof milli);
+    add_bytes(b, "ten", DT_FLOAT, 0, NULL, &ten, sizeof ten);
+    add_bytes(b, "zero", DT_UINT8, 0, NULL, &zero, 1);
+    add_bytes(b, "two", DT_UINT8, 0, NULL, &two, 1);
+    add_bytes(b, "w3", DT_UINT8, 4, (const gint64[]){1, 1, 3, 3}, w3, sizeof w3);
+    add_bytes(b, "ww", DT_UINT8, 4, (const gint64[]){1, wide, 1, 1}, ww, (gsize)wide);
+    builder_output(b, B_OPA(b, "QLinearConv", attr_new_ints("pads", (const gint64[]){1, 1, 1, 1}, 4), x, "one", "two",
+                            "w3", "one", "zero", "one", "zero"));
+    builder_output(b, B_OP(b, "QLinearConv", xw, "milli", "zero", "ww", "milli", "zero", "ten", "zero"));
+    Model *m = finish_inferred(b);
+    Planned run = plan_and_bind_ok(m);
+    const guint8 xs[9] = {2, 3, 4, 5, 6, 7, 8, 9, 10};
+    guint8 *xws = g_malloc(wide);
+    memset(xws, 255, wide);
+    GError *error = NULL;
+    TensorData *d = tensor_data_new("x", DT_UINT8, 4, (const gint64[]){1, 1, 3, 3});
+    d->raw = g_bytes_new(xs, sizeof xs);
+    g_assert_true(executor_set_input(run.e, "x", d, &error));
+    tensor_data_free(d);
+    d = tensor_data_new("xw", DT_UINT8, 4, (const gint64[]){1, wide, 1, 1});
+    d->raw = g_bytes_new_take(xws, (gsize)wide);
+    g_assert_true(executor_set_input(run.e, "xw", d, &error));
+    tensor_data_free(d);
+    g_assert_true(executor_run(run.e, FALSE, &error));
+    g_assert_no_error(error);
+    const char *name;
+    const ExecTensor *y = executor_output(run.e, 0, &name);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            gint64 acc = 0; /* (x - 2) * w over the window, 0 outside */
+            for (int a = -1; a <= 1; a++)
+                for (int c = -1; c <= 1; c++)
+                    if (i + a >= 0 && i + a < 3 && j + c >= 0 && j + c < 3)
+                        acc += (xs[(i + a) * 3 + j + c] - 2) * w3[(a + 1) * 3 + c + 1];
+            g_assert_cmpint(((const guint8 *)y->data)[i * 3 + j], ==, MIN(acc, 255));
+        }
+    g_assert_cmpint(((const guint8 *)executor_output(run.e, 1, &name)->data)[0], ==, 221);
+    g_free(ww);
+    planned_clear(&run);
+    model_free(m);
+}
+
 /* Half-precision convolutions with a Clip after each, to [0, 6] and to [0, FLOAT16's 0.1]: each Clip runs inside
  * its (widened) Conv, where it commutes with the rounding back (its bounds are FLOAT16 values), so the outputs are
  * the unfused ops' to the bit. Values worked by hand: every product and sum is exact; the second bound cuts. Weights
@@ -2223,6 +2279,7 @@ int main(int argc, char **argv)
     g_test_add_func("/exec/loop-unrolled", test_loop_unrolled);
     g_test_add_func("/exec/float16-widened", test_float16_widened);
     g_test_add_func("/exec/float16-folded-clip", test_float16_folded_clip);
+    g_test_add_func("/exec/qlinear-conv-sums", test_qlinear_conv_sums);
     g_test_add_func("/exec/broadcast-blocks", test_broadcast_blocks);
     g_test_add_func("/exec/gemm-one-row", test_gemm_one_row);
     g_test_add_func("/exec/einsum-forms", test_einsum_forms);

@@ -900,7 +900,8 @@ static gboolean constant_tensor(const Tensor *t)
     return TRUE;
 }
 
-/* A Conv or Gemm of two DequantizeLinear outputs with a float bias initializer (one value per output channel):
+/* A Conv or Gemm of two DequantizeLinear outputs with a float bias initializer (one value per output channel; or an
+ * Identity of one, which ONNX Runtime folds first, as torch writes biases it shares):
  * the bias quantized to int32 on the grid of x_scale * w_scale and dequantized again, DequantizeLinear(Cast(Round(
  * bias / (x_scale * w_scale)), INT32), x_scale * w_scale), as ONNX Runtime's BiasQuantization writes it before its
  * QDQ fusions: x's scale one value, w's one or one per output channel (axis 0 of a Conv's weight, of a Gemm's the
@@ -913,7 +914,7 @@ static gboolean rule_qdq_bias(Site *site, Node *n, GError **error)
         return FALSE;
     Tensor *bias = node_input(n, 2), *xf = node_input(n, 0), *wf = node_input(n, 1);
     Node *dqx = made_by(xf, "DequantizeLinear"), *dqw = made_by(wf, "DequantizeLinear");
-    if (!bias || !bias->init || bias->dtype != DT_FLOAT || bias->rank != 1 || !dqx || !dqw ||
+    if (!bias || !is_weight(bias) || bias->dtype != DT_FLOAT || bias->rank != 1 || !dqx || !dqw ||
         dqx->inputs->len < 2 || dqw->inputs->len < 2 || node_attr(dqw, "block_size"))
         return FALSE;
     Tensor *xs = node_input(dqx, 1), *ws = node_input(dqw, 1);
