@@ -19,6 +19,18 @@ static void range_of(DType d, float *lo, float *hi)
     }
 }
 
+/* nearbyint and nearbyintf in the default rounding mode (to nearest, ties to even), without a call: adding and
+ * taking away 1.5 * 2^52 (2^23) rounds a value below 2^51 (2^22) in size the same way; larger ones are integral. */
+static inline double round_even(double v)
+{
+    return fabs(v) < 0x1p51 ? (v + 0x1.8p52) - 0x1.8p52 : v;
+}
+
+static inline float round_evenf(float v)
+{
+    return fabsf(v) < 0x1p22f ? (v + 0x1.8p23f) - 0x1.8p23f : v;
+}
+
 /* An integral value held to [lo, hi] (NaN to lo: no conversion of a NaN to an integer). Callers round half to even
  * first: x / scale is rounded before the zero point is added, which an odd zero point would otherwise change. */
 static gint64 saturate(float r, float lo, float hi)
@@ -68,7 +80,7 @@ gboolean kernel_quantize_linear(const KernelCall *c, GError **error)
         float s = (float)kernel_elem_get_f(scale, 0), z = zp && zp->count ? (float)kernel_elem_get_i(zp, 0) : 0;
         const float *in = x->data;
         for (gsize k = 0; k < y->count; k++) {
-            gint64 v = saturate(nearbyintf(in[k] / s) + z, lo, hi);
+            gint64 v = saturate(round_evenf(in[k] / s) + z, lo, hi);
             if (y->dtype == DT_UINT8)
                 ((guint8 *)y->data)[k] = (guint8)v;
             else
@@ -285,6 +297,148 @@ static AxpyI32 axpy_i32(void)
     return axpy_i32_plain;
 }
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+/* The products of one block for vnni_products: 4 output channels (w4: each's quads of 4 signed bytes, `quads`
+ * of them) by 64 positions (cols: per quad, 64 positions of 4 unsigned bytes), summed with AVX-512 VNNI's
+ * vpdpbusd into acc[channel][64] (int32: the caller bounds the sums). */
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) static void vnni_block(const guint8 *cols, gint64 stride,
+                                                                              const gint32 *w4, gint64 quads,
+                                                                              gint32 *acc)
+{
+    __m512i a[4][4];
+    for (int j = 0; j < 4; j++)
+        for (int v = 0; v < 4; v++)
+            a[j][v] = _mm512_setzero_si512();
+    for (gint64 q = 0; q < quads; q++) {
+        const guint8 *col = cols + q * stride;
+        __m512i x[4];
+        for (int v = 0; v < 4; v++)
+            x[v] = _mm512_loadu_si512((const void *)(col + 64 * v));
+        for (int j = 0; j < 4; j++) {
+            __m512i w = _mm512_set1_epi32(w4[j * quads + q]);
+            for (int v = 0; v < 4; v++)
+                a[j][v] = _mm512_dpbusd_epi32(a[j][v], x[v], w);
+        }
+    }
+    for (int j = 0; j < 4; j++)
+        for (int v = 0; v < 4; v++)
+            _mm512_storeu_si512((void *)(acc + j * 64 + 16 * v), a[j][v]);
+}
+
+static gboolean have_vnni(void)
+{
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vnni");
+}
+#else
+static void vnni_block(const guint8 *cols, gint64 stride, const gint32 *w4, gint64 quads, gint32 *acc)
+{
+    (void)cols, (void)stride, (void)w4, (void)quads, (void)acc;
+}
+static gboolean have_vnni(void) { return FALSE; }
+#endif
+
+/* conv_products on AVX-512 VNNI, for 8-bit x and w and sums of up to 33,025 terms (as the int32 path; beyond,
+ * conv_products' int64 one): vpdpbusd multiplies unsigned by
+ * signed bytes, so an int8 x is read as x + 128 (its zero point too) and a uint8 w as w - 128: the shifted
+ * values, and so the sums, are the same. The raw sums over the window (positions in the padding hold x's zero
+ * point; the window's terms padded to a multiple of 4 with zeros) fit int32 (each term at most 255 * 128); the
+ * zero points come off exactly in int64: sum (x - zx)(w - zw) = sum x w - zw sum x - zx sum w + K zx zw. FALSE
+ * (nothing done) where it does not apply. */
+static gboolean vnni_products(const KernelCall *c, const KernelWindow *win, gint64 group, const ExecTensor *x,
+                              gint64 zx, const ExecTensor *w, const ExecTensor *w_zp, Emit emit, void *data,
+                              gboolean *done, GError **error)
+{
+    gint64 m_all = w->dims[0], cg = w->dims[1], mg = m_all / group, kk = cg * win->k_size;
+    *done = FALSE;
+    if (!have_vnni() || (x->dtype != DT_UINT8 && x->dtype != DT_INT8) || (w->dtype != DT_UINT8 && w->dtype != DT_INT8) ||
+        kk > 33025 || win->out_size < 1)
+        return TRUE;
+    gint64 quads = (kk + 3) / 4, positions = (win->out_size + 63) / 64 * 64, mblocks = (mg + 3) / 4;
+    gint64 zxu = x->dtype == DT_INT8 ? zx + 128 : zx;
+    gsize cols_bytes = (gsize)(quads * positions * 4), w_ints = (gsize)(mblocks * 4 * quads);
+    gsize need = cols_bytes + (w_ints + (gsize)positions + (gsize)(4 * 64) + (gsize)(mblocks * 4)) * sizeof(gint32) + 64;
+    guint8 *cols = kernel_workspace(c, need);
+    if (!cols)
+        return kernel_fail(c, error, "its columns (%" G_GINT64_FORMAT " x %" G_GINT64_FORMAT " bytes) cannot be "
+                           "allocated", kk, win->out_size);
+    gint32 *w4 = (gint32 *)(cols + (cols_bytes + 63) / 64 * 64), *colsum = w4 + w_ints, *acc = colsum + positions;
+    gint64 *wsum = g_new0(gint64, (gsize)(mblocks * 4) + 1), *zw = g_new0(gint64, (gsize)(mblocks * 4) + 1);
+    gint64 o[KERNEL_MAX_RANK], k[KERNEL_MAX_RANK];
+    for (gint64 n = 0; n < win->n; n++)
+        for (gint64 g = 0; g < group; g++) {
+            /* the columns: per quad of window terms, every position's 4 unsigned bytes; and their sums */
+            memset(cols, 0, cols_bytes);
+            memset(colsum, 0, (gsize)positions * sizeof(gint32));
+            for (gint64 ic = 0; ic < cg; ic++) {
+                const guint8 *plane = (const guint8 *)x->data + (n * win->c + g * cg + ic) * win->in_size;
+                memset(k, 0, sizeof k);
+                guint8 flip = x->dtype == DT_INT8 ? 0x80 : 0;
+                for (gint64 kp = 0; kp < win->k_size; kp++) {
+                    gint64 r = ic * win->k_size + kp;
+                    guint8 *at_r = cols + (r / 4) * positions * 4 + r % 4;
+                    if (win->s == 2) { /* images: row by row, the bounds checked per row and column */
+                        for (gint64 oh = 0, op = 0; oh < win->out[0]; oh++) {
+                            gint64 ih = oh * win->stride[0] - win->pad[0] + k[0] * win->dil[0];
+                            gboolean row_in = ih >= 0 && ih < win->in[0];
+                            for (gint64 ow = 0; ow < win->out[1]; ow++, op++) {
+                                gint64 iw = ow * win->stride[1] - win->pad[1] + k[1] * win->dil[1];
+                                guint8 v = row_in && iw >= 0 && iw < win->in[1] ? (guint8)(plane[ih * win->in[1] + iw] ^ flip)
+                                                                                : (guint8)zxu;
+                                at_r[op * 4] = v;
+                                colsum[op] += v;
+                            }
+                        }
+                    } else {
+                        memset(o, 0, sizeof o);
+                        for (gint64 op = 0; op < win->out_size; op++) {
+                            gint64 at = kernel_window_source(win, o, k);
+                            guint8 v = at < 0 ? (guint8)zxu : (guint8)(plane[at] ^ flip);
+                            at_r[op * 4] = v;
+                            colsum[op] += v;
+                            kernel_index_next(o, win->out, win->s);
+                        }
+                    }
+                    kernel_index_next(k, win->k, win->s);
+                }
+            }
+            /* the weights, signed, 4 channels a block (a missing channel's are 0), and their sums */
+            memset(w4, 0, w_ints * sizeof(gint32));
+            for (gint64 j = 0; j < mblocks * 4; j++) {
+                gint64 m = g * mg + j;
+                wsum[j] = 0;
+                zw[j] = 0;
+                if (j >= mg)
+                    continue;
+                gint64 z = w_zp ? kernel_elem_get_i(w_zp, w_zp->count == 1 ? 0 : (gsize)m) : 0;
+                zw[j] = w->dtype == DT_UINT8 ? z - 128 : z;
+                gint8 *bytes = (gint8 *)(w4 + (j / 4) * 4 * quads + (j % 4) * quads);
+                const guint8 *src = (const guint8 *)w->data + m * kk;
+                for (gint64 r = 0; r < kk; r++) {
+                    bytes[r] = (gint8)(src[r] ^ (w->dtype == DT_UINT8 ? 0x80 : 0));
+                    wsum[j] += bytes[r];
+                }
+            }
+            for (gint64 b = 0; b < mblocks; b++)
+                for (gint64 p = 0; p < positions; p += 64) {
+                    vnni_block(cols + p * 4, positions * 4, w4 + b * 4 * quads, quads, acc);
+                    for (gint64 j = 0; j < 4 && b * 4 + j < mg; j++) {
+                        gint64 jj = b * 4 + j, m = g * mg + jj;
+                        for (gint64 op = p; op < MIN(p + 64, win->out_size); op++) {
+                            gint64 v = (gint64)acc[j * 64 + op - p] - zw[jj] * colsum[op] - zxu * wsum[jj] +
+                                       kk * zxu * zw[jj];
+                            emit(data, (gsize)((n * m_all + m) * win->out_size + op), 0, m, v);
+                        }
+                    }
+                }
+        }
+    g_free(wsum);
+    g_free(zw);
+    *done = TRUE;
+    return TRUE;
+}
+
 /* An 8-bit tensor's elements less a zero point, as int32 (uint8 or int8: what the QLinear and Integer ops take). */
 static void shifted(const ExecTensor *t, gsize from, gsize n, gint32 zero, gint32 *out)
 {
@@ -316,6 +470,11 @@ static gboolean conv_products(const KernelCall *c, const ExecTensor *x, const Ex
     if ((x_zp && x_zp->count != 1) || (w_zp && w_zp->count != 1 && w_zp->count != (gsize)m_all))
         return kernel_fail(c, error, "a zero point is neither one value nor, for w, one per output channel");
     gint64 zx = x_zp ? kernel_elem_get_i(x_zp, 0) : 0;
+    gboolean done;
+    if (!vnni_products(c, &win, group, x, zx, w, w_zp, emit, data, &done, error))
+        return FALSE;
+    if (done)
+        return TRUE;
     gboolean exact32 = kk <= 33025;
     gsize cols_n = exact32 ? (gsize)(kk * win.out_size) : 1;
     enum { CHANNELS = 8 }; /* output channels a pass over the columns serves */
@@ -418,7 +577,7 @@ static void emit_conv_requant(void *data, gsize at, gint64 i, gint64 m, gint64 a
 {
     (void)i;
     const ConvRequant *r = data;
-    double v = nearbyint((double)(acc + r->bias_of[m]) * (double)r->multiplier[m] + r->zero);
+    double v = round_even((double)(acc + r->bias_of[m]) * (double)r->multiplier[m] + r->zero);
     gint64 q = saturate((float)v, r->q.lo, r->q.hi); /* integral: the float keeps its side of the range */
     if (r->q.y->dtype == DT_UINT8)
         ((guint8 *)r->q.y->data)[at] = (guint8)q;
