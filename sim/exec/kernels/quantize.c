@@ -352,13 +352,15 @@ static gboolean vnni_products(const KernelCall *c, const KernelWindow *win, gint
 {
     gint64 m_all = w->dims[0], cg = w->dims[1], mg = m_all / group, kk = cg * win->k_size;
     *done = FALSE;
-    if (!have_vnni() || (x->dtype != DT_UINT8 && x->dtype != DT_INT8) || (w->dtype != DT_UINT8 && w->dtype != DT_INT8) ||
+    gboolean bytes = (x->dtype == DT_UINT8 || x->dtype == DT_INT8) && (w->dtype == DT_UINT8 || w->dtype == DT_INT8);
+    if (!have_vnni() || !bytes ||
         kk > 33025 || win->out_size < 1)
         return TRUE;
     gint64 quads = (kk + 3) / 4, positions = (win->out_size + 63) / 64 * 64, mblocks = (mg + 3) / 4;
     gint64 zxu = x->dtype == DT_INT8 ? zx + 128 : zx;
     gsize cols_bytes = (gsize)(quads * positions * 4), w_ints = (gsize)(mblocks * 4 * quads);
-    gsize need = cols_bytes + (w_ints + (gsize)positions + (gsize)(4 * 64) + (gsize)(mblocks * 4)) * sizeof(gint32) + 64;
+    gsize ints = w_ints + (gsize)positions + (gsize)(4 * 64) + (gsize)(mblocks * 4);
+    gsize need = cols_bytes + ints * sizeof(gint32) + 64;
     guint8 *cols = kernel_workspace(c, need);
     if (!cols)
         return kernel_fail(c, error, "its columns (%" G_GINT64_FORMAT " x %" G_GINT64_FORMAT " bytes) cannot be "
@@ -384,8 +386,8 @@ static gboolean vnni_products(const KernelCall *c, const KernelWindow *win, gint
                             gboolean row_in = ih >= 0 && ih < win->in[0];
                             for (gint64 ow = 0; ow < win->out[1]; ow++, op++) {
                                 gint64 iw = ow * win->stride[1] - win->pad[1] + k[1] * win->dil[1];
-                                guint8 v = row_in && iw >= 0 && iw < win->in[1] ? (guint8)(plane[ih * win->in[1] + iw] ^ flip)
-                                                                                : (guint8)zxu;
+                                gboolean in = row_in && iw >= 0 && iw < win->in[1];
+                                guint8 v = in ? (guint8)(plane[ih * win->in[1] + iw] ^ flip) : (guint8)zxu;
                                 at_r[op * 4] = v;
                                 colsum[op] += v;
                             }
