@@ -796,7 +796,8 @@ static void test_float16_folded_clip(void)
     Builder *b = builder_new("half-clip", 13);
     const char *x = builder_input(b, "x", DT_FLOAT16, 4, (const gint64[]){1, 1, 3, 3});
     const double xs[9] = {0.5, -1.25, 2.0, 3.0, 0.25, -0.75, 1.0, 4.0, -2.0}, ws[4] = {1.5, -2.0, 0.25, 4.0};
-    guint16 xh[9], wh[4], lo = dtype_double_to_half(0), six = dtype_double_to_half(6), tenth = dtype_double_to_half(0.1);
+    guint16 xh[9], wh[4], lo = dtype_double_to_half(0), six = dtype_double_to_half(6);
+    guint16 tenth = dtype_double_to_half(0.1);
     for (int k = 0; k < 9; k++)
         xh[k] = dtype_double_to_half(xs[k]);
     for (int k = 0; k < 4; k++)

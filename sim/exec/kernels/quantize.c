@@ -352,8 +352,8 @@ static gboolean vnni_products(const KernelCall *c, const KernelWindow *win, gint
 {
     gint64 m_all = w->dims[0], cg = w->dims[1], mg = m_all / group, kk = cg * win->k_size;
     *done = FALSE;
-    gboolean bytes = (x->dtype == DT_UINT8 || x->dtype == DT_INT8) && (w->dtype == DT_UINT8 || w->dtype == DT_INT8);
-    if (!have_vnni() || !bytes ||
+    gboolean eight_bit = (x->dtype == DT_UINT8 || x->dtype == DT_INT8) && (w->dtype == DT_UINT8 || w->dtype == DT_INT8);
+    if (!have_vnni() || !eight_bit ||
         kk > 33025 || win->out_size < 1)
         return TRUE;
     gint64 quads = (kk + 3) / 4, positions = (win->out_size + 63) / 64 * 64, mblocks = (mg + 3) / 4;
