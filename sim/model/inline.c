@@ -174,8 +174,10 @@ static void splice(GPtrArray *a, guint at, const GPtrArray *insert)
 {
     guint old_len = a->len, tail = old_len - at - 1;
     g_ptr_array_set_size(a, old_len - 1 + insert->len);
-    memmove(a->pdata + at + insert->len, a->pdata + at + 1, tail * sizeof(gpointer));
-    memcpy(a->pdata + at, insert->pdata, insert->len * sizeof(gpointer));
+    if (tail)
+        memmove(a->pdata + at + insert->len, a->pdata + at + 1, tail * sizeof(gpointer));
+    if (insert->len) /* none: the node goes with nothing in its place (a folded sequence op); pdata may be NULL */
+        memcpy(a->pdata + at, insert->pdata, insert->len * sizeof(gpointer));
 }
 
 void graph_replace_node(Graph *g, Node *node, guint first_new)
