@@ -9,7 +9,8 @@
  *  - a differential run: a model that ran is fused as ONNX Runtime's transformer optimizer would
  *    (--fuse ort-transformers) and run again, under the same sanitizers; where both ran, the outputs must agree
  *    within float32 rounding of the fused arithmetic (a fused LayerNorm that read a scale it should not have
- *    gives other values, or ASan's report). */
+ *    gives other values, or ASan's report); a quantizing model runs both ways but is not compared (the QDQ
+ *    fusions compute on integers, as ORT does, which may move a value by a quantization step). */
 #include "exec/check.h"
 #include "exec/exec.h"
 #include "memory/alias.h"
@@ -111,6 +112,18 @@ static void outputs_agree(const Executor *a, const Executor *b)
     }
 }
 
+/* Whether the model quantizes: ONNX Runtime's QDQ fusions (--fuse ort) compute its quantized ops on integers, which
+ * may move a value by a quantization step (by design: ORT's own outputs), so the two runs are not compared. */
+static gboolean quantizes(const Graph *g)
+{
+    for (guint k = 0; k < g->nodes->len; k++) {
+        const char *op = ((const Node *)g->nodes->pdata[k])->op_type;
+        if (!strcmp(op, "QuantizeLinear") || !strcmp(op, "DynamicQuantizeLinear"))
+            return TRUE;
+    }
+    return FALSE;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     GError *error = NULL;
@@ -125,8 +138,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         g_clear_error(&error);
         Ran fused;
         if (again) {
+            gboolean quantized = quantizes(again->graph);
             plan_and_run(again, "ort-transformers", FALSE, &fused);
-            if (fused.e)
+            if (fused.e && !quantized)
                 outputs_agree(plain.e, fused.e);
             ran_clear(&fused);
         }

@@ -101,6 +101,7 @@ gint64 kernel_elem_get_i(const ExecTensor *t, gsize k)
 }
 
 #if defined(__x86_64__)
+#include <cpuid.h>
 #include <immintrin.h>
 __attribute__((target("avx,f16c"))) static gsize half_to_float_f16c(const guint16 *in, float *out, gsize n)
 {
@@ -118,7 +119,13 @@ __attribute__((target("avx,f16c"))) static gsize float_to_half_f16c(const float 
     return k;
 }
 
-static gboolean have_f16c(void) { return __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c"); }
+/* F16C is CPUID leaf 1's ECX bit 29 (read directly: clang's __builtin_cpu_supports has no "f16c"); its
+ * instructions use the AVX state, which __builtin_cpu_supports("avx") checks the system saves. */
+static gboolean have_f16c(void)
+{
+    unsigned int a, b, c, d;
+    return __builtin_cpu_supports("avx") && __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29));
+}
 #else
 static gsize half_to_float_f16c(const guint16 *in, float *out, gsize n) { (void)in, (void)out, (void)n; return 0; }
 static gsize float_to_half_f16c(const float *in, guint16 *out, gsize n) { (void)in, (void)out, (void)n; return 0; }
@@ -150,6 +157,19 @@ void kernel_float_to_16bit(DType dtype, const float *in, guint16 *out, gsize n)
         out[k] = dtype == DT_FLOAT16 ? dtype_double_to_half(in[k]) : dtype_double_to_bfloat16(in[k]);
 }
 
+/* v as an integer: truncated, held to int64's range (NaN to 0). ONNX leaves a Cast of a float past the target's range
+ * undefined; C too, so it is never converted as it is. */
+static gint64 double_to_int(double v)
+{
+    if (isnan(v))
+        return 0;
+    if (v >= 0x1p63)
+        return G_MAXINT64;
+    if (v < -0x1p63)
+        return G_MININT64;
+    return (gint64)v;
+}
+
 void kernel_elem_set_f(ExecTensor *t, gsize k, double v)
 {
     switch (t->dtype) {
@@ -158,7 +178,7 @@ void kernel_elem_set_f(ExecTensor *t, gsize k, double v)
     case DT_FLOAT16: ((guint16 *)t->data)[k] = dtype_double_to_half(v); break;
     case DT_BFLOAT16: ((guint16 *)t->data)[k] = dtype_double_to_bfloat16(v); break;
     case DT_BOOL: ((guint8 *)t->data)[k] = v != 0; break;
-    default: kernel_elem_set_i(t, k, (gint64)v); break;
+    default: kernel_elem_set_i(t, k, double_to_int(v)); break;
     }
 }
 
