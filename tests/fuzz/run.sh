@@ -26,7 +26,8 @@ printf 'arenasim-trace 1\n0 a 600 0 2\n1 b 100 1 3 align=4096\n2 c 5000 3 5 alig
 printf 'arenasim-trace 1\ntiers fast=1K:0/1,mid=4K:1,slow:3/5\n%s\n%s\n%s\n%s\n' '0 a 600 0 2 reads=1800' \
     '1 b 300 1 3 tier=mid|slow' '2 c 900 2 5' '3 d 512 4 6 tier=fast fixed=0 writes=0' \
     > "$corpus/trace-text/tiers.trace"
-cp tests/fuzz/seeds/onnx/* "$corpus/onnx/" # models that plan but stress a kernel (a 2^62 stride, pads of 2^20), a list in a Loop, a float past int64 cast to it
+# models that plan but stress a kernel (a 2^62 stride, pads of 2^20), a list in a Loop, a float past int64 cast to it
+cp tests/fuzz/seeds/onnx/* "$corpus/onnx/"
 cp tests/fuzz/seeds/bins/* "$corpus/bins/"
 head -c 400 /dev/zero > "$corpus/plan/zeros"
 printf '\377\377\177\001\004\006\006\000' > "$corpus/plan/staircase" # fuzz-plan's large mode: 1,024 buffers
