@@ -103,9 +103,10 @@ static void check_kind_matches_torch(const char *kind, int outputs)
 }
 
 /* ONNX Runtime's QOperator form (its com.microsoft QLinear ops, uint8 and int8, tests/data/qlinear/make.py), its
- * dynamic quantization and its QDQ fusions: in the five models (every op; a small classifier with QLinearConv,
+ * dynamic quantization and its QDQ fusions: in the six models (every op; a small classifier with QLinearConv,
  * MaxPool on uint8, QLinearAveragePool and QGemm; DynamicQuantizeLinear before a ConvInteger and two MatMulIntegers;
- * two QDQ models under --fuse ort) every plan runs bit for bit, and the default plan's outputs equal ORT's own
+ * QLinearConv grouped, strided, dilated and depthwise on int8 and uint8 with zero points; two QDQ models under
+ * --fuse ort) every plan runs bit for bit, and the default plan's outputs equal ORT's own
  * (onnxruntime-node 1.30, kept beside the models) exactly, integers and floats alike; planned with one byte per
  * quantized element. */
 static void test_qlinear_matches_ort(void)
@@ -117,6 +118,7 @@ static void test_qlinear_matches_ort(void)
     } models[] = {{"tests/data/qlinear/ops", 5, "none"},
                   {"tests/data/qlinear/cnn", 3, "none"},
                   {"tests/data/qlinear/dynamic", 3, "none"},
+                  {"tests/data/qlinear/convs", 2, "none"},
                   {"tests/data/qlinear/qdq", 4, "ort"},
                   {"tests/data/qlinear/qdqnet", 3, "ort"}};
     for (gsize k = 0; k < G_N_ELEMENTS(models); k++) {

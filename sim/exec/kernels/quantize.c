@@ -344,8 +344,8 @@ static gboolean have_vnni(void) { return FALSE; }
  * signed bytes, so an int8 x is read as x + 128 (its zero point too) and a uint8 w as w - 128: the shifted
  * values, and so the sums, are the same. The raw sums over the window (positions in the padding hold x's zero
  * point; the window's terms padded to a multiple of 4 with zeros) fit int32 (each term at most 255 * 128); the
- * zero points come off exactly in int64: sum (x - zx)(w - zw) = sum x w - zw sum x - zx sum w + K zx zw. FALSE
- * (nothing done) where it does not apply. */
+ * zero points come off exactly in int64: sum (x - zx)(w - zw) = sum x w - zw sum x - zx sum w + K zx zw (sum x
+ * by the same product with weights of 1). FALSE (nothing done) where it does not apply. */
 static gboolean vnni_products(const KernelCall *c, const KernelWindow *win, gint64 group, const ExecTensor *x,
                               gint64 zx, const ExecTensor *w, const ExecTensor *w_zp, Emit emit, void *data,
                               gboolean *done, GError **error)
@@ -359,20 +359,25 @@ static gboolean vnni_products(const KernelCall *c, const KernelWindow *win, gint
     gint64 quads = (kk + 3) / 4, positions = (win->out_size + 63) / 64 * 64, mblocks = (mg + 3) / 4;
     gint64 zxu = x->dtype == DT_INT8 ? zx + 128 : zx;
     gsize cols_bytes = (gsize)(quads * positions * 4), w_ints = (gsize)(mblocks * 4 * quads);
-    gsize ints = w_ints + (gsize)positions + (gsize)(4 * 64) + (gsize)(mblocks * 4);
+    gsize ints = w_ints + (gsize)positions + (gsize)(4 * 64) + (gsize)(4 * quads);
     gsize need = cols_bytes + ints * sizeof(gint32) + 64;
     guint8 *cols = kernel_workspace(c, need);
     if (!cols)
         return kernel_fail(c, error, "its columns (%" G_GINT64_FORMAT " x %" G_GINT64_FORMAT " bytes) cannot be "
                            "allocated", kk, win->out_size);
     gint32 *w4 = (gint32 *)(cols + (cols_bytes + 63) / 64 * 64), *colsum = w4 + w_ints, *acc = colsum + positions;
+    gint32 *ones = acc + 4 * 64; /* 4 channels of weights 1: vnni_block then sums the columns */
+    for (gint64 q = 0; q < 4 * quads; q++)
+        ones[q] = 0x01010101;
+    gboolean pointwise = win->k_size == 1; /* a 1x1 window at stride 1 with no padding: the planes as they are */
+    for (int a = 0; a < win->s; a++)
+        pointwise = pointwise && win->stride[a] == 1 && win->pad[a] == 0 && win->out[a] == win->in[a];
     gint64 *wsum = g_new0(gint64, (gsize)(mblocks * 4) + 1), *zw = g_new0(gint64, (gsize)(mblocks * 4) + 1);
     gint64 o[KERNEL_MAX_RANK], k[KERNEL_MAX_RANK];
     for (gint64 n = 0; n < win->n; n++)
         for (gint64 g = 0; g < group; g++) {
             /* the columns: per quad of window terms, every position's 4 unsigned bytes; and their sums */
             memset(cols, 0, cols_bytes);
-            memset(colsum, 0, (gsize)positions * sizeof(gint32));
             for (gint64 ic = 0; ic < cg; ic++) {
                 const guint8 *plane = (const guint8 *)x->data + (n * win->c + g * cg + ic) * win->in_size;
                 memset(k, 0, sizeof k);
@@ -380,25 +385,24 @@ static gboolean vnni_products(const KernelCall *c, const KernelWindow *win, gint
                 for (gint64 kp = 0; kp < win->k_size; kp++) {
                     gint64 r = ic * win->k_size + kp;
                     guint8 *at_r = cols + (r / 4) * positions * 4 + r % 4;
-                    if (win->s == 2) { /* images: row by row, the bounds checked per row and column */
+                    if (pointwise) {
+                        for (gint64 op = 0; op < win->out_size; op++)
+                            at_r[op * 4] = (guint8)(plane[op] ^ flip);
+                    } else if (win->s == 2) { /* images: row by row, the bounds checked per row and column */
                         for (gint64 oh = 0, op = 0; oh < win->out[0]; oh++) {
                             gint64 ih = oh * win->stride[0] - win->pad[0] + k[0] * win->dil[0];
                             gboolean row_in = ih >= 0 && ih < win->in[0];
                             for (gint64 ow = 0; ow < win->out[1]; ow++, op++) {
                                 gint64 iw = ow * win->stride[1] - win->pad[1] + k[1] * win->dil[1];
                                 gboolean in = row_in && iw >= 0 && iw < win->in[1];
-                                guint8 v = in ? (guint8)(plane[ih * win->in[1] + iw] ^ flip) : (guint8)zxu;
-                                at_r[op * 4] = v;
-                                colsum[op] += v;
+                                at_r[op * 4] = in ? (guint8)(plane[ih * win->in[1] + iw] ^ flip) : (guint8)zxu;
                             }
                         }
                     } else {
                         memset(o, 0, sizeof o);
                         for (gint64 op = 0; op < win->out_size; op++) {
                             gint64 at = kernel_window_source(win, o, k);
-                            guint8 v = at < 0 ? (guint8)zxu : (guint8)(plane[at] ^ flip);
-                            at_r[op * 4] = v;
-                            colsum[op] += v;
+                            at_r[op * 4] = at < 0 ? (guint8)zxu : (guint8)(plane[at] ^ flip);
                             kernel_index_next(o, win->out, win->s);
                         }
                     }
@@ -421,6 +425,10 @@ static gboolean vnni_products(const KernelCall *c, const KernelWindow *win, gint
                     bytes[r] = (gint8)(src[r] ^ (w->dtype == DT_UINT8 ? 0x80 : 0));
                     wsum[j] += bytes[r];
                 }
+            }
+            for (gint64 p = 0; p < positions; p += 64) { /* each position's sum over the window, exact */
+                vnni_block(cols + p * 4, positions * 4, ones, quads, acc);
+                memcpy(colsum + p, acc, 64 * sizeof(gint32));
             }
             for (gint64 b = 0; b < mblocks; b++)
                 for (gint64 p = 0; p < positions; p += 64) {

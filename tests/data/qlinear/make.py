@@ -10,6 +10,9 @@ static quantizer writes them), each with one input in the ONNX model zoo's layou
         uint8 weights and a weight zero point, then two MatMulInteger layers (int8 weights per tensor, then per
         output column), each product Cast to float and scaled by the product of the two scales, the float bias
         added, ReLU between.
+  convs/  QLinearConv's geometries on both kinds of 8-bit input: int8 x (zero point -3) by int8 weights per output
+        channel in 2 groups, stride 2, padding 1, an int32 bias; uint8 x by uint8 weights with zero point 100,
+        depthwise (4 groups), dilation 2, padding 1.
   qdqnet/  a QDQ classifier as ONNX Runtime's static quantizer writes QDQ format (every activation between a
         QuantizeLinear and its DequantizeLinear, int8 weights per channel as initializers): Conv, Relu, MaxPool, Conv,
         a residual Add, GlobalAveragePool, Reshape, Gemm, MatMul; three 8-bit or float outputs.
@@ -152,6 +155,28 @@ def dynamic_model():
     return finish(graph)
 
 
+def convs_model():
+    rng = np.random.default_rng(4)
+    inits = [scalar("sx", 0.05, np.float32), scalar("zx", -3, np.int8), scalar("sy", 0.2, np.float32),
+             scalar("zy", 5, np.int8), nh.from_array(rng.integers(-127, 128, (6, 2, 3, 3)).astype(np.int8), "w"),
+             nh.from_array((rng.random(6) * 0.01 + 0.005).astype(np.float32), "sw"),
+             nh.from_array(np.zeros(6, np.int8), "zw"),
+             nh.from_array(rng.integers(-2000, 2000, (6,)).astype(np.int32), "b"),
+             scalar("sx2", 0.04, np.float32), scalar("zx2", 128, np.uint8), scalar("sy2", 0.1, np.float32),
+             scalar("zy2", 120, np.uint8), nh.from_array(rng.integers(0, 256, (4, 1, 3, 3)).astype(np.uint8), "w2"),
+             scalar("sw2", 0.01, np.float32), scalar("zw2", 100, np.uint8)]
+    nodes = [h.make_node("QuantizeLinear", ["x", "sx", "zx"], ["xq"]),
+             h.make_node("QLinearConv", ["xq", "sx", "zx", "w", "sw", "zw", "sy", "zy", "b"], ["y"], group=2,
+                         strides=[2, 2], pads=[1, 1, 1, 1]),
+             h.make_node("QuantizeLinear", ["x", "sx2", "zx2"], ["xu"]),
+             h.make_node("QLinearConv", ["xu", "sx2", "zx2", "w2", "sw2", "zw2", "sy2", "zy2"], ["y2"], group=4,
+                         pads=[1, 1, 1, 1], dilations=[2, 2])]
+    outputs = [h.make_tensor_value_info("y", T.INT8, [1, 6, 6, 5]),
+               h.make_tensor_value_info("y2", T.UINT8, [1, 4, 9, 7])]
+    graph = h.make_graph(nodes, "convs", [h.make_tensor_value_info("x", T.FLOAT, [1, 4, 11, 9])], outputs, inits)
+    return finish(graph)
+
+
 def qdq_model():
     rng = np.random.default_rng(9)
 
@@ -256,7 +281,7 @@ def finish(graph):
 
 MODELS = {"ops": (ops_model, (1, 4, 6, 6), 7, 2.5), "cnn": (cnn_model, (1, 3, 16, 16), 11, 2.0),
           "dynamic": (dynamic_model, (1, 3, 16, 16), 13, 1.5), "qdq": (qdq_model, (1, 3, 12, 12), 17, 1.0),
-          "qdqnet": (qdqnet_model, (1, 3, 12, 12), 23, 1.0)}
+          "qdqnet": (qdqnet_model, (1, 3, 12, 12), 23, 1.0), "convs": (convs_model, (1, 4, 11, 9), 31, 2.0)}
 
 
 def main():
