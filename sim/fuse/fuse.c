@@ -42,6 +42,22 @@ static Tensor *other_input(const Node *mul, const Tensor *x)
     return a == x ? b : b == x ? a : NULL;
 }
 
+/* A copy of n's attributes but those named in `except` (NULL-terminated; NULL: none), for the node that replaces
+ * it. */
+static GPtrArray *copied_attrs(const Node *n, const char *const *except)
+{
+    GPtrArray *attrs = g_ptr_array_new_with_free_func((GDestroyNotify)attr_free);
+    for (guint a = 0; a < n->attrs->len; a++) {
+        const Attr *attr = n->attrs->pdata[a];
+        gboolean keep = TRUE;
+        for (int k = 0; except && except[k] && keep; k++)
+            keep = strcmp(attr->name, except[k]) != 0;
+        if (keep)
+            g_ptr_array_add(attrs, attr_copy(attr));
+    }
+    return attrs;
+}
+
 struct Site {
     Graph *g;
     gint64 opset;
@@ -475,9 +491,7 @@ static gboolean rule_conv_add(Site *site, Node *n, GError **error)
         if (!same)
             continue;
         g_ptr_array_add(site->removed, conv);
-        GPtrArray *attrs = g_ptr_array_new_with_free_func((GDestroyNotify)attr_free);
-        for (guint a = 0; a < conv->attrs->len; a++)
-            g_ptr_array_add(attrs, attr_copy(conv->attrs->pdata[a]));
+        GPtrArray *attrs = copied_attrs(conv, NULL);
         Tensor *b = node_input(conv, 2);
         const char *in[] = {node_input(conv, 0)->name, node_input(conv, 1)->name, b ? b->name : "", skip->name};
         return replace(site, n, "FusedConv", TRUE, in, 4, attrs, error) || TRUE;
@@ -553,12 +567,7 @@ static gboolean rule_pad_window(Site *site, Node *n, GError **error)
         sum[s + a] = g_array_index(own, gint64, s + a) + pads[rank + 2 + a];
     }
     g_ptr_array_add(site->removed, pad);
-    GPtrArray *attrs = g_ptr_array_new_with_free_func((GDestroyNotify)attr_free);
-    for (guint k = 0; k < n->attrs->len; k++) {
-        const Attr *attr = n->attrs->pdata[k];
-        if (strcmp(attr->name, "pads") && strcmp(attr->name, "count_include_pad"))
-            g_ptr_array_add(attrs, attr_copy(attr));
-    }
+    GPtrArray *attrs = copied_attrs(n, (const char *const[]){"pads", "count_include_pad", NULL});
     g_ptr_array_add(attrs, attr_new_ints("pads", sum, (gsize)s * 2));
     if (pool)
         g_ptr_array_add(attrs, attr_new_int("count_include_pad", 1));
@@ -598,6 +607,12 @@ static gboolean is_weight(const Tensor *t)
     while (t && t->producer && !strcmp(t->producer->op_type, "Identity")) /* torch shares equal weights so */
         t = node_input(t->producer, 0);
     return t && !t->dynamic && (t->init || t->kind == TENSOR_WEIGHT || t->kind == TENSOR_CONSTANT);
+}
+
+/* A weight or constant, or a value the planner knows (shape arithmetic): what constant folding may read. */
+static gboolean known_before_running(const Tensor *t)
+{
+    return is_weight(t) || (t && t->value && !t->dynamic);
 }
 
 /* t is read only by nodes among `within` (n of them) and is not a graph output. */
@@ -888,13 +903,13 @@ static gboolean known_values(const Tensor *t, gint64 per)
  * Runtime folds into an 8-bit initializer before its QDQ fusions). */
 static gboolean constant_tensor(const Tensor *t)
 {
-    if (is_weight(t) || (t && t->value && !t->dynamic))
+    if (known_before_running(t))
         return TRUE;
     if (!t || !t->producer || t->dynamic)
         return FALSE;
     for (guint k = 0; k < t->producer->inputs->len; k++) {
         const Tensor *in = node_input(t->producer, k);
-        if (in && !is_weight(in) && !(in->value && !in->dynamic))
+        if (in && !known_before_running(in))
             return FALSE;
     }
     return TRUE;
@@ -950,9 +965,7 @@ static gboolean rule_qdq_bias(Site *site, Node *n, GError **error)
     for (gsize k = 0; k < G_N_ELEMENTS(made); k++)
         g_ptr_array_add(first, made[k]);
     g_hash_table_insert(site->before, n, first);
-    GPtrArray *attrs = g_ptr_array_new_with_free_func((GDestroyNotify)attr_free);
-    for (guint a = 0; a < n->attrs->len; a++)
-        g_ptr_array_add(attrs, attr_copy(n->attrs->pdata[a]));
+    GPtrArray *attrs = copied_attrs(n, NULL);
     const char *inputs[] = {xf->name, wf->name, node_output(dq, 0)->name};
     if (!replace(site, n, n->op_type, FALSE, inputs, 3, attrs, error))
         return TRUE;
@@ -1032,14 +1045,6 @@ static void qdq_remove(Site *site, const QdqGroup *grp)
         g_ptr_array_add(site->removed, grp->relu);
 }
 
-static GPtrArray *copied_attrs(const Node *n)
-{
-    GPtrArray *attrs = g_ptr_array_new_with_free_func((GDestroyNotify)attr_free);
-    for (guint a = 0; a < n->attrs->len; a++)
-        g_ptr_array_add(attrs, attr_copy(n->attrs->pdata[a]));
-    return attrs;
-}
-
 /* Input k of the group, its scale and zero point: three names into in[]. */
 static void qdq_operand(const QdqGroup *grp, guint k, const char **in)
 {
@@ -1056,7 +1061,7 @@ static DType qdq_type(const QdqGroup *grp, guint k) { return node_input(grp->dq[
 static gboolean rule_qdq_conv(Site *site, Node *n, GError **error)
 {
     QdqGroup grp;
-    gboolean conv = qdq_group(site, n, "Conv", 0, -1, &grp) || (memset(&grp, 0, sizeof grp), FALSE);
+    gboolean conv = qdq_group(site, n, "Conv", 0, -1, &grp); /* (qdq_group clears grp first) */
     if (!conv && !qdq_group(site, n, "MatMul", 2, -1, &grp))
         return FALSE;
     Tensor *wf = node_input(grp.target, 1), *ws = node_input(grp.dq[1], 1), *wz = node_input(grp.dq[1], 2);
@@ -1074,7 +1079,7 @@ static gboolean rule_qdq_conv(Site *site, Node *n, GError **error)
     in[7] = grp.q_zero->name;
     in[8] = grp.dq[2] ? node_input(grp.dq[2], 0)->name : NULL;
     return replace(site, n, conv ? "QLinearConv" : "QLinearMatMul", FALSE, in, grp.dq[2] ? 9 : 8,
-                   conv ? copied_attrs(grp.target) : NULL, error) || TRUE;
+                   conv ? copied_attrs(grp.target, NULL) : NULL, error) || TRUE;
 }
 
 /* Gemm (its QDQ Gemm fusion): com.microsoft QGemm of 8-bit A and B (B int8 where A is), the int32 bias qdq-bias
@@ -1133,12 +1138,7 @@ static gboolean rule_qdq_gemm(Site *site, Node *n, GError **error)
     in[6] = grp.dq[2] ? node_input(grp.dq[2], 0)->name : "";
     in[7] = quantized ? grp.q_scale->name : NULL;
     in[8] = quantized ? grp.q_zero->name : NULL;
-    GPtrArray *attrs = g_ptr_array_new_with_free_func((GDestroyNotify)attr_free);
-    for (guint k = 0; k < grp.target->attrs->len; k++) { /* QGemm takes transA, transB and alpha */
-        const Attr *at = grp.target->attrs->pdata[k];
-        if (strcmp(at->name, "beta"))
-            g_ptr_array_add(attrs, attr_copy(at));
-    }
+    GPtrArray *attrs = copied_attrs(grp.target, (const char *const[]){"beta", NULL}); /* transA, transB, alpha */
     return replace_in(site, n, OP_DOMAIN_MICROSOFT, "QGemm", in, quantized ? 9 : grp.dq[2] ? 7 : 6, attrs, error) ||
            TRUE;
 }
@@ -1187,7 +1187,7 @@ static gboolean rule_qdq_qlinear(Site *site, Node *n, GError **error)
     }
     qdq_remove(site, &grp);
     return replace_in(site, n, OP_DOMAIN_MICROSOFT, qdq_qlinear_ops[row].qlinear, in, (int)at,
-                      copied_attrs(grp.target), error) || TRUE;
+                      copied_attrs(grp.target, NULL), error) || TRUE;
 }
 
 /* ONNX Runtime's DropQDQNodesRules: the ops that move 8-bit values without changing them. */
@@ -1219,7 +1219,7 @@ static gboolean rule_qdq_drop(Site *site, Node *n, GError **error)
     for (guint k = 1; k < grp.target->inputs->len; k++)
         g_ptr_array_add(names, (gpointer)(node_input(grp.target, k) ? node_input(grp.target, k)->name : ""));
     gboolean ok = replace(site, n, grp.target->op_type, FALSE, (const char *const *)names->pdata, (int)names->len,
-                          copied_attrs(grp.target), error);
+                          copied_attrs(grp.target, NULL), error);
     g_ptr_array_unref(names);
     return ok || TRUE;
 }
@@ -1237,7 +1237,7 @@ static gboolean rule_constant_fold(Site *site, Node *n, GError **error)
         return FALSE;                               /* reads its quantized input) */
     for (guint k = 0; k < n->inputs->len; k++) { /* weights, constants, and values the planner knows (shapes) */
         Tensor *t = node_input(n, k);
-        if (t && !is_weight(t) && !(t->value && !t->dynamic))
+        if (t && !known_before_running(t))
             return FALSE;
     }
     for (guint k = 0; k < n->implicit_inputs->len; k++)
