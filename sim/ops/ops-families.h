@@ -116,9 +116,16 @@ INFER_FN(infer_if_select);
 INFER_FN(infer_concat_computed);
 gboolean infer_fold_if(InferCtx *cx, Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error);
 gboolean infer_fold_loop(InferCtx *cx, Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error);
-/* ops-sequence.c: the sequence ops, folded into moves of the elements (their rows' .fold); infer_sequence refuses
+/* ops-sequence.c: the sequence ops, each folded into moves of the elements (its row's .fold); infer_sequence refuses
  * one left unfolded */
-FOLD_FN(infer_fold_sequence);
+FOLD_FN(infer_fold_sequence_empty);
+FOLD_FN(infer_fold_sequence_construct);
+FOLD_FN(infer_fold_sequence_insert);
+FOLD_FN(infer_fold_sequence_erase);
+FOLD_FN(infer_fold_sequence_at);
+FOLD_FN(infer_fold_sequence_length);
+FOLD_FN(infer_fold_concat_from_sequence);
+FOLD_FN(infer_fold_split_to_sequence);
 INFER_FN(infer_sequence);
 
 #endif

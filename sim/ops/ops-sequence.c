@@ -392,29 +392,26 @@ static gboolean fold_split(Graph *g, Node *n, gint64 opset, gboolean *folded, GE
     return TRUE;
 }
 
-/* Each sequence op's fold, by the op's name (the op table's rows name infer_fold_sequence). */
-static const struct {
-    const char *op;
-    gboolean (*fold)(Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error);
-} sequence_folds[] = {
-    {"SequenceEmpty", fold_empty},   {"SequenceConstruct", fold_construct},   {"SequenceInsert", fold_insert},
-    {"SequenceErase", fold_erase},   {"SequenceAt", fold_at},                 {"SequenceLength", fold_length},
-    {"ConcatFromSequence", fold_concat}, {"SplitToSequence", fold_split},
-};
-
-gboolean infer_fold_sequence(InferCtx *cx, Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error)
-{
-    (void)cx;
-    *folded = FALSE;
-    if (!g)
-        return TRUE; /* no graph to fold into: infer_sequence refuses the node */
-    if (!op_schema_check(n, opset, FALSE, error))
-        return FALSE;
-    for (gsize k = 0; k < G_N_ELEMENTS(sequence_folds); k++)
-        if (!strcmp(n->op_type, sequence_folds[k].op))
-            return sequence_folds[k].fold(g, n, opset, folded, error);
-    return infer_fail(error, n, "no fold for %s", n->op_type);
-}
+/* Each sequence op's row names its fold (op-table.c): ONNX's schema checked first (the fold replaces the node, so
+ * infer_node never sees it), then the op's own. With no graph to fold into, the node is left to infer_sequence's
+ * refusal. */
+#define SEQUENCE_FOLD(name, fold)                                                                                  \
+    FOLD_FN(name)                                                                                                  \
+    {                                                                                                              \
+        (void)cx;                                                                                                  \
+        *folded = FALSE;                                                                                           \
+        if (!g)                                                                                                    \
+            return TRUE;                                                                                           \
+        return op_schema_check(n, opset, FALSE, error) && fold(g, n, opset, folded, error);                        \
+    }
+SEQUENCE_FOLD(infer_fold_sequence_empty, fold_empty)
+SEQUENCE_FOLD(infer_fold_sequence_construct, fold_construct)
+SEQUENCE_FOLD(infer_fold_sequence_insert, fold_insert)
+SEQUENCE_FOLD(infer_fold_sequence_erase, fold_erase)
+SEQUENCE_FOLD(infer_fold_sequence_at, fold_at)
+SEQUENCE_FOLD(infer_fold_sequence_length, fold_length)
+SEQUENCE_FOLD(infer_fold_concat_from_sequence, fold_concat)
+SEQUENCE_FOLD(infer_fold_split_to_sequence, fold_split)
 
 gboolean infer_fold_sequence_reader(Graph *g, Node *n, gboolean *folded, GError **error)
 {
