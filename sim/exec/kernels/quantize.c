@@ -260,28 +260,18 @@ gboolean kernel_qlinear_matmul(const KernelCall *c, GError **error)
     return products(c, a, kernel_in(c, 2), b, kernel_in(c, 5), emit_requant, &q, error);
 }
 
-/* acc[i] += w * row[i] for n elements, in int32 (exact: the caller bounds the sums); the CPU's widest integer
- * multiply where it has one (the baseline x86-64 has no 32-bit vector multiply). */
-static void axpy_i32_plain(gint32 *restrict acc, const gint32 *restrict row, gint32 w, gint64 n)
-{
-    for (gint64 i = 0; i < n; i++)
-        acc[i] += w * row[i];
-}
-
+/* acc[i] += w * row[i] for n elements, in int32 (exact: the caller bounds the sums); one loop, compiled for the
+ * CPU's widest integer multiply where it has one (the baseline x86-64 has no 32-bit vector multiply). */
+#define AXPY_I32(name, ...)                                                                                        \
+    __VA_ARGS__ static void name(gint32 *restrict acc, const gint32 *restrict row, gint32 w, gint64 n)            \
+    {                                                                                                              \
+        for (gint64 i = 0; i < n; i++)                                                                             \
+            acc[i] += w * row[i];                                                                                  \
+    }
+AXPY_I32(axpy_i32_plain)
 #if defined(__x86_64__)
-__attribute__((target("avx512f"))) static void axpy_i32_avx512(gint32 *restrict acc, const gint32 *restrict row,
-                                                                gint32 w, gint64 n)
-{
-    for (gint64 i = 0; i < n; i++)
-        acc[i] += w * row[i];
-}
-
-__attribute__((target("avx2"))) static void axpy_i32_avx2(gint32 *restrict acc, const gint32 *restrict row, gint32 w,
-                                                           gint64 n)
-{
-    for (gint64 i = 0; i < n; i++)
-        acc[i] += w * row[i];
-}
+AXPY_I32(axpy_i32_avx512, __attribute__((target("avx512f"))))
+AXPY_I32(axpy_i32_avx2, __attribute__((target("avx2"))))
 #endif
 
 typedef void (*AxpyI32)(gint32 *restrict acc, const gint32 *restrict row, gint32 w, gint64 n);
@@ -491,11 +481,12 @@ static gboolean conv_products(const KernelCall *c, const ExecTensor *x, const Ex
     /* the columns, the shifted weights and the sums: in the executor's workspace, kept from step to step (memory
      * fresh at every call cost page faults: a fifth of the time) */
     gsize n_wrow = (gsize)(CHANNELS * kk + 16), n_acc = (gsize)(CHANNELS * win.out_size + 16);
-    gint32 *cols = kernel_workspace(c, (cols_n + n_wrow + n_acc) * sizeof(gint32));
+    gsize n_plane = exact32 ? (gsize)win.in_size + 16 : 0; /* one input plane, shifted */
+    gint32 *cols = kernel_workspace(c, (cols_n + n_wrow + n_acc + n_plane) * sizeof(gint32));
     if (!cols)
         return kernel_fail(c, error, "its columns (%" G_GINT64_FORMAT " x %" G_GINT64_FORMAT " values) cannot be "
                            "allocated", kk, win.out_size);
-    gint32 *wrow = cols + cols_n, *acc32 = wrow + n_wrow;
+    gint32 *wrow = cols + cols_n, *acc32 = wrow + n_wrow, *plane = acc32 + n_acc;
     gint64 *acc64 = exact32 ? NULL : g_new(gint64, win.out_size + 1);
     gint64 o[KERNEL_MAX_RANK], k[KERNEL_MAX_RANK];
     AxpyI32 axpy = axpy_i32();
@@ -503,7 +494,6 @@ static gboolean conv_products(const KernelCall *c, const ExecTensor *x, const Ex
         for (gint64 g = 0; g < group; g++) {
             if (exact32) { /* columns: row (ic, kp), column op; 0 in the padding */
                 for (gint64 ic = 0; ic < cg; ic++) {
-                    gint32 *plane = g_new(gint32, win.in_size + 1);
                     shifted(x, (gsize)((n * win.c + g * cg + ic) * win.in_size), (gsize)win.in_size, (gint32)zx,
                             plane);
                     memset(k, 0, sizeof k);
@@ -517,7 +507,6 @@ static gboolean conv_products(const KernelCall *c, const ExecTensor *x, const Ex
                         }
                         kernel_index_next(k, win.k, win.s);
                     }
-                    g_free(plane);
                 }
             }
             for (gint64 m0 = g * mg; exact32 && m0 < (g + 1) * mg; m0 += CHANNELS) {
@@ -540,22 +529,20 @@ static gboolean conv_products(const KernelCall *c, const ExecTensor *x, const Ex
             for (gint64 m = g * mg; !exact32 && m < (g + 1) * mg; m++) {
                 gint64 zw = w_zp ? kernel_elem_get_i(w_zp, w_zp->count == 1 ? 0 : (gsize)m) : 0;
                 shifted(w, (gsize)(m * kk), (gsize)kk, (gint32)zw, wrow);
-                {
-                    memset(acc64, 0, win.out_size * sizeof(gint64));
-                    for (gint64 ic = 0; ic < cg; ic++) {
-                        gint64 xbase = (n * win.c + g * cg + ic) * win.in_size;
-                        memset(k, 0, sizeof k);
-                        for (gint64 kp = 0; kp < win.k_size; kp++) {
-                            memset(o, 0, sizeof o);
-                            for (gint64 op = 0; op < win.out_size; op++) {
-                                gint64 at = kernel_window_source(&win, o, k);
-                                if (at >= 0)
-                                    acc64[op] += (kernel_elem_get_i(x, (gsize)(xbase + at)) - zx) *
-                                                 (gint64)wrow[ic * win.k_size + kp];
-                                kernel_index_next(o, win.out, win.s);
-                            }
-                            kernel_index_next(k, win.k, win.s);
+                memset(acc64, 0, win.out_size * sizeof(gint64));
+                for (gint64 ic = 0; ic < cg; ic++) {
+                    gint64 xbase = (n * win.c + g * cg + ic) * win.in_size;
+                    memset(k, 0, sizeof k);
+                    for (gint64 kp = 0; kp < win.k_size; kp++) {
+                        memset(o, 0, sizeof o);
+                        for (gint64 op = 0; op < win.out_size; op++) {
+                            gint64 at = kernel_window_source(&win, o, k);
+                            if (at >= 0)
+                                acc64[op] += (kernel_elem_get_i(x, (gsize)(xbase + at)) - zx) *
+                                             (gint64)wrow[ic * win.k_size + kp];
+                            kernel_index_next(o, win.out, win.s);
                         }
+                        kernel_index_next(k, win.k, win.s);
                     }
                 }
                 for (gint64 op = 0; op < win.out_size; op++)
