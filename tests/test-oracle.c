@@ -103,10 +103,11 @@ static void check_kind_matches_torch(const char *kind, int outputs)
 }
 
 /* ONNX Runtime's QOperator form (its com.microsoft QLinear ops, uint8 and int8, tests/data/qlinear/make.py), its
- * dynamic quantization and its QDQ fusions: in the six models (every op; a small classifier with QLinearConv,
+ * dynamic quantization and its QDQ fusions: in the seven models (every op; a small classifier with QLinearConv,
  * MaxPool on uint8, QLinearAveragePool and QGemm; DynamicQuantizeLinear before a ConvInteger and two MatMulIntegers;
  * QLinearConv grouped, strided, dilated and depthwise on int8 and uint8 with zero points; two QDQ models under
- * --fuse ort) every plan runs bit for bit, and the default plan's outputs equal ORT's own
+ * --fuse ort; the integer products at sizes oneDNN's integer GEMM runs) every plan runs bit for bit, and the
+ * default plan's outputs equal ORT's own
  * (onnxruntime-node 1.30, kept beside the models) exactly, integers and floats alike; planned with one byte per
  * quantized element. */
 static void test_qlinear_matches_ort(void)
@@ -120,7 +121,8 @@ static void test_qlinear_matches_ort(void)
                   {"tests/data/qlinear/dynamic", 3, "none"},
                   {"tests/data/qlinear/convs", 2, "none"},
                   {"tests/data/qlinear/qdq", 4, "ort"},
-                  {"tests/data/qlinear/qdqnet", 3, "ort"}};
+                  {"tests/data/qlinear/qdqnet", 3, "ort"},
+                  {"tests/data/qlinear/products", 8, "none"}};
     for (gsize k = 0; k < G_N_ELEMENTS(models); k++) {
         char *rel = g_strdup_printf("%s/model.onnx", models[k].dir), *model = test_source_path(rel);
         char *data_rel = g_strdup_printf("%s/test_data_set_0", models[k].dir), *dir = test_source_path(data_rel);
@@ -145,7 +147,25 @@ static void test_qlinear_matches_ort(void)
         g_free(model);
         g_free(rel);
     }
-    char *model = test_source_path("tests/data/qlinear/ops/model.onnx");
+    /* The integer products on both kernels: oneDNN's integer GEMM (on AVX-512 VNNI, where it sums exactly: all
+     * eight products on it) and ours, each ORT's outputs exactly. */
+    char *model = test_source_path("tests/data/qlinear/products/model.onnx");
+    char *data = test_source_path("tests/data/qlinear/products/test_data_set_0");
+    char *cpu = NULL;
+    gboolean vnni = g_file_get_contents("/proc/cpuinfo", &cpu, NULL, NULL) && strstr(cpu, " avx512_vnni");
+    for (int own = 0; own < 2; own++) {
+        RunResult r = sim_in((const char *[]){"--graph", model, "--inputs", data, "--run", "--expect", data, "--atol",
+                                              "0", "--rtol", "0", "--kernels", own ? "own" : "onednn", NULL});
+        if (r.status != 0)
+            g_error("the integer products on %s kernels do not match ONNX Runtime: %s", own ? "our" : "oneDNN's",
+                    r.err);
+        g_assert_true(own || !vnni || strstr(r.out, "ran 8 of the 10 steps"));
+        run_result_clear(&r);
+    }
+    g_free(cpu);
+    g_free(data);
+    g_free(model);
+    model = test_source_path("tests/data/qlinear/ops/model.onnx");
     RunResult r = sim_in((const char *[]){"--graph", model, "--verbose", NULL}); /* 'cat' is 1 x 12 x 6 x 6 bytes */
     g_assert_nonnull(strstr(r.out, "432 B  'cat'"));
     run_result_clear(&r);

@@ -269,6 +269,11 @@ gboolean kernel_matmul_integer(const KernelCall *c, GError **error);
 gboolean kernel_qlinear_matmul(const KernelCall *c, GError **error);
 gboolean kernel_conv_integer(const KernelCall *c, GError **error);
 gboolean kernel_qlinear_conv(const KernelCall *c, GError **error);
+/* ConvInteger, QLinearConv and MatMulInteger with their sums on oneDNN's integer GEMM where the CPU sums exactly
+ * (AVX-512 VNNI), else as the rows' own kernels (QLinearMatMul's row has kernel_qlinear_matmul for both) */
+gboolean kernel_conv_integer_onednn(const KernelCall *c, GError **error);
+gboolean kernel_matmul_integer_onednn(const KernelCall *c, GError **error);
+gboolean kernel_qlinear_conv_onednn(const KernelCall *c, GError **error);
 gboolean kernel_qlinear_binary(const KernelCall *c, GError **error);
 gboolean kernel_qlinear_unary(const KernelCall *c, GError **error);
 gboolean kernel_qlinear_global_average_pool(const KernelCall *c, GError **error);

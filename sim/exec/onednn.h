@@ -22,7 +22,8 @@
     X(dnnl_reorder_primitive_desc_create) X(dnnl_primitive_create) X(dnnl_primitive_destroy)                      \
     X(dnnl_primitive_execute) X(dnnl_version) X(dnnl_pooling_v2_forward_desc_init)                              \
     X(dnnl_primitive_desc_iterator_create) X(dnnl_primitive_desc_iterator_next)                                   \
-    X(dnnl_primitive_desc_iterator_fetch) X(dnnl_primitive_desc_iterator_destroy)
+    X(dnnl_primitive_desc_iterator_fetch) X(dnnl_primitive_desc_iterator_destroy) X(dnnl_gemm_u8s8s32)               \
+    X(dnnl_get_effective_cpu_isa)
 
 typedef struct {
 #define ONEDNN_FIELD(f) __typeof__(f) *f;

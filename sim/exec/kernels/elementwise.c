@@ -184,12 +184,15 @@ static void block_part(void *data, gint64 begin, gint64 end, guint part)
     case 1:
         kernel_epilogue_array(j->c, j->out + lo, hi - lo, NULL);
         break;
-    case 2:
+    case 2: { /* (locals: a store through out could alias the job's fields, which stops vectorising) */
+        const float *in = j->in, *b = j->b;
+        float *out = j->out;
         for (gsize k = lo; k < hi; k++) {
-            float v = j->in[k] + j->b[k];
-            j->out[k] = v > 0.0f ? v : 0.0f;
+            float v = in[k] + b[k];
+            out[k] = v > 0.0f ? v : 0.0f;
         }
         break;
+    }
     default: /* the bias's phase at lo: the bias repeats every n_bias elements */
         gelu_array(j->in + lo, j->bias, j->n_bias, j->bias ? lo % j->n_bias : 0, j->out + lo, hi - lo, j->tanh_form);
     }

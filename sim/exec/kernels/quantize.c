@@ -4,6 +4,7 @@
  * per element of `axis`; integer products accumulated exactly. */
 #include "exec/kernel.h"
 #include "exec/kernels/window.h"
+#include "exec/onednn.h"
 
 #include <math.h>
 #include <string.h>
@@ -19,13 +20,8 @@ static void range_of(DType d, float *lo, float *hi)
     }
 }
 
-/* nearbyint and nearbyintf in the default rounding mode (to nearest, ties to even), without a call: adding and
- * taking away 1.5 * 2^52 (2^23) rounds a value below 2^51 (2^22) in size the same way; larger ones are integral. */
-static inline double round_even(double v)
-{
-    return fabs(v) < 0x1p51 ? (v + 0x1.8p52) - 0x1.8p52 : v;
-}
-
+/* nearbyintf in the default rounding mode (to nearest, ties to even), without a call: adding and taking away
+ * 1.5 * 2^23 rounds a value below 2^22 in size the same way; larger ones are integral. */
 static inline float round_evenf(float v)
 {
     return fabsf(v) < 0x1p22f ? (v + 0x1.8p23f) - 0x1.8p23f : v;
@@ -36,6 +32,62 @@ static inline float round_evenf(float v)
 static gint64 saturate(float r, float lo, float hi)
 {
     return (gint64)(!(r >= lo) ? lo : r > hi ? hi : r);
+}
+
+/* x / scale quantized as ONNX Runtime's vector kernels do (the same values as saturate(round_evenf(f) + z)): held to
+ * the range less the zero point (a NaN to its low end), rounded half to even (exact: the value is small), plus the
+ * zero point. One expression without a branch, which the compiler vectorises. */
+static inline float quantize_value(float f, float lo, float hi, float z)
+{
+    f = !(f >= lo) ? lo : f;
+    f = f > hi ? hi : f;
+    return ((f + 0x1.8p23f) - 0x1.8p23f) + z; /* round_evenf without its test for large values: f is small */
+}
+
+/* quantize_value over an array: out[k] from in[k] and `s` by `value` (x / s for QuantizeLinear, a sum times its
+ * multiplier for a requantization), into 8 bits. Each loop is stamped for the baseline and for AVX-512 (the kernels
+ * are built for baseline x86-64, whose vectors hold 4 floats); quantize_loops picks the widest the CPU runs. The
+ * arithmetic is the same in both, so are the bits. */
+typedef void (*QuantLoop)(const void *in, float s, float lo, float hi, float z, void *out, gsize n);
+#define QUANT_LOOP(name, in_t, out_t, value, ...)                                                                 \
+    __VA_ARGS__ static void name(const void *in_, float s, float lo, float hi, float z, void *out_, gsize n)      \
+    {                                                                                                             \
+        const in_t *restrict in = in_;                                                                            \
+        out_t *restrict out = out_;                                                                               \
+        for (gsize k = 0; k < n; k++)                                                                             \
+            out[k] = (out_t)(gint32)quantize_value(value, lo, hi, z);                                             \
+    }
+#define QUANT_LOOPS(suffix, ...)                                                                                  \
+    QUANT_LOOP(quantize_u8##suffix, float, guint8, in[k] / s, __VA_ARGS__)                                       \
+    QUANT_LOOP(quantize_s8##suffix, float, gint8, in[k] / s, __VA_ARGS__)                                        \
+    QUANT_LOOP(requant_u8##suffix, gint32, guint8, (float)in[k] * s, __VA_ARGS__)                                \
+    QUANT_LOOP(requant_s8##suffix, gint32, gint8, (float)in[k] * s, __VA_ARGS__)                                 \
+    static const QuantLoop quant_loops##suffix[4] = {quantize_u8##suffix, quantize_s8##suffix, requant_u8##suffix, \
+                                                     requant_s8##suffix};
+QUANT_LOOPS(_plain)
+#if defined(__x86_64__)
+QUANT_LOOPS(_avx512, __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))))
+#endif
+
+static gboolean have_avx512(void)
+{
+#if defined(__x86_64__)
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+#else
+    return FALSE;
+#endif
+}
+
+/* The loop of quantize_value from float (`from_sums` FALSE) or int32 sums into uint8 or int8 (`to`). */
+static QuantLoop quant_loop(gboolean from_sums, DType to)
+{
+    int k = (from_sums ? 2 : 0) + (to == DT_INT8);
+#if defined(__x86_64__)
+    if (have_avx512())
+        return quant_loops_avx512[k];
+#endif
+    return quant_loops_plain[k];
 }
 
 /* Per-axis parameters: the index into scale and zero point of x's element k. */
@@ -78,14 +130,7 @@ gboolean kernel_quantize_linear(const KernelCall *c, GError **error)
     if (al.dim == 1 && x->dtype == DT_FLOAT && (y->dtype == DT_UINT8 || y->dtype == DT_INT8)) {
         /* one scale, float32 to 8 bits (a QDQ model's activations): the same arithmetic, without a call per element */
         float s = (float)kernel_elem_get_f(scale, 0), z = zp && zp->count ? (float)kernel_elem_get_i(zp, 0) : 0;
-        const float *in = x->data;
-        for (gsize k = 0; k < y->count; k++) {
-            gint64 v = saturate(round_evenf(in[k] / s) + z, lo, hi);
-            if (y->dtype == DT_UINT8)
-                ((guint8 *)y->data)[k] = (guint8)v;
-            else
-                ((gint8 *)y->data)[k] = (gint8)v;
-        }
+        quant_loop(FALSE, y->dtype)(x->data, s, lo - z, hi - z, z, y->data, y->count);
         return TRUE;
     }
     for (gsize k = 0; k < y->count; k++) {
@@ -106,15 +151,18 @@ gboolean kernel_dequantize_linear(const KernelCall *c, GError **error)
     if (y->dtype == DT_FLOAT && (x->dtype == DT_UINT8 || x->dtype == DT_INT8)) {
         /* 8 bits to float32 (a QDQ model's activations and weights): the same arithmetic, element by element */
         float *out = y->data;
-        for (gsize at = 0, k = 0; k < y->count; at = (at + 1) % al.dim) { /* runs of `inner` share a scale */
+        const guint8 *u = x->data; /* (locals: a store could alias the tensors' fields, which stops vectorising) */
+        const gint8 *i8 = x->data;
+        gsize n = y->count;
+        for (gsize at = 0, k = 0; k < n; at = (at + 1) % al.dim) { /* runs of `inner` share a scale */
             float s = (float)kernel_elem_get_f(scale, at), z = zp && zp->count ? (float)kernel_elem_get_i(zp, at) : 0;
-            gsize end = MIN(k + (al.dim == 1 ? y->count : al.inner), y->count);
+            gsize end = MIN(k + (al.dim == 1 ? n : al.inner), n);
             if (x->dtype == DT_UINT8)
                 for (; k < end; k++)
-                    out[k] = ((float)((const guint8 *)x->data)[k] - z) * s;
+                    out[k] = ((float)u[k] - z) * s;
             else
                 for (; k < end; k++)
-                    out[k] = ((float)((const gint8 *)x->data)[k] - z) * s;
+                    out[k] = ((float)i8[k] - z) * s;
         }
         return TRUE;
     }
@@ -151,10 +199,122 @@ gboolean kernel_dynamic_quantize_linear(const KernelCall *c, GError **error)
 /* What becomes of one integer product (row i, column j; `at` its flat index in the output). */
 typedef void (*Emit)(void *data, gsize at, gint64 i, gint64 j, gint64 acc);
 
+/* Where the sums go when oneDNN's integer GEMM computes them (the library kernels of the rows). A convolution's,
+ * per image and group, are a block C [channels x positions] (each channel's bias added) handed to `block` with the
+ * first channel and the flat index of its first output; a matrix product's go into `sums` as they lie
+ * (MatMulInteger) or, where it is NULL, to the Emit of products() one by one. */
+typedef void (*EmitBlock)(void *data, const gint32 *sums, gint64 channels, gint64 positions, gint64 first, gsize at);
+typedef struct {
+    const gint32 *bias_of; /* per output channel, or NULL */
+    EmitBlock block;
+    void *data;
+    gint32 *sums;
+    guint w_input; /* the node's input that holds w */
+} GemmTarget;
+
+/* Whether oneDNN's integer GEMM sums exactly in int32 here: on AVX-512 VNNI, whose vpdpbusd adds four products to
+ * an int32 at once. Without it oneDNN adds pairs of unsigned-by-signed byte products in int16 first, which
+ * saturate (its guide, "Nuances of int8 computations"). */
+static gboolean gemm_exact(void)
+{
+    return onednn.engine && (onednn.dnnl_get_effective_cpu_isa() & dnnl_cpu_isa_avx512_core_vnni) ==
+                                dnnl_cpu_isa_avx512_core_vnni;
+}
+
+/* A zero point's one value (0 where there is none); FALSE where it has several that differ. */
+static gboolean one_zero_point(const ExecTensor *zp, gint64 *z)
+{
+    *z = zp && zp->count ? kernel_elem_get_i(zp, 0) : 0;
+    for (gsize k = 1; zp && k < zp->count; k++)
+        if (kernel_elem_get_i(zp, k) != *z)
+            return FALSE;
+    return TRUE;
+}
+
+/* n bytes from `from` into `to`, each xor `flip`: 0x80 flips the top bit (uint8 to int8 less 128, and back). */
+static void flip_bytes(const guint8 *from, guint8 *to, gsize n, guint8 flip)
+{
+    for (gsize k = 0; k < n; k++)
+        to[k] = (guint8)(from[k] ^ flip);
+}
+
+/* The bytes of input `k` (8-bit w) as `want` (DT_UINT8 or DT_INT8): the tensor's own where it is that type; else its
+ * bytes flipped (flip_bytes): for the node's weights (`weights`) when they are a constant, once, into its prepared
+ * state (the executor's own memory); else into `scratch` (its bytes' worth), at every call. */
+static const guint8 *bytes_as(const KernelCall *c, guint k, const ExecTensor *w, DType want, gboolean weights,
+                              guint8 *scratch)
+{
+    if (w->dtype == want)
+        return w->data;
+    const Tensor *t = node_input(c->node, k);
+    if (!weights || !(t && t->init)) {
+        flip_bytes(w->data, scratch, w->count, 0x80);
+        return scratch;
+    }
+    KernelPrepared *prep = c->prepared;
+    if (!prep->state) {
+        prep->state = g_malloc(w->count + 1);
+        flip_bytes(w->data, prep->state, w->count, 0x80);
+        prep->free = g_free;
+        prep->bytes += w->count;
+    }
+    return prep->state;
+}
+
+/* products on oneDNN's integer GEMM (gemm_exact): per batch, C [m x n] = (A - za)(B - zb) in int32, A the unsigned
+ * operand and B the signed one (an int8 A plus 128, a uint8 B less 128, zero points alike), into lib->sums as they
+ * lie (MatMulInteger) or handed to `emit` element by element. One product for all batches where B is one matrix
+ * and A is not broadcast (`flat`). *done FALSE (nothing done) where it does not apply: no VNNI, a zero point per
+ * row of A or differing per column of B, sums of more than 33,025 terms. */
+static gboolean gemm_matmul(const KernelCall *c, const ExecTensor *a, const ExecTensor *a_zp, const ExecTensor *b,
+                            const ExecTensor *b_zp, gint64 m, gint64 kk, gint64 n, gsize batches, gboolean flat,
+                            Emit emit, void *data, const GemmTarget *lib, gboolean *done, GError **error)
+{
+    KernelPrepared *prep = c->prepared;
+    gint64 za, zb;
+    *done = FALSE;
+    if (!prep || prep->declined || !gemm_exact() || (a->dtype != DT_UINT8 && a->dtype != DT_INT8) ||
+        (b->dtype != DT_UINT8 && b->dtype != DT_INT8) || !one_zero_point(a_zp, &za) || !one_zero_point(b_zp, &zb) ||
+        kk > 33025 || m < 1 || n < 1 || kk < 1 || (!flat && (gsize)(a->count / (gsize)(m * kk)) != batches) ||
+        (!flat && b->count / (gsize)(kk * n) != 1 && b->count / (gsize)(kk * n) != batches)) {
+        if (prep)
+            prep->declined = TRUE;
+        return TRUE;
+    }
+    gsize a_bytes = a->dtype == DT_INT8 ? (a->count + 63) / 64 * 64 : 0;
+    const Tensor *bt = node_input(c->node, lib->w_input);
+    gsize b_bytes = b->dtype == DT_UINT8 && !(bt && bt->init) ? (b->count + 63) / 64 * 64 : 0;
+    gsize c_bytes = lib->sums ? 0 : (gsize)(m * n) * batches * sizeof(gint32);
+    guint8 *ws = kernel_workspace(c, a_bytes + b_bytes + c_bytes + 64);
+    if (!ws)
+        return kernel_fail(c, error, "its %" G_GINT64_FORMAT " x %" G_GINT64_FORMAT " sums cannot be allocated", m, n);
+    const guint8 *au = bytes_as(c, 0, a, DT_UINT8, FALSE, ws);
+    const gint8 *bs = (const gint8 *)bytes_as(c, lib->w_input, b, DT_INT8, TRUE, ws + a_bytes);
+    gint32 *sums = lib->sums ? lib->sums : (gint32 *)(ws + a_bytes + b_bytes);
+    guint8 ao = (guint8)(a->dtype == DT_INT8 ? za + 128 : za);
+    gint8 bo = (gint8)(b->dtype == DT_UINT8 ? zb - 128 : zb);
+    const gint32 zero = 0;
+    gsize b_step = b->count / (gsize)(kk * n) == 1 ? 0 : (gsize)(kk * n);
+    prep->by = onednn_describe();
+    for (gsize t = 0; t < (flat ? 1 : batches); t++) {
+        gint64 rows = flat ? m * (gint64)batches : m;
+        if (onednn.dnnl_gemm_u8s8s32('N', 'N', 'F', rows, n, kk, 1.0f, au + t * (gsize)(m * kk), kk, ao,
+                                     bs + t * b_step, n, bo, 0.0f, sums + t * (gsize)(m * n), n, &zero) != dnnl_success)
+            return kernel_fail(c, error, "oneDNN's integer product failed");
+    }
+    if (!lib->sums)
+        for (gsize t = 0, at = 0; t < batches; t++)
+            for (gint64 i = 0; i < m; i++)
+                for (gint64 j = 0; j < n; j++, at++)
+                    emit(data, at, i, j, sums[at]);
+    *done = TRUE;
+    return TRUE;
+}
+
 /* The zero-point-shifted products of a and b (MatMul's shapes: vectors as matrices, batches broadcast), each
  * summed exactly and handed to `emit`. A zero point is one value or one per row (a) or column (b). */
 static gboolean products(const KernelCall *c, const ExecTensor *a, const ExecTensor *a_zp, const ExecTensor *b,
-                         const ExecTensor *b_zp, Emit emit, void *data, GError **error)
+                         const ExecTensor *b_zp, Emit emit, void *data, const GemmTarget *lib, GError **error)
 {
     /* vectors as matrices: A [K] is [1, K], B [K] is [K, 1] */
     gint64 ad[KERNEL_MAX_RANK], bd[KERNEL_MAX_RANK];
@@ -193,7 +353,11 @@ static gboolean products(const KernelCall *c, const ExecTensor *a, const ExecTen
         sb *= db;
         batches *= (gsize)dims[k];
     }
-    for (gsize t = 0; t < batches; t++) {
+    gboolean done = FALSE;
+    if (lib && !gemm_matmul(c, a, a_zp, b, b_zp, m, kk, n, batches, sa == m * kk * (gint64)batches && sb == kk * n,
+                            emit, data, lib, &done, error))
+        return FALSE;
+    for (gsize t = 0; !done && t < batches; t++) {
         gint64 ao = 0, bo = 0;
         for (int k = 0; k < rank; k++) {
             ao += idx[k] * as[k];
@@ -225,11 +389,21 @@ static void emit_int32(void *data, gsize at, gint64 i, gint64 j, gint64 acc)
 gboolean kernel_matmul_integer(const KernelCall *c, GError **error)
 {
     return products(c, kernel_in(c, 0), kernel_in(c, 2), kernel_in(c, 1), kernel_in(c, 3), emit_int32,
-                    kernel_out(c, 0)->data, error);
+                    kernel_out(c, 0)->data, NULL, error);
 }
 
-/* QLinearMatMul's requantization: the product times a_scale * b_scale / y_scale (float32, per row of a and per
- * column of b where they are vectors), plus y's zero point, rounded half to even and saturated. */
+/* MatMulInteger's library kernel: the sums on oneDNN's integer GEMM where it applies (gemm_matmul), else the row's
+ * own. */
+gboolean kernel_matmul_integer_onednn(const KernelCall *c, GError **error)
+{
+    ExecTensor *y = kernel_out(c, 0);
+    return products(c, kernel_in(c, 0), kernel_in(c, 2), kernel_in(c, 1), kernel_in(c, 3), emit_int32, y->data,
+                    &(GemmTarget){.sums = y->data, .w_input = 1}, error);
+}
+
+/* QLinearMatMul's requantization, as ONNX Runtime computes it (as QLinearConv's below): the product as float32 times
+ * a_scale * b_scale / y_scale (float32, per row of a and per column of b where they are vectors), held to y's
+ * range less its zero point, rounded half to even, plus the zero point. */
 typedef struct {
     const ExecTensor *a_scale, *b_scale, *y_scale, *y_zp;
     ExecTensor *y;
@@ -242,9 +416,8 @@ static void emit_requant(void *data, gsize at, gint64 i, gint64 j, gint64 acc)
     float as = (float)kernel_elem_get_f(q->a_scale, q->a_scale->count == 1 ? 0 : (gsize)i);
     float bs = (float)kernel_elem_get_f(q->b_scale, q->b_scale->count == 1 ? 0 : (gsize)j);
     float ys = (float)kernel_elem_get_f(q->y_scale, q->y_scale->count == 1 ? 0 : (gsize)j);
-    float multiplier = as * bs / ys;
-    double v = nearbyint((double)acc * (double)multiplier + (double)kernel_elem_get_i(q->y_zp, 0));
-    kernel_elem_set_i(q->y, at, saturate((float)v, q->lo, q->hi)); /* integral: the float keeps its side of the range */
+    float multiplier = as * bs / ys, zero = (float)kernel_elem_get_i(q->y_zp, 0);
+    kernel_elem_set_i(q->y, at, (gint64)quantize_value((float)acc * multiplier, q->lo - zero, q->hi - zero, zero));
 }
 
 gboolean kernel_qlinear_matmul(const KernelCall *c, GError **error)
@@ -257,7 +430,8 @@ gboolean kernel_qlinear_matmul(const KernelCall *c, GError **error)
         (q.y_scale->count != 1 && q.y_scale->count != (gsize)n) || q.y_zp->count != 1)
         return kernel_fail(c, error, "a scale is neither one value nor one per row (a) or column (b, y)");
     range_of(q.y->dtype, &q.lo, &q.hi);
-    return products(c, a, kernel_in(c, 2), b, kernel_in(c, 5), emit_requant, &q, error);
+    return products(c, a, kernel_in(c, 2), b, kernel_in(c, 5), emit_requant, &q,
+                    c->prepared ? &(GemmTarget){.w_input = 3} : NULL, error);
 }
 
 /* acc[i] += w * row[i] for n elements, in int32 (exact: the caller bounds the sums); one loop, compiled for the
@@ -453,6 +627,128 @@ static void shifted(const ExecTensor *t, gsize from, gsize n, gint32 zero, gint3
             out[k] = (gint32)(kernel_elem_get_i(t, from + k) - zero);
 }
 
+/* The extents of gemm_columns' padded plane: every row and column a window reads, from the first padding on. */
+static gint64 padded_extent(const KernelWindow *win, int a)
+{
+    return (win->out[a] - 1) * win->stride[a] + (win->k[a] - 1) * win->dil[a] + 1;
+}
+
+/* One group's columns for gemm_products: row (ic, window position), one unsigned byte per output position: x plus
+ * 128 where x is int8 (flip 0x80), as it is where uint8; `pad` in the padding (x's zero point, shifted alike).
+ * Images: each input plane is first copied, flipped, into `padded` with its padding around it (padded_extent), so
+ * that each output row of each window position is one copy without a bound to test. */
+static void gemm_columns(const KernelWindow *win, const guint8 *planes, gint64 cg, guint8 flip, guint8 pad,
+                         guint8 *cols, guint8 *padded)
+{
+    gint64 p = win->out_size, o[KERNEL_MAX_RANK], k[KERNEL_MAX_RANK];
+    gboolean pointwise = win->k_size == 1;
+    for (int a = 0; a < win->s; a++)
+        pointwise = pointwise && win->stride[a] == 1 && win->pad[a] == 0 && win->out[a] == win->in[a];
+    if (pointwise) { /* the planes as they lie */
+        flip_bytes(planes, cols, (gsize)(cg * p), flip);
+        return;
+    }
+    gint64 hp = win->s == 2 ? padded_extent(win, 0) : 0, wp = win->s == 2 ? padded_extent(win, 1) : 0;
+    for (gint64 ic = 0; ic < cg; ic++) {
+        const guint8 *plane = planes + ic * win->in_size;
+        if (win->s == 2) {
+            memset(padded, pad, (gsize)(hp * wp));
+            gint64 c0 = MAX(win->pad[1], 0), c1 = MIN(win->pad[1] + win->in[1], wp); /* the columns x fills */
+            for (gint64 r = MAX(win->pad[0], 0); r < MIN(win->pad[0] + win->in[0], hp) && c0 < c1; r++)
+                flip_bytes(plane + (r - win->pad[0]) * win->in[1] + (c0 - win->pad[1]), padded + r * wp + c0,
+                           (gsize)(c1 - c0), flip);
+        }
+        memset(k, 0, sizeof k);
+        for (gint64 kp = 0; kp < win->k_size; kp++, kernel_index_next(k, win->k, win->s)) {
+            guint8 *row = cols + (ic * win->k_size + kp) * p;
+            if (win->s != 2) { /* any other rank: position by position */
+                memset(o, 0, sizeof o);
+                for (gint64 op = 0; op < p; op++, kernel_index_next(o, win->out, win->s)) {
+                    gint64 at = kernel_window_source(win, o, k);
+                    row[op] = at < 0 ? pad : (guint8)(plane[at] ^ flip);
+                }
+                continue;
+            }
+            gint64 sw = win->stride[1], ow_n = win->out[1];
+            for (gint64 oh = 0; oh < win->out[0]; oh++) {
+                const guint8 *src = padded + (oh * win->stride[0] + k[0] * win->dil[0]) * wp + k[1] * win->dil[1];
+                guint8 *dst = row + oh * ow_n;
+                if (sw == 1)
+                    memcpy(dst, src, (gsize)ow_n);
+                else
+                    for (gint64 ow = 0; ow < ow_n; ow++)
+                        dst[ow] = src[ow * sw];
+            }
+        }
+    }
+}
+
+/* The sums of an 8-bit convolution on oneDNN's integer GEMM (dnnl_gemm_u8s8s32, the u8 x s8 product ONNX
+ * Runtime's MLAS computes with the same instruction), per image and group: C [channels x positions] = (W - aw)
+ * (X - bx) + the channels' biases, in int32, exact (gemm_exact; sums of at most 33,025 terms, as conv_products'
+ * int32 path), handed to to->block; its rows are the output's. The weights are the unsigned operand, the columns X
+ * [taps x positions] the signed one: an operand of the other 8-bit type has its bytes flipped (plus or less 128,
+ * its zero point too), the columns as they are made, constant weights once at the node's first call (the
+ * executor's own memory); a one-tap window reads int8 input planes as they lie. (C [positions x channels], the
+ * columns unsigned, runs the product alone up to 1.6 times as fast on 7 x 7 maps, but the whole convolution
+ * slower: its rows are not the output's.) *done FALSE (nothing done) where it does not apply: no VNNI, w's zero
+ * points not one value, fewer than 4 output channels a group. */
+static gboolean gemm_products(const KernelCall *c, const KernelWindow *win, gint64 group, const ExecTensor *x,
+                              gint64 zx, const ExecTensor *w, const ExecTensor *w_zp, const GemmTarget *to,
+                              gboolean *done, GError **error)
+{
+    KernelPrepared *prep = c->prepared;
+    gint64 m_all = w->dims[0], cg = w->dims[1], mg = m_all / group, kk = cg * win->k_size, p = win->out_size, zw;
+    *done = FALSE;
+    if (!prep || prep->declined || !gemm_exact() || (x->dtype != DT_UINT8 && x->dtype != DT_INT8) ||
+        (w->dtype != DT_UINT8 && w->dtype != DT_INT8) || !one_zero_point(w_zp, &zw) || kk > 33025 || mg < 4 || p < 1) {
+        if (prep)
+            prep->declined = TRUE;
+        return TRUE;
+    }
+    guint8 x_flip = x->dtype == DT_INT8 ? 0 : 0x80, w_flip = w->dtype == DT_UINT8 ? 0 : 0x80;
+    guint8 zx_as = (guint8)((guint8)zx ^ x_flip), zw_as = (guint8)((guint8)zw ^ w_flip);
+    gboolean pointwise = win->k_size == 1;
+    for (int a = 0; a < win->s; a++)
+        pointwise = pointwise && win->stride[a] == 1 && win->pad[a] == 0 && win->out[a] == win->in[a];
+    const Tensor *wt = node_input(c->node, to->w_input);
+    gboolean direct = pointwise && !x_flip;
+    gsize padded_bytes = win->s == 2 ? (gsize)(padded_extent(win, 0) * padded_extent(win, 1) + 63) / 64 * 64 : 0;
+    gsize cols_bytes = direct ? 0 : (gsize)(kk * p + 63) / 64 * 64 + padded_bytes;
+    gsize acc_bytes = (gsize)(mg * p) * sizeof(gint32);
+    gsize w_bytes = w_flip && !(wt && wt->init) ? w->count : 0;
+    guint8 *ws = kernel_workspace(c, cols_bytes + acc_bytes + w_bytes + 64);
+    if (!ws)
+        return kernel_fail(c, error, "its columns (%" G_GINT64_FORMAT " x %" G_GINT64_FORMAT " bytes) cannot be "
+                           "allocated", kk, p);
+    gint32 *acc = (gint32 *)(ws + cols_bytes);
+    const guint8 *wb = bytes_as(c, to->w_input, w, DT_UINT8, TRUE, ws + cols_bytes + acc_bytes);
+    prep->by = onednn_describe();
+    const gint32 zero = 0;
+    for (gint64 n = 0; n < win->n; n++)
+        for (gint64 g = 0; g < group; g++) {
+            const guint8 *planes = (const guint8 *)x->data + (n * win->c + g * cg) * win->in_size, *xb = planes;
+            if (!direct) {
+                gemm_columns(win, planes, cg, x_flip, zx_as, ws, ws + cols_bytes - padded_bytes);
+                xb = ws;
+            }
+            if (onednn.dnnl_gemm_u8s8s32('N', 'N', to->bias_of ? 'C' : 'F', mg, p, kk, 1.0f, wb + g * mg * kk, kk,
+                                         zw_as, (const gint8 *)xb, p, (gint8)zx_as, 0.0f, acc, p,
+                                         to->bias_of ? to->bias_of + g * mg : &zero) != dnnl_success)
+                return kernel_fail(c, error, "oneDNN's integer product failed");
+            to->block(to->data, acc, mg, p, g * mg, (gsize)((n * m_all + g * mg) * p));
+        }
+    *done = TRUE;
+    return TRUE;
+}
+
+/* ConvInteger's EmitBlock: the sums as they are. */
+static void sums_block(void *data, const gint32 *sums, gint64 channels, gint64 positions, gint64 first, gsize at)
+{
+    (void)first;
+    memcpy((gint32 *)data + at, sums, (gsize)(channels * positions) * sizeof(gint32));
+}
+
 /* The zero-point-shifted sums of a convolution of x by w (NCHW..., groups, strides, dilations, pads; positions in
  * the padding add nothing, as the shifted input there is 0), each handed to `emit` with its output channel. A
  * zero point of x is one value; of w one value or one per output channel. Per image and group: the shifted
@@ -460,7 +756,8 @@ static void shifted(const ExecTensor *t, gsize from, gsize n, gint32 zero, gint3
  * shifted weights, and their product in int32, exact: each term is at most 255 * 255 in size, so a sum of up to
  * 33,025 of them fits (beyond, one window position at a time in int64). */
 static gboolean conv_products(const KernelCall *c, const ExecTensor *x, const ExecTensor *x_zp, const ExecTensor *w,
-                              const ExecTensor *w_zp, const ExecTensor *y, Emit emit, void *data, GError **error)
+                              const ExecTensor *w_zp, const ExecTensor *y, Emit emit, void *data, const GemmTarget *lib,
+                              GError **error)
 {
     KernelWindow win;
     gint64 group = 1;
@@ -470,7 +767,11 @@ static gboolean conv_products(const KernelCall *c, const ExecTensor *x, const Ex
     if ((x_zp && x_zp->count != 1) || (w_zp && w_zp->count != 1 && w_zp->count != (gsize)m_all))
         return kernel_fail(c, error, "a zero point is neither one value nor, for w, one per output channel");
     gint64 zx = x_zp ? kernel_elem_get_i(x_zp, 0) : 0;
-    gboolean done;
+    gboolean done = FALSE;
+    if (lib && !gemm_products(c, &win, group, x, zx, w, w_zp, lib, &done, error))
+        return FALSE;
+    if (done)
+        return TRUE;
     if (!vnni_products(c, &win, group, x, zx, w, w_zp, emit, data, &done, error))
         return FALSE;
     if (done)
@@ -557,60 +858,119 @@ gboolean kernel_conv_integer(const KernelCall *c, GError **error)
 {
     ExecTensor *y = kernel_out(c, 0);
     return conv_products(c, kernel_in(c, 0), kernel_in(c, 2), kernel_in(c, 1), kernel_in(c, 3), y, emit_int32, y->data,
-                         error);
+                         NULL, error);
 }
 
-/* QLinearConv's requantization: (the sum plus the channel's bias) times x_scale * w_scale / y_scale (float32; w's
- * scale per output channel where it is a vector), plus y's zero point, rounded half to even and saturated. */
+/* ConvInteger's library kernel: the sums on oneDNN's integer GEMM where it applies (gemm_products), else the
+ * row's own. */
+gboolean kernel_conv_integer_onednn(const KernelCall *c, GError **error)
+{
+    ExecTensor *y = kernel_out(c, 0);
+    return conv_products(c, kernel_in(c, 0), kernel_in(c, 2), kernel_in(c, 1), kernel_in(c, 3), y, emit_int32, y->data,
+                         &(GemmTarget){.block = sums_block, .data = y->data, .w_input = 1}, error);
+}
+
+/* QLinearConv's requantization, as ONNX Runtime computes it (MLAS's requantization, the C of its vector kernels):
+ * the sum plus the channel's bias, as float32, times x_scale * w_scale / y_scale (float32; w's scale per output
+ * channel where it is a vector), held to y's range less its zero point, rounded half to even, plus the zero point. */
 typedef struct {
-    Requant q;
-    const ExecTensor *bias;
-    float *multiplier; /* per output channel: x_scale * w_scale / y_scale, as emit_requant computes it */
+    ExecTensor *y;
+    float *multiplier; /* per output channel: x_scale * w_scale / y_scale */
     gint32 *bias_of;   /* per output channel: the bias, or 0 */
-    double zero;       /* y's zero point */
+    float lo, hi;      /* y's range less its zero point */
+    float zero;        /* y's zero point */
 } ConvRequant;
+
+/* The requantized value of a sum that holds its bias, times the channel's multiplier. */
+static inline float requant_value(const ConvRequant *r, gint64 m, gint64 acc)
+{
+    return quantize_value((float)acc * r->multiplier[m], r->lo, r->hi, r->zero);
+}
 
 static void emit_conv_requant(void *data, gsize at, gint64 i, gint64 m, gint64 acc)
 {
     (void)i;
     const ConvRequant *r = data;
-    double v = round_even((double)(acc + r->bias_of[m]) * (double)r->multiplier[m] + r->zero);
-    gint64 q = saturate((float)v, r->q.lo, r->q.hi); /* integral: the float keeps its side of the range */
-    if (r->q.y->dtype == DT_UINT8)
-        ((guint8 *)r->q.y->data)[at] = (guint8)q;
-    else if (r->q.y->dtype == DT_INT8)
-        ((gint8 *)r->q.y->data)[at] = (gint8)q;
+    float q = requant_value(r, m, acc + r->bias_of[m]);
+    if (r->y->dtype == DT_UINT8)
+        ((guint8 *)r->y->data)[at] = (guint8)(gint32)q;
+    else if (r->y->dtype == DT_INT8)
+        ((gint8 *)r->y->data)[at] = (gint8)(gint32)q;
     else
-        kernel_elem_set_i(r->q.y, at, q);
+        kernel_elem_set_i(r->y, at, (gint64)q);
+}
+
+/* QLinearConv's EmitBlock: emit_conv_requant over each channel's row of sums (their biases in them), one loop. */
+static void requant_block(void *data, const gint32 *sums, gint64 channels, gint64 positions, gint64 first, gsize at)
+{
+    const ConvRequant *r = data;
+    if (r->y->dtype == DT_UINT8 || r->y->dtype == DT_INT8) {
+        QuantLoop loop = quant_loop(TRUE, r->y->dtype);
+        for (gint64 j = 0; j < channels; j++)
+            loop(sums + j * positions, r->multiplier[first + j], r->lo, r->hi, r->zero,
+                 (guint8 *)r->y->data + at + j * positions, (gsize)positions);
+        return;
+    }
+    for (gint64 k = 0; k < channels * positions; k++)
+        kernel_elem_set_i(r->y, at + (gsize)k, (gint64)requant_value(r, first + k / positions, sums[k]));
+}
+
+/* QLinearConv's requantization for its node: FALSE with an error where a scale or the bias has the wrong count.
+ * Free with conv_requant_clear. */
+static gboolean conv_requant_init(const KernelCall *c, ConvRequant *r, GError **error)
+{
+    const ExecTensor *w = kernel_in(c, 3), *xs = kernel_in(c, 1), *ws = kernel_in(c, 4), *ys = kernel_in(c, 6);
+    const ExecTensor *yz = kernel_in(c, 7), *bias = kernel_in(c, 8);
+    gint64 m_all = w->dims[0];
+    *r = (ConvRequant){.y = kernel_out(c, 0)};
+    if (xs->count != 1 || (ws->count != 1 && ws->count != (gsize)m_all) || ys->count != 1 || yz->count != 1)
+        return kernel_fail(c, error, "a scale is neither one value nor, for w, one per output channel");
+    if (bias && bias->count && bias->count != (gsize)m_all)
+        return kernel_fail(c, error, "the bias has %zu values for %" G_GINT64_FORMAT " output channels", bias->count,
+                           m_all);
+    r->zero = (float)kernel_elem_get_i(yz, 0);
+    range_of(r->y->dtype, &r->lo, &r->hi);
+    r->lo -= r->zero;
+    r->hi -= r->zero;
+    r->multiplier = g_new(float, m_all + 1);
+    r->bias_of = g_new0(gint32, m_all + 1);
+    for (gint64 m = 0; m < m_all; m++) { /* ONNX Runtime's order of the three */
+        float as = (float)kernel_elem_get_f(xs, 0), bs = (float)kernel_elem_get_f(ws, ws->count == 1 ? 0 : (gsize)m);
+        r->multiplier[m] = as * bs / (float)kernel_elem_get_f(ys, 0);
+        r->bias_of[m] = bias && bias->count ? (gint32)kernel_elem_get_i(bias, (gsize)m) : 0;
+    }
+    return TRUE;
+}
+
+static void conv_requant_clear(ConvRequant *r)
+{
+    g_free(r->multiplier);
+    g_free(r->bias_of);
 }
 
 gboolean kernel_qlinear_conv(const KernelCall *c, GError **error)
 {
-    const ExecTensor *w = kernel_in(c, 3);
-    ConvRequant r = {.q = {kernel_in(c, 1), kernel_in(c, 4), kernel_in(c, 6), kernel_in(c, 7), kernel_out(c, 0), 0, 0},
-                     .bias = kernel_in(c, 8)};
-    if (r.q.a_scale->count != 1 || (r.q.b_scale->count != 1 && r.q.b_scale->count != (gsize)w->dims[0]) ||
-        r.q.y_scale->count != 1 || r.q.y_zp->count != 1)
-        return kernel_fail(c, error, "a scale is neither one value nor, for w, one per output channel");
-    range_of(r.q.y->dtype, &r.q.lo, &r.q.hi);
-    gint64 m_all = w->dims[0];
-    if (r.bias && r.bias->count && r.bias->count != (gsize)m_all)
-        return kernel_fail(c, error, "the bias has %zu values for %" G_GINT64_FORMAT " output channels", r.bias->count,
-                           m_all);
-    r.multiplier = g_new(float, m_all + 1);
-    r.bias_of = g_new0(gint32, m_all + 1);
-    r.zero = (double)kernel_elem_get_i(r.q.y_zp, 0);
-    for (gint64 m = 0; m < m_all; m++) { /* emit_requant's arithmetic, once per channel */
-        float as = (float)kernel_elem_get_f(r.q.a_scale, 0);
-        float bs = (float)kernel_elem_get_f(r.q.b_scale, r.q.b_scale->count == 1 ? 0 : (gsize)m);
-        float ys = (float)kernel_elem_get_f(r.q.y_scale, 0);
-        r.multiplier[m] = as * bs / ys;
-        r.bias_of[m] = r.bias && r.bias->count ? (gint32)kernel_elem_get_i(r.bias, (gsize)m) : 0;
-    }
-    gboolean ok = conv_products(c, kernel_in(c, 0), kernel_in(c, 2), w, kernel_in(c, 5), r.q.y, emit_conv_requant, &r,
+    ConvRequant r;
+    if (!conv_requant_init(c, &r, error))
+        return FALSE;
+    gboolean ok = conv_products(c, kernel_in(c, 0), kernel_in(c, 2), kernel_in(c, 3), kernel_in(c, 5), r.y,
+                                emit_conv_requant, &r, NULL, error);
+    conv_requant_clear(&r);
+    return ok;
+}
+
+/* QLinearConv's library kernel: the sums on oneDNN's integer GEMM where it applies (gemm_products), requantized a
+ * row at a time; else the row's own. */
+gboolean kernel_qlinear_conv_onednn(const KernelCall *c, GError **error)
+{
+    ConvRequant r;
+    if (!conv_requant_init(c, &r, error))
+        return FALSE;
+    gboolean ok = conv_products(c, kernel_in(c, 0), kernel_in(c, 2), kernel_in(c, 3), kernel_in(c, 5), r.y,
+                                emit_conv_requant, &r,
+                                &(GemmTarget){.bias_of = r.bias_of, .block = requant_block, .data = &r, .w_input = 3},
                                 error);
-    g_free(r.multiplier);
-    g_free(r.bias_of);
+    conv_requant_clear(&r);
     return ok;
 }
 

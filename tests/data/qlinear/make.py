@@ -13,6 +13,11 @@ static quantizer writes them), each with one input in the ONNX model zoo's layou
   convs/  QLinearConv's geometries on both kinds of 8-bit input: int8 x (zero point -3) by int8 weights per output
         channel in 2 groups, stride 2, padding 1, an int32 bias; uint8 x by uint8 weights with zero point 100,
         depthwise (4 groups), dilation 2, padding 1.
+  products/  the integer products at sizes the library's integer GEMM runs (4 or more output channels a group):
+        QLinearConv on int8 x (zero point -3) by int8 weights per channel, 2 groups, stride 2, padding 1, a bias,
+        and one tap; on uint8 x (zero point 120) dilated 2 and padded 2, and one tap; ConvInteger by uint8
+        weights at zero point 7; MatMulInteger of int8 x by int8 weights and of uint8 x by uint8 weights at zero
+        point 3; QLinearMatMul of uint8 x by int8 weights: eight outputs of every 8-bit type and int32.
   qdqnet/  a QDQ classifier as ONNX Runtime's static quantizer writes QDQ format (every activation between a
         QuantizeLinear and its DequantizeLinear, int8 weights per channel as initializers): Conv, Relu, MaxPool, Conv,
         a residual Add, GlobalAveragePool, Reshape, Gemm, MatMul; three 8-bit or float outputs.
@@ -177,6 +182,46 @@ def convs_model():
     return finish(graph)
 
 
+def products_model():
+    rng = np.random.default_rng(5)
+
+    def ints(name, low, high, shape, dtype):
+        return nh.from_array(rng.integers(low, high, shape).astype(dtype), name)
+
+    def scales(name, n):
+        return nh.from_array((rng.random(n) * 0.004 + 0.002).astype(np.float32), name)
+
+    inits = [scalar("sx", 0.05, np.float32), scalar("zx", -3, np.int8), scalar("sx2", 0.04, np.float32),
+             scalar("zx2", 120, np.uint8), scalar("sy", 0.3, np.float32), scalar("zy", 5, np.int8),
+             scalar("sy2", 0.2, np.float32), scalar("zy2", 110, np.uint8),
+             ints("w1", -127, 128, (8, 4, 3, 3), np.int8), scales("sw1", 8), nh.from_array(np.zeros(8, np.int8), "zw1"),
+             ints("b1", -3000, 3000, (8,), np.int32),
+             ints("w2", -127, 128, (6, 8, 1, 1), np.int8), scalar("sw2", 0.003, np.float32), scalar("zw2", 0, np.int8),
+             ints("w3", -127, 128, (5, 8, 3, 3), np.int8), scalar("sw3", 0.002, np.float32), scalar("zw3", 0, np.int8),
+             ints("w4", -127, 128, (4, 8, 1, 1), np.int8), scalar("sw4", 0.004, np.float32), scalar("zw4", 0, np.int8),
+             ints("w5", 0, 256, (6, 8, 3, 3), np.uint8), scalar("zw5", 7, np.uint8),
+             ints("m6", -127, 128, (11, 5), np.int8), ints("m7", 0, 256, (11, 7), np.uint8), scalar("zm7", 3, np.uint8),
+             ints("m8", -127, 128, (11, 6), np.int8), scalar("sm8", 0.003, np.float32), scalar("zm8", 0, np.int8)]
+    nodes = [h.make_node("QuantizeLinear", ["x", "sx", "zx"], ["xq"]),
+             h.make_node("QuantizeLinear", ["x", "sx2", "zx2"], ["xu"]),
+             h.make_node("QLinearConv", ["xq", "sx", "zx", "w1", "sw1", "zw1", "sy", "zy", "b1"], ["y1"], group=2,
+                         strides=[2, 2], pads=[1, 1, 1, 1]),
+             h.make_node("QLinearConv", ["xq", "sx", "zx", "w2", "sw2", "zw2", "sy", "zy"], ["y2"]),
+             h.make_node("QLinearConv", ["xu", "sx2", "zx2", "w3", "sw3", "zw3", "sy2", "zy2"], ["y3"],
+                         dilations=[2, 2], pads=[2, 2, 2, 2]),
+             h.make_node("QLinearConv", ["xu", "sx2", "zx2", "w4", "sw4", "zw4", "sy2", "zy2"], ["y4"]),
+             h.make_node("ConvInteger", ["xu", "w5", "zx2", "zw5"], ["y5"], pads=[1, 1, 1, 1]),
+             h.make_node("MatMulInteger", ["xq", "m6", "zx"], ["y6"]),
+             h.make_node("MatMulInteger", ["xu", "m7", "zx2", "zm7"], ["y7"]),
+             h.make_node("QLinearMatMul", ["xu", "sx2", "zx2", "m8", "sm8", "zm8", "sy2", "zy2"], ["y8"])]
+    shapes = {"y1": (T.INT8, [1, 8, 5, 6]), "y2": (T.INT8, [1, 6, 9, 11]), "y3": (T.UINT8, [1, 5, 9, 11]),
+              "y4": (T.UINT8, [1, 4, 9, 11]), "y5": (T.INT32, [1, 6, 9, 11]), "y6": (T.INT32, [1, 8, 9, 5]),
+              "y7": (T.INT32, [1, 8, 9, 7]), "y8": (T.UINT8, [1, 8, 9, 6])}
+    outputs = [h.make_tensor_value_info(name, kind, dims) for name, (kind, dims) in shapes.items()]
+    graph = h.make_graph(nodes, "products", [h.make_tensor_value_info("x", T.FLOAT, [1, 8, 9, 11])], outputs, inits)
+    return finish(graph)
+
+
 def qdq_model():
     rng = np.random.default_rng(9)
 
@@ -281,7 +326,8 @@ def finish(graph):
 
 MODELS = {"ops": (ops_model, (1, 4, 6, 6), 7, 2.5), "cnn": (cnn_model, (1, 3, 16, 16), 11, 2.0),
           "dynamic": (dynamic_model, (1, 3, 16, 16), 13, 1.5), "qdq": (qdq_model, (1, 3, 12, 12), 17, 1.0),
-          "qdqnet": (qdqnet_model, (1, 3, 12, 12), 23, 1.0), "convs": (convs_model, (1, 4, 11, 9), 31, 2.0)}
+          "qdqnet": (qdqnet_model, (1, 3, 12, 12), 23, 1.0), "convs": (convs_model, (1, 4, 11, 9), 31, 2.0),
+          "products": (products_model, (1, 8, 9, 11), 37, 2.0)}
 
 
 def main():
@@ -294,7 +340,7 @@ def main():
         folder = os.path.join(HERE, sys.argv[2])
         got = json.load(open(sys.argv[3]))
         names = [o.name for o in onnx.load(os.path.join(folder, "model.onnx")).graph.output]
-        kinds = {"uint8": np.uint8, "int8": np.int8, "float32": np.float32}
+        kinds = {"uint8": np.uint8, "int8": np.int8, "int32": np.int32, "float32": np.float32}
         for k, name in enumerate(names):
             o = got[name]
             arr = np.array(o["data"], dtype=kinds[o["type"]]).reshape(o["dims"])
