@@ -341,6 +341,7 @@ gboolean kernel_unary(const KernelCall *c, GError **error)
             return FALSE;
         const float *in = x->data;
         float *out = y->data;
+        gsize n = y->count; /* (a local: a store through out could alias y's fields, which stops vectorising) */
         /* The common ones of vision models in float, one loop each (the compiler vectorises them). */
         float a = (float)alpha, b = (float)beta;
         /* (comparisons, not fminf/fmaxf: those are libm calls at -O2; a NaN x still gives NaN) */
@@ -351,15 +352,15 @@ gboolean kernel_unary(const KernelCall *c, GError **error)
             blocks_run(&j);
         }
         else if (p == P_HARD_SIGMOID)
-            for (gsize k = 0; k < y->count; k++) {
+            for (gsize k = 0; k < n; k++) {
                 float t = a * in[k] + b;
                 out[k] = t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t;
             }
         else if (p == P_LEAKY_RELU)
-            for (gsize k = 0; k < y->count; k++)
+            for (gsize k = 0; k < n; k++)
                 out[k] = in[k] < 0.0f ? a * in[k] : in[k];
         else
-            for (gsize k = 0; k < y->count; k++)
+            for (gsize k = 0; k < n; k++)
                 out[k] = (float)parametric(p, alpha, beta, gamma, in[k]);
         return TRUE;
     }
@@ -892,6 +893,23 @@ gboolean kernel_cast(const KernelCall *c, GError **error)
         kernel_16bit_to_float(x->dtype, x->data, y->data, y->count);
         return TRUE;
     }
+    /* Integers of at most 32 bits to float32 (a dynamically quantized product's Cast): one loop each; the values
+     * kernel_elem_set_f gives (exact in a double, then rounded once) */
+    gsize n = y->count;
+    float *out = y->data;
+    if (y->dtype == DT_FLOAT && x->dtype == DT_INT32) {
+        const gint32 *in = x->data;
+        for (gsize k = 0; k < n; k++)
+            out[k] = (float)in[k];
+        return TRUE;
+    }
+    if (y->dtype == DT_FLOAT && (x->dtype == DT_UINT8 || x->dtype == DT_INT8)) {
+        const guint8 *u = x->data;
+        const gint8 *s = x->data;
+        for (gsize k = 0; k < n; k++)
+            out[k] = x->dtype == DT_UINT8 ? (float)u[k] : (float)s[k];
+        return TRUE;
+    }
     /* A narrower output may share the input's buffer only if same size (in-place): element order is kept. */
     for (gsize k = 0; k < y->count; k++) {
         if (dtype_is_float(x->dtype) || dtype_is_float(y->dtype))
@@ -920,7 +938,8 @@ gboolean kernel_clip(const KernelCall *c, GError **error)
     }
     const float *in = x->data;
     float *out = y->data;
-    for (gsize k = 0; k < y->count; k++)
+    gsize n = y->count; /* (a local: a store through out could alias y's fields, which stops vectorising) */
+    for (gsize k = 0; k < n; k++)
         out[k] = in[k] < lo ? lo : in[k] > hi ? hi : in[k];
     return TRUE;
 }

@@ -180,15 +180,30 @@ gboolean kernel_dynamic_quantize_linear(const KernelCall *c, GError **error)
     const ExecTensor *x = kernel_in(c, 0);
     ExecTensor *y = kernel_out(c, 0), *y_scale = kernel_out(c, 1), *y_zp = kernel_out(c, 2);
     const float *in = x->data;
-    float mn = 0, mx = 0; /* the range always holds 0 */
-    for (gsize k = 0; k < x->count; k++) {
+    gsize n = x->count;
+    /* the range, which always holds 0: 16 running minima and maxima (one vector's lanes), then theirs; a NaN is
+     * skipped (never less nor greater) */
+    float lo[16] = {0}, hi[16] = {0}, mn = 0, mx = 0;
+    gsize k = 0;
+    for (; k + 16 <= n; k += 16)
+        for (int l = 0; l < 16; l++) {
+            lo[l] = in[k + l] < lo[l] ? in[k + l] : lo[l];
+            hi[l] = in[k + l] > hi[l] ? in[k + l] : hi[l];
+        }
+    for (; k < n; k++) {
         mn = in[k] < mn ? in[k] : mn;
         mx = in[k] > mx ? in[k] : mx;
     }
+    for (int l = 0; l < 16; l++) {
+        mn = lo[l] < mn ? lo[l] : mn;
+        mx = hi[l] > mx ? hi[l] : mx;
+    }
     float scale = (mx - mn) / 255.0f;
     gint64 zero = scale > 0 ? saturate(nearbyintf(0.0f - mn / scale), 0, 255) : 0;
-    for (gsize k = 0; k < y->count; k++)
-        kernel_elem_set_i(y, k, scale > 0 ? saturate(nearbyintf(in[k] / scale) + (float)zero, 0, 255) : zero);
+    if (scale > 0) /* saturate(round(x / scale) + zero): quantize_value's form */
+        quant_loop(FALSE, DT_UINT8)(in, scale, 0.0f - (float)zero, 255.0f - (float)zero, (float)zero, y->data, n);
+    else
+        memset(y->data, (int)zero, n);
     if (y_scale)
         kernel_elem_set_f(y_scale, 0, scale);
     if (y_zp)
@@ -219,6 +234,42 @@ static gboolean gemm_exact(void)
 {
     return onednn.engine && (onednn.dnnl_get_effective_cpu_isa() & dnnl_cpu_isa_avx512_core_vnni) ==
                                 dnnl_cpu_isa_avx512_core_vnni;
+}
+
+/* acc[i] += w * row[i] for n elements, in int32 (exact: the caller bounds the sums), the row int32, uint8 or int8;
+ * one loop each, compiled for the CPU's widest integer multiply where it has one (the baseline x86-64 has no 32-bit
+ * vector multiply). */
+#define AXPY(name, row_t, ...)                                                                                     \
+    __VA_ARGS__ static void name(gint32 *restrict acc, const void *row_, gint32 w, gint64 n)                      \
+    {                                                                                                              \
+        const row_t *restrict row = row_;                                                                          \
+        for (gint64 i = 0; i < n; i++)                                                                             \
+            acc[i] += w * (gint32)row[i];                                                                          \
+    }
+#define AXPYS(suffix, ...)                                                                                         \
+    AXPY(axpy_i32##suffix, gint32, __VA_ARGS__)                                                                    \
+    AXPY(axpy_u8##suffix, guint8, __VA_ARGS__)                                                                     \
+    AXPY(axpy_s8##suffix, gint8, __VA_ARGS__)                                                                      \
+    static const AxpyI32 axpys##suffix[3] = {axpy_i32##suffix, axpy_u8##suffix, axpy_s8##suffix};
+
+typedef void (*AxpyI32)(gint32 *restrict acc, const void *row, gint32 w, gint64 n);
+AXPYS(_plain)
+#if defined(__x86_64__)
+AXPYS(_avx512, __attribute__((target("avx512f,avx512bw"))))
+AXPYS(_avx2, __attribute__((target("avx2"))))
+#endif
+
+/* The axpy for rows of type t (DT_INT32, DT_UINT8 or DT_INT8). */
+static AxpyI32 axpy_of(DType t)
+{
+    int k = t == DT_UINT8 ? 1 : t == DT_INT8 ? 2 : 0;
+#if defined(__x86_64__)
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"))
+        return axpys_avx512[k];
+    if (__builtin_cpu_supports("avx2"))
+        return axpys_avx2[k];
+#endif
+    return axpys_plain[k];
 }
 
 /* A zero point's one value (0 where there is none); FALSE where it has several that differ. */
@@ -261,6 +312,106 @@ static const guint8 *bytes_as(const KernelCall *c, guint k, const ExecTensor *w,
     return prep->state;
 }
 
+/* A skinny integer product (at most 16 rows of A by a constant B) on our own AVX-512 VNNI kernel, B packed once
+ * at the node's first call (the executor's own memory): panels of 16 columns, in each a quad of B's rows as 4
+ * signed bytes per column (vpdpbusd's operand; a uint8 B less 128), K padded to a multiple of 4 and N to 16 with
+ * zeros; and each column's sum, for A's zero point. oneDNN's integer GEMM packs B at every call, which a product of
+ * a few rows by a large weight (a dynamically quantized decoder's step) spends most of its time on. */
+typedef struct {
+    gint8 *panels;
+    gint32 *colsum;
+    gint64 quads, n16;
+} SkinnyI8;
+
+static void skinny_i8_free(void *p)
+{
+    SkinnyI8 *s = p;
+    g_free(s->panels);
+    g_free(s->colsum);
+    g_free(s);
+}
+
+static SkinnyI8 *skinny_i8_pack(const guint8 *b, guint8 flip, gint64 kk, gint64 n, guint64 *bytes)
+{
+    SkinnyI8 *s = g_new0(SkinnyI8, 1);
+    s->quads = (kk + 3) / 4;
+    s->n16 = (n + 15) / 16;
+    s->panels = g_malloc0((gsize)(s->n16 * s->quads * 64));
+    s->colsum = g_new0(gint32, s->n16 * 16);
+    for (gint64 k = 0; k < kk; k++)
+        for (gint64 j = 0; j < n; j++) {
+            gint8 v = (gint8)(b[k * n + j] ^ flip);
+            s->panels[((j / 16) * s->quads + k / 4) * 64 + (j % 16) * 4 + k % 4] = v;
+            s->colsum[j] += v;
+        }
+    *bytes += (guint64)(s->n16 * s->quads * 64) + (guint64)(s->n16 * 16) * sizeof(gint32);
+    return s;
+}
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+/* R rows of A (unsigned, quads*4 bytes a row, `lda` apart) by one panel: out [R][16], the raw sums. */
+#define SKINNY_I8_ROWS(R)                                                                                        \
+    __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void skinny_i8_rows##R(                        \
+        const SkinnyI8 *s, gint64 panel, const guint8 *a, gint64 lda, gint32 *out)                               \
+    {                                                                                                            \
+        __m512i acc[R];                                                                                          \
+        for (int i = 0; i < R; i++)                                                                              \
+            acc[i] = _mm512_setzero_si512();                                                                     \
+        const gint8 *w = s->panels + panel * s->quads * 64;                                                      \
+        for (gint64 q = 0; q < s->quads; q++) {                                                                  \
+            __m512i wq = _mm512_loadu_si512((const void *)(w + q * 64));                                         \
+            for (int i = 0; i < R; i++) {                                                                        \
+                gint32 a4;                                                                                       \
+                memcpy(&a4, a + i * lda + q * 4, 4);                                                             \
+                acc[i] = _mm512_dpbusd_epi32(acc[i], _mm512_set1_epi32(a4), wq);                                 \
+            }                                                                                                    \
+        }                                                                                                        \
+        for (int i = 0; i < R; i++)                                                                              \
+            _mm512_storeu_si512((void *)(out + i * 16), acc[i]);                                                 \
+    }
+SKINNY_I8_ROWS(8)
+SKINNY_I8_ROWS(4)
+SKINNY_I8_ROWS(2)
+SKINNY_I8_ROWS(1)
+#endif
+
+/* C [rows x n] = (A - za)(B - zb) on the packed B, A's rows given unsigned and padded (quads*4 bytes each, the
+ * padding 0); zb in B's packed (signed) form. Each panel stays in cache while every group of rows passes it. */
+static void skinny_i8(const SkinnyI8 *s, const guint8 *a, gint64 rows, gint64 kk, gint64 n, gint64 za, gint64 zb,
+                      gint32 *c)
+{
+#if defined(__x86_64__)
+    gint64 lda = s->quads * 4, rowsum[16] = {0};
+    for (gint64 i = 0; i < rows; i++)
+        for (gint64 k = 0; k < kk; k++)
+            rowsum[i] += a[i * lda + k];
+    gint32 raw[8 * 16];
+    for (gint64 p = 0; p < s->n16; p++)
+        for (gint64 i0 = 0; i0 < rows;) {
+            gint64 r = rows - i0 >= 8 ? 8 : rows - i0 >= 4 ? 4 : rows - i0 >= 2 ? 2 : 1;
+            const guint8 *ai = a + i0 * lda;
+            if (r == 8)
+                skinny_i8_rows8(s, p, ai, lda, raw);
+            else if (r == 4)
+                skinny_i8_rows4(s, p, ai, lda, raw);
+            else if (r == 2)
+                skinny_i8_rows2(s, p, ai, lda, raw);
+            else
+                skinny_i8_rows1(s, p, ai, lda, raw);
+            for (gint64 i = 0; i < r; i++)
+                for (gint64 j = p * 16; j < MIN(p * 16 + 16, n); j++)
+                    c[(i0 + i) * n + j] = (gint32)((gint64)raw[i * 16 + j - p * 16] - za * s->colsum[j] -
+                                                   zb * rowsum[i0 + i] + kk * za * zb);
+            i0 += r;
+        }
+#else
+    (void)s, (void)a, (void)rows, (void)kk, (void)n, (void)za, (void)zb, (void)c;
+#endif
+}
+
+static gboolean have_vnni(void);
+
 /* products on oneDNN's integer GEMM (gemm_exact): per batch, C [m x n] = (A - za)(B - zb) in int32, A the unsigned
  * operand and B the signed one (an int8 A plus 128, a uint8 B less 128, zero points alike), into lib->sums as they
  * lie (MatMulInteger) or handed to `emit` element by element. One product for all batches where B is one matrix
@@ -281,8 +432,34 @@ static gboolean gemm_matmul(const KernelCall *c, const ExecTensor *a, const Exec
             prep->declined = TRUE;
         return TRUE;
     }
-    gsize a_bytes = a->dtype == DT_INT8 ? (a->count + 63) / 64 * 64 : 0;
     const Tensor *bt = node_input(c->node, lib->w_input);
+    gint64 rows = flat ? m * (gint64)batches : m;
+    if (rows <= 16 && (flat || batches == 1) && bt && bt->init && have_vnni()) { /* skinny: our kernel, B packed once */
+        if (!prep->state) {
+            prep->state = skinny_i8_pack(b->data, (guint8)(b->dtype == DT_UINT8 ? 0x80 : 0), kk, n, &prep->bytes);
+            prep->free = skinny_i8_free;
+        }
+        const SkinnyI8 *s = prep->state;
+        gint64 lda = s->quads * 4;
+        gsize sums_bytes = lib->sums ? 0 : (gsize)(rows * n) * sizeof(gint32);
+        guint8 *ws = kernel_workspace(c, (gsize)(rows * lda) + sums_bytes + 64);
+        if (!ws)
+            return kernel_fail(c, error, "its %" G_GINT64_FORMAT " x %" G_GINT64_FORMAT " sums cannot be allocated", m,
+                               n);
+        guint8 flip = a->dtype == DT_INT8 ? 0x80 : 0, b_flip = b->dtype == DT_UINT8 ? 0x80 : 0;
+        memset(ws, 0, (gsize)(rows * lda));
+        for (gint64 i = 0; i < rows; i++)
+            flip_bytes((const guint8 *)a->data + i * kk, ws + i * lda, (gsize)kk, flip);
+        gint32 *sums = lib->sums ? lib->sums : (gint32 *)(ws + (rows * lda + 63) / 64 * 64);
+        skinny_i8(s, ws, rows, kk, n, (guint8)((guint8)za ^ flip), (gint8)((guint8)zb ^ b_flip), sums);
+        prep->by = NULL; /* (our own kernel) */
+        for (gint64 i = 0, at = 0; !lib->sums && i < rows; i++)
+            for (gint64 j = 0; j < n; j++, at++)
+                emit(data, (gsize)at, i % m, j, sums[at]);
+        *done = TRUE;
+        return TRUE;
+    }
+    gsize a_bytes = a->dtype == DT_INT8 ? (a->count + 63) / 64 * 64 : 0;
     gsize b_bytes = b->dtype == DT_UINT8 && !(bt && bt->init) ? (b->count + 63) / 64 * 64 : 0;
     gsize c_bytes = lib->sums ? 0 : (gsize)(m * n) * batches * sizeof(gint32);
     guint8 *ws = kernel_workspace(c, a_bytes + b_bytes + c_bytes + 64);
@@ -297,7 +474,6 @@ static gboolean gemm_matmul(const KernelCall *c, const ExecTensor *a, const Exec
     gsize b_step = b->count / (gsize)(kk * n) == 1 ? 0 : (gsize)(kk * n);
     prep->by = onednn_describe();
     for (gsize t = 0; t < (flat ? 1 : batches); t++) {
-        gint64 rows = flat ? m * (gint64)batches : m;
         if (onednn.dnnl_gemm_u8s8s32('N', 'N', 'F', rows, n, kk, 1.0f, au + t * (gsize)(m * kk), kk, ao,
                                      bs + t * b_step, n, bo, 0.0f, sums + t * (gsize)(m * n), n, &zero) != dnnl_success)
             return kernel_fail(c, error, "oneDNN's integer product failed");
@@ -357,13 +533,35 @@ static gboolean products(const KernelCall *c, const ExecTensor *a, const ExecTen
     if (lib && !gemm_matmul(c, a, a_zp, b, b_zp, m, kk, n, batches, sa == m * kk * (gint64)batches && sb == kk * n,
                             emit, data, lib, &done, error))
         return FALSE;
+    /* 8-bit operands: each row of sums as axpys of B's rows, int32 (exact up to 33,025 terms), its zero point taken
+     * off after: sum_k (a_k - za)(b_kj - zb_j) = sum_k (a_k - za) b_kj - zb_j sum_k (a_k - za) */
+    gboolean bytes = (a->dtype == DT_UINT8 || a->dtype == DT_INT8) && (b->dtype == DT_UINT8 || b->dtype == DT_INT8) &&
+                     kk <= 33025;
+    gint32 *row = bytes && !done ? kernel_alloc(c, (guint64)n + 1, sizeof(gint32), "a row of sums", error) : NULL;
+    if (bytes && !done && !row)
+        return FALSE;
+    AxpyI32 axpy = axpy_of(b->dtype);
     for (gsize t = 0; !done && t < batches; t++) {
         gint64 ao = 0, bo = 0;
         for (int k = 0; k < rank; k++) {
             ao += idx[k] * as[k];
             bo += idx[k] * bs[k];
         }
-        for (gint64 i = 0; i < m; i++) {
+        for (gint64 i = 0; row && i < m; i++) {
+            gint64 za = a_zp ? kernel_elem_get_i(a_zp, a_zp->count == 1 ? 0 : (gsize)i) : 0, asum = 0;
+            memset(row, 0, (gsize)n * sizeof(gint32));
+            for (gint64 p = 0; p < kk; p++) {
+                gint64 av = kernel_elem_get_i(a, (gsize)(ao + i * kk + p)) - za;
+                asum += av;
+                if (av)
+                    axpy(row, (const guint8 *)b->data + bo + p * n, (gint32)av, n);
+            }
+            for (gint64 j = 0; j < n; j++) {
+                gint64 zb = b_zp ? kernel_elem_get_i(b_zp, b_zp->count == 1 ? 0 : (gsize)j) : 0;
+                emit(data, (t * (gsize)m + (gsize)i) * (gsize)n + (gsize)j, i, j, row[j] - zb * asum);
+            }
+        }
+        for (gint64 i = 0; !row && i < m; i++) {
             gint64 za = a_zp ? kernel_elem_get_i(a_zp, a_zp->count == 1 ? 0 : (gsize)i) : 0;
             for (gint64 j = 0; j < n; j++) {
                 gint64 zb = b_zp ? kernel_elem_get_i(b_zp, b_zp->count == 1 ? 0 : (gsize)j) : 0, acc = 0;
@@ -376,6 +574,7 @@ static gboolean products(const KernelCall *c, const ExecTensor *a, const ExecTen
         if (rank)
             kernel_index_next(idx, dims, rank);
     }
+    kernel_alloc_free(row);
     return TRUE;
 }
 
@@ -432,33 +631,6 @@ gboolean kernel_qlinear_matmul(const KernelCall *c, GError **error)
     range_of(q.y->dtype, &q.lo, &q.hi);
     return products(c, a, kernel_in(c, 2), b, kernel_in(c, 5), emit_requant, &q,
                     c->prepared ? &(GemmTarget){.w_input = 3} : NULL, error);
-}
-
-/* acc[i] += w * row[i] for n elements, in int32 (exact: the caller bounds the sums); one loop, compiled for the
- * CPU's widest integer multiply where it has one (the baseline x86-64 has no 32-bit vector multiply). */
-#define AXPY_I32(name, ...)                                                                                        \
-    __VA_ARGS__ static void name(gint32 *restrict acc, const gint32 *restrict row, gint32 w, gint64 n)            \
-    {                                                                                                              \
-        for (gint64 i = 0; i < n; i++)                                                                             \
-            acc[i] += w * row[i];                                                                                  \
-    }
-AXPY_I32(axpy_i32_plain)
-#if defined(__x86_64__)
-AXPY_I32(axpy_i32_avx512, __attribute__((target("avx512f"))))
-AXPY_I32(axpy_i32_avx2, __attribute__((target("avx2"))))
-#endif
-
-typedef void (*AxpyI32)(gint32 *restrict acc, const gint32 *restrict row, gint32 w, gint64 n);
-
-static AxpyI32 axpy_i32(void)
-{
-#if defined(__x86_64__)
-    if (__builtin_cpu_supports("avx512f"))
-        return axpy_i32_avx512;
-    if (__builtin_cpu_supports("avx2"))
-        return axpy_i32_avx2;
-#endif
-    return axpy_i32_plain;
 }
 
 #if defined(__x86_64__)
@@ -790,7 +962,7 @@ static gboolean conv_products(const KernelCall *c, const ExecTensor *x, const Ex
     gint32 *wrow = cols + cols_n, *acc32 = wrow + n_wrow, *plane = acc32 + n_acc;
     gint64 *acc64 = exact32 ? NULL : g_new(gint64, win.out_size + 1);
     gint64 o[KERNEL_MAX_RANK], k[KERNEL_MAX_RANK];
-    AxpyI32 axpy = axpy_i32();
+    AxpyI32 axpy = axpy_of(DT_INT32);
     for (gint64 n = 0; n < win.n; n++)
         for (gint64 g = 0; g < group; g++) {
             if (exact32) { /* columns: row (ic, kp), column op; 0 in the padding */

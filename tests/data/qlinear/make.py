@@ -17,7 +17,8 @@ static quantizer writes them), each with one input in the ONNX model zoo's layou
         QLinearConv on int8 x (zero point -3) by int8 weights per channel, 2 groups, stride 2, padding 1, a bias,
         and one tap; on uint8 x (zero point 120) dilated 2 and padded 2, and one tap; ConvInteger by uint8
         weights at zero point 7; MatMulInteger of int8 x by int8 weights and of uint8 x by uint8 weights at zero
-        point 3; QLinearMatMul of uint8 x by int8 weights: eight outputs of every 8-bit type and int32.
+        point 3; QLinearMatMul of uint8 x by int8 weights; the two again on one row of each image (8 rows: the
+        skinny kernel), uint8 by uint8 and int8 by int8: ten outputs of every 8-bit type and int32.
   qdqnet/  a QDQ classifier as ONNX Runtime's static quantizer writes QDQ format (every activation between a
         QuantizeLinear and its DequantizeLinear, int8 weights per channel as initializers): Conv, Relu, MaxPool, Conv,
         a residual Add, GlobalAveragePool, Reshape, Gemm, MatMul; three 8-bit or float outputs.
@@ -201,7 +202,11 @@ def products_model():
              ints("w4", -127, 128, (4, 8, 1, 1), np.int8), scalar("sw4", 0.004, np.float32), scalar("zw4", 0, np.int8),
              ints("w5", 0, 256, (6, 8, 3, 3), np.uint8), scalar("zw5", 7, np.uint8),
              ints("m6", -127, 128, (11, 5), np.int8), ints("m7", 0, 256, (11, 7), np.uint8), scalar("zm7", 3, np.uint8),
-             ints("m8", -127, 128, (11, 6), np.int8), scalar("sm8", 0.003, np.float32), scalar("zm8", 0, np.int8)]
+             ints("m8", -127, 128, (11, 6), np.int8), scalar("sm8", 0.003, np.float32), scalar("zm8", 0, np.int8),
+             ints("m9", 0, 256, (11, 20), np.uint8), scalar("zm9", 9, np.uint8),
+             ints("m10", -127, 128, (11, 17), np.int8), scalar("sm10", 0.002, np.float32), scalar("zm10", 0, np.int8),
+             nh.from_array(np.array([4], np.int64), "row_from"), nh.from_array(np.array([5], np.int64), "row_to"),
+             nh.from_array(np.array([2], np.int64), "row_axis")]
     nodes = [h.make_node("QuantizeLinear", ["x", "sx", "zx"], ["xq"]),
              h.make_node("QuantizeLinear", ["x", "sx2", "zx2"], ["xu"]),
              h.make_node("QLinearConv", ["xq", "sx", "zx", "w1", "sw1", "zw1", "sy", "zy", "b1"], ["y1"], group=2,
@@ -213,10 +218,15 @@ def products_model():
              h.make_node("ConvInteger", ["xu", "w5", "zx2", "zw5"], ["y5"], pads=[1, 1, 1, 1]),
              h.make_node("MatMulInteger", ["xq", "m6", "zx"], ["y6"]),
              h.make_node("MatMulInteger", ["xu", "m7", "zx2", "zm7"], ["y7"]),
-             h.make_node("QLinearMatMul", ["xu", "sx2", "zx2", "m8", "sm8", "zm8", "sy2", "zy2"], ["y8"])]
+             h.make_node("QLinearMatMul", ["xu", "sx2", "zx2", "m8", "sm8", "zm8", "sy2", "zy2"], ["y8"]),
+             h.make_node("Slice", ["xu", "row_from", "row_to", "row_axis"], ["xu_row"]),
+             h.make_node("Slice", ["xq", "row_from", "row_to", "row_axis"], ["xq_row"]),
+             h.make_node("MatMulInteger", ["xu_row", "m9", "zx2", "zm9"], ["y9"]),
+             h.make_node("QLinearMatMul", ["xq_row", "sx", "zx", "m10", "sm10", "zm10", "sy", "zy"], ["y10"])]
     shapes = {"y1": (T.INT8, [1, 8, 5, 6]), "y2": (T.INT8, [1, 6, 9, 11]), "y3": (T.UINT8, [1, 5, 9, 11]),
               "y4": (T.UINT8, [1, 4, 9, 11]), "y5": (T.INT32, [1, 6, 9, 11]), "y6": (T.INT32, [1, 8, 9, 5]),
-              "y7": (T.INT32, [1, 8, 9, 7]), "y8": (T.UINT8, [1, 8, 9, 6])}
+              "y7": (T.INT32, [1, 8, 9, 7]), "y8": (T.UINT8, [1, 8, 9, 6]), "y9": (T.INT32, [1, 8, 1, 20]),
+              "y10": (T.INT8, [1, 8, 1, 17])}
     outputs = [h.make_tensor_value_info(name, kind, dims) for name, (kind, dims) in shapes.items()]
     graph = h.make_graph(nodes, "products", [h.make_tensor_value_info("x", T.FLOAT, [1, 8, 9, 11])], outputs, inits)
     return finish(graph)
