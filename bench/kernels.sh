@@ -5,8 +5,8 @@
 # then ours against ORT across the torch corpus (googlenet, squeezenet, mobilenet_v3_small, inception_v3,
 # vit_b_16, swin_t, a causal TransformerDecoder, GPT-2 at seq 16: skinny products) and the bench's own exports
 # (bench/export_models.py: a dilated segmentation model, a squeeze-excite CNN, an opset-13 HardSwish CNN, a
-# 3-D video model), three corpus models converted to half precision (bench/peers/to_float16.py) and one to QDQ
-# (bench/peers/to_qdq.py), with our
+# 3-D video model), three corpus models converted to half precision (bench/peers/to_float16.py), one to QDQ
+# (bench/peers/to_qdq.py) and one dynamically quantized (bench/peers/to_dynamic.py), with our
 # default kernels (oneDNN for the deep convolutions and the products), on the
 # fused graph (--fuse ort), our own kernels (--kernels own), and both tools on two threads, each also checked
 # bit for bit under poison.
@@ -120,6 +120,9 @@ done
     echo "writes for Convs (bench/peers/to_qdq.py: uint8 activations at one uncalibrated scale, int8 weights per"
     echo "channel): ORT fuses each group into QLinearConv and runs its int8 kernels; *fused* is ours on that graph"
     echo "(\`--fuse ort\`), *ours* the QDQ file's float Convs between QuantizeLinear and DequantizeLinear."
+    echo "*gpt2-small-seq16-dynamic* is GPT-2 at 16 tokens as ORT's quantize_dynamic writes it for MatMuls"
+    echo "(bench/peers/to_dynamic.py: each activation quantized as it runs by DynamicQuantizeLinear, int8 weights,"
+    echo "MatMulInteger, a Cast and the scales' product); ORT fuses each group into DynamicQuantizeMatMul."
     echo '*ours*: the default kernels (oneDNN for the deep convolutions and the products, our skinny kernel for'
     echo 'the products of at most 16 rows over constant weights, docs/executor.md); *own kernels*: `--kernels own`'
     echo '(im2col and OpenBLAS everywhere); *packed*: the weights packed once for those kernels, the executor'"'"'s'
@@ -148,7 +151,8 @@ wide=("gpt2-small-seq128 $corpus/gpt2-torch.onnx batch=1,seq=128" "resnet50 $cor
       "resnet50-float16 $corpus/resnet50.onnx batch=1 float16"
       "squeezenet-float16 $corpus/squeezenet1_0.onnx batch=1 float16"
       "mobilenet-v3-small-float16 $corpus/mobilenet_v3_small.onnx batch=1 float16"
-      "resnet50-qdq $corpus/resnet50.onnx batch=1 qdq")
+      "resnet50-qdq $corpus/resnet50.onnx batch=1 qdq"
+      "gpt2-small-seq16-dynamic $corpus/gpt2-torch.onnx batch=1,seq=16 dynamic")
 for m in "${wide[@]}"; do
     set -- $m
     name=$1 file=$2 dims=$3 precision=${4:-float32}
