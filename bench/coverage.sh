@@ -14,24 +14,8 @@ make -s build/sim
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# kind | the class the issue names | what the export holds | the plan's options (the inputs' named dims)
-classes=(
-    "encoder|transformer encoder with a padding mask|token embedding, 2 TransformerEncoder layers, a real mask (padded from 6 and 9)"
-    "speech|recurrent speech model (LSTM, GRU, RNN)|Conv1d, 2-layer bidirectional LSTM (batch first), GRU with an initial state, reversed RNN; every state an output"
-    "video|3-D video ResNet|Conv3d stem, BatchNorm3d, MaxPool3d, residual 3x3x3 blocks, AvgPool3d, ConvTranspose3d"
-    "segment|segmentation with large dilations|ASPP: 1x1, 3x3 at dilations 12/24/36 on an 8x8 map, image pooling, bilinear resize"
-    "squeeze|squeeze-excite and channel-last CNN|depthwise/pointwise convs, HardSwish at opset 13, squeeze-excite, ConvNeXt block on NHWC"
-    "frcnn|Faster R-CNN (torchvision)|RPN, anchors, NonZero, TopK with computed K, NMS, RoiAlign, data-dependent Ifs"
-    "retinanet|RetinaNet (torchvision)|anchors, per-level TopK, GatherND, batched NMS"
-    "ssd|SSD (torchvision)|two feature maps, default boxes, per-class NonZero/TopK/NMS"
-    "maskrcnn|Mask R-CNN (torchvision)|Faster R-CNN plus mask head; masks pasted by a Loop over the detections"
-    "keypoint|Keypoint R-CNN (torchvision)|Faster R-CNN plus keypoint heatmaps, each resized in a Loop to its box"
-    "vad|VAD-style model with nested Ifs|torch.jit.script's Ifs on a sample-rate input and the features, an LSTM cell"
-    "qdq|quantized CNN (QDQ)|QuantizeLinear/DequantizeLinear per tensor (uint8) and per channel (int8 weights)"
-    "warp|spatial transformer and flow warp (GridSample)|an affine grid, GridSample bilinear, then bicubic by a flow"
-    "listloop|model with a Python list in a loop (sequences)|a Loop over a clip's frames appends to a list; \
-torch.stack, list[-1], len(list), a torch.split list summed|--dim frames=5"
-)
+# the classes (kind | class | what the export holds | plan options): bench/classes.sh
+source bench/classes.sh
 
 {
     echo "# Model classes: planned, run in their plans, and checked against torch"

@@ -21,14 +21,15 @@
 #   coverage     results/coverage.md: every model class exported from torch, run in its plans, against torch's outputs
 #   exec-check   results/exec-check.md: every corpus plan (strategies x sharing) run under --check --poison
 #   timing       results/exec-timing.md: the executor's time, strategies and sharing, beside ORT (bench/kernels.sh)
+#   class-timing results/class-timing.md: each model class of coverage.md timed beside ORT (bench/class-timing.sh)
 #   xnnpack      results/xnnpack.md: XNNPACK beside our depthwise kernel (bench/xnnpack.sh; timings)
 #   winograd     results/winograd.md: oneDNN's Winograd variants and direct kernel per shape (bench/winograd.sh; timings)
 #   skinny       results/skinny.md: our skinny-product kernel beside oneDNN's matmul per shape (bench/skinny.sh; timings)
 #   search       results/search.md                                    (bench/search.sh; timings)
 #   search-nodes results/search-nodes.md: the search's nodes per instance, tracked by tests/test-search
 #   scaling      results/plan-scaling.md                              (bench/plan-scaling.sh; timings, slow)
-# Every table and figure is deterministic except the columns that are timings (search, scaling, timing, winograd,
-# skinny, kv-speed, peers' ORT timings, range's and training's last tables): the time-bounded strategies run on a work
+# Every table and figure is deterministic except the columns that are timings (search, scaling, timing, class-timing,
+# winograd, skinny, kv-speed, peers' ORT timings, range's and training's last tables): the time-bounded strategies run on a work
 # budget (WORK, search nodes: the same plan on an idle and on a busy machine), the sweeps start from an empty CSV each
 # time, and tables.py sorts rows and drops plan_seconds. tests/test-tables.c runs a part twice, once beside busy
 # processes, and compares.
@@ -41,7 +42,7 @@ cd "$root"
 make -s build/sim build/mkgraph
 parts=${*:-"design-log gpt2-seq range kv tiers order-best training structured corpus aliasing pictures peers
             conformance coverage
-            exec-check timing
+            exec-check timing class-timing
             xnnpack
             winograd skinny kv-speed search search-nodes scaling"}
 work=$(mktemp -d)
@@ -164,6 +165,7 @@ part_conformance() {
     CONFORMANCE_MD=results/conformance.md SIM_SOURCE_DIR="$root" build/tests/test-conformance > /dev/null
 }
 part_coverage() { WORK=$WORK bench/coverage.sh; }
+part_class_timing() { ROUNDS=2 bench/class-timing.sh; }
 part_exec_check() { need_models; bench/exec-check.sh; }
 # two rounds, and two whole-command runs without a warm-up (the rounds before warmed the files; kernels.sh
 # alone takes three rounds, a warm-up and three runs), to keep make figures near 10 minutes

@@ -1,20 +1,36 @@
 // ort-time.js — ONNX Runtime's time for one model (onnxruntime-node, CPU, THREADS intra-op threads,
 // sequential): one warm-up run, then REPEAT runs; prints the median milliseconds per run as JSON.
-// Usage: node ort-time.js MODEL.onnx THREADS REPEAT NAME=VALUE...   (symbolic dims of the inputs)
+// Usage: node ort-time.js MODEL.onnx THREADS REPEAT NAME=VALUE...   (symbolic dims of the inputs; inputs made up)
+//        node ort-time.js MODEL.onnx THREADS REPEAT --raw DIR        (the inputs raw_inputs.py wrote into DIR)
 'use strict';
+const fs = require('fs');
 const path = require('path');
 const ort = require(path.join(process.env.ORT_NODE_DIR || __dirname, 'node_modules', 'onnxruntime-node'));
 
 const [model, threads, repeat, ...dimArgs] = process.argv.slice(2);
 const dims = Object.fromEntries(dimArgs.map((d) => [d.slice(0, d.lastIndexOf('=')), Number(d.slice(d.lastIndexOf('=') + 1))]));
-const arrays = { float32: Float32Array, int64: BigInt64Array, int32: Int32Array, bool: Uint8Array, uint8: Uint8Array };
+const arrays = { float32: Float32Array, int64: BigInt64Array, int32: Int32Array, bool: Uint8Array, uint8: Uint8Array,
+  int8: Int8Array };
+const raw = dimArgs[0] === '--raw' ? dimArgs[1] : null;
+
+// The feeds from raw_inputs.py's files: each input's bytes as its typed array.
+function rawFeeds(dir) {
+  const feeds = {};
+  for (const i of JSON.parse(fs.readFileSync(path.join(dir, 'inputs.json'), 'utf8'))) {
+    const bytes = fs.readFileSync(path.join(dir, i.file));
+    const A = arrays[i.type];
+    const data = new A(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
+    feeds[i.name] = new ort.Tensor(i.type, data, i.dims);
+  }
+  return feeds;
+}
 
 (async () => {
   const session = await ort.InferenceSession.create(model, {
     intraOpNumThreads: Number(threads), interOpNumThreads: 1, executionMode: 'sequential', logSeverityLevel: 3,
   });
-  const feeds = {};
-  for (const meta of session.inputMetadata) {
+  const feeds = raw ? rawFeeds(raw) : {};
+  for (const meta of raw ? [] : session.inputMetadata) {
     const shape = meta.shape.map((d) => (typeof d === 'number' && d >= 0 ? d : dims[d]));
     if (shape.some((d) => d === undefined)) throw new Error(`input '${meta.name}': bind its dimensions`);
     const A = arrays[meta.type];
