@@ -359,10 +359,16 @@ static float grid_pad(float x, gint64 size, GridPadding pad, gboolean align)
     return x;
 }
 
-/* Pixel (ix, iy) of a plane, 0 outside it (the zeros padding; the others brought coordinates inside). */
-static float grid_at(const float *plane, gint64 h, gint64 w, gint64 ix, gint64 iy)
+/* The offset of pixel (ix, iy) in a plane, -1 outside it (the zeros padding; the others brought coordinates
+ * inside), and the pixel at such an offset. */
+static gint64 grid_offset(gint64 h, gint64 w, gint64 ix, gint64 iy)
 {
-    return ix >= 0 && ix < w && iy >= 0 && iy < h ? plane[iy * w + ix] : 0;
+    return ix >= 0 && ix < w && iy >= 0 && iy < h ? iy * w + ix : -1;
+}
+
+static float grid_at(const float *plane, gint64 at)
+{
+    return at >= 0 ? plane[at] : 0;
 }
 
 /* Keys' cubic convolution weights, A = -0.75 (as torch's grid_sample): for |t| <= 1 and for 1 < |t| < 2. */
@@ -393,38 +399,58 @@ gboolean kernel_grid_sample(const KernelCall *c, GError **error)
     gint64 n = x->dims[0], ch = x->dims[1], h = x->dims[2], w = x->dims[3], oh = y->dims[2], ow = y->dims[3];
     const float *in = x->data, *g = grid->data;
     float *out = y->data;
+    /* Per output position, once for every channel: the taps' offsets (16 for bicubic, 4 for bilinear, 1 for
+     * nearest; -1 where a tap reads the zeros padding) and weights; then each channel's sum over them, the same
+     * arithmetic in the same order as one tap at a time. */
     for (gint64 b = 0; b < n; b++)
         for (gint64 p = 0; p < oh * ow; p++) {
             float gx = g[(b * oh * ow + p) * 2], gy = g[(b * oh * ow + p) * 2 + 1];
             float fx = grid_unnormalize(gx, w, align), fy = grid_unnormalize(gy, h, align);
+            gint64 at[16];
+            float wx[4] = {0}, wy[4] = {0};
+            if (m == 2) { /* each of the 16 taps brought inside by the padding mode on its own */
+                float x0 = floorf(fx), y0 = floorf(fy), tx = fx - x0, ty = fy - y0;
+                float cx[4] = {cubic_far(tx + 1), cubic_near(tx), cubic_near(1 - tx), cubic_far(2 - tx)};
+                float cy[4] = {cubic_far(ty + 1), cubic_near(ty), cubic_near(1 - ty), cubic_far(2 - ty)};
+                memcpy(wx, cx, sizeof wx);
+                memcpy(wy, cy, sizeof wy);
+                for (int j = 0; j < 4; j++)
+                    for (int i = 0; i < 4; i++) {
+                        float sx = grid_pad(x0 - 1 + (float)i, w, pad, align);
+                        float sy = grid_pad(y0 - 1 + (float)j, h, pad, align);
+                        at[j * 4 + i] = grid_offset(h, w, (gint64)sx, (gint64)sy);
+                    }
+            } else {
+                float sx = grid_pad(fx, w, pad, align), sy = grid_pad(fy, h, pad, align);
+                if (m == 1) {
+                    at[0] = grid_offset(h, w, (gint64)nearbyintf(sx), (gint64)nearbyintf(sy));
+                } else {
+                    float x0 = floorf(sx), y0 = floorf(sy);
+                    gint64 ix = (gint64)x0, iy = (gint64)y0;
+                    wx[0] = sx - x0; /* tx, ty */
+                    wy[0] = sy - y0;
+                    at[0] = grid_offset(h, w, ix, iy);
+                    at[1] = grid_offset(h, w, ix + 1, iy);
+                    at[2] = grid_offset(h, w, ix, iy + 1);
+                    at[3] = grid_offset(h, w, ix + 1, iy + 1);
+                }
+            }
+            float tx = wx[0], ty = wy[0];
             for (gint64 k = 0; k < ch; k++) {
                 const float *plane = in + (b * ch + k) * h * w;
                 float v = 0;
-                if (m == 2) { /* each of the 16 taps brought inside by the padding mode on its own */
-                    float x0 = floorf(fx), y0 = floorf(fy), tx = fx - x0, ty = fy - y0;
-                    float wx[4] = {cubic_far(tx + 1), cubic_near(tx), cubic_near(1 - tx), cubic_far(2 - tx)};
-                    float wy[4] = {cubic_far(ty + 1), cubic_near(ty), cubic_near(1 - ty), cubic_far(2 - ty)};
+                if (m == 2) {
                     for (int j = 0; j < 4; j++) {
                         float row = 0;
-                        for (int i = 0; i < 4; i++) {
-                            float sx = grid_pad(x0 - 1 + (float)i, w, pad, align);
-                            float sy = grid_pad(y0 - 1 + (float)j, h, pad, align);
-                            row += wx[i] * grid_at(plane, h, w, (gint64)sx, (gint64)sy);
-                        }
+                        for (int i = 0; i < 4; i++)
+                            row += wx[i] * grid_at(plane, at[j * 4 + i]);
                         v += wy[j] * row;
                     }
+                } else if (m == 1) {
+                    v = grid_at(plane, at[0]);
                 } else {
-                    float sx = grid_pad(fx, w, pad, align), sy = grid_pad(fy, h, pad, align);
-                    if (m == 1) {
-                        v = grid_at(plane, h, w, (gint64)nearbyintf(sx), (gint64)nearbyintf(sy));
-                    } else {
-                        float x0 = floorf(sx), y0 = floorf(sy), tx = sx - x0, ty = sy - y0;
-                        gint64 ix = (gint64)x0, iy = (gint64)y0;
-                        v = grid_at(plane, h, w, ix, iy) * (1 - tx) * (1 - ty) +
-                            grid_at(plane, h, w, ix + 1, iy) * tx * (1 - ty) +
-                            grid_at(plane, h, w, ix, iy + 1) * (1 - tx) * ty +
-                            grid_at(plane, h, w, ix + 1, iy + 1) * tx * ty;
-                    }
+                    v = grid_at(plane, at[0]) * (1 - tx) * (1 - ty) + grid_at(plane, at[1]) * tx * (1 - ty) +
+                        grid_at(plane, at[2]) * (1 - tx) * ty + grid_at(plane, at[3]) * tx * ty;
                 }
                 out[((b * ch + k) * oh * ow) + p] = v;
             }
