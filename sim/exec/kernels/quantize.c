@@ -314,11 +314,12 @@ static const guint8 *bytes_as(const KernelCall *c, guint k, const ExecTensor *w,
 
 /* A skinny integer product (at most 16 rows of A by a constant B) on our own AVX-512 VNNI kernel, B packed once
  * at the node's first call (the executor's own memory): panels of 16 columns, in each a quad of B's rows as 4
- * signed bytes per column (vpdpbusd's operand; a uint8 B less 128), K padded to a multiple of 4 and N to 16 with
- * zeros; and each column's sum, for A's zero point. oneDNN's integer GEMM packs B at every call, which a product of
- * a few rows by a large weight (a dynamically quantized decoder's step) spends most of its time on. */
+ * unsigned bytes per column (vpdpbusd's vector operand; an int8 B plus 128), K padded to a multiple of 4 and N to
+ * 16 with zeros; and each column's sum, for A's zero point. A's rows are the signed operand (a uint8 A less 128),
+ * 4 bytes of a row broadcast from memory into each vpdpbusd. oneDNN's integer GEMM packs B at every call, which a
+ * product of a few rows by a large weight (a dynamically quantized decoder's step) spends most of its time on. */
 typedef struct {
-    gint8 *panels;
+    guint8 *panels;
     gint32 *colsum;
     gint64 quads, n16;
 } SkinnyI8;
@@ -340,7 +341,7 @@ static SkinnyI8 *skinny_i8_pack(const guint8 *b, guint8 flip, gint64 kk, gint64 
     s->colsum = g_new0(gint32, s->n16 * 16);
     for (gint64 k = 0; k < kk; k++)
         for (gint64 j = 0; j < n; j++) {
-            gint8 v = (gint8)(b[k * n + j] ^ flip);
+            guint8 v = (guint8)(b[k * n + j] ^ flip);
             s->panels[((j / 16) * s->quads + k / 4) * 64 + (j % 16) * 4 + k % 4] = v;
             s->colsum[j] += v;
         }
@@ -350,64 +351,99 @@ static SkinnyI8 *skinny_i8_pack(const guint8 *b, guint8 flip, gint64 kk, gint64 
 
 #if defined(__x86_64__)
 #include <immintrin.h>
-/* R rows of A (unsigned, quads*4 bytes a row, `lda` apart) by one panel: out [R][16], the raw sums. */
+/* R rows of A by one panel: out [R][16], the raw sums. The rows come interleaved (rows_of_a): quad q of row i is
+ * the int32 at a[q * R + i], so each vpdpbusd broadcasts from one base at a fixed offset. */
 #define SKINNY_I8_ROWS(R)                                                                                        \
     __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void skinny_i8_rows##R(                        \
-        const SkinnyI8 *s, gint64 panel, const guint8 *a, gint64 lda, gint32 *out)                               \
+        const SkinnyI8 *s, gint64 panel, const gint32 *a, gint32 *out)                                           \
     {                                                                                                            \
         __m512i acc[R];                                                                                          \
         for (int i = 0; i < R; i++)                                                                              \
             acc[i] = _mm512_setzero_si512();                                                                     \
-        const gint8 *w = s->panels + panel * s->quads * 64;                                                      \
-        for (gint64 q = 0; q < s->quads; q++) {                                                                  \
+        const guint8 *w = s->panels + panel * s->quads * 64;                                                     \
+        for (gint64 q = 0; q < s->quads; q++, a += R) {                                                          \
             __m512i wq = _mm512_loadu_si512((const void *)(w + q * 64));                                         \
-            for (int i = 0; i < R; i++) {                                                                        \
-                gint32 a4;                                                                                       \
-                memcpy(&a4, a + i * lda + q * 4, 4);                                                             \
-                acc[i] = _mm512_dpbusd_epi32(acc[i], _mm512_set1_epi32(a4), wq);                                 \
-            }                                                                                                    \
+            for (int i = 0; i < R; i++)                                                                          \
+                acc[i] = _mm512_dpbusd_epi32(acc[i], wq, _mm512_set1_epi32(a[i]));                               \
         }                                                                                                        \
         for (int i = 0; i < R; i++)                                                                              \
             _mm512_storeu_si512((void *)(out + i * 16), acc[i]);                                                 \
     }
+SKINNY_I8_ROWS(16)
 SKINNY_I8_ROWS(8)
 SKINNY_I8_ROWS(4)
 SKINNY_I8_ROWS(2)
 SKINNY_I8_ROWS(1)
 #endif
 
-/* C [rows x n] = (A - za)(B - zb) on the packed B, A's rows given unsigned and padded (quads*4 bytes each, the
- * padding 0); zb in B's packed (signed) form. Each panel stays in cache while every group of rows passes it. */
-static void skinny_i8(const SkinnyI8 *s, const guint8 *a, gint64 rows, gint64 kk, gint64 n, gint64 za, gint64 zb,
-                      gint32 *c)
+/* The group of rows skinny_i8 takes next from `left` rows: 16, 8, 4, 2 or 1. */
+static gint64 skinny_group(gint64 left)
 {
+    return left >= 16 ? 16 : left >= 8 ? 8 : left >= 4 ? 4 : left >= 2 ? 2 : 1;
+}
+
+/* One product for skinny_i8's panels, shared out among the threads (kernel_parallel: each panel's sums are the
+ * same wherever a part starts). */
+typedef struct {
+    const SkinnyI8 *s;
+    const guint8 *groups;
+    const gint64 *rowsum;
+    gint64 rows, kk, n, za, zb;
+    gint32 *c;
+} SkinnyJob;
+
+static void skinny_panels(void *data, gint64 begin, gint64 end, guint part)
+{
+    (void)part;
+    const SkinnyJob *j = data;
 #if defined(__x86_64__)
-    gint64 lda = s->quads * 4, rowsum[16] = {0};
-    for (gint64 i = 0; i < rows; i++)
-        for (gint64 k = 0; k < kk; k++)
-            rowsum[i] += a[i * lda + k];
-    gint32 raw[8 * 16];
-    for (gint64 p = 0; p < s->n16; p++)
-        for (gint64 i0 = 0; i0 < rows;) {
-            gint64 r = rows - i0 >= 8 ? 8 : rows - i0 >= 4 ? 4 : rows - i0 >= 2 ? 2 : 1;
-            const guint8 *ai = a + i0 * lda;
-            if (r == 8)
-                skinny_i8_rows8(s, p, ai, lda, raw);
+    const SkinnyI8 *s = j->s;
+    gint32 raw[16 * 16];
+    for (gint64 p = begin; p < end; p++)
+        for (gint64 i0 = 0; i0 < j->rows; i0 += skinny_group(j->rows - i0)) {
+            gint64 r = skinny_group(j->rows - i0);
+            const gint32 *group = (const gint32 *)(j->groups + i0 * s->quads * 4);
+            if (r == 16)
+                skinny_i8_rows16(s, p, group, raw);
+            else if (r == 8)
+                skinny_i8_rows8(s, p, group, raw);
             else if (r == 4)
-                skinny_i8_rows4(s, p, ai, lda, raw);
+                skinny_i8_rows4(s, p, group, raw);
             else if (r == 2)
-                skinny_i8_rows2(s, p, ai, lda, raw);
+                skinny_i8_rows2(s, p, group, raw);
             else
-                skinny_i8_rows1(s, p, ai, lda, raw);
+                skinny_i8_rows1(s, p, group, raw);
             for (gint64 i = 0; i < r; i++)
-                for (gint64 j = p * 16; j < MIN(p * 16 + 16, n); j++)
-                    c[(i0 + i) * n + j] = (gint32)((gint64)raw[i * 16 + j - p * 16] - za * s->colsum[j] -
-                                                   zb * rowsum[i0 + i] + kk * za * zb);
-            i0 += r;
+                for (gint64 col = p * 16; col < MIN(p * 16 + 16, j->n); col++)
+                    j->c[(i0 + i) * j->n + col] = (gint32)((gint64)raw[i * 16 + col - p * 16] - j->za * s->colsum[col] -
+                                                           j->zb * j->rowsum[i0 + i] + j->kk * j->za * j->zb);
         }
 #else
-    (void)s, (void)a, (void)rows, (void)kk, (void)n, (void)za, (void)zb, (void)c;
+    (void)j, (void)begin, (void)end;
 #endif
+}
+
+/* C [rows x n] = (A - za)(B - zb) on the packed B: sum_k A B - zb sum_k A - za sum_k B + K za zb. A's rows (kk
+ * 8-bit values each, `flip` 0x80 where uint8: the signed operand) are first copied into `scratch` (rows x
+ * quads x 4 bytes) in groups of skinny_group's rows, interleaved by quad, K's padding 0; za in that signed form,
+ * zb in B's packed (unsigned) form. Each panel stays in cache while every group of rows passes it. */
+static void skinny_i8(const SkinnyI8 *s, const guint8 *a, guint8 flip, gint64 rows, gint64 kk, gint64 n, gint64 za,
+                      gint64 zb, guint8 *scratch, gint32 *c)
+{
+    gint64 rowsum[16] = {0};
+    memset(scratch, 0, (gsize)(rows * s->quads * 4));
+    for (gint64 i0 = 0; i0 < rows; i0 += skinny_group(rows - i0)) {
+        gint64 r = skinny_group(rows - i0);
+        guint8 *group = scratch + i0 * s->quads * 4;
+        for (gint64 i = 0; i < r; i++)
+            for (gint64 k = 0; k < kk; k++) {
+                guint8 v = (guint8)(a[(i0 + i) * kk + k] ^ flip);
+                group[((k / 4) * r + i) * 4 + k % 4] = v;
+                rowsum[i0 + i] += (gint8)v;
+            }
+    }
+    SkinnyJob job = {s, scratch, rowsum, rows, kk, n, za, zb, c};
+    kernel_parallel(s->n16, 8, skinny_panels, &job);
 }
 
 static gboolean have_vnni(void);
@@ -436,7 +472,7 @@ static gboolean gemm_matmul(const KernelCall *c, const ExecTensor *a, const Exec
     gint64 rows = flat ? m * (gint64)batches : m;
     if (rows <= 16 && (flat || batches == 1) && bt && bt->init && have_vnni()) { /* skinny: our kernel, B packed once */
         if (!prep->state) {
-            prep->state = skinny_i8_pack(b->data, (guint8)(b->dtype == DT_UINT8 ? 0x80 : 0), kk, n, &prep->bytes);
+            prep->state = skinny_i8_pack(b->data, (guint8)(b->dtype == DT_INT8 ? 0x80 : 0), kk, n, &prep->bytes);
             prep->free = skinny_i8_free;
         }
         const SkinnyI8 *s = prep->state;
@@ -446,12 +482,9 @@ static gboolean gemm_matmul(const KernelCall *c, const ExecTensor *a, const Exec
         if (!ws)
             return kernel_fail(c, error, "its %" G_GINT64_FORMAT " x %" G_GINT64_FORMAT " sums cannot be allocated", m,
                                n);
-        guint8 flip = a->dtype == DT_INT8 ? 0x80 : 0, b_flip = b->dtype == DT_UINT8 ? 0x80 : 0;
-        memset(ws, 0, (gsize)(rows * lda));
-        for (gint64 i = 0; i < rows; i++)
-            flip_bytes((const guint8 *)a->data + i * kk, ws + i * lda, (gsize)kk, flip);
+        guint8 flip = a->dtype == DT_UINT8 ? 0x80 : 0, b_flip = b->dtype == DT_INT8 ? 0x80 : 0;
         gint32 *sums = lib->sums ? lib->sums : (gint32 *)(ws + (rows * lda + 63) / 64 * 64);
-        skinny_i8(s, ws, rows, kk, n, (guint8)((guint8)za ^ flip), (gint8)((guint8)zb ^ b_flip), sums);
+        skinny_i8(s, a->data, flip, rows, kk, n, (gint8)((guint8)za ^ flip), (guint8)((guint8)zb ^ b_flip), ws, sums);
         prep->by = NULL; /* (our own kernel) */
         for (gint64 i = 0, at = 0; !lib->sums && i < rows; i++)
             for (gint64 j = 0; j < n; j++, at++)
