@@ -20,13 +20,6 @@ static void range_of(DType d, float *lo, float *hi)
     }
 }
 
-/* nearbyintf in the default rounding mode (to nearest, ties to even), without a call: adding and taking away
- * 1.5 * 2^23 rounds a value below 2^22 in size the same way; larger ones are integral. */
-static inline float round_evenf(float v)
-{
-    return fabsf(v) < 0x1p22f ? (v + 0x1.8p23f) - 0x1.8p23f : v;
-}
-
 /* An integral value held to [lo, hi] (NaN to lo: no conversion of a NaN to an integer). Callers round half to even
  * first: x / scale is rounded before the zero point is added, which an odd zero point would otherwise change. */
 static gint64 saturate(float r, float lo, float hi)
@@ -34,14 +27,16 @@ static gint64 saturate(float r, float lo, float hi)
     return (gint64)(!(r >= lo) ? lo : r > hi ? hi : r);
 }
 
-/* x / scale quantized as ONNX Runtime's vector kernels do (the same values as saturate(round_evenf(f) + z)): held to
- * the range less the zero point (a NaN to its low end), rounded half to even (exact: the value is small), plus the
- * zero point. One expression without a branch, which the compiler vectorises. */
+/* x / scale quantized as ONNX Runtime's vector kernels do (the same values as saturate(nearbyintf(f) + z)): held to
+ * the range less the zero point (a NaN to its low end), rounded half to even, plus the zero point. One expression
+ * without a branch or a call, which the compiler vectorises: adding and taking away 1.5 * 2^23 rounds a float below
+ * 2^22 in size to nearest, ties to even (the default rounding mode), as nearbyintf does; the held value is that
+ * small. */
 static inline float quantize_value(float f, float lo, float hi, float z)
 {
     f = !(f >= lo) ? lo : f;
     f = f > hi ? hi : f;
-    return ((f + 0x1.8p23f) - 0x1.8p23f) + z; /* round_evenf without its test for large values: f is small */
+    return ((f + 0x1.8p23f) - 0x1.8p23f) + z;
 }
 
 /* quantize_value over an array: out[k] from in[k] and `s` by `value` (x / s for QuantizeLinear, a sum times its
