@@ -73,6 +73,45 @@ static int by_value_asc(const void *pa, const void *pb)
     return (a->index > b->index) - (a->index < b->index);
 }
 
+typedef int (*RankOrder)(const void *, const void *);
+
+/* Moves the element at `at` of a heap of n down to its place: the heap's root is the element that ranks last. */
+static void sift_down(Ranked *heap, gint64 n, gint64 at, RankOrder order)
+{
+    for (;;) {
+        gint64 worst = at, l = 2 * at + 1, r = l + 1;
+        if (l < n && order(&heap[l], &heap[worst]) > 0)
+            worst = l;
+        if (r < n && order(&heap[r], &heap[worst]) > 0)
+            worst = r;
+        if (worst == at)
+            return;
+        Ranked t = heap[at];
+        heap[at] = heap[worst];
+        heap[worst] = t;
+        at = worst;
+    }
+}
+
+/* The first k of row's n elements in `order`, sorted, in row[0..k): a heap of the best k so far (its root the
+ * worst of them, which each later element has only to beat: n log k, not the whole row's sort), then their sort.
+ * The (value, index) pairs are all different, so the result is the whole row's sort's first k. */
+static void top_k(Ranked *row, gint64 n, gint64 k, RankOrder order)
+{
+    if (k <= 0)
+        return;
+    if (k < n) {
+        for (gint64 at = k / 2 - 1; at >= 0; at--)
+            sift_down(row, k, at, order);
+        for (gint64 j = k; j < n; j++)
+            if (order(&row[j], &row[0]) < 0) {
+                row[0] = row[j];
+                sift_down(row, k, 0, order);
+            }
+    }
+    qsort(row, (size_t)MIN(k, n), sizeof *row, order);
+}
+
 gboolean kernel_topk(const KernelCall *c, GError **error)
 {
     const ExecTensor *x = kernel_in(c, 0), *k_t = kernel_in(c, 1);
@@ -102,7 +141,7 @@ gboolean kernel_topk(const KernelCall *c, GError **error)
         for (gint64 i = 0; i < inner; i++) {
             for (gint64 j = 0; j < len; j++)
                 row[j] = (Ranked){kernel_elem_get_f(x, (gsize)((o * len + j) * inner + i)), j};
-            qsort(row, (size_t)len, sizeof *row, largest ? by_value_desc : by_value_asc);
+            top_k(row, len, k, largest ? by_value_desc : by_value_asc);
             for (gint64 j = 0; j < k; j++) {
                 gsize at = (gsize)((o * k + j) * inner + i);
                 if (values)

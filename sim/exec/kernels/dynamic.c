@@ -72,13 +72,33 @@ gboolean kernel_nonzero(const KernelCall *c, GError **error)
     const ExecTensor *x = kernel_in(c, 0);
     ExecTensor *y = kernel_out(c, 0);
     gint64 count = 0;
-    for (gsize k = 0; k < x->count; k++)
-        count += nonzero_at(x, k);
+    gsize n = x->count;
+    /* a mask of bytes (a comparison's output) or floats: read as they lie, and each non-zero element's index
+     * worked out from its flat one alone */
+    gboolean bytes = dtype_size(x->dtype) == 1 && !dtype_is_float(x->dtype), floats = x->dtype == DT_FLOAT;
+    const guint8 *xb = x->data;
+    const float *xf = x->data;
+    for (gsize k = 0; k < n; k++)
+        count += bytes ? xb[k] != 0 : floats ? xf[k] != 0 : nonzero_at(x, k);
     if (!kernel_set_dims(c, 0, (const gint64[]){x->rank, count}, error))
         return FALSE;
     gint64 idx[KERNEL_MAX_RANK] = {0}, j = 0;
     if (x->rank > KERNEL_MAX_RANK)
         return kernel_fail(c, error, "input rank %d is above the executor's %d", x->rank, KERNEL_MAX_RANK);
+    if ((bytes || floats) && y->dtype == DT_INT64) {
+        gint64 *out = y->data;
+        for (gsize k = 0; k < n; k++) {
+            if (bytes ? xb[k] == 0 : !(xf[k] != 0))
+                continue;
+            gint64 rest = (gint64)k;
+            for (int d = x->rank - 1; d >= 0; d--) {
+                out[d * count + j] = rest % x->dims[d];
+                rest /= x->dims[d];
+            }
+            j++;
+        }
+        return TRUE;
+    }
     for (gsize k = 0; k < x->count; k++, kernel_index_next(idx, x->dims, x->rank)) {
         if (!nonzero_at(x, k))
             continue;
@@ -352,6 +372,50 @@ gboolean kernel_nms(const KernelCall *c, GError **error)
 /* The most samples RoiAlign takes along a bin's side (a box 1,000 pixels wide on a 7-wide output takes 143;
  * past this, a box from hostile data would keep the kernel busy for hours). */
 #define RO_MAX_SAMPLES 4096
+#define RO_KEPT_SAMPLES (1 << 20) /* a box's samples found once for all channels, up to this many */
+
+/* A box's geometry for roi_sample: its corner, its bins' size, the samples per bin side, the plane's size. */
+typedef struct {
+    float x1, y1, bin_w, bin_h;
+    gint64 grid_w, grid_h, width, height;
+} RoiBox;
+
+/* One bilinear sample: four pixels' offsets in the plane and their weights (all 0 outside it). */
+typedef struct {
+    gint64 p[4];
+    float w[4];
+} RoiSample;
+
+/* Sample (iy, ix) of bin (ph, pw) of a box: the four pixels around it, clamped at the far edges, and their
+ * weights. */
+static RoiSample roi_sample(const RoiBox *b, gint64 ph, gint64 pw, gint64 iy, gint64 ix)
+{
+    RoiSample s = {{0, 0, 0, 0}, {0, 0, 0, 0}};
+    float yy = b->y1 + (float)ph * b->bin_h + ((float)iy + 0.5f) * b->bin_h / (float)b->grid_h;
+    float xx = b->x1 + (float)pw * b->bin_w + ((float)ix + 0.5f) * b->bin_w / (float)b->grid_w;
+    if (yy < -1.0f || yy > (float)b->height || xx < -1.0f || xx > (float)b->width)
+        return s;
+    yy = MAX(yy, 0.0f);
+    xx = MAX(xx, 0.0f);
+    gint64 ylo = (gint64)yy, xlo = (gint64)xx, yhi, xhi;
+    if (ylo >= b->height - 1) {
+        yhi = ylo = b->height - 1;
+        yy = (float)ylo;
+    } else {
+        yhi = ylo + 1;
+    }
+    if (xlo >= b->width - 1) {
+        xhi = xlo = b->width - 1;
+        xx = (float)xlo;
+    } else {
+        xhi = xlo + 1;
+    }
+    float ly = yy - (float)ylo, lx = xx - (float)xlo, hy = 1.0f - ly, hx = 1.0f - lx;
+    s.w[0] = hy * hx, s.w[1] = hy * lx, s.w[2] = ly * hx, s.w[3] = ly * lx;
+    s.p[0] = ylo * b->width + xlo, s.p[1] = ylo * b->width + xhi, s.p[2] = yhi * b->width + xlo;
+    s.p[3] = yhi * b->width + xhi;
+    return s;
+}
 
 gboolean kernel_roi_align(const KernelCall *c, GError **error)
 {
@@ -395,46 +459,33 @@ gboolean kernel_roi_align(const KernelCall *c, GError **error)
                                "side, or is not finite", r, x1, y1, x2, y2, RO_MAX_SAMPLES);
         gint64 grid_h = ratio > 0 ? ratio : (gint64)adaptive_h, grid_w = ratio > 0 ? ratio : (gint64)adaptive_w;
         float count = (float)MAX(grid_h * grid_w, 1);
+        RoiBox box = {x1, y1, bin_w, bin_h, grid_w, grid_h, width, height};
+        gint64 per_bin = grid_h * grid_w, samples = oh * ow * per_bin;
+        /* each sample's four pixels and weights found once for every channel (the same arithmetic per channel: the
+         * same bits), where they fit the workspace's bound; else found again for each channel */
+        RoiSample *found = samples <= RO_KEPT_SAMPLES ? kernel_workspace(c, sizeof(RoiSample) * (gsize)samples) : NULL;
+        for (gint64 t = 0; found && t < samples; t++)
+            found[t] = roi_sample(&box, t / per_bin / ow, t / per_bin % ow, t % per_bin / grid_w, t % grid_w);
         for (gint64 ch = 0; ch < channels; ch++) {
             const float *plane = px + (image * channels + ch) * height * width;
             for (gint64 ph = 0; ph < oh; ph++)
                 for (gint64 pw = 0; pw < ow; pw++) {
                     float acc = 0.0f;
                     gboolean any = FALSE;
-                    for (gint64 iy = 0; iy < grid_h; iy++)
-                        for (gint64 ix = 0; ix < grid_w; ix++) {
-                            float yy = y1 + (float)ph * bin_h + ((float)iy + 0.5f) * bin_h / (float)grid_h;
-                            float xx = x1 + (float)pw * bin_w + ((float)ix + 0.5f) * bin_w / (float)grid_w;
-                            float w1 = 0, w2 = 0, w3 = 0, w4 = 0;
-                            gint64 p1 = 0, p2 = 0, p3 = 0, p4 = 0;
-                            if (!(yy < -1.0f || yy > (float)height || xx < -1.0f || xx > (float)width)) {
-                                yy = MAX(yy, 0.0f);
-                                xx = MAX(xx, 0.0f);
-                                gint64 ylo = (gint64)yy, xlo = (gint64)xx, yhi, xhi;
-                                if (ylo >= height - 1) {
-                                    yhi = ylo = height - 1;
-                                    yy = (float)ylo;
-                                } else {
-                                    yhi = ylo + 1;
-                                }
-                                if (xlo >= width - 1) {
-                                    xhi = xlo = width - 1;
-                                    xx = (float)xlo;
-                                } else {
-                                    xhi = xlo + 1;
-                                }
-                                float ly = yy - (float)ylo, lx = xx - (float)xlo, hy = 1.0f - ly, hx = 1.0f - lx;
-                                w1 = hy * hx, w2 = hy * lx, w3 = ly * hx, w4 = ly * lx;
-                                p1 = ylo * width + xlo, p2 = ylo * width + xhi, p3 = yhi * width + xlo, p4 = yhi * width + xhi;
-                            }
-                            if (is_max) {
-                                float v = MAX(MAX(MAX(w1 * plane[p1], w2 * plane[p2]), w3 * plane[p3]), w4 * plane[p4]);
-                                acc = any ? MAX(acc, v) : v;
-                                any = TRUE;
-                            } else {
-                                acc += w1 * plane[p1] + w2 * plane[p2] + w3 * plane[p3] + w4 * plane[p4];
-                            }
+                    for (gint64 t = 0; t < per_bin; t++) {
+                        RoiSample sm = found ? found[(ph * ow + pw) * per_bin + t]
+                                             : roi_sample(&box, ph, pw, t / grid_w, t % grid_w);
+                        if (is_max) {
+                            float v = MAX(MAX(MAX(sm.w[0] * plane[sm.p[0]], sm.w[1] * plane[sm.p[1]]),
+                                              sm.w[2] * plane[sm.p[2]]),
+                                          sm.w[3] * plane[sm.p[3]]);
+                            acc = any ? MAX(acc, v) : v;
+                            any = TRUE;
+                        } else {
+                            acc += sm.w[0] * plane[sm.p[0]] + sm.w[1] * plane[sm.p[1]] + sm.w[2] * plane[sm.p[2]] +
+                                   sm.w[3] * plane[sm.p[3]];
                         }
+                    }
                     py[((r * channels + ch) * oh + ph) * ow + pw] = is_max ? acc : acc / count;
                 }
         }
