@@ -331,7 +331,7 @@ static SkinnyI8 *skinny_i8_pack(const guint8 *b, guint8 flip, gint64 kk, gint64 
 {
     SkinnyI8 *s = g_new0(SkinnyI8, 1);
     s->quads = (kk + 3) / 4;
-    s->n16 = (n + 15) / 16;
+    s->n16 = (n + 31) / 32 * 2; /* (whole pairs of panels: the kernel takes two at a time) */
     s->panels = g_malloc0((gsize)(s->n16 * s->quads * 64));
     s->colsum = g_new0(gint32, s->n16 * 16);
     for (gint64 k = 0; k < kk; k++)
@@ -346,35 +346,48 @@ static SkinnyI8 *skinny_i8_pack(const guint8 *b, guint8 flip, gint64 kk, gint64 
 
 #if defined(__x86_64__)
 #include <immintrin.h>
-/* R rows of A by one panel: out [R][16], the raw sums. The rows come interleaved (rows_of_a): quad q of row i is
- * the int32 at a[q * R + i], so each vpdpbusd broadcasts from one base at a fixed offset. */
+/* R rows of A by two panels (32 columns) into C's rows (ldc apart; the first `cols` of the 32 are C's): the raw
+ * sums less za times each column's sum (zc, 32 of them) and each row's term (zr: zb times its sum, less K za zb).
+ * In int32 arithmetic modulo 2^32, which gives the exact value: the exact value fits int32 (at most 33,025
+ * terms). The rows come interleaved (skinny_i8): quad q of row i is the int32 at a[q * R + i], so each broadcast
+ * is from one base at a fixed offset and feeds both panels' vpdpbusd. */
 #define SKINNY_I8_ROWS(R)                                                                                        \
     __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void skinny_i8_rows##R(                        \
-        const SkinnyI8 *s, gint64 panel, const gint32 *a, gint32 *out)                                           \
+        const SkinnyI8 *s, gint64 panel, const gint32 *a, const gint32 *zc, const gint32 *zr, gint32 *c,         \
+        gint64 ldc, gint64 cols)                                                                                 \
     {                                                                                                            \
-        __m512i acc[R];                                                                                          \
+        __m512i acc[R][2];                                                                                       \
         for (int i = 0; i < R; i++)                                                                              \
-            acc[i] = _mm512_setzero_si512();                                                                     \
-        const guint8 *w = s->panels + panel * s->quads * 64;                                                     \
+            acc[i][0] = acc[i][1] = _mm512_setzero_si512();                                                      \
+        const guint8 *w0 = s->panels + panel * s->quads * 64, *w1 = w0 + s->quads * 64;                          \
         for (gint64 q = 0; q < s->quads; q++, a += R) {                                                          \
-            __m512i wq = _mm512_loadu_si512((const void *)(w + q * 64));                                         \
-            for (int i = 0; i < R; i++)                                                                          \
-                acc[i] = _mm512_dpbusd_epi32(acc[i], wq, _mm512_set1_epi32(a[i]));                               \
+            __m512i wq0 = _mm512_loadu_si512((const void *)(w0 + q * 64));                                       \
+            __m512i wq1 = _mm512_loadu_si512((const void *)(w1 + q * 64));                                       \
+            for (int i = 0; i < R; i++) {                                                                        \
+                __m512i b = _mm512_set1_epi32(a[i]);                                                             \
+                acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], wq0, b);                                              \
+                acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], wq1, b);                                              \
+            }                                                                                                    \
         }                                                                                                        \
-        for (int i = 0; i < R; i++)                                                                              \
-            _mm512_storeu_si512((void *)(out + i * 16), acc[i]);                                                 \
+        __m512i zc0 = _mm512_loadu_si512((const void *)zc), zc1 = _mm512_loadu_si512((const void *)(zc + 16));   \
+        __mmask16 m0 = cols >= 16 ? 0xffff : (__mmask16)((1u << cols) - 1);                                      \
+        __mmask16 m1 = cols >= 32 ? 0xffff : cols > 16 ? (__mmask16)((1u << (cols - 16)) - 1) : 0;               \
+        for (int i = 0; i < R; i++) {                                                                            \
+            __m512i t = _mm512_set1_epi32(zr[i]);                                                                \
+            _mm512_mask_storeu_epi32(c + i * ldc, m0, _mm512_sub_epi32(_mm512_sub_epi32(acc[i][0], zc0), t));    \
+            _mm512_mask_storeu_epi32(c + i * ldc + 16, m1, _mm512_sub_epi32(_mm512_sub_epi32(acc[i][1], zc1), t)); \
+        }                                                                                                        \
     }
-SKINNY_I8_ROWS(16)
 SKINNY_I8_ROWS(8)
 SKINNY_I8_ROWS(4)
 SKINNY_I8_ROWS(2)
 SKINNY_I8_ROWS(1)
 #endif
 
-/* The group of rows skinny_i8 takes next from `left` rows: 16, 8, 4, 2 or 1. */
+/* The group of rows skinny_i8 takes next from `left` rows: 8, 4, 2 or 1. */
 static gint64 skinny_group(gint64 left)
 {
-    return left >= 16 ? 16 : left >= 8 ? 8 : left >= 4 ? 4 : left >= 2 ? 2 : 1;
+    return left >= 8 ? 8 : left >= 4 ? 4 : left >= 2 ? 2 : 1;
 }
 
 /* One product for skinny_i8's panels, shared out among the threads (kernel_parallel: each panel's sums are the
@@ -382,8 +395,8 @@ static gint64 skinny_group(gint64 left)
 typedef struct {
     const SkinnyI8 *s;
     const guint8 *groups;
-    const gint64 *rowsum;
-    gint64 rows, kk, n, za, zb;
+    const gint32 *row_terms; /* per row: zb times its sum, less K za zb (modulo 2^32) */
+    gint64 rows, n, za;
     gint32 *c;
 } SkinnyJob;
 
@@ -393,26 +406,26 @@ static void skinny_panels(void *data, gint64 begin, gint64 end, guint part)
     const SkinnyJob *j = data;
 #if defined(__x86_64__)
     const SkinnyI8 *s = j->s;
-    gint32 raw[16 * 16];
-    for (gint64 p = begin; p < end; p++)
+    gint32 zc[32];
+    for (gint64 p = 2 * begin; p < 2 * end; p += 2) { /* a pair of panels */
+        for (int col = 0; col < 32; col++) /* (modulo 2^32, as the kernel's arithmetic) */
+            zc[col] = (gint32)((guint32)j->za * (guint32)s->colsum[p * 16 + col]);
+        gint64 cols = MIN(32, j->n - p * 16);
         for (gint64 i0 = 0; i0 < j->rows; i0 += skinny_group(j->rows - i0)) {
             gint64 r = skinny_group(j->rows - i0);
             const gint32 *group = (const gint32 *)(j->groups + i0 * s->quads * 4);
-            if (r == 16)
-                skinny_i8_rows16(s, p, group, raw);
-            else if (r == 8)
-                skinny_i8_rows8(s, p, group, raw);
+            const gint32 *zr = j->row_terms + i0;
+            gint32 *c = j->c + i0 * j->n + p * 16;
+            if (r == 8)
+                skinny_i8_rows8(s, p, group, zc, zr, c, j->n, cols);
             else if (r == 4)
-                skinny_i8_rows4(s, p, group, raw);
+                skinny_i8_rows4(s, p, group, zc, zr, c, j->n, cols);
             else if (r == 2)
-                skinny_i8_rows2(s, p, group, raw);
+                skinny_i8_rows2(s, p, group, zc, zr, c, j->n, cols);
             else
-                skinny_i8_rows1(s, p, group, raw);
-            for (gint64 i = 0; i < r; i++)
-                for (gint64 col = p * 16; col < MIN(p * 16 + 16, j->n); col++)
-                    j->c[(i0 + i) * j->n + col] = (gint32)((gint64)raw[i * 16 + col - p * 16] - j->za * s->colsum[col] -
-                                                           j->zb * j->rowsum[i0 + i] + j->kk * j->za * j->zb);
+                skinny_i8_rows1(s, p, group, zc, zr, c, j->n, cols);
         }
+    }
 #else
     (void)j, (void)begin, (void)end;
 #endif
@@ -437,8 +450,11 @@ static void skinny_i8(const SkinnyI8 *s, const guint8 *a, guint8 flip, gint64 ro
                 rowsum[i0 + i] += (gint8)v;
             }
     }
-    SkinnyJob job = {s, scratch, rowsum, rows, kk, n, za, zb, c};
-    kernel_parallel(s->n16, 8, skinny_panels, &job);
+    gint32 row_terms[16];
+    for (gint64 i = 0; i < rows; i++)
+        row_terms[i] = (gint32)((guint32)zb * (guint32)rowsum[i] - (guint32)kk * (guint32)za * (guint32)zb);
+    SkinnyJob job = {s, scratch, row_terms, rows, n, za, c};
+    kernel_parallel(s->n16 / 2, 4, skinny_panels, &job);
 }
 
 static gboolean have_vnni(void);
