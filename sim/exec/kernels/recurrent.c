@@ -1,6 +1,7 @@
 /* recurrent.c — the one-layer recurrent ops LSTM, GRU and RNN (ONNX operator specification; shapes in
  * ops/ops-recurrent.c). Per direction: one sgemm projects every step's input at once (X W^T, biases added);
- * then step by step one sgemm of the state by R^T (GRU's default form: two, as the candidate reads r ⊙ H),
+ * then step by step one product of the state by R^T (GRU's default form: two, as the candidate reads r ⊙ H;
+ * an sgemm, or below SMALL_PRODUCT multiply-adds our loop over R^T transposed once),
  * the gates through their activations, the new state written to Y. With sequence_lens each batch entry
  * runs its own length (the reverse direction from its own last step); Y is zero past it and Y_h (Y_c) hold
  * the state of its last step. Every input past X, W and R and every output is optional. */
@@ -138,11 +139,32 @@ static const float *optional_float(const KernelCall *c, guint k, GError **error,
     return t && *ok ? t->data : NULL;
 }
 
+/* A step's products below this many multiply-adds run as our loop over R^T, not an sgemm call: a speech model's
+ * hidden sizes of 10 to 64 make products of a few thousand, which a call costs more than. */
+enum { SMALL_PRODUCT = 1 << 16 };
+
+/* out [rows x cols] (ldo apart) = h [rows x H] times the columns col0.. of wt (R^T: H rows of GH), as sgemm with
+ * R's rows would, summed k by k along R^T's rows (a loop the compiler vectorises). */
+static void small_product(const float *h, gint64 rows, gint64 H, const float *wt, gint64 gh, gint64 col0,
+                          gint64 cols, float *out, gint64 ldo)
+{
+    for (gint64 b = 0; b < rows; b++) {
+        float *o = out + b * ldo;
+        memset(o, 0, sizeof(float) * (gsize)cols);
+        for (gint64 k = 0; k < H; k++) {
+            float hk = h[b * H + k];
+            const float *wk = wt + k * gh + col0;
+            for (gint64 g = 0; g < cols; g++)
+                o[g] += hk * wk[g];
+        }
+    }
+}
+
 /* One direction d over every batch entry: proj (seq x batch rows of gates x hidden) already holds X W^T plus
- * the biases that add outside the gates' products. */
+ * the biases that add outside the gates' products; wt is R^T (H x GH) where the products are small, else NULL. */
 static void run_direction(const KernelCall *c, const Recurrent *r, int d, const float *proj, const float *wr,
-                          const float *rb, const float *peep, const gint32 *lens, float *h, float *cell,
-                          float *rec, float *gated)
+                          const float *wt, const float *rb, const float *peep, const gint32 *lens, float *h,
+                          float *cell, float *rec, float *gated)
 {
     gint64 H = r->hidden, GH = r->gates * H;
     const Activation *act = r->act + d * (r->gates == 4 ? 3 : r->gates == 3 ? 2 : 1);
@@ -152,8 +174,11 @@ static void run_direction(const KernelCall *c, const Recurrent *r, int d, const 
     for (gint64 s = 0; s < r->seq; s++) {
         /* the recurrent products of this step (GRU's default form: z and r only; the candidate below) */
         gboolean split = r->gates == 3 && !r->linear_before_reset;
-        blas.sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)r->batch, (int)(split ? 2 * H : GH), (int)H, 1.0f, h,
-                   (int)H, wr, (int)H, 0.0f, rec, (int)GH);
+        if (wt)
+            small_product(h, r->batch, H, wt, GH, 0, split ? 2 * H : GH, rec, GH);
+        else
+            blas.sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)r->batch, (int)(split ? 2 * H : GH), (int)H, 1.0f,
+                       h, (int)H, wr, (int)H, 0.0f, rec, (int)GH);
         if (split) { /* r ⊙ H for every entry that steps, then its product with R_h */
             for (gint64 b = 0; b < r->batch; b++) {
                 gint64 len = lens ? lens[b] : r->seq;
@@ -164,8 +189,11 @@ static void run_direction(const KernelCall *c, const Recurrent *r, int d, const 
                     gated[b * H + k] = rg * h[b * H + k];
                 }
             }
-            blas.sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)r->batch, (int)H, (int)H, 1.0f, gated, (int)H,
-                       wr + 2 * H * H, (int)H, 0.0f, rec + 2 * H, (int)GH);
+            if (wt)
+                small_product(gated, r->batch, H, wt, GH, 2 * H, H, rec + 2 * H, GH);
+            else
+                blas.sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)r->batch, (int)H, (int)H, 1.0f, gated, (int)H,
+                           wr + 2 * H * H, (int)H, 0.0f, rec + 2 * H, (int)GH);
         }
         for (gint64 b = 0; b < r->batch; b++) {
             gint64 len = lens ? lens[b] : r->seq;
@@ -254,15 +282,17 @@ gboolean kernel_recurrent(const KernelCall *c, GError **error)
             lens[b] = (gint32)v;
         }
     }
-    /* workspace: the projections, then H, C, one step's products and GRU's r ⊙ H */
+    /* workspace: the projections, then H, C, one step's products, GRU's r ⊙ H and R^T where the products are small */
+    gboolean small = r.batch * GH * H <= SMALL_PRODUCT;
     gsize proj_floats = (gsize)(r.seq * r.batch * GH), state_floats = (gsize)(r.batch * H);
-    float *proj = kernel_workspace(c, sizeof(float) * (proj_floats + 3 * state_floats + (gsize)(r.batch * GH) + 16));
+    gsize floats = proj_floats + 3 * state_floats + (gsize)(r.batch * GH) + (small ? (gsize)(GH * H) : 0);
+    float *proj = kernel_workspace(c, sizeof(float) * (floats + 16));
     if (!proj) {
         g_free(lens);
-        return kernel_fail(c, error, "its workspace of %" G_GSIZE_FORMAT " floats cannot be allocated",
-                           proj_floats + 3 * state_floats + (gsize)(r.batch * GH));
+        return kernel_fail(c, error, "its workspace of %" G_GSIZE_FORMAT " floats cannot be allocated", floats);
     }
     float *h = proj + proj_floats, *cell = h + state_floats, *gated = cell + state_floats, *rec = gated + state_floats;
+    float *wt = small ? rec + r.batch * GH : NULL;
     ExecTensor *y = kernel_out(c, 0), *yh = kernel_out(c, 1), *yc = r.gates == 4 ? kernel_out(c, 2) : NULL;
     if (y && y->count)
         memset(y->data, 0, sizeof(float) * y->count); /* zero past each entry's length */
@@ -286,7 +316,10 @@ gboolean kernel_recurrent(const KernelCall *c, GError **error)
             else
                 memset(cell + b * H, 0, sizeof(float) * (gsize)H);
         }
-        run_direction(c, &r, d, proj, rd, rb, peep ? peep + d * 3 * H : NULL, lens, h, cell, rec, gated);
+        for (gint64 g = 0; wt && g < GH; g++) /* R^T */
+            for (gint64 k = 0; k < H; k++)
+                wt[k * GH + g] = rd[g * H + k];
+        run_direction(c, &r, d, proj, rd, wt, rb, peep ? peep + d * 3 * H : NULL, lens, h, cell, rec, gated);
         for (gint64 b = 0; b < r.batch; b++) {
             if (yh)
                 memcpy((float *)yh->data + state_row(&r, d, b), h + b * H, sizeof(float) * (gsize)H);
