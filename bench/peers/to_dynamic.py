@@ -12,6 +12,7 @@ import sys
 
 import numpy as np
 import onnx
+from graph_edit import save_with
 from onnx import TensorProto, helper, numpy_helper
 
 
@@ -37,13 +38,7 @@ def main(src, dst):
                   helper.make_node("Cast", [tag + "_i"], [tag + "_f"], to=TensorProto.FLOAT),
                   helper.make_node("Mul", [tag + "_a_scale", tag + "_w_scale"], [tag + "_s"]),
                   helper.make_node("Mul", [tag + "_f", tag + "_s"], [n.output[0]])]
-    del g.node[:]
-    g.node.extend(nodes)
-    used = {x for n in g.node for x in n.input}
-    kept = [t for t in g.initializer if t.name in used]
-    del g.initializer[:]
-    g.initializer.extend(kept + added)
-    onnx.save(model, dst)
+    save_with(model, nodes, added, dst)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import sys
 
 import numpy as np
 import onnx
+from graph_edit import save_with
 from onnx import helper, numpy_helper
 
 
@@ -42,13 +43,7 @@ def main(src, dst):
         n.input[0], n.input[1], n.output[0] = tag + "_x", tag + "_wf", tag + "_y"
         nodes += [n, helper.make_node("QuantizeLinear", [tag + "_y"] + pair, [tag + "_yq"]),
                   helper.make_node("DequantizeLinear", [tag + "_yq"] + pair, [y])]
-    del g.node[:]
-    g.node.extend(nodes)
-    used = {x for n in g.node for x in n.input}
-    kept = [t for t in g.initializer if t.name in used]
-    del g.initializer[:]
-    g.initializer.extend(kept + added)
-    onnx.save(model, dst)
+    save_with(model, nodes, added, dst)
 
 
 if __name__ == "__main__":
