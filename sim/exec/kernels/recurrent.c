@@ -161,10 +161,11 @@ static void small_product(const float *h, gint64 rows, gint64 H, const float *wt
 }
 
 /* One direction d over every batch entry: proj (seq x batch rows of gates x hidden) already holds X W^T plus
- * the biases that add outside the gates' products; wt is R^T (H x GH) where the products are small, else NULL. */
+ * the biases that add outside the gates' products; wt is R^T (H x GH) where the products are small, else NULL;
+ * lanes (5 x hidden floats) where an LSTM has its default activations, else NULL. */
 static void run_direction(const KernelCall *c, const Recurrent *r, int d, const float *proj, const float *wr,
                           const float *wt, const float *rb, const float *peep, const gint32 *lens, float *h,
-                          float *cell, float *rec, float *gated)
+                          float *cell, float *rec, float *gated, float *lanes)
 {
     gint64 H = r->hidden, GH = r->gates * H;
     const Activation *act = r->act + d * (r->gates == 4 ? 3 : r->gates == 3 ? 2 : 1);
@@ -218,6 +219,26 @@ static void run_direction(const KernelCall *c, const Recurrent *r, int d, const 
                     float hh = act_apply(&act[1], clipped(cand, r->clip));
                     hb[k] = (1.0f - z) * hh + z * hb[k];
                 }
+            } else if (lanes) { /* LSTM's default activations, a gate at a time over the hidden units (the Sigmoid
+                                   * and Tanh ops' vectorised forms, approx.h's exp): the same steps as below */
+                float *cb = cell + b * H, *ig = lanes, *fg = ig + H, *cg = fg + H, *og = cg + H, *tc = og + H;
+                for (gint64 k = 0; k < H; k++) {
+                    ig[k] = clipped(p[k] + q[k] + (peep ? peep[k] * cb[k] : 0.0f), r->clip);
+                    fg[k] = clipped(p[2 * H + k] + q[2 * H + k] + (peep ? peep[2 * H + k] * cb[k] : 0.0f), r->clip);
+                    cg[k] = clipped(p[3 * H + k] + q[3 * H + k], r->clip);
+                }
+                kernel_sigmoid_array(ig, ig, (gsize)H);
+                if (!r->input_forget)
+                    kernel_sigmoid_array(fg, fg, (gsize)H);
+                kernel_tanh_array(cg, cg, (gsize)H);
+                for (gint64 k = 0; k < H; k++) {
+                    cb[k] = (r->input_forget ? 1.0f - ig[k] : fg[k]) * cb[k] + ig[k] * cg[k];
+                    og[k] = clipped(p[H + k] + q[H + k] + (peep ? peep[H + k] * cb[k] : 0.0f), r->clip);
+                }
+                kernel_sigmoid_array(og, og, (gsize)H);
+                kernel_tanh_array(cb, tc, (gsize)H);
+                for (gint64 k = 0; k < H; k++)
+                    hb[k] = og[k] * tc[k];
             } else { /* gates i, o, f, c; peepholes i, o, f */
                 float *cb = cell + b * H;
                 for (gint64 k = 0; k < H; k++) {
@@ -285,14 +306,18 @@ gboolean kernel_recurrent(const KernelCall *c, GError **error)
     /* workspace: the projections, then H, C, one step's products, GRU's r ⊙ H and R^T where the products are small */
     gboolean small = r.batch * GH * H <= SMALL_PRODUCT;
     gsize proj_floats = (gsize)(r.seq * r.batch * GH), state_floats = (gsize)(r.batch * H);
-    gsize floats = proj_floats + 3 * state_floats + (gsize)(r.batch * GH) + (small ? (gsize)(GH * H) : 0);
+    gsize floats =
+        proj_floats + 3 * state_floats + (gsize)(r.batch * GH) + (small ? (gsize)(GH * H) : 0) + (gsize)(5 * H);
     float *proj = kernel_workspace(c, sizeof(float) * (floats + 16));
     if (!proj) {
         g_free(lens);
         return kernel_fail(c, error, "its workspace of %" G_GSIZE_FORMAT " floats cannot be allocated", floats);
     }
     float *h = proj + proj_floats, *cell = h + state_floats, *gated = cell + state_floats, *rec = gated + state_floats;
-    float *wt = small ? rec + r.batch * GH : NULL;
+    float *wt = small ? rec + r.batch * GH : NULL, *lanes = rec + r.batch * GH + (small ? GH * H : 0);
+    if (!(r.gates == 4 && r.act[0].kind == ACT_SIGMOID && r.act[1].kind == ACT_TANH && r.act[2].kind == ACT_TANH &&
+          (r.dirs == 1 || (r.act[3].kind == ACT_SIGMOID && r.act[4].kind == ACT_TANH && r.act[5].kind == ACT_TANH))))
+        lanes = NULL;
     ExecTensor *y = kernel_out(c, 0), *yh = kernel_out(c, 1), *yc = r.gates == 4 ? kernel_out(c, 2) : NULL;
     if (y && y->count)
         memset(y->data, 0, sizeof(float) * y->count); /* zero past each entry's length */
@@ -319,7 +344,7 @@ gboolean kernel_recurrent(const KernelCall *c, GError **error)
         for (gint64 g = 0; wt && g < GH; g++) /* R^T */
             for (gint64 k = 0; k < H; k++)
                 wt[k * GH + g] = rd[g * H + k];
-        run_direction(c, &r, d, proj, rd, wt, rb, peep ? peep + d * 3 * H : NULL, lens, h, cell, rec, gated);
+        run_direction(c, &r, d, proj, rd, wt, rb, peep ? peep + d * 3 * H : NULL, lens, h, cell, rec, gated, lanes);
         for (gint64 b = 0; b < r.batch; b++) {
             if (yh)
                 memcpy((float *)yh->data + state_row(&r, d, b), h + b * H, sizeof(float) * (gsize)H);
