@@ -402,7 +402,13 @@ gboolean kernel_constant_of_shape(const KernelCall *c, GError **error)
         if (len >= dtype_size(value->t->dtype) && kernel_elem_supported(value->t->dtype))
             v = kernel_elem_get_f(&one, 0);
     }
-    for (gsize k = 0; k < y->count; k++)
-        kernel_elem_set_f(y, k, v);
+    if (!y->count)
+        return TRUE;
+    /* the first element written as the type holds it, then its bytes copied out, doubling (a Mask R-CNN's Loop
+     * makes a 64 x 64 image of zeros per detection: one element at a time was most of its time) */
+    kernel_elem_set_f(y, 0, v);
+    gsize size = dtype_size(y->dtype);
+    for (gsize done = 1; done < y->count; done *= 2)
+        memcpy((guint8 *)y->data + done * size, y->data, MIN(done, y->count - done) * size);
     return TRUE;
 }
