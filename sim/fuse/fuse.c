@@ -973,6 +973,15 @@ static gboolean rule_qdq_bias(Site *site, Node *n, GError **error)
     return TRUE;
 }
 
+/* How many of n's inputs are given (an optional one left out is an empty name). */
+static guint present_inputs(const Node *n)
+{
+    guint present = 0;
+    for (guint k = 0; k < n->inputs->len; k++)
+        present += node_input(n, k) != NULL;
+    return present;
+}
+
 /* ONNX Runtime's QDQ node groups (its qdq_selectors): a target op whose first `n_dq` inputs are each a
  * DequantizeLinear read by it alone and whose output is read by one QuantizeLinear alone (or by a Relu read by it
  * alone, when the QuantizeLinear's zero point is its type's least, uint8 0 or int8 -128: the clamp is the Relu,
@@ -1020,9 +1029,7 @@ static gboolean qdq_group(Site *site, Node *q, const char *op, guint n_dq, gint6
     if (!grp->target || grp->target->outputs->len != 1 || !only_for(out, grp->relu ? grp->relu : q) ||
         g_hash_table_contains(site->with, grp->target))
         return FALSE;
-    guint present = 0;
-    for (guint k = 0; k < grp->target->inputs->len; k++)
-        present += node_input(grp->target, k) != NULL;
+    guint present = present_inputs(grp->target);
     if (!n_dq)
         n_dq = present;
     if (n_dq > G_N_ELEMENTS(grp->dq) || n_dq > present)
@@ -1091,9 +1098,7 @@ static gboolean rule_qdq_gemm(Site *site, Node *n, GError **error)
     gboolean quantized = qdq_group(site, n, "Gemm", 0, -1, &grp);
     if (!quantized) {
         memset(&grp, 0, sizeof grp);
-        guint present = 0;
-        for (guint k = 0; k < n->inputs->len; k++)
-            present += node_input(n, k) != NULL;
+        guint present = present_inputs(n);
         if (strcmp(n->op_type, "Gemm") || *n->domain || present < 2 || present > 3 || !node_output(n, 0))
             return FALSE;
         /* float out only where no QuantizeLinear reads it (else its group), nor a Relu or Clip read by one node (ORT

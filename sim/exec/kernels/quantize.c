@@ -8,6 +8,9 @@
 
 #include <math.h>
 #include <string.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 /* The range of a quantized type. */
 static void range_of(DType d, float *lo, float *hi)
@@ -41,7 +44,7 @@ static inline float quantize_value(float f, float lo, float hi, float z)
 
 /* quantize_value over an array: out[k] from in[k] and `s` by `value` (x / s for QuantizeLinear, a sum times its
  * multiplier for a requantization), into 8 bits. Each loop is stamped for the baseline and for AVX-512 (the kernels
- * are built for baseline x86-64, whose vectors hold 4 floats); quantize_loops picks the widest the CPU runs. The
+ * are built for baseline x86-64, whose vectors hold 4 floats); quant_loop picks the widest the CPU runs. The
  * arithmetic is the same in both, so are the bits. */
 typedef void (*QuantLoop)(const void *in, float s, float lo, float hi, float z, void *out, gsize n);
 #define QUANT_LOOP(name, in_t, out_t, value, ...)                                                                 \
@@ -64,11 +67,22 @@ QUANT_LOOPS(_plain)
 QUANT_LOOPS(_avx512, __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))))
 #endif
 
+/* What the CPU runs of the loops stamped here: AVX-512 (with its byte, word and 128/256-bit forms), and its VNNI
+ * byte product vpdpbusd. */
 static gboolean have_avx512(void)
 {
 #if defined(__x86_64__)
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+#else
+    return FALSE;
+#endif
+}
+
+static gboolean have_vnni(void)
+{
+#if defined(__x86_64__)
+    return have_avx512() && __builtin_cpu_supports("avx512vnni");
 #else
     return FALSE;
 #endif
@@ -259,7 +273,7 @@ static AxpyI32 axpy_of(DType t)
 {
     int k = t == DT_UINT8 ? 1 : t == DT_INT8 ? 2 : 0;
 #if defined(__x86_64__)
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"))
+    if (have_avx512())
         return axpys_avx512[k];
     if (__builtin_cpu_supports("avx2"))
         return axpys_avx2[k];
@@ -345,7 +359,6 @@ static SkinnyI8 *skinny_i8_pack(const guint8 *b, guint8 flip, gint64 kk, gint64 
 }
 
 #if defined(__x86_64__)
-#include <immintrin.h>
 /* R rows of A by two panels (32 columns) into C's rows (ldc apart; the first `cols` of the 32 are C's): the raw
  * sums less za times each column's sum (zc, 32 of them) and each row's term (zr: zb times its sum, less K za zb).
  * In int32 arithmetic modulo 2^32, which gives the exact value: the exact value fits int32 (at most 33,025
@@ -457,7 +470,13 @@ static void skinny_i8(const SkinnyI8 *s, const guint8 *a, guint8 flip, gint64 ro
     kernel_parallel(s->n16 / 2, 4, skinny_panels, &job);
 }
 
-static gboolean have_vnni(void);
+/* A product's sums [batches x m x n] handed to `emit` one by one, unless they are the output already (lib->sums). */
+static void emit_sums(const gint32 *sums, const GemmTarget *lib, gsize batches, gint64 m, gint64 n, Emit emit,
+                      void *data)
+{
+    for (gsize at = 0; !lib->sums && at < batches * (gsize)(m * n); at++)
+        emit(data, at, (gint64)(at / (gsize)n) % m, (gint64)(at % (gsize)n), sums[at]);
+}
 
 /* products on oneDNN's integer GEMM (gemm_exact): per batch, C [m x n] = (A - za)(B - zb) in int32, A the unsigned
  * operand and B the signed one (an int8 A plus 128, a uint8 B less 128, zero points alike), into lib->sums as they
@@ -497,9 +516,7 @@ static gboolean gemm_matmul(const KernelCall *c, const ExecTensor *a, const Exec
         gint32 *sums = lib->sums ? lib->sums : (gint32 *)(ws + (rows * lda + 63) / 64 * 64);
         skinny_i8(s, a->data, flip, rows, kk, n, (gint8)((guint8)za ^ flip), (guint8)((guint8)zb ^ b_flip), ws, sums);
         prep->by = NULL; /* (our own kernel) */
-        for (gint64 i = 0, at = 0; !lib->sums && i < rows; i++)
-            for (gint64 j = 0; j < n; j++, at++)
-                emit(data, (gsize)at, i % m, j, sums[at]);
+        emit_sums(sums, lib, batches, m, n, emit, data);
         *done = TRUE;
         return TRUE;
     }
@@ -522,11 +539,7 @@ static gboolean gemm_matmul(const KernelCall *c, const ExecTensor *a, const Exec
                                      bs + t * b_step, n, bo, 0.0f, sums + t * (gsize)(m * n), n, &zero) != dnnl_success)
             return kernel_fail(c, error, "oneDNN's integer product failed");
     }
-    if (!lib->sums)
-        for (gsize t = 0, at = 0; t < batches; t++)
-            for (gint64 i = 0; i < m; i++)
-                for (gint64 j = 0; j < n; j++, at++)
-                    emit(data, at, i, j, sums[at]);
+    emit_sums(sums, lib, batches, m, n, emit, data);
     *done = TRUE;
     return TRUE;
 }
@@ -678,7 +691,6 @@ gboolean kernel_qlinear_matmul(const KernelCall *c, GError **error)
 }
 
 #if defined(__x86_64__)
-#include <immintrin.h>
 /* The products of one block for vnni_products: 4 output channels (w4: each's quads of 4 signed bytes, `quads`
  * of them) by 64 positions (cols: per quad, 64 positions of 4 unsigned bytes), summed with AVX-512 VNNI's
  * vpdpbusd into acc[channel][64] (int32: the caller bounds the sums). */
@@ -705,19 +717,21 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void vnni_block(co
         for (int v = 0; v < 4; v++)
             _mm512_storeu_si512((void *)(acc + j * 64 + 16 * v), a[j][v]);
 }
-
-static gboolean have_vnni(void)
-{
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512vnni");
-}
 #else
 static void vnni_block(const guint8 *cols, gint64 stride, const gint32 *w4, gint64 quads, gint32 *acc)
 {
     (void)cols, (void)stride, (void)w4, (void)quads, (void)acc;
 }
-static gboolean have_vnni(void) { return FALSE; }
 #endif
+
+/* Whether the window is one tap at stride 1 without padding: the columns are the input planes as they lie. */
+static gboolean window_pointwise(const KernelWindow *win)
+{
+    gboolean pointwise = win->k_size == 1;
+    for (int a = 0; a < win->s; a++)
+        pointwise = pointwise && win->stride[a] == 1 && win->pad[a] == 0 && win->out[a] == win->in[a];
+    return pointwise;
+}
 
 /* conv_products on AVX-512 VNNI, for 8-bit x and w and sums of up to 33,025 terms (as the int32 path; beyond,
  * conv_products' int64 one): vpdpbusd multiplies unsigned by
@@ -749,9 +763,7 @@ static gboolean vnni_products(const KernelCall *c, const KernelWindow *win, gint
     gint32 *ones = acc + 4 * 64; /* 4 channels of weights 1: vnni_block then sums the columns */
     for (gint64 q = 0; q < 4 * quads; q++)
         ones[q] = 0x01010101;
-    gboolean pointwise = win->k_size == 1; /* a 1x1 window at stride 1 with no padding: the planes as they are */
-    for (int a = 0; a < win->s; a++)
-        pointwise = pointwise && win->stride[a] == 1 && win->pad[a] == 0 && win->out[a] == win->in[a];
+    gboolean pointwise = window_pointwise(win);
     gint64 *wsum = g_new0(gint64, (gsize)(mblocks * 4) + 1), *zw = g_new0(gint64, (gsize)(mblocks * 4) + 1);
     gint64 o[KERNEL_MAX_RANK], k[KERNEL_MAX_RANK];
     for (gint64 n = 0; n < win->n; n++)
@@ -859,8 +871,8 @@ static gsize padded_bytes_of(const KernelWindow *win)
     return (gsize)(sw * padded_extent(win, 0) * wq + 63) / 64 * 64;
 }
 
-/* One group's columns for gemm_products: row (ic, window position), one unsigned byte per output position: x plus
- * 128 where x is int8 (flip 0x80), as it is where uint8; `pad` in the padding (x's zero point, shifted alike).
+/* One group's columns for gemm_products: row (ic, window position), one signed byte per output position: x less
+ * 128 where x is uint8 (flip 0x80), as it is where int8; `pad` in the padding (x's zero point, shifted alike).
  * Images: each input plane is first copied, flipped, into `padded` with its padding around it (padded_extent) and
  * its columns dealt into one plane per phase modulo the stride (column c to plane c % stride, at c / stride), so
  * that each output row of each window position is one contiguous copy without a bound to test, strided or not
@@ -869,9 +881,7 @@ static void gemm_columns(const KernelWindow *win, const guint8 *planes, gint64 c
                          guint8 *cols, guint8 *padded)
 {
     gint64 p = win->out_size, o[KERNEL_MAX_RANK], k[KERNEL_MAX_RANK];
-    gboolean pointwise = win->k_size == 1;
-    for (int a = 0; a < win->s; a++)
-        pointwise = pointwise && win->stride[a] == 1 && win->pad[a] == 0 && win->out[a] == win->in[a];
+    gboolean pointwise = window_pointwise(win);
     if (pointwise) { /* the planes as they lie */
         flip_bytes(planes, cols, (gsize)(cg * p), flip);
         return;
@@ -942,9 +952,7 @@ static gboolean gemm_products(const KernelCall *c, const KernelWindow *win, gint
     }
     guint8 x_flip = x->dtype == DT_INT8 ? 0 : 0x80, w_flip = w->dtype == DT_UINT8 ? 0 : 0x80;
     guint8 zx_as = (guint8)((guint8)zx ^ x_flip), zw_as = (guint8)((guint8)zw ^ w_flip);
-    gboolean pointwise = win->k_size == 1;
-    for (int a = 0; a < win->s; a++)
-        pointwise = pointwise && win->stride[a] == 1 && win->pad[a] == 0 && win->out[a] == win->in[a];
+    gboolean pointwise = window_pointwise(win);
     const Tensor *wt = node_input(c->node, to->w_input);
     gboolean direct = pointwise && !x_flip;
     gsize padded_bytes = padded_bytes_of(win);
