@@ -51,8 +51,7 @@ ms() { /usr/bin/python3 -c "import sys; v = float(sys.argv[1]); print(f'{v:.3f}'
         IFS='|' read -r kind class _holds plan_args <<< "$row"
         read -r -a plan_args <<< "$plan_args"
         dir="$work/$kind"
-        mkdir -p "$dir"
-        /usr/bin/python3 tests/data/oracle/export.py "$kind" "$dir" > /dev/null 2>&1
+        class_export "$kind" "$dir"
         /usr/bin/python3 bench/peers/raw_inputs.py "$dir" "$dir/raw"
         ours="" fused="" ort=""
         for _ in $(seq "$rounds"); do

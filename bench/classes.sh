@@ -1,6 +1,10 @@
 # classes.sh — the model classes exported from torch here (tests/data/oracle/export.py KIND DIR), one row each:
 # kind | the class | what the export holds | the plan's options (the inputs' named dims). Sourced by
 # bench/coverage.sh (plan, check, torch's outputs) and bench/class-timing.sh (time beside ONNX Runtime).
+
+# class_export KIND DIR: the class's export (its model, inputs and torch's outputs) into DIR.
+class_export() { mkdir -p "$2" && /usr/bin/python3 tests/data/oracle/export.py "$1" "$2" > /dev/null 2>&1; }
+
 # shellcheck disable=SC2034
 classes=(
     "encoder|transformer encoder with a padding mask|token embedding, 2 TransformerEncoder layers, a real mask (padded from 6 and 9)"

@@ -37,8 +37,7 @@ source bench/classes.sh
         IFS='|' read -r kind class holds plan_args <<< "$row"
         read -r -a plan_args <<< "$plan_args"
         dir="$work/$kind"
-        mkdir -p "$dir"
-        /usr/bin/python3 tests/data/oracle/export.py "$kind" "$dir" > /dev/null 2>&1
+        class_export "$kind" "$dir"
         json=$("$sim" --graph "$dir/model.onnx" --format json --budget-work "$WORK" "${plan_args[@]}")
         read -r steps bounded lb arena < <(/usr/bin/python3 -c '
 import json, sys
