@@ -209,6 +209,133 @@ void order_profile(const OrderProblem *p, const guint *order, guint *remaining, 
         out->peak = live;
 }
 
+OrderReach *order_reach_new(const OrderProblem *p)
+{
+    if (p->n > ORDER_REACH_NODES_MAX)
+        return NULL;
+    OrderReach *r = g_new0(OrderReach, 1);
+    r->n = p->n;
+    r->words = (p->n + 63) / 64;
+    r->bits = g_new0(guint64, (gsize)r->words * p->n + 1);
+    r->topo = g_new(guint, p->n + 1);
+    guint *preds = g_memdup2(p->n_preds, (p->n + 1) * sizeof(guint)), head = 0, tail = 0;
+    for (guint k = 0; k < p->n; k++)
+        if (!preds[k])
+            r->topo[tail++] = k;
+    while (head < tail) { /* each node hands its ancestors, and itself, to its successors */
+        guint k = r->topo[head++];
+        const guint64 *from = r->bits + (gsize)k * r->words;
+        for (guint j = 0; j < p->succs[k]->len; j++) {
+            guint v = g_array_index(p->succs[k], guint, j);
+            guint64 *to = r->bits + (gsize)v * r->words;
+            for (guint w = 0; w < r->words; w++)
+                to[w] |= from[w];
+            to[k / 64] |= (guint64)1 << (k % 64);
+            if (--preds[v] == 0)
+                r->topo[tail++] = v;
+        }
+    }
+    g_free(preds);
+    if (tail < p->n) { /* a cycle: no order at all */
+        order_reach_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+void order_reach_free(OrderReach *r)
+{
+    if (!r)
+        return;
+    g_free(r->bits);
+    g_free(r->topo);
+    g_free(r);
+}
+
+/* What every order holds (order_profile's model: a root is live from its producer's step through its last
+ * reader's, a graph input from before the first step, a graph output to the end):
+ *   - at the last step, every kept root; at the first, every graph input and what the first node makes (the
+ *     least of the nodes without predecessors);
+ *   - while node v runs: what v makes and what it reads, every kept graph input, and, given `reach`, each kept
+ *     root made by an ancestor of v, and each other root made by an ancestor of v (or a graph input) and read by
+ *     v or a descendant of v (that reader runs at or after v, so the root is not yet freed).
+ * The bound is the largest of these sums. */
+guint64 order_lower_bound(const OrderProblem *p, const OrderReach *reach)
+{
+    guint64 kept = 0, early = 0, constant = 0;
+    gint *producer = g_new(gint, p->n_roots + 1);
+    for (guint r = 0; r < p->n_roots; r++) {
+        producer[r] = -1;
+        kept += p->root_kept[r] ? p->root_bytes[r] : 0;
+        early += p->root_early[r] ? p->root_bytes[r] : 0;
+        constant += p->root_early[r] && p->root_kept[r] ? p->root_bytes[r] : 0;
+    }
+    for (guint k = 0; k < p->n; k++)
+        for (guint i = 0; i < p->outputs[k]->len; i++)
+            producer[g_array_index(p->outputs[k], guint, i)] = (gint)k;
+    guint64 bound = p->n ? kept : early, first = G_MAXUINT64;
+    for (guint k = 0; k < p->n; k++)
+        if (!p->n_preds[k])
+            first = MIN(first, p->alloc_bytes[k]);
+    if (p->n)
+        bound = MAX(bound, early + first);
+    guint64 *must = g_new0(guint64, p->n + 1);
+    if (reach) {
+        GArray **readers = g_new0(GArray *, p->n_roots + 1);
+        for (guint k = 0; k < p->n; k++)
+            for (guint i = 0; i < p->inputs[k]->len; i++) {
+                guint r = g_array_index(p->inputs[k], RootUse, i).root;
+                if (!readers[r])
+                    readers[r] = g_array_new(FALSE, FALSE, sizeof(guint));
+                g_array_append_val(readers[r], k);
+            }
+        guint64 *upto = g_new(guint64, reach->words + 1); /* the readers and their ancestors */
+        for (guint r = 0; r < p->n_roots; r++) {
+            gint a = producer[r];
+            if ((p->root_early[r] && p->root_kept[r]) || (a < 0 && !p->root_early[r]))
+                continue;
+            if (p->root_kept[r]) { /* held from its producer on: by every descendant of it */
+                for (guint v = 0; v < p->n; v++)
+                    if (order_reach_before(reach, (guint)a, v))
+                        must[v] += p->root_bytes[r];
+                continue;
+            }
+            if (!readers[r])
+                continue;
+            memset(upto, 0, reach->words * sizeof(guint64));
+            for (guint i = 0; i < readers[r]->len; i++) {
+                guint c = g_array_index(readers[r], guint, i);
+                const guint64 *anc = reach->bits + (gsize)c * reach->words;
+                for (guint w = 0; w < reach->words; w++)
+                    upto[w] |= anc[w];
+                upto[c / 64] |= (guint64)1 << (c % 64);
+            }
+            for (guint w = 0; w < reach->words; w++)
+                for (guint64 bits = upto[w]; bits; bits &= bits - 1) {
+                    guint v = w * 64 + (guint)__builtin_ctzll(bits);
+                    if (a < 0 || ((guint)a != v && order_reach_before(reach, (guint)a, v)))
+                        must[v] += p->root_bytes[r];
+                }
+        }
+        g_free(upto);
+        for (guint r = 0; r < p->n_roots; r++)
+            if (readers[r])
+                g_array_unref(readers[r]);
+        g_free(readers);
+    } else { /* what each node reads, at least */
+        for (guint k = 0; k < p->n; k++)
+            for (guint i = 0; i < p->inputs[k]->len; i++) {
+                guint r = g_array_index(p->inputs[k], RootUse, i).root;
+                must[k] += p->root_early[r] && p->root_kept[r] ? 0 : p->root_bytes[r];
+            }
+    }
+    for (guint k = 0; k < p->n; k++)
+        bound = MAX(bound, constant + p->alloc_bytes[k] + must[k]);
+    g_free(must);
+    g_free(producer);
+    return bound;
+}
+
 gboolean order_peak(const OrderProblem *p, const guint *order, guint64 *peak, GError **error)
 {
     guint *preds = g_memdup2(p->n_preds, (p->n + 1) * sizeof(guint));

@@ -51,6 +51,26 @@ typedef struct {
 } OrderProfile;
 void order_profile(const OrderProblem *p, const guint *order, guint *remaining, OrderProfile *out);
 
+/* Which nodes come before which in every topological order: per node v, a bit per node u set when u is a strict
+ * ancestor of v (a path of edges leads from u to v). n^2 bits: built only up to ORDER_REACH_NODES_MAX nodes. */
+#define ORDER_REACH_NODES_MAX 8192u
+typedef struct {
+    guint n, words;
+    guint64 *bits;  /* v's ancestors at bits + v * words */
+    guint *topo;    /* one topological order (Kahn's, first ready first) */
+} OrderReach;
+OrderReach *order_reach_new(const OrderProblem *p); /* NULL past ORDER_REACH_NODES_MAX nodes */
+void order_reach_free(OrderReach *r);
+static inline gboolean order_reach_before(const OrderReach *r, guint u, guint v)
+{
+    return (r->bits[(gsize)v * r->words + u / 64] >> (u % 64)) & 1;
+}
+
+/* A peak of live bytes no topological order can go below: the most, over the steps, of what every order holds
+ * at that step (see order.c). `reach` (may be NULL) adds what every order holds while each node runs: roots made
+ * by its ancestors and read by it or its descendants (or kept), graph inputs read by it or its descendants. */
+guint64 order_lower_bound(const OrderProblem *p, const OrderReach *reach);
+
 typedef struct OrderStrategy {
     const char *name;
     const char *summary;
