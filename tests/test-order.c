@@ -259,12 +259,13 @@ static void test_optimal_parts(void)
         g_snprintf(name[2], sizeof name[2], "x%u", k);
         g_snprintf(name[3], sizeof name[3], "sx%u", k);
         const char *u = reduce(b, t, name[0]), *v = reduce(b, t, name[1]);
-        const char *x = builder_node(b, "Tile", (const char *const[]){u, builder_int_vec(b, NULL, 1, (const gint64[]){80}),
-                                                                      NULL}, 1, (const char *[]){name[2]}, NULL);
+        const char *reps = builder_int_vec(b, NULL, 1, (const gint64[]){80});
+        const char *x = builder_node(b, "Tile", (const char *const[]){u, reps, NULL}, 1, (const char *[]){name[2]},
+                                     NULL);
         out = B_OP(b, "Add", reduce(b, x, name[3]), v);
         if (k < 2)
-            t = builder_node(b, "Tile", (const char *const[]){out, builder_int_vec(b, NULL, 1, (const gint64[]){150 + 50 * k}),
-                                                              NULL}, 1, (const char *[]){NULL}, NULL);
+            const char *grow = builder_int_vec(b, NULL, 1, (const gint64[]){150 + 50 * k});
+            t = builder_node(b, "Tile", (const char *const[]){out, grow, NULL}, 1, (const char *[]){NULL}, NULL);
     }
     builder_output(b, out);
     Model *m = finish(b);
