@@ -263,9 +263,10 @@ static void test_optimal_parts(void)
         const char *x = builder_node(b, "Tile", (const char *const[]){u, reps, NULL}, 1, (const char *[]){name[2]},
                                      NULL);
         out = B_OP(b, "Add", reduce(b, x, name[3]), v);
-        if (k < 2)
+        if (k < 2) {
             const char *grow = builder_int_vec(b, NULL, 1, (const gint64[]){150 + 50 * k});
             t = builder_node(b, "Tile", (const char *const[]){out, grow, NULL}, 1, (const char *[]){NULL}, NULL);
+        }
     }
     builder_output(b, out);
     Model *m = finish(b);
