@@ -1709,6 +1709,67 @@ static void test_nd_windows(void)
         }
 }
 
+/* MaxPool and AveragePool over three spatial axes (the 2-D path's planes, then the depth: pool3d) against the
+ * definition in double on [2, 3, 5, 6, 7]: a video stem's pool (window 1 x 3 x 3, stride 1 x 2 x 2), an asymmetric
+ * padding with a dilated depth, a 2 x 2 x 2 mean, and means with and without the padding counted. */
+static void test_3d_pools(void)
+{
+    static const struct {
+        const char *op;
+        gint64 k[3], s[3], pads[6], dil[3], include_pad;
+    } cases[] = {
+        {"MaxPool", {1, 3, 3}, {1, 2, 2}, {0, 1, 1, 0, 1, 1}, {1, 1, 1}, 0},
+        {"MaxPool", {3, 2, 2}, {2, 1, 2}, {1, 0, 1, 0, 1, 0}, {2, 1, 1}, 0},
+        {"AveragePool", {2, 2, 2}, {1, 1, 1}, {0, 0, 0, 0, 0, 0}, {1, 1, 1}, 0},
+        {"AveragePool", {3, 3, 1}, {2, 2, 1}, {1, 1, 0, 1, 1, 0}, {1, 1, 1}, 1},
+        {"AveragePool", {3, 3, 1}, {2, 2, 1}, {1, 1, 0, 1, 1, 0}, {1, 1, 1}, 0},
+    };
+    const gint64 in[3] = {5, 6, 7};
+    for (gsize c = 0; c < G_N_ELEMENTS(cases); c++) {
+        gboolean is_max = !strcmp(cases[c].op, "MaxPool");
+        const int ranks[2] = {5, -1};
+        const gint64 dims[2][5] = {{2, 3, in[0], in[1], in[2]}, {0}};
+        Attr *attrs[] = {attr_new_ints("kernel_shape", cases[c].k, 3), attr_new_ints("strides", cases[c].s, 3),
+                         attr_new_ints("pads", cases[c].pads, 6),
+                         is_max ? attr_new_ints("dilations", cases[c].dil, 3)
+                                : attr_new_int("count_include_pad", cases[c].include_pad), NULL};
+        gsize n;
+        double *y = binary_node_run(cases[c].op, attrs, DT_FLOAT, ranks, dims, &n);
+        gint64 out[3], window = 1;
+        for (int a = 0; a < 3; a++) {
+            out[a] = (in[a] + cases[c].pads[a] + cases[c].pads[3 + a] - (cases[c].k[a] - 1) * cases[c].dil[a] - 1) /
+                         cases[c].s[a] + 1;
+            window *= cases[c].k[a];
+        }
+        g_assert_cmpuint(n, ==, (gsize)(6 * out[0] * out[1] * out[2]));
+        for (gint64 plane = 0; plane < 6; plane++)
+            for (gint64 q = 0; q < out[0] * out[1] * out[2]; q++) {
+                gint64 o[3] = {q / (out[1] * out[2]), q / out[2] % out[1], q % out[2]};
+                double best = -INFINITY, sum = 0;
+                gint64 counted = 0;
+                for (gint64 t = 0; t < window; t++) {
+                    gint64 kk[3] = {t / (cases[c].k[1] * cases[c].k[2]), t / cases[c].k[2] % cases[c].k[1],
+                                    t % cases[c].k[2]}, at = plane;
+                    for (int a = 0; a < 3 && at >= 0; a++) {
+                        gint64 i = o[a] * cases[c].s[a] - cases[c].pads[a] + kk[a] * cases[c].dil[a];
+                        at = i < 0 || i >= in[a] ? -1 : at * in[a] + i;
+                    }
+                    if (at < 0)
+                        continue;
+                    best = MAX(best, value_at(0, (gsize)at));
+                    sum += value_at(0, (gsize)at);
+                    counted++;
+                }
+                double want = is_max ? best : sum / (double)(cases[c].include_pad ? window : MAX(counted, 1));
+                double got = y[plane * out[0] * out[1] * out[2] + q];
+                if (!(fabs(got - want) <= 1e-6 * MAX(fabs(want), 1.0)))
+                    g_error("case %" G_GSIZE_FORMAT " (%s): y[%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "] is %g, the "
+                            "definition gives %g", c, cases[c].op, plane, q, got, want);
+            }
+        g_free(y);
+    }
+}
+
 /* 2-D MaxPool and AveragePool (with and without the padding counted) against the definition, on geometries
  * that take each path of the kernel: a window sliding by one over a plane of its own size (the flat passes,
  * with their row ends summed again: symmetric, one-sided and larger-than-the-plane windows), strides and
@@ -2290,6 +2351,7 @@ int main(int argc, char **argv)
     g_test_add_func("/exec/winograd-choice", test_winograd_choice);
     g_test_add_func("/exec/skinny-products", test_skinny_products);
     g_test_add_func("/exec/nd-windows", test_nd_windows);
+    g_test_add_func("/exec/3d-pools", test_3d_pools);
     g_test_add_func("/exec/pool-geometries", test_pool_geometries);
     g_test_add_func("/exec/approx", test_approx);
     g_test_add_func("/exec/fused-activations", test_fused_activations);

@@ -541,6 +541,49 @@ gboolean kernel_conv(const KernelCall *c, GError **error)
  * position; columns: input position), then col2im adds each entry at its output position (stride,
  * dilation; the padding from pads, or the one that gives the inferred output size: the specification's
  * total padding, its odd unit after under SAME_UPPER, before otherwise). */
+/* Adds one row of ConvTranspose's columns (window position kk, one value per input position) into its output
+ * plane: input position i lands on output i stride - pad + kk dil. Per axis the inputs that land inside the output
+ * are one range, so the last axis is one strided loop per row of the others (no test per element). */
+static void col2im_row(const KernelWindow *w, const gint64 *kk, const float *row, float *plane)
+{
+    gint64 lo[KERNEL_MAX_RANK], hi[KERNEL_MAX_RANK], off[KERNEL_MAX_RANK], i[KERNEL_MAX_RANK];
+    gint64 in_step[KERNEL_MAX_RANK], out_step[KERNEL_MAX_RANK];
+    int last = w->s - 1;
+    for (int a = last; a >= 0; a--) {
+        off[a] = kk[a] * w->dil[a] - w->pad[a];
+        lo[a] = off[a] >= 0 ? 0 : (-off[a] + w->stride[a] - 1) / w->stride[a];
+        hi[a] = off[a] >= w->out[a] ? 0 : MIN(w->in[a], (w->out[a] - 1 - off[a]) / w->stride[a] + 1);
+        if (lo[a] >= hi[a])
+            return; /* this window position lands outside the output for every input */
+        in_step[a] = a == last ? 1 : in_step[a + 1] * w->in[a + 1];
+        out_step[a] = a == last ? 1 : out_step[a + 1] * w->out[a + 1];
+        i[a] = lo[a];
+    }
+    gint64 stride = w->stride[last];
+    for (;;) {
+        gint64 src = 0, dst = 0;
+        for (int a = 0; a < last; a++) {
+            src += i[a] * in_step[a];
+            dst += (i[a] * w->stride[a] + off[a]) * out_step[a];
+        }
+        const float *from = row + src;
+        float *to = plane + dst + off[last];
+        if (stride == 1)
+            for (gint64 j = lo[last]; j < hi[last]; j++)
+                to[j] += from[j];
+        else
+            for (gint64 j = lo[last]; j < hi[last]; j++)
+                to[j * stride] += from[j];
+        int a = last - 1; /* the next row of the other axes */
+        while (a >= 0 && ++i[a] == hi[a]) {
+            i[a] = lo[a];
+            a--;
+        }
+        if (a < 0)
+            return;
+    }
+}
+
 gboolean kernel_conv_transpose(const KernelCall *c, GError **error)
 {
     const ExecTensor *x = kernel_in(c, 0), *wt = kernel_in(c, 1), *bias = kernel_in(c, 2);
@@ -582,7 +625,7 @@ gboolean kernel_conv_transpose(const KernelCall *c, GError **error)
     const float *px = x->data, *pw = wt->data;
     float *py = y->data;
     memset(py, 0, y->count * sizeof(float));
-    gint64 i[KERNEL_MAX_RANK], kk[KERNEL_MAX_RANK];
+    gint64 kk[KERNEL_MAX_RANK];
     for (gint64 n = 0; n < w.n; n++)
         for (gint64 g = 0; g < group; g++) {
             /* W_g is [cg, mg * window]: col = W_g^T [rows x cg] times X_g [cg x cols] */
@@ -591,19 +634,8 @@ gboolean kernel_conv_transpose(const KernelCall *c, GError **error)
             for (gint64 oc = 0; oc < mg; oc++) {
                 float *plane = py + (n * m + g * mg + oc) * w.out_size;
                 memset(kk, 0, sizeof(kk));
-                for (gint64 t = 0; t < w.k_size; t++, kernel_index_next(kk, w.k, w.s)) {
-                    const float *row = col + (oc * w.k_size + t) * cols;
-                    memset(i, 0, sizeof(i));
-                    for (gint64 q = 0; q < cols; q++, kernel_index_next(i, w.in, w.s)) {
-                        gint64 dst = 0;
-                        for (int a = 0; a < w.s && dst >= 0; a++) {
-                            gint64 o = i[a] * w.stride[a] - w.pad[a] + kk[a] * w.dil[a];
-                            dst = o < 0 || o >= w.out[a] ? -1 : dst * w.out[a] + o;
-                        }
-                        if (dst >= 0)
-                            plane[dst] += row[q];
-                    }
-                }
+                for (gint64 t = 0; t < w.k_size; t++, kernel_index_next(kk, w.k, w.s))
+                    col2im_row(&w, kk, col + (oc * w.k_size + t) * cols, plane);
                 if (bias)
                     for (gint64 k = 0; k < w.out_size; k++)
                         plane[k] += ((const float *)bias->data)[g * mg + oc];

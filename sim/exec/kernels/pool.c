@@ -252,6 +252,79 @@ static gboolean pool_max_8bit(const KernelCall *c, const ExecTensor *x, ExecTens
     return TRUE;
 }
 
+/* The depth pass of a 3-D pooling (pool3d): each output depth od of each image's channel combines the 2-D pooled
+ * planes of the input depths its window meets. */
+typedef struct {
+    const KernelWindow *w;
+    const float *planes; /* [n c, in depth, oh ow] */
+    float *py;
+    gboolean is_max;
+    gint64 include_pad;
+} DepthJob;
+
+static void pool_depths(void *data, gint64 begin, gint64 end, guint part)
+{
+    (void)part;
+    const DepthJob *j = data;
+    const KernelWindow *w = j->w;
+    gint64 area = w->out[1] * w->out[2];
+    for (gint64 nc = begin; nc < end; nc++)
+        for (gint64 od = 0; od < w->out[0]; od++) {
+            float *o = j->py + (nc * w->out[0] + od) * area;
+            gint64 taps = 0;
+            for (gint64 kd = 0; kd < w->k[0]; kd++) {
+                gint64 d = od * w->stride[0] - w->pad[0] + kd * w->dil[0];
+                if (d < 0 || d >= w->in[0])
+                    continue;
+                const float *plane = j->planes + (nc * w->in[0] + d) * area;
+                if (!taps)
+                    memcpy(o, plane, (gsize)area * sizeof(float));
+                else
+                    pool_accumulate(o, plane, 0, area, j->is_max);
+                taps++;
+            }
+            if (!taps) /* a window wholly in the padding: what the N-d walk gives it */
+                for (gint64 k = 0; k < area; k++)
+                    o[k] = j->is_max ? -INFINITY : 0.0f;
+            else if (!j->is_max) /* each plane is its 2-D average already: the mean of them over the depth taps */
+                for (gint64 k = 0; k < area; k++)
+                    o[k] /= (float)(j->include_pad ? w->k[0] : taps);
+        }
+}
+
+/* A float MaxPool or AveragePool over three spatial axes (3-D video models) as the 2-D path's planes, every input
+ * depth pooled over height and width, then each output depth the maximum or mean of the planes its window meets:
+ * a box window is separable (the maximum of maxima; a mean of the planes' means, each over the same taps). */
+static gboolean pool3d(const KernelCall *c, const ExecTensor *x, ExecTensor *y, const gint64 *kernel_dims,
+                       gboolean is_max, gint64 include_pad, GError **error)
+{
+    KernelWindow k;
+    if (!kernel_window_read(c, x, y, kernel_dims, &k, error))
+        return FALSE;
+    Window w = {.n = 1, .c = k.n * k.c * k.in[0], .h = k.in[1], .w = k.in[2], .oh = k.out[1], .ow = k.out[2],
+                .kh = k.k[1], .kw = k.k[2], .sh = k.stride[1], .sw = k.stride[2], .dh = k.dil[1], .dw = k.dil[2],
+                .pt = k.pad[1], .pl = k.pad[2]};
+    gint64 slice = (MAX(w.h * MAX(w.ow, w.w), 1) + 15) / 16 * 16, planes = w.c * w.oh * w.ow;
+    float *room = kernel_workspace(c, sizeof(float) * (gsize)(slice * kernel_threads() + planes + 16));
+    if (!room)
+        return kernel_fail(c, error, "no memory for its pooled planes");
+    gint64 *kx_lo = g_new(gint64, w.ow + 1), *kx_hi = g_new(gint64, w.ow + 1);
+    for (gint64 ox = 0; ox < w.ow; ox++) {
+        gint64 base = ox * w.sw - w.pl;
+        kx_lo[ox] = base >= 0 ? 0 : (-base + w.dw - 1) / w.dw;
+        kx_hi[ox] = base >= w.w ? 0 : MIN(w.kw, (w.w - 1 - base) / w.dw + 1);
+    }
+    float *pooled = room + slice * kernel_threads();
+    PoolJob job = {.w = &w, .px = x->data, .py = pooled, .hpass = room, .slice = slice, .kx_lo = kx_lo,
+                   .kx_hi = kx_hi, .is_max = is_max, .include_pad = include_pad};
+    kernel_parallel(w.c, MAX(65536 / MAX(w.oh * w.ow * w.kh * 2, 1), 1), pool_planes, &job);
+    DepthJob depth = {.w = &k, .planes = pooled, .py = y->data, .is_max = is_max, .include_pad = include_pad};
+    kernel_parallel(k.n * k.c, MAX(65536 / MAX(k.out_size * k.k[0], 1), 1), pool_depths, &depth);
+    g_free(kx_lo);
+    g_free(kx_hi);
+    return TRUE;
+}
+
 gboolean kernel_pool(const KernelCall *c, GError **error)
 {
     const ExecTensor *x = kernel_in(c, 0);
@@ -272,6 +345,8 @@ gboolean kernel_pool(const KernelCall *c, GError **error)
     gboolean is_lp = kernel_kind(c) == KIND_POOL_LP;
     if (!shape || x->rank > KERNEL_MAX_RANK || shape->len != (guint)x->rank - 2)
         return kernel_fail(c, error, "kernel_shape does not match input rank %d", x->rank);
+    if (x->rank == 5 && !is_lp && !(is_max && kernel_out(c, 1)))
+        return pool3d(c, x, y, (const gint64 *)shape->data, is_max, include_pad, error);
     if (x->rank > 4 || is_lp || (is_max && kernel_out(c, 1)))
         return pool_nd(c, x, y, is_max ? kernel_out(c, 1) : NULL, (const gint64 *)shape->data,
                        is_max ? POOL_MAX : is_lp ? POOL_LP : POOL_AVERAGE, error);
