@@ -120,8 +120,11 @@ static gboolean runtime_shapes(Executor *e, const Node *n, GError **error)
         const ExecTensor *x = &e->tensors[t->id];
         if (t->dynamic)
             in_dims[k] = x->dims;
-        /* contents a size may follow (shape arithmetic, Resize's sizes, Slice's bounds): as they are now */
-        if ((t->value || x->count <= RUNTIME_VALUE_ELEMENTS) && x->count <= VALUE_MAX_ELEMENTS) {
+        /* contents a size may follow (shape arithmetic, Resize's sizes, Slice's bounds): as they are now; a larger
+         * input only where the op's row says its output's shape follows its values (a Gemm's weights, known to the
+         * plan, were copied element by element at every run of a detector's box head: 25,088 of them) */
+        gboolean by_value = k < 32 && (n->op->shape_inputs >> k) & 1;
+        if ((x->count <= RUNTIME_VALUE_ELEMENTS || (t->value && by_value)) && x->count <= VALUE_MAX_ELEMENTS) {
             in_values[k] = value_new(x->dtype, x->count);
             for (gsize j = 0; j < x->count; j++) {
                 if (dtype_is_float(x->dtype))
