@@ -516,9 +516,11 @@ gboolean shape_infer(Model *m, const ShapeOptions *o, GError **error)
     return ok;
 }
 
-/* A copy of t for run-time inference: the same name and type, its own dims (the given ones, or t's) and value
- * (a copy of the given one, or none). */
-static Tensor *runtime_copy(const Tensor *t, const gint64 *dims, const Value *value)
+/* A copy of t for run-time inference: the same name and type, its own dims (the given ones, or t's). An input's
+ * contents are borrowed, never copied (the given ones, or t's when its shape is the plan's: a weight's 25,088
+ * values were copied at every run of a detector's box head): inference reads an input's value and writes only its
+ * outputs'. An output starts with none. */
+static Tensor *runtime_copy(const Tensor *t, const gint64 *dims, const Value *value, gboolean input)
 {
     Tensor *c = g_new(Tensor, 1);
     *c = *t;
@@ -529,17 +531,24 @@ static Tensor *runtime_copy(const Tensor *t, const gint64 *dims, const Value *va
     for (int d = 0; d < t->rank; d++)
         numel *= (guint64)c->dims[d];
     c->bytes = numel * dtype_size(t->dtype);
-    c->value = value ? value_copy(value) : dims ? NULL : t->value ? value_copy(t->value) : NULL;
+    c->value = !input ? NULL : value ? (Value *)value : dims ? NULL : t->value;
     return c;
 }
 
-static void runtime_copy_free(Tensor *c)
+static void runtime_input_free(Tensor *c)
 {
     if (!c)
         return;
     g_free(c->dims);
-    value_free(c->value);
     g_free(c);
+}
+
+static void runtime_output_free(Tensor *c)
+{
+    if (!c)
+        return;
+    value_free(c->value);
+    runtime_input_free(c);
 }
 
 gboolean shape_infer_node(Node *n, gint64 opset, GError **error)
@@ -555,20 +564,17 @@ gboolean shape_infer_runtime(const Node *n, gint64 opset, const gint64 *const *i
                              gint64 *const *out_dims, GError **error)
 {
     Node copy = *n;
-    copy.inputs = g_ptr_array_new_with_free_func((GDestroyNotify)runtime_copy_free);
-    copy.outputs = g_ptr_array_new_with_free_func((GDestroyNotify)runtime_copy_free);
+    copy.inputs = g_ptr_array_new_with_free_func((GDestroyNotify)runtime_input_free);
+    copy.outputs = g_ptr_array_new_with_free_func((GDestroyNotify)runtime_output_free);
     for (guint k = 0; k < n->inputs->len; k++) {
         const Tensor *t = n->inputs->pdata[k];
-        g_ptr_array_add(copy.inputs, t ? runtime_copy(t, in_dims[k], in_values[k]) : NULL);
+        g_ptr_array_add(copy.inputs, t ? runtime_copy(t, in_dims[k], in_values[k], TRUE) : NULL);
     }
     for (guint k = 0; k < n->outputs->len; k++) {
         const Tensor *t = n->outputs->pdata[k];
-        Tensor *c = t ? runtime_copy(t, NULL, NULL) : NULL;
-        if (c) {
-            value_free(c->value);
-            c->value = NULL;
+        Tensor *c = t ? runtime_copy(t, NULL, NULL, FALSE) : NULL;
+        if (c)
             c->shape_known = FALSE;
-        }
         g_ptr_array_add(copy.outputs, c);
     }
     InferCtx cx;
@@ -619,12 +625,13 @@ static void probe_node(InferCtx *cx, Node *n, gint64 opset)
         return;
     for (int p = 0; p < 2; p++) {
         Node copy = *n;
-        copy.inputs = g_ptr_array_new_with_free_func((GDestroyNotify)runtime_copy_free);
-        copy.outputs = g_ptr_array_new_with_free_func((GDestroyNotify)runtime_copy_free);
+        copy.inputs = g_ptr_array_new_with_free_func((GDestroyNotify)runtime_input_free);
+        copy.outputs = g_ptr_array_new_with_free_func((GDestroyNotify)runtime_output_free);
+        GPtrArray *probes = g_ptr_array_new_with_free_func((GDestroyNotify)value_free); /* the inputs borrow them */
         for (guint k = 0; k < n->inputs->len; k++) {
             const Tensor *t = n->inputs->pdata[k];
             if (!t || !t->dynamic) {
-                g_ptr_array_add(copy.inputs, t ? runtime_copy(t, NULL, NULL) : NULL);
+                g_ptr_array_add(copy.inputs, t ? runtime_copy(t, NULL, NULL, TRUE) : NULL);
                 continue;
             }
             gint64 *dims = g_new0(gint64, t->rank ? t->rank : 1);
@@ -636,18 +643,16 @@ static void probe_node(InferCtx *cx, Node *n, gint64 opset)
                 value_free(v);
                 v = NULL;
             }
-            g_ptr_array_add(copy.inputs, runtime_copy(t, dims, v));
-            value_free(v);
+            g_ptr_array_add(copy.inputs, runtime_copy(t, dims, v, TRUE));
+            if (v)
+                g_ptr_array_add(probes, v);
             g_free(dims);
         }
         for (guint k = 0; k < n->outputs->len; k++) {
             const Tensor *t = n->outputs->pdata[k];
-            Tensor *c = t ? runtime_copy(t, NULL, NULL) : NULL;
-            if (c) {
-                value_free(c->value);
-                c->value = NULL;
+            Tensor *c = t ? runtime_copy(t, NULL, NULL, FALSE) : NULL;
+            if (c)
                 c->shape_known = FALSE;
-            }
             g_ptr_array_add(copy.outputs, c);
         }
         cx->probing = p + 1;
@@ -674,5 +679,6 @@ static void probe_node(InferCtx *cx, Node *n, gint64 opset)
         }
         g_ptr_array_unref(copy.inputs);
         g_ptr_array_unref(copy.outputs);
+        g_ptr_array_unref(probes);
     }
 }
