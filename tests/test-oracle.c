@@ -210,10 +210,23 @@ static void test_qdq_matches_torch(void) { check_kind_matches_torch("qdq", 1); }
  * them by the heatmap's side and refused the Reshape to [keypoints, -1]. Runs with torch's keypoints and scores. */
 /* A VAD-style model with nested Ifs whose conditions are values of the inputs (a sample rate, the features' mean),
  * as torch.jit.script exports Python ifs: both branches planned, guarded, the taken one run; torch's outputs and
- * recurrent state. */
+ * recurrent state. Its 8 kHz branch cuts the window into frames only 256 samples fill, as Silero VAD v5's does: at
+ * the 16 kHz window of 512 its shapes are invalid, so it is planned as never taken (the plan was refused before);
+ * the same inputs at 8 kHz stop with one line naming the branch and why. */
 static void test_vad_matches_torch(void)
 {
     check_kind_matches_torch("vad", 3);
+    char *dir = export_kind("vad"), *model = g_build_filename(dir, "model.onnx", NULL);
+    char *other = g_build_filename(dir, "test_data_set_8k", NULL);
+    RunResult r = sim_in((const char *[]){"--graph", model, "--inputs", other, "--run", NULL});
+    g_assert_cmpint(r.status, ==, 1);
+    assert_contains(r.err, "(IfSelect): the condition chose the else branch, which was planned as never taken: at these "
+                           "dims node '/If_1/else//Reshape' (Reshape): cannot reshape 'x' [1,512] (512 elements) to "
+                           "[1,2,128] (256 elements): element counts differ\n");
+    run_result_clear(&r);
+    g_free(other);
+    g_free(model);
+    g_free(dir);
 }
 
 static void test_keypoint_matches_torch(void)

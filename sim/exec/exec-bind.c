@@ -117,12 +117,13 @@ static void fill_input(ExecTensor *x, const Tensor *t)
 
 /* External data (ONNX's `location`, `offset`, `length` keys): the range of a regular file under the model's
  * folder (symlinks resolved), read alone (files.h). */
-static gboolean read_external(const Executor *e, const Tensor *t, void *to, gsize bytes, GError **error)
+static gboolean read_external(const Executor *e, const Tensor *t, const TensorData *d, void *to, gsize bytes,
+                              GError **error)
 {
     const char *location = NULL;
     guint64 offset = 0, length = bytes;
-    for (guint k = 0; k + 1 < t->init->external->len; k += 2) {
-        const char *key = t->init->external->pdata[k], *value = t->init->external->pdata[k + 1];
+    for (guint k = 0; k + 1 < d->external->len; k += 2) {
+        const char *key = d->external->pdata[k], *value = d->external->pdata[k + 1];
         char *end = NULL;
         if (!strcmp(key, "location"))
             location = value;
@@ -172,15 +173,27 @@ void *exec_alloc(guint64 bytes, const char *what, GError **error)
     return NULL;
 }
 
-/* A weight's or constant's values into x: raw bytes of the right size, external data, a folded value,
- * else (shapes-only initializers) pseudo-random values. */
+/* The contents the file gives a weight or constant: its initializer's, or its Constant node's `value` tensor's. */
+static const TensorData *file_data(const Tensor *t)
+{
+    if (t->init)
+        return t->init;
+    const Node *p = t->producer;
+    const Attr *a = p && p->op && p->op->plan_constant ? node_attr(p, "value") : NULL;
+    return a && a->type == ATTR_TENSOR ? a->t : NULL;
+}
+
+/* A weight's or constant's values into x: raw bytes of the right size (an initializer's, or a Constant node's:
+ * one past the values shape inference keeps, 65,536 elements, was filled with made-up values, Silero VAD v5's
+ * STFT basis among them), external data, a folded value, else (shapes-only initializers) pseudo-random values. */
 static gboolean fill_weight(Executor *e, const Tensor *t, ExecTensor *x, GError **error)
 {
     gsize bytes = x->count * dtype_size(x->dtype);
-    if (t->init && t->init->external)
-        return read_external(e, t, x->data, bytes, error);
-    if (t->init && t->init->raw && g_bytes_get_size(t->init->raw) == bytes) {
-        memcpy(x->data, g_bytes_get_data(t->init->raw, NULL), bytes);
+    const TensorData *d = file_data(t);
+    if (d && d->external)
+        return read_external(e, t, d, x->data, bytes, error);
+    if (d && d->raw && g_bytes_get_size(d->raw) == bytes) {
+        memcpy(x->data, g_bytes_get_data(d->raw, NULL), bytes);
         return TRUE;
     }
     if (t->value && t->value->n == x->count) {

@@ -187,6 +187,100 @@ gboolean infer_fold_if(InferCtx *cx, Graph *g, Node *n, gint64 opset, gboolean *
     return ok;
 }
 
+/* Whether node m is the IfSelect that merges the branches guarded by `cond` (fold_if_both): its input 0. */
+static gboolean merges(const Node *m, const Tensor *cond)
+{
+    return m->op_type && !strcmp(m->op_type, "IfSelect") && m->domain && !strcmp(m->domain, SIM_OP_DOMAIN) &&
+           node_input(m, 0) == cond && m->inputs->len == 2 * m->outputs->len + 1;
+}
+
+gboolean infer_drop_failed_branch(Graph *g, Node *n, const GError *why, guint *restart)
+{
+    Tensor *cond = n->guard;
+    if (!cond || g->parent)
+        return FALSE;
+    gboolean when = n->guard_when;
+    /* The branch: the nodes guarded as n is, and every node fed by them (the branches nested in it: their nodes
+     * read its tensors, their guards are its tensors), up to the IfSelect that merges it */
+    GHashTable *dead = g_hash_table_new(NULL, NULL);
+    GPtrArray *todo = g_ptr_array_new(), *mergers = g_ptr_array_new();
+    for (guint k = 0; k < g->nodes->len; k++) {
+        Node *m = g->nodes->pdata[k];
+        if (m->guard == cond && m->guard_when == when && !merges(m, cond)) {
+            g_hash_table_add(dead, m);
+            g_ptr_array_add(todo, m);
+        }
+    }
+    gboolean clean = TRUE;
+    while (clean && todo->len) {
+        Node *m = g_ptr_array_steal_index_fast(todo, todo->len - 1);
+        for (guint o = 0; clean && o < m->outputs->len; o++) {
+            const Tensor *t = node_output(m, o);
+            if (!t)
+                continue;
+            clean = !t->is_graph_output;
+            for (guint c = 0; clean && c < t->consumers->len; c++) {
+                Node *r = t->consumers->pdata[c];
+                if (merges(r, cond)) {
+                    if (!g_ptr_array_find(mergers, r, NULL))
+                        g_ptr_array_add(mergers, r);
+                } else if (!g_hash_table_contains(dead, r)) {
+                    g_hash_table_add(dead, r);
+                    g_ptr_array_add(todo, r);
+                }
+            }
+        }
+    }
+    /* The IfSelect must take the other side from outside the branch */
+    for (guint k = 0; clean && k < mergers->len; k++) {
+        const Node *m = mergers->pdata[k];
+        guint count = m->outputs->len;
+        for (guint j = 0; clean && j < count; j++) {
+            const Tensor *live = node_input(m, 1 + (when ? count : 0) + j);
+            clean = live && (!live->producer || !g_hash_table_contains(dead, live->producer));
+        }
+    }
+    clean = clean && mergers->len > 0;
+    if (clean) {
+        for (guint k = 0; k < mergers->len; k++) {
+            Node *m = mergers->pdata[k];
+            guint count = m->outputs->len;
+            for (guint j = 0; j < count; j++) { /* the branch's side: no input */
+                guint slot = 1 + (when ? 0 : count) + j;
+                Tensor *t = m->inputs->pdata[slot];
+                m->inputs->pdata[slot] = NULL;
+                gboolean still = FALSE; /* (a tensor read at another slot too stays a consumer's input) */
+                for (guint i = 0; t && i < m->inputs->len; i++)
+                    still = still || m->inputs->pdata[i] == t;
+                if (t && !still)
+                    g_ptr_array_remove(t->consumers, m);
+            }
+            g_ptr_array_add(m->attrs, attr_new_int("never", when ? 1 : 2));
+            g_ptr_array_add(m->attrs, attr_new_string("never_why", why ? why->message : "its inference failed"));
+        }
+        GHashTable *with = g_hash_table_new(NULL, NULL);
+        GHashTableIter it;
+        gpointer key;
+        g_hash_table_iter_init(&it, dead);
+        while (g_hash_table_iter_next(&it, &key, NULL)) {
+            graph_detach_node(key);
+            g_hash_table_insert(with, key, NULL);
+        }
+        *restart = g->order->len;
+        for (guint k = 0; k < g->order->len; k++)
+            if (g_hash_table_contains(dead, g->order->pdata[k])) {
+                *restart = k;
+                break;
+            }
+        graph_replace_nodes(g, with, NULL, g->nodes->len);
+        g_hash_table_unref(with);
+    }
+    g_hash_table_unref(dead);
+    g_ptr_array_unref(todo);
+    g_ptr_array_unref(mergers);
+    return clean;
+}
+
 /* ConcatComputed (sim's own op, made by infer_fold_loop for a trip count only running decides): its inputs, of one
  * shape, along axis 0 — planned as all of them, data-dependent: the kernel takes those computed this run. */
 gboolean infer_concat_computed(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
@@ -220,7 +314,8 @@ gboolean infer_concat_computed(InferCtx *cx, const OpInfo *op, Node *n, gint64 o
 /* IfSelect (sim's own op, made by fold_if_both): inputs the condition, then the then-branch's outputs, then the
  * else-branch's; output k is the taken branch's output k. Where the branches give it one shape it has that shape;
  * else it is planned at the larger of the two (same type and rank), data-dependent: the kernel sets the real
- * shape. */
+ * shape. Attribute `never` (1: then, 2: else; `never_why` the reason) names a branch planned as never taken, whose
+ * inputs are absent. */
 gboolean infer_if_select(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
     (void)op;
@@ -229,10 +324,16 @@ gboolean infer_if_select(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, 
     if (n->inputs->len != 2 * count + 1)
         return infer_fail(error, n, "has %u inputs for %u outputs (a condition, then two per output)", n->inputs->len,
                           count);
+    gint64 never;
+    if (!node_attr_int(n, "never", 0, &never, error))
+        return FALSE;
     for (guint k = 0; k < count; k++) {
         Tensor *a, *b;
-        if (!infer_input(n, 1 + k, &a, error) || !infer_input(n, 1 + count + k, &b, error))
+        /* a branch planned as never taken (infer_drop_failed_branch) has no inputs here: the other's shape */
+        if ((never != 1 && !infer_input(n, 1 + k, &a, error)) || (never != 2 && !infer_input(n, 1 + count + k, &b, error)))
             return FALSE;
+        if (never)
+            a = b = never == 1 ? b : a;
         if (a->dtype != b->dtype || a->rank != b->rank)
             return infer_fail(error, n, "the branches give output %u as %s of rank %d and %s of rank %d (its plan needs "
                               "one type and rank)", k, dtype_name(a->dtype), a->rank, dtype_name(b->dtype), b->rank);

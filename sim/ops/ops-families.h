@@ -116,6 +116,12 @@ INFER_FN(infer_if_select);
 INFER_FN(infer_concat_computed);
 gboolean infer_fold_if(InferCtx *cx, Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error);
 gboolean infer_fold_loop(InferCtx *cx, Graph *g, Node *n, gint64 opset, gboolean *folded, GError **error);
+/* Node n, in a branch of an If that only running decides (inlined by infer_fold_if, guarded), failed its inference
+ * (`why`): that branch cannot run at these dims, so it is planned as never taken. Its nodes (and the branches nested
+ * in it) leave the graph, the If's IfSelect gets no input from it and says at run time, should the condition choose
+ * it, why it was not planned. FALSE (the graph unchanged) when n is not in such a branch; else *restart is the first
+ * position of g->order whose nodes moved (inference goes on from there). */
+gboolean infer_drop_failed_branch(Graph *g, Node *n, const GError *why, guint *restart);
 /* ops-sequence.c: the sequence ops, each folded into moves of the elements (its row's .fold); infer_sequence refuses
  * one left unfolded */
 FOLD_FN(infer_fold_sequence_empty);

@@ -473,7 +473,8 @@ static void r_select(Node *n)
     guint count = n->outputs->len;
     for (guint k = 0; k < count; k++) {
         double a, b, c, d;
-        if (range_hull(node_input(n, 1 + k), &a, &b) && range_hull(node_input(n, 1 + count + k), &c, &d))
+        const Tensor *x = node_input(n, 1 + k), *y = node_input(n, 1 + count + k); /* one absent: never taken */
+        if (range_hull(x ? x : y, &a, &b) && range_hull(y ? y : x, &c, &d))
             set_hull(n, k, MIN(a, c), MAX(b, d));
     }
 }

@@ -4,6 +4,7 @@
 #include "ops/infer.h"
 #include "ops/op-schema.h"
 #include "ops/ops.h"
+#include "ops/ops-families.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -499,6 +500,13 @@ gboolean shape_infer(Model *m, const ShapeOptions *o, GError **error)
             continue;
         }
         ok = infer_node(cx, n, opset, o->allow_unknown_ops, error);
+        guint restart;
+        if (!ok && error && *error && infer_drop_failed_branch(g, n, *error, &restart)) {
+            g_clear_error(error); /* a branch only running decides, that cannot run at these dims: never taken */
+            ok = TRUE;
+            k = restart - 1; /* (unsigned: wraps to the loop's start when restart is 0) */
+            continue;
+        }
         for (guint j = 0; ok && j < n->outputs->len; j++)
             value_budget_charge(&budget, n->outputs->pdata[j]);
     }

@@ -8,12 +8,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* IfSelect: output k is the taken branch's output k (condition true: input 1 + k; false: 1 + count + k). */
+/* IfSelect: output k is the taken branch's output k (condition true: input 1 + k; false: 1 + count + k); a branch
+ * planned as never taken (attribute `never`) is an error naming why. */
 gboolean kernel_if_select(const KernelCall *c, GError **error)
 {
     guint count = c->n_out;
     const ExecTensor *cond = kernel_in(c, 0);
     gboolean truth = cond && cond->count && kernel_elem_get_f(cond, 0) != 0;
+    gint64 never;
+    const char *why;
+    if (!node_attr_int(c->node, "never", 0, &never, error) || !node_attr_string(c->node, "never_why", "", &why, error))
+        return FALSE;
+    if (never == (truth ? 1 : 2))
+        return kernel_fail(c, error, "the condition chose the %s branch, which was planned as never taken: at these "
+                           "dims %s", truth ? "then" : "else", why);
     for (guint k = 0; k < count; k++) {
         const ExecTensor *src = kernel_in(c, 1 + (truth ? 0 : count) + k);
         ExecTensor *dst = kernel_out(c, k);

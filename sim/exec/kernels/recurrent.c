@@ -1,7 +1,7 @@
 /* recurrent.c — the one-layer recurrent ops LSTM, GRU and RNN (ONNX operator specification; shapes in
  * ops/ops-recurrent.c). Per direction: one sgemm projects every step's input at once (X W^T, biases added);
  * then step by step one product of the state by R^T (GRU's default form: two, as the candidate reads r ⊙ H;
- * an sgemm, or below SMALL_PRODUCT multiply-adds our loop over R^T transposed once),
+ * an sgemm, or below SMALL_PRODUCT multiply-adds over SMALL_STEPS steps or more our loop over R^T transposed once),
  * the gates through their activations, the new state written to Y. With sequence_lens each batch entry
  * runs its own length (the reverse direction from its own last step); Y is zero past it and Y_h (Y_c) hold
  * the state of its last step. Every input past X, W and R and every output is optional. */
@@ -141,7 +141,7 @@ static const float *optional_float(const KernelCall *c, guint k, GError **error,
 
 /* A step's products below this many multiply-adds run as our loop over R^T, not an sgemm call: a speech model's
  * hidden sizes of 10 to 64 make products of a few thousand, which a call costs more than. */
-enum { SMALL_PRODUCT = 1 << 16 };
+enum { SMALL_PRODUCT = 1 << 16, SMALL_STEPS = 4 };
 
 /* out [rows x cols] (ldo apart) = h [rows x H] times the columns col0.. of wt (R^T: H rows of GH), as sgemm with
  * R's rows would, summed k by k along R^T's rows (a loop the compiler vectorises). */
@@ -304,7 +304,9 @@ gboolean kernel_recurrent(const KernelCall *c, GError **error)
         }
     }
     /* workspace: the projections, then H, C, one step's products, GRU's r ⊙ H and R^T where the products are small */
-    gboolean small = r.batch * GH * H <= SMALL_PRODUCT;
+    /* (R^T costs a pass over R per run: worth it only over several steps; a streaming model's one step, an LSTM of
+     * 128 as Silero VAD runs per window, spent 150 us transposing for a 65,536-term product) */
+    gboolean small = r.batch * GH * H <= SMALL_PRODUCT && r.seq >= SMALL_STEPS;
     gsize proj_floats = (gsize)(r.seq * r.batch * GH), state_floats = (gsize)(r.batch * H);
     gsize floats =
         proj_floats + 3 * state_floats + (gsize)(r.batch * GH) + (small ? (gsize)(GH * H) : 0) + (gsize)(5 * H);

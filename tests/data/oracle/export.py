@@ -313,7 +313,9 @@ def warp():
 
 def vad():
     """A VAD-style streaming model as torch.jit.script exports its Python ifs: an If on the sample-rate input with an
-    If inside it on the features' mean, an LSTM cell in one branch; the recurrent state in and out."""
+    If inside it on the features' mean, an LSTM cell in one branch; the recurrent state in and out. As in Silero VAD
+    v5, the 8 kHz branch cuts the window into frames that only its own window size fills (256 samples), so at the
+    16 kHz window of 512 samples its shapes are invalid: that branch cannot be planned, only the other run."""
     from torch import nn
 
     class Net(nn.Module):
@@ -332,10 +334,11 @@ def vad():
                 else:
                     h2, c2 = torch.tanh(self.alt(feats)) + h, c
             else:
-                h2, c2 = h * 0.5, c * 0.5
+                frames = x.view(1, 2, 128)
+                h2, c2 = h * 0.5 + frames.mean(2).mean(1, keepdim=True), c * 0.5
             return torch.sigmoid(self.head(h2)), h2, c2
 
-    inputs = (torch.randn(1, 256), torch.tensor(16000), torch.randn(1, 16) * 0.1, torch.randn(1, 16) * 0.1)
+    inputs = (torch.randn(1, 512), torch.tensor(16000), torch.randn(1, 16) * 0.1, torch.randn(1, 16) * 0.1)
     return torch.jit.script(Net()), inputs, ["x", "sr", "h", "c"], ["speech", "hn", "cn"], 14
 
 
@@ -465,3 +468,9 @@ for k, t in enumerate(inputs):
 for k, t in enumerate(outputs):
     with open(os.path.join(data, f"output_{k}.pb"), "wb") as f:
         f.write(numpy_helper.from_array(t.detach().numpy()).SerializeToString())
+if kind == "vad":  # the same inputs at 8 kHz: the branch that cannot run at 512 samples (torch would fail too)
+    other = os.path.join(out_dir, "test_data_set_8k")
+    os.makedirs(other, exist_ok=True)
+    for k, t in enumerate(inputs):
+        with open(os.path.join(other, f"input_{k}.pb"), "wb") as f:
+            f.write(numpy_helper.from_array((torch.tensor(8000) if k == 1 else t).detach().numpy()).SerializeToString())
