@@ -1709,6 +1709,40 @@ static void test_nd_windows(void)
         }
 }
 
+/* A Constant node larger than the values shape inference keeps (65,536 elements): its tensor comes from the file's
+ * bytes, as an initializer's does (it was filled with made-up values: Silero VAD v5's STFT basis). */
+static void test_large_constant(void)
+{
+    enum { N = 70000 };
+    Builder *b = builder_new("big-constant", 13);
+    const char *x = builder_input(b, "x", DT_FLOAT, 1, (const gint64[]){N});
+    TensorData *d = tensor_data_new("value", DT_FLOAT, 1, (const gint64[]){N});
+    float *v = g_new(float, N);
+    for (gsize k = 0; k < N; k++)
+        v[k] = (float)k * 0.5f - 7.0f;
+    d->raw = g_bytes_new_take(v, N * sizeof(float));
+    const char *c = builder_node(b, "Constant", (const char *const[]){NULL}, 1, NULL, attr_new_tensor("value", d), NULL);
+    builder_output(b, B_OP(b, "Add", x, c));
+    Model *m = finish_inferred(b);
+    Planned run = plan_and_bind_ok(m);
+    GError *error = NULL;
+    TensorData *in = tensor_data_new("x", DT_FLOAT, 1, (const gint64[]){N});
+    in->raw = g_bytes_new_take(g_new0(float, N), N * sizeof(float));
+    g_assert_true(executor_set_input(run.e, "x", in, &error));
+    tensor_data_free(in);
+    g_assert_true(executor_run(run.e, TRUE, &error));
+    g_assert_no_error(error);
+    const char *name;
+    const ExecTensor *y = executor_output(run.e, 0, &name);
+    g_assert_cmpuint(y->count, ==, N);
+    for (gsize k = 0; k < N; k++)
+        if (((const float *)y->data)[k] != (float)k * 0.5f - 7.0f)
+            g_error("element %" G_GSIZE_FORMAT " is %g, the Constant holds %g", k, ((const float *)y->data)[k],
+                    (double)((float)k * 0.5f - 7.0f));
+    planned_clear(&run);
+    model_free(m);
+}
+
 /* MaxPool and AveragePool over three spatial axes (the 2-D path's planes, then the depth: pool3d) against the
  * definition in double on [2, 3, 5, 6, 7]: a video stem's pool (window 1 x 3 x 3, stride 1 x 2 x 2), an asymmetric
  * padding with a dilated depth, a 2 x 2 x 2 mean, and means with and without the padding counted. */
@@ -2352,6 +2386,7 @@ int main(int argc, char **argv)
     g_test_add_func("/exec/skinny-products", test_skinny_products);
     g_test_add_func("/exec/nd-windows", test_nd_windows);
     g_test_add_func("/exec/3d-pools", test_3d_pools);
+    g_test_add_func("/exec/large-constant", test_large_constant);
     g_test_add_func("/exec/pool-geometries", test_pool_geometries);
     g_test_add_func("/exec/approx", test_approx);
     g_test_add_func("/exec/fused-activations", test_fused_activations);
