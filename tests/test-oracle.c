@@ -229,6 +229,40 @@ static void test_vad_matches_torch(void)
     g_free(dir);
 }
 
+/* Silero VAD v5 and v6 as @ricky0123/vad-web ships them (`make models`: graphs/models/silero/): an If on the sample
+ * rate whose branches hold the STFT (a Conv by a 66,048-float Constant basis), the encoder and an LSTM decoder;
+ * each at 16 kHz (512 samples: the 8 kHz branch's shapes are invalid there, so it is planned as never taken) and at
+ * 8 kHz (256 samples), the default plan's probability and state within the default tolerance of ONNX Runtime's
+ * (tests/data/silero/make.py, ORT 1.30's outputs kept there), every plan bit for bit. They were refused (the 8 kHz
+ * branch's LSTM input of rank 5), then ran on made-up STFT weights. */
+static void test_silero_matches_ort(void)
+{
+    const char *cases[] = {"v5-16k", "v6-16k", "v5-8k", "v6-8k"};
+    for (gsize k = 0; k < G_N_ELEMENTS(cases); k++) {
+        char *rel = g_strdup_printf("graphs/models/silero/silero_vad_%.2s.onnx", cases[k]);
+        char *data_rel = g_strdup_printf("tests/data/silero/%s/test_data_set_0", cases[k]);
+        char *model = test_source_path(rel), *dir = test_source_path(data_rel);
+        const char *window = strstr(cases[k], "16k") ? "input.1=512" : "input.1=256";
+        RunResult r = sim_in((const char *[]){"--graph", model, "--dim", "input.0=1", "--dim", window, "--dim",
+                                              "state.1=1", "--inputs", dir, "--run", "--check", "--poison", "--expect",
+                                              dir, NULL});
+        if (r.status != 0)
+            g_error("Silero %s does not match ONNX Runtime: %s", cases[k], r.err);
+        g_assert_nonnull(strstr(r.out, "expect         2 outputs within rtol 0.001 and atol 1e-05 of "));
+        g_assert_null(strstr(r.out, "(degenerate)"));
+        run_result_clear(&r);
+        r = sim_in((const char *[]){"--graph", model, "--dim", "input.0=1", "--dim", window, "--dim", "state.1=1",
+                                    "--inputs", dir, "--run", "--check", "--poison", "--compare", NULL});
+        if (r.status != 0)
+            g_error("a plan of Silero %s does not run bit for bit: %s", cases[k], r.err);
+        run_result_clear(&r);
+        g_free(dir);
+        g_free(data_rel);
+        g_free(model);
+        g_free(rel);
+    }
+}
+
 static void test_keypoint_matches_torch(void)
 {
     check_kind_matches_torch("keypoint", 5);
@@ -575,6 +609,7 @@ int main(int argc, char **argv)
     g_test_add_func("/oracle/qlinear-matches-ort", test_qlinear_matches_ort);
     g_test_add_func("/oracle/keypoint-matches-torch", test_keypoint_matches_torch);
     g_test_add_func("/oracle/vad-matches-torch", test_vad_matches_torch);
+    g_test_add_func("/oracle/silero-matches-ort", test_silero_matches_ort);
     g_test_add_func("/oracle/warp-matches-torch", test_warp_matches_torch);
     g_test_add_func("/oracle/listloop-matches-torch", test_listloop_matches_torch);
     g_test_add_func("/oracle/library-expect", test_library_expect);
