@@ -209,6 +209,24 @@ void order_profile(const OrderProblem *p, const guint *order, guint *remaining, 
         out->peak = live;
 }
 
+guint order_kahn(const OrderProblem *p, guint *order)
+{
+    guint *preds = g_memdup2(p->n_preds, (p->n + 1) * sizeof(guint)), head = 0, tail = 0;
+    for (guint k = 0; k < p->n; k++)
+        if (!preds[k])
+            order[tail++] = k;
+    while (head < tail) {
+        guint k = order[head++];
+        for (guint j = 0; j < p->succs[k]->len; j++) {
+            guint s = g_array_index(p->succs[k], guint, j);
+            if (--preds[s] == 0)
+                order[tail++] = s;
+        }
+    }
+    g_free(preds);
+    return tail;
+}
+
 OrderReach *order_reach_new(const OrderProblem *p)
 {
     if (p->n > ORDER_REACH_NODES_MAX)
@@ -218,27 +236,19 @@ OrderReach *order_reach_new(const OrderProblem *p)
     r->words = (p->n + 63) / 64;
     r->bits = g_new0(guint64, (gsize)r->words * p->n + 1);
     r->topo = g_new(guint, p->n + 1);
-    guint *preds = g_memdup2(p->n_preds, (p->n + 1) * sizeof(guint)), head = 0, tail = 0;
-    for (guint k = 0; k < p->n; k++)
-        if (!preds[k])
-            r->topo[tail++] = k;
-    while (head < tail) { /* each node hands its ancestors, and itself, to its successors */
-        guint k = r->topo[head++];
+    if (order_kahn(p, r->topo) < p->n) { /* a cycle: no order at all */
+        order_reach_free(r);
+        return NULL;
+    }
+    for (guint i = 0; i < p->n; i++) { /* in that order each node hands its ancestors, and itself, to its successors */
+        guint k = r->topo[i];
         const guint64 *from = r->bits + (gsize)k * r->words;
         for (guint j = 0; j < p->succs[k]->len; j++) {
-            guint v = g_array_index(p->succs[k], guint, j);
-            guint64 *to = r->bits + (gsize)v * r->words;
+            guint64 *to = r->bits + (gsize)g_array_index(p->succs[k], guint, j) * r->words;
             for (guint w = 0; w < r->words; w++)
                 to[w] |= from[w];
             to[k / 64] |= (guint64)1 << (k % 64);
-            if (--preds[v] == 0)
-                r->topo[tail++] = v;
         }
-    }
-    g_free(preds);
-    if (tail < p->n) { /* a cycle: no order at all */
-        order_reach_free(r);
-        return NULL;
     }
     return r;
 }

@@ -51,13 +51,17 @@ typedef struct {
 } OrderProfile;
 void order_profile(const OrderProblem *p, const guint *order, guint *remaining, OrderProfile *out);
 
+/* Kahn's algorithm with a FIFO queue: ready nodes in the order they became ready (ties among the first ones: file
+ * order) into `order`; returns how many it placed (fewer than p->n: the graph has a cycle). */
+guint order_kahn(const OrderProblem *p, guint *order);
+
 /* Which nodes come before which in every topological order: per node v, a bit per node u set when u is a strict
  * ancestor of v (a path of edges leads from u to v). n^2 bits: built only up to ORDER_REACH_NODES_MAX nodes. */
 #define ORDER_REACH_NODES_MAX 8192u
 typedef struct {
     guint n, words;
     guint64 *bits;  /* v's ancestors at bits + v * words */
-    guint *topo;    /* one topological order (Kahn's, first ready first) */
+    guint *topo;    /* one topological order (order_kahn's) */
 } OrderReach;
 OrderReach *order_reach_new(const OrderProblem *p); /* NULL past ORDER_REACH_NODES_MAX nodes */
 void order_reach_free(OrderReach *r);

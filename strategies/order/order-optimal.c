@@ -320,19 +320,8 @@ static gboolean optimal_order(const OrderProblem *p, guint *order, GError **erro
     s.consumers = lists(p, TRUE);
     guint **preds_of = lists(p, FALSE);
     guint *topo = reach ? g_memdup2(reach->topo, p->n * sizeof(guint)) : g_new(guint, p->n + 1);
-    if (!reach) { /* Kahn's order: only the part boundaries need one, and there is one part */
-        guint *preds = g_memdup2(p->n_preds, (p->n + 1) * sizeof(guint)), head = 0, tail = 0;
-        for (guint k = 0; k < p->n; k++)
-            if (!preds[k])
-                topo[tail++] = k;
-        while (head < tail) {
-            guint k = topo[head++];
-            for (guint j = 0; j < p->succs[k]->len; j++)
-                if (--preds[g_array_index(p->succs[k], guint, j)] == 0)
-                    topo[tail++] = g_array_index(p->succs[k], guint, j);
-        }
-        g_free(preds);
-    }
+    if (!reach) /* without the reach, one part: any topological order gives its live bytes before it */
+        order_kahn(p, topo);
     GArray *ends = part_ends(p, reach);
     guint64 *before = live_before(p, topo);
     /* A state holds a bit per node: on a large graph the state budget alone allowed tens of gigabytes
