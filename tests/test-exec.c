@@ -1709,6 +1709,49 @@ static void test_nd_windows(void)
         }
 }
 
+/* NonZero of a byte mask (a comparison's output: mostly zeros, skipped eight bytes at a time) and of floats (a Relu's),
+ * on [3, 29] (87 elements: the last word short), where one element in eleven passes: every non-zero element's
+ * indices, in order, against the definition. */
+static void test_nonzero_masks(void)
+{
+    enum { N = 87, W = 29 };
+    Builder *b = builder_new("nonzero", 13);
+    const char *x = builder_input(b, "x", DT_FLOAT, 2, (const gint64[]){N / W, W});
+    const char *edge = builder_float_scalar(b, "edge", 4.5f);
+    builder_output(b, B_OP(b, "NonZero", B_OP(b, "Greater", x, edge)));
+    builder_output(b, B_OP(b, "NonZero", B_OP(b, "Relu", B_OP(b, "Sub", x, edge))));
+    Model *m = finish_inferred(b);
+    Planned run = plan_and_bind_ok(m);
+    GError *error = NULL;
+    TensorData *in = tensor_data_new("x", DT_FLOAT, 2, (const gint64[]){N / W, W});
+    float *v = g_new(float, N);
+    GArray *want = g_array_new(FALSE, FALSE, sizeof(gint64));
+    for (gint64 j = 0; j < N; j++) {
+        v[j] = (float)value_at(0, (gsize)j);
+        if (v[j] > 4.5f)
+            g_array_append_val(want, j);
+    }
+    in->raw = g_bytes_new_take(v, N * sizeof(float));
+    g_assert_true(executor_set_input(run.e, "x", in, &error));
+    tensor_data_free(in);
+    g_assert_true(executor_run(run.e, TRUE, &error));
+    g_assert_no_error(error);
+    g_assert_cmpuint(want->len, >, 4);
+    for (guint o = 0; o < 2; o++) {
+        const char *name;
+        const ExecTensor *y = executor_output(run.e, o, &name);
+        g_assert_cmpuint(y->count, ==, 2 * want->len);
+        for (guint k = 0; k < want->len; k++) {
+            gint64 j = g_array_index(want, gint64, k);
+            g_assert_cmpint(kernel_elem_get_i(y, k), ==, j / W);
+            g_assert_cmpint(kernel_elem_get_i(y, want->len + k), ==, j % W);
+        }
+    }
+    g_array_unref(want);
+    planned_clear(&run);
+    model_free(m);
+}
+
 /* A Constant node larger than the values shape inference keeps (65,536 elements): its tensor comes from the file's
  * bytes, as an initializer's does (it was filled with made-up values: Silero VAD v5's STFT basis). */
 static void test_large_constant(void)
@@ -2387,6 +2430,7 @@ int main(int argc, char **argv)
     g_test_add_func("/exec/nd-windows", test_nd_windows);
     g_test_add_func("/exec/3d-pools", test_3d_pools);
     g_test_add_func("/exec/large-constant", test_large_constant);
+    g_test_add_func("/exec/nonzero-masks", test_nonzero_masks);
     g_test_add_func("/exec/pool-geometries", test_pool_geometries);
     g_test_add_func("/exec/approx", test_approx);
     g_test_add_func("/exec/fused-activations", test_fused_activations);
