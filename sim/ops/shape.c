@@ -588,6 +588,8 @@ gboolean shape_infer_runtime(const Node *n, gint64 opset, const gint64 *const *i
     InferCtx cx;
     infer_ctx_init(&cx);
     cx.running = TRUE; /* planning's allowances for bounds that disagree (Concat's pieces) do not apply */
+    cx.values_left = 0; /* only the outputs' shapes are read: no room for their values (a ConstantOfShape's, a shape
+                           arithmetic's: a third of a Mask R-CNN's run went to values thrown away) */
     gboolean ok = n->op->infer(&cx, n->op, &copy, opset, error);
     infer_ctx_clear(&cx);
     for (guint k = 0; ok && k < n->outputs->len; k++) {
