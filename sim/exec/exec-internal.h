@@ -36,6 +36,8 @@ struct Executor {
     float *wide_scratch;   /* the other float32 copies of a widened step, kept from step to step (grown as needed) */
     gsize wide_scratch_n;
     gboolean *dynamic;     /* per step: reads or writes data-dependent tensors (its shapes are inferred as it runs) */
+    Value **run_values;    /* per tensor: its contents as the last run-time inference read them (runtime_shapes),
+                              kept from step to step and run to run (NULL until one is read) */
     gboolean *once;        /* per step: computes constants into memory of its own: runs in the first run only (mark_once) */
     guint once_steps;
     gboolean *has_folded_on; /* per step: an output is the condition of an If folded at plan time (checked every run) */

@@ -518,6 +518,9 @@ void executor_free(Executor *e)
     if (!e)
         return;
     guint n = e->g->tensors->len;
+    for (guint k = 0; e->run_values && k < n; k++)
+        value_free(e->run_values[k]);
+    g_free(e->run_values);
     for (guint k = 0; k < n; k++) {
         const guint8 *lent = e->weights ? e->weights->data[k] : NULL; /* the lender outlives its executors */
         if (e->own[k] != lent)

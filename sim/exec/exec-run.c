@@ -104,15 +104,49 @@ static gboolean run_widened(Executor *e, const KernelCall *call, gboolean librar
 /* Inputs of at most this many elements are handed to run-time inference with their contents. */
 #define RUNTIME_VALUE_ELEMENTS 64
 
+/* x's contents into the tensor's run-time value, kept in the executor (a step's inference read them into a new
+ * Value, freed after, at every dynamic step of every run). */
+static const Value *run_value(Executor *e, const Tensor *t, const ExecTensor *x)
+{
+    if (!e->run_values)
+        e->run_values = g_new0(Value *, e->g->tensors->len + 1);
+    Value *v = e->run_values[t->id];
+    if (!v || v->n != x->count || v->dtype != x->dtype) {
+        value_free(v);
+        v = e->run_values[t->id] = value_new(x->dtype, x->count);
+    }
+    if (x->dtype == DT_FLOAT)
+        for (gsize j = 0; j < x->count; j++)
+            v->f[j] = ((const float *)x->data)[j];
+    else if (x->dtype == DT_INT64)
+        memcpy(v->i, x->data, x->count * sizeof(gint64));
+    else
+        for (gsize j = 0; j < x->count; j++) {
+            if (dtype_is_float(x->dtype))
+                value_set_f(v, j, kernel_elem_get_f(x, j));
+            else
+                value_set_i(v, j, kernel_elem_get_i(x, j));
+        }
+    return v;
+}
+
 /* The run-time shapes of step s's outputs, from its inputs' run-time shapes (and contents, where the plan
  * held a value: shape arithmetic): the op's own inference on copies of its tensors. An output where
  * data-dependence starts is left to its kernel (kernel_set_dims); any other must fit its planned bytes. */
 static gboolean runtime_shapes(Executor *e, const Node *n, GError **error)
 {
+    enum { FEW = 16 }; /* inputs and outputs whose slots live on the stack */
     guint ni = n->inputs->len, no = n->outputs->len;
-    const gint64 **in_dims = g_new0(const gint64 *, ni + 1);
-    Value **in_values = g_new0(Value *, ni + 1);
-    gint64 **out_dims = g_new0(gint64 *, no + 1);
+    const gint64 *few_dims[FEW] = {NULL};
+    const Value *few_values[FEW] = {NULL};
+    gint64 *few_out[FEW] = {NULL};
+    const gint64 **in_dims = ni <= FEW ? few_dims : g_new0(const gint64 *, ni);
+    const Value **in_values = ni <= FEW ? few_values : g_new0(const Value *, ni);
+    gint64 **out_dims = no <= FEW ? few_out : g_new0(gint64 *, no);
+    gsize out_ranks = 0;
+    for (guint k = 0; k < no; k++)
+        out_ranks += node_output(n, k) ? (gsize)node_output(n, k)->rank : 0;
+    gint64 *out_block = g_new0(gint64, out_ranks + 1), *next_out = out_block;
     for (guint k = 0; k < ni; k++) {
         const Tensor *t = node_input(n, k);
         if (!t || !exec_tensor_bound(t) || (e->guarded && !e->computed[t->id]))
@@ -124,22 +158,17 @@ static gboolean runtime_shapes(Executor *e, const Node *n, GError **error)
          * input only where the op's row says its output's shape follows its values (a Gemm's weights, known to the
          * plan, were copied element by element at every run of a detector's box head: 25,088 of them) */
         gboolean by_value = k < 32 && (n->op->shape_inputs >> k) & 1;
-        if ((x->count <= RUNTIME_VALUE_ELEMENTS || (t->value && by_value)) && x->count <= VALUE_MAX_ELEMENTS) {
-            in_values[k] = value_new(x->dtype, x->count);
-            for (gsize j = 0; j < x->count; j++) {
-                if (dtype_is_float(x->dtype))
-                    value_set_f(in_values[k], j, kernel_elem_get_f(x, j));
-                else
-                    value_set_i(in_values[k], j, kernel_elem_get_i(x, j));
-            }
-        }
+        if ((x->count <= RUNTIME_VALUE_ELEMENTS || (t->value && by_value)) && x->count <= VALUE_MAX_ELEMENTS)
+            in_values[k] = run_value(e, t, x);
     }
     for (guint k = 0; k < no; k++) {
         const Tensor *t = node_output(n, k);
-        if (t && t->dynamic && exec_tensor_bound(t))
-            out_dims[k] = g_new0(gint64, t->rank ? t->rank : 1);
+        if (t && t->dynamic && exec_tensor_bound(t)) {
+            out_dims[k] = next_out;
+            next_out += t->rank;
+        }
     }
-    gboolean ok = shape_infer_runtime(n, e->opset, in_dims, (const Value *const *)in_values, out_dims, error);
+    gboolean ok = shape_infer_runtime(n, e->opset, in_dims, in_values, out_dims, error);
     for (guint k = 0; ok && k < no; k++) {
         const Tensor *t = node_output(n, k);
         if (!out_dims[k])
@@ -163,13 +192,13 @@ static gboolean runtime_shapes(Executor *e, const Node *n, GError **error)
         memcpy(y->own_dims, out_dims[k], sizeof(gint64) * (gsize)t->rank);
         y->count = count;
     }
-    for (guint k = 0; k < ni; k++)
-        value_free(in_values[k]);
-    for (guint k = 0; k < no; k++)
-        g_free(out_dims[k]);
-    g_free(in_dims);
-    g_free(in_values);
-    g_free(out_dims);
+    g_free(out_block);
+    if (ni > FEW) {
+        g_free(in_dims);
+        g_free(in_values);
+    }
+    if (no > FEW)
+        g_free(out_dims);
     return ok;
 }
 
