@@ -100,25 +100,30 @@ gboolean kernel_nonzero(const KernelCall *c, GError **error)
     gint64 idx[KERNEL_MAX_RANK] = {0}, j = 0;
     if (x->rank > KERNEL_MAX_RANK)
         return kernel_fail(c, error, "input rank %d is above the executor's %d", x->rank, KERNEL_MAX_RANK);
-    if ((bytes || floats) && y->dtype == DT_INT64) {
-        gint64 *out = y->data;
-        for (gsize k = 0; k < n && j < count; k++) {
-            if (bytes && k + 8 <= n) { /* a mask is mostly zeros: eight bytes at a time past them */
-                guint64 word;
-                memcpy(&word, xb + k, 8);
-                if (!word) {
-                    k += 7;
-                    continue;
+    if ((bytes || floats) && y->dtype == DT_INT64 && x->rank >= 1 && x->dims[x->rank - 1] > 0) {
+        /* row by row along the last axis, the other axes' indices counted as the rows pass (a division per axis per
+         * element was most of a detector's NonZero) */
+        gint64 *out = y->data, last = x->dims[x->rank - 1], rows = (gint64)n / last;
+        int outer = x->rank - 1;
+        for (gint64 row = 0; row < rows && j < count; row++, kernel_index_next(idx, x->dims, outer)) {
+            const guint8 *rb = xb + row * last;
+            const float *rf = xf + row * last;
+            for (gint64 i = 0; i < last; i++) {
+                if (bytes && i + 8 <= last) { /* a mask is mostly zeros: eight bytes at a time past them */
+                    guint64 word;
+                    memcpy(&word, rb + i, 8);
+                    if (!word) {
+                        i += 7;
+                        continue;
+                    }
                 }
+                if (bytes ? rb[i] == 0 : !(rf[i] != 0))
+                    continue;
+                for (int d = 0; d < outer; d++)
+                    out[d * count + j] = idx[d];
+                out[outer * count + j] = i;
+                j++;
             }
-            if (bytes ? xb[k] == 0 : !(xf[k] != 0))
-                continue;
-            gint64 rest = (gint64)k;
-            for (int d = x->rank - 1; d >= 0; d--) {
-                out[d * count + j] = rest % x->dims[d];
-                rest /= x->dims[d];
-            }
-            j++;
         }
         return TRUE;
     }
