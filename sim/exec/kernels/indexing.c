@@ -87,19 +87,27 @@ gboolean kernel_gather_nd(const KernelCall *c, GError **error)
     const char *src = kernel_input_apart(x, y, &copy);
     char *dst = y->data;
     gint64 batch_stride = batch ? xs[batch - 1] : 0;
+    /* int64 indices read as they lie (a detector's per-score gather), the rest and any out of range as before */
+    const gint64 *i64 = ind->dtype == DT_INT64 ? ind->data : NULL;
+    gboolean word = slice * size == 4;
     for (gint64 b = 0; b < batches; b++)
         for (gint64 t = 0; t < tuples; t++) {
             gint64 off = b * batch_stride;
             for (gint64 j = 0; j < k; j++) {
-                gint64 i;
+                gint64 i, dim = x->dims[batch + j];
                 gsize at = (gsize)((b * tuples + t) * k + j);
-                if (!kernel_index_at(c, ind, at, x->dims[batch + j], (int)(batch + j), &i, error)) {
+                if (i64 && i64[at] >= -dim && i64[at] < dim) {
+                    i = i64[at] < 0 ? i64[at] + dim : i64[at];
+                } else if (!kernel_index_at(c, ind, at, dim, (int)(batch + j), &i, error)) {
                     g_free(copy);
                     return FALSE;
                 }
                 off += i * xs[batch + j];
             }
-            memcpy(dst, src + (gsize)off * size, slice * size);
+            if (word)
+                memcpy(dst, src + (gsize)off * 4, 4); /* one element of four bytes: a move, not a call */
+            else
+                memcpy(dst, src + (gsize)off * size, slice * size);
             dst += slice * size;
         }
     g_free(copy);
