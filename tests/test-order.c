@@ -307,6 +307,32 @@ static void test_optimal_proven(void)
     }
 }
 
+/* The report says how the exact order knows: inception under noop sharing needs a search (the bound, 1,605,632 B, is
+ * below the optimum, 1,806,336 B, which the best heuristic order does not reach); a random 500-node graph's best
+ * heuristic order is at the bound, and no search runs. */
+static void test_optimal_report(void)
+{
+    char *path = g_build_filename(g_getenv("SIM_SOURCE_DIR"), "graphs", "inception.onnx", NULL);
+    RunResult r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--order", "optimal", "--alias", "noop", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    g_assert_nonnull(strstr(r.out, "order proof    peak live 1,806,336 B (1.7 MiB), the least any order can have: a "
+                                   "search of "));
+    g_assert_nonnull(strstr(r.out, " states found no order below it (every order must hold 1,605,632 B (1.5 MiB) at "
+                                   "some step)\n"));
+    run_result_clear(&r);
+    char *graph = test_scratch_path("random500.onnx");
+    r = test_run("MKGRAPH_BIN", (const char *[]){"random", "--nodes", "500", "--seed", "1", "-o", graph, NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    run_result_clear(&r);
+    r = test_run("SIM_BIN", (const char *[]){"--graph", graph, "--order", "optimal", NULL});
+    g_assert_cmpint(r.status, ==, 0);
+    g_assert_nonnull(strstr(r.out, "order proof    peak live 526,880 B (514.5 KiB), the least any order can have: the "
+                                   "best heuristic order holds no more than every order must at some step (no search)"));
+    run_result_clear(&r);
+    g_free(graph);
+    g_free(path);
+}
+
 static void test_optimal_budget(void)
 {
     Model *m = random_model(60, 3);
@@ -456,6 +482,7 @@ int main(int argc, char **argv)
     g_test_add_func("/order/optimal-budget", test_optimal_budget);
     g_test_add_func("/order/optimal-parts", test_optimal_parts);
     g_test_add_func("/order/optimal-proven", test_optimal_proven);
+    g_test_add_func("/order/optimal-report", test_optimal_report);
     g_test_add_func("/order/cli", test_cli_orders);
     g_test_add_func("/order/local", test_local_order);
     g_test_add_func("/order/file-not-topological", test_file_not_topological);

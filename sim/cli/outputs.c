@@ -47,8 +47,28 @@ void cli_list_strategies(void)
         printf("  %-18s %s\n", aliases[k]->name, aliases[k]->summary);
 }
 
+/* The exact order's proof, after its report: how far from the bound, and how it knows. */
+static void print_order_proof(const Job *job)
+{
+    const OrderOutcome *o = job->order_problem ? job->order_problem->outcome : NULL;
+    if (!o || !o->known || !job->order->exhaustive || job->order_best)
+        return;
+    char *peak = sim_format_bytes(o->peak), *bound = sim_format_bytes(o->bound);
+    if (!o->states)
+        printf("%sorder proof    peak live %s, the least any order can have: the best heuristic order holds no more "
+               "than every order must at some step (no search)\n", job->format->block, peak);
+    else
+        printf("%sorder proof    peak live %s, the least any order can have: a search of %" G_GUINT64_FORMAT
+               " states found no order below it (every order must hold %s at some step)\n", job->format->block, peak,
+               o->states, bound);
+    g_free(peak);
+    g_free(bound);
+}
+
 void cli_print_order_best(const Job *job)
 {
+    if (job->format->notes)
+        print_order_proof(job);
     if (job->order_fell_back && job->format->notes)
         printf("%sorder          %s; --order file refuses it\n", job->format->block,
                job->order_best ? DRIVER_ORDER_NOT_TOPOLOGICAL_BEST : DRIVER_ORDER_NOT_TOPOLOGICAL);

@@ -140,6 +140,7 @@ OrderProblem *order_problem_new(const Graph *g, const LayoutOptions *layout, GEr
     g_free(slot);
     p->budget_states = 2000000;
     p->budget_seconds = 10;
+    p->outcome = g_new0(OrderOutcome, 1);
     return p;
 fail:
     g_array_unref(bytes);
@@ -171,6 +172,7 @@ void order_problem_free(OrderProblem *p)
     g_free(p->root_early);
     g_free(p->root_uses);
     g_free(p->root_edges);
+    g_free(p->outcome);
     g_free(p);
 }
 

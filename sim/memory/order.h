@@ -15,6 +15,14 @@ typedef struct {
     guint edges; /* input slots of the node that read this root (Add(x, x): 2) */
 } RootUse;
 
+/* What the exact order (optimal) found, for the report: filled by it when it ends with an order. */
+typedef struct {
+    gboolean known;
+    guint64 peak;   /* its order's peak of live bytes */
+    guint64 bound;  /* the least any order can have (order_lower_bound) */
+    guint64 states; /* the states its search made: 0 when the best heuristic order was at the bound */
+} OrderOutcome;
+
 typedef struct {
     const Graph *g;
     guint n;              /* nodes, indexed as in the file */
@@ -36,6 +44,7 @@ typedef struct {
     /* optimal: the orders whose best peak is the incumbent to beat (NULL-terminated, normally the registry's
      * registry_order; NULL: none, optimal starts unbounded). Handed down: this room cannot name the registry. */
     const struct OrderStrategy *const *incumbents;
+    OrderOutcome *outcome; /* the problem's own; an exhaustive strategy writes what it found there */
 } OrderProblem;
 
 OrderProblem *order_problem_new(const Graph *g, const LayoutOptions *layout, GError **error);

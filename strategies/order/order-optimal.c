@@ -314,6 +314,7 @@ static gboolean optimal_order(const OrderProblem *p, guint *order, GError **erro
     guint64 bound = order_lower_bound(p, reach);
     if (best <= bound) { /* the incumbent holds no more than every order must: it is optimal */
         order_reach_free(reach);
+        *p->outcome = (OrderOutcome){TRUE, best, bound, 0};
         return TRUE;
     }
     Search s = {.words = (p->n + 63) / 64, .p = p};
@@ -343,7 +344,10 @@ static gboolean optimal_order(const OrderProblem *p, guint *order, GError **erro
     guint64 peak = G_MAXUINT64;
     if (result == 1 && order_peak(p, found, &peak, NULL) && peak < best)
         memcpy(order, found, p->n * sizeof(guint));
-    /* else nothing beats the incumbent, which `order` already holds */
+    else /* nothing beats the incumbent, which `order` already holds */
+        peak = best;
+    if (result >= 0)
+        *p->outcome = (OrderOutcome){TRUE, peak, bound, budget.explored};
     if (result < 0) {
         g_clear_error(&spent);
         GString *gap = g_string_new("");
