@@ -327,7 +327,8 @@ static void test_optimal_report(void)
     r = test_run("SIM_BIN", (const char *[]){"--graph", graph, "--order", "optimal", NULL});
     g_assert_cmpint(r.status, ==, 0);
     g_assert_nonnull(strstr(r.out, "order proof    peak live 526,880 B (514.5 KiB), the least any order can have: the "
-                                   "best heuristic order holds no more than every order must at some step (no search)"));
+                                   "best heuristic order holds no more than every order must at some step "
+                                   "(no search)"));
     run_result_clear(&r);
     g_free(graph);
     g_free(path);
