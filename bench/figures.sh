@@ -9,6 +9,8 @@
 #   tiers        results/tiers.md: memory tiers on the corpus, banked_greedy, ours and the bound (bench/tiers.sh)
 #   order-best   results/order-best.md: the default plan (orders and sharing sets, each placed) beside the file's order
 #                on the corpus (bench/order-best.sh)
+#   order-exact  results/order-exact.md: the exact order on the corpus and random DAGs: at the bound, by a search, or
+#                out of its budget with its gap (bench/order-exact.sh)
 #   training     results/training.md: training steps of torchvision models planned against PyTorch's caching
 #                allocator, the order chosen too (bench/training.sh; its last table is timings)
 #   structured   results/structured.md: schema-v1 problems of the shared PyPTO corpus beside their published figures
@@ -40,7 +42,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 make -s build/sim build/mkgraph
-parts=${*:-"design-log gpt2-seq range kv tiers order-best training structured corpus aliasing pictures peers
+parts=${*:-"design-log gpt2-seq range kv tiers order-best order-exact training structured corpus aliasing pictures peers
             conformance coverage
             exec-check timing class-timing
             xnnpack
@@ -100,6 +102,7 @@ part_kv() { bench/kv.sh; }
 part_kv_speed() { bench/kv-speed.sh; }
 part_tiers() { need_models; bench/tiers.sh; }
 part_order_best() { need_models; bench/order-best.sh; }
+part_order_exact() { need_models; bench/order-exact.sh; }
 part_training() { bench/training.sh; }
 part_structured() { bench/structured.sh; }
 
