@@ -15,6 +15,8 @@ trap 'rm -rf -- "$work"' EXIT
 mkdir -p results
 rows="$work/rows.tsv"
 : > "$rows"
+# nodes_of ARGS...: the graph's node count (sim --info)
+nodes_of() { "$sim" "$@" --info | sed -n 's/^nodes *\([0-9]*\).*/\1/p' | head -1; }
 # one_graph NAME NODES ARGS...: one exact order, its outcome and seconds appended to the rows
 one_graph() {
     local name=$1 nodes=$2
@@ -35,11 +37,10 @@ while IFS=$'\t' read -r name file dims; do
         IFS=',' read -ra bound <<< "$dims"
         for d in "${bound[@]}"; do args+=(--dim "$d"); done
     fi
-    one_graph "$name" "$("$sim" "${args[@]}" --info | sed -n 's/^nodes *\([0-9]*\).*/\1/p' | head -1)" "${args[@]}"
+    one_graph "$name" "$(nodes_of "${args[@]}")" "${args[@]}"
 done < graphs/models/models.tsv
 for g in inception random; do
-    one_graph "graphs/$g.onnx" "$("$sim" --graph "graphs/$g.onnx" --info | sed -n 's/^nodes *\([0-9]*\).*/\1/p' | head -1)" \
-        --graph "graphs/$g.onnx"
+    one_graph "graphs/$g.onnx" "$(nodes_of --graph "graphs/$g.onnx")" --graph "graphs/$g.onnx"
 done
 for n in 100 200 500 1000; do
     for seed in 1 2 3 4 5; do
