@@ -176,7 +176,7 @@ void order_problem_free(OrderProblem *p)
     g_free(p);
 }
 
-void order_profile(const OrderProblem *p, const guint *order, guint *remaining, OrderProfile *out)
+void order_profile(const OrderProblem *p, const guint *order, guint *remaining, OrderProfile *out, guint64 *before)
 {
     memcpy(remaining, p->root_uses, p->n_roots * sizeof(guint));
     *out = (OrderProfile){0, 0, 0};
@@ -186,6 +186,8 @@ void order_profile(const OrderProblem *p, const guint *order, guint *remaining, 
             live += p->root_bytes[r];
     for (guint s = 0; s < p->n; s++) {
         guint k = order[s];
+        if (before)
+            before[s] = live;
         live += p->alloc_bytes[k];
         if (live > out->peak) {
             out->peak = live;
@@ -209,6 +211,8 @@ void order_profile(const OrderProblem *p, const guint *order, guint *remaining, 
     }
     if (p->n == 0)
         out->peak = live;
+    if (before)
+        before[p->n] = live;
 }
 
 guint order_kahn(const OrderProblem *p, guint *order)
@@ -368,7 +372,7 @@ gboolean order_peak(const OrderProblem *p, const guint *order, guint64 *peak, GE
     OrderProfile profile = {0, 0, 0};
     if (ok) {
         guint *remaining = g_new(guint, p->n_roots + 1);
-        order_profile(p, order, remaining, &profile);
+        order_profile(p, order, remaining, &profile, NULL);
         g_free(remaining);
     }
     g_free(preds);

@@ -53,12 +53,13 @@ void order_problem_free(OrderProblem *p);
 /* Peak live bytes of a schedule (node indices); also validates it: every node once, inputs first. */
 gboolean order_peak(const OrderProblem *p, const guint *order, guint64 *peak, GError **error);
 /* The live bytes of a topological schedule (not validated): the peak, the first step that reaches it, and the sum
- * over the steps (held at 2^64 - 1). `remaining` holds n_roots counts of scratch. */
+ * over the steps (held at 2^64 - 1). `remaining` holds n_roots counts of scratch. `before` (NULL, or n + 1 values):
+ * the live bytes before each step, the last after every step. */
 typedef struct {
     guint64 peak, area;
     guint peak_step;
 } OrderProfile;
-void order_profile(const OrderProblem *p, const guint *order, guint *remaining, OrderProfile *out);
+void order_profile(const OrderProblem *p, const guint *order, guint *remaining, OrderProfile *out, guint64 *before);
 
 /* Kahn's algorithm with a FIFO queue: ready nodes in the order they became ready (ties among the first ones: file
  * order) into `order`; returns how many it placed (fewer than p->n: the graph has a cycle). */

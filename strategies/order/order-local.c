@@ -23,7 +23,7 @@ typedef struct {
 static OrderProfile evaluate(Evaluator *e, const guint *order)
 {
     OrderProfile sc;
-    order_profile(e->p, order, e->remaining, &sc);
+    order_profile(e->p, order, e->remaining, &sc, NULL);
     return sc;
 }
 

@@ -179,49 +179,17 @@ static GArray *part_ends(const OrderProblem *p, const OrderReach *reach)
     return ends;
 }
 
-/* Live bytes before each step of `topo` (n + 1 values: the last after every step), as order_profile counts. */
-static guint64 *live_before(const OrderProblem *p, const guint *topo)
-{
-    guint64 *before = g_new(guint64, p->n + 1);
-    guint *remaining = g_memdup2(p->root_uses, (p->n_roots + 1) * sizeof(guint));
-    guint64 live = 0;
-    for (guint r = 0; r < p->n_roots; r++)
-        live += p->root_early[r] ? p->root_bytes[r] : 0;
-    for (guint s = 0; s < p->n; s++) {
-        guint k = topo[s];
-        before[s] = live;
-        live += p->alloc_bytes[k];
-        for (guint i = 0; i < p->inputs[k]->len; i++) {
-            guint r = g_array_index(p->inputs[k], RootUse, i).root;
-            if (--remaining[r] == 0 && !p->root_kept[r])
-                live -= p->root_bytes[r];
-        }
-        for (guint i = 0; i < p->outputs[k]->len; i++) {
-            guint r = g_array_index(p->outputs[k], guint, i);
-            if (!p->root_uses[r] && !p->root_kept[r])
-                live -= p->root_bytes[r];
-        }
-        if (s == 0)
-            for (guint r = 0; r < p->n_roots; r++)
-                if (p->root_early[r] && !p->root_uses[r] && !p->root_kept[r])
-                    live -= p->root_bytes[r];
-    }
-    before[p->n] = live;
-    g_free(remaining);
-    return before;
-}
-
 /* One part's search: from the downset of every node before it (`start`, its live bytes `live`), states over the
  * part's nodes (`nodes`, `count` of them) expanded by size, each keeping the least peak reaching it; a step at or
  * above `best` is dropped (the incumbent has that peak already). Writes the part's best order to `out`.
- * Returns 1 when it has one below `best`, 0 when there is none, -1 when the budget ran out (error set). */
+ * Returns 1 when it has one below `best`, 0 when there is none, -1 when the budget ran out. */
 typedef struct {
     guint64 explored, most;
     gint64 deadline;
 } Budget;
 
 static int solve_part(Search *s, guint **preds_of, const guint64 *start, guint64 live, gboolean at_first_step,
-                      const guint *nodes, guint count, guint64 best, Budget *budget, guint *out, GError **error)
+                      const guint *nodes, guint count, guint64 best, Budget *budget, guint *out)
 {
     const OrderProblem *p = s->p;
     s->states = g_hash_table_new_full(state_hash, state_equal, bits_free, state_free);
@@ -295,8 +263,6 @@ static int solve_part(Search *s, guint **preds_of, const guint64 *start, guint64
             probe[at->last / 64] &= ~((guint64)1 << (at->last % 64));
         }
     }
-    if (result < 0)
-        g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "budget");
     bits_free(probe);
     g_ptr_array_unref(layer);
     g_ptr_array_unref(next);
@@ -324,7 +290,11 @@ static gboolean optimal_order(const OrderProblem *p, guint *order, GError **erro
     if (!reach) /* without the reach, one part: any topological order gives its live bytes before it */
         order_kahn(p, topo);
     GArray *ends = part_ends(p, reach);
-    guint64 *before = live_before(p, topo);
+    guint64 *before = g_new(guint64, p->n + 1); /* live bytes before each step of topo: where each part starts */
+    guint *remaining = g_new(guint, p->n_roots + 1);
+    OrderProfile profile;
+    order_profile(p, topo, remaining, &profile, before);
+    g_free(remaining);
     /* A state holds a bit per node: on a large graph the state budget alone allowed tens of gigabytes
      * (2,000,000 states of a 200,000-node graph are 50 GB), so memory bounds the states too. */
     guint64 per_state = sizeof(State) + ((guint64)s.words + 1) * sizeof(guint64) + 48; /* and the hash's entry */
@@ -333,11 +303,10 @@ static gboolean optimal_order(const OrderProblem *p, guint *order, GError **erro
     guint *found = g_new(guint, p->n + 1);
     guint64 *start = bits_new(s.words, NULL);
     int result = 1;
-    GError *spent = NULL;
     for (guint i = 0, from = 0; result == 1 && i < ends->len; from = g_array_index(ends, guint, i++)) {
         guint to = g_array_index(ends, guint, i);
         result = solve_part(&s, preds_of, start, before[from], from == 0, topo + from, to - from, best, &budget,
-                            found + from, &spent);
+                            found + from);
         for (guint pos = from; pos < to; pos++)
             start[topo[pos] / 64] |= (guint64)1 << (topo[pos] % 64);
     }
@@ -349,7 +318,6 @@ static gboolean optimal_order(const OrderProblem *p, guint *order, GError **erro
     if (result >= 0)
         *p->outcome = (OrderOutcome){TRUE, peak, bound, budget.explored};
     if (result < 0) {
-        g_clear_error(&spent);
         GString *gap = g_string_new("");
         if (best != G_MAXUINT64)
             g_string_printf(gap, "; the best heuristic order's peak, %" G_GUINT64_FORMAT " B, is %.2f%% above the "
