@@ -387,6 +387,66 @@ static void test_unknown_ops(void)
     model_free(m);
 }
 
+/* A branch that reshapes x [2,3] to `to` (two dims), as the If's output. */
+static Graph *reshape_branch(const char *name, const gint64 *to)
+{
+    Graph *g = graph_new(name);
+    char *shape = g_strdup_printf("%s_shape", name), *out = g_strdup_printf("%s_out", name);
+    TensorData *d = tensor_data_new(shape, DT_INT64, 1, (const gint64[]){2});
+    d->raw = g_bytes_new(to, 2 * sizeof(gint64));
+    GPtrArray *attrs = g_ptr_array_new();
+    g_ptr_array_add(attrs, attr_new_tensor("value", d));
+    g_assert_nonnull(graph_add_node(g, "Constant", "", shape, NULL, 0, (const char *const[]){shape}, 1, attrs, NULL));
+    g_assert_nonnull(graph_add_node(g, "Reshape", "", out, (const char *const[]){"x", shape}, 2,
+                                    (const char *const[]){out}, 1, NULL, NULL));
+    graph_add_output(g, out, NULL, NULL);
+    g_free(shape);
+    g_free(out);
+    return g;
+}
+
+/* An If on an input's value whose else branch cannot run at the graph's dims (a Reshape of x's 6 elements to 8, as
+ * Silero VAD v5's 8 kHz branch at the 16 kHz window) is planned as never taken: the then branch alone, the
+ * IfSelect told which side is gone and why. Both branches failing is one error, the second's. */
+static void test_if_never_taken(void)
+{
+    Builder *b = builder_new("never", 13);
+    INPUT(b, "x", 2, 3);
+    const char *cond = builder_input(b, "c", DT_BOOL, 0, NULL);
+    builder_node(b, "If", (const char *const[]){cond, NULL}, 1, (const char *[]){"y"},
+                 attr_new_graph("then_branch", reshape_branch("then", (const gint64[]){3, 2})),
+                 attr_new_graph("else_branch", reshape_branch("else", (const gint64[]){4, 2})), NULL);
+    builder_output(b, "y");
+    Model *m = finish(b, NULL);
+    assert_type(m, "y", "FLOAT[3,2]");
+    const Node *select = graph_tensor(m->graph, "y")->producer;
+    g_assert_cmpstr(select->op_type, ==, "IfSelect");
+    g_assert_nonnull(node_input(select, 1));
+    g_assert_null(node_input(select, 2));
+    gint64 never;
+    const char *why;
+    g_assert_true(node_attr_int(select, "never", 0, &never, NULL));
+    g_assert_cmpint(never, ==, 2);
+    g_assert_true(node_attr_string(select, "never_why", "", &why, NULL));
+    g_assert_nonnull(strstr(why, "cannot reshape 'x' [2,3] (6 elements) to [4,2] (8 elements)"));
+    guint reshapes = 0;
+    for (guint k = 0; k < m->graph->nodes->len; k++)
+        reshapes += !strcmp(((const Node *)m->graph->nodes->pdata[k])->op_type, "Reshape");
+    g_assert_cmpuint(reshapes, ==, 1);
+    model_free(m);
+
+    b = builder_new("never-both", 13);
+    INPUT(b, "x", 2, 3);
+    cond = builder_input(b, "c", DT_BOOL, 0, NULL);
+    builder_node(b, "If", (const char *const[]){cond, NULL}, 1, (const char *[]){"y"},
+                 attr_new_graph("then_branch", reshape_branch("then", (const gint64[]){5, 2})),
+                 attr_new_graph("else_branch", reshape_branch("else", (const gint64[]){4, 2})), NULL);
+    builder_output(b, "y");
+    char *msg = test_finish_error(b, NULL);
+    g_assert_nonnull(strstr(msg, "cannot reshape 'x' [2,3] (6 elements) to [4,2] (8 elements)"));
+    g_free(msg);
+}
+
 /* An If whose condition is a value of the inputs (known only when running) is both branches, each node guarded by
  * the condition, and sim's IfSelect takes the If's outputs from the branch taken: exact where both branches give
  * one shape. A Loop takes its outputs from value_info; a control op whose output shape the file does not give is
@@ -517,6 +577,7 @@ int main(int argc, char **argv)
     g_test_add_func("/shape/value-info", test_value_info_checked);
     g_test_add_func("/shape/unknown-ops", test_unknown_ops);
     g_test_add_func("/shape/control-flow", test_control_flow);
+    g_test_add_func("/shape/if-never-taken", test_if_never_taken);
     g_test_add_func("/shape/op-table", test_op_table_rows);
     return g_test_run();
 }

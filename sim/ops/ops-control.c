@@ -231,10 +231,12 @@ gboolean infer_drop_failed_branch(Graph *g, Node *n, const GError *why, guint *r
             }
         }
     }
-    /* The IfSelect must take the other side from outside the branch */
+    /* The IfSelect must take the other side from outside the branch, and not have lost that side already (both
+     * branches failing: the second failure is the error) */
     for (guint k = 0; clean && k < mergers->len; k++) {
         const Node *m = mergers->pdata[k];
         guint count = m->outputs->len;
+        clean = !node_attr(m, "never");
         for (guint j = 0; clean && j < count; j++) {
             const Tensor *live = node_input(m, 1 + (when ? count : 0) + j);
             clean = live && (!live->producer || !g_hash_table_contains(dead, live->producer));
