@@ -295,6 +295,8 @@ static const OpInfo microsoft_rows[] = {
     /* X, X_scale, X_zero_point, Y_scale, Y_zero_point: an element-wise function of X */
     OP("QLinearSigmoid", OP_COMPUTE, 4, 5, 1, 1, infer_qlinear_unary),
     OP("QLinearLeakyRelu", OP_COMPUTE, 4, 5, 1, 1, infer_qlinear_unary),
+    /* X, X_scale, x_zero_point, y_scale, y_zero_point: Softmax (attribute `opset`: which one, `axis`) */
+    OP("QLinearSoftmax", OP_COMPUTE, 4, 5, 1, 1, infer_qlinear_softmax),
     /* X, x_scale, x_zero_point, y_scale, y_zero_point: the mean over the spatial axes (channels_last: NHWC) */
     OP("QLinearGlobalAveragePool", OP_COMPUTE, 5, 5, 1, 1, infer_qlinear_global_average_pool),
     /* X, x_scale, x_zero_point, y_scale, y_zero_point: AveragePool's window (NCHW) */

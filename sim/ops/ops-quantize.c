@@ -131,6 +131,27 @@ gboolean infer_qlinear_unary(InferCtx *cx, const OpInfo *op, Node *n, gint64 ops
            infer_set_output(n, 0, x->dtype, x->rank, x->dims, error);
 }
 
+/* QLinearSoftmax: X, X_scale, x_zero_point, y_scale, y_zero_point; attribute `opset` (the Softmax it stands for: below
+ * 13 over every axis from `axis` on, from 13 along `axis` alone) required, `axis` in the input's range. */
+gboolean infer_qlinear_softmax(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
+{
+    (void)cx;
+    (void)op;
+    (void)opset;
+    Tensor *x;
+    gint64 softmax_opset, axis;
+    if (!infer_input(n, 0, &x, error) || !check_8bit(n, x, error) ||
+        !check_qparams(n, (const guint[]){1, 3}, 2, error) || !node_attr_int(n, "opset", -1, &softmax_opset, error))
+        return FALSE;
+    if (softmax_opset < 1)
+        return infer_fail(error, n, "attribute 'opset' (the Softmax it stands for) is missing or below 1");
+    if (!node_attr_int(n, "axis", softmax_opset < 13 ? 1 : -1, &axis, error))
+        return FALSE;
+    if (axis < -x->rank || axis >= x->rank)
+        return infer_fail(error, n, "axis %" G_GINT64_FORMAT " is outside the input's rank %d", axis, x->rank);
+    return infer_set_output(n, 0, x->dtype, x->rank, x->dims, error);
+}
+
 gboolean infer_qlinear_global_average_pool(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
 {
     (void)cx;

@@ -6,6 +6,7 @@
 #include "exec/kernels/window.h"
 #include "exec/onednn.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 #if defined(__x86_64__)
@@ -1277,6 +1278,64 @@ gboolean kernel_qlinear_unary(const KernelCall *c, GError **error)
     guint8 *out = y->data;
     for (gsize k = 0; k < y->count; k++)
         out[k] = table[in[k]]; /* the byte of an int8 or a uint8 alike */
+    return TRUE;
+}
+
+/* QLinearSoftmax as ONNX Runtime's CPU kernel computes it (facts from its qlinear_softmax.cc): a table of 256
+ * float32 exponentials, entry i = exp((i - 255 + shift) sx) with shift = max(0, ln(FLT_MAX / D) - 5) / sx, D the
+ * length reduced (the sums of D entries stay finite); per row, each x read at its distance below the row's largest
+ * (uint8: entry 255 - max + x; int8: entry byte(127 - max + x) of the table laid out from -128), the entries summed
+ * in float32 in order, then y = round-half-even(e * floor(1 / sy) / sum) + zy, held to the type's top (the least
+ * is zy). A row whose sum is 0 ends the kernel's rows there, as there. Opset below
+ * 13: the rows are everything from `axis` on; from 13: the axis alone (each row gathered across the others). */
+gboolean kernel_qlinear_softmax(const KernelCall *c, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0);
+    ExecTensor *y = kernel_out(c, 0);
+    gint64 softmax_opset, axis_attr;
+    if (!node_attr_int(c->node, "opset", 13, &softmax_opset, error) ||
+        !node_attr_int(c->node, "axis", softmax_opset < 13 ? 1 : -1, &axis_attr, error))
+        return FALSE;
+    int axis = kernel_axis(axis_attr, x->rank);
+    gint64 outer, len, inner;
+    kernel_axis_geometry(x, axis, &outer, &len, &inner);
+    if (softmax_opset < 13) { /* every axis from `axis` on is the row */
+        len *= inner;
+        inner = 1;
+    }
+    if (!x->count)
+        return TRUE;
+    gboolean is_signed = x->dtype == DT_INT8;
+    float sx = qscale(kernel_in(c, 1)), y_scale = floorf(1.0f / qscale(kernel_in(c, 3)));
+    gint64 zy = qzero(kernel_in(c, 4));
+    double shift = MAX(0.0, log((double)(FLT_MAX / (float)len)) - 5.0) / (double)sx;
+    float table[256];
+    for (int i = 0; i < 256; i++)
+        table[(guint8)(is_signed ? i - 128 : i)] = (float)exp(((double)i - 255.0 + shift) * (double)sx);
+    const guint8 *in = x->data;
+    guint8 *out = y->data;
+    for (gint64 o = 0; o < outer; o++)
+        for (gint64 i = 0; i < inner; i++) {
+            gint64 base = o * len * inner + i;
+            int top = is_signed ? -128 : 0;
+            for (gint64 j = 0; j < len; j++) {
+                int v = is_signed ? (gint8)in[base + j * inner] : in[base + j * inner];
+                top = MAX(top, v);
+            }
+            float sum = 0.0f;
+            for (gint64 j = 0; j < len; j++) {
+                int v = is_signed ? (gint8)in[base + j * inner] : in[base + j * inner];
+                sum += table[(guint8)(is_signed ? 127 - top + v : 255 - top + v)];
+            }
+            if (sum == 0.0f)
+                return TRUE;
+            for (gint64 j = 0; j < len; j++) {
+                int v = is_signed ? (gint8)in[base + j * inner] : in[base + j * inner];
+                float e = table[(guint8)(is_signed ? 127 - top + v : 255 - top + v)];
+                gint64 q = (gint64)nearbyintf(e * y_scale / sum) + zy; /* at least zy: only the top can pass */
+                out[base + j * inner] = (guint8)(is_signed ? (gint8)MIN(q, 127) : MIN(q, 255));
+            }
+        }
     return TRUE;
 }
 

@@ -386,6 +386,12 @@ def main():
               microsoft=True), "--graph {}", 1,
         "sim: {}: node 'qp' (QLinearAveragePool): channels_last: only NCHW is supported (ONNX Runtime's quantizer "
         "writes NCHW)")
+    add("onnx-qlinear-softmax-opset.onnx",
+        model(graph([node("QLinearSoftmax", ["x", "s", "z", "s", "z"], ["y"], [attr_int("axis", -1)], name="qs",
+                          domain="com.microsoft")],
+                    [value_info("x", elem=2, dims=(dim(1), dim(4)))], [s(1, "y")], qparams),
+              microsoft=True), "--graph {}", 1,
+        "sim: {}: node 'qs' (QLinearSoftmax): attribute 'opset' (the Softmax it stands for) is missing or below 1")
     add("onnx-qgemm-zero-points.onnx",
         model(graph([node("QGemm", ["a", "s", "z", "w", "s", "z3"], ["y"], [attr_int("transB", 1)], name="qg",
                           domain="com.microsoft")],

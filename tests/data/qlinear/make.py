@@ -13,6 +13,9 @@ static quantizer writes them), each with one input in the ONNX model zoo's layou
   convs/  QLinearConv's geometries on both kinds of 8-bit input: int8 x (zero point -3) by int8 weights per output
         channel in 2 groups, stride 2, padding 1, an int32 bias; uint8 x by uint8 weights with zero point 100,
         depthwise (4 groups), dilation 2, padding 1.
+  softmax/  QLinearSoftmax as ORT's quantizer writes it for a Softmax: uint8 along the last axis (opset 13), over every
+        axis from 1 (opset 12), along a middle axis to another scale and zero point; int8 along the channels, and with a
+        zero point of 100, where the largest values are held to 127.
   products/  the integer products at sizes the library's integer GEMM runs (4 or more output channels a group):
         QLinearConv on int8 x (zero point -3) by int8 weights per channel, 2 groups, stride 2, padding 1, a bias,
         and one tap; on uint8 x (zero point 120) dilated 2 and padded 2, and one tap; ConvInteger by uint8
@@ -326,6 +329,26 @@ def qdqnet_model():
     return finish(graph)
 
 
+def softmax_model():
+    inits = [scalar("sx", 0.06, np.float32), scalar("zx", 128, np.uint8), scalar("sy", 1 / 256, np.float32),
+             scalar("zy", 0, np.uint8), scalar("s8", 0.07, np.float32), scalar("z8", -5, np.int8),
+             scalar("zy8", -128, np.int8), scalar("zw8", 100, np.int8), scalar("sw", 0.01, np.float32),
+             scalar("zw", 10, np.uint8)]
+    nodes = [
+        h.make_node("QuantizeLinear", ["x", "sx", "zx"], ["q"]),
+        h.make_node("QuantizeLinear", ["x", "s8", "z8"], ["q8"]),
+        h.make_node("QLinearSoftmax", ["q", "sx", "zx", "sy", "zy"], ["last"], domain=MS, opset=13, axis=-1),
+        h.make_node("QLinearSoftmax", ["q", "sx", "zx", "sy", "zy"], ["flat"], domain=MS, opset=12, axis=1),
+        h.make_node("QLinearSoftmax", ["q", "sx", "zx", "sw", "zw"], ["mid"], domain=MS, opset=13, axis=2),
+        h.make_node("QLinearSoftmax", ["q8", "s8", "z8", "sy", "zy8"], ["chan8"], domain=MS, opset=13, axis=1),
+        h.make_node("QLinearSoftmax", ["q8", "s8", "z8", "sy", "zw8"], ["wrap8"], domain=MS, opset=13, axis=-1),
+    ]
+    outputs = [h.make_tensor_value_info(name, kind, [2, 4, 6, 6]) for name, kind in
+               (("last", T.UINT8), ("flat", T.UINT8), ("mid", T.UINT8), ("chan8", T.INT8), ("wrap8", T.INT8))]
+    graph = h.make_graph(nodes, "qsoftmax", [h.make_tensor_value_info("x", T.FLOAT, [2, 4, 6, 6])], outputs, inits)
+    return finish(graph)
+
+
 def finish(graph):
     m = h.make_model(graph, opset_imports=[h.make_opsetid("", 13), h.make_opsetid(MS, 1)],
                      producer_name="arenasim tests/data/qlinear/make.py")
@@ -337,7 +360,7 @@ def finish(graph):
 MODELS = {"ops": (ops_model, (1, 4, 6, 6), 7, 2.5), "cnn": (cnn_model, (1, 3, 16, 16), 11, 2.0),
           "dynamic": (dynamic_model, (1, 3, 16, 16), 13, 1.5), "qdq": (qdq_model, (1, 3, 12, 12), 17, 1.0),
           "qdqnet": (qdqnet_model, (1, 3, 12, 12), 23, 1.0), "convs": (convs_model, (1, 4, 11, 9), 31, 2.0),
-          "products": (products_model, (1, 8, 9, 11), 37, 2.0)}
+          "products": (products_model, (1, 8, 9, 11), 37, 2.0), "softmax": (softmax_model, (2, 4, 6, 6), 41, 2.0)}
 
 
 def main():

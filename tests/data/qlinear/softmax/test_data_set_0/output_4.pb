@@ -1,0 +1,1 @@
+Bwrap8J eue}fefi~ee~evnqqxeggjrfgepedomerqqkekxofeolishigmplvnp{sdqekdn{etudrvullijeqefgd{fjkjld{q}o~dmseeljhhef{pdkgoijymefphemhvfdeddiefhgmfhegdhkhkfdjeifnefheegh}jjxeueqdkgehkfedgeegmddqyog{id
