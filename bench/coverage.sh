@@ -66,7 +66,8 @@ print(r["steps"], r.get("data_dependent_tensors", 0), r["lower_bound_bytes"], r[
     echo "every sequence op, SplitToSequence by ones, by a chunk and by sizes) are folded at plan time and give their"
     echo "expected outputs (tests/test-conformance, /conformance/sequence-models). Silero VAD v5 and v6 as npm's"
     echo "@ricky0123/vad-web ships them (an If on the sample rate whose 8 kHz branch cannot run at the 16 kHz window:"
-    echo "planned as never taken) give ORT 1.30's outputs at 16 and 8 kHz (tests/test-oracle, /oracle/silero-matches-ort)."
+    echo "planned as never taken) give ORT 1.30's outputs at 16 and 8 kHz (tests/test-oracle,"
+    echo "/oracle/silero-matches-ort)."
     echo
     echo "Not covered: torchvision's full-size detectors plan and run (\`fasterrcnn_mobilenet_v3_large_320_fpn\`: 1,446"
     echo "steps, 10 data-dependent tensors), but with random weights every score is the same number, so their"
