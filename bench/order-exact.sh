@@ -84,7 +84,7 @@ for line in open(rows):
         sys.exit(f"order-exact.sh: {name}: neither an order nor its give-up (status {status}): {said}")
     print(f"| {name} | {int(nodes):,} | {outcome} | {peak:,} | {bound:,} | {float(seconds):.2f} |")
 total = sum(counts.values())
-print(f"\nOf {total} graphs: {counts['bound']} at the bound, {counts['search']} by a search, {counts['gave up']} out of "
-      "the budget (each with its gap to the bound).")
+print(f"\nOf {total} graphs: {counts['bound']} at the bound, {counts['search']} by a search, "
+      f"{counts['gave up']} out of the budget (each with its gap to the bound).")
 PY
 echo "wrote results/order-exact.md"
