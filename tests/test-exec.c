@@ -1767,7 +1767,8 @@ static void test_large_constant(void)
     for (gsize k = 0; k < N; k++)
         v[k] = (float)k * 0.5f - 7.0f;
     d->raw = g_bytes_new_take(v, N * sizeof(float));
-    const char *c = builder_node(b, "Constant", (const char *const[]){NULL}, 1, NULL, attr_new_tensor("value", d), NULL);
+    const char *c =
+        builder_node(b, "Constant", (const char *const[]){NULL}, 1, NULL, attr_new_tensor("value", d), NULL);
     builder_output(b, B_OP(b, "Add", x, c));
     Model *m = finish_inferred(b);
     Planned run = plan_and_bind_ok(m);

@@ -220,9 +220,9 @@ static void test_vad_matches_torch(void)
     char *other = g_build_filename(dir, "test_data_set_8k", NULL);
     RunResult r = sim_in((const char *[]){"--graph", model, "--inputs", other, "--run", NULL});
     g_assert_cmpint(r.status, ==, 1);
-    assert_contains(r.err, "(IfSelect): the condition chose the else branch, which was planned as never taken: at these "
-                           "dims node '/If_1/else//Reshape' (Reshape): cannot reshape 'x' [1,512] (512 elements) to "
-                           "[1,2,128] (256 elements): element counts differ\n");
+    assert_contains(r.err, "(IfSelect): the condition chose the else branch, which was planned as never taken: at "
+                           "these dims node '/If_1/else//Reshape' (Reshape): cannot reshape 'x' [1,512] (512 elements) "
+                           "to [1,2,128] (256 elements): element counts differ\n");
     run_result_clear(&r);
     g_free(other);
     g_free(model);

@@ -332,7 +332,8 @@ gboolean infer_if_select(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, 
     for (guint k = 0; k < count; k++) {
         Tensor *a, *b;
         /* a branch planned as never taken (infer_drop_failed_branch) has no inputs here: the other's shape */
-        if ((never != 1 && !infer_input(n, 1 + k, &a, error)) || (never != 2 && !infer_input(n, 1 + count + k, &b, error)))
+        if ((never != 1 && !infer_input(n, 1 + k, &a, error)) ||
+            (never != 2 && !infer_input(n, 1 + count + k, &b, error)))
             return FALSE;
         if (never)
             a = b = never == 1 ? b : a;
