@@ -103,10 +103,10 @@ static void check_kind_matches_torch(const char *kind, int outputs)
 }
 
 /* ONNX Runtime's QOperator form (its com.microsoft QLinear ops, uint8 and int8, tests/data/qlinear/make.py), its
- * dynamic quantization and its QDQ fusions: in the eight models (every op; a small classifier with QLinearConv,
+ * dynamic quantization and its QDQ fusions: in the nine models (every op; a small classifier with QLinearConv,
  * MaxPool on uint8, QLinearAveragePool and QGemm; DynamicQuantizeLinear before a ConvInteger and two MatMulIntegers;
  * QLinearConv grouped, strided, dilated and depthwise on int8 and uint8 with zero points; two QDQ models under
- * --fuse ort; the integer products at sizes oneDNN's integer GEMM runs; QLinearSoftmax's axes and types) every plan
+ * --fuse ort; the integer products at sizes oneDNN's integer GEMM runs; QLinearSoftmax's axes and types; QLinearWhere) every plan
  * runs bit for bit, and the default plan's outputs equal ORT's own (onnxruntime-node 1.30, kept beside the models)
  * exactly, integers and floats alike; planned with one byte per quantized element. */
 static void test_qlinear_matches_ort(void)
@@ -122,7 +122,8 @@ static void test_qlinear_matches_ort(void)
                   {"tests/data/qlinear/qdq", 4, "ort"},
                   {"tests/data/qlinear/qdqnet", 3, "ort"},
                   {"tests/data/qlinear/products", 10, "none"},
-                  {"tests/data/qlinear/softmax", 5, "none"}};
+                  {"tests/data/qlinear/softmax", 5, "none"},
+                  {"tests/data/qlinear/where", 3, "none"}};
     for (gsize k = 0; k < G_N_ELEMENTS(models); k++) {
         char *rel = g_strdup_printf("%s/model.onnx", models[k].dir), *model = test_source_path(rel);
         char *data_rel = g_strdup_printf("%s/test_data_set_0", models[k].dir), *dir = test_source_path(data_rel);

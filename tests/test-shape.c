@@ -394,7 +394,7 @@ static Graph *reshape_branch(const char *name, const gint64 *to)
     char *shape = g_strdup_printf("%s_shape", name), *out = g_strdup_printf("%s_out", name);
     TensorData *d = tensor_data_new(shape, DT_INT64, 1, (const gint64[]){2});
     d->raw = g_bytes_new(to, 2 * sizeof(gint64));
-    GPtrArray *attrs = g_ptr_array_new();
+    GPtrArray *attrs = g_ptr_array_new_with_free_func((GDestroyNotify)attr_free);
     g_ptr_array_add(attrs, attr_new_tensor("value", d));
     g_assert_nonnull(graph_add_node(g, "Constant", "", shape, NULL, 0, (const char *const[]){shape}, 1, attrs, NULL));
     g_assert_nonnull(graph_add_node(g, "Reshape", "", out, (const char *const[]){"x", shape}, 2,

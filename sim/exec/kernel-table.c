@@ -173,6 +173,7 @@ static const KernelRow kernel_rows[] = {
     {.domain = OP_DOMAIN_MICROSOFT, .name = "QLinearSigmoid", .kernel = kernel_qlinear_unary, .reads = "- f - f -"},
     {.domain = OP_DOMAIN_MICROSOFT, .name = "QLinearLeakyRelu", .kernel = kernel_qlinear_unary, .reads = "- f - f -"},
     {.domain = OP_DOMAIN_MICROSOFT, .name = "QLinearSoftmax", .kernel = kernel_qlinear_softmax, .reads = "- f - f -"},
+    {.domain = OP_DOMAIN_MICROSOFT, .name = "QLinearWhere", .kernel = kernel_qlinear_where, .reads = "- - f - - f - f -"},
     {.domain = OP_DOMAIN_MICROSOFT, .name = "QLinearGlobalAveragePool", .kernel = kernel_qlinear_global_average_pool,
      .reads = "- f - f -"},
     {.domain = OP_DOMAIN_MICROSOFT, .name = "QLinearConcat", .kernel = kernel_qlinear_concat},

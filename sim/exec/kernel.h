@@ -277,6 +277,7 @@ gboolean kernel_qlinear_conv_onednn(const KernelCall *c, GError **error);
 gboolean kernel_qlinear_binary(const KernelCall *c, GError **error);
 gboolean kernel_qlinear_unary(const KernelCall *c, GError **error);
 gboolean kernel_qlinear_softmax(const KernelCall *c, GError **error);
+gboolean kernel_qlinear_where(const KernelCall *c, GError **error);
 gboolean kernel_qlinear_global_average_pool(const KernelCall *c, GError **error);
 gboolean kernel_qlinear_concat(const KernelCall *c, GError **error);
 gboolean kernel_qlinear_average_pool(const KernelCall *c, GError **error);

@@ -297,6 +297,8 @@ static const OpInfo microsoft_rows[] = {
     OP("QLinearLeakyRelu", OP_COMPUTE, 4, 5, 1, 1, infer_qlinear_unary),
     /* X, X_scale, x_zero_point, y_scale, y_zero_point: Softmax (attribute `opset`: which one, `axis`) */
     OP("QLinearSoftmax", OP_COMPUTE, 4, 5, 1, 1, infer_qlinear_softmax),
+    /* condition, X, x_scale, x_zero_point, Y, y_scale, y_zero_point, z_scale, z_zero_point: Where, requantized */
+    OP("QLinearWhere", OP_COMPUTE, 9, 9, 1, 1, infer_qlinear_where),
     /* X, x_scale, x_zero_point, y_scale, y_zero_point: the mean over the spatial axes (channels_last: NHWC) */
     OP("QLinearGlobalAveragePool", OP_COMPUTE, 5, 5, 1, 1, infer_qlinear_global_average_pool),
     /* X, x_scale, x_zero_point, y_scale, y_zero_point: AveragePool's window (NCHW) */

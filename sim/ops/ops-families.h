@@ -48,6 +48,7 @@ INFER_FN(infer_dynamic_quantize_linear);
 INFER_FN(infer_qlinear_binary);
 INFER_FN(infer_qlinear_unary);
 INFER_FN(infer_qlinear_softmax);
+INFER_FN(infer_qlinear_where);
 INFER_FN(infer_qlinear_global_average_pool);
 INFER_FN(infer_qlinear_concat);
 INFER_FN(infer_qlinear_average_pool);

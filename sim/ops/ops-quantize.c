@@ -131,6 +131,29 @@ gboolean infer_qlinear_unary(InferCtx *cx, const OpInfo *op, Node *n, gint64 ops
            infer_set_output(n, 0, x->dtype, x->rank, x->dims, error);
 }
 
+/* QLinearWhere: condition, X, x_scale, x_zero_point, Y, y_scale, y_zero_point, z_scale, z_zero_point: Where of two
+ * quantized tensors into a third scale, the three broadcast. */
+gboolean infer_qlinear_where(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
+{
+    (void)cx;
+    (void)op;
+    (void)opset;
+    Tensor *c, *x, *y;
+    gint64 d1[MAX_RANK], d2[MAX_RANK];
+    int r1, r2;
+    if (!infer_input(n, 0, &c, error) || !infer_input(n, 1, &x, error) || !infer_input(n, 4, &y, error) ||
+        !check_8bit(n, x, error) || !check_qparams(n, (const guint[]){2, 5, 7}, 3, error))
+        return FALSE;
+    if (c->dtype != DT_BOOL)
+        return infer_fail(error, n, "the condition '%s' is %s, not bool", c->name, dtype_name(c->dtype));
+    if (y->dtype != x->dtype)
+        return infer_fail(error, n, "'%s' is %s and '%s' %s: one quantized type", x->name, dtype_name(x->dtype),
+                          y->name, dtype_name(y->dtype));
+    return infer_broadcast(n, c->rank, c->dims, x->rank, x->dims, &r1, d1, error) &&
+           infer_broadcast(n, r1, d1, y->rank, y->dims, &r2, d2, error) &&
+           infer_set_output(n, 0, x->dtype, r2, d2, error);
+}
+
 /* QLinearSoftmax: X, X_scale, x_zero_point, y_scale, y_zero_point; attribute `opset` (the Softmax it stands for: below
  * 13 over every axis from `axis` on, from 13 along `axis` alone) required, `axis` in the input's range. */
 gboolean infer_qlinear_softmax(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)

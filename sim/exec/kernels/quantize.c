@@ -1281,6 +1281,45 @@ gboolean kernel_qlinear_unary(const KernelCall *c, GError **error)
     return TRUE;
 }
 
+/* QLinearWhere as ONNX Runtime's CPU kernel computes it (qlinear_where.cc): x and y each requantized to z through a
+ * table of their 256 values (dequantized, then round(v / sz) + zz, saturated: its identity lookup table), the
+ * condition choosing, the three broadcast. */
+gboolean kernel_qlinear_where(const KernelCall *c, GError **error)
+{
+    const ExecTensor *cond = kernel_in(c, 0), *x = kernel_in(c, 1), *yv = kernel_in(c, 4);
+    ExecTensor *z = kernel_out(c, 0);
+    float sz = qscale(kernel_in(c, 7)), lo, hi;
+    gint64 zz = qzero(kernel_in(c, 8));
+    range_of(z->dtype, &lo, &hi);
+    guint8 table[2][256];
+    for (int side = 0; side < 2; side++) {
+        float s = qscale(kernel_in(c, side ? 5 : 2));
+        gint64 zp = qzero(kernel_in(c, side ? 6 : 3));
+        for (gint64 q = (gint64)lo; q <= (gint64)hi; q++)
+            table[side][q & 0xff] = (guint8)saturate(nearbyintf(s * (float)(q - zp) / sz) + (float)zz, lo, hi);
+    }
+    gint64 cs[KERNEL_MAX_RANK], xs[KERNEL_MAX_RANK], ys[KERNEL_MAX_RANK], idx[KERNEL_MAX_RANK] = {0};
+    if (z->rank > KERNEL_MAX_RANK)
+        return kernel_fail(c, error, "output rank %d is above the executor's %d", z->rank, KERNEL_MAX_RANK);
+    kernel_broadcast_strides(cond, z->rank, z->dims, cs);
+    kernel_broadcast_strides(x, z->rank, z->dims, xs);
+    kernel_broadcast_strides(yv, z->rank, z->dims, ys);
+    const guint8 *pc = cond->data, *px = x->data, *py = yv->data;
+    guint8 *out = z->data;
+    for (gsize k = 0; k < z->count; k++) {
+        gint64 co = 0, xo = 0, yo = 0;
+        for (int d = 0; d < z->rank; d++) {
+            co += idx[d] * cs[d];
+            xo += idx[d] * xs[d];
+            yo += idx[d] * ys[d];
+        }
+        out[k] = pc[co] ? table[0][px[xo]] : table[1][py[yo]];
+        if (z->rank)
+            kernel_index_next(idx, z->dims, z->rank);
+    }
+    return TRUE;
+}
+
 /* QLinearSoftmax as ONNX Runtime's CPU kernel computes it (facts from its qlinear_softmax.cc): a table of 256
  * float32 exponentials, entry i = exp((i - 255 + shift) sx) with shift = max(0, ln(FLT_MAX / D) - 5) / sx, D the
  * length reduced (the sums of D entries stay finite); per row, each x read at its distance below the row's largest

@@ -16,6 +16,8 @@ static quantizer writes them), each with one input in the ONNX model zoo's layou
   softmax/  QLinearSoftmax as ORT's quantizer writes it for a Softmax: uint8 along the last axis (opset 13), over every
         axis from 1 (opset 12), along a middle axis to another scale and zero point; int8 along the channels, and with a
         zero point of 100, where the largest values are held to 127.
+  where/  QLinearWhere: uint8 x and y (broadcast along the first two axes) requantized to a third scale; the same scale
+        on all three; int8 under a condition broadcast along the first and last axes.
   products/  the integer products at sizes the library's integer GEMM runs (4 or more output channels a group):
         QLinearConv on int8 x (zero point -3) by int8 weights per channel, 2 groups, stride 2, padding 1, a bias,
         and one tap; on uint8 x (zero point 120) dilated 2 and padded 2, and one tap; ConvInteger by uint8
@@ -349,6 +351,29 @@ def softmax_model():
     return finish(graph)
 
 
+def where_model():
+    inits = [scalar("sx", 0.05, np.float32), scalar("zx", 120, np.uint8), scalar("sy", 0.02, np.float32),
+             scalar("zy", 140, np.uint8), scalar("sz", 0.04, np.float32), scalar("zz", 128, np.uint8),
+             scalar("s8", 0.05, np.float32), scalar("z8", -3, np.int8), scalar("t8", 0.03, np.float32),
+             scalar("u8", 9, np.int8), scalar("edge", 0.3, np.float32)]
+    nodes = [
+        h.make_node("QuantizeLinear", ["x", "sx", "zx"], ["q"]),
+        h.make_node("ReduceMean", ["x"], ["row"], axes=[0, 1], keepdims=1),
+        h.make_node("QuantizeLinear", ["row", "sy", "zy"], ["qr"]),
+        h.make_node("Greater", ["x", "edge"], ["c"]),
+        h.make_node("QLinearWhere", ["c", "q", "sx", "zx", "qr", "sy", "zy", "sz", "zz"], ["w"], domain=MS),
+        h.make_node("QLinearWhere", ["c", "q", "sx", "zx", "q", "sx", "zx", "sx", "zx"], ["same"], domain=MS),
+        h.make_node("QuantizeLinear", ["x", "s8", "z8"], ["q8"]),
+        h.make_node("ReduceMax", ["x"], ["colmax"], axes=[0, 2], keepdims=1),
+        h.make_node("Greater", ["colmax", "edge"], ["c8"]),
+        h.make_node("QLinearWhere", ["c8", "q8", "s8", "z8", "q8", "t8", "u8", "t8", "u8"], ["w8"], domain=MS),
+    ]
+    outputs = [h.make_tensor_value_info("w", T.UINT8, [2, 3, 4]), h.make_tensor_value_info("same", T.UINT8, [2, 3, 4]),
+               h.make_tensor_value_info("w8", T.INT8, [2, 3, 4])]
+    graph = h.make_graph(nodes, "qwhere", [h.make_tensor_value_info("x", T.FLOAT, [2, 3, 4])], outputs, inits)
+    return finish(graph)
+
+
 def finish(graph):
     m = h.make_model(graph, opset_imports=[h.make_opsetid("", 13), h.make_opsetid(MS, 1)],
                      producer_name="arenasim tests/data/qlinear/make.py")
@@ -360,7 +385,8 @@ def finish(graph):
 MODELS = {"ops": (ops_model, (1, 4, 6, 6), 7, 2.5), "cnn": (cnn_model, (1, 3, 16, 16), 11, 2.0),
           "dynamic": (dynamic_model, (1, 3, 16, 16), 13, 1.5), "qdq": (qdq_model, (1, 3, 12, 12), 17, 1.0),
           "qdqnet": (qdqnet_model, (1, 3, 12, 12), 23, 1.0), "convs": (convs_model, (1, 4, 11, 9), 31, 2.0),
-          "products": (products_model, (1, 8, 9, 11), 37, 2.0), "softmax": (softmax_model, (2, 4, 6, 6), 41, 2.0)}
+          "products": (products_model, (1, 8, 9, 11), 37, 2.0), "softmax": (softmax_model, (2, 4, 6, 6), 41, 2.0),
+          "where": (where_model, (2, 3, 4), 43, 2.0)}
 
 
 def main():

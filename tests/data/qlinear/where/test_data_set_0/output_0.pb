@@ -1,0 +1,1 @@
+BwJŒ¢lzn±lŠn½°zn”lznlzÌ”l“

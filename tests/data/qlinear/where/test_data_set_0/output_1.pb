@@ -1,0 +1,1 @@
+BsameJÇìaT(üyÄY©ûsbjXy_èjjµ[9á
