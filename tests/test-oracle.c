@@ -106,9 +106,9 @@ static void check_kind_matches_torch(const char *kind, int outputs)
  * dynamic quantization and its QDQ fusions: in the nine models (every op; a small classifier with QLinearConv,
  * MaxPool on uint8, QLinearAveragePool and QGemm; DynamicQuantizeLinear before a ConvInteger and two MatMulIntegers;
  * QLinearConv grouped, strided, dilated and depthwise on int8 and uint8 with zero points; two QDQ models under
- * --fuse ort; the integer products at sizes oneDNN's integer GEMM runs; QLinearSoftmax's axes and types; QLinearWhere) every plan
- * runs bit for bit, and the default plan's outputs equal ORT's own (onnxruntime-node 1.30, kept beside the models)
- * exactly, integers and floats alike; planned with one byte per quantized element. */
+ * --fuse ort; the integer products at sizes oneDNN's integer GEMM runs; QLinearSoftmax's axes and types;
+ * QLinearWhere) every plan runs bit for bit, and the default plan's outputs equal ORT's own (onnxruntime-node 1.30,
+ * kept beside the models) exactly, integers and floats alike; planned with one byte per quantized element. */
 static void test_qlinear_matches_ort(void)
 {
     const struct {
