@@ -110,12 +110,14 @@ gboolean infer_set_shape(Tensor *t, DType dtype, int rank, const gint64 *dims, g
         g_free(s);
         return FALSE;
     }
+    if (!t->dims || t->rank != rank) { /* (the same rank reuses its dims: run-time inference sets every step's) */
+        g_free(t->dims);
+        t->dims = g_new0(gint64, rank ? rank : 1);
+    }
     t->dtype = dtype;
     t->rank = rank;
-    g_free(t->dims);
-    t->dims = g_new0(gint64, rank ? rank : 1);
     if (rank)
-        memcpy(t->dims, dims, rank * sizeof(gint64));
+        memmove(t->dims, dims, rank * sizeof(gint64));
     t->bytes = bytes;
     t->shape_known = TRUE;
     return TRUE;
