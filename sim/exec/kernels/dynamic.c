@@ -81,8 +81,7 @@ gboolean kernel_nonzero(const KernelCall *c, GError **error)
     ExecTensor *y = kernel_out(c, 0);
     gint64 count = 0;
     gsize n = x->count;
-    /* a mask of bytes (a comparison's output) or floats: read as they lie, and each non-zero element's index
-     * worked out from its flat one alone */
+    /* a mask of bytes (a comparison's output) or floats: read as they lie (other types through the accessors) */
     gboolean bytes = dtype_size(x->dtype) == 1 && !dtype_is_float(x->dtype), floats = x->dtype == DT_FLOAT;
     const guint8 *xb = x->data;
     const float *xf = x->data;

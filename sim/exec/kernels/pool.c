@@ -252,6 +252,26 @@ static gboolean pool_max_8bit(const KernelCall *c, const ExecTensor *x, ExecTens
     return TRUE;
 }
 
+/* Floats of row buffer pool2d_all takes: a slice per thread, each 64 bytes apart. */
+static gint64 pool2d_slice(const Window *w) { return (MAX(w->h * MAX(w->ow, w->w), 1) + 15) / 16 * 16; }
+
+/* Every plane of w (w->n times w->c) pooled from px into py, the planes shared among the threads, each with its
+ * own pool2d_slice(w) floats of `hpass`. */
+static void pool2d_all(const Window *w, const float *px, float *py, float *hpass, gboolean is_max, gint64 include_pad)
+{
+    gint64 *kx_lo = g_new(gint64, w->ow + 1), *kx_hi = g_new(gint64, w->ow + 1);
+    for (gint64 ox = 0; ox < w->ow; ox++) {
+        gint64 base = ox * w->sw - w->pl;
+        kx_lo[ox] = base >= 0 ? 0 : (-base + w->dw - 1) / w->dw;
+        kx_hi[ox] = base >= w->w ? 0 : MIN(w->kw, (w->w - 1 - base) / w->dw + 1);
+    }
+    PoolJob job = {.w = w, .px = px, .py = py, .hpass = hpass, .slice = pool2d_slice(w), .kx_lo = kx_lo,
+                   .kx_hi = kx_hi, .is_max = is_max, .include_pad = include_pad};
+    kernel_parallel(w->n * w->c, MAX(65536 / MAX(w->oh * w->ow * w->kh * 2, 1), 1), pool_planes, &job);
+    g_free(kx_lo);
+    g_free(kx_hi);
+}
+
 /* The depth pass of a 3-D pooling (pool3d): each output depth od of each image's channel combines the 2-D pooled
  * planes of the input depths its window meets. */
 typedef struct {
@@ -304,24 +324,14 @@ static gboolean pool3d(const KernelCall *c, const ExecTensor *x, ExecTensor *y, 
     Window w = {.n = 1, .c = k.n * k.c * k.in[0], .h = k.in[1], .w = k.in[2], .oh = k.out[1], .ow = k.out[2],
                 .kh = k.k[1], .kw = k.k[2], .sh = k.stride[1], .sw = k.stride[2], .dh = k.dil[1], .dw = k.dil[2],
                 .pt = k.pad[1], .pl = k.pad[2]};
-    gint64 slice = (MAX(w.h * MAX(w.ow, w.w), 1) + 15) / 16 * 16, planes = w.c * w.oh * w.ow;
+    gint64 slice = pool2d_slice(&w), planes = w.c * w.oh * w.ow;
     float *room = kernel_workspace(c, sizeof(float) * (gsize)(slice * kernel_threads() + planes + 16));
     if (!room)
         return kernel_fail(c, error, "no memory for its pooled planes");
-    gint64 *kx_lo = g_new(gint64, w.ow + 1), *kx_hi = g_new(gint64, w.ow + 1);
-    for (gint64 ox = 0; ox < w.ow; ox++) {
-        gint64 base = ox * w.sw - w.pl;
-        kx_lo[ox] = base >= 0 ? 0 : (-base + w.dw - 1) / w.dw;
-        kx_hi[ox] = base >= w.w ? 0 : MIN(w.kw, (w.w - 1 - base) / w.dw + 1);
-    }
     float *pooled = room + slice * kernel_threads();
-    PoolJob job = {.w = &w, .px = x->data, .py = pooled, .hpass = room, .slice = slice, .kx_lo = kx_lo,
-                   .kx_hi = kx_hi, .is_max = is_max, .include_pad = include_pad};
-    kernel_parallel(w.c, MAX(65536 / MAX(w.oh * w.ow * w.kh * 2, 1), 1), pool_planes, &job);
+    pool2d_all(&w, x->data, pooled, room, is_max, include_pad);
     DepthJob depth = {.w = &k, .planes = pooled, .py = y->data, .is_max = is_max, .include_pad = include_pad};
     kernel_parallel(k.n * k.c, MAX(65536 / MAX(k.out_size * k.k[0], 1), 1), pool_depths, &depth);
-    g_free(kx_lo);
-    g_free(kx_hi);
     return TRUE;
 }
 
@@ -354,26 +364,10 @@ gboolean kernel_pool(const KernelCall *c, GError **error)
     Window w;
     if (!kernel_window_plane(c, x, y, kernel_dims, &w, error))
         return FALSE;
-    const float *px = x->data;
-    float *py = y->data;
-    gint64 *kx_lo = g_new(gint64, w.ow + 1), *kx_hi = g_new(gint64, w.ow + 1);
-    for (gint64 ox = 0; ox < w.ow; ox++) {
-        gint64 base = ox * w.sw - w.pl;
-        kx_lo[ox] = base >= 0 ? 0 : (-base + w.dw - 1) / w.dw;
-        kx_hi[ox] = base >= w.w ? 0 : MIN(w.kw, (w.w - 1 - base) / w.dw + 1);
-    }
-    gint64 slice = (MAX(w.h * MAX(w.ow, w.w), 1) + 15) / 16 * 16; /* each thread's row buffer, 64 bytes apart */
-    float *hpass = kernel_workspace(c, sizeof(float) * (gsize)(slice * kernel_threads()));
-    if (!hpass) {
-        g_free(kx_lo);
-        g_free(kx_hi);
+    float *hpass = kernel_workspace(c, sizeof(float) * (gsize)(pool2d_slice(&w) * kernel_threads()));
+    if (!hpass)
         return kernel_fail(c, error, "no memory for a pooling row buffer");
-    }
-    PoolJob job = {.w = &w, .px = px, .py = py, .hpass = hpass, .slice = slice, .kx_lo = kx_lo, .kx_hi = kx_hi,
-                   .is_max = is_max, .include_pad = include_pad};
-    kernel_parallel(w.n * w.c, MAX(65536 / MAX(w.oh * w.ow * w.kh * 2, 1), 1), pool_planes, &job);
-    g_free(kx_lo);
-    g_free(kx_hi);
+    pool2d_all(&w, x->data, y->data, hpass, is_max, include_pad);
     return TRUE;
 }
 
