@@ -1255,25 +1255,37 @@ gboolean kernel_qlinear_binary(const KernelCall *c, GError **error)
     return TRUE;
 }
 
+/* The functions ONNX Runtime's lookup-table kernels map values by (`alpha`: LeakyRelu's slope). */
+typedef enum { TABLE_IDENTITY, TABLE_SIGMOID, TABLE_LEAKY_RELU } TableFn;
+
+/* ONNX Runtime's lookup table of an 8-bit tensor: for each of the 256 values of type `from`, dequantized (sx, zx),
+ * mapped by fn in float32 and quantized to type `to` (round(f / sy) + zy, saturated); indexed by the value's byte. */
+static void lookup_table(guint8 *table, DType from, float sx, gint64 zx, DType to, float sy, gint64 zy, TableFn fn,
+                         float alpha)
+{
+    float lo, hi, in_lo, in_hi;
+    range_of(to, &lo, &hi);
+    range_of(from, &in_lo, &in_hi);
+    for (gint64 q = (gint64)in_lo; q <= (gint64)in_hi; q++) {
+        float v = sx * (float)(q - zx);
+        float f = fn == TABLE_SIGMOID ? 1.0f / (1.0f + expf(-v)) : fn == TABLE_LEAKY_RELU && v < 0 ? v * alpha : v;
+        table[q & 0xff] = (guint8)saturate(nearbyintf(f / sy) + (float)zy, lo, hi);
+    }
+}
+
 /* QLinearSigmoid and QLinearLeakyRelu: a table over the 256 values of x, each dequantized, mapped by the function
  * in float32 and quantized to y (ONNX Runtime's lookup-table kernels). */
 gboolean kernel_qlinear_unary(const KernelCall *c, GError **error)
 {
     const ExecTensor *x = kernel_in(c, 0);
     ExecTensor *y = kernel_out(c, 0);
-    float sx = qscale(kernel_in(c, 1)), sy = qscale(kernel_in(c, 3)), alpha = 0.01f, lo, hi, in_lo, in_hi;
-    gint64 zx = qzero(kernel_in(c, 2)), zy = qzero(kernel_in(c, 4));
+    float alpha = 0.01f;
     gboolean sigmoid = !strcmp(c->node->op_type, "QLinearSigmoid");
     if (!sigmoid && !node_attr_float(c->node, "alpha", 0.01f, &alpha, error))
         return FALSE;
-    range_of(y->dtype, &lo, &hi);
-    range_of(x->dtype, &in_lo, &in_hi);
     guint8 table[256];
-    for (gint64 q = (gint64)in_lo; q <= (gint64)in_hi; q++) {
-        float v = sx * (float)(q - zx);
-        float f = sigmoid ? 1.0f / (1.0f + expf(-v)) : v >= 0 ? v : v * alpha;
-        table[q & 0xff] = (guint8)saturate(nearbyintf(f / sy) + (float)zy, lo, hi);
-    }
+    lookup_table(table, x->dtype, qscale(kernel_in(c, 1)), qzero(kernel_in(c, 2)), y->dtype, qscale(kernel_in(c, 3)),
+                 qzero(kernel_in(c, 4)), sigmoid ? TABLE_SIGMOID : TABLE_LEAKY_RELU, alpha);
     const guint8 *in = x->data;
     guint8 *out = y->data;
     for (gsize k = 0; k < y->count; k++)
@@ -1288,16 +1300,12 @@ gboolean kernel_qlinear_where(const KernelCall *c, GError **error)
 {
     const ExecTensor *cond = kernel_in(c, 0), *x = kernel_in(c, 1), *yv = kernel_in(c, 4);
     ExecTensor *z = kernel_out(c, 0);
-    float sz = qscale(kernel_in(c, 7)), lo, hi;
+    float sz = qscale(kernel_in(c, 7));
     gint64 zz = qzero(kernel_in(c, 8));
-    range_of(z->dtype, &lo, &hi);
     guint8 table[2][256];
-    for (int side = 0; side < 2; side++) {
-        float s = qscale(kernel_in(c, side ? 5 : 2));
-        gint64 zp = qzero(kernel_in(c, side ? 6 : 3));
-        for (gint64 q = (gint64)lo; q <= (gint64)hi; q++)
-            table[side][q & 0xff] = (guint8)saturate(nearbyintf(s * (float)(q - zp) / sz) + (float)zz, lo, hi);
-    }
+    for (int side = 0; side < 2; side++)
+        lookup_table(table[side], side ? yv->dtype : x->dtype, qscale(kernel_in(c, side ? 5 : 2)),
+                     qzero(kernel_in(c, side ? 6 : 3)), z->dtype, sz, zz, TABLE_IDENTITY, 0.0f);
     gint64 cs[KERNEL_MAX_RANK], xs[KERNEL_MAX_RANK], ys[KERNEL_MAX_RANK], idx[KERNEL_MAX_RANK] = {0};
     if (z->rank > KERNEL_MAX_RANK)
         return kernel_fail(c, error, "output rank %d is above the executor's %d", z->rank, KERNEL_MAX_RANK);
