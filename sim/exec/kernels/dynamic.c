@@ -17,10 +17,11 @@ gboolean kernel_if_select(const KernelCall *c, GError **error)
     gboolean truth = cond && cond->count && kernel_elem_get_f(cond, 0) != 0;
     gint64 never;
     const char *why;
-    if (!node_attr_int(c->node, "never", 0, &never, error) || !node_attr_string(c->node, "never_why", "", &why, error))
+    if (!node_attr_int(c->node, "never", 0, &never, error))
         return FALSE;
-    if (never == (truth ? 1 : 2))
-        return kernel_fail(c, error, "the condition chose the %s branch, which was planned as never taken: at these "
+    if (never == (truth ? 1 : 2)) /* (the reason read only then: IfSelect runs per iteration of an unrolled Loop) */
+        return node_attr_string(c->node, "never_why", "", &why, error) &&
+               kernel_fail(c, error, "the condition chose the %s branch, which was planned as never taken: at these "
                            "dims %s", truth ? "then" : "else", why);
     for (guint k = 0; k < count; k++) {
         const ExecTensor *src = kernel_in(c, 1 + (truth ? 0 : count) + k);
