@@ -599,6 +599,36 @@ static void test_climb(void)
 /* The search's nodes, tracked (results/search-nodes.csv, bench/search-nodes.sh): every instance the search proved
  * in at most 200,000 nodes is proved again, through the command, with its recorded nodes as the work budget, at
  * its recorded arena. A change of the search that needs one node more to prove any of them fails here. */
+/* The live index by tree (search-live.c, past 2^26 buffer-steps) asks the same questions as the one by step
+ * and gets the same answers: forced on the instances of tests/data/, every search spends the same nodes and
+ * ends with the same offsets. */
+static void test_live_tree(void)
+{
+    const char *sets[] = {"perfect", "staggered", "packed"};
+    guint compared = 0;
+    for (guint k = 0; k < G_N_ELEMENTS(sets); k++)
+        for (guint n = 150; n <= 450; n += 50) {
+            char *name = g_strdup_printf("%s/%s-%u.csv", sets[k], sets[k], n);
+            Trace *t = data_trace(name);
+            PlaceOptions o = test_place_options;
+            o.max_nodes = 50000;
+            Plan *by_step = run("search", t, &o);
+            o.search_by_step_max = 1;
+            Plan *by_tree = run("search", t, &o);
+            g_assert_cmpuint(by_tree->stats.nodes, ==, by_step->stats.nodes);
+            g_assert_cmpstr(by_tree->detail, ==, by_step->detail);
+            g_assert_cmpuint(by_tree->arena, ==, by_step->arena);
+            for (guint b = 0; b < t->buffers->len; b++)
+                g_assert_cmpuint(by_tree->offsets[b], ==, by_step->offsets[b]);
+            compared += by_step->stats.nodes > 0;
+            plan_free(by_step);
+            plan_free(by_tree);
+            trace_free(t);
+            g_free(name);
+        }
+    g_assert_cmpuint(compared, >=, 15); /* most of them searched, not proven by a heuristic's plan */
+}
+
 static void test_nodes_tracked(void)
 {
     char *path = test_source_path("results/search-nodes.csv"), *dir = g_dir_make_tmp("search-nodes-XXXXXX", NULL);
@@ -678,6 +708,7 @@ int main(int argc, char **argv)
     g_test_add_func("/search/targets-on-the-grain", test_targets_on_the_grain);
     g_test_add_func("/search/climb", test_climb);
     g_test_add_func("/search/no-buffers", test_no_buffers);
+    g_test_add_func("/search/live-tree", test_live_tree);
     g_test_add_func("/search/nodes-tracked", test_nodes_tracked);
     return g_test_run();
 }

@@ -36,6 +36,10 @@ typedef struct {
     guint climb_steps;      /* climb stops after this many steps */
     guint search_max;       /* `best` runs `search` on problems of at most this many units */
     SearchEngines search_engines; /* search's restarts (0: both engines) */
+    /* search lists the units live at each step by step while their lifetimes add up to at most this many
+     * buffer-steps, else in a tree over the steps (strategies/search/search-live.c; 0: 2^26). Only tests set it:
+     * both forms give the same nodes and plans. */
+    guint64 search_by_step_max;
     /* The strategies a portfolio (best) and the exact search (for its incumbents) may try: NULL-terminated,
      * normally the registry's registry_place; NULL: none, and those strategies refuse to run. The plan room
      * cannot name the registry (it sits above), so whoever runs them hands it down. */

@@ -78,8 +78,8 @@ static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed)
     guint64 tried_size[64], tried_align[64];
     guint tried_first[64], tried_last[64], tried = 0;
     /* Candidates start at a (or p), or end at q: that step's list holds them, in the candidate order. */
-    const guint *list = tight && from_right ? s->live + s->live_from[q] : s->starts + s->starts_from[tight ? p : a];
-    guint listed = tight && from_right ? s->live_from[q + 1] - s->live_from[q]
+    const guint *list = tight && from_right ? s->ends + s->ends_from[q] : s->starts + s->starts_from[tight ? p : a];
+    guint listed = tight && from_right ? s->ends_from[q + 1] - s->ends_from[q]
                                        : s->starts_from[(tight ? p : a) + 1] - s->starts_from[tight ? p : a];
     guint guided[GUIDED_MAX];
     if (s->guide && listed <= GUIDED_MAX) { /* the incumbent's choice here first (see Search.guide) */
@@ -159,9 +159,11 @@ static NodeResult dfs_node(Search *s, guint lo, guint hi, Window *changed)
     guint64 was = s->h[a], up = s->target;
     guint from = a, to = a;
     if (s->exact_raises) {
-        for (guint i = s->live_from[a]; i < s->live_from[a + 1]; i++)
-            if (!s->placed[s->live[i]])
-                up = MIN(up, search_lowest_above(s, s->live[i], was));
+        SearchSlice live[SEARCH_SLICES_MAX];
+        for (guint i = 0, slices = search_live_at(s, a, live); i < slices; i++)
+            for (guint k = 0; k < live[i].len; k++)
+                if (!s->placed[live[i].at[k]])
+                    up = MIN(up, search_lowest_above(s, live[i].at[k], was));
     } else if (a > lo) {
         up = s->h[a - 1];
     } else if (b + 1 < hi) {
@@ -393,7 +395,7 @@ static TargetResult try_target(TargetRun *run, guint64 target, gboolean at_bound
             if (!s->out_of_budget || turn_limit(t, 2 * round, guided_leads) == turn_limit(t, round, guided_leads))
                 coarse_done[turn] = TRUE; /* (here only a coarse turn's limit can stop growing) */
             if (g_get_monotonic_time() >= s->deadline || (run->budget_nodes && s->nodes >= run->budget_nodes) ||
-                s->interrupted) {
+                s->interrupted || s->stacks_full) {
                 run->spent = TRUE;
                 return TARGET_UNKNOWN;
             }
@@ -401,29 +403,6 @@ static TargetResult try_target(TargetRun *run, guint64 target, gboolean at_bound
                 return TARGET_UNKNOWN;
         }
     }
-}
-
-/* Lists the part's units per step (CSR: list[from[t] .. from[t + 1]) for step t), by every step of their
- * lifetimes, or by their first step only (into s->starts, which has room for every unit). */
-static guint *index_by_step(Search *s, guint *from, gboolean first_only)
-{
-    memset(from, 0, (s->steps + 1) * sizeof(guint));
-    for (guint k = 0; k < s->n; k++) {
-        const PlaceUnit *x = unit(s, s->units[k]);
-        for (guint t = x->first; t <= (first_only ? x->first : x->last); t++)
-            from[t + 1]++;
-    }
-    for (guint t = 0; t < s->steps; t++)
-        from[t + 1] += from[t];
-    guint *list = first_only ? s->starts : g_new(guint, from[s->steps] + 1);
-    guint *fill = g_memdup2(from, s->steps * sizeof(guint));
-    for (guint k = 0; k < s->n; k++) {
-        const PlaceUnit *x = unit(s, s->units[k]);
-        for (guint t = x->first; t <= (first_only ? x->first : x->last); t++)
-            list[fill[t]++] = s->units[k];
-    }
-    g_free(fill);
-    return list;
 }
 
 /* Tries to place one part (its units in s->units) under s->target with the engine. */
@@ -457,11 +436,7 @@ static gboolean solve_part(Search *s, const guint64 *pinned_floor, Engine engine
         s->unaligned = unit(s, s->units[k])->align == 1;
     /* A node costs up to O(n) (MiniMalloc's candidate list): the clock is read more often on big parts. */
     s->clock_mask = s->n >= 1024 ? 0 : 15;
-    g_free(s->live);
-    s->live = index_by_step(s, s->live_from, FALSE);
-    index_by_step(s, s->starts_from, TRUE);
-    for (guint i = 0; i < s->n; i++)
-        s->starts_last[i] = unit(s, s->starts[i])->last;
+    search_index_part(s);
     if (s->n == 0)
         return TRUE;
     if (!s->overlaps_built)
@@ -579,17 +554,15 @@ static gboolean search_on_this_stack(const PlaceProblem *p, Turns turns, guint64
         g_free(skipped);
         return TRUE;
     }
-    /* The search lists every unit at every step of its lifetime (index_by_step, search_overlaps_build): its memory
-     * and the cost of a node grow with the sum of the lifetimes, which a staircase of n buffers makes n^2/2.
-     * Counted first, in 64 bits; past the limit the search does not start and the heuristic's plan stands. */
-    guint64 span = 0;
-    for (guint u = 0; u < n; u++) {
-        const PlaceUnit *x = &g_array_index(p->units, PlaceUnit, u);
-        span += (guint64)(x->last - x->first) + 1;
-    }
-    if (span > SEARCH_SPAN_MAX) {
-        *detail = g_strdup_printf("not searched: the lifetimes add up to %" G_GUINT64_FORMAT " buffer-steps, more than "
-                                  "the %" G_GUINT64_FORMAT " its index holds; %s's plan%s%s", span,
+    /* The search lists the units live at each step (search-live.c): every unit at every step of its lifetime
+     * while those lists add up to at most SEARCH_SPAN_MAX entries (a staircase of n buffers makes n^2/2), else
+     * in a tree over the steps, a few entries a unit. Counted first, in 64 bits; past the limit the search does
+     * not start and the heuristic's plan stands. */
+    gboolean tree;
+    guint64 entries = search_live_entries(p, &tree);
+    if (entries > SEARCH_SPAN_MAX) {
+        *detail = g_strdup_printf("not searched: its index of the units live at each step would hold %" G_GUINT64_FORMAT
+                                  " entries, more than the %" G_GUINT64_FORMAT " it holds; %s's plan%s%s", entries,
                                   (guint64)SEARCH_SPAN_MAX, kept->name, skipped ? "; heuristics " : "",
                                   skipped ? skipped : "");
         g_free(skipped);
@@ -610,9 +583,10 @@ static gboolean search_on_this_stack(const PlaceProblem *p, Turns turns, guint64
     s.cross = g_new0(guint, p->steps + 1);
     s.start_keys = g_new0(guint64, p->steps + 1);
     s.peak = g_new0(guint64, n + 1);
-    s.live_from = g_new0(guint, p->steps + 1);
     s.starts_from = g_new0(guint, p->steps + 1);
     s.starts = g_new0(guint, n + 1);
+    s.ends_from = g_new0(guint, p->steps + 1);
+    s.ends = g_new0(guint, n + 1);
     s.starts_last = g_new0(guint, n + 1);
     s.reach = g_new0(guint8, p->steps + 2);
     s.floors = g_new(guint, 2 * (p->steps + 1));
@@ -703,7 +677,10 @@ static gboolean search_on_this_stack(const PlaceProblem *p, Turns turns, guint64
                                   gap_text(gap, incumbent, lb));
     else
         *detail = g_strdup_printf("gap %s to the lower bound%s; %s", gap_text(gap, incumbent, lb),
-                                  s.interrupted ? " (stopped by SIGINT)" : run.spent ? " (budget spent)" : "",
+                                  s.interrupted     ? " (stopped by SIGINT)"
+                                  : s.stacks_full ? " (its undo stacks reached 1 GiB)"
+                                  : run.spent       ? " (budget spent)"
+                                                    : "",
                                   best_text(nodes_text, best_at));
     if (skipped) { /* a huge problem: the heuristics for the incumbent outlasted the budget */
         char *longer = g_strdup_printf("%s; heuristics %s", *detail, skipped);
@@ -726,6 +703,8 @@ static gboolean search_on_this_stack(const PlaceProblem *p, Turns turns, guint64
     g_free(s.live);
     g_free(s.starts_from);
     g_free(s.starts);
+    g_free(s.ends_from);
+    g_free(s.ends);
     g_free(s.starts_last);
     g_free(s.reach);
     g_free(s.floors);

@@ -1,5 +1,6 @@
 /* search-budget.c — the exact searches' budget (strategies/search/place-search.c, search-sections.c): the node
- * and time limits, a stop request (SIGINT), and the progress line printed about once a second. */
+ * and time limits, the undo stacks' memory, a stop request (SIGINT), and the progress line printed about once
+ * a second. */
 #include "strategies/search/search.h"
 
 /* One line of progress, at most once a second: the best arena so far, the bound it is chasing, the node
@@ -22,10 +23,22 @@ static void progress(Search *s, gint64 now)
     s->next_progress = now + G_USEC_PER_SEC;
 }
 
+/* What the undo stacks hold, in bytes (their room, as allocated). */
+static gsize stack_bytes(const Search *s)
+{
+    gsize bytes = (gsize)s->peak_undo_cap * sizeof(PeakChange) + (gsize)s->raises_cap * sizeof(Raise);
+    if (s->candidates)
+        bytes += g_array_get_element_size(s->candidates) * s->candidates->len +
+                 g_array_get_element_size(s->moved) * s->moved->len + sizeof(guint64) * s->skyline_undo->len;
+    return bytes;
+}
+
 gboolean search_budget_left(Search *s)
 {
     if (s->max_nodes && s->nodes >= s->max_nodes)
         s->out_of_budget = TRUE;
+    else if (G_UNLIKELY(stack_bytes(s) > SEARCH_STACKS_MAX))
+        s->out_of_budget = s->stacks_full = TRUE;
     else if ((s->nodes & s->clock_mask) == 0) {
         gint64 now = g_get_monotonic_time();
         if (now > s->deadline)

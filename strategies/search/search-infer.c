@@ -27,16 +27,16 @@ void search_count_unplaced(Search *s, const PlaceUnit *x, gint sign)
  * listed twice is changed, and recorded, once). */
 void search_raise_peaks(Search *s, guint from, guint to, guint64 level)
 {
-    guint count;
-    const guint *units = units_around(s, from, to, &count);
-    for (guint k = 0; k < count; k++) {
-        guint u = units[k];
-        const PlaceUnit *x = unit(s, u);
-        if (!s->placed[u] && x->first <= to && from <= x->last && s->peak[u] < level) {
-            search_push_peak(s, u, s->peak[u]);
-            s->peak[u] = level;
+    SearchSlice around[SEARCH_SLICES_MAX];
+    for (guint i = 0, slices = search_units_around(s, from, to, around); i < slices; i++)
+        for (guint k = 0; k < around[i].len; k++) {
+            guint u = around[i].at[k];
+            const PlaceUnit *x = unit(s, u);
+            if (!s->placed[u] && x->first <= to && from <= x->last && s->peak[u] < level) {
+                search_push_peak(s, u, s->peak[u]);
+                s->peak[u] = level;
+            }
         }
-    }
 }
 
 /* Unit u was placed with its top at level: the peak of every unplaced unit sharing a step with it rose to
@@ -46,21 +46,21 @@ void search_raise_peaks(Search *s, guint from, guint to, guint64 level)
 gboolean search_raise_peaks_of(Search *s, guint u, guint64 level)
 {
     const PlaceUnit *x = unit(s, u);
-    guint count;
-    const guint *near = units_overlapping(s, u, &count);
+    SearchSlice near[SEARCH_SLICES_MAX];
     guint64 room = s->target >= level ? s->target - level : 0;
     gboolean fits = TRUE;
-    for (guint k = 0; k < count; k++) {
-        guint v = near[k];
-        const PlaceUnit *y = unit(s, v);
-        if (s->placed[v] || y->first > x->last || x->first > y->last)
-            continue;
-        fits = fits && y->size <= room;
-        if (s->peak[v] < level) {
-            search_push_peak(s, v, s->peak[v]);
-            s->peak[v] = level;
+    for (guint i = 0, slices = search_units_overlapping(s, u, near); i < slices; i++)
+        for (guint k = 0; k < near[i].len; k++) {
+            guint v = near[i].at[k];
+            const PlaceUnit *y = unit(s, v);
+            if (s->placed[v] || y->first > x->last || x->first > y->last)
+                continue;
+            fits = fits && y->size <= room;
+            if (s->peak[v] < level) {
+                search_push_peak(s, v, s->peak[v]);
+                s->peak[v] = level;
+            }
         }
-    }
     return fits;
 }
 
@@ -74,7 +74,7 @@ void search_restore_peaks(Search *s, guint mark)
 /* Per free unit, the other free units sharing a step with it (CSR, indexed by unit), built once per search
  * — the same for every turn and part (units of different parts share no step) — when they number at most
  * OVERLAPS_MAX in all (a part of a million units living together would need a trillion); else none, and
- * callers go through the per-step lists (units_overlapping). */
+ * callers go through the live index (search_units_overlapping). */
 #define OVERLAPS_MAX (16u << 20)
 
 void search_overlaps_build(Search *s)
@@ -174,10 +174,12 @@ gboolean search_floors_supported(const Search *s, Window w)
         if (!s->left[t] || s->h[t] + s->left[t] != s->target)
             continue;
         gboolean supported = FALSE;
-        for (guint i = s->live_from[t]; i < s->live_from[t + 1] && !supported; i++) {
-            guint u = s->live[i];
-            supported = !s->placed[u] && s->peak[u] == s->h[t] && s->h[t] % unit(s, u)->align == 0;
-        }
+        SearchSlice live[SEARCH_SLICES_MAX];
+        for (guint i = 0, slices = search_live_at(s, t, live); i < slices && !supported; i++)
+            for (guint k = 0; k < live[i].len && !supported; k++) {
+                guint u = live[i].at[k];
+                supported = !s->placed[u] && s->peak[u] == s->h[t] && s->h[t] % unit(s, u)->align == 0;
+            }
         if (!supported)
             return FALSE;
     }
@@ -202,26 +204,28 @@ gboolean search_stacks_fit(const Search *s, guint t, guint64 base)
     guint k = 0, counted = 0;
     guint64 lowest = G_MAXUINT64, highest = 0, total = 0;
     /* Locals: the stores into the scratch could alias anything read through s. */
-    const guint *live = s->live, *live_end = s->live + s->live_from[t + 1];
+    SearchSlice live[SEARCH_SLICES_MAX];
+    guint slices = search_live_at(s, t, live);
     const gboolean *placed = s->placed;
     const guint64 *peak = s->peak;
     const PlaceUnit *units = s->unit_at;
-    for (const guint *i = live + s->live_from[t]; i < live_end; i++) {
-        guint u = *i;
-        const PlaceUnit *x = &units[u];
-        if (placed[u] || !x->size)
-            continue;
-        if (counted++ == STACK_MAX)
-            return TRUE;
-        guint64 r = MAX(base, round_up(peak[u], x->align));
-        if (!all && r <= cap)
-            continue;
-        rel[k] = r;
-        size[k++] = x->size;
-        lowest = MIN(lowest, r);
-        highest = MAX(highest, r);
-        total += x->size;
-    }
+    for (guint j = 0; j < slices; j++)
+        for (const guint *i = live[j].at, *end = live[j].at + live[j].len; i < end; i++) {
+            guint u = *i;
+            const PlaceUnit *x = &units[u];
+            if (placed[u] || !x->size)
+                continue;
+            if (counted++ == STACK_MAX)
+                return TRUE;
+            guint64 r = MAX(base, round_up(peak[u], x->align));
+            if (!all && r <= cap)
+                continue;
+            rel[k] = r;
+            size[k++] = x->size;
+            lowest = MIN(lowest, r);
+            highest = MAX(highest, r);
+            total += x->size;
+        }
     /* Every sum lies between the lowest release's (all of them) and the highest release plus all of them: the
      * bounds decide most steps without sorting. */
     if (!k || highest + total <= s->target)
@@ -384,8 +388,8 @@ guint search_tightest_floor(const Search *s, guint floors, guint *p_out, guint *
         guint starting = 0, ending = 0;
         for (guint i = s->starts_from[p]; i < s->starts_from[p + 1]; i++)
             starting += !s->placed[s->starts[i]] && search_rests_on(s, unit(s, s->starts[i]), p, q, FALSE);
-        for (guint i = s->live_from[q]; i < s->live_from[q + 1]; i++)
-            ending += !s->placed[s->live[i]] && search_rests_on(s, unit(s, s->live[i]), p, q, TRUE);
+        for (guint i = s->ends_from[q]; i < s->ends_from[q + 1]; i++)
+            ending += !s->placed[s->ends[i]] && search_rests_on(s, unit(s, s->ends[i]), p, q, TRUE);
         if (MIN(starting, ending) < best) {
             best = MIN(starting, ending);
             *p_out = p;
@@ -411,13 +415,13 @@ guint64 search_lowest_above(const Search *s, guint u, guint64 v)
     if (v % x->align)
         return round_up(v, x->align); /* dropped as far as it goes, it stops at its first aligned offset */
     guint64 rest = G_MAXUINT64;
-    guint around;
-    const guint *near = units_overlapping(s, u, &around);
-    for (guint k = 0; k < around; k++) {
-        guint w = near[k];
-        const PlaceUnit *y = unit(s, w);
-        if (w != u && !s->placed[w] && y->first <= x->last && x->first <= y->last)
-            rest = MIN(rest, round_up(s->peak[w], y->align) + y->size);
-    }
+    SearchSlice near[SEARCH_SLICES_MAX];
+    for (guint i = 0, slices = search_units_overlapping(s, u, near); i < slices; i++)
+        for (guint k = 0; k < near[i].len; k++) {
+            guint w = near[i].at[k];
+            const PlaceUnit *y = unit(s, w);
+            if (w != u && !s->placed[w] && y->first <= x->last && x->first <= y->last)
+                rest = MIN(rest, round_up(s->peak[w], y->align) + y->size);
+        }
     return rest == G_MAXUINT64 ? G_MAXUINT64 : round_up(MAX(rest, v + 1), x->align);
 }

@@ -77,9 +77,11 @@ static gboolean sections_fit(const Search *s, guint lo, guint hi, guint64 off, g
          * stops at the first */
         guint64 cap = s->target - s->left[t];
         gboolean floor_fits = FALSE;
-        /* from the list's end: it is in candidate order, so the units placed are mostly at its start */
-        for (guint i = s->live_from[t + 1]; i > s->live_from[t] && !floor_fits; i--)
-            floor_fits = !s->placed[s->live[i - 1]] && min_offset(s, s->live[i - 1]) <= cap;
+        /* from the lists' ends: each is in candidate order, so the units placed are mostly at its start */
+        SearchSlice live[SEARCH_SLICES_MAX];
+        for (guint i = search_live_at(s, t, live); i > 0 && !floor_fits; i--)
+            for (guint k = live[i - 1].len; k > 0 && !floor_fits; k--)
+                floor_fits = !s->placed[live[i - 1].at[k - 1]] && min_offset(s, live[i - 1].at[k - 1]) <= cap;
         if (!floor_fits ||
             (s->sections_ours && s->stacking && s->left_last[t] && off + x->size + s->left[t] > s->target &&
              !search_stacks_fit(s, t, off)))
@@ -105,12 +107,12 @@ static gboolean raise_overlapping(Search *s, guint u, guint64 top)
 {
     const PlaceUnit *x = unit(s, u);
     gboolean hat = FALSE;
-    guint count;
-    const guint *near = units_overlapping(s, u, &count);
-    for (guint j = 0; j < count && !hat; j++) {
-        const PlaceUnit *y = unit(s, near[j]);
-        hat = !s->placed[near[j]] && y->size && y->first <= x->last && x->first <= y->last;
-    }
+    SearchSlice near[SEARCH_SLICES_MAX];
+    for (guint i = 0, slices = search_units_overlapping(s, u, near); i < slices && !hat; i++)
+        for (guint j = 0; j < near[i].len && !hat; j++) {
+            const PlaceUnit *y = unit(s, near[i].at[j]);
+            hat = !s->placed[near[i].at[j]] && y->size && y->first <= x->last && x->first <= y->last;
+        }
     search_raise_peaks_of(s, u, top);
     return hat;
 }

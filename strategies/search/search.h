@@ -22,10 +22,17 @@ typedef struct {
     guint peak_undo_len, peak_undo_cap;
     struct Raise *raises; /* the raises of the frames on the stack, each frame's after its parent's */
     guint raises_len, raises_cap;
-    guint *live_from;    /* per step t: live[live_from[t] .. live_from[t + 1]) are the part's units live at t */
+    /* The part's units live at each step (search-live.c; read through search_live_at): per step t,
+     * live[live_from[t] .. live_from[t + 1]); with live_tree, per node of a tree over the steps. */
+    guint *live_from;
     guint *live;
+    gboolean live_tree;
+    guint tree_depth;    /* the tree's leaves are at this level */
+    gsize tree_base[32 / 3 + 2]; /* index of level L's first node */
     guint *starts_from;  /* per step t: starts[starts_from[t] .. starts_from[t + 1]) are the part's units starting at t */
     guint *starts;
+    guint *ends_from;    /* ... and ends[ends_from[t] .. ends_from[t + 1]) those ending at t */
+    guint *ends;
     guint *starts_last;  /* parallel to starts: each one's last step (read by the layer check's hot loop) */
     guint *overlaps_from; /* per unit u: overlaps[overlaps_from[u] .. overlaps_from[u + 1]) share a step with it */
     guint *overlaps;      /* (NULL: too many to list, see search_overlaps_build) */
@@ -57,6 +64,7 @@ typedef struct {
     gint64 deadline;
     gboolean out_of_budget;
     gboolean interrupted;   /* options->stop was set */
+    gboolean stacks_full;   /* the undo stacks reached SEARCH_STACKS_MAX bytes (search_budget_left) */
     /* progress (options->progress): what the search has, and when to say it next */
     guint64 best, bound;
     gint64 start, next_progress;
@@ -103,9 +111,15 @@ static inline void search_push_peak(Search *s, guint u, guint64 was)
 /* The guided turn orders a node's candidates when the step lists at most this many. */
 #define GUIDED_MAX 64
 
-/* The most buffer-steps (the sum of every unit's lifetime) the search indexes: 2^26 entries of 4 bytes in
- * each per-step list. Every per-step count and offset of the search then fits its 32 bits. */
+/* The most entries of the search's live index (search-live.c): by step while the lifetimes add up to at most
+ * this many buffer-steps, else by tree, as long as its tiles number at most this many. 2^26 entries of 4
+ * bytes; every count and offset into the index then fits its 32 bits. */
 #define SEARCH_SPAN_MAX ((guint64)1 << 26)
+
+/* The most bytes the search's undo stacks (the peaks, the raises, the sections' candidates and skyline) may
+ * hold: they grow with the depth times what a placement changes, which on 60,000 buffers each living beside
+ * a thousand others reaches gigabytes within two minutes. Past it the search stops as if out of budget. */
+#define SEARCH_STACKS_MAX ((gsize)1 << 30)
 
 /* Failed states remembered: up to 2^21 keys (16 MiB; 1024 per unit, so small problems clear a small
  * table per target); when three quarters are taken, no more are added. */
@@ -113,24 +127,52 @@ static inline void search_push_peak(Search *s, guint u, guint64 was)
 
 static inline const PlaceUnit *unit(const Search *s, guint u) { return &s->unit_at[u]; }
 
-/* A list holding every unit of the part that lives somewhere in [from, to] (and maybe others, placed or
- * not, so callers still test): the steps' live lists when they are shorter than the part (a unit living
- * at several of the steps is listed at each), else the part's units. */
-static inline const guint *units_around(const Search *s, guint from, guint to, guint *count)
+/* Part of a list of units: at[0 .. len). */
+typedef struct {
+    const guint *at;
+    guint len;
+} SearchSlice;
+
+/* The most slices search_live_at and search_units_around give: one a level of the tree, and one more. */
+#define SEARCH_SLICES_MAX (32 / 3 + 3)
+
+/* The part's units live at step t, as slices of the index (one per step, or one per level of the tree, each
+ * unit once); returns how many slices. */
+static inline guint search_live_at(const Search *s, guint t, SearchSlice *out)
 {
-    guint listed = s->live_from[to + 1] - s->live_from[from];
-    *count = listed < s->n ? listed : s->n;
-    return listed < s->n ? s->live + s->live_from[from] : s->units;
+    if (!s->live_tree) {
+        out[0] = (SearchSlice){s->live + s->live_from[t], s->live_from[t + 1] - s->live_from[t]};
+        return 1;
+    }
+    guint slices = 0;
+    for (guint level = 0; level <= s->tree_depth; level++) {
+        gsize node = s->tree_base[level] + (t >> (3 * (s->tree_depth - level)));
+        guint len = s->live_from[node + 1] - s->live_from[node];
+        if (len)
+            out[slices++] = (SearchSlice){s->live + s->live_from[node], len};
+    }
+    return slices;
 }
 
-/* A list holding every unit sharing a step with unit u (maybe u too, and others: callers still test): its
- * overlap list when the search has them, which names each once, else the live lists of its steps. */
-static inline const guint *units_overlapping(const Search *s, guint u, guint *count)
+/* search-live.c: slices holding every unit of the part that lives somewhere in [from, to] (and maybe others,
+ * placed or not, so callers still test; by step, a unit living at several of the steps is listed at each,
+ * and when that is more than the part's units, the part's units); returns how many. */
+guint search_units_around(const Search *s, guint from, guint to, SearchSlice *out);
+/* The entries the live index of all p's units would hold, and whether it would be a tree (their lifetimes
+ * add up to more than SEARCH_SPAN_MAX buffer-steps, or the options' search_by_step_max). */
+guint64 search_live_entries(const PlaceProblem *p, gboolean *tree);
+/* Lists the part's units (s->units) by step (or by tree, past SEARCH_SPAN_MAX buffer-steps), and by first
+ * and by last step; sets s->rank. */
+void search_index_part(Search *s);
+
+/* Slices holding every unit sharing a step with unit u (maybe u too, and others: callers still test): its
+ * overlap list when the search has them, which names each once, else those around its lifetime. */
+static inline guint search_units_overlapping(const Search *s, guint u, SearchSlice *out)
 {
     if (!s->overlaps_from)
-        return units_around(s, unit(s, u)->first, unit(s, u)->last, count);
-    *count = s->overlaps_from[u + 1] - s->overlaps_from[u];
-    return s->overlaps + s->overlaps_from[u];
+        return search_units_around(s, unit(s, u)->first, unit(s, u)->last, out);
+    out[0] = (SearchSlice){s->overlaps + s->overlaps_from[u], s->overlaps_from[u + 1] - s->overlaps_from[u]};
+    return 1;
 }
 
 /* search-budget.c: FALSE once the node or time budget is spent or a stop was requested (checks the clock
