@@ -29,12 +29,14 @@
 #   skinny       results/skinny.md: our skinny-product kernel beside oneDNN's matmul per shape (bench/skinny.sh; timings)
 #   search       results/search.md                                    (bench/search.sh; timings)
 #   search-nodes results/search-nodes.md: the search's nodes per instance, tracked by tests/test-search
+#   search-span  results/search-span.md: the search on traces past 2^26 buffer-steps (bench/search-span.sh;
+#                nodes and arenas deterministic, seconds and memory timings)
 #   scaling      results/plan-scaling.md                              (bench/plan-scaling.sh; timings, slow)
-# Every table and figure is deterministic except the columns that are timings (search, scaling, timing, class-timing,
-# winograd, skinny, kv-speed, peers' ORT timings, range's and training's last tables): the time-bounded strategies run on a work
-# budget (WORK, search nodes: the same plan on an idle and on a busy machine), the sweeps start from an empty CSV each
-# time, and tables.py sorts rows and drops plan_seconds. tests/test-tables.c runs a part twice, once beside busy
-# processes, and compares.
+# Every table and figure is deterministic except the columns that are timings (search, search-span, scaling, timing,
+# class-timing, winograd, skinny, kv-speed, peers' ORT timings, range's and training's last tables): the time-bounded
+# strategies run on a work budget (WORK, search nodes: the same plan on an idle and on a busy machine), the sweeps
+# start from an empty CSV each time, and tables.py sorts rows and drops plan_seconds. tests/test-tables.c runs a part
+# twice, once beside busy processes, and compares.
 # Each part is all or nothing: results/ and plots/ are saved before it runs and put back if it fails or
 # the run is stopped (Ctrl-C), so a stopped run never leaves a table cut short. Nothing is installed here:
 # `make figures` installs what the parts need first (make deps, make figures-deps).
@@ -46,7 +48,7 @@ parts=${*:-"design-log gpt2-seq range kv tiers order-best order-exact training s
             conformance coverage
             exec-check timing class-timing
             xnnpack
-            winograd skinny kv-speed search search-nodes scaling"}
+            winograd skinny kv-speed search search-nodes search-span scaling"}
 work=$(mktemp -d)
 running=""
 restore() {
@@ -178,6 +180,7 @@ part_winograd() { bench/winograd.sh; }
 part_skinny() { bench/skinny.sh; }
 part_search() { bench/search.sh; }
 part_search_nodes() { bench/search-nodes.sh; }
+part_search_span() { bench/search-span.sh; }
 part_scaling() { bench/plan-scaling.sh; }
 
 for p in $parts; do

@@ -629,6 +629,22 @@ static void test_live_tree(void)
     g_assert_cmpuint(compared, >=, 15); /* most of them searched, not proven by a heuristic's plan */
 }
 
+/* The undo stacks have a ceiling (search.h's SEARCH_STACKS_MAX, here 64 KiB): the search stops there as if
+ * out of budget, says so, and its plan (the heuristics' here) verifies. */
+static void test_stacks_cap(void)
+{
+    Trace *t = data_trace("staggered/staggered-450.csv");
+    PlaceOptions o = test_place_options;
+    o.max_nodes = 2300000;
+    o.search_stacks_max = 65536;
+    Plan *p = run("search", t, &o);
+    g_assert_nonnull(strstr(p->detail, "(its undo stacks reached 65536 B)"));
+    g_assert_cmpuint(p->stats.nodes, <, 2159676); /* what its proof takes without the ceiling */
+    g_assert_cmpuint(p->arena, >=, trace_lower_bound(t));
+    plan_free(p);
+    trace_free(t);
+}
+
 static void test_nodes_tracked(void)
 {
     char *path = test_source_path("results/search-nodes.csv"), *dir = g_dir_make_tmp("search-nodes-XXXXXX", NULL);
@@ -709,6 +725,7 @@ int main(int argc, char **argv)
     g_test_add_func("/search/climb", test_climb);
     g_test_add_func("/search/no-buffers", test_no_buffers);
     g_test_add_func("/search/live-tree", test_live_tree);
+    g_test_add_func("/search/stacks-cap", test_stacks_cap);
     g_test_add_func("/search/nodes-tracked", test_nodes_tracked);
     return g_test_run();
 }

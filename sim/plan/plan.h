@@ -40,6 +40,8 @@ typedef struct {
      * buffer-steps, else in a tree over the steps (strategies/search/search-live.c; 0: 2^26). Only tests set it:
      * both forms give the same nodes and plans. */
     guint64 search_by_step_max;
+    /* search stops, as out of budget, once its undo stacks hold this many bytes (0: 1 GiB; only tests set it) */
+    guint64 search_stacks_max;
     /* The strategies a portfolio (best) and the exact search (for its incumbents) may try: NULL-terminated,
      * normally the registry's registry_place; NULL: none, and those strategies refuse to run. The plan room
      * cannot name the registry (it sits above), so whoever runs them hands it down. */

@@ -675,12 +675,12 @@ static gboolean search_on_this_stack(const PlaceProblem *p, Turns turns, guint64
         *detail = g_strdup_printf("optimal (proven: no placement ends below %" G_GUINT64_FORMAT " B%s), gap %s to the lower "
                                   "bound", lo, incumbent > lo ? ", rounded up to the largest alignment" : "",
                                   gap_text(gap, incumbent, lb));
+    else if (s.stacks_full && !s.interrupted)
+        *detail = g_strdup_printf("gap %s to the lower bound (its undo stacks reached %" G_GUINT64_FORMAT " B); %s",
+                                  gap_text(gap, incumbent, lb), search_stacks_max(&s), best_text(nodes_text, best_at));
     else
         *detail = g_strdup_printf("gap %s to the lower bound%s; %s", gap_text(gap, incumbent, lb),
-                                  s.interrupted     ? " (stopped by SIGINT)"
-                                  : s.stacks_full ? " (its undo stacks reached 1 GiB)"
-                                  : run.spent       ? " (budget spent)"
-                                                    : "",
+                                  s.interrupted ? " (stopped by SIGINT)" : run.spent ? " (budget spent)" : "",
                                   best_text(nodes_text, best_at));
     if (skipped) { /* a huge problem: the heuristics for the incumbent outlasted the budget */
         char *longer = g_strdup_printf("%s; heuristics %s", *detail, skipped);

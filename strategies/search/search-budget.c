@@ -37,7 +37,7 @@ gboolean search_budget_left(Search *s)
 {
     if (s->max_nodes && s->nodes >= s->max_nodes)
         s->out_of_budget = TRUE;
-    else if (G_UNLIKELY(stack_bytes(s) > SEARCH_STACKS_MAX))
+    else if (G_UNLIKELY(stack_bytes(s) > search_stacks_max(s)))
         s->out_of_budget = s->stacks_full = TRUE;
     else if ((s->nodes & s->clock_mask) == 0) {
         gint64 now = g_get_monotonic_time();

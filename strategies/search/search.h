@@ -117,9 +117,15 @@ static inline void search_push_peak(Search *s, guint u, guint64 was)
 #define SEARCH_SPAN_MAX ((guint64)1 << 26)
 
 /* The most bytes the search's undo stacks (the peaks, the raises, the sections' candidates and skyline) may
- * hold: they grow with the depth times what a placement changes, which on 60,000 buffers each living beside
- * a thousand others reaches gigabytes within two minutes. Past it the search stops as if out of budget. */
-#define SEARCH_STACKS_MAX ((gsize)1 << 30)
+ * hold, unless the options say (search_stacks_max): they grow with the depth times what a placement changes,
+ * which on 60,000 buffers each living beside a thousand others reaches gigabytes within a minute. Past it
+ * the search stops as if out of budget. */
+#define SEARCH_STACKS_MAX ((guint64)1 << 30)
+
+static inline guint64 search_stacks_max(const Search *s)
+{
+    return s->p->options && s->p->options->search_stacks_max ? s->p->options->search_stacks_max : SEARCH_STACKS_MAX;
+}
 
 /* Failed states remembered: up to 2^21 keys (16 MiB; 1024 per unit, so small problems clear a small
  * table per target); when three quarters are taken, no more are added. */
