@@ -13,6 +13,9 @@ trap 'rm -rf "$work"' EXIT
 sim() { build/sim --format csv "$@" 2> "$work/err" | tail -1 || true; }
 arena() { sim "$@" | cut -d, -f7; }    # arena_bytes
 bound() { sim "$@" | cut -d, -f8; }    # lower_bound_bytes
+# The exact order alone (`--order optimal` keeps a heuristic order whose plan is smaller; `--compare --orders`
+# plans the order named and no other): `exact arena|bound ARGS...`.
+exact() { local what=$1; shift; "$what" "$@" --compare --orders optimal; }
 kb() {
     [ -n "$1" ] || { echo "gave up (budget)"; return; }
     /usr/bin/python3 -c "import sys; b=int(sys.argv[1]); print(f'{b/1024:,.0f} KB' if b < 10*2**20 else f'{b/2**20:,.1f} MB')" "$1"
@@ -39,8 +42,8 @@ Columns, ours: **no-opt** = `--alias none --strategy naive` (every tensor its ow
 Kahn FIFO order (`topo`) with all sharing (`--alias all`), first fit (the design log's planner is
 greedy first-fit); **v1 / v2 / v3** = `--order freed / lazy / event` with all sharing, first fit;
 **best-fit** = `topo` order, all sharing, `--strategy bestfit`; **optimal** = the exact minimum-peak order
-(`--order optimal`: exact for the order model, whose sharing is noop views; then planned with all sharing
-and `--strategy best`); **LB** = that run's lower bound (peak live bytes).
+(`--compare --orders optimal`: that order alone, exact for the order model, whose sharing is noop views;
+then planned with all sharing and `--strategy best`); **LB** = that run's lower bound (peak live bytes).
 
 ## Transformer block (`mkgraph block`, one GPT-2 block, heads = d/64)
 
@@ -51,7 +54,7 @@ for cfg in "Toy 64 32 80KB/48KB/48KB/48KB" "Small 256 128 1.3MB/768KB/768KB/768K
     set -- $cfg
     g="$work/block-$1.onnx"
     build/mkgraph block --d-model "$2" --seq "$3" --heads $(( $2 / 64 )) -o "$g"
-    echo "| $1 (d=$2, s=$3) $(row "$g") | $(kb "$(arena --graph "$g" --order optimal --strategy best)") | $(kb "$(bound --graph "$g" --order optimal --strategy best)") | $4 |"
+    echo "| $1 (d=$2, s=$3) $(row "$g") | $(kb "$(exact arena --graph "$g" --strategy best)") | $(kb "$(exact bound --graph "$g" --strategy best)") | $4 |"
 done
 cat <<'MD'
 
@@ -67,8 +70,8 @@ for cfg in "16 3189KB/3189KB/3237KB/3237KB/3189KB/3189KB" "64 12.5MB/12.5MB/12.6
     g="$work/gpt2-$1.onnx"
     build/mkgraph gpt2 --layers 2 --seq "$1" -o "$g"
     noinplace=$(kb "$(arena --graph "$g" --order topo --strategy firstfit --alias concat-dedup,runtime,noop)")
-    opt=$(kb "$(arena --graph "$g" --order optimal --strategy best --order-seconds 30)")
-    lb=$(kb "$(bound --graph "$g" --order optimal --strategy best --order-seconds 30)")
+    opt=$(kb "$(exact arena --graph "$g" --strategy best --order-seconds 30)")
+    lb=$(kb "$(exact bound --graph "$g" --strategy best --order-seconds 30)")
     echo "| $1 $(row "$g") | $noinplace | $opt | $lb | $2 |"
 done
 cat <<'MD'
@@ -106,7 +109,7 @@ for spec in "inception:inception --modules 3 --channels 64 --size 28" "densenet:
     build/mkgraph ${spec#*:} -o "$g"
     cells=""
     worst=0
-    opt=$(bound --graph "$g" --alias noop --order optimal --strategy greedy-size --order-seconds 60)
+    opt=$(exact bound --graph "$g" --alias noop --strategy greedy-size --order-seconds 60)
     for o in file topo dfs freed lazy event; do
         b=$(bound --graph "$g" --alias noop --order "$o" --strategy greedy-size)
         cells+="| $(kb "$b") "

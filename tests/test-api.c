@@ -515,7 +515,8 @@ static void plan_random(const arenasim_options *o, guint64 arena, const char *or
 }
 
 /* order "best" through the library (also its default): the order and sharing the command keeps, with the same
- * arena; a named sharing is kept; order_work bounds the candidates; "file" plans the file's order alone. */
+ * arena; a named sharing is kept; order_work bounds the candidates; "file" plans the file's order alone, and
+ * "optimal" the exact order unless a heuristic one plans smaller. */
 static void test_order_best(void)
 {
     arenasim_options o;
@@ -539,6 +540,8 @@ static void test_order_best(void)
     o.order_work = 0;
     o.order = "file";
     plan_random(&o, 27200, "file");
+    o.order = "optimal"; /* the exact order beside the heuristic ones: 26,816 B alone under all sharing */
+    plan_random(&o, 26304, "optimal");
     o.order = "bestest";
     g_assert_null(arenasim_plan_file("graphs/random.onnx", &o, &error));
     assert_contains(error, "unknown order 'bestest'");

@@ -270,7 +270,8 @@ int arenasim_trace_add(arenasim_model *t, const char *name, uint64_t size, uint3
     return 0;
 }
 
-/* The options' trace choices as a recipe: the order (*best: "best", the file's standing in), its budgets, the
+/* The options' trace choices as a recipe: the order (*best: "best", the file's standing in; or "optimal" with a
+ * portfolio, itself first among the candidates), its budgets, the
  * layout, the pins, parsed into `pins`, and the KV cache into `kv` (the caller's, which the recipe points to). */
 static gboolean trace_recipe(const arenasim_options *o, gboolean portfolio, PipelineRecipe *recipe, gboolean *best,
                              GHashTable *pins, KvRequest *kv, GError **error)
@@ -278,6 +279,8 @@ static gboolean trace_recipe(const arenasim_options *o, gboolean portfolio, Pipe
     const OrderStrategy *order;
     if (!driver_order_find(o->order, portfolio, &order, best, error))
         return FALSE;
+    if (portfolio && order->exhaustive) /* optimal: the exact order, unless a heuristic order's plan is smaller */
+        *best = TRUE;
     if (!(o->order_seconds >= 0 && o->order_seconds <= DRIVER_SECONDS_MAX)) /* NaN too */
         return usage(error, "order_seconds takes 0 to 31,536,000");
     DriverLayout choice = {.pad_last = o->pad_last, .align = o->align, .weights = o->weights, .io = o->io,
@@ -308,11 +311,14 @@ static const Traced *model_trace(arenasim_model *m, const arenasim_options *o, c
     if (ok && !best) /* a file out of topological order: ordered topologically unless told */
         recipe.order = driver_order_for(m->model->graph, recipe.order, o->order != NULL);
     const OrderStrategy *order = recipe.order;
+    OrderProblem *problem = NULL; /* the best order's, kept for the trace (an exact order is found once) */
     if (ok && best)
         ok = (order = recipe.order = driver_best_order(m->model->graph, &recipe, alias, o->alias != NULL, &alias,
-                                                       o->bins, s, place, o->order_work, NULL, NULL, NULL, error))
-                     != NULL;
+                                                       o->bins, s, place, o->order_work, &problem, NULL, NULL, NULL,
+                                                       error)) != NULL;
     if (!ok) {
+        if (problem)
+            order_problem_free(problem);
         g_hash_table_unref(pins);
         return NULL;
     }
@@ -330,6 +336,8 @@ static const Traced *model_trace(arenasim_model *m, const arenasim_options *o, c
         g_string_append_printf(key, "%s\n", *p);
     const Traced *found = g_hash_table_lookup(m->traced, key->str);
     if (found) {
+        if (problem)
+            order_problem_free(problem);
         g_hash_table_unref(pins);
         g_string_free(key, TRUE);
         return found;
@@ -337,6 +345,7 @@ static const Traced *model_trace(arenasim_model *m, const arenasim_options *o, c
     Traced *t = g_new0(Traced, 1);
     t->order = g_strdup(order->name);
     t->alias = g_strdup(alias);
+    t->built.problem = problem;
     ok = ok && training_roles_read(m->model, &t->training, error) &&
          driver_trace(m->model->graph, &recipe, alias, o->bins, &t->built, error);
     g_hash_table_unref(pins);

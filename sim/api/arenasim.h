@@ -40,7 +40,8 @@ typedef struct {
     size_t size;               /* sizeof(arenasim_options), set by arenasim_options_init */
     const char *strategy;      /* --strategy: a placement strategy (arenasim_names(ARENASIM_STRATEGIES)); "best" */
     const char *order;         /* --order: the operator order; "best" (the order and sharing set whose plan is
-                                  smallest), but "file" (the model's own) with tiers, a range or entry points */
+                                  smallest), but "file" (the model's own) with tiers, a range or entry points;
+                                  "optimal" without those: the exact order, unless a heuristic one plans smaller */
     const char *alias;         /* --alias: which tensors may share bytes: "all", "none" or a comma list; "all" */
     const char *fuse;          /* --fuse: "ort" plans the graph ONNX Runtime runs after its fusions
                                   ("ort-disabled", "ort-transformers"); "none" */

@@ -95,7 +95,8 @@ typedef struct {
     Model *model;                /* the loaded graph (NULL for a trace file) */
     OrderProblem *order_problem;
     gboolean order_best;        /* --order best, or no --order on one model's plan: the order whose plan is smallest,
-                                   chosen by the driver */
+                                   chosen by the driver (with --order optimal, from it and the heuristic orders) */
+    gboolean order_exact;       /* ... an exhaustive order (--order optimal) was named and is a candidate */
     GString *order_said;        /* ... and what each order gave (for the report), or NULL */
     guint order_made, order_skipped; /* ... the candidates made, and those its work budget left out */
     GPtrArray *schedule;         /* the order the trace was made in (the alias map points to it) */

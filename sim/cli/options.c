@@ -317,6 +317,9 @@ static int resolve_strategies(const RawOptions *o, Job *job)
     if (!driver_order_find(o->order, !o->orders && !o->tiers, &job->order, &job->order_best, &error))
         return gerror_usage(error, NULL);
     job->order_named = o->order != NULL;
+    /* --order optimal on one model's plan: the exact order, unless a heuristic order's plan is smaller */
+    job->order_exact = job->order->exhaustive && !o->orders && !o->tiers;
+    job->order_best = job->order_best || job->order_exact;
     job->alias = g_strdup(o->alias ? o->alias : "all");
     job->alias_named = o->alias != NULL;
     if (!registry_alias_list_check(job->alias, &error))
@@ -393,11 +396,11 @@ static int resolve_entries(const RawOptions *o, Job *job)
     if (o->info || o->compare || o->orders || o->run || o->map || o->ascii || o->html || o->chrome_trace ||
         o->trace_out || o->solution_out || (o->inputs && !cli_strict_given(o->given, "generate")) || o->plot ||
         o->wide || o->pins || o->range_check || o->range_every || o->range_one_plan ||
-        (job->order_best && job->order_named))
+        (job->order_best && job->order_named && !job->order_exact))
         return cli_usage_error("several --graph plan entry points in one arena and report it: --info, --compare, "
                                "--orders, --order best, --run, --map, --ascii, --html, --chrome-trace, --trace-out, "
                                "--solution-out, --inputs, --plot, --pin, --wide and --range-* are for one model");
-    job->order_best = FALSE; /* entry points share one order: the file's unless named */
+    job->order_best = job->order_exact = FALSE; /* entry points share one order: the file's unless named */
     job->entry_paths = g_strdupv(o->graphs);
     job->entry_names = g_new0(char *, n + 1);
     job->entry_shapes = g_new0(ShapeOptions, n);
@@ -444,9 +447,9 @@ static int check_range(const RawOptions *o, Job *job)
         return cli_usage_error("--dim NAME=LO:HI plans every point of a range and reports its functions: --info, "
                                "--compare, --orders, --run, --map, --ascii, --html, --chrome-trace, --trace-out, "
                                "--solution-out, --inputs, --no-verify and --wide are for one binding");
-    if (job->order_best && job->order_named)
+    if (job->order_best && job->order_named && !job->order_exact)
         return cli_usage_error("--order best chooses an order for one binding: with a range of dims, name one order");
-    job->order_best = FALSE; /* every point in one order: the file's unless named */
+    job->order_best = job->order_exact = FALSE; /* every point in one order: the file's unless named */
     GError *error = NULL;
     gsize points;
     const ReportRangeDim *dims = (const ReportRangeDim *)job->ranges->data;
@@ -608,7 +611,7 @@ int job_from_args(Job *job, int argc, char **argv)
         {"compare", 'c', 0, G_OPTION_ARG_NONE, &o.compare, "Run every strategy on the same trace, one table", NULL},
         {"order", 'o', 0, G_OPTION_ARG_STRING, &o.order,
          "Operator order (see --list), or best (the default for one plan): every order but optimal and two sharing "
-         "sets placed, the smallest arena kept",
+         "sets placed, the smallest arena kept (optimal on one plan: it first, beside those)",
          "NAME"},
         {"orders", 0, 0, G_OPTION_ARG_STRING, &o.orders,
          "With --compare: the strategy (--strategy, default best) under each order: all or a comma list", "LIST"},

@@ -51,8 +51,8 @@ void cli_list_strategies(void)
 static void print_order_proof(const Job *job)
 {
     const OrderOutcome *o = job->order_problem ? job->order_problem->outcome : NULL;
-    if (!o || !o->known || !job->order->exhaustive || job->order_best)
-        return;
+    if (!o || !o->known || !(job->order_exact || (job->order->exhaustive && !job->order_best)))
+        return; /* (said too when a heuristic order's plan was kept: it is about the orders' live bytes) */
     char *peak = sim_format_bytes(o->peak), *bound = sim_format_bytes(o->bound);
     if (!o->states)
         printf("%sorder proof    peak live %s, the least any order can have: the best heuristic order holds no more "
@@ -79,8 +79,9 @@ void cli_print_order_best(const Job *job)
                                                          job->order_work ? job->order_work : DRIVER_BEST_WORK)
                                        : g_strdup("");
     if (job->order_named || job->verbose)
-        printf("%sorder best     %s with --alias %s kept: the smallest arena of the orders (all but optimal)%s%s%s, "
+        printf("%sorder best     %s with --alias %s kept: the smallest arena of the orders (%s)%s%s%s, "
                "each traced and placed by %s: %s%s\n", job->format->block, job->order->name, job->alias,
+               job->order_exact ? "optimal first, then every heuristic one" : "all but optimal",
                job->alias_named ? "" : " and sharing sets (all, ", job->alias_named ? "" : registry_alias_short_list(),
                job->alias_named ? "" : ")", job->strategy->name, job->order_said->str, skipped);
     else /* the default: which plan was kept, in a line */

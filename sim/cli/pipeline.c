@@ -74,7 +74,7 @@ static Trace *graph_trace(Job *job, GError **error)
         const char *kept = NULL;
         const OrderStrategy *best = driver_best_order(job->model->graph, &recipe, job->alias, job->alias_named, &kept,
                                                       job->bins_path, job->strategy, &job->place, job->order_work,
-                                                      job->order_said,
+                                                      &job->order_problem, job->order_said,
                                                       &job->order_made, &job->order_skipped, error);
         if (!best)
             return NULL;

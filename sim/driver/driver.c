@@ -280,28 +280,41 @@ gboolean driver_order_find(const char *name, gboolean portfolio, const OrderStra
 const OrderStrategy *driver_best_order(const Graph *g, const PipelineRecipe *recipe, const char *alias,
                                        gboolean alias_named, const char **alias_kept, const char *bins_path,
                                        const PlaceStrategy *s, const PlaceOptions *options, guint64 work,
-                                       GString *said, guint *made, guint *skipped, GError **error)
+                                       OrderProblem **problem_io, GString *said, guint *made, guint *skipped,
+                                       GError **error)
 {
     work = work ? work : DRIVER_BEST_WORK;
-    guint count, tried = 0, left_out = 0;
+    guint count, tried = 0, counted = 0, left_out = 0;
     guint64 nodes = MAX(g->nodes->len, 1);
-    const OrderStrategy *const *orders = registry_order_strategies(&count);
+    const OrderStrategy *const *registry = registry_order_strategies(&count);
+    /* the candidates: an exhaustive order asked for first, then every order that is not exhaustive */
+    const OrderStrategy **orders = g_new(const OrderStrategy *, count + 1);
+    const OrderStrategy *exact = recipe->order && recipe->order->exhaustive ? recipe->order : NULL;
+    guint candidates = 0;
+    if (exact)
+        orders[candidates++] = exact;
+    for (guint k = 0; k < count; k++)
+        if (!registry[k]->exhaustive)
+            orders[candidates++] = registry[k];
     const OrderStrategy *best = NULL;
     guint64 best_arena = G_MAXUINT64;
     GError *last = NULL;
-    OrderProblem *problem = NULL; /* one problem for every order of the graph: it does not depend on the sharing */
+    /* one problem for every order of the graph: it does not depend on the sharing (and it keeps the exhaustive
+     * order's result, so the second sharing set and the caller's plan do not search again) */
+    OrderProblem *problem = problem_io ? *problem_io : NULL;
     /* the sharing asked for; unless named, also the sets that lengthen no lifetime (docs/usage.md) */
     const char *shorter = registry_alias_short_list();
     const char *sets[] = {alias, alias_named || !strcmp(alias, shorter) ? NULL : shorter};
     *alias_kept = alias;
     for (guint a = 0; a < G_N_ELEMENTS(sets) && sets[a]; a++) {
         gboolean first = TRUE;
-        for (guint k = 0; k < count; k++) {
-            if (orders[k]->exhaustive)
-                continue;
-            if (tried && (guint64)(tried + 1) * nodes > work) { /* counted work, not seconds */
-                left_out++;
-                continue;
+        for (guint k = 0; k < candidates; k++) {
+            if (orders[k] != exact) { /* the exact order aside, so it never takes a heuristic's place */
+                if (counted && (guint64)(counted + 1) * nodes > work) { /* counted work, not seconds */
+                    left_out++;
+                    continue;
+                }
+                counted++;
             }
             tried++;
             PipelineRecipe r = *recipe;
@@ -332,12 +345,21 @@ const OrderStrategy *driver_best_order(const Graph *g, const PipelineRecipe *rec
                 g_clear_error(&last);
                 last = g_steal_pointer(&e);
             }
+            gboolean placed = plan != NULL;
             plan_free(plan);
             pipeline_result_clear(&built);
             g_clear_error(&e);
+            if (!placed && orders[k] == exact) { /* the order asked for failed: its error, not another order */
+                best = NULL;
+                a = G_N_ELEMENTS(sets);
+                break;
+            }
         }
     }
-    if (problem)
+    g_free(orders);
+    if (problem_io)
+        *problem_io = problem;
+    else if (problem)
         order_problem_free(problem);
     if (made)
         *made = tried;

@@ -83,8 +83,9 @@ gboolean driver_bins_check(const char *bins_path, gboolean tiers, GError **error
 const OrderStrategy *driver_order_for(const Graph *g, const OrderStrategy *order, gboolean named);
 
 /* --order best, and the default for one model's plan: the order and sharing whose plan is smallest. Every order of
- * the registry but the exhaustive ones (`optimal`, which may run for long) makes a trace from `recipe` (its order
- * replaced) under the sharing `alias` and, unless the sharing was named (`alias_named`), under the strategies that
+ * the registry but the exhaustive ones (`optimal`, which may run for long; when `recipe`'s order is one, as with
+ * --order optimal, it is the first candidate, always made, and its failure is the error) makes a trace from
+ * `recipe` (its order replaced) under the sharing `alias` and, unless the sharing was named (`alias_named`), under the strategies that
  * lengthen no lifetime too (registry_alias_short_list); `s` places each under `options`, and the order and sharing
  * (*alias_kept: `alias` or that list, both outliving the call) with the smallest arena are kept, the first on a tie
  * (the file's order under the sharing asked for first). The candidates are bounded by counted work, the same on any
@@ -92,7 +93,8 @@ const OrderStrategy *driver_order_for(const Graph *g, const OrderStrategy *order
  * nodes, stay within `work` (node-plans; 0: DRIVER_BEST_WORK), so by default a graph of 1,000,000 nodes or more
  * gets the file's order alone and a 200,000-node one five candidates. *made (or NULL) gets the candidates made,
  * *skipped those the budget left out. `said` (or NULL) gets "file 27200 B, topo 26688 B, ...; with --alias
- * noop,inplace: file ...". NULL with *error when no order made a plan (the last order's error). */
+ * noop,inplace: file ...". NULL with *error when no order made a plan (the last order's error). `problem_io` (or
+ * NULL): the graph's order problem, made here when *problem_io is NULL, and left there for the caller's trace. */
 #define DRIVER_ORDER_BEST "best"
 #define DRIVER_BEST_WORK 1000000u
 /* --order NAME: the registry's order, or with *best set the file's order standing in until driver_best_order
@@ -103,7 +105,8 @@ gboolean driver_order_find(const char *name, gboolean portfolio, const OrderStra
 const OrderStrategy *driver_best_order(const Graph *g, const PipelineRecipe *recipe, const char *alias,
                                        gboolean alias_named, const char **alias_kept, const char *bins_path,
                                        const PlaceStrategy *s, const PlaceOptions *options, guint64 work,
-                                       GString *said, guint *made, guint *skipped, GError **error);
+                                       OrderProblem **problem_io, GString *said, guint *made, guint *skipped,
+                                       GError **error);
 
 /* What each sharing refused at the peak would have given (PeakRefusal.arena_shared): the trace again with the
  * copy's buffer gone and the buffer of the node's first input (its root's, where it is in the arena) living as long

@@ -172,6 +172,8 @@ void order_problem_free(OrderProblem *p)
     g_free(p->root_early);
     g_free(p->root_uses);
     g_free(p->root_edges);
+    if (p->outcome)
+        g_free(p->outcome->order);
     g_free(p->outcome);
     g_free(p);
 }

@@ -15,12 +15,14 @@ typedef struct {
     guint edges; /* input slots of the node that read this root (Add(x, x): 2) */
 } RootUse;
 
-/* What the exact order (optimal) found, for the report: filled by it when it ends with an order. */
+/* What the exact order (optimal) found, for the report: filled by it when it ends with an order, which it keeps
+ * there too, so asking the same problem again (the default's candidates, then the plan kept) costs nothing. */
 typedef struct {
     gboolean known;
     guint64 peak;   /* its order's peak of live bytes */
     guint64 bound;  /* the least any order can have (order_lower_bound) */
     guint64 states; /* the states its search made: 0 when the best heuristic order was at the bound */
+    guint *order;   /* the order itself (the problem's n nodes; freed with the problem) */
 } OrderOutcome;
 
 typedef struct {

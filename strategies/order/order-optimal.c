@@ -271,8 +271,19 @@ static int solve_part(Search *s, guint **preds_of, const guint64 *start, guint64
     return result;
 }
 
+/* Records what the search found, and the order (see OrderOutcome). */
+static void found_order(const OrderProblem *p, const guint *order, guint64 peak, guint64 bound, guint64 states)
+{
+    g_free(p->outcome->order);
+    *p->outcome = (OrderOutcome){TRUE, peak, bound, states, g_memdup2(order, (gsize)p->n * sizeof(guint))};
+}
+
 static gboolean optimal_order(const OrderProblem *p, guint *order, GError **error)
 {
+    if (p->outcome->known && p->outcome->order) { /* this problem's order was found before */
+        memcpy(order, p->outcome->order, (gsize)p->n * sizeof(guint));
+        return TRUE;
+    }
     guint64 best = incumbent(p, order);
     if (p->n == 0)
         return TRUE;
@@ -280,7 +291,7 @@ static gboolean optimal_order(const OrderProblem *p, guint *order, GError **erro
     guint64 bound = order_lower_bound(p, reach);
     if (best <= bound) { /* the incumbent holds no more than every order must: it is optimal */
         order_reach_free(reach);
-        *p->outcome = (OrderOutcome){TRUE, best, bound, 0};
+        found_order(p, order, best, bound, 0);
         return TRUE;
     }
     Search s = {.words = (p->n + 63) / 64, .p = p};
@@ -316,7 +327,7 @@ static gboolean optimal_order(const OrderProblem *p, guint *order, GError **erro
     else /* nothing beats the incumbent, which `order` already holds */
         peak = best;
     if (result >= 0)
-        *p->outcome = (OrderOutcome){TRUE, peak, bound, budget.explored};
+        found_order(p, order, peak, bound, budget.explored);
     if (result < 0) {
         GString *gap = g_string_new("");
         if (best != G_MAXUINT64)
