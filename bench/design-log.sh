@@ -54,7 +54,8 @@ for cfg in "Toy 64 32 80KB/48KB/48KB/48KB" "Small 256 128 1.3MB/768KB/768KB/768K
     set -- $cfg
     g="$work/block-$1.onnx"
     build/mkgraph block --d-model "$2" --seq "$3" --heads $(( $2 / 64 )) -o "$g"
-    echo "| $1 (d=$2, s=$3) $(row "$g") | $(kb "$(exact arena --graph "$g" --strategy best)") | $(kb "$(exact bound --graph "$g" --strategy best)") | $4 |"
+    echo "| $1 (d=$2, s=$3) $(row "$g") | $(kb "$(exact arena --graph "$g" --strategy best)") |" \
+         "$(kb "$(exact bound --graph "$g" --strategy best)") | $4 |"
 done
 cat <<'MD'
 

@@ -46,7 +46,8 @@ print("Traces whose buffers' lifetimes add up to more than 2^26 (67,108,864) buf
       f"buffers (buffer k from step k to the end, 64 B aligned to 64). `sim --trace FILE --strategy search "
       f"--budget-work {work:,}`: the nodes are the same on any machine; the seconds and the peak resident set are "
       "this machine's.\n")
-print("| trace | buffers | buffer-steps | lower bound (B) | arena (B) | nodes | search says | seconds | peak RSS (MiB) |")
+print("| trace | buffers | buffer-steps | lower bound (B) | arena (B) | nodes | search says | seconds "
+      "| peak RSS (MiB) |")
 print("|---|---:|---:|---:|---:|---:|---|---:|---:|")
 for line in open(rows):
     name, path, timing, row = line.rstrip("\n").split("\t", 3)

@@ -84,9 +84,10 @@ const OrderStrategy *driver_order_for(const Graph *g, const OrderStrategy *order
 
 /* --order best, and the default for one model's plan: the order and sharing whose plan is smallest. Every order of
  * the registry but the exhaustive ones (`optimal`, which may run for long; when `recipe`'s order is one, as with
- * --order optimal, it is the first candidate, always made, and its failure is the error) makes a trace from
- * `recipe` (its order replaced) under the sharing `alias` and, unless the sharing was named (`alias_named`), under the strategies that
- * lengthen no lifetime too (registry_alias_short_list); `s` places each under `options`, and the order and sharing
+ * --order optimal, it is the first candidate, always made, outside the work budget, and its failure is the error)
+ * makes a trace from `recipe` (its order replaced) under the sharing `alias` and, unless the sharing was named
+ * (`alias_named`), under the strategies that lengthen no lifetime too (registry_alias_short_list); `s` places each
+ * under `options`, and the order and sharing
  * (*alias_kept: `alias` or that list, both outliving the call) with the smallest arena are kept, the first on a tie
  * (the file's order under the sharing asked for first). The candidates are bounded by counted work, the same on any
  * machine: after the first, a candidate is made only while the candidates made so far plus it, times the graph's
