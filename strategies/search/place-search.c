@@ -436,6 +436,19 @@ static gboolean solve_part(Search *s, const guint64 *pinned_floor, Engine engine
         s->unaligned = unit(s, s->units[k])->align == 1;
     /* A node costs up to O(n) (MiniMalloc's candidate list): the clock is read more often on big parts. */
     s->clock_mask = s->n >= 1024 ? 0 : 15;
+    if (!s->live) { /* the live index, once a search: every unit not pinned (the parts' units together) */
+        guint *part = s->units, n = s->n, count = s->p->units->len, all = 0;
+        guint *every = g_new(guint, count + 1);
+        for (guint u = 0; u < count; u++)
+            if (unit(s, u)->fixed == TRACE_NONE)
+                every[all++] = u;
+        s->units = every;
+        s->n = all;
+        search_index_live(s);
+        s->units = part;
+        s->n = n;
+        g_free(every);
+    }
     search_index_part(s);
     if (s->n == 0)
         return TRUE;

@@ -6,8 +6,9 @@
  * children per node: each unit is listed at the nodes that tile its lifetime (at most fourteen a level), so
  * the units live at t are the lists on the path from the root to t's leaf, and the index grows with the
  * units and the depth, not with the lifetimes.
- * Either way the units starting at a step and those ending at it have their own lists (one entry a unit),
- * in the part's candidate order. The search's choices do not depend on the form: the candidates come from
+ * The live index is made once per search, of every unit not pinned (parts share no step, so a part's steps
+ * list its own units alone). The units starting at a step and those ending at it have their own lists (one
+ * entry a unit), made per part in the part's candidate order. The search's choices do not depend on the form: the candidates come from
  * the start and end lists, and what it asks of the live units (the lowest offset above, whether one sits on
  * a floor, the releases stacked at a step, the peaks to raise) does not depend on the order they come in. */
 #include "strategies/search/search.h"
@@ -107,7 +108,7 @@ static void list_units(Search *s, guint *from, gsize keys, guint *list, ListBy b
     }
 }
 
-void search_index_part(Search *s)
+void search_index_live(Search *s)
 {
     g_free(s->live);
     g_free(s->live_from);
@@ -117,6 +118,10 @@ void search_index_part(Search *s)
     s->live_from = g_new(guint, keys + 1);
     s->live = g_new(guint, entries + 1);
     list_units(s, s->live_from, keys, s->live, s->live_tree ? BY_TILES : BY_LIFETIME);
+}
+
+void search_index_part(Search *s)
+{
     list_units(s, s->starts_from, s->steps, s->starts, BY_FIRST);
     list_units(s, s->ends_from, s->steps, s->ends, BY_LAST);
     for (guint i = 0; i < s->n; i++) {

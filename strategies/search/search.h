@@ -167,8 +167,10 @@ guint search_units_around(const Search *s, guint from, guint to, SearchSlice *ou
 /* The entries the live index of all p's units would hold, and whether it would be a tree (their lifetimes
  * add up to more than SEARCH_SPAN_MAX buffer-steps, or the options' search_by_step_max). */
 guint64 search_live_entries(const PlaceProblem *p, gboolean *tree);
-/* Lists the part's units (s->units) by step (or by tree, past SEARCH_SPAN_MAX buffer-steps), and by first
- * and by last step; sets s->rank. */
+/* Lists the units s->units names (every unit not pinned) live at each step: by step (or by tree, past
+ * SEARCH_SPAN_MAX buffer-steps). Once per search. */
+void search_index_live(Search *s);
+/* Lists the part's units (s->units, in the candidate order) by first and by last step; sets s->rank. */
 void search_index_part(Search *s);
 
 /* Slices holding every unit sharing a step with unit u (maybe u too, and others: callers still test): its
