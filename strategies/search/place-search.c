@@ -305,7 +305,7 @@ typedef struct {
     gint64 turn_us;       /* the quickest turn so far, in microseconds (0: none yet) */
 } TargetRun;
 
-static gboolean solve_part(Search *s, const guint64 *pinned_floor, Engine engine);
+static gboolean solve_part(Search *s, guint part, const guint64 *pinned_floor, Engine engine);
 
 /* A coarse turn's node limit stops growing at this: on every instance of bench/search.sh a coarse turn
  * that placed anything did so within 4,000 nodes (the perfect tilings it is there for), and past that
@@ -384,7 +384,7 @@ static TargetResult try_target(TargetRun *run, guint64 target, gboolean at_bound
                 s->n = part->len;
                 memcpy(s->units, part->data, part->len * sizeof(guint));
                 g_qsort_with_data(s->units, (gint)s->n, sizeof(guint), by_order, &ctx);
-                all_found = part_done[k] = solve_part(s, run->floor, t->engine);
+                all_found = part_done[k] = solve_part(s, k, run->floor, t->engine);
             }
             gint64 took = g_get_monotonic_time() - began;
             run->turn_us = run->turn_us ? MIN(run->turn_us, took) : took;
@@ -406,7 +406,9 @@ static TargetResult try_target(TargetRun *run, guint64 target, gboolean at_bound
 }
 
 /* Tries to place one part (its units in s->units) under s->target with the engine. */
-static gboolean solve_part(Search *s, const guint64 *pinned_floor, Engine engine)
+/* The tables of a part before its first placement: the skyline at the pins, every unit of the part unplaced
+ * and its peak the skyline's highest over its lifetime. */
+static void start_part(Search *s, const guint64 *pinned_floor)
 {
     memcpy(s->h, pinned_floor, s->steps * sizeof(guint64));
     memset(s->left, 0, s->steps * sizeof(guint64));
@@ -415,16 +417,27 @@ static gboolean solve_part(Search *s, const guint64 *pinned_floor, Engine engine
     memset(s->left_only, 0, s->steps * sizeof(guint64));
     memset(s->cross, 0, s->steps * sizeof(guint));
     memset(s->start_keys, 0, s->steps * sizeof(guint64));
-    guint lo = G_MAXUINT, hi = 0;
     for (guint k = 0; k < s->n; k++) {
         const PlaceUnit *x = unit(s, s->units[k]);
         search_count_unplaced(s, x, +1);
-        lo = MIN(lo, x->first);
-        hi = MAX(hi, x->last + 1);
         s->peak[s->units[k]] = 0;
         for (guint t = x->first; t <= x->last; t++)
             s->peak[s->units[k]] = MAX(s->peak[s->units[k]], s->h[t]);
     }
+}
+
+static gboolean solve_part(Search *s, guint part, const guint64 *pinned_floor, Engine engine)
+{
+    guint lo = G_MAXUINT, hi = 0;
+    for (guint k = 0; k < s->n; k++) {
+        lo = MIN(lo, unit(s, s->units[k])->first);
+        hi = MAX(hi, unit(s, s->units[k])->last + 1);
+    }
+    /* A search that fails undoes every change on its way back, so after a failed attempt at this part the
+     * tables are as start_part leaves them: made again, they cost the part's buffer-steps per turn and
+     * target (most of the time on 50,000 buffers each living across thousands of others' starts). */
+    if (s->part_ready != part + 1)
+        start_part(s, pinned_floor);
     /* Stacking inference only where some step has slack: where every step is full (the perfect tilings at
      * their lower bound) the layer and floor checks cut what it would (perfect-400's skyline turns: the
      * same 35,667 nodes with it as without), and its scans would only slow each node. */
@@ -437,7 +450,7 @@ static gboolean solve_part(Search *s, const guint64 *pinned_floor, Engine engine
     /* A node costs up to O(n) (MiniMalloc's candidate list): the clock is read more often on big parts. */
     s->clock_mask = s->n >= 1024 ? 0 : 15;
     if (!s->live) { /* the live index, once a search: every unit not pinned (the parts' units together) */
-        guint *part = s->units, n = s->n, count = s->p->units->len, all = 0;
+        guint *units = s->units, n = s->n, count = s->p->units->len, all = 0;
         guint *every = g_new(guint, count + 1);
         for (guint u = 0; u < count; u++)
             if (unit(s, u)->fixed == TRACE_NONE)
@@ -445,17 +458,20 @@ static gboolean solve_part(Search *s, const guint64 *pinned_floor, Engine engine
         s->units = every;
         s->n = all;
         search_index_live(s);
-        s->units = part;
+        s->units = units;
         s->n = n;
         g_free(every);
     }
     search_index_part(s);
+    s->part_ready = 0;
     if (s->n == 0)
         return TRUE;
     if (!s->overlaps_built)
         search_overlaps_build(s);
-    return engine == ENGINE_SECTIONS || engine == ENGINE_SECTIONS_OURS ? search_sections_solve(s, lo, hi)
-                                                                       : dfs(s, lo, hi, (Window){lo, hi});
+    gboolean found = engine == ENGINE_SECTIONS || engine == ENGINE_SECTIONS_OURS ? search_sections_solve(s, lo, hi)
+                                                                                : dfs(s, lo, hi, (Window){lo, hi});
+    s->part_ready = found ? 0 : part + 1;
+    return found;
 }
 
 /* The lower bound (the most bytes live at a step), and per unit the most bytes live at a step of its

@@ -41,6 +41,7 @@ typedef struct {
     guint *floors;       /* scratch of search_walk_skyline: (first, last) step pairs */
     guint64 *stack;      /* scratch of search_stacks_fit: STACK_MAX (release, size) pairs */
     gboolean stacking;   /* the part has slack somewhere: stacking inference runs (see solve_part) */
+    guint part_ready;    /* part + 1 when the tables are as that part starts (its last attempt failed), else 0 */
     guint *cross;        /* per boundary t|t+1: unplaced units live on both sides */
     guint64 *zobrist;    /* per unit: a random key; a set of units is keyed by XOR */
     guint64 *start_keys; /* per step: the XOR of the keys of the unplaced units starting there */
