@@ -103,12 +103,13 @@ static void check_kind_matches_torch(const char *kind, int outputs)
 }
 
 /* ONNX Runtime's QOperator form (its com.microsoft QLinear ops, uint8 and int8, tests/data/qlinear/make.py), its
- * dynamic quantization and its QDQ fusions: in the nine models (every op; a small classifier with QLinearConv,
- * MaxPool on uint8, QLinearAveragePool and QGemm; DynamicQuantizeLinear before a ConvInteger and two MatMulIntegers;
- * QLinearConv grouped, strided, dilated and depthwise on int8 and uint8 with zero points; two QDQ models under
- * --fuse ort; the integer products at sizes oneDNN's integer GEMM runs; QLinearSoftmax's axes and types;
- * QLinearWhere) every plan runs bit for bit, and the default plan's outputs equal ORT's own (onnxruntime-node 1.30,
- * kept beside the models) exactly, integers and floats alike; planned with one byte per quantized element. */
+ * dynamic quantization and its QDQ fusions: in the ten models (every op; a small classifier with QLinearConv,
+ * MaxPool on uint8, QLinearAveragePool and QGemm; DynamicQuantizeLinear before a ConvInteger and two MatMulIntegers,
+ * as written and under --fuse ort; one DynamicQuantizeLinear read by two MatMulIntegers, likewise; QLinearConv
+ * grouped, strided, dilated and depthwise on int8 and uint8 with zero points; two QDQ models under --fuse ort; the
+ * integer products at sizes oneDNN's integer GEMM runs; QLinearSoftmax's axes and types; QLinearWhere) every plan
+ * runs bit for bit, and the default plan's outputs equal ORT's own (onnxruntime-node 1.30, kept beside the models)
+ * exactly, integers and floats alike; planned with one byte per quantized element. */
 static void test_qlinear_matches_ort(void)
 {
     const struct {
@@ -118,6 +119,9 @@ static void test_qlinear_matches_ort(void)
     } models[] = {{"tests/data/qlinear/ops", 5, "none"},
                   {"tests/data/qlinear/cnn", 3, "none"},
                   {"tests/data/qlinear/dynamic", 3, "none"},
+                  {"tests/data/qlinear/dynamic", 3, "ort"},
+                  {"tests/data/qlinear/dynshared", 2, "none"},
+                  {"tests/data/qlinear/dynshared", 2, "ort"},
                   {"tests/data/qlinear/convs", 2, "none"},
                   {"tests/data/qlinear/qdq", 4, "ort"},
                   {"tests/data/qlinear/qdqnet", 3, "ort"},
@@ -172,6 +176,22 @@ static void test_qlinear_matches_ort(void)
     g_assert_nonnull(strstr(r.out, "432 B  'cat'"));
     run_result_clear(&r);
     g_free(model);
+    /* Dynamic quantization as ORT runs it (its optimized file): dynamic/ as DynamicQuantizeLinear, Mul, ConvInteger,
+     * Cast, Mul, Add, Relu, Reshape, DynamicQuantizeMatMul, Relu, DynamicQuantizeMatMul (each MatMulInteger with its
+     * Cast, scale and bias fused, then with its quantization); dynshared/ as DynamicQuantizeLinear and two
+     * MatMulIntegerToFloat (the quantized input has two readers, so it stays). */
+    char *dynamic = test_source_path("tests/data/qlinear/dynamic/model.onnx");
+    r = sim_in((const char *[]){"--graph", dynamic, "--fuse", "ort", NULL});
+    g_assert_nonnull(strstr(r.out, "\nmatmul-integer-to-float      2 "));
+    g_assert_nonnull(strstr(r.out, "\ndynamic-quantize-matmul      2 "));
+    run_result_clear(&r);
+    g_free(dynamic);
+    dynamic = test_source_path("tests/data/qlinear/dynshared/model.onnx");
+    r = sim_in((const char *[]){"--graph", dynamic, "--fuse", "ort", NULL});
+    g_assert_nonnull(strstr(r.out, "\nmatmul-integer-to-float      2 "));
+    g_assert_null(strstr(r.out, "dynamic-quantize-matmul"));
+    run_result_clear(&r);
+    g_free(dynamic);
     /* The QDQ model as ORT runs it: three biases put on the int32 grid, two Convs fused into QLinearConv (the
      * first with its Relu, folded into a QuantizeLinear at zero point 0; the second's Relu, before a zero point of
      * 128, stays a float Conv), and without the fusions ORT's outputs are not ours: one uint8 differs by one. */

@@ -282,6 +282,8 @@ gboolean kernel_qlinear_global_average_pool(const KernelCall *c, GError **error)
 gboolean kernel_qlinear_concat(const KernelCall *c, GError **error);
 gboolean kernel_qlinear_average_pool(const KernelCall *c, GError **error);
 gboolean kernel_qgemm(const KernelCall *c, GError **error);
+gboolean kernel_matmul_integer_to_float(const KernelCall *c, GError **error);
+gboolean kernel_dynamic_quantize_matmul(const KernelCall *c, GError **error);
 gboolean kernel_clip(const KernelCall *c, GError **error);
 gboolean kernel_dropout(const KernelCall *c, GError **error);
 gboolean kernel_matmul(const KernelCall *c, GError **error);

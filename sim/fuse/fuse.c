@@ -1265,6 +1265,124 @@ static gboolean rule_constant_fold(Site *site, Node *n, GError **error)
     return TRUE;
 }
 
+/* The first input of n made by a node of op `type` (default domain), as ONNX Runtime's FirstParentByType finds it. */
+static Node *first_parent(Node *n, const char *type)
+{
+    for (guint k = 0; k < n->inputs->len; k++) {
+        Node *p = made_by(node_input(n, k), type);
+        if (p)
+            return p;
+    }
+    return NULL;
+}
+
+/* A tensor of shape known and one element. */
+static gboolean one_value(const Tensor *t)
+{
+    if (!t || !t->shape_known)
+        return FALSE;
+    for (int d = 0; d < t->rank; d++)
+        if (t->dims[d] != 1)
+            return FALSE;
+    return TRUE;
+}
+
+/* ONNX Runtime's MatMulIntegerToFloatFusion at `mul`: Mul (opset 7 on; 1.30 fuses Mul-14 too) of a Cast of a
+ * MatMulInteger and of a Mul of the two scales, each of those read by the next alone. Ours adds what its kernel
+ * needs to compute the same thing: the Cast to float, A uint8, the first scale one value. The MatMulInteger in *mmi,
+ * the scales' Mul in *scales. */
+static gboolean integer_product_scaled(const Site *site, Node *mul, Node **mmi, Node **cast, Node **scales)
+{
+    if (strcmp(mul->op_type, "Mul") || (*mul->domain && strcmp(mul->domain, "ai.onnx")) || mul->inputs->len != 2 ||
+        site->opset < 7)
+        return FALSE;
+    *cast = first_parent(mul, "Cast");
+    *mmi = *cast ? first_parent(*cast, "MatMulInteger") : NULL;
+    *scales = first_parent(mul, "Mul");
+    gint64 to;
+    if (!*mmi || !*scales || !only_for(node_output(*cast, 0), mul) || !only_for(node_output(*mmi, 0), *cast) ||
+        !only_for(node_output(*scales, 0), mul) || !node_attr_int(*cast, "to", 0, &to, NULL) || to != 1 /* FLOAT */ ||
+        node_input(*mmi, 0)->dtype != DT_UINT8 || !one_value(node_input(*scales, 0)))
+        return FALSE;
+    return TRUE;
+}
+
+/* The bias ONNX Runtime takes into MatMulIntegerToFloat: the second input of the Add that alone reads the product,
+ * a weight of shape [1, ..., 1, N], N > 1 (ours: N the product's columns). */
+static Tensor *product_bias(Node *mul, Node **add)
+{
+    Tensor *y = node_output(mul, 0);
+    *add = y && !y->is_graph_output && y->consumers->len == 1 ? y->consumers->pdata[0] : NULL;
+    if (!*add || strcmp((*add)->op_type, "Add") || (*(*add)->domain && strcmp((*add)->domain, "ai.onnx")) ||
+        (*add)->inputs->len != 2 || node_input(*add, 0) != y)
+        return NULL;
+    Tensor *bias = node_input(*add, 1);
+    if (!bias || !is_weight(bias) || !bias->shape_known || bias->rank < 1 || y->rank < 1 ||
+        bias->dims[bias->rank - 1] <= 1 || bias->dims[bias->rank - 1] != y->dims[y->rank - 1])
+        return NULL;
+    for (int d = 0; d + 1 < bias->rank; d++)
+        if (bias->dims[d] != 1)
+            return NULL;
+    return bias;
+}
+
+/* MatMulInteger -> Cast -> Mul by the product of the two scales (-> Add of a bias): com.microsoft
+ * MatMulIntegerToFloat, as ONNX Runtime's MatMulIntegerToFloatFusion (the int32 product and its float copy go).
+ * Found at the Add when there is a bias, else at the Mul. */
+static gboolean rule_matmul_integer_to_float(Site *site, Node *n, GError **error)
+{
+    Node *mul = n, *mmi, *cast, *scales, *add = NULL;
+    Tensor *bias = NULL;
+    if (!strcmp(n->op_type, "Add")) { /* the bias form: its first input the scaled product */
+        mul = made_by(node_input(n, 0), "Mul");
+        if (!mul || !integer_product_scaled(site, mul, &mmi, &cast, &scales) || !(bias = product_bias(mul, &add)) ||
+            add != n)
+            return FALSE;
+    } else if (!integer_product_scaled(site, mul, &mmi, &cast, &scales) || product_bias(mul, &add)) {
+        return FALSE; /* (with a bias the Add, later in the order, is the site) */
+    }
+    g_ptr_array_add(site->removed, mmi);
+    g_ptr_array_add(site->removed, cast);
+    g_ptr_array_add(site->removed, scales);
+    if (bias)
+        g_ptr_array_add(site->removed, mul);
+    Tensor *a_zp = node_input(mmi, 2), *b_zp = node_input(mmi, 3);
+    const char *in[] = {node_input(mmi, 0)->name, node_input(mmi, 1)->name, node_input(scales, 0)->name,
+                        node_input(scales, 1)->name, a_zp ? a_zp->name : "", b_zp ? b_zp->name : "",
+                        bias ? bias->name : ""};
+    return replace_in(site, n, OP_DOMAIN_MICROSOFT, "MatMulIntegerToFloat", in, bias ? 7 : 6, NULL, error) || TRUE;
+}
+
+/* DynamicQuantizeLinear -> MatMulIntegerToFloat with B, its scale, zero point and bias weights, the three outputs
+ * read by it alone: com.microsoft DynamicQuantizeMatMul, as ONNX Runtime's DynamicQuantizeMatMulFusion (A's
+ * quantized copy goes: the kernel quantizes into scratch). */
+static gboolean rule_dynamic_quantize_matmul(Site *site, Node *n, GError **error)
+{
+    if (strcmp(n->op_type, "MatMulIntegerToFloat") || strcmp(n->domain, OP_DOMAIN_MICROSOFT) || n->inputs->len < 4)
+        return FALSE;
+    Tensor *b_zp = n->inputs->len > 5 ? node_input(n, 5) : NULL, *bias = n->inputs->len > 6 ? node_input(n, 6) : NULL;
+    if (!is_weight(node_input(n, 1)) || !is_weight(node_input(n, 3)) || (b_zp && !is_weight(b_zp)) ||
+        (bias && !is_weight(bias)))
+        return FALSE;
+    Node *dql = first_parent(n, "DynamicQuantizeLinear");
+    if (!dql || dql->outputs->len != 3)
+        return FALSE;
+    guint edges = 0;
+    for (guint k = 0; k < 3; k++) {
+        Tensor *t = node_output(dql, k);
+        if (!t || t->is_graph_output || t->dynamic)
+            return FALSE;
+        for (guint c = 0; c < t->consumers->len; c++)
+            edges += t->consumers->pdata[c] == n ? 1 : 100; /* every edge to n */
+    }
+    if (edges != 3)
+        return FALSE;
+    g_ptr_array_add(site->removed, dql);
+    const char *in[] = {node_input(dql, 0)->name, node_input(n, 1)->name, node_input(n, 3)->name,
+                        b_zp ? b_zp->name : "", bias ? bias->name : ""};
+    return replace_in(site, n, OP_DOMAIN_MICROSOFT, "DynamicQuantizeMatMul", in, bias ? 5 : 4, NULL, error) || TRUE;
+}
+
 static const FuseRule fuse_rules[] = {
     /* before constant-fold, which then folds the weights' QuantizeLinear and the bias's quantization */
     {"qdq-bias", "the float bias of a Conv or Gemm of DequantizeLinear outputs put on the int32 grid of their scales' "
@@ -1279,6 +1397,11 @@ static const FuseRule fuse_rules[] = {
      "the move on 8-bit data (ONNX Runtime's DropQDQNodesRules)", "ort", FALSE, rule_qdq_drop},
     {"constant-fold", "a node of weights and constants alone: computed once, a weight (ONNX Runtime's ConstantFolding)",
      "ort", FALSE, rule_constant_fold},
+    /* after constant-fold, as ONNX Runtime's level-2 fusions run after its level-1 ConstantFolding */
+    {"matmul-integer-to-float", "MatMulInteger -> Cast -> Mul by the scales' product (-> Add of a bias): com.microsoft "
+     "MatMulIntegerToFloat (ONNX Runtime's MatMulIntegerToFloatFusion)", "ort", FALSE, rule_matmul_integer_to_float},
+    {"dynamic-quantize-matmul", "DynamicQuantizeLinear -> MatMulIntegerToFloat of weights: com.microsoft "
+     "DynamicQuantizeMatMul (ONNX Runtime's DynamicQuantizeMatMulFusion)", "ort", FALSE, rule_dynamic_quantize_matmul},
     {"conv-add", "Conv + Add of its skip: accumulated in place over the skip (ONNX Runtime's Conv+Add+Relu fusion)",
      "ort", FALSE, rule_conv_add},
     {"pad-window", "a Pad of zeros around the images before a Conv or AveragePool: the window's own pads (ONNX "
@@ -1322,7 +1445,8 @@ static const struct {
     {"ort", NULL,
      "applies ONNX Runtime's operator fusions first (a Conv accumulating into its skip tensor, a zero Pad into the Conv "
      "or AveragePool after it, HardSwish, SiLU, Gelu, MatMul+Add as Gemm, MatMul with a Transpose or a scale, QDQ "
-     "groups as QLinear ops), so their intermediates are never planned"},
+     "groups as QLinear ops, dynamically quantized MatMuls as DynamicQuantizeMatMul), so their intermediates are "
+     "never planned"},
     {"ort-disabled", NULL,
      "is ONNX Runtime at graph optimisation level disabled (no fusion; the ops its CPU kernels lack, HardSwish, "
      "expanded into their ONNX function bodies)"},

@@ -308,6 +308,12 @@ static const OpInfo microsoft_rows[] = {
     OP("QGemm", OP_COMPUTE, 6, 9, 1, 1, infer_qgemm),
     /* Y_scale, Y_zero_point, then X, X_scale, X_zero_point per input: Concat along axis, each requantized */
     OP("QLinearConcat", OP_COMPUTE, 5, -1, 1, 1, infer_qlinear_concat),
+    /* A (uint8), B (8-bit), a_scale, b_scale[, a_zero_point, b_zero_point, bias]: the integer MatMul times
+     * a_scale * b_scale, in float, plus the bias (ONNX Runtime's fusion of MatMulInteger, Cast and Mul) */
+    OP("MatMulIntegerToFloat", OP_COMPUTE, 4, 7, 1, 1, infer_matmul_integer_to_float),
+    /* A (float), B (8-bit), b_scale[, b_zero_point, bias]: A quantized as DynamicQuantizeLinear quantizes it,
+     * then MatMulIntegerToFloat (ONNX Runtime's fusion of the two) */
+    OP("DynamicQuantizeMatMul", OP_COMPUTE, 3, 5, 1, 1, infer_matmul_integer_to_float),
 };
 
 static GHashTable *op_index;

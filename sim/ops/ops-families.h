@@ -39,6 +39,7 @@ gboolean ops_linalg_gemm_shape(Node *n, const Tensor *a, const Tensor *b, gint64
 INFER_FN(infer_einsum);
 INFER_FN(infer_attention);
 INFER_FN(infer_matmul_integer);
+INFER_FN(infer_matmul_integer_to_float);
 INFER_FN(infer_qlinear_matmul);
 guint64 ops_linalg_attention_scratch(const Node *n);
 /* ops-quantize.c */

@@ -146,6 +146,40 @@ gboolean infer_matmul_integer(InferCtx *cx, const OpInfo *op, Node *n, gint64 op
            infer_set_output(n, 0, DT_INT32, r, out, error);
 }
 
+/* com.microsoft MatMulIntegerToFloat(A, B, a_scale, b_scale, ...) and DynamicQuantizeMatMul(A, B, b_scale, ...):
+ * MatMul's shape of A and B, in float; A is uint8 (float for DynamicQuantizeMatMul), B 8-bit, a scale one value
+ * (b_scale one or one per column), the bias (the last input, optional) one value per column. */
+gboolean infer_matmul_integer_to_float(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)
+{
+    (void)cx;
+    (void)opset;
+    gboolean dynamic = !strcmp(op->name, "DynamicQuantizeMatMul");
+    Tensor *a, *b;
+    gint64 form[4] = {0, 0, 0, 0}, out[MAX_RANK + 2];
+    int r;
+    if (!infer_input(n, 0, &a, error) || !infer_input(n, 1, &b, error))
+        return FALSE;
+    if (a->dtype != (dynamic ? DT_FLOAT : DT_UINT8) || (b->dtype != DT_UINT8 && b->dtype != DT_INT8))
+        return infer_fail(error, n, "'%s' is %s and '%s' %s: %s takes %s A and uint8 or int8 B", a->name,
+                          dtype_name(a->dtype), b->name, dtype_name(b->dtype), op->name, dynamic ? "float" : "uint8");
+    if (!matmul_shape(n, a->name, a->rank, a->dims, b->name, b->rank, b->dims, form, &r, out, error))
+        return FALSE;
+    gint64 cols = out[r - 1];
+    for (guint k = 2; k < n->inputs->len; k++) { /* B's scale and zero point and the bias: one, or one per column */
+        Tensor *t = node_input(n, k);
+        if (!t || !t->shape_known)
+            continue;
+        gboolean per_column = dynamic || k == 3 || k >= 5;
+        gsize count = 1;
+        for (int d = 0; d < t->rank; d++)
+            count *= (gsize)t->dims[d];
+        if (t->rank > 1 || (count != 1 && !(per_column && (gint64)count == cols)))
+            return infer_fail(error, n, "'%s' holds %zu values: one%s", t->name, count,
+                              per_column ? " or one per column of the product" : "");
+    }
+    return infer_set_output(n, 0, DT_FLOAT, r, out, error);
+}
+
 /* QLinearMatMul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point): MatMul's shape of a
  * and b, in the output zero point's type (ops-quantize.c has the rest of the family). */
 gboolean infer_qlinear_matmul(InferCtx *cx, const OpInfo *op, Node *n, gint64 opset, GError **error)

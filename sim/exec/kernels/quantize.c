@@ -184,13 +184,9 @@ gboolean kernel_dequantize_linear(const KernelCall *c, GError **error)
     return TRUE;
 }
 
-gboolean kernel_dynamic_quantize_linear(const KernelCall *c, GError **error)
+/* DynamicQuantizeLinear of n floats into out (uint8): the scale and zero point it chose in *scale_out, *zero_out. */
+static void dynamic_quantize(const float *in, gsize n, guint8 *out, float *scale_out, gint64 *zero_out)
 {
-    (void)error;
-    const ExecTensor *x = kernel_in(c, 0);
-    ExecTensor *y = kernel_out(c, 0), *y_scale = kernel_out(c, 1), *y_zp = kernel_out(c, 2);
-    const float *in = x->data;
-    gsize n = x->count;
     /* the range, which always holds 0: 16 running minima and maxima (one vector's lanes), then theirs; a NaN is
      * skipped (never less nor greater) */
     float lo[16] = {0}, hi[16] = {0}, mn = 0, mx = 0;
@@ -211,9 +207,21 @@ gboolean kernel_dynamic_quantize_linear(const KernelCall *c, GError **error)
     float scale = (mx - mn) / 255.0f;
     gint64 zero = scale > 0 ? saturate(nearbyintf(0.0f - mn / scale), 0, 255) : 0;
     if (scale > 0) /* saturate(round(x / scale) + zero): quantize_value's form */
-        quant_loop(FALSE, DT_UINT8)(in, scale, 0.0f - (float)zero, 255.0f - (float)zero, (float)zero, y->data, n);
+        quant_loop(FALSE, DT_UINT8)(in, scale, 0.0f - (float)zero, 255.0f - (float)zero, (float)zero, out, n);
     else
-        memset(y->data, (int)zero, n);
+        memset(out, (int)zero, n);
+    *scale_out = scale;
+    *zero_out = zero;
+}
+
+gboolean kernel_dynamic_quantize_linear(const KernelCall *c, GError **error)
+{
+    (void)error;
+    const ExecTensor *x = kernel_in(c, 0);
+    ExecTensor *y = kernel_out(c, 0), *y_scale = kernel_out(c, 1), *y_zp = kernel_out(c, 2);
+    float scale;
+    gint64 zero;
+    dynamic_quantize(x->data, x->count, y->data, &scale, &zero);
     if (y_scale)
         kernel_elem_set_f(y_scale, 0, scale);
     if (y_zp)
@@ -689,6 +697,61 @@ gboolean kernel_qlinear_matmul(const KernelCall *c, GError **error)
     range_of(q.y->dtype, &q.lo, &q.hi);
     return products(c, a, kernel_in(c, 2), b, kernel_in(c, 5), emit_requant, &q,
                     c->prepared ? &(GemmTarget){.w_input = 3} : NULL, error);
+}
+
+/* MatMulIntegerToFloat's output, as ONNX Runtime's unfused graph computes it (and so its fused kernel, whose
+ * outputs equal it on tests/data/qlinear/dynamic): the int32 product cast to float, times a_scale * b_scale (float,
+ * per column where b_scale is), plus the bias where there is one (an added 0 would turn -0 into +0). */
+typedef struct {
+    float a_scale;
+    const ExecTensor *b_scale, *bias;
+    float *y;
+} ToFloat;
+
+static void emit_to_float(void *data, gsize at, gint64 i, gint64 j, gint64 acc)
+{
+    (void)i;
+    const ToFloat *q = data;
+    float multiplier = q->a_scale * (float)kernel_elem_get_f(q->b_scale, q->b_scale->count == 1 ? 0 : (gsize)j);
+    float v = (float)(gint32)acc * multiplier;
+    q->y[at] = q->bias ? v + (float)kernel_elem_get_f(q->bias, q->bias->count == 1 ? 0 : (gsize)j) : v;
+}
+
+/* An optional input: NULL when absent or empty. */
+static const ExecTensor *given(const KernelCall *c, guint k)
+{
+    const ExecTensor *t = k < c->n_in ? kernel_in(c, k) : NULL;
+    return t && t->count ? t : NULL;
+}
+
+/* com.microsoft MatMulIntegerToFloat(A, B, a_scale, b_scale, a_zero_point, b_zero_point, bias). */
+gboolean kernel_matmul_integer_to_float(const KernelCall *c, GError **error)
+{
+    ToFloat q = {(float)kernel_elem_get_f(kernel_in(c, 2), 0), kernel_in(c, 3), given(c, 6), kernel_out(c, 0)->data};
+    return products(c, kernel_in(c, 0), given(c, 4), kernel_in(c, 1), given(c, 5), emit_to_float, &q, NULL, error);
+}
+
+/* com.microsoft DynamicQuantizeMatMul(A, B, b_scale, b_zero_point, bias): A quantized as DynamicQuantizeLinear
+ * quantizes it (ONNX Runtime's kernel finds the same scale and zero point), into scratch, then
+ * MatMulIntegerToFloat's products. */
+gboolean kernel_dynamic_quantize_matmul(const KernelCall *c, GError **error)
+{
+    const ExecTensor *a = kernel_in(c, 0);
+    guint8 *quantized = kernel_alloc(c, (guint64)a->count + 1, 1, "A quantized", error);
+    if (!quantized)
+        return FALSE;
+    float scale;
+    gint64 zero;
+    dynamic_quantize(a->data, a->count, quantized, &scale, &zero);
+    guint8 zero_byte = (guint8)zero;
+    ExecTensor aq = *a, zp = {.data = &zero_byte, .dtype = DT_UINT8, .rank = 0, .count = 1};
+    aq.data = quantized;
+    aq.dtype = DT_UINT8;
+    aq.blocked = FALSE;
+    ToFloat q = {scale, kernel_in(c, 2), given(c, 4), kernel_out(c, 0)->data};
+    gboolean ok = products(c, &aq, &zp, kernel_in(c, 1), given(c, 3), emit_to_float, &q, NULL, error);
+    kernel_alloc_free(quantized);
+    return ok;
 }
 
 #if defined(__x86_64__)

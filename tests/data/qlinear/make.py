@@ -27,6 +27,9 @@ static quantizer writes them), each with one input in the ONNX model zoo's layou
   qdqnet/  a QDQ classifier as ONNX Runtime's static quantizer writes QDQ format (every activation between a
         QuantizeLinear and its DequantizeLinear, int8 weights per channel as initializers): Conv, Relu, MaxPool, Conv,
         a residual Add, GlobalAveragePool, Reshape, Gemm, MatMul; three 8-bit or float outputs.
+  dynshared/  one DynamicQuantizeLinear read by two MatMulIntegers, each product Cast to float and scaled (the first
+        per output column, plus a bias), at opset 14: ORT fuses each into MatMulIntegerToFloat, and not the
+        quantization into them (--fuse ort does the same).
   qdq/  a QDQ model as torch.onnx.export writes quantization-aware training (ONNX Runtime fuses it; --fuse ort
         does the same): the image quantized and dequantized (uint8), each weight quantized per output channel to
         int8 by a QuantizeLinear node of the float weight and dequantized, Conv with a float bias, a Relu, a
@@ -374,8 +377,31 @@ def where_model():
     return finish(graph)
 
 
-def finish(graph):
-    m = h.make_model(graph, opset_imports=[h.make_opsetid("", 13), h.make_opsetid(MS, 1)],
+def dynshared_model():
+    """One DynamicQuantizeLinear read by two MatMulIntegers (opset 14): ORT fuses each into MatMulIntegerToFloat
+    (the first with its bias, its weight scale per column), not into DynamicQuantizeMatMul (the quantized input
+    has two readers)."""
+    rng = np.random.default_rng(8)
+    inits = [nh.from_array(rng.integers(-127, 128, (24, 16)).astype(np.int8), "w1"),
+             nh.from_array((rng.random(16) * 0.004 + 0.001).astype(np.float32), "s1"),
+             nh.from_array(np.zeros(16, dtype=np.int8), "z1"),
+             nh.from_array(rng.standard_normal(16).astype(np.float32) * 0.1, "b1"),
+             nh.from_array(rng.integers(0, 256, (24, 8)).astype(np.uint8), "w2"), scalar("s2", 0.002, np.float32),
+             scalar("z2", 128, np.uint8)]
+    nodes = [h.make_node("DynamicQuantizeLinear", ["x"], ["q", "q_scale", "q_zero"]),
+             h.make_node("MatMulInteger", ["q", "w1", "q_zero", "z1"], ["i1"]),
+             h.make_node("Cast", ["i1"], ["f1"], to=T.FLOAT), h.make_node("Mul", ["q_scale", "s1"], ["m1"]),
+             h.make_node("Mul", ["f1", "m1"], ["y1"]), h.make_node("Add", ["y1", "b1"], ["o1"]),
+             h.make_node("MatMulInteger", ["q", "w2", "q_zero", "z2"], ["i2"]),
+             h.make_node("Cast", ["i2"], ["f2"], to=T.FLOAT), h.make_node("Mul", ["q_scale", "s2"], ["m2"]),
+             h.make_node("Mul", ["f2", "m2"], ["o2"])]
+    outputs = [h.make_tensor_value_info("o1", T.FLOAT, [2, 5, 16]), h.make_tensor_value_info("o2", T.FLOAT, [2, 5, 8])]
+    graph = h.make_graph(nodes, "dynshared", [h.make_tensor_value_info("x", T.FLOAT, [2, 5, 24])], outputs, inits)
+    return finish(graph, 14)
+
+
+def finish(graph, opset=13):
+    m = h.make_model(graph, opset_imports=[h.make_opsetid("", opset), h.make_opsetid(MS, 1)],
                      producer_name="arenasim tests/data/qlinear/make.py")
     m.ir_version = 8
     onnx.checker.check_model(m)
@@ -386,7 +412,7 @@ MODELS = {"ops": (ops_model, (1, 4, 6, 6), 7, 2.5), "cnn": (cnn_model, (1, 3, 16
           "dynamic": (dynamic_model, (1, 3, 16, 16), 13, 1.5), "qdq": (qdq_model, (1, 3, 12, 12), 17, 1.0),
           "qdqnet": (qdqnet_model, (1, 3, 12, 12), 23, 1.0), "convs": (convs_model, (1, 4, 11, 9), 31, 2.0),
           "products": (products_model, (1, 8, 9, 11), 37, 2.0), "softmax": (softmax_model, (2, 4, 6, 6), 41, 2.0),
-          "where": (where_model, (2, 3, 4), 43, 2.0)}
+          "where": (where_model, (2, 3, 4), 43, 2.0), "dynshared": (dynshared_model, (2, 5, 24), 47, 1.5)}
 
 
 def main():
