@@ -724,11 +724,24 @@ static const ExecTensor *given(const KernelCall *c, guint k)
     return t && t->count ? t : NULL;
 }
 
+/* The scales and bias hold what emit_to_float reads: A's scale one value, B's and the bias one or one per column. */
+static gboolean to_float_check(const KernelCall *c, const ExecTensor *a_scale, const ToFloat *q, GError **error)
+{
+    const ExecTensor *y = kernel_out(c, 0);
+    gsize cols = y->rank ? (gsize)y->dims[y->rank - 1] : 1;
+    if ((a_scale && a_scale->count != 1) || (q->b_scale->count != 1 && q->b_scale->count != cols) ||
+        (q->bias && q->bias->count != 1 && q->bias->count != cols))
+        return kernel_fail(c, error, "A's scale is not one value, or B's scale or the bias neither one value nor one "
+                           "per column (%zu)", cols);
+    return TRUE;
+}
+
 /* com.microsoft MatMulIntegerToFloat(A, B, a_scale, b_scale, a_zero_point, b_zero_point, bias). */
 gboolean kernel_matmul_integer_to_float(const KernelCall *c, GError **error)
 {
     ToFloat q = {(float)kernel_elem_get_f(kernel_in(c, 2), 0), kernel_in(c, 3), given(c, 6), kernel_out(c, 0)->data};
-    return products(c, kernel_in(c, 0), given(c, 4), kernel_in(c, 1), given(c, 5), emit_to_float, &q, NULL, error);
+    return to_float_check(c, kernel_in(c, 2), &q, error) &&
+           products(c, kernel_in(c, 0), given(c, 4), kernel_in(c, 1), given(c, 5), emit_to_float, &q, NULL, error);
 }
 
 /* com.microsoft DynamicQuantizeMatMul(A, B, b_scale, b_zero_point, bias): A quantized as DynamicQuantizeLinear
@@ -737,6 +750,9 @@ gboolean kernel_matmul_integer_to_float(const KernelCall *c, GError **error)
 gboolean kernel_dynamic_quantize_matmul(const KernelCall *c, GError **error)
 {
     const ExecTensor *a = kernel_in(c, 0);
+    ToFloat q = {0, kernel_in(c, 2), given(c, 4), kernel_out(c, 0)->data};
+    if (!to_float_check(c, NULL, &q, error))
+        return FALSE;
     guint8 *quantized = kernel_alloc(c, (guint64)a->count + 1, 1, "A quantized", error);
     if (!quantized)
         return FALSE;
@@ -748,7 +764,7 @@ gboolean kernel_dynamic_quantize_matmul(const KernelCall *c, GError **error)
     aq.data = quantized;
     aq.dtype = DT_UINT8;
     aq.blocked = FALSE;
-    ToFloat q = {scale, kernel_in(c, 2), given(c, 4), kernel_out(c, 0)->data};
+    q.a_scale = scale;
     gboolean ok = products(c, &aq, &zp, kernel_in(c, 1), given(c, 3), emit_to_float, &q, NULL, error);
     kernel_alloc_free(quantized);
     return ok;
