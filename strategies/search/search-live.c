@@ -47,7 +47,8 @@ static gsize tree_shape(guint steps, guint *depth, gsize *base)
     return nodes;
 }
 
-/* The index's entries for the units: their lifetimes' sum by step, and past SEARCH_SPAN_MAX their tiles. */
+/* The index's entries for the units (which[0 .. n), or the first n): their lifetimes' sum by step, and past
+ * SEARCH_SPAN_MAX (or by_step_max) their tiles. */
 static guint64 index_entries(const PlaceUnit *units, const guint *which, guint n, guint steps, guint64 by_step_max,
                              gboolean *tree)
 {
@@ -75,8 +76,9 @@ guint64 search_live_entries(const PlaceProblem *p, gboolean *tree)
                          p->options ? p->options->search_by_step_max : 0, tree);
 }
 
-/* Lists the part's units (CSR: list[from[t] .. from[t + 1]) for key t of `keys`), each under the keys
- * key_of gives it, in the part's order; list has room for them all. */
+/* Lists the units s->units names (CSR: list[from[t] .. from[t + 1]) for key t of `keys`), each under the keys
+ * `by` gives it (every step of its lifetime, its first or last step, or its tiles), in s->units' order; list
+ * has room for them all. */
 typedef enum { BY_LIFETIME, BY_FIRST, BY_LAST, BY_TILES } ListBy;
 
 static void list_units(Search *s, guint *from, gsize keys, guint *list, ListBy by)
