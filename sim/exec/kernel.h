@@ -215,6 +215,19 @@ void kernel_float_to_16bit(DType dtype, const float *in, guint16 *out, gsize n);
 void kernel_broadcast_strides(const ExecTensor *t, int rank, const gint64 *out_dims, gint64 *strides);
 /* Advances a row-major index over dims (the last dimension fastest), wrapping to all zeros at the end. */
 void kernel_index_next(gint64 *idx, const gint64 *dims, int rank);
+/* Walks an output in row-major order keeping, per input (up to 3), the element offset numpy broadcasting maps
+ * it to: off[k] for input k at the current output element. */
+typedef struct {
+    int rank;
+    const gint64 *dims;
+    guint n;
+    gint64 *strides; /* n x rank */
+    gint64 *idx;     /* rank */
+    gint64 off[3];
+} KernelWalk;
+void kernel_walk_init(KernelWalk *w, const ExecTensor *out, guint n, const ExecTensor *const *ins);
+void kernel_walk_next(KernelWalk *w); /* to the next output element */
+void kernel_walk_clear(KernelWalk *w);
 /* Copies bytes, through a temporary when the ranges overlap but differ. */
 void kernel_move(void *dst, const void *src, gsize bytes);
 /* Index k of ind wrapped into [0, dim) (a negative index counts from the end, once), or FALSE with an error

@@ -10,50 +10,6 @@
 #include <math.h>
 #include <string.h>
 
-/* Walks the output in row-major order keeping, per input, the element offset broadcasting maps to. */
-typedef struct {
-    int rank;
-    const gint64 *dims;
-    guint n;
-    gint64 *strides; /* n x rank */
-    gint64 *idx;     /* rank */
-    gint64 off[3];
-} BroadcastWalk;
-
-static void walk_init(BroadcastWalk *w, const ExecTensor *out, guint n, const ExecTensor *const *ins)
-{
-    w->rank = out->rank;
-    w->dims = out->dims;
-    w->n = n;
-    w->strides = g_new0(gint64, (gsize)n * MAX(out->rank, 1));
-    w->idx = g_new0(gint64, MAX(out->rank, 1));
-    for (guint k = 0; k < n; k++) {
-        kernel_broadcast_strides(ins[k], out->rank, out->dims, w->strides + (gsize)k * MAX(out->rank, 1));
-        w->off[k] = 0;
-    }
-}
-
-static void walk_next(BroadcastWalk *w)
-{
-    int r = MAX(w->rank, 1);
-    for (int a = w->rank - 1; a >= 0; a--) {
-        w->idx[a]++;
-        for (guint k = 0; k < w->n; k++)
-            w->off[k] += w->strides[(gsize)k * r + a];
-        if (w->idx[a] < w->dims[a])
-            return;
-        for (guint k = 0; k < w->n; k++)
-            w->off[k] -= w->strides[(gsize)k * r + a] * w->dims[a];
-        w->idx[a] = 0;
-    }
-}
-
-static void walk_clear(BroadcastWalk *w)
-{
-    g_free(w->strides);
-    g_free(w->idx);
-}
-
 /* tanh through one approx_exp (glibc's tanhf is several times slower), a short series near zero where
  * 1 - 2/(e^2x + 1) would lose relative precision: relative error at most 1.7e-6 against double tanh
  * (checked over [-12, 12] in steps of 1e-5). */
@@ -631,13 +587,13 @@ static gboolean binary_apply(const KernelCall *c, const ExecTensor *a, const Exe
             return FALSE;
         gboolean left = !strcmp(direction, "LEFT");
         const ExecTensor *ins[2] = {a, b};
-        BroadcastWalk w;
-        walk_init(&w, y, 2, ins);
-        for (gsize k = 0; k < y->count; k++, walk_next(&w)) {
+        KernelWalk w;
+        kernel_walk_init(&w, y, 2, ins);
+        for (gsize k = 0; k < y->count; k++, kernel_walk_next(&w)) {
             guint64 v = (guint64)kernel_elem_get_i(a, w.off[0]), s = (guint64)kernel_elem_get_i(b, w.off[1]);
             kernel_elem_set_i(y, k, (gint64)(s >= 64 ? 0 : left ? v << s : v >> s));
         }
-        walk_clear(&w);
+        kernel_walk_clear(&w);
         return TRUE;
     }
     if (!op->binary && !prelu)
@@ -650,9 +606,9 @@ static gboolean binary_apply(const KernelCall *c, const ExecTensor *a, const Exe
         return FALSE;
     if (fmod_attr) { /* C's remainder: the sign of the dividend */
         const ExecTensor *ins[2] = {a, b};
-        BroadcastWalk w;
-        walk_init(&w, y, 2, ins);
-        for (gsize k = 0; k < y->count; k++, walk_next(&w)) {
+        KernelWalk w;
+        kernel_walk_init(&w, y, 2, ins);
+        for (gsize k = 0; k < y->count; k++, kernel_walk_next(&w)) {
             if (ints) {
                 gint64 d = kernel_elem_get_i(b, w.off[1]);
                 kernel_elem_set_i(y, k, d ? kernel_elem_get_i(a, w.off[0]) % d : 0);
@@ -660,7 +616,7 @@ static gboolean binary_apply(const KernelCall *c, const ExecTensor *a, const Exe
                 kernel_elem_set_f(y, k, fmod(kernel_elem_get_f(a, w.off[0]), kernel_elem_get_f(b, w.off[1])));
             }
         }
-        walk_clear(&w);
+        kernel_walk_clear(&w);
         return TRUE;
     }
     if (!prelu && a->dtype == DT_FLOAT && b->dtype == DT_FLOAT && y->dtype == DT_FLOAT) {
@@ -677,20 +633,20 @@ static gboolean binary_apply(const KernelCall *c, const ExecTensor *a, const Exe
                              : broadcast_blocked(a, b, y, table_block, &(TableBlocks){op->binary, pa, pb, py, FALSE}))
             return TRUE;
         const ExecTensor *ins[2] = {a, b};
-        BroadcastWalk w;
-        walk_init(&w, y, 2, ins);
-        for (gsize k = 0; k < y->count; k++, walk_next(&w))
+        KernelWalk w;
+        kernel_walk_init(&w, y, 2, ins);
+        for (gsize k = 0; k < y->count; k++, kernel_walk_next(&w))
             py[k] = (float)op->binary(pa[w.off[0]], pb[w.off[1]]);
-        walk_clear(&w);
+        kernel_walk_clear(&w);
         return TRUE;
     }
     if (!prelu && a->dtype == DT_FLOAT && b->dtype == DT_FLOAT && y->dtype == DT_BOOL &&
         broadcast_blocked(a, b, y, table_block, &(TableBlocks){op->binary, a->data, b->data, y->data, TRUE}))
         return TRUE;
     const ExecTensor *ins[2] = {a, b};
-    BroadcastWalk w;
-    walk_init(&w, y, 2, ins);
-    for (gsize k = 0; k < y->count; k++, walk_next(&w)) {
+    KernelWalk w;
+    kernel_walk_init(&w, y, 2, ins);
+    for (gsize k = 0; k < y->count; k++, kernel_walk_next(&w)) {
         if (prelu) {
             double x = kernel_elem_get_f(a, w.off[0]);
             kernel_elem_set_f(y, k, x < 0 ? x * kernel_elem_get_f(b, w.off[1]) : x);
@@ -700,7 +656,7 @@ static gboolean binary_apply(const KernelCall *c, const ExecTensor *a, const Exe
             kernel_elem_set_f(y, k, op->binary(kernel_elem_get_f(a, w.off[0]), kernel_elem_get_f(b, w.off[1])));
         }
     }
-    walk_clear(&w);
+    kernel_walk_clear(&w);
     return TRUE;
 }
 
@@ -778,16 +734,16 @@ gboolean kernel_variadic(const KernelCall *c, GError **error)
     const ExecTensor *first = kernel_in(c, 0);
     {
         const ExecTensor *ins[1] = {first};
-        BroadcastWalk w;
-        walk_init(&w, y, 1, ins);
+        KernelWalk w;
+        kernel_walk_init(&w, y, 1, ins);
         gsize size = dtype_size(y->dtype);
         if (first->data != y->data || !same_shape(first, y)) {
             void *copy = g_memdup2(first->data, first->count * size);
-            for (gsize k = 0; k < y->count; k++, walk_next(&w))
+            for (gsize k = 0; k < y->count; k++, kernel_walk_next(&w))
                 memcpy((char *)y->data + k * size, (const char *)copy + w.off[0] * size, size);
             g_free(copy);
         }
-        walk_clear(&w);
+        kernel_walk_clear(&w);
     }
     for (guint k = 1; k < c->n_in; k++) {
         const ExecTensor *x = kernel_in(c, k);
@@ -795,12 +751,12 @@ gboolean kernel_variadic(const KernelCall *c, GError **error)
             continue;
         if (mean) {
             const ExecTensor *ins[1] = {x};
-            BroadcastWalk w;
-            walk_init(&w, y, 1, ins);
+            KernelWalk w;
+            kernel_walk_init(&w, y, 1, ins);
             float *py = y->data;
-            for (gsize j = 0; j < y->count; j++, walk_next(&w))
+            for (gsize j = 0; j < y->count; j++, kernel_walk_next(&w))
                 py[j] += (float)kernel_elem_get_f(x, w.off[0]);
-            walk_clear(&w);
+            kernel_walk_clear(&w);
         } else if (!binary_apply(c, y, x, y, error)) {
             return FALSE;
         }
@@ -852,21 +808,21 @@ gboolean kernel_where(const KernelCall *c, GError **error)
         return TRUE;
     }
     const ExecTensor *ins[3] = {cond, x, z}; /* any other broadcast: an element walk */
-    BroadcastWalk w;
-    walk_init(&w, y, 3, ins);
+    KernelWalk w;
+    kernel_walk_init(&w, y, 3, ins);
     if (size == 4) {
         const guint32 *px = x->data, *pz = z->data;
         guint32 *py = y->data;
-        for (gsize k = 0; k < y->count; k++, walk_next(&w))
+        for (gsize k = 0; k < y->count; k++, kernel_walk_next(&w))
             py[k] = pc[w.off[0]] ? px[w.off[1]] : pz[w.off[2]];
-        walk_clear(&w);
+        kernel_walk_clear(&w);
         return TRUE;
     }
-    for (gsize k = 0; k < y->count; k++, walk_next(&w)) {
+    for (gsize k = 0; k < y->count; k++, kernel_walk_next(&w)) {
         const ExecTensor *from = pc[w.off[0]] ? x : z;
         memcpy((char *)y->data + k * size, (const char *)from->data + (pc[w.off[0]] ? w.off[1] : w.off[2]) * size, size);
     }
-    walk_clear(&w);
+    kernel_walk_clear(&w);
     return TRUE;
 }
 

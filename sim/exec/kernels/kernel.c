@@ -215,6 +215,40 @@ void kernel_broadcast_strides(const ExecTensor *t, int rank, const gint64 *out_d
     }
 }
 
+void kernel_walk_init(KernelWalk *w, const ExecTensor *out, guint n, const ExecTensor *const *ins)
+{
+    w->rank = out->rank;
+    w->dims = out->dims;
+    w->n = n;
+    w->strides = g_new0(gint64, (gsize)n * MAX(out->rank, 1));
+    w->idx = g_new0(gint64, MAX(out->rank, 1));
+    for (guint k = 0; k < n; k++) {
+        kernel_broadcast_strides(ins[k], out->rank, out->dims, w->strides + (gsize)k * MAX(out->rank, 1));
+        w->off[k] = 0;
+    }
+}
+
+void kernel_walk_next(KernelWalk *w)
+{
+    int r = MAX(w->rank, 1);
+    for (int a = w->rank - 1; a >= 0; a--) {
+        w->idx[a]++;
+        for (guint k = 0; k < w->n; k++)
+            w->off[k] += w->strides[(gsize)k * r + a];
+        if (w->idx[a] < w->dims[a])
+            return;
+        for (guint k = 0; k < w->n; k++)
+            w->off[k] -= w->strides[(gsize)k * r + a] * w->dims[a];
+        w->idx[a] = 0;
+    }
+}
+
+void kernel_walk_clear(KernelWalk *w)
+{
+    g_free(w->strides);
+    g_free(w->idx);
+}
+
 void kernel_index_next(gint64 *idx, const gint64 *dims, int rank)
 {
     for (int d = rank - 1; d >= 0; d--) {

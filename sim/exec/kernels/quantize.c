@@ -720,7 +720,7 @@ static void emit_to_float(void *data, gsize at, gint64 i, gint64 j, gint64 acc)
 /* An optional input: NULL when absent or empty. */
 static const ExecTensor *given(const KernelCall *c, guint k)
 {
-    const ExecTensor *t = k < c->n_in ? kernel_in(c, k) : NULL;
+    const ExecTensor *t = kernel_in(c, k);
     return t && t->count ? t : NULL;
 }
 
@@ -1315,22 +1315,15 @@ gboolean kernel_qlinear_binary(const KernelCall *c, GError **error)
     gboolean mul = !strcmp(c->node->op_type, "QLinearMul");
     float ratio = sa * sb / sc, ra = sa / sc, rb = sb / sc;
     range_of(y->dtype, &lo, &hi);
-    gint64 as[KERNEL_MAX_RANK], bs[KERNEL_MAX_RANK], idx[KERNEL_MAX_RANK] = {0};
-    kernel_broadcast_strides(a, y->rank, y->dims, as);
-    kernel_broadcast_strides(b, y->rank, y->dims, bs);
-    for (gsize k = 0; k < y->count; k++) {
-        gint64 ao = 0, bo = 0;
-        for (int d = 0; d < y->rank; d++) {
-            ao += idx[d] * as[d];
-            bo += idx[d] * bs[d];
-        }
-        gint64 qa = kernel_elem_get_i(a, (gsize)ao) - za, qb = kernel_elem_get_i(b, (gsize)bo) - zb;
+    KernelWalk w;
+    kernel_walk_init(&w, y, 2, (const ExecTensor *const[]){a, b});
+    for (gsize k = 0; k < y->count; k++, kernel_walk_next(&w)) {
+        gint64 qa = kernel_elem_get_i(a, (gsize)w.off[0]) - za, qb = kernel_elem_get_i(b, (gsize)w.off[1]) - zb;
         float r = mul ? nearbyintf(ratio * (float)(qa * qb)) + (float)zc
                       : nearbyintf(ra * (float)qa + rb * (float)qb + (float)zc);
         kernel_elem_set_i(y, k, saturate(r, lo, hi));
-        if (y->rank)
-            kernel_index_next(idx, y->dims, y->rank);
     }
+    kernel_walk_clear(&w);
     return TRUE;
 }
 
@@ -1377,6 +1370,7 @@ gboolean kernel_qlinear_unary(const KernelCall *c, GError **error)
  * condition choosing, the three broadcast. */
 gboolean kernel_qlinear_where(const KernelCall *c, GError **error)
 {
+    (void)error;
     const ExecTensor *cond = kernel_in(c, 0), *x = kernel_in(c, 1), *yv = kernel_in(c, 4);
     ExecTensor *z = kernel_out(c, 0);
     float sz = qscale(kernel_in(c, 7));
@@ -1385,25 +1379,13 @@ gboolean kernel_qlinear_where(const KernelCall *c, GError **error)
     for (int side = 0; side < 2; side++)
         lookup_table(table[side], side ? yv->dtype : x->dtype, qscale(kernel_in(c, side ? 5 : 2)),
                      qzero(kernel_in(c, side ? 6 : 3)), z->dtype, sz, zz, TABLE_IDENTITY, 0.0f);
-    gint64 cs[KERNEL_MAX_RANK], xs[KERNEL_MAX_RANK], ys[KERNEL_MAX_RANK], idx[KERNEL_MAX_RANK] = {0};
-    if (z->rank > KERNEL_MAX_RANK)
-        return kernel_fail(c, error, "output rank %d is above the executor's %d", z->rank, KERNEL_MAX_RANK);
-    kernel_broadcast_strides(cond, z->rank, z->dims, cs);
-    kernel_broadcast_strides(x, z->rank, z->dims, xs);
-    kernel_broadcast_strides(yv, z->rank, z->dims, ys);
     const guint8 *pc = cond->data, *px = x->data, *py = yv->data;
     guint8 *out = z->data;
-    for (gsize k = 0; k < z->count; k++) {
-        gint64 co = 0, xo = 0, yo = 0;
-        for (int d = 0; d < z->rank; d++) {
-            co += idx[d] * cs[d];
-            xo += idx[d] * xs[d];
-            yo += idx[d] * ys[d];
-        }
-        out[k] = pc[co] ? table[0][px[xo]] : table[1][py[yo]];
-        if (z->rank)
-            kernel_index_next(idx, z->dims, z->rank);
-    }
+    KernelWalk w;
+    kernel_walk_init(&w, z, 3, (const ExecTensor *const[]){cond, x, yv});
+    for (gsize k = 0; k < z->count; k++, kernel_walk_next(&w))
+        out[k] = pc[w.off[0]] ? table[0][px[w.off[1]]] : table[1][py[w.off[2]]];
+    kernel_walk_clear(&w);
     return TRUE;
 }
 
