@@ -217,6 +217,38 @@ void order_profile(const OrderProblem *p, const guint *order, guint *remaining, 
         before[p->n] = live;
 }
 
+guint **order_lists(const OrderProblem *p, OrderLists kind)
+{
+    guint count = kind == ORDER_READERS ? p->n_roots : p->n;
+    GArray **tmp = g_new0(GArray *, count + 1);
+    for (guint k = 0; k < count; k++)
+        tmp[k] = g_array_new(FALSE, FALSE, sizeof(guint));
+    for (guint k = 0; k < p->n; k++) {
+        if (kind == ORDER_READERS) {
+            for (guint i = 0; i < p->inputs[k]->len; i++)
+                g_array_append_val(tmp[g_array_index(p->inputs[k], RootUse, i).root], k);
+        } else {
+            for (guint j = 0; j < p->succs[k]->len; j++)
+                g_array_append_val(tmp[g_array_index(p->succs[k], guint, j)], k);
+        }
+    }
+    guint **out = g_new0(guint *, count + 1);
+    for (guint k = 0; k < count; k++) {
+        guint end = G_MAXUINT;
+        g_array_append_val(tmp[k], end);
+        out[k] = (guint *)(void *)g_array_free(tmp[k], FALSE);
+    }
+    g_free(tmp);
+    return out;
+}
+
+void order_lists_free(guint **l, guint count)
+{
+    for (guint k = 0; k < count; k++)
+        g_free(l[k]);
+    g_free(l);
+}
+
 guint order_kahn(const OrderProblem *p, guint *order)
 {
     guint *preds = g_memdup2(p->n_preds, (p->n + 1) * sizeof(guint)), head = 0, tail = 0;
@@ -299,14 +331,7 @@ guint64 order_lower_bound(const OrderProblem *p, const OrderReach *reach)
         bound = MAX(bound, early + first);
     guint64 *must = g_new0(guint64, p->n + 1);
     if (reach) {
-        GArray **readers = g_new0(GArray *, p->n_roots + 1);
-        for (guint k = 0; k < p->n; k++)
-            for (guint i = 0; i < p->inputs[k]->len; i++) {
-                guint r = g_array_index(p->inputs[k], RootUse, i).root;
-                if (!readers[r])
-                    readers[r] = g_array_new(FALSE, FALSE, sizeof(guint));
-                g_array_append_val(readers[r], k);
-            }
+        guint **readers = order_lists(p, ORDER_READERS);
         guint64 *upto = g_new(guint64, reach->words + 1); /* the readers and their ancestors */
         for (guint r = 0; r < p->n_roots; r++) {
             gint a = producer[r];
@@ -318,11 +343,11 @@ guint64 order_lower_bound(const OrderProblem *p, const OrderReach *reach)
                         must[v] += p->root_bytes[r];
                 continue;
             }
-            if (!readers[r])
+            if (readers[r][0] == G_MAXUINT)
                 continue;
             memset(upto, 0, reach->words * sizeof(guint64));
-            for (guint i = 0; i < readers[r]->len; i++) {
-                guint c = g_array_index(readers[r], guint, i);
+            for (const guint *at = readers[r]; *at != G_MAXUINT; at++) {
+                guint c = *at;
                 const guint64 *anc = reach->bits + (gsize)c * reach->words;
                 for (guint w = 0; w < reach->words; w++)
                     upto[w] |= anc[w];
@@ -336,10 +361,7 @@ guint64 order_lower_bound(const OrderProblem *p, const OrderReach *reach)
                 }
         }
         g_free(upto);
-        for (guint r = 0; r < p->n_roots; r++)
-            if (readers[r])
-                g_array_unref(readers[r]);
-        g_free(readers);
+        order_lists_free(readers, p->n_roots);
     } else { /* what each node reads, at least */
         for (guint k = 0; k < p->n; k++)
             for (guint i = 0; i < p->inputs[k]->len; i++) {

@@ -63,6 +63,12 @@ typedef struct {
 } OrderProfile;
 void order_profile(const OrderProblem *p, const guint *order, guint *remaining, OrderProfile *out, guint64 *before);
 
+/* Per root, the nodes that read it (ORDER_READERS), or per node, its predecessors (ORDER_PREDECESSORS), each list
+ * in node order, repeats kept, ended by G_MAXUINT; order_lists_free(l, the count: p->n_roots or p->n). */
+typedef enum { ORDER_READERS, ORDER_PREDECESSORS } OrderLists;
+guint **order_lists(const OrderProblem *p, OrderLists kind);
+void order_lists_free(guint **l, guint count);
+
 /* Kahn's algorithm with a FIFO queue: ready nodes in the order they became ready (ties among the first ones: file
  * order) into `order`; returns how many it placed (fewer than p->n: the graph has a cycle). */
 guint order_kahn(const OrderProblem *p, guint *order);

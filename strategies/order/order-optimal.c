@@ -119,38 +119,6 @@ static guint64 incumbent(const OrderProblem *p, guint *order)
     return best;
 }
 
-static guint **lists(const OrderProblem *p, gboolean consumers)
-{
-    guint count = consumers ? p->n_roots : p->n;
-    GArray **tmp = g_new0(GArray *, count + 1);
-    for (guint k = 0; k < count; k++)
-        tmp[k] = g_array_new(FALSE, FALSE, sizeof(guint));
-    for (guint k = 0; k < p->n; k++) {
-        if (consumers) {
-            for (guint i = 0; i < p->inputs[k]->len; i++)
-                g_array_append_val(tmp[g_array_index(p->inputs[k], RootUse, i).root], k);
-        } else {
-            for (guint j = 0; j < p->succs[k]->len; j++)
-                g_array_append_val(tmp[g_array_index(p->succs[k], guint, j)], k);
-        }
-    }
-    guint **out = g_new0(guint *, count + 1);
-    for (guint k = 0; k < count; k++) {
-        guint end = G_MAXUINT;
-        g_array_append_val(tmp[k], end);
-        out[k] = (guint *)(void *)g_array_free(tmp[k], FALSE);
-    }
-    g_free(tmp);
-    return out;
-}
-
-static void lists_free(guint **l, guint count)
-{
-    for (guint k = 0; k < count; k++)
-        g_free(l[k]);
-    g_free(l);
-}
-
 /* The nodes every order runs at one position: a node whose ancestors and descendants are all the other nodes.
  * Returned as the positions in reach->topo just after each (ascending, the last = n): every order runs the
  * nodes of topo[ends[i - 1] .. ends[i]) together, in some order, so each such part has its own best order,
@@ -295,8 +263,8 @@ static gboolean optimal_order(const OrderProblem *p, guint *order, GError **erro
         return TRUE;
     }
     Search s = {.words = (p->n + 63) / 64, .p = p};
-    s.consumers = lists(p, TRUE);
-    guint **preds_of = lists(p, FALSE);
+    s.consumers = order_lists(p, ORDER_READERS);
+    guint **preds_of = order_lists(p, ORDER_PREDECESSORS);
     guint *topo = reach ? g_memdup2(reach->topo, p->n * sizeof(guint)) : g_new(guint, p->n + 1);
     if (!reach) /* without the reach, one part: any topological order gives its live bytes before it */
         order_kahn(p, topo);
@@ -348,8 +316,8 @@ static gboolean optimal_order(const OrderProblem *p, guint *order, GError **erro
     g_free(before);
     g_array_unref(ends);
     g_free(topo);
-    lists_free(s.consumers, p->n_roots);
-    lists_free(preds_of, p->n);
+    order_lists_free(s.consumers, p->n_roots);
+    order_lists_free(preds_of, p->n);
     order_reach_free(reach);
     return result >= 0;
 }
