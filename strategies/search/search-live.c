@@ -47,15 +47,15 @@ static gsize tree_shape(guint steps, guint *depth, gsize *base)
     return nodes;
 }
 
-/* The index's entries for the units (which[0 .. n), or the first n): their lifetimes' sum by step, and past
- * SEARCH_SPAN_MAX (or by_step_max) their tiles. */
+/* The index's entries for the units (which[0 .. n), or the first n but the pinned, which the index never lists):
+ * their lifetimes' sum by step, and past SEARCH_SPAN_MAX (or by_step_max) their tiles. */
 static guint64 index_entries(const PlaceUnit *units, const guint *which, guint n, guint steps, guint64 by_step_max,
                              gboolean *tree)
 {
     guint64 span = 0, tiles = 0;
     for (guint k = 0; k < n; k++) {
         const PlaceUnit *x = &units[which ? which[k] : k];
-        span += (guint64)(x->last - x->first) + 1;
+        span += !which && x->fixed != TRACE_NONE ? 0 : (guint64)(x->last - x->first) + 1;
     }
     *tree = span > (by_step_max ? by_step_max : SEARCH_SPAN_MAX);
     if (!*tree)
@@ -64,8 +64,11 @@ static guint64 index_entries(const PlaceUnit *units, const guint *which, guint n
     gsize base[SEARCH_SLICES_MAX];
     tree_shape(steps, &depth, base);
 #define COUNT(node) ((void)(node), tiles++)
-    for (guint k = 0; k < n; k++)
-        FOR_TILES(depth, base, units[which ? which[k] : k].first, (gsize)units[which ? which[k] : k].last + 1, COUNT);
+    for (guint k = 0; k < n; k++) {
+        const PlaceUnit *x = &units[which ? which[k] : k];
+        if (which || x->fixed == TRACE_NONE)
+            FOR_TILES(depth, base, x->first, (gsize)x->last + 1, COUNT);
+    }
 #undef COUNT
     return tiles;
 }
