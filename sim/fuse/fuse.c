@@ -1367,16 +1367,9 @@ static gboolean rule_dynamic_quantize_matmul(Site *site, Node *n, GError **error
     Node *dql = first_parent(n, "DynamicQuantizeLinear");
     if (!dql || dql->outputs->len != 3)
         return FALSE;
-    guint edges = 0;
-    for (guint k = 0; k < 3; k++) {
-        Tensor *t = node_output(dql, k);
-        if (!t || t->is_graph_output || t->dynamic)
+    for (guint k = 0; k < 3; k++) /* its three output edges, all to n (ONNX Runtime's CheckOutputEdges(3)) */
+        if (!only_for(node_output(dql, k), n))
             return FALSE;
-        for (guint c = 0; c < t->consumers->len; c++)
-            edges += t->consumers->pdata[c] == n ? 1 : 100; /* every edge to n */
-    }
-    if (edges != 3)
-        return FALSE;
     g_ptr_array_add(site->removed, dql);
     const char *in[] = {node_input(dql, 0)->name, node_input(n, 1)->name, node_input(n, 3)->name,
                         b_zp ? b_zp->name : "", bias ? bias->name : ""};
