@@ -1755,6 +1755,47 @@ static void test_nonzero_masks(void)
     model_free(m);
 }
 
+/* One executor run three times on inputs whose data-dependent sizes differ (K = 3, 6, then 3 again) and then on one
+ * with K = 6 again: each run's outputs have that run's shapes. A data-dependent step infers its shapes again only
+ * when what it reads changed (ShapeMemo): here ConstantOfShape reads [K, 2], whose dims never change while its
+ * contents do, and Tile reads x's K-long prefix, whose dims change. */
+static void test_dynamic_shapes_each_run(void)
+{
+    Builder *b = builder_new("dynamic-runs", 13);
+    const char *x = builder_input(b, "x", DT_FLOAT, 1, (const gint64[]){8});
+    const char *nz = B_OP(b, "NonZero", B_OP(b, "Greater", x, builder_float_scalar(b, "zero", 0.0f)));
+    const char *k = B_OP(b, "Gather", B_OP(b, "Shape", nz), builder_ints(b, "one", 0, NULL, (const gint64[]){1}));
+    const char *k1 = B_OP(b, "Unsqueeze", k, builder_int_vec(b, "axes", 1, (const gint64[]){0}));
+    const char *shape = B_OPA(b, "Concat", attr_new_int("axis", 0), k1, builder_int_vec(b, "two", 1, (const gint64[]){2}));
+    builder_output(b, B_OP(b, "ConstantOfShape", shape));
+    builder_output(b, B_OP(b, "Tile", B_OP(b, "Squeeze", nz, builder_int_vec(b, "axis0", 1, (const gint64[]){0})),
+                           builder_int_vec(b, "twice", 1, (const gint64[]){2})));
+    Model *m = finish_inferred(b);
+    Planned run = plan_and_bind_ok(m);
+    static const float inputs[][8] = {{1, 0, 1, 0, 1, 0, 0, 0}, {1, 1, 1, 0, 1, 1, 0, 1}, {0, 0, 0, 0, 0, 1, 1, 1},
+                                      {1, 1, 0, 1, 1, 1, 1, 0}};
+    static const guint ks[] = {3, 6, 3, 6};
+    for (guint r = 0; r < G_N_ELEMENTS(ks); r++) {
+        run_on_x(run.e, DT_FLOAT, 1, (const gint64[]){8}, inputs[r], sizeof inputs[r]);
+        const char *name;
+        const ExecTensor *y = executor_output(run.e, 0, &name);
+        g_assert_cmpint(y->rank, ==, 2);
+        g_assert_cmpint(y->dims[0], ==, ks[r]);
+        g_assert_cmpint(y->dims[1], ==, 2);
+        g_assert_cmpuint(y->count, ==, 2 * ks[r]);
+        const ExecTensor *tiled = executor_output(run.e, 1, &name);
+        g_assert_cmpuint(tiled->count, ==, 2 * ks[r]);
+        for (guint j = 0, at = 0; j < 8; j++)
+            if (inputs[r][j] > 0) {
+                g_assert_cmpint(kernel_elem_get_i(tiled, at), ==, j);
+                g_assert_cmpint(kernel_elem_get_i(tiled, ks[r] + at), ==, j);
+                at++;
+            }
+    }
+    planned_clear(&run);
+    model_free(m);
+}
+
 /* A Constant node larger than the values shape inference keeps (65,536 elements): its tensor comes from the file's
  * bytes, as an initializer's does (it was filled with made-up values: Silero VAD v5's STFT basis). */
 static void test_large_constant(void)
@@ -2435,6 +2476,7 @@ int main(int argc, char **argv)
     g_test_add_func("/exec/3d-pools", test_3d_pools);
     g_test_add_func("/exec/large-constant", test_large_constant);
     g_test_add_func("/exec/nonzero-masks", test_nonzero_masks);
+    g_test_add_func("/exec/dynamic-shapes-each-run", test_dynamic_shapes_each_run);
     g_test_add_func("/exec/pool-geometries", test_pool_geometries);
     g_test_add_func("/exec/approx", test_approx);
     g_test_add_func("/exec/fused-activations", test_fused_activations);

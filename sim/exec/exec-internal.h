@@ -7,6 +7,18 @@
 #include "exec/exec.h"
 #include "exec/kernel.h"
 
+/* A data-dependent step's last run-time inference (exec-run.c, runtime_shapes): the inputs' run-time dims and the
+ * contents it read, as one key of bytes, and the output dims it gave. The same key gives the same dims (inference is a
+ * function of them), so a step whose inputs' shapes and read contents did not change since the last run infers
+ * nothing. */
+typedef struct {
+    guint8 *key, *next; /* the last inference's key; the one being built */
+    gsize key_len, key_size, next_len, next_size;
+    gint64 *out; /* each output's dims in turn (its rank in the plan), for those inference gave */
+    gsize out_len, out_size;
+    gboolean valid;
+} ShapeMemo;
+
 struct Executor {
     const Graph *g;
     ExecOptions options;
@@ -36,6 +48,11 @@ struct Executor {
     float *wide_scratch;   /* the other float32 copies of a widened step, kept from step to step (grown as needed) */
     gsize wide_scratch_n;
     gboolean *dynamic;     /* per step: reads or writes data-dependent tensors (its shapes are inferred as it runs) */
+    ShapeMemo *shape_memo; /* per step: its last run-time inference, what it read and what it gave (runtime_shapes) */
+    const struct KernelRow **rows; /* per step: its op's kernel row, or NULL */
+    guint *needs;          /* a guarded step s runs only when the tensors needs[needs_at[s] .. needs_at[s + 1]) (ids:
+                              its bound inputs, unless its row reads what was computed, and its implicit inputs) were */
+    gsize *needs_at;
     Value **run_values;    /* per tensor: its contents as the last run-time inference read them (runtime_shapes),
                               kept from step to step and run to run (NULL until one is read) */
     gboolean *once;        /* per step: computes constants into memory of its own: runs in the first run only (mark_once) */

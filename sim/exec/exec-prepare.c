@@ -213,18 +213,39 @@ static void fold_epilogues(Executor *e)
 }
 
 
-/* The steps that read or write data-dependent tensors; whether any is guarded. */
+/* The steps that read or write data-dependent tensors; whether any is guarded; each step's kernel row and what a
+ * guarded step waits for (its needs), so that a run looks none of it up. */
 static void mark_dynamic(Executor *e)
 {
-    e->dynamic = g_new0(gboolean, e->schedule->len + 1);
-    for (guint s = 0; s < e->schedule->len; s++) {
+    guint steps = e->schedule->len;
+    e->dynamic = g_new0(gboolean, steps + 1);
+    e->shape_memo = g_new0(ShapeMemo, steps + 1);
+    e->rows = g_new0(const KernelRow *, steps + 1);
+    e->needs_at = g_new0(gsize, steps + 1);
+    GArray *needs = g_array_new(FALSE, FALSE, sizeof(guint));
+    for (guint s = 0; s < steps; s++) {
         const Node *n = e->schedule->pdata[s];
+        e->rows[s] = kernel_row(n->op);
         e->guarded = e->guarded || n->guard;
         for (guint k = 0; k < n->inputs->len + n->outputs->len && !e->dynamic[s]; k++) {
             const Tensor *x = k < n->inputs->len ? node_input(n, k) : node_output(n, k - n->inputs->len);
             e->dynamic[s] = x && exec_tensor_bound(x) && x->dynamic;
         }
+        e->needs_at[s] = needs->len;
+        for (guint k = 0; !(e->rows[s] && e->rows[s]->reads_computed) && k < n->inputs->len; k++) {
+            const Tensor *x = node_input(n, k);
+            if (x && exec_tensor_bound(x)) {
+                guint id = (guint)x->id;
+                g_array_append_val(needs, id);
+            }
+        }
+        for (guint k = 0; k < n->implicit_inputs->len; k++) {
+            guint id = (guint)((const Tensor *)n->implicit_inputs->pdata[k])->id;
+            g_array_append_val(needs, id);
+        }
     }
+    e->needs_at[steps] = needs->len;
+    e->needs = (guint *)(void *)g_array_free(needs, FALSE);
 }
 
 /* The steps that compute constants (--fuse's constant-fold made their outputs constants: they read only weights,
@@ -549,6 +570,15 @@ void executor_free(Executor *e)
     g_free(e->wide_weights);
     g_free(e->wide_scratch);
     g_free(e->dynamic);
+    for (guint s = 0; e->shape_memo && s < e->schedule->len; s++) {
+        g_free(e->shape_memo[s].key);
+        g_free(e->shape_memo[s].next);
+        g_free(e->shape_memo[s].out);
+    }
+    g_free(e->shape_memo);
+    g_free(e->rows);
+    g_free(e->needs);
+    g_free(e->needs_at);
     g_free(e->once);
     g_free(e->has_folded_on);
     g_free(e->computed);

@@ -130,11 +130,78 @@ static const Value *run_value(Executor *e, const Tensor *t, const ExecTensor *x)
     return v;
 }
 
+static void memo_put(ShapeMemo *m, const void *bytes, gsize n)
+{
+    if (m->next_len + n > m->next_size) {
+        m->next_size = MAX(2 * m->next_size, m->next_len + n);
+        m->next = g_realloc(m->next, m->next_size);
+    }
+    memcpy(m->next + m->next_len, bytes, n);
+    m->next_len += n;
+}
+
+/* shape_infer_runtime's output dims for n, unless the memo's last inference read the same: the same inputs' dims,
+ * presence and contents (as the key holds them) give the same dims (see ShapeMemo). */
+static gboolean memo_infer(ShapeMemo *m, const Node *n, gint64 opset, const gint64 *const *in_dims,
+                           const Value *const *in_values, gint64 *const *out_dims, GError **error)
+{
+    m->next_len = 0;
+    for (guint k = 0; k < n->inputs->len; k++) {
+        const Tensor *t = node_input(n, k);
+        const Value *v = in_values[k];
+        guint8 tag = (guint8)((in_dims[k] != NULL) | (v != NULL) << 1);
+        memo_put(m, &tag, 1);
+        if (in_dims[k])
+            memo_put(m, in_dims[k], (gsize)t->rank * sizeof(gint64));
+        if (v) {
+            memo_put(m, &v->dtype, sizeof v->dtype);
+            memo_put(m, &v->n, sizeof v->n);
+            memo_put(m, v->f ? (const void *)v->f : (const void *)v->i, v->n * sizeof(gint64));
+        }
+    }
+    gsize outs = 0;
+    for (guint k = 0; k < n->outputs->len; k++)
+        outs += out_dims[k] ? (gsize)node_output(n, k)->rank : 0;
+    if (m->valid && m->next_len == m->key_len && memcmp(m->next, m->key, m->key_len) == 0 && outs == m->out_len) {
+        const gint64 *from = m->out;
+        for (guint k = 0; k < n->outputs->len; k++)
+            if (out_dims[k]) {
+                memcpy(out_dims[k], from, (gsize)node_output(n, k)->rank * sizeof(gint64));
+                from += node_output(n, k)->rank;
+            }
+        return TRUE;
+    }
+    m->valid = FALSE;
+    if (!shape_infer_runtime(n, opset, in_dims, in_values, out_dims, error))
+        return FALSE;
+    guint8 *key = m->key; /* the new key becomes the memo's, its old buffer the next one's */
+    gsize size = m->key_size;
+    m->key = m->next;
+    m->key_size = m->next_size;
+    m->key_len = m->next_len;
+    m->next = key;
+    m->next_size = size;
+    if (outs > m->out_size) {
+        m->out = g_renew(gint64, m->out, outs);
+        m->out_size = outs;
+    }
+    gint64 *to = m->out;
+    for (guint k = 0; k < n->outputs->len; k++)
+        if (out_dims[k]) {
+            memcpy(to, out_dims[k], (gsize)node_output(n, k)->rank * sizeof(gint64));
+            to += node_output(n, k)->rank;
+        }
+    m->out_len = outs;
+    m->valid = TRUE;
+    return TRUE;
+}
+
 /* The run-time shapes of step s's outputs, from its inputs' run-time shapes (and contents, where the plan
  * held a value: shape arithmetic): the op's own inference on copies of its tensors. An output where
  * data-dependence starts is left to its kernel (kernel_set_dims); any other must fit its planned bytes. */
-static gboolean runtime_shapes(Executor *e, const Node *n, GError **error)
+static gboolean runtime_shapes(Executor *e, guint s, GError **error)
 {
+    const Node *n = e->schedule->pdata[s];
     enum { FEW = 16 }; /* inputs and outputs whose slots live on the stack */
     guint ni = n->inputs->len, no = n->outputs->len;
     const gint64 *few_dims[FEW] = {NULL};
@@ -168,7 +235,7 @@ static gboolean runtime_shapes(Executor *e, const Node *n, GError **error)
             next_out += t->rank;
         }
     }
-    gboolean ok = shape_infer_runtime(n, e->opset, in_dims, in_values, out_dims, error);
+    gboolean ok = memo_infer(&e->shape_memo[s], n, e->opset, in_dims, in_values, out_dims, error);
     for (guint k = 0; ok && k < no; k++) {
         const Tensor *t = node_output(n, k);
         if (!out_dims[k])
@@ -205,17 +272,13 @@ static gboolean runtime_shapes(Executor *e, const Node *n, GError **error)
 /* In a guarded schedule, whether step n runs in this run: its guard (if any) was computed and holds, and so
  * was everything it reads (a node of a branch not taken, or fed by one, does not run). The ops that read what
  * was computed (IfSelect, ConcatComputed) run on whatever was. */
-static gboolean step_runs(const Executor *e, const Node *n)
+static gboolean step_runs(const Executor *e, guint s)
 {
+    const Node *n = e->schedule->pdata[s];
     if (n->guard && (!e->computed[n->guard->id] || (kernel_elem_get_f(&e->tensors[n->guard->id], 0) != 0) != n->guard_when))
         return FALSE;
-    for (guint k = 0; !(kernel_row(n->op) && kernel_row(n->op)->reads_computed) && k < n->inputs->len; k++) {
-        const Tensor *x = node_input(n, k);
-        if (x && exec_tensor_bound(x) && !e->computed[x->id])
-            return FALSE;
-    }
-    for (guint k = 0; k < n->implicit_inputs->len; k++)
-        if (!e->computed[((const Tensor *)n->implicit_inputs->pdata[k])->id])
+    for (gsize k = e->needs_at[s]; k < e->needs_at[s + 1]; k++)
+        if (!e->computed[e->needs[k]])
             return FALSE;
     return TRUE;
 }
@@ -244,7 +307,7 @@ gboolean executor_run(Executor *e, gboolean poison, GError **error)
         const Node *n = e->schedule->pdata[s];
         /* Nothing to do: a branch not taken (its buffers hold nothing this run); or, unguarded, bound already (a
          * Constant's value) or computed in the first run (mark_once) */
-        if (e->guarded ? !step_runs(e, n)
+        if (e->guarded ? !step_runs(e, s)
                        : (n->op->plan_constant || (e->once[s] && e->runs)) && !e->has_folded_on[s]) {
             if (poison && e->dying[s])
                 for (guint k = 0; k < e->dying[s]->len; k++)
@@ -272,12 +335,12 @@ gboolean executor_run(Executor *e, gboolean poison, GError **error)
         } else if (n->op->plan_constant || (y0 && e->view_of_input[y0->id]) || e->folded[s] || (e->once[s] && e->runs)) {
             /* bound already: a Constant's value, or a view pointing at the bytes it views; or done by the
              * step before (fold_epilogues); or constants computed in the first run (mark_once) */
-        } else if (!kernel_row(n->op)) {
+        } else if (!e->rows[s]) {
             write_folded(e, n);
-        } else if (e->dynamic[s] && !runtime_shapes(e, n, error)) {
+        } else if (e->dynamic[s] && !runtime_shapes(e, s, error)) {
             ok = FALSE;
         } else {
-            const KernelRow *row = kernel_row(n->op);
+            const KernelRow *row = e->rows[s];
             /* the library where the row has it; never on shapes that change from run to run */
             gboolean library = e->options.kernels == EXEC_KERNELS_ONEDNN && row->library && !e->dynamic[s];
             KernelCall call = {.node = n, .row = row, .opset = e->opset, .n_in = in->len, .n_out = out->len,
