@@ -19,6 +19,14 @@ typedef struct {
     gboolean valid;
 } ShapeMemo;
 
+/* A data-dependent step on its library kernel (exec-run.c, library_fits): the dims of every tensor of the call its
+ * prepared state was made for, and how many times the shapes changed. */
+typedef struct {
+    gint64 *dims;
+    gsize len;
+    guint remade;
+} LibraryShapes;
+
 struct Executor {
     const Graph *g;
     ExecOptions options;
@@ -63,6 +71,7 @@ struct Executor {
     gboolean *computed;    /* per tensor id, while running a guarded schedule: computed (or given) in this run */
     KernelWorkspace *workspace; /* the kernels' temporaries, kept from step to step */
     KernelPrepared *prepared;   /* per step: what its library kernel keeps (KernelCall.prepared) */
+    LibraryShapes *library_shapes; /* per data-dependent step: the shapes its library kernel was prepared for */
     guint blocked;              /* tensors laid out channel-blocked (exec/layout.h) */
     guint random_weights;
     ExecWeights *weights;  /* lends weights and constants (executor_new_sharing), or NULL; its copies in

@@ -220,6 +220,7 @@ static void mark_dynamic(Executor *e)
     guint steps = e->schedule->len;
     e->dynamic = g_new0(gboolean, steps + 1);
     e->shape_memo = g_new0(ShapeMemo, steps + 1);
+    e->library_shapes = g_new0(LibraryShapes, steps + 1);
     e->rows = g_new0(const KernelRow *, steps + 1);
     e->needs_at = g_new0(gsize, steps + 1);
     GArray *needs = g_array_new(FALSE, FALSE, sizeof(guint));
@@ -576,6 +577,9 @@ void executor_free(Executor *e)
         g_free(e->shape_memo[s].out);
     }
     g_free(e->shape_memo);
+    for (guint s = 0; e->library_shapes && s < e->schedule->len; s++)
+        g_free(e->library_shapes[s].dims);
+    g_free(e->library_shapes);
     g_free(e->rows);
     g_free(e->needs);
     g_free(e->needs_at);

@@ -269,6 +269,42 @@ static gboolean runtime_shapes(Executor *e, guint s, GError **error)
     return ok;
 }
 
+/* How many times a data-dependent step's shapes may change under its library kernel: each change prepares the kernel
+ * again (a oneDNN primitive made, its weights packed); past this, the row's own kernel runs it from then on. */
+#define LIBRARY_REMADE_MAX 8
+
+/* Whether a data-dependent step's call may run on the library kernel the executor prepared for it: yes while its
+ * tensors' dims are those the kernel was prepared for (a detector's mask head sees as many boxes in every run of one
+ * image); when they changed, the prepared kernel is dropped, to be made again for the new ones, up to
+ * LIBRARY_REMADE_MAX times. */
+static gboolean library_fits(Executor *e, guint s, const KernelCall *call)
+{
+    LibraryShapes *l = &e->library_shapes[s];
+    gsize len = 0;
+    for (guint k = 0; k < call->n_in + call->n_out; k++) {
+        const ExecTensor *t = k < call->n_in ? call->in[k] : call->out[k - call->n_in];
+        len += 1 + (t ? (gsize)t->rank : 0);
+    }
+    gint64 *dims = g_new(gint64, len + 1), *at = dims;
+    for (guint k = 0; k < call->n_in + call->n_out; k++) {
+        const ExecTensor *t = k < call->n_in ? call->in[k] : call->out[k - call->n_in];
+        *at++ = t ? t->rank : -1;
+        for (int d = 0; t && d < t->rank; d++)
+            *at++ = t->dims[d];
+    }
+    KernelPrepared *prep = &e->prepared[s];
+    if (l->dims && (l->len != len || memcmp(l->dims, dims, len * sizeof(gint64)) != 0)) {
+        if (prep->free && prep->state)
+            prep->free(prep->state);
+        gboolean declined = prep->declined || ++l->remade > LIBRARY_REMADE_MAX;
+        *prep = (KernelPrepared){.declined = declined};
+    }
+    g_free(l->dims);
+    l->dims = dims;
+    l->len = len;
+    return !prep->declined;
+}
+
 /* In a guarded schedule, whether step n runs in this run: its guard (if any) was computed and holds, and so
  * was everything it reads (a node of a branch not taken, or fed by one, does not run). The ops that read what
  * was computed (IfSelect, ConcatComputed) run on whatever was. */
@@ -341,8 +377,8 @@ gboolean executor_run(Executor *e, gboolean poison, GError **error)
             ok = FALSE;
         } else {
             const KernelRow *row = e->rows[s];
-            /* the library where the row has it; never on shapes that change from run to run */
-            gboolean library = e->options.kernels == EXEC_KERNELS_ONEDNN && row->library && !e->dynamic[s];
+            /* the library where the row has it; on data-dependent shapes, while they stay as it was prepared for */
+            gboolean library = e->options.kernels == EXEC_KERNELS_ONEDNN && row->library;
             KernelCall call = {.node = n, .row = row, .opset = e->opset, .n_in = in->len, .n_out = out->len,
                                .in = (ExecTensor *const *)in->pdata, .out = (ExecTensor *const *)out->pdata,
                                .epilogue = e->epilogue[s], .epilogue_lo = e->epilogue_lo[s],
@@ -350,6 +386,10 @@ gboolean executor_run(Executor *e, gboolean poison, GError **error)
                                .epilogue_bias_n = e->epilogue_bias_n[s], .workspace = e->workspace,
                                .prepared = library ? &e->prepared[s] : NULL, .winograd = e->options.winograd,
                                .skinny = e->options.skinny};
+            if (library && e->dynamic[s] && !library_fits(e, s, &call)) {
+                library = FALSE;
+                call.prepared = NULL;
+            }
             ok = e->widened[s]  ? run_widened(e, &call, library, error)
                  : library          ? row->library(&call, error)
                                     : row->kernel(&call, error);

@@ -69,8 +69,13 @@ static inline float approx_erf(float x)
     float tail = 1.0f - poly * approx_exp(-x2);
     tail = x < 0.0f ? -tail : tail;
     /* NaN gives x itself: the NaN the arithmetic makes of it has a sign that depends on which operand order the
-     * compiler chose, which differs between this form and a vectorised one (AVX2 gave -nan) */
-    return x != x ? x : a < 0.5f ? series : a > 9.0f ? (x > 0.0f ? 1.0f : -1.0f) : tail;
+     * compiler chose, which differs between this form and a vectorised one (AVX2 gave -nan). The choices are
+     * selects one after the other, not one chain of ternaries: GCC compiled the chain into branches and left the
+     * array loop scalar (27,648 elements took 0.29 ms, twenty times exp's 0.015). */
+    float sign = x > 0.0f ? 1.0f : -1.0f;
+    float r = a > 9.0f ? sign : tail;
+    r = a < 0.5f ? series : r;
+    return x != x ? x : r;
 }
 
 /* The same two, four lanes at a time (GCC's vector extensions, SSE2 on x86-64), for arrays: the same
