@@ -1796,6 +1796,56 @@ static void test_dynamic_shapes_each_run(void)
     model_free(m);
 }
 
+/* A convolution over a data-dependent batch (the images a mask selects, as a detector's mask head takes its boxes),
+ * run twelve times with 1 to 4 images chosen: on oneDNN (prepared again whenever the batch changed, then, past the
+ * eighth change, on the row's own kernel) each run's output has its run's batch and the values of an executor on our
+ * own kernels. */
+static void test_dynamic_conv_on_library(void)
+{
+    Builder *b = builder_new("dynamic-conv", 13);
+    const char *img = builder_input(b, "img", DT_FLOAT, 4, (const gint64[]){4, 8, 6, 6});
+    const char *x = builder_input(b, "x", DT_FLOAT, 1, (const gint64[]){4});
+    const char *chosen = B_OP(b, "Squeeze", B_OP(b, "NonZero", B_OP(b, "Greater", x, builder_float_scalar(b, "z", 0))),
+                              builder_int_vec(b, "axis0", 1, (const gint64[]){0}));
+    const char *w = builder_weight(b, "w", DT_FLOAT, 4, (const gint64[]){16, 8, 3, 3}, TRUE);
+    builder_output(b, B_OPA(b, "Conv", attr_new_ints("pads", (const gint64[]){1, 1, 1, 1}, 4),
+                            B_OPA(b, "Gather", attr_new_int("axis", 0), img, chosen), w));
+    Model *m = finish_inferred(b);
+    ExecOptions own = EXEC_OPTIONS_DEFAULTS;
+    own.kernels = EXEC_KERNELS_OWN;
+    Planned lib = plan_and_bind_ok(m), ref = plan_and_bind_ok_with(m, &own);
+    GError *error = NULL;
+    TensorData *images = tensor_data_new("img", DT_FLOAT, 4, (const gint64[]){4, 8, 6, 6});
+    float *pixels = g_new(float, 4 * 8 * 6 * 6);
+    for (guint k = 0; k < 4 * 8 * 6 * 6; k++)
+        pixels[k] = (float)((k * 37) % 101) / 50.0f - 1.0f;
+    images->raw = g_bytes_new_take(pixels, 4 * 8 * 6 * 6 * sizeof(float));
+    g_assert_true(executor_set_input(lib.e, "img", images, &error) && executor_set_input(ref.e, "img", images, &error));
+    tensor_data_free(images);
+    for (guint r = 0; r < 12; r++) {
+        guint batch = r % 4 + 1;
+        float mask[4] = {0};
+        for (guint k = 0; k < batch; k++)
+            mask[(k + r) % 4] = 1.0f;
+        run_on_x(lib.e, DT_FLOAT, 1, (const gint64[]){4}, mask, sizeof mask);
+        run_on_x(ref.e, DT_FLOAT, 1, (const gint64[]){4}, mask, sizeof mask);
+        const char *name;
+        const ExecTensor *y = executor_output(lib.e, 0, &name), *want = executor_output(ref.e, 0, &name);
+        g_assert_cmpint(y->dims[0], ==, batch);
+        g_assert_cmpuint(y->count, ==, (gsize)batch * 16 * 6 * 6);
+        g_assert_cmpuint(want->count, ==, y->count);
+        for (gsize k = 0; k < y->count; k++)
+            g_assert_cmpfloat_with_epsilon(kernel_elem_get_f(y, k), kernel_elem_get_f(want, k), 1e-4);
+        guint on_library = 0;
+        for (guint s = 0; s < m->graph->nodes->len; s++)
+            on_library += executor_step_library(lib.e, s, NULL) != NULL;
+        g_assert_cmpuint(on_library, ==, r <= 8 ? 1 : 0); /* runs 1 to 8 changed the batch: remade; run 9: declined */
+    }
+    planned_clear(&lib);
+    planned_clear(&ref);
+    model_free(m);
+}
+
 /* A Constant node larger than the values shape inference keeps (65,536 elements): its tensor comes from the file's
  * bytes, as an initializer's does (it was filled with made-up values: Silero VAD v5's STFT basis). */
 static void test_large_constant(void)
@@ -2477,6 +2527,7 @@ int main(int argc, char **argv)
     g_test_add_func("/exec/large-constant", test_large_constant);
     g_test_add_func("/exec/nonzero-masks", test_nonzero_masks);
     g_test_add_func("/exec/dynamic-shapes-each-run", test_dynamic_shapes_each_run);
+    g_test_add_func("/exec/dynamic-conv-on-library", test_dynamic_conv_on_library);
     g_test_add_func("/exec/pool-geometries", test_pool_geometries);
     g_test_add_func("/exec/approx", test_approx);
     g_test_add_func("/exec/fused-activations", test_fused_activations);
