@@ -725,18 +725,13 @@ gboolean place_in_order_or_give_up(const PlaceProblem *p, const guint *order, gu
     return FALSE;
 }
 
-typedef struct {
-    guint64 size;
-    guint lifetime, unit;
-} SizeKey;
-
-static int size_key_cmp(const void *a, const void *b)
+static int place_key_cmp(const void *a, const void *b)
 {
-    const SizeKey *x = a, *y = b;
-    if (x->size != y->size)
-        return x->size > y->size ? -1 : 1;
-    if (x->lifetime != y->lifetime)
-        return x->lifetime > y->lifetime ? -1 : 1;
+    const PlaceKey *x = a, *y = b;
+    if (x->major != y->major)
+        return x->major > y->major ? -1 : 1;
+    if (x->minor != y->minor)
+        return x->minor > y->minor ? -1 : 1;
     return x->unit < y->unit ? -1 : x->unit > y->unit;
 }
 
@@ -746,26 +741,26 @@ static int size_key_cmp(const void *a, const void *b)
  * starts late gives up within milliseconds, not after a whole sort of a million keys. */
 enum { SORT_RUN = 1 << 16 };
 
-static gboolean size_keys_sort(const PlaceOptions *o, SizeKey *keys, gsize n)
+static gboolean place_keys_sort(const PlaceOptions *o, PlaceKey *keys, gsize n)
 {
     gboolean timed = o && (o->deadline || o->stop);
     if (!timed || n <= SORT_RUN) {
-        qsort(keys, n, sizeof(SizeKey), size_key_cmp);
+        qsort(keys, n, sizeof(PlaceKey), place_key_cmp);
         return TRUE;
     }
     for (gsize at = 0; at < n; at += SORT_RUN) {
         if (place_past_deadline(o))
             return FALSE;
-        qsort(keys + at, MIN((gsize)SORT_RUN, n - at), sizeof(SizeKey), size_key_cmp);
+        qsort(keys + at, MIN((gsize)SORT_RUN, n - at), sizeof(PlaceKey), place_key_cmp);
     }
-    SizeKey *from = keys, *to = g_new(SizeKey, n);
+    PlaceKey *from = keys, *to = g_new(PlaceKey, n);
     gboolean ok = TRUE;
     for (gsize width = SORT_RUN; ok && width < n; width *= 2) {
         gsize out = 0;
         for (gsize lo = 0; lo < n; lo += 2 * width) {
             gsize mid = MIN(lo + width, n), hi = MIN(lo + 2 * width, n), i = lo, j = mid;
             while (i < mid || j < hi) {
-                to[out++] = j >= hi || (i < mid && size_key_cmp(&from[i], &from[j]) <= 0) ? from[i++] : from[j++];
+                to[out++] = j >= hi || (i < mid && place_key_cmp(&from[i], &from[j]) <= 0) ? from[i++] : from[j++];
                 if ((out & (SORT_RUN - 1)) == 0 && place_past_deadline(o)) {
                     ok = FALSE;
                     break;
@@ -774,32 +769,36 @@ static gboolean size_keys_sort(const PlaceOptions *o, SizeKey *keys, gsize n)
             if (!ok)
                 break;
         }
-        SizeKey *swap = from;
+        PlaceKey *swap = from;
         from = to;
         to = swap;
     }
     if (ok && from != keys)
-        memcpy(keys, from, n * sizeof(SizeKey));
+        memcpy(keys, from, n * sizeof(PlaceKey));
     g_free(from == keys ? to : from);
+    return ok;
+}
+
+gboolean place_order_by_keys(const PlaceProblem *p, PlaceKey *keys, guint n, guint *order)
+{
+    gboolean ok = place_keys_sort(p->options, keys, n);
+    for (guint k = 0; ok && k < n; k++)
+        order[k] = keys[k].unit;
+    if (!ok && p->stats)
+        p->stats->gave_up = TRUE;
     return ok;
 }
 
 gboolean place_order_by_size(const PlaceProblem *p, guint *order)
 {
-    /* The keys side by side: a comparison reads one array in sort order instead of two unit records at
-     * random. */
     guint n = p->units->len;
-    SizeKey *keys = g_new(SizeKey, n ? n : 1);
+    PlaceKey *keys = g_new(PlaceKey, n ? n : 1);
     for (guint u = 0; u < n; u++) {
         const PlaceUnit *unit = &g_array_index(p->units, PlaceUnit, u);
-        keys[u] = (SizeKey){unit->size, unit->last - unit->first, u};
+        keys[u] = (PlaceKey){unit->size, unit->last - unit->first, u};
     }
-    gboolean ok = size_keys_sort(p->options, keys, n);
-    for (guint k = 0; ok && k < n; k++)
-        order[k] = keys[k].unit;
+    gboolean ok = place_order_by_keys(p, keys, n, order);
     g_free(keys);
-    if (!ok && p->stats)
-        p->stats->gave_up = TRUE;
     return ok;
 }
 

@@ -60,6 +60,15 @@ gboolean place_in_order(const PlaceProblem *p, const guint *order, guint n, GapP
  * options' deadline, leaving no plan in `offsets`. */
 gboolean place_in_order_or_give_up(const PlaceProblem *p, const guint *order, guint n, GapPolicy policy,
                                    guint64 *offsets);
+/* A unit's place in an offline order: by `major`, largest first, then by `minor`, largest first, then by unit id.
+ * The keys side by side: a comparison reads one array in sort order, not two unit records at random. */
+typedef struct {
+    guint64 major, minor;
+    guint unit;
+} PlaceKey;
+/* The n keys' units into `order`, sorted; FALSE (and the problem's stats say it gave up) when the options'
+ * deadline came during the sort (the clock is read between runs of 65,536 keys). */
+gboolean place_order_by_keys(const PlaceProblem *p, PlaceKey *keys, guint n, guint *order);
 /* Greedy-by-size's order of all the problem's units: largest first, then longer lifetime, then unit id.
  * FALSE (and the problem's stats say it gave up) when the options' deadline came during the sort. */
 gboolean place_order_by_size(const PlaceProblem *p, guint *order);

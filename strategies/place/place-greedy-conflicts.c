@@ -3,64 +3,29 @@
  * larger first), each placed at the lowest offset that fits among the placed buffers that overlap it. */
 #include "plan/place.h"
 
-#include <stdlib.h>
-
-typedef struct {
-    const PlaceProblem *p;
-    const guint *conflicts;
-} ConflictCtx;
-
-static gint by_conflicts(gconstpointer a, gconstpointer b, gpointer data)
+/* Each unit's conflicts: the units started by its last step, less those ended before its first, less itself;
+ * both counts from a table per step, so O(units + steps). */
+static void count_conflicts(const PlaceProblem *p, PlaceKey *keys)
 {
-    const ConflictCtx *c = data;
-    guint ua = *(const guint *)a, ub = *(const guint *)b;
-    if (c->conflicts[ua] != c->conflicts[ub])
-        return c->conflicts[ua] > c->conflicts[ub] ? -1 : 1;
-    guint64 x = g_array_index(c->p->units, PlaceUnit, ua).size, y = g_array_index(c->p->units, PlaceUnit, ub).size;
-    return x > y ? -1 : x < y;
-}
-
-static int cmp_guint(const void *a, const void *b)
-{
-    guint x = *(const guint *)a, y = *(const guint *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Units with first <= s, minus units with last < first(u): a count per unit in O(n log n). */
-static guint *count_conflicts(const PlaceProblem *p)
-{
-    guint n = p->units->len;
-    guint *firsts = g_new(guint, n + 1), *lasts = g_new(guint, n + 1), *out = g_new0(guint, n + 1);
-    for (guint u = 0; u < n; u++) {
-        firsts[u] = g_array_index(p->units, PlaceUnit, u).first;
-        lasts[u] = g_array_index(p->units, PlaceUnit, u).last;
-    }
-    qsort(firsts, n, sizeof(guint), cmp_guint);
-    qsort(lasts, n, sizeof(guint), cmp_guint);
+    guint n = p->units->len, steps = p->steps;
+    for (guint u = 0; u < n; u++)
+        steps = MAX(steps, g_array_index(p->units, PlaceUnit, u).last + 1);
+    guint *started = g_new0(guint, (gsize)steps + 1), *ended = g_new0(guint, (gsize)steps + 1);
     for (guint u = 0; u < n; u++) {
         const PlaceUnit *unit = &g_array_index(p->units, PlaceUnit, u);
-        guint lo = 0, hi = n; /* starts <= unit->last */
-        while (lo < hi) {
-            guint mid = (lo + hi) / 2;
-            if (firsts[mid] <= unit->last)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        guint started = lo;
-        lo = 0, hi = n; /* ended before unit->first */
-        while (lo < hi) {
-            guint mid = (lo + hi) / 2;
-            if (lasts[mid] < unit->first)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        out[u] = started - lo - 1;
+        started[unit->first]++;
+        ended[unit->last + 1]++;
     }
-    g_free(firsts);
-    g_free(lasts);
-    return out;
+    for (guint s = 1; s <= steps; s++) { /* started[s]: first <= s; ended[s]: last < s */
+        started[s] += started[s - 1];
+        ended[s] += ended[s - 1];
+    }
+    for (guint u = 0; u < n; u++) {
+        const PlaceUnit *unit = &g_array_index(p->units, PlaceUnit, u);
+        keys[u] = (PlaceKey){started[unit->last] - ended[unit->first] - 1, unit->size, u};
+    }
+    g_free(started);
+    g_free(ended);
 }
 
 static gboolean greedy_conflicts_plan(const PlaceProblem *p, guint64 *offsets, char **detail, GError **error)
@@ -69,13 +34,11 @@ static gboolean greedy_conflicts_plan(const PlaceProblem *p, guint64 *offsets, c
     (void)error;
     guint n = p->units->len;
     guint *order = g_new(guint, n + 1);
-    for (guint u = 0; u < n; u++)
-        order[u] = u;
-    guint *conflicts = count_conflicts(p);
-    ConflictCtx ctx = {p, conflicts};
-    place_sort(order, n, by_conflicts, &ctx);
-    place_in_order_or_give_up(p, order, n, GAP_FIRST, offsets);
-    g_free(conflicts);
+    PlaceKey *keys = g_new(PlaceKey, n + 1);
+    count_conflicts(p, keys);
+    if (place_order_by_keys(p, keys, n, order))
+        place_in_order_or_give_up(p, order, n, GAP_FIRST, offsets);
+    g_free(keys);
     g_free(order);
     return TRUE;
 }
