@@ -679,14 +679,47 @@ gboolean place_keep_smallest(const PlaceProblem *p, gboolean (*take)(const Place
 
 /* ---------- offline helpers ---------- */
 
+/* How far ahead in the order place_in_order looks for a unit to find alongside the current one. */
+#define PARTNER_WINDOW 8
+
+static inline gboolean lifetimes_meet(const PlaceUnit *a, const PlaceUnit *b)
+{
+    return a->first <= b->last && b->first <= a->last;
+}
+
+/* The position, in order[k + 1, k + PARTNER_WINDOW], of the first unit not yet placed (taken) nor fixed whose
+ * lifetime meets neither u's (order[k]) nor that of any unplaced unit before it in that stretch; n when none.
+ * Placing that unit now, before those, changes no offset: a unit's place depends only on the placed units whose
+ * lifetimes meet its own. Greedy-size's order gives most units such a partner next to them; greedy-breadth's puts
+ * the units of one step together, every two of them meeting, so its partners come from the next step's. */
+static guint partner_of(const PlaceProblem *p, const guint *order, guint n, guint k, const guint8 *taken)
+{
+    const PlaceUnit *u = &g_array_index(p->units, PlaceUnit, order[k]), *between[PARTNER_WINDOW];
+    guint count = 0;
+    for (guint j = k + 1; j < n && j <= k + PARTNER_WINDOW; j++) {
+        const PlaceUnit *v = &g_array_index(p->units, PlaceUnit, order[j]);
+        if (taken[j] || v->fixed != TRACE_NONE)
+            continue;
+        gboolean free = !lifetimes_meet(u, v);
+        for (guint b = 0; free && b < count; b++)
+            free = !lifetimes_meet(between[b], v);
+        if (free)
+            return j;
+        between[count++] = v;
+    }
+    return n;
+}
+
 gboolean place_in_order(const PlaceProblem *p, const guint *order, guint n, GapPolicy policy, guint64 *offsets)
 {
     PlacedIndex *x = placed_index_new(p, offsets);
     guint hinted = 0; /* order[0, hinted) have had their lists hinted: the next two units' at each step */
     gboolean timed = p->options && (p->options->deadline || p->options->stop);
+    guint8 *taken = g_new0(guint8, (gsize)n + 1); /* positions placed ahead of their turn, as partners */
     for (guint k = 0; k < n; k++) {
         if (timed && (k & 4095) == 0 && place_past_deadline(p->options)) { /* the clock: 30 ns per 4096 units */
             placed_index_free(x);
+            g_free(taken);
             return FALSE;
         }
         if (k + PREFETCH_AHEAD < n)
@@ -695,23 +728,22 @@ gboolean place_in_order(const PlaceProblem *p, const guint *order, guint n, GapP
             placed_index_prefetch(x, order[hinted]);
         guint u = order[k];
         const PlaceUnit *unit = &g_array_index(p->units, PlaceUnit, u);
-        if (unit->fixed != TRACE_NONE)
+        if (taken[k] || unit->fixed != TRACE_NONE)
             continue;
-        if (k + 1 < n) { /* the next unit, if their lifetimes do not meet, is found alongside (placed-index.c) */
-            guint v = order[k + 1];
-            const PlaceUnit *next = &g_array_index(p->units, PlaceUnit, v);
-            if (next->fixed == TRACE_NONE && (next->first > unit->last || next->last < unit->first)) {
-                placed_index_find_pair(x, u, v, policy, &offsets[u], &offsets[v]);
-                placed_index_add(x, u, offsets[u]);
-                placed_index_add(x, v, offsets[v]);
-                k++;
-                continue;
-            }
+        guint j = partner_of(p, order, n, k, taken);
+        if (j < n) { /* found alongside (placed-index.c) */
+            guint v = order[j];
+            placed_index_find_pair(x, u, v, policy, &offsets[u], &offsets[v]);
+            placed_index_add(x, u, offsets[u]);
+            placed_index_add(x, v, offsets[v]);
+            taken[j] = TRUE;
+            continue;
         }
         offsets[u] = placed_index_find(x, u, policy);
         placed_index_add(x, u, offsets[u]);
     }
     placed_index_free(x);
+    g_free(taken);
     return TRUE;
 }
 
