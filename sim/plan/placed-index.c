@@ -290,18 +290,30 @@ void placed_index_add(PlacedIndex *x, guint unit, guint64 offset)
         index_add(x, u, r, FALSE);
 }
 
-/* Hints the heads of the lists the coming find and add for `unit` will read: those of the nodes on the path
- * to its first step's leaf and of the tiling of its lifetime. place_in_order asks two units ahead. Hinting
- * the nodes themselves a step before their lists made no difference (the nodes are a few MiB; the lists
- * over a hundred). */
+/* The cache lines of a list's first HINT_LINES, where it has ranges there. */
+#define HINT_LINES 3
+static inline void hint_list(const RangeList *l, gsize bytes)
+{
+    const guint8 *at = l->at;
+    gsize end = l->len * bytes;
+    for (gsize b = 0; b < MIN(end, (gsize)HINT_LINES * 64); b += 64)
+        __builtin_prefetch(at + b);
+}
+
+/* Hints the lists the coming find and add for `unit` will read, their first three cache lines (a list's average
+ * length on a 1M-buffer trace: 18 ranges, 144 bytes narrow): those of the nodes on the path to its first step's
+ * leaf and of the tiling of its lifetime. place_in_order asks two units ahead. Hinting the nodes themselves a step
+ * before their lists made no difference (the nodes are a few MiB; the lists over a hundred); hinting exactly the
+ * lists each reads (the find's starts over (first, last], the add's alive over [first, last]) neither. */
 void placed_index_prefetch(const PlacedIndex *x, guint unit)
 {
     const PlaceUnit *u = &g_array_index(x->p->units, PlaceUnit, unit);
     const Node *nodes = x->nodes;
+    gsize bytes = range_bytes(x->wide);
 #define HINT(k)                                                                                                \
     do {                                                                                                       \
-        __builtin_prefetch(nodes[k].alive.at);                                                                 \
-        __builtin_prefetch(nodes[k].starts.at);                                                                \
+        hint_list(&nodes[k].alive, bytes);                                                                     \
+        hint_list(&nodes[k].starts, bytes);                                                                    \
     } while (0)
     for (guint level = 1; level <= x->depth; level++)
         HINT(node_at(x, level, u->first));
