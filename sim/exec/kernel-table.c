@@ -182,9 +182,9 @@ static const KernelRow kernel_rows[] = {
      .reads = "- f - f -"},
     {.domain = OP_DOMAIN_MICROSOFT, .name = "QGemm", .kernel = kernel_qgemm, .reads = "- f - - f - - f -"},
     {.domain = OP_DOMAIN_MICROSOFT, .name = "MatMulIntegerToFloat", .kernel = kernel_matmul_integer_to_float,
-     .reads = "- - f f - - f"},
+     .library = kernel_matmul_integer_to_float, .reads = "- - f f - - f"},
     {.domain = OP_DOMAIN_MICROSOFT, .name = "DynamicQuantizeMatMul", .kernel = kernel_dynamic_quantize_matmul,
-     .reads = "f - f - f"},
+     .library = kernel_dynamic_quantize_matmul, .reads = "f - f - f"},
 };
 
 /* The domain of a row's op: sim's own, ONNX Runtime's, or ONNX's. */

@@ -736,17 +736,54 @@ static gboolean to_float_check(const KernelCall *c, const ExecTensor *a_scale, c
     return TRUE;
 }
 
-/* com.microsoft MatMulIntegerToFloat(A, B, a_scale, b_scale, a_zero_point, b_zero_point, bias). */
+/* The products of a and B (input 1) into y as emit_to_float writes them: on a library call, all the sums first (the
+ * library's integer GEMM, or our skinny kernel, into scratch), then each converted with its column's multiplier,
+ * computed as emit_to_float computes it (the same bits); else the row's own products, one emit at a time. */
+static gboolean to_float_products(const KernelCall *c, const ExecTensor *a, const ExecTensor *a_zp,
+                                  const ExecTensor *b_zp, const ToFloat *q, GError **error)
+{
+    const ExecTensor *b = kernel_in(c, 1), *y = kernel_out(c, 0);
+    if (!c->prepared)
+        return products(c, a, a_zp, b, b_zp, emit_to_float, (void *)q, NULL, error);
+    gsize cols = y->rank ? (gsize)y->dims[y->rank - 1] : 1;
+    gint32 *sums = kernel_alloc(c, (guint64)y->count + 1, sizeof(gint32), "the integer products", error);
+    float *multiplier = sums ? kernel_alloc(c, (guint64)cols + 1, sizeof(float), "the columns' scales", error) : NULL;
+    float *bias = multiplier && q->bias ? kernel_alloc(c, (guint64)cols + 1, sizeof(float), "the bias", error) : NULL;
+    gboolean ok = multiplier && (!q->bias || bias) &&
+                  products(c, a, a_zp, b, b_zp, emit_int32, sums, &(GemmTarget){.sums = sums, .w_input = 1}, error);
+    for (gsize j = 0; ok && j < cols; j++) {
+        multiplier[j] = q->a_scale * (float)kernel_elem_get_f(q->b_scale, q->b_scale->count == 1 ? 0 : j);
+        if (bias)
+            bias[j] = (float)kernel_elem_get_f(q->bias, q->bias->count == 1 ? 0 : j);
+    }
+    for (gsize at = 0; ok && at < y->count; at += cols) {
+        float *row = q->y + at;
+        const gint32 *from = sums + at;
+        if (bias)
+            for (gsize j = 0; j < cols; j++)
+                row[j] = (float)from[j] * multiplier[j] + bias[j];
+        else
+            for (gsize j = 0; j < cols; j++)
+                row[j] = (float)from[j] * multiplier[j];
+    }
+    kernel_alloc_free(bias);
+    kernel_alloc_free(multiplier);
+    kernel_alloc_free(sums);
+    return ok;
+}
+
+/* com.microsoft MatMulIntegerToFloat(A, B, a_scale, b_scale, a_zero_point, b_zero_point, bias); its library kernel
+ * is the same function (to_float_products tells a library call by its prepared state). */
 gboolean kernel_matmul_integer_to_float(const KernelCall *c, GError **error)
 {
     ToFloat q = {(float)kernel_elem_get_f(kernel_in(c, 2), 0), kernel_in(c, 3), given(c, 6), kernel_out(c, 0)->data};
     return to_float_check(c, kernel_in(c, 2), &q, error) &&
-           products(c, kernel_in(c, 0), given(c, 4), kernel_in(c, 1), given(c, 5), emit_to_float, &q, NULL, error);
+           to_float_products(c, kernel_in(c, 0), given(c, 4), given(c, 5), &q, error);
 }
 
 /* com.microsoft DynamicQuantizeMatMul(A, B, b_scale, b_zero_point, bias): A quantized as DynamicQuantizeLinear
  * quantizes it (ONNX Runtime's kernel finds the same scale and zero point), into scratch, then
- * MatMulIntegerToFloat's products. */
+ * MatMulIntegerToFloat's products (on the library too). */
 gboolean kernel_dynamic_quantize_matmul(const KernelCall *c, GError **error)
 {
     const ExecTensor *a = kernel_in(c, 0);
@@ -765,7 +802,7 @@ gboolean kernel_dynamic_quantize_matmul(const KernelCall *c, GError **error)
     aq.dtype = DT_UINT8;
     aq.blocked = FALSE;
     q.a_scale = scale;
-    gboolean ok = products(c, &aq, &zp, kernel_in(c, 1), given(c, 3), emit_to_float, &q, NULL, error);
+    gboolean ok = to_float_products(c, &aq, &zp, given(c, 3), &q, error);
     kernel_alloc_free(quantized);
     return ok;
 }
