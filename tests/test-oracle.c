@@ -103,10 +103,11 @@ static void check_kind_matches_torch(const char *kind, int outputs)
 }
 
 /* ONNX Runtime's QOperator form (its com.microsoft QLinear ops, uint8 and int8, tests/data/qlinear/make.py), its
- * dynamic quantization and its QDQ fusions: in the ten models (every op; a small classifier with QLinearConv,
+ * dynamic quantization and its QDQ fusions: in the eleven models (every op; a small classifier with QLinearConv,
  * MaxPool on uint8, QLinearAveragePool and QGemm; DynamicQuantizeLinear before a ConvInteger and two MatMulIntegers,
  * as written and under --fuse ort; one DynamicQuantizeLinear read by two MatMulIntegers, likewise; QLinearConv
- * grouped, strided, dilated and depthwise on int8 and uint8 with zero points; two QDQ models under --fuse ort; the
+ * grouped, strided, dilated and depthwise on int8 and uint8 with zero points; three QDQ models under --fuse ort (one
+ * with int8 activations); the
  * integer products at sizes oneDNN's integer GEMM runs; QLinearSoftmax's axes and types; QLinearWhere) every plan
  * runs bit for bit, and the default plan's outputs equal ORT's own (onnxruntime-node 1.30, kept beside the models)
  * exactly, integers and floats alike; planned with one byte per quantized element. */
@@ -125,6 +126,7 @@ static void test_qlinear_matches_ort(void)
                   {"tests/data/qlinear/convs", 2, "none"},
                   {"tests/data/qlinear/qdq", 4, "ort"},
                   {"tests/data/qlinear/qdqnet", 3, "ort"},
+                  {"tests/data/qlinear/qdqs8", 3, "ort"},
                   {"tests/data/qlinear/products", 10, "none"},
                   {"tests/data/qlinear/softmax", 5, "none"},
                   {"tests/data/qlinear/where", 3, "none"}};
@@ -218,6 +220,22 @@ static void test_qlinear_matches_ort(void)
     for (gsize k = 0; k < G_N_ELEMENTS(sites); k++)
         g_assert_nonnull(strstr(r.out, sites[k]));
     run_result_clear(&r);
+    g_free(model);
+    /* int8 activations as ORT's x86 build runs them (its optimized file): the three QuantizeLinear read by one
+     * DequantizeLinear alone made uint8, so the first Conv fuses (with its Relu) and nothing else does; without the
+     * fusions one output is not ORT's. */
+    model = test_source_path("tests/data/qlinear/qdqs8/model.onnx");
+    dir = test_source_path("tests/data/qlinear/qdqs8/test_data_set_0");
+    r = sim_in((const char *[]){"--graph", model, "--fuse", "ort", NULL});
+    g_assert_nonnull(strstr(r.out, "\nqdq-s8-to-u8          3  0 B\n"));
+    g_assert_nonnull(strstr(r.out, "\nqdq-conv              1 "));
+    g_assert_null(strstr(r.out, "\nqdq-qlinear"));
+    run_result_clear(&r);
+    r = sim_in((const char *[]){"--graph", model, "--inputs", dir, "--run", "--expect", dir, "--atol", "0", NULL});
+    g_assert_cmpint(r.status, !=, 0);
+    g_assert_nonnull(strstr(r.err, "output 'y' element 64 is 0.359999985, the expected 0.319999993"));
+    run_result_clear(&r);
+    g_free(dir);
     g_free(model);
 }
 

@@ -915,6 +915,69 @@ static gboolean constant_tensor(const Tensor *t)
     return TRUE;
 }
 
+/* A new initializer holding one uint8 value; its name. */
+static const char *byte_constant(Site *site, const char *base, guint8 value, GError **error)
+{
+    char *name = graph_unique_name(site->g, base, "zero_point_u8");
+    TensorData *d = tensor_data_new(name, DT_UINT8, 0, NULL);
+    d->raw = g_bytes_new(&value, 1);
+    g_free(name);
+    if (!graph_add_initializer(site->g, d, error))
+        return NULL;
+    Tensor *t = graph_tensor(site->g, d->name);
+    t->kind = TENSOR_WEIGHT;
+    if (!infer_set_shape(t, DT_UINT8, 0, NULL, TRUE, error))
+        return NULL;
+    t->value = tensor_data_value(d);
+    return t->name;
+}
+
+/* A zero point that is one int8 initializer value: that value in *v. */
+static gboolean int8_zero_point(const Tensor *t, gint64 *v)
+{
+    if (!t || !t->init || t->dtype != DT_INT8 || !t->value || t->value->n != 1 || t->dynamic)
+        return FALSE;
+    *v = value_get_i(t->value, 0);
+    return TRUE;
+}
+
+/* A QuantizeLinear to int8 read by one DequantizeLinear alone (and not a graph output), each with its zero point
+ * one int8 initializer value, the same: both uint8, at that zero point plus 128, as ONNX Runtime's
+ * QDQS8ToU8Transformer rewrites them where its int8 kernels are not allowed (QDQIsInt8Allowed: false but on ARM, so
+ * on x86). Each quantized value is the int8 one plus 128, each dequantized value the same; the QDQ fusions after
+ * then see uint8 activations. (Its other half, a lone DequantizeLinear of int8 weights read by no Conv, MatMul or
+ * Gemm made uint8 too, is not modelled: its results are the same, only which fusions apply could differ.) */
+static gboolean rule_qdq_s8_to_u8(Site *site, Node *n, GError **error)
+{
+    if (strcmp(n->op_type, "DequantizeLinear") || *n->domain || n->inputs->len != 3 || node_attr(n, "block_size"))
+        return FALSE;
+    Tensor *quantized = node_input(n, 0);
+    Node *q = made_by(quantized, "QuantizeLinear");
+    gint64 zq, zdq;
+    if (!q || q->inputs->len != 3 || !only_for(quantized, n) || g_hash_table_contains(site->with, q) ||
+        node_attr(q, "block_size") || node_attr(q, "output_dtype") || !node_input(q, 0) || !node_input(q, 1) ||
+        !node_input(n, 1) ||
+        !int8_zero_point(node_input(q, 2), &zq) || !int8_zero_point(node_input(n, 2), &zdq) || zq != zdq)
+        return FALSE;
+    const char *base = *q->name ? q->name : "quantize";
+    const char *zero = byte_constant(site, base, (guint8)(zq + 128), error);
+    Node *requantized = zero ? add_node(site, "QuantizeLinear", FALSE, base,
+                                        (const char *[]){node_input(q, 0)->name, node_input(q, 1)->name, zero}, 3,
+                                        copied_attrs(q, NULL), error)
+                             : NULL;
+    if (!requantized)
+        return TRUE; /* *error says why */
+    GPtrArray *first = g_ptr_array_new();
+    g_ptr_array_add(first, requantized);
+    g_hash_table_insert(site->before, n, first);
+    g_ptr_array_add(site->removed, q);
+    const char *in[] = {node_output(requantized, 0)->name, node_input(n, 1)->name, zero};
+    if (!replace(site, n, "DequantizeLinear", FALSE, in, 3, copied_attrs(n, NULL), error))
+        return TRUE;
+    site->bytes = 0; /* the quantized tensor takes as many bytes in its new type */
+    return TRUE;
+}
+
 /* A Conv or Gemm of two DequantizeLinear outputs with a float bias initializer (one value per output channel; or an
  * Identity of one, which ONNX Runtime folds first, as torch writes biases it shares):
  * the bias quantized to int32 on the grid of x_scale * w_scale and dequantized again, DequantizeLinear(Cast(Round(
@@ -1378,6 +1441,8 @@ static gboolean rule_dynamic_quantize_matmul(Site *site, Node *n, GError **error
 
 static const FuseRule fuse_rules[] = {
     /* before constant-fold, which then folds the weights' QuantizeLinear and the bias's quantization */
+    {"qdq-s8-to-u8", "QuantizeLinear -> DequantizeLinear of int8 activations at one zero point: both uint8, the zero "
+     "point plus 128 (ONNX Runtime's QDQS8ToU8Transformer on x86)", "ort", FALSE, rule_qdq_s8_to_u8},
     {"qdq-bias", "the float bias of a Conv or Gemm of DequantizeLinear outputs put on the int32 grid of their scales' "
      "product (ONNX Runtime's BiasQuantization)", "ort", FALSE, rule_qdq_bias},
     {"qdq-conv", "DequantizeLinear -> Conv or MatMul (-> Relu) -> QuantizeLinear: QLinearConv with the int32 bias, "

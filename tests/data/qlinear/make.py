@@ -30,6 +30,9 @@ static quantizer writes them), each with one input in the ONNX model zoo's layou
   dynshared/  one DynamicQuantizeLinear read by two MatMulIntegers, each product Cast to float and scaled (the first
         per output column, plus a bias), at opset 14: ORT fuses each into MatMulIntegerToFloat, and not the
         quantization into them (--fuse ort does the same).
+  qdqs8/  QDQ with int8 activations: x and a Relu'd Conv output each quantized for one reader (ORT's x86 build makes
+        such a pair uint8 and fuses the Conv), a second Conv's output dequantized for two readers (it stays int8,
+        so that Conv and the 1x1 Conv after it stay float), a GlobalAveragePool; float and int8 outputs.
   qdq/  a QDQ model as torch.onnx.export writes quantization-aware training (ONNX Runtime fuses it; --fuse ort
         does the same): the image quantized and dequantized (uint8), each weight quantized per output channel to
         int8 by a QuantizeLinear node of the float weight and dequantized, Conv with a float bias, a Relu, a
@@ -334,6 +337,47 @@ def qdqnet_model():
     return finish(graph)
 
 
+def qdqs8_model():
+    """QDQ with int8 activations, which ONNX Runtime's x86 build fuses only once its QDQS8ToU8Transformer has made a
+    QuantizeLinear read by one DequantizeLinear alone uint8 (zero point plus 128): x and the first Conv's Relu'd
+    output are such pairs (that Conv fuses, its Relu into the zero point, -128 then 0); the second Conv's output has
+    two readers, so it stays int8 and neither the second Conv nor the third (its output a graph output) fuses."""
+    rng = np.random.default_rng(53)
+    inits = [scalar("sx", 0.03, np.float32), scalar("zx", 0, np.int8), scalar("s1", 0.02, np.float32),
+             scalar("z1", -128, np.int8), scalar("s2", 0.03, np.float32), scalar("z2", 5, np.int8),
+             scalar("s3", 0.04, np.float32), scalar("z3", -3, np.int8), scalar("sg", 0.01, np.float32),
+             scalar("zg", 2, np.int8)]
+    for name, shape in (("w1", (8, 3, 3, 3)), ("w2", (8, 8, 3, 3)), ("w3", (6, 8, 1, 1))):
+        w = rng.integers(-127, 128, shape).astype(np.int8)
+        scale = (rng.random(shape[0]) * 0.004 + 0.002).astype(np.float32)
+        inits.extend([nh.from_array(w, name), nh.from_array(scale, name + "_s"),
+                      nh.from_array(np.zeros(shape[0], dtype=np.int8), name + "_z"),
+                      nh.from_array(rng.standard_normal(shape[0]).astype(np.float32) * 0.1, name + "_b")])
+    nodes = [h.make_node("QuantizeLinear", ["x", "sx", "zx"], ["x_q"]),
+             h.make_node("DequantizeLinear", ["x_q", "sx", "zx"], ["x_dq"])]
+    for name in ("w1", "w2", "w3"):
+        nodes.append(h.make_node("DequantizeLinear", [name, name + "_s", name + "_z"], [name + "_dq"], axis=0))
+    nodes += [h.make_node("Conv", ["x_dq", "w1_dq", "w1_b"], ["c1"], pads=[1, 1, 1, 1]),
+              h.make_node("Relu", ["c1"], ["r1"]),
+              h.make_node("QuantizeLinear", ["r1", "s1", "z1"], ["r1_q"]),
+              h.make_node("DequantizeLinear", ["r1_q", "s1", "z1"], ["r1_dq"]),
+              h.make_node("Conv", ["r1_dq", "w2_dq", "w2_b"], ["c2"], pads=[1, 1, 1, 1]),
+              h.make_node("QuantizeLinear", ["c2", "s2", "z2"], ["c2_q"]),
+              h.make_node("DequantizeLinear", ["c2_q", "s2", "z2"], ["c2_dq"]),
+              h.make_node("DequantizeLinear", ["c2_q", "s2", "z2"], ["c2_dq2"]),
+              h.make_node("Conv", ["c2_dq", "w3_dq", "w3_b"], ["c3"]),
+              h.make_node("QuantizeLinear", ["c3", "s3", "z3"], ["c3_q"]),
+              h.make_node("DequantizeLinear", ["c3_q", "s3", "z3"], ["y"]),
+              h.make_node("GlobalAveragePool", ["c2_dq2"], ["g"]),
+              h.make_node("QuantizeLinear", ["g", "sg", "zg"], ["g_q"]),
+              h.make_node("DequantizeLinear", ["g_q", "sg", "zg"], ["y2"])]
+    outputs = [h.make_tensor_value_info("y", T.FLOAT, [1, 6, 10, 10]),
+               h.make_tensor_value_info("c3_q", T.INT8, [1, 6, 10, 10]),
+               h.make_tensor_value_info("y2", T.FLOAT, [1, 8, 1, 1])]
+    graph = h.make_graph(nodes, "qdqs8", [h.make_tensor_value_info("x", T.FLOAT, [1, 3, 10, 10])], outputs, inits)
+    return finish(graph)
+
+
 def softmax_model():
     inits = [scalar("sx", 0.06, np.float32), scalar("zx", 128, np.uint8), scalar("sy", 1 / 256, np.float32),
              scalar("zy", 0, np.uint8), scalar("s8", 0.07, np.float32), scalar("z8", -5, np.int8),
@@ -412,7 +456,8 @@ MODELS = {"ops": (ops_model, (1, 4, 6, 6), 7, 2.5), "cnn": (cnn_model, (1, 3, 16
           "dynamic": (dynamic_model, (1, 3, 16, 16), 13, 1.5), "qdq": (qdq_model, (1, 3, 12, 12), 17, 1.0),
           "qdqnet": (qdqnet_model, (1, 3, 12, 12), 23, 1.0), "convs": (convs_model, (1, 4, 11, 9), 31, 2.0),
           "products": (products_model, (1, 8, 9, 11), 37, 2.0), "softmax": (softmax_model, (2, 4, 6, 6), 41, 2.0),
-          "where": (where_model, (2, 3, 4), 43, 2.0), "dynshared": (dynshared_model, (2, 5, 24), 47, 1.5)}
+          "where": (where_model, (2, 3, 4), 43, 2.0), "dynshared": (dynshared_model, (2, 5, 24), 47, 1.5),
+          "qdqs8": (qdqs8_model, (1, 3, 10, 10), 59, 1.0)}
 
 
 def main():
