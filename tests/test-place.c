@@ -7,7 +7,6 @@
 #include "base/arena.h"
 #include "base/ordered-set.h"
 #include "base/record-pool.h"
-#include "base/treap.h"
 #include "plan/freelist.h"
 #include "plan/profile.h"
 #include "memory/liveness.h"
@@ -39,18 +38,6 @@ static Plan *plan_verified(const char *strategy, const Trace *t)
     return p;
 }
 
-typedef struct {
-    guint64 lo, hi;
-    GArray *seen; /* tie of every node visited */
-} OverlapQuery;
-
-static void note_overlap(TreapNode *n, gpointer data)
-{
-    OverlapQuery *q = data;
-    g_assert_true(n->key <= q->hi && n->val >= q->lo);
-    g_array_append_val(q->seen, n->tie);
-}
-
 /* The arena (base/arena.h) hands out pieces aligned for any type that never overlap, small ones and ones
  * over a quarter block (a block of their own) alike, each writable to its end until the arena is freed. */
 static void test_arena(void)
@@ -71,60 +58,6 @@ static void test_arena(void)
         g_assert_cmpuint(pieces[k][size - 1], ==, k & 0xff);
     }
     arena_free(a);
-}
-
-/* The interval treap built in one pass from sorted nodes answers overlap queries exactly as brute force
- * does, before and after removals and inserts (greedy-breadth's pending units). */
-static void test_treap_build_sorted(void)
-{
-    GRand *rng = g_rand_new_with_seed(7);
-    for (guint round = 0; round < 50; round++) {
-        guint n = g_rand_int_range(rng, 0, 400);
-        TreapNode *nodes = g_new0(TreapNode, n + 1);
-        TreapNode **sorted = g_new(TreapNode *, n + 1);
-        gboolean *linked = g_new0(gboolean, n + 1);
-        guint64 first = 0;
-        for (guint k = 0; k < n; k++) {
-            first += g_rand_int_range(rng, 0, 3); /* ties on the key are common */
-            nodes[k] = (TreapNode){.key = first, .tie = k, .val = first + g_rand_int_range(rng, 0, 40)};
-            sorted[k] = &nodes[k];
-            linked[k] = TRUE;
-        }
-        Treap t;
-        treap_init(&t);
-        treap_build_sorted(&t, sorted, n);
-        g_assert_cmpuint(t.count, ==, n);
-        for (guint phase = 0; phase < 3; phase++) {
-            if (phase == 1) /* remove about half */
-                for (guint k = 0; k < n; k++)
-                    if (g_rand_boolean(rng)) {
-                        treap_remove(&t, &nodes[k]);
-                        linked[k] = FALSE;
-                    }
-            if (phase == 2) /* and put some back one by one */
-                for (guint k = 0; k < n; k++)
-                    if (!linked[k] && g_rand_boolean(rng)) {
-                        treap_insert(&t, &nodes[k]);
-                        linked[k] = TRUE;
-                    }
-            for (guint q = 0; q < 40; q++) {
-                guint64 lo = g_rand_int_range(rng, 0, (gint32)first + 50);
-                OverlapQuery query = {lo, lo + g_rand_int_range(rng, 0, 10), g_array_new(FALSE, FALSE, sizeof(guint64))};
-                treap_overlapping(&t, query.lo, query.hi, note_overlap, &query);
-                guint expected = 0;
-                for (guint k = 0; k < n; k++)
-                    expected += linked[k] && nodes[k].key <= query.hi && nodes[k].val >= query.lo;
-                g_assert_cmpuint(query.seen->len, ==, expected);
-                for (guint j = 0; j < query.seen->len; j++)
-                    g_assert_true(linked[g_array_index(query.seen, guint64, j)]);
-                g_array_unref(query.seen);
-            }
-        }
-        g_free(linked);
-        g_free(sorted);
-        g_free(nodes);
-    }
-    g_rand_free(rng);
 }
 
 /* A node of the ordered-set test: its place in the reference order is its (key, tie, stamp), where stamp
@@ -968,7 +901,6 @@ static void test_overlapping_pins(void)
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
-    g_test_add_func("/place/treap-build-sorted", test_treap_build_sorted);
     g_test_add_func("/place/arena", test_arena);
     g_test_add_func("/place/ordered-set-reference", test_ordered_set_reference);
     g_test_add_func("/place/freelist", test_freelist);

@@ -79,35 +79,6 @@ void treap_insert(Treap *t, TreapNode *n)
     t->count++;
 }
 
-/* The Cartesian tree by a stack of the rightmost path: each node takes the popped lower-priority nodes as
- * its left subtree; a node's subtree is complete (and its maximum pulled) when it is popped. */
-void treap_build_sorted(Treap *t, TreapNode **sorted, gsize n)
-{
-    g_return_if_fail(t->root == NULL);
-    TreapNode **path = g_new(TreapNode *, n + 1);
-    gsize depth = 0;
-    for (gsize k = 0; k < n; k++) {
-        TreapNode *x = sorted[k], *last = NULL;
-        g_warn_if_fail(k == 0 || less(sorted[k - 1], x));
-        x->left = x->right = NULL;
-        x->max_val = x->val;
-        x->prio = next_prio(t);
-        while (depth && path[depth - 1]->prio < x->prio) {
-            last = path[--depth];
-            pull(last);
-        }
-        x->left = last;
-        if (depth)
-            path[depth - 1]->right = x;
-        path[depth++] = x;
-    }
-    while (depth)
-        pull(path[--depth]);
-    t->root = n ? path[0] : NULL;
-    t->count = n;
-    g_free(path);
-}
-
 static TreapNode *join(TreapNode *a, TreapNode *b)
 {
     if (!a)
@@ -222,19 +193,3 @@ TreapNode *treap_first_fit(const Treap *t, guint64 need, gboolean (*accept)(cons
     return first_fit(t->root, need, accept, data);
 }
 
-static void overlapping(TreapNode *n, guint64 lo, guint64 hi, void (*visit)(TreapNode *, gpointer), gpointer data)
-{
-    if (!n || n->max_val < lo)
-        return;
-    overlapping(n->left, lo, hi, visit, data);
-    if (n->key > hi)
-        return; /* this node and its right subtree start after the query */
-    if (n->val >= lo)
-        visit(n, data);
-    overlapping(n->right, lo, hi, visit, data);
-}
-
-void treap_overlapping(const Treap *t, guint64 lo, guint64 hi, void (*visit)(TreapNode *, gpointer), gpointer data)
-{
-    overlapping(t->root, lo, hi, visit, data);
-}

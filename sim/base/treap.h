@@ -1,7 +1,6 @@
 /* treap.h — an intrusive randomized balanced tree ordered by (key, tie) whose subtrees carry the
- * maximum of a per-node value. Two indexes are built on it: free blocks by address with their length
- * (first fit in O(log n)), and placed intervals by first step with their last step (all intervals that
- * overlap a query in O(log n + answers)). */
+ * maximum of a per-node value: the free list's blocks by address with their length (first fit in
+ * O(log n)). */
 #ifndef SIM_TREAP_H
 #define SIM_TREAP_H
 
@@ -24,10 +23,6 @@ typedef struct {
 void treap_init(Treap *t);
 /* The node (key, tie, val set by the caller) is linked in; its memory stays the caller's. */
 void treap_insert(Treap *t, TreapNode *n);
-/* Links the n nodes given in ascending (key, tie) order into an empty tree in O(n): the shape a series of
- * treap_insert calls would reach (priorities drawn the same way), without a descent per node — a million
- * inserts in random places cost greedy-breadth a fifth of its time on a 1M-buffer trace. */
-void treap_build_sorted(Treap *t, TreapNode **sorted, gsize n);
 /* Unlinks the node with n's (key, tie). */
 void treap_remove(Treap *t, TreapNode *n);
 /* Gives a linked node a new key and value in one descent, without unlinking it: the new key must keep
@@ -41,7 +36,5 @@ TreapNode *treap_ceil(const Treap *t, guint64 k);
 /* In key order, the first node with val >= need for which accept(node, data) holds; subtrees whose
  * max_val < need are skipped. */
 TreapNode *treap_first_fit(const Treap *t, guint64 need, gboolean (*accept)(const TreapNode *, gpointer), gpointer data);
-/* Every node with key <= hi and val >= lo (intervals [key, val] overlapping [lo, hi]). */
-void treap_overlapping(const Treap *t, guint64 lo, guint64 hi, void (*visit)(TreapNode *, gpointer), gpointer data);
 
 #endif
