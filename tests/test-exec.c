@@ -1766,7 +1766,8 @@ static void test_dynamic_shapes_each_run(void)
     const char *nz = B_OP(b, "NonZero", B_OP(b, "Greater", x, builder_float_scalar(b, "zero", 0.0f)));
     const char *k = B_OP(b, "Gather", B_OP(b, "Shape", nz), builder_ints(b, "one", 0, NULL, (const gint64[]){1}));
     const char *k1 = B_OP(b, "Unsqueeze", k, builder_int_vec(b, "axes", 1, (const gint64[]){0}));
-    const char *shape = B_OPA(b, "Concat", attr_new_int("axis", 0), k1, builder_int_vec(b, "two", 1, (const gint64[]){2}));
+    const char *two = builder_int_vec(b, "two", 1, (const gint64[]){2});
+    const char *shape = B_OPA(b, "Concat", attr_new_int("axis", 0), k1, two);
     builder_output(b, B_OP(b, "ConstantOfShape", shape));
     builder_output(b, B_OP(b, "Tile", B_OP(b, "Squeeze", nz, builder_int_vec(b, "axis0", 1, (const gint64[]){0})),
                            builder_int_vec(b, "twice", 1, (const gint64[]){2})));

@@ -454,9 +454,9 @@ static guint64 reference_find(const PlaceProblem *p, const guint64 *offsets, con
 /* The placed index (two trees over time, coalesced address lists merged per query, two queries at a time
  * when their lifetimes do not meet) gives exactly the offsets of the plain scan it replaced, for both gap
  * policies, with fixed units among them, in the order by size and (every third seed) in a random one (which
- * takes more units ahead of their turn, as partners); every fourth seed's sizes are scaled by 2^22, so that its lists are
- * widened from 32-bit to 64-bit addresses part way through (a unit ending past 2^32), or from the start (a fixed
- * unit there). */
+ * takes more units ahead of their turn, as partners); every fourth seed's sizes are scaled by 2^22, so that its
+ * lists are widened from 32-bit to 64-bit addresses part way through (a unit ending past 2^32), or from the start (a
+ * fixed unit there). */
 static void test_gap_finder_matches_reference(void)
 {
     for (guint seed = 1; seed <= 300; seed++) {
@@ -472,7 +472,8 @@ static void test_gap_finder_matches_reference(void)
             PlaceUnit u = {.size = (guint64)g_rand_int_range(r, 1, seed % 2 ? 300 : 5000) * scale, .align = align,
                            .first = first, .last = last, .fixed = TRACE_NONE};
             if (g_rand_int_range(r, 0, 20) == 0)
-                u.fixed = (gint64)(round_up((guint64)g_rand_int_range(r, 0, 20000), align) + 100000 * k) * (gint64)scale;
+                u.fixed = (gint64)(round_up((guint64)g_rand_int_range(r, 0, 20000), align) + 100000 * k) *
+                          (gint64)scale;
             g_array_append_val(p.units, u);
         }
         guint *order = g_new(guint, n);
