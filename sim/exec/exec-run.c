@@ -132,6 +132,8 @@ static const Value *run_value(Executor *e, const Tensor *t, const ExecTensor *x)
 
 static void memo_put(ShapeMemo *m, const void *bytes, gsize n)
 {
+    if (!n) /* (an empty value's array may be NULL) */
+        return;
     if (m->next_len + n > m->next_size) {
         m->next_size = MAX(2 * m->next_size, m->next_len + n);
         m->next = g_realloc(m->next, m->next_size);
@@ -181,9 +183,9 @@ static gboolean memo_infer(ShapeMemo *m, const Node *n, gint64 opset, const gint
     m->key_len = m->next_len;
     m->next = key;
     m->next_size = size;
-    if (outs > m->out_size) {
-        m->out = g_renew(gint64, m->out, outs);
-        m->out_size = outs;
+    if (outs + 1 > m->out_size) { /* (one more: never NULL, even for outputs of rank 0 alone) */
+        m->out = g_renew(gint64, m->out, outs + 1);
+        m->out_size = outs + 1;
     }
     gint64 *to = m->out;
     for (guint k = 0; k < n->outputs->len; k++)
