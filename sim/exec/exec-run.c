@@ -277,8 +277,8 @@ static gboolean runtime_shapes(Executor *e, guint s, GError **error)
 
 /* Whether a data-dependent step's call may run on the library kernel the executor prepared for it: yes while its
  * tensors' dims are those the kernel was prepared for (a detector's mask head sees as many boxes in every run of one
- * image); when they changed, the prepared kernel is dropped, to be made again for the new ones, up to
- * LIBRARY_REMADE_MAX times. */
+ * image); when they changed, the prepared kernel (or its refusal) is dropped, to be made again for the new ones, up
+ * to LIBRARY_REMADE_MAX times. */
 static gboolean library_fits(Executor *e, guint s, const KernelCall *call)
 {
     LibraryShapes *l = &e->library_shapes[s];
@@ -298,8 +298,8 @@ static gboolean library_fits(Executor *e, guint s, const KernelCall *call)
     if (l->dims && (l->len != len || memcmp(l->dims, dims, len * sizeof(gint64)) != 0)) {
         if (prep->free && prep->state)
             prep->free(prep->state);
-        gboolean declined = prep->declined || ++l->remade > LIBRARY_REMADE_MAX;
-        *prep = (KernelPrepared){.declined = declined};
+        /* (a kernel that declined the old shapes, say a batch of none, is asked again about the new ones) */
+        *prep = (KernelPrepared){.declined = ++l->remade > LIBRARY_REMADE_MAX};
     }
     g_free(l->dims);
     l->dims = dims;
