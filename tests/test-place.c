@@ -515,6 +515,60 @@ static void test_gap_finder_matches_reference(void)
     }
 }
 
+static int key_order(const void *a, const void *b)
+{
+    const PlaceKey *x = a, *y = b;
+    if (x->major != y->major)
+        return x->major > y->major ? -1 : 1;
+    if (x->minor != y->minor)
+        return x->minor > y->minor ? -1 : 1;
+    return x->unit < y->unit ? -1 : x->unit > y->unit;
+}
+
+/* place_order_by_keys (a byte-by-byte sort) gives the order a comparison sort gives: major and minor largest first,
+ * then the unit id, on keys in unit order and shuffled, with many ties and values in every byte, and with a deadline
+ * already past it gives up. */
+static void test_keys_sort(void)
+{
+    GRand *r = g_rand_new_with_seed(11);
+    for (guint round = 0; round < 40; round++) {
+        guint n = 1 + (guint)g_rand_int_range(r, 0, 3000);
+        PlaceKey *keys = g_new(PlaceKey, n), *want = g_new(PlaceKey, n);
+        for (guint k = 0; k < n; k++) {
+            guint64 big = (guint64)g_rand_int(r) << 32 | g_rand_int(r);
+            keys[k] = (PlaceKey){round % 2 ? big : (guint64)g_rand_int_range(r, 0, 5),
+                                 round % 3 ? (guint64)g_rand_int_range(r, 0, 4) << (8 * (round % 8)) : big, k};
+        }
+        for (guint k = n; round % 4 >= 2 && k > 1; k--) { /* shuffled: the unit id's bytes sorted too */
+            guint j = (guint)g_rand_int_range(r, 0, (gint32)k);
+            PlaceKey t = keys[k - 1];
+            keys[k - 1] = keys[j];
+            keys[j] = t;
+        }
+        memcpy(want, keys, n * sizeof(PlaceKey));
+        qsort(want, n, sizeof(PlaceKey), key_order);
+        PlaceOptions o = PLACE_OPTIONS_DEFAULTS;
+        PlaceProblem p = {.options = &o};
+        guint *order = g_new(guint, n);
+        g_assert_true(place_order_by_keys(&p, keys, n, order));
+        for (guint k = 0; k < n; k++)
+            g_assert_cmpuint(order[k], ==, want[k].unit);
+        PlaceStats stats = {0};
+        PlaceOptions late = o;
+        late.deadline = 1; /* long past */
+        PlaceProblem gave = {.options = &late, .stats = &stats};
+        gboolean varies = FALSE;
+        for (guint k = 1; k < n && !varies; k++)
+            varies = want[k].major != want[0].major || want[k].minor != want[0].minor;
+        g_assert_true(place_order_by_keys(&gave, keys, n, order) == !varies);
+        g_assert_true(stats.gave_up == varies);
+        g_free(order);
+        g_free(keys);
+        g_free(want);
+    }
+    g_rand_free(r);
+}
+
 /* One committed graph (/place/corpus-graphs/NAME), plain and padded with its weights in the arena: every
  * strategy's plan verifies. */
 static void test_corpus_graph_all_strategies(gconstpointer data)
@@ -918,6 +972,7 @@ int main(int argc, char **argv)
     g_test_add_func("/place/order-by-size-timed", test_order_by_size_timed);
     g_test_add_func("/place/ort-reuse-classes", test_ort_reuse_classes);
     g_test_add_func("/place/gap-finder-reference", test_gap_finder_matches_reference);
+    g_test_add_func("/place/keys-sort", test_keys_sort);
     add_corpus_graphs();
     g_test_add_func("/place/liveness", test_liveness);
     g_test_add_func("/place/round-trips", test_round_trips);
