@@ -682,11 +682,6 @@ gboolean place_keep_smallest(const PlaceProblem *p, gboolean (*take)(const Place
 /* How far ahead in the order place_in_order looks for a unit to find alongside the current one. */
 #define PARTNER_WINDOW 8
 
-static inline gboolean lifetimes_meet(const PlaceUnit *a, const PlaceUnit *b)
-{
-    return a->first <= b->last && b->first <= a->last;
-}
-
 /* The position, in order[k + 1, k + PARTNER_WINDOW], of the first unit not yet placed (taken) nor fixed whose
  * lifetime meets neither u's (order[k]) nor that of any unplaced unit before it in that stretch; n when none.
  * Placing that unit now, before those, changes no offset: a unit's place depends only on the placed units whose
@@ -700,9 +695,9 @@ static guint partner_of(const PlaceProblem *p, const guint *order, guint n, guin
         const PlaceUnit *v = &g_array_index(p->units, PlaceUnit, order[j]);
         if (taken[j] || v->fixed != TRACE_NONE)
             continue;
-        gboolean free = !lifetimes_meet(u, v);
+        gboolean free = !place_units_meet(u, v);
         for (guint b = 0; free && b < count; b++)
-            free = !lifetimes_meet(between[b], v);
+            free = !place_units_meet(between[b], v);
         if (free)
             return j;
         between[count++] = v;

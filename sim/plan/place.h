@@ -69,6 +69,11 @@ typedef struct {
 /* The n keys' units into `order`, sorted; FALSE (and the problem's stats say it gave up) when the options'
  * deadline came during the sort (the clock is read between runs of 65,536 keys). */
 gboolean place_order_by_keys(const PlaceProblem *p, PlaceKey *keys, guint n, guint *order);
+/* Whether two units' lifetimes share a step (then they may not share bytes). */
+static inline gboolean place_units_meet(const PlaceUnit *a, const PlaceUnit *b)
+{
+    return a->first <= b->last && b->first <= a->last;
+}
 /* Greedy-by-size's order of all the problem's units: largest first, then longer lifetime, then unit id.
  * FALSE (and the problem's stats say it gave up) when the options' deadline came during the sort. */
 gboolean place_order_by_size(const PlaceProblem *p, guint *order);

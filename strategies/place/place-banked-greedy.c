@@ -54,8 +54,6 @@ static void object_free(gpointer data)
 
 static guint64 aligned_size(const PlaceUnit *u) { return round_up(u->size, u->align); }
 
-static gboolean meets(const PlaceUnit *a, const PlaceUnit *b) { return a->first <= b->last && b->first <= a->last; }
-
 /* exir's pick_shared_obj without changing anything: the object (index) and offset the unit would take, or -1
  * for a new object. */
 static gint pick(const PlaceProblem *p, const Bank *bank, guint unit, guint64 *offset)
@@ -66,8 +64,10 @@ static gint pick(const PlaceProblem *p, const Bank *bank, guint unit, guint64 *o
         const SharedObject *o = bank->objects->pdata[k];
         gboolean free_of_it = o->size >= size; /* largest first, every object fits it; a pin placed first may not */
         gboolean apart = u->last < o->first || o->last < u->first; /* outside its span: no member to meet */
-        for (guint m = 0; free_of_it && !apart && m < o->members->len; m++)
-            free_of_it = !meets(u, &g_array_index(p->units, PlaceUnit, g_array_index(o->members, Member, m).unit));
+        for (guint m = 0; free_of_it && !apart && m < o->members->len; m++) {
+            guint member = g_array_index(o->members, Member, m).unit;
+            free_of_it = !place_units_meet(u, &g_array_index(p->units, PlaceUnit, member));
+        }
         if (free_of_it) {
             *offset = 0;
             return (gint)k;
@@ -81,7 +81,7 @@ static gint pick(const PlaceProblem *p, const Bank *bank, guint unit, guint64 *o
         for (guint m = 0; m < o->members->len; m++) {
             const Member *x = &g_array_index(o->members, Member, m);
             const PlaceUnit *xu = &g_array_index(p->units, PlaceUnit, x->unit);
-            if (meets(u, xu))
+            if (place_units_meet(u, xu))
                 top = MAX(top, x->offset + aligned_size(xu));
         }
         top = round_up(top, u->align);

@@ -11,8 +11,6 @@
 #include <math.h>
 #include <string.h>
 
-static gboolean overlap(const PlaceUnit *x, const PlaceUnit *y) { return x->first <= y->last && y->first <= x->last; }
-
 static gboolean climb_plan(const PlaceProblem *p, guint64 *offsets, char **detail, GError **error)
 {
     (void)error;
@@ -55,7 +53,8 @@ static gboolean climb_plan(const PlaceProblem *p, guint64 *offsets, char **detai
         const PlaceUnit *x = &g_array_index(p->units, PlaceUnit, order[i]);
         guint candidates = 0, j = i;
         for (guint k = 0; k < i; k++)
-            if (overlap(x, &g_array_index(p->units, PlaceUnit, order[k])) && g_rand_int_range(r, 0, (gint32)++candidates) == 0)
+            if (place_units_meet(x, &g_array_index(p->units, PlaceUnit, order[k])) &&
+                g_rand_int_range(r, 0, (gint32)++candidates) == 0)
                 j = k;
         if (j == i)
             continue;
