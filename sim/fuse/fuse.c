@@ -779,21 +779,31 @@ static gboolean rule_attention(Site *site, Node *n, GError **error)
     return replace(site, n, "Attention", TRUE, in, 3, attrs, error) || TRUE;
 }
 
-/* A new int64 initializer holding `n` values (a Reshape's shape), its shape and value set; its name. */
-static const char *shape_constant(Site *site, const char *base, const gint64 *values, int n, GError **error)
+/* A new initializer named from `base` and `what`: `dtype`, rank 1 of n elements or (n < 0) a scalar, its bytes
+ * `values`; its shape and value set. Its name. */
+static const char *new_constant(Site *site, const char *base, const char *what, DType dtype, const void *values,
+                                int n, GError **error)
 {
-    char *name = graph_unique_name(site->g, base, "shape");
-    TensorData *d = tensor_data_new(name, DT_INT64, 1, (const gint64[]){n});
-    d->raw = g_bytes_new(values, (gsize)n * sizeof(gint64));
+    char *name = graph_unique_name(site->g, base, what);
+    int rank = n < 0 ? 0 : 1;
+    const gint64 dims[] = {n};
+    TensorData *d = tensor_data_new(name, dtype, rank, dims);
+    d->raw = g_bytes_new(values, (gsize)MAX(n, 1) * dtype_size(dtype));
     g_free(name);
     if (!graph_add_initializer(site->g, d, error))
         return NULL;
     Tensor *t = graph_tensor(site->g, d->name);
     t->kind = TENSOR_WEIGHT;
-    if (!infer_set_shape(t, DT_INT64, 1, (const gint64[]){n}, TRUE, error))
+    if (!infer_set_shape(t, dtype, rank, dims, TRUE, error))
         return NULL;
     t->value = tensor_data_value(d);
     return t->name;
+}
+
+/* A new int64 initializer holding `n` values (a Reshape's shape); its name. */
+static const char *shape_constant(Site *site, const char *base, const gint64 *values, int n, GError **error)
+{
+    return new_constant(site, base, "shape", DT_INT64, values, n, error);
 }
 
 /* A new node of the default domain (or sim's, `internal`) with one output named from `base`, its shapes inferred. */
@@ -915,23 +925,6 @@ static gboolean constant_tensor(const Tensor *t)
     return TRUE;
 }
 
-/* A new initializer holding one uint8 value; its name. */
-static const char *byte_constant(Site *site, const char *base, guint8 value, GError **error)
-{
-    char *name = graph_unique_name(site->g, base, "zero_point_u8");
-    TensorData *d = tensor_data_new(name, DT_UINT8, 0, NULL);
-    d->raw = g_bytes_new(&value, 1);
-    g_free(name);
-    if (!graph_add_initializer(site->g, d, error))
-        return NULL;
-    Tensor *t = graph_tensor(site->g, d->name);
-    t->kind = TENSOR_WEIGHT;
-    if (!infer_set_shape(t, DT_UINT8, 0, NULL, TRUE, error))
-        return NULL;
-    t->value = tensor_data_value(d);
-    return t->name;
-}
-
 /* A zero point that is one int8 initializer value: that value in *v. */
 static gboolean int8_zero_point(const Tensor *t, gint64 *v)
 {
@@ -960,7 +953,8 @@ static gboolean rule_qdq_s8_to_u8(Site *site, Node *n, GError **error)
         !int8_zero_point(node_input(q, 2), &zq) || !int8_zero_point(node_input(n, 2), &zdq) || zq != zdq)
         return FALSE;
     const char *base = *q->name ? q->name : "quantize";
-    const char *zero = byte_constant(site, base, (guint8)(zq + 128), error);
+    guint8 shifted = (guint8)(zq + 128);
+    const char *zero = new_constant(site, base, "zero_point_u8", DT_UINT8, &shifted, -1, error);
     Node *requantized = zero ? add_node(site, "QuantizeLinear", FALSE, base,
                                         (const char *[]){node_input(q, 0)->name, node_input(q, 1)->name, zero}, 3,
                                         copied_attrs(q, NULL), error)
