@@ -6,6 +6,7 @@
 #include "exec/big-alloc.h"
 #include "exec/exec.h"
 #include "exec/kernels/approx.h"
+#include "exec/kernels/qconv.h"
 #include "exec/kernels/skinny.h"
 #include "model/onnx.h"
 #include "strategies/registry.h"
@@ -785,6 +786,132 @@ static void test_qlinear_conv_sums(void)
     g_free(ww);
     planned_clear(&run);
     model_free(m);
+}
+
+/* Adds a QLinearConv of x (c channels, 8-bit of type xt) to m channels of type yt: random int8 weights (zero point
+ * 0), a scale per output channel, random biases (the first plus `bias_shift`), the window k x k at the stride, padding
+ * and dilation given. Returns its output. */
+static const char *random_qconv(Builder *b, GRand *rng, const char *x, const char *tag, gint64 c, gint64 m, DType xt,
+                                DType yt, gint64 k, gint64 stride, gint64 pad, gint64 dil, gint32 bias_shift)
+{
+    gint64 taps = c * k * k;
+    gint8 *w = g_new(gint8, m * taps);
+    float *ws = g_new(float, m);
+    gint32 *bias = g_new(gint32, m);
+    gint8 *wz = g_new0(gint8, m);
+    for (gint64 j = 0; j < m * taps; j++)
+        w[j] = (gint8)g_rand_int_range(rng, -128, 128);
+    for (gint64 j = 0; j < m; j++) {
+        ws[j] = (float)(g_rand_double_range(rng, 0.5, 2.0) / (600 * sqrt((double)taps)));
+        bias[j] = g_rand_int_range(rng, -5000, 5000) + (j == 0 ? bias_shift : 0);
+    }
+    const float xs = 0.05f, ys = 0.04f;
+    const guint8 xzu = 117, yzu = 131;
+    const gint8 xzs = -11, yzs = 3;
+    char *names[8];
+    const char *what[8] = {"xs", "xz", "w", "ws", "wz", "ys", "yz", "b"};
+    for (int j = 0; j < 8; j++)
+        names[j] = g_strdup_printf("%s_%s", tag, what[j]);
+    add_bytes(b, names[0], DT_FLOAT, 0, NULL, &xs, sizeof xs);
+    add_bytes(b, names[1], xt, 0, NULL, xt == DT_UINT8 ? (const void *)&xzu : (const void *)&xzs, 1);
+    add_bytes(b, names[2], DT_INT8, 4, (const gint64[]){m, c, k, k}, w, (gsize)(m * taps));
+    add_bytes(b, names[3], DT_FLOAT, 1, (const gint64[]){m}, ws, (gsize)m * sizeof(float));
+    add_bytes(b, names[4], DT_INT8, 1, (const gint64[]){m}, wz, (gsize)m);
+    add_bytes(b, names[5], DT_FLOAT, 0, NULL, &ys, sizeof ys);
+    add_bytes(b, names[6], yt, 0, NULL, yt == DT_UINT8 ? (const void *)&yzu : (const void *)&yzs, 1);
+    add_bytes(b, names[7], DT_INT32, 1, (const gint64[]){m}, bias, (gsize)m * sizeof(gint32));
+    const char *y = builder_node(b, "QLinearConv",
+                                 (const char *const[]){x, names[0], names[1], names[2], names[3], names[4], names[5],
+                                                       names[6], names[7], NULL}, 1, NULL,
+                                 attr_new_ints("pads", (const gint64[]){pad, pad, pad, pad}, 4),
+                                 attr_new_ints("strides", (const gint64[]){stride, stride}, 2),
+                                 attr_new_ints("dilations", (const gint64[]){dil, dil}, 2), NULL);
+    for (int j = 0; j < 8; j++)
+        g_free(names[j]);
+    g_free(w);
+    g_free(ws);
+    g_free(bias);
+    g_free(wz);
+    return y;
+}
+
+/* Chains of two QLinearConvs between a QuantizeLinear and a DequantizeLinear, on random shapes, windows, 8-bit
+ * types and weights: on the library's kernels (our direct convolution where the CPU has VNNI, the tensor between
+ * the two channel-blocked, as are those the Quantize and Dequantize touch where their channels make whole blocks)
+ * every output equals our own kernels' (the columns' int32 products) bit for bit. Every fifth chain's second
+ * convolution has a bias near 2^31, which could pass int32 in the direct kernel: it runs the rows' own sums on
+ * row-major copies of its blocked tensors, with the same bits. The outputs are not constant. */
+static void test_qlinear_conv_direct(void)
+{
+    GRand *rng = g_rand_new_with_seed(20261130);
+    guint direct_steps = 0, blocked = 0;
+    for (int round = 0; round < 20; round++) {
+        gint64 c = g_rand_int_range(rng, 1, 40), m1 = 16 * g_rand_int_range(rng, 1, 6);
+        gint64 m2 = g_rand_int_range(rng, 2, 70);
+        gint64 h = g_rand_int_range(rng, 6, 15), w = g_rand_int_range(rng, 6, 15), n = g_rand_int_range(rng, 1, 3);
+        gint64 k1 = g_rand_int_range(rng, 1, 4), k2 = g_rand_int_range(rng, 1, 4);
+        DType t0 = g_rand_boolean(rng) ? DT_UINT8 : DT_INT8, t1 = g_rand_boolean(rng) ? DT_UINT8 : DT_INT8;
+        DType t2 = g_rand_boolean(rng) ? DT_UINT8 : DT_INT8;
+        Builder *b = builder_new("qconv-direct", 13);
+        const char *x = builder_input(b, "x", DT_FLOAT, 4, (const gint64[]){n, c, h, w});
+        const float qs = 0.05f;
+        const guint8 qzu = 117;
+        const gint8 qzs = -11;
+        add_bytes(b, "qs", DT_FLOAT, 0, NULL, &qs, sizeof qs);
+        add_bytes(b, "qz", t0, 0, NULL, t0 == DT_UINT8 ? (const void *)&qzu : (const void *)&qzs, 1);
+        const char *q = B_OP(b, "QuantizeLinear", x, "qs", "qz");
+        const char *y1 = random_qconv(b, rng, q, "a", c, m1, t0, t1, k1, g_rand_int_range(rng, 1, 3),
+                                      g_rand_int_range(rng, 0, k1), g_rand_int_range(rng, 1, 3) * (k1 > 1) + (k1 == 1),
+                                      0);
+        const char *y2 = random_qconv(b, rng, y1, "b", m1, m2, t1, t2, k2, 1, k2 / 2, 1,
+                                      round % 5 == 4 ? G_MAXINT32 - 5000 : 0);
+        const float ds = 0.04f;
+        const guint8 dzu = 131;
+        const gint8 dzs = 3;
+        add_bytes(b, "ds", DT_FLOAT, 0, NULL, &ds, sizeof ds);
+        add_bytes(b, "dz", t2, 0, NULL, t2 == DT_UINT8 ? (const void *)&dzu : (const void *)&dzs, 1);
+        builder_output(b, B_OP(b, "DequantizeLinear", y2, "ds", "dz"));
+        Model *model = finish_inferred(b);
+        gsize count = (gsize)(n * c * h * w);
+        float *xv = g_new(float, count);
+        for (gsize j = 0; j < count; j++)
+            xv[j] = (float)g_rand_double_range(rng, -7.0, 7.0);
+        float *outputs[2];
+        gsize counts[2];
+        for (int own = 0; own < 2; own++) {
+            ExecOptions options = EXEC_OPTIONS_DEFAULTS;
+            options.kernels = own ? EXEC_KERNELS_OWN : EXEC_KERNELS_ONEDNN;
+            Planned run = plan_and_bind_ok_with(model, &options);
+            run_on_x(run.e, DT_FLOAT, 4, (const gint64[]){n, c, h, w}, xv, count * sizeof(float));
+            const char *name;
+            const ExecTensor *y = executor_output(run.e, 0, &name);
+            counts[own] = y->count;
+            outputs[own] = g_memdup2(y->data, y->count * sizeof(float));
+            for (guint s = 0; !own && s < model->graph->nodes->len; s++) {
+                const char *algorithm = executor_step_algorithm(run.e, s);
+                direct_steps += algorithm && strstr(algorithm, "8-bit direct") != NULL;
+            }
+            blocked += own ? 0 : executor_blocked_tensors(run.e);
+            planned_clear(&run);
+        }
+        g_assert_cmpuint(counts[0], ==, counts[1]);
+        g_assert_cmpmem(outputs[0], counts[0] * sizeof(float), outputs[1], counts[1] * sizeof(float));
+        GHashTable *values = g_hash_table_new(g_int_hash, g_int_equal); /* (the floats' bits) */
+        for (gsize j = 0; j < counts[0]; j++)
+            g_hash_table_add(values, &outputs[0][j]);
+        g_test_message("chain %d: %u distinct outputs", round, g_hash_table_size(values));
+        g_assert_cmpuint(g_hash_table_size(values), >=, 8);
+        g_hash_table_destroy(values);
+        g_free(outputs[0]);
+        g_free(outputs[1]);
+        g_free(xv);
+        model_free(model);
+    }
+    if (kernel_qconv_supported()) { /* both convolutions of each chain, but the fifth chains' second */
+        g_assert_cmpuint(direct_steps, ==, 20 * 2 - 4);
+        g_assert_cmpuint(blocked, >=, 20);
+    }
+    g_rand_free(rng);
 }
 
 /* Half-precision convolutions with a Clip after each, to [0, 6] and to [0, FLOAT16's 0.1]: each Clip runs inside
@@ -2515,6 +2642,7 @@ int main(int argc, char **argv)
     g_test_add_func("/exec/float16-widened", test_float16_widened);
     g_test_add_func("/exec/float16-folded-clip", test_float16_folded_clip);
     g_test_add_func("/exec/qlinear-conv-sums", test_qlinear_conv_sums);
+    g_test_add_func("/exec/qlinear-conv-direct", test_qlinear_conv_direct);
     g_test_add_func("/exec/broadcast-blocks", test_broadcast_blocks);
     g_test_add_func("/exec/gemm-one-row", test_gemm_one_row);
     g_test_add_func("/exec/einsum-forms", test_einsum_forms);

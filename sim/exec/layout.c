@@ -12,13 +12,14 @@ gboolean exec_tensor_bound(const Tensor *t)
     return t && t->shape_known && (t->producer || t->is_graph_input || t->init);
 }
 
-/* The tensors that may lie blocked: a float activation of images (rank 4) whose channels make whole blocks, read
- * by some step and neither given nor returned. Not video (rank 5): oneDNN 2.6's blocked 3-D convolutions are
- * slower than the channel-last ones it picks between reorders (results/history.md). */
+/* The tensors that may lie blocked: a float or 8-bit activation of images (rank 4) whose channels make whole
+ * blocks, read by some step and neither given nor returned. Not video (rank 5): oneDNN 2.6's blocked 3-D
+ * convolutions are slower than the channel-last ones it picks between reorders (results/history.md). */
 static gboolean may_block(const Tensor *t, const ExecTensor *x)
 {
     return t->producer && !t->is_graph_output && !t->dynamic && !t->init && t->consumers->len && x->data &&
-           x->dtype == DT_FLOAT && x->rank == 4 && x->dims[1] > 0 && x->dims[1] % 16 == 0;
+           (x->dtype == DT_FLOAT || x->dtype == DT_UINT8 || x->dtype == DT_INT8) && x->rank == 4 && x->dims[1] > 0 &&
+           x->dims[1] % 16 == 0;
 }
 
 static gboolean takes_blocked(const Node *n)

@@ -3,6 +3,7 @@
  * arithmetic, round half to even, saturation to the quantized type's range; a scale and zero point per tensor or
  * per element of `axis`; integer products accumulated exactly. */
 #include "exec/kernel.h"
+#include "exec/kernels/qconv.h"
 #include "exec/kernels/window.h"
 #include "exec/onednn.h"
 
@@ -1318,17 +1319,115 @@ gboolean kernel_qlinear_conv(const KernelCall *c, GError **error)
     return ok;
 }
 
-/* QLinearConv's library kernel: the sums on oneDNN's integer GEMM where it applies (gemm_products), requantized a
- * row at a time; else the row's own. */
+gboolean kernel_qlinear_conv_blocks(const KernelCall *c)
+{
+    const ExecTensor *x = kernel_in(c, 0), *xz = kernel_in(c, 2), *w = kernel_in(c, 3), *wz = kernel_in(c, 5);
+    const ExecTensor *y = kernel_out(c, 0);
+    const Tensor *wt = node_input(c->node, 3);
+    gint64 group = 1, zw = 0;
+    if (!kernel_qconv_supported() || !x || !w || !y || !(wt && wt->init) || x->rank != 4 || w->rank != 4 ||
+        y->rank != 4 || w->dtype != DT_INT8 || (x->dtype != DT_UINT8 && x->dtype != DT_INT8) ||
+        (y->dtype != DT_UINT8 && y->dtype != DT_INT8) || w->dims[1] != x->dims[1] || (xz && xz->count > 1) ||
+        !node_attr_int(c->node, "group", 1, &group, NULL) || group != 1)
+        return FALSE;
+    for (gsize k = 0; wz && k < wz->count && zw == 0; k++)
+        zw = kernel_elem_get_i(wz, k);
+    return zw == 0;
+}
+
+/* An 8-bit image tensor [N, C, H, W] (C a multiple of 16) between the blocked layout and row-major, into `to`. */
+static void reblock(const ExecTensor *t, const guint8 *from, guint8 *to, gboolean to_blocked)
+{
+    gint64 c = t->dims[1], hw = t->dims[2] * t->dims[3];
+    for (gint64 n = 0; n < t->dims[0]; n++)
+        for (gint64 ch = 0; ch < c; ch++)
+            for (gint64 k = 0; k < hw; k++) {
+                gsize plain = (gsize)((n * c + ch) * hw + k), blocked = (gsize)(((n * c + ch / 16 * 16) * hw + k * 16)
+                                                                                 + ch % 16);
+                to[to_blocked ? blocked : plain] = from[to_blocked ? plain : blocked];
+            }
+}
+
+/* QLinearConv by the rows' own sums (conv_products without the library) on row-major copies of a blocked x or y:
+ * where kernel_qconv_run does not take a call whose layouts the executor chose for it (sums that could pass
+ * int32). */
+static gboolean qlinear_conv_plain(const KernelCall *c, ConvRequant *r, GError **error)
+{
+    ExecTensor x = *kernel_in(c, 0), y = *r->y;
+    ExecTensor *out = r->y;
+    guint8 *xs = x.blocked ? kernel_alloc(c, x.count + 1, 1, "a row-major copy of x", error) : NULL;
+    guint8 *ys = y.blocked ? kernel_alloc(c, y.count + 1, 1, "a row-major copy of y", error) : NULL;
+    gboolean ok = (!x.blocked || xs) && (!y.blocked || ys);
+    if (ok && xs) {
+        reblock(&x, x.data, xs, FALSE);
+        x.data = xs;
+        x.blocked = FALSE;
+    }
+    if (ys) {
+        y.data = ys;
+        y.blocked = FALSE;
+    }
+    r->y = &y;
+    ok = ok && conv_products(c, &x, kernel_in(c, 2), kernel_in(c, 3), kernel_in(c, 5), &y, emit_conv_requant, r, NULL,
+                             error);
+    r->y = out;
+    if (ok && ys)
+        reblock(out, ys, out->data, TRUE);
+    kernel_alloc_free(xs);
+    kernel_alloc_free(ys);
+    return ok;
+}
+
+/* QLinearConv on qconv.h's kernel (kernel_qlinear_conv_blocks): *done FALSE where the call's values put it past the
+ * kernel (kernel_qconv_work_bytes). The packed weights are the node's prepared state. */
+static gboolean qlinear_conv_direct(const KernelCall *c, ConvRequant *r, gboolean *done, GError **error)
+{
+    const ExecTensor *x = kernel_in(c, 0), *xz = kernel_in(c, 2), *w = kernel_in(c, 3);
+    KernelPrepared *prep = c->prepared;
+    Window win;
+    *done = FALSE;
+    if (!kernel_window_plane(c, x, r->y, w->dims + 2, &win, error))
+        return FALSE;
+    if (!prep->state) {
+        if (!(prep->state = kernel_qconv_pack(w->data, w->dims[0], w->dims[1], w->dims[2], w->dims[3])))
+            return kernel_fail(c, error, "its packed weights cannot be allocated");
+        prep->free = kernel_qconv_free;
+        prep->bytes += kernel_qconv_bytes(prep->state);
+    }
+    KernelQconvCall call = {.win = &win, .x = x->data, .x_blocked = x->blocked, .x_signed = x->dtype == DT_INT8,
+                            .zx = xz && xz->count ? kernel_elem_get_i(xz, 0) : 0, .y = r->y->data,
+                            .y_blocked = r->y->blocked, .y_signed = r->y->dtype == DT_INT8,
+                            .multiplier = r->multiplier, .bias = r->bias_of, .lo = r->lo, .hi = r->hi, .zero = r->zero};
+    gsize bytes = kernel_qconv_work_bytes(prep->state, &call);
+    void *work = bytes ? kernel_workspace(c, bytes) : NULL;
+    if (bytes && !work)
+        return kernel_fail(c, error, "its work memory of %" G_GSIZE_FORMAT " bytes cannot be allocated", bytes);
+    if (!bytes)
+        return TRUE;
+    kernel_qconv_run(prep->state, &call, work);
+    prep->by = NULL;
+    prep->algorithm = "8-bit direct convolution (our own kernel, VNNI)";
+    *done = TRUE;
+    return TRUE;
+}
+
+/* QLinearConv's library kernel: our own direct convolution where it applies (qlinear_conv_direct); else the sums
+ * on oneDNN's integer GEMM where that applies (gemm_products), requantized a row at a time; else the row's own. */
 gboolean kernel_qlinear_conv_onednn(const KernelCall *c, GError **error)
 {
     ConvRequant r;
     if (!conv_requant_init(c, &r, error))
         return FALSE;
-    gboolean ok = conv_products(c, kernel_in(c, 0), kernel_in(c, 2), kernel_in(c, 3), kernel_in(c, 5), r.y,
-                                emit_conv_requant, &r,
-                                &(GemmTarget){.bias_of = r.bias_of, .block = requant_block, .data = &r, .w_input = 3},
-                                error);
+    gboolean ok = TRUE, done = FALSE, direct = kernel_qlinear_conv_blocks(c);
+    if (direct)
+        ok = qlinear_conv_direct(c, &r, &done, error);
+    if (ok && !done && (direct || kernel_in(c, 0)->blocked || r.y->blocked))
+        ok = qlinear_conv_plain(c, &r, error);
+    else if (ok && !done)
+        ok = conv_products(c, kernel_in(c, 0), kernel_in(c, 2), kernel_in(c, 3), kernel_in(c, 5), r.y,
+                           emit_conv_requant, &r,
+                           &(GemmTarget){.bias_of = r.bias_of, .block = requant_block, .data = &r, .w_input = 3},
+                           error);
     conv_requant_clear(&r);
     return ok;
 }

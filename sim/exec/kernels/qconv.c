@@ -1,0 +1,301 @@
+/* qconv.c — the 8-bit 2-D convolution on AVX-512 VNNI (qconv.h). The input is read from one padded,
+ * channel-blocked image: the tensor itself where it is blocked, unsigned and without padding, else a copy in the
+ * work memory with x's zero point in the padding and its bytes flipped to unsigned where x is int8 (x + 128, its
+ * zero point too: the differences, and so the sums, are the same). Output positions are taken 6 at a time in
+ * row-major order (a block may cross a row: each position keeps its own offset), so a row's width costs no tail. */
+#include "exec/kernels/qconv.h"
+
+#include <string.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+enum { QC_LANES = 16, QC_BLOCKS = 4, QC_TILE = 6 }; /* channels a block; blocks a group; positions a tile */
+
+struct KernelQconv {
+    gint8 *w;      /* per group of QC_BLOCKS output blocks (nb of them): [cb][kh][kw][quad][nb][lane][4 bytes] */
+    gint64 *wsum;  /* per output channel (whole blocks): the sum of its weights */
+    gint64 m, c, kh, kw, cb, mb; /* output and input channels, the window, input and output blocks */
+};
+
+gboolean kernel_qconv_supported(void)
+{
+#if defined(__x86_64__)
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+           __builtin_cpu_supports("avx512vnni");
+#else
+    return FALSE;
+#endif
+}
+
+/* The bytes of one output channel's packed weights, and the first byte of group g's. */
+static gint64 channel_bytes(const KernelQconv *q)
+{
+    return q->cb * QC_LANES * q->kh * q->kw;
+}
+
+KernelQconv *kernel_qconv_pack(const gint8 *w, gint64 m, gint64 c, gint64 kh, gint64 kw)
+{
+    KernelQconv *q = g_new0(KernelQconv, 1);
+    *q = (KernelQconv){.m = m, .c = c, .kh = kh, .kw = kw, .cb = (c + QC_LANES - 1) / QC_LANES,
+                       .mb = (m + QC_LANES - 1) / QC_LANES};
+    gint64 per = channel_bytes(q), taps = kh * kw;
+    q->w = g_try_malloc0((gsize)(q->mb * QC_LANES * per) + 1);
+    q->wsum = g_try_new0(gint64, q->mb * QC_LANES + 1);
+    if (!q->w || !q->wsum) {
+        kernel_qconv_free(q);
+        return NULL;
+    }
+    for (gint64 g = 0; g * QC_BLOCKS < q->mb; g++) {
+        gint64 nb = MIN(QC_BLOCKS, q->mb - g * QC_BLOCKS);
+        gint8 *to = q->w + g * QC_BLOCKS * QC_LANES * per;
+        for (gint64 b = 0; b < q->cb; b++)
+            for (gint64 t = 0; t < taps; t++)
+                for (gint64 quad = 0; quad < QC_LANES / 4; quad++)
+                    for (gint64 j = 0; j < nb; j++)
+                        for (gint64 lane = 0; lane < QC_LANES; lane++)
+                            for (gint64 k = 0; k < 4; k++, to++) {
+                                gint64 oc = (g * QC_BLOCKS + j) * QC_LANES + lane, ic = b * QC_LANES + quad * 4 + k;
+                                *to = oc < m && ic < c ? w[(oc * c + ic) * taps + t] : 0;
+                                q->wsum[oc] += *to;
+                            }
+    }
+    return q;
+}
+
+void kernel_qconv_free(void *p)
+{
+    KernelQconv *q = p;
+    if (!q)
+        return;
+    g_free(q->w);
+    g_free(q->wsum);
+    g_free(q);
+}
+
+guint64 kernel_qconv_bytes(const KernelQconv *q)
+{
+    return (guint64)(q->mb * QC_LANES * channel_bytes(q)) + (guint64)(q->mb * QC_LANES) * sizeof(gint64);
+}
+
+/* The work memory's parts, from a call and the packed weights. */
+typedef struct {
+    gint64 hp, wp;           /* the padded image read: rows and columns */
+    gboolean copy;           /* x is copied (else read where it lies) */
+    gsize image, out, table; /* bytes: the padded copy, the blocked output (y not blocked), the positions' offsets */
+    gsize params;            /* per output channel (whole blocks): the sum's offset, int32, and the multiplier */
+} Parts;
+
+static gsize up64(gsize n)
+{
+    return (n + 63) / 64 * 64;
+}
+
+static Parts parts_of(const KernelQconv *q, const KernelQconvCall *call)
+{
+    const Window *w = call->win;
+    Parts p = {.hp = (w->oh - 1) * w->sh + (w->kh - 1) * w->dh + 1,
+               .wp = (w->ow - 1) * w->sw + (w->kw - 1) * w->dw + 1};
+    p.copy = !call->x_blocked || call->x_signed || w->pt || w->pl || p.hp > w->h || p.wp > w->w;
+    if (!p.copy) { /* the tensor's own rows and columns */
+        p.hp = w->h;
+        p.wp = w->w;
+    }
+    p.image = p.copy ? up64((gsize)(q->cb * p.hp * p.wp * QC_LANES)) : 0;
+    p.out = call->y_blocked ? 0 : up64((gsize)(q->mb * w->oh * w->ow * QC_LANES));
+    p.table = up64((gsize)(w->oh * w->ow) * sizeof(gint64));
+    p.params = up64((gsize)(q->mb * QC_LANES) * (sizeof(gint32) + sizeof(float)));
+    return p;
+}
+
+gsize kernel_qconv_work_bytes(const KernelQconv *q, const KernelQconvCall *call)
+{
+    const Window *w = call->win;
+    gint64 terms = q->c * q->kh * q->kw, zxu = call->x_signed ? call->zx + 128 : call->zx;
+    if (w->c != q->c || w->kh != q->kh || w->kw != q->kw || w->oh < 1 || w->ow < 1 || w->n < 1 || terms > 33025 ||
+        zxu < 0 || zxu > 255 || (call->x_blocked && q->c % QC_LANES) || (call->y_blocked && q->m % QC_LANES))
+        return 0;
+    gint64 room = G_MAXINT32 - (gint64)255 * 128 * terms; /* what the offsets may add to the raw sums */
+    for (gint64 m = 0; m < q->m; m++) {
+        gint64 off = (gint64)call->bias[m] - zxu * q->wsum[m];
+        if (off > room || -off > room)
+            return 0;
+    }
+    Parts p = parts_of(q, call);
+    return p.image + p.out + p.table + p.params;
+}
+
+/* The shared state of a run's tiles. */
+typedef struct {
+    const KernelQconv *q;
+    const KernelQconvCall *call;
+    const guint8 *image;     /* the current image, padded and blocked: position stride 16 */
+    gint64 row, block;       /* its row and block strides (bytes) */
+    const gint64 *table;     /* per output position: its window's first byte in the image */
+    const gint32 *offset;    /* per output channel: the bias less x's zero point times the weights' sum */
+    const float *multiplier; /* per output channel, whole blocks */
+    guint8 *out;             /* the blocked output of the current image: block stride positions * 16 */
+    gint64 positions;
+} Run;
+
+#if defined(__x86_64__)
+#define QC_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
+
+/* t positions from position p0 by nb blocks of group g: the sums in registers (t * nb of them), then requantized. */
+static inline __attribute__((always_inline)) QC_TARGET void tile(const Run *r, gint64 g, gint64 p0, int t, int nb)
+{
+    const KernelQconv *q = r->q;
+    const gint8 *w = q->w + g * QC_BLOCKS * QC_LANES * channel_bytes(q);
+    const Window *win = r->call->win;
+    __m512i acc[QC_TILE][QC_BLOCKS];
+    const guint8 *at[QC_TILE];
+#pragma GCC unroll 8
+    for (int i = 0; i < t; i++) {
+        at[i] = r->image + r->table[p0 + i];
+#pragma GCC unroll 8
+        for (int j = 0; j < nb; j++)
+            acc[i][j] = _mm512_setzero_si512();
+    }
+    for (gint64 b = 0; b < q->cb; b++)
+        for (gint64 y = 0; y < q->kh; y++)
+            for (gint64 x = 0; x < q->kw; x++) {
+                gint64 tap = b * r->block + y * win->dh * r->row + x * win->dw * QC_LANES;
+#pragma GCC unroll 4
+                for (int quad = 0; quad < QC_LANES / 4; quad++, w += nb * 64) {
+                    __m512i wv[QC_BLOCKS];
+#pragma GCC unroll 8
+                    for (int j = 0; j < nb; j++)
+                        wv[j] = _mm512_loadu_si512((const void *)(w + j * 64));
+#pragma GCC unroll 8
+                    for (int i = 0; i < t; i++) {
+                        gint32 four;
+                        memcpy(&four, at[i] + tap + quad * 4, 4);
+                        __m512i xv = _mm512_set1_epi32(four);
+#pragma GCC unroll 8
+                        for (int j = 0; j < nb; j++)
+                            acc[i][j] = _mm512_dpbusd_epi32(acc[i][j], xv, wv[j]);
+                    }
+                }
+            }
+    const KernelQconvCall *call = r->call;
+    __m512 lo = _mm512_set1_ps(call->lo), hi = _mm512_set1_ps(call->hi), zero = _mm512_set1_ps(call->zero);
+    __m512 magic = _mm512_set1_ps(0x1.8p23f);
+#pragma GCC unroll 8
+    for (int j = 0; j < nb; j++) {
+        gint64 ob = g * QC_BLOCKS + j;
+        __m512i off = _mm512_loadu_si512((const void *)(r->offset + ob * QC_LANES));
+        __m512 mul = _mm512_loadu_ps(r->multiplier + ob * QC_LANES);
+        guint8 *to = r->out + (ob * r->positions + p0) * QC_LANES;
+#pragma GCC unroll 8
+        for (int i = 0; i < t; i++) { /* quantize_value in quantize.c, 16 at a time */
+            __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(acc[i][j], off)), mul);
+            f = _mm512_min_ps(_mm512_max_ps(f, lo), hi);
+            f = _mm512_add_ps(_mm512_sub_ps(_mm512_add_ps(f, magic), magic), zero);
+            __m512i v = _mm512_cvtps_epi32(f);
+            __m128i bytes = call->y_signed ? _mm512_cvtsepi32_epi8(v) : _mm512_cvtusepi32_epi8(v);
+            _mm_storeu_si128((__m128i *)(void *)(to + i * QC_LANES), bytes);
+        }
+    }
+}
+
+/* tile() for t and nb known at compile time (each form keeps its sums in registers). */
+#define QC_CASE(t, nb)                                                                                             \
+    case (t) * 8 + (nb):                                                                                           \
+        tile(r, g, p0, t, nb);                                                                                     \
+        break;
+#define QC_CASES(t) QC_CASE(t, 1) QC_CASE(t, 2) QC_CASE(t, 3) QC_CASE(t, 4)
+
+static QC_TARGET void tile_of(const Run *r, gint64 g, gint64 p0, int t, int nb)
+{
+    switch (t * 8 + nb) {
+        QC_CASES(1) QC_CASES(2) QC_CASES(3) QC_CASES(4) QC_CASES(5) QC_CASES(6)
+    default:
+        break;
+    }
+}
+#else
+static void tile_of(const Run *r, gint64 g, gint64 p0, int t, int nb)
+{
+    (void)r, (void)g, (void)p0, (void)t, (void)nb;
+}
+#endif
+
+/* kernel_parallel's part: tiles [begin, end) of every group. */
+static void tiles(void *data, gint64 begin, gint64 end, guint part)
+{
+    (void)part;
+    const Run *r = data;
+    for (gint64 g = 0; g * QC_BLOCKS < r->q->mb; g++)
+        for (gint64 k = begin; k < end; k++) {
+            gint64 p0 = k * QC_TILE;
+            tile_of(r, g, p0, (int)MIN(QC_TILE, r->positions - p0), (int)MIN(QC_BLOCKS, r->q->mb - g * QC_BLOCKS));
+        }
+}
+
+/* Image n of x into the padded, blocked copy: x's zero point (as unsigned) everywhere the image does not reach. */
+static void copy_image(const KernelQconv *q, const KernelQconvCall *call, const Parts *p, gint64 n, guint8 *image)
+{
+    const Window *w = call->win;
+    guint8 flip = call->x_signed ? 0x80 : 0, pad = (guint8)(call->x_signed ? call->zx + 128 : call->zx);
+    memset(image, pad, (gsize)(q->cb * p->hp * p->wp * QC_LANES));
+    gint64 r0 = MAX(w->pt, 0), r1 = MIN(w->pt + w->h, p->hp), c0 = MAX(w->pl, 0), c1 = MIN(w->pl + w->w, p->wp);
+    if (call->x_blocked) {
+        const guint8 *x = (const guint8 *)call->x + n * q->cb * w->h * w->w * QC_LANES;
+        for (gint64 b = 0; b < q->cb; b++)
+            for (gint64 r = r0; r < r1; r++) {
+                const guint8 *from = x + ((b * w->h + r - w->pt) * w->w + c0 - w->pl) * QC_LANES;
+                guint8 *to = image + ((b * p->hp + r) * p->wp + c0) * QC_LANES;
+                for (gint64 k = 0; k < (c1 - c0) * QC_LANES; k++)
+                    to[k] = from[k] ^ flip;
+            }
+        return;
+    }
+    const guint8 *x = (const guint8 *)call->x + n * w->c * w->h * w->w;
+    for (gint64 ch = 0; ch < w->c; ch++)
+        for (gint64 r = r0; r < r1; r++) {
+            const guint8 *from = x + (ch * w->h + r - w->pt) * w->w - w->pl;
+            guint8 *to = image + ((ch / QC_LANES * p->hp + r) * p->wp) * QC_LANES + ch % QC_LANES;
+            for (gint64 col = c0; col < c1; col++)
+                to[col * QC_LANES] = from[col] ^ flip;
+        }
+}
+
+void kernel_qconv_run(const KernelQconv *q, const KernelQconvCall *call, void *work)
+{
+    const Window *w = call->win;
+    Parts p = parts_of(q, call);
+    guint8 *image = work, *out = image + p.image;
+    gint64 *table = (gint64 *)(void *)(out + p.out);
+    gint32 *offset = (gint32 *)(void *)((guint8 *)table + p.table);
+    float *multiplier = (float *)(offset + q->mb * QC_LANES);
+    gint64 zxu = call->x_signed ? call->zx + 128 : call->zx, positions = w->oh * w->ow;
+    for (gint64 m = 0; m < q->mb * QC_LANES; m++) {
+        offset[m] = m < q->m ? (gint32)((gint64)call->bias[m] - zxu * q->wsum[m]) : 0;
+        multiplier[m] = m < q->m ? call->multiplier[m] : 0;
+    }
+    gint64 row = p.wp * QC_LANES, block = p.hp * row;
+    for (gint64 oh = 0, k = 0; oh < w->oh; oh++)
+        for (gint64 ow = 0; ow < w->ow; ow++, k++)
+            table[k] = oh * w->sh * row + ow * w->sw * QC_LANES;
+    Run r = {.q = q, .call = call, .row = row, .block = block, .table = table, .offset = offset,
+             .multiplier = multiplier, .positions = positions};
+    for (gint64 n = 0; n < w->n; n++) {
+        if (p.copy) {
+            copy_image(q, call, &p, n, image);
+            r.image = image;
+        } else {
+            r.image = (const guint8 *)call->x + n * q->cb * block;
+        }
+        guint8 *y = (guint8 *)call->y + n * q->m * positions;
+        r.out = call->y_blocked ? y : out;
+        kernel_parallel((positions + QC_TILE - 1) / QC_TILE, 8, tiles, &r);
+        if (call->y_blocked)
+            continue;
+        for (gint64 m = 0; m < q->m; m++) { /* the blocked output, row-major */
+            const guint8 *from = out + ((m / QC_LANES) * positions) * QC_LANES + m % QC_LANES;
+            for (gint64 k = 0; k < positions; k++)
+                y[m * positions + k] = from[k * QC_LANES];
+        }
+    }
+}
