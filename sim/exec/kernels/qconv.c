@@ -1,7 +1,8 @@
 /* qconv.c — the 8-bit 2-D convolution on AVX-512 VNNI (qconv.h). The input is read from one padded,
  * channel-blocked image: the tensor itself where it is blocked, unsigned and without padding, else a copy in the
  * work memory with x's zero point in the padding and its bytes flipped to unsigned where x is int8 (x + 128, its
- * zero point too: the differences, and so the sums, are the same). Output positions are taken 6 at a time in
+ * zero point too: the differences, and so the sums, are the same); the copy of an input of 8 channels or fewer
+ * holds 4 or 8 a position. Output positions are taken 6 at a time in
  * row-major order (a block may cross a row: each position keeps its own offset), so a row's width costs no tail. */
 #include "exec/kernels/qconv.h"
 
@@ -16,6 +17,8 @@ struct KernelQconv {
     gint8 *w;      /* per group of QC_BLOCKS output blocks (nb of them): [cb][kh][kw][quad][nb][lane][4 bytes] */
     gint64 *wsum;  /* per output channel (whole blocks): the sum of its weights */
     gint64 m, c, kh, kw, cb, mb; /* output and input channels, the window, input and output blocks */
+    gint64 ps;     /* input channels a block: 16, or 4 or 8 for an input of so few (an image's 3 colours: the
+                      padding to 16 would be 5 times the work) */
 };
 
 gboolean kernel_qconv_supported(void)
@@ -32,14 +35,15 @@ gboolean kernel_qconv_supported(void)
 /* The bytes of one output channel's packed weights, and the first byte of group g's. */
 static gint64 channel_bytes(const KernelQconv *q)
 {
-    return q->cb * QC_LANES * q->kh * q->kw;
+    return q->cb * q->ps * q->kh * q->kw;
 }
 
 KernelQconv *kernel_qconv_pack(const gint8 *w, gint64 m, gint64 c, gint64 kh, gint64 kw)
 {
     KernelQconv *q = g_new0(KernelQconv, 1);
-    *q = (KernelQconv){.m = m, .c = c, .kh = kh, .kw = kw, .cb = (c + QC_LANES - 1) / QC_LANES,
-                       .mb = (m + QC_LANES - 1) / QC_LANES};
+    gint64 ps = c <= 4 ? 4 : c <= 8 ? 8 : QC_LANES;
+    *q = (KernelQconv){.m = m, .c = c, .kh = kh, .kw = kw, .cb = (c + ps - 1) / ps,
+                       .mb = (m + QC_LANES - 1) / QC_LANES, .ps = ps};
     gint64 per = channel_bytes(q), taps = kh * kw;
     q->w = g_try_malloc0((gsize)(q->mb * QC_LANES * per) + 1);
     q->wsum = g_try_new0(gint64, q->mb * QC_LANES + 1);
@@ -52,11 +56,11 @@ KernelQconv *kernel_qconv_pack(const gint8 *w, gint64 m, gint64 c, gint64 kh, gi
         gint8 *to = q->w + g * QC_BLOCKS * QC_LANES * per;
         for (gint64 b = 0; b < q->cb; b++)
             for (gint64 t = 0; t < taps; t++)
-                for (gint64 quad = 0; quad < QC_LANES / 4; quad++)
+                for (gint64 quad = 0; quad < ps / 4; quad++)
                     for (gint64 j = 0; j < nb; j++)
                         for (gint64 lane = 0; lane < QC_LANES; lane++)
                             for (gint64 k = 0; k < 4; k++, to++) {
-                                gint64 oc = (g * QC_BLOCKS + j) * QC_LANES + lane, ic = b * QC_LANES + quad * 4 + k;
+                                gint64 oc = (g * QC_BLOCKS + j) * QC_LANES + lane, ic = b * ps + quad * 4 + k;
                                 *to = oc < m && ic < c ? w[(oc * c + ic) * taps + t] : 0;
                                 q->wsum[oc] += *to;
                             }
@@ -102,7 +106,7 @@ static Parts parts_of(const KernelQconv *q, const KernelQconvCall *call)
         p.hp = w->h;
         p.wp = w->w;
     }
-    p.image = p.copy ? up64((gsize)(q->cb * p.hp * p.wp * QC_LANES)) : 0;
+    p.image = p.copy ? up64((gsize)(q->cb * p.hp * p.wp * q->ps)) : 0;
     p.out = call->y_blocked ? 0 : up64((gsize)(q->mb * w->oh * w->ow * QC_LANES));
     p.table = up64((gsize)(w->oh * w->ow) * sizeof(gint64));
     p.params = up64((gsize)(q->mb * QC_LANES) * (sizeof(gint32) + sizeof(float)));
@@ -130,7 +134,7 @@ gsize kernel_qconv_work_bytes(const KernelQconv *q, const KernelQconvCall *call)
 typedef struct {
     const KernelQconv *q;
     const KernelQconvCall *call;
-    const guint8 *image;     /* the current image, padded and blocked: position stride 16 */
+    const guint8 *image;     /* the current image, padded and blocked: position stride q->ps */
     gint64 row, block;       /* its row and block strides (bytes) */
     const gint64 *table;     /* per output position: its window's first byte in the image */
     const gint32 *offset;    /* per output channel: the bias less x's zero point times the weights' sum */
@@ -160,9 +164,8 @@ static inline __attribute__((always_inline)) QC_TARGET void tile(const Run *r, g
     for (gint64 b = 0; b < q->cb; b++)
         for (gint64 y = 0; y < q->kh; y++)
             for (gint64 x = 0; x < q->kw; x++) {
-                gint64 tap = b * r->block + y * win->dh * r->row + x * win->dw * QC_LANES;
-#pragma GCC unroll 4
-                for (int quad = 0; quad < QC_LANES / 4; quad++, w += nb * 64) {
+                gint64 tap = b * r->block + y * win->dh * r->row + x * win->dw * q->ps;
+                for (int quad = 0; quad < q->ps / 4; quad++, w += nb * 64) {
                     __m512i wv[QC_BLOCKS];
 #pragma GCC unroll 8
                     for (int j = 0; j < nb; j++)
@@ -238,7 +241,7 @@ static void copy_image(const KernelQconv *q, const KernelQconvCall *call, const 
 {
     const Window *w = call->win;
     guint8 flip = call->x_signed ? 0x80 : 0, pad = (guint8)(call->x_signed ? call->zx + 128 : call->zx);
-    memset(image, pad, (gsize)(q->cb * p->hp * p->wp * QC_LANES));
+    memset(image, pad, (gsize)(q->cb * p->hp * p->wp * q->ps));
     gint64 r0 = MAX(w->pt, 0), r1 = MIN(w->pt + w->h, p->hp), c0 = MAX(w->pl, 0), c1 = MIN(w->pl + w->w, p->wp);
     if (call->x_blocked) {
         const guint8 *x = (const guint8 *)call->x + n * q->cb * w->h * w->w * QC_LANES;
@@ -255,9 +258,9 @@ static void copy_image(const KernelQconv *q, const KernelQconvCall *call, const 
     for (gint64 ch = 0; ch < w->c; ch++)
         for (gint64 r = r0; r < r1; r++) {
             const guint8 *from = x + (ch * w->h + r - w->pt) * w->w - w->pl;
-            guint8 *to = image + ((ch / QC_LANES * p->hp + r) * p->wp) * QC_LANES + ch % QC_LANES;
+            guint8 *to = image + ((ch / q->ps * p->hp + r) * p->wp) * q->ps + ch % q->ps;
             for (gint64 col = c0; col < c1; col++)
-                to[col * QC_LANES] = from[col] ^ flip;
+                to[col * q->ps] = from[col] ^ flip;
         }
 }
 
@@ -274,10 +277,10 @@ void kernel_qconv_run(const KernelQconv *q, const KernelQconvCall *call, void *w
         offset[m] = m < q->m ? (gint32)((gint64)call->bias[m] - zxu * q->wsum[m]) : 0;
         multiplier[m] = m < q->m ? call->multiplier[m] : 0;
     }
-    gint64 row = p.wp * QC_LANES, block = p.hp * row;
+    gint64 row = p.wp * q->ps, block = p.hp * row;
     for (gint64 oh = 0, k = 0; oh < w->oh; oh++)
         for (gint64 ow = 0; ow < w->ow; ow++, k++)
-            table[k] = oh * w->sh * row + ow * w->sw * QC_LANES;
+            table[k] = oh * w->sh * row + ow * w->sw * q->ps;
     Run r = {.q = q, .call = call, .row = row, .block = block, .table = table, .offset = offset,
              .multiplier = multiplier, .positions = positions};
     for (gint64 n = 0; n < w->n; n++) {
