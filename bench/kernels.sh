@@ -5,7 +5,7 @@
 # then ours against ORT across the torch corpus (googlenet, squeezenet, mobilenet_v3_small, inception_v3,
 # vit_b_16, swin_t, a causal TransformerDecoder, GPT-2 at seq 16: skinny products) and the bench's own exports
 # (bench/export_models.py: a dilated segmentation model, a squeeze-excite CNN, an opset-13 HardSwish CNN, a
-# 3-D video model), three corpus models converted to half precision (bench/peers/to_float16.py), one to QDQ
+# 3-D video model, a CNN of grouped convolutions, a video model of separable (2+1)-D convolutions), three corpus models converted to half precision (bench/peers/to_float16.py), one to QDQ
 # (bench/peers/to_qdq.py) and one dynamically quantized (bench/peers/to_dynamic.py), with our
 # default kernels (oneDNN for the deep convolutions and the products), on the
 # fused graph (--fuse ort), our own kernels (--kernels own), and both tools on two threads, each also checked
@@ -110,10 +110,12 @@ done
     echo "## Across models: ours (greedy-size, all sharing) and ONNX Runtime, one thread and two"
     echo
     echo "Both on the same file with the same filled weights; median ms per inference, best of $rounds rounds."
-    echo "The last four models are the bench's own exports (bench/export_models.py, torchvision 0.14): deeplabv3 on"
+    echo "Six models are the bench's own exports (bench/export_models.py, torchvision 0.14): deeplabv3 on"
     echo "mobilenet_v3_large at 320 x 320 (ASPP at dilations 12, 24, 36 on a 20 x 20 map), efficientnet_b0"
     echo "(squeeze-excite, SiLU), mobilenet_v3_small at opset 13 (HardSwish written as x * HardSigmoid(x)), r3d_18 on"
-    echo "4 frames of 112 x 112 (3-D convolutions). The *-float16* rows are corpus models converted to half precision"
+    echo "4 frames of 112 x 112 (3-D convolutions), regnet_y_400mf (grouped 3 x 3 convolutions of 8 channels a group,"
+    echo "squeeze-excite) and r2plus1d_18 on 4 frames of 112 x 112 (each 3-D convolution as a spatial 1 x 3 x 3 then a"
+    echo "temporal 3 x 1 x 1 one). The *-float16* rows are corpus models converted to half precision"
     echo "as ONNX's float16 converter writes them with keep_io_types (bench/peers/to_float16.py: FLOAT16 weights and"
     echo "activations, a Cast at each input and output, appended after the nodes); both tools compute in float32 and"
     echo "round each op's result (docs/executor.md). *resnet50-qdq* is resnet50 in the QDQ form ORT's static quantizer"
@@ -136,7 +138,8 @@ done
     echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 } >> "$out"
 # The bench's own exports (bench/own-exports.sh: segmentation with large dilations, squeeze-excite with
-# SiLU, HardSwish at opset 13, a 3-D video model), cached outside the clone.
+# SiLU, HardSwish at opset 13, a 3-D video model, grouped convolutions, separable 3-D convolutions), cached
+# outside the clone.
 own=$(bench/own-exports.sh)
 corpus=graphs/models/torch
 wide=("gpt2-small-seq128 $corpus/gpt2-torch.onnx batch=1,seq=128" "resnet50 $corpus/resnet50.onnx batch=1"
@@ -148,6 +151,7 @@ wide=("gpt2-small-seq128 $corpus/gpt2-torch.onnx batch=1,seq=128" "resnet50 $cor
       "deeplabv3-mobilenet $own/deeplabv3-mobilenet.onnx batch=1" "efficientnet-b0 $own/efficientnet-b0.onnx batch=1"
       "mobilenet-v3-small-opset13 $own/mobilenet-v3-small-opset13.onnx batch=1"
       "r3d-18 $own/r3d-18.onnx batch=1"
+      "regnet-y-400mf $own/regnet-y-400mf.onnx batch=1" "r2plus1d-18 $own/r2plus1d-18.onnx batch=1"
       "resnet50-float16 $corpus/resnet50.onnx batch=1 float16"
       "squeezenet-float16 $corpus/squeezenet1_0.onnx batch=1 float16"
       "mobilenet-v3-small-float16 $corpus/mobilenet_v3_small.onnx batch=1 float16"

@@ -3,7 +3,7 @@
 # into a folder cached outside the clone like make models' exports, and made again only when the script or a module
 # it imports (MODULE...) changed. Prints the folder that holds them. Without arguments: bench/export_models.py's
 # torchvision exports (a segmentation model with large dilations, a squeeze-excite CNN with SiLU, HardSwish at
-# opset 13, a 3-D video model) in FOLDER bench, for bench/kernels.sh and bench/peers.sh; bench/range.sh and
+# opset 13, a 3-D video model, grouped convolutions, separable 3-D convolutions) in FOLDER bench, for bench/kernels.sh and bench/peers.sh; bench/range.sh and
 # bench/kv.sh name theirs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
