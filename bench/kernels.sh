@@ -5,8 +5,9 @@
 # then ours against ORT across the torch corpus (googlenet, squeezenet, mobilenet_v3_small, inception_v3,
 # vit_b_16, swin_t, a causal TransformerDecoder, GPT-2 at seq 16: skinny products) and the bench's own exports
 # (bench/export_models.py: a dilated segmentation model, a squeeze-excite CNN, an opset-13 HardSwish CNN, a
-# 3-D video model, a CNN of grouped convolutions, a video model of separable (2+1)-D convolutions), three corpus models converted to half precision (bench/peers/to_float16.py), one to QDQ
-# (bench/peers/to_qdq.py) and one dynamically quantized (bench/peers/to_dynamic.py), with our
+# 3-D video model, a CNN of grouped convolutions, a video model of separable (2+1)-D convolutions), three
+# corpus models converted to half precision (bench/peers/to_float16.py), two to QDQ (bench/peers/to_qdq.py)
+# and one dynamically quantized (bench/peers/to_dynamic.py), with our
 # default kernels (oneDNN for the deep convolutions and the products), on the
 # fused graph (--fuse ort), our own kernels (--kernels own), and both tools on two threads, each also checked
 # bit for bit under poison.
@@ -121,7 +122,8 @@ done
     echo "round each op's result (docs/executor.md). *resnet50-qdq* is resnet50 in the QDQ form ORT's static quantizer"
     echo "writes for Convs (bench/peers/to_qdq.py: uint8 activations at one uncalibrated scale, int8 weights per"
     echo "channel): ORT fuses each group into QLinearConv and runs its int8 kernels; *fused* is ours on that graph"
-    echo "(\`--fuse ort\`), *ours* the QDQ file's float Convs between QuantizeLinear and DequantizeLinear."
+    echo "(\`--fuse ort\`), *ours* the QDQ file's float Convs between QuantizeLinear and DequantizeLinear;"
+    echo "*mobilenet-v3-small-qdq* the same of mobilenet_v3_small (its depthwise convolutions among them)."
     echo "*gpt2-small-seq16-dynamic* is GPT-2 at 16 tokens as ORT's quantize_dynamic writes it for MatMuls"
     echo "(bench/peers/to_dynamic.py: each activation quantized as it runs by DynamicQuantizeLinear, int8 weights,"
     echo "MatMulInteger, a Cast and the scales' product); ORT fuses each group into DynamicQuantizeMatMul."
@@ -156,6 +158,7 @@ wide=("gpt2-small-seq128 $corpus/gpt2-torch.onnx batch=1,seq=128" "resnet50 $cor
       "squeezenet-float16 $corpus/squeezenet1_0.onnx batch=1 float16"
       "mobilenet-v3-small-float16 $corpus/mobilenet_v3_small.onnx batch=1 float16"
       "resnet50-qdq $corpus/resnet50.onnx batch=1 qdq"
+      "mobilenet-v3-small-qdq $corpus/mobilenet_v3_small.onnx batch=1 qdq"
       "gpt2-small-seq16-dynamic $corpus/gpt2-torch.onnx batch=1,seq=16 dynamic")
 for m in "${wide[@]}"; do
     set -- $m

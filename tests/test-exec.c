@@ -824,13 +824,14 @@ static void test_gelu_bits(void)
     model_free(m);
 }
 
-/* Adds a QLinearConv of x (c channels, 8-bit of type xt) to m channels of type yt: random int8 weights (zero point
- * 0), a scale per output channel, random biases (the first plus `bias_shift`), the window k x k at the stride, padding
- * and dilation given. Returns its output. */
-static const char *random_qconv(Builder *b, GRand *rng, const char *x, const char *tag, gint64 c, gint64 m, DType xt,
-                                DType yt, gint64 k, gint64 stride, gint64 pad, gint64 dil, gint32 bias_shift)
+/* Adds a QLinearConv of x (c channels, 8-bit of type xt) to m channels of type yt in `group` groups: random int8
+ * weights (zero point 0), a scale per output channel, random biases (the first plus `bias_shift`), the window k x k
+ * at the stride, padding and dilation given. Returns its output. */
+static const char *random_qconv(Builder *b, GRand *rng, const char *x, const char *tag, gint64 c, gint64 m,
+                                gint64 group, DType xt, DType yt, gint64 k, gint64 stride, gint64 pad, gint64 dil,
+                                gint32 bias_shift)
 {
-    gint64 taps = c * k * k;
+    gint64 taps = c / group * k * k;
     gint8 *w = g_new(gint8, m * taps);
     float *ws = g_new(float, m);
     gint32 *bias = g_new(gint32, m);
@@ -850,7 +851,7 @@ static const char *random_qconv(Builder *b, GRand *rng, const char *x, const cha
         names[j] = g_strdup_printf("%s_%s", tag, what[j]);
     add_bytes(b, names[0], DT_FLOAT, 0, NULL, &xs, sizeof xs);
     add_bytes(b, names[1], xt, 0, NULL, xt == DT_UINT8 ? (const void *)&xzu : (const void *)&xzs, 1);
-    add_bytes(b, names[2], DT_INT8, 4, (const gint64[]){m, c, k, k}, w, (gsize)(m * taps));
+    add_bytes(b, names[2], DT_INT8, 4, (const gint64[]){m, c / group, k, k}, w, (gsize)(m * taps));
     add_bytes(b, names[3], DT_FLOAT, 1, (const gint64[]){m}, ws, (gsize)m * sizeof(float));
     add_bytes(b, names[4], DT_INT8, 1, (const gint64[]){m}, wz, (gsize)m);
     add_bytes(b, names[5], DT_FLOAT, 0, NULL, &ys, sizeof ys);
@@ -861,7 +862,8 @@ static const char *random_qconv(Builder *b, GRand *rng, const char *x, const cha
                                                        names[6], names[7], NULL}, 1, NULL,
                                  attr_new_ints("pads", (const gint64[]){pad, pad, pad, pad}, 4),
                                  attr_new_ints("strides", (const gint64[]){stride, stride}, 2),
-                                 attr_new_ints("dilations", (const gint64[]){dil, dil}, 2), NULL);
+                                 attr_new_ints("dilations", (const gint64[]){dil, dil}, 2),
+                                 attr_new_int("group", group), NULL);
     for (int j = 0; j < 8; j++)
         g_free(names[j]);
     g_free(w);
@@ -872,9 +874,10 @@ static const char *random_qconv(Builder *b, GRand *rng, const char *x, const cha
 }
 
 /* Chains of two QLinearConvs between a QuantizeLinear and a DequantizeLinear, on random shapes, windows, 8-bit
- * types and weights: on the library's kernels (our direct convolution where the CPU has VNNI, the tensor between
- * the two channel-blocked, as are those the Quantize and Dequantize touch where their channels make whole blocks)
- * every output equals our own kernels' (the columns' int32 products) bit for bit. Every fifth chain's second
+ * types and weights, every third chain's second one depthwise: on the library's kernels (our direct convolution
+ * where the CPU has VNNI, the tensor between the two channel-blocked, as are those the Quantize and Dequantize
+ * touch where their channels make whole blocks) every output equals our own kernels' (the columns' int32
+ * products) bit for bit. Every fifth chain's second
  * convolution has a bias near 2^31, which could pass int32 in the direct kernel: it runs the rows' own sums on
  * row-major copies of its blocked tensors, with the same bits. The outputs are not constant. */
 static void test_qlinear_conv_direct(void)
@@ -896,10 +899,12 @@ static void test_qlinear_conv_direct(void)
         add_bytes(b, "qs", DT_FLOAT, 0, NULL, &qs, sizeof qs);
         add_bytes(b, "qz", t0, 0, NULL, t0 == DT_UINT8 ? (const void *)&qzu : (const void *)&qzs, 1);
         const char *q = B_OP(b, "QuantizeLinear", x, "qs", "qz");
-        const char *y1 = random_qconv(b, rng, q, "a", c, m1, t0, t1, k1, g_rand_int_range(rng, 1, 3),
+        gboolean depthwise = round % 3 == 1;
+        const char *y1 = random_qconv(b, rng, q, "a", c, m1, 1, t0, t1, k1, g_rand_int_range(rng, 1, 3),
                                       g_rand_int_range(rng, 0, k1), g_rand_int_range(rng, 1, 3) * (k1 > 1) + (k1 == 1),
                                       0);
-        const char *y2 = random_qconv(b, rng, y1, "b", m1, m2, t1, t2, k2, 1, k2 / 2, 1,
+        const char *y2 = random_qconv(b, rng, y1, "b", m1, depthwise ? m1 : m2, depthwise ? m1 : 1, t1, t2, k2,
+                                      depthwise ? g_rand_int_range(rng, 1, 3) : 1, k2 / 2, 1,
                                       round % 5 == 4 ? G_MAXINT32 - 5000 : 0);
         const float ds = 0.04f;
         const guint8 dzu = 131;

@@ -288,8 +288,8 @@ gboolean kernel_conv_integer_onednn(const KernelCall *c, GError **error);
 gboolean kernel_matmul_integer_onednn(const KernelCall *c, GError **error);
 gboolean kernel_qlinear_conv_onednn(const KernelCall *c, GError **error);
 /* Whether QLinearConv's library kernel runs the call on our own direct convolution (exec/kernels/qconv.h), which
- * takes x and y channel-blocked or row-major: AVX-512 VNNI, an image (rank 4) of one group, constant int8
- * weights with zero point 0, 8-bit x and y. */
+ * takes x and y channel-blocked or row-major: AVX-512 VNNI, an image (rank 4) of one group or depthwise (a
+ * channel a group, one output channel each), constant int8 weights with zero point 0, 8-bit x and y. */
 gboolean kernel_qlinear_conv_blocks(const KernelCall *c);
 gboolean kernel_qlinear_binary(const KernelCall *c, GError **error);
 gboolean kernel_qlinear_unary(const KernelCall *c, GError **error);

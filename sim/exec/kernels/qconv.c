@@ -15,6 +15,7 @@ enum { QC_LANES = 16, QC_BLOCKS = 4, QC_TILE = 6 }; /* channels a block; blocks 
 
 struct KernelQconv {
     gint8 *w;      /* per group of QC_BLOCKS output blocks (nb of them): [cb][kh][kw][quad][nb][lane][4 bytes] */
+    gint32 *dw;    /* depthwise (one channel a group): per block of 16 channels, [kh][kw][lane], or NULL */
     gint64 *wsum;  /* per output channel (whole blocks): the sum of its weights */
     gint64 m, c, kh, kw, cb, mb; /* output and input channels, the window, input and output blocks */
     gint64 ps;     /* input channels a block: 16, or 4 or 8 for an input of so few (an image's 3 colours: the
@@ -38,9 +39,32 @@ static gint64 channel_bytes(const KernelQconv *q)
     return q->cb * q->ps * q->kh * q->kw;
 }
 
-KernelQconv *kernel_qconv_pack(const gint8 *w, gint64 m, gint64 c, gint64 kh, gint64 kw)
+/* The depthwise form: each channel's taps as int32, 16 channels side by side. */
+static KernelQconv *pack_depthwise(KernelQconv *q, const gint8 *w)
+{
+    gint64 taps = q->kh * q->kw;
+    q->dw = g_try_new0(gint32, q->mb * taps * QC_LANES + 1);
+    q->wsum = g_try_new0(gint64, q->mb * QC_LANES + 1);
+    if (!q->dw || !q->wsum) {
+        kernel_qconv_free(q);
+        return NULL;
+    }
+    for (gint64 ch = 0; ch < q->m; ch++)
+        for (gint64 t = 0; t < taps; t++) {
+            q->dw[((ch / QC_LANES) * taps + t) * QC_LANES + ch % QC_LANES] = w[ch * taps + t];
+            q->wsum[ch] += w[ch * taps + t];
+        }
+    return q;
+}
+
+KernelQconv *kernel_qconv_pack(const gint8 *w, gint64 m, gint64 c, gint64 group, gint64 kh, gint64 kw)
 {
     KernelQconv *q = g_new0(KernelQconv, 1);
+    if (group > 1) { /* depthwise: w is [m, 1, kh, kw], one channel a group */
+        *q = (KernelQconv){.m = m, .c = m, .kh = kh, .kw = kw, .cb = (m + QC_LANES - 1) / QC_LANES,
+                           .mb = (m + QC_LANES - 1) / QC_LANES, .ps = QC_LANES};
+        return pack_depthwise(q, w);
+    }
     gint64 ps = c <= 4 ? 4 : c <= 8 ? 8 : QC_LANES;
     *q = (KernelQconv){.m = m, .c = c, .kh = kh, .kw = kw, .cb = (c + ps - 1) / ps,
                        .mb = (m + QC_LANES - 1) / QC_LANES, .ps = ps};
@@ -74,12 +98,15 @@ void kernel_qconv_free(void *p)
     if (!q)
         return;
     g_free(q->w);
+    g_free(q->dw);
     g_free(q->wsum);
     g_free(q);
 }
 
 guint64 kernel_qconv_bytes(const KernelQconv *q)
 {
+    if (q->dw)
+        return (guint64)(q->mb * q->kh * q->kw * QC_LANES) * sizeof(gint32) + (guint64)(q->mb * QC_LANES) * sizeof(gint64);
     return (guint64)(q->mb * QC_LANES * channel_bytes(q)) + (guint64)(q->mb * QC_LANES) * sizeof(gint64);
 }
 
@@ -116,7 +143,7 @@ static Parts parts_of(const KernelQconv *q, const KernelQconvCall *call)
 gsize kernel_qconv_work_bytes(const KernelQconv *q, const KernelQconvCall *call)
 {
     const Window *w = call->win;
-    gint64 terms = q->c * q->kh * q->kw, zxu = call->x_signed ? call->zx + 128 : call->zx;
+    gint64 terms = (q->dw ? 1 : q->c) * q->kh * q->kw, zxu = call->x_signed ? call->zx + 128 : call->zx;
     if (w->c != q->c || w->kh != q->kh || w->kw != q->kw || w->oh < 1 || w->ow < 1 || w->n < 1 || terms > 33025 ||
         zxu < 0 || zxu > 255 || (call->x_blocked && q->c % QC_LANES) || (call->y_blocked && q->m % QC_LANES))
         return 0;
@@ -145,6 +172,22 @@ typedef struct {
 
 #if defined(__x86_64__)
 #define QC_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
+
+/* The sums of block ob at position p, requantized (quantize_value in quantize.c, 16 at a time) and stored. */
+static inline __attribute__((always_inline)) QC_TARGET void store(const Run *r, __m512i sums, gint64 ob, gint64 p)
+{
+    const KernelQconvCall *call = r->call;
+    __m512 lo = _mm512_set1_ps(call->lo), hi = _mm512_set1_ps(call->hi), zero = _mm512_set1_ps(call->zero);
+    __m512 magic = _mm512_set1_ps(0x1.8p23f);
+    __m512i off = _mm512_loadu_si512((const void *)(r->offset + ob * QC_LANES));
+    __m512 mul = _mm512_loadu_ps(r->multiplier + ob * QC_LANES);
+    __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(sums, off)), mul);
+    f = _mm512_min_ps(_mm512_max_ps(f, lo), hi);
+    f = _mm512_add_ps(_mm512_sub_ps(_mm512_add_ps(f, magic), magic), zero);
+    __m512i v = _mm512_cvtps_epi32(f);
+    __m128i bytes = call->y_signed ? _mm512_cvtsepi32_epi8(v) : _mm512_cvtusepi32_epi8(v);
+    _mm_storeu_si128((__m128i *)(void *)(r->out + (ob * r->positions + p) * QC_LANES), bytes);
+}
 
 /* t positions from position p0 by nb blocks of group g: the sums in registers (t * nb of them), then requantized. */
 static inline __attribute__((always_inline)) QC_TARGET void tile(const Run *r, gint64 g, gint64 p0, int t, int nb)
@@ -181,25 +224,40 @@ static inline __attribute__((always_inline)) QC_TARGET void tile(const Run *r, g
                     }
                 }
             }
-    const KernelQconvCall *call = r->call;
-    __m512 lo = _mm512_set1_ps(call->lo), hi = _mm512_set1_ps(call->hi), zero = _mm512_set1_ps(call->zero);
-    __m512 magic = _mm512_set1_ps(0x1.8p23f);
 #pragma GCC unroll 8
-    for (int j = 0; j < nb; j++) {
-        gint64 ob = g * QC_BLOCKS + j;
-        __m512i off = _mm512_loadu_si512((const void *)(r->offset + ob * QC_LANES));
-        __m512 mul = _mm512_loadu_ps(r->multiplier + ob * QC_LANES);
-        guint8 *to = r->out + (ob * r->positions + p0) * QC_LANES;
+    for (int j = 0; j < nb; j++)
 #pragma GCC unroll 8
-        for (int i = 0; i < t; i++) { /* quantize_value in quantize.c, 16 at a time */
-            __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(acc[i][j], off)), mul);
-            f = _mm512_min_ps(_mm512_max_ps(f, lo), hi);
-            f = _mm512_add_ps(_mm512_sub_ps(_mm512_add_ps(f, magic), magic), zero);
-            __m512i v = _mm512_cvtps_epi32(f);
-            __m128i bytes = call->y_signed ? _mm512_cvtsepi32_epi8(v) : _mm512_cvtusepi32_epi8(v);
-            _mm_storeu_si128((__m128i *)(void *)(to + i * QC_LANES), bytes);
-        }
+        for (int i = 0; i < t; i++)
+            store(r, acc[i][j], g * QC_BLOCKS + j, p0 + i);
+}
+
+/* Depthwise: t positions from p0 of block b, each channel's taps by int32 products (one channel a group: no
+ * quad of channels to sum), then requantized. */
+static inline __attribute__((always_inline)) QC_TARGET void tile_depthwise(const Run *r, gint64 b, gint64 p0, int t)
+{
+    const KernelQconv *q = r->q;
+    const Window *win = r->call->win;
+    const gint32 *w = q->dw + b * q->kh * q->kw * QC_LANES;
+    const guint8 *at[QC_TILE];
+    __m512i acc[QC_TILE];
+#pragma GCC unroll 8
+    for (int i = 0; i < t; i++) {
+        at[i] = r->image + r->table[p0 + i] + b * r->block;
+        acc[i] = _mm512_setzero_si512();
     }
+    for (gint64 y = 0; y < q->kh; y++)
+        for (gint64 x = 0; x < q->kw; x++, w += QC_LANES) {
+            gint64 tap = y * win->dh * r->row + x * win->dw * QC_LANES;
+            __m512i wv = _mm512_loadu_si512((const void *)w);
+#pragma GCC unroll 8
+            for (int i = 0; i < t; i++) {
+                __m512i xv = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(at[i] + tap)));
+                acc[i] = _mm512_add_epi32(acc[i], _mm512_mullo_epi32(xv, wv));
+            }
+        }
+#pragma GCC unroll 8
+    for (int i = 0; i < t; i++)
+        store(r, acc[i], b, p0 + i);
 }
 
 /* tile() for t and nb known at compile time (each form keeps its sums in registers). */
@@ -211,6 +269,17 @@ static inline __attribute__((always_inline)) QC_TARGET void tile(const Run *r, g
 
 static QC_TARGET void tile_of(const Run *r, gint64 g, gint64 p0, int t, int nb)
 {
+    if (r->q->dw) { /* (g: the block) */
+        switch (t) {
+        case 6: tile_depthwise(r, g, p0, 6); break;
+        case 5: tile_depthwise(r, g, p0, 5); break;
+        case 4: tile_depthwise(r, g, p0, 4); break;
+        case 3: tile_depthwise(r, g, p0, 3); break;
+        case 2: tile_depthwise(r, g, p0, 2); break;
+        default: tile_depthwise(r, g, p0, 1); break;
+        }
+        return;
+    }
     switch (t * 8 + nb) {
         QC_CASES(1) QC_CASES(2) QC_CASES(3) QC_CASES(4) QC_CASES(5) QC_CASES(6)
     default:
@@ -224,15 +293,16 @@ static void tile_of(const Run *r, gint64 g, gint64 p0, int t, int nb)
 }
 #endif
 
-/* kernel_parallel's part: tiles [begin, end) of every group. */
+/* kernel_parallel's part: tiles [begin, end) of every group of output blocks (depthwise: of every block). */
 static void tiles(void *data, gint64 begin, gint64 end, guint part)
 {
     (void)part;
     const Run *r = data;
-    for (gint64 g = 0; g * QC_BLOCKS < r->q->mb; g++)
+    gint64 step = r->q->dw ? 1 : QC_BLOCKS;
+    for (gint64 g = 0; g * step < r->q->mb; g++)
         for (gint64 k = begin; k < end; k++) {
             gint64 p0 = k * QC_TILE;
-            tile_of(r, g, p0, (int)MIN(QC_TILE, r->positions - p0), (int)MIN(QC_BLOCKS, r->q->mb - g * QC_BLOCKS));
+            tile_of(r, g, p0, (int)MIN(QC_TILE, r->positions - p0), (int)MIN(step, r->q->mb - g * step));
         }
 }
 

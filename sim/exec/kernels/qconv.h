@@ -12,13 +12,16 @@
 
 #include <glib.h>
 
-/* The weights packed: int8 [M, C, KH, KW] with zero point 0, in groups of 64 output channels. */
+/* The weights packed: int8 [M, C, KH, KW] with zero point 0, in groups of 64 output channels; or depthwise (one
+ * channel a group, M groups: [M, 1, KH, KW]), 16 channels' taps side by side as int32, each position's sums by
+ * int32 products (no quad of channels to sum). */
 typedef struct KernelQconv KernelQconv;
 
 /* Whether this CPU runs the kernel (AVX-512 with VNNI). */
 gboolean kernel_qconv_supported(void);
-/* w: M x C x KH x KW signed bytes. NULL when the memory is refused. */
-KernelQconv *kernel_qconv_pack(const gint8 *w, gint64 m, gint64 c, gint64 kh, gint64 kw);
+/* w: M x C x KH x KW signed bytes, `group` 1; or M x 1 x KH x KW with `group` M (depthwise; c then M too). NULL
+ * when the memory is refused. */
+KernelQconv *kernel_qconv_pack(const gint8 *w, gint64 m, gint64 c, gint64 group, gint64 kh, gint64 kw);
 void kernel_qconv_free(void *q);
 /* The bytes the packed weights take (the executor's own memory, reported beside the arena). */
 guint64 kernel_qconv_bytes(const KernelQconv *q);

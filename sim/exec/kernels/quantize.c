@@ -1330,8 +1330,11 @@ gboolean kernel_qlinear_conv_blocks(const KernelCall *c)
     gint64 group = 1, zw = 0;
     if (!kernel_qconv_supported() || !x || !w || !y || !(wt && wt->init) || x->rank != 4 || w->rank != 4 ||
         y->rank != 4 || w->dtype != DT_INT8 || (x->dtype != DT_UINT8 && x->dtype != DT_INT8) ||
-        (y->dtype != DT_UINT8 && y->dtype != DT_INT8) || w->dims[1] != x->dims[1] || (xz && xz->count > 1) ||
-        !node_attr_int(c->node, "group", 1, &group, NULL) || group != 1)
+        (y->dtype != DT_UINT8 && y->dtype != DT_INT8) || (xz && xz->count > 1) ||
+        !node_attr_int(c->node, "group", 1, &group, NULL))
+        return FALSE;
+    if (!(group == 1 && w->dims[1] == x->dims[1]) && /* one group, or depthwise: a channel a group, each to one */
+        !(group > 1 && group == x->dims[1] && group == w->dims[0] && w->dims[1] == 1))
         return FALSE;
     for (gsize k = 0; wz && k < wz->count && zw == 0; k++)
         zw = kernel_elem_get_i(wz, k);
@@ -1392,7 +1395,10 @@ static gboolean qlinear_conv_direct(const KernelCall *c, ConvRequant *r, gboolea
     if (!kernel_window_plane(c, x, r->y, w->dims + 2, &win, error))
         return FALSE;
     if (!prep->state) {
-        if (!(prep->state = kernel_qconv_pack(w->data, w->dims[0], w->dims[1], w->dims[2], w->dims[3])))
+        gint64 group = 1;
+        if (!node_attr_int(c->node, "group", 1, &group, error))
+            return FALSE;
+        if (!(prep->state = kernel_qconv_pack(w->data, w->dims[0], w->dims[1], group, w->dims[2], w->dims[3])))
             return kernel_fail(c, error, "its packed weights cannot be allocated");
         prep->free = kernel_qconv_free;
         prep->bytes += kernel_qconv_bytes(prep->state);
