@@ -106,7 +106,8 @@ void kernel_qconv_free(void *p)
 guint64 kernel_qconv_bytes(const KernelQconv *q)
 {
     if (q->dw)
-        return (guint64)(q->mb * q->kh * q->kw * QC_LANES) * sizeof(gint32) + (guint64)(q->mb * QC_LANES) * sizeof(gint64);
+        return (guint64)(q->mb * q->kh * q->kw * QC_LANES) * sizeof(gint32) +
+               (guint64)(q->mb * QC_LANES) * sizeof(gint64);
     return (guint64)(q->mb * QC_LANES * channel_bytes(q)) + (guint64)(q->mb * QC_LANES) * sizeof(gint64);
 }
 
