@@ -22,4 +22,6 @@ classes=(
     "warp|spatial transformer and flow warp (GridSample)|an affine grid, GridSample bilinear, then bicubic by a flow"
     "listloop|model with a Python list in a loop (sequences)|a Loop over a clip's frames appends to a list; \
 torch.stack, list[-1], len(list), a torch.split list summed|--dim frames=5"
+    "conformer|speech conformer (GLU, depthwise 1-D, GroupNorm, InstanceNorm)|Conv1d and InstanceNorm1d front end, \
+SiLU feed-forwards, self-attention, pointwise Conv1d, GLU, depthwise Conv1d of 15 taps, GroupNorm"
 )

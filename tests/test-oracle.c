@@ -244,6 +244,10 @@ static void test_qlinear_matches_ort(void)
  * output channel (int8, axis 0) around a Conv, a ReLU and a Gemm. */
 static void test_qdq_matches_torch(void) { check_kind_matches_torch("qdq", 1); }
 
+/* A speech conformer block: InstanceNorm1d, GLU, a depthwise Conv1d, GroupNorm, SiLU, self-attention; torch's
+ * logits. */
+static void test_conformer_matches_torch(void) { check_kind_matches_torch("conformer", 1); }
+
 /* torchvision's Keypoint R-CNN: real-valued heatmaps resized in a Loop over the detections to each box's size, the
  * sizes a Concat of the heatmap's known dims (Shape, then Slice) and the box's computed ones. Planned at upper
  * bounds, the known dims stay exact (a Slice of a shape vector keeps each element's range): the plan once bounded
@@ -652,6 +656,7 @@ int main(int argc, char **argv)
     g_test_add_func("/oracle/silero-matches-ort", test_silero_matches_ort);
     g_test_add_func("/oracle/warp-matches-torch", test_warp_matches_torch);
     g_test_add_func("/oracle/listloop-matches-torch", test_listloop_matches_torch);
+    g_test_add_func("/oracle/conformer-matches-torch", test_conformer_matches_torch);
     g_test_add_func("/oracle/library-expect", test_library_expect);
     int status = g_test_run();
     if (top)

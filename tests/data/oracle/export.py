@@ -37,6 +37,10 @@ KIND:
            (its length a named dimension) appends each frame's features to a list (SequenceEmpty, SequenceInsert), then
            torch.stack (ConcatFromSequence with a new axis), the last element (SequenceAt -1) and the list's length
            (SequenceLength); a second list built from torch.split of the features (SplitToSequence) is summed
+  conformer a speech conformer block (the convolution module of ASR encoders): a Conv1d front end with InstanceNorm1d,
+           half-step feed-forward modules with SiLU, multi-head self-attention, and the convolution module (a
+           pointwise Conv1d to twice the width, GLU, a depthwise Conv1d of 15 taps, GroupNorm, SiLU, a pointwise
+           Conv1d) with residuals, a final LayerNorm and a linear head
   frcnn, retinanet, ssd, maskrcnn
            torchvision's detectors (FasterRCNN, RetinaNet, SSD, MaskRCNN: their own pre- and post-processing,
            anchors, RoiAlign, NonMaxSuppression, data-dependent sizes and control flow) on a two-convolution
@@ -368,6 +372,48 @@ def listloop():
         {"clip": {1: "frames"}}
 
 
+def conformer():
+    batch, frames, feats, d = 2, 40, 20, 32
+    nn = torch.nn
+
+    def feed_forward():
+        return nn.Sequential(nn.LayerNorm(d), nn.Linear(d, 4 * d), nn.SiLU(), nn.Linear(4 * d, d))
+
+    class Conformer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.front = nn.Conv1d(feats, d, 3, padding=1)
+            self.inorm = nn.InstanceNorm1d(d, affine=True)
+            self.ff1, self.ff2 = feed_forward(), feed_forward()
+            self.anorm = nn.LayerNorm(d)
+            self.attn = nn.MultiheadAttention(d, 4, batch_first=True)
+            self.cnorm = nn.LayerNorm(d)
+            self.pw1 = nn.Conv1d(d, 2 * d, 1)
+            self.glu = nn.GLU(dim=1)
+            self.dw = nn.Conv1d(d, d, 15, padding=7, groups=d)
+            self.gn = nn.GroupNorm(4, d)
+            self.pw2 = nn.Conv1d(d, d, 1)
+            self.out_norm = nn.LayerNorm(d)
+            self.head = nn.Linear(d, 10)
+
+        def forward(self, x):                                  # x [batch, feats, frames]
+            h = self.inorm(self.front(x)).transpose(1, 2)       # [batch, frames, d]
+            h = h + 0.5 * self.ff1(h)
+            a = self.anorm(h)
+            h = h + self.attn(a, a, a, need_weights=False)[0]
+            c = self.glu(self.pw1(self.cnorm(h).transpose(1, 2)))
+            c = torch.nn.functional.silu(self.gn(self.dw(c)))
+            h = h + self.pw2(c).transpose(1, 2)
+            h = h + 0.5 * self.ff2(h)
+            return self.head(self.out_norm(h))
+
+    m = Conformer()
+    for mod in (m.inorm, m.gn):  # affine parameters that are not the identity
+        mod.weight.data.uniform_(0.5, 1.5)
+        mod.bias.data.uniform_(-0.2, 0.2)
+    return m, (torch.randn(batch, feats, frames),), ["features"], ["logits"], 14
+
+
 def detector(kind):
     from collections import OrderedDict
     from torch import nn
@@ -449,7 +495,7 @@ def detector(kind):
 
 kind, out_dir = sys.argv[1], sys.argv[2]
 kinds = {"encoder": encoder, "vit": vit, "speech": speech, "video": video, "segment": segment, "squeeze": squeeze,
-         "residual": residual, "qdq": qdq, "warp": warp, "vad": vad, "listloop": listloop}
+         "residual": residual, "qdq": qdq, "warp": warp, "vad": vad, "listloop": listloop, "conformer": conformer}
 for d in ("frcnn", "retinanet", "ssd", "maskrcnn", "keypoint"):
     kinds[d] = lambda d=d: detector(d)
 model, inputs, in_names, out_names, opset, *dynamic = kinds[kind]()
