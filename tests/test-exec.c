@@ -2484,7 +2484,8 @@ static void test_threads_split(void)
 }
 
 /* Model m (freed here), written as NAME.onnx, run with the channel-blocked layout (--check --poison) gives the
- * outputs of its plain run within rtol 1e-4, and the report says `layouts` (how many tensors lie blocked). */
+ * outputs of its plain run within rtol (1e-4 for float32), and the report says `layouts` (how many tensors lie
+ * blocked). */
 /* The report's layouts line: `layouts` where oneDNN has its 16-channel convolutions (AVX-512: the blocked layout's
  * kernels; on AVX2 it offers them only on its reference loops, which the executor does not take), else none. */
 static void assert_layouts(const char *out, const char *layouts)
@@ -2495,7 +2496,7 @@ static void assert_layouts(const char *out, const char *layouts)
         g_assert_null(strstr(out, "channel-blocked"));
 }
 
-static void assert_blocked_as_plain(Model *m, const char *name, const char *layouts)
+static void assert_blocked_as_plain_within(Model *m, const char *name, const char *layouts, const char *rtol)
 {
     char *file = g_strdup_printf("%s.onnx", name), *dump = g_strdup_printf("%s-plain", name);
     char *path = test_scratch_path(file), *plain = test_scratch_path(dump);
@@ -2508,16 +2509,23 @@ static void assert_blocked_as_plain(Model *m, const char *name, const char *layo
         g_error("%s: the plain run fails: %s", name, r.err);
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--graph", path, "--run", "--check", "--poison", "--expect", plain,
-                                             "--rtol", "1e-4", "--atol", "1e-6", NULL});
+                                             "--rtol", rtol, "--atol", "1e-6", NULL});
     if (r.status != 0)
         g_error("%s: the blocked run fails: %s", name, r.err);
     assert_layouts(r.out, layouts);
-    assert_contains(r.out, "expect         2 outputs within rtol 0.0001");
+    char *within = g_strdup_printf("expect         2 outputs within rtol %g", g_ascii_strtod(rtol, NULL));
+    assert_contains(r.out, within);
     run_result_clear(&r);
+    g_free(within);
     g_free(plain);
     g_free(path);
     g_free(dump);
     g_free(file);
+}
+
+static void assert_blocked_as_plain(Model *m, const char *name, const char *layouts)
+{
+    assert_blocked_as_plain_within(m, name, layouts, "1e-4");
 }
 
 /* The channel-blocked layout (--layouts, exec/layout.h): a tensor lies blocked exactly where its writer and
@@ -2610,6 +2618,34 @@ static void test_layouts_blocked(void)
     builder_output(b, B_OP(b, "Conv", B_OP(b, "Conv", x, w1), w2));
     builder_output(b, B_OP(b, "Conv", B_OP(b, "Conv", x, w3), w4));
     assert_blocked_as_plain(finish_inferred(b), "layouts-one-tap", "layouts        1 tensors lie channel-blocked");
+    /* Half precision: the steps run on float32 copies of their 16-bit tensors (widened), which lie as the tensors
+     * do; the outputs of a convolution, its Relu, the MaxPool after them, a one-tap convolution and a residual Add
+     * blocked (5), the plain run's values within a unit in the last place of FLOAT16 (2^-10: the plain one-tap
+     * convolution runs on our sgemm, whose float32 sums round to other halves now and then) */
+    b = builder_new("layouts-half", 13);
+    x = builder_input(b, "x", DT_FLOAT16, 4, (const gint64[]){1, 16, 12, 12});
+    const gint64 dims_h[4][4] = {{32, 16, 3, 3}, {32, 32, 1, 1}, {16, 32, 3, 3}, {8, 32, 1, 1}};
+    for (int k = 0; k < 4; k++) {
+        gsize count = (gsize)(dims_h[k][0] * dims_h[k][1] * dims_h[k][2] * dims_h[k][3]);
+        guint16 *halves = g_new(guint16, count);
+        for (gsize j = 0; j < count; j++)
+            halves[j] = dtype_double_to_half((double)((j * 37 + (gsize)k * 11) % 101) / 1000.0 - 0.05);
+        char *name = g_strdup_printf("h%d", k + 1);
+        add_bytes(b, name, DT_FLOAT16, 4, dims_h[k], halves, count * sizeof(guint16));
+        g_free(name);
+        g_free(halves);
+    }
+    r1 = B_OP(b, "Relu", builder_node(b, "Conv", (const char *const[]){x, "h1", NULL}, 1, NULL,
+                                      attr_new_ints("pads", (const gint64[]){1, 1, 1, 1}, 4), NULL));
+    p = builder_node(b, "MaxPool", (const char *const[]){r1, NULL}, 1, NULL,
+                     attr_new_ints("kernel_shape", (const gint64[]){2, 2}, 2),
+                     attr_new_ints("strides", (const gint64[]){2, 2}, 2), NULL);
+    sum = B_OP(b, "Add", B_OP(b, "Conv", p, "h2"), p);
+    builder_output(b, builder_node(b, "Conv", (const char *const[]){sum, "h3", NULL}, 1, NULL,
+                                   attr_new_ints("pads", (const gint64[]){1, 1, 1, 1}, 4), NULL));
+    builder_output(b, B_OP(b, "Conv", sum, "h4"));
+    assert_blocked_as_plain_within(finish_inferred(b), "layouts-half", "layouts        5 tensors lie channel-blocked",
+                                   "1e-3");
 }
 
 /* The model at path run on one thread and on two (--fuse ort, --check with poison): its `outputs` outputs (each

@@ -396,7 +396,7 @@ static Executor *executor_make(const Model *m, const GPtrArray *schedule, const 
     if (o->kernels == EXEC_KERNELS_ONEDNN && o->layouts == EXEC_LAYOUTS_BLOCKED) {
         gboolean *plain = g_new0(gboolean, schedule->len + 1); /* steps not on their library kernel */
         for (guint s = 0; s < schedule->len; s++)
-            plain[s] = e->dynamic[s] || e->widened[s] || ((const Node *)schedule->pdata[s])->guard;
+            plain[s] = e->dynamic[s] || ((const Node *)schedule->pdata[s])->guard;
         e->blocked = layout_choose(schedule, opset, g, e->tensors, plain);
         g_free(plain);
     }

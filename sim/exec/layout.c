@@ -12,14 +12,17 @@ gboolean exec_tensor_bound(const Tensor *t)
     return t && t->shape_known && (t->producer || t->is_graph_input || t->init);
 }
 
-/* The tensors that may lie blocked: a float or 8-bit activation of images (rank 4) whose channels make whole
- * blocks, read by some step and neither given nor returned. Not video (rank 5): oneDNN 2.6's blocked 3-D
- * convolutions are slower than the channel-last ones it picks between reorders (results/history.md). */
+/* The tensors that may lie blocked: a float (32- or 16-bit) or 8-bit activation of images (rank 4) whose
+ * channels make whole blocks, read by some step and neither given nor returned. A 16-bit float's steps run on
+ * float32 copies of it (exec-run.c's run_widened), converted element by element, so the copies lie as it does.
+ * Not video (rank 5): oneDNN 2.6's blocked 3-D convolutions are slower than the channel-last ones it picks
+ * between reorders (results/history.md). */
 static gboolean may_block(const Tensor *t, const ExecTensor *x)
 {
-    return t->producer && !t->is_graph_output && !t->dynamic && !t->init && t->consumers->len && x->data &&
-           (x->dtype == DT_FLOAT || x->dtype == DT_UINT8 || x->dtype == DT_INT8) && x->rank == 4 && x->dims[1] > 0 &&
-           x->dims[1] % 16 == 0;
+    gboolean typed = x->dtype == DT_FLOAT || x->dtype == DT_FLOAT16 || x->dtype == DT_BFLOAT16 ||
+                     x->dtype == DT_UINT8 || x->dtype == DT_INT8;
+    return t->producer && !t->is_graph_output && !t->dynamic && !t->init && t->consumers->len && x->data && typed &&
+           x->rank == 4 && x->dims[1] > 0 && x->dims[1] % 16 == 0;
 }
 
 static gboolean takes_blocked(const Node *n)
@@ -28,18 +31,33 @@ static gboolean takes_blocked(const Node *n)
     return row && row->layout != KERNEL_LAYOUT_PLAIN;
 }
 
-/* Step n's call on the executor's tensors (in and out hold the pointers). */
-static KernelCall call_of(const Node *n, gint64 opset, ExecTensor *tensors, GPtrArray *in, GPtrArray *out)
+/* The tensor a step's kernel sees: the executor's, or for a 16-bit float one (its step runs widened) a float32
+ * view of it in `views` (which holds a slot for each of the step's tensors). */
+static ExecTensor *seen(ExecTensor *t, ExecTensor *views, guint k)
+{
+    if (t->dtype != DT_FLOAT16 && t->dtype != DT_BFLOAT16)
+        return t;
+    views[k] = *t;
+    views[k].dtype = DT_FLOAT;
+    return &views[k];
+}
+
+/* Step n's call on the executor's tensors as its kernel sees them (in and out hold the pointers; views the
+ * float32 views of 16-bit floats). */
+static KernelCall call_of(const Node *n, gint64 opset, ExecTensor *tensors, GPtrArray *in, GPtrArray *out,
+                          GArray *views)
 {
     g_ptr_array_set_size(in, 0);
     g_ptr_array_set_size(out, 0);
+    g_array_set_size(views, n->inputs->len + n->outputs->len);
+    ExecTensor *view = (ExecTensor *)(void *)views->data;
     for (guint k = 0; k < n->inputs->len; k++) {
         const Tensor *x = node_input(n, k);
-        g_ptr_array_add(in, exec_tensor_bound(x) ? &tensors[x->id] : NULL);
+        g_ptr_array_add(in, exec_tensor_bound(x) ? seen(&tensors[x->id], view, k) : NULL);
     }
     for (guint k = 0; k < n->outputs->len; k++) {
         const Tensor *y = node_output(n, k);
-        g_ptr_array_add(out, exec_tensor_bound(y) ? &tensors[y->id] : NULL);
+        g_ptr_array_add(out, exec_tensor_bound(y) ? seen(&tensors[y->id], view, n->inputs->len + k) : NULL);
     }
     return (KernelCall){.node = n, .row = kernel_row(n->op), .opset = opset, .n_in = in->len, .n_out = out->len,
                         .in = (ExecTensor *const *)in->pdata, .out = (ExecTensor *const *)out->pdata};
@@ -130,11 +148,12 @@ guint layout_choose(const GPtrArray *schedule, gint64 opset, const Graph *g, Exe
     for (guint s = 0; s < steps; s++)
         push(&queue, queued, s);
     GPtrArray *in = g_ptr_array_new(), *out = g_ptr_array_new();
+    GArray *views = g_array_new(FALSE, TRUE, sizeof(ExecTensor));
     while (!g_queue_is_empty(&queue)) {
         guint s = GPOINTER_TO_UINT(g_queue_pop_head(&queue));
         queued[s] = FALSE;
         const Node *node = schedule->pdata[s];
-        KernelCall c = call_of(node, opset, tensors, in, out);
+        KernelCall c = call_of(node, opset, tensors, in, out, views);
         if (accepts(&c))
             continue;
         for (guint k = 0; k < node->inputs->len + node->outputs->len; k++) {
@@ -152,6 +171,7 @@ guint layout_choose(const GPtrArray *schedule, gint64 opset, const Graph *g, Exe
         blocked += tensors[id].blocked;
     g_ptr_array_unref(in);
     g_ptr_array_unref(out);
+    g_array_unref(views);
     g_free(queued);
     g_free(kept_plain);
     g_hash_table_destroy(step_of);

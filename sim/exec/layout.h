@@ -17,9 +17,9 @@ gboolean exec_tensor_bound(const Tensor *t);
 /* Sets tensors[id].blocked (the executor's tensors, bound; tensors[id].data NULL for one not bound) for the
  * largest set of tensors in which every one is written and read only by kernels that take the layout, in
  * their layouts as chosen; never a graph input or output, a weight, a data-dependent tensor, or one a step of
- * plain_step (per schedule step: not on the kernel its row names, e.g. guarded or widened) touches. Returns
- * how many. Linear in the graph, but for the library's own check of each convolution it touches (a
- * primitive descriptor, no primitive). */
+ * plain_step (per schedule step: not on the kernel its row names, e.g. guarded or data-dependent) touches. A step
+ * on 16-bit floats is asked as its kernel sees it, on float32. Returns how many. Linear in the graph, but for the
+ * library's own check of each convolution it touches (a primitive descriptor, no primitive). */
 guint layout_choose(const GPtrArray *schedule, gint64 opset, const Graph *g, ExecTensor *tensors,
                     const gboolean *plain_step);
 

@@ -2,8 +2,9 @@
  * channel-blocked image: the tensor itself where it is blocked, unsigned and without padding, else a copy in the
  * work memory with x's zero point in the padding and its bytes flipped to unsigned where x is int8 (x + 128, its
  * zero point too: the differences, and so the sums, are the same); the copy of an input of 8 channels or fewer
- * holds 4 or 8 a position. Output positions are taken 6 at a time in
- * row-major order (a block may cross a row: each position keeps its own offset), so a row's width costs no tail. */
+ * holds 4 or 8 a position. Output positions are taken 6 at a time in row-major order (a block may cross a row:
+ * each position keeps its own offset), so a row's width costs no tail. A depthwise convolution reads the same
+ * image, each block of 16 channels against its own 16 channels' taps. */
 #include "exec/kernels/qconv.h"
 
 #include <string.h>
@@ -33,7 +34,7 @@ gboolean kernel_qconv_supported(void)
 #endif
 }
 
-/* The bytes of one output channel's packed weights, and the first byte of group g's. */
+/* The bytes of one output channel's packed weights (the dense form). */
 static gint64 channel_bytes(const KernelQconv *q)
 {
     return q->cb * q->ps * q->kh * q->kw;

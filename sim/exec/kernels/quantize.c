@@ -1348,8 +1348,8 @@ static void reblock(const ExecTensor *t, const guint8 *from, guint8 *to, gboolea
     for (gint64 n = 0; n < t->dims[0]; n++)
         for (gint64 ch = 0; ch < c; ch++)
             for (gint64 k = 0; k < hw; k++) {
-                gsize plain = (gsize)((n * c + ch) * hw + k), blocked = (gsize)(((n * c + ch / 16 * 16) * hw + k * 16)
-                                                                                 + ch % 16);
+                gsize plain = (gsize)((n * c + ch) * hw + k);
+                gsize blocked = (gsize)((n * c + ch / 16 * 16) * hw + k * 16 + ch % 16);
                 to[to_blocked ? blocked : plain] = from[to_blocked ? plain : blocked];
             }
 }
