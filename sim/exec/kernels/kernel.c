@@ -120,11 +120,18 @@ __attribute__((target("avx,f16c"))) static gsize float_to_half_f16c(const float 
 }
 
 /* F16C is CPUID leaf 1's ECX bit 29 (read directly: clang's __builtin_cpu_supports has no "f16c"); its
- * instructions use the AVX state, which __builtin_cpu_supports("avx") checks the system saves. */
+ * instructions use the AVX state, which __builtin_cpu_supports("avx") checks the system saves. Read once: CPUID
+ * traps to the hypervisor on a virtual machine, and was a third of a half-precision MobileNet's run when each
+ * conversion asked. */
 static gboolean have_f16c(void)
 {
-    unsigned int a, b, c, d;
-    return __builtin_cpu_supports("avx") && __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29));
+    static gsize known = 0; /* 1 + whether it has */
+    if (g_once_init_enter(&known)) {
+        unsigned int a, b, c, d;
+        gboolean has = __builtin_cpu_supports("avx") && __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29));
+        g_once_init_leave(&known, 1 + (gsize)has);
+    }
+    return known == 2;
 }
 #else
 static gsize half_to_float_f16c(const guint16 *in, float *out, gsize n) { (void)in, (void)out, (void)n; return 0; }
