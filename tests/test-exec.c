@@ -1054,6 +1054,47 @@ static void test_quantized(void)
     model_free(m);
 }
 
+/* Opset 21's blocked quantization refused where ONNX refuses it, each with one line: a block_size that leaves a
+ * scale without elements (3 scales for 12 elements in blocks of 6), one whose blocks do not reach the last scale's
+ * range (12 in blocks of 3 need 4), a scale not of x's rank, one that differs off the axis, a zero point not of the
+ * scale's shape. (Blocked quantization that holds runs to ONNX Runtime's outputs: /oracle/qlinear-matches-ort.) */
+static void test_quantized_blocked_refusals(void)
+{
+    const struct {
+        gint64 block, axis;
+        int scale_rank;
+        gint64 scale_dims[2], zp_dims[2];
+        const char *says;
+    } cases[] = {{6, 1, 2, {2, 3}, {2, 3}, "block_size 6 with 3 scales along axis 1 of 12 elements"},
+                 {3, 1, 2, {2, 3}, {2, 3}, "from 4 to 5"},
+                 {4, 1, 1, {3, 0}, {3, 0}, "has rank 1, not the rank 2"},
+                 {4, 1, 2, {1, 3}, {1, 3}, "has 1 along axis 0 where 'x' has 2"},
+                 {4, -1, 2, {2, 3}, {2, 4}, "does not have the scale's shape"}};
+    for (gsize k = 0; k < G_N_ELEMENTS(cases); k++) {
+        Builder *b = builder_new("blocked", 21);
+        const char *x = builder_input(b, "x", DT_FLOAT, 2, (const gint64[]){2, 12});
+        float scales[8] = {0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f};
+        guint8 zeros[8] = {0};
+        gsize n_scale = (gsize)(cases[k].scale_dims[0] * (cases[k].scale_rank == 2 ? cases[k].scale_dims[1] : 1));
+        gsize n_zp = (gsize)(cases[k].zp_dims[0] * (cases[k].scale_rank == 2 ? cases[k].zp_dims[1] : 1));
+        add_bytes(b, "s", DT_FLOAT, cases[k].scale_rank, cases[k].scale_dims, scales, n_scale * sizeof(float));
+        add_bytes(b, "z", DT_UINT8, cases[k].scale_rank, cases[k].zp_dims, zeros, n_zp);
+        builder_output(b, builder_node(b, "QuantizeLinear", (const char *const[]){x, "s", "z", NULL}, 1, NULL,
+                                       attr_new_int("axis", cases[k].axis),
+                                       attr_new_int("block_size", cases[k].block), NULL));
+        GError *error = NULL;
+        Model *m = builder_finish(b, &error);
+        g_assert_no_error(error);
+        g_assert_false(test_infer(m, NULL, &error));
+        g_assert_nonnull(error);
+        if (!strstr(error->message, cases[k].says))
+            g_error("case %zu: '%s' does not say '%s'", k, error->message, cases[k].says);
+        g_assert_null(strchr(error->message, '\n'));
+        g_error_free(error);
+        model_free(m);
+    }
+}
+
 /* Broadcasts the float fast paths do not name, done a block at a time (arith_blocked): a middle axis of 1
  * (both operands whole over the inner block), a per-(batch, channel) value over H x W, a last axis of 1
  * (one value per row), and the broadcast operand first in a Sub. Every element against a + b computed here. */
@@ -2718,6 +2759,7 @@ int main(int argc, char **argv)
     g_test_add_func("/exec/loop-unrolled", test_loop_unrolled);
     g_test_add_func("/exec/float16-widened", test_float16_widened);
     g_test_add_func("/exec/float16-folded-clip", test_float16_folded_clip);
+    g_test_add_func("/exec/quantized-blocked-refusals", test_quantized_blocked_refusals);
     g_test_add_func("/exec/qlinear-conv-sums", test_qlinear_conv_sums);
     g_test_add_func("/exec/qlinear-conv-direct", test_qlinear_conv_direct);
     g_test_add_func("/exec/broadcast-blocks", test_broadcast_blocks);

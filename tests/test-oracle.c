@@ -103,11 +103,12 @@ static void check_kind_matches_torch(const char *kind, int outputs)
 }
 
 /* ONNX Runtime's QOperator form (its com.microsoft QLinear ops, uint8 and int8, tests/data/qlinear/make.py), its
- * dynamic quantization and its QDQ fusions: in the eleven models (every op; a small classifier with QLinearConv,
+ * dynamic quantization and its QDQ fusions: in the twelve models (every op; a small classifier with QLinearConv,
  * MaxPool on uint8, QLinearAveragePool and QGemm; DynamicQuantizeLinear before a ConvInteger and two MatMulIntegers,
  * as written and under --fuse ort; one DynamicQuantizeLinear read by two MatMulIntegers, likewise; QLinearConv
  * grouped, strided, dilated and depthwise on int8 and uint8 with zero points; three QDQ models under --fuse ort (one
- * with int8 activations); the
+ * with int8 activations); opset 21's blocked QuantizeLinear and DequantizeLinear, as written and under --fuse ort
+ * (no fusion takes a blocked one); the
  * integer products at sizes oneDNN's integer GEMM runs; QLinearSoftmax's axes and types; QLinearWhere) every plan
  * runs bit for bit, and the default plan's outputs equal ORT's own (onnxruntime-node 1.30, kept beside the models)
  * exactly, integers and floats alike; planned with one byte per quantized element. */
@@ -127,6 +128,8 @@ static void test_qlinear_matches_ort(void)
                   {"tests/data/qlinear/qdq", 4, "ort"},
                   {"tests/data/qlinear/qdqnet", 3, "ort"},
                   {"tests/data/qlinear/qdqs8", 3, "ort"},
+                  {"tests/data/qlinear/blocked", 4, "none"},
+                  {"tests/data/qlinear/blocked", 4, "ort"},
                   {"tests/data/qlinear/products", 10, "none"},
                   {"tests/data/qlinear/softmax", 5, "none"},
                   {"tests/data/qlinear/where", 3, "none"}};

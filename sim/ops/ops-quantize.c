@@ -1,11 +1,14 @@
 /* ops-quantize.c — shape inference of the quantization family (ONNX QuantizeLinear, DequantizeLinear,
  * DynamicQuantizeLinear; MatMulInteger and QLinearMatMul are ops-linalg.c's, ConvInteger and QLinearConv
  * ops-conv.c's, beside the shapes they share): real element sizes, so a quantized graph plans its bytes as it runs
- * them. A scale is one value (per tensor) or one per element of the `axis` of x (per axis); the zero point, when
- * given, has the scale's shape and gives the quantized type. Opset 21's blocked form (block_size) is refused. */
+ * them. A scale is one value (per tensor), one per element of the `axis` of x (per axis), or (opset 21's blocked
+ * form, `block_size` B) x's shape but along the axis, where each scale serves B consecutive elements: ONNX accepts
+ * B from ceil(D / S) to ceil(D / (S - 1)) - 1 for D elements and S scales there. The zero point, when given, has
+ * the scale's shape and gives the quantized type. */
 #include "ops/ops-families.h"
 
-/* The scale (input 1) and zero point (input 2, optional) of a quantizing op against x: per tensor or along axis. */
+/* The scale (input 1) and zero point (input 2, optional) of a quantizing op against x: per tensor, along axis or
+ * in blocks along it. */
 static gboolean check_scale(Node *n, const Tensor *x, GError **error)
 {
     Tensor *scale, *zp = node_input(n, 2);
@@ -14,12 +17,30 @@ static gboolean check_scale(Node *n, const Tensor *x, GError **error)
     if (!infer_input(n, 1, &scale, error) || !node_attr_int(n, "block_size", 0, &block, error) ||
         !node_attr_int(n, "axis", 1, &axis, error))
         return FALSE;
-    if (block)
-        return infer_fail(error, n, "block_size %" G_GINT64_FORMAT ": blocked quantization is not supported", block);
-    if (scale->rank > 1)
+    if (block < 0)
+        return infer_fail(error, n, "block_size %" G_GINT64_FORMAT ": a block is a positive number of elements", block);
+    if (block > 0) {
+        if (!infer_axis(n, axis, x->rank, &a, error))
+            return FALSE;
+        if (scale->rank != x->rank)
+            return infer_fail(error, n, "block_size %" G_GINT64_FORMAT ": the scale '%s' has rank %d, not the rank %d "
+                              "of '%s'", block, scale->name, scale->rank, x->rank, x->name);
+        for (int d = 0; d < x->rank; d++)
+            if (d != a && scale->dims[d] != x->dims[d])
+                return infer_fail(error, n, "block_size %" G_GINT64_FORMAT ": the scale '%s' has %" G_GINT64_FORMAT
+                                  " along axis %d where '%s' has %" G_GINT64_FORMAT " (blocks are along axis %d alone)",
+                                  block, scale->name, scale->dims[d], d, x->name, x->dims[d], a);
+        gint64 di = x->dims[a], si = scale->dims[a];
+        gint64 least = si > 0 ? (di + si - 1) / si : G_MAXINT64;
+        gint64 most = si > 1 ? (di + si - 2) / (si - 1) - 1 : G_MAXINT64;
+        if (si < 1 || block < least || block > most)
+            return infer_fail(error, n, "block_size %" G_GINT64_FORMAT " with %" G_GINT64_FORMAT " scales along axis "
+                              "%d of %" G_GINT64_FORMAT " elements: each scale must serve a block that exists (from %"
+                              G_GINT64_FORMAT " to %" G_GINT64_FORMAT ")", block, si, a, di, least, most);
+    } else if (scale->rank > 1)
         return infer_fail(error, n, "the scale '%s' has rank %d: a scalar or one value per element of an axis",
                           scale->name, scale->rank);
-    if (scale->rank == 1 && scale->dims[0] != 1) { /* one value in a vector is per tensor */
+    if (!block && scale->rank == 1 && scale->dims[0] != 1) { /* one value in a vector is per tensor */
         if (!infer_axis(n, axis, x->rank, &a, error))
             return FALSE;
         if (scale->dims[0] != x->dims[a])
@@ -27,7 +48,7 @@ static gboolean check_scale(Node *n, const Tensor *x, GError **error)
                               G_GINT64_FORMAT, scale->name, scale->dims[0], a, x->name, x->dims[a]);
     }
     if (zp && zp->shape_known &&
-        (zp->rank != scale->rank || (zp->rank == 1 && zp->dims[0] != scale->dims[0])))
+        (zp->rank != scale->rank || memcmp(zp->dims, scale->dims, sizeof(gint64) * (gsize)zp->rank) != 0))
         return infer_fail(error, n, "the zero point '%s' does not have the scale's shape", zp->name);
     return TRUE;
 }

@@ -101,24 +101,33 @@ static QuantLoop quant_loop(gboolean from_sums, DType to)
     return quant_loops_plain[k];
 }
 
-/* Per-axis parameters: the index into scale and zero point of x's element k. */
+/* Per-axis and blocked parameters: the index into scale and zero point of x's element k. */
 typedef struct {
     gsize inner, dim; /* elements after the axis; its length (1: per tensor) */
+    gsize block;      /* blocked (opset 21's block_size): the elements of the axis each scale serves; else 0 */
+    gsize scales;     /* blocked: the scale's length along the axis */
 } Along;
 
 static gboolean along_of(const KernelCall *c, const ExecTensor *x, const ExecTensor *scale, Along *al, GError **error)
 {
-    al->inner = 1;
-    al->dim = 1;
+    *al = (Along){.inner = 1, .dim = 1};
     if (!scale || scale->rank == 0 || scale->count == 1)
         return TRUE;
-    gint64 axis = 1;
-    if (!node_attr_int(c->node, "axis", 1, &axis, error))
+    gint64 axis = 1, block = 0;
+    if (!node_attr_int(c->node, "axis", 1, &axis, error) || !node_attr_int(c->node, "block_size", 0, &block, error))
         return FALSE;
     int a = kernel_axis(axis, x->rank);
     for (int k = a + 1; k < x->rank; k++)
         al->inner *= (gsize)x->dims[k];
     al->dim = (gsize)x->dims[a];
+    if (block > 0) { /* the shapes were checked when planned (ops-quantize.c) */
+        al->block = (gsize)block;
+        al->scales = scale->rank == x->rank ? (gsize)scale->dims[a] : 0;
+        if (!al->scales || scale->count != x->count / MAX(al->dim, 1) * al->scales)
+            return kernel_fail(c, error, "the scale's %zu values are not blocks of %zu along axis %d", scale->count,
+                               al->block, a);
+        return TRUE;
+    }
     if (scale->count != al->dim)
         return kernel_fail(c, error, "the scale has %zu values where the axis has %zu", scale->count, al->dim);
     return TRUE;
@@ -126,6 +135,10 @@ static gboolean along_of(const KernelCall *c, const ExecTensor *x, const ExecTen
 
 static gsize along_index(const Along *al, gsize k)
 {
+    if (al->block) {
+        gsize outer = k / (al->inner * al->dim), i = (k / al->inner) % al->dim;
+        return (outer * al->scales + i / al->block) * al->inner + k % al->inner;
+    }
     return al->dim == 1 ? 0 : (k / al->inner) % al->dim;
 }
 
@@ -138,7 +151,7 @@ gboolean kernel_quantize_linear(const KernelCall *c, GError **error)
     if (!along_of(c, x, scale, &al, error))
         return FALSE;
     range_of(y->dtype, &lo, &hi);
-    if (al.dim == 1 && x->dtype == DT_FLOAT && (y->dtype == DT_UINT8 || y->dtype == DT_INT8)) {
+    if (al.dim == 1 && !al.block && x->dtype == DT_FLOAT && (y->dtype == DT_UINT8 || y->dtype == DT_INT8)) {
         /* one scale, float32 to 8 bits (a QDQ model's activations): the same arithmetic, without a call per element */
         float s = (float)kernel_elem_get_f(scale, 0), z = zp && zp->count ? (float)kernel_elem_get_i(zp, 0) : 0;
         quant_loop(FALSE, y->dtype)(x->data, s, lo - z, hi - z, z, y->data, y->count);
@@ -159,7 +172,7 @@ gboolean kernel_dequantize_linear(const KernelCall *c, GError **error)
     Along al;
     if (!along_of(c, x, scale, &al, error))
         return FALSE;
-    if (y->dtype == DT_FLOAT && (x->dtype == DT_UINT8 || x->dtype == DT_INT8)) {
+    if (y->dtype == DT_FLOAT && (x->dtype == DT_UINT8 || x->dtype == DT_INT8) && !al.block) {
         /* 8 bits to float32 (a QDQ model's activations and weights): the same arithmetic, element by element */
         float *out = y->data;
         const guint8 *u = x->data; /* (locals: a store could alias the tensors' fields, which stops vectorising) */

@@ -33,6 +33,12 @@ static quantizer writes them), each with one input in the ONNX model zoo's layou
   qdqs8/  QDQ with int8 activations: x and a Relu'd Conv output each quantized for one reader (ORT's x86 build makes
         such a pair uint8 and fuses the Conv), a second Conv's output dequantized for two readers (it stays int8,
         so that Conv and the 1x1 Conv after it stay float), a GlobalAveragePool; float and int8 outputs.
+  blocked/  opset 21's blocked quantization (block_size): the input quantized to uint8 in blocks of 4 along axis 1
+        (a scale and zero point per block and row) and dequantized again (axis -1), int8 weights dequantized in
+        blocks of 5 along axis 0 (12 rows: the last block of 2), a Relu and a MatMul of the two; the 8-bit
+        tensor, both dequantized ones and the product as outputs. (ORT fuses a DequantizeLinear of the input
+        straight into the MatMul as MatMulIntegerToFloat, then refuses the blocked zero point: the Relu keeps them
+        apart.) Written at IR version 10, past Debian's onnx 1.12, whose checker is not run on it.
   qdq/  a QDQ model as torch.onnx.export writes quantization-aware training (ONNX Runtime fuses it; --fuse ort
         does the same): the image quantized and dequantized (uint8), each weight quantized per output channel to
         int8 by a QuantizeLinear node of the float weight and dequantized, Conv with a float bias, a Relu, a
@@ -444,11 +450,30 @@ def dynshared_model():
     return finish(graph, 14)
 
 
-def finish(graph, opset=13):
+def blocked_model():
+    """Opset 21's blocked QuantizeLinear and DequantizeLinear (see the docstring)."""
+    rng = np.random.default_rng(61)
+    inits = [nh.from_array((rng.random((2, 3)) * 0.05 + 0.02).astype(np.float32), "qs"),
+             nh.from_array(rng.integers(100, 156, (2, 3)).astype(np.uint8), "qz"),
+             nh.from_array(rng.integers(-128, 128, (12, 6)).astype(np.int8), "w"),
+             nh.from_array((rng.random((3, 6)) * 0.01 + 0.002).astype(np.float32), "ws"),
+             nh.from_array(rng.integers(-5, 6, (3, 6)).astype(np.int8), "wz")]
+    nodes = [h.make_node("QuantizeLinear", ["x", "qs", "qz"], ["q"], axis=1, block_size=4),
+             h.make_node("DequantizeLinear", ["q", "qs", "qz"], ["d"], axis=-1, block_size=4),
+             h.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wf"], axis=0, block_size=5),
+             h.make_node("Relu", ["d"], ["r"]), h.make_node("MatMul", ["r", "wf"], ["y"])]
+    outputs = [h.make_tensor_value_info("q", T.UINT8, [2, 12]), h.make_tensor_value_info("d", T.FLOAT, [2, 12]),
+               h.make_tensor_value_info("wf", T.FLOAT, [12, 6]), h.make_tensor_value_info("y", T.FLOAT, [2, 6])]
+    graph = h.make_graph(nodes, "blocked", [h.make_tensor_value_info("x", T.FLOAT, [2, 12])], outputs, inits)
+    return finish(graph, 21, ir_version=10)
+
+
+def finish(graph, opset=13, ir_version=8):
     m = h.make_model(graph, opset_imports=[h.make_opsetid("", opset), h.make_opsetid(MS, 1)],
                      producer_name="arenasim tests/data/qlinear/make.py")
-    m.ir_version = 8
-    onnx.checker.check_model(m)
+    m.ir_version = ir_version
+    if ir_version <= 8:  # (Debian's onnx 1.12 checks up to IR version 8, opset 17)
+        onnx.checker.check_model(m)
     return m
 
 
@@ -457,7 +482,7 @@ MODELS = {"ops": (ops_model, (1, 4, 6, 6), 7, 2.5), "cnn": (cnn_model, (1, 3, 16
           "qdqnet": (qdqnet_model, (1, 3, 12, 12), 23, 1.0), "convs": (convs_model, (1, 4, 11, 9), 31, 2.0),
           "products": (products_model, (1, 8, 9, 11), 37, 2.0), "softmax": (softmax_model, (2, 4, 6, 6), 41, 2.0),
           "where": (where_model, (2, 3, 4), 43, 2.0), "dynshared": (dynshared_model, (2, 5, 24), 47, 1.5),
-          "qdqs8": (qdqs8_model, (1, 3, 10, 10), 59, 1.0)}
+          "qdqs8": (qdqs8_model, (1, 3, 10, 10), 59, 1.0), "blocked": (blocked_model, (2, 12), 67, 2.0)}
 
 
 def main():
