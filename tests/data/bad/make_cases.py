@@ -349,14 +349,14 @@ def main():
                     [conv_x], [s(1, "y")], field(5, 2, initializer("w", [1, 1, 3, 3], [1.0] * 9)))), "--graph {}", 1,
         "sim: {}: node 'c' (Conv): the window arithmetic on spatial axis 0 overflows 64 bits (kernel, dilation, stride "
         "or pads too large)")
-    # Quantization: opset 21's blocked form is refused with one line; a scale that is neither one value nor one per
-    # element of the axis too.
+    # Quantization: opset 21's blocked form with a scale that is not of x's rank is refused with one line; a scale
+    # that is neither one value nor one per element of the axis too.
     quant_in = [value_info("x", dims=(dim(2), dim(4)))]
     scale = field(5, 2, initializer("s", [], [0.5]))
     add("onnx-quantize-blocked.onnx",
         model(graph([node("QuantizeLinear", ["x", "s"], ["y"], [attr_int("block_size", 2)], name="q")],
                     quant_in, [s(1, "y")], scale), opset=21), "--graph {}", 1,
-        "sim: {}: node 'q' (QuantizeLinear): block_size 2: blocked quantization is not supported")
+        "sim: {}: node 'q' (QuantizeLinear): block_size 2: the scale 's' has rank 0, not the rank 2 of 'x'")
     add("onnx-quantize-scale-length.onnx",
         model(graph([node("QuantizeLinear", ["x", "s3"], ["y"], [attr_int("axis", 1)], name="q")],
                     quant_in, [s(1, "y")], field(5, 2, initializer("s3", [3], [0.5, 0.25, 1.0]))), opset=13),
