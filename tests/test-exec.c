@@ -788,6 +788,8 @@ static void test_qlinear_conv_sums(void)
     model_free(m);
 }
 
+static void assert_same_at_two_threads(const char *path, int outputs, gsize least);
+
 /* Gelu in both forms, read from a tensor another step also reads and in place of one that dies at it (the
  * executor's vector loops for both cases where the CPU has AVX-512), equals the scalar formula on the approximations
  * the executor exports, bit for bit: v (tanh(0.79788456 (v + 0.044715 v^3)) + 1) / 2 and v (erf(v / sqrt 2) + 1) / 2
@@ -879,7 +881,8 @@ static const char *random_qconv(Builder *b, GRand *rng, const char *x, const cha
  * touch where their channels make whole blocks) every output equals our own kernels' (the columns' int32
  * products) bit for bit. Every fifth chain's second
  * convolution has a bias near 2^31, which could pass int32 in the direct kernel: it runs the rows' own sums on
- * row-major copies of its blocked tensors, with the same bits. The outputs are not constant. */
+ * row-major copies of its blocked tensors, with the same bits. The outputs are not constant. Then a dense and a
+ * depthwise convolution large enough to be shared out between two threads give the one-thread run's bytes. */
 static void test_qlinear_conv_direct(void)
 {
     GRand *rng = g_rand_new_with_seed(20261130);
@@ -952,6 +955,24 @@ static void test_qlinear_conv_direct(void)
         g_assert_cmpuint(direct_steps, ==, 20 * 2 - 4);
         g_assert_cmpuint(blocked, >=, 20);
     }
+    /* at two threads (each convolution's 576 positions in two parts), the same bytes as at one */
+    Builder *b = builder_new("qconv-threads", 13);
+    const char *x = builder_input(b, "x", DT_FLOAT, 4, (const gint64[]){1, 16, 24, 24});
+    const float qs = 0.05f;
+    const guint8 qz = 117;
+    add_bytes(b, "qs", DT_FLOAT, 0, NULL, &qs, sizeof qs);
+    add_bytes(b, "qz", DT_UINT8, 0, NULL, &qz, 1);
+    const char *y = random_qconv(b, rng, B_OP(b, "QuantizeLinear", x, "qs", "qz"), "a", 16, 32, 1, DT_UINT8, DT_UINT8, 3,
+                                 1, 1, 1, 0);
+    y = random_qconv(b, rng, y, "b", 32, 32, 32, DT_UINT8, DT_UINT8, 3, 1, 1, 1, 0);
+    builder_output(b, B_OP(b, "DequantizeLinear", y, "qs", "qz"));
+    Model *model = finish_inferred(b);
+    char *path = test_scratch_path("qconv-threads.onnx");
+    GError *error = NULL;
+    g_assert_true(onnx_write_file(model, path, &error));
+    model_free(model);
+    assert_same_at_two_threads(path, 1, 32 * 24 * 24);
+    g_free(path);
     g_rand_free(rng);
 }
 
@@ -1575,8 +1596,6 @@ static void test_winograd_choice(void)
     assert_close_and_free(outputs, counts, OUTPUTS);
     model_free(m);
 }
-
-static void assert_same_at_two_threads(const char *path, int outputs, gsize least);
 
 /* ExecOptions.skinny (exec/kernels/skinny.h), where the CPU has AVX-512 or AVX2: the products of at most 16
  * rows over constant weights run on the skinny kernel — 5 rows into 37 columns (a partial last panel), a batch
