@@ -78,11 +78,6 @@ WIDE_ARRAY(kernel_sigmoid_array, sigmoid_v4, sigmoid_inline)
 WIDE_ARRAY(kernel_silu_array, silu_v4, silu_inline)
 /* HardSwish has no four-lane form: elsewhere its scalar loop (the compiler's own vectors). */
 WIDE_ARRAY_OR(kernel_hard_swish_array, kernel_hard_swish_f, for (gsize k = 0; k < n; k++) out[k] = kernel_hard_swish_f(in[k]))
-void kernel_relu_array(const float *in, float *out, gsize n)
-{
-    for (gsize k = 0; k < n; k++)
-        out[k] = in[k] > 0.0f ? in[k] : 0.0f;
-}
 
 void kernel_epilogue_array(const KernelCall *c, float *row, gsize n, const float *b)
 {
@@ -127,6 +122,7 @@ typedef struct {
 
 static void gelu_array(const float *in, const float *bias, gsize n_bias, gsize phase, float *out, gsize n,
                        gboolean tanh_form);
+static void add_relu(const float *a, const float *b, float *out, gsize n);
 
 static void block_part(void *data, gint64 begin, gint64 end, guint part)
 {
@@ -140,15 +136,9 @@ static void block_part(void *data, gint64 begin, gint64 end, guint part)
     case 1:
         kernel_epilogue_array(j->c, j->out + lo, hi - lo, NULL);
         break;
-    case 2: { /* (locals: a store through out could alias the job's fields, which stops vectorising) */
-        const float *in = j->in, *b = j->b;
-        float *out = j->out;
-        for (gsize k = lo; k < hi; k++) {
-            float v = in[k] + b[k];
-            out[k] = v > 0.0f ? v : 0.0f;
-        }
+    case 2:
+        add_relu(j->in + lo, j->b + lo, j->out + lo, hi - lo);
         break;
-    }
     default: /* the bias's phase at lo: the bias repeats every n_bias elements */
         gelu_array(j->in + lo, j->bias, j->n_bias, j->bias ? lo % j->n_bias : 0, j->out + lo, hi - lo, j->tanh_form);
     }
@@ -455,6 +445,25 @@ static inline __attribute__((always_inline)) void arith_loop(Arith op, ArithForm
         NO_LOOP_CARRIED_DEPENDENCE
         for (gsize k = 0; k < n; k++)
             y[k] = arith(op, s, b[k]);
+    }
+}
+
+/* Relu, and a residual Add with its folded Relu, stamped alike (in may be out). */
+__attribute__((target_clones("avx512f", "avx2", "default"))) void kernel_relu_array(const float *in, float *out,
+                                                                                     gsize n)
+{
+    NO_LOOP_CARRIED_DEPENDENCE
+    for (gsize k = 0; k < n; k++)
+        out[k] = in[k] > 0.0f ? in[k] : 0.0f;
+}
+
+__attribute__((target_clones("avx512f", "avx2", "default"))) static void add_relu(const float *a, const float *b,
+                                                                                  float *out, gsize n)
+{
+    NO_LOOP_CARRIED_DEPENDENCE
+    for (gsize k = 0; k < n; k++) {
+        float v = a[k] + b[k];
+        out[k] = v > 0.0f ? v : 0.0f;
     }
 }
 

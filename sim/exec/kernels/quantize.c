@@ -69,6 +69,23 @@ QUANT_LOOPS(_plain)
 QUANT_LOOPS(_avx512, __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))))
 #endif
 
+/* DequantizeLinear's loop from 8 bits to float32 ((x - z) * s, each element), stamped the same way. */
+typedef void (*DequantLoop)(const void *in, float s, float z, float *out, gsize n);
+#define DEQUANT_LOOP(name, in_t, ...)                                                                            \
+    __VA_ARGS__ static void name(const void *in_, float s, float z, float *restrict out, gsize n)                 \
+    {                                                                                                             \
+        const in_t *restrict in = in_;                                                                            \
+        for (gsize k = 0; k < n; k++)                                                                             \
+            out[k] = ((float)in[k] - z) * s;                                                                      \
+    }
+#define DEQUANT_LOOPS(suffix, ...)                                                                                \
+    DEQUANT_LOOP(dequant_u8##suffix, guint8, __VA_ARGS__)                                                        \
+    DEQUANT_LOOP(dequant_s8##suffix, gint8, __VA_ARGS__)
+DEQUANT_LOOPS(_plain)
+#if defined(__x86_64__)
+DEQUANT_LOOPS(_avx512, __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))))
+#endif
+
 /* What the CPU runs of the loops stamped here: AVX-512 (with its byte, word and 128/256-bit forms), and its VNNI
  * byte product vpdpbusd. */
 static gboolean have_avx512(void)
@@ -88,6 +105,16 @@ static gboolean have_vnni(void)
 #else
     return FALSE;
 #endif
+}
+
+/* The dequantizing loop from `from` (uint8 or int8). */
+static DequantLoop dequant_loop(DType from)
+{
+#if defined(__x86_64__)
+    if (have_avx512())
+        return from == DT_INT8 ? dequant_s8_avx512 : dequant_u8_avx512;
+#endif
+    return from == DT_INT8 ? dequant_s8_plain : dequant_u8_plain;
 }
 
 /* The loop of quantize_value from float (`from_sums` FALSE) or int32 sums into uint8 or int8 (`to`). */
@@ -174,19 +201,13 @@ gboolean kernel_dequantize_linear(const KernelCall *c, GError **error)
         return FALSE;
     if (y->dtype == DT_FLOAT && (x->dtype == DT_UINT8 || x->dtype == DT_INT8) && !al.block) {
         /* 8 bits to float32 (a QDQ model's activations and weights): the same arithmetic, element by element */
-        float *out = y->data;
-        const guint8 *u = x->data; /* (locals: a store could alias the tensors' fields, which stops vectorising) */
-        const gint8 *i8 = x->data;
+        DequantLoop loop = dequant_loop(x->dtype);
         gsize n = y->count;
         for (gsize at = 0, k = 0; k < n; at = (at + 1) % al.dim) { /* runs of `inner` share a scale */
             float s = (float)kernel_elem_get_f(scale, at), z = zp && zp->count ? (float)kernel_elem_get_i(zp, at) : 0;
             gsize end = MIN(k + (al.dim == 1 ? n : al.inner), n);
-            if (x->dtype == DT_UINT8)
-                for (; k < end; k++)
-                    out[k] = ((float)u[k] - z) * s;
-            else
-                for (; k < end; k++)
-                    out[k] = ((float)i8[k] - z) * s;
+            loop((const guint8 *)x->data + k, s, z, (float *)y->data + k, end - k);
+            k = end;
         }
         return TRUE;
     }
