@@ -24,4 +24,6 @@ classes=(
 torch.stack, list[-1], len(list), a torch.split list summed|--dim frames=5"
     "conformer|speech conformer (GLU, depthwise 1-D, GroupNorm, InstanceNorm)|Conv1d and InstanceNorm1d front end, \
 SiLU feed-forwards, self-attention, pointwise Conv1d, GLU, depthwise Conv1d of 15 taps, GroupNorm"
+    "fp16|half-precision CNN (FLOAT16)|as the float16 converter writes it (its Casts after the nodes): Conv, Relu, \
+MaxPool, a residual Add, GlobalAveragePool, Gemm; torch rounding each module's output to FLOAT16"
 )

@@ -251,6 +251,10 @@ static void test_qdq_matches_torch(void) { check_kind_matches_torch("qdq", 1); }
  * logits. */
 static void test_conformer_matches_torch(void) { check_kind_matches_torch("conformer", 1); }
 
+/* A half-precision CNN as ONNX's float16 converter writes it (its Casts after the nodes: ordered topologically):
+ * torch's logits with every module's output rounded to FLOAT16, where the file rounds each op's. */
+static void test_fp16_matches_torch(void) { check_kind_matches_torch("fp16", 1); }
+
 /* torchvision's Keypoint R-CNN: real-valued heatmaps resized in a Loop over the detections to each box's size, the
  * sizes a Concat of the heatmap's known dims (Shape, then Slice) and the box's computed ones. Planned at upper
  * bounds, the known dims stay exact (a Slice of a shape vector keeps each element's range): the plan once bounded
@@ -660,6 +664,7 @@ int main(int argc, char **argv)
     g_test_add_func("/oracle/warp-matches-torch", test_warp_matches_torch);
     g_test_add_func("/oracle/listloop-matches-torch", test_listloop_matches_torch);
     g_test_add_func("/oracle/conformer-matches-torch", test_conformer_matches_torch);
+    g_test_add_func("/oracle/fp16-matches-torch", test_fp16_matches_torch);
     g_test_add_func("/oracle/library-expect", test_library_expect);
     int status = g_test_run();
     if (top)

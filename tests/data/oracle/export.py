@@ -41,6 +41,11 @@ KIND:
            half-step feed-forward modules with SiLU, multi-head self-attention, and the convolution module (a
            pointwise Conv1d to twice the width, GLU, a depthwise Conv1d of 15 taps, GroupNorm, SiLU, a pointwise
            Conv1d) with residuals, a final LayerNorm and a linear head
+  fp16     a half-precision CNN as ONNX's float16 converter writes one with keep_io_types (bench/peers/to_float16.py:
+           FLOAT16 weights and activations, a Cast at the input and the output appended after the nodes): Conv, Relu,
+           MaxPool, a residual Add, a strided Conv, GlobalAveragePool, Flatten, Gemm. torch's outputs are the model's
+           in float32 with its weights and input rounded to FLOAT16 and every module's output rounded to FLOAT16,
+           the points where the ONNX model rounds (each op's result)
   frcnn, retinanet, ssd, maskrcnn
            torchvision's detectors (FasterRCNN, RetinaNet, SSD, MaskRCNN: their own pre- and post-processing,
            anchors, RoiAlign, NonMaxSuppression, data-dependent sizes and control flow) on a two-convolution
@@ -414,6 +419,40 @@ def conformer():
     return m, (torch.randn(batch, feats, frames),), ["features"], ["logits"], 14
 
 
+def fp16():
+    nn = torch.nn
+
+    class Add(nn.Module):  # a module, so that its sum is rounded where the ONNX Add's is
+        def forward(self, a, b):
+            return a + b
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1, self.relu1, self.pool = nn.Conv2d(3, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2)
+            self.conv2, self.relu2, self.add = nn.Conv2d(16, 16, 3, padding=1), nn.ReLU(), Add()
+            self.conv3, self.relu3 = nn.Conv2d(16, 32, 3, stride=2, padding=1), nn.ReLU()
+            self.gap, self.flat, self.fc = nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(32, 10)
+
+        def forward(self, x):
+            y = self.pool(self.relu1(self.conv1(x)))
+            s = self.add(y, self.relu2(self.conv2(y)))
+            return self.fc(self.flat(self.gap(self.relu3(self.conv3(s)))))
+
+    m = Net()
+    with torch.no_grad():
+        for p in m.parameters():
+            p.copy_(p.half().float())
+    return m, (torch.randn(2, 3, 16, 16).half().float(),), ["image"], ["logits"], 13
+
+
+def half_outputs(model):
+    """Every module's output rounded to FLOAT16 (forward hooks), as the half-precision graph rounds each op's."""
+    for mod in model.modules():
+        if not list(mod.children()):
+            mod.register_forward_hook(lambda mod, args, out: out.half().float())
+
+
 def detector(kind):
     from collections import OrderedDict
     from torch import nn
@@ -495,13 +534,19 @@ def detector(kind):
 
 kind, out_dir = sys.argv[1], sys.argv[2]
 kinds = {"encoder": encoder, "vit": vit, "speech": speech, "video": video, "segment": segment, "squeeze": squeeze,
-         "residual": residual, "qdq": qdq, "warp": warp, "vad": vad, "listloop": listloop, "conformer": conformer}
+         "residual": residual, "qdq": qdq, "warp": warp, "vad": vad, "listloop": listloop, "conformer": conformer,
+         "fp16": fp16}
 for d in ("frcnn", "retinanet", "ssd", "maskrcnn", "keypoint"):
     kinds[d] = lambda d=d: detector(d)
 model, inputs, in_names, out_names, opset, *dynamic = kinds[kind]()
 model = model.train(False)
 torch.onnx.export(model, inputs, os.path.join(out_dir, "model.onnx"), input_names=in_names, output_names=out_names,
                   opset_version=opset, dynamic_axes=dynamic[0] if dynamic else None)
+if kind == "fp16":  # the file in half precision, as the float16 converter writes it; torch rounding alike
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "bench", "peers"))
+    from to_float16 import main as to_float16
+    to_float16(os.path.join(out_dir, "model.onnx"), os.path.join(out_dir, "model.onnx"))
+    half_outputs(model)
 with torch.no_grad():
     outputs = model(*inputs)
 if isinstance(outputs, torch.Tensor):
