@@ -890,7 +890,7 @@ static void test_qlinear_conv_direct(void)
     for (int round = 0; round < 20; round++) {
         gint64 c = g_rand_int_range(rng, 1, 40), m1 = 16 * g_rand_int_range(rng, 1, 6);
         gint64 m2 = g_rand_int_range(rng, 2, 70);
-        gint64 h = g_rand_int_range(rng, 6, 15), w = g_rand_int_range(rng, 6, 15), n = g_rand_int_range(rng, 1, 3);
+        gint64 h = g_rand_int_range(rng, 6, 15), w = g_rand_int_range(rng, 6, 40), n = g_rand_int_range(rng, 1, 3);
         gint64 k1 = g_rand_int_range(rng, 1, 4), k2 = g_rand_int_range(rng, 1, 4);
         DType t0 = g_rand_boolean(rng) ? DT_UINT8 : DT_INT8, t1 = g_rand_boolean(rng) ? DT_UINT8 : DT_INT8;
         DType t2 = g_rand_boolean(rng) ? DT_UINT8 : DT_INT8;

@@ -308,6 +308,31 @@ static void tiles(void *data, gint64 begin, gint64 end, guint part)
         }
 }
 
+/* 16 rows of 16 bytes (row r at from + r * stride, each byte xor flip) transposed into 16 rows at to (row c at
+ * to + c * to_stride holds byte c of every row): four rounds of interleaving row i with row i + 8 (the perfect
+ * shuffle; SSE2, the baseline). The layouts' changes of a row-major tensor go through it 256 bytes at a time. */
+static void transpose_block(const guint8 *from, gsize stride, guint8 *to, gsize to_stride, guint8 flip)
+{
+#if defined(__x86_64__)
+    __m128i m[16], t[16], f = _mm_set1_epi8((char)flip);
+    for (int r = 0; r < 16; r++)
+        m[r] = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(from + r * stride)), f);
+    for (int round = 0; round < 4; round++) {
+        for (int i = 0; i < 8; i++) {
+            t[2 * i] = _mm_unpacklo_epi8(m[i], m[i + 8]);
+            t[2 * i + 1] = _mm_unpackhi_epi8(m[i], m[i + 8]);
+        }
+        memcpy(m, t, sizeof m);
+    }
+    for (int c = 0; c < 16; c++)
+        _mm_storeu_si128((__m128i *)(void *)(to + c * to_stride), m[c]);
+#else
+    for (gsize r = 0; r < 16; r++)
+        for (gsize c = 0; c < 16; c++)
+            to[c * to_stride + r] = from[r * stride + c] ^ flip;
+#endif
+}
+
 /* Image n of x into the padded, blocked copy: x's zero point (as unsigned) everywhere the image does not reach. */
 static void copy_image(const KernelQconv *q, const KernelQconvCall *call, const Parts *p, gint64 n, guint8 *image)
 {
@@ -327,7 +352,19 @@ static void copy_image(const KernelQconv *q, const KernelQconvCall *call, const 
         return;
     }
     const guint8 *x = (const guint8 *)call->x + n * w->c * w->h * w->w;
-    for (gint64 ch = 0; ch < w->c; ch++)
+    gint64 whole = q->ps == QC_LANES ? w->c / QC_LANES * QC_LANES : 0; /* channels in whole blocks of 16 */
+    for (gint64 ch = 0; ch < whole; ch += QC_LANES) /* 16 channels by 16 columns at a time, transposed */
+        for (gint64 r = r0; r < r1; r++) {
+            const guint8 *from = x + (ch * w->h + r - w->pt) * w->w - w->pl;
+            guint8 *to = image + ((ch / QC_LANES * p->hp + r) * p->wp) * QC_LANES;
+            gint64 col = c0;
+            for (; col + QC_LANES <= c1; col += QC_LANES)
+                transpose_block(from + col, (gsize)(w->h * w->w), to + col * QC_LANES, QC_LANES, flip);
+            for (; col < c1; col++)
+                for (gint64 lane = 0; lane < QC_LANES; lane++)
+                    to[col * QC_LANES + lane] = from[lane * w->h * w->w + col] ^ flip;
+        }
+    for (gint64 ch = whole; ch < w->c; ch++)
         for (gint64 r = r0; r < r1; r++) {
             const guint8 *from = x + (ch * w->h + r - w->pt) * w->w - w->pl;
             guint8 *to = image + ((ch / q->ps * p->hp + r) * p->wp) * q->ps + ch % q->ps;
@@ -367,10 +404,14 @@ void kernel_qconv_run(const KernelQconv *q, const KernelQconvCall *call, void *w
         kernel_parallel((positions + QC_TILE - 1) / QC_TILE, 8, tiles, &r);
         if (call->y_blocked)
             continue;
-        for (gint64 m = 0; m < q->m; m++) { /* the blocked output, row-major */
-            const guint8 *from = out + ((m / QC_LANES) * positions) * QC_LANES + m % QC_LANES;
-            for (gint64 k = 0; k < positions; k++)
-                y[m * positions + k] = from[k * QC_LANES];
+        for (gint64 m0 = 0; m0 < q->m; m0 += QC_LANES) { /* the blocked output, row-major */
+            const guint8 *from = out + m0 * positions;
+            gint64 k = 0;
+            for (; m0 + QC_LANES <= q->m && k + QC_LANES <= positions; k += QC_LANES) /* 16 by 16, transposed */
+                transpose_block(from + k * QC_LANES, QC_LANES, y + m0 * positions + k, (gsize)positions, 0);
+            for (gint64 m = m0; m < MIN(m0 + QC_LANES, q->m); m++)
+                for (gint64 j = m0 + QC_LANES <= q->m ? k : 0; j < positions; j++)
+                    y[m * positions + j] = from[j * QC_LANES + m - m0];
         }
     }
 }
