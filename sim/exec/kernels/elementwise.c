@@ -224,12 +224,8 @@ static gboolean parametric_of(const KernelCall *c, Parametric *p, double *alpha,
     return kernel_fail(c, error, "the executor has no kernel for %s", c->node->op->name);
 }
 
-/* Gelu in float over in[k] (+ bias[k % n_bias] when bias is given), through the vectorised erf and tanh, in
- * blocks that stay in the first-level cache: as the exporters' unfused ops compute it (x / sqrt 2, Erf, + 1,
- * times x, times 1/2; the tanh form with its cube), not through double-precision libm per element, which was a
- * fifth of a ViT's run. */
 /* gelu_array's arithmetic in one pass over a run of x and its bias (NULL: none), compiled for AVX-512 (the scalar
- * forms inlined, vectorised 16 lanes wide: the same operations as the three passes below, so the same bits). */
+ * forms inlined, vectorised 16 lanes wide: the same operations as its three passes, so the same bits). */
 #define GELU_CONSTANTS                                                                                         \
     const float inv_sqrt2 = 0.70710678118654752f, k0 = 0.79788456080286536f, k1 = 0.044715f;                  \
     (void)inv_sqrt2, (void)k0, (void)k1
@@ -268,6 +264,11 @@ __attribute__((target("avx512f"))) static void gelu_run_avx512_in_place(float *r
     }
 }
 
+/* Gelu in float over in[k] (+ bias[k % n_bias] when bias is given), through the vectorised erf and tanh: as the
+ * exporters' unfused ops compute it (x / sqrt 2, Erf, + 1, times x, times 1/2; the tanh form with its cube), not
+ * through double-precision libm per element, which was a fifth of a ViT's run. On AVX-512 in one pass
+ * (gelu_run_avx512); elsewhere, or where in and out overlap without being one array, in three passes over blocks
+ * that stay in the first-level cache. */
 static void gelu_array(const float *in, const float *bias, gsize n_bias, gsize phase, float *out, gsize n,
                        gboolean tanh_form)
 {
