@@ -10,6 +10,15 @@
 #include <math.h>
 #include <string.h>
 
+/* `ivdep` on the loops whose output may be one of their inputs exactly (an in-place step), never a shifted view
+ * of one: no iteration reads what an earlier one wrote, and GCC's runtime overlap check, which fails on exactly
+ * the in-place case, is left out. */
+#if defined(__clang__) /* only the fuzzing build, at -O1: no hint (clang warns on loops it then cannot vectorise) */
+#define NO_LOOP_CARRIED_DEPENDENCE
+#else
+#define NO_LOOP_CARRIED_DEPENDENCE _Pragma("GCC ivdep")
+#endif
+
 /* tanh through one approx_exp (glibc's tanhf is several times slower), a short series near zero where
  * 1 - 2/(e^2x + 1) would lose relative precision: relative error at most 1.7e-6 against double tanh
  * (checked over [-12, 12] in steps of 1e-5). */
@@ -79,6 +88,47 @@ WIDE_ARRAY(kernel_silu_array, silu_v4, silu_inline)
 /* HardSwish has no four-lane form: elsewhere its scalar loop (the compiler's own vectors). */
 WIDE_ARRAY_OR(kernel_hard_swish_array, kernel_hard_swish_f, for (gsize k = 0; k < n; k++) out[k] = kernel_hard_swish_f(in[k]))
 
+/* Relu, and a residual Add with its folded Relu (in may be out): each loop stamped for AVX-512, AVX2 and the
+ * baseline, the CPU's widest taken (the same single operations, so the same bits). */
+#define RELU_LOOPS(suffix, ...)                                                                                \
+    __VA_ARGS__ static void relu##suffix(const float *in, float *out, gsize n)                                 \
+    {                                                                                                          \
+        NO_LOOP_CARRIED_DEPENDENCE                                                                             \
+        for (gsize k = 0; k < n; k++)                                                                          \
+            out[k] = in[k] > 0.0f ? in[k] : 0.0f;                                                              \
+    }                                                                                                          \
+    __VA_ARGS__ static void add_relu##suffix(const float *a, const float *b, float *out, gsize n)               \
+    {                                                                                                          \
+        NO_LOOP_CARRIED_DEPENDENCE                                                                             \
+        for (gsize k = 0; k < n; k++) {                                                                        \
+            float v = a[k] + b[k];                                                                             \
+            out[k] = v > 0.0f ? v : 0.0f;                                                                      \
+        }                                                                                                      \
+    }
+RELU_LOOPS(_plain)
+RELU_LOOPS(_avx2, __attribute__((target("avx2"))))
+RELU_LOOPS(_avx512, __attribute__((target("avx512f"))))
+
+void kernel_relu_array(const float *in, float *out, gsize n)
+{
+    if (__builtin_cpu_supports("avx512f"))
+        relu_avx512(in, out, n);
+    else if (__builtin_cpu_supports("avx2"))
+        relu_avx2(in, out, n);
+    else
+        relu_plain(in, out, n);
+}
+
+static void add_relu(const float *a, const float *b, float *out, gsize n)
+{
+    if (__builtin_cpu_supports("avx512f"))
+        add_relu_avx512(a, b, out, n);
+    else if (__builtin_cpu_supports("avx2"))
+        add_relu_avx2(a, b, out, n);
+    else
+        add_relu_plain(a, b, out, n);
+}
+
 void kernel_epilogue_array(const KernelCall *c, float *row, gsize n, const float *b)
 {
     float add = b ? *b : 0.0f, lo = c->epilogue_lo, hi = c->epilogue_hi;
@@ -122,7 +172,6 @@ typedef struct {
 
 static void gelu_array(const float *in, const float *bias, gsize n_bias, gsize phase, float *out, gsize n,
                        gboolean tanh_form);
-static void add_relu(const float *a, const float *b, float *out, gsize n);
 
 static void block_part(void *data, gint64 begin, gint64 end, guint part)
 {
@@ -423,11 +472,6 @@ static inline float arith(Arith op, float x, float y)
  * gets the same single IEEE operation as the scalar loop had (C11 contracts nothing into FMA): the same
  * bits. */
 typedef enum { BOTH_ARRAYS, RIGHT_SCALAR, LEFT_SCALAR } ArithForm;
-#if defined(__clang__) /* only the fuzzing build, at -O1: no hint (clang warns on loops it then cannot vectorise) */
-#define NO_LOOP_CARRIED_DEPENDENCE
-#else
-#define NO_LOOP_CARRIED_DEPENDENCE _Pragma("GCC ivdep")
-#endif
 
 static inline __attribute__((always_inline)) void arith_loop(Arith op, ArithForm form, const float *a,
                                                              const float *b, float *y, gsize n)
@@ -446,25 +490,6 @@ static inline __attribute__((always_inline)) void arith_loop(Arith op, ArithForm
         NO_LOOP_CARRIED_DEPENDENCE
         for (gsize k = 0; k < n; k++)
             y[k] = arith(op, s, b[k]);
-    }
-}
-
-/* Relu, and a residual Add with its folded Relu, stamped alike (in may be out). */
-__attribute__((target_clones("avx512f", "avx2", "default"))) void kernel_relu_array(const float *in, float *out,
-                                                                                     gsize n)
-{
-    NO_LOOP_CARRIED_DEPENDENCE
-    for (gsize k = 0; k < n; k++)
-        out[k] = in[k] > 0.0f ? in[k] : 0.0f;
-}
-
-__attribute__((target_clones("avx512f", "avx2", "default"))) static void add_relu(const float *a, const float *b,
-                                                                                  float *out, gsize n)
-{
-    NO_LOOP_CARRIED_DEPENDENCE
-    for (gsize k = 0; k < n; k++) {
-        float v = a[k] + b[k];
-        out[k] = v > 0.0f ? v : 0.0f;
     }
 }
 
