@@ -89,7 +89,7 @@ struct ExecWeights {
 /* Whether t holds 16-bit floats (FLOAT16, BFLOAT16): its step runs on float32 copies. */
 static inline gboolean is_16bit_float(const ExecTensor *t)
 {
-    return t && (t->dtype == DT_FLOAT16 || t->dtype == DT_BFLOAT16);
+    return t && kernel_is_16bit_float(t->dtype);
 }
 
 /* Memory for --run: zeroed, aligned, from big_alloc; NULL with an error naming `what` when the system refuses. */

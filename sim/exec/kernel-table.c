@@ -231,8 +231,7 @@ const KernelRow *kernel_row(const OpInfo *op)
 /* The element type a kernel sees for t: 16-bit floats reach a row that does not read them as float32 copies. */
 static DType seen_type(const KernelRow *row, const Tensor *t)
 {
-    gboolean half = t->dtype == DT_FLOAT16 || t->dtype == DT_BFLOAT16;
-    return half && !row->reads_16bit ? DT_FLOAT : t->dtype;
+    return kernel_is_16bit_float(t->dtype) && !row->reads_16bit ? DT_FLOAT : t->dtype;
 }
 
 static gboolean reads_fail(const Node *n, GError **error, guint k, const Tensor *t, const char *fmt, ...)

@@ -205,6 +205,11 @@ gint64 kernel_elem_get_i(const ExecTensor *t, gsize k);
 void kernel_elem_set_f(ExecTensor *t, gsize k, double v);
 void kernel_elem_set_i(ExecTensor *t, gsize k, gint64 v);
 gboolean kernel_elem_supported(DType d);
+/* Whether d is a 16-bit float (FLOAT16, BFLOAT16): the types every row but Cast's gets as float32 copies. */
+static inline gboolean kernel_is_16bit_float(DType d)
+{
+    return d == DT_FLOAT16 || d == DT_BFLOAT16;
+}
 /* n 16-bit floats (FLOAT16 or BFLOAT16: `dtype`) to float32, exactly; and back, rounding to nearest, ties to even
  * (as kernel_elem_set_f). FLOAT16 through the CPU's conversion instructions (F16C) where it has them. */
 void kernel_16bit_to_float(DType dtype, const guint16 *in, float *out, gsize n);

@@ -19,8 +19,8 @@ gboolean exec_tensor_bound(const Tensor *t)
  * between reorders (results/history.md). */
 static gboolean may_block(const Tensor *t, const ExecTensor *x)
 {
-    gboolean typed = x->dtype == DT_FLOAT || x->dtype == DT_FLOAT16 || x->dtype == DT_BFLOAT16 ||
-                     x->dtype == DT_UINT8 || x->dtype == DT_INT8;
+    gboolean typed = x->dtype == DT_FLOAT || kernel_is_16bit_float(x->dtype) || x->dtype == DT_UINT8 ||
+                     x->dtype == DT_INT8;
     return t->producer && !t->is_graph_output && !t->dynamic && !t->init && t->consumers->len && x->data && typed &&
            x->rank == 4 && x->dims[1] > 0 && x->dims[1] % 16 == 0;
 }
@@ -35,7 +35,7 @@ static gboolean takes_blocked(const Node *n)
  * view of it in `views` (which holds a slot for each of the step's tensors). */
 static ExecTensor *seen(ExecTensor *t, ExecTensor *views, guint k)
 {
-    if (t->dtype != DT_FLOAT16 && t->dtype != DT_BFLOAT16)
+    if (!kernel_is_16bit_float(t->dtype))
         return t;
     views[k] = *t;
     views[k].dtype = DT_FLOAT;

@@ -926,8 +926,7 @@ gboolean kernel_cast(const KernelCall *c, GError **error)
     }
     /* float32 to and from the 16-bit floats (a half-precision model's input and output Casts): whole arrays, the
      * same rounding as one element at a time (different sizes: never the same bytes) */
-    gboolean x_half = x->dtype == DT_FLOAT16 || x->dtype == DT_BFLOAT16;
-    gboolean y_half = y->dtype == DT_FLOAT16 || y->dtype == DT_BFLOAT16;
+    gboolean x_half = kernel_is_16bit_float(x->dtype), y_half = kernel_is_16bit_float(y->dtype);
     if (x->dtype == DT_FLOAT && y_half) {
         kernel_float_to_16bit(y->dtype, x->data, y->data, y->count);
         return TRUE;

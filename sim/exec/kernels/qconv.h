@@ -17,7 +17,7 @@
  * int32 products (no quad of channels to sum). */
 typedef struct KernelQconv KernelQconv;
 
-/* Whether this CPU runs the kernel (AVX-512 with VNNI). */
+/* Whether this CPU runs the kernel (AVX-512 with VNNI, vpdpbusd): quantize.c's other VNNI products ask it too. */
 gboolean kernel_qconv_supported(void);
 /* w: M x C x KH x KW signed bytes, `group` 1; or M x 1 x KH x KW with `group` M (depthwise; c then M too). NULL
  * when the memory is refused. */

@@ -86,22 +86,13 @@ DEQUANT_LOOPS(_plain)
 DEQUANT_LOOPS(_avx512, __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))))
 #endif
 
-/* What the CPU runs of the loops stamped here: AVX-512 (with its byte, word and 128/256-bit forms), and its VNNI
- * byte product vpdpbusd. */
+/* What the CPU runs of the loops stamped here: AVX-512 (with its byte, word and 128/256-bit forms). Its VNNI byte
+ * product vpdpbusd, which the integer products need too, is kernel_qconv_supported's (qconv.h). */
 static gboolean have_avx512(void)
 {
 #if defined(__x86_64__)
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
-#else
-    return FALSE;
-#endif
-}
-
-static gboolean have_vnni(void)
-{
-#if defined(__x86_64__)
-    return have_avx512() && __builtin_cpu_supports("avx512vnni");
 #else
     return FALSE;
 #endif
@@ -547,7 +538,8 @@ static gboolean gemm_matmul(const KernelCall *c, const ExecTensor *a, const Exec
     }
     const Tensor *bt = node_input(c->node, lib->w_input);
     gint64 rows = flat ? m * (gint64)batches : m;
-    if (rows <= 16 && (flat || batches == 1) && bt && bt->init && have_vnni()) { /* skinny: our kernel, B packed once */
+    /* skinny: our kernel, B packed once */
+    if (rows <= 16 && (flat || batches == 1) && bt && bt->init && kernel_qconv_supported()) {
         if (!prep->state) {
             prep->state = skinny_i8_pack(b->data, (guint8)(b->dtype == DT_INT8 ? 0x80 : 0), kk, n, &prep->bytes);
             prep->free = skinny_i8_free;
@@ -902,7 +894,7 @@ static gboolean vnni_products(const KernelCall *c, const KernelWindow *win, gint
     gint64 m_all = w->dims[0], cg = w->dims[1], mg = m_all / group, kk = cg * win->k_size;
     *done = FALSE;
     gboolean eight_bit = (x->dtype == DT_UINT8 || x->dtype == DT_INT8) && (w->dtype == DT_UINT8 || w->dtype == DT_INT8);
-    if (!have_vnni() || !eight_bit ||
+    if (!kernel_qconv_supported() || !eight_bit ||
         kk > 33025 || win->out_size < 1)
         return TRUE;
     gint64 quads = (kk + 3) / 4, positions = (win->out_size + 63) / 64 * 64, mblocks = (mg + 3) / 4;
