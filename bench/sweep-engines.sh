@@ -10,8 +10,8 @@
 #     (apt-get install snakemake).
 #   - as root: 348 runs of the small graphs on this machine and over ssh to an sshd on 127.0.0.1 (a second
 #     user with its own clone, as tests/test-hosts.c starts it), two at a time each.
-# The first three in ROUNDS rounds (default 3, the median kept), the others once, one after the other, in this
-# one run; the machine is named (bench/machine.sh).
+# The first three and the ssh pair in ROUNDS rounds (default 3, the commands in turn in each round, the median
+# kept), Snakemake once, one after the other, in this one run; the machine is named (bench/machine.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-10000} snake_n=${2:-1000}
@@ -94,13 +94,17 @@ if [ "$(id -u)" = 0 ] && [ -x /usr/sbin/sshd ]; then
     small=(--strategies firstfit,bestfit,greedy-size,greedy-breadth,greedy-conflicts,ort,pytorch
            --alias all --alias none --alias noop)
     limit_to 348 "$work/small-rest.csv" "${graphs[@]}" "${small[@]}"
-    cp "$work/small-rest.csv" "$work/local.csv"
-    cp "$work/small-rest.csv" "$work/ssh.csv"
-    t_local=$(seconds bench/sweep.py --out "$work/local.csv" "${graphs[@]}" "${small[@]}" --jobs 2)
-    t_ssh=$(seconds bench/sweep.py --out "$work/ssh.csv" "${graphs[@]}" "${small[@]}" -- \
-        --ssh "ssh -F $work/sshd/ssh_config" -S 2/sweephost --workdir "$work/remote/arenasim")
-    ssh_rows="| 348 runs of the small graphs: bench/sweep.py --jobs 2 on this machine | $t_local | 1.00 |
-| 348 runs: the same over ssh to 127.0.0.1, 2/sweephost (one shared login, up to 16 runs a session) | $t_ssh | $(ratio "$t_ssh" "$t_local") |"
+    s_local=() s_ssh=()
+    for ((round = 0; round < ${ROUNDS:-3}; round++)); do
+        cp "$work/small-rest.csv" "$work/local.csv"
+        cp "$work/small-rest.csv" "$work/ssh.csv"
+        s_local+=("$(seconds bench/sweep.py --out "$work/local.csv" "${graphs[@]}" "${small[@]}" --jobs 2)")
+        s_ssh+=("$(seconds bench/sweep.py --out "$work/ssh.csv" "${graphs[@]}" "${small[@]}" -- \
+            --ssh "ssh -F $work/sshd/ssh_config" -S 2/sweephost --workdir "$work/remote/arenasim")")
+    done
+    t_local=$(median "${s_local[@]}") t_ssh=$(median "${s_ssh[@]}")
+    ssh_rows="| 348 runs of the small graphs: bench/sweep.py --jobs 2 on this machine (rounds: ${s_local[*]}) | $t_local | 1.00 |
+| 348 runs: the same over ssh to 127.0.0.1, 2/sweephost (one shared login, up to 16 runs a session; rounds: ${s_ssh[*]}) | $t_ssh | $(ratio "$t_ssh" "$t_local") |"
 fi
 {
     echo "# bench/sweep.py beside a plain serial loop, GNU parallel beside Snakemake, ssh beside this machine"
@@ -108,7 +112,7 @@ fi
     echo "Made by \`bench/sweep-engines.sh $n $snake_n\`. $machine"
     echo
     echo "The first three rows: the median of ${ROUNDS:-3} rounds (seconds per round: serial ${s_serial[*]};" \
-         "--jobs 1 ${s_j1[*]}; --jobs 2 ${s_j2[*]}). The others: one run each."
+         "--jobs 1 ${s_j1[*]}; --jobs 2 ${s_j2[*]}), the ssh pair likewise; Snakemake and its pair: one run each."
     echo
     echo "| what | seconds | ratio |"
     echo "|---|---:|---:|"
