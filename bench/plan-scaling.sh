@@ -54,7 +54,8 @@ echo "input,n,strategy,call,run_seconds,phase,phase_seconds,peak_rss_kib,arena,l
 calls=0
 
 # run_side_by_side INPUT N MIN MAX FLAG ARGS... -- VALUE...: one hyperfine run of sim ARGS with FLAG set to
-# each value (--strategy or --order), each command run MIN to MAX times (hyperfine fits as many runs as take
+# each value (--strategy or --order; the value `default`: neither FLAG nor a budget, what sim does unasked),
+# each command run MIN to MAX times (hyperfine fits as many runs as take
 # about 3 s), then into the measurements, for each value: its runs' seconds, its phases (each phase's fastest
 # run of this call) and its report row. The tables combine every call of one input, size and value.
 run_side_by_side() {
@@ -62,9 +63,11 @@ run_side_by_side() {
     local args=()
     while [ "$1" != -- ]; do args+=("$1"); shift; done
     shift
-    local cmds=() s
+    local cmds=() s chosen
     for s in "$@"; do
-        cmds+=("$(printf '%q ' build/sim "${args[@]}" "$flag" "$s" --budget 1 --format csv \
+        chosen=("$flag" "$s" --budget 1)
+        [ "$s" = default ] && chosen=() # sim's own choice: no strategy, no budget named
+        cmds+=("$(printf '%q ' build/sim "${args[@]}" "${chosen[@]}" --format csv \
             --phases "$work/phases-$s.csv")> $(printf '%q' "$work/row-$s.csv")")
     done
     # before each run, the last run's phases move aside (phases-S.csv.N), so every run's are kept
@@ -107,7 +110,7 @@ trace_sizes_run() {
         [ "$n" -ge 1000000 ] && runs=1
         run_side_by_side trace "$n" 1 "$runs" --strategy --trace "$work/t.trace" -- "${strategies[@]}"
         if [ "$n" = "$largest_trace" ]; then
-            run_side_by_side trace "$n" 1 1 --strategy --trace "$work/t.trace" -- "${budgeted[@]}"
+            run_side_by_side trace "$n" 1 1 --strategy --trace "$work/t.trace" -- "${budgeted[@]}" default
         fi
     done
 }
@@ -149,13 +152,14 @@ for round in $(seq 2 "$graph_rounds"); do
     graph_round "$round"
 done
 
-# The two strategies with a time budget at the largest trace (bestfit, greedy-size: issue 18) once more,
+# The runs with a time target at the largest trace (the heuristics, the default: issues 18 and 64) once more,
 # a minute after their first run (a graph round ran in between): they run once per call, so a slow spell of the
 # shared machine (runs 25-30% slower for a minute or two) lands on one of their runs, not on both. The other
-# strategies keep their one run there (all of them again would add about 15 s to make figures).
-echo "plan-scaling.sh: trace, $largest_trace buffers, bestfit and greedy-size again" >&2
+# strategies keep their one run there.
+echo "plan-scaling.sh: trace, $largest_trace buffers, the heuristics and the default again" >&2
 build/mkgraph trace --buffers "$largest_trace" --seed 1 -o "$work/t.trace"
-run_side_by_side trace "$largest_trace" 1 1 --strategy --trace "$work/t.trace" -- bestfit greedy-size
+run_side_by_side trace "$largest_trace" 1 1 --strategy --trace "$work/t.trace" -- firstfit bestfit greedy-size \
+    greedy-breadth greedy-conflicts default
 
 # The tables, the fits and the figure, written beside their targets and moved over them at the end.
 /usr/bin/python3 - "$measurements" "$work" "$(nproc)" "$machine $(bench/machine.sh end)" \
@@ -211,20 +215,22 @@ w("`optimal` on the transformer stacks (the *strategy* column names the order). 
 w(f"[--budget] ({', '.join(s for s in budgeted_order)}) run once, on the largest trace, with `--budget 1`: their time")
 w("is the budget (a heuristic they start from, once started, runs to its end: seconds at 1M buffers), not a growth law.")
 w("*Time*: mean ± sd of the whole command's runs (hyperfine), and the fastest run. Traces: up to 3 runs below 100k,")
-w("then 2 (hyperfine fits as many as take about 3 s), and 1 at the largest size but for bestfit and greedy-size,")
-w(f"whose budgets are at that size: two runs minutes apart. Graphs: {graph_rounds} rounds, each running every size of")
+w("then 2 (hyperfine fits as many as take about 3 s), and 1 at the largest size but for the heuristics and the")
+w("default (`sim --trace T`, no strategy or budget named: `best` on its work budget), whose targets are at that")
+w(f"size: two runs minutes apart. Graphs: {graph_rounds} rounds, each running every size of")
 w("every family once (a size's runs minutes apart, so a neighbour's burst lands on one of them). Phases from")
 w("`sim --phases`,")
 w("each phase's fastest run (its peak RSS: the largest);")
 w("*growth*: the slope of log(seconds) on log(n) over the sizes where the phase takes 5 ms or more (– : it")
-w("never does). Targets (issue 18): every phase's growth at most 1.2 but exact search's; a 200k-node chain end")
-w("to end under 5 s; a 1M-buffer trace under 5 s with greedy-size and under 2 s with bestfit.")
+w("never does). Targets (issues 18 and 64): every phase's growth at most 1.2 but exact search's; a 200k-node chain")
+w("end to end under 5 s; a 1M-buffer trace under 2 s with each heuristic and under 5 s with the default.")
 w("")
 w("![seconds against n, log-log](../plots/plan-scaling.png)")
 w("")
-# The budgets of issue 18, each against the mean of its runs (the fastest run beside it).
-budget_rows = [("trace", "bestfit", 1000000, 2.0, "1M-buffer trace, bestfit"),
-               ("trace", "greedy-size", 1000000, 5.0, "1M-buffer trace, greedy-size"),
+# The targets of issues 18 and 64, each against the mean of its runs (the fastest run beside it).
+budget_rows = [("trace", s, 1000000, 2.0, f"1M-buffer trace, {s}")
+               for s in ("firstfit", "bestfit", "greedy-size", "greedy-breadth", "greedy-conflicts")]
+budget_rows += [("trace", "default", 1000000, 5.0, "1M-buffer trace, the default (`best`, work budget)"),
                ("relu-chain", "greedy-size", 200000, 5.0, "200k-node Relu chain"),
                ("identity-chain", "greedy-size", 200000, 5.0, "200k-node Identity chain")]
 budget_rows = [b for b in budget_rows if b[:3] in total]

@@ -872,6 +872,70 @@ static void test_heuristic_deadline(void)
     trace_free(t);
 }
 
+/* A portfolio tries its heuristics in an order of its own, and each one after the first stops once it cannot beat
+ * the plan it would have to (PlaceOptions.cutoff); the result is what running each alone gives: the smallest
+ * arena, of equals the one listed first (named in the detail), its very offsets. Traces of one size make ties.
+ * Run alone with its own arena as cutoff, a heuristic (offline, online) leaves no plan and says so; one byte
+ * above it, the plan it makes without one. */
+static void test_portfolio_cutoff(void)
+{
+    const char *names[] = {"firstfit", "bestfit", "greedy-size", "greedy-breadth", "greedy-conflicts"};
+    guint ties = 0, not_first = 0;
+    for (guint seed = 1; seed <= 16; seed++) {
+        TraceGenOptions o = TRACEGEN_DEFAULTS;
+        o.buffers = 300 + 150 * seed;
+        o.seed = seed;
+        if (seed % 4 == 0)
+            o.min_size = o.max_size = 4096;
+        Trace *t = tracegen_random(&o);
+        GError *error = NULL;
+        Plan *alone[G_N_ELEMENTS(names)];
+        guint first = 0, at_min = 0;
+        for (guint k = 0; k < G_N_ELEMENTS(names); k++) {
+            alone[k] = place_run(registry_place_find(names[k]), t, &error);
+            g_assert_no_error(error);
+            if (alone[k]->arena < alone[first]->arena)
+                first = k;
+        }
+        for (guint k = 0; k < G_N_ELEMENTS(names); k++)
+            at_min += alone[k]->arena == alone[first]->arena;
+        ties += at_min > 1;
+        not_first += first > 0;
+        PlaceOptions options = test_place_options;
+        options.search_max = 0; /* the heuristics alone: no exact search, no improver (a work budget under n) */
+        options.budget_work = 1;
+        Plan *best = place_run_with(registry_place_find("best"), t, &options, &error);
+        g_assert_no_error(error);
+        g_assert_cmpuint(best->arena, ==, alone[first]->arena);
+        char *kept = g_strdup_printf("kept %s", names[first]);
+        assert_contains(best->detail, kept);
+        g_assert_cmpmem(best->offsets, t->buffers->len * sizeof(guint64), alone[first]->offsets,
+                        t->buffers->len * sizeof(guint64));
+        g_free(kept);
+        plan_free(best);
+        for (guint k = 0; k < G_N_ELEMENTS(names); k += 2) { /* firstfit (online), greedy-size, greedy-conflicts */
+            options = test_place_options;
+            options.cutoff = alone[k]->arena;
+            Plan *cut = place_run_with(registry_place_find(names[k]), t, &options, &error);
+            g_assert_null(cut);
+            g_assert_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED);
+            assert_contains(error->message, "stopped at the cutoff it was given");
+            g_clear_error(&error);
+            options.cutoff = alone[k]->arena + 1;
+            cut = place_run_with(registry_place_find(names[k]), t, &options, &error);
+            g_assert_no_error(error);
+            g_assert_cmpmem(cut->offsets, t->buffers->len * sizeof(guint64), alone[k]->offsets,
+                            t->buffers->len * sizeof(guint64));
+            plan_free(cut);
+        }
+        for (guint k = 0; k < G_N_ELEMENTS(names); k++)
+            plan_free(alone[k]);
+        trace_free(t);
+    }
+    g_assert_cmpuint(ties, >, 0);      /* the rule for equals was used */
+    g_assert_cmpuint(not_first, >, 0); /* and a winner other than the first tried */
+}
+
 
 /* Greedy-by-size's order of 200,000 units under a deadline (sorted in runs of 65,536, merged, the clock read
  * between) is the order one qsort gives without one; with a deadline long past, the sort gives up and the
@@ -969,6 +1033,7 @@ int main(int argc, char **argv)
     g_test_add_func("/place/property/random-traces", test_property_random_traces);
     g_test_add_func("/place/profile-reference", test_profile_reference);
     g_test_add_func("/place/heuristic-deadline", test_heuristic_deadline);
+    g_test_add_func("/place/portfolio-cutoff", test_portfolio_cutoff);
     g_test_add_func("/place/order-by-size-timed", test_order_by_size_timed);
     g_test_add_func("/place/ort-reuse-classes", test_ort_reuse_classes);
     g_test_add_func("/place/gap-finder-reference", test_gap_finder_matches_reference);

@@ -251,6 +251,19 @@ static guint *bucket_units(const PlaceProblem *p, gboolean by_last, guint **star
     return items;
 }
 
+/* The last byte a heuristic's units may end at before it gives up at the options' cutoff (G_MAXUINT64: none): an
+ * arena is the highest end rounded up to the largest alignment A, so it reaches the cutoff c once an end passes
+ * round_up(c, A) - A. */
+static guint64 cutoff_end(const PlaceProblem *p)
+{
+    if (!p->options || !p->options->cutoff)
+        return G_MAXUINT64;
+    guint64 align = 1;
+    for (guint u = 0; u < p->units->len; u++)
+        align = MAX(align, g_array_index(p->units, PlaceUnit, u).align);
+    return round_up(p->options->cutoff, align) - align;
+}
+
 static gboolean replay_online(const PlaceStrategy *s, const PlaceProblem *p, guint64 *offsets, GError **error)
 {
     gpointer state = s->create(p->units);
@@ -271,7 +284,8 @@ static gboolean replay_online(const PlaceStrategy *s, const PlaceProblem *p, gui
     const PlaceUnit *units = (const PlaceUnit *)(void *)p->units->data;
     guint n = p->units->len;
     gboolean timed = p->options && (p->options->deadline || p->options->stop);
-    for (guint step = 0; ok && step < p->steps; step++) {
+    guint64 cutoff = cutoff_end(p), end = 0;
+    for (guint step = 0; ok && step < p->steps && end <= cutoff; step++) {
         if (timed && (born_at[step] >> 12) != (born_at[step + 1] >> 12) && place_past_deadline(p->options)) {
             if (p->stats) /* past the deadline a portfolio gave it: no plan (the clock every 4,096 units) */
                 p->stats->gave_up = TRUE;
@@ -281,9 +295,13 @@ static gboolean replay_online(const PlaceStrategy *s, const PlaceProblem *p, gui
             if (k + PREFETCH_AHEAD < n)
                 __builtin_prefetch(&units[born[k + PREFETCH_AHEAD]]);
             guint u = born[k];
-            if (units[u].fixed == TRACE_NONE)
+            if (units[u].fixed == TRACE_NONE) {
                 offsets[u] = s->alloc(state, units[u].size, units[u].align);
+                end = MAX(end, offsets[u] + units[u].size);
+            }
         }
+        if (G_UNLIKELY(end > cutoff) && p->stats) /* no better than the plan it would have to beat */
+            p->stats->cut = TRUE;
         for (guint k = die_at[step]; k < die_at[step + 1]; k++) {
             if (k + PREFETCH_AHEAD < n) {
                 __builtin_prefetch(&units[die[k + PREFETCH_AHEAD]]);
@@ -542,6 +560,11 @@ Plan *place_run_with(const PlaceStrategy *s, const Trace *t, const PlaceOptions 
                         "no plan", s->name);
             ok = FALSE;
         }
+        if (ok && stats.cut) { /* a cutoff, likewise */
+            g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "%s stopped at the cutoff it was given (%" G_GUINT64_FORMAT
+                        " B): no plan", s->name, timed.cutoff);
+            ok = FALSE;
+        }
         plan->seconds += (double)(g_get_monotonic_time() - start) / G_USEC_PER_SEC;
         if (ok) {
             for (guint k = 0; k < bp.buffers->len; k++)
@@ -573,6 +596,32 @@ Plan *place_run_with(const PlaceStrategy *s, const Trace *t, const PlaceOptions 
 
 static gboolean is_timed(const PlaceStrategy *s) { return s->role == ROLE_IMPROVER || s->role == ROLE_EXACT; }
 
+/* The order a portfolio tries the strategies of one role in (indices into the portfolio; returns how many). The
+ * heuristics: the first online one (the cheapest pass: under a budget of seconds, the plan that is always made),
+ * then the offline ones from the last listed to the first, then the other online ones; whichever wins, the
+ * incumbent cuts the later ones short (PlaceOptions.cutoff), so the likelier winners go first. Other roles: as
+ * listed. */
+static guint try_order(const PlaceStrategy *const *portfolio, guint count, PlaceRole role, guint *tries)
+{
+    guint n = 0, first_online = count;
+    if (role != ROLE_HEURISTIC) {
+        for (guint k = 0; k < count; k++)
+            if (portfolio[k]->role == role)
+                tries[n++] = k;
+        return n;
+    }
+    for (guint k = 0; k < count && first_online == count; k++)
+        if (portfolio[k]->role == role && portfolio[k]->kind == PLACE_ONLINE)
+            tries[n++] = first_online = k;
+    for (guint k = count; k-- > 0;)
+        if (portfolio[k]->role == role && portfolio[k]->kind != PLACE_ONLINE)
+            tries[n++] = k;
+    for (guint k = 0; k < count; k++)
+        if (portfolio[k]->role == role && portfolio[k]->kind == PLACE_ONLINE && k != first_online)
+            tries[n++] = k;
+    return n;
+}
+
 gboolean place_keep_smallest(const PlaceProblem *p, gboolean (*take)(const PlaceStrategy *s, const PlaceProblem *p),
                              guint64 *offsets, const PlaceStrategy **winner, guint64 *arena, char **skipped,
                              GError **error)
@@ -603,16 +652,25 @@ gboolean place_keep_smallest(const PlaceProblem *p, gboolean (*take)(const Place
     timed_all = timed_left;
     PlaceStats stats = {0};
     static const PlaceRole passes[] = {ROLE_BASELINE, ROLE_HEURISTIC, ROLE_EXACT, ROLE_IMPROVER};
+    guint count = 0, winner_k = 0;
+    while (portfolio[count])
+        count++;
+    guint *tries = g_new(guint, count + 1);
     for (guint pass = 0; pass < G_N_ELEMENTS(passes); pass++) {
-        for (guint k = 0; portfolio[k]; k++) {
+        guint n_tries = try_order(portfolio, count, passes[pass], tries);
+        for (guint t = 0; t < n_tries; t++) {
+            guint k = tries[t];
             const PlaceStrategy *s = portfolio[k];
-            if (s->role != passes[pass] || !take(s, p))
+            if (!take(s, p))
                 continue;
             PlaceOptions share = *p->options;
             PlaceProblem sub = *p;
             sub.stats = &stats;
             sub.options = &share;
             share.deadline = *winner ? deadline : 0; /* every candidate but the first gives up at the end */
+            /* A heuristic stops once it cannot win: at the incumbent's arena, or past it when it would win a tie
+             * (the strategy listed first wins a tie, whatever order they ran in). */
+            share.cutoff = *winner && !is_timed(s) ? *arena + (k < winner_k) : 0;
             if (is_timed(s)) {
                 gint64 left = deadline - g_get_monotonic_time();
                 share.budget_seconds = (double)MAX(left, 0) / G_USEC_PER_SEC / timed_left--;
@@ -634,15 +692,20 @@ gboolean place_keep_smallest(const PlaceProblem *p, gboolean (*take)(const Place
             }
             char *ignored = NULL;
             gboolean proven_before = stats.proven;
-            stats.proven = stats.gave_up = FALSE;
+            stats.proven = stats.gave_up = stats.cut = FALSE;
             gint64 began = g_get_monotonic_time();
             if (!place_problem(s, &sub, trial, &ignored, error)) {
                 g_string_free(not_started, TRUE);
                 g_string_free(unfinished, TRUE);
                 g_free(trial);
+                g_free(tries);
                 return FALSE;
             }
             g_free(ignored);
+            if (stats.cut) { /* it could not beat the incumbent */
+                stats.proven = proven_before;
+                continue;
+            }
             if (!is_timed(s) && !stats.gave_up)
                 stats.pass_us = MAX(stats.pass_us, g_get_monotonic_time() - began);
             if (stats.gave_up) { /* stopped unfinished at the deadline: no plan, named with the skipped */
@@ -651,9 +714,10 @@ gboolean place_keep_smallest(const PlaceProblem *p, gboolean (*take)(const Place
                 continue;
             }
             guint64 a = place_arena(p, trial);
-            if (a < *arena) {
+            if (a < *arena || (a == *arena && k < winner_k)) {
                 *arena = a;
                 *winner = s;
+                winner_k = k;
                 memcpy(offsets, trial, n * sizeof(guint64));
             }
             /* a proof holds for the smallest arena: it says nothing smaller exists */
@@ -674,6 +738,7 @@ gboolean place_keep_smallest(const PlaceProblem *p, gboolean (*take)(const Place
     g_string_free(not_started, TRUE);
     g_string_free(unfinished, TRUE);
     g_free(trial);
+    g_free(tries);
     return TRUE;
 }
 
@@ -710,6 +775,7 @@ gboolean place_in_order(const PlaceProblem *p, const guint *order, guint n, GapP
     PlacedIndex *x = placed_index_new(p, offsets);
     guint hinted = 0; /* order[0, hinted) have had their lists hinted: the next two units' at each step */
     gboolean timed = p->options && (p->options->deadline || p->options->stop);
+    guint64 cutoff = cutoff_end(p), end = 0;
     guint8 *taken = g_new0(guint8, (gsize)n + 1); /* positions placed ahead of their turn, as partners */
     for (guint k = 0; k < n; k++) {
         if (timed && (k & 4095) == 0 && place_past_deadline(p->options)) { /* the clock: 30 ns per 4096 units */
@@ -732,14 +798,21 @@ gboolean place_in_order(const PlaceProblem *p, const guint *order, guint n, GapP
             placed_index_add(x, u, offsets[u]);
             placed_index_add(x, v, offsets[v]);
             taken[j] = TRUE;
-            continue;
+            end = MAX(end, offsets[v] + g_array_index(p->units, PlaceUnit, v).size);
+        } else {
+            offsets[u] = placed_index_find(x, u, policy);
+            placed_index_add(x, u, offsets[u]);
         }
-        offsets[u] = placed_index_find(x, u, policy);
-        placed_index_add(x, u, offsets[u]);
+        end = MAX(end, offsets[u] + unit->size);
+        if (G_UNLIKELY(end > cutoff)) { /* no better than the plan it would have to beat */
+            if (p->stats)
+                p->stats->cut = TRUE;
+            break;
+        }
     }
     placed_index_free(x);
     g_free(taken);
-    return TRUE;
+    return end <= cutoff;
 }
 
 gboolean place_in_order_or_give_up(const PlaceProblem *p, const guint *order, guint n, GapPolicy policy,
@@ -747,7 +820,7 @@ gboolean place_in_order_or_give_up(const PlaceProblem *p, const guint *order, gu
 {
     if (place_in_order(p, order, n, policy, offsets))
         return TRUE;
-    if (p->stats)
+    if (p->stats && !p->stats->cut)
         p->stats->gave_up = TRUE;
     return FALSE;
 }

@@ -54,10 +54,11 @@ void placed_index_find_pair(PlacedIndex *x, guint a, guint b, GapPolicy policy, 
                             guint64 *offset_b);
 /* A hint, no effect on results: the lists a coming find and add for `unit` will read. */
 void placed_index_prefetch(const PlacedIndex *x, guint unit);
-/* Places every non-fixed unit in the given order with the given policy. */
+/* Places every non-fixed unit in the given order with the given policy; FALSE, leaving no plan in `offsets`, when
+ * it stopped at the options' deadline or cutoff (then the problem's stats say `cut`). */
 gboolean place_in_order(const PlaceProblem *p, const guint *order, guint n, GapPolicy policy, guint64 *offsets);
-/* place_in_order for a heuristic: FALSE (and the problem's stats say it gave up) when it stopped at the
- * options' deadline, leaving no plan in `offsets`. */
+/* place_in_order for a heuristic: FALSE (and the problem's stats say it gave up, or was cut) when it stopped at
+ * the options' deadline (or cutoff), leaving no plan in `offsets`. */
 gboolean place_in_order_or_give_up(const PlaceProblem *p, const guint *order, guint n, GapPolicy policy,
                                    guint64 *offsets);
 /* A unit's place in an offline order: by `major`, largest first, then by `minor`, largest first, then by unit id.

@@ -55,6 +55,10 @@ typedef struct {
      * candidate but the first: a heuristic still placing then gives up (PlaceStats.gave_up), so a budget
      * holds on a million buffers, where one greedy pass takes seconds. */
     gint64 deadline;
+    /* A heuristic gives up (PlaceStats.cut) once the arena of the units it has placed reaches this (0: never): a
+     * portfolio hands each candidate the arena it would have to get below, and as an arena only grows as units
+     * are placed, one that reaches it cannot. */
+    guint64 cutoff;
 } PlaceOptions;
 
 /* Whether the options ask the time-bounded strategies to stop now. */
@@ -74,6 +78,7 @@ typedef struct {
     guint64 nodes, steps;
     gboolean proven;
     gboolean gave_up; /* a heuristic stopped at PlaceOptions.deadline: its offsets are no plan */
+    gboolean cut;     /* a heuristic stopped at PlaceOptions.cutoff: its offsets are no plan, nor a better one */
     /* Timed, not counted: the longest a heuristic of a portfolio took to finish, in microseconds (what one
      * more pass over the units costs), so that nothing starts that cannot end within the seconds left. It
      * decides only whether work starts under --budget in seconds, never what a work budget does. */
