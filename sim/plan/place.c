@@ -597,27 +597,17 @@ Plan *place_run_with(const PlaceStrategy *s, const Trace *t, const PlaceOptions 
 static gboolean is_timed(const PlaceStrategy *s) { return s->role == ROLE_IMPROVER || s->role == ROLE_EXACT; }
 
 /* The order a portfolio tries the strategies of one role in (indices into the portfolio; returns how many). The
- * heuristics: the first online one (the cheapest pass: under a budget of seconds, the plan that is always made),
- * then the offline ones from the last listed to the first, then the other online ones; whichever wins, the
- * incumbent cuts the later ones short (PlaceOptions.cutoff), so the likelier winners go first. Other roles: as
- * listed. */
+ * heuristics: the online ones as listed (the cheapest passes: under a budget of seconds, the plans that get made),
+ * then the offline ones from the last listed to the first; whichever wins, the incumbent cuts the later ones
+ * short (PlaceOptions.cutoff), so the likelier winners go early. Other roles: as listed. */
 static guint try_order(const PlaceStrategy *const *portfolio, guint count, PlaceRole role, guint *tries)
 {
-    guint n = 0, first_online = count;
-    if (role != ROLE_HEURISTIC) {
-        for (guint k = 0; k < count; k++)
-            if (portfolio[k]->role == role)
-                tries[n++] = k;
-        return n;
-    }
-    for (guint k = 0; k < count && first_online == count; k++)
-        if (portfolio[k]->role == role && portfolio[k]->kind == PLACE_ONLINE)
-            tries[n++] = first_online = k;
-    for (guint k = count; k-- > 0;)
-        if (portfolio[k]->role == role && portfolio[k]->kind != PLACE_ONLINE)
-            tries[n++] = k;
+    guint n = 0;
     for (guint k = 0; k < count; k++)
-        if (portfolio[k]->role == role && portfolio[k]->kind == PLACE_ONLINE && k != first_online)
+        if (portfolio[k]->role == role && (role != ROLE_HEURISTIC || portfolio[k]->kind == PLACE_ONLINE))
+            tries[n++] = k;
+    for (guint k = count; role == ROLE_HEURISTIC && k-- > 0;)
+        if (portfolio[k]->role == role && portfolio[k]->kind != PLACE_ONLINE)
             tries[n++] = k;
     return n;
 }
