@@ -103,8 +103,11 @@ if [ "$(id -u)" = 0 ] && [ -x /usr/sbin/sshd ]; then
             --ssh "ssh -F $work/sshd/ssh_config" -S 2/sweephost --workdir "$work/remote/arenasim")")
     done
     t_local=$(median "${s_local[@]}") t_ssh=$(median "${s_ssh[@]}")
-    ssh_rows="| 348 runs of the small graphs: bench/sweep.py --jobs 2 on this machine (rounds: ${s_local[*]}) | $t_local | 1.00 |
-| 348 runs: the same over ssh to 127.0.0.1, 2/sweephost (one shared login, up to 16 runs a session; rounds: ${s_ssh[*]}) | $t_ssh | $(ratio "$t_ssh" "$t_local") |"
+    local_what="348 runs of the small graphs: bench/sweep.py --jobs 2 on this machine (rounds: ${s_local[*]})"
+    ssh_what="348 runs: the same over ssh to 127.0.0.1, 2/sweephost (one shared login, up to 16 runs a session;"
+    ssh_what+=" rounds: ${s_ssh[*]})"
+    ssh_rows="| $local_what | $t_local | 1.00 |
+| $ssh_what | $t_ssh | $(ratio "$t_ssh" "$t_local") |"
 fi
 {
     echo "# bench/sweep.py beside a plain serial loop, GNU parallel beside Snakemake, ssh beside this machine"

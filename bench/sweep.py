@@ -112,9 +112,9 @@ def bash_quote(text):
 # variable sim does not inherit; a NUL byte, which sim never writes, would be dropped; its scratch files are in
 # /dev/shm where there is one, away from the journal's fsyncs). A run that ends by
 # sim's own status (0, 1, 2) is done; a time limit (124, 137) or a signal is run again up to RETRIES times.
-# With a seventh argument other than -, base64 of graph files (ssh), the chunk first looks at its host: record
-# run 0 holds `sim --version` (or "no sim at PATH") and a line "missing G" per graph not there, and the chunk
-# runs nothing when anything is missing (its host cannot run any of it; the sweep stops on reading that).
+# With a seventh argument other than -, base64 of graph files or + for none (ssh), the chunk first looks at its
+# host: record run 0 holds `sim --version` (or "no sim at PATH") and a line "missing G" per graph not there, and
+# the chunk runs nothing when anything is missing (its host cannot run any of it; the sweep stops on reading that).
 WORKER = "; ".join([
     "k=$1 sim=$2 limit=$3 retries=$4 dest=$5 runs=$6 probe=${7:--} LC_ALL=C",
     "t=$(mktemp -d -p /dev/shm 2> /dev/null || mktemp -d) || exit 1",
@@ -123,7 +123,8 @@ WORKER = "; ".join([
     "host=${PARALLEL_SSHLOGIN:-:}; [ \"$host\" = : ] && host=$(hostname 2> /dev/null || echo unknown)",
     "if [ \"$probe\" != - ]; then "
     "a=$(if [ -x \"$sim\" ]; then \"$sim\" --version; else echo \"no sim at $PWD/$sim\"; fi; "
-    "printf %s \"$probe\" | base64 -d | while IFS= read -r g; do [ -f \"$g\" ] || echo \"missing $g\"; done); "
+    "[ \"$probe\" = + ] || printf %s \"$probe\" | base64 -d | "
+    "while IFS= read -r g; do [ -f \"$g\" ] || echo \"missing $g\"; done); "
     "printf '\\036run 0 0 0 %s 0 %s\\n%s' \"${#a}\" \"$host\" \"$a\" >&3 || exit 1; "
     "case $a in \"no sim at \"*|missing\\ *|*$'\\n'missing\\ *) exit 0 ;; esac; fi",
     "case $runs in @*) sed -n \"${runs#@}\" \"$dest/runs\" ;; *) printf %s \"$runs\" | base64 -d ;; esac > \"$t/list\" "
@@ -777,7 +778,7 @@ class Ssh:
         cmd = ["parallel", "--will-cite", "--halt", "never", "--colsep", "\t", "--retries", str(a.retries + 1)]
         cmd += (["--jobs", str(slots)] if slots else []) + transfer + self.args
         inside = sorted({j.graph_file for j in self.sweep.jobs if not j.graph_file.startswith(("/", "../"))})
-        listing = base64.b64encode(os.fsencode("".join(g + "\n" for g in inside))).decode() or "-"
+        listing = base64.b64encode(os.fsencode("".join(g + "\n" for g in inside))).decode() or "+"  # sim alone
         cmd += [parallel_command(self.remote_sim, a.timeout, a.retries, "-", listing), "::::", chunks]
         self.engine = Engine(cmd, self.folder, stdout=subprocess.PIPE)
         self.reader = threading.Thread(target=self.read, daemon=True)

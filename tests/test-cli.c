@@ -1014,7 +1014,8 @@ static void test_portfolio_budget_skips(void)
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--trace", trace, "--strategy", "best", "--budget", "0.000001", NULL});
     g_assert_cmpint(r.status, ==, 0);
-    assert_contains(r.out, "strategy       best (kept firstfit; not started, budget spent: bestfit, greedy-conflicts, ");
+    assert_contains(r.out,
+                    "strategy       best (kept firstfit; not started, budget spent: bestfit, greedy-conflicts, ");
     run_result_clear(&r);
     r = test_run("SIM_BIN", (const char *[]){"--trace", trace, "--strategy", "search", "--budget", "0.000001", NULL});
     g_assert_cmpint(r.status, ==, 0);

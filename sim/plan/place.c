@@ -561,8 +561,8 @@ Plan *place_run_with(const PlaceStrategy *s, const Trace *t, const PlaceOptions 
             ok = FALSE;
         }
         if (ok && stats.cut) { /* a cutoff, likewise */
-            g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "%s stopped at the cutoff it was given (%" G_GUINT64_FORMAT
-                        " B): no plan", s->name, timed.cutoff);
+            g_set_error(error, SIM_ERROR, SIM_ERROR_UNSUPPORTED, "%s stopped at the cutoff it was given (%"
+                        G_GUINT64_FORMAT " B): no plan", s->name, timed.cutoff);
             ok = FALSE;
         }
         plan->seconds += (double)(g_get_monotonic_time() - start) / G_USEC_PER_SEC;
