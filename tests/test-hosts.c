@@ -2,7 +2,7 @@
  * - ssh: an sshd on 127.0.0.1 (own port, keys and config) logging in as a separate user with its own clone,
  *   who can neither read the caller's model folder nor write its output folder. Every row comes back, a
  *   model outside the repository is sent and removed again, a failing run's message comes back with its
- *   host, a rerun resumes, a host without a built sim or without a graph is named before anything runs, and
+ *   host, a rerun resumes, a host without a built sim or without a graph is named before it runs anything, and
  *   a host stopped mid-sweep costs only the runs it had not finished: the same command finishes the table.
  * - Slurm: a one-node cluster (munged, slurmctld, slurmd; own key, config, ports and state): the sweep as a
  *   job array, a failing run's message with its array task; Ctrl-C cancels the array and a rerun resumes;
