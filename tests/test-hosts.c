@@ -6,6 +6,7 @@
  *   a host stopped mid-sweep costs only the runs it had not finished: the same command finishes the table.
  * - Slurm: a one-node cluster (munged, slurmctld, slurmd; own key, config, ports and state): the sweep as a
  *   job array, a failing run's message with its array task; Ctrl-C cancels the array and a rerun resumes;
+ *   SIGHUP leaves it running and --collect gathers the rest;
  *   --detach, --status and --collect; a task cancelled by scancel is named as such; kill -9 of the sweep
  *   leaves the array running, and the rerun waits for it instead of submitting its runs again.
  * On every back end the same sweep gives the same table as on this machine, but for the timing column.
@@ -371,6 +372,52 @@ static void test_slurm(void)
     assert_contains(r.err, "sweep: 3 runs, ");
     g_assert_cmpuint(test_count_lines(slow), ==, 4);
     run_result_clear(&r);
+
+    /* SIGHUP (the terminal closed) stops the sweep, exit 129, the finished rows kept, but leaves the array
+     * running: its hanging run is still there; killed, --collect names it, and the same command finishes the
+     * table, every run once. */
+    char *hup = g_build_filename(folder, "hup.csv", NULL);
+    const char *const hup_args[] = {"--slurm", "--runs-per-task", "1", "--out", hup, "--graph", "graphs/unet.onnx",
+                                    "--strategies", "bestfit,firstfit,greedy-size", NULL};
+    g_assert_cmpint(g_mkdir(hang, 0755), ==, 0);
+    bg = sweep_start(hup_args, hang, "slurm-hup.err");
+    sweep_wait_hanging(hang, 1);
+    id = array_of(bg.err);
+    wait_only_hanging(id);
+    g_assert_cmpint(kill(-bg.pid, SIGHUP), ==, 0);
+    status = sweep_wait(&bg, &said);
+    if (status != 129)
+        g_error("the Slurm sweep stopped by SIGHUP exited %d:\n%s", status, said);
+    assert_contains(said, "sweep: stopped by SIGHUP: 2 of 3 runs finished, their rows kept in ");
+    assert_contains(said, " keep running: bench/sweep.py --collect ");
+    g_assert_true(array_queued(id)); /* left running */
+    g_assert_cmpuint(test_count_lines(hup), ==, 3);
+    g_free(said);
+    GDir *hanging = g_dir_open(hang, 0, NULL);
+    g_assert_nonnull(hanging);
+    for (const char *name; (name = g_dir_read_name(hanging));)
+        kill(atoi(name), SIGKILL);
+    g_dir_close(hanging);
+    for (int k = 0; k < 600 && array_queued(id); k++)
+        g_usleep(100000);
+    g_free(id);
+    sweep_assert_hanging_ended(hang);
+    g_assert_cmpint(g_rmdir(hang), ==, 0);
+    r = run_sweep((const char *[]){"--collect", hup, NULL});
+    g_assert_cmpint(r.status, ==, 1);
+    assert_contains(r.err, "sweep: 0 rows added to ");
+    assert_contains(r.err, "graphs/unet.onnx order=file alias=all strategy=greedy-size [array task 2 of Slurm job ");
+    assert_contains(r.err, "    killed by SIGKILL\n");
+    run_result_clear(&r);
+    r = run_sweep(hup_args);
+    if (r.status != 0)
+        g_error("the sweep after SIGHUP and --collect exited %d:\n%s", r.status, r.err);
+    assert_contains(r.err, "sweep: 3 runs, 2 already in ");
+    GHashTable *hup_keys = sweep_table_keys(hup);
+    g_assert_cmpuint(g_hash_table_size(hup_keys), ==, 3);
+    g_hash_table_unref(hup_keys);
+    run_result_clear(&r);
+    g_free(hup);
 
     /* --detach submits and exits; --status names the tasks; scancel of the hanging task: --collect gathers
      * the other rows and names the cancelled run with its cause. */
