@@ -120,6 +120,12 @@ typedef struct {
     gsize params;            /* per output channel (whole blocks): the sum's offset, int32, and the multiplier */
 } Parts;
 
+/* x's zero point as the kernel reads x: unsigned (an int8 x's bytes are flipped, x + 128). */
+static gint64 zero_unsigned(const KernelQconvCall *call)
+{
+    return call->x_signed ? call->zx + 128 : call->zx;
+}
+
 static gsize up64(gsize n)
 {
     return (n + 63) / 64 * 64;
@@ -145,7 +151,7 @@ static Parts parts_of(const KernelQconv *q, const KernelQconvCall *call)
 gsize kernel_qconv_work_bytes(const KernelQconv *q, const KernelQconvCall *call)
 {
     const Window *w = call->win;
-    gint64 terms = (q->dw ? 1 : q->c) * q->kh * q->kw, zxu = call->x_signed ? call->zx + 128 : call->zx;
+    gint64 terms = (q->dw ? 1 : q->c) * q->kh * q->kw, zxu = zero_unsigned(call);
     if (w->c != q->c || w->kh != q->kh || w->kw != q->kw || w->oh < 1 || w->ow < 1 || w->n < 1 || terms > 33025 ||
         zxu < 0 || zxu > 255 || (call->x_blocked && q->c % QC_LANES) || (call->y_blocked && q->m % QC_LANES))
         return 0;
@@ -337,7 +343,7 @@ static void transpose_block(const guint8 *from, gsize stride, guint8 *to, gsize 
 static void copy_image(const KernelQconv *q, const KernelQconvCall *call, const Parts *p, gint64 n, guint8 *image)
 {
     const Window *w = call->win;
-    guint8 flip = call->x_signed ? 0x80 : 0, pad = (guint8)(call->x_signed ? call->zx + 128 : call->zx);
+    guint8 flip = call->x_signed ? 0x80 : 0, pad = (guint8)zero_unsigned(call);
     memset(image, pad, (gsize)(q->cb * p->hp * p->wp * q->ps));
     gint64 r0 = MAX(w->pt, 0), r1 = MIN(w->pt + w->h, p->hp), c0 = MAX(w->pl, 0), c1 = MIN(w->pl + w->w, p->wp);
     if (call->x_blocked) {
@@ -381,7 +387,7 @@ void kernel_qconv_run(const KernelQconv *q, const KernelQconvCall *call, void *w
     gint64 *table = (gint64 *)(void *)(out + p.out);
     gint32 *offset = (gint32 *)(void *)((guint8 *)table + p.table);
     float *multiplier = (float *)(offset + q->mb * QC_LANES);
-    gint64 zxu = call->x_signed ? call->zx + 128 : call->zx, positions = w->oh * w->ow;
+    gint64 zxu = zero_unsigned(call), positions = w->oh * w->ow;
     for (gint64 m = 0; m < q->mb * QC_LANES; m++) {
         offset[m] = m < q->m ? (gint32)((gint64)call->bias[m] - zxu * q->wsum[m]) : 0;
         multiplier[m] = m < q->m ? call->multiplier[m] : 0;
