@@ -139,6 +139,14 @@ static gboolean array_queued(const char *job)
     return tasks_queued(job) > 0;
 }
 
+/* Waits (`seconds` at most) until the job has left the queue, and says it has. */
+static void wait_array_ended(const char *job, int seconds)
+{
+    for (int k = 0; k < seconds * 10 && array_queued(job); k++)
+        g_usleep(100000);
+    g_assert_false(array_queued(job));
+}
+
 /* Waits (two minutes at most) until only the hanging task of the job is left in the queue. */
 static void wait_only_hanging(const char *job)
 {
@@ -398,8 +406,7 @@ static void test_slurm(void)
     for (const char *name; (name = g_dir_read_name(hanging));)
         kill(atoi(name), SIGKILL);
     g_dir_close(hanging);
-    for (int k = 0; k < 600 && array_queued(id); k++)
-        g_usleep(100000);
+    wait_array_ended(id, 60);
     g_free(id);
     sweep_assert_hanging_ended(hang);
     g_assert_cmpint(g_rmdir(hang), ==, 0);
@@ -438,8 +445,7 @@ static void test_slurm(void)
     run_result_clear(&r);
     char *task = g_strdup_printf("%s_2", job);
     must_run((const char *[]){"scancel", task, NULL});
-    for (int k = 0; k < 600 && array_queued(job); k++)
-        g_usleep(100000);
+    wait_array_ended(job, 60);
     r = run_sweep((const char *[]){"--collect", detached, NULL});
     g_assert_cmpint(r.status, ==, 1);
     assert_contains(r.err, "sweep: 2 rows added to ");
@@ -507,9 +513,7 @@ static void test_slurm(void)
     char *limit_job = g_strndup(submitted, strcspn(submitted, ","));
     g_free(said);
     sweep_wait_hanging(hang, 1);
-    for (int k = 0; k < 3000 && array_queued(limit_job); k++) /* Slurm ends it a minute or two after it started */
-        g_usleep(100000);
-    g_assert_false(array_queued(limit_job));
+    wait_array_ended(limit_job, 300); /* Slurm ends it a minute or two after it started */
     r = run_sweep((const char *[]){"--collect", limited, NULL});
     g_assert_cmpint(r.status, ==, 1);
     assert_contains(r.err, "sweep: 1 rows added to ");
