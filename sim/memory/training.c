@@ -156,20 +156,34 @@ gboolean training_roles_read(const Model *m, TrainingRoles **out, GError **error
         }
     }
     /* saved activations: made by the forward, read by the backward; live at the loss with the state and the batch
-     * the backward reads */
+     * the backward reads. A tensor may reach the backward through Identities of neither part (torch's detach of a
+     * saved output, read again by the backward through a second detach): each may run before the loss or after,
+     * but one of the copies, all of its size, is live at the loss either way. Marked in reverse topological order,
+     * so an Identity's output is settled before its input. */
+    gboolean *read_after = g_new0(gboolean, r->n_tensors);
+    for (guint k = 0; k < r->n_tensors; k++) {
+        const Tensor *t = g->tensors->pdata[k];
+        for (guint c = 0; t->consumers && c < t->consumers->len; c++)
+            read_after[k] = read_after[k] || backward[((const Node *)t->consumers->pdata[c])->index];
+    }
+    for (guint k = g->order->len; k-- > 0;) {
+        const Node *n = g->order->pdata[k];
+        const Tensor *in = n->inputs->len == 1 ? node_input(n, 0) : NULL;
+        if (in && !forward[n->index] && !backward[n->index] && !strcmp(n->op_type, "Identity") &&
+            n->outputs->len == 1 && n->outputs->pdata[0])
+            read_after[in->id] = read_after[in->id] || read_after[((const Tensor *)n->outputs->pdata[0])->id];
+    }
     r->at_loss = g_new0(gboolean, r->n_tensors);
     for (guint k = 0; ok && k < r->n_tensors; k++) {
         const Tensor *t = g->tensors->pdata[k];
-        gboolean read_after = FALSE;
-        for (guint c = 0; t->consumers && c < t->consumers->len; c++)
-            read_after = read_after || backward[((const Node *)t->consumers->pdata[c])->index];
         gboolean made_before = t->producer ? forward[t->producer->index] : t->is_graph_input;
-        if (r->role[k] == TRAINING_TRANSIENT && t->producer && made_before && read_after)
+        if (r->role[k] == TRAINING_TRANSIENT && t->producer && made_before && read_after[k])
             r->role[k] = TRAINING_SAVED;
-        r->at_loss[k] = t == lt || (made_before && read_after) ||
+        r->at_loss[k] = t == lt || (made_before && read_after[k]) ||
                         (r->role[k] < TRAINING_BATCH && t->is_graph_input && t->is_graph_output);
     }
     g_ptr_array_unref(stack);
+    g_free(read_after);
     g_free(forward);
     g_free(backward);
     g_free(named);
