@@ -1,5 +1,6 @@
 /* training.c — a training step's memory by role (training.h). */
 #include "memory/training.h"
+#include "base/max-flow.h"
 
 #include <string.h>
 
@@ -35,8 +36,54 @@ void training_roles_free(TrainingRoles *r)
     if (!r)
         return;
     g_free(r->role);
-    g_free(r->at_loss);
+    g_free(r->loss);
     g_free(r);
+}
+
+/* Each node's part of the step: the forward is the loss's value and what it depends on, the backward what depends
+ * on that value (the value: the loss tensor, or what the Identities the exporter names it by copy), the rest free
+ * (torch's detaches beside a saved output, the backward's arithmetic on saved tensors alone): free nodes may run
+ * before the loss or after it. */
+enum { PART_FREE, PART_FORWARD, PART_BACKWARD };
+
+static void parts(const Graph *g, const Tensor *loss, guint8 *part)
+{
+    memset(part, PART_FREE, g->nodes->len);
+    const Tensor *value = loss;
+    while (value && value->producer && !strcmp(value->producer->op_type, "Identity") &&
+           value->producer->inputs->len == 1 && node_input(value->producer, 0))
+        value = node_input(value->producer, 0);
+    if (!value)
+        return;
+    GPtrArray *stack = g_ptr_array_new();
+    if (value->producer) {
+        part[value->producer->index] = PART_FORWARD;
+        g_ptr_array_add(stack, value->producer);
+    }
+    while (stack->len) {
+        const Node *n = g_ptr_array_steal_index_fast(stack, stack->len - 1);
+        for (guint k = 0; k < n->inputs->len; k++) {
+            const Tensor *in = node_input(n, k);
+            if (in && in->producer && part[in->producer->index] != PART_FORWARD) {
+                part[in->producer->index] = PART_FORWARD;
+                g_ptr_array_add(stack, in->producer);
+            }
+        }
+    }
+    for (guint c = 0; value->consumers && c < value->consumers->len; c++)
+        g_ptr_array_add(stack, value->consumers->pdata[c]);
+    while (stack->len) {
+        const Node *n = g_ptr_array_steal_index_fast(stack, stack->len - 1);
+        if (part[n->index] != PART_FREE)
+            continue;
+        part[n->index] = PART_BACKWARD;
+        for (guint k = 0; k < n->outputs->len; k++) {
+            const Tensor *made = n->outputs->pdata[k];
+            for (guint c = 0; made && made->consumers && c < made->consumers->len; c++)
+                g_ptr_array_add(stack, made->consumers->pdata[c]);
+        }
+    }
+    g_ptr_array_unref(stack);
 }
 
 static gboolean names_read(const Graph *g, const char *key, const char *value, TrainingRole role, gboolean inputs,
@@ -119,73 +166,33 @@ gboolean training_roles_read(const Model *m, TrainingRoles **out, GError **error
         ok = names_read(g, role_names[j].key, m->metadata->pdata[k + 1], (TrainingRole)j, role_names[j].inputs,
                         r->role, named, error);
     }
-    /* the forward (what the loss depends on) and the backward (what depends on the loss) */
-    const Tensor *lt = g_hash_table_lookup(g->by_name, loss);
-    gboolean *forward = g_new0(gboolean, g->nodes->len), *backward = g_new0(gboolean, g->nodes->len);
-    GPtrArray *stack = g_ptr_array_new();
-    if (lt->producer) {
-        forward[lt->producer->index] = TRUE;
-        g_ptr_array_add(stack, lt->producer);
-    }
-    while (stack->len) {
-        const Node *n = g_ptr_array_steal_index_fast(stack, stack->len - 1);
-        for (guint k = 0; k < n->inputs->len; k++) {
-            const Tensor *in = node_input(n, k);
-            if (in && in->producer && !forward[in->producer->index]) {
-                forward[in->producer->index] = TRUE;
-                g_ptr_array_add(stack, in->producer);
-            }
-        }
-    }
-    /* the backward starts from the loss's value: the loss tensor, or what an Identity of it (the exporter's
-     * named output) copies */
-    for (const Tensor *v = lt; v; v = v->producer && !strcmp(v->producer->op_type, "Identity") &&
-                                      v->producer->inputs->len == 1 ? node_input(v->producer, 0) : NULL)
-        for (guint c = 0; v->consumers && c < v->consumers->len; c++)
-            if (!forward[((const Node *)v->consumers->pdata[c])->index])
-                g_ptr_array_add(stack, v->consumers->pdata[c]);
-    while (stack->len) {
-        const Node *n = g_ptr_array_steal_index_fast(stack, stack->len - 1);
-        if (backward[n->index])
-            continue;
-        backward[n->index] = TRUE;
-        for (guint k = 0; k < n->outputs->len; k++) {
-            const Tensor *made = n->outputs->pdata[k];
-            for (guint c = 0; made && made->consumers && c < made->consumers->len; c++)
-                g_ptr_array_add(stack, made->consumers->pdata[c]);
-        }
-    }
-    /* saved activations: made by the forward, read by the backward; live at the loss with the state and the batch
-     * the backward reads. A tensor may reach the backward through Identities of neither part (torch's detach of a
-     * saved output, read again by the backward through a second detach): each may run before the loss or after,
-     * but one of the copies, all of its size, is live at the loss either way. Marked in reverse topological order,
-     * so an Identity's output is settled before its input. */
+    guint8 *part = g_new(guint8, g->nodes->len);
+    parts(g, g_hash_table_lookup(g->by_name, loss), part);
+    /* saved activations: made by the forward, read by the backward. A tensor may reach the backward through
+     * Identities of neither part (torch's detach of a saved output, read again by the backward through a second
+     * detach): marked in reverse topological order, so an Identity's output is settled before its input. */
     gboolean *read_after = g_new0(gboolean, r->n_tensors);
     for (guint k = 0; k < r->n_tensors; k++) {
         const Tensor *t = g->tensors->pdata[k];
         for (guint c = 0; t->consumers && c < t->consumers->len; c++)
-            read_after[k] = read_after[k] || backward[((const Node *)t->consumers->pdata[c])->index];
+            read_after[k] = read_after[k] || part[((const Node *)t->consumers->pdata[c])->index] == PART_BACKWARD;
     }
     for (guint k = g->order->len; k-- > 0;) {
         const Node *n = g->order->pdata[k];
         const Tensor *in = n->inputs->len == 1 ? node_input(n, 0) : NULL;
-        if (in && !forward[n->index] && !backward[n->index] && !strcmp(n->op_type, "Identity") &&
-            n->outputs->len == 1 && n->outputs->pdata[0])
+        if (in && part[n->index] == PART_FREE && !strcmp(n->op_type, "Identity") && n->outputs->len == 1 &&
+            n->outputs->pdata[0])
             read_after[in->id] = read_after[in->id] || read_after[((const Tensor *)n->outputs->pdata[0])->id];
     }
-    r->at_loss = g_new0(gboolean, r->n_tensors);
     for (guint k = 0; ok && k < r->n_tensors; k++) {
         const Tensor *t = g->tensors->pdata[k];
-        gboolean made_before = t->producer ? forward[t->producer->index] : t->is_graph_input;
-        if (r->role[k] == TRAINING_TRANSIENT && t->producer && made_before && read_after[k])
+        if (r->role[k] == TRAINING_TRANSIENT && t->producer && part[t->producer->index] == PART_FORWARD &&
+            read_after[k])
             r->role[k] = TRAINING_SAVED;
-        r->at_loss[k] = t == lt || (made_before && read_after[k]) ||
-                        (r->role[k] < TRAINING_BATCH && t->is_graph_input && t->is_graph_output);
     }
-    g_ptr_array_unref(stack);
+    r->loss = g_strdup(loss);
     g_free(read_after);
-    g_free(forward);
-    g_free(backward);
+    g_free(part);
     g_free(named);
     if (!ok) {
         training_roles_free(r);
@@ -195,30 +202,88 @@ gboolean training_roles_read(const Model *m, TrainingRoles **out, GError **error
     return TRUE;
 }
 
+/* The trace's buffer holding tensor k's bytes (its index + 1), or 0: none (outside the arena). */
+static guint buffer_of(const AliasMap *m, GHashTable *by_name, guint k)
+{
+    gint root = alias_root(m, (gint)k, NULL);
+    return root < 0 ? 0
+                    : GPOINTER_TO_UINT(g_hash_table_lookup(by_name, ((const Tensor *)m->g->tensors->pdata[root])->name));
+}
+
+/* Edge visits the cut may take: some seconds at most; a training step of a thousand nodes takes thousands. */
+#define CUT_WORK 100000000u
+
+/* The fewest bytes live just after the loss's value is made, over every order: a minimum cut (base/max-flow.h).
+ * An order's nodes before that moment are a set B holding the forward, none of the backward, and every producer
+ * of what it holds; a buffer is live then when a tensor in its bytes is made in B (or is a graph input) and one is
+ * read outside B or is a graph output. Source side = B: the forward is the source, the backward the sink, each free
+ * node a vertex with an edge to each producer of what it reads (a reader in B has its producers in B, at no cost);
+ * a buffer is two vertices, y (reached from each maker) and x (reaching each reader and, for an output, the sink),
+ * joined by an edge of its size, the one edge a cut pays for it. The order that runs B first (the loss's value last
+ * in it) holds exactly the cut's bytes then, so the floor is tight. */
+static guint64 loss_cut(const AliasMap *m, const Trace *t, GHashTable *by_name, const char *loss)
+{
+    const Graph *g = m->g;
+    const Tensor *lt = loss ? g_hash_table_lookup(g->by_name, loss) : NULL;
+    if (!lt)
+        return 0;
+    guint8 *part = g_new(guint8, g->nodes->len);
+    parts(g, lt, part);
+    guint *vertex = g_new(guint, g->nodes->len), vertices = 2;
+    for (guint k = 0; k < g->nodes->len; k++)
+        vertex[k] = part[k] == PART_FORWARD ? 0 : part[k] == PART_BACKWARD ? 1 : vertices++;
+    guint base = vertices, n = trace_count(t);
+    MaxFlow *f = max_flow_new(base + 2 * n);
+    for (guint b = 0; b < n; b++)
+        max_flow_edge(f, base + 2 * b, base + 2 * b + 1, trace_buffer(t, b)->size);
+    for (guint k = 0; k < g->tensors->len; k++) {
+        const Tensor *x = g->tensors->pdata[k];
+        guint b = buffer_of(m, by_name, k);
+        if (!b--)
+            continue;
+        max_flow_edge(f, x->producer ? vertex[x->producer->index] : 0, base + 2 * b, MAX_FLOW_UNBOUNDED);
+        for (guint c = 0; x->consumers && c < x->consumers->len; c++)
+            max_flow_edge(f, base + 2 * b + 1, vertex[((const Node *)x->consumers->pdata[c])->index],
+                          MAX_FLOW_UNBOUNDED);
+        if (x->is_graph_output)
+            max_flow_edge(f, base + 2 * b + 1, 1, MAX_FLOW_UNBOUNDED);
+    }
+    for (guint k = 0; k < g->nodes->len; k++) {
+        const Node *c = g->nodes->pdata[k];
+        for (guint i = 0; vertex[k] >= 2 && i < c->inputs->len + (c->implicit_inputs ? c->implicit_inputs->len : 0);
+             i++) {
+            const Tensor *in = i < c->inputs->len ? node_input(c, i) : c->implicit_inputs->pdata[i - c->inputs->len];
+            if (in && in->producer)
+                max_flow_edge(f, vertex[k], vertex[in->producer->index], MAX_FLOW_UNBOUNDED);
+        }
+    }
+    guint64 cut = max_flow_run(f, 0, 1, CUT_WORK, NULL);
+    max_flow_free(f);
+    g_free(vertex);
+    g_free(part);
+    return cut;
+}
+
 void training_account(const TrainingRoles *r, const AliasMap *m, const Trace *t, TrainingSummary *out)
 {
     memset(out, 0, sizeof *out);
     out->present = TRUE;
     guint n = trace_count(t);
     TrainingRole *role = g_new(TrainingRole, n);
-    gboolean *at_loss = g_new0(gboolean, n);
+    gboolean *output = g_new0(gboolean, n);
     GHashTable *by_name = g_hash_table_new(g_str_hash, g_str_equal);
     for (guint b = 0; b < n; b++) {
         role[b] = TRAINING_TRANSIENT;
         g_hash_table_insert(by_name, trace_buffer(t, b)->name, GUINT_TO_POINTER(b + 1));
     }
-    for (guint k = 0; k < r->n_tensors && k < m->g->tensors->len; k++) {
-        if (r->role[k] == TRAINING_TRANSIENT && !r->at_loss[k])
-            continue;
-        gint root = alias_root(m, (gint)k, NULL);
-        if (root < 0)
-            continue;
-        guint b = GPOINTER_TO_UINT(g_hash_table_lookup(by_name, ((const Tensor *)m->g->tensors->pdata[root])->name));
-        if (b && r->role[k] < role[b - 1])
+    for (guint k = 0; k < m->g->tensors->len; k++) {
+        guint b = buffer_of(m, by_name, k);
+        if (b && k < r->n_tensors && r->role[k] < role[b - 1])
             role[b - 1] = r->role[k];
-        if (b && r->at_loss[k])
-            at_loss[b - 1] = TRUE;
+        if (b && ((const Tensor *)m->g->tensors->pdata[k])->is_graph_output)
+            output[b - 1] = TRUE;
     }
+    out->floor = loss_cut(m, t, by_name, r->loss);
     /* the peak step: a sweep of births and deaths */
     gint64 *delta = g_new0(gint64, t->steps + 2);
     for (guint b = 0; b < n; b++) {
@@ -240,9 +305,9 @@ void training_account(const TrainingRoles *r, const AliasMap *m, const Trace *t,
         out->bytes[role[b]] += x->size;
         if (x->first <= out->peak_step && out->peak_step <= x->last)
             out->at_peak[role[b]] += x->size;
-        out->floor += at_loss[b] ? x->size : 0;
+        out->end_floor += output[b] ? x->size : 0;
     }
-    g_free(at_loss);
+    g_free(output);
     g_free(delta);
     g_hash_table_unref(by_name);
     g_free(role);

@@ -2,9 +2,11 @@
  * names its roles in the model's metadata, one tensor name per line: arenasim.training.loss (the loss),
  * .parameters, .buffers (the module's state: batch-norm statistics) and .optimizer_state (graph inputs), and
  * .gradients (tensors). The forward is every node the loss depends on, the backward every node that depends on
- * the loss; a saved activation is a tensor the forward makes and the backward reads. Such a tensor is live when the
- * loss is made in every order, as are the model's state and the batch the backward reads: their bytes are a floor
- * under the arena that no order can go below (the report's "at the loss" line). Every buffer of the plan's trace
+ * the loss; a saved activation is a tensor the forward makes and the backward reads. Two floors under the arena no
+ * order goes below: the fewest bytes live just after the loss is made, over every order (the report's "at the
+ * loss" line: the state, the saved activations, the batch the backward reads, found as a minimum cut so that nodes
+ * of neither part count at their cheapest side), and the outputs' bytes, live at the end ("at the end"). Every
+ * buffer of the plan's trace
  * gets one role: the first of parameters, buffers, optimizer state, batch (the other graph inputs), gradients, saved
  * activations that any tensor sharing its bytes has, else transient; the report gives each role's buffers and
  * bytes, and the bytes live at the trace's peak step. */
@@ -33,7 +35,7 @@ const char *training_role_key(TrainingRole r);
 typedef struct {
     guint n_tensors;
     TrainingRole *role;  /* per tensor id */
-    gboolean *at_loss;   /* per tensor id: live when the loss is made, in every order (training.h's floor) */
+    char *loss;          /* the loss's name */
 } TrainingRoles;
 
 /* The roles of a model (NULL and no error when its metadata names none). FALSE with a usage error naming the key
@@ -48,7 +50,8 @@ typedef struct {
     guint64 bytes[TRAINING_ROLE_COUNT];   /* each role's buffers, whole */
     guint64 at_peak[TRAINING_ROLE_COUNT]; /* ... live at the peak step */
     guint peak_step;                      /* the first step of the trace's most live bytes */
-    guint64 floor;                        /* bytes of the buffers live when the loss is made, in every order */
+    guint64 floor;                        /* the fewest bytes live just after the loss is made, in any order */
+    guint64 end_floor;                    /* bytes of the buffers live at the end in every order: the outputs' */
 } TrainingSummary;
 
 /* Each buffer of t (the map's trace: its buffers are named by their root tensors) by role. */

@@ -162,10 +162,13 @@ static void training_print(FILE *out, const TrainingSummary *t)
         }
         if (pass) {
             fprintf(out, "  at the peak  step %u: %s\n", t->peak_step, line->str);
-            char *floor = sim_format_bytes(t->floor);
+            char *floor = sim_format_bytes(t->floor), *end = sim_format_bytes(t->end_floor);
             fprintf(out, "  at the loss  %s in every order (the state, and what the forward or the batch keeps for "
                     "the backward)\n", floor);
+            fprintf(out, "  at the end   %s in every order (the outputs: the gradients, the loss, the state the step "
+                    "returns)\n", end);
             g_free(floor);
+            g_free(end);
         }
         else
             fprintf(out, "training       %s\n", line->str);
@@ -302,6 +305,8 @@ static void json_add_training(JsonBuilder *b, const TrainingSummary *t)
     json_builder_add_int_value(b, t->peak_step);
     json_builder_set_member_name(b, "loss_floor_bytes");
     json_builder_add_int_value(b, (gint64)t->floor);
+    json_builder_set_member_name(b, "end_floor_bytes");
+    json_builder_add_int_value(b, (gint64)t->end_floor);
     for (guint r = 0; r < TRAINING_ROLE_COUNT; r++) {
         json_builder_set_member_name(b, training_role_key(r));
         json_builder_begin_object(b);
