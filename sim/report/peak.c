@@ -38,8 +38,10 @@ PeakWitness *peak_witness_new(const Trace *t, const Graph *g, const GPtrArray *s
 {
     PeakWitness *w = g_new0(PeakWitness, 1);
     w->bins = g_array_new(FALSE, TRUE, sizeof(PeakBin));
-    GHashTable *by_name = g_hash_table_new(g_str_hash, g_str_equal); /* buffer name -> id (the first of a name) */
-    for (guint k = trace_count(t); k-- > 0;)
+    /* buffer name -> id (the first of a name), for the sharing refused: none on a trace read from a file, whose
+     * million names would cost more than the rest of the witness */
+    GHashTable *by_name = g_hash_table_new(g_str_hash, g_str_equal);
+    for (guint k = aliases && aliases->fallbacks->len ? trace_count(t) : 0; k-- > 0;)
         g_hash_table_insert(by_name, trace_buffer(t, k)->name, GUINT_TO_POINTER(k));
     guint bins = trace_bins(t);
     for (guint bin = 0; bin < bins && t->steps; bin++) {
