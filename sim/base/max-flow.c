@@ -69,7 +69,7 @@ static gboolean levels(const Arc *arcs, const gsize *first, guint n, guint sourc
     return level[sink] >= 0;
 }
 
-guint64 max_flow_run(MaxFlow *f, guint source, guint sink, guint64 work, gboolean *complete)
+guint64 max_flow_run(MaxFlow *f, guint source, guint sink, guint64 *work, gboolean *complete)
 {
     guint n = f->vertices, m = f->edges->len;
     if (complete)
@@ -101,7 +101,7 @@ guint64 max_flow_run(MaxFlow *f, guint source, guint sink, guint64 work, gboolea
         memcpy(next, first, (n + 1) * sizeof(gsize)); /* each vertex's next arc to try */
         guint depth = 0, v = source;
         for (;;) {
-            if (work && done > work) {
+            if (work && done > *work) {
                 stopped = TRUE;
                 break;
             }
@@ -142,6 +142,8 @@ guint64 max_flow_run(MaxFlow *f, guint source, guint sink, guint64 work, gboolea
     }
     if (complete)
         *complete = !stopped;
+    if (work)
+        *work -= MIN(done, *work);
     g_free(first);
     g_free(next);
     g_free(arcs);

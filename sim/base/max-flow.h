@@ -18,8 +18,9 @@ MaxFlow *max_flow_new(guint vertices);
 void max_flow_free(MaxFlow *f);
 /* An edge from -> to of the given capacity (a loop, or a capacity of 0, adds nothing). */
 void max_flow_edge(MaxFlow *f, guint from, guint to, guint64 capacity);
-/* The maximum flow from source to sink, after at most `work` edge visits (0: no bound); *complete (when not NULL)
- * FALSE when the bound stopped it first: the value is then the flow found so far, at most the maximum. */
-guint64 max_flow_run(MaxFlow *f, guint source, guint sink, guint64 work, gboolean *complete);
+/* The maximum flow from source to sink. `work` (NULL: no bound) holds the edge visits it may make, less those it
+ * made on return; it returns FALSE in *complete (when not NULL) when they ran out first: the value is then the
+ * flow found so far, at most the maximum. */
+guint64 max_flow_run(MaxFlow *f, guint source, guint sink, guint64 *work, gboolean *complete);
 
 #endif

@@ -1,5 +1,6 @@
 /* order.c — the ordering memory model, schedule validation and peak, and the score heap (see order.h). */
 #include "memory/order.h"
+#include "base/max-flow.h"
 #include "ops/ops.h"
 
 #include <string.h>
@@ -302,6 +303,83 @@ void order_reach_free(OrderReach *r)
     g_free(r);
 }
 
+/* Work the cuts of order_lower_bound may do, counted in roots and readers looked at and edges the flows visit:
+ * about a second; a graph of a few hundred nodes takes a few million. */
+#define ORDER_CUT_WORK 400000000u
+
+/* What every order holds while node v runs, at least: what v makes and reads, and the roots made before it and
+ * read at or after it, where the nodes neither before nor after v in every order (free) are put on the side
+ * that holds least: a minimum cut (base/max-flow.h). `must` already counts the roots whose side is fixed (made by
+ * an ancestor or before the first step, read by v or a descendant, or kept); a root made by an ancestor and read
+ * only by ancestors and free nodes is live at v when one of those free readers runs after v (an edge of its bytes
+ * from the source, then to each free reader); a root a free node makes is live when that node runs before v and
+ * a reader after it (an edge of its bytes from its maker, to the sink if v or a descendant reads it or it is
+ * kept, else to each free reader); a free node before v has its predecessors before v too (edges back to them
+ * that no cut may cross). Only nodes whose every undecided root would lift the bound are cut. */
+static guint64 cut_bound(const OrderProblem *p, const OrderReach *reach, const gint *producer, const guint64 *must,
+                         guint64 constant, guint64 bound)
+{
+    guint **readers = order_lists(p, ORDER_READERS);
+    guint *vertex = g_new(guint, p->n + 1), *root_vertex = g_new(guint, p->n_roots + 1);
+    guint64 work = 0;
+    enum { SOURCE, SINK };
+    for (guint v = 0; v < p->n && work < ORDER_CUT_WORK; v++) {
+        guint vertices = 2;
+        for (guint u = 0; u < p->n; u++)
+            vertex[u] = u == v || order_reach_before(reach, v, u) ? SINK
+                        : order_reach_before(reach, u, v)           ? SOURCE
+                                                                    : vertices++;
+        work += p->n;
+        if (vertices == 2)
+            continue; /* no free node: must[v] is exact */
+        guint64 open = 0; /* the bytes of the roots whose side the cut decides */
+        for (guint r = 0; r < p->n_roots; r++) {
+            root_vertex[r] = G_MAXUINT;
+            gint a = producer[r];
+            if ((p->root_early[r] && p->root_kept[r]) || (a < 0 && !p->root_early[r]) ||
+                (a >= 0 && vertex[a] == SINK))
+                continue; /* held throughout, never live, or made by v or after it */
+            gboolean after = p->root_kept[r], free_reader = FALSE;
+            for (const guint *c = readers[r]; *c != G_MAXUINT; c++, work++) {
+                after = after || vertex[*c] == SINK;
+                free_reader = free_reader || vertex[*c] >= 2;
+            }
+            gboolean made_free = a >= 0 && vertex[a] >= 2;
+            if (made_free ? after || free_reader : !after && free_reader) {
+                root_vertex[r] = made_free && after ? SINK : vertices++;
+                open += p->root_bytes[r];
+            }
+        }
+        if (constant + p->alloc_bytes[v] + must[v] + open <= bound)
+            continue;
+        MaxFlow *f = max_flow_new(vertices);
+        for (guint r = 0; r < p->n_roots; r++) {
+            if (root_vertex[r] == G_MAXUINT)
+                continue;
+            gint a = producer[r];
+            guint from = a >= 0 ? vertex[a] : SOURCE;
+            max_flow_edge(f, from, root_vertex[r], p->root_bytes[r]);
+            for (const guint *c = readers[r]; root_vertex[r] != SINK && *c != G_MAXUINT; c++)
+                if (vertex[*c] >= 2)
+                    max_flow_edge(f, root_vertex[r], vertex[*c], MAX_FLOW_UNBOUNDED);
+        }
+        for (guint u = 0; u < p->n; u++)
+            for (guint j = 0; vertex[u] >= 2 && j < p->succs[u]->len; j++) {
+                guint w = g_array_index(p->succs[u], guint, j);
+                if (vertex[w] >= 2)
+                    max_flow_edge(f, vertex[w], vertex[u], MAX_FLOW_UNBOUNDED);
+            }
+        guint64 left = ORDER_CUT_WORK - MIN(work, ORDER_CUT_WORK), cut = max_flow_run(f, SOURCE, SINK, &left, NULL);
+        work = ORDER_CUT_WORK - left; /* a flow cut short (its flow still a floor) ends the cuts */
+        max_flow_free(f);
+        bound = MAX(bound, constant + p->alloc_bytes[v] + must[v] + cut);
+    }
+    order_lists_free(readers, p->n_roots);
+    g_free(vertex);
+    g_free(root_vertex);
+    return bound;
+}
+
 /* What every order holds (order_profile's model: a root is live from its producer's step through its last
  * reader's, a graph input from before the first step, a graph output to the end):
  *   - at the last step, every kept root; at the first, every graph input and what the first node makes (the
@@ -371,6 +449,8 @@ guint64 order_lower_bound(const OrderProblem *p, const OrderReach *reach)
     }
     for (guint k = 0; k < p->n; k++)
         bound = MAX(bound, constant + p->alloc_bytes[k] + must[k]);
+    if (reach)
+        bound = cut_bound(p, reach, producer, must, constant, bound);
     g_free(must);
     g_free(producer);
     return bound;

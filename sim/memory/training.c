@@ -257,7 +257,7 @@ static guint64 loss_cut(const AliasMap *m, const Trace *t, GHashTable *by_name, 
                 max_flow_edge(f, vertex[k], vertex[in->producer->index], MAX_FLOW_UNBOUNDED);
         }
     }
-    guint64 cut = max_flow_run(f, 0, 1, CUT_WORK, NULL);
+    guint64 work = CUT_WORK, cut = max_flow_run(f, 0, 1, &work, NULL);
     max_flow_free(f);
     g_free(vertex);
     g_free(part);
