@@ -315,15 +315,16 @@ void order_reach_free(OrderReach *r)
  * from the source, then to each free reader); a root a free node makes is live when that node runs before v and
  * a reader after it (an edge of its bytes from its maker, to the sink if v or a descendant reads it or it is
  * kept, else to each free reader); a free node before v has its predecessors before v too (edges back to them
- * that no cut may cross). Only nodes whose every undecided root would lift the bound are cut. */
+ * that no cut may cross). Only nodes whose every undecided root would lift the bound are cut, until it reaches the
+ * goal. */
 static guint64 cut_bound(const OrderProblem *p, const OrderReach *reach, const gint *producer, const guint64 *must,
-                         guint64 constant, guint64 bound)
+                         guint64 constant, guint64 bound, guint64 goal)
 {
     guint **readers = order_lists(p, ORDER_READERS);
     guint *vertex = g_new(guint, p->n + 1), *root_vertex = g_new(guint, p->n_roots + 1);
     guint64 work = 0;
     enum { SOURCE, SINK };
-    for (guint v = 0; v < p->n && work < ORDER_CUT_WORK; v++) {
+    for (guint v = 0; v < p->n && work < ORDER_CUT_WORK && bound < goal; v++) {
         guint vertices = 2;
         for (guint u = 0; u < p->n; u++)
             vertex[u] = u == v || order_reach_before(reach, v, u) ? SINK
@@ -388,7 +389,7 @@ static guint64 cut_bound(const OrderProblem *p, const OrderReach *reach, const g
  *     root made by an ancestor of v, and each other root made by an ancestor of v (or a graph input) and read by
  *     v or a descendant of v (that reader runs at or after v, so the root is not yet freed).
  * The bound is the largest of these sums. */
-guint64 order_lower_bound(const OrderProblem *p, const OrderReach *reach)
+guint64 order_lower_bound(const OrderProblem *p, const OrderReach *reach, guint64 goal)
 {
     guint64 kept = 0, early = 0, constant = 0;
     gint *producer = g_new(gint, p->n_roots + 1);
@@ -450,7 +451,7 @@ guint64 order_lower_bound(const OrderProblem *p, const OrderReach *reach)
     for (guint k = 0; k < p->n; k++)
         bound = MAX(bound, constant + p->alloc_bytes[k] + must[k]);
     if (reach)
-        bound = cut_bound(p, reach, producer, must, constant, bound);
+        bound = cut_bound(p, reach, producer, must, constant, bound, goal);
     g_free(must);
     g_free(producer);
     return bound;

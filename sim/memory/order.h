@@ -91,8 +91,9 @@ static inline gboolean order_reach_before(const OrderReach *r, guint u, guint v)
 /* A peak of live bytes no topological order can go below: the most, over the steps, of what every order holds
  * at that step (see order.c). `reach` (may be NULL) adds what every order holds while each node runs: roots made
  * by its ancestors and read by it or its descendants (or kept), graph inputs read by it or its descendants, and
- * the least the nodes free of its ancestry and descent can leave live (a minimum cut, its work bounded). */
-guint64 order_lower_bound(const OrderProblem *p, const OrderReach *reach);
+ * the least the nodes free of its ancestry and descent can leave live (a minimum cut, its work bounded; no more
+ * cuts once the bound reaches `goal`, the peak to prove least: G_MAXUINT64 for the tightest bound). */
+guint64 order_lower_bound(const OrderProblem *p, const OrderReach *reach, guint64 goal);
 
 typedef struct OrderStrategy {
     const char *name;

@@ -256,7 +256,7 @@ static gboolean optimal_order(const OrderProblem *p, guint *order, GError **erro
     if (p->n == 0)
         return TRUE;
     OrderReach *reach = order_reach_new(p);
-    guint64 bound = order_lower_bound(p, reach);
+    guint64 bound = order_lower_bound(p, reach, best);
     if (best <= bound) { /* the incumbent holds no more than every order must: it is optimal */
         order_reach_free(reach);
         found_order(p, order, best, bound, 0);
