@@ -120,6 +120,19 @@ static void brute(const OrderProblem *p, guint *order, guint depth, guint *preds
     }
 }
 
+/* The least peak of any order of p, by trying every one. */
+static guint64 brute_best(const OrderProblem *p)
+{
+    guint *order = g_new(guint, p->n + 1), *preds = g_memdup2(p->n_preds, (p->n + 1) * sizeof(guint));
+    gboolean *done = g_new0(gboolean, p->n + 1);
+    guint64 best = G_MAXUINT64;
+    brute(p, order, 0, preds, done, &best);
+    g_free(order);
+    g_free(preds);
+    g_free(done);
+    return best;
+}
+
 static Model *random_model(guint nodes, guint seed)
 {
     char *path = test_scratch_path("random.onnx"), n[16], s[16];
@@ -142,10 +155,7 @@ static void test_optimal_equals_brute_force(void)
     for (guint seed = 1; seed <= 40; seed++) {
         Model *m = random_model(6 + seed % 5, seed); /* 6 to 10 nodes */
         OrderProblem *p = problem_of(m);
-        guint *order = g_new(guint, p->n + 1), *preds = g_memdup2(p->n_preds, (p->n + 1) * sizeof(guint));
-        gboolean *done = g_new0(gboolean, p->n + 1);
-        guint64 best = G_MAXUINT64;
-        brute(p, order, 0, preds, done, &best);
+        guint64 best = brute_best(p);
         g_assert_cmpuint(peak_of("optimal", p), ==, best);
         p->incumbents = NULL; /* the search alone, nothing to beat */
         g_assert_cmpuint(peak_of("optimal", p), ==, best);
@@ -155,9 +165,6 @@ static void test_optimal_equals_brute_force(void)
         g_assert_cmpuint(order_lower_bound(p, NULL, G_MAXUINT64), <=, bound);
         g_assert_cmpuint(bound, <=, best);
         order_reach_free(reach);
-        g_free(order);
-        g_free(preds);
-        g_free(done);
         order_problem_free(p);
         model_free(m);
     }
@@ -271,10 +278,7 @@ static void test_optimal_parts(void)
     builder_output(b, out);
     Model *m = finish(b);
     OrderProblem *p = problem_of(m);
-    guint *order = g_new(guint, p->n + 1), *preds = g_memdup2(p->n_preds, (p->n + 1) * sizeof(guint));
-    gboolean *done = g_new0(gboolean, p->n + 1);
-    guint64 best = G_MAXUINT64;
-    brute(p, order, 0, preds, done, &best);
+    guint64 best = brute_best(p);
     g_assert_cmpuint(best, ==, 800 + 8); /* the last motif's input with U's and V's outputs */
     g_assert_cmpuint(peak_of("freed", p), ==, 800 + 320 + 4);
     OrderReach *reach = order_reach_new(p);
@@ -282,9 +286,6 @@ static void test_optimal_parts(void)
     p->incumbents = NULL;
     g_assert_cmpuint(peak_of("optimal", p), ==, best);
     order_reach_free(reach);
-    g_free(order);
-    g_free(preds);
-    g_free(done);
     order_problem_free(p);
     model_free(m);
 }
@@ -309,18 +310,12 @@ static void test_bound_cut(void)
     builder_output(b, f);
     Model *m = finish(b);
     OrderProblem *p = problem_of(m);
-    guint *order = g_new(guint, p->n + 1), *preds = g_memdup2(p->n_preds, (p->n + 1) * sizeof(guint));
-    gboolean *done = g_new0(gboolean, p->n + 1);
-    guint64 best = G_MAXUINT64;
-    brute(p, order, 0, preds, done, &best);
+    guint64 best = brute_best(p);
     g_assert_cmpuint(best, ==, 800 + 4 + 400);
     OrderReach *reach = order_reach_new(p);
     g_assert_cmpuint(order_lower_bound(p, NULL, G_MAXUINT64), ==, 800 + 400);
     g_assert_cmpuint(order_lower_bound(p, reach, G_MAXUINT64), ==, best);
     order_reach_free(reach);
-    g_free(order);
-    g_free(preds);
-    g_free(done);
     order_problem_free(p);
     model_free(m);
 }
