@@ -65,8 +65,9 @@ def row(name, kind):
 
 
 def floor(t):
-    """What no order goes below: the bytes live just after the loss is made, or the outputs at the end."""
-    return max(t["loss_floor_bytes"], t["end_floor_bytes"])
+    """What no order goes below: the bytes live just after the loss is made, the outputs at the end, or what every
+    order holds while one node runs."""
+    return max(t["loss_floor_bytes"], t["end_floor_bytes"], t["step_floor_bytes"])
 
 
 def mib(b):
@@ -82,11 +83,12 @@ print(f"Made by `bench/training.sh` on {made}. "
       "arena: parameters, the module's buffers, the batch, gradients, saved activations and transients. `pytorch` is "
       "PyTorch's caching allocator replayed on the step in torch's own order (`--strategy pytorch`: what it reserves); "
       "`file order` is the plan (default strategy) in that order; `plan` chooses the order too (`--order best`: every "
-      "heuristic order and the local search, each traced and placed, the smallest kept). `floor` is the larger of "
-      "two bounds no order and no placement goes below: the fewest bytes any order holds just after the loss is "
-      "made (the parameters and the module's buffers, the batch and every activation the forward keeps for the "
-      "backward, found as a minimum cut: the report's `at the loss`), and the outputs every order holds at its end "
-      "(the parameters and their gradients: `at the end`). The arenas are deterministic (work budgets).\n")
+      "heuristic order and the local search, each traced and placed, the smallest kept). `floor` is the largest of "
+      "three bounds no order and no placement goes below, under the sharing the plan kept: the fewest bytes any "
+      "order holds just after the loss is made (the parameters and the module's buffers, the batch and every "
+      "activation the forward keeps for the backward, found as a minimum cut: the report's `at the loss`), the "
+      "outputs every order holds at its end (the parameters and their gradients: `at the end`), and the most every "
+      "order holds while one node runs (`at a step`). The arenas are deterministic (work budgets).\n")
 for form, suffix, what in (("forward + loss + backward", "", "the gradients returned, as `torch.autograd.grad`"),
                            ("with SGD's update", "-sgd", "then every parameter updated in place, as `optimizer.step()` "
                             "after the backward; the plan may run an update as soon as its gradient exists")):
@@ -109,7 +111,8 @@ for form, suffix, what in (("forward + loss + backward", "", "the gradients retu
               f"| {b['arena_bytes'] / floor(t):.3f} |")
     print(f"\nMean plan / pytorch over the {len(models)} models: **{statistics.mean(ratios):.3f}** "
           f"(median {statistics.median(ratios):.3f}, worst {max(ratios):.3f}); the plan is never above the file "
-          f"order's. The floor over pytorch, which no order or placement of these graphs goes below: mean "
+          f"order's. The floor over pytorch, which no order or placement of these graphs goes below (the plan's "
+          f"sharing): mean "
           f"{statistics.mean(floors):.3f}, median {statistics.median(floors):.3f}.\n")
 print("## The order's gain on Inductor's published cases\n")
 print("PyTorch Inductor's peak-memory reordering reported 1.19× on alexnet at batch 128 and 1.15× on vgg16 at batch "

@@ -1,6 +1,7 @@
 /* training.c — a training step's memory by role (training.h). */
 #include "memory/training.h"
 #include "base/max-flow.h"
+#include "ops/ops.h"
 
 #include <string.h>
 
@@ -264,6 +265,156 @@ static guint64 loss_cut(const AliasMap *m, const Trace *t, GHashTable *by_name, 
     return cut;
 }
 
+/* The bytes another order could save while n runs by writing its output over an input in place (the in-place
+ * sharing an order decides: an op that may run in place, its first output over an input of at least its size that
+ * dies there), when this plan's sharing gave the output bytes of its own: that output's buffer, else 0. */
+static guint64 overlay(const Node *n, const guint *buffer, const Trace *t)
+{
+    const Tensor *y = n->outputs->len ? n->outputs->pdata[0] : NULL;
+    if (!y || !buffer[y->id] || !n->op || !(n->op->elementwise || n->op->inplace_input || n->op->moves_data))
+        return 0;
+    guint64 size = trace_buffer(t, buffer[y->id] - 1)->size;
+    gboolean fits = FALSE;
+    for (guint k = 0; k < n->inputs->len; k++) {
+        const Tensor *x = node_input(n, k);
+        if (x && buffer[x->id] == buffer[y->id])
+            return 0; /* already in place */
+        fits = fits || (x && buffer[x->id] && trace_buffer(t, buffer[x->id] - 1)->size >= size);
+    }
+    return fits ? size : 0;
+}
+
+/* Work the cuts of step_floor may do, counted in nodes, tensors and readers looked at and edges the flows visit:
+ * about a second; a torchvision training step takes tens of millions. */
+#define STEP_WORK 400000000u
+
+/* The most bytes every order holds while one node runs, at least `floor` (the loss's cut): per node v, the buffers
+ * holding what v reads or makes, and the least the others leave live then, a minimum cut like the loss's with v's
+ * ancestors on the source's side and its descendants on the sink's. A buffer is fixed when a tensor in it is made
+ * by an ancestor (or is a graph input) and another is read by a descendant (or is a graph output): every order
+ * holds it. Only nodes whose every undecided buffer would lift the floor are cut. */
+static guint64 step_floor(const AliasMap *m, const Trace *t, GHashTable *by_name, guint64 floor)
+{
+    const Graph *g = m->g;
+    guint n = g->nodes->len, buffers = trace_count(t);
+    guint *buffer = g_new(guint, g->tensors->len + 1); /* per tensor: its buffer + 1, or 0 */
+    for (guint k = 0; k < g->tensors->len; k++)
+        buffer[k] = buffer_of(m, by_name, k);
+    guint8 *side = g_new(guint8, n + 1);                 /* per node: 0 free, 1 ancestor, 2 v or a descendant */
+    guint *vertex = g_new(guint, n + 1), *stack = g_new(guint, n + 1);
+    guint8 *touched = g_new(guint8, buffers + 1), *made = g_new(guint8, buffers + 1), *read = g_new(guint8, buffers + 1);
+    guint64 work = 0;
+    enum { FREE, BEFORE, AFTER };
+    for (guint v = 0; v < n && work < STEP_WORK; v++) {
+        /* ancestors up the inputs' producers, descendants down the outputs' consumers */
+        memset(side, FREE, n);
+        for (guint dir = BEFORE; dir <= AFTER; dir++) {
+            guint depth = 0;
+            stack[depth++] = v;
+            while (depth) {
+                const Node *x = g->nodes->pdata[stack[--depth]];
+                work++;
+                if (dir == BEFORE)
+                    for (guint i = 0; i < x->inputs->len; i++) {
+                        const Tensor *in = node_input(x, i);
+                        if (in && in->producer && !side[in->producer->index]) {
+                            side[in->producer->index] = BEFORE;
+                            stack[depth++] = (guint)in->producer->index;
+                        }
+                    }
+                else
+                    for (guint o = 0; o < x->outputs->len; o++) {
+                        const Tensor *out = x->outputs->pdata[o];
+                        for (guint c = 0; out && out->consumers && c < out->consumers->len; c++) {
+                            const Node *y = out->consumers->pdata[c];
+                            if (!side[y->index]) {
+                                side[y->index] = AFTER;
+                                stack[depth++] = (guint)y->index;
+                            }
+                        }
+                    }
+            }
+        }
+        side[v] = AFTER;
+        guint vertices = 2;
+        for (guint u = 0; u < n; u++)
+            vertex[u] = side[u] == BEFORE ? 0 : side[u] == AFTER ? 1 : vertices++;
+        /* per buffer: touched by v; made before v (an ancestor, a graph input) or by a free node (2); read after
+         * (a descendant, a graph output) or by a free node (2) */
+        memset(touched, 0, buffers);
+        memset(made, 0, buffers);
+        memset(read, 0, buffers);
+        for (guint k = 0; k < g->tensors->len; k++) {
+            const Tensor *x = g->tensors->pdata[k];
+            guint b = buffer[k];
+            if (!b--)
+                continue;
+            work++;
+            guint p = x->producer ? vertex[x->producer->index] : 0;
+            touched[b] |= x->producer && (guint)x->producer->index == v;
+            made[b] = made[b] == 1 || p == 0 ? 1 : p >= 2 ? 2 : made[b];
+            read[b] = MAX(read[b], x->is_graph_output ? 1 : 0);
+            for (guint c = 0; x->consumers && c < x->consumers->len; c++, work++) {
+                guint q = vertex[((const Node *)x->consumers->pdata[c])->index];
+                touched[b] |= (guint)((const Node *)x->consumers->pdata[c])->index == v;
+                read[b] = read[b] == 1 || q == 1 ? 1 : q >= 2 ? 2 : read[b];
+            }
+        }
+        guint64 fixed = 0, open = 0;
+        for (guint b = 0; b < buffers; b++) {
+            guint64 size = trace_buffer(t, b)->size;
+            if (touched[b] || (made[b] == 1 && read[b] == 1))
+                fixed += size;
+            else if (made[b] && read[b])
+                open += size;
+        }
+        fixed -= MIN(fixed, overlay(g->nodes->pdata[v], buffer, t));
+        if (fixed + open <= floor)
+            continue;
+        guint64 cut = 0;
+        if (open) {
+            MaxFlow *f = max_flow_new(vertices + 2 * buffers);
+            for (guint b = 0; b < buffers; b++)
+                if (!touched[b] && !(made[b] == 1 && read[b] == 1) && made[b] && read[b])
+                    max_flow_edge(f, vertices + 2 * b, vertices + 2 * b + 1, trace_buffer(t, b)->size);
+            for (guint k = 0; k < g->tensors->len; k++) {
+                const Tensor *x = g->tensors->pdata[k];
+                guint b = buffer[k];
+                if (!b-- || touched[b] || !made[b] || !read[b] || (made[b] == 1 && read[b] == 1))
+                    continue;
+                max_flow_edge(f, x->producer ? vertex[x->producer->index] : 0, vertices + 2 * b,
+                              MAX_FLOW_UNBOUNDED);
+                for (guint c = 0; x->consumers && c < x->consumers->len; c++)
+                    max_flow_edge(f, vertices + 2 * b + 1, vertex[((const Node *)x->consumers->pdata[c])->index],
+                                  MAX_FLOW_UNBOUNDED);
+                if (x->is_graph_output)
+                    max_flow_edge(f, vertices + 2 * b + 1, 1, MAX_FLOW_UNBOUNDED);
+            }
+            for (guint u = 0; u < n; u++) {
+                const Node *c = g->nodes->pdata[u];
+                for (guint i = 0; vertex[u] >= 2 && i < c->inputs->len; i++) {
+                    const Tensor *in = node_input(c, i);
+                    if (in && in->producer)
+                        max_flow_edge(f, vertex[u], vertex[in->producer->index], MAX_FLOW_UNBOUNDED);
+                }
+            }
+            guint64 left = STEP_WORK - MIN(work, STEP_WORK);
+            cut = max_flow_run(f, 0, 1, &left, NULL);
+            work = STEP_WORK - left;
+            max_flow_free(f);
+        }
+        floor = MAX(floor, fixed + cut);
+    }
+    g_free(buffer);
+    g_free(side);
+    g_free(vertex);
+    g_free(stack);
+    g_free(touched);
+    g_free(made);
+    g_free(read);
+    return floor;
+}
+
 void training_account(const TrainingRoles *r, const AliasMap *m, const Trace *t, TrainingSummary *out)
 {
     memset(out, 0, sizeof *out);
@@ -284,6 +435,7 @@ void training_account(const TrainingRoles *r, const AliasMap *m, const Trace *t,
             output[b - 1] = TRUE;
     }
     out->floor = loss_cut(m, t, by_name, r->loss);
+    out->step_floor = step_floor(m, t, by_name, out->floor);
     /* the peak step: a sweep of births and deaths */
     gint64 *delta = g_new0(gint64, t->steps + 2);
     for (guint b = 0; b < n; b++) {

@@ -5,8 +5,8 @@
  * the loss; a saved activation is a tensor the forward makes and the backward reads. Two floors under the arena no
  * order goes below: the fewest bytes live just after the loss is made, over every order (the report's "at the
  * loss" line: the state, the saved activations, the batch the backward reads, found as a minimum cut so that nodes
- * of neither part count at their cheapest side), and the outputs' bytes, live at the end ("at the end"). Every
- * buffer of the plan's trace
+ * of neither part count at their cheapest side), the outputs' bytes, live at the end ("at the end"), and the most
+ * every order holds while one node runs ("at a step": the same cut at each node). Every buffer of the plan's trace
  * gets one role: the first of parameters, buffers, optimizer state, batch (the other graph inputs), gradients, saved
  * activations that any tensor sharing its bytes has, else transient; the report gives each role's buffers and
  * bytes, and the bytes live at the trace's peak step. */
@@ -52,6 +52,7 @@ typedef struct {
     guint peak_step;                      /* the first step of the trace's most live bytes */
     guint64 floor;                        /* the fewest bytes live just after the loss is made, in any order */
     guint64 end_floor;                    /* bytes of the buffers live at the end in every order: the outputs' */
+    guint64 step_floor;                   /* the most every order holds while one node runs (at least floor) */
 } TrainingSummary;
 
 /* Each buffer of t (the map's trace: its buffers are named by their root tensors) by role. */

@@ -167,8 +167,12 @@ static void training_print(FILE *out, const TrainingSummary *t)
                     "the backward)\n", floor);
             fprintf(out, "  at the end   %s in every order (the outputs: the gradients, the loss, the state the step "
                     "returns)\n", end);
+            char *step = sim_format_bytes(t->step_floor);
+            fprintf(out, "  at a step    %s in every order (while one node runs: what it reads and makes, and the least "
+                    "the others leave live)\n", step);
             g_free(floor);
             g_free(end);
+            g_free(step);
         }
         else
             fprintf(out, "training       %s\n", line->str);
@@ -307,6 +311,8 @@ static void json_add_training(JsonBuilder *b, const TrainingSummary *t)
     json_builder_add_int_value(b, (gint64)t->floor);
     json_builder_set_member_name(b, "end_floor_bytes");
     json_builder_add_int_value(b, (gint64)t->end_floor);
+    json_builder_set_member_name(b, "step_floor_bytes");
+    json_builder_add_int_value(b, (gint64)t->step_floor);
     for (guint r = 0; r < TRAINING_ROLE_COUNT; r++) {
         json_builder_set_member_name(b, training_role_key(r));
         json_builder_begin_object(b);
