@@ -302,7 +302,8 @@ static guint64 step_floor(const AliasMap *m, const Trace *t, GHashTable *by_name
         buffer[k] = buffer_of(m, by_name, k);
     guint8 *side = g_new(guint8, n + 1);                 /* per node: 0 free, 1 ancestor, 2 v or a descendant */
     guint *vertex = g_new(guint, n + 1), *stack = g_new(guint, n + 1);
-    guint8 *touched = g_new(guint8, buffers + 1), *made = g_new(guint8, buffers + 1), *read = g_new(guint8, buffers + 1);
+    guint8 *touched = g_new(guint8, buffers + 1), *made = g_new(guint8, buffers + 1);
+    guint8 *read = g_new(guint8, buffers + 1);
     guint64 work = 0;
     enum { FREE, BEFORE, AFTER };
     for (guint v = 0; v < n && work < STEP_WORK; v++) {

@@ -168,8 +168,8 @@ static void training_print(FILE *out, const TrainingSummary *t)
             fprintf(out, "  at the end   %s in every order (the outputs: the gradients, the loss, the state the step "
                     "returns)\n", end);
             char *step = sim_format_bytes(t->step_floor);
-            fprintf(out, "  at a step    %s in every order (while one node runs: what it reads and makes, and the least "
-                    "the others leave live)\n", step);
+            fprintf(out, "  at a step    %s in every order (while one node runs: what it reads and makes, and the "
+                    "least the others leave live)\n", step);
             g_free(floor);
             g_free(end);
             g_free(step);
