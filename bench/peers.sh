@@ -47,7 +47,8 @@ peer_row() {
     # ORT's whole rule: the graph it runs at level disabled (HardSwish expanded), its execution order, its views,
     # its CPU in-place kernels and reuse classes, Transpose a copy
     runtimes=$( (build/sim --graph "$model" "${dim_args[@]}" --strategy ort --order ort --alias noop,ort --transpose move --fuse ort-disabled --align 256 \
-        --io outside --chrome-trace "$scratch/ort-plan.json" --format csv | tail -1; build/sim --graph "$model" "${dim_args[@]}" --strategy pytorch --order file --alias noop,inplace \
+        --io outside --chrome-trace "$scratch/ort-plan.json" --format csv | tail -1
+        build/sim --graph "$model" "${dim_args[@]}" --strategy pytorch --order file --alias noop,inplace \
         --io outside --format csv | tail -1) | /usr/bin/python3 -c "
 import csv, re, sys
 rows = list(csv.reader(sys.stdin))

@@ -310,9 +310,10 @@ static void test_floor_cut(void)
     const char *module = "import torch\nfrom torch import nn\n"
                          "def make():\n"
                          "    torch.manual_seed(0)\n"
-                         "    m = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.SiLU(inplace=True),\n"
-                         "                      nn.Conv2d(8, 8, 3, padding=1), nn.BatchNorm2d(8), nn.SiLU(inplace=True),\n"
-                         "                      nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 10))\n"
+                         "    m = nn.Sequential(\n"
+                         "        nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.SiLU(inplace=True),\n"
+                         "        nn.Conv2d(8, 8, 3, padding=1), nn.BatchNorm2d(8), nn.SiLU(inplace=True),\n"
+                         "        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 10))\n"
                          "    return m, torch.randn(4, 3, 16, 16), torch.randint(0, 10, (4,))\n";
     char *file = test_write_scratch("silu.py", module, strlen(module));
     char *spec = g_strdup_printf("%s:make", file);

@@ -207,8 +207,9 @@ gboolean training_roles_read(const Model *m, TrainingRoles **out, GError **error
 static guint buffer_of(const AliasMap *m, GHashTable *by_name, guint k)
 {
     gint root = alias_root(m, (gint)k, NULL);
-    return root < 0 ? 0
-                    : GPOINTER_TO_UINT(g_hash_table_lookup(by_name, ((const Tensor *)m->g->tensors->pdata[root])->name));
+    if (root < 0)
+        return 0;
+    return GPOINTER_TO_UINT(g_hash_table_lookup(by_name, ((const Tensor *)m->g->tensors->pdata[root])->name));
 }
 
 /* Edge visits the cut may take (under a second here); a torchvision training step takes 13,000 to 40,000. */
