@@ -203,52 +203,50 @@ gboolean training_roles_read(const Model *m, TrainingRoles **out, GError **error
     return TRUE;
 }
 
-/* The trace's buffer holding tensor k's bytes (its index + 1), or 0: none (outside the arena). */
-static guint buffer_of(const AliasMap *m, GHashTable *by_name, guint k)
+/* Per tensor id, the trace's buffer holding its bytes (its index + 1), or 0: none (outside the arena). */
+static guint *buffers_of(const AliasMap *m, GHashTable *by_name)
 {
-    gint root = alias_root(m, (gint)k, NULL);
-    if (root < 0)
-        return 0;
-    return GPOINTER_TO_UINT(g_hash_table_lookup(by_name, ((const Tensor *)m->g->tensors->pdata[root])->name));
+    guint *buffer = g_new0(guint, m->g->tensors->len + 1);
+    for (guint k = 0; k < m->g->tensors->len; k++) {
+        gint root = alias_root(m, (gint)k, NULL);
+        if (root >= 0)
+            buffer[k] = GPOINTER_TO_UINT(g_hash_table_lookup(by_name,
+                                                             ((const Tensor *)m->g->tensors->pdata[root])->name));
+    }
+    return buffer;
 }
 
-/* Edge visits the cut may take (under a second here); a torchvision training step takes 13,000 to 40,000. */
-#define CUT_WORK 100000000u
+/* Work the cuts of one plan's floors may do, counted in nodes, tensors and readers looked at and edges the flows
+ * visit: about a second; a torchvision training step takes tens of millions. */
+#define CUT_WORK 400000000u
 
-/* The fewest bytes live just after the loss's value is made, over every order: a minimum cut (base/max-flow.h).
- * An order's nodes before that moment are a set B holding the forward, none of the backward, and every producer
- * of what it holds; a buffer is live then when a tensor in its bytes is made in B (or is a graph input) and one is
- * read outside B or is a graph output. Source side = B: the forward is the source, the backward the sink, each free
- * node a vertex with an edge to each producer of what it reads (a reader in B has its producers in B, at no cost);
- * a buffer is two vertices, y (reached from each maker) and x (reaching each reader and, for an output, the sink),
- * joined by an edge of its size, the one edge a cut pays for it. The order that runs B first (the loss's value last
- * in it) holds exactly the cut's bytes then, so the floor is tight. */
-static guint64 loss_cut(const AliasMap *m, const Trace *t, GHashTable *by_name, const char *loss)
+/* The fewest bytes of the buffers not `left` out (NULL: none) that an order leaves live at a moment, when the nodes
+ * before it are a set B holding every node whose vertex is 0 (the source), none whose vertex is 1 (the sink), and
+ * every producer of what it holds: a minimum cut (base/max-flow.h). A buffer is live then when a tensor in its
+ * bytes is made in B (or is a graph input) and one is read outside B or is a graph output. Each other node is a
+ * vertex (>= 2) with an edge to each producer of what it reads (a reader in B has its producers in B, at no
+ * cost); a buffer is two vertices, y (reached from each maker) and x (reaching each reader and, for an output, the
+ * sink), joined by an edge of its size, the one edge a cut pays for it. The order that runs B first holds exactly
+ * the cut's bytes then. */
+static guint64 cut_bytes(const Graph *g, const Trace *t, const guint *buffer, const guint *vertex, guint vertices,
+                         const guint8 *left, guint64 *work)
 {
-    const Graph *g = m->g;
-    const Tensor *lt = loss ? g_hash_table_lookup(g->by_name, loss) : NULL;
-    if (!lt)
-        return 0;
-    guint8 *part = g_new(guint8, g->nodes->len);
-    parts(g, lt, part);
-    guint *vertex = g_new(guint, g->nodes->len), vertices = 2;
-    for (guint k = 0; k < g->nodes->len; k++)
-        vertex[k] = part[k] == PART_FORWARD ? 0 : part[k] == PART_BACKWARD ? 1 : vertices++;
-    guint base = vertices, n = trace_count(t);
-    MaxFlow *f = max_flow_new(base + 2 * n);
+    guint n = trace_count(t);
+    MaxFlow *f = max_flow_new(vertices + 2 * n);
     for (guint b = 0; b < n; b++)
-        max_flow_edge(f, base + 2 * b, base + 2 * b + 1, trace_buffer(t, b)->size);
+        if (!left || !left[b])
+            max_flow_edge(f, vertices + 2 * b, vertices + 2 * b + 1, trace_buffer(t, b)->size);
     for (guint k = 0; k < g->tensors->len; k++) {
         const Tensor *x = g->tensors->pdata[k];
-        guint b = buffer_of(m, by_name, k);
-        if (!b--)
+        guint b = buffer[k];
+        if (!b-- || (left && left[b]))
             continue;
-        max_flow_edge(f, x->producer ? vertex[x->producer->index] : 0, base + 2 * b, MAX_FLOW_UNBOUNDED);
+        max_flow_edge(f, x->producer ? vertex[x->producer->index] : 0, vertices + 2 * b, MAX_FLOW_UNBOUNDED);
         for (guint c = 0; x->consumers && c < x->consumers->len; c++)
-            max_flow_edge(f, base + 2 * b + 1, vertex[((const Node *)x->consumers->pdata[c])->index],
+            max_flow_edge(f, vertices + 2 * b + 1, vertex[((const Node *)x->consumers->pdata[c])->index],
                           MAX_FLOW_UNBOUNDED);
         if (x->is_graph_output)
-            max_flow_edge(f, base + 2 * b + 1, 1, MAX_FLOW_UNBOUNDED);
+            max_flow_edge(f, vertices + 2 * b + 1, 1, MAX_FLOW_UNBOUNDED);
     }
     for (guint k = 0; k < g->nodes->len; k++) {
         const Node *c = g->nodes->pdata[k];
@@ -259,8 +257,25 @@ static guint64 loss_cut(const AliasMap *m, const Trace *t, GHashTable *by_name, 
                 max_flow_edge(f, vertex[k], vertex[in->producer->index], MAX_FLOW_UNBOUNDED);
         }
     }
-    guint64 work = CUT_WORK, cut = max_flow_run(f, 0, 1, &work, NULL);
+    guint64 cut = max_flow_run(f, 0, 1, work, NULL);
     max_flow_free(f);
+    return cut;
+}
+
+/* The fewest bytes live just after the loss's value is made, over every order: the cut with the forward as the
+ * source and the backward as the sink. The order that runs the source side first, the loss's value last in it,
+ * holds exactly that, so the floor is tight. */
+static guint64 loss_cut(const Graph *g, const Trace *t, const guint *buffer, const char *loss, guint64 *work)
+{
+    const Tensor *lt = loss ? g_hash_table_lookup(g->by_name, loss) : NULL;
+    if (!lt)
+        return 0;
+    guint8 *part = g_new(guint8, g->nodes->len);
+    parts(g, lt, part);
+    guint *vertex = g_new(guint, g->nodes->len), vertices = 2;
+    for (guint k = 0; k < g->nodes->len; k++)
+        vertex[k] = part[k] == PART_FORWARD ? 0 : part[k] == PART_BACKWARD ? 1 : vertices++;
+    guint64 cut = cut_bytes(g, t, buffer, vertex, vertices, NULL, work);
     g_free(vertex);
     g_free(part);
     return cut;
@@ -285,65 +300,62 @@ static guint64 overlay(const Node *n, const guint *buffer, const Trace *t)
     return fits ? size : 0;
 }
 
-/* Work the cuts of step_floor may do, counted in nodes, tensors and readers looked at and edges the flows visit:
- * about a second; a torchvision training step takes tens of millions. */
-#define STEP_WORK 400000000u
+enum { FREE, BEFORE, AFTER };
 
-/* The most bytes every order holds while one node runs, at least `floor` (the loss's cut): per node v, the buffers
- * holding what v reads or makes, and the least the others leave live then, a minimum cut like the loss's with v's
- * ancestors on the source's side and its descendants on the sink's. A buffer is fixed when a tensor in it is made
- * by an ancestor (or is a graph input) and another is read by a descendant (or is a graph output): every order
- * holds it. Only nodes whose every undecided buffer would lift the floor are cut. */
-static guint64 step_floor(const AliasMap *m, const Trace *t, GHashTable *by_name, guint64 floor)
+/* Marks side[u] BEFORE for v's ancestors and AFTER for v and its descendants (the rest stay FREE); returns the
+ * nodes it visited. */
+static guint64 mark_sides(const Graph *g, guint v, guint8 *side, guint *stack)
 {
-    const Graph *g = m->g;
-    guint n = g->nodes->len, buffers = trace_count(t);
-    guint *buffer = g_new(guint, g->tensors->len + 1); /* per tensor: its buffer + 1, or 0 */
-    for (guint k = 0; k < g->tensors->len; k++)
-        buffer[k] = buffer_of(m, by_name, k);
-    guint8 *side = g_new(guint8, n + 1);                 /* per node: 0 free, 1 ancestor, 2 v or a descendant */
-    guint *vertex = g_new(guint, n + 1), *stack = g_new(guint, n + 1);
-    guint8 *touched = g_new(guint8, buffers + 1), *made = g_new(guint8, buffers + 1);
-    guint8 *read = g_new(guint8, buffers + 1);
-    guint64 work = 0;
-    enum { FREE, BEFORE, AFTER };
-    for (guint v = 0; v < n && work < STEP_WORK; v++) {
-        /* ancestors up the inputs' producers, descendants down the outputs' consumers */
-        memset(side, FREE, n);
-        for (guint dir = BEFORE; dir <= AFTER; dir++) {
-            guint depth = 0;
-            stack[depth++] = v;
-            while (depth) {
-                const Node *x = g->nodes->pdata[stack[--depth]];
-                work++;
-                if (dir == BEFORE)
-                    for (guint i = 0; i < x->inputs->len; i++) {
-                        const Tensor *in = node_input(x, i);
-                        if (in && in->producer && !side[in->producer->index]) {
-                            side[in->producer->index] = BEFORE;
-                            stack[depth++] = (guint)in->producer->index;
-                        }
+    guint64 visited = 0;
+    memset(side, FREE, g->nodes->len);
+    for (guint dir = BEFORE; dir <= AFTER; dir++) {
+        guint depth = 0;
+        stack[depth++] = v;
+        while (depth) {
+            const Node *x = g->nodes->pdata[stack[--depth]];
+            visited++;
+            for (guint i = 0; dir == BEFORE && i < x->inputs->len; i++) {
+                const Tensor *in = node_input(x, i);
+                if (in && in->producer && !side[in->producer->index]) {
+                    side[in->producer->index] = BEFORE;
+                    stack[depth++] = (guint)in->producer->index;
+                }
+            }
+            for (guint o = 0; dir == AFTER && o < x->outputs->len; o++) {
+                const Tensor *out = x->outputs->pdata[o];
+                for (guint c = 0; out && out->consumers && c < out->consumers->len; c++) {
+                    const Node *y = out->consumers->pdata[c];
+                    if (!side[y->index]) {
+                        side[y->index] = AFTER;
+                        stack[depth++] = (guint)y->index;
                     }
-                else
-                    for (guint o = 0; o < x->outputs->len; o++) {
-                        const Tensor *out = x->outputs->pdata[o];
-                        for (guint c = 0; out && out->consumers && c < out->consumers->len; c++) {
-                            const Node *y = out->consumers->pdata[c];
-                            if (!side[y->index]) {
-                                side[y->index] = AFTER;
-                                stack[depth++] = (guint)y->index;
-                            }
-                        }
-                    }
+                }
             }
         }
-        side[v] = AFTER;
+    }
+    side[v] = AFTER;
+    return visited;
+}
+
+/* The most bytes every order holds while one node runs, at least `floor` (the loss's cut): per node v, the buffers
+ * holding what v reads or makes, and the least the others leave live then (cut_bytes with v's ancestors as the
+ * source and v and its descendants as the sink). A buffer is fixed when a tensor in it is made by an ancestor (or
+ * is a graph input) and another is read by a descendant (or is a graph output): every order holds it; the cut
+ * weighs only the undecided ones. Only nodes whose every undecided buffer would lift the floor are cut. */
+static guint64 step_floor(const Graph *g, const Trace *t, const guint *buffer, guint64 floor, guint64 *work)
+{
+    guint n = g->nodes->len, buffers = trace_count(t);
+    guint8 *side = g_new(guint8, n + 1);
+    guint *vertex = g_new(guint, n + 1), *stack = g_new(guint, n + 1);
+    guint8 *left = g_new(guint8, buffers + 1), *made = g_new(guint8, buffers + 1), *read = g_new(guint8, buffers + 1);
+    for (guint v = 0; v < n && *work; v++) {
+        guint64 done = mark_sides(g, v, side, stack);
         guint vertices = 2;
         for (guint u = 0; u < n; u++)
             vertex[u] = side[u] == BEFORE ? 0 : side[u] == AFTER ? 1 : vertices++;
-        /* per buffer: touched by v; made before v (an ancestor, a graph input) or by a free node (2); read after
-         * (a descendant, a graph output) or by a free node (2) */
-        memset(touched, 0, buffers);
+        /* per buffer: touched by v (left[b]); made before v (an ancestor, a graph input: 1) or by a free node (2);
+         * read after v (a descendant, a graph output: 1) or by a free node (2) */
+        memset(left, 0, buffers);
         memset(made, 0, buffers);
         memset(read, 0, buffers);
         for (guint k = 0; k < g->tensors->len; k++) {
@@ -351,67 +363,35 @@ static guint64 step_floor(const AliasMap *m, const Trace *t, GHashTable *by_name
             guint b = buffer[k];
             if (!b--)
                 continue;
-            work++;
+            done++;
             guint p = x->producer ? vertex[x->producer->index] : 0;
-            touched[b] |= x->producer && (guint)x->producer->index == v;
+            left[b] |= x->producer && (guint)x->producer->index == v;
             made[b] = made[b] == 1 || p == 0 ? 1 : p >= 2 ? 2 : made[b];
             read[b] = MAX(read[b], x->is_graph_output ? 1 : 0);
-            for (guint c = 0; x->consumers && c < x->consumers->len; c++, work++) {
+            for (guint c = 0; x->consumers && c < x->consumers->len; c++, done++) {
                 guint q = vertex[((const Node *)x->consumers->pdata[c])->index];
-                touched[b] |= (guint)((const Node *)x->consumers->pdata[c])->index == v;
+                left[b] |= (guint)((const Node *)x->consumers->pdata[c])->index == v;
                 read[b] = read[b] == 1 || q == 1 ? 1 : q >= 2 ? 2 : read[b];
             }
         }
         guint64 fixed = 0, open = 0;
         for (guint b = 0; b < buffers; b++) {
             guint64 size = trace_buffer(t, b)->size;
-            if (touched[b] || (made[b] == 1 && read[b] == 1))
+            if (left[b] || (made[b] == 1 && read[b] == 1))
                 fixed += size;
             else if (made[b] && read[b])
                 open += size;
+            left[b] = left[b] || (made[b] == 1 && read[b] == 1) || !made[b] || !read[b]; /* not the cut's */
         }
+        *work -= MIN(done, *work);
         fixed -= MIN(fixed, overlay(g->nodes->pdata[v], buffer, t));
-        if (fixed + open <= floor)
-            continue;
-        guint64 cut = 0;
-        if (open) {
-            MaxFlow *f = max_flow_new(vertices + 2 * buffers);
-            for (guint b = 0; b < buffers; b++)
-                if (!touched[b] && !(made[b] == 1 && read[b] == 1) && made[b] && read[b])
-                    max_flow_edge(f, vertices + 2 * b, vertices + 2 * b + 1, trace_buffer(t, b)->size);
-            for (guint k = 0; k < g->tensors->len; k++) {
-                const Tensor *x = g->tensors->pdata[k];
-                guint b = buffer[k];
-                if (!b-- || touched[b] || !made[b] || !read[b] || (made[b] == 1 && read[b] == 1))
-                    continue;
-                max_flow_edge(f, x->producer ? vertex[x->producer->index] : 0, vertices + 2 * b,
-                              MAX_FLOW_UNBOUNDED);
-                for (guint c = 0; x->consumers && c < x->consumers->len; c++)
-                    max_flow_edge(f, vertices + 2 * b + 1, vertex[((const Node *)x->consumers->pdata[c])->index],
-                                  MAX_FLOW_UNBOUNDED);
-                if (x->is_graph_output)
-                    max_flow_edge(f, vertices + 2 * b + 1, 1, MAX_FLOW_UNBOUNDED);
-            }
-            for (guint u = 0; u < n; u++) {
-                const Node *c = g->nodes->pdata[u];
-                for (guint i = 0; vertex[u] >= 2 && i < c->inputs->len; i++) {
-                    const Tensor *in = node_input(c, i);
-                    if (in && in->producer)
-                        max_flow_edge(f, vertex[u], vertex[in->producer->index], MAX_FLOW_UNBOUNDED);
-                }
-            }
-            guint64 left = STEP_WORK - MIN(work, STEP_WORK);
-            cut = max_flow_run(f, 0, 1, &left, NULL);
-            work = STEP_WORK - left;
-            max_flow_free(f);
-        }
-        floor = MAX(floor, fixed + cut);
+        if (fixed + open > floor)
+            floor = MAX(floor, fixed + (open ? cut_bytes(g, t, buffer, vertex, vertices, left, work) : 0));
     }
-    g_free(buffer);
     g_free(side);
     g_free(vertex);
     g_free(stack);
-    g_free(touched);
+    g_free(left);
     g_free(made);
     g_free(read);
     return floor;
@@ -429,15 +409,18 @@ void training_account(const TrainingRoles *r, const AliasMap *m, const Trace *t,
         role[b] = TRAINING_TRANSIENT;
         g_hash_table_insert(by_name, trace_buffer(t, b)->name, GUINT_TO_POINTER(b + 1));
     }
+    guint *buffer = buffers_of(m, by_name);
     for (guint k = 0; k < m->g->tensors->len; k++) {
-        guint b = buffer_of(m, by_name, k);
+        guint b = buffer[k];
         if (b && k < r->n_tensors && r->role[k] < role[b - 1])
             role[b - 1] = r->role[k];
         if (b && ((const Tensor *)m->g->tensors->pdata[k])->is_graph_output)
             output[b - 1] = TRUE;
     }
-    out->floor = loss_cut(m, t, by_name, r->loss);
-    out->step_floor = step_floor(m, t, by_name, out->floor);
+    guint64 work = CUT_WORK;
+    out->floor = loss_cut(m->g, t, buffer, r->loss, &work);
+    out->step_floor = step_floor(m->g, t, buffer, out->floor, &work);
+    g_free(buffer);
     /* the peak step: a sweep of births and deaths */
     gint64 *delta = g_new0(gint64, t->steps + 2);
     for (guint b = 0; b < n; b++) {
