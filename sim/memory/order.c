@@ -317,10 +317,9 @@ void order_reach_free(OrderReach *r)
  * kept, else to each free reader); a free node before v has its predecessors before v too (edges back to them
  * that no cut may cross). Only nodes whose every undecided root would lift the bound are cut, until it reaches the
  * goal. */
-static guint64 cut_bound(const OrderProblem *p, const OrderReach *reach, const gint *producer, const guint64 *must,
-                         guint64 constant, guint64 bound, guint64 goal)
+static guint64 cut_bound(const OrderProblem *p, const OrderReach *reach, const guint *const *readers,
+                         const gint *producer, const guint64 *must, guint64 constant, guint64 bound, guint64 goal)
 {
-    guint **readers = order_lists(p, ORDER_READERS);
     guint *vertex = g_new(guint, p->n + 1), *root_vertex = g_new(guint, p->n_roots + 1);
     guint64 work = 0;
     enum { SOURCE, SINK };
@@ -375,7 +374,6 @@ static guint64 cut_bound(const OrderProblem *p, const OrderReach *reach, const g
         max_flow_free(f);
         bound = MAX(bound, constant + p->alloc_bytes[v] + must[v] + cut);
     }
-    order_lists_free(readers, p->n_roots);
     g_free(vertex);
     g_free(root_vertex);
     return bound;
@@ -409,8 +407,8 @@ guint64 order_lower_bound(const OrderProblem *p, const OrderReach *reach, guint6
     if (p->n)
         bound = MAX(bound, early + first);
     guint64 *must = g_new0(guint64, p->n + 1);
+    guint **readers = reach ? order_lists(p, ORDER_READERS) : NULL;
     if (reach) {
-        guint **readers = order_lists(p, ORDER_READERS);
         guint64 *upto = g_new(guint64, reach->words + 1); /* the readers and their ancestors */
         for (guint r = 0; r < p->n_roots; r++) {
             gint a = producer[r];
@@ -440,7 +438,6 @@ guint64 order_lower_bound(const OrderProblem *p, const OrderReach *reach, guint6
                 }
         }
         g_free(upto);
-        order_lists_free(readers, p->n_roots);
     } else { /* what each node reads, at least */
         for (guint k = 0; k < p->n; k++)
             for (guint i = 0; i < p->inputs[k]->len; i++) {
@@ -450,8 +447,10 @@ guint64 order_lower_bound(const OrderProblem *p, const OrderReach *reach, guint6
     }
     for (guint k = 0; k < p->n; k++)
         bound = MAX(bound, constant + p->alloc_bytes[k] + must[k]);
-    if (reach)
-        bound = cut_bound(p, reach, producer, must, constant, bound, goal);
+    if (reach) {
+        bound = cut_bound(p, reach, (const guint *const *)readers, producer, must, constant, bound, goal);
+        order_lists_free(readers, p->n_roots);
+    }
     g_free(must);
     g_free(producer);
     return bound;
