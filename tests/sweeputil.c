@@ -32,6 +32,14 @@ GHashTable *sweep_table_keys(const char *path)
     return keys;
 }
 
+guint sweep_table_runs(const char *path)
+{
+    GHashTable *keys = sweep_table_keys(path);
+    guint runs = g_hash_table_size(keys);
+    g_hash_table_unref(keys);
+    return runs;
+}
+
 gboolean sweep_has_key(GHashTable *keys, const char *graph, const char *strategy)
 {
     char *key = g_strdup_printf("%s|-|file|all|%s", graph, strategy);

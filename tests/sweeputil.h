@@ -22,6 +22,8 @@ void sweep_wait_hanging(const char *hang, guint n);
 void sweep_assert_hanging_ended(const char *hang);
 /* A table's rows as "graph|dims|order|alias|strategy" keys; the test fails when one run has two rows. */
 GHashTable *sweep_table_keys(const char *path);
+/* How many runs a table holds (sweep_table_keys' count). */
+guint sweep_table_runs(const char *path);
 /* Whether the keys hold graph's run of strategy (no dims, file order, alias all). */
 gboolean sweep_has_key(GHashTable *keys, const char *graph, const char *strategy);
 

@@ -139,6 +139,18 @@ static gboolean array_queued(const char *job)
     return tasks_queued(job) > 0;
 }
 
+/* `bench/sweep.py --collect TABLE` ends with exit 1 (a run failed), saying the rows it added, the failed run and
+ * its cause. */
+static void assert_collect_names(const char *table, const char *added, const char *run, const char *cause)
+{
+    RunResult r = run_sweep((const char *[]){"--collect", table, NULL});
+    g_assert_cmpint(r.status, ==, 1);
+    assert_contains(r.err, added);
+    assert_contains(r.err, run);
+    assert_contains(r.err, cause);
+    run_result_clear(&r);
+}
+
 /* Waits (`seconds` at most) until the job has left the queue, and says it has. */
 static void wait_array_ended(const char *job, int seconds)
 {
@@ -274,9 +286,7 @@ static void test_ssh(void)
     if (status != 1)
         g_error("the sweep whose host stopped exited %d:\n%s", status, said);
     assert_contains(said, "sweep: 2 of 6 runs failed; their rows are missing (a rerun retries them). Messages:\n");
-    GHashTable *keys = sweep_table_keys(stop_out);
-    g_assert_cmpuint(g_hash_table_size(keys), ==, 4);
-    g_hash_table_unref(keys);
+    g_assert_cmpuint(sweep_table_runs(stop_out), ==, 4);
     g_free(said);
     must_run((const char *[]){"rm", "-rf", "--", hang, NULL});
     must_run((const char *[]){script, "start", sshd, pid, NULL});
@@ -285,9 +295,7 @@ static void test_ssh(void)
         g_error("the sweep after the host came back exited %d:\n%s", r.status, r.err);
     assert_contains(r.err, "sweep: 6 runs, 4 already in ");
     run_result_clear(&r);
-    keys = sweep_table_keys(stop_out);
-    g_assert_cmpuint(g_hash_table_size(keys), ==, 6);
-    g_hash_table_unref(keys);
+    g_assert_cmpuint(sweep_table_runs(stop_out), ==, 6);
     g_unsetenv("SWEEP_REMOTE_SIM");
     g_free(stop_out);
     g_free(wrapper);
@@ -410,19 +418,14 @@ static void test_slurm(void)
     g_free(id);
     sweep_assert_hanging_ended(hang);
     g_assert_cmpint(g_rmdir(hang), ==, 0);
-    r = run_sweep((const char *[]){"--collect", hup, NULL});
-    g_assert_cmpint(r.status, ==, 1);
-    assert_contains(r.err, "sweep: 0 rows added to ");
-    assert_contains(r.err, "graphs/unet.onnx order=file alias=all strategy=greedy-size [array task 2 of Slurm job ");
-    assert_contains(r.err, "    killed by SIGKILL\n");
-    run_result_clear(&r);
+    assert_collect_names(hup, "sweep: 0 rows added to ",
+                         "graphs/unet.onnx order=file alias=all strategy=greedy-size [array task 2 of Slurm job ",
+                         "    killed by SIGKILL\n");
     r = run_sweep(hup_args);
     if (r.status != 0)
         g_error("the sweep after SIGHUP and --collect exited %d:\n%s", r.status, r.err);
     assert_contains(r.err, "sweep: 3 runs, 2 already in ");
-    GHashTable *hup_keys = sweep_table_keys(hup);
-    g_assert_cmpuint(g_hash_table_size(hup_keys), ==, 3);
-    g_hash_table_unref(hup_keys);
+    g_assert_cmpuint(sweep_table_runs(hup), ==, 3);
     run_result_clear(&r);
     g_free(hup);
 
@@ -446,15 +449,10 @@ static void test_slurm(void)
     char *task = g_strdup_printf("%s_2", job);
     must_run((const char *[]){"scancel", task, NULL});
     wait_array_ended(job, 60);
-    r = run_sweep((const char *[]){"--collect", detached, NULL});
-    g_assert_cmpint(r.status, ==, 1);
-    assert_contains(r.err, "sweep: 2 rows added to ");
-    assert_contains(r.err, "graphs/gpt2.onnx order=file alias=all strategy=greedy-size [array task 2 of Slurm job ");
-    assert_contains(r.err, "    its array task was cancelled by Slurm (scancel)\n");
-    run_result_clear(&r);
-    GHashTable *keys = sweep_table_keys(detached);
-    g_assert_cmpuint(g_hash_table_size(keys), ==, 2);
-    g_hash_table_unref(keys);
+    assert_collect_names(detached, "sweep: 2 rows added to ",
+                         "graphs/gpt2.onnx order=file alias=all strategy=greedy-size [array task 2 of Slurm job ",
+                         "    its array task was cancelled by Slurm (scancel)\n");
+    g_assert_cmpuint(sweep_table_runs(detached), ==, 2);
     sweep_assert_hanging_ended(hang);
 
     /* kill -9 of a waiting sweep: its array keeps running; the same command does not submit those runs again
@@ -488,9 +486,7 @@ static void test_slurm(void)
     assert_contains(said, wanted);
     assert_contains(said, "strategy=greedy-size [array task 0 of Slurm job ");
     assert_contains(said, "its array task was cancelled by Slurm (scancel)");
-    keys = sweep_table_keys(killed);
-    g_assert_cmpuint(g_hash_table_size(keys), ==, 2);
-    g_hash_table_unref(keys);
+    g_assert_cmpuint(sweep_table_runs(killed), ==, 2);
     sweep_assert_hanging_ended(hang);
     g_assert_cmpint(g_rmdir(hang), ==, 0);
     r = run_sweep(kill_args);
@@ -514,12 +510,9 @@ static void test_slurm(void)
     g_free(said);
     sweep_wait_hanging(hang, 1);
     wait_array_ended(limit_job, 300); /* Slurm ends it a minute or two after it started */
-    r = run_sweep((const char *[]){"--collect", limited, NULL});
-    g_assert_cmpint(r.status, ==, 1);
-    assert_contains(r.err, "sweep: 1 rows added to ");
-    assert_contains(r.err, "graphs/gpt2.onnx order=file alias=all strategy=greedy-size [array task ");
-    assert_contains(r.err, "    its array task reached the Slurm time limit\n");
-    run_result_clear(&r);
+    assert_collect_names(limited, "sweep: 1 rows added to ",
+                         "graphs/gpt2.onnx order=file alias=all strategy=greedy-size [array task ",
+                         "    its array task reached the Slurm time limit\n");
     sweep_assert_hanging_ended(hang);
     g_assert_cmpint(g_rmdir(hang), ==, 0);
     g_free(limit_job);
